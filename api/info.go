@@ -1,0 +1,63 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Info is the body of GET /v1/info.
+type Info struct {
+	Version string    `json:"version"`
+	Chain   InfoChain `json:"chain"`
+	// Contracts maps each contract's name to its address.
+	Contracts map[string]string `json:"contracts"`
+	// NodeDID is the node's own DID, once the node has one.
+	NodeDID string `json:"nodeDid,omitempty"`
+}
+
+// InfoChain describes the chain in GET /v1/info.
+type InfoChain struct {
+	ID          uint64 `json:"id"`
+	Kind        string `json:"kind"`
+	Genesis     string `json:"genesis"`
+	BlockNumber uint64 `json:"blockNumber"`
+	StateKey    string `json:"stateKey"`
+}
+
+func (s *Server) info(c echo.Context) error {
+	block, err := s.cfg.Blocks.BlockNumber(c.Request().Context())
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrChainUnavailable, err)
+	}
+	ch := s.cfg.Chain
+	out := Info{
+		Version: s.cfg.Version,
+		Chain: InfoChain{
+			ID: ch.ID, Kind: ch.Kind, Genesis: ch.Genesis.Hex(), BlockNumber: block, StateKey: ch.Key,
+		},
+		Contracts: make(map[string]string, len(ch.Contracts)),
+	}
+	for _, k := range ch.Contracts {
+		out.Contracts[k.Name] = k.Address.Hex()
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// Health is the body of GET /healthz.
+type Health struct {
+	Status string `json:"status"`
+}
+
+// health answers 200 when the database and the chain both respond, 503 otherwise.
+func (s *Server) health(c echo.Context) error {
+	ctx := c.Request().Context()
+	if err := s.cfg.DB.PingContext(ctx); err != nil {
+		return fmt.Errorf("%w: database: %v", ErrUnhealthy, err)
+	}
+	if _, err := s.cfg.Blocks.BlockNumber(ctx); err != nil {
+		return fmt.Errorf("%w: chain: %v", ErrUnhealthy, err)
+	}
+	return c.JSON(http.StatusOK, Health{Status: "ok"})
+}

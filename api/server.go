@@ -1,0 +1,151 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/labstack/echo/v4"
+)
+
+// BlockReader reads the chain head. It returns an error when the chain does not answer.
+type BlockReader interface {
+	BlockNumber(ctx context.Context) (uint64, error)
+}
+
+// Pinger checks that a dependency (the database) is usable.
+type Pinger interface {
+	PingContext(ctx context.Context) error
+}
+
+// Contract names one deployed contract.
+type Contract struct {
+	Name    string
+	Address common.Address
+}
+
+// ChainInfo describes the chain the node settles on. It does not change while the node runs.
+type ChainInfo struct {
+	ID      uint64
+	Genesis common.Hash
+	// Kind is "embedded" for the in-process chain or "rpc" for an external one.
+	Kind string
+	// Key scopes the node's chain-derived state (see internal/chain.Key).
+	Key       string
+	Contracts []Contract
+}
+
+// Config assembles a Server.
+type Config struct {
+	Version string
+	Chain   ChainInfo
+	Blocks  BlockReader
+	DB      Pinger
+	Logger  *slog.Logger
+	// RequestTimeout bounds each request's handler; 0 means 30s.
+	RequestTimeout time.Duration
+}
+
+// Server is the node's HTTP API.
+type Server struct {
+	cfg  Config
+	echo *echo.Echo
+	log  *slog.Logger
+}
+
+// New builds the API server and registers its routes.
+func New(cfg Config) (*Server, error) {
+	if cfg.Blocks == nil || cfg.DB == nil {
+		return nil, errors.New("api: Blocks and DB are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	s := &Server{cfg: cfg, echo: e, log: cfg.Logger}
+	e.HTTPErrorHandler = errorHandler(s.log)
+	e.Use(s.logRequests, s.recoverPanics, s.timeout)
+
+	e.GET("/healthz", s.health)
+	v1 := e.Group("/v1")
+	v1.GET("/info", s.info)
+	return s, nil
+}
+
+// Handler returns the server as an http.Handler (for tests and embedding).
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Serve answers requests on ln until ctx ends, then shuts down gracefully, letting requests in
+// flight finish for up to grace.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration) error {
+	srv := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("api: serve: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("api: shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("api: serve: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				err = fmt.Errorf("panic in handler: %v", r)
+			}
+		}()
+		return next(c)
+	}
+}
+
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			// Let the error mapper write the response now, so the logged status is the real one.
+			c.Error(err)
+		}
+		req := c.Request()
+		s.log.Debug("request", "method", req.Method, "path", req.URL.Path,
+			"status", c.Response().Status, "bytes", c.Response().Size, "duration", time.Since(start))
+		return nil
+	}
+}
+
+func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
+		defer cancel()
+		c.SetRequest(c.Request().WithContext(ctx))
+		return next(c)
+	}
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/chain"
+)
+
+func runDeployCmd(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "deploy", "--rpc URL (--key-file FILE | --dev-key N) [--out FILE]", strings.TrimSpace(`
+Deploy every Surety contract to the chain at --rpc, sent from the key in --key-file (a hex
+secp256k1 private key) or from dev account N (funded on Anvil by 'surety devnet' and the
+tests), and write the deployment file that 'surety node --deployment' reads.`))
+	rpcURL := fs.String("rpc", "", "JSON-RPC URL of the chain")
+	keyFile := fs.String("key-file", "", "file holding the deployer's hex private key")
+	devKey := fs.Int("dev-key", -1, "use dev account N as the deployer (test chains only)")
+	outPath := fs.String("out", "deployment.json", "where to write the deployment file")
+	timeout := fs.Duration("rpc-timeout", 5*time.Second, "how long to wait for the chain to answer at start")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *rpcURL == "" {
+		return usagef("--rpc is required")
+	}
+	var key *ecdsa.PrivateKey
+	switch {
+	case *keyFile != "" && *devKey >= 0:
+		return usagef("give --key-file or --dev-key, not both")
+	case *keyFile != "":
+		b, err := os.ReadFile(*keyFile)
+		if err != nil {
+			return startError{fmt.Errorf("read key: %w", err)}
+		}
+		if key, err = crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(string(b)), "0x")); err != nil {
+			return startError{fmt.Errorf("%s: not a hex secp256k1 private key", *keyFile)}
+		}
+	case *devKey >= 0:
+		key = chain.DevKey(*devKey)
+	default:
+		return usagef("give the deployer with --key-file FILE or --dev-key N")
+	}
+	c, err := chain.Dial(ctx, *rpcURL, *timeout)
+	if err != nil {
+		return startError{err}
+	}
+	defer c.Close()
+	fmt.Fprintf(e.stderr, "deploying from %s to %s\n", crypto.PubkeyToAddress(key.PublicKey), *rpcURL)
+	dep, err := contracts.Deploy(ctx, c, key, func(name string, addr common.Address) {
+		fmt.Fprintf(e.stderr, "  %s at %s\n", name, addr)
+	})
+	if err != nil {
+		return err
+	}
+	if err := writeDeployment(*outPath, dep); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s\n", *outPath)
+	return nil
+}
+
+// writeDeployment writes d to path atomically (a temp file renamed into place), so a crash
+// never leaves a half-written file for a node to trip on.
+func writeDeployment(path string, d *contracts.Deployment) error {
+	b, err := d.Marshal()
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("write deployment: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write deployment: %w", err)
+	}
+	return nil
+}

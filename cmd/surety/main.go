@@ -1,0 +1,186 @@
+// Command surety runs a Surety node and talks to one: `surety node` starts a node, `surety
+// deploy` puts the contracts on a chain, `surety devnet` runs Anvil with a node against it.
+// `surety help` lists every command.
+//
+// This is the only package that reads flags, environment variables and files; the packages it
+// wires together take config structs.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the command ran and failed
+	exitUsage   = 2 // bad flags or a start-up failure: nothing was done
+)
+
+// command is one `surety` subcommand.
+type command struct {
+	summary string
+	run     func(ctx context.Context, env *env, args []string) error
+}
+
+var commands = map[string]command{
+	"node":    {"run a node (embedded chain by default, or --rpc URL --deployment FILE)", runNodeCmd},
+	"deploy":  {"deploy the contracts to a chain and write the deployment file", runDeployCmd},
+	"devnet":  {"start Anvil on loopback, deploy the contracts, and run a node against it", runDevnetCmd},
+	"version": {"print the version", runVersionCmd},
+}
+
+// env is what a command may touch of the outside world, so tests can run commands in-process.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// usageError marks a mistake in how the command was called: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// startError marks a failure before the command did anything (unreachable RPC, busy port,
+// unreadable deployment file): exit code 2, like a usage error.
+type startError struct{ err error }
+
+func (e startError) Error() string { return e.err.Error() }
+func (e startError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the process exit code. Errors are printed as one
+// line prefixed with "surety: ".
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 {
+		printHelp(e.stderr)
+		return exitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if _, ok := commands[args[1]]; ok {
+				return run(ctx, e, []string{args[1], "-h"})
+			}
+		}
+		printHelp(e.stdout)
+		return exitOK
+	case "-version", "--version":
+		name = "version"
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(e.stderr, "surety: unknown command %q (run 'surety help' for the list)\n", name)
+		return exitUsage
+	}
+	err := cmd.run(ctx, e, args[1:])
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	}
+	fmt.Fprintf(e.stderr, "surety %s: %s\n", name, oneLine(err.Error()))
+	var ue usageError
+	var se startError
+	if errors.As(err, &ue) || errors.As(err, &se) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// oneLine folds a multi-line message (a child process's output, say) onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func printHelp(w io.Writer) {
+	fmt.Fprintf(w, "surety %s: the trust-and-settlement node for an Internet of Agents\n\n", version)
+	fmt.Fprintln(w, "Usage: surety <command> [flags]")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'surety <command> -h' for a command's flags.")
+}
+
+// flags is a command's FlagSet with its help text.
+type flags struct {
+	*flag.FlagSet
+	e              *env
+	name, synopsis string
+	about          string
+}
+
+// newFlags makes a command's FlagSet. The flag package prints nothing itself: -h prints the
+// command's help on stdout, and a bad flag becomes one line on stderr (see run).
+func newFlags(e *env, name, synopsis, about string) *flags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flags{FlagSet: fs, e: e, name: name, synopsis: synopsis, about: about}
+}
+
+func (f *flags) printUsage() {
+	w := f.e.stdout
+	fmt.Fprintf(w, "Usage: surety %s %s\n\n%s\n", f.name, f.synopsis, f.about)
+	hasFlags := false
+	f.VisitAll(func(*flag.Flag) { hasFlags = true })
+	if hasFlags {
+		fmt.Fprintln(w, "\nFlags:")
+		f.SetOutput(w)
+		f.PrintDefaults()
+		f.SetOutput(io.Discard)
+	}
+}
+
+// parse parses args and refuses stray positional arguments.
+func (f *flags) parse(args []string) error {
+	if err := f.FlagSet.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			f.printUsage()
+			return err
+		}
+		return usagef("%v (see 'surety %s -h')", err, f.name)
+	}
+	if f.NArg() > 0 {
+		return usagef("unexpected argument %q (see 'surety %s -h')", f.Arg(0), f.name)
+	}
+	return nil
+}
+
+func runVersionCmd(_ context.Context, e *env, args []string) error {
+	fs := newFlags(e, "version", "", "Print the version of this build.")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "surety", version)
+	return nil
+}

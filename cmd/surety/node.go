@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/sqlite"
+)
+
+// defaultListen is the API address: loopback only, on a port few other programs use.
+const defaultListen = "127.0.0.1:7746"
+
+// defaultRPCTimeout bounds the first call to an external chain at start.
+const defaultRPCTimeout = 5 * time.Second
+
+// nodeConfig is everything `surety node` needs, gathered from flags and files.
+type nodeConfig struct {
+	DataDir string
+	Listen  string
+	// RPC is the external chain's URL; empty runs the embedded chain.
+	RPC string
+	// Deployment says where the contracts are on the RPC chain.
+	Deployment  *contracts.Deployment
+	DevAccounts int
+	RPCTimeout  time.Duration
+	Logger      *slog.Logger
+}
+
+func runNodeCmd(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "node", "[flags]", strings.TrimSpace(`
+Run a Surety node: open (and migrate) the SQLite database in --data-dir, connect to a chain,
+and serve the HTTP API on --listen until SIGINT or SIGTERM.
+
+With no --rpc the node runs an embedded in-process chain (chain id 1337) with funded dev
+accounts, whose keys it prints, and deploys every contract at start. The embedded chain's
+state ends with the process. With --rpc URL --deployment FILE it uses an external chain such
+as Anvil (see 'surety deploy' and 'surety devnet').`))
+	cfg := nodeConfig{}
+	fs.StringVar(&cfg.DataDir, "data-dir", defaultDataDir(e), "directory for the node's database and keys")
+	fs.StringVar(&cfg.Listen, "listen", defaultListen, "address of the HTTP API")
+	fs.StringVar(&cfg.RPC, "rpc", "", "JSON-RPC URL of an external chain (default: the embedded chain)")
+	deployment := fs.String("deployment", "", "deployment file naming the contract addresses on the --rpc chain")
+	fs.IntVar(&cfg.DevAccounts, "dev-accounts", 10, "funded dev accounts on the embedded chain")
+	fs.DurationVar(&cfg.RPCTimeout, "rpc-timeout", defaultRPCTimeout, "how long to wait for the --rpc chain to answer at start")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	logFormat := fs.String("log-format", "text", "log format: text or json")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	logger, err := newLogger(e.stderr, *logLevel, *logFormat)
+	if err != nil {
+		return err
+	}
+	cfg.Logger = logger
+	if *deployment != "" {
+		if cfg.RPC == "" {
+			return usagef("--deployment needs --rpc: the embedded chain deploys its own contracts")
+		}
+		if cfg.Deployment, err = readDeployment(*deployment); err != nil {
+			return startError{err}
+		}
+	}
+	if cfg.DevAccounts < 1 || cfg.DevAccounts > 1000 {
+		return usagef("--dev-accounts must be between 1 and 1000, got %d", cfg.DevAccounts)
+	}
+	n, err := startNode(ctx, cfg, e.stdout)
+	if err != nil {
+		return err
+	}
+	return n.run(ctx)
+}
+
+func defaultDataDir(e *env) string {
+	if home := e.getenv("HOME"); home != "" {
+		return filepath.Join(home, ".surety")
+	}
+	return ".surety"
+}
+
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usagef("--log-level %q: want debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, usagef("--log-format %q: want text or json", format)
+}
+
+func readDeployment(path string) (*contracts.Deployment, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read deployment: %w", err)
+	}
+	d, err := contracts.ParseDeployment(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}
+
+// node is a started node: everything is open and the API is ready to serve.
+type node struct {
+	cfg    nodeConfig
+	ln     net.Listener
+	db     *sql.DB
+	lock   *os.File
+	chain  chain.Client
+	api    *api.Server
+	closed bool
+}
+
+// startNode opens everything a node needs, in the order that fails fastest and cheapest, and
+// undoes what it opened when a later step fails. Start-up failures are startErrors.
+func startNode(ctx context.Context, cfg nodeConfig, out io.Writer) (_ *node, err error) {
+	log := cfg.Logger
+	n := &node{cfg: cfg}
+	defer func() {
+		if err != nil {
+			n.close()
+			err = startError{err}
+		}
+	}()
+
+	if n.lock, err = lockDataDir(cfg.DataDir); err != nil {
+		return nil, err
+	}
+	if n.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) {
+			err = op.Err // "listen tcp 127.0.0.1:7746:" would repeat the address
+		}
+		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+
+	var dep *contracts.Deployment
+	kind := "rpc"
+	if cfg.RPC == "" {
+		kind = "embedded"
+		if n.chain, dep, err = startEmbedded(ctx, cfg, out); err != nil {
+			return nil, err
+		}
+	} else {
+		c, err := chain.Dial(ctx, cfg.RPC, cfg.RPCTimeout)
+		if err != nil {
+			return nil, err
+		}
+		n.chain = c
+		if cfg.Deployment == nil {
+			return nil, fmt.Errorf("--rpc %s needs --deployment FILE (write one with 'surety deploy --rpc %s')", cfg.RPC, cfg.RPC)
+		}
+		dep = cfg.Deployment
+		if err := dep.Check(ctx, c); err != nil {
+			return nil, fmt.Errorf("rpc %s: %w", cfg.RPC, err)
+		}
+	}
+
+	id, err := chain.Identify(ctx, n.chain)
+	if err != nil {
+		return nil, err
+	}
+	key := chain.Key(id, dep.Contracts.List())
+	n.db, err = sqlite.Open(filepath.Join(cfg.DataDir, "surety.db"))
+	if err != nil {
+		return nil, err
+	}
+	named := dep.Contracts.Named()
+	if _, err := sqlite.EnterChain(ctx, n.db, sqlite.Chain{
+		Key: key, ChainID: id.ChainID.Uint64(), Genesis: id.Genesis.Hex(),
+		Contracts: contractsText(named), Ephemeral: kind == "embedded",
+	}); err != nil {
+		return nil, err
+	}
+
+	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key}
+	for _, c := range named {
+		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
+	}
+	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	head, err := n.chain.BlockNumber(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read block number: %w", err)
+	}
+	log.Info("node ready", "api", "http://"+n.ln.Addr().String(), "chain", id.ChainID, "kind", kind,
+		"block", head, "state", key, "data", cfg.DataDir)
+	fmt.Fprintf(out, "Surety node ready on http://%s (chain %s, %s, block %d)\n  try: curl -s http://%s/v1/info\n",
+		n.ln.Addr(), id.ChainID, kind, head, n.ln.Addr())
+	return n, nil
+}
+
+// startEmbedded starts the in-process chain, deploys the contracts from dev account 0, and
+// prints the dev accounts.
+func startEmbedded(ctx context.Context, cfg nodeConfig, out io.Writer) (chain.Client, *contracts.Deployment, error) {
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(cfg.DevAccounts, chain.DefaultDevBalance)})
+	if err != nil {
+		return nil, nil, err
+	}
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), func(name string, addr common.Address) {
+		cfg.Logger.Info("deployed contract", "name", name, "address", addr)
+	})
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	fmt.Fprintf(out, "Embedded chain %d: %d dev accounts with 10000 ETH each.\n", chain.EmbeddedChainID, cfg.DevAccounts)
+	fmt.Fprintln(out, "These keys are public test keys: never send real funds to them.")
+	for i := range cfg.DevAccounts {
+		k := chain.DevKey(i)
+		fmt.Fprintf(out, "  (%d) %s  key %s\n", i, crypto.PubkeyToAddress(k.PublicKey), hexutil.Encode(crypto.FromECDSA(k)))
+	}
+	return c, dep, nil
+}
+
+func contractsText(named []contracts.NamedAddress) string {
+	parts := make([]string, len(named))
+	for i, c := range named {
+		parts[i] = fmt.Sprintf("%q:%q", c.Name, c.Address.Hex())
+	}
+	return "{" + strings.Join(parts, ",") + "}"
+}
+
+// lockDataDir creates dir and takes an exclusive lock on dir/LOCK, so two nodes never share
+// one database (they would drop each other's embedded-chain state).
+func lockDataDir(dir string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("data dir %s is in use by another surety process", dir)
+	}
+	return f, nil
+}
+
+// run serves the API until ctx ends, then shuts down and closes everything.
+func (n *node) run(ctx context.Context) error {
+	defer n.close()
+	err := n.api.Serve(ctx, n.ln, 10*time.Second)
+	n.cfg.Logger.Info("node stopped")
+	return err
+}
+
+func (n *node) close() {
+	if n.closed {
+		return
+	}
+	n.closed = true
+	if n.ln != nil {
+		n.ln.Close()
+	}
+	if n.chain != nil {
+		n.chain.Close()
+	}
+	if n.db != nil {
+		n.db.Close()
+	}
+	if n.lock != nil {
+		n.lock.Close()
+	}
+}

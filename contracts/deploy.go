@@ -1,0 +1,167 @@
+package contracts
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"reflect"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+)
+
+// Sentinel errors of deployments.
+var (
+	// ErrBadDeployment reports a deployment file that cannot be used.
+	ErrBadDeployment = errors.New("contracts: bad deployment")
+	// ErrWrongChain reports a deployment made for another chain than the one connected.
+	ErrWrongChain = errors.New("contracts: deployment is for another chain")
+	// ErrNoCode reports a deployment address where the chain has no contract.
+	ErrNoCode = errors.New("contracts: no contract code at address")
+)
+
+// Addresses holds the address of every Surety contract. Each contract issue adds its field;
+// a deployment must name them all.
+type Addresses struct {
+	RootAnchor common.Address `json:"RootAnchor"`
+}
+
+// Named lists the contracts by name, in a fixed order (the field order).
+func (a Addresses) Named() []NamedAddress {
+	v := reflect.ValueOf(a)
+	out := make([]NamedAddress, v.NumField())
+	for i := range out {
+		out[i] = NamedAddress{Name: v.Type().Field(i).Name, Address: v.Field(i).Interface().(common.Address)}
+	}
+	return out
+}
+
+// List returns the addresses in the order of Named.
+func (a Addresses) List() []common.Address {
+	named := a.Named()
+	out := make([]common.Address, len(named))
+	for i, n := range named {
+		out[i] = n.Address
+	}
+	return out
+}
+
+// NamedAddress is one contract of a deployment.
+type NamedAddress struct {
+	Name    string
+	Address common.Address
+}
+
+// Deployment says where Surety's contracts live on one chain: the content of the
+// --deployment file that `surety deploy` and `make devnet` write.
+type Deployment struct {
+	ChainID uint64 `json:"chainId"`
+	// Block is the block of the first deployment transaction: event indexers start there.
+	Block     uint64         `json:"block"`
+	Deployer  common.Address `json:"deployer"`
+	Contracts Addresses      `json:"contracts"`
+}
+
+// ParseDeployment decodes and checks a deployment file. Unknown fields are refused, so a typo
+// in a hand-written file is an error rather than a missing contract.
+func ParseDeployment(data []byte) (*Deployment, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var d Deployment
+	if err := dec.Decode(&d); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadDeployment, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: trailing data after the JSON object", ErrBadDeployment)
+	}
+	if d.ChainID == 0 {
+		return nil, fmt.Errorf("%w: chainId is missing", ErrBadDeployment)
+	}
+	for _, n := range d.Contracts.Named() {
+		if n.Address == (common.Address{}) {
+			return nil, fmt.Errorf("%w: contracts.%s is missing", ErrBadDeployment, n.Name)
+		}
+	}
+	return &d, nil
+}
+
+// Marshal encodes d as an indented JSON document.
+func (d *Deployment) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Backend is what deploying and checking a deployment needs from a chain.
+type Backend interface {
+	bind.ContractBackend
+	bind.DeployBackend
+	ChainID(ctx context.Context) (*big.Int, error)
+}
+
+// Check verifies that d belongs to the chain behind b: same chain id, and contract code at
+// every address. It returns ErrWrongChain or ErrNoCode.
+func (d *Deployment) Check(ctx context.Context, b Backend) error {
+	id, err := b.ChainID(ctx)
+	if err != nil {
+		return fmt.Errorf("check deployment: %w", err)
+	}
+	if !id.IsUint64() || id.Uint64() != d.ChainID {
+		return fmt.Errorf("%w: file says chain %d, rpc is chain %s", ErrWrongChain, d.ChainID, id)
+	}
+	for _, n := range d.Contracts.Named() {
+		code, err := b.CodeAt(ctx, n.Address, nil)
+		if err != nil {
+			return fmt.Errorf("check deployment: %s: %w", n.Name, err)
+		}
+		if len(code) == 0 {
+			return fmt.Errorf("%w: %s at %s", ErrNoCode, n.Name, n.Address)
+		}
+	}
+	return nil
+}
+
+// Deploy puts every Surety contract on the chain behind b, sent from key, and waits for each
+// to be mined. Progress, one line per contract, goes to progress when it is not nil.
+func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, progress func(name string, addr common.Address)) (*Deployment, error) {
+	id, err := b.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("deploy: chain id: %w", err)
+	}
+	opts := bind.NewKeyedTransactor(key, id)
+	opts.Context = ctx
+	d := &Deployment{ChainID: id.Uint64(), Deployer: crypto.PubkeyToAddress(key.PublicKey)}
+	first := true
+	deploy := func(name string, meta *bind.MetaData, input []byte) (common.Address, error) {
+		addr, tx, err := bind.DeployContract(opts, common.FromHex(meta.Bin), b, input)
+		if err != nil {
+			return common.Address{}, fmt.Errorf("deploy %s: %w", name, err)
+		}
+		receipt, err := bind.WaitMined(ctx, b, tx.Hash())
+		if err != nil {
+			return common.Address{}, fmt.Errorf("deploy %s: wait for receipt: %w", name, err)
+		}
+		if receipt.Status != 1 {
+			return common.Address{}, fmt.Errorf("deploy %s: transaction %s reverted", name, tx.Hash())
+		}
+		if first {
+			d.Block = receipt.BlockNumber.Uint64()
+			first = false
+		}
+		if progress != nil {
+			progress(name, addr)
+		}
+		return addr, nil
+	}
+	if d.Contracts.RootAnchor, err = deploy("RootAnchor", &RootAnchorMetaData, nil); err != nil {
+		return nil, err
+	}
+	return d, nil
+}

@@ -1,0 +1,191 @@
+// Package bindgen turns forge's build output into the committed contract artifacts and the Go
+// bindings generated from them with go-ethereum's abigen (v2). The artifacts (ABI and creation
+// bytecode of every contract under contracts/src) are committed so that the bindings can be
+// regenerated, and checked for drift, without a Solidity compiler.
+package bindgen
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"go/format"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/abigen"
+)
+
+// Artifact is the committed form of one compiled contract.
+type Artifact struct {
+	// Name is the contract name, which is also the Go type name of its binding.
+	Name string `json:"contractName"`
+	// Source is the Solidity file it comes from, relative to the repository root.
+	Source string `json:"sourceName"`
+	// ABI is the contract's JSON ABI.
+	ABI json.RawMessage `json:"abi"`
+	// Bytecode is the creation bytecode, 0x-prefixed hex; "0x" for interfaces and abstract
+	// contracts, which get bindings but cannot be deployed.
+	Bytecode string `json:"bytecode"`
+}
+
+// forgeArtifact is the part of forge's out/<File>.sol/<Name>.json that we keep.
+type forgeArtifact struct {
+	ABI      json.RawMessage `json:"abi"`
+	Bytecode struct {
+		Object string `json:"object"`
+	} `json:"bytecode"`
+	Metadata struct {
+		Settings struct {
+			CompilationTarget map[string]string `json:"compilationTarget"`
+		} `json:"settings"`
+	} `json:"metadata"`
+}
+
+// FromForge collects the artifacts of every contract compiled from a .sol file in srcDir
+// (relative to the repository root, e.g. "contracts/src") out of forge's output dir outDir,
+// sorted by name.
+func FromForge(outDir, srcDir string) ([]Artifact, error) {
+	sources, err := filepath.Glob(filepath.Join(srcDir, "*.sol"))
+	if err != nil {
+		return nil, err
+	}
+	if len(sources) == 0 {
+		return nil, fmt.Errorf("no Solidity sources in %s", srcDir)
+	}
+	var arts []Artifact
+	for _, src := range sources {
+		dir := filepath.Join(outDir, filepath.Base(src))
+		files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+		if err != nil {
+			return nil, err
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("no forge output for %s in %s: run forge build first", src, dir)
+		}
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			var fa forgeArtifact
+			if err := json.Unmarshal(raw, &fa); err != nil {
+				return nil, fmt.Errorf("%s: %w", f, err)
+			}
+			name := strings.TrimSuffix(filepath.Base(f), ".json")
+			// Forge puts several versions of a contract in one folder as Name.0.8.x.json;
+			// the project pins one compiler, so a name with a dot is a stale leftover.
+			if strings.Contains(name, ".") {
+				return nil, fmt.Errorf("%s: unexpected artifact name; clean %s and rebuild", f, outDir)
+			}
+			source, ok := targetOf(fa, filepath.Base(src), name)
+			if !ok {
+				// The folder of a file can also hold contracts compiled from elsewhere
+				// under the same file name; only the file's own contracts are kept.
+				continue
+			}
+			arts = append(arts, Artifact{Name: name, Source: source, ABI: compact(fa.ABI), Bytecode: fa.Bytecode.Object})
+		}
+	}
+	sort.Slice(arts, func(i, j int) bool { return arts[i].Name < arts[j].Name })
+	return arts, nil
+}
+
+// targetOf returns the repository-relative source of the artifact when it was compiled from a
+// file named base and is the contract name.
+func targetOf(fa forgeArtifact, base, name string) (string, bool) {
+	for source, contract := range fa.Metadata.Settings.CompilationTarget {
+		if contract == name && path.Base(source) == base {
+			return source, true
+		}
+	}
+	return "", false
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// Encode renders an artifact as the committed file's bytes.
+func Encode(a Artifact) ([]byte, error) {
+	b, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Load reads every committed artifact in dir, sorted by name.
+func Load(dir string) ([]Artifact, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no artifacts in %s", dir)
+	}
+	arts := make([]Artifact, 0, len(files))
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var a Artifact
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if a.Name+".json" != filepath.Base(f) {
+			return nil, fmt.Errorf("%s: holds contract %q", f, a.Name)
+		}
+		arts = append(arts, a)
+	}
+	sort.Slice(arts, func(i, j int) bool { return arts[i].Name < arts[j].Name })
+	return arts, nil
+}
+
+// Bindings generates the Go source of the bindings for arts in package pkg.
+func Bindings(arts []Artifact, pkg string) ([]byte, error) {
+	if len(arts) == 0 {
+		return nil, errors.New("no artifacts to bind")
+	}
+	var types, abis, codes []string
+	for _, a := range arts {
+		types = append(types, a.Name)
+		abis = append(abis, string(a.ABI))
+		code := a.Bytecode
+		if code == "0x" {
+			code = ""
+		}
+		codes = append(codes, code)
+	}
+	src, err := abigen.BindV2(types, abis, codes, pkg, map[string]string{}, map[string]string{})
+	if err != nil {
+		return nil, fmt.Errorf("abigen: %w", err)
+	}
+	header := "// Code generated by contracts/internal/bindgen from contracts/artifacts; DO NOT EDIT.\n" +
+		"// Regenerate with `make contracts` (after a Solidity change) or `go generate ./contracts`.\n\n"
+	out, err := format.Source([]byte(header + stripHeader(src)))
+	if err != nil {
+		return nil, fmt.Errorf("format bindings: %w", err)
+	}
+	return out, nil
+}
+
+// stripHeader drops abigen's own "Code generated" line so the file carries exactly one.
+func stripHeader(src string) string {
+	lines := strings.SplitN(src, "\n", 3)
+	if len(lines) == 3 && strings.HasPrefix(lines[0], "// Code generated") {
+		if strings.TrimSpace(lines[1]) == "// This file is a generated binding and any manual changes will be lost." {
+			return lines[2]
+		}
+		return lines[1] + "\n" + lines[2]
+	}
+	return src
+}

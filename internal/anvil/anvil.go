@@ -1,0 +1,209 @@
+// Package anvil runs Foundry's Anvil devnet as a child process on loopback: for `make devnet`
+// and for integration tests, which each start their own on a free port.
+package anvil
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/rpc"
+)
+
+// Config says how to start Anvil.
+type Config struct {
+	// Bin is the anvil executable.
+	Bin string
+	// Port to listen on at 127.0.0.1; 0 picks a free one.
+	Port int
+	// ChainID; 0 keeps Anvil's default (31337).
+	ChainID uint64
+	// BlockTime; 0 means automine (a block per transaction).
+	BlockTime time.Duration
+	// StartTimeout bounds the wait for the RPC to answer; 0 means 20s.
+	StartTimeout time.Duration
+}
+
+// Anvil is a running Anvil process.
+type Anvil struct {
+	// URL is the HTTP JSON-RPC endpoint.
+	URL  string
+	Port int
+
+	cmd    *exec.Cmd
+	out    *lockedBuffer
+	exited chan struct{}
+	err    error // set before exited is closed
+	once   sync.Once
+}
+
+// Start launches Anvil and waits until its RPC answers. The process is killed if the parent
+// dies, so a crashed test leaves nothing behind.
+func Start(ctx context.Context, cfg Config) (*Anvil, error) {
+	if cfg.Bin == "" {
+		return nil, errors.New("anvil: no binary given")
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = 20 * time.Second
+	}
+	// A free port found by listening can be taken by someone else before Anvil binds it;
+	// try a few times rather than fail a test on that race.
+	var lastErr error
+	for range 3 {
+		port := cfg.Port
+		if port == 0 {
+			p, err := freePort()
+			if err != nil {
+				return nil, err
+			}
+			port = p
+		}
+		a, err := start(ctx, cfg, port)
+		if err == nil {
+			return a, nil
+		}
+		lastErr = err
+		if cfg.Port != 0 {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+func start(ctx context.Context, cfg Config, port int) (*Anvil, error) {
+	args := []string{"--host", "127.0.0.1", "--port", strconv.Itoa(port), "--silent"}
+	if cfg.ChainID != 0 {
+		args = append(args, "--chain-id", strconv.FormatUint(cfg.ChainID, 10))
+	}
+	if cfg.BlockTime > 0 {
+		args = append(args, "--block-time", strconv.FormatFloat(cfg.BlockTime.Seconds(), 'f', -1, 64))
+	}
+	cmd := exec.Command(cfg.Bin, args...)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("anvil: start %s: %w", cfg.Bin, err)
+	}
+	a := &Anvil{
+		URL:    fmt.Sprintf("http://127.0.0.1:%d", port),
+		Port:   port,
+		cmd:    cmd,
+		out:    out,
+		exited: make(chan struct{}),
+	}
+	go func() {
+		a.err = cmd.Wait()
+		close(a.exited)
+	}()
+	if err := a.waitReady(ctx, cfg.StartTimeout); err != nil {
+		a.Stop()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Anvil) waitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		select {
+		case <-a.exited:
+			return fmt.Errorf("anvil exited at start (%v): %s", a.err, bytes.TrimSpace(a.out.Bytes()))
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if err := a.ping(ctx); err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("anvil did not answer on %s within %s", a.URL, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (a *Anvil) ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	c, err := rpc.DialContext(ctx, a.URL)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var id hexutil.Uint64
+	return c.CallContext(ctx, &id, "eth_chainId")
+}
+
+// SetBalance sets the balance of addr (Anvil's anvil_setBalance).
+func (a *Anvil) SetBalance(ctx context.Context, addr common.Address, wei *big.Int) error {
+	c, err := rpc.DialContext(ctx, a.URL)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.CallContext(ctx, nil, "anvil_setBalance", addr, (*hexutil.Big)(wei)); err != nil {
+		return fmt.Errorf("anvil: set balance of %s: %w", addr, err)
+	}
+	return nil
+}
+
+// Exited is closed when the process has ended.
+func (a *Anvil) Exited() <-chan struct{} { return a.exited }
+
+// Stop ends the process: SIGTERM, then SIGKILL after five seconds. It is safe to call twice.
+func (a *Anvil) Stop() {
+	a.once.Do(func() {
+		_ = a.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-a.exited:
+		case <-time.After(5 * time.Second):
+			_ = a.cmd.Process.Kill()
+			<-a.exited
+		}
+	})
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("anvil: find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// Keep the first few KiB: enough to explain a failed start, bounded for a long run.
+	if room := 8<<10 - l.b.Len(); room > 0 {
+		if len(p) > room {
+			l.b.Write(p[:room])
+		} else {
+			l.b.Write(p)
+		}
+	}
+	return len(p), nil
+}
+
+func (l *lockedBuffer) Bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]byte(nil), l.b.Bytes()...)
+}

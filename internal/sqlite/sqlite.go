@@ -1,0 +1,103 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+)
+
+// ErrMigrationOrder reports a migration list whose versions do not count up from 1.
+var ErrMigrationOrder = errors.New("sqlite: migrations must be numbered 1, 2, 3, ... in order")
+
+// Open opens (creating if needed) the database file at path with WAL journaling, foreign keys
+// enforced, a busy timeout, and write transactions that take the lock when they begin, so two
+// writers never deadlock on a lock upgrade. The directory is created if missing.
+func Open(path string) (*sql.DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_foreign_keys", "on")
+	q.Set("_busy_timeout", "5000")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	var mode string
+	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		db.Close()
+		return nil, fmt.Errorf("open database %s: journal mode is %q, want wal", path, mode)
+	}
+	return db, nil
+}
+
+// Migration is one step of a package's schema. Versions count up from 1 per owner; a step
+// that has been applied is never run again, so steps are only ever appended, never edited.
+type Migration struct {
+	Version int
+	SQL     string
+}
+
+// Migrate applies the migrations of owner (a package name) that the database has not seen
+// yet, each in its own transaction together with its bookkeeping row, so a crash leaves the
+// schema at a whole step.
+func Migrate(ctx context.Context, db *sql.DB, owner string, migrations []Migration) error {
+	for i, m := range migrations {
+		if m.Version != i+1 {
+			return fmt.Errorf("migrate %s: %w (got %d at position %d)", owner, ErrMigrationOrder, m.Version, i+1)
+		}
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		owner      TEXT    NOT NULL,
+		version    INTEGER NOT NULL,
+		applied_at INTEGER NOT NULL DEFAULT (unixepoch()),
+		PRIMARY KEY (owner, version)
+	) STRICT`); err != nil {
+		return fmt.Errorf("migrate %s: %w", owner, err)
+	}
+	var applied int
+	if err := db.QueryRowContext(ctx,
+		`SELECT COALESCE(MAX(version), 0) FROM schema_migrations WHERE owner = ?`, owner,
+	).Scan(&applied); err != nil {
+		return fmt.Errorf("migrate %s: %w", owner, err)
+	}
+	if applied > len(migrations) {
+		return fmt.Errorf("migrate %s: database is at version %d, this build knows %d: it was written by a newer surety", owner, applied, len(migrations))
+	}
+	for _, m := range migrations[applied:] {
+		if err := apply(ctx, db, owner, m); err != nil {
+			return fmt.Errorf("migrate %s to version %d: %w", owner, m.Version, err)
+		}
+	}
+	return nil
+}
+
+func apply(ctx context.Context, db *sql.DB, owner string, m Migration) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO schema_migrations (owner, version) VALUES (?, ?)`, owner, m.Version); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

@@ -1,0 +1,68 @@
+// Package testutil holds helpers shared by Surety's tests: a real Anvil on a free port, a
+// SQLite file in a temporary dir.
+package testutil
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/surety-ioa/surety/internal/anvil"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/tools"
+)
+
+// DevAccounts is how many dev accounts Anvil gives the tests, funded like the embedded chain's.
+const DevAccounts = 10
+
+// InCI reports whether the tests run in CI, where a missing tool is a failure, not a skip.
+func InCI() bool { return os.Getenv("CI") != "" }
+
+// Tool returns the path of a Foundry tool. Outside CI a missing tool skips the test with a
+// message saying how to install it; in CI it fails the test.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	p, err := tools.Find(name)
+	if err != nil {
+		if InCI() {
+			t.Fatalf("%v (CI must have it: the Makefile installs it)", err)
+		}
+		t.Skipf("skipping: %v", err)
+	}
+	return p
+}
+
+// Anvil starts an Anvil on a free loopback port for the test, funds the dev accounts of
+// chain.DevKey with chain.DefaultDevBalance, and stops it when the test ends.
+func Anvil(t testing.TB) *anvil.Anvil {
+	t.Helper()
+	bin := Tool(t, "anvil")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a, err := anvil.Start(ctx, anvil.Config{Bin: bin})
+	if err != nil {
+		t.Fatalf("start anvil: %v", err)
+	}
+	t.Cleanup(a.Stop)
+	for addr, bal := range chain.DevAlloc(DevAccounts, chain.DefaultDevBalance) {
+		if err := a.SetBalance(ctx, addr, bal); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
+}
+
+// DB opens a fresh SQLite database file in a temporary directory, closed when the test ends.
+func DB(t testing.TB) *sql.DB {
+	t.Helper()
+	db, err := sqlite.Open(filepath.Join(t.TempDir(), "surety.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
