@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/ethereum/go-ethereum v1.17.10
+	github.com/google/go-cmp v0.7.0
 	github.com/labstack/echo/v4 v4.16.0
 	github.com/mattn/go-sqlite3 v1.14.52
 )

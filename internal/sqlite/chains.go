@@ -11,7 +11,7 @@ import (
 // references chains(id) ON DELETE CASCADE, so rows of one chain never meet another's.
 var chainMigrations = []Migration{{Version: 1, SQL: `
 CREATE TABLE chains (
-	id         INTEGER PRIMARY KEY,
+	id         INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: a new chain never inherits an old id
 	key        TEXT    NOT NULL UNIQUE,
 	chain_id   INTEGER NOT NULL,
 	genesis    TEXT    NOT NULL,

@@ -1,0 +1,190 @@
+package contracts_test
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/chain"
+)
+
+func embedded(t *testing.T) *chain.Embedded {
+	t.Helper()
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(2, chain.DefaultDevBalance)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func TestDeployAndUseRootAnchor(t *testing.T) {
+	ctx := context.Background()
+	c := embedded(t)
+	var progress []string
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), func(name string, _ common.Address) { progress = append(progress, name) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"RootAnchor"}, progress); diff != "" {
+		t.Errorf("progress (-want +got):\n%s", diff)
+	}
+	if dep.ChainID != chain.EmbeddedChainID || dep.Block == 0 || dep.Deployer != crypto.PubkeyToAddress(chain.DevKey(0).PublicKey) {
+		t.Errorf("deployment = %+v", dep)
+	}
+	if err := dep.Check(ctx, c); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+
+	// Anchor a root from another account and read it back through the binding.
+	anchor := contracts.NewRootAnchor()
+	inst := anchor.Instance(c, dep.Contracts.RootAnchor)
+	node := chain.DevKey(1)
+	opts := bind.NewKeyedTransactor(node, big.NewInt(chain.EmbeddedChainID))
+	root := common.HexToHash("0x1234")
+	tx, err := bind.Transact(inst, opts, anchor.PackAnchor(7, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	receipt, err := bind.WaitMined(ctx, c, tx.Hash())
+	if err != nil || receipt.Status != 1 {
+		t.Fatalf("anchor: receipt %+v, err %v", receipt, err)
+	}
+	ev, err := anchor.UnpackAnchoredEvent(receipt.Logs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodeAddr := crypto.PubkeyToAddress(node.PublicKey)
+	if ev.Node != nodeAddr || ev.TreeSize != 7 || ev.Root != root {
+		t.Errorf("Anchored event = %+v", ev)
+	}
+	size, err := bind.Call(inst, nil, anchor.PackLatestSize(nodeAddr), anchor.UnpackLatestSize)
+	if err != nil || size != 7 {
+		t.Errorf("latestSize = %d, %v; want 7", size, err)
+	}
+
+	// A stale anchor reverts with the custom error, decoded on the Go side.
+	_, err = bind.Transact(inst, opts, anchor.PackAnchor(7, root))
+	data, ok := contracts.RevertData(err)
+	if !ok {
+		t.Fatalf("stale anchor: err %v carries no revert data", err)
+	}
+	decoded, err := anchor.UnpackError(data)
+	if err != nil {
+		t.Fatalf("unpack revert: %v", err)
+	}
+	stale, ok := decoded.(*contracts.RootAnchorStaleTreeSize)
+	if !ok {
+		t.Fatalf("revert decoded as %T, want *RootAnchorStaleTreeSize", decoded)
+	}
+	if stale.Latest != 7 || stale.Given != 7 {
+		t.Errorf("StaleTreeSize = %+v, want latest 7 given 7", stale)
+	}
+}
+
+func TestCheckRefusesForeignDeployment(t *testing.T) {
+	ctx := context.Background()
+	c := embedded(t)
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		mutate func(d *contracts.Deployment)
+		want   error
+	}{
+		{"other chain id", func(d *contracts.Deployment) { d.ChainID = 31337 }, contracts.ErrWrongChain},
+		{"no code at address", func(d *contracts.Deployment) { d.Contracts.RootAnchor = common.HexToAddress("0xdead") }, contracts.ErrNoCode},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := *dep
+			tt.mutate(&d)
+			if err := d.Check(ctx, c); !errors.Is(err, tt.want) {
+				t.Errorf("Check = %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseDeployment(t *testing.T) {
+	good := `{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"RootAnchor":"0x00000000000000000000000000000000000000aa"}}`
+	tests := []struct {
+		name    string
+		in      string
+		wantErr string
+	}{
+		{"valid", good, ""},
+		{"not json", `chainId: 1`, "invalid character"},
+		{"missing chain id", `{"contracts":{"RootAnchor":"0x00000000000000000000000000000000000000aa"}}`, "chainId is missing"},
+		{"missing contract", `{"chainId":1,"contracts":{}}`, "contracts.RootAnchor is missing"},
+		{"unknown field", `{"chainId":1,"contract":{}}`, `unknown field "contract"`},
+		{"bad address", `{"chainId":1,"contracts":{"RootAnchor":"0xzz"}}`, "hex"},
+		{"trailing data", good + ` {}`, "trailing data"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := contracts.ParseDeployment([]byte(tt.in))
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, err := d.Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				again, err := contracts.ParseDeployment(out)
+				if err != nil {
+					t.Fatalf("round trip: %v", err)
+				}
+				if diff := cmp.Diff(d, again); diff != "" {
+					t.Errorf("round trip (-first +second):\n%s", diff)
+				}
+				return
+			}
+			if !errors.Is(err, contracts.ErrBadDeployment) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("err = %v, want ErrBadDeployment containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func FuzzParseDeployment(f *testing.F) {
+	f.Add([]byte(`{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"RootAnchor":"0x00000000000000000000000000000000000000aa"}}`))
+	f.Add([]byte(`{"chainId":1,"contracts":{}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := contracts.ParseDeployment(data)
+		if err != nil {
+			if !errors.Is(err, contracts.ErrBadDeployment) {
+				t.Fatalf("error %v does not wrap ErrBadDeployment", err)
+			}
+			return
+		}
+		// Whatever parses must name a chain and every contract, and survive a round trip.
+		if d.ChainID == 0 {
+			t.Fatal("parsed a deployment without a chain id")
+		}
+		for _, n := range d.Contracts.Named() {
+			if n.Address == (common.Address{}) {
+				t.Fatalf("parsed a deployment without %s", n.Name)
+			}
+		}
+		out, err := d.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := contracts.ParseDeployment(out); err != nil {
+			t.Fatalf("round trip of %q: %v", out, err)
+		}
+	})
+}
