@@ -48,6 +48,7 @@ type UnreachableError struct {
 	Err error
 }
 
+// Error names the endpoint and the root cause.
 func (e *UnreachableError) Error() string {
 	// The innermost cause ("connection refused") says it all; the layers around it repeat the URL.
 	cause := e.Err

@@ -1,0 +1,74 @@
+# Surety. Two commands set everything up on a fresh clone:
+#   make run    a node on the embedded chain (in-process EVM, SQLite in .data/)
+#   make test   every test: go vet, forge tests and gas snapshot, go tests (with Anvil)
+# The Makefile installs what it needs: Go modules through the Go toolchain, and Foundry and
+# solc from npm into .tools/ (pinned by package.json and package-lock.json).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+TOOLS       := .tools
+TOOLS_STAMP := $(TOOLS)/.installed
+FOUNDRY     := $(TOOLS)/node_modules/@foundry-rs
+FORGE       := $(FOUNDRY)/forge-linux-amd64/bin/forge
+VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+GO_LDFLAGS  := -X main.version=$(VERSION)
+
+# make run / make devnet settings: override on the command line, e.g. `make run LISTEN=127.0.0.1:9000`.
+DATA_DIR ?= .data
+LISTEN   ?= 127.0.0.1:7746
+PORT     ?= 8545
+
+# CI fuzzes harder (foundry.toml's ci profile); the committed gas snapshot is always taken
+# with the default profile so that it compares like with like.
+FORGE_PROFILE := $(if $(CI),ci,default)
+
+.PHONY: help tools build run test test-go test-forge vet devnet bench contracts clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+
+tools: $(TOOLS_STAMP) ## install Foundry (anvil, forge, cast) and solc into .tools/, and the Go modules
+
+$(TOOLS_STAMP): package.json package-lock.json
+	@command -v go >/dev/null || { echo "make: Go 1.26 is required (https://go.dev/dl)"; exit 1; }
+	@command -v npm >/dev/null || { echo "make: npm (Node.js 20+) is required to install Foundry and solc"; exit 1; }
+	@mkdir -p $(TOOLS)
+	cp package.json package-lock.json $(TOOLS)/
+	cd $(TOOLS) && npm ci --no-audit --no-fund --loglevel=error
+	go mod download
+	@touch $@
+
+build: ## build bin/surety
+	go build -ldflags '$(GO_LDFLAGS)' -o bin/surety ./cmd/surety
+
+run: build ## run a node on the embedded chain (DATA_DIR, LISTEN)
+	./bin/surety node --data-dir $(DATA_DIR) --listen $(LISTEN)
+
+devnet: tools build ## start Anvil on PORT, deploy the contracts, run a node against it; Ctrl-C stops all
+	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet
+
+test: tools vet test-forge test-go ## run every test
+
+vet:
+	go vet ./...
+
+test-forge: tools
+	FOUNDRY_PROFILE=$(FORGE_PROFILE) $(FORGE) test
+	FOUNDRY_PROFILE=default $(FORGE) snapshot --check
+
+test-go: tools
+	go tool gotestsum --format standard-quiet -- -count=1 ./...
+
+bench: tools ## run the Go benchmarks and compare gas with the committed snapshot
+	go test -run '^$$' -bench . -benchmem ./...
+	FOUNDRY_PROFILE=default $(FORGE) snapshot --diff
+
+contracts: tools ## after a Solidity change: rebuild, refresh artifacts, bindings and the gas snapshot
+	$(FORGE) build
+	go run ./contracts/internal/bindgen/cmd/bindgen -dir contracts -forge-out out
+	FOUNDRY_PROFILE=default $(FORGE) snapshot
+
+clean: ## remove build outputs (keeps .tools/ and data dirs)
+	rm -rf bin out cache

@@ -1,0 +1,146 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+)
+
+// newServer builds the API over a real embedded chain and a real SQLite file.
+func newServer(t *testing.T) (*api.Server, *chain.Embedded) {
+	t.Helper()
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	c.Mine()
+	c.Mine()
+	s, err := api.New(api.Config{
+		Version: "v-test",
+		Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Genesis: common.HexToHash("0x0abc"), Kind: "embedded", Key: "1337-k",
+			Contracts: []api.Contract{{Name: "RootAnchor", Address: common.HexToAddress("0xaa")}}},
+		Blocks: c,
+		DB:     testutil.DB(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c
+}
+
+func get(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	return rec
+}
+
+func TestInfo(t *testing.T) {
+	s, _ := newServer(t)
+	rec := get(t, s.Handler(), http.MethodGet, "/v1/info")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	var got api.Info
+	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := api.Info{
+		Version: "v-test",
+		Chain: api.InfoChain{ID: 1337, Kind: "embedded", BlockNumber: 2, StateKey: "1337-k",
+			Genesis: "0x0000000000000000000000000000000000000000000000000000000000000abc"},
+		Contracts: map[string]string{"RootAnchor": common.HexToAddress("0xaa").Hex()},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("info (-want +got):\n%s", diff)
+	}
+}
+
+func TestProblems(t *testing.T) {
+	s, c := newServer(t)
+	tests := []struct {
+		name       string
+		method     string
+		path       string
+		breakChain bool
+		status     int
+		typ        string
+	}{
+		{"healthy", http.MethodGet, "/healthz", false, http.StatusOK, ""},
+		{"unknown route", http.MethodGet, "/v1/nope", false, http.StatusNotFound, "about:blank"},
+		{"wrong method", http.MethodPost, "/v1/info", false, http.StatusMethodNotAllowed, "about:blank"},
+		{"chain down: info", http.MethodGet, "/v1/info", true, http.StatusServiceUnavailable, "https://surety.dev/problems/chain-unavailable"},
+		{"chain down: health", http.MethodGet, "/healthz", true, http.StatusServiceUnavailable, "https://surety.dev/problems/unhealthy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.breakChain {
+				c.Close() // the real chain stops answering
+			}
+			rec := get(t, s.Handler(), tt.method, tt.path)
+			if rec.Code != tt.status {
+				t.Fatalf("status = %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			if tt.typ == "" {
+				return
+			}
+			if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
+				t.Errorf("Content-Type = %q", ct)
+			}
+			var p api.Problem
+			if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Type != tt.typ || p.Status != tt.status || p.Title == "" || p.Instance != tt.path {
+				t.Errorf("problem = %+v", p)
+			}
+			// Internal detail (the chain's own error text) never reaches the client.
+			if p.Detail != "" && tt.status >= 500 {
+				t.Errorf("5xx problem leaks detail %q", p.Detail)
+			}
+		})
+	}
+}
+
+func TestServeShutsDownGracefully(t *testing.T) {
+	s, _ := newServer(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln, 5*time.Second) }()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz = %d", resp.StatusCode)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Serve returned %v after shutdown", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after its context ended")
+	}
+	if _, err := http.Get("http://" + ln.Addr().String() + "/healthz"); err == nil {
+		t.Error("server still answering after shutdown")
+	}
+}

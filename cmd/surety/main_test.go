@@ -1,0 +1,315 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/internal/testutil"
+)
+
+// syncBuffer is a bytes.Buffer safe to write from a running command and read from the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// running is a command started in-process.
+type running struct {
+	stdout, stderr *syncBuffer
+	cancel         context.CancelFunc
+	code           chan int
+}
+
+func start(t *testing.T, args ...string) *running {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, code: make(chan int, 1)}
+	e := &env{stdout: r.stdout, stderr: r.stderr, getenv: func(string) string { return "" }}
+	go func() { r.code <- run(ctx, e, args) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-r.code:
+		case <-time.After(15 * time.Second):
+			t.Error("command did not stop after its context ended")
+		}
+	})
+	return r
+}
+
+// wait returns the exit code once the command ends by itself.
+func (r *running) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case code := <-r.code:
+		r.code <- code // let Cleanup see it too
+		return code
+	case <-time.After(30 * time.Second):
+		t.Fatalf("command still running; stderr:\n%s", r.stderr)
+		return -1
+	}
+}
+
+var readyRE = regexp.MustCompile(`ready on (http://127\.0\.0\.1:\d+)`)
+
+// apiURL waits for the node's ready line and returns its base URL.
+func (r *running) apiURL(t *testing.T) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := readyRE.FindStringSubmatch(r.stdout.String()); m != nil {
+			return m[1]
+		}
+		select {
+		case code := <-r.code:
+			r.code <- code
+			t.Fatalf("node exited with %d before it was ready; stderr:\n%s", code, r.stderr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatalf("node not ready in time; stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	return ""
+}
+
+func getInfo(t *testing.T, base string) api.Info {
+	t.Helper()
+	resp, err := http.Get(base + "/v1/info")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v1/info: %s", resp.Status)
+	}
+	var info api.Info
+	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"node", "-h"}, {"help", "node"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := start(t, args...)
+			if code := r.wait(t); code != exitOK {
+				t.Fatalf("exit %d, stderr %q", code, r.stderr)
+			}
+			if !strings.Contains(r.stdout.String(), "Usage: surety") {
+				t.Errorf("no usage in stdout:\n%s", r.stdout)
+			}
+		})
+	}
+	r := start(t, "help")
+	r.wait(t)
+	for name := range commands {
+		if !strings.Contains(r.stdout.String(), "  "+name+" ") {
+			t.Errorf("help does not list %q", name)
+		}
+	}
+}
+
+// TestBadInputIsOneLine checks that every mistake at start exits 2 with a single line that
+// names the problem, and no stack trace.
+func TestBadInputIsOneLine(t *testing.T) {
+	dir := t.TempDir()
+	badDep := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(badDep, []byte(`{"chainId": 1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, ""},
+		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
+		{"unknown flag", []string{"node", "--frob"}, "flag provided but not defined: -frob"},
+		{"stray argument", []string{"node", "extra"}, `unexpected argument "extra"`},
+		{"unreachable rpc", []string{"node", "--data-dir", data, "--rpc", "http://127.0.0.1:1"}, "cannot reach RPC http://127.0.0.1:1"},
+		{"rpc not a url", []string{"node", "--data-dir", data, "--rpc", "anvil"}, `rpc "anvil" is not a URL`},
+		{"deployment without rpc", []string{"node", "--deployment", badDep}, "--deployment needs --rpc"},
+		{"missing deployment file", []string{"node", "--rpc", "http://127.0.0.1:1", "--deployment", filepath.Join(dir, "nope.json")}, "no such file"},
+		{"bad deployment file", []string{"node", "--rpc", "http://127.0.0.1:1", "--deployment", badDep}, "contracts.RootAnchor is missing"},
+		{"bad log level", []string{"node", "--log-level", "loud"}, `--log-level "loud"`},
+		{"bad listen address", []string{"node", "--data-dir", data, "--listen", "nonsense"}, "listen on nonsense"},
+		{"deploy without rpc", []string{"deploy", "--dev-key", "0"}, "--rpc is required"},
+		{"deploy without key", []string{"deploy", "--rpc", "http://127.0.0.1:1"}, "--key-file FILE or --dev-key N"},
+		{"devnet bad port", []string{"devnet", "--port", "70000"}, "--port must be between"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := start(t, tt.args...)
+			if code := r.wait(t); code != exitUsage {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, exitUsage, r.stderr)
+			}
+			stderr := r.stderr.String()
+			if tt.want == "" {
+				return // bare `surety` prints the help
+			}
+			if strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr is not one line:\n%s", stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestNodeEmbedded(t *testing.T) {
+	data := t.TempDir()
+	r := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "3")
+	base := r.apiURL(t)
+	info := getInfo(t, base)
+	if info.Chain.ID != 1337 || info.Chain.Kind != "embedded" || info.Chain.BlockNumber < 1 {
+		t.Errorf("chain = %+v, want embedded chain 1337 past block 0", info.Chain)
+	}
+	if addr := info.Contracts["RootAnchor"]; addr == "" {
+		t.Errorf("contracts = %v, want RootAnchor deployed", info.Contracts)
+	}
+	if n := strings.Count(r.stdout.String(), " key 0x"); n != 3 {
+		t.Errorf("printed %d dev keys, want 3:\n%s", n, r.stdout)
+	}
+
+	// A second node cannot share the data dir.
+	second := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0")
+	if code := second.wait(t); code != exitUsage || !strings.Contains(second.stderr.String(), "in use") {
+		t.Errorf("second node: exit %d, stderr %q", code, second.stderr)
+	}
+
+	r.cancel()
+	if code := r.wait(t); code != exitOK {
+		t.Fatalf("node exited %d after shutdown; stderr:\n%s", code, r.stderr)
+	}
+	if !strings.Contains(r.stderr.String(), "node stopped") {
+		t.Errorf("no shutdown log:\n%s", r.stderr)
+	}
+
+	// A restart gets a fresh embedded chain and a fresh state key.
+	again := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "1")
+	info2 := getInfo(t, again.apiURL(t))
+	if info2.Chain.StateKey == info.Chain.StateKey || info2.Chain.Genesis == info.Chain.Genesis {
+		t.Errorf("restarted embedded chain kept state key %s / genesis %s", info.Chain.StateKey, info.Chain.Genesis)
+	}
+}
+
+func TestNodeOnAnvil(t *testing.T) {
+	a := testutil.Anvil(t)
+	dir := t.TempDir()
+	depFile := filepath.Join(dir, "deployment.json")
+
+	d := start(t, "deploy", "--rpc", a.URL, "--dev-key", "0", "--out", depFile)
+	if code := d.wait(t); code != exitOK {
+		t.Fatalf("deploy exit %d: %s", code, d.stderr)
+	}
+	if !strings.Contains(d.stderr.String(), "RootAnchor at 0x") {
+		t.Errorf("deploy shows no progress:\n%s", d.stderr)
+	}
+
+	r := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc", a.URL, "--deployment", depFile)
+	info := getInfo(t, r.apiURL(t))
+	if info.Chain.ID != 31337 || info.Chain.Kind != "rpc" {
+		t.Errorf("chain = %+v, want anvil (31337, rpc)", info.Chain)
+	}
+	dep, err := readDeployment(depFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Contracts["RootAnchor"]; got != dep.Contracts.RootAnchor.Hex() {
+		t.Errorf("RootAnchor = %s, deployment file says %s", got, dep.Contracts.RootAnchor.Hex())
+	}
+
+	// A node without the deployment, or with one for another chain, refuses to start.
+	other := *dep
+	other.ChainID = 1
+	otherFile := filepath.Join(dir, "other.json")
+	if err := writeDeployment(otherFile, &other); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no deployment", []string{"--rpc", a.URL}, "needs --deployment FILE"},
+		{"other chain", []string{"--rpc", a.URL, "--deployment", otherFile}, "deployment is for another chain"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0"}, tt.args...)
+			bad := start(t, args...)
+			if code := bad.wait(t); code != exitUsage || !strings.Contains(bad.stderr.String(), tt.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, bad.stderr, exitUsage, tt.want)
+			}
+		})
+	}
+}
+
+// TestBinaryStopsOnSIGTERM builds the real binary and checks a graceful stop on SIGTERM.
+func TestBinaryStopsOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "surety")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd := exec.Command(bin, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "1")
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+
+	r := &running{stdout: stdout, stderr: stderr, code: make(chan int, 1)}
+	go func() {
+		err := <-done
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		r.code <- code
+	}()
+	base := r.apiURL(t)
+	if info := getInfo(t, base); info.Chain.ID != 1337 {
+		t.Fatalf("info = %+v", info)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := r.wait(t); code != 0 {
+		t.Fatalf("exit %d after SIGTERM; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "node stopped") {
+		t.Errorf("no shutdown log after SIGTERM:\n%s", stderr)
+	}
+}

@@ -1,0 +1,5 @@
+// Package escrow is the Go side of settlement: it drives the BountyEscrow contract through a
+// bounty's lifecycle (post, claim or assign, submit, accept, dispute and resolve, refund,
+// withdraw) from wallets the node holds or transactions an external wallet signed, and indexes
+// the contract's events into SQLite, resuming after a crash without losing or repeating one.
+package escrow
