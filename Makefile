@@ -67,7 +67,7 @@ bench: tools ## run the Go benchmarks and compare gas with the committed snapsho
 
 contracts: tools ## after a Solidity change: rebuild, refresh artifacts, bindings and the gas snapshot
 	$(FORGE) build
-	go run ./contracts/internal/bindgen/cmd/bindgen -dir contracts -forge-out out
+	go run ./contracts/internal/bindgen/cmd/bindgen -root . -forge-out out
 	FOUNDRY_PROFILE=default $(FORGE) snapshot
 
 clean: ## remove build outputs (keeps .tools/ and data dirs)

@@ -18,7 +18,7 @@ import (
 )
 
 // newServer builds the API over a real embedded chain and a real SQLite file.
-func newServer(t *testing.T) (*api.Server, *chain.Embedded) {
+func newServer(t testing.TB) (*api.Server, *chain.Embedded) {
 	t.Helper()
 	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
 	if err != nil {
@@ -142,5 +142,21 @@ func TestServeShutsDownGracefully(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + ln.Addr().String() + "/healthz"); err == nil {
 		t.Error("server still answering after shutdown")
+	}
+}
+
+// BenchmarkInfo measures GET /v1/info through the full echo stack (middleware, JSON, a
+// block-number read from the embedded chain).
+func BenchmarkInfo(b *testing.B) {
+	s, _ := newServer(b)
+	h := s.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/v1/info", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d", rec.Code)
+		}
 	}
 }

@@ -6,4 +6,4 @@
 // TestArtifactsMatchSolidity.
 package contracts
 
-//go:generate go run ./internal/bindgen/cmd/bindgen -dir .
+//go:generate go run ./internal/bindgen/cmd/bindgen -root ..

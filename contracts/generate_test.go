@@ -50,7 +50,7 @@ func TestArtifactsMatchSolidity(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("forge build: %v\n%s", err, b)
 	}
-	compiled, err := bindgen.FromForge(out, filepath.Join(root, "contracts", "src"))
+	compiled, err := bindgen.FromForge(out, root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -192,3 +192,32 @@ func TestDialAnvil(t *testing.T) {
 		t.Errorf("dev account 3 holds %s on anvil, want %s", bal, chain.DefaultDevBalance)
 	}
 }
+
+// BenchmarkEmbeddedTransfer measures one signed ETH transfer sent to the embedded chain and
+// mined into its own block: the floor under every transaction the node sends there.
+func BenchmarkEmbeddedTransfer(b *testing.B) {
+	ctx := context.Background()
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(2, chain.DefaultDevBalance)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	from, to := chain.DevKey(0), crypto.PubkeyToAddress(chain.DevKey(1).PublicKey)
+	signer := types.LatestSignerForChainID(big.NewInt(chain.EmbeddedChainID))
+	nonce := uint64(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		head, err := c.HeaderByNumber(ctx, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tx := types.MustSignNewTx(from, signer, &types.DynamicFeeTx{
+			ChainID: big.NewInt(chain.EmbeddedChainID), Nonce: nonce, To: &to, Value: big.NewInt(1),
+			Gas: 21000, GasTipCap: big.NewInt(1e9), GasFeeCap: new(big.Int).Add(head.BaseFee, big.NewInt(2e9)),
+		})
+		if err := c.SendTransaction(ctx, tx); err != nil {
+			b.Fatal(err)
+		}
+		nonce++
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"go/format"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -45,10 +44,14 @@ type forgeArtifact struct {
 	} `json:"metadata"`
 }
 
-// FromForge collects the artifacts of every contract compiled from a .sol file in srcDir
-// (relative to the repository root, e.g. "contracts/src") out of forge's output dir outDir,
-// sorted by name.
-func FromForge(outDir, srcDir string) ([]Artifact, error) {
+// SourceDir is where the contracts to bind live, relative to the repository root (foundry.toml's
+// src). Contracts compiled from elsewhere (tests, scripts) get no bindings.
+const SourceDir = "contracts/src"
+
+// FromForge collects the artifacts of every contract compiled from a .sol file in SourceDir
+// under the repository root out of forge's output dir outDir, sorted by name.
+func FromForge(outDir, root string) ([]Artifact, error) {
+	srcDir := filepath.Join(root, filepath.FromSlash(SourceDir))
 	sources, err := filepath.Glob(filepath.Join(srcDir, "*.sol"))
 	if err != nil {
 		return nil, err
@@ -81,8 +84,8 @@ func FromForge(outDir, srcDir string) ([]Artifact, error) {
 			if strings.Contains(name, ".") {
 				return nil, fmt.Errorf("%s: unexpected artifact name; clean %s and rebuild", f, outDir)
 			}
-			source, ok := targetOf(fa, filepath.Base(src), name)
-			if !ok {
+			source := SourceDir + "/" + filepath.Base(src)
+			if fa.Metadata.Settings.CompilationTarget[source] != name {
 				// The folder of a file can also hold contracts compiled from elsewhere
 				// under the same file name; only the file's own contracts are kept.
 				continue
@@ -92,17 +95,6 @@ func FromForge(outDir, srcDir string) ([]Artifact, error) {
 	}
 	sort.Slice(arts, func(i, j int) bool { return arts[i].Name < arts[j].Name })
 	return arts, nil
-}
-
-// targetOf returns the repository-relative source of the artifact when it was compiled from a
-// file named base and is the contract name.
-func targetOf(fa forgeArtifact, base, name string) (string, bool) {
-	for source, contract := range fa.Metadata.Settings.CompilationTarget {
-		if contract == name && path.Base(source) == base {
-			return source, true
-		}
-	}
-	return "", false
 }
 
 func compact(raw json.RawMessage) json.RawMessage {
@@ -141,6 +133,7 @@ func Load(dir string) ([]Artifact, error) {
 		if err := json.Unmarshal(raw, &a); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
+		a.ABI = compact(a.ABI)
 		if a.Name+".json" != filepath.Base(f) {
 			return nil, fmt.Errorf("%s: holds contract %q", f, a.Name)
 		}

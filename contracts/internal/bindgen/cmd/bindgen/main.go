@@ -1,6 +1,6 @@
 // Command bindgen writes contracts/artifacts from forge's output (with -forge-out) and
-// regenerates contracts/bindings.go from the committed artifacts. It runs from the contracts
-// directory (`go generate ./contracts`) or with -dir.
+// regenerates contracts/bindings.go from the committed artifacts. `go generate ./contracts`
+// runs it from the contracts directory; `make contracts` runs it from the root with -root .
 package main
 
 import (
@@ -14,19 +14,20 @@ import (
 )
 
 func main() {
-	dir := flag.String("dir", ".", "the contracts package directory")
-	forgeOut := flag.String("forge-out", "", "forge's output dir; when set, refresh the committed artifacts from it first")
+	root := flag.String("root", "..", "the repository root")
+	forgeOut := flag.String("forge-out", "", "forge's output dir (relative to the working directory); when set, refresh the committed artifacts from it first")
 	flag.Parse()
-	if err := run(*dir, *forgeOut); err != nil {
+	if err := run(*root, *forgeOut); err != nil {
 		fmt.Fprintln(os.Stderr, "bindgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, forgeOut string) error {
+func run(root, forgeOut string) error {
+	dir := filepath.Join(root, "contracts")
 	artDir := filepath.Join(dir, "artifacts")
 	if forgeOut != "" {
-		arts, err := bindgen.FromForge(forgeOut, filepath.Join(dir, "src"))
+		arts, err := bindgen.FromForge(forgeOut, root)
 		if err != nil {
 			return err
 		}

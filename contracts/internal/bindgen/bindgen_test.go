@@ -1,0 +1,109 @@
+package bindgen
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const abiJSON = `[{"type":"function","name":"ping","inputs":[],"outputs":[],"stateMutability":"nonpayable"}]`
+
+func writeForge(t *testing.T, out, file, name, target, code string) {
+	t.Helper()
+	dir := filepath.Join(out, file)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := `{"abi": ` + abiJSON + `, "bytecode": {"object": "` + code + `"},
+	  "metadata": {"settings": {"compilationTarget": {"` + target + `": "` + name + `"}}}}`
+	if err := os.WriteFile(filepath.Join(dir, name+".json"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFromForge(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "contracts", "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"Ping.sol", "IPing.sol"} {
+		if err := os.WriteFile(filepath.Join(src, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(root, "out")
+	writeForge(t, out, "Ping.sol", "Ping", "contracts/src/Ping.sol", "0x6001")
+	writeForge(t, out, "IPing.sol", "IPing", "contracts/src/IPing.sol", "0x")
+	// A test helper compiled from a file of the same name elsewhere is not ours.
+	writeForge(t, out, "Ping.sol", "Helper", "contracts/test/Ping.sol", "0x6002")
+
+	arts, err := FromForge(out, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Artifact{
+		{Name: "IPing", Source: "contracts/src/IPing.sol", ABI: []byte(abiJSON), Bytecode: "0x"},
+		{Name: "Ping", Source: "contracts/src/Ping.sol", ABI: []byte(abiJSON), Bytecode: "0x6001"},
+	}
+	if diff := cmp.Diff(want, arts); diff != "" {
+		t.Errorf("artifacts (-want +got):\n%s", diff)
+	}
+
+	// Round trip through the committed form, then bind: interfaces get no deploy code.
+	dir := filepath.Join(root, "artifacts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range arts {
+		b, err := Encode(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, a.Name+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loaded, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(arts, loaded); diff != "" {
+		t.Errorf("loaded (-want +got):\n%s", diff)
+	}
+	src2, err := Bindings(loaded, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(src2)
+	if strings.Count(code, "// Code generated") != 1 || !strings.Contains(code, "package demo") {
+		t.Errorf("bindings header:\n%.400s", code)
+	}
+	if !strings.Contains(code, "func (ping *Ping) PackPing()") || !strings.Contains(code, `Bin: "0x6001"`) {
+		t.Errorf("bindings lack Ping's pack function or bytecode")
+	}
+}
+
+func TestFromForgeErrors(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "contracts", "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromForge(filepath.Join(root, "out"), root); err == nil || !strings.Contains(err.Error(), "no Solidity sources") {
+		t.Errorf("empty src: err = %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "A.sol"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FromForge(filepath.Join(root, "out"), root); err == nil || !strings.Contains(err.Error(), "run forge build") {
+		t.Errorf("no output: err = %v", err)
+	}
+	writeForge(t, filepath.Join(root, "out"), "A.sol", "A.0.8.30", "contracts/src/A.sol", "0x")
+	if _, err := FromForge(filepath.Join(root, "out"), root); err == nil || !strings.Contains(err.Error(), "unexpected artifact name") {
+		t.Errorf("versioned artifact: err = %v", err)
+	}
+}
