@@ -91,7 +91,9 @@ func start(ctx context.Context, cfg Config, port int) (*Anvil, error) {
 	cmd := exec.Command(cfg.Bin, args...)
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Its own process group: a Ctrl-C in the terminal reaches only the parent, which then stops
+	// Anvil in order. Pdeathsig kills it if the parent dies without doing so.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("anvil: start %s: %w", cfg.Bin, err)
 	}
