@@ -24,6 +24,4502 @@ var (
 	_ = abi.ConvertType
 )
 
+// IBountyEscrowState is an auto generated low-level Go binding around an user-defined struct.
+type IBountyEscrowState struct {
+	Worker common.Address
+	Status uint8
+	Since  *big.Int
+}
+
+// IBountyEscrowTerms is an auto generated low-level Go binding around an user-defined struct.
+type IBountyEscrowTerms struct {
+	Poster       common.Address
+	Token        common.Address
+	Amount       *big.Int
+	Arbiter      common.Address
+	Deadline     uint64
+	ReviewWindow uint32
+	FeeBps       uint16
+	MinStake     *big.Int
+	SpecHash     [32]byte
+}
+
+// IStakeRegistryRecord is an auto generated low-level Go binding around an user-defined struct.
+type IStakeRegistryRecord struct {
+	Staked    *big.Int
+	Unbonding *big.Int
+	UnlockAt  uint64
+	Status    uint8
+}
+
+// BountyEscrowMetaData contains all meta data concerning the BountyEscrow contract.
+var BountyEscrowMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"registry\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"},{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"ARBITER_TIMEOUT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_FEE_BPS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_REVIEW_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"accept\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"assign\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"dispute\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"feeBps\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"hashTerms\",\"inputs\":[{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"nextId\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"post\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"refund\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setFee\",\"inputs\":[{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setTreasury\",\"inputs\":[{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stateOf\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.State\",\"components\":[{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"},{\"name\":\"since\",\"type\":\"uint40\",\"internalType\":\"uint40\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"termsHash\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"newOwner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"treasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ID:  "BountyEscrow",
+	Bin: "0x60a06040526001600255348015610014575f5ffd5b50604051612615380380612615833981016040819052610033916101b4565b6001600160a01b038416158061005057506001600160a01b038316155b8061006257506001600160a01b038216155b156100805760405163d92e233d60e01b815260040160405180910390fd5b6103e861ffff821611156100b957604051633c057d7b60e01b815261ffff821660048201526103e8602482015260440160405180910390fd5b6001600160a01b038481166080525f80546001600160a01b0319168583169081178255600180549386166001600160b01b031990941693909317600160a01b61ffff861602179092556040517f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a36040516001600160a01b038316907fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a260405161ffff821681527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150505050610216565b6001600160a01b03811681146101b1575f5ffd5b50565b5f5f5f5f608085870312156101c7575f5ffd5b84516101d28161019d565b60208601519094506101e38161019d565b60408601519093506101f48161019d565b606086015190925061ffff8116811461020b575f5ffd5b939692955090935050565b6080516123e06102355f395f818161035a01526114aa01526123e05ff3fe6080604052600436106101af575f3560e01c80638aa0cfb6116100e7578063e0df432a11610087578063eeacb6b011610062578063eeacb6b014610510578063f0f4426014610526578063f2fde38b14610545578063fbb78d9c14610564575f5ffd5b8063e0df432a146104a7578063e33dc1a6146104c6578063e3fa0995146104e5575f5ffd5b80638e005553116100c25780638e00555314610435578063c6d9a28414610454578063d55be8c614610473578063d5eb663314610488575f5ffd5b80638aa0cfb6146103d95780638c0a3ac0146103f85780638da5cb5b14610417575f5ffd5b80635be253ae11610152578063683048351161012d57806368304835146103495780636c940b311461037c57806370fd153e1461039b5780637c980e12146103ae575f5ffd5b80635be253ae146102de57806361b8ce8c146102fd57806361d027b314610312575f5ffd5b80632418119d1161018d5780632418119d1461022857806324a9d8531461025557806328079e4a1461028957806351cff8d9146102bf575f5ffd5b806309e54ecd146101b3578063131a7e24146101d457806319bb1cb514610209575b5f5ffd5b3480156101be575f5ffd5b506101d26101cd366004611efe565b610583565b005b3480156101df575f5ffd5b506101f36101ee366004611f2a565b610731565b6040516102009190611f75565b60405180910390f35b348015610214575f5ffd5b506101d2610223366004611efe565b6107f2565b348015610233575f5ffd5b50610247610242366004611faf565b6108cf565b604051908152602001610200565b348015610260575f5ffd5b5060015461027690600160a01b900461ffff1681565b60405161ffff9091168152602001610200565b348015610294575f5ffd5b506102476102a3366004611fe5565b600560209081525f928352604080842090915290825290205481565b3480156102ca575f5ffd5b506102476102d936600461200d565b6108fe565b3480156102e9575f5ffd5b506101d26102f8366004612026565b610a3a565b348015610308575f5ffd5b5061024760025481565b34801561031d575f5ffd5b50600154610331906001600160a01b031681565b6040516001600160a01b039091168152602001610200565b348015610354575f5ffd5b506103317f000000000000000000000000000000000000000000000000000000000000000081565b348015610387575f5ffd5b506101d261039636600461205c565b610b4a565b6102476103a93660046120c2565b610c6e565b3480156103b9575f5ffd5b506102476103c8366004611f2a565b60036020525f908152604090205481565b3480156103e4575f5ffd5b506101d26103f3366004612026565b610f45565b348015610403575f5ffd5b506101d2610412366004611efe565b610fc1565b348015610422575f5ffd5b505f54610331906001600160a01b031681565b348015610440575f5ffd5b506101d261044f366004612140565b6110e9565b34801561045f575f5ffd5b506101d261046e366004611efe565b6111a0565b34801561047e575f5ffd5b506102766103e881565b348015610493575f5ffd5b506101d26104a2366004612026565b6112ba565b3480156104b2575f5ffd5b506101d26104c1366004611efe565b611366565b3480156104d1575f5ffd5b506101d26104e0366004612026565b611438565b3480156104f0575f5ffd5b506104fb6276a70081565b60405163ffffffff9091168152602001610200565b34801561051b575f5ffd5b5061024762278d0081565b348015610531575f5ffd5b506101d261054036600461200d565b6115c7565b348015610550575f5ffd5b506101d261055f36600461200d565b611663565b34801561056f575f5ffd5b506101d261057e366004612159565b61170f565b5f61058e83836117ab565b90505f8154600160a01b900460ff1660088111156105ae576105ae611f41565b141580156105d9575060018154600160a01b900460ff1660088111156105d6576105d6611f41565b14155b1561061057805460405163a5d15e1f60e01b8152610607918591600160a01b90910460ff169060040161218c565b60405180910390fd5b61062060a08301608084016121a0565b67ffffffffffffffff16421161066d578261064160a08401608085016121a0565b60405163ec63058960e01b8152600481019290925267ffffffffffffffff166024820152604401610607565b610678816007611839565b604082013560055f61068d602086018661200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8460200160208101906106c0919061200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546106ed91906121cd565b90915550506040805190830135815283907fb7c1f9298a18c36af08bd57eabbfbeb04695f24d0438f67614741ec15fb5c4a9906020015b60405180910390a2505050565b604080516060810182525f80825260208201819052918101919091525f8281526003602052604090205461077b576040516347599d0960e01b815260048101839052602401610607565b5f8281526004602090815260409182902082516060810190935280546001600160a01b03811684529091830190600160a01b900460ff1660088111156107c3576107c3611f41565b60088111156107d4576107d4611f41565b81529054600160a81b900464ffffffffff1660209091015292915050565b5f6107fd83836117ab565b905061080c602083018361200d565b6001600160a01b0316336001600160a01b031614610846576040516304eda25760e01b815260048101849052336024820152604401610607565b61085283826002611883565b61085d816004611839565b80545f90819061087b906001600160a01b03168560408101356118e5565b845460408051848152602081018490529395509193506001600160a01b03169187917f68b419c8044453db0501c9d78a7fd432b5902f3872b8671a4b4c752c2ea50d28910160405180910390a35050505050565b5f816040516020016108e191906121e0565b604051602081830303815290604052805190602001209050919050565b5f60ff815c16156109225760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f9081526005602090815260408083206001600160a01b03851684529091528120549081900361098657604051635623329f60e11b81523360048201526001600160a01b0383166024820152604401610607565b335f8181526005602090815260408083206001600160a01b03871680855292528220919091556109b691836119f1565b6109eb576040516317e3057d60e31b81526001600160a01b038316600482015233602482015260448101829052606401610607565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b5f610a4584846117ab565b80549091506001600160a01b03163314610a7b576040516359eb6e2560e01b815260048101859052336024820152604401610607565b610a8784826001611883565b610a9760a08401608085016121a0565b67ffffffffffffffff16421115610ae55783610ab960a08501608086016121a0565b6040516337851a4160e11b8152600481019290925267ffffffffffffffff166024820152604401610607565b805464ffffffffff4216600160a81b0265ffffffffffff60a01b1990911617600160a11b178155604051828152339085907f9e49fbe2bfbf6ee4bae3db5c62fc37e29ad989bc5a1cb327b50d9bdcbf4960fa906020015b60405180910390a350505050565b5f610b5584846117ab565b9050610b64602084018461200d565b6001600160a01b0316336001600160a01b031614610b9e576040516304eda25760e01b815260048101859052336024820152604401610607565b610ba984825f611883565b6001600160a01b038216610bd05760405163d92e233d60e01b815260040160405180910390fd5b610be060a08401608085016121a0565b67ffffffffffffffff16421115610c025783610ab960a08501608086016121a0565b80546001600160a01b0383166001600160a81b03199091168117600160a01b1764ffffffffff60a81b1916600160a81b4264ffffffffff160217825560405185907fd757cfa9adc65d701e332020d11ad4a4d8d10d46a8121d9b773583cbc0257e3a905f90a350505050565b5f60ff815c1615610c925760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50865f03610cc05760405163162908e360e11b815260040160405180910390fd5b6001600160a01b038616610ce75760405163d92e233d60e01b815260040160405180910390fd5b428567ffffffffffffffff1611610d1d5760405163bc4bfd3b60e01b815267ffffffffffffffff86166004820152602401610607565b63ffffffff84161580610d3857506276a70063ffffffff8516115b15610d5e57604051636af80be760e01b815263ffffffff85166004820152602401610607565b866001600160a01b038916610d9b57873414610d965760405163de9b74a160e01b815234600482015260248101899052604401610607565b610e34565b3415610dc25760405163de9b74a160e01b81523460048201525f6024820152604401610607565b5f610dd76001600160a01b038b16338b611ab5565b909250905080610e12576040516317e3057d60e31b81526001600160a01b038b166004820152306024820152604481018a9052606401610607565b815f03610e325760405163162908e360e11b815260040160405180910390fd5b505b60408051610120810182523381526001600160a01b038b81166020830152918101839052908816606082015267ffffffffffffffff8716608082015263ffffffff861660a0820152600154600160a01b900461ffff1660c082015260e08101859052610100810184905260028054905f610ead8361229a565b91905055925080604051602001610ec491906122b2565b60408051601f1981840301815282825280516020918201205f8781526003909252919020556001600160a01b038b1690339085907f90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d7290610f259086906122b2565b60405180910390a4505f905060ff19815c16815d50979650505050505050565b5f610f5084846117ab565b9050610f5f602084018461200d565b6001600160a01b0316336001600160a01b031614610f99576040516304eda25760e01b815260048101859052336024820152604401610607565b610fa584826002611883565b610fb0848285611c22565b610fbb848284611c80565b50505050565b5f610fcc83836117ab565b80549091506001600160a01b03163314611002576040516359eb6e2560e01b815260048101849052336024820152604401610607565b61100e83826002611883565b5f61101f60c0840160a08501612351565b825461103f9163ffffffff1690600160a81b900464ffffffffff166121cd565b905080421161106b57604051634ab4d0bd60e11b81526004810185905260248101829052604401610607565b611076826005611839565b81545f908190611094906001600160a01b03168660408101356118e5565b855460408051848152602081018490529395509193506001600160a01b03169188917ff86dbbaae73a38eba376327ec68def0678d91d952b4a18aa86d880f199632bd9910160405180910390a3505050505050565b5f546001600160a01b031633146111155760405163245aecd360e01b8152336004820152602401610607565b6103e861ffff8216111561114a57604051633c057d7b60e01b815261ffff821660048201526103e86024820152604401610607565b6001805461ffff60a01b1916600160a01b61ffff8416908102919091179091556040519081527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150565b5f6111ab83836117ab565b90506111ba602083018361200d565b6001600160a01b0316336001600160a01b0316146111f4576040516304eda25760e01b815260048101849052336024820152604401610607565b6111ff83825f611883565b61120a816008611839565b604082013560055f61121f602086018661200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f846020016020810190611252919061200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f82825461127f91906121cd565b90915550506040805190830135815283907fa761582a460180d55522f9f5fdc076390a1f48a7a62a8afbd45c1bb797948edb90602001610724565b5f6112c584846117ab565b90506112d4602084018461200d565b6001600160a01b0316336001600160a01b0316141580156112ff575080546001600160a01b03163314155b1561132657604051636fd4ff2b60e11b815260048101859052336024820152604401610607565b60028154600160a01b900460ff16600881111561134557611345611f41565b0361135a57611355848285611c22565b610fb0565b610fb084826001611883565b5f61137183836117ab565b9050611380602083018361200d565b6001600160a01b0316336001600160a01b0316141580156113ab575080546001600160a01b03163314155b156113d257604051636fd4ff2b60e11b815260048101849052336024820152604401610607565b6113de83826003611883565b80545f906113fe9062278d0090600160a81b900464ffffffffff166121cd565b905080421161142a5760405163206e51b960e21b81526004810185905260248101829052604401610607565b610fbb848385611388611ce3565b5f61144384846117ab565b905061145084825f611883565b61146060a08401608085016121a0565b67ffffffffffffffff164211156114825783610ab960a08501608086016121a0565b60e08301351561155857604051633b8e48c760e11b8152600481018390523360248201525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063771c918e90604401602060405180830381865afa1580156114f7573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061151b919061236a565b90508360e001358110156115565760405163e64dbc9160e01b8152600481018490526024810182905260e08501356044820152606401610607565b505b80543360ff60a01b1981166001600160a81b031990921691909117600160a01b1764ffffffffff60a81b1916600160a81b4264ffffffffff160217825560405183815285907fbcb8b73e5a89971ee294cc3d2f51a084375b679f88047211b28c5344acb53df590602001610b3c565b5f546001600160a01b031633146115f35760405163245aecd360e01b8152336004820152602401610607565b6001600160a01b03811661161a5760405163d92e233d60e01b815260040160405180910390fd5b600180546001600160a01b0319166001600160a01b0383169081179091556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a250565b5f546001600160a01b0316331461168f5760405163245aecd360e01b8152336004820152602401610607565b6001600160a01b0381166116b65760405163d92e233d60e01b815260040160405180910390fd5b5f80546040516001600160a01b03808516939216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b0319166001600160a01b0392909216919091179055565b5f61171a84846117ab565b905061172c608084016060850161200d565b6001600160a01b0316336001600160a01b03161461176657604051636ceeb9e560e01b815260048101859052336024820152604401610607565b61177284826003611883565b6127108261ffff16111561179f5760405163139d387560e31b815261ffff83166004820152602401610607565b610fbb84828585611ce3565b5f82815260036020526040812054806117da576040516347599d0960e01b815260048101859052602401610607565b826040516020016117eb91906121e0565b60405160208183030381529060405280519060200120811461182357604051637b1cb83b60e01b815260048101859052602401610607565b50505f8281526004602052604090205b92915050565b81548190839060ff60a01b1916600160a01b83600881111561185d5761185d611f41565b021790555050805464ffffffffff60a81b1916600160a81b4264ffffffffff1602179055565b80600881111561189557611895611f41565b8254600160a01b900460ff1660088111156118b2576118b2611f41565b146118e057815460405163a5d15e1f60e01b8152610607918591600160a01b90910460ff169060040161218c565b505050565b5f806127106118fa60e0860160c08701612140565b6119089061ffff1685612381565b6119129190612398565b905061191e81846123b7565b6001600160a01b0386165f9081526005602090815260408083209395508593929161194d91890190890161200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f82825461197a91906121cd565b909155505080156119e9576001546001600160a01b03165f9081526005602090815260408083208493909290916119b69190890190890161200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546119e391906121cd565b90915550505b935093915050565b5f6001600160a01b038416611a5a575f836001600160a01b0316836040515f6040518083038185875af1925050503d805f8114611a49576040519150601f19603f3d011682016040523d82523d5f602084013e611a4e565b606091505b50909250611aae915050565b6040516001600160a01b038416602482015260448101839052611aab90859060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052611e21565b90505b9392505050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa158015611afd573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611b21919061236a565b6040516001600160a01b038716602482015230604482015260648101869052909150611b7b90879060840160408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b179052611e21565b611b8b575f5f92509250506119e9565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa158015611bcf573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611bf3919061236a565b905081811015611c0a575f5f9350935050506119e9565b611c1482826123b7565b976001975095505050505050565b5f611c3360c0830160a08401612351565b8354611c539163ffffffff1690600160a81b900464ffffffffff166121cd565b905080421115610fbb57604051635e7dc15360e11b81526004810185905260248101829052604401610607565b815464ffffffffff4216600160a81b0265ffffffffffff60a01b1990911617600360a01b178255604051818152339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf919060200160405180910390a3505050565b611cee836006611839565b5f612710611d0461ffff84166040860135612381565b611d0e9190612398565b90505f611d1f8260408601356123b7565b90505f808315611d44578654611d3f906001600160a01b031687866118e5565b611d47565b5f5f5b91509150825f14611dc9578260055f611d6360208a018a61200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f886020016020810190611d96919061200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f828254611dc391906121cd565b90915550505b6040805161ffff87168152602081018490529081018490526060810182905288907f8a2910968251abe8daeb98c6a5f38d8fd8436a67a4665bc35d284525486c8a5a9060800160405180910390a25050505050505050565b5f826001600160a01b03163b5f03611e3a57505f611833565b5f5f846001600160a01b031684604051611e5491906123ca565b5f604051808303815f865af19150503d805f8114611e8d576040519150601f19603f3d011682016040523d82523d5f602084013e611e92565b606091505b509150915081611ea6575f92505050611833565b80515f03611eb957600192505050611833565b6020815110158015611ede575080806020019051810190611eda919061236a565b6001145b95945050505050565b5f6101208284031215611ef8575f5ffd5b50919050565b5f5f6101408385031215611f10575f5ffd5b82359150611f218460208501611ee7565b90509250929050565b5f60208284031215611f3a575f5ffd5b5035919050565b634e487b7160e01b5f52602160045260245ffd5b60098110611f7157634e487b7160e01b5f52602160045260245ffd5b9052565b81516001600160a01b031681526020808301516060830191611f9990840182611f55565b5060409283015164ffffffffff16919092015290565b5f6101208284031215611fc0575f5ffd5b611aae8383611ee7565b80356001600160a01b0381168114611fe0575f5ffd5b919050565b5f5f60408385031215611ff6575f5ffd5b611fff83611fca565b9150611f2160208401611fca565b5f6020828403121561201d575f5ffd5b611aae82611fca565b5f5f5f6101608486031215612039575f5ffd5b8335925061204a8560208601611ee7565b92959294505050610140919091013590565b5f5f5f610160848603121561206f575f5ffd5b833592506120808560208601611ee7565b915061208f6101408501611fca565b90509250925092565b803567ffffffffffffffff81168114611fe0575f5ffd5b803563ffffffff81168114611fe0575f5ffd5b5f5f5f5f5f5f5f60e0888a0312156120d8575f5ffd5b6120e188611fca565b9650602088013595506120f660408901611fca565b945061210460608901612098565b9350612112608089016120af565b9699959850939692959460a0840135945060c09093013592915050565b803561ffff81168114611fe0575f5ffd5b5f60208284031215612150575f5ffd5b611aae8261212f565b5f5f5f610160848603121561216c575f5ffd5b8335925061217d8560208601611ee7565b915061208f610140850161212f565b82815260408101611aae6020830184611f55565b5f602082840312156121b0575f5ffd5b611aae82612098565b634e487b7160e01b5f52601160045260245ffd5b80820180821115611833576118336121b9565b61012081016001600160a01b036121f684611fca565b1682526001600160a01b0361220d60208501611fca565b1660208301526040838101359083015261222960608401611fca565b6001600160a01b0316606083015261224360808401612098565b67ffffffffffffffff16608083015261225e60a084016120af565b63ffffffff1660a083015261227560c0840161212f565b61ffff1660c083015260e0838101359083015261010092830135929091019190915290565b5f600182016122ab576122ab6121b9565b5060010190565b81516001600160a01b0390811682526020808401518216908301526040808401519083015260608084015191821690830152610120820190506080830151612306608084018267ffffffffffffffff169052565b5060a083015161231e60a084018263ffffffff169052565b5060c083015161233460c084018261ffff169052565b5060e083015160e083015261010083015161010083015292915050565b5f60208284031215612361575f5ffd5b611aae826120af565b5f6020828403121561237a575f5ffd5b5051919050565b8082028115828204841417611833576118336121b9565b5f826123b257634e487b7160e01b5f52601260045260245ffd5b500490565b81810381811115611833576118336121b9565b5f82518060208501845e5f92019182525091905056",
+}
+
+// BountyEscrow is an auto generated Go binding around an Ethereum contract.
+type BountyEscrow struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *BountyEscrow) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewBountyEscrow creates a new instance of BountyEscrow.
+func NewBountyEscrow() *BountyEscrow {
+	parsed, err := BountyEscrowMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &BountyEscrow{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *BountyEscrow) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address registry, address owner_, address treasury_, uint16 feeBps_) returns()
+func (bountyEscrow *BountyEscrow) PackConstructor(registry common.Address, owner_ common.Address, treasury_ common.Address, feeBps_ uint16) []byte {
+	enc, err := bountyEscrow.abi.Pack("", registry, owner_, treasury_, feeBps_)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackARBITERTIMEOUT is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xeeacb6b0.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function ARBITER_TIMEOUT() view returns(uint256)
+func (bountyEscrow *BountyEscrow) PackARBITERTIMEOUT() []byte {
+	enc, err := bountyEscrow.abi.Pack("ARBITER_TIMEOUT")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackARBITERTIMEOUT is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xeeacb6b0.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function ARBITER_TIMEOUT() view returns(uint256)
+func (bountyEscrow *BountyEscrow) TryPackARBITERTIMEOUT() ([]byte, error) {
+	return bountyEscrow.abi.Pack("ARBITER_TIMEOUT")
+}
+
+// UnpackARBITERTIMEOUT is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xeeacb6b0.
+//
+// Solidity: function ARBITER_TIMEOUT() view returns(uint256)
+func (bountyEscrow *BountyEscrow) UnpackARBITERTIMEOUT(data []byte) (*big.Int, error) {
+	out, err := bountyEscrow.abi.Unpack("ARBITER_TIMEOUT", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackMAXFEEBPS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd55be8c6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_FEE_BPS() view returns(uint16)
+func (bountyEscrow *BountyEscrow) PackMAXFEEBPS() []byte {
+	enc, err := bountyEscrow.abi.Pack("MAX_FEE_BPS")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXFEEBPS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd55be8c6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_FEE_BPS() view returns(uint16)
+func (bountyEscrow *BountyEscrow) TryPackMAXFEEBPS() ([]byte, error) {
+	return bountyEscrow.abi.Pack("MAX_FEE_BPS")
+}
+
+// UnpackMAXFEEBPS is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd55be8c6.
+//
+// Solidity: function MAX_FEE_BPS() view returns(uint16)
+func (bountyEscrow *BountyEscrow) UnpackMAXFEEBPS(data []byte) (uint16, error) {
+	out, err := bountyEscrow.abi.Unpack("MAX_FEE_BPS", data)
+	if err != nil {
+		return *new(uint16), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint16)).(*uint16)
+	return out0, nil
+}
+
+// PackMAXREVIEWWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe3fa0995.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_REVIEW_WINDOW() view returns(uint32)
+func (bountyEscrow *BountyEscrow) PackMAXREVIEWWINDOW() []byte {
+	enc, err := bountyEscrow.abi.Pack("MAX_REVIEW_WINDOW")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXREVIEWWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe3fa0995.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_REVIEW_WINDOW() view returns(uint32)
+func (bountyEscrow *BountyEscrow) TryPackMAXREVIEWWINDOW() ([]byte, error) {
+	return bountyEscrow.abi.Pack("MAX_REVIEW_WINDOW")
+}
+
+// UnpackMAXREVIEWWINDOW is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe3fa0995.
+//
+// Solidity: function MAX_REVIEW_WINDOW() view returns(uint32)
+func (bountyEscrow *BountyEscrow) UnpackMAXREVIEWWINDOW(data []byte) (uint32, error) {
+	out, err := bountyEscrow.abi.Unpack("MAX_REVIEW_WINDOW", data)
+	if err != nil {
+		return *new(uint32), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint32)).(*uint32)
+	return out0, nil
+}
+
+// PackAccept is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19bb1cb5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function accept(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) PackAccept(id *big.Int, t IBountyEscrowTerms) []byte {
+	enc, err := bountyEscrow.abi.Pack("accept", id, t)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAccept is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19bb1cb5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function accept(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) TryPackAccept(id *big.Int, t IBountyEscrowTerms) ([]byte, error) {
+	return bountyEscrow.abi.Pack("accept", id, t)
+}
+
+// PackAssign is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6c940b31.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function assign(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) PackAssign(id *big.Int, t IBountyEscrowTerms, worker common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("assign", id, t, worker)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAssign is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6c940b31.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function assign(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) TryPackAssign(id *big.Int, t IBountyEscrowTerms, worker common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("assign", id, t, worker)
+}
+
+// PackCancel is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc6d9a284.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function cancel(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) PackCancel(id *big.Int, t IBountyEscrowTerms) []byte {
+	enc, err := bountyEscrow.abi.Pack("cancel", id, t)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCancel is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc6d9a284.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function cancel(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) TryPackCancel(id *big.Int, t IBountyEscrowTerms) ([]byte, error) {
+	return bountyEscrow.abi.Pack("cancel", id, t)
+}
+
+// PackClaim is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe33dc1a6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function claim(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 agentId) returns()
+func (bountyEscrow *BountyEscrow) PackClaim(id *big.Int, t IBountyEscrowTerms, agentId [32]byte) []byte {
+	enc, err := bountyEscrow.abi.Pack("claim", id, t, agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackClaim is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe33dc1a6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function claim(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 agentId) returns()
+func (bountyEscrow *BountyEscrow) TryPackClaim(id *big.Int, t IBountyEscrowTerms, agentId [32]byte) ([]byte, error) {
+	return bountyEscrow.abi.Pack("claim", id, t, agentId)
+}
+
+// PackDispute is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd5eb6633.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function dispute(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 reasonHash) returns()
+func (bountyEscrow *BountyEscrow) PackDispute(id *big.Int, t IBountyEscrowTerms, reasonHash [32]byte) []byte {
+	enc, err := bountyEscrow.abi.Pack("dispute", id, t, reasonHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackDispute is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd5eb6633.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function dispute(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 reasonHash) returns()
+func (bountyEscrow *BountyEscrow) TryPackDispute(id *big.Int, t IBountyEscrowTerms, reasonHash [32]byte) ([]byte, error) {
+	return bountyEscrow.abi.Pack("dispute", id, t, reasonHash)
+}
+
+// PackFeeBps is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x24a9d853.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function feeBps() view returns(uint16)
+func (bountyEscrow *BountyEscrow) PackFeeBps() []byte {
+	enc, err := bountyEscrow.abi.Pack("feeBps")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackFeeBps is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x24a9d853.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function feeBps() view returns(uint16)
+func (bountyEscrow *BountyEscrow) TryPackFeeBps() ([]byte, error) {
+	return bountyEscrow.abi.Pack("feeBps")
+}
+
+// UnpackFeeBps is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x24a9d853.
+//
+// Solidity: function feeBps() view returns(uint16)
+func (bountyEscrow *BountyEscrow) UnpackFeeBps(data []byte) (uint16, error) {
+	out, err := bountyEscrow.abi.Unpack("feeBps", data)
+	if err != nil {
+		return *new(uint16), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint16)).(*uint16)
+	return out0, nil
+}
+
+// PackHashTerms is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2418119d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function hashTerms((address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) pure returns(bytes32)
+func (bountyEscrow *BountyEscrow) PackHashTerms(t IBountyEscrowTerms) []byte {
+	enc, err := bountyEscrow.abi.Pack("hashTerms", t)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackHashTerms is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2418119d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function hashTerms((address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) pure returns(bytes32)
+func (bountyEscrow *BountyEscrow) TryPackHashTerms(t IBountyEscrowTerms) ([]byte, error) {
+	return bountyEscrow.abi.Pack("hashTerms", t)
+}
+
+// UnpackHashTerms is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x2418119d.
+//
+// Solidity: function hashTerms((address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) pure returns(bytes32)
+func (bountyEscrow *BountyEscrow) UnpackHashTerms(data []byte) ([32]byte, error) {
+	out, err := bountyEscrow.abi.Unpack("hashTerms", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackNextId is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x61b8ce8c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function nextId() view returns(uint256)
+func (bountyEscrow *BountyEscrow) PackNextId() []byte {
+	enc, err := bountyEscrow.abi.Pack("nextId")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackNextId is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x61b8ce8c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function nextId() view returns(uint256)
+func (bountyEscrow *BountyEscrow) TryPackNextId() ([]byte, error) {
+	return bountyEscrow.abi.Pack("nextId")
+}
+
+// UnpackNextId is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x61b8ce8c.
+//
+// Solidity: function nextId() view returns(uint256)
+func (bountyEscrow *BountyEscrow) UnpackNextId(data []byte) (*big.Int, error) {
+	out, err := bountyEscrow.abi.Unpack("nextId", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x28079e4a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function owed(address account, address token) view returns(uint256)
+func (bountyEscrow *BountyEscrow) PackOwed(account common.Address, token common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("owed", account, token)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x28079e4a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function owed(address account, address token) view returns(uint256)
+func (bountyEscrow *BountyEscrow) TryPackOwed(account common.Address, token common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("owed", account, token)
+}
+
+// UnpackOwed is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x28079e4a.
+//
+// Solidity: function owed(address account, address token) view returns(uint256)
+func (bountyEscrow *BountyEscrow) UnpackOwed(data []byte) (*big.Int, error) {
+	out, err := bountyEscrow.abi.Unpack("owed", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function owner() view returns(address)
+func (bountyEscrow *BountyEscrow) PackOwner() []byte {
+	enc, err := bountyEscrow.abi.Pack("owner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function owner() view returns(address)
+func (bountyEscrow *BountyEscrow) TryPackOwner() ([]byte, error) {
+	return bountyEscrow.abi.Pack("owner")
+}
+
+// UnpackOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8da5cb5b.
+//
+// Solidity: function owner() view returns(address)
+func (bountyEscrow *BountyEscrow) UnpackOwner(data []byte) (common.Address, error) {
+	out, err := bountyEscrow.abi.Unpack("owner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackPost is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x70fd153e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function post(address token, uint256 amount, address arbiter, uint64 deadline, uint32 reviewWindow, uint256 minStake, bytes32 specHash) payable returns(uint256 id)
+func (bountyEscrow *BountyEscrow) PackPost(token common.Address, amount *big.Int, arbiter common.Address, deadline uint64, reviewWindow uint32, minStake *big.Int, specHash [32]byte) []byte {
+	enc, err := bountyEscrow.abi.Pack("post", token, amount, arbiter, deadline, reviewWindow, minStake, specHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPost is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x70fd153e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function post(address token, uint256 amount, address arbiter, uint64 deadline, uint32 reviewWindow, uint256 minStake, bytes32 specHash) payable returns(uint256 id)
+func (bountyEscrow *BountyEscrow) TryPackPost(token common.Address, amount *big.Int, arbiter common.Address, deadline uint64, reviewWindow uint32, minStake *big.Int, specHash [32]byte) ([]byte, error) {
+	return bountyEscrow.abi.Pack("post", token, amount, arbiter, deadline, reviewWindow, minStake, specHash)
+}
+
+// UnpackPost is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x70fd153e.
+//
+// Solidity: function post(address token, uint256 amount, address arbiter, uint64 deadline, uint32 reviewWindow, uint256 minStake, bytes32 specHash) payable returns(uint256 id)
+func (bountyEscrow *BountyEscrow) UnpackPost(data []byte) (*big.Int, error) {
+	out, err := bountyEscrow.abi.Unpack("post", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x09e54ecd.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function refund(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) PackRefund(id *big.Int, t IBountyEscrowTerms) []byte {
+	enc, err := bountyEscrow.abi.Pack("refund", id, t)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x09e54ecd.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function refund(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) TryPackRefund(id *big.Int, t IBountyEscrowTerms) ([]byte, error) {
+	return bountyEscrow.abi.Pack("refund", id, t)
+}
+
+// PackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8aa0cfb6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function reject(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 reasonHash) returns()
+func (bountyEscrow *BountyEscrow) PackReject(id *big.Int, t IBountyEscrowTerms, reasonHash [32]byte) []byte {
+	enc, err := bountyEscrow.abi.Pack("reject", id, t, reasonHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8aa0cfb6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function reject(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 reasonHash) returns()
+func (bountyEscrow *BountyEscrow) TryPackReject(id *big.Int, t IBountyEscrowTerms, reasonHash [32]byte) ([]byte, error) {
+	return bountyEscrow.abi.Pack("reject", id, t, reasonHash)
+}
+
+// PackRelease is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8c0a3ac0.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function release(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) PackRelease(id *big.Int, t IBountyEscrowTerms) []byte {
+	enc, err := bountyEscrow.abi.Pack("release", id, t)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRelease is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8c0a3ac0.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function release(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) TryPackRelease(id *big.Int, t IBountyEscrowTerms) ([]byte, error) {
+	return bountyEscrow.abi.Pack("release", id, t)
+}
+
+// PackResolve is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfbb78d9c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, uint16 workerBps) returns()
+func (bountyEscrow *BountyEscrow) PackResolve(id *big.Int, t IBountyEscrowTerms, workerBps uint16) []byte {
+	enc, err := bountyEscrow.abi.Pack("resolve", id, t, workerBps)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackResolve is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfbb78d9c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, uint16 workerBps) returns()
+func (bountyEscrow *BountyEscrow) TryPackResolve(id *big.Int, t IBountyEscrowTerms, workerBps uint16) ([]byte, error) {
+	return bountyEscrow.abi.Pack("resolve", id, t, workerBps)
+}
+
+// PackResolveExpired is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe0df432a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function resolveExpired(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) PackResolveExpired(id *big.Int, t IBountyEscrowTerms) []byte {
+	enc, err := bountyEscrow.abi.Pack("resolveExpired", id, t)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackResolveExpired is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe0df432a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function resolveExpired(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
+func (bountyEscrow *BountyEscrow) TryPackResolveExpired(id *big.Int, t IBountyEscrowTerms) ([]byte, error) {
+	return bountyEscrow.abi.Pack("resolveExpired", id, t)
+}
+
+// PackSetFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8e005553.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setFee(uint16 feeBps_) returns()
+func (bountyEscrow *BountyEscrow) PackSetFee(feeBps uint16) []byte {
+	enc, err := bountyEscrow.abi.Pack("setFee", feeBps)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8e005553.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setFee(uint16 feeBps_) returns()
+func (bountyEscrow *BountyEscrow) TryPackSetFee(feeBps uint16) ([]byte, error) {
+	return bountyEscrow.abi.Pack("setFee", feeBps)
+}
+
+// PackSetTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf0f44260.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setTreasury(address treasury_) returns()
+func (bountyEscrow *BountyEscrow) PackSetTreasury(treasury common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("setTreasury", treasury)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf0f44260.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setTreasury(address treasury_) returns()
+func (bountyEscrow *BountyEscrow) TryPackSetTreasury(treasury common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("setTreasury", treasury)
+}
+
+// PackStakeRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x68304835.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function stakeRegistry() view returns(address)
+func (bountyEscrow *BountyEscrow) PackStakeRegistry() []byte {
+	enc, err := bountyEscrow.abi.Pack("stakeRegistry")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackStakeRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x68304835.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function stakeRegistry() view returns(address)
+func (bountyEscrow *BountyEscrow) TryPackStakeRegistry() ([]byte, error) {
+	return bountyEscrow.abi.Pack("stakeRegistry")
+}
+
+// UnpackStakeRegistry is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x68304835.
+//
+// Solidity: function stakeRegistry() view returns(address)
+func (bountyEscrow *BountyEscrow) UnpackStakeRegistry(data []byte) (common.Address, error) {
+	out, err := bountyEscrow.abi.Unpack("stakeRegistry", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackStateOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x131a7e24.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function stateOf(uint256 id) view returns((address,uint8,uint40))
+func (bountyEscrow *BountyEscrow) PackStateOf(id *big.Int) []byte {
+	enc, err := bountyEscrow.abi.Pack("stateOf", id)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackStateOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x131a7e24.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function stateOf(uint256 id) view returns((address,uint8,uint40))
+func (bountyEscrow *BountyEscrow) TryPackStateOf(id *big.Int) ([]byte, error) {
+	return bountyEscrow.abi.Pack("stateOf", id)
+}
+
+// UnpackStateOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x131a7e24.
+//
+// Solidity: function stateOf(uint256 id) view returns((address,uint8,uint40))
+func (bountyEscrow *BountyEscrow) UnpackStateOf(data []byte) (IBountyEscrowState, error) {
+	out, err := bountyEscrow.abi.Unpack("stateOf", data)
+	if err != nil {
+		return *new(IBountyEscrowState), err
+	}
+	out0 := *abi.ConvertType(out[0], new(IBountyEscrowState)).(*IBountyEscrowState)
+	return out0, nil
+}
+
+// PackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5be253ae.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submit(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 resultHash) returns()
+func (bountyEscrow *BountyEscrow) PackSubmit(id *big.Int, t IBountyEscrowTerms, resultHash [32]byte) []byte {
+	enc, err := bountyEscrow.abi.Pack("submit", id, t, resultHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5be253ae.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submit(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 resultHash) returns()
+func (bountyEscrow *BountyEscrow) TryPackSubmit(id *big.Int, t IBountyEscrowTerms, resultHash [32]byte) ([]byte, error) {
+	return bountyEscrow.abi.Pack("submit", id, t, resultHash)
+}
+
+// PackTermsHash is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7c980e12.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function termsHash(uint256 id) view returns(bytes32)
+func (bountyEscrow *BountyEscrow) PackTermsHash(id *big.Int) []byte {
+	enc, err := bountyEscrow.abi.Pack("termsHash", id)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTermsHash is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7c980e12.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function termsHash(uint256 id) view returns(bytes32)
+func (bountyEscrow *BountyEscrow) TryPackTermsHash(id *big.Int) ([]byte, error) {
+	return bountyEscrow.abi.Pack("termsHash", id)
+}
+
+// UnpackTermsHash is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7c980e12.
+//
+// Solidity: function termsHash(uint256 id) view returns(bytes32)
+func (bountyEscrow *BountyEscrow) UnpackTermsHash(data []byte) ([32]byte, error) {
+	out, err := bountyEscrow.abi.Unpack("termsHash", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transferOwnership(address newOwner) returns()
+func (bountyEscrow *BountyEscrow) PackTransferOwnership(newOwner common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("transferOwnership", newOwner)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transferOwnership(address newOwner) returns()
+func (bountyEscrow *BountyEscrow) TryPackTransferOwnership(newOwner common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("transferOwnership", newOwner)
+}
+
+// PackTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x61d027b3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function treasury() view returns(address)
+func (bountyEscrow *BountyEscrow) PackTreasury() []byte {
+	enc, err := bountyEscrow.abi.Pack("treasury")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x61d027b3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function treasury() view returns(address)
+func (bountyEscrow *BountyEscrow) TryPackTreasury() ([]byte, error) {
+	return bountyEscrow.abi.Pack("treasury")
+}
+
+// UnpackTreasury is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x61d027b3.
+//
+// Solidity: function treasury() view returns(address)
+func (bountyEscrow *BountyEscrow) UnpackTreasury(data []byte) (common.Address, error) {
+	out, err := bountyEscrow.abi.Unpack("treasury", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackWithdraw is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51cff8d9.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function withdraw(address token) returns(uint256 amount)
+func (bountyEscrow *BountyEscrow) PackWithdraw(token common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("withdraw", token)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWithdraw is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51cff8d9.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function withdraw(address token) returns(uint256 amount)
+func (bountyEscrow *BountyEscrow) TryPackWithdraw(token common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("withdraw", token)
+}
+
+// UnpackWithdraw is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x51cff8d9.
+//
+// Solidity: function withdraw(address token) returns(uint256 amount)
+func (bountyEscrow *BountyEscrow) UnpackWithdraw(data []byte) (*big.Int, error) {
+	out, err := bountyEscrow.abi.Unpack("withdraw", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// BountyEscrowAccepted represents a Accepted event raised by the BountyEscrow contract.
+type BountyEscrowAccepted struct {
+	Id     *big.Int
+	Worker common.Address
+	Payout *big.Int
+	Fee    *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowAcceptedEventName = "Accepted"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowAccepted) ContractEventName() string {
+	return BountyEscrowAcceptedEventName
+}
+
+// UnpackAcceptedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Accepted(uint256 indexed id, address indexed worker, uint256 payout, uint256 fee)
+func (bountyEscrow *BountyEscrow) UnpackAcceptedEvent(log *types.Log) (*BountyEscrowAccepted, error) {
+	event := "Accepted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowAccepted)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowAssigned represents a Assigned event raised by the BountyEscrow contract.
+type BountyEscrowAssigned struct {
+	Id     *big.Int
+	Worker common.Address
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowAssignedEventName = "Assigned"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowAssigned) ContractEventName() string {
+	return BountyEscrowAssignedEventName
+}
+
+// UnpackAssignedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Assigned(uint256 indexed id, address indexed worker)
+func (bountyEscrow *BountyEscrow) UnpackAssignedEvent(log *types.Log) (*BountyEscrowAssigned, error) {
+	event := "Assigned"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowAssigned)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowCancelled represents a Cancelled event raised by the BountyEscrow contract.
+type BountyEscrowCancelled struct {
+	Id     *big.Int
+	Refund *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowCancelledEventName = "Cancelled"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowCancelled) ContractEventName() string {
+	return BountyEscrowCancelledEventName
+}
+
+// UnpackCancelledEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Cancelled(uint256 indexed id, uint256 refund)
+func (bountyEscrow *BountyEscrow) UnpackCancelledEvent(log *types.Log) (*BountyEscrowCancelled, error) {
+	event := "Cancelled"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowCancelled)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowClaimed represents a Claimed event raised by the BountyEscrow contract.
+type BountyEscrowClaimed struct {
+	Id      *big.Int
+	Worker  common.Address
+	AgentId [32]byte
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowClaimedEventName = "Claimed"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowClaimed) ContractEventName() string {
+	return BountyEscrowClaimedEventName
+}
+
+// UnpackClaimedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Claimed(uint256 indexed id, address indexed worker, bytes32 agentId)
+func (bountyEscrow *BountyEscrow) UnpackClaimedEvent(log *types.Log) (*BountyEscrowClaimed, error) {
+	event := "Claimed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowClaimed)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowDisputed represents a Disputed event raised by the BountyEscrow contract.
+type BountyEscrowDisputed struct {
+	Id         *big.Int
+	By         common.Address
+	ReasonHash [32]byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowDisputedEventName = "Disputed"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowDisputed) ContractEventName() string {
+	return BountyEscrowDisputedEventName
+}
+
+// UnpackDisputedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Disputed(uint256 indexed id, address indexed by, bytes32 reasonHash)
+func (bountyEscrow *BountyEscrow) UnpackDisputedEvent(log *types.Log) (*BountyEscrowDisputed, error) {
+	event := "Disputed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowDisputed)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowFeeChanged represents a FeeChanged event raised by the BountyEscrow contract.
+type BountyEscrowFeeChanged struct {
+	FeeBps uint16
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowFeeChangedEventName = "FeeChanged"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowFeeChanged) ContractEventName() string {
+	return BountyEscrowFeeChangedEventName
+}
+
+// UnpackFeeChangedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event FeeChanged(uint16 feeBps)
+func (bountyEscrow *BountyEscrow) UnpackFeeChangedEvent(log *types.Log) (*BountyEscrowFeeChanged, error) {
+	event := "FeeChanged"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowFeeChanged)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowOwnershipTransferred represents a OwnershipTransferred event raised by the BountyEscrow contract.
+type BountyEscrowOwnershipTransferred struct {
+	PreviousOwner common.Address
+	NewOwner      common.Address
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowOwnershipTransferredEventName = "OwnershipTransferred"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowOwnershipTransferred) ContractEventName() string {
+	return BountyEscrowOwnershipTransferredEventName
+}
+
+// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
+func (bountyEscrow *BountyEscrow) UnpackOwnershipTransferredEvent(log *types.Log) (*BountyEscrowOwnershipTransferred, error) {
+	event := "OwnershipTransferred"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowOwnershipTransferred)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowPosted represents a Posted event raised by the BountyEscrow contract.
+type BountyEscrowPosted struct {
+	Id     *big.Int
+	Poster common.Address
+	Token  common.Address
+	Terms  IBountyEscrowTerms
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowPostedEventName = "Posted"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowPosted) ContractEventName() string {
+	return BountyEscrowPostedEventName
+}
+
+// UnpackPostedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Posted(uint256 indexed id, address indexed poster, address indexed token, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) terms)
+func (bountyEscrow *BountyEscrow) UnpackPostedEvent(log *types.Log) (*BountyEscrowPosted, error) {
+	event := "Posted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowPosted)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowRefunded represents a Refunded event raised by the BountyEscrow contract.
+type BountyEscrowRefunded struct {
+	Id     *big.Int
+	Refund *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowRefundedEventName = "Refunded"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowRefunded) ContractEventName() string {
+	return BountyEscrowRefundedEventName
+}
+
+// UnpackRefundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Refunded(uint256 indexed id, uint256 refund)
+func (bountyEscrow *BountyEscrow) UnpackRefundedEvent(log *types.Log) (*BountyEscrowRefunded, error) {
+	event := "Refunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowRefunded)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowReleased represents a Released event raised by the BountyEscrow contract.
+type BountyEscrowReleased struct {
+	Id     *big.Int
+	Worker common.Address
+	Payout *big.Int
+	Fee    *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowReleasedEventName = "Released"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowReleased) ContractEventName() string {
+	return BountyEscrowReleasedEventName
+}
+
+// UnpackReleasedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Released(uint256 indexed id, address indexed worker, uint256 payout, uint256 fee)
+func (bountyEscrow *BountyEscrow) UnpackReleasedEvent(log *types.Log) (*BountyEscrowReleased, error) {
+	event := "Released"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowReleased)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowResolved represents a Resolved event raised by the BountyEscrow contract.
+type BountyEscrowResolved struct {
+	Id           *big.Int
+	WorkerBps    uint16
+	WorkerPayout *big.Int
+	PosterRefund *big.Int
+	Fee          *big.Int
+	Raw          *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowResolvedEventName = "Resolved"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowResolved) ContractEventName() string {
+	return BountyEscrowResolvedEventName
+}
+
+// UnpackResolvedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Resolved(uint256 indexed id, uint16 workerBps, uint256 workerPayout, uint256 posterRefund, uint256 fee)
+func (bountyEscrow *BountyEscrow) UnpackResolvedEvent(log *types.Log) (*BountyEscrowResolved, error) {
+	event := "Resolved"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowResolved)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowSubmitted represents a Submitted event raised by the BountyEscrow contract.
+type BountyEscrowSubmitted struct {
+	Id         *big.Int
+	Worker     common.Address
+	ResultHash [32]byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowSubmittedEventName = "Submitted"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowSubmitted) ContractEventName() string {
+	return BountyEscrowSubmittedEventName
+}
+
+// UnpackSubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Submitted(uint256 indexed id, address indexed worker, bytes32 resultHash)
+func (bountyEscrow *BountyEscrow) UnpackSubmittedEvent(log *types.Log) (*BountyEscrowSubmitted, error) {
+	event := "Submitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowSubmitted)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowTreasuryChanged represents a TreasuryChanged event raised by the BountyEscrow contract.
+type BountyEscrowTreasuryChanged struct {
+	Treasury common.Address
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowTreasuryChangedEventName = "TreasuryChanged"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowTreasuryChanged) ContractEventName() string {
+	return BountyEscrowTreasuryChangedEventName
+}
+
+// UnpackTreasuryChangedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event TreasuryChanged(address indexed treasury)
+func (bountyEscrow *BountyEscrow) UnpackTreasuryChangedEvent(log *types.Log) (*BountyEscrowTreasuryChanged, error) {
+	event := "TreasuryChanged"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowTreasuryChanged)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowWithdrawn represents a Withdrawn event raised by the BountyEscrow contract.
+type BountyEscrowWithdrawn struct {
+	Account common.Address
+	Token   common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowWithdrawnEventName = "Withdrawn"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowWithdrawn) ContractEventName() string {
+	return BountyEscrowWithdrawnEventName
+}
+
+// UnpackWithdrawnEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Withdrawn(address indexed account, address indexed token, uint256 amount)
+func (bountyEscrow *BountyEscrow) UnpackWithdrawnEvent(log *types.Log) (*BountyEscrowWithdrawn, error) {
+	event := "Withdrawn"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowWithdrawn)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (bountyEscrow *BountyEscrow) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["ArbiterTimeNotUp"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackArbiterTimeNotUpError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["DeadlineNotPassed"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackDeadlineNotPassedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["DeadlinePassed"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackDeadlinePassedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["FeeTooHigh"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackFeeTooHighError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["InsufficientStake"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackInsufficientStakeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["InvalidAmount"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackInvalidAmountError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["InvalidDeadline"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackInvalidDeadlineError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["InvalidReviewWindow"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackInvalidReviewWindowError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["InvalidSplit"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackInvalidSplitError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["InvalidValue"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackInvalidValueError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotArbiter"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackNotArbiterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackNotOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotParty"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackNotPartyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotPoster"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackNotPosterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotWorker"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackNotWorkerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NothingToWithdraw"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackNothingToWithdrawError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["ReviewWindowClosed"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackReviewWindowClosedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["ReviewWindowOpen"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackReviewWindowOpenError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["TermsMismatch"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackTermsMismatchError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackTransferFailedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["UnknownBounty"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackUnknownBountyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackWrongStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackZeroAddressError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// BountyEscrowArbiterTimeNotUp represents a ArbiterTimeNotUp error raised by the BountyEscrow contract.
+type BountyEscrowArbiterTimeNotUp struct {
+	Id     *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 id, uint256 endsAt)
+func BountyEscrowArbiterTimeNotUpErrorID() common.Hash {
+	return common.HexToHash("0x81b946e44ee9fcf46fcb04cea5fd98eb018eec8de3ba9b4d3ddfff6eaad070d7")
+}
+
+// UnpackArbiterTimeNotUpError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 id, uint256 endsAt)
+func (bountyEscrow *BountyEscrow) UnpackArbiterTimeNotUpError(raw []byte) (*BountyEscrowArbiterTimeNotUp, error) {
+	out := new(BountyEscrowArbiterTimeNotUp)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "ArbiterTimeNotUp", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowDeadlineNotPassed represents a DeadlineNotPassed error raised by the BountyEscrow contract.
+type BountyEscrowDeadlineNotPassed struct {
+	Id       *big.Int
+	Deadline uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DeadlineNotPassed(uint256 id, uint64 deadline)
+func BountyEscrowDeadlineNotPassedErrorID() common.Hash {
+	return common.HexToHash("0xec630589a1c3f69fda3aa249b33ac448a11f7b73951520572dac9ea8d25ec817")
+}
+
+// UnpackDeadlineNotPassedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DeadlineNotPassed(uint256 id, uint64 deadline)
+func (bountyEscrow *BountyEscrow) UnpackDeadlineNotPassedError(raw []byte) (*BountyEscrowDeadlineNotPassed, error) {
+	out := new(BountyEscrowDeadlineNotPassed)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "DeadlineNotPassed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowDeadlinePassed represents a DeadlinePassed error raised by the BountyEscrow contract.
+type BountyEscrowDeadlinePassed struct {
+	Id       *big.Int
+	Deadline uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DeadlinePassed(uint256 id, uint64 deadline)
+func BountyEscrowDeadlinePassedErrorID() common.Hash {
+	return common.HexToHash("0x6f0a34828df90908cf3774b174f2452672331db746c88a2ea16ec99853e591b9")
+}
+
+// UnpackDeadlinePassedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DeadlinePassed(uint256 id, uint64 deadline)
+func (bountyEscrow *BountyEscrow) UnpackDeadlinePassedError(raw []byte) (*BountyEscrowDeadlinePassed, error) {
+	out := new(BountyEscrowDeadlinePassed)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "DeadlinePassed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowFeeTooHigh represents a FeeTooHigh error raised by the BountyEscrow contract.
+type BountyEscrowFeeTooHigh struct {
+	FeeBps uint16
+	MaxBps uint16
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error FeeTooHigh(uint16 feeBps, uint16 maxBps)
+func BountyEscrowFeeTooHighErrorID() common.Hash {
+	return common.HexToHash("0x3c057d7beb4fe9a19a13a1a22a6f33cb2fec09d9a38cbb3be52bda9374abe790")
+}
+
+// UnpackFeeTooHighError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error FeeTooHigh(uint16 feeBps, uint16 maxBps)
+func (bountyEscrow *BountyEscrow) UnpackFeeTooHighError(raw []byte) (*BountyEscrowFeeTooHigh, error) {
+	out := new(BountyEscrowFeeTooHigh)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "FeeTooHigh", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowInsufficientStake represents a InsufficientStake error raised by the BountyEscrow contract.
+type BountyEscrowInsufficientStake struct {
+	AgentId  [32]byte
+	Stake    *big.Int
+	Required *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InsufficientStake(bytes32 agentId, uint256 stake, uint256 required)
+func BountyEscrowInsufficientStakeErrorID() common.Hash {
+	return common.HexToHash("0xe64dbc91a4930422ab2282550fe81618c54ce8a3ad9ccb84bc4fe44e1883c656")
+}
+
+// UnpackInsufficientStakeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InsufficientStake(bytes32 agentId, uint256 stake, uint256 required)
+func (bountyEscrow *BountyEscrow) UnpackInsufficientStakeError(raw []byte) (*BountyEscrowInsufficientStake, error) {
+	out := new(BountyEscrowInsufficientStake)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "InsufficientStake", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowInvalidAmount represents a InvalidAmount error raised by the BountyEscrow contract.
+type BountyEscrowInvalidAmount struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidAmount()
+func BountyEscrowInvalidAmountErrorID() common.Hash {
+	return common.HexToHash("0x2c5211c6cb73b16841677a034781e8336d18ce66df858e54153c86854e11f7b8")
+}
+
+// UnpackInvalidAmountError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidAmount()
+func (bountyEscrow *BountyEscrow) UnpackInvalidAmountError(raw []byte) (*BountyEscrowInvalidAmount, error) {
+	out := new(BountyEscrowInvalidAmount)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "InvalidAmount", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowInvalidDeadline represents a InvalidDeadline error raised by the BountyEscrow contract.
+type BountyEscrowInvalidDeadline struct {
+	Deadline uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidDeadline(uint64 deadline)
+func BountyEscrowInvalidDeadlineErrorID() common.Hash {
+	return common.HexToHash("0xbc4bfd3b97926241497145382a8eb2ed03895727fcba8afbcb85dbfed7acb9d3")
+}
+
+// UnpackInvalidDeadlineError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidDeadline(uint64 deadline)
+func (bountyEscrow *BountyEscrow) UnpackInvalidDeadlineError(raw []byte) (*BountyEscrowInvalidDeadline, error) {
+	out := new(BountyEscrowInvalidDeadline)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "InvalidDeadline", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowInvalidReviewWindow represents a InvalidReviewWindow error raised by the BountyEscrow contract.
+type BountyEscrowInvalidReviewWindow struct {
+	ReviewWindow uint32
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidReviewWindow(uint32 reviewWindow)
+func BountyEscrowInvalidReviewWindowErrorID() common.Hash {
+	return common.HexToHash("0x6af80be7d7e26895edb0111ae960eb98f103d9eac33d2990b6aa35e08d7e54c7")
+}
+
+// UnpackInvalidReviewWindowError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidReviewWindow(uint32 reviewWindow)
+func (bountyEscrow *BountyEscrow) UnpackInvalidReviewWindowError(raw []byte) (*BountyEscrowInvalidReviewWindow, error) {
+	out := new(BountyEscrowInvalidReviewWindow)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "InvalidReviewWindow", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowInvalidSplit represents a InvalidSplit error raised by the BountyEscrow contract.
+type BountyEscrowInvalidSplit struct {
+	WorkerBps uint16
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSplit(uint16 workerBps)
+func BountyEscrowInvalidSplitErrorID() common.Hash {
+	return common.HexToHash("0x9ce9c3a8d6d41bec538e9b70f370e7375bcc8815bac83b8a6e4a0f1247e3e219")
+}
+
+// UnpackInvalidSplitError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSplit(uint16 workerBps)
+func (bountyEscrow *BountyEscrow) UnpackInvalidSplitError(raw []byte) (*BountyEscrowInvalidSplit, error) {
+	out := new(BountyEscrowInvalidSplit)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "InvalidSplit", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowInvalidValue represents a InvalidValue error raised by the BountyEscrow contract.
+type BountyEscrowInvalidValue struct {
+	Sent     *big.Int
+	Expected *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidValue(uint256 sent, uint256 expected)
+func BountyEscrowInvalidValueErrorID() common.Hash {
+	return common.HexToHash("0xde9b74a1826ffcc4cf7ad18d904b76f9685eb15b18727d1e9b7b44f3c0723592")
+}
+
+// UnpackInvalidValueError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidValue(uint256 sent, uint256 expected)
+func (bountyEscrow *BountyEscrow) UnpackInvalidValueError(raw []byte) (*BountyEscrowInvalidValue, error) {
+	out := new(BountyEscrowInvalidValue)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "InvalidValue", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowNotArbiter represents a NotArbiter error raised by the BountyEscrow contract.
+type BountyEscrowNotArbiter struct {
+	Id     *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotArbiter(uint256 id, address caller)
+func BountyEscrowNotArbiterErrorID() common.Hash {
+	return common.HexToHash("0x6ceeb9e5558223c5c138236bc8e30d1ef601d254138935f90b6921dc15656000")
+}
+
+// UnpackNotArbiterError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotArbiter(uint256 id, address caller)
+func (bountyEscrow *BountyEscrow) UnpackNotArbiterError(raw []byte) (*BountyEscrowNotArbiter, error) {
+	out := new(BountyEscrowNotArbiter)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NotArbiter", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowNotOwner represents a NotOwner error raised by the BountyEscrow contract.
+type BountyEscrowNotOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotOwner(address caller)
+func BountyEscrowNotOwnerErrorID() common.Hash {
+	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
+}
+
+// UnpackNotOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotOwner(address caller)
+func (bountyEscrow *BountyEscrow) UnpackNotOwnerError(raw []byte) (*BountyEscrowNotOwner, error) {
+	out := new(BountyEscrowNotOwner)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowNotParty represents a NotParty error raised by the BountyEscrow contract.
+type BountyEscrowNotParty struct {
+	Id     *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotParty(uint256 id, address caller)
+func BountyEscrowNotPartyErrorID() common.Hash {
+	return common.HexToHash("0xdfa9fe56cd572f4a7ba5acfa3ee4b0536c732e035c53779f41f362a847c94fc0")
+}
+
+// UnpackNotPartyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotParty(uint256 id, address caller)
+func (bountyEscrow *BountyEscrow) UnpackNotPartyError(raw []byte) (*BountyEscrowNotParty, error) {
+	out := new(BountyEscrowNotParty)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NotParty", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowNotPoster represents a NotPoster error raised by the BountyEscrow contract.
+type BountyEscrowNotPoster struct {
+	Id     *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotPoster(uint256 id, address caller)
+func BountyEscrowNotPosterErrorID() common.Hash {
+	return common.HexToHash("0x04eda25710ed64a158b8eb12a0f7dbf263474a5c4f17724696550f21631f8116")
+}
+
+// UnpackNotPosterError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotPoster(uint256 id, address caller)
+func (bountyEscrow *BountyEscrow) UnpackNotPosterError(raw []byte) (*BountyEscrowNotPoster, error) {
+	out := new(BountyEscrowNotPoster)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NotPoster", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowNotWorker represents a NotWorker error raised by the BountyEscrow contract.
+type BountyEscrowNotWorker struct {
+	Id     *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotWorker(uint256 id, address caller)
+func BountyEscrowNotWorkerErrorID() common.Hash {
+	return common.HexToHash("0x59eb6e2559bf1ce8614d5930603dcd02fefa53b7e169c245d4330aca3144dca3")
+}
+
+// UnpackNotWorkerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotWorker(uint256 id, address caller)
+func (bountyEscrow *BountyEscrow) UnpackNotWorkerError(raw []byte) (*BountyEscrowNotWorker, error) {
+	out := new(BountyEscrowNotWorker)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NotWorker", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowNothingToWithdraw represents a NothingToWithdraw error raised by the BountyEscrow contract.
+type BountyEscrowNothingToWithdraw struct {
+	Account common.Address
+	Token   common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingToWithdraw(address account, address token)
+func BountyEscrowNothingToWithdrawErrorID() common.Hash {
+	return common.HexToHash("0xac46653ead99b15185913f0ead179a0b7ea62fb2fd50e49a3e26796b95a2ce9d")
+}
+
+// UnpackNothingToWithdrawError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingToWithdraw(address account, address token)
+func (bountyEscrow *BountyEscrow) UnpackNothingToWithdrawError(raw []byte) (*BountyEscrowNothingToWithdraw, error) {
+	out := new(BountyEscrowNothingToWithdraw)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NothingToWithdraw", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowReentrancy represents a Reentrancy error raised by the BountyEscrow contract.
+type BountyEscrowReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func BountyEscrowReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (bountyEscrow *BountyEscrow) UnpackReentrancyError(raw []byte) (*BountyEscrowReentrancy, error) {
+	out := new(BountyEscrowReentrancy)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowReviewWindowClosed represents a ReviewWindowClosed error raised by the BountyEscrow contract.
+type BountyEscrowReviewWindowClosed struct {
+	Id      *big.Int
+	EndedAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowClosed(uint256 id, uint256 endedAt)
+func BountyEscrowReviewWindowClosedErrorID() common.Hash {
+	return common.HexToHash("0xbcfb82a6b4132e7827ac45213d5c7f0ae0368c428fcb585a89463019becb1d66")
+}
+
+// UnpackReviewWindowClosedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowClosed(uint256 id, uint256 endedAt)
+func (bountyEscrow *BountyEscrow) UnpackReviewWindowClosedError(raw []byte) (*BountyEscrowReviewWindowClosed, error) {
+	out := new(BountyEscrowReviewWindowClosed)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "ReviewWindowClosed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowReviewWindowOpen represents a ReviewWindowOpen error raised by the BountyEscrow contract.
+type BountyEscrowReviewWindowOpen struct {
+	Id     *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowOpen(uint256 id, uint256 endsAt)
+func BountyEscrowReviewWindowOpenErrorID() common.Hash {
+	return common.HexToHash("0x9569a17adabf5b9b5b7b7fdd8d1745ac34c6b95d4be5a7e94ed780573eee4824")
+}
+
+// UnpackReviewWindowOpenError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowOpen(uint256 id, uint256 endsAt)
+func (bountyEscrow *BountyEscrow) UnpackReviewWindowOpenError(raw []byte) (*BountyEscrowReviewWindowOpen, error) {
+	out := new(BountyEscrowReviewWindowOpen)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "ReviewWindowOpen", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowTermsMismatch represents a TermsMismatch error raised by the BountyEscrow contract.
+type BountyEscrowTermsMismatch struct {
+	Id *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TermsMismatch(uint256 id)
+func BountyEscrowTermsMismatchErrorID() common.Hash {
+	return common.HexToHash("0x7b1cb83b3703d8143b25329878ec0a622fe8a3e6d341cb5ea5ebbf2fe50709f9")
+}
+
+// UnpackTermsMismatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TermsMismatch(uint256 id)
+func (bountyEscrow *BountyEscrow) UnpackTermsMismatchError(raw []byte) (*BountyEscrowTermsMismatch, error) {
+	out := new(BountyEscrowTermsMismatch)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "TermsMismatch", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowTransferFailed represents a TransferFailed error raised by the BountyEscrow contract.
+type BountyEscrowTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func BountyEscrowTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (bountyEscrow *BountyEscrow) UnpackTransferFailedError(raw []byte) (*BountyEscrowTransferFailed, error) {
+	out := new(BountyEscrowTransferFailed)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowUnknownBounty represents a UnknownBounty error raised by the BountyEscrow contract.
+type BountyEscrowUnknownBounty struct {
+	Id *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownBounty(uint256 id)
+func BountyEscrowUnknownBountyErrorID() common.Hash {
+	return common.HexToHash("0x47599d09854b5a1f4964e8d214c25dfe4da23be9a5f546f1db4caf6d28edae7b")
+}
+
+// UnpackUnknownBountyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownBounty(uint256 id)
+func (bountyEscrow *BountyEscrow) UnpackUnknownBountyError(raw []byte) (*BountyEscrowUnknownBounty, error) {
+	out := new(BountyEscrowUnknownBounty)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "UnknownBounty", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowWrongStatus represents a WrongStatus error raised by the BountyEscrow contract.
+type BountyEscrowWrongStatus struct {
+	Id     *big.Int
+	Status uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongStatus(uint256 id, uint8 status)
+func BountyEscrowWrongStatusErrorID() common.Hash {
+	return common.HexToHash("0xa5d15e1f94e40302e3f7050760870a95f04eb9d943cd2cb333833178258083d6")
+}
+
+// UnpackWrongStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongStatus(uint256 id, uint8 status)
+func (bountyEscrow *BountyEscrow) UnpackWrongStatusError(raw []byte) (*BountyEscrowWrongStatus, error) {
+	out := new(BountyEscrowWrongStatus)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "WrongStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowZeroAddress represents a ZeroAddress error raised by the BountyEscrow contract.
+type BountyEscrowZeroAddress struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAddress()
+func BountyEscrowZeroAddressErrorID() common.Hash {
+	return common.HexToHash("0xd92e233df2717d4a40030e20904abd27b68fcbeede117eaaccbbdac9618c8c73")
+}
+
+// UnpackZeroAddressError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAddress()
+func (bountyEscrow *BountyEscrow) UnpackZeroAddressError(raw []byte) (*BountyEscrowZeroAddress, error) {
+	out := new(BountyEscrowZeroAddress)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowMetaData contains all meta data concerning the IBountyEscrow contract.
+var IBountyEscrowMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ID:  "IBountyEscrow",
+}
+
+// IBountyEscrow is an auto generated Go binding around an Ethereum contract.
+type IBountyEscrow struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IBountyEscrow) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIBountyEscrow creates a new instance of IBountyEscrow.
+func NewIBountyEscrow() *IBountyEscrow {
+	parsed, err := IBountyEscrowMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IBountyEscrow{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IBountyEscrow) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// IBountyEscrowAccepted represents a Accepted event raised by the IBountyEscrow contract.
+type IBountyEscrowAccepted struct {
+	Id     *big.Int
+	Worker common.Address
+	Payout *big.Int
+	Fee    *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowAcceptedEventName = "Accepted"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowAccepted) ContractEventName() string {
+	return IBountyEscrowAcceptedEventName
+}
+
+// UnpackAcceptedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Accepted(uint256 indexed id, address indexed worker, uint256 payout, uint256 fee)
+func (iBountyEscrow *IBountyEscrow) UnpackAcceptedEvent(log *types.Log) (*IBountyEscrowAccepted, error) {
+	event := "Accepted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowAccepted)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowAssigned represents a Assigned event raised by the IBountyEscrow contract.
+type IBountyEscrowAssigned struct {
+	Id     *big.Int
+	Worker common.Address
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowAssignedEventName = "Assigned"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowAssigned) ContractEventName() string {
+	return IBountyEscrowAssignedEventName
+}
+
+// UnpackAssignedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Assigned(uint256 indexed id, address indexed worker)
+func (iBountyEscrow *IBountyEscrow) UnpackAssignedEvent(log *types.Log) (*IBountyEscrowAssigned, error) {
+	event := "Assigned"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowAssigned)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowCancelled represents a Cancelled event raised by the IBountyEscrow contract.
+type IBountyEscrowCancelled struct {
+	Id     *big.Int
+	Refund *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowCancelledEventName = "Cancelled"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowCancelled) ContractEventName() string {
+	return IBountyEscrowCancelledEventName
+}
+
+// UnpackCancelledEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Cancelled(uint256 indexed id, uint256 refund)
+func (iBountyEscrow *IBountyEscrow) UnpackCancelledEvent(log *types.Log) (*IBountyEscrowCancelled, error) {
+	event := "Cancelled"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowCancelled)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowClaimed represents a Claimed event raised by the IBountyEscrow contract.
+type IBountyEscrowClaimed struct {
+	Id      *big.Int
+	Worker  common.Address
+	AgentId [32]byte
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowClaimedEventName = "Claimed"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowClaimed) ContractEventName() string {
+	return IBountyEscrowClaimedEventName
+}
+
+// UnpackClaimedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Claimed(uint256 indexed id, address indexed worker, bytes32 agentId)
+func (iBountyEscrow *IBountyEscrow) UnpackClaimedEvent(log *types.Log) (*IBountyEscrowClaimed, error) {
+	event := "Claimed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowClaimed)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowDisputed represents a Disputed event raised by the IBountyEscrow contract.
+type IBountyEscrowDisputed struct {
+	Id         *big.Int
+	By         common.Address
+	ReasonHash [32]byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowDisputedEventName = "Disputed"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowDisputed) ContractEventName() string {
+	return IBountyEscrowDisputedEventName
+}
+
+// UnpackDisputedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Disputed(uint256 indexed id, address indexed by, bytes32 reasonHash)
+func (iBountyEscrow *IBountyEscrow) UnpackDisputedEvent(log *types.Log) (*IBountyEscrowDisputed, error) {
+	event := "Disputed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowDisputed)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowFeeChanged represents a FeeChanged event raised by the IBountyEscrow contract.
+type IBountyEscrowFeeChanged struct {
+	FeeBps uint16
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowFeeChangedEventName = "FeeChanged"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowFeeChanged) ContractEventName() string {
+	return IBountyEscrowFeeChangedEventName
+}
+
+// UnpackFeeChangedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event FeeChanged(uint16 feeBps)
+func (iBountyEscrow *IBountyEscrow) UnpackFeeChangedEvent(log *types.Log) (*IBountyEscrowFeeChanged, error) {
+	event := "FeeChanged"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowFeeChanged)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowOwnershipTransferred represents a OwnershipTransferred event raised by the IBountyEscrow contract.
+type IBountyEscrowOwnershipTransferred struct {
+	PreviousOwner common.Address
+	NewOwner      common.Address
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowOwnershipTransferredEventName = "OwnershipTransferred"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowOwnershipTransferred) ContractEventName() string {
+	return IBountyEscrowOwnershipTransferredEventName
+}
+
+// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
+func (iBountyEscrow *IBountyEscrow) UnpackOwnershipTransferredEvent(log *types.Log) (*IBountyEscrowOwnershipTransferred, error) {
+	event := "OwnershipTransferred"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowOwnershipTransferred)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowPosted represents a Posted event raised by the IBountyEscrow contract.
+type IBountyEscrowPosted struct {
+	Id     *big.Int
+	Poster common.Address
+	Token  common.Address
+	Terms  IBountyEscrowTerms
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowPostedEventName = "Posted"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowPosted) ContractEventName() string {
+	return IBountyEscrowPostedEventName
+}
+
+// UnpackPostedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Posted(uint256 indexed id, address indexed poster, address indexed token, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) terms)
+func (iBountyEscrow *IBountyEscrow) UnpackPostedEvent(log *types.Log) (*IBountyEscrowPosted, error) {
+	event := "Posted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowPosted)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowRefunded represents a Refunded event raised by the IBountyEscrow contract.
+type IBountyEscrowRefunded struct {
+	Id     *big.Int
+	Refund *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowRefundedEventName = "Refunded"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowRefunded) ContractEventName() string {
+	return IBountyEscrowRefundedEventName
+}
+
+// UnpackRefundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Refunded(uint256 indexed id, uint256 refund)
+func (iBountyEscrow *IBountyEscrow) UnpackRefundedEvent(log *types.Log) (*IBountyEscrowRefunded, error) {
+	event := "Refunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowRefunded)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowReleased represents a Released event raised by the IBountyEscrow contract.
+type IBountyEscrowReleased struct {
+	Id     *big.Int
+	Worker common.Address
+	Payout *big.Int
+	Fee    *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowReleasedEventName = "Released"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowReleased) ContractEventName() string {
+	return IBountyEscrowReleasedEventName
+}
+
+// UnpackReleasedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Released(uint256 indexed id, address indexed worker, uint256 payout, uint256 fee)
+func (iBountyEscrow *IBountyEscrow) UnpackReleasedEvent(log *types.Log) (*IBountyEscrowReleased, error) {
+	event := "Released"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowReleased)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowResolved represents a Resolved event raised by the IBountyEscrow contract.
+type IBountyEscrowResolved struct {
+	Id           *big.Int
+	WorkerBps    uint16
+	WorkerPayout *big.Int
+	PosterRefund *big.Int
+	Fee          *big.Int
+	Raw          *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowResolvedEventName = "Resolved"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowResolved) ContractEventName() string {
+	return IBountyEscrowResolvedEventName
+}
+
+// UnpackResolvedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Resolved(uint256 indexed id, uint16 workerBps, uint256 workerPayout, uint256 posterRefund, uint256 fee)
+func (iBountyEscrow *IBountyEscrow) UnpackResolvedEvent(log *types.Log) (*IBountyEscrowResolved, error) {
+	event := "Resolved"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowResolved)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowSubmitted represents a Submitted event raised by the IBountyEscrow contract.
+type IBountyEscrowSubmitted struct {
+	Id         *big.Int
+	Worker     common.Address
+	ResultHash [32]byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowSubmittedEventName = "Submitted"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowSubmitted) ContractEventName() string {
+	return IBountyEscrowSubmittedEventName
+}
+
+// UnpackSubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Submitted(uint256 indexed id, address indexed worker, bytes32 resultHash)
+func (iBountyEscrow *IBountyEscrow) UnpackSubmittedEvent(log *types.Log) (*IBountyEscrowSubmitted, error) {
+	event := "Submitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowSubmitted)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowTreasuryChanged represents a TreasuryChanged event raised by the IBountyEscrow contract.
+type IBountyEscrowTreasuryChanged struct {
+	Treasury common.Address
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowTreasuryChangedEventName = "TreasuryChanged"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowTreasuryChanged) ContractEventName() string {
+	return IBountyEscrowTreasuryChangedEventName
+}
+
+// UnpackTreasuryChangedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event TreasuryChanged(address indexed treasury)
+func (iBountyEscrow *IBountyEscrow) UnpackTreasuryChangedEvent(log *types.Log) (*IBountyEscrowTreasuryChanged, error) {
+	event := "TreasuryChanged"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowTreasuryChanged)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowWithdrawn represents a Withdrawn event raised by the IBountyEscrow contract.
+type IBountyEscrowWithdrawn struct {
+	Account common.Address
+	Token   common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowWithdrawnEventName = "Withdrawn"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowWithdrawn) ContractEventName() string {
+	return IBountyEscrowWithdrawnEventName
+}
+
+// UnpackWithdrawnEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Withdrawn(address indexed account, address indexed token, uint256 amount)
+func (iBountyEscrow *IBountyEscrow) UnpackWithdrawnEvent(log *types.Log) (*IBountyEscrowWithdrawn, error) {
+	event := "Withdrawn"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowWithdrawn)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (iBountyEscrow *IBountyEscrow) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["ArbiterTimeNotUp"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackArbiterTimeNotUpError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["DeadlineNotPassed"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackDeadlineNotPassedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["DeadlinePassed"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackDeadlinePassedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["FeeTooHigh"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackFeeTooHighError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["InsufficientStake"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackInsufficientStakeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["InvalidAmount"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackInvalidAmountError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["InvalidDeadline"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackInvalidDeadlineError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["InvalidReviewWindow"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackInvalidReviewWindowError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["InvalidSplit"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackInvalidSplitError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["InvalidValue"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackInvalidValueError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotArbiter"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackNotArbiterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackNotOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotParty"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackNotPartyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotPoster"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackNotPosterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotWorker"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackNotWorkerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NothingToWithdraw"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackNothingToWithdrawError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["ReviewWindowClosed"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackReviewWindowClosedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["ReviewWindowOpen"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackReviewWindowOpenError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["TermsMismatch"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackTermsMismatchError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackTransferFailedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["UnknownBounty"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackUnknownBountyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackWrongStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackZeroAddressError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// IBountyEscrowArbiterTimeNotUp represents a ArbiterTimeNotUp error raised by the IBountyEscrow contract.
+type IBountyEscrowArbiterTimeNotUp struct {
+	Id     *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 id, uint256 endsAt)
+func IBountyEscrowArbiterTimeNotUpErrorID() common.Hash {
+	return common.HexToHash("0x81b946e44ee9fcf46fcb04cea5fd98eb018eec8de3ba9b4d3ddfff6eaad070d7")
+}
+
+// UnpackArbiterTimeNotUpError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 id, uint256 endsAt)
+func (iBountyEscrow *IBountyEscrow) UnpackArbiterTimeNotUpError(raw []byte) (*IBountyEscrowArbiterTimeNotUp, error) {
+	out := new(IBountyEscrowArbiterTimeNotUp)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "ArbiterTimeNotUp", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowDeadlineNotPassed represents a DeadlineNotPassed error raised by the IBountyEscrow contract.
+type IBountyEscrowDeadlineNotPassed struct {
+	Id       *big.Int
+	Deadline uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DeadlineNotPassed(uint256 id, uint64 deadline)
+func IBountyEscrowDeadlineNotPassedErrorID() common.Hash {
+	return common.HexToHash("0xec630589a1c3f69fda3aa249b33ac448a11f7b73951520572dac9ea8d25ec817")
+}
+
+// UnpackDeadlineNotPassedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DeadlineNotPassed(uint256 id, uint64 deadline)
+func (iBountyEscrow *IBountyEscrow) UnpackDeadlineNotPassedError(raw []byte) (*IBountyEscrowDeadlineNotPassed, error) {
+	out := new(IBountyEscrowDeadlineNotPassed)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "DeadlineNotPassed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowDeadlinePassed represents a DeadlinePassed error raised by the IBountyEscrow contract.
+type IBountyEscrowDeadlinePassed struct {
+	Id       *big.Int
+	Deadline uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DeadlinePassed(uint256 id, uint64 deadline)
+func IBountyEscrowDeadlinePassedErrorID() common.Hash {
+	return common.HexToHash("0x6f0a34828df90908cf3774b174f2452672331db746c88a2ea16ec99853e591b9")
+}
+
+// UnpackDeadlinePassedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DeadlinePassed(uint256 id, uint64 deadline)
+func (iBountyEscrow *IBountyEscrow) UnpackDeadlinePassedError(raw []byte) (*IBountyEscrowDeadlinePassed, error) {
+	out := new(IBountyEscrowDeadlinePassed)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "DeadlinePassed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowFeeTooHigh represents a FeeTooHigh error raised by the IBountyEscrow contract.
+type IBountyEscrowFeeTooHigh struct {
+	FeeBps uint16
+	MaxBps uint16
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error FeeTooHigh(uint16 feeBps, uint16 maxBps)
+func IBountyEscrowFeeTooHighErrorID() common.Hash {
+	return common.HexToHash("0x3c057d7beb4fe9a19a13a1a22a6f33cb2fec09d9a38cbb3be52bda9374abe790")
+}
+
+// UnpackFeeTooHighError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error FeeTooHigh(uint16 feeBps, uint16 maxBps)
+func (iBountyEscrow *IBountyEscrow) UnpackFeeTooHighError(raw []byte) (*IBountyEscrowFeeTooHigh, error) {
+	out := new(IBountyEscrowFeeTooHigh)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "FeeTooHigh", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowInsufficientStake represents a InsufficientStake error raised by the IBountyEscrow contract.
+type IBountyEscrowInsufficientStake struct {
+	AgentId  [32]byte
+	Stake    *big.Int
+	Required *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InsufficientStake(bytes32 agentId, uint256 stake, uint256 required)
+func IBountyEscrowInsufficientStakeErrorID() common.Hash {
+	return common.HexToHash("0xe64dbc91a4930422ab2282550fe81618c54ce8a3ad9ccb84bc4fe44e1883c656")
+}
+
+// UnpackInsufficientStakeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InsufficientStake(bytes32 agentId, uint256 stake, uint256 required)
+func (iBountyEscrow *IBountyEscrow) UnpackInsufficientStakeError(raw []byte) (*IBountyEscrowInsufficientStake, error) {
+	out := new(IBountyEscrowInsufficientStake)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "InsufficientStake", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowInvalidAmount represents a InvalidAmount error raised by the IBountyEscrow contract.
+type IBountyEscrowInvalidAmount struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidAmount()
+func IBountyEscrowInvalidAmountErrorID() common.Hash {
+	return common.HexToHash("0x2c5211c6cb73b16841677a034781e8336d18ce66df858e54153c86854e11f7b8")
+}
+
+// UnpackInvalidAmountError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidAmount()
+func (iBountyEscrow *IBountyEscrow) UnpackInvalidAmountError(raw []byte) (*IBountyEscrowInvalidAmount, error) {
+	out := new(IBountyEscrowInvalidAmount)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "InvalidAmount", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowInvalidDeadline represents a InvalidDeadline error raised by the IBountyEscrow contract.
+type IBountyEscrowInvalidDeadline struct {
+	Deadline uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidDeadline(uint64 deadline)
+func IBountyEscrowInvalidDeadlineErrorID() common.Hash {
+	return common.HexToHash("0xbc4bfd3b97926241497145382a8eb2ed03895727fcba8afbcb85dbfed7acb9d3")
+}
+
+// UnpackInvalidDeadlineError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidDeadline(uint64 deadline)
+func (iBountyEscrow *IBountyEscrow) UnpackInvalidDeadlineError(raw []byte) (*IBountyEscrowInvalidDeadline, error) {
+	out := new(IBountyEscrowInvalidDeadline)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "InvalidDeadline", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowInvalidReviewWindow represents a InvalidReviewWindow error raised by the IBountyEscrow contract.
+type IBountyEscrowInvalidReviewWindow struct {
+	ReviewWindow uint32
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidReviewWindow(uint32 reviewWindow)
+func IBountyEscrowInvalidReviewWindowErrorID() common.Hash {
+	return common.HexToHash("0x6af80be7d7e26895edb0111ae960eb98f103d9eac33d2990b6aa35e08d7e54c7")
+}
+
+// UnpackInvalidReviewWindowError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidReviewWindow(uint32 reviewWindow)
+func (iBountyEscrow *IBountyEscrow) UnpackInvalidReviewWindowError(raw []byte) (*IBountyEscrowInvalidReviewWindow, error) {
+	out := new(IBountyEscrowInvalidReviewWindow)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "InvalidReviewWindow", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowInvalidSplit represents a InvalidSplit error raised by the IBountyEscrow contract.
+type IBountyEscrowInvalidSplit struct {
+	WorkerBps uint16
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSplit(uint16 workerBps)
+func IBountyEscrowInvalidSplitErrorID() common.Hash {
+	return common.HexToHash("0x9ce9c3a8d6d41bec538e9b70f370e7375bcc8815bac83b8a6e4a0f1247e3e219")
+}
+
+// UnpackInvalidSplitError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSplit(uint16 workerBps)
+func (iBountyEscrow *IBountyEscrow) UnpackInvalidSplitError(raw []byte) (*IBountyEscrowInvalidSplit, error) {
+	out := new(IBountyEscrowInvalidSplit)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "InvalidSplit", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowInvalidValue represents a InvalidValue error raised by the IBountyEscrow contract.
+type IBountyEscrowInvalidValue struct {
+	Sent     *big.Int
+	Expected *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidValue(uint256 sent, uint256 expected)
+func IBountyEscrowInvalidValueErrorID() common.Hash {
+	return common.HexToHash("0xde9b74a1826ffcc4cf7ad18d904b76f9685eb15b18727d1e9b7b44f3c0723592")
+}
+
+// UnpackInvalidValueError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidValue(uint256 sent, uint256 expected)
+func (iBountyEscrow *IBountyEscrow) UnpackInvalidValueError(raw []byte) (*IBountyEscrowInvalidValue, error) {
+	out := new(IBountyEscrowInvalidValue)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "InvalidValue", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowNotArbiter represents a NotArbiter error raised by the IBountyEscrow contract.
+type IBountyEscrowNotArbiter struct {
+	Id     *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotArbiter(uint256 id, address caller)
+func IBountyEscrowNotArbiterErrorID() common.Hash {
+	return common.HexToHash("0x6ceeb9e5558223c5c138236bc8e30d1ef601d254138935f90b6921dc15656000")
+}
+
+// UnpackNotArbiterError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotArbiter(uint256 id, address caller)
+func (iBountyEscrow *IBountyEscrow) UnpackNotArbiterError(raw []byte) (*IBountyEscrowNotArbiter, error) {
+	out := new(IBountyEscrowNotArbiter)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NotArbiter", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowNotOwner represents a NotOwner error raised by the IBountyEscrow contract.
+type IBountyEscrowNotOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotOwner(address caller)
+func IBountyEscrowNotOwnerErrorID() common.Hash {
+	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
+}
+
+// UnpackNotOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotOwner(address caller)
+func (iBountyEscrow *IBountyEscrow) UnpackNotOwnerError(raw []byte) (*IBountyEscrowNotOwner, error) {
+	out := new(IBountyEscrowNotOwner)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowNotParty represents a NotParty error raised by the IBountyEscrow contract.
+type IBountyEscrowNotParty struct {
+	Id     *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotParty(uint256 id, address caller)
+func IBountyEscrowNotPartyErrorID() common.Hash {
+	return common.HexToHash("0xdfa9fe56cd572f4a7ba5acfa3ee4b0536c732e035c53779f41f362a847c94fc0")
+}
+
+// UnpackNotPartyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotParty(uint256 id, address caller)
+func (iBountyEscrow *IBountyEscrow) UnpackNotPartyError(raw []byte) (*IBountyEscrowNotParty, error) {
+	out := new(IBountyEscrowNotParty)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NotParty", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowNotPoster represents a NotPoster error raised by the IBountyEscrow contract.
+type IBountyEscrowNotPoster struct {
+	Id     *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotPoster(uint256 id, address caller)
+func IBountyEscrowNotPosterErrorID() common.Hash {
+	return common.HexToHash("0x04eda25710ed64a158b8eb12a0f7dbf263474a5c4f17724696550f21631f8116")
+}
+
+// UnpackNotPosterError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotPoster(uint256 id, address caller)
+func (iBountyEscrow *IBountyEscrow) UnpackNotPosterError(raw []byte) (*IBountyEscrowNotPoster, error) {
+	out := new(IBountyEscrowNotPoster)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NotPoster", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowNotWorker represents a NotWorker error raised by the IBountyEscrow contract.
+type IBountyEscrowNotWorker struct {
+	Id     *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotWorker(uint256 id, address caller)
+func IBountyEscrowNotWorkerErrorID() common.Hash {
+	return common.HexToHash("0x59eb6e2559bf1ce8614d5930603dcd02fefa53b7e169c245d4330aca3144dca3")
+}
+
+// UnpackNotWorkerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotWorker(uint256 id, address caller)
+func (iBountyEscrow *IBountyEscrow) UnpackNotWorkerError(raw []byte) (*IBountyEscrowNotWorker, error) {
+	out := new(IBountyEscrowNotWorker)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NotWorker", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowNothingToWithdraw represents a NothingToWithdraw error raised by the IBountyEscrow contract.
+type IBountyEscrowNothingToWithdraw struct {
+	Account common.Address
+	Token   common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingToWithdraw(address account, address token)
+func IBountyEscrowNothingToWithdrawErrorID() common.Hash {
+	return common.HexToHash("0xac46653ead99b15185913f0ead179a0b7ea62fb2fd50e49a3e26796b95a2ce9d")
+}
+
+// UnpackNothingToWithdrawError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingToWithdraw(address account, address token)
+func (iBountyEscrow *IBountyEscrow) UnpackNothingToWithdrawError(raw []byte) (*IBountyEscrowNothingToWithdraw, error) {
+	out := new(IBountyEscrowNothingToWithdraw)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NothingToWithdraw", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowReentrancy represents a Reentrancy error raised by the IBountyEscrow contract.
+type IBountyEscrowReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func IBountyEscrowReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (iBountyEscrow *IBountyEscrow) UnpackReentrancyError(raw []byte) (*IBountyEscrowReentrancy, error) {
+	out := new(IBountyEscrowReentrancy)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowReviewWindowClosed represents a ReviewWindowClosed error raised by the IBountyEscrow contract.
+type IBountyEscrowReviewWindowClosed struct {
+	Id      *big.Int
+	EndedAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowClosed(uint256 id, uint256 endedAt)
+func IBountyEscrowReviewWindowClosedErrorID() common.Hash {
+	return common.HexToHash("0xbcfb82a6b4132e7827ac45213d5c7f0ae0368c428fcb585a89463019becb1d66")
+}
+
+// UnpackReviewWindowClosedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowClosed(uint256 id, uint256 endedAt)
+func (iBountyEscrow *IBountyEscrow) UnpackReviewWindowClosedError(raw []byte) (*IBountyEscrowReviewWindowClosed, error) {
+	out := new(IBountyEscrowReviewWindowClosed)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "ReviewWindowClosed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowReviewWindowOpen represents a ReviewWindowOpen error raised by the IBountyEscrow contract.
+type IBountyEscrowReviewWindowOpen struct {
+	Id     *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowOpen(uint256 id, uint256 endsAt)
+func IBountyEscrowReviewWindowOpenErrorID() common.Hash {
+	return common.HexToHash("0x9569a17adabf5b9b5b7b7fdd8d1745ac34c6b95d4be5a7e94ed780573eee4824")
+}
+
+// UnpackReviewWindowOpenError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowOpen(uint256 id, uint256 endsAt)
+func (iBountyEscrow *IBountyEscrow) UnpackReviewWindowOpenError(raw []byte) (*IBountyEscrowReviewWindowOpen, error) {
+	out := new(IBountyEscrowReviewWindowOpen)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "ReviewWindowOpen", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowTermsMismatch represents a TermsMismatch error raised by the IBountyEscrow contract.
+type IBountyEscrowTermsMismatch struct {
+	Id *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TermsMismatch(uint256 id)
+func IBountyEscrowTermsMismatchErrorID() common.Hash {
+	return common.HexToHash("0x7b1cb83b3703d8143b25329878ec0a622fe8a3e6d341cb5ea5ebbf2fe50709f9")
+}
+
+// UnpackTermsMismatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TermsMismatch(uint256 id)
+func (iBountyEscrow *IBountyEscrow) UnpackTermsMismatchError(raw []byte) (*IBountyEscrowTermsMismatch, error) {
+	out := new(IBountyEscrowTermsMismatch)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "TermsMismatch", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowTransferFailed represents a TransferFailed error raised by the IBountyEscrow contract.
+type IBountyEscrowTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func IBountyEscrowTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (iBountyEscrow *IBountyEscrow) UnpackTransferFailedError(raw []byte) (*IBountyEscrowTransferFailed, error) {
+	out := new(IBountyEscrowTransferFailed)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowUnknownBounty represents a UnknownBounty error raised by the IBountyEscrow contract.
+type IBountyEscrowUnknownBounty struct {
+	Id *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownBounty(uint256 id)
+func IBountyEscrowUnknownBountyErrorID() common.Hash {
+	return common.HexToHash("0x47599d09854b5a1f4964e8d214c25dfe4da23be9a5f546f1db4caf6d28edae7b")
+}
+
+// UnpackUnknownBountyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownBounty(uint256 id)
+func (iBountyEscrow *IBountyEscrow) UnpackUnknownBountyError(raw []byte) (*IBountyEscrowUnknownBounty, error) {
+	out := new(IBountyEscrowUnknownBounty)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "UnknownBounty", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowWrongStatus represents a WrongStatus error raised by the IBountyEscrow contract.
+type IBountyEscrowWrongStatus struct {
+	Id     *big.Int
+	Status uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongStatus(uint256 id, uint8 status)
+func IBountyEscrowWrongStatusErrorID() common.Hash {
+	return common.HexToHash("0xa5d15e1f94e40302e3f7050760870a95f04eb9d943cd2cb333833178258083d6")
+}
+
+// UnpackWrongStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongStatus(uint256 id, uint8 status)
+func (iBountyEscrow *IBountyEscrow) UnpackWrongStatusError(raw []byte) (*IBountyEscrowWrongStatus, error) {
+	out := new(IBountyEscrowWrongStatus)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "WrongStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowZeroAddress represents a ZeroAddress error raised by the IBountyEscrow contract.
+type IBountyEscrowZeroAddress struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAddress()
+func IBountyEscrowZeroAddressErrorID() common.Hash {
+	return common.HexToHash("0xd92e233df2717d4a40030e20904abd27b68fcbeede117eaaccbbdac9618c8c73")
+}
+
+// UnpackZeroAddressError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAddress()
+func (iBountyEscrow *IBountyEscrow) UnpackZeroAddressError(raw []byte) (*IBountyEscrowZeroAddress, error) {
+	out := new(IBountyEscrowZeroAddress)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC20MetaData contains all meta data concerning the IERC20 contract.
+var IERC20MetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"balanceOf\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transfer\",\"inputs\":[{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"}]",
+	ID:  "IERC20",
+}
+
+// IERC20 is an auto generated Go binding around an Ethereum contract.
+type IERC20 struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IERC20) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIERC20 creates a new instance of IERC20.
+func NewIERC20() *IERC20 {
+	parsed, err := IERC20MetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IERC20{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IERC20) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackBalanceOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x70a08231.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function balanceOf(address account) view returns(uint256)
+func (iERC20 *IERC20) PackBalanceOf(account common.Address) []byte {
+	enc, err := iERC20.abi.Pack("balanceOf", account)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBalanceOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x70a08231.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function balanceOf(address account) view returns(uint256)
+func (iERC20 *IERC20) TryPackBalanceOf(account common.Address) ([]byte, error) {
+	return iERC20.abi.Pack("balanceOf", account)
+}
+
+// UnpackBalanceOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x70a08231.
+//
+// Solidity: function balanceOf(address account) view returns(uint256)
+func (iERC20 *IERC20) UnpackBalanceOf(data []byte) (*big.Int, error) {
+	out, err := iERC20.abi.Unpack("balanceOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackTransfer is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa9059cbb.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transfer(address to, uint256 amount) returns(bool)
+func (iERC20 *IERC20) PackTransfer(to common.Address, amount *big.Int) []byte {
+	enc, err := iERC20.abi.Pack("transfer", to, amount)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransfer is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa9059cbb.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transfer(address to, uint256 amount) returns(bool)
+func (iERC20 *IERC20) TryPackTransfer(to common.Address, amount *big.Int) ([]byte, error) {
+	return iERC20.abi.Pack("transfer", to, amount)
+}
+
+// UnpackTransfer is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xa9059cbb.
+//
+// Solidity: function transfer(address to, uint256 amount) returns(bool)
+func (iERC20 *IERC20) UnpackTransfer(data []byte) (bool, error) {
+	out, err := iERC20.abi.Unpack("transfer", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x23b872dd.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transferFrom(address from, address to, uint256 amount) returns(bool)
+func (iERC20 *IERC20) PackTransferFrom(from common.Address, to common.Address, amount *big.Int) []byte {
+	enc, err := iERC20.abi.Pack("transferFrom", from, to, amount)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x23b872dd.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transferFrom(address from, address to, uint256 amount) returns(bool)
+func (iERC20 *IERC20) TryPackTransferFrom(from common.Address, to common.Address, amount *big.Int) ([]byte, error) {
+	return iERC20.abi.Pack("transferFrom", from, to, amount)
+}
+
+// UnpackTransferFrom is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x23b872dd.
+//
+// Solidity: function transferFrom(address from, address to, uint256 amount) returns(bool)
+func (iERC20 *IERC20) UnpackTransferFrom(data []byte) (bool, error) {
+	out, err := iERC20.abi.Unpack("transferFrom", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// IStakeRegistryMetaData contains all meta data concerning the IStakeRegistry contract.
+var IStakeRegistryMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"SlasherSet\",\"inputs\":[{\"name\":\"slasher\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"allowed\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSlasher\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ID:  "IStakeRegistry",
+}
+
+// IStakeRegistry is an auto generated Go binding around an Ethereum contract.
+type IStakeRegistry struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IStakeRegistry) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIStakeRegistry creates a new instance of IStakeRegistry.
+func NewIStakeRegistry() *IStakeRegistry {
+	parsed, err := IStakeRegistryMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IStakeRegistry{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IStakeRegistry) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackStakeOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x771c918e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function stakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (iStakeRegistry *IStakeRegistry) PackStakeOf(agentId [32]byte, controller common.Address) []byte {
+	enc, err := iStakeRegistry.abi.Pack("stakeOf", agentId, controller)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackStakeOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x771c918e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function stakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (iStakeRegistry *IStakeRegistry) TryPackStakeOf(agentId [32]byte, controller common.Address) ([]byte, error) {
+	return iStakeRegistry.abi.Pack("stakeOf", agentId, controller)
+}
+
+// UnpackStakeOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x771c918e.
+//
+// Solidity: function stakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (iStakeRegistry *IStakeRegistry) UnpackStakeOf(data []byte) (*big.Int, error) {
+	out, err := iStakeRegistry.abi.Unpack("stakeOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// IStakeRegistryBound represents a Bound event raised by the IStakeRegistry contract.
+type IStakeRegistryBound struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Proof      []byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryBoundEventName = "Bound"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryBound) ContractEventName() string {
+	return IStakeRegistryBoundEventName
+}
+
+// UnpackBoundEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Bound(bytes32 indexed agentId, address indexed controller, bytes proof)
+func (iStakeRegistry *IStakeRegistry) UnpackBoundEvent(log *types.Log) (*IStakeRegistryBound, error) {
+	event := "Bound"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryBound)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistryOwnershipTransferred represents a OwnershipTransferred event raised by the IStakeRegistry contract.
+type IStakeRegistryOwnershipTransferred struct {
+	PreviousOwner common.Address
+	NewOwner      common.Address
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryOwnershipTransferredEventName = "OwnershipTransferred"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryOwnershipTransferred) ContractEventName() string {
+	return IStakeRegistryOwnershipTransferredEventName
+}
+
+// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
+func (iStakeRegistry *IStakeRegistry) UnpackOwnershipTransferredEvent(log *types.Log) (*IStakeRegistryOwnershipTransferred, error) {
+	event := "OwnershipTransferred"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryOwnershipTransferred)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistryRevoked represents a Revoked event raised by the IStakeRegistry contract.
+type IStakeRegistryRevoked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryRevokedEventName = "Revoked"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryRevoked) ContractEventName() string {
+	return IStakeRegistryRevokedEventName
+}
+
+// UnpackRevokedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Revoked(bytes32 indexed agentId, address indexed controller)
+func (iStakeRegistry *IStakeRegistry) UnpackRevokedEvent(log *types.Log) (*IStakeRegistryRevoked, error) {
+	event := "Revoked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryRevoked)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistryRotated represents a Rotated event raised by the IStakeRegistry contract.
+type IStakeRegistryRotated struct {
+	AgentId    [32]byte
+	Controller common.Address
+	NewAgentId [32]byte
+	Proof      []byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryRotatedEventName = "Rotated"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryRotated) ContractEventName() string {
+	return IStakeRegistryRotatedEventName
+}
+
+// UnpackRotatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Rotated(bytes32 indexed agentId, address indexed controller, bytes32 indexed newAgentId, bytes proof)
+func (iStakeRegistry *IStakeRegistry) UnpackRotatedEvent(log *types.Log) (*IStakeRegistryRotated, error) {
+	event := "Rotated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryRotated)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistrySlashed represents a Slashed event raised by the IStakeRegistry contract.
+type IStakeRegistrySlashed struct {
+	AgentId     [32]byte
+	Controller  common.Address
+	Amount      *big.Int
+	Beneficiary common.Address
+	Reason      [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistrySlashedEventName = "Slashed"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistrySlashed) ContractEventName() string {
+	return IStakeRegistrySlashedEventName
+}
+
+// UnpackSlashedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Slashed(bytes32 indexed agentId, address indexed controller, uint256 amount, address beneficiary, bytes32 reason)
+func (iStakeRegistry *IStakeRegistry) UnpackSlashedEvent(log *types.Log) (*IStakeRegistrySlashed, error) {
+	event := "Slashed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistrySlashed)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistrySlasherSet represents a SlasherSet event raised by the IStakeRegistry contract.
+type IStakeRegistrySlasherSet struct {
+	Slasher common.Address
+	Allowed bool
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistrySlasherSetEventName = "SlasherSet"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistrySlasherSet) ContractEventName() string {
+	return IStakeRegistrySlasherSetEventName
+}
+
+// UnpackSlasherSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event SlasherSet(address indexed slasher, bool allowed)
+func (iStakeRegistry *IStakeRegistry) UnpackSlasherSetEvent(log *types.Log) (*IStakeRegistrySlasherSet, error) {
+	event := "SlasherSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistrySlasherSet)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistryStaked represents a Staked event raised by the IStakeRegistry contract.
+type IStakeRegistryStaked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Amount     *big.Int
+	Staked     *big.Int
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryStakedEventName = "Staked"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryStaked) ContractEventName() string {
+	return IStakeRegistryStakedEventName
+}
+
+// UnpackStakedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Staked(bytes32 indexed agentId, address indexed controller, uint256 amount, uint256 staked)
+func (iStakeRegistry *IStakeRegistry) UnpackStakedEvent(log *types.Log) (*IStakeRegistryStaked, error) {
+	event := "Staked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryStaked)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistryUnbondRequested represents a UnbondRequested event raised by the IStakeRegistry contract.
+type IStakeRegistryUnbondRequested struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Amount     *big.Int
+	UnlockAt   uint64
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryUnbondRequestedEventName = "UnbondRequested"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryUnbondRequested) ContractEventName() string {
+	return IStakeRegistryUnbondRequestedEventName
+}
+
+// UnpackUnbondRequestedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event UnbondRequested(bytes32 indexed agentId, address indexed controller, uint256 amount, uint64 unlockAt)
+func (iStakeRegistry *IStakeRegistry) UnpackUnbondRequestedEvent(log *types.Log) (*IStakeRegistryUnbondRequested, error) {
+	event := "UnbondRequested"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryUnbondRequested)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistryWithdrawn represents a Withdrawn event raised by the IStakeRegistry contract.
+type IStakeRegistryWithdrawn struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Amount     *big.Int
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryWithdrawnEventName = "Withdrawn"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryWithdrawn) ContractEventName() string {
+	return IStakeRegistryWithdrawnEventName
+}
+
+// UnpackWithdrawnEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Withdrawn(bytes32 indexed agentId, address indexed controller, uint256 amount)
+func (iStakeRegistry *IStakeRegistry) UnpackWithdrawnEvent(log *types.Log) (*IStakeRegistryWithdrawn, error) {
+	event := "Withdrawn"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryWithdrawn)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (iStakeRegistry *IStakeRegistry) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["AmountTooLarge"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackAmountTooLargeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["InsufficientStake"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackInsufficientStakeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["InvalidAmount"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackInvalidAmountError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["InvalidSuccessor"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackInvalidSuccessorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["InvalidValue"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackInvalidValueError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackNotOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["NotSlasher"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackNotSlasherError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["NothingToWithdraw"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackNothingToWithdrawError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["StillBonded"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackStillBondedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackTransferFailedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackWrongStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackZeroAddressError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// IStakeRegistryAmountTooLarge represents a AmountTooLarge error raised by the IStakeRegistry contract.
+type IStakeRegistryAmountTooLarge struct {
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AmountTooLarge(uint256 amount)
+func IStakeRegistryAmountTooLargeErrorID() common.Hash {
+	return common.HexToHash("0x08083b2a16b607736bde3b2f81a2e47b6cddd068539243b1d8b47462dd533e58")
+}
+
+// UnpackAmountTooLargeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AmountTooLarge(uint256 amount)
+func (iStakeRegistry *IStakeRegistry) UnpackAmountTooLargeError(raw []byte) (*IStakeRegistryAmountTooLarge, error) {
+	out := new(IStakeRegistryAmountTooLarge)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "AmountTooLarge", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryInsufficientStake represents a InsufficientStake error raised by the IStakeRegistry contract.
+type IStakeRegistryInsufficientStake struct {
+	Available *big.Int
+	Requested *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InsufficientStake(uint256 available, uint256 requested)
+func IStakeRegistryInsufficientStakeErrorID() common.Hash {
+	return common.HexToHash("0x45be0a261a88f9fedc41221879f08865d5e8d6053c877967e6e8e39e5697e6d5")
+}
+
+// UnpackInsufficientStakeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InsufficientStake(uint256 available, uint256 requested)
+func (iStakeRegistry *IStakeRegistry) UnpackInsufficientStakeError(raw []byte) (*IStakeRegistryInsufficientStake, error) {
+	out := new(IStakeRegistryInsufficientStake)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "InsufficientStake", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryInvalidAmount represents a InvalidAmount error raised by the IStakeRegistry contract.
+type IStakeRegistryInvalidAmount struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidAmount()
+func IStakeRegistryInvalidAmountErrorID() common.Hash {
+	return common.HexToHash("0x2c5211c6cb73b16841677a034781e8336d18ce66df858e54153c86854e11f7b8")
+}
+
+// UnpackInvalidAmountError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidAmount()
+func (iStakeRegistry *IStakeRegistry) UnpackInvalidAmountError(raw []byte) (*IStakeRegistryInvalidAmount, error) {
+	out := new(IStakeRegistryInvalidAmount)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "InvalidAmount", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryInvalidSuccessor represents a InvalidSuccessor error raised by the IStakeRegistry contract.
+type IStakeRegistryInvalidSuccessor struct {
+	NewAgentId [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSuccessor(bytes32 newAgentId)
+func IStakeRegistryInvalidSuccessorErrorID() common.Hash {
+	return common.HexToHash("0x6d90f371319b8dc7f6099b47927b1a948b5572480a06396130693027af56c159")
+}
+
+// UnpackInvalidSuccessorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSuccessor(bytes32 newAgentId)
+func (iStakeRegistry *IStakeRegistry) UnpackInvalidSuccessorError(raw []byte) (*IStakeRegistryInvalidSuccessor, error) {
+	out := new(IStakeRegistryInvalidSuccessor)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "InvalidSuccessor", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryInvalidValue represents a InvalidValue error raised by the IStakeRegistry contract.
+type IStakeRegistryInvalidValue struct {
+	Sent     *big.Int
+	Expected *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidValue(uint256 sent, uint256 expected)
+func IStakeRegistryInvalidValueErrorID() common.Hash {
+	return common.HexToHash("0xde9b74a1826ffcc4cf7ad18d904b76f9685eb15b18727d1e9b7b44f3c0723592")
+}
+
+// UnpackInvalidValueError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidValue(uint256 sent, uint256 expected)
+func (iStakeRegistry *IStakeRegistry) UnpackInvalidValueError(raw []byte) (*IStakeRegistryInvalidValue, error) {
+	out := new(IStakeRegistryInvalidValue)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "InvalidValue", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryNotOwner represents a NotOwner error raised by the IStakeRegistry contract.
+type IStakeRegistryNotOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotOwner(address caller)
+func IStakeRegistryNotOwnerErrorID() common.Hash {
+	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
+}
+
+// UnpackNotOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotOwner(address caller)
+func (iStakeRegistry *IStakeRegistry) UnpackNotOwnerError(raw []byte) (*IStakeRegistryNotOwner, error) {
+	out := new(IStakeRegistryNotOwner)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryNotSlasher represents a NotSlasher error raised by the IStakeRegistry contract.
+type IStakeRegistryNotSlasher struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotSlasher(address caller)
+func IStakeRegistryNotSlasherErrorID() common.Hash {
+	return common.HexToHash("0x4bc0cd76e5ae33e138f3b6102c7a4d91ece10c34862bde6e59a763ba1571b395")
+}
+
+// UnpackNotSlasherError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotSlasher(address caller)
+func (iStakeRegistry *IStakeRegistry) UnpackNotSlasherError(raw []byte) (*IStakeRegistryNotSlasher, error) {
+	out := new(IStakeRegistryNotSlasher)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "NotSlasher", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryNothingToWithdraw represents a NothingToWithdraw error raised by the IStakeRegistry contract.
+type IStakeRegistryNothingToWithdraw struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingToWithdraw()
+func IStakeRegistryNothingToWithdrawErrorID() common.Hash {
+	return common.HexToHash("0xd0d04f60bf4f7629141a1f00f5d2908fa0f3e15bf4cbf8bb8edc6fcbdf2509fa")
+}
+
+// UnpackNothingToWithdrawError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingToWithdraw()
+func (iStakeRegistry *IStakeRegistry) UnpackNothingToWithdrawError(raw []byte) (*IStakeRegistryNothingToWithdraw, error) {
+	out := new(IStakeRegistryNothingToWithdraw)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "NothingToWithdraw", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryReentrancy represents a Reentrancy error raised by the IStakeRegistry contract.
+type IStakeRegistryReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func IStakeRegistryReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (iStakeRegistry *IStakeRegistry) UnpackReentrancyError(raw []byte) (*IStakeRegistryReentrancy, error) {
+	out := new(IStakeRegistryReentrancy)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryStillBonded represents a StillBonded error raised by the IStakeRegistry contract.
+type IStakeRegistryStillBonded struct {
+	UnlockAt uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error StillBonded(uint64 unlockAt)
+func IStakeRegistryStillBondedErrorID() common.Hash {
+	return common.HexToHash("0xcd391316e9c0bd969d9d5eadb27ff23aaf8cf1274bcecb4a6f4df3e8d5526dba")
+}
+
+// UnpackStillBondedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error StillBonded(uint64 unlockAt)
+func (iStakeRegistry *IStakeRegistry) UnpackStillBondedError(raw []byte) (*IStakeRegistryStillBonded, error) {
+	out := new(IStakeRegistryStillBonded)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "StillBonded", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryTransferFailed represents a TransferFailed error raised by the IStakeRegistry contract.
+type IStakeRegistryTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func IStakeRegistryTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (iStakeRegistry *IStakeRegistry) UnpackTransferFailedError(raw []byte) (*IStakeRegistryTransferFailed, error) {
+	out := new(IStakeRegistryTransferFailed)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryWrongStatus represents a WrongStatus error raised by the IStakeRegistry contract.
+type IStakeRegistryWrongStatus struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Status     uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongStatus(bytes32 agentId, address controller, uint8 status)
+func IStakeRegistryWrongStatusErrorID() common.Hash {
+	return common.HexToHash("0xa5b28976bc0f2e89cd09b9b57301174ba25d662684ea1694634ced9decbd85de")
+}
+
+// UnpackWrongStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongStatus(bytes32 agentId, address controller, uint8 status)
+func (iStakeRegistry *IStakeRegistry) UnpackWrongStatusError(raw []byte) (*IStakeRegistryWrongStatus, error) {
+	out := new(IStakeRegistryWrongStatus)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "WrongStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryZeroAddress represents a ZeroAddress error raised by the IStakeRegistry contract.
+type IStakeRegistryZeroAddress struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAddress()
+func IStakeRegistryZeroAddressErrorID() common.Hash {
+	return common.HexToHash("0xd92e233df2717d4a40030e20904abd27b68fcbeede117eaaccbbdac9618c8c73")
+}
+
+// UnpackZeroAddressError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAddress()
+func (iStakeRegistry *IStakeRegistry) UnpackZeroAddressError(raw []byte) (*IStakeRegistryZeroAddress, error) {
+	out := new(IStakeRegistryZeroAddress)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RootAnchorMetaData contains all meta data concerning the RootAnchor contract.
 var RootAnchorMetaData = bind.MetaData{
 	ABI: "[{\"type\":\"function\",\"name\":\"anchor\",\"inputs\":[{\"name\":\"treeSize\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"latestSize\",\"inputs\":[{\"name\":\"node\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"treeSize\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"rootAt\",\"inputs\":[{\"name\":\"node\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treeSize\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"outputs\":[{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"Anchored\",\"inputs\":[{\"name\":\"node\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"treeSize\",\"type\":\"uint64\",\"indexed\":true,\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"StaleTreeSize\",\"inputs\":[{\"name\":\"latest\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"given\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]}]",
@@ -226,4 +4722,1311 @@ func (rootAnchor *RootAnchor) UnpackStaleTreeSizeError(raw []byte) (*RootAnchorS
 		return nil, err
 	}
 	return out, nil
+}
+
+// StakeRegistryMetaData contains all meta data concerning the StakeRegistry contract.
+var StakeRegistryMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bind\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"isSlasher\",\"inputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"recordOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIStakeRegistry.Record\",\"components\":[{\"name\":\"staked\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unbonding\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"requestUnbond\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"revoke\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"rotate\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setSlasher\",\"inputs\":[{\"name\":\"slasher\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"allowed\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"slash\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeToken\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"successorOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"newOwner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"unbondDelay\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"SlasherSet\",\"inputs\":[{\"name\":\"slasher\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"allowed\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSlasher\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ID:  "StakeRegistry",
+	Bin: "0x60c060405234801561000f575f5ffd5b5060405161197438038061197483398101604081905261002e916100d0565b6001600160a01b0381166100555760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b038381166080526001600160401b03831660a0525f80546001600160a01b03191691831691821781556040517f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a350505061011e565b80516001600160a01b03811681146100cb575f5ffd5b919050565b5f5f5f606084860312156100e2575f5ffd5b6100eb846100b5565b60208501519093506001600160401b0381168114610107575f5ffd5b9150610115604085016100b5565b90509250925092565b60805160a0516117fd6101775f395f8181610144015261106001525f81816101950152818161062d0152818161066a01528181610889015281816109180152818161094b01528181610bf40152610c2101526117fd5ff3fe6080604052600436106100ef575f3560e01c80638da5cb5b11610087578063b1cd422011610057578063b1cd4220146102f4578063b75c7dc61461032a578063f2fde38b14610349578063f7317e2e14610368575f5ffd5b80638da5cb5b1461026c5780638de2afa21461028a5780638e19899e146102b6578063a5598683146102d5575f5ffd5b806352348080116100c257806352348080146101cf57806357601c5d146101ee578063771c918e1461022c5780638caa523014610259575f5ffd5b8063333b6fb3146100f357806348791a0e1461011457806351127fca1461013357806351ed6a3014610184575b5f5ffd5b3480156100fe575f5ffd5b5061011261010d366004611489565b610387565b005b34801561011f575f5ffd5b5061011261012e3660046114e7565b610454565b34801561013e575f5ffd5b506101667f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff90911681526020015b60405180910390f35b34801561018f575f5ffd5b506101b77f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b03909116815260200161017b565b3480156101da575f5ffd5b506101126101e9366004611531565b61070c565b3480156101f9575f5ffd5b5061021c61020836600461156a565b60016020525f908152604090205460ff1681565b604051901515815260200161017b565b348015610237575f5ffd5b5061024b610246366004611583565b6107bd565b60405190815260200161017b565b6101126102673660046115ad565b610829565b348015610277575f5ffd5b505f546101b7906001600160a01b031681565b348015610295575f5ffd5b506102a96102a4366004611583565b610a57565b60405161017b9190611601565b3480156102c1575f5ffd5b5061024b6102d0366004611655565b610b1b565b3480156102e0575f5ffd5b506101126102ef36600461166c565b610ca5565b3480156102ff575f5ffd5b5061024b61030e366004611583565b600360209081525f928352604080842090915290825290205481565b348015610335575f5ffd5b50610112610344366004611655565b610e06565b348015610354575f5ffd5b5061011261036336600461156a565b610e5d565b348015610373575f5ffd5b506101126103823660046115ad565b610f09565b5f8381526002602090815260408083203384529091528120906001820154600160401b900460ff1660038111156103c0576103c06115cd565b146103fb5760018101546040516352d944bb60e11b81526103f29186913391600160401b900460ff16906004016116bb565b60405180910390fd5b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa9061044690879087906116e6565b60405180910390a350505050565b60ff5f5c16156104775760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50335f9081526001602052604090205460ff166104b6576040516325e066bb60e11b81523360048201526024016103f2565b6001600160a01b0382166104dd5760405163d92e233d60e01b815260040160405180910390fd5b825f036104fd5760405163162908e360e11b815260040160405180910390fd5b5f8581526002602090815260408083206001600160a01b03881684529091528120805490919061053f906001600160801b03600160801b820481169116611728565b90508085111561056c576040516322df051360e11b815260048101829052602481018690526044016103f2565b81545f906001600160801b0316861061058f5782546001600160801b0316610591565b855b8354909150819084905f906105b09084906001600160801b031661173b565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555080866105e0919061175a565b83548490601090610602908490600160801b90046001600160801b031661173b565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555061066485877f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166110ea9092919063ffffffff16565b6106a7577f000000000000000000000000000000000000000000000000000000000000000085876040516317e3057d60e31b81526004016103f29392919061176d565b604080518781526001600160a01b0387811660208301529181018690529088169089907f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a889060600160405180910390a3505f91505060ff19815c16815d505050505050565b5f546001600160a01b031633146107385760405163245aecd360e01b81523360048201526024016103f2565b6001600160a01b03821661075f5760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0382165f81815260016020908152604091829020805460ff191685151590811790915591519182527fffd5334d9f2bb272aaebfc6c24a6d997a83e846355b47e58d36e882916a6e628910160405180910390a25050565b5f8281526002602090815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156107ff576107ff6115cd565b1461080a575f610816565b80546001600160801b03165b6001600160801b03169150505b92915050565b60ff5f5c161561084c5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610864836111ae565b9050815f036108865760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166108e3578234146108de5760405163de9b74a160e01b8152346004820152602481018490526044016103f2565b6109aa565b341561090a5760405163de9b74a160e01b81523460048201525f60248201526044016103f2565b5f61093f6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016338661121e565b909250905080610988577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b81526004016103f29392919061176d565b815f036109a85760405163162908e360e11b815260040160405180910390fd5b505b81545f906109c29083906001600160801b0316611728565b90506001600160801b038111156109ef576040516304041d9560e11b8152600481018290526024016103f2565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b610a7e604080516080810182525f8082526020820181905291810182905290606082015290565b5f8381526002602090815260408083206001600160a01b0386168452825291829020825160808101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610b0057610b006115cd565b6003811115610b1157610b116115cd565b9052509392505050565b5f60ff815c1615610b3f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f81815260026020908152604080832033845290915281208054600160801b90046001600160801b031691829003610b9957604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610bda57600181015460405163669c898b60e11b815267ffffffffffffffff90911660048201526024016103f2565b80546001600160801b03168155610c1b6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001633846110ea565b610c5e577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b81526004016103f29392919061176d565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f610caf856111ae565b5f858152600260209081526040808320338452909152902090915085851480610cf757505f6001820154600160401b900460ff166003811115610cf457610cf46115cd565b14155b15610d1857604051636d90f37160e01b8152600481018690526024016103f2565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1992831617600160401b1790555f88815260026020908152604080832033808552908352818420848155909501805490941668020000000000000000179093558982526003815282822084835290528190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610df690899089906116e6565b60405180910390a4505050505050565b5f610e10826111ae565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f546001600160a01b03163314610e895760405163245aecd360e01b81523360048201526024016103f2565b6001600160a01b038116610eb05760405163d92e233d60e01b815260040160405180910390fd5b5f80546040516001600160a01b03808516939216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b0319166001600160a01b0392909216919091179055565b5f8281526002602090815260408083203384529091528120906001820154600160401b900460ff166003811115610f4257610f426115cd565b03610f745760018101546040516352d944bb60e11b81526103f29185913391600160401b900460ff16906004016116bb565b815f03610f945760405163162908e360e11b815260040160405180910390fd5b80546001600160801b0316821115610fd45780546040516322df051360e11b81526001600160801b039091166004820152602481018390526044016103f2565b8054829082905f90610ff09084906001600160801b031661173b565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555081815f0160108282829054906101000a90046001600160801b03166110399190611791565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f00000000000000000000000000000000000000000000000000000000000000004261108a91906117b0565b60018301805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518681526020810192909252919250339186917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce39101610446565b5f6001600160a01b038416611153575f836001600160a01b0316836040515f6040518083038185875af1925050503d805f8114611142576040519150601f19603f3d011682016040523d82523d5f602084013e611147565b606091505b509092506111a7915050565b6040516001600160a01b0384166024820152604481018390526111a490859060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905261137e565b90505b9392505050565b5f8181526002602090815260408083203384529091529020600180820154600160401b900460ff1660038111156111e7576111e76115cd565b146112195760018101546040516352d944bb60e11b81526103f29184913391600160401b900460ff16906004016116bb565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa158015611266573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061128a91906117d0565b90506112d4868630876040516024016112a59392919061176d565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b17905261137e565b6112e4575f5f9250925050611376565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa158015611328573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061134c91906117d0565b905081811015611363575f5f935093505050611376565b61136d828261175a565b60019350935050505b935093915050565b5f826001600160a01b03163b5f0361139757505f610823565b5f5f846001600160a01b0316846040516113b191906117e7565b5f604051808303815f865af19150503d805f81146113ea576040519150601f19603f3d011682016040523d82523d5f602084013e6113ef565b606091505b509150915081611403575f92505050610823565b80515f0361141657600192505050610823565b602081511015801561143b57508080602001905181019061143791906117d0565b6001145b95945050505050565b5f5f83601f840112611454575f5ffd5b50813567ffffffffffffffff81111561146b575f5ffd5b602083019150836020828501011115611482575f5ffd5b9250929050565b5f5f5f6040848603121561149b575f5ffd5b83359250602084013567ffffffffffffffff8111156114b8575f5ffd5b6114c486828701611444565b9497909650939450505050565b80356001600160a01b0381168114611219575f5ffd5b5f5f5f5f5f60a086880312156114fb575f5ffd5b8535945061150b602087016114d1565b935060408601359250611520606087016114d1565b949793965091946080013592915050565b5f5f60408385031215611542575f5ffd5b61154b836114d1565b91506020830135801515811461155f575f5ffd5b809150509250929050565b5f6020828403121561157a575f5ffd5b6111a7826114d1565b5f5f60408385031215611594575f5ffd5b823591506115a4602084016114d1565b90509250929050565b5f5f604083850312156115be575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b600481106115fd57634e487b7160e01b5f52602160045260245ffd5b9052565b5f6080820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff6040840151166040830152606083015161164e60608401826115e1565b5092915050565b5f60208284031215611665575f5ffd5b5035919050565b5f5f5f5f6060858703121561167f575f5ffd5b8435935060208501359250604085013567ffffffffffffffff8111156116a3575f5ffd5b6116af87828801611444565b95989497509550505050565b8381526001600160a01b0383166020820152606081016116de60408301846115e1565b949350505050565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b634e487b7160e01b5f52601160045260245ffd5b8082018082111561082357610823611714565b6001600160801b03828116828216039081111561082357610823611714565b8181038181111561082357610823611714565b6001600160a01b039384168152919092166020820152604081019190915260600190565b6001600160801b03818116838216019081111561082357610823611714565b67ffffffffffffffff818116838216019081111561082357610823611714565b5f602082840312156117e0575f5ffd5b5051919050565b5f82518060208501845e5f92019182525091905056",
+}
+
+// StakeRegistry is an auto generated Go binding around an Ethereum contract.
+type StakeRegistry struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *StakeRegistry) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewStakeRegistry creates a new instance of StakeRegistry.
+func NewStakeRegistry() *StakeRegistry {
+	parsed, err := StakeRegistryMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &StakeRegistry{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *StakeRegistry) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address token, uint64 delay, address owner_) returns()
+func (stakeRegistry *StakeRegistry) PackConstructor(token common.Address, delay uint64, owner_ common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("", token, delay, owner_)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackBind is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x333b6fb3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function bind(bytes32 agentId, bytes proof) returns()
+func (stakeRegistry *StakeRegistry) PackBind(agentId [32]byte, proof []byte) []byte {
+	enc, err := stakeRegistry.abi.Pack("bind", agentId, proof)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBind is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x333b6fb3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function bind(bytes32 agentId, bytes proof) returns()
+func (stakeRegistry *StakeRegistry) TryPackBind(agentId [32]byte, proof []byte) ([]byte, error) {
+	return stakeRegistry.abi.Pack("bind", agentId, proof)
+}
+
+// PackIsSlasher is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x57601c5d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isSlasher(address ) view returns(bool)
+func (stakeRegistry *StakeRegistry) PackIsSlasher(arg0 common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("isSlasher", arg0)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsSlasher is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x57601c5d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isSlasher(address ) view returns(bool)
+func (stakeRegistry *StakeRegistry) TryPackIsSlasher(arg0 common.Address) ([]byte, error) {
+	return stakeRegistry.abi.Pack("isSlasher", arg0)
+}
+
+// UnpackIsSlasher is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x57601c5d.
+//
+// Solidity: function isSlasher(address ) view returns(bool)
+func (stakeRegistry *StakeRegistry) UnpackIsSlasher(data []byte) (bool, error) {
+	out, err := stakeRegistry.abi.Unpack("isSlasher", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function owner() view returns(address)
+func (stakeRegistry *StakeRegistry) PackOwner() []byte {
+	enc, err := stakeRegistry.abi.Pack("owner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function owner() view returns(address)
+func (stakeRegistry *StakeRegistry) TryPackOwner() ([]byte, error) {
+	return stakeRegistry.abi.Pack("owner")
+}
+
+// UnpackOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8da5cb5b.
+//
+// Solidity: function owner() view returns(address)
+func (stakeRegistry *StakeRegistry) UnpackOwner(data []byte) (common.Address, error) {
+	out, err := stakeRegistry.abi.Unpack("owner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackRecordOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8de2afa2.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function recordOf(bytes32 agentId, address controller) view returns((uint128,uint128,uint64,uint8))
+func (stakeRegistry *StakeRegistry) PackRecordOf(agentId [32]byte, controller common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("recordOf", agentId, controller)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRecordOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8de2afa2.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function recordOf(bytes32 agentId, address controller) view returns((uint128,uint128,uint64,uint8))
+func (stakeRegistry *StakeRegistry) TryPackRecordOf(agentId [32]byte, controller common.Address) ([]byte, error) {
+	return stakeRegistry.abi.Pack("recordOf", agentId, controller)
+}
+
+// UnpackRecordOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8de2afa2.
+//
+// Solidity: function recordOf(bytes32 agentId, address controller) view returns((uint128,uint128,uint64,uint8))
+func (stakeRegistry *StakeRegistry) UnpackRecordOf(data []byte) (IStakeRegistryRecord, error) {
+	out, err := stakeRegistry.abi.Unpack("recordOf", data)
+	if err != nil {
+		return *new(IStakeRegistryRecord), err
+	}
+	out0 := *abi.ConvertType(out[0], new(IStakeRegistryRecord)).(*IStakeRegistryRecord)
+	return out0, nil
+}
+
+// PackRequestUnbond is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf7317e2e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function requestUnbond(bytes32 agentId, uint256 amount) returns()
+func (stakeRegistry *StakeRegistry) PackRequestUnbond(agentId [32]byte, amount *big.Int) []byte {
+	enc, err := stakeRegistry.abi.Pack("requestUnbond", agentId, amount)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRequestUnbond is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf7317e2e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function requestUnbond(bytes32 agentId, uint256 amount) returns()
+func (stakeRegistry *StakeRegistry) TryPackRequestUnbond(agentId [32]byte, amount *big.Int) ([]byte, error) {
+	return stakeRegistry.abi.Pack("requestUnbond", agentId, amount)
+}
+
+// PackRevoke is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb75c7dc6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function revoke(bytes32 agentId) returns()
+func (stakeRegistry *StakeRegistry) PackRevoke(agentId [32]byte) []byte {
+	enc, err := stakeRegistry.abi.Pack("revoke", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRevoke is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb75c7dc6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function revoke(bytes32 agentId) returns()
+func (stakeRegistry *StakeRegistry) TryPackRevoke(agentId [32]byte) ([]byte, error) {
+	return stakeRegistry.abi.Pack("revoke", agentId)
+}
+
+// PackRotate is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa5598683.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function rotate(bytes32 agentId, bytes32 newAgentId, bytes proof) returns()
+func (stakeRegistry *StakeRegistry) PackRotate(agentId [32]byte, newAgentId [32]byte, proof []byte) []byte {
+	enc, err := stakeRegistry.abi.Pack("rotate", agentId, newAgentId, proof)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRotate is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa5598683.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function rotate(bytes32 agentId, bytes32 newAgentId, bytes proof) returns()
+func (stakeRegistry *StakeRegistry) TryPackRotate(agentId [32]byte, newAgentId [32]byte, proof []byte) ([]byte, error) {
+	return stakeRegistry.abi.Pack("rotate", agentId, newAgentId, proof)
+}
+
+// PackSetSlasher is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x52348080.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setSlasher(address slasher, bool allowed) returns()
+func (stakeRegistry *StakeRegistry) PackSetSlasher(slasher common.Address, allowed bool) []byte {
+	enc, err := stakeRegistry.abi.Pack("setSlasher", slasher, allowed)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetSlasher is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x52348080.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setSlasher(address slasher, bool allowed) returns()
+func (stakeRegistry *StakeRegistry) TryPackSetSlasher(slasher common.Address, allowed bool) ([]byte, error) {
+	return stakeRegistry.abi.Pack("setSlasher", slasher, allowed)
+}
+
+// PackSlash is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x48791a0e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function slash(bytes32 agentId, address controller, uint256 amount, address beneficiary, bytes32 reason) returns()
+func (stakeRegistry *StakeRegistry) PackSlash(agentId [32]byte, controller common.Address, amount *big.Int, beneficiary common.Address, reason [32]byte) []byte {
+	enc, err := stakeRegistry.abi.Pack("slash", agentId, controller, amount, beneficiary, reason)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSlash is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x48791a0e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function slash(bytes32 agentId, address controller, uint256 amount, address beneficiary, bytes32 reason) returns()
+func (stakeRegistry *StakeRegistry) TryPackSlash(agentId [32]byte, controller common.Address, amount *big.Int, beneficiary common.Address, reason [32]byte) ([]byte, error) {
+	return stakeRegistry.abi.Pack("slash", agentId, controller, amount, beneficiary, reason)
+}
+
+// PackStake is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8caa5230.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function stake(bytes32 agentId, uint256 amount) payable returns()
+func (stakeRegistry *StakeRegistry) PackStake(agentId [32]byte, amount *big.Int) []byte {
+	enc, err := stakeRegistry.abi.Pack("stake", agentId, amount)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackStake is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8caa5230.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function stake(bytes32 agentId, uint256 amount) payable returns()
+func (stakeRegistry *StakeRegistry) TryPackStake(agentId [32]byte, amount *big.Int) ([]byte, error) {
+	return stakeRegistry.abi.Pack("stake", agentId, amount)
+}
+
+// PackStakeOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x771c918e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function stakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (stakeRegistry *StakeRegistry) PackStakeOf(agentId [32]byte, controller common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("stakeOf", agentId, controller)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackStakeOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x771c918e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function stakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (stakeRegistry *StakeRegistry) TryPackStakeOf(agentId [32]byte, controller common.Address) ([]byte, error) {
+	return stakeRegistry.abi.Pack("stakeOf", agentId, controller)
+}
+
+// UnpackStakeOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x771c918e.
+//
+// Solidity: function stakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (stakeRegistry *StakeRegistry) UnpackStakeOf(data []byte) (*big.Int, error) {
+	out, err := stakeRegistry.abi.Unpack("stakeOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackStakeToken is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51ed6a30.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function stakeToken() view returns(address)
+func (stakeRegistry *StakeRegistry) PackStakeToken() []byte {
+	enc, err := stakeRegistry.abi.Pack("stakeToken")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackStakeToken is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51ed6a30.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function stakeToken() view returns(address)
+func (stakeRegistry *StakeRegistry) TryPackStakeToken() ([]byte, error) {
+	return stakeRegistry.abi.Pack("stakeToken")
+}
+
+// UnpackStakeToken is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x51ed6a30.
+//
+// Solidity: function stakeToken() view returns(address)
+func (stakeRegistry *StakeRegistry) UnpackStakeToken(data []byte) (common.Address, error) {
+	out, err := stakeRegistry.abi.Unpack("stakeToken", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackSuccessorOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb1cd4220.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function successorOf(bytes32 agentId, address controller) view returns(bytes32)
+func (stakeRegistry *StakeRegistry) PackSuccessorOf(agentId [32]byte, controller common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("successorOf", agentId, controller)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSuccessorOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb1cd4220.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function successorOf(bytes32 agentId, address controller) view returns(bytes32)
+func (stakeRegistry *StakeRegistry) TryPackSuccessorOf(agentId [32]byte, controller common.Address) ([]byte, error) {
+	return stakeRegistry.abi.Pack("successorOf", agentId, controller)
+}
+
+// UnpackSuccessorOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xb1cd4220.
+//
+// Solidity: function successorOf(bytes32 agentId, address controller) view returns(bytes32)
+func (stakeRegistry *StakeRegistry) UnpackSuccessorOf(data []byte) ([32]byte, error) {
+	out, err := stakeRegistry.abi.Unpack("successorOf", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transferOwnership(address newOwner) returns()
+func (stakeRegistry *StakeRegistry) PackTransferOwnership(newOwner common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("transferOwnership", newOwner)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transferOwnership(address newOwner) returns()
+func (stakeRegistry *StakeRegistry) TryPackTransferOwnership(newOwner common.Address) ([]byte, error) {
+	return stakeRegistry.abi.Pack("transferOwnership", newOwner)
+}
+
+// PackUnbondDelay is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51127fca.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function unbondDelay() view returns(uint64)
+func (stakeRegistry *StakeRegistry) PackUnbondDelay() []byte {
+	enc, err := stakeRegistry.abi.Pack("unbondDelay")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackUnbondDelay is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51127fca.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function unbondDelay() view returns(uint64)
+func (stakeRegistry *StakeRegistry) TryPackUnbondDelay() ([]byte, error) {
+	return stakeRegistry.abi.Pack("unbondDelay")
+}
+
+// UnpackUnbondDelay is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x51127fca.
+//
+// Solidity: function unbondDelay() view returns(uint64)
+func (stakeRegistry *StakeRegistry) UnpackUnbondDelay(data []byte) (uint64, error) {
+	out, err := stakeRegistry.abi.Unpack("unbondDelay", data)
+	if err != nil {
+		return *new(uint64), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	return out0, nil
+}
+
+// PackWithdraw is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8e19899e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function withdraw(bytes32 agentId) returns(uint256 amount)
+func (stakeRegistry *StakeRegistry) PackWithdraw(agentId [32]byte) []byte {
+	enc, err := stakeRegistry.abi.Pack("withdraw", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWithdraw is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8e19899e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function withdraw(bytes32 agentId) returns(uint256 amount)
+func (stakeRegistry *StakeRegistry) TryPackWithdraw(agentId [32]byte) ([]byte, error) {
+	return stakeRegistry.abi.Pack("withdraw", agentId)
+}
+
+// UnpackWithdraw is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8e19899e.
+//
+// Solidity: function withdraw(bytes32 agentId) returns(uint256 amount)
+func (stakeRegistry *StakeRegistry) UnpackWithdraw(data []byte) (*big.Int, error) {
+	out, err := stakeRegistry.abi.Unpack("withdraw", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// StakeRegistryBound represents a Bound event raised by the StakeRegistry contract.
+type StakeRegistryBound struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Proof      []byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryBoundEventName = "Bound"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryBound) ContractEventName() string {
+	return StakeRegistryBoundEventName
+}
+
+// UnpackBoundEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Bound(bytes32 indexed agentId, address indexed controller, bytes proof)
+func (stakeRegistry *StakeRegistry) UnpackBoundEvent(log *types.Log) (*StakeRegistryBound, error) {
+	event := "Bound"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryBound)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistryOwnershipTransferred represents a OwnershipTransferred event raised by the StakeRegistry contract.
+type StakeRegistryOwnershipTransferred struct {
+	PreviousOwner common.Address
+	NewOwner      common.Address
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryOwnershipTransferredEventName = "OwnershipTransferred"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryOwnershipTransferred) ContractEventName() string {
+	return StakeRegistryOwnershipTransferredEventName
+}
+
+// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
+func (stakeRegistry *StakeRegistry) UnpackOwnershipTransferredEvent(log *types.Log) (*StakeRegistryOwnershipTransferred, error) {
+	event := "OwnershipTransferred"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryOwnershipTransferred)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistryRevoked represents a Revoked event raised by the StakeRegistry contract.
+type StakeRegistryRevoked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryRevokedEventName = "Revoked"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryRevoked) ContractEventName() string {
+	return StakeRegistryRevokedEventName
+}
+
+// UnpackRevokedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Revoked(bytes32 indexed agentId, address indexed controller)
+func (stakeRegistry *StakeRegistry) UnpackRevokedEvent(log *types.Log) (*StakeRegistryRevoked, error) {
+	event := "Revoked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryRevoked)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistryRotated represents a Rotated event raised by the StakeRegistry contract.
+type StakeRegistryRotated struct {
+	AgentId    [32]byte
+	Controller common.Address
+	NewAgentId [32]byte
+	Proof      []byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryRotatedEventName = "Rotated"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryRotated) ContractEventName() string {
+	return StakeRegistryRotatedEventName
+}
+
+// UnpackRotatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Rotated(bytes32 indexed agentId, address indexed controller, bytes32 indexed newAgentId, bytes proof)
+func (stakeRegistry *StakeRegistry) UnpackRotatedEvent(log *types.Log) (*StakeRegistryRotated, error) {
+	event := "Rotated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryRotated)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistrySlashed represents a Slashed event raised by the StakeRegistry contract.
+type StakeRegistrySlashed struct {
+	AgentId     [32]byte
+	Controller  common.Address
+	Amount      *big.Int
+	Beneficiary common.Address
+	Reason      [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistrySlashedEventName = "Slashed"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistrySlashed) ContractEventName() string {
+	return StakeRegistrySlashedEventName
+}
+
+// UnpackSlashedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Slashed(bytes32 indexed agentId, address indexed controller, uint256 amount, address beneficiary, bytes32 reason)
+func (stakeRegistry *StakeRegistry) UnpackSlashedEvent(log *types.Log) (*StakeRegistrySlashed, error) {
+	event := "Slashed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistrySlashed)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistrySlasherSet represents a SlasherSet event raised by the StakeRegistry contract.
+type StakeRegistrySlasherSet struct {
+	Slasher common.Address
+	Allowed bool
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistrySlasherSetEventName = "SlasherSet"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistrySlasherSet) ContractEventName() string {
+	return StakeRegistrySlasherSetEventName
+}
+
+// UnpackSlasherSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event SlasherSet(address indexed slasher, bool allowed)
+func (stakeRegistry *StakeRegistry) UnpackSlasherSetEvent(log *types.Log) (*StakeRegistrySlasherSet, error) {
+	event := "SlasherSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistrySlasherSet)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistryStaked represents a Staked event raised by the StakeRegistry contract.
+type StakeRegistryStaked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Amount     *big.Int
+	Staked     *big.Int
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryStakedEventName = "Staked"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryStaked) ContractEventName() string {
+	return StakeRegistryStakedEventName
+}
+
+// UnpackStakedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Staked(bytes32 indexed agentId, address indexed controller, uint256 amount, uint256 staked)
+func (stakeRegistry *StakeRegistry) UnpackStakedEvent(log *types.Log) (*StakeRegistryStaked, error) {
+	event := "Staked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryStaked)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistryUnbondRequested represents a UnbondRequested event raised by the StakeRegistry contract.
+type StakeRegistryUnbondRequested struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Amount     *big.Int
+	UnlockAt   uint64
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryUnbondRequestedEventName = "UnbondRequested"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryUnbondRequested) ContractEventName() string {
+	return StakeRegistryUnbondRequestedEventName
+}
+
+// UnpackUnbondRequestedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event UnbondRequested(bytes32 indexed agentId, address indexed controller, uint256 amount, uint64 unlockAt)
+func (stakeRegistry *StakeRegistry) UnpackUnbondRequestedEvent(log *types.Log) (*StakeRegistryUnbondRequested, error) {
+	event := "UnbondRequested"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryUnbondRequested)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistryWithdrawn represents a Withdrawn event raised by the StakeRegistry contract.
+type StakeRegistryWithdrawn struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Amount     *big.Int
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryWithdrawnEventName = "Withdrawn"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryWithdrawn) ContractEventName() string {
+	return StakeRegistryWithdrawnEventName
+}
+
+// UnpackWithdrawnEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Withdrawn(bytes32 indexed agentId, address indexed controller, uint256 amount)
+func (stakeRegistry *StakeRegistry) UnpackWithdrawnEvent(log *types.Log) (*StakeRegistryWithdrawn, error) {
+	event := "Withdrawn"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryWithdrawn)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (stakeRegistry *StakeRegistry) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["AmountTooLarge"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackAmountTooLargeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["InsufficientStake"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackInsufficientStakeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["InvalidAmount"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackInvalidAmountError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["InvalidSuccessor"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackInvalidSuccessorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["InvalidValue"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackInvalidValueError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackNotOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["NotSlasher"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackNotSlasherError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["NothingToWithdraw"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackNothingToWithdrawError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["StillBonded"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackStillBondedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackTransferFailedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackWrongStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackZeroAddressError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// StakeRegistryAmountTooLarge represents a AmountTooLarge error raised by the StakeRegistry contract.
+type StakeRegistryAmountTooLarge struct {
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AmountTooLarge(uint256 amount)
+func StakeRegistryAmountTooLargeErrorID() common.Hash {
+	return common.HexToHash("0x08083b2a16b607736bde3b2f81a2e47b6cddd068539243b1d8b47462dd533e58")
+}
+
+// UnpackAmountTooLargeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AmountTooLarge(uint256 amount)
+func (stakeRegistry *StakeRegistry) UnpackAmountTooLargeError(raw []byte) (*StakeRegistryAmountTooLarge, error) {
+	out := new(StakeRegistryAmountTooLarge)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "AmountTooLarge", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryInsufficientStake represents a InsufficientStake error raised by the StakeRegistry contract.
+type StakeRegistryInsufficientStake struct {
+	Available *big.Int
+	Requested *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InsufficientStake(uint256 available, uint256 requested)
+func StakeRegistryInsufficientStakeErrorID() common.Hash {
+	return common.HexToHash("0x45be0a261a88f9fedc41221879f08865d5e8d6053c877967e6e8e39e5697e6d5")
+}
+
+// UnpackInsufficientStakeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InsufficientStake(uint256 available, uint256 requested)
+func (stakeRegistry *StakeRegistry) UnpackInsufficientStakeError(raw []byte) (*StakeRegistryInsufficientStake, error) {
+	out := new(StakeRegistryInsufficientStake)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "InsufficientStake", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryInvalidAmount represents a InvalidAmount error raised by the StakeRegistry contract.
+type StakeRegistryInvalidAmount struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidAmount()
+func StakeRegistryInvalidAmountErrorID() common.Hash {
+	return common.HexToHash("0x2c5211c6cb73b16841677a034781e8336d18ce66df858e54153c86854e11f7b8")
+}
+
+// UnpackInvalidAmountError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidAmount()
+func (stakeRegistry *StakeRegistry) UnpackInvalidAmountError(raw []byte) (*StakeRegistryInvalidAmount, error) {
+	out := new(StakeRegistryInvalidAmount)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "InvalidAmount", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryInvalidSuccessor represents a InvalidSuccessor error raised by the StakeRegistry contract.
+type StakeRegistryInvalidSuccessor struct {
+	NewAgentId [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSuccessor(bytes32 newAgentId)
+func StakeRegistryInvalidSuccessorErrorID() common.Hash {
+	return common.HexToHash("0x6d90f371319b8dc7f6099b47927b1a948b5572480a06396130693027af56c159")
+}
+
+// UnpackInvalidSuccessorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSuccessor(bytes32 newAgentId)
+func (stakeRegistry *StakeRegistry) UnpackInvalidSuccessorError(raw []byte) (*StakeRegistryInvalidSuccessor, error) {
+	out := new(StakeRegistryInvalidSuccessor)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "InvalidSuccessor", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryInvalidValue represents a InvalidValue error raised by the StakeRegistry contract.
+type StakeRegistryInvalidValue struct {
+	Sent     *big.Int
+	Expected *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidValue(uint256 sent, uint256 expected)
+func StakeRegistryInvalidValueErrorID() common.Hash {
+	return common.HexToHash("0xde9b74a1826ffcc4cf7ad18d904b76f9685eb15b18727d1e9b7b44f3c0723592")
+}
+
+// UnpackInvalidValueError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidValue(uint256 sent, uint256 expected)
+func (stakeRegistry *StakeRegistry) UnpackInvalidValueError(raw []byte) (*StakeRegistryInvalidValue, error) {
+	out := new(StakeRegistryInvalidValue)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "InvalidValue", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryNotOwner represents a NotOwner error raised by the StakeRegistry contract.
+type StakeRegistryNotOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotOwner(address caller)
+func StakeRegistryNotOwnerErrorID() common.Hash {
+	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
+}
+
+// UnpackNotOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotOwner(address caller)
+func (stakeRegistry *StakeRegistry) UnpackNotOwnerError(raw []byte) (*StakeRegistryNotOwner, error) {
+	out := new(StakeRegistryNotOwner)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryNotSlasher represents a NotSlasher error raised by the StakeRegistry contract.
+type StakeRegistryNotSlasher struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotSlasher(address caller)
+func StakeRegistryNotSlasherErrorID() common.Hash {
+	return common.HexToHash("0x4bc0cd76e5ae33e138f3b6102c7a4d91ece10c34862bde6e59a763ba1571b395")
+}
+
+// UnpackNotSlasherError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotSlasher(address caller)
+func (stakeRegistry *StakeRegistry) UnpackNotSlasherError(raw []byte) (*StakeRegistryNotSlasher, error) {
+	out := new(StakeRegistryNotSlasher)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "NotSlasher", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryNothingToWithdraw represents a NothingToWithdraw error raised by the StakeRegistry contract.
+type StakeRegistryNothingToWithdraw struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingToWithdraw()
+func StakeRegistryNothingToWithdrawErrorID() common.Hash {
+	return common.HexToHash("0xd0d04f60bf4f7629141a1f00f5d2908fa0f3e15bf4cbf8bb8edc6fcbdf2509fa")
+}
+
+// UnpackNothingToWithdrawError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingToWithdraw()
+func (stakeRegistry *StakeRegistry) UnpackNothingToWithdrawError(raw []byte) (*StakeRegistryNothingToWithdraw, error) {
+	out := new(StakeRegistryNothingToWithdraw)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "NothingToWithdraw", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryReentrancy represents a Reentrancy error raised by the StakeRegistry contract.
+type StakeRegistryReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func StakeRegistryReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (stakeRegistry *StakeRegistry) UnpackReentrancyError(raw []byte) (*StakeRegistryReentrancy, error) {
+	out := new(StakeRegistryReentrancy)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryStillBonded represents a StillBonded error raised by the StakeRegistry contract.
+type StakeRegistryStillBonded struct {
+	UnlockAt uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error StillBonded(uint64 unlockAt)
+func StakeRegistryStillBondedErrorID() common.Hash {
+	return common.HexToHash("0xcd391316e9c0bd969d9d5eadb27ff23aaf8cf1274bcecb4a6f4df3e8d5526dba")
+}
+
+// UnpackStillBondedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error StillBonded(uint64 unlockAt)
+func (stakeRegistry *StakeRegistry) UnpackStillBondedError(raw []byte) (*StakeRegistryStillBonded, error) {
+	out := new(StakeRegistryStillBonded)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "StillBonded", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryTransferFailed represents a TransferFailed error raised by the StakeRegistry contract.
+type StakeRegistryTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func StakeRegistryTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (stakeRegistry *StakeRegistry) UnpackTransferFailedError(raw []byte) (*StakeRegistryTransferFailed, error) {
+	out := new(StakeRegistryTransferFailed)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryWrongStatus represents a WrongStatus error raised by the StakeRegistry contract.
+type StakeRegistryWrongStatus struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Status     uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongStatus(bytes32 agentId, address controller, uint8 status)
+func StakeRegistryWrongStatusErrorID() common.Hash {
+	return common.HexToHash("0xa5b28976bc0f2e89cd09b9b57301174ba25d662684ea1694634ced9decbd85de")
+}
+
+// UnpackWrongStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongStatus(bytes32 agentId, address controller, uint8 status)
+func (stakeRegistry *StakeRegistry) UnpackWrongStatusError(raw []byte) (*StakeRegistryWrongStatus, error) {
+	out := new(StakeRegistryWrongStatus)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "WrongStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryZeroAddress represents a ZeroAddress error raised by the StakeRegistry contract.
+type StakeRegistryZeroAddress struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAddress()
+func StakeRegistryZeroAddressErrorID() common.Hash {
+	return common.HexToHash("0xd92e233df2717d4a40030e20904abd27b68fcbeede117eaaccbbdac9618c8c73")
+}
+
+// UnpackZeroAddressError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAddress()
+func (stakeRegistry *StakeRegistry) UnpackZeroAddressError(raw []byte) (*StakeRegistryZeroAddress, error) {
+	out := new(StakeRegistryZeroAddress)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// TransfersMetaData contains all meta data concerning the Transfers contract.
+var TransfersMetaData = bind.MetaData{
+	ABI: "[]",
+	ID:  "Transfers",
+	Bin: "0x601f6032600b8282823980515f1a607314602657634e487b7160e01b5f525f60045260245ffd5b305f52607381538281f3fe730000000000000000000000000000000000000000301460806040525f5ffd",
+}
+
+// Transfers is an auto generated Go binding around an Ethereum contract.
+type Transfers struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *Transfers) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewTransfers creates a new instance of Transfers.
+func NewTransfers() *Transfers {
+	parsed, err := TransfersMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &Transfers{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *Transfers) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
 }

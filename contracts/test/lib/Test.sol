@@ -10,6 +10,7 @@ interface Vm {
     function deal(address who, uint256 amount) external;
     function warp(uint256 timestamp) external;
     function roll(uint256 blockNumber) external;
+    function expectRevert() external;
     function expectRevert(bytes4 selector) external;
     function expectRevert(bytes calldata revertData) external;
     function expectEmit(bool topic1, bool topic2, bool topic3, bool data) external;
@@ -22,6 +23,9 @@ interface Vm {
     function assertEq(address left, address right, string calldata error) external pure;
     function assertEq(bytes32 left, bytes32 right, string calldata error) external pure;
     function assertEq(bool left, bool right, string calldata error) external pure;
+    function assertLe(uint256 left, uint256 right, string calldata error) external pure;
+    function assertGe(uint256 left, uint256 right, string calldata error) external pure;
+    function assertGt(uint256 left, uint256 right, string calldata error) external pure;
     function addr(uint256 privateKey) external pure returns (address);
     function label(address account, string calldata newLabel) external;
 }
@@ -37,6 +41,35 @@ abstract contract Test {
     function makeAddr(string memory name) internal returns (address a) {
         a = vm.addr(uint256(keccak256(bytes(name))));
         vm.label(a, name);
+    }
+
+    /// @notice One contract and the functions of it that an invariant campaign calls.
+    struct FuzzSelector {
+        address addr;
+        bytes4[] selectors;
+    }
+
+    address[] private _targetContracts;
+    FuzzSelector[] private _targetSelectors;
+
+    /// @notice Restricts invariant campaigns to `target` (forge reads targetContracts()).
+    function targetContract(address target) internal {
+        _targetContracts.push(target);
+    }
+
+    /// @notice Restricts the calls an invariant campaign makes on a target.
+    function targetSelector(FuzzSelector memory selector) internal {
+        _targetSelectors.push(selector);
+    }
+
+    /// @notice Read by forge: the contracts invariant campaigns call.
+    function targetContracts() public view returns (address[] memory) {
+        return _targetContracts;
+    }
+
+    /// @notice Read by forge: the functions invariant campaigns call.
+    function targetSelectors() public view returns (FuzzSelector[] memory) {
+        return _targetSelectors;
     }
 
     /// @notice Clamps `x` into [lo, hi] without discarding fuzz runs.
