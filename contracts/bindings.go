@@ -24,11 +24,11 @@ var (
 	_ = abi.ConvertType
 )
 
-// IBountyEscrowState is an auto generated low-level Go binding around an user-defined struct.
-type IBountyEscrowState struct {
-	Worker common.Address
-	Status uint8
-	Since  *big.Int
+// IBountyEscrowBounty is an auto generated low-level Go binding around an user-defined struct.
+type IBountyEscrowBounty struct {
+	Commitment [26]byte
+	Status     uint8
+	Since      *big.Int
 }
 
 // IBountyEscrowTerms is an auto generated low-level Go binding around an user-defined struct.
@@ -54,9 +54,9 @@ type IStakeRegistryRecord struct {
 
 // BountyEscrowMetaData contains all meta data concerning the BountyEscrow contract.
 var BountyEscrowMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"registry\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"},{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"ARBITER_TIMEOUT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_FEE_BPS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_REVIEW_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"accept\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"assign\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"dispute\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"feeBps\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"hashTerms\",\"inputs\":[{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"nextId\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"post\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"refund\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setFee\",\"inputs\":[{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setTreasury\",\"inputs\":[{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stateOf\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.State\",\"components\":[{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"},{\"name\":\"since\",\"type\":\"uint40\",\"internalType\":\"uint40\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"termsHash\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"newOwner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"treasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"registry\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"},{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"ARBITER_TIMEOUT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_FEE_BPS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_REVIEW_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"accept\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"assign\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bountyOf\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Bounty\",\"components\":[{\"name\":\"commitment\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"},{\"name\":\"since\",\"type\":\"uint40\",\"internalType\":\"uint40\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"commitmentOf\",\"inputs\":[{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"dispute\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"feeBps\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"feesOwed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"nextId\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"post\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"refund\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setFee\",\"inputs\":[{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setTreasury\",\"inputs\":[{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"newOwner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"treasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawFees\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
 	ID:  "BountyEscrow",
-	Bin: "0x60a06040526001600255348015610014575f5ffd5b50604051612615380380612615833981016040819052610033916101b4565b6001600160a01b038416158061005057506001600160a01b038316155b8061006257506001600160a01b038216155b156100805760405163d92e233d60e01b815260040160405180910390fd5b6103e861ffff821611156100b957604051633c057d7b60e01b815261ffff821660048201526103e8602482015260440160405180910390fd5b6001600160a01b038481166080525f80546001600160a01b0319168583169081178255600180549386166001600160b01b031990941693909317600160a01b61ffff861602179092556040517f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a36040516001600160a01b038316907fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a260405161ffff821681527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150505050610216565b6001600160a01b03811681146101b1575f5ffd5b50565b5f5f5f5f608085870312156101c7575f5ffd5b84516101d28161019d565b60208601519094506101e38161019d565b60408601519093506101f48161019d565b606086015190925061ffff8116811461020b575f5ffd5b939692955090935050565b6080516123e06102355f395f818161035a01526114aa01526123e05ff3fe6080604052600436106101af575f3560e01c80638aa0cfb6116100e7578063e0df432a11610087578063eeacb6b011610062578063eeacb6b014610510578063f0f4426014610526578063f2fde38b14610545578063fbb78d9c14610564575f5ffd5b8063e0df432a146104a7578063e33dc1a6146104c6578063e3fa0995146104e5575f5ffd5b80638e005553116100c25780638e00555314610435578063c6d9a28414610454578063d55be8c614610473578063d5eb663314610488575f5ffd5b80638aa0cfb6146103d95780638c0a3ac0146103f85780638da5cb5b14610417575f5ffd5b80635be253ae11610152578063683048351161012d57806368304835146103495780636c940b311461037c57806370fd153e1461039b5780637c980e12146103ae575f5ffd5b80635be253ae146102de57806361b8ce8c146102fd57806361d027b314610312575f5ffd5b80632418119d1161018d5780632418119d1461022857806324a9d8531461025557806328079e4a1461028957806351cff8d9146102bf575f5ffd5b806309e54ecd146101b3578063131a7e24146101d457806319bb1cb514610209575b5f5ffd5b3480156101be575f5ffd5b506101d26101cd366004611efe565b610583565b005b3480156101df575f5ffd5b506101f36101ee366004611f2a565b610731565b6040516102009190611f75565b60405180910390f35b348015610214575f5ffd5b506101d2610223366004611efe565b6107f2565b348015610233575f5ffd5b50610247610242366004611faf565b6108cf565b604051908152602001610200565b348015610260575f5ffd5b5060015461027690600160a01b900461ffff1681565b60405161ffff9091168152602001610200565b348015610294575f5ffd5b506102476102a3366004611fe5565b600560209081525f928352604080842090915290825290205481565b3480156102ca575f5ffd5b506102476102d936600461200d565b6108fe565b3480156102e9575f5ffd5b506101d26102f8366004612026565b610a3a565b348015610308575f5ffd5b5061024760025481565b34801561031d575f5ffd5b50600154610331906001600160a01b031681565b6040516001600160a01b039091168152602001610200565b348015610354575f5ffd5b506103317f000000000000000000000000000000000000000000000000000000000000000081565b348015610387575f5ffd5b506101d261039636600461205c565b610b4a565b6102476103a93660046120c2565b610c6e565b3480156103b9575f5ffd5b506102476103c8366004611f2a565b60036020525f908152604090205481565b3480156103e4575f5ffd5b506101d26103f3366004612026565b610f45565b348015610403575f5ffd5b506101d2610412366004611efe565b610fc1565b348015610422575f5ffd5b505f54610331906001600160a01b031681565b348015610440575f5ffd5b506101d261044f366004612140565b6110e9565b34801561045f575f5ffd5b506101d261046e366004611efe565b6111a0565b34801561047e575f5ffd5b506102766103e881565b348015610493575f5ffd5b506101d26104a2366004612026565b6112ba565b3480156104b2575f5ffd5b506101d26104c1366004611efe565b611366565b3480156104d1575f5ffd5b506101d26104e0366004612026565b611438565b3480156104f0575f5ffd5b506104fb6276a70081565b60405163ffffffff9091168152602001610200565b34801561051b575f5ffd5b5061024762278d0081565b348015610531575f5ffd5b506101d261054036600461200d565b6115c7565b348015610550575f5ffd5b506101d261055f36600461200d565b611663565b34801561056f575f5ffd5b506101d261057e366004612159565b61170f565b5f61058e83836117ab565b90505f8154600160a01b900460ff1660088111156105ae576105ae611f41565b141580156105d9575060018154600160a01b900460ff1660088111156105d6576105d6611f41565b14155b1561061057805460405163a5d15e1f60e01b8152610607918591600160a01b90910460ff169060040161218c565b60405180910390fd5b61062060a08301608084016121a0565b67ffffffffffffffff16421161066d578261064160a08401608085016121a0565b60405163ec63058960e01b8152600481019290925267ffffffffffffffff166024820152604401610607565b610678816007611839565b604082013560055f61068d602086018661200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8460200160208101906106c0919061200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546106ed91906121cd565b90915550506040805190830135815283907fb7c1f9298a18c36af08bd57eabbfbeb04695f24d0438f67614741ec15fb5c4a9906020015b60405180910390a2505050565b604080516060810182525f80825260208201819052918101919091525f8281526003602052604090205461077b576040516347599d0960e01b815260048101839052602401610607565b5f8281526004602090815260409182902082516060810190935280546001600160a01b03811684529091830190600160a01b900460ff1660088111156107c3576107c3611f41565b60088111156107d4576107d4611f41565b81529054600160a81b900464ffffffffff1660209091015292915050565b5f6107fd83836117ab565b905061080c602083018361200d565b6001600160a01b0316336001600160a01b031614610846576040516304eda25760e01b815260048101849052336024820152604401610607565b61085283826002611883565b61085d816004611839565b80545f90819061087b906001600160a01b03168560408101356118e5565b845460408051848152602081018490529395509193506001600160a01b03169187917f68b419c8044453db0501c9d78a7fd432b5902f3872b8671a4b4c752c2ea50d28910160405180910390a35050505050565b5f816040516020016108e191906121e0565b604051602081830303815290604052805190602001209050919050565b5f60ff815c16156109225760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f9081526005602090815260408083206001600160a01b03851684529091528120549081900361098657604051635623329f60e11b81523360048201526001600160a01b0383166024820152604401610607565b335f8181526005602090815260408083206001600160a01b03871680855292528220919091556109b691836119f1565b6109eb576040516317e3057d60e31b81526001600160a01b038316600482015233602482015260448101829052606401610607565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b5f610a4584846117ab565b80549091506001600160a01b03163314610a7b576040516359eb6e2560e01b815260048101859052336024820152604401610607565b610a8784826001611883565b610a9760a08401608085016121a0565b67ffffffffffffffff16421115610ae55783610ab960a08501608086016121a0565b6040516337851a4160e11b8152600481019290925267ffffffffffffffff166024820152604401610607565b805464ffffffffff4216600160a81b0265ffffffffffff60a01b1990911617600160a11b178155604051828152339085907f9e49fbe2bfbf6ee4bae3db5c62fc37e29ad989bc5a1cb327b50d9bdcbf4960fa906020015b60405180910390a350505050565b5f610b5584846117ab565b9050610b64602084018461200d565b6001600160a01b0316336001600160a01b031614610b9e576040516304eda25760e01b815260048101859052336024820152604401610607565b610ba984825f611883565b6001600160a01b038216610bd05760405163d92e233d60e01b815260040160405180910390fd5b610be060a08401608085016121a0565b67ffffffffffffffff16421115610c025783610ab960a08501608086016121a0565b80546001600160a01b0383166001600160a81b03199091168117600160a01b1764ffffffffff60a81b1916600160a81b4264ffffffffff160217825560405185907fd757cfa9adc65d701e332020d11ad4a4d8d10d46a8121d9b773583cbc0257e3a905f90a350505050565b5f60ff815c1615610c925760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50865f03610cc05760405163162908e360e11b815260040160405180910390fd5b6001600160a01b038616610ce75760405163d92e233d60e01b815260040160405180910390fd5b428567ffffffffffffffff1611610d1d5760405163bc4bfd3b60e01b815267ffffffffffffffff86166004820152602401610607565b63ffffffff84161580610d3857506276a70063ffffffff8516115b15610d5e57604051636af80be760e01b815263ffffffff85166004820152602401610607565b866001600160a01b038916610d9b57873414610d965760405163de9b74a160e01b815234600482015260248101899052604401610607565b610e34565b3415610dc25760405163de9b74a160e01b81523460048201525f6024820152604401610607565b5f610dd76001600160a01b038b16338b611ab5565b909250905080610e12576040516317e3057d60e31b81526001600160a01b038b166004820152306024820152604481018a9052606401610607565b815f03610e325760405163162908e360e11b815260040160405180910390fd5b505b60408051610120810182523381526001600160a01b038b81166020830152918101839052908816606082015267ffffffffffffffff8716608082015263ffffffff861660a0820152600154600160a01b900461ffff1660c082015260e08101859052610100810184905260028054905f610ead8361229a565b91905055925080604051602001610ec491906122b2565b60408051601f1981840301815282825280516020918201205f8781526003909252919020556001600160a01b038b1690339085907f90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d7290610f259086906122b2565b60405180910390a4505f905060ff19815c16815d50979650505050505050565b5f610f5084846117ab565b9050610f5f602084018461200d565b6001600160a01b0316336001600160a01b031614610f99576040516304eda25760e01b815260048101859052336024820152604401610607565b610fa584826002611883565b610fb0848285611c22565b610fbb848284611c80565b50505050565b5f610fcc83836117ab565b80549091506001600160a01b03163314611002576040516359eb6e2560e01b815260048101849052336024820152604401610607565b61100e83826002611883565b5f61101f60c0840160a08501612351565b825461103f9163ffffffff1690600160a81b900464ffffffffff166121cd565b905080421161106b57604051634ab4d0bd60e11b81526004810185905260248101829052604401610607565b611076826005611839565b81545f908190611094906001600160a01b03168660408101356118e5565b855460408051848152602081018490529395509193506001600160a01b03169188917ff86dbbaae73a38eba376327ec68def0678d91d952b4a18aa86d880f199632bd9910160405180910390a3505050505050565b5f546001600160a01b031633146111155760405163245aecd360e01b8152336004820152602401610607565b6103e861ffff8216111561114a57604051633c057d7b60e01b815261ffff821660048201526103e86024820152604401610607565b6001805461ffff60a01b1916600160a01b61ffff8416908102919091179091556040519081527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150565b5f6111ab83836117ab565b90506111ba602083018361200d565b6001600160a01b0316336001600160a01b0316146111f4576040516304eda25760e01b815260048101849052336024820152604401610607565b6111ff83825f611883565b61120a816008611839565b604082013560055f61121f602086018661200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f846020016020810190611252919061200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f82825461127f91906121cd565b90915550506040805190830135815283907fa761582a460180d55522f9f5fdc076390a1f48a7a62a8afbd45c1bb797948edb90602001610724565b5f6112c584846117ab565b90506112d4602084018461200d565b6001600160a01b0316336001600160a01b0316141580156112ff575080546001600160a01b03163314155b1561132657604051636fd4ff2b60e11b815260048101859052336024820152604401610607565b60028154600160a01b900460ff16600881111561134557611345611f41565b0361135a57611355848285611c22565b610fb0565b610fb084826001611883565b5f61137183836117ab565b9050611380602083018361200d565b6001600160a01b0316336001600160a01b0316141580156113ab575080546001600160a01b03163314155b156113d257604051636fd4ff2b60e11b815260048101849052336024820152604401610607565b6113de83826003611883565b80545f906113fe9062278d0090600160a81b900464ffffffffff166121cd565b905080421161142a5760405163206e51b960e21b81526004810185905260248101829052604401610607565b610fbb848385611388611ce3565b5f61144384846117ab565b905061145084825f611883565b61146060a08401608085016121a0565b67ffffffffffffffff164211156114825783610ab960a08501608086016121a0565b60e08301351561155857604051633b8e48c760e11b8152600481018390523360248201525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063771c918e90604401602060405180830381865afa1580156114f7573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061151b919061236a565b90508360e001358110156115565760405163e64dbc9160e01b8152600481018490526024810182905260e08501356044820152606401610607565b505b80543360ff60a01b1981166001600160a81b031990921691909117600160a01b1764ffffffffff60a81b1916600160a81b4264ffffffffff160217825560405183815285907fbcb8b73e5a89971ee294cc3d2f51a084375b679f88047211b28c5344acb53df590602001610b3c565b5f546001600160a01b031633146115f35760405163245aecd360e01b8152336004820152602401610607565b6001600160a01b03811661161a5760405163d92e233d60e01b815260040160405180910390fd5b600180546001600160a01b0319166001600160a01b0383169081179091556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a250565b5f546001600160a01b0316331461168f5760405163245aecd360e01b8152336004820152602401610607565b6001600160a01b0381166116b65760405163d92e233d60e01b815260040160405180910390fd5b5f80546040516001600160a01b03808516939216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b0319166001600160a01b0392909216919091179055565b5f61171a84846117ab565b905061172c608084016060850161200d565b6001600160a01b0316336001600160a01b03161461176657604051636ceeb9e560e01b815260048101859052336024820152604401610607565b61177284826003611883565b6127108261ffff16111561179f5760405163139d387560e31b815261ffff83166004820152602401610607565b610fbb84828585611ce3565b5f82815260036020526040812054806117da576040516347599d0960e01b815260048101859052602401610607565b826040516020016117eb91906121e0565b60405160208183030381529060405280519060200120811461182357604051637b1cb83b60e01b815260048101859052602401610607565b50505f8281526004602052604090205b92915050565b81548190839060ff60a01b1916600160a01b83600881111561185d5761185d611f41565b021790555050805464ffffffffff60a81b1916600160a81b4264ffffffffff1602179055565b80600881111561189557611895611f41565b8254600160a01b900460ff1660088111156118b2576118b2611f41565b146118e057815460405163a5d15e1f60e01b8152610607918591600160a01b90910460ff169060040161218c565b505050565b5f806127106118fa60e0860160c08701612140565b6119089061ffff1685612381565b6119129190612398565b905061191e81846123b7565b6001600160a01b0386165f9081526005602090815260408083209395508593929161194d91890190890161200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f82825461197a91906121cd565b909155505080156119e9576001546001600160a01b03165f9081526005602090815260408083208493909290916119b69190890190890161200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546119e391906121cd565b90915550505b935093915050565b5f6001600160a01b038416611a5a575f836001600160a01b0316836040515f6040518083038185875af1925050503d805f8114611a49576040519150601f19603f3d011682016040523d82523d5f602084013e611a4e565b606091505b50909250611aae915050565b6040516001600160a01b038416602482015260448101839052611aab90859060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052611e21565b90505b9392505050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa158015611afd573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611b21919061236a565b6040516001600160a01b038716602482015230604482015260648101869052909150611b7b90879060840160408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b179052611e21565b611b8b575f5f92509250506119e9565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa158015611bcf573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611bf3919061236a565b905081811015611c0a575f5f9350935050506119e9565b611c1482826123b7565b976001975095505050505050565b5f611c3360c0830160a08401612351565b8354611c539163ffffffff1690600160a81b900464ffffffffff166121cd565b905080421115610fbb57604051635e7dc15360e11b81526004810185905260248101829052604401610607565b815464ffffffffff4216600160a81b0265ffffffffffff60a01b1990911617600360a01b178255604051818152339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf919060200160405180910390a3505050565b611cee836006611839565b5f612710611d0461ffff84166040860135612381565b611d0e9190612398565b90505f611d1f8260408601356123b7565b90505f808315611d44578654611d3f906001600160a01b031687866118e5565b611d47565b5f5f5b91509150825f14611dc9578260055f611d6360208a018a61200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f886020016020810190611d96919061200d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f828254611dc391906121cd565b90915550505b6040805161ffff87168152602081018490529081018490526060810182905288907f8a2910968251abe8daeb98c6a5f38d8fd8436a67a4665bc35d284525486c8a5a9060800160405180910390a25050505050505050565b5f826001600160a01b03163b5f03611e3a57505f611833565b5f5f846001600160a01b031684604051611e5491906123ca565b5f604051808303815f865af19150503d805f8114611e8d576040519150601f19603f3d011682016040523d82523d5f602084013e611e92565b606091505b509150915081611ea6575f92505050611833565b80515f03611eb957600192505050611833565b6020815110158015611ede575080806020019051810190611eda919061236a565b6001145b95945050505050565b5f6101208284031215611ef8575f5ffd5b50919050565b5f5f6101408385031215611f10575f5ffd5b82359150611f218460208501611ee7565b90509250929050565b5f60208284031215611f3a575f5ffd5b5035919050565b634e487b7160e01b5f52602160045260245ffd5b60098110611f7157634e487b7160e01b5f52602160045260245ffd5b9052565b81516001600160a01b031681526020808301516060830191611f9990840182611f55565b5060409283015164ffffffffff16919092015290565b5f6101208284031215611fc0575f5ffd5b611aae8383611ee7565b80356001600160a01b0381168114611fe0575f5ffd5b919050565b5f5f60408385031215611ff6575f5ffd5b611fff83611fca565b9150611f2160208401611fca565b5f6020828403121561201d575f5ffd5b611aae82611fca565b5f5f5f6101608486031215612039575f5ffd5b8335925061204a8560208601611ee7565b92959294505050610140919091013590565b5f5f5f610160848603121561206f575f5ffd5b833592506120808560208601611ee7565b915061208f6101408501611fca565b90509250925092565b803567ffffffffffffffff81168114611fe0575f5ffd5b803563ffffffff81168114611fe0575f5ffd5b5f5f5f5f5f5f5f60e0888a0312156120d8575f5ffd5b6120e188611fca565b9650602088013595506120f660408901611fca565b945061210460608901612098565b9350612112608089016120af565b9699959850939692959460a0840135945060c09093013592915050565b803561ffff81168114611fe0575f5ffd5b5f60208284031215612150575f5ffd5b611aae8261212f565b5f5f5f610160848603121561216c575f5ffd5b8335925061217d8560208601611ee7565b915061208f610140850161212f565b82815260408101611aae6020830184611f55565b5f602082840312156121b0575f5ffd5b611aae82612098565b634e487b7160e01b5f52601160045260245ffd5b80820180821115611833576118336121b9565b61012081016001600160a01b036121f684611fca565b1682526001600160a01b0361220d60208501611fca565b1660208301526040838101359083015261222960608401611fca565b6001600160a01b0316606083015261224360808401612098565b67ffffffffffffffff16608083015261225e60a084016120af565b63ffffffff1660a083015261227560c0840161212f565b61ffff1660c083015260e0838101359083015261010092830135929091019190915290565b5f600182016122ab576122ab6121b9565b5060010190565b81516001600160a01b0390811682526020808401518216908301526040808401519083015260608084015191821690830152610120820190506080830151612306608084018267ffffffffffffffff169052565b5060a083015161231e60a084018263ffffffff169052565b5060c083015161233460c084018261ffff169052565b5060e083015160e083015261010083015161010083015292915050565b5f60208284031215612361575f5ffd5b611aae826120af565b5f6020828403121561237a575f5ffd5b5051919050565b8082028115828204841417611833576118336121b9565b5f826123b257634e487b7160e01b5f52601260045260245ffd5b500490565b81810381811115611833576118336121b9565b5f82518060208501845e5f92019182525091905056",
+	Bin: "0x60a06040526001600255348015610014575f5ffd5b50604051612aea380380612aea833981016040819052610033916101b4565b6001600160a01b038416158061005057506001600160a01b038316155b8061006257506001600160a01b038216155b156100805760405163d92e233d60e01b815260040160405180910390fd5b6103e861ffff821611156100b957604051633c057d7b60e01b815261ffff821660048201526103e8602482015260440160405180910390fd5b6001600160a01b038481166080525f80546001600160a01b0319168583169081178255600180549386166001600160b01b031990941693909317600160a01b61ffff861602179092556040517f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a36040516001600160a01b038316907fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a260405161ffff821681527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150505050610216565b6001600160a01b03811681146101b1575f5ffd5b50565b5f5f5f5f608085870312156101c7575f5ffd5b84516101d28161019d565b60208601519094506101e38161019d565b60408601519093506101f48161019d565b606086015190925061ffff8116811461020b575f5ffd5b939692955090935050565b6080516128b56102355f395f818161038101526115dc01526128b55ff3fe6080604052600436106101c5575f3560e01c80638da5cb5b116100f2578063e33dc1a611610092578063eeacb6b011610062578063eeacb6b01461056f578063f0f4426014610585578063f2fde38b146105a4578063f84b3ce7146105c3575f5ffd5b8063e33dc1a6146104e7578063e3fa099514610506578063e77c901d14610531578063ee1db3b014610550575f5ffd5b8063c4bc04d9116100cd578063c4bc04d914610475578063c6d9a28414610494578063c9ebed0d146104b3578063d55be8c6146104d2575f5ffd5b80638da5cb5b146104015780638e0055531461041f578063aeea0acf1461043e575f5ffd5b80633794487c11610168578063683048351161013857806368304835146103705780636c940b31146103a357806370fd153e146103c25780637d21bd56146103d5575f5ffd5b80633794487c146102e657806351cff8d91461030557806361b8ce8c1461032457806361d027b314610339575f5ffd5b806324a9d853116101a357806324a9d8531461024757806328079e4a1461027b5780632b68f2a5146102b157806331d95be3146102c7575f5ffd5b806313083c34146101c9578063164e68de1461020757806316f3d0c514610226575b5f5ffd5b3480156101d4575f5ffd5b506101f46101e33660046122f9565b60056020525f908152604090205481565b6040519081526020015b60405180910390f35b348015610212575f5ffd5b506101f46102213660046122f9565b6105e2565b348015610231575f5ffd5b50610245610240366004612329565b610743565b005b348015610252575f5ffd5b5060015461026890600160a01b900461ffff1681565b60405161ffff90911681526020016101fe565b348015610286575f5ffd5b506101f4610295366004612365565b600460209081525f928352604080842090915290825290205481565b3480156102bc575f5ffd5b506101f4620186a081565b3480156102d2575f5ffd5b506102456102e1366004612329565b610859565b3480156102f1575f5ffd5b50610245610300366004612396565b61098b565b348015610310575f5ffd5b506101f461031f3660046122f9565b610ac0565b34801561032f575f5ffd5b506101f460025481565b348015610344575f5ffd5b50600154610358906001600160a01b031681565b6040516001600160a01b0390911681526020016101fe565b34801561037b575f5ffd5b506103587f000000000000000000000000000000000000000000000000000000000000000081565b3480156103ae575f5ffd5b506102456103bd366004612329565b610bf5565b6101f46103d0366004612405565b610d47565b3480156103e0575f5ffd5b506103f46103ef366004612472565b611009565b6040516101fe91906124bd565b34801561040c575f5ffd5b505f54610358906001600160a01b031681565b34801561042a575f5ffd5b50610245610439366004612508565b6110ca565b348015610449575f5ffd5b5061045d610458366004612521565b611181565b60405165ffffffffffff1990911681526020016101fe565b348015610480575f5ffd5b5061024561048f36600461254c565b6111a1565b34801561049f575f5ffd5b506102456104ae36600461259a565b611281565b3480156104be575f5ffd5b506102456104cd366004612329565b61139b565b3480156104dd575f5ffd5b506102686103e881565b3480156104f2575f5ffd5b506102456105013660046125bd565b611538565b348015610511575f5ffd5b5061051c6276a70081565b60405163ffffffff90911681526020016101fe565b34801561053c575f5ffd5b5061024561054b366004612396565b6116ed565b34801561055b575f5ffd5b5061024561056a366004612396565b611795565b34801561057a575f5ffd5b506101f462278d0081565b348015610590575f5ffd5b5061024561059f3660046122f9565b611872565b3480156105af575f5ffd5b506102456105be3660046122f9565b61190e565b3480156105ce575f5ffd5b506102456105dd366004612329565b6119ba565b5f60ff815c16156106065760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506001546001600160a01b0316331461064657604051632756308960e11b81523360048201526024015b60405180910390fd5b6001600160a01b0382165f908152600560205260409020546001811161069057604051635623329f60e11b81523360048201526001600160a01b038416602482015260440161063d565b61069b600182612607565b6001600160a01b0384165f9081526005602052604090206001905591506106d033835a6001600160a01b038716929190611b2f565b6106f3578233836040516317e3057d60e31b815260040161063d9392919061261a565b6040518281526001600160a01b0384169033907f5e110f8bc8a20b65dcc87f224bdf1cc039346e267118bae2739847f07321ffa89060200160405180910390a3505f60ff19815c16815d50919050565b60ff5f5c16156107665760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610780848484611bf8565b905061078f60208401846122f9565b6001600160a01b0316336001600160a01b0316141580156107b95750336001600160a01b03831614155b156107e057604051636fd4ff2b60e11b81526004810185905233602482015260440161063d565b6107ec84826003611ce3565b80545f9061080c9062278d0090600160d81b900464ffffffffff1661263e565b90508042116108385760405163206e51b960e21b8152600481018690526024810182905260440161063d565b61084785838686611388611d45565b505f905060ff19815c16815d50505050565b60ff5f5c161561087c5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610896848484611bf8565b90506108a560208401846122f9565b6001600160a01b0316336001600160a01b0316146108df576040516304eda25760e01b81526004810185905233602482015260440161063d565b6108eb84826002611ce3565b80546108fd90829060301b6004611e2e565b5f5f61090d858660400135611e92565b91509150836001600160a01b0316867f68b419c8044453db0501c9d78a7fd432b5902f3872b8671a4b4c752c2ea50d288484604051610956929190918252602082015260400190565b60405180910390a36109788461097260408801602089016122f9565b84611f21565b505f91505060ff19815c16815d50505050565b60ff5f5c16156109ae5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6109c8858585611bf8565b9050336001600160a01b038416146109fc576040516359eb6e2560e01b81526004810186905233602482015260440161063d565b610a0885826001611ce3565b610a1860a0850160808601612651565b67ffffffffffffffff16421115610a665784610a3a60a0860160808701612651565b6040516337851a4160e11b8152600481019290925267ffffffffffffffff16602482015260440161063d565b8054610a7890829060301b6002611e2e565b604051828152339086907f9e49fbe2bfbf6ee4bae3db5c62fc37e29ad989bc5a1cb327b50d9bdcbf4960fa9060200160405180910390a3505f60ff19815c16815d5050505050565b5f60ff815c1615610ae45760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f9081526004602090815260408083206001600160a01b038516845290915281205490819003610b4857604051635623329f60e11b81523360048201526001600160a01b038316602482015260440161063d565b335f8181526004602090815260408083206001600160a01b0387168452909152812055610b8390825a6001600160a01b038616929190611b2f565b610ba6578133826040516317e3057d60e31b815260040161063d9392919061261a565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b60ff5f5c1615610c185760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c3284845f611bf8565b9050610c4160208401846122f9565b6001600160a01b0316336001600160a01b031614610c7b576040516304eda25760e01b81526004810185905233602482015260440161063d565b610c8684825f611ce3565b6001600160a01b038216610cad5760405163d92e233d60e01b815260040160405180910390fd5b610cbd60a0840160808501612651565b67ffffffffffffffff16421115610cdf5783610a3a60a0850160808601612651565b610d0281610cfb610cf5368790038701876126a0565b85611fd8565b6001611e2e565b6040516001600160a01b0383169085907fd757cfa9adc65d701e332020d11ad4a4d8d10d46a8121d9b773583cbc0257e3a905f90a3505f60ff19815c16815d50505050565b5f60ff815c1615610d6b5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50865f03610d995760405163162908e360e11b815260040160405180910390fd5b6001600160a01b038616610dc05760405163d92e233d60e01b815260040160405180910390fd5b428567ffffffffffffffff1611610df65760405163bc4bfd3b60e01b815267ffffffffffffffff8616600482015260240161063d565b63ffffffff84161580610e1157506276a70063ffffffff8516115b15610e3757604051636af80be760e01b815263ffffffff8516600482015260240161063d565b866001600160a01b038916610e7457873414610e6f5760405163de9b74a160e01b81523460048201526024810189905260440161063d565b610efb565b3415610e9b5760405163de9b74a160e01b81523460048201525f602482015260440161063d565b5f610eb06001600160a01b038b16338b61200a565b909250905080610ed95789308a6040516317e3057d60e31b815260040161063d9392919061261a565b815f03610ef95760405163162908e360e11b815260040160405180910390fd5b505b60408051610120810182523381526001600160a01b038b81166020830152918101839052908816606082015267ffffffffffffffff8716608082015263ffffffff861660a0820152600154600160a01b900461ffff1660c082015260e08101859052610100810184905260028054905f610f7483612743565b919050559250610f84815f611fd8565b5f848152600360205260409081902080546001600160d01b03191660309390931c92909217909155516001600160a01b038b1690339085907f90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d7290610fe99086906127ee565b60405180910390a4505f905060ff19815c16815d50979650505050505050565b60408051606080820183525f80835260208084018290528385018290528582526003815284822085519384019095528454603081901b65ffffffffffff191684529394919390830190600160d01b900460ff16600881111561106d5761106d612489565b600881111561107e5761107e612489565b81529054600160d81b900464ffffffffff16602090910152805190915065ffffffffffff19166110c4576040516347599d0960e01b81526004810184905260240161063d565b92915050565b5f546001600160a01b031633146110f65760405163245aecd360e01b815233600482015260240161063d565b6103e861ffff8216111561112b57604051633c057d7b60e01b815261ffff821660048201526103e8602482015260440161063d565b6001805461ffff60a01b1916600160a01b61ffff8416908102919091179091556040519081527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150565b5f61119a611194368590038501856126a0565b83611fd8565b9392505050565b60ff5f5c16156111c45760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6111de858585611bf8565b90506111f060808501606086016122f9565b6001600160a01b0316336001600160a01b03161461122a57604051636ceeb9e560e01b81526004810186905233602482015260440161063d565b61123685826003611ce3565b6127108261ffff1611156112635760405163139d387560e31b815261ffff8316600482015260240161063d565b6112708582868686611d45565b505f60ff19815c16815d5050505050565b60ff5f5c16156112a45760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6112be83835f611bf8565b90506112cd60208301836122f9565b6001600160a01b0316336001600160a01b031614611307576040516304eda25760e01b81526004810184905233602482015260440161063d565b61131283825f611ce3565b805461132490829060301b6008611e2e565b827fa761582a460180d55522f9f5fdc076390a1f48a7a62a8afbd45c1bb797948edb836040013560405161135a91815260200190565b60405180910390a261138c61137260208401846122f9565b61138260408501602086016122f9565b8460400135611f21565b505f60ff19815c16815d505050565b60ff5f5c16156113be5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6113d8848484611bf8565b90505f8154600160d01b900460ff1660088111156113f8576113f8612489565b14158015611423575060018154600160d01b900460ff16600881111561142057611420612489565b14155b1561145157805460405163a5d15e1f60e01b815261063d918691600160d01b90910460ff16906004016127fd565b61146160a0840160808501612651565b67ffffffffffffffff1642116114ae578361148260a0850160808601612651565b60405163ec63058960e01b8152600481019290925267ffffffffffffffff16602482015260440161063d565b80546114c090829060301b6007611e2e565b837fb7c1f9298a18c36af08bd57eabbfbeb04695f24d0438f67614741ec15fb5c4a984604001356040516114f691815260200190565b60405180910390a261152861150e60208501856122f9565b61151e60408601602087016122f9565b8560400135611f21565b505f60ff19815c16815d50505050565b60ff5f5c161561155b5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61157584845f611bf8565b905061158284825f611ce3565b61159260a0840160808501612651565b67ffffffffffffffff164211156115b45783610a3a60a0850160808601612651565b60e08301351561168a57604051633b8e48c760e11b8152600481018390523360248201525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063771c918e90604401602060405180830381865afa158015611629573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061164d9190612811565b90508360e001358110156116885760405163e64dbc9160e01b8152600481018490526024810182905260e0850135604482015260640161063d565b505b6116a681610cfb6116a0368790038701876126a0565b33611fd8565b604051828152339085907fbcb8b73e5a89971ee294cc3d2f51a084375b679f88047211b28c5344acb53df59060200160405180910390a3505f60ff19815c16815d50505050565b60ff5f5c16156117105760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61172a858585611bf8565b905061173960208501856122f9565b6001600160a01b0316336001600160a01b031614611773576040516304eda25760e01b81526004810186905233602482015260440161063d565b61177f85826002611ce3565b61178a85828661216b565b6112708582846121cf565b60ff5f5c16156117b85760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6117d2858585611bf8565b90506117e160208501856122f9565b6001600160a01b0316336001600160a01b03161415801561180b5750336001600160a01b03841614155b1561183257604051636fd4ff2b60e11b81526004810186905233602482015260440161063d565b60028154600160d01b900460ff16600881111561185157611851612489565b036118665761186185828661216b565b61178a565b61178a85826001611ce3565b5f546001600160a01b0316331461189e5760405163245aecd360e01b815233600482015260240161063d565b6001600160a01b0381166118c55760405163d92e233d60e01b815260040160405180910390fd5b600180546001600160a01b0319166001600160a01b0383169081179091556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a250565b5f546001600160a01b0316331461193a5760405163245aecd360e01b815233600482015260240161063d565b6001600160a01b0381166119615760405163d92e233d60e01b815260040160405180910390fd5b5f80546040516001600160a01b03808516939216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b0319166001600160a01b0392909216919091179055565b60ff5f5c16156119dd5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6119f7848484611bf8565b9050336001600160a01b03831614611a2b576040516359eb6e2560e01b81526004810185905233602482015260440161063d565b611a3784826002611ce3565b5f611a4860c0850160a08601612828565b8254611a689163ffffffff1690600160d81b900464ffffffffff1661263e565b9050804211611a9457604051634ab4d0bd60e11b8152600481018690526024810182905260440161063d565b8154611aa690839060301b6005611e2e565b5f5f611ab6868760400135611e92565b91509150846001600160a01b0316877ff86dbbaae73a38eba376327ec68def0678d91d952b4a18aa86d880f199632bd98484604051611aff929190918252602082015260400190565b60405180910390a3611b1b856109726040890160208a016122f9565b505f92505050805c60ff1916815d50505050565b5f6001600160a01b038516611b9b575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f8114611b8a576040519150601f19603f3d011682016040523d82523d5f602084013e611b8f565b606091505b50909250611bf0915050565b6040516001600160a01b038516602482015260448101849052611bed90869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284612215565b90505b949350505050565b5f838152600360205260409020805460301b65ffffffffffff198116611c34576040516347599d0960e01b81526004810186905260240161063d565b611c4c611c46368690038601866126a0565b84611fd8565b65ffffffffffff19828116911614611cdb576001600160a01b038316158015611c9157505f8254600160d01b900460ff166008811115611c8e57611c8e612489565b14155b15611cbf57815460405163a5d15e1f60e01b815261063d918791600160d01b90910460ff16906004016127fd565b604051637b1cb83b60e01b81526004810186905260240161063d565b509392505050565b806008811115611cf557611cf5612489565b8254600160d01b900460ff166008811115611d1257611d12612489565b14611d4057815460405163a5d15e1f60e01b815261063d918591600160d01b90910460ff16906004016127fd565b505050565b8354611d5790859060301b6006611e2e565b5f612710611d6d61ffff84166040870135612841565b611d779190612858565b90505f611d88826040870135612607565b90505f5f611d968785611e92565b6040805161ffff891681526020810184905290810186905260608101829052919350915089907f8a2910968251abe8daeb98c6a5f38d8fd8436a67a4665bc35d284525486c8a5a9060800160405180910390a2611dfd8661097260408a0160208b016122f9565b611e23611e0d60208901896122f9565b611e1d60408a0160208b016122f9565b85611f21565b505050505050505050565b8254603083901c6001600160d01b0319821681178555829185916001600160d81b031990911617600160d01b836008811115611e6c57611e6c612489565b02179055505081546001600160d81b0316600160d81b4264ffffffffff16021790915550565b5f80612710611ea760e0860160c08701612508565b611eb59061ffff1685612841565b611ebf9190612858565b9050611ecb8184612607565b91508015611f1a578060055f611ee760408801602089016122f9565b6001600160a01b03166001600160a01b031681526020019081526020015f205f828254611f14919061263e565b90915550505b9250929050565b805f03611f2d57505050565b611f456001600160a01b0383168483620186a0611b2f565b611d40576001600160a01b038084165f90815260046020908152604080832093861683529290529081208054839290611f7f90849061263e565b92505081905550816001600160a01b0316836001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d583604051611fcb91815260200190565b60405180910390a3505050565b5f8282604051602001611fec929190612877565b60405160208183030381529060405280519060200120905092915050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa158015612052573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906120769190612811565b90506120c1868630876040516024016120919392919061261a565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a612215565b6120d1575f5f9250925050612163565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa158015612115573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906121399190612811565b905081811015612150575f5f935093505050612163565b61215a8282612607565b60019350935050505b935093915050565b5f61217c60c0830160a08401612828565b835461219c9163ffffffff1690600160d81b900464ffffffffff1661263e565b9050804211156121c957604051635e7dc15360e11b8152600481018590526024810182905260440161063d565b50505050565b81546121e190839060301b6003611e2e565b604051818152339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf9190602001611fcb565b5f836001600160a01b03163b5f0361222e57505f61119a565b5f5f856001600160a01b03168486604051612249919061289f565b5f604051808303815f8787f1925050503d805f8114612283576040519150601f19603f3d011682016040523d82523d5f602084013e612288565b606091505b50915091508161229c575f9250505061119a565b80515f036122af5760019250505061119a565b60208151101580156122d45750808060200190518101906122d09190612811565b6001145b9695505050505050565b80356001600160a01b03811681146122f4575f5ffd5b919050565b5f60208284031215612309575f5ffd5b61119a826122de565b5f6101208284031215612323575f5ffd5b50919050565b5f5f5f610160848603121561233c575f5ffd5b8335925061234d8560208601612312565b915061235c61014085016122de565b90509250925092565b5f5f60408385031215612376575f5ffd5b61237f836122de565b915061238d602084016122de565b90509250929050565b5f5f5f5f61018085870312156123aa575f5ffd5b843593506123bb8660208701612312565b92506123ca61014086016122de565b939692955092936101600135925050565b803567ffffffffffffffff811681146122f4575f5ffd5b803563ffffffff811681146122f4575f5ffd5b5f5f5f5f5f5f5f60e0888a03121561241b575f5ffd5b612424886122de565b965060208801359550612439604089016122de565b9450612447606089016123db565b9350612455608089016123f2565b9699959850939692959460a0840135945060c09093013592915050565b5f60208284031215612482575f5ffd5b5035919050565b634e487b7160e01b5f52602160045260245ffd5b600981106124b957634e487b7160e01b5f52602160045260245ffd5b9052565b815165ffffffffffff1916815260208083015160608301916124e19084018261249d565b5060409283015164ffffffffff16919092015290565b803561ffff811681146122f4575f5ffd5b5f60208284031215612518575f5ffd5b61119a826124f7565b5f5f6101408385031215612533575f5ffd5b61253d8484612312565b915061238d61012084016122de565b5f5f5f5f6101808587031215612560575f5ffd5b843593506125718660208701612312565b925061258061014086016122de565b915061258f61016086016124f7565b905092959194509250565b5f5f61014083850312156125ac575f5ffd5b8235915061238d8460208501612312565b5f5f5f61016084860312156125d0575f5ffd5b833592506125e18560208601612312565b92959294505050610140919091013590565b634e487b7160e01b5f52601160045260245ffd5b818103818111156110c4576110c46125f3565b6001600160a01b039384168152919092166020820152604081019190915260600190565b808201808211156110c4576110c46125f3565b5f60208284031215612661575f5ffd5b61119a826123db565b604051610120810167ffffffffffffffff8111828210171561269a57634e487b7160e01b5f52604160045260245ffd5b60405290565b5f6101208284031280156126b2575f5ffd5b506126bb61266a565b6126c4836122de565b81526126d2602084016122de565b6020820152604083810135908201526126ed606084016122de565b60608201526126fe608084016123db565b608082015261270f60a084016123f2565b60a082015261272060c084016124f7565b60c082015260e08381013590820152610100928301359281019290925250919050565b5f60018201612754576127546125f3565b5060010190565b80516001600160a01b03908116835260208083015182169084015260408083015190840152606080830151918216908401525060808101516127a9608084018267ffffffffffffffff169052565b5060a08101516127c160a084018263ffffffff169052565b5060c08101516127d760c084018261ffff169052565b5060e0818101519083015261010090810151910152565b61012081016110c4828461275b565b8281526040810161119a602083018461249d565b5f60208284031215612821575f5ffd5b5051919050565b5f60208284031215612838575f5ffd5b61119a826123f2565b80820281158282048414176110c4576110c46125f3565b5f8261287257634e487b7160e01b5f52601260045260245ffd5b500490565b6101408101612886828561275b565b6001600160a01b03929092166101209190910152919050565b5f82518060208501845e5f92019182525091905056",
 }
 
 // BountyEscrow is an auto generated Go binding around an Ethereum contract.
@@ -201,13 +201,48 @@ func (bountyEscrow *BountyEscrow) UnpackMAXREVIEWWINDOW(data []byte) (uint32, er
 	return out0, nil
 }
 
-// PackAccept is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x19bb1cb5.  This method will panic if any
+// PackPUSHGAS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2b68f2a5.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function accept(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
-func (bountyEscrow *BountyEscrow) PackAccept(id *big.Int, t IBountyEscrowTerms) []byte {
-	enc, err := bountyEscrow.abi.Pack("accept", id, t)
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (bountyEscrow *BountyEscrow) PackPUSHGAS() []byte {
+	enc, err := bountyEscrow.abi.Pack("PUSH_GAS")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPUSHGAS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2b68f2a5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (bountyEscrow *BountyEscrow) TryPackPUSHGAS() ([]byte, error) {
+	return bountyEscrow.abi.Pack("PUSH_GAS")
+}
+
+// UnpackPUSHGAS is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x2b68f2a5.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (bountyEscrow *BountyEscrow) UnpackPUSHGAS(data []byte) (*big.Int, error) {
+	out, err := bountyEscrow.abi.Unpack("PUSH_GAS", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackAccept is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x31d95be3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function accept(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) PackAccept(id *big.Int, t IBountyEscrowTerms, worker common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("accept", id, t, worker)
 	if err != nil {
 		panic(err)
 	}
@@ -215,12 +250,12 @@ func (bountyEscrow *BountyEscrow) PackAccept(id *big.Int, t IBountyEscrowTerms) 
 }
 
 // TryPackAccept is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x19bb1cb5.  This method will return an error
+// the contract method with ID 0x31d95be3.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function accept(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
-func (bountyEscrow *BountyEscrow) TryPackAccept(id *big.Int, t IBountyEscrowTerms) ([]byte, error) {
-	return bountyEscrow.abi.Pack("accept", id, t)
+// Solidity: function accept(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) TryPackAccept(id *big.Int, t IBountyEscrowTerms, worker common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("accept", id, t, worker)
 }
 
 // PackAssign is the Go binding used to pack the parameters required for calling
@@ -243,6 +278,41 @@ func (bountyEscrow *BountyEscrow) PackAssign(id *big.Int, t IBountyEscrowTerms, 
 // Solidity: function assign(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
 func (bountyEscrow *BountyEscrow) TryPackAssign(id *big.Int, t IBountyEscrowTerms, worker common.Address) ([]byte, error) {
 	return bountyEscrow.abi.Pack("assign", id, t, worker)
+}
+
+// PackBountyOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d21bd56.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function bountyOf(uint256 id) view returns((bytes26,uint8,uint40))
+func (bountyEscrow *BountyEscrow) PackBountyOf(id *big.Int) []byte {
+	enc, err := bountyEscrow.abi.Pack("bountyOf", id)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBountyOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d21bd56.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function bountyOf(uint256 id) view returns((bytes26,uint8,uint40))
+func (bountyEscrow *BountyEscrow) TryPackBountyOf(id *big.Int) ([]byte, error) {
+	return bountyEscrow.abi.Pack("bountyOf", id)
+}
+
+// UnpackBountyOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7d21bd56.
+//
+// Solidity: function bountyOf(uint256 id) view returns((bytes26,uint8,uint40))
+func (bountyEscrow *BountyEscrow) UnpackBountyOf(data []byte) (IBountyEscrowBounty, error) {
+	out, err := bountyEscrow.abi.Unpack("bountyOf", data)
+	if err != nil {
+		return *new(IBountyEscrowBounty), err
+	}
+	out0 := *abi.ConvertType(out[0], new(IBountyEscrowBounty)).(*IBountyEscrowBounty)
+	return out0, nil
 }
 
 // PackCancel is the Go binding used to pack the parameters required for calling
@@ -289,13 +359,48 @@ func (bountyEscrow *BountyEscrow) TryPackClaim(id *big.Int, t IBountyEscrowTerms
 	return bountyEscrow.abi.Pack("claim", id, t, agentId)
 }
 
-// PackDispute is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xd5eb6633.  This method will panic if any
+// PackCommitmentOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaeea0acf.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function dispute(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 reasonHash) returns()
-func (bountyEscrow *BountyEscrow) PackDispute(id *big.Int, t IBountyEscrowTerms, reasonHash [32]byte) []byte {
-	enc, err := bountyEscrow.abi.Pack("dispute", id, t, reasonHash)
+// Solidity: function commitmentOf((address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) pure returns(bytes26)
+func (bountyEscrow *BountyEscrow) PackCommitmentOf(t IBountyEscrowTerms, worker common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("commitmentOf", t, worker)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCommitmentOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaeea0acf.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function commitmentOf((address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) pure returns(bytes26)
+func (bountyEscrow *BountyEscrow) TryPackCommitmentOf(t IBountyEscrowTerms, worker common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("commitmentOf", t, worker)
+}
+
+// UnpackCommitmentOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xaeea0acf.
+//
+// Solidity: function commitmentOf((address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) pure returns(bytes26)
+func (bountyEscrow *BountyEscrow) UnpackCommitmentOf(data []byte) ([26]byte, error) {
+	out, err := bountyEscrow.abi.Unpack("commitmentOf", data)
+	if err != nil {
+		return *new([26]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([26]byte)).(*[26]byte)
+	return out0, nil
+}
+
+// PackDispute is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xee1db3b0.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function dispute(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, bytes32 reasonHash) returns()
+func (bountyEscrow *BountyEscrow) PackDispute(id *big.Int, t IBountyEscrowTerms, worker common.Address, reasonHash [32]byte) []byte {
+	enc, err := bountyEscrow.abi.Pack("dispute", id, t, worker, reasonHash)
 	if err != nil {
 		panic(err)
 	}
@@ -303,12 +408,12 @@ func (bountyEscrow *BountyEscrow) PackDispute(id *big.Int, t IBountyEscrowTerms,
 }
 
 // TryPackDispute is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xd5eb6633.  This method will return an error
+// the contract method with ID 0xee1db3b0.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function dispute(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 reasonHash) returns()
-func (bountyEscrow *BountyEscrow) TryPackDispute(id *big.Int, t IBountyEscrowTerms, reasonHash [32]byte) ([]byte, error) {
-	return bountyEscrow.abi.Pack("dispute", id, t, reasonHash)
+// Solidity: function dispute(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, bytes32 reasonHash) returns()
+func (bountyEscrow *BountyEscrow) TryPackDispute(id *big.Int, t IBountyEscrowTerms, worker common.Address, reasonHash [32]byte) ([]byte, error) {
+	return bountyEscrow.abi.Pack("dispute", id, t, worker, reasonHash)
 }
 
 // PackFeeBps is the Go binding used to pack the parameters required for calling
@@ -346,38 +451,38 @@ func (bountyEscrow *BountyEscrow) UnpackFeeBps(data []byte) (uint16, error) {
 	return out0, nil
 }
 
-// PackHashTerms is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x2418119d.  This method will panic if any
+// PackFeesOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x13083c34.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function hashTerms((address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) pure returns(bytes32)
-func (bountyEscrow *BountyEscrow) PackHashTerms(t IBountyEscrowTerms) []byte {
-	enc, err := bountyEscrow.abi.Pack("hashTerms", t)
+// Solidity: function feesOwed(address token) view returns(uint256)
+func (bountyEscrow *BountyEscrow) PackFeesOwed(token common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("feesOwed", token)
 	if err != nil {
 		panic(err)
 	}
 	return enc
 }
 
-// TryPackHashTerms is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x2418119d.  This method will return an error
+// TryPackFeesOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x13083c34.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function hashTerms((address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) pure returns(bytes32)
-func (bountyEscrow *BountyEscrow) TryPackHashTerms(t IBountyEscrowTerms) ([]byte, error) {
-	return bountyEscrow.abi.Pack("hashTerms", t)
+// Solidity: function feesOwed(address token) view returns(uint256)
+func (bountyEscrow *BountyEscrow) TryPackFeesOwed(token common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("feesOwed", token)
 }
 
-// UnpackHashTerms is the Go binding that unpacks the parameters returned
-// from invoking the contract method with ID 0x2418119d.
+// UnpackFeesOwed is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x13083c34.
 //
-// Solidity: function hashTerms((address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) pure returns(bytes32)
-func (bountyEscrow *BountyEscrow) UnpackHashTerms(data []byte) ([32]byte, error) {
-	out, err := bountyEscrow.abi.Unpack("hashTerms", data)
+// Solidity: function feesOwed(address token) view returns(uint256)
+func (bountyEscrow *BountyEscrow) UnpackFeesOwed(data []byte) (*big.Int, error) {
+	out, err := bountyEscrow.abi.Unpack("feesOwed", data)
 	if err != nil {
-		return *new([32]byte), err
+		return new(big.Int), err
 	}
-	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
 	return out0, nil
 }
 
@@ -522,12 +627,12 @@ func (bountyEscrow *BountyEscrow) UnpackPost(data []byte) (*big.Int, error) {
 }
 
 // PackRefund is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x09e54ecd.  This method will panic if any
+// the contract method with ID 0xc9ebed0d.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function refund(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
-func (bountyEscrow *BountyEscrow) PackRefund(id *big.Int, t IBountyEscrowTerms) []byte {
-	enc, err := bountyEscrow.abi.Pack("refund", id, t)
+// Solidity: function refund(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) PackRefund(id *big.Int, t IBountyEscrowTerms, worker common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("refund", id, t, worker)
 	if err != nil {
 		panic(err)
 	}
@@ -535,21 +640,21 @@ func (bountyEscrow *BountyEscrow) PackRefund(id *big.Int, t IBountyEscrowTerms) 
 }
 
 // TryPackRefund is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x09e54ecd.  This method will return an error
+// the contract method with ID 0xc9ebed0d.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function refund(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
-func (bountyEscrow *BountyEscrow) TryPackRefund(id *big.Int, t IBountyEscrowTerms) ([]byte, error) {
-	return bountyEscrow.abi.Pack("refund", id, t)
+// Solidity: function refund(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) TryPackRefund(id *big.Int, t IBountyEscrowTerms, worker common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("refund", id, t, worker)
 }
 
 // PackReject is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x8aa0cfb6.  This method will panic if any
+// the contract method with ID 0xe77c901d.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function reject(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 reasonHash) returns()
-func (bountyEscrow *BountyEscrow) PackReject(id *big.Int, t IBountyEscrowTerms, reasonHash [32]byte) []byte {
-	enc, err := bountyEscrow.abi.Pack("reject", id, t, reasonHash)
+// Solidity: function reject(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, bytes32 reasonHash) returns()
+func (bountyEscrow *BountyEscrow) PackReject(id *big.Int, t IBountyEscrowTerms, worker common.Address, reasonHash [32]byte) []byte {
+	enc, err := bountyEscrow.abi.Pack("reject", id, t, worker, reasonHash)
 	if err != nil {
 		panic(err)
 	}
@@ -557,21 +662,21 @@ func (bountyEscrow *BountyEscrow) PackReject(id *big.Int, t IBountyEscrowTerms, 
 }
 
 // TryPackReject is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x8aa0cfb6.  This method will return an error
+// the contract method with ID 0xe77c901d.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function reject(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 reasonHash) returns()
-func (bountyEscrow *BountyEscrow) TryPackReject(id *big.Int, t IBountyEscrowTerms, reasonHash [32]byte) ([]byte, error) {
-	return bountyEscrow.abi.Pack("reject", id, t, reasonHash)
+// Solidity: function reject(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, bytes32 reasonHash) returns()
+func (bountyEscrow *BountyEscrow) TryPackReject(id *big.Int, t IBountyEscrowTerms, worker common.Address, reasonHash [32]byte) ([]byte, error) {
+	return bountyEscrow.abi.Pack("reject", id, t, worker, reasonHash)
 }
 
 // PackRelease is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x8c0a3ac0.  This method will panic if any
+// the contract method with ID 0xf84b3ce7.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function release(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
-func (bountyEscrow *BountyEscrow) PackRelease(id *big.Int, t IBountyEscrowTerms) []byte {
-	enc, err := bountyEscrow.abi.Pack("release", id, t)
+// Solidity: function release(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) PackRelease(id *big.Int, t IBountyEscrowTerms, worker common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("release", id, t, worker)
 	if err != nil {
 		panic(err)
 	}
@@ -579,21 +684,21 @@ func (bountyEscrow *BountyEscrow) PackRelease(id *big.Int, t IBountyEscrowTerms)
 }
 
 // TryPackRelease is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x8c0a3ac0.  This method will return an error
+// the contract method with ID 0xf84b3ce7.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function release(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
-func (bountyEscrow *BountyEscrow) TryPackRelease(id *big.Int, t IBountyEscrowTerms) ([]byte, error) {
-	return bountyEscrow.abi.Pack("release", id, t)
+// Solidity: function release(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) TryPackRelease(id *big.Int, t IBountyEscrowTerms, worker common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("release", id, t, worker)
 }
 
 // PackResolve is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xfbb78d9c.  This method will panic if any
+// the contract method with ID 0xc4bc04d9.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, uint16 workerBps) returns()
-func (bountyEscrow *BountyEscrow) PackResolve(id *big.Int, t IBountyEscrowTerms, workerBps uint16) []byte {
-	enc, err := bountyEscrow.abi.Pack("resolve", id, t, workerBps)
+// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, uint16 workerBps) returns()
+func (bountyEscrow *BountyEscrow) PackResolve(id *big.Int, t IBountyEscrowTerms, worker common.Address, workerBps uint16) []byte {
+	enc, err := bountyEscrow.abi.Pack("resolve", id, t, worker, workerBps)
 	if err != nil {
 		panic(err)
 	}
@@ -601,21 +706,21 @@ func (bountyEscrow *BountyEscrow) PackResolve(id *big.Int, t IBountyEscrowTerms,
 }
 
 // TryPackResolve is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xfbb78d9c.  This method will return an error
+// the contract method with ID 0xc4bc04d9.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, uint16 workerBps) returns()
-func (bountyEscrow *BountyEscrow) TryPackResolve(id *big.Int, t IBountyEscrowTerms, workerBps uint16) ([]byte, error) {
-	return bountyEscrow.abi.Pack("resolve", id, t, workerBps)
+// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, uint16 workerBps) returns()
+func (bountyEscrow *BountyEscrow) TryPackResolve(id *big.Int, t IBountyEscrowTerms, worker common.Address, workerBps uint16) ([]byte, error) {
+	return bountyEscrow.abi.Pack("resolve", id, t, worker, workerBps)
 }
 
 // PackResolveExpired is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xe0df432a.  This method will panic if any
+// the contract method with ID 0x16f3d0c5.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function resolveExpired(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
-func (bountyEscrow *BountyEscrow) PackResolveExpired(id *big.Int, t IBountyEscrowTerms) []byte {
-	enc, err := bountyEscrow.abi.Pack("resolveExpired", id, t)
+// Solidity: function resolveExpired(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) PackResolveExpired(id *big.Int, t IBountyEscrowTerms, worker common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("resolveExpired", id, t, worker)
 	if err != nil {
 		panic(err)
 	}
@@ -623,12 +728,12 @@ func (bountyEscrow *BountyEscrow) PackResolveExpired(id *big.Int, t IBountyEscro
 }
 
 // TryPackResolveExpired is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xe0df432a.  This method will return an error
+// the contract method with ID 0x16f3d0c5.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function resolveExpired(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t) returns()
-func (bountyEscrow *BountyEscrow) TryPackResolveExpired(id *big.Int, t IBountyEscrowTerms) ([]byte, error) {
-	return bountyEscrow.abi.Pack("resolveExpired", id, t)
+// Solidity: function resolveExpired(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
+func (bountyEscrow *BountyEscrow) TryPackResolveExpired(id *big.Int, t IBountyEscrowTerms, worker common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("resolveExpired", id, t, worker)
 }
 
 // PackSetFee is the Go binding used to pack the parameters required for calling
@@ -710,48 +815,13 @@ func (bountyEscrow *BountyEscrow) UnpackStakeRegistry(data []byte) (common.Addre
 	return out0, nil
 }
 
-// PackStateOf is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x131a7e24.  This method will panic if any
-// invalid/nil inputs are passed.
-//
-// Solidity: function stateOf(uint256 id) view returns((address,uint8,uint40))
-func (bountyEscrow *BountyEscrow) PackStateOf(id *big.Int) []byte {
-	enc, err := bountyEscrow.abi.Pack("stateOf", id)
-	if err != nil {
-		panic(err)
-	}
-	return enc
-}
-
-// TryPackStateOf is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x131a7e24.  This method will return an error
-// if any inputs are invalid/nil.
-//
-// Solidity: function stateOf(uint256 id) view returns((address,uint8,uint40))
-func (bountyEscrow *BountyEscrow) TryPackStateOf(id *big.Int) ([]byte, error) {
-	return bountyEscrow.abi.Pack("stateOf", id)
-}
-
-// UnpackStateOf is the Go binding that unpacks the parameters returned
-// from invoking the contract method with ID 0x131a7e24.
-//
-// Solidity: function stateOf(uint256 id) view returns((address,uint8,uint40))
-func (bountyEscrow *BountyEscrow) UnpackStateOf(data []byte) (IBountyEscrowState, error) {
-	out, err := bountyEscrow.abi.Unpack("stateOf", data)
-	if err != nil {
-		return *new(IBountyEscrowState), err
-	}
-	out0 := *abi.ConvertType(out[0], new(IBountyEscrowState)).(*IBountyEscrowState)
-	return out0, nil
-}
-
 // PackSubmit is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x5be253ae.  This method will panic if any
+// the contract method with ID 0x3794487c.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function submit(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 resultHash) returns()
-func (bountyEscrow *BountyEscrow) PackSubmit(id *big.Int, t IBountyEscrowTerms, resultHash [32]byte) []byte {
-	enc, err := bountyEscrow.abi.Pack("submit", id, t, resultHash)
+// Solidity: function submit(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, bytes32 resultHash) returns()
+func (bountyEscrow *BountyEscrow) PackSubmit(id *big.Int, t IBountyEscrowTerms, worker common.Address, resultHash [32]byte) []byte {
+	enc, err := bountyEscrow.abi.Pack("submit", id, t, worker, resultHash)
 	if err != nil {
 		panic(err)
 	}
@@ -759,47 +829,12 @@ func (bountyEscrow *BountyEscrow) PackSubmit(id *big.Int, t IBountyEscrowTerms, 
 }
 
 // TryPackSubmit is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x5be253ae.  This method will return an error
+// the contract method with ID 0x3794487c.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function submit(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, bytes32 resultHash) returns()
-func (bountyEscrow *BountyEscrow) TryPackSubmit(id *big.Int, t IBountyEscrowTerms, resultHash [32]byte) ([]byte, error) {
-	return bountyEscrow.abi.Pack("submit", id, t, resultHash)
-}
-
-// PackTermsHash is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x7c980e12.  This method will panic if any
-// invalid/nil inputs are passed.
-//
-// Solidity: function termsHash(uint256 id) view returns(bytes32)
-func (bountyEscrow *BountyEscrow) PackTermsHash(id *big.Int) []byte {
-	enc, err := bountyEscrow.abi.Pack("termsHash", id)
-	if err != nil {
-		panic(err)
-	}
-	return enc
-}
-
-// TryPackTermsHash is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x7c980e12.  This method will return an error
-// if any inputs are invalid/nil.
-//
-// Solidity: function termsHash(uint256 id) view returns(bytes32)
-func (bountyEscrow *BountyEscrow) TryPackTermsHash(id *big.Int) ([]byte, error) {
-	return bountyEscrow.abi.Pack("termsHash", id)
-}
-
-// UnpackTermsHash is the Go binding that unpacks the parameters returned
-// from invoking the contract method with ID 0x7c980e12.
-//
-// Solidity: function termsHash(uint256 id) view returns(bytes32)
-func (bountyEscrow *BountyEscrow) UnpackTermsHash(data []byte) ([32]byte, error) {
-	out, err := bountyEscrow.abi.Unpack("termsHash", data)
-	if err != nil {
-		return *new([32]byte), err
-	}
-	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
-	return out0, nil
+// Solidity: function submit(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, bytes32 resultHash) returns()
+func (bountyEscrow *BountyEscrow) TryPackSubmit(id *big.Int, t IBountyEscrowTerms, worker common.Address, resultHash [32]byte) ([]byte, error) {
+	return bountyEscrow.abi.Pack("submit", id, t, worker, resultHash)
 }
 
 // PackTransferOwnership is the Go binding used to pack the parameters required for calling
@@ -887,6 +922,41 @@ func (bountyEscrow *BountyEscrow) TryPackWithdraw(token common.Address) ([]byte,
 // Solidity: function withdraw(address token) returns(uint256 amount)
 func (bountyEscrow *BountyEscrow) UnpackWithdraw(data []byte) (*big.Int, error) {
 	out, err := bountyEscrow.abi.Unpack("withdraw", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackWithdrawFees is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x164e68de.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function withdrawFees(address token) returns(uint256 amount)
+func (bountyEscrow *BountyEscrow) PackWithdrawFees(token common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("withdrawFees", token)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWithdrawFees is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x164e68de.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function withdrawFees(address token) returns(uint256 amount)
+func (bountyEscrow *BountyEscrow) TryPackWithdrawFees(token common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("withdrawFees", token)
+}
+
+// UnpackWithdrawFees is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x164e68de.
+//
+// Solidity: function withdrawFees(address token) returns(uint256 amount)
+func (bountyEscrow *BountyEscrow) UnpackWithdrawFees(data []byte) (*big.Int, error) {
+	out, err := bountyEscrow.abi.Unpack("withdrawFees", data)
 	if err != nil {
 		return new(big.Int), err
 	}
@@ -1077,6 +1147,52 @@ func (bountyEscrow *BountyEscrow) UnpackClaimedEvent(log *types.Log) (*BountyEsc
 	return out, nil
 }
 
+// BountyEscrowCredited represents a Credited event raised by the BountyEscrow contract.
+type BountyEscrowCredited struct {
+	Account common.Address
+	Token   common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowCreditedEventName = "Credited"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowCredited) ContractEventName() string {
+	return BountyEscrowCreditedEventName
+}
+
+// UnpackCreditedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Credited(address indexed account, address indexed token, uint256 amount)
+func (bountyEscrow *BountyEscrow) UnpackCreditedEvent(log *types.Log) (*BountyEscrowCredited, error) {
+	event := "Credited"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowCredited)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
 // BountyEscrowDisputed represents a Disputed event raised by the BountyEscrow contract.
 type BountyEscrowDisputed struct {
 	Id         *big.Int
@@ -1149,6 +1265,52 @@ func (bountyEscrow *BountyEscrow) UnpackFeeChangedEvent(log *types.Log) (*Bounty
 		return nil, bind.ErrEventSignatureMismatch
 	}
 	out := new(BountyEscrowFeeChanged)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// BountyEscrowFeesWithdrawn represents a FeesWithdrawn event raised by the BountyEscrow contract.
+type BountyEscrowFeesWithdrawn struct {
+	Treasury common.Address
+	Token    common.Address
+	Amount   *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowFeesWithdrawnEventName = "FeesWithdrawn"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowFeesWithdrawn) ContractEventName() string {
+	return BountyEscrowFeesWithdrawnEventName
+}
+
+// UnpackFeesWithdrawnEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event FeesWithdrawn(address indexed treasury, address indexed token, uint256 amount)
+func (bountyEscrow *BountyEscrow) UnpackFeesWithdrawnEvent(log *types.Log) (*BountyEscrowFeesWithdrawn, error) {
+	event := "FeesWithdrawn"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowFeesWithdrawn)
 	if len(log.Data) > 0 {
 		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
 			return nil, err
@@ -1580,6 +1742,9 @@ func (bountyEscrow *BountyEscrow) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotPoster"].ID.Bytes()[:4]) {
 		return bountyEscrow.UnpackNotPosterError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotTreasury"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackNotTreasuryError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotWorker"].ID.Bytes()[:4]) {
 		return bountyEscrow.UnpackNotWorkerError(raw[4:])
 	}
@@ -1958,6 +2123,30 @@ func (bountyEscrow *BountyEscrow) UnpackNotPosterError(raw []byte) (*BountyEscro
 	return out, nil
 }
 
+// BountyEscrowNotTreasury represents a NotTreasury error raised by the BountyEscrow contract.
+type BountyEscrowNotTreasury struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotTreasury(address caller)
+func BountyEscrowNotTreasuryErrorID() common.Hash {
+	return common.HexToHash("0x4eac61126a489da46bbac1910a4c6a36a7a65bd447cd9f3283b27687b2d5c059")
+}
+
+// UnpackNotTreasuryError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotTreasury(address caller)
+func (bountyEscrow *BountyEscrow) UnpackNotTreasuryError(raw []byte) (*BountyEscrowNotTreasury, error) {
+	out := new(BountyEscrowNotTreasury)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NotTreasury", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BountyEscrowNotWorker represents a NotWorker error raised by the BountyEscrow contract.
 type BountyEscrowNotWorker struct {
 	Id     *big.Int
@@ -2205,7 +2394,7 @@ func (bountyEscrow *BountyEscrow) UnpackZeroAddressError(raw []byte) (*BountyEsc
 
 // IBountyEscrowMetaData contains all meta data concerning the IBountyEscrow contract.
 var IBountyEscrowMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
 	ID:  "IBountyEscrow",
 }
 
@@ -2417,6 +2606,52 @@ func (iBountyEscrow *IBountyEscrow) UnpackClaimedEvent(log *types.Log) (*IBounty
 	return out, nil
 }
 
+// IBountyEscrowCredited represents a Credited event raised by the IBountyEscrow contract.
+type IBountyEscrowCredited struct {
+	Account common.Address
+	Token   common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowCreditedEventName = "Credited"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowCredited) ContractEventName() string {
+	return IBountyEscrowCreditedEventName
+}
+
+// UnpackCreditedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Credited(address indexed account, address indexed token, uint256 amount)
+func (iBountyEscrow *IBountyEscrow) UnpackCreditedEvent(log *types.Log) (*IBountyEscrowCredited, error) {
+	event := "Credited"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowCredited)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
 // IBountyEscrowDisputed represents a Disputed event raised by the IBountyEscrow contract.
 type IBountyEscrowDisputed struct {
 	Id         *big.Int
@@ -2489,6 +2724,52 @@ func (iBountyEscrow *IBountyEscrow) UnpackFeeChangedEvent(log *types.Log) (*IBou
 		return nil, bind.ErrEventSignatureMismatch
 	}
 	out := new(IBountyEscrowFeeChanged)
+	if len(log.Data) > 0 {
+		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IBountyEscrowFeesWithdrawn represents a FeesWithdrawn event raised by the IBountyEscrow contract.
+type IBountyEscrowFeesWithdrawn struct {
+	Treasury common.Address
+	Token    common.Address
+	Amount   *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IBountyEscrowFeesWithdrawnEventName = "FeesWithdrawn"
+
+// ContractEventName returns the user-defined event name.
+func (IBountyEscrowFeesWithdrawn) ContractEventName() string {
+	return IBountyEscrowFeesWithdrawnEventName
+}
+
+// UnpackFeesWithdrawnEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event FeesWithdrawn(address indexed treasury, address indexed token, uint256 amount)
+func (iBountyEscrow *IBountyEscrow) UnpackFeesWithdrawnEvent(log *types.Log) (*IBountyEscrowFeesWithdrawn, error) {
+	event := "FeesWithdrawn"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IBountyEscrowFeesWithdrawn)
 	if len(log.Data) > 0 {
 		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
 			return nil, err
@@ -2920,6 +3201,9 @@ func (iBountyEscrow *IBountyEscrow) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotPoster"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackNotPosterError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotTreasury"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackNotTreasuryError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotWorker"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackNotWorkerError(raw[4:])
 	}
@@ -3298,6 +3582,30 @@ func (iBountyEscrow *IBountyEscrow) UnpackNotPosterError(raw []byte) (*IBountyEs
 	return out, nil
 }
 
+// IBountyEscrowNotTreasury represents a NotTreasury error raised by the IBountyEscrow contract.
+type IBountyEscrowNotTreasury struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotTreasury(address caller)
+func IBountyEscrowNotTreasuryErrorID() common.Hash {
+	return common.HexToHash("0x4eac61126a489da46bbac1910a4c6a36a7a65bd447cd9f3283b27687b2d5c059")
+}
+
+// UnpackNotTreasuryError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotTreasury(address caller)
+func (iBountyEscrow *IBountyEscrow) UnpackNotTreasuryError(raw []byte) (*IBountyEscrowNotTreasury, error) {
+	out := new(IBountyEscrowNotTreasury)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NotTreasury", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IBountyEscrowNotWorker represents a NotWorker error raised by the IBountyEscrow contract.
 type IBountyEscrowNotWorker struct {
 	Id     *big.Int
@@ -3545,7 +3853,7 @@ func (iBountyEscrow *IBountyEscrow) UnpackZeroAddressError(raw []byte) (*IBounty
 
 // IERC20MetaData contains all meta data concerning the IERC20 contract.
 var IERC20MetaData = bind.MetaData{
-	ABI: "[{\"type\":\"function\",\"name\":\"balanceOf\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transfer\",\"inputs\":[{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"}]",
+	ABI: "[{\"type\":\"function\",\"name\":\"allowance\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"spender\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"approve\",\"inputs\":[{\"name\":\"spender\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"balanceOf\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transfer\",\"inputs\":[{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"}]",
 	ID:  "IERC20",
 }
 
@@ -3572,6 +3880,76 @@ func NewIERC20() *IERC20 {
 // Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
 func (c *IERC20) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
 	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackAllowance is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdd62ed3e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function allowance(address owner, address spender) view returns(uint256)
+func (iERC20 *IERC20) PackAllowance(owner common.Address, spender common.Address) []byte {
+	enc, err := iERC20.abi.Pack("allowance", owner, spender)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAllowance is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdd62ed3e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function allowance(address owner, address spender) view returns(uint256)
+func (iERC20 *IERC20) TryPackAllowance(owner common.Address, spender common.Address) ([]byte, error) {
+	return iERC20.abi.Pack("allowance", owner, spender)
+}
+
+// UnpackAllowance is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xdd62ed3e.
+//
+// Solidity: function allowance(address owner, address spender) view returns(uint256)
+func (iERC20 *IERC20) UnpackAllowance(data []byte) (*big.Int, error) {
+	out, err := iERC20.abi.Unpack("allowance", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x095ea7b3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function approve(address spender, uint256 amount) returns(bool)
+func (iERC20 *IERC20) PackApprove(spender common.Address, amount *big.Int) []byte {
+	enc, err := iERC20.abi.Pack("approve", spender, amount)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x095ea7b3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function approve(address spender, uint256 amount) returns(bool)
+func (iERC20 *IERC20) TryPackApprove(spender common.Address, amount *big.Int) ([]byte, error) {
+	return iERC20.abi.Pack("approve", spender, amount)
+}
+
+// UnpackApprove is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x095ea7b3.
+//
+// Solidity: function approve(address spender, uint256 amount) returns(bool)
+func (iERC20 *IERC20) UnpackApprove(data []byte) (bool, error) {
+	out, err := iERC20.abi.Unpack("approve", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
 }
 
 // PackBalanceOf is the Go binding used to pack the parameters required for calling
@@ -4728,7 +5106,7 @@ func (rootAnchor *RootAnchor) UnpackStaleTreeSizeError(raw []byte) (*RootAnchorS
 var StakeRegistryMetaData = bind.MetaData{
 	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bind\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"isSlasher\",\"inputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"recordOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIStakeRegistry.Record\",\"components\":[{\"name\":\"staked\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unbonding\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"requestUnbond\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"revoke\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"rotate\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setSlasher\",\"inputs\":[{\"name\":\"slasher\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"allowed\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"slash\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeToken\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"successorOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"newOwner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"unbondDelay\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"SlasherSet\",\"inputs\":[{\"name\":\"slasher\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"allowed\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSlasher\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
 	ID:  "StakeRegistry",
-	Bin: "0x60c060405234801561000f575f5ffd5b5060405161197438038061197483398101604081905261002e916100d0565b6001600160a01b0381166100555760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b038381166080526001600160401b03831660a0525f80546001600160a01b03191691831691821781556040517f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a350505061011e565b80516001600160a01b03811681146100cb575f5ffd5b919050565b5f5f5f606084860312156100e2575f5ffd5b6100eb846100b5565b60208501519093506001600160401b0381168114610107575f5ffd5b9150610115604085016100b5565b90509250925092565b60805160a0516117fd6101775f395f8181610144015261106001525f81816101950152818161062d0152818161066a01528181610889015281816109180152818161094b01528181610bf40152610c2101526117fd5ff3fe6080604052600436106100ef575f3560e01c80638da5cb5b11610087578063b1cd422011610057578063b1cd4220146102f4578063b75c7dc61461032a578063f2fde38b14610349578063f7317e2e14610368575f5ffd5b80638da5cb5b1461026c5780638de2afa21461028a5780638e19899e146102b6578063a5598683146102d5575f5ffd5b806352348080116100c257806352348080146101cf57806357601c5d146101ee578063771c918e1461022c5780638caa523014610259575f5ffd5b8063333b6fb3146100f357806348791a0e1461011457806351127fca1461013357806351ed6a3014610184575b5f5ffd5b3480156100fe575f5ffd5b5061011261010d366004611489565b610387565b005b34801561011f575f5ffd5b5061011261012e3660046114e7565b610454565b34801561013e575f5ffd5b506101667f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff90911681526020015b60405180910390f35b34801561018f575f5ffd5b506101b77f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b03909116815260200161017b565b3480156101da575f5ffd5b506101126101e9366004611531565b61070c565b3480156101f9575f5ffd5b5061021c61020836600461156a565b60016020525f908152604090205460ff1681565b604051901515815260200161017b565b348015610237575f5ffd5b5061024b610246366004611583565b6107bd565b60405190815260200161017b565b6101126102673660046115ad565b610829565b348015610277575f5ffd5b505f546101b7906001600160a01b031681565b348015610295575f5ffd5b506102a96102a4366004611583565b610a57565b60405161017b9190611601565b3480156102c1575f5ffd5b5061024b6102d0366004611655565b610b1b565b3480156102e0575f5ffd5b506101126102ef36600461166c565b610ca5565b3480156102ff575f5ffd5b5061024b61030e366004611583565b600360209081525f928352604080842090915290825290205481565b348015610335575f5ffd5b50610112610344366004611655565b610e06565b348015610354575f5ffd5b5061011261036336600461156a565b610e5d565b348015610373575f5ffd5b506101126103823660046115ad565b610f09565b5f8381526002602090815260408083203384529091528120906001820154600160401b900460ff1660038111156103c0576103c06115cd565b146103fb5760018101546040516352d944bb60e11b81526103f29186913391600160401b900460ff16906004016116bb565b60405180910390fd5b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa9061044690879087906116e6565b60405180910390a350505050565b60ff5f5c16156104775760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50335f9081526001602052604090205460ff166104b6576040516325e066bb60e11b81523360048201526024016103f2565b6001600160a01b0382166104dd5760405163d92e233d60e01b815260040160405180910390fd5b825f036104fd5760405163162908e360e11b815260040160405180910390fd5b5f8581526002602090815260408083206001600160a01b03881684529091528120805490919061053f906001600160801b03600160801b820481169116611728565b90508085111561056c576040516322df051360e11b815260048101829052602481018690526044016103f2565b81545f906001600160801b0316861061058f5782546001600160801b0316610591565b855b8354909150819084905f906105b09084906001600160801b031661173b565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555080866105e0919061175a565b83548490601090610602908490600160801b90046001600160801b031661173b565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555061066485877f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166110ea9092919063ffffffff16565b6106a7577f000000000000000000000000000000000000000000000000000000000000000085876040516317e3057d60e31b81526004016103f29392919061176d565b604080518781526001600160a01b0387811660208301529181018690529088169089907f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a889060600160405180910390a3505f91505060ff19815c16815d505050505050565b5f546001600160a01b031633146107385760405163245aecd360e01b81523360048201526024016103f2565b6001600160a01b03821661075f5760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0382165f81815260016020908152604091829020805460ff191685151590811790915591519182527fffd5334d9f2bb272aaebfc6c24a6d997a83e846355b47e58d36e882916a6e628910160405180910390a25050565b5f8281526002602090815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156107ff576107ff6115cd565b1461080a575f610816565b80546001600160801b03165b6001600160801b03169150505b92915050565b60ff5f5c161561084c5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610864836111ae565b9050815f036108865760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166108e3578234146108de5760405163de9b74a160e01b8152346004820152602481018490526044016103f2565b6109aa565b341561090a5760405163de9b74a160e01b81523460048201525f60248201526044016103f2565b5f61093f6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016338661121e565b909250905080610988577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b81526004016103f29392919061176d565b815f036109a85760405163162908e360e11b815260040160405180910390fd5b505b81545f906109c29083906001600160801b0316611728565b90506001600160801b038111156109ef576040516304041d9560e11b8152600481018290526024016103f2565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b610a7e604080516080810182525f8082526020820181905291810182905290606082015290565b5f8381526002602090815260408083206001600160a01b0386168452825291829020825160808101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610b0057610b006115cd565b6003811115610b1157610b116115cd565b9052509392505050565b5f60ff815c1615610b3f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f81815260026020908152604080832033845290915281208054600160801b90046001600160801b031691829003610b9957604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610bda57600181015460405163669c898b60e11b815267ffffffffffffffff90911660048201526024016103f2565b80546001600160801b03168155610c1b6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001633846110ea565b610c5e577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b81526004016103f29392919061176d565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f610caf856111ae565b5f858152600260209081526040808320338452909152902090915085851480610cf757505f6001820154600160401b900460ff166003811115610cf457610cf46115cd565b14155b15610d1857604051636d90f37160e01b8152600481018690526024016103f2565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1992831617600160401b1790555f88815260026020908152604080832033808552908352818420848155909501805490941668020000000000000000179093558982526003815282822084835290528190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610df690899089906116e6565b60405180910390a4505050505050565b5f610e10826111ae565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f546001600160a01b03163314610e895760405163245aecd360e01b81523360048201526024016103f2565b6001600160a01b038116610eb05760405163d92e233d60e01b815260040160405180910390fd5b5f80546040516001600160a01b03808516939216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b0319166001600160a01b0392909216919091179055565b5f8281526002602090815260408083203384529091528120906001820154600160401b900460ff166003811115610f4257610f426115cd565b03610f745760018101546040516352d944bb60e11b81526103f29185913391600160401b900460ff16906004016116bb565b815f03610f945760405163162908e360e11b815260040160405180910390fd5b80546001600160801b0316821115610fd45780546040516322df051360e11b81526001600160801b039091166004820152602481018390526044016103f2565b8054829082905f90610ff09084906001600160801b031661173b565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555081815f0160108282829054906101000a90046001600160801b03166110399190611791565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f00000000000000000000000000000000000000000000000000000000000000004261108a91906117b0565b60018301805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518681526020810192909252919250339186917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce39101610446565b5f6001600160a01b038416611153575f836001600160a01b0316836040515f6040518083038185875af1925050503d805f8114611142576040519150601f19603f3d011682016040523d82523d5f602084013e611147565b606091505b509092506111a7915050565b6040516001600160a01b0384166024820152604481018390526111a490859060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905261137e565b90505b9392505050565b5f8181526002602090815260408083203384529091529020600180820154600160401b900460ff1660038111156111e7576111e76115cd565b146112195760018101546040516352d944bb60e11b81526103f29184913391600160401b900460ff16906004016116bb565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa158015611266573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061128a91906117d0565b90506112d4868630876040516024016112a59392919061176d565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b17905261137e565b6112e4575f5f9250925050611376565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa158015611328573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061134c91906117d0565b905081811015611363575f5f935093505050611376565b61136d828261175a565b60019350935050505b935093915050565b5f826001600160a01b03163b5f0361139757505f610823565b5f5f846001600160a01b0316846040516113b191906117e7565b5f604051808303815f865af19150503d805f81146113ea576040519150601f19603f3d011682016040523d82523d5f602084013e6113ef565b606091505b509150915081611403575f92505050610823565b80515f0361141657600192505050610823565b602081511015801561143b57508080602001905181019061143791906117d0565b6001145b95945050505050565b5f5f83601f840112611454575f5ffd5b50813567ffffffffffffffff81111561146b575f5ffd5b602083019150836020828501011115611482575f5ffd5b9250929050565b5f5f5f6040848603121561149b575f5ffd5b83359250602084013567ffffffffffffffff8111156114b8575f5ffd5b6114c486828701611444565b9497909650939450505050565b80356001600160a01b0381168114611219575f5ffd5b5f5f5f5f5f60a086880312156114fb575f5ffd5b8535945061150b602087016114d1565b935060408601359250611520606087016114d1565b949793965091946080013592915050565b5f5f60408385031215611542575f5ffd5b61154b836114d1565b91506020830135801515811461155f575f5ffd5b809150509250929050565b5f6020828403121561157a575f5ffd5b6111a7826114d1565b5f5f60408385031215611594575f5ffd5b823591506115a4602084016114d1565b90509250929050565b5f5f604083850312156115be575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b600481106115fd57634e487b7160e01b5f52602160045260245ffd5b9052565b5f6080820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff6040840151166040830152606083015161164e60608401826115e1565b5092915050565b5f60208284031215611665575f5ffd5b5035919050565b5f5f5f5f6060858703121561167f575f5ffd5b8435935060208501359250604085013567ffffffffffffffff8111156116a3575f5ffd5b6116af87828801611444565b95989497509550505050565b8381526001600160a01b0383166020820152606081016116de60408301846115e1565b949350505050565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b634e487b7160e01b5f52601160045260245ffd5b8082018082111561082357610823611714565b6001600160801b03828116828216039081111561082357610823611714565b8181038181111561082357610823611714565b6001600160a01b039384168152919092166020820152604081019190915260600190565b6001600160801b03818116838216019081111561082357610823611714565b67ffffffffffffffff818116838216019081111561082357610823611714565b5f602082840312156117e0575f5ffd5b5051919050565b5f82518060208501845e5f92019182525091905056",
+	Bin: "0x60c060405234801561000f575f5ffd5b5060405161197538038061197583398101604081905261002e916100d0565b6001600160a01b0381166100555760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b038381166080526001600160401b03831660a0525f80546001600160a01b03191691831691821781556040517f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a350505061011e565b80516001600160a01b03811681146100cb575f5ffd5b919050565b5f5f5f606084860312156100e2575f5ffd5b6100eb846100b5565b60208501519093506001600160401b0381168114610107575f5ffd5b9150610115604085016100b5565b90509250925092565b60805160a0516117fe6101775f395f8181610144015261105e01525f8181610195015281816106360152818161066401528181610883015281816109120152818161094501528181610bf10152610c1f01526117fe5ff3fe6080604052600436106100ef575f3560e01c80638da5cb5b11610087578063b1cd422011610057578063b1cd4220146102f4578063b75c7dc61461032a578063f2fde38b14610349578063f7317e2e14610368575f5ffd5b80638da5cb5b1461026c5780638de2afa21461028a5780638e19899e146102b6578063a5598683146102d5575f5ffd5b806352348080116100c257806352348080146101cf57806357601c5d146101ee578063771c918e1461022c5780638caa523014610259575f5ffd5b8063333b6fb3146100f357806348791a0e1461011457806351127fca1461013357806351ed6a3014610184575b5f5ffd5b3480156100fe575f5ffd5b5061011261010d366004611492565b610387565b005b34801561011f575f5ffd5b5061011261012e3660046114f0565b610454565b34801561013e575f5ffd5b506101667f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff90911681526020015b60405180910390f35b34801561018f575f5ffd5b506101b77f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b03909116815260200161017b565b3480156101da575f5ffd5b506101126101e936600461153a565b610706565b3480156101f9575f5ffd5b5061021c610208366004611573565b60016020525f908152604090205460ff1681565b604051901515815260200161017b565b348015610237575f5ffd5b5061024b61024636600461158c565b6107b7565b60405190815260200161017b565b6101126102673660046115b6565b610823565b348015610277575f5ffd5b505f546101b7906001600160a01b031681565b348015610295575f5ffd5b506102a96102a436600461158c565b610a51565b60405161017b919061160a565b3480156102c1575f5ffd5b5061024b6102d036600461165e565b610b15565b3480156102e0575f5ffd5b506101126102ef366004611675565b610ca3565b3480156102ff575f5ffd5b5061024b61030e36600461158c565b600360209081525f928352604080842090915290825290205481565b348015610335575f5ffd5b5061011261034436600461165e565b610e04565b348015610354575f5ffd5b50610112610363366004611573565b610e5b565b348015610373575f5ffd5b506101126103823660046115b6565b610f07565b5f8381526002602090815260408083203384529091528120906001820154600160401b900460ff1660038111156103c0576103c06115d6565b146103fb5760018101546040516352d944bb60e11b81526103f29186913391600160401b900460ff16906004016116c4565b60405180910390fd5b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa9061044690879087906116e7565b60405180910390a350505050565b60ff5f5c16156104775760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50335f9081526001602052604090205460ff166104b6576040516325e066bb60e11b81523360048201526024016103f2565b6001600160a01b0382166104dd5760405163d92e233d60e01b815260040160405180910390fd5b825f036104fd5760405163162908e360e11b815260040160405180910390fd5b5f8581526002602090815260408083206001600160a01b03881684529091528120805490919061053f906001600160801b03600160801b820481169116611729565b90508085111561056c576040516322df051360e11b815260048101829052602481018690526044016103f2565b81545f906001600160801b0316861061058f5782546001600160801b0316610591565b855b8354909150819084905f906105b09084906001600160801b031661173c565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555080866105e0919061175b565b83548490601090610602908490600160801b90046001600160801b031661173c565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555061065e85875a6001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000169291906110e8565b6106a1577f000000000000000000000000000000000000000000000000000000000000000085876040516317e3057d60e31b81526004016103f29392919061176e565b604080518781526001600160a01b0387811660208301529181018690529088169089907f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a889060600160405180910390a3505f91505060ff19815c16815d505050505050565b5f546001600160a01b031633146107325760405163245aecd360e01b81523360048201526024016103f2565b6001600160a01b0382166107595760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0382165f81815260016020908152604091829020805460ff191685151590811790915591519182527fffd5334d9f2bb272aaebfc6c24a6d997a83e846355b47e58d36e882916a6e628910160405180910390a25050565b5f8281526002602090815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156107f9576107f96115d6565b14610804575f610810565b80546001600160801b03165b6001600160801b03169150505b92915050565b60ff5f5c16156108465760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61085e836111b1565b9050815f036108805760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166108dd578234146108d85760405163de9b74a160e01b8152346004820152602481018490526044016103f2565b6109a4565b34156109045760405163de9b74a160e01b81523460048201525f60248201526044016103f2565b5f6109396001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000163386611221565b909250905080610982577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b81526004016103f29392919061176e565b815f036109a25760405163162908e360e11b815260040160405180910390fd5b505b81545f906109bc9083906001600160801b0316611729565b90506001600160801b038111156109e9576040516304041d9560e11b8152600481018290526024016103f2565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b610a78604080516080810182525f8082526020820181905291810182905290606082015290565b5f8381526002602090815260408083206001600160a01b0386168452825291829020825160808101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610afa57610afa6115d6565b6003811115610b0b57610b0b6115d6565b9052509392505050565b5f60ff815c1615610b395760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f81815260026020908152604080832033845290915281208054600160801b90046001600160801b031691829003610b9357604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610bd457600181015460405163669c898b60e11b815267ffffffffffffffff90911660048201526024016103f2565b80546001600160801b03168155610c1933835a6001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000169291906110e8565b610c5c577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b81526004016103f29392919061176e565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f610cad856111b1565b5f858152600260209081526040808320338452909152902090915085851480610cf557505f6001820154600160401b900460ff166003811115610cf257610cf26115d6565b14155b15610d1657604051636d90f37160e01b8152600481018690526024016103f2565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1992831617600160401b1790555f88815260026020908152604080832033808552908352818420848155909501805490941668020000000000000000179093558982526003815282822084835290528190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610df490899089906116e7565b60405180910390a4505050505050565b5f610e0e826111b1565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f546001600160a01b03163314610e875760405163245aecd360e01b81523360048201526024016103f2565b6001600160a01b038116610eae5760405163d92e233d60e01b815260040160405180910390fd5b5f80546040516001600160a01b03808516939216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b0319166001600160a01b0392909216919091179055565b5f8281526002602090815260408083203384529091528120906001820154600160401b900460ff166003811115610f4057610f406115d6565b03610f725760018101546040516352d944bb60e11b81526103f29185913391600160401b900460ff16906004016116c4565b815f03610f925760405163162908e360e11b815260040160405180910390fd5b80546001600160801b0316821115610fd25780546040516322df051360e11b81526001600160801b039091166004820152602481018390526044016103f2565b8054829082905f90610fee9084906001600160801b031661173c565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555081815f0160108282829054906101000a90046001600160801b03166110379190611792565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f00000000000000000000000000000000000000000000000000000000000000004261108891906117b1565b60018301805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518681526020810192909252919250339186917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce39101610446565b5f6001600160a01b038516611154575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f8114611143576040519150601f19603f3d011682016040523d82523d5f602084013e611148565b606091505b509092506111a9915050565b6040516001600160a01b0385166024820152604481018490526111a690869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284611382565b90505b949350505050565b5f8181526002602090815260408083203384529091529020600180820154600160401b900460ff1660038111156111ea576111ea6115d6565b1461121c5760018101546040516352d944bb60e11b81526103f29184913391600160401b900460ff16906004016116c4565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa158015611269573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061128d91906117d1565b90506112d8868630876040516024016112a89392919061176e565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a611382565b6112e8575f5f925092505061137a565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa15801561132c573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061135091906117d1565b905081811015611367575f5f93509350505061137a565b611371828261175b565b60019350935050505b935093915050565b5f836001600160a01b03163b5f0361139b57505f611446565b5f5f856001600160a01b031684866040516113b691906117e8565b5f604051808303815f8787f1925050503d805f81146113f0576040519150601f19603f3d011682016040523d82523d5f602084013e6113f5565b606091505b509150915081611409575f92505050611446565b80515f0361141c57600192505050611446565b602081511015801561144157508080602001905181019061143d91906117d1565b6001145b925050505b9392505050565b5f5f83601f84011261145d575f5ffd5b50813567ffffffffffffffff811115611474575f5ffd5b60208301915083602082850101111561148b575f5ffd5b9250929050565b5f5f5f604084860312156114a4575f5ffd5b83359250602084013567ffffffffffffffff8111156114c1575f5ffd5b6114cd8682870161144d565b9497909650939450505050565b80356001600160a01b038116811461121c575f5ffd5b5f5f5f5f5f60a08688031215611504575f5ffd5b85359450611514602087016114da565b935060408601359250611529606087016114da565b949793965091946080013592915050565b5f5f6040838503121561154b575f5ffd5b611554836114da565b915060208301358015158114611568575f5ffd5b809150509250929050565b5f60208284031215611583575f5ffd5b611446826114da565b5f5f6040838503121561159d575f5ffd5b823591506115ad602084016114da565b90509250929050565b5f5f604083850312156115c7575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b6004811061160657634e487b7160e01b5f52602160045260245ffd5b9052565b5f6080820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff6040840151166040830152606083015161165760608401826115ea565b5092915050565b5f6020828403121561166e575f5ffd5b5035919050565b5f5f5f5f60608587031215611688575f5ffd5b8435935060208501359250604085013567ffffffffffffffff8111156116ac575f5ffd5b6116b88782880161144d565b95989497509550505050565b8381526001600160a01b0383166020820152606081016111a960408301846115ea565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b634e487b7160e01b5f52601160045260245ffd5b8082018082111561081d5761081d611715565b6001600160801b03828116828216039081111561081d5761081d611715565b8181038181111561081d5761081d611715565b6001600160a01b039384168152919092166020820152604081019190915260600190565b6001600160801b03818116838216019081111561081d5761081d611715565b67ffffffffffffffff818116838216019081111561081d5761081d611715565b5f602082840312156117e1575f5ffd5b5051919050565b5f82518060208501845e5f92019182525091905056",
 }
 
 // StakeRegistry is an auto generated Go binding around an Ethereum contract.
@@ -5997,36 +6375,4 @@ func (stakeRegistry *StakeRegistry) UnpackZeroAddressError(raw []byte) (*StakeRe
 		return nil, err
 	}
 	return out, nil
-}
-
-// TransfersMetaData contains all meta data concerning the Transfers contract.
-var TransfersMetaData = bind.MetaData{
-	ABI: "[]",
-	ID:  "Transfers",
-	Bin: "0x601f6032600b8282823980515f1a607314602657634e487b7160e01b5f525f60045260245ffd5b305f52607381538281f3fe730000000000000000000000000000000000000000301460806040525f5ffd",
-}
-
-// Transfers is an auto generated Go binding around an Ethereum contract.
-type Transfers struct {
-	abi abi.ABI
-}
-
-// GetABI returns the ABI associated with this contract binding.
-func (c *Transfers) GetABI() abi.ABI {
-	return c.abi
-}
-
-// NewTransfers creates a new instance of Transfers.
-func NewTransfers() *Transfers {
-	parsed, err := TransfersMetaData.ParseABI()
-	if err != nil {
-		panic(errors.New("invalid ABI: " + err.Error()))
-	}
-	return &Transfers{abi: *parsed}
-}
-
-// Instance creates a wrapper for a deployed contract instance at the given address.
-// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
-func (c *Transfers) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
-	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
 }

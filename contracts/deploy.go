@@ -25,10 +25,11 @@ var (
 	ErrNoCode = errors.New("contracts: no contract code at address")
 )
 
-// Addresses holds the address of every Surety contract. Each contract issue adds its field;
-// a deployment must name them all.
+// Addresses holds the address of every Surety contract; a deployment must name them all.
 type Addresses struct {
-	RootAnchor common.Address `json:"RootAnchor"`
+	StakeRegistry common.Address `json:"StakeRegistry"`
+	BountyEscrow  common.Address `json:"BountyEscrow"`
+	RootAnchor    common.Address `json:"RootAnchor"`
 }
 
 // Named lists the contracts by name, in a fixed order (the field order).
@@ -128,40 +129,113 @@ func (d *Deployment) Check(ctx context.Context, b Backend) error {
 	return nil
 }
 
+// DeployConfig sets the contracts' parameters. The zero value deploys for a dev chain: the
+// deployer owns everything and receives fees, stake is in ETH, and the deployer may slash.
+type DeployConfig struct {
+	// Owner administers both contracts; zero means the deployer.
+	Owner common.Address
+	// Treasury receives the escrow's protocol fees; zero means the owner.
+	Treasury common.Address
+	// FeeBps is the escrow fee for new bounties, at most 1000 (10%).
+	FeeBps uint16
+	// StakeToken is the ERC-20 agents stake; zero means ETH.
+	StakeToken common.Address
+	// UnbondDelay is the seconds between requesting unbonding and withdrawing; 0 means 7 days.
+	UnbondDelay uint64
+	// Slashers may slash stake (e.g. the escrow arbiters' accounts); nil means the owner,
+	// when the owner is the deployer (only the owner can authorize slashers).
+	Slashers []common.Address
+}
+
+// DefaultFeeBps is the protocol fee dev chains deploy with: 0.5%.
+const DefaultFeeBps = 50
+
+// DefaultUnbondDelay is how long stake stays slashable after an agent asks to leave.
+const DefaultUnbondDelay = 7 * 24 * 60 * 60
+
 // Deploy puts every Surety contract on the chain behind b, sent from key, and waits for each
-// to be mined. Progress, one line per contract, goes to progress when it is not nil.
-func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, progress func(name string, addr common.Address)) (*Deployment, error) {
+// to be mined. Progress, one call per contract, goes to progress when it is not nil.
+func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployConfig, progress func(name string, addr common.Address)) (*Deployment, error) {
 	id, err := b.ChainID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("deploy: chain id: %w", err)
 	}
+	deployer := crypto.PubkeyToAddress(key.PublicKey)
+	if cfg.Owner == (common.Address{}) {
+		cfg.Owner = deployer
+	}
+	if cfg.Treasury == (common.Address{}) {
+		cfg.Treasury = cfg.Owner
+	}
+	if cfg.UnbondDelay == 0 {
+		cfg.UnbondDelay = DefaultUnbondDelay
+	}
+	if cfg.Slashers == nil && cfg.Owner == deployer {
+		cfg.Slashers = []common.Address{deployer}
+	}
+	if len(cfg.Slashers) > 0 && cfg.Owner != deployer {
+		return nil, fmt.Errorf("deploy: slashers can only be set when the deployer is the owner")
+	}
+	if cfg.FeeBps > 1000 {
+		return nil, fmt.Errorf("deploy: fee %d bps is above the 1000 bps cap", cfg.FeeBps)
+	}
+
 	opts := bind.NewKeyedTransactor(key, id)
 	opts.Context = ctx
-	d := &Deployment{ChainID: id.Uint64(), Deployer: crypto.PubkeyToAddress(key.PublicKey)}
-	first := true
-	deploy := func(name string, meta *bind.MetaData, input []byte) (common.Address, error) {
-		addr, tx, err := bind.DeployContract(opts, common.FromHex(meta.Bin), b, input)
+	d := &Deployment{ChainID: id.Uint64(), Deployer: deployer}
+	send := func(what string, tx func() (common.Address, common.Hash, error)) (common.Address, error) {
+		addr, hash, err := tx()
 		if err != nil {
-			return common.Address{}, fmt.Errorf("deploy %s: %w", name, err)
+			return common.Address{}, fmt.Errorf("deploy %s: %w", what, err)
 		}
-		receipt, err := bind.WaitMined(ctx, b, tx.Hash())
+		receipt, err := bind.WaitMined(ctx, b, hash)
 		if err != nil {
-			return common.Address{}, fmt.Errorf("deploy %s: wait for receipt: %w", name, err)
+			return common.Address{}, fmt.Errorf("deploy %s: wait for receipt: %w", what, err)
 		}
 		if receipt.Status != 1 {
-			return common.Address{}, fmt.Errorf("deploy %s: transaction %s reverted", name, tx.Hash())
+			return common.Address{}, fmt.Errorf("deploy %s: transaction %s reverted", what, hash)
 		}
-		if first {
+		if d.Block == 0 {
 			d.Block = receipt.BlockNumber.Uint64()
-			first = false
 		}
-		if progress != nil {
-			progress(name, addr)
+		if progress != nil && addr != (common.Address{}) {
+			progress(what, addr)
 		}
 		return addr, nil
 	}
-	if d.Contracts.RootAnchor, err = deploy("RootAnchor", &RootAnchorMetaData, nil); err != nil {
+	create := func(name string, meta *bind.MetaData, input []byte) (common.Address, error) {
+		return send(name, func() (common.Address, common.Hash, error) {
+			addr, tx, err := bind.DeployContract(opts, common.FromHex(meta.Bin), b, input)
+			if err != nil {
+				return common.Address{}, common.Hash{}, err
+			}
+			return addr, tx.Hash(), nil
+		})
+	}
+
+	stakes := NewStakeRegistry()
+	if d.Contracts.StakeRegistry, err = create("StakeRegistry", &StakeRegistryMetaData,
+		stakes.PackConstructor(cfg.StakeToken, cfg.UnbondDelay, cfg.Owner)); err != nil {
 		return nil, err
+	}
+	if d.Contracts.BountyEscrow, err = create("BountyEscrow", &BountyEscrowMetaData,
+		NewBountyEscrow().PackConstructor(d.Contracts.StakeRegistry, cfg.Owner, cfg.Treasury, cfg.FeeBps)); err != nil {
+		return nil, err
+	}
+	if d.Contracts.RootAnchor, err = create("RootAnchor", &RootAnchorMetaData, nil); err != nil {
+		return nil, err
+	}
+	registry := stakes.Instance(b, d.Contracts.StakeRegistry)
+	for _, s := range cfg.Slashers {
+		if _, err := send("slasher "+s.Hex(), func() (common.Address, common.Hash, error) {
+			tx, err := bind.Transact(registry, opts, stakes.PackSetSlasher(s, true))
+			if err != nil {
+				return common.Address{}, common.Hash{}, err
+			}
+			return common.Address{}, tx.Hash(), nil
+		}); err != nil {
+			return nil, err
+		}
 	}
 	return d, nil
 }

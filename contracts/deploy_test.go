@@ -30,11 +30,11 @@ func TestDeployAndUseRootAnchor(t *testing.T) {
 	ctx := context.Background()
 	c := embedded(t)
 	var progress []string
-	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), func(name string, _ common.Address) { progress = append(progress, name) })
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{}, func(name string, _ common.Address) { progress = append(progress, name) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"RootAnchor"}, progress); diff != "" {
+	if diff := cmp.Diff([]string{"StakeRegistry", "BountyEscrow", "RootAnchor"}, progress); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 	if dep.ChainID != chain.EmbeddedChainID || dep.Block == 0 || dep.Deployer != crypto.PubkeyToAddress(chain.DevKey(0).PublicKey) {
@@ -93,7 +93,7 @@ func TestDeployAndUseRootAnchor(t *testing.T) {
 func TestCheckRefusesForeignDeployment(t *testing.T) {
 	ctx := context.Background()
 	c := embedded(t)
-	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), nil)
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestCheckRefusesForeignDeployment(t *testing.T) {
 		want   error
 	}{
 		{"other chain id", func(d *contracts.Deployment) { d.ChainID = 31337 }, contracts.ErrWrongChain},
-		{"no code at address", func(d *contracts.Deployment) { d.Contracts.RootAnchor = common.HexToAddress("0xdead") }, contracts.ErrNoCode},
+		{"no code at address", func(d *contracts.Deployment) { d.Contracts.BountyEscrow = common.HexToAddress("0xdead") }, contracts.ErrNoCode},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestCheckRefusesForeignDeployment(t *testing.T) {
 }
 
 func TestParseDeployment(t *testing.T) {
-	good := `{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"RootAnchor":"0x00000000000000000000000000000000000000aa"}}`
+	good := `{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"StakeRegistry":"0x00000000000000000000000000000000000000a1","BountyEscrow":"0x00000000000000000000000000000000000000a2","RootAnchor":"0x00000000000000000000000000000000000000aa"}}`
 	tests := []struct {
 		name    string
 		in      string
@@ -126,9 +126,10 @@ func TestParseDeployment(t *testing.T) {
 		{"valid", good, ""},
 		{"not json", `chainId: 1`, "invalid character"},
 		{"missing chain id", `{"contracts":{"RootAnchor":"0x00000000000000000000000000000000000000aa"}}`, "chainId is missing"},
-		{"missing contract", `{"chainId":1,"contracts":{}}`, "contracts.RootAnchor is missing"},
+		{"missing contract", `{"chainId":1,"contracts":{"StakeRegistry":"0x00000000000000000000000000000000000000a1","RootAnchor":"0x00000000000000000000000000000000000000aa"}}`, "contracts.BountyEscrow is missing"},
 		{"unknown field", `{"chainId":1,"contract":{}}`, `unknown field "contract"`},
 		{"bad address", `{"chainId":1,"contracts":{"RootAnchor":"0xzz"}}`, "hex"},
+		{"short address", `{"chainId":1,"contracts":{"RootAnchor":"0xaa"}}`, "hex"},
 		{"trailing data", good + ` {}`, "trailing data"},
 	}
 	for _, tt := range tests {
@@ -159,7 +160,7 @@ func TestParseDeployment(t *testing.T) {
 }
 
 func FuzzParseDeployment(f *testing.F) {
-	f.Add([]byte(`{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"RootAnchor":"0x00000000000000000000000000000000000000aa"}}`))
+	f.Add([]byte(`{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"StakeRegistry":"0x00000000000000000000000000000000000000a1","BountyEscrow":"0x00000000000000000000000000000000000000a2","RootAnchor":"0x00000000000000000000000000000000000000aa"}}`))
 	f.Add([]byte(`{"chainId":1,"contracts":{}}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -2,8 +2,12 @@ package contracts
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/rpc"
 )
@@ -25,4 +29,74 @@ func RevertData(err error) ([]byte, bool) {
 		return nil, false
 	}
 	return b, true
+}
+
+// CustomError is a Solidity custom error a Surety contract reverted with, decoded.
+type CustomError struct {
+	// Name is the error's name, e.g. "WrongStatus".
+	Name string
+	// Args are the decoded arguments in declaration order, with Go types as abigen maps them
+	// (*big.Int, common.Address, [32]byte, uint8 for enums, ...).
+	Args []any
+	// Inputs names the arguments.
+	Inputs []string
+	// Cause is the transport error the revert arrived in.
+	Cause error
+}
+
+// Error renders the error as Solidity would print it: WrongStatus(id=7, status=4).
+func (e *CustomError) Error() string {
+	parts := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		parts[i] = fmt.Sprintf("%s=%v", e.Inputs[i], a)
+	}
+	return fmt.Sprintf("%s(%s)", e.Name, strings.Join(parts, ", "))
+}
+
+// Unwrap returns the transport error.
+func (e *CustomError) Unwrap() error { return e.Cause }
+
+// errorABIs holds the custom errors of every Surety contract, by selector.
+var errorABIs = sync.OnceValues(func() (map[[4]byte]abi.Error, error) {
+	out := map[[4]byte]abi.Error{}
+	for _, meta := range []*bind.MetaData{&BountyEscrowMetaData, &StakeRegistryMetaData, &RootAnchorMetaData} {
+		parsed, err := meta.ParseABI()
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range parsed.Errors {
+			var id [4]byte
+			copy(id[:], e.ID[:4])
+			out[id] = e
+		}
+	}
+	return out, nil
+})
+
+// DecodeRevert turns err into a *CustomError when it carries the revert data of one of the
+// Surety contracts' custom errors; otherwise it returns nil.
+func DecodeRevert(err error) *CustomError {
+	data, ok := RevertData(err)
+	if !ok {
+		return nil
+	}
+	errs, perr := errorABIs()
+	if perr != nil {
+		return nil
+	}
+	var id [4]byte
+	copy(id[:], data[:4])
+	e, known := errs[id]
+	if !known {
+		return nil
+	}
+	args, uerr := e.Inputs.Unpack(data[4:])
+	if uerr != nil {
+		return nil
+	}
+	inputs := make([]string, len(e.Inputs))
+	for i, in := range e.Inputs {
+		inputs[i] = in.Name
+	}
+	return &CustomError{Name: e.Name, Args: args, Inputs: inputs, Cause: err}
 }

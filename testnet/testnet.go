@@ -28,6 +28,9 @@ type Config struct {
 	DevAccounts int
 	// DevBalance is each dev account's balance; nil means chain.DefaultDevBalance.
 	DevBalance *big.Int
+	// Deploy sets the contracts' parameters (see contracts.DeployConfig); the deployer is
+	// dev account 0.
+	Deploy contracts.DeployConfig
 	// Progress, when set, receives one line per step.
 	Progress func(format string, args ...any)
 }
@@ -78,7 +81,7 @@ func (d *Devnet) setUp(ctx context.Context, cfg Config, say func(string, ...any)
 		return fmt.Errorf("testnet: %w", err)
 	}
 	defer client.Close()
-	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), func(name string, addr common.Address) {
+	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), cfg.Deploy, func(name string, addr common.Address) {
 		say("deployed %s at %s", name, addr)
 	})
 	if err != nil {

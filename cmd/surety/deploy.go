@@ -24,13 +24,40 @@ tests), and write the deployment file that 'surety node --deployment' reads.`))
 	keyFile := fs.String("key-file", "", "file holding the deployer's hex private key")
 	devKey := fs.Int("dev-key", -1, "use dev account N as the deployer (test chains only)")
 	outPath := fs.String("out", "deployment.json", "where to write the deployment file")
-	timeout := fs.Duration("rpc-timeout", 5*time.Second, "how long to wait for the chain to answer at start")
+	timeout := fs.Duration("rpc-timeout", defaultRPCTimeout, "how long to wait for the chain to answer at start")
+	var cfg contracts.DeployConfig
+	owner := fs.String("owner", "", "owner of the contracts (default: the deployer)")
+	treasury := fs.String("treasury", "", "receiver of escrow fees (default: the owner)")
+	stakeToken := fs.String("stake-token", "", "ERC-20 that agents stake (default: ETH)")
+	fee := fs.Uint("fee-bps", contracts.DefaultFeeBps, "escrow fee on worker payouts, in basis points (at most 1000)")
+	unbond := fs.Duration("unbond-delay", contracts.DefaultUnbondDelay*time.Second, "time between an unbonding request and the withdrawal")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if *rpcURL == "" {
 		return usagef("--rpc is required")
 	}
+	for _, a := range []struct {
+		flag string
+		val  string
+		dst  *common.Address
+	}{{"--owner", *owner, &cfg.Owner}, {"--treasury", *treasury, &cfg.Treasury}, {"--stake-token", *stakeToken, &cfg.StakeToken}} {
+		if a.val == "" {
+			continue
+		}
+		if !common.IsHexAddress(a.val) {
+			return usagef("%s %q is not an address", a.flag, a.val)
+		}
+		*a.dst = common.HexToAddress(a.val)
+	}
+	if *fee > 1000 {
+		return usagef("--fee-bps must be at most 1000, got %d", *fee)
+	}
+	cfg.FeeBps = uint16(*fee)
+	if *unbond < time.Second {
+		return usagef("--unbond-delay must be at least 1s, got %s", *unbond)
+	}
+	cfg.UnbondDelay = uint64(*unbond / time.Second)
 	var key *ecdsa.PrivateKey
 	switch {
 	case *keyFile != "" && *devKey >= 0:
@@ -54,7 +81,7 @@ tests), and write the deployment file that 'surety node --deployment' reads.`))
 	}
 	defer c.Close()
 	fmt.Fprintf(e.stderr, "deploying from %s to %s\n", crypto.PubkeyToAddress(key.PublicKey), *rpcURL)
-	dep, err := contracts.Deploy(ctx, c, key, func(name string, addr common.Address) {
+	dep, err := contracts.Deploy(ctx, c, key, cfg, func(name string, addr common.Address) {
 		fmt.Fprintf(e.stderr, "  %s at %s\n", name, addr)
 	})
 	if err != nil {

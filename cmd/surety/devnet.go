@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/tools"
 	"github.com/surety-ioa/surety/testnet"
 )
@@ -41,7 +42,10 @@ Ctrl-C stops the node and Anvil.`))
 		return startError{err}
 	}
 	say := func(format string, args ...any) { fmt.Fprintf(e.stderr, "devnet: "+format+"\n", args...) }
-	dn, err := testnet.Start(ctx, testnet.Config{AnvilBin: *anvilBin, Port: *port, Progress: say})
+	dn, err := testnet.Start(ctx, testnet.Config{
+		AnvilBin: *anvilBin, Port: *port, Progress: say,
+		Deploy: contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps},
+	})
 	if err != nil {
 		return startError{err}
 	}

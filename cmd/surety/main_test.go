@@ -155,7 +155,7 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"rpc not a url", []string{"node", "--data-dir", data, "--rpc", "anvil"}, `rpc "anvil" is not a URL`},
 		{"deployment without rpc", []string{"node", "--deployment", badDep}, "--deployment needs --rpc"},
 		{"missing deployment file", []string{"node", "--rpc", "http://127.0.0.1:1", "--deployment", filepath.Join(dir, "nope.json")}, "no such file"},
-		{"bad deployment file", []string{"node", "--rpc", "http://127.0.0.1:1", "--deployment", badDep}, "contracts.RootAnchor is missing"},
+		{"bad deployment file", []string{"node", "--rpc", "http://127.0.0.1:1", "--deployment", badDep}, "contracts.StakeRegistry is missing"},
 		{"bad log level", []string{"node", "--log-level", "loud"}, `--log-level "loud"`},
 		{"bad listen address", []string{"node", "--data-dir", data, "--listen", "nonsense"}, "listen on nonsense"},
 		{"deploy without rpc", []string{"deploy", "--dev-key", "0"}, "--rpc is required"},

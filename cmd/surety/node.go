@@ -220,7 +220,7 @@ func startEmbedded(ctx context.Context, cfg nodeConfig, out io.Writer) (chain.Cl
 	if err != nil {
 		return nil, nil, err
 	}
-	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), func(name string, addr common.Address) {
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}, func(name string, addr common.Address) {
 		cfg.Logger.Info("deployed contract", "name", name, "address", addr)
 	})
 	if err != nil {

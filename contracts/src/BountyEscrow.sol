@@ -12,11 +12,12 @@ import {Transfers} from "./IERC20.sol";
 /// refund after the deadline without a submission; release to the worker when the poster stays
 /// silent past the review window; the arbiter's silence past ARBITER_TIMEOUT splits evenly.
 ///
-/// Payouts are credited, then withdrawn (pull payments): settling never calls out to a
-/// worker, poster or treasury, so none of them can block or re-enter a settlement, and a
-/// token that refuses a recipient only delays that recipient's own withdrawal. Every function
-/// that moves tokens is also guarded against re-entry, and each follows
-/// checks-effects-interactions.
+/// Payouts are pushed, with reentrancy protection: a settlement sends the worker's payout and
+/// the poster's refund straight away, with at most PUSH_GAS gas for the recipient, after the
+/// bounty's new status is stored (checks-effects-interactions), while every state-changing
+/// function holds a re-entry lock. A recipient that refuses the payment, or spends more than
+/// PUSH_GAS, cannot block the settlement: its amount is credited instead (`Credited`) and it
+/// withdraws it later with `withdraw`. Fees accrue per token and the treasury withdraws them.
 contract BountyEscrow is IBountyEscrow {
     using Transfers for address;
 
@@ -26,6 +27,8 @@ contract BountyEscrow is IBountyEscrow {
     uint32 public constant MAX_REVIEW_WINDOW = 90 days;
     /// @notice How long an arbiter has to resolve a dispute before either party may split it evenly.
     uint256 public constant ARBITER_TIMEOUT = 30 days;
+    /// @notice The most gas a pushed payment gives its recipient.
+    uint256 public constant PUSH_GAS = 100_000;
 
     /// @notice Where claimers' stake is read.
     IStakeRegistry public immutable stakeRegistry;
@@ -39,11 +42,11 @@ contract BountyEscrow is IBountyEscrow {
     /// @notice The id the next bounty gets; ids start at 1.
     uint256 public nextId = 1;
 
-    /// @notice keccak256(abi.encode(terms)) per bounty id; zero for an unknown id.
-    mapping(uint256 id => bytes32) public termsHash;
-    mapping(uint256 id => State) private _states;
-    /// @notice What each account may withdraw, per token (address(0): ETH).
+    mapping(uint256 id => Bounty) private _bounties;
+    /// @notice What each account may withdraw, per token (address(0): ETH): payouts it refused.
     mapping(address account => mapping(address token => uint256)) public owed;
+    /// @notice Fees accrued per token, owed to the treasury.
+    mapping(address token => uint256) public feesOwed;
 
     bool private transient _entered;
 
@@ -110,91 +113,88 @@ contract BountyEscrow is IBountyEscrow {
             specHash: specHash
         });
         id = nextId++;
-        termsHash[id] = keccak256(abi.encode(t));
+        _bounties[id].commitment = _commit(t, address(0));
         emit Posted(id, msg.sender, token, t);
     }
 
-    /// @notice The poster takes an unassigned bounty back; the full amount is credited.
-    function cancel(uint256 id, Terms calldata t) external {
-        State storage s = _load(id, t);
+    /// @notice The poster takes an unassigned bounty back, in full.
+    function cancel(uint256 id, Terms calldata t) external nonReentrant {
+        Bounty storage s = _load(id, t, address(0));
         if (msg.sender != t.poster) revert NotPoster(id, msg.sender);
         _expect(id, s, Status.Open);
-        _settle(s, Status.Cancelled);
-        owed[t.poster][t.token] += t.amount;
+        _move(s, s.commitment, Status.Cancelled);
         emit Cancelled(id, t.amount);
+        _pay(t.poster, t.token, t.amount);
     }
 
     // --- assignment ---
 
     /// @notice A worker takes an open bounty. With a minimum stake, `agentId` (the worker
     /// agent's keccak256(did)) must hold that much stake under the caller in the registry.
-    function claim(uint256 id, Terms calldata t, bytes32 agentId) external {
-        State storage s = _load(id, t);
+    function claim(uint256 id, Terms calldata t, bytes32 agentId) external nonReentrant {
+        Bounty storage s = _load(id, t, address(0));
         _expect(id, s, Status.Open);
         if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
         if (t.minStake != 0) {
             uint256 stake = stakeRegistry.stakeOf(agentId, msg.sender);
             if (stake < t.minStake) revert InsufficientStake(agentId, stake, t.minStake);
         }
-        s.worker = msg.sender;
-        s.status = Status.Assigned;
-        s.since = uint40(block.timestamp);
+        _move(s, _commit(t, msg.sender), Status.Assigned);
         emit Claimed(id, msg.sender, agentId);
     }
 
     /// @notice The poster picks the worker of an open bounty.
-    function assign(uint256 id, Terms calldata t, address worker) external {
-        State storage s = _load(id, t);
+    function assign(uint256 id, Terms calldata t, address worker) external nonReentrant {
+        Bounty storage s = _load(id, t, address(0));
         if (msg.sender != t.poster) revert NotPoster(id, msg.sender);
         _expect(id, s, Status.Open);
         if (worker == address(0)) revert ZeroAddress();
         if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
-        s.worker = worker;
-        s.status = Status.Assigned;
-        s.since = uint40(block.timestamp);
+        _move(s, _commit(t, worker), Status.Assigned);
         emit Assigned(id, worker);
     }
 
     // --- work ---
 
     /// @notice The worker submits the hash of its result, by the deadline.
-    function submit(uint256 id, Terms calldata t, bytes32 resultHash) external {
-        State storage s = _load(id, t);
-        if (msg.sender != s.worker) revert NotWorker(id, msg.sender);
+    function submit(uint256 id, Terms calldata t, address worker, bytes32 resultHash) external nonReentrant {
+        Bounty storage s = _load(id, t, worker);
+        if (msg.sender != worker) revert NotWorker(id, msg.sender);
         _expect(id, s, Status.Assigned);
         if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
-        s.status = Status.Submitted;
-        s.since = uint40(block.timestamp);
+        _move(s, s.commitment, Status.Submitted);
         emit Submitted(id, msg.sender, resultHash);
     }
 
-    /// @notice The poster accepts the submission: the worker is credited the amount less the fee.
-    function accept(uint256 id, Terms calldata t) external {
-        State storage s = _load(id, t);
+    /// @notice The poster accepts the submission: the worker is paid the amount less the fee.
+    function accept(uint256 id, Terms calldata t, address worker) external nonReentrant {
+        Bounty storage s = _load(id, t, worker);
         if (msg.sender != t.poster) revert NotPoster(id, msg.sender);
         _expect(id, s, Status.Submitted);
-        _settle(s, Status.Accepted);
-        (uint256 payout, uint256 fee) = _payWorker(s.worker, t, t.amount);
-        emit Accepted(id, s.worker, payout, fee);
+        _move(s, s.commitment, Status.Accepted);
+        (uint256 payout, uint256 fee) = _split(t, t.amount);
+        emit Accepted(id, worker, payout, fee);
+        _pay(worker, t.token, payout);
     }
 
     /// @notice After the review window with no answer from the poster, the worker takes the payout.
-    function release(uint256 id, Terms calldata t) external {
-        State storage s = _load(id, t);
-        if (msg.sender != s.worker) revert NotWorker(id, msg.sender);
+    function release(uint256 id, Terms calldata t, address worker) external nonReentrant {
+        Bounty storage s = _load(id, t, worker);
+        if (msg.sender != worker) revert NotWorker(id, msg.sender);
         _expect(id, s, Status.Submitted);
         uint256 endsAt = uint256(s.since) + t.reviewWindow;
         if (block.timestamp <= endsAt) revert ReviewWindowOpen(id, endsAt);
-        _settle(s, Status.Released);
-        (uint256 payout, uint256 fee) = _payWorker(s.worker, t, t.amount);
-        emit Released(id, s.worker, payout, fee);
+        _move(s, s.commitment, Status.Released);
+        (uint256 payout, uint256 fee) = _split(t, t.amount);
+        emit Released(id, worker, payout, fee);
+        _pay(worker, t.token, payout);
     }
 
     // --- disputes ---
 
     /// @notice The poster rejects the submission within the review window: the arbiter decides.
-    function reject(uint256 id, Terms calldata t, bytes32 reasonHash) external {
-        State storage s = _load(id, t);
+    function reject(uint256 id, Terms calldata t, address worker, bytes32 reasonHash) external nonReentrant {
+        Bounty storage s = _load(id, t, worker);
         if (msg.sender != t.poster) revert NotPoster(id, msg.sender);
         _expect(id, s, Status.Submitted);
         _requireInReview(id, s, t);
@@ -203,9 +203,9 @@ contract BountyEscrow is IBountyEscrow {
 
     /// @notice The poster or the worker disputes an assigned bounty, or a submission within
     /// the review window: the arbiter decides.
-    function dispute(uint256 id, Terms calldata t, bytes32 reasonHash) external {
-        State storage s = _load(id, t);
-        if (msg.sender != t.poster && msg.sender != s.worker) revert NotParty(id, msg.sender);
+    function dispute(uint256 id, Terms calldata t, address worker, bytes32 reasonHash) external nonReentrant {
+        Bounty storage s = _load(id, t, worker);
+        if (msg.sender != t.poster && msg.sender != worker) revert NotParty(id, msg.sender);
         if (s.status == Status.Submitted) {
             _requireInReview(id, s, t);
         } else {
@@ -216,58 +216,71 @@ contract BountyEscrow is IBountyEscrow {
 
     /// @notice The arbiter splits a disputed bounty: `workerBps` of the amount to the worker
     /// (less the fee on that share), the rest back to the poster.
-    function resolve(uint256 id, Terms calldata t, uint16 workerBps) external {
-        State storage s = _load(id, t);
+    function resolve(uint256 id, Terms calldata t, address worker, uint16 workerBps) external nonReentrant {
+        Bounty storage s = _load(id, t, worker);
         if (msg.sender != t.arbiter) revert NotArbiter(id, msg.sender);
         _expect(id, s, Status.Disputed);
         if (workerBps > 10_000) revert InvalidSplit(workerBps);
-        _resolve(id, s, t, workerBps);
+        _resolve(id, s, t, worker, workerBps);
     }
 
     /// @notice When the arbiter has not resolved within ARBITER_TIMEOUT, either party splits
     /// the bounty evenly, so no dispute holds funds forever.
-    function resolveExpired(uint256 id, Terms calldata t) external {
-        State storage s = _load(id, t);
-        if (msg.sender != t.poster && msg.sender != s.worker) revert NotParty(id, msg.sender);
+    function resolveExpired(uint256 id, Terms calldata t, address worker) external nonReentrant {
+        Bounty storage s = _load(id, t, worker);
+        if (msg.sender != t.poster && msg.sender != worker) revert NotParty(id, msg.sender);
         _expect(id, s, Status.Disputed);
         uint256 endsAt = uint256(s.since) + ARBITER_TIMEOUT;
         if (block.timestamp <= endsAt) revert ArbiterTimeNotUp(id, endsAt);
-        _resolve(id, s, t, 5_000);
+        _resolve(id, s, t, worker, 5_000);
     }
 
     // --- refunds and withdrawals ---
 
-    /// @notice After the deadline with nothing submitted, the poster is credited the amount.
+    /// @notice After the deadline with nothing submitted, the poster gets the amount back.
     /// Anyone may call it: it can only pay the poster.
-    function refund(uint256 id, Terms calldata t) external {
-        State storage s = _load(id, t);
+    function refund(uint256 id, Terms calldata t, address worker) external nonReentrant {
+        Bounty storage s = _load(id, t, worker);
         if (s.status != Status.Open && s.status != Status.Assigned) revert WrongStatus(id, s.status);
         if (block.timestamp <= t.deadline) revert DeadlineNotPassed(id, t.deadline);
-        _settle(s, Status.Refunded);
-        owed[t.poster][t.token] += t.amount;
+        _move(s, s.commitment, Status.Refunded);
         emit Refunded(id, t.amount);
+        _pay(t.poster, t.token, t.amount);
     }
 
-    /// @notice Sends the caller everything it is owed in `token` (address(0): ETH).
+    /// @notice Sends the caller everything it was credited in `token` (address(0): ETH).
     function withdraw(address token) external nonReentrant returns (uint256 amount) {
         amount = owed[msg.sender][token];
         if (amount == 0) revert NothingToWithdraw(msg.sender, token);
         owed[msg.sender][token] = 0;
-        if (!token.send(msg.sender, amount)) revert TransferFailed(token, msg.sender, amount);
+        if (!token.send(msg.sender, amount, gasleft())) revert TransferFailed(token, msg.sender, amount);
         emit Withdrawn(msg.sender, token, amount);
+    }
+
+    /// @notice Sends the treasury the fees accrued in `token`, all but one base unit: the unit
+    /// left keeps the slot non-zero, so the next fee costs 5,000 gas to record, not 22,100.
+    function withdrawFees(address token) external nonReentrant returns (uint256 amount) {
+        if (msg.sender != treasury) revert NotTreasury(msg.sender);
+        uint256 accrued = feesOwed[token];
+        if (accrued <= 1) revert NothingToWithdraw(msg.sender, token);
+        amount = accrued - 1;
+        feesOwed[token] = 1;
+        if (!token.send(msg.sender, amount, gasleft())) revert TransferFailed(token, msg.sender, amount);
+        emit FeesWithdrawn(msg.sender, token, amount);
     }
 
     // --- views ---
 
-    /// @notice The state of bounty `id`; reverts UnknownBounty for an id never posted.
-    function stateOf(uint256 id) external view returns (State memory) {
-        if (termsHash[id] == bytes32(0)) revert UnknownBounty(id);
-        return _states[id];
+    /// @notice Bounty `id` as stored; reverts UnknownBounty for an id never posted.
+    function bountyOf(uint256 id) external view returns (Bounty memory) {
+        Bounty memory b = _bounties[id];
+        if (b.commitment == bytes26(0)) revert UnknownBounty(id);
+        return b;
     }
 
-    /// @notice The hash the terms of a bounty must match.
-    function hashTerms(Terms calldata t) external pure returns (bytes32) {
-        return keccak256(abi.encode(t));
+    /// @notice The commitment a bounty with these terms and this worker is stored under.
+    function commitmentOf(Terms calldata t, address worker) external pure returns (bytes26) {
+        return _commit(t, worker);
     }
 
     // --- administration ---
@@ -295,47 +308,65 @@ contract BountyEscrow is IBountyEscrow {
 
     // --- internals ---
 
-    function _load(uint256 id, Terms calldata t) private view returns (State storage s) {
-        bytes32 h = termsHash[id];
-        if (h == bytes32(0)) revert UnknownBounty(id);
-        if (h != keccak256(abi.encode(t))) revert TermsMismatch(id);
-        return _states[id];
+    function _commit(Terms memory t, address worker) private pure returns (bytes26) {
+        return bytes26(keccak256(abi.encode(t, worker)));
     }
 
-    function _expect(uint256 id, State storage s, Status want) private view {
+    function _load(uint256 id, Terms calldata t, address worker) private view returns (Bounty storage s) {
+        s = _bounties[id];
+        bytes26 c = s.commitment;
+        if (c == bytes26(0)) revert UnknownBounty(id);
+        if (c != _commit(t, worker)) {
+            // Open-only calls pass no worker; on a bounty that has one, the status is the reason.
+            if (worker == address(0) && s.status != Status.Open) revert WrongStatus(id, s.status);
+            revert TermsMismatch(id);
+        }
+    }
+
+    /// @dev Moves a bounty to `status` now, under `commitment`: one slot write.
+    function _move(Bounty storage s, bytes26 commitment, Status status) private {
+        s.commitment = commitment;
+        s.status = status;
+        s.since = uint40(block.timestamp);
+    }
+
+    function _expect(uint256 id, Bounty storage s, Status want) private view {
         if (s.status != want) revert WrongStatus(id, s.status);
     }
 
-    function _requireInReview(uint256 id, State storage s, Terms calldata t) private view {
+    function _requireInReview(uint256 id, Bounty storage s, Terms calldata t) private view {
         uint256 endsAt = uint256(s.since) + t.reviewWindow;
         if (block.timestamp > endsAt) revert ReviewWindowClosed(id, endsAt);
     }
 
-    function _dispute(uint256 id, State storage s, bytes32 reasonHash) private {
-        s.status = Status.Disputed;
-        s.since = uint40(block.timestamp);
+    function _dispute(uint256 id, Bounty storage s, bytes32 reasonHash) private {
+        _move(s, s.commitment, Status.Disputed);
         emit Disputed(id, msg.sender, reasonHash);
     }
 
-    function _settle(State storage s, Status terminal) private {
-        s.status = terminal;
-        s.since = uint40(block.timestamp);
-    }
-
-    function _resolve(uint256 id, State storage s, Terms calldata t, uint16 workerBps) private {
-        _settle(s, Status.Resolved);
+    function _resolve(uint256 id, Bounty storage s, Terms calldata t, address worker, uint16 workerBps) private {
+        _move(s, s.commitment, Status.Resolved);
         uint256 share = t.amount * workerBps / 10_000;
         uint256 posterRefund = t.amount - share;
-        (uint256 payout, uint256 fee) = share == 0 ? (0, 0) : _payWorker(s.worker, t, share);
-        if (posterRefund != 0) owed[t.poster][t.token] += posterRefund;
+        (uint256 payout, uint256 fee) = _split(t, share);
         emit Resolved(id, workerBps, payout, posterRefund, fee);
+        _pay(worker, t.token, payout);
+        _pay(t.poster, t.token, posterRefund);
     }
 
-    /// @dev Credits the worker `gross` less the bounty's fee, and the fee to the treasury.
-    function _payWorker(address worker, Terms calldata t, uint256 gross) private returns (uint256 payout, uint256 fee) {
+    /// @dev Splits `gross` into the worker's payout and the bounty's fee, and accrues the fee.
+    function _split(Terms calldata t, uint256 gross) private returns (uint256 payout, uint256 fee) {
         fee = gross * t.feeBps / 10_000;
         payout = gross - fee;
-        owed[worker][t.token] += payout;
-        if (fee != 0) owed[treasury][t.token] += fee;
+        if (fee != 0) feesOwed[t.token] += fee;
+    }
+
+    /// @dev Pushes `amount` to `to`, or credits it when the push fails.
+    function _pay(address to, address token, uint256 amount) private {
+        if (amount == 0) return;
+        if (!token.send(to, amount, PUSH_GAS)) {
+            owed[to][token] += amount;
+            emit Credited(to, token, amount);
+        }
     }
 }

@@ -4,10 +4,13 @@ pragma solidity 0.8.30;
 /// @title IBountyEscrow
 /// @notice Types, errors and events of Surety's bounty escrow.
 ///
-/// A bounty's terms never change after `post`, so the contract stores only their hash and
-/// every later call passes the terms back (the `Posted` event carries them in full, and a
-/// Surety node serves them from its index). That keeps a whole bounty's life, post → claim →
-/// submit → accept, under 200,000 gas.
+/// A bounty lives in one storage slot: a commitment to its terms and its worker (the first 26
+/// bytes of keccak256(abi.encode(terms, worker)), 208 bits, so forging a second set of terms
+/// with the same commitment takes ~2^104 hashes), its status and when that status began.
+/// Every call after `post` passes the terms and the worker back (the worker is address(0)
+/// until one is assigned); the `Posted`, `Claimed` and `Assigned` events carry them, and a
+/// Surety node serves them from its index. One slot, written once at post and updated in place
+/// after, keeps a whole bounty's life, post → claim → submit → accept, under 200,000 gas.
 interface IBountyEscrow {
     /// @notice Where a bounty is in its life. Accepted, Released, Resolved, Refunded and
     /// Cancelled are terminal: nothing moves a bounty out of them.
@@ -36,9 +39,9 @@ interface IBountyEscrow {
         bytes32 specHash; // hash of the task specification
     }
 
-    /// @notice The part of a bounty that changes.
-    struct State {
-        address worker;
+    /// @notice A bounty as stored: one slot.
+    struct Bounty {
+        bytes26 commitment; // bytes26(keccak256(abi.encode(terms, worker))); zero: no such bounty
         Status status;
         uint40 since; // when the current status began (Submitted and Disputed use it)
     }
@@ -47,7 +50,7 @@ interface IBountyEscrow {
 
     /// @notice No bounty has this id.
     error UnknownBounty(uint256 id);
-    /// @notice The terms passed do not hash to the bounty's terms.
+    /// @notice The terms and worker passed do not match the bounty's commitment.
     error TermsMismatch(uint256 id);
     /// @notice The bounty's status does not allow this call.
     error WrongStatus(uint256 id, Status status);
@@ -93,12 +96,14 @@ interface IBountyEscrow {
     error Reentrancy();
     /// @notice Only the owner may do this.
     error NotOwner(address caller);
+    /// @notice Only the treasury may do this.
+    error NotTreasury(address caller);
 
     // --- events: one per transition ---
 
     /// @notice A bounty was posted (→ Open).
     event Posted(uint256 indexed id, address indexed poster, address indexed token, Terms terms);
-    /// @notice The poster cancelled it (Open → Cancelled); the poster is credited the amount.
+    /// @notice The poster cancelled it (Open → Cancelled); the amount went back to the poster.
     event Cancelled(uint256 indexed id, uint256 refund);
     /// @notice A worker claimed it (Open → Assigned).
     event Claimed(uint256 indexed id, address indexed worker, bytes32 agentId);
@@ -106,7 +111,7 @@ interface IBountyEscrow {
     event Assigned(uint256 indexed id, address indexed worker);
     /// @notice The worker submitted a result (Assigned → Submitted).
     event Submitted(uint256 indexed id, address indexed worker, bytes32 resultHash);
-    /// @notice The poster accepted (Submitted → Accepted); the worker is credited the payout.
+    /// @notice The poster accepted (Submitted → Accepted); the payout went to the worker.
     event Accepted(uint256 indexed id, address indexed worker, uint256 payout, uint256 fee);
     /// @notice The review window passed and the worker took the payout (Submitted → Released).
     event Released(uint256 indexed id, address indexed worker, uint256 payout, uint256 fee);
@@ -116,8 +121,13 @@ interface IBountyEscrow {
     event Resolved(uint256 indexed id, uint16 workerBps, uint256 workerPayout, uint256 posterRefund, uint256 fee);
     /// @notice The deadline passed with nothing submitted (Open/Assigned → Refunded).
     event Refunded(uint256 indexed id, uint256 refund);
-    /// @notice An account withdrew what it was owed.
+    /// @notice A payout could not be pushed to `account` (it refused it, or ran out of gas), so
+    /// it was credited: the account withdraws it with `withdraw`.
+    event Credited(address indexed account, address indexed token, uint256 amount);
+    /// @notice An account withdrew what it was credited.
     event Withdrawn(address indexed account, address indexed token, uint256 amount);
+    /// @notice The treasury withdrew accrued fees.
+    event FeesWithdrawn(address indexed treasury, address indexed token, uint256 amount);
     /// @notice The fee for new bounties changed.
     event FeeChanged(uint16 feeBps);
     /// @notice The fee recipient changed.

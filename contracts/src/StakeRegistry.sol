@@ -108,7 +108,7 @@ contract StakeRegistry is IStakeRegistry {
         if (amount == 0) revert NothingToWithdraw();
         if (block.timestamp < r.unlockAt) revert StillBonded(r.unlockAt);
         r.unbonding = 0;
-        if (!stakeToken.send(msg.sender, amount)) revert TransferFailed(stakeToken, msg.sender, amount);
+        if (!stakeToken.send(msg.sender, amount, gasleft())) revert TransferFailed(stakeToken, msg.sender, amount);
         emit Withdrawn(agentId, msg.sender, amount);
     }
 
@@ -130,7 +130,7 @@ contract StakeRegistry is IStakeRegistry {
         r.staked -= uint128(fromStaked);
         // forge-lint: disable-next-line(unsafe-typecast)
         r.unbonding -= uint128(amount - fromStaked);
-        if (!stakeToken.send(beneficiary, amount)) revert TransferFailed(stakeToken, beneficiary, amount);
+        if (!stakeToken.send(beneficiary, amount, gasleft())) revert TransferFailed(stakeToken, beneficiary, amount);
         emit Slashed(agentId, controller, amount, beneficiary, reason);
     }
 

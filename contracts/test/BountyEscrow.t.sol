@@ -5,7 +5,8 @@ import {EscrowFixture} from "./lib/Fixtures.sol";
 import {BountyEscrow} from "../src/BountyEscrow.sol";
 import {IBountyEscrow} from "../src/IBountyEscrow.sol";
 import {StakeRegistry} from "../src/StakeRegistry.sol";
-import {RejectingReceiver} from "./mocks/Receivers.sol";
+import {RejectingReceiver, GasGuzzler} from "./mocks/Receivers.sol";
+import {FalseToken} from "./mocks/Tokens.sol";
 
 contract BountyEscrowTest is EscrowFixture {
     event Posted(uint256 indexed id, address indexed poster, address indexed token, IBountyEscrow.Terms terms);
@@ -19,6 +20,8 @@ contract BountyEscrowTest is EscrowFixture {
     event Resolved(uint256 indexed id, uint16 workerBps, uint256 workerPayout, uint256 posterRefund, uint256 fee);
     event Refunded(uint256 indexed id, uint256 refund);
     event Withdrawn(address indexed account, address indexed token, uint256 amount);
+    event Credited(address indexed account, address indexed token, uint256 amount);
+    event FeesWithdrawn(address indexed treasury, address indexed token, uint256 amount);
 
     // --- constructor and administration ---
 
@@ -49,9 +52,10 @@ contract BountyEscrowTest is EscrowFixture {
         vm.prank(owner);
         escrow.setFee(500);
         vm.assertEq(uint256(escrow.feeBps()), 500, "fee");
+        uint256 before = worker.balance;
         vm.prank(poster);
-        escrow.accept(oldId, oldTerms);
-        vm.assertEq(escrow.owed(worker, address(0)), 1 ether - feeOf(1 ether), "old bounty keeps its fee");
+        escrow.accept(oldId, oldTerms, worker);
+        vm.assertEq(worker.balance - before, 1 ether - feeOf(1 ether), "old bounty keeps its fee");
         (, IBountyEscrow.Terms memory t) = postETH(1 ether);
         vm.assertEq(uint256(t.feeBps), 500, "new bounty takes the new fee");
     }
@@ -65,15 +69,19 @@ contract BountyEscrowTest is EscrowFixture {
         escrow.setFee(1001);
     }
 
-    function test_setTreasury_redirectsFees() public {
+    function test_setTreasury_movesTheRightToWithdrawFees() public {
         (uint256 id, IBountyEscrow.Terms memory t) = submitted(1 ether);
+        vm.prank(poster);
+        escrow.accept(id, t, worker);
         address next = makeAddr("next treasury");
         vm.prank(owner);
         escrow.setTreasury(next);
-        vm.prank(poster);
-        escrow.accept(id, t);
-        vm.assertEq(escrow.owed(next, address(0)), feeOf(1 ether), "fee to the new treasury");
-        vm.assertEq(escrow.owed(treasury, address(0)), 0, "old treasury gets nothing");
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotTreasury.selector, treasury));
+        vm.prank(treasury);
+        escrow.withdrawFees(address(0));
+        vm.prank(next);
+        escrow.withdrawFees(address(0));
+        vm.assertEq(next.balance, feeOf(1 ether) - 1, "new treasury takes the fees");
     }
 
     function test_setTreasury_reverts() public {
@@ -107,8 +115,8 @@ contract BountyEscrowTest is EscrowFixture {
         uint256 id = escrow.post{value: 2 ether}(address(0), 2 ether, arbiter, t.deadline, REVIEW, 0, SPEC);
         vm.assertEq(id, 1, "id");
         vm.assertEq(escrow.nextId(), 2, "next id");
-        vm.assertEq(escrow.termsHash(id), keccak256(abi.encode(t)), "terms hash");
-        vm.assertEq(escrow.hashTerms(t), escrow.termsHash(id), "hashTerms agrees");
+        vm.assertEq(escrow.bountyOf(id).commitment, bytes26(keccak256(abi.encode(t, address(0)))), "commitment");
+        vm.assertEq(escrow.commitmentOf(t, address(0)), escrow.bountyOf(id).commitment, "commitmentOf agrees");
         vm.assertEq(address(escrow).balance, 2 ether, "escrow holds the ETH");
         assertStatus(id, IBountyEscrow.Status.Open);
     }
@@ -155,15 +163,17 @@ contract BountyEscrowTest is EscrowFixture {
 
     // --- cancel ---
 
-    function test_cancel_creditsPosterInFull() public {
+    function test_cancel_refundsPosterInFull() public {
         (uint256 id, IBountyEscrow.Terms memory t) = postETH(3 ether);
+        uint256 before = poster.balance;
         vm.expectEmit(true, false, false, true, address(escrow));
         emit Cancelled(id, 3 ether);
         vm.prank(poster);
         escrow.cancel(id, t);
         assertStatus(id, IBountyEscrow.Status.Cancelled);
-        vm.assertEq(escrow.owed(poster, address(0)), 3 ether, "poster credited");
-        vm.assertEq(escrow.owed(treasury, address(0)), 0, "no fee on a cancel");
+        vm.assertEq(poster.balance - before, 3 ether, "poster refunded");
+        vm.assertEq(escrow.feesOwed(address(0)), 0, "no fee on a cancel");
+        vm.assertEq(address(escrow).balance, 0, "escrow empty");
     }
 
     function test_cancel_reverts() public {
@@ -196,8 +206,7 @@ contract BountyEscrowTest is EscrowFixture {
         emit Claimed(id, worker, AGENT);
         vm.prank(worker);
         escrow.claim(id, t, AGENT);
-        IBountyEscrow.State memory s = escrow.stateOf(id);
-        vm.assertEq(s.worker, worker, "worker");
+        vm.assertEq(escrow.bountyOf(id).commitment, escrow.commitmentOf(t, worker), "committed to the worker");
         assertStatus(id, IBountyEscrow.Status.Assigned);
     }
 
@@ -249,7 +258,7 @@ contract BountyEscrowTest is EscrowFixture {
         emit Assigned(id, worker);
         vm.prank(poster);
         escrow.assign(id, t, worker);
-        vm.assertEq(escrow.stateOf(id).worker, worker, "worker");
+        vm.assertEq(escrow.bountyOf(id).commitment, escrow.commitmentOf(t, worker), "committed to the worker");
         assertStatus(id, IBountyEscrow.Status.Assigned);
     }
 
@@ -280,8 +289,8 @@ contract BountyEscrowTest is EscrowFixture {
         vm.expectEmit(true, true, false, true, address(escrow));
         emit Submitted(id, worker, RESULT);
         vm.prank(worker);
-        escrow.submit(id, t, RESULT);
-        IBountyEscrow.State memory s = escrow.stateOf(id);
+        escrow.submit(id, t, worker, RESULT);
+        IBountyEscrow.Bounty memory s = escrow.bountyOf(id);
         vm.assertEq(uint256(s.since), block.timestamp, "submitted at");
         assertStatus(id, IBountyEscrow.Status.Submitted);
     }
@@ -290,7 +299,7 @@ contract BountyEscrowTest is EscrowFixture {
         (uint256 id, IBountyEscrow.Terms memory t) = claimed(1 ether);
         vm.warp(t.deadline);
         vm.prank(worker);
-        escrow.submit(id, t, RESULT);
+        escrow.submit(id, t, worker, RESULT);
         assertStatus(id, IBountyEscrow.Status.Submitted);
     }
 
@@ -298,42 +307,57 @@ contract BountyEscrowTest is EscrowFixture {
         (uint256 id, IBountyEscrow.Terms memory t) = claimed(1 ether);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotWorker.selector, id, poster));
         vm.prank(poster);
-        escrow.submit(id, t, RESULT);
+        escrow.submit(id, t, worker, RESULT);
         vm.warp(t.deadline + 1);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.DeadlinePassed.selector, id, t.deadline));
         vm.prank(worker);
-        escrow.submit(id, t, RESULT);
+        escrow.submit(id, t, worker, RESULT);
 
         (uint256 id2, IBountyEscrow.Terms memory t2) = submitted(1 ether);
         vm.expectRevert(wrongStatus(id2, IBountyEscrow.Status.Submitted));
         vm.prank(worker);
-        escrow.submit(id2, t2, RESULT);
+        escrow.submit(id2, t2, worker, RESULT);
     }
 
     // --- accept and release ---
 
-    function test_accept_creditsWorkerLessFee() public {
+    function test_accept_paysWorkerLessFee() public {
         (uint256 id, IBountyEscrow.Terms memory t) = submitted(10 ether);
         uint256 fee = feeOf(10 ether);
+        uint256 before = worker.balance;
         vm.expectEmit(true, true, false, true, address(escrow));
         emit Accepted(id, worker, 10 ether - fee, fee);
         vm.prank(poster);
-        escrow.accept(id, t);
+        escrow.accept(id, t, worker);
         assertStatus(id, IBountyEscrow.Status.Accepted);
-        vm.assertEq(escrow.owed(worker, address(0)), 10 ether - fee, "worker credit");
-        vm.assertEq(escrow.owed(treasury, address(0)), fee, "treasury credit");
+        vm.assertEq(worker.balance - before, 10 ether - fee, "worker paid");
+        vm.assertEq(escrow.owed(worker, address(0)), 0, "nothing credited");
+        vm.assertEq(escrow.feesOwed(address(0)), fee, "fee accrued");
+        vm.assertEq(address(escrow).balance, fee, "escrow keeps only the fee");
+    }
+
+    function test_accept_paysTokens() public {
+        (uint256 id, IBountyEscrow.Terms memory t) = postToken(10 ether);
+        vm.prank(worker);
+        escrow.claim(id, t, AGENT);
+        vm.prank(worker);
+        escrow.submit(id, t, worker, RESULT);
+        vm.prank(poster);
+        escrow.accept(id, t, worker);
+        vm.assertEq(token.balanceOf(worker), 10 ether - feeOf(10 ether), "worker paid in tokens");
+        vm.assertEq(token.balanceOf(address(escrow)), feeOf(10 ether), "fee stays");
     }
 
     function test_accept_reverts() public {
         (uint256 id, IBountyEscrow.Terms memory t) = claimed(1 ether);
         vm.expectRevert(wrongStatus(id, IBountyEscrow.Status.Assigned));
         vm.prank(poster);
-        escrow.accept(id, t);
+        escrow.accept(id, t, worker);
         vm.prank(worker);
-        escrow.submit(id, t, RESULT);
+        escrow.submit(id, t, worker, RESULT);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotPoster.selector, id, worker));
         vm.prank(worker);
-        escrow.accept(id, t);
+        escrow.accept(id, t, worker);
     }
 
     function test_release_paysWorkerAfterSilentReview() public {
@@ -342,17 +366,18 @@ contract BountyEscrowTest is EscrowFixture {
         vm.warp(endsAt);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.ReviewWindowOpen.selector, id, endsAt));
         vm.prank(worker);
-        escrow.release(id, t);
+        escrow.release(id, t, worker);
         vm.warp(endsAt + 1);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotWorker.selector, id, poster));
         vm.prank(poster);
-        escrow.release(id, t);
+        escrow.release(id, t, worker);
+        uint256 before = worker.balance;
         vm.expectEmit(true, true, false, true, address(escrow));
         emit Released(id, worker, 4 ether - feeOf(4 ether), feeOf(4 ether));
         vm.prank(worker);
-        escrow.release(id, t);
+        escrow.release(id, t, worker);
         assertStatus(id, IBountyEscrow.Status.Released);
-        vm.assertEq(escrow.owed(worker, address(0)), 4 ether - feeOf(4 ether), "worker credit");
+        vm.assertEq(worker.balance - before, 4 ether - feeOf(4 ether), "worker paid");
     }
 
     function test_release_revertsBeforeSubmission() public {
@@ -360,7 +385,7 @@ contract BountyEscrowTest is EscrowFixture {
         vm.warp(block.timestamp + 365 days);
         vm.expectRevert(wrongStatus(id, IBountyEscrow.Status.Assigned));
         vm.prank(worker);
-        escrow.release(id, t);
+        escrow.release(id, t, worker);
     }
 
     // --- reject, dispute, resolve ---
@@ -370,7 +395,7 @@ contract BountyEscrowTest is EscrowFixture {
         vm.expectEmit(true, true, false, true, address(escrow));
         emit Disputed(id, poster, keccak256("missing section"));
         vm.prank(poster);
-        escrow.reject(id, t, keccak256("missing section"));
+        escrow.reject(id, t, worker, keccak256("missing section"));
         assertStatus(id, IBountyEscrow.Status.Disputed);
     }
 
@@ -378,17 +403,17 @@ contract BountyEscrowTest is EscrowFixture {
         (uint256 id, IBountyEscrow.Terms memory t) = submitted(1 ether);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotPoster.selector, id, worker));
         vm.prank(worker);
-        escrow.reject(id, t, 0);
+        escrow.reject(id, t, worker, 0);
         uint256 endsAt = block.timestamp + REVIEW;
         vm.warp(endsAt + 1);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.ReviewWindowClosed.selector, id, endsAt));
         vm.prank(poster);
-        escrow.reject(id, t, 0);
+        escrow.reject(id, t, worker, 0);
 
         (uint256 id2, IBountyEscrow.Terms memory t2) = claimed(1 ether);
         vm.expectRevert(wrongStatus(id2, IBountyEscrow.Status.Assigned));
         vm.prank(poster);
-        escrow.reject(id2, t2, 0);
+        escrow.reject(id2, t2, worker, 0);
     }
 
     function test_dispute_byWorkerWhileAssigned() public {
@@ -396,14 +421,14 @@ contract BountyEscrowTest is EscrowFixture {
         vm.expectEmit(true, true, false, true, address(escrow));
         emit Disputed(id, worker, keccak256("spec changed"));
         vm.prank(worker);
-        escrow.dispute(id, t, keccak256("spec changed"));
+        escrow.dispute(id, t, worker, keccak256("spec changed"));
         assertStatus(id, IBountyEscrow.Status.Disputed);
     }
 
     function test_dispute_byPosterDuringReview() public {
         (uint256 id, IBountyEscrow.Terms memory t) = submitted(1 ether);
         vm.prank(poster);
-        escrow.dispute(id, t, 0);
+        escrow.dispute(id, t, worker, 0);
         assertStatus(id, IBountyEscrow.Status.Disputed);
     }
 
@@ -411,55 +436,59 @@ contract BountyEscrowTest is EscrowFixture {
         (uint256 id, IBountyEscrow.Terms memory t) = postETH(1 ether);
         vm.expectRevert(wrongStatus(id, IBountyEscrow.Status.Open));
         vm.prank(poster);
-        escrow.dispute(id, t, 0);
+        escrow.dispute(id, t, address(0), 0);
 
         (uint256 id2, IBountyEscrow.Terms memory t2) = submitted(1 ether);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotParty.selector, id2, stranger));
         vm.prank(stranger);
-        escrow.dispute(id2, t2, 0);
+        escrow.dispute(id2, t2, worker, 0);
         uint256 endsAt = block.timestamp + REVIEW;
         vm.warp(endsAt + 1);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.ReviewWindowClosed.selector, id2, endsAt));
         vm.prank(worker);
-        escrow.dispute(id2, t2, 0);
+        escrow.dispute(id2, t2, worker, 0);
     }
 
     function test_resolve_splitsFunds() public {
         (uint256 id, IBountyEscrow.Terms memory t) = disputed(10 ether);
         uint256 share = 7 ether; // 70%
         uint256 fee = feeOf(share);
+        uint256 workerBefore = worker.balance;
+        uint256 posterBefore = poster.balance;
         vm.expectEmit(true, false, false, true, address(escrow));
         emit Resolved(id, 7000, share - fee, 3 ether, fee);
         vm.prank(arbiter);
-        escrow.resolve(id, t, 7000);
+        escrow.resolve(id, t, worker, 7000);
         assertStatus(id, IBountyEscrow.Status.Resolved);
-        vm.assertEq(escrow.owed(worker, address(0)), share - fee, "worker");
-        vm.assertEq(escrow.owed(poster, address(0)), 3 ether, "poster");
-        vm.assertEq(escrow.owed(treasury, address(0)), fee, "treasury");
+        vm.assertEq(worker.balance - workerBefore, share - fee, "worker");
+        vm.assertEq(poster.balance - posterBefore, 3 ether, "poster");
+        vm.assertEq(escrow.feesOwed(address(0)), fee, "fee");
     }
 
     function test_resolve_allToPosterChargesNoFee() public {
         (uint256 id, IBountyEscrow.Terms memory t) = disputed(10 ether);
+        uint256 workerBefore = worker.balance;
+        uint256 posterBefore = poster.balance;
         vm.prank(arbiter);
-        escrow.resolve(id, t, 0);
-        vm.assertEq(escrow.owed(poster, address(0)), 10 ether, "poster gets everything");
-        vm.assertEq(escrow.owed(worker, address(0)), 0, "worker nothing");
-        vm.assertEq(escrow.owed(treasury, address(0)), 0, "no fee");
+        escrow.resolve(id, t, worker, 0);
+        vm.assertEq(poster.balance - posterBefore, 10 ether, "poster gets everything");
+        vm.assertEq(worker.balance, workerBefore, "worker nothing");
+        vm.assertEq(escrow.feesOwed(address(0)), 0, "no fee");
     }
 
     function test_resolve_reverts() public {
         (uint256 id, IBountyEscrow.Terms memory t) = disputed(1 ether);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotArbiter.selector, id, poster));
         vm.prank(poster);
-        escrow.resolve(id, t, 5000);
+        escrow.resolve(id, t, worker, 5000);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InvalidSplit.selector, uint16(10_001)));
         vm.prank(arbiter);
-        escrow.resolve(id, t, 10_001);
+        escrow.resolve(id, t, worker, 10_001);
 
         (uint256 id2, IBountyEscrow.Terms memory t2) = submitted(1 ether);
         vm.expectRevert(wrongStatus(id2, IBountyEscrow.Status.Submitted));
         vm.prank(arbiter);
-        escrow.resolve(id2, t2, 5000);
+        escrow.resolve(id2, t2, worker, 5000);
     }
 
     function test_resolveExpired_splitsEvenlyAfterTimeout() public {
@@ -468,16 +497,18 @@ contract BountyEscrowTest is EscrowFixture {
         vm.warp(endsAt);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.ArbiterTimeNotUp.selector, id, endsAt));
         vm.prank(worker);
-        escrow.resolveExpired(id, t);
+        escrow.resolveExpired(id, t, worker);
         vm.warp(endsAt + 1);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotParty.selector, id, arbiter));
         vm.prank(arbiter);
-        escrow.resolveExpired(id, t);
+        escrow.resolveExpired(id, t, worker);
+        uint256 workerBefore = worker.balance;
+        uint256 posterBefore = poster.balance;
         vm.prank(worker);
-        escrow.resolveExpired(id, t);
+        escrow.resolveExpired(id, t, worker);
         assertStatus(id, IBountyEscrow.Status.Resolved);
-        vm.assertEq(escrow.owed(poster, address(0)), 1 ether, "poster half");
-        vm.assertEq(escrow.owed(worker, address(0)), 1 ether - feeOf(1 ether), "worker half less fee");
+        vm.assertEq(poster.balance - posterBefore, 1 ether, "poster half");
+        vm.assertEq(worker.balance - workerBefore, 1 ether - feeOf(1 ether), "worker half less fee");
     }
 
     // --- refund ---
@@ -486,79 +517,126 @@ contract BountyEscrowTest is EscrowFixture {
         (uint256 open, IBountyEscrow.Terms memory t1) = postETH(1 ether);
         (uint256 assigned, IBountyEscrow.Terms memory t2) = claimed(2 ether);
         vm.warp(t2.deadline + 1);
+        uint256 before = poster.balance;
         vm.expectEmit(true, false, false, true, address(escrow));
         emit Refunded(open, 1 ether);
         vm.prank(stranger); // anyone may trigger it: it only pays the poster
-        escrow.refund(open, t1);
+        escrow.refund(open, t1, address(0));
         vm.prank(poster);
-        escrow.refund(assigned, t2);
+        escrow.refund(assigned, t2, worker);
         assertStatus(open, IBountyEscrow.Status.Refunded);
         assertStatus(assigned, IBountyEscrow.Status.Refunded);
-        vm.assertEq(escrow.owed(poster, address(0)), 3 ether, "poster credited both");
+        vm.assertEq(poster.balance - before, 3 ether, "poster refunded both");
     }
 
     function test_refund_reverts() public {
         (uint256 id, IBountyEscrow.Terms memory t) = postETH(1 ether);
         vm.warp(t.deadline);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.DeadlineNotPassed.selector, id, t.deadline));
-        escrow.refund(id, t);
+        escrow.refund(id, t, address(0));
 
         (uint256 id2, IBountyEscrow.Terms memory t2) = submitted(1 ether);
         vm.warp(t2.deadline + 1);
         vm.expectRevert(wrongStatus(id2, IBountyEscrow.Status.Submitted));
-        escrow.refund(id2, t2);
+        escrow.refund(id2, t2, worker);
     }
 
     // --- withdraw ---
 
-    function test_withdraw_paysETHOnce() public {
-        (uint256 id, IBountyEscrow.Terms memory t) = submitted(1 ether);
-        vm.prank(poster);
-        escrow.accept(id, t);
-        uint256 payout = 1 ether - feeOf(1 ether);
-        uint256 before = worker.balance;
-        vm.expectEmit(true, true, false, true, address(escrow));
-        emit Withdrawn(worker, address(0), payout);
-        vm.prank(worker);
-        vm.assertEq(escrow.withdraw(address(0)), payout, "returned amount");
-        vm.assertEq(worker.balance - before, payout, "worker paid");
-        vm.assertEq(escrow.owed(worker, address(0)), 0, "credit cleared");
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NothingToWithdraw.selector, worker, address(0)));
-        vm.prank(worker);
-        escrow.withdraw(address(0));
-    }
-
-    function test_withdraw_paysTokens() public {
-        (uint256 id, IBountyEscrow.Terms memory t) = postToken(100 ether);
-        vm.prank(poster);
-        escrow.cancel(id, t);
-        uint256 before = token.balanceOf(poster);
-        vm.prank(poster);
-        escrow.withdraw(address(token));
-        vm.assertEq(token.balanceOf(poster) - before, 100 ether, "tokens back");
-        vm.assertEq(token.balanceOf(address(escrow)), 0, "escrow empty");
-    }
-
-    function test_withdraw_revertsWhenRecipientRefusesETHAndKeepsCredit() public {
-        RejectingReceiver rejecting = new RejectingReceiver();
-        vm.deal(address(rejecting), 1 ether);
+    function test_pay_creditsRefusedETHAndWithdrawPaysItOnce() public {
+        RejectingReceiver rejecting = new RejectingReceiver(); // funded by exec's msg.value
         IBountyEscrow.Terms memory t = termsOf(address(rejecting), address(0), 1 ether, 0);
         rejecting.exec{value: 1 ether}(
             address(escrow), 1 ether, abi.encodeCall(escrow.post, (address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC))
         );
+        vm.expectEmit(true, true, false, true, address(escrow));
+        emit Credited(address(rejecting), address(0), 1 ether);
         rejecting.exec(address(escrow), 0, abi.encodeCall(escrow.cancel, (1, t)));
+        assertStatus(1, IBountyEscrow.Status.Cancelled);
+        vm.assertEq(escrow.owed(address(rejecting), address(0)), 1 ether, "refused refund credited");
+
         vm.expectRevert(
             abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(0), address(rejecting), uint256(1 ether))
         );
         rejecting.exec(address(escrow), 0, abi.encodeCall(escrow.withdraw, (address(0))));
         vm.assertEq(escrow.owed(address(rejecting), address(0)), 1 ether, "credit kept for a later try");
+
+        rejecting.setRefusing(false);
+        vm.expectEmit(true, true, false, true, address(escrow));
+        emit Withdrawn(address(rejecting), address(0), 1 ether);
+        rejecting.exec(address(escrow), 0, abi.encodeCall(escrow.withdraw, (address(0))));
+        vm.assertEq(address(rejecting).balance, 1 ether, "paid");
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NothingToWithdraw.selector, address(rejecting), address(0)));
+        rejecting.exec(address(escrow), 0, abi.encodeCall(escrow.withdraw, (address(0))));
+    }
+
+    function test_pay_creditsARecipientThatBurnsGas() public {
+        GasGuzzler guzzler = new GasGuzzler();
+        (uint256 id, IBountyEscrow.Terms memory t) = postETH(1 ether);
+        vm.prank(poster);
+        escrow.assign(id, t, address(guzzler));
+        guzzler.exec(address(escrow), 0, abi.encodeCall(escrow.submit, (id, t, address(guzzler), RESULT)));
+        vm.prank(poster);
+        escrow.accept(id, t, address(guzzler)); // the worker cannot make this fail
+        assertStatus(id, IBountyEscrow.Status.Accepted);
+        vm.assertEq(escrow.owed(address(guzzler), address(0)), 1 ether - feeOf(1 ether), "credited instead");
+        guzzler.exec(address(escrow), 0, abi.encodeCall(escrow.withdraw, (address(0))));
+        vm.assertEq(address(guzzler).balance, 1 ether - feeOf(1 ether), "withdrawn with all the gas it wants");
+    }
+
+    function test_pay_creditsRefusedTokens() public {
+        FalseToken ft = new FalseToken();
+        ft.setFailing(false);
+        ft.mint(poster, 10 ether);
+        vm.prank(poster);
+        ft.approve(address(escrow), type(uint256).max);
+        IBountyEscrow.Terms memory t = termsOf(poster, address(ft), 10 ether, 0);
+        vm.prank(poster);
+        uint256 id = escrow.post(address(ft), 10 ether, arbiter, t.deadline, REVIEW, 0, SPEC);
+        ft.setFailing(true); // e.g. the poster got blocklisted by the token
+        vm.prank(poster);
+        escrow.cancel(id, t);
+        vm.assertEq(escrow.owed(poster, address(ft)), 10 ether, "credited");
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(ft), poster, uint256(10 ether)));
+        vm.prank(poster);
+        escrow.withdraw(address(ft));
+        ft.setFailing(false);
+        vm.prank(poster);
+        escrow.withdraw(address(ft));
+        vm.assertEq(ft.balanceOf(poster), 10 ether, "tokens back");
+    }
+
+    function test_withdrawFees_leavesOneUnit() public {
+        (uint256 id, IBountyEscrow.Terms memory t) = submitted(10 ether);
+        vm.prank(poster);
+        escrow.accept(id, t, worker);
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotTreasury.selector, stranger));
+        vm.prank(stranger);
+        escrow.withdrawFees(address(0));
+        vm.expectEmit(true, true, false, true, address(escrow));
+        emit FeesWithdrawn(treasury, address(0), feeOf(10 ether) - 1);
+        vm.prank(treasury);
+        vm.assertEq(escrow.withdrawFees(address(0)), feeOf(10 ether) - 1, "amount");
+        vm.assertEq(treasury.balance, feeOf(10 ether) - 1, "treasury paid");
+        vm.assertEq(escrow.feesOwed(address(0)), 1, "one unit kept");
+        vm.assertEq(address(escrow).balance, 1, "backed by one wei");
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NothingToWithdraw.selector, treasury, address(0)));
+        vm.prank(treasury);
+        escrow.withdrawFees(address(0));
     }
 
     // --- views ---
 
-    function test_stateOf_revertsForUnknownId() public {
+    function test_bountyOf_revertsForUnknownId() public {
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.UnknownBounty.selector, uint256(1)));
-        escrow.stateOf(1);
+        escrow.bountyOf(1);
+    }
+
+    function test_load_refusesAnotherWorker() public {
+        (uint256 id, IBountyEscrow.Terms memory t) = submitted(1 ether);
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.TermsMismatch.selector, id));
+        vm.prank(poster);
+        escrow.accept(id, t, stranger);
     }
 
     // --- terminal states stay terminal ---
@@ -572,38 +650,41 @@ contract BountyEscrowTest is EscrowFixture {
             IBountyEscrow.Status.Cancelled
         ];
         for (uint256 i = 0; i < terminals.length; i++) {
-            (uint256 id, IBountyEscrow.Terms memory t) = _reach(terminals[i]);
+            (uint256 id, IBountyEscrow.Terms memory t, address w) = _reach(terminals[i]);
             assertStatus(id, terminals[i]);
-            _expectAllRefused(id, t, terminals[i]);
+            _expectAllRefused(id, t, w, terminals[i]);
         }
     }
 
-    function _reach(IBountyEscrow.Status target) internal returns (uint256 id, IBountyEscrow.Terms memory t) {
+    function _reach(IBountyEscrow.Status target) internal returns (uint256 id, IBountyEscrow.Terms memory t, address w) {
+        w = worker;
         if (target == IBountyEscrow.Status.Cancelled) {
             (id, t) = postETH(1 ether);
+            w = address(0);
             vm.prank(poster);
             escrow.cancel(id, t);
         } else if (target == IBountyEscrow.Status.Refunded) {
             (id, t) = postETH(1 ether);
+            w = address(0);
             vm.warp(t.deadline + 1);
-            escrow.refund(id, t);
+            escrow.refund(id, t, address(0));
         } else if (target == IBountyEscrow.Status.Accepted) {
             (id, t) = submitted(1 ether);
             vm.prank(poster);
-            escrow.accept(id, t);
+            escrow.accept(id, t, worker);
         } else if (target == IBountyEscrow.Status.Released) {
             (id, t) = submitted(1 ether);
             vm.warp(block.timestamp + REVIEW + 1);
             vm.prank(worker);
-            escrow.release(id, t);
+            escrow.release(id, t, worker);
         } else {
             (id, t) = disputed(1 ether);
             vm.prank(arbiter);
-            escrow.resolve(id, t, 5000);
+            escrow.resolve(id, t, worker, 5000);
         }
     }
 
-    function _expectAllRefused(uint256 id, IBountyEscrow.Terms memory t, IBountyEscrow.Status s) internal {
+    function _expectAllRefused(uint256 id, IBountyEscrow.Terms memory t, address w, IBountyEscrow.Status s) internal {
         bytes memory err = wrongStatus(id, s);
         vm.prank(poster);
         vm.expectRevert(err);
@@ -616,30 +697,29 @@ contract BountyEscrowTest is EscrowFixture {
         escrow.assign(id, t, worker);
         vm.prank(poster);
         vm.expectRevert(err);
-        escrow.accept(id, t);
+        escrow.accept(id, t, w);
         vm.prank(poster);
         vm.expectRevert(err);
-        escrow.reject(id, t, 0);
+        escrow.reject(id, t, w, 0);
         vm.prank(poster);
         vm.expectRevert(err);
-        escrow.dispute(id, t, 0);
+        escrow.dispute(id, t, w, 0);
         vm.prank(arbiter);
         vm.expectRevert(err);
-        escrow.resolve(id, t, 5000);
+        escrow.resolve(id, t, w, 5000);
         vm.expectRevert(err);
-        escrow.refund(id, t);
-        address w = escrow.stateOf(id).worker;
+        escrow.refund(id, t, w);
+        vm.prank(poster);
+        vm.expectRevert(err);
+        escrow.resolveExpired(id, t, w);
         if (w != address(0)) {
             vm.prank(w);
             vm.expectRevert(err);
-            escrow.submit(id, t, RESULT);
+            escrow.submit(id, t, w, RESULT);
             vm.warp(block.timestamp + 365 days);
             vm.prank(w);
             vm.expectRevert(err);
-            escrow.release(id, t);
-            vm.prank(w);
-            vm.expectRevert(err);
-            escrow.resolveExpired(id, t);
+            escrow.release(id, t, w);
         }
     }
 }

@@ -58,6 +58,12 @@ func NewEmbedded(cfg EmbeddedConfig) (*Embedded, error) {
 		func(_ *node.Config, eth *ethconfig.Config) {
 			eth.Genesis.ExtraData = salt
 			eth.Genesis.Timestamp = uint64(time.Now().Unix())
+			// go-ethereum's dev config also turns on forks that are not live anywhere yet
+			// (Bogota), whose gas schedule differs from mainnet's and Anvil's. Stop at Osaka
+			// so that gas measured here is gas paid on a real chain.
+			cfg := *params.AllDevChainProtocolChanges
+			cfg.BogotaTime = nil
+			eth.Genesis.Config = &cfg
 		},
 	}
 	if cfg.GasLimit > 0 {

@@ -90,6 +90,9 @@ func FromForge(outDir, root string) ([]Artifact, error) {
 				// under the same file name; only the file's own contracts are kept.
 				continue
 			}
+			if string(compact(fa.ABI)) == "[]" {
+				continue // a library of internal functions: nothing to call from Go
+			}
 			arts = append(arts, Artifact{Name: name, Source: source, ABI: compact(fa.ABI), Bytecode: fa.Bytecode.Object})
 		}
 	}

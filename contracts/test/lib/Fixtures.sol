@@ -87,17 +87,17 @@ abstract contract EscrowFixture is Test {
     function submitted(uint256 amount) internal returns (uint256 id, IBountyEscrow.Terms memory t) {
         (id, t) = claimed(amount);
         vm.prank(worker);
-        escrow.submit(id, t, RESULT);
+        escrow.submit(id, t, worker, RESULT);
     }
 
     function disputed(uint256 amount) internal returns (uint256 id, IBountyEscrow.Terms memory t) {
         (id, t) = submitted(amount);
         vm.prank(poster);
-        escrow.reject(id, t, keccak256("wrong"));
+        escrow.reject(id, t, worker, keccak256("wrong"));
     }
 
     function statusOf(uint256 id) internal view returns (IBountyEscrow.Status) {
-        return escrow.stateOf(id).status;
+        return escrow.bountyOf(id).status;
     }
 
     function assertStatus(uint256 id, IBountyEscrow.Status want) internal view {

@@ -35,8 +35,14 @@ contract ReentrantReceiver {
     }
 }
 
-/// @notice A contract account that refuses ETH.
+/// @notice A contract account that refuses ETH while `refusing` is set, and acts through `exec`.
 contract RejectingReceiver {
+    bool public refusing = true;
+
+    function setRefusing(bool r) external {
+        refusing = r;
+    }
+
     function exec(address to, uint256 value, bytes calldata call) external payable returns (bytes memory) {
         (bool ok, bytes memory ret) = to.call{value: value}(call);
         if (!ok) {
@@ -48,6 +54,27 @@ contract RejectingReceiver {
     }
 
     receive() external payable {
-        revert("no ETH here");
+        require(!refusing, "no ETH here");
+    }
+}
+
+/// @notice A contract account whose receive burns more gas than a pushed payment allows.
+contract GasGuzzler {
+    uint256[] private sink;
+
+    function exec(address to, uint256 value, bytes calldata call) external payable returns (bytes memory) {
+        (bool ok, bytes memory ret) = to.call{value: value}(call);
+        if (!ok) {
+            assembly {
+                revert(add(ret, 32), mload(ret))
+            }
+        }
+        return ret;
+    }
+
+    receive() external payable {
+        for (uint256 i = 0; i < 10; i++) {
+            sink.push(i); // ~22,000 gas each
+        }
     }
 }
