@@ -13,6 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/internal/chain"
 )
 
 // Sentinel errors of deployments.
@@ -188,7 +190,7 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployCon
 		if err != nil {
 			return common.Address{}, fmt.Errorf("deploy %s: %w", what, err)
 		}
-		receipt, err := bind.WaitMined(ctx, b, hash)
+		receipt, err := chain.WaitMined(ctx, b, hash)
 		if err != nil {
 			return common.Address{}, fmt.Errorf("deploy %s: wait for receipt: %w", what, err)
 		}

@@ -54,7 +54,7 @@ func TestDeployAndUseRootAnchor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	receipt, err := bind.WaitMined(ctx, c, tx.Hash())
+	receipt, err := chain.WaitMined(ctx, c, tx.Hash())
 	if err != nil || receipt.Status != 1 {
 		t.Fatalf("anchor: receipt %+v, err %v", receipt, err)
 	}

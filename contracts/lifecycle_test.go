@@ -65,7 +65,7 @@ func (a *actor) try(inst *bind.BoundContract, data []byte, value *big.Int) (*typ
 	if err != nil {
 		return nil, err
 	}
-	return bind.WaitMined(context.Background(), a.c, tx.Hash())
+	return chain.WaitMined(context.Background(), a.c, tx.Hash())
 }
 
 func (a *actor) send(inst *bind.BoundContract, data []byte, value *big.Int) *types.Receipt {
