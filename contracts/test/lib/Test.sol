@@ -30,10 +30,21 @@ interface Vm {
     function label(address account, string calldata newLabel) external;
 }
 
-/// @notice Base contract for forge tests: exposes `vm` and a few helpers.
-abstract contract Test {
+/// @notice `vm` and pure helpers, for tests and for invariant handlers.
+abstract contract Common {
     Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
 
+    /// @notice Clamps `x` into [lo, hi] without discarding fuzz runs.
+    function bound(uint256 x, uint256 lo, uint256 hi) internal pure returns (uint256) {
+        require(lo <= hi, "bound: lo > hi");
+        if (x >= lo && x <= hi) return x;
+        uint256 span = hi - lo + 1;
+        return lo + (x % span);
+    }
+}
+
+/// @notice Base contract for forge tests: exposes `vm` and a few helpers.
+abstract contract Test is Common {
     /// @dev Marks the contract as a test contract for forge.
     bool public IS_TEST = true;
 
@@ -70,13 +81,5 @@ abstract contract Test {
     /// @notice Read by forge: the functions invariant campaigns call.
     function targetSelectors() public view returns (FuzzSelector[] memory) {
         return _targetSelectors;
-    }
-
-    /// @notice Clamps `x` into [lo, hi] without discarding fuzz runs.
-    function bound(uint256 x, uint256 lo, uint256 hi) internal pure returns (uint256) {
-        require(lo <= hi, "bound: lo > hi");
-        if (x >= lo && x <= hi) return x;
-        uint256 span = hi - lo + 1;
-        return lo + (x % span);
     }
 }
