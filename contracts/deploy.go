@@ -241,3 +241,26 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployCon
 	}
 	return d, nil
 }
+
+// DeployDevToken deploys a DevToken (an ERC-20 anyone may mint) for dev chains and tests. It is
+// not part of a Deployment: production chains use real tokens.
+func DeployDevToken(ctx context.Context, b Backend, key *ecdsa.PrivateKey, name, symbol string) (common.Address, error) {
+	id, err := b.ChainID(ctx)
+	if err != nil {
+		return common.Address{}, fmt.Errorf("deploy DevToken: chain id: %w", err)
+	}
+	opts := bind.NewKeyedTransactor(key, id)
+	opts.Context = ctx
+	addr, tx, err := bind.DeployContract(opts, common.FromHex(DevTokenMetaData.Bin), b, NewDevToken().PackConstructor(name, symbol))
+	if err != nil {
+		return common.Address{}, fmt.Errorf("deploy DevToken: %w", err)
+	}
+	receipt, err := chain.WaitMined(ctx, b, tx.Hash())
+	if err != nil {
+		return common.Address{}, fmt.Errorf("deploy DevToken: wait for receipt: %w", err)
+	}
+	if receipt.Status != 1 {
+		return common.Address{}, fmt.Errorf("deploy DevToken: transaction %s reverted", tx.Hash())
+	}
+	return addr, nil
+}

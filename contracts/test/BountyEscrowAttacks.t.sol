@@ -11,6 +11,7 @@ import {FalseToken, FeeOnTransferToken, NoReturnToken, CallbackToken} from "./mo
 contract BountyEscrowAttackTest is EscrowFixture {
     function _reentrySelector(ReentrantReceiver r) internal view returns (bytes4 sel) {
         bytes memory ret = r.reentryResult();
+        // forge-lint: disable-next-line(unsafe-typecast) the first four bytes are the selector
         if (ret.length >= 4) sel = bytes4(ret);
     }
 
