@@ -40,14 +40,14 @@ func TestLifecycleAnvil(t *testing.T) {
 
 // actor sends transactions from one dev account and keeps track of what it spent on gas.
 type actor struct {
-	t    *testing.T
+	t    testing.TB
 	c    chain.Client
 	key  *ecdsa.PrivateKey
 	addr common.Address
 	id   *big.Int
 }
 
-func newActor(t *testing.T, c chain.Client, i int) *actor {
+func newActor(t testing.TB, c chain.Client, i int) *actor {
 	id, err := c.ChainID(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func gasCost(r *types.Receipt) *big.Int {
 
 func ether(n int64) *big.Int { return new(big.Int).Mul(big.NewInt(n), big.NewInt(params.Ether)) }
 
-func expectRevert(t *testing.T, err error, name string) *contracts.CustomError {
+func expectRevert(t testing.TB, err error, name string) *contracts.CustomError {
 	t.Helper()
 	ce := contracts.DecodeRevert(err)
 	if ce == nil || ce.Name != name {
@@ -184,6 +184,32 @@ func runLifecycle(t *testing.T, c chain.Client) {
 	}
 	if escrowBalance.Cmp(big.NewInt(1)) != 0 {
 		t.Errorf("escrow holds %s after every withdrawal, want the 1 wei fee remainder", escrowBalance)
+	}
+
+	// --- an ERC-20 bounty, cancelled: the tokens come back ---
+	token := devTokenFor(t, c, dep)
+	erc := contracts.NewDevToken()
+	tokenInst := erc.Instance(c, token)
+	tokenBalance := func(a common.Address) *big.Int {
+		t.Helper()
+		b, err := bind.Call(tokenInst, nil, erc.PackBalanceOf(a), erc.UnpackBalanceOf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	held := tokenBalance(poster.addr)
+	r = poster.send(escrow, escrowABI.PackPost(token, ether(5), arbiter.addr, head.Time+86400, 3600, big.NewInt(0), spec), nil)
+	posted, err = escrowABI.UnpackPostedEvent(r.Logs[len(r.Logs)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tokenBalance(dep.Contracts.BountyEscrow); got.Cmp(ether(5)) != 0 {
+		t.Errorf("escrow holds %s tokens, want 5", got)
+	}
+	poster.send(escrow, escrowABI.PackCancel(posted.Id, posted.Terms), nil)
+	if got := tokenBalance(poster.addr); got.Cmp(held) != 0 {
+		t.Errorf("poster has %s tokens after cancel, want %s back", got, held)
 	}
 
 	// --- stake and slash ---

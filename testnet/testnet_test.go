@@ -2,11 +2,15 @@ package testnet_test
 
 import (
 	"context"
+	"os/exec"
+	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/testnet"
@@ -18,6 +22,7 @@ func TestStartDeploysOnAnvil(t *testing.T) {
 	dn, err := testnet.Start(ctx, testnet.Config{
 		AnvilBin:    testutil.Tool(t, "anvil"),
 		DevAccounts: 3,
+		Deploy:      contracts.DeployConfig{FeeBps: 75},
 		Progress:    func(format string, _ ...any) { steps = append(steps, format) },
 	})
 	if err != nil {
@@ -48,6 +53,32 @@ func TestStartDeploysOnAnvil(t *testing.T) {
 	}
 	if bal.Cmp(chain.DefaultDevBalance) != 0 {
 		t.Errorf("dev account 2 holds %s, want %s", bal, chain.DefaultDevBalance)
+	}
+
+	// Foundry's own client reads the deployed contracts at the recorded addresses.
+	cast := testutil.Tool(t, "cast")
+	for _, tt := range []struct {
+		addr common.Address
+		sig  string
+		want string
+	}{
+		{dn.Deployment.Contracts.BountyEscrow, "feeBps()(uint16)", "75"},
+		{dn.Deployment.Contracts.BountyEscrow, "stakeRegistry()(address)", dn.Deployment.Contracts.StakeRegistry.Hex()},
+		{dn.Deployment.Contracts.StakeRegistry, "unbondDelay()(uint64)", "604800"},
+		{dn.Deployment.Contracts.StakeRegistry, "isSlasher(address)(bool)", "true"},
+	} {
+		args := []string{"call", tt.addr.Hex(), tt.sig, "--rpc-url", dn.RPC()}
+		if strings.HasPrefix(tt.sig, "isSlasher") {
+			args = append(args[:3], append([]string{dn.Deployment.Deployer.Hex()}, args[3:]...)...)
+		}
+		out, err := exec.Command(cast, args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("cast %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		// cast prints large numbers with a scientific hint after them: "604800 [6.048e5]".
+		if got := strings.Fields(string(out)); len(got) == 0 || !strings.EqualFold(got[0], tt.want) {
+			t.Errorf("cast call %s = %q, want %q", tt.sig, got, tt.want)
+		}
 	}
 
 	dn.Stop()

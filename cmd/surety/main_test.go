@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
@@ -190,8 +192,10 @@ func TestNodeEmbedded(t *testing.T) {
 	if info.Chain.ID != 1337 || info.Chain.Kind != "embedded" || info.Chain.BlockNumber < 1 {
 		t.Errorf("chain = %+v, want embedded chain 1337 past block 0", info.Chain)
 	}
-	if addr := info.Contracts["RootAnchor"]; addr == "" {
-		t.Errorf("contracts = %v, want RootAnchor deployed", info.Contracts)
+	for _, name := range []string{"StakeRegistry", "BountyEscrow", "RootAnchor"} {
+		if addr := info.Contracts[name]; !common.IsHexAddress(addr) {
+			t.Errorf("contracts = %v, want %s deployed", info.Contracts, name)
+		}
 	}
 	if n := strings.Count(r.stdout.String(), " key 0x"); n != 3 {
 		t.Errorf("printed %d dev keys, want 3:\n%s", n, r.stdout)
