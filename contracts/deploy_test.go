@@ -189,3 +189,42 @@ func FuzzParseDeployment(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeRevertIgnoresOtherErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+	}{
+		{"plain error", errors.New("connection refused")},
+		{"nil", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if ce := contracts.DecodeRevert(tt.err); ce != nil {
+				t.Errorf("DecodeRevert(%v) = %v, want nil", tt.err, ce)
+			}
+		})
+	}
+}
+
+func TestDecodeRevertNamesEveryArgument(t *testing.T) {
+	ctx := context.Background()
+	c := embedded(t)
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	escrowABI := contracts.NewBountyEscrow()
+	// A call (no transaction) that reverts: bountyOf an id never posted.
+	_, err = bind.Call(escrowABI.Instance(c, dep.Contracts.BountyEscrow), nil, escrowABI.PackBountyOf(big.NewInt(42)), escrowABI.UnpackBountyOf)
+	ce := contracts.DecodeRevert(err)
+	if ce == nil {
+		t.Fatalf("err %v not decoded", err)
+	}
+	if got := ce.Error(); got != "UnknownBounty(id=42)" {
+		t.Errorf("Error() = %q, want UnknownBounty(id=42)", got)
+	}
+	if errors.Unwrap(ce) != err {
+		t.Errorf("CustomError does not wrap the transport error")
+	}
+}

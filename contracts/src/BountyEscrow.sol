@@ -113,7 +113,7 @@ contract BountyEscrow is IBountyEscrow {
             specHash: specHash
         });
         id = nextId++;
-        _bounties[id].commitment = _commit(t, address(0));
+        _move(_bounties[id], _commit(t, address(0)), Status.Open);
         emit Posted(id, msg.sender, token, t);
     }
 
@@ -201,8 +201,9 @@ contract BountyEscrow is IBountyEscrow {
         _dispute(id, s, reasonHash);
     }
 
-    /// @notice The poster or the worker disputes an assigned bounty, or a submission within
-    /// the review window: the arbiter decides.
+    /// @notice The poster or the worker disputes an assigned bounty before its deadline, or a
+    /// submission within the review window: the arbiter decides. (After the deadline with
+    /// nothing submitted the way out is `refund`, not a dispute.)
     function dispute(uint256 id, Terms calldata t, address worker, bytes32 reasonHash) external nonReentrant {
         Bounty storage s = _load(id, t, worker);
         if (msg.sender != t.poster && msg.sender != worker) revert NotParty(id, msg.sender);
@@ -210,6 +211,7 @@ contract BountyEscrow is IBountyEscrow {
             _requireInReview(id, s, t);
         } else {
             _expect(id, s, Status.Assigned);
+            if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
         }
         _dispute(id, s, reasonHash);
     }

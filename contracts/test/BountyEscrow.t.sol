@@ -115,6 +115,7 @@ contract BountyEscrowTest is EscrowFixture {
         uint256 id = escrow.post{value: 2 ether}(address(0), 2 ether, arbiter, t.deadline, REVIEW, 0, SPEC);
         vm.assertEq(id, 1, "id");
         vm.assertEq(escrow.nextId(), 2, "next id");
+        vm.assertEq(uint256(escrow.bountyOf(id).since), block.timestamp, "open since now");
         vm.assertEq(escrow.bountyOf(id).commitment, bytes26(keccak256(abi.encode(t, address(0)))), "commitment");
         vm.assertEq(escrow.commitmentOf(t, address(0)), escrow.bountyOf(id).commitment, "commitmentOf agrees");
         vm.assertEq(address(escrow).balance, 2 ether, "escrow holds the ETH");
@@ -423,6 +424,16 @@ contract BountyEscrowTest is EscrowFixture {
         vm.prank(worker);
         escrow.dispute(id, t, worker, keccak256("spec changed"));
         assertStatus(id, IBountyEscrow.Status.Disputed);
+    }
+
+    function test_dispute_notAfterTheDeadlineWithoutSubmission() public {
+        (uint256 id, IBountyEscrow.Terms memory t) = claimed(1 ether);
+        vm.warp(t.deadline + 1);
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.DeadlinePassed.selector, id, t.deadline));
+        vm.prank(worker);
+        escrow.dispute(id, t, worker, 0);
+        escrow.refund(id, t, worker); // the way out
+        assertStatus(id, IBountyEscrow.Status.Refunded);
     }
 
     function test_dispute_byPosterDuringReview() public {
