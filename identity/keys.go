@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"sync"
 
 	"github.com/ethereum/go-ethereum/common/math"
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
@@ -24,6 +25,9 @@ type Key struct {
 	// Private is an ed25519.PrivateKey or a *ecdsa.PrivateKey on secp256k1.
 	Private crypto.Signer
 	DID     DID
+
+	headerOnce sync.Once
+	header     string // encoded protected header of this key's envelopes
 }
 
 // Algorithm is the JWS algorithm the key signs with: EdDSA or ES256K.

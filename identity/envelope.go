@@ -1,0 +1,199 @@
+package identity
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v2/jws"
+)
+
+// EnvelopeType is the `typ` header Surety puts on envelopes.
+const EnvelopeType = "surety-envelope+jws"
+
+// MaxEnvelopeSize bounds the envelopes Surety parses.
+const MaxEnvelopeSize = 256 << 10
+
+// Envelope states.
+const (
+	StateDiscussion     = "discussion"
+	StateTaskAssignment = "task_assignment"
+	StateExecution      = "execution"
+	StateConclusion     = "conclusion"
+)
+
+// BountyRef points at a bounty in an escrow contract.
+type BountyRef struct {
+	ChainID uint64 `json:"chain_id"`
+	Escrow  string `json:"escrow"`
+	ID      uint64 `json:"id"`
+}
+
+// Envelope is the JSON payload of a signed message. Fields this version does not know are
+// kept: a verified envelope carries its payload exactly as signed (Verified.Payload).
+type Envelope struct {
+	ID       string          `json:"id"`
+	GroupID  string          `json:"group_id,omitempty"`
+	Sender   string          `json:"sender"`
+	To       []string        `json:"to,omitempty"`
+	State    string          `json:"state,omitempty"`
+	TaskDesc string          `json:"task_desc,omitempty"`
+	Bounty   *BountyRef      `json:"bounty,omitempty"`
+	Body     json.RawMessage `json:"body,omitempty"`
+	IssuedAt int64           `json:"iat"`
+	Expires  int64           `json:"exp"`
+	Nonce    string          `json:"nonce"`
+}
+
+// NewNonce returns 16 random bytes in hex: a fresh envelope nonce or id.
+func NewNonce() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(fmt.Sprintf("identity: no randomness: %v", err))
+	}
+	return hex.EncodeToString(b)
+}
+
+// FillEnvelope completes a JSON payload for signing by k: it sets sender (to k's DID),
+// iat (now), exp (now + ttl), nonce and id where they are missing, keeping every other field
+// as it is. A sender that is set must be k's DID.
+func FillEnvelope(payload []byte, k *Key, now time.Time, ttl time.Duration) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &m); err != nil {
+		return nil, fmt.Errorf("%w: payload is not a JSON object: %v", ErrMalformed, err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("%w: payload is not a JSON object", ErrMalformed)
+	}
+	set := func(name string, v any) {
+		if _, ok := m[name]; !ok {
+			b, _ := json.Marshal(v)
+			m[name] = b
+		}
+	}
+	if s, ok := m["sender"]; ok {
+		var sender string
+		if err := json.Unmarshal(s, &sender); err != nil || sender != k.DID.String() {
+			return nil, fmt.Errorf("%w: sender %s is not the signing key's DID %s", ErrKidNotSender, s, k.DID)
+		}
+	}
+	set("sender", k.DID.String())
+	set("iat", now.Unix())
+	set("exp", now.Add(ttl).Unix())
+	set("nonce", NewNonce())
+	set("id", NewNonce())
+	return json.Marshal(m)
+}
+
+var (
+	signerMu sync.Mutex
+	signers  = map[jwa.SignatureAlgorithm]jws.Signer{}
+)
+
+func signerFor(alg jwa.SignatureAlgorithm) (jws.Signer, error) {
+	signerMu.Lock()
+	defer signerMu.Unlock()
+	if s, ok := signers[alg]; ok {
+		return s, nil
+	}
+	s, err := jws.NewSigner(alg)
+	if err != nil {
+		return nil, err
+	}
+	signers[alg] = s
+	return s, nil
+}
+
+// protectedHeader is the encoded protected header of k's envelopes: the same for every
+// envelope, so it is built once.
+func (k *Key) protectedHeader() string {
+	k.headerOnce.Do(func() {
+		h, _ := json.Marshal(struct {
+			Alg string `json:"alg"`
+			Kid string `json:"kid"`
+			Typ string `json:"typ"`
+		}{string(k.Algorithm()), k.DID.KeyID(), EnvelopeType})
+		k.header = base64.RawURLEncoding.EncodeToString(h)
+	})
+	return k.header
+}
+
+// SignCompact signs payload (an envelope's JSON, used as is) with k and returns the compact
+// JWS. The protected header holds alg, kid (k's DID URL) and typ. jwx/v2 computes the
+// signature; Surety assembles the compact form itself, with the header encoded once per key.
+func (k *Key) SignCompact(payload []byte) (string, error) {
+	s, err := signerFor(k.Algorithm())
+	if err != nil {
+		return "", err
+	}
+	hdr := k.protectedHeader()
+	enc := base64.RawURLEncoding
+	buf := make([]byte, 0, len(hdr)+1+enc.EncodedLen(len(payload))+1+enc.EncodedLen(64))
+	buf = append(buf, hdr...)
+	buf = append(buf, '.')
+	buf = enc.AppendEncode(buf, payload)
+	sig, err := s.Sign(buf, k.Private)
+	if err != nil {
+		return "", fmt.Errorf("sign envelope: %w", err)
+	}
+	buf = append(buf, '.')
+	buf = enc.AppendEncode(buf, sig)
+	return string(buf), nil
+}
+
+// SignJSON signs payload with every key and returns the general JWS JSON serialization,
+// one signature per key (jwx/v2 builds it). The first key should be the sender's.
+func SignJSON(payload []byte, keys ...*Key) ([]byte, error) {
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("sign envelope: no keys")
+	}
+	opts := []jws.SignOption{jws.WithJSON()}
+	for _, k := range keys {
+		h := jws.NewHeaders()
+		if err := h.Set(jws.KeyIDKey, k.DID.KeyID()); err != nil {
+			return nil, err
+		}
+		if err := h.Set(jws.TypeKey, EnvelopeType); err != nil {
+			return nil, err
+		}
+		opts = append(opts, jws.WithKey(k.Algorithm(), k.Private, jws.WithProtectedHeaders(h)))
+	}
+	out, err := jws.Sign(payload, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("sign envelope: %w", err)
+	}
+	return out, nil
+}
+
+// splitCompact splits a compact JWS into its three segments without copying.
+func splitCompact(raw []byte) (header, payload, sig []byte, ok bool) {
+	i := bytes.IndexByte(raw, '.')
+	if i < 0 {
+		return nil, nil, nil, false
+	}
+	j := bytes.IndexByte(raw[i+1:], '.')
+	if j < 0 {
+		return nil, nil, nil, false
+	}
+	j += i + 1
+	if bytes.IndexByte(raw[j+1:], '.') >= 0 {
+		return nil, nil, nil, false
+	}
+	return raw[:i], raw[i+1 : j], raw[j+1:], true
+}
+
+// looksCompact reports whether raw is a compact JWS rather than JSON.
+func looksCompact(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] != '{'
+}
+
+// trimString trims whitespace around a compact JWS given as text.
+func trimString(s string) string { return strings.TrimSpace(s) }

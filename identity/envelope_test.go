@@ -1,0 +1,434 @@
+package identity
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
+	"github.com/google/go-cmp/cmp"
+	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v2/jws"
+)
+
+var testNow = time.Unix(1_800_000_000, 0)
+
+func testKey(t testing.TB, typ KeyType, seedByte byte) *Key {
+	t.Helper()
+	seed := make([]byte, 32)
+	seed[31] = seedByte
+	if typ == Secp256k1 {
+		seed[0] = 1 // a valid scalar
+	}
+	k, err := KeyFromSeed(typ, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func testVerifier(now *time.Time) *Verifier {
+	return NewVerifier(VerifierConfig{Started: testNow.Add(-time.Hour), Now: func() time.Time { return *now }})
+}
+
+func payloadFor(t testing.TB, k *Key, mutate func(m map[string]any)) []byte {
+	t.Helper()
+	m := map[string]any{
+		"id": NewNonce(), "group_id": "rAGf23", "sender": k.DID.String(), "to": []string{"did:key:z6MkjchhfUsD6mmvni8mCdXHw216Xrm9bQe2mBH1P5RDjVJG"},
+		"state": StateTaskAssignment, "task_desc": "summarize the paper", "body": map[string]any{"pages": 12},
+		"iat": testNow.Unix(), "exp": testNow.Add(5 * time.Minute).Unix(), "nonce": NewNonce(),
+		"x_future_field": map[string]any{"kept": true},
+	}
+	if mutate != nil {
+		mutate(m)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func reasonOf(err error) error {
+	var ve *VerifyError
+	if errors.As(err, &ve) {
+		return ve.Reason
+	}
+	return nil
+}
+
+func TestSignAndVerifyCompact(t *testing.T) {
+	for _, typ := range []KeyType{Ed25519, Secp256k1} {
+		t.Run(string(typ), func(t *testing.T) {
+			now := testNow
+			v := testVerifier(&now)
+			k := testKey(t, typ, 1)
+			payload := payloadFor(t, k, nil)
+			jwsText, err := k.SignCompact(payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := v.Verify(context.Background(), []byte(jwsText))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got.Payload) != string(payload) {
+				t.Errorf("payload changed: %s", got.Payload)
+			}
+			if got.Envelope.Sender != k.DID.String() || got.Envelope.State != StateTaskAssignment || got.Signers[0] != k.DID.KeyID() {
+				t.Errorf("verified = %+v", got)
+			}
+			var unknown map[string]json.RawMessage
+			if err := json.Unmarshal(got.Payload, &unknown); err != nil || string(unknown["x_future_field"]) != `{"kept":true}` {
+				t.Errorf("unknown field not kept: %s", got.Payload)
+			}
+			// The same envelope again is a replay.
+			if _, err := v.Verify(context.Background(), []byte(jwsText)); !errors.Is(err, ErrReplayed) {
+				t.Errorf("second verify = %v, want ErrReplayed", err)
+			}
+		})
+	}
+}
+
+// TestStandardJOSELibraryVerifies checks that an envelope verifies in jwx's own jws.Verify,
+// given only the public JWK from the sender's resolved DID document.
+func TestStandardJOSELibraryVerifies(t *testing.T) {
+	for _, typ := range []KeyType{Ed25519, Secp256k1} {
+		t.Run(string(typ), func(t *testing.T) {
+			k := testKey(t, typ, 2)
+			compact, err := k.SignCompact(payloadFor(t, k, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := k.DID.Document(FormatJWK)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rawJWK, _ := json.Marshal(doc.VerificationMethod[0].PublicKeyJwk)
+			var key any
+			if typ == Ed25519 {
+				key, err = jwk.ParseKey(rawJWK)
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				// jwx parses secp256k1 JWKs only with its jwx_es256k build tag: build the
+				// key from the JWK's coordinates by hand.
+				key = ecdsaFromJWK(t, doc.VerificationMethod[0].PublicKeyJwk)
+			}
+			msg, err := jws.Parse([]byte(compact))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kid := msg.Signatures()[0].ProtectedHeaders().KeyID(); kid != doc.VerificationMethod[0].ID {
+				t.Errorf("kid %s, want the document's method %s", kid, doc.VerificationMethod[0].ID)
+			}
+			alg := jwa.SignatureAlgorithm(msg.Signatures()[0].ProtectedHeaders().Algorithm())
+			if _, err := jws.Verify([]byte(compact), jws.WithKey(alg, key)); err != nil {
+				t.Fatalf("jws.Verify: %v", err)
+			}
+		})
+	}
+}
+
+func ecdsaFromJWK(t *testing.T, m map[string]string) *ecdsa.PublicKey {
+	t.Helper()
+	x, err1 := base64.RawURLEncoding.DecodeString(m["x"])
+	y, err2 := base64.RawURLEncoding.DecodeString(m["y"])
+	if err1 != nil || err2 != nil {
+		t.Fatal("bad JWK coordinates")
+	}
+	return &ecdsa.PublicKey{Curve: ethcrypto.S256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
+}
+
+func TestVerifyRefusals(t *testing.T) {
+	alice := testKey(t, Ed25519, 3)
+	bob := testKey(t, Ed25519, 4)
+	kbob := testKey(t, Secp256k1, 5)
+	sign := func(k *Key, mutate func(m map[string]any)) string {
+		s, err := k.SignCompact(payloadFor(t, k, mutate))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	withHeader := func(header map[string]any, k *Key, payload []byte) string {
+		h, _ := json.Marshal(header)
+		input := b64.EncodeToString(h) + "." + b64.EncodeToString(payload)
+		var sig []byte
+		switch p := k.Private.(type) {
+		case ed25519.PrivateKey:
+			sig = ed25519.Sign(p, []byte(input))
+		default:
+			s, err := es256k{}.Sign([]byte(input), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig = s
+		}
+		return input + "." + b64.EncodeToString(sig)
+	}
+	tests := []struct {
+		name   string
+		jws    func() string
+		reason error
+	}{
+		{"garbage", func() string { return "not a jws" }, ErrMalformed},
+		{"two parts", func() string { return "eyJhbGciOiJFZERTQSJ9.e30" }, ErrMalformed},
+		{"payload not an envelope", func() string {
+			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.KeyID()}, alice, []byte(`[1,2]`))
+		}, ErrMalformed},
+		{"missing nonce", func() string { return sign(alice, func(m map[string]any) { delete(m, "nonce") }) }, ErrMalformed},
+		{"sender is someone else", func() string {
+			return sign(alice, func(m map[string]any) { m["sender"] = bob.DID.String() })
+		}, ErrKidNotSender},
+		{"kid of another key", func() string {
+			return withHeader(map[string]any{"alg": "EdDSA", "kid": bob.DID.KeyID()}, alice, payloadFor(t, alice, nil))
+		}, ErrBadSignature},
+		{"kid with a foreign fragment", func() string {
+			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.String() + "#key-1"}, alice, payloadFor(t, alice, nil))
+		}, ErrMalformed},
+		{"no kid", func() string { return withHeader(map[string]any{"alg": "EdDSA"}, alice, payloadFor(t, alice, nil)) }, ErrMalformed},
+		{"alg none", func() string {
+			return withHeader(map[string]any{"alg": "none", "kid": alice.DID.KeyID()}, alice, payloadFor(t, alice, nil))
+		}, ErrUnsupportedAlg},
+		{"alg HS256", func() string {
+			return withHeader(map[string]any{"alg": "HS256", "kid": alice.DID.KeyID()}, alice, payloadFor(t, alice, nil))
+		}, ErrUnsupportedAlg},
+		{"ES256K claimed for an Ed25519 key", func() string {
+			return withHeader(map[string]any{"alg": "ES256K", "kid": alice.DID.KeyID()}, alice, payloadFor(t, alice, nil))
+		}, ErrUnsupportedAlg},
+		{"critical header", func() string {
+			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.KeyID(), "crit": []string{"exp"}, "exp": 1}, alice, payloadFor(t, alice, nil))
+		}, ErrMalformed},
+		{"expired", func() string {
+			return sign(alice, func(m map[string]any) {
+				m["iat"] = testNow.Add(-10 * time.Minute).Unix()
+				m["exp"] = testNow.Add(-2 * time.Minute).Unix()
+			})
+		}, ErrExpired},
+		{"from the future", func() string {
+			return sign(alice, func(m map[string]any) {
+				m["iat"] = testNow.Add(2 * time.Minute).Unix()
+				m["exp"] = testNow.Add(5 * time.Minute).Unix()
+			})
+		}, ErrNotYetValid},
+		{"lives too long", func() string {
+			return sign(alice, func(m map[string]any) { m["exp"] = testNow.Add(24 * time.Hour).Unix() })
+		}, ErrTooLong},
+		{"exp before iat", func() string {
+			return sign(alice, func(m map[string]any) { m["exp"] = testNow.Add(-time.Second).Unix() })
+		}, ErrMalformed},
+		{"issued long ago: lifetime too long", func() string {
+			return sign(alice, func(m map[string]any) {
+				m["iat"] = testNow.Add(-2 * time.Hour).Unix()
+				m["exp"] = testNow.Add(time.Minute).Unix()
+			})
+		}, ErrTooLong},
+		{"secp256k1 sender, Ed25519 kid", func() string {
+			return sign(kbob, func(m map[string]any) { m["sender"] = alice.DID.String() })
+		}, ErrKidNotSender},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			now := testNow
+			v := testVerifier(&now)
+			_, err := v.Verify(context.Background(), []byte(tt.jws()))
+			if !errors.Is(err, tt.reason) {
+				t.Fatalf("Verify = %v, want %v", err, tt.reason)
+			}
+			if !strings.HasPrefix(err.Error(), "envelope refused: ") {
+				t.Errorf("error %q does not say the envelope was refused", err)
+			}
+		})
+	}
+}
+
+func TestVerifyRefusesEnvelopesFromBeforeStart(t *testing.T) {
+	k := testKey(t, Ed25519, 6)
+	now := testNow
+	v := NewVerifier(VerifierConfig{Started: testNow.Add(time.Second), Now: func() time.Time { return now }})
+	s, err := k.SignCompact(payloadFor(t, k, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Verify(context.Background(), []byte(s)); !errors.Is(err, ErrIssuedBeforeStart) {
+		t.Errorf("Verify = %v, want ErrIssuedBeforeStart", err)
+	}
+}
+
+type revokedSet map[string]bool
+
+func (r revokedSet) Revoked(_ context.Context, did string) (bool, error) { return r[did], nil }
+
+func TestVerifyRefusesRevokedSenders(t *testing.T) {
+	k := testKey(t, Ed25519, 7)
+	now := testNow
+	v := NewVerifier(VerifierConfig{Started: testNow.Add(-time.Hour), Now: func() time.Time { return now },
+		Revocations: revokedSet{k.DID.String(): true}})
+	s, err := k.SignCompact(payloadFor(t, k, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Verify(context.Background(), []byte(s)); !errors.Is(err, ErrRevoked) {
+		t.Errorf("Verify = %v, want ErrRevoked", err)
+	}
+}
+
+// TestEveryByteMatters flips each byte of a compact envelope in turn: each change must be
+// refused, for a reason that fits the part that changed.
+func TestEveryByteMatters(t *testing.T) {
+	for _, typ := range []KeyType{Ed25519, Secp256k1} {
+		t.Run(string(typ), func(t *testing.T) {
+			k := testKey(t, typ, 8)
+			s, err := k.SignCompact(payloadFor(t, k, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dot1 := strings.IndexByte(s, '.')
+			dot2 := dot1 + 1 + strings.IndexByte(s[dot1+1:], '.')
+			for i := range len(s) {
+				for _, delta := range []byte{1, 0x20} {
+					b := []byte(s)
+					b[i] ^= delta
+					now := testNow
+					_, err := testVerifier(&now).Verify(context.Background(), b)
+					if err == nil {
+						t.Fatalf("changing byte %d (%q→%q) was accepted", i, s[i], b[i])
+					}
+					allowed := []error{ErrMalformed, ErrBadSignature}
+					if i < dot1 {
+						allowed = append(allowed, ErrUnsupportedAlg)
+					}
+					if i == dot1 || i == dot2 {
+						allowed = []error{ErrMalformed}
+					}
+					ok := false
+					for _, a := range allowed {
+						ok = ok || errors.Is(err, a)
+					}
+					if !ok {
+						t.Fatalf("changing byte %d gave %v, want one of %v", i, err, allowed)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSignJSONSeveralSigners(t *testing.T) {
+	sender, witness := testKey(t, Ed25519, 9), testKey(t, Secp256k1, 10)
+	payload := payloadFor(t, sender, nil)
+	raw, err := SignJSON(payload, witness, sender)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := testNow
+	got, err := testVerifier(&now).Verify(context.Background(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{sender.DID.KeyID(), witness.DID.KeyID()}, got.Signers); diff != "" {
+		t.Errorf("signers (-want +got):\n%s", diff)
+	}
+	// One bad signature spoils the envelope, even if the sender's is fine.
+	var j map[string]any
+	if err := json.Unmarshal(raw, &j); err != nil {
+		t.Fatal(err)
+	}
+	sigs := j["signatures"].([]any)
+	first := sigs[0].(map[string]any)
+	sig, _ := base64.RawURLEncoding.DecodeString(first["signature"].(string))
+	sig[0] ^= 1
+	first["signature"] = base64.RawURLEncoding.EncodeToString(sig)
+	tampered, _ := json.Marshal(j)
+	if _, err := testVerifier(&now).Verify(context.Background(), tampered); !errors.Is(err, ErrBadSignature) {
+		t.Errorf("tampered witness signature: %v, want ErrBadSignature", err)
+	}
+}
+
+func TestFillEnvelope(t *testing.T) {
+	k := testKey(t, Ed25519, 11)
+	out, err := FillEnvelope([]byte(`{"state":"discussion","body":{"q":"hi"},"custom":[1]}`), k, testNow, 5*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e Envelope
+	if err := json.Unmarshal(out, &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Sender != k.DID.String() || e.IssuedAt != testNow.Unix() || e.Expires != testNow.Add(5*time.Minute).Unix() || len(e.Nonce) != 32 || e.ID == "" {
+		t.Errorf("filled = %+v", e)
+	}
+	if !strings.Contains(string(out), `"custom":[1]`) {
+		t.Errorf("custom field lost: %s", out)
+	}
+	if _, err := FillEnvelope([]byte(`{"sender":"did:key:z6MkjchhfUsD6mmvni8mCdXHw216Xrm9bQe2mBH1P5RDjVJG"}`), k, testNow, time.Minute); !errors.Is(err, ErrKidNotSender) {
+		t.Errorf("foreign sender: %v", err)
+	}
+	for _, bad := range []string{`[]`, `null`, `"x"`, `{`} {
+		if _, err := FillEnvelope([]byte(bad), k, testNow, time.Minute); !errors.Is(err, ErrMalformed) {
+			t.Errorf("FillEnvelope(%s) = %v, want ErrMalformed", bad, err)
+		}
+	}
+}
+
+func TestReplayCacheIsBounded(t *testing.T) {
+	c := newReplayCache(3, time.Minute)
+	for i := range 3 {
+		if err := c.remember("s", fmt.Sprint(i), testNow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.remember("s", "3", testNow); !errors.Is(err, ErrReplayCacheFull) {
+		t.Errorf("fourth nonce: %v, want ErrReplayCacheFull", err)
+	}
+	// After one window the first generation is still remembered...
+	if err := c.remember("s", "0", testNow.Add(time.Minute)); !errors.Is(err, ErrReplayed) {
+		t.Errorf("nonce 0 after one window: %v, want ErrReplayed", err)
+	}
+	// ...and after two it is forgotten, its envelopes long expired.
+	if err := c.remember("s", "x", testNow.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.remember("s", "0", testNow.Add(2*time.Minute)); err != nil {
+		t.Errorf("nonce 0 after two windows: %v", err)
+	}
+}
+
+func FuzzVerifyEnvelope(f *testing.F) {
+	k, _ := KeyFromSeed(Ed25519, make([]byte, 32))
+	p, _ := FillEnvelope([]byte(`{"state":"discussion"}`), k, testNow, time.Minute)
+	s, _ := k.SignCompact(p)
+	f.Add([]byte(s))
+	j, _ := SignJSON(p, k)
+	f.Add(j)
+	f.Add([]byte("e30.e30.e30"))
+	f.Add([]byte(`{"payload":"e30","signatures":[{"protected":"e30","signature":""}]}`))
+	f.Add([]byte(hex.EncodeToString([]byte("x"))))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		now := testNow
+		v := testVerifier(&now)
+		got, err := v.Verify(context.Background(), raw)
+		if err != nil {
+			var ve *VerifyError
+			if !errors.As(err, &ve) {
+				t.Fatalf("error %v is not a *VerifyError", err)
+			}
+			return
+		}
+		if got.Envelope.Sender == "" || len(got.Signers) == 0 {
+			t.Fatalf("accepted without a sender: %+v", got)
+		}
+	})
+}

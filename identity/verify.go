@@ -1,0 +1,501 @@
+package identity
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v2/jws"
+)
+
+// Why an envelope was refused. A *VerifyError wraps exactly one of these.
+var (
+	// ErrMalformed: not a JWS, not a JSON payload, or a required field missing.
+	ErrMalformed = errors.New("malformed envelope")
+	// ErrUnsupportedAlg: alg is not EdDSA or ES256K, or does not fit the key.
+	ErrUnsupportedAlg = errors.New("unsupported algorithm")
+	// ErrBadSignature: the signature does not verify with the kid's key.
+	ErrBadSignature = errors.New("bad signature")
+	// ErrKidNotSender: no signature is by the payload's sender.
+	ErrKidNotSender = errors.New("kid is not the sender")
+	// ErrExpired: exp has passed.
+	ErrExpired = errors.New("expired")
+	// ErrNotYetValid: iat is in the future, beyond the allowed clock skew.
+	ErrNotYetValid = errors.New("issued in the future")
+	// ErrTooLong: exp is too far after iat.
+	ErrTooLong = errors.New("lifetime too long")
+	// ErrReplayed: the sender already used this nonce.
+	ErrReplayed = errors.New("replayed")
+	// ErrIssuedBeforeStart: issued before this node started, so its nonce may have been
+	// seen by the previous run; the sender should send a fresh envelope.
+	ErrIssuedBeforeStart = errors.New("issued before this node started")
+	// ErrRevoked: the sender's key is revoked.
+	ErrRevoked = errors.New("revoked")
+	// ErrReplayCacheFull: the node remembers as many live nonces as it may; try later.
+	ErrReplayCacheFull = errors.New("replay cache full")
+)
+
+// VerifyError says why an envelope was refused, and whose key was involved.
+type VerifyError struct {
+	Reason error  // one of the sentinels above
+	KeyID  string // the kid concerned, when there is one
+	Detail string
+}
+
+// Error reads like "envelope refused: bad signature (kid did:key:z6Mk...#z6Mk...)".
+func (e *VerifyError) Error() string {
+	s := "envelope refused: " + e.Reason.Error()
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	if e.KeyID != "" {
+		s += " (kid " + truncate(e.KeyID, 140) + ")"
+	}
+	return s
+}
+
+// Unwrap returns the reason.
+func (e *VerifyError) Unwrap() error { return e.Reason }
+
+func refuse(reason error, kid, format string, args ...any) error {
+	return &VerifyError{Reason: reason, KeyID: kid, Detail: fmt.Sprintf(format, args...)}
+}
+
+// RevocationChecker says whether a DID's key was revoked (on chain, by its controller).
+// It returns an error only when it cannot tell; the verifier then refuses the envelope.
+type RevocationChecker interface {
+	Revoked(ctx context.Context, did string) (bool, error)
+}
+
+// VerifierConfig sets up a Verifier.
+type VerifierConfig struct {
+	// Skew is the clock difference tolerated on iat and exp; 0 means 30s.
+	Skew time.Duration
+	// MaxLifetime bounds exp - iat; 0 means 10 minutes. It also bounds how long nonces
+	// are remembered.
+	MaxLifetime time.Duration
+	// MaxNonces bounds the nonces remembered at once; 0 means 1<<20 (about 40 MB).
+	MaxNonces int
+	// Started is when this node started: envelopes issued before it are refused, so a
+	// restart never reopens the replay window. Zero means now.
+	Started time.Time
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Revocations, when set, is asked about every sender.
+	Revocations RevocationChecker
+	// KeyCacheSize bounds the cache of parsed signer keys; 0 means 4096.
+	KeyCacheSize int
+}
+
+// Verifier checks envelopes: signature, kid, times, replay and revocation.
+type Verifier struct {
+	cfg    VerifierConfig
+	replay *replayCache
+	keys   *keyCache
+}
+
+// NewVerifier builds a Verifier.
+func NewVerifier(cfg VerifierConfig) *Verifier {
+	if cfg.Skew == 0 {
+		cfg.Skew = 30 * time.Second
+	}
+	if cfg.MaxLifetime == 0 {
+		cfg.MaxLifetime = 10 * time.Minute
+	}
+	if cfg.MaxNonces == 0 {
+		cfg.MaxNonces = 1 << 20
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Started.IsZero() {
+		cfg.Started = cfg.Now()
+	}
+	if cfg.KeyCacheSize == 0 {
+		cfg.KeyCacheSize = 4096
+	}
+	return &Verifier{
+		cfg:    cfg,
+		replay: newReplayCache(cfg.MaxNonces, cfg.MaxLifetime+2*cfg.Skew),
+		keys:   newKeyCache(cfg.KeyCacheSize),
+	}
+}
+
+// Verified is an envelope that passed every check.
+type Verified struct {
+	Envelope Envelope
+	// Payload is the payload exactly as signed, unknown fields included.
+	Payload json.RawMessage
+	// Signers are the kids of the signatures, the sender's first.
+	Signers []string
+}
+
+// signature is one signature to check: its protected header (raw and parsed), and the
+// signing input.
+type signature struct {
+	header protected
+	input  []byte
+	sig    []byte
+}
+
+type protected struct {
+	Alg  string   `json:"alg"`
+	Kid  string   `json:"kid"`
+	Typ  string   `json:"typ"`
+	Crit []string `json:"crit"`
+	B64  *bool    `json:"b64"`
+}
+
+// Verify checks an envelope in compact or JSON serialization. Every signature must verify,
+// one of them must be by the payload's sender, the payload must be within its validity
+// window and its nonce new, and the sender must not be revoked. The error is a
+// *VerifyError whose Reason says exactly why.
+func (v *Verifier) Verify(ctx context.Context, raw []byte) (*Verified, error) {
+	if len(raw) > MaxEnvelopeSize {
+		return nil, refuse(ErrMalformed, "", "larger than %d bytes", MaxEnvelopeSize)
+	}
+	var (
+		sigs    []signature
+		payload []byte
+		err     error
+	)
+	if looksCompact(raw) {
+		sigs, payload, err = parseCompact(bytes.TrimSpace(raw))
+	} else {
+		sigs, payload, err = parseJSONSerialization(raw)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &Verified{Payload: payload, Signers: make([]string, 0, len(sigs))}
+	signerDIDs := make([]string, 0, len(sigs))
+	for _, s := range sigs {
+		did, err := v.checkSignature(s)
+		if err != nil {
+			return nil, err
+		}
+		out.Signers = append(out.Signers, s.header.Kid)
+		signerDIDs = append(signerDIDs, did)
+	}
+	if err := gojson.Unmarshal(payload, &out.Envelope); err != nil {
+		return nil, refuse(ErrMalformed, "", "payload is not an envelope: %v", err)
+	}
+	e := &out.Envelope
+	if e.Sender == "" || e.Nonce == "" || e.ID == "" || e.IssuedAt == 0 || e.Expires == 0 {
+		return nil, refuse(ErrMalformed, "", "payload needs id, sender, iat, exp and nonce")
+	}
+	senderAt := -1
+	for i, d := range signerDIDs {
+		if d == e.Sender {
+			senderAt = i
+			break
+		}
+	}
+	if senderAt < 0 {
+		return nil, refuse(ErrKidNotSender, out.Signers[0], "sender is %s", truncate(e.Sender, 120))
+	}
+	if senderAt > 0 {
+		out.Signers[0], out.Signers[senderAt] = out.Signers[senderAt], out.Signers[0]
+	}
+	if err := v.checkTimes(e, out.Signers[0]); err != nil {
+		return nil, err
+	}
+	if v.cfg.Revocations != nil {
+		for _, d := range signerDIDs {
+			revoked, err := v.cfg.Revocations.Revoked(ctx, d)
+			if err != nil {
+				return nil, fmt.Errorf("check revocation of %s: %w", d, err)
+			}
+			if revoked {
+				return nil, refuse(ErrRevoked, "", "%s", d)
+			}
+		}
+	}
+	if err := v.replay.remember(e.Sender, e.Nonce, v.cfg.Now()); err != nil {
+		return nil, &VerifyError{Reason: err, KeyID: out.Signers[0], Detail: "nonce " + truncate(e.Nonce, 80)}
+	}
+	return out, nil
+}
+
+func (v *Verifier) checkTimes(e *Envelope, kid string) error {
+	now := v.cfg.Now()
+	skew := int64(v.cfg.Skew / time.Second)
+	n := now.Unix()
+	switch {
+	case e.Expires <= e.IssuedAt:
+		return refuse(ErrMalformed, kid, "exp %d is not after iat %d", e.Expires, e.IssuedAt)
+	case e.IssuedAt > n+skew:
+		return refuse(ErrNotYetValid, kid, "iat %d is %ds ahead of this node's clock", e.IssuedAt, e.IssuedAt-n)
+	case e.Expires+skew <= n:
+		return refuse(ErrExpired, kid, "exp %d passed %ds ago", e.Expires, n-e.Expires)
+	case e.Expires-e.IssuedAt > int64(v.cfg.MaxLifetime/time.Second):
+		return refuse(ErrTooLong, kid, "exp - iat is %ds, at most %s", e.Expires-e.IssuedAt, v.cfg.MaxLifetime)
+	case e.IssuedAt < v.cfg.Started.Unix():
+		return refuse(ErrIssuedBeforeStart, kid, "retry with a fresh envelope")
+	}
+	return nil
+}
+
+// checkSignature verifies one signature and returns the DID of its kid.
+func (v *Verifier) checkSignature(s signature) (string, error) {
+	kid := s.header.Kid
+	if len(s.header.Crit) > 0 || (s.header.B64 != nil && !*s.header.B64) {
+		return "", refuse(ErrMalformed, kid, "critical headers are not supported")
+	}
+	var alg jwa.SignatureAlgorithm
+	switch s.header.Alg {
+	case "EdDSA":
+		alg = jwa.EdDSA
+	case "ES256K":
+		alg = jwa.ES256K
+	default:
+		return "", refuse(ErrUnsupportedAlg, kid, "alg %q (use EdDSA or ES256K)", s.header.Alg)
+	}
+	if kid == "" {
+		return "", refuse(ErrMalformed, "", "protected header has no kid")
+	}
+	k, err := v.keys.get(kid)
+	if err != nil {
+		return "", refuse(ErrMalformed, kid, "kid: %v", err)
+	}
+	if k.alg != alg {
+		return "", refuse(ErrUnsupportedAlg, kid, "alg %s does not fit a %s key", alg, k.keyType)
+	}
+	verifier, err := verifierFor(alg)
+	if err != nil {
+		return "", refuse(ErrUnsupportedAlg, kid, "%v", err)
+	}
+	if err := verifier.Verify(s.input, s.sig, k.pub); err != nil {
+		return "", refuse(ErrBadSignature, kid, "")
+	}
+	return k.did, nil
+}
+
+var (
+	verifierMu sync.Mutex
+	verifiers  = map[jwa.SignatureAlgorithm]jws.Verifier{}
+)
+
+func verifierFor(alg jwa.SignatureAlgorithm) (jws.Verifier, error) {
+	verifierMu.Lock()
+	defer verifierMu.Unlock()
+	if v, ok := verifiers[alg]; ok {
+		return v, nil
+	}
+	v, err := jws.NewVerifier(alg)
+	if err != nil {
+		return nil, err
+	}
+	verifiers[alg] = v
+	return v, nil
+}
+
+// b64 decodes strictly: a changed trailing character must not decode to the same bytes.
+var b64 = base64.RawURLEncoding.Strict()
+
+func decodeSegment(seg []byte, what string) ([]byte, error) {
+	out := make([]byte, b64.DecodedLen(len(seg)))
+	n, err := b64.Decode(out, seg)
+	if err != nil {
+		return nil, refuse(ErrMalformed, "", "%s is not base64url", what)
+	}
+	return out[:n], nil
+}
+
+func parseProtected(seg []byte) (protected, error) {
+	var h protected
+	raw, err := decodeSegment(seg, "protected header")
+	if err != nil {
+		return h, err
+	}
+	if err := gojson.Unmarshal(raw, &h); err != nil {
+		return h, refuse(ErrMalformed, "", "protected header is not JSON")
+	}
+	return h, nil
+}
+
+func parseCompact(raw []byte) ([]signature, []byte, error) {
+	hdr, pay, sig, ok := splitCompact(raw)
+	if !ok {
+		return nil, nil, refuse(ErrMalformed, "", "a compact JWS has three dot-separated parts")
+	}
+	h, err := parseProtected(hdr)
+	if err != nil {
+		return nil, nil, err
+	}
+	payload, err := decodeSegment(pay, "payload")
+	if err != nil {
+		return nil, nil, err
+	}
+	sigBytes, err := decodeSegment(sig, "signature")
+	if err != nil {
+		return nil, nil, err
+	}
+	return []signature{{header: h, input: raw[:len(hdr)+1+len(pay)], sig: sigBytes}}, payload, nil
+}
+
+// jsonJWS is the general (signatures) or flattened (protected, signature) JSON serialization.
+type jsonJWS struct {
+	Payload    string         `json:"payload"`
+	Protected  string         `json:"protected"`
+	Signature  string         `json:"signature"`
+	Signatures []jsonSigEntry `json:"signatures"`
+}
+
+type jsonSigEntry struct {
+	Protected string `json:"protected"`
+	Signature string `json:"signature"`
+}
+
+// maxSigners bounds the signatures of one envelope.
+const maxSigners = 16
+
+func parseJSONSerialization(raw []byte) ([]signature, []byte, error) {
+	var j jsonJWS
+	if err := gojson.Unmarshal(raw, &j); err != nil {
+		return nil, nil, refuse(ErrMalformed, "", "not a compact or JSON JWS")
+	}
+	entries := j.Signatures
+	if len(entries) == 0 && j.Signature != "" {
+		entries = []jsonSigEntry{{Protected: j.Protected, Signature: j.Signature}}
+	}
+	if len(entries) == 0 || j.Payload == "" {
+		return nil, nil, refuse(ErrMalformed, "", "JSON JWS needs a payload and at least one signature")
+	}
+	if len(entries) > maxSigners {
+		return nil, nil, refuse(ErrMalformed, "", "more than %d signatures", maxSigners)
+	}
+	payload, err := decodeSegment([]byte(j.Payload), "payload")
+	if err != nil {
+		return nil, nil, err
+	}
+	sigs := make([]signature, 0, len(entries))
+	for _, e := range entries {
+		if e.Protected == "" {
+			return nil, nil, refuse(ErrMalformed, "", "every signature needs a protected header")
+		}
+		h, err := parseProtected([]byte(e.Protected))
+		if err != nil {
+			return nil, nil, err
+		}
+		sigBytes, err := decodeSegment([]byte(e.Signature), "signature")
+		if err != nil {
+			return nil, nil, err
+		}
+		input := make([]byte, 0, len(e.Protected)+1+len(j.Payload))
+		input = append(append(append(input, e.Protected...), '.'), j.Payload...)
+		sigs = append(sigs, signature{header: h, input: input, sig: sigBytes})
+	}
+	return sigs, payload, nil
+}
+
+// resolvedKey is a signer key parsed from its kid, ready for verification.
+type resolvedKey struct {
+	did     string
+	keyType KeyType
+	alg     jwa.SignatureAlgorithm
+	pub     any
+}
+
+// keyCache keeps parsed kids: parsing a did:key means base58 and a curve-point check,
+// which would otherwise cost a sizeable part of each verification.
+type keyCache struct {
+	mu   sync.RWMutex
+	max  int
+	keys map[string]*resolvedKey
+}
+
+func newKeyCache(max int) *keyCache {
+	return &keyCache{max: max, keys: make(map[string]*resolvedKey)}
+}
+
+func (c *keyCache) get(kid string) (*resolvedKey, error) {
+	c.mu.RLock()
+	k, ok := c.keys[kid]
+	c.mu.RUnlock()
+	if ok {
+		return k, nil
+	}
+	d, frag, err := ParseKeyID(kid)
+	if err != nil {
+		return nil, err
+	}
+	if d.Method != "key" {
+		return nil, fmt.Errorf("%s signs nothing: only did:key keys sign envelopes", d.Method)
+	}
+	if frag != d.Fragment() {
+		return nil, fmt.Errorf("fragment %q is not this did:key's key", truncate(frag, 60))
+	}
+	pub, err := d.PublicKeyForJWS()
+	if err != nil {
+		return nil, err
+	}
+	alg := jwa.EdDSA
+	if d.KeyType == Secp256k1 {
+		alg = jwa.ES256K
+	}
+	k = &resolvedKey{did: d.String(), keyType: d.KeyType, alg: alg, pub: pub}
+	c.mu.Lock()
+	if len(c.keys) >= c.max {
+		for old := range c.keys { // drop an arbitrary entry: any will do for a bound
+			delete(c.keys, old)
+			break
+		}
+	}
+	c.keys[kid] = k
+	c.mu.Unlock()
+	return k, nil
+}
+
+// replayCache remembers (sender, nonce) pairs for at least window, in two generations that
+// rotate every window: a pair lives in the current generation, then the previous one, and is
+// forgotten only after both have turned over, by which time its envelope has expired.
+type replayCache struct {
+	mu       sync.Mutex
+	max      int
+	window   time.Duration
+	rotated  time.Time
+	cur, old map[[16]byte]struct{}
+}
+
+func newReplayCache(max int, window time.Duration) *replayCache {
+	return &replayCache{max: max, window: window, cur: map[[16]byte]struct{}{}, old: map[[16]byte]struct{}{}}
+}
+
+func (c *replayCache) remember(sender, nonce string, now time.Time) error {
+	h := sha256.New()
+	h.Write([]byte(sender))
+	h.Write([]byte{0})
+	h.Write([]byte(nonce))
+	var key [16]byte
+	copy(key[:], h.Sum(nil))
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.rotated.IsZero() {
+		c.rotated = now
+	}
+	if now.Sub(c.rotated) >= c.window {
+		c.old, c.cur = c.cur, make(map[[16]byte]struct{}, len(c.cur))
+		c.rotated = now
+	}
+	if _, seen := c.cur[key]; seen {
+		return ErrReplayed
+	}
+	if _, seen := c.old[key]; seen {
+		return ErrReplayed
+	}
+	if len(c.cur)+len(c.old) >= c.max {
+		return ErrReplayCacheFull
+	}
+	c.cur[key] = struct{}{}
+	return nil
+}
