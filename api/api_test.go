@@ -2,10 +2,12 @@ package api_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +22,19 @@ import (
 // newServer builds the API over a real embedded chain and a real SQLite file.
 func newServer(t testing.TB) (*api.Server, *chain.Embedded) {
 	t.Helper()
+	s, c, _ := build(t)
+	return s, c
+}
+
+// newServerWithDB is newServer that also returns the database.
+func newServerWithDB(t testing.TB) (*api.Server, *sql.DB) {
+	t.Helper()
+	s, _, db := build(t)
+	return s, db
+}
+
+func build(t testing.TB) (*api.Server, *chain.Embedded, *sql.DB) {
+	t.Helper()
 	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
 	if err != nil {
 		t.Fatal(err)
@@ -27,17 +42,19 @@ func newServer(t testing.TB) (*api.Server, *chain.Embedded) {
 	t.Cleanup(c.Close)
 	c.Mine()
 	c.Mine()
+	db := testutil.DB(t)
 	s, err := api.New(api.Config{
 		Version: "v-test",
 		Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Genesis: common.HexToHash("0x0abc"), Kind: "embedded", Key: "1337-k",
 			Contracts: []api.Contract{{Name: "RootAnchor", Address: common.HexToAddress("0xaa")}}},
-		Blocks: c,
-		DB:     testutil.DB(t),
+		Blocks:   c,
+		DB:       db,
+		Identity: newIdentity(t, db),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, c
+	return s, c, db
 }
 
 func get(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRecorder {
@@ -57,7 +74,11 @@ func TestInfo(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 		t.Fatal(err)
 	}
+	if !strings.HasPrefix(got.NodeDID, "did:key:z6Mk") {
+		t.Errorf("node DID = %q, want an Ed25519 did:key", got.NodeDID)
+	}
 	want := api.Info{
+		NodeDID: got.NodeDID,
 		Version: "v-test",
 		Chain: api.InfoChain{ID: 1337, Kind: "embedded", BlockNumber: 2, StateKey: "1337-k",
 			Genesis: "0x0000000000000000000000000000000000000000000000000000000000000abc"},

@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/surety-ioa/surety/identity"
 )
 
 // Sentinel errors that handlers return; the mapper below gives each its status.
@@ -15,6 +17,10 @@ var (
 	ErrChainUnavailable = errors.New("api: chain unavailable")
 	// ErrUnhealthy reports a failed health check.
 	ErrUnhealthy = errors.New("api: node unhealthy")
+	// ErrBadRequest reports a request body or parameter that cannot be used.
+	ErrBadRequest = errors.New("api: bad request")
+	// ErrTooLarge reports a request body over the limit.
+	ErrTooLarge = errors.New("api: request too large")
 )
 
 // Problem is an RFC 9457 problem details document.
@@ -25,24 +31,53 @@ type Problem struct {
 	Detail string `json:"detail,omitempty"`
 	// Instance is the request path the problem occurred on.
 	Instance string `json:"instance,omitempty"`
+	// Reason names why an envelope was refused (bad-signature, expired, replayed, ...).
+	Reason string `json:"reason,omitempty"`
 }
 
 // problemType is the base of the type URIs of Surety's problems.
 const problemType = "https://surety.dev/problems/"
 
-// mapping gives the status and the constant, safe title and detail of an error class.
+// mapping gives the status and the constant, safe title of an error class. A mapping with
+// a reason is an envelope refusal: the reason names it in the problem.
 type mapping struct {
 	err    error
 	status int
 	slug   string
 	title  string
+	reason string
 }
 
 // mappings is checked in order with errors.Is; the first match wins.
 var mappings = []mapping{
-	{ErrChainUnavailable, http.StatusServiceUnavailable, "chain-unavailable", "The chain did not answer; try again shortly"},
-	{ErrUnhealthy, http.StatusServiceUnavailable, "unhealthy", "The node is not healthy"},
-	{context.DeadlineExceeded, http.StatusGatewayTimeout, "timeout", "The request took too long"},
+	{err: ErrChainUnavailable, status: http.StatusServiceUnavailable, slug: "chain-unavailable", title: "The chain did not answer; try again shortly"},
+	{err: ErrUnhealthy, status: http.StatusServiceUnavailable, slug: "unhealthy", title: "The node is not healthy"},
+	{err: ErrBadRequest, status: http.StatusBadRequest, slug: "bad-request", title: "The request is not valid"},
+	{err: ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "too-large", title: "The request body is too large"},
+	{err: context.DeadlineExceeded, status: http.StatusGatewayTimeout, slug: "timeout", title: "The request took too long"},
+
+	// identity
+	{err: identity.ErrInvalidDID, status: http.StatusBadRequest, slug: "invalid-did", title: "Not a valid DID"},
+	{err: identity.ErrUnsupportedMethod, status: http.StatusNotImplemented, slug: "unsupported-did-method", title: "This DID method is not supported (use did:key or did:pkh)"},
+	{err: identity.ErrUnsupportedKey, status: http.StatusNotImplemented, slug: "unsupported-key-type", title: "This key type is not supported (use Ed25519 or secp256k1)"},
+	{err: identity.ErrNotFound, status: http.StatusNotFound, slug: "not-found", title: "Not found"},
+	{err: identity.ErrDeactivated, status: http.StatusGone, slug: "deactivated", title: "The DID was deactivated by its controller"},
+	{err: identity.ErrBadChallenge, status: http.StatusBadRequest, slug: "bad-challenge", title: "The challenge is unknown, used or expired; get a fresh one"},
+	{err: identity.ErrBadProof, status: http.StatusBadRequest, slug: "bad-proof", title: "The proof of possession is not valid"},
+	{err: identity.ErrAlreadyRegistered, status: http.StatusConflict, slug: "already-registered", title: "The DID is already registered with this node"},
+
+	// envelope refusals
+	{err: identity.ErrMalformed, status: http.StatusBadRequest, slug: "envelope-malformed", title: "Envelope refused: malformed", reason: "malformed"},
+	{err: identity.ErrUnsupportedAlg, status: http.StatusBadRequest, slug: "envelope-unsupported-alg", title: "Envelope refused: unsupported algorithm (use EdDSA or ES256K)", reason: "unsupported-alg"},
+	{err: identity.ErrBadSignature, status: http.StatusUnauthorized, slug: "envelope-bad-signature", title: "Envelope refused: bad signature", reason: "bad-signature"},
+	{err: identity.ErrKidNotSender, status: http.StatusUnauthorized, slug: "envelope-kid-not-sender", title: "Envelope refused: the kid is not the sender's key", reason: "kid-not-sender"},
+	{err: identity.ErrExpired, status: http.StatusUnprocessableEntity, slug: "envelope-expired", title: "Envelope refused: expired", reason: "expired"},
+	{err: identity.ErrNotYetValid, status: http.StatusUnprocessableEntity, slug: "envelope-not-yet-valid", title: "Envelope refused: issued in the future", reason: "not-yet-valid"},
+	{err: identity.ErrTooLong, status: http.StatusUnprocessableEntity, slug: "envelope-lifetime", title: "Envelope refused: exp is too far after iat", reason: "lifetime-too-long"},
+	{err: identity.ErrIssuedBeforeStart, status: http.StatusUnprocessableEntity, slug: "envelope-before-start", title: "Envelope refused: issued before this node started; send a fresh one", reason: "issued-before-start"},
+	{err: identity.ErrReplayed, status: http.StatusConflict, slug: "envelope-replayed", title: "Envelope refused: replayed", reason: "replayed"},
+	{err: identity.ErrRevoked, status: http.StatusForbidden, slug: "envelope-revoked", title: "Envelope refused: the sender's key is revoked", reason: "revoked"},
+	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
 }
 
 // problemFor maps err to the problem returned to the client. Messages come from the table
@@ -59,7 +94,7 @@ func problemFor(err error) Problem {
 	}
 	for _, m := range mappings {
 		if errors.Is(err, m.err) {
-			return Problem{Type: problemType + m.slug, Title: m.title, Status: m.status}
+			return Problem{Type: problemType + m.slug, Title: m.title, Status: m.status, Reason: m.reason}
 		}
 	}
 	return Problem{Type: problemType + "internal", Title: "Internal error", Status: http.StatusInternalServerError}

@@ -38,6 +38,7 @@ func (s *Server) info(c echo.Context) error {
 			ID: ch.ID, Kind: ch.Kind, Genesis: ch.Genesis.Hex(), BlockNumber: block, StateKey: ch.Key,
 		},
 		Contracts: make(map[string]string, len(ch.Contracts)),
+		NodeDID:   s.cfg.Identity.NodeDID(),
 	}
 	for _, k := range ch.Contracts {
 		out.Contracts[k.Name] = k.Address.Hex()

@@ -46,7 +46,9 @@ type Config struct {
 	Chain   ChainInfo
 	Blocks  BlockReader
 	DB      Pinger
-	Logger  *slog.Logger
+	// Identity serves the DID, resolution and envelope routes.
+	Identity Identity
+	Logger   *slog.Logger
 	// RequestTimeout bounds each request's handler; 0 means 30s.
 	RequestTimeout time.Duration
 }
@@ -60,8 +62,8 @@ type Server struct {
 
 // New builds the API server and registers its routes.
 func New(cfg Config) (*Server, error) {
-	if cfg.Blocks == nil || cfg.DB == nil {
-		return nil, errors.New("api: Blocks and DB are required")
+	if cfg.Blocks == nil || cfg.DB == nil || cfg.Identity == nil {
+		return nil, errors.New("api: Blocks, DB and Identity are required")
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -77,8 +79,13 @@ func New(cfg Config) (*Server, error) {
 	e.Use(s.logRequests, s.recoverPanics, s.timeout)
 
 	e.GET("/healthz", s.health)
+	e.GET("/1.0/identifiers/:did", s.resolveDID)
 	v1 := e.Group("/v1")
 	v1.GET("/info", s.info)
+	v1.POST("/dids", s.createDID)
+	v1.GET("/challenge", s.challenge)
+	v1.POST("/dids/register", s.register)
+	v1.POST("/envelopes/verify", s.verifyEnvelope)
 	return s, nil
 }
 

@@ -22,7 +22,7 @@ var ErrBadCredential = errors.New("identity: bad credential")
 type ed25519Signer struct{ key ed25519.PrivateKey }
 
 func (s ed25519Signer) Sign(data []byte) ([]byte, error) { return ed25519.Sign(s.key, data), nil }
-func (s ed25519Signer) Alg() string                        { return "EdDSA" }
+func (s ed25519Signer) Alg() string                      { return "EdDSA" }
 
 // IssueRegistrationCredential issues a VC-JWT (W3C VC data model 1.1, JWT encoding) signed by
 // the node's Ed25519 key, stating that subject is registered with the node, and how

@@ -69,7 +69,7 @@ Ctrl-C stops the node and Anvil.`))
 		case <-nctx.Done():
 		}
 	}()
-	n, err := startNode(nctx, nodeConfig{
+	n, err := startNode(nctx, e, nodeConfig{
 		DataDir: filepath.Join(*dataDir, "node"), Listen: *listen, RPC: dn.RPC(),
 		Deployment: dn.Deployment, DevAccounts: 10, RPCTimeout: defaultRPCTimeout, Logger: logger,
 	}, e.stdout)

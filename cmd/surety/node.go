@@ -20,6 +20,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/sqlite"
 )
@@ -41,6 +42,10 @@ type nodeConfig struct {
 	DevAccounts int
 	RPCTimeout  time.Duration
 	Logger      *slog.Logger
+	// PassphraseFile holds the keystore passphrase (see loadPassphrase).
+	PassphraseFile string
+	// KDF is the keystore's scrypt cost; zero means identity.DefaultKDF.
+	KDF identity.KDFParams
 }
 
 func runNodeCmd(ctx context.Context, e *env, args []string) error {
@@ -59,6 +64,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	deployment := fs.String("deployment", "", "deployment file naming the contract addresses on the --rpc chain")
 	fs.IntVar(&cfg.DevAccounts, "dev-accounts", 10, "funded dev accounts on the embedded chain")
 	fs.DurationVar(&cfg.RPCTimeout, "rpc-timeout", defaultRPCTimeout, "how long to wait for the --rpc chain to answer at start")
+	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.parse(args); err != nil {
@@ -80,7 +86,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	if cfg.DevAccounts < 1 || cfg.DevAccounts > 1000 {
 		return usagef("--dev-accounts must be between 1 and 1000, got %d", cfg.DevAccounts)
 	}
-	n, err := startNode(ctx, cfg, e.stdout)
+	n, err := startNode(ctx, e, cfg, e.stdout)
 	if err != nil {
 		return err
 	}
@@ -134,8 +140,9 @@ type node struct {
 
 // startNode opens everything a node needs, in the order that fails fastest and cheapest, and
 // undoes what it opened when a later step fails. Start-up failures are startErrors.
-func startNode(ctx context.Context, cfg nodeConfig, out io.Writer) (_ *node, err error) {
+func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *node, err error) {
 	log := cfg.Logger
+	started := time.Now()
 	n := &node{cfg: cfg}
 	defer func() {
 		if err != nil {
@@ -194,11 +201,20 @@ func startNode(ctx context.Context, cfg nodeConfig, out io.Writer) (_ *node, err
 		return nil, err
 	}
 
+	pass, err := loadPassphrase(e, cfg.PassphraseFile, cfg.DataDir, log)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started}, log)
+	if err != nil {
+		return nil, err
+	}
+
 	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key}
 	for _, c := range named {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
-	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Logger: log})
+	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -207,9 +223,9 @@ func startNode(ctx context.Context, cfg nodeConfig, out io.Writer) (_ *node, err
 		return nil, fmt.Errorf("read block number: %w", err)
 	}
 	log.Info("node ready", "api", "http://"+n.ln.Addr().String(), "chain", id.ChainID, "kind", kind,
-		"block", head, "state", key, "data", cfg.DataDir)
-	fmt.Fprintf(out, "Surety node ready on http://%s (chain %s, %s, block %d)\n  try: curl -s http://%s/v1/info\n",
-		n.ln.Addr(), id.ChainID, kind, head, n.ln.Addr())
+		"block", head, "state", key, "did", ids.NodeDID(), "data", cfg.DataDir)
+	fmt.Fprintf(out, "Surety node ready on http://%s (chain %s, %s, block %d)\n  node DID %s\n  try: curl -s http://%s/v1/info\n",
+		n.ln.Addr(), id.ChainID, kind, head, ids.NodeDID(), n.ln.Addr())
 	return n, nil
 }
 

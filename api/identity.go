@@ -1,0 +1,219 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/surety-ioa/surety/identity"
+)
+
+// Identity is what the DID and envelope routes need. Errors follow identity's contract:
+// ErrInvalidDID, ErrUnsupportedMethod, ErrUnsupportedKey, ErrNotFound, ErrDeactivated (with
+// the resolution), ErrBadChallenge, ErrBadProof, ErrAlreadyRegistered, or a
+// *identity.VerifyError for a refused envelope.
+type Identity interface {
+	NodeDID() string
+	CreateDID(ctx context.Context, t identity.KeyType) (*identity.Issued, error)
+	Challenge(ctx context.Context) (identity.Challenge, error)
+	Register(ctx context.Context, proof []byte) (*identity.Issued, error)
+	Resolve(ctx context.Context, did string, format identity.DocFormat) (*identity.Resolution, error)
+	VerifyEnvelope(ctx context.Context, raw []byte) (*identity.Verified, error)
+}
+
+var _ Identity = (*identity.Service)(nil)
+
+// maxBody bounds request bodies on identity routes.
+const maxBody = identity.MaxEnvelopeSize + 4096
+
+func readBody(c echo.Context) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(c.Request().Body, maxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	if len(b) > maxBody {
+		return nil, ErrTooLarge
+	}
+	return b, nil
+}
+
+// bindJSON decodes a JSON request body into v, refusing unknown fields.
+func bindJSON(c echo.Context, v any) error {
+	b, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadRequest, err)
+	}
+	return nil
+}
+
+// CreateDIDRequest is the body of POST /v1/dids.
+type CreateDIDRequest struct {
+	// Type is ed25519 (default) or secp256k1.
+	Type string `json:"type"`
+}
+
+func (s *Server) createDID(c echo.Context) error {
+	var req CreateDIDRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	t := identity.KeyType(req.Type)
+	switch t {
+	case "", identity.Ed25519, identity.Secp256k1:
+	default:
+		return fmt.Errorf("%w: type must be ed25519 or secp256k1", identity.ErrUnsupportedKey)
+	}
+	issued, err := s.cfg.Identity.CreateDID(c.Request().Context(), t)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, issued)
+}
+
+func (s *Server) challenge(c echo.Context) error {
+	ch, err := s.cfg.Identity.Challenge(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, struct {
+		identity.Challenge
+		Audience string `json:"audience"`
+	}{ch, s.cfg.Identity.NodeDID()})
+}
+
+// RegisterRequest is the body of POST /v1/dids/register.
+type RegisterRequest struct {
+	// Proof is an envelope (compact JWS) signed by the DID's key, addressed to the node,
+	// whose body is {"challenge": "<from GET /v1/challenge>"}.
+	Proof string `json:"proof"`
+}
+
+func (s *Server) register(c echo.Context) error {
+	var req RegisterRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Proof == "" {
+		return fmt.Errorf("%w: proof is required", ErrBadRequest)
+	}
+	issued, err := s.cfg.Identity.Register(c.Request().Context(), []byte(req.Proof))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, issued)
+}
+
+// VerifyResponse is the body of a successful POST /v1/envelopes/verify.
+type VerifyResponse struct {
+	Valid   bool            `json:"valid"`
+	Sender  string          `json:"sender"`
+	Signers []string        `json:"signers"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// verifyEnvelope takes the envelope as the raw body (compact or JSON serialization).
+func (s *Server) verifyEnvelope(c echo.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	v, err := s.cfg.Identity.VerifyEnvelope(c.Request().Context(), body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, VerifyResponse{Valid: true, Sender: v.Envelope.Sender, Signers: v.Signers, Payload: v.Payload})
+}
+
+// Content types of DID resolution (DIF Universal Resolver driver interface).
+const (
+	contentDIDLD      = "application/did+ld+json"
+	contentResolution = "application/did-resolution"
+	contentLDJSON     = "application/ld+json"
+	resolutionContext = "https://w3id.org/did-resolution/v1"
+	resolutionProfile = `profile="https://w3id.org/did-resolution"`
+)
+
+// resolutionResult is the application/did-resolution body.
+type resolutionResult struct {
+	Context            string                    `json:"@context"`
+	DIDDocument        *identity.Document        `json:"didDocument"`
+	ResolutionMetadata map[string]any            `json:"didResolutionMetadata"`
+	DocumentMetadata   identity.DocumentMetadata `json:"didDocumentMetadata"`
+}
+
+func (s *Server) resolveDID(c echo.Context) error {
+	did, err := url.PathUnescape(c.Param("did"))
+	if err != nil {
+		return fmt.Errorf("%w: %v", identity.ErrInvalidDID, err)
+	}
+	format := identity.FormatMultikey
+	switch strings.ToLower(c.QueryParam("format")) {
+	case "", "multikey":
+	case "jwk", "jsonwebkey2020":
+		format = identity.FormatJWK
+	case "legacy":
+		format = identity.FormatLegacy
+	default:
+		return fmt.Errorf("%w: format must be multikey, jwk or legacy", ErrBadRequest)
+	}
+	res, err := s.cfg.Identity.Resolve(c.Request().Context(), did, format)
+	// A deactivated DID still has its document, returned with 410.
+	if err != nil && !(errors.Is(err, identity.ErrDeactivated) && res != nil) {
+		return err
+	}
+	status := http.StatusOK
+	if errors.Is(err, identity.ErrDeactivated) {
+		status = http.StatusGone
+	}
+	if wantsDocumentOnly(c.Request().Header.Get("Accept")) {
+		return c.Blob(status, contentDIDLD, mustJSON(res.Document))
+	}
+	body := resolutionResult{
+		Context:            resolutionContext,
+		DIDDocument:        res.Document,
+		ResolutionMetadata: map[string]any{"contentType": contentDIDLD},
+		DocumentMetadata:   res.Metadata,
+	}
+	return c.Blob(status, contentResolution, mustJSON(body))
+}
+
+// wantsDocumentOnly reads the Accept header: application/did+ld+json (or ld+json without
+// the resolution profile) asks for the bare document; anything else gets the resolution
+// result, as the Universal Resolver does.
+func wantsDocumentOnly(accept string) bool {
+	for _, part := range strings.Split(accept, ",") {
+		mt := strings.TrimSpace(strings.ToLower(part))
+		switch {
+		case strings.HasPrefix(mt, contentDIDLD):
+			return true
+		case strings.HasPrefix(mt, contentResolution):
+			return false
+		case strings.HasPrefix(mt, contentLDJSON):
+			return !strings.Contains(mt, resolutionProfile)
+		}
+	}
+	return false
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only our own document types reach here: they always marshal
+	}
+	return b
+}

@@ -1,0 +1,248 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/identity"
+)
+
+// newIdentity builds a real identity service over db: store, node key, verifier.
+func newIdentity(t testing.TB, db *sql.DB) *identity.Service {
+	t.Helper()
+	ctx := context.Background()
+	store, err := identity.OpenStore(ctx, db, identity.StoreConfig{Passphrase: []byte("test"), KDF: identity.KDFParams{N: 1 << 10, R: 8, P: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	node, _, err := store.NodeKey(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute), Revocations: store})
+	return identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: v})
+}
+
+func do(t *testing.T, h http.Handler, method, path, accept string, body []byte) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+func problemOf(t *testing.T, rec *httptest.ResponseRecorder) api.Problem {
+	t.Helper()
+	if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("Content-Type = %q (status %d, body %s)", ct, rec.Code, rec.Body)
+	}
+	var p api.Problem
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func signed(t *testing.T, k *identity.Key, fill map[string]any) []byte {
+	t.Helper()
+	raw, _ := json.Marshal(fill)
+	p, err := identity.FillEnvelope(raw, k, time.Now(), 5*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := k.SignCompact(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(s)
+}
+
+func TestVerifyEnvelopeRoute(t *testing.T) {
+	s, _ := newServer(t)
+	h := s.Handler()
+	alice, _ := identity.GenerateKey(identity.Ed25519)
+	bob, _ := identity.GenerateKey(identity.Secp256k1)
+
+	good := signed(t, alice, map[string]any{"state": "discussion", "future": 1})
+	rec := do(t, h, http.MethodPost, "/v1/envelopes/verify", "", good)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("good envelope: %d %s", rec.Code, rec.Body)
+	}
+	var ok api.VerifyResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &ok); err != nil {
+		t.Fatal(err)
+	}
+	if !ok.Valid || ok.Sender != alice.DID.String() || !strings.Contains(string(ok.Payload), `"future":1`) {
+		t.Errorf("verify response = %+v", ok)
+	}
+
+	expiredPayload, _ := json.Marshal(map[string]any{"id": "x", "sender": alice.DID.String(), "nonce": "n1",
+		"iat": time.Now().Add(-4 * time.Minute).Unix(), "exp": time.Now().Add(-2 * time.Minute).Unix()})
+	expired, _ := alice.SignCompact(expiredPayload)
+	wrongKid := signed(t, bob, map[string]any{})
+	var m map[string]any
+	parts := strings.Split(string(wrongKid), ".")
+	pl, _ := identityDecode(parts[1])
+	_ = json.Unmarshal(pl, &m)
+	m["sender"] = alice.DID.String()
+	forged, _ := json.Marshal(m)
+	wrongKidJWS, _ := bob.SignCompact(forged)
+
+	tests := []struct {
+		name   string
+		body   []byte
+		status int
+		reason string
+	}{
+		{"replayed", good, http.StatusConflict, "replayed"},
+		{"expired", []byte(expired), http.StatusUnprocessableEntity, "expired"},
+		{"wrong kid", []byte(wrongKidJWS), http.StatusUnauthorized, "kid-not-sender"},
+		{"garbage", []byte("hello"), http.StatusBadRequest, "malformed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := do(t, h, http.MethodPost, "/v1/envelopes/verify", "", tt.body)
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			if p := problemOf(t, rec); p.Reason != tt.reason || !strings.HasPrefix(p.Title, "Envelope refused") {
+				t.Errorf("problem = %+v, want reason %q", p, tt.reason)
+			}
+		})
+	}
+}
+
+func TestCreateRegisterAndResolve(t *testing.T) {
+	s, _ := newServer(t)
+	h := s.Handler()
+
+	// The node makes a DID for an agent it hosts.
+	rec := do(t, h, http.MethodPost, "/v1/dids", "", []byte(`{"type":"secp256k1"}`))
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("POST /v1/dids: %d %s", rec.Code, rec.Body)
+	}
+	var hosted identity.Issued
+	if err := json.Unmarshal(rec.Body.Bytes(), &hosted); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(hosted.DID, "did:key:zQ3s") || hosted.Kind != "hosted" {
+		t.Errorf("hosted = %+v", hosted)
+	}
+	if _, err := identity.VerifyCredential(hosted.Credential); err != nil {
+		t.Errorf("hosted credential: %v", err)
+	}
+
+	// An agent registers its own DID with proof of possession.
+	rec = do(t, h, http.MethodGet, "/v1/challenge", "", nil)
+	var ch struct {
+		Challenge string `json:"challenge"`
+		Audience  string `json:"audience"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &ch); err != nil || ch.Challenge == "" {
+		t.Fatalf("challenge: %s", rec.Body)
+	}
+	agent, _ := identity.GenerateKey(identity.Ed25519)
+	proof := signed(t, agent, map[string]any{"to": []string{ch.Audience}, "body": map[string]string{"challenge": ch.Challenge}})
+	body, _ := json.Marshal(api.RegisterRequest{Proof: string(proof)})
+	rec = do(t, h, http.MethodPost, "/v1/dids/register", "", body)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("register: %d %s", rec.Code, rec.Body)
+	}
+	var reg identity.Issued
+	_ = json.Unmarshal(rec.Body.Bytes(), &reg)
+	vc, err := identity.VerifyCredential(reg.Credential)
+	if err != nil || vc.Issuer.ID != ch.Audience {
+		t.Errorf("registration credential: issuer %v, err %v", vc, err)
+	}
+	// The same challenge twice is refused.
+	proof2 := signed(t, agent, map[string]any{"to": []string{ch.Audience}, "body": map[string]string{"challenge": ch.Challenge}})
+	body2, _ := json.Marshal(api.RegisterRequest{Proof: string(proof2)})
+	if rec := do(t, h, http.MethodPost, "/v1/dids/register", "", body2); rec.Code != http.StatusBadRequest || problemOf(t, rec).Type != "https://surety.dev/problems/bad-challenge" {
+		t.Errorf("reused challenge: %d %s", rec.Code, rec.Body)
+	}
+
+	// Resolution, both representations.
+	rec = do(t, h, http.MethodGet, "/1.0/identifiers/"+reg.DID, "application/did+ld+json", nil)
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/did+ld+json" {
+		t.Fatalf("resolve document: %d %s %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+	}
+	var doc identity.Document
+	_ = json.Unmarshal(rec.Body.Bytes(), &doc)
+	if doc.ID != reg.DID {
+		t.Errorf("document id %s", doc.ID)
+	}
+	rec = do(t, h, http.MethodGet, "/1.0/identifiers/"+reg.DID+"?format=jwk", "", nil)
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/did-resolution" {
+		t.Fatalf("resolve result: %d %s", rec.Code, rec.Body)
+	}
+	var result struct {
+		DIDDocument identity.Document         `json:"didDocument"`
+		Metadata    identity.DocumentMetadata `json:"didDocumentMetadata"`
+	}
+	_ = json.Unmarshal(rec.Body.Bytes(), &result)
+	if result.Metadata.Registration != "registered" || result.DIDDocument.VerificationMethod[0].Type != "JsonWebKey2020" {
+		t.Errorf("resolution = %+v", result)
+	}
+}
+
+func TestResolveErrors(t *testing.T) {
+	s, _ := newServer(t)
+	h := s.Handler()
+	tests := []struct {
+		path   string
+		status int
+	}{
+		{"/1.0/identifiers/not-a-did", http.StatusBadRequest},
+		{"/1.0/identifiers/did:web:example.com", http.StatusNotImplemented},
+		{"/1.0/identifiers/did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169", http.StatusNotImplemented},
+		{"/1.0/identifiers/did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp?format=xml", http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			rec := do(t, h, http.MethodGet, tt.path, "", nil)
+			if rec.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.status, rec.Body)
+			}
+			problemOf(t, rec)
+		})
+	}
+}
+
+func TestResolveDeactivatedIs410(t *testing.T) {
+	s, db := newServerWithDB(t)
+	h := s.Handler()
+	did := "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
+	store, err := identity.OpenStore(context.Background(), db, identity.StoreConfig{Passphrase: []byte("test"), KDF: identity.KDFParams{N: 1 << 10, R: 8, P: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Deactivate(context.Background(), did); err != nil {
+		t.Fatal(err)
+	}
+	rec := do(t, h, http.MethodGet, "/1.0/identifiers/"+did, "", nil)
+	if rec.Code != http.StatusGone {
+		t.Fatalf("status %d, want 410: %s", rec.Code, rec.Body)
+	}
+	if !strings.Contains(rec.Body.String(), `"deactivated":true`) {
+		t.Errorf("410 body lacks deactivated metadata: %s", rec.Body)
+	}
+}
+
+func identityDecode(seg string) ([]byte, error) {
+	return base64.RawURLEncoding.DecodeString(seg)
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/surety-ioa/surety/identity"
+)
+
+// passphraseEnv names the environment variable that may hold the keystore passphrase.
+const passphraseEnv = "SURETY_PASSPHRASE"
+
+// loadPassphrase finds the passphrase that encrypts the node's keys: --passphrase-file,
+// then $SURETY_PASSPHRASE, then (for a development node) a random one kept in
+// DATA_DIR/passphrase, created on first start with a warning.
+func loadPassphrase(e *env, file, dataDir string, log *slog.Logger) ([]byte, error) {
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("read passphrase: %w", err)
+		}
+		p := strings.TrimRight(string(b), "\r\n")
+		if p == "" {
+			return nil, fmt.Errorf("passphrase file %s is empty", file)
+		}
+		return []byte(p), nil
+	}
+	if p := e.getenv(passphraseEnv); p != "" {
+		return []byte(p), nil
+	}
+	path := filepath.Join(dataDir, "passphrase")
+	b, err := os.ReadFile(path)
+	if err == nil && len(b) > 0 {
+		return b, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) && err != nil {
+		return nil, fmt.Errorf("read passphrase: %w", err)
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, err
+	}
+	p := []byte(hex.EncodeToString(raw))
+	if err := os.WriteFile(path, p, 0o600); err != nil {
+		return nil, fmt.Errorf("write passphrase: %w", err)
+	}
+	log.Warn("keys at rest are encrypted with a generated passphrase kept beside them; give --passphrase-file or $"+passphraseEnv+" for a real deployment", "file", path)
+	return p, nil
+}
+
+// identityConfig is what the node needs to set up its identity.
+type identityConfig struct {
+	passphrase []byte
+	kdf        identity.KDFParams
+	started    time.Time
+}
+
+// startIdentity opens the identity store in db, creates the node's DID on first start, and
+// builds the identity service with an envelope verifier that consults the store for
+// revocations.
+func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slog.Logger) (*identity.Service, error) {
+	store, err := identity.OpenStore(ctx, db, identity.StoreConfig{Passphrase: cfg.passphrase, KDF: cfg.kdf})
+	if err != nil {
+		return nil, err
+	}
+	node, created, err := store.NodeKey(ctx)
+	if errors.Is(err, identity.ErrWrongPassphrase) {
+		return nil, fmt.Errorf("the passphrase does not open this node's keys")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		log.Info("created the node's DID", "did", node.DID.String())
+	}
+	verifier := identity.NewVerifier(identity.VerifierConfig{Started: cfg.started, Revocations: store})
+	return identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier}), nil
+}

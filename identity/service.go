@@ -1,0 +1,203 @@
+package identity
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Issued is what the node returns for a DID it issued or registered.
+type Issued struct {
+	DID      string    `json:"did"`
+	Kind     string    `json:"kind"` // hosted or registered
+	Document *Document `json:"didDocument"`
+	// Credential is the registration VC-JWT, signed by the node's DID.
+	Credential string `json:"credential"`
+}
+
+// Resolution is a resolved DID: its document and what the node knows about it.
+type Resolution struct {
+	Document *Document        `json:"didDocument"`
+	Metadata DocumentMetadata `json:"didDocumentMetadata"`
+}
+
+// DocumentMetadata follows the DID resolution spec's document metadata.
+type DocumentMetadata struct {
+	Deactivated bool       `json:"deactivated,omitempty"`
+	Created     *time.Time `json:"created,omitempty"`
+	// Registration is "node", "hosted" or "registered" when this node issued or registered
+	// the DID.
+	Registration string `json:"registration,omitempty"`
+}
+
+// ServiceConfig wires a Service.
+type ServiceConfig struct {
+	Store    *Store
+	Node     *Key
+	Verifier *Verifier
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// DocCacheSize bounds the cache of derived DID documents; 0 means 4096.
+	DocCacheSize int
+}
+
+// Service is the node's identity: it issues and registers DIDs, resolves them, and
+// verifies envelopes.
+type Service struct {
+	cfg  ServiceConfig
+	mu   sync.RWMutex
+	docs map[docKey]*Document
+}
+
+type docKey struct {
+	did    string
+	format DocFormat
+}
+
+// NewService builds the identity service.
+func NewService(cfg ServiceConfig) *Service {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.DocCacheSize == 0 {
+		cfg.DocCacheSize = 4096
+	}
+	return &Service{cfg: cfg, docs: make(map[docKey]*Document)}
+}
+
+// NodeDID is the node's own DID.
+func (s *Service) NodeDID() string { return s.cfg.Node.DID.String() }
+
+// CreateDID makes a key of type t for an agent the node hosts, keeps it encrypted, and
+// issues the registration credential.
+func (s *Service) CreateDID(ctx context.Context, t KeyType) (*Issued, error) {
+	if t == "" {
+		t = Ed25519
+	}
+	k, err := GenerateKey(t)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Store.PutKey(ctx, k, "hosted"); err != nil {
+		return nil, err
+	}
+	return s.issue(ctx, k.DID, "hosted")
+}
+
+// Challenge issues a registration challenge.
+func (s *Service) Challenge(ctx context.Context) (Challenge, error) {
+	return s.cfg.Store.NewChallenge(ctx)
+}
+
+// challengeBody is the body of a registration proof envelope.
+type challengeBody struct {
+	Challenge string `json:"challenge"`
+}
+
+// Register records a DID an agent made itself. proof is an envelope signed by the DID's
+// key, addressed to the node (`to` holds the node's DID), whose body is
+// {"challenge": "<a challenge from Challenge>"}. It returns ErrBadProof, ErrBadChallenge,
+// ErrAlreadyRegistered, or the envelope's *VerifyError.
+func (s *Service) Register(ctx context.Context, proof []byte) (*Issued, error) {
+	v, err := s.cfg.Verifier.Verify(ctx, proof)
+	if err != nil {
+		return nil, err
+	}
+	addressed := false
+	for _, to := range v.Envelope.To {
+		addressed = addressed || to == s.NodeDID()
+	}
+	if !addressed {
+		return nil, fmt.Errorf("%w: the proof is not addressed to this node (%s)", ErrBadProof, s.NodeDID())
+	}
+	var body challengeBody
+	if err := json.Unmarshal(v.Envelope.Body, &body); err != nil || body.Challenge == "" {
+		return nil, fmt.Errorf("%w: body must be {\"challenge\": ...}", ErrBadProof)
+	}
+	if err := s.cfg.Store.UseChallenge(ctx, body.Challenge); err != nil {
+		return nil, err
+	}
+	d, err := ParseDID(v.Envelope.Sender)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Store.Register(ctx, d); err != nil {
+		return nil, err
+	}
+	return s.issue(ctx, d, "registered")
+}
+
+func (s *Service) issue(ctx context.Context, d DID, kind string) (*Issued, error) {
+	vc, err := IssueRegistrationCredential(s.cfg.Node, d, kind, s.cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Store.SetCredential(ctx, d.String(), vc); err != nil {
+		return nil, err
+	}
+	doc, err := s.document(d, FormatMultikey)
+	if err != nil {
+		return nil, err
+	}
+	return &Issued{DID: d.String(), Kind: kind, Document: doc, Credential: vc}, nil
+}
+
+// Resolve resolves did to its document in the given format. A deactivated DID returns its
+// resolution together with ErrDeactivated.
+func (s *Service) Resolve(ctx context.Context, did string, format DocFormat) (*Resolution, error) {
+	d, err := ParseDID(did)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := s.document(d, format)
+	if err != nil {
+		return nil, err
+	}
+	res := &Resolution{Document: doc}
+	rec, err := s.cfg.Store.Record(ctx, d.String())
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return nil, err
+	default:
+		res.Metadata.Registration = rec.Kind
+		res.Metadata.Created = &rec.Created
+		if rec.Deactivated != nil {
+			res.Metadata.Deactivated = true
+			return res, ErrDeactivated
+		}
+	}
+	return res, nil
+}
+
+func (s *Service) document(d DID, format DocFormat) (*Document, error) {
+	key := docKey{d.String(), format}
+	s.mu.RLock()
+	doc, ok := s.docs[key]
+	s.mu.RUnlock()
+	if ok {
+		return doc, nil
+	}
+	doc, err := d.Document(format)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	if len(s.docs) >= s.cfg.DocCacheSize {
+		for k := range s.docs {
+			delete(s.docs, k)
+			break
+		}
+	}
+	s.docs[key] = doc
+	s.mu.Unlock()
+	return doc, nil
+}
+
+// VerifyEnvelope checks an envelope (see Verifier.Verify).
+func (s *Service) VerifyEnvelope(ctx context.Context, raw []byte) (*Verified, error) {
+	return s.cfg.Verifier.Verify(ctx, raw)
+}
