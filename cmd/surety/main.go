@@ -36,14 +36,17 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"node":    {"run a node (embedded chain by default, or --rpc URL --deployment FILE)", runNodeCmd},
-	"deploy":  {"deploy the contracts to a chain and write the deployment file", runDeployCmd},
-	"devnet":  {"start Anvil on loopback, deploy the contracts, and run a node against it", runDevnetCmd},
-	"version": {"print the version", runVersionCmd},
+	"node":     {"run a node (embedded chain by default, or --rpc URL --deployment FILE)", runNodeCmd},
+	"deploy":   {"deploy the contracts to a chain and write the deployment file", runDeployCmd},
+	"devnet":   {"start Anvil on loopback, deploy the contracts, and run a node against it", runDevnetCmd},
+	"version":  {"print the version", runVersionCmd},
+	"did":      {"make, resolve and register DIDs (new, resolve, register)", runDIDCmd},
+	"envelope": {"sign and verify envelopes (sign, verify)", runEnvelopeCmd},
 }
 
 // env is what a command may touch of the outside world, so tests can run commands in-process.
 type env struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
 }
@@ -65,7 +68,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	code := run(ctx, &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
 	stop()
 	os.Exit(code)
 }
@@ -158,6 +161,30 @@ func (f *flags) printUsage() {
 		f.SetOutput(w)
 		f.PrintDefaults()
 		f.SetOutput(io.Discard)
+	}
+}
+
+// parseArgs parses flags that may come before, between or after positional arguments
+// (`surety did resolve DID --format jwk`), and returns the positional ones.
+func (f *flags) parseArgs(args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := f.FlagSet.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				f.printUsage()
+				return nil, err
+			}
+			return nil, usagef("%v (see 'surety %s -h')", err, f.name)
+		}
+		rest := f.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if rest[0] == "--" {
+			return append(positional, rest[1:]...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
 }
 

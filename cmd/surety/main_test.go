@@ -48,9 +48,15 @@ type running struct {
 
 func start(t *testing.T, args ...string) *running {
 	t.Helper()
+	return startWithInput(t, "", args...)
+}
+
+// startWithInput runs a command with stdin as its standard input.
+func startWithInput(t *testing.T, stdin string, args ...string) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, code: make(chan int, 1)}
-	e := &env{stdout: r.stdout, stderr: r.stderr, getenv: func(string) string { return "" }}
+	e := &env{stdin: strings.NewReader(stdin), stdout: r.stdout, stderr: r.stderr, getenv: func(string) string { return "" }}
 	go func() { r.code <- run(ctx, e, args) }()
 	t.Cleanup(func() {
 		cancel()
