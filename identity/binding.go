@@ -1,0 +1,163 @@
+package identity
+
+import (
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/common/math"
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
+)
+
+// BindingStatement says that an agent DID and a wallet belong together, for one stake
+// registry on one chain. Both keys sign it: the agent key as a JWS, the wallet as EIP-712
+// typed data. The wallet then records it on chain with StakeRegistry.bind, carrying the
+// signed binding as the proof every node checks.
+type BindingStatement struct {
+	DID      string         `json:"did"`
+	Wallet   common.Address `json:"wallet"`
+	ChainID  uint64         `json:"chainId"`
+	Registry common.Address `json:"registry"`
+	IssuedAt int64          `json:"iat"`
+	Nonce    string         `json:"nonce"`
+}
+
+// Binding is a statement with both signatures.
+type Binding struct {
+	Statement BindingStatement `json:"statement"`
+	// AgentJWS is a compact JWS by the DID's key whose payload is the statement.
+	AgentJWS string `json:"agentJws"`
+	// WalletSignature is the wallet's 65-byte EIP-712 signature (r || s || v, v = 27/28).
+	WalletSignature hexutil.Bytes `json:"walletSignature"`
+}
+
+// AgentID is the id StakeRegistry keys an agent by: keccak256 of its DID.
+func AgentID(did string) common.Hash { return ethcrypto.Keccak256Hash([]byte(did)) }
+
+// typedData is the EIP-712 form of the statement the wallet signs.
+func (s BindingStatement) typedData() apitypes.TypedData {
+	return apitypes.TypedData{
+		Types: apitypes.Types{
+			"EIP712Domain": {
+				{Name: "name", Type: "string"}, {Name: "version", Type: "string"},
+				{Name: "chainId", Type: "uint256"}, {Name: "verifyingContract", Type: "address"},
+			},
+			"AgentBinding": {
+				{Name: "did", Type: "string"}, {Name: "agentId", Type: "bytes32"}, {Name: "wallet", Type: "address"},
+				{Name: "issuedAt", Type: "uint256"}, {Name: "nonce", Type: "string"},
+			},
+		},
+		PrimaryType: "AgentBinding",
+		Domain: apitypes.TypedDataDomain{
+			Name: "Surety StakeRegistry", Version: "1",
+			ChainId:           (*math.HexOrDecimal256)(new(big.Int).SetUint64(s.ChainID)),
+			VerifyingContract: s.Registry.Hex(),
+		},
+		Message: apitypes.TypedDataMessage{
+			"did": s.DID, "agentId": AgentID(s.DID).Hex(), "wallet": s.Wallet.Hex(),
+			"issuedAt": (*math.HexOrDecimal256)(big.NewInt(s.IssuedAt)), "nonce": s.Nonce,
+		},
+	}
+}
+
+// Hash is the EIP-712 digest the wallet signs.
+func (s BindingStatement) Hash() (common.Hash, error) {
+	h, _, err := apitypes.TypedDataAndHash(s.typedData())
+	if err != nil {
+		return common.Hash{}, fmt.Errorf("binding: EIP-712: %w", err)
+	}
+	return common.BytesToHash(h), nil
+}
+
+// SignBinding signs a statement with the agent key and the wallet key.
+func SignBinding(s BindingStatement, agent *Key, wallet *ecdsa.PrivateKey) (*Binding, error) {
+	if s.DID != agent.DID.String() {
+		return nil, fmt.Errorf("%w: statement names %s, key is %s", ErrBadProof, s.DID, agent.DID)
+	}
+	if ethcrypto.PubkeyToAddress(wallet.PublicKey) != s.Wallet {
+		return nil, fmt.Errorf("%w: statement names wallet %s, key is %s", ErrBadProof, s.Wallet, ethcrypto.PubkeyToAddress(wallet.PublicKey))
+	}
+	payload, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	jws, err := agent.SignCompact(payload)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.Hash()
+	if err != nil {
+		return nil, err
+	}
+	sig, err := ethcrypto.Sign(h.Bytes(), wallet)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return &Binding{Statement: s, AgentJWS: jws, WalletSignature: sig}, nil
+}
+
+// Verify checks both signatures: the JWS by the statement's DID over exactly the statement,
+// and the EIP-712 signature by the statement's wallet. It returns an error wrapping
+// ErrBadProof, or one of the DID parsing errors.
+func (b *Binding) Verify() error {
+	d, err := ParseDID(b.Statement.DID)
+	if err != nil {
+		return err
+	}
+	if d.Method != "key" {
+		return fmt.Errorf("%w: only a did:key agent signs a binding", ErrBadProof)
+	}
+	sigs, payload, err := parseCompact([]byte(b.AgentJWS))
+	if err != nil {
+		return fmt.Errorf("%w: agent JWS: %v", ErrBadProof, err)
+	}
+	keys := newKeyCache(1)
+	v := &Verifier{keys: keys}
+	signer, err := v.checkSignature(sigs[0])
+	if err != nil {
+		return fmt.Errorf("%w: agent JWS: %v", ErrBadProof, err)
+	}
+	if signer != d.String() {
+		return fmt.Errorf("%w: agent JWS is signed by %s, not %s", ErrBadProof, signer, d)
+	}
+	var signed BindingStatement
+	if err := json.Unmarshal(payload, &signed); err != nil || signed != b.Statement {
+		return fmt.Errorf("%w: agent JWS does not sign this statement", ErrBadProof)
+	}
+	if len(b.WalletSignature) != 65 {
+		return fmt.Errorf("%w: wallet signature is %d bytes, want 65", ErrBadProof, len(b.WalletSignature))
+	}
+	h, err := b.Statement.Hash()
+	if err != nil {
+		return err
+	}
+	sig := append([]byte(nil), b.WalletSignature...)
+	if sig[64] >= 27 {
+		sig[64] -= 27
+	}
+	pub, err := ethcrypto.SigToPub(h.Bytes(), sig)
+	if err != nil {
+		return fmt.Errorf("%w: wallet signature: %v", ErrBadProof, err)
+	}
+	if got := ethcrypto.PubkeyToAddress(*pub); got != b.Statement.Wallet {
+		return fmt.Errorf("%w: wallet signature is by %s, not %s", ErrBadProof, got, b.Statement.Wallet)
+	}
+	return nil
+}
+
+// ParseBinding decodes a binding (the proof bytes StakeRegistry.bind records) and verifies it.
+func ParseBinding(data []byte) (*Binding, error) {
+	var b Binding
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%w: not a binding: %v", ErrBadProof, err)
+	}
+	if err := b.Verify(); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
