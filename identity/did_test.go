@@ -220,3 +220,31 @@ func FuzzParseDID(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseKeyFile(f *testing.F) {
+	k, _ := KeyFromSeed(Ed25519, make([]byte, 32))
+	b, _ := k.MarshalKeyFile()
+	f.Add(b)
+	s, _ := KeyFromSeed(Secp256k1, append(make([]byte, 31), 1))
+	b2, _ := s.MarshalKeyFile()
+	f.Add(b2)
+	f.Add([]byte(`{"kty":"OKP","crv":"Ed25519","d":""}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		k, err := ParseKeyFile(data)
+		if err != nil {
+			if !errors.Is(err, ErrBadKeyFile) && !errors.Is(err, ErrUnsupportedKey) && !errors.Is(err, ErrInvalidDID) {
+				t.Fatalf("error %v has no identity sentinel", err)
+			}
+			return
+		}
+		// A key that parses writes back to a file that parses to the same DID.
+		out, err := k.MarshalKeyFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseKeyFile(out)
+		if err != nil || again.DID.String() != k.DID.String() {
+			t.Fatalf("round trip: %v %v", again, err)
+		}
+	})
+}
