@@ -106,6 +106,20 @@ func (e *Embedded) Mine() common.Hash {
 	return e.backend.Commit()
 }
 
+// Fork makes the block with hash parent the head of a side chain that becomes canonical once
+// it is longer than the current one (mine on it with Mine). Tests use it to reorganize.
+func (e *Embedded) Fork(parent common.Hash) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := e.backend.Fork(parent); err != nil {
+		return err
+	}
+	// The fork puts the dropped blocks' transactions back in the pool; a test that wants
+	// them gone for good sends others in their place.
+	e.backend.Rollback()
+	return nil
+}
+
 // Close stops the chain; its state is gone afterwards.
 func (e *Embedded) Close() {
 	e.mu.Lock()

@@ -66,3 +66,9 @@ func DB(t testing.TB) *sql.DB {
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// SQL is a database opened for a test.
+type SQL struct{ DB *sql.DB }
+
+// OpenSQL is DB wrapped, for helpers that want to pass the handle around by name.
+func OpenSQL(t testing.TB) *SQL { return &SQL{DB: DB(t)} }
