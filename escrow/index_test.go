@@ -328,3 +328,18 @@ func TestWaitIndexedAndSubscribe(t *testing.T) {
 		t.Error("no live event")
 	}
 }
+
+// devToken deploys a DevToken and mints the poster some.
+func devToken(t *testing.T, f *fixture) common.Address {
+	t.Helper()
+	ctx := context.Background()
+	token, err := contracts.DeployDevToken(ctx, f.c, chain.DevKey(0), "Dev", "DEV")
+	if err != nil {
+		t.Fatal(err)
+	}
+	erc := contracts.NewDevToken()
+	if _, err := f.poster.Send(ctx, token, erc.PackMint(f.poster.Address(), new(big.Int).Mul(eth, big.NewInt(1000))), nil); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}

@@ -106,6 +106,14 @@ func (e *Embedded) Mine() common.Hash {
 	return e.backend.Commit()
 }
 
+// AdvanceTime mines an empty block d later than the head, moving the chain's clock forward
+// (deadlines, review windows): dev chains and tests use it.
+func (e *Embedded) AdvanceTime(d time.Duration) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.backend.AdjustTime(d)
+}
+
 // Fork makes the block with hash parent the head of a side chain that becomes canonical once
 // it is longer than the current one (mine on it with Mine). Tests use it to reorganize.
 func (e *Embedded) Fork(parent common.Hash) error {

@@ -1,0 +1,275 @@
+package escrow
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/contracts"
+)
+
+// ErrUnknownWallet reports a wallet the node does not hold.
+var ErrUnknownWallet = errors.New("escrow: the node holds no such wallet")
+
+// Chain is what the service needs from the chain: sending (Backend) and contract calls
+// (allowances), as go-ethereum's bind.ContractBackend has them.
+type Chain interface {
+	Backend
+	bind.ContractBackend
+}
+
+// ServiceConfig wires a Service.
+type ServiceConfig struct {
+	Chain   Chain
+	Escrow  common.Address
+	Indexer *Indexer
+	// ReceiptTimeout bounds the wait for each receipt; 0 means 2 minutes.
+	ReceiptTimeout time.Duration
+}
+
+// Service turns the escrow contract into a bounty service: it sends each call from a wallet
+// the node holds, waits for the receipt and for the index to show the result.
+type Service struct {
+	cfg   ServiceConfig
+	abi   *contracts.BountyEscrow
+	erc20 *contracts.IERC20
+
+	mu      sync.Mutex
+	senders map[common.Address]*Sender
+}
+
+// NewService builds the bounty service.
+func NewService(cfg ServiceConfig) *Service {
+	if cfg.ReceiptTimeout == 0 {
+		cfg.ReceiptTimeout = 2 * time.Minute
+	}
+	return &Service{cfg: cfg, abi: contracts.NewBountyEscrow(), erc20: contracts.NewIERC20(), senders: map[common.Address]*Sender{}}
+}
+
+// AddWallet lets the node send from key's account.
+func (s *Service) AddWallet(ctx context.Context, key *ecdsa.PrivateKey) (common.Address, error) {
+	snd, err := NewSender(ctx, s.cfg.Chain, key, s.cfg.ReceiptTimeout)
+	if err != nil {
+		return common.Address{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.senders[snd.Address()] = snd
+	return snd.Address(), nil
+}
+
+// HasWallet reports whether the node can send from addr.
+func (s *Service) HasWallet(addr common.Address) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.senders[addr]
+	return ok
+}
+
+func (s *Service) sender(addr common.Address) (*Sender, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snd, ok := s.senders[addr]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownWallet, addr.Hex())
+	}
+	return snd, nil
+}
+
+// Indexer is the service's index.
+func (s *Service) Indexer() *Indexer { return s.cfg.Indexer }
+
+// Result is what a mutating call returns: the bounty as indexed after the transaction, and
+// the transaction.
+type Result struct {
+	Bounty *Bounty `json:"bounty,omitempty"`
+	TxHash string  `json:"txHash"`
+	Block  uint64  `json:"block"`
+	// GasUsed is what the transaction cost in gas.
+	GasUsed uint64 `json:"gasUsed"`
+}
+
+// PostRequest says what to post.
+type PostRequest struct {
+	Token        common.Address
+	Amount       *big.Int
+	Arbiter      common.Address
+	Deadline     uint64
+	ReviewWindow uint32
+	MinStake     *big.Int
+	SpecHash     common.Hash
+}
+
+// Post posts a bounty from wallet `from`. For an ERC-20 it first approves the escrow when the
+// allowance is short.
+func (s *Service) Post(ctx context.Context, from common.Address, r PostRequest) (*Result, error) {
+	snd, err := s.sender(from)
+	if err != nil {
+		return nil, err
+	}
+	if r.Amount == nil || r.Amount.Sign() <= 0 {
+		return nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: amount must be positive"}
+	}
+	if r.MinStake == nil {
+		r.MinStake = new(big.Int)
+	}
+	value := r.Amount
+	if r.Token != (common.Address{}) {
+		value = nil
+		if err := s.ensureAllowance(ctx, snd, r.Token, r.Amount); err != nil {
+			return nil, err
+		}
+	}
+	rcpt, err := snd.Send(ctx, s.cfg.Escrow, s.abi.PackPost(r.Token, r.Amount, r.Arbiter, r.Deadline, r.ReviewWindow, r.MinStake, r.SpecHash), value)
+	if err != nil {
+		return nil, err
+	}
+	var id uint64
+	for _, l := range rcpt.Logs {
+		if p, err := s.abi.UnpackPostedEvent(l); err == nil {
+			id = p.Id.Uint64()
+		}
+	}
+	return s.settle(ctx, id, rcpt)
+}
+
+func (s *Service) ensureAllowance(ctx context.Context, snd *Sender, token common.Address, amount *big.Int) error {
+	inst := s.erc20.Instance(s.cfg.Chain, token)
+	have, err := bind.Call(inst, nil, s.erc20.PackAllowance(snd.Address(), s.cfg.Escrow), s.erc20.UnpackAllowance)
+	if err != nil {
+		return fmt.Errorf("%w: token %s does not answer allowance(): %v", ErrInvalid, token.Hex(), err)
+	}
+	if have.Cmp(amount) >= 0 {
+		return nil
+	}
+	_, err = snd.Send(ctx, token, s.erc20.PackApprove(s.cfg.Escrow, amount), nil)
+	if err != nil {
+		return fmt.Errorf("approve %s for the escrow: %w", token.Hex(), err)
+	}
+	return nil
+}
+
+// settle waits until the receipt's block is indexed and returns the bounty as the index
+// now shows it.
+func (s *Service) settle(ctx context.Context, id uint64, r *types.Receipt) (*Result, error) {
+	res := &Result{TxHash: r.TxHash.Hex(), Block: r.BlockNumber.Uint64(), GasUsed: r.GasUsed}
+	if err := s.cfg.Indexer.WaitIndexed(ctx, res.Block); err != nil {
+		return res, err
+	}
+	if id != 0 {
+		b, err := s.cfg.Indexer.Get(ctx, id)
+		if err != nil {
+			return res, err
+		}
+		res.Bounty = b
+	}
+	return res, nil
+}
+
+// Action is a bounty call after post.
+type Action string
+
+// Actions.
+const (
+	ActionClaim          Action = "claim"
+	ActionAssign         Action = "assign"
+	ActionSubmit         Action = "submit"
+	ActionAccept         Action = "accept"
+	ActionReject         Action = "reject"
+	ActionDispute        Action = "dispute"
+	ActionResolve        Action = "resolve"
+	ActionResolveExpired Action = "resolve-expired"
+	ActionRelease        Action = "release"
+	ActionRefund         Action = "refund"
+	ActionCancel         Action = "cancel"
+)
+
+// ActionArgs are the extra arguments some actions take.
+type ActionArgs struct {
+	AgentID    common.Hash    // claim
+	Worker     common.Address // assign
+	ResultHash common.Hash    // submit
+	ReasonHash common.Hash    // reject, dispute
+	WorkerBps  uint16         // resolve
+}
+
+// Act performs action on bounty id from wallet `from`, with the terms and worker the index
+// holds. A call the contract would refuse is refused before anything is sent, with the
+// decoded reason ("bounty 7 is already accepted").
+func (s *Service) Act(ctx context.Context, from common.Address, id uint64, action Action, args ActionArgs) (*Result, error) {
+	snd, err := s.sender(from)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.cfg.Indexer.Get(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if b.Status.Terminal() {
+		return nil, &BountyError{ID: id, Err: ErrBountyClosed, Msg: fmt.Sprintf("bounty %d is already %s", id, b.Status)}
+	}
+	t, w, bid := b.Terms(), b.Worker, new(big.Int).SetUint64(id)
+	var data []byte
+	switch action {
+	case ActionClaim:
+		data = s.abi.PackClaim(bid, t, args.AgentID)
+	case ActionAssign:
+		if args.Worker == (common.Address{}) {
+			return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: assign needs a worker address"}
+		}
+		data = s.abi.PackAssign(bid, t, args.Worker)
+	case ActionSubmit:
+		data = s.abi.PackSubmit(bid, t, w, args.ResultHash)
+	case ActionAccept:
+		data = s.abi.PackAccept(bid, t, w)
+	case ActionReject:
+		data = s.abi.PackReject(bid, t, w, args.ReasonHash)
+	case ActionDispute:
+		data = s.abi.PackDispute(bid, t, w, args.ReasonHash)
+	case ActionResolve:
+		if args.WorkerBps > 10_000 {
+			return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: workerBps is at most 10000"}
+		}
+		data = s.abi.PackResolve(bid, t, w, args.WorkerBps)
+	case ActionResolveExpired:
+		data = s.abi.PackResolveExpired(bid, t, w)
+	case ActionRelease:
+		data = s.abi.PackRelease(bid, t, w)
+	case ActionRefund:
+		data = s.abi.PackRefund(bid, t, w)
+	case ActionCancel:
+		data = s.abi.PackCancel(bid, t)
+	default:
+		return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: unknown action %q", action)}
+	}
+	r, err := snd.Send(ctx, s.cfg.Escrow, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.settle(ctx, id, r)
+}
+
+// Withdraw sends wallet `from` what the escrow credited it in token.
+func (s *Service) Withdraw(ctx context.Context, from, token common.Address) (*Result, error) {
+	snd, err := s.sender(from)
+	if err != nil {
+		return nil, err
+	}
+	r, err := snd.Send(ctx, s.cfg.Escrow, s.abi.PackWithdraw(token), nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.settle(ctx, 0, r)
+}
+
+// AddressOf is the address of key (a convenience for wiring dev accounts).
+func AddressOf(key *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(key.PublicKey) }

@@ -1,0 +1,211 @@
+package escrow_test
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+)
+
+type svcFixture struct {
+	*fixture
+	svc                     *escrow.Service
+	poster, worker, arbiter common.Address
+}
+
+func newService(t *testing.T) *svcFixture {
+	t.Helper()
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ix := f.indexer(testutil.OpenSQL(t), 0)
+	go func() { _ = ix.Run(ctx) }()
+	svc := escrow.NewService(escrow.ServiceConfig{Chain: f.c, Escrow: f.dep.Contracts.BountyEscrow, Indexer: ix, ReceiptTimeout: 10 * time.Second})
+	sf := &svcFixture{fixture: f, svc: svc}
+	for i, dst := range []*common.Address{&sf.poster, &sf.worker, &sf.arbiter} {
+		addr, err := svc.AddWallet(ctx, chain.DevKey(i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		*dst = addr
+	}
+	return sf
+}
+
+func (sf *svcFixture) postETH(amount *big.Int, deadline time.Duration) uint64 {
+	sf.t.Helper()
+	head, _ := sf.c.HeaderByNumber(context.Background(), nil)
+	res, err := sf.svc.Post(context.Background(), sf.poster, escrow.PostRequest{
+		Amount: amount, Arbiter: sf.arbiter, Deadline: head.Time + uint64(deadline/time.Second), ReviewWindow: 600,
+	})
+	if err != nil {
+		sf.t.Fatal(err)
+	}
+	if res.Bounty == nil || res.Bounty.Status != escrow.StatusOpen {
+		sf.t.Fatalf("post result = %+v", res)
+	}
+	return res.Bounty.ID
+}
+
+func (sf *svcFixture) act(from common.Address, id uint64, a escrow.Action, args escrow.ActionArgs) *escrow.Result {
+	sf.t.Helper()
+	res, err := sf.svc.Act(context.Background(), from, id, a, args)
+	if err != nil {
+		sf.t.Fatalf("%s on %d: %v", a, id, err)
+	}
+	return res
+}
+
+func (sf *svcFixture) balance(a common.Address) *big.Int {
+	b, err := sf.c.BalanceAt(context.Background(), a, nil)
+	if err != nil {
+		sf.t.Fatal(err)
+	}
+	return b
+}
+
+func TestServiceRunsEveryTerminalState(t *testing.T) {
+	sf := newService(t)
+	ctx := context.Background()
+	w := escrow.ActionArgs{AgentID: common.Hash{1}}
+
+	accepted := sf.postETH(eth, time.Hour)
+	sf.act(sf.worker, accepted, escrow.ActionClaim, w)
+	sf.act(sf.worker, accepted, escrow.ActionSubmit, escrow.ActionArgs{ResultHash: common.Hash{2}})
+	if res := sf.act(sf.poster, accepted, escrow.ActionAccept, escrow.ActionArgs{}); res.Bounty.Status != escrow.StatusAccepted || res.Bounty.Payout != "990000000000000000" {
+		t.Errorf("accept = %+v", res.Bounty)
+	}
+
+	resolved := sf.postETH(eth, time.Hour)
+	sf.act(sf.poster, resolved, escrow.ActionAssign, escrow.ActionArgs{Worker: sf.worker})
+	sf.act(sf.worker, resolved, escrow.ActionSubmit, escrow.ActionArgs{})
+	sf.act(sf.poster, resolved, escrow.ActionReject, escrow.ActionArgs{ReasonHash: common.Hash{3}})
+	if res := sf.act(sf.arbiter, resolved, escrow.ActionResolve, escrow.ActionArgs{WorkerBps: 4000}); res.Bounty.Status != escrow.StatusResolved {
+		t.Errorf("resolve = %+v", res.Bounty)
+	}
+
+	cancelled := sf.postETH(eth, time.Hour)
+	sf.act(sf.poster, cancelled, escrow.ActionCancel, escrow.ActionArgs{})
+
+	released := sf.postETH(eth, time.Hour)
+	sf.act(sf.worker, released, escrow.ActionClaim, w)
+	sf.act(sf.worker, released, escrow.ActionSubmit, escrow.ActionArgs{})
+
+	refunded := sf.postETH(eth, 30*time.Second)
+	if err := sf.c.AdvanceTime(2 * time.Hour); err != nil { // past the deadline and every review window
+		t.Fatal(err)
+	}
+	sf.act(sf.worker, released, escrow.ActionRelease, escrow.ActionArgs{})
+	sf.act(sf.arbiter, refunded, escrow.ActionRefund, escrow.ActionArgs{})
+
+	want := map[uint64]escrow.Status{accepted: escrow.StatusAccepted, resolved: escrow.StatusResolved, cancelled: escrow.StatusCancelled,
+		released: escrow.StatusReleased, refunded: escrow.StatusRefunded}
+	got := statuses(t, sf.svc.Indexer())
+	for id, st := range want {
+		if got[id] != st {
+			t.Errorf("bounty %d is %s, want %s", id, got[id], st)
+		}
+	}
+	// Everything was paid out; only the fees remain in the escrow.
+	escrowBal := sf.balance(sf.dep.Contracts.BountyEscrow)
+	fees := new(big.Int)
+	for _, id := range []uint64{accepted, resolved, released} {
+		b, err := sf.svc.Indexer().Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := new(big.Int).SetString(b.Fee, 10)
+		fees.Add(fees, f)
+	}
+	if escrowBal.Cmp(fees) != 0 {
+		t.Errorf("escrow holds %s wei, want exactly the fees %s", escrowBal, fees)
+	}
+}
+
+func TestServiceRefusesBadCallsWithoutSending(t *testing.T) {
+	sf := newService(t)
+	ctx := context.Background()
+	id := sf.postETH(eth, time.Hour)
+	nonce := func(a common.Address) uint64 {
+		n, err := sf.c.NonceAt(ctx, a, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := nonce(sf.worker)
+	head, _ := sf.c.HeaderByNumber(ctx, nil)
+	tests := []struct {
+		name string
+		call func() error
+		want error
+		msg  string
+	}{
+		{"unknown bounty", func() error {
+			_, err := sf.svc.Act(ctx, sf.worker, 999, escrow.ActionClaim, escrow.ActionArgs{})
+			return err
+		}, escrow.ErrUnknownBounty, "bounty 999"},
+		{"wrong caller", func() error {
+			_, err := sf.svc.Act(ctx, sf.worker, id, escrow.ActionCancel, escrow.ActionArgs{})
+			return err
+		}, escrow.ErrNotAllowed, "only the poster"},
+		{"amount 0", func() error {
+			_, err := sf.svc.Post(ctx, sf.worker, escrow.PostRequest{Amount: new(big.Int), Arbiter: sf.arbiter, Deadline: head.Time + 60, ReviewWindow: 60})
+			return err
+		}, escrow.ErrInvalid, "amount"},
+		{"past deadline", func() error {
+			_, err := sf.svc.Post(ctx, sf.worker, escrow.PostRequest{Amount: eth, Arbiter: sf.arbiter, Deadline: head.Time - 1, ReviewWindow: 60})
+			return err
+		}, escrow.ErrInvalid, "InvalidDeadline"},
+		{"submit before assignment", func() error {
+			_, err := sf.svc.Act(ctx, sf.worker, id, escrow.ActionSubmit, escrow.ActionArgs{})
+			return err
+		}, escrow.ErrNotAllowed, "only the worker"},
+		{"unknown wallet", func() error {
+			_, err := sf.svc.Act(ctx, common.HexToAddress("0x0b"), id, escrow.ActionClaim, escrow.ActionArgs{})
+			return err
+		}, escrow.ErrUnknownWallet, "holds no such wallet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			if msg := err.Error(); !strings.Contains(msg, tt.msg) {
+				t.Errorf("message %q does not say %q", msg, tt.msg)
+			}
+		})
+	}
+	if after := nonce(sf.worker); after != before {
+		t.Errorf("the worker's nonce moved from %d to %d: a refused call sent a transaction", before, after)
+	}
+	// A closed bounty says so.
+	sf.act(sf.poster, id, escrow.ActionCancel, escrow.ActionArgs{})
+	_, err := sf.svc.Act(ctx, sf.poster, id, escrow.ActionCancel, escrow.ActionArgs{})
+	if !errors.Is(err, escrow.ErrBountyClosed) || err.Error() != "bounty 1 is already cancelled" {
+		t.Errorf("second cancel = %v", err)
+	}
+}
+
+func TestServicePostsERC20WithApproval(t *testing.T) {
+	sf := newService(t)
+	ctx := context.Background()
+	token := devToken(t, sf.fixture)
+	head, _ := sf.c.HeaderByNumber(ctx, nil)
+	res, err := sf.svc.Post(ctx, sf.poster, escrow.PostRequest{Token: token, Amount: eth, Arbiter: sf.arbiter, Deadline: head.Time + 3600, ReviewWindow: 60})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bounty.Token != token || res.Bounty.Amount != eth.String() {
+		t.Errorf("posted = %+v", res.Bounty)
+	}
+}
