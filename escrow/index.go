@@ -152,7 +152,7 @@ func NewIndexer(ctx context.Context, cfg IndexerConfig) (*Indexer, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if err := sqlite.Migrate(ctx, cfg.DB, "escrow", migrations); err != nil {
+	if err := sqlite.Migrate(ctx, cfg.DB, "escrow", append(migrations, requestMigration)); err != nil {
 		return nil, err
 	}
 	parsed, err := contracts.BountyEscrowMetaData.ParseABI()

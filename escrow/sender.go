@@ -74,12 +74,29 @@ func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value
 
 // SendAsync signs and sends without waiting for the receipt.
 func (s *Sender) SendAsync(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
+	tx, err := s.Prepare(ctx, to, data, value)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Broadcast(ctx, tx); err != nil {
+		return nil, err
+	}
+	return tx, nil
+}
+
+// Prepare estimates gas (a call the contract refuses fails here, decoded, and nothing is
+// signed), takes the next nonce and signs. The signed transaction can be stored before it is
+// broadcast, so a crash in between never leads to a second, different transaction.
+func (s *Sender) Prepare(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
 	if value == nil {
 		value = new(big.Int)
 	}
 	msg := ethereum.CallMsg{From: s.addr, To: &to, Data: data, Value: value}
 	gas, err := s.client.EstimateGas(ctx, msg)
 	if err != nil {
+		if strings.Contains(err.Error(), "insufficient funds") {
+			return nil, fmt.Errorf("%w: wallet %s cannot pay for this transaction", ErrInvalid, s.addr.Hex())
+		}
 		return nil, decodeRevert(err)
 	}
 	gas += gas / 5 // headroom: state can move between estimate and inclusion
@@ -109,15 +126,48 @@ func (s *Sender) SendAsync(ctx context.Context, to common.Address, data []byte, 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.client.SendTransaction(ctx, tx); err != nil {
-		s.nonce = nil // resynchronize with the chain on the next send
-		if strings.Contains(err.Error(), "insufficient funds") {
-			return nil, fmt.Errorf("%w: wallet %s cannot pay for this transaction", ErrInvalid, s.addr.Hex())
-		}
-		return nil, fmt.Errorf("send: %w", err)
-	}
 	*s.nonce++
 	return tx, nil
+}
+
+// Broadcast sends a prepared transaction. When the chain refuses it, the sender re-reads its
+// nonce from the chain before the next Prepare.
+func (s *Sender) Broadcast(ctx context.Context, tx *types.Transaction) error {
+	if err := s.client.SendTransaction(ctx, tx); err != nil {
+		s.mu.Lock()
+		s.nonce = nil
+		s.mu.Unlock()
+		if strings.Contains(err.Error(), "insufficient funds") {
+			return fmt.Errorf("%w: wallet %s cannot pay for this transaction", ErrInvalid, s.addr.Hex())
+		}
+		return fmt.Errorf("send: %w", err)
+	}
+	return nil
+}
+
+// Rebroadcast sends a stored transaction again after a restart. It reports known=true when
+// the chain already has it (mined, or pending), and stale=true when its nonce was taken by
+// another transaction, so it can never be mined.
+func (s *Sender) Rebroadcast(ctx context.Context, tx *types.Transaction) (stale bool, err error) {
+	if _, err := s.client.TransactionReceipt(ctx, tx.Hash()); err == nil {
+		return false, nil
+	}
+	err = s.client.SendTransaction(ctx, tx)
+	if err == nil {
+		return false, nil
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "already known"), strings.Contains(msg, "known transaction"):
+		return false, nil
+	case strings.Contains(msg, "nonce too low"):
+		// Mined meanwhile (then it has a receipt), or its nonce went to another transaction.
+		if _, rerr := s.client.TransactionReceipt(ctx, tx.Hash()); rerr == nil {
+			return false, nil
+		}
+		return true, nil
+	}
+	return false, fmt.Errorf("rebroadcast %s: %w", tx.Hash().Hex(), err)
 }
 
 // Wait waits for tx's receipt, up to the sender's timeout.

@@ -3,6 +3,7 @@ package escrow
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -47,12 +48,18 @@ type Service struct {
 	senders map[common.Address]*Sender
 }
 
-// NewService builds the bounty service.
-func NewService(cfg ServiceConfig) *Service {
+// NewService builds the bounty service. Requests a previous run left half-prepared (it
+// stopped before storing their transaction, so nothing was sent) are forgotten: their
+// retries start over.
+func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.ReceiptTimeout == 0 {
 		cfg.ReceiptTimeout = 2 * time.Minute
 	}
-	return &Service{cfg: cfg, abi: contracts.NewBountyEscrow(), erc20: contracts.NewIERC20(), senders: map[common.Address]*Sender{}}
+	s := &Service{cfg: cfg, abi: contracts.NewBountyEscrow(), erc20: contracts.NewIERC20(), senders: map[common.Address]*Sender{}}
+	if err := s.execRequest(ctx, `DELETE FROM escrow_requests WHERE chain = ? AND state = 'preparing'`, cfg.Indexer.cfg.Chain); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // AddWallet lets the node send from key's account.
@@ -112,34 +119,7 @@ type PostRequest struct {
 // Post posts a bounty from wallet `from`. For an ERC-20 it first approves the escrow when the
 // allowance is short.
 func (s *Service) Post(ctx context.Context, from common.Address, r PostRequest) (*Result, error) {
-	snd, err := s.sender(from)
-	if err != nil {
-		return nil, err
-	}
-	if r.Amount == nil || r.Amount.Sign() <= 0 {
-		return nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: amount must be positive"}
-	}
-	if r.MinStake == nil {
-		r.MinStake = new(big.Int)
-	}
-	value := r.Amount
-	if r.Token != (common.Address{}) {
-		value = nil
-		if err := s.ensureAllowance(ctx, snd, r.Token, r.Amount); err != nil {
-			return nil, err
-		}
-	}
-	rcpt, err := snd.Send(ctx, s.cfg.Escrow, s.abi.PackPost(r.Token, r.Amount, r.Arbiter, r.Deadline, r.ReviewWindow, r.MinStake, r.SpecHash), value)
-	if err != nil {
-		return nil, err
-	}
-	var id uint64
-	for _, l := range rcpt.Logs {
-		if p, err := s.abi.UnpackPostedEvent(l); err == nil {
-			id = p.Id.Uint64()
-		}
-	}
-	return s.settle(ctx, id, rcpt)
+	return s.Do(ctx, Op{Kind: OpPost, From: from, Post: r}, Idempotency{})
 }
 
 func (s *Service) ensureAllowance(ctx context.Context, snd *Sender, token common.Address, amount *big.Int) error {
@@ -206,25 +186,79 @@ type ActionArgs struct {
 // holds. A call the contract would refuse is refused before anything is sent, with the
 // decoded reason ("bounty 7 is already accepted").
 func (s *Service) Act(ctx context.Context, from common.Address, id uint64, action Action, args ActionArgs) (*Result, error) {
-	snd, err := s.sender(from)
-	if err != nil {
-		return nil, err
+	return s.Do(ctx, Op{Kind: OpAct, From: from, BountyID: id, Action: action, Args: args}, Idempotency{})
+}
+
+// Withdraw sends wallet `from` what the escrow credited it in token.
+func (s *Service) Withdraw(ctx context.Context, from, token common.Address) (*Result, error) {
+	return s.Do(ctx, Op{Kind: OpWithdraw, From: from, Token: token}, Idempotency{})
+}
+
+// OpKind is what an Op does.
+type OpKind string
+
+// Op kinds.
+const (
+	OpPost     OpKind = "post"
+	OpAct      OpKind = "act"
+	OpWithdraw OpKind = "withdraw"
+)
+
+// Op is one mutating request: a post, an action on a bounty, or a withdrawal, from a wallet
+// the node holds.
+type Op struct {
+	Kind OpKind
+	From common.Address
+	// Post is the bounty to post (OpPost).
+	Post PostRequest
+	// BountyID, Action and Args say what to do (OpAct).
+	BountyID uint64
+	Action   Action
+	Args     ActionArgs
+	// Token to withdraw (OpWithdraw; zero for ETH).
+	Token common.Address
+}
+
+// call builds the escrow call of op: data and value.
+func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, value *big.Int, err error) {
+	switch op.Kind {
+	case OpPost:
+		r := op.Post
+		if r.Amount == nil || r.Amount.Sign() <= 0 {
+			return nil, nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: amount must be positive"}
+		}
+		if r.MinStake == nil {
+			r.MinStake = new(big.Int)
+		}
+		value = r.Amount
+		if r.Token != (common.Address{}) {
+			value = nil
+			if err := s.ensureAllowance(ctx, snd, r.Token, r.Amount); err != nil {
+				return nil, nil, err
+			}
+		}
+		return s.abi.PackPost(r.Token, r.Amount, r.Arbiter, r.Deadline, r.ReviewWindow, r.MinStake, r.SpecHash), value, nil
+	case OpWithdraw:
+		return s.abi.PackWithdraw(op.Token), nil, nil
+	case OpAct:
+	default:
+		return nil, nil, &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: unknown operation %q", op.Kind)}
 	}
+	id, args := op.BountyID, op.Args
 	b, err := s.cfg.Indexer.Get(ctx, id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if b.Status.Terminal() {
-		return nil, &BountyError{ID: id, Err: ErrBountyClosed, Msg: fmt.Sprintf("bounty %d is already %s", id, b.Status)}
+		return nil, nil, &BountyError{ID: id, Err: ErrBountyClosed, Msg: fmt.Sprintf("bounty %d is already %s", id, b.Status)}
 	}
 	t, w, bid := b.Terms(), b.Worker, new(big.Int).SetUint64(id)
-	var data []byte
-	switch action {
+	switch op.Action {
 	case ActionClaim:
 		data = s.abi.PackClaim(bid, t, args.AgentID)
 	case ActionAssign:
 		if args.Worker == (common.Address{}) {
-			return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: assign needs a worker address"}
+			return nil, nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: assign needs a worker address"}
 		}
 		data = s.abi.PackAssign(bid, t, args.Worker)
 	case ActionSubmit:
@@ -237,7 +271,7 @@ func (s *Service) Act(ctx context.Context, from common.Address, id uint64, actio
 		data = s.abi.PackDispute(bid, t, w, args.ReasonHash)
 	case ActionResolve:
 		if args.WorkerBps > 10_000 {
-			return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: workerBps is at most 10000"}
+			return nil, nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: workerBps is at most 10000"}
 		}
 		data = s.abi.PackResolve(bid, t, w, args.WorkerBps)
 	case ActionResolveExpired:
@@ -249,26 +283,82 @@ func (s *Service) Act(ctx context.Context, from common.Address, id uint64, actio
 	case ActionCancel:
 		data = s.abi.PackCancel(bid, t)
 	default:
-		return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: unknown action %q", action)}
+		return nil, nil, &BountyError{ID: id, Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: unknown action %q", op.Action)}
 	}
-	r, err := snd.Send(ctx, s.cfg.Escrow, data, nil)
-	if err != nil {
-		return nil, err
-	}
-	return s.settle(ctx, id, r)
+	return data, nil, nil
 }
 
-// Withdraw sends wallet `from` what the escrow credited it in token.
-func (s *Service) Withdraw(ctx context.Context, from, token common.Address) (*Result, error) {
-	snd, err := s.sender(from)
+// run builds, prepares, records (when idem is set), broadcasts and awaits op's transaction.
+// A refused request leaves no record, so its retry is judged afresh.
+func (s *Service) run(ctx context.Context, op Op, idem *Idempotency) (res *Result, err error) {
+	forget := func() {
+		if idem != nil {
+			_ = s.execRequest(context.WithoutCancel(ctx), `DELETE FROM escrow_requests WHERE chain = ? AND caller = ? AND key = ? AND state = 'preparing'`,
+				s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key)
+		}
+	}
+	snd, err := s.sender(op.From)
+	if err != nil {
+		forget()
+		return nil, err
+	}
+	data, value, err := s.call(ctx, snd, op)
+	if err != nil {
+		forget()
+		return nil, err
+	}
+	tx, err := snd.Prepare(ctx, s.cfg.Escrow, data, value)
+	if err != nil {
+		forget()
+		return nil, err
+	}
+	if idem != nil {
+		raw, err := tx.MarshalBinary()
+		if err != nil {
+			forget()
+			return nil, err
+		}
+		if err := s.execRequest(ctx, `UPDATE escrow_requests SET state = 'sent', wallet = ?, raw_tx = ?, tx_hash = ?, bounty_id = ? WHERE chain = ? AND caller = ? AND key = ?`,
+			op.From.Hex(), raw, tx.Hash().Hex(), int64(op.BountyID), s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key); err != nil {
+			return nil, err
+		}
+	}
+	if err := snd.Broadcast(ctx, tx); err != nil {
+		// The chain refused it outright, so it will never be mined: forget the request.
+		if idem != nil {
+			_ = s.execRequest(context.WithoutCancel(ctx), `DELETE FROM escrow_requests WHERE chain = ? AND caller = ? AND key = ?`,
+				s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key)
+		}
+		return nil, err
+	}
+	r, err := snd.Wait(ctx, tx)
 	if err != nil {
 		return nil, err
 	}
-	r, err := snd.Send(ctx, s.cfg.Escrow, s.abi.PackWithdraw(token), nil)
+	return s.finish(ctx, idem, op.BountyID, op, r)
+}
+
+// finish waits for the index and, for an idempotent request, stores the answer.
+func (s *Service) finish(ctx context.Context, idem *Idempotency, id uint64, op Op, r *types.Receipt) (*Result, error) {
+	if op.Kind == OpPost {
+		for _, l := range r.Logs {
+			if p, err := s.abi.UnpackPostedEvent(l); err == nil {
+				id = p.Id.Uint64()
+			}
+		}
+	}
+	res, err := s.settle(ctx, id, r)
 	if err != nil {
 		return nil, err
 	}
-	return s.settle(ctx, 0, r)
+	if idem != nil {
+		b, _ := json.Marshal(res)
+		if err := s.execRequest(ctx, `UPDATE escrow_requests SET state = 'done', bounty_id = ?, response = ? WHERE chain = ? AND caller = ? AND key = ?`,
+			int64(id), string(b), s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
 }
 
 // AddressOf is the address of key (a convenience for wiring dev accounts).

@@ -3,6 +3,7 @@ package escrow_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -19,6 +20,8 @@ type svcFixture struct {
 	*fixture
 	svc                     *escrow.Service
 	poster, worker, arbiter common.Address
+	db                      *testutil.SQL
+	ix                      *escrow.Indexer
 }
 
 func newService(t *testing.T) *svcFixture {
@@ -26,10 +29,14 @@ func newService(t *testing.T) *svcFixture {
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	ix := f.indexer(testutil.OpenSQL(t), 0)
+	db := testutil.OpenSQL(t)
+	ix := f.indexer(db, 0)
 	go func() { _ = ix.Run(ctx) }()
-	svc := escrow.NewService(escrow.ServiceConfig{Chain: f.c, Escrow: f.dep.Contracts.BountyEscrow, Indexer: ix, ReceiptTimeout: 10 * time.Second})
-	sf := &svcFixture{fixture: f, svc: svc}
+	svc, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: f.c, Escrow: f.dep.Contracts.BountyEscrow, Indexer: ix, ReceiptTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf := &svcFixture{fixture: f, svc: svc, db: db, ix: ix}
 	for i, dst := range []*common.Address{&sf.poster, &sf.worker, &sf.arbiter} {
 		addr, err := svc.AddWallet(ctx, chain.DevKey(i+1))
 		if err != nil {
@@ -207,5 +214,96 @@ func TestServicePostsERC20WithApproval(t *testing.T) {
 	}
 	if res.Bounty.Token != token || res.Bounty.Amount != eth.String() {
 		t.Errorf("posted = %+v", res.Bounty)
+	}
+}
+
+func TestIdempotentRequestsSendOnce(t *testing.T) {
+	sf := newService(t)
+	ctx := context.Background()
+	head, _ := sf.c.HeaderByNumber(ctx, nil)
+	op := escrow.Op{Kind: escrow.OpPost, From: sf.poster, Post: escrow.PostRequest{Amount: eth, Arbiter: sf.arbiter, Deadline: head.Time + 3600, ReviewWindow: 60}}
+	idem := escrow.Idempotency{Caller: "did:key:z6MkCaller", Key: "k-1", Fingerprint: "post#1"}
+	nonce := func() uint64 {
+		n, err := sf.c.NonceAt(ctx, sf.poster, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := nonce()
+	first, err := sf.svc.Do(ctx, op, idem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := sf.svc.Do(ctx, op, idem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.TxHash != second.TxHash || second.Bounty.ID != first.Bounty.ID {
+		t.Errorf("retry answered %s/%d, first was %s/%d", second.TxHash, second.Bounty.ID, first.TxHash, first.Bounty.ID)
+	}
+	if n := nonce(); n != before+1 {
+		t.Errorf("nonce moved by %d, want exactly one transaction", n-before)
+	}
+	if _, err := sf.svc.Do(ctx, op, escrow.Idempotency{Caller: idem.Caller, Key: idem.Key, Fingerprint: "something else"}); !errors.Is(err, escrow.ErrKeyReused) {
+		t.Errorf("key reused for another request: %v", err)
+	}
+	// Another caller may use the same key.
+	other, err := sf.svc.Do(ctx, op, escrow.Idempotency{Caller: "did:key:z6MkOther", Key: idem.Key, Fingerprint: idem.Fingerprint})
+	if err != nil || other.TxHash == first.TxHash {
+		t.Errorf("other caller's request: %v, %v", other, err)
+	}
+
+	// A refused request is not remembered: its retry is judged again.
+	bad := escrow.Op{Kind: escrow.OpAct, From: sf.worker, BountyID: first.Bounty.ID, Action: escrow.ActionCancel}
+	badIdem := escrow.Idempotency{Caller: idem.Caller, Key: "k-2", Fingerprint: "cancel#1"}
+	for range 2 {
+		if _, err := sf.svc.Do(ctx, bad, badIdem); !errors.Is(err, escrow.ErrNotAllowed) {
+			t.Fatalf("refused request: %v", err)
+		}
+	}
+}
+
+// TestIdempotentRequestResumesAfterRestart plays a node that stored and broadcast a
+// transaction but stopped before answering: the retry on the restarted service waits for that
+// same transaction instead of sending another.
+func TestIdempotentRequestResumesAfterRestart(t *testing.T) {
+	sf := newService(t)
+	ctx := context.Background()
+	id := sf.postETH(eth, time.Hour)
+	op := escrow.Op{Kind: escrow.OpAct, From: sf.poster, BountyID: id, Action: escrow.ActionCancel}
+	idem := escrow.Idempotency{Caller: "did:key:z6MkCaller", Key: "cancel-1", Fingerprint: "cancel#" + fmt.Sprint(id)}
+	first, err := sf.svc.Do(ctx, op, idem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Roll the record back to "sent", as if the node died after broadcasting.
+	if _, err := sf.db.DB.Exec(`UPDATE escrow_requests SET state = 'sent', response = '' WHERE key = ?`, idem.Key); err != nil {
+		t.Fatal(err)
+	}
+	restarted, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: sf.c, Escrow: sf.dep.Contracts.BountyEscrow, Indexer: sf.ix, ReceiptTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := restarted.AddWallet(ctx, chain.DevKey(1)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := restarted.Do(ctx, op, idem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.TxHash != first.TxHash || again.Bounty.Status != escrow.StatusCancelled {
+		t.Errorf("resumed answer %s (%s), want the first transaction %s", again.TxHash, again.Bounty.Status, first.TxHash)
+	}
+	// A request left half-prepared by a dead node is forgotten at start: nothing was sent.
+	if _, err := sf.db.DB.Exec(`INSERT INTO escrow_requests (chain, caller, key, fingerprint, state) SELECT chain, caller, 'half', 'x', 'preparing' FROM escrow_requests LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: sf.c, Escrow: sf.dep.Contracts.BountyEscrow, Indexer: sf.ix}); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := sf.db.DB.QueryRow(`SELECT COUNT(*) FROM escrow_requests WHERE key = 'half'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("half-prepared request kept (%d, %v)", n, err)
 	}
 }

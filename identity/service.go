@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/ethereum/go-ethereum/common"
 )
 
 // Issued is what the node returns for a DID it issued or registered.
@@ -42,6 +44,10 @@ type ServiceConfig struct {
 	Now func() time.Time
 	// DocCacheSize bounds the cache of derived DID documents; 0 means 4096.
 	DocCacheSize int
+	// ChainID and Registry are where wallet bindings must point: the node's chain and its
+	// StakeRegistry.
+	ChainID  uint64
+	Registry common.Address
 }
 
 // Service is the node's identity: it issues and registers DIDs, resolves them, and
@@ -200,4 +206,29 @@ func (s *Service) document(d DID, format DocFormat) (*Document, error) {
 // VerifyEnvelope checks an envelope (see Verifier.Verify).
 func (s *Service) VerifyEnvelope(ctx context.Context, raw []byte) (*Verified, error) {
 	return s.cfg.Verifier.Verify(ctx, raw)
+}
+
+// ErrWrongRegistry reports a binding made for another chain or stake registry.
+var ErrWrongRegistry = errors.New("identity: binding is for another chain or registry")
+
+// AddBinding verifies a wallet binding (both signatures, and that it names this node's chain
+// and registry) and records it. It returns ErrBadProof, ErrWrongRegistry or a DID error.
+func (s *Service) AddBinding(ctx context.Context, raw []byte) (*Binding, error) {
+	b, err := ParseBinding(raw)
+	if err != nil {
+		return nil, err
+	}
+	if b.Statement.ChainID != s.cfg.ChainID || b.Statement.Registry != s.cfg.Registry {
+		return nil, fmt.Errorf("%w: it names chain %d registry %s; this node is on chain %d with registry %s",
+			ErrWrongRegistry, b.Statement.ChainID, b.Statement.Registry.Hex(), s.cfg.ChainID, s.cfg.Registry.Hex())
+	}
+	if err := s.cfg.Store.PutBinding(ctx, b, raw); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// BoundTo reports whether did is bound to wallet on this node's chain and registry.
+func (s *Service) BoundTo(ctx context.Context, did string, wallet common.Address) (bool, error) {
+	return s.cfg.Store.Bound(ctx, did, wallet, s.cfg.ChainID, s.cfg.Registry)
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"golang.org/x/crypto/scrypt"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
@@ -41,6 +42,17 @@ CREATE TABLE identity_challenges (
 	challenge TEXT    PRIMARY KEY,
 	expires   INTEGER NOT NULL
 ) STRICT;
+`}, {Version: 2, SQL: `
+CREATE TABLE identity_bindings (
+	did      TEXT    NOT NULL,
+	wallet   TEXT    NOT NULL,
+	chain_id INTEGER NOT NULL,
+	registry TEXT    NOT NULL,
+	binding  TEXT    NOT NULL,
+	created  INTEGER NOT NULL,
+	PRIMARY KEY (did, wallet, chain_id, registry)
+) STRICT;
+CREATE INDEX identity_bindings_wallet ON identity_bindings (wallet);
 `}}
 
 // KDFParams are scrypt's cost parameters for keys at rest.
@@ -311,4 +323,26 @@ func (s *Store) UseChallenge(ctx context.Context, challenge string) error {
 		return ErrBadChallenge
 	}
 	return nil
+}
+
+// PutBinding records a verified wallet binding. Recording it again is a no-op.
+func (s *Store) PutBinding(ctx context.Context, b *Binding, raw []byte) error {
+	st := b.Statement
+	_, err := s.db.ExecContext(ctx, `INSERT INTO identity_bindings (did, wallet, chain_id, registry, binding, created) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT DO NOTHING`, st.DID, st.Wallet.Hex(), st.ChainID, st.Registry.Hex(), string(raw), s.cfg.Now().Unix())
+	if err != nil {
+		return fmt.Errorf("store binding: %w", err)
+	}
+	return nil
+}
+
+// Bound reports whether did is bound to wallet for the registry on chainID.
+func (s *Store) Bound(ctx context.Context, did string, wallet common.Address, chainID uint64, registry common.Address) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_bindings WHERE did = ? AND wallet = ? AND chain_id = ? AND registry = ?`,
+		did, wallet.Hex(), chainID, registry.Hex()).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("binding lookup: %w", err)
+	}
+	return n > 0, nil
 }

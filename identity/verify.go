@@ -48,6 +48,9 @@ type VerifyError struct {
 	Reason error  // one of the sentinels above
 	KeyID  string // the kid concerned, when there is one
 	Detail string
+	// Replayed holds the envelope when the only fault is a replay: it is authentic, so a
+	// caller that recognizes a retried request (an Idempotency-Key) may still answer it.
+	Replayed *Verified
 }
 
 // Error reads like "envelope refused: bad signature (kid did:key:z6Mk...#z6Mk...)".
@@ -220,7 +223,11 @@ func (v *Verifier) Verify(ctx context.Context, raw []byte) (*Verified, error) {
 		}
 	}
 	if err := v.replay.remember(e.Sender, e.Nonce, v.cfg.Now()); err != nil {
-		return nil, &VerifyError{Reason: err, KeyID: out.Signers[0], Detail: "nonce " + truncate(e.Nonce, 80)}
+		ve := &VerifyError{Reason: err, KeyID: out.Signers[0], Detail: "nonce " + truncate(e.Nonce, 80)}
+		if errors.Is(err, ErrReplayed) {
+			ve.Replayed = out
+		}
+		return nil, ve
 	}
 	return out, nil
 }
