@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -78,6 +79,25 @@ var mappings = []mapping{
 	{err: identity.ErrReplayed, status: http.StatusConflict, slug: "envelope-replayed", title: "Envelope refused: replayed", reason: "replayed"},
 	{err: identity.ErrRevoked, status: http.StatusForbidden, slug: "envelope-revoked", title: "Envelope refused: the sender's key is revoked", reason: "revoked"},
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
+	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
+
+	// bounties
+	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet (POST /v1/bindings first)"},
+	{err: ErrWrongBounty, status: http.StatusBadRequest, slug: "wrong-bounty", title: "The envelope must name this bounty (body.bounty)"},
+	{err: escrow.ErrUnknownWallet, status: http.StatusNotFound, slug: "unknown-wallet", title: "The node holds no such wallet"},
+	{err: escrow.ErrUnknownBounty, status: http.StatusNotFound, slug: "unknown-bounty", title: "No such bounty"},
+	{err: escrow.ErrBountyClosed, status: http.StatusConflict, slug: "bounty-closed", title: "The bounty is closed"},
+	{err: escrow.ErrWrongStatus, status: http.StatusConflict, slug: "bounty-wrong-status", title: "The bounty's status does not allow this"},
+	{err: escrow.ErrNotAllowed, status: http.StatusForbidden, slug: "bounty-not-allowed", title: "This wallet may not do that to this bounty"},
+	{err: escrow.ErrTooLate, status: http.StatusConflict, slug: "bounty-too-late", title: "Too late for this bounty"},
+	{err: escrow.ErrTooEarly, status: http.StatusConflict, slug: "bounty-too-early", title: "Too early for this bounty"},
+	{err: escrow.ErrInvalid, status: http.StatusBadRequest, slug: "bounty-invalid", title: "The escrow refuses these arguments"},
+	{err: escrow.ErrInsufficientStake, status: http.StatusForbidden, slug: "insufficient-stake", title: "The agent's stake is below what the bounty requires"},
+	{err: escrow.ErrNothingToWithdraw, status: http.StatusConflict, slug: "nothing-to-withdraw", title: "Nothing to withdraw"},
+	{err: escrow.ErrTransferFailed, status: http.StatusUnprocessableEntity, slug: "transfer-failed", title: "A token transfer failed"},
+	{err: escrow.ErrReverted, status: http.StatusUnprocessableEntity, slug: "reverted", title: "The escrow refused the transaction"},
+	{err: escrow.ErrRequestInProgress, status: http.StatusConflict, slug: "request-in-progress", title: "A request with this Idempotency-Key is in progress; retry shortly"},
+	{err: escrow.ErrKeyReused, status: http.StatusUnprocessableEntity, slug: "idempotency-key-reused", title: "This Idempotency-Key was used for a different request"},
 }
 
 // problemFor maps err to the problem returned to the client. Messages come from the table
@@ -94,7 +114,14 @@ func problemFor(err error) Problem {
 	}
 	for _, m := range mappings {
 		if errors.Is(err, m.err) {
-			return Problem{Type: problemType + m.slug, Title: m.title, Status: m.status, Reason: m.reason}
+			p := Problem{Type: problemType + m.slug, Title: m.title, Status: m.status, Reason: m.reason}
+			// Escrow's bounty errors are written for people from chain data ("bounty 7 is
+			// already accepted"): safe to pass on.
+			var be *escrow.BountyError
+			if errors.As(err, &be) && be.Msg != "" {
+				p.Detail = be.Msg
+			}
+			return p
 		}
 	}
 	return Problem{Type: problemType + "internal", Title: "Internal error", Status: http.StatusInternalServerError}

@@ -48,6 +48,9 @@ type Config struct {
 	DB      Pinger
 	// Identity serves the DID, resolution and envelope routes.
 	Identity Identity
+	// Bounties and Wallets serve the bounty routes; without them the routes are absent.
+	Bounties Bounties
+	Wallets  Wallets
 	Logger   *slog.Logger
 	// RequestTimeout bounds each request's handler; 0 means 30s.
 	RequestTimeout time.Duration
@@ -86,6 +89,15 @@ func New(cfg Config) (*Server, error) {
 	v1.GET("/challenge", s.challenge)
 	v1.POST("/dids/register", s.register)
 	v1.POST("/envelopes/verify", s.verifyEnvelope)
+	if cfg.Bounties != nil && cfg.Wallets != nil {
+		v1.POST("/bindings", s.addBinding)
+		v1.POST("/bounties", s.postBounty)
+		v1.GET("/bounties", s.listBounties)
+		v1.GET("/bounties/:id", s.getBounty)
+		v1.GET("/bounties/:id/events", s.bountyEvents)
+		v1.POST("/bounties/:id/:action", s.bountyAction)
+		v1.POST("/withdraw", s.withdraw)
+	}
 	return s, nil
 }
 

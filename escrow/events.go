@@ -274,4 +274,3 @@ func (ix *Indexer) Subscribe(id uint64) (<-chan Event, func()) {
 		}
 	}
 }
-

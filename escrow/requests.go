@@ -36,7 +36,23 @@ var (
 	ErrRequestInProgress = errors.New("escrow: a request with this Idempotency-Key is in progress")
 	// ErrKeyReused: the Idempotency-Key was used for a different request.
 	ErrKeyReused = errors.New("escrow: Idempotency-Key reused for a different request")
+	// ErrNoSuchRequest: Retry found no earlier request under this Idempotency-Key.
+	ErrNoSuchRequest = errors.New("escrow: no earlier request with this Idempotency-Key")
 )
+
+// Retry answers a request that was made before under idem, and never starts a new one: the
+// stored answer, or, when the node stopped before answering, the outcome of the transaction
+// it stored. It returns ErrNoSuchRequest when there is none.
+func (s *Service) Retry(ctx context.Context, op Op, idem Idempotency) (*Result, error) {
+	prev, err := s.loadRequest(ctx, idem)
+	if err != nil {
+		return nil, err
+	}
+	if prev == nil || idem.Key == "" {
+		return nil, ErrNoSuchRequest
+	}
+	return s.Do(ctx, op, idem)
+}
 
 // Idempotency names a request so that a retry never sends a second transaction. Caller is
 // who asks (a DID), Key the client's Idempotency-Key, Fingerprint a digest of what is asked.

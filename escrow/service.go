@@ -363,3 +363,21 @@ func (s *Service) finish(ctx context.Context, idem *Idempotency, id uint64, op O
 
 // AddressOf is the address of key (a convenience for wiring dev accounts).
 func AddressOf(key *ecdsa.PrivateKey) common.Address { return crypto.PubkeyToAddress(key.PublicKey) }
+
+// List returns indexed bounties (see Indexer.List).
+func (s *Service) List(ctx context.Context, f Filter) ([]*Bounty, error) {
+	return s.cfg.Indexer.List(ctx, f)
+}
+
+// Get returns an indexed bounty with its history (see Indexer.Get).
+func (s *Service) Get(ctx context.Context, id uint64) (*Bounty, error) {
+	return s.cfg.Indexer.Get(ctx, id)
+}
+
+// History returns a bounty's events (see Indexer.History).
+func (s *Service) History(ctx context.Context, id uint64) ([]Event, error) {
+	return s.cfg.Indexer.History(ctx, id)
+}
+
+// Subscribe follows a bounty's new events (see Indexer.Subscribe).
+func (s *Service) Subscribe(id uint64) (<-chan Event, func()) { return s.cfg.Indexer.Subscribe(id) }

@@ -71,7 +71,7 @@ Ctrl-C stops the node and Anvil.`))
 	}()
 	n, err := startNode(nctx, e, nodeConfig{
 		DataDir: filepath.Join(*dataDir, "node"), Listen: *listen, RPC: dn.RPC(),
-		Deployment: dn.Deployment, DevAccounts: 10, RPCTimeout: defaultRPCTimeout, Logger: logger,
+		Deployment: dn.Deployment, DevAccounts: 10, DevWallets: true, RPCTimeout: defaultRPCTimeout, Logger: logger,
 	}, e.stdout)
 	if err != nil {
 		return err

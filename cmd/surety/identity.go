@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -63,6 +65,8 @@ type identityConfig struct {
 	passphrase []byte
 	kdf        identity.KDFParams
 	started    time.Time
+	chainID    uint64
+	registry   common.Address
 }
 
 // startIdentity opens the identity store in db, creates the node's DID on first start, and
@@ -84,5 +88,6 @@ func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slo
 		log.Info("created the node's DID", "did", node.DID.String())
 	}
 	verifier := identity.NewVerifier(identity.VerifierConfig{Started: cfg.started, Revocations: store})
-	return identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier}), nil
+	return identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier,
+		ChainID: cfg.chainID, Registry: cfg.registry}), nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/sqlite"
@@ -46,6 +47,11 @@ type nodeConfig struct {
 	PassphraseFile string
 	// KDF is the keystore's scrypt cost; zero means identity.DefaultKDF.
 	KDF identity.KDFParams
+	// Confirmations the escrow index waits for.
+	Confirmations uint64
+	// DevWallets makes the node hold the dev accounts' wallets on an --rpc chain too (the
+	// devnet funds them); the embedded chain always does.
+	DevWallets bool
 }
 
 func runNodeCmd(ctx context.Context, e *env, args []string) error {
@@ -64,6 +70,8 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	deployment := fs.String("deployment", "", "deployment file naming the contract addresses on the --rpc chain")
 	fs.IntVar(&cfg.DevAccounts, "dev-accounts", 10, "funded dev accounts on the embedded chain")
 	fs.DurationVar(&cfg.RPCTimeout, "rpc-timeout", defaultRPCTimeout, "how long to wait for the --rpc chain to answer at start")
+	fs.Uint64Var(&cfg.Confirmations, "confirmations", 0, "blocks the escrow index waits before trusting an event (raise it on public chains)")
+	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc chain (devnets only)")
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -130,6 +138,7 @@ func readDeployment(path string) (*contracts.Deployment, error) {
 // node is a started node: everything is open and the API is ready to serve.
 type node struct {
 	cfg    nodeConfig
+	index  *escrow.Indexer
 	ln     net.Listener
 	db     *sql.DB
 	lock   *os.File
@@ -194,10 +203,11 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		return nil, err
 	}
 	named := dep.Contracts.Named()
-	if _, err := sqlite.EnterChain(ctx, n.db, sqlite.Chain{
+	chainRow, err := sqlite.EnterChain(ctx, n.db, sqlite.Chain{
 		Key: key, ChainID: id.ChainID.Uint64(), Genesis: id.Genesis.Hex(),
 		Contracts: contractsText(named), Ephemeral: kind == "embedded",
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 
@@ -205,16 +215,35 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	ids, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started}, log)
+	ids, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
+		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry}, log)
 	if err != nil {
 		return nil, err
+	}
+	n.index, err = escrow.NewIndexer(ctx, escrow.IndexerConfig{DB: n.db, Chain: chainRow, Client: n.chain,
+		Escrow: dep.Contracts.BountyEscrow, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	bounties, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: n.chain, Escrow: dep.Contracts.BountyEscrow, Indexer: n.index})
+	if err != nil {
+		return nil, err
+	}
+	if kind == "embedded" || cfg.DevWallets {
+		// Dev accounts' keys are public: the node may act for them on dev chains.
+		for i := range cfg.DevAccounts {
+			if _, err := bounties.AddWallet(ctx, chain.DevKey(i)); err != nil {
+				return nil, err
+			}
+		}
 	}
 
 	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key}
 	for _, c := range named {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
-	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids, Logger: log})
+	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
+		Bounties: bounties, Wallets: ids, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +309,15 @@ func lockDataDir(dir string) (*os.File, error) {
 // run serves the API until ctx ends, then shuts down and closes everything.
 func (n *node) run(ctx context.Context) error {
 	defer n.close()
+	ictx, stopIndex := context.WithCancel(ctx)
+	indexed := make(chan struct{})
+	go func() {
+		defer close(indexed)
+		_ = n.index.Run(ictx)
+	}()
 	err := n.api.Serve(ctx, n.ln, 10*time.Second)
+	stopIndex()
+	<-indexed
 	n.cfg.Logger.Info("node stopped")
 	return err
 }

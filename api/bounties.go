@@ -1,0 +1,398 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/labstack/echo/v4"
+
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/identity"
+)
+
+// Bounties is what the bounty routes need: the escrow service and its index. Errors follow
+// escrow's contract: *escrow.BountyError wrapping a sentinel, ErrUnknownWallet,
+// ErrRequestInProgress, ErrKeyReused.
+type Bounties interface {
+	Do(ctx context.Context, op escrow.Op, idem escrow.Idempotency) (*escrow.Result, error)
+	Retry(ctx context.Context, op escrow.Op, idem escrow.Idempotency) (*escrow.Result, error)
+	HasWallet(addr common.Address) bool
+	List(ctx context.Context, f escrow.Filter) ([]*escrow.Bounty, error)
+	Get(ctx context.Context, id uint64) (*escrow.Bounty, error)
+	History(ctx context.Context, id uint64) ([]escrow.Event, error)
+	Subscribe(id uint64) (<-chan escrow.Event, func())
+}
+
+// Wallets is what the routes need to know about who may use a wallet.
+type Wallets interface {
+	// BoundTo reports whether did is bound to wallet (a verified binding for this node's
+	// chain and stake registry).
+	BoundTo(ctx context.Context, did string, wallet common.Address) (bool, error)
+	// AddBinding verifies and records a wallet binding.
+	AddBinding(ctx context.Context, raw []byte) (*identity.Binding, error)
+}
+
+var (
+	_ Bounties = (*escrow.Service)(nil)
+	_ Wallets  = (*identity.Service)(nil)
+)
+
+// ErrWalletNotBound reports a request whose signer is not bound to the wallet it names.
+var ErrWalletNotBound = errors.New("api: the wallet is not bound to the signer's DID")
+
+// ErrWrongBounty reports an envelope that names another bounty than the URL.
+var ErrWrongBounty = errors.New("api: the envelope names another bounty")
+
+// PostBody is the envelope body of POST /v1/bounties. Amounts are decimal strings in the
+// token's base unit (wei for ETH).
+type PostBody struct {
+	Wallet       common.Address `json:"wallet"`
+	Token        common.Address `json:"token"`
+	Amount       string         `json:"amount"`
+	Arbiter      common.Address `json:"arbiter"`
+	Deadline     uint64         `json:"deadline"`
+	ReviewWindow uint32         `json:"reviewWindow"`
+	MinStake     string         `json:"minStake"`
+	SpecHash     common.Hash    `json:"specHash"`
+}
+
+// ActionBody is the envelope body of POST /v1/bounties/{id}/{action}.
+type ActionBody struct {
+	Wallet     common.Address `json:"wallet"`
+	AgentID    common.Hash    `json:"agentId"`
+	Worker     common.Address `json:"worker"`
+	ResultHash common.Hash    `json:"resultHash"`
+	ReasonHash common.Hash    `json:"reasonHash"`
+	WorkerBps  uint16         `json:"workerBps"`
+}
+
+// WithdrawBody is the envelope body of POST /v1/withdraw.
+type WithdrawBody struct {
+	Wallet common.Address `json:"wallet"`
+	Token  common.Address `json:"token"`
+}
+
+// signedRequest is a verified request envelope.
+type signedRequest struct {
+	sender   string
+	envelope identity.Envelope
+	replayed error // set when the envelope was seen before: only a stored answer may be given
+}
+
+// authenticate verifies the request body as an envelope. A replayed envelope passes only with
+// an Idempotency-Key, so that the very same request can be retried.
+func (s *Server) authenticate(c echo.Context) (*signedRequest, error) {
+	body, err := readBody(c)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.cfg.Identity.VerifyEnvelope(c.Request().Context(), body)
+	var ve *identity.VerifyError
+	if errors.As(err, &ve) && ve.Replayed != nil && c.Request().Header.Get("Idempotency-Key") != "" {
+		return &signedRequest{sender: ve.Replayed.Envelope.Sender, envelope: ve.Replayed.Envelope, replayed: err}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &signedRequest{sender: v.Envelope.Sender, envelope: v.Envelope}, nil
+}
+
+func decodeBody(e identity.Envelope, v any) error {
+	if len(e.Body) == 0 {
+		return fmt.Errorf("%w: the envelope has no body", ErrBadRequest)
+	}
+	if err := json.Unmarshal(e.Body, v); err != nil {
+		return fmt.Errorf("%w: envelope body: %v", ErrBadRequest, err)
+	}
+	return nil
+}
+
+// authorizeWallet checks that the node holds the wallet and that the signer may use it.
+func (s *Server) authorizeWallet(ctx context.Context, did string, wallet common.Address) error {
+	if wallet == (common.Address{}) {
+		return fmt.Errorf("%w: body.wallet is required", ErrBadRequest)
+	}
+	if !s.cfg.Bounties.HasWallet(wallet) {
+		return fmt.Errorf("%w: %s", escrow.ErrUnknownWallet, wallet.Hex())
+	}
+	ok, err := s.cfg.Wallets.BoundTo(ctx, did, wallet)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrWalletNotBound
+	}
+	return nil
+}
+
+func fingerprint(parts ...any) string {
+	b, _ := json.Marshal(parts)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// do runs op for the request, once per Idempotency-Key.
+func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string) error {
+	key := c.Request().Header.Get("Idempotency-Key")
+	if len(key) > 200 {
+		return fmt.Errorf("%w: Idempotency-Key is longer than 200 characters", ErrBadRequest)
+	}
+	idem := escrow.Idempotency{Caller: req.sender, Key: key, Fingerprint: fp}
+	if req.replayed != nil {
+		// The very same envelope again: only a retry of a stored request may be answered.
+		res, err := s.cfg.Bounties.Retry(c.Request().Context(), op, idem)
+		if errors.Is(err, escrow.ErrNoSuchRequest) {
+			return req.replayed
+		}
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, res)
+	}
+	res, err := s.cfg.Bounties.Do(c.Request().Context(), op, idem)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if op.Kind == escrow.OpPost {
+		status = http.StatusCreated
+	}
+	return c.JSON(status, res)
+}
+
+func parseAmount(s, what string) (*big.Int, error) {
+	if s == "" {
+		return new(big.Int), nil
+	}
+	v, ok := new(big.Int).SetString(s, 10)
+	if !ok || v.Sign() < 0 {
+		return nil, fmt.Errorf("%w: %s %q is not a non-negative decimal integer", ErrBadRequest, what, s)
+	}
+	return v, nil
+}
+
+func (s *Server) postBounty(c echo.Context) error {
+	req, err := s.authenticate(c)
+	if err != nil {
+		return err
+	}
+	var b PostBody
+	if err := decodeBody(req.envelope, &b); err != nil {
+		return err
+	}
+	amount, err := parseAmount(b.Amount, "amount")
+	if err != nil {
+		return err
+	}
+	minStake, err := parseAmount(b.MinStake, "minStake")
+	if err != nil {
+		return err
+	}
+	if err := s.authorizeWallet(c.Request().Context(), req.sender, b.Wallet); err != nil {
+		return err
+	}
+	op := escrow.Op{Kind: escrow.OpPost, From: b.Wallet, Post: escrow.PostRequest{
+		Token: b.Token, Amount: amount, Arbiter: b.Arbiter, Deadline: b.Deadline, ReviewWindow: b.ReviewWindow, MinStake: minStake, SpecHash: b.SpecHash,
+	}}
+	return s.do(c, req, op, fingerprint("post", b))
+}
+
+var actions = map[string]escrow.Action{
+	"claim": escrow.ActionClaim, "assign": escrow.ActionAssign, "submit": escrow.ActionSubmit, "accept": escrow.ActionAccept,
+	"reject": escrow.ActionReject, "dispute": escrow.ActionDispute, "resolve": escrow.ActionResolve,
+	"resolve-expired": escrow.ActionResolveExpired, "release": escrow.ActionRelease, "refund": escrow.ActionRefund, "cancel": escrow.ActionCancel,
+}
+
+func bountyID(c echo.Context) (uint64, error) {
+	id, err := strconv.ParseUint(c.Param("id"), 10, 64)
+	if err != nil || id == 0 {
+		return 0, fmt.Errorf("%w: bounty id %q must be a positive integer", ErrBadRequest, c.Param("id"))
+	}
+	return id, nil
+}
+
+func (s *Server) bountyAction(c echo.Context) error {
+	id, err := bountyID(c)
+	if err != nil {
+		return err
+	}
+	action, ok := actions[c.Param("action")]
+	if !ok {
+		return echo.NewHTTPError(http.StatusNotFound, "unknown action "+strconv.Quote(c.Param("action")))
+	}
+	req, err := s.authenticate(c)
+	if err != nil {
+		return err
+	}
+	// The signature must commit to this bounty, so it cannot be used on another.
+	if ref := req.envelope.Bounty; ref == nil || ref.ID != id || !strings.EqualFold(ref.Escrow, s.escrowAddress()) || ref.ChainID != s.cfg.Chain.ID {
+		return fmt.Errorf("%w: body.bounty must be {chain_id: %d, escrow: %s, id: %d}", ErrWrongBounty, s.cfg.Chain.ID, s.escrowAddress(), id)
+	}
+	var b ActionBody
+	if err := decodeBody(req.envelope, &b); err != nil {
+		return err
+	}
+	if err := s.authorizeWallet(c.Request().Context(), req.sender, b.Wallet); err != nil {
+		return err
+	}
+	op := escrow.Op{Kind: escrow.OpAct, From: b.Wallet, BountyID: id, Action: action, Args: escrow.ActionArgs{
+		AgentID: b.AgentID, Worker: b.Worker, ResultHash: b.ResultHash, ReasonHash: b.ReasonHash, WorkerBps: b.WorkerBps,
+	}}
+	return s.do(c, req, op, fingerprint(string(action), id, b))
+}
+
+func (s *Server) withdraw(c echo.Context) error {
+	req, err := s.authenticate(c)
+	if err != nil {
+		return err
+	}
+	var b WithdrawBody
+	if err := decodeBody(req.envelope, &b); err != nil {
+		return err
+	}
+	if err := s.authorizeWallet(c.Request().Context(), req.sender, b.Wallet); err != nil {
+		return err
+	}
+	return s.do(c, req, escrow.Op{Kind: escrow.OpWithdraw, From: b.Wallet, Token: b.Token}, fingerprint("withdraw", b))
+}
+
+func (s *Server) escrowAddress() string {
+	for _, k := range s.cfg.Chain.Contracts {
+		if k.Name == "BountyEscrow" {
+			return k.Address.Hex()
+		}
+	}
+	return ""
+}
+
+func (s *Server) listBounties(c echo.Context) error {
+	var f escrow.Filter
+	q := c.QueryParams()
+	if st := q.Get("status"); st != "" {
+		f.Status = escrow.Status(st)
+		switch f.Status {
+		case escrow.StatusOpen, escrow.StatusAssigned, escrow.StatusSubmitted, escrow.StatusDisputed, escrow.StatusAccepted,
+			escrow.StatusReleased, escrow.StatusResolved, escrow.StatusRefunded, escrow.StatusCancelled:
+		default:
+			return fmt.Errorf("%w: unknown status %q", ErrBadRequest, st)
+		}
+	}
+	for name, dst := range map[string]*common.Address{"poster": &f.Poster, "worker": &f.Worker} {
+		if v := q.Get(name); v != "" {
+			if !common.IsHexAddress(v) {
+				return fmt.Errorf("%w: %s %q is not an address", ErrBadRequest, name, v)
+			}
+			*dst = common.HexToAddress(v)
+		}
+	}
+	for name, dst := range map[string]*int{"limit": &f.Limit} {
+		if v := q.Get(name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%w: %s must be a non-negative integer", ErrBadRequest, name)
+			}
+			*dst = n
+		}
+	}
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: after must be a bounty id", ErrBadRequest)
+		}
+		f.After = n
+	}
+	list, err := s.cfg.Bounties.List(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"bounties": list})
+}
+
+func (s *Server) getBounty(c echo.Context) error {
+	id, err := bountyID(c)
+	if err != nil {
+		return err
+	}
+	b, err := s.cfg.Bounties.Get(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, b)
+}
+
+// bountyEvents streams a bounty's history, then its new events as they are indexed, as
+// server-sent events, until the client goes away.
+func (s *Server) bountyEvents(c echo.Context) error {
+	id, err := bountyID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if _, err := s.cfg.Bounties.Get(ctx, id); err != nil {
+		return err
+	}
+	live, stop := s.cfg.Bounties.Subscribe(id)
+	defer stop()
+	history, err := s.cfg.Bounties.History(ctx, id)
+	if err != nil {
+		return err
+	}
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	seen := map[string]bool{}
+	send := func(e escrow.Event) error {
+		k := fmt.Sprintf("%s/%d", e.TxHash, e.LogIndex)
+		if seen[k] {
+			return nil
+		}
+		seen[k] = true
+		b, _ := json.Marshal(e)
+		if _, err := fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", k, e.Name, b); err != nil {
+			return err
+		}
+		w.Flush()
+		return nil
+	}
+	for _, e := range history {
+		if err := send(e); err != nil {
+			return nil
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case e := <-live:
+			if err := send(e); err != nil {
+				return nil
+			}
+		}
+	}
+}
+
+// BindingRequest is the body of POST /v1/bindings: a wallet binding signed by the agent key
+// and the wallet (see identity.Binding).
+type BindingRequest = identity.Binding
+
+func (s *Server) addBinding(c echo.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	b, err := s.cfg.Wallets.AddBinding(c.Request().Context(), body)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, b.Statement)
+}
