@@ -108,10 +108,10 @@ func (s *Server) authenticate(c echo.Context) (*signedRequest, error) {
 
 func decodeBody(e identity.Envelope, v any) error {
 	if len(e.Body) == 0 {
-		return fmt.Errorf("%w: the envelope has no body", ErrBadRequest)
+		return withDetail(ErrBadRequest, "the envelope has no body")
 	}
 	if err := json.Unmarshal(e.Body, v); err != nil {
-		return fmt.Errorf("%w: envelope body: %v", ErrBadRequest, err)
+		return withDetail(ErrBadRequest, "envelope body: %v", err)
 	}
 	return nil
 }
@@ -119,10 +119,10 @@ func decodeBody(e identity.Envelope, v any) error {
 // authorizeWallet checks that the node holds the wallet and that the signer may use it.
 func (s *Server) authorizeWallet(ctx context.Context, did string, wallet common.Address) error {
 	if wallet == (common.Address{}) {
-		return fmt.Errorf("%w: body.wallet is required", ErrBadRequest)
+		return withDetail(ErrBadRequest, "body.wallet is required")
 	}
 	if !s.cfg.Bounties.HasWallet(wallet) {
-		return fmt.Errorf("%w: %s", escrow.ErrUnknownWallet, wallet.Hex())
+		return withDetail(escrow.ErrUnknownWallet, "%s", wallet.Hex())
 	}
 	ok, err := s.cfg.Wallets.BoundTo(ctx, did, wallet)
 	if err != nil {
@@ -144,7 +144,7 @@ func fingerprint(parts ...any) string {
 func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string) error {
 	key := c.Request().Header.Get("Idempotency-Key")
 	if len(key) > 200 {
-		return fmt.Errorf("%w: Idempotency-Key is longer than 200 characters", ErrBadRequest)
+		return withDetail(ErrBadRequest, "Idempotency-Key is longer than 200 characters")
 	}
 	idem := escrow.Idempotency{Caller: req.sender, Key: key, Fingerprint: fp}
 	if req.replayed != nil {
@@ -175,7 +175,7 @@ func parseAmount(s, what string) (*big.Int, error) {
 	}
 	v, ok := new(big.Int).SetString(s, 10)
 	if !ok || v.Sign() < 0 {
-		return nil, fmt.Errorf("%w: %s %q is not a non-negative decimal integer", ErrBadRequest, what, s)
+		return nil, withDetail(ErrBadRequest, "%s %q is not a non-negative decimal integer", what, s)
 	}
 	return v, nil
 }
@@ -215,7 +215,7 @@ var actions = map[string]escrow.Action{
 func bountyID(c echo.Context) (uint64, error) {
 	id, err := strconv.ParseUint(c.Param("id"), 10, 64)
 	if err != nil || id == 0 {
-		return 0, fmt.Errorf("%w: bounty id %q must be a positive integer", ErrBadRequest, c.Param("id"))
+		return 0, withDetail(ErrBadRequest, "bounty id %q must be a positive integer", c.Param("id"))
 	}
 	return id, nil
 }
@@ -235,7 +235,7 @@ func (s *Server) bountyAction(c echo.Context) error {
 	}
 	// The signature must commit to this bounty, so it cannot be used on another.
 	if ref := req.envelope.Bounty; ref == nil || ref.ID != id || !strings.EqualFold(ref.Escrow, s.escrowAddress()) || ref.ChainID != s.cfg.Chain.ID {
-		return fmt.Errorf("%w: body.bounty must be {chain_id: %d, escrow: %s, id: %d}", ErrWrongBounty, s.cfg.Chain.ID, s.escrowAddress(), id)
+		return withDetail(ErrWrongBounty, "body.bounty must be {chain_id: %d, escrow: %s, id: %d}", s.cfg.Chain.ID, s.escrowAddress(), id)
 	}
 	var b ActionBody
 	if err := decodeBody(req.envelope, &b); err != nil {
@@ -283,13 +283,13 @@ func (s *Server) listBounties(c echo.Context) error {
 		case escrow.StatusOpen, escrow.StatusAssigned, escrow.StatusSubmitted, escrow.StatusDisputed, escrow.StatusAccepted,
 			escrow.StatusReleased, escrow.StatusResolved, escrow.StatusRefunded, escrow.StatusCancelled:
 		default:
-			return fmt.Errorf("%w: unknown status %q", ErrBadRequest, st)
+			return withDetail(ErrBadRequest, "unknown status %q", st)
 		}
 	}
 	for name, dst := range map[string]*common.Address{"poster": &f.Poster, "worker": &f.Worker} {
 		if v := q.Get(name); v != "" {
 			if !common.IsHexAddress(v) {
-				return fmt.Errorf("%w: %s %q is not an address", ErrBadRequest, name, v)
+				return withDetail(ErrBadRequest, "%s %q is not an address", name, v)
 			}
 			*dst = common.HexToAddress(v)
 		}
@@ -298,7 +298,7 @@ func (s *Server) listBounties(c echo.Context) error {
 		if v := q.Get(name); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return fmt.Errorf("%w: %s must be a non-negative integer", ErrBadRequest, name)
+				return withDetail(ErrBadRequest, "%s must be a non-negative integer", name)
 			}
 			*dst = n
 		}
@@ -306,7 +306,7 @@ func (s *Server) listBounties(c echo.Context) error {
 	if v := q.Get("after"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return fmt.Errorf("%w: after must be a bounty id", ErrBadRequest)
+			return withDetail(ErrBadRequest, "after must be a bounty id")
 		}
 		f.After = n
 	}

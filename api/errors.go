@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -23,6 +24,21 @@ var (
 	// ErrTooLarge reports a request body over the limit.
 	ErrTooLarge = errors.New("api: request too large")
 )
+
+// detailed is an error whose text the API wrote itself for the client (what field is wrong,
+// and how): safe to show as the problem's detail.
+type detailed struct {
+	err    error
+	detail string
+}
+
+func (d *detailed) Error() string { return d.err.Error() + ": " + d.detail }
+func (d *detailed) Unwrap() error { return d.err }
+
+// withDetail wraps sentinel with a client-facing explanation.
+func withDetail(sentinel error, format string, args ...any) error {
+	return &detailed{err: sentinel, detail: fmt.Sprintf(format, args...)}
+}
 
 // Problem is an RFC 9457 problem details document.
 type Problem struct {
@@ -118,8 +134,12 @@ func problemFor(err error) Problem {
 			// Escrow's bounty errors are written for people from chain data ("bounty 7 is
 			// already accepted"): safe to pass on.
 			var be *escrow.BountyError
-			if errors.As(err, &be) && be.Msg != "" {
+			var d *detailed
+			switch {
+			case errors.As(err, &be) && be.Msg != "":
 				p.Detail = be.Msg
+			case errors.As(err, &d):
+				p.Detail = d.detail
 			}
 			return p
 		}

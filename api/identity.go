@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -36,7 +35,7 @@ const maxBody = identity.MaxEnvelopeSize + 4096
 func readBody(c echo.Context) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(c.Request().Body, maxBody+1))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return nil, withDetail(ErrBadRequest, "%v", err)
 	}
 	if len(b) > maxBody {
 		return nil, ErrTooLarge
@@ -56,7 +55,7 @@ func bindJSON(c echo.Context, v any) error {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadRequest, err)
+		return withDetail(ErrBadRequest, "%v", err)
 	}
 	return nil
 }
@@ -76,7 +75,7 @@ func (s *Server) createDID(c echo.Context) error {
 	switch t {
 	case "", identity.Ed25519, identity.Secp256k1:
 	default:
-		return fmt.Errorf("%w: type must be ed25519 or secp256k1", identity.ErrUnsupportedKey)
+		return withDetail(identity.ErrUnsupportedKey, "type must be ed25519 or secp256k1")
 	}
 	issued, err := s.cfg.Identity.CreateDID(c.Request().Context(), t)
 	if err != nil {
@@ -109,7 +108,7 @@ func (s *Server) register(c echo.Context) error {
 		return err
 	}
 	if req.Proof == "" {
-		return fmt.Errorf("%w: proof is required", ErrBadRequest)
+		return withDetail(ErrBadRequest, "proof is required")
 	}
 	issued, err := s.cfg.Identity.Register(c.Request().Context(), []byte(req.Proof))
 	if err != nil {
@@ -159,7 +158,7 @@ type resolutionResult struct {
 func (s *Server) resolveDID(c echo.Context) error {
 	did, err := url.PathUnescape(c.Param("did"))
 	if err != nil {
-		return fmt.Errorf("%w: %v", identity.ErrInvalidDID, err)
+		return withDetail(identity.ErrInvalidDID, "%v", err)
 	}
 	format := identity.FormatMultikey
 	switch strings.ToLower(c.QueryParam("format")) {
@@ -169,7 +168,7 @@ func (s *Server) resolveDID(c echo.Context) error {
 	case "legacy":
 		format = identity.FormatLegacy
 	default:
-		return fmt.Errorf("%w: format must be multikey, jwk or legacy", ErrBadRequest)
+		return withDetail(ErrBadRequest, "format must be multikey, jwk or legacy")
 	}
 	res, err := s.cfg.Identity.Resolve(c.Request().Context(), did, format)
 	// A deactivated DID still has its document, returned with 410.

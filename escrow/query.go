@@ -114,7 +114,7 @@ func (ix *Indexer) Get(ctx context.Context, id uint64) (*Bounty, error) {
 	row := ix.cfg.DB.QueryRowContext(ctx, `SELECT `+bountyColumns+` FROM escrow_bounties WHERE chain = ? AND id = ?`, ix.cfg.Chain, int64(id))
 	b, err := scanBounty(row.Scan)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &BountyError{ID: id, Err: ErrUnknownBounty}
+		return nil, &BountyError{ID: id, Err: ErrUnknownBounty, Msg: fmt.Sprintf("bounty %d does not exist", id)}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get bounty %d: %w", id, err)

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/chain"
+)
+
+// party is an agent or marketplace: a DID key bound to a dev wallet the node holds.
+type party struct {
+	key    *identity.Key
+	wallet common.Address
+}
+
+type bountyClient struct {
+	t    *testing.T
+	base string
+	info api.Info
+}
+
+func (bc *bountyClient) request(method, path string, body []byte, header map[string]string) (int, []byte) {
+	bc.t.Helper()
+	req, err := http.NewRequest(method, bc.base+path, bytes.NewReader(body))
+	if err != nil {
+		bc.t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		bc.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// newParty makes a DID and binds it to dev wallet i through POST /v1/bindings.
+func (bc *bountyClient) newParty(i int) *party {
+	bc.t.Helper()
+	k, err := identity.GenerateKey(identity.Ed25519)
+	if err != nil {
+		bc.t.Fatal(err)
+	}
+	wallet := chain.DevKey(i)
+	b, err := identity.SignBinding(identity.BindingStatement{
+		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: bc.info.Chain.ID,
+		Registry: common.HexToAddress(bc.info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
+	}, k, wallet)
+	if err != nil {
+		bc.t.Fatal(err)
+	}
+	raw, _ := json.Marshal(b)
+	if code, body := bc.request("POST", "/v1/bindings", raw, nil); code != http.StatusCreated {
+		bc.t.Fatalf("binding: %d %s", code, body)
+	}
+	return &party{key: k, wallet: b.Statement.Wallet}
+}
+
+// envelope signs body (and, for actions, a reference to bounty id) as p.
+func (bc *bountyClient) envelope(p *party, id uint64, body any) []byte {
+	bc.t.Helper()
+	m := map[string]any{"body": body, "to": []string{bc.info.NodeDID}}
+	if id != 0 {
+		m["bounty"] = identity.BountyRef{ChainID: bc.info.Chain.ID, Escrow: bc.info.Contracts["BountyEscrow"], ID: id}
+	}
+	raw, _ := json.Marshal(m)
+	filled, err := identity.FillEnvelope(raw, p.key, time.Now(), time.Minute)
+	if err != nil {
+		bc.t.Fatal(err)
+	}
+	s, err := p.key.SignCompact(filled)
+	if err != nil {
+		bc.t.Fatal(err)
+	}
+	return []byte(s)
+}
+
+func (bc *bountyClient) act(p *party, id uint64, action string, body map[string]any) (int, []byte) {
+	bc.t.Helper()
+	body["wallet"] = p.wallet
+	return bc.request("POST", fmt.Sprintf("/v1/bounties/%d/%s", id, action), bc.envelope(p, id, body), nil)
+}
+
+func decodeResult(t *testing.T, b []byte) escrow.Result {
+	t.Helper()
+	var r escrow.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return r
+}
+
+func TestBountyAPIEndToEnd(t *testing.T) {
+	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
+	base := node.apiURL(t)
+	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
+	market, worker, stranger := bc.newParty(1), bc.newParty(2), bc.newParty(4)
+	arbiter := crypto.PubkeyToAddress(chain.DevKey(3).PublicKey)
+
+	// SSE: follow bounty 1 from the start.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	deadline := time.Now().Add(time.Hour).Unix()
+	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000000", "arbiter": arbiter, "deadline": deadline, "reviewWindow": 600}
+	env := bc.envelope(market, 0, post)
+	code, body := bc.request("POST", "/v1/bounties", env, map[string]string{"Idempotency-Key": "post-1"})
+	if code != http.StatusCreated {
+		t.Fatalf("post: %d %s", code, body)
+	}
+	posted := decodeResult(t, body)
+	id := posted.Bounty.ID
+	// The very same request again (same envelope, same key) gets the same answer: no second transaction.
+	code, body = bc.request("POST", "/v1/bounties", env, map[string]string{"Idempotency-Key": "post-1"})
+	if code != http.StatusOK || decodeResult(t, body).TxHash != posted.TxHash {
+		t.Fatalf("retried post: %d %s", code, body)
+	}
+	// Without the key, the same envelope is a replay.
+	if code, body := bc.request("POST", "/v1/bounties", env, nil); code != http.StatusConflict || !strings.Contains(string(body), "replayed") {
+		t.Errorf("replay without key: %d %s", code, body)
+	}
+
+	events := make(chan string, 16)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/v1/bounties/%d/events", base, id), nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if name, ok := strings.CutPrefix(sc.Text(), "event: "); ok {
+				events <- name
+			}
+		}
+	}()
+
+	bad := []struct {
+		name   string
+		do     func() (int, []byte)
+		status int
+		says   string
+	}{
+		{"unknown bounty", func() (int, []byte) { return bc.act(worker, 999, "claim", map[string]any{}) }, http.StatusNotFound, "bounty 999"},
+		{"wrong caller", func() (int, []byte) { return bc.act(worker, id, "cancel", map[string]any{}) }, http.StatusForbidden, "only the poster"},
+		{"amount 0", func() (int, []byte) {
+			p := map[string]any{"wallet": market.wallet, "amount": "0", "arbiter": arbiter, "deadline": deadline, "reviewWindow": 600}
+			return bc.request("POST", "/v1/bounties", bc.envelope(market, 0, p), nil)
+		}, http.StatusBadRequest, "amount"},
+		{"past deadline", func() (int, []byte) {
+			p := map[string]any{"wallet": market.wallet, "amount": "1", "arbiter": arbiter, "deadline": time.Now().Add(-time.Hour).Unix(), "reviewWindow": 600}
+			return bc.request("POST", "/v1/bounties", bc.envelope(market, 0, p), nil)
+		}, http.StatusBadRequest, "InvalidDeadline"},
+		{"malformed body", func() (int, []byte) {
+			return bc.request("POST", "/v1/bounties", bc.envelope(market, 0, "not an object"), nil)
+		}, http.StatusBadRequest, "envelope body"},
+		{"not an envelope", func() (int, []byte) { return bc.request("POST", "/v1/bounties", []byte(`{"amount":"1"}`), nil) }, http.StatusBadRequest, "malformed"},
+		{"signature from another DID", func() (int, []byte) {
+			p := map[string]any{"wallet": market.wallet, "amount": "1", "arbiter": arbiter, "deadline": deadline, "reviewWindow": 600}
+			return bc.request("POST", "/v1/bounties", bc.envelope(stranger, 0, p), nil)
+		}, http.StatusForbidden, "not bound"},
+		{"envelope for another bounty", func() (int, []byte) {
+			b := map[string]any{"wallet": worker.wallet}
+			return bc.request("POST", fmt.Sprintf("/v1/bounties/%d/claim", id), bc.envelope(worker, id+1, b), nil)
+		}, http.StatusBadRequest, "name this bounty"},
+	}
+	// The embedded chain mines a block per transaction: an unchanged height means nothing was sent.
+	nonce := func() uint64 { return getInfo(t, base).Chain.BlockNumber }
+	before := nonce()
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			code, body := tt.do()
+			if code != tt.status || !strings.Contains(string(body), tt.says) {
+				t.Errorf("status %d body %s; want %d saying %q", code, body, tt.status, tt.says)
+			}
+			var p api.Problem
+			if err := json.Unmarshal(body, &p); err != nil || p.Title == "" {
+				t.Errorf("not a problem document: %s", body)
+			}
+		})
+	}
+	if after := nonce(); after != before {
+		t.Errorf("refused requests sent %d transactions", after-before)
+	}
+
+	for _, step := range []struct {
+		p      *party
+		action string
+		body   map[string]any
+	}{
+		{worker, "claim", map[string]any{"agentId": identity.AgentID(worker.key.DID.String())}},
+		{worker, "submit", map[string]any{"resultHash": common.Hash{7}}},
+		{market, "accept", map[string]any{}},
+	} {
+		if code, body := bc.act(step.p, id, step.action, step.body); code != http.StatusOK {
+			t.Fatalf("%s: %d %s", step.action, code, body)
+		}
+	}
+	code, body = bc.request("GET", fmt.Sprintf("/v1/bounties/%d", id), nil, nil)
+	var b escrow.Bounty
+	if err := json.Unmarshal(body, &b); err != nil || code != http.StatusOK {
+		t.Fatalf("get: %d %s", code, body)
+	}
+	if b.Status != escrow.StatusAccepted || b.Worker != worker.wallet || len(b.History) != 4 {
+		t.Errorf("bounty after accept = %+v", b)
+	}
+	if code, body := bc.act(market, id, "accept", map[string]any{}); code != http.StatusConflict || !strings.Contains(string(body), "already accepted") {
+		t.Errorf("second accept: %d %s", code, body)
+	}
+	code, body = bc.request("GET", "/v1/bounties?status=accepted&worker="+worker.wallet.Hex(), nil, nil)
+	if code != http.StatusOK || !strings.Contains(string(body), fmt.Sprintf(`"id":%d`, id)) {
+		t.Errorf("list: %d %s", code, body)
+	}
+	var got []string
+	timeout := time.After(10 * time.Second)
+	for len(got) < 4 {
+		select {
+		case e := <-events:
+			got = append(got, e)
+		case <-timeout:
+			t.Fatalf("events streamed: %v", got)
+		}
+	}
+	if strings.Join(got, ",") != "Posted,Claimed,Submitted,Accepted" {
+		t.Errorf("streamed %v", got)
+	}
+}
