@@ -37,12 +37,20 @@ type problem struct {
 // do sends a request and decodes a 2xx JSON answer into out (when not nil). A problem
 // answer becomes an error carrying its title.
 func (c *nodeClient) do(ctx context.Context, method, path, contentType string, body []byte, out any) error {
+	return c.doWithHeader(ctx, method, path, contentType, body, nil, out)
+}
+
+// doWithHeader is do with extra request headers.
+func (c *nodeClient) doWithHeader(ctx context.Context, method, path, contentType string, body []byte, header map[string]string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

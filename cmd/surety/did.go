@@ -20,8 +20,9 @@ func runDIDCmd(ctx context.Context, e *env, args []string) error {
 		"new":      runDIDNew,
 		"resolve":  runDIDResolve,
 		"register": runDIDRegister,
+		"bind":     runDIDBind,
 	}
-	return runSubcommand(ctx, e, "did", "new | resolve DID | register", sub, args)
+	return runSubcommand(ctx, e, "did", "new | resolve DID | register | bind", sub, args)
 }
 
 // runSubcommand dispatches `surety <group> <sub> ...`.

@@ -42,6 +42,7 @@ var commands = map[string]command{
 	"version":  {"print the version", runVersionCmd},
 	"did":      {"make, resolve and register DIDs (new, resolve, register)", runDIDCmd},
 	"envelope": {"sign and verify envelopes (sign, verify)", runEnvelopeCmd},
+	"bounty":   {"post, follow and settle bounties (post, list, show, claim, submit, accept, ...)", runBountyCmd},
 }
 
 // env is what a command may touch of the outside world, so tests can run commands in-process.

@@ -1,0 +1,430 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/chain"
+)
+
+func runBountyCmd(ctx context.Context, e *env, args []string) error {
+	sub := map[string]func(context.Context, *env, []string) error{
+		"post":     runBountyPost,
+		"list":     runBountyList,
+		"show":     runBountyShow,
+		"withdraw": runBountyWithdraw,
+	}
+	for name := range actionNames {
+		sub[name] = func(ctx context.Context, e *env, args []string) error { return runBountyAction(ctx, e, name, args) }
+	}
+	return runSubcommand(ctx, e, "bounty", "post | list | show ID | claim|assign|submit|accept|reject|dispute|resolve|release|refund|cancel ID | withdraw", sub, args)
+}
+
+var actionNames = map[string]string{
+	"claim": "take an open bounty as its worker", "assign": "pick the worker of your open bounty (--worker)",
+	"submit": "submit the result (--result)", "accept": "accept the submission: the worker is paid",
+	"reject": "reject the submission: the arbiter decides", "dispute": "dispute: the arbiter decides",
+	"resolve": "as the arbiter, split a disputed bounty (--worker-bps)", "release": "as the worker, take the payout after a silent review window",
+	"refund": "get the funds of a bounty back after its deadline", "cancel": "take back your unassigned bounty",
+}
+
+// signer is who signs a bounty request: a DID key and the wallet it acts from.
+type signer struct {
+	key    *identity.Key
+	wallet common.Address
+	node   *nodeClient
+	info   api.Info
+	asJSON bool
+}
+
+func bountyFlags(e *env, name, synopsis, about string) (*flags, *string, *string, *string, *bool) {
+	fs := newFlags(e, "bounty "+name, synopsis, about)
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	key := fs.String("key", "", "your DID's private key file (from 'surety did new')")
+	wallet := fs.String("wallet", "", "the wallet (bound to your DID) to act from")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return fs, node, key, wallet, asJSON
+}
+
+func newSigner(ctx context.Context, nodeURL, keyFile, wallet string, asJSON bool) (*signer, error) {
+	if keyFile == "" || wallet == "" {
+		return nil, usagef("--key and --wallet are required")
+	}
+	if !common.IsHexAddress(wallet) {
+		return nil, usagef("--wallet %q is not an address", wallet)
+	}
+	k, err := readKeyFile(keyFile)
+	if err != nil {
+		return nil, err
+	}
+	c, err := newNodeClient(nodeURL)
+	if err != nil {
+		return nil, err
+	}
+	s := &signer{key: k, wallet: common.HexToAddress(wallet), node: c, asJSON: asJSON}
+	if err := c.do(ctx, "GET", "/v1/info", "", nil, &s.info); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// send signs body as an envelope (naming bounty id when not zero) and posts it to path, with
+// an Idempotency-Key; a request that failed on the way is retried once, identically.
+func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body any, what string) (*escrow.Result, error) {
+	m := map[string]any{"body": body, "to": []string{s.info.NodeDID}}
+	if id != 0 {
+		m["bounty"] = identity.BountyRef{ChainID: s.info.Chain.ID, Escrow: s.info.Contracts["BountyEscrow"], ID: id}
+	}
+	raw, _ := json.Marshal(m)
+	filled, err := identity.FillEnvelope(raw, s.key, time.Now(), 5*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	env, err := s.key.SignCompact(filled)
+	if err != nil {
+		return nil, err
+	}
+	key := identity.NewNonce()
+	fmt.Fprintf(e.stderr, "%s: sending, waiting for the receipt…\n", what)
+	var res escrow.Result
+	err = s.node.doWithHeader(ctx, "POST", path, "application/jose", []byte(env), map[string]string{"Idempotency-Key": key}, &res)
+	var ne *nodeError
+	if err != nil && !errors.As(err, &ne) {
+		fmt.Fprintf(e.stderr, "%s: %v; retrying the same request\n", what, err)
+		err = s.node.doWithHeader(ctx, "POST", path, "application/jose", []byte(env), map[string]string{"Idempotency-Key": key}, &res)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(e.stderr, "%s: mined in block %d (tx %s, %d gas)\n", what, res.Block, res.TxHash, res.GasUsed)
+	return &res, nil
+}
+
+func (s *signer) print(e *env, res *escrow.Result) error {
+	if s.asJSON {
+		return printJSON(e, res)
+	}
+	if res.Bounty != nil {
+		printBounty(e, res.Bounty)
+	}
+	return nil
+}
+
+func printBounty(e *env, b *escrow.Bounty) {
+	fmt.Fprintf(e.stdout, "bounty %d: %s\n  amount  %s %s\n  poster  %s\n", b.ID, b.Status, formatAmount(b.Amount), tokenName(b.Token), b.Poster.Hex())
+	if b.Worker != (common.Address{}) {
+		fmt.Fprintf(e.stdout, "  worker  %s\n", b.Worker.Hex())
+	}
+	fmt.Fprintf(e.stdout, "  arbiter %s\n  deadline %s, review window %s\n", b.Arbiter.Hex(),
+		time.Unix(int64(b.Deadline), 0).UTC().Format(time.RFC3339), time.Duration(b.ReviewWindow)*time.Second)
+	if b.Payout != "0" || b.PosterRefund != "0" {
+		fmt.Fprintf(e.stdout, "  paid    worker %s, poster %s, fee %s\n", formatAmount(b.Payout), formatAmount(b.PosterRefund), formatAmount(b.Fee))
+	}
+	for _, h := range b.History {
+		fmt.Fprintf(e.stdout, "  block %-6d %-10s tx %s\n", h.Block, h.Name, h.TxHash)
+	}
+}
+
+func tokenName(t common.Address) string {
+	if t == (common.Address{}) {
+		return "ETH"
+	}
+	return "of token " + t.Hex()
+}
+
+// formatAmount shows a base-unit amount with 18 decimals, trimmed.
+func formatAmount(wei string) string {
+	v, ok := new(big.Int).SetString(wei, 10)
+	if !ok {
+		return wei
+	}
+	q, r := new(big.Int).QuoRem(v, big.NewInt(1e18), new(big.Int))
+	if r.Sign() == 0 {
+		return q.String()
+	}
+	frac := strings.TrimRight(fmt.Sprintf("%018s", r.String()), "0")
+	return q.String() + "." + frac
+}
+
+// parseAmount reads "1.5eth", "20gwei", "1000wei" or a plain number of base units.
+func parseAmount(s string) (*big.Int, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	unit := big.NewInt(1)
+	for suffix, u := range map[string]int64{"eth": 1e18, "gwei": 1e9, "wei": 1} {
+		if strings.HasSuffix(s, suffix) && !(suffix == "wei" && strings.HasSuffix(s, "gwei")) {
+			s, unit = strings.TrimSuffix(s, suffix), big.NewInt(u)
+			break
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || r.Sign() < 0 {
+		return nil, fmt.Errorf("amount %q: use e.g. 1.5eth, 20gwei or 1000 (wei)", s)
+	}
+	r.Mul(r, new(big.Rat).SetInt(unit))
+	if !r.IsInt() {
+		return nil, fmt.Errorf("amount %q is finer than one base unit", s)
+	}
+	return r.Num(), nil
+}
+
+func runBountyPost(ctx context.Context, e *env, args []string) error {
+	fs, node, key, wallet, asJSON := bountyFlags(e, "post", "--key KEYFILE --wallet ADDR --amount 1eth --arbiter ADDR [flags]",
+		"Post a bounty: the amount is locked in the escrow until it is settled.")
+	amount := fs.String("amount", "", "amount: 1.5eth, 20gwei or base units (for a token, its base units)")
+	token := fs.String("token", "", "ERC-20 to pay in (default ETH); the node approves the escrow")
+	arbiter := fs.String("arbiter", "", "who decides disputes")
+	deadline := fs.Duration("deadline", 24*time.Hour, "time from now by which the result must be submitted")
+	review := fs.Duration("review", time.Hour, "how long you have to accept or reject a submission")
+	minStake := fs.String("min-stake", "0", "stake a claiming agent must hold")
+	spec := fs.String("spec", "", "the task (text, or @FILE); the contract records its keccak256")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	amt, err := parseAmount(*amount)
+	if err != nil || amt.Sign() == 0 {
+		return usagef("--amount: give a positive amount (%v)", err)
+	}
+	stake, err := parseAmount(*minStake)
+	if err != nil {
+		return usagef("--min-stake: %v", err)
+	}
+	if !common.IsHexAddress(*arbiter) {
+		return usagef("--arbiter %q is not an address", *arbiter)
+	}
+	if *token != "" && !common.IsHexAddress(*token) {
+		return usagef("--token %q is not an address", *token)
+	}
+	specText := []byte(*spec)
+	if strings.HasPrefix(*spec, "@") {
+		if specText, err = os.ReadFile(strings.TrimPrefix(*spec, "@")); err != nil {
+			return err
+		}
+	}
+	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
+	if err != nil {
+		return err
+	}
+	body := api.PostBody{Wallet: s.wallet, Token: common.HexToAddress(*token), Amount: amt.String(), Arbiter: common.HexToAddress(*arbiter),
+		Deadline: uint64(time.Now().Add(*deadline).Unix()), ReviewWindow: uint32(review.Seconds()), MinStake: stake.String(),
+		SpecHash: crypto.Keccak256Hash(specText)}
+	res, err := s.send(ctx, e, "/v1/bounties", 0, body, "post")
+	if err != nil {
+		return err
+	}
+	return s.print(e, res)
+}
+
+func runBountyAction(ctx context.Context, e *env, action string, args []string) error {
+	about := actionNames[action]
+	fs, node, key, wallet, asJSON := bountyFlags(e, action, "--key KEYFILE --wallet ADDR [flags] ID", strings.ToUpper(about[:1])+about[1:]+".")
+	result := fs.String("result", "", "submit: the result (text, or @FILE); its keccak256 is recorded")
+	reason := fs.String("reason", "", "reject/dispute: why (its keccak256 is recorded)")
+	workerBps := fs.Uint("worker-bps", 0, "resolve: the worker's share in basis points (0-10000)")
+	worker := fs.String("worker", "", "assign: the worker's wallet")
+	agent := fs.String("agent", "", "claim: your agent's DID, for bounties that require stake (default: your DID)")
+	pos, err := fs.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("give the bounty ID (see 'surety bounty %s -h')", action)
+	}
+	id, err := strconv.ParseUint(pos[0], 10, 64)
+	if err != nil || id == 0 {
+		return usagef("bounty ID %q must be a positive integer", pos[0])
+	}
+	if *workerBps > 10_000 {
+		return usagef("--worker-bps must be at most 10000")
+	}
+	if action == "assign" && !common.IsHexAddress(*worker) {
+		return usagef("assign needs --worker ADDR")
+	}
+	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
+	if err != nil {
+		return err
+	}
+	res := []byte(*result)
+	if strings.HasPrefix(*result, "@") {
+		if res, err = os.ReadFile(strings.TrimPrefix(*result, "@")); err != nil {
+			return err
+		}
+	}
+	agentDID := *agent
+	if agentDID == "" {
+		agentDID = s.key.DID.String()
+	}
+	body := api.ActionBody{Wallet: s.wallet, AgentID: identity.AgentID(agentDID), Worker: common.HexToAddress(*worker),
+		ResultHash: crypto.Keccak256Hash(res), ReasonHash: crypto.Keccak256Hash([]byte(*reason)), WorkerBps: uint16(*workerBps)}
+	out, err := s.send(ctx, e, fmt.Sprintf("/v1/bounties/%d/%s", id, action), id, body, fmt.Sprintf("%s bounty %d", action, id))
+	if err != nil {
+		return err
+	}
+	return s.print(e, out)
+}
+
+func runBountyWithdraw(ctx context.Context, e *env, args []string) error {
+	fs, node, key, wallet, asJSON := bountyFlags(e, "withdraw", "--key KEYFILE --wallet ADDR [--token ADDR]",
+		"Withdraw what the escrow credited your wallet (payouts it could not push to you).")
+	token := fs.String("token", "", "token to withdraw (default ETH)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *token != "" && !common.IsHexAddress(*token) {
+		return usagef("--token %q is not an address", *token)
+	}
+	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
+	if err != nil {
+		return err
+	}
+	res, err := s.send(ctx, e, "/v1/withdraw", 0, api.WithdrawBody{Wallet: s.wallet, Token: common.HexToAddress(*token)}, "withdraw")
+	if err != nil {
+		return err
+	}
+	if s.asJSON {
+		return printJSON(e, res)
+	}
+	fmt.Fprintf(e.stdout, "withdrawn in tx %s\n", res.TxHash)
+	return nil
+}
+
+func runBountyList(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bounty list", "[--status S] [--poster ADDR] [--worker ADDR]", "List bounties from the node's index.")
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	status := fs.String("status", "", "open, assigned, submitted, disputed, accepted, released, resolved, refunded or cancelled")
+	poster := fs.String("poster", "", "only this poster's")
+	worker := fs.String("worker", "", "only this worker's")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	c, err := newNodeClient(*node)
+	if err != nil {
+		return err
+	}
+	q := []string{}
+	for k, v := range map[string]string{"status": *status, "poster": *poster, "worker": *worker} {
+		if v != "" {
+			q = append(q, k+"="+v)
+		}
+	}
+	var out struct {
+		Bounties []*escrow.Bounty `json:"bounties"`
+	}
+	if err := c.do(ctx, "GET", "/v1/bounties?"+strings.Join(q, "&"), "", nil, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e, out)
+	}
+	if len(out.Bounties) == 0 {
+		fmt.Fprintln(e.stdout, "no bounties")
+	}
+	for _, b := range out.Bounties {
+		fmt.Fprintf(e.stdout, "%-5d %-10s %s %s  poster %s\n", b.ID, b.Status, formatAmount(b.Amount), tokenName(b.Token), b.Poster.Hex())
+	}
+	return nil
+}
+
+func runBountyShow(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bounty show", "ID", "Show a bounty and its history from the node's index.")
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := fs.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("give the bounty ID")
+	}
+	if _, err := strconv.ParseUint(pos[0], 10, 64); err != nil {
+		return usagef("bounty ID %q must be a positive integer", pos[0])
+	}
+	c, err := newNodeClient(*node)
+	if err != nil {
+		return err
+	}
+	var b escrow.Bounty
+	if err := c.do(ctx, "GET", "/v1/bounties/"+pos[0], "", nil, &b); err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e, b)
+	}
+	printBounty(e, &b)
+	return nil
+}
+
+// runDIDBind binds a DID to a wallet with a node: both keys sign the binding statement.
+func runDIDBind(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "did bind", "--key KEYFILE (--wallet-key FILE | --dev-wallet N) [--node URL]", strings.TrimSpace(`
+Bind your DID to a wallet: the DID key signs the binding statement (JWS), the wallet signs it
+too (EIP-712, for the node's chain and stake registry), and the node records it. Bounty
+requests signed by the DID may then act from the wallet. To record it on chain as well, the
+wallet calls StakeRegistry.bind with the same binding.`))
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	key := fs.String("key", "", "your DID's private key file")
+	walletKey := fs.String("wallet-key", "", "file with the wallet's hex private key")
+	devWallet := fs.Int("dev-wallet", -1, "use dev account N as the wallet (dev chains only)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *key == "" {
+		return usagef("--key is required")
+	}
+	var wk *ecdsa.PrivateKey
+	switch {
+	case *walletKey != "" && *devWallet >= 0:
+		return usagef("give --wallet-key or --dev-wallet, not both")
+	case *walletKey != "":
+		b, err := os.ReadFile(*walletKey)
+		if err != nil {
+			return err
+		}
+		if wk, err = crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(string(b)), "0x")); err != nil {
+			return fmt.Errorf("%s: not a hex secp256k1 private key", *walletKey)
+		}
+	case *devWallet >= 0:
+		wk = chain.DevKey(*devWallet)
+	default:
+		return usagef("give the wallet with --wallet-key FILE or --dev-wallet N")
+	}
+	k, err := readKeyFile(*key)
+	if err != nil {
+		return err
+	}
+	c, err := newNodeClient(*node)
+	if err != nil {
+		return err
+	}
+	var info api.Info
+	if err := c.do(ctx, "GET", "/v1/info", "", nil, &info); err != nil {
+		return err
+	}
+	b, err := identity.SignBinding(identity.BindingStatement{
+		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wk.PublicKey), ChainID: info.Chain.ID,
+		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
+	}, k, wk)
+	if err != nil {
+		return err
+	}
+	raw, _ := json.Marshal(b)
+	if err := c.do(ctx, "POST", "/v1/bindings", "application/json", raw, nil); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "bound %s to wallet %s\n", k.DID, b.Statement.Wallet.Hex())
+	return nil
+}

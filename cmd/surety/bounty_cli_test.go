@@ -1,0 +1,64 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/internal/chain"
+)
+
+// TestBountyCLI plays a bounty with the CLI against an embedded node, as the README tour does.
+func TestBountyCLI(t *testing.T) {
+	dir := t.TempDir()
+	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "4")
+	base := node.apiURL(t)
+	wallet := func(i int) string { return crypto.PubkeyToAddress(chain.DevKey(i).PublicKey).Hex() }
+	marketKey, workerKey := filepath.Join(dir, "market.json"), filepath.Join(dir, "worker.json")
+	runOK(t, "", "did", "new", "--out", marketKey)
+	runOK(t, "", "did", "new", "--out", workerKey)
+	if out := runOK(t, "", "did", "bind", "--node", base, "--key", marketKey, "--dev-wallet", "1"); !strings.Contains(out, "bound did:key:") {
+		t.Fatalf("bind: %s", out)
+	}
+	runOK(t, "", "did", "bind", "--node", base, "--key", workerKey, "--dev-wallet", "2")
+
+	out := runOK(t, "", "bounty", "post", "--node", base, "--key", marketKey, "--wallet", wallet(1),
+		"--amount", "1.5eth", "--arbiter", wallet(3), "--deadline", "2h", "--spec", "summarize the paper")
+	if !strings.Contains(out, "bounty 1: open") || !strings.Contains(out, "amount  1.5 ETH") {
+		t.Fatalf("post printed:\n%s", out)
+	}
+	runOK(t, "", "bounty", "claim", "1", "--node", base, "--key", workerKey, "--wallet", wallet(2))
+	runOK(t, "", "bounty", "submit", "1", "--node", base, "--key", workerKey, "--wallet", wallet(2), "--result", "the summary")
+	out = runOK(t, "", "bounty", "accept", "1", "--node", base, "--key", marketKey, "--wallet", wallet(1))
+	if !strings.Contains(out, "bounty 1: accepted") || !strings.Contains(out, "paid    worker 1.4925") {
+		t.Errorf("accept printed:\n%s", out)
+	}
+	if out := runOK(t, "", "bounty", "list", "--node", base, "--status", "accepted"); !strings.Contains(out, "1     accepted   1.5 ETH") {
+		t.Errorf("list printed:\n%s", out)
+	}
+	if out := runOK(t, "", "bounty", "show", "1", "--node", base); !strings.Contains(out, "Accepted") || !strings.Contains(out, "Claimed") {
+		t.Errorf("show printed:\n%s", out)
+	}
+	// A wrong move is refused with one line that says why, and exit 1.
+	r := start(t, "bounty", "cancel", "1", "--node", base, "--key", marketKey, "--wallet", wallet(1))
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "bounty 1 is already accepted") {
+		t.Errorf("cancel after accept: exit %d\n%s", code, r.stderr)
+	}
+}
+
+func TestParseAmount(t *testing.T) {
+	tests := map[string]string{"1.5eth": "1500000000000000000", "20gwei": "20000000000", "1000": "1000", "7wei": "7", "0.000000000000000001eth": "1"}
+	for in, want := range tests {
+		got, err := parseAmount(in)
+		if err != nil || got.String() != want {
+			t.Errorf("parseAmount(%q) = %v, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "-1", "1.5", "abc", "0.5wei"} {
+		if _, err := parseAmount(bad); err == nil {
+			t.Errorf("parseAmount(%q) accepted", bad)
+		}
+	}
+}
