@@ -88,8 +88,9 @@ type signedRequest struct {
 	replayed error // set when the envelope was seen before: only a stored answer may be given
 }
 
-// authenticate verifies the request body as an envelope. A replayed envelope passes only with
-// an Idempotency-Key, so that the very same request can be retried.
+// authenticate verifies the request body as an envelope. An envelope whose only fault is
+// freshness (replayed, or sent before a node restart) passes only with an Idempotency-Key, and
+// then only to fetch the answer of the request it started.
 func (s *Server) authenticate(c echo.Context) (*signedRequest, error) {
 	body, err := readBody(c)
 	if err != nil {
@@ -97,8 +98,8 @@ func (s *Server) authenticate(c echo.Context) (*signedRequest, error) {
 	}
 	v, err := s.cfg.Identity.VerifyEnvelope(c.Request().Context(), body)
 	var ve *identity.VerifyError
-	if errors.As(err, &ve) && ve.Replayed != nil && c.Request().Header.Get("Idempotency-Key") != "" {
-		return &signedRequest{sender: ve.Replayed.Envelope.Sender, envelope: ve.Replayed.Envelope, replayed: err}, nil
+	if errors.As(err, &ve) && ve.Authentic != nil && c.Request().Header.Get("Idempotency-Key") != "" {
+		return &signedRequest{sender: ve.Authentic.Envelope.Sender, envelope: ve.Authentic.Envelope, replayed: err}, nil
 	}
 	if err != nil {
 		return nil, err

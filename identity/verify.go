@@ -48,9 +48,10 @@ type VerifyError struct {
 	Reason error  // one of the sentinels above
 	KeyID  string // the kid concerned, when there is one
 	Detail string
-	// Replayed holds the envelope when the only fault is a replay: it is authentic, so a
-	// caller that recognizes a retried request (an Idempotency-Key) may still answer it.
-	Replayed *Verified
+	// Authentic holds the envelope when its only fault is freshness (replayed, or issued
+	// before this node started): it is genuine, so a caller that recognizes a retried request
+	// (an Idempotency-Key) may still answer it from what it stored.
+	Authentic *Verified
 }
 
 // Error reads like "envelope refused: bad signature (kid did:key:z6Mk...#z6Mk...)".
@@ -209,6 +210,10 @@ func (v *Verifier) Verify(ctx context.Context, raw []byte) (*Verified, error) {
 		out.Signers[0], out.Signers[senderAt] = out.Signers[senderAt], out.Signers[0]
 	}
 	if err := v.checkTimes(e, out.Signers[0]); err != nil {
+		var ve *VerifyError
+		if errors.As(err, &ve) && errors.Is(err, ErrIssuedBeforeStart) {
+			ve.Authentic = out
+		}
 		return nil, err
 	}
 	if v.cfg.Revocations != nil {
@@ -225,7 +230,7 @@ func (v *Verifier) Verify(ctx context.Context, raw []byte) (*Verified, error) {
 	if err := v.replay.remember(e.Sender, e.Nonce, v.cfg.Now()); err != nil {
 		ve := &VerifyError{Reason: err, KeyID: out.Signers[0], Detail: "nonce " + truncate(e.Nonce, 80)}
 		if errors.Is(err, ErrReplayed) {
-			ve.Replayed = out
+			ve.Authentic = out
 		}
 		return nil, ve
 	}

@@ -209,3 +209,19 @@ func (l *lockedBuffer) Bytes() []byte {
 	defer l.mu.Unlock()
 	return append([]byte(nil), l.b.Bytes()...)
 }
+
+// IncreaseTime moves Anvil's clock forward by d and mines a block at the new time.
+func (a *Anvil) IncreaseTime(ctx context.Context, d time.Duration) error {
+	c, err := rpc.DialContext(ctx, a.URL)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.CallContext(ctx, nil, "evm_increaseTime", hexutil.Uint64(d/time.Second)); err != nil {
+		return fmt.Errorf("anvil: increase time: %w", err)
+	}
+	if err := c.CallContext(ctx, nil, "evm_mine"); err != nil {
+		return fmt.Errorf("anvil: mine: %w", err)
+	}
+	return nil
+}
