@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+)
+
+// nodeProcess is a real `surety node` process.
+type nodeProcess struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan struct{}
+}
+
+func startProcess(t *testing.T, bin string, args ...string) *nodeProcess {
+	t.Helper()
+	p := &nodeProcess{cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = io.Discard, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.done })
+	return p
+}
+
+func waitHealthy(t *testing.T, base string, p *nodeProcess) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(base + "/healthz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		select {
+		case <-p.done:
+			t.Fatalf("node exited: %s", p.stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatalf("node not healthy: %s", p.stderr)
+}
+
+// TestCrashDuringSettlement kills a real node (SIGKILL) while it is posting bounties,
+// restarts it, retries every request with its Idempotency-Key, and checks that the index
+// matches the chain exactly and that no request made a second transaction.
+func TestCrashDuringSettlement(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs Anvil")
+	}
+	a := testutil.Anvil(t)
+	ctx := context.Background()
+	client, err := ethclient.Dial(a.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{FeeBps: 100}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	depFile := filepath.Join(dir, "deployment.json")
+	if err := writeDeployment(depFile, dep); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "surety")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	base := "http://" + addr
+	args := []string{"node", "--data-dir", filepath.Join(dir, "data"), "--listen", addr, "--rpc", a.URL, "--deployment", depFile,
+		"--dev-wallets", "--dev-accounts", "4", "--log-level", "warn"}
+	p := startProcess(t, bin, args...)
+	waitHealthy(t, base, p)
+
+	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
+	markets := []*party{bc.newParty(1), bc.newParty(2)}
+	head, _ := client.HeaderByNumber(ctx, nil)
+
+	// 40 posts, each with its own Idempotency-Key and body.
+	type request struct {
+		key  string
+		by   *party
+		body map[string]any
+		env  []byte
+		done bool
+	}
+	var reqs []*request
+	for i := range 40 {
+		m := markets[i%2]
+		body := map[string]any{"wallet": m.wallet, "amount": fmt.Sprint(1e15 + i), "arbiter": markets[(i+1)%2].wallet,
+			"deadline": head.Time + 7200, "reviewWindow": 600}
+		reqs = append(reqs, &request{key: fmt.Sprintf("post-%d", i), by: m, body: body, env: bc.envelope(m, 0, body)})
+	}
+	send := func(r *request, timeout time.Duration) (int, []byte, error) {
+		cl := &http.Client{Timeout: timeout}
+		req, _ := http.NewRequest("POST", base+"/v1/bounties", bytes.NewReader(r.env))
+		req.Header.Set("Idempotency-Key", r.key)
+		resp, err := cl.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b, nil
+	}
+
+	// Fire them four at a time and kill the node as soon as the first answers come back.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	answered := 0
+	queue := make(chan *request)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range queue {
+				code, _, err := send(r, 10*time.Second)
+				if err == nil && code < 300 {
+					mu.Lock()
+					r.done = true
+					answered++
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	killed := make(chan struct{})
+	go func() {
+		for {
+			mu.Lock()
+			n := answered
+			mu.Unlock()
+			if n >= 5 {
+				_ = p.cmd.Process.Signal(syscall.SIGKILL)
+				close(killed)
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+	for _, r := range reqs {
+		select {
+		case queue <- r:
+		case <-killed:
+		}
+	}
+	close(queue)
+	wg.Wait()
+	<-killed
+	<-p.done
+	t.Logf("killed the node after %d of %d posts were answered", answered, len(reqs))
+
+	// Restart on the same data dir and retry everything, as clients would.
+	p2 := startProcess(t, bin, args...)
+	waitHealthy(t, base, p2)
+	for _, r := range reqs {
+		for attempt := 0; ; attempt++ {
+			code, body, err := send(r, 30*time.Second)
+			if err != nil {
+				t.Fatalf("%s: %v", r.key, err)
+			}
+			if code < 300 {
+				break
+			}
+			// Never reached the node before the crash: nothing was stored or sent, so the
+			// client signs the same request afresh (same key) and sends it again.
+			if strings.Contains(string(body), "issued-before-start") && attempt == 0 {
+				r.env = bc.envelope(r.by, 0, r.body)
+				continue
+			}
+			t.Fatalf("%s after restart: %d %s", r.key, code, body)
+		}
+	}
+
+	// Exactly one bounty per request on chain, and the index agrees with the chain.
+	escrowABI := contracts.NewBountyEscrow()
+	inst := escrowABI.Instance(client, dep.Contracts.BountyEscrow)
+	next, err := bind.Call(inst, nil, escrowABI.PackNextId(), escrowABI.UnpackNextId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if posted := next.Uint64() - 1; posted != uint64(len(reqs)) {
+		t.Fatalf("the chain has %d bounties for %d requests: a retry sent a second transaction or a request was lost", posted, len(reqs))
+	}
+	code, body, err := func() (int, []byte, error) {
+		resp, err := http.Get(base + "/v1/bounties?limit=1000")
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b, nil
+	}()
+	if err != nil || code != http.StatusOK {
+		t.Fatalf("list: %d %v", code, err)
+	}
+	var list struct {
+		Bounties []escrow.Bounty `json:"bounties"`
+	}
+	if err := json.Unmarshal(body, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Bounties) != len(reqs) {
+		t.Fatalf("the index holds %d bounties, the chain %d", len(list.Bounties), len(reqs))
+	}
+	amounts := map[string]bool{}
+	for _, b := range list.Bounties {
+		onChain, err := bind.Call(inst, nil, escrowABI.PackBountyOf(new(big.Int).SetUint64(b.ID)), escrowABI.UnpackBountyOf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if onChain.Status != 0 || b.Status != escrow.StatusOpen {
+			t.Errorf("bounty %d: index %s, chain status %d", b.ID, b.Status, onChain.Status)
+		}
+		amounts[b.Amount] = true
+	}
+	if len(amounts) != len(reqs) {
+		t.Errorf("%d distinct amounts for %d requests: some request was posted twice", len(amounts), len(reqs))
+	}
+}
