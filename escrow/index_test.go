@@ -22,7 +22,7 @@ import (
 var eth = big.NewInt(1e18)
 
 type fixture struct {
-	t                       *testing.T
+	t                       testing.TB
 	c                       *chain.Embedded
 	dep                     *contracts.Deployment
 	abi                     *contracts.BountyEscrow
@@ -31,12 +31,18 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	ctx := context.Background()
 	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(5, chain.DefaultDevBalance)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
+	return newFixtureOn(t, c)
+}
+
+// newFixtureOn deploys the contracts on c and makes senders for dev accounts 1-3.
+func newFixtureOn(t testing.TB, c *chain.Embedded) *fixture {
+	t.Helper()
+	ctx := context.Background()
 	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{FeeBps: 100}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -55,15 +61,25 @@ func newFixture(t *testing.T) *fixture {
 // indexer opens an indexer on db for the fixture's chain.
 func (f *fixture) indexer(db *testutil.SQL, confirmations uint64) *escrow.Indexer {
 	f.t.Helper()
+	return f.indexerWith(f.t, db, confirmations)
+}
+
+// indexerOn is indexer for a benchmark.
+func (f *fixture) indexerOn(tb testing.TB, db *testutil.SQL) *escrow.Indexer {
+	return f.indexerWith(tb, db, 0)
+}
+
+func (f *fixture) indexerWith(tb testing.TB, db *testutil.SQL, confirmations uint64) *escrow.Indexer {
+	tb.Helper()
 	ctx := context.Background()
 	row, err := sqlite.EnterChain(ctx, db.DB, sqlite.Chain{Key: "test", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
 	if err != nil {
-		f.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	ix, err := escrow.NewIndexer(ctx, escrow.IndexerConfig{DB: db.DB, Chain: row, Client: f.c, Escrow: f.dep.Contracts.BountyEscrow,
 		StartBlock: f.dep.Block, Confirmations: confirmations})
 	if err != nil {
-		f.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return ix
 }

@@ -28,7 +28,7 @@ type party struct {
 }
 
 type bountyClient struct {
-	t    *testing.T
+	t    testing.TB
 	base string
 	info api.Info
 }
@@ -98,7 +98,7 @@ func (bc *bountyClient) act(p *party, id uint64, action string, body map[string]
 	return bc.request("POST", fmt.Sprintf("/v1/bounties/%d/%s", id, action), bc.envelope(p, id, body), nil)
 }
 
-func decodeResult(t *testing.T, b []byte) escrow.Result {
+func decodeResult(t testing.TB, b []byte) escrow.Result {
 	t.Helper()
 	var r escrow.Result
 	if err := json.Unmarshal(b, &r); err != nil {

@@ -46,13 +46,13 @@ type running struct {
 	code           chan int
 }
 
-func start(t *testing.T, args ...string) *running {
+func start(t testing.TB, args ...string) *running {
 	t.Helper()
 	return startWithInput(t, "", args...)
 }
 
 // startWithInput runs a command with stdin as its standard input.
-func startWithInput(t *testing.T, stdin string, args ...string) *running {
+func startWithInput(t testing.TB, stdin string, args ...string) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, code: make(chan int, 1)}
@@ -70,7 +70,7 @@ func startWithInput(t *testing.T, stdin string, args ...string) *running {
 }
 
 // wait returns the exit code once the command ends by itself.
-func (r *running) wait(t *testing.T) int {
+func (r *running) wait(t testing.TB) int {
 	t.Helper()
 	select {
 	case code := <-r.code:
@@ -85,7 +85,7 @@ func (r *running) wait(t *testing.T) int {
 var readyRE = regexp.MustCompile(`ready on (http://127\.0\.0\.1:\d+)`)
 
 // apiURL waits for the node's ready line and returns its base URL.
-func (r *running) apiURL(t *testing.T) string {
+func (r *running) apiURL(t testing.TB) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
@@ -103,7 +103,7 @@ func (r *running) apiURL(t *testing.T) string {
 	return ""
 }
 
-func getInfo(t *testing.T, base string) api.Info {
+func getInfo(t testing.TB, base string) api.Info {
 	t.Helper()
 	resp, err := http.Get(base + "/v1/info")
 	if err != nil {
