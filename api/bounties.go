@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/labstack/echo/v4"
 
 	"github.com/surety-ioa/surety/escrow"
@@ -30,6 +31,7 @@ type Bounties interface {
 	Get(ctx context.Context, id uint64) (*escrow.Bounty, error)
 	History(ctx context.Context, id uint64) ([]escrow.Event, error)
 	Subscribe(id uint64) (<-chan escrow.Event, func())
+	Relay(ctx context.Context, raw []byte) (*escrow.Result, error)
 }
 
 // Wallets is what the routes need to know about who may use a wallet.
@@ -396,4 +398,26 @@ func (s *Server) addBinding(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, b.Statement)
+}
+
+// RelayRequest is the body of POST /v1/tx/raw: a transaction an external wallet signed.
+type RelayRequest struct {
+	RawTx hexutil.Bytes `json:"rawTx"`
+}
+
+// relay sends a transaction an external wallet signed. The signature is the authentication:
+// the wallet is msg.sender; the node only checks it calls the escrow and would not revert.
+func (s *Server) relay(c echo.Context) error {
+	var req RelayRequest
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	if len(req.RawTx) == 0 {
+		return withDetail(ErrBadRequest, "rawTx is required")
+	}
+	res, err := s.cfg.Bounties.Relay(c.Request().Context(), req.RawTx)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
 }

@@ -97,6 +97,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/bounties/:id/events", s.bountyEvents)
 		v1.POST("/bounties/:id/:action", s.bountyAction)
 		v1.POST("/withdraw", s.withdraw)
+		v1.POST("/tx/raw", s.relay)
 	}
 	return s, nil
 }

@@ -7,15 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/chain"
 )
 
 // ErrUnknownWallet reports a wallet the node does not hold.
@@ -381,3 +384,46 @@ func (s *Service) History(ctx context.Context, id uint64) ([]Event, error) {
 
 // Subscribe follows a bounty's new events (see Indexer.Subscribe).
 func (s *Service) Subscribe(id uint64) (<-chan Event, func()) { return s.cfg.Indexer.Subscribe(id) }
+
+// Relay sends a transaction an external wallet signed (EIP-2718 bytes), if it calls the
+// escrow: it is first simulated, so a call the contract would refuse is refused with the
+// decoded reason and never sent. Sending the same signed bytes twice cannot make two
+// transactions: a retry only waits for the first.
+func (s *Service) Relay(ctx context.Context, raw []byte) (*Result, error) {
+	var tx types.Transaction
+	if err := tx.UnmarshalBinary(raw); err != nil {
+		return nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: not a signed transaction: " + err.Error()}
+	}
+	if tx.To() == nil || *tx.To() != s.cfg.Escrow {
+		return nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: the node relays only calls to the escrow " + s.cfg.Escrow.Hex()}
+	}
+	from, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), &tx)
+	if err != nil {
+		return nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: bad transaction signature"}
+	}
+	if _, err := s.cfg.Chain.TransactionReceipt(ctx, tx.Hash()); err != nil {
+		msg := ethereum.CallMsg{From: from, To: tx.To(), Data: tx.Data(), Value: tx.Value(), Gas: tx.Gas()}
+		if _, err := s.cfg.Chain.CallContract(ctx, msg, nil); err != nil {
+			return nil, decodeRevert(err)
+		}
+		if err := s.cfg.Chain.SendTransaction(ctx, &tx); err != nil && !strings.Contains(err.Error(), "already known") {
+			return nil, &BountyError{Err: ErrInvalid, Msg: "the chain refused the transaction: " + err.Error()}
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, s.cfg.ReceiptTimeout)
+	defer cancel()
+	r, err := chain.WaitMined(wctx, s.cfg.Chain, tx.Hash())
+	if err != nil {
+		return nil, fmt.Errorf("relay: wait for %s: %w", tx.Hash().Hex(), err)
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		return nil, &BountyError{Err: ErrReverted, Msg: fmt.Sprintf("transaction %s reverted", tx.Hash().Hex())}
+	}
+	var id uint64
+	for _, l := range r.Logs {
+		if ev, ok, err := s.cfg.Indexer.decode(l); err == nil && ok && ev.HasBounty {
+			id = ev.BountyID
+		}
+	}
+	return s.settle(ctx, id, r)
+}

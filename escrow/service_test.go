@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -305,5 +306,61 @@ func TestIdempotentRequestResumesAfterRestart(t *testing.T) {
 	var n int
 	if err := sf.db.DB.QueryRow(`SELECT COUNT(*) FROM escrow_requests WHERE key = 'half'`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("half-prepared request kept (%d, %v)", n, err)
+	}
+}
+
+func TestRelayExternallySignedTransactions(t *testing.T) {
+	sf := newService(t)
+	ctx := context.Background()
+	// An outside wallet (dev account 4, not held by the service) signs a post itself.
+	outside, err := escrow.NewSender(ctx, sf.c, chain.DevKey(4), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := sf.c.HeaderByNumber(ctx, nil)
+	tx, err := outside.Prepare(ctx, sf.dep.Contracts.BountyEscrow,
+		sf.abi.PackPost(common.Address{}, eth, sf.arbiter, head.Time+3600, 600, new(big.Int), [32]byte{}), eth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := tx.MarshalBinary()
+	res, err := sf.svc.Relay(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bounty == nil || res.Bounty.Poster != outside.Address() || res.TxHash != tx.Hash().Hex() {
+		t.Fatalf("relayed post = %+v", res)
+	}
+	again, err := sf.svc.Relay(ctx, raw) // the same bytes: no second transaction
+	if err != nil || again.TxHash != res.TxHash {
+		t.Errorf("relaying again: %v, %v", again, err)
+	}
+	// A call the escrow would refuse is refused before sending (signed by hand: the
+	// sender's own estimate would refuse it first).
+	nonce, _ := sf.c.PendingNonceAt(ctx, outside.Address())
+	escrowAddr := sf.dep.Contracts.BountyEscrow
+	bad := types.MustSignNewTx(chain.DevKey(4), types.LatestSignerForChainID(big.NewInt(chain.EmbeddedChainID)), &types.DynamicFeeTx{
+		ChainID: big.NewInt(chain.EmbeddedChainID), Nonce: nonce, To: &escrowAddr, Gas: 300_000,
+		GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e11),
+		Data: sf.abi.PackPost(common.Address{}, eth, sf.arbiter, head.Time+3600, 600, new(big.Int), [32]byte{}), // no value: InvalidValue
+	})
+	rawBad, _ := bad.MarshalBinary()
+	if _, err := sf.svc.Relay(ctx, rawBad); !errors.Is(err, escrow.ErrInvalid) || !strings.Contains(err.Error(), "InvalidValue") {
+		t.Errorf("value-less ETH post: %v, want the decoded InvalidValue", err)
+	}
+	if n, _ := sf.c.NonceAt(ctx, outside.Address(), nil); n != nonce {
+		t.Errorf("a refused relay was sent (nonce %d → %d)", nonce, n)
+	}
+	// Only the escrow is relayed to.
+	other, err := outside.Prepare(ctx, sf.arbiter, nil, big.NewInt(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawOther, _ := other.MarshalBinary()
+	if _, err := sf.svc.Relay(ctx, rawOther); !errors.Is(err, escrow.ErrInvalid) {
+		t.Errorf("transfer to a wallet: %v", err)
+	}
+	if _, err := sf.svc.Relay(ctx, []byte("junk")); !errors.Is(err, escrow.ErrInvalid) {
+		t.Errorf("junk: %v", err)
 	}
 }

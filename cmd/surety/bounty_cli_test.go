@@ -62,3 +62,28 @@ func TestParseAmount(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldWalletsAreLoaded makes a wallet in the node's keystore, and checks that the node
+// acts from it after a restart (here: a refusal that proves the node holds it).
+func TestHeldWalletsAreLoaded(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	addr := strings.TrimSpace(runOK(t, "", "wallet", "new", "--data-dir", data, "--light-kdf"))
+	if !strings.HasPrefix(addr, "0x") || len(addr) != 42 {
+		t.Fatalf("wallet new printed %q", addr)
+	}
+	if out := runOK(t, "", "wallet", "list", "--data-dir", data); strings.TrimSpace(out) != addr {
+		t.Errorf("wallet list = %q, want %s", out, addr)
+	}
+	node := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "2")
+	base := node.apiURL(t)
+	keyFile := filepath.Join(dir, "agent.json")
+	runOK(t, "", "did", "new", "--out", keyFile)
+	// Posting from it with an unbound DID is refused as "not bound": the node checks
+	// bindings only for wallets it holds (an unknown wallet is refused as unknown).
+	r := start(t, "bounty", "post", "--node", base, "--key", keyFile, "--wallet", addr, "--amount", "1eth", "--arbiter", addr)
+	code := r.wait(t)
+	if code != exitFailure || !strings.Contains(r.stderr.String(), "not bound") {
+		t.Fatalf("post before binding: exit %d %s", code, r.stderr)
+	}
+}

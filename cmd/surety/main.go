@@ -43,6 +43,7 @@ var commands = map[string]command{
 	"did":      {"make, resolve and register DIDs (new, resolve, register)", runDIDCmd},
 	"envelope": {"sign and verify envelopes (sign, verify)", runEnvelopeCmd},
 	"bounty":   {"post, follow and settle bounties (post, list, show, claim, submit, accept, ...)", runBountyCmd},
+	"wallet":   {"wallets the node holds (new, import, list)", runWalletCmd},
 }
 
 // env is what a command may touch of the outside world, so tests can run commands in-process.

@@ -229,6 +229,18 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
+	held, err := loadWallets(walletDir(cfg.DataDir), pass)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range held {
+		if _, err := bounties.AddWallet(ctx, k); err != nil {
+			return nil, err
+		}
+	}
+	if len(held) > 0 {
+		log.Info("holding wallets", "count", len(held), "dir", walletDir(cfg.DataDir))
+	}
 	if kind == "embedded" || cfg.DevWallets {
 		// Dev accounts' keys are public: the node may act for them on dev chains.
 		for i := range cfg.DevAccounts {

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/google/uuid"
+)
+
+// walletDir is where a node keeps the wallets it holds: go-ethereum keystore files (scrypt),
+// encrypted with the node's passphrase.
+func walletDir(dataDir string) string { return filepath.Join(dataDir, "wallets") }
+
+// loadWallets opens every keystore file in dir with passphrase.
+func loadWallets(dir string, passphrase []byte) ([]*ecdsa.PrivateKey, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var keys []*ecdsa.PrivateKey
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		k, err := keystore.DecryptKey(b, string(passphrase))
+		if err != nil {
+			return nil, fmt.Errorf("wallet %s: %w (is it encrypted with this node's passphrase?)", e.Name(), err)
+		}
+		keys = append(keys, k.PrivateKey)
+	}
+	return keys, nil
+}
+
+// saveWallet writes key into dir as a keystore file (mode 0600) encrypted with passphrase.
+func saveWallet(dir string, key *ecdsa.PrivateKey, passphrase []byte, light bool) (string, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	n, p := keystore.StandardScryptN, keystore.StandardScryptP
+	if light {
+		n, p = keystore.LightScryptN, keystore.LightScryptP
+	}
+	addr := crypto.PubkeyToAddress(key.PublicKey)
+	b, err := keystore.EncryptKey(&keystore.Key{Id: uuid.New(), Address: addr, PrivateKey: key}, string(passphrase), n, p)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, strings.ToLower(addr.Hex()[2:])+".json")
+	if err := writeSecretFile(path, b); err != nil {
+		return "", err
+	}
+	return addr.Hex(), nil
+}
+
+func runWalletCmd(ctx context.Context, e *env, args []string) error {
+	sub := map[string]func(context.Context, *env, []string) error{
+		"new":    runWalletNew,
+		"import": runWalletImport,
+		"list":   runWalletList,
+	}
+	return runSubcommand(ctx, e, "wallet", "new | import --key-file FILE | list", sub, args)
+}
+
+// walletFlags are the flags every wallet command shares: where the node's data is and its
+// passphrase.
+func walletFlags(e *env, name, synopsis, about string) (*flags, *string, *string, *bool) {
+	fs := newFlags(e, "wallet "+name, synopsis, about)
+	dataDir := fs.String("data-dir", defaultDataDir(e), "the node's data dir")
+	pass := fs.String("passphrase-file", "", "the node's passphrase file (default: $"+passphraseEnv+", else the one in --data-dir)")
+	light := fs.Bool("light-kdf", false, "cheaper scrypt for throwaway test wallets")
+	return fs, dataDir, pass, light
+}
+
+func walletPassphrase(e *env, dataDir, file string) ([]byte, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, err
+	}
+	return loadPassphrase(e, file, dataDir, slog.New(slog.NewTextHandler(e.stderr, nil)))
+}
+
+func runWalletNew(_ context.Context, e *env, args []string) error {
+	fs, dataDir, pass, light := walletFlags(e, "new", "[--data-dir DIR]", strings.TrimSpace(`
+Make a wallet the node holds (for an agent it hosts): a secp256k1 key in a go-ethereum keystore
+file under DATA_DIR/wallets, encrypted with the node's passphrase. Prints its address; the node
+loads it at its next start.`))
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	p, err := walletPassphrase(e, *dataDir, *pass)
+	if err != nil {
+		return err
+	}
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		return err
+	}
+	addr, err := saveWallet(walletDir(*dataDir), key, p, *light)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, addr)
+	return nil
+}
+
+func runWalletImport(_ context.Context, e *env, args []string) error {
+	fs, dataDir, pass, light := walletFlags(e, "import", "--key-file FILE [--data-dir DIR]",
+		"Import a wallet from a file holding its hex private key into the node's keystore.")
+	keyFile := fs.String("key-file", "", "file with the wallet's hex private key")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *keyFile == "" {
+		return usagef("--key-file is required")
+	}
+	b, err := os.ReadFile(*keyFile)
+	if err != nil {
+		return err
+	}
+	key, err := crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(string(b)), "0x"))
+	if err != nil {
+		return fmt.Errorf("%s: not a hex secp256k1 private key", *keyFile)
+	}
+	p, err := walletPassphrase(e, *dataDir, *pass)
+	if err != nil {
+		return err
+	}
+	addr, err := saveWallet(walletDir(*dataDir), key, p, *light)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, addr)
+	return nil
+}
+
+func runWalletList(_ context.Context, e *env, args []string) error {
+	fs, dataDir, pass, _ := walletFlags(e, "list", "[--data-dir DIR]", "List the wallets the node holds.")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	p, err := walletPassphrase(e, *dataDir, *pass)
+	if err != nil {
+		return err
+	}
+	keys, err := loadWallets(walletDir(*dataDir), p)
+	if err != nil {
+		return err
+	}
+	var addrs []string
+	for _, k := range keys {
+		addrs = append(addrs, crypto.PubkeyToAddress(k.PublicKey).Hex())
+	}
+	sort.Strings(addrs)
+	if len(addrs) == 0 {
+		fmt.Fprintln(e.stdout, "no wallets")
+	}
+	for _, a := range addrs {
+		fmt.Fprintln(e.stdout, a)
+	}
+	return nil
+}
