@@ -148,6 +148,27 @@ func (k *Key) SignCompact(payload []byte) (string, error) {
 	return string(buf), nil
 }
 
+// SignDocument signs payload as a compact JWS of type typ (a signed document such as an
+// Agent Card, checked with VerifyJWS).
+func (k *Key) SignDocument(payload []byte, typ string) (string, error) {
+	s, err := signerFor(k.Algorithm())
+	if err != nil {
+		return "", err
+	}
+	h, _ := json.Marshal(struct {
+		Alg string `json:"alg"`
+		Kid string `json:"kid"`
+		Typ string `json:"typ"`
+	}{string(k.Algorithm()), k.DID.KeyID(), typ})
+	enc := base64.RawURLEncoding
+	input := enc.EncodeToString(h) + "." + enc.EncodeToString(payload)
+	sig, err := s.Sign([]byte(input), k.Private)
+	if err != nil {
+		return "", fmt.Errorf("sign document: %w", err)
+	}
+	return input + "." + enc.EncodeToString(sig), nil
+}
+
 // SignJSON signs payload with every key and returns the general JWS JSON serialization,
 // one signature per key (jwx/v2 builds it). The first key should be the sender's.
 func SignJSON(payload []byte, keys ...*Key) ([]byte, error) {

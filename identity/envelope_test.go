@@ -432,3 +432,27 @@ func FuzzVerifyEnvelope(f *testing.F) {
 		}
 	})
 }
+
+func TestSignDocumentAndVerifyJWS(t *testing.T) {
+	k := testKey(t, Secp256k1, 40)
+	doc, err := k.SignDocument([]byte(`{"a":1}`), "test-doc+jws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, signer, err := VerifyJWS([]byte(doc), "test-doc+jws")
+	if err != nil || string(payload) != `{"a":1}` || signer != k.DID.String() {
+		t.Fatalf("VerifyJWS = %s, %s, %v", payload, signer, err)
+	}
+	if _, _, err := VerifyJWS([]byte(doc), "other+jws"); !errors.Is(err, ErrMalformed) {
+		t.Errorf("wrong typ: %v", err)
+	}
+	b := []byte(doc)
+	b[len(b)-2] ^= 1
+	if _, _, err := VerifyJWS(b, "test-doc+jws"); err == nil {
+		t.Error("tampered document verified")
+	}
+	env, _ := k.SignCompact([]byte(`{"a":1}`))
+	if _, _, err := VerifyJWS([]byte(env), "test-doc+jws"); !errors.Is(err, ErrMalformed) {
+		t.Errorf("an envelope passed as a document: %v", err)
+	}
+}

@@ -511,3 +511,28 @@ func (c *replayCache) remember(sender, nonce string, now time.Time) error {
 	c.cur[key] = struct{}{}
 	return nil
 }
+
+// VerifyJWS checks a compact JWS of type typ signed by a did:key (kid = the DID URL, alg
+// EdDSA or ES256K) and returns its payload and the signer's DID. It carries no envelope
+// semantics (times, nonce): signed documents such as Agent Cards use it. Errors are
+// *VerifyError.
+func VerifyJWS(raw []byte, typ string) (payload []byte, signer string, err error) {
+	if len(raw) > MaxEnvelopeSize {
+		return nil, "", refuse(ErrMalformed, "", "larger than %d bytes", MaxEnvelopeSize)
+	}
+	sigs, payload, err := parseCompact(bytes.TrimSpace(raw))
+	if err != nil {
+		return nil, "", err
+	}
+	if sigs[0].header.Typ != typ {
+		return nil, "", refuse(ErrMalformed, sigs[0].header.Kid, "typ %q, want %q", truncate(sigs[0].header.Typ, 40), typ)
+	}
+	signer, err = jwsVerifier.checkSignature(sigs[0])
+	if err != nil {
+		return nil, "", err
+	}
+	return payload, signer, nil
+}
+
+// jwsVerifier holds the key cache VerifyJWS shares across calls.
+var jwsVerifier = &Verifier{keys: newKeyCache(4096)}
