@@ -20,6 +20,10 @@ DATA_DIR ?= .data
 LISTEN   ?= 127.0.0.1:7746
 PORT     ?= 8545
 
+# SQLite's FTS5 (the registry's search) is compiled in only with this build tag.
+GOTAGS := sqlite_fts5
+export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
+
 # CI fuzzes harder (foundry.toml's ci profile); the committed gas snapshot is always taken
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)

@@ -1,0 +1,351 @@
+package registry
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/surety-ioa/surety/internal/sqlite"
+)
+
+var migrations = []sqlite.Migration{{Version: 1, SQL: `
+CREATE TABLE registry_cards (
+	chain    INTEGER NOT NULL REFERENCES chains(id) ON DELETE CASCADE,
+	did      TEXT    NOT NULL,
+	seq      INTEGER NOT NULL,
+	name     TEXT    NOT NULL,
+	wallet   TEXT    NOT NULL,
+	stake    TEXT    NOT NULL,
+	weight   REAL    NOT NULL,
+	staked   INTEGER NOT NULL,
+	card     TEXT    NOT NULL,
+	jws      TEXT    NOT NULL,
+	received INTEGER NOT NULL,
+	PRIMARY KEY (chain, did)
+) STRICT;
+CREATE TABLE registry_capabilities (
+	chain      INTEGER NOT NULL REFERENCES chains(id) ON DELETE CASCADE,
+	capability TEXT    NOT NULL,
+	did        TEXT    NOT NULL,
+	PRIMARY KEY (chain, capability, did)
+) STRICT;
+CREATE VIRTUAL TABLE registry_fts USING fts5(did UNINDEXED, chain UNINDEXED, name, description, capabilities, tokenize = 'unicode61');
+`}}
+
+// ErrNoFTS5 reports a build without SQLite's FTS5 (build with -tags sqlite_fts5; the Makefile does).
+var ErrNoFTS5 = errors.New("registry: SQLite was built without FTS5: build with -tags sqlite_fts5 (make does)")
+
+// ReputationReader gives an agent's reputation weight (1 = neutral) for ranking. Until the
+// reputation service exists, the registry uses Neutral.
+type ReputationReader interface {
+	Weight(ctx context.Context, did string) (float64, error)
+}
+
+// Neutral weighs everyone 1.
+type Neutral struct{}
+
+// Weight is 1.
+func (Neutral) Weight(context.Context, string) (float64, error) { return 1, nil }
+
+// Config sets up a Registry.
+type Config struct {
+	DB *sql.DB
+	// Chain is the chains-table row that scopes the registry (stake is per chain).
+	Chain      int64
+	Stakes     StakeReader
+	Reputation ReputationReader
+	// UnstakedPerMinute bounds unstaked registrations per DID and per source; 0 means 6.
+	UnstakedPerMinute int
+	Now               func() time.Time
+}
+
+// Registry keeps the valid Agent Cards this node has seen, in SQLite with full-text search.
+type Registry struct {
+	cfg     Config
+	mu      sync.Mutex // serializes writes, so sequence checks and upserts are atomic
+	limiter *limiter
+}
+
+// New migrates the registry tables.
+func New(ctx context.Context, cfg Config) (*Registry, error) {
+	if cfg.Reputation == nil {
+		cfg.Reputation = Neutral{}
+	}
+	if cfg.UnstakedPerMinute == 0 {
+		cfg.UnstakedPerMinute = 6
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if err := sqlite.Migrate(ctx, cfg.DB, "registry", migrations); err != nil {
+		if strings.Contains(err.Error(), "fts5") {
+			return nil, ErrNoFTS5
+		}
+		return nil, err
+	}
+	return &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now)}, nil
+}
+
+// stakeWeight turns a stake in wei into a ranking weight: 1 for no stake, growing with the
+// logarithm of the stake in ETH (1 ETH → 2, 10 → 3, 100 → 4, ...), so stake matters but a
+// whale cannot buy the top of every search.
+func stakeWeight(stake *big.Int) float64 {
+	if stake == nil || stake.Sign() <= 0 {
+		return 1
+	}
+	eth, _ := new(big.Float).Quo(new(big.Float).SetInt(stake), big.NewFloat(1e18)).Float64()
+	return 1 + math.Log10(1+9*eth)
+}
+
+// Register checks a signed card (see Parse), its sequence against what the node holds, and
+// the agent's stake, and stores it. source names who sent it (an API client, a peer), for
+// rate limiting unstaked cards. It returns the stored card or a *CardError.
+func (r *Registry) Register(ctx context.Context, raw []byte, source string) (*Agent, error) {
+	sc, err := Parse(raw, r.cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	stake, err := r.cfg.Stakes.StakeOf(ctx, sc.DID, sc.Wallet)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var seq uint64
+	err = r.cfg.DB.QueryRowContext(ctx, `SELECT seq FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, sc.DID).Scan(&seq)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("registry: %w", err)
+	}
+	if err == nil && sc.Seq <= seq {
+		return nil, cardErr(sc.DID, ErrStale, "sequence %d is not above %d", sc.Seq, seq)
+	}
+	staked := stake.Sign() > 0
+	if !staked && !r.limiter.allow(sc.DID, source) {
+		return nil, cardErr(sc.DID, ErrRateLimited, "unstaked cards are limited to %d a minute per DID and per source", r.cfg.UnstakedPerMinute)
+	}
+	if err := r.store(ctx, sc, stake); err != nil {
+		return nil, err
+	}
+	return &Agent{SignedCard: *sc, Stake: stake.String(), Staked: staked}, nil
+}
+
+func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) error {
+	cardJSON, _ := json.Marshal(sc.Card)
+	tx, err := r.cfg.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	chain := r.cfg.Chain
+	steps := []struct {
+		q    string
+		args []any
+	}{
+		{`INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (chain, did) DO UPDATE SET seq = excluded.seq, name = excluded.name, wallet = excluded.wallet, stake = excluded.stake,
+			weight = excluded.weight, staked = excluded.staked, card = excluded.card, jws = excluded.jws, received = excluded.received`,
+			[]any{chain, sc.DID, sc.Seq, sc.Name, sc.Wallet.Hex(), stake.String(), stakeWeight(stake), stake.Sign() > 0, string(cardJSON), sc.JWS, r.cfg.Now().Unix()}},
+		{`DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, []any{chain, sc.DID}},
+		{`DELETE FROM registry_fts WHERE chain = ? AND did = ?`, []any{chain, sc.DID}},
+		{`INSERT INTO registry_fts (did, chain, name, description, capabilities) VALUES (?, ?, ?, ?, ?)`,
+			[]any{sc.DID, chain, sc.Name, sc.Description, strings.Join(sc.Capabilities, " ")}},
+	}
+	for _, cap := range sc.Capabilities {
+		steps = append(steps, struct {
+			q    string
+			args []any
+		}{`INSERT INTO registry_capabilities (chain, capability, did) VALUES (?, ?, ?)`, []any{chain, cap, sc.DID}})
+	}
+	for _, s := range steps {
+		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
+			return fmt.Errorf("registry: store card: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// Agent is a stored card with the stake it had when the node took it.
+type Agent struct {
+	SignedCard
+	Stake  string `json:"stake"`
+	Staked bool   `json:"staked"`
+	// Score is the search score (search answers only).
+	Score float64 `json:"score,omitempty"`
+}
+
+// Get returns the card of did, or ErrUnknownAgent.
+func (r *Registry) Get(ctx context.Context, did string) (*Agent, error) {
+	var a Agent
+	var card string
+	err := r.cfg.DB.QueryRowContext(ctx, `SELECT card, jws, stake, staked FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, did).
+		Scan(&card, &a.JWS, &a.Stake, &a.Staked)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, cardErr(did, ErrUnknownAgent, "no card")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry: %w", err)
+	}
+	if err := json.Unmarshal([]byte(card), &a.Card); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// Query is a discovery search.
+type Query struct {
+	// Text is matched against name, description and capabilities (FTS5 syntax is escaped:
+	// every word must appear).
+	Text string
+	// Capability, when set, must be one of the card's capabilities exactly.
+	Capability string
+	// Limit bounds the answer (0 means 20, at most 100).
+	Limit int
+}
+
+// Search ranks the cards matching q. Ranking: staked cards always come before unstaked ones;
+// within each group by relevance × stake weight × reputation weight, where relevance is the
+// negated FTS5 bm25 score (1 without text), the stake weight is 1 + log10(1 + 9 × stake in ETH)
+// and the reputation weight comes from the ReputationReader (1 until reputation exists).
+func (r *Registry) Search(ctx context.Context, q Query) ([]*Agent, error) {
+	if q.Limit <= 0 {
+		q.Limit = 20
+	}
+	q.Limit = min(q.Limit, 100)
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	// Candidates: at most 20× the answer, ordered so that every staked match comes first.
+	candidates := q.Limit * 20
+	match := ftsQuery(q.Text)
+	switch {
+	case match != "" && q.Capability != "":
+		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, -bm25(registry_fts) FROM registry_fts f
+			JOIN registry_cards c ON c.chain = f.chain AND c.did = f.did
+			JOIN registry_capabilities k ON k.chain = c.chain AND k.did = c.did AND k.capability = ?
+			WHERE registry_fts MATCH ? AND f.chain = ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, q.Capability, match, r.cfg.Chain, candidates)
+	case match != "":
+		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, -bm25(registry_fts) FROM registry_fts f
+			JOIN registry_cards c ON c.chain = f.chain AND c.did = f.did
+			WHERE registry_fts MATCH ? AND f.chain = ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, match, r.cfg.Chain, candidates)
+	case q.Capability != "":
+		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, 1.0 FROM registry_capabilities k
+			JOIN registry_cards c ON c.chain = k.chain AND c.did = k.did
+			WHERE k.chain = ? AND k.capability = ? ORDER BY c.staked DESC, c.weight DESC LIMIT ?`, r.cfg.Chain, q.Capability, candidates)
+	default:
+		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT card, jws, stake, staked, weight, 1.0 FROM registry_cards
+			WHERE chain = ? ORDER BY staked DESC, weight DESC LIMIT ?`, r.cfg.Chain, candidates)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry: search: %w", err)
+	}
+	defer rows.Close()
+	var out []*Agent
+	for rows.Next() {
+		var a Agent
+		var card string
+		var weight, relevance float64
+		if err := rows.Scan(&card, &a.JWS, &a.Stake, &a.Staked, &weight, &relevance); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(card), &a.Card); err != nil {
+			return nil, err
+		}
+		rep, err := r.cfg.Reputation.Weight(ctx, a.DID)
+		if err != nil {
+			return nil, err
+		}
+		a.Score = max(relevance, 1e-9) * weight * rep
+		out = append(out, &a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sortAgents(out)
+	if len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// sortAgents orders staked before unstaked, then by score, then by DID for a stable answer.
+func sortAgents(a []*Agent) {
+	less := func(x, y *Agent) bool {
+		if x.Staked != y.Staked {
+			return x.Staked
+		}
+		if x.Score != y.Score {
+			return x.Score > y.Score
+		}
+		return x.DID < y.DID
+	}
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && less(a[j], a[j-1]); j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// ftsQuery turns free text into an FTS5 query in which every word must appear, each quoted
+// so that no FTS5 syntax is interpreted.
+func ftsQuery(text string) string {
+	var terms []string
+	for _, w := range strings.Fields(text) {
+		w = strings.Map(func(r rune) rune {
+			if r == '"' {
+				return -1
+			}
+			return r
+		}, w)
+		if w != "" && len(terms) < 16 {
+			terms = append(terms, `"`+w+`"`)
+		}
+	}
+	return strings.Join(terms, " ")
+}
+
+// limiter counts events per key in a sliding minute.
+type limiter struct {
+	mu     sync.Mutex
+	max    int
+	window time.Duration
+	now    func() time.Time
+	hits   map[string][]time.Time
+}
+
+func newLimiter(max int, window time.Duration, now func() time.Time) *limiter {
+	return &limiter{max: max, window: window, now: now, hits: map[string][]time.Time{}}
+}
+
+// allow records one event for each key and says whether every key is within its budget.
+func (l *limiter) allow(keys ...string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	if len(l.hits) > 100_000 { // bound memory: forget everyone once in a while
+		l.hits = map[string][]time.Time{}
+	}
+	for _, k := range keys {
+		recent := l.hits[k][:0]
+		for _, t := range l.hits[k] {
+			if now.Sub(t) < l.window {
+				recent = append(recent, t)
+			}
+		}
+		l.hits[k] = recent
+		if len(recent) >= l.max {
+			return false
+		}
+	}
+	for _, k := range keys {
+		l.hits[k] = append(l.hits[k], now)
+	}
+	return true
+}

@@ -1,0 +1,207 @@
+package registry_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/registry"
+)
+
+var now = time.Unix(1_800_000_000, 0)
+
+// stakes is a StakeReader over a map: the thing under test is the registry, and the chain
+// adapter (ChainStakes) is tested against the embedded chain separately.
+type stakes map[string]*big.Int
+
+func (s stakes) StakeOf(_ context.Context, did string, _ common.Address) (*big.Int, error) {
+	if v, ok := s[did]; ok {
+		return v, nil
+	}
+	return new(big.Int), nil
+}
+
+func newRegistry(t testing.TB, st registry.StakeReader) *registry.Registry {
+	t.Helper()
+	db := testutil.DB(t)
+	ctx := context.Background()
+	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "t", ChainID: 1, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := registry.New(ctx, registry.Config{DB: db, Chain: row, Stakes: st, Now: func() time.Time { return now }, UnstakedPerMinute: 1000})
+	requireFTS5(t, err)
+	return r
+}
+
+// requireFTS5 skips outside CI when SQLite lacks FTS5 (a plain `go test` without
+// -tags sqlite_fts5); in CI, and for any other error, it fails.
+func requireFTS5(t testing.TB, err error) {
+	t.Helper()
+	if errors.Is(err, registry.ErrNoFTS5) && !testutil.InCI() {
+		t.Skip("skipping: SQLite built without FTS5; run with -tags sqlite_fts5 (make test does)")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func card(t testing.TB, k *identity.Key, seq uint64, name, desc string, caps ...string) []byte {
+	t.Helper()
+	sc, err := registry.Sign(registry.Card{DID: k.DID.String(), Name: name, Description: desc, Capabilities: caps,
+		Endpoints: []registry.Endpoint{{Kind: "a2a", URL: "https://agent.example/a2a"}}, Wallet: common.HexToAddress("0x01"), Seq: seq, Updated: now.Unix()}, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []byte(sc.JWS)
+}
+
+func TestRegisterAndFind(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry(t, stakes{})
+	k, _ := identity.GenerateKey(identity.Ed25519)
+	a, err := r.Register(ctx, card(t, k, 1, "Summarizer", "summarizes research papers", "summarize", "pdf"), "api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.DID != k.DID.String() || a.Staked {
+		t.Errorf("registered %+v", a)
+	}
+	got, err := r.Get(ctx, k.DID.String())
+	if err != nil || got.Name != "Summarizer" {
+		t.Fatalf("Get = %+v, %v", got, err)
+	}
+	for _, q := range []registry.Query{{Text: "research papers"}, {Capability: "pdf"}, {Text: "summarizes", Capability: "summarize"}, {}} {
+		res, err := r.Search(ctx, q)
+		if err != nil || len(res) != 1 || res[0].DID != k.DID.String() {
+			t.Errorf("Search(%+v) = %v, %v", q, res, err)
+		}
+	}
+	if res, _ := r.Search(ctx, registry.Query{Text: "weather"}); len(res) != 0 {
+		t.Errorf("Search(weather) = %v", res)
+	}
+	// A newer card replaces the old one; the old one can never come back.
+	if _, err := r.Register(ctx, card(t, k, 2, "Summarizer v2", "summarizes papers and books", "summarize"), "api"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Register(ctx, card(t, k, 1, "Summarizer", "old", "summarize"), "api"); !errors.Is(err, registry.ErrStale) {
+		t.Errorf("old card: %v", err)
+	}
+	if res, _ := r.Search(ctx, registry.Query{Capability: "pdf"}); len(res) != 0 {
+		t.Errorf("dropped capability still found: %v", res)
+	}
+}
+
+func TestRefusedCards(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry(t, stakes{})
+	k, _ := identity.GenerateKey(identity.Ed25519)
+	other, _ := identity.GenerateKey(identity.Secp256k1)
+	good := card(t, k, 1, "A", "a", "x")
+	forged := []byte(string(good[:len(good)-4]) + "AAAA")
+	wrongDID, _ := other.SignDocument([]byte(fmt.Sprintf(`{"did":%q,"name":"A","capabilities":[],"wallet":"0x0000000000000000000000000000000000000001","seq":1,"updated":%d}`, k.DID, now.Unix())), registry.CardType)
+	malformed, _ := k.SignDocument([]byte(`{"did":`), registry.CardType)
+	envelope, _ := k.SignCompact([]byte(`{}`))
+	tests := []struct {
+		name string
+		raw  []byte
+		want error
+	}{
+		{"forged signature", forged, registry.ErrForged},
+		{"wrong DID", []byte(wrongDID), registry.ErrWrongDID},
+		{"oversize", []byte(strings.Repeat("x", registry.MaxCardSize+1)), registry.ErrOversize},
+		{"malformed JSON", []byte(malformed), registry.ErrMalformed},
+		{"not a card (an envelope)", []byte(envelope), registry.ErrMalformed},
+		{"garbage", []byte("hello"), registry.ErrMalformed},
+		{"bad capability", card(t, k, 1, "A", "a", "Not Lower"), registry.ErrMalformed},
+		{"no name", card(t, k, 1, "", "a"), registry.ErrMalformed},
+		{"zero seq", card(t, k, 0, "A", "a"), registry.ErrMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := r.Register(ctx, tt.raw, "api"); !errors.Is(err, tt.want) {
+				t.Errorf("Register = %v, want %v", err, tt.want)
+			}
+		})
+	}
+	if res, _ := r.Search(ctx, registry.Query{}); len(res) != 0 {
+		t.Errorf("refused cards were stored: %v", res)
+	}
+}
+
+// TestSybilCardsNeverOutrankStake registers 1,000 unstaked cards that match a query better
+// than one staked agent does: the staked agent still comes first.
+func TestSybilCardsNeverOutrankStake(t *testing.T) {
+	ctx := context.Background()
+	honest, _ := identity.GenerateKey(identity.Ed25519)
+	st := stakes{honest.DID.String(): big.NewInt(1e18)}
+	r := newRegistry(t, st)
+	if _, err := r.Register(ctx, card(t, honest, 1, "Translator", "translates documents", "translate"), "honest"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if _, err := r.Register(ctx, card(t, k, 1, "Translator translate translation", "translate translate translate translates documents fast", "translate"), fmt.Sprintf("sybil-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []registry.Query{{Text: "translate"}, {Text: "translates documents"}, {Capability: "translate"}} {
+		res, err := r.Search(ctx, q)
+		if err != nil || len(res) == 0 {
+			t.Fatalf("Search(%+v): %v %v", q, res, err)
+		}
+		if res[0].DID != honest.DID.String() || !res[0].Staked {
+			t.Errorf("Search(%+v): first is %s (staked %v), want the staked agent", q, res[0].DID, res[0].Staked)
+		}
+	}
+}
+
+func TestUnstakedCardsAreRateLimited(t *testing.T) {
+	ctx := context.Background()
+	db := testutil.DB(t)
+	row, _ := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "t", ChainID: 1, Genesis: "g", Contracts: "{}"})
+	staked, _ := identity.GenerateKey(identity.Ed25519)
+	r, err := registry.New(ctx, registry.Config{DB: db, Chain: row, Stakes: stakes{staked.DID.String(): big.NewInt(1)}, Now: func() time.Time { return now }, UnstakedPerMinute: 2})
+	requireFTS5(t, err)
+	for i := range 2 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if _, err := r.Register(ctx, card(t, k, 1, "A", "a"), "flooder"); err != nil {
+			t.Fatalf("card %d: %v", i, err)
+		}
+	}
+	k, _ := identity.GenerateKey(identity.Ed25519)
+	if _, err := r.Register(ctx, card(t, k, 1, "A", "a"), "flooder"); !errors.Is(err, registry.ErrRateLimited) {
+		t.Errorf("third unstaked card from one source: %v", err)
+	}
+	if _, err := r.Register(ctx, card(t, staked, 1, "A", "a"), "flooder"); err != nil {
+		t.Errorf("a staked card is not limited: %v", err)
+	}
+}
+
+func FuzzParseCard(f *testing.F) {
+	k, _ := identity.KeyFromSeed(identity.Ed25519, make([]byte, 32))
+	f.Add(card(f, k, 1, "A", "a", "x"))
+	f.Add([]byte("e30.e30.e30"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		sc, err := registry.Parse(raw, now)
+		if err != nil {
+			var ce *registry.CardError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v is not a *CardError", err)
+			}
+			return
+		}
+		if sc.DID == "" || sc.Seq == 0 || sc.Name == "" {
+			t.Fatalf("accepted a card without identity: %+v", sc.Card)
+		}
+	})
+}
