@@ -11,6 +11,7 @@ import (
 
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/registry"
 )
 
 // Sentinel errors that handlers return; the mapper below gives each its status.
@@ -97,6 +98,15 @@ var mappings = []mapping{
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
 	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
 
+	// registry
+	{err: registry.ErrOversize, status: http.StatusRequestEntityTooLarge, slug: "card-too-large", title: "The signed card is too large"},
+	{err: registry.ErrForged, status: http.StatusBadRequest, slug: "card-forged", title: "The card's signature does not verify"},
+	{err: registry.ErrWrongDID, status: http.StatusBadRequest, slug: "card-wrong-did", title: "The card is signed by another DID than the one it describes"},
+	{err: registry.ErrMalformed, status: http.StatusBadRequest, slug: "card-malformed", title: "Not a valid signed Agent Card"},
+	{err: registry.ErrStale, status: http.StatusConflict, slug: "card-stale", title: "The node has a newer card for this DID"},
+	{err: registry.ErrRateLimited, status: http.StatusTooManyRequests, slug: "rate-limited", title: "Too many unstaked cards; stake, or try later"},
+	{err: registry.ErrUnknownAgent, status: http.StatusNotFound, slug: "unknown-agent", title: "No card for this DID"},
+
 	// bounties
 	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet (POST /v1/bindings first)"},
 	{err: ErrWrongBounty, status: http.StatusBadRequest, slug: "wrong-bounty", title: "The envelope must name this bounty (body.bounty)"},
@@ -134,10 +144,13 @@ func problemFor(err error) Problem {
 			// Escrow's bounty errors are written for people from chain data ("bounty 7 is
 			// already accepted"): safe to pass on.
 			var be *escrow.BountyError
+			var ce *registry.CardError
 			var d *detailed
 			switch {
 			case errors.As(err, &be) && be.Msg != "":
 				p.Detail = be.Msg
+			case errors.As(err, &ce):
+				p.Detail = ce.Detail
 			case errors.As(err, &d):
 				p.Detail = d.detail
 			}

@@ -51,7 +51,9 @@ type Config struct {
 	// Bounties and Wallets serve the bounty routes; without them the routes are absent.
 	Bounties Bounties
 	Wallets  Wallets
-	Logger   *slog.Logger
+	// Agents serves the registry routes; without it they are absent.
+	Agents Agents
+	Logger *slog.Logger
 	// RequestTimeout bounds each request's handler; 0 means 30s.
 	RequestTimeout time.Duration
 }
@@ -89,6 +91,11 @@ func New(cfg Config) (*Server, error) {
 	v1.GET("/challenge", s.challenge)
 	v1.POST("/dids/register", s.register)
 	v1.POST("/envelopes/verify", s.verifyEnvelope)
+	if cfg.Agents != nil {
+		v1.POST("/agents", s.registerAgent)
+		v1.GET("/agents", s.searchAgents)
+		v1.GET("/agents/:did", s.getAgent)
+	}
 	if cfg.Bounties != nil && cfg.Wallets != nil {
 		v1.POST("/bindings", s.addBinding)
 		v1.POST("/bounties", s.postBounty)

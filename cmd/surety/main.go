@@ -44,6 +44,7 @@ var commands = map[string]command{
 	"envelope": {"sign and verify envelopes (sign, verify)", runEnvelopeCmd},
 	"bounty":   {"post, follow and settle bounties (post, list, show, claim, submit, accept, ...)", runBountyCmd},
 	"wallet":   {"wallets the node holds (new, import, list)", runWalletCmd},
+	"agent":    {"register and find Agent Cards (register, show, search)", runAgentCmd},
 }
 
 // env is what a command may touch of the outside world, so tests can run commands in-process.

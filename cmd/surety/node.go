@@ -24,6 +24,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/registry"
 )
 
 // defaultListen is the API address: loopback only, on a port few other programs use.
@@ -225,6 +226,11 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
+	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow,
+		Stakes: registry.NewCachedStakes(registry.NewChainStakes(n.chain, dep.Contracts.StakeRegistry), n.chain)})
+	if err != nil {
+		return nil, err
+	}
 	bounties, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: n.chain, Escrow: dep.Contracts.BountyEscrow, Indexer: n.index})
 	if err != nil {
 		return nil, err
@@ -255,7 +261,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Wallets: ids, Logger: log})
+		Bounties: bounties, Wallets: ids, Agents: agents, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/surety-ioa/surety/registry"
+)
+
+// Agents is what the agent routes need: the node's registry. Errors are *registry.CardError
+// values wrapping the registry's sentinels.
+type Agents interface {
+	Register(ctx context.Context, raw []byte, source string) (*registry.Agent, error)
+	Get(ctx context.Context, did string) (*registry.Agent, error)
+	Search(ctx context.Context, q registry.Query) ([]*registry.Agent, error)
+}
+
+var _ Agents = (*registry.Registry)(nil)
+
+// registerAgent takes a signed Agent Card (compact JWS) as the body.
+func (s *Server) registerAgent(c echo.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	if len(body) > registry.MaxCardSize {
+		return withDetail(ErrTooLarge, "a signed card is at most %d bytes", registry.MaxCardSize)
+	}
+	a, err := s.cfg.Agents.Register(c.Request().Context(), body, "api:"+c.RealIP())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, a)
+}
+
+func (s *Server) getAgent(c echo.Context) error {
+	did, err := url.PathUnescape(c.Param("did"))
+	if err != nil {
+		return withDetail(ErrBadRequest, "DID: %v", err)
+	}
+	a, err := s.cfg.Agents.Get(c.Request().Context(), did)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, a)
+}
+
+func (s *Server) searchAgents(c echo.Context) error {
+	q := registry.Query{Text: c.QueryParam("q"), Capability: c.QueryParam("capability")}
+	if len(q.Text) > 500 {
+		return withDetail(ErrBadRequest, "q is longer than 500 characters")
+	}
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return withDetail(ErrBadRequest, "limit must be a non-negative integer")
+		}
+		q.Limit = n
+	}
+	list, err := s.cfg.Agents.Search(c.Request().Context(), q)
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []*registry.Agent{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"agents": list})
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/registry"
+)
+
+func runAgentCmd(ctx context.Context, e *env, args []string) error {
+	sub := map[string]func(context.Context, *env, []string) error{
+		"register": runAgentRegister,
+		"show":     runAgentShow,
+		"search":   runAgentSearch,
+	}
+	return runSubcommand(ctx, e, "agent", "register | show DID | search [TEXT]", sub, args)
+}
+
+// listFlag collects a repeated flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func runAgentRegister(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "agent register", "--key KEYFILE --name NAME --capability TAG... [flags]", strings.TrimSpace(`
+Sign an Agent Card with your DID key and register it with a node. Its sequence number is one
+above the card the node has (or 1), so the new card replaces the old.`))
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	keyFile := fs.String("key", "", "your DID's private key file")
+	name := fs.String("name", "", "the agent's name")
+	desc := fs.String("description", "", "what the agent does")
+	wallet := fs.String("wallet", "", "the agent's wallet (its stake counts for ranking)")
+	var caps, endpoints listFlag
+	fs.Var(&caps, "capability", "a capability tag, e.g. summarize (repeat)")
+	fs.Var(&endpoints, "endpoint", "KIND=URL with KIND a2a, mcp or http (repeat)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *keyFile == "" || *name == "" {
+		return usagef("--key and --name are required")
+	}
+	if *wallet != "" && !common.IsHexAddress(*wallet) {
+		return usagef("--wallet %q is not an address", *wallet)
+	}
+	card := registry.Card{Name: *name, Description: *desc, Capabilities: caps, Wallet: common.HexToAddress(*wallet), Updated: time.Now().Unix()}
+	if card.Capabilities == nil {
+		card.Capabilities = []string{}
+	}
+	for _, ep := range endpoints {
+		kind, u, ok := strings.Cut(ep, "=")
+		if !ok {
+			return usagef("--endpoint %q: want KIND=URL", ep)
+		}
+		card.Endpoints = append(card.Endpoints, registry.Endpoint{Kind: kind, URL: u})
+	}
+	k, err := readKeyFile(*keyFile)
+	if err != nil {
+		return err
+	}
+	card.DID = k.DID.String()
+	c, err := newNodeClient(*node)
+	if err != nil {
+		return err
+	}
+	var current registry.Agent
+	err = c.do(ctx, "GET", "/v1/agents/"+url.PathEscape(card.DID), "", nil, &current)
+	var ne *nodeError
+	switch {
+	case err == nil:
+		card.Seq = current.Seq + 1
+	case errors.As(err, &ne) && ne.Status == 404:
+		card.Seq = 1
+	default:
+		return err
+	}
+	sc, err := registry.Sign(card, k)
+	if err != nil {
+		return err
+	}
+	var a registry.Agent
+	if err := c.do(ctx, "POST", "/v1/agents", "application/jose", []byte(sc.JWS), &a); err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e, a)
+	}
+	fmt.Fprintf(e.stdout, "registered %s (%s), card %d, stake %s ETH\n", a.DID, a.Name, a.Seq, formatAmount(a.Stake))
+	return nil
+}
+
+func runAgentShow(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "agent show", "DID", "Show an agent's card from the node's registry.")
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	pos, err := fs.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("give the agent's DID")
+	}
+	c, err := newNodeClient(*node)
+	if err != nil {
+		return err
+	}
+	var a registry.Agent
+	if err := c.do(ctx, "GET", "/v1/agents/"+url.PathEscape(pos[0]), "", nil, &a); err != nil {
+		return err
+	}
+	return printJSON(e, a)
+}
+
+func runAgentSearch(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "agent search", "[--capability TAG] [TEXT...]", "Find agents: staked agents first, then by relevance, stake and reputation.")
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	capability := fs.String("capability", "", "only agents with this capability")
+	limit := fs.Int("limit", 20, "at most this many")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := fs.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	c, err := newNodeClient(*node)
+	if err != nil {
+		return err
+	}
+	q := url.Values{}
+	q.Set("q", strings.Join(pos, " "))
+	q.Set("capability", *capability)
+	q.Set("limit", fmt.Sprint(*limit))
+	var out struct {
+		Agents []*registry.Agent `json:"agents"`
+	}
+	if err := c.do(ctx, "GET", "/v1/agents?"+q.Encode(), "", nil, &out); err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e, out)
+	}
+	if len(out.Agents) == 0 {
+		fmt.Fprintln(e.stdout, "no agents found")
+	}
+	for _, a := range out.Agents {
+		staked := "unstaked"
+		if a.Staked {
+			staked = "stake " + formatAmount(a.Stake) + " ETH"
+		}
+		fmt.Fprintf(e.stdout, "%-24s %-60s %s  [%s]\n", a.Name, a.DID, staked, strings.Join(a.Capabilities, " "))
+	}
+	return nil
+}

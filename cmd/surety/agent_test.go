@@ -1,0 +1,60 @@
+package main
+
+import (
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/surety-ioa/surety/registry"
+)
+
+func TestAgentRegistryThroughCLIAndAPI(t *testing.T) {
+	dir := t.TempDir()
+	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "1")
+	base := node.apiURL(t)
+	key := filepath.Join(dir, "agent.json")
+	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", key))
+	out := runOK(t, "", "agent", "register", "--node", base, "--key", key, "--name", "Summarizer", "--description", "summarizes research papers",
+		"--capability", "summarize", "--capability", "pdf", "--endpoint", "a2a=https://agent.example/a2a")
+	if !strings.Contains(out, "registered "+did) || !strings.Contains(out, "card 1") {
+		t.Fatalf("register: %s", out)
+	}
+	// Again: the CLI takes the next sequence number.
+	if out := runOK(t, "", "agent", "register", "--node", base, "--key", key, "--name", "Summarizer", "--capability", "summarize"); !strings.Contains(out, "card 2") {
+		t.Errorf("second register: %s", out)
+	}
+	if out := runOK(t, "", "agent", "search", "--node", base, "summarizer"); !strings.Contains(out, did) {
+		t.Errorf("search: %s", out)
+	}
+	if out := runOK(t, "", "agent", "search", "--node", base, "--capability", "pdf"); !strings.Contains(out, "no agents found") {
+		t.Errorf("search for a dropped capability: %s", out)
+	}
+	if out := runOK(t, "", "agent", "show", "--node", base, did); !strings.Contains(out, `"seq": 2`) {
+		t.Errorf("show: %s", out)
+	}
+	bc := &bountyClient{t: t, base: base}
+	for _, tt := range []struct {
+		body   string
+		status int
+		says   string
+	}{
+		{"not a card", http.StatusBadRequest, "Not a valid signed Agent Card"},
+		{strings.Repeat("x", registry.MaxCardSize+1), http.StatusRequestEntityTooLarge, "too large"},
+	} {
+		code, body := bc.request("POST", "/v1/agents", []byte(tt.body), nil)
+		if code != tt.status || !strings.Contains(string(body), tt.says) {
+			t.Errorf("POST %q: %d %s", truncateStr(tt.body, 20), code, body)
+		}
+	}
+	if code, _ := bc.request("GET", "/v1/agents/did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp", nil, nil); code != http.StatusNotFound {
+		t.Errorf("unknown agent: %d", code)
+	}
+}
+
+func truncateStr(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
