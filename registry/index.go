@@ -71,6 +71,7 @@ type Registry struct {
 	cfg     Config
 	mu      sync.Mutex // serializes writes, so sequence checks and upserts are atomic
 	limiter *limiter
+	net     *Network // set by Attach; nil for a node without peers
 }
 
 // New migrates the registry tables.
@@ -105,9 +106,14 @@ func stakeWeight(stake *big.Int) float64 {
 }
 
 // Register checks a signed card (see Parse), its sequence against what the node holds, and
-// the agent's stake, and stores it. source names who sent it (an API client, a peer), for
-// rate limiting unstaked cards. It returns the stored card or a *CardError.
+// the agent's stake, stores it, and spreads it to the network when the node has one. source
+// names who sent it (an API client, a peer), for rate limiting unstaked cards. It returns the
+// stored card or a *CardError.
 func (r *Registry) Register(ctx context.Context, raw []byte, source string) (*Agent, error) {
+	return r.register(ctx, raw, source, true)
+}
+
+func (r *Registry) register(ctx context.Context, raw []byte, source string, spread bool) (*Agent, error) {
 	sc, err := Parse(raw, r.cfg.Now())
 	if err != nil {
 		return nil, err
@@ -133,7 +139,11 @@ func (r *Registry) Register(ctx context.Context, raw []byte, source string) (*Ag
 	if err := r.store(ctx, sc, stake); err != nil {
 		return nil, err
 	}
-	return &Agent{SignedCard: *sc, Stake: stake.String(), Staked: staked}, nil
+	a := &Agent{SignedCard: *sc, Stake: stake.String(), Staked: staked}
+	if spread && r.net != nil {
+		r.net.publish(ctx, a)
+	}
+	return a, nil
 }
 
 func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) error {
@@ -180,8 +190,20 @@ type Agent struct {
 	Score float64 `json:"score,omitempty"`
 }
 
-// Get returns the card of did, or ErrUnknownAgent.
+// Get returns the card of did from this node, or from the DHT when the node has peers; it
+// returns ErrUnknownAgent when neither has one.
 func (r *Registry) Get(ctx context.Context, did string) (*Agent, error) {
+	a, err := r.getLocal(ctx, did)
+	r.mu.Lock()
+	n := r.net
+	r.mu.Unlock()
+	if errors.Is(err, ErrUnknownAgent) && n != nil {
+		return n.lookup(ctx, did)
+	}
+	return a, err
+}
+
+func (r *Registry) getLocal(ctx context.Context, did string) (*Agent, error) {
 	var a Agent
 	var card string
 	err := r.cfg.DB.QueryRowContext(ctx, `SELECT card, jws, stake, staked FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, did).

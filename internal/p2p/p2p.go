@@ -1,0 +1,224 @@
+// Package p2p runs a node's libp2p host: TCP and QUIC (loopback by default), a Kademlia DHT in
+// server mode under Surety's own protocol prefix with the validators the caller gives, and
+// gossipsub with peer scoring, so that a peer whose messages keep failing validation loses
+// score and is pruned.
+package p2p
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/libp2p/go-libp2p"
+	dht "github.com/libp2p/go-libp2p-kad-dht"
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	record "github.com/libp2p/go-libp2p-record"
+	"github.com/libp2p/go-libp2p/core/crypto"
+	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/peer"
+	ma "github.com/multiformats/go-multiaddr"
+)
+
+// ProtocolPrefix keeps Surety's DHT apart from the public IPFS one.
+const ProtocolPrefix = "/surety"
+
+// DefaultListen are the listen addresses when none are given: loopback, any port.
+var DefaultListen = []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"}
+
+// Config sets up a Node.
+type Config struct {
+	// Key is the host's identity; nil makes a fresh Ed25519 key.
+	Key crypto.PrivKey
+	// Listen are multiaddrs; nil means DefaultListen.
+	Listen []string
+	// Bootstrap peers are dialled at start and seed the DHT.
+	Bootstrap []peer.AddrInfo
+	// Validators validate DHT records by namespace (the part of the key between the first
+	// two slashes).
+	Validators map[string]record.Validator
+	// Topics get scoring parameters: invalid messages on them cost the sender.
+	Topics []string
+	// ScoreInspect, when set, receives every peer's score each InspectPeriod.
+	ScoreInspect  func(map[peer.ID]float64)
+	InspectPeriod time.Duration
+	Logger        *slog.Logger
+}
+
+// Node is a running libp2p host with its DHT and pubsub.
+type Node struct {
+	Host   host.Host
+	DHT    *dht.IpfsDHT
+	PubSub *pubsub.PubSub
+}
+
+// GenerateKey makes a new Ed25519 host key.
+func GenerateKey() (crypto.PrivKey, error) {
+	k, _, err := crypto.GenerateEd25519Key(nil)
+	return k, err
+}
+
+// Start starts the host, the DHT and gossipsub, and dials the bootstrap peers.
+func Start(ctx context.Context, cfg Config) (*Node, error) {
+	if cfg.Key == nil {
+		k, err := GenerateKey()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Key = k
+	}
+	if len(cfg.Listen) == 0 {
+		cfg.Listen = DefaultListen
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	h, err := libp2p.New(libp2p.Identity(cfg.Key), libp2p.ListenAddrStrings(cfg.Listen...))
+	if err != nil {
+		return nil, fmt.Errorf("p2p: start host: %w", err)
+	}
+	n := &Node{Host: h}
+	fail := func(err error) (*Node, error) {
+		n.Close()
+		return nil, err
+	}
+	validator := record.NamespacedValidator{}
+	for ns, v := range cfg.Validators {
+		validator[ns] = v
+	}
+	if n.DHT, err = dht.New(h, dht.Mode(dht.ModeServer), dht.ProtocolPrefix(ProtocolPrefix), dht.Validator(validator),
+		dht.BootstrapPeers(cfg.Bootstrap...)); err != nil {
+		return fail(fmt.Errorf("p2p: start DHT: %w", err))
+	}
+	opts := []pubsub.Option{pubsub.WithPeerScore(scoreParams(cfg.Topics), scoreThresholds())}
+	if cfg.ScoreInspect != nil {
+		period := cfg.InspectPeriod
+		if period == 0 {
+			period = time.Second
+		}
+		opts = append(opts, pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(cfg.ScoreInspect), period))
+	}
+	if n.PubSub, err = pubsub.NewGossipSub(ctx, h, opts...); err != nil {
+		return fail(fmt.Errorf("p2p: start gossipsub: %w", err))
+	}
+	if err := n.Connect(ctx, cfg.Bootstrap); err != nil && len(cfg.Bootstrap) > 0 {
+		cfg.Logger.Warn("p2p: no bootstrap peer answered", "err", err)
+	}
+	if err := n.DHT.Bootstrap(ctx); err != nil {
+		return fail(fmt.Errorf("p2p: bootstrap DHT: %w", err))
+	}
+	return n, nil
+}
+
+// Connect dials peers; it fails only when none of them could be reached.
+func (n *Node) Connect(ctx context.Context, peers []peer.AddrInfo) error {
+	var errs []error
+	for _, p := range peers {
+		if p.ID == n.Host.ID() {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := n.Host.Connect(cctx, p)
+		cancel()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", p.ID, err))
+		}
+	}
+	if len(errs) == len(peers) && len(peers) > 0 {
+		return errors.Join(errs...)
+	}
+	return nil
+}
+
+// Addrs are the host's full multiaddrs (with /p2p/<id>), for others to bootstrap from.
+func (n *Node) Addrs() []string {
+	var out []string
+	for _, a := range n.Host.Addrs() {
+		out = append(out, a.String()+"/p2p/"+n.Host.ID().String())
+	}
+	return out
+}
+
+// Info is the host's peer.AddrInfo.
+func (n *Node) Info() peer.AddrInfo { return peer.AddrInfo{ID: n.Host.ID(), Addrs: n.Host.Addrs()} }
+
+// ParseAddrs turns multiaddr strings with /p2p/<id> into peer.AddrInfo values.
+func ParseAddrs(addrs []string) ([]peer.AddrInfo, error) {
+	var mas []ma.Multiaddr
+	for _, s := range addrs {
+		m, err := ma.NewMultiaddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("p2p: %q: %w", s, err)
+		}
+		mas = append(mas, m)
+	}
+	infos, err := peer.AddrInfosFromP2pAddrs(mas...)
+	if err != nil {
+		return nil, fmt.Errorf("p2p: %w (each address needs /p2p/<peer id>)", err)
+	}
+	return infos, nil
+}
+
+// Close stops everything.
+func (n *Node) Close() error {
+	var err error
+	if n.DHT != nil {
+		err = n.DHT.Close()
+	}
+	if n.Host != nil {
+		err = errors.Join(err, n.Host.Close())
+	}
+	return err
+}
+
+// scoreParams weigh invalid messages heavily: a peer that keeps sending messages that fail
+// validation drops below the graylist threshold within a few of them and is ignored.
+func scoreParams(topics []string) *pubsub.PeerScoreParams {
+	p := &pubsub.PeerScoreParams{
+		Topics:        map[string]*pubsub.TopicScoreParams{},
+		TopicScoreCap: 100,
+		AppSpecificScore: func(peer.ID) float64 {
+			return 0
+		},
+		AppSpecificWeight:           1,
+		IPColocationFactorWeight:    0, // every test peer is on loopback
+		IPColocationFactorThreshold: 1,
+		DecayInterval:               time.Second,
+		DecayToZero:                 0.01,
+		RetainScore:                 time.Hour,
+	}
+	for _, t := range topics {
+		p.Topics[t] = &pubsub.TopicScoreParams{
+			TopicWeight:                     1,
+			TimeInMeshWeight:                0.01,
+			TimeInMeshQuantum:               time.Second,
+			TimeInMeshCap:                   10,
+			FirstMessageDeliveriesWeight:    1,
+			FirstMessageDeliveriesDecay:     0.9,
+			FirstMessageDeliveriesCap:       10,
+			InvalidMessageDeliveriesWeight:  -10,
+			InvalidMessageDeliveriesDecay:   math.Pow(0.01, 1.0/600), // forgiven over ~10 minutes
+			MeshMessageDeliveriesWeight:     0,
+			MeshFailurePenaltyWeight:        0,
+			MeshMessageDeliveriesDecay:      0.5,
+			MeshFailurePenaltyDecay:         0.5,
+			MeshMessageDeliveriesCap:        1,
+			MeshMessageDeliveriesThreshold:  1,
+			MeshMessageDeliveriesWindow:     time.Millisecond,
+			MeshMessageDeliveriesActivation: time.Hour,
+		}
+	}
+	return p
+}
+
+func scoreThresholds() *pubsub.PeerScoreThresholds {
+	return &pubsub.PeerScoreThresholds{
+		GossipThreshold:             -10,
+		PublishThreshold:            -50,
+		GraylistThreshold:           -80,
+		AcceptPXThreshold:           10,
+		OpportunisticGraftThreshold: 5,
+	}
+}

@@ -1,0 +1,171 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	record "github.com/libp2p/go-libp2p-record"
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/surety-ioa/surety/internal/p2p"
+)
+
+// CardNamespace is the DHT namespace of Agent Cards: a card lives under /surety-card/<did>.
+const CardNamespace = "surety-card"
+
+// CardTopic is the gossipsub topic of new cards.
+const CardTopic = "/surety/cards/1"
+
+// ErrUnstaked reports a card without stake offered to the DHT, which stores staked cards only.
+var ErrUnstaked = errors.New("registry: the DHT keeps staked cards only")
+
+// cardKey is the DHT key of did's card.
+func cardKey(did string) string { return "/" + CardNamespace + "/" + did }
+
+// dhtValidator checks DHT card records: a signed card for the DID in the key, with stake.
+type dhtValidator struct{ r *Registry }
+
+var _ record.Validator = dhtValidator{}
+
+// Validate accepts a record only if it is a valid signed card of the key's DID whose agent
+// holds stake: forged, stale-by-Select, mismatched and unstaked cards are neither stored
+// nor served by this node.
+func (v dhtValidator) Validate(key string, value []byte) error {
+	did, ok := strings.CutPrefix(key, "/"+CardNamespace+"/")
+	if !ok {
+		return fmt.Errorf("registry: key %q is not a card key", key)
+	}
+	sc, err := Parse(value, v.r.cfg.Now())
+	if err != nil {
+		return err
+	}
+	if sc.DID != did {
+		return cardErr(sc.DID, ErrWrongDID, "stored under %s", did)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	stake, err := v.r.cfg.Stakes.StakeOf(ctx, sc.DID, sc.Wallet)
+	if err != nil {
+		return err
+	}
+	if stake.Sign() <= 0 {
+		return cardErr(sc.DID, ErrUnstaked, "no stake under wallet %s", sc.Wallet.Hex())
+	}
+	return nil
+}
+
+// Select prefers the card with the highest sequence number, so an old card never wins.
+func (v dhtValidator) Select(_ string, values [][]byte) (int, error) {
+	best, bestSeq := -1, uint64(0)
+	for i, val := range values {
+		sc, err := Parse(val, v.r.cfg.Now())
+		if err != nil {
+			continue
+		}
+		if best < 0 || sc.Seq > bestSeq {
+			best, bestSeq = i, sc.Seq
+		}
+	}
+	if best < 0 {
+		return 0, errors.New("registry: no valid card among the values")
+	}
+	return best, nil
+}
+
+// DHTValidators are the validators a node's DHT needs for the registry.
+func (r *Registry) DHTValidators() map[string]record.Validator {
+	return map[string]record.Validator{CardNamespace: dhtValidator{r}}
+}
+
+// Network spreads cards between nodes: gossip for every new card, the DHT for staked ones.
+type Network struct {
+	r     *Registry
+	node  *p2p.Node
+	topic *pubsub.Topic
+	log   *slog.Logger
+}
+
+// Attach connects the registry to a p2p node (whose DHT was started with DHTValidators):
+// cards arriving by gossip are validated (and stored) by the registry; a peer whose cards are
+// forged or malformed is rejected, which lowers its gossip score.
+func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger) (*Network, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	n := &Network{r: r, node: node, log: log}
+	self := node.Host.ID()
+	if err := node.PubSub.RegisterTopicValidator(CardTopic, func(ctx context.Context, from peer.ID, msg *pubsub.Message) pubsub.ValidationResult {
+		if from == self {
+			return pubsub.ValidationAccept // our own card, stored when it was registered here
+		}
+		_, err := r.register(ctx, msg.Data, "peer:"+from.String(), false)
+		switch {
+		case err == nil:
+			return pubsub.ValidationAccept
+		case errors.Is(err, ErrStale), errors.Is(err, ErrRateLimited):
+			return pubsub.ValidationIgnore // not worth forwarding, but not an attack
+		case errors.Is(err, ErrForged), errors.Is(err, ErrMalformed), errors.Is(err, ErrWrongDID), errors.Is(err, ErrOversize):
+			return pubsub.ValidationReject // costs the sender score
+		}
+		return pubsub.ValidationIgnore // could not check (chain unreachable): do not punish
+	}); err != nil {
+		return nil, err
+	}
+	topic, err := node.PubSub.Join(CardTopic)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := topic.Subscribe()
+	if err != nil {
+		return nil, err
+	}
+	n.topic = topic
+	go func() { // the validator does the work; reading keeps the subscription flowing
+		for {
+			if _, err := sub.Next(ctx); err != nil {
+				return
+			}
+		}
+	}()
+	r.mu.Lock()
+	r.net = n
+	r.mu.Unlock()
+	return n, nil
+}
+
+// publish spreads a card this node accepted: gossip always, the DHT when it is staked.
+func (n *Network) publish(ctx context.Context, a *Agent) {
+	if err := n.topic.Publish(ctx, []byte(a.JWS)); err != nil {
+		n.log.Warn("registry: gossip card", "did", a.DID, "err", err)
+	}
+	if !a.Staked {
+		return
+	}
+	go func() {
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := n.node.DHT.PutValue(pctx, cardKey(a.DID), []byte(a.JWS)); err != nil {
+			n.log.Debug("registry: DHT put", "did", a.DID, "err", err)
+		}
+	}()
+}
+
+// lookup asks the DHT for did's card and stores what it finds.
+func (n *Network) lookup(ctx context.Context, did string) (*Agent, error) {
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	val, err := n.node.DHT.GetValue(lctx, cardKey(did))
+	if err != nil {
+		return nil, cardErr(did, ErrUnknownAgent, "not here and not in the DHT")
+	}
+	a, err := n.r.register(ctx, val, "dht", false)
+	if errors.Is(err, ErrStale) {
+		return n.r.getLocal(ctx, did)
+	}
+	return a, err
+}

@@ -1,0 +1,138 @@
+package registry_test
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/registry"
+)
+
+// netNode is one real node: its own libp2p host on loopback and its own registry database.
+type netNode struct {
+	reg  *registry.Registry
+	node *p2p.Node
+
+	mu     sync.Mutex
+	scores map[peer.ID]float64
+}
+
+func startNetNode(t *testing.T, st registry.StakeReader, bootstrap []peer.AddrInfo) *netNode {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	n := &netNode{reg: newRegistry(t, st), scores: map[peer.ID]float64{}}
+	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Validators: n.reg.DHTValidators(), Topics: []string{registry.CardTopic},
+		ScoreInspect: func(s map[peer.ID]float64) {
+			n.mu.Lock()
+			defer n.mu.Unlock()
+			for k, v := range s {
+				n.scores[k] = v
+			}
+		}, InspectPeriod: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { node.Close() })
+	n.node = node
+	if _, err := n.reg.Attach(ctx, node, nil); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func eventually(t *testing.T, what string, d time.Duration, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if f() {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: not within %s", what, d)
+}
+
+// TestCardsSpreadAcrossNodes runs five nodes: a card registered on the first is found on the
+// last by DID and by capability; with two nodes stopped, a node that joins later still finds
+// it in the DHT.
+func TestCardsSpreadAcrossNodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	agent, _ := identity.GenerateKey(identity.Ed25519)
+	st := stakes{agent.DID.String(): big.NewInt(2e18)}
+	first := startNetNode(t, st, nil)
+	nodes := []*netNode{first}
+	for range 4 {
+		nodes = append(nodes, startNetNode(t, st, []peer.AddrInfo{nodes[len(nodes)-1].node.Info(), first.node.Info()}))
+	}
+	// Let the gossip mesh form before publishing.
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := first.reg.Register(ctx, card(t, agent, 1, "Translator", "translates legal documents", "translate", "legal"), "api"); err != nil {
+		t.Fatal(err)
+	}
+	last := nodes[4]
+	eventually(t, "card on the fifth node", 10*time.Second, func() bool {
+		res, err := last.reg.Search(ctx, registry.Query{Capability: "legal"})
+		return err == nil && len(res) == 1 && res[0].DID == agent.DID.String()
+	})
+	if a, err := last.reg.Get(ctx, agent.DID.String()); err != nil || a.Name != "Translator" || !a.Staked {
+		t.Fatalf("Get on the fifth node = %+v, %v", a, err)
+	}
+	// Give the DHT put time to land, then stop two nodes.
+	time.Sleep(time.Second)
+	nodes[0].node.Close()
+	nodes[1].node.Close()
+	late := startNetNode(t, st, []peer.AddrInfo{nodes[3].node.Info()})
+	eventually(t, "DHT lookup from a node that joined late", 20*time.Second, func() bool {
+		a, err := late.reg.Get(ctx, agent.DID.String())
+		return err == nil && a.DID == agent.DID.String()
+	})
+}
+
+// TestForgedCardFloodIsDroppedAndScored has a peer flood a node with forged cards: none is
+// stored, and the flooder's gossip score falls below zero.
+func TestForgedCardFloodIsDroppedAndScored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	honest := startNetNode(t, stakes{}, nil)
+	flooder := startNetNode(t, stakes{}, []peer.AddrInfo{honest.node.Info()})
+	time.Sleep(1500 * time.Millisecond)
+	// The flooder's own registry would refuse its forgeries, so it publishes around it, on
+	// the card topic it joined through Attach.
+	victim, _ := identity.GenerateKey(identity.Ed25519)
+	good := card(t, victim, 1, "Victim", "v", "x")
+	published := 0
+	for i := range 30 {
+		forged := []byte(string(good[:len(good)-6]) + fmt.Sprintf("%06d", i))
+		if err := publishRaw(ctx, flooder, forged); err == nil {
+			published++
+		}
+	}
+	if published == 0 {
+		t.Fatal("the flooder could not publish")
+	}
+	eventually(t, "flooder's score below zero", 10*time.Second, func() bool {
+		honest.mu.Lock()
+		defer honest.mu.Unlock()
+		return honest.scores[flooder.node.Host.ID()] < 0
+	})
+	if res, _ := honest.reg.Search(ctx, registry.Query{}); len(res) != 0 {
+		t.Errorf("forged cards were stored: %v", res)
+	}
+}
+
+func publishRaw(ctx context.Context, n *netNode, data []byte) error {
+	return registry.PublishRaw(ctx, n.reg, n.node, data)
+}
