@@ -15,6 +15,16 @@ type Info struct {
 	Contracts map[string]string `json:"contracts"`
 	// NodeDID is the node's own DID, once the node has one.
 	NodeDID string `json:"nodeDid,omitempty"`
+	// Peer is the node's libp2p identity, when it takes part in the network.
+	Peer *PeerInfo `json:"peer,omitempty"`
+}
+
+// PeerInfo ties the node's DID to its libp2p peer: Binding is a JWS by the node's DID over
+// {"did": ..., "peerId": ...}.
+type PeerInfo struct {
+	ID      string   `json:"id"`
+	Addrs   []string `json:"addrs"`
+	Binding string   `json:"binding"`
 }
 
 // InfoChain describes the chain in GET /v1/info.
@@ -40,6 +50,10 @@ func (s *Server) info(c echo.Context) error {
 		Contracts: make(map[string]string, len(ch.Contracts)),
 		NodeDID:   s.cfg.Identity.NodeDID(),
 	}
+	if s.cfg.Peers != nil {
+		id, addrs := s.cfg.Peers.Self()
+		out.Peer = &PeerInfo{ID: id, Addrs: addrs, Binding: s.cfg.PeerBinding}
+	}
 	for _, k := range ch.Contracts {
 		out.Contracts[k.Name] = k.Address.Hex()
 	}
@@ -61,4 +75,26 @@ func (s *Server) health(c echo.Context) error {
 		return fmt.Errorf("%w: chain: %v", ErrUnhealthy, err)
 	}
 	return c.JSON(http.StatusOK, Health{Status: "ok"})
+}
+
+// Peers is what GET /v1/peers and the peer part of /v1/info need from the p2p host.
+type Peers interface {
+	// Self is this node's peer id and full multiaddrs.
+	Self() (id string, addrs []string)
+	// Connected lists the peers this node is connected to.
+	Connected() []Peer
+}
+
+// Peer is a connected peer.
+type Peer struct {
+	ID    string   `json:"id"`
+	Addrs []string `json:"addrs"`
+}
+
+func (s *Server) peers(c echo.Context) error {
+	list := s.cfg.Peers.Connected()
+	if list == nil {
+		list = []Peer{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"peers": list})
 }

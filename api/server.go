@@ -53,7 +53,11 @@ type Config struct {
 	Wallets  Wallets
 	// Agents serves the registry routes; without it they are absent.
 	Agents Agents
-	Logger *slog.Logger
+	// Peers serves GET /v1/peers and the peer in /v1/info; PeerBinding is the node DID's
+	// signature over its peer id.
+	Peers       Peers
+	PeerBinding string
+	Logger      *slog.Logger
 	// RequestTimeout bounds each request's handler; 0 means 30s.
 	RequestTimeout time.Duration
 }
@@ -91,6 +95,9 @@ func New(cfg Config) (*Server, error) {
 	v1.GET("/challenge", s.challenge)
 	v1.POST("/dids/register", s.register)
 	v1.POST("/envelopes/verify", s.verifyEnvelope)
+	if cfg.Peers != nil {
+		v1.GET("/peers", s.peers)
+	}
 	if cfg.Agents != nil {
 		v1.POST("/agents", s.registerAgent)
 		v1.GET("/agents", s.searchAgents)

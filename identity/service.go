@@ -232,3 +232,8 @@ func (s *Service) AddBinding(ctx context.Context, raw []byte) (*Binding, error) 
 func (s *Service) BoundTo(ctx context.Context, did string, wallet common.Address) (bool, error) {
 	return s.cfg.Store.Bound(ctx, did, wallet, s.cfg.ChainID, s.cfg.Registry)
 }
+
+// SignAsNode signs payload with the node's own DID key, as a document of type typ.
+func (s *Service) SignAsNode(payload []byte, typ string) (string, error) {
+	return s.cfg.Node.SignDocument(payload, typ)
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/registry"
 )
@@ -53,6 +54,9 @@ type nodeConfig struct {
 	// DevWallets makes the node hold the dev accounts' wallets on an --rpc chain too (the
 	// devnet funds them); the embedded chain always does.
 	DevWallets bool
+	// P2PListen are the libp2p listen multiaddrs; Bootstrap the peers to join through.
+	P2PListen []string
+	Bootstrap []string
 }
 
 func runNodeCmd(ctx context.Context, e *env, args []string) error {
@@ -73,6 +77,8 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	fs.DurationVar(&cfg.RPCTimeout, "rpc-timeout", defaultRPCTimeout, "how long to wait for the --rpc chain to answer at start")
 	fs.Uint64Var(&cfg.Confirmations, "confirmations", 0, "blocks the escrow index waits before trusting an event (raise it on public chains)")
 	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc chain (devnets only)")
+	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
+	bootstrap := fs.String("bootstrap", "", "peers to join the network through: multiaddrs with /p2p/<id>, comma-separated")
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -84,6 +90,10 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 		return err
 	}
 	cfg.Logger = logger
+	cfg.P2PListen, cfg.Bootstrap = splitList(*p2pListen), splitList(*bootstrap)
+	if _, err := p2p.ParseAddrs(cfg.Bootstrap); err != nil {
+		return usagef("--bootstrap: %v", err)
+	}
 	if *deployment != "" {
 		if cfg.RPC == "" {
 			return usagef("--deployment needs --rpc: the embedded chain deploys its own contracts")
@@ -138,14 +148,17 @@ func readDeployment(path string) (*contracts.Deployment, error) {
 
 // node is a started node: everything is open and the API is ready to serve.
 type node struct {
-	cfg    nodeConfig
-	index  *escrow.Indexer
-	ln     net.Listener
-	db     *sql.DB
-	lock   *os.File
-	chain  chain.Client
-	api    *api.Server
-	closed bool
+	cfg     nodeConfig
+	index   *escrow.Indexer
+	p2p     *p2p.Node
+	p2pCtx  context.Context
+	p2pStop context.CancelFunc
+	ln      net.Listener
+	db      *sql.DB
+	lock    *os.File
+	chain   chain.Client
+	api     *api.Server
+	closed  bool
 }
 
 // startNode opens everything a node needs, in the order that fails fastest and cheapest, and
@@ -231,6 +244,27 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
+	peerKey, err := loadPeerKey(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	boot, err := p2p.ParseAddrs(cfg.Bootstrap)
+	if err != nil {
+		return nil, err
+	}
+	n.p2pCtx, n.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
+	n.p2p, err = p2p.Start(n.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: boot,
+		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic}, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := agents.Attach(n.p2pCtx, n.p2p, log); err != nil {
+		return nil, err
+	}
+	peerBinding, err := ids.SignAsNode(peerBindingPayload(ids.NodeDID(), n.p2p.Host.ID().String()), "surety-peer+jws")
+	if err != nil {
+		return nil, err
+	}
 	bounties, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: n.chain, Escrow: dep.Contracts.BountyEscrow, Indexer: n.index})
 	if err != nil {
 		return nil, err
@@ -261,7 +295,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Wallets: ids, Agents: agents, Logger: log})
+		Bounties: bounties, Wallets: ids, Agents: agents, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -271,8 +305,8 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}
 	log.Info("node ready", "api", "http://"+n.ln.Addr().String(), "chain", id.ChainID, "kind", kind,
 		"block", head, "state", key, "did", ids.NodeDID(), "data", cfg.DataDir)
-	fmt.Fprintf(out, "Surety node ready on http://%s (chain %s, %s, block %d)\n  node DID %s\n  try: curl -s http://%s/v1/info\n",
-		n.ln.Addr(), id.ChainID, kind, head, ids.NodeDID(), n.ln.Addr())
+	fmt.Fprintf(out, "Surety node ready on http://%s (chain %s, %s, block %d)\n  node DID %s\n  peer %s\n  try: curl -s http://%s/v1/info\n",
+		n.ln.Addr(), id.ChainID, kind, head, ids.NodeDID(), n.p2p.Addrs()[0], n.ln.Addr())
 	return n, nil
 }
 
@@ -347,6 +381,10 @@ func (n *node) close() {
 	n.closed = true
 	if n.ln != nil {
 		n.ln.Close()
+	}
+	if n.p2p != nil {
+		n.p2pStop()
+		n.p2p.Close()
 	}
 	if n.chain != nil {
 		n.chain.Close()

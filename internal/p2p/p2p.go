@@ -222,3 +222,12 @@ func scoreThresholds() *pubsub.PeerScoreThresholds {
 		OpportunisticGraftThreshold: 5,
 	}
 }
+
+// Connected lists the peers the host is connected to, with their addresses.
+func (n *Node) Connected() []peer.AddrInfo {
+	var out []peer.AddrInfo
+	for _, id := range n.Host.Network().Peers() {
+		out = append(out, n.Host.Peerstore().PeerInfo(id))
+	}
+	return out
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/registry"
+)
+
+// TestFiveNodesOnAnvil is the registry acceptance test: five real nodes (own hosts on
+// loopback, own databases) on one Anvil chain. A staked agent registers on node A and is
+// found by DID and by capability on node E; with two nodes stopped, it is still found, also
+// by a node that joins afterwards.
+func TestFiveNodesOnAnvil(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs five nodes and Anvil")
+	}
+	a := testutil.Anvil(t)
+	ctx := context.Background()
+	client, err := ethclient.Dial(a.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	depFile := filepath.Join(dir, "deployment.json")
+	if err := writeDeployment(depFile, dep); err != nil {
+		t.Fatal(err)
+	}
+
+	// The agent binds and stakes on chain from dev wallet 1.
+	agent, _ := identity.GenerateKey(identity.Ed25519)
+	wallet := chain.DevKey(1)
+	stakes := contracts.NewStakeRegistry()
+	inst := stakes.Instance(client, dep.Contracts.StakeRegistry)
+	opts := bind.NewKeyedTransactor(wallet, big.NewInt(31337))
+	id := identity.AgentID(agent.DID.String())
+	for _, call := range []struct {
+		data  []byte
+		value *big.Int
+	}{{stakes.PackBind(id, []byte("binding")), nil}, {stakes.PackStake(id, big.NewInt(1e18)), big.NewInt(1e18)}} {
+		opts.Value = call.value
+		tx, err := bind.Transact(inst, opts, call.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chain.WaitMined(ctx, client, tx.Hash()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	startNodeAt := func(name, bootstrap string) (*running, string) {
+		args := []string{"node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--rpc", a.URL, "--deployment", depFile,
+			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn"}
+		if bootstrap != "" {
+			args = append(args, "--bootstrap", bootstrap)
+		}
+		r := start(t, args...)
+		return r, r.apiURL(t)
+	}
+	_, baseA := startNodeAt("a", "")
+	boot := getInfo(t, baseA).Peer.Addrs[0]
+	var bases []string
+	var runs []*running
+	for _, name := range []string{"b", "c", "d", "e"} {
+		r, base := startNodeAt(name, boot)
+		runs, bases = append(runs, r), append(bases, base)
+	}
+	time.Sleep(1500 * time.Millisecond) // let the gossip mesh form
+
+	sc, err := registry.Sign(registry.Card{DID: agent.DID.String(), Name: "Auditor", Description: "audits smart contracts",
+		Capabilities: []string{"audit", "solidity"}, Wallet: crypto.PubkeyToAddress(wallet.PublicKey), Seq: 1, Updated: time.Now().Unix()}, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bc := &bountyClient{t: t, base: baseA}
+	if code, body := bc.request("POST", "/v1/agents", []byte(sc.JWS), nil); code != http.StatusCreated {
+		t.Fatalf("register on A: %d %s", code, body)
+	}
+	baseE := bases[3]
+	find := func(base, path string) bool {
+		code, body := (&bountyClient{t: t, base: base}).request("GET", path, nil, nil)
+		return code == http.StatusOK && strings.Contains(string(body), agent.DID.String())
+	}
+	eventuallyT(t, "found by DID on E", 15*time.Second, func() bool { return find(baseE, "/v1/agents/"+agent.DID.String()) })
+	eventuallyT(t, "found by capability on E", 15*time.Second, func() bool { return find(baseE, "/v1/agents?capability=solidity") })
+
+	// Stop B and C; E still answers, and a node that joins now finds the card in the DHT.
+	time.Sleep(time.Second) // the DHT put is asynchronous
+	runs[0].cancel()
+	runs[1].cancel()
+	runs[0].wait(t)
+	runs[1].wait(t)
+	if !find(baseE, "/v1/agents/"+agent.DID.String()) {
+		t.Error("E lost the card")
+	}
+	_, baseF := startNodeAt("f", getInfo(t, bases[2]).Peer.Addrs[0])
+	eventuallyT(t, "found by DID on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents/"+agent.DID.String()) })
+
+	// /v1/info ties each node's DID to its peer id.
+	info := getInfo(t, baseE)
+	payload, signer, err := identity.VerifyJWS([]byte(info.Peer.Binding), "surety-peer+jws")
+	if err != nil || signer != info.NodeDID {
+		t.Fatalf("peer binding: %v (signer %s, node %s)", err, signer, info.NodeDID)
+	}
+	var claim map[string]string
+	_ = json.Unmarshal(payload, &claim)
+	if claim["peerId"] != info.Peer.ID {
+		t.Errorf("peer binding names %s, node is %s", claim["peerId"], info.Peer.ID)
+	}
+	code, body := (&bountyClient{t: t, base: baseE}).request("GET", "/v1/peers", nil, nil)
+	if code != http.StatusOK || !strings.Contains(string(body), `"id"`) {
+		t.Errorf("peers: %d %s", code, body)
+	}
+}
+
+func eventuallyT(t *testing.T, what string, d time.Duration, f func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if f() {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("%s: not within %s", what, d)
+}
