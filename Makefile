@@ -19,6 +19,7 @@ GO_LDFLAGS  := -X main.version=$(VERSION)
 DATA_DIR ?= .data
 LISTEN   ?= 127.0.0.1:7746
 PORT     ?= 8545
+NODES    ?= 1
 
 # SQLite's FTS5 (the registry's search) is compiled in only with this build tag.
 GOTAGS := sqlite_fts5
@@ -50,8 +51,8 @@ build: ## build bin/surety
 run: build ## run a node on the embedded chain (DATA_DIR, LISTEN)
 	./bin/surety node --data-dir $(DATA_DIR) --listen $(LISTEN)
 
-devnet: tools build ## start Anvil on PORT, deploy the contracts, run a node against it; Ctrl-C stops all
-	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet
+devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES nodes against it; Ctrl-C stops all
+	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES)
 
 test: tools vet test-forge test-go ## run every test
 

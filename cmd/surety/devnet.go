@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/surety-ioa/surety/contracts"
@@ -22,6 +25,7 @@ Ctrl-C stops the node and Anvil.`))
 	dataDir := fs.String("data-dir", ".devnet", "directory for the deployment file and the node's data")
 	listen := fs.String("listen", defaultListen, "address of the node's HTTP API")
 	anvilBin := fs.String("anvil", "", "anvil executable (default: .tools/ in this checkout, then PATH)")
+	nodes := fs.Int("nodes", 1, "how many nodes to run; node i serves its API on --listen's port + i, all bootstrapped to node 0")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -29,7 +33,19 @@ Ctrl-C stops the node and Anvil.`))
 	if *port < 1 || *port > 65535 {
 		return usagef("--port must be between 1 and 65535, got %d", *port)
 	}
-	logger, err := newLogger(e.stderr, *logLevel, "text")
+	if *nodes < 1 || *nodes > 50 {
+		return usagef("--nodes must be between 1 and 50, got %d", *nodes)
+	}
+	host, portText, err := net.SplitHostPort(*listen)
+	if err != nil {
+		return usagef("--listen %q: %v", *listen, err)
+	}
+	apiPort, err := strconv.Atoi(portText)
+	if err != nil {
+		return usagef("--listen %q: the port must be a number", *listen)
+	}
+	var logger *slog.Logger
+	logger, err = newLogger(e.stderr, *logLevel, "text")
 	if err != nil {
 		return err
 	}
@@ -69,16 +85,43 @@ Ctrl-C stops the node and Anvil.`))
 		case <-nctx.Done():
 		}
 	}()
-	n, err := startNode(nctx, e, nodeConfig{
-		DataDir: filepath.Join(*dataDir, "node"), Listen: *listen, RPC: dn.RPC(),
-		Deployment: dn.Deployment, DevAccounts: 10, DevWallets: true, RPCTimeout: defaultRPCTimeout, Logger: logger,
-	}, e.stdout)
-	if err != nil {
-		return err
+	var running []*node
+	defer func() {
+		for _, n := range running {
+			n.close()
+		}
+	}()
+	var bootstrap []string
+	for i := range *nodes {
+		n, err := startNode(nctx, e, nodeConfig{
+			DataDir: filepath.Join(*dataDir, fmt.Sprintf("node-%d", i)), Listen: net.JoinHostPort(host, strconv.Itoa(apiPort+i)), RPC: dn.RPC(),
+			Deployment: dn.Deployment, DevAccounts: 10, DevWallets: true, RPCTimeout: defaultRPCTimeout, Logger: logger.With("node", i),
+			P2PListen: []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"}, Bootstrap: bootstrap,
+		}, e.stdout)
+		if err != nil {
+			return err
+		}
+		running = append(running, n)
+		if i == 0 {
+			bootstrap = n.p2p.Addrs()[:1]
+		}
 	}
-	fmt.Fprintf(e.stdout, "Devnet: anvil at %s, deployment in %s. Ctrl-C stops everything.\n", dn.RPC(), depPath)
-	if err := n.run(nctx); err != nil {
-		return err
+	fmt.Fprintf(e.stdout, "Devnet: anvil at %s, deployment in %s, %d node(s) from http://%s. Ctrl-C stops everything.\n",
+		dn.RPC(), depPath, *nodes, net.JoinHostPort(host, strconv.Itoa(apiPort)))
+	errs := make(chan error, len(running))
+	for _, n := range running {
+		go func() { errs <- n.run(nctx) }()
+	}
+	var first error
+	for range running {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+			cancel(err)
+		}
+	}
+	running = nil // each run closed its node
+	if first != nil {
+		return first
 	}
 	if cause := context.Cause(nctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause
