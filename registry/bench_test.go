@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/registry"
@@ -102,4 +104,77 @@ func BenchmarkSearch(b *testing.B) {
 		percentiles(b, lat)
 		b.StartTimer()
 	}
+}
+
+// BenchmarkPropagation20 runs 20 nodes on loopback (each its own host and database, each
+// bootstrapped to the first and its predecessor), registers a staked card on the first, and
+// measures when each of the other 19 has it. It reports p50 and p99 over every (card, node)
+// pair. Target: p99 under 2 s.
+func BenchmarkPropagation20(b *testing.B) {
+	ctx := context.Background()
+	const nodes, cardsPerRun = 20, 10
+	st := stakes{}
+	keys := make([]*identity.Key, cardsPerRun*b.N)
+	for i := range keys {
+		keys[i], _ = identity.GenerateKey(identity.Ed25519)
+		st[keys[i].DID.String()] = big.NewInt(1e18)
+	}
+	var regs []*registry.Registry
+	var hosts []*p2p.Node
+	for i := range nodes {
+		r := newRegistry(b, st)
+		var boot []peer.AddrInfo
+		if i > 0 {
+			boot = append(boot, hosts[0].Info(), hosts[i-1].Info())
+		}
+		n, err := p2p.Start(ctx, p2p.Config{Validators: r.DHTValidators(), Topics: []string{registry.CardTopic}, Bootstrap: boot})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { n.Close() })
+		if _, err := r.Attach(ctx, n, nil); err != nil {
+			b.Fatal(err)
+		}
+		regs, hosts = append(regs, r), append(hosts, n)
+	}
+	time.Sleep(3 * time.Second) // let the mesh form
+	var lat []time.Duration
+	b.ResetTimer()
+	for run := range b.N {
+		for c := range cardsPerRun {
+			k := keys[run*cardsPerRun+c]
+			start := time.Now()
+			if _, err := regs[0].Register(ctx, card(b, k, 1, "Agent", "propagates", "p"), "bench"); err != nil {
+				b.Fatal(err)
+			}
+			seen := make([]bool, nodes)
+			for left := nodes - 1; left > 0; {
+				if time.Since(start) > 30*time.Second {
+					b.Fatalf("card %d reached only %d of %d nodes", c, nodes-1-left, nodes-1)
+				}
+				for i := 1; i < nodes; i++ {
+					if seen[i] {
+						continue
+					}
+					if res, _ := regs[i].Search(ctx, registry.Query{Capability: "p", Limit: 100}); hasDID(res, k.DID.String()) {
+						seen[i] = true
+						lat = append(lat, time.Since(start))
+						left--
+					}
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}
+	}
+	b.StopTimer()
+	percentiles(b, lat)
+}
+
+func hasDID(list []*registry.Agent, did string) bool {
+	for _, a := range list {
+		if a.DID == did {
+			return true
+		}
+	}
+	return false
 }
