@@ -28,6 +28,7 @@ CREATE TABLE registry_cards (
 	card     TEXT    NOT NULL,
 	jws      TEXT    NOT NULL,
 	received INTEGER NOT NULL,
+	fts_row  INTEGER NOT NULL,
 	PRIMARY KEY (chain, did)
 ) STRICT;
 CREATE TABLE registry_capabilities (
@@ -36,6 +37,7 @@ CREATE TABLE registry_capabilities (
 	did        TEXT    NOT NULL,
 	PRIMARY KEY (chain, capability, did)
 ) STRICT;
+CREATE INDEX registry_cards_fts ON registry_cards (fts_row);
 CREATE VIRTUAL TABLE registry_fts USING fts5(did UNINDEXED, chain UNINDEXED, name, description, capabilities, tokenize = 'unicode61');
 `}}
 
@@ -90,6 +92,11 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 			return nil, ErrNoFTS5
 		}
 		return nil, err
+	}
+	// Cards of chains the node left went with their chain (cascade); their search rows are
+	// in a virtual table that cascades cannot reach, so they go here.
+	if _, err := cfg.DB.ExecContext(ctx, `DELETE FROM registry_fts WHERE rowid NOT IN (SELECT fts_row FROM registry_cards)`); err != nil {
+		return nil, fmt.Errorf("registry: clean search index: %w", err)
 	}
 	return &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now)}, nil
 }
@@ -154,28 +161,40 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 	}
 	defer tx.Rollback()
 	chain := r.cfg.Chain
-	steps := []struct {
-		q    string
-		args []any
-	}{
-		{`INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (chain, did) DO UPDATE SET seq = excluded.seq, name = excluded.name, wallet = excluded.wallet, stake = excluded.stake,
-			weight = excluded.weight, staked = excluded.staked, card = excluded.card, jws = excluded.jws, received = excluded.received`,
-			[]any{chain, sc.DID, sc.Seq, sc.Name, sc.Wallet.Hex(), stake.String(), stakeWeight(stake), stake.Sign() > 0, string(cardJSON), sc.JWS, r.cfg.Now().Unix()}},
-		{`DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, []any{chain, sc.DID}},
-		{`DELETE FROM registry_fts WHERE chain = ? AND did = ?`, []any{chain, sc.DID}},
-		{`INSERT INTO registry_fts (did, chain, name, description, capabilities) VALUES (?, ?, ?, ?, ?)`,
-			[]any{sc.DID, chain, sc.Name, sc.Description, strings.Join(sc.Capabilities, " ")}},
+	fail := func(err error) error { return fmt.Errorf("registry: store card: %w", err) }
+	// The FTS row of an earlier card goes by rowid: FTS5 cannot look rows up by an
+	// unindexed column without scanning the whole index.
+	var oldRow int64
+	switch err := tx.QueryRowContext(ctx, `SELECT fts_row FROM registry_cards WHERE chain = ? AND did = ?`, chain, sc.DID).Scan(&oldRow); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return fail(err)
+	default:
+		if _, err := tx.ExecContext(ctx, `DELETE FROM registry_fts WHERE rowid = ?`, oldRow); err != nil {
+			return fail(err)
+		}
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO registry_fts (did, chain, name, description, capabilities) VALUES (?, ?, ?, ?, ?)`,
+		sc.DID, chain, sc.Name, sc.Description, strings.Join(sc.Capabilities, " "))
+	if err != nil {
+		return fail(err)
+	}
+	ftsRow, err := res.LastInsertId()
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (chain, did) DO UPDATE SET seq = excluded.seq, name = excluded.name, wallet = excluded.wallet, stake = excluded.stake,
+		weight = excluded.weight, staked = excluded.staked, card = excluded.card, jws = excluded.jws, received = excluded.received, fts_row = excluded.fts_row`,
+		chain, sc.DID, sc.Seq, sc.Name, sc.Wallet.Hex(), stake.String(), stakeWeight(stake), stake.Sign() > 0, string(cardJSON), sc.JWS, r.cfg.Now().Unix(), ftsRow); err != nil {
+		return fail(err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, chain, sc.DID); err != nil {
+		return fail(err)
 	}
 	for _, cap := range sc.Capabilities {
-		steps = append(steps, struct {
-			q    string
-			args []any
-		}{`INSERT INTO registry_capabilities (chain, capability, did) VALUES (?, ?, ?)`, []any{chain, cap, sc.DID}})
-	}
-	for _, s := range steps {
-		if _, err := tx.ExecContext(ctx, s.q, s.args...); err != nil {
-			return fmt.Errorf("registry: store card: %w", err)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO registry_capabilities (chain, capability, did) VALUES (?, ?, ?)`, chain, cap, sc.DID); err != nil {
+			return fail(err)
 		}
 	}
 	return tx.Commit()
@@ -250,13 +269,13 @@ func (r *Registry) Search(ctx context.Context, q Query) ([]*Agent, error) {
 	switch {
 	case match != "" && q.Capability != "":
 		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, -bm25(registry_fts) FROM registry_fts f
-			JOIN registry_cards c ON c.chain = f.chain AND c.did = f.did
+			JOIN registry_cards c ON c.fts_row = f.rowid AND c.chain = ?
 			JOIN registry_capabilities k ON k.chain = c.chain AND k.did = c.did AND k.capability = ?
-			WHERE registry_fts MATCH ? AND f.chain = ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, q.Capability, match, r.cfg.Chain, candidates)
+			WHERE registry_fts MATCH ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, r.cfg.Chain, q.Capability, match, candidates)
 	case match != "":
 		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, -bm25(registry_fts) FROM registry_fts f
-			JOIN registry_cards c ON c.chain = f.chain AND c.did = f.did
-			WHERE registry_fts MATCH ? AND f.chain = ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, match, r.cfg.Chain, candidates)
+			JOIN registry_cards c ON c.fts_row = f.rowid AND c.chain = ?
+			WHERE registry_fts MATCH ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, r.cfg.Chain, match, candidates)
 	case q.Capability != "":
 		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, 1.0 FROM registry_capabilities k
 			JOIN registry_cards c ON c.chain = k.chain AND c.did = k.did
