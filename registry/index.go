@@ -38,6 +38,7 @@ CREATE TABLE registry_capabilities (
 	PRIMARY KEY (chain, capability, did)
 ) STRICT;
 CREATE INDEX registry_cards_fts ON registry_cards (fts_row);
+CREATE INDEX registry_capabilities_did ON registry_capabilities (chain, did);
 CREATE VIRTUAL TABLE registry_fts USING fts5(did UNINDEXED, chain UNINDEXED, name, description, capabilities, tokenize = 'unicode61');
 `}}
 
