@@ -264,22 +264,23 @@ func (r *Registry) Search(ctx context.Context, q Query) ([]*Agent, error) {
 		rows *sql.Rows
 		err  error
 	)
-	// Candidates: at most 20× the answer, ordered so that every staked match comes first.
-	candidates := q.Limit * 20
+	// Candidates: 4× the answer, staked matches first and then by relevance (or stake); the
+	// stake and reputation weights re-rank within them.
+	candidates := q.Limit * 4
 	match := ftsQuery(q.Text)
 	switch {
 	case match != "" && q.Capability != "":
 		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, -bm25(registry_fts) FROM registry_fts f
-			JOIN registry_cards c ON c.fts_row = f.rowid AND c.chain = ?
-			JOIN registry_capabilities k ON k.chain = c.chain AND k.did = c.did AND k.capability = ?
+			CROSS JOIN registry_cards c ON c.fts_row = f.rowid AND c.chain = ?
+			CROSS JOIN registry_capabilities k ON k.chain = c.chain AND k.did = c.did AND k.capability = ?
 			WHERE registry_fts MATCH ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, r.cfg.Chain, q.Capability, match, candidates)
 	case match != "":
 		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, -bm25(registry_fts) FROM registry_fts f
-			JOIN registry_cards c ON c.fts_row = f.rowid AND c.chain = ?
+			CROSS JOIN registry_cards c ON c.fts_row = f.rowid AND c.chain = ?
 			WHERE registry_fts MATCH ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, r.cfg.Chain, match, candidates)
 	case q.Capability != "":
 		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, 1.0 FROM registry_capabilities k
-			JOIN registry_cards c ON c.chain = k.chain AND c.did = k.did
+			CROSS JOIN registry_cards c ON c.chain = k.chain AND c.did = k.did
 			WHERE k.chain = ? AND k.capability = ? ORDER BY c.staked DESC, c.weight DESC LIMIT ?`, r.cfg.Chain, q.Capability, candidates)
 	default:
 		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT card, jws, stake, staked, weight, 1.0 FROM registry_cards
