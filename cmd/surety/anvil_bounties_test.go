@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -14,12 +13,9 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
-	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // plan is what one bounty of the Anvil test goes through.
@@ -34,22 +30,9 @@ type plan struct {
 // run 20 bounties concurrently through the API on a real Anvil, to every terminal state; then
 // every balance on chain must add up to the wei, fees included.
 func TestTwentyBountiesOnAnvil(t *testing.T) {
-	a := testutil.Anvil(t)
-	ctx := context.Background()
-	client, err := ethclient.Dial(a.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{FeeBps: 100}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	depFile := filepath.Join(t.TempDir(), "deployment.json")
-	if err := writeDeployment(depFile, dep); err != nil {
-		t.Fatal(err)
-	}
-	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", a.URL, "--deployment", depFile,
+	devnet := deployOnAnvil(t, contracts.DeployConfig{FeeBps: 100})
+	ctx, client, dep := context.Background(), devnet.Client, devnet.Dep
+	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
 		"--dev-wallets", "--dev-accounts", "7")
 	base := node.apiURL(t)
 	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
@@ -136,7 +119,7 @@ func TestTwentyBountiesOnAnvil(t *testing.T) {
 	}
 
 	// Phase 2: past every deadline and review window, the rest settle.
-	if err := a.IncreaseTime(ctx, 2*time.Hour); err != nil {
+	if err := devnet.IncreaseTime(ctx, 2*time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	for _, pl := range plans {

@@ -18,12 +18,9 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
-	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // nodeProcess is a real `surety node` process.
@@ -71,22 +68,9 @@ func TestCrashDuringSettlement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs Anvil")
 	}
-	a := testutil.Anvil(t)
-	ctx := context.Background()
-	client, err := ethclient.Dial(a.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{FeeBps: 100}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	devnet := deployOnAnvil(t, contracts.DeployConfig{FeeBps: 100})
+	ctx, client, dep := context.Background(), devnet.Client, devnet.Dep
 	dir := t.TempDir()
-	depFile := filepath.Join(dir, "deployment.json")
-	if err := writeDeployment(depFile, dep); err != nil {
-		t.Fatal(err)
-	}
 	bin := filepath.Join(dir, "surety")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -98,7 +82,7 @@ func TestCrashDuringSettlement(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	base := "http://" + addr
-	args := []string{"node", "--data-dir", filepath.Join(dir, "data"), "--listen", addr, "--rpc", a.URL, "--deployment", depFile,
+	args := []string{"node", "--data-dir", filepath.Join(dir, "data"), "--listen", addr, "--rpc", devnet.URL, "--deployment", devnet.DepFile,
 		"--dev-wallets", "--dev-accounts", "4", "--log-level", "warn"}
 	p := startProcess(t, bin, args...)
 	waitHealthy(t, base, p)

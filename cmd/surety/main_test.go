@@ -16,8 +16,12 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/anvil"
+	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
 
@@ -322,4 +326,34 @@ func TestBinaryStopsOnSIGTERM(t *testing.T) {
 	if !strings.Contains(stderr.String(), "node stopped") {
 		t.Errorf("no shutdown log after SIGTERM:\n%s", stderr)
 	}
+}
+
+// anvilDeployment is a real Anvil with Surety's contracts deployed on it, written to a file
+// a node's --deployment flag reads.
+type anvilDeployment struct {
+	*anvil.Anvil
+	Client  *ethclient.Client
+	Dep     *contracts.Deployment
+	DepFile string
+}
+
+// deployOnAnvil starts Anvil, deploys the contracts with cfg from dev account 0, and writes
+// the deployment into a temporary directory. The client closes when the test ends.
+func deployOnAnvil(t *testing.T, cfg contracts.DeployConfig) *anvilDeployment {
+	t.Helper()
+	a := testutil.Anvil(t)
+	client, err := ethclient.Dial(a.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	dep, err := contracts.Deploy(context.Background(), client, chain.DevKey(0), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	depFile := filepath.Join(t.TempDir(), "deployment.json")
+	if err := writeDeployment(depFile, dep); err != nil {
+		t.Fatal(err)
+	}
+	return &anvilDeployment{Anvil: a, Client: client, Dep: dep, DepFile: depFile}
 }

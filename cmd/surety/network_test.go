@@ -12,12 +12,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -29,22 +27,9 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs five nodes and Anvil")
 	}
-	a := testutil.Anvil(t)
-	ctx := context.Background()
-	client, err := ethclient.Dial(a.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	devnet := deployOnAnvil(t, contracts.DeployConfig{})
+	ctx, client, dep := context.Background(), devnet.Client, devnet.Dep
 	dir := t.TempDir()
-	depFile := filepath.Join(dir, "deployment.json")
-	if err := writeDeployment(depFile, dep); err != nil {
-		t.Fatal(err)
-	}
 
 	// The agent binds and stakes on chain from dev wallet 1.
 	agent, _ := identity.GenerateKey(identity.Ed25519)
@@ -68,7 +53,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	}
 
 	startNodeAt := func(name, bootstrap string) (*running, string) {
-		args := []string{"node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--rpc", a.URL, "--deployment", depFile,
+		args := []string{"node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
 			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn"}
 		if bootstrap != "" {
 			args = append(args, "--bootstrap", bootstrap)
