@@ -103,20 +103,11 @@ loads it at its next start.`))
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	p, err := walletPassphrase(e, *dataDir, *pass)
-	if err != nil {
-		return err
-	}
 	key, err := crypto.GenerateKey()
 	if err != nil {
 		return err
 	}
-	addr, err := saveWallet(walletDir(*dataDir), key, p, *light)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, addr)
-	return nil
+	return storeWallet(e, *dataDir, *pass, key, *light)
 }
 
 func runWalletImport(_ context.Context, e *env, args []string) error {
@@ -137,11 +128,17 @@ func runWalletImport(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: not a hex secp256k1 private key", *keyFile)
 	}
-	p, err := walletPassphrase(e, *dataDir, *pass)
+	return storeWallet(e, *dataDir, *pass, key, *light)
+}
+
+// storeWallet encrypts key with the node's passphrase into DATA_DIR/wallets and prints its
+// address.
+func storeWallet(e *env, dataDir, passFile string, key *ecdsa.PrivateKey, light bool) error {
+	p, err := walletPassphrase(e, dataDir, passFile)
 	if err != nil {
 		return err
 	}
-	addr, err := saveWallet(walletDir(*dataDir), key, p, *light)
+	addr, err := saveWallet(walletDir(dataDir), key, p, light)
 	if err != nil {
 		return err
 	}
