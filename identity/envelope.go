@@ -92,24 +92,31 @@ func FillEnvelope(payload []byte, k *Key, now time.Time, ttl time.Duration) ([]b
 	return json.Marshal(m)
 }
 
-var (
-	signerMu sync.Mutex
-	signers  = map[jwa.SignatureAlgorithm]jws.Signer{}
-)
-
-func signerFor(alg jwa.SignatureAlgorithm) (jws.Signer, error) {
-	signerMu.Lock()
-	defer signerMu.Unlock()
-	if s, ok := signers[alg]; ok {
-		return s, nil
-	}
-	s, err := jws.NewSigner(alg)
-	if err != nil {
-		return nil, err
-	}
-	signers[alg] = s
-	return s, nil
+// perAlg builds one value per algorithm (a jws.Signer or jws.Verifier) and keeps it.
+type perAlg[T any] struct {
+	mu    sync.Mutex
+	made  map[jwa.SignatureAlgorithm]T
+	build func(jwa.SignatureAlgorithm) (T, error)
 }
+
+func (p *perAlg[T]) get(alg jwa.SignatureAlgorithm) (T, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if v, ok := p.made[alg]; ok {
+		return v, nil
+	}
+	v, err := p.build(alg)
+	if err != nil {
+		return v, err
+	}
+	if p.made == nil {
+		p.made = map[jwa.SignatureAlgorithm]T{}
+	}
+	p.made[alg] = v
+	return v, nil
+}
+
+var signers = perAlg[jws.Signer]{build: jws.NewSigner}
 
 // protectedHeader is the encoded protected header of k's envelopes: the same for every
 // envelope, so it is built once.
@@ -129,7 +136,7 @@ func (k *Key) protectedHeader() string {
 // JWS. The protected header holds alg, kid (k's DID URL) and typ. jwx/v2 computes the
 // signature; Surety assembles the compact form itself, with the header encoded once per key.
 func (k *Key) SignCompact(payload []byte) (string, error) {
-	s, err := signerFor(k.Algorithm())
+	s, err := signers.get(k.Algorithm())
 	if err != nil {
 		return "", err
 	}
@@ -151,7 +158,7 @@ func (k *Key) SignCompact(payload []byte) (string, error) {
 // SignDocument signs payload as a compact JWS of type typ (a signed document such as an
 // Agent Card, checked with VerifyJWS).
 func (k *Key) SignDocument(payload []byte, typ string) (string, error) {
-	s, err := signerFor(k.Algorithm())
+	s, err := signers.get(k.Algorithm())
 	if err != nil {
 		return "", err
 	}

@@ -281,7 +281,7 @@ func (v *Verifier) checkSignature(s signature) (string, error) {
 	if k.alg != alg {
 		return "", refuse(ErrUnsupportedAlg, kid, "alg %s does not fit a %s key", alg, k.keyType)
 	}
-	verifier, err := verifierFor(alg)
+	verifier, err := verifiers.get(alg)
 	if err != nil {
 		return "", refuse(ErrUnsupportedAlg, kid, "%v", err)
 	}
@@ -291,24 +291,7 @@ func (v *Verifier) checkSignature(s signature) (string, error) {
 	return k.did, nil
 }
 
-var (
-	verifierMu sync.Mutex
-	verifiers  = map[jwa.SignatureAlgorithm]jws.Verifier{}
-)
-
-func verifierFor(alg jwa.SignatureAlgorithm) (jws.Verifier, error) {
-	verifierMu.Lock()
-	defer verifierMu.Unlock()
-	if v, ok := verifiers[alg]; ok {
-		return v, nil
-	}
-	v, err := jws.NewVerifier(alg)
-	if err != nil {
-		return nil, err
-	}
-	verifiers[alg] = v
-	return v, nil
-}
+var verifiers = perAlg[jws.Verifier]{build: jws.NewVerifier}
 
 // b64 decodes strictly: a changed trailing character must not decode to the same bytes.
 var b64 = base64.RawURLEncoding.Strict()
