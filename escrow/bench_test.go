@@ -27,7 +27,7 @@ func BenchmarkIndexerCatchUp(b *testing.B) {
 	const bounties = 5000
 	for i := range bounties {
 		tx, err := f.poster.SendAsync(ctx, f.dep.Contracts.BountyEscrow,
-			f.abi.PackPost(common.Address{}, big.NewInt(int64(i+1)), f.arbiter.Address(), head.Time+86400, 600, new(big.Int), [32]byte{}), big.NewInt(int64(i+1)))
+			f.abi.PackPost(common.Address{}, big.NewInt(int64(i+1)), f.arbiter.Address(), head.Time+86400, 600, new(big.Int), [32]byte{}), big.NewInt(int64(i+1)), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func BenchmarkIndexerCatchUp(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := f.poster.SendAsync(ctx, f.dep.Contracts.BountyEscrow, f.abi.PackCancel(p.Id, p.Terms), nil); err != nil {
+		if _, err := f.poster.SendAsync(ctx, f.dep.Contracts.BountyEscrow, f.abi.PackCancel(p.Id, p.Terms), nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

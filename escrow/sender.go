@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/surety-ioa/surety/internal/chain"
 )
@@ -31,10 +32,13 @@ type Backend interface {
 	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
 }
 
-// Sender sends transactions from one wallet. It hands out nonces itself, so concurrent
-// requests from the same wallet never collide, and it resynchronizes with the chain after a
-// failed send. Gas is estimated per transaction (a revert shows up there, decoded), and
-// receipts are awaited with a timeout.
+// Sender sends transactions from one wallet. It hands out nonces itself and broadcasts each
+// transaction while it holds the wallet's lock, so concurrent requests from the same wallet
+// never collide and the chain always receives them in nonce order (a chain may sit on a
+// transaction whose predecessor arrived late: seen on Anvil). A failed broadcast makes it
+// re-read the nonce from the chain. Gas is estimated per transaction (a revert shows up there,
+// decoded), receipts are awaited with a timeout, and a transaction still unmined after a while
+// is broadcast again.
 type Sender struct {
 	client  Backend
 	key     *ecdsa.PrivateKey
@@ -45,6 +49,15 @@ type Sender struct {
 	mu    sync.Mutex
 	nonce *uint64 // next nonce to use; nil until read from the chain
 }
+
+// rebroadcastEvery is how long Wait waits for a receipt before it sends the transaction again
+// (a node may have dropped it from its pool); a node that still has it just says so.
+const rebroadcastEvery = 3 * time.Second
+
+// errRefused marks a send the chain answered with a refusal: the transaction is not in its
+// pool and never will be. Any other failed send (a lost connection, a timeout) may have
+// reached the chain.
+var errRefused = errors.New("refused by the chain")
 
 // NewSender makes a sender for key. timeout bounds the wait for each receipt (0: 2 minutes).
 func NewSender(ctx context.Context, client Backend, key *ecdsa.PrivateKey, timeout time.Duration) (*Sender, error) {
@@ -65,37 +78,81 @@ func (s *Sender) Address() common.Address { return s.addr }
 // A call the contract would refuse fails at estimation with the decoded reason and sends
 // nothing; a mined transaction that reverted is reported as ErrReverted.
 func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Receipt, error) {
-	tx, err := s.SendAsync(ctx, to, data, value)
+	tx, err := s.SendAsync(ctx, to, data, value, nil)
 	if err != nil {
 		return nil, err
 	}
 	return s.Wait(ctx, tx)
 }
 
-// SendAsync signs and sends without waiting for the receipt.
-func (s *Sender) SendAsync(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
-	tx, err := s.Prepare(ctx, to, data, value)
+// SendAsync estimates gas (a call the contract refuses fails here, decoded, and nothing is
+// signed), signs with the next nonce and broadcasts, without waiting for the receipt. When
+// record is not nil it gets the signed transaction before the broadcast, to store it, so that
+// a crash in between never leads to a second, different transaction; when record fails,
+// nothing is sent and the nonce stays free.
+func (s *Sender) SendAsync(ctx context.Context, to common.Address, data []byte, value *big.Int, record func(*types.Transaction) error) (*types.Transaction, error) {
+	fees, err := s.estimate(ctx, to, data, value)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Broadcast(ctx, tx); err != nil {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.nonce == nil {
+		n, err := s.client.PendingNonceAt(ctx, s.addr)
+		if err != nil {
+			return nil, fmt.Errorf("send: nonce: %w", err)
+		}
+		s.nonce = &n
+	}
+	tx, err := s.sign(fees, *s.nonce)
+	if err != nil {
 		return nil, err
 	}
+	if record != nil {
+		if err := record(tx); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.client.SendTransaction(ctx, tx); err != nil {
+		s.nonce = nil
+		return nil, s.sendError(err)
+	}
+	*s.nonce++
 	return tx, nil
 }
 
-// Prepare estimates gas (a call the contract refuses fails here, decoded, and nothing is
-// signed), takes the next nonce and signs. The signed transaction can be stored before it is
-// broadcast, so a crash in between never leads to a second, different transaction.
-func (s *Sender) Prepare(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
+// Sign signs a call for the wallet's next nonce as the chain sees it, without sending it or
+// reserving the nonce: a transaction for someone else to broadcast (the node's relay, say).
+func (s *Sender) Sign(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
+	fees, err := s.estimate(ctx, to, data, value)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.client.PendingNonceAt(ctx, s.addr)
+	if err != nil {
+		return nil, fmt.Errorf("sign: nonce: %w", err)
+	}
+	return s.sign(fees, n)
+}
+
+// unsigned is a transaction but for its nonce.
+type unsigned struct {
+	to          common.Address
+	data        []byte
+	value       *big.Int
+	gas         uint64
+	tip, feeCap *big.Int
+}
+
+// estimate prices a call: gas with headroom, and EIP-1559 fees from the head block.
+func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (*unsigned, error) {
 	if value == nil {
 		value = new(big.Int)
 	}
-	msg := ethereum.CallMsg{From: s.addr, To: &to, Data: data, Value: value}
-	gas, err := s.client.EstimateGas(ctx, msg)
+	gas, err := s.client.EstimateGas(ctx, ethereum.CallMsg{From: s.addr, To: &to, Data: data, Value: value})
 	if err != nil {
 		if strings.Contains(err.Error(), "insufficient funds") {
-			return nil, fmt.Errorf("%w: wallet %s cannot pay for this transaction", ErrInvalid, s.addr.Hex())
+			return nil, s.cannotPay()
 		}
 		return nil, decodeRevert(err)
 	}
@@ -109,40 +166,31 @@ func (s *Sender) Prepare(ctx context.Context, to common.Address, data []byte, va
 		return nil, fmt.Errorf("send: tip: %w", err)
 	}
 	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
-
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.nonce == nil {
-		n, err := s.client.PendingNonceAt(ctx, s.addr)
-		if err != nil {
-			return nil, fmt.Errorf("send: nonce: %w", err)
-		}
-		s.nonce = &n
-	}
-	tx, err := types.SignNewTx(s.key, types.LatestSignerForChainID(s.chainID), &types.DynamicFeeTx{
-		ChainID: s.chainID, Nonce: *s.nonce, To: &to, Value: value, Data: data,
-		Gas: gas, GasTipCap: tip, GasFeeCap: feeCap,
-	})
-	if err != nil {
-		return nil, err
-	}
-	*s.nonce++
-	return tx, nil
+	return &unsigned{to: to, data: data, value: value, gas: gas, tip: tip, feeCap: feeCap}, nil
 }
 
-// Broadcast sends a prepared transaction. When the chain refuses it, the sender re-reads its
-// nonce from the chain before the next Prepare.
-func (s *Sender) Broadcast(ctx context.Context, tx *types.Transaction) error {
-	if err := s.client.SendTransaction(ctx, tx); err != nil {
-		s.mu.Lock()
-		s.nonce = nil
-		s.mu.Unlock()
-		if strings.Contains(err.Error(), "insufficient funds") {
-			return fmt.Errorf("%w: wallet %s cannot pay for this transaction", ErrInvalid, s.addr.Hex())
-		}
+func (s *Sender) sign(u *unsigned, nonce uint64) (*types.Transaction, error) {
+	return types.SignNewTx(s.key, types.LatestSignerForChainID(s.chainID), &types.DynamicFeeTx{
+		ChainID: s.chainID, Nonce: nonce, To: &u.to, Value: u.value, Data: u.data,
+		Gas: u.gas, GasTipCap: u.tip, GasFeeCap: u.feeCap,
+	})
+}
+
+func (s *Sender) cannotPay() error {
+	return fmt.Errorf("%w: wallet %s cannot pay for this transaction", ErrInvalid, s.addr.Hex())
+}
+
+// sendError explains a failed broadcast, marked errRefused when the chain answered with a
+// refusal (a JSON-RPC error), so the caller knows the transaction can never be mined.
+func (s *Sender) sendError(err error) error {
+	var answered rpc.Error
+	if !errors.As(err, &answered) {
 		return fmt.Errorf("send: %w", err)
 	}
-	return nil
+	if strings.Contains(err.Error(), "insufficient funds") {
+		return fmt.Errorf("%w (%w)", s.cannotPay(), errRefused)
+	}
+	return fmt.Errorf("send: %w: %w", errRefused, err)
 }
 
 // Rebroadcast sends a stored transaction again after a restart. It reports known=true when
@@ -170,13 +218,26 @@ func (s *Sender) Rebroadcast(ctx context.Context, tx *types.Transaction) (stale 
 	return false, fmt.Errorf("rebroadcast %s: %w", tx.Hash().Hex(), err)
 }
 
-// Wait waits for tx's receipt, up to the sender's timeout.
+// Wait waits for tx's receipt, up to the sender's timeout, sending tx again every
+// rebroadcastEvery while it is not mined.
 func (s *Sender) Wait(ctx context.Context, tx *types.Transaction) (*types.Receipt, error) {
 	wctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
+	go func() {
+		t := time.NewTicker(rebroadcastEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-t.C:
+				_ = s.client.SendTransaction(wctx, tx) // "already known" and "nonce too low" are expected
+			}
+		}
+	}()
 	r, err := chain.WaitMined(wctx, s.client, tx.Hash())
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, fmt.Errorf("transaction %s not mined within %s", tx.Hash().Hex(), s.timeout)
 		}
 		return nil, err

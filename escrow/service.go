@@ -291,7 +291,7 @@ func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, va
 	return data, nil, nil
 }
 
-// run builds, prepares, records (when idem is set), broadcasts and awaits op's transaction.
+// run builds, signs, records (when idem is set), broadcasts and awaits op's transaction.
 // A refused request leaves no record, so its retry is judged afresh.
 func (s *Service) run(ctx context.Context, op Op, idem *Idempotency) (res *Result, err error) {
 	forget := func() {
@@ -310,28 +310,36 @@ func (s *Service) run(ctx context.Context, op Op, idem *Idempotency) (res *Resul
 		forget()
 		return nil, err
 	}
-	tx, err := snd.Prepare(ctx, s.cfg.Escrow, data, value)
-	if err != nil {
-		forget()
-		return nil, err
-	}
-	if idem != nil {
+	recorded := false
+	record := func(tx *types.Transaction) error {
+		if idem == nil {
+			return nil
+		}
 		raw, err := tx.MarshalBinary()
 		if err != nil {
-			forget()
-			return nil, err
+			return err
 		}
 		if err := s.execRequest(ctx, `UPDATE escrow_requests SET state = 'sent', wallet = ?, raw_tx = ?, tx_hash = ?, bounty_id = ? WHERE chain = ? AND caller = ? AND key = ?`,
 			op.From.Hex(), raw, tx.Hash().Hex(), int64(op.BountyID), s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key); err != nil {
-			return nil, err
+			return err
 		}
+		recorded = true
+		return nil
 	}
-	if err := snd.Broadcast(ctx, tx); err != nil {
+	tx, err := snd.SendAsync(ctx, s.cfg.Escrow, data, value, record)
+	switch {
+	case err == nil:
+	case !recorded:
+		forget() // nothing was sent
+		return nil, err
+	case errors.Is(err, errRefused):
 		// The chain refused it outright, so it will never be mined: forget the request.
-		if idem != nil {
-			_ = s.execRequest(context.WithoutCancel(ctx), `DELETE FROM escrow_requests WHERE chain = ? AND caller = ? AND key = ?`,
-				s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key)
-		}
+		_ = s.execRequest(context.WithoutCancel(ctx), `DELETE FROM escrow_requests WHERE chain = ? AND caller = ? AND key = ?`,
+			s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key)
+		return nil, err
+	default:
+		// The chain may have it: the stored transaction stays, and a retry with the same
+		// Idempotency-Key waits for it (broadcasting it again) instead of sending another.
 		return nil, err
 	}
 	r, err := snd.Wait(ctx, tx)

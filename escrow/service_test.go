@@ -318,7 +318,7 @@ func TestRelayExternallySignedTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, _ := sf.c.HeaderByNumber(ctx, nil)
-	tx, err := outside.Prepare(ctx, sf.dep.Contracts.BountyEscrow,
+	tx, err := outside.Sign(ctx, sf.dep.Contracts.BountyEscrow,
 		sf.abi.PackPost(common.Address{}, eth, sf.arbiter, head.Time+3600, 600, new(big.Int), [32]byte{}), eth)
 	if err != nil {
 		t.Fatal(err)
@@ -352,7 +352,7 @@ func TestRelayExternallySignedTransactions(t *testing.T) {
 		t.Errorf("a refused relay was sent (nonce %d → %d)", nonce, n)
 	}
 	// Only the escrow is relayed to.
-	other, err := outside.Prepare(ctx, sf.arbiter, nil, big.NewInt(1))
+	other, err := outside.Sign(ctx, sf.arbiter, nil, big.NewInt(1))
 	if err != nil {
 		t.Fatal(err)
 	}

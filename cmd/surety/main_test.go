@@ -69,8 +69,19 @@ func startWithInput(t testing.TB, stdin string, args ...string) *running {
 		case <-time.After(15 * time.Second):
 			t.Error("command did not stop after its context ended")
 		}
+		if t.Failed() {
+			t.Logf("surety %s: stderr:\n%s", strings.Join(args, " "), tail(r.stderr.String(), 8000))
+		}
 	})
 	return r
+}
+
+// tail is the last n bytes of s: enough of a failed command's log to see why.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }
 
 // wait returns the exit code once the command ends by itself.

@@ -1,0 +1,191 @@
+package escrow_test
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+)
+
+// flakyChain is the embedded chain behind a send that can be slowed down or made to fail,
+// and that records the nonces in the order it received them.
+type flakyChain struct {
+	*chain.Embedded
+	mu     sync.Mutex
+	jitter time.Duration // each send first sleeps up to this long
+	fail   error         // when set, the next send fails with it and reaches nothing
+	nonces []uint64
+}
+
+func (c *flakyChain) SendTransaction(ctx context.Context, tx *types.Transaction) error {
+	if c.jitter > 0 {
+		time.Sleep(rand.N(c.jitter))
+	}
+	c.mu.Lock()
+	if err := c.fail; err != nil {
+		c.fail = nil
+		c.mu.Unlock()
+		return err
+	}
+	c.nonces = append(c.nonces, tx.Nonce())
+	c.mu.Unlock()
+	return c.Embedded.SendTransaction(ctx, tx)
+}
+
+func (c *flakyChain) failNext(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fail = err
+}
+
+// rpcRefusal is how go-ethereum's RPC client reports an error the node answered with.
+type rpcRefusal struct{ msg string }
+
+func (e rpcRefusal) Error() string  { return e.msg }
+func (e rpcRefusal) ErrorCode() int { return -32000 }
+
+// TestSenderBroadcastsInNonceOrder: a chain may sit on a transaction whose predecessor arrives
+// after it, so concurrent sends from one wallet must reach the chain in nonce order.
+func TestSenderBroadcastsInNonceOrder(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	fc := &flakyChain{Embedded: f.c, jitter: 3 * time.Millisecond}
+	snd, err := escrow.NewSender(ctx, fc, chain.DevKey(4), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			if _, err := snd.Send(ctx, f.arbiter.Address(), nil, big.NewInt(1)); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if len(fc.nonces) != n {
+		t.Fatalf("%d transactions reached the chain, want %d", len(fc.nonces), n)
+	}
+	for i := 1; i < n; i++ {
+		if fc.nonces[i] != fc.nonces[i-1]+1 {
+			t.Fatalf("nonces reached the chain in the order %v", fc.nonces)
+		}
+	}
+}
+
+func TestSenderRecordFailureSendsNothing(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	fc := &flakyChain{Embedded: f.c}
+	snd, err := escrow.NewSender(ctx, fc, chain.DevKey(4), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diskFull := errors.New("disk full")
+	_, err = snd.SendAsync(ctx, f.arbiter.Address(), nil, big.NewInt(1), func(*types.Transaction) error { return diskFull })
+	if !errors.Is(err, diskFull) {
+		t.Fatalf("send with a failing record: %v, want the record's error", err)
+	}
+	if len(fc.nonces) != 0 {
+		t.Fatalf("a transaction was sent although recording it failed: nonces %v", fc.nonces)
+	}
+	// The nonce was not used up: the next transaction takes it and is mined.
+	want, _ := f.c.PendingNonceAt(ctx, snd.Address())
+	tx, err := snd.SendAsync(ctx, f.arbiter.Address(), nil, big.NewInt(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tx.Nonce() != want {
+		t.Errorf("next transaction has nonce %d, want %d", tx.Nonce(), want)
+	}
+	if _, err := snd.Wait(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFailedBroadcastAndIdempotency: a send the chain refused is forgotten, so a retry starts
+// afresh; a send that may have reached the chain keeps its stored transaction, so a retry
+// waits for that one instead of sending a second.
+func TestFailedBroadcastAndIdempotency(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	fc := &flakyChain{Embedded: f.c}
+	db := testutil.OpenSQL(t)
+	ix := f.indexer(db, 0)
+	go func() { _ = ix.Run(ctx) }()
+	svc, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: fc, Escrow: f.dep.Contracts.BountyEscrow, Indexer: ix, ReceiptTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poster, err := svc.AddWallet(ctx, chain.DevKey(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := f.c.HeaderByNumber(ctx, nil)
+	op := escrow.Op{Kind: escrow.OpPost, From: poster, Post: escrow.PostRequest{Amount: eth, Arbiter: f.arbiter.Address(), Deadline: head.Time + 3600, ReviewWindow: 60}}
+	state := func(key string) string {
+		var s string
+		if err := db.DB.QueryRow(`SELECT state FROM escrow_requests WHERE key = ?`, key).Scan(&s); err != nil {
+			return "none"
+		}
+		return s
+	}
+	nonce := func() uint64 {
+		n, err := f.c.NonceAt(ctx, poster, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	tests := []struct {
+		name      string
+		err       error
+		wantState string // of the request after the failed send
+	}{
+		{"refused", rpcRefusal{"replacement transaction underpriced"}, "none"},
+		{"lost", errors.New("read tcp 127.0.0.1:1: connection reset by peer"), "sent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			idem := escrow.Idempotency{Caller: "did:key:z6MkCaller", Key: tt.name, Fingerprint: "post"}
+			before := nonce()
+			fc.failNext(tt.err)
+			if _, err := svc.Do(ctx, op, idem); err == nil {
+				t.Fatal("the failed send was reported as a success")
+			}
+			if got := state(tt.name); got != tt.wantState {
+				t.Fatalf("request state after the failed send = %s, want %s", got, tt.wantState)
+			}
+			res, err := svc.Do(ctx, op, idem)
+			if err != nil {
+				t.Fatalf("retry: %v", err)
+			}
+			if res.Bounty == nil || res.Bounty.Status != escrow.StatusOpen {
+				t.Fatalf("retry answered %+v", res)
+			}
+			if n := nonce(); n != before+1 {
+				t.Errorf("the poster sent %d transactions, want exactly one", n-before)
+			}
+			if got := state(tt.name); got != "done" {
+				t.Errorf("request state after the retry = %s, want done", got)
+			}
+		})
+	}
+}
