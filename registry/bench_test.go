@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -90,20 +91,37 @@ func BenchmarkSearch(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	queries := []registry.Query{{Text: "translate legal"}, {Capability: "audit"}, {Text: "research", Capability: "medical"}, {Text: "code review"}}
+	queries := []struct {
+		kind string
+		q    registry.Query
+	}{
+		{"text", registry.Query{Text: "translate legal"}},
+		{"cap", registry.Query{Capability: "audit"}},
+		{"text+cap", registry.Query{Text: "research", Capability: "medical"}},
+		{"text", registry.Query{Text: "code review"}},
+		{"all", registry.Query{}},
+	}
 	b.ResetTimer()
 	for range b.N {
 		lat := make([]time.Duration, 0, 1000)
+		byKind := map[string][]time.Duration{}
 		for i := range 1000 {
+			q := queries[i%len(queries)]
 			start := time.Now()
-			res, err := r.Search(ctx, queries[i%len(queries)])
+			res, err := r.Search(ctx, q.q)
 			if err != nil || len(res) == 0 {
 				b.Fatalf("search: %v %v", res, err)
 			}
-			lat = append(lat, time.Since(start))
+			d := time.Since(start)
+			lat = append(lat, d)
+			byKind[q.kind] = append(byKind[q.kind], d)
 		}
 		b.StopTimer()
 		percentiles(b, lat)
+		for kind, l := range byKind {
+			slices.Sort(l)
+			b.ReportMetric(float64(l[len(l)*99/100].Microseconds())/1000, "p99-ms/"+kind)
+		}
 		b.StartTimer()
 	}
 }

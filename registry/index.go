@@ -3,11 +3,13 @@ package registry
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -40,7 +42,54 @@ CREATE TABLE registry_capabilities (
 CREATE INDEX registry_cards_fts ON registry_cards (fts_row);
 CREATE INDEX registry_capabilities_did ON registry_capabilities (chain, did);
 CREATE VIRTUAL TABLE registry_fts USING fts5(did UNINDEXED, chain UNINDEXED, name, description, capabilities, tokenize = 'unicode61');
+`}, {Version: 2, SQL: `
+-- Search reads matches in rank order and stops early: a card's search row id is its rank
+-- (see rankRow), and capability rows carry it too, indexed. tags holds each capability as
+-- one exact token (see capabilityToken), so text and capability match in one FTS5 query.
+CREATE VIRTUAL TABLE registry_fts_ranked USING fts5(did UNINDEXED, chain UNINDEXED, name, description, capabilities, tags, tokenize = 'unicode61');
+INSERT INTO registry_fts_ranked (rowid, did, chain, name, description, capabilities, tags)
+	SELECT ` + rankRowSQL + `, f.did, f.chain, f.name, f.description, f.capabilities,
+		coalesce((SELECT group_concat('c' || hex(k.capability), ' ') FROM registry_capabilities k WHERE k.chain = c.chain AND k.did = c.did), '')
+	FROM registry_cards c JOIN registry_fts f ON f.rowid = c.fts_row;
+UPDATE registry_cards AS c SET fts_row = ` + rankRowSQL + `;
+DROP TABLE registry_fts;
+ALTER TABLE registry_fts_ranked RENAME TO registry_fts;
+ALTER TABLE registry_capabilities ADD COLUMN rank INTEGER NOT NULL DEFAULT 0;
+UPDATE registry_capabilities SET rank = (SELECT c.fts_row FROM registry_cards c WHERE c.chain = registry_capabilities.chain AND c.did = registry_capabilities.did);
+CREATE INDEX registry_capabilities_rank ON registry_capabilities (chain, capability, rank DESC);
+DROP INDEX registry_cards_fts;
+-- Covering what ranking reads, so candidates never touch the (large) card rows.
+CREATE INDEX registry_cards_rank ON registry_cards (chain, fts_row DESC, did, staked, weight);
 `}}
+
+// A card's search row id is its rank: rankRow(staked, weight, serial) puts every staked card
+// above every unstaked one, then orders by stake weight (in steps of 1/1000), then newest
+// first; serial (the card's row id in registry_cards) keeps it unique. Reading matches in
+// descending row id is reading them best first, which FTS5 and the capability index do
+// without sorting. rankRowSQL is the same formula over registry_cards' columns, for the
+// migration.
+const (
+	weightSteps = 1<<21 - 1
+	rankRowSQL  = `(((1 + (c.staked << 21) + min(CAST(round((c.weight - 1) * 1000) AS INTEGER), 2097151)) << 32) | c.rowid)`
+)
+
+// capabilityToken is capability as one search token: capabilities are compared exactly, and
+// the tokenizer would split "code-review" in two. SQL's 'c' || hex(capability) is the same.
+func capabilityToken(capability string) string {
+	return "c" + strings.ToUpper(hex.EncodeToString([]byte(capability)))
+}
+
+// relevanceSQL is the text relevance of a match: bm25 over name, description and
+// capabilities, with tags (matched only to filter by capability) weighing nothing.
+const relevanceSQL = `-bm25(registry_fts, 0, 0, 1, 1, 1, 0)`
+
+func rankRow(staked bool, weight float64, serial int64) int64 {
+	key := 1 + min(int64(math.Round((weight-1)*1000)), weightSteps)
+	if staked {
+		key += 1 << 21
+	}
+	return key<<32 | serial
+}
 
 // ErrNoFTS5 reports a build without SQLite's FTS5 (build with -tags sqlite_fts5; the Makefile does).
 var ErrNoFTS5 = errors.New("registry: SQLite was built without FTS5: build with -tags sqlite_fts5 (make does)")
@@ -175,26 +224,35 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 			return fail(err)
 		}
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO registry_fts (did, chain, name, description, capabilities) VALUES (?, ?, ?, ?, ?)`,
-		sc.DID, chain, sc.Name, sc.Description, strings.Join(sc.Capabilities, " "))
-	if err != nil {
-		return fail(err)
-	}
-	ftsRow, err := res.LastInsertId()
-	if err != nil {
-		return fail(err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	staked, weight := stake.Sign() > 0, stakeWeight(stake)
+	var serial int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
 		ON CONFLICT (chain, did) DO UPDATE SET seq = excluded.seq, name = excluded.name, wallet = excluded.wallet, stake = excluded.stake,
-		weight = excluded.weight, staked = excluded.staked, card = excluded.card, jws = excluded.jws, received = excluded.received, fts_row = excluded.fts_row`,
-		chain, sc.DID, sc.Seq, sc.Name, sc.Wallet.Hex(), stake.String(), stakeWeight(stake), stake.Sign() > 0, string(cardJSON), sc.JWS, r.cfg.Now().Unix(), ftsRow); err != nil {
+		weight = excluded.weight, staked = excluded.staked, card = excluded.card, jws = excluded.jws, received = excluded.received
+		RETURNING rowid`,
+		chain, sc.DID, sc.Seq, sc.Name, sc.Wallet.Hex(), stake.String(), weight, staked, string(cardJSON), sc.JWS, r.cfg.Now().Unix()).Scan(&serial); err != nil {
+		return fail(err)
+	}
+	if serial >= 1<<32 {
+		return fail(fmt.Errorf("card row %d is beyond the 2^32 cards a search row id can name", serial))
+	}
+	rank := rankRow(staked, weight, serial)
+	tags := make([]string, len(sc.Capabilities))
+	for i, c := range sc.Capabilities {
+		tags[i] = capabilityToken(c)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO registry_fts (rowid, did, chain, name, description, capabilities, tags) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		rank, sc.DID, chain, sc.Name, sc.Description, strings.Join(sc.Capabilities, " "), strings.Join(tags, " ")); err != nil {
+		return fail(err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE registry_cards SET fts_row = ? WHERE rowid = ?`, rank, serial); err != nil {
 		return fail(err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, chain, sc.DID); err != nil {
 		return fail(err)
 	}
 	for _, cap := range sc.Capabilities {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO registry_capabilities (chain, capability, did) VALUES (?, ?, ?)`, chain, cap, sc.DID); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO registry_capabilities (chain, capability, did, rank) VALUES (?, ?, ?, ?)`, chain, cap, sc.DID, rank); err != nil {
 			return fail(err)
 		}
 	}
@@ -255,85 +313,135 @@ type Query struct {
 // within each group by relevance × stake weight × reputation weight, where relevance is the
 // negated FTS5 bm25 score (1 without text), the stake weight is 1 + log10(1 + 9 × stake in ETH)
 // and the reputation weight comes from the ReputationReader (1 until reputation exists).
+//
+// To answer in a few milliseconds over any number of cards, the score is computed for the
+// candidates only: the matching cards first in rank order (staked, then stake weight; see
+// rankRow), 10 × the limit of them and at least 200, read from the search index in that order
+// without sorting. A card outside the candidates can only be a match with less stake than
+// each of them.
 func (r *Registry) Search(ctx context.Context, q Query) ([]*Agent, error) {
 	if q.Limit <= 0 {
 		q.Limit = 20
 	}
 	q.Limit = min(q.Limit, 100)
-	var (
-		rows *sql.Rows
-		err  error
-	)
-	// Candidates: 4× the answer, staked matches first and then by relevance (or stake); the
-	// stake and reputation weights re-rank within them.
-	candidates := q.Limit * 4
-	match := ftsQuery(q.Text)
-	switch {
-	case match != "" && q.Capability != "":
-		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, -bm25(registry_fts) FROM registry_fts f
-			CROSS JOIN registry_cards c ON c.fts_row = f.rowid AND c.chain = ?
-			CROSS JOIN registry_capabilities k ON k.chain = c.chain AND k.did = c.did AND k.capability = ?
-			WHERE registry_fts MATCH ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, r.cfg.Chain, q.Capability, match, candidates)
-	case match != "":
-		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, -bm25(registry_fts) FROM registry_fts f
-			CROSS JOIN registry_cards c ON c.fts_row = f.rowid AND c.chain = ?
-			WHERE registry_fts MATCH ? ORDER BY c.staked DESC, bm25(registry_fts) LIMIT ?`, r.cfg.Chain, match, candidates)
-	case q.Capability != "":
-		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT c.card, c.jws, c.stake, c.staked, c.weight, 1.0 FROM registry_capabilities k
-			CROSS JOIN registry_cards c ON c.chain = k.chain AND c.did = k.did
-			WHERE k.chain = ? AND k.capability = ? ORDER BY c.staked DESC, c.weight DESC LIMIT ?`, r.cfg.Chain, q.Capability, candidates)
-	default:
-		rows, err = r.cfg.DB.QueryContext(ctx, `SELECT card, jws, stake, staked, weight, 1.0 FROM registry_cards
-			WHERE chain = ? ORDER BY staked DESC, weight DESC LIMIT ?`, r.cfg.Chain, candidates)
-	}
+	query, args := r.candidateQuery(q)
+	rows, err := r.cfg.DB.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("registry: search: %w", err)
 	}
 	defer rows.Close()
-	var out []*Agent
+	var found []*candidate
+	for rows.Next() {
+		var c candidate
+		var weight, relevance float64
+		if err := rows.Scan(&c.serial, &c.did, &c.staked, &weight, &relevance); err != nil {
+			return nil, err
+		}
+		rep, err := r.cfg.Reputation.Weight(ctx, c.did)
+		if err != nil {
+			return nil, err
+		}
+		c.score = max(relevance, 1e-9) * weight * rep
+		found = append(found, &c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	slices.SortFunc(found, compareCandidates)
+	if len(found) > q.Limit {
+		found = found[:q.Limit]
+	}
+	return r.agents(ctx, found)
+}
+
+// candidateQuery selects the candidates of q, best rank first: each form reads an index in
+// rank order (FTS5 row ids, registry_capabilities_rank, registry_cards_rank) and stops at the
+// limit, never sorting the matches.
+func (r *Registry) candidateQuery(q Query) (string, []any) {
+	candidates := max(q.Limit*10, 200)
+	match := ftsQuery(q.Text)
+	if match != "" && q.Capability != "" {
+		match = "(" + match + `) AND tags : "` + capabilityToken(q.Capability) + `"`
+	}
+	switch {
+	case match != "":
+		return `SELECT c.rowid, c.did, c.staked, c.weight, ` + relevanceSQL + ` FROM registry_fts f
+			CROSS JOIN registry_cards c ON c.chain = ? AND c.fts_row = f.rowid
+			WHERE registry_fts MATCH ? ORDER BY f.rowid DESC LIMIT ?`, []any{r.cfg.Chain, match, candidates}
+	case q.Capability != "":
+		return `SELECT c.rowid, c.did, c.staked, c.weight, 1.0 FROM registry_capabilities k
+			CROSS JOIN registry_cards c ON c.chain = k.chain AND c.fts_row = k.rank
+			WHERE k.chain = ? AND k.capability = ? ORDER BY k.rank DESC LIMIT ?`, []any{r.cfg.Chain, q.Capability, candidates}
+	}
+	return `SELECT rowid, did, staked, weight, 1.0 FROM registry_cards
+		WHERE chain = ? ORDER BY fts_row DESC LIMIT ?`, []any{r.cfg.Chain, candidates}
+}
+
+// candidate is a search match before its card is read.
+type candidate struct {
+	serial int64 // registry_cards row id
+	did    string
+	staked bool
+	score  float64
+}
+
+// compareCandidates orders staked before unstaked, then by score, then by DID for a stable
+// answer.
+func compareCandidates(x, y *candidate) int {
+	switch {
+	case x.staked != y.staked:
+		if x.staked {
+			return -1
+		}
+		return 1
+	case x.score != y.score:
+		if x.score > y.score {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(x.did, y.did)
+}
+
+// agents reads the cards of the ranked candidates, in their order.
+func (r *Registry) agents(ctx context.Context, ranked []*candidate) ([]*Agent, error) {
+	if len(ranked) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ranked))
+	for i, c := range ranked {
+		args[i] = c.serial
+	}
+	rows, err := r.cfg.DB.QueryContext(ctx, `SELECT rowid, card, jws, stake FROM registry_cards WHERE rowid IN (?`+strings.Repeat(", ?", len(ranked)-1)+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("registry: search: %w", err)
+	}
+	defer rows.Close()
+	bySerial := make(map[int64]*Agent, len(ranked))
 	for rows.Next() {
 		var a Agent
+		var serial int64
 		var card string
-		var weight, relevance float64
-		if err := rows.Scan(&card, &a.JWS, &a.Stake, &a.Staked, &weight, &relevance); err != nil {
+		if err := rows.Scan(&serial, &card, &a.JWS, &a.Stake); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(card), &a.Card); err != nil {
 			return nil, err
 		}
-		rep, err := r.cfg.Reputation.Weight(ctx, a.DID)
-		if err != nil {
-			return nil, err
-		}
-		a.Score = max(relevance, 1e-9) * weight * rep
-		out = append(out, &a)
+		bySerial[serial] = &a
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	sortAgents(out)
-	if len(out) > q.Limit {
-		out = out[:q.Limit]
+	out := make([]*Agent, 0, len(ranked))
+	for _, c := range ranked {
+		if a := bySerial[c.serial]; a != nil { // missing only if its chain was dropped meanwhile
+			a.Staked, a.Score = c.staked, c.score
+			out = append(out, a)
+		}
 	}
 	return out, nil
-}
-
-// sortAgents orders staked before unstaked, then by score, then by DID for a stable answer.
-func sortAgents(a []*Agent) {
-	less := func(x, y *Agent) bool {
-		if x.Staked != y.Staked {
-			return x.Staked
-		}
-		if x.Score != y.Score {
-			return x.Score > y.Score
-		}
-		return x.DID < y.DID
-	}
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && less(a[j], a[j-1]); j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // ftsQuery turns free text into an FTS5 query in which every word must appear, each quoted

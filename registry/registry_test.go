@@ -101,6 +101,44 @@ func TestRegisterAndFind(t *testing.T) {
 	}
 }
 
+// TestCapabilityIsExact: a capability filter matches the whole tag, never a part of it,
+// with or without text, and follows a card's replacement.
+func TestCapabilityIsExact(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry(t, stakes{})
+	cards := map[string][]string{"both": {"code-review"}, "code": {"code"}, "review": {"review", "code.review"}}
+	for name, caps := range cards {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if _, err := r.Register(ctx, card(t, k, 1, name+" agent", "reviews code", caps...), "api"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		q    registry.Query
+		want string // the only card found; "" for none
+	}{
+		{registry.Query{Capability: "code-review"}, "both"},
+		{registry.Query{Text: "agent", Capability: "code-review"}, "both"},
+		{registry.Query{Text: "reviews code", Capability: "code"}, "code"},
+		{registry.Query{Text: "agent", Capability: "code.review"}, "review"},
+		{registry.Query{Text: "agent", Capability: "code-"}, ""},
+		{registry.Query{Text: "agent", Capability: "review-code"}, ""},
+	}
+	for _, tt := range tests {
+		res, err := r.Search(ctx, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range res {
+			got = append(got, a.Name)
+		}
+		if tt.want == "" && len(got) != 0 || tt.want != "" && (len(got) != 1 || got[0] != tt.want+" agent") {
+			t.Errorf("Search(%+v) found %v, want only %q", tt.q, got, tt.want)
+		}
+	}
+}
+
 func TestRefusedCards(t *testing.T) {
 	ctx := context.Background()
 	r := newRegistry(t, stakes{})
