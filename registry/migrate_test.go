@@ -8,24 +8,14 @@ import (
 	"testing"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
-	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // TestMigrationToRankedSearch: cards stored by the first schema (search rows numbered in
 // arrival order) are still found, best rank first, after the search index is re-keyed by rank.
 func TestMigrationToRankedSearch(t *testing.T) {
 	ctx := context.Background()
-	db := testutil.DB(t)
-	chain, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "t", ChainID: 1, Genesis: "g", Contracts: "{}"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sqlite.Migrate(ctx, db, "registry", migrations[:1]); err != nil {
-		if strings.Contains(err.Error(), "fts5") && !testutil.InCI() {
-			t.Skip("skipping: SQLite built without FTS5; run with -tags sqlite_fts5 (make test does)")
-		}
-		t.Fatal(err)
-	}
+	db, chain := chainDB(t)
+	skipWithoutFTS5(t, sqlite.Migrate(ctx, db, "registry", migrations[:1]))
 	// What version 1 wrote: an unstaked card first, then a staked one, both "audit" agents.
 	old := []struct {
 		did, name string

@@ -2,7 +2,7 @@ package registry
 
 import (
 	"context"
-	"errors"
+	"database/sql"
 	"strings"
 	"testing"
 
@@ -15,18 +15,9 @@ import (
 // (a temporary B-tree) or reads the large card rows would scale with the number of matches.
 func TestCandidateQueriesReadInRankOrder(t *testing.T) {
 	ctx := context.Background()
-	db := testutil.DB(t)
-	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "t", ChainID: 1, Genesis: "g", Contracts: "{}"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := New(ctx, Config{DB: db, Chain: row, Stakes: nil})
-	if err != nil {
-		if testutil.InCI() || !errors.Is(err, ErrNoFTS5) {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	db, row := chainDB(t)
+	r, err := New(ctx, Config{DB: db, Chain: row})
+	skipWithoutFTS5(t, err)
 	tests := []struct {
 		name string
 		q    Query
@@ -65,5 +56,27 @@ func TestCandidateQueriesReadInRankOrder(t *testing.T) {
 				t.Errorf("the plan does not use the capability rank index:\n%s", text)
 			}
 		})
+	}
+}
+
+// chainDB is a fresh database with one chain entered, for the package's own tests.
+func chainDB(t *testing.T) (*sql.DB, int64) {
+	t.Helper()
+	db := testutil.DB(t)
+	row, err := sqlite.EnterChain(context.Background(), db, sqlite.Chain{Key: "t", ChainID: 1, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, row
+}
+
+// skipWithoutFTS5 skips outside CI when SQLite lacks FTS5, and fails on any other error.
+func skipWithoutFTS5(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && strings.Contains(err.Error(), "fts5") && !testutil.InCI() {
+		t.Skip("skipping: SQLite built without FTS5; run with -tags sqlite_fts5 (make test does)")
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
