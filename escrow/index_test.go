@@ -84,6 +84,24 @@ func (f *fixture) indexerWith(tb testing.TB, db *testutil.SQL, confirmations uin
 	return ix
 }
 
+// runIndexer runs ix until the test ends, and waits for it to stop before the test's
+// database closes (cleanups run last-registered first, so call it after opening the database).
+// The context it returns ends with the test.
+func runIndexer(t testing.TB, ix *escrow.Indexer) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = ix.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return ctx
+}
+
 func (f *fixture) send(s *escrow.Sender, data []byte, value *big.Int) *types.Receipt {
 	f.t.Helper()
 	r, err := s.Send(context.Background(), f.dep.Contracts.BountyEscrow, data, value)
@@ -318,10 +336,8 @@ func TestIndexerSurvivesReorg(t *testing.T) {
 func TestWaitIndexedAndSubscribe(t *testing.T) {
 	f := newFixture(t)
 	db := testutil.OpenSQL(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	ix := f.indexer(db, 0)
-	go func() { _ = ix.Run(ctx) }()
+	ctx := runIndexer(t, ix)
 
 	id, terms := f.post(eth)
 	events, stop := ix.Subscribe(id.Uint64())

@@ -123,12 +123,10 @@ func TestSenderRecordFailureSendsNothing(t *testing.T) {
 // waits for that one instead of sending a second.
 func TestFailedBroadcastAndIdempotency(t *testing.T) {
 	f := newFixture(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
 	fc := &flakyChain{Embedded: f.c}
 	db := testutil.OpenSQL(t)
 	ix := f.indexer(db, 0)
-	go func() { _ = ix.Run(ctx) }()
+	ctx := runIndexer(t, ix)
 	svc, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: fc, Escrow: f.dep.Contracts.BountyEscrow, Indexer: ix, ReceiptTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -28,11 +28,9 @@ type svcFixture struct {
 func newService(t *testing.T) *svcFixture {
 	t.Helper()
 	f := newFixture(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
 	db := testutil.OpenSQL(t)
 	ix := f.indexer(db, 0)
-	go func() { _ = ix.Run(ctx) }()
+	ctx := runIndexer(t, ix)
 	svc, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: f.c, Escrow: f.dep.Contracts.BountyEscrow, Indexer: ix, ReceiptTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
