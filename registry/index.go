@@ -197,8 +197,11 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 		return nil, err
 	}
 	a := &Agent{SignedCard: *sc, Stake: stake.String(), Staked: staked}
-	if spread && r.net != nil {
-		r.net.publish(ctx, a)
+	if r.net != nil {
+		if spread {
+			r.net.publish(ctx, a)
+		}
+		r.net.provide(ctx, a)
 	}
 	return a, nil
 }
@@ -319,11 +322,36 @@ type Query struct {
 // rankRow), 10 × the limit of them and at least 200, read from the search index in that order
 // without sorting. A card outside the candidates can only be a match with less stake than
 // each of them.
+//
+// A search by capability that finds fewer cards than the limit here also asks the network
+// (when the node has one): the capability's providers in the DHT, at most once a minute per
+// capability; the valid cards they hand over are stored, then the search runs again.
 func (r *Registry) Search(ctx context.Context, q Query) ([]*Agent, error) {
-	if q.Limit <= 0 {
-		q.Limit = 20
+	q.Limit = q.limit()
+	found, err := r.searchLocal(ctx, q)
+	if err != nil || q.Capability == "" || len(found) >= q.Limit {
+		return found, err
 	}
-	q.Limit = min(q.Limit, 100)
+	r.mu.Lock()
+	n := r.net
+	r.mu.Unlock()
+	if n == nil || n.discover(ctx, q.Capability) == 0 {
+		return found, nil
+	}
+	return r.searchLocal(ctx, q)
+}
+
+// limit is the answer's size: 20 when unset, at most 100.
+func (q Query) limit() int {
+	if q.Limit <= 0 {
+		return 20
+	}
+	return min(q.Limit, 100)
+}
+
+// searchLocal is Search in this node's index only.
+func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
+	q.Limit = q.limit()
 	query, args := r.candidateQuery(q)
 	rows, err := r.cfg.DB.QueryContext(ctx, query, args...)
 	if err != nil {

@@ -88,16 +88,19 @@ type Network struct {
 	node  *p2p.Node
 	topic *pubsub.Topic
 	log   *slog.Logger
+	prov  providing
 }
 
 // Attach connects the registry to a p2p node (whose DHT was started with DHTValidators):
 // cards arriving by gossip are validated (and stored) by the registry; a peer whose cards are
-// forged or malformed is rejected, which lowers its gossip score.
+// forged or malformed is rejected, which lowers its gossip score. The node announces the
+// capabilities of the staked cards it holds as DHT provider records and answers
+// AgentsProtocol, until ctx ends.
 func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger) (*Network, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	n := &Network{r: r, node: node, log: log}
+	n := &Network{r: r, node: node, log: log, prov: providing{provided: map[string]time.Time{}, discovered: map[string]time.Time{}, lookups: make(chan struct{}, maxLookups)}}
 	self := node.Host.ID()
 	if err := node.PubSub.RegisterTopicValidator(CardTopic, func(ctx context.Context, from peer.ID, msg *pubsub.Message) pubsub.ValidationResult {
 		if from == self {
@@ -125,6 +128,8 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 		return nil, err
 	}
 	n.topic = topic
+	node.Host.SetStreamHandler(AgentsProtocol, n.serveAgents)
+	go n.reprovide(ctx)
 	go func() { // the validator does the work; reading keeps the subscription flowing
 		for {
 			if _, err := sub.Next(ctx); err != nil {

@@ -62,7 +62,7 @@ func eventually(t *testing.T, what string, d time.Duration, f func() bool) {
 
 // TestCardsSpreadAcrossNodes runs five nodes: a card registered on the first is found on the
 // last by DID and by capability; with two nodes stopped, a node that joins later still finds
-// it in the DHT.
+// it by capability (provider records) and by DID (the DHT).
 func TestCardsSpreadAcrossNodes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts libp2p hosts")
@@ -93,10 +93,43 @@ func TestCardsSpreadAcrossNodes(t *testing.T) {
 	nodes[0].node.Close()
 	nodes[1].node.Close()
 	late := startNetNode(t, st, []peer.AddrInfo{nodes[3].node.Info()})
+	eventually(t, "capability search from a node that joined late", 20*time.Second, func() bool {
+		res, err := late.reg.Search(ctx, registry.Query{Capability: "translate"})
+		return err == nil && len(res) == 1 && res[0].DID == agent.DID.String()
+	})
 	eventually(t, "DHT lookup from a node that joined late", 20*time.Second, func() bool {
 		a, err := late.reg.Get(ctx, agent.DID.String())
 		return err == nil && a.DID == agent.DID.String()
 	})
+}
+
+// TestCapabilityProvidersLeadToCards: a card its node never spread (no gossip, no DHT put)
+// is still found by capability on another node, through the DHT provider record of the
+// capability and the holder's AgentsProtocol answer.
+func TestCapabilityProvidersLeadToCards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	agent, _ := identity.GenerateKey(identity.Ed25519)
+	st := stakes{agent.DID.String(): big.NewInt(3e18)}
+	holder := startNetNode(t, st, nil)
+	middle := startNetNode(t, st, []peer.AddrInfo{holder.node.Info()})
+	asker := startNetNode(t, st, []peer.AddrInfo{middle.node.Info()})
+	if _, err := registry.RegisterQuietly(ctx, holder.reg, card(t, agent, 1, "Auditor", "audits contracts", "audit", "solidity")); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := asker.reg.Search(ctx, registry.Query{Text: "audits"}); err != nil || len(res) != 0 {
+		t.Fatalf("the asker has the card before asking the network: %v, %v", res, err)
+	}
+	eventually(t, "the card found by capability through its provider", 20*time.Second, func() bool {
+		res, err := asker.reg.Search(ctx, registry.Query{Capability: "solidity"})
+		return err == nil && len(res) == 1 && res[0].DID == agent.DID.String() && res[0].Staked
+	})
+	// Now stored on the asker: its text search finds it without the network.
+	if res, err := asker.reg.Search(ctx, registry.Query{Text: "audits contracts"}); err != nil || len(res) != 1 {
+		t.Errorf("text search after discovery = %v, %v", res, err)
+	}
 }
 
 // TestForgedCardFloodIsDroppedAndScored has a peer flood a node with forged cards: none is

@@ -1,0 +1,262 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
+	"github.com/multiformats/go-multihash"
+)
+
+// Capability discovery across nodes. Every node that holds a staked card announces itself in
+// the DHT as a provider of each of the card's capabilities; a node asked for a capability it
+// has too few cards for finds the providers and fetches their cards over AgentsProtocol,
+// checking each exactly as a registration. Nodes that joined after a card was gossiped find it
+// this way.
+
+// AgentsProtocol is the stream protocol on which a node answers "your cards with capability
+// X": one JSON request ({"capability", "limit"}), then one JSON answer ({"cards": [JWS...]}),
+// best ranked first.
+const AgentsProtocol = "/surety/agents/1"
+
+const (
+	// reprovideEvery is how often a node announces again what it provides: the DHT forgets
+	// provider records after 48 hours.
+	reprovideEvery = 22 * time.Hour
+	// maxProvided bounds the capabilities a node announces (each costs DHT traffic).
+	maxProvided = 10_000
+	// discoverEvery bounds how often one capability is looked up in the network, and
+	// discoverRetry how soon a lookup that reached no provider may run again.
+	discoverEvery = time.Minute
+	discoverRetry = 5 * time.Second
+	// maxLookups bounds the network lookups running at once.
+	maxLookups = 4
+	// discoverTimeout bounds a network lookup, providers and fetches together.
+	discoverTimeout = 3 * time.Second
+	// maxProviders is how many providers one lookup asks.
+	maxProviders = 5
+	// maxServed is how many cards one answer carries.
+	maxServed = 100
+	// maxRequest bounds a request on AgentsProtocol.
+	maxRequest = 1 << 10
+)
+
+// capabilityCID is the DHT key under which providers of capability announce themselves.
+func capabilityCID(capability string) cid.Cid {
+	mh, err := multihash.Sum([]byte("/surety-capability/"+capability), multihash.SHA2_256, -1)
+	if err != nil {
+		panic(err) // SHA2-256 is always available
+	}
+	return cid.NewCidV1(cid.Raw, mh)
+}
+
+type agentsRequest struct {
+	Capability string `json:"capability"`
+	Limit      int    `json:"limit"`
+}
+
+type agentsAnswer struct {
+	Cards []string `json:"cards"`
+}
+
+// providing remembers when each capability was last announced, and when each may next be
+// looked up.
+type providing struct {
+	mu         sync.Mutex
+	provided   map[string]time.Time
+	discovered map[string]time.Time
+	lookups    chan struct{} // a slot per running lookup
+}
+
+// provide announces this node as a provider of the capabilities of a staked card it now
+// holds, unless it did so recently. It returns at once; the announcements run in the
+// background.
+func (n *Network) provide(ctx context.Context, a *Agent) {
+	if !a.Staked {
+		return
+	}
+	now := time.Now()
+	var due []string
+	n.prov.mu.Lock()
+	for _, c := range a.Capabilities {
+		last, seen := n.prov.provided[c]
+		if seen && now.Sub(last) < reprovideEvery || !seen && len(n.prov.provided) >= maxProvided {
+			continue
+		}
+		n.prov.provided[c] = now
+		due = append(due, c)
+	}
+	n.prov.mu.Unlock()
+	if len(due) > 0 {
+		go n.announce(context.WithoutCancel(ctx), due)
+	}
+}
+
+func (n *Network) announce(ctx context.Context, capabilities []string) {
+	for _, c := range capabilities {
+		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		if err := n.node.DHT.Provide(pctx, capabilityCID(c), true); err != nil {
+			n.log.Debug("registry: DHT provide", "capability", c, "err", err)
+		}
+		cancel()
+	}
+}
+
+// reprovide announces every provided capability again before the DHT forgets it, until ctx
+// ends.
+func (n *Network) reprovide(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := time.Now()
+		var due []string
+		n.prov.mu.Lock()
+		for c, last := range n.prov.provided {
+			if now.Sub(last) >= reprovideEvery {
+				n.prov.provided[c] = now
+				due = append(due, c)
+			}
+		}
+		n.prov.mu.Unlock()
+		n.announce(ctx, due)
+	}
+}
+
+// discover asks the providers of capability for their cards and registers the valid ones.
+// It reports how many cards it stored. A capability is looked up again only after a minute
+// (after 5 s when no provider answered: providers may still be announcing), and at most
+// maxLookups lookups run at once, so queries cannot turn the node into a DHT flooder.
+func (n *Network) discover(ctx context.Context, capability string) int {
+	now := time.Now()
+	n.prov.mu.Lock()
+	if next, ok := n.prov.discovered[capability]; ok && now.Before(next) {
+		n.prov.mu.Unlock()
+		return 0
+	}
+	if len(n.prov.discovered) >= maxProvided {
+		clear(n.prov.discovered)
+	}
+	n.prov.discovered[capability] = now.Add(discoverTimeout)
+	n.prov.mu.Unlock()
+	select {
+	case n.prov.lookups <- struct{}{}:
+		defer func() { <-n.prov.lookups }()
+	default:
+		return 0
+	}
+
+	dctx, cancel := context.WithTimeout(ctx, discoverTimeout)
+	defer cancel()
+	self := n.node.Host.ID()
+	answered, stored := 0, 0
+	for p := range n.node.DHT.FindProvidersAsync(dctx, capabilityCID(capability), maxProviders) {
+		if p.ID == self {
+			continue
+		}
+		n.node.Host.Peerstore().AddAddrs(p.ID, p.Addrs, peerstore.TempAddrTTL)
+		cards, err := n.fetch(dctx, p.ID, capability)
+		if err != nil {
+			n.log.Debug("registry: fetch cards", "peer", p.ID, "capability", capability, "err", err)
+			continue
+		}
+		answered++
+		for _, raw := range cards {
+			if _, err := n.r.register(dctx, []byte(raw), "peer:"+p.ID.String(), false); err == nil {
+				stored++
+			}
+		}
+	}
+	next := time.Now().Add(discoverEvery)
+	if answered == 0 {
+		next = time.Now().Add(discoverRetry)
+	}
+	n.prov.mu.Lock()
+	n.prov.discovered[capability] = next
+	n.prov.mu.Unlock()
+	return stored
+}
+
+// fetch asks peer p for its cards with capability.
+func (n *Network) fetch(ctx context.Context, p peer.ID, capability string) ([]string, error) {
+	s, err := n.node.Host.NewStream(ctx, p, AgentsProtocol)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if d, ok := ctx.Deadline(); ok {
+		_ = s.SetDeadline(d)
+	}
+	if err := json.NewEncoder(s).Encode(agentsRequest{Capability: capability, Limit: maxServed}); err != nil {
+		return nil, err
+	}
+	if err := s.CloseWrite(); err != nil {
+		return nil, err
+	}
+	return readAnswer(s)
+}
+
+// readAnswer reads an AgentsProtocol answer from a peer: at most maxServed cards of at most
+// MaxCardSize each (each card is then checked as any registration).
+func readAnswer(r io.Reader) ([]string, error) {
+	var ans agentsAnswer
+	if err := json.NewDecoder(io.LimitReader(r, maxServed*(MaxCardSize+16)+64)).Decode(&ans); err != nil {
+		return nil, fmt.Errorf("answer: %w", err)
+	}
+	if len(ans.Cards) > maxServed {
+		return nil, fmt.Errorf("answer: %d cards, at most %d", len(ans.Cards), maxServed)
+	}
+	return ans.Cards, nil
+}
+
+// readRequest reads an AgentsProtocol request from a peer.
+func readRequest(r io.Reader) (agentsRequest, error) {
+	var req agentsRequest
+	if err := json.NewDecoder(io.LimitReader(r, maxRequest)).Decode(&req); err != nil {
+		return req, fmt.Errorf("request: %w", err)
+	}
+	if !validCapability(req.Capability) {
+		return req, fmt.Errorf("request: capability %q: use 1 to %d of a-z 0-9 . - : /", truncateStr(req.Capability, 70), maxCapability)
+	}
+	req.Limit = min(max(req.Limit, 1), maxServed)
+	return req, nil
+}
+
+// serveAgents answers one AgentsProtocol request from this node's index.
+func (n *Network) serveAgents(s network.Stream) {
+	defer s.Close()
+	_ = s.SetDeadline(time.Now().Add(10 * time.Second))
+	req, err := readRequest(s)
+	if err != nil {
+		n.log.Debug("registry: serve cards", "peer", s.Conn().RemotePeer(), "err", err)
+		_ = s.Reset()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	found, err := n.r.searchLocal(ctx, Query{Capability: req.Capability, Limit: req.Limit})
+	if err != nil {
+		n.log.Warn("registry: serve cards", "capability", req.Capability, "err", err)
+		_ = s.Reset()
+		return
+	}
+	ans := agentsAnswer{Cards: make([]string, 0, len(found))}
+	for _, a := range found {
+		ans.Cards = append(ans.Cards, a.JWS)
+	}
+	if err := json.NewEncoder(s).Encode(ans); err != nil && !errors.Is(err, network.ErrReset) {
+		n.log.Debug("registry: serve cards", "peer", s.Conn().RemotePeer(), "err", err)
+	}
+}
