@@ -6,8 +6,10 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -17,6 +19,7 @@ type Agents interface {
 	Register(ctx context.Context, raw []byte, source string) (*registry.Agent, error)
 	Get(ctx context.Context, did string) (*registry.Agent, error)
 	Search(ctx context.Context, q registry.Query) ([]*registry.Agent, error)
+	CheckStatus(ctx context.Context, did string, wallet common.Address) (*registry.StatusResult, error)
 }
 
 var _ Agents = (*registry.Registry)(nil)
@@ -69,4 +72,29 @@ func (s *Server) searchAgents(c echo.Context) error {
 		list = []*registry.Agent{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"agents": list})
+}
+
+// checkAgentStatus has the node read the agent's on-chain status now (after a revoke or
+// rotate in StakeRegistry): a revoked or rotated DID's card is dropped here and the notice
+// gossiped to the other nodes. ?wallet= names the controller when the node holds no card.
+func (s *Server) checkAgentStatus(c echo.Context) error {
+	did, err := url.PathUnescape(c.Param("did"))
+	if err != nil {
+		return withDetail(ErrBadRequest, "DID: %v", err)
+	}
+	if _, err := identity.ParseDID(did); err != nil {
+		return withDetail(ErrBadRequest, "%v", err)
+	}
+	var wallet common.Address
+	if v := c.QueryParam("wallet"); v != "" {
+		if !common.IsHexAddress(v) {
+			return withDetail(ErrBadRequest, "wallet %q is not an address", v)
+		}
+		wallet = common.HexToAddress(v)
+	}
+	res, err := s.cfg.Agents.CheckStatus(c.Request().Context(), did, wallet)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
 }

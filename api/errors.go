@@ -106,6 +106,7 @@ var mappings = []mapping{
 	{err: registry.ErrStale, status: http.StatusConflict, slug: "card-stale", title: "The node has a newer card for this DID"},
 	{err: registry.ErrRateLimited, status: http.StatusTooManyRequests, slug: "rate-limited", title: "Too many unstaked cards; stake, or try later"},
 	{err: registry.ErrUnknownAgent, status: http.StatusNotFound, slug: "unknown-agent", title: "No card for this DID"},
+	{err: registry.ErrRevoked, status: http.StatusGone, slug: "agent-revoked", title: "The agent's DID was revoked or rotated on chain"},
 
 	// bounties
 	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet (POST /v1/bindings first)"},

@@ -102,6 +102,7 @@ func New(cfg Config) (*Server, error) {
 		v1.POST("/agents", s.registerAgent)
 		v1.GET("/agents", s.searchAgents)
 		v1.GET("/agents/:did", s.getAgent)
+		v1.POST("/agents/:did/status", s.checkAgentStatus)
 	}
 	if cfg.Bounties != nil && cfg.Wallets != nil {
 		v1.POST("/bindings", s.addBinding)

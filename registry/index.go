@@ -60,7 +60,7 @@ CREATE INDEX registry_capabilities_rank ON registry_capabilities (chain, capabil
 DROP INDEX registry_cards_fts;
 -- Covering what ranking reads, so candidates never touch the (large) card rows.
 CREATE INDEX registry_cards_rank ON registry_cards (chain, fts_row DESC, did, staked, weight);
-`}}
+`}, statusMigration}
 
 // A card's search row id is its rank: rankRow(staked, weight, serial) puts every staked card
 // above every unstaked one, then orders by stake weight (in steps of 1/1000), then newest
@@ -110,8 +110,11 @@ func (Neutral) Weight(context.Context, string) (float64, error) { return 1, nil 
 type Config struct {
 	DB *sql.DB
 	// Chain is the chains-table row that scopes the registry (stake is per chain).
-	Chain      int64
-	Stakes     StakeReader
+	Chain  int64
+	Stakes StakeReader
+	// Status reads agents' on-chain status, for revocations and rotations (CheckStatus and
+	// StatusTopic); nil turns both off.
+	Status     StatusReader
 	Reputation ReputationReader
 	// UnstakedPerMinute bounds unstaked registrations per DID and per source; 0 means 6.
 	UnstakedPerMinute int
@@ -181,6 +184,11 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if st, gone, err := r.goneStatus(ctx, sc.DID); err != nil {
+		return nil, err
+	} else if gone {
+		return nil, cardErr(sc.DID, ErrRevoked, "the DID was %s on chain", st)
+	}
 	var seq uint64
 	err = r.cfg.DB.QueryRowContext(ctx, `SELECT seq FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, sc.DID).Scan(&seq)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -272,16 +280,24 @@ type Agent struct {
 }
 
 // Get returns the card of did from this node, or from the DHT when the node has peers; it
-// returns ErrUnknownAgent when neither has one.
+// returns ErrUnknownAgent when neither has one, and ErrRevoked for a DID that left on chain.
 func (r *Registry) Get(ctx context.Context, did string) (*Agent, error) {
 	a, err := r.getLocal(ctx, did)
+	if !errors.Is(err, ErrUnknownAgent) {
+		return a, err
+	}
+	if st, gone, gerr := r.goneStatus(ctx, did); gerr != nil {
+		return nil, gerr
+	} else if gone {
+		return nil, cardErr(did, ErrRevoked, "the DID was %s on chain", st)
+	}
 	r.mu.Lock()
 	n := r.net
 	r.mu.Unlock()
-	if errors.Is(err, ErrUnknownAgent) && n != nil {
+	if n != nil {
 		return n.lookup(ctx, did)
 	}
-	return a, err
+	return nil, err
 }
 
 func (r *Registry) getLocal(ctx context.Context, did string) (*Agent, error) {

@@ -84,11 +84,12 @@ func (r *Registry) DHTValidators() map[string]record.Validator {
 
 // Network spreads cards between nodes: gossip for every new card, the DHT for staked ones.
 type Network struct {
-	r     *Registry
-	node  *p2p.Node
-	topic *pubsub.Topic
-	log   *slog.Logger
-	prov  providing
+	r      *Registry
+	node   *p2p.Node
+	topic  *pubsub.Topic
+	status *pubsub.Topic // nil when the registry reads no status
+	log    *slog.Logger
+	prov   providing
 }
 
 // Attach connects the registry to a p2p node (whose DHT was started with DHTValidators):
@@ -110,7 +111,7 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 		switch {
 		case err == nil:
 			return pubsub.ValidationAccept
-		case errors.Is(err, ErrStale), errors.Is(err, ErrRateLimited):
+		case errors.Is(err, ErrStale), errors.Is(err, ErrRateLimited), errors.Is(err, ErrRevoked):
 			return pubsub.ValidationIgnore // not worth forwarding, but not an attack
 		case errors.Is(err, ErrForged), errors.Is(err, ErrMalformed), errors.Is(err, ErrWrongDID), errors.Is(err, ErrOversize):
 			return pubsub.ValidationReject // costs the sender score
@@ -128,6 +129,11 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 		return nil, err
 	}
 	n.topic = topic
+	if r.cfg.Status != nil {
+		if err := n.joinStatus(ctx); err != nil {
+			return nil, err
+		}
+	}
 	node.Host.SetStreamHandler(AgentsProtocol, n.serveAgents)
 	go n.reprovide(ctx)
 	go func() { // the validator does the work; reading keeps the subscription flowing

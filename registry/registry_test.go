@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +31,46 @@ func (s stakes) StakeOf(_ context.Context, did string, _ common.Address) (*big.I
 	return new(big.Int), nil
 }
 
+// ledger is a chain stand-in for stake and status: agents in gone read as that status and
+// hold no stake, as StakeRegistry answers for a revoked or rotated DID.
+type ledger struct {
+	stakes
+	mu   sync.Mutex
+	gone map[string]registry.AgentStatus
+}
+
+func newLedger(st stakes) *ledger {
+	return &ledger{stakes: st, gone: map[string]registry.AgentStatus{}}
+}
+
+func (l *ledger) set(did string, s registry.AgentStatus) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.gone[did] = s
+}
+
+func (l *ledger) StakeOf(ctx context.Context, did string, w common.Address) (*big.Int, error) {
+	l.mu.Lock()
+	_, gone := l.gone[did]
+	l.mu.Unlock()
+	if gone {
+		return new(big.Int), nil
+	}
+	return l.stakes.StakeOf(ctx, did, w)
+}
+
+func (l *ledger) Status(_ context.Context, did string, _ common.Address) (registry.AgentStatus, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s, ok := l.gone[did]; ok {
+		return s, nil
+	}
+	if _, ok := l.stakes[did]; ok {
+		return registry.StatusBound, nil
+	}
+	return registry.StatusNone, nil
+}
+
 func newRegistry(t testing.TB, st registry.StakeReader) *registry.Registry {
 	t.Helper()
 	db := testutil.DB(t)
@@ -38,7 +79,11 @@ func newRegistry(t testing.TB, st registry.StakeReader) *registry.Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := registry.New(ctx, registry.Config{DB: db, Chain: row, Stakes: st, Now: func() time.Time { return now }, UnstakedPerMinute: 1000})
+	cfg := registry.Config{DB: db, Chain: row, Stakes: st, Now: func() time.Time { return now }, UnstakedPerMinute: 1000}
+	if sr, ok := st.(registry.StatusReader); ok {
+		cfg.Status = sr
+	}
+	r, err := registry.New(ctx, cfg)
 	requireFTS5(t, err)
 	return r
 }
@@ -136,6 +181,58 @@ func TestCapabilityIsExact(t *testing.T) {
 		if tt.want == "" && len(got) != 0 || tt.want != "" && (len(got) != 1 || got[0] != tt.want+" agent") {
 			t.Errorf("Search(%+v) found %v, want only %q", tt.q, got, tt.want)
 		}
+	}
+}
+
+// TestRevokedAndRotatedCardsGo: once the chain shows a DID revoked or rotated, CheckStatus
+// drops its card, and the card (or a newer one) is refused from then on; a bound agent is
+// left alone.
+func TestRevokedAndRotatedCardsGo(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		status registry.AgentStatus
+		drop   bool
+	}{
+		{registry.StatusRevoked, true},
+		{registry.StatusRotated, true},
+		{registry.StatusBound, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.status.String(), func(t *testing.T) {
+			k, _ := identity.GenerateKey(identity.Ed25519)
+			did := k.DID.String()
+			l := newLedger(stakes{did: big.NewInt(1e18)})
+			r := newRegistry(t, l)
+			if _, err := r.Register(ctx, card(t, k, 1, "Agent", "does things", "things"), "api"); err != nil {
+				t.Fatal(err)
+			}
+			if tt.status != registry.StatusBound {
+				l.set(did, tt.status)
+			}
+			res, err := r.CheckStatus(ctx, did, common.Address{}) // the wallet of the card held
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != tt.status || res.Dropped != tt.drop || res.Wallet != common.HexToAddress("0x01") {
+				t.Fatalf("CheckStatus = %+v", res)
+			}
+			found, _ := r.Search(ctx, registry.Query{Text: "things"})
+			if _, err := r.Get(ctx, did); tt.drop != errors.Is(err, registry.ErrRevoked) || tt.drop == (len(found) == 1) {
+				t.Fatalf("after CheckStatus: Get error %v, search found %d", err, len(found))
+			}
+			_, err = r.Register(ctx, card(t, k, 2, "Agent", "back again", "things"), "api")
+			if tt.drop != errors.Is(err, registry.ErrRevoked) {
+				t.Errorf("a newer card after %s: %v", tt.status, err)
+			}
+		})
+	}
+	r := newRegistry(t, newLedger(stakes{}))
+	if _, err := r.CheckStatus(ctx, "did:key:zNope", common.Address{}); !errors.Is(err, registry.ErrMalformed) {
+		t.Errorf("bad DID: %v", err)
+	}
+	k, _ := identity.GenerateKey(identity.Ed25519)
+	if _, err := r.CheckStatus(ctx, k.DID.String(), common.Address{}); !errors.Is(err, registry.ErrUnknownAgent) {
+		t.Errorf("no card and no wallet: %v", err)
 	}
 }
 

@@ -50,4 +50,27 @@ func TestChainStakesReadsTheRegistry(t *testing.T) {
 	if v, err := fresh.StakeOf(ctx, agent.DID.String(), addr); err != nil || v.Cmp(big.NewInt(5e17)) != 0 {
 		t.Errorf("stake after staking = %v, %v", v, err)
 	}
+	// Status follows the record: bound, then revoked by the controller.
+	onChain := registry.NewChainStakes(c, dep.Contracts.StakeRegistry)
+	status := func() registry.AgentStatus {
+		t.Helper()
+		s, err := onChain.Status(ctx, agent.DID.String(), addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if s := status(); s != registry.StatusBound {
+		t.Errorf("status after bind = %s, want bound", s)
+	}
+	opts.Value = nil
+	if _, err := bind.Transact(inst, opts, abi.PackRevoke(id)); err != nil {
+		t.Fatal(err)
+	}
+	if s := status(); s != registry.StatusRevoked {
+		t.Errorf("status after revoke = %s, want revoked", s)
+	}
+	if s, err := onChain.Status(ctx, agent.DID.String(), crypto.PubkeyToAddress(chain.DevKey(0).PublicKey)); err != nil || s != registry.StatusNone {
+		t.Errorf("status under another controller = %s, %v; want none", s, err)
+	}
 }

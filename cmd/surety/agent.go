@@ -18,8 +18,9 @@ func runAgentCmd(ctx context.Context, e *env, args []string) error {
 		"register": runAgentRegister,
 		"show":     runAgentShow,
 		"search":   runAgentSearch,
+		"status":   runAgentStatus,
 	}
-	return runSubcommand(ctx, e, "agent", "register | show DID | search [TEXT]", sub, args)
+	return runSubcommand(ctx, e, "agent", "register | show DID | search [TEXT] | status DID", sub, args)
 }
 
 // listFlag collects a repeated flag.
@@ -154,5 +155,44 @@ func runAgentSearch(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stdout, "%-24s %-60s %s  [%s]\n", a.Name, a.DID, staked, strings.Join(a.Capabilities, " "))
 	}
+	return nil
+}
+
+func runAgentStatus(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "agent status", "[--wallet ADDRESS] DID",
+		"Have the node read an agent's status in StakeRegistry now (after a revoke or rotate there): a revoked or rotated DID's card is dropped and the news gossiped to other nodes.")
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	wallet := fs.String("wallet", "", "the agent's controller wallet (default: the wallet on the card the node holds)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := fs.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("give the agent's DID")
+	}
+	if *wallet != "" && !common.IsHexAddress(*wallet) {
+		return usagef("--wallet %q is not an address", *wallet)
+	}
+	c, err := newNodeClient(*node)
+	if err != nil {
+		return err
+	}
+	path := "/v1/agents/" + url.PathEscape(pos[0]) + "/status"
+	if *wallet != "" {
+		path += "?wallet=" + url.QueryEscape(*wallet)
+	}
+	var res registry.StatusResult
+	if err := c.do(ctx, "POST", path, "", nil, &res); err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e, res)
+	}
+	fmt.Fprintf(e.stdout, "%s under %s: %s", res.DID, res.Wallet.Hex(), res.Status)
+	if res.Dropped {
+		fmt.Fprint(e.stdout, " (card dropped here; other nodes told)")
+	}
+	fmt.Fprintln(e.stdout)
 	return nil
 }

@@ -33,6 +33,24 @@ func TestAgentRegistryThroughCLIAndAPI(t *testing.T) {
 	if out := runOK(t, "", "agent", "show", "--node", base, did); !strings.Contains(out, `"seq": 2`) {
 		t.Errorf("show: %s", out)
 	}
+	// Status: the agent never bound a wallet on chain, so it is "none" and its card stays.
+	if out := runOK(t, "", "agent", "status", "--node", base, did); !strings.Contains(out, did+" under 0x0000000000000000000000000000000000000000: none") {
+		t.Errorf("status: %s", out)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"--wallet", "nope", did}, exitUsage, `--wallet "nope" is not an address`},
+		{[]string{"did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"}, exitFailure, "No card for this DID"},
+		{[]string{"did:nope"}, exitFailure, `invalid DID "did:nope"`},
+	} {
+		r := start(t, append([]string{"agent", "status", "--node", base}, tt.args...)...)
+		if code := r.wait(t); code != tt.code || !strings.Contains(r.stderr.String(), tt.says) || strings.Count(strings.TrimSpace(r.stderr.String()), "\n") != 0 {
+			t.Errorf("agent status %v: exit %d, stderr %q", tt.args, code, r.stderr)
+		}
+	}
 	bc := &bountyClient{t: t, base: base}
 	for _, tt := range []struct {
 		body   string

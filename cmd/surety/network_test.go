@@ -22,7 +22,7 @@ import (
 // TestFiveNodesOnAnvil is the registry acceptance test: five real nodes (own hosts on
 // loopback, own databases) on one Anvil chain. A staked agent registers on node A and is
 // found by DID and by capability on node E; with two nodes stopped, it is still found, also
-// by a node that joins afterwards.
+// by a node that joins afterwards. Revoked on chain, its card leaves every node.
 func TestFiveNodesOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs five nodes and Anvil")
@@ -98,6 +98,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		t.Error("E lost the card")
 	}
 	_, baseF := startNodeAt("f", getInfo(t, bases[2]).Peer.Addrs[0])
+	eventuallyT(t, "found by capability on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents?capability=audit") })
 	eventuallyT(t, "found by DID on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents/"+agent.DID.String()) })
 
 	// /v1/info ties each node's DID to its peer id.
@@ -114,6 +115,30 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	code, body := (&bountyClient{t: t, base: baseE}).request("GET", "/v1/peers", nil, nil)
 	if code != http.StatusOK || !strings.Contains(string(body), `"id"`) {
 		t.Errorf("peers: %d %s", code, body)
+	}
+
+	// The controller revokes the agent on chain and tells E: E drops the card and gossips the
+	// notice; D checks it on chain too and drops the card, which the DHT can no longer bring
+	// back.
+	opts.Value = nil
+	tx, err := bind.Transact(inst, opts, stakes.PackRevoke(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chain.WaitMined(ctx, client, tx.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	code, body = (&bountyClient{t: t, base: baseE}).request("POST", "/v1/agents/"+agent.DID.String()+"/status", nil, nil)
+	if code != http.StatusOK || !strings.Contains(string(body), `"status":"revoked"`) || !strings.Contains(string(body), `"dropped":true`) {
+		t.Fatalf("status check on E: %d %s", code, body)
+	}
+	baseD := bases[2]
+	eventuallyT(t, "the revoked card gone from D", 15*time.Second, func() bool { return !find(baseD, "/v1/agents?capability=audit") })
+	if code, body := (&bountyClient{t: t, base: baseD}).request("GET", "/v1/agents/"+agent.DID.String(), nil, nil); code != http.StatusGone {
+		t.Errorf("GET the revoked agent on D: %d %s, want 410", code, body)
+	}
+	if code, body := (&bountyClient{t: t, base: baseD}).request("POST", "/v1/agents", []byte(sc.JWS), nil); code != http.StatusGone {
+		t.Errorf("re-register the revoked card on D: %d %s, want 410", code, body)
 	}
 }
 

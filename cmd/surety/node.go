@@ -239,8 +239,9 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
+	onChain := registry.NewChainStakes(n.chain, dep.Contracts.StakeRegistry)
 	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow,
-		Stakes: registry.NewCachedStakes(registry.NewChainStakes(n.chain, dep.Contracts.StakeRegistry), n.chain)})
+		Stakes: registry.NewCachedStakes(onChain, n.chain), Status: onChain})
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +255,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}
 	n.p2pCtx, n.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
 	n.p2p, err = p2p.Start(n.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: boot,
-		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic}, Logger: log})
+		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, registry.StatusTopic}, Logger: log})
 	if err != nil {
 		return nil, err
 	}
