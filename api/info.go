@@ -85,10 +85,13 @@ type Peers interface {
 	Connected() []Peer
 }
 
-// Peer is a connected peer.
+// Peer is a connected peer, with the gossip score this node gives it (gossipsub peer
+// scoring: invalid cards or notices from it push it down; below -80 it is ignored) when it
+// has been scored.
 type Peer struct {
 	ID    string   `json:"id"`
 	Addrs []string `json:"addrs"`
+	Score *float64 `json:"score,omitempty"`
 }
 
 func (s *Server) peers(c echo.Context) error {

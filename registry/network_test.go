@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,24 +21,21 @@ import (
 type netNode struct {
 	reg  *registry.Registry
 	node *p2p.Node
+}
 
-	mu     sync.Mutex
-	scores map[peer.ID]float64
+// scoreOf is the gossip score this node gives other (0 until scored).
+func (n *netNode) scoreOf(other *netNode) float64 {
+	s, _ := n.node.Score(other.node.Host.ID())
+	return s
 }
 
 func startNetNode(t *testing.T, st registry.StakeReader, bootstrap []peer.AddrInfo) *netNode {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	n := &netNode{reg: newRegistry(t, st), scores: map[peer.ID]float64{}}
+	n := &netNode{reg: newRegistry(t, st)}
 	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Validators: n.reg.DHTValidators(), Topics: []string{registry.CardTopic, registry.StatusTopic},
-		ScoreInspect: func(s map[peer.ID]float64) {
-			n.mu.Lock()
-			defer n.mu.Unlock()
-			for k, v := range s {
-				n.scores[k] = v
-			}
-		}, InspectPeriod: 100 * time.Millisecond})
+		InspectPeriod: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,11 +155,7 @@ func TestForgedCardFloodIsDroppedAndScored(t *testing.T) {
 	if published == 0 {
 		t.Fatal("the flooder could not publish")
 	}
-	eventually(t, "flooder's score below zero", 10*time.Second, func() bool {
-		honest.mu.Lock()
-		defer honest.mu.Unlock()
-		return honest.scores[flooder.node.Host.ID()] < 0
-	})
+	eventually(t, "flooder's score below zero", 10*time.Second, func() bool { return honest.scoreOf(flooder) < 0 })
 	if res, _ := honest.reg.Search(ctx, registry.Query{}); len(res) != 0 {
 		t.Errorf("forged cards were stored: %v", res)
 	}
@@ -207,11 +199,7 @@ func TestStatusNoticesSpread(t *testing.T) {
 	if err := registry.PublishNoticeRaw(ctx, a.reg, notice); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the false notice's sender scored below zero", 10*time.Second, func() bool {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return b.scores[a.node.Host.ID()] < 0
-	})
+	eventually(t, "the false notice's sender scored below zero", 10*time.Second, func() bool { return b.scoreOf(a) < 0 })
 	if _, err := b.reg.Get(ctx, bound.DID.String()); err != nil {
 		t.Errorf("the bound agent's card after a false notice: %v", err)
 	}

@@ -113,8 +113,8 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		t.Errorf("peer binding names %s, node is %s", claim["peerId"], info.Peer.ID)
 	}
 	code, body := (&bountyClient{t: t, base: baseE}).request("GET", "/v1/peers", nil, nil)
-	if code != http.StatusOK || !strings.Contains(string(body), `"id"`) {
-		t.Errorf("peers: %d %s", code, body)
+	if code != http.StatusOK || !strings.Contains(string(body), `"id"`) || !strings.Contains(string(body), `"score"`) {
+		t.Errorf("peers (with their gossip scores): %d %s", code, body)
 	}
 
 	// The controller revokes the agent on chain and tells E: E drops the card and gossips the

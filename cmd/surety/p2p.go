@@ -64,6 +64,9 @@ func (p peersOf) Connected() []api.Peer {
 	var out []api.Peer
 	for _, ai := range p.n.Connected() {
 		pe := api.Peer{ID: ai.ID.String()}
+		if score, ok := p.n.Score(ai.ID); ok {
+			pe.Score = &score
+		}
 		for _, a := range ai.Addrs {
 			pe.Addrs = append(pe.Addrs, a.String())
 		}

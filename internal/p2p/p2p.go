@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/libp2p/go-libp2p"
@@ -41,8 +42,7 @@ type Config struct {
 	Validators map[string]record.Validator
 	// Topics get scoring parameters: invalid messages on them cost the sender.
 	Topics []string
-	// ScoreInspect, when set, receives every peer's score each InspectPeriod.
-	ScoreInspect  func(map[peer.ID]float64)
+	// InspectPeriod is how often the gossip scores that Score reports are read (0: 1 s).
 	InspectPeriod time.Duration
 	Logger        *slog.Logger
 }
@@ -52,6 +52,18 @@ type Node struct {
 	Host   host.Host
 	DHT    *dht.IpfsDHT
 	PubSub *pubsub.PubSub
+
+	mu     sync.Mutex
+	scores map[peer.ID]float64 // gossip scores as of the last inspection
+}
+
+// Score is peer id's gossip score as of the last inspection (InspectPeriod); ok is false for
+// a peer gossipsub has not scored.
+func (n *Node) Score(id peer.ID) (score float64, ok bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	score, ok = n.scores[id]
+	return score, ok
 }
 
 // GenerateKey makes a new Ed25519 host key.
@@ -92,14 +104,17 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		dht.BootstrapPeers(cfg.Bootstrap...)); err != nil {
 		return fail(fmt.Errorf("p2p: start DHT: %w", err))
 	}
-	opts := []pubsub.Option{pubsub.WithPeerScore(scoreParams(cfg.Topics), scoreThresholds())}
-	if cfg.ScoreInspect != nil {
-		period := cfg.InspectPeriod
-		if period == 0 {
-			period = time.Second
-		}
-		opts = append(opts, pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(cfg.ScoreInspect), period))
+	period := cfg.InspectPeriod
+	if period == 0 {
+		period = time.Second
 	}
+	inspect := func(scores map[peer.ID]float64) {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		n.scores = scores
+	}
+	opts := []pubsub.Option{pubsub.WithPeerScore(scoreParams(cfg.Topics), scoreThresholds()),
+		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(inspect), period)}
 	if n.PubSub, err = pubsub.NewGossipSub(ctx, h, opts...); err != nil {
 		return fail(fmt.Errorf("p2p: start gossipsub: %w", err))
 	}
