@@ -45,6 +45,7 @@ const (
 	StatusRevoked
 )
 
+// String names the status as the contract does, in lower case.
 func (s AgentStatus) String() string {
 	switch s {
 	case StatusNone:
