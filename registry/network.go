@@ -135,6 +135,9 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 		}
 	}
 	node.Host.SetStreamHandler(AgentsProtocol, n.serveAgents)
+	if err := n.provideStored(ctx); err != nil {
+		return nil, err
+	}
 	go n.reprovide(ctx)
 	go func() { // the validator does the work; reading keeps the subscription flowing
 		for {

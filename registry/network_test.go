@@ -31,9 +31,15 @@ func (n *netNode) scoreOf(other *netNode) float64 {
 
 func startNetNode(t *testing.T, st registry.StakeReader, bootstrap []peer.AddrInfo) *netNode {
 	t.Helper()
+	return attachNetNode(t, newRegistry(t, st), bootstrap)
+}
+
+// attachNetNode starts a host for a registry that may already hold cards.
+func attachNetNode(t *testing.T, reg *registry.Registry, bootstrap []peer.AddrInfo) *netNode {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	n := &netNode{reg: newRegistry(t, st)}
+	n := &netNode{reg: reg}
 	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Validators: n.reg.DHTValidators(), Topics: []string{registry.CardTopic, registry.StatusTopic},
 		InspectPeriod: 100 * time.Millisecond})
 	if err != nil {
@@ -104,7 +110,8 @@ func TestCardsSpreadAcrossNodes(t *testing.T) {
 
 // TestCapabilityProvidersLeadToCards: a card its node never spread (no gossip, no DHT put)
 // is still found by capability on another node, through the DHT provider record of the
-// capability and the holder's AgentsProtocol answer.
+// capability and the holder's AgentsProtocol answer; so is a card stored before its node
+// had peers.
 func TestCapabilityProvidersLeadToCards(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts libp2p hosts")
@@ -118,6 +125,14 @@ func TestCapabilityProvidersLeadToCards(t *testing.T) {
 	if _, err := registry.RegisterQuietly(ctx, holder.reg, card(t, agent, 1, "Auditor", "audits contracts", "audit", "solidity")); err != nil {
 		t.Fatal(err)
 	}
+	// A node that stored its card before it had peers (a restart) announces it on attaching.
+	other := mustKey(t)
+	st[other.DID.String()] = big.NewInt(1e18)
+	offline := newRegistry(t, st)
+	if _, err := offline.Register(ctx, card(t, other, 1, "Reviewer", "reviews contracts", "review"), "api"); err != nil {
+		t.Fatal(err)
+	}
+	attachNetNode(t, offline, []peer.AddrInfo{middle.node.Info()})
 	if res, err := asker.reg.Search(ctx, registry.Query{Text: "audits"}); err != nil || len(res) != 0 {
 		t.Fatalf("the asker has the card before asking the network: %v, %v", res, err)
 	}
@@ -129,6 +144,10 @@ func TestCapabilityProvidersLeadToCards(t *testing.T) {
 	if res, err := asker.reg.Search(ctx, registry.Query{Text: "audits contracts"}); err != nil || len(res) != 1 {
 		t.Errorf("text search after discovery = %v, %v", res, err)
 	}
+	eventually(t, "the card stored before its node attached, found by capability", 20*time.Second, func() bool {
+		res, err := asker.reg.Search(ctx, registry.Query{Capability: "review"})
+		return err == nil && len(res) == 1 && res[0].DID == other.DID.String()
+	})
 }
 
 // TestForgedCardFloodIsDroppedAndScored has a peer flood a node with forged cards: none is

@@ -110,6 +110,30 @@ func (n *Network) announce(ctx context.Context, capabilities []string) {
 	}
 }
 
+// provideStored announces the capabilities of the staked cards already stored (a node that
+// restarts, or attaches after cards arrived), in the background.
+func (n *Network) provideStored(ctx context.Context) error {
+	rows, err := n.r.cfg.DB.QueryContext(ctx, `SELECT DISTINCT k.capability FROM registry_capabilities k
+		JOIN registry_cards c ON c.chain = k.chain AND c.did = k.did WHERE k.chain = ? AND c.staked = 1 LIMIT ?`, n.r.cfg.Chain, maxProvided)
+	if err != nil {
+		return fmt.Errorf("registry: stored capabilities: %w", err)
+	}
+	defer rows.Close()
+	var caps []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return err
+		}
+		caps = append(caps, c)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	n.provide(ctx, &Agent{SignedCard: SignedCard{Card: Card{Capabilities: caps}}, Staked: true})
+	return nil
+}
+
 // reprovide announces every provided capability again before the DHT forgets it, until ctx
 // ends.
 func (n *Network) reprovide(ctx context.Context) {
