@@ -1,0 +1,246 @@
+package reputation
+
+import (
+	"math"
+	"slices"
+)
+
+// Scoring. Two passes over the audit graph:
+//
+//  1. Standing, EigenTrust style. Auditor i's local trust in subject j is
+//     s_ij = Σ decay(age) · backing · score over i's audits of j, normalized per auditor
+//     (C_ij = s_ij / Σ_k s_ik). Standing is the stationary vector of
+//     t = (1 − α) Cᵀ t + α p, where p, the pre-trust, spreads over staked agents in
+//     proportion to their stake weight (1 + log10(1 + 9 × stake in ETH)); auditors with no
+//     trust to give hand their share to p. Agents no staked agent trusts, directly or through
+//     others, keep zero standing, whatever they say of each other.
+//  2. Score, beta reputation. An audit weighs w = N·t_auditor (capped at maxStanding) ×
+//     stake weight of the auditor × decay(age) × backing, where backing is 1 for an audit a
+//     finished settlement stands behind and Unbacked (0.1) otherwise. A subject's score is
+//     (a + Σ w·score) / (a + b + Σ w), its confidence Σ w / (Σ w + a + b).
+//
+// Sums are taken in fixed point (2^-32 steps), which makes them independent of the order
+// audits arrive in; the power iteration runs over auditors and subjects in index order. So
+// the same agents (indexed in DID order) and the same audits give bit-identical scores on
+// every node.
+
+// Params tune scoring; the zero value of a field takes its default.
+type Params struct {
+	Alpha     float64 // weight of pre-trust in standing (0.15)
+	HalfLife  float64 // seconds for an audit's weight to halve (90 days)
+	Unbacked  float64 // weight of an audit without settlement behind it (0.1)
+	PriorA    float64 // beta prior pseudo-counts (1 and 1: a neutral 0.5)
+	PriorB    float64
+	Tolerance float64 // stop when the L1 change of standing falls below this (1e-9)
+	MaxIter   int     // and after at most this many iterations (100)
+}
+
+// DefaultParams are the documented defaults.
+var DefaultParams = Params{Alpha: 0.15, HalfLife: 90 * 24 * 3600, Unbacked: 0.1, PriorA: 1, PriorB: 1, Tolerance: 1e-9, MaxIter: 100}
+
+// maxStanding caps an auditor's standing, relative to the average, in audit weights.
+const maxStanding = 10
+
+func (p Params) withDefaults() Params {
+	d := DefaultParams
+	if p.Alpha != 0 {
+		d.Alpha = p.Alpha
+	}
+	if p.HalfLife != 0 {
+		d.HalfLife = p.HalfLife
+	}
+	if p.Unbacked != 0 {
+		d.Unbacked = p.Unbacked
+	}
+	if p.PriorA != 0 {
+		d.PriorA = p.PriorA
+	}
+	if p.PriorB != 0 {
+		d.PriorB = p.PriorB
+	}
+	if p.Tolerance != 0 {
+		d.Tolerance = p.Tolerance
+	}
+	if p.MaxIter != 0 {
+		d.MaxIter = p.MaxIter
+	}
+	return d
+}
+
+// Edge is one counted audit: indices into Graph.Stake.
+type Edge struct {
+	Auditor, Subject int32
+	Score            float64 // in [0, 1]
+	Age              float64 // seconds since the audit, at scoring time
+	Backed           bool    // a finished settlement stands behind it
+}
+
+// Graph is what scoring reads: every agent's stake (ETH; 0 for none), indexed in DID order,
+// and the audits that count (one per auditor, subject and target).
+type Graph struct {
+	Stake  []float64
+	Audits []Edge
+}
+
+// Scores is the outcome, by agent index.
+type Scores struct {
+	Standing   []float64 // sums to 1 when anyone is staked
+	Score      []float64 // beta mean in [0, 1]; the prior mean for the unaudited
+	Confidence []float64 // in [0, 1)
+	Weight     []float64 // Σ w of the audits of each subject
+	Iterations int
+}
+
+// fixed is a fixed-point accumulator: exact, so order-independent.
+type fixed int64
+
+const fixedOne = 1 << 32
+
+func toFixed(x float64) fixed  { return fixed(math.Round(x * fixedOne)) }
+func (f fixed) float() float64 { return float64(f) / fixedOne }
+
+// StakeWeight is the weight of a stake in ETH: 1 for none, 2 for 1 ETH, 3 for 10, ...
+func StakeWeight(eth float64) float64 {
+	if eth <= 0 {
+		return 1
+	}
+	return 1 + math.Log10(1+9*eth)
+}
+
+// Compute scores g.
+func Compute(g *Graph, params Params) *Scores {
+	p := params.withDefaults()
+	n := len(g.Stake)
+	out := &Scores{Standing: make([]float64, n), Score: make([]float64, n), Confidence: make([]float64, n), Weight: make([]float64, n)}
+	if n == 0 {
+		return out
+	}
+	decay := func(age float64) float64 { return math.Exp2(-max(age, 0) / p.HalfLife) }
+	backing := func(e *Edge) float64 {
+		if e.Backed {
+			return 1
+		}
+		return p.Unbacked
+	}
+
+	// Local trust: s_ij per (auditor, subject) pair, in CSR order (auditor, then subject):
+	// a counting sort by auditor, then each auditor's few audits by subject.
+	valid := func(e *Edge) bool {
+		return e.Auditor >= 0 && int(e.Auditor) < n && e.Subject >= 0 && int(e.Subject) < n && e.Auditor != e.Subject && e.Score >= 0 && e.Score <= 1
+	}
+	at := make([]int, n+1)
+	for i := range g.Audits {
+		if e := &g.Audits[i]; valid(e) {
+			at[e.Auditor+1]++
+		}
+	}
+	for i := range n {
+		at[i+1] += at[i]
+	}
+	edges := make([]Edge, at[n])
+	fill := slices.Clone(at[:n])
+	for i := range g.Audits {
+		if e := &g.Audits[i]; valid(e) {
+			edges[fill[e.Auditor]] = *e
+			fill[e.Auditor]++
+		}
+	}
+	for i := range n {
+		slices.SortFunc(edges[at[i]:at[i+1]], func(a, b Edge) int { return int(a.Subject - b.Subject) })
+	}
+	rowStart := make([]int32, n+1)
+	cols := make([]int32, 0, len(edges))
+	trust := make([]fixed, 0, len(edges))
+	for i := 0; i < len(edges); {
+		e := edges[i]
+		var s fixed
+		for ; i < len(edges) && edges[i].Auditor == e.Auditor && edges[i].Subject == e.Subject; i++ {
+			s += toFixed(decay(edges[i].Age) * backing(&edges[i]) * edges[i].Score)
+		}
+		if s > 0 {
+			cols = append(cols, e.Subject)
+			trust = append(trust, s)
+			rowStart[e.Auditor+1]++
+		}
+	}
+	for i := range n {
+		rowStart[i+1] += rowStart[i]
+	}
+	weights := make([]float64, len(trust)) // C_ij
+	for i := range n {
+		var total fixed
+		for k := rowStart[i]; k < rowStart[i+1]; k++ {
+			total += trust[k]
+		}
+		for k := rowStart[i]; k < rowStart[i+1]; k++ {
+			weights[k] = float64(trust[k]) / float64(total)
+		}
+	}
+
+	// Pre-trust over the staked, by stake weight; uniform when nobody is staked.
+	pre := make([]float64, n)
+	var preTotal float64
+	for i, s := range g.Stake {
+		if s > 0 {
+			pre[i] = StakeWeight(s)
+			preTotal += pre[i]
+		}
+	}
+	if preTotal == 0 {
+		for i := range pre {
+			pre[i] = 1
+		}
+		preTotal = float64(n)
+	}
+	for i := range pre {
+		pre[i] /= preTotal
+	}
+
+	// Power iteration.
+	t := slices.Clone(pre)
+	next := make([]float64, n)
+	for out.Iterations = 1; out.Iterations <= p.MaxIter; out.Iterations++ {
+		clear(next)
+		dangling := 0.0
+		for i := range n {
+			if rowStart[i] == rowStart[i+1] {
+				dangling += t[i]
+				continue
+			}
+			ti := (1 - p.Alpha) * t[i]
+			for k := rowStart[i]; k < rowStart[i+1]; k++ {
+				next[cols[k]] += ti * weights[k]
+			}
+		}
+		toPre := p.Alpha + (1-p.Alpha)*dangling
+		change := 0.0
+		for j := range n {
+			next[j] += toPre * pre[j]
+			change += math.Abs(next[j] - t[j])
+		}
+		t, next = next, t
+		if change < p.Tolerance {
+			break
+		}
+	}
+	out.Iterations = min(out.Iterations, p.MaxIter)
+	copy(out.Standing, t)
+
+	// Beta scores, summed in fixed point per subject.
+	pos := make([]fixed, n)
+	all := make([]fixed, n)
+	for i := range edges {
+		e := &edges[i]
+		standing := min(t[e.Auditor]*float64(n), maxStanding)
+		w := standing * StakeWeight(g.Stake[e.Auditor]) * decay(e.Age) * backing(e)
+		all[e.Subject] += toFixed(w)
+		pos[e.Subject] += toFixed(w * e.Score)
+	}
+	for j := range n {
+		w := all[j].float()
+		out.Weight[j] = w
+		out.Score[j] = (p.PriorA + pos[j].float()) / (p.PriorA + p.PriorB + w)
+		out.Confidence[j] = w / (w + p.PriorA + p.PriorB)
+	}
+	return out
+}
