@@ -75,6 +75,22 @@ func (a *Audit) Target() string {
 	return "envelope:" + a.Envelope
 }
 
+// setTarget is Target read back.
+func setTarget(a *Audit, target string) error {
+	if id, ok := strings.CutPrefix(target, "envelope:"); ok {
+		a.Envelope = id
+		return nil
+	}
+	var ref identity.BountyRef
+	var escrow string
+	if _, err := fmt.Sscanf(strings.ReplaceAll(target, ":", " "), "bounty %d %s %d", &ref.ChainID, &escrow, &ref.ID); err != nil {
+		return fmt.Errorf("reputation: stored target %q: %w", target, err)
+	}
+	ref.Escrow = common.HexToAddress(escrow).Hex()
+	a.Bounty = &ref
+	return nil
+}
+
 // auditBody is the envelope body as signed.
 type auditBody struct {
 	Kind     string          `json:"kind"`

@@ -2,6 +2,7 @@ package reputation
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -19,6 +20,22 @@ import (
 
 // Hash is a SHA-256 digest in the log.
 type Hash [32]byte
+
+// String is the hash in hex.
+func (h Hash) String() string { return hex.EncodeToString(h[:]) }
+
+// MarshalText writes the hash in hex.
+func (h Hash) MarshalText() ([]byte, error) { return []byte(h.String()), nil }
+
+// UnmarshalText reads 32 bytes of hex.
+func (h *Hash) UnmarshalText(b []byte) error {
+	raw, err := hex.DecodeString(string(b))
+	if err != nil || len(raw) != 32 {
+		return fmt.Errorf("merkle: %q is not 32 bytes of hex", b)
+	}
+	*h = Hash(raw)
+	return nil
+}
 
 // Errors of proof verification.
 var (

@@ -1,0 +1,207 @@
+package reputation
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/internal/sqlite"
+)
+
+var migrations = []sqlite.Migration{{Version: 1, SQL: `
+CREATE TABLE reputation_audits (
+	chain         INTEGER NOT NULL REFERENCES chains(id) ON DELETE CASCADE,
+	leaf          TEXT    NOT NULL,  -- hex RFC 6962 leaf hash of the signed envelope
+	auditor       TEXT    NOT NULL,
+	subject       TEXT    NOT NULL,
+	target        TEXT    NOT NULL,
+	score         REAL    NOT NULL,
+	time          INTEGER NOT NULL,
+	backed        INTEGER NOT NULL,
+	evidence_hash TEXT    NOT NULL,
+	evidence_uri  TEXT    NOT NULL,
+	envelope      BLOB    NOT NULL,
+	superseded_by TEXT,              -- the leaf of the later audit of the same target
+	PRIMARY KEY (chain, leaf)
+) STRICT;
+CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
+CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
+`}}
+
+// Store keeps accepted audits in SQLite. Of the audits one auditor filed about one subject
+// and target, the latest counts (by time, then by leaf hash, so every node picks the same
+// one whatever order they arrived in); the others stay, marked superseded by it.
+type Store struct {
+	db    *sql.DB
+	chain int64
+	mu    sync.Mutex // serializes adds, so supersede decisions are atomic
+}
+
+// StoredAudit is an audit as kept: what it says, whether settlement backs it, and the leaf
+// hash of the signed envelope it came in.
+type StoredAudit struct {
+	Audit
+	Leaf         Hash  `json:"leaf"`
+	Backed       bool  `json:"backed"`
+	SupersededBy *Hash `json:"supersededBy,omitempty"`
+	// Raw is the signed envelope, exactly as received: anyone can verify it.
+	Raw []byte `json:"envelope"`
+}
+
+// ErrDuplicate reports an audit the store already holds (the same signed envelope).
+var ErrDuplicate = errors.New("reputation: this audit is already recorded")
+
+// OpenStore migrates the reputation tables; chain is the chains-table row that scopes them.
+func OpenStore(ctx context.Context, db *sql.DB, chain int64) (*Store, error) {
+	if err := sqlite.Migrate(ctx, db, "reputation", migrations); err != nil {
+		return nil, err
+	}
+	return &Store{db: db, chain: chain}, nil
+}
+
+// Add records an accepted audit that came in the signed envelope raw. It reports whether
+// the audit is now the one that counts for its target.
+func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, backed bool) (current bool, err error) {
+	leaf := LeafHash(raw)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	fail := func(err error) (bool, error) { return false, fmt.Errorf("reputation: record audit: %w", err) }
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM reputation_audits WHERE chain = ? AND leaf = ?`, s.chain, hexHash(leaf)).Scan(&n); err != nil {
+		return fail(err)
+	}
+	if n > 0 {
+		return false, ErrDuplicate
+	}
+	var prevLeaf string
+	var prevTime int64
+	switch err := tx.QueryRowContext(ctx, `SELECT leaf, time FROM reputation_audits WHERE chain = ? AND auditor = ? AND subject = ? AND target = ? AND superseded_by IS NULL`,
+		s.chain, a.Auditor, a.Subject, a.Target()).Scan(&prevLeaf, &prevTime); {
+	case errors.Is(err, sql.ErrNoRows):
+		current = true
+	case err != nil:
+		return fail(err)
+	default:
+		current = a.Time > prevTime || a.Time == prevTime && hexHash(leaf) > prevLeaf
+	}
+	var supersededBy any
+	if !current {
+		supersededBy = prevLeaf
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, evidence_hash, evidence_uri, envelope, superseded_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, backed, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy); err != nil {
+		return fail(err)
+	}
+	if current && prevLeaf != "" {
+		// The new audit takes over; everything the old one superseded now points at it too.
+		if _, err := tx.ExecContext(ctx, `UPDATE reputation_audits SET superseded_by = ? WHERE chain = ? AND (leaf = ? OR superseded_by = ?)`,
+			hexHash(leaf), s.chain, prevLeaf, prevLeaf); err != nil {
+			return fail(err)
+		}
+	}
+	return current, tx.Commit()
+}
+
+// Current returns the audits that count about subject, newest first.
+func (s *Store) Current(ctx context.Context, subject string) ([]*StoredAudit, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, evidence_hash, evidence_uri, envelope FROM reputation_audits
+		WHERE chain = ? AND subject = ? AND superseded_by IS NULL ORDER BY time DESC, leaf`, s.chain, subject)
+	if err != nil {
+		return nil, fmt.Errorf("reputation: audits of %s: %w", subject, err)
+	}
+	defer rows.Close()
+	var out []*StoredAudit
+	for rows.Next() {
+		a, err := scanAudit(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func scanAudit(rows *sql.Rows) (*StoredAudit, error) {
+	var a StoredAudit
+	var leaf, target, evidence string
+	if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed, &evidence, &a.Evidence.URI, &a.Raw); err != nil {
+		return nil, err
+	}
+	h, err := parseHash(leaf)
+	if err != nil {
+		return nil, err
+	}
+	a.Leaf = h
+	a.Evidence.Hash = common.HexToHash(evidence)
+	if err := setTarget(&a.Audit, target); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// Graph reads the audits that count into the scoring engine's input: every auditor, subject
+// and staked agent, indexed in DID order, with stake (ETH) from staked and ages at now.
+// It returns the DIDs by index.
+func (s *Store) Graph(ctx context.Context, now int64, staked map[string]float64) (*Graph, []string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, score, time, backed FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL`, s.chain)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reputation: read audits: %w", err)
+	}
+	defer rows.Close()
+	type row struct {
+		auditor, subject string
+		score            float64
+		time             int64
+		backed           bool
+	}
+	var all []row
+	index := map[string]int32{}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.auditor, &r.subject, &r.score, &r.time, &r.backed); err != nil {
+			return nil, nil, err
+		}
+		all = append(all, r)
+		index[r.auditor], index[r.subject] = 0, 0
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	for did, eth := range staked {
+		if eth > 0 {
+			index[did] = 0
+		}
+	}
+	dids := make([]string, 0, len(index))
+	for did := range index {
+		dids = append(dids, did)
+	}
+	slices.Sort(dids)
+	g := &Graph{Stake: make([]float64, len(dids)), Audits: make([]Edge, 0, len(all))}
+	for i, did := range dids {
+		index[did] = int32(i)
+		g.Stake[i] = staked[did]
+	}
+	for _, r := range all {
+		g.Audits = append(g.Audits, Edge{Auditor: index[r.auditor], Subject: index[r.subject], Score: r.score, Age: float64(now - r.time), Backed: r.backed})
+	}
+	return g, dids, nil
+}
+
+func hexHash(h Hash) string { return h.String() }
+
+func parseHash(s string) (Hash, error) {
+	var h Hash
+	return h, h.UnmarshalText([]byte(s))
+}
