@@ -1,0 +1,106 @@
+package reputation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/identity"
+)
+
+// Refusals of the acceptance rules (beyond ErrBadAudit, which ParseAudit gives).
+var (
+	// ErrUnknownSubject: the node knows no agent with the subject's DID.
+	ErrUnknownSubject = errors.New("reputation: the subject is not a known agent")
+	// ErrSameWallet: auditor and subject are bound to the same wallet (one party auditing itself).
+	ErrSameWallet = errors.New("reputation: auditor and subject are bound to the same wallet")
+	// ErrUnknownBounty: the audit names a bounty the escrow index does not have.
+	ErrUnknownBounty = errors.New("reputation: the audited bounty is not in the escrow index")
+	// ErrForeignBounty: the audit names a bounty on another chain or escrow than this node's.
+	ErrForeignBounty = errors.New("reputation: the audited bounty is on another chain or escrow")
+)
+
+// BountyFacts is what the rules need to know of a bounty, from the escrow index.
+type BountyFacts struct {
+	// Finished: the bounty reached an end in which the work was judged (accepted, released,
+	// resolved or refunded).
+	Finished                bool
+	Poster, Arbiter, Worker common.Address
+}
+
+// Bounties reads bounties from the escrow index; it returns ok=false for an unknown one.
+type Bounties interface {
+	Bounty(ctx context.Context, id uint64) (facts BountyFacts, ok bool, err error)
+}
+
+// Wallets says which wallet a DID is bound to (ok=false: none).
+type Wallets interface {
+	WalletOf(ctx context.Context, did string) (wallet common.Address, ok bool, err error)
+}
+
+// Agents says whether the node knows an agent (a registered card, a binding, a DID it issued).
+type Agents interface {
+	Known(ctx context.Context, did string) (bool, error)
+}
+
+// Rules are the acceptance rules for audits on one chain and escrow.
+type Rules struct {
+	ChainID  uint64
+	Escrow   common.Address
+	Bounties Bounties
+	Wallets  Wallets
+	Agents   Agents
+}
+
+// Check applies the rules to a parsed audit whose envelope verified (signature, times,
+// replay, revocation). It refuses an audit of an unknown subject, one by a DID bound to the
+// subject's wallet, and one naming a bounty that is not in this node's escrow index. It
+// reports whether settlement backs the audit: it names a finished bounty whose worker is the
+// subject's wallet, and the auditor's wallet was that bounty's poster or arbiter. Any other
+// accepted audit counts as unbacked (a tenth of the weight; see docs/REPUTATION.md).
+func (r *Rules) Check(ctx context.Context, a *Audit) (backed bool, err error) {
+	known, err := r.Agents.Known(ctx, a.Subject)
+	if err != nil {
+		return false, err
+	}
+	if !known {
+		return false, &AuditError{Err: ErrUnknownSubject, Detail: a.Subject}
+	}
+	auditorWallet, auditorBound, err := r.Wallets.WalletOf(ctx, a.Auditor)
+	if err != nil {
+		return false, err
+	}
+	subjectWallet, subjectBound, err := r.Wallets.WalletOf(ctx, a.Subject)
+	if err != nil {
+		return false, err
+	}
+	if auditorBound && subjectBound && auditorWallet == subjectWallet {
+		return false, &AuditError{Err: ErrSameWallet, Detail: auditorWallet.Hex()}
+	}
+	if a.Bounty == nil {
+		return false, nil
+	}
+	if err := r.sameDeployment(a.Bounty); err != nil {
+		return false, err
+	}
+	facts, ok, err := r.Bounties.Bounty(ctx, a.Bounty.ID)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		return false, &AuditError{Err: ErrUnknownBounty, Detail: fmt.Sprintf("bounty %d", a.Bounty.ID)}
+	}
+	entitled := auditorBound && (auditorWallet == facts.Poster || auditorWallet == facts.Arbiter)
+	return facts.Finished && entitled && subjectBound && subjectWallet == facts.Worker, nil
+}
+
+func (r *Rules) sameDeployment(ref *identity.BountyRef) error {
+	if ref.ChainID != r.ChainID || !strings.EqualFold(ref.Escrow, r.Escrow.Hex()) {
+		return &AuditError{Err: ErrForeignBounty, Detail: fmt.Sprintf("chain %d escrow %s; this node settles on chain %d escrow %s",
+			ref.ChainID, ref.Escrow, r.ChainID, r.Escrow.Hex())}
+	}
+	return nil
+}

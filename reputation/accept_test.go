@@ -1,0 +1,79 @@
+package reputation_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/reputation"
+)
+
+type fakeChain struct {
+	bounties map[uint64]reputation.BountyFacts
+	wallets  map[string]common.Address
+	agents   map[string]bool
+}
+
+func (f *fakeChain) Bounty(_ context.Context, id uint64) (reputation.BountyFacts, bool, error) {
+	b, ok := f.bounties[id]
+	return b, ok, nil
+}
+
+func (f *fakeChain) WalletOf(_ context.Context, did string) (common.Address, bool, error) {
+	w, ok := f.wallets[did]
+	return w, ok, nil
+}
+
+func (f *fakeChain) Known(_ context.Context, did string) (bool, error) { return f.agents[did], nil }
+
+func TestAcceptanceRules(t *testing.T) {
+	const other = "did:key:z6MkpTHR8VNsBxYAAWHut2Geadd9jSwuBV8xRoAnwWsdvktH"
+	poster, arbiter, worker, stranger := common.HexToAddress("0xa1"), common.HexToAddress("0xa2"), common.HexToAddress("0xa3"), common.HexToAddress("0xa4")
+	escrowAddr := common.HexToAddress(escrow)
+	f := &fakeChain{
+		bounties: map[uint64]reputation.BountyFacts{
+			7: {Finished: true, Poster: poster, Arbiter: arbiter, Worker: worker},
+			8: {Finished: false, Poster: poster, Arbiter: arbiter, Worker: worker},
+		},
+		wallets: map[string]common.Address{subject: worker},
+		agents:  map[string]bool{subject: true, auditor: true},
+	}
+	rules := &reputation.Rules{ChainID: 1337, Escrow: escrowAddr, Bounties: f, Wallets: f, Agents: f}
+	onBounty := func(id uint64) *reputation.Audit {
+		return &reputation.Audit{Auditor: auditor, Subject: subject, Score: 1, Bounty: &identity.BountyRef{ChainID: 1337, Escrow: escrowAddr.Hex(), ID: id}}
+	}
+	tests := []struct {
+		name          string
+		auditorWallet common.Address // zero: unbound
+		audit         *reputation.Audit
+		backed        bool
+		err           error
+	}{
+		{"the poster audits a finished bounty", poster, onBounty(7), true, nil},
+		{"the arbiter audits a finished bounty", arbiter, onBounty(7), true, nil},
+		{"a stranger's audit counts unbacked", stranger, onBounty(7), false, nil},
+		{"an unbound auditor's audit counts unbacked", common.Address{}, onBounty(7), false, nil},
+		{"an unfinished bounty backs nothing", poster, onBounty(8), false, nil},
+		{"an audit of an envelope is unbacked", poster, &reputation.Audit{Auditor: auditor, Subject: subject, Score: 1, Envelope: "m"}, false, nil},
+		{"unknown bounty", poster, onBounty(9), false, reputation.ErrUnknownBounty},
+		{"bounty on another chain", poster, &reputation.Audit{Auditor: auditor, Subject: subject, Bounty: &identity.BountyRef{ChainID: 1, Escrow: escrowAddr.Hex(), ID: 7}}, false, reputation.ErrForeignBounty},
+		{"bounty on another escrow", poster, &reputation.Audit{Auditor: auditor, Subject: subject, Bounty: &identity.BountyRef{ChainID: 1337, Escrow: stranger.Hex(), ID: 7}}, false, reputation.ErrForeignBounty},
+		{"unknown subject", poster, &reputation.Audit{Auditor: auditor, Subject: other, Envelope: "m"}, false, reputation.ErrUnknownSubject},
+		{"auditor on the subject's wallet", worker, onBounty(7), false, reputation.ErrSameWallet},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			delete(f.wallets, auditor)
+			if tt.auditorWallet != (common.Address{}) {
+				f.wallets[auditor] = tt.auditorWallet
+			}
+			backed, err := rules.Check(context.Background(), tt.audit)
+			if !errors.Is(err, tt.err) || (err != nil) != (tt.err != nil) || backed != tt.backed {
+				t.Errorf("Check = %v, %v; want %v, %v", backed, err, tt.backed, tt.err)
+			}
+		})
+	}
+}
