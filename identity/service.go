@@ -233,6 +233,11 @@ func (s *Service) BoundTo(ctx context.Context, did string, wallet common.Address
 	return s.cfg.Store.Bound(ctx, did, wallet, s.cfg.ChainID, s.cfg.Registry)
 }
 
+// WalletsOf lists the wallets did is bound to on this node's chain and registry.
+func (s *Service) WalletsOf(ctx context.Context, did string) ([]common.Address, error) {
+	return s.cfg.Store.Wallets(ctx, did, s.cfg.ChainID, s.cfg.Registry)
+}
+
 // SignAsNode signs payload with the node's own DID key, as a document of type typ.
 func (s *Service) SignAsNode(payload []byte, typ string) (string, error) {
 	return s.cfg.Node.SignDocument(payload, typ)

@@ -336,6 +336,25 @@ func (s *Store) PutBinding(ctx context.Context, b *Binding, raw []byte) error {
 	return nil
 }
 
+// Wallets lists the wallets did is bound to for the registry on chainID.
+func (s *Store) Wallets(ctx context.Context, did string, chainID uint64, registry common.Address) ([]common.Address, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT wallet FROM identity_bindings WHERE did = ? AND chain_id = ? AND registry = ? ORDER BY wallet`,
+		did, chainID, registry.Hex())
+	if err != nil {
+		return nil, fmt.Errorf("binding lookup: %w", err)
+	}
+	defer rows.Close()
+	var out []common.Address
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			return nil, err
+		}
+		out = append(out, common.HexToAddress(w))
+	}
+	return out, rows.Err()
+}
+
 // Bound reports whether did is bound to wallet for the registry on chainID.
 func (s *Store) Bound(ctx context.Context, did string, wallet common.Address, chainID uint64, registry common.Address) (bool, error) {
 	var n int

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/testutil"
@@ -162,5 +164,34 @@ func TestRegistrationCredential(t *testing.T) {
 	b[len(b)-5] ^= 1
 	if _, err := identity.VerifyCredential(string(b)); !errors.Is(err, identity.ErrBadCredential) {
 		t.Errorf("tampered credential = %v, want ErrBadCredential", err)
+	}
+}
+
+// TestBindingsByDID: Wallets lists a DID's wallets for one chain and registry, and Bound
+// agrees with it.
+func TestBindingsByDID(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1_800_000_000, 0)
+	s := openStore(t, &now)
+	agent, _ := identity.GenerateKey(identity.Ed25519)
+	registry := common.HexToAddress("0x0e")
+	for _, st := range []identity.BindingStatement{
+		{DID: agent.DID.String(), Wallet: common.HexToAddress("0xb2"), ChainID: 1337, Registry: registry},
+		{DID: agent.DID.String(), Wallet: common.HexToAddress("0xb1"), ChainID: 1337, Registry: registry},
+		{DID: agent.DID.String(), Wallet: common.HexToAddress("0xb3"), ChainID: 1, Registry: registry},
+	} {
+		if err := s.PutBinding(ctx, &identity.Binding{Statement: st}, []byte("{}")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Wallets(ctx, agent.DID.String(), 1337, registry)
+	if err != nil || len(got) != 2 || got[0] != common.HexToAddress("0xb1") || got[1] != common.HexToAddress("0xb2") {
+		t.Fatalf("Wallets = %v, %v", got, err)
+	}
+	if ok, err := s.Bound(ctx, agent.DID.String(), common.HexToAddress("0xb3"), 1337, registry); err != nil || ok {
+		t.Errorf("a binding on another chain counted: %v, %v", ok, err)
+	}
+	if none, err := s.Wallets(ctx, "did:key:zUnbound", 1337, registry); err != nil || len(none) != 0 {
+		t.Errorf("Wallets of an unbound DID = %v, %v", none, err)
 	}
 }

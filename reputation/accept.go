@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -36,9 +37,9 @@ type Bounties interface {
 	Bounty(ctx context.Context, id uint64) (facts BountyFacts, ok bool, err error)
 }
 
-// Wallets says which wallet a DID is bound to (ok=false: none).
+// Wallets says which wallets a DID is bound to (on this node's chain and stake registry).
 type Wallets interface {
-	WalletOf(ctx context.Context, did string) (wallet common.Address, ok bool, err error)
+	WalletsOf(ctx context.Context, did string) ([]common.Address, error)
 }
 
 // Agents says whether the node knows an agent (a registered card, a binding, a DID it issued).
@@ -59,7 +60,7 @@ type Rules struct {
 // replay, revocation). It refuses an audit of an unknown subject, one by a DID bound to the
 // subject's wallet, and one naming a bounty that is not in this node's escrow index. It
 // reports whether settlement backs the audit: it names a finished bounty whose worker is the
-// subject's wallet, and the auditor's wallet was that bounty's poster or arbiter. Any other
+// subject's wallet, and a wallet of the auditor was that bounty's poster or arbiter. Any other
 // accepted audit counts as unbacked (a tenth of the weight; see docs/REPUTATION.md).
 func (r *Rules) Check(ctx context.Context, a *Audit) (backed bool, err error) {
 	known, err := r.Agents.Known(ctx, a.Subject)
@@ -69,16 +70,18 @@ func (r *Rules) Check(ctx context.Context, a *Audit) (backed bool, err error) {
 	if !known {
 		return false, &AuditError{Err: ErrUnknownSubject, Detail: a.Subject}
 	}
-	auditorWallet, auditorBound, err := r.Wallets.WalletOf(ctx, a.Auditor)
+	auditorWallets, err := r.Wallets.WalletsOf(ctx, a.Auditor)
 	if err != nil {
 		return false, err
 	}
-	subjectWallet, subjectBound, err := r.Wallets.WalletOf(ctx, a.Subject)
+	subjectWallets, err := r.Wallets.WalletsOf(ctx, a.Subject)
 	if err != nil {
 		return false, err
 	}
-	if auditorBound && subjectBound && auditorWallet == subjectWallet {
-		return false, &AuditError{Err: ErrSameWallet, Detail: auditorWallet.Hex()}
+	for _, w := range auditorWallets {
+		if slices.Contains(subjectWallets, w) {
+			return false, &AuditError{Err: ErrSameWallet, Detail: w.Hex()}
+		}
 	}
 	if a.Bounty == nil {
 		return false, nil
@@ -93,8 +96,8 @@ func (r *Rules) Check(ctx context.Context, a *Audit) (backed bool, err error) {
 	if !ok {
 		return false, &AuditError{Err: ErrUnknownBounty, Detail: fmt.Sprintf("bounty %d", a.Bounty.ID)}
 	}
-	entitled := auditorBound && (auditorWallet == facts.Poster || auditorWallet == facts.Arbiter)
-	return facts.Finished && entitled && subjectBound && subjectWallet == facts.Worker, nil
+	entitled := slices.Contains(auditorWallets, facts.Poster) || slices.Contains(auditorWallets, facts.Arbiter)
+	return facts.Finished && entitled && slices.Contains(subjectWallets, facts.Worker), nil
 }
 
 func (r *Rules) sameDeployment(ref *identity.BountyRef) error {

@@ -22,9 +22,11 @@ func (f *fakeChain) Bounty(_ context.Context, id uint64) (reputation.BountyFacts
 	return b, ok, nil
 }
 
-func (f *fakeChain) WalletOf(_ context.Context, did string) (common.Address, bool, error) {
-	w, ok := f.wallets[did]
-	return w, ok, nil
+func (f *fakeChain) WalletsOf(_ context.Context, did string) ([]common.Address, error) {
+	if w, ok := f.wallets[did]; ok {
+		return []common.Address{w}, nil
+	}
+	return nil, nil
 }
 
 func (f *fakeChain) Known(_ context.Context, did string) (bool, error) { return f.agents[did], nil }

@@ -1,0 +1,225 @@
+package reputation
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/surety-ioa/surety/identity"
+)
+
+// StakeSource gives the stake, in ETH, of every staked agent the node knows.
+type StakeSource interface {
+	StakedAgents(ctx context.Context) (map[string]float64, error)
+}
+
+// ServiceConfig wires a Service.
+type ServiceConfig struct {
+	Store  *Store
+	Rules  *Rules
+	Stakes StakeSource
+	Params Params
+	// Every is how often scores are recomputed when audits arrived (0: 500 ms); they are
+	// recomputed every hour regardless, as audits age.
+	Every time.Duration
+	Now   func() time.Time
+}
+
+// Service accepts audits and answers reputation queries from the latest computed scores, so a
+// query never waits for a recomputation.
+type Service struct {
+	cfg ServiceConfig
+
+	mu       sync.RWMutex
+	snapshot *snapshot
+	dirty    chan struct{} // holds a token when audits arrived since the last computation
+}
+
+// snapshot is one computation's scores.
+type snapshot struct {
+	at     time.Time
+	index  map[string]int
+	dids   []string
+	scores *Scores
+	audits []int // current audits per subject
+}
+
+// Reputation is an agent's standing and score, and the audits that fed it.
+type Reputation struct {
+	DID        string         `json:"did"`
+	Score      float64        `json:"score"`
+	Confidence float64        `json:"confidence"`
+	Weight     float64        `json:"weight"`   // Σ of its audits' weights
+	Standing   float64        `json:"standing"` // as an auditor, relative to the average (1)
+	Audits     int            `json:"audits"`   // audits that count
+	Computed   time.Time      `json:"computed"`
+	Feeding    []*StoredAudit `json:"feeding,omitempty"`
+}
+
+// NewService builds the service; Run keeps its scores current.
+func NewService(cfg ServiceConfig) *Service {
+	if cfg.Every == 0 {
+		cfg.Every = 500 * time.Millisecond
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Service{cfg: cfg, dirty: make(chan struct{}, 1), snapshot: &snapshot{index: map[string]int{}, scores: Compute(&Graph{}, cfg.Params)}}
+	s.markDirty()
+	return s
+}
+
+func (s *Service) markDirty() {
+	select {
+	case s.dirty <- struct{}{}:
+	default:
+	}
+}
+
+// Submitted is the outcome of an accepted audit.
+type Submitted struct {
+	Audit   *StoredAudit `json:"audit"`
+	Current bool         `json:"current"` // it is the audit that counts for its target
+}
+
+// Submit checks and records an audit that arrived as the verified envelope v (raw: its bytes
+// as received). It returns an *AuditError wrapping ErrBadAudit or a rule's sentinel when the
+// audit is refused, and ErrDuplicate for an audit already recorded.
+func (s *Service) Submit(ctx context.Context, v *identity.Verified, raw []byte) (*Submitted, error) {
+	a, err := ParseAudit(&v.Envelope)
+	if err != nil {
+		return nil, err
+	}
+	backed, err := s.cfg.Rules.Check(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	current, err := s.cfg.Store.Add(ctx, a, raw, backed)
+	if err != nil {
+		return nil, err
+	}
+	s.markDirty()
+	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: LeafHash(raw), Backed: backed, Raw: raw}, Current: current}, nil
+}
+
+// Run recomputes scores when audits arrived (at most every cfg.Every) and every hour, until
+// ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	t := time.NewTicker(s.cfg.Every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		select {
+		case <-s.dirty:
+		default:
+			s.mu.RLock()
+			stale := s.cfg.Now().Sub(s.snapshot.at) > time.Hour
+			s.mu.RUnlock()
+			if !stale {
+				continue
+			}
+		}
+		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
+			s.markDirty() // try again next tick
+		}
+	}
+}
+
+// Refresh recomputes every score now.
+func (s *Service) Refresh(ctx context.Context) error {
+	now := s.cfg.Now()
+	staked, err := s.cfg.Stakes.StakedAgents(ctx)
+	if err != nil {
+		return fmt.Errorf("reputation: stakes: %w", err)
+	}
+	g, dids, err := s.cfg.Store.Graph(ctx, now.Unix(), staked)
+	if err != nil {
+		return err
+	}
+	snap := &snapshot{at: now, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, s.cfg.Params), audits: make([]int, len(dids))}
+	for i, d := range dids {
+		snap.index[d] = i
+	}
+	for _, e := range g.Audits {
+		snap.audits[e.Subject]++
+	}
+	s.mu.Lock()
+	s.snapshot = snap
+	s.mu.Unlock()
+	return nil
+}
+
+func (snap *snapshot) reputation(did string) *Reputation {
+	r := &Reputation{DID: did, Computed: snap.at}
+	i, ok := snap.index[did]
+	if !ok {
+		p := DefaultParams
+		r.Score = p.PriorA / (p.PriorA + p.PriorB)
+		return r
+	}
+	r.Score, r.Confidence, r.Weight = snap.scores.Score[i], snap.scores.Confidence[i], snap.scores.Weight[i]
+	r.Standing = snap.scores.Standing[i] * float64(len(snap.dids))
+	r.Audits = snap.audits[i]
+	return r
+}
+
+// Reputation is did's reputation as last computed, with the audits that count about it.
+func (s *Service) Reputation(ctx context.Context, did string) (*Reputation, error) {
+	s.mu.RLock()
+	r := s.snapshot.reputation(did)
+	s.mu.RUnlock()
+	feeding, err := s.cfg.Store.Current(ctx, did)
+	if err != nil {
+		return nil, err
+	}
+	r.Feeding = feeding
+	return r, nil
+}
+
+// Top lists the n best-scored agents among those with audits (score, then confidence, then
+// DID).
+func (s *Service) Top(_ context.Context, n int) []*Reputation {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	snap := s.snapshot
+	var out []*Reputation
+	for i, did := range snap.dids {
+		if snap.audits[i] > 0 {
+			out = append(out, snap.reputation(did))
+		}
+	}
+	slices.SortFunc(out, func(a, b *Reputation) int {
+		switch {
+		case a.Score != b.Score:
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		case a.Confidence != b.Confidence:
+			if a.Confidence > b.Confidence {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.DID, b.DID)
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// Weight is the registry's reputation weight for did: 2 × score, so the prior (0.5) and
+// unknown agents weigh 1.
+func (s *Service) Weight(_ context.Context, did string) (float64, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return 2 * s.snapshot.reputation(did).Score, nil
+}
