@@ -12,6 +12,7 @@ import (
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/registry"
+	"github.com/surety-ioa/surety/reputation"
 )
 
 // Sentinel errors that handlers return; the mapper below gives each its status.
@@ -106,6 +107,12 @@ var mappings = []mapping{
 	{err: registry.ErrStale, status: http.StatusConflict, slug: "card-stale", title: "The node has a newer card for this DID"},
 	{err: registry.ErrRateLimited, status: http.StatusTooManyRequests, slug: "rate-limited", title: "Too many unstaked cards; stake, or try later"},
 	{err: registry.ErrUnknownAgent, status: http.StatusNotFound, slug: "unknown-agent", title: "No card for this DID"},
+	{err: reputation.ErrBadAudit, status: http.StatusBadRequest, slug: "audit-invalid", title: "Not a valid audit"},
+	{err: reputation.ErrUnknownSubject, status: http.StatusNotFound, slug: "audit-unknown-subject", title: "The audited agent is not known here"},
+	{err: reputation.ErrSameWallet, status: http.StatusForbidden, slug: "audit-same-wallet", title: "Auditor and subject are bound to the same wallet"},
+	{err: reputation.ErrUnknownBounty, status: http.StatusNotFound, slug: "audit-unknown-bounty", title: "The audited bounty is not in this node's escrow index"},
+	{err: reputation.ErrForeignBounty, status: http.StatusUnprocessableEntity, slug: "audit-foreign-bounty", title: "The audited bounty is on another chain or escrow"},
+	{err: reputation.ErrDuplicate, status: http.StatusConflict, slug: "audit-duplicate", title: "This audit is already recorded"},
 	{err: registry.ErrRevoked, status: http.StatusGone, slug: "agent-revoked", title: "The agent's DID was revoked or rotated on chain"},
 
 	// bounties
@@ -146,12 +153,15 @@ func problemFor(err error) Problem {
 			// already accepted"): safe to pass on.
 			var be *escrow.BountyError
 			var ce *registry.CardError
+			var ae *reputation.AuditError
 			var d *detailed
 			switch {
 			case errors.As(err, &be) && be.Msg != "":
 				p.Detail = be.Msg
 			case errors.As(err, &ce):
 				p.Detail = ce.Detail
+			case errors.As(err, &ae):
+				p.Detail = ae.Detail
 			case errors.As(err, &d):
 				p.Detail = d.detail
 			}

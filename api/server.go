@@ -53,6 +53,8 @@ type Config struct {
 	Wallets  Wallets
 	// Agents serves the registry routes; without it they are absent.
 	Agents Agents
+	// Reputation serves the audit and reputation routes; without it they are absent.
+	Reputation Reputation
 	// Peers serves GET /v1/peers and the peer in /v1/info; PeerBinding is the node DID's
 	// signature over its peer id.
 	Peers       Peers
@@ -103,6 +105,11 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/agents", s.searchAgents)
 		v1.GET("/agents/:did", s.getAgent)
 		v1.POST("/agents/:did/status", s.checkAgentStatus)
+	}
+	if cfg.Reputation != nil {
+		v1.POST("/audits", s.submitAudit)
+		v1.GET("/reputation", s.topReputation)
+		v1.GET("/reputation/:did", s.getReputation)
 	}
 	if cfg.Bounties != nil && cfg.Wallets != nil {
 		v1.POST("/bindings", s.addBinding)

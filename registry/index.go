@@ -357,6 +357,13 @@ func (r *Registry) Search(ctx context.Context, q Query) ([]*Agent, error) {
 	return r.searchLocal(ctx, q)
 }
 
+// UseReputation makes the registry rank by rep from now on (it starts with cfg.Reputation).
+func (r *Registry) UseReputation(rep ReputationReader) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cfg.Reputation = rep
+}
+
 // limit is the answer's size: 20 when unset, at most 100.
 func (q Query) limit() int {
 	if q.Limit <= 0 {
@@ -374,6 +381,9 @@ func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 		return nil, fmt.Errorf("registry: search: %w", err)
 	}
 	defer rows.Close()
+	r.mu.Lock()
+	rep := r.cfg.Reputation
+	r.mu.Unlock()
 	var found []*candidate
 	for rows.Next() {
 		var c candidate
@@ -381,11 +391,11 @@ func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 		if err := rows.Scan(&c.serial, &c.did, &c.staked, &weight, &relevance); err != nil {
 			return nil, err
 		}
-		rep, err := r.cfg.Reputation.Weight(ctx, c.did)
+		repWeight, err := rep.Weight(ctx, c.did)
 		if err != nil {
 			return nil, err
 		}
-		c.score = max(relevance, 1e-9) * weight * rep
+		c.score = max(relevance, 1e-9) * weight * repWeight
 		found = append(found, &c)
 	}
 	if err := rows.Err(); err != nil {
@@ -543,4 +553,37 @@ func (l *limiter) allow(keys ...string) bool {
 		l.hits[k] = append(l.hits[k], now)
 	}
 	return true
+}
+
+// StakedAgents gives the stake, in ETH, of every staked card this node holds (as read when
+// the card was stored): the pre-trust of reputation scoring.
+func (r *Registry) StakedAgents(ctx context.Context) (map[string]float64, error) {
+	rows, err := r.cfg.DB.QueryContext(ctx, `SELECT did, stake FROM registry_cards WHERE chain = ? AND staked = 1`, r.cfg.Chain)
+	if err != nil {
+		return nil, fmt.Errorf("registry: staked agents: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	for rows.Next() {
+		var did, stake string
+		if err := rows.Scan(&did, &stake); err != nil {
+			return nil, err
+		}
+		wei, ok := new(big.Int).SetString(stake, 10)
+		if !ok {
+			return nil, fmt.Errorf("registry: stored stake %q of %s is not a number", stake, did)
+		}
+		eth, _ := new(big.Float).Quo(new(big.Float).SetInt(wei), big.NewFloat(1e18)).Float64()
+		out[did] = eth
+	}
+	return out, rows.Err()
+}
+
+// Known says whether the node holds a card for did (revoked DIDs are not known).
+func (r *Registry) Known(ctx context.Context, did string) (bool, error) {
+	_, err := r.getLocal(ctx, did)
+	if errors.Is(err, ErrUnknownAgent) {
+		return false, nil
+	}
+	return err == nil, err
 }

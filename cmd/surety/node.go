@@ -26,6 +26,7 @@ import (
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/registry"
+	"github.com/surety-ioa/surety/reputation"
 )
 
 // defaultListen is the API address: loopback only, on a port few other programs use.
@@ -148,17 +149,18 @@ func readDeployment(path string) (*contracts.Deployment, error) {
 
 // node is a started node: everything is open and the API is ready to serve.
 type node struct {
-	cfg     nodeConfig
-	index   *escrow.Indexer
-	p2p     *p2p.Node
-	p2pCtx  context.Context
-	p2pStop context.CancelFunc
-	ln      net.Listener
-	db      *sql.DB
-	lock    *os.File
-	chain   chain.Client
-	api     *api.Server
-	closed  bool
+	cfg        nodeConfig
+	index      *escrow.Indexer
+	reputation *reputation.Service
+	p2p        *p2p.Node
+	p2pCtx     context.Context
+	p2pStop    context.CancelFunc
+	ln         net.Listener
+	db         *sql.DB
+	lock       *os.File
+	chain      chain.Client
+	api        *api.Server
+	closed     bool
 }
 
 // startNode opens everything a node needs, in the order that fails fastest and cheapest, and
@@ -245,6 +247,14 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
+	audits, err := reputation.OpenStore(ctx, n.db, chainRow)
+	if err != nil {
+		return nil, err
+	}
+	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Stakes: agents,
+		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
+			Bounties: escrowFacts{n.index}, Wallets: ids, Agents: knownAgents{agents, ids}}})
+	agents.UseReputation(n.reputation)
 	peerKey, err := loadPeerKey(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -296,7 +306,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Wallets: ids, Agents: agents, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
+		Bounties: bounties, Wallets: ids, Agents: agents, Reputation: n.reputation, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -368,9 +378,15 @@ func (n *node) run(ctx context.Context) error {
 		defer close(indexed)
 		_ = n.index.Run(ictx)
 	}()
+	scored := make(chan struct{})
+	go func() {
+		defer close(scored)
+		_ = n.reputation.Run(ictx)
+	}()
 	err := n.api.Serve(ctx, n.ln, 10*time.Second)
 	stopIndex()
 	<-indexed
+	<-scored
 	n.cfg.Logger.Info("node stopped")
 	return err
 }

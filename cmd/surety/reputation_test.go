@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/reputation"
+)
+
+// TestAuditsThroughTheAPI: after a bounty is accepted, its poster audits the worker. The audit
+// is backed by the settlement, the worker's score rises above the prior, and the refusals come
+// back as problems: a self-audit, a stranger's bounty number, the same audit again.
+func TestAuditsThroughTheAPI(t *testing.T) {
+	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
+	base := node.apiURL(t)
+	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
+	market, worker, stranger := bc.newParty(1), bc.newParty(2), bc.newParty(4)
+	arbiter := crypto.PubkeyToAddress(chain.DevKey(3).PublicKey)
+
+	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000", "arbiter": arbiter, "deadline": time.Now().Add(time.Hour).Unix(), "reviewWindow": 600}
+	code, body := bc.request("POST", "/v1/bounties", bc.envelope(market, 0, post), nil)
+	if code != http.StatusCreated {
+		t.Fatalf("post: %d %s", code, body)
+	}
+	id := decodeResult(t, body).Bounty.ID
+	for _, step := range []struct {
+		p      *party
+		action string
+	}{{worker, "claim"}, {worker, "submit"}, {market, "accept"}} {
+		if code, body := bc.act(step.p, id, step.action, map[string]any{}); code != http.StatusOK {
+			t.Fatalf("%s: %d %s", step.action, code, body)
+		}
+	}
+
+	audit := func(by *party, subject *party, bounty uint64, score float64) []byte {
+		return bc.envelope(by, bounty, map[string]any{"kind": reputation.AuditKind, "subject": subject.key.DID.String(), "score": score,
+			"evidence": map[string]any{"hash": common.Hash{7}.Hex(), "uri": "https://audits.example/1"}})
+	}
+	good := audit(market, worker, id, 0.95)
+	code, body = bc.request("POST", "/v1/audits", good, nil)
+	if code != http.StatusCreated || !strings.Contains(string(body), `"backed":true`) || !strings.Contains(string(body), `"current":true`) {
+		t.Fatalf("poster's audit: %d %s", code, body)
+	}
+	tests := []struct {
+		name   string
+		body   []byte
+		status int
+		says   string
+	}{
+		{"the same audit again (a replayed envelope)", good, http.StatusConflict, "replayed"},
+		{"a self-audit", audit(worker, worker, id, 1), http.StatusBadRequest, "cannot audit itself"},
+		{"a bounty the index lacks", audit(stranger, worker, 99, 1), http.StatusNotFound, "bounty 99"},
+		{"not an envelope", []byte("nope"), http.StatusBadRequest, ""},
+	}
+	for _, tt := range tests {
+		code, body := bc.request("POST", "/v1/audits", tt.body, nil)
+		if code != tt.status || !strings.Contains(string(body), tt.says) || !strings.Contains(string(body), `"type"`) {
+			t.Errorf("%s: %d %s", tt.name, code, body)
+		}
+	}
+
+	var rep reputation.Reputation
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		code, body = bc.request("GET", "/v1/reputation/"+worker.key.DID.String(), nil, nil)
+		if code == http.StatusOK && json.Unmarshal(body, &rep) == nil && rep.Audits == 1 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if rep.Audits != 1 || rep.Score <= 0.6 || len(rep.Feeding) != 1 || !rep.Feeding[0].Backed {
+		t.Fatalf("worker's reputation: %d %s", code, body)
+	}
+	code, body = bc.request("GET", "/v1/reputation?top=5", nil, nil)
+	if code != http.StatusOK || !strings.Contains(string(body), worker.key.DID.String()) {
+		t.Errorf("top: %d %s", code, body)
+	}
+	for _, path := range []string{"/v1/reputation?top=0", "/v1/reputation/not-a-did"} {
+		if code, body := bc.request("GET", path, nil, nil); code != http.StatusBadRequest {
+			t.Errorf("GET %s: %d %s", path, code, body)
+		}
+	}
+}
