@@ -85,16 +85,7 @@ func newSigner(ctx context.Context, nodeURL, keyFile, wallet string, asJSON bool
 // send signs body as an envelope (naming bounty id when not zero) and posts it to path, with
 // an Idempotency-Key; a request that failed on the way is retried once, identically.
 func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body any, what string) (*escrow.Result, error) {
-	m := map[string]any{"body": body, "to": []string{s.info.NodeDID}}
-	if id != 0 {
-		m["bounty"] = identity.BountyRef{ChainID: s.info.Chain.ID, Escrow: s.info.Contracts["BountyEscrow"], ID: id}
-	}
-	raw, _ := json.Marshal(m)
-	filled, err := identity.FillEnvelope(raw, s.key, time.Now(), 5*time.Minute)
-	if err != nil {
-		return nil, err
-	}
-	env, err := s.key.SignCompact(filled)
+	env, err := signForNode(s.key, s.info, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +103,21 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 	}
 	fmt.Fprintf(e.stderr, "%s: mined in block %d (tx %s, %d gas)\n", what, res.Block, res.TxHash, res.GasUsed)
 	return &res, nil
+}
+
+// signForNode signs body as an envelope to the node described by info, naming its bounty id
+// when id is not zero.
+func signForNode(k *identity.Key, info api.Info, id uint64, body any) (string, error) {
+	m := map[string]any{"body": body, "to": []string{info.NodeDID}}
+	if id != 0 {
+		m["bounty"] = identity.BountyRef{ChainID: info.Chain.ID, Escrow: info.Contracts["BountyEscrow"], ID: id}
+	}
+	raw, _ := json.Marshal(m)
+	filled, err := identity.FillEnvelope(raw, k, time.Now(), 5*time.Minute)
+	if err != nil {
+		return "", err
+	}
+	return k.SignCompact(filled)
 }
 
 func (s *signer) print(e *env, res *escrow.Result) error {

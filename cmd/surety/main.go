@@ -36,15 +36,17 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"node":     {"run a node (embedded chain by default, or --rpc URL --deployment FILE)", runNodeCmd},
-	"deploy":   {"deploy the contracts to a chain and write the deployment file", runDeployCmd},
-	"devnet":   {"start Anvil on loopback, deploy the contracts, and run a node against it", runDevnetCmd},
-	"version":  {"print the version", runVersionCmd},
-	"did":      {"make, resolve and register DIDs (new, resolve, register)", runDIDCmd},
-	"envelope": {"sign and verify envelopes (sign, verify)", runEnvelopeCmd},
-	"bounty":   {"post, follow and settle bounties (post, list, show, claim, submit, accept, ...)", runBountyCmd},
-	"wallet":   {"wallets the node holds (new, import, list)", runWalletCmd},
-	"agent":    {"register and find Agent Cards (register, show, search)", runAgentCmd},
+	"node":       {"run a node (embedded chain by default, or --rpc URL --deployment FILE)", runNodeCmd},
+	"deploy":     {"deploy the contracts to a chain and write the deployment file", runDeployCmd},
+	"devnet":     {"start Anvil on loopback, deploy the contracts, and run a node against it", runDevnetCmd},
+	"version":    {"print the version", runVersionCmd},
+	"did":        {"make, resolve and register DIDs (new, resolve, register)", runDIDCmd},
+	"envelope":   {"sign and verify envelopes (sign, verify)", runEnvelopeCmd},
+	"bounty":     {"post, follow and settle bounties (post, list, show, claim, submit, accept, ...)", runBountyCmd},
+	"wallet":     {"wallets the node holds (new, import, list)", runWalletCmd},
+	"agent":      {"register and find Agent Cards (register, show, search, status)", runAgentCmd},
+	"audit":      {"file signed audits of agents' work (submit)", runAuditCmd},
+	"reputation": {"agents' reputation scores (show, top)", runReputationCmd},
 }
 
 // env is what a command may touch of the outside world, so tests can run commands in-process.

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,6 +83,38 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	code, body = bc.request("GET", "/v1/reputation?top=5", nil, nil)
 	if code != http.StatusOK || !strings.Contains(string(body), worker.key.DID.String()) {
 		t.Errorf("top: %d %s", code, body)
+	}
+	// The CLI: an outside auditor (a fresh DID, bound to nothing) files an unbacked audit; the
+	// worker then shows two audits.
+	dir := t.TempDir()
+	key := filepath.Join(dir, "auditor.json")
+	runOK(t, "", "did", "new", "--out", key)
+	out := runOK(t, "", "audit", "submit", "--node", base, "--key", key, "--subject", worker.key.DID.String(), "--bounty", fmt.Sprint(id),
+		"--score", "0.8", "--evidence-hash", common.Hash{9}.Hex(), "--evidence-uri", "https://audits.example/2")
+	if !strings.Contains(out, "unbacked") || !strings.Contains(out, worker.key.DID.String()) {
+		t.Errorf("audit submit: %s", out)
+	}
+	eventuallyT(t, "two audits on the worker", 10*time.Second, func() bool {
+		return strings.Contains(runOK(t, "", "reputation", "show", "--node", base, worker.key.DID.String()), "audits 2")
+	})
+	if out := runOK(t, "", "reputation", "top", "--node", base, "3"); !strings.Contains(out, worker.key.DID.String()) {
+		t.Errorf("reputation top: %s", out)
+	}
+	for _, bad := range [][]string{
+		{"--score", "2"}, {"--score", "x"}, {"--evidence-hash", "0x12"}, {"--envelope", "m1"},
+	} {
+		args := map[string]string{"--score": "0.5", "--evidence-hash": common.Hash{9}.Hex()}
+		for i := 0; i+1 < len(bad); i += 2 {
+			args[bad[i]] = bad[i+1]
+		}
+		cmd := []string{"audit", "submit", "--node", base, "--key", key, "--subject", worker.key.DID.String(), "--bounty", fmt.Sprint(id)}
+		for k, v := range args {
+			cmd = append(cmd, k, v)
+		}
+		r := start(t, cmd...)
+		if code := r.wait(t); code != exitUsage || strings.Count(strings.TrimSpace(r.stderr.String()), "\n") != 0 {
+			t.Errorf("audit submit %v: exit %d, stderr %q", bad, code, r.stderr)
+		}
 	}
 	for _, path := range []string{"/v1/reputation?top=0", "/v1/reputation/not-a-did"} {
 		if code, body := bc.request("GET", path, nil, nil); code != http.StatusBadRequest {
