@@ -69,3 +69,86 @@ func (s *Server) topReputation(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"agents": list})
 }
+
+// AuditLog is what the log routes need: the Merkle log of accepted audits.
+type AuditLog interface {
+	Head() reputation.Head
+	InclusionProof(ctx context.Context, leaf reputation.Hash, size uint64) (index uint64, proof []reputation.Hash, err error)
+	ConsistencyProof(from, to uint64) ([]reputation.Hash, error)
+}
+
+var _ AuditLog = (*reputation.Log)(nil)
+
+// InclusionProof is the answer of GET /v1/log/proof/inclusion.
+type InclusionProof struct {
+	Leaf  reputation.Hash   `json:"leaf"`
+	Index uint64            `json:"index"`
+	Size  uint64            `json:"size"`
+	Path  []reputation.Hash `json:"path"`
+}
+
+// ConsistencyProof is the answer of GET /v1/log/proof/consistency.
+type ConsistencyProof struct {
+	From uint64            `json:"from"`
+	To   uint64            `json:"to"`
+	Path []reputation.Hash `json:"path"`
+}
+
+func (s *Server) logHead(c echo.Context) error {
+	return c.JSON(http.StatusOK, s.cfg.AuditLog.Head())
+}
+
+// inclusionProof: ?leaf=<hex leaf hash>[&size=N] (default: the latest head's size).
+func (s *Server) inclusionProof(c echo.Context) error {
+	var leaf reputation.Hash
+	if err := leaf.UnmarshalText([]byte(c.QueryParam("leaf"))); err != nil {
+		return withDetail(ErrBadRequest, "leaf: %v", err)
+	}
+	size, err := uintParam(c, "size", 0)
+	if err != nil {
+		return err
+	}
+	if size == 0 {
+		size = s.cfg.AuditLog.Head().Size
+	}
+	idx, path, err := s.cfg.AuditLog.InclusionProof(c.Request().Context(), leaf, size)
+	if err != nil {
+		return err
+	}
+	if path == nil {
+		path = []reputation.Hash{}
+	}
+	return c.JSON(http.StatusOK, InclusionProof{Leaf: leaf, Index: idx, Size: size, Path: path})
+}
+
+// consistencyProof: ?from=M&to=N (to defaults to the latest head's size).
+func (s *Server) consistencyProof(c echo.Context) error {
+	from, err := uintParam(c, "from", 0)
+	if err != nil {
+		return err
+	}
+	to, err := uintParam(c, "to", s.cfg.AuditLog.Head().Size)
+	if err != nil {
+		return err
+	}
+	path, err := s.cfg.AuditLog.ConsistencyProof(from, to)
+	if err != nil {
+		return withDetail(ErrBadRequest, "%v", err)
+	}
+	if path == nil {
+		path = []reputation.Hash{}
+	}
+	return c.JSON(http.StatusOK, ConsistencyProof{From: from, To: to, Path: path})
+}
+
+func uintParam(c echo.Context, name string, def uint64) (uint64, error) {
+	v := c.QueryParam(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, withDetail(ErrBadRequest, "%s must be a non-negative integer", name)
+	}
+	return n, nil
+}

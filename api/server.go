@@ -55,6 +55,8 @@ type Config struct {
 	Agents Agents
 	// Reputation serves the audit and reputation routes; without it they are absent.
 	Reputation Reputation
+	// AuditLog serves the log routes (head, proofs); without it they are absent.
+	AuditLog AuditLog
 	// Peers serves GET /v1/peers and the peer in /v1/info; PeerBinding is the node DID's
 	// signature over its peer id.
 	Peers       Peers
@@ -110,6 +112,11 @@ func New(cfg Config) (*Server, error) {
 		v1.POST("/audits", s.submitAudit)
 		v1.GET("/reputation", s.topReputation)
 		v1.GET("/reputation/:did", s.getReputation)
+	}
+	if cfg.AuditLog != nil {
+		v1.GET("/log/head", s.logHead)
+		v1.GET("/log/proof/inclusion", s.inclusionProof)
+		v1.GET("/log/proof/consistency", s.consistencyProof)
 	}
 	if cfg.Bounties != nil && cfg.Wallets != nil {
 		v1.POST("/bindings", s.addBinding)

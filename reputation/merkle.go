@@ -96,6 +96,16 @@ func (t *Tree) Append(leaf Hash) {
 	}
 }
 
+// truncate drops every leaf from size on (size ≤ Size), undoing appends.
+func (t *Tree) truncate(size uint64) {
+	for l := range t.levels {
+		t.levels[l] = t.levels[l][:size>>l]
+	}
+	for len(t.levels) > 0 && len(t.levels[len(t.levels)-1]) == 0 {
+		t.levels = t.levels[:len(t.levels)-1]
+	}
+}
+
 // Leaf is the hash of leaf i.
 func (t *Tree) Leaf(i uint64) (Hash, error) {
 	if i >= t.Size() {

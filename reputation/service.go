@@ -3,6 +3,7 @@ package reputation
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -18,14 +19,18 @@ type StakeSource interface {
 
 // ServiceConfig wires a Service.
 type ServiceConfig struct {
-	Store  *Store
+	Store *Store
+	// Log, when set, takes every accepted audit once its epoch closes; audits of a closed
+	// epoch are refused.
+	Log    *Log
 	Rules  *Rules
 	Stakes StakeSource
 	Params Params
 	// Every is how often scores are recomputed when audits arrived (0: 500 ms); they are
 	// recomputed every hour regardless, as audits age.
-	Every time.Duration
-	Now   func() time.Time
+	Every  time.Duration
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // Service accepts audits and answers reputation queries from the latest computed scores, so a
@@ -67,6 +72,9 @@ func NewService(cfg ServiceConfig) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	s := &Service{cfg: cfg, dirty: make(chan struct{}, 1), snapshot: &snapshot{index: map[string]int{}, scores: Compute(&Graph{}, cfg.Params)}}
 	s.markDirty()
 	return s
@@ -93,6 +101,9 @@ func (s *Service) Submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
+	if s.cfg.Log != nil && !s.cfg.Log.Accepts(a.Time) {
+		return nil, &AuditError{Err: ErrLate, Detail: fmt.Sprintf("made at %d, in an epoch the log has closed", a.Time)}
+	}
 	backed, err := s.cfg.Rules.Check(ctx, a)
 	if err != nil {
 		return nil, err
@@ -105,8 +116,8 @@ func (s *Service) Submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: LeafHash(raw), Backed: backed, Raw: raw}, Current: current}, nil
 }
 
-// Run recomputes scores when audits arrived (at most every cfg.Every) and every hour, until
-// ctx ends.
+// Run recomputes scores when audits arrived (at most every cfg.Every) and every hour, and
+// closes the log's epochs as they end, until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
 	t := time.NewTicker(s.cfg.Every)
 	defer t.Stop()
@@ -115,6 +126,15 @@ func (s *Service) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		}
+		if s.cfg.Log != nil {
+			if heads, err := s.cfg.Log.CloseEpochs(ctx, s.cfg.Now()); err != nil && ctx.Err() == nil {
+				s.cfg.Logger.Warn("reputation: close log epochs (retrying)", "err", err)
+			} else {
+				for _, h := range heads {
+					s.cfg.Logger.Info("audit log epoch closed", "epoch", h.Epoch, "size", h.Size, "root", h.Root)
+				}
+			}
 		}
 		select {
 		case <-s.dirty:
@@ -127,7 +147,8 @@ func (s *Service) Run(ctx context.Context) error {
 			}
 		}
 		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
-			s.markDirty() // try again next tick
+			s.cfg.Logger.Warn("reputation: recompute scores (retrying)", "err", err)
+			s.markDirty()
 		}
 	}
 }
@@ -215,6 +236,9 @@ func (s *Service) Top(_ context.Context, n int) []*Reputation {
 	}
 	return out
 }
+
+// Log is the audit log (nil when the service keeps none).
+func (s *Service) Log() *Log { return s.cfg.Log }
 
 // Weight is the registry's reputation weight for did: 2 × score, so the prior (0.5) and
 // unknown agents weigh 1.

@@ -45,6 +45,8 @@ type nodeConfig struct {
 	Deployment  *contracts.Deployment
 	DevAccounts int
 	RPCTimeout  time.Duration
+	LogEpoch    time.Duration
+	LogGrace    time.Duration
 	Logger      *slog.Logger
 	// PassphraseFile holds the keystore passphrase (see loadPassphrase).
 	PassphraseFile string
@@ -76,6 +78,8 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	deployment := fs.String("deployment", "", "deployment file naming the contract addresses on the --rpc chain")
 	fs.IntVar(&cfg.DevAccounts, "dev-accounts", 10, "funded dev accounts on the embedded chain")
 	fs.DurationVar(&cfg.RPCTimeout, "rpc-timeout", defaultRPCTimeout, "how long to wait for the --rpc chain to answer at start")
+	fs.DurationVar(&cfg.LogEpoch, "log-epoch", time.Hour, "how much audit time one append to the audit log covers (whole seconds)")
+	fs.DurationVar(&cfg.LogGrace, "log-grace", 15*time.Minute, "how long after its end an epoch of the audit log closes; keep it above the envelope lifetime (10m) plus skew, or late audits are refused")
 	fs.Uint64Var(&cfg.Confirmations, "confirmations", 0, "blocks the escrow index waits before trusting an event (raise it on public chains)")
 	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc chain (devnets only)")
 	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
@@ -105,6 +109,12 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	}
 	if cfg.DevAccounts < 1 || cfg.DevAccounts > 1000 {
 		return usagef("--dev-accounts must be between 1 and 1000, got %d", cfg.DevAccounts)
+	}
+	if cfg.LogEpoch < time.Second || cfg.LogEpoch%time.Second != 0 {
+		return usagef("--log-epoch must be a whole number of seconds, at least 1s, got %s", cfg.LogEpoch)
+	}
+	if cfg.LogGrace <= 0 {
+		return usagef("--log-grace must be positive, got %s", cfg.LogGrace)
 	}
 	n, err := startNode(ctx, e, cfg, e.stdout)
 	if err != nil {
@@ -251,7 +261,11 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Stakes: agents,
+	auditLog, err := reputation.OpenLog(ctx, n.db, chainRow, reputation.LogConfig{Epoch: cfg.LogEpoch, Grace: cfg.LogGrace, Signer: ids})
+	if err != nil {
+		return nil, err
+	}
+	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Stakes: agents, Logger: log,
 		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
 			Bounties: escrowFacts{n.index}, Wallets: ids, Agents: knownAgents{agents, ids}}})
 	agents.UseReputation(n.reputation)
@@ -306,7 +320,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Wallets: ids, Agents: agents, Reputation: n.reputation, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
+		Bounties: bounties, Wallets: ids, Agents: agents, Reputation: n.reputation, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/reputation"
 )
@@ -20,7 +21,7 @@ import (
 // is backed by the settlement, the worker's score rises above the prior, and the refusals come
 // back as problems: a self-audit, a stranger's bounty number, the same audit again.
 func TestAuditsThroughTheAPI(t *testing.T) {
-	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
+	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5", "--log-epoch", "1s", "--log-grace", "1s")
 	base := node.apiURL(t)
 	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
 	market, worker, stranger := bc.newParty(1), bc.newParty(2), bc.newParty(4)
@@ -84,6 +85,28 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(string(body), worker.key.DID.String()) {
 		t.Errorf("top: %d %s", code, body)
 	}
+	// The log: once the audit's epoch closes, its inclusion proof verifies against the head.
+	var head reputation.Head
+	eventuallyT(t, "the audit's epoch closed in the log", 10*time.Second, func() bool {
+		code, body := bc.request("GET", "/v1/log/head", nil, nil)
+		return code == http.StatusOK && json.Unmarshal(body, &head) == nil && head.Size >= 1
+	})
+	leaf := reputation.LeafHash(good)
+	code, body = bc.request("GET", "/v1/log/proof/inclusion?leaf="+leaf.String()+"&size="+fmt.Sprint(head.Size), nil, nil)
+	var incl api.InclusionProof
+	if code != http.StatusOK || json.Unmarshal(body, &incl) != nil {
+		t.Fatalf("inclusion proof: %d %s", code, body)
+	}
+	if err := reputation.VerifyInclusion(leaf, incl.Index, incl.Size, incl.Path, head.Root); err != nil {
+		t.Errorf("the API's inclusion proof does not verify: %v", err)
+	}
+	if code, body := bc.request("GET", "/v1/log/proof/inclusion?leaf="+reputation.LeafHash([]byte("never")).String(), nil, nil); code != http.StatusNotFound {
+		t.Errorf("proof for an unknown leaf: %d %s", code, body)
+	}
+	if code, body := bc.request("GET", "/v1/log/proof/consistency?from=0", nil, nil); code != http.StatusOK || !strings.Contains(string(body), `"path":[]`) {
+		t.Errorf("consistency from the empty tree: %d %s", code, body)
+	}
+
 	// The CLI: an outside auditor (a fresh DID, bound to nothing) files an unbacked audit; the
 	// worker then shows two audits.
 	dir := t.TempDir()

@@ -1,0 +1,284 @@
+package reputation
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/surety-ioa/surety/internal/sqlite"
+)
+
+// The audit log. Every accepted audit (superseded ones too: the log is the record of what was
+// said) becomes a leaf, the RFC 6962 hash of its signed envelope. Leaves are appended one
+// closed epoch at a time, each epoch's sorted by leaf hash, so two nodes that accepted the
+// same audits build the same tree whatever order the audits reached them in. An epoch closes
+// Grace after its end, Grace being longer than an envelope's lifetime plus the clock skew, so
+// no valid audit for it can still arrive; an audit of a closed epoch is refused (ErrLate).
+
+var logMigration = sqlite.Migration{Version: 2, SQL: `
+CREATE TABLE reputation_log (
+	chain INTEGER NOT NULL REFERENCES chains(id) ON DELETE CASCADE,
+	idx   INTEGER NOT NULL,
+	leaf  TEXT    NOT NULL,
+	epoch INTEGER NOT NULL,
+	PRIMARY KEY (chain, idx)
+) STRICT;
+CREATE UNIQUE INDEX reputation_log_leaf ON reputation_log (chain, leaf);
+CREATE TABLE reputation_heads (
+	chain  INTEGER NOT NULL REFERENCES chains(id) ON DELETE CASCADE,
+	epoch  INTEGER NOT NULL,
+	size   INTEGER NOT NULL,
+	root   TEXT    NOT NULL,
+	closed INTEGER NOT NULL,
+	signed TEXT    NOT NULL,
+	PRIMARY KEY (chain, epoch)
+) STRICT;
+CREATE INDEX reputation_audits_time ON reputation_audits (chain, time);
+`}
+
+// HeadType is the JWS typ of a signed tree head.
+const HeadType = "surety-sth+jws"
+
+// ErrLate refuses an audit whose epoch is already closed in the log.
+var ErrLate = errors.New("reputation: the audit's epoch is closed in the log")
+
+// HeadSigner signs tree heads as the node (identity.Service.SignAsNode).
+type HeadSigner interface {
+	SignAsNode(payload []byte, typ string) (string, error)
+}
+
+// LogConfig sets up a Log.
+type LogConfig struct {
+	// Epoch is how much audit time one append covers (0: one hour).
+	Epoch time.Duration
+	// Grace is how long after an epoch's end it closes (0: 15 minutes; it must exceed the
+	// envelope lifetime plus the clock skew).
+	Grace  time.Duration
+	Signer HeadSigner
+}
+
+// Head is a tree head: the log's size and root after an epoch closed, signed by the node.
+type Head struct {
+	Size   uint64 `json:"size"`
+	Root   Hash   `json:"root"`
+	Epoch  int64  `json:"epoch"`
+	Closed int64  `json:"closed"`
+	// Signed is the JWS (typ HeadType) by the node's DID over the other fields.
+	Signed string `json:"signed"`
+}
+
+// Log is the append-only Merkle log of accepted audits.
+type Log struct {
+	db    *sql.DB
+	chain int64
+	cfg   LogConfig
+
+	mu   sync.RWMutex
+	tree Tree
+	last int64 // the last closed epoch, -1 before the first
+	head Head
+}
+
+// OpenLog loads the log of chain (the reputation tables must exist: OpenStore).
+func OpenLog(ctx context.Context, db *sql.DB, chain int64, cfg LogConfig) (*Log, error) {
+	if cfg.Epoch == 0 {
+		cfg.Epoch = time.Hour
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = 15 * time.Minute
+	}
+	if cfg.Epoch < time.Second || cfg.Epoch%time.Second != 0 {
+		return nil, fmt.Errorf("reputation: log epoch %s: want whole seconds, at least one", cfg.Epoch)
+	}
+	l := &Log{db: db, chain: chain, cfg: cfg, last: -1, head: Head{Root: EmptyRoot}}
+	rows, err := db.QueryContext(ctx, `SELECT leaf FROM reputation_log WHERE chain = ? ORDER BY idx`, chain)
+	if err != nil {
+		return nil, fmt.Errorf("reputation: load log: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		h, err := parseHash(s)
+		if err != nil {
+			return nil, err
+		}
+		l.tree.Append(h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var root string
+	switch err := db.QueryRowContext(ctx, `SELECT epoch, size, root, closed, signed FROM reputation_heads WHERE chain = ? ORDER BY epoch DESC LIMIT 1`, chain).
+		Scan(&l.head.Epoch, &l.head.Size, &root, &l.head.Closed, &l.head.Signed); {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, fmt.Errorf("reputation: load head: %w", err)
+	default:
+		if l.head.Root, err = parseHash(root); err != nil {
+			return nil, err
+		}
+		l.last = l.head.Epoch
+	}
+	if l.head.Size != l.tree.Size() {
+		return nil, fmt.Errorf("reputation: the log has %d leaves but its last head says %d", l.tree.Size(), l.head.Size)
+	}
+	return l, nil
+}
+
+// epochOf is the epoch an audit time (unix seconds) falls in.
+func (l *Log) epochOf(t int64) int64 { return t / int64(l.cfg.Epoch/time.Second) }
+
+// Accepts says whether an audit made at t can still enter the log.
+func (l *Log) Accepts(t int64) bool {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.epochOf(t) > l.last
+}
+
+// CloseEpochs appends every epoch that has closed by now and holds audits, each with a signed
+// head, and returns the new heads.
+func (l *Log) CloseEpochs(ctx context.Context, now time.Time) ([]Head, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	epochSec := int64(l.cfg.Epoch / time.Second)
+	closable := l.epochOf(now.Add(-l.cfg.Grace).Unix()) - 1 // the last epoch whose end+grace has passed
+	var heads []Head
+	for {
+		// The next epoch after the last closed one that has audits.
+		var next sql.NullInt64
+		if err := l.db.QueryRowContext(ctx, `SELECT MIN(time) FROM reputation_audits WHERE chain = ? AND time >= ?`,
+			l.chain, (l.last+1)*epochSec).Scan(&next); err != nil {
+			return heads, fmt.Errorf("reputation: next epoch: %w", err)
+		}
+		if !next.Valid || l.epochOf(next.Int64) > closable {
+			return heads, nil
+		}
+		h, err := l.closeEpoch(ctx, l.epochOf(next.Int64), now)
+		if err != nil {
+			return heads, err
+		}
+		heads = append(heads, h)
+	}
+}
+
+func (l *Log) closeEpoch(ctx context.Context, epoch int64, now time.Time) (Head, error) {
+	epochSec := int64(l.cfg.Epoch / time.Second)
+	rows, err := l.db.QueryContext(ctx, `SELECT leaf FROM reputation_audits WHERE chain = ? AND time >= ? AND time < ? ORDER BY leaf`,
+		l.chain, epoch*epochSec, (epoch+1)*epochSec)
+	if err != nil {
+		return Head{}, fmt.Errorf("reputation: epoch %d: %w", epoch, err)
+	}
+	var leaves []Hash
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return Head{}, err
+		}
+		h, err := parseHash(s)
+		if err != nil {
+			rows.Close()
+			return Head{}, err
+		}
+		leaves = append(leaves, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Head{}, err
+	}
+	before := l.tree.Size()
+	for _, h := range leaves {
+		l.tree.Append(h)
+	}
+	stored := false
+	defer func() {
+		if !stored {
+			l.tree.truncate(before) // the epoch did not make it to the database
+		}
+	}()
+	root, _ := l.tree.Root(l.tree.Size())
+	head := Head{Size: l.tree.Size(), Root: root, Epoch: epoch, Closed: now.Unix()}
+	payload, _ := json.Marshal(struct {
+		Size   uint64 `json:"size"`
+		Root   Hash   `json:"root"`
+		Epoch  int64  `json:"epoch"`
+		Closed int64  `json:"closed"`
+	}{head.Size, head.Root, head.Epoch, head.Closed})
+	if head.Signed, err = l.cfg.Signer.SignAsNode(payload, HeadType); err != nil {
+		return Head{}, fmt.Errorf("reputation: sign head: %w", err)
+	}
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Head{}, err
+	}
+	defer tx.Rollback()
+	for i, h := range leaves {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_log (chain, idx, leaf, epoch) VALUES (?, ?, ?, ?)`,
+			l.chain, before+uint64(i), h.String(), epoch); err != nil {
+			return Head{}, fmt.Errorf("reputation: append epoch %d: %w", epoch, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_heads (chain, epoch, size, root, closed, signed) VALUES (?, ?, ?, ?, ?, ?)`,
+		l.chain, epoch, head.Size, head.Root.String(), head.Closed, head.Signed); err != nil {
+		return Head{}, fmt.Errorf("reputation: store head %d: %w", epoch, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return Head{}, err
+	}
+	stored = true
+	l.last, l.head = epoch, head
+	return head, nil
+}
+
+// Head is the latest signed tree head (size 0 and the empty root before the first).
+func (l *Log) Head() Head {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.head
+}
+
+// InclusionProof proves that leaf is in the tree of size (0: the latest head's).
+func (l *Log) InclusionProof(ctx context.Context, leaf Hash, size uint64) (index uint64, proof []Hash, err error) {
+	var idx int64
+	switch err := l.db.QueryRowContext(ctx, `SELECT idx FROM reputation_log WHERE chain = ? AND leaf = ?`, l.chain, leaf.String()).Scan(&idx); {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, nil, ErrNotLogged
+	case err != nil:
+		return 0, nil, fmt.Errorf("reputation: find leaf: %w", err)
+	}
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if size == 0 {
+		size = l.head.Size
+	}
+	if uint64(idx) >= size {
+		return 0, nil, fmt.Errorf("%w: leaf %d is not in a tree of size %d", ErrNotLogged, idx, size)
+	}
+	proof, err = l.tree.InclusionProof(uint64(idx), size)
+	return uint64(idx), proof, err
+}
+
+// ConsistencyProof proves the tree of size from is a prefix of the tree of size to.
+func (l *Log) ConsistencyProof(from, to uint64) ([]Hash, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.tree.ConsistencyProof(from, to)
+}
+
+// Root is the root of the tree of size (for proofs against heads older than the latest).
+func (l *Log) Root(size uint64) (Hash, error) {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.tree.Root(size)
+}
+
+// ErrNotLogged: the leaf is not (yet) in the log: its epoch has not closed, or it was never
+// accepted.
+var ErrNotLogged = errors.New("reputation: no such leaf in the log")

@@ -1,0 +1,155 @@
+package reputation_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/reputation"
+)
+
+// keySigner signs heads with a DID key, as the node's identity service does.
+type keySigner struct{ k *identity.Key }
+
+func (s keySigner) SignAsNode(payload []byte, typ string) (string, error) {
+	return s.k.SignDocument(payload, typ)
+}
+
+type logFixture struct {
+	db    *sql.DB
+	chain int64
+	store *reputation.Store
+	log   *reputation.Log
+}
+
+func newLogFixture(t *testing.T, signer keySigner) *logFixture {
+	t.Helper()
+	ctx := context.Background()
+	db := testutil.DB(t)
+	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "t", ChainID: 1337, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := reputation.OpenStore(ctx, db, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := reputation.OpenLog(ctx, db, row, reputation.LogConfig{Epoch: time.Hour, Grace: 15 * time.Minute, Signer: signer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &logFixture{db: db, chain: row, store: store, log: l}
+}
+
+// epochAudits are audits at hours 0..2 of a day (three epochs), four per epoch.
+func epochAudits() []struct {
+	a   *reputation.Audit
+	raw []byte
+} {
+	var out []struct {
+		a   *reputation.Audit
+		raw []byte
+	}
+	day := int64(1_800_000_000 / 86400 * 86400)
+	for i := range 12 {
+		a, raw := auditAt(fmt.Sprintf("did:key:z6MkAuditor%02d", i), day+int64(i/4)*3600+int64(i%4)*60, 0.5)
+		out = append(out, struct {
+			a   *reputation.Audit
+			raw []byte
+		}{a, raw})
+	}
+	return out
+}
+
+func TestLogClosesEpochsAndProves(t *testing.T) {
+	ctx := context.Background()
+	node, _ := identity.GenerateKey(identity.Ed25519)
+	f := newLogFixture(t, keySigner{node})
+	audits := epochAudits()
+	for _, x := range audits {
+		if _, err := f.store.Add(ctx, x.a, x.raw, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	day := time.Unix(audits[0].a.Time, 0)
+	// 1:10: epoch 0 ended 10 minutes ago, within the grace: nothing closes.
+	if heads, err := f.log.CloseEpochs(ctx, day.Add(70*time.Minute)); err != nil || len(heads) != 0 {
+		t.Fatalf("inside the grace: %v, %v", heads, err)
+	}
+	// 2:20: epochs 0 and 1 close.
+	heads, err := f.log.CloseEpochs(ctx, day.Add(140*time.Minute))
+	if err != nil || len(heads) != 2 || heads[0].Size != 4 || heads[1].Size != 8 {
+		t.Fatalf("closing two epochs: %+v, %v", heads, err)
+	}
+	if f.log.Accepts(audits[5].a.Time) || !f.log.Accepts(audits[9].a.Time) {
+		t.Error("Accepts: a closed epoch must refuse, an open one accept")
+	}
+	// The head is signed by the node and says what it says.
+	payload, signer, err := identity.VerifyJWS([]byte(heads[1].Signed), reputation.HeadType)
+	if err != nil || signer != node.DID.String() {
+		t.Fatalf("head signature: %v (signer %s)", err, signer)
+	}
+	var signed reputation.Head
+	if err := json.Unmarshal(payload, &signed); err != nil || signed.Size != 8 || signed.Root != heads[1].Root {
+		t.Errorf("signed head %+v, %v", signed, err)
+	}
+	// Every logged audit has an inclusion proof against the head; consistency links heads.
+	for _, x := range audits[:8] {
+		leaf := reputation.LeafHash(x.raw)
+		idx, proof, err := f.log.InclusionProof(ctx, leaf, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := reputation.VerifyInclusion(leaf, idx, 8, proof, heads[1].Root); err != nil {
+			t.Errorf("inclusion of %s: %v", leaf, err)
+		}
+	}
+	proof, err := f.log.ConsistencyProof(4, 8)
+	if err != nil || reputation.VerifyConsistency(4, 8, heads[0].Root, heads[1].Root, proof) != nil {
+		t.Errorf("consistency 4 → 8: %v", err)
+	}
+	if _, _, err := f.log.InclusionProof(ctx, reputation.LeafHash(audits[10].raw), 0); !errors.Is(err, reputation.ErrNotLogged) {
+		t.Errorf("an audit of an open epoch: %v", err)
+	}
+	// Reopened, the log is where it was.
+	again, err := reputation.OpenLog(ctx, f.db, f.chain, reputation.LogConfig{Epoch: time.Hour, Grace: 15 * time.Minute, Signer: keySigner{node}})
+	if err != nil || again.Head().Root != heads[1].Root || again.Head().Size != 8 {
+		t.Fatalf("reopened: %+v, %v", again.Head(), err)
+	}
+}
+
+// TestLogRootsIgnoreArrivalOrder: two nodes given the same audits in opposite orders close
+// the same epochs with the same roots.
+func TestLogRootsIgnoreArrivalOrder(t *testing.T) {
+	ctx := context.Background()
+	node, _ := identity.GenerateKey(identity.Ed25519)
+	a, b := newLogFixture(t, keySigner{node}), newLogFixture(t, keySigner{node})
+	audits := epochAudits()
+	for i := range audits {
+		if _, err := a.store.Add(ctx, audits[i].a, audits[i].raw, false); err != nil {
+			t.Fatal(err)
+		}
+		j := len(audits) - 1 - i
+		if _, err := b.store.Add(ctx, audits[j].a, audits[j].raw, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	end := time.Unix(audits[0].a.Time, 0).Add(4 * time.Hour)
+	ha, errA := a.log.CloseEpochs(ctx, end)
+	hb, errB := b.log.CloseEpochs(ctx, end)
+	if errA != nil || errB != nil || len(ha) != 3 || len(hb) != 3 {
+		t.Fatalf("closing: %v %v, %d and %d heads", errA, errB, len(ha), len(hb))
+	}
+	for i := range ha {
+		if ha[i].Root != hb[i].Root || ha[i].Size != hb[i].Size {
+			t.Errorf("epoch %d: roots %s and %s", ha[i].Epoch, ha[i].Root, hb[i].Root)
+		}
+	}
+}
