@@ -85,6 +85,17 @@ func (s *Service) HasWallet(addr common.Address) bool {
 	return ok
 }
 
+// Transact sends a call of data to `to` from a wallet the node holds and waits for its
+// receipt, in the wallet's nonce order with everything else it sends (other services of the
+// node use it, e.g. to anchor the audit log).
+func (s *Service) Transact(ctx context.Context, from, to common.Address, data []byte) (*types.Receipt, error) {
+	snd, err := s.sender(from)
+	if err != nil {
+		return nil, err
+	}
+	return snd.Send(ctx, to, data, nil)
+}
+
 func (s *Service) sender(addr common.Address) (*Sender, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -67,8 +67,10 @@ type Head struct {
 	Root   Hash   `json:"root"`
 	Epoch  int64  `json:"epoch"`
 	Closed int64  `json:"closed"`
-	// Signed is the JWS (typ HeadType) by the node's DID over the other fields.
+	// Signed is the JWS (typ HeadType) by the node's DID over size, root, epoch and closed.
 	Signed string `json:"signed"`
+	// AnchorTx is the transaction that anchored this head on chain ("" until then).
+	AnchorTx string `json:"anchorTx,omitempty"`
 }
 
 // Log is the append-only Merkle log of accepted audits.
@@ -128,6 +130,9 @@ func OpenLog(ctx context.Context, db *sql.DB, chain int64, cfg LogConfig) (*Log,
 	}
 	if l.head.Size != l.tree.Size() {
 		return nil, fmt.Errorf("reputation: the log has %d leaves but its last head says %d", l.tree.Size(), l.head.Size)
+	}
+	if err := l.loadAnchor(ctx); err != nil {
+		return nil, fmt.Errorf("reputation: load anchor: %w", err)
 	}
 	return l, nil
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -151,5 +153,60 @@ func TestLogRootsIgnoreArrivalOrder(t *testing.T) {
 		if ha[i].Root != hb[i].Root || ha[i].Size != hb[i].Size {
 			t.Errorf("epoch %d: roots %s and %s", ha[i].Epoch, ha[i].Root, hb[i].Root)
 		}
+	}
+}
+
+type fakeAnchorer struct {
+	mu    sync.Mutex
+	sizes []uint64
+	roots []reputation.Hash
+}
+
+func (f *fakeAnchorer) Anchor(_ context.Context, size uint64, root reputation.Hash) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sizes, f.roots = append(f.sizes, size), append(f.roots, root)
+	return fmt.Sprintf("0xtx%d", size), nil
+}
+
+func (f *fakeAnchorer) calls() ([]uint64, []reputation.Hash) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.sizes), slices.Clone(f.roots)
+}
+
+// TestServiceAnchorsTheLatestHeadOnce: when several epochs close together, only the latest
+// head is anchored, once, and the anchor survives a reopen.
+func TestServiceAnchorsTheLatestHeadOnce(t *testing.T) {
+	ctx := context.Background()
+	node, _ := identity.GenerateKey(identity.Ed25519)
+	f := newLogFixture(t, keySigner{node})
+	audits := epochAudits()
+	for _, x := range audits {
+		if _, err := f.store.Add(ctx, x.a, x.raw, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	anchor := &fakeAnchorer{}
+	later := time.Unix(audits[0].a.Time, 0).Add(5 * time.Hour)
+	svc := reputation.NewService(reputation.ServiceConfig{Store: f.store, Log: f.log, Anchorer: anchor, Stakes: stakeMap{},
+		Rules: &reputation.Rules{}, Every: 5 * time.Millisecond, Now: func() time.Time { return later }})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = svc.Run(runCtx) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && f.log.Head().AnchorTx == "" {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // more ticks: no second anchor
+	stop()
+	<-done
+	sizes, roots := anchor.calls()
+	if len(sizes) != 1 || sizes[0] != 12 || roots[0] != f.log.Head().Root {
+		t.Fatalf("anchored %v (roots %v), want once at size 12", sizes, roots)
+	}
+	again, err := reputation.OpenLog(ctx, f.db, f.chain, reputation.LogConfig{Epoch: time.Hour, Grace: 15 * time.Minute, Signer: keySigner{node}})
+	if err != nil || again.Head().AnchorTx != "0xtx12" {
+		t.Errorf("reopened head %+v, %v", again.Head(), err)
 	}
 }

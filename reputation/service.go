@@ -22,10 +22,12 @@ type ServiceConfig struct {
 	Store *Store
 	// Log, when set, takes every accepted audit once its epoch closes; audits of a closed
 	// epoch are refused.
-	Log    *Log
-	Rules  *Rules
-	Stakes StakeSource
-	Params Params
+	Log *Log
+	// Anchorer, when set with Log, anchors the latest head on chain after epochs close.
+	Anchorer Anchorer
+	Rules    *Rules
+	Stakes   StakeSource
+	Params   Params
 	// Every is how often scores are recomputed when audits arrived (0: 500 ms); they are
 	// recomputed every hour regardless, as audits age.
 	Every  time.Duration
@@ -133,6 +135,13 @@ func (s *Service) Run(ctx context.Context) error {
 			} else {
 				for _, h := range heads {
 					s.cfg.Logger.Info("audit log epoch closed", "epoch", h.Epoch, "size", h.Size, "root", h.Root)
+				}
+			}
+			if s.cfg.Anchorer != nil {
+				if h, err := s.cfg.Log.anchorLatest(ctx, s.cfg.Anchorer); err != nil && ctx.Err() == nil {
+					s.cfg.Logger.Warn("reputation: anchor the audit log (retrying)", "err", err)
+				} else if h != nil {
+					s.cfg.Logger.Info("audit log anchored", "size", h.Size, "root", h.Root, "tx", h.AnchorTx)
 				}
 			}
 		}
