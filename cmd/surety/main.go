@@ -47,6 +47,7 @@ var commands = map[string]command{
 	"agent":      {"register and find Agent Cards (register, show, search, status)", runAgentCmd},
 	"audit":      {"file signed audits of agents' work (submit)", runAuditCmd},
 	"reputation": {"agents' reputation scores (show, top)", runReputationCmd},
+	"log":        {"check the audit log against the chain (verify)", runLogCmd},
 }
 
 // env is what a command may touch of the outside world, so tests can run commands in-process.

@@ -47,7 +47,10 @@ type nodeConfig struct {
 	RPCTimeout  time.Duration
 	LogEpoch    time.Duration
 	LogGrace    time.Duration
-	Logger      *slog.Logger
+	// AnchorWallet anchors the audit log on chain; empty: dev account 0 where the node holds
+	// the dev wallets, else no anchoring.
+	AnchorWallet string
+	Logger       *slog.Logger
 	// PassphraseFile holds the keystore passphrase (see loadPassphrase).
 	PassphraseFile string
 	// KDF is the keystore's scrypt cost; zero means identity.DefaultKDF.
@@ -79,6 +82,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	fs.IntVar(&cfg.DevAccounts, "dev-accounts", 10, "funded dev accounts on the embedded chain")
 	fs.DurationVar(&cfg.RPCTimeout, "rpc-timeout", defaultRPCTimeout, "how long to wait for the --rpc chain to answer at start")
 	fs.DurationVar(&cfg.LogEpoch, "log-epoch", time.Hour, "how much audit time one append to the audit log covers (whole seconds)")
+	fs.StringVar(&cfg.AnchorWallet, "anchor-wallet", "", "a wallet the node holds that anchors the audit log's heads on chain (default: dev account 0 on dev chains; none elsewhere)")
 	fs.DurationVar(&cfg.LogGrace, "log-grace", 15*time.Minute, "how long after its end an epoch of the audit log closes; keep it above the envelope lifetime (10m) plus skew, or late audits are refused")
 	fs.Uint64Var(&cfg.Confirmations, "confirmations", 0, "blocks the escrow index waits before trusting an event (raise it on public chains)")
 	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc chain (devnets only)")
@@ -112,6 +116,9 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	}
 	if cfg.LogEpoch < time.Second || cfg.LogEpoch%time.Second != 0 {
 		return usagef("--log-epoch must be a whole number of seconds, at least 1s, got %s", cfg.LogEpoch)
+	}
+	if cfg.AnchorWallet != "" && !common.IsHexAddress(cfg.AnchorWallet) {
+		return usagef("--anchor-wallet %q is not an address", cfg.AnchorWallet)
 	}
 	if cfg.LogGrace <= 0 {
 		return usagef("--log-grace must be positive, got %s", cfg.LogGrace)
@@ -257,18 +264,6 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	audits, err := reputation.OpenStore(ctx, n.db, chainRow)
-	if err != nil {
-		return nil, err
-	}
-	auditLog, err := reputation.OpenLog(ctx, n.db, chainRow, reputation.LogConfig{Epoch: cfg.LogEpoch, Grace: cfg.LogGrace, Signer: ids})
-	if err != nil {
-		return nil, err
-	}
-	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Stakes: agents, Logger: log,
-		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
-			Bounties: escrowFacts{n.index}, Wallets: ids, Agents: knownAgents{agents, ids}}})
-	agents.UseReputation(n.reputation)
 	peerKey, err := loadPeerKey(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -315,6 +310,22 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		}
 	}
 
+	audits, err := reputation.OpenStore(ctx, n.db, chainRow)
+	if err != nil {
+		return nil, err
+	}
+	auditLog, err := reputation.OpenLog(ctx, n.db, chainRow, reputation.LogConfig{Epoch: cfg.LogEpoch, Grace: cfg.LogGrace, Signer: ids})
+	if err != nil {
+		return nil, err
+	}
+	anchorer, err := anchorFor(cfg, kind, bounties, dep, log)
+	if err != nil {
+		return nil, err
+	}
+	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: agents, Logger: log,
+		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
+			Bounties: escrowFacts{n.index}, Wallets: ids, Agents: knownAgents{agents, ids}}})
+	agents.UseReputation(n.reputation)
 	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key}
 	for _, c := range named {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})

@@ -3,9 +3,16 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 )
@@ -52,3 +59,38 @@ var (
 	_ reputation.Wallets     = (*identity.Service)(nil)
 	_ reputation.StakeSource = (*registry.Registry)(nil)
 )
+
+// chainAnchor anchors audit-log heads in RootAnchor from a wallet the node holds.
+type chainAnchor struct {
+	bounties *escrow.Service
+	from     common.Address
+	contract common.Address
+	abi      *contracts.RootAnchor
+}
+
+func (a chainAnchor) Anchor(ctx context.Context, size uint64, root reputation.Hash) (string, error) {
+	r, err := a.bounties.Transact(ctx, a.from, a.contract, a.abi.PackAnchor(size, root))
+	if err != nil {
+		return "", err
+	}
+	return r.TxHash.Hex(), nil
+}
+
+// anchorFor picks the wallet that anchors the audit log: --anchor-wallet (which the node must
+// hold), else dev account 0 where the node holds the dev wallets, else none.
+func anchorFor(cfg nodeConfig, kind string, bounties *escrow.Service, dep *contracts.Deployment, log *slog.Logger) (reputation.Anchorer, error) {
+	from := common.HexToAddress(cfg.AnchorWallet)
+	switch {
+	case cfg.AnchorWallet != "":
+		if !bounties.HasWallet(from) {
+			return nil, fmt.Errorf("--anchor-wallet %s: the node holds no such wallet (see 'surety wallet')", from.Hex())
+		}
+	case kind == "embedded" || cfg.DevWallets:
+		from = crypto.PubkeyToAddress(chain.DevKey(0).PublicKey)
+	default:
+		log.Warn("the audit log is not anchored on chain: give --anchor-wallet")
+		return nil, nil
+	}
+	log.Info("anchoring the audit log", "wallet", from.Hex(), "contract", dep.Contracts.RootAnchor.Hex())
+	return chainAnchor{bounties: bounties, from: from, contract: dep.Contracts.RootAnchor, abi: contracts.NewRootAnchor()}, nil
+}

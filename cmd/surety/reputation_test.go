@@ -4,15 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/reputation"
 )
@@ -143,5 +146,54 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 		if code, body := bc.request("GET", path, nil, nil); code != http.StatusBadRequest {
 			t.Errorf("GET %s: %d %s", path, code, body)
 		}
+	}
+}
+
+// TestAuditLogAnchoredOnAnvil is the log's acceptance test on a real chain: an audit's epoch
+// closes, the node anchors the head in RootAnchor, and `surety log verify` checks the audit
+// against the anchored root on its own; a tampered audit fails to verify.
+func TestAuditLogAnchoredOnAnvil(t *testing.T) {
+	devnet := deployOnAnvil(t, contracts.DeployConfig{})
+	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
+		"--dev-wallets", "--dev-accounts", "4", "--log-epoch", "1s", "--log-grace", "1s")
+	base := node.apiURL(t)
+	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
+	auditor, subject := bc.newParty(1), bc.newParty(2)
+	env := bc.envelope(auditor, 0, map[string]any{"kind": reputation.AuditKind, "subject": subject.key.DID.String(), "envelope": "msg-1", "score": 0.7,
+		"evidence": map[string]any{"hash": common.Hash{3}.Hex()}})
+	if code, body := bc.request("POST", "/v1/audits", env, nil); code != http.StatusCreated {
+		t.Fatalf("audit: %d %s", code, body)
+	}
+	var head reputation.Head
+	eventuallyT(t, "the head anchored on chain", 20*time.Second, func() bool {
+		code, body := bc.request("GET", "/v1/log/head", nil, nil)
+		return code == http.StatusOK && json.Unmarshal(body, &head) == nil && head.AnchorTx != ""
+	})
+	dir := t.TempDir()
+	good := filepath.Join(dir, "audit.jws")
+	if err := os.WriteFile(good, env, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := runOK(t, "", "log", "verify", "--node", base, "--rpc", devnet.URL, "--envelope", good)
+	if !strings.Contains(out, "verified: leaf "+reputation.LeafHash(env).String()) {
+		t.Errorf("log verify: %s", out)
+	}
+	// A tampered audit (one byte of its signature changed) is not in the log.
+	tampered := append([]byte(nil), env...)
+	tampered[len(tampered)-2] ^= 1
+	bad := filepath.Join(dir, "tampered.jws")
+	if err := os.WriteFile(bad, tampered, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, "log", "verify", "--node", base, "--rpc", devnet.URL, "--envelope", bad)
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "No such leaf in the log") {
+		t.Errorf("a tampered audit: exit %d, stderr %q", code, r.stderr)
+	}
+	// The root on chain is the head's: read it directly.
+	anchor := contracts.NewRootAnchor()
+	from := crypto.PubkeyToAddress(chain.DevKey(0).PublicKey)
+	root, err := bind.Call(anchor.Instance(devnet.Client, devnet.Dep.Contracts.RootAnchor), nil, anchor.PackRootAt(from, head.Size), anchor.UnpackRootAt)
+	if err != nil || reputation.Hash(root) != head.Root {
+		t.Errorf("anchored root %x, head root %s (%v)", root, head.Root, err)
 	}
 }

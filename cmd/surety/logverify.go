@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/reputation"
+)
+
+func runLogCmd(ctx context.Context, e *env, args []string) error {
+	sub := map[string]func(context.Context, *env, []string) error{"verify": runLogVerify}
+	return runSubcommand(ctx, e, "log", "verify", sub, args)
+}
+
+// runLogVerify checks that an audit is in a node's log, against the root the chain holds:
+// the node supplies the proof, the chain the root, and this command does the hashing.
+func runLogVerify(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "log verify", "--rpc URL (--envelope FILE | --leaf HEX) [flags]", strings.TrimSpace(`
+Check that an audit is in a node's audit log, against the log root anchored on chain: the node
+gives the inclusion proof, the chain gives the root, and the hashing happens here, so the
+node is not trusted.`))
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	rpcURL := fs.String("rpc", "", "the chain's JSON-RPC URL (where the root is anchored)")
+	envelope := fs.String("envelope", "", "the audit as filed: its signed envelope, a file")
+	leafHex := fs.String("leaf", "", "or the audit's leaf hash (hex)")
+	anchorAddr := fs.String("anchor", "", "the RootAnchor contract (default: as the node's /v1/info says)")
+	wallet := fs.String("wallet", "", "the node's anchoring wallet (default: the sender of the head's anchor transaction, read from the chain)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *rpcURL == "" || (*envelope == "") == (*leafHex == "") {
+		return usagef("give --rpc, and one of --envelope FILE or --leaf HEX")
+	}
+	var leaf reputation.Hash
+	if *envelope != "" {
+		raw, err := os.ReadFile(*envelope)
+		if err != nil {
+			return err
+		}
+		leaf = reputation.LeafHash([]byte(strings.TrimSpace(string(raw))))
+	} else if err := leaf.UnmarshalText([]byte(strings.TrimPrefix(*leafHex, "0x"))); err != nil {
+		return usagef("--leaf: %v", err)
+	}
+	for _, a := range []struct{ name, v string }{{"--anchor", *anchorAddr}, {"--wallet", *wallet}} {
+		if a.v != "" && !common.IsHexAddress(a.v) {
+			return usagef("%s %q is not an address", a.name, a.v)
+		}
+	}
+	c, err := newNodeClient(*node)
+	if err != nil {
+		return err
+	}
+	var info api.Info
+	if err := c.do(ctx, "GET", "/v1/info", "", nil, &info); err != nil {
+		return err
+	}
+	contract := common.HexToAddress(*anchorAddr)
+	if *anchorAddr == "" {
+		contract = common.HexToAddress(info.Contracts["RootAnchor"])
+	}
+	var head reputation.Head
+	if err := c.do(ctx, "GET", "/v1/log/head", "", nil, &head); err != nil {
+		return err
+	}
+	if head.Size == 0 {
+		return errors.New("the node's log is empty: no epoch has closed yet")
+	}
+	var proof api.InclusionProof
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/log/proof/inclusion?leaf=%s&size=%d", leaf, head.Size), "", nil, &proof); err != nil {
+		return err
+	}
+	client, err := chain.Dial(ctx, *rpcURL, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	from := common.HexToAddress(*wallet)
+	if *wallet == "" {
+		if head.AnchorTx == "" {
+			return fmt.Errorf("the node's head (size %d) is not anchored yet; try again after its anchor transaction", head.Size)
+		}
+		tx, _, err := client.TransactionByHash(ctx, common.HexToHash(head.AnchorTx))
+		if err != nil {
+			return fmt.Errorf("anchor transaction %s: %w", head.AnchorTx, err)
+		}
+		if from, err = types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx); err != nil {
+			return fmt.Errorf("anchor transaction %s: %w", head.AnchorTx, err)
+		}
+	}
+	anchor := contracts.NewRootAnchor()
+	root, err := bind.Call(anchor.Instance(client, contract), &bind.CallOpts{Context: ctx}, anchor.PackRootAt(from, proof.Size), anchor.UnpackRootAt)
+	if err != nil {
+		return fmt.Errorf("read the anchored root: %w", err)
+	}
+	if root == ([32]byte{}) {
+		return fmt.Errorf("no root is anchored by %s at size %d in %s", from.Hex(), proof.Size, contract.Hex())
+	}
+	if err := reputation.VerifyInclusion(leaf, proof.Index, proof.Size, proof.Path, reputation.Hash(root)); err != nil {
+		return fmt.Errorf("NOT verified: leaf %s against the root anchored at size %d: %w", leaf, proof.Size, err)
+	}
+	fmt.Fprintf(e.stdout, "verified: leaf %s is entry %d of the log of size %d, whose root %s is anchored on chain by %s in %s\n",
+		leaf, proof.Index, proof.Size, reputation.Hash(root), from.Hex(), contract.Hex())
+	return nil
+}
