@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -196,4 +197,10 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 	if err != nil || reputation.Hash(root) != head.Root {
 		t.Errorf("anchored root %x, head root %s (%v)", root, head.Root, err)
 	}
+	receipt, err := devnet.Client.TransactionReceipt(context.Background(), common.HexToHash(head.AnchorTx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("anchoring a head of %d audits cost %d gas: %d gas per audit (ERC-8004 giveFeedback: 131,528-213,372 per feedback)",
+		head.Size, receipt.GasUsed, receipt.GasUsed/head.Size)
 }
