@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -42,6 +44,7 @@ type Service struct {
 
 	mu       sync.RWMutex
 	snapshot *snapshot
+	topic    *pubsub.Topic // set by Attach
 	dirty    chan struct{} // holds a token when audits arrived since the last computation
 }
 
@@ -95,10 +98,21 @@ type Submitted struct {
 	Current bool         `json:"current"` // it is the audit that counts for its target
 }
 
-// Submit checks and records an audit that arrived as the verified envelope v (raw: its bytes
-// as received). It returns an *AuditError wrapping ErrBadAudit or a rule's sentinel when the
-// audit is refused, and ErrDuplicate for an audit already recorded.
+// Submit checks and records an audit filed here as the verified envelope v (raw: its bytes
+// as received), and gossips it to the other nodes when the service is attached to a network.
+// It returns an *AuditError wrapping ErrBadAudit or a rule's sentinel when the audit is
+// refused, and ErrDuplicate for an audit already recorded.
 func (s *Service) Submit(ctx context.Context, v *identity.Verified, raw []byte) (*Submitted, error) {
+	res, err := s.submit(ctx, v, raw)
+	if err != nil {
+		return nil, err
+	}
+	s.spread(ctx, res)
+	return res, nil
+}
+
+// submit is Submit without the gossip: for audits that came by gossip.
+func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) (*Submitted, error) {
 	a, err := ParseAudit(&v.Envelope)
 	if err != nil {
 		return nil, err

@@ -274,7 +274,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}
 	n.p2pCtx, n.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
 	n.p2p, err = p2p.Start(n.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: boot,
-		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, registry.StatusTopic}, Logger: log})
+		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, registry.StatusTopic, reputation.AuditTopic}, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -326,6 +326,9 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
 			Bounties: escrowFacts{n.index}, Wallets: ids, Agents: knownAgents{agents, ids}}})
 	agents.UseReputation(n.reputation)
+	if err := n.reputation.Attach(n.p2pCtx, n.p2p, ids.VerifyEnvelope, log); err != nil {
+		return nil, err
+	}
 	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key}
 	for _, c := range named {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
