@@ -147,6 +147,18 @@ func (l *Log) Accepts(t int64) bool {
 	return l.epochOf(t) > l.last
 }
 
+// admit runs add (which stores an audit made at t) unless t's epoch is closed, and keeps
+// epochs from closing meanwhile: an audit either lands before its epoch closes, and is in it,
+// or is refused with ErrLate.
+func (l *Log) admit(t int64, add func() error) error {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	if l.epochOf(t) <= l.last {
+		return &AuditError{Err: ErrLate, Detail: fmt.Sprintf("made at %d, in an epoch the log has closed", t)}
+	}
+	return add()
+}
+
 // CloseEpochs appends every epoch that has closed by now and holds audits, each with a signed
 // head, and returns the new heads.
 func (l *Log) CloseEpochs(ctx context.Context, now time.Time) ([]Head, error) {

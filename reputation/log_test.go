@@ -210,3 +210,37 @@ func TestServiceAnchorsTheLatestHeadOnce(t *testing.T) {
 		t.Errorf("reopened head %+v, %v", again.Head(), err)
 	}
 }
+
+// TestLateAuditsAreRefused: an audit whose epoch the log has closed is refused (it could never
+// enter the log), one of an open epoch is taken.
+func TestLateAuditsAreRefused(t *testing.T) {
+	ctx := context.Background()
+	node, _ := identity.GenerateKey(identity.Ed25519)
+	f := newLogFixture(t, keySigner{node})
+	first := epochAudits()[0]
+	if _, err := f.store.Add(ctx, first.a, first.raw, false); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Unix(first.a.Time, 0)
+	if heads, err := f.log.CloseEpochs(ctx, start.Add(2*time.Hour)); err != nil || len(heads) != 1 {
+		t.Fatalf("closing: %v, %v", heads, err)
+	}
+	chainFacts := &fakeChain{agents: map[string]bool{subject: true}}
+	svc := reputation.NewService(reputation.ServiceConfig{Store: f.store, Log: f.log, Stakes: stakeMap{},
+		Rules: &reputation.Rules{Bounties: chainFacts, Wallets: chainFacts, Agents: chainFacts}})
+	body := `{"kind":"surety.audit/1","subject":"` + subject + `","envelope":"m","score":0.5,"evidence":{"hash":"` + hash32 + `"}}`
+	tests := []struct {
+		name string
+		at   time.Time
+		err  error
+	}{
+		{"in the closed epoch", start.Add(30 * time.Minute), reputation.ErrLate},
+		{"in an open epoch", start.Add(3 * time.Hour), nil},
+	}
+	for _, tt := range tests {
+		v := &identity.Verified{Envelope: identity.Envelope{ID: tt.name, Sender: auditor, Body: []byte(body), IssuedAt: tt.at.Unix()}}
+		if _, err := svc.Submit(ctx, v, []byte(tt.name)); !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.err)
+		}
+	}
+}

@@ -117,14 +117,20 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
-	if s.cfg.Log != nil && !s.cfg.Log.Accepts(a.Time) {
-		return nil, &AuditError{Err: ErrLate, Detail: fmt.Sprintf("made at %d, in an epoch the log has closed", a.Time)}
-	}
 	backed, err := s.cfg.Rules.Check(ctx, a)
 	if err != nil {
 		return nil, err
 	}
-	current, err := s.cfg.Store.Add(ctx, a, raw, backed)
+	var current bool
+	add := func() (err error) {
+		current, err = s.cfg.Store.Add(ctx, a, raw, backed)
+		return err
+	}
+	if s.cfg.Log != nil {
+		err = s.cfg.Log.admit(a.Time, add)
+	} else {
+		err = add()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ import (
 // is backed by the settlement, the worker's score rises above the prior, and the refusals come
 // back as problems: a self-audit, a stranger's bounty number, the same audit again.
 func TestAuditsThroughTheAPI(t *testing.T) {
-	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5", "--log-epoch", "1s", "--log-grace", "1s")
+	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5", "--log-epoch", "1s", "--log-grace", "3s")
 	base := node.apiURL(t)
 	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
 	market, worker, stranger := bc.newParty(1), bc.newParty(2), bc.newParty(4)
@@ -156,7 +156,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 	devnet := deployOnAnvil(t, contracts.DeployConfig{})
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
-		"--dev-wallets", "--dev-accounts", "4", "--log-epoch", "1s", "--log-grace", "1s")
+		"--dev-wallets", "--dev-accounts", "4", "--log-epoch", "1s", "--log-grace", "3s")
 	base := node.apiURL(t)
 	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
 	auditor, subject := bc.newParty(1), bc.newParty(2)
