@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/identity"
-	"github.com/surety-ioa/surety/internal/sqlite"
-	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/reputation"
 )
 
@@ -33,17 +31,8 @@ type logFixture struct {
 
 func newLogFixture(t *testing.T, signer keySigner) *logFixture {
 	t.Helper()
-	ctx := context.Background()
-	db := testutil.DB(t)
-	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "t", ChainID: 1337, Genesis: "g", Contracts: "{}"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := reputation.OpenStore(ctx, db, row)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := reputation.OpenLog(ctx, db, row, reputation.LogConfig{Epoch: time.Hour, Grace: 15 * time.Minute, Signer: signer})
+	db, row, store := openChainStore(t)
+	l, err := reputation.OpenLog(context.Background(), db, row, reputation.LogConfig{Epoch: time.Hour, Grace: 15 * time.Minute, Signer: signer})
 	if err != nil {
 		t.Fatal(err)
 	}

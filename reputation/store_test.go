@@ -2,6 +2,7 @@ package reputation_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"testing"
@@ -14,7 +15,8 @@ import (
 	"github.com/surety-ioa/surety/reputation"
 )
 
-func openStore(t *testing.T) *reputation.Store {
+// openChainStore is a fresh database with one chain entered and the reputation tables.
+func openChainStore(t *testing.T) (*sql.DB, int64, *reputation.Store) {
 	t.Helper()
 	ctx := context.Background()
 	db := testutil.DB(t)
@@ -26,6 +28,12 @@ func openStore(t *testing.T) *reputation.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return db, row, s
+}
+
+func openStore(t *testing.T) *reputation.Store {
+	t.Helper()
+	_, _, s := openChainStore(t)
 	return s
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/reputation"
 )
@@ -57,12 +56,8 @@ finished bounty you posted or arbitrated counts in full; any other counts for a 
 	if err != nil {
 		return err
 	}
-	c, err := newNodeClient(*node)
+	c, info, err := dialNode(ctx, *node)
 	if err != nil {
-		return err
-	}
-	var info api.Info
-	if err := c.do(ctx, "GET", "/v1/info", "", nil, &info); err != nil {
 		return err
 	}
 	body := map[string]any{"kind": reputation.AuditKind, "subject": *subject, "score": x,

@@ -71,15 +71,11 @@ func newSigner(ctx context.Context, nodeURL, keyFile, wallet string, asJSON bool
 	if err != nil {
 		return nil, err
 	}
-	c, err := newNodeClient(nodeURL)
+	c, info, err := dialNode(ctx, nodeURL)
 	if err != nil {
 		return nil, err
 	}
-	s := &signer{key: k, wallet: common.HexToAddress(wallet), node: c, asJSON: asJSON}
-	if err := c.do(ctx, "GET", "/v1/info", "", nil, &s.info); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return &signer{key: k, wallet: common.HexToAddress(wallet), node: c, info: info, asJSON: asJSON}, nil
 }
 
 // send signs body as an envelope (naming bounty id when not zero) and posts it to path, with
@@ -412,12 +408,8 @@ wallet calls StakeRegistry.bind with the same binding.`))
 	if err != nil {
 		return err
 	}
-	c, err := newNodeClient(*node)
+	c, info, err := dialNode(ctx, *node)
 	if err != nil {
-		return err
-	}
-	var info api.Info
-	if err := c.do(ctx, "GET", "/v1/info", "", nil, &info); err != nil {
 		return err
 	}
 	b, err := identity.SignBinding(identity.BindingStatement{

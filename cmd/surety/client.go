@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/surety-ioa/surety/api"
 )
 
 // nodeClient talks to a node's HTTP API and turns problem+json answers into errors.
@@ -96,4 +98,17 @@ func unwrapURLError(err error) error {
 		return ue.Err
 	}
 	return err
+}
+
+// dialNode connects to the node at nodeURL and reads its /v1/info (chain, contracts, DID).
+func dialNode(ctx context.Context, nodeURL string) (*nodeClient, api.Info, error) {
+	var info api.Info
+	c, err := newNodeClient(nodeURL)
+	if err != nil {
+		return nil, info, err
+	}
+	if err := c.do(ctx, "GET", "/v1/info", "", nil, &info); err != nil {
+		return nil, info, err
+	}
+	return c, info, nil
 }

@@ -57,12 +57,8 @@ node is not trusted.`))
 			return usagef("%s %q is not an address", a.name, a.v)
 		}
 	}
-	c, err := newNodeClient(*node)
+	c, info, err := dialNode(ctx, *node)
 	if err != nil {
-		return err
-	}
-	var info api.Info
-	if err := c.do(ctx, "GET", "/v1/info", "", nil, &info); err != nil {
 		return err
 	}
 	contract := common.HexToAddress(*anchorAddr)
