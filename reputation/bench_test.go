@@ -16,9 +16,10 @@ import (
 )
 
 // BenchmarkReputationQuery fills the store with 1,000,000 audits among 100,000 agents
-// (SURETY_BENCH_AUDITS changes the count; agents are a tenth), recomputes the scores from
-// SQLite once (reported as refresh-s), then measures Reputation(did), what GET
-// /v1/reputation/{did} does, over 10,000 random agents. Target: p99 ≤ 2 ms.
+// (SURETY_BENCH_AUDITS changes the count; agents are a tenth) and recomputes the scores:
+// first-refresh-s reads the audits from SQLite into memory (once per start), refresh-s is
+// every later full recomputation (target ≤ 0.5 s). Then it measures Reputation(did), what GET
+// /v1/reputation/{did} does, over 10,000 random agents (target p99 ≤ 2 ms).
 func BenchmarkReputationQuery(b *testing.B) {
 	ctx := context.Background()
 	audits := 1_000_000
@@ -66,7 +67,12 @@ func BenchmarkReputationQuery(b *testing.B) {
 	}
 	svc := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: staked, Rules: &reputation.Rules{}})
 	start := time.Now()
-	if err := svc.Refresh(ctx); err != nil {
+	if err := svc.Refresh(ctx); err != nil { // reads the audits from SQLite into memory
+		b.Fatal(err)
+	}
+	load := time.Since(start)
+	start = time.Now()
+	if err := svc.Refresh(ctx); err != nil { // every later recomputation
 		b.Fatal(err)
 	}
 	refresh := time.Since(start)
@@ -86,6 +92,7 @@ func BenchmarkReputationQuery(b *testing.B) {
 		slices.Sort(lat)
 		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+		b.ReportMetric(load.Seconds(), "first-refresh-s")
 		b.ReportMetric(refresh.Seconds(), "refresh-s")
 		b.StartTimer()
 	}

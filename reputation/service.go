@@ -42,6 +42,8 @@ type ServiceConfig struct {
 type Service struct {
 	cfg ServiceConfig
 
+	live liveGraph // the audits that count, in memory
+
 	mu       sync.RWMutex
 	snapshot *snapshot
 	topic    *pubsub.Topic // set by Attach
@@ -134,6 +136,13 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
+	if current {
+		s.live.mu.Lock()
+		if s.live.loaded { // else the first recomputation reads it from the store
+			s.live.put(a, backed)
+		}
+		s.live.mu.Unlock()
+	}
 	s.markDirty()
 	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: LeafHash(raw), Backed: backed, Raw: raw}, Current: current}, nil
 }
@@ -189,10 +198,13 @@ func (s *Service) Refresh(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("reputation: stakes: %w", err)
 	}
-	g, dids, err := s.cfg.Store.Graph(ctx, now.Unix(), staked)
+	s.live.mu.Lock()
+	err = s.live.load(ctx, s.cfg.Store)
+	s.live.mu.Unlock()
 	if err != nil {
 		return err
 	}
+	g, dids := s.live.graph(now.Unix(), staked)
 	snap := &snapshot{at: now, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, s.cfg.Params), audits: make([]int, len(dids))}
 	for i, d := range dids {
 		snap.index[d] = i

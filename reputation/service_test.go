@@ -97,3 +97,55 @@ func TestServiceScoresSubmittedAudits(t *testing.T) {
 		t.Errorf("an unknown agent weighs %v, want 1", w)
 	}
 }
+
+// TestLiveGraphMatchesTheStore: the scores the service computes from its in-memory graph
+// (loaded once, then following each audit, superseding ones included) equal those computed
+// from the store read afresh.
+func TestLiveGraphMatchesTheStore(t *testing.T) {
+	ctx := context.Background()
+	keys := make([]*identity.Key, 4)
+	f := &fakeChain{agents: map[string]bool{}}
+	for i := range keys {
+		keys[i], _ = identity.GenerateKey(identity.Ed25519)
+		f.agents[keys[i].DID.String()] = true
+	}
+	now := time.Now()
+	store := openStore(t)
+	staked := stakeMap{keys[0].DID.String(): 2}
+	svc := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: staked, Rules: &reputation.Rules{Bounties: f, Wallets: f, Agents: f},
+		Now: func() time.Time { return now }})
+	file := func(by, about int, at time.Time, score string) {
+		t.Helper()
+		body := `{"kind":"surety.audit/1","subject":"` + keys[about].DID.String() + `","envelope":"m","score":` + score + `,"evidence":{"hash":"` + hash32 + `"}}`
+		v := &identity.Verified{Envelope: identity.Envelope{ID: score + at.String(), Sender: keys[by].DID.String(), Body: []byte(body), IssuedAt: at.Unix()}}
+		if _, err := svc.Submit(ctx, v, []byte(v.Envelope.ID+keys[by].DID.String())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file(0, 1, now.Add(-time.Hour), "0.9")
+	if err := svc.Refresh(ctx); err != nil { // loads the graph: the rest follows in memory
+		t.Fatal(err)
+	}
+	file(0, 1, now.Add(-3*time.Hour), "0.1") // older than the current one: superseded at once
+	file(0, 1, now.Add(-time.Minute), "0.6") // newer: replaces
+	file(1, 2, now.Add(-2*time.Hour), "0.8")
+	file(2, 3, now.Add(-time.Hour), "0.3")
+	file(3, 1, now.Add(-time.Hour), "1")
+	if err := svc.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g, dids, err := store.Graph(ctx, now.Unix(), staked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reputation.Compute(g, reputation.Params{})
+	for i, did := range dids {
+		got, err := svc.Reputation(ctx, did)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Score != want.Score[i] || got.Confidence != want.Confidence[i] {
+			t.Errorf("%s: live %v/%v, from the store %v/%v", did, got.Score, got.Confidence, want.Score[i], want.Confidence[i])
+		}
+	}
+}

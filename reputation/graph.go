@@ -1,0 +1,121 @@
+package reputation
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// liveGraph is the audit graph in memory: the audits that count, with DIDs interned in
+// arrival order. It is read from the store once and then follows every audit the service
+// records, so a recomputation never rereads the database.
+type liveGraph struct {
+	mu     sync.Mutex
+	loaded bool
+	ids    map[string]int32 // DID → arrival id
+	dids   []string         // arrival id → DID
+	at     map[edgeKey]int  // the current audit of a target → its place in edges
+	edges  []liveEdge
+}
+
+type edgeKey struct {
+	auditor, subject int32
+	target           string
+}
+
+type liveEdge struct {
+	auditor, subject int32
+	score            float64
+	time             int64
+	backed           bool
+}
+
+func (g *liveGraph) id(did string) int32 {
+	if i, ok := g.ids[did]; ok {
+		return i
+	}
+	i := int32(len(g.dids))
+	g.ids[did] = i
+	g.dids = append(g.dids, did)
+	return i
+}
+
+// put makes a the audit that counts for its target.
+func (g *liveGraph) put(a *Audit, backed bool) {
+	k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: a.Target()}
+	e := liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed}
+	if i, ok := g.at[k]; ok {
+		g.edges[i] = e
+		return
+	}
+	g.at[k] = len(g.edges)
+	g.edges = append(g.edges, e)
+}
+
+// load reads the current audits from the store, once.
+func (g *liveGraph) load(ctx context.Context, s *Store) error {
+	if g.loaded {
+		return nil
+	}
+	g.ids, g.at, g.dids, g.edges = map[string]int32{}, map[edgeKey]int{}, nil, nil
+	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL`, s.chain)
+	if err != nil {
+		return fmt.Errorf("reputation: read audits: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var a Audit
+		var target string
+		var backed bool
+		if err := rows.Scan(&a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &backed); err != nil {
+			return err
+		}
+		k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: target}
+		g.at[k] = len(g.edges)
+		g.edges = append(g.edges, liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed})
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	g.loaded = true
+	return nil
+}
+
+// graph is the engine's input at now: every agent in the graph or staked, indexed in DID
+// order (so every node indexes alike), and the DIDs by index.
+func (g *liveGraph) graph(now int64, staked map[string]float64) (*Graph, []string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	dids := slices.Clone(g.dids)
+	for did, eth := range staked {
+		if _, ok := g.ids[did]; !ok && eth > 0 {
+			dids = append(dids, did)
+		}
+	}
+	order := make([]int32, len(dids)) // position in dids → index in DID order
+	sorted := make([]int32, len(dids))
+	for i := range sorted {
+		sorted[i] = int32(i)
+	}
+	slices.SortFunc(sorted, func(a, b int32) int {
+		switch {
+		case dids[a] < dids[b]:
+			return -1
+		case dids[a] > dids[b]:
+			return 1
+		}
+		return 0
+	})
+	byIndex := make([]string, len(dids))
+	out := &Graph{Stake: make([]float64, len(dids)), Audits: make([]Edge, len(g.edges))}
+	for idx, pos := range sorted {
+		order[pos] = int32(idx)
+		byIndex[idx] = dids[pos]
+		out.Stake[idx] = staked[dids[pos]]
+	}
+	for i, e := range g.edges {
+		out.Audits[i] = Edge{Auditor: order[e.auditor], Subject: order[e.subject], Score: e.score, Age: float64(now - e.time), Backed: e.backed}
+	}
+	return out, byIndex
+}
