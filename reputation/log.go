@@ -144,8 +144,11 @@ func (l *Log) epochOf(t int64) int64 { return t / int64(l.cfg.Epoch/time.Second)
 func (l *Log) Accepts(t int64) bool {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	return l.epochOf(t) > l.last
+	return l.open(t)
 }
+
+// open is Accepts with l.mu held.
+func (l *Log) open(t int64) bool { return l.epochOf(t) > l.last }
 
 // admit runs add (which stores an audit made at t) unless t's epoch is closed, and keeps
 // epochs from closing meanwhile: an audit either lands before its epoch closes, and is in it,
@@ -153,7 +156,7 @@ func (l *Log) Accepts(t int64) bool {
 func (l *Log) admit(t int64, add func() error) error {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	if l.epochOf(t) <= l.last {
+	if !l.open(t) {
 		return &AuditError{Err: ErrLate, Detail: fmt.Sprintf("made at %d, in an epoch the log has closed", t)}
 	}
 	return add()

@@ -38,6 +38,12 @@ type Params struct {
 // DefaultParams are the documented defaults.
 var DefaultParams = Params{Alpha: 0.15, HalfLife: 90 * 24 * 3600, Unbacked: 0.1, PriorA: 1, PriorB: 1, Tolerance: 1e-9, MaxIter: 100}
 
+// priorMean is the score of an agent without audits.
+func (p Params) priorMean() float64 {
+	d := p.withDefaults()
+	return d.PriorA / (d.PriorA + d.PriorB)
+}
+
 // maxStanding caps an auditor's standing, relative to the average, in audit weights.
 const maxStanding = 10
 

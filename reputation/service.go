@@ -56,7 +56,8 @@ type snapshot struct {
 	index  map[string]int
 	dids   []string
 	scores *Scores
-	audits []int // current audits per subject
+	audits []int   // current audits per subject
+	prior  float64 // the score of an agent without audits
 }
 
 // Reputation is an agent's standing and score, and the audits that fed it.
@@ -82,7 +83,7 @@ func NewService(cfg ServiceConfig) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: cfg, dirty: make(chan struct{}, 1), snapshot: &snapshot{index: map[string]int{}, scores: Compute(&Graph{}, cfg.Params)}}
+	s := &Service{cfg: cfg, dirty: make(chan struct{}, 1), snapshot: &snapshot{index: map[string]int{}, scores: Compute(&Graph{}, cfg.Params), prior: cfg.Params.priorMean()}}
 	s.markDirty()
 	return s
 }
@@ -205,7 +206,7 @@ func (s *Service) Refresh(ctx context.Context) error {
 		return err
 	}
 	g, dids := s.live.graph(now.Unix(), staked)
-	snap := &snapshot{at: now, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, s.cfg.Params), audits: make([]int, len(dids))}
+	snap := &snapshot{at: now, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, s.cfg.Params), audits: make([]int, len(dids)), prior: s.cfg.Params.priorMean()}
 	for i, d := range dids {
 		snap.index[d] = i
 	}
@@ -222,8 +223,7 @@ func (snap *snapshot) reputation(did string) *Reputation {
 	r := &Reputation{DID: did, Computed: snap.at}
 	i, ok := snap.index[did]
 	if !ok {
-		p := DefaultParams
-		r.Score = p.PriorA / (p.PriorA + p.PriorB)
+		r.Score = snap.prior
 		return r
 	}
 	r.Score, r.Confidence, r.Weight = snap.scores.Score[i], snap.scores.Confidence[i], snap.scores.Weight[i]

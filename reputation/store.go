@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -152,51 +151,14 @@ func scanAudit(rows *sql.Rows) (*StoredAudit, error) {
 
 // Graph reads the audits that count into the scoring engine's input: every auditor, subject
 // and staked agent, indexed in DID order, with stake (ETH) from staked and ages at now.
-// It returns the DIDs by index.
+// It returns the DIDs by index. (The service keeps the same graph in memory instead.)
 func (s *Store) Graph(ctx context.Context, now int64, staked map[string]float64) (*Graph, []string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, score, time, backed FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL`, s.chain)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reputation: read audits: %w", err)
-	}
-	defer rows.Close()
-	type row struct {
-		auditor, subject string
-		score            float64
-		time             int64
-		backed           bool
-	}
-	var all []row
-	index := map[string]int32{}
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.auditor, &r.subject, &r.score, &r.time, &r.backed); err != nil {
-			return nil, nil, err
-		}
-		all = append(all, r)
-		index[r.auditor], index[r.subject] = 0, 0
-	}
-	if err := rows.Err(); err != nil {
+	var g liveGraph
+	if err := g.load(ctx, s); err != nil {
 		return nil, nil, err
 	}
-	for did, eth := range staked {
-		if eth > 0 {
-			index[did] = 0
-		}
-	}
-	dids := make([]string, 0, len(index))
-	for did := range index {
-		dids = append(dids, did)
-	}
-	slices.Sort(dids)
-	g := &Graph{Stake: make([]float64, len(dids)), Audits: make([]Edge, 0, len(all))}
-	for i, did := range dids {
-		index[did] = int32(i)
-		g.Stake[i] = staked[did]
-	}
-	for _, r := range all {
-		g.Audits = append(g.Audits, Edge{Auditor: index[r.auditor], Subject: index[r.subject], Score: r.score, Age: float64(now - r.time), Backed: r.backed})
-	}
-	return g, dids, nil
+	out, dids := g.graph(now, staked)
+	return out, dids, nil
 }
 
 func hexHash(h Hash) string { return h.String() }
