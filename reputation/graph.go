@@ -17,6 +17,18 @@ type liveGraph struct {
 	dids   []string         // arrival id → DID
 	at     map[edgeKey]int  // the current audit of a target → its place in edges
 	edges  []liveEdge
+
+	// While a recomputation runs (from graph to the new snapshot), the changes it does not
+	// see, to replay on its outcome.
+	capturing bool
+	changes   []change
+}
+
+// change is one audit that came to count, and the one it replaced (nil for none).
+type change struct {
+	auditor, subject string
+	old              *liveEdge
+	new              liveEdge
 }
 
 type edgeKey struct {
@@ -41,16 +53,22 @@ func (g *liveGraph) id(did string) int32 {
 	return i
 }
 
-// put makes a the audit that counts for its target.
-func (g *liveGraph) put(a *Audit, backed bool) {
+// put makes a the audit that counts for its target, and says what changed.
+func (g *liveGraph) put(a *Audit, backed bool) change {
 	k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: a.Target()}
-	e := liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed}
+	c := change{auditor: a.Auditor, subject: a.Subject, new: liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed}}
 	if i, ok := g.at[k]; ok {
-		g.edges[i] = e
-		return
+		old := g.edges[i]
+		c.old = &old
+		g.edges[i] = c.new
+	} else {
+		g.at[k] = len(g.edges)
+		g.edges = append(g.edges, c.new)
 	}
-	g.at[k] = len(g.edges)
-	g.edges = append(g.edges, e)
+	if g.capturing {
+		g.changes = append(g.changes, c)
+	}
+	return c
 }
 
 // load reads the current audits from the store, once.
@@ -83,10 +101,12 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 }
 
 // graph is the engine's input at now: every agent in the graph or staked, indexed in DID
-// order (so every node indexes alike), and the DIDs by index.
+// order (so every node indexes alike), and the DIDs by index. From here on the graph keeps
+// its changes, until release.
 func (g *liveGraph) graph(now int64, staked map[string]float64) (*Graph, []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.capturing, g.changes = true, nil
 	dids := slices.Clone(g.dids)
 	for did, eth := range staked {
 		if _, ok := g.ids[did]; !ok && eth > 0 {
@@ -118,4 +138,11 @@ func (g *liveGraph) graph(now int64, staked map[string]float64) (*Graph, []strin
 		out.Audits[i] = Edge{Auditor: order[e.auditor], Subject: order[e.subject], Score: e.score, Age: float64(now - e.time), Backed: e.backed}
 	}
 	return out, byIndex
+}
+
+// release hands over the changes since graph and stops keeping them; the caller holds g.mu.
+func (g *liveGraph) release() []change {
+	c := g.changes
+	g.capturing, g.changes = false, nil
+	return c
 }

@@ -95,6 +95,8 @@ type Scores struct {
 	Confidence []float64 // in [0, 1)
 	Weight     []float64 // Σ w of the audits of each subject
 	Iterations int
+
+	pos, all []fixed // Σ w·score and Σ w per subject: what an incremental update adjusts
 }
 
 // fixed is a fixed-point accumulator: exact, so order-independent.
@@ -131,12 +133,9 @@ func Compute(g *Graph, params Params) *Scores {
 
 	// Local trust: s_ij per (auditor, subject) pair, in CSR order (auditor, then subject):
 	// a counting sort by auditor, then each auditor's few audits by subject.
-	valid := func(e *Edge) bool {
-		return e.Auditor >= 0 && int(e.Auditor) < n && e.Subject >= 0 && int(e.Subject) < n && e.Auditor != e.Subject && e.Score >= 0 && e.Score <= 1
-	}
 	at := make([]int, n+1)
 	for i := range g.Audits {
-		if e := &g.Audits[i]; valid(e) {
+		if e := &g.Audits[i]; e.valid(n) {
 			at[e.Auditor+1]++
 		}
 	}
@@ -146,7 +145,7 @@ func Compute(g *Graph, params Params) *Scores {
 	edges := make([]Edge, at[n])
 	fill := slices.Clone(at[:n])
 	for i := range g.Audits {
-		if e := &g.Audits[i]; valid(e) {
+		if e := &g.Audits[i]; e.valid(n) {
 			edges[fill[e.Auditor]] = *e
 			fill[e.Auditor]++
 		}
@@ -232,21 +231,47 @@ func Compute(g *Graph, params Params) *Scores {
 	out.Iterations = min(out.Iterations, p.MaxIter)
 	copy(out.Standing, t)
 
-	// Beta scores, summed in fixed point per subject.
-	pos := make([]fixed, n)
-	all := make([]fixed, n)
-	for i := range edges {
-		e := &edges[i]
-		standing := min(t[e.Auditor]*float64(n), maxStanding)
-		w := standing * StakeWeight(g.Stake[e.Auditor]) * decay(e.Age) * backing(e)
-		all[e.Subject] += toFixed(w)
-		pos[e.Subject] += toFixed(w * e.Score)
+	out.sum(g, p, n)
+	return out
+}
+
+// valid says whether e can count among n agents.
+func (e *Edge) valid(n int) bool {
+	return e.Auditor >= 0 && int(e.Auditor) < n && e.Subject >= 0 && int(e.Subject) < n && e.Auditor != e.Subject && e.Score >= 0 && e.Score <= 1
+}
+
+// sum computes the beta scores of g's subjects from the standings in s (of computed agents),
+// summing in fixed point, so in any order.
+func (s *Scores) sum(g *Graph, p Params, computed int) {
+	n := len(g.Stake)
+	s.pos, s.all = make([]fixed, n), make([]fixed, n)
+	for i := range g.Audits {
+		if e := &g.Audits[i]; e.valid(n) {
+			w, ws := p.weigh(e, s.Standing[e.Auditor], computed, g.Stake[e.Auditor])
+			s.all[e.Subject] += w
+			s.pos[e.Subject] += ws
+		}
 	}
 	for j := range n {
-		w := all[j].float()
-		out.Weight[j] = w
-		out.Score[j] = (p.PriorA + pos[j].float()) / (p.PriorA + p.PriorB + w)
-		out.Confidence[j] = w / (w + p.PriorA + p.PriorB)
+		s.beta(p, j)
 	}
-	return out
+}
+
+// weigh is the weight of audit e, and its weight times its score, in fixed point: what the
+// audit adds to its subject's sums. standing is the auditor's (of n agents), stake its stake.
+func (p Params) weigh(e *Edge, standing float64, n int, stake float64) (w, ws fixed) {
+	backing := p.Unbacked
+	if e.Backed {
+		backing = 1
+	}
+	x := min(standing*float64(n), maxStanding) * StakeWeight(stake) * math.Exp2(-max(e.Age, 0)/p.HalfLife) * backing
+	return toFixed(x), toFixed(x * e.Score)
+}
+
+// beta sets subject j's weight, score and confidence from its sums.
+func (s *Scores) beta(p Params, j int) {
+	w := s.all[j].float()
+	s.Weight[j] = w
+	s.Score[j] = (p.PriorA + s.pos[j].float()) / (p.PriorA + p.PriorB + w)
+	s.Confidence[j] = w / (w + p.PriorA + p.PriorB)
 }

@@ -30,8 +30,9 @@ type ServiceConfig struct {
 	Rules    *Rules
 	Stakes   StakeSource
 	Params   Params
-	// Every is how often scores are recomputed when audits arrived (0: 500 ms); they are
-	// recomputed every hour regardless, as audits age.
+	// Every is how often scores are recomputed when audits arrived (0: 5 s); they are
+	// recomputed every hour regardless, as audits age. Between recomputations each audit
+	// moves its subject's score at once, with the auditors' standings of the last one.
 	Every  time.Duration
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -42,7 +43,8 @@ type ServiceConfig struct {
 type Service struct {
 	cfg ServiceConfig
 
-	live liveGraph // the audits that count, in memory
+	live      liveGraph  // the audits that count, in memory
+	refreshMu sync.Mutex // one recomputation at a time
 
 	mu       sync.RWMutex
 	snapshot *snapshot
@@ -50,7 +52,7 @@ type Service struct {
 	dirty    chan struct{} // holds a token when audits arrived since the last computation
 }
 
-// snapshot is one computation's scores.
+// snapshot is one computation's scores, and the audits recorded since, applied by follow.
 type snapshot struct {
 	at     time.Time
 	index  map[string]int
@@ -58,6 +60,80 @@ type snapshot struct {
 	scores *Scores
 	audits []int   // current audits per subject
 	prior  float64 // the score of an agent without audits
+
+	params   Params    // with defaults
+	n        int       // agents in the computation (later ones are appended)
+	stake    []float64 // per agent, ETH
+	newcomer float64   // the standing of an auditor the computation did not know
+}
+
+// newSnapshot wraps a computation over g at at (dids: g's agents by index).
+func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot {
+	p := params.withDefaults()
+	snap := &snapshot{at: at, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, p), audits: make([]int, len(dids)),
+		prior: p.priorMean(), params: p, n: len(dids), stake: g.Stake}
+	for i, d := range dids {
+		snap.index[d] = i
+	}
+	for _, e := range g.Audits {
+		snap.audits[e.Subject]++
+	}
+	// An auditor the computation did not know has no audits about it, so no one trusts it:
+	// its standing is 0, unless no one is staked and pre-trust is spread evenly.
+	if !slices.ContainsFunc(g.Stake, func(s float64) bool { return s > 0 }) {
+		snap.newcomer = 1 / float64(max(len(dids), 1))
+	}
+	return snap
+}
+
+// slot is did's index, appending an agent the computation did not know.
+func (snap *snapshot) slot(did string) int {
+	if i, ok := snap.index[did]; ok {
+		return i
+	}
+	i := len(snap.dids)
+	snap.index[did] = i
+	snap.dids = append(snap.dids, did)
+	snap.audits = append(snap.audits, 0)
+	snap.stake = append(snap.stake, 0)
+	sc := snap.scores
+	sc.Standing = append(sc.Standing, snap.newcomer)
+	sc.Score = append(sc.Score, snap.prior)
+	sc.Confidence = append(sc.Confidence, 0)
+	sc.Weight = append(sc.Weight, 0)
+	sc.pos = append(sc.pos, 0)
+	sc.all = append(sc.all, 0)
+	return i
+}
+
+// weigh is what audit e by auditor adds to its subject's sums in this snapshot: exactly what
+// Compute added for it, or would add, with the snapshot's standings and time.
+func (snap *snapshot) weigh(auditor string, e *liveEdge) (w, ws fixed) {
+	standing, stake := snap.newcomer, 0.0
+	if i, ok := snap.index[auditor]; ok {
+		standing, stake = snap.scores.Standing[i], snap.stake[i]
+	}
+	edge := Edge{Score: e.score, Age: float64(snap.at.Unix() - e.time), Backed: e.backed}
+	return snap.params.weigh(&edge, standing, snap.n, stake)
+}
+
+// follow applies one change of the audits that count: the subject's sums lose what the
+// replaced audit added and gain what the new one adds, and its score follows. O(1): the
+// standings stay those of the computation until the next one.
+func (snap *snapshot) follow(c change) {
+	j := snap.slot(c.subject)
+	sc := snap.scores
+	if c.old != nil {
+		w, ws := snap.weigh(c.auditor, c.old)
+		sc.all[j] -= w
+		sc.pos[j] -= ws
+	} else {
+		snap.audits[j]++
+	}
+	w, ws := snap.weigh(c.auditor, &c.new)
+	sc.all[j] += w
+	sc.pos[j] += ws
+	sc.beta(snap.params, j)
 }
 
 // Reputation is an agent's standing and score, and the audits that fed it.
@@ -75,7 +151,7 @@ type Reputation struct {
 // NewService builds the service; Run keeps its scores current.
 func NewService(cfg ServiceConfig) *Service {
 	if cfg.Every == 0 {
-		cfg.Every = 500 * time.Millisecond
+		cfg.Every = 5 * time.Second
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -83,7 +159,7 @@ func NewService(cfg ServiceConfig) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Service{cfg: cfg, dirty: make(chan struct{}, 1), snapshot: &snapshot{index: map[string]int{}, scores: Compute(&Graph{}, cfg.Params), prior: cfg.Params.priorMean()}}
+	s := &Service{cfg: cfg, dirty: make(chan struct{}, 1), snapshot: newSnapshot(time.Time{}, &Graph{}, nil, cfg.Params)}
 	s.markDirty()
 	return s
 }
@@ -138,21 +214,35 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 		return nil, err
 	}
 	if current {
-		s.live.mu.Lock()
-		if s.live.loaded { // else the first recomputation reads it from the store
-			s.live.put(a, backed)
-		}
-		s.live.mu.Unlock()
+		s.follow(a, backed)
 	}
 	s.markDirty()
 	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: LeafHash(raw), Backed: backed, Raw: raw}, Current: current}, nil
 }
 
+// follow makes a, just recorded, count in memory: in the audit graph, and in the scores
+// readers get.
+func (s *Service) follow(a *Audit, backed bool) {
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	if !s.live.loaded { // the first recomputation reads it from the store
+		return
+	}
+	c := s.live.put(a, backed)
+	s.mu.Lock()
+	s.snapshot.follow(c)
+	s.mu.Unlock()
+}
+
+// tick is how often Run looks for epochs to close, at most.
+const tick = 500 * time.Millisecond
+
 // Run recomputes scores when audits arrived (at most every cfg.Every) and every hour, and
 // closes the log's epochs as they end, until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
-	t := time.NewTicker(s.cfg.Every)
+	t := time.NewTicker(min(s.cfg.Every, tick))
 	defer t.Stop()
+	var last time.Time // of the last recomputation Run made
 	for {
 		select {
 		case <-ctx.Done():
@@ -175,16 +265,20 @@ func (s *Service) Run(ctx context.Context) error {
 				}
 			}
 		}
-		select {
-		case <-s.dirty:
-		default:
-			s.mu.RLock()
-			stale := s.cfg.Now().Sub(s.snapshot.at) > time.Hour
-			s.mu.RUnlock()
-			if !stale {
+		if time.Since(last) < s.cfg.Every {
+			continue
+		}
+		s.mu.RLock()
+		stale := s.cfg.Now().Sub(s.snapshot.at) > time.Hour
+		s.mu.RUnlock()
+		if !stale {
+			select {
+			case <-s.dirty:
+			default:
 				continue
 			}
 		}
+		last = time.Now()
 		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
 			s.cfg.Logger.Warn("reputation: recompute scores (retrying)", "err", err)
 			s.markDirty()
@@ -192,8 +286,11 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
-// Refresh recomputes every score now.
+// Refresh recomputes every score now. The audits recorded while it runs are applied to its
+// outcome before it replaces the last one, so no reader sees them go missing.
 func (s *Service) Refresh(ctx context.Context) error {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	now := s.cfg.Now()
 	staked, err := s.cfg.Stakes.StakedAgents(ctx)
 	if err != nil {
@@ -206,12 +303,11 @@ func (s *Service) Refresh(ctx context.Context) error {
 		return err
 	}
 	g, dids := s.live.graph(now.Unix(), staked)
-	snap := &snapshot{at: now, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, s.cfg.Params), audits: make([]int, len(dids)), prior: s.cfg.Params.priorMean()}
-	for i, d := range dids {
-		snap.index[d] = i
-	}
-	for _, e := range g.Audits {
-		snap.audits[e.Subject]++
+	snap := newSnapshot(now, g, dids, s.cfg.Params)
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	for _, c := range s.live.release() {
+		snap.follow(c)
 	}
 	s.mu.Lock()
 	s.snapshot = snap
@@ -227,7 +323,7 @@ func (snap *snapshot) reputation(did string) *Reputation {
 		return r
 	}
 	r.Score, r.Confidence, r.Weight = snap.scores.Score[i], snap.scores.Confidence[i], snap.scores.Weight[i]
-	r.Standing = snap.scores.Standing[i] * float64(len(snap.dids))
+	r.Standing = snap.scores.Standing[i] * float64(snap.n)
 	r.Audits = snap.audits[i]
 	return r
 }

@@ -149,3 +149,84 @@ func TestLiveGraphMatchesTheStore(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshKeepsAuditsFiledMeanwhile: audits filed while recomputations run (each over a
+// graph taken before they arrived) are never missing from what readers see; the scores
+// follow each audit at once, before any recomputation.
+func TestRefreshKeepsAuditsFiledMeanwhile(t *testing.T) {
+	ctx := context.Background()
+	db, row, store := openChainStore(t)
+	dids := make([]string, 2_000)
+	f := &fakeChain{agents: map[string]bool{}}
+	for i := range dids {
+		k, err := identity.GenerateKey(identity.Ed25519)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dids[i] = k.DID.String()
+		f.agents[dids[i]] = true
+	}
+	fillAudits(t, db, row, 20_000, dids) // a recomputation takes a few ms
+	did := func(i int) string { return dids[i] }
+	svc := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: stakeMap{did(0): 5}, Rules: &reputation.Rules{Bounties: f, Wallets: f, Agents: f}})
+	if err := svc.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	counted := func() (n int) {
+		for i := range 50 {
+			rep, err := svc.Reputation(ctx, did(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n += rep.Audits
+		}
+		return n
+	}
+	before := counted()
+	subject := did(1)
+	was, _ := svc.Reputation(ctx, subject)
+
+	done := make(chan struct{})
+	refreshed := make(chan int)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				refreshed <- n
+				return
+			default:
+			}
+			if err := svc.Refresh(ctx); err != nil {
+				t.Error(err)
+			}
+			n++
+		}
+	}()
+	const filed = 200
+	for i := range filed {
+		by, about := did(i%50), did((i+1)%50)
+		if i == 0 { // the first: staked agent 0, full marks for agent 1
+			by, about = did(0), subject
+		}
+		score := "0.5"
+		if i == 0 {
+			score = "1"
+		}
+		body := `{"kind":"surety.audit/1","subject":"` + about + `","envelope":"meanwhile-` + strconv.Itoa(i) + `","score":` + score + `,"evidence":{"hash":"` + hash32 + `"}}`
+		v := &identity.Verified{Envelope: identity.Envelope{ID: "m" + strconv.Itoa(i), Sender: by, Body: []byte(body), IssuedAt: time.Now().Unix()}}
+		if _, err := svc.Submit(ctx, v, []byte(v.Envelope.ID)); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			if now, _ := svc.Reputation(ctx, subject); now.Score <= was.Score || now.Audits != was.Audits+1 {
+				t.Errorf("agent 1 right after a full-marks audit by the staked agent: %v (%d audits), was %v (%d)", now.Score, now.Audits, was.Score, was.Audits)
+			}
+		}
+	}
+	close(done)
+	t.Logf("%d recomputations ran while %d audits were filed", <-refreshed, filed)
+	if got := counted(); got != before+filed {
+		t.Errorf("readers count %d audits of agents 0–49, want %d + %d", got, before, filed)
+	}
+}

@@ -16,7 +16,7 @@ import (
 )
 
 // openChainStore is a fresh database with one chain entered and the reputation tables.
-func openChainStore(t *testing.T) (*sql.DB, int64, *reputation.Store) {
+func openChainStore(t testing.TB) (*sql.DB, int64, *reputation.Store) {
 	t.Helper()
 	ctx := context.Background()
 	db := testutil.DB(t)
