@@ -38,15 +38,7 @@ func (s *Service) Attach(ctx context.Context, node *p2p.Node, verify EnvelopeVer
 		}
 		v, err := verify(ctx, msg.Data)
 		if err != nil {
-			var ve *identity.VerifyError
-			if errors.As(err, &ve) && (errors.Is(err, identity.ErrReplayed) || errors.Is(err, identity.ErrIssuedBeforeStart) ||
-				errors.Is(err, identity.ErrExpired) || errors.Is(err, identity.ErrNotYetValid) || errors.Is(err, identity.ErrRevoked)) {
-				return pubsub.ValidationIgnore // stale, early or revoked since: not forged
-			}
-			if errors.As(err, &ve) {
-				return pubsub.ValidationReject // forged or malformed: costs the sender
-			}
-			return pubsub.ValidationIgnore // could not check
+			return identity.GossipVerdict(err)
 		}
 		_, err = s.submit(ctx, v, msg.Data)
 		switch {

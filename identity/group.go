@@ -1,0 +1,381 @@
+package identity
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+)
+
+// Group threads: the IoA conversation shape. A group has an id, a creator and members. The
+// creator sets the members with a signed membership envelope (body kind MembersKind), and a
+// later one from the creator replaces an earlier one. Members post envelopes into the
+// thread: each must verify, name the group in group_id, and come from a member. The node
+// stores them in arrival order (seq 1, 2, ...) and streams them. Between nodes, membership and
+// thread envelopes travel on GroupTopic and are verified again on arrival (see
+// Groups.Attach).
+
+// MembersKind is the body kind of a membership envelope: {"kind": MembersKind, "members":
+// [DIDs]}. The creator is always a member.
+const MembersKind = "surety.group.members/1"
+
+// MaxGroupMembers bounds a group's membership.
+const MaxGroupMembers = 256
+
+// MaxGroupPage bounds a page of a thread.
+const MaxGroupPage = 500
+
+// States are the conversation states an envelope in a thread may carry (or none).
+var States = []string{"discussion", "task_assignment", "execution", "conclusion"}
+
+var groupIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Group errors; GroupError carries the detail.
+var (
+	// ErrBadGroup reports a malformed group request: a bad group id, a group_id that is not
+	// the group's, a bad membership body or state.
+	ErrBadGroup = errors.New("identity: bad group request")
+	// ErrUnknownGroup reports a group this node does not know.
+	ErrUnknownGroup = errors.New("identity: unknown group")
+	// ErrNotMember reports a sender that is not a member of the group.
+	ErrNotMember = errors.New("identity: sender is not a member of the group")
+	// ErrNotCreator reports a membership envelope from someone other than the creator.
+	ErrNotCreator = errors.New("identity: only the group's creator sets its members")
+	// ErrStaleMembers reports a membership envelope older than the one in force.
+	ErrStaleMembers = errors.New("identity: a newer membership is in force")
+	// ErrDuplicateEnvelope reports an envelope the thread already holds.
+	ErrDuplicateEnvelope = errors.New("identity: the envelope is already in the thread")
+)
+
+// GroupError says why a group request was refused. It matches Kind with errors.Is.
+type GroupError struct {
+	Kind   error
+	Detail string // safe to show the client
+}
+
+// Error reads like `identity: bad group request: state "done" is not one of ...`.
+func (e *GroupError) Error() string { return e.Kind.Error() + ": " + e.Detail }
+
+// Unwrap returns the kind.
+func (e *GroupError) Unwrap() error { return e.Kind }
+
+func groupErr(kind error, format string, args ...any) error {
+	return &GroupError{Kind: kind, Detail: fmt.Sprintf(format, args...)}
+}
+
+// Group is a group's membership as this node knows it.
+type Group struct {
+	ID      string   `json:"id"`
+	Creator string   `json:"creator"`
+	Members []string `json:"members"` // sorted
+	// Updated is the iat of the membership envelope in force.
+	Updated int64 `json:"updated"`
+	// Envelopes is how many envelopes the thread holds here.
+	Envelopes int64 `json:"envelopes"`
+}
+
+// GroupEnvelope is one envelope of a thread.
+type GroupEnvelope struct {
+	Group    string `json:"group_id"`
+	Seq      int64  `json:"seq"` // arrival order on this node
+	ID       string `json:"id"`
+	Sender   string `json:"sender"`
+	State    string `json:"state,omitempty"`
+	IssuedAt int64  `json:"iat"`
+	Received int64  `json:"received"` // unix seconds
+	// Envelope is the envelope as signed (compact JWS, or the JSON serialization): verify
+	// it yourself with any JOSE library.
+	Envelope string `json:"envelope"`
+}
+
+// Posted is the outcome of posting into a thread.
+type Posted struct {
+	// Envelope is the stored envelope, nil when the group lives on another node.
+	Envelope *GroupEnvelope `json:"envelope,omitempty"`
+	// Forwarded says the envelope went to the network (GroupTopic).
+	Forwarded bool `json:"forwarded"`
+}
+
+// GroupsConfig wires Groups.
+type GroupsConfig struct {
+	// Verify checks envelopes arriving by gossip (Service.VerifyEnvelope).
+	Verify func(ctx context.Context, raw []byte) (*Verified, error)
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Groups keeps group memberships and threads in the identity_group* tables.
+type Groups struct {
+	db  *sql.DB
+	cfg GroupsConfig
+
+	write sync.Mutex // one writer: seq is arrival order
+
+	mu       sync.Mutex
+	watchers map[string]map[chan struct{}]struct{}
+	topic    *pubsub.Topic // set by Attach
+}
+
+// NewGroups keeps groups in store's database.
+func NewGroups(store *Store, cfg GroupsConfig) *Groups {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Groups{db: store.db, cfg: cfg, watchers: map[string]map[chan struct{}]struct{}{}}
+}
+
+// CheckGroupID returns an ErrBadGroup error unless id is 1–64 letters, digits, '-' or '_'.
+func CheckGroupID(id string) error {
+	if !groupIDPattern.MatchString(id) {
+		return groupErr(ErrBadGroup, "group id %q must be 1-64 letters, digits, '-' or '_'", truncate(id, 80))
+	}
+	return nil
+}
+
+// membersBody is a membership envelope's body.
+type membersBody struct {
+	Kind    string   `json:"kind"`
+	Members []string `json:"members"`
+}
+
+// IsMembership says whether v is a membership envelope.
+func IsMembership(v *Verified) bool {
+	var b membersBody
+	return json.Unmarshal(v.Envelope.Body, &b) == nil && b.Kind == MembersKind
+}
+
+// SetMembers applies the membership envelope v (raw: as received) to group id: the first
+// one creates the group with its sender as creator; later ones must come from the creator
+// and be newer (iat, then id) than the one in force. The envelope then goes to the network.
+func (g *Groups) SetMembers(ctx context.Context, id string, v *Verified, raw []byte) (*Group, error) {
+	grp, err := g.setMembers(ctx, id, v, raw)
+	if err != nil {
+		return nil, err
+	}
+	g.spread(ctx, raw)
+	return grp, nil
+}
+
+func (g *Groups) setMembers(ctx context.Context, id string, v *Verified, raw []byte) (*Group, error) {
+	if err := checkEnvelopeGroup(id, v); err != nil {
+		return nil, err
+	}
+	var body membersBody
+	if err := json.Unmarshal(v.Envelope.Body, &body); err != nil || body.Kind != MembersKind {
+		return nil, groupErr(ErrBadGroup, "the body must be {\"kind\": %q, \"members\": [DIDs]}", MembersKind)
+	}
+	members := []string{v.Envelope.Sender}
+	for i, m := range body.Members {
+		if _, err := ParseDID(m); err != nil {
+			return nil, groupErr(ErrBadGroup, "member %d: %v", i, err)
+		}
+		members = append(members, m)
+	}
+	slices.Sort(members)
+	members = slices.Compact(members)
+	if len(members) > MaxGroupMembers {
+		return nil, groupErr(ErrBadGroup, "%d members; at most %d", len(members), MaxGroupMembers)
+	}
+	list, _ := json.Marshal(members)
+
+	g.write.Lock()
+	defer g.write.Unlock()
+	tx, err := g.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var creator, inForceID string
+	var inForceIAT int64
+	switch err := tx.QueryRowContext(ctx, `SELECT creator, members_iat, members_id FROM identity_groups WHERE id = ?`, id).Scan(&creator, &inForceIAT, &inForceID); {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = tx.ExecContext(ctx, `INSERT INTO identity_groups (id, creator, members, members_iat, members_id, members_env, created) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			id, v.Envelope.Sender, string(list), v.Envelope.IssuedAt, v.Envelope.ID, raw, g.cfg.Now().Unix())
+		if err != nil {
+			return nil, fmt.Errorf("identity: create group: %w", err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("identity: read group: %w", err)
+	case v.Envelope.Sender != creator:
+		return nil, groupErr(ErrNotCreator, "group %s was created by %s", id, creator)
+	case v.Envelope.IssuedAt == inForceIAT && v.Envelope.ID == inForceID:
+		return nil, groupErr(ErrDuplicateEnvelope, "membership envelope %s is the one in force", truncate(v.Envelope.ID, 80))
+	case v.Envelope.IssuedAt < inForceIAT || v.Envelope.IssuedAt == inForceIAT && v.Envelope.ID < inForceID:
+		return nil, groupErr(ErrStaleMembers, "the membership in force was issued at %d", inForceIAT)
+	default:
+		if _, err := tx.ExecContext(ctx, `UPDATE identity_groups SET members = ?, members_iat = ?, members_id = ?, members_env = ? WHERE id = ?`,
+			string(list), v.Envelope.IssuedAt, v.Envelope.ID, raw, id); err != nil {
+			return nil, fmt.Errorf("identity: update group: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return g.Group(ctx, id)
+}
+
+// checkEnvelopeGroup checks that id is a group id and v names it.
+func checkEnvelopeGroup(id string, v *Verified) error {
+	if err := CheckGroupID(id); err != nil {
+		return err
+	}
+	if v.Envelope.GroupID != id {
+		return groupErr(ErrBadGroup, "the envelope's group_id is %q, not %q", truncate(v.Envelope.GroupID, 80), id)
+	}
+	return nil
+}
+
+// Group is group id's membership and thread size; ErrUnknownGroup if the node does not know
+// it.
+func (g *Groups) Group(ctx context.Context, id string) (*Group, error) {
+	if err := CheckGroupID(id); err != nil {
+		return nil, err
+	}
+	grp := &Group{ID: id}
+	var list string
+	err := g.db.QueryRowContext(ctx, `SELECT creator, members, members_iat, (SELECT COUNT(*) FROM identity_group_envelopes WHERE group_id = g.id)
+		FROM identity_groups g WHERE id = ?`, id).Scan(&grp.Creator, &list, &grp.Updated, &grp.Envelopes)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, groupErr(ErrUnknownGroup, "no group %s here", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("identity: read group: %w", err)
+	}
+	if err := json.Unmarshal([]byte(list), &grp.Members); err != nil {
+		return nil, fmt.Errorf("identity: group %s members: %w", id, err)
+	}
+	return grp, nil
+}
+
+// Post adds the verified envelope v (raw: as received) to group id's thread and sends it to
+// the network. A group this node does not know may live on another node: when attached to a
+// network the envelope is forwarded there (Posted.Forwarded, no Envelope); otherwise Post
+// returns ErrUnknownGroup.
+func (g *Groups) Post(ctx context.Context, id string, v *Verified, raw []byte) (*Posted, error) {
+	e, err := g.post(ctx, id, v, raw)
+	if errors.Is(err, ErrUnknownGroup) && g.attached() {
+		return &Posted{Forwarded: g.spread(ctx, raw)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Posted{Envelope: e, Forwarded: g.spread(ctx, raw)}, nil
+}
+
+func (g *Groups) post(ctx context.Context, id string, v *Verified, raw []byte) (*GroupEnvelope, error) {
+	if err := checkEnvelopeGroup(id, v); err != nil {
+		return nil, err
+	}
+	if IsMembership(v) {
+		return nil, groupErr(ErrBadGroup, "a membership envelope sets members: post it to /v1/groups/%s/members", id)
+	}
+	if s := v.Envelope.State; s != "" && !slices.Contains(States, s) {
+		return nil, groupErr(ErrBadGroup, "state %q is not one of %v", truncate(s, 40), States)
+	}
+	grp, err := g.Group(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := slices.BinarySearch(grp.Members, v.Envelope.Sender); !ok {
+		return nil, groupErr(ErrNotMember, "%s is not a member of group %s", v.Envelope.Sender, id)
+	}
+	e := &GroupEnvelope{Group: id, ID: v.Envelope.ID, Sender: v.Envelope.Sender, State: v.Envelope.State, IssuedAt: v.Envelope.IssuedAt,
+		Received: g.cfg.Now().Unix(), Envelope: string(raw)}
+
+	g.write.Lock()
+	defer g.write.Unlock()
+	tx, err := g.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_group_envelopes WHERE group_id = ? AND sender = ? AND id = ?`, id, e.Sender, e.ID).Scan(&n); err != nil {
+		return nil, fmt.Errorf("identity: read thread: %w", err)
+	}
+	if n > 0 {
+		return nil, groupErr(ErrDuplicateEnvelope, "envelope %s from %s", truncate(e.ID, 80), e.Sender)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM identity_group_envelopes WHERE group_id = ?`, id).Scan(&e.Seq); err != nil {
+		return nil, fmt.Errorf("identity: read thread: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO identity_group_envelopes (group_id, seq, id, sender, state, iat, received, envelope) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, e.Seq, e.ID, e.Sender, e.State, e.IssuedAt, e.Received, raw); err != nil {
+		return nil, fmt.Errorf("identity: store thread envelope: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	g.notify(id)
+	return e, nil
+}
+
+// Envelopes is a page of group id's thread: up to limit envelopes (MaxGroupPage at most)
+// after seq after, in order.
+func (g *Groups) Envelopes(ctx context.Context, id string, after int64, limit int) ([]*GroupEnvelope, error) {
+	if _, err := g.Group(ctx, id); err != nil {
+		return nil, err
+	}
+	if limit <= 0 || limit > MaxGroupPage {
+		limit = MaxGroupPage
+	}
+	rows, err := g.db.QueryContext(ctx, `SELECT seq, id, sender, state, iat, received, envelope FROM identity_group_envelopes
+		WHERE group_id = ? AND seq > ? ORDER BY seq LIMIT ?`, id, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("identity: read thread: %w", err)
+	}
+	defer rows.Close()
+	out := []*GroupEnvelope{}
+	for rows.Next() {
+		e := &GroupEnvelope{Group: id}
+		var raw []byte
+		if err := rows.Scan(&e.Seq, &e.ID, &e.Sender, &e.State, &e.IssuedAt, &e.Received, &raw); err != nil {
+			return nil, err
+		}
+		e.Envelope = string(raw)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Watch signals on the returned channel (coalesced) whenever group id's thread grows, until
+// stop is called.
+func (g *Groups) Watch(id string) (<-chan struct{}, func()) {
+	c := make(chan struct{}, 1)
+	g.mu.Lock()
+	if g.watchers[id] == nil {
+		g.watchers[id] = map[chan struct{}]struct{}{}
+	}
+	g.watchers[id][c] = struct{}{}
+	g.mu.Unlock()
+	return c, func() {
+		g.mu.Lock()
+		delete(g.watchers[id], c)
+		if len(g.watchers[id]) == 0 {
+			delete(g.watchers, id)
+		}
+		g.mu.Unlock()
+	}
+}
+
+func (g *Groups) notify(id string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for c := range g.watchers[id] {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+}
