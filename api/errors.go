@@ -98,6 +98,12 @@ var mappings = []mapping{
 	{err: identity.ErrRevoked, status: http.StatusForbidden, slug: "envelope-revoked", title: "Envelope refused: the sender's key is revoked", reason: "revoked"},
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
 	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
+	{err: identity.ErrBadGroup, status: http.StatusBadRequest, slug: "group-invalid", title: "Not a valid group request"},
+	{err: identity.ErrUnknownGroup, status: http.StatusNotFound, slug: "unknown-group", title: "This node does not know the group"},
+	{err: identity.ErrNotMember, status: http.StatusForbidden, slug: "group-not-member", title: "The sender is not a member of the group"},
+	{err: identity.ErrNotCreator, status: http.StatusForbidden, slug: "group-not-creator", title: "Only the group's creator sets its members"},
+	{err: identity.ErrStaleMembers, status: http.StatusConflict, slug: "group-members-stale", title: "A newer membership is in force"},
+	{err: identity.ErrDuplicateEnvelope, status: http.StatusConflict, slug: "group-duplicate", title: "The envelope is already in the thread"},
 
 	// registry
 	{err: registry.ErrOversize, status: http.StatusRequestEntityTooLarge, slug: "card-too-large", title: "The signed card is too large"},
@@ -156,6 +162,7 @@ func problemFor(err error) Problem {
 			var be *escrow.BountyError
 			var ce *registry.CardError
 			var ae *reputation.AuditError
+			var ge *identity.GroupError
 			var d *detailed
 			switch {
 			case errors.As(err, &be) && be.Msg != "":
@@ -164,6 +171,8 @@ func problemFor(err error) Problem {
 				p.Detail = ce.Detail
 			case errors.As(err, &ae):
 				p.Detail = ae.Detail
+			case errors.As(err, &ge):
+				p.Detail = ge.Detail
 			case errors.As(err, &d):
 				p.Detail = d.detail
 			}

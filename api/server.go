@@ -55,6 +55,8 @@ type Config struct {
 	Agents Agents
 	// Reputation serves the audit and reputation routes; without it they are absent.
 	Reputation Reputation
+	// Groups serves the group thread routes; without it they are absent.
+	Groups Groups
 	// AuditLog serves the log routes (head, proofs); without it they are absent.
 	AuditLog AuditLog
 	// Peers serves GET /v1/peers and the peer in /v1/info; PeerBinding is the node DID's
@@ -112,6 +114,13 @@ func New(cfg Config) (*Server, error) {
 		v1.POST("/audits", s.submitAudit)
 		v1.GET("/reputation", s.topReputation)
 		v1.GET("/reputation/:did", s.getReputation)
+	}
+	if cfg.Groups != nil {
+		v1.POST("/groups/:group_id/members", s.setGroupMembers)
+		v1.GET("/groups/:group_id", s.getGroup)
+		v1.POST("/groups/:group_id/envelopes", s.postGroupEnvelope)
+		v1.GET("/groups/:group_id/envelopes", s.listGroupEnvelopes)
+		v1.GET("/groups/:group_id/stream", s.streamGroup)
 	}
 	if cfg.AuditLog != nil {
 		v1.GET("/log/head", s.logHead)
@@ -190,8 +199,15 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// streams are the routes that answer with server-sent events: RequestTimeout does not
+// apply to them.
+var streams = map[string]bool{"/v1/bounties/:id/events": true, "/v1/groups/:group_id/stream": true}
+
 func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if streams[c.Path()] {
+			return next(c) // open until the client leaves
+		}
 		ctx, cancel := context.WithTimeout(c.Request().Context(), s.cfg.RequestTimeout)
 		defer cancel()
 		c.SetRequest(c.Request().WithContext(ctx))

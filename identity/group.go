@@ -211,8 +211,11 @@ func (g *Groups) setMembers(ctx context.Context, id string, v *Verified, raw []b
 		return nil, groupErr(ErrNotCreator, "group %s was created by %s", id, creator)
 	case v.Envelope.IssuedAt == inForceIAT && v.Envelope.ID == inForceID:
 		return nil, groupErr(ErrDuplicateEnvelope, "membership envelope %s is the one in force", truncate(v.Envelope.ID, 80))
-	case v.Envelope.IssuedAt < inForceIAT || v.Envelope.IssuedAt == inForceIAT && v.Envelope.ID < inForceID:
-		return nil, groupErr(ErrStaleMembers, "the membership in force was issued at %d", inForceIAT)
+	case v.Envelope.IssuedAt < inForceIAT:
+		return nil, groupErr(ErrStaleMembers, "the membership in force was issued at %d, after this one (%d)", inForceIAT, v.Envelope.IssuedAt)
+	case v.Envelope.IssuedAt == inForceIAT && v.Envelope.ID < inForceID:
+		// Every node must pick the same of two lists signed in one second: the larger id.
+		return nil, groupErr(ErrStaleMembers, "another membership was issued in the same second (%d) and wins; sign this one again", inForceIAT)
 	default:
 		if _, err := tx.ExecContext(ctx, `UPDATE identity_groups SET members = ?, members_iat = ?, members_id = ?, members_env = ? WHERE id = ?`,
 			string(list), v.Envelope.IssuedAt, v.Envelope.ID, raw, id); err != nil {

@@ -71,23 +71,24 @@ type identityConfig struct {
 
 // startIdentity opens the identity store in db, creates the node's DID on first start, and
 // builds the identity service with an envelope verifier that consults the store for
-// revocations.
-func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slog.Logger) (*identity.Service, error) {
+// revocations, and the group threads.
+func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slog.Logger) (*identity.Service, *identity.Groups, error) {
 	store, err := identity.OpenStore(ctx, db, identity.StoreConfig{Passphrase: cfg.passphrase, KDF: cfg.kdf})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	node, created, err := store.NodeKey(ctx)
 	if errors.Is(err, identity.ErrWrongPassphrase) {
-		return nil, fmt.Errorf("the passphrase does not open this node's keys")
+		return nil, nil, fmt.Errorf("the passphrase does not open this node's keys")
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if created {
 		log.Info("created the node's DID", "did", node.DID.String())
 	}
 	verifier := identity.NewVerifier(identity.VerifierConfig{Started: cfg.started, Revocations: store})
-	return identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier,
-		ChainID: cfg.chainID, Registry: cfg.registry}), nil
+	ids := identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier,
+		ChainID: cfg.chainID, Registry: cfg.registry})
+	return ids, identity.NewGroups(store, identity.GroupsConfig{Verify: ids.VerifyEnvelope, Logger: log}), nil
 }

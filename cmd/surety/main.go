@@ -47,6 +47,7 @@ var commands = map[string]command{
 	"agent":      {"register and find Agent Cards (register, show, search, status)", runAgentCmd},
 	"audit":      {"file signed audits of agents' work (submit)", runAuditCmd},
 	"reputation": {"agents' reputation scores (show, top)", runReputationCmd},
+	"group":      {"group threads of signed envelopes (members, post, show)", runGroupCmd},
 	"log":        {"check the audit log against the chain (verify)", runLogCmd},
 }
 

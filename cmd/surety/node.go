@@ -248,7 +248,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	ids, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
+	ids, groups, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
 		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry}, log)
 	if err != nil {
 		return nil, err
@@ -274,7 +274,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}
 	n.p2pCtx, n.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
 	n.p2p, err = p2p.Start(n.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: boot,
-		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, registry.StatusTopic, reputation.AuditTopic}, Logger: log})
+		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, registry.StatusTopic, reputation.AuditTopic, identity.GroupTopic}, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -329,12 +329,15 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err := n.reputation.Attach(n.p2pCtx, n.p2p, ids.VerifyEnvelope, log); err != nil {
 		return nil, err
 	}
+	if err := groups.Attach(n.p2pCtx, n.p2p); err != nil {
+		return nil, err
+	}
 	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key}
 	for _, c := range named {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Wallets: ids, Agents: agents, Reputation: n.reputation, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
+		Bounties: bounties, Wallets: ids, Agents: agents, Reputation: n.reputation, Groups: groups, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
 	if err != nil {
 		return nil, err
 	}
