@@ -4,4 +4,8 @@
 //
 // Handlers depend on small interfaces declared here, beside their use; cmd/surety wires the
 // implementations in.
+//
+// openapi.json, written by hand and served at GET /v1/openapi.json, describes every route;
+// TestOpenAPICoversEveryRoute fails when a route is registered without being described there,
+// or described without being registered.
 package api

@@ -1,0 +1,20 @@
+package api
+
+import "github.com/labstack/echo/v4"
+
+// Routes lists the routes s registers, echo's own "route not found" entries included, for
+// the tests that hold openapi.json to the server.
+func (s *Server) Routes() []*echo.Route { return s.echo.Routes() }
+
+// ProblemTypes lists the type URIs of the problems the mapper makes (echo's about:blank
+// aside) and the reasons of envelope refusals.
+func ProblemTypes() (types, reasons []string) {
+	types = []string{problemType + "internal"}
+	for _, m := range mappings {
+		types = append(types, problemType+m.slug)
+		if m.reason != "" {
+			reasons = append(reasons, m.reason)
+		}
+	}
+	return types, reasons
+}
