@@ -39,6 +39,7 @@ type (
 	stubReputation struct{ reputationService } // api.Reputation has a method Reputation
 	stubAuditLog   struct{ api.AuditLog }
 	stubPeers      struct{ api.Peers }
+	stubGroups     struct{ api.Groups }
 )
 
 type reputationService = api.Reputation
@@ -50,7 +51,7 @@ func newFullServer(t *testing.T) *api.Server {
 	cfg := api.Config{
 		Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{},
 		Bounties: stubBounties{}, Wallets: stubWallets{}, Agents: stubAgents{},
-		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, Peers: stubPeers{},
+		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, Peers: stubPeers{}, Groups: stubGroups{},
 	}
 	v := reflect.ValueOf(cfg)
 	for i := range v.NumField() {
