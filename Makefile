@@ -29,7 +29,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run test test-go test-forge vet devnet bench contracts clean
+.PHONY: help tools build run demo test test-go test-forge vet devnet bench contracts clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -50,6 +50,9 @@ build: ## build bin/surety
 
 run: build ## run a node on the embedded chain (DATA_DIR, LISTEN)
 	./bin/surety node --data-dir $(DATA_DIR) --listen $(LISTEN)
+
+demo: build ## play a marketplace day end to end on the embedded chain (under a minute)
+	./bin/surety demo
 
 devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES nodes against it; Ctrl-C stops all
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES)

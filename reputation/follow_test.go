@@ -50,13 +50,21 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 			}
 
 			// Every current audit, indexed as the snapshot indexes, against its standings.
-			want := &Scores{Standing: snap.scores.Standing}
-			stake := snap.stake
+			want := &Scores{}
+			stake := slices.Clone(snap.stake)
+			var rel []float64 // relative standings, as the snapshot has them
+			for i := range snap.dids {
+				if i < snap.n {
+					rel = append(rel, snap.scores.Standing[i]*float64(snap.n))
+				} else {
+					rel = append(rel, snap.newcomer) // a subject the computation did not know
+				}
+			}
 			index := func(d string) int32 {
 				if i, ok := snap.index[d]; ok {
 					return int32(i)
 				}
-				want.Standing = append(want.Standing, snap.newcomer) // an auditor only
+				rel = append(rel, snap.newcomer) // an auditor only
 				stake = append(stake, 0)
 				return int32(len(stake) - 1)
 			}
@@ -67,7 +75,7 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 			all.Stake = stake
 			n := len(stake)
 			want.Score, want.Confidence, want.Weight = make([]float64, n), make([]float64, n), make([]float64, n)
-			want.sum(all, snap.params, snap.n)
+			want.sum(all, snap.params, rel)
 			counts := make([]int, n)
 			for _, e := range all.Audits {
 				counts[e.Subject]++

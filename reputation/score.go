@@ -231,7 +231,11 @@ func Compute(g *Graph, params Params) *Scores {
 	out.Iterations = min(out.Iterations, p.MaxIter)
 	copy(out.Standing, t)
 
-	out.sum(g, p, n)
+	rel := make([]float64, n)
+	for i := range n {
+		rel[i] = t[i] * float64(n)
+	}
+	out.sum(g, p, rel)
 	return out
 }
 
@@ -240,14 +244,14 @@ func (e *Edge) valid(n int) bool {
 	return e.Auditor >= 0 && int(e.Auditor) < n && e.Subject >= 0 && int(e.Subject) < n && e.Auditor != e.Subject && e.Score >= 0 && e.Score <= 1
 }
 
-// sum computes the beta scores of g's subjects from the standings in s (of computed agents),
-// summing in fixed point, so in any order.
-func (s *Scores) sum(g *Graph, p Params, computed int) {
+// sum computes the beta scores of g's subjects from the auditors' standings relative to the
+// average (rel), summing in fixed point, so in any order.
+func (s *Scores) sum(g *Graph, p Params, rel []float64) {
 	n := len(g.Stake)
 	s.pos, s.all = make([]fixed, n), make([]fixed, n)
 	for i := range g.Audits {
 		if e := &g.Audits[i]; e.valid(n) {
-			w, ws := p.weigh(e, s.Standing[e.Auditor], computed, g.Stake[e.Auditor])
+			w, ws := p.weigh(e, rel[e.Auditor], g.Stake[e.Auditor])
 			s.all[e.Subject] += w
 			s.pos[e.Subject] += ws
 		}
@@ -258,13 +262,14 @@ func (s *Scores) sum(g *Graph, p Params, computed int) {
 }
 
 // weigh is the weight of audit e, and its weight times its score, in fixed point: what the
-// audit adds to its subject's sums. standing is the auditor's (of n agents), stake its stake.
-func (p Params) weigh(e *Edge, standing float64, n int, stake float64) (w, ws fixed) {
+// audit adds to its subject's sums. rel is the auditor's standing relative to the average,
+// stake its stake.
+func (p Params) weigh(e *Edge, rel float64, stake float64) (w, ws fixed) {
 	backing := p.Unbacked
 	if e.Backed {
 		backing = 1
 	}
-	x := min(standing*float64(n), maxStanding) * StakeWeight(stake) * math.Exp2(-max(e.Age, 0)/p.HalfLife) * backing
+	x := min(rel, maxStanding) * StakeWeight(stake) * math.Exp2(-max(e.Age, 0)/p.HalfLife) * backing
 	return toFixed(x), toFixed(x * e.Score)
 }
 

@@ -64,7 +64,7 @@ type snapshot struct {
 	params   Params    // with defaults
 	n        int       // agents in the computation (later ones are appended)
 	stake    []float64 // per agent, ETH
-	newcomer float64   // the standing of an auditor the computation did not know
+	newcomer float64   // the relative standing of an auditor the computation did not know
 }
 
 // newSnapshot wraps a computation over g at at (dids: g's agents by index).
@@ -79,9 +79,10 @@ func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot
 		snap.audits[e.Subject]++
 	}
 	// An auditor the computation did not know has no audits about it, so no one trusts it:
-	// its standing is 0, unless no one is staked and pre-trust is spread evenly.
+	// its standing is 0, unless no one is staked and pre-trust is spread evenly (the
+	// average, 1).
 	if !slices.ContainsFunc(g.Stake, func(s float64) bool { return s > 0 }) {
-		snap.newcomer = 1 / float64(max(len(dids), 1))
+		snap.newcomer = 1
 	}
 	return snap
 }
@@ -97,7 +98,7 @@ func (snap *snapshot) slot(did string) int {
 	snap.audits = append(snap.audits, 0)
 	snap.stake = append(snap.stake, 0)
 	sc := snap.scores
-	sc.Standing = append(sc.Standing, snap.newcomer)
+	sc.Standing = append(sc.Standing, 0)
 	sc.Score = append(sc.Score, snap.prior)
 	sc.Confidence = append(sc.Confidence, 0)
 	sc.Weight = append(sc.Weight, 0)
@@ -109,12 +110,12 @@ func (snap *snapshot) slot(did string) int {
 // weigh is what audit e by auditor adds to its subject's sums in this snapshot: exactly what
 // Compute added for it, or would add, with the snapshot's standings and time.
 func (snap *snapshot) weigh(auditor string, e *liveEdge) (w, ws fixed) {
-	standing, stake := snap.newcomer, 0.0
-	if i, ok := snap.index[auditor]; ok {
-		standing, stake = snap.scores.Standing[i], snap.stake[i]
+	rel, stake := snap.newcomer, 0.0
+	if i, ok := snap.index[auditor]; ok && i < snap.n {
+		rel, stake = snap.scores.Standing[i]*float64(snap.n), snap.stake[i]
 	}
 	edge := Edge{Score: e.score, Age: float64(snap.at.Unix() - e.time), Backed: e.backed}
-	return snap.params.weigh(&edge, standing, snap.n, stake)
+	return snap.params.weigh(&edge, rel, stake)
 }
 
 // follow applies one change of the audits that count: the subject's sums lose what the
@@ -242,7 +243,11 @@ const tick = 500 * time.Millisecond
 func (s *Service) Run(ctx context.Context) error {
 	t := time.NewTicker(min(s.cfg.Every, tick))
 	defer t.Stop()
-	var last time.Time // of the last recomputation Run made
+	last := time.Now()                                         // of the last recomputation Run made: the first is now, which loads
+	if err := s.Refresh(ctx); err != nil && ctx.Err() == nil { // the audits into memory
+		s.cfg.Logger.Warn("reputation: compute scores (retrying)", "err", err)
+		last = time.Time{}
+	}
 	for {
 		select {
 		case <-ctx.Done():

@@ -172,31 +172,14 @@ addressed to the node), and print the registration credential the node issues.`)
 	if err != nil {
 		return err
 	}
-	var ch struct {
-		Challenge string `json:"challenge"`
-		Audience  string `json:"audience"`
-	}
-	if err := c.do(ctx, "GET", "/v1/challenge", "", nil, &ch); err != nil {
-		return err
-	}
-	payload, _ := json.Marshal(map[string]any{"to": []string{ch.Audience}, "body": map[string]string{"challenge": ch.Challenge}})
-	filled, err := identity.FillEnvelope(payload, k, time.Now(), 2*time.Minute)
+	issued, err := registerDID(ctx, c, k)
 	if err != nil {
-		return err
-	}
-	proof, err := k.SignCompact(filled)
-	if err != nil {
-		return err
-	}
-	body, _ := json.Marshal(api.RegisterRequest{Proof: proof})
-	var issued identity.Issued
-	if err := c.do(ctx, "POST", "/v1/dids/register", "application/json", body, &issued); err != nil {
 		return err
 	}
 	if *asJSON {
 		return printJSON(e, issued)
 	}
-	fmt.Fprintf(e.stdout, "registered %s with node %s\ncredential: %s\n", issued.DID, ch.Audience, issued.Credential)
+	fmt.Fprintf(e.stdout, "registered %s\ncredential: %s\n", issued.DID, issued.Credential)
 	return nil
 }
 
@@ -210,4 +193,31 @@ func readKeyFile(path string) (*identity.Key, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return k, nil
+}
+
+// registerDID registers k's DID with the node at c: it signs a fresh challenge from the node
+// with k (proof of possession) and returns what the node issued.
+func registerDID(ctx context.Context, c *nodeClient, k *identity.Key) (*identity.Issued, error) {
+	var ch struct {
+		Challenge string `json:"challenge"`
+		Audience  string `json:"audience"`
+	}
+	if err := c.do(ctx, "GET", "/v1/challenge", "", nil, &ch); err != nil {
+		return nil, err
+	}
+	payload, _ := json.Marshal(map[string]any{"to": []string{ch.Audience}, "body": map[string]string{"challenge": ch.Challenge}})
+	filled, err := identity.FillEnvelope(payload, k, time.Now(), 2*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	proof, err := k.SignCompact(filled)
+	if err != nil {
+		return nil, err
+	}
+	body, _ := json.Marshal(api.RegisterRequest{Proof: proof})
+	var issued identity.Issued
+	if err := c.do(ctx, "POST", "/v1/dids/register", "application/json", body, &issued); err != nil {
+		return nil, err
+	}
+	return &issued, nil
 }

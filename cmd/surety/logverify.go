@@ -65,47 +65,58 @@ node is not trusted.`))
 	if *anchorAddr == "" {
 		contract = common.HexToAddress(info.Contracts["RootAnchor"])
 	}
-	var head reputation.Head
-	if err := c.do(ctx, "GET", "/v1/log/head", "", nil, &head); err != nil {
-		return err
-	}
-	if head.Size == 0 {
-		return errors.New("the node's log is empty: no epoch has closed yet")
-	}
-	var proof api.InclusionProof
-	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/log/proof/inclusion?leaf=%s&size=%d", leaf, head.Size), "", nil, &proof); err != nil {
-		return err
-	}
 	client, err := chain.Dial(ctx, *rpcURL, 5*time.Second)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
-	from := common.HexToAddress(*wallet)
-	if *wallet == "" {
+	msg, err := verifyLeaf(ctx, c, client, contract, *wallet, leaf)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, msg)
+	return nil
+}
+
+// verifyLeaf checks that leaf is in the node's log (an inclusion proof from the node at c)
+// under the root anchored in contract by wallet (default: the sender of the head's anchor
+// transaction), read from the chain on its own. It returns what it verified.
+func verifyLeaf(ctx context.Context, c *nodeClient, client chain.Client, contract common.Address, wallet string, leaf reputation.Hash) (string, error) {
+	var head reputation.Head
+	if err := c.do(ctx, "GET", "/v1/log/head", "", nil, &head); err != nil {
+		return "", err
+	}
+	if head.Size == 0 {
+		return "", errors.New("the node's log is empty: no epoch has closed yet")
+	}
+	var proof api.InclusionProof
+	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/log/proof/inclusion?leaf=%s&size=%d", leaf, head.Size), "", nil, &proof); err != nil {
+		return "", err
+	}
+	from := common.HexToAddress(wallet)
+	if wallet == "" {
 		if head.AnchorTx == "" {
-			return fmt.Errorf("the node's head (size %d) is not anchored yet; try again after its anchor transaction", head.Size)
+			return "", fmt.Errorf("the node's head (size %d) is not anchored yet; try again after its anchor transaction", head.Size)
 		}
 		tx, _, err := client.TransactionByHash(ctx, common.HexToHash(head.AnchorTx))
 		if err != nil {
-			return fmt.Errorf("anchor transaction %s: %w", head.AnchorTx, err)
+			return "", fmt.Errorf("anchor transaction %s: %w", head.AnchorTx, err)
 		}
 		if from, err = types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx); err != nil {
-			return fmt.Errorf("anchor transaction %s: %w", head.AnchorTx, err)
+			return "", fmt.Errorf("anchor transaction %s: %w", head.AnchorTx, err)
 		}
 	}
 	anchor := contracts.NewRootAnchor()
 	root, err := bind.Call(anchor.Instance(client, contract), &bind.CallOpts{Context: ctx}, anchor.PackRootAt(from, proof.Size), anchor.UnpackRootAt)
 	if err != nil {
-		return fmt.Errorf("read the anchored root: %w", err)
+		return "", fmt.Errorf("read the anchored root: %w", err)
 	}
 	if root == ([32]byte{}) {
-		return fmt.Errorf("no root is anchored by %s at size %d in %s", from.Hex(), proof.Size, contract.Hex())
+		return "", fmt.Errorf("no root is anchored by %s at size %d in %s", from.Hex(), proof.Size, contract.Hex())
 	}
 	if err := reputation.VerifyInclusion(leaf, proof.Index, proof.Size, proof.Path, reputation.Hash(root)); err != nil {
-		return fmt.Errorf("NOT verified: leaf %s against the root anchored at size %d: %w", leaf, proof.Size, err)
+		return "", fmt.Errorf("NOT verified: leaf %s against the root anchored at size %d: %w", leaf, proof.Size, err)
 	}
-	fmt.Fprintf(e.stdout, "verified: leaf %s is entry %d of the log of size %d, whose root %s is anchored on chain by %s in %s\n",
-		leaf, proof.Index, proof.Size, reputation.Hash(root), from.Hex(), contract.Hex())
-	return nil
+	return fmt.Sprintf("verified: leaf %s is entry %d of the log of size %d, whose root %s is anchored on chain by %s in %s",
+		leaf, proof.Index, proof.Size, reputation.Hash(root), from.Hex(), contract.Hex()), nil
 }

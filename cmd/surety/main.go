@@ -49,6 +49,7 @@ var commands = map[string]command{
 	"reputation": {"agents' reputation scores (show, top)", runReputationCmd},
 	"group":      {"group threads of signed envelopes (members, post, show)", runGroupCmd},
 	"log":        {"check the audit log against the chain (verify)", runLogCmd},
+	"demo":       {"play a marketplace day end to end on a node of its own (embedded chain or --rpc)", runDemoCmd},
 }
 
 // env is what a command may touch of the outside world, so tests can run commands in-process.
