@@ -76,7 +76,7 @@ BENCHTIME   ?= 1s
 
 bench: tools ## run every benchmark (Go, forge snapshot); write bench/RESULTS.md with references and ratios
 	@mkdir -p bench
-	FOUNDRY_PROFILE=default $(FORGE) snapshot --snap bench/gas.txt > bench/forge.txt
+	FOUNDRY_PROFILE=default $(FORGE) snapshot --snap bench/gas.txt > bench/forge.txt || { tail -30 bench/forge.txt; exit 1; }
 	@cmp -s .gas-snapshot bench/gas.txt || echo "make bench: gas differs from .gas-snapshot (diff .gas-snapshot bench/gas.txt; make contracts refreshes it)"
 	go test -p 1 -run '^$$' -bench '^Benchmark($(BENCH_HEAVY))$$' -benchtime 1x -benchmem ./... | tee bench/go.txt
 	go test -p 1 -run '^$$' -bench . -skip '^Benchmark($(BENCH_HEAVY))$$' -benchtime $(BENCHTIME) -benchmem ./... | tee -a bench/go.txt

@@ -252,7 +252,7 @@ func (t *Table) Markdown(w io.Writer, m Meta) error {
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n",
 			cell(l.Row.Figure), cell(src), FormatValue(l.Dim, l.Value), cell(l.Ref.Label),
-			formatRange(l.Dim, l.RefLo, l.RefHi), formatRange(0, l.RatioLo, l.RatioHi), cell(strings.Join(note, "; ")))
+			FormatRange(l.Dim, l.RefLo, l.RefHi), FormatRange(0, l.RatioLo, l.RatioHi), cell(strings.Join(note, "; ")))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -270,11 +270,18 @@ func cell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-func formatRange(d Dim, lo, hi float64) string {
-	if lo == hi {
-		return FormatValue(d, lo)
+// FormatRange prints lo to hi as FormatValue does, the unit once when both ends share it:
+// "131,528–213,372 gas", "900 µs–1.2 ms"; a single value when lo equals hi.
+func FormatRange(d Dim, lo, hi float64) string {
+	a, b := FormatValue(d, lo), FormatValue(d, hi)
+	if a == b {
+		return a
 	}
-	return FormatValue(d, lo) + "–" + FormatValue(d, hi)
+	i, j := strings.LastIndexByte(a, ' '), strings.LastIndexByte(b, ' ')
+	if i > 0 && j > 0 && a[i:] == b[j:] {
+		a = a[:i]
+	}
+	return a + "–" + b
 }
 
 // FormatValue prints v (in the base unit of d) with three significant digits and the unit

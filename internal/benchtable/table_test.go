@@ -247,3 +247,24 @@ func TestFormatValue(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatRange(t *testing.T) {
+	tests := []struct {
+		dim    Dim
+		lo, hi float64
+		want   string
+	}{
+		{Gas, 131_528, 213_372, "131,528–213,372 gas"},
+		{Gas, 68_592, 68_592, "68,592 gas"},
+		{Time, 900e-6, 1.2e-3, "900 µs–1.2 ms"},
+		{Time, 1e-3, 2e-3, "1–2 ms"},
+		{Rate, 1000, 2000, "1,000/s–2,000/s"},
+		{0, 0.5, 0.75, "0.5–0.75"},
+		{0, 1.004, 1.001, "1"},
+	}
+	for _, tt := range tests {
+		if got := FormatRange(tt.dim, tt.lo, tt.hi); got != tt.want {
+			t.Errorf("FormatRange(%v, %v, %v) = %q, want %q", tt.dim, tt.lo, tt.hi, got, tt.want)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/surety-ioa/surety/internal/benchtable"
@@ -24,7 +25,11 @@ func main() {
 	commit := flag.String("commit", "unknown", "the commit benchmarked (git describe)")
 	flag.Parse()
 	if err := run(*goOut, *gasOut, *out, *commit); err != nil {
-		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		msg := err.Error()
+		if !strings.HasPrefix(msg, "benchtable: ") { // benchtable's own errors name it already
+			msg = "benchtable: " + msg
+		}
+		fmt.Fprintln(os.Stderr, msg)
 		os.Exit(1)
 	}
 }
