@@ -69,9 +69,21 @@ test-forge: tools
 test-go: tools
 	go tool gotestsum --format standard-quiet -- -count=1 ./...
 
-bench: tools ## run the Go benchmarks and compare gas with the committed snapshot
-	go test -run '^$$' -bench . -benchmem ./...
-	FOUNDRY_PROFILE=default $(FORGE) snapshot --diff
+# make bench runs every benchmark (Go and forge snapshot) and writes one table, bench/RESULTS.md
+# (printed too), pairing each figure with a reference measured in the same run. The heavy Go
+# benchmarks (seconds of setup, their own inner loops of thousands) run once; the others for
+# BENCHTIME. -p 1: no test binary links while another one is being measured. Raw outputs stay
+# in bench/*.txt; the gas snapshot goes there too, never over the committed .gas-snapshot.
+BENCH_HEAVY := Register|Search|Propagation20|ReputationQuery|Recompute|IndexerCatchUp|PostRoundTrip
+BENCHTIME   ?= 1s
+
+bench: tools ## run every benchmark (Go, forge snapshot); write bench/RESULTS.md with references and ratios
+	@mkdir -p bench
+	FOUNDRY_PROFILE=default $(FORGE) snapshot --snap bench/gas.txt > bench/forge.txt || { tail -30 bench/forge.txt; exit 1; }
+	@cmp -s .gas-snapshot bench/gas.txt || echo "make bench: gas differs from .gas-snapshot (diff .gas-snapshot bench/gas.txt; make contracts refreshes it)"
+	go test -p 1 -run '^$$' -bench '^Benchmark($(BENCH_HEAVY))$$' -benchtime 1x -benchmem ./... | tee bench/go.txt
+	go test -p 1 -run '^$$' -bench . -skip '^Benchmark($(BENCH_HEAVY))$$' -benchtime $(BENCHTIME) -benchmem ./... | tee -a bench/go.txt
+	go run ./internal/benchtable/cmd/benchtable -go bench/go.txt -gas bench/gas.txt -out bench/RESULTS.md -commit $(VERSION)
 
 contracts: tools ## after a Solidity change: rebuild, refresh artifacts, bindings and the gas snapshot
 	$(FORGE) build

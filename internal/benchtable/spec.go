@@ -1,0 +1,156 @@
+package benchtable
+
+// Source names one figure of a run: a benchmark of a package (its path below the module, or
+// GasSnapshot for a forge test) and the unit of the metric read from it.
+type Source struct {
+	Pkg, Bench, Unit string
+}
+
+// Range is a published figure that was not measured in the run, from Lo to Hi (equal for a
+// single value), in the unit of the figures compared with it.
+type Range struct {
+	Lo, Hi float64
+	// Cite says where the figure comes from.
+	Cite string
+}
+
+// Reference is what a figure is compared with: another figure of the same run, or a
+// published one.
+type Reference struct {
+	Label string
+	// From is the figure measured in the run; unused when Published is set.
+	From      Source
+	Published *Range
+}
+
+// Target is a bound that an issue sets for a figure. It bounds the value, in the base unit
+// of its dimension (seconds, per second, gas), or the ratio when Ratio is set. Max and Min
+// are ignored when zero.
+type Target struct {
+	Text     string
+	Max, Min float64
+	Ratio    bool
+}
+
+// Row is one line of the table.
+type Row struct {
+	Figure string
+	From   Source
+	// Ref is the key of the row's reference in Spec.References.
+	Ref    string
+	Target *Target
+	Note   string
+}
+
+// Spec is the whole table: the module whose packages the sources name, the references,
+// and the rows in order.
+type Spec struct {
+	Module     string
+	References map[string]Reference
+	Rows       []Row
+}
+
+// ERC-8004's giveFeedback (its reputation registry's write) costs from ERC8004FeedbackGasLo to
+// ERC8004FeedbackGasHi gas per feedback: the published, measured figure that Surety's
+// benchmark issue quotes. Surety compares a bounty's settlement, and the anchor of an audit
+// epoch (which covers any number of audits), with one feedback.
+const (
+	ERC8004FeedbackGasLo = 131_528
+	ERC8004FeedbackGasHi = 213_372
+)
+
+// throughput85 is the identity issue's target for envelopes: at least 0.85 of the raw
+// primitive's throughput, that is at most 1/0.85 of its time per operation.
+var throughput85 = &Target{Text: "≥ 0.85× raw throughput (ratio ≤ 1.18)", Max: 1 / 0.85, Ratio: true}
+
+func maxTime(text string, seconds float64) *Target { return &Target{Text: text, Max: seconds} }
+
+// Surety is the table `make bench` writes. Every Go benchmark of the project appears in it,
+// as a row or as a reference; a new benchmark needs a row here before `make bench` passes.
+func Surety() Spec {
+	const (
+		identity  = "identity"
+		benchref  = "internal/benchref"
+		registry  = "registry"
+		repu      = "reputation"
+		envSign   = "BenchmarkEnvelopeSign/"
+		envVerify = "BenchmarkEnvelopeVerify/"
+		gasBench  = "BenchmarkHappyPathGas/"
+	)
+	refs := map[string]Reference{
+		"ed25519-sign":     {Label: "raw ed25519 sign, 768 B (benchref)", From: Source{benchref, "BenchmarkEd25519Sign", "ns/op"}},
+		"ed25519-verify":   {Label: "raw ed25519 verify, 768 B (benchref)", From: Source{benchref, "BenchmarkEd25519Verify", "ns/op"}},
+		"secp256k1-sign":   {Label: "raw secp256k1 sign, same input (go-ethereum)", From: Source{identity, envSign + "secp256k1/raw", "ns/op"}},
+		"secp256k1-verify": {Label: "raw secp256k1 verify, same input (go-ethereum)", From: Source{identity, envVerify + "secp256k1/raw", "ns/op"}},
+		"sqlite-insert":    {Label: "raw SQLite insert, autocommit, WAL (benchref)", From: Source{benchref, "BenchmarkSQLiteInsert", "ns/op"}},
+		"sqlite-read":      {Label: "raw SQLite read by key, 100k rows (benchref)", From: Source{benchref, "BenchmarkSQLiteRead", "ns/op"}},
+		"echo":             {Label: "bare echo handler, same JSON (benchref)", From: Source{benchref, "BenchmarkEchoHandler", "ns/op"}},
+		"recompute":        {Label: "bare Compute, same size (BenchmarkRecompute)", From: Source{repu, "BenchmarkRecompute", "ns/op"}},
+		"register-p50":     {Label: "local registration p50 (BenchmarkRegister)", From: Source{registry, "BenchmarkRegister", "p50-ms"}},
+		"erc8004": {Label: "ERC-8004 giveFeedback, one feedback", Published: &Range{Lo: ERC8004FeedbackGasLo, Hi: ERC8004FeedbackGasHi,
+			Cite: "published figure quoted by the benchmark issue"}},
+	}
+	rows := []Row{
+		{Figure: "envelope sign, EdDSA", From: Source{identity, envSign + "ed25519/envelope", "ns/op"}, Ref: "ed25519-sign", Target: throughput85},
+		{Figure: "envelope verify, EdDSA (replay check included)", From: Source{identity, envVerify + "ed25519/envelope", "ns/op"}, Ref: "ed25519-verify", Target: throughput85},
+		{Figure: "envelope sign, ES256K", From: Source{identity, envSign + "secp256k1/envelope", "ns/op"}, Ref: "secp256k1-sign", Target: throughput85},
+		{Figure: "envelope verify, ES256K (replay check included)", From: Source{identity, envVerify + "secp256k1/envelope", "ns/op"}, Ref: "secp256k1-verify", Target: throughput85},
+		{Figure: "raw ed25519 sign of the envelope's signing input", From: Source{identity, envSign + "ed25519/raw", "ns/op"}, Ref: "ed25519-sign",
+			Note: "one primitive measured twice: the gap from 1 is this run's noise"},
+		{Figure: "raw ed25519 verify of the envelope's signing input", From: Source{identity, envVerify + "ed25519/raw", "ns/op"}, Ref: "ed25519-verify",
+			Note: "one primitive measured twice: the gap from 1 is this run's noise"},
+
+		{Figure: "GET /v1/info, node's echo stack", From: Source{"api", "BenchmarkInfo", "ns/op"}, Ref: "echo",
+			Note: "middleware (log, recover, timeout) and a chain head read"},
+
+		{Figure: "register a card, p50 (10k cards)", From: Source{registry, "BenchmarkRegister", "p50-ms"}, Ref: "sqlite-insert", Target: maxTime("p50 ≤ 2 ms", 0.002)},
+		{Figure: "register a card, p99 (10k cards)", From: Source{registry, "BenchmarkRegister", "p99-ms"}, Ref: "sqlite-insert", Target: maxTime("p99 ≤ 10 ms", 0.010)},
+		{Figure: "search 100k cards, p50", From: Source{registry, "BenchmarkSearch", "p50-ms"}, Ref: "sqlite-read"},
+		{Figure: "search 100k cards, p99", From: Source{registry, "BenchmarkSearch", "p99-ms"}, Ref: "sqlite-read", Target: maxTime("p99 ≤ 5 ms", 0.005)},
+		{Figure: "search p99, text", From: Source{registry, "BenchmarkSearch", "p99-ms/text"}, Ref: "sqlite-read"},
+		{Figure: "search p99, capability", From: Source{registry, "BenchmarkSearch", "p99-ms/cap"}, Ref: "sqlite-read"},
+		{Figure: "search p99, text + capability", From: Source{registry, "BenchmarkSearch", "p99-ms/text+cap"}, Ref: "sqlite-read"},
+		{Figure: "search p99, everything (ranked)", From: Source{registry, "BenchmarkSearch", "p99-ms/all"}, Ref: "sqlite-read"},
+		{Figure: "card reaches 19 peers, p50", From: Source{registry, "BenchmarkPropagation20", "p50-ms"}, Ref: "register-p50"},
+		{Figure: "card reaches 19 peers, p99", From: Source{registry, "BenchmarkPropagation20", "p99-ms"}, Ref: "register-p50", Target: maxTime("p99 < 2 s", 2)},
+
+		{Figure: "recompute scores, 100k agents / 1M audits", From: Source{repu, "BenchmarkRecompute", "ns/op"}, Ref: "sqlite-insert", Target: maxTime("≤ 0.5 s", 0.5),
+			Note: "ratio: in single inserts"},
+		{Figure: "service recomputation, 1M audits in memory", From: Source{repu, "BenchmarkReputationQuery", "refresh-s"}, Ref: "recompute", Target: maxTime("≤ 0.5 s", 0.5)},
+		{Figure: "first refresh: 1M audits read from SQLite", From: Source{repu, "BenchmarkReputationQuery", "first-refresh-s"}, Ref: "recompute",
+			Note: "once per start"},
+		{Figure: "an accepted audit moves its subject's score", From: Source{repu, "BenchmarkReputationQuery", "follow-ns"}, Ref: "sqlite-insert",
+			Note: "added to the audit's own insert"},
+		{Figure: "reputation query, p50 (1M audits)", From: Source{repu, "BenchmarkReputationQuery", "p50-ms"}, Ref: "sqlite-read"},
+		{Figure: "reputation query, p99 (1M audits)", From: Source{repu, "BenchmarkReputationQuery", "p99-ms"}, Ref: "sqlite-read", Target: maxTime("p99 ≤ 2 ms", 0.002)},
+
+		{Figure: "indexer catch-up, 10k bounty events", From: Source{"escrow", "BenchmarkIndexerCatchUp", "events/s"}, Ref: "sqlite-insert",
+			Target: &Target{Text: "10k events < 5 s (≥ 2,000 events/s)", Min: 2000}, Note: "higher is better"},
+
+		{Figure: "POST /v1/bounties on Anvil, p50 (4 clients)", From: Source{"cmd/surety", "BenchmarkPostRoundTrip", "p50-ms"}, Ref: "echo", Target: maxTime("p50 < 50 ms", 0.050),
+			Note: "verify, send, receipt, index"},
+		{Figure: "POST /v1/bounties on Anvil, p99 (4 clients)", From: Source{"cmd/surety", "BenchmarkPostRoundTrip", "p99-ms"}, Ref: "echo"},
+
+		{Figure: "ETH transfer mined on the embedded chain", From: Source{"internal/chain", "BenchmarkEmbeddedTransfer", "ns/op"}, Ref: "secp256k1-sign",
+			Note: "the floor under every node transaction"},
+	}
+	for _, tok := range []struct{ name, label string }{{"ETH", "ETH"}, {"ERC20", "ERC-20"}} {
+		b := gasBench + tok.name
+		var target *Target
+		if tok.name == "ETH" {
+			target = &Target{Text: "≤ 200,000 gas", Max: 200_000}
+		}
+		rows = append(rows,
+			Row{Figure: "bounty post → claim → submit → accept, " + tok.label, From: Source{"contracts", b, "gas/lifecycle"}, Ref: "erc8004", Target: target,
+				Note: "steady state, four transactions"},
+			Row{Figure: "same, first bounty of a deployment, " + tok.label, From: Source{"contracts", b, "gas-first"}, Ref: "erc8004", Note: "opens the fee slot"},
+			Row{Figure: "post, " + tok.label, From: Source{"contracts", b, "gas-post"}, Ref: "erc8004"},
+			Row{Figure: "claim, " + tok.label, From: Source{"contracts", b, "gas-claim"}, Ref: "erc8004"},
+			Row{Figure: "submit, " + tok.label, From: Source{"contracts", b, "gas-submit"}, Ref: "erc8004"},
+			Row{Figure: "accept (pays worker and fee), " + tok.label, From: Source{"contracts", b, "gas-accept"}, Ref: "erc8004"},
+		)
+	}
+	rows = append(rows, Row{Figure: "anchor an audit epoch's Merkle root", From: Source{GasSnapshot, "RootAnchorTest:test_anchor_recordsRootAndEmits()", "gas"}, Ref: "erc8004",
+		Note: "once per epoch, for any number of audits; ERC-8004 pays per feedback"})
+	return Spec{Module: "github.com/surety-ioa/surety", References: refs, Rows: rows}
+}
