@@ -412,17 +412,28 @@ wallet calls StakeRegistry.bind with the same binding.`))
 	if err != nil {
 		return err
 	}
-	b, err := identity.SignBinding(identity.BindingStatement{
-		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wk.PublicKey), ChainID: info.Chain.ID,
-		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
-	}, k, wk)
+	b, _, err := bindWithNode(ctx, c, info, k, wk)
 	if err != nil {
-		return err
-	}
-	raw, _ := json.Marshal(b)
-	if err := c.do(ctx, "POST", "/v1/bindings", "application/json", raw, nil); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "bound %s to wallet %s\n", k.DID, b.Statement.Wallet.Hex())
 	return nil
+}
+
+// bindWithNode signs a binding of k's DID to wallet (both keys sign, for the node's chain and
+// stake registry in info) and records it with the node at c. It returns the binding and its
+// JSON, which is also the proof StakeRegistry.bind takes on chain.
+func bindWithNode(ctx context.Context, c *nodeClient, info api.Info, k *identity.Key, wallet *ecdsa.PrivateKey) (*identity.Binding, []byte, error) {
+	b, err := identity.SignBinding(identity.BindingStatement{
+		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: info.Chain.ID,
+		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
+	}, k, wallet)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, _ := json.Marshal(b)
+	if err := c.do(ctx, "POST", "/v1/bindings", "application/json", raw, nil); err != nil {
+		return nil, nil, err
+	}
+	return b, raw, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -404,13 +403,8 @@ func (d *demo) newActor(ctx context.Context, name string, i int) (*actor, error)
 	if a.start, err = d.chain.BalanceAt(ctx, a.addr, nil); err != nil {
 		return nil, err
 	}
-	b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: a.addr, ChainID: d.info.Chain.ID,
-		Registry: common.HexToAddress(d.info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, a.wallet)
+	_, proof, err := bindWithNode(ctx, d.node, d.info, k, a.wallet)
 	if err != nil {
-		return nil, err
-	}
-	proof, _ := json.Marshal(b)
-	if err := d.node.do(ctx, "POST", "/v1/bindings", "application/json", proof, nil); err != nil {
 		return nil, err
 	}
 	return a, d.transact(ctx, a, d.stakeRegistry(), contracts.NewStakeRegistry().PackBind(identity.AgentID(k.DID.String()), proof), nil)
