@@ -32,6 +32,8 @@ type Bounties interface {
 	History(ctx context.Context, id uint64) ([]escrow.Event, error)
 	Subscribe(id uint64) (<-chan escrow.Event, func())
 	Relay(ctx context.Context, raw []byte) (*escrow.Result, error)
+	// StakeOf reads an agent's stake under a controller wallet from the chain.
+	StakeOf(ctx context.Context, agent common.Hash, wallet common.Address) (*escrow.StakeRecord, error)
 }
 
 // Wallets is what the routes need to know about who may use a wallet.
@@ -41,6 +43,8 @@ type Wallets interface {
 	BoundTo(ctx context.Context, did string, wallet common.Address) (bool, error)
 	// AddBinding verifies and records a wallet binding.
 	AddBinding(ctx context.Context, raw []byte) (*identity.Binding, error)
+	// BindingProof returns the recorded binding of did to wallet (nil when there is none).
+	BindingProof(ctx context.Context, did string, wallet common.Address) ([]byte, error)
 }
 
 var (

@@ -138,6 +138,10 @@ var mappings = []mapping{
 	{err: escrow.ErrNothingToWithdraw, status: http.StatusConflict, slug: "nothing-to-withdraw", title: "Nothing to withdraw"},
 	{err: escrow.ErrTransferFailed, status: http.StatusUnprocessableEntity, slug: "transfer-failed", title: "A token transfer failed"},
 	{err: escrow.ErrReverted, status: http.StatusUnprocessableEntity, slug: "reverted", title: "The escrow refused the transaction"},
+	{err: escrow.ErrAgentClosed, status: http.StatusConflict, slug: "agent-closed", title: "The agent is revoked or rotated on chain; its stake can only be unbonded and withdrawn"},
+	{err: escrow.ErrNotStaked, status: http.StatusConflict, slug: "not-staked", title: "The wallet holds no stake for this agent"},
+	{err: escrow.ErrStakeTooLow, status: http.StatusConflict, slug: "stake-too-low", title: "Less stake than asked for"},
+	{err: escrow.ErrStillBonded, status: http.StatusConflict, slug: "still-bonded", title: "The unbonding delay has not passed"},
 	{err: escrow.ErrRequestInProgress, status: http.StatusConflict, slug: "request-in-progress", title: "A request with this Idempotency-Key is in progress; retry shortly"},
 	{err: escrow.ErrKeyReused, status: http.StatusUnprocessableEntity, slug: "idempotency-key-reused", title: "This Idempotency-Key was used for a different request"},
 }
@@ -160,6 +164,7 @@ func problemFor(err error) Problem {
 			// Escrow's bounty errors are written for people from chain data ("bounty 7 is
 			// already accepted"): safe to pass on.
 			var be *escrow.BountyError
+			var se *escrow.StakeError
 			var ce *registry.CardError
 			var ae *reputation.AuditError
 			var ge *identity.GroupError
@@ -167,6 +172,8 @@ func problemFor(err error) Problem {
 			switch {
 			case errors.As(err, &be) && be.Msg != "":
 				p.Detail = be.Msg
+			case errors.As(err, &se):
+				p.Detail = se.Msg
 			case errors.As(err, &ce):
 				p.Detail = ce.Detail
 			case errors.As(err, &ae):

@@ -138,6 +138,10 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/bounties/:id/events", s.bountyEvents)
 		v1.POST("/bounties/:id/:action", s.bountyAction)
 		v1.POST("/withdraw", s.withdraw)
+		v1.POST("/stake", s.stake)
+		v1.POST("/stake/unbond", s.unbond)
+		v1.POST("/stake/withdraw", s.withdrawStake)
+		v1.GET("/stake/:did", s.getStake)
 		v1.POST("/tx/raw", s.relay)
 	}
 	return s, nil

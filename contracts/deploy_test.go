@@ -227,4 +227,17 @@ func TestDecodeRevertNamesEveryArgument(t *testing.T) {
 	if errors.Unwrap(ce) != err {
 		t.Errorf("CustomError does not wrap the transport error")
 	}
+	if ce.Contract != "BountyEscrow" {
+		t.Errorf("Contract = %q, want BountyEscrow", ce.Contract)
+	}
+
+	// The registry's WrongStatus differs from the escrow's in its arguments: each is told
+	// apart by the contract that declares it.
+	stakeABI := contracts.NewStakeRegistry()
+	_, err = bind.Call(stakeABI.Instance(c, dep.Contracts.StakeRegistry), nil, stakeABI.PackStake([32]byte{1}, big.NewInt(1)),
+		func([]byte) (bool, error) { return true, nil })
+	ce = contracts.DecodeRevert(err)
+	if ce == nil || ce.Name != "WrongStatus" || ce.Contract != "StakeRegistry" || len(ce.Args) != 3 {
+		t.Errorf("stake on an unbound agent: %+v (%v)", ce, err)
+	}
 }

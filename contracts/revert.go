@@ -35,6 +35,10 @@ func RevertData(err error) ([]byte, bool) {
 type CustomError struct {
 	// Name is the error's name, e.g. "WrongStatus".
 	Name string
+	// Contract names the contract that declares the error ("BountyEscrow", "StakeRegistry",
+	// "RootAnchor"). An error two contracts declare alike (same name and arguments, so the
+	// same selector) is attributed to the first in that order.
+	Contract string
 	// Args are the decoded arguments in declaration order, with Go types as abigen maps them
 	// (*big.Int, common.Address, [32]byte, uint8 for enums, ...).
 	Args []any
@@ -56,18 +60,29 @@ func (e *CustomError) Error() string {
 // Unwrap returns the transport error.
 func (e *CustomError) Unwrap() error { return e.Cause }
 
+// declaredError is a custom error and the contract that declares it.
+type declaredError struct {
+	abi.Error
+	contract string
+}
+
 // errorABIs holds the custom errors of every Surety contract, by selector.
-var errorABIs = sync.OnceValues(func() (map[[4]byte]abi.Error, error) {
-	out := map[[4]byte]abi.Error{}
-	for _, meta := range []*bind.MetaData{&BountyEscrowMetaData, &StakeRegistryMetaData, &RootAnchorMetaData} {
-		parsed, err := meta.ParseABI()
+var errorABIs = sync.OnceValues(func() (map[[4]byte]declaredError, error) {
+	out := map[[4]byte]declaredError{}
+	for _, c := range []struct {
+		name string
+		meta *bind.MetaData
+	}{{"BountyEscrow", &BountyEscrowMetaData}, {"StakeRegistry", &StakeRegistryMetaData}, {"RootAnchor", &RootAnchorMetaData}} {
+		parsed, err := c.meta.ParseABI()
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range parsed.Errors {
 			var id [4]byte
 			copy(id[:], e.ID[:4])
-			out[id] = e
+			if _, seen := out[id]; !seen {
+				out[id] = declaredError{Error: e, contract: c.name}
+			}
 		}
 	}
 	return out, nil
@@ -98,5 +113,5 @@ func DecodeRevert(err error) *CustomError {
 	for i, in := range e.Inputs {
 		inputs[i] = in.Name
 	}
-	return &CustomError{Name: e.Name, Args: args, Inputs: inputs, Cause: err}
+	return &CustomError{Name: e.Name, Contract: e.contract, Args: args, Inputs: inputs, Cause: err}
 }

@@ -57,12 +57,15 @@ func (e *BountyError) Unwrap() error { return e.Err }
 
 var statusNames = []Status{StatusOpen, StatusAssigned, StatusSubmitted, StatusDisputed, StatusAccepted, StatusReleased, StatusResolved, StatusRefunded, StatusCancelled}
 
-// decodeRevert maps an escrow custom error (from a gas estimate or a call) to a package
+// decodeRevert maps an escrow (or stake registry) custom error (from a gas estimate or a call) to a package
 // error with a message for people; it returns err unchanged when it carries no custom error.
 func decodeRevert(err error) error {
 	ce := contracts.DecodeRevert(err)
 	if ce == nil {
 		return err
+	}
+	if ce.Contract == "StakeRegistry" {
+		return decodeStakeRevert(ce)
 	}
 	id := uint64(0)
 	if len(ce.Args) > 0 {

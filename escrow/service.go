@@ -36,6 +36,9 @@ type ServiceConfig struct {
 	Chain   Chain
 	Escrow  common.Address
 	Indexer *Indexer
+	// StakeRegistry is where the stake ops go (OpStake, OpUnbond, OpWithdrawStake); zero
+	// when the node does not offer them.
+	StakeRegistry common.Address
 	// ReceiptTimeout bounds the wait for each receipt; 0 means 2 minutes.
 	ReceiptTimeout time.Duration
 }
@@ -46,9 +49,13 @@ type Service struct {
 	cfg   ServiceConfig
 	abi   *contracts.BountyEscrow
 	erc20 *contracts.IERC20
+	stake *contracts.StakeRegistry
 
-	mu      sync.Mutex
-	senders map[common.Address]*Sender
+	mu       sync.Mutex
+	senders  map[common.Address]*Sender
+	stakeTok common.Address // the registry's stake token, once read
+	// stakeTokKnown says stakeTok was read (the zero address is ETH).
+	stakeTokKnown bool
 }
 
 // NewService builds the bounty service. Requests a previous run left half-prepared (it
@@ -58,7 +65,7 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.ReceiptTimeout == 0 {
 		cfg.ReceiptTimeout = 2 * time.Minute
 	}
-	s := &Service{cfg: cfg, abi: contracts.NewBountyEscrow(), erc20: contracts.NewIERC20(), senders: map[common.Address]*Sender{}}
+	s := &Service{cfg: cfg, abi: contracts.NewBountyEscrow(), erc20: contracts.NewIERC20(), stake: contracts.NewStakeRegistry(), senders: map[common.Address]*Sender{}}
 	if err := s.execRequest(ctx, `DELETE FROM escrow_requests WHERE chain = ? AND state = 'preparing'`, cfg.Indexer.cfg.Chain); err != nil {
 		return nil, err
 	}
@@ -117,6 +124,8 @@ type Result struct {
 	Block  uint64  `json:"block"`
 	// GasUsed is what the transaction cost in gas.
 	GasUsed uint64 `json:"gasUsed"`
+	// Stake is the agent's stake after a stake op, read from the chain.
+	Stake *StakeRecord `json:"stake,omitempty"`
 }
 
 // PostRequest says what to post.
@@ -136,18 +145,18 @@ func (s *Service) Post(ctx context.Context, from common.Address, r PostRequest) 
 	return s.Do(ctx, Op{Kind: OpPost, From: from, Post: r}, Idempotency{})
 }
 
-func (s *Service) ensureAllowance(ctx context.Context, snd *Sender, token common.Address, amount *big.Int) error {
+func (s *Service) ensureAllowance(ctx context.Context, snd *Sender, token, spender common.Address, amount *big.Int) error {
 	inst := s.erc20.Instance(s.cfg.Chain, token)
-	have, err := bind.Call(inst, nil, s.erc20.PackAllowance(snd.Address(), s.cfg.Escrow), s.erc20.UnpackAllowance)
+	have, err := bind.Call(inst, nil, s.erc20.PackAllowance(snd.Address(), spender), s.erc20.UnpackAllowance)
 	if err != nil {
 		return fmt.Errorf("%w: token %s does not answer allowance(): %v", ErrInvalid, token.Hex(), err)
 	}
 	if have.Cmp(amount) >= 0 {
 		return nil
 	}
-	_, err = snd.Send(ctx, token, s.erc20.PackApprove(s.cfg.Escrow, amount), nil)
+	_, err = snd.Send(ctx, token, s.erc20.PackApprove(spender, amount), nil)
 	if err != nil {
-		return fmt.Errorf("approve %s for the escrow: %w", token.Hex(), err)
+		return fmt.Errorf("approve %s for %s: %w", token.Hex(), spender.Hex(), err)
 	}
 	return nil
 }
@@ -218,8 +227,8 @@ const (
 	OpWithdraw OpKind = "withdraw"
 )
 
-// Op is one mutating request: a post, an action on a bounty, or a withdrawal, from a wallet
-// the node holds.
+// Op is one mutating request from a wallet the node holds: a post, an action on a bounty, a
+// withdrawal, or a stake op.
 type Op struct {
 	Kind OpKind
 	From common.Address
@@ -231,10 +240,18 @@ type Op struct {
 	Args     ActionArgs
 	// Token to withdraw (OpWithdraw; zero for ETH).
 	Token common.Address
+	// Agent is the agent id (keccak256 of its DID) of a stake op; Amount what to stake or
+	// unbond; Proof the wallet binding StakeRegistry.bind records when OpStake binds first.
+	Agent  common.Hash
+	Amount *big.Int
+	Proof  []byte
 }
 
 // call builds the escrow call of op: data and value.
 func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, value *big.Int, err error) {
+	if isStakeOp(op.Kind) {
+		return s.stakeCall(ctx, snd, op)
+	}
 	switch op.Kind {
 	case OpPost:
 		r := op.Post
@@ -247,7 +264,7 @@ func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, va
 		value = r.Amount
 		if r.Token != (common.Address{}) {
 			value = nil
-			if err := s.ensureAllowance(ctx, snd, r.Token, r.Amount); err != nil {
+			if err := s.ensureAllowance(ctx, snd, r.Token, s.cfg.Escrow, r.Amount); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -337,7 +354,11 @@ func (s *Service) run(ctx context.Context, op Op, idem *Idempotency) (res *Resul
 		recorded = true
 		return nil
 	}
-	tx, err := snd.SendAsync(ctx, s.cfg.Escrow, data, value, record)
+	to := s.cfg.Escrow
+	if isStakeOp(op.Kind) {
+		to = s.cfg.StakeRegistry
+	}
+	tx, err := snd.SendAsync(ctx, to, data, value, record)
 	switch {
 	case err == nil:
 	case !recorded:
@@ -372,6 +393,11 @@ func (s *Service) finish(ctx context.Context, idem *Idempotency, id uint64, op O
 	res, err := s.settle(ctx, id, r)
 	if err != nil {
 		return nil, err
+	}
+	if isStakeOp(op.Kind) {
+		if res.Stake, err = s.StakeOf(ctx, op.Agent, op.From); err != nil {
+			return nil, err
+		}
 	}
 	if idem != nil {
 		b, _ := json.Marshal(res)

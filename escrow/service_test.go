@@ -31,7 +31,7 @@ func newService(t *testing.T) *svcFixture {
 	db := testutil.OpenSQL(t)
 	ix := f.indexer(db, 0)
 	ctx := runIndexer(t, ix)
-	svc, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: f.c, Escrow: f.dep.Contracts.BountyEscrow, Indexer: ix, ReceiptTimeout: 10 * time.Second})
+	svc, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: f.c, Escrow: f.dep.Contracts.BountyEscrow, StakeRegistry: f.dep.Contracts.StakeRegistry, Indexer: ix, ReceiptTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -233,6 +233,12 @@ func (s *Service) BoundTo(ctx context.Context, did string, wallet common.Address
 	return s.cfg.Store.Bound(ctx, did, wallet, s.cfg.ChainID, s.cfg.Registry)
 }
 
+// BindingProof returns the recorded binding of did to wallet on this node's chain and
+// registry (the proof StakeRegistry.bind takes), or nil when there is none.
+func (s *Service) BindingProof(ctx context.Context, did string, wallet common.Address) ([]byte, error) {
+	return s.cfg.Store.BindingProof(ctx, did, wallet, s.cfg.ChainID, s.cfg.Registry)
+}
+
 // WalletsOf lists the wallets did is bound to on this node's chain and registry.
 func (s *Service) WalletsOf(ctx context.Context, did string) ([]common.Address, error) {
 	return s.cfg.Store.Wallets(ctx, did, s.cfg.ChainID, s.cfg.Registry)

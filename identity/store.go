@@ -377,6 +377,21 @@ func (s *Store) Wallets(ctx context.Context, did string, chainID uint64, registr
 	return out, rows.Err()
 }
 
+// BindingProof returns the binding of did to wallet for the registry on chainID as it was
+// recorded (the JSON both keys signed), or nil when there is none.
+func (s *Store) BindingProof(ctx context.Context, did string, wallet common.Address, chainID uint64, registry common.Address) ([]byte, error) {
+	var raw string
+	err := s.db.QueryRowContext(ctx, `SELECT binding FROM identity_bindings WHERE did = ? AND wallet = ? AND chain_id = ? AND registry = ?`,
+		did, wallet.Hex(), chainID, registry.Hex()).Scan(&raw)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("binding lookup: %w", err)
+	}
+	return []byte(raw), nil
+}
+
 // Bound reports whether did is bound to wallet for the registry on chainID.
 func (s *Store) Bound(ctx context.Context, did string, wallet common.Address, chainID uint64, registry common.Address) (bool, error) {
 	var n int

@@ -285,7 +285,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	bounties, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: n.chain, Escrow: dep.Contracts.BountyEscrow, Indexer: n.index})
+	bounties, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: n.chain, Escrow: dep.Contracts.BountyEscrow, StakeRegistry: dep.Contracts.StakeRegistry, Indexer: n.index})
 	if err != nil {
 		return nil, err
 	}

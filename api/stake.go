@@ -1,0 +1,95 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/labstack/echo/v4"
+
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/identity"
+)
+
+// StakeBody is the envelope body of POST /v1/stake and POST /v1/stake/unbond: the wallet
+// that controls the signer's agent, and the amount in the stake token's base unit (wei for
+// ETH), as a decimal string.
+type StakeBody struct {
+	Wallet common.Address `json:"wallet"`
+	Amount string         `json:"amount"`
+}
+
+// StakeWithdrawBody is the envelope body of POST /v1/stake/withdraw.
+type StakeWithdrawBody struct {
+	Wallet common.Address `json:"wallet"`
+}
+
+// stakeOp runs a stake op for the signer's own agent (keccak256 of its DID), from a wallet the
+// node holds and the signer is bound to.
+func (s *Server) stakeOp(c echo.Context, kind escrow.OpKind) error {
+	req, err := s.authenticate(c)
+	if err != nil {
+		return err
+	}
+	op := escrow.Op{Kind: kind, Agent: identity.AgentID(req.sender)}
+	var fp string
+	if kind == escrow.OpWithdrawStake {
+		var b StakeWithdrawBody
+		if err := decodeBody(req.envelope, &b); err != nil {
+			return err
+		}
+		op.From, fp = b.Wallet, fingerprint(string(kind), b)
+	} else {
+		var b StakeBody
+		if err := decodeBody(req.envelope, &b); err != nil {
+			return err
+		}
+		if b.Amount == "" {
+			return withDetail(ErrBadRequest, "body.amount is required")
+		}
+		if op.Amount, err = parseAmount(b.Amount, "amount"); err != nil {
+			return err
+		}
+		if op.Amount.Sign() == 0 {
+			return withDetail(ErrBadRequest, "body.amount must be positive")
+		}
+		op.From, fp = b.Wallet, fingerprint(string(kind), b)
+	}
+	ctx := c.Request().Context()
+	if err := s.authorizeWallet(ctx, req.sender, op.From); err != nil {
+		return err
+	}
+	if kind == escrow.OpStake {
+		// The binding the node verified is also the proof StakeRegistry.bind records, should
+		// the wallet not have bound the agent on chain yet.
+		if op.Proof, err = s.cfg.Wallets.BindingProof(ctx, req.sender, op.From); err != nil {
+			return err
+		}
+	}
+	return s.do(c, req, op, fp)
+}
+
+func (s *Server) stake(c echo.Context) error         { return s.stakeOp(c, escrow.OpStake) }
+func (s *Server) unbond(c echo.Context) error        { return s.stakeOp(c, escrow.OpUnbond) }
+func (s *Server) withdrawStake(c echo.Context) error { return s.stakeOp(c, escrow.OpWithdrawStake) }
+
+// getStake answers an agent's stake under one wallet (?wallet=, required), read from the chain.
+func (s *Server) getStake(c echo.Context) error {
+	did, err := url.PathUnescape(c.Param("did"))
+	if err != nil {
+		return withDetail(ErrBadRequest, "DID: %v", err)
+	}
+	if _, err := identity.ParseDID(did); err != nil {
+		return withDetail(ErrBadRequest, "%v", err)
+	}
+	w := c.QueryParam("wallet")
+	if !common.IsHexAddress(w) {
+		return withDetail(ErrBadRequest, "?wallet= must be the controller's address, got %q", w)
+	}
+	rec, err := s.cfg.Bounties.StakeOf(c.Request().Context(), identity.AgentID(did), common.HexToAddress(w))
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrChainUnavailable, err)
+	}
+	return c.JSON(http.StatusOK, rec)
+}
