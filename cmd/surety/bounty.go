@@ -52,7 +52,13 @@ type signer struct {
 }
 
 func bountyFlags(e *env, name, synopsis, about string) (*flags, *string, *string, *string, *bool) {
-	fs := newFlags(e, "bounty "+name, synopsis, about)
+	return signerFlags(e, "bounty "+name, synopsis, about)
+}
+
+// signerFlags are the flags of a command that signs a request with a DID key and acts from
+// a wallet the node holds: --node, --key, --wallet, --json.
+func signerFlags(e *env, name, synopsis, about string) (*flags, *string, *string, *string, *bool) {
+	fs := newFlags(e, name, synopsis, about)
 	node := fs.String("node", "http://"+defaultListen, "the node's URL")
 	key := fs.String("key", "", "your DID's private key file (from 'surety did new')")
 	wallet := fs.String("wallet", "", "the wallet (bound to your DID) to act from")

@@ -45,6 +45,7 @@ var commands = map[string]command{
 	"bounty":     {"post, follow and settle bounties (post, list, show, claim, submit, accept, ...)", runBountyCmd},
 	"wallet":     {"wallets the node holds (new, import, list)", runWalletCmd},
 	"agent":      {"register and find Agent Cards (register, show, search, status)", runAgentCmd},
+	"stake":      {"bond, unbond and withdraw agents' stake from wallets the node holds (add, unbond, withdraw, show)", runStakeCmd},
 	"audit":      {"file signed audits of agents' work (submit)", runAuditCmd},
 	"reputation": {"agents' reputation scores (show, top)", runReputationCmd},
 	"group":      {"group threads of signed envelopes (members, post, show)", runGroupCmd},

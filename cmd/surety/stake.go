@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/identity"
+)
+
+func runStakeCmd(ctx context.Context, e *env, args []string) error {
+	return runSubcommand(ctx, e, "stake", "add | unbond | withdraw | show DID", map[string]func(context.Context, *env, []string) error{
+		"add": func(ctx context.Context, e *env, args []string) error {
+			return runStakeChange(ctx, e, escrow.OpStake, args)
+		},
+		"unbond": func(ctx context.Context, e *env, args []string) error {
+			return runStakeChange(ctx, e, escrow.OpUnbond, args)
+		},
+		"withdraw": func(ctx context.Context, e *env, args []string) error {
+			return runStakeChange(ctx, e, escrow.OpWithdrawStake, args)
+		},
+		"show": runStakeShow,
+	}, args)
+}
+
+var stakeCommands = map[escrow.OpKind]struct{ name, synopsis, about, path string }{
+	escrow.OpStake: {"add", "--key KEYFILE --wallet ADDR --amount 2eth", `
+Bond stake for your agent (the DID of --key) from a wallet the node holds and your DID is bound
+to ('surety did bind'). The first time, the node also binds the agent to the wallet on chain
+with that binding. Staked agents rank first in discovery, and their audits count.`, "/v1/stake"},
+	escrow.OpUnbond: {"unbond", "--key KEYFILE --wallet ADDR --amount 1eth", `
+Start unbonding stake: it stops counting at once, stays slashable during the registry's delay
+(7 days by default), and can then be withdrawn with 'surety stake withdraw'.`, "/v1/stake/unbond"},
+	escrow.OpWithdrawStake: {"withdraw", "--key KEYFILE --wallet ADDR", `
+Pay the wallet the stake you unbonded, once the registry's delay has passed.`, "/v1/stake/withdraw"},
+}
+
+func runStakeChange(ctx context.Context, e *env, kind escrow.OpKind, args []string) error {
+	c := stakeCommands[kind]
+	fs, node, key, wallet, asJSON := signerFlags(e, "stake "+c.name, c.synopsis, strings.TrimSpace(c.about))
+	amount := new(string)
+	if kind != escrow.OpWithdrawStake {
+		amount = fs.String("amount", "", "amount: 1.5eth, 20gwei or base units (for a token stake, its base units)")
+	}
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	var amt *big.Int
+	if kind != escrow.OpWithdrawStake {
+		var err error
+		if amt, err = parseAmount(*amount); err != nil || amt.Sign() == 0 {
+			return usagef("--amount: give a positive amount (%v)", err)
+		}
+	}
+	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
+	if err != nil {
+		return err
+	}
+	var body any = api.StakeWithdrawBody{Wallet: s.wallet}
+	if amt != nil {
+		body = api.StakeBody{Wallet: s.wallet, Amount: amt.String()}
+	}
+	res, err := s.send(ctx, e, c.path, 0, body, "stake "+c.name)
+	if err != nil {
+		return err
+	}
+	if s.asJSON {
+		return printJSON(e, res)
+	}
+	printStake(e, s.key.DID.String(), res.Stake)
+	return nil
+}
+
+func runStakeShow(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "stake show", "--wallet ADDR DID", "Show an agent's stake under a controller wallet, read from the chain.")
+	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	wallet := fs.String("wallet", "", "the controller wallet")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := fs.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("give the agent's DID (see 'surety stake show -h')")
+	}
+	if _, err := identity.ParseDID(pos[0]); err != nil {
+		return usagef("%v", err)
+	}
+	if !common.IsHexAddress(*wallet) {
+		return usagef("--wallet: give the controller's address")
+	}
+	c, _, err := dialNode(ctx, *node)
+	if err != nil {
+		return err
+	}
+	var rec escrow.StakeRecord
+	if err := c.do(ctx, "GET", "/v1/stake/"+url.PathEscape(pos[0])+"?wallet="+*wallet, "", nil, &rec); err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(e, rec)
+	}
+	printStake(e, pos[0], &rec)
+	return nil
+}
+
+func printStake(e *env, did string, r *escrow.StakeRecord) {
+	if r == nil {
+		return
+	}
+	tok := tokenName(r.Token)
+	fmt.Fprintf(e.stdout, "%s under wallet %s: %s\n  staked     %s %s\n", did, r.Controller.Hex(), r.Status, formatAmount(r.Staked), tok)
+	if r.Unbonding != "0" {
+		fmt.Fprintf(e.stdout, "  unbonding  %s %s, withdrawable from %s\n", formatAmount(r.Unbonding), tok,
+			time.Unix(int64(r.UnlockAt), 0).UTC().Format(time.RFC3339))
+	}
+}

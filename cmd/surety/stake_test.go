@@ -1,0 +1,55 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/internal/chain"
+)
+
+// TestStakeCLI stakes through an embedded node as the README tour does: the first stake binds
+// the agent on chain, the card then counts as staked, and refusals say why in one line.
+func TestStakeCLI(t *testing.T) {
+	dir := t.TempDir()
+	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "3")
+	base := node.apiURL(t)
+	wallet := func(i int) string { return crypto.PubkeyToAddress(chain.DevKey(i).PublicKey).Hex() }
+	key := filepath.Join(dir, "agent.json")
+	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", key))
+	runOK(t, "", "did", "bind", "--node", base, "--key", key, "--dev-wallet", "2")
+
+	refused := func(want string, args ...string) {
+		t.Helper()
+		r := start(t, append(args, "--node", base)...)
+		if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), want) || strings.Count(r.stderr.String(), "\n") > 2 {
+			t.Errorf("%v: exit %d, want a refusal saying %q:\n%s", args, code, want, r.stderr)
+		}
+	}
+	refused("not bound", "stake", "add", "--key", key, "--wallet", wallet(1), "--amount", "1eth")
+	refused("holds no stake", "stake", "unbond", "--key", key, "--wallet", wallet(2), "--amount", "1eth")
+
+	out := runOK(t, "", "stake", "add", "--node", base, "--key", key, "--wallet", wallet(2), "--amount", "2eth")
+	if !strings.Contains(out, did+" under wallet "+wallet(2)+": bound") || !strings.Contains(out, "staked     2 ETH") {
+		t.Fatalf("stake add printed:\n%s", out)
+	}
+	runOK(t, "", "stake", "add", "--node", base, "--key", key, "--wallet", wallet(2), "--amount", "0.5eth")
+	if out := runOK(t, "", "stake", "show", "--node", base, "--wallet", wallet(2), did); !strings.Contains(out, "staked     2.5 ETH") {
+		t.Errorf("stake show printed:\n%s", out)
+	}
+
+	// The stake weighs the card the agent registers next.
+	runOK(t, "", "agent", "register", "--node", base, "--key", key, "--name", "Auditor", "--capability", "audit", "--wallet", wallet(2))
+	if out := runOK(t, "", "agent", "search", "--node", base, "--capability", "audit", "--json"); !strings.Contains(out, `"stake": "2500000000000000000"`) {
+		t.Errorf("search does not show the stake:\n%s", out)
+	}
+
+	refused("less than the", "stake", "unbond", "--key", key, "--wallet", wallet(2), "--amount", "3eth")
+	out = runOK(t, "", "stake", "unbond", "--node", base, "--key", key, "--wallet", wallet(2), "--amount", "1eth")
+	if !strings.Contains(out, "staked     1.5 ETH") || !strings.Contains(out, "unbonding  1 ETH, withdrawable from") {
+		t.Errorf("unbond printed:\n%s", out)
+	}
+	refused("unlocks at", "stake", "withdraw", "--key", key, "--wallet", wallet(2))
+}
