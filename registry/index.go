@@ -100,6 +100,20 @@ type ReputationReader interface {
 	Weight(ctx context.Context, did string) (float64, error)
 }
 
+// StakeWatcher is told when the staked agents or their stakes may have changed (a staked
+// card stored, a card dropped), so that what starts from stake (reputation's pre-trust) is
+// recomputed. A ReputationReader that is one is told.
+type StakeWatcher interface {
+	StakesChanged()
+}
+
+// stakesChanged tells the reputation reader, when it watches stake. The caller holds r.mu.
+func (r *Registry) stakesChanged() {
+	if w, ok := r.cfg.Reputation.(StakeWatcher); ok {
+		w.StakesChanged()
+	}
+}
+
 // Neutral weighs everyone 1.
 type Neutral struct{}
 
@@ -203,6 +217,9 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 	}
 	if err := r.store(ctx, sc, stake); err != nil {
 		return nil, err
+	}
+	if staked {
+		r.stakesChanged()
 	}
 	a := &Agent{SignedCard: *sc, Stake: stake.String(), Staked: staked}
 	if r.net != nil {

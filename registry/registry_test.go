@@ -340,3 +340,55 @@ func FuzzParseCard(f *testing.F) {
 		}
 	})
 }
+
+// watcher counts StakesChanged calls; it ranks everyone neutral.
+type watcher struct {
+	registry.Neutral
+	calls int
+}
+
+func (w *watcher) StakesChanged() { w.calls++ }
+
+// TestStakeChangesAreAnnounced: a reputation reader that watches stake hears of every staked
+// card stored and every card dropped, and of nothing else.
+func TestStakeChangesAreAnnounced(t *testing.T) {
+	ctx := context.Background()
+	staked, unstaked := mustKey(t), mustKey(t)
+	l := newLedger(stakes{staked.DID.String(): big.NewInt(1e18)})
+	r := newRegistry(t, l)
+	w := &watcher{}
+	r.UseReputation(w)
+	steps := []struct {
+		name string
+		do   func() error
+		want int
+	}{
+		{"unstaked card", func() error {
+			_, err := r.Register(ctx, card(t, unstaked, 1, "U", "unstaked", "x"), "api")
+			return err
+		}, 0},
+		{"staked card", func() error {
+			_, err := r.Register(ctx, card(t, staked, 1, "S", "staked", "x"), "api")
+			return err
+		}, 1},
+		{"refused card", func() error {
+			if _, err := r.Register(ctx, card(t, staked, 1, "S", "stale", "x"), "api"); !errors.Is(err, registry.ErrStale) {
+				return fmt.Errorf("stale card: %v", err)
+			}
+			return nil
+		}, 1},
+		{"dropped card", func() error {
+			l.set(staked.DID.String(), registry.StatusRevoked)
+			_, err := r.CheckStatus(ctx, staked.DID.String(), common.Address{})
+			return err
+		}, 2},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if w.calls != s.want {
+			t.Fatalf("after %s: %d calls, want %d", s.name, w.calls, s.want)
+		}
+	}
+}

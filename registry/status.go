@@ -211,7 +211,13 @@ func (r *Registry) applyStatus(ctx context.Context, n StatusNotice) (*StatusResu
 		r.cfg.Chain, n.DID, n.Wallet.Hex(), st.String(), r.cfg.Now().Unix()); err != nil {
 		return fail(err)
 	}
-	return res, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return fail(err)
+	}
+	if res.Dropped {
+		r.stakesChanged()
+	}
+	return res, nil
 }
 
 // goneStatus says whether did left on chain (as far as this node was told).

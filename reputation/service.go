@@ -172,6 +172,10 @@ func (s *Service) markDirty() {
 	}
 }
 
+// StakesChanged tells the service that the staked agents or their stakes may have changed:
+// standings start from stake, so the scores are recomputed on the next tick (within Every).
+func (s *Service) StakesChanged() { s.markDirty() }
+
 // Submitted is the outcome of an accepted audit.
 type Submitted struct {
 	Audit   *StoredAudit `json:"audit"`

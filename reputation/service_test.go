@@ -3,7 +3,9 @@ package reputation_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -228,5 +230,74 @@ func TestRefreshKeepsAuditsFiledMeanwhile(t *testing.T) {
 	t.Logf("%d recomputations ran while %d audits were filed", <-refreshed, filed)
 	if got := counted(); got != before+filed {
 		t.Errorf("readers count %d audits of agents 0–49, want %d + %d", got, before, filed)
+	}
+}
+
+// liveStakes is a stake source that changes under a running service.
+type liveStakes struct {
+	mu sync.Mutex
+	m  map[string]float64
+}
+
+func (l *liveStakes) StakedAgents(context.Context) (map[string]float64, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.m), nil
+}
+
+// TestStakesChangedRecomputes: an audit by an unstaked auditor moves nothing; once the
+// auditor stakes, StakesChanged has the scores recomputed with its new standing.
+func TestStakesChangedRecomputes(t *testing.T) {
+	ctx := context.Background()
+	poster, _ := identity.GenerateKey(identity.Ed25519)
+	worker, _ := identity.GenerateKey(identity.Ed25519)
+	posterWallet, workerWallet := common.HexToAddress("0xa1"), common.HexToAddress("0xa3")
+	f := &fakeChain{
+		bounties: map[uint64]reputation.BountyFacts{7: {Finished: true, Poster: posterWallet, Worker: workerWallet}},
+		wallets:  map[string]common.Address{poster.DID.String(): posterWallet, worker.DID.String(): workerWallet},
+		agents:   map[string]bool{poster.DID.String(): true, worker.DID.String(): true},
+	}
+	stakes := &liveStakes{m: map[string]float64{"did:key:zSomeoneElse": 1}}
+	svc := reputation.NewService(reputation.ServiceConfig{
+		Store:  openStore(t),
+		Rules:  &reputation.Rules{ChainID: 1337, Escrow: common.HexToAddress(escrow), Bounties: f, Wallets: f, Agents: f},
+		Stakes: stakes,
+		Every:  10 * time.Millisecond,
+	})
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() { _ = svc.Run(runCtx) }()
+
+	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
+	verified, raw := signedAudit(t, v, poster, worker.DID.String(), 7, "0.9")
+	if _, err := svc.Submit(ctx, verified, raw); err != nil {
+		t.Fatal(err)
+	}
+	score := func() float64 {
+		rep, err := svc.Reputation(ctx, worker.DID.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Score
+	}
+	// Give the service time for the recomputation the audit asked for, and more.
+	time.Sleep(300 * time.Millisecond)
+	if s := score(); s > 0.55 {
+		t.Fatalf("an unstaked auditor moved the score to %v", s)
+	}
+	stakes.mu.Lock()
+	stakes.m[poster.DID.String()] = 5
+	stakes.mu.Unlock()
+	time.Sleep(300 * time.Millisecond)
+	if s := score(); s > 0.55 {
+		t.Fatalf("the score moved to %v before anyone said the stakes changed", s)
+	}
+	svc.StakesChanged()
+	deadline := time.Now().Add(5 * time.Second)
+	for score() <= 0.6 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s := score(); s <= 0.6 {
+		t.Fatalf("after StakesChanged the score is still %v", s)
 	}
 }

@@ -325,7 +325,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: agents, Logger: log,
 		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
 			Bounties: escrowFacts{n.index}, Wallets: ids, Agents: knownAgents{agents, ids}}})
-	agents.UseReputation(n.reputation)
+	agents.UseReputation(n.reputation) // ranks by it, and tells it when stakes change
 	if err := n.reputation.Attach(n.p2pCtx, n.p2p, ids.VerifyEnvelope, log); err != nil {
 		return nil, err
 	}
@@ -444,3 +444,6 @@ func (n *node) close() {
 		n.lock.Close()
 	}
 }
+
+// The registry tells the reputation service when stakes change, through this interface.
+var _ registry.StakeWatcher = (*reputation.Service)(nil)
