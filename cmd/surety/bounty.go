@@ -140,7 +140,7 @@ func printBounty(e *env, b *escrow.Bounty) {
 	fmt.Fprintf(e.stdout, "  arbiter %s\n  deadline %s, review window %s\n", b.Arbiter.Hex(),
 		time.Unix(int64(b.Deadline), 0).UTC().Format(time.RFC3339), time.Duration(b.ReviewWindow)*time.Second)
 	if b.Payout != "0" || b.PosterRefund != "0" {
-		fmt.Fprintf(e.stdout, "  paid    worker %s, poster %s, fee %s\n", formatAmount(b.Payout), formatAmount(b.PosterRefund), formatAmount(b.Fee))
+		fmt.Fprintf(e.stdout, "  paid    worker %s, poster %s, fee %s (%s)\n", formatAmount(b.Payout), formatAmount(b.PosterRefund), formatAmount(b.Fee), tokenName(b.Token))
 	}
 	for _, h := range b.History {
 		fmt.Fprintf(e.stdout, "  block %-6d %-10s tx %s\n", h.Block, h.Name, h.TxHash)

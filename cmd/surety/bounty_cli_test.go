@@ -32,7 +32,7 @@ func TestBountyCLI(t *testing.T) {
 	runOK(t, "", "bounty", "claim", "1", "--node", base, "--key", workerKey, "--wallet", wallet(2))
 	runOK(t, "", "bounty", "submit", "1", "--node", base, "--key", workerKey, "--wallet", wallet(2), "--result", "the summary")
 	out = runOK(t, "", "bounty", "accept", "1", "--node", base, "--key", marketKey, "--wallet", wallet(1))
-	if !strings.Contains(out, "bounty 1: accepted") || !strings.Contains(out, "paid    worker 1.4925") {
+	if !strings.Contains(out, "bounty 1: accepted") || !strings.Contains(out, "paid    worker 1.4925, poster 0, fee 0.0075 (ETH)") {
 		t.Errorf("accept printed:\n%s", out)
 	}
 	if out := runOK(t, "", "bounty", "list", "--node", base, "--status", "accepted"); !strings.Contains(out, "1     accepted   1.5 ETH") {
