@@ -38,16 +38,23 @@ func signedAudit(t *testing.T, v *identity.Verifier, k *identity.Key, subject st
 	return verified, []byte(jws)
 }
 
-func TestServiceScoresSubmittedAudits(t *testing.T) {
-	ctx := context.Background()
-	poster, _ := identity.GenerateKey(identity.Ed25519)
-	worker, _ := identity.GenerateKey(identity.Ed25519)
+// settledBounty is a chain where bounty 7 was finished: posted by poster's wallet, done by
+// worker's.
+func settledBounty() (poster, worker *identity.Key, f *fakeChain) {
+	poster, _ = identity.GenerateKey(identity.Ed25519)
+	worker, _ = identity.GenerateKey(identity.Ed25519)
 	posterWallet, workerWallet := common.HexToAddress("0xa1"), common.HexToAddress("0xa3")
-	f := &fakeChain{
+	f = &fakeChain{
 		bounties: map[uint64]reputation.BountyFacts{7: {Finished: true, Poster: posterWallet, Worker: workerWallet}},
 		wallets:  map[string]common.Address{poster.DID.String(): posterWallet, worker.DID.String(): workerWallet},
 		agents:   map[string]bool{poster.DID.String(): true, worker.DID.String(): true},
 	}
+	return poster, worker, f
+}
+
+func TestServiceScoresSubmittedAudits(t *testing.T) {
+	ctx := context.Background()
+	poster, worker, f := settledBounty()
 	svc := reputation.NewService(reputation.ServiceConfig{
 		Store:  openStore(t),
 		Rules:  &reputation.Rules{ChainID: 1337, Escrow: common.HexToAddress(escrow), Bounties: f, Wallets: f, Agents: f},
@@ -249,14 +256,7 @@ func (l *liveStakes) StakedAgents(context.Context) (map[string]float64, error) {
 // auditor stakes, StakesChanged has the scores recomputed with its new standing.
 func TestStakesChangedRecomputes(t *testing.T) {
 	ctx := context.Background()
-	poster, _ := identity.GenerateKey(identity.Ed25519)
-	worker, _ := identity.GenerateKey(identity.Ed25519)
-	posterWallet, workerWallet := common.HexToAddress("0xa1"), common.HexToAddress("0xa3")
-	f := &fakeChain{
-		bounties: map[uint64]reputation.BountyFacts{7: {Finished: true, Poster: posterWallet, Worker: workerWallet}},
-		wallets:  map[string]common.Address{poster.DID.String(): posterWallet, worker.DID.String(): workerWallet},
-		agents:   map[string]bool{poster.DID.String(): true, worker.DID.String(): true},
-	}
+	poster, worker, f := settledBounty()
 	stakes := &liveStakes{m: map[string]float64{"did:key:zSomeoneElse": 1}}
 	svc := reputation.NewService(reputation.ServiceConfig{
 		Store:  openStore(t),
