@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	jose "github.com/go-jose/go-jose/v3"
 	"github.com/lestrrat-go/jwx/v2/jwa"
 	"github.com/lestrrat-go/jwx/v2/jwk"
 	"github.com/lestrrat-go/jwx/v2/jws"
@@ -47,8 +48,9 @@ func TestDIDNewWritesASecretKeyOnce(t *testing.T) {
 }
 
 // TestSignedEnvelopeVerifiesInJOSELibrary is the acceptance check: an envelope from
-// `surety envelope sign` verifies in a standard JOSE library (jwx's jws.Verify) given the
-// key from resolving the sender's did:key, and any one-byte change makes Surety refuse it.
+// `surety envelope sign` verifies in standard JOSE libraries (jwx's jws.Verify, and go-jose,
+// an implementation Surety does not use) given the key from resolving the sender's did:key,
+// and any one-byte change makes Surety refuse it.
 func TestSignedEnvelopeVerifiesInJOSELibrary(t *testing.T) {
 	keyFile := filepath.Join(t.TempDir(), "agent.json")
 	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", keyFile))
@@ -65,6 +67,19 @@ func TestSignedEnvelopeVerifiesInJOSELibrary(t *testing.T) {
 	}
 	if _, err := jws.Verify([]byte(compact), jws.WithKey(jwa.EdDSA, key)); err != nil {
 		t.Fatalf("jwx refuses the envelope: %v", err)
+	}
+	// And in a second, independent implementation: go-jose.
+	var joseKey jose.JSONWebKey
+	if err := joseKey.UnmarshalJSON([]byte(rawJWK)); err != nil {
+		t.Fatalf("go-jose reads the JWK %s: %v", rawJWK, err)
+	}
+	parsed, err := jose.ParseSigned(compact)
+	if err != nil {
+		t.Fatalf("go-jose parses the envelope: %v", err)
+	}
+	payload, err := parsed.Verify(joseKey)
+	if err != nil || !strings.Contains(string(payload), `"x_ext":true`) {
+		t.Fatalf("go-jose refuses the envelope: %v (%s)", err, payload)
 	}
 
 	out := runOK(t, compact, "envelope", "verify")
