@@ -172,6 +172,9 @@ type es256k struct{}
 var (
 	secp256k1N     = ethcrypto.S256().Params().N
 	secp256k1HalfN = new(big.Int).Rsh(secp256k1N, 1)
+	// halfNBytes is secp256k1HalfN as 32 big-endian bytes, to compare S with it without
+	// allocating.
+	halfNBytes = secp256k1HalfN.FillBytes(make([]byte, 32))
 )
 
 // Algorithm is ES256K.
@@ -192,7 +195,8 @@ func (es256k) Sign(payload []byte, key any) ([]byte, error) {
 }
 
 // Verify checks R || S over SHA-256 of the signing input. High-S signatures (valid ECDSA,
-// which other libraries may produce) are accepted by verifying their low-S twin.
+// which other libraries may produce) are accepted by verifying their low-S twin. The key is
+// an *ecdsa.PublicKey, or its bytes, compressed (33) or uncompressed (65).
 func (es256k) Verify(payload, sig []byte, key any) error {
 	var pub []byte
 	switch k := key.(type) {
@@ -206,11 +210,10 @@ func (es256k) Verify(payload, sig []byte, key any) error {
 	if len(sig) != 64 {
 		return fmt.Errorf("ES256K: signature is %d bytes, want 64", len(sig))
 	}
-	s := new(big.Int).SetBytes(sig[32:])
-	if s.Cmp(secp256k1HalfN) > 0 {
+	if bytes.Compare(sig[32:], halfNBytes) > 0 {
 		low := make([]byte, 64)
 		copy(low, sig[:32])
-		new(big.Int).Sub(secp256k1N, s).FillBytes(low[32:])
+		new(big.Int).Sub(secp256k1N, new(big.Int).SetBytes(sig[32:])).FillBytes(low[32:])
 		sig = low
 	}
 	h := sha256.Sum256(payload)

@@ -3,6 +3,7 @@ package identity
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	gojson "github.com/goccy/go-json"
 	"github.com/lestrrat-go/jwx/v2/jwa"
 	"github.com/lestrrat-go/jwx/v2/jws"
@@ -305,7 +307,42 @@ func decodeSegment(seg []byte, what string) ([]byte, error) {
 	return out[:n], nil
 }
 
+// headers remembers parsed protected headers by their encoded segment: an agent sends the
+// same header (alg, kid, typ) with every envelope, so it is decoded once. Parsing is
+// deterministic and only well-formed headers are kept, so the cache decides nothing.
+var headers = struct {
+	sync.RWMutex
+	m map[string]protected
+}{m: map[string]protected{}}
+
+// The header cache holds at most maxCachedHeaders headers of at most maxCachedHeader encoded
+// bytes (a did:key kid is under 200 characters): a few MB at most. When full it starts over.
+const (
+	maxCachedHeaders = 4096
+	maxCachedHeader  = 512
+)
+
 func parseProtected(seg []byte) (protected, error) {
+	headers.RLock()
+	h, ok := headers.m[string(seg)]
+	headers.RUnlock()
+	if ok {
+		return h, nil
+	}
+	h, err := decodeProtected(seg)
+	if err != nil || len(seg) > maxCachedHeader {
+		return h, err
+	}
+	headers.Lock()
+	if len(headers.m) >= maxCachedHeaders {
+		clear(headers.m)
+	}
+	headers.m[string(seg)] = h
+	headers.Unlock()
+	return h, nil
+}
+
+func decodeProtected(seg []byte) (protected, error) {
 	var h protected
 	raw, err := decodeSegment(seg, "protected header")
 	if err != nil {
@@ -436,6 +473,12 @@ func (c *keyCache) get(kid string) (*resolvedKey, error) {
 	alg := jwa.EdDSA
 	if d.KeyType == Secp256k1 {
 		alg = jwa.ES256K
+		// es256k.Verify takes the key's bytes as they are. Kept uncompressed (65 bytes),
+		// they spare libsecp256k1 the square root that decompressing the DID's 33-byte key
+		// costs on every envelope.
+		if ek, ok := pub.(*ecdsa.PublicKey); ok {
+			pub = ethcrypto.FromECDSAPub(ek)
+		}
 	}
 	k = &resolvedKey{did: d.String(), keyType: d.KeyType, alg: alg, pub: pub}
 	c.mu.Lock()
