@@ -12,16 +12,19 @@ import (
 	"github.com/surety-ioa/surety/identity"
 )
 
-// StakeBody is the envelope body of POST /v1/stake and POST /v1/stake/unbond: the wallet
+// StakeBody is the envelope body of POST /v1/stake and POST /v1/stake/unbond: what to do
+// (Op: "stake" or "unbond", so a signature for one cannot be spent on the other), the wallet
 // that controls the signer's agent, and the amount in the stake token's base unit (wei for
 // ETH), as a decimal string.
 type StakeBody struct {
+	Op     string         `json:"op"`
 	Wallet common.Address `json:"wallet"`
 	Amount string         `json:"amount"`
 }
 
-// StakeWithdrawBody is the envelope body of POST /v1/stake/withdraw.
+// StakeWithdrawBody is the envelope body of POST /v1/stake/withdraw; Op is "withdraw-stake".
 type StakeWithdrawBody struct {
+	Op     string         `json:"op"`
 	Wallet common.Address `json:"wallet"`
 }
 
@@ -33,18 +36,19 @@ func (s *Server) stakeOp(c echo.Context, kind escrow.OpKind) error {
 		return err
 	}
 	op := escrow.Op{Kind: kind, Agent: identity.AgentID(req.sender)}
-	var fp string
+	var fp, named string
 	if kind == escrow.OpWithdrawStake {
 		var b StakeWithdrawBody
 		if err := decodeBody(req.envelope, &b); err != nil {
 			return err
 		}
-		op.From, fp = b.Wallet, fingerprint(string(kind), b)
+		op.From, fp, named = b.Wallet, fingerprint(string(kind), b), b.Op
 	} else {
 		var b StakeBody
 		if err := decodeBody(req.envelope, &b); err != nil {
 			return err
 		}
+		named = b.Op
 		if b.Amount == "" {
 			return withDetail(ErrBadRequest, "body.amount is required")
 		}
@@ -55,6 +59,9 @@ func (s *Server) stakeOp(c echo.Context, kind escrow.OpKind) error {
 			return withDetail(ErrBadRequest, "body.amount must be positive")
 		}
 		op.From, fp = b.Wallet, fingerprint(string(kind), b)
+	}
+	if named != string(kind) {
+		return withDetail(ErrBadRequest, "body.op must be %q on %s", kind, c.Path())
 	}
 	ctx := c.Request().Context()
 	if err := s.authorizeWallet(ctx, req.sender, op.From); err != nil {

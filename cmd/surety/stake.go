@@ -63,9 +63,9 @@ func runStakeChange(ctx context.Context, e *env, kind escrow.OpKind, args []stri
 	if err != nil {
 		return err
 	}
-	var body any = api.StakeWithdrawBody{Wallet: s.wallet}
+	var body any = api.StakeWithdrawBody{Op: string(kind), Wallet: s.wallet}
 	if amt != nil {
-		body = api.StakeBody{Wallet: s.wallet, Amount: amt.String()}
+		body = api.StakeBody{Op: string(kind), Wallet: s.wallet, Amount: amt.String()}
 	}
 	res, err := s.send(ctx, e, c.path, 0, body, "stake "+c.name)
 	if err != nil {

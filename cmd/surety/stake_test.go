@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/internal/chain"
 )
 
@@ -52,4 +56,37 @@ func TestStakeCLI(t *testing.T) {
 		t.Errorf("unbond printed:\n%s", out)
 	}
 	refused("unlocks at", "stake", "withdraw", "--key", key, "--wallet", wallet(2))
+
+	// A signature for one stake operation cannot be spent on another, nor an escrow
+	// withdrawal's on the stake's: refused with a 400 problem, nothing sent.
+	k, err := readKeyFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := getInfo(t, base)
+	for _, tt := range []struct {
+		path string
+		body any
+	}{
+		{"/v1/stake/unbond", api.StakeBody{Op: "stake", Wallet: common.HexToAddress(wallet(2)), Amount: "1"}},
+		{"/v1/stake/withdraw", api.WithdrawBody{Wallet: common.HexToAddress(wallet(2))}},
+	} {
+		env, err := signForNode(k, info, 0, tt.body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Post(base+tt.path, "application/jose", strings.NewReader(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p api.Problem
+		_ = json.NewDecoder(resp.Body).Decode(&p)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(p.Detail, "body.op must be") {
+			t.Errorf("%s with another operation's body: %d %+v", tt.path, resp.StatusCode, p)
+		}
+	}
+	if out := runOK(t, "", "stake", "show", "--node", base, "--wallet", wallet(2), did); !strings.Contains(out, "staked     1.5 ETH") {
+		t.Errorf("after the refusals:\n%s", out)
+	}
 }
