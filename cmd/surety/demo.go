@@ -431,13 +431,21 @@ func (d *demo) treasury(ctx context.Context) (*actor, error) {
 	return nil, nil
 }
 
-// stake bonds eth ETH for a's agent in StakeRegistry.
+// stake bonds eth ETH for a's agent in StakeRegistry, through the node (POST /v1/stake, as
+// `surety stake add` does), and checks that the chain shows it.
 func (d *demo) stake(ctx context.Context, a *actor, eth string) error {
 	wei, err := parseAmount(eth + "eth")
 	if err != nil {
 		return err
 	}
-	return d.transact(ctx, a, d.stakeRegistry(), contracts.NewStakeRegistry().PackStake(identity.AgentID(a.key.DID.String()), wei), wei)
+	res, err := d.act(ctx, a, 0, "/v1/stake", api.StakeBody{Op: string(escrow.OpStake), Wallet: a.addr, Amount: wei.String()})
+	if err != nil {
+		return err
+	}
+	if res.Stake == nil || res.Stake.Staked != wei.String() {
+		return fmt.Errorf("the node staked %+v, want %s wei", res.Stake, wei)
+	}
+	return nil
 }
 
 func (d *demo) stakeRegistry() *bind.BoundContract {
