@@ -147,8 +147,9 @@ func fingerprint(parts ...any) string {
 	return hex.EncodeToString(h[:])
 }
 
-// do runs op for the request, once per Idempotency-Key.
-func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string) error {
+// do runs op for the request, once per Idempotency-Key. then, when set, runs after the op
+// succeeded and before the answer is written.
+func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string, then func(context.Context)) error {
 	key := c.Request().Header.Get("Idempotency-Key")
 	if len(key) > 200 {
 		return withDetail(ErrBadRequest, "Idempotency-Key is longer than 200 characters")
@@ -168,6 +169,9 @@ func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string)
 	res, err := s.cfg.Bounties.Do(c.Request().Context(), op, idem)
 	if err != nil {
 		return err
+	}
+	if then != nil {
+		then(c.Request().Context())
 	}
 	status := http.StatusOK
 	if op.Kind == escrow.OpPost {
@@ -210,7 +214,7 @@ func (s *Server) postBounty(c echo.Context) error {
 	op := escrow.Op{Kind: escrow.OpPost, From: b.Wallet, Post: escrow.PostRequest{
 		Token: b.Token, Amount: amount, Arbiter: b.Arbiter, Deadline: b.Deadline, ReviewWindow: b.ReviewWindow, MinStake: minStake, SpecHash: b.SpecHash,
 	}}
-	return s.do(c, req, op, fingerprint("post", b))
+	return s.do(c, req, op, fingerprint("post", b), nil)
 }
 
 var actions = map[string]escrow.Action{
@@ -254,7 +258,7 @@ func (s *Server) bountyAction(c echo.Context) error {
 	op := escrow.Op{Kind: escrow.OpAct, From: b.Wallet, BountyID: id, Action: action, Args: escrow.ActionArgs{
 		AgentID: b.AgentID, Worker: b.Worker, ResultHash: b.ResultHash, ReasonHash: b.ReasonHash, WorkerBps: b.WorkerBps,
 	}}
-	return s.do(c, req, op, fingerprint(string(action), id, b))
+	return s.do(c, req, op, fingerprint(string(action), id, b), nil)
 }
 
 func (s *Server) withdraw(c echo.Context) error {
@@ -269,7 +273,7 @@ func (s *Server) withdraw(c echo.Context) error {
 	if err := s.authorizeWallet(c.Request().Context(), req.sender, b.Wallet); err != nil {
 		return err
 	}
-	return s.do(c, req, escrow.Op{Kind: escrow.OpWithdraw, From: b.Wallet, Token: b.Token}, fingerprint("withdraw", b))
+	return s.do(c, req, escrow.Op{Kind: escrow.OpWithdraw, From: b.Wallet, Token: b.Token}, fingerprint("withdraw", b), nil)
 }
 
 func (s *Server) escrowAddress() string {

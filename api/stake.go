@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -74,7 +75,17 @@ func (s *Server) stakeOp(c echo.Context, kind escrow.OpKind) error {
 			return err
 		}
 	}
-	return s.do(c, req, op, fp)
+	return s.do(c, req, op, fp, func(ctx context.Context) {
+		if s.cfg.Agents == nil || kind == escrow.OpWithdrawStake {
+			return
+		}
+		// The agent's card here ranks by its stake: give it the new one now. The stake is
+		// on chain whatever happens here; a failure only leaves the card's figure behind
+		// until the next status check.
+		if _, err := s.cfg.Agents.CheckStatus(ctx, req.sender, op.From); err != nil {
+			s.log.Warn("stake: refresh the agent's card", "did", req.sender, "err", err)
+		}
+	})
 }
 
 func (s *Server) stake(c echo.Context) error         { return s.stakeOp(c, escrow.OpStake) }

@@ -392,3 +392,57 @@ func TestStakeChangesAreAnnounced(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusCheckRestakes: a status check gives the card the node holds its stake as the
+// chain now has it, re-ranking it, and says so; an unchanged stake stores nothing.
+func TestStatusCheckRestakes(t *testing.T) {
+	ctx := context.Background()
+	k := mustKey(t)
+	did := k.DID.String()
+	l := newLedger(stakes{did: big.NewInt(2e18)})
+	r := newRegistry(t, l)
+	w := &watcher{}
+	r.UseReputation(w)
+	if _, err := r.Register(ctx, card(t, k, 1, "Agent", "does things", "things"), "api"); err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		name     string
+		stake    *big.Int
+		restaked bool
+		staked   bool
+	}{
+		{"unchanged", big.NewInt(2e18), false, true},
+		{"part unbonded", big.NewInt(5e17), true, true},
+		{"all unbonded", new(big.Int), true, false},
+		{"staked again", big.NewInt(1e18), true, true},
+	}
+	calls := w.calls
+	for _, s := range steps {
+		l.mu.Lock()
+		l.stakes[did] = s.stake
+		l.mu.Unlock()
+		res, err := r.CheckStatus(ctx, did, common.Address{})
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if res.Stake != s.stake.String() || res.Restaked != s.restaked || res.Status != registry.StatusBound {
+			t.Fatalf("%s: %+v", s.name, res)
+		}
+		a, err := r.Get(ctx, did)
+		if err != nil || a.Stake != s.stake.String() || a.Staked != s.staked || a.Seq != 1 {
+			t.Fatalf("%s: card %+v, %v", s.name, a, err)
+		}
+		if s.restaked {
+			calls++
+		}
+		if w.calls != calls {
+			t.Errorf("%s: %d stake notices, want %d", s.name, w.calls, calls)
+		}
+	}
+	// Re-ranked: the card is found among unstaked ones by its new place, and searches still
+	// find it exactly once.
+	if found, err := r.Search(ctx, registry.Query{Capability: "things"}); err != nil || len(found) != 1 || found[0].Stake != "1000000000000000000" {
+		t.Errorf("search after restaking: %v, %v", found, err)
+	}
+}

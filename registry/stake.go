@@ -71,6 +71,15 @@ func NewCachedStakes(next StakeReader, blocks BlockReader) *CachedStakes {
 	return &CachedStakes{next: next, blocks: blocks, cache: map[string]*big.Int{}}
 }
 
+// Forget drops what the cache holds for did under controller and has the head read again,
+// so that the next read is the chain's current figure (after a transaction that changed it).
+func (c *CachedStakes) Forget(did string, controller common.Address) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.cache, did+"|"+controller.Hex())
+	c.checked = time.Time{}
+}
+
 // StakeOf answers from the cache for the current block, or reads through.
 func (c *CachedStakes) StakeOf(ctx context.Context, did string, controller common.Address) (*big.Int, error) {
 	c.mu.Lock()

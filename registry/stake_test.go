@@ -50,6 +50,15 @@ func TestChainStakesReadsTheRegistry(t *testing.T) {
 	if v, err := fresh.StakeOf(ctx, agent.DID.String(), addr); err != nil || v.Cmp(big.NewInt(5e17)) != 0 {
 		t.Errorf("stake after staking = %v, %v", v, err)
 	}
+	// The first reader still answers from its cache within the head's lifetime, unless told
+	// to forget.
+	if v, _ := reader.StakeOf(ctx, agent.DID.String(), addr); v.Sign() != 0 {
+		t.Logf("the head check expired already: cache read through (%v)", v)
+	}
+	reader.Forget(agent.DID.String(), addr)
+	if v, err := reader.StakeOf(ctx, agent.DID.String(), addr); err != nil || v.Cmp(big.NewInt(5e17)) != 0 {
+		t.Errorf("stake after Forget = %v, %v", v, err)
+	}
 	// Status follows the record: bound, then revoked by the controller.
 	onChain := registry.NewChainStakes(c, dep.Contracts.StakeRegistry)
 	status := func() registry.AgentStatus {

@@ -141,11 +141,16 @@ type StatusResult struct {
 	Wallet  common.Address `json:"wallet"`
 	Status  AgentStatus    `json:"status"`
 	Dropped bool           `json:"dropped"` // the node dropped the DID's card just now
+	// Stake is what the node's card of a bound DID now counts (base units), when the node
+	// holds one under this wallet; Restaked says it changed just now.
+	Stake    string `json:"stake,omitempty"`
+	Restaked bool   `json:"restaked,omitempty"`
 }
 
 // CheckStatus reads did's on-chain status under wallet (the zero address: the wallet of the
 // card the node holds). A revoked or rotated DID's card is dropped, the DID is remembered so
-// that its card never comes back, and the notice is gossiped when the node has peers.
+// that its card never comes back, and the notice is gossiped when the node has peers. A bound
+// DID's card is given its stake as the chain now has it (see restake).
 func (r *Registry) CheckStatus(ctx context.Context, did string, wallet common.Address) (*StatusResult, error) {
 	if _, err := identity.ParseDID(did); err != nil {
 		return nil, cardErr(did, ErrMalformed, "%v", err)
@@ -182,7 +187,7 @@ func (r *Registry) applyStatus(ctx context.Context, n StatusNotice) (*StatusResu
 	}
 	res := &StatusResult{DID: n.DID, Wallet: n.Wallet, Status: st}
 	if !st.gone() {
-		return res, nil
+		return res, r.restake(ctx, res)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -218,6 +223,46 @@ func (r *Registry) applyStatus(ctx context.Context, n StatusNotice) (*StatusResu
 		r.stakesChanged()
 	}
 	return res, nil
+}
+
+// restake re-reads the stake behind the card the node holds for res.DID, when res.Wallet
+// controls it, and stores the card again with it when it changed: a card's stake is read when
+// the card is stored, and more stake, unbonding or slashing change it later.
+func (r *Registry) restake(ctx context.Context, res *StatusResult) error {
+	a, err := r.getLocal(ctx, res.DID)
+	if errors.Is(err, ErrUnknownAgent) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if a.Wallet != res.Wallet {
+		return nil
+	}
+	if f, ok := r.cfg.Stakes.(interface{ Forget(string, common.Address) }); ok {
+		f.Forget(res.DID, res.Wallet) // the point is the chain's figure now, not a cached one
+	}
+	stake, err := r.cfg.Stakes.StakeOf(ctx, res.DID, res.Wallet)
+	if err != nil {
+		return err
+	}
+	res.Stake = stake.String()
+	if res.Stake == a.Stake {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// A newer card may have been stored meanwhile: it read its own stake.
+	cur, err := r.getLocal(ctx, res.DID)
+	if err != nil || cur.Seq != a.Seq {
+		return err
+	}
+	if err := r.store(ctx, &cur.SignedCard, stake); err != nil {
+		return err
+	}
+	res.Restaked = true
+	r.stakesChanged()
+	return nil
 }
 
 // goneStatus says whether did left on chain (as far as this node was told).

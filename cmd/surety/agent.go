@@ -160,7 +160,7 @@ func runAgentSearch(ctx context.Context, e *env, args []string) error {
 
 func runAgentStatus(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "agent status", "[--wallet ADDRESS] DID",
-		"Have the node read an agent's status in StakeRegistry now (after a revoke or rotate there): a revoked or rotated DID's card is dropped and the news gossiped to other nodes.")
+		"Have the node read an agent's status in StakeRegistry now (after a revoke or rotate there): a revoked or rotated DID's card is dropped and the news gossiped to other nodes; a bound DID's card takes its stake as the chain now has it.")
 	node := fs.String("node", "http://"+defaultListen, "the node's URL")
 	wallet := fs.String("wallet", "", "the agent's controller wallet (default: the wallet on the card the node holds)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -192,6 +192,12 @@ func runAgentStatus(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%s under %s: %s", res.DID, res.Wallet.Hex(), res.Status)
 	if res.Dropped {
 		fmt.Fprint(e.stdout, " (card dropped here; other nodes told)")
+	}
+	if res.Stake != "" {
+		fmt.Fprintf(e.stdout, ", card stake %s", formatAmount(res.Stake))
+		if res.Restaked {
+			fmt.Fprint(e.stdout, " (updated just now)")
+		}
 	}
 	fmt.Fprintln(e.stdout)
 	return nil

@@ -55,6 +55,10 @@ func TestStakeCLI(t *testing.T) {
 	if !strings.Contains(out, "staked     1.5 ETH") || !strings.Contains(out, "unbonding  1 ETH, withdrawable from") {
 		t.Errorf("unbond printed:\n%s", out)
 	}
+	// The card here counts the stake that is left at once.
+	if out := runOK(t, "", "agent", "search", "--node", base, "--capability", "audit", "--json"); !strings.Contains(out, `"stake": "1500000000000000000"`) {
+		t.Errorf("search after unbonding:\n%s", out)
+	}
 	refused("unlocks at", "stake", "withdraw", "--key", key, "--wallet", wallet(2))
 
 	// A signature for one stake operation cannot be spent on another, nor an escrow
