@@ -52,18 +52,27 @@ func settledBounty() (poster, worker *identity.Key, f *fakeChain) {
 	return poster, worker, f
 }
 
-func TestServiceScoresSubmittedAudits(t *testing.T) {
-	ctx := context.Background()
-	poster, worker, f := settledBounty()
+// runningService runs a service on a fresh store over f's chain, recomputing every 10 ms,
+// until the test ends.
+func runningService(t *testing.T, f *fakeChain, stakes reputation.StakeSource) *reputation.Service {
+	t.Helper()
 	svc := reputation.NewService(reputation.ServiceConfig{
 		Store:  openStore(t),
 		Rules:  &reputation.Rules{ChainID: 1337, Escrow: common.HexToAddress(escrow), Bounties: f, Wallets: f, Agents: f},
-		Stakes: stakeMap{poster.DID.String(): 1},
+		Stakes: stakes,
 		Every:  10 * time.Millisecond,
 	})
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() { _ = svc.Run(runCtx) }()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = svc.Run(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done }) // before the store closes
+	return svc
+}
+
+func TestServiceScoresSubmittedAudits(t *testing.T) {
+	ctx := context.Background()
+	poster, worker, f := settledBounty()
+	svc := runningService(t, f, stakeMap{poster.DID.String(): 1})
 
 	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
 	verified, raw := signedAudit(t, v, poster, worker.DID.String(), 7, "0.9")
@@ -258,15 +267,7 @@ func TestStakesChangedRecomputes(t *testing.T) {
 	ctx := context.Background()
 	poster, worker, f := settledBounty()
 	stakes := &liveStakes{m: map[string]float64{"did:key:zSomeoneElse": 1}}
-	svc := reputation.NewService(reputation.ServiceConfig{
-		Store:  openStore(t),
-		Rules:  &reputation.Rules{ChainID: 1337, Escrow: common.HexToAddress(escrow), Bounties: f, Wallets: f, Agents: f},
-		Stakes: stakes,
-		Every:  10 * time.Millisecond,
-	})
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	go func() { _ = svc.Run(runCtx) }()
+	svc := runningService(t, f, stakes)
 
 	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
 	verified, raw := signedAudit(t, v, poster, worker.DID.String(), 7, "0.9")
