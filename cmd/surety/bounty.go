@@ -203,8 +203,11 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	amt, err := parseAmount(*amount)
-	if err != nil || amt.Sign() == 0 {
-		return usagef("--amount: give a positive amount (%v)", err)
+	if err != nil {
+		return usagef("--amount: %v", err)
+	}
+	if amt.Sign() == 0 {
+		return usagef("--amount: give a positive amount")
 	}
 	stake, err := parseAmount(*minStake)
 	if err != nil {

@@ -55,8 +55,11 @@ func runStakeChange(ctx context.Context, e *env, kind escrow.OpKind, args []stri
 	var amt *big.Int
 	if kind != escrow.OpWithdrawStake {
 		var err error
-		if amt, err = parseAmount(*amount); err != nil || amt.Sign() == 0 {
-			return usagef("--amount: give a positive amount (%v)", err)
+		if amt, err = parseAmount(*amount); err != nil {
+			return usagef("--amount: %v", err)
+		}
+		if amt.Sign() == 0 {
+			return usagef("--amount: give a positive amount")
 		}
 	}
 	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
