@@ -64,7 +64,10 @@ type CachedStakes struct {
 // head on every read would cost as much as the read.
 const headTTL = 250 * time.Millisecond
 
-var _ StakeReader = (*CachedStakes)(nil)
+var (
+	_ StakeReader    = (*CachedStakes)(nil)
+	_ stakeForgetter = (*CachedStakes)(nil)
+)
 
 // NewCachedStakes caches next, keyed by the block blocks reports.
 func NewCachedStakes(next StakeReader, blocks BlockReader) *CachedStakes {

@@ -225,6 +225,11 @@ func (r *Registry) applyStatus(ctx context.Context, n StatusNotice) (*StatusResu
 	return res, nil
 }
 
+// stakeForgetter is a StakeReader that caches (CachedStakes): restake has it drop an entry.
+type stakeForgetter interface {
+	Forget(did string, controller common.Address)
+}
+
 // restake re-reads the stake behind the card the node holds for res.DID, when res.Wallet
 // controls it, and stores the card again with it when it changed: a card's stake is read when
 // the card is stored, and more stake, unbonding or slashing change it later.
@@ -239,7 +244,7 @@ func (r *Registry) restake(ctx context.Context, res *StatusResult) error {
 	if a.Wallet != res.Wallet {
 		return nil
 	}
-	if f, ok := r.cfg.Stakes.(interface{ Forget(string, common.Address) }); ok {
+	if f, ok := r.cfg.Stakes.(stakeForgetter); ok {
 		f.Forget(res.DID, res.Wallet) // the point is the chain's figure now, not a cached one
 	}
 	stake, err := r.cfg.Stakes.StakeOf(ctx, res.DID, res.Wallet)

@@ -168,6 +168,19 @@ func formatAmount(wei string) string {
 	return q.String() + "." + frac
 }
 
+// positiveAmount reads the --amount flag (see parseAmount), which must be above zero; a
+// mistake is a usage error.
+func positiveAmount(s string) (*big.Int, error) {
+	amt, err := parseAmount(s)
+	if err != nil {
+		return nil, usagef("--amount: %v", err)
+	}
+	if amt.Sign() == 0 {
+		return nil, usagef("--amount: give a positive amount")
+	}
+	return amt, nil
+}
+
 // parseAmount reads "1.5eth", "20gwei", "1000wei" or a plain number of base units.
 func parseAmount(s string) (*big.Int, error) {
 	s = strings.TrimSpace(strings.ToLower(s))
@@ -202,12 +215,9 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	amt, err := parseAmount(*amount)
+	amt, err := positiveAmount(*amount)
 	if err != nil {
-		return usagef("--amount: %v", err)
-	}
-	if amt.Sign() == 0 {
-		return usagef("--amount: give a positive amount")
+		return err
 	}
 	stake, err := parseAmount(*minStake)
 	if err != nil {

@@ -45,7 +45,7 @@ Pay the wallet the stake you unbonded, once the registry's delay has passed.`, "
 func runStakeChange(ctx context.Context, e *env, kind escrow.OpKind, args []string) error {
 	c := stakeCommands[kind]
 	fs, node, key, wallet, asJSON := signerFlags(e, "stake "+c.name, c.synopsis, strings.TrimSpace(c.about))
-	amount := new(string)
+	var amount *string // stake and unbond take an amount; withdraw takes what is unbonded
 	if kind != escrow.OpWithdrawStake {
 		amount = fs.String("amount", "", "amount: 1.5eth, 20gwei or base units (for a token stake, its base units)")
 	}
@@ -53,13 +53,10 @@ func runStakeChange(ctx context.Context, e *env, kind escrow.OpKind, args []stri
 		return err
 	}
 	var amt *big.Int
-	if kind != escrow.OpWithdrawStake {
+	if amount != nil {
 		var err error
-		if amt, err = parseAmount(*amount); err != nil {
-			return usagef("--amount: %v", err)
-		}
-		if amt.Sign() == 0 {
-			return usagef("--amount: give a positive amount")
+		if amt, err = positiveAmount(*amount); err != nil {
+			return err
 		}
 	}
 	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
