@@ -4,19 +4,17 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"math/big"
 	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/chainlog"
 	"github.com/surety-ioa/surety/internal/sqlite"
 )
 
@@ -96,11 +94,7 @@ func (s Status) Terminal() bool {
 }
 
 // LogSource is what the indexer reads from the chain.
-type LogSource interface {
-	FilterLogs(ctx context.Context, q ethereum.FilterQuery) ([]types.Log, error)
-	BlockNumber(ctx context.Context) (uint64, error)
-	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
-}
+type LogSource = chainlog.Source
 
 // IndexerConfig sets up an Indexer.
 type IndexerConfig struct {
@@ -116,199 +110,67 @@ type IndexerConfig struct {
 	// embedded chain, which never reorganizes).
 	Confirmations uint64
 	// BatchBlocks bounds the block range of one log query and one database transaction;
-	// 0 means 5000.
+	// 0 means chainlog.DefaultBatchBlocks.
 	BatchBlocks uint64
 	// Poll is how often the chain is checked when nobody nudges the indexer; 0 means 1s.
 	Poll   time.Duration
 	Logger *slog.Logger
 }
 
-// Indexer follows the escrow's events into SQLite. Each batch of blocks is written in one
-// transaction together with the cursor, so a crash (even kill -9) resumes from the last
-// whole batch: no event is lost or stored twice. Events are keyed by transaction hash and log
-// index, and bounty rows are a projection of them, rebuilt when a reorganization deeper than
-// the confirmation depth replaces blocks already indexed.
+// cursorMigration moves the escrow's cursor into the shared follower's tables (version 3 of
+// the escrow tables); chainlog.Migrate runs first.
+var cursorMigration = sqlite.Migration{Version: 3, SQL: `
+INSERT INTO chainlog_cursor (chain, name, block, hash) SELECT chain, 'escrow', block, hash FROM escrow_cursor;
+INSERT OR IGNORE INTO chainlog_blocks (chain, name, block, hash) SELECT DISTINCT chain, 'escrow', block, block_hash FROM escrow_events;
+DROP TABLE escrow_cursor;
+`}
+
+// Indexer follows the escrow's events into SQLite, through a chainlog.Follower: each batch of
+// blocks is written in one transaction together with the cursor, so a crash (even kill -9)
+// resumes from the last whole batch and no event is lost or stored twice. Events are keyed by
+// transaction hash and log index, and bounty rows are a projection of them, rebuilt when a
+// reorganization deeper than the confirmation depth replaces blocks already indexed.
 type Indexer struct {
+	*chainlog.Follower
 	cfg    IndexerConfig
 	abi    *abi.ABI
 	escrow *contracts.BountyEscrow
 
-	mu      sync.Mutex
-	cond    *sync.Cond
-	indexed uint64 // highest block fully indexed
-	err     error  // last sync error, for WaitIndexed
-	nudge   chan struct{}
-	subs    map[uint64][]chan Event
+	mu   sync.Mutex
+	subs map[uint64][]chan Event
 }
 
 // NewIndexer migrates the escrow tables and loads the cursor.
 func NewIndexer(ctx context.Context, cfg IndexerConfig) (*Indexer, error) {
-	if cfg.BatchBlocks == 0 {
-		cfg.BatchBlocks = 5000
-	}
-	if cfg.Poll == 0 {
-		cfg.Poll = time.Second
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if err := sqlite.Migrate(ctx, cfg.DB, "escrow", append(migrations, requestMigration)); err != nil {
+	if err := chainlog.Migrate(ctx, cfg.DB); err != nil {
+		return nil, err
+	}
+	if err := sqlite.Migrate(ctx, cfg.DB, "escrow", append(migrations, requestMigration, cursorMigration)); err != nil {
 		return nil, err
 	}
 	parsed, err := contracts.BountyEscrowMetaData.ParseABI()
 	if err != nil {
 		return nil, err
 	}
-	ix := &Indexer{cfg: cfg, abi: parsed, escrow: contracts.NewBountyEscrow(), nudge: make(chan struct{}, 1), subs: map[uint64][]chan Event{}}
-	ix.cond = sync.NewCond(&ix.mu)
-	var block uint64
-	err = cfg.DB.QueryRowContext(ctx, `SELECT block FROM escrow_cursor WHERE chain = ?`, cfg.Chain).Scan(&block)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		if cfg.StartBlock > 0 {
-			block = cfg.StartBlock - 1
-		}
-	case err != nil:
-		return nil, fmt.Errorf("escrow index: read cursor: %w", err)
+	ix := &Indexer{cfg: cfg, abi: parsed, escrow: contracts.NewBountyEscrow(), subs: map[uint64][]chan Event{}}
+	ix.Follower, err = chainlog.New(ctx, chainlog.Config{DB: cfg.DB, Chain: cfg.Chain, Name: "escrow", Client: cfg.Client,
+		Addresses: []common.Address{cfg.Escrow}, StartBlock: cfg.StartBlock, Confirmations: cfg.Confirmations,
+		BatchBlocks: cfg.BatchBlocks, Poll: cfg.Poll, Logger: cfg.Logger}, (*escrowLogs)(ix))
+	if err != nil {
+		return nil, err
 	}
-	ix.indexed = block
 	return ix, nil
 }
 
-// Indexed is the highest block whose events are all in the index.
-func (ix *Indexer) Indexed() uint64 {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	return ix.indexed
-}
+// escrowLogs is the Indexer as the follower's handler.
+type escrowLogs Indexer
 
-// Nudge asks the indexer to look at the chain now (after a transaction was mined).
-func (ix *Indexer) Nudge() {
-	select {
-	case ix.nudge <- struct{}{}:
-	default:
-	}
-}
-
-// Run syncs until ctx ends: whenever nudged, and every Poll otherwise.
-func (ix *Indexer) Run(ctx context.Context) error {
-	t := time.NewTicker(ix.cfg.Poll)
-	defer t.Stop()
-	for {
-		if _, err := ix.Sync(ctx); err != nil && ctx.Err() == nil {
-			ix.cfg.Logger.Warn("escrow index: sync failed; will retry", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			ix.mu.Lock()
-			ix.err = ctx.Err()
-			ix.cond.Broadcast()
-			ix.mu.Unlock()
-			return nil
-		case <-ix.nudge:
-		case <-t.C:
-		}
-	}
-}
-
-// WaitIndexed blocks until block is indexed (or ctx ends).
-func (ix *Indexer) WaitIndexed(ctx context.Context, block uint64) error {
-	ix.Nudge()
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-ctx.Done():
-			ix.mu.Lock()
-			ix.cond.Broadcast()
-			ix.mu.Unlock()
-		case <-done:
-		}
-	}()
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	for ix.indexed < block {
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("wait for block %d to be indexed: %w", block, err)
-		}
-		ix.cond.Wait()
-	}
-	return nil
-}
-
-// Sync indexes every confirmed block not yet indexed and returns the new cursor.
-func (ix *Indexer) Sync(ctx context.Context) (uint64, error) {
-	head, err := ix.cfg.Client.BlockNumber(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("escrow index: head: %w", err)
-	}
-	if head < ix.cfg.Confirmations {
-		return ix.Indexed(), nil
-	}
-	target := head - ix.cfg.Confirmations
-	if err := ix.checkReorg(ctx); err != nil {
-		return 0, err
-	}
-	for from := ix.Indexed() + 1; from <= target; {
-		to := min(from+ix.cfg.BatchBlocks-1, target)
-		if err := ix.indexRange(ctx, from, to); err != nil {
-			return 0, err
-		}
-		from = to + 1
-	}
-	return ix.Indexed(), nil
-}
-
-// checkReorg compares the cursor's block hash with the chain's. A difference means blocks
-// the index trusted were replaced: it rolls the index back and re-reads from there.
-func (ix *Indexer) checkReorg(ctx context.Context) error {
-	var block uint64
-	var hash string
-	err := ix.cfg.DB.QueryRowContext(ctx, `SELECT block, hash FROM escrow_cursor WHERE chain = ?`, ix.cfg.Chain).Scan(&block, &hash)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	h, err := ix.cfg.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(block))
-	if err != nil {
-		return fmt.Errorf("escrow index: header %d: %w", block, err)
-	}
-	if h.Hash().Hex() == hash {
-		return nil
-	}
-	// Walk back to the last indexed block the chain still has.
-	back := block
-	for back > ix.cfg.StartBlock && back > 0 {
-		back--
-		var stored string
-		err := ix.cfg.DB.QueryRowContext(ctx, `SELECT block_hash FROM escrow_events WHERE chain = ? AND block = ? LIMIT 1`, ix.cfg.Chain, back).Scan(&stored)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // no event there: nothing to compare, keep walking
-		}
-		if err != nil {
-			return err
-		}
-		h, err := ix.cfg.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(back))
-		if err != nil {
-			return err
-		}
-		if h.Hash().Hex() == stored {
-			break
-		}
-	}
-	ix.cfg.Logger.Warn("escrow index: chain reorganized; re-reading", "from", back+1, "was", block)
-	return ix.rollback(ctx, back)
-}
-
-// rollback forgets events after block and rebuilds the bounties they touched.
-func (ix *Indexer) rollback(ctx context.Context, block uint64) error {
-	tx, err := ix.cfg.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+// Rollback forgets events after block and rebuilds the bounties they touched.
+func (h *escrowLogs) Rollback(ctx context.Context, tx *sql.Tx, block uint64) error {
+	ix := (*Indexer)(h)
 	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT bounty_id FROM escrow_events WHERE chain = ? AND block > ? AND bounty_id IS NOT NULL`, ix.cfg.Chain, block)
 	if err != nil {
 		return err
@@ -331,20 +193,6 @@ func (ix *Indexer) rollback(ctx context.Context, block uint64) error {
 			return err
 		}
 	}
-	hash := ""
-	if h, err := ix.cfg.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(block)); err == nil {
-		hash = h.Hash().Hex()
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO escrow_cursor (chain, block, hash) VALUES (?, ?, ?)
-		ON CONFLICT (chain) DO UPDATE SET block = excluded.block, hash = excluded.hash`, ix.cfg.Chain, block, hash); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	ix.mu.Lock()
-	ix.indexed = block
-	ix.mu.Unlock()
 	return nil
 }
 
@@ -380,34 +228,16 @@ func (ix *Indexer) rebuild(ctx context.Context, tx *sql.Tx, id int64) error {
 	return nil
 }
 
-// indexRange reads the escrow's logs in [from, to] and stores them in one transaction with
-// the cursor.
-func (ix *Indexer) indexRange(ctx context.Context, from, to uint64) error {
-	logs, err := ix.cfg.Client.FilterLogs(ctx, ethereum.FilterQuery{
-		FromBlock: new(big.Int).SetUint64(from), ToBlock: new(big.Int).SetUint64(to),
-		Addresses: []common.Address{ix.cfg.Escrow},
-	})
-	if err != nil {
-		return fmt.Errorf("escrow index: logs %d-%d: %w", from, to, err)
-	}
-	head, err := ix.cfg.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(to))
-	if err != nil {
-		return fmt.Errorf("escrow index: header %d: %w", to, err)
-	}
-	tx, err := ix.cfg.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+// Apply stores one batch of the escrow's logs and projects them onto the bounty rows; the
+// events new to the index go to their bounty's subscribers once the batch commits.
+func (h *escrowLogs) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (func(), error) {
+	ix := (*Indexer)(h)
 	var fresh []Event
 	for i := range logs {
 		l := &logs[i]
-		if l.Removed {
-			continue
-		}
 		ev, ok, err := ix.decode(l)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !ok {
 			continue
@@ -420,29 +250,28 @@ func (ix *Indexer) indexRange(ctx context.Context, from, to uint64) error {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 			ix.cfg.Chain, l.BlockNumber, l.BlockHash.Hex(), l.TxHash.Hex(), l.Index, bountyID, ev.Name, string(ev.Data))
 		if err != nil {
-			return fmt.Errorf("escrow index: store event: %w", err)
+			return nil, fmt.Errorf("store event: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			continue // already indexed (a range re-read after a reorg check)
 		}
 		if ev.HasBounty {
 			if err := ix.project(ctx, tx, ev); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		fresh = append(fresh, ev)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO escrow_cursor (chain, block, hash) VALUES (?, ?, ?)
-		ON CONFLICT (chain) DO UPDATE SET block = excluded.block, hash = excluded.hash`, ix.cfg.Chain, to, head.Hash().Hex()); err != nil {
-		return err
+	if len(fresh) == 0 {
+		return nil, nil
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("escrow index: commit: %w", err)
-	}
+	return func() { ix.publish(fresh) }, nil
+}
+
+// publish hands fresh events to their bounties' subscribers.
+func (ix *Indexer) publish(fresh []Event) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.indexed = to
-	ix.cond.Broadcast()
 	for _, ev := range fresh {
 		for _, ch := range ix.subs[ev.BountyID] {
 			select {
@@ -451,5 +280,4 @@ func (ix *Indexer) indexRange(ctx context.Context, from, to uint64) error {
 			}
 		}
 	}
-	return nil
 }
