@@ -28,9 +28,10 @@ var allowed = map[string][]string{
 	"registry":   {"identity", "contracts", "internal"},
 	"reputation": {"identity", "contracts", "internal"},
 	"escrow":     {"identity", "contracts", "internal"},
-	"api":        {"identity", "contracts", "registry", "reputation", "escrow", "internal"},
+	"stake":      {"identity", "contracts", "internal"},
+	"api":        {"identity", "contracts", "registry", "reputation", "escrow", "stake", "internal"},
 	"testnet":    {"identity", "contracts", "internal"},
-	"cmd":        {"identity", "contracts", "registry", "reputation", "escrow", "api", "testnet", "internal"},
+	"cmd":        {"identity", "contracts", "registry", "reputation", "escrow", "stake", "api", "testnet", "internal"},
 }
 
 // Package is what the checks need to know of one package, as `go list -json` reports it.

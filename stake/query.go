@@ -1,0 +1,162 @@
+package stake
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+)
+
+// KeyStatus is what the chain says of a DID's key: Active unless a controller the DID bound
+// with a verified proof revoked it or rotated it away.
+type KeyStatus string
+
+// Key statuses.
+const (
+	KeyActive  KeyStatus = "active"
+	KeyRevoked KeyStatus = "revoked"
+	KeyRotated KeyStatus = "rotated"
+)
+
+// KeyState is a DID's key status with where it came from.
+type KeyState struct {
+	DID    string    `json:"did"`
+	Status KeyStatus `json:"status"`
+	// Successor is the DID a verified rotation moved to ("" for a revocation, or a rotation
+	// whose new proof does not verify).
+	Successor string `json:"successor,omitempty"`
+	// Controller closed the DID in Block.
+	Controller common.Address `json:"controller,omitzero"`
+	Block      uint64         `json:"block,omitempty"`
+}
+
+// Closed reports whether the DID's key may no longer act.
+func (k KeyState) Closed() bool { return k.Status != KeyActive }
+
+// KeyState reads the status of did's key. The first verified record that closed it (in
+// chain order) decides; rotations and revocations are final.
+func (ix *Index) KeyState(ctx context.Context, did string) (KeyState, error) {
+	st := KeyState{DID: did, Status: KeyActive}
+	var status, successor, controller string
+	err := ix.cfg.DB.QueryRowContext(ctx, `SELECT status, successor, controller, closed_block FROM stake_records
+		WHERE chain = ? AND agent_id = ? AND verified = 1 AND did = ? AND status != 'bound'
+		ORDER BY closed_block, closed_log LIMIT 1`, ix.cfg.Chain, agentID(did).Hex(), did).Scan(&status, &successor, &controller, &st.Block)
+	if errors.Is(err, sql.ErrNoRows) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("stake index: key status of %s: %w", did, err)
+	}
+	st.Status, st.Successor, st.Controller = KeyRevoked, successor, common.HexToAddress(controller)
+	if Status(status) == StatusRotated {
+		st.Status = KeyRotated
+	}
+	return st, nil
+}
+
+// Record is one (agent, controller) record as the index projects it. Amounts are in the
+// stake token's base unit.
+type Record struct {
+	AgentID    common.Hash    `json:"agentId"`
+	Controller common.Address `json:"controller"`
+	// DID is what the verified proof binds; Verified false means the proof failed the rule
+	// (ProofError says how) and the record counts for nothing.
+	DID        string   `json:"did,omitempty"`
+	Verified   bool     `json:"verified"`
+	ProofError string   `json:"proofError,omitempty"`
+	Status     Status   `json:"status"`
+	Staked     *big.Int `json:"staked"`
+	Unbonding  *big.Int `json:"unbonding"`
+	UnlockAt   uint64   `json:"unlockAt,omitempty"`
+	Successor  string   `json:"successor,omitempty"`
+	BoundBlock uint64   `json:"boundBlock"`
+}
+
+// Record reads the record of did under controller; nil when the registry has none.
+func (ix *Index) Record(ctx context.Context, did string, controller common.Address) (*Record, error) {
+	r, err := ix.load(ctx, ix.cfg.DB, agentID(did), controller)
+	if err != nil || r == nil {
+		return nil, err
+	}
+	return r.export(), nil
+}
+
+func (r *record) export() *Record {
+	return &Record{AgentID: r.agent, Controller: r.controller, DID: r.did, Verified: r.verified, ProofError: r.proofErr,
+		Status: r.status, Staked: r.staked, Unbonding: r.unbonding, UnlockAt: r.unlockAt, Successor: r.successor, BoundBlock: r.boundBlock}
+}
+
+// Counts reports whether a record acts for its DID now: verified, still bound, and the DID
+// not closed by any of its controllers.
+func (ix *Index) counts(ctx context.Context, r *record) (bool, error) {
+	if r == nil || !r.verified || r.status != StatusBound {
+		return false, nil
+	}
+	st, err := ix.KeyState(ctx, r.did)
+	if err != nil {
+		return false, err
+	}
+	return !st.Closed(), nil
+}
+
+// StakeOf is the stake that counts for did under controller: the record's bonded stake when
+// the record counts (see Bound), zero otherwise.
+func (ix *Index) StakeOf(ctx context.Context, did string, controller common.Address) (*big.Int, error) {
+	r, err := ix.load(ctx, ix.cfg.DB, agentID(did), controller)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := ix.counts(ctx, r)
+	if err != nil || !ok || r.did != did {
+		return new(big.Int), err
+	}
+	return r.staked, nil
+}
+
+// Bound reports whether wallet controls did on chain: a verified binding, still bound, of a
+// DID no controller closed.
+func (ix *Index) Bound(ctx context.Context, did string, wallet common.Address) (bool, error) {
+	r, err := ix.load(ctx, ix.cfg.DB, agentID(did), wallet)
+	if err != nil {
+		return false, err
+	}
+	ok, err := ix.counts(ctx, r)
+	return ok && r.did == did, err
+}
+
+// Wallets lists the wallets that control did on chain (see Bound), in address order.
+func (ix *Index) Wallets(ctx context.Context, did string) ([]common.Address, error) {
+	st, err := ix.KeyState(ctx, did)
+	if err != nil || st.Closed() {
+		return nil, err
+	}
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT controller FROM stake_records
+		WHERE chain = ? AND agent_id = ? AND did = ? AND verified = 1 AND status = 'bound' ORDER BY controller`,
+		ix.cfg.Chain, agentID(did).Hex(), did)
+	if err != nil {
+		return nil, fmt.Errorf("stake index: wallets of %s: %w", did, err)
+	}
+	defer rows.Close()
+	var out []common.Address
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, err
+		}
+		out = append(out, common.HexToAddress(c))
+	}
+	return out, rows.Err()
+}
+
+// BindingProof returns the verified binding of did to wallet as it was recorded on chain, or
+// nil when there is none.
+func (ix *Index) BindingProof(ctx context.Context, did string, wallet common.Address) ([]byte, error) {
+	r, err := ix.load(ctx, ix.cfg.DB, agentID(did), wallet)
+	if err != nil || r == nil || !r.verified {
+		return nil, err
+	}
+	return []byte(r.binding), nil
+}
