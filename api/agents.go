@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/labstack/echo/v4"
 
 	"github.com/surety-ioa/surety/identity"
@@ -19,7 +18,7 @@ type Agents interface {
 	Register(ctx context.Context, raw []byte, source string) (*registry.Agent, error)
 	Get(ctx context.Context, did string) (*registry.Agent, error)
 	Search(ctx context.Context, q registry.Query) ([]*registry.Agent, error)
-	CheckStatus(ctx context.Context, did string, wallet common.Address) (*registry.StatusResult, error)
+	CheckStatus(ctx context.Context, did string) (*registry.StatusResult, error)
 }
 
 var _ Agents = (*registry.Registry)(nil)
@@ -74,9 +73,10 @@ func (s *Server) searchAgents(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"agents": list})
 }
 
-// checkAgentStatus has the node read the agent's on-chain status now (after a revoke or
-// rotate in StakeRegistry): a revoked or rotated DID's card is dropped here and the notice
-// gossiped to the other nodes. ?wallet= names the controller when the node holds no card.
+// checkAgentStatus answers the agent's key status as this node's index of the chain has it,
+// bringing the card the node holds in line on the way (dropped when the DID was revoked or
+// rotated, re-staked otherwise). Nodes follow the chain by themselves; this route only
+// re-reads the index, so calling it changes nothing the chain does not say.
 func (s *Server) checkAgentStatus(c echo.Context) error {
 	did, err := url.PathUnescape(c.Param("did"))
 	if err != nil {
@@ -85,14 +85,7 @@ func (s *Server) checkAgentStatus(c echo.Context) error {
 	if _, err := identity.ParseDID(did); err != nil {
 		return withDetail(ErrBadRequest, "%v", err)
 	}
-	var wallet common.Address
-	if v := c.QueryParam("wallet"); v != "" {
-		if !common.IsHexAddress(v) {
-			return withDetail(ErrBadRequest, "wallet %q is not an address", v)
-		}
-		wallet = common.HexToAddress(v)
-	}
-	res, err := s.cfg.Agents.CheckStatus(c.Request().Context(), did, wallet)
+	res, err := s.cfg.Agents.CheckStatus(c.Request().Context(), did)
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,10 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/stake"
 )
 
 // Bounties is what the bounty routes need: the escrow service and its index. Errors follow
@@ -36,21 +38,32 @@ type Bounties interface {
 	StakeOf(ctx context.Context, agent common.Hash, wallet common.Address) (*escrow.StakeRecord, error)
 }
 
-// Wallets is what the routes need to know about who may use a wallet.
+// Wallets checks wallet bindings before the node records them on chain.
 type Wallets interface {
-	// BoundTo reports whether did is bound to wallet (a verified binding for this node's
-	// chain and stake registry).
-	BoundTo(ctx context.Context, did string, wallet common.Address) (bool, error)
-	// AddBinding verifies and records a wallet binding.
-	AddBinding(ctx context.Context, raw []byte) (*identity.Binding, error)
-	// BindingProof returns the recorded binding of did to wallet (nil when there is none).
-	BindingProof(ctx context.Context, did string, wallet common.Address) ([]byte, error)
+	// CheckBinding verifies a wallet binding (both signatures, this node's chain and registry,
+	// a DID the chain has not closed) and keeps it.
+	CheckBinding(ctx context.Context, raw []byte) (*identity.Binding, error)
+}
+
+// StakeIndex is the node's index of StakeRegistry (package stake): the chain's word on which
+// wallets control a DID.
+type StakeIndex interface {
+	// Bound reports whether wallet controls did on chain with a binding whose proof verifies.
+	Bound(ctx context.Context, did string, wallet common.Address) (bool, error)
+	// WaitIndexed returns once block's events are in the index.
+	WaitIndexed(ctx context.Context, block uint64) error
 }
 
 var (
-	_ Bounties = (*escrow.Service)(nil)
-	_ Wallets  = (*identity.Service)(nil)
+	_ Bounties   = (*escrow.Service)(nil)
+	_ Wallets    = (*identity.Service)(nil)
+	_ StakeIndex = (*stake.Index)(nil)
 )
+
+// ErrBindingNotCounted reports a bind the chain recorded whose proof the nodes' rule refuses
+// (it cannot happen for a binding the node verified first, unless the rule and the check
+// disagree).
+var ErrBindingNotCounted = errors.New("api: the binding recorded on chain does not count")
 
 // ErrWalletNotBound reports a request whose signer is not bound to the wallet it names.
 var ErrWalletNotBound = errors.New("api: the wallet is not bound to the signer's DID")
@@ -131,7 +144,7 @@ func (s *Server) authorizeWallet(ctx context.Context, did string, wallet common.
 	if !s.cfg.Bounties.HasWallet(wallet) {
 		return withDetail(escrow.ErrUnknownWallet, "%s", wallet.Hex())
 	}
-	ok, err := s.cfg.Wallets.BoundTo(ctx, did, wallet)
+	ok, err := s.cfg.Stakes.Bound(ctx, did, wallet)
 	if err != nil {
 		return err
 	}
@@ -149,7 +162,7 @@ func fingerprint(parts ...any) string {
 
 // do runs op for the request, once per Idempotency-Key. then, when set, runs after the op
 // succeeded and before the answer is written.
-func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string, then func(context.Context)) error {
+func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string, then func(context.Context, *escrow.Result)) error {
 	key := c.Request().Header.Get("Idempotency-Key")
 	if len(key) > 200 {
 		return withDetail(ErrBadRequest, "Idempotency-Key is longer than 200 characters")
@@ -171,7 +184,7 @@ func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string,
 		return err
 	}
 	if then != nil {
-		then(c.Request().Context())
+		then(c.Request().Context(), res)
 	}
 	status := http.StatusOK
 	if op.Kind == escrow.OpPost {
@@ -396,16 +409,71 @@ func (s *Server) bountyEvents(c echo.Context) error {
 // and the wallet (see identity.Binding).
 type BindingRequest = identity.Binding
 
+// BindingAnswer says where a binding stands on chain.
+type BindingAnswer struct {
+	Statement identity.BindingStatement `json:"statement"`
+	// OnChain: the node's index holds the binding, verified; the wallet acts for the DID
+	// through any node.
+	OnChain bool `json:"onChain"`
+	// TxHash and Block are the bind transaction the node just sent from the wallet.
+	TxHash string `json:"txHash,omitempty"`
+	Block  uint64 `json:"block,omitempty"`
+	// To and Data are the call for the wallet to send itself, when the node does not hold it
+	// (StakeRegistry.bind(agentId, binding)).
+	To   *common.Address `json:"to,omitempty"`
+	Data hexutil.Bytes   `json:"data,omitempty"`
+}
+
+// addBinding records a wallet binding on chain, where every node reads it from: 200 when the
+// chain already has it, 201 when the node sent the bind from a wallet it holds and indexed
+// it, 202 with the call to send when the wallet is the user's own.
 func (s *Server) addBinding(c echo.Context) error {
 	body, err := readBody(c)
 	if err != nil {
 		return err
 	}
-	b, err := s.cfg.Wallets.AddBinding(c.Request().Context(), body)
+	ctx := c.Request().Context()
+	b, err := s.cfg.Wallets.CheckBinding(ctx, body)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, b.Statement)
+	st := b.Statement
+	ans := BindingAnswer{Statement: st}
+	if ans.OnChain, err = s.cfg.Stakes.Bound(ctx, st.DID, st.Wallet); err != nil {
+		return err
+	}
+	if ans.OnChain {
+		return c.JSON(http.StatusOK, ans)
+	}
+	proof, err := json.Marshal(b)
+	if err != nil {
+		return err
+	}
+	if !s.cfg.Bounties.HasWallet(st.Wallet) {
+		to := st.Registry
+		ans.To, ans.Data = &to, contracts.NewStakeRegistry().PackBind(identity.AgentID(st.DID), proof)
+		return c.JSON(http.StatusAccepted, ans)
+	}
+	res, err := s.cfg.Bounties.Do(ctx, escrow.Op{Kind: escrow.OpBind, From: st.Wallet, Agent: identity.AgentID(st.DID), Proof: proof},
+		escrow.Idempotency{Caller: st.DID, Key: c.Request().Header.Get("Idempotency-Key"), Fingerprint: fingerprint("bind", st)})
+	if err != nil && !errors.Is(err, escrow.ErrAlreadyBound) {
+		return err
+	}
+	if res != nil {
+		ans.TxHash, ans.Block = res.TxHash, res.Block
+		if err := s.cfg.Stakes.WaitIndexed(ctx, res.Block); err != nil {
+			return err
+		}
+	}
+	if ans.OnChain, err = s.cfg.Stakes.Bound(ctx, st.DID, st.Wallet); err != nil {
+		return err
+	}
+	if !ans.OnChain {
+		// Bound already by an earlier request whose block is not indexed yet, or a proof
+		// the index refused: either way the DID cannot act through this wallet yet.
+		return withDetail(ErrBindingNotCounted, "%s is bound to %s on chain, but the index does not count it (yet)", st.DID, st.Wallet.Hex())
+	}
+	return c.JSON(http.StatusCreated, ans)
 }
 
 // RelayRequest is the body of POST /v1/tx/raw: a transaction an external wallet signed.

@@ -95,7 +95,8 @@ var mappings = []mapping{
 	{err: identity.ErrTooLong, status: http.StatusUnprocessableEntity, slug: "envelope-lifetime", title: "Envelope refused: exp is too far after iat", reason: "lifetime-too-long"},
 	{err: identity.ErrIssuedBeforeStart, status: http.StatusUnprocessableEntity, slug: "envelope-before-start", title: "Envelope refused: issued before this node started; send a fresh one", reason: "issued-before-start"},
 	{err: identity.ErrReplayed, status: http.StatusConflict, slug: "envelope-replayed", title: "Envelope refused: replayed", reason: "replayed"},
-	{err: identity.ErrRevoked, status: http.StatusForbidden, slug: "envelope-revoked", title: "Envelope refused: the sender's key is revoked", reason: "revoked"},
+	{err: identity.ErrRevoked, status: http.StatusForbidden, slug: "envelope-revoked", title: "Envelope refused: the signer's DID was revoked on chain", reason: "revoked"},
+	{err: identity.ErrRotated, status: http.StatusForbidden, slug: "envelope-rotated", title: "Envelope refused: the signer's DID was rotated away on chain; its successor signs now", reason: "rotated"},
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
 	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
 	{err: identity.ErrBadGroup, status: http.StatusBadRequest, slug: "group-invalid", title: "Not a valid group request"},
@@ -124,7 +125,7 @@ var mappings = []mapping{
 	{err: registry.ErrRevoked, status: http.StatusGone, slug: "agent-revoked", title: "The agent's DID was revoked or rotated on chain"},
 
 	// bounties
-	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet (POST /v1/bindings first)"},
+	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet on chain (surety did bind first)"},
 	{err: ErrWrongBounty, status: http.StatusBadRequest, slug: "wrong-bounty", title: "The envelope must name this bounty (body.bounty)"},
 	{err: escrow.ErrUnknownWallet, status: http.StatusNotFound, slug: "unknown-wallet", title: "The node holds no such wallet"},
 	{err: escrow.ErrUnknownBounty, status: http.StatusNotFound, slug: "unknown-bounty", title: "No such bounty"},
@@ -142,6 +143,8 @@ var mappings = []mapping{
 	{err: escrow.ErrNotStaked, status: http.StatusConflict, slug: "not-staked", title: "The wallet holds no stake for this agent"},
 	{err: escrow.ErrStakeTooLow, status: http.StatusConflict, slug: "stake-too-low", title: "Less stake than asked for"},
 	{err: escrow.ErrStillBonded, status: http.StatusConflict, slug: "still-bonded", title: "The unbonding delay has not passed"},
+	{err: escrow.ErrAlreadyBound, status: http.StatusConflict, slug: "already-bound", title: "The wallet already bound this agent on chain"},
+	{err: ErrBindingNotCounted, status: http.StatusUnprocessableEntity, slug: "binding-not-counted", title: "The binding was recorded on chain but its proof does not pass the nodes' rule"},
 	{err: escrow.ErrRequestInProgress, status: http.StatusConflict, slug: "request-in-progress", title: "A request with this Idempotency-Key is in progress; retry shortly"},
 	{err: escrow.ErrKeyReused, status: http.StatusUnprocessableEntity, slug: "idempotency-key-reused", title: "This Idempotency-Key was used for a different request"},
 }

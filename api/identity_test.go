@@ -14,10 +14,28 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // newIdentity builds a real identity service over db: store, node key, verifier.
 func newIdentity(t testing.TB, db *sql.DB) *identity.Service {
+	t.Helper()
+	return newIdentityWith(t, db, nil)
+}
+
+// keyStates is the chain's index as a fixed map (package stake tests the real one).
+type keyStates map[string]identity.KeyStatus
+
+func (m keyStates) KeyStatus(_ context.Context, did string) (identity.KeyStatus, error) {
+	if st, ok := m[did]; ok {
+		return st, nil
+	}
+	return identity.KeyStatus{State: identity.KeyActive}, nil
+}
+
+// newIdentityWith is newIdentity whose verifier reads key status from keys.
+func newIdentityWith(t testing.TB, db *sql.DB, keys identity.KeyStatusReader) *identity.Service {
 	t.Helper()
 	ctx := context.Background()
 	store, err := identity.OpenStore(ctx, db, identity.StoreConfig{Passphrase: []byte("test"), KDF: identity.KDFParams{N: 1 << 10, R: 8, P: 1}})
@@ -28,7 +46,7 @@ func newIdentity(t testing.TB, db *sql.DB) *identity.Service {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute), Revocations: store})
+	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute), Keys: keys})
 	return identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: v})
 }
 
@@ -223,23 +241,33 @@ func TestResolveErrors(t *testing.T) {
 	}
 }
 
-func TestResolveDeactivatedIs410(t *testing.T) {
-	s, db := newServerWithDB(t)
-	h := s.Handler()
-	did := "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
-	store, err := identity.OpenStore(context.Background(), db, identity.StoreConfig{Passphrase: []byte("test"), KDF: identity.KDFParams{N: 1 << 10, R: 8, P: 1}})
+// TestResolveClosedDIDsIs410: a DID the chain's index says was revoked or rotated resolves
+// to its document with 410 and deactivated metadata; a rotation names the successor.
+func TestResolveClosedDIDsIs410(t *testing.T) {
+	revoked := "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"
+	rotated, successor := "did:key:z6MkjchhfUsD6mmvni8mCdXHw216Xrm9bQe2mBH1P5RDjVJG", "did:key:z6MknGc3ocHs3zdPiJbnaaqDi58NGb4pk1Sp9WxWufuXSdxf"
+	db := testutil.DB(t)
+	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID}, Blocks: stubBlocks{}, DB: db,
+		Identity: newIdentityWith(t, db, keyStates{
+			revoked: {State: identity.KeyRevoked},
+			rotated: {State: identity.KeyRotated, Successor: successor},
+		})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Deactivate(context.Background(), did); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		did, want string
+		status    int
+	}{
+		{revoked, `"didDocumentMetadata":{"deactivated":true}`, http.StatusGone},
+		{rotated, `"didDocumentMetadata":{"deactivated":true,"successor":"` + successor + `"}`, http.StatusGone},
+		{successor, `"didDocumentMetadata":{}`, http.StatusOK},
 	}
-	rec := do(t, h, http.MethodGet, "/1.0/identifiers/"+did, "", nil)
-	if rec.Code != http.StatusGone {
-		t.Fatalf("status %d, want 410: %s", rec.Code, rec.Body)
-	}
-	if !strings.Contains(rec.Body.String(), `"deactivated":true`) {
-		t.Errorf("410 body lacks deactivated metadata: %s", rec.Body)
+	for _, tt := range tests {
+		rec := do(t, s.Handler(), http.MethodGet, "/1.0/identifiers/"+tt.did, "", nil)
+		if rec.Code != tt.status || !strings.Contains(rec.Body.String(), tt.want) || !strings.Contains(rec.Body.String(), `"didDocument":{`) {
+			t.Errorf("resolve %s: %d %s; want %d with %s and the document", tt.did, rec.Code, rec.Body, tt.status, tt.want)
+		}
 	}
 }
 

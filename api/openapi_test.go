@@ -35,6 +35,7 @@ type (
 	stubIdentity   struct{ api.Identity }
 	stubBounties   struct{ api.Bounties }
 	stubWallets    struct{ api.Wallets }
+	stubStakes     struct{ api.StakeIndex }
 	stubAgents     struct{ api.Agents }
 	stubReputation struct{ reputationService } // api.Reputation has a method Reputation
 	stubAuditLog   struct{ api.AuditLog }
@@ -50,7 +51,7 @@ func newFullServer(t *testing.T) *api.Server {
 	t.Helper()
 	cfg := api.Config{
 		Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{},
-		Bounties: stubBounties{}, Wallets: stubWallets{}, Agents: stubAgents{},
+		Bounties: stubBounties{}, Wallets: stubWallets{}, Stakes: stubStakes{}, Agents: stubAgents{},
 		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, Peers: stubPeers{}, Groups: stubGroups{},
 	}
 	v := reflect.ValueOf(cfg)

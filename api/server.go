@@ -48,9 +48,11 @@ type Config struct {
 	DB      Pinger
 	// Identity serves the DID, resolution and envelope routes.
 	Identity Identity
-	// Bounties and Wallets serve the bounty routes; without them the routes are absent.
+	// Bounties, Wallets and Stakes serve the bounty and stake routes; without them the
+	// routes are absent.
 	Bounties Bounties
 	Wallets  Wallets
+	Stakes   StakeIndex
 	// Agents serves the registry routes; without it they are absent.
 	Agents Agents
 	// Reputation serves the audit and reputation routes; without it they are absent.
@@ -130,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/log/proof/inclusion", s.inclusionProof)
 		v1.GET("/log/proof/consistency", s.consistencyProof)
 	}
-	if cfg.Bounties != nil && cfg.Wallets != nil {
+	if cfg.Bounties != nil && cfg.Wallets != nil && cfg.Stakes != nil {
 		v1.POST("/bindings", s.addBinding)
 		v1.POST("/bounties", s.postBounty)
 		v1.GET("/bounties", s.listBounties)

@@ -68,22 +68,12 @@ func (s *Server) stakeOp(c echo.Context, kind escrow.OpKind) error {
 	if err := s.authorizeWallet(ctx, req.sender, op.From); err != nil {
 		return err
 	}
-	if kind == escrow.OpStake {
-		// The binding the node verified is also the proof StakeRegistry.bind records, should
-		// the wallet not have bound the agent on chain yet.
-		if op.Proof, err = s.cfg.Wallets.BindingProof(ctx, req.sender, op.From); err != nil {
-			return err
-		}
-	}
-	return s.do(c, req, op, fp, func(ctx context.Context) {
-		if s.cfg.Agents == nil || kind == escrow.OpWithdrawStake {
-			return
-		}
-		// The agent's card here ranks by its stake: give it the new one now. The stake is
-		// on chain whatever happens here; a failure only leaves the card's figure behind
-		// until the next status check.
-		if _, err := s.cfg.Agents.CheckStatus(ctx, req.sender, op.From); err != nil {
-			s.log.Warn("stake: refresh the agent's card", "did", req.sender, "err", err)
+	return s.do(c, req, op, fp, func(ctx context.Context, res *escrow.Result) {
+		// Every node's index follows the stake change and re-ranks the agent's card; waiting
+		// for this node's index lets the answer's reader search and see it. The stake is on
+		// chain whatever happens here.
+		if err := s.cfg.Stakes.WaitIndexed(ctx, res.Block); err != nil {
+			s.log.Warn("stake: wait for the stake index", "block", res.Block, "err", err)
 		}
 	})
 }

@@ -27,6 +27,9 @@ const (
 	OpUnbond OpKind = "unbond"
 	// OpWithdrawStake pays the wallet its unbonded stake once the delay has passed.
 	OpWithdrawStake OpKind = "withdraw-stake"
+	// OpBind records Op.Proof, the wallet binding both keys signed, on chain: the wallet
+	// Op.From becomes a controller of agent Op.Agent (StakeRegistry.bind).
+	OpBind OpKind = "bind"
 )
 
 // Sentinels of stake calls, found before sending (or decoded from the registry's errors).
@@ -40,6 +43,8 @@ var (
 	ErrStakeTooLow = errors.New("escrow: less stake than asked for")
 	// ErrStillBonded: the unbonding delay has not passed.
 	ErrStillBonded = errors.New("escrow: the stake is still bonded")
+	// ErrAlreadyBound: the wallet has already bound the agent on chain.
+	ErrAlreadyBound = errors.New("escrow: the wallet already bound the agent on chain")
 )
 
 // StakeError is an error about one agent's stake under one wallet, with a message for people.
@@ -149,7 +154,7 @@ func (s *Service) stakeCall(ctx context.Context, snd *Sender, op Op) (data []byt
 	if agent == (common.Hash{}) {
 		return nil, nil, se(ErrInvalid, "invalid argument: no agent id")
 	}
-	if op.Kind != OpWithdrawStake && (op.Amount == nil || op.Amount.Sign() <= 0) {
+	if op.Kind != OpWithdrawStake && op.Kind != OpBind && (op.Amount == nil || op.Amount.Sign() <= 0) {
 		return nil, nil, se(ErrInvalid, "invalid argument: amount must be positive")
 	}
 	r, err := s.readStake(ctx, agent, snd.Address())
@@ -157,6 +162,16 @@ func (s *Service) stakeCall(ctx context.Context, snd *Sender, op Op) (data []byt
 		return nil, nil, err
 	}
 	switch op.Kind {
+	case OpBind:
+		switch {
+		case len(op.Proof) == 0:
+			return nil, nil, se(ErrInvalid, "invalid argument: no binding to record")
+		case r.status == StakeBound:
+			return nil, nil, se(ErrAlreadyBound, "wallet %s has already bound agent %s on chain", snd.Address().Hex(), agent.Hex())
+		case r.status != StakeNone:
+			return nil, nil, se(ErrAgentClosed, "agent %s is %s under wallet %s", agent.Hex(), r.status, snd.Address().Hex())
+		}
+		return s.stake.PackBind(agent, op.Proof), nil, nil
 	case OpStake:
 		switch r.status {
 		case StakeNone:
@@ -207,7 +222,9 @@ func (s *Service) stakeCall(ctx context.Context, snd *Sender, op Op) (data []byt
 }
 
 // isStakeOp reports whether op calls StakeRegistry.
-func isStakeOp(k OpKind) bool { return k == OpStake || k == OpUnbond || k == OpWithdrawStake }
+func isStakeOp(k OpKind) bool {
+	return k == OpStake || k == OpUnbond || k == OpWithdrawStake || k == OpBind
+}
 
 // decodeStakeRevert maps a StakeRegistry custom error to a StakeError.
 func decodeStakeRevert(ce *contracts.CustomError) error {

@@ -267,21 +267,45 @@ func TestVerifyRefusesEnvelopesFromBeforeStart(t *testing.T) {
 	}
 }
 
-type revokedSet map[string]bool
+// keyStates is a KeyStatusReader over a fixed map (the chain's index is tested in stake).
+type keyStates map[string]KeyStatus
 
-func (r revokedSet) Revoked(_ context.Context, did string) (bool, error) { return r[did], nil }
+func (m keyStates) KeyStatus(_ context.Context, did string) (KeyStatus, error) {
+	if st, ok := m[did]; ok {
+		return st, nil
+	}
+	return KeyStatus{State: KeyActive}, nil
+}
 
-func TestVerifyRefusesRevokedSenders(t *testing.T) {
-	k := testKey(t, Ed25519, 7)
+func TestVerifyRefusesClosedKeys(t *testing.T) {
+	revoked, rotated, active := testKey(t, Ed25519, 7), testKey(t, Secp256k1, 8), testKey(t, Ed25519, 9)
 	now := testNow
 	v := NewVerifier(VerifierConfig{Started: testNow.Add(-time.Hour), Now: func() time.Time { return now },
-		Revocations: revokedSet{k.DID.String(): true}})
-	s, err := k.SignCompact(payloadFor(t, k, nil))
-	if err != nil {
-		t.Fatal(err)
+		Keys: keyStates{
+			revoked.DID.String(): {State: KeyRevoked},
+			rotated.DID.String(): {State: KeyRotated, Successor: active.DID.String()},
+		}})
+	tests := []struct {
+		name   string
+		key    *Key
+		want   error
+		detail string
+	}{
+		{"revoked", revoked, ErrRevoked, "revoked on chain"},
+		{"rotated", rotated, ErrRotated, "its successor is " + active.DID.String()},
+		{"active", active, nil, ""},
 	}
-	if _, err := v.Verify(context.Background(), []byte(s)); !errors.Is(err, ErrRevoked) {
-		t.Errorf("Verify = %v, want ErrRevoked", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := tt.key.SignCompact(payloadFor(t, tt.key, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = v.Verify(context.Background(), []byte(s))
+			if !errors.Is(err, tt.want) || (tt.want != nil && !strings.Contains(err.Error(), tt.detail)) {
+				t.Errorf("Verify = %v, want %v saying %q", err, tt.want, tt.detail)
+			}
+		})
 	}
 }
 

@@ -28,7 +28,11 @@ type Resolution struct {
 
 // DocumentMetadata follows the DID resolution spec's document metadata.
 type DocumentMetadata struct {
-	Deactivated bool       `json:"deactivated,omitempty"`
+	// Deactivated: the chain says a controller the DID bound revoked it or rotated it away.
+	Deactivated bool `json:"deactivated,omitempty"`
+	// Successor is the DID a rotation moved the agent to (a Surety extension of the
+	// metadata, which DID Core leaves open).
+	Successor string     `json:"successor,omitempty"`
 	Created     *time.Time `json:"created,omitempty"`
 	// Registration is "node", "hosted" or "registered" when this node issued or registered
 	// the DID.
@@ -171,10 +175,14 @@ func (s *Service) Resolve(ctx context.Context, did string, format DocFormat) (*R
 	default:
 		res.Metadata.Registration = rec.Kind
 		res.Metadata.Created = &rec.Created
-		if rec.Deactivated != nil {
-			res.Metadata.Deactivated = true
-			return res, ErrDeactivated
-		}
+	}
+	st, err := s.cfg.Verifier.KeyStatus(ctx, d.String())
+	if err != nil {
+		return nil, err
+	}
+	if st.Closed() {
+		res.Metadata.Deactivated, res.Metadata.Successor = true, st.Successor
+		return res, fmt.Errorf("%w: %s", ErrDeactivated, st.describe(d.String()))
 	}
 	return res, nil
 }
@@ -211,9 +219,11 @@ func (s *Service) VerifyEnvelope(ctx context.Context, raw []byte) (*Verified, er
 // ErrWrongRegistry reports a binding made for another chain or stake registry.
 var ErrWrongRegistry = errors.New("identity: binding is for another chain or registry")
 
-// AddBinding verifies a wallet binding (both signatures, and that it names this node's chain
-// and registry) and records it. It returns ErrBadProof, ErrWrongRegistry or a DID error.
-func (s *Service) AddBinding(ctx context.Context, raw []byte) (*Binding, error) {
+// CheckBinding verifies a wallet binding (both signatures, that it names this node's chain
+// and registry, and that the chain has not closed the DID). Only the chain makes it count:
+// the caller records it with StakeRegistry.bind, and the chain's index (package stake) is
+// what every node reads. It returns ErrBadProof, ErrWrongRegistry or a DID error.
+func (s *Service) CheckBinding(ctx context.Context, raw []byte) (*Binding, error) {
 	b, err := ParseBinding(raw)
 	if err != nil {
 		return nil, err
@@ -222,26 +232,10 @@ func (s *Service) AddBinding(ctx context.Context, raw []byte) (*Binding, error) 
 		return nil, fmt.Errorf("%w: it names chain %d registry %s; this node is on chain %d with registry %s",
 			ErrWrongRegistry, b.Statement.ChainID, b.Statement.Registry.Hex(), s.cfg.ChainID, s.cfg.Registry.Hex())
 	}
-	if err := s.cfg.Store.PutBinding(ctx, b, raw); err != nil {
+	if err := s.cfg.Verifier.CheckKeys(ctx, b.Statement.DID); err != nil {
 		return nil, err
 	}
 	return b, nil
-}
-
-// BoundTo reports whether did is bound to wallet on this node's chain and registry.
-func (s *Service) BoundTo(ctx context.Context, did string, wallet common.Address) (bool, error) {
-	return s.cfg.Store.Bound(ctx, did, wallet, s.cfg.ChainID, s.cfg.Registry)
-}
-
-// BindingProof returns the recorded binding of did to wallet on this node's chain and
-// registry (the proof StakeRegistry.bind takes), or nil when there is none.
-func (s *Service) BindingProof(ctx context.Context, did string, wallet common.Address) ([]byte, error) {
-	return s.cfg.Store.BindingProof(ctx, did, wallet, s.cfg.ChainID, s.cfg.Registry)
-}
-
-// WalletsOf lists the wallets did is bound to on this node's chain and registry.
-func (s *Service) WalletsOf(ctx context.Context, did string) ([]common.Address, error) {
-	return s.cfg.Store.Wallets(ctx, did, s.cfg.ChainID, s.cfg.Registry)
 }
 
 // SignAsNode signs payload with the node's own DID key, as a document of type typ.

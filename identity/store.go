@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"golang.org/x/crypto/scrypt"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
@@ -34,7 +33,7 @@ CREATE TABLE identity_dids (
 	did         TEXT    PRIMARY KEY,
 	kind        TEXT    NOT NULL CHECK (kind IN ('node', 'hosted', 'registered')),
 	created     INTEGER NOT NULL,
-	deactivated INTEGER,
+	deactivated INTEGER, -- unused: a DID's status comes from the chain (package stake)
 	credential  TEXT
 ) STRICT;
 
@@ -43,6 +42,7 @@ CREATE TABLE identity_challenges (
 	expires   INTEGER NOT NULL
 ) STRICT;
 `}, {Version: 2, SQL: `
+-- unused since bindings became chain state (package stake)
 CREATE TABLE identity_bindings (
 	did      TEXT    NOT NULL,
 	wallet   TEXT    NOT NULL,
@@ -242,11 +242,10 @@ func (s *Store) NodeKey(ctx context.Context) (k *Key, created bool, err error) {
 
 // DIDRecord is what the node knows of a DID it issued or registered.
 type DIDRecord struct {
-	DID         string     `json:"did"`
-	Kind        string     `json:"kind"` // node, hosted or registered
-	Created     time.Time  `json:"created"`
-	Deactivated *time.Time `json:"deactivated,omitempty"`
-	Credential  string     `json:"credential,omitempty"`
+	DID        string    `json:"did"`
+	Kind       string    `json:"kind"` // node, hosted or registered
+	Created    time.Time `json:"created"`
+	Credential string    `json:"credential,omitempty"`
 }
 
 // Register records a DID an agent made itself. It returns ErrAlreadyRegistered.
@@ -272,10 +271,9 @@ func (s *Store) SetCredential(ctx context.Context, did, vc string) error {
 func (s *Store) Record(ctx context.Context, did string) (*DIDRecord, error) {
 	var r DIDRecord
 	var created int64
-	var deactivated sql.NullInt64
 	var cred sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT did, kind, created, deactivated, credential FROM identity_dids WHERE did = ?`, did).
-		Scan(&r.DID, &r.Kind, &created, &deactivated, &cred)
+	err := s.db.QueryRowContext(ctx, `SELECT did, kind, created, credential FROM identity_dids WHERE did = ?`, did).
+		Scan(&r.DID, &r.Kind, &created, &cred)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -283,37 +281,9 @@ func (s *Store) Record(ctx context.Context, did string) (*DIDRecord, error) {
 		return nil, fmt.Errorf("DID record: %w", err)
 	}
 	r.Created = time.Unix(created, 0).UTC()
-	if deactivated.Valid {
-		t := time.Unix(deactivated.Int64, 0).UTC()
-		r.Deactivated = &t
-	}
 	r.Credential = cred.String
 	return &r, nil
 }
-
-// Deactivate marks did revoked (as its controller recorded on chain). Resolution then
-// answers 410 and envelopes from it are refused.
-func (s *Store) Deactivate(ctx context.Context, did string) error {
-	now := s.cfg.Now().Unix()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO identity_dids (did, kind, created, deactivated) VALUES (?, 'registered', ?, ?)
-		ON CONFLICT (did) DO UPDATE SET deactivated = COALESCE(deactivated, excluded.deactivated)`, did, now, now)
-	return err
-}
-
-// Revoked reports whether did was deactivated; it makes Store a RevocationChecker.
-func (s *Store) Revoked(ctx context.Context, did string) (bool, error) {
-	var deactivated sql.NullInt64
-	err := s.db.QueryRowContext(ctx, `SELECT deactivated FROM identity_dids WHERE did = ?`, did).Scan(&deactivated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return deactivated.Valid, nil
-}
-
-var _ RevocationChecker = (*Store)(nil)
 
 // Challenge is a one-time value an agent signs to prove it holds a DID's key.
 type Challenge struct {
@@ -345,60 +315,4 @@ func (s *Store) UseChallenge(ctx context.Context, challenge string) error {
 		return ErrBadChallenge
 	}
 	return nil
-}
-
-// PutBinding records a verified wallet binding. Recording it again is a no-op.
-func (s *Store) PutBinding(ctx context.Context, b *Binding, raw []byte) error {
-	st := b.Statement
-	_, err := s.db.ExecContext(ctx, `INSERT INTO identity_bindings (did, wallet, chain_id, registry, binding, created) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT DO NOTHING`, st.DID, st.Wallet.Hex(), st.ChainID, st.Registry.Hex(), string(raw), s.cfg.Now().Unix())
-	if err != nil {
-		return fmt.Errorf("store binding: %w", err)
-	}
-	return nil
-}
-
-// Wallets lists the wallets did is bound to for the registry on chainID.
-func (s *Store) Wallets(ctx context.Context, did string, chainID uint64, registry common.Address) ([]common.Address, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT wallet FROM identity_bindings WHERE did = ? AND chain_id = ? AND registry = ? ORDER BY wallet`,
-		did, chainID, registry.Hex())
-	if err != nil {
-		return nil, fmt.Errorf("binding lookup: %w", err)
-	}
-	defer rows.Close()
-	var out []common.Address
-	for rows.Next() {
-		var w string
-		if err := rows.Scan(&w); err != nil {
-			return nil, err
-		}
-		out = append(out, common.HexToAddress(w))
-	}
-	return out, rows.Err()
-}
-
-// BindingProof returns the binding of did to wallet for the registry on chainID as it was
-// recorded (the JSON both keys signed), or nil when there is none.
-func (s *Store) BindingProof(ctx context.Context, did string, wallet common.Address, chainID uint64, registry common.Address) ([]byte, error) {
-	var raw string
-	err := s.db.QueryRowContext(ctx, `SELECT binding FROM identity_bindings WHERE did = ? AND wallet = ? AND chain_id = ? AND registry = ?`,
-		did, wallet.Hex(), chainID, registry.Hex()).Scan(&raw)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("binding lookup: %w", err)
-	}
-	return []byte(raw), nil
-}
-
-// Bound reports whether did is bound to wallet for the registry on chainID.
-func (s *Store) Bound(ctx context.Context, did string, wallet common.Address, chainID uint64, registry common.Address) (bool, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_bindings WHERE did = ? AND wallet = ? AND chain_id = ? AND registry = ?`,
-		did, wallet.Hex(), chainID, registry.Hex()).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("binding lookup: %w", err)
-	}
-	return n > 0, nil
 }

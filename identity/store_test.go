@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
@@ -86,15 +85,8 @@ func TestHostedKeysAndRecords(t *testing.T) {
 		t.Errorf("unknown key: %v", err)
 	}
 	rec, err := s.Record(ctx, k.DID.String())
-	if err != nil || rec.Kind != "hosted" || rec.Deactivated != nil {
+	if err != nil || rec.Kind != "hosted" {
 		t.Fatalf("Record = %+v, %v", rec, err)
-	}
-	if err := s.Deactivate(ctx, k.DID.String()); err != nil {
-		t.Fatal(err)
-	}
-	revoked, err := s.Revoked(ctx, k.DID.String())
-	if err != nil || !revoked {
-		t.Errorf("Revoked = %v, %v", revoked, err)
 	}
 }
 
@@ -167,31 +159,3 @@ func TestRegistrationCredential(t *testing.T) {
 	}
 }
 
-// TestBindingsByDID: Wallets lists a DID's wallets for one chain and registry, and Bound
-// agrees with it.
-func TestBindingsByDID(t *testing.T) {
-	ctx := context.Background()
-	now := time.Unix(1_800_000_000, 0)
-	s := openStore(t, &now)
-	agent, _ := identity.GenerateKey(identity.Ed25519)
-	registry := common.HexToAddress("0x0e")
-	for _, st := range []identity.BindingStatement{
-		{DID: agent.DID.String(), Wallet: common.HexToAddress("0xb2"), ChainID: 1337, Registry: registry},
-		{DID: agent.DID.String(), Wallet: common.HexToAddress("0xb1"), ChainID: 1337, Registry: registry},
-		{DID: agent.DID.String(), Wallet: common.HexToAddress("0xb3"), ChainID: 1, Registry: registry},
-	} {
-		if err := s.PutBinding(ctx, &identity.Binding{Statement: st}, []byte("{}")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := s.Wallets(ctx, agent.DID.String(), 1337, registry)
-	if err != nil || len(got) != 2 || got[0] != common.HexToAddress("0xb1") || got[1] != common.HexToAddress("0xb2") {
-		t.Fatalf("Wallets = %v, %v", got, err)
-	}
-	if ok, err := s.Bound(ctx, agent.DID.String(), common.HexToAddress("0xb3"), 1337, registry); err != nil || ok {
-		t.Errorf("a binding on another chain counted: %v, %v", ok, err)
-	}
-	if none, err := s.Wallets(ctx, "did:key:zUnbound", 1337, registry); err != nil || len(none) != 0 {
-		t.Errorf("Wallets of an unbound DID = %v, %v", none, err)
-	}
-}

@@ -39,8 +39,10 @@ var (
 	// ErrIssuedBeforeStart: issued before this node started, so its nonce may have been
 	// seen by the previous run; the sender should send a fresh envelope.
 	ErrIssuedBeforeStart = errors.New("issued before this node started")
-	// ErrRevoked: the sender's key is revoked.
+	// ErrRevoked: a signer's DID was revoked on chain by a controller it bound.
 	ErrRevoked = errors.New("revoked")
+	// ErrRotated: a signer's DID was rotated away on chain; its successor acts now.
+	ErrRotated = errors.New("rotated away")
 	// ErrReplayCacheFull: the node remembers as many live nonces as it may; try later.
 	ErrReplayCacheFull = errors.New("replay cache full")
 )
@@ -75,10 +77,45 @@ func refuse(reason error, kid, format string, args ...any) error {
 	return &VerifyError{Reason: reason, KeyID: kid, Detail: fmt.Sprintf(format, args...)}
 }
 
-// RevocationChecker says whether a DID's key was revoked (on chain, by its controller).
-// It returns an error only when it cannot tell; the verifier then refuses the envelope.
-type RevocationChecker interface {
-	Revoked(ctx context.Context, did string) (bool, error)
+// KeyState is what the chain says of a DID's key.
+type KeyState string
+
+// Key states.
+const (
+	// KeyActive: no controller the DID bound on chain closed it (or it was never bound).
+	KeyActive KeyState = "active"
+	// KeyRevoked: a controller the DID bound revoked it.
+	KeyRevoked KeyState = "revoked"
+	// KeyRotated: a controller the DID bound moved it to a successor DID.
+	KeyRotated KeyState = "rotated"
+)
+
+// KeyStatus is a DID's key state with the successor a rotation named.
+type KeyStatus struct {
+	State KeyState
+	// Successor is the DID a rotation moved to; empty for a revocation, or for a rotation
+	// whose new binding did not verify.
+	Successor string
+}
+
+// Closed reports whether the key may no longer act.
+func (k KeyStatus) Closed() bool { return k.State == KeyRevoked || k.State == KeyRotated }
+
+// Err is the verifier's reason for refusing a closed key (nil for an active one).
+func (k KeyStatus) Err() error {
+	switch k.State {
+	case KeyRevoked:
+		return ErrRevoked
+	case KeyRotated:
+		return ErrRotated
+	}
+	return nil
+}
+
+// KeyStatusReader says what the chain's index knows of a DID's key (see package stake). It
+// returns an error only when it cannot tell; the verifier then refuses the envelope.
+type KeyStatusReader interface {
+	KeyStatus(ctx context.Context, did string) (KeyStatus, error)
 }
 
 // VerifierConfig sets up a Verifier.
@@ -95,8 +132,8 @@ type VerifierConfig struct {
 	Started time.Time
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Revocations, when set, is asked about every sender.
-	Revocations RevocationChecker
+	// Keys, when set, is asked about every signer: a revoked or rotated-away key is refused.
+	Keys KeyStatusReader
 	// KeyCacheSize bounds the cache of parsed signer keys; 0 means 4096.
 	KeyCacheSize int
 }
@@ -133,6 +170,41 @@ func NewVerifier(cfg VerifierConfig) *Verifier {
 		replay: newReplayCache(cfg.MaxNonces, cfg.MaxLifetime+2*cfg.Skew),
 		keys:   newKeyCache(cfg.KeyCacheSize),
 	}
+}
+
+// CheckKeys refuses, with a *VerifyError (ErrRevoked or ErrRotated), the first DID whose key
+// the chain closed. Documents signed outside envelopes (cards, bindings) are checked with it.
+func (v *Verifier) CheckKeys(ctx context.Context, dids ...string) error {
+	for _, d := range dids {
+		st, err := v.KeyStatus(ctx, d)
+		if err != nil {
+			return err
+		}
+		if reason := st.Err(); reason != nil {
+			return &VerifyError{Reason: reason, Detail: st.describe(d)}
+		}
+	}
+	return nil
+}
+
+// KeyStatus is the chain's word on did's key; KeyActive when no reader is configured.
+func (v *Verifier) KeyStatus(ctx context.Context, did string) (KeyStatus, error) {
+	if v.cfg.Keys == nil {
+		return KeyStatus{State: KeyActive}, nil
+	}
+	st, err := v.cfg.Keys.KeyStatus(ctx, did)
+	if err != nil {
+		return st, fmt.Errorf("check the key status of %s: %w", did, err)
+	}
+	return st, nil
+}
+
+func (k KeyStatus) describe(did string) string {
+	s := did + " was " + string(k.State) + " on chain"
+	if k.Successor != "" {
+		s += "; its successor is " + k.Successor
+	}
+	return s
 }
 
 // Verified is an envelope that passed every check.
@@ -218,16 +290,8 @@ func (v *Verifier) Verify(ctx context.Context, raw []byte) (*Verified, error) {
 		}
 		return nil, err
 	}
-	if v.cfg.Revocations != nil {
-		for _, d := range signerDIDs {
-			revoked, err := v.cfg.Revocations.Revoked(ctx, d)
-			if err != nil {
-				return nil, fmt.Errorf("check revocation of %s: %w", d, err)
-			}
-			if revoked {
-				return nil, refuse(ErrRevoked, "", "%s", d)
-			}
-		}
+	if err := v.CheckKeys(ctx, signerDIDs...); err != nil {
+		return nil, err
 	}
 	if err := v.replay.remember(e.Sender, e.Nonce, v.cfg.Now()); err != nil {
 		ve := &VerifyError{Reason: err, KeyID: out.Signers[0], Detail: "nonce " + truncate(e.Nonce, 80)}

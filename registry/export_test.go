@@ -20,8 +20,3 @@ func RegisterQuietly(ctx context.Context, r *Registry, raw []byte) (*Agent, erro
 
 // CapabilityCID is the DHT key of a capability's providers.
 var CapabilityCID = capabilityCID
-
-// PublishNoticeRaw publishes bytes on the status topic without checking them on chain.
-func PublishNoticeRaw(ctx context.Context, r *Registry, data []byte) error {
-	return r.net.status.Publish(ctx, data)
-}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/big"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
 )
 
@@ -60,7 +62,19 @@ CREATE INDEX registry_capabilities_rank ON registry_capabilities (chain, capabil
 DROP INDEX registry_cards_fts;
 -- Covering what ranking reads, so candidates never touch the (large) card rows.
 CREATE INDEX registry_cards_rank ON registry_cards (chain, fts_row DESC, did, staked, weight);
-`}, statusMigration}
+`}, {Version: 3, SQL: `
+CREATE TABLE registry_gone (
+	chain   INTEGER NOT NULL REFERENCES chains(id) ON DELETE CASCADE,
+	did     TEXT    NOT NULL,
+	wallet  TEXT    NOT NULL,
+	status  TEXT    NOT NULL CHECK (status IN ('revoked', 'rotated')),
+	noticed INTEGER NOT NULL,
+	PRIMARY KEY (chain, did)
+) STRICT;
+`}, {Version: 4, SQL: `
+-- Who left on chain is the stake index's to say (Config.Keys), no longer a table of notices.
+DROP TABLE registry_gone;
+`}}
 
 // A card's search row id is its rank: rankRow(staked, weight, serial) puts every staked card
 // above every unstaked one, then orders by stake weight (in steps of 1/1000), then newest
@@ -126,13 +140,14 @@ type Config struct {
 	// Chain is the chains-table row that scopes the registry (stake is per chain).
 	Chain  int64
 	Stakes StakeReader
-	// Status reads agents' on-chain status, for revocations and rotations (CheckStatus and
-	// StatusTopic); nil turns both off.
-	Status     StatusReader
+	// Keys reads DIDs' key status from the chain's index: a revoked or rotated DID's card is
+	// refused and dropped. nil treats every DID as active.
+	Keys       identity.KeyStatusReader
 	Reputation ReputationReader
 	// UnstakedPerMinute bounds unstaked registrations per DID and per source; 0 means 6.
 	UnstakedPerMinute int
 	Now               func() time.Time
+	Logger            *slog.Logger
 }
 
 // Registry keeps the valid Agent Cards this node has seen, in SQLite with full-text search.
@@ -153,6 +168,9 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if err := sqlite.Migrate(ctx, cfg.DB, "registry", migrations); err != nil {
 		if strings.Contains(err.Error(), "fts5") {
@@ -196,13 +214,13 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 	if err != nil {
 		return nil, err
 	}
+	if st, err := r.keyStatus(ctx, sc.DID); err != nil {
+		return nil, err
+	} else if st.Closed() {
+		return nil, cardErr(sc.DID, ErrRevoked, "the DID was %s on chain", st.State)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if st, gone, err := r.goneStatus(ctx, sc.DID); err != nil {
-		return nil, err
-	} else if gone {
-		return nil, cardErr(sc.DID, ErrRevoked, "the DID was %s on chain", st)
-	}
 	var seq uint64
 	err = r.cfg.DB.QueryRowContext(ctx, `SELECT seq FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, sc.DID).Scan(&seq)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -303,10 +321,10 @@ func (r *Registry) Get(ctx context.Context, did string) (*Agent, error) {
 	if !errors.Is(err, ErrUnknownAgent) {
 		return a, err
 	}
-	if st, gone, gerr := r.goneStatus(ctx, did); gerr != nil {
-		return nil, gerr
-	} else if gone {
-		return nil, cardErr(did, ErrRevoked, "the DID was %s on chain", st)
+	if st, err := r.keyStatus(ctx, did); err != nil {
+		return nil, err
+	} else if st.Closed() {
+		return nil, cardErr(did, ErrRevoked, "the DID was %s on chain", st.State)
 	}
 	r.mu.Lock()
 	n := r.net

@@ -84,12 +84,11 @@ func (r *Registry) DHTValidators() map[string]record.Validator {
 
 // Network spreads cards between nodes: gossip for every new card, the DHT for staked ones.
 type Network struct {
-	r      *Registry
-	node   *p2p.Node
-	topic  *pubsub.Topic
-	status *pubsub.Topic // nil when the registry reads no status
-	log    *slog.Logger
-	prov   providing
+	r     *Registry
+	node  *p2p.Node
+	topic *pubsub.Topic
+	log   *slog.Logger
+	prov  providing
 }
 
 // Attach connects the registry to a p2p node (whose DHT was started with DHTValidators):
@@ -129,11 +128,6 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 		return nil, err
 	}
 	n.topic = topic
-	if r.cfg.Status != nil {
-		if err := n.joinStatus(ctx); err != nil {
-			return nil, err
-		}
-	}
 	node.Host.SetStreamHandler(AgentsProtocol, n.serveAgents)
 	if err := n.provideStored(ctx); err != nil {
 		return nil, err

@@ -2,14 +2,11 @@ package registry_test
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/surety-ioa/surety/identity"
@@ -40,7 +37,7 @@ func attachNetNode(t *testing.T, reg *registry.Registry, bootstrap []peer.AddrIn
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	n := &netNode{reg: reg}
-	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Validators: n.reg.DHTValidators(), Topics: []string{registry.CardTopic, registry.StatusTopic},
+	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Validators: n.reg.DHTValidators(), Topics: []string{registry.CardTopic},
 		InspectPeriod: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -177,50 +174,6 @@ func TestForgedCardFloodIsDroppedAndScored(t *testing.T) {
 	eventually(t, "flooder's score below zero", 10*time.Second, func() bool { return honest.scoreOf(flooder) < 0 })
 	if res, _ := honest.reg.Search(ctx, registry.Query{}); len(res) != 0 {
 		t.Errorf("forged cards were stored: %v", res)
-	}
-}
-
-// TestStatusNoticesSpread: a revocation checked on one node reaches the other, which checks
-// it on chain itself and drops the card; a false notice (the agent is still bound) is
-// rejected, costs its sender score, and changes nothing.
-func TestStatusNoticesSpread(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts libp2p hosts")
-	}
-	ctx := context.Background()
-	revoked, bound := mustKey(t), mustKey(t)
-	l := newLedger(stakes{revoked.DID.String(): big.NewInt(1e18), bound.DID.String(): big.NewInt(1e18)})
-	a := startNetNode(t, l, nil)
-	b := startNetNode(t, l, []peer.AddrInfo{a.node.Info()})
-	time.Sleep(1500 * time.Millisecond)
-	for _, k := range []*identity.Key{revoked, bound} {
-		if _, err := a.reg.Register(ctx, card(t, k, 1, "Agent", "status test", "status"), "api"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	eventually(t, "both cards on the second node", 10*time.Second, func() bool {
-		res, err := b.reg.Search(ctx, registry.Query{Text: "status test"})
-		return err == nil && len(res) == 2
-	})
-	l.set(revoked.DID.String(), registry.StatusRevoked)
-	if res, err := a.reg.CheckStatus(ctx, revoked.DID.String(), common.Address{}); err != nil || !res.Dropped {
-		t.Fatalf("CheckStatus on the first node = %+v, %v", res, err)
-	}
-	eventually(t, "the revoked card gone from the second node", 10*time.Second, func() bool {
-		res, err := b.reg.Search(ctx, registry.Query{Text: "status test"})
-		return err == nil && len(res) == 1 && res[0].DID == bound.DID.String()
-	})
-	if _, err := b.reg.Register(ctx, card(t, revoked, 2, "Agent", "status test", "status"), "api"); !errors.Is(err, registry.ErrRevoked) {
-		t.Errorf("the revoked DID's newer card on the second node: %v", err)
-	}
-	// A false notice about the bound agent.
-	notice, _ := json.Marshal(registry.StatusNotice{DID: bound.DID.String(), Wallet: common.HexToAddress("0x01")})
-	if err := registry.PublishNoticeRaw(ctx, a.reg, notice); err != nil {
-		t.Fatal(err)
-	}
-	eventually(t, "the false notice's sender scored below zero", 10*time.Second, func() bool { return b.scoreOf(a) < 0 })
-	if _, err := b.reg.Get(ctx, bound.DID.String()); err != nil {
-		t.Errorf("the bound agent's card after a false notice: %v", err)
 	}
 }
 

@@ -31,19 +31,20 @@ func (s stakes) StakeOf(_ context.Context, did string, _ common.Address) (*big.I
 	return new(big.Int), nil
 }
 
-// ledger is a chain stand-in for stake and status: agents in gone read as that status and
-// hold no stake, as StakeRegistry answers for a revoked or rotated DID.
+// ledger is a stand-in for the chain's index (package stake, tested against the chain
+// there): agents in gone read as that key state and hold no stake, as the index answers for a
+// revoked or rotated DID.
 type ledger struct {
 	stakes
 	mu   sync.Mutex
-	gone map[string]registry.AgentStatus
+	gone map[string]identity.KeyState
 }
 
 func newLedger(st stakes) *ledger {
-	return &ledger{stakes: st, gone: map[string]registry.AgentStatus{}}
+	return &ledger{stakes: st, gone: map[string]identity.KeyState{}}
 }
 
-func (l *ledger) set(did string, s registry.AgentStatus) {
+func (l *ledger) set(did string, s identity.KeyState) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.gone[did] = s
@@ -59,16 +60,13 @@ func (l *ledger) StakeOf(ctx context.Context, did string, w common.Address) (*bi
 	return l.stakes.StakeOf(ctx, did, w)
 }
 
-func (l *ledger) Status(_ context.Context, did string, _ common.Address) (registry.AgentStatus, error) {
+func (l *ledger) KeyStatus(_ context.Context, did string) (identity.KeyStatus, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if s, ok := l.gone[did]; ok {
-		return s, nil
+		return identity.KeyStatus{State: s}, nil
 	}
-	if _, ok := l.stakes[did]; ok {
-		return registry.StatusBound, nil
-	}
-	return registry.StatusNone, nil
+	return identity.KeyStatus{State: identity.KeyActive}, nil
 }
 
 func newRegistry(t testing.TB, st registry.StakeReader) *registry.Registry {
@@ -80,8 +78,8 @@ func newRegistry(t testing.TB, st registry.StakeReader) *registry.Registry {
 		t.Fatal(err)
 	}
 	cfg := registry.Config{DB: db, Chain: row, Stakes: st, Now: func() time.Time { return now }, UnstakedPerMinute: 1000}
-	if sr, ok := st.(registry.StatusReader); ok {
-		cfg.Status = sr
+	if kr, ok := st.(identity.KeyStatusReader); ok {
+		cfg.Keys = kr
 	}
 	r, err := registry.New(ctx, cfg)
 	requireFTS5(t, err)
@@ -184,21 +182,21 @@ func TestCapabilityIsExact(t *testing.T) {
 	}
 }
 
-// TestRevokedAndRotatedCardsGo: once the chain shows a DID revoked or rotated, CheckStatus
-// drops its card, and the card (or a newer one) is refused from then on; a bound agent is
-// left alone.
+// TestRevokedAndRotatedCardsGo: once the chain's index shows a DID revoked or rotated, the
+// change it reports drops the card, and the card (or a newer one) is refused from then on;
+// an active agent is left alone.
 func TestRevokedAndRotatedCardsGo(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
-		status registry.AgentStatus
+		status identity.KeyState
 		drop   bool
 	}{
-		{registry.StatusRevoked, true},
-		{registry.StatusRotated, true},
-		{registry.StatusBound, false},
+		{identity.KeyRevoked, true},
+		{identity.KeyRotated, true},
+		{identity.KeyActive, false},
 	}
 	for _, tt := range tests {
-		t.Run(tt.status.String(), func(t *testing.T) {
+		t.Run(string(tt.status), func(t *testing.T) {
 			k, _ := identity.GenerateKey(identity.Ed25519)
 			did := k.DID.String()
 			l := newLedger(stakes{did: big.NewInt(1e18)})
@@ -206,19 +204,21 @@ func TestRevokedAndRotatedCardsGo(t *testing.T) {
 			if _, err := r.Register(ctx, card(t, k, 1, "Agent", "does things", "things"), "api"); err != nil {
 				t.Fatal(err)
 			}
-			if tt.status != registry.StatusBound {
+			if tt.status != identity.KeyActive {
 				l.set(did, tt.status)
 			}
-			res, err := r.CheckStatus(ctx, did, common.Address{}) // the wallet of the card held
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Status != tt.status || res.Dropped != tt.drop || res.Wallet != common.HexToAddress("0x01") {
-				t.Fatalf("CheckStatus = %+v", res)
-			}
+			r.ChainChanged(ctx, []string{did})
 			found, _ := r.Search(ctx, registry.Query{Text: "things"})
 			if _, err := r.Get(ctx, did); tt.drop != errors.Is(err, registry.ErrRevoked) || tt.drop == (len(found) == 1) {
-				t.Fatalf("after CheckStatus: Get error %v, search found %d", err, len(found))
+				t.Fatalf("after the change: Get error %v, search found %d", err, len(found))
+			}
+			res, err := r.CheckStatus(ctx, did)
+			if tt.drop {
+				if err != nil || res.Status != tt.status || res.Dropped {
+					t.Fatalf("CheckStatus after the drop = %+v, %v; want %s, nothing left to drop", res, err, tt.status)
+				}
+			} else if err != nil || res.Status != identity.KeyActive || res.Wallet != common.HexToAddress("0x01") {
+				t.Fatalf("CheckStatus = %+v, %v", res, err)
 			}
 			_, err = r.Register(ctx, card(t, k, 2, "Agent", "back again", "things"), "api")
 			if tt.drop != errors.Is(err, registry.ErrRevoked) {
@@ -227,12 +227,12 @@ func TestRevokedAndRotatedCardsGo(t *testing.T) {
 		})
 	}
 	r := newRegistry(t, newLedger(stakes{}))
-	if _, err := r.CheckStatus(ctx, "did:key:zNope", common.Address{}); !errors.Is(err, registry.ErrMalformed) {
+	if _, err := r.CheckStatus(ctx, "did:key:zNope"); !errors.Is(err, registry.ErrMalformed) {
 		t.Errorf("bad DID: %v", err)
 	}
 	k, _ := identity.GenerateKey(identity.Ed25519)
-	if _, err := r.CheckStatus(ctx, k.DID.String(), common.Address{}); !errors.Is(err, registry.ErrUnknownAgent) {
-		t.Errorf("no card and no wallet: %v", err)
+	if _, err := r.CheckStatus(ctx, k.DID.String()); !errors.Is(err, registry.ErrUnknownAgent) {
+		t.Errorf("no card: %v", err)
 	}
 }
 
@@ -378,8 +378,8 @@ func TestStakeChangesAreAnnounced(t *testing.T) {
 			return nil
 		}, 1},
 		{"dropped card", func() error {
-			l.set(staked.DID.String(), registry.StatusRevoked)
-			_, err := r.CheckStatus(ctx, staked.DID.String(), common.Address{})
+			l.set(staked.DID.String(), identity.KeyRevoked)
+			_, err := r.CheckStatus(ctx, staked.DID.String())
 			return err
 		}, 2},
 	}
@@ -422,11 +422,11 @@ func TestStatusCheckRestakes(t *testing.T) {
 		l.mu.Lock()
 		l.stakes[did] = s.stake
 		l.mu.Unlock()
-		res, err := r.CheckStatus(ctx, did, common.Address{})
+		res, err := r.CheckStatus(ctx, did)
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		if res.Stake != s.stake.String() || res.Restaked != s.restaked || res.Status != registry.StatusBound {
+		if res.Stake != s.stake.String() || res.Restaked != s.restaked || res.Status != identity.KeyActive {
 			t.Fatalf("%s: %+v", s.name, res)
 		}
 		a, err := r.Get(ctx, did)

@@ -106,7 +106,7 @@ type Index struct {
 	parsed *abi.ABI
 
 	mu       sync.Mutex
-	watchers []func([]Change)
+	watchers []func(context.Context, []Change)
 }
 
 // NewIndex migrates the stake tables and loads the cursor.
@@ -132,8 +132,8 @@ func NewIndex(ctx context.Context, cfg Config) (*Index, error) {
 }
 
 // Watch calls fn with the changes of every batch the index commits, in chain order. fn runs
-// on the indexer's goroutine: it must not block for long.
-func (ix *Index) Watch(fn func([]Change)) {
+// on the indexer's goroutine, with its context: it must not block for long.
+func (ix *Index) Watch(fn func(context.Context, []Change)) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.watchers = append(ix.watchers, fn)
@@ -253,15 +253,15 @@ func (h *registryLogs) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) 
 	if len(changes) == 0 {
 		return nil, nil
 	}
-	return func() { ix.tell(changes) }, nil
+	return func() { ix.tell(ctx, changes) }, nil
 }
 
-func (ix *Index) tell(changes []Change) {
+func (ix *Index) tell(ctx context.Context, changes []Change) {
 	ix.mu.Lock()
-	ws := append([]func([]Change){}, ix.watchers...)
+	ws := append([]func(context.Context, []Change){}, ix.watchers...)
 	ix.mu.Unlock()
 	for _, w := range ws {
-		w(changes)
+		w(ctx, changes)
 	}
 }
 
@@ -460,5 +460,5 @@ func nonNeg(x *big.Int) *big.Int {
 	return x
 }
 
-// identity.AgentID is the key the contract uses; a DID's records are found by it.
+// agentID is the key the contract uses (keccak256 of the DID); a DID's records are found by it.
 var agentID = identity.AgentID

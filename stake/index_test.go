@@ -201,7 +201,7 @@ func TestForgedRecordsCountForNothing(t *testing.T) {
 	if st.Closed() {
 		t.Errorf("victim's key is %s after a forged revocation", st.Status)
 	}
-	wallets, err := ix.Wallets(ctx, did)
+	wallets, err := ix.WalletsOf(ctx, did)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestRevocationAndRotation(t *testing.T) {
 	ix := f.index(testutil.OpenSQL(t))
 	var mu sync.Mutex
 	var seen []string
-	ix.Watch(func(cs []stake.Change) {
+	ix.Watch(func(_ context.Context, cs []stake.Change) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, c := range cs {
@@ -293,7 +293,7 @@ func TestRevocationAndRotation(t *testing.T) {
 	if st.Status != stake.KeyRevoked || st.Controller != addr(wallet) {
 		t.Errorf("revoked DID's key is %+v", st)
 	}
-	if ws, _ := ix.Wallets(ctx, third.DID.String()); len(ws) != 0 {
+	if ws, _ := ix.WalletsOf(ctx, third.DID.String()); len(ws) != 0 {
 		t.Errorf("a revoked DID still has wallets %v", ws)
 	}
 	if s, _ := ix.StakeOf(ctx, third.DID.String(), addr(wallet2)); s.Sign() != 0 {

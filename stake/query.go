@@ -8,6 +8,8 @@ import (
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/identity"
 )
 
 // KeyStatus is what the chain says of a DID's key: Active unless a controller the DID bound
@@ -35,6 +37,17 @@ type KeyState struct {
 
 // Closed reports whether the DID's key may no longer act.
 func (k KeyState) Closed() bool { return k.Status != KeyActive }
+
+var _ identity.KeyStatusReader = (*Index)(nil)
+
+// KeyStatus is KeyState as the identity verifier reads it.
+func (ix *Index) KeyStatus(ctx context.Context, did string) (identity.KeyStatus, error) {
+	st, err := ix.KeyState(ctx, did)
+	if err != nil {
+		return identity.KeyStatus{}, err
+	}
+	return identity.KeyStatus{State: identity.KeyState(st.Status), Successor: st.Successor}, nil
+}
 
 // KeyState reads the status of did's key. The first verified record that closed it (in
 // chain order) decides; rotations and revocations are final.
@@ -127,8 +140,8 @@ func (ix *Index) Bound(ctx context.Context, did string, wallet common.Address) (
 	return ok && r.did == did, err
 }
 
-// Wallets lists the wallets that control did on chain (see Bound), in address order.
-func (ix *Index) Wallets(ctx context.Context, did string) ([]common.Address, error) {
+// WalletsOf lists the wallets that control did on chain (see Bound), in address order.
+func (ix *Index) WalletsOf(ctx context.Context, did string) ([]common.Address, error) {
 	st, err := ix.KeyState(ctx, did)
 	if err != nil || st.Closed() {
 		return nil, err

@@ -159,10 +159,9 @@ func runAgentSearch(ctx context.Context, e *env, args []string) error {
 }
 
 func runAgentStatus(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "agent status", "[--wallet ADDRESS] DID",
-		"Have the node read an agent's status in StakeRegistry now (after a revoke or rotate there): a revoked or rotated DID's card is dropped and the news gossiped to other nodes; a bound DID's card takes its stake as the chain now has it.")
+	fs := newFlags(e, "agent status", "DID",
+		"Show an agent's key status as the node's index of the chain has it: active, or revoked or rotated (with the successor) by a controller the DID bound on chain. Nodes follow the chain by themselves and drop a closed DID's card, or re-rank an active one's after a stake change; this also brings the card the node holds in line now.")
 	node := fs.String("node", "http://"+defaultListen, "the node's URL")
-	wallet := fs.String("wallet", "", "the agent's controller wallet (default: the wallet on the card the node holds)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := fs.parseArgs(args)
 	if err != nil {
@@ -171,30 +170,29 @@ func runAgentStatus(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("give the agent's DID")
 	}
-	if *wallet != "" && !common.IsHexAddress(*wallet) {
-		return usagef("--wallet %q is not an address", *wallet)
-	}
 	c, err := newNodeClient(*node)
 	if err != nil {
 		return err
 	}
-	path := "/v1/agents/" + url.PathEscape(pos[0]) + "/status"
-	if *wallet != "" {
-		path += "?wallet=" + url.QueryEscape(*wallet)
-	}
 	var res registry.StatusResult
-	if err := c.do(ctx, "POST", path, "", nil, &res); err != nil {
+	if err := c.do(ctx, "POST", "/v1/agents/"+url.PathEscape(pos[0])+"/status", "", nil, &res); err != nil {
 		return err
 	}
 	if *asJSON {
 		return printJSON(e, res)
 	}
-	fmt.Fprintf(e.stdout, "%s under %s: %s", res.DID, res.Wallet.Hex(), res.Status)
+	fmt.Fprintf(e.stdout, "%s: %s", res.DID, res.Status)
+	if res.Successor != "" {
+		fmt.Fprintf(e.stdout, " (successor %s)", res.Successor)
+	}
 	if res.Dropped {
-		fmt.Fprint(e.stdout, " (card dropped here; other nodes told)")
+		fmt.Fprint(e.stdout, "; card dropped here")
 	}
 	if res.Stake != "" {
-		fmt.Fprintf(e.stdout, ", card stake %s", formatAmount(res.Stake))
+		fmt.Fprintf(e.stdout, "; its card here counts stake %s", formatAmount(res.Stake))
+		if res.Wallet != (common.Address{}) {
+			fmt.Fprintf(e.stdout, " under %s", res.Wallet.Hex())
+		}
 		if res.Restaked {
 			fmt.Fprint(e.stdout, " (updated just now)")
 		}

@@ -33,8 +33,8 @@ func TestAgentRegistryThroughCLIAndAPI(t *testing.T) {
 	if out := runOK(t, "", "agent", "show", "--node", base, did); !strings.Contains(out, `"seq": 2`) {
 		t.Errorf("show: %s", out)
 	}
-	// Status: the agent never bound a wallet on chain, so it is "none" and its card stays.
-	if out := runOK(t, "", "agent", "status", "--node", base, did); !strings.Contains(out, did+" under 0x0000000000000000000000000000000000000000: none") {
+	// Status: nothing on chain closed the DID, so it is active and its card stays.
+	if out := runOK(t, "", "agent", "status", "--node", base, did); !strings.Contains(out, did+": active; its card here counts stake 0") {
 		t.Errorf("status: %s", out)
 	}
 	for _, tt := range []struct {
@@ -42,7 +42,7 @@ func TestAgentRegistryThroughCLIAndAPI(t *testing.T) {
 		code int
 		says string
 	}{
-		{[]string{"--wallet", "nope", did}, exitUsage, `--wallet "nope" is not an address`},
+		{[]string{"--wallet", "0x01", did}, exitUsage, `flag provided but not defined: -wallet`},
 		{[]string{"did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"}, exitFailure, "No card for this DID"},
 		{[]string{"did:nope"}, exitFailure, `invalid DID "did:nope"`},
 	} {

@@ -392,14 +392,17 @@ func runBountyShow(ctx context.Context, e *env, args []string) error {
 // runDIDBind binds a DID to a wallet with a node: both keys sign the binding statement.
 func runDIDBind(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "did bind", "--key KEYFILE (--wallet-key FILE | --dev-wallet N) [--node URL]", strings.TrimSpace(`
-Bind your DID to a wallet: the DID key signs the binding statement (JWS), the wallet signs it
-too (EIP-712, for the node's chain and stake registry), and the node records it. Bounty
-requests signed by the DID may then act from the wallet. To record it on chain as well, the
-wallet calls StakeRegistry.bind with the same binding.`))
+Bind your DID to a wallet on chain: the DID key signs the binding statement (JWS), the wallet
+signs it too (EIP-712, for the node's chain and stake registry), and the binding is recorded
+with StakeRegistry.bind, where every node reads it. When the node holds the wallet it sends
+the bind itself and answers once its index counts it; otherwise this prints the call for the
+wallet to send. Once on chain, requests signed by the DID may act from the wallet through any
+node that holds it.`))
 	node := fs.String("node", "http://"+defaultListen, "the node's URL")
 	key := fs.String("key", "", "your DID's private key file")
 	walletKey := fs.String("wallet-key", "", "file with the wallet's hex private key")
 	devWallet := fs.Int("dev-wallet", -1, "use dev account N as the wallet (dev chains only)")
+	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -431,28 +434,39 @@ wallet calls StakeRegistry.bind with the same binding.`))
 	if err != nil {
 		return err
 	}
-	b, _, err := bindWithNode(ctx, c, info, k, wk)
+	ans, err := bindWithNode(ctx, c, info, k, wk)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "bound %s to wallet %s\n", k.DID, b.Statement.Wallet.Hex())
+	if *asJSON {
+		return printJSON(e, ans)
+	}
+	switch {
+	case ans.OnChain && ans.TxHash != "":
+		fmt.Fprintf(e.stdout, "bound %s to wallet %s on chain (block %d, tx %s)\n", k.DID, ans.Statement.Wallet.Hex(), ans.Block, ans.TxHash)
+	case ans.OnChain:
+		fmt.Fprintf(e.stdout, "%s is already bound to wallet %s on chain\n", k.DID, ans.Statement.Wallet.Hex())
+	default:
+		fmt.Fprintf(e.stdout, "signed the binding of %s to wallet %s; the node does not hold that wallet, so send the bind from it:\n  cast send %s %s --private-key <wallet key> --rpc-url <chain>\n",
+			k.DID, ans.Statement.Wallet.Hex(), ans.To.Hex(), ans.Data)
+	}
 	return nil
 }
 
 // bindWithNode signs a binding of k's DID to wallet (both keys sign, for the node's chain and
-// stake registry in info) and records it with the node at c. It returns the binding and its
-// JSON, which is also the proof StakeRegistry.bind takes on chain.
-func bindWithNode(ctx context.Context, c *nodeClient, info api.Info, k *identity.Key, wallet *ecdsa.PrivateKey) (*identity.Binding, []byte, error) {
+// stake registry in info) and has the node at c record it on chain (see api.BindingAnswer).
+func bindWithNode(ctx context.Context, c *nodeClient, info api.Info, k *identity.Key, wallet *ecdsa.PrivateKey) (*api.BindingAnswer, error) {
 	b, err := identity.SignBinding(identity.BindingStatement{
 		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: info.Chain.ID,
 		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
 	}, k, wallet)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	raw, _ := json.Marshal(b)
-	if err := c.do(ctx, "POST", "/v1/bindings", "application/json", raw, nil); err != nil {
-		return nil, nil, err
+	var ans api.BindingAnswer
+	if err := c.do(ctx, "POST", "/v1/bindings", "application/json", raw, &ans); err != nil {
+		return nil, err
 	}
-	return b, raw, nil
+	return &ans, nil
 }

@@ -390,7 +390,7 @@ func (d *demo) play(ctx context.Context) error {
 }
 
 // newActor makes a DID for the party, registers it with the node, and binds it to dev wallet
-// i: with the node (both signatures) and on chain (StakeRegistry.bind).
+// i on chain (both keys sign; the node, which holds the dev wallets, sends StakeRegistry.bind).
 func (d *demo) newActor(ctx context.Context, name string, i int) (*actor, error) {
 	k, err := identity.GenerateKey(identity.Ed25519)
 	if err != nil {
@@ -403,11 +403,14 @@ func (d *demo) newActor(ctx context.Context, name string, i int) (*actor, error)
 	if a.start, err = d.chain.BalanceAt(ctx, a.addr, nil); err != nil {
 		return nil, err
 	}
-	_, proof, err := bindWithNode(ctx, d.node, d.info, k, a.wallet)
+	ans, err := bindWithNode(ctx, d.node, d.info, k, a.wallet)
 	if err != nil {
 		return nil, err
 	}
-	return a, d.transact(ctx, a, d.stakeRegistry(), contracts.NewStakeRegistry().PackBind(identity.AgentID(k.DID.String()), proof), nil)
+	if !ans.OnChain {
+		return nil, fmt.Errorf("the node did not record %s's binding on chain (it does not hold wallet %s)", name, a.addr.Hex())
+	}
+	return a, nil
 }
 
 // treasury is the escrow's treasury as an actor, when it is one of the dev wallets: it

@@ -67,11 +67,13 @@ type identityConfig struct {
 	started    time.Time
 	chainID    uint64
 	registry   common.Address
+	// keys is the chain's index of who closed which DID (package stake).
+	keys identity.KeyStatusReader
 }
 
 // startIdentity opens the identity store in db, creates the node's DID on first start, and
-// builds the identity service with an envelope verifier that consults the store for
-// revocations, and the group threads.
+// builds the identity service with an envelope verifier that asks the chain's index for
+// revoked and rotated keys, and the group threads.
 func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slog.Logger) (*identity.Service, *identity.Groups, error) {
 	store, err := identity.OpenStore(ctx, db, identity.StoreConfig{Passphrase: cfg.passphrase, KDF: cfg.kdf})
 	if err != nil {
@@ -87,7 +89,7 @@ func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slo
 	if created {
 		log.Info("created the node's DID", "did", node.DID.String())
 	}
-	verifier := identity.NewVerifier(identity.VerifierConfig{Started: cfg.started, Revocations: store})
+	verifier := identity.NewVerifier(identity.VerifierConfig{Started: cfg.started, Keys: cfg.keys})
 	ids := identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier,
 		ChainID: cfg.chainID, Registry: cfg.registry})
 	return ids, identity.NewGroups(store, identity.GroupsConfig{Verify: ids.VerifyEnvelope, Logger: log}), nil

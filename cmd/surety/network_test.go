@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"math/big"
 	"net/http"
@@ -22,7 +23,9 @@ import (
 // TestFiveNodesOnAnvil is the registry acceptance test: five real nodes (own hosts on
 // loopback, own databases) on one Anvil chain. A staked agent registers on node A and is
 // found by DID and by capability on node E; with two nodes stopped, it is still found, also
-// by a node that joins afterwards. Revoked on chain, its card leaves every node.
+// by a node that joins afterwards. A thief's forged bind and revoke of the agent's id change
+// nothing anywhere (the de-list attack); the controller's real revocation reaches every node
+// from the chain alone: cards go, the resolver says deactivated, envelopes are refused.
 func TestFiveNodesOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs five nodes and Anvil")
@@ -31,26 +34,33 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	ctx, client, dep := context.Background(), devnet.Client, devnet.Dep
 	dir := t.TempDir()
 
-	// The agent binds and stakes on chain from dev wallet 1.
+	// The agent binds (both keys sign the binding, the wallet records it) and stakes on chain
+	// from dev wallet 1.
 	agent, _ := identity.GenerateKey(identity.Ed25519)
 	wallet := chain.DevKey(1)
 	stakes := contracts.NewStakeRegistry()
 	inst := stakes.Instance(client, dep.Contracts.StakeRegistry)
-	opts := bind.NewKeyedTransactor(wallet, big.NewInt(31337))
 	id := identity.AgentID(agent.DID.String())
-	for _, call := range []struct {
-		data  []byte
-		value *big.Int
-	}{{stakes.PackBind(id, []byte("binding")), nil}, {stakes.PackStake(id, big.NewInt(1e18)), big.NewInt(1e18)}} {
-		opts.Value = call.value
-		tx, err := bind.Transact(inst, opts, call.data)
+	binding, err := identity.SignBinding(identity.BindingStatement{DID: agent.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey),
+		ChainID: 31337, Registry: dep.Contracts.StakeRegistry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, agent, wallet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, _ := json.Marshal(binding)
+	send := func(from *ecdsa.PrivateKey, data []byte, value *big.Int) {
+		t.Helper()
+		opts := bind.NewKeyedTransactor(from, big.NewInt(31337))
+		opts.Value = value
+		tx, err := bind.Transact(inst, opts, data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := chain.WaitMined(ctx, client, tx.Hash()); err != nil {
-			t.Fatal(err)
+		if r, err := chain.WaitMined(ctx, client, tx.Hash()); err != nil || r.Status != 1 {
+			t.Fatalf("transaction %x: %v (status %v)", data[:4], err, r)
 		}
 	}
+	send(wallet, stakes.PackBind(id, proof), nil)
+	send(wallet, stakes.PackStake(id, big.NewInt(1e18)), big.NewInt(1e18))
 
 	startNodeAt := func(name, bootstrap string) (*running, string) {
 		args := []string{"node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
@@ -117,28 +127,49 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		t.Errorf("peers (with their gossip scores): %d %s", code, body)
 	}
 
-	// The controller revokes the agent on chain and tells E: E drops the card and gossips the
-	// notice; D checks it on chain too and drops the card, which the DHT can no longer bring
-	// back.
-	opts.Value = nil
-	tx, err := bind.Transact(inst, opts, stakes.PackRevoke(id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chain.WaitMined(ctx, client, tx.Hash()); err != nil {
-		t.Fatal(err)
-	}
+	// The de-list attack: a thief binds the agent's id from its own wallet with an empty
+	// proof, revokes it, and asks E to check the status. Nothing changes on any node.
+	thief := chain.DevKey(2)
+	send(thief, stakes.PackBind(id, nil), nil)
+	send(thief, stakes.PackRevoke(id), nil)
 	code, body = (&bountyClient{t: t, base: baseE}).request("POST", "/v1/agents/"+agent.DID.String()+"/status", nil, nil)
-	if code != http.StatusOK || !strings.Contains(string(body), `"status":"revoked"`) || !strings.Contains(string(body), `"dropped":true`) {
-		t.Fatalf("status check on E: %d %s", code, body)
+	if code != http.StatusOK || !strings.Contains(string(body), `"status":"active"`) || !strings.Contains(string(body), `"dropped":false`) {
+		t.Fatalf("status check on E after the forged revocation: %d %s", code, body)
 	}
-	baseD := bases[2]
-	eventuallyT(t, "the revoked card gone from D", 15*time.Second, func() bool { return !find(baseD, "/v1/agents?capability=audit") })
-	if code, body := (&bountyClient{t: t, base: baseD}).request("GET", "/v1/agents/"+agent.DID.String(), nil, nil); code != http.StatusGone {
-		t.Errorf("GET the revoked agent on D: %d %s, want 410", code, body)
+	live := []string{baseA, bases[2], baseE, baseF}
+	time.Sleep(2 * time.Second) // every index polls the chain each second
+	for _, base := range live {
+		if !find(base, "/v1/agents/"+agent.DID.String()) || !find(base, "/v1/agents?capability=audit") {
+			t.Errorf("%s lost the card to a forged revocation", base)
+		}
+		if code, body := (&bountyClient{t: t, base: base}).request("GET", "/1.0/identifiers/"+agent.DID.String(), nil, nil); code != http.StatusOK {
+			t.Errorf("%s resolves the DID after a forged revocation: %d %s", base, code, body)
+		}
 	}
-	if code, body := (&bountyClient{t: t, base: baseD}).request("POST", "/v1/agents", []byte(sc.JWS), nil); code != http.StatusGone {
-		t.Errorf("re-register the revoked card on D: %d %s, want 410", code, body)
+
+	// The controller revokes the agent on chain and tells nobody: every node follows the
+	// chain and drops the card, the resolver answers deactivated, a fresh envelope from the
+	// revoked key is refused, and the card cannot come back.
+	send(wallet, stakes.PackRevoke(id), nil)
+	for _, base := range live {
+		bc := &bountyClient{t: t, base: base}
+		eventuallyT(t, "the revoked card gone from "+base, 5*time.Second, func() bool { return !find(base, "/v1/agents?capability=audit") })
+		if code, body := bc.request("GET", "/v1/agents/"+agent.DID.String(), nil, nil); code != http.StatusGone {
+			t.Errorf("GET the revoked agent on %s: %d %s, want 410", base, code, body)
+		}
+		if code, body := bc.request("GET", "/1.0/identifiers/"+agent.DID.String(), nil, nil); code != http.StatusGone || !strings.Contains(string(body), `"deactivated":true`) {
+			t.Errorf("resolve the revoked DID on %s: %d %s, want 410 deactivated", base, code, body)
+		}
+		env, err := signForNode(agent, getInfo(t, base), 0, map[string]string{"hello": "world"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, body := bc.request("POST", "/v1/envelopes/verify", []byte(env), map[string]string{"Content-Type": "application/jose"}); code != http.StatusForbidden || !strings.Contains(string(body), "envelope-revoked") {
+			t.Errorf("a fresh envelope from the revoked key on %s: %d %s, want 403 envelope-revoked", base, code, body)
+		}
+		if code, body := bc.request("POST", "/v1/agents", []byte(sc.JWS), nil); code != http.StatusGone {
+			t.Errorf("re-register the revoked card on %s: %d %s, want 410", base, code, body)
+		}
 	}
 }
 

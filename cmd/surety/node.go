@@ -27,6 +27,7 @@ import (
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/stake"
 )
 
 // defaultListen is the API address: loopback only, on a port few other programs use.
@@ -168,6 +169,7 @@ func readDeployment(path string) (*contracts.Deployment, error) {
 type node struct {
 	cfg        nodeConfig
 	index      *escrow.Indexer
+	stakes     *stake.Index
 	reputation *reputation.Service
 	p2p        *p2p.Node
 	p2pCtx     context.Context
@@ -248,8 +250,18 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
+	// Who may act is the chain's to say: every check of a DID's key, binding and stake reads
+	// this index of StakeRegistry, which every node builds the same way from the same blocks.
+	n.stakes, err = stake.NewIndex(ctx, stake.Config{DB: n.db, Chain: chainRow, Client: n.chain, ChainID: id.ChainID.Uint64(),
+		Registry: dep.Contracts.StakeRegistry, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := n.stakes.Sync(ctx); err != nil {
+		return nil, fmt.Errorf("index the stake registry: %w", err)
+	}
 	ids, groups, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
-		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry}, log)
+		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry, keys: n.stakes}, log)
 	if err != nil {
 		return nil, err
 	}
@@ -258,12 +270,17 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	onChain := registry.NewChainStakes(n.chain, dep.Contracts.StakeRegistry)
-	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow,
-		Stakes: registry.NewCachedStakes(onChain, n.chain), Status: onChain})
+	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow, Stakes: n.stakes, Keys: n.stakes, Logger: log})
 	if err != nil {
 		return nil, err
 	}
+	n.stakes.Watch(func(ctx context.Context, changes []stake.Change) {
+		dids := make([]string, len(changes))
+		for i, c := range changes {
+			dids[i] = c.DID
+		}
+		agents.ChainChanged(ctx, dids)
+	})
 	peerKey, err := loadPeerKey(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -274,7 +291,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}
 	n.p2pCtx, n.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
 	n.p2p, err = p2p.Start(n.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: boot,
-		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, registry.StatusTopic, reputation.AuditTopic, identity.GroupTopic}, Logger: log})
+		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, reputation.AuditTopic, identity.GroupTopic}, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +341,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}
 	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: agents, Logger: log,
 		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
-			Bounties: escrowFacts{n.index}, Wallets: ids, Agents: knownAgents{agents, ids}}})
+			Bounties: escrowFacts{n.index}, Wallets: n.stakes, Agents: knownAgents{agents, n.stakes}}})
 	agents.UseReputation(n.reputation) // ranks by it, and tells it when stakes change
 	if err := n.reputation.Attach(n.p2pCtx, n.p2p, ids.VerifyEnvelope, log); err != nil {
 		return nil, err
@@ -337,7 +354,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Wallets: ids, Agents: agents, Reputation: n.reputation, Groups: groups, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
+		Bounties: bounties, Wallets: ids, Stakes: n.stakes, Agents: agents, Reputation: n.reputation, Groups: groups, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -409,6 +426,11 @@ func (n *node) run(ctx context.Context) error {
 		defer close(indexed)
 		_ = n.index.Run(ictx)
 	}()
+	staked := make(chan struct{})
+	go func() {
+		defer close(staked)
+		_ = n.stakes.Run(ictx)
+	}()
 	scored := make(chan struct{})
 	go func() {
 		defer close(scored)
@@ -417,6 +439,7 @@ func (n *node) run(ctx context.Context) error {
 	err := n.api.Serve(ctx, n.ln, 10*time.Second)
 	stopIndex()
 	<-indexed
+	<-staked
 	<-scored
 	n.cfg.Logger.Info("node stopped")
 	return err

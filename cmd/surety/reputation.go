@@ -11,10 +11,10 @@ import (
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
-	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/stake"
 )
 
 // Adapters that let reputation's rules read the escrow index, the identity bindings and the
@@ -39,24 +39,24 @@ func (e escrowFacts) Bounty(ctx context.Context, id uint64) (reputation.BountyFa
 	return reputation.BountyFacts{Finished: finished, Poster: b.Poster, Arbiter: b.Arbiter, Worker: b.Worker}, true, nil
 }
 
-// knownAgents knows an agent with a card in the registry or a wallet binding on this node.
+// knownAgents knows an agent with a card in the registry or a wallet binding on chain.
 type knownAgents struct {
-	cards *registry.Registry
-	ids   *identity.Service
+	cards  *registry.Registry
+	stakes *stake.Index
 }
 
 func (k knownAgents) Known(ctx context.Context, did string) (bool, error) {
 	if ok, err := k.cards.Known(ctx, did); err != nil || ok {
 		return ok, err
 	}
-	wallets, err := k.ids.WalletsOf(ctx, did)
+	wallets, err := k.stakes.WalletsOf(ctx, did)
 	return len(wallets) > 0, err
 }
 
 var (
 	_ reputation.Bounties    = escrowFacts{}
 	_ reputation.Agents      = knownAgents{}
-	_ reputation.Wallets     = (*identity.Service)(nil)
+	_ reputation.Wallets     = (*stake.Index)(nil)
 	_ reputation.StakeSource = (*registry.Registry)(nil)
 )
 

@@ -14,8 +14,8 @@ import (
 	"github.com/surety-ioa/surety/internal/chain"
 )
 
-// TestStakeCLI stakes through an embedded node as the README tour does: the first stake binds
-// the agent on chain, the card then counts as staked, and refusals say why in one line.
+// TestStakeCLI stakes through an embedded node as the README tour does: did bind records the
+// binding on chain, the card then counts as staked, and refusals say why in one line.
 func TestStakeCLI(t *testing.T) {
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "3")
@@ -33,7 +33,7 @@ func TestStakeCLI(t *testing.T) {
 		}
 	}
 	refused("not bound", "stake", "add", "--key", key, "--wallet", wallet(1), "--amount", "1eth")
-	refused("holds no stake", "stake", "unbond", "--key", key, "--wallet", wallet(2), "--amount", "1eth")
+	refused("has 0 staked", "stake", "unbond", "--key", key, "--wallet", wallet(2), "--amount", "1eth")
 
 	out := runOK(t, "", "stake", "add", "--node", base, "--key", key, "--wallet", wallet(2), "--amount", "2eth")
 	if !strings.Contains(out, did+" under wallet "+wallet(2)+": bound") || !strings.Contains(out, "staked     2 ETH") {

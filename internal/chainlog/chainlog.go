@@ -75,7 +75,8 @@ type Handler interface {
 	// Apply stores and projects one batch of logs, in chain order (logs a reorganization
 	// removed are left out). A log can come twice when a range is read again; the handler
 	// keys what it stores so that the second time changes nothing. The returned function,
-	// when not nil, runs after the batch committed (to tell subscribers).
+	// when not nil, runs after the batch committed (to tell subscribers) and before
+	// WaitIndexed returns for the batch's blocks.
 	Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (after func(), err error)
 	// Rollback forgets every log of blocks after block and rebuilds what they touched.
 	Rollback(ctx context.Context, tx *sql.Tx, block uint64) error
@@ -366,12 +367,14 @@ func (f *Follower) indexRange(ctx context.Context, from, to uint64) error {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("%s index: commit: %w", f.cfg.Name, err)
 	}
+	// The handler's after-commit work (its watchers) runs before WaitIndexed sees the new
+	// cursor, so whoever waited for a block finds its consequences done.
+	if after != nil {
+		after()
+	}
 	f.mu.Lock()
 	f.indexed = to
 	f.cond.Broadcast()
 	f.mu.Unlock()
-	if after != nil {
-		after()
-	}
 	return nil
 }
