@@ -33,7 +33,7 @@ type DocumentMetadata struct {
 	// Successor is the DID a rotation moved the agent to (a Surety extension of the
 	// metadata, which DID Core leaves open).
 	Successor string     `json:"successor,omitempty"`
-	Created     *time.Time `json:"created,omitempty"`
+	Created   *time.Time `json:"created,omitempty"`
 	// Registration is "node", "hosted" or "registered" when this node issued or registered
 	// the DID.
 	Registration string `json:"registration,omitempty"`

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/testutil"
@@ -158,4 +157,3 @@ func TestRegistrationCredential(t *testing.T) {
 		t.Errorf("tampered credential = %v, want ErrBadCredential", err)
 	}
 }
-
