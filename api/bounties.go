@@ -52,6 +52,8 @@ type StakeIndex interface {
 	Bound(ctx context.Context, did string, wallet common.Address) (bool, error)
 	// WaitIndexed returns once block's events are in the index.
 	WaitIndexed(ctx context.Context, block uint64) error
+	// CatchUp returns once the index holds every block confirmed now.
+	CatchUp(ctx context.Context) error
 }
 
 var (
@@ -118,9 +120,16 @@ func (s *Server) authenticate(c echo.Context) (*signedRequest, error) {
 	v, err := s.cfg.Identity.VerifyEnvelope(c.Request().Context(), body)
 	var ve *identity.VerifyError
 	if errors.As(err, &ve) && ve.Authentic != nil && c.Request().Header.Get("Idempotency-Key") != "" {
+		if err := ve.Authentic.Envelope.CheckAudience(s.cfg.Identity.NodeDID(), s.cfg.Chain.ID); err != nil {
+			return nil, err
+		}
 		return &signedRequest{sender: ve.Authentic.Envelope.Sender, envelope: ve.Authentic.Envelope, replayed: err}, nil
 	}
 	if err != nil {
+		return nil, err
+	}
+	// A request that changes state acts at this node, on this chain, once.
+	if err := v.Envelope.CheckAudience(s.cfg.Identity.NodeDID(), s.cfg.Chain.ID); err != nil {
 		return nil, err
 	}
 	return &signedRequest{sender: v.Envelope.Sender, envelope: v.Envelope}, nil
@@ -145,6 +154,15 @@ func (s *Server) authorizeWallet(ctx context.Context, did string, wallet common.
 		return withDetail(escrow.ErrUnknownWallet, "%s", wallet.Hex())
 	}
 	ok, err := s.cfg.Stakes.Bound(ctx, did, wallet)
+	if err == nil && !ok {
+		// The bind may be a block old: look again once this node's index holds every
+		// confirmed block, so a DID bound through another node acts here with no extra step.
+		wctx, cancel := context.WithTimeout(ctx, escrow.CatchUpWait)
+		if s.cfg.Stakes.CatchUp(wctx) == nil {
+			ok, err = s.cfg.Stakes.Bound(ctx, did, wallet)
+		}
+		cancel()
+	}
 	if err != nil {
 		return err
 	}

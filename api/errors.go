@@ -97,6 +97,8 @@ var mappings = []mapping{
 	{err: identity.ErrReplayed, status: http.StatusConflict, slug: "envelope-replayed", title: "Envelope refused: replayed", reason: "replayed"},
 	{err: identity.ErrRevoked, status: http.StatusForbidden, slug: "envelope-revoked", title: "Envelope refused: the signer's DID was revoked on chain", reason: "revoked"},
 	{err: identity.ErrRotated, status: http.StatusForbidden, slug: "envelope-rotated", title: "Envelope refused: the signer's DID was rotated away on chain; its successor signs now", reason: "rotated"},
+	{err: identity.ErrWrongAudience, status: http.StatusForbidden, slug: "envelope-wrong-audience", title: "Envelope refused: its aud names another node (or none); sign it for this node's DID", reason: "wrong-audience"},
+	{err: identity.ErrWrongChain, status: http.StatusForbidden, slug: "envelope-wrong-chain", title: "Envelope refused: its chain_id names another chain (or none)", reason: "wrong-chain"},
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
 	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
 	{err: identity.ErrBadGroup, status: http.StatusBadRequest, slug: "group-invalid", title: "Not a valid group request"},

@@ -247,6 +247,10 @@ type Op struct {
 	Proof  []byte
 }
 
+// CatchUpWait bounds how long a call that finds no bounty waits for this node's index to
+// reach the chain's confirmed head before it says the bounty is unknown.
+const CatchUpWait = 3 * time.Second
+
 // call builds the escrow call of op: data and value.
 func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, value *big.Int, err error) {
 	if isStakeOp(op.Kind) {
@@ -277,6 +281,15 @@ func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, va
 	}
 	id, args := op.BountyID, op.Args
 	b, err := s.cfg.Indexer.Get(ctx, id)
+	if errors.Is(err, ErrUnknownBounty) {
+		// Another node may have posted it a block ago: look again once this node's index
+		// holds every confirmed block.
+		wctx, cancel := context.WithTimeout(ctx, CatchUpWait)
+		if s.cfg.Indexer.CatchUp(wctx) == nil {
+			b, err = s.cfg.Indexer.Get(ctx, id)
+		}
+		cancel()
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -39,10 +39,14 @@ type BountyRef struct {
 // Envelope is the JSON payload of a signed message. Fields this version does not know are
 // kept: a verified envelope carries its payload exactly as signed (Verified.Payload).
 type Envelope struct {
-	ID       string          `json:"id"`
-	GroupID  string          `json:"group_id,omitempty"`
-	Sender   string          `json:"sender"`
-	To       []string        `json:"to,omitempty"`
+	ID      string   `json:"id"`
+	GroupID string   `json:"group_id,omitempty"`
+	Sender  string   `json:"sender"`
+	To      []string `json:"to,omitempty"`
+	// Aud and ChainID name the one node and chain a state-changing envelope is for (see
+	// CheckAudience), so that it causes one effect, at one node, on one chain.
+	Aud      string          `json:"aud,omitempty"`
+	ChainID  uint64          `json:"chain_id,omitempty"`
 	State    string          `json:"state,omitempty"`
 	TaskDesc string          `json:"task_desc,omitempty"`
 	Bounty   *BountyRef      `json:"bounty,omitempty"`
@@ -225,3 +229,21 @@ func looksCompact(raw []byte) bool {
 
 // trimString trims whitespace around a compact JWS given as text.
 func trimString(s string) string { return strings.TrimSpace(s) }
+
+// CheckAudience refuses, with a *VerifyError, an envelope that does not name aud (the
+// receiving node's DID) as its audience and chainID as its chain. Nodes call it on every
+// envelope that changes state: an envelope accepted by one node cannot then act at another
+// node that holds the same wallet, nor on another chain.
+func (e *Envelope) CheckAudience(aud string, chainID uint64) error {
+	switch {
+	case e.Aud != aud:
+		got := e.Aud
+		if got == "" {
+			got = "none"
+		}
+		return &VerifyError{Reason: ErrWrongAudience, Detail: fmt.Sprintf("aud is %s; this node is %s", truncate(got, 140), aud)}
+	case e.ChainID != chainID:
+		return &VerifyError{Reason: ErrWrongChain, Detail: fmt.Sprintf("chain_id is %d; this node is on chain %d", e.ChainID, chainID)}
+	}
+	return nil
+}

@@ -480,3 +480,30 @@ func TestSignDocumentAndVerifyJWS(t *testing.T) {
 		t.Errorf("an envelope passed as a document: %v", err)
 	}
 }
+
+// TestCheckAudience: a state-changing envelope acts only at the node and chain it names.
+func TestCheckAudience(t *testing.T) {
+	const node, other = "did:key:z6MkNode", "did:key:z6MkOther"
+	tests := []struct {
+		name    string
+		aud     string
+		chainID uint64
+		want    error
+	}{
+		{"this node and chain", node, 1337, nil},
+		{"no audience", "", 1337, ErrWrongAudience},
+		{"another node", other, 1337, ErrWrongAudience},
+		{"no chain", node, 0, ErrWrongChain},
+		{"another chain", node, 1, ErrWrongChain},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &Envelope{Aud: tt.aud, ChainID: tt.chainID}
+			err := e.CheckAudience(node, 1337)
+			var ve *VerifyError
+			if !errors.Is(err, tt.want) || (tt.want != nil && !errors.As(err, &ve)) {
+				t.Errorf("CheckAudience = %v, want %v as a *VerifyError", err, tt.want)
+			}
+		})
+	}
+}

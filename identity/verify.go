@@ -43,6 +43,10 @@ var (
 	ErrRevoked = errors.New("revoked")
 	// ErrRotated: a signer's DID was rotated away on chain; its successor acts now.
 	ErrRotated = errors.New("rotated away")
+	// ErrWrongAudience: a state-changing envelope names another node in aud, or none.
+	ErrWrongAudience = errors.New("addressed to another node")
+	// ErrWrongChain: a state-changing envelope names another chain in chain_id, or none.
+	ErrWrongChain = errors.New("for another chain")
 	// ErrReplayCacheFull: the node remembers as many live nonces as it may; try later.
 	ErrReplayCacheFull = errors.New("replay cache full")
 )

@@ -107,10 +107,11 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 	return &res, nil
 }
 
-// signForNode signs body as an envelope to the node described by info, naming its bounty id
-// when id is not zero.
+// signForNode signs body as an envelope to the node described by info: its aud is the node's
+// DID and its chain_id the node's chain, so it acts at that node alone; it names its bounty
+// id when id is not zero.
 func signForNode(k *identity.Key, info api.Info, id uint64, body any) (string, error) {
-	m := map[string]any{"body": body, "to": []string{info.NodeDID}}
+	m := map[string]any{"body": body, "to": []string{info.NodeDID}, "aud": info.NodeDID, "chain_id": info.Chain.ID}
 	if id != 0 {
 		m["bounty"] = identity.BountyRef{ChainID: info.Chain.ID, Escrow: info.Contracts["BountyEscrow"], ID: id}
 	}

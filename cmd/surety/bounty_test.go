@@ -76,7 +76,7 @@ func (bc *bountyClient) newParty(i int) *party {
 // envelope signs body (and, for actions, a reference to bounty id) as p.
 func (bc *bountyClient) envelope(p *party, id uint64, body any) []byte {
 	bc.t.Helper()
-	m := map[string]any{"body": body, "to": []string{bc.info.NodeDID}}
+	m := map[string]any{"body": body, "to": []string{bc.info.NodeDID}, "aud": bc.info.NodeDID, "chain_id": bc.info.Chain.ID}
 	if id != 0 {
 		m["bounty"] = identity.BountyRef{ChainID: bc.info.Chain.ID, Escrow: bc.info.Contracts["BountyEscrow"], ID: id}
 	}

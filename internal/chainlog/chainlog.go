@@ -204,6 +204,20 @@ func (f *Follower) WaitIndexed(ctx context.Context, block uint64) error {
 	return nil
 }
 
+// CatchUp waits (within ctx) until the index holds every block that is confirmed now: for a
+// reader that found nothing and must know whether the chain has it, not whether this node
+// has read it yet.
+func (f *Follower) CatchUp(ctx context.Context) error {
+	head, err := f.cfg.Client.BlockNumber(ctx)
+	if err != nil {
+		return fmt.Errorf("%s index: head: %w", f.cfg.Name, err)
+	}
+	if head < f.cfg.Confirmations {
+		return nil
+	}
+	return f.WaitIndexed(ctx, head-f.cfg.Confirmations)
+}
+
 // Sync indexes every confirmed block not yet indexed and returns the new cursor.
 func (f *Follower) Sync(ctx context.Context) (uint64, error) {
 	head, err := f.cfg.Client.BlockNumber(ctx)

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/chain"
+)
+
+// TestNodesShareTheChainsWord runs two node processes that hold the same dev wallets on one
+// Anvil chain. Bindings are chain state, so a bounty posted on node 0 is claimed on node 1 by
+// a DID bound on chain through node 0, with no extra step. One envelope sent to both nodes
+// acts once: node 1 refuses it (its aud names node 0) and the chain holds one bounty. A DID
+// rotated on chain (by a transaction neither node sent) is refused on both nodes, which
+// resolve it as deactivated and name the successor, and the successor acts at once.
+func TestNodesShareTheChainsWord(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two nodes and Anvil")
+	}
+	devnet := deployOnAnvil(t, contracts.DeployConfig{})
+	ctx, client, dep := context.Background(), devnet.Client, devnet.Dep
+	dir := t.TempDir()
+	var bcs []*bountyClient
+	for _, name := range []string{"n0", "n1"} {
+		n := start(t, "node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
+			"--dev-wallets", "--dev-accounts", "6", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
+		base := n.apiURL(t)
+		bcs = append(bcs, &bountyClient{t: t, base: base, info: getInfo(t, base)})
+	}
+	n0, n1 := bcs[0], bcs[1]
+	market, worker := n0.newParty(1), n0.newParty(3) // bound on chain through node 0
+	head, err := client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000", "arbiter": worker.wallet, "deadline": head.Time + 3600, "reviewWindow": 600}
+
+	// One envelope, two nodes that both hold the market's wallet: one bounty.
+	env := n0.envelope(market, 0, post)
+	code, out := n0.request("POST", "/v1/bounties", env, nil)
+	if code != http.StatusCreated {
+		t.Fatalf("post on node 0: %d %s", code, out)
+	}
+	id := decodeResult(t, out).Bounty.ID
+	if code, out := n1.request("POST", "/v1/bounties", env, nil); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-wrong-audience") {
+		t.Errorf("the same envelope on node 1: %d %s, want 403 envelope-wrong-audience", code, out)
+	}
+	// Signed for node 1 but for another chain: refused as well.
+	m := map[string]any{"body": post, "aud": n1.info.NodeDID, "chain_id": 1}
+	raw, _ := json.Marshal(m)
+	filled, err := identity.FillEnvelope(raw, market.key, time.Now(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongChain, _ := market.key.SignCompact(filled)
+	if code, out := n1.request("POST", "/v1/bounties", []byte(wrongChain), nil); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-wrong-chain") {
+		t.Errorf("an envelope for another chain: %d %s, want 403 envelope-wrong-chain", code, out)
+	}
+	escrowABI := contracts.NewBountyEscrow()
+	next, err := bind.Call(escrowABI.Instance(client, dep.Contracts.BountyEscrow), &bind.CallOpts{Context: ctx}, escrowABI.PackNextId(), escrowABI.UnpackNextId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Uint64() != id+1 {
+		t.Fatalf("the chain holds %d bounties, want 1", next.Uint64()-1)
+	}
+
+	// Posted on node 0, claimed on node 1 by a DID bound through node 0: node 1 reads both
+	// from the chain (catching its indexes up when a block is new to it), no extra step.
+	claim := func(bc *bountyClient, p *party, id uint64) (int, []byte) {
+		return bc.act(p, id, "claim", map[string]any{})
+	}
+	if code, out := claim(n1, worker, id); code != http.StatusOK {
+		t.Fatalf("claim on node 1: %d %s", code, out)
+	}
+
+	// Rotation, sent straight to the chain from wallet 4: the old key is refused on both
+	// nodes, which name the successor; the successor claims at once.
+	old, next4 := mustGenerate(t), mustGenerate(t)
+	wallet := chain.DevKey(4)
+	stakes := contracts.NewStakeRegistry()
+	inst := stakes.Instance(client, dep.Contracts.StakeRegistry)
+	proofOf := func(k *identity.Key) []byte {
+		b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey),
+			ChainID: 31337, Registry: dep.Contracts.StakeRegistry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, wallet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := json.Marshal(b)
+		return raw
+	}
+	sendFrom := func(key *ecdsa.PrivateKey, data []byte) {
+		t.Helper()
+		tx, err := bind.Transact(inst, bind.NewKeyedTransactor(key, big.NewInt(31337)), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := chain.WaitMined(ctx, client, tx.Hash()); err != nil || r.Status != 1 {
+			t.Fatalf("transaction: %v %v", err, r)
+		}
+	}
+	oldID := identity.AgentID(old.DID.String())
+	sendFrom(wallet, stakes.PackBind(oldID, proofOf(old)))
+	sendFrom(wallet, stakes.PackRotate(oldID, identity.AgentID(next4.DID.String()), proofOf(next4)))
+	code, out = n0.request("POST", "/v1/bounties", n0.envelope(market, 0, post), nil)
+	if code != http.StatusCreated {
+		t.Fatalf("second post: %d %s", code, out)
+	}
+	second := decodeResult(t, out).Bounty.ID
+	oldParty := &party{key: old, wallet: crypto.PubkeyToAddress(wallet.PublicKey)}
+	for _, bc := range bcs {
+		eventuallyT(t, "the rotation seen by "+bc.base, 5*time.Second, func() bool {
+			code, out := bc.request("GET", "/1.0/identifiers/"+old.DID.String(), nil, nil)
+			return code == http.StatusGone && strings.Contains(string(out), `"successor":"`+next4.DID.String()+`"`)
+		})
+		if code, out := bc.act(oldParty, second, "claim", map[string]any{}); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-rotated") {
+			t.Errorf("the rotated-away key claims on %s: %d %s, want 403 envelope-rotated", bc.base, code, out)
+		}
+	}
+	if code, out := claim(n1, &party{key: next4, wallet: oldParty.wallet}, second); code != http.StatusOK {
+		t.Fatalf("the successor claims on node 1: %d %s", code, out)
+	}
+}
+
+func mustGenerate(t *testing.T) *identity.Key {
+	t.Helper()
+	k, err := identity.GenerateKey(identity.Ed25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
