@@ -136,8 +136,18 @@ type Indexer struct {
 	abi    *abi.ABI
 	escrow *contracts.BountyEscrow
 
-	mu   sync.Mutex
-	subs map[uint64][]chan Event
+	mu       sync.Mutex
+	subs     map[uint64][]chan Event
+	watchers []func(context.Context, []Event)
+}
+
+// Watch calls fn with the events of every batch the index commits that were new to it, in
+// chain order, before WaitIndexed returns for the batch. fn runs on the indexer's goroutine,
+// with its context: it must not block for long.
+func (ix *Indexer) Watch(fn func(context.Context, []Event)) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.watchers = append(ix.watchers, fn)
 }
 
 // NewIndexer migrates the escrow tables and loads the cursor.
@@ -163,6 +173,16 @@ func NewIndexer(ctx context.Context, cfg IndexerConfig) (*Indexer, error) {
 		return nil, err
 	}
 	return ix, nil
+}
+
+// EndsBounty reports whether an event of that name ends a bounty in a settlement
+// (Accepted, Released, Resolved, Refunded, Cancelled).
+func EndsBounty(name string) bool {
+	switch name {
+	case "Accepted", "Released", "Resolved", "Refunded", "Cancelled":
+		return true
+	}
+	return false
 }
 
 // escrowLogs is the Indexer as the follower's handler.
@@ -265,11 +285,17 @@ func (h *escrowLogs) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (f
 	if len(fresh) == 0 {
 		return nil, nil
 	}
-	return func() { ix.publish(fresh) }, nil
+	return func() { ix.publish(ctx, fresh) }, nil
 }
 
-// publish hands fresh events to their bounties' subscribers.
-func (ix *Indexer) publish(fresh []Event) {
+// publish hands fresh events to the watchers and to their bounties' subscribers.
+func (ix *Indexer) publish(ctx context.Context, fresh []Event) {
+	ix.mu.Lock()
+	ws := append([]func(context.Context, []Event){}, ix.watchers...)
+	ix.mu.Unlock()
+	for _, w := range ws {
+		w(ctx, fresh)
+	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for _, ev := range fresh {

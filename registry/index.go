@@ -317,14 +317,14 @@ type Agent struct {
 // Get returns the card of did from this node, or from the DHT when the node has peers; it
 // returns ErrUnknownAgent when neither has one, and ErrRevoked for a DID that left on chain.
 func (r *Registry) Get(ctx context.Context, did string) (*Agent, error) {
-	a, err := r.getLocal(ctx, did)
-	if !errors.Is(err, ErrUnknownAgent) {
-		return a, err
-	}
 	if st, err := r.keyStatus(ctx, did); err != nil {
 		return nil, err
 	} else if st.Closed() {
 		return nil, cardErr(did, ErrRevoked, "the DID was %s on chain", st.State)
+	}
+	a, err := r.getLocal(ctx, did)
+	if !errors.Is(err, ErrUnknownAgent) {
+		return a, err
 	}
 	r.mu.Lock()
 	n := r.net

@@ -1,6 +1,10 @@
 package reputation
 
-import "context"
+import (
+	"context"
+
+	"github.com/surety-ioa/surety/identity"
+)
 
 // PublishRaw publishes bytes on the audit topic without checking them: tests play a
 // malicious peer with it.
@@ -13,3 +17,8 @@ func PublishRaw(ctx context.Context, s *Service, data []byte) error {
 
 // Follow is what recording audit a does in memory, without the checks and the store.
 func Follow(s *Service, a *Audit, backed bool) { s.follow(a, backed) }
+
+// Hold keeps an audit as the gossip path does when its facts have not reached this node yet.
+func Hold(ctx context.Context, s *Service, v *identity.Verified, raw []byte) error {
+	return s.hold(ctx, v, raw)
+}

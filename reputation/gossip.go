@@ -47,7 +47,15 @@ func (s *Service) Attach(ctx context.Context, node *p2p.Node, verify EnvelopeVer
 		case errors.Is(err, ErrBadAudit), errors.Is(err, ErrSameWallet), errors.Is(err, ErrForeignBounty):
 			return pubsub.ValidationReject
 		}
-		// Unknown subject or bounty (this node may be behind), duplicate, late: not an attack.
+		if waitsForFacts(err) {
+			// This node's indexes may be behind the chain: hold it and retry as they
+			// advance, so every node ends with the same audits whatever the arrival order.
+			if herr := s.hold(ctx, v, msg.Data); herr != nil {
+				log.Warn("reputation: hold gossiped audit", "err", herr)
+			}
+			return pubsub.ValidationIgnore
+		}
+		// Duplicate or late: not an attack.
 		log.Debug("reputation: gossiped audit not taken", "from", from, "err", err)
 		return pubsub.ValidationIgnore
 	}); err != nil {

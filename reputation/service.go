@@ -33,9 +33,18 @@ type ServiceConfig struct {
 	// Every is how often scores are recomputed when audits arrived (0: 5 s); they are
 	// recomputed every hour regardless, as audits age. Between recomputations each audit
 	// moves its subject's score at once, with the auditors' standings of the last one.
-	Every  time.Duration
-	Now    func() time.Time
-	Logger *slog.Logger
+	Every time.Duration
+	// Clock is the step of the time scores are computed at (0: the log's epoch when there
+	// is a log, else a minute): ages are measured from the start of the current step, a
+	// time every node shares, never from a node's own instant, so nodes holding the same
+	// audits and reading the same chain give bit-identical scores.
+	Clock time.Duration
+	// CatchUp, when set, waits until the node's chain indexes hold every confirmed block: an
+	// audit filed here that names a bounty or subject the indexes lack is checked again after
+	// it (bounded by CatchUpWait), since another node may have indexed it a block earlier.
+	CatchUp func(ctx context.Context) error
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // Service accepts audits and answers reputation queries from the latest computed scores, so a
@@ -157,6 +166,12 @@ func NewService(cfg ServiceConfig) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Clock == 0 {
+		cfg.Clock = time.Minute
+		if cfg.Log != nil {
+			cfg.Clock = cfg.Log.cfg.Epoch
+		}
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -188,6 +203,13 @@ type Submitted struct {
 // refused, and ErrDuplicate for an audit already recorded.
 func (s *Service) Submit(ctx context.Context, v *identity.Verified, raw []byte) (*Submitted, error) {
 	res, err := s.submit(ctx, v, raw)
+	if waitsForFacts(err) && s.cfg.CatchUp != nil {
+		wctx, cancel := context.WithTimeout(ctx, CatchUpWait)
+		if s.cfg.CatchUp(wctx) == nil {
+			res, err = s.submit(ctx, v, raw)
+		}
+		cancel()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -277,8 +299,11 @@ func (s *Service) Run(ctx context.Context) error {
 		if time.Since(last) < s.cfg.Every {
 			continue
 		}
+		if _, err := s.RetryHeld(ctx); err != nil && ctx.Err() == nil {
+			s.cfg.Logger.Warn("reputation: retry held audits", "err", err)
+		}
 		s.mu.RLock()
-		stale := s.cfg.Now().Sub(s.snapshot.at) > time.Hour
+		stale := s.scoreTime() != s.snapshot.at
 		s.mu.RUnlock()
 		if !stale {
 			select {
@@ -295,12 +320,15 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
+// scoreTime is the time scores are computed at now: the start of the current Clock step.
+func (s *Service) scoreTime() time.Time { return s.cfg.Now().Truncate(s.cfg.Clock).UTC() }
+
 // Refresh recomputes every score now. The audits recorded while it runs are applied to its
 // outcome before it replaces the last one, so no reader sees them go missing.
 func (s *Service) Refresh(ctx context.Context) error {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
-	now := s.cfg.Now()
+	now := s.scoreTime()
 	staked, err := s.cfg.Stakes.StakedAgents(ctx)
 	if err != nil {
 		return fmt.Errorf("reputation: stakes: %w", err)

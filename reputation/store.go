@@ -30,7 +30,7 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration}
+`}, logMigration, anchorMigration, heldMigration}
 
 // Store keeps accepted audits in SQLite. Of the audits one auditor filed about one subject
 // and target, the latest counts (by time, then by leaf hash, so every node picks the same

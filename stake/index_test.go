@@ -299,6 +299,9 @@ func TestRevocationAndRotation(t *testing.T) {
 	if s, _ := ix.StakeOf(ctx, third.DID.String(), addr(wallet2)); s.Sign() != 0 {
 		t.Errorf("a revoked DID's stake under its other controller still counts: %s", s)
 	}
+	if staked, err := ix.StakedAgents(ctx); err != nil || len(staked) != 0 {
+		t.Errorf("StakedAgents = %v, %v; want none: every staked DID was rotated away or revoked, the unproven successor counts nothing", staked, err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	for _, w := range []string{"Rotated " + old.DID.String(), "Bound " + next.DID.String(), "Revoked " + third.DID.String()} {
@@ -349,6 +352,9 @@ func TestStakeAmountsFollowTheChain(t *testing.T) {
 	}
 	if s, _ := ix.StakeOf(ctx, did, addr(wallet)); s.Cmp(big.NewInt(15e17)) != 0 {
 		t.Errorf("StakeOf = %s, want 1.5 ETH (3 staked, 1 unbonding, 0.5 slashed)", s)
+	}
+	if staked, err := ix.StakedAgents(ctx); err != nil || staked[did] != 1.5 || len(staked) != 1 {
+		t.Errorf("StakedAgents = %v, %v; want %s: 1.5", staked, err, did)
 	}
 	if err := f.c.AdvanceTime(2 * time.Minute); err != nil {
 		t.Fatal(err)

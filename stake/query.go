@@ -173,3 +173,41 @@ func (ix *Index) BindingProof(ctx context.Context, did string, wallet common.Add
 	}
 	return []byte(r.binding), nil
 }
+
+// StakedAgents is the stake, in whole tokens (ETH for an ETH registry), that counts for every
+// DID with any: the sum over its controllers of the bonded stake of records that count (see
+// Bound). It is the chain's figure, the same on every node at the same block, whatever cards
+// a node happens to hold.
+func (ix *Index) StakedAgents(ctx context.Context) (map[string]float64, error) {
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT did, staked FROM stake_records r
+		WHERE chain = ? AND verified = 1 AND status = 'bound' AND staked != '0'
+		AND NOT EXISTS (SELECT 1 FROM stake_records c WHERE c.chain = r.chain AND c.agent_id = r.agent_id AND c.did = r.did
+			AND c.verified = 1 AND c.status != 'bound')`, ix.cfg.Chain)
+	if err != nil {
+		return nil, fmt.Errorf("stake index: staked agents: %w", err)
+	}
+	defer rows.Close()
+	wei := map[string]*big.Int{}
+	for rows.Next() {
+		var did, staked string
+		if err := rows.Scan(&did, &staked); err != nil {
+			return nil, err
+		}
+		v, ok := new(big.Int).SetString(staked, 10)
+		if !ok {
+			return nil, fmt.Errorf("stake index: stake %q of %s is not a number", staked, did)
+		}
+		if wei[did] == nil {
+			wei[did] = new(big.Int)
+		}
+		wei[did].Add(wei[did], v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make(map[string]float64, len(wei))
+	for did, v := range wei {
+		out[did], _ = new(big.Float).Quo(new(big.Float).SetInt(v), big.NewFloat(1e18)).Float64()
+	}
+	return out, nil
+}

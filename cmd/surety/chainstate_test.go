@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net/http"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
@@ -141,4 +143,120 @@ func mustGenerate(t *testing.T) *identity.Key {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// TestThreeNodesScoreAlike files audits at different nodes of three (separate processes,
+// gossiping, on one Anvil) and waits until every node reports the same reputation, to the
+// byte, and the same audit-log root. One audit is filed by a DID that is bound to the poster's
+// wallet only afterwards: it counts unbacked at first, then, once every node has indexed the
+// binding, backed, on every node alike.
+func TestThreeNodesScoreAlike(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three nodes and Anvil")
+	}
+	devnet := deployOnAnvil(t, contracts.DeployConfig{})
+	ctx, client := context.Background(), devnet.Client
+	dir := t.TempDir()
+	var bcs []*bountyClient
+	boot := ""
+	for i, name := range []string{"n0", "n1", "n2"} {
+		args := []string{"node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
+			"--dev-wallets", "--dev-accounts", "10", "--anchor-wallet", crypto.PubkeyToAddress(chain.DevKey(7 + i).PublicKey).Hex(),
+			"--log-epoch", "2s", "--log-grace", "3s", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn"}
+		if boot != "" {
+			args = append(args, "--bootstrap", boot)
+		}
+		n := start(t, args...)
+		base := n.apiURL(t)
+		bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
+		if boot == "" {
+			boot = bc.info.Peer.Addrs[0]
+		}
+		bcs = append(bcs, bc)
+	}
+	time.Sleep(1500 * time.Millisecond) // let the gossip mesh form
+	n0 := bcs[0]
+	market, worker := n0.newParty(1), n0.newParty(3)
+	head, err := client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out := n0.request("POST", "/v1/bounties", n0.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000000000000000",
+		"arbiter": worker.wallet, "deadline": head.Time + 3600, "reviewWindow": 600}), nil)
+	if code != http.StatusCreated {
+		t.Fatalf("post: %d %s", code, out)
+	}
+	id := decodeResult(t, out).Bounty.ID
+	for _, step := range []struct {
+		p      *party
+		action string
+		body   map[string]any
+	}{{worker, "claim", map[string]any{}}, {worker, "submit", map[string]any{"resultHash": "0x" + strings.Repeat("11", 32)}}, {market, "accept", map[string]any{}}} {
+		if code, out := n0.act(step.p, id, step.action, step.body); code != http.StatusOK {
+			t.Fatalf("%s: %d %s", step.action, code, out)
+		}
+	}
+	audit := func(bc *bountyClient, by *party, score float64) {
+		t.Helper()
+		body := map[string]any{"kind": "surety.audit/1", "subject": worker.key.DID.String(), "score": score, "evidence": map[string]any{"hash": "0x" + strings.Repeat("ab", 32)}}
+		if code, out := bc.request("POST", "/v1/audits", bc.envelope(by, id, body), nil); code != http.StatusCreated {
+			t.Fatalf("audit at %s: %d %s", bc.base, code, out)
+		}
+	}
+	audit(bcs[1], market, 0.9)
+	// A second DID of the market, bound to its wallet only after its audit is filed.
+	late := &party{key: mustGenerate(t), wallet: market.wallet}
+	audit(bcs[2], late, 0.6)
+	type view struct{ rep, root string }
+	look := func(bc *bountyClient) view {
+		_, rep := bc.request("GET", "/v1/reputation/"+worker.key.DID.String(), nil, nil)
+		_, head := bc.request("GET", "/v1/log/head", nil, nil)
+		var h struct {
+			Size uint64 `json:"size"`
+			Root string `json:"root"`
+		}
+		_ = json.Unmarshal(head, &h)
+		return view{rep: string(rep), root: fmt.Sprintf("%d/%s", h.Size, h.Root)}
+	}
+	same := func(what string, want func(view) bool) []view {
+		t.Helper()
+		var views []view
+		eventuallyT(t, what, 30*time.Second, func() bool {
+			views = views[:0]
+			for _, bc := range bcs {
+				views = append(views, look(bc))
+			}
+			for _, v := range views {
+				if v != views[0] || !want(v) {
+					return false
+				}
+			}
+			return true
+		})
+		return views
+	}
+	before := same("every node with both audits, one unbacked, and one log root", func(v view) bool {
+		return strings.Count(v.rep, `"backed":false`) == 1 && strings.Count(v.rep, `"backed":true`) == 1 && strings.HasPrefix(v.root, "2/")
+	})
+	if code, out := n0.request("POST", "/v1/bindings", bindingOf(t, n0, late.key, chain.DevKey(1)), nil); code != http.StatusCreated {
+		t.Fatalf("bind the late DID: %d %s", code, out)
+	}
+	after := same("every node counting both audits backed", func(v view) bool {
+		return strings.Count(v.rep, `"backed":true`) == 2
+	})
+	if before[0].rep == after[0].rep {
+		t.Errorf("the late binding changed nothing: %s", after[0].rep)
+	}
+}
+
+// bindingOf is the binding of k to wallet for bc's node, as POST /v1/bindings takes it.
+func bindingOf(t *testing.T, bc *bountyClient, k *identity.Key, wallet *ecdsa.PrivateKey) []byte {
+	t.Helper()
+	b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: bc.info.Chain.ID,
+		Registry: common.HexToAddress(bc.info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, wallet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(b)
+	return raw
 }

@@ -257,9 +257,6 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	if _, err := n.stakes.Sync(ctx); err != nil {
-		return nil, fmt.Errorf("index the stake registry: %w", err)
-	}
 	ids, groups, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
 		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry, keys: n.stakes}, log)
 	if err != nil {
@@ -280,7 +277,17 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 			dids[i] = c.DID
 		}
 		agents.ChainChanged(ctx, dids)
+		if n.reputation != nil { // set below, before the indexes run
+			if err := n.reputation.Recheck(ctx, dids, nil); err != nil && ctx.Err() == nil {
+				log.Warn("reputation: recheck after stake changes", "err", err)
+			}
+		}
 	})
+	// Catch up with the chain before serving: a DID revoked while the node was down has its
+	// card dropped here, by the watcher above.
+	if _, err := n.stakes.Sync(ctx); err != nil {
+		return nil, fmt.Errorf("index the stake registry: %w", err)
+	}
 	peerKey, err := loadPeerKey(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -339,10 +346,31 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: agents, Logger: log,
+	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: n.stakes, Logger: log,
+		CatchUp: func(ctx context.Context) error {
+			if err := n.stakes.CatchUp(ctx); err != nil {
+				return err
+			}
+			return n.index.CatchUp(ctx)
+		},
 		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
 			Bounties: escrowFacts{n.index}, Wallets: n.stakes, Agents: knownAgents{agents, n.stakes}}})
 	agents.UseReputation(n.reputation) // ranks by it, and tells it when stakes change
+	// A settlement indexed after the audits that name it backs them from then on.
+	n.index.Watch(func(ctx context.Context, events []escrow.Event) {
+		var ended []uint64
+		for _, ev := range events {
+			if ev.HasBounty && escrow.EndsBounty(ev.Name) {
+				ended = append(ended, ev.BountyID)
+			}
+		}
+		if len(ended) == 0 {
+			return
+		}
+		if err := n.reputation.Recheck(ctx, nil, ended); err != nil && ctx.Err() == nil {
+			log.Warn("reputation: recheck after settlements", "err", err)
+		}
+	})
 	if err := n.reputation.Attach(n.p2pCtx, n.p2p, ids.VerifyEnvelope, log); err != nil {
 		return nil, err
 	}

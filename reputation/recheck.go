@@ -1,0 +1,220 @@
+package reputation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/sqlite"
+)
+
+// Facts arrive late. An audit reaches a node by gossip before the settlement it names has
+// reached that node's escrow index, or before the binding that ties its auditor to the
+// bounty's poster has reached its stake index. Dropping it, or freezing "unbacked" for good,
+// would leave nodes with different audit sets and weights. So an audit whose subject or
+// bounty is unknown here is held and retried as the indexes advance, and the backing of the
+// audits that count is evaluated again whenever the chain facts behind it change (Recheck):
+// what counts is a function of the chain and the audits, not of arrival order.
+
+// Limits of held audits.
+const (
+	// MaxHeld bounds the audits held at once; more are ignored (their senders' nodes keep
+	// gossiping them, and anti-entropy catches up later).
+	MaxHeld = 1000
+	// HeldTTL is how long an audit is held before it is given up: by then its epoch has
+	// closed in the log, which would refuse it as late anyway.
+	HeldTTL = 30 * time.Minute
+	// CatchUpWait bounds how long an audit filed here waits for the chain indexes to catch up
+	// before its unknown bounty or subject is refused.
+	CatchUpWait = 3 * time.Second
+)
+
+// heldMigration is the table of audits waiting for facts (version 4 of the reputation tables).
+var heldMigration = sqlite.Migration{Version: 4, SQL: `
+CREATE TABLE reputation_held (
+	chain    INTEGER NOT NULL REFERENCES chains(id) ON DELETE CASCADE,
+	leaf     TEXT    NOT NULL,
+	envelope BLOB    NOT NULL, -- the signed envelope as received
+	payload  TEXT    NOT NULL, -- the verified payload (identity.Envelope)
+	held_at  INTEGER NOT NULL,
+	PRIMARY KEY (chain, leaf)
+) STRICT;
+`}
+
+// waitsForFacts says whether a refusal may go away once this node's indexes catch up.
+func waitsForFacts(err error) bool {
+	return errors.Is(err, ErrUnknownBounty) || errors.Is(err, ErrUnknownSubject)
+}
+
+// hold keeps a verified audit that waits for facts, to retry (RetryHeld).
+func (s *Service) hold(ctx context.Context, v *identity.Verified, raw []byte) error {
+	payload, err := json.Marshal(v.Envelope)
+	if err != nil {
+		return err
+	}
+	_, err = s.cfg.Store.db.ExecContext(ctx, `INSERT INTO reputation_held (chain, leaf, envelope, payload, held_at)
+		SELECT ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM reputation_held WHERE chain = ?) < ? ON CONFLICT DO NOTHING`,
+		s.cfg.Store.chain, hexHash(LeafHash(raw)), raw, string(payload), s.cfg.Now().Unix(), s.cfg.Store.chain, MaxHeld)
+	if err != nil {
+		return fmt.Errorf("reputation: hold audit: %w", err)
+	}
+	return nil
+}
+
+// RetryHeld submits the held audits again: those accepted now, or refused for good, or held
+// past HeldTTL, leave the table. It reports how many were accepted.
+func (s *Service) RetryHeld(ctx context.Context) (int, error) {
+	st := s.cfg.Store
+	if _, err := st.db.ExecContext(ctx, `DELETE FROM reputation_held WHERE chain = ? AND held_at < ?`, st.chain, s.cfg.Now().Add(-HeldTTL).Unix()); err != nil {
+		return 0, fmt.Errorf("reputation: expire held audits: %w", err)
+	}
+	rows, err := st.db.QueryContext(ctx, `SELECT leaf, envelope, payload FROM reputation_held WHERE chain = ? ORDER BY held_at, leaf`, st.chain)
+	if err != nil {
+		return 0, fmt.Errorf("reputation: read held audits: %w", err)
+	}
+	type held struct {
+		leaf    string
+		raw     []byte
+		payload string
+	}
+	var list []held
+	for rows.Next() {
+		var h held
+		if err := rows.Scan(&h.leaf, &h.raw, &h.payload); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		list = append(list, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	accepted := 0
+	for _, h := range list {
+		var v identity.Verified
+		if err := json.Unmarshal([]byte(h.payload), &v.Envelope); err != nil {
+			return accepted, fmt.Errorf("reputation: held audit %s: %w", h.leaf, err)
+		}
+		_, err := s.submit(ctx, &v, h.raw)
+		switch {
+		case waitsForFacts(err):
+			continue
+		case err == nil:
+			accepted++
+		case ctx.Err() != nil:
+			return accepted, ctx.Err()
+		default:
+			var ae *AuditError
+			if !errors.As(err, &ae) && !errors.Is(err, ErrDuplicate) && !errors.Is(err, ErrLate) {
+				return accepted, err // the store or an index failed: keep it, try again later
+			}
+		}
+		if _, err := st.db.ExecContext(ctx, `DELETE FROM reputation_held WHERE chain = ? AND leaf = ?`, st.chain, h.leaf); err != nil {
+			return accepted, err
+		}
+	}
+	return accepted, nil
+}
+
+// Recheck evaluates the backing of the audits that count again, where the chain facts behind
+// it may have changed: the audits by or about dids (their bindings changed), and the audits
+// of bounties (their settlement changed). An audit whose backing changed moves its subject's
+// score at once, as a new audit does. Held audits are retried too.
+func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64) error {
+	if len(dids) > 0 || len(bounties) > 0 {
+		targets := make([]string, len(bounties))
+		for i, id := range bounties {
+			a := Audit{Bounty: &identity.BountyRef{ChainID: s.cfg.Rules.ChainID, Escrow: s.cfg.Rules.Escrow.Hex(), ID: id}}
+			targets[i] = a.Target()
+		}
+		list, err := s.cfg.Store.touching(ctx, dids, targets)
+		if err != nil {
+			return err
+		}
+		changed := false
+		for _, c := range list {
+			backed, err := s.cfg.Rules.Check(ctx, &c.Audit)
+			var ae *AuditError
+			if errors.As(err, &ae) {
+				backed, err = false, nil // it no longer passes the rules: it counts, unbacked
+			}
+			if err != nil {
+				return err
+			}
+			if backed == c.Backed {
+				continue
+			}
+			if err := s.cfg.Store.setBacked(ctx, c.Leaf, backed); err != nil {
+				return err
+			}
+			s.follow(&c.Audit, backed)
+			changed = true
+		}
+		if changed {
+			s.markDirty()
+		}
+	}
+	if _, err := s.RetryHeld(ctx); err != nil {
+		return err
+	}
+	return nil
+}
+
+// touching lists the audits that count by or about dids, or of targets.
+func (s *Store) touching(ctx context.Context, dids, targets []string) ([]*StoredAudit, error) {
+	if len(dids) == 0 && len(targets) == 0 {
+		return nil, nil
+	}
+	marks := func(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
+	var cond []string
+	args := []any{s.chain}
+	if len(dids) > 0 {
+		cond = append(cond, "auditor IN ("+marks(len(dids))+")", "subject IN ("+marks(len(dids))+")")
+		for range 2 {
+			for _, d := range dids {
+				args = append(args, d)
+			}
+		}
+	}
+	if len(targets) > 0 {
+		cond = append(cond, "target IN ("+marks(len(targets))+")")
+		for _, t := range targets {
+			args = append(args, t)
+		}
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed FROM reputation_audits
+		WHERE chain = ? AND superseded_by IS NULL AND (`+strings.Join(cond, " OR ")+`) ORDER BY leaf`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reputation: audits to recheck: %w", err)
+	}
+	defer rows.Close()
+	var out []*StoredAudit
+	for rows.Next() {
+		var a StoredAudit
+		var leaf, target string
+		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed); err != nil {
+			return nil, err
+		}
+		if err := setTarget(&a.Audit, target); err != nil {
+			return nil, err
+		}
+		if a.Leaf, err = parseHash(leaf); err != nil {
+			return nil, err
+		}
+		out = append(out, &a)
+	}
+	return out, rows.Err()
+}
+
+// setBacked records an audit's backing as evaluated again.
+func (s *Store) setBacked(ctx context.Context, leaf Hash, backed bool) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE reputation_audits SET backed = ? WHERE chain = ? AND leaf = ?`, backed, s.chain, hexHash(leaf)); err != nil {
+		return fmt.Errorf("reputation: update backing: %w", err)
+	}
+	return nil
+}
