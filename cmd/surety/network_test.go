@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"net/http"
 	"path/filepath"
@@ -23,7 +24,8 @@ import (
 // TestFiveNodesOnAnvil is the registry acceptance test: five real nodes (own hosts on
 // loopback, own databases) on one Anvil chain. A staked agent registers on node A and is
 // found by DID and by capability on node E; with two nodes stopped, it is still found, also
-// by a node that joins afterwards. A thief's forged bind and revoke of the agent's id change
+// by a node that joins afterwards. An unbond and a slash sent straight to the chain re-rank
+// the card on every node. A thief's forged bind and revoke of the agent's id change
 // nothing anywhere (the de-list attack); the controller's real revocation reaches every node
 // from the chain alone: cards go, the resolver says deactivated, envelopes are refused.
 func TestFiveNodesOnAnvil(t *testing.T) {
@@ -127,6 +129,26 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		t.Errorf("peers (with their gossip scores): %d %s", code, body)
 	}
 
+	// Stake changes sent straight to the chain re-rank the card on every node, with no call
+	// to any node: an unbond, then a slash by the owner (an authorized slasher).
+	live := []string{baseA, bases[2], baseE, baseF}
+	stakeOn := func(base string) string {
+		var a registry.Agent
+		code, body := (&bountyClient{t: t, base: base}).request("GET", "/v1/agents/"+agent.DID.String(), nil, nil)
+		if code != http.StatusOK || json.Unmarshal(body, &a) != nil {
+			return fmt.Sprintf("%d %s", code, body)
+		}
+		return a.Stake
+	}
+	send(wallet, stakes.PackRequestUnbond(id, big.NewInt(5e17)), nil)
+	for _, base := range live {
+		eventuallyT(t, "the unbond seen by "+base, 5*time.Second, func() bool { return stakeOn(base) == "500000000000000000" })
+	}
+	send(chain.DevKey(0), stakes.PackSlash(id, crypto.PubkeyToAddress(wallet.PublicKey), big.NewInt(25e16), crypto.PubkeyToAddress(chain.DevKey(0).PublicKey), [32]byte{}), nil)
+	for _, base := range live {
+		eventuallyT(t, "the slash seen by "+base, 5*time.Second, func() bool { return stakeOn(base) == "250000000000000000" })
+	}
+
 	// The de-list attack: a thief binds the agent's id from its own wallet with an empty
 	// proof, revokes it, and asks E to check the status. Nothing changes on any node.
 	thief := chain.DevKey(2)
@@ -136,7 +158,6 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(string(body), `"status":"active"`) || !strings.Contains(string(body), `"dropped":false`) {
 		t.Fatalf("status check on E after the forged revocation: %d %s", code, body)
 	}
-	live := []string{baseA, bases[2], baseE, baseF}
 	time.Sleep(2 * time.Second) // every index polls the chain each second
 	for _, base := range live {
 		if !find(base, "/v1/agents/"+agent.DID.String()) || !find(base, "/v1/agents?capability=audit") {
