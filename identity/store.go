@@ -33,7 +33,7 @@ CREATE TABLE identity_dids (
 	did         TEXT    PRIMARY KEY,
 	kind        TEXT    NOT NULL CHECK (kind IN ('node', 'hosted', 'registered')),
 	created     INTEGER NOT NULL,
-	deactivated INTEGER, -- unused: a DID's status comes from the chain (package stake)
+	deactivated INTEGER,
 	credential  TEXT
 ) STRICT;
 
@@ -42,7 +42,6 @@ CREATE TABLE identity_challenges (
 	expires   INTEGER NOT NULL
 ) STRICT;
 `}, {Version: 2, SQL: `
--- unused since bindings became chain state (package stake)
 CREATE TABLE identity_bindings (
 	did      TEXT    NOT NULL,
 	wallet   TEXT    NOT NULL,
@@ -75,6 +74,10 @@ CREATE TABLE identity_group_envelopes (
 	PRIMARY KEY (group_id, seq),
 	UNIQUE (group_id, sender, id)
 ) STRICT;
+`}, {Version: 4, SQL: `
+-- Bindings are chain state (package stake); deactivation too.
+DROP TABLE identity_bindings;
+ALTER TABLE identity_dids DROP COLUMN deactivated;
 `}}
 
 // KDFParams are scrypt's cost parameters for keys at rest.

@@ -191,6 +191,22 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		if code, body := bc.request("POST", "/v1/agents", []byte(sc.JWS), nil); code != http.StatusGone {
 			t.Errorf("re-register the revoked card on %s: %d %s, want 410", base, code, body)
 		}
+		// An audit and a group post by the revoked key are refused the same way.
+		audit, err := signForNode(agent, getInfo(t, base), 0, map[string]any{"kind": "surety.audit/1", "subject": getInfo(t, base).NodeDID,
+			"envelope": "m1", "score": 0.5, "evidence": map[string]string{"hash": "0x" + strings.Repeat("ab", 32)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, body := bc.request("POST", "/v1/audits", []byte(audit), nil); code != http.StatusForbidden || !strings.Contains(string(body), "envelope-revoked") {
+			t.Errorf("an audit by the revoked key on %s: %d %s, want 403 envelope-revoked", base, code, body)
+		}
+		post, err := signForNode(agent, getInfo(t, base), 0, map[string]any{"text": "still here"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code, body := bc.request("POST", "/v1/groups/g1/envelopes", []byte(post), nil); code != http.StatusForbidden || !strings.Contains(string(body), "envelope-revoked") {
+			t.Errorf("a group post by the revoked key on %s: %d %s, want 403 envelope-revoked", base, code, body)
+		}
 	}
 }
 

@@ -170,6 +170,7 @@ type node struct {
 	cfg        nodeConfig
 	index      *escrow.Indexer
 	stakes     *stake.Index
+	missed     []string // DIDs whose records changed during the start-up catch-up
 	reputation *reputation.Service
 	p2p        *p2p.Node
 	p2pCtx     context.Context
@@ -277,10 +278,12 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 			dids[i] = c.DID
 		}
 		agents.ChainChanged(ctx, dids)
-		if n.reputation != nil { // set below, before the indexes run
-			if err := n.reputation.Recheck(ctx, dids, nil); err != nil && ctx.Err() == nil {
-				log.Warn("reputation: recheck after stake changes", "err", err)
-			}
+		if n.reputation == nil { // the catch-up below runs before the reputation service exists
+			n.missed = append(n.missed, dids...)
+			return
+		}
+		if err := n.reputation.Recheck(ctx, dids, nil); err != nil && ctx.Err() == nil {
+			log.Warn("reputation: recheck after stake changes", "err", err)
 		}
 	})
 	// Catch up with the chain before serving: a DID revoked while the node was down has its
@@ -355,6 +358,11 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		},
 		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
 			Bounties: escrowFacts{n.index}, Wallets: n.stakes, Agents: knownAgents{agents, n.stakes}}})
+	// Bindings that changed while the node was down weigh the audits from now on.
+	if err := n.reputation.Recheck(ctx, n.missed, nil); err != nil {
+		return nil, fmt.Errorf("reputation: recheck after catching up with the chain: %w", err)
+	}
+	n.missed = nil
 	agents.UseReputation(n.reputation) // ranks by it, and tells it when stakes change
 	// A settlement indexed after the audits that name it backs them from then on.
 	n.index.Watch(func(ctx context.Context, events []escrow.Event) {
