@@ -500,7 +500,8 @@ type RelayRequest struct {
 }
 
 // relay sends a transaction an external wallet signed. The signature is the authentication:
-// the wallet is msg.sender; the node only checks it calls the escrow and would not revert.
+// the wallet is msg.sender; the node only checks it calls the escrow or the stake registry
+// and would not revert, and answers once both indexes hold its block.
 func (s *Server) relay(c echo.Context) error {
 	var req RelayRequest
 	if err := bindJSON(c, &req); err != nil {
@@ -511,6 +512,9 @@ func (s *Server) relay(c echo.Context) error {
 	}
 	res, err := s.cfg.Bounties.Relay(c.Request().Context(), req.RawTx)
 	if err != nil {
+		return err
+	}
+	if err := s.cfg.Stakes.WaitIndexed(c.Request().Context(), res.Block); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, res)

@@ -452,8 +452,9 @@ func (s *Service) Relay(ctx context.Context, raw []byte) (*Result, error) {
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		return nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: not a signed transaction: " + err.Error()}
 	}
-	if tx.To() == nil || *tx.To() != s.cfg.Escrow {
-		return nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: the node relays only calls to the escrow " + s.cfg.Escrow.Hex()}
+	if tx.To() == nil || *tx.To() != s.cfg.Escrow && (s.cfg.StakeRegistry == (common.Address{}) || *tx.To() != s.cfg.StakeRegistry) {
+		return nil, &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: the node relays only calls to the escrow %s and the stake registry %s",
+			s.cfg.Escrow.Hex(), s.cfg.StakeRegistry.Hex())}
 	}
 	from, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), &tx)
 	if err != nil {

@@ -2,6 +2,7 @@ package escrow_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -12,7 +13,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
@@ -349,7 +352,26 @@ func TestRelayExternallySignedTransactions(t *testing.T) {
 	if n, _ := sf.c.NonceAt(ctx, outside.Address(), nil); n != nonce {
 		t.Errorf("a refused relay was sent (nonce %d → %d)", nonce, n)
 	}
-	// Only the escrow is relayed to.
+	// A call to the stake registry is relayed too: the wallet's own bind, say.
+	agent, _ := identity.GenerateKey(identity.Ed25519)
+	b, err := identity.SignBinding(identity.BindingStatement{DID: agent.DID.String(), Wallet: outside.Address(), ChainID: chain.EmbeddedChainID,
+		Registry: sf.dep.Contracts.StakeRegistry, IssuedAt: int64(head.Time), Nonce: "n"}, agent, chain.DevKey(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof, _ := json.Marshal(b)
+	bindTx, err := outside.Sign(ctx, sf.dep.Contracts.StakeRegistry, contracts.NewStakeRegistry().PackBind(identity.AgentID(agent.DID.String()), proof), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawBind, _ := bindTx.MarshalBinary()
+	if res, err := sf.svc.Relay(ctx, rawBind); err != nil || res.TxHash != bindTx.Hash().Hex() {
+		t.Fatalf("relayed bind: %+v, %v", res, err)
+	}
+	if rec, err := sf.svc.StakeOf(ctx, identity.AgentID(agent.DID.String()), outside.Address()); err != nil || rec.Status != escrow.StakeBound {
+		t.Errorf("after the relayed bind the record is %+v, %v", rec, err)
+	}
+	// Nothing else is relayed to.
 	other, err := outside.Sign(ctx, sf.arbiter, nil, big.NewInt(1))
 	if err != nil {
 		t.Fatal(err)
