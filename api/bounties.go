@@ -41,7 +41,7 @@ type Bounties interface {
 // Wallets checks wallet bindings before the node records them on chain.
 type Wallets interface {
 	// CheckBinding verifies a wallet binding (both signatures, this node's chain and registry,
-	// a DID the chain has not closed) and keeps it.
+	// a DID the chain has not closed); it records nothing: the chain does.
 	CheckBinding(ctx context.Context, raw []byte) (*identity.Binding, error)
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,8 @@ const (
 	// CatchUpWait bounds how long an audit filed here waits for the chain indexes to catch up
 	// before its unknown bounty or subject is refused.
 	CatchUpWait = 3 * time.Second
+	// recheckChunk bounds the DIDs (and the bounties) one recheck query names.
+	recheckChunk = 400
 )
 
 // heldMigration is the table of audits waiting for facts (version 4 of the reputation tables).
@@ -132,10 +135,18 @@ func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64)
 			a := Audit{Bounty: &identity.BountyRef{ChainID: s.cfg.Rules.ChainID, Escrow: s.cfg.Rules.Escrow.Hex(), ID: id}}
 			targets[i] = a.Target()
 		}
-		list, err := s.cfg.Store.touching(ctx, dids, targets)
-		if err != nil {
-			return err
+		var list []*StoredAudit
+		for len(dids) > 0 || len(targets) > 0 { // in chunks: SQLite bounds a statement's parameters
+			n, m := min(len(dids), recheckChunk), min(len(targets), recheckChunk)
+			part, err := s.cfg.Store.touching(ctx, dids[:n], targets[:m])
+			if err != nil {
+				return err
+			}
+			list = append(list, part...)
+			dids, targets = dids[n:], targets[m:]
 		}
+		slices.SortFunc(list, func(a, b *StoredAudit) int { return strings.Compare(a.Leaf.String(), b.Leaf.String()) })
+		list = slices.CompactFunc(list, func(a, b *StoredAudit) bool { return a.Leaf == b.Leaf })
 		changed := false
 		for _, c := range list {
 			backed, err := s.cfg.Rules.Check(ctx, &c.Audit)

@@ -3,6 +3,7 @@ package reputation_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -67,7 +68,13 @@ func TestLateBindingBacksTheAudit(t *testing.T) {
 	}
 
 	chainLate.wallets[poster.DID.String()] = posterWallet // the binding is indexed
-	if err := late.Recheck(ctx, []string{poster.DID.String()}, nil); err != nil {
+	// Among many DIDs whose bindings changed (more than one query takes), the poster twice.
+	changed := []string{poster.DID.String()}
+	for i := range 1500 {
+		changed = append(changed, fmt.Sprintf("did:key:zUnrelated%d", i))
+	}
+	changed = append(changed, poster.DID.String())
+	if err := late.Recheck(ctx, changed, nil); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, reputationJSON(t, late, worker.DID.String())); diff != "" {

@@ -51,7 +51,7 @@ func (bc *bountyClient) request(method, path string, body []byte, header map[str
 	return resp.StatusCode, b
 }
 
-// newParty makes a DID and binds it to dev wallet i through POST /v1/bindings.
+// newParty makes a DID and binds it to dev wallet i on chain through POST /v1/bindings.
 func (bc *bountyClient) newParty(i int) *party {
 	bc.t.Helper()
 	k, err := identity.GenerateKey(identity.Ed25519)
@@ -59,18 +59,11 @@ func (bc *bountyClient) newParty(i int) *party {
 		bc.t.Fatal(err)
 	}
 	wallet := chain.DevKey(i)
-	b, err := identity.SignBinding(identity.BindingStatement{
-		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: bc.info.Chain.ID,
-		Registry: common.HexToAddress(bc.info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
-	}, k, wallet)
-	if err != nil {
-		bc.t.Fatal(err)
-	}
-	raw, _ := json.Marshal(b)
+	raw := bindingJSON(bc.t, k, wallet, bc.info.Chain.ID, common.HexToAddress(bc.info.Contracts["StakeRegistry"]))
 	if code, body := bc.request("POST", "/v1/bindings", raw, nil); code != http.StatusCreated {
 		bc.t.Fatalf("binding: %d %s", code, body)
 	}
-	return &party{key: k, wallet: b.Statement.Wallet}
+	return &party{key: k, wallet: crypto.PubkeyToAddress(wallet.PublicKey)}
 }
 
 // envelope signs body (and, for actions, a reference to bounty id) as p.

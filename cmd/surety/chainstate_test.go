@@ -94,15 +94,7 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	wallet := chain.DevKey(4)
 	stakes := contracts.NewStakeRegistry()
 	inst := stakes.Instance(client, dep.Contracts.StakeRegistry)
-	proofOf := func(k *identity.Key) []byte {
-		b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey),
-			ChainID: 31337, Registry: dep.Contracts.StakeRegistry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, wallet)
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, _ := json.Marshal(b)
-		return raw
-	}
+	proofOf := func(k *identity.Key) []byte { return bindingJSON(t, k, wallet, 31337, dep.Contracts.StakeRegistry) }
 	sendFrom := func(key *ecdsa.PrivateKey, data []byte) {
 		t.Helper()
 		tx, err := bind.Transact(inst, bind.NewKeyedTransactor(key, big.NewInt(31337)), data)
@@ -238,7 +230,7 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	before := same("every node with both audits, one unbacked, and one log root", func(v view) bool {
 		return strings.Count(v.rep, `"backed":false`) == 1 && strings.Count(v.rep, `"backed":true`) == 1 && strings.HasPrefix(v.root, "2/")
 	})
-	if code, out := n0.request("POST", "/v1/bindings", bindingOf(t, n0, late.key, chain.DevKey(1)), nil); code != http.StatusCreated {
+	if code, out := n0.request("POST", "/v1/bindings", bindingJSON(t, late.key, chain.DevKey(1), n0.info.Chain.ID, common.HexToAddress(n0.info.Contracts["StakeRegistry"])), nil); code != http.StatusCreated {
 		t.Fatalf("bind the late DID: %d %s", code, out)
 	}
 	after := same("every node counting both audits backed", func(v view) bool {
@@ -249,11 +241,12 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	}
 }
 
-// bindingOf is the binding of k to wallet for bc's node, as POST /v1/bindings takes it.
-func bindingOf(t *testing.T, bc *bountyClient, k *identity.Key, wallet *ecdsa.PrivateKey) []byte {
+// bindingJSON is the binding of k to wallet for the registry on chainID, signed by both keys,
+// as POST /v1/bindings takes it and StakeRegistry.bind records it.
+func bindingJSON(t testing.TB, k *identity.Key, wallet *ecdsa.PrivateKey, chainID uint64, registry common.Address) []byte {
 	t.Helper()
-	b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: bc.info.Chain.ID,
-		Registry: common.HexToAddress(bc.info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, wallet)
+	b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: chainID,
+		Registry: registry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, wallet)
 	if err != nil {
 		t.Fatal(err)
 	}

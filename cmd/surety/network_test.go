@@ -43,12 +43,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	stakes := contracts.NewStakeRegistry()
 	inst := stakes.Instance(client, dep.Contracts.StakeRegistry)
 	id := identity.AgentID(agent.DID.String())
-	binding, err := identity.SignBinding(identity.BindingStatement{DID: agent.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey),
-		ChainID: 31337, Registry: dep.Contracts.StakeRegistry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, agent, wallet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proof, _ := json.Marshal(binding)
+	proof := bindingJSON(t, agent, wallet, 31337, dep.Contracts.StakeRegistry)
 	send := func(from *ecdsa.PrivateKey, data []byte, value *big.Int) {
 		t.Helper()
 		opts := bind.NewKeyedTransactor(from, big.NewInt(31337))
