@@ -20,8 +20,8 @@ import (
 
 var now = time.Unix(1_800_000_000, 0)
 
-// stakes is a StakeReader over a map: the thing under test is the registry, and the chain
-// adapter (ChainStakes) is tested against the embedded chain separately.
+// stakes is a StakeReader over a map: the thing under test is the registry, and the chain's
+// index (package stake) is tested against the embedded chain there.
 type stakes map[string]*big.Int
 
 func (s stakes) StakeOf(_ context.Context, did string, _ common.Address) (*big.Int, error) {
