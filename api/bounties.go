@@ -14,6 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/labstack/echo/v4"
 
 	"github.com/surety-ioa/surety/contracts"
@@ -84,6 +85,16 @@ type PostBody struct {
 	ReviewWindow uint32         `json:"reviewWindow"`
 	MinStake     string         `json:"minStake"`
 	SpecHash     common.Hash    `json:"specHash"`
+	// Salt makes the bounty id (BountyEscrow.bountyId(wallet, salt)), so the post happens
+	// once on chain whichever node it reaches. Zero: the node derives it from the envelope
+	// (postSalt), so the same envelope can never post twice.
+	Salt common.Hash `json:"salt"`
+}
+
+// postSalt is the salt of a post whose body names none: a hash of the sender and the
+// envelope's id, the same at every node for the same envelope.
+func postSalt(e identity.Envelope) common.Hash {
+	return crypto.Keccak256Hash([]byte("surety-post\x00" + e.Sender + "\x00" + e.ID))
 }
 
 // ActionBody is the envelope body of POST /v1/bounties/{id}/{action}.
@@ -242,8 +253,12 @@ func (s *Server) postBounty(c echo.Context) error {
 	if err := s.authorizeWallet(c.Request().Context(), req.sender, b.Wallet); err != nil {
 		return err
 	}
+	salt := b.Salt
+	if salt == (common.Hash{}) {
+		salt = postSalt(req.envelope)
+	}
 	op := escrow.Op{Kind: escrow.OpPost, From: b.Wallet, Post: escrow.PostRequest{
-		Token: b.Token, Amount: amount, Arbiter: b.Arbiter, Deadline: b.Deadline, ReviewWindow: b.ReviewWindow, MinStake: minStake, SpecHash: b.SpecHash,
+		Token: b.Token, Amount: amount, Arbiter: b.Arbiter, Deadline: b.Deadline, ReviewWindow: b.ReviewWindow, MinStake: minStake, SpecHash: b.SpecHash, Salt: salt,
 	}}
 	return s.do(c, req, op, fingerprint("post", b), nil)
 }

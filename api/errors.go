@@ -131,6 +131,7 @@ var mappings = []mapping{
 	{err: ErrWrongBounty, status: http.StatusBadRequest, slug: "wrong-bounty", title: "The envelope must name this bounty (body.bounty)"},
 	{err: escrow.ErrUnknownWallet, status: http.StatusNotFound, slug: "unknown-wallet", title: "The node holds no such wallet"},
 	{err: escrow.ErrUnknownBounty, status: http.StatusNotFound, slug: "unknown-bounty", title: "No such bounty"},
+	{err: escrow.ErrAlreadyPosted, status: http.StatusConflict, slug: "already-posted", title: "This post was already made: the poster used this salt before (the detail names the bounty)"},
 	{err: escrow.ErrBountyClosed, status: http.StatusConflict, slug: "bounty-closed", title: "The bounty is closed"},
 	{err: escrow.ErrWrongStatus, status: http.StatusConflict, slug: "bounty-wrong-status", title: "The bounty's status does not allow this"},
 	{err: escrow.ErrNotAllowed, status: http.StatusForbidden, slug: "bounty-not-allowed", title: "This wallet may not do that to this bounty"},

@@ -29,7 +29,7 @@ func happyPath(tb testing.TB, c chain.Client, dep *contracts.Deployment, token c
 	if token == (common.Address{}) {
 		value = amount
 	}
-	r := poster.send(escrow, escrowABI.PackPost(token, amount, arbiter.addr, head.Time+86400, 3600, big.NewInt(0), crypto.Keccak256Hash([]byte("spec"))), value)
+	r := poster.send(escrow, escrowABI.PackPost(token, amount, arbiter.addr, head.Time+86400, 3600, big.NewInt(0), crypto.Keccak256Hash([]byte("spec")), newSalt(tb)), value)
 	posted, err := escrowABI.UnpackPostedEvent(r.Logs[len(r.Logs)-1])
 	if err != nil {
 		tb.Fatal(err)

@@ -3,6 +3,7 @@ package contracts_test
 import (
 	"context"
 	"crypto/ecdsa"
+	"crypto/rand"
 	"math/big"
 	"testing"
 
@@ -129,7 +130,7 @@ func runLifecycle(t *testing.T, c chain.Client) {
 	amount := ether(1)
 	spec := crypto.Keccak256Hash([]byte("spec"))
 	gas := map[string]uint64{}
-	r := poster.send(escrow, escrowABI.PackPost(common.Address{}, amount, arbiter.addr, head.Time+86400, 3600, big.NewInt(0), spec), amount)
+	r := poster.send(escrow, escrowABI.PackPost(common.Address{}, amount, arbiter.addr, head.Time+86400, 3600, big.NewInt(0), spec, newSalt(t)), amount)
 	gas["post"] = r.GasUsed
 	posted, err := escrowABI.UnpackPostedEvent(r.Logs[0])
 	if err != nil {
@@ -199,7 +200,7 @@ func runLifecycle(t *testing.T, c chain.Client) {
 		return b
 	}
 	held := tokenBalance(poster.addr)
-	r = poster.send(escrow, escrowABI.PackPost(token, ether(5), arbiter.addr, head.Time+86400, 3600, big.NewInt(0), spec), nil)
+	r = poster.send(escrow, escrowABI.PackPost(token, ether(5), arbiter.addr, head.Time+86400, 3600, big.NewInt(0), spec, newSalt(t)), nil)
 	posted, err = escrowABI.UnpackPostedEvent(r.Logs[len(r.Logs)-1])
 	if err != nil {
 		t.Fatal(err)
@@ -239,4 +240,14 @@ func runLifecycle(t *testing.T, c chain.Client) {
 	}
 	_, err = deployer.try(stakes, stakesABI.PackSlash(agent, worker.addr, ether(5), poster.addr, [32]byte{}), nil)
 	expectRevert(t, err, "InsufficientStake")
+}
+
+// newSalt is a fresh post salt: each post a new bounty.
+func newSalt(tb testing.TB) common.Hash {
+	tb.Helper()
+	var h common.Hash
+	if _, err := rand.Read(h[:]); err != nil {
+		tb.Fatal(err)
+	}
+	return h
 }

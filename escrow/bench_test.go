@@ -27,7 +27,7 @@ func BenchmarkIndexerCatchUp(b *testing.B) {
 	const bounties = 5000
 	for i := range bounties {
 		tx, err := f.poster.SendAsync(ctx, f.dep.Contracts.BountyEscrow,
-			f.abi.PackPost(common.Address{}, big.NewInt(int64(i+1)), f.arbiter.Address(), head.Time+86400, 600, new(big.Int), [32]byte{}), big.NewInt(int64(i+1)), nil)
+			f.abi.PackPost(common.Address{}, big.NewInt(int64(i+1)), f.arbiter.Address(), head.Time+86400, 600, new(big.Int), [32]byte{}, common.BigToHash(big.NewInt(int64(i+1)))), big.NewInt(int64(i+1)), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

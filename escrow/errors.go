@@ -14,6 +14,8 @@ import (
 var (
 	// ErrUnknownBounty: no bounty has this id.
 	ErrUnknownBounty = errors.New("escrow: unknown bounty")
+	// ErrAlreadyPosted: the poster already posted a bounty with this salt (a replayed post).
+	ErrAlreadyPosted = errors.New("escrow: already posted with this salt")
 	// ErrBountyClosed: the bounty is in a terminal status.
 	ErrBountyClosed = errors.New("escrow: bounty is closed")
 	// ErrWrongStatus: the bounty's status does not allow the call.
@@ -79,6 +81,8 @@ func decodeRevert(err error) error {
 	switch ce.Name {
 	case "UnknownBounty":
 		return be(ErrUnknownBounty, "bounty %d does not exist", id)
+	case "AlreadyPosted":
+		return be(ErrAlreadyPosted, "this poster already posted bounty %d with this salt (the same request, sent again)", id)
 	case "TermsMismatch":
 		return be(ErrInvalid, "bounty %d: the terms or worker given do not match the bounty (is the index behind?)", id)
 	case "WrongStatus":

@@ -114,7 +114,14 @@ func (f *fixture) send(s *escrow.Sender, data []byte, value *big.Int) *types.Rec
 func (f *fixture) post(amount *big.Int) (*big.Int, contracts.IBountyEscrowTerms) {
 	f.t.Helper()
 	head, _ := f.c.HeaderByNumber(context.Background(), nil)
-	r := f.send(f.poster, f.abi.PackPost(common.Address{}, amount, f.arbiter.Address(), head.Time+3600, 600, new(big.Int), [32]byte{1}), amount)
+	// The salt is the poster's nonce: a post that takes the same nonce on a fork gets the
+	// same bounty id.
+	nonce, err := f.c.PendingNonceAt(context.Background(), f.poster.Address())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	salt := common.BigToHash(new(big.Int).SetUint64(nonce))
+	r := f.send(f.poster, f.abi.PackPost(common.Address{}, amount, f.arbiter.Address(), head.Time+3600, 600, new(big.Int), [32]byte{1}, salt), amount)
 	p, err := f.abi.UnpackPostedEvent(r.Logs[len(r.Logs)-1])
 	if err != nil {
 		f.t.Fatal(err)

@@ -3,6 +3,7 @@ package escrow
 import (
 	"context"
 	"crypto/ecdsa"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -137,6 +138,10 @@ type PostRequest struct {
 	ReviewWindow uint32
 	MinStake     *big.Int
 	SpecHash     common.Hash
+	// Salt makes the bounty id, BountyEscrow.bountyId(poster, salt): a salt posts once, so a
+	// request replayed anywhere reverts (ErrAlreadyPosted) instead of paying again. Zero
+	// picks a random one.
+	Salt common.Hash
 }
 
 // Post posts a bounty from wallet `from`. For an ERC-20 it first approves the escrow when the
@@ -272,7 +277,12 @@ func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, va
 				return nil, nil, err
 			}
 		}
-		return s.abi.PackPost(r.Token, r.Amount, r.Arbiter, r.Deadline, r.ReviewWindow, r.MinStake, r.SpecHash), value, nil
+		if r.Salt == (common.Hash{}) {
+			if _, err := rand.Read(r.Salt[:]); err != nil {
+				return nil, nil, err
+			}
+		}
+		return s.abi.PackPost(r.Token, r.Amount, r.Arbiter, r.Deadline, r.ReviewWindow, r.MinStake, r.SpecHash, r.Salt), value, nil
 	case OpWithdraw:
 		return s.abi.PackWithdraw(op.Token), nil, nil
 	case OpAct:

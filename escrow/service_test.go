@@ -200,7 +200,7 @@ func TestServiceRefusesBadCallsWithoutSending(t *testing.T) {
 	// A closed bounty says so.
 	sf.act(sf.poster, id, escrow.ActionCancel, escrow.ActionArgs{})
 	_, err := sf.svc.Act(ctx, sf.poster, id, escrow.ActionCancel, escrow.ActionArgs{})
-	if !errors.Is(err, escrow.ErrBountyClosed) || err.Error() != "bounty 1 is already cancelled" {
+	if !errors.Is(err, escrow.ErrBountyClosed) || err.Error() != fmt.Sprintf("bounty %d is already cancelled", id) {
 		t.Errorf("second cancel = %v", err)
 	}
 }
@@ -320,7 +320,7 @@ func TestRelayExternallySignedTransactions(t *testing.T) {
 	}
 	head, _ := sf.c.HeaderByNumber(ctx, nil)
 	tx, err := outside.Sign(ctx, sf.dep.Contracts.BountyEscrow,
-		sf.abi.PackPost(common.Address{}, eth, sf.arbiter, head.Time+3600, 600, new(big.Int), [32]byte{}), eth)
+		sf.abi.PackPost(common.Address{}, eth, sf.arbiter, head.Time+3600, 600, new(big.Int), [32]byte{}, [32]byte{1}), eth)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestRelayExternallySignedTransactions(t *testing.T) {
 	bad := types.MustSignNewTx(chain.DevKey(4), types.LatestSignerForChainID(big.NewInt(chain.EmbeddedChainID)), &types.DynamicFeeTx{
 		ChainID: big.NewInt(chain.EmbeddedChainID), Nonce: nonce, To: &escrowAddr, Gas: 300_000,
 		GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e11),
-		Data: sf.abi.PackPost(common.Address{}, eth, sf.arbiter, head.Time+3600, 600, new(big.Int), [32]byte{}), // no value: InvalidValue
+		Data: sf.abi.PackPost(common.Address{}, eth, sf.arbiter, head.Time+3600, 600, new(big.Int), [32]byte{}, [32]byte{2}), // no value: InvalidValue
 	})
 	rawBad, _ := bad.MarshalBinary()
 	if _, err := sf.svc.Relay(ctx, rawBad); !errors.Is(err, escrow.ErrInvalid) || !strings.Contains(err.Error(), "InvalidValue") {

@@ -213,6 +213,8 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 	review := fs.Duration("review", time.Hour, "how long you have to accept or reject a submission")
 	minStake := fs.String("min-stake", "0", "stake a claiming agent must hold")
 	spec := fs.String("spec", "", "the task (text, or @FILE); the contract records its keccak256")
+	salt := fs.String("salt", "", "makes the bounty id (its keccak256): run again with the same salt, the post is refused instead of made twice (default: one per request)")
+	quiet := fs.Bool("quiet", false, "print only the bounty id (for scripts: ID=$(surety bounty post ... --quiet))")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -243,9 +245,16 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 	body := api.PostBody{Wallet: s.wallet, Token: common.HexToAddress(*token), Amount: amt.String(), Arbiter: common.HexToAddress(*arbiter),
 		Deadline: uint64(time.Now().Add(*deadline).Unix()), ReviewWindow: uint32(review.Seconds()), MinStake: stake.String(),
 		SpecHash: crypto.Keccak256Hash(specText)}
+	if *salt != "" {
+		body.Salt = crypto.Keccak256Hash([]byte(*salt))
+	}
 	res, err := s.send(ctx, e, "/v1/bounties", 0, body, "post")
 	if err != nil {
 		return err
+	}
+	if *quiet && !*asJSON && res.Bounty != nil {
+		fmt.Fprintln(e.stdout, res.Bounty.ID)
+		return nil
 	}
 	return s.print(e, res)
 }

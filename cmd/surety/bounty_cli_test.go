@@ -2,6 +2,8 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,25 +27,38 @@ func TestBountyCLI(t *testing.T) {
 	runOK(t, "", "did", "bind", "--node", base, "--key", workerKey, "--dev-wallet", "2")
 
 	out := runOK(t, "", "bounty", "post", "--node", base, "--key", marketKey, "--wallet", wallet(1),
-		"--amount", "1.5eth", "--arbiter", wallet(3), "--deadline", "2h", "--spec", "summarize the paper")
-	if !strings.Contains(out, "bounty 1: open") || !strings.Contains(out, "amount  1.5 ETH") {
+		"--amount", "1.5eth", "--arbiter", wallet(3), "--deadline", "2h", "--spec", "summarize the paper", "--salt", "paper-1")
+	m := regexp.MustCompile(`bounty (\d+): open`).FindStringSubmatch(out)
+	if m == nil || !strings.Contains(out, "amount  1.5 ETH") {
 		t.Fatalf("post printed:\n%s", out)
 	}
-	runOK(t, "", "bounty", "claim", "1", "--node", base, "--key", workerKey, "--wallet", wallet(2))
-	runOK(t, "", "bounty", "submit", "1", "--node", base, "--key", workerKey, "--wallet", wallet(2), "--result", "the summary")
-	out = runOK(t, "", "bounty", "accept", "1", "--node", base, "--key", marketKey, "--wallet", wallet(1))
-	if !strings.Contains(out, "bounty 1: accepted") || !strings.Contains(out, "paid    worker 1.4925, poster 0, fee 0.0075 (ETH)") {
+	id := m[1]
+	// The same salt again (a re-run after a crash, say): refused, nothing posted twice.
+	again := start(t, "bounty", "post", "--node", base, "--key", marketKey, "--wallet", wallet(1),
+		"--amount", "1.5eth", "--arbiter", wallet(3), "--spec", "summarize the paper", "--salt", "paper-1")
+	if code := again.wait(t); code != exitFailure || !strings.Contains(again.stderr.String(), "already posted bounty "+id) {
+		t.Errorf("a second post with the same salt: exit %d\n%s", code, again.stderr)
+	}
+	other := strings.TrimSpace(runOK(t, "", "bounty", "post", "--node", base, "--key", marketKey, "--wallet", wallet(1),
+		"--amount", "1wei", "--arbiter", wallet(3), "--quiet"))
+	if _, err := strconv.ParseUint(other, 10, 64); err != nil || other == id {
+		t.Errorf("post --quiet printed %q, want another bounty's id alone", other)
+	}
+	runOK(t, "", "bounty", "claim", id, "--node", base, "--key", workerKey, "--wallet", wallet(2))
+	runOK(t, "", "bounty", "submit", id, "--node", base, "--key", workerKey, "--wallet", wallet(2), "--result", "the summary")
+	out = runOK(t, "", "bounty", "accept", id, "--node", base, "--key", marketKey, "--wallet", wallet(1))
+	if !strings.Contains(out, "bounty "+id+": accepted") || !strings.Contains(out, "paid    worker 1.4925, poster 0, fee 0.0075 (ETH)") {
 		t.Errorf("accept printed:\n%s", out)
 	}
-	if out := runOK(t, "", "bounty", "list", "--node", base, "--status", "accepted"); !strings.Contains(out, "1     accepted   1.5 ETH") {
+	if out := runOK(t, "", "bounty", "list", "--node", base, "--status", "accepted"); !strings.Contains(out, id) || !strings.Contains(out, "accepted   1.5 ETH") {
 		t.Errorf("list printed:\n%s", out)
 	}
-	if out := runOK(t, "", "bounty", "show", "1", "--node", base); !strings.Contains(out, "Accepted") || !strings.Contains(out, "Claimed") {
+	if out := runOK(t, "", "bounty", "show", id, "--node", base); !strings.Contains(out, "Accepted") || !strings.Contains(out, "Claimed") {
 		t.Errorf("show printed:\n%s", out)
 	}
 	// A wrong move is refused with one line that says why, and exit 1.
-	r := start(t, "bounty", "cancel", "1", "--node", base, "--key", marketKey, "--wallet", wallet(1))
-	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "bounty 1 is already accepted") {
+	r := start(t, "bounty", "cancel", id, "--node", base, "--key", marketKey, "--wallet", wallet(1))
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "bounty "+id+" is already accepted") {
 		t.Errorf("cancel after accept: exit %d\n%s", code, r.stderr)
 	}
 }

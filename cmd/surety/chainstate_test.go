@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -12,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/identity"
@@ -70,13 +73,17 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	if code, out := n1.request("POST", "/v1/bounties", []byte(wrongChain), nil); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-wrong-chain") {
 		t.Errorf("an envelope for another chain: %d %s, want 403 envelope-wrong-chain", code, out)
 	}
-	escrowABI := contracts.NewBountyEscrow()
-	next, err := bind.Call(escrowABI.Instance(client, dep.Contracts.BountyEscrow), &bind.CallOpts{Context: ctx}, escrowABI.PackNextId(), escrowABI.UnpackNextId)
-	if err != nil {
-		t.Fatal(err)
+	if n := postedOnChain(t, client, dep.Contracts.BountyEscrow); n != 1 {
+		t.Fatalf("the chain holds %d bounties, want 1", n)
 	}
-	if next.Uint64() != id+1 {
-		t.Fatalf("the chain holds %d bounties, want 1", next.Uint64()-1)
+	// Even a node that let it through could not post it twice: the salt the node derives
+	// from the envelope makes the bounty id, and a second post of it reverts.
+	if code, out := n0.request("POST", "/v1/bounties", n0.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000000000000000",
+		"arbiter": worker.wallet, "deadline": head.Time + 3600, "reviewWindow": 600, "salt": postSaltOf(t, env)}), nil); code != http.StatusConflict || !strings.Contains(string(out), "already-posted") {
+		t.Errorf("a post with the first one's salt: %d %s, want 409 already-posted", code, out)
+	}
+	if n := postedOnChain(t, client, dep.Contracts.BountyEscrow); n != 1 {
+		t.Fatalf("the chain holds %d bounties after the replayed salt, want 1", n)
 	}
 
 	// Posted on node 0, claimed on node 1 by a DID bound through node 0: node 1 reads both
@@ -252,4 +259,38 @@ func bindingJSON(t testing.TB, k *identity.Key, wallet *ecdsa.PrivateKey, chainI
 	}
 	raw, _ := json.Marshal(b)
 	return raw
+}
+
+// postedOnChain counts the escrow's Posted events: the bounties on chain.
+func postedOnChain(t *testing.T, client *ethclient.Client, escrowAddr common.Address) int {
+	t.Helper()
+	parsed, err := contracts.BountyEscrowMetaData.ParseABI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := client.FilterLogs(context.Background(), ethereum.FilterQuery{Addresses: []common.Address{escrowAddr},
+		Topics: [][]common.Hash{{parsed.Events["Posted"].ID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(logs)
+}
+
+// postSaltOf is the salt a node derives for a post envelope that names none.
+func postSaltOf(t *testing.T, env []byte) common.Hash {
+	t.Helper()
+	_, payload, ok := strings.Cut(string(env), ".")
+	if !ok {
+		t.Fatal("not a compact JWS")
+	}
+	payload, _, _ = strings.Cut(payload, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e identity.Envelope
+	if err := json.Unmarshal(raw, &e); err != nil {
+		t.Fatal(err)
+	}
+	return crypto.Keccak256Hash([]byte("surety-post\x00" + e.Sender + "\x00" + e.ID))
 }

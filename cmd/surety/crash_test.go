@@ -188,13 +188,7 @@ func TestCrashDuringSettlement(t *testing.T) {
 	}
 
 	// Exactly one bounty per request on chain, and the index agrees with the chain.
-	escrowABI := contracts.NewBountyEscrow()
-	inst := escrowABI.Instance(client, dep.Contracts.BountyEscrow)
-	next, err := bind.Call(inst, nil, escrowABI.PackNextId(), escrowABI.UnpackNextId)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if posted := next.Uint64() - 1; posted != uint64(len(reqs)) {
+	if posted := postedOnChain(t, client, dep.Contracts.BountyEscrow); posted != len(reqs) {
 		t.Fatalf("the chain has %d bounties for %d requests: a retry sent a second transaction or a request was lost", posted, len(reqs))
 	}
 	code, body, err := func() (int, []byte, error) {
@@ -218,6 +212,8 @@ func TestCrashDuringSettlement(t *testing.T) {
 	if len(list.Bounties) != len(reqs) {
 		t.Fatalf("the index holds %d bounties, the chain %d", len(list.Bounties), len(reqs))
 	}
+	escrowABI := contracts.NewBountyEscrow()
+	inst := escrowABI.Instance(client, dep.Contracts.BountyEscrow)
 	amounts := map[string]bool{}
 	for _, b := range list.Bounties {
 		onChain, err := bind.Call(inst, nil, escrowABI.PackBountyOf(new(big.Int).SetUint64(b.ID)), escrowABI.UnpackBountyOf)

@@ -39,9 +39,6 @@ contract BountyEscrow is IBountyEscrow {
     address public treasury;
     /// @notice The fee new bounties are posted with.
     uint16 public feeBps;
-    /// @notice The id the next bounty gets; ids start at 1.
-    uint256 public nextId = 1;
-
     mapping(uint256 id => Bounty) private _bounties;
     /// @notice What each account may withdraw, per token (address(0): ETH): payouts it refused.
     mapping(address account => mapping(address token => uint256)) public owed;
@@ -77,7 +74,8 @@ contract BountyEscrow is IBountyEscrow {
     // --- posting ---
 
     /// @notice Posts a bounty of `amount` in `token` (address(0) for ETH, sent as msg.value;
-    /// an ERC-20 must be approved first). Returns the bounty id; the terms are in `Posted`.
+    /// an ERC-20 must be approved first). Returns the bounty id, bountyId(msg.sender, salt):
+    /// a salt posts once. The terms are in `Posted`.
     function post(
         address token,
         uint256 amount,
@@ -85,8 +83,12 @@ contract BountyEscrow is IBountyEscrow {
         uint64 deadline,
         uint32 reviewWindow,
         uint256 minStake,
-        bytes32 specHash
+        bytes32 specHash,
+        bytes32 salt
     ) external payable nonReentrant returns (uint256 id) {
+        id = bountyId(msg.sender, salt);
+        Bounty storage b = _bounties[id];
+        if (b.commitment != bytes26(0)) revert AlreadyPosted(id);
         if (amount == 0) revert InvalidAmount();
         if (arbiter == address(0)) revert ZeroAddress();
         if (deadline <= block.timestamp) revert InvalidDeadline(deadline);
@@ -112,8 +114,7 @@ contract BountyEscrow is IBountyEscrow {
             minStake: minStake,
             specHash: specHash
         });
-        id = nextId++;
-        _move(_bounties[id], _commit(t, address(0)), Status.Open);
+        _move(b, _commit(t, address(0)), Status.Open);
         emit Posted(id, msg.sender, token, t);
     }
 
@@ -272,6 +273,14 @@ contract BountyEscrow is IBountyEscrow {
     }
 
     // --- views ---
+
+    /// @notice The id of the bounty `poster` posts with `salt`: the top 52 bits of
+    /// keccak256(poster, salt), plus one (never 0). The poster picks the salt (a node derives it
+    /// from the request envelope), so a request replayed, at any node that holds the poster's
+    /// wallet, names the same id and reverts with AlreadyPosted instead of paying again.
+    function bountyId(address poster, bytes32 salt) public pure returns (uint256) {
+        return (uint256(keccak256(abi.encode(poster, salt))) >> 204) + 1;
+    }
 
     /// @notice Bounty `id` as stored; reverts UnknownBounty for an id never posted.
     function bountyOf(uint256 id) external view returns (Bounty memory) {

@@ -50,6 +50,8 @@ interface IBountyEscrow {
 
     /// @notice No bounty has this id.
     error UnknownBounty(uint256 id);
+    /// @notice The poster already posted a bounty with this salt: this is its id.
+    error AlreadyPosted(uint256 id);
     /// @notice The terms and worker passed do not match the bounty's commitment.
     error TermsMismatch(uint256 id);
     /// @notice The bounty's status does not allow this call.

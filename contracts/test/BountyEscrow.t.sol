@@ -30,7 +30,6 @@ contract BountyEscrowTest is EscrowFixture {
         vm.assertEq(escrow.owner(), owner, "owner");
         vm.assertEq(escrow.treasury(), treasury, "treasury");
         vm.assertEq(uint256(escrow.feeBps()), FEE_BPS, "fee");
-        vm.assertEq(escrow.nextId(), 1, "ids start at 1");
     }
 
     function test_constructor_revertsOnZeroAddresses() public {
@@ -109,17 +108,38 @@ contract BountyEscrowTest is EscrowFixture {
 
     function test_post_ETHRecordsTermsAndEmits() public {
         IBountyEscrow.Terms memory t = termsOf(poster, address(0), 2 ether, 0);
+        uint256 want = escrow.bountyId(poster, SALT);
         vm.expectEmit(true, true, true, true, address(escrow));
-        emit Posted(1, poster, address(0), t);
+        emit Posted(want, poster, address(0), t);
         vm.prank(poster);
-        uint256 id = escrow.post{value: 2 ether}(address(0), 2 ether, arbiter, t.deadline, REVIEW, 0, SPEC);
-        vm.assertEq(id, 1, "id");
-        vm.assertEq(escrow.nextId(), 2, "next id");
+        uint256 id = escrow.post{value: 2 ether}(address(0), 2 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT);
+        vm.assertEq(id, want, "id");
         vm.assertEq(uint256(escrow.bountyOf(id).since), block.timestamp, "open since now");
         vm.assertEq(escrow.bountyOf(id).commitment, bytes26(keccak256(abi.encode(t, address(0)))), "commitment");
         vm.assertEq(escrow.commitmentOf(t, address(0)), escrow.bountyOf(id).commitment, "commitmentOf agrees");
         vm.assertEq(address(escrow).balance, 2 ether, "escrow holds the ETH");
         assertStatus(id, IBountyEscrow.Status.Open);
+    }
+
+    function test_post_revertsOnASaltUsedBefore() public {
+        IBountyEscrow.Terms memory t = termsOf(poster, address(0), 2 ether, 0);
+        vm.prank(poster);
+        uint256 id = escrow.post{value: 2 ether}(address(0), 2 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT);
+        // The same request again (a replay at another node holding the wallet): it reverts.
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.AlreadyPosted.selector, id));
+        vm.prank(poster);
+        escrow.post{value: 2 ether}(address(0), 2 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT);
+        vm.assertEq(address(escrow).balance, 2 ether, "paid once");
+        // The same salt from another poster is another bounty.
+        vm.deal(stranger, 1 ether);
+        vm.prank(stranger);
+        uint256 other = escrow.post{value: 1 ether}(address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT);
+        vm.assertTrue(other != id, "ids are per poster");
+    }
+
+    function testFuzz_bountyId_isNonZeroAndFitsInFiftyThreeBits(address who, bytes32 salt) public view {
+        uint256 id = escrow.bountyId(who, salt);
+        vm.assertTrue(id >= 1 && id <= 1 << 52, "in [1, 2^52]: exact in a JSON number");
     }
 
     function test_post_tokenPullsFunds() public {
@@ -133,33 +153,33 @@ contract BountyEscrowTest is EscrowFixture {
         uint64 deadline = uint64(block.timestamp) + DURATION;
         vm.startPrank(poster);
         vm.expectRevert(IBountyEscrow.InvalidAmount.selector);
-        escrow.post(address(0), 0, arbiter, deadline, REVIEW, 0, SPEC);
+        escrow.post(address(0), 0, arbiter, deadline, REVIEW, 0, SPEC, nextSalt());
         vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
-        escrow.post{value: 1}(address(0), 1, address(0), deadline, REVIEW, 0, SPEC);
+        escrow.post{value: 1}(address(0), 1, address(0), deadline, REVIEW, 0, SPEC, nextSalt());
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InvalidDeadline.selector, uint64(block.timestamp)));
-        escrow.post{value: 1}(address(0), 1, arbiter, uint64(block.timestamp), REVIEW, 0, SPEC);
+        escrow.post{value: 1}(address(0), 1, arbiter, uint64(block.timestamp), REVIEW, 0, SPEC, nextSalt());
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InvalidReviewWindow.selector, uint32(0)));
-        escrow.post{value: 1}(address(0), 1, arbiter, deadline, 0, 0, SPEC);
+        escrow.post{value: 1}(address(0), 1, arbiter, deadline, 0, 0, SPEC, nextSalt());
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InvalidReviewWindow.selector, uint32(90 days + 1)));
-        escrow.post{value: 1}(address(0), 1, arbiter, deadline, 90 days + 1, 0, SPEC);
+        escrow.post{value: 1}(address(0), 1, arbiter, deadline, 90 days + 1, 0, SPEC, nextSalt());
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InvalidValue.selector, uint256(1), uint256(2)));
-        escrow.post{value: 1}(address(0), 2, arbiter, deadline, REVIEW, 0, SPEC);
+        escrow.post{value: 1}(address(0), 2, arbiter, deadline, REVIEW, 0, SPEC, nextSalt());
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InvalidValue.selector, uint256(1), uint256(0)));
-        escrow.post{value: 1}(address(token), 2, arbiter, deadline, REVIEW, 0, SPEC);
+        escrow.post{value: 1}(address(token), 2, arbiter, deadline, REVIEW, 0, SPEC, nextSalt());
         vm.stopPrank();
     }
 
     function test_post_revertsWithoutAllowance() public {
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(token), address(escrow), uint256(1)));
-        escrow.post(address(token), 1, arbiter, uint64(block.timestamp) + 1, REVIEW, 0, SPEC);
+        escrow.post(address(token), 1, arbiter, uint64(block.timestamp) + 1, REVIEW, 0, SPEC, nextSalt());
     }
 
     function test_post_revertsForTokenWithoutCode() public {
         address notAToken = makeAddr("not a token");
         vm.prank(poster);
         vm.expectRevert();
-        escrow.post(notAToken, 1, arbiter, uint64(block.timestamp) + 1, REVIEW, 0, SPEC);
+        escrow.post(notAToken, 1, arbiter, uint64(block.timestamp) + 1, REVIEW, 0, SPEC, nextSalt());
     }
 
     // --- cancel ---
@@ -558,12 +578,13 @@ contract BountyEscrowTest is EscrowFixture {
         RejectingReceiver rejecting = new RejectingReceiver(); // funded by exec's msg.value
         IBountyEscrow.Terms memory t = termsOf(address(rejecting), address(0), 1 ether, 0);
         rejecting.exec{value: 1 ether}(
-            address(escrow), 1 ether, abi.encodeCall(escrow.post, (address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC))
+            address(escrow), 1 ether, abi.encodeCall(escrow.post, (address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT))
         );
         vm.expectEmit(true, true, false, true, address(escrow));
         emit Credited(address(rejecting), address(0), 1 ether);
-        rejecting.exec(address(escrow), 0, abi.encodeCall(escrow.cancel, (1, t)));
-        assertStatus(1, IBountyEscrow.Status.Cancelled);
+        uint256 id = escrow.bountyId(address(rejecting), SALT);
+        rejecting.exec(address(escrow), 0, abi.encodeCall(escrow.cancel, (id, t)));
+        assertStatus(id, IBountyEscrow.Status.Cancelled);
         vm.assertEq(escrow.owed(address(rejecting), address(0)), 1 ether, "refused refund credited");
 
         vm.expectRevert(
@@ -603,7 +624,7 @@ contract BountyEscrowTest is EscrowFixture {
         ft.approve(address(escrow), type(uint256).max);
         IBountyEscrow.Terms memory t = termsOf(poster, address(ft), 10 ether, 0);
         vm.prank(poster);
-        uint256 id = escrow.post(address(ft), 10 ether, arbiter, t.deadline, REVIEW, 0, SPEC);
+        uint256 id = escrow.post(address(ft), 10 ether, arbiter, t.deadline, REVIEW, 0, SPEC, nextSalt());
         ft.setFailing(true); // e.g. the poster got blocklisted by the token
         vm.prank(poster);
         escrow.cancel(id, t);

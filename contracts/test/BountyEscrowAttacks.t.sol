@@ -39,9 +39,10 @@ contract BountyEscrowAttackTest is EscrowFixture {
         (uint256 other,) = postETH(10 ether); // someone else's funds sit in the escrow
         IBountyEscrow.Terms memory t = termsOf(address(attacker), address(0), 1 ether, 0);
         attacker.exec{value: 1 ether}(
-            address(escrow), 1 ether, abi.encodeCall(escrow.post, (address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC))
+            address(escrow), 1 ether, abi.encodeCall(escrow.post, (address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT))
         );
-        uint256 id = other + 1;
+        vm.assertTrue(other != escrow.bountyId(address(attacker), SALT), "two bounties");
+        uint256 id = escrow.bountyId(address(attacker), SALT);
         attacker.arm(address(escrow), abi.encodeCall(escrow.cancel, (id, t)));
         attacker.exec(address(escrow), 0, abi.encodeCall(escrow.cancel, (id, t)));
         vm.assertFalse(attacker.reentryOk(), "re-entry failed");
@@ -57,9 +58,9 @@ contract BountyEscrowAttackTest is EscrowFixture {
         ft.mint(address(attacker), 3 ether);
         attacker.exec(address(ft), 0, abi.encodeCall(ft.approve, (address(escrow), 3 ether)));
         IBountyEscrow.Terms memory t = termsOf(address(attacker), address(ft), 3 ether, 0);
-        attacker.exec(address(escrow), 0, abi.encodeCall(escrow.post, (address(ft), 3 ether, arbiter, t.deadline, REVIEW, 0, SPEC)));
+        attacker.exec(address(escrow), 0, abi.encodeCall(escrow.post, (address(ft), 3 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT)));
         ft.setFailing(true);
-        attacker.exec(address(escrow), 0, abi.encodeCall(escrow.cancel, (1, t)));
+        attacker.exec(address(escrow), 0, abi.encodeCall(escrow.cancel, (escrow.bountyId(address(attacker), SALT), t)));
         vm.assertEq(escrow.owed(address(attacker), address(ft)), 3 ether, "credited");
         ft.setFailing(false);
         // Then, while being paid ETH for another bounty, it tries to withdraw that credit.
@@ -84,13 +85,15 @@ contract BountyEscrowAttackTest is EscrowFixture {
         hook.approve(address(escrow), type(uint256).max);
         uint64 deadline = uint64(block.timestamp) + DURATION;
         // During transferFrom, the token posts again: the nested post must fail.
-        hook.arm(address(escrow), abi.encodeCall(escrow.post, (address(hook), 1 ether, arbiter, deadline, REVIEW, 0, SPEC)));
+        hook.arm(address(escrow), abi.encodeCall(escrow.post, (address(hook), 1 ether, arbiter, deadline, REVIEW, 0, SPEC, SALT)));
         vm.prank(poster);
-        uint256 id = escrow.post(address(hook), 5 ether, arbiter, deadline, REVIEW, 0, SPEC);
+        uint256 id = escrow.post(address(hook), 5 ether, arbiter, deadline, REVIEW, 0, SPEC, keccak256("outer"));
         vm.assertFalse(hook.callbackOk(), "nested post refused");
         vm.assertEq(bytes4(hook.callbackResult()), IBountyEscrow.Reentrancy.selector, "as Reentrancy");
-        vm.assertEq(id, 1, "one bounty");
-        vm.assertEq(escrow.nextId(), 2, "no second bounty");
+        vm.assertEq(id, escrow.bountyId(poster, keccak256("outer")), "the outer post's id");
+        uint256 nested = escrow.bountyId(address(hook), SALT);
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.UnknownBounty.selector, nested));
+        escrow.bountyOf(nested); // no second bounty
         vm.assertEq(hook.balanceOf(address(escrow)), 5 ether, "escrow holds exactly the outer post");
     }
 
@@ -101,8 +104,10 @@ contract BountyEscrowAttackTest is EscrowFixture {
         ft.approve(address(escrow), type(uint256).max);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(ft), address(escrow), uint256(1 ether)));
         vm.prank(poster);
-        escrow.post(address(ft), 1 ether, arbiter, uint64(block.timestamp) + DURATION, REVIEW, 0, SPEC);
-        vm.assertEq(escrow.nextId(), 1, "nothing posted");
+        escrow.post(address(ft), 1 ether, arbiter, uint64(block.timestamp) + DURATION, REVIEW, 0, SPEC, SALT);
+        uint256 id = escrow.bountyId(poster, SALT);
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.UnknownBounty.selector, id));
+        escrow.bountyOf(id); // nothing posted
         vm.assertEq(ft.balanceOf(poster), 10 ether, "nothing moved");
     }
 
@@ -113,7 +118,7 @@ contract BountyEscrowAttackTest is EscrowFixture {
         fot.approve(address(escrow), type(uint256).max);
         IBountyEscrow.Terms memory t = termsOf(poster, address(fot), 98 ether, 0);
         vm.prank(poster);
-        uint256 id = escrow.post(address(fot), 100 ether, arbiter, t.deadline, REVIEW, 0, SPEC);
+        uint256 id = escrow.post(address(fot), 100 ether, arbiter, t.deadline, REVIEW, 0, SPEC, nextSalt());
         vm.prank(worker);
         escrow.claim(id, t, AGENT);
         vm.prank(worker);
@@ -133,7 +138,7 @@ contract BountyEscrowAttackTest is EscrowFixture {
         fot.approve(address(escrow), type(uint256).max);
         IBountyEscrow.Terms memory nominal = termsOf(poster, address(fot), 100 ether, 0);
         vm.prank(poster);
-        uint256 id = escrow.post(address(fot), 100 ether, arbiter, nominal.deadline, REVIEW, 0, SPEC);
+        uint256 id = escrow.post(address(fot), 100 ether, arbiter, nominal.deadline, REVIEW, 0, SPEC, nextSalt());
         // Claiming the sent amount instead of the received one does not match the commitment.
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.TermsMismatch.selector, id));
         vm.prank(poster);
@@ -147,7 +152,7 @@ contract BountyEscrowAttackTest is EscrowFixture {
         usdt.approve(address(escrow), 10 ether);
         IBountyEscrow.Terms memory t = termsOf(poster, address(usdt), 10 ether, 0);
         vm.prank(poster);
-        uint256 id = escrow.post(address(usdt), 10 ether, arbiter, t.deadline, REVIEW, 0, SPEC);
+        uint256 id = escrow.post(address(usdt), 10 ether, arbiter, t.deadline, REVIEW, 0, SPEC, nextSalt());
         vm.prank(poster);
         escrow.cancel(id, t);
         vm.assertEq(usdt.balanceOf(poster), 10 ether, "refunded");

@@ -122,7 +122,7 @@ contract BountyEscrowFuzzTest is EscrowFixture {
         uint256 arrived = amount - amount * tokenFee / 10_000;
         IBountyEscrow.Terms memory t = termsOf(poster, address(fot), arrived, 0);
         vm.prank(poster);
-        uint256 id = escrow.post(address(fot), amount, arbiter, t.deadline, REVIEW, 0, SPEC);
+        uint256 id = escrow.post(address(fot), amount, arbiter, t.deadline, REVIEW, 0, SPEC, nextSalt());
         vm.assertEq(fot.balanceOf(address(escrow)), arrived, "escrow holds what arrived");
         // The recorded terms carry the arrived amount: settling with them balances to zero.
         vm.prank(poster);

@@ -26,6 +26,7 @@ contract EscrowHandler is Common {
     RejectingReceiver public immutable stubborn; // a worker that refuses ETH while it likes
     address[] public tokens;
     address[] public actors; // posters first, then workers
+    uint256 private _salts; // each post a new salt
     uint256 public constant POSTERS = 2;
 
     Mirror[] internal bounties;
@@ -96,7 +97,7 @@ contract EscrowHandler is Common {
     function _post(IBountyEscrow.Terms memory t) internal returns (uint256) {
         vm.prank(t.poster);
         return escrow.post{value: t.token == address(0) ? t.amount : 0}(
-            t.token, t.amount, t.arbiter, t.deadline, t.reviewWindow, 0, t.specHash
+            t.token, t.amount, t.arbiter, t.deadline, t.reviewWindow, 0, t.specHash, bytes32(++_salts)
         );
     }
 

@@ -28,6 +28,15 @@ abstract contract EscrowFixture is Test {
     address internal stranger = makeAddr("stranger");
 
     bytes32 internal constant SPEC = keccak256("spec: summarize the paper");
+    /// @notice A salt for posts made through contracts that the test names by hand.
+    bytes32 internal constant SALT = keccak256("salt");
+
+    uint256 private _salts;
+
+    /// @notice A salt not used before in this test: each post is a new bounty.
+    function nextSalt() internal returns (bytes32) {
+        return keccak256(abi.encode("salt", ++_salts));
+    }
     bytes32 internal constant RESULT = keccak256("result: the summary");
     bytes32 internal constant AGENT = keccak256("did:key:z6MkworkerAgent");
 
@@ -69,13 +78,13 @@ abstract contract EscrowFixture is Test {
     function postETHWithStake(uint256 amount, uint256 minStake) internal returns (uint256 id, IBountyEscrow.Terms memory t) {
         t = termsOf(poster, address(0), amount, minStake);
         vm.prank(poster);
-        id = escrow.post{value: amount}(address(0), amount, arbiter, t.deadline, REVIEW, minStake, SPEC);
+        id = escrow.post{value: amount}(address(0), amount, arbiter, t.deadline, REVIEW, minStake, SPEC, nextSalt());
     }
 
     function postToken(uint256 amount) internal returns (uint256 id, IBountyEscrow.Terms memory t) {
         t = termsOf(poster, address(token), amount, 0);
         vm.prank(poster);
-        id = escrow.post(address(token), amount, arbiter, t.deadline, REVIEW, 0, SPEC);
+        id = escrow.post(address(token), amount, arbiter, t.deadline, REVIEW, 0, SPEC, nextSalt());
     }
 
     function claimed(uint256 amount) internal returns (uint256 id, IBountyEscrow.Terms memory t) {
