@@ -365,7 +365,7 @@ func runBountyList(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "no bounties")
 	}
 	for _, b := range out.Bounties {
-		fmt.Fprintf(e.stdout, "%-5d %-10s %s %s  poster %s\n", b.ID, b.Status, formatAmount(b.Amount), tokenName(b.Token), b.Poster.Hex())
+		fmt.Fprintf(e.stdout, "%-16d %-10s %s %s  poster %s\n", b.ID, b.Status, formatAmount(b.Amount), tokenName(b.Token), b.Poster.Hex())
 	}
 	return nil
 }
