@@ -144,6 +144,9 @@ type Config struct {
 	// refused and dropped. nil treats every DID as active.
 	Keys       identity.KeyStatusReader
 	Reputation ReputationReader
+	// MinStake is the stake (base units) below which a card ranks as unstaked and is rate
+	// limited; nil means any stake counts. Every node of a deployment uses the same.
+	MinStake *big.Int
 	// UnstakedPerMinute bounds unstaked registrations per DID and per source; 0 means 6.
 	UnstakedPerMinute int
 	Now               func() time.Time
@@ -186,11 +189,17 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	return &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now)}, nil
 }
 
-// stakeWeight turns a stake in wei into a ranking weight: 1 for no stake, growing with the
-// logarithm of the stake in ETH (1 ETH → 2, 10 → 3, 100 → 4, ...), so stake matters but a
-// whale cannot buy the top of every search.
-func stakeWeight(stake *big.Int) float64 {
-	if stake == nil || stake.Sign() <= 0 {
+// staked says whether a stake counts: above zero and at least the minimum.
+func (r *Registry) staked(stake *big.Int) bool {
+	return stake != nil && stake.Sign() > 0 && (r.cfg.MinStake == nil || stake.Cmp(r.cfg.MinStake) >= 0)
+}
+
+// stakeWeight turns a stake in wei into a ranking weight: 1 for no stake (or less than the
+// minimum), growing with the logarithm of the stake in ETH (1 ETH → 2, 10 → 3, 100 → 4, ...),
+// so stake matters but a whale cannot buy the top of every search. Ranking may be concave:
+// splitting a stake across cards lifts none of them above the whole.
+func (r *Registry) stakeWeight(stake *big.Int) float64 {
+	if !r.staked(stake) {
 		return 1
 	}
 	eth, _ := new(big.Float).Quo(new(big.Float).SetInt(stake), big.NewFloat(1e18)).Float64()
@@ -229,7 +238,7 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 	if err == nil && sc.Seq <= seq {
 		return nil, cardErr(sc.DID, ErrStale, "sequence %d is not above %d", sc.Seq, seq)
 	}
-	staked := stake.Sign() > 0
+	staked := r.staked(stake)
 	if !staked && !r.limiter.allow(sc.DID, source) {
 		return nil, cardErr(sc.DID, ErrRateLimited, "unstaked cards are limited to %d a minute per DID and per source", r.cfg.UnstakedPerMinute)
 	}
@@ -270,7 +279,7 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 			return fail(err)
 		}
 	}
-	staked, weight := stake.Sign() > 0, stakeWeight(stake)
+	staked, weight := r.staked(stake), r.stakeWeight(stake)
 	var serial int64
 	if err := tx.QueryRowContext(ctx, `INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
 		ON CONFLICT (chain, did) DO UPDATE SET seq = excluded.seq, name = excluded.name, wallet = excluded.wallet, stake = excluded.stake,

@@ -33,7 +33,7 @@ func TestMigrationToRankedSearch(t *testing.T) {
 		}
 		card, _ := json.Marshal(Card{DID: c.did, Name: c.name, Capabilities: c.caps, Seq: 1})
 		if _, err := db.Exec(`INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row) VALUES (?, ?, 1, ?, '0x', ?, ?, ?, ?, 'jws', 0, ?)`,
-			chain, c.did, c.name, c.stake.String(), stakeWeight(c.stake), c.stake.Sign() > 0, string(card), ftsRow); err != nil {
+			chain, c.did, c.name, c.stake.String(), (&Registry{}).stakeWeight(c.stake), c.stake.Sign() > 0, string(card), ftsRow); err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range c.caps {

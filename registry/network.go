@@ -53,8 +53,8 @@ func (v dhtValidator) Validate(key string, value []byte) error {
 	if err != nil {
 		return err
 	}
-	if stake.Sign() <= 0 {
-		return cardErr(sc.DID, ErrUnstaked, "no stake under wallet %s", sc.Wallet.Hex())
+	if !v.r.staked(stake) {
+		return cardErr(sc.DID, ErrUnstaked, "no stake (or less than the minimum) under wallet %s", sc.Wallet.Hex())
 	}
 	return nil
 }

@@ -446,3 +446,34 @@ func TestStatusCheckRestakes(t *testing.T) {
 		t.Errorf("search after restaking: %v, %v", found, err)
 	}
 }
+
+// TestStakeBelowTheMinimumRanksUnstaked: a card whose stake is below the deployment's minimum
+// is an unstaked card: flagged so, ranked after every staked one, rate limited.
+func TestStakeBelowTheMinimumRanksUnstaked(t *testing.T) {
+	ctx := context.Background()
+	dust, real := mustKey(t), mustKey(t)
+	db := testutil.DB(t)
+	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "t", ChainID: 1, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := registry.New(ctx, registry.Config{DB: db, Chain: row, Now: func() time.Time { return now }, UnstakedPerMinute: 1,
+		MinStake: big.NewInt(1e17), Stakes: stakes{dust.DID.String(): big.NewInt(5e16), real.DID.String(): big.NewInt(1e17)}})
+	requireFTS5(t, err)
+	for _, k := range []*identity.Key{dust, real} {
+		a, err := r.Register(ctx, card(t, k, 1, "Agent", "audits", "audit"), "api")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := k == real; a.Staked != want {
+			t.Errorf("%s staked = %v, want %v", a.Stake, a.Staked, want)
+		}
+	}
+	found, err := r.Search(ctx, registry.Query{Capability: "audit"})
+	if err != nil || len(found) != 2 || found[0].DID != real.DID.String() {
+		t.Errorf("search = %v, %v; want the card at the minimum first", found, err)
+	}
+	if _, err := r.Register(ctx, card(t, dust, 2, "Agent", "audits more", "audit"), "api"); !errors.Is(err, registry.ErrRateLimited) {
+		t.Errorf("a second card under the minimum within the minute: %v, want rate limited", err)
+	}
+}

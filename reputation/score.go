@@ -11,9 +11,11 @@ import (
 //     s_ij = Σ decay(age) · backing · score over i's audits of j, normalized per auditor
 //     (C_ij = s_ij / Σ_k s_ik). Standing is the stationary vector of
 //     t = (1 − α) Cᵀ t + α p, where p, the pre-trust, spreads over staked agents in
-//     proportion to their stake weight (1 + log10(1 + 9 × stake in ETH)); auditors with no
-//     trust to give hand their share to p. Agents no staked agent trusts, directly or through
-//     others, keep zero standing, whatever they say of each other.
+//     proportion to their stake above the minimum (MinStake): linear, so splitting one stake
+//     across several DIDs never adds pre-trust (k parts of S give Σ (S/k − m) = S − k·m,
+//     less than S − m); auditors with no trust to give hand their share to p. Agents no
+//     staked agent trusts, directly or through others, keep zero standing, whatever they say
+//     of each other. Stake below the minimum counts as none.
 //  2. Score, beta reputation. An audit weighs w = N·t_auditor (capped at maxStanding) ×
 //     stake weight of the auditor × decay(age) × backing, where backing is 1 for an audit a
 //     finished settlement stands behind and Unbacked (0.1) otherwise. A subject's score is
@@ -33,10 +35,16 @@ type Params struct {
 	PriorB    float64
 	Tolerance float64 // stop when the L1 change of standing falls below this (1e-9)
 	MaxIter   int     // and after at most this many iterations (100)
+	// MinStake is the stake, in ETH, below which an agent counts as unstaked (0.1); a
+	// negative value sets no minimum.
+	MinStake float64
 }
 
+// DefaultMinStake is the stake below which an agent counts as unstaked, in ETH.
+const DefaultMinStake = 0.1
+
 // DefaultParams are the documented defaults.
-var DefaultParams = Params{Alpha: 0.15, HalfLife: 90 * 24 * 3600, Unbacked: 0.1, PriorA: 1, PriorB: 1, Tolerance: 1e-9, MaxIter: 100}
+var DefaultParams = Params{Alpha: 0.15, HalfLife: 90 * 24 * 3600, Unbacked: 0.1, PriorA: 1, PriorB: 1, Tolerance: 1e-9, MaxIter: 100, MinStake: DefaultMinStake}
 
 // priorMean is the score of an agent without audits.
 func (p Params) priorMean() float64 {
@@ -70,7 +78,24 @@ func (p Params) withDefaults() Params {
 	if p.MaxIter != 0 {
 		d.MaxIter = p.MaxIter
 	}
+	if p.MinStake != 0 {
+		d.MinStake = p.MinStake
+	}
 	return d
+}
+
+// minStake is the minimum in force: MinStake, or none when it is negative.
+func (p Params) minStake() float64 { return max(p.MinStake, 0) }
+
+// preTrust is an agent's unnormalized pre-trust: its stake above the minimum, or 0.
+func (p Params) preTrust(eth float64) float64 { return max(p.counted(eth)-p.minStake(), 0) }
+
+// counted is the stake that counts: none below the minimum.
+func (p Params) counted(eth float64) float64 {
+	if eth <= 0 || eth < p.minStake() {
+		return 0
+	}
+	return eth
 }
 
 // Edge is one counted audit: indices into Graph.Stake.
@@ -182,14 +207,13 @@ func Compute(g *Graph, params Params) *Scores {
 		}
 	}
 
-	// Pre-trust over the staked, by stake weight; uniform when nobody is staked.
+	// Pre-trust over the staked, in proportion to stake above the minimum; uniform when
+	// nobody is staked above it.
 	pre := make([]float64, n)
 	var preTotal float64
 	for i, s := range g.Stake {
-		if s > 0 {
-			pre[i] = StakeWeight(s)
-			preTotal += pre[i]
-		}
+		pre[i] = p.preTrust(s)
+		preTotal += pre[i]
 	}
 	if preTotal == 0 {
 		for i := range pre {
@@ -269,7 +293,7 @@ func (p Params) weigh(e *Edge, rel float64, stake float64) (w, ws fixed) {
 	if e.Backed {
 		backing = 1
 	}
-	x := min(rel, maxStanding) * StakeWeight(stake) * math.Exp2(-max(e.Age, 0)/p.HalfLife) * backing
+	x := min(rel, maxStanding) * StakeWeight(p.counted(stake)) * math.Exp2(-max(e.Age, 0)/p.HalfLife) * backing
 	return toFixed(x), toFixed(x * e.Score)
 }
 

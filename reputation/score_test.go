@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/surety-ioa/surety/reputation"
 )
 
@@ -152,4 +154,58 @@ func BenchmarkRecompute(b *testing.B) {
 		s = reputation.Compute(g, reputation.Params{})
 	}
 	b.ReportMetric(float64(s.Iterations), "iterations")
+}
+
+// TestSplittingStakeGainsNothing: one stake S behind one auditor, or split evenly across k
+// auditors (k DIDs on one wallet, or k wallets), who all rate the same subject: the split
+// never raises the subject's score, nor the pre-trust the attacker holds, for any k. And
+// stake below the minimum counts as none.
+func TestSplittingStakeGainsNothing(t *testing.T) {
+	// Agents 0-3 are honest and staked 3 ETH each; they rate each other 0.9 and the
+	// subject (agent 4) 0.2. The attacker's auditors come after.
+	build := func(k int, total float64) *reputation.Graph {
+		g := &reputation.Graph{Stake: []float64{3, 3, 3, 3, 0}}
+		for i := range int32(4) {
+			for j := range int32(4) {
+				if i != j {
+					g.Audits = append(g.Audits, reputation.Edge{Auditor: i, Subject: j, Score: 0.9, Backed: true})
+				}
+			}
+			g.Audits = append(g.Audits, reputation.Edge{Auditor: i, Subject: 4, Score: 0.2, Backed: true})
+		}
+		for range k {
+			idx := int32(len(g.Stake))
+			g.Stake = append(g.Stake, total/float64(k))
+			g.Audits = append(g.Audits, reputation.Edge{Auditor: idx, Subject: 4, Score: 1, Backed: true})
+		}
+		return g
+	}
+	attackerStanding := func(s *reputation.Scores) float64 {
+		var sum float64
+		for i := 5; i < len(s.Standing); i++ {
+			sum += s.Standing[i]
+		}
+		return sum
+	}
+	for _, total := range []float64{0.5, 2, 10} {
+		one := reputation.Compute(build(1, total), reputation.Params{})
+		for _, k := range []int{2, 5, 10, 50} {
+			split := reputation.Compute(build(k, total), reputation.Params{})
+			if split.Score[4] > one.Score[4]+1e-12 {
+				t.Errorf("stake %v split %d ways lifts the subject from %.6f to %.6f", total, k, one.Score[4], split.Score[4])
+			}
+			if attackerStanding(split) > attackerStanding(one)+1e-12 {
+				t.Errorf("stake %v split %d ways holds standing %.6f, more than %.6f in one piece", total, k, attackerStanding(split), attackerStanding(one))
+			}
+		}
+	}
+	// Below the minimum (0.1 ETH by default) a stake is no stake: 0.05 ETH gives the same
+	// scores as none.
+	below, none := build(1, 0.05), build(1, 0)
+	if diff := cmp.Diff(reputation.Compute(none, reputation.Params{}).Score, reputation.Compute(below, reputation.Params{}).Score); diff != "" {
+		t.Errorf("a stake below the minimum changed the scores (-none +below):\n%s", diff)
+	}
+	if s := reputation.Compute(below, reputation.Params{MinStake: -1}); s.Standing[5] == 0 {
+		t.Error("with no minimum, 0.05 ETH still holds no standing")
+	}
 }

@@ -88,9 +88,9 @@ func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot
 		snap.audits[e.Subject]++
 	}
 	// An auditor the computation did not know has no audits about it, so no one trusts it:
-	// its standing is 0, unless no one is staked and pre-trust is spread evenly (the
-	// average, 1).
-	if !slices.ContainsFunc(g.Stake, func(s float64) bool { return s > 0 }) {
+	// its standing is 0, unless no one is staked above the minimum and pre-trust is spread
+	// evenly (the average, 1).
+	if !slices.ContainsFunc(g.Stake, func(s float64) bool { return p.preTrust(s) > 0 }) {
 		snap.newcomer = 1
 	}
 	return snap

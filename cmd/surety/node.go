@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -33,6 +34,10 @@ import (
 // defaultListen is the API address: loopback only, on a port few other programs use.
 const defaultListen = "127.0.0.1:7746"
 
+// defaultMinStake is the stake below which an agent counts as unstaked: 0.1 ETH (or 10^17
+// base units of the stake token).
+var defaultMinStake = big.NewInt(1e17)
+
 // defaultRPCTimeout bounds the first call to an external chain at start.
 const defaultRPCTimeout = 5 * time.Second
 
@@ -58,6 +63,9 @@ type nodeConfig struct {
 	KDF identity.KDFParams
 	// Confirmations the escrow index waits for.
 	Confirmations uint64
+	// MinStake is the stake (base units) below which an agent ranks and pre-trusts as
+	// unstaked; nil means defaultMinStake. Every node of a deployment must use the same.
+	MinStake *big.Int
 	// DevWallets makes the node hold the dev accounts' wallets on an --rpc chain too (the
 	// devnet funds them); the embedded chain always does.
 	DevWallets bool
@@ -90,6 +98,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
 	bootstrap := fs.String("bootstrap", "", "peers to join the network through: multiaddrs with /p2p/<id>, comma-separated")
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
+	minStake := fs.String("min-stake", "0.1eth", "stake below which an agent ranks and pre-trusts as unstaked (every node of a deployment must agree)")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.parse(args); err != nil {
@@ -98,6 +107,9 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	logger, err := newLogger(e.stderr, *logLevel, *logFormat)
 	if err != nil {
 		return err
+	}
+	if cfg.MinStake, err = parseAmount(*minStake); err != nil {
+		return usagef("--min-stake: %v", err)
 	}
 	cfg.Logger = logger
 	cfg.P2PListen, cfg.Bootstrap = splitList(*p2pListen), splitList(*bootstrap)
@@ -268,7 +280,11 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow, Stakes: n.stakes, Keys: n.stakes, Logger: log})
+	minStake := cfg.MinStake
+	if minStake == nil {
+		minStake = defaultMinStake
+	}
+	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow, Stakes: n.stakes, Keys: n.stakes, MinStake: minStake, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +366,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		return nil, err
 	}
 	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: n.stakes, Logger: log,
+		Params: reputation.Params{MinStake: minStakeETH(minStake)},
 		CatchUp: func(ctx context.Context) error {
 			if err := n.stakes.CatchUp(ctx); err != nil {
 				return err
@@ -506,3 +523,13 @@ func (n *node) close() {
 
 // The registry tells the reputation service when stakes change, through this interface.
 var _ registry.StakeWatcher = (*reputation.Service)(nil)
+
+// minStakeETH is a minimum stake in whole tokens, as reputation.Params takes it (negative:
+// no minimum).
+func minStakeETH(wei *big.Int) float64 {
+	if wei.Sign() == 0 {
+		return -1
+	}
+	eth, _ := new(big.Float).Quo(new(big.Float).SetInt(wei), big.NewFloat(1e18)).Float64()
+	return eth
+}
