@@ -47,6 +47,16 @@ type Agents interface {
 	Known(ctx context.Context, did string) (bool, error)
 }
 
+// Side is the side of a settled bounty an audit speaks for.
+type Side string
+
+// Sides.
+const (
+	SideNone   Side = ""       // no settlement backs the audit
+	SidePoster Side = "poster" // the poster's wallet audits the worker
+	SideWorker Side = "worker" // the worker's wallet audits the poster
+)
+
 // Rules are the acceptance rules for audits on one chain and escrow.
 type Rules struct {
 	ChainID  uint64
@@ -59,45 +69,55 @@ type Rules struct {
 // Check applies the rules to a parsed audit whose envelope verified (signature, times,
 // replay, revocation). It refuses an audit of an unknown subject, one by a DID bound to the
 // subject's wallet, and one naming a bounty that is not in this node's escrow index. It
-// reports whether settlement backs the audit: it names a finished bounty whose worker is the
-// subject's wallet, and a wallet of the auditor was that bounty's poster or arbiter. Any other
-// accepted audit counts as unbacked (a tenth of the weight; see docs/REPUTATION.md).
-func (r *Rules) Check(ctx context.Context, a *Audit) (backed bool, err error) {
+// reports the side of a settlement the audit speaks for: SidePoster when it names a finished
+// bounty, the auditor is bound to its poster's wallet and the subject to its worker's;
+// SideWorker the other way round; SideNone for anything else (an arbiter, a stranger, an
+// unfinished bounty, an envelope). Only one audit per bounty and side is backed, however
+// many DIDs are bound to that wallet (Store.settleSide picks it); every other accepted audit
+// counts unbacked (a tenth of the weight; see docs/REPUTATION.md).
+func (r *Rules) Check(ctx context.Context, a *Audit) (side Side, err error) {
 	known, err := r.Agents.Known(ctx, a.Subject)
 	if err != nil {
-		return false, err
+		return SideNone, err
 	}
 	if !known {
-		return false, &AuditError{Err: ErrUnknownSubject, Detail: a.Subject}
+		return SideNone, &AuditError{Err: ErrUnknownSubject, Detail: a.Subject}
 	}
 	auditorWallets, err := r.Wallets.WalletsOf(ctx, a.Auditor)
 	if err != nil {
-		return false, err
+		return SideNone, err
 	}
 	subjectWallets, err := r.Wallets.WalletsOf(ctx, a.Subject)
 	if err != nil {
-		return false, err
+		return SideNone, err
 	}
 	for _, w := range auditorWallets {
 		if slices.Contains(subjectWallets, w) {
-			return false, &AuditError{Err: ErrSameWallet, Detail: w.Hex()}
+			return SideNone, &AuditError{Err: ErrSameWallet, Detail: w.Hex()}
 		}
 	}
 	if a.Bounty == nil {
-		return false, nil
+		return SideNone, nil
 	}
 	if err := r.sameDeployment(a.Bounty); err != nil {
-		return false, err
+		return SideNone, err
 	}
 	facts, ok, err := r.Bounties.Bounty(ctx, a.Bounty.ID)
 	if err != nil {
-		return false, err
+		return SideNone, err
 	}
 	if !ok {
-		return false, &AuditError{Err: ErrUnknownBounty, Detail: fmt.Sprintf("bounty %d", a.Bounty.ID)}
+		return SideNone, &AuditError{Err: ErrUnknownBounty, Detail: fmt.Sprintf("bounty %d", a.Bounty.ID)}
 	}
-	entitled := slices.Contains(auditorWallets, facts.Poster) || slices.Contains(auditorWallets, facts.Arbiter)
-	return facts.Finished && entitled && slices.Contains(subjectWallets, facts.Worker), nil
+	switch {
+	case !facts.Finished:
+		return SideNone, nil
+	case slices.Contains(auditorWallets, facts.Poster) && slices.Contains(subjectWallets, facts.Worker):
+		return SidePoster, nil
+	case slices.Contains(auditorWallets, facts.Worker) && slices.Contains(subjectWallets, facts.Poster):
+		return SideWorker, nil
+	}
+	return SideNone, nil
 }
 
 func (r *Rules) sameDeployment(ref *identity.BountyRef) error {

@@ -39,6 +39,7 @@ func TestAcceptanceRules(t *testing.T) {
 		bounties: map[uint64]reputation.BountyFacts{
 			7: {Finished: true, Poster: poster, Arbiter: arbiter, Worker: worker},
 			8: {Finished: false, Poster: poster, Arbiter: arbiter, Worker: worker},
+			9: {Finished: true, Poster: worker, Arbiter: arbiter, Worker: poster}, // the subject posted it
 		},
 		wallets: map[string]common.Address{subject: worker},
 		agents:  map[string]bool{subject: true, auditor: true},
@@ -51,20 +52,21 @@ func TestAcceptanceRules(t *testing.T) {
 		name          string
 		auditorWallet common.Address // zero: unbound
 		audit         *reputation.Audit
-		backed        bool
+		side          reputation.Side
 		err           error
 	}{
-		{"the poster audits a finished bounty", poster, onBounty(7), true, nil},
-		{"the arbiter audits a finished bounty", arbiter, onBounty(7), true, nil},
-		{"a stranger's audit counts unbacked", stranger, onBounty(7), false, nil},
-		{"an unbound auditor's audit counts unbacked", common.Address{}, onBounty(7), false, nil},
-		{"an unfinished bounty backs nothing", poster, onBounty(8), false, nil},
-		{"an audit of an envelope is unbacked", poster, &reputation.Audit{Auditor: auditor, Subject: subject, Score: 1, Envelope: "m"}, false, nil},
-		{"unknown bounty", poster, onBounty(9), false, reputation.ErrUnknownBounty},
-		{"bounty on another chain", poster, &reputation.Audit{Auditor: auditor, Subject: subject, Bounty: &identity.BountyRef{ChainID: 1, Escrow: escrowAddr.Hex(), ID: 7}}, false, reputation.ErrForeignBounty},
-		{"bounty on another escrow", poster, &reputation.Audit{Auditor: auditor, Subject: subject, Bounty: &identity.BountyRef{ChainID: 1337, Escrow: stranger.Hex(), ID: 7}}, false, reputation.ErrForeignBounty},
-		{"unknown subject", poster, &reputation.Audit{Auditor: auditor, Subject: other, Envelope: "m"}, false, reputation.ErrUnknownSubject},
-		{"auditor on the subject's wallet", worker, onBounty(7), false, reputation.ErrSameWallet},
+		{"the poster audits the worker of a finished bounty", poster, onBounty(7), reputation.SidePoster, nil},
+		{"the worker audits the poster of a finished bounty", poster, onBounty(9), reputation.SideWorker, nil},
+		{"the arbiter is no side: unbacked", arbiter, onBounty(7), reputation.SideNone, nil},
+		{"a stranger's audit counts unbacked", stranger, onBounty(7), reputation.SideNone, nil},
+		{"an unbound auditor's audit counts unbacked", common.Address{}, onBounty(7), reputation.SideNone, nil},
+		{"an unfinished bounty backs nothing", poster, onBounty(8), reputation.SideNone, nil},
+		{"an audit of an envelope is unbacked", poster, &reputation.Audit{Auditor: auditor, Subject: subject, Score: 1, Envelope: "m"}, reputation.SideNone, nil},
+		{"unknown bounty", poster, onBounty(10), reputation.SideNone, reputation.ErrUnknownBounty},
+		{"bounty on another chain", poster, &reputation.Audit{Auditor: auditor, Subject: subject, Bounty: &identity.BountyRef{ChainID: 1, Escrow: escrowAddr.Hex(), ID: 7}}, reputation.SideNone, reputation.ErrForeignBounty},
+		{"bounty on another escrow", poster, &reputation.Audit{Auditor: auditor, Subject: subject, Bounty: &identity.BountyRef{ChainID: 1337, Escrow: stranger.Hex(), ID: 7}}, reputation.SideNone, reputation.ErrForeignBounty},
+		{"unknown subject", poster, &reputation.Audit{Auditor: auditor, Subject: other, Envelope: "m"}, reputation.SideNone, reputation.ErrUnknownSubject},
+		{"auditor on the subject's wallet", worker, onBounty(7), reputation.SideNone, reputation.ErrSameWallet},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,9 +74,9 @@ func TestAcceptanceRules(t *testing.T) {
 			if tt.auditorWallet != (common.Address{}) {
 				f.wallets[auditor] = tt.auditorWallet
 			}
-			backed, err := rules.Check(context.Background(), tt.audit)
-			if !errors.Is(err, tt.err) || (err != nil) != (tt.err != nil) || backed != tt.backed {
-				t.Errorf("Check = %v, %v; want %v, %v", backed, err, tt.backed, tt.err)
+			side, err := rules.Check(context.Background(), tt.audit)
+			if !errors.Is(err, tt.err) || (err != nil) != (tt.err != nil) || side != tt.side {
+				t.Errorf("Check = %q, %v; want %q, %v", side, err, tt.side, tt.err)
 			}
 		})
 	}

@@ -22,3 +22,9 @@ func Follow(s *Service, a *Audit, backed bool) { s.follow(a, backed) }
 func Hold(ctx context.Context, s *Service, v *identity.Verified, raw []byte) error {
 	return s.hold(ctx, v, raw)
 }
+
+// SettleSide backs one audit of target's side, as submitting one does.
+func SettleSide(ctx context.Context, s *Store, target string, side Side) error {
+	_, err := s.settleSide(ctx, target, side)
+	return err
+}

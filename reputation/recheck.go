@@ -147,24 +147,49 @@ func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64)
 		}
 		slices.SortFunc(list, func(a, b *StoredAudit) int { return strings.Compare(a.Leaf.String(), b.Leaf.String()) })
 		list = slices.CompactFunc(list, func(a, b *StoredAudit) bool { return a.Leaf == b.Leaf })
-		changed := false
+		type group struct {
+			target string
+			side   Side
+		}
+		var groups []group
+		seen := map[group]bool{}
+		add := func(g group) {
+			if !seen[g] {
+				seen[g] = true
+				groups = append(groups, g)
+			}
+		}
 		for _, c := range list {
-			backed, err := s.cfg.Rules.Check(ctx, &c.Audit)
+			side, err := s.cfg.Rules.Check(ctx, &c.Audit)
 			var ae *AuditError
 			if errors.As(err, &ae) {
-				backed, err = false, nil // it no longer passes the rules: it counts, unbacked
+				side, err = SideNone, nil // it no longer passes the rules: it counts, unbacked
 			}
 			if err != nil {
 				return err
 			}
-			if backed == c.Backed {
+			if c.Backed {
+				add(group{c.Target(), c.Side}) // its backing may move to another audit
+			}
+			if side == c.Side {
 				continue
 			}
-			if err := s.cfg.Store.setBacked(ctx, c.Leaf, backed); err != nil {
+			if err := s.cfg.Store.setSide(ctx, c.Leaf, side); err != nil {
 				return err
 			}
-			s.follow(&c.Audit, backed)
-			changed = true
+			add(group{c.Target(), c.Side})
+			add(group{c.Target(), side})
+		}
+		changed := false
+		for _, g := range groups {
+			flips, err := s.cfg.Store.settleSide(ctx, g.target, g.side)
+			if err != nil {
+				return err
+			}
+			for _, f := range flips {
+				s.follow(&f.Audit, f.Backed)
+				changed = true
+			}
 		}
 		if changed {
 			s.markDirty()
@@ -198,7 +223,7 @@ func (s *Store) touching(ctx context.Context, dids, targets []string) ([]*Stored
 			args = append(args, t)
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed FROM reputation_audits
+	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side FROM reputation_audits
 		WHERE chain = ? AND superseded_by IS NULL AND (`+strings.Join(cond, " OR ")+`) ORDER BY leaf`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reputation: audits to recheck: %w", err)
@@ -207,8 +232,8 @@ func (s *Store) touching(ctx context.Context, dids, targets []string) ([]*Stored
 	var out []*StoredAudit
 	for rows.Next() {
 		var a StoredAudit
-		var leaf, target string
-		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed); err != nil {
+		var leaf, target, side string
+		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed, &side); err != nil {
 			return nil, err
 		}
 		if err := setTarget(&a.Audit, target); err != nil {
@@ -217,15 +242,80 @@ func (s *Store) touching(ctx context.Context, dids, targets []string) ([]*Stored
 		if a.Leaf, err = parseHash(leaf); err != nil {
 			return nil, err
 		}
+		a.Side = Side(side)
 		out = append(out, &a)
 	}
 	return out, rows.Err()
 }
 
-// setBacked records an audit's backing as evaluated again.
-func (s *Store) setBacked(ctx context.Context, leaf Hash, backed bool) error {
-	if _, err := s.db.ExecContext(ctx, `UPDATE reputation_audits SET backed = ? WHERE chain = ? AND leaf = ?`, backed, s.chain, hexHash(leaf)); err != nil {
-		return fmt.Errorf("reputation: update backing: %w", err)
+// sideMigration records which side of a settlement each audit speaks for (version 5 of the
+// reputation tables): backing goes to one audit per bounty and side.
+var sideMigration = sqlite.Migration{Version: 5, SQL: `
+ALTER TABLE reputation_audits ADD COLUMN side TEXT NOT NULL DEFAULT '';
+UPDATE reputation_audits SET side = 'poster' WHERE backed = 1;
+CREATE INDEX reputation_audits_side ON reputation_audits (chain, target, side) WHERE superseded_by IS NULL AND side != '';
+`}
+
+// setSide records an audit's side as evaluated again.
+func (s *Store) setSide(ctx context.Context, leaf Hash, side Side) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE reputation_audits SET side = ? WHERE chain = ? AND leaf = ?`, string(side), s.chain, hexHash(leaf)); err != nil {
+		return fmt.Errorf("reputation: update side: %w", err)
 	}
 	return nil
+}
+
+// settleSide makes one audit of target's side backed, however many of its side's wallet's
+// DIDs filed one: the earliest (by time, then leaf hash, so every node picks the same) among
+// those that count. It returns the audits whose backing changed, with the new one.
+func (s *Store) settleSide(ctx context.Context, target string, side Side) ([]*StoredAudit, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	// The audits of the target that count: those of this side compete; one of no side that
+	// is still marked backed (it lost its side) is unbacked. The other side is settled apart.
+	rows, err := tx.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side FROM reputation_audits
+		WHERE chain = ? AND target = ? AND superseded_by IS NULL AND (side = ? OR (side = '' AND backed = 1)) ORDER BY side = ? DESC, time, leaf`,
+		s.chain, target, string(side), string(side))
+	if err != nil {
+		return nil, fmt.Errorf("reputation: settle side: %w", err)
+	}
+	var changed []*StoredAudit
+	first := side != SideNone
+	for rows.Next() {
+		var a StoredAudit
+		var leaf, tgt, sd string
+		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &tgt, &a.Score, &a.Time, &a.Backed, &sd); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		want := first && Side(sd) == side
+		first = first && !want
+		if want == a.Backed {
+			continue
+		}
+		if err := setTarget(&a.Audit, tgt); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if a.Leaf, err = parseHash(leaf); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		a.Backed, a.Side = want, Side(sd)
+		changed = append(changed, &a)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, a := range changed {
+		if _, err := tx.ExecContext(ctx, `UPDATE reputation_audits SET backed = ? WHERE chain = ? AND leaf = ?`, a.Backed, s.chain, hexHash(a.Leaf)); err != nil {
+			return nil, fmt.Errorf("reputation: update backing: %w", err)
+		}
+	}
+	return changed, tx.Commit()
 }

@@ -138,3 +138,63 @@ func TestScoresUseTheSharedClock(t *testing.T) {
 		t.Errorf("the same audits at two instants of one step differ (-a +b):\n%s", diff)
 	}
 }
+
+// TestOneBackedAuditPerBountyAndSide: five DIDs bound to the poster's wallet all audit the
+// worker of one settled bounty; however many they are, and in whichever order they arrive,
+// one of them is backed (the same on every node), and the worker's audit of the poster is
+// the other side's one.
+func TestOneBackedAuditPerBountyAndSide(t *testing.T) {
+	ctx := context.Background()
+	poster, worker, f := settledBounty()
+	posterWallet := f.wallets[poster.DID.String()]
+	f.agents[poster.DID.String()] = true
+	sybils := []*identity.Key{poster}
+	for range 4 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		f.wallets[k.DID.String()] = posterWallet // another DID of the same wallet
+		sybils = append(sybils, k)
+	}
+	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
+	type filed struct {
+		v   *identity.Verified
+		raw []byte
+	}
+	var audits []filed
+	for _, k := range sybils {
+		verified, raw := signedAudit(t, v, k, worker.DID.String(), 7, "1")
+		audits = append(audits, filed{verified, raw})
+	}
+	back, backRaw := signedAudit(t, v, worker, poster.DID.String(), 7, "0.8") // the other side
+	now := time.Now()
+	var views []string
+	for _, order := range [][]int{{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 0, 4, 1, 3}} {
+		svc := idleService(t, f, stakeMap{poster.DID.String(): 1}, now)
+		for _, i := range order {
+			if _, err := svc.Submit(ctx, audits[i].v, audits[i].raw); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if res, err := svc.Submit(ctx, back, backRaw); err != nil || !res.Audit.Backed || res.Audit.Side != reputation.SideWorker {
+			t.Fatalf("the worker's audit of the poster: %+v, %v; want backed, side worker", res, err)
+		}
+		r, err := svc.Reputation(ctx, worker.DID.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		backed := 0
+		for _, a := range r.Feeding {
+			if a.Backed {
+				backed++
+			}
+		}
+		if len(r.Feeding) != 5 || backed != 1 {
+			t.Fatalf("order %v: %d audits of the worker, %d backed; want 5, 1", order, len(r.Feeding), backed)
+		}
+		views = append(views, reputationJSON(t, svc, worker.DID.String()))
+	}
+	for i := 1; i < len(views); i++ {
+		if views[i] != views[0] {
+			t.Errorf("arrival order changed the worker's reputation:\n%s\n%s", views[0], views[i])
+		}
+	}
+}

@@ -223,13 +223,13 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
-	backed, err := s.cfg.Rules.Check(ctx, a)
+	side, err := s.cfg.Rules.Check(ctx, a)
 	if err != nil {
 		return nil, err
 	}
 	var current bool
 	add := func() (err error) {
-		current, err = s.cfg.Store.Add(ctx, a, raw, backed)
+		current, err = s.cfg.Store.Add(ctx, a, raw, side)
 		return err
 	}
 	if s.cfg.Log != nil {
@@ -240,11 +240,26 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
+	leaf := LeafHash(raw)
+	backed := false
 	if current {
-		s.follow(a, backed)
+		s.follow(a, false)
+	}
+	if side != SideNone {
+		// One audit per bounty and side is backed: this one, or an earlier one of its side.
+		flips, err := s.cfg.Store.settleSide(ctx, a.Target(), side)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range flips {
+			s.follow(&f.Audit, f.Backed)
+			if f.Leaf == leaf {
+				backed = f.Backed
+			}
+		}
 	}
 	s.markDirty()
-	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: LeafHash(raw), Backed: backed, Raw: raw}, Current: current}, nil
+	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: leaf, Backed: backed, Side: side, Raw: raw}, Current: current}, nil
 }
 
 // follow makes a, just recorded, count in memory: in the audit graph, and in the scores

@@ -56,9 +56,17 @@ func TestLatestAuditCountsWhateverTheOrder(t *testing.T) {
 			times := []int64{100, 200, 300}
 			for _, i := range order {
 				a, raw := auditAt(auditor, times[i], float64(i)/2)
-				if _, err := s.Add(ctx, a, raw, i == 2); err != nil {
+				side := reputation.SideNone
+				if i == 2 {
+					side = reputation.SidePoster
+				}
+				if _, err := s.Add(ctx, a, raw, side); err != nil {
 					t.Fatal(err)
 				}
+			}
+			probe, _ := auditAt(auditor, 0, 0)
+			if err := reputation.SettleSide(ctx, s, probe.Target(), reputation.SidePoster); err != nil {
+				t.Fatal(err)
 			}
 			cur, err := s.Current(ctx, subject)
 			if err != nil {
@@ -86,10 +94,10 @@ func TestStoreRefusesDuplicatesAndKeepsTargetsApart(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	a, raw := auditAt(auditor, 100, 1)
-	if cur, err := s.Add(ctx, a, raw, true); err != nil || !cur {
+	if cur, err := s.Add(ctx, a, raw, reputation.SidePoster); err != nil || !cur {
 		t.Fatalf("first add: %v, %v", cur, err)
 	}
-	if _, err := s.Add(ctx, a, raw, true); !errors.Is(err, reputation.ErrDuplicate) {
+	if _, err := s.Add(ctx, a, raw, reputation.SidePoster); !errors.Is(err, reputation.ErrDuplicate) {
 		t.Errorf("the same envelope again: %v", err)
 	}
 	// Another target (an envelope), and another auditor: both count too.
@@ -100,7 +108,7 @@ func TestStoreRefusesDuplicatesAndKeepsTargetsApart(t *testing.T) {
 		a   *reputation.Audit
 		raw []byte
 	}{{b, rawB}, {c, rawC}} {
-		if cur, err := s.Add(ctx, x.a, x.raw, false); err != nil || !cur {
+		if cur, err := s.Add(ctx, x.a, x.raw, reputation.SideNone); err != nil || !cur {
 			t.Fatalf("add %s: %v, %v", x.a.Target(), cur, err)
 		}
 	}

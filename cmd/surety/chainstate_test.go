@@ -180,32 +180,39 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out := n0.request("POST", "/v1/bounties", n0.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000000000000000",
-		"arbiter": worker.wallet, "deadline": head.Time + 3600, "reviewWindow": 600}), nil)
-	if code != http.StatusCreated {
-		t.Fatalf("post: %d %s", code, out)
-	}
-	id := decodeResult(t, out).Bounty.ID
-	for _, step := range []struct {
-		p      *party
-		action string
-		body   map[string]any
-	}{{worker, "claim", map[string]any{}}, {worker, "submit", map[string]any{"resultHash": "0x" + strings.Repeat("11", 32)}}, {market, "accept", map[string]any{}}} {
-		if code, out := n0.act(step.p, id, step.action, step.body); code != http.StatusOK {
-			t.Fatalf("%s: %d %s", step.action, code, out)
+	// Two bounties posted by the market and settled with the worker: one backed audit per
+	// bounty and side, so the late DID audits the second.
+	settle := func() uint64 {
+		t.Helper()
+		code, out := n0.request("POST", "/v1/bounties", n0.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000000000000000",
+			"arbiter": worker.wallet, "deadline": head.Time + 3600, "reviewWindow": 600}), nil)
+		if code != http.StatusCreated {
+			t.Fatalf("post: %d %s", code, out)
 		}
+		id := decodeResult(t, out).Bounty.ID
+		for _, step := range []struct {
+			p      *party
+			action string
+			body   map[string]any
+		}{{worker, "claim", map[string]any{}}, {worker, "submit", map[string]any{"resultHash": "0x" + strings.Repeat("11", 32)}}, {market, "accept", map[string]any{}}} {
+			if code, out := n0.act(step.p, id, step.action, step.body); code != http.StatusOK {
+				t.Fatalf("%s: %d %s", step.action, code, out)
+			}
+		}
+		return id
 	}
-	audit := func(bc *bountyClient, by *party, score float64) {
+	first, second := settle(), settle()
+	audit := func(bc *bountyClient, by *party, id uint64, score float64) {
 		t.Helper()
 		body := map[string]any{"kind": "surety.audit/1", "subject": worker.key.DID.String(), "score": score, "evidence": map[string]any{"hash": "0x" + strings.Repeat("ab", 32)}}
 		if code, out := bc.request("POST", "/v1/audits", bc.envelope(by, id, body), nil); code != http.StatusCreated {
 			t.Fatalf("audit at %s: %d %s", bc.base, code, out)
 		}
 	}
-	audit(bcs[1], market, 0.9)
+	audit(bcs[1], market, first, 0.9)
 	// A second DID of the market, bound to its wallet only after its audit is filed.
 	late := &party{key: mustGenerate(t), wallet: market.wallet}
-	audit(bcs[2], late, 0.6)
+	audit(bcs[2], late, second, 0.6)
 	type view struct{ rep, root string }
 	look := func(bc *bountyClient) view {
 		_, rep := bc.request("GET", "/v1/reputation/"+worker.key.DID.String(), nil, nil)
