@@ -45,8 +45,8 @@ type Store struct {
 // hash of the signed envelope it came in.
 type StoredAudit struct {
 	Audit
-	Leaf         Hash  `json:"leaf"`
-	Backed       bool  `json:"backed"`
+	Leaf   Hash `json:"leaf"`
+	Backed bool `json:"backed"`
 	// Side is the side of a settled bounty the audit speaks for (empty: none); of the audits
 	// of one bounty and side, one is backed.
 	Side         Side  `json:"side,omitempty"`
