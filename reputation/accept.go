@@ -73,7 +73,7 @@ type Rules struct {
 // bounty, the auditor is bound to its poster's wallet and the subject to its worker's;
 // SideWorker the other way round; SideNone for anything else (an arbiter, a stranger, an
 // unfinished bounty, an envelope). Only one audit per bounty and side is backed, however
-// many DIDs are bound to that wallet (Store.settleSide picks it); every other accepted audit
+// many DIDs are bound to that wallet (Store.settleSide picks the latest); every other accepted audit
 // counts unbacked (a tenth of the weight; see docs/REPUTATION.md).
 func (r *Rules) Check(ctx context.Context, a *Audit) (side Side, err error) {
 	known, err := r.Agents.Known(ctx, a.Subject)

@@ -265,8 +265,9 @@ func (s *Store) setSide(ctx context.Context, leaf Hash, side Side) error {
 }
 
 // settleSide makes one audit of target's side backed, however many of its side's wallet's
-// DIDs filed one: the earliest (by time, then leaf hash, so every node picks the same) among
-// those that count. It returns the audits whose backing changed, with the new one.
+// DIDs filed one: the latest (by time, then leaf hash, so every node picks the same, as for
+// one DID's audits of a target) among those that count. It returns the audits whose backing
+// changed, with the new one.
 func (s *Store) settleSide(ctx context.Context, target string, side Side) ([]*StoredAudit, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -278,7 +279,7 @@ func (s *Store) settleSide(ctx context.Context, target string, side Side) ([]*St
 	// The audits of the target that count: those of this side compete; one of no side that
 	// is still marked backed (it lost its side) is unbacked. The other side is settled apart.
 	rows, err := tx.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side FROM reputation_audits
-		WHERE chain = ? AND target = ? AND superseded_by IS NULL AND (side = ? OR (side = '' AND backed = 1)) ORDER BY side = ? DESC, time, leaf`,
+		WHERE chain = ? AND target = ? AND superseded_by IS NULL AND (side = ? OR (side = '' AND backed = 1)) ORDER BY side = ? DESC, time DESC, leaf DESC`,
 		s.chain, target, string(side), string(side))
 	if err != nil {
 		return nil, fmt.Errorf("reputation: settle side: %w", err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,5 +198,74 @@ func TestOneBackedAuditPerBountyAndSide(t *testing.T) {
 		if views[i] != views[0] {
 			t.Errorf("arrival order changed the worker's reputation:\n%s\n%s", views[0], views[i])
 		}
+	}
+}
+
+// signedAuditAt is signedAudit issued at a given time.
+func signedAuditAt(t *testing.T, v *identity.Verifier, k *identity.Key, subject string, id uint64, score string, at time.Time) (*identity.Verified, []byte) {
+	t.Helper()
+	payload := `{"iat":` + strconv.FormatInt(at.Unix(), 10) + `,"bounty":{"chain_id":1337,"escrow":"` + escrow + `","id":` + strconv.FormatUint(id, 10) +
+		`},"body":{"kind":"surety.audit/1","subject":"` + subject + `","score":` + score + `,"evidence":{"hash":"` + hash32 + `"}}}`
+	filled, err := identity.FillEnvelope([]byte(payload), k, at, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := k.SignCompact(filled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verified, err := v.Verify(context.Background(), []byte(jws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return verified, []byte(jws)
+}
+
+// TestFilingSaysWhatTheAuditCounted: the answer to a filed audit carries its weight and why.
+func TestFilingSaysWhatTheAuditCounted(t *testing.T) {
+	ctx := context.Background()
+	poster, worker, f := settledBounty()
+	second, _ := identity.GenerateKey(identity.Ed25519)
+	stranger, _ := identity.GenerateKey(identity.Ed25519)
+	f.wallets[second.DID.String()] = f.wallets[poster.DID.String()]
+	now := time.Now()
+	svc := idleService(t, f, stakeMap{poster.DID.String(): 1}, now)
+	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Hour)})
+	warm, warmRaw := signedAuditAt(t, v, poster, worker.DID.String(), 7, "0.9", now.Add(-40*time.Second))
+	if _, err := svc.Submit(ctx, warm, warmRaw); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Refresh(ctx); err != nil { // standings now include the poster's
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		by      *identity.Key
+		at      time.Duration // before now
+		weighs  bool
+		backing float64
+		why     []string
+	}{
+		{"the staked poster's newer audit", poster, 30 * time.Second, true, 1, []string{"backed by the bounty's settlement (poster's side)"}},
+		{"the poster's second DID, earlier", second, 35 * time.Second, false, 0.1, []string{"your standing is 0", "a later audit from your side", "no stake that counts"}},
+		{"a stranger", stranger, 20 * time.Second, false, 0.1, []string{"your standing is 0", "no settled bounty between your wallet"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			verified, raw := signedAuditAt(t, v, tt.by, worker.DID.String(), 7, "0.5", now.Add(-tt.at))
+			res, err := svc.Submit(ctx, verified, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := res.Counted
+			if (c.Weight > 0) != tt.weighs || c.Backing != tt.backing {
+				t.Errorf("counted = %+v; want weighing %v, backing %v", c, tt.weighs, tt.backing)
+			}
+			for _, w := range tt.why {
+				if !strings.Contains(c.Why, w) {
+					t.Errorf("why = %q; want it to say %q", c.Why, w)
+				}
+			}
+		})
 	}
 }

@@ -116,13 +116,19 @@ func (snap *snapshot) slot(did string) int {
 	return i
 }
 
-// weigh is what audit e by auditor adds to its subject's sums in this snapshot: exactly what
-// Compute added for it, or would add, with the snapshot's standings and time.
-func (snap *snapshot) weigh(auditor string, e *liveEdge) (w, ws fixed) {
-	rel, stake := snap.newcomer, 0.0
+// standing is auditor's standing relative to the average, and its stake, in this snapshot.
+func (snap *snapshot) standing(auditor string) (rel, stake float64) {
+	rel = snap.newcomer
 	if i, ok := snap.index[auditor]; ok && i < snap.n {
 		rel, stake = snap.scores.Standing[i]*float64(snap.n), snap.stake[i]
 	}
+	return rel, stake
+}
+
+// weigh is what audit e by auditor adds to its subject's sums in this snapshot: exactly what
+// Compute added for it, or would add, with the snapshot's standings and time.
+func (snap *snapshot) weigh(auditor string, e *liveEdge) (w, ws fixed) {
+	rel, stake := snap.standing(auditor)
 	edge := Edge{Score: e.score, Age: float64(snap.at.Unix() - e.time), Backed: e.backed}
 	return snap.params.weigh(&edge, rel, stake)
 }
@@ -195,6 +201,24 @@ func (s *Service) StakesChanged() { s.markDirty() }
 type Submitted struct {
 	Audit   *StoredAudit `json:"audit"`
 	Current bool         `json:"current"` // it is the audit that counts for its target
+	// Counted says what the audit weighs now, and why.
+	Counted Counted `json:"counted"`
+}
+
+// Counted is what an audit weighs in its subject's score at the time it is filed, with the
+// parts of that weight (docs/REPUTATION.md): w = min(standing, 10) · stakeWeight(stake) ·
+// decay · backing.
+type Counted struct {
+	// Weight is what the audit adds to its subject's Σ w now; 0 when it does not count.
+	Weight float64 `json:"weight"`
+	// Backing is 1 for the one backed audit of a settlement's side, Unbacked (0.1) otherwise.
+	Backing float64 `json:"backing"`
+	// Standing is the auditor's standing relative to the average (1), as of the last full
+	// recomputation; Stake the auditor's stake that counts (none below the minimum).
+	Standing float64 `json:"standing"`
+	Stake    float64 `json:"stake"`
+	// Why says in words what holds the weight where it is.
+	Why string `json:"why"`
 }
 
 // Submit checks and records an audit filed here as the verified envelope v (raw: its bytes
@@ -259,7 +283,43 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 		}
 	}
 	s.markDirty()
-	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: leaf, Backed: backed, Side: side, Raw: raw}, Current: current}, nil
+	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: leaf, Backed: backed, Side: side, Raw: raw}, Current: current,
+		Counted: s.counted(a, current, backed, side)}, nil
+}
+
+// counted weighs a, just recorded, with the current snapshot, and says why it weighs that.
+func (s *Service) counted(a *Audit, current, backed bool, side Side) Counted {
+	s.mu.RLock()
+	snap := s.snapshot
+	w, _ := snap.weigh(a.Auditor, &liveEdge{score: a.Score, time: a.Time, backed: backed})
+	rel, stake := snap.standing(a.Auditor)
+	s.mu.RUnlock()
+	p := snap.params
+	c := Counted{Weight: w.float(), Backing: p.Unbacked, Standing: rel, Stake: p.counted(stake)}
+	if backed {
+		c.Backing = 1
+	}
+	var why []string
+	switch {
+	case !current:
+		c.Weight = 0
+		why = append(why, "a later audit of yours of this target counts instead")
+	case rel == 0:
+		why = append(why, "your standing is 0: no staked agent trusts you yet, directly or through others, so your audits weigh nothing until one does")
+	}
+	switch {
+	case backed:
+		why = append(why, "backed by the bounty's settlement ("+string(side)+"'s side)")
+	case side != SideNone:
+		why = append(why, "unbacked: a later audit from your side of this settlement is the backed one (one per bounty and side)")
+	default:
+		why = append(why, fmt.Sprintf("unbacked: no settled bounty between your wallet and the subject's stands behind it, so it counts for %g", p.Unbacked))
+	}
+	if c.Stake == 0 {
+		why = append(why, fmt.Sprintf("you hold no stake that counts (at least %g)", p.minStake()))
+	}
+	c.Why = strings.Join(why, "; ")
+	return c
 }
 
 // follow makes a, just recorded, count in memory: in the audit graph, and in the scores

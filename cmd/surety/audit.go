@@ -79,11 +79,9 @@ finished bounty you posted or arbitrated counts in full; any other counts for a 
 	if *asJSON {
 		return printJSON(e, res)
 	}
-	backing := "unbacked: counts for a tenth"
-	if res.Audit.Backed {
-		backing = "backed by the bounty's settlement"
-	}
-	fmt.Fprintf(e.stdout, "audit %s of %s filed (%s); leaf %s\n", res.Audit.Target(), res.Audit.Subject, backing, res.Audit.Leaf)
+	counted := res.Counted
+	fmt.Fprintf(e.stdout, "audit %s of %s filed; leaf %s\n  weight %.3g (standing %.3g, stake %g, backing %g): %s\n",
+		res.Audit.Target(), res.Audit.Subject, res.Audit.Leaf, counted.Weight, counted.Standing, counted.Stake, counted.Backing, counted.Why)
 	return nil
 }
 
