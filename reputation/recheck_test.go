@@ -247,7 +247,7 @@ func TestFilingSaysWhatTheAuditCounted(t *testing.T) {
 		why     []string
 	}{
 		{"the staked poster's newer audit", poster, 30 * time.Second, true, 1, []string{"backed by the bounty's settlement (poster's side)"}},
-		{"the poster's second DID, earlier", second, 35 * time.Second, false, 0.1, []string{"your standing is 0", "a later audit from your side", "no stake that counts"}},
+		{"the poster's second DID, earlier", second, 35 * time.Second, false, 0.1, []string{"your standing is 0", "a later audit from your side", "no stake of yours that counts"}},
 		{"a stranger", stranger, 20 * time.Second, false, 0.1, []string{"your standing is 0", "no settled bounty between your wallet"}},
 	}
 	for _, tt := range tests {

@@ -316,7 +316,7 @@ func (s *Service) counted(a *Audit, current, backed bool, side Side) Counted {
 		why = append(why, fmt.Sprintf("unbacked: no settled bounty between your wallet and the subject's stands behind it, so it counts for %g", p.Unbacked))
 	}
 	if c.Stake == 0 {
-		why = append(why, fmt.Sprintf("you hold no stake that counts (at least %g)", p.minStake()))
+		why = append(why, fmt.Sprintf("no stake of yours that counts (at least %g) as of the last recomputation; stake added since counts at the next, within seconds", p.minStake()))
 	}
 	c.Why = strings.Join(why, "; ")
 	return c
