@@ -201,7 +201,8 @@ func TestOneBackedAuditPerBountyAndSide(t *testing.T) {
 	}
 }
 
-// signedAuditAt is signedAudit issued at a given time.
+// signedAuditAt signs an audit of subject's bounty id by k, issued at at, and verifies it as
+// the API would.
 func signedAuditAt(t *testing.T, v *identity.Verifier, k *identity.Key, subject string, id uint64, score string, at time.Time) (*identity.Verified, []byte) {
 	t.Helper()
 	payload := `{"iat":` + strconv.FormatInt(at.Unix(), 10) + `,"bounty":{"chain_id":1337,"escrow":"` + escrow + `","id":` + strconv.FormatUint(id, 10) +

@@ -22,20 +22,7 @@ func (m stakeMap) StakedAgents(context.Context) (map[string]float64, error) { re
 // signedAudit signs an audit of subject's bounty id by k and verifies it as the API would.
 func signedAudit(t *testing.T, v *identity.Verifier, k *identity.Key, subject string, id uint64, score string) (*identity.Verified, []byte) {
 	t.Helper()
-	payload := `{"bounty":{"chain_id":1337,"escrow":"` + escrow + `","id":` + strconv.FormatUint(id, 10) + `},"body":{"kind":"surety.audit/1","subject":"` + subject + `","score":` + score + `,"evidence":{"hash":"` + hash32 + `"}}}`
-	filled, err := identity.FillEnvelope([]byte(payload), k, time.Now(), time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	jws, err := k.SignCompact(filled)
-	if err != nil {
-		t.Fatal(err)
-	}
-	verified, err := v.Verify(context.Background(), []byte(jws))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return verified, []byte(jws)
+	return signedAuditAt(t, v, k, subject, id, score, time.Now())
 }
 
 // settledBounty is a chain where bounty 7 was finished: posted by poster's wallet, done by
