@@ -94,6 +94,19 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	if code, out := claim(n1, worker, id); code != http.StatusOK {
 		t.Fatalf("claim on node 1: %d %s", code, out)
 	}
+	// Posting the worker's binding again, to the other node that also holds its wallet, costs
+	// nothing: the chain has it, so the node answers 200 and sends no transaction.
+	before, err := client.NonceAt(ctx, worker.wallet, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := bindingJSON(t, worker.key, chain.DevKey(3), n1.info.Chain.ID, dep.Contracts.StakeRegistry)
+	if code, out := n1.request("POST", "/v1/bindings", again, nil); code != http.StatusOK || !strings.Contains(string(out), `"onChain":true`) || strings.Contains(string(out), "txHash") {
+		t.Errorf("the same binding again on node 1: %d %s, want 200 on chain, no transaction", code, out)
+	}
+	if after, _ := client.NonceAt(ctx, worker.wallet, nil); after != before {
+		t.Errorf("re-posting a binding sent a transaction (nonce %d → %d)", before, after)
+	}
 
 	// Rotation, sent straight to the chain from wallet 4: the old key is refused on both
 	// nodes, which name the successor; the successor claims at once.
