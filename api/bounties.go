@@ -105,6 +105,9 @@ type ActionBody struct {
 	ResultHash common.Hash    `json:"resultHash"`
 	ReasonHash common.Hash    `json:"reasonHash"`
 	WorkerBps  uint16         `json:"workerBps"`
+	// Slash is the worker's locked stake the arbiter's ruling takes to the poster, in base
+	// units (decimal), at most the bounty's minStake; resolve only.
+	Slash string `json:"slash,omitempty"`
 }
 
 // WithdrawBody is the envelope body of POST /v1/withdraw.
@@ -298,11 +301,15 @@ func (s *Server) bountyAction(c echo.Context) error {
 	if err := decodeBody(req.envelope, &b); err != nil {
 		return err
 	}
+	slash, err := parseAmount(b.Slash, "slash")
+	if err != nil {
+		return err
+	}
 	if err := s.authorizeWallet(c.Request().Context(), req.sender, b.Wallet); err != nil {
 		return err
 	}
 	op := escrow.Op{Kind: escrow.OpAct, From: b.Wallet, BountyID: id, Action: action, Args: escrow.ActionArgs{
-		AgentID: b.AgentID, Worker: b.Worker, ResultHash: b.ResultHash, ReasonHash: b.ReasonHash, WorkerBps: b.WorkerBps,
+		AgentID: b.AgentID, Worker: b.Worker, ResultHash: b.ResultHash, ReasonHash: b.ReasonHash, WorkerBps: b.WorkerBps, Slash: slash,
 	}}
 	return s.do(c, req, op, fingerprint(string(action), id, b), nil)
 }

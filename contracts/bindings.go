@@ -50,13 +50,14 @@ type IStakeRegistryRecord struct {
 	Unbonding *big.Int
 	UnlockAt  uint64
 	Status    uint8
+	Locked    *big.Int
 }
 
 // BountyEscrowMetaData contains all meta data concerning the BountyEscrow contract.
 var BountyEscrowMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"registry\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"},{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"ARBITER_TIMEOUT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_FEE_BPS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_REVIEW_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"accept\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"assign\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bountyId\",\"inputs\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"bountyOf\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Bounty\",\"components\":[{\"name\":\"commitment\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"},{\"name\":\"since\",\"type\":\"uint40\",\"internalType\":\"uint40\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"commitmentOf\",\"inputs\":[{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"dispute\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"feeBps\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"feesOwed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"post\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"refund\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setFee\",\"inputs\":[{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setTreasury\",\"inputs\":[{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"newOwner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"treasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawFees\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyPosted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"stakeToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"unbondDelay\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"ARBITER_TIMEOUT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_FEE_BPS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_REVIEW_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"accept\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"acceptOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"assign\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bountyId\",\"inputs\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"bountyOf\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Bounty\",\"components\":[{\"name\":\"commitment\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"},{\"name\":\"since\",\"type\":\"uint40\",\"internalType\":\"uint40\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"commitmentOf\",\"inputs\":[{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"dispute\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"feeBps\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"feesOwed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pendingOwner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"post\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"refund\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setFee\",\"inputs\":[{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setTreasury\",\"inputs\":[{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"treasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawFees\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferStarted\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"pendingOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyPosted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ArbiterIsParty\",\"inputs\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPendingOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSubmitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
 	ID:  "BountyEscrow",
-	Bin: "0x60a060405234801561000f575f5ffd5b50604051612b90380380612b9083398101604081905261002e916101af565b6001600160a01b038416158061004b57506001600160a01b038316155b8061005d57506001600160a01b038216155b1561007b5760405163d92e233d60e01b815260040160405180910390fd5b6103e861ffff821611156100b457604051633c057d7b60e01b815261ffff821660048201526103e8602482015260440160405180910390fd5b6001600160a01b038481166080525f80546001600160a01b0319168583169081178255600180549386166001600160b01b031990941693909317600160a01b61ffff861602179092556040517f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a36040516001600160a01b038316907fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a260405161ffff821681527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150505050610211565b6001600160a01b03811681146101ac575f5ffd5b50565b5f5f5f5f608085870312156101c2575f5ffd5b84516101cd81610198565b60208601519094506101de81610198565b60408601519093506101ef81610198565b606086015190925061ffff81168114610206575f5ffd5b939692955090935050565b6080516129606102305f395f818161037f015261164201526129605ff3fe6080604052600436106101c5575f3560e01c80638da5cb5b116100f2578063e33dc1a611610092578063eeacb6b011610062578063eeacb6b014610579578063f0f442601461058f578063f2fde38b146105ae578063f84b3ce7146105cd575f5ffd5b8063e33dc1a6146104f1578063e3fa099514610510578063e77c901d1461053b578063ee1db3b01461055a575f5ffd5b8063c4bc04d9116100cd578063c4bc04d91461047f578063c6d9a2841461049e578063c9ebed0d146104bd578063d55be8c6146104dc575f5ffd5b80638da5cb5b1461040b5780638e00555314610429578063aeea0acf14610448575f5ffd5b806331d95be3116101685780636830483511610138578063683048351461036e5780636c940b31146103a15780637d21bd56146103c05780638415ca08146103ec575f5ffd5b806331d95be3146102da5780633794487c146102f957806351cff8d91461031857806361d027b314610337575f5ffd5b806316f3d0c5116101a357806316f3d0c51461023957806324a9d8531461025a57806328079e4a1461028e5780632b68f2a5146102c4575f5ffd5b8063064b37c7146101c957806313083c34146101ef578063164e68de1461021a575b5f5ffd5b6101dc6101d73660046123b9565b6105ec565b6040519081526020015b60405180910390f35b3480156101fa575f5ffd5b506101dc61020936600461242d565b60046020525f908152604090205481565b348015610225575f5ffd5b506101dc61023436600461242d565b6108d0565b348015610244575f5ffd5b5061025861025336600461245d565b610a2c565b005b348015610265575f5ffd5b5060015461027b90600160a01b900461ffff1681565b60405161ffff90911681526020016101e6565b348015610299575f5ffd5b506101dc6102a8366004612499565b600360209081525f928352604080842090915290825290205481565b3480156102cf575f5ffd5b506101dc620186a081565b3480156102e5575f5ffd5b506102586102f436600461245d565b610b42565b348015610304575f5ffd5b506102586103133660046124ca565b610c74565b348015610323575f5ffd5b506101dc61033236600461242d565b610da7565b348015610342575f5ffd5b50600154610356906001600160a01b031681565b6040516001600160a01b0390911681526020016101e6565b348015610379575f5ffd5b506103567f000000000000000000000000000000000000000000000000000000000000000081565b3480156103ac575f5ffd5b506102586103bb36600461245d565b610edc565b3480156103cb575f5ffd5b506103df6103da36600461250f565b61102d565b6040516101e6919061255a565b3480156103f7575f5ffd5b506101dc610406366004612594565b6110ee565b348015610416575f5ffd5b505f54610356906001600160a01b031681565b348015610434575f5ffd5b506102586104433660046125cd565b61113a565b348015610453575f5ffd5b506104676104623660046125e6565b6111f1565b60405165ffffffffffff1990911681526020016101e6565b34801561048a575f5ffd5b50610258610499366004612611565b61120a565b3480156104a9575f5ffd5b506102586104b836600461265f565b6112ea565b3480156104c8575f5ffd5b506102586104d736600461245d565b611404565b3480156104e7575f5ffd5b5061027b6103e881565b3480156104fc575f5ffd5b5061025861050b366004612682565b61159f565b34801561051b575f5ffd5b506105266276a70081565b60405163ffffffff90911681526020016101e6565b348015610546575f5ffd5b506102586105553660046124ca565b611753565b348015610565575f5ffd5b506102586105743660046124ca565b6117fb565b348015610584575f5ffd5b506101dc62278d0081565b34801561059a575f5ffd5b506102586105a936600461242d565b611909565b3480156105b9575f5ffd5b506102586105c836600461242d565b6119a5565b3480156105d8575f5ffd5b506102586105e736600461245d565b611a51565b5f60ff815c16156106105760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5061062833836110ee565b5f81815260026020526040902080549192509060301b65ffffffffffff19161561066d57604051630266f6bb60e31b8152600481018390526024015b60405180910390fd5b885f0361068d5760405163162908e360e11b815260040160405180910390fd5b6001600160a01b0388166106b45760405163d92e233d60e01b815260040160405180910390fd5b42876001600160401b0316116106e85760405163bc4bfd3b60e01b81526001600160401b0388166004820152602401610664565b63ffffffff8616158061070357506276a70063ffffffff8716115b1561072957604051636af80be760e01b815263ffffffff87166004820152602401610664565b886001600160a01b038b16610766578934146107615760405163de9b74a160e01b8152346004820152602481018b9052604401610664565b6107ed565b341561078d5760405163de9b74a160e01b81523460048201525f6024820152604401610664565b5f6107a26001600160a01b038d16338d611bc6565b9092509050806107cb578b308c6040516317e3057d60e31b8152600401610664939291906126b8565b815f036107eb5760405163162908e360e11b815260040160405180910390fd5b505b60408051610120810182523381526001600160a01b038d81166020830152918101839052908a1660608201526001600160401b038916608082015263ffffffff881660a0820152600154600160a01b900461ffff1660c082015260e08101879052610100810186905261086a83610864835f611d27565b5f611d59565b8b6001600160a01b0316336001600160a01b0316857f90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d72846040516108ae919061276e565b60405180910390a4505f91505060ff19815c16815d5098975050505050505050565b5f60ff815c16156108f45760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506001546001600160a01b0316331461092f57604051632756308960e11b8152336004820152602401610664565b6001600160a01b0382165f908152600460205260409020546001811161097957604051635623329f60e11b81523360048201526001600160a01b0384166024820152604401610664565b610984600182612791565b6001600160a01b0384165f9081526004602052604090206001905591506109b933835a6001600160a01b038716929190611dbd565b6109dc578233836040516317e3057d60e31b8152600401610664939291906126b8565b6040518281526001600160a01b0384169033907f5e110f8bc8a20b65dcc87f224bdf1cc039346e267118bae2739847f07321ffa89060200160405180910390a3505f60ff19815c16815d50919050565b60ff5f5c1615610a4f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610a69848484611e86565b9050610a78602084018461242d565b6001600160a01b0316336001600160a01b031614158015610aa25750336001600160a01b03831614155b15610ac957604051636fd4ff2b60e11b815260048101859052336024820152604401610664565b610ad584826003611f71565b80545f90610af59062278d0090600160d81b900464ffffffffff166127a4565b9050804211610b215760405163206e51b960e21b81526004810186905260248101829052604401610664565b610b3085838686611388611fd3565b505f905060ff19815c16815d50505050565b60ff5f5c1615610b655760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610b7f848484611e86565b9050610b8e602084018461242d565b6001600160a01b0316336001600160a01b031614610bc8576040516304eda25760e01b815260048101859052336024820152604401610664565b610bd484826002611f71565b8054610be690829060301b6004611d59565b5f5f610bf68586604001356120bc565b91509150836001600160a01b0316867f68b419c8044453db0501c9d78a7fd432b5902f3872b8671a4b4c752c2ea50d288484604051610c3f929190918252602082015260400190565b60405180910390a3610c6184610c5b604088016020890161242d565b8461214b565b505f91505060ff19815c16815d50505050565b60ff5f5c1615610c975760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610cb1858585611e86565b9050336001600160a01b03841614610ce5576040516359eb6e2560e01b815260048101869052336024820152604401610664565b610cf185826001611f71565b610d0160a08501608086016127b7565b6001600160401b0316421115610d4d5784610d2260a08601608087016127b7565b6040516337851a4160e11b815260048101929092526001600160401b03166024820152604401610664565b8054610d5f90829060301b6002611d59565b604051828152339086907f9e49fbe2bfbf6ee4bae3db5c62fc37e29ad989bc5a1cb327b50d9bdcbf4960fa9060200160405180910390a3505f60ff19815c16815d5050505050565b5f60ff815c1615610dcb5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f9081526003602090815260408083206001600160a01b038516845290915281205490819003610e2f57604051635623329f60e11b81523360048201526001600160a01b0383166024820152604401610664565b335f8181526003602090815260408083206001600160a01b0387168452909152812055610e6a90825a6001600160a01b038616929190611dbd565b610e8d578133826040516317e3057d60e31b8152600401610664939291906126b8565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b60ff5f5c1615610eff5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610f1984845f611e86565b9050610f28602084018461242d565b6001600160a01b0316336001600160a01b031614610f62576040516304eda25760e01b815260048101859052336024820152604401610664565b610f6d84825f611f71565b6001600160a01b038216610f945760405163d92e233d60e01b815260040160405180910390fd5b610fa460a08401608085016127b7565b6001600160401b0316421115610fc55783610d2260a08501608086016127b7565b610fe881610fe1610fdb36879003870187612805565b85611d27565b6001611d59565b6040516001600160a01b0383169085907fd757cfa9adc65d701e332020d11ad4a4d8d10d46a8121d9b773583cbc0257e3a905f90a3505f60ff19815c16815d50505050565b60408051606080820183525f80835260208084018290528385018290528582526002815284822085519384019095528454603081901b65ffffffffffff191684529394919390830190600160d01b900460ff16600881111561109157611091612526565b60088111156110a2576110a2612526565b81529054600160d81b900464ffffffffff16602090910152805190915065ffffffffffff19166110e8576040516347599d0960e01b815260048101849052602401610664565b92915050565b604080516001600160a01b03841660208201529081018290525f9060cc9060600160408051601f198184030181529190528051602090910120611133911c60016127a4565b9392505050565b5f546001600160a01b031633146111665760405163245aecd360e01b8152336004820152602401610664565b6103e861ffff8216111561119b57604051633c057d7b60e01b815261ffff821660048201526103e86024820152604401610664565b6001805461ffff60a01b1916600160a01b61ffff8416908102919091179091556040519081527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150565b5f61113361120436859003850185612805565b83611d27565b60ff5f5c161561122d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611247858585611e86565b9050611259608085016060860161242d565b6001600160a01b0316336001600160a01b03161461129357604051636ceeb9e560e01b815260048101869052336024820152604401610664565b61129f85826003611f71565b6127108261ffff1611156112cc5760405163139d387560e31b815261ffff83166004820152602401610664565b6112d98582868686611fd3565b505f60ff19815c16815d5050505050565b60ff5f5c161561130d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61132783835f611e86565b9050611336602083018361242d565b6001600160a01b0316336001600160a01b031614611370576040516304eda25760e01b815260048101849052336024820152604401610664565b61137b83825f611f71565b805461138d90829060301b6008611d59565b827fa761582a460180d55522f9f5fdc076390a1f48a7a62a8afbd45c1bb797948edb83604001356040516113c391815260200190565b60405180910390a26113f56113db602084018461242d565b6113eb604085016020860161242d565b846040013561214b565b505f60ff19815c16815d505050565b60ff5f5c16156114275760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611441848484611e86565b90505f8154600160d01b900460ff16600881111561146157611461612526565b1415801561148c575060018154600160d01b900460ff16600881111561148957611489612526565b14155b156114ba57805460405163a5d15e1f60e01b8152610664918691600160d01b90910460ff16906004016128a8565b6114ca60a08401608085016127b7565b6001600160401b0316421161151557836114ea60a08501608086016127b7565b60405163ec63058960e01b815260048101929092526001600160401b03166024820152604401610664565b805461152790829060301b6007611d59565b837fb7c1f9298a18c36af08bd57eabbfbeb04695f24d0438f67614741ec15fb5c4a9846040013560405161155d91815260200190565b60405180910390a261158f611575602085018561242d565b611585604086016020870161242d565b856040013561214b565b505f60ff19815c16815d50505050565b60ff5f5c16156115c25760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6115dc84845f611e86565b90506115e984825f611f71565b6115f960a08401608085016127b7565b6001600160401b031642111561161a5783610d2260a08501608086016127b7565b60e0830135156116f057604051633b8e48c760e11b8152600481018390523360248201525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063771c918e90604401602060405180830381865afa15801561168f573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906116b391906128bc565b90508360e001358110156116ee5760405163e64dbc9160e01b8152600481018490526024810182905260e08501356044820152606401610664565b505b61170c81610fe161170636879003870187612805565b33611d27565b604051828152339085907fbcb8b73e5a89971ee294cc3d2f51a084375b679f88047211b28c5344acb53df59060200160405180910390a3505f60ff19815c16815d50505050565b60ff5f5c16156117765760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611790858585611e86565b905061179f602085018561242d565b6001600160a01b0316336001600160a01b0316146117d9576040516304eda25760e01b815260048101869052336024820152604401610664565b6117e585826002611f71565b6117f0858286612202565b6112d9858284612266565b60ff5f5c161561181e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611838858585611e86565b9050611847602085018561242d565b6001600160a01b0316336001600160a01b0316141580156118715750336001600160a01b03841614155b1561189857604051636fd4ff2b60e11b815260048101869052336024820152604401610664565b60028154600160d01b900460ff1660088111156118b7576118b7612526565b036118cc576118c7858286612202565b6117f0565b6118d885826001611f71565b6118e860a08501608086016127b7565b6001600160401b03164211156117f05784610d2260a08601608087016127b7565b5f546001600160a01b031633146119355760405163245aecd360e01b8152336004820152602401610664565b6001600160a01b03811661195c5760405163d92e233d60e01b815260040160405180910390fd5b600180546001600160a01b0319166001600160a01b0383169081179091556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a250565b5f546001600160a01b031633146119d15760405163245aecd360e01b8152336004820152602401610664565b6001600160a01b0381166119f85760405163d92e233d60e01b815260040160405180910390fd5b5f80546040516001600160a01b03808516939216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b0319166001600160a01b0392909216919091179055565b60ff5f5c1615611a745760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611a8e848484611e86565b9050336001600160a01b03831614611ac2576040516359eb6e2560e01b815260048101859052336024820152604401610664565b611ace84826002611f71565b5f611adf60c0850160a086016128d3565b8254611aff9163ffffffff1690600160d81b900464ffffffffff166127a4565b9050804211611b2b57604051634ab4d0bd60e11b81526004810186905260248101829052604401610664565b8154611b3d90839060301b6005611d59565b5f5f611b4d8687604001356120bc565b91509150846001600160a01b0316877ff86dbbaae73a38eba376327ec68def0678d91d952b4a18aa86d880f199632bd98484604051611b96929190918252602082015260400190565b60405180910390a3611bb285610c5b6040890160208a0161242d565b505f92505050805c60ff1916815d50505050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa158015611c0e573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611c3291906128bc565b9050611c7d86863087604051602401611c4d939291906126b8565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a6122ac565b611c8d575f5f9250925050611d1f565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa158015611cd1573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611cf591906128bc565b905081811015611d0c575f5f935093505050611d1f565b611d168282612791565b60019350935050505b935093915050565b5f8282604051602001611d3b9291906128ec565b60405160208183030381529060405280519060200120905092915050565b8254603083901c6001600160d01b0319821681178555829185916001600160d81b031990911617600160d01b836008811115611d9757611d97612526565b02179055505081546001600160d81b0316600160d81b4264ffffffffff16021790915550565b5f6001600160a01b038516611e29575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f8114611e18576040519150601f19603f3d011682016040523d82523d5f602084013e611e1d565b606091505b50909250611e7e915050565b6040516001600160a01b038516602482015260448101849052611e7b90869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846122ac565b90505b949350505050565b5f838152600260205260409020805460301b65ffffffffffff198116611ec2576040516347599d0960e01b815260048101869052602401610664565b611eda611ed436869003860186612805565b84611d27565b65ffffffffffff19828116911614611f69576001600160a01b038316158015611f1f57505f8254600160d01b900460ff166008811115611f1c57611f1c612526565b14155b15611f4d57815460405163a5d15e1f60e01b8152610664918791600160d01b90910460ff16906004016128a8565b604051637b1cb83b60e01b815260048101869052602401610664565b509392505050565b806008811115611f8357611f83612526565b8254600160d01b900460ff166008811115611fa057611fa0612526565b14611fce57815460405163a5d15e1f60e01b8152610664918591600160d01b90910460ff16906004016128a8565b505050565b8354611fe590859060301b6006611d59565b5f612710611ffb61ffff84166040870135612914565b612005919061292b565b90505f612016826040870135612791565b90505f5f61202487856120bc565b6040805161ffff891681526020810184905290810186905260608101829052919350915089907f8a2910968251abe8daeb98c6a5f38d8fd8436a67a4665bc35d284525486c8a5a9060800160405180910390a261208b86610c5b60408a0160208b0161242d565b6120b161209b602089018961242d565b6120ab60408a0160208b0161242d565b8561214b565b505050505050505050565b5f806127106120d160e0860160c087016125cd565b6120df9061ffff1685612914565b6120e9919061292b565b90506120f58184612791565b91508015612144578060045f612111604088016020890161242d565b6001600160a01b03166001600160a01b031681526020019081526020015f205f82825461213e91906127a4565b90915550505b9250929050565b805f0361215757505050565b61216f6001600160a01b0383168483620186a0611dbd565b611fce576001600160a01b038084165f908152600360209081526040808320938616835292905290812080548392906121a99084906127a4565b92505081905550816001600160a01b0316836001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d5836040516121f591815260200190565b60405180910390a3505050565b5f61221360c0830160a084016128d3565b83546122339163ffffffff1690600160d81b900464ffffffffff166127a4565b90508042111561226057604051635e7dc15360e11b81526004810185905260248101829052604401610664565b50505050565b815461227890839060301b6003611d59565b604051818152339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf91906020016121f5565b5f836001600160a01b03163b5f036122c557505f611133565b5f5f856001600160a01b031684866040516122e0919061294a565b5f604051808303815f8787f1925050503d805f811461231a576040519150601f19603f3d011682016040523d82523d5f602084013e61231f565b606091505b509150915081612333575f92505050611133565b80515f0361234657600192505050611133565b602081511015801561236b57508080602001905181019061236791906128bc565b6001145b9695505050505050565b80356001600160a01b038116811461238b575f5ffd5b919050565b80356001600160401b038116811461238b575f5ffd5b803563ffffffff8116811461238b575f5ffd5b5f5f5f5f5f5f5f5f610100898b0312156123d1575f5ffd5b6123da89612375565b9750602089013596506123ef60408a01612375565b95506123fd60608a01612390565b945061240b60808a016123a6565b979a969950949793969560a0850135955060c08501359460e001359350915050565b5f6020828403121561243d575f5ffd5b61113382612375565b5f6101208284031215612457575f5ffd5b50919050565b5f5f5f6101608486031215612470575f5ffd5b833592506124818560208601612446565b91506124906101408501612375565b90509250925092565b5f5f604083850312156124aa575f5ffd5b6124b383612375565b91506124c160208401612375565b90509250929050565b5f5f5f5f61018085870312156124de575f5ffd5b843593506124ef8660208701612446565b92506124fe6101408601612375565b939692955092936101600135925050565b5f6020828403121561251f575f5ffd5b5035919050565b634e487b7160e01b5f52602160045260245ffd5b6009811061255657634e487b7160e01b5f52602160045260245ffd5b9052565b815165ffffffffffff19168152602080830151606083019161257e9084018261253a565b5060409283015164ffffffffff16919092015290565b5f5f604083850312156125a5575f5ffd5b6125ae83612375565b946020939093013593505050565b803561ffff8116811461238b575f5ffd5b5f602082840312156125dd575f5ffd5b611133826125bc565b5f5f61014083850312156125f8575f5ffd5b6126028484612446565b91506124c16101208401612375565b5f5f5f5f6101808587031215612625575f5ffd5b843593506126368660208701612446565b92506126456101408601612375565b915061265461016086016125bc565b905092959194509250565b5f5f6101408385031215612671575f5ffd5b823591506124c18460208501612446565b5f5f5f6101608486031215612695575f5ffd5b833592506126a68560208601612446565b92959294505050610140919091013590565b6001600160a01b039384168152919092166020820152604081019190915260600190565b80516001600160a01b039081168352602080830151821690840152604080830151908401526060808301519182169084015250608081015161272960808401826001600160401b03169052565b5060a081015161274160a084018263ffffffff169052565b5060c081015161275760c084018261ffff169052565b5060e0818101519083015261010090810151910152565b61012081016110e882846126dc565b634e487b7160e01b5f52601160045260245ffd5b818103818111156110e8576110e861277d565b808201808211156110e8576110e861277d565b5f602082840312156127c7575f5ffd5b61113382612390565b60405161012081016001600160401b03811182821017156127ff57634e487b7160e01b5f52604160045260245ffd5b60405290565b5f610120828403128015612817575f5ffd5b506128206127d0565b61282983612375565b815261283760208401612375565b60208201526040838101359082015261285260608401612375565b606082015261286360808401612390565b608082015261287460a084016123a6565b60a082015261288560c084016125bc565b60c082015260e08381013590820152610100928301359281019290925250919050565b82815260408101611133602083018461253a565b5f602082840312156128cc575f5ffd5b5051919050565b5f602082840312156128e3575f5ffd5b611133826123a6565b61014081016128fb82856126dc565b6001600160a01b03929092166101209190910152919050565b80820281158282048414176110e8576110e861277d565b5f8261294557634e487b7160e01b5f52601260045260245ffd5b500490565b5f82518060208501845e5f92019182525091905056",
+	Bin: "0x60a060405234801561000f575f5ffd5b50604051614cb7380380614cb783398101604081905261002e916101f2565b5f80546001600160a01b0319166001600160a01b03871690811782556040518792907f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a3506001600160a01b038516158061009357506001600160a01b038416155b156100b15760405163d92e233d60e01b815260040160405180910390fd5b6103e861ffff841611156100ea57604051633c057d7b60e01b815261ffff841660048201526103e8602482015260440160405180910390fd5b81816040516100f8906101ca565b6001600160a01b0390921682526001600160401b03166020820152604001604051809103905ff08015801561012f573d5f5f3e3d5ffd5b506001600160a01b03908116608052600280549186166001600160b01b03199092168217600160a01b61ffff8716021790556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a260405161ffff841681527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a1505050505061026b565b611d6e80612f4983390190565b80516001600160a01b03811681146101ed575f5ffd5b919050565b5f5f5f5f5f60a08688031215610206575f5ffd5b61020f866101d7565b945061021d602087016101d7565b9350604086015161ffff81168114610233575f5ffd5b9250610241606087016101d7565b60808701519092506001600160401b038116811461025d575f5ffd5b809150509295509295909350565b608051612cb16102985f395f81816103b30152818161187d015281816118f901526123ea0152612cb15ff3fe6080604052600436106101da575f3560e01c80638415ca08116100fd578063e33dc1a611610092578063eeacb6b011610062578063eeacb6b0146105c1578063f0f44260146105d7578063f2fde38b146105f6578063f84b3ce714610615575f5ffd5b8063e33dc1a614610539578063e3fa099514610558578063e77c901d14610583578063ee1db3b0146105a2575f5ffd5b8063c6d9a284116100cd578063c6d9a284146104c7578063c9ebed0d146104e6578063d55be8c614610505578063e30c39781461051a575f5ffd5b80638415ca08146104345780638da5cb5b146104535780638e00555314610471578063aeea0acf14610490575f5ffd5b806331d95be311610173578063683048351161014357806368304835146103a25780636c940b31146103d557806379ba5097146103f45780637d21bd5614610408575f5ffd5b806331d95be31461030e5780633794487c1461032d57806351cff8d91461034c57806361d027b31461036b575f5ffd5b806316f3d0c5116101ae57806316f3d0c51461026f57806324a9d8531461028e57806328079e4a146102c25780632b68f2a5146102f8575f5ffd5b806235facb146101de578063064b37c7146101ff57806313083c3414610225578063164e68de14610250575b5f5ffd5b3480156101e9575f5ffd5b506101fd6101f8366004612701565b610634565b005b61021261020d366004612780565b610754565b6040519081526020015b60405180910390f35b348015610230575f5ffd5b5061021261023f3660046127f4565b60056020525f908152604090205481565b34801561025b575f5ffd5b5061021261026a3660046127f4565b610a67565b34801561027a575f5ffd5b506101fd61028936600461280d565b610bc3565b348015610299575f5ffd5b506002546102af90600160a01b900461ffff1681565b60405161ffff909116815260200161021c565b3480156102cd575f5ffd5b506102126102dc366004612849565b600460209081525f928352604080842090915290825290205481565b348015610303575f5ffd5b50610212620186a081565b348015610319575f5ffd5b506101fd61032836600461280d565b610cda565b348015610338575f5ffd5b506101fd61034736600461287a565b610e18565b348015610357575f5ffd5b506102126103663660046127f4565b610f4b565b348015610376575f5ffd5b5060025461038a906001600160a01b031681565b6040516001600160a01b03909116815260200161021c565b3480156103ad575f5ffd5b5061038a7f000000000000000000000000000000000000000000000000000000000000000081565b3480156103e0575f5ffd5b506101fd6103ef36600461280d565b611080565b3480156103ff575f5ffd5b506101fd61121d565b348015610413575f5ffd5b506104276104223660046128bf565b6112a0565b60405161021c919061290a565b34801561043f575f5ffd5b5061021261044e366004612944565b611361565b34801561045e575f5ffd5b505f5461038a906001600160a01b031681565b34801561047c575f5ffd5b506101fd61048b36600461296c565b6113ad565b34801561049b575f5ffd5b506104af6104aa366004612985565b611464565b60405165ffffffffffff19909116815260200161021c565b3480156104d2575f5ffd5b506101fd6104e13660046129b0565b61147d565b3480156104f1575f5ffd5b506101fd61050036600461280d565b611597565b348015610510575f5ffd5b506102af6103e881565b348015610525575f5ffd5b5060015461038a906001600160a01b031681565b348015610544575f5ffd5b506101fd6105533660046129d3565b61173e565b348015610563575f5ffd5b5061056e6276a70081565b60405163ffffffff909116815260200161021c565b34801561058e575f5ffd5b506101fd61059d36600461287a565b611996565b3480156105ad575f5ffd5b506101fd6105bc36600461287a565b611a4f565b3480156105cc575f5ffd5b5061021262278d0081565b3480156105e2575f5ffd5b506101fd6105f13660046127f4565b611b9e565b348015610601575f5ffd5b506101fd6106103660046127f4565b611c3a565b348015610620575f5ffd5b506101fd61062f36600461280d565b611cb1565b60ff5f5c16156106575760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610671868686611e32565b905061068360808601606087016127f4565b6001600160a01b0316336001600160a01b0316146106c257604051636ceeb9e560e01b8152600481018790523360248201526044015b60405180910390fd5b6106ce86826003611f1d565b6127108361ffff1611156106fb5760405163139d387560e31b815261ffff841660048201526024016106b9565b8460e00135821115610734576040516306361d7560e21b81526004810187905260e08601356024820152604481018390526064016106b9565b610742868287878787611f7f565b505f60ff19815c16815d505050505050565b5f60ff815c16156107785760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506107903383611361565b5f81815260036020526040902080549192509060301b65ffffffffffff1916156107d057604051630266f6bb60e31b8152600481018390526024016106b9565b885f036107f05760405163162908e360e11b815260040160405180910390fd5b6001600160a01b0388166108175760405163d92e233d60e01b815260040160405180910390fd5b336001600160a01b0389160361084b5760405163d9a3fe4160e01b81526001600160a01b03891660048201526024016106b9565b42876001600160401b03161161087f5760405163bc4bfd3b60e01b81526001600160401b03881660048201526024016106b9565b63ffffffff8616158061089a57506276a70063ffffffff8716115b156108c057604051636af80be760e01b815263ffffffff871660048201526024016106b9565b886001600160a01b038b166108fd578934146108f85760405163de9b74a160e01b8152346004820152602481018b90526044016106b9565b610984565b34156109245760405163de9b74a160e01b81523460048201525f60248201526044016106b9565b5f6109396001600160a01b038d16338d612075565b909250905080610962578b308c6040516317e3057d60e31b81526004016106b993929190612a09565b815f036109825760405163162908e360e11b815260040160405180910390fd5b505b60408051610120810182523381526001600160a01b038d81166020830152918101839052908a1660608201526001600160401b038916608082015263ffffffff881660a0820152600254600160a01b900461ffff1660c082015260e081018790526101008101869052610a01836109fb835f6121d6565b5f612208565b8b6001600160a01b0316336001600160a01b0316857f90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d7284604051610a459190612abf565b60405180910390a4505f91505060ff19815c16815d5098975050505050505050565b5f60ff815c1615610a8b5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506002546001600160a01b03163314610ac657604051632756308960e11b81523360048201526024016106b9565b6001600160a01b0382165f9081526005602052604090205460018111610b1057604051635623329f60e11b81523360048201526001600160a01b03841660248201526044016106b9565b610b1b600182612ae2565b6001600160a01b0384165f908152600560205260409020600190559150610b5033835a6001600160a01b03871692919061226c565b610b73578233836040516317e3057d60e31b81526004016106b993929190612a09565b6040518281526001600160a01b0384169033907f5e110f8bc8a20b65dcc87f224bdf1cc039346e267118bae2739847f07321ffa89060200160405180910390a3505f60ff19815c16815d50919050565b60ff5f5c1615610be65760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c00848484611e32565b9050610c0f60208401846127f4565b6001600160a01b0316336001600160a01b031614158015610c395750336001600160a01b03831614155b15610c6057604051636fd4ff2b60e11b8152600481018590523360248201526044016106b9565b610c6c84826003611f1d565b80545f90610c8c9062278d0090600160d81b900464ffffffffff16612af5565b9050804211610cb85760405163206e51b960e21b815260048101869052602481018290526044016106b9565b610cc8858386866113885f611f7f565b505f905060ff19815c16815d50505050565b60ff5f5c1615610cfd5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610d17848484611e32565b9050610d2660208401846127f4565b6001600160a01b0316336001600160a01b031614610d60576040516304eda25760e01b8152600481018590523360248201526044016106b9565b610d6c84826002611f1d565b8054610d7e90829060301b6004612208565b5f5f610d8e858660400135612335565b91509150836001600160a01b0316867f68b419c8044453db0501c9d78a7fd432b5902f3872b8671a4b4c752c2ea50d288484604051610dd7929190918252602082015260400190565b60405180910390a3610deb8686865f6123c4565b610e0584610dff60408801602089016127f4565b8461249a565b505f91505060ff19815c16815d50505050565b60ff5f5c1615610e3b5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610e55858585611e32565b9050336001600160a01b03841614610e89576040516359eb6e2560e01b8152600481018690523360248201526044016106b9565b610e9585826001611f1d565b610ea560a0850160808601612b08565b6001600160401b0316421115610ef15784610ec660a0860160808701612b08565b6040516337851a4160e11b815260048101929092526001600160401b031660248201526044016106b9565b8054610f0390829060301b6002612208565b604051828152339086907f9e49fbe2bfbf6ee4bae3db5c62fc37e29ad989bc5a1cb327b50d9bdcbf4960fa9060200160405180910390a3505f60ff19815c16815d5050505050565b5f60ff815c1615610f6f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f9081526004602090815260408083206001600160a01b038516845290915281205490819003610fd357604051635623329f60e11b81523360048201526001600160a01b03831660248201526044016106b9565b335f8181526004602090815260408083206001600160a01b038716845290915281205561100e90825a6001600160a01b03861692919061226c565b611031578133826040516317e3057d60e31b81526004016106b993929190612a09565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b60ff5f5c16156110a35760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6110bd84845f611e32565b90506110cc60208401846127f4565b6001600160a01b0316336001600160a01b031614611106576040516304eda25760e01b8152600481018590523360248201526044016106b9565b61111184825f611f1d565b6001600160a01b0382166111385760405163d92e233d60e01b815260040160405180910390fd5b61114860808401606085016127f4565b6001600160a01b0316826001600160a01b0316036111845760405163d9a3fe4160e01b81526001600160a01b03831660048201526024016106b9565b61119460a0840160808501612b08565b6001600160401b03164211156111b55783610ec660a0850160808601612b08565b6111d8816111d16111cb36879003870187612b56565b856121d6565b6001612208565b6040516001600160a01b0383169085907fd757cfa9adc65d701e332020d11ad4a4d8d10d46a8121d9b773583cbc0257e3a905f90a3505f60ff19815c16815d50505050565b6001546001600160a01b0316331461124a5760405163a09b9a4360e01b81523360048201526024016106b9565b5f805460405133926001600160a01b03909216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b03199081163317909155600180549091169055565b60408051606080820183525f80835260208084018290528385018290528582526003815284822085519384019095528454603081901b65ffffffffffff191684529394919390830190600160d01b900460ff166008811115611304576113046128d6565b6008811115611315576113156128d6565b81529054600160d81b900464ffffffffff16602090910152805190915065ffffffffffff191661135b576040516347599d0960e01b8152600481018490526024016106b9565b92915050565b604080516001600160a01b03841660208201529081018290525f9060cc9060600160408051601f1981840301815291905280516020909101206113a6911c6001612af5565b9392505050565b5f546001600160a01b031633146113d95760405163245aecd360e01b81523360048201526024016106b9565b6103e861ffff8216111561140e57604051633c057d7b60e01b815261ffff821660048201526103e860248201526044016106b9565b6002805461ffff60a01b1916600160a01b61ffff8416908102919091179091556040519081527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150565b5f6113a661147736859003850185612b56565b836121d6565b60ff5f5c16156114a05760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6114ba83835f611e32565b90506114c960208301836127f4565b6001600160a01b0316336001600160a01b031614611503576040516304eda25760e01b8152600481018490523360248201526044016106b9565b61150e83825f611f1d565b805461152090829060301b6008612208565b827fa761582a460180d55522f9f5fdc076390a1f48a7a62a8afbd45c1bb797948edb836040013560405161155691815260200190565b60405180910390a261158861156e60208401846127f4565b61157e60408501602086016127f4565b846040013561249a565b505f60ff19815c16815d505050565b60ff5f5c16156115ba5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6115d4848484611e32565b90505f8154600160d01b900460ff1660088111156115f4576115f46128d6565b1415801561161f575060018154600160d01b900460ff16600881111561161c5761161c6128d6565b14155b1561164d57805460405163a5d15e1f60e01b81526106b9918691600160d01b90910460ff1690600401612bf9565b61165d60a0840160808501612b08565b6001600160401b031642116116a8578361167d60a0850160808601612b08565b60405163ec63058960e01b815260048101929092526001600160401b031660248201526044016106b9565b80546116ba90829060301b6007612208565b837fb7c1f9298a18c36af08bd57eabbfbeb04695f24d0438f67614741ec15fb5c4a984604001356040516116f091815260200190565b60405180910390a26117048484845f6123c4565b61172e61171460208501856127f4565b61172460408601602087016127f4565b856040013561249a565b505f60ff19815c16815d50505050565b60ff5f5c16156117615760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61177b84845f611e32565b905061178884825f611f1d565b61179860a0840160808501612b08565b6001600160401b03164211156117b95783610ec660a0850160808601612b08565b6117c960808401606085016127f4565b6001600160a01b031633036117f35760405163d9a3fe4160e01b81523360048201526024016106b9565b61180f816111d161180936879003870187612b56565b336121d6565b604051828152339085907fbcb8b73e5a89971ee294cc3d2f51a084375b679f88047211b28c5344acb53df59060200160405180910390a360e08301351561172e57604051637d6280cf60e01b8152600481018590526024810183905233604482015260e084013560648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690637d6280cf906084015f604051808303815f87803b1580156118c6575f5ffd5b505af19250505080156118d7575060015b61172e57604051631b53ced960e01b81526004810183905233602482015282907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690631b53ced990604401602060405180830381865afa158015611946573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061196a9190612c0d565b60405163e64dbc9160e01b81526004810192909252602482015260e084013560448201526064016106b9565b60ff5f5c16156119b95760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6119d3858585611e32565b90506119e260208501856127f4565b6001600160a01b0316336001600160a01b031614611a1c576040516304eda25760e01b8152600481018690523360248201526044016106b9565b611a2885826002611f1d565b611a33858286612551565b611a3e8582846125af565b505f60ff19815c16815d5050505050565b60ff5f5c1615611a725760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611a8c858585611e32565b9050611a9b60208501856127f4565b6001600160a01b0316336001600160a01b031614158015611ac55750336001600160a01b03841614155b15611aec57604051636fd4ff2b60e11b8152600481018690523360248201526044016106b9565b60028154600160d01b900460ff166008811115611b0b57611b0b6128d6565b03611b2057611b1b858286612551565b611a33565b611b2c85826001611f1d565b611b3960208501856127f4565b6001600160a01b0316336001600160a01b031614611b6d576040516377eb489f60e11b8152600481018690526024016106b9565b611b7d60a0850160808601612b08565b6001600160401b0316421115611a335784610ec660a0860160808701612b08565b5f546001600160a01b03163314611bca5760405163245aecd360e01b81523360048201526024016106b9565b6001600160a01b038116611bf15760405163d92e233d60e01b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0383169081179091556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a250565b5f546001600160a01b03163314611c665760405163245aecd360e01b81523360048201526024016106b9565b600180546001600160a01b0319166001600160a01b03831690811790915560405133907f38d16b8cac22d99fc7c124b9cd0de2d3fa1faef420bfe791d8c362d765e22700905f90a350565b60ff5f5c1615611cd45760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611cee848484611e32565b9050336001600160a01b03831614611d22576040516359eb6e2560e01b8152600481018590523360248201526044016106b9565b611d2e84826002611f1d565b5f611d3f60c0850160a08601612c24565b8254611d5f9163ffffffff1690600160d81b900464ffffffffff16612af5565b9050804211611d8b57604051634ab4d0bd60e11b815260048101869052602481018290526044016106b9565b8154611d9d90839060301b6005612208565b5f5f611dad868760400135612335565b91509150846001600160a01b0316877ff86dbbaae73a38eba376327ec68def0678d91d952b4a18aa86d880f199632bd98484604051611df6929190918252602082015260400190565b60405180910390a3611e0a8787875f6123c4565b611e1e85610dff6040890160208a016127f4565b505f92505050805c60ff1916815d50505050565b5f838152600360205260409020805460301b65ffffffffffff198116611e6e576040516347599d0960e01b8152600481018690526024016106b9565b611e86611e8036869003860186612b56565b846121d6565b65ffffffffffff19828116911614611f15576001600160a01b038316158015611ecb57505f8254600160d01b900460ff166008811115611ec857611ec86128d6565b14155b15611ef957815460405163a5d15e1f60e01b81526106b9918791600160d01b90910460ff1690600401612bf9565b604051637b1cb83b60e01b8152600481018690526024016106b9565b509392505050565b806008811115611f2f57611f2f6128d6565b8254600160d01b900460ff166008811115611f4c57611f4c6128d6565b14611f7a57815460405163a5d15e1f60e01b81526106b9918591600160d01b90910460ff1690600401612bf9565b505050565b8454611f9190869060301b6006612208565b5f612710611fa761ffff85166040880135612c3d565b611fb19190612c54565b90505f611fc2826040880135612ae2565b90505f5f611fd08885612335565b6040805161ffff8a168152602081018490529081018690526060810182905291935091508a907f8a2910968251abe8daeb98c6a5f38d8fd8436a67a4665bc35d284525486c8a5a9060800160405180910390a261202f8a8989886123c4565b61204387610dff60408b0160208c016127f4565b61206961205360208a018a6127f4565b61206360408b0160208c016127f4565b8561249a565b50505050505050505050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156120bd573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906120e19190612c0d565b905061212c868630876040516024016120fc93929190612a09565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a6125f5565b61213c575f5f92509250506121ce565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa158015612180573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906121a49190612c0d565b9050818110156121bb575f5f9350935050506121ce565b6121c58282612ae2565b60019350935050505b935093915050565b5f82826040516020016121ea929190612c73565b60405160208183030381529060405280519060200120905092915050565b8254603083901c6001600160d01b0319821681178555829185916001600160d81b031990911617600160d01b836008811115612246576122466128d6565b02179055505081546001600160d81b0316600160d81b4264ffffffffff16021790915550565b5f6001600160a01b0385166122d8575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146122c7576040519150601f19603f3d011682016040523d82523d5f602084013e6122cc565b606091505b5090925061232d915050565b6040516001600160a01b03851660248201526044810184905261232a90869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846125f5565b90505b949350505050565b5f8061271061234a60e0860160c0870161296c565b6123589061ffff1685612c3d565b6123629190612c54565b905061236e8184612ae2565b915080156123bd578060055f61238a60408801602089016127f4565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546123b79190612af5565b90915550505b9250929050565b60e083013515806123dc57506001600160a01b038216155b612494576001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016630e330b62858460e08701358561242460208a018a6127f4565b6040516001600160e01b031960e088901b16815260048101959095526001600160a01b0393841660248601526044850192909252606484015216608482015260a4015f604051808303815f87803b15801561247d575f5ffd5b505af115801561248f573d5f5f3e3d5ffd5b505050505b50505050565b805f036124a657505050565b6124be6001600160a01b0383168483620186a061226c565b611f7a576001600160a01b038084165f908152600460209081526040808320938616835292905290812080548392906124f8908490612af5565b92505081905550816001600160a01b0316836001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d58360405161254491815260200190565b60405180910390a3505050565b5f61256260c0830160a08401612c24565b83546125829163ffffffff1690600160d81b900464ffffffffff16612af5565b90508042111561249457604051635e7dc15360e11b815260048101859052602481018290526044016106b9565b81546125c190839060301b6003612208565b604051818152339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf9190602001612544565b5f836001600160a01b03163b5f0361260e57505f6113a6565b5f5f856001600160a01b031684866040516126299190612c9b565b5f604051808303815f8787f1925050503d805f8114612663576040519150601f19603f3d011682016040523d82523d5f602084013e612668565b606091505b50915091508161267c575f925050506113a6565b80515f0361268f576001925050506113a6565b60208151101580156126b45750808060200190518101906126b09190612c0d565b6001145b9695505050505050565b5f61012082840312156126cf575f5ffd5b50919050565b80356001600160a01b03811681146126eb575f5ffd5b919050565b803561ffff811681146126eb575f5ffd5b5f5f5f5f5f6101a08688031215612716575f5ffd5b8535945061272787602088016126be565b935061273661014087016126d5565b925061274561016087016126f0565b94979396509194610180013592915050565b80356001600160401b03811681146126eb575f5ffd5b803563ffffffff811681146126eb575f5ffd5b5f5f5f5f5f5f5f5f610100898b031215612798575f5ffd5b6127a1896126d5565b9750602089013596506127b660408a016126d5565b95506127c460608a01612757565b94506127d260808a0161276d565b979a969950949793969560a0850135955060c08501359460e001359350915050565b5f60208284031215612804575f5ffd5b6113a6826126d5565b5f5f5f6101608486031215612820575f5ffd5b8335925061283185602086016126be565b915061284061014085016126d5565b90509250925092565b5f5f6040838503121561285a575f5ffd5b612863836126d5565b9150612871602084016126d5565b90509250929050565b5f5f5f5f610180858703121561288e575f5ffd5b8435935061289f86602087016126be565b92506128ae61014086016126d5565b939692955092936101600135925050565b5f602082840312156128cf575f5ffd5b5035919050565b634e487b7160e01b5f52602160045260245ffd5b6009811061290657634e487b7160e01b5f52602160045260245ffd5b9052565b815165ffffffffffff19168152602080830151606083019161292e908401826128ea565b5060409283015164ffffffffff16919092015290565b5f5f60408385031215612955575f5ffd5b61295e836126d5565b946020939093013593505050565b5f6020828403121561297c575f5ffd5b6113a6826126f0565b5f5f6101408385031215612997575f5ffd5b6129a184846126be565b915061287161012084016126d5565b5f5f61014083850312156129c2575f5ffd5b8235915061287184602085016126be565b5f5f5f61016084860312156129e6575f5ffd5b833592506129f785602086016126be565b92959294505050610140919091013590565b6001600160a01b039384168152919092166020820152604081019190915260600190565b80516001600160a01b0390811683526020808301518216908401526040808301519084015260608083015191821690840152506080810151612a7a60808401826001600160401b03169052565b5060a0810151612a9260a084018263ffffffff169052565b5060c0810151612aa860c084018261ffff169052565b5060e0818101519083015261010090810151910152565b610120810161135b8284612a2d565b634e487b7160e01b5f52601160045260245ffd5b8181038181111561135b5761135b612ace565b8082018082111561135b5761135b612ace565b5f60208284031215612b18575f5ffd5b6113a682612757565b60405161012081016001600160401b0381118282101715612b5057634e487b7160e01b5f52604160045260245ffd5b60405290565b5f610120828403128015612b68575f5ffd5b50612b71612b21565b612b7a836126d5565b8152612b88602084016126d5565b602082015260408381013590820152612ba3606084016126d5565b6060820152612bb460808401612757565b6080820152612bc560a0840161276d565b60a0820152612bd660c084016126f0565b60c082015260e08381013590820152610100928301359281019290925250919050565b828152604081016113a660208301846128ea565b5f60208284031215612c1d575f5ffd5b5051919050565b5f60208284031215612c34575f5ffd5b6113a68261276d565b808202811582820484141761135b5761135b612ace565b5f82612c6e57634e487b7160e01b5f52601260045260245ffd5b500490565b6101408101612c828285612a2d565b6001600160a01b03929092166101209190910152919050565b5f82518060208501845e5f9201918252509190505660e060405234801561000f575f5ffd5b50604051611d6e380380611d6e83398101604081905261002e91610051565b6001600160a01b039091166080526001600160401b031660a0523360c05261009f565b5f5f60408385031215610062575f5ffd5b82516001600160a01b0381168114610078575f5ffd5b60208401519092506001600160401b0381168114610094575f5ffd5b809150509250929050565b60805160a05160c051611c586101165f395f81816103be0152818161040a015261091101525f81816101ad015261149c01525f81816101f90152818161069701528181610b9c01528181610c2b01528181610c5e01528181610f2501528181610f530152818161127e01526112ac0152611c585ff3fe608060405260043610610110575f3560e01c80638de2afa21161009d578063c36f387411610062578063c36f387414610343578063c8e48c1014610357578063d5d44d8014610382578063d7b96d4e146103ad578063f7317e2e146103e0575f5ffd5b80638de2afa2146102845780638e19899e146102b0578063a5598683146102cf578063b1cd4220146102ee578063b75c7dc614610324575f5ffd5b806351127fca116100e357806351127fca1461019c57806351ed6a30146101e8578063771c918e146102335780637d6280cf146102525780638caa523014610271575f5ffd5b80630e330b62146101145780631b53ced9146101355780632b68f2a514610167578063333b6fb31461017d575b5f5ffd5b34801561011f575f5ffd5b5061013361012e3660046118a9565b6103ff565b005b348015610140575f5ffd5b5061015461014f3660046118f5565b610745565b6040519081526020015b60405180910390f35b348015610172575f5ffd5b50610154620186a081565b348015610188575f5ffd5b50610133610197366004611964565b6107c7565b3480156101a7575f5ffd5b506101cf7f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff909116815260200161015e565b3480156101f3575f5ffd5b5061021b7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b03909116815260200161015e565b34801561023e575f5ffd5b5061015461024d3660046118f5565b6108aa565b34801561025d575f5ffd5b5061013361026c3660046119ac565b610906565b61013361027f3660046119e6565b610b3c565b34801561028f575f5ffd5b506102a361029e3660046118f5565b610d6a565b60405161015e9190611a3a565b3480156102bb575f5ffd5b506101546102ca366004611a9f565b610e4b565b3480156102da575f5ffd5b506101336102e9366004611ab6565b610fd7565b3480156102f9575f5ffd5b506101546103083660046118f5565b600160209081525f928352604080842090915290825290205481565b34801561032f575f5ffd5b5061013361033e366004611a9f565b6111a5565b34801561034e575f5ffd5b506101546111fc565b348015610362575f5ffd5b50610154610371366004611a9f565b60026020525f908152604090205481565b34801561038d575f5ffd5b5061015461039c366004611b05565b60036020525f908152604090205481565b3480156103b8575f5ffd5b5061021b7f000000000000000000000000000000000000000000000000000000000000000081565b3480156103eb575f5ffd5b506101336103fa3660046119e6565b61132b565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461044f57604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c16156104725760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f85815260026020526040812054908190036104be5782156104b857604051631f386f3360e11b815260048101879052602401610446565b50610734565b838311156104e957604051635ba3464560e01b81526004810185905260248101849052604401610446565b82158015906104ff57506001600160a01b038216155b1561051d5760405163d92e233d60e01b815260040160405180910390fd5b5f8681526002602090815260408083208390558383528282528083206001600160a01b03891684529091529020600181018054869190600990610571908490600160481b90046001600160801b0316611b32565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555086866001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a24886040516105d291815260200190565b60405180910390a4835f036105e8575050610734565b8054849082905f906106049084906001600160801b0316611b32565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550856001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8886868b5f1b604051610682939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a36106c26001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168486620186a0611530565b610731576001600160a01b0383165f90815260036020526040812080548692906106ed908490611b51565b90915550506040518481526001600160a01b038416907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d505050505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561078557610785611a06565b14610790575f6107b4565b600181015481546107b4916001600160801b03600160481b90910481169116611b32565b6001600160801b03169150505b92915050565b5f8390036107e857604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561081f5761081f611a06565b146108515760018101546040516352d944bb60e11b81526104469186913391600160401b900460ff1690600401611b64565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa9061089c9087908790611b87565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156108ea576108ea611a06565b146108f5575f6107b4565b546001600160801b03169392505050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461095157604051637cc23b9160e01b8152336004820152602401610446565b5f83900361097257604051632162d8bd60e11b815260040160405180910390fd5b5f84815260026020526040902054156109a15760405163146df44760e21b815260048101859052602401610446565b5f838152602081815260408083206001600160a01b03861684529091529020600180820154600160401b900460ff1660038111156109e1576109e1611a06565b14610a135760018101546040516352d944bb60e11b81526104469186918691600160401b900460ff1690600401611b64565b600181015481545f91610a39916001600160801b03600160481b90920482169116611b32565b6001600160801b03169050825f03610a645760405163162908e360e11b815260040160405180910390fd5b80831115610a8f576040516322df051360e11b81526004810182905260248101849052604401610446565b828260010160098282829054906101000a90046001600160801b0316610ab59190611bb5565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508460025f8881526020019081526020015f208190555085846001600160a01b0316867fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb86604051610b2c91815260200190565b60405180910390a4505050505050565b60ff5f5c1615610b5f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610b77836115f9565b9050815f03610b995760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610bf657823414610bf15760405163de9b74a160e01b815234600482015260248101849052604401610446565b610cbd565b3415610c1d5760405163de9b74a160e01b81523460048201525f6024820152604401610446565b5f610c526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000163386611667565b909250905080610c9b577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161044693929190611bd4565b815f03610cbb5760405163162908e360e11b815260040160405180910390fd5b505b81545f90610cd59083906001600160801b0316611b51565b90506001600160801b03811115610d02576040516304041d9560e11b815260048101829052602401610446565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610e1457610e14611a06565b6003811115610e2557610e25611a06565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610e6f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610ec757604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610f0857600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610446565b80546001600160801b03168155610f4d33835a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611530565b610f90577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161044693929190611bd4565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f610fe1856115f9565b6001810154909150600160481b90046001600160801b03161561103b57600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610446565b5f8481526020818152604080832033845290915281209085900361107257604051632162d8bd60e11b815260040160405180910390fd5b8585148061109f57505f6001820154600160401b900460ff16600381111561109c5761109c611a06565b14155b156110c057604051636d90f37160e01b815260048101869052602401610446565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610b2c9089908990611b87565b5f6111af826115f9565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c16156112205760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361125f57604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556112a690825a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611530565b6112e9577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161044693929190611bd4565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561136257611362611a06565b036113945760018101546040516352d944bb60e11b81526104469185913391600160401b900460ff1690600401611b64565b815f036113b45760405163162908e360e11b815260040160405180910390fd5b600181015481545f916113da916001600160801b03600160481b90920482169116611b32565b6001600160801b0316905080831115611410576040516322df051360e11b81526004810182905260248101849052604401610446565b8154839083905f9061142c9084906001600160801b0316611b32565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b03166114759190611bb5565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426114c69190611bf8565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b03851661159c575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f811461158b576040519150601f19603f3d011682016040523d82523d5f602084013e611590565b606091505b509092506115f1915050565b6040516001600160a01b0385166024820152604481018490526115ee90869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846117c8565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561163057611630611a06565b146116625760018101546040516352d944bb60e11b81526104469184913391600160401b900460ff1690600401611b64565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156116af573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906116d39190611c18565b905061171e868630876040516024016116ee93929190611bd4565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a6117c8565b61172e575f5f92509250506117c0565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa158015611772573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117969190611c18565b9050818110156117ad575f5f9350935050506117c0565b6117b78282611c2f565b60019350935050505b935093915050565b5f836001600160a01b03163b5f036117e157505f61188c565b5f5f856001600160a01b031684866040516117fc9190611c42565b5f604051808303815f8787f1925050503d805f8114611836576040519150601f19603f3d011682016040523d82523d5f602084013e61183b565b606091505b50915091508161184f575f9250505061188c565b80515f036118625760019250505061188c565b60208151101580156118875750808060200190518101906118839190611c18565b6001145b925050505b9392505050565b80356001600160a01b0381168114611662575f5ffd5b5f5f5f5f5f60a086880312156118bd575f5ffd5b853594506118cd60208701611893565b935060408601359250606086013591506118e960808701611893565b90509295509295909350565b5f5f60408385031215611906575f5ffd5b8235915061191660208401611893565b90509250929050565b5f5f83601f84011261192f575f5ffd5b50813567ffffffffffffffff811115611946575f5ffd5b60208301915083602082850101111561195d575f5ffd5b9250929050565b5f5f5f60408486031215611976575f5ffd5b83359250602084013567ffffffffffffffff811115611993575f5ffd5b61199f8682870161191f565b9497909650939450505050565b5f5f5f5f608085870312156119bf575f5ffd5b84359350602085013592506119d660408601611893565b9396929550929360600135925050565b5f5f604083850312156119f7575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611a3657634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611a876060840182611a1a565b506080928301516001600160801b0316919092015290565b5f60208284031215611aaf575f5ffd5b5035919050565b5f5f5f5f60608587031215611ac9575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611aed575f5ffd5b611af98782880161191f565b95989497509550505050565b5f60208284031215611b15575f5ffd5b61188c82611893565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b0382811682821603908111156107c1576107c1611b1e565b808201808211156107c1576107c1611b1e565b8381526001600160a01b0383166020820152606081016115f16040830184611a1a565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b0381811683821601908111156107c1576107c1611b1e565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff81811683821601908111156107c1576107c1611b1e565b5f60208284031215611c28575f5ffd5b5051919050565b818103818111156107c1576107c1611b1e565b5f82518060208501845e5f92019182525091905056",
 }
 
 // BountyEscrow is an auto generated Go binding around an Ethereum contract.
@@ -87,9 +88,9 @@ func (c *BountyEscrow) Instance(backend bind.ContractBackend, addr common.Addres
 // PackConstructor is the Go binding used to pack the parameters required for
 // contract deployment.
 //
-// Solidity: constructor(address registry, address owner_, address treasury_, uint16 feeBps_) returns()
-func (bountyEscrow *BountyEscrow) PackConstructor(registry common.Address, owner_ common.Address, treasury_ common.Address, feeBps_ uint16) []byte {
-	enc, err := bountyEscrow.abi.Pack("", registry, owner_, treasury_, feeBps_)
+// Solidity: constructor(address owner_, address treasury_, uint16 feeBps_, address stakeToken, uint64 unbondDelay) returns()
+func (bountyEscrow *BountyEscrow) PackConstructor(owner_ common.Address, treasury_ common.Address, feeBps_ uint16, stakeToken common.Address, unbondDelay uint64) []byte {
+	enc, err := bountyEscrow.abi.Pack("", owner_, treasury_, feeBps_, stakeToken, unbondDelay)
 	if err != nil {
 		panic(err)
 	}
@@ -256,6 +257,28 @@ func (bountyEscrow *BountyEscrow) PackAccept(id *big.Int, t IBountyEscrowTerms, 
 // Solidity: function accept(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker) returns()
 func (bountyEscrow *BountyEscrow) TryPackAccept(id *big.Int, t IBountyEscrowTerms, worker common.Address) ([]byte, error) {
 	return bountyEscrow.abi.Pack("accept", id, t, worker)
+}
+
+// PackAcceptOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x79ba5097.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function acceptOwnership() returns()
+func (bountyEscrow *BountyEscrow) PackAcceptOwnership() []byte {
+	enc, err := bountyEscrow.abi.Pack("acceptOwnership")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAcceptOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x79ba5097.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function acceptOwnership() returns()
+func (bountyEscrow *BountyEscrow) TryPackAcceptOwnership() ([]byte, error) {
+	return bountyEscrow.abi.Pack("acceptOwnership")
 }
 
 // PackAssign is the Go binding used to pack the parameters required for calling
@@ -591,6 +614,41 @@ func (bountyEscrow *BountyEscrow) UnpackOwner(data []byte) (common.Address, erro
 	return out0, nil
 }
 
+// PackPendingOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe30c3978.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (bountyEscrow *BountyEscrow) PackPendingOwner() []byte {
+	enc, err := bountyEscrow.abi.Pack("pendingOwner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPendingOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe30c3978.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (bountyEscrow *BountyEscrow) TryPackPendingOwner() ([]byte, error) {
+	return bountyEscrow.abi.Pack("pendingOwner")
+}
+
+// UnpackPendingOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe30c3978.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (bountyEscrow *BountyEscrow) UnpackPendingOwner(data []byte) (common.Address, error) {
+	out, err := bountyEscrow.abi.Unpack("pendingOwner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
 // PackPost is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x064b37c7.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -693,12 +751,12 @@ func (bountyEscrow *BountyEscrow) TryPackRelease(id *big.Int, t IBountyEscrowTer
 }
 
 // PackResolve is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xc4bc04d9.  This method will panic if any
+// the contract method with ID 0x0035facb.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, uint16 workerBps) returns()
-func (bountyEscrow *BountyEscrow) PackResolve(id *big.Int, t IBountyEscrowTerms, worker common.Address, workerBps uint16) []byte {
-	enc, err := bountyEscrow.abi.Pack("resolve", id, t, worker, workerBps)
+// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, uint16 workerBps, uint256 slash) returns()
+func (bountyEscrow *BountyEscrow) PackResolve(id *big.Int, t IBountyEscrowTerms, worker common.Address, workerBps uint16, slash *big.Int) []byte {
+	enc, err := bountyEscrow.abi.Pack("resolve", id, t, worker, workerBps, slash)
 	if err != nil {
 		panic(err)
 	}
@@ -706,12 +764,12 @@ func (bountyEscrow *BountyEscrow) PackResolve(id *big.Int, t IBountyEscrowTerms,
 }
 
 // TryPackResolve is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xc4bc04d9.  This method will return an error
+// the contract method with ID 0x0035facb.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, uint16 workerBps) returns()
-func (bountyEscrow *BountyEscrow) TryPackResolve(id *big.Int, t IBountyEscrowTerms, worker common.Address, workerBps uint16) ([]byte, error) {
-	return bountyEscrow.abi.Pack("resolve", id, t, worker, workerBps)
+// Solidity: function resolve(uint256 id, (address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32) t, address worker, uint16 workerBps, uint256 slash) returns()
+func (bountyEscrow *BountyEscrow) TryPackResolve(id *big.Int, t IBountyEscrowTerms, worker common.Address, workerBps uint16, slash *big.Int) ([]byte, error) {
+	return bountyEscrow.abi.Pack("resolve", id, t, worker, workerBps, slash)
 }
 
 // PackResolveExpired is the Go binding used to pack the parameters required for calling
@@ -841,9 +899,9 @@ func (bountyEscrow *BountyEscrow) TryPackSubmit(id *big.Int, t IBountyEscrowTerm
 // the contract method with ID 0xf2fde38b.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function transferOwnership(address newOwner) returns()
-func (bountyEscrow *BountyEscrow) PackTransferOwnership(newOwner common.Address) []byte {
-	enc, err := bountyEscrow.abi.Pack("transferOwnership", newOwner)
+// Solidity: function transferOwnership(address next) returns()
+func (bountyEscrow *BountyEscrow) PackTransferOwnership(next common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("transferOwnership", next)
 	if err != nil {
 		panic(err)
 	}
@@ -854,9 +912,9 @@ func (bountyEscrow *BountyEscrow) PackTransferOwnership(newOwner common.Address)
 // the contract method with ID 0xf2fde38b.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function transferOwnership(address newOwner) returns()
-func (bountyEscrow *BountyEscrow) TryPackTransferOwnership(newOwner common.Address) ([]byte, error) {
-	return bountyEscrow.abi.Pack("transferOwnership", newOwner)
+// Solidity: function transferOwnership(address next) returns()
+func (bountyEscrow *BountyEscrow) TryPackTransferOwnership(next common.Address) ([]byte, error) {
+	return bountyEscrow.abi.Pack("transferOwnership", next)
 }
 
 // PackTreasury is the Go binding used to pack the parameters required for calling
@@ -1329,6 +1387,51 @@ func (bountyEscrow *BountyEscrow) UnpackFeesWithdrawnEvent(log *types.Log) (*Bou
 	return out, nil
 }
 
+// BountyEscrowOwnershipTransferStarted represents a OwnershipTransferStarted event raised by the BountyEscrow contract.
+type BountyEscrowOwnershipTransferStarted struct {
+	Owner        common.Address
+	PendingOwner common.Address
+	Raw          *types.Log // Blockchain specific contextual infos
+}
+
+const BountyEscrowOwnershipTransferStartedEventName = "OwnershipTransferStarted"
+
+// ContractEventName returns the user-defined event name.
+func (BountyEscrowOwnershipTransferStarted) ContractEventName() string {
+	return BountyEscrowOwnershipTransferStartedEventName
+}
+
+// UnpackOwnershipTransferStartedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferStarted(address indexed owner, address indexed pendingOwner)
+func (bountyEscrow *BountyEscrow) UnpackOwnershipTransferStartedEvent(log *types.Log) (*BountyEscrowOwnershipTransferStarted, error) {
+	event := "OwnershipTransferStarted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != bountyEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(BountyEscrowOwnershipTransferStarted)
+	if len(log.Data) > 0 {
+		if err := bountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range bountyEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
 // BountyEscrowOwnershipTransferred represents a OwnershipTransferred event raised by the BountyEscrow contract.
 type BountyEscrowOwnershipTransferred struct {
 	PreviousOwner common.Address
@@ -1703,6 +1806,9 @@ func (bountyEscrow *BountyEscrow) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["AlreadyPosted"].ID.Bytes()[:4]) {
 		return bountyEscrow.UnpackAlreadyPostedError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["ArbiterIsParty"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackArbiterIsPartyError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["ArbiterTimeNotUp"].ID.Bytes()[:4]) {
 		return bountyEscrow.UnpackArbiterTimeNotUpError(raw[4:])
 	}
@@ -1742,8 +1848,14 @@ func (bountyEscrow *BountyEscrow) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotParty"].ID.Bytes()[:4]) {
 		return bountyEscrow.UnpackNotPartyError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotPendingOwner"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackNotPendingOwnerError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotPoster"].ID.Bytes()[:4]) {
 		return bountyEscrow.UnpackNotPosterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotSubmitted"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackNotSubmittedError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["NotTreasury"].ID.Bytes()[:4]) {
 		return bountyEscrow.UnpackNotTreasuryError(raw[4:])
@@ -1762,6 +1874,9 @@ func (bountyEscrow *BountyEscrow) UnpackError(raw []byte) (any, error) {
 	}
 	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["ReviewWindowOpen"].ID.Bytes()[:4]) {
 		return bountyEscrow.UnpackReviewWindowOpenError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["SlashAboveLock"].ID.Bytes()[:4]) {
+		return bountyEscrow.UnpackSlashAboveLockError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], bountyEscrow.abi.Errors["TermsMismatch"].ID.Bytes()[:4]) {
 		return bountyEscrow.UnpackTermsMismatchError(raw[4:])
@@ -1800,6 +1915,30 @@ func BountyEscrowAlreadyPostedErrorID() common.Hash {
 func (bountyEscrow *BountyEscrow) UnpackAlreadyPostedError(raw []byte) (*BountyEscrowAlreadyPosted, error) {
 	out := new(BountyEscrowAlreadyPosted)
 	if err := bountyEscrow.abi.UnpackIntoInterface(out, "AlreadyPosted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowArbiterIsParty represents a ArbiterIsParty error raised by the BountyEscrow contract.
+type BountyEscrowArbiterIsParty struct {
+	Arbiter common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ArbiterIsParty(address arbiter)
+func BountyEscrowArbiterIsPartyErrorID() common.Hash {
+	return common.HexToHash("0xd9a3fe4170d9b3b881ddcd0fe42b216c8df52803f2938e9121146dfd439e790e")
+}
+
+// UnpackArbiterIsPartyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ArbiterIsParty(address arbiter)
+func (bountyEscrow *BountyEscrow) UnpackArbiterIsPartyError(raw []byte) (*BountyEscrowArbiterIsParty, error) {
+	out := new(BountyEscrowArbiterIsParty)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "ArbiterIsParty", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -2125,6 +2264,30 @@ func (bountyEscrow *BountyEscrow) UnpackNotPartyError(raw []byte) (*BountyEscrow
 	return out, nil
 }
 
+// BountyEscrowNotPendingOwner represents a NotPendingOwner error raised by the BountyEscrow contract.
+type BountyEscrowNotPendingOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotPendingOwner(address caller)
+func BountyEscrowNotPendingOwnerErrorID() common.Hash {
+	return common.HexToHash("0xa09b9a43f5079ab76282436418880308d29eac5d371578b36d8ee3ff8e88597d")
+}
+
+// UnpackNotPendingOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotPendingOwner(address caller)
+func (bountyEscrow *BountyEscrow) UnpackNotPendingOwnerError(raw []byte) (*BountyEscrowNotPendingOwner, error) {
+	out := new(BountyEscrowNotPendingOwner)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NotPendingOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BountyEscrowNotPoster represents a NotPoster error raised by the BountyEscrow contract.
 type BountyEscrowNotPoster struct {
 	Id     *big.Int
@@ -2145,6 +2308,30 @@ func BountyEscrowNotPosterErrorID() common.Hash {
 func (bountyEscrow *BountyEscrow) UnpackNotPosterError(raw []byte) (*BountyEscrowNotPoster, error) {
 	out := new(BountyEscrowNotPoster)
 	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NotPoster", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowNotSubmitted represents a NotSubmitted error raised by the BountyEscrow contract.
+type BountyEscrowNotSubmitted struct {
+	Id *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotSubmitted(uint256 id)
+func BountyEscrowNotSubmittedErrorID() common.Hash {
+	return common.HexToHash("0xefd6913ed36cad1e2ecb6a4076f2560e913328e2977c409e34ffcf8bc4fbbc9d")
+}
+
+// UnpackNotSubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotSubmitted(uint256 id)
+func (bountyEscrow *BountyEscrow) UnpackNotSubmittedError(raw []byte) (*BountyEscrowNotSubmitted, error) {
+	out := new(BountyEscrowNotSubmitted)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "NotSubmitted", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -2292,6 +2479,32 @@ func BountyEscrowReviewWindowOpenErrorID() common.Hash {
 func (bountyEscrow *BountyEscrow) UnpackReviewWindowOpenError(raw []byte) (*BountyEscrowReviewWindowOpen, error) {
 	out := new(BountyEscrowReviewWindowOpen)
 	if err := bountyEscrow.abi.UnpackIntoInterface(out, "ReviewWindowOpen", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BountyEscrowSlashAboveLock represents a SlashAboveLock error raised by the BountyEscrow contract.
+type BountyEscrowSlashAboveLock struct {
+	Id       *big.Int
+	MinStake *big.Int
+	Slash    *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SlashAboveLock(uint256 id, uint256 minStake, uint256 slash)
+func BountyEscrowSlashAboveLockErrorID() common.Hash {
+	return common.HexToHash("0x18d875d4aa5aad7caeb96c0952d5989d6bbe2ca92f4b256e3b4f1b88a96c427f")
+}
+
+// UnpackSlashAboveLockError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SlashAboveLock(uint256 id, uint256 minStake, uint256 slash)
+func (bountyEscrow *BountyEscrow) UnpackSlashAboveLockError(raw []byte) (*BountyEscrowSlashAboveLock, error) {
+	out := new(BountyEscrowSlashAboveLock)
+	if err := bountyEscrow.abi.UnpackIntoInterface(out, "SlashAboveLock", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -2959,7 +3172,7 @@ func (devToken *DevToken) UnpackInsufficientBalanceError(raw []byte) (*DevTokenI
 
 // IBountyEscrowMetaData contains all meta data concerning the IBountyEscrow contract.
 var IBountyEscrowMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyPosted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyPosted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ArbiterIsParty\",\"inputs\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSubmitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
 	ID:  "IBountyEscrow",
 }
 
@@ -3353,51 +3566,6 @@ func (iBountyEscrow *IBountyEscrow) UnpackFeesWithdrawnEvent(log *types.Log) (*I
 	return out, nil
 }
 
-// IBountyEscrowOwnershipTransferred represents a OwnershipTransferred event raised by the IBountyEscrow contract.
-type IBountyEscrowOwnershipTransferred struct {
-	PreviousOwner common.Address
-	NewOwner      common.Address
-	Raw           *types.Log // Blockchain specific contextual infos
-}
-
-const IBountyEscrowOwnershipTransferredEventName = "OwnershipTransferred"
-
-// ContractEventName returns the user-defined event name.
-func (IBountyEscrowOwnershipTransferred) ContractEventName() string {
-	return IBountyEscrowOwnershipTransferredEventName
-}
-
-// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
-// by contract.
-//
-// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
-func (iBountyEscrow *IBountyEscrow) UnpackOwnershipTransferredEvent(log *types.Log) (*IBountyEscrowOwnershipTransferred, error) {
-	event := "OwnershipTransferred"
-	if len(log.Topics) == 0 {
-		return nil, bind.ErrNoEventSignature
-	}
-	if log.Topics[0] != iBountyEscrow.abi.Events[event].ID {
-		return nil, bind.ErrEventSignatureMismatch
-	}
-	out := new(IBountyEscrowOwnershipTransferred)
-	if len(log.Data) > 0 {
-		if err := iBountyEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
-			return nil, err
-		}
-	}
-	var indexed abi.Arguments
-	for _, arg := range iBountyEscrow.abi.Events[event].Inputs {
-		if arg.Indexed {
-			indexed = append(indexed, arg)
-		}
-	}
-	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
-		return nil, err
-	}
-	out.Raw = log
-	return out, nil
-}
-
 // IBountyEscrowPosted represents a Posted event raised by the IBountyEscrow contract.
 type IBountyEscrowPosted struct {
 	Id     *big.Int
@@ -3727,6 +3895,9 @@ func (iBountyEscrow *IBountyEscrow) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["AlreadyPosted"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackAlreadyPostedError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["ArbiterIsParty"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackArbiterIsPartyError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["ArbiterTimeNotUp"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackArbiterTimeNotUpError(raw[4:])
 	}
@@ -3760,14 +3931,14 @@ func (iBountyEscrow *IBountyEscrow) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotArbiter"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackNotArbiterError(raw[4:])
 	}
-	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
-		return iBountyEscrow.UnpackNotOwnerError(raw[4:])
-	}
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotParty"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackNotPartyError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotPoster"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackNotPosterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotSubmitted"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackNotSubmittedError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["NotTreasury"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackNotTreasuryError(raw[4:])
@@ -3786,6 +3957,9 @@ func (iBountyEscrow *IBountyEscrow) UnpackError(raw []byte) (any, error) {
 	}
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["ReviewWindowOpen"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackReviewWindowOpenError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["SlashAboveLock"].ID.Bytes()[:4]) {
+		return iBountyEscrow.UnpackSlashAboveLockError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], iBountyEscrow.abi.Errors["TermsMismatch"].ID.Bytes()[:4]) {
 		return iBountyEscrow.UnpackTermsMismatchError(raw[4:])
@@ -3824,6 +3998,30 @@ func IBountyEscrowAlreadyPostedErrorID() common.Hash {
 func (iBountyEscrow *IBountyEscrow) UnpackAlreadyPostedError(raw []byte) (*IBountyEscrowAlreadyPosted, error) {
 	out := new(IBountyEscrowAlreadyPosted)
 	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "AlreadyPosted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowArbiterIsParty represents a ArbiterIsParty error raised by the IBountyEscrow contract.
+type IBountyEscrowArbiterIsParty struct {
+	Arbiter common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ArbiterIsParty(address arbiter)
+func IBountyEscrowArbiterIsPartyErrorID() common.Hash {
+	return common.HexToHash("0xd9a3fe4170d9b3b881ddcd0fe42b216c8df52803f2938e9121146dfd439e790e")
+}
+
+// UnpackArbiterIsPartyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ArbiterIsParty(address arbiter)
+func (iBountyEscrow *IBountyEscrow) UnpackArbiterIsPartyError(raw []byte) (*IBountyEscrowArbiterIsParty, error) {
+	out := new(IBountyEscrowArbiterIsParty)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "ArbiterIsParty", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -4100,30 +4298,6 @@ func (iBountyEscrow *IBountyEscrow) UnpackNotArbiterError(raw []byte) (*IBountyE
 	return out, nil
 }
 
-// IBountyEscrowNotOwner represents a NotOwner error raised by the IBountyEscrow contract.
-type IBountyEscrowNotOwner struct {
-	Caller common.Address
-}
-
-// ErrorID returns the hash of canonical representation of the error's signature.
-//
-// Solidity: error NotOwner(address caller)
-func IBountyEscrowNotOwnerErrorID() common.Hash {
-	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
-}
-
-// UnpackNotOwnerError is the Go binding used to decode the provided
-// error data into the corresponding Go error struct.
-//
-// Solidity: error NotOwner(address caller)
-func (iBountyEscrow *IBountyEscrow) UnpackNotOwnerError(raw []byte) (*IBountyEscrowNotOwner, error) {
-	out := new(IBountyEscrowNotOwner)
-	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
 // IBountyEscrowNotParty represents a NotParty error raised by the IBountyEscrow contract.
 type IBountyEscrowNotParty struct {
 	Id     *big.Int
@@ -4169,6 +4343,30 @@ func IBountyEscrowNotPosterErrorID() common.Hash {
 func (iBountyEscrow *IBountyEscrow) UnpackNotPosterError(raw []byte) (*IBountyEscrowNotPoster, error) {
 	out := new(IBountyEscrowNotPoster)
 	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NotPoster", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowNotSubmitted represents a NotSubmitted error raised by the IBountyEscrow contract.
+type IBountyEscrowNotSubmitted struct {
+	Id *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotSubmitted(uint256 id)
+func IBountyEscrowNotSubmittedErrorID() common.Hash {
+	return common.HexToHash("0xefd6913ed36cad1e2ecb6a4076f2560e913328e2977c409e34ffcf8bc4fbbc9d")
+}
+
+// UnpackNotSubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotSubmitted(uint256 id)
+func (iBountyEscrow *IBountyEscrow) UnpackNotSubmittedError(raw []byte) (*IBountyEscrowNotSubmitted, error) {
+	out := new(IBountyEscrowNotSubmitted)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "NotSubmitted", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -4316,6 +4514,32 @@ func IBountyEscrowReviewWindowOpenErrorID() common.Hash {
 func (iBountyEscrow *IBountyEscrow) UnpackReviewWindowOpenError(raw []byte) (*IBountyEscrowReviewWindowOpen, error) {
 	out := new(IBountyEscrowReviewWindowOpen)
 	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "ReviewWindowOpen", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IBountyEscrowSlashAboveLock represents a SlashAboveLock error raised by the IBountyEscrow contract.
+type IBountyEscrowSlashAboveLock struct {
+	Id       *big.Int
+	MinStake *big.Int
+	Slash    *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SlashAboveLock(uint256 id, uint256 minStake, uint256 slash)
+func IBountyEscrowSlashAboveLockErrorID() common.Hash {
+	return common.HexToHash("0x18d875d4aa5aad7caeb96c0952d5989d6bbe2ca92f4b256e3b4f1b88a96c427f")
+}
+
+// UnpackSlashAboveLockError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SlashAboveLock(uint256 id, uint256 minStake, uint256 slash)
+func (iBountyEscrow *IBountyEscrow) UnpackSlashAboveLockError(raw []byte) (*IBountyEscrowSlashAboveLock, error) {
+	out := new(IBountyEscrowSlashAboveLock)
+	if err := iBountyEscrow.abi.UnpackIntoInterface(out, "SlashAboveLock", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -4651,7 +4875,7 @@ func (iERC20 *IERC20) UnpackTransferFrom(data []byte) (bool, error) {
 
 // IStakeRegistryMetaData contains all meta data concerning the IStakeRegistry contract.
 var IStakeRegistryMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"SlasherSet\",\"inputs\":[{\"name\":\"slasher\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"allowed\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSlasher\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
 	ID:  "IStakeRegistry",
 }
 
@@ -4678,6 +4902,63 @@ func NewIStakeRegistry() *IStakeRegistry {
 // Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
 func (c *IStakeRegistry) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
 	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackFreeStakeOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1b53ced9.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function freeStakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (iStakeRegistry *IStakeRegistry) PackFreeStakeOf(agentId [32]byte, controller common.Address) []byte {
+	enc, err := iStakeRegistry.abi.Pack("freeStakeOf", agentId, controller)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackFreeStakeOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1b53ced9.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function freeStakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (iStakeRegistry *IStakeRegistry) TryPackFreeStakeOf(agentId [32]byte, controller common.Address) ([]byte, error) {
+	return iStakeRegistry.abi.Pack("freeStakeOf", agentId, controller)
+}
+
+// UnpackFreeStakeOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1b53ced9.
+//
+// Solidity: function freeStakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (iStakeRegistry *IStakeRegistry) UnpackFreeStakeOf(data []byte) (*big.Int, error) {
+	out, err := iStakeRegistry.abi.Unpack("freeStakeOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackLock is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d6280cf.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function lock(uint256 lockId, bytes32 agentId, address controller, uint256 amount) returns()
+func (iStakeRegistry *IStakeRegistry) PackLock(lockId *big.Int, agentId [32]byte, controller common.Address, amount *big.Int) []byte {
+	enc, err := iStakeRegistry.abi.Pack("lock", lockId, agentId, controller, amount)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLock is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d6280cf.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function lock(uint256 lockId, bytes32 agentId, address controller, uint256 amount) returns()
+func (iStakeRegistry *IStakeRegistry) TryPackLock(lockId *big.Int, agentId [32]byte, controller common.Address, amount *big.Int) ([]byte, error) {
+	return iStakeRegistry.abi.Pack("lock", lockId, agentId, controller, amount)
 }
 
 // PackStakeOf is the Go binding used to pack the parameters required for calling
@@ -4713,6 +4994,28 @@ func (iStakeRegistry *IStakeRegistry) UnpackStakeOf(data []byte) (*big.Int, erro
 	}
 	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
 	return out0, nil
+}
+
+// PackUnlock is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0e330b62.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function unlock(uint256 lockId, address controller, uint256 amount, uint256 slash, address beneficiary) returns()
+func (iStakeRegistry *IStakeRegistry) PackUnlock(lockId *big.Int, controller common.Address, amount *big.Int, slash *big.Int, beneficiary common.Address) []byte {
+	enc, err := iStakeRegistry.abi.Pack("unlock", lockId, controller, amount, slash, beneficiary)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackUnlock is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0e330b62.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function unlock(uint256 lockId, address controller, uint256 amount, uint256 slash, address beneficiary) returns()
+func (iStakeRegistry *IStakeRegistry) TryPackUnlock(lockId *big.Int, controller common.Address, amount *big.Int, slash *big.Int, beneficiary common.Address) ([]byte, error) {
+	return iStakeRegistry.abi.Pack("unlock", lockId, controller, amount, slash, beneficiary)
 }
 
 // IStakeRegistryBound represents a Bound event raised by the IStakeRegistry contract.
@@ -4761,33 +5064,125 @@ func (iStakeRegistry *IStakeRegistry) UnpackBoundEvent(log *types.Log) (*IStakeR
 	return out, nil
 }
 
-// IStakeRegistryOwnershipTransferred represents a OwnershipTransferred event raised by the IStakeRegistry contract.
-type IStakeRegistryOwnershipTransferred struct {
-	PreviousOwner common.Address
-	NewOwner      common.Address
-	Raw           *types.Log // Blockchain specific contextual infos
+// IStakeRegistryCreditWithdrawn represents a CreditWithdrawn event raised by the IStakeRegistry contract.
+type IStakeRegistryCreditWithdrawn struct {
+	Account common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
 }
 
-const IStakeRegistryOwnershipTransferredEventName = "OwnershipTransferred"
+const IStakeRegistryCreditWithdrawnEventName = "CreditWithdrawn"
 
 // ContractEventName returns the user-defined event name.
-func (IStakeRegistryOwnershipTransferred) ContractEventName() string {
-	return IStakeRegistryOwnershipTransferredEventName
+func (IStakeRegistryCreditWithdrawn) ContractEventName() string {
+	return IStakeRegistryCreditWithdrawnEventName
 }
 
-// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// UnpackCreditWithdrawnEvent is the Go binding that unpacks the event data emitted
 // by contract.
 //
-// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
-func (iStakeRegistry *IStakeRegistry) UnpackOwnershipTransferredEvent(log *types.Log) (*IStakeRegistryOwnershipTransferred, error) {
-	event := "OwnershipTransferred"
+// Solidity: event CreditWithdrawn(address indexed account, uint256 amount)
+func (iStakeRegistry *IStakeRegistry) UnpackCreditWithdrawnEvent(log *types.Log) (*IStakeRegistryCreditWithdrawn, error) {
+	event := "CreditWithdrawn"
 	if len(log.Topics) == 0 {
 		return nil, bind.ErrNoEventSignature
 	}
 	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
 		return nil, bind.ErrEventSignatureMismatch
 	}
-	out := new(IStakeRegistryOwnershipTransferred)
+	out := new(IStakeRegistryCreditWithdrawn)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistryCredited represents a Credited event raised by the IStakeRegistry contract.
+type IStakeRegistryCredited struct {
+	Account common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryCreditedEventName = "Credited"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryCredited) ContractEventName() string {
+	return IStakeRegistryCreditedEventName
+}
+
+// UnpackCreditedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Credited(address indexed account, uint256 amount)
+func (iStakeRegistry *IStakeRegistry) UnpackCreditedEvent(log *types.Log) (*IStakeRegistryCredited, error) {
+	event := "Credited"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryCredited)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IStakeRegistryLocked represents a Locked event raised by the IStakeRegistry contract.
+type IStakeRegistryLocked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	LockId     *big.Int
+	Amount     *big.Int
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryLockedEventName = "Locked"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryLocked) ContractEventName() string {
+	return IStakeRegistryLockedEventName
+}
+
+// UnpackLockedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Locked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount)
+func (iStakeRegistry *IStakeRegistry) UnpackLockedEvent(log *types.Log) (*IStakeRegistryLocked, error) {
+	event := "Locked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryLocked)
 	if len(log.Data) > 0 {
 		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
 			return nil, err
@@ -4946,51 +5341,6 @@ func (iStakeRegistry *IStakeRegistry) UnpackSlashedEvent(log *types.Log) (*IStak
 	return out, nil
 }
 
-// IStakeRegistrySlasherSet represents a SlasherSet event raised by the IStakeRegistry contract.
-type IStakeRegistrySlasherSet struct {
-	Slasher common.Address
-	Allowed bool
-	Raw     *types.Log // Blockchain specific contextual infos
-}
-
-const IStakeRegistrySlasherSetEventName = "SlasherSet"
-
-// ContractEventName returns the user-defined event name.
-func (IStakeRegistrySlasherSet) ContractEventName() string {
-	return IStakeRegistrySlasherSetEventName
-}
-
-// UnpackSlasherSetEvent is the Go binding that unpacks the event data emitted
-// by contract.
-//
-// Solidity: event SlasherSet(address indexed slasher, bool allowed)
-func (iStakeRegistry *IStakeRegistry) UnpackSlasherSetEvent(log *types.Log) (*IStakeRegistrySlasherSet, error) {
-	event := "SlasherSet"
-	if len(log.Topics) == 0 {
-		return nil, bind.ErrNoEventSignature
-	}
-	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
-		return nil, bind.ErrEventSignatureMismatch
-	}
-	out := new(IStakeRegistrySlasherSet)
-	if len(log.Data) > 0 {
-		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
-			return nil, err
-		}
-	}
-	var indexed abi.Arguments
-	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
-		if arg.Indexed {
-			indexed = append(indexed, arg)
-		}
-	}
-	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
-		return nil, err
-	}
-	out.Raw = log
-	return out, nil
-}
-
 // IStakeRegistryStaked represents a Staked event raised by the IStakeRegistry contract.
 type IStakeRegistryStaked struct {
 	AgentId    [32]byte
@@ -5085,6 +5435,53 @@ func (iStakeRegistry *IStakeRegistry) UnpackUnbondRequestedEvent(log *types.Log)
 	return out, nil
 }
 
+// IStakeRegistryUnlocked represents a Unlocked event raised by the IStakeRegistry contract.
+type IStakeRegistryUnlocked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	LockId     *big.Int
+	Amount     *big.Int
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const IStakeRegistryUnlockedEventName = "Unlocked"
+
+// ContractEventName returns the user-defined event name.
+func (IStakeRegistryUnlocked) ContractEventName() string {
+	return IStakeRegistryUnlockedEventName
+}
+
+// UnpackUnlockedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Unlocked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount)
+func (iStakeRegistry *IStakeRegistry) UnpackUnlockedEvent(log *types.Log) (*IStakeRegistryUnlocked, error) {
+	event := "Unlocked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iStakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IStakeRegistryUnlocked)
+	if len(log.Data) > 0 {
+		if err := iStakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iStakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
 // IStakeRegistryWithdrawn represents a Withdrawn event raised by the IStakeRegistry contract.
 type IStakeRegistryWithdrawn struct {
 	AgentId    [32]byte
@@ -5149,11 +5546,11 @@ func (iStakeRegistry *IStakeRegistry) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["InvalidValue"].ID.Bytes()[:4]) {
 		return iStakeRegistry.UnpackInvalidValueError(raw[4:])
 	}
-	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
-		return iStakeRegistry.UnpackNotOwnerError(raw[4:])
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["LockExists"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackLockExistsError(raw[4:])
 	}
-	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["NotSlasher"].ID.Bytes()[:4]) {
-		return iStakeRegistry.UnpackNotSlasherError(raw[4:])
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["NotLocker"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackNotLockerError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["NothingToWithdraw"].ID.Bytes()[:4]) {
 		return iStakeRegistry.UnpackNothingToWithdrawError(raw[4:])
@@ -5161,17 +5558,29 @@ func (iStakeRegistry *IStakeRegistry) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
 		return iStakeRegistry.UnpackReentrancyError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["SlashAboveLock"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackSlashAboveLockError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["StakeLocked"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackStakeLockedError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["StillBonded"].ID.Bytes()[:4]) {
 		return iStakeRegistry.UnpackStillBondedError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
 		return iStakeRegistry.UnpackTransferFailedError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["UnknownLock"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackUnknownLockError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
 		return iStakeRegistry.UnpackWrongStatusError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
 		return iStakeRegistry.UnpackZeroAddressError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iStakeRegistry.abi.Errors["ZeroAgentId"].ID.Bytes()[:4]) {
+		return iStakeRegistry.UnpackZeroAgentIdError(raw[4:])
 	}
 	return nil, errors.New("Unknown error")
 }
@@ -5297,49 +5706,49 @@ func (iStakeRegistry *IStakeRegistry) UnpackInvalidValueError(raw []byte) (*ISta
 	return out, nil
 }
 
-// IStakeRegistryNotOwner represents a NotOwner error raised by the IStakeRegistry contract.
-type IStakeRegistryNotOwner struct {
-	Caller common.Address
+// IStakeRegistryLockExists represents a LockExists error raised by the IStakeRegistry contract.
+type IStakeRegistryLockExists struct {
+	LockId *big.Int
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error NotOwner(address caller)
-func IStakeRegistryNotOwnerErrorID() common.Hash {
-	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
+// Solidity: error LockExists(uint256 lockId)
+func IStakeRegistryLockExistsErrorID() common.Hash {
+	return common.HexToHash("0x51b7d11cf97345ca8e91f4356e62a3fdd6132b010ea983c356650d4b7a6cbcd0")
 }
 
-// UnpackNotOwnerError is the Go binding used to decode the provided
+// UnpackLockExistsError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error NotOwner(address caller)
-func (iStakeRegistry *IStakeRegistry) UnpackNotOwnerError(raw []byte) (*IStakeRegistryNotOwner, error) {
-	out := new(IStakeRegistryNotOwner)
-	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
+// Solidity: error LockExists(uint256 lockId)
+func (iStakeRegistry *IStakeRegistry) UnpackLockExistsError(raw []byte) (*IStakeRegistryLockExists, error) {
+	out := new(IStakeRegistryLockExists)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "LockExists", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// IStakeRegistryNotSlasher represents a NotSlasher error raised by the IStakeRegistry contract.
-type IStakeRegistryNotSlasher struct {
+// IStakeRegistryNotLocker represents a NotLocker error raised by the IStakeRegistry contract.
+type IStakeRegistryNotLocker struct {
 	Caller common.Address
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error NotSlasher(address caller)
-func IStakeRegistryNotSlasherErrorID() common.Hash {
-	return common.HexToHash("0x4bc0cd76e5ae33e138f3b6102c7a4d91ece10c34862bde6e59a763ba1571b395")
+// Solidity: error NotLocker(address caller)
+func IStakeRegistryNotLockerErrorID() common.Hash {
+	return common.HexToHash("0x7cc23b91c70fb3328a90caf1f70b749dae7e30d67190c938dfd4abe3ea50b055")
 }
 
-// UnpackNotSlasherError is the Go binding used to decode the provided
+// UnpackNotLockerError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error NotSlasher(address caller)
-func (iStakeRegistry *IStakeRegistry) UnpackNotSlasherError(raw []byte) (*IStakeRegistryNotSlasher, error) {
-	out := new(IStakeRegistryNotSlasher)
-	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "NotSlasher", raw); err != nil {
+// Solidity: error NotLocker(address caller)
+func (iStakeRegistry *IStakeRegistry) UnpackNotLockerError(raw []byte) (*IStakeRegistryNotLocker, error) {
+	out := new(IStakeRegistryNotLocker)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "NotLocker", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -5386,6 +5795,57 @@ func IStakeRegistryReentrancyErrorID() common.Hash {
 func (iStakeRegistry *IStakeRegistry) UnpackReentrancyError(raw []byte) (*IStakeRegistryReentrancy, error) {
 	out := new(IStakeRegistryReentrancy)
 	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistrySlashAboveLock represents a SlashAboveLock error raised by the IStakeRegistry contract.
+type IStakeRegistrySlashAboveLock struct {
+	Locked *big.Int
+	Slash  *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SlashAboveLock(uint256 locked, uint256 slash)
+func IStakeRegistrySlashAboveLockErrorID() common.Hash {
+	return common.HexToHash("0x5ba346458c0a480cfd2cf396294e37c85f1688f7f9eac3fdf03e03b4e2c84fba")
+}
+
+// UnpackSlashAboveLockError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SlashAboveLock(uint256 locked, uint256 slash)
+func (iStakeRegistry *IStakeRegistry) UnpackSlashAboveLockError(raw []byte) (*IStakeRegistrySlashAboveLock, error) {
+	out := new(IStakeRegistrySlashAboveLock)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "SlashAboveLock", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryStakeLocked represents a StakeLocked error raised by the IStakeRegistry contract.
+type IStakeRegistryStakeLocked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Locked     *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error StakeLocked(bytes32 agentId, address controller, uint256 locked)
+func IStakeRegistryStakeLockedErrorID() common.Hash {
+	return common.HexToHash("0xd898cb6cb61710f91b0dadc5032c3687f6283197e03ea595ad2e9b318088997e")
+}
+
+// UnpackStakeLockedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error StakeLocked(bytes32 agentId, address controller, uint256 locked)
+func (iStakeRegistry *IStakeRegistry) UnpackStakeLockedError(raw []byte) (*IStakeRegistryStakeLocked, error) {
+	out := new(IStakeRegistryStakeLocked)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "StakeLocked", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -5441,6 +5901,30 @@ func (iStakeRegistry *IStakeRegistry) UnpackTransferFailedError(raw []byte) (*IS
 	return out, nil
 }
 
+// IStakeRegistryUnknownLock represents a UnknownLock error raised by the IStakeRegistry contract.
+type IStakeRegistryUnknownLock struct {
+	LockId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownLock(uint256 lockId)
+func IStakeRegistryUnknownLockErrorID() common.Hash {
+	return common.HexToHash("0x3e70de668602797dd70a986a01afb1ed6012b9682b2896c147aa44868ab65bdd")
+}
+
+// UnpackUnknownLockError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownLock(uint256 lockId)
+func (iStakeRegistry *IStakeRegistry) UnpackUnknownLockError(raw []byte) (*IStakeRegistryUnknownLock, error) {
+	out := new(IStakeRegistryUnknownLock)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "UnknownLock", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IStakeRegistryWrongStatus represents a WrongStatus error raised by the IStakeRegistry contract.
 type IStakeRegistryWrongStatus struct {
 	AgentId    [32]byte
@@ -5485,6 +5969,324 @@ func IStakeRegistryZeroAddressErrorID() common.Hash {
 func (iStakeRegistry *IStakeRegistry) UnpackZeroAddressError(raw []byte) (*IStakeRegistryZeroAddress, error) {
 	out := new(IStakeRegistryZeroAddress)
 	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IStakeRegistryZeroAgentId represents a ZeroAgentId error raised by the IStakeRegistry contract.
+type IStakeRegistryZeroAgentId struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAgentId()
+func IStakeRegistryZeroAgentIdErrorID() common.Hash {
+	return common.HexToHash("0x42c5b17a062d3f63eed4c01ed99f55b788f34c8e65a1d1a5e1385bacd8e20723")
+}
+
+// UnpackZeroAgentIdError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAgentId()
+func (iStakeRegistry *IStakeRegistry) UnpackZeroAgentIdError(raw []byte) (*IStakeRegistryZeroAgentId, error) {
+	out := new(IStakeRegistryZeroAgentId)
+	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "ZeroAgentId", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// OwnedMetaData contains all meta data concerning the Owned contract.
+var OwnedMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"acceptOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pendingOwner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"OwnershipTransferStarted\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"pendingOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPendingOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]}]",
+	ID:  "Owned",
+}
+
+// Owned is an auto generated Go binding around an Ethereum contract.
+type Owned struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *Owned) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewOwned creates a new instance of Owned.
+func NewOwned() *Owned {
+	parsed, err := OwnedMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &Owned{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *Owned) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackAcceptOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x79ba5097.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function acceptOwnership() returns()
+func (owned *Owned) PackAcceptOwnership() []byte {
+	enc, err := owned.abi.Pack("acceptOwnership")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAcceptOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x79ba5097.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function acceptOwnership() returns()
+func (owned *Owned) TryPackAcceptOwnership() ([]byte, error) {
+	return owned.abi.Pack("acceptOwnership")
+}
+
+// PackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function owner() view returns(address)
+func (owned *Owned) PackOwner() []byte {
+	enc, err := owned.abi.Pack("owner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function owner() view returns(address)
+func (owned *Owned) TryPackOwner() ([]byte, error) {
+	return owned.abi.Pack("owner")
+}
+
+// UnpackOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8da5cb5b.
+//
+// Solidity: function owner() view returns(address)
+func (owned *Owned) UnpackOwner(data []byte) (common.Address, error) {
+	out, err := owned.abi.Unpack("owner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackPendingOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe30c3978.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (owned *Owned) PackPendingOwner() []byte {
+	enc, err := owned.abi.Pack("pendingOwner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPendingOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe30c3978.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (owned *Owned) TryPackPendingOwner() ([]byte, error) {
+	return owned.abi.Pack("pendingOwner")
+}
+
+// UnpackPendingOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe30c3978.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (owned *Owned) UnpackPendingOwner(data []byte) (common.Address, error) {
+	out, err := owned.abi.Unpack("pendingOwner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transferOwnership(address next) returns()
+func (owned *Owned) PackTransferOwnership(next common.Address) []byte {
+	enc, err := owned.abi.Pack("transferOwnership", next)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transferOwnership(address next) returns()
+func (owned *Owned) TryPackTransferOwnership(next common.Address) ([]byte, error) {
+	return owned.abi.Pack("transferOwnership", next)
+}
+
+// OwnedOwnershipTransferStarted represents a OwnershipTransferStarted event raised by the Owned contract.
+type OwnedOwnershipTransferStarted struct {
+	Owner        common.Address
+	PendingOwner common.Address
+	Raw          *types.Log // Blockchain specific contextual infos
+}
+
+const OwnedOwnershipTransferStartedEventName = "OwnershipTransferStarted"
+
+// ContractEventName returns the user-defined event name.
+func (OwnedOwnershipTransferStarted) ContractEventName() string {
+	return OwnedOwnershipTransferStartedEventName
+}
+
+// UnpackOwnershipTransferStartedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferStarted(address indexed owner, address indexed pendingOwner)
+func (owned *Owned) UnpackOwnershipTransferStartedEvent(log *types.Log) (*OwnedOwnershipTransferStarted, error) {
+	event := "OwnershipTransferStarted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != owned.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(OwnedOwnershipTransferStarted)
+	if len(log.Data) > 0 {
+		if err := owned.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range owned.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// OwnedOwnershipTransferred represents a OwnershipTransferred event raised by the Owned contract.
+type OwnedOwnershipTransferred struct {
+	PreviousOwner common.Address
+	NewOwner      common.Address
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const OwnedOwnershipTransferredEventName = "OwnershipTransferred"
+
+// ContractEventName returns the user-defined event name.
+func (OwnedOwnershipTransferred) ContractEventName() string {
+	return OwnedOwnershipTransferredEventName
+}
+
+// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
+func (owned *Owned) UnpackOwnershipTransferredEvent(log *types.Log) (*OwnedOwnershipTransferred, error) {
+	event := "OwnershipTransferred"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != owned.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(OwnedOwnershipTransferred)
+	if len(log.Data) > 0 {
+		if err := owned.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range owned.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (owned *Owned) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], owned.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
+		return owned.UnpackNotOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], owned.abi.Errors["NotPendingOwner"].ID.Bytes()[:4]) {
+		return owned.UnpackNotPendingOwnerError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// OwnedNotOwner represents a NotOwner error raised by the Owned contract.
+type OwnedNotOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotOwner(address caller)
+func OwnedNotOwnerErrorID() common.Hash {
+	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
+}
+
+// UnpackNotOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotOwner(address caller)
+func (owned *Owned) UnpackNotOwnerError(raw []byte) (*OwnedNotOwner, error) {
+	out := new(OwnedNotOwner)
+	if err := owned.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// OwnedNotPendingOwner represents a NotPendingOwner error raised by the Owned contract.
+type OwnedNotPendingOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotPendingOwner(address caller)
+func OwnedNotPendingOwnerErrorID() common.Hash {
+	return common.HexToHash("0xa09b9a43f5079ab76282436418880308d29eac5d371578b36d8ee3ff8e88597d")
+}
+
+// UnpackNotPendingOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotPendingOwner(address caller)
+func (owned *Owned) UnpackNotPendingOwnerError(raw []byte) (*OwnedNotPendingOwner, error) {
+	out := new(OwnedNotPendingOwner)
+	if err := owned.abi.UnpackIntoInterface(out, "NotPendingOwner", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -5696,9 +6498,9 @@ func (rootAnchor *RootAnchor) UnpackStaleTreeSizeError(raw []byte) (*RootAnchorS
 
 // StakeRegistryMetaData contains all meta data concerning the StakeRegistry contract.
 var StakeRegistryMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bind\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"isSlasher\",\"inputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"recordOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIStakeRegistry.Record\",\"components\":[{\"name\":\"staked\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unbonding\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"requestUnbond\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"revoke\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"rotate\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setSlasher\",\"inputs\":[{\"name\":\"slasher\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"allowed\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"slash\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeToken\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"successorOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"newOwner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"unbondDelay\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"SlasherSet\",\"inputs\":[{\"name\":\"slasher\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"allowed\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSlasher\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delay\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"bind\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"credit\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"lockedAgent\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"locker\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"recordOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIStakeRegistry.Record\",\"components\":[{\"name\":\"staked\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unbonding\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"},{\"name\":\"locked\",\"type\":\"uint128\",\"internalType\":\"uint128\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"requestUnbond\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"revoke\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"rotate\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeToken\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"successorOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unbondDelay\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawCredit\",\"inputs\":[],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
 	ID:  "StakeRegistry",
-	Bin: "0x60c060405234801561000f575f5ffd5b5060405161197538038061197583398101604081905261002e916100d0565b6001600160a01b0381166100555760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b038381166080526001600160401b03831660a0525f80546001600160a01b03191691831691821781556040517f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a350505061011e565b80516001600160a01b03811681146100cb575f5ffd5b919050565b5f5f5f606084860312156100e2575f5ffd5b6100eb846100b5565b60208501519093506001600160401b0381168114610107575f5ffd5b9150610115604085016100b5565b90509250925092565b60805160a0516117fe6101775f395f8181610144015261105e01525f8181610195015281816106360152818161066401528181610883015281816109120152818161094501528181610bf10152610c1f01526117fe5ff3fe6080604052600436106100ef575f3560e01c80638da5cb5b11610087578063b1cd422011610057578063b1cd4220146102f4578063b75c7dc61461032a578063f2fde38b14610349578063f7317e2e14610368575f5ffd5b80638da5cb5b1461026c5780638de2afa21461028a5780638e19899e146102b6578063a5598683146102d5575f5ffd5b806352348080116100c257806352348080146101cf57806357601c5d146101ee578063771c918e1461022c5780638caa523014610259575f5ffd5b8063333b6fb3146100f357806348791a0e1461011457806351127fca1461013357806351ed6a3014610184575b5f5ffd5b3480156100fe575f5ffd5b5061011261010d366004611492565b610387565b005b34801561011f575f5ffd5b5061011261012e3660046114f0565b610454565b34801561013e575f5ffd5b506101667f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff90911681526020015b60405180910390f35b34801561018f575f5ffd5b506101b77f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b03909116815260200161017b565b3480156101da575f5ffd5b506101126101e936600461153a565b610706565b3480156101f9575f5ffd5b5061021c610208366004611573565b60016020525f908152604090205460ff1681565b604051901515815260200161017b565b348015610237575f5ffd5b5061024b61024636600461158c565b6107b7565b60405190815260200161017b565b6101126102673660046115b6565b610823565b348015610277575f5ffd5b505f546101b7906001600160a01b031681565b348015610295575f5ffd5b506102a96102a436600461158c565b610a51565b60405161017b919061160a565b3480156102c1575f5ffd5b5061024b6102d036600461165e565b610b15565b3480156102e0575f5ffd5b506101126102ef366004611675565b610ca3565b3480156102ff575f5ffd5b5061024b61030e36600461158c565b600360209081525f928352604080842090915290825290205481565b348015610335575f5ffd5b5061011261034436600461165e565b610e04565b348015610354575f5ffd5b50610112610363366004611573565b610e5b565b348015610373575f5ffd5b506101126103823660046115b6565b610f07565b5f8381526002602090815260408083203384529091528120906001820154600160401b900460ff1660038111156103c0576103c06115d6565b146103fb5760018101546040516352d944bb60e11b81526103f29186913391600160401b900460ff16906004016116c4565b60405180910390fd5b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa9061044690879087906116e7565b60405180910390a350505050565b60ff5f5c16156104775760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50335f9081526001602052604090205460ff166104b6576040516325e066bb60e11b81523360048201526024016103f2565b6001600160a01b0382166104dd5760405163d92e233d60e01b815260040160405180910390fd5b825f036104fd5760405163162908e360e11b815260040160405180910390fd5b5f8581526002602090815260408083206001600160a01b03881684529091528120805490919061053f906001600160801b03600160801b820481169116611729565b90508085111561056c576040516322df051360e11b815260048101829052602481018690526044016103f2565b81545f906001600160801b0316861061058f5782546001600160801b0316610591565b855b8354909150819084905f906105b09084906001600160801b031661173c565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555080866105e0919061175b565b83548490601090610602908490600160801b90046001600160801b031661173c565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555061065e85875a6001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000169291906110e8565b6106a1577f000000000000000000000000000000000000000000000000000000000000000085876040516317e3057d60e31b81526004016103f29392919061176e565b604080518781526001600160a01b0387811660208301529181018690529088169089907f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a889060600160405180910390a3505f91505060ff19815c16815d505050505050565b5f546001600160a01b031633146107325760405163245aecd360e01b81523360048201526024016103f2565b6001600160a01b0382166107595760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0382165f81815260016020908152604091829020805460ff191685151590811790915591519182527fffd5334d9f2bb272aaebfc6c24a6d997a83e846355b47e58d36e882916a6e628910160405180910390a25050565b5f8281526002602090815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156107f9576107f96115d6565b14610804575f610810565b80546001600160801b03165b6001600160801b03169150505b92915050565b60ff5f5c16156108465760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61085e836111b1565b9050815f036108805760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166108dd578234146108d85760405163de9b74a160e01b8152346004820152602481018490526044016103f2565b6109a4565b34156109045760405163de9b74a160e01b81523460048201525f60248201526044016103f2565b5f6109396001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000163386611221565b909250905080610982577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b81526004016103f29392919061176e565b815f036109a25760405163162908e360e11b815260040160405180910390fd5b505b81545f906109bc9083906001600160801b0316611729565b90506001600160801b038111156109e9576040516304041d9560e11b8152600481018290526024016103f2565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b610a78604080516080810182525f8082526020820181905291810182905290606082015290565b5f8381526002602090815260408083206001600160a01b0386168452825291829020825160808101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610afa57610afa6115d6565b6003811115610b0b57610b0b6115d6565b9052509392505050565b5f60ff815c1615610b395760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f81815260026020908152604080832033845290915281208054600160801b90046001600160801b031691829003610b9357604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610bd457600181015460405163669c898b60e11b815267ffffffffffffffff90911660048201526024016103f2565b80546001600160801b03168155610c1933835a6001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000169291906110e8565b610c5c577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b81526004016103f29392919061176e565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f610cad856111b1565b5f858152600260209081526040808320338452909152902090915085851480610cf557505f6001820154600160401b900460ff166003811115610cf257610cf26115d6565b14155b15610d1657604051636d90f37160e01b8152600481018690526024016103f2565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1992831617600160401b1790555f88815260026020908152604080832033808552908352818420848155909501805490941668020000000000000000179093558982526003815282822084835290528190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610df490899089906116e7565b60405180910390a4505050505050565b5f610e0e826111b1565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f546001600160a01b03163314610e875760405163245aecd360e01b81523360048201526024016103f2565b6001600160a01b038116610eae5760405163d92e233d60e01b815260040160405180910390fd5b5f80546040516001600160a01b03808516939216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b0319166001600160a01b0392909216919091179055565b5f8281526002602090815260408083203384529091528120906001820154600160401b900460ff166003811115610f4057610f406115d6565b03610f725760018101546040516352d944bb60e11b81526103f29185913391600160401b900460ff16906004016116c4565b815f03610f925760405163162908e360e11b815260040160405180910390fd5b80546001600160801b0316821115610fd25780546040516322df051360e11b81526001600160801b039091166004820152602481018390526044016103f2565b8054829082905f90610fee9084906001600160801b031661173c565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555081815f0160108282829054906101000a90046001600160801b03166110379190611792565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f00000000000000000000000000000000000000000000000000000000000000004261108891906117b1565b60018301805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518681526020810192909252919250339186917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce39101610446565b5f6001600160a01b038516611154575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f8114611143576040519150601f19603f3d011682016040523d82523d5f602084013e611148565b606091505b509092506111a9915050565b6040516001600160a01b0385166024820152604481018490526111a690869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284611382565b90505b949350505050565b5f8181526002602090815260408083203384529091529020600180820154600160401b900460ff1660038111156111ea576111ea6115d6565b1461121c5760018101546040516352d944bb60e11b81526103f29184913391600160401b900460ff16906004016116c4565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa158015611269573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061128d91906117d1565b90506112d8868630876040516024016112a89392919061176e565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a611382565b6112e8575f5f925092505061137a565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa15801561132c573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061135091906117d1565b905081811015611367575f5f93509350505061137a565b611371828261175b565b60019350935050505b935093915050565b5f836001600160a01b03163b5f0361139b57505f611446565b5f5f856001600160a01b031684866040516113b691906117e8565b5f604051808303815f8787f1925050503d805f81146113f0576040519150601f19603f3d011682016040523d82523d5f602084013e6113f5565b606091505b509150915081611409575f92505050611446565b80515f0361141c57600192505050611446565b602081511015801561144157508080602001905181019061143d91906117d1565b6001145b925050505b9392505050565b5f5f83601f84011261145d575f5ffd5b50813567ffffffffffffffff811115611474575f5ffd5b60208301915083602082850101111561148b575f5ffd5b9250929050565b5f5f5f604084860312156114a4575f5ffd5b83359250602084013567ffffffffffffffff8111156114c1575f5ffd5b6114cd8682870161144d565b9497909650939450505050565b80356001600160a01b038116811461121c575f5ffd5b5f5f5f5f5f60a08688031215611504575f5ffd5b85359450611514602087016114da565b935060408601359250611529606087016114da565b949793965091946080013592915050565b5f5f6040838503121561154b575f5ffd5b611554836114da565b915060208301358015158114611568575f5ffd5b809150509250929050565b5f60208284031215611583575f5ffd5b611446826114da565b5f5f6040838503121561159d575f5ffd5b823591506115ad602084016114da565b90509250929050565b5f5f604083850312156115c7575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b6004811061160657634e487b7160e01b5f52602160045260245ffd5b9052565b5f6080820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff6040840151166040830152606083015161165760608401826115ea565b5092915050565b5f6020828403121561166e575f5ffd5b5035919050565b5f5f5f5f60608587031215611688575f5ffd5b8435935060208501359250604085013567ffffffffffffffff8111156116ac575f5ffd5b6116b88782880161144d565b95989497509550505050565b8381526001600160a01b0383166020820152606081016111a960408301846115ea565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b634e487b7160e01b5f52601160045260245ffd5b8082018082111561081d5761081d611715565b6001600160801b03828116828216039081111561081d5761081d611715565b8181038181111561081d5761081d611715565b6001600160a01b039384168152919092166020820152604081019190915260600190565b6001600160801b03818116838216019081111561081d5761081d611715565b67ffffffffffffffff818116838216019081111561081d5761081d611715565b5f602082840312156117e1575f5ffd5b5051919050565b5f82518060208501845e5f92019182525091905056",
+	Bin: "0x60e060405234801561000f575f5ffd5b50604051611d6e380380611d6e83398101604081905261002e91610051565b6001600160a01b039091166080526001600160401b031660a0523360c05261009f565b5f5f60408385031215610062575f5ffd5b82516001600160a01b0381168114610078575f5ffd5b60208401519092506001600160401b0381168114610094575f5ffd5b809150509250929050565b60805160a05160c051611c586101165f395f81816103be0152818161040a015261091101525f81816101ad015261149c01525f81816101f90152818161069701528181610b9c01528181610c2b01528181610c5e01528181610f2501528181610f530152818161127e01526112ac0152611c585ff3fe608060405260043610610110575f3560e01c80638de2afa21161009d578063c36f387411610062578063c36f387414610343578063c8e48c1014610357578063d5d44d8014610382578063d7b96d4e146103ad578063f7317e2e146103e0575f5ffd5b80638de2afa2146102845780638e19899e146102b0578063a5598683146102cf578063b1cd4220146102ee578063b75c7dc614610324575f5ffd5b806351127fca116100e357806351127fca1461019c57806351ed6a30146101e8578063771c918e146102335780637d6280cf146102525780638caa523014610271575f5ffd5b80630e330b62146101145780631b53ced9146101355780632b68f2a514610167578063333b6fb31461017d575b5f5ffd5b34801561011f575f5ffd5b5061013361012e3660046118a9565b6103ff565b005b348015610140575f5ffd5b5061015461014f3660046118f5565b610745565b6040519081526020015b60405180910390f35b348015610172575f5ffd5b50610154620186a081565b348015610188575f5ffd5b50610133610197366004611964565b6107c7565b3480156101a7575f5ffd5b506101cf7f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff909116815260200161015e565b3480156101f3575f5ffd5b5061021b7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b03909116815260200161015e565b34801561023e575f5ffd5b5061015461024d3660046118f5565b6108aa565b34801561025d575f5ffd5b5061013361026c3660046119ac565b610906565b61013361027f3660046119e6565b610b3c565b34801561028f575f5ffd5b506102a361029e3660046118f5565b610d6a565b60405161015e9190611a3a565b3480156102bb575f5ffd5b506101546102ca366004611a9f565b610e4b565b3480156102da575f5ffd5b506101336102e9366004611ab6565b610fd7565b3480156102f9575f5ffd5b506101546103083660046118f5565b600160209081525f928352604080842090915290825290205481565b34801561032f575f5ffd5b5061013361033e366004611a9f565b6111a5565b34801561034e575f5ffd5b506101546111fc565b348015610362575f5ffd5b50610154610371366004611a9f565b60026020525f908152604090205481565b34801561038d575f5ffd5b5061015461039c366004611b05565b60036020525f908152604090205481565b3480156103b8575f5ffd5b5061021b7f000000000000000000000000000000000000000000000000000000000000000081565b3480156103eb575f5ffd5b506101336103fa3660046119e6565b61132b565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461044f57604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c16156104725760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f85815260026020526040812054908190036104be5782156104b857604051631f386f3360e11b815260048101879052602401610446565b50610734565b838311156104e957604051635ba3464560e01b81526004810185905260248101849052604401610446565b82158015906104ff57506001600160a01b038216155b1561051d5760405163d92e233d60e01b815260040160405180910390fd5b5f8681526002602090815260408083208390558383528282528083206001600160a01b03891684529091529020600181018054869190600990610571908490600160481b90046001600160801b0316611b32565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555086866001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a24886040516105d291815260200190565b60405180910390a4835f036105e8575050610734565b8054849082905f906106049084906001600160801b0316611b32565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550856001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8886868b5f1b604051610682939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a36106c26001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168486620186a0611530565b610731576001600160a01b0383165f90815260036020526040812080548692906106ed908490611b51565b90915550506040518481526001600160a01b038416907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d505050505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561078557610785611a06565b14610790575f6107b4565b600181015481546107b4916001600160801b03600160481b90910481169116611b32565b6001600160801b03169150505b92915050565b5f8390036107e857604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561081f5761081f611a06565b146108515760018101546040516352d944bb60e11b81526104469186913391600160401b900460ff1690600401611b64565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa9061089c9087908790611b87565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156108ea576108ea611a06565b146108f5575f6107b4565b546001600160801b03169392505050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461095157604051637cc23b9160e01b8152336004820152602401610446565b5f83900361097257604051632162d8bd60e11b815260040160405180910390fd5b5f84815260026020526040902054156109a15760405163146df44760e21b815260048101859052602401610446565b5f838152602081815260408083206001600160a01b03861684529091529020600180820154600160401b900460ff1660038111156109e1576109e1611a06565b14610a135760018101546040516352d944bb60e11b81526104469186918691600160401b900460ff1690600401611b64565b600181015481545f91610a39916001600160801b03600160481b90920482169116611b32565b6001600160801b03169050825f03610a645760405163162908e360e11b815260040160405180910390fd5b80831115610a8f576040516322df051360e11b81526004810182905260248101849052604401610446565b828260010160098282829054906101000a90046001600160801b0316610ab59190611bb5565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508460025f8881526020019081526020015f208190555085846001600160a01b0316867fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb86604051610b2c91815260200190565b60405180910390a4505050505050565b60ff5f5c1615610b5f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610b77836115f9565b9050815f03610b995760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610bf657823414610bf15760405163de9b74a160e01b815234600482015260248101849052604401610446565b610cbd565b3415610c1d5760405163de9b74a160e01b81523460048201525f6024820152604401610446565b5f610c526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000163386611667565b909250905080610c9b577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161044693929190611bd4565b815f03610cbb5760405163162908e360e11b815260040160405180910390fd5b505b81545f90610cd59083906001600160801b0316611b51565b90506001600160801b03811115610d02576040516304041d9560e11b815260048101829052602401610446565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610e1457610e14611a06565b6003811115610e2557610e25611a06565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610e6f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610ec757604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610f0857600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610446565b80546001600160801b03168155610f4d33835a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611530565b610f90577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161044693929190611bd4565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f610fe1856115f9565b6001810154909150600160481b90046001600160801b03161561103b57600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610446565b5f8481526020818152604080832033845290915281209085900361107257604051632162d8bd60e11b815260040160405180910390fd5b8585148061109f57505f6001820154600160401b900460ff16600381111561109c5761109c611a06565b14155b156110c057604051636d90f37160e01b815260048101869052602401610446565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610b2c9089908990611b87565b5f6111af826115f9565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c16156112205760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361125f57604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556112a690825a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611530565b6112e9577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161044693929190611bd4565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561136257611362611a06565b036113945760018101546040516352d944bb60e11b81526104469185913391600160401b900460ff1690600401611b64565b815f036113b45760405163162908e360e11b815260040160405180910390fd5b600181015481545f916113da916001600160801b03600160481b90920482169116611b32565b6001600160801b0316905080831115611410576040516322df051360e11b81526004810182905260248101849052604401610446565b8154839083905f9061142c9084906001600160801b0316611b32565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b03166114759190611bb5565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426114c69190611bf8565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b03851661159c575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f811461158b576040519150601f19603f3d011682016040523d82523d5f602084013e611590565b606091505b509092506115f1915050565b6040516001600160a01b0385166024820152604481018490526115ee90869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846117c8565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561163057611630611a06565b146116625760018101546040516352d944bb60e11b81526104469184913391600160401b900460ff1690600401611b64565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156116af573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906116d39190611c18565b905061171e868630876040516024016116ee93929190611bd4565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a6117c8565b61172e575f5f92509250506117c0565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa158015611772573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117969190611c18565b9050818110156117ad575f5f9350935050506117c0565b6117b78282611c2f565b60019350935050505b935093915050565b5f836001600160a01b03163b5f036117e157505f61188c565b5f5f856001600160a01b031684866040516117fc9190611c42565b5f604051808303815f8787f1925050503d805f8114611836576040519150601f19603f3d011682016040523d82523d5f602084013e61183b565b606091505b50915091508161184f575f9250505061188c565b80515f036118625760019250505061188c565b60208151101580156118875750808060200190518101906118839190611c18565b6001145b925050505b9392505050565b80356001600160a01b0381168114611662575f5ffd5b5f5f5f5f5f60a086880312156118bd575f5ffd5b853594506118cd60208701611893565b935060408601359250606086013591506118e960808701611893565b90509295509295909350565b5f5f60408385031215611906575f5ffd5b8235915061191660208401611893565b90509250929050565b5f5f83601f84011261192f575f5ffd5b50813567ffffffffffffffff811115611946575f5ffd5b60208301915083602082850101111561195d575f5ffd5b9250929050565b5f5f5f60408486031215611976575f5ffd5b83359250602084013567ffffffffffffffff811115611993575f5ffd5b61199f8682870161191f565b9497909650939450505050565b5f5f5f5f608085870312156119bf575f5ffd5b84359350602085013592506119d660408601611893565b9396929550929360600135925050565b5f5f604083850312156119f7575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611a3657634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611a876060840182611a1a565b506080928301516001600160801b0316919092015290565b5f60208284031215611aaf575f5ffd5b5035919050565b5f5f5f5f60608587031215611ac9575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611aed575f5ffd5b611af98782880161191f565b95989497509550505050565b5f60208284031215611b15575f5ffd5b61188c82611893565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b0382811682821603908111156107c1576107c1611b1e565b808201808211156107c1576107c1611b1e565b8381526001600160a01b0383166020820152606081016115f16040830184611a1a565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b0381811683821601908111156107c1576107c1611b1e565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff81811683821601908111156107c1576107c1611b1e565b5f60208284031215611c28575f5ffd5b5051919050565b818103818111156107c1576107c1611b1e565b5f82518060208501845e5f92019182525091905056",
 }
 
 // StakeRegistry is an auto generated Go binding around an Ethereum contract.
@@ -5729,13 +6531,48 @@ func (c *StakeRegistry) Instance(backend bind.ContractBackend, addr common.Addre
 // PackConstructor is the Go binding used to pack the parameters required for
 // contract deployment.
 //
-// Solidity: constructor(address token, uint64 delay, address owner_) returns()
-func (stakeRegistry *StakeRegistry) PackConstructor(token common.Address, delay uint64, owner_ common.Address) []byte {
-	enc, err := stakeRegistry.abi.Pack("", token, delay, owner_)
+// Solidity: constructor(address token, uint64 delay) returns()
+func (stakeRegistry *StakeRegistry) PackConstructor(token common.Address, delay uint64) []byte {
+	enc, err := stakeRegistry.abi.Pack("", token, delay)
 	if err != nil {
 		panic(err)
 	}
 	return enc
+}
+
+// PackPUSHGAS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2b68f2a5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (stakeRegistry *StakeRegistry) PackPUSHGAS() []byte {
+	enc, err := stakeRegistry.abi.Pack("PUSH_GAS")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPUSHGAS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2b68f2a5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (stakeRegistry *StakeRegistry) TryPackPUSHGAS() ([]byte, error) {
+	return stakeRegistry.abi.Pack("PUSH_GAS")
+}
+
+// UnpackPUSHGAS is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x2b68f2a5.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (stakeRegistry *StakeRegistry) UnpackPUSHGAS(data []byte) (*big.Int, error) {
+	out, err := stakeRegistry.abi.Unpack("PUSH_GAS", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
 }
 
 // PackBind is the Go binding used to pack the parameters required for calling
@@ -5760,69 +6597,161 @@ func (stakeRegistry *StakeRegistry) TryPackBind(agentId [32]byte, proof []byte) 
 	return stakeRegistry.abi.Pack("bind", agentId, proof)
 }
 
-// PackIsSlasher is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x57601c5d.  This method will panic if any
+// PackCredit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd5d44d80.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function isSlasher(address ) view returns(bool)
-func (stakeRegistry *StakeRegistry) PackIsSlasher(arg0 common.Address) []byte {
-	enc, err := stakeRegistry.abi.Pack("isSlasher", arg0)
+// Solidity: function credit(address account) view returns(uint256)
+func (stakeRegistry *StakeRegistry) PackCredit(account common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("credit", account)
 	if err != nil {
 		panic(err)
 	}
 	return enc
 }
 
-// TryPackIsSlasher is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x57601c5d.  This method will return an error
+// TryPackCredit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd5d44d80.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function isSlasher(address ) view returns(bool)
-func (stakeRegistry *StakeRegistry) TryPackIsSlasher(arg0 common.Address) ([]byte, error) {
-	return stakeRegistry.abi.Pack("isSlasher", arg0)
+// Solidity: function credit(address account) view returns(uint256)
+func (stakeRegistry *StakeRegistry) TryPackCredit(account common.Address) ([]byte, error) {
+	return stakeRegistry.abi.Pack("credit", account)
 }
 
-// UnpackIsSlasher is the Go binding that unpacks the parameters returned
-// from invoking the contract method with ID 0x57601c5d.
+// UnpackCredit is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd5d44d80.
 //
-// Solidity: function isSlasher(address ) view returns(bool)
-func (stakeRegistry *StakeRegistry) UnpackIsSlasher(data []byte) (bool, error) {
-	out, err := stakeRegistry.abi.Unpack("isSlasher", data)
+// Solidity: function credit(address account) view returns(uint256)
+func (stakeRegistry *StakeRegistry) UnpackCredit(data []byte) (*big.Int, error) {
+	out, err := stakeRegistry.abi.Unpack("credit", data)
 	if err != nil {
-		return *new(bool), err
+		return new(big.Int), err
 	}
-	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
 	return out0, nil
 }
 
-// PackOwner is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x8da5cb5b.  This method will panic if any
+// PackFreeStakeOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1b53ced9.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function owner() view returns(address)
-func (stakeRegistry *StakeRegistry) PackOwner() []byte {
-	enc, err := stakeRegistry.abi.Pack("owner")
+// Solidity: function freeStakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (stakeRegistry *StakeRegistry) PackFreeStakeOf(agentId [32]byte, controller common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("freeStakeOf", agentId, controller)
 	if err != nil {
 		panic(err)
 	}
 	return enc
 }
 
-// TryPackOwner is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x8da5cb5b.  This method will return an error
+// TryPackFreeStakeOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1b53ced9.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function owner() view returns(address)
-func (stakeRegistry *StakeRegistry) TryPackOwner() ([]byte, error) {
-	return stakeRegistry.abi.Pack("owner")
+// Solidity: function freeStakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (stakeRegistry *StakeRegistry) TryPackFreeStakeOf(agentId [32]byte, controller common.Address) ([]byte, error) {
+	return stakeRegistry.abi.Pack("freeStakeOf", agentId, controller)
 }
 
-// UnpackOwner is the Go binding that unpacks the parameters returned
-// from invoking the contract method with ID 0x8da5cb5b.
+// UnpackFreeStakeOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1b53ced9.
 //
-// Solidity: function owner() view returns(address)
-func (stakeRegistry *StakeRegistry) UnpackOwner(data []byte) (common.Address, error) {
-	out, err := stakeRegistry.abi.Unpack("owner", data)
+// Solidity: function freeStakeOf(bytes32 agentId, address controller) view returns(uint256)
+func (stakeRegistry *StakeRegistry) UnpackFreeStakeOf(data []byte) (*big.Int, error) {
+	out, err := stakeRegistry.abi.Unpack("freeStakeOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackLock is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d6280cf.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function lock(uint256 lockId, bytes32 agentId, address controller, uint256 amount) returns()
+func (stakeRegistry *StakeRegistry) PackLock(lockId *big.Int, agentId [32]byte, controller common.Address, amount *big.Int) []byte {
+	enc, err := stakeRegistry.abi.Pack("lock", lockId, agentId, controller, amount)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLock is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d6280cf.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function lock(uint256 lockId, bytes32 agentId, address controller, uint256 amount) returns()
+func (stakeRegistry *StakeRegistry) TryPackLock(lockId *big.Int, agentId [32]byte, controller common.Address, amount *big.Int) ([]byte, error) {
+	return stakeRegistry.abi.Pack("lock", lockId, agentId, controller, amount)
+}
+
+// PackLockedAgent is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc8e48c10.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function lockedAgent(uint256 lockId) view returns(bytes32 agentId)
+func (stakeRegistry *StakeRegistry) PackLockedAgent(lockId *big.Int) []byte {
+	enc, err := stakeRegistry.abi.Pack("lockedAgent", lockId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLockedAgent is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc8e48c10.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function lockedAgent(uint256 lockId) view returns(bytes32 agentId)
+func (stakeRegistry *StakeRegistry) TryPackLockedAgent(lockId *big.Int) ([]byte, error) {
+	return stakeRegistry.abi.Pack("lockedAgent", lockId)
+}
+
+// UnpackLockedAgent is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xc8e48c10.
+//
+// Solidity: function lockedAgent(uint256 lockId) view returns(bytes32 agentId)
+func (stakeRegistry *StakeRegistry) UnpackLockedAgent(data []byte) ([32]byte, error) {
+	out, err := stakeRegistry.abi.Unpack("lockedAgent", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd7b96d4e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function locker() view returns(address)
+func (stakeRegistry *StakeRegistry) PackLocker() []byte {
+	enc, err := stakeRegistry.abi.Pack("locker")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd7b96d4e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function locker() view returns(address)
+func (stakeRegistry *StakeRegistry) TryPackLocker() ([]byte, error) {
+	return stakeRegistry.abi.Pack("locker")
+}
+
+// UnpackLocker is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd7b96d4e.
+//
+// Solidity: function locker() view returns(address)
+func (stakeRegistry *StakeRegistry) UnpackLocker(data []byte) (common.Address, error) {
+	out, err := stakeRegistry.abi.Unpack("locker", data)
 	if err != nil {
 		return *new(common.Address), err
 	}
@@ -5834,7 +6763,7 @@ func (stakeRegistry *StakeRegistry) UnpackOwner(data []byte) (common.Address, er
 // the contract method with ID 0x8de2afa2.  This method will panic if any
 // invalid/nil inputs are passed.
 //
-// Solidity: function recordOf(bytes32 agentId, address controller) view returns((uint128,uint128,uint64,uint8))
+// Solidity: function recordOf(bytes32 agentId, address controller) view returns((uint128,uint128,uint64,uint8,uint128))
 func (stakeRegistry *StakeRegistry) PackRecordOf(agentId [32]byte, controller common.Address) []byte {
 	enc, err := stakeRegistry.abi.Pack("recordOf", agentId, controller)
 	if err != nil {
@@ -5847,7 +6776,7 @@ func (stakeRegistry *StakeRegistry) PackRecordOf(agentId [32]byte, controller co
 // the contract method with ID 0x8de2afa2.  This method will return an error
 // if any inputs are invalid/nil.
 //
-// Solidity: function recordOf(bytes32 agentId, address controller) view returns((uint128,uint128,uint64,uint8))
+// Solidity: function recordOf(bytes32 agentId, address controller) view returns((uint128,uint128,uint64,uint8,uint128))
 func (stakeRegistry *StakeRegistry) TryPackRecordOf(agentId [32]byte, controller common.Address) ([]byte, error) {
 	return stakeRegistry.abi.Pack("recordOf", agentId, controller)
 }
@@ -5855,7 +6784,7 @@ func (stakeRegistry *StakeRegistry) TryPackRecordOf(agentId [32]byte, controller
 // UnpackRecordOf is the Go binding that unpacks the parameters returned
 // from invoking the contract method with ID 0x8de2afa2.
 //
-// Solidity: function recordOf(bytes32 agentId, address controller) view returns((uint128,uint128,uint64,uint8))
+// Solidity: function recordOf(bytes32 agentId, address controller) view returns((uint128,uint128,uint64,uint8,uint128))
 func (stakeRegistry *StakeRegistry) UnpackRecordOf(data []byte) (IStakeRegistryRecord, error) {
 	out, err := stakeRegistry.abi.Unpack("recordOf", data)
 	if err != nil {
@@ -5929,50 +6858,6 @@ func (stakeRegistry *StakeRegistry) PackRotate(agentId [32]byte, newAgentId [32]
 // Solidity: function rotate(bytes32 agentId, bytes32 newAgentId, bytes proof) returns()
 func (stakeRegistry *StakeRegistry) TryPackRotate(agentId [32]byte, newAgentId [32]byte, proof []byte) ([]byte, error) {
 	return stakeRegistry.abi.Pack("rotate", agentId, newAgentId, proof)
-}
-
-// PackSetSlasher is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x52348080.  This method will panic if any
-// invalid/nil inputs are passed.
-//
-// Solidity: function setSlasher(address slasher, bool allowed) returns()
-func (stakeRegistry *StakeRegistry) PackSetSlasher(slasher common.Address, allowed bool) []byte {
-	enc, err := stakeRegistry.abi.Pack("setSlasher", slasher, allowed)
-	if err != nil {
-		panic(err)
-	}
-	return enc
-}
-
-// TryPackSetSlasher is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x52348080.  This method will return an error
-// if any inputs are invalid/nil.
-//
-// Solidity: function setSlasher(address slasher, bool allowed) returns()
-func (stakeRegistry *StakeRegistry) TryPackSetSlasher(slasher common.Address, allowed bool) ([]byte, error) {
-	return stakeRegistry.abi.Pack("setSlasher", slasher, allowed)
-}
-
-// PackSlash is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x48791a0e.  This method will panic if any
-// invalid/nil inputs are passed.
-//
-// Solidity: function slash(bytes32 agentId, address controller, uint256 amount, address beneficiary, bytes32 reason) returns()
-func (stakeRegistry *StakeRegistry) PackSlash(agentId [32]byte, controller common.Address, amount *big.Int, beneficiary common.Address, reason [32]byte) []byte {
-	enc, err := stakeRegistry.abi.Pack("slash", agentId, controller, amount, beneficiary, reason)
-	if err != nil {
-		panic(err)
-	}
-	return enc
-}
-
-// TryPackSlash is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0x48791a0e.  This method will return an error
-// if any inputs are invalid/nil.
-//
-// Solidity: function slash(bytes32 agentId, address controller, uint256 amount, address beneficiary, bytes32 reason) returns()
-func (stakeRegistry *StakeRegistry) TryPackSlash(agentId [32]byte, controller common.Address, amount *big.Int, beneficiary common.Address, reason [32]byte) ([]byte, error) {
-	return stakeRegistry.abi.Pack("slash", agentId, controller, amount, beneficiary, reason)
 }
 
 // PackStake is the Go binding used to pack the parameters required for calling
@@ -6102,28 +6987,6 @@ func (stakeRegistry *StakeRegistry) UnpackSuccessorOf(data []byte) ([32]byte, er
 	return out0, nil
 }
 
-// PackTransferOwnership is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xf2fde38b.  This method will panic if any
-// invalid/nil inputs are passed.
-//
-// Solidity: function transferOwnership(address newOwner) returns()
-func (stakeRegistry *StakeRegistry) PackTransferOwnership(newOwner common.Address) []byte {
-	enc, err := stakeRegistry.abi.Pack("transferOwnership", newOwner)
-	if err != nil {
-		panic(err)
-	}
-	return enc
-}
-
-// TryPackTransferOwnership is the Go binding used to pack the parameters required for calling
-// the contract method with ID 0xf2fde38b.  This method will return an error
-// if any inputs are invalid/nil.
-//
-// Solidity: function transferOwnership(address newOwner) returns()
-func (stakeRegistry *StakeRegistry) TryPackTransferOwnership(newOwner common.Address) ([]byte, error) {
-	return stakeRegistry.abi.Pack("transferOwnership", newOwner)
-}
-
 // PackUnbondDelay is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x51127fca.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -6159,6 +7022,28 @@ func (stakeRegistry *StakeRegistry) UnpackUnbondDelay(data []byte) (uint64, erro
 	return out0, nil
 }
 
+// PackUnlock is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0e330b62.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function unlock(uint256 lockId, address controller, uint256 amount, uint256 slash, address beneficiary) returns()
+func (stakeRegistry *StakeRegistry) PackUnlock(lockId *big.Int, controller common.Address, amount *big.Int, slash *big.Int, beneficiary common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("unlock", lockId, controller, amount, slash, beneficiary)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackUnlock is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0e330b62.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function unlock(uint256 lockId, address controller, uint256 amount, uint256 slash, address beneficiary) returns()
+func (stakeRegistry *StakeRegistry) TryPackUnlock(lockId *big.Int, controller common.Address, amount *big.Int, slash *big.Int, beneficiary common.Address) ([]byte, error) {
+	return stakeRegistry.abi.Pack("unlock", lockId, controller, amount, slash, beneficiary)
+}
+
 // PackWithdraw is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x8e19899e.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -6187,6 +7072,41 @@ func (stakeRegistry *StakeRegistry) TryPackWithdraw(agentId [32]byte) ([]byte, e
 // Solidity: function withdraw(bytes32 agentId) returns(uint256 amount)
 func (stakeRegistry *StakeRegistry) UnpackWithdraw(data []byte) (*big.Int, error) {
 	out, err := stakeRegistry.abi.Unpack("withdraw", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackWithdrawCredit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc36f3874.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function withdrawCredit() returns(uint256 amount)
+func (stakeRegistry *StakeRegistry) PackWithdrawCredit() []byte {
+	enc, err := stakeRegistry.abi.Pack("withdrawCredit")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWithdrawCredit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc36f3874.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function withdrawCredit() returns(uint256 amount)
+func (stakeRegistry *StakeRegistry) TryPackWithdrawCredit() ([]byte, error) {
+	return stakeRegistry.abi.Pack("withdrawCredit")
+}
+
+// UnpackWithdrawCredit is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xc36f3874.
+//
+// Solidity: function withdrawCredit() returns(uint256 amount)
+func (stakeRegistry *StakeRegistry) UnpackWithdrawCredit(data []byte) (*big.Int, error) {
+	out, err := stakeRegistry.abi.Unpack("withdrawCredit", data)
 	if err != nil {
 		return new(big.Int), err
 	}
@@ -6240,33 +7160,125 @@ func (stakeRegistry *StakeRegistry) UnpackBoundEvent(log *types.Log) (*StakeRegi
 	return out, nil
 }
 
-// StakeRegistryOwnershipTransferred represents a OwnershipTransferred event raised by the StakeRegistry contract.
-type StakeRegistryOwnershipTransferred struct {
-	PreviousOwner common.Address
-	NewOwner      common.Address
-	Raw           *types.Log // Blockchain specific contextual infos
+// StakeRegistryCreditWithdrawn represents a CreditWithdrawn event raised by the StakeRegistry contract.
+type StakeRegistryCreditWithdrawn struct {
+	Account common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
 }
 
-const StakeRegistryOwnershipTransferredEventName = "OwnershipTransferred"
+const StakeRegistryCreditWithdrawnEventName = "CreditWithdrawn"
 
 // ContractEventName returns the user-defined event name.
-func (StakeRegistryOwnershipTransferred) ContractEventName() string {
-	return StakeRegistryOwnershipTransferredEventName
+func (StakeRegistryCreditWithdrawn) ContractEventName() string {
+	return StakeRegistryCreditWithdrawnEventName
 }
 
-// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// UnpackCreditWithdrawnEvent is the Go binding that unpacks the event data emitted
 // by contract.
 //
-// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
-func (stakeRegistry *StakeRegistry) UnpackOwnershipTransferredEvent(log *types.Log) (*StakeRegistryOwnershipTransferred, error) {
-	event := "OwnershipTransferred"
+// Solidity: event CreditWithdrawn(address indexed account, uint256 amount)
+func (stakeRegistry *StakeRegistry) UnpackCreditWithdrawnEvent(log *types.Log) (*StakeRegistryCreditWithdrawn, error) {
+	event := "CreditWithdrawn"
 	if len(log.Topics) == 0 {
 		return nil, bind.ErrNoEventSignature
 	}
 	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
 		return nil, bind.ErrEventSignatureMismatch
 	}
-	out := new(StakeRegistryOwnershipTransferred)
+	out := new(StakeRegistryCreditWithdrawn)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistryCredited represents a Credited event raised by the StakeRegistry contract.
+type StakeRegistryCredited struct {
+	Account common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryCreditedEventName = "Credited"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryCredited) ContractEventName() string {
+	return StakeRegistryCreditedEventName
+}
+
+// UnpackCreditedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Credited(address indexed account, uint256 amount)
+func (stakeRegistry *StakeRegistry) UnpackCreditedEvent(log *types.Log) (*StakeRegistryCredited, error) {
+	event := "Credited"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryCredited)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// StakeRegistryLocked represents a Locked event raised by the StakeRegistry contract.
+type StakeRegistryLocked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	LockId     *big.Int
+	Amount     *big.Int
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryLockedEventName = "Locked"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryLocked) ContractEventName() string {
+	return StakeRegistryLockedEventName
+}
+
+// UnpackLockedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Locked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount)
+func (stakeRegistry *StakeRegistry) UnpackLockedEvent(log *types.Log) (*StakeRegistryLocked, error) {
+	event := "Locked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryLocked)
 	if len(log.Data) > 0 {
 		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
 			return nil, err
@@ -6425,51 +7437,6 @@ func (stakeRegistry *StakeRegistry) UnpackSlashedEvent(log *types.Log) (*StakeRe
 	return out, nil
 }
 
-// StakeRegistrySlasherSet represents a SlasherSet event raised by the StakeRegistry contract.
-type StakeRegistrySlasherSet struct {
-	Slasher common.Address
-	Allowed bool
-	Raw     *types.Log // Blockchain specific contextual infos
-}
-
-const StakeRegistrySlasherSetEventName = "SlasherSet"
-
-// ContractEventName returns the user-defined event name.
-func (StakeRegistrySlasherSet) ContractEventName() string {
-	return StakeRegistrySlasherSetEventName
-}
-
-// UnpackSlasherSetEvent is the Go binding that unpacks the event data emitted
-// by contract.
-//
-// Solidity: event SlasherSet(address indexed slasher, bool allowed)
-func (stakeRegistry *StakeRegistry) UnpackSlasherSetEvent(log *types.Log) (*StakeRegistrySlasherSet, error) {
-	event := "SlasherSet"
-	if len(log.Topics) == 0 {
-		return nil, bind.ErrNoEventSignature
-	}
-	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
-		return nil, bind.ErrEventSignatureMismatch
-	}
-	out := new(StakeRegistrySlasherSet)
-	if len(log.Data) > 0 {
-		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
-			return nil, err
-		}
-	}
-	var indexed abi.Arguments
-	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
-		if arg.Indexed {
-			indexed = append(indexed, arg)
-		}
-	}
-	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
-		return nil, err
-	}
-	out.Raw = log
-	return out, nil
-}
-
 // StakeRegistryStaked represents a Staked event raised by the StakeRegistry contract.
 type StakeRegistryStaked struct {
 	AgentId    [32]byte
@@ -6564,6 +7531,53 @@ func (stakeRegistry *StakeRegistry) UnpackUnbondRequestedEvent(log *types.Log) (
 	return out, nil
 }
 
+// StakeRegistryUnlocked represents a Unlocked event raised by the StakeRegistry contract.
+type StakeRegistryUnlocked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	LockId     *big.Int
+	Amount     *big.Int
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const StakeRegistryUnlockedEventName = "Unlocked"
+
+// ContractEventName returns the user-defined event name.
+func (StakeRegistryUnlocked) ContractEventName() string {
+	return StakeRegistryUnlockedEventName
+}
+
+// UnpackUnlockedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Unlocked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount)
+func (stakeRegistry *StakeRegistry) UnpackUnlockedEvent(log *types.Log) (*StakeRegistryUnlocked, error) {
+	event := "Unlocked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != stakeRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(StakeRegistryUnlocked)
+	if len(log.Data) > 0 {
+		if err := stakeRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range stakeRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
 // StakeRegistryWithdrawn represents a Withdrawn event raised by the StakeRegistry contract.
 type StakeRegistryWithdrawn struct {
 	AgentId    [32]byte
@@ -6628,11 +7642,11 @@ func (stakeRegistry *StakeRegistry) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["InvalidValue"].ID.Bytes()[:4]) {
 		return stakeRegistry.UnpackInvalidValueError(raw[4:])
 	}
-	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
-		return stakeRegistry.UnpackNotOwnerError(raw[4:])
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["LockExists"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackLockExistsError(raw[4:])
 	}
-	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["NotSlasher"].ID.Bytes()[:4]) {
-		return stakeRegistry.UnpackNotSlasherError(raw[4:])
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["NotLocker"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackNotLockerError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["NothingToWithdraw"].ID.Bytes()[:4]) {
 		return stakeRegistry.UnpackNothingToWithdrawError(raw[4:])
@@ -6640,17 +7654,29 @@ func (stakeRegistry *StakeRegistry) UnpackError(raw []byte) (any, error) {
 	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
 		return stakeRegistry.UnpackReentrancyError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["SlashAboveLock"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackSlashAboveLockError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["StakeLocked"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackStakeLockedError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["StillBonded"].ID.Bytes()[:4]) {
 		return stakeRegistry.UnpackStillBondedError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
 		return stakeRegistry.UnpackTransferFailedError(raw[4:])
 	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["UnknownLock"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackUnknownLockError(raw[4:])
+	}
 	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
 		return stakeRegistry.UnpackWrongStatusError(raw[4:])
 	}
 	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
 		return stakeRegistry.UnpackZeroAddressError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], stakeRegistry.abi.Errors["ZeroAgentId"].ID.Bytes()[:4]) {
+		return stakeRegistry.UnpackZeroAgentIdError(raw[4:])
 	}
 	return nil, errors.New("Unknown error")
 }
@@ -6776,49 +7802,49 @@ func (stakeRegistry *StakeRegistry) UnpackInvalidValueError(raw []byte) (*StakeR
 	return out, nil
 }
 
-// StakeRegistryNotOwner represents a NotOwner error raised by the StakeRegistry contract.
-type StakeRegistryNotOwner struct {
-	Caller common.Address
+// StakeRegistryLockExists represents a LockExists error raised by the StakeRegistry contract.
+type StakeRegistryLockExists struct {
+	LockId *big.Int
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error NotOwner(address caller)
-func StakeRegistryNotOwnerErrorID() common.Hash {
-	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
+// Solidity: error LockExists(uint256 lockId)
+func StakeRegistryLockExistsErrorID() common.Hash {
+	return common.HexToHash("0x51b7d11cf97345ca8e91f4356e62a3fdd6132b010ea983c356650d4b7a6cbcd0")
 }
 
-// UnpackNotOwnerError is the Go binding used to decode the provided
+// UnpackLockExistsError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error NotOwner(address caller)
-func (stakeRegistry *StakeRegistry) UnpackNotOwnerError(raw []byte) (*StakeRegistryNotOwner, error) {
-	out := new(StakeRegistryNotOwner)
-	if err := stakeRegistry.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
+// Solidity: error LockExists(uint256 lockId)
+func (stakeRegistry *StakeRegistry) UnpackLockExistsError(raw []byte) (*StakeRegistryLockExists, error) {
+	out := new(StakeRegistryLockExists)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "LockExists", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// StakeRegistryNotSlasher represents a NotSlasher error raised by the StakeRegistry contract.
-type StakeRegistryNotSlasher struct {
+// StakeRegistryNotLocker represents a NotLocker error raised by the StakeRegistry contract.
+type StakeRegistryNotLocker struct {
 	Caller common.Address
 }
 
 // ErrorID returns the hash of canonical representation of the error's signature.
 //
-// Solidity: error NotSlasher(address caller)
-func StakeRegistryNotSlasherErrorID() common.Hash {
-	return common.HexToHash("0x4bc0cd76e5ae33e138f3b6102c7a4d91ece10c34862bde6e59a763ba1571b395")
+// Solidity: error NotLocker(address caller)
+func StakeRegistryNotLockerErrorID() common.Hash {
+	return common.HexToHash("0x7cc23b91c70fb3328a90caf1f70b749dae7e30d67190c938dfd4abe3ea50b055")
 }
 
-// UnpackNotSlasherError is the Go binding used to decode the provided
+// UnpackNotLockerError is the Go binding used to decode the provided
 // error data into the corresponding Go error struct.
 //
-// Solidity: error NotSlasher(address caller)
-func (stakeRegistry *StakeRegistry) UnpackNotSlasherError(raw []byte) (*StakeRegistryNotSlasher, error) {
-	out := new(StakeRegistryNotSlasher)
-	if err := stakeRegistry.abi.UnpackIntoInterface(out, "NotSlasher", raw); err != nil {
+// Solidity: error NotLocker(address caller)
+func (stakeRegistry *StakeRegistry) UnpackNotLockerError(raw []byte) (*StakeRegistryNotLocker, error) {
+	out := new(StakeRegistryNotLocker)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "NotLocker", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -6865,6 +7891,57 @@ func StakeRegistryReentrancyErrorID() common.Hash {
 func (stakeRegistry *StakeRegistry) UnpackReentrancyError(raw []byte) (*StakeRegistryReentrancy, error) {
 	out := new(StakeRegistryReentrancy)
 	if err := stakeRegistry.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistrySlashAboveLock represents a SlashAboveLock error raised by the StakeRegistry contract.
+type StakeRegistrySlashAboveLock struct {
+	Locked *big.Int
+	Slash  *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SlashAboveLock(uint256 locked, uint256 slash)
+func StakeRegistrySlashAboveLockErrorID() common.Hash {
+	return common.HexToHash("0x5ba346458c0a480cfd2cf396294e37c85f1688f7f9eac3fdf03e03b4e2c84fba")
+}
+
+// UnpackSlashAboveLockError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SlashAboveLock(uint256 locked, uint256 slash)
+func (stakeRegistry *StakeRegistry) UnpackSlashAboveLockError(raw []byte) (*StakeRegistrySlashAboveLock, error) {
+	out := new(StakeRegistrySlashAboveLock)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "SlashAboveLock", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryStakeLocked represents a StakeLocked error raised by the StakeRegistry contract.
+type StakeRegistryStakeLocked struct {
+	AgentId    [32]byte
+	Controller common.Address
+	Locked     *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error StakeLocked(bytes32 agentId, address controller, uint256 locked)
+func StakeRegistryStakeLockedErrorID() common.Hash {
+	return common.HexToHash("0xd898cb6cb61710f91b0dadc5032c3687f6283197e03ea595ad2e9b318088997e")
+}
+
+// UnpackStakeLockedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error StakeLocked(bytes32 agentId, address controller, uint256 locked)
+func (stakeRegistry *StakeRegistry) UnpackStakeLockedError(raw []byte) (*StakeRegistryStakeLocked, error) {
+	out := new(StakeRegistryStakeLocked)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "StakeLocked", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -6920,6 +7997,30 @@ func (stakeRegistry *StakeRegistry) UnpackTransferFailedError(raw []byte) (*Stak
 	return out, nil
 }
 
+// StakeRegistryUnknownLock represents a UnknownLock error raised by the StakeRegistry contract.
+type StakeRegistryUnknownLock struct {
+	LockId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownLock(uint256 lockId)
+func StakeRegistryUnknownLockErrorID() common.Hash {
+	return common.HexToHash("0x3e70de668602797dd70a986a01afb1ed6012b9682b2896c147aa44868ab65bdd")
+}
+
+// UnpackUnknownLockError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownLock(uint256 lockId)
+func (stakeRegistry *StakeRegistry) UnpackUnknownLockError(raw []byte) (*StakeRegistryUnknownLock, error) {
+	out := new(StakeRegistryUnknownLock)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "UnknownLock", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StakeRegistryWrongStatus represents a WrongStatus error raised by the StakeRegistry contract.
 type StakeRegistryWrongStatus struct {
 	AgentId    [32]byte
@@ -6964,6 +8065,29 @@ func StakeRegistryZeroAddressErrorID() common.Hash {
 func (stakeRegistry *StakeRegistry) UnpackZeroAddressError(raw []byte) (*StakeRegistryZeroAddress, error) {
 	out := new(StakeRegistryZeroAddress)
 	if err := stakeRegistry.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// StakeRegistryZeroAgentId represents a ZeroAgentId error raised by the StakeRegistry contract.
+type StakeRegistryZeroAgentId struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAgentId()
+func StakeRegistryZeroAgentIdErrorID() common.Hash {
+	return common.HexToHash("0x42c5b17a062d3f63eed4c01ed99f55b788f34c8e65a1d1a5e1385bacd8e20723")
+}
+
+// UnpackZeroAgentIdError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAgentId()
+func (stakeRegistry *StakeRegistry) UnpackZeroAgentIdError(raw []byte) (*StakeRegistryZeroAgentId, error) {
+	out := new(StakeRegistryZeroAgentId)
+	if err := stakeRegistry.abi.UnpackIntoInterface(out, "ZeroAgentId", raw); err != nil {
 		return nil, err
 	}
 	return out, nil

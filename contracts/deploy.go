@@ -25,6 +25,9 @@ var (
 	ErrWrongChain = errors.New("contracts: deployment is for another chain")
 	// ErrNoCode reports a deployment address where the chain has no contract.
 	ErrNoCode = errors.New("contracts: no contract code at address")
+	// ErrForeignRegistry reports a deployment whose StakeRegistry is not the one its escrow
+	// created (and alone may lock and slash).
+	ErrForeignRegistry = errors.New("contracts: stake registry is not the escrow's")
 )
 
 // Addresses holds the address of every Surety contract; a deployment must name them all.
@@ -109,8 +112,9 @@ type Backend interface {
 	ChainID(ctx context.Context) (*big.Int, error)
 }
 
-// Check verifies that d belongs to the chain behind b: same chain id, and contract code at
-// every address. It returns ErrWrongChain or ErrNoCode.
+// Check verifies that d belongs to the chain behind b: same chain id, contract code at every
+// address, and a StakeRegistry that is the escrow's own (the one it created and locks). It
+// returns ErrWrongChain, ErrNoCode or ErrForeignRegistry.
 func (d *Deployment) Check(ctx context.Context, b Backend) error {
 	id, err := b.ChainID(ctx)
 	if err != nil {
@@ -128,13 +132,24 @@ func (d *Deployment) Check(ctx context.Context, b Backend) error {
 			return fmt.Errorf("%w: %s at %s", ErrNoCode, n.Name, n.Address)
 		}
 	}
+	escrowABI := NewBountyEscrow()
+	reg, err := bind.Call(escrowABI.Instance(b, d.Contracts.BountyEscrow), &bind.CallOpts{Context: ctx}, escrowABI.PackStakeRegistry(), escrowABI.UnpackStakeRegistry)
+	if err != nil {
+		return fmt.Errorf("check deployment: BountyEscrow.stakeRegistry: %w", err)
+	}
+	if reg != d.Contracts.StakeRegistry {
+		return fmt.Errorf("%w: the escrow's registry is %s, the file names %s", ErrForeignRegistry, reg, d.Contracts.StakeRegistry)
+	}
 	return nil
 }
 
 // DeployConfig sets the contracts' parameters. The zero value deploys for a dev chain: the
-// deployer owns everything and receives fees, stake is in ETH, and the deployer may slash.
+// deployer owns the escrow and receives fees, and stake is in ETH. Nobody may slash at will:
+// the registry's only slashing path is a dispute ruling on the escrow, capped at the stake the
+// worker's claim locked.
 type DeployConfig struct {
-	// Owner administers both contracts; zero means the deployer.
+	// Owner sets the escrow's fee and treasury; zero means the deployer. (The registry has no
+	// owner.)
 	Owner common.Address
 	// Treasury receives the escrow's protocol fees; zero means the owner.
 	Treasury common.Address
@@ -144,15 +159,12 @@ type DeployConfig struct {
 	StakeToken common.Address
 	// UnbondDelay is the seconds between requesting unbonding and withdrawing; 0 means 7 days.
 	UnbondDelay uint64
-	// Slashers may slash stake (e.g. the escrow arbiters' accounts); nil means the owner,
-	// when the owner is the deployer (only the owner can authorize slashers).
-	Slashers []common.Address
 }
 
 // DefaultFeeBps is the protocol fee dev chains deploy with: 0.5%.
 const DefaultFeeBps = 50
 
-// DefaultUnbondDelay is how long stake stays slashable after an agent asks to leave.
+// DefaultUnbondDelay is how long unbonding stake waits before it can be withdrawn.
 const DefaultUnbondDelay = 7 * 24 * 60 * 60
 
 // Deploy puts every Surety contract on the chain behind b, sent from key, and waits for each
@@ -171,12 +183,6 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployCon
 	}
 	if cfg.UnbondDelay == 0 {
 		cfg.UnbondDelay = DefaultUnbondDelay
-	}
-	if cfg.Slashers == nil && cfg.Owner == deployer {
-		cfg.Slashers = []common.Address{deployer}
-	}
-	if len(cfg.Slashers) > 0 && cfg.Owner != deployer {
-		return nil, fmt.Errorf("deploy: slashers can only be set when the deployer is the owner")
 	}
 	if cfg.FeeBps > 1000 {
 		return nil, fmt.Errorf("deploy: fee %d bps is above the 1000 bps cap", cfg.FeeBps)
@@ -215,29 +221,22 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployCon
 		})
 	}
 
-	stakes := NewStakeRegistry()
-	if d.Contracts.StakeRegistry, err = create("StakeRegistry", &StakeRegistryMetaData,
-		stakes.PackConstructor(cfg.StakeToken, cfg.UnbondDelay, cfg.Owner)); err != nil {
+	// The escrow creates its StakeRegistry and is that registry's only locker: no account,
+	// the deployer included, can lock or slash stake any other way.
+	escrowABI := NewBountyEscrow()
+	if d.Contracts.BountyEscrow, err = create("BountyEscrow", &BountyEscrowMetaData,
+		escrowABI.PackConstructor(cfg.Owner, cfg.Treasury, cfg.FeeBps, cfg.StakeToken, cfg.UnbondDelay)); err != nil {
 		return nil, err
 	}
-	if d.Contracts.BountyEscrow, err = create("BountyEscrow", &BountyEscrowMetaData,
-		NewBountyEscrow().PackConstructor(d.Contracts.StakeRegistry, cfg.Owner, cfg.Treasury, cfg.FeeBps)); err != nil {
-		return nil, err
+	if d.Contracts.StakeRegistry, err = bind.Call(escrowABI.Instance(b, d.Contracts.BountyEscrow), &bind.CallOpts{Context: ctx},
+		escrowABI.PackStakeRegistry(), escrowABI.UnpackStakeRegistry); err != nil {
+		return nil, fmt.Errorf("deploy: read the escrow's StakeRegistry: %w", err)
+	}
+	if progress != nil {
+		progress("StakeRegistry", d.Contracts.StakeRegistry)
 	}
 	if d.Contracts.RootAnchor, err = create("RootAnchor", &RootAnchorMetaData, nil); err != nil {
 		return nil, err
-	}
-	registry := stakes.Instance(b, d.Contracts.StakeRegistry)
-	for _, s := range cfg.Slashers {
-		if _, err := send("slasher "+s.Hex(), func() (common.Address, common.Hash, error) {
-			tx, err := bind.Transact(registry, opts, stakes.PackSetSlasher(s, true))
-			if err != nil {
-				return common.Address{}, common.Hash{}, err
-			}
-			return common.Address{}, tx.Hash(), nil
-		}); err != nil {
-			return nil, err
-		}
 	}
 	return d, nil
 }

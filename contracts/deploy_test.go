@@ -34,7 +34,7 @@ func TestDeployAndUseRootAnchor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"StakeRegistry", "BountyEscrow", "RootAnchor"}, progress); diff != "" {
+	if diff := cmp.Diff([]string{"BountyEscrow", "StakeRegistry", "RootAnchor"}, progress); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 	if dep.ChainID != chain.EmbeddedChainID || dep.Block == 0 || dep.Deployer != crypto.PubkeyToAddress(chain.DevKey(0).PublicKey) {
@@ -104,6 +104,7 @@ func TestCheckRefusesForeignDeployment(t *testing.T) {
 	}{
 		{"other chain id", func(d *contracts.Deployment) { d.ChainID = 31337 }, contracts.ErrWrongChain},
 		{"no code at address", func(d *contracts.Deployment) { d.Contracts.BountyEscrow = common.HexToAddress("0xdead") }, contracts.ErrNoCode},
+		{"a registry the escrow did not create", func(d *contracts.Deployment) { d.Contracts.StakeRegistry = d.Contracts.RootAnchor }, contracts.ErrForeignRegistry},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -227,19 +227,38 @@ func runLifecycle(t *testing.T, c chain.Client) {
 	if s := stakeOf(); s.Cmp(ether(2)) != 0 {
 		t.Fatalf("stakeOf = %s, want 2 ETH", s)
 	}
-	_, err = poster.try(stakes, stakesABI.PackSlash(agent, worker.addr, ether(1), poster.addr, [32]byte{}), nil)
-	expectRevert(t, err, "NotSlasher")
+	// Nobody slashes at will: the registry's only slashing path is the escrow's locker role.
+	_, err = poster.try(stakes, stakesABI.PackUnlock(big.NewInt(1), worker.addr, ether(1), ether(1), poster.addr), nil)
+	expectRevert(t, err, "NotLocker")
+
+	// A claim locks the bounty's minimum stake; the stake cannot leave while it is locked;
+	// the arbiter's ruling slashes at most the lock, to the poster.
+	r = poster.send(escrow, escrowABI.PackPost(common.Address{}, ether(1), arbiter.addr, head.Time+86400, 3600, ether(1), spec, newSalt(t)), ether(1))
+	if posted, err = escrowABI.UnpackPostedEvent(r.Logs[len(r.Logs)-1]); err != nil {
+		t.Fatal(err)
+	}
+	worker.send(escrow, escrowABI.PackClaim(posted.Id, posted.Terms, agent), nil)
+	rec, err := bind.Call(stakes, nil, stakesABI.PackRecordOf(agent, worker.addr), stakesABI.UnpackRecordOf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Locked.Cmp(ether(1)) != 0 {
+		t.Errorf("locked = %s after the claim, want 1 ETH", rec.Locked)
+	}
+	_, err = worker.try(stakes, stakesABI.PackRequestUnbond(agent, ether(2)), nil)
+	expectRevert(t, err, "InsufficientStake")
+	poster.send(escrow, escrowABI.PackDispute(posted.Id, posted.Terms, worker.addr, crypto.Keccak256Hash([]byte("late"))), nil)
+	_, err = arbiter.try(escrow, escrowABI.PackResolve(posted.Id, posted.Terms, worker.addr, 0, ether(2)), nil)
+	expectRevert(t, err, "SlashAboveLock")
 	half := new(big.Int).Div(ether(1), big.NewInt(2))
 	before = poster.balance()
-	deployer.send(stakes, stakesABI.PackSlash(agent, worker.addr, half, poster.addr, crypto.Keccak256Hash([]byte("late"))), nil)
-	if got := new(big.Int).Sub(poster.balance(), before); got.Cmp(half) != 0 {
-		t.Errorf("beneficiary received %s, want %s", got, half)
+	arbiter.send(escrow, escrowABI.PackResolve(posted.Id, posted.Terms, worker.addr, 0, half), nil)
+	if got, want := new(big.Int).Sub(poster.balance(), before), new(big.Int).Add(ether(1), half); got.Cmp(want) != 0 {
+		t.Errorf("poster received %s, want %s (the bounty back and the slash)", got, want)
 	}
 	if s := stakeOf(); s.Cmp(new(big.Int).Sub(ether(2), half)) != 0 {
 		t.Errorf("stake after slash = %s, want 1.5 ETH", s)
 	}
-	_, err = deployer.try(stakes, stakesABI.PackSlash(agent, worker.addr, ether(5), poster.addr, [32]byte{}), nil)
-	expectRevert(t, err, "InsufficientStake")
 }
 
 // newSalt is a fresh post salt: each post a new bounty.

@@ -161,7 +161,7 @@ func TestIndexerFollowsEveryTransition(t *testing.T) {
 	f.send(f.poster, f.abi.PackAssign(resolved, t3, w), nil)
 	f.send(f.worker, f.abi.PackSubmit(resolved, t3, w, [32]byte{3}), nil)
 	f.send(f.poster, f.abi.PackReject(resolved, t3, w, [32]byte{4}), nil)
-	f.send(f.arbiter, f.abi.PackResolve(resolved, t3, w, 2500), nil)
+	f.send(f.arbiter, f.abi.PackResolve(resolved, t3, w, 2500, new(big.Int)), nil)
 
 	open, _ := f.post(eth)
 

@@ -208,6 +208,7 @@ type ActionArgs struct {
 	ResultHash common.Hash    // submit
 	ReasonHash common.Hash    // reject, dispute
 	WorkerBps  uint16         // resolve
+	Slash      *big.Int       // resolve: locked stake taken to the poster; nil means none
 }
 
 // Act performs action on bounty id from wallet `from`, with the terms and worker the index
@@ -327,7 +328,14 @@ func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, va
 		if args.WorkerBps > 10_000 {
 			return nil, nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: workerBps is at most 10000"}
 		}
-		data = s.abi.PackResolve(bid, t, w, args.WorkerBps)
+		slash := args.Slash
+		if slash == nil {
+			slash = new(big.Int)
+		}
+		if slash.Cmp(t.MinStake) > 0 {
+			return nil, nil, &BountyError{ID: id, Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: slash %s is above the %s the bounty locks", slash, t.MinStake)}
+		}
+		data = s.abi.PackResolve(bid, t, w, args.WorkerBps, slash)
 	case ActionResolveExpired:
 		data = s.abi.PackResolveExpired(bid, t, w)
 	case ActionRelease:

@@ -58,6 +58,9 @@ CREATE TABLE stake_records (
 	PRIMARY KEY (chain, agent_id, controller)
 ) STRICT;
 CREATE INDEX stake_records_controller ON stake_records (chain, controller);
+`}, {Version: 2, SQL: `
+-- The part of staked that claimed bounties lock (StakeRegistry's Locked and Unlocked).
+ALTER TABLE stake_records ADD COLUMN locked TEXT NOT NULL DEFAULT '0';
 `}}
 
 // Status is where an (agent, controller) record is, as the contract names it.
@@ -94,7 +97,7 @@ type Config struct {
 type Change struct {
 	DID        string
 	Controller common.Address
-	Event      string // Bound, Staked, UnbondRequested, Withdrawn, Slashed, Rotated, Revoked
+	Event      string // Bound, Staked, UnbondRequested, Withdrawn, Locked, Unlocked, Slashed, Rotated, Revoked
 	Block      uint64
 }
 
@@ -149,7 +152,7 @@ type event struct {
 
 	Proof    []byte      `json:"proof,omitempty"`    // Bound, Rotated
 	NewAgent common.Hash `json:"newAgent,omitzero"`  // Rotated
-	Amount   string      `json:"amount,omitempty"`   // Staked, UnbondRequested, Withdrawn, Slashed
+	Amount   string      `json:"amount,omitempty"`   // Staked, UnbondRequested, Withdrawn, Locked, Unlocked, Slashed
 	Staked   string      `json:"staked,omitempty"`   // Staked: the record's total after it
 	UnlockAt uint64      `json:"unlockAt,omitempty"` // UnbondRequested
 }
@@ -191,6 +194,18 @@ func (ix *Index) decode(l *types.Log) (ev event, ok bool, err error) {
 			return ev, false, err
 		}
 		ev.Name, ev.Agent, ev.Controller, ev.Amount = "Withdrawn", e.AgentId, e.Controller, e.Amount.String()
+	case "Locked":
+		e, err := a.UnpackLockedEvent(l)
+		if err != nil {
+			return ev, false, err
+		}
+		ev.Name, ev.Agent, ev.Controller, ev.Amount = "Locked", e.AgentId, e.Controller, e.Amount.String()
+	case "Unlocked":
+		e, err := a.UnpackUnlockedEvent(l)
+		if err != nil {
+			return ev, false, err
+		}
+		ev.Name, ev.Agent, ev.Controller, ev.Amount = "Unlocked", e.AgentId, e.Controller, e.Amount.String()
 	case "Slashed":
 		e, err := a.UnpackSlashedEvent(l)
 		if err != nil {
@@ -318,6 +333,7 @@ type record struct {
 	status     Status
 	staked     *big.Int
 	unbonding  *big.Int
+	locked     *big.Int
 	unlockAt   uint64
 	successor  string
 	boundBlock uint64
@@ -329,10 +345,10 @@ func (ix *Index) load(ctx context.Context, q interface {
 }, agent common.Hash, controller common.Address) (*record, error) {
 	r := &record{agent: agent, controller: controller}
 	var verified int
-	var staked, unbonding, status string
-	err := q.QueryRowContext(ctx, `SELECT did, verified, proof_error, binding, status, staked, unbonding, unlock_at, successor, bound_block, closed_block, closed_log
+	var staked, unbonding, locked, status string
+	err := q.QueryRowContext(ctx, `SELECT did, verified, proof_error, binding, status, staked, unbonding, locked, unlock_at, successor, bound_block, closed_block, closed_log
 		FROM stake_records WHERE chain = ? AND agent_id = ? AND controller = ?`, ix.cfg.Chain, agent.Hex(), controller.Hex()).
-		Scan(&r.did, &verified, &r.proofErr, &r.binding, &status, &staked, &unbonding, &r.unlockAt, &r.successor, &r.boundBlock, &r.closed[0], &r.closed[1])
+		Scan(&r.did, &verified, &r.proofErr, &r.binding, &status, &staked, &unbonding, &locked, &r.unlockAt, &r.successor, &r.boundBlock, &r.closed[0], &r.closed[1])
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -342,7 +358,8 @@ func (ix *Index) load(ctx context.Context, q interface {
 	r.verified, r.status = verified == 1, Status(status)
 	r.staked, _ = new(big.Int).SetString(staked, 10)
 	r.unbonding, _ = new(big.Int).SetString(unbonding, 10)
-	if r.staked == nil || r.unbonding == nil {
+	r.locked, _ = new(big.Int).SetString(locked, 10)
+	if r.staked == nil || r.unbonding == nil || r.locked == nil {
 		return nil, fmt.Errorf("stake record %s/%s: bad amount", agent.Hex(), controller.Hex())
 	}
 	return r, nil
@@ -353,13 +370,13 @@ func (ix *Index) save(ctx context.Context, tx *sql.Tx, r *record, block uint64) 
 	if r.verified {
 		verified = 1
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO stake_records (chain, agent_id, controller, did, verified, proof_error, binding, status, staked, unbonding, unlock_at, successor, bound_block, closed_block, closed_log, updated)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := tx.ExecContext(ctx, `INSERT INTO stake_records (chain, agent_id, controller, did, verified, proof_error, binding, status, staked, unbonding, locked, unlock_at, successor, bound_block, closed_block, closed_log, updated)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (chain, agent_id, controller) DO UPDATE SET did = excluded.did, verified = excluded.verified, proof_error = excluded.proof_error,
-			binding = excluded.binding, status = excluded.status, staked = excluded.staked, unbonding = excluded.unbonding, unlock_at = excluded.unlock_at,
+			binding = excluded.binding, status = excluded.status, staked = excluded.staked, unbonding = excluded.unbonding, locked = excluded.locked, unlock_at = excluded.unlock_at,
 			successor = excluded.successor, bound_block = excluded.bound_block, closed_block = excluded.closed_block, closed_log = excluded.closed_log, updated = excluded.updated`,
 		ix.cfg.Chain, r.agent.Hex(), r.controller.Hex(), r.did, verified, r.proofErr, r.binding, string(r.status), r.staked.String(), r.unbonding.String(),
-		int64(r.unlockAt), r.successor, int64(r.boundBlock), int64(r.closed[0]), int64(r.closed[1]), int64(block))
+		r.locked.String(), int64(r.unlockAt), r.successor, int64(r.boundBlock), int64(r.closed[0]), int64(r.closed[1]), int64(block))
 	if err != nil {
 		return fmt.Errorf("store stake record: %w", err)
 	}
@@ -368,7 +385,7 @@ func (ix *Index) save(ctx context.Context, tx *sql.Tx, r *record, block uint64) 
 
 // bind makes a fresh Bound record from a proof, judged by CheckProof.
 func (ix *Index) bind(agent common.Hash, controller common.Address, proof []byte, block uint64) *record {
-	r := &record{agent: agent, controller: controller, status: StatusBound, staked: new(big.Int), unbonding: new(big.Int), boundBlock: block}
+	r := &record{agent: agent, controller: controller, status: StatusBound, staked: new(big.Int), unbonding: new(big.Int), locked: new(big.Int), boundBlock: block}
 	b, err := CheckProof(proof, agent, controller, ix.cfg.ChainID, ix.cfg.Registry)
 	if err != nil {
 		r.proofErr = err.Error()
@@ -397,7 +414,7 @@ func (ix *Index) apply(ctx context.Context, tx *sql.Tx, ev event) ([]Change, err
 	if r == nil {
 		// The contract emits nothing else for a record it never bound; keep going rather than
 		// wedge the index, with a record that counts for nothing.
-		r = &record{agent: ev.Agent, controller: ev.Controller, status: StatusBound, staked: new(big.Int), unbonding: new(big.Int),
+		r = &record{agent: ev.Agent, controller: ev.Controller, status: StatusBound, staked: new(big.Int), unbonding: new(big.Int), locked: new(big.Int),
 			boundBlock: ev.Block, proofErr: "no Bound event"}
 	}
 	amount, _ := new(big.Int).SetString(ev.Amount, 10)
@@ -416,14 +433,13 @@ func (ix *Index) apply(ctx context.Context, tx *sql.Tx, ev event) ([]Change, err
 		r.unlockAt = ev.UnlockAt
 	case "Withdrawn":
 		r.unbonding = new(big.Int)
+	case "Locked":
+		r.locked = new(big.Int).Add(r.locked, amount)
+	case "Unlocked":
+		r.locked = nonNeg(new(big.Int).Sub(r.locked, amount))
 	case "Slashed":
-		fromStaked := amount
-		if fromStaked.Cmp(r.staked) > 0 {
-			fromStaked = r.staked
-		}
-		rest := new(big.Int).Sub(amount, fromStaked)
-		r.staked = new(big.Int).Sub(r.staked, fromStaked)
-		r.unbonding = nonNeg(new(big.Int).Sub(r.unbonding, rest))
+		// Only locked stake is slashed, and the Unlocked before it already freed the lock.
+		r.staked = nonNeg(new(big.Int).Sub(r.staked, amount))
 	case "Revoked":
 		r.status, r.closed = StatusRevoked, [2]uint64{ev.Block, uint64(ev.LogIndex)}
 	case "Rotated":

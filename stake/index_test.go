@@ -71,10 +71,14 @@ func (f *fixture) send(key *ecdsa.PrivateKey, data []byte, value *big.Int) {
 }
 
 func (f *fixture) trySend(key *ecdsa.PrivateKey, data []byte, value *big.Int) error {
+	return f.trySendTo(key, f.dep.Contracts.StakeRegistry, data, value)
+}
+
+func (f *fixture) trySendTo(key *ecdsa.PrivateKey, to common.Address, data []byte, value *big.Int) error {
 	ctx := context.Background()
 	opts := bind.NewKeyedTransactor(key, big.NewInt(chain.EmbeddedChainID))
 	opts.Value = value
-	tx, err := bind.Transact(f.abi.Instance(f.c, f.dep.Contracts.StakeRegistry), opts, data)
+	tx, err := bind.Transact(f.abi.Instance(f.c, to), opts, data)
 	if err != nil {
 		return err
 	}
@@ -89,6 +93,43 @@ func (f *fixture) trySend(key *ecdsa.PrivateKey, data []byte, value *big.Int) er
 }
 
 // binding signs the binding of agent to wallet for the fixture's registry.
+// slash takes amount of the stake worker holds for agent the only way the registry allows: a
+// bounty with that minimum stake, claimed by the worker (locking it), disputed by the poster
+// and resolved by its arbiter with a slash of all of it. Dev keys 3 and 4 post and arbitrate.
+func (f *fixture) slash(worker *ecdsa.PrivateKey, agent common.Hash, amount *big.Int) {
+	f.t.Helper()
+	ctx := context.Background()
+	escrowABI := contracts.NewBountyEscrow()
+	poster, arbiter := chain.DevKey(3), chain.DevKey(4)
+	head, err := f.c.HeaderByNumber(ctx, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	var salt common.Hash
+	copy(salt[:], identity.NewNonce())
+	terms := contracts.IBountyEscrowTerms{Poster: crypto.PubkeyToAddress(poster.PublicKey), Amount: big.NewInt(1),
+		Arbiter: crypto.PubkeyToAddress(arbiter.PublicKey), Deadline: head.Time + 3600, ReviewWindow: 60, FeeBps: 0, MinStake: amount}
+	id, err := bind.Call(escrowABI.Instance(f.c, f.dep.Contracts.BountyEscrow), nil, escrowABI.PackBountyId(terms.Poster, salt), escrowABI.UnpackBountyId)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	to, w := f.dep.Contracts.BountyEscrow, crypto.PubkeyToAddress(worker.PublicKey)
+	for _, step := range []struct {
+		key   *ecdsa.PrivateKey
+		data  []byte
+		value *big.Int
+	}{
+		{poster, escrowABI.PackPost(common.Address{}, big.NewInt(1), terms.Arbiter, terms.Deadline, terms.ReviewWindow, amount, common.Hash{}, salt), big.NewInt(1)},
+		{worker, escrowABI.PackClaim(id, terms, agent), nil},
+		{poster, escrowABI.PackDispute(id, terms, w, common.Hash{}), nil},
+		{arbiter, escrowABI.PackResolve(id, terms, w, 0, amount), nil},
+	} {
+		if err := f.trySendTo(step.key, to, step.data, step.value); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
 func (f *fixture) binding(agent *identity.Key, wallet *ecdsa.PrivateKey) []byte {
 	f.t.Helper()
 	b, err := identity.SignBinding(identity.BindingStatement{DID: agent.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey),
@@ -330,14 +371,14 @@ func TestStakeAmountsFollowTheChain(t *testing.T) {
 	ctx := context.Background()
 	db := testutil.OpenSQL(t)
 	ix := f.index(db)
-	owner, wallet := chain.DevKey(0), chain.DevKey(1)
+	wallet := chain.DevKey(1)
 	agent := newAgent(t, identity.Ed25519)
 	did, id := agent.DID.String(), identity.AgentID(agent.DID.String())
 	three := new(big.Int).Mul(eth, big.NewInt(3))
 	f.send(wallet, f.abi.PackBind(id, f.binding(agent, wallet)), nil)
 	f.send(wallet, f.abi.PackStake(id, three), three)
 	f.send(wallet, f.abi.PackRequestUnbond(id, eth), nil)
-	f.send(owner, f.abi.PackSlash(id, addr(wallet), big.NewInt(5e17), addr(owner), [32]byte{}), nil)
+	f.slash(wallet, id, big.NewInt(5e17))
 	sync1(t, ix)
 	rec, err := ix.Record(ctx, did, addr(wallet))
 	if err != nil {
@@ -347,8 +388,9 @@ func TestStakeAmountsFollowTheChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.Staked.Cmp(onChain.Staked) != 0 || rec.Unbonding.Cmp(onChain.Unbonding) != 0 || rec.UnlockAt != onChain.UnlockAt {
-		t.Errorf("index has staked %s unbonding %s unlock %d; chain has %s %s %d", rec.Staked, rec.Unbonding, rec.UnlockAt, onChain.Staked, onChain.Unbonding, onChain.UnlockAt)
+	if rec.Staked.Cmp(onChain.Staked) != 0 || rec.Unbonding.Cmp(onChain.Unbonding) != 0 || rec.Locked.Cmp(onChain.Locked) != 0 || rec.UnlockAt != onChain.UnlockAt {
+		t.Errorf("index has staked %s unbonding %s locked %s unlock %d; chain has %s %s %s %d", rec.Staked, rec.Unbonding, rec.Locked, rec.UnlockAt,
+			onChain.Staked, onChain.Unbonding, onChain.Locked, onChain.UnlockAt)
 	}
 	if s, _ := ix.StakeOf(ctx, did, addr(wallet)); s.Cmp(big.NewInt(15e17)) != 0 {
 		t.Errorf("StakeOf = %s, want 1.5 ETH (3 staked, 1 unbonding, 0.5 slashed)", s)

@@ -83,6 +83,9 @@ type Record struct {
 	Status     Status   `json:"status"`
 	Staked     *big.Int `json:"staked"`
 	Unbonding  *big.Int `json:"unbonding"`
+	// Locked is the part of Staked that claimed bounties lock until they end: it cannot be
+	// unbonded, and a dispute ruling may slash it.
+	Locked     *big.Int `json:"locked"`
 	UnlockAt   uint64   `json:"unlockAt,omitempty"`
 	Successor  string   `json:"successor,omitempty"`
 	BoundBlock uint64   `json:"boundBlock"`
@@ -99,7 +102,7 @@ func (ix *Index) Record(ctx context.Context, did string, controller common.Addre
 
 func (r *record) export() *Record {
 	return &Record{AgentID: r.agent, Controller: r.controller, DID: r.did, Verified: r.verified, ProofError: r.proofErr,
-		Status: r.status, Staked: r.staked, Unbonding: r.unbonding, UnlockAt: r.unlockAt, Successor: r.successor, BoundBlock: r.boundBlock}
+		Status: r.status, Staked: r.staked, Unbonding: r.unbonding, Locked: r.locked, UnlockAt: r.unlockAt, Successor: r.successor, BoundBlock: r.boundBlock}
 }
 
 // Counts reports whether a record acts for its DID now: verified, still bound, and the DID

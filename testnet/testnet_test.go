@@ -65,12 +65,9 @@ func TestStartDeploysOnAnvil(t *testing.T) {
 		{dn.Deployment.Contracts.BountyEscrow, "feeBps()(uint16)", "75"},
 		{dn.Deployment.Contracts.BountyEscrow, "stakeRegistry()(address)", dn.Deployment.Contracts.StakeRegistry.Hex()},
 		{dn.Deployment.Contracts.StakeRegistry, "unbondDelay()(uint64)", "604800"},
-		{dn.Deployment.Contracts.StakeRegistry, "isSlasher(address)(bool)", "true"},
+		{dn.Deployment.Contracts.StakeRegistry, "locker()(address)", dn.Deployment.Contracts.BountyEscrow.Hex()},
 	} {
 		args := []string{"call", tt.addr.Hex(), tt.sig, "--rpc-url", dn.RPC()}
-		if strings.HasPrefix(tt.sig, "isSlasher") {
-			args = append(args[:3], append([]string{dn.Deployment.Deployer.Hex()}, args[3:]...)...)
-		}
 		out, err := exec.Command(cast, args...).CombinedOutput()
 		if err != nil {
 			t.Fatalf("cast %s: %v\n%s", strings.Join(args, " "), err, out)

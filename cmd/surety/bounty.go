@@ -37,8 +37,8 @@ func runBountyCmd(ctx context.Context, e *env, args []string) error {
 var actionNames = map[string]string{
 	"claim": "take an open bounty as its worker", "assign": "pick the worker of your open bounty (--worker)",
 	"submit": "submit the result (--result)", "accept": "accept the submission: the worker is paid",
-	"reject": "reject the submission: the arbiter decides", "dispute": "dispute: the arbiter decides",
-	"resolve": "as the arbiter, split a disputed bounty (--worker-bps)", "release": "as the worker, take the payout after a silent review window",
+	"reject": "reject the submission: the arbiter decides", "dispute": "dispute: the arbiter decides (a worker submits first)",
+	"resolve": "as the arbiter, split a disputed bounty (--worker-bps) and slash the worker's locked stake (--slash)", "release": "as the worker, take the payout after a silent review window",
 	"refund": "get the funds of a bounty back after its deadline", "cancel": "take back your unassigned bounty",
 }
 
@@ -265,6 +265,7 @@ func runBountyAction(ctx context.Context, e *env, action string, args []string) 
 	result := fs.String("result", "", "submit: the result (text, or @FILE); its keccak256 is recorded")
 	reason := fs.String("reason", "", "reject/dispute: why (its keccak256 is recorded)")
 	workerBps := fs.Uint("worker-bps", 0, "resolve: the worker's share in basis points (0-10000)")
+	slash := fs.String("slash", "", "resolve: take this much of the worker's locked stake to the poster (e.g. 0.5eth; at most the bounty's min stake)")
 	worker := fs.String("worker", "", "assign: the worker's wallet")
 	agent := fs.String("agent", "", "claim: your agent's DID, for bounties that require stake (default: your DID)")
 	pos, err := fs.parseArgs(args)
@@ -280,6 +281,14 @@ func runBountyAction(ctx context.Context, e *env, action string, args []string) 
 	}
 	if *workerBps > 10_000 {
 		return usagef("--worker-bps must be at most 10000")
+	}
+	var slashWei string
+	if *slash != "" {
+		v, err := parseAmount(*slash)
+		if err != nil {
+			return usagef("--slash: %v", err)
+		}
+		slashWei = v.String()
 	}
 	if action == "assign" && !common.IsHexAddress(*worker) {
 		return usagef("assign needs --worker ADDR")
@@ -299,7 +308,7 @@ func runBountyAction(ctx context.Context, e *env, action string, args []string) 
 		agentDID = s.key.DID.String()
 	}
 	body := api.ActionBody{Wallet: s.wallet, AgentID: identity.AgentID(agentDID), Worker: common.HexToAddress(*worker),
-		ResultHash: crypto.Keccak256Hash(res), ReasonHash: crypto.Keccak256Hash([]byte(*reason)), WorkerBps: uint16(*workerBps)}
+		ResultHash: crypto.Keccak256Hash(res), ReasonHash: crypto.Keccak256Hash([]byte(*reason)), WorkerBps: uint16(*workerBps), Slash: slashWei}
 	out, err := s.send(ctx, e, fmt.Sprintf("/v1/bounties/%d/%s", id, action), id, body, fmt.Sprintf("%s bounty %d", action, id))
 	if err != nil {
 		return err

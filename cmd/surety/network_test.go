@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
@@ -44,17 +45,21 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	inst := stakes.Instance(client, dep.Contracts.StakeRegistry)
 	id := identity.AgentID(agent.DID.String())
 	proof := bindingJSON(t, agent, wallet, 31337, dep.Contracts.StakeRegistry)
-	send := func(from *ecdsa.PrivateKey, data []byte, value *big.Int) {
+	sendTo := func(to *bind.BoundContract, from *ecdsa.PrivateKey, data []byte, value *big.Int) {
 		t.Helper()
 		opts := bind.NewKeyedTransactor(from, big.NewInt(31337))
 		opts.Value = value
-		tx, err := bind.Transact(inst, opts, data)
+		tx, err := bind.Transact(to, opts, data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if r, err := chain.WaitMined(ctx, client, tx.Hash()); err != nil || r.Status != 1 {
 			t.Fatalf("transaction %x: %v (status %v)", data[:4], err, r)
 		}
+	}
+	send := func(from *ecdsa.PrivateKey, data []byte, value *big.Int) {
+		t.Helper()
+		sendTo(inst, from, data, value)
 	}
 	send(wallet, stakes.PackBind(id, proof), nil)
 	send(wallet, stakes.PackStake(id, big.NewInt(1e18)), big.NewInt(1e18))
@@ -125,7 +130,9 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	}
 
 	// Stake changes sent straight to the chain re-rank the card on every node, with no call
-	// to any node: an unbond, then a slash by the owner (an authorized slasher).
+	// to any node: an unbond, then a slash, which only a dispute ruling can make: a bounty
+	// with a minimum stake, claimed by the agent's wallet (locking it), disputed by its poster
+	// and resolved by its arbiter with a slash.
 	live := []string{baseA, bases[2], baseE, baseF}
 	stakeOn := func(base string) string {
 		var a registry.Agent
@@ -139,7 +146,27 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	for _, base := range live {
 		eventuallyT(t, "the unbond seen by "+base, 5*time.Second, func() bool { return stakeOn(base) == "500000000000000000" })
 	}
-	send(chain.DevKey(0), stakes.PackSlash(id, crypto.PubkeyToAddress(wallet.PublicKey), big.NewInt(25e16), crypto.PubkeyToAddress(chain.DevKey(0).PublicKey), [32]byte{}), nil)
+	escrowABI := contracts.NewBountyEscrow()
+	escrowInst := escrowABI.Instance(client, dep.Contracts.BountyEscrow)
+	poster, arbiter, w := chain.DevKey(3), chain.DevKey(4), crypto.PubkeyToAddress(wallet.PublicKey)
+	head, err := client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := contracts.IBountyEscrowTerms{Poster: crypto.PubkeyToAddress(poster.PublicKey), Amount: big.NewInt(1),
+		Arbiter: crypto.PubkeyToAddress(arbiter.PublicKey), Deadline: head.Time + 3600, ReviewWindow: 60, MinStake: big.NewInt(25e16)}
+	if terms.FeeBps, err = bind.Call(escrowInst, nil, escrowABI.PackFeeBps(), escrowABI.UnpackFeeBps); err != nil {
+		t.Fatal(err)
+	}
+	salt := common.Hash{'s', 'l', 'a', 's', 'h'}
+	bid, err := bind.Call(escrowInst, nil, escrowABI.PackBountyId(terms.Poster, salt), escrowABI.UnpackBountyId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sendTo(escrowInst, poster, escrowABI.PackPost(common.Address{}, terms.Amount, terms.Arbiter, terms.Deadline, terms.ReviewWindow, terms.MinStake, common.Hash{}, salt), terms.Amount)
+	sendTo(escrowInst, wallet, escrowABI.PackClaim(bid, terms, id), nil)
+	sendTo(escrowInst, poster, escrowABI.PackDispute(bid, terms, w, common.Hash{}), nil)
+	sendTo(escrowInst, arbiter, escrowABI.PackResolve(bid, terms, w, 0, terms.MinStake), nil)
 	for _, base := range live {
 		eventuallyT(t, "the slash seen by "+base, 5*time.Second, func() bool { return stakeOn(base) == "250000000000000000" })
 	}

@@ -3,7 +3,9 @@ pragma solidity 0.8.30;
 
 import {IBountyEscrow} from "./IBountyEscrow.sol";
 import {IStakeRegistry} from "./IStakeRegistry.sol";
+import {StakeRegistry} from "./StakeRegistry.sol";
 import {Transfers} from "./IERC20.sol";
+import {Owned} from "./Owned.sol";
 
 /// @title BountyEscrow
 /// @notice Holds bounty funds (ETH or any ERC-20) from post to settlement.
@@ -18,7 +20,13 @@ import {Transfers} from "./IERC20.sol";
 /// function holds a re-entry lock. A recipient that refuses the payment, or spends more than
 /// PUSH_GAS, cannot block the settlement: its amount is credited instead (`Credited`) and it
 /// withdraws it later with `withdraw`. Fees accrue per token and the treasury withdraws them.
-contract BountyEscrow is IBountyEscrow {
+///
+/// Stake at risk: claiming a bounty with a minimum stake locks that much of the worker agent's
+/// stake in the StakeRegistry until the bounty ends; a dispute ruling may slash up to the lock
+/// to the poster. Squatting does not pay: the worker may dispute only after submitting, so a
+/// claimer that does nothing gets nothing, and its lock holds until the deadline's refund. The
+/// arbiter is never the poster or the worker.
+contract BountyEscrow is IBountyEscrow, Owned {
     using Transfers for address;
 
     /// @notice The highest protocol fee, in basis points (10%).
@@ -30,11 +38,10 @@ contract BountyEscrow is IBountyEscrow {
     /// @notice The most gas a pushed payment gives its recipient.
     uint256 public constant PUSH_GAS = 100_000;
 
-    /// @notice Where claimers' stake is read.
+    /// @notice Where agents stake and claimers' stake is locked. This escrow creates it and is
+    /// its only locker, so no other account can ever lock or slash stake.
     IStakeRegistry public immutable stakeRegistry;
 
-    /// @notice May change the fee and the treasury.
-    address public owner;
     /// @notice Receives protocol fees.
     address public treasury;
     /// @notice The fee new bounties are posted with.
@@ -54,19 +61,16 @@ contract BountyEscrow is IBountyEscrow {
         _entered = false;
     }
 
-    modifier onlyOwner() {
-        if (msg.sender != owner) revert NotOwner(msg.sender);
-        _;
-    }
-
-    constructor(IStakeRegistry registry, address owner_, address treasury_, uint16 feeBps_) {
-        if (address(registry) == address(0) || owner_ == address(0) || treasury_ == address(0)) revert ZeroAddress();
+    /// @notice Deploys the escrow and its StakeRegistry (stake in `stakeToken`, address(0) for
+    /// ETH; unbonding waits `unbondDelay` seconds).
+    constructor(address owner_, address treasury_, uint16 feeBps_, address stakeToken, uint64 unbondDelay)
+        Owned(owner_)
+    {
+        if (owner_ == address(0) || treasury_ == address(0)) revert ZeroAddress();
         if (feeBps_ > MAX_FEE_BPS) revert FeeTooHigh(feeBps_, MAX_FEE_BPS);
-        stakeRegistry = registry;
-        owner = owner_;
+        stakeRegistry = new StakeRegistry(stakeToken, unbondDelay);
         treasury = treasury_;
         feeBps = feeBps_;
-        emit OwnershipTransferred(address(0), owner_);
         emit TreasuryChanged(treasury_);
         emit FeeChanged(feeBps_);
     }
@@ -91,6 +95,7 @@ contract BountyEscrow is IBountyEscrow {
         if (b.commitment != bytes26(0)) revert AlreadyPosted(id);
         if (amount == 0) revert InvalidAmount();
         if (arbiter == address(0)) revert ZeroAddress();
+        if (arbiter == msg.sender) revert ArbiterIsParty(arbiter);
         if (deadline <= block.timestamp) revert InvalidDeadline(deadline);
         if (reviewWindow == 0 || reviewWindow > MAX_REVIEW_WINDOW) revert InvalidReviewWindow(reviewWindow);
         uint256 received = amount;
@@ -130,26 +135,32 @@ contract BountyEscrow is IBountyEscrow {
 
     // --- assignment ---
 
-    /// @notice A worker takes an open bounty. With a minimum stake, `agentId` (the worker
-    /// agent's keccak256(did)) must hold that much stake under the caller in the registry.
+    /// @notice A worker takes an open bounty. With a minimum stake, that much of the free
+    /// stake `agentId` (the worker agent's keccak256(did)) holds under the caller is locked in
+    /// the registry until the bounty ends.
     function claim(uint256 id, Terms calldata t, bytes32 agentId) external nonReentrant {
         Bounty storage s = _load(id, t, address(0));
         _expect(id, s, Status.Open);
         if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
-        if (t.minStake != 0) {
-            uint256 stake = stakeRegistry.stakeOf(agentId, msg.sender);
-            if (stake < t.minStake) revert InsufficientStake(agentId, stake, t.minStake);
-        }
+        if (msg.sender == t.arbiter) revert ArbiterIsParty(msg.sender);
         _move(s, _commit(t, msg.sender), Status.Assigned);
         emit Claimed(id, msg.sender, agentId);
+        if (t.minStake != 0) {
+            try stakeRegistry.lock(id, agentId, msg.sender, t.minStake) {}
+            catch {
+                revert InsufficientStake(agentId, stakeRegistry.freeStakeOf(agentId, msg.sender), t.minStake);
+            }
+        }
     }
 
-    /// @notice The poster picks the worker of an open bounty.
+    /// @notice The poster picks the worker of an open bounty. Nothing is locked: the poster
+    /// chose this worker, and only the worker can put its own stake at risk.
     function assign(uint256 id, Terms calldata t, address worker) external nonReentrant {
         Bounty storage s = _load(id, t, address(0));
         if (msg.sender != t.poster) revert NotPoster(id, msg.sender);
         _expect(id, s, Status.Open);
         if (worker == address(0)) revert ZeroAddress();
+        if (worker == t.arbiter) revert ArbiterIsParty(worker);
         if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
         _move(s, _commit(t, worker), Status.Assigned);
         emit Assigned(id, worker);
@@ -175,6 +186,7 @@ contract BountyEscrow is IBountyEscrow {
         _move(s, s.commitment, Status.Accepted);
         (uint256 payout, uint256 fee) = _split(t, t.amount);
         emit Accepted(id, worker, payout, fee);
+        _unlock(id, t, worker, 0);
         _pay(worker, t.token, payout);
     }
 
@@ -188,6 +200,7 @@ contract BountyEscrow is IBountyEscrow {
         _move(s, s.commitment, Status.Released);
         (uint256 payout, uint256 fee) = _split(t, t.amount);
         emit Released(id, worker, payout, fee);
+        _unlock(id, t, worker, 0);
         _pay(worker, t.token, payout);
     }
 
@@ -202,9 +215,10 @@ contract BountyEscrow is IBountyEscrow {
         _dispute(id, s, reasonHash);
     }
 
-    /// @notice The poster or the worker disputes an assigned bounty before its deadline, or a
-    /// submission within the review window: the arbiter decides. (After the deadline with
-    /// nothing submitted the way out is `refund`, not a dispute.)
+    /// @notice The poster or the worker disputes a submission within the review window, or the
+    /// poster disputes an assigned bounty before its deadline: the arbiter decides. A worker
+    /// must submit before it may dispute, so claiming without working cannot force a split.
+    /// (After the deadline with nothing submitted the way out is `refund`, not a dispute.)
     function dispute(uint256 id, Terms calldata t, address worker, bytes32 reasonHash) external nonReentrant {
         Bounty storage s = _load(id, t, worker);
         if (msg.sender != t.poster && msg.sender != worker) revert NotParty(id, msg.sender);
@@ -212,19 +226,26 @@ contract BountyEscrow is IBountyEscrow {
             _requireInReview(id, s, t);
         } else {
             _expect(id, s, Status.Assigned);
+            if (msg.sender != t.poster) revert NotSubmitted(id);
             if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
         }
         _dispute(id, s, reasonHash);
     }
 
     /// @notice The arbiter splits a disputed bounty: `workerBps` of the amount to the worker
-    /// (less the fee on that share), the rest back to the poster.
-    function resolve(uint256 id, Terms calldata t, address worker, uint16 workerBps) external nonReentrant {
+    /// (less the fee on that share), the rest back to the poster; and slashes `slash` of the
+    /// worker's locked stake to the poster (at most the bounty's minStake, and only when the
+    /// worker's claim locked it).
+    function resolve(uint256 id, Terms calldata t, address worker, uint16 workerBps, uint256 slash)
+        external
+        nonReentrant
+    {
         Bounty storage s = _load(id, t, worker);
         if (msg.sender != t.arbiter) revert NotArbiter(id, msg.sender);
         _expect(id, s, Status.Disputed);
         if (workerBps > 10_000) revert InvalidSplit(workerBps);
-        _resolve(id, s, t, worker, workerBps);
+        if (slash > t.minStake) revert SlashAboveLock(id, t.minStake, slash);
+        _resolve(id, s, t, worker, workerBps, slash);
     }
 
     /// @notice When the arbiter has not resolved within ARBITER_TIMEOUT, either party splits
@@ -235,7 +256,7 @@ contract BountyEscrow is IBountyEscrow {
         _expect(id, s, Status.Disputed);
         uint256 endsAt = uint256(s.since) + ARBITER_TIMEOUT;
         if (block.timestamp <= endsAt) revert ArbiterTimeNotUp(id, endsAt);
-        _resolve(id, s, t, worker, 5_000);
+        _resolve(id, s, t, worker, 5_000, 0);
     }
 
     // --- refunds and withdrawals ---
@@ -248,6 +269,7 @@ contract BountyEscrow is IBountyEscrow {
         if (block.timestamp <= t.deadline) revert DeadlineNotPassed(id, t.deadline);
         _move(s, s.commitment, Status.Refunded);
         emit Refunded(id, t.amount);
+        _unlock(id, t, worker, 0);
         _pay(t.poster, t.token, t.amount);
     }
 
@@ -310,13 +332,6 @@ contract BountyEscrow is IBountyEscrow {
         emit TreasuryChanged(treasury_);
     }
 
-    /// @notice Hands the owner role to `newOwner`.
-    function transferOwnership(address newOwner) external onlyOwner {
-        if (newOwner == address(0)) revert ZeroAddress();
-        emit OwnershipTransferred(owner, newOwner);
-        owner = newOwner;
-    }
-
     // --- internals ---
 
     function _commit(Terms memory t, address worker) private pure returns (bytes26) {
@@ -355,12 +370,15 @@ contract BountyEscrow is IBountyEscrow {
         emit Disputed(id, msg.sender, reasonHash);
     }
 
-    function _resolve(uint256 id, Bounty storage s, Terms calldata t, address worker, uint16 workerBps) private {
+    function _resolve(uint256 id, Bounty storage s, Terms calldata t, address worker, uint16 workerBps, uint256 slash)
+        private
+    {
         _move(s, s.commitment, Status.Resolved);
         uint256 share = t.amount * workerBps / 10_000;
         uint256 posterRefund = t.amount - share;
         (uint256 payout, uint256 fee) = _split(t, share);
         emit Resolved(id, workerBps, payout, posterRefund, fee);
+        _unlock(id, t, worker, slash);
         _pay(worker, t.token, payout);
         _pay(t.poster, t.token, posterRefund);
     }
@@ -370,6 +388,15 @@ contract BountyEscrow is IBountyEscrow {
         fee = gross * t.feeBps / 10_000;
         payout = gross - fee;
         if (fee != 0) feesOwed[t.token] += fee;
+    }
+
+    /// @dev Ends the stake lock of a bounty that reached a terminal status, slashing `slash` of
+    /// it to the poster. A bounty without a minimum stake or without a worker has none; one
+    /// whose worker the poster assigned has none either (the registry makes that a no-op, and
+    /// refuses a slash of it).
+    function _unlock(uint256 id, Terms calldata t, address worker, uint256 slash) private {
+        if (t.minStake == 0 || worker == address(0)) return;
+        stakeRegistry.unlock(id, worker, t.minStake, slash, t.poster);
     }
 
     /// @dev Pushes `amount` to `to`, or credits it when the push fails.

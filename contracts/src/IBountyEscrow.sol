@@ -35,7 +35,7 @@ interface IBountyEscrow {
         uint64 deadline; // last second a result may be submitted
         uint32 reviewWindow; // seconds the poster has to accept or reject a submission
         uint16 feeBps; // protocol fee on the worker's payout, fixed at post
-        uint256 minStake; // stake a claiming worker must hold in the StakeRegistry (0: none)
+        uint256 minStake; // stake a claim locks in the StakeRegistry until the bounty ends (0: none)
         bytes32 specHash; // hash of the task specification
     }
 
@@ -74,8 +74,14 @@ interface IBountyEscrow {
     error ReviewWindowClosed(uint256 id, uint256 endedAt);
     /// @notice The arbiter still has time to resolve.
     error ArbiterTimeNotUp(uint256 id, uint256 endsAt);
-    /// @notice The worker's agent holds less stake than the bounty requires.
+    /// @notice The worker's agent holds less free (unlocked, bound) stake than the bounty locks.
     error InsufficientStake(bytes32 agentId, uint256 stake, uint256 required);
+    /// @notice The arbiter may not be the poster or the worker.
+    error ArbiterIsParty(address arbiter);
+    /// @notice The worker may dispute only after submitting.
+    error NotSubmitted(uint256 id);
+    /// @notice A slash above the stake the bounty locks.
+    error SlashAboveLock(uint256 id, uint256 minStake, uint256 slash);
     /// @notice Amount zero, or nothing arrived.
     error InvalidAmount();
     /// @notice msg.value does not match: the amount for ETH, zero for a token.
@@ -96,8 +102,6 @@ interface IBountyEscrow {
     error TransferFailed(address token, address to, uint256 amount);
     /// @notice A call re-entered the escrow.
     error Reentrancy();
-    /// @notice Only the owner may do this.
-    error NotOwner(address caller);
     /// @notice Only the treasury may do this.
     error NotTreasury(address caller);
 
@@ -134,6 +138,4 @@ interface IBountyEscrow {
     event FeeChanged(uint16 feeBps);
     /// @notice The fee recipient changed.
     event TreasuryChanged(address indexed treasury);
-    /// @notice The owner changed.
-    event OwnershipTransferred(address indexed previousOwner, address indexed newOwner);
 }

@@ -10,6 +10,11 @@ pragma solidity 0.8.30;
 /// that signature cannot be checked here, records are kept per (agent, controller): a wallet
 /// that binds someone else's agent with a bogus proof blocks nobody, and nodes count only
 /// bindings whose proof verifies.
+///
+/// Stake is at risk only through bounties: the escrow (the one locker: the registry is created
+/// by the escrow's constructor) locks a claiming worker's stake for the bounty's life and releases it when the
+/// bounty ends; an arbiter's dispute ruling can slash at most the lock, to the poster. No other
+/// account can take stake, and the registry has no owner.
 interface IStakeRegistry {
     /// @notice Where an (agent, controller) record is. Rotated and Revoked are final.
     enum Status {
@@ -22,9 +27,10 @@ interface IStakeRegistry {
     /// @notice One agent's stake under one controller.
     struct Record {
         uint128 staked; // counts as stake
-        uint128 unbonding; // leaving; withdrawable at unlockAt, slashable until then
+        uint128 unbonding; // leaving; withdrawable at unlockAt
         uint64 unlockAt;
         Status status;
+        uint128 locked; // part of staked that backs claimed bounties: no unbond, no rotation
     }
 
     /// @notice The record is not in a status that allows this.
@@ -39,10 +45,18 @@ interface IStakeRegistry {
     error StillBonded(uint64 unlockAt);
     /// @notice Nothing is unbonding.
     error NothingToWithdraw();
-    /// @notice The caller is not an authorized slasher.
-    error NotSlasher(address caller);
-    /// @notice Only the owner may do this.
-    error NotOwner(address caller);
+    /// @notice The caller is not the registry's locker (the escrow).
+    error NotLocker(address caller);
+    /// @notice A lock with this id exists already.
+    error LockExists(uint256 lockId);
+    /// @notice No lock has this id.
+    error UnknownLock(uint256 lockId);
+    /// @notice A slash above the lock it comes from.
+    error SlashAboveLock(uint256 locked, uint256 slash);
+    /// @notice Stake is locked by open bounties; rotation waits until they end.
+    error StakeLocked(bytes32 agentId, address controller, uint256 locked);
+    /// @notice The zero agent id (keccak256 of a DID is never zero).
+    error ZeroAgentId();
     /// @notice An address that must be set is zero.
     error ZeroAddress();
     /// @notice Rotation to the same id or to an id this controller already used.
@@ -62,17 +76,35 @@ interface IStakeRegistry {
     event UnbondRequested(bytes32 indexed agentId, address indexed controller, uint256 amount, uint64 unlockAt);
     /// @notice Unbonded stake was paid out to the controller.
     event Withdrawn(bytes32 indexed agentId, address indexed controller, uint256 amount);
-    /// @notice A slasher took stake to a beneficiary.
-    event Slashed(bytes32 indexed agentId, address indexed controller, uint256 amount, address beneficiary, bytes32 reason);
+    /// @notice The locker locked `amount` of an agent's stake under `lockId` (a bounty id).
+    event Locked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount);
+    /// @notice The lock ended: `amount` is free again (less what a slash took).
+    event Unlocked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount);
+    /// @notice A dispute ruling took locked stake to the beneficiary; `reason` is the lock id.
+    event Slashed(
+        bytes32 indexed agentId, address indexed controller, uint256 amount, address beneficiary, bytes32 reason
+    );
+    /// @notice A payout the beneficiary refused was credited; it withdraws it with withdrawCredit.
+    event Credited(address indexed account, uint256 amount);
+    /// @notice An account withdrew what it was credited.
+    event CreditWithdrawn(address indexed account, uint256 amount);
     /// @notice The controller moved the agent to a new DID (Bound → Rotated; new record → Bound).
     event Rotated(bytes32 indexed agentId, address indexed controller, bytes32 indexed newAgentId, bytes proof);
     /// @notice The controller revoked the agent (Bound → Revoked).
     event Revoked(bytes32 indexed agentId, address indexed controller);
-    /// @notice A slasher was authorized or deauthorized.
-    event SlasherSet(address indexed slasher, bool allowed);
-    /// @notice The owner changed.
-    event OwnershipTransferred(address indexed previousOwner, address indexed newOwner);
 
     /// @notice The stake that counts for `agentId` under `controller`: zero unless Bound.
     function stakeOf(bytes32 agentId, address controller) external view returns (uint256);
+
+    /// @notice The part of that stake no bounty has locked: what a new claim can lock.
+    function freeStakeOf(bytes32 agentId, address controller) external view returns (uint256);
+
+    /// @notice Locks `amount` of the free stake of `agentId` under `controller` as `lockId`.
+    /// Only the locker; the record must be Bound.
+    function lock(uint256 lockId, bytes32 agentId, address controller, uint256 amount) external;
+
+    /// @notice Ends lock `lockId` of `amount` under `controller`, first paying `slash` of it to
+    /// `beneficiary` (0: no slash). Only the locker; a lockId never locked is a no-op for an
+    /// unslashed unlock (a bounty whose worker the poster assigned holds no lock).
+    function unlock(uint256 lockId, address controller, uint256 amount, uint256 slash, address beneficiary) external;
 }

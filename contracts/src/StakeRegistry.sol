@@ -8,27 +8,37 @@ import {Transfers} from "./IERC20.sol";
 /// @notice Agents' bonded stake, in ETH or one ERC-20 fixed at deployment, with their
 /// controller wallets, rotation and revocation.
 ///
-/// Stake leaves in two steps: requestUnbond, then withdraw after UNBOND_DELAY, so an agent that
-/// misbehaves can still be slashed for a while after it asks to leave. Slashing pays the
-/// beneficiary directly (a failed transfer reverts the slash, leaving the stake in place);
-/// withdrawals pay the controller. Both follow checks-effects-interactions and are guarded
-/// against re-entry.
+/// Stake leaves in two steps: requestUnbond, then withdraw after the unbond delay. Stake is at
+/// risk only while it backs a claimed bounty: the escrow, the one locker, locks the bounty's
+/// minimum stake at claim and unlocks it when the bounty ends, and the bounty's arbiter may
+/// slash at most that lock, to the poster. Locked stake cannot be unbonded, and an agent with
+/// locked stake cannot rotate, so nothing front-runs a ruling. There is no owner and no other
+/// slashing path: the locker is the escrow that created the registry, fixed for good.
+///
+/// Payments follow checks-effects-interactions under a re-entry lock. A slash pushes to the
+/// beneficiary with at most PUSH_GAS gas; a beneficiary that refuses is credited instead and
+/// withdraws with withdrawCredit, so a ruling never fails on the payment.
 contract StakeRegistry is IStakeRegistry {
     using Transfers for address;
+
+    /// @notice The most gas a pushed slash payment gives its recipient.
+    uint256 public constant PUSH_GAS = 100_000;
 
     /// @notice The staking token; address(0) for ETH.
     address public immutable stakeToken;
     /// @notice Seconds between requestUnbond and withdraw.
     uint64 public immutable unbondDelay;
-
-    /// @notice May authorize slashers.
-    address public owner;
-    /// @notice Accounts allowed to slash (e.g. the escrow's arbiters).
-    mapping(address => bool) public isSlasher;
+    /// @notice The one account that may lock, unlock and slash: the bounty escrow that
+    /// created this registry.
+    address public immutable locker;
 
     mapping(bytes32 agentId => mapping(address controller => Record)) private _records;
     /// @notice The DID an agent rotated to, per controller; zero if it never rotated.
     mapping(bytes32 agentId => mapping(address controller => bytes32)) public successorOf;
+    /// @notice The agent each open lock holds stake of (zero: no such lock).
+    mapping(uint256 lockId => bytes32 agentId) public lockedAgent;
+    /// @notice Slash payments a beneficiary refused, waiting for withdrawCredit.
+    mapping(address account => uint256) public credit;
 
     bool private transient _entered;
 
@@ -39,22 +49,22 @@ contract StakeRegistry is IStakeRegistry {
         _entered = false;
     }
 
-    modifier onlyOwner() {
-        if (msg.sender != owner) revert NotOwner(msg.sender);
+    modifier onlyLocker() {
+        if (msg.sender != locker) revert NotLocker(msg.sender);
         _;
     }
 
-    constructor(address token, uint64 delay, address owner_) {
-        if (owner_ == address(0)) revert ZeroAddress();
+    /// @notice Made by its locker (BountyEscrow's constructor), which nobody can change.
+    constructor(address token, uint64 delay) {
         stakeToken = token;
         unbondDelay = delay;
-        owner = owner_;
-        emit OwnershipTransferred(address(0), owner_);
+        locker = msg.sender;
     }
 
     /// @notice Binds `agentId` to the caller as its controller. `proof` is the agent key's
     /// signature over the binding statement, checked off chain by every node.
     function bind(bytes32 agentId, bytes calldata proof) external {
+        if (agentId == 0) revert ZeroAgentId();
         Record storage r = _records[agentId][msg.sender];
         if (r.status != Status.None) revert WrongStatus(agentId, msg.sender, r.status);
         r.status = Status.Bound;
@@ -83,14 +93,15 @@ contract StakeRegistry is IStakeRegistry {
         emit Staked(agentId, msg.sender, received, total);
     }
 
-    /// @notice Starts unbonding `amount` of the caller's stake for `agentId`. Works on a
-    /// revoked or rotated-away agent too, so stake is never stuck. Restarts the delay for
+    /// @notice Starts unbonding `amount` of the caller's unlocked stake for `agentId`. Works
+    /// on a revoked or rotated-away agent too, so stake is never stuck. Restarts the delay for
     /// everything unbonding.
     function requestUnbond(bytes32 agentId, uint256 amount) external {
         Record storage r = _records[agentId][msg.sender];
         if (r.status == Status.None) revert WrongStatus(agentId, msg.sender, r.status);
         if (amount == 0) revert InvalidAmount();
-        if (amount > r.staked) revert InsufficientStake(r.staked, amount);
+        uint256 free = r.staked - r.locked;
+        if (amount > free) revert InsufficientStake(free, amount);
         // amount <= r.staked, a uint128, so the casts are exact; the += is overflow-checked.
         // forge-lint: disable-next-line(unsafe-typecast)
         r.staked -= uint128(amount);
@@ -112,33 +123,69 @@ contract StakeRegistry is IStakeRegistry {
         emit Withdrawn(agentId, msg.sender, amount);
     }
 
-    /// @notice Takes `amount` of an agent's stake (bonded first, then unbonding) to
-    /// `beneficiary`. Only authorized slashers.
-    function slash(bytes32 agentId, address controller, uint256 amount, address beneficiary, bytes32 reason)
+    /// @inheritdoc IStakeRegistry
+    function lock(uint256 lockId, bytes32 agentId, address controller, uint256 amount) external onlyLocker {
+        if (agentId == 0) revert ZeroAgentId();
+        if (lockedAgent[lockId] != 0) revert LockExists(lockId);
+        Record storage r = _records[agentId][controller];
+        if (r.status != Status.Bound) revert WrongStatus(agentId, controller, r.status);
+        uint256 free = r.staked - r.locked;
+        if (amount == 0) revert InvalidAmount();
+        if (amount > free) revert InsufficientStake(free, amount);
+        // amount <= free <= r.staked, a uint128: the cast is exact and the sum stays <= staked.
+        // forge-lint: disable-next-line(unsafe-typecast)
+        r.locked += uint128(amount);
+        lockedAgent[lockId] = agentId;
+        emit Locked(agentId, controller, lockId, amount);
+    }
+
+    /// @inheritdoc IStakeRegistry
+    function unlock(uint256 lockId, address controller, uint256 amount, uint256 slash, address beneficiary)
         external
+        onlyLocker
         nonReentrant
     {
-        if (!isSlasher[msg.sender]) revert NotSlasher(msg.sender);
-        if (beneficiary == address(0)) revert ZeroAddress();
-        if (amount == 0) revert InvalidAmount();
+        bytes32 agentId = lockedAgent[lockId];
+        if (agentId == 0) {
+            if (slash != 0) revert UnknownLock(lockId);
+            return;
+        }
+        if (slash > amount) revert SlashAboveLock(amount, slash);
+        if (slash != 0 && beneficiary == address(0)) revert ZeroAddress();
+        delete lockedAgent[lockId];
         Record storage r = _records[agentId][controller];
-        uint256 available = uint256(r.staked) + r.unbonding;
-        if (amount > available) revert InsufficientStake(available, amount);
-        uint256 fromStaked = amount < r.staked ? amount : r.staked;
-        // fromStaked <= r.staked and amount - fromStaked <= r.unbonding: both fit in uint128.
+        // The locker passes back what it locked: a wrong amount or controller underflows here.
+        // slash <= amount <= locked <= staked, all uint128: the casts are exact.
         // forge-lint: disable-next-line(unsafe-typecast)
-        r.staked -= uint128(fromStaked);
+        r.locked -= uint128(amount);
+        emit Unlocked(agentId, controller, lockId, amount);
+        if (slash == 0) return;
         // forge-lint: disable-next-line(unsafe-typecast)
-        r.unbonding -= uint128(amount - fromStaked);
-        if (!stakeToken.send(beneficiary, amount, gasleft())) revert TransferFailed(stakeToken, beneficiary, amount);
-        emit Slashed(agentId, controller, amount, beneficiary, reason);
+        r.staked -= uint128(slash);
+        emit Slashed(agentId, controller, slash, beneficiary, bytes32(lockId));
+        if (!stakeToken.send(beneficiary, slash, PUSH_GAS)) {
+            credit[beneficiary] += slash;
+            emit Credited(beneficiary, slash);
+        }
+    }
+
+    /// @notice Sends the caller the slash payments it refused before.
+    function withdrawCredit() external nonReentrant returns (uint256 amount) {
+        amount = credit[msg.sender];
+        if (amount == 0) revert NothingToWithdraw();
+        credit[msg.sender] = 0;
+        if (!stakeToken.send(msg.sender, amount, gasleft())) revert TransferFailed(stakeToken, msg.sender, amount);
+        emit CreditWithdrawn(msg.sender, amount);
     }
 
     /// @notice Moves the caller's agent to a new DID (`newAgentId` = keccak256 of it), stake
-    /// and all. `proof` is the new key's signature over the binding, checked off chain.
+    /// and all. `proof` is the new key's signature over the binding, checked off chain. Not
+    /// while stake is locked: a pending ruling must find the stake where it was locked.
     function rotate(bytes32 agentId, bytes32 newAgentId, bytes calldata proof) external {
         Record storage r = _bound(agentId);
+        if (r.locked != 0) revert StakeLocked(agentId, msg.sender, r.locked);
         Record storage n = _records[newAgentId][msg.sender];
+        if (newAgentId == 0) revert ZeroAgentId();
         if (newAgentId == agentId || n.status != Status.None) revert InvalidSuccessor(newAgentId);
         n.staked = r.staked;
         n.unbonding = r.unbonding;
@@ -169,18 +216,10 @@ contract StakeRegistry is IStakeRegistry {
         return _records[agentId][controller];
     }
 
-    /// @notice Authorizes or deauthorizes a slasher.
-    function setSlasher(address slasher, bool allowed) external onlyOwner {
-        if (slasher == address(0)) revert ZeroAddress();
-        isSlasher[slasher] = allowed;
-        emit SlasherSet(slasher, allowed);
-    }
-
-    /// @notice Hands the owner role to `newOwner`.
-    function transferOwnership(address newOwner) external onlyOwner {
-        if (newOwner == address(0)) revert ZeroAddress();
-        emit OwnershipTransferred(owner, newOwner);
-        owner = newOwner;
+    /// @inheritdoc IStakeRegistry
+    function freeStakeOf(bytes32 agentId, address controller) external view returns (uint256) {
+        Record storage r = _records[agentId][controller];
+        return r.status == Status.Bound ? r.staked - r.locked : 0;
     }
 
     function _bound(bytes32 agentId) private view returns (Record storage r) {

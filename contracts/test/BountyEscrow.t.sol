@@ -4,6 +4,7 @@ pragma solidity 0.8.30;
 import {EscrowFixture} from "./lib/Fixtures.sol";
 import {BountyEscrow} from "../src/BountyEscrow.sol";
 import {IBountyEscrow} from "../src/IBountyEscrow.sol";
+import {Owned} from "../src/Owned.sol";
 import {StakeRegistry} from "../src/StakeRegistry.sol";
 import {RejectingReceiver, GasGuzzler} from "./mocks/Receivers.sol";
 import {FalseToken} from "./mocks/Tokens.sol";
@@ -27,6 +28,8 @@ contract BountyEscrowTest is EscrowFixture {
 
     function test_constructor_setsConfig() public view {
         vm.assertEq(address(escrow.stakeRegistry()), address(registry), "registry");
+        vm.assertEq(registry.locker(), address(escrow), "the escrow created its registry and is its locker");
+        vm.assertEq(uint256(registry.unbondDelay()), UNBOND_DELAY, "unbond delay");
         vm.assertEq(escrow.owner(), owner, "owner");
         vm.assertEq(escrow.treasury(), treasury, "treasury");
         vm.assertEq(uint256(escrow.feeBps()), FEE_BPS, "fee");
@@ -34,16 +37,14 @@ contract BountyEscrowTest is EscrowFixture {
 
     function test_constructor_revertsOnZeroAddresses() public {
         vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
-        new BountyEscrow(StakeRegistry(address(0)), owner, treasury, 0);
+        new BountyEscrow(address(0), treasury, 0, address(0), UNBOND_DELAY);
         vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
-        new BountyEscrow(registry, address(0), treasury, 0);
-        vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
-        new BountyEscrow(registry, owner, address(0), 0);
+        new BountyEscrow(owner, address(0), 0, address(0), UNBOND_DELAY);
     }
 
     function test_constructor_revertsOnFeeTooHigh() public {
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.FeeTooHigh.selector, uint16(1001), uint16(1000)));
-        new BountyEscrow(registry, owner, treasury, 1001);
+        new BountyEscrow(owner, treasury, 1001, address(0), UNBOND_DELAY);
     }
 
     function test_setFee_appliesToNewBountiesOnly() public {
@@ -60,7 +61,7 @@ contract BountyEscrowTest is EscrowFixture {
     }
 
     function test_setFee_revertsForNonOwnerAndAboveCap() public {
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotOwner.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(Owned.NotOwner.selector, stranger));
         vm.prank(stranger);
         escrow.setFee(1);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.FeeTooHigh.selector, uint16(1001), uint16(1000)));
@@ -84,7 +85,7 @@ contract BountyEscrowTest is EscrowFixture {
     }
 
     function test_setTreasury_reverts() public {
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotOwner.selector, stranger));
+        vm.expectRevert(abi.encodeWithSelector(Owned.NotOwner.selector, stranger));
         vm.prank(stranger);
         escrow.setTreasury(stranger);
         vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
@@ -92,16 +93,24 @@ contract BountyEscrowTest is EscrowFixture {
         escrow.setTreasury(address(0));
     }
 
-    function test_transferOwnership_movesControl() public {
+    function test_transferOwnership_takesTwoSteps() public {
+        vm.expectRevert(abi.encodeWithSelector(Owned.NotOwner.selector, stranger));
+        vm.prank(stranger);
+        escrow.transferOwnership(stranger);
         vm.prank(owner);
         escrow.transferOwnership(stranger);
+        vm.assertEq(escrow.owner(), owner, "nothing moves before the successor accepts");
+        vm.assertEq(escrow.pendingOwner(), stranger, "pending");
+        vm.expectRevert(abi.encodeWithSelector(Owned.NotPendingOwner.selector, treasury));
+        vm.prank(treasury);
+        escrow.acceptOwnership();
+        vm.prank(stranger);
+        escrow.acceptOwnership();
         vm.assertEq(escrow.owner(), stranger, "owner");
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotOwner.selector, owner));
+        vm.assertEq(escrow.pendingOwner(), address(0), "offer used");
+        vm.expectRevert(abi.encodeWithSelector(Owned.NotOwner.selector, owner));
         vm.prank(owner);
         escrow.setFee(1);
-        vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
-        vm.prank(stranger);
-        escrow.transferOwnership(address(0));
     }
 
     // --- post ---
@@ -171,7 +180,9 @@ contract BountyEscrowTest is EscrowFixture {
 
     function test_post_revertsWithoutAllowance() public {
         vm.prank(stranger);
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(token), address(escrow), uint256(1)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(token), address(escrow), uint256(1))
+        );
         escrow.post(address(token), 1, arbiter, uint64(block.timestamp) + 1, REVIEW, 0, SPEC, nextSalt());
     }
 
@@ -233,14 +244,18 @@ contract BountyEscrowTest is EscrowFixture {
 
     function test_claim_checksMinimumStake() public {
         (uint256 id, IBountyEscrow.Terms memory t) = postETHWithStake(1 ether, 5 ether);
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InsufficientStake.selector, AGENT, uint256(0), uint256(5 ether)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IBountyEscrow.InsufficientStake.selector, AGENT, uint256(0), uint256(5 ether))
+        );
         vm.prank(worker);
         escrow.claim(id, t, AGENT);
 
         vm.startPrank(worker);
         registry.bind(AGENT, "proof");
         registry.stake{value: 4 ether}(AGENT, 4 ether);
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InsufficientStake.selector, AGENT, uint256(4 ether), uint256(5 ether)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IBountyEscrow.InsufficientStake.selector, AGENT, uint256(4 ether), uint256(5 ether))
+        );
         escrow.claim(id, t, AGENT);
         registry.stake{value: 1 ether}(AGENT, 1 ether);
         escrow.claim(id, t, AGENT);
@@ -255,7 +270,9 @@ contract BountyEscrowTest is EscrowFixture {
         registry.bind(AGENT, "squatter");
         registry.stake{value: 5 ether}(AGENT, 5 ether);
         vm.stopPrank();
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InsufficientStake.selector, AGENT, uint256(0), uint256(1 ether)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IBountyEscrow.InsufficientStake.selector, AGENT, uint256(0), uint256(1 ether))
+        );
         vm.prank(worker);
         escrow.claim(id, t, AGENT);
     }
@@ -437,12 +454,15 @@ contract BountyEscrowTest is EscrowFixture {
         escrow.reject(id2, t2, worker, 0);
     }
 
-    function test_dispute_byWorkerWhileAssigned() public {
+    function test_dispute_workerMustSubmitFirst() public {
         (uint256 id, IBountyEscrow.Terms memory t) = claimed(1 ether);
-        vm.expectEmit(true, true, false, true, address(escrow));
-        emit Disputed(id, worker, keccak256("spec changed"));
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotSubmitted.selector, id));
         vm.prank(worker);
-        escrow.dispute(id, t, worker, keccak256("spec changed"));
+        escrow.dispute(id, t, worker, keccak256("squatting"));
+        vm.expectEmit(true, true, false, true, address(escrow));
+        emit Disputed(id, poster, keccak256("no progress"));
+        vm.prank(poster);
+        escrow.dispute(id, t, worker, keccak256("no progress"));
         assertStatus(id, IBountyEscrow.Status.Disputed);
     }
 
@@ -450,7 +470,7 @@ contract BountyEscrowTest is EscrowFixture {
         (uint256 id, IBountyEscrow.Terms memory t) = claimed(1 ether);
         vm.warp(t.deadline + 1);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.DeadlinePassed.selector, id, t.deadline));
-        vm.prank(worker);
+        vm.prank(poster);
         escrow.dispute(id, t, worker, 0);
         escrow.refund(id, t, worker); // the way out
         assertStatus(id, IBountyEscrow.Status.Refunded);
@@ -489,7 +509,7 @@ contract BountyEscrowTest is EscrowFixture {
         vm.expectEmit(true, false, false, true, address(escrow));
         emit Resolved(id, 7000, share - fee, 3 ether, fee);
         vm.prank(arbiter);
-        escrow.resolve(id, t, worker, 7000);
+        escrow.resolve(id, t, worker, 7000, 0);
         assertStatus(id, IBountyEscrow.Status.Resolved);
         vm.assertEq(worker.balance - workerBefore, share - fee, "worker");
         vm.assertEq(poster.balance - posterBefore, 3 ether, "poster");
@@ -501,7 +521,7 @@ contract BountyEscrowTest is EscrowFixture {
         uint256 workerBefore = worker.balance;
         uint256 posterBefore = poster.balance;
         vm.prank(arbiter);
-        escrow.resolve(id, t, worker, 0);
+        escrow.resolve(id, t, worker, 0, 0);
         vm.assertEq(poster.balance - posterBefore, 10 ether, "poster gets everything");
         vm.assertEq(worker.balance, workerBefore, "worker nothing");
         vm.assertEq(escrow.feesOwed(address(0)), 0, "no fee");
@@ -511,15 +531,15 @@ contract BountyEscrowTest is EscrowFixture {
         (uint256 id, IBountyEscrow.Terms memory t) = disputed(1 ether);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotArbiter.selector, id, poster));
         vm.prank(poster);
-        escrow.resolve(id, t, worker, 5000);
+        escrow.resolve(id, t, worker, 5000, 0);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InvalidSplit.selector, uint16(10_001)));
         vm.prank(arbiter);
-        escrow.resolve(id, t, worker, 10_001);
+        escrow.resolve(id, t, worker, 10_001, 0);
 
         (uint256 id2, IBountyEscrow.Terms memory t2) = submitted(1 ether);
         vm.expectRevert(wrongStatus(id2, IBountyEscrow.Status.Submitted));
         vm.prank(arbiter);
-        escrow.resolve(id2, t2, worker, 5000);
+        escrow.resolve(id2, t2, worker, 5000, 0);
     }
 
     function test_resolveExpired_splitsEvenlyAfterTimeout() public {
@@ -578,7 +598,9 @@ contract BountyEscrowTest is EscrowFixture {
         RejectingReceiver rejecting = new RejectingReceiver(); // funded by exec's msg.value
         IBountyEscrow.Terms memory t = termsOf(address(rejecting), address(0), 1 ether, 0);
         rejecting.exec{value: 1 ether}(
-            address(escrow), 1 ether, abi.encodeCall(escrow.post, (address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT))
+            address(escrow),
+            1 ether,
+            abi.encodeCall(escrow.post, (address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT))
         );
         vm.expectEmit(true, true, false, true, address(escrow));
         emit Credited(address(rejecting), address(0), 1 ether);
@@ -588,7 +610,9 @@ contract BountyEscrowTest is EscrowFixture {
         vm.assertEq(escrow.owed(address(rejecting), address(0)), 1 ether, "refused refund credited");
 
         vm.expectRevert(
-            abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(0), address(rejecting), uint256(1 ether))
+            abi.encodeWithSelector(
+                IBountyEscrow.TransferFailed.selector, address(0), address(rejecting), uint256(1 ether)
+            )
         );
         rejecting.exec(address(escrow), 0, abi.encodeCall(escrow.withdraw, (address(0))));
         vm.assertEq(escrow.owed(address(rejecting), address(0)), 1 ether, "credit kept for a later try");
@@ -598,7 +622,9 @@ contract BountyEscrowTest is EscrowFixture {
         emit Withdrawn(address(rejecting), address(0), 1 ether);
         rejecting.exec(address(escrow), 0, abi.encodeCall(escrow.withdraw, (address(0))));
         vm.assertEq(address(rejecting).balance, 1 ether, "paid");
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NothingToWithdraw.selector, address(rejecting), address(0)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IBountyEscrow.NothingToWithdraw.selector, address(rejecting), address(0))
+        );
         rejecting.exec(address(escrow), 0, abi.encodeCall(escrow.withdraw, (address(0))));
     }
 
@@ -629,7 +655,9 @@ contract BountyEscrowTest is EscrowFixture {
         vm.prank(poster);
         escrow.cancel(id, t);
         vm.assertEq(escrow.owed(poster, address(ft)), 10 ether, "credited");
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(ft), poster, uint256(10 ether)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(ft), poster, uint256(10 ether))
+        );
         vm.prank(poster);
         escrow.withdraw(address(ft));
         ft.setFailing(false);
@@ -688,7 +716,10 @@ contract BountyEscrowTest is EscrowFixture {
         }
     }
 
-    function _reach(IBountyEscrow.Status target) internal returns (uint256 id, IBountyEscrow.Terms memory t, address w) {
+    function _reach(IBountyEscrow.Status target)
+        internal
+        returns (uint256 id, IBountyEscrow.Terms memory t, address w)
+    {
         w = worker;
         if (target == IBountyEscrow.Status.Cancelled) {
             (id, t) = postETH(1 ether);
@@ -712,7 +743,7 @@ contract BountyEscrowTest is EscrowFixture {
         } else {
             (id, t) = disputed(1 ether);
             vm.prank(arbiter);
-            escrow.resolve(id, t, worker, 5000);
+            escrow.resolve(id, t, worker, 5000, 0);
         }
     }
 
@@ -738,7 +769,7 @@ contract BountyEscrowTest is EscrowFixture {
         escrow.dispute(id, t, w, 0);
         vm.prank(arbiter);
         vm.expectRevert(err);
-        escrow.resolve(id, t, w, 5000);
+        escrow.resolve(id, t, w, 5000, 0);
         vm.expectRevert(err);
         escrow.refund(id, t, w);
         vm.prank(poster);

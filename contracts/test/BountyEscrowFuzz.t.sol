@@ -29,7 +29,7 @@ contract BountyEscrowFuzzTest is EscrowFixture {
         uint256 workerBefore = worker.balance;
         uint256 posterBefore = poster.balance;
         vm.prank(arbiter);
-        escrow.resolve(id, t, worker, bps);
+        escrow.resolve(id, t, worker, bps, 0);
         uint256 toWorker = worker.balance - workerBefore;
         uint256 toPoster = poster.balance - posterBefore;
         uint256 fee = escrow.feesOwed(address(0));
@@ -44,7 +44,7 @@ contract BountyEscrowFuzzTest is EscrowFixture {
         (uint256 id, IBountyEscrow.Terms memory t) = disputed(1 ether);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.InvalidSplit.selector, bps));
         vm.prank(arbiter);
-        escrow.resolve(id, t, worker, bps);
+        escrow.resolve(id, t, worker, bps, 0);
     }
 
     function testFuzz_submit_onlyByDeadline(uint64 rawDelay) public {

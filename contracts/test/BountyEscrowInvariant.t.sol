@@ -5,23 +5,30 @@ import {Test, Common} from "./lib/Test.sol";
 import {BountyEscrow} from "../src/BountyEscrow.sol";
 import {IBountyEscrow} from "../src/IBountyEscrow.sol";
 import {StakeRegistry} from "../src/StakeRegistry.sol";
+import {IStakeRegistry} from "../src/IStakeRegistry.sol";
 import {MockERC20, FeeOnTransferToken} from "./mocks/Tokens.sol";
 import {RejectingReceiver} from "./mocks/Receivers.sol";
 
 /// @notice Drives the escrow with random but well-formed calls from a small cast of actors, in
-/// ETH, a plain ERC-20 and a fee-on-transfer token, and mirrors what should be true.
+/// ETH, a plain ERC-20 and a fee-on-transfer token, with and without a minimum stake, two
+/// arbiters and two agent ids per worker, and mirrors what should be true. Calls are not
+/// wrapped in try/catch: a call the escrow refuses reverts the handler call, its bookkeeping
+/// included, and forge counts it in the run's "reverts" (the revert rate of the campaign).
 contract EscrowHandler is Common {
     struct Mirror {
         uint256 id;
         IBountyEscrow.Terms t;
         address worker;
+        bytes32 agent; // the agent the worker claimed with (zero: assigned, nothing locked)
         IBountyEscrow.Status status;
         bool terminal;
         uint256 paid; // what left the escrow's books for this bounty: pushed + credited + fees
     }
 
     BountyEscrow public immutable escrow;
-    address public immutable arbiter;
+    StakeRegistry public immutable registry;
+    address[2] public arbiters = [address(0xA1B1), address(0xA2B2)];
+    bytes32[2] public agents = [keccak256("did:key:agent-one"), keccak256("did:key:agent-two")];
     address public immutable treasury;
     RejectingReceiver public immutable stubborn; // a worker that refuses ETH while it likes
     address[] public tokens;
@@ -32,10 +39,13 @@ contract EscrowHandler is Common {
     Mirror[] internal bounties;
     mapping(address token => uint256) public live; // amounts of bounties not yet settled
     bool public terminalLeft; // a terminal bounty moved: must never happen
+    bool public slashAboveLock; // a ruling took more stake than the bounty locked: never
+    uint256 public claimsLocked; // claims that locked stake (the campaign reaches the locks)
+    uint256 public slashes; // rulings that slashed
 
-    constructor(BountyEscrow escrow_, address arbiter_, address treasury_, address[] memory tokens_) {
+    constructor(BountyEscrow escrow_, address treasury_, address[] memory tokens_) {
         escrow = escrow_;
-        arbiter = arbiter_;
+        registry = StakeRegistry(address(escrow_.stakeRegistry()));
         treasury = treasury_;
         tokens = tokens_;
         stubborn = new RejectingReceiver();
@@ -50,6 +60,17 @@ contract EscrowHandler is Common {
                 MockERC20(tokens[j]).mint(actors[i], 1e9 ether);
                 vm.prank(actors[i]);
                 MockERC20(tokens[j]).approve(address(escrow), type(uint256).max);
+            }
+        }
+        // Every worker binds both agents and stakes a little on each, so claims with a
+        // minimum stake succeed at first and fail once the stake is locked up.
+        for (uint256 i = POSTERS; i < actors.length; i++) {
+            vm.deal(actors[i], 1e9 ether);
+            for (uint256 a = 0; a < 2; a++) {
+                vm.startPrank(actors[i]);
+                registry.bind(agents[a], "");
+                registry.stake{value: 3 ether}(agents[a], 3 ether);
+                vm.stopPrank();
             }
         }
     }
@@ -79,7 +100,9 @@ contract EscrowHandler is Common {
         t.poster = actors[posterSeed % POSTERS];
         t.token = tokens[tokenSeed % tokens.length];
         t.amount = bound(amount, 1, 1_000 ether);
-        t.arbiter = arbiter;
+        t.arbiter = arbiters[(posterSeed >> 8) % 2];
+        // Half the bounties lock stake from their claimer, up to 2 ETH.
+        t.minStake = (review >> 8) % 2 == 0 ? 0 : bound(review >> 16, 1, 2 ether);
         t.deadline = uint64(block.timestamp + bound(duration, 1 hours, 30 days));
         t.reviewWindow = uint32(bound(review, 1 hours, 7 days));
         t.feeBps = escrow.feeBps();
@@ -97,115 +120,122 @@ contract EscrowHandler is Common {
     function _post(IBountyEscrow.Terms memory t) internal returns (uint256) {
         vm.prank(t.poster);
         return escrow.post{value: t.token == address(0) ? t.amount : 0}(
-            t.token, t.amount, t.arbiter, t.deadline, t.reviewWindow, 0, t.specHash, bytes32(++_salts)
+            t.token, t.amount, t.arbiter, t.deadline, t.reviewWindow, t.minStake, t.specHash, bytes32(++_salts)
         );
     }
 
     function claim(uint256 seed, uint256 workerSeed) external {
         Mirror storage m = _pick(seed);
         address w = actors[POSTERS + workerSeed % (actors.length - POSTERS)];
+        bytes32 agent = agents[(workerSeed >> 8) % 2];
         vm.prank(w);
-        try escrow.claim(m.id, m.t, keccak256("agent")) {
-            _moved(m, IBountyEscrow.Status.Assigned);
-            m.worker = w;
-        } catch {}
+        escrow.claim(m.id, m.t, agent);
+        _moved(m, IBountyEscrow.Status.Assigned);
+        m.worker = w;
+        if (m.t.minStake != 0) {
+            m.agent = agent;
+            claimsLocked++;
+        }
+    }
+
+    function unbond(uint256 workerSeed, uint256 amount) external {
+        address w = actors[POSTERS + workerSeed % (actors.length - POSTERS)];
+        bytes32 agent = agents[(workerSeed >> 8) % 2];
+        vm.prank(w);
+        registry.requestUnbond(agent, bound(amount, 1, 3 ether));
     }
 
     function assign(uint256 seed, uint256 workerSeed) external {
         Mirror storage m = _pick(seed);
         address w = actors[POSTERS + workerSeed % (actors.length - POSTERS)];
         vm.prank(m.t.poster);
-        try escrow.assign(m.id, m.t, w) {
-            _moved(m, IBountyEscrow.Status.Assigned);
-            m.worker = w;
-        } catch {}
+        escrow.assign(m.id, m.t, w);
+        _moved(m, IBountyEscrow.Status.Assigned);
+        m.worker = w;
     }
 
     function submit(uint256 seed) external {
         Mirror storage m = _pick(seed);
         vm.prank(m.worker);
-        try escrow.submit(m.id, m.t, m.worker, bytes32(seed)) {
-            _moved(m, IBountyEscrow.Status.Submitted);
-        } catch {}
+        escrow.submit(m.id, m.t, m.worker, bytes32(seed));
+        _moved(m, IBountyEscrow.Status.Submitted);
     }
 
     function reject(uint256 seed) external {
         Mirror storage m = _pick(seed);
         vm.prank(m.t.poster);
-        try escrow.reject(m.id, m.t, m.worker, 0) {
-            _moved(m, IBountyEscrow.Status.Disputed);
-        } catch {}
+        escrow.reject(m.id, m.t, m.worker, 0);
+        _moved(m, IBountyEscrow.Status.Disputed);
     }
 
     function dispute(uint256 seed, bool byWorker) external {
         Mirror storage m = _pick(seed);
         vm.prank(byWorker ? m.worker : m.t.poster);
-        try escrow.dispute(m.id, m.t, m.worker, 0) {
-            _moved(m, IBountyEscrow.Status.Disputed);
-        } catch {}
+        escrow.dispute(m.id, m.t, m.worker, 0);
+        _moved(m, IBountyEscrow.Status.Disputed);
     }
 
     function cancel(uint256 seed) external {
         Mirror storage m = _pick(seed);
         (uint256 b, uint256 o, uint256 f) = _books(m);
         vm.prank(m.t.poster);
-        try escrow.cancel(m.id, m.t) {
-            _settled(m, IBountyEscrow.Status.Cancelled, b, o, f);
-        } catch {}
+        escrow.cancel(m.id, m.t);
+        _settled(m, IBountyEscrow.Status.Cancelled, b, o, f);
     }
 
     function accept(uint256 seed) external {
         Mirror storage m = _pick(seed);
         (uint256 b, uint256 o, uint256 f) = _books(m);
         vm.prank(m.t.poster);
-        try escrow.accept(m.id, m.t, m.worker) {
-            _settled(m, IBountyEscrow.Status.Accepted, b, o, f);
-        } catch {}
+        escrow.accept(m.id, m.t, m.worker);
+        _settled(m, IBountyEscrow.Status.Accepted, b, o, f);
     }
 
     function release(uint256 seed) external {
         Mirror storage m = _pick(seed);
         (uint256 b, uint256 o, uint256 f) = _books(m);
         vm.prank(m.worker);
-        try escrow.release(m.id, m.t, m.worker) {
-            _settled(m, IBountyEscrow.Status.Released, b, o, f);
-        } catch {}
+        escrow.release(m.id, m.t, m.worker);
+        _settled(m, IBountyEscrow.Status.Released, b, o, f);
     }
 
-    function resolve(uint256 seed, uint16 bps) external {
+    function resolve(uint256 seed, uint256 bps) external {
         Mirror storage m = _pick(seed);
         (uint256 b, uint256 o, uint256 f) = _books(m);
-        vm.prank(arbiter);
-        try escrow.resolve(m.id, m.t, m.worker, uint16(bound(bps, 0, 10_000))) {
-            _settled(m, IBountyEscrow.Status.Resolved, b, o, f);
-        } catch {}
+        uint256 slash = m.agent == 0 ? 0 : bound(bps >> 16, 0, m.t.minStake);
+        uint256 stakedBefore = m.agent == 0 ? 0 : registry.recordOf(m.agent, m.worker).staked;
+        vm.prank(m.t.arbiter);
+        escrow.resolve(m.id, m.t, m.worker, uint16(bound(bps, 0, 10_000)), slash);
+        if (m.agent != 0 && stakedBefore - registry.recordOf(m.agent, m.worker).staked > m.t.minStake) {
+            slashAboveLock = true;
+        }
+        if (slash != 0) slashes++;
+        _settled(m, IBountyEscrow.Status.Resolved, b, o, f);
     }
 
     function resolveExpired(uint256 seed) external {
         Mirror storage m = _pick(seed);
         (uint256 b, uint256 o, uint256 f) = _books(m);
         vm.prank(m.t.poster);
-        try escrow.resolveExpired(m.id, m.t, m.worker) {
-            _settled(m, IBountyEscrow.Status.Resolved, b, o, f);
-        } catch {}
+        escrow.resolveExpired(m.id, m.t, m.worker);
+        _settled(m, IBountyEscrow.Status.Resolved, b, o, f);
     }
 
     function refund(uint256 seed) external {
         Mirror storage m = _pick(seed);
         (uint256 b, uint256 o, uint256 f) = _books(m);
-        try escrow.refund(m.id, m.t, m.worker) {
-            _settled(m, IBountyEscrow.Status.Refunded, b, o, f);
-        } catch {}
+        escrow.refund(m.id, m.t, m.worker);
+        _settled(m, IBountyEscrow.Status.Refunded, b, o, f);
     }
 
     function withdraw(uint256 actorSeed, uint256 tokenSeed) external {
         vm.prank(actors[actorSeed % actors.length]);
-        try escrow.withdraw(tokens[tokenSeed % tokens.length]) {} catch {}
+        escrow.withdraw(tokens[tokenSeed % tokens.length]);
     }
 
     function withdrawFees(uint256 tokenSeed) external {
         vm.prank(treasury);
-        try escrow.withdrawFees(tokens[tokenSeed % tokens.length]) {} catch {}
+        escrow.withdrawFees(tokens[tokenSeed % tokens.length]);
     }
 
     function setStubborn(bool refusing) external {
@@ -217,6 +247,14 @@ contract EscrowHandler is Common {
     }
 
     // --- bookkeeping ---
+
+    /// @notice The stake bounties still hold locked on (worker, agent), by the mirror.
+    function lockedOn(address worker, bytes32 agent) external view returns (uint256 sum) {
+        for (uint256 i = 0; i < bounties.length; i++) {
+            Mirror storage m = bounties[i];
+            if (!m.terminal && m.worker == worker && m.agent == agent) sum += m.t.minStake;
+        }
+    }
 
     function _pick(uint256 seed) internal returns (Mirror storage) {
         if (bounties.length == 0) this.post(seed, seed >> 8, seed >> 16, seed >> 24, seed >> 32);
@@ -263,13 +301,12 @@ contract BountyEscrowInvariantTest is Test {
         vm.warp(1_700_000_000);
         address owner = makeAddr("owner");
         address treasury = makeAddr("treasury");
-        StakeRegistry registry = new StakeRegistry(address(0), 7 days, owner);
-        escrow = new BountyEscrow(registry, owner, treasury, 250);
+        escrow = new BountyEscrow(owner, treasury, 250, address(0), 7 days);
         address[] memory tokens = new address[](3);
         tokens[0] = address(0);
         tokens[1] = address(new MockERC20("Test", "TST"));
         tokens[2] = address(new FeeOnTransferToken(300));
-        handler = new EscrowHandler(escrow, makeAddr("arbiter"), treasury, tokens);
+        handler = new EscrowHandler(escrow, treasury, tokens);
         targetContract(address(handler));
     }
 
@@ -300,5 +337,25 @@ contract BountyEscrowInvariantTest is Test {
             vm.assertEq(uint256(escrow.bountyOf(m.id).status), uint256(m.status), "contract agrees with the mirror");
         }
     }
-}
 
+    /// Claims lock their bounty's minimum stake until the bounty ends: every record's locked
+    /// stake is what its open claimed bounties locked and never more than its stake; a terminal
+    /// bounty holds no lock; no ruling slashed more than its lock.
+    function invariant_locksFollowOpenClaims() public view {
+        vm.assertFalse(handler.slashAboveLock(), "a slash exceeded its lock");
+        StakeRegistry registry = handler.registry();
+        for (uint256 i = 0; i < handler.count(); i++) {
+            EscrowHandler.Mirror memory m = handler.bounty(i);
+            bytes32 held = registry.lockedAgent(m.id);
+            if (m.terminal || m.agent == 0) vm.assertEq(held, bytes32(0), "no lock after the end or without a claim");
+            else vm.assertEq(held, m.agent, "an open claim holds its lock");
+        }
+        for (uint256 a = handler.POSTERS(); a < handler.actorCount(); a++) {
+            for (uint256 k = 0; k < 2; k++) {
+                IStakeRegistry.Record memory r = registry.recordOf(handler.agents(k), handler.actors(a));
+                vm.assertLe(r.locked, r.staked, "locked <= staked");
+                vm.assertEq(r.locked, handler.lockedOn(handler.actors(a), handler.agents(k)), "locked == open claims");
+            }
+        }
+    }
+}

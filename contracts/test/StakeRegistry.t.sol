@@ -12,15 +12,18 @@ contract StakeRegistryTest is Test {
     event Staked(bytes32 indexed agentId, address indexed controller, uint256 amount, uint256 staked);
     event UnbondRequested(bytes32 indexed agentId, address indexed controller, uint256 amount, uint64 unlockAt);
     event Withdrawn(bytes32 indexed agentId, address indexed controller, uint256 amount);
-    event Slashed(bytes32 indexed agentId, address indexed controller, uint256 amount, address beneficiary, bytes32 reason);
+    event Slashed(
+        bytes32 indexed agentId, address indexed controller, uint256 amount, address beneficiary, bytes32 reason
+    );
     event Rotated(bytes32 indexed agentId, address indexed controller, bytes32 indexed newAgentId, bytes proof);
     event Revoked(bytes32 indexed agentId, address indexed controller);
+    event Locked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount);
+    event Unlocked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount);
 
     uint64 internal constant DELAY = 7 days;
     StakeRegistry internal registry;
-    address internal owner = makeAddr("owner");
     address internal controller = makeAddr("controller");
-    address internal slasher = makeAddr("slasher");
+    address internal locker = makeAddr("locker");
     address internal victim = makeAddr("victim");
     address internal stranger = makeAddr("stranger");
     bytes32 internal constant AGENT = keccak256("did:key:z6MkAgent");
@@ -28,9 +31,8 @@ contract StakeRegistryTest is Test {
 
     function setUp() public {
         vm.warp(1_700_000_000);
-        registry = new StakeRegistry(address(0), DELAY, owner);
-        vm.prank(owner);
-        registry.setSlasher(slasher, true);
+        vm.prank(locker); // the escrow creates its registry and is its locker
+        registry = new StakeRegistry(address(0), DELAY);
         vm.deal(controller, 100 ether);
         vm.deal(stranger, 100 ether);
     }
@@ -55,36 +57,7 @@ contract StakeRegistryTest is Test {
     function test_constructor_setsConfig() public view {
         vm.assertEq(registry.stakeToken(), address(0), "ETH");
         vm.assertEq(uint256(registry.unbondDelay()), DELAY, "delay");
-        vm.assertEq(registry.owner(), owner, "owner");
-    }
-
-    function test_constructor_revertsOnZeroOwner() public {
-        vm.expectRevert(IStakeRegistry.ZeroAddress.selector);
-        new StakeRegistry(address(0), DELAY, address(0));
-    }
-
-    function test_setSlasher_onlyOwner() public {
-        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotOwner.selector, stranger));
-        vm.prank(stranger);
-        registry.setSlasher(stranger, true);
-        vm.expectRevert(IStakeRegistry.ZeroAddress.selector);
-        vm.prank(owner);
-        registry.setSlasher(address(0), true);
-        vm.prank(owner);
-        registry.setSlasher(slasher, false);
-        vm.assertFalse(registry.isSlasher(slasher), "deauthorized");
-    }
-
-    function test_transferOwnership() public {
-        vm.prank(owner);
-        registry.transferOwnership(stranger);
-        vm.assertEq(registry.owner(), stranger, "owner");
-        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotOwner.selector, owner));
-        vm.prank(owner);
-        registry.setSlasher(owner, true);
-        vm.expectRevert(IStakeRegistry.ZeroAddress.selector);
-        vm.prank(stranger);
-        registry.transferOwnership(address(0));
+        vm.assertEq(registry.locker(), locker, "locker");
     }
 
     // --- bind ---
@@ -141,7 +114,7 @@ contract StakeRegistryTest is Test {
 
     function test_stake_inERC20CountsWhatArrives() public {
         FeeOnTransferToken fot = new FeeOnTransferToken(100);
-        StakeRegistry tokenRegistry = new StakeRegistry(address(fot), DELAY, owner);
+        StakeRegistry tokenRegistry = new StakeRegistry(address(fot), DELAY);
         fot.mint(controller, 100 ether);
         vm.startPrank(controller);
         fot.approve(address(tokenRegistry), type(uint256).max);
@@ -156,12 +129,16 @@ contract StakeRegistryTest is Test {
 
     function test_stake_falseTokenFails() public {
         FalseToken ft = new FalseToken();
-        StakeRegistry tokenRegistry = new StakeRegistry(address(ft), DELAY, owner);
+        StakeRegistry tokenRegistry = new StakeRegistry(address(ft), DELAY);
         ft.mint(controller, 1 ether);
         vm.startPrank(controller);
         ft.approve(address(tokenRegistry), 1 ether);
         tokenRegistry.bind(AGENT, "");
-        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.TransferFailed.selector, address(ft), address(tokenRegistry), uint256(1 ether)));
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IStakeRegistry.TransferFailed.selector, address(ft), address(tokenRegistry), uint256(1 ether)
+            )
+        );
         tokenRegistry.stake(AGENT, 1 ether);
         vm.stopPrank();
     }
@@ -202,7 +179,9 @@ contract StakeRegistryTest is Test {
         vm.startPrank(controller);
         vm.expectRevert(IStakeRegistry.InvalidAmount.selector);
         registry.requestUnbond(AGENT, 0);
-        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.InsufficientStake.selector, uint256(1 ether), uint256(2 ether)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeRegistry.InsufficientStake.selector, uint256(1 ether), uint256(2 ether))
+        );
         registry.requestUnbond(AGENT, 2 ether);
         vm.stopPrank();
     }
@@ -215,7 +194,9 @@ contract StakeRegistryTest is Test {
         vm.prank(controller);
         registry.requestUnbond(AGENT, 1 ether);
         vm.warp(block.timestamp + 1);
-        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.StillBonded.selector, uint64(block.timestamp - 1 + DELAY)));
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeRegistry.StillBonded.selector, uint64(block.timestamp - 1 + DELAY))
+        );
         vm.prank(controller);
         registry.withdraw(AGENT);
     }
@@ -226,54 +207,144 @@ contract StakeRegistryTest is Test {
         wallet.exec{value: 1 ether}(address(registry), 1 ether, abi.encodeCall(registry.stake, (AGENT, 1 ether)));
         wallet.exec(address(registry), 0, abi.encodeCall(registry.requestUnbond, (AGENT, 1 ether)));
         vm.warp(block.timestamp + DELAY);
-        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.TransferFailed.selector, address(0), address(wallet), uint256(1 ether)));
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IStakeRegistry.TransferFailed.selector, address(0), address(wallet), uint256(1 ether)
+            )
+        );
         wallet.exec(address(registry), 0, abi.encodeCall(registry.withdraw, (AGENT)));
         vm.assertEq(uint256(registry.recordOf(AGENT, address(wallet)).unbonding), 1 ether, "still there");
     }
 
-    // --- slash ---
+    // --- lock, unlock, slash ---
 
-    function test_slash_takesBondedThenUnbonding() public {
+    function _lock(uint256 lockId, uint256 amount) internal {
+        vm.prank(locker);
+        registry.lock(lockId, AGENT, controller, amount);
+    }
+
+    function test_lock_holdsStakeAgainstUnbondAndRotation() public {
         _bindAndStake(3 ether);
-        vm.prank(controller);
-        registry.requestUnbond(AGENT, 2 ether); // 1 bonded, 2 unbonding
-        vm.expectEmit(true, true, false, true, address(registry));
-        emit Slashed(AGENT, controller, 2 ether, victim, "fraud");
-        vm.prank(slasher);
-        registry.slash(AGENT, controller, 2 ether, victim, "fraud");
-        IStakeRegistry.Record memory r = registry.recordOf(AGENT, controller);
-        vm.assertEq(uint256(r.staked), 0, "bonded taken first");
-        vm.assertEq(uint256(r.unbonding), 1 ether, "then unbonding");
-        vm.assertEq(victim.balance, 2 ether, "beneficiary paid");
-    }
-
-    function test_slash_reverts() public {
-        _bindAndStake(1 ether);
-        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotSlasher.selector, stranger));
-        vm.prank(stranger);
-        registry.slash(AGENT, controller, 1, victim, "");
-        vm.startPrank(slasher);
-        vm.expectRevert(IStakeRegistry.ZeroAddress.selector);
-        registry.slash(AGENT, controller, 1, address(0), "");
-        vm.expectRevert(IStakeRegistry.InvalidAmount.selector);
-        registry.slash(AGENT, controller, 0, victim, "");
-        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.InsufficientStake.selector, uint256(1 ether), uint256(2 ether)));
-        registry.slash(AGENT, controller, 2 ether, victim, "");
-        RejectingReceiver refuser = new RejectingReceiver();
-        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.TransferFailed.selector, address(0), address(refuser), uint256(1)));
-        registry.slash(AGENT, controller, 1, address(refuser), "");
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit Locked(AGENT, controller, 7, 2 ether);
+        _lock(7, 2 ether);
+        vm.assertEq(registry.stakeOf(AGENT, controller), 3 ether, "locked stake still counts");
+        vm.assertEq(registry.freeStakeOf(AGENT, controller), 1 ether, "free");
+        vm.assertEq(registry.lockedAgent(7), AGENT, "lock recorded");
+        vm.startPrank(controller);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeRegistry.InsufficientStake.selector, uint256(1 ether), uint256(2 ether))
+        );
+        registry.requestUnbond(AGENT, 2 ether);
+        registry.requestUnbond(AGENT, 1 ether);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeRegistry.StakeLocked.selector, AGENT, controller, uint256(2 ether))
+        );
+        registry.rotate(AGENT, NEXT, "");
         vm.stopPrank();
-        vm.assertEq(registry.stakeOf(AGENT, controller), 1 ether, "a failed slash leaves the stake");
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit Unlocked(AGENT, controller, 7, 2 ether);
+        vm.prank(locker);
+        registry.unlock(7, controller, 2 ether, 0, address(0));
+        vm.assertEq(registry.freeStakeOf(AGENT, controller), 2 ether, "free again");
+        vm.assertEq(registry.lockedAgent(7), bytes32(0), "lock gone");
+        vm.prank(controller);
+        registry.rotate(AGENT, NEXT, ""); // nothing locked: rotation works again
     }
 
-    function test_slash_reentrantBeneficiaryIsRefused() public {
+    function test_lock_reverts() public {
+        _bindAndStake(1 ether);
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotLocker.selector, stranger));
+        vm.prank(stranger);
+        registry.lock(1, AGENT, controller, 1);
+        vm.startPrank(locker);
+        vm.expectRevert(IStakeRegistry.InvalidAmount.selector);
+        registry.lock(1, AGENT, controller, 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeRegistry.InsufficientStake.selector, uint256(1 ether), uint256(2 ether))
+        );
+        registry.lock(1, AGENT, controller, 2 ether);
+        vm.expectRevert(_wrongStatus(AGENT, stranger, IStakeRegistry.Status.None));
+        registry.lock(1, AGENT, stranger, 1);
+        vm.expectRevert(IStakeRegistry.ZeroAgentId.selector);
+        registry.lock(1, bytes32(0), controller, 1);
+        registry.lock(1, AGENT, controller, 0.5 ether);
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.LockExists.selector, uint256(1)));
+        registry.lock(1, AGENT, controller, 0.1 ether);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeRegistry.InsufficientStake.selector, uint256(0.5 ether), uint256(0.6 ether))
+        );
+        registry.lock(2, AGENT, controller, 0.6 ether);
+        vm.stopPrank();
+        vm.prank(controller);
+        registry.revoke(AGENT);
+        vm.expectRevert(_wrongStatus(AGENT, controller, IStakeRegistry.Status.Revoked));
+        vm.prank(locker);
+        registry.lock(3, AGENT, controller, 1);
+    }
+
+    function test_unlock_slashesAtMostTheLockToTheBeneficiary() public {
+        _bindAndStake(3 ether);
+        _lock(9, 2 ether);
+        vm.startPrank(locker);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeRegistry.SlashAboveLock.selector, uint256(2 ether), uint256(2 ether + 1))
+        );
+        registry.unlock(9, controller, 2 ether, 2 ether + 1, victim);
+        vm.expectRevert(IStakeRegistry.ZeroAddress.selector);
+        registry.unlock(9, controller, 2 ether, 1, address(0));
+        vm.expectEmit(true, true, false, true, address(registry));
+        emit Slashed(AGENT, controller, 1.5 ether, victim, bytes32(uint256(9)));
+        registry.unlock(9, controller, 2 ether, 1.5 ether, victim);
+        vm.stopPrank();
+        IStakeRegistry.Record memory r = registry.recordOf(AGENT, controller);
+        vm.assertEq(uint256(r.staked), 1.5 ether, "slash taken from the stake");
+        vm.assertEq(uint256(r.locked), 0, "lock ended");
+        vm.assertEq(victim.balance, 1.5 ether, "beneficiary paid");
+        vm.assertEq(address(registry).balance, 1.5 ether, "held == recorded");
+    }
+
+    function test_unlock_withoutALockIsANoOpButCannotSlash() public {
+        _bindAndStake(1 ether);
+        vm.startPrank(locker);
+        registry.unlock(5, controller, 1 ether, 0, address(0));
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.UnknownLock.selector, uint256(5)));
+        registry.unlock(5, controller, 1 ether, 1, victim);
+        vm.stopPrank();
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotLocker.selector, stranger));
+        vm.prank(stranger);
+        registry.unlock(5, controller, 1 ether, 0, address(0));
+        vm.assertEq(registry.stakeOf(AGENT, controller), 1 ether, "untouched");
+    }
+
+    function test_unlock_creditsABeneficiaryThatRefuses() public {
+        _bindAndStake(1 ether);
+        _lock(1, 1 ether);
+        RejectingReceiver refuser = new RejectingReceiver();
+        refuser.setRefusing(true);
+        vm.prank(locker);
+        registry.unlock(1, controller, 1 ether, 1 ether, address(refuser));
+        vm.assertEq(registry.credit(address(refuser)), 1 ether, "credited, the ruling stands");
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IStakeRegistry.TransferFailed.selector, address(0), address(refuser), uint256(1 ether)
+            )
+        );
+        refuser.exec(address(registry), 0, abi.encodeCall(registry.withdrawCredit, ()));
+        refuser.setRefusing(false);
+        refuser.exec(address(registry), 0, abi.encodeCall(registry.withdrawCredit, ()));
+        vm.assertEq(address(refuser).balance, 1 ether, "withdrawn");
+        vm.expectRevert(IStakeRegistry.NothingToWithdraw.selector);
+        refuser.exec(address(registry), 0, abi.encodeCall(registry.withdrawCredit, ()));
+    }
+
+    function test_unlock_reentrantBeneficiaryIsRefused() public {
         _bindAndStake(2 ether);
+        _lock(1, 2 ether);
         ReentrantReceiver attacker = new ReentrantReceiver();
-        attacker.arm(address(registry), abi.encodeCall(registry.slash, (AGENT, controller, 1 ether, address(attacker), "")));
-        vm.prank(owner);
-        registry.setSlasher(address(attacker), true); // even a slasher cannot re-enter
-        vm.prank(slasher);
-        registry.slash(AGENT, controller, 1 ether, address(attacker), "");
+        attacker.arm(address(registry), abi.encodeCall(registry.withdrawCredit, ()));
+        vm.prank(locker);
+        registry.unlock(1, controller, 2 ether, 1 ether, address(attacker));
         vm.assertFalse(attacker.reentryOk(), "re-entry refused");
         vm.assertEq(bytes4(attacker.reentryResult()), IStakeRegistry.Reentrancy.selector, "as Reentrancy");
         vm.assertEq(registry.stakeOf(AGENT, controller), 1 ether, "slashed once");
@@ -337,21 +408,26 @@ contract StakeRegistryTest is Test {
 
     // --- fuzz ---
 
-    function testFuzz_stakeUnbondSlash_conservesFunds(uint96 rawStake, uint96 rawUnbond, uint96 rawSlash) public {
+    function testFuzz_lockUnbondSlash_conservesFunds(uint96 rawStake, uint96 rawLock, uint96 rawUnbond, uint96 rawSlash)
+        public
+    {
         uint256 amount = bound(rawStake, 1, 100 ether);
-        uint256 unbond = bound(rawUnbond, 0, amount);
-        uint256 slashAmt = bound(rawSlash, 1, amount);
+        uint256 locked = bound(rawLock, 1, amount);
+        uint256 unbond = bound(rawUnbond, 0, amount - locked);
+        uint256 slashAmt = bound(rawSlash, 0, locked);
         _bindAndStake(amount);
+        _lock(1, locked);
         if (unbond > 0) {
             vm.prank(controller);
             registry.requestUnbond(AGENT, unbond);
         }
-        vm.prank(slasher);
-        registry.slash(AGENT, controller, slashAmt, victim, "");
+        vm.prank(locker);
+        registry.unlock(1, controller, locked, slashAmt, victim);
         IStakeRegistry.Record memory r = registry.recordOf(AGENT, controller);
         vm.assertEq(uint256(r.staked) + r.unbonding + victim.balance, amount, "nothing created or lost");
         vm.assertEq(address(registry).balance, uint256(r.staked) + r.unbonding, "held == recorded");
-        vm.assertEq(uint256(r.staked), amount - unbond >= slashAmt ? amount - unbond - slashAmt : 0, "bonded first");
+        vm.assertEq(uint256(r.unbonding), unbond, "a slash never touches unbonding stake");
+        vm.assertEq(uint256(r.staked), amount - unbond - slashAmt, "taken from the locked stake");
     }
 
     function testFuzz_withdraw_onlyAfterDelay(uint64 rawWait) public {

@@ -42,8 +42,8 @@ abstract contract EscrowFixture is Test {
 
     function setUp() public virtual {
         vm.warp(START);
-        registry = new StakeRegistry(address(0), UNBOND_DELAY, owner);
-        escrow = new BountyEscrow(registry, owner, treasury, FEE_BPS);
+        escrow = new BountyEscrow(owner, treasury, FEE_BPS, address(0), UNBOND_DELAY);
+        registry = StakeRegistry(address(escrow.stakeRegistry()));
         token = new MockERC20("Test", "TST");
         vm.deal(poster, 1_000_000 ether);
         vm.deal(worker, 1_000 ether);
@@ -75,7 +75,10 @@ abstract contract EscrowFixture is Test {
         return postETHWithStake(amount, 0);
     }
 
-    function postETHWithStake(uint256 amount, uint256 minStake) internal returns (uint256 id, IBountyEscrow.Terms memory t) {
+    function postETHWithStake(uint256 amount, uint256 minStake)
+        internal
+        returns (uint256 id, IBountyEscrow.Terms memory t)
+    {
         t = termsOf(poster, address(0), amount, minStake);
         vm.prank(poster);
         id = escrow.post{value: amount}(address(0), amount, arbiter, t.deadline, REVIEW, minStake, SPEC, nextSalt());
