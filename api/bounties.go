@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"net/http"
 	"strconv"
@@ -37,6 +38,10 @@ type Bounties interface {
 	Relay(ctx context.Context, raw []byte) (*escrow.Result, error)
 	// StakeOf reads an agent's stake under a controller wallet from the chain.
 	StakeOf(ctx context.Context, agent common.Hash, wallet common.Address) (*escrow.StakeRecord, error)
+	// PutSpec stores a bounty's task text under the hash it must have (escrow.CheckSpec).
+	PutSpec(ctx context.Context, hash common.Hash, text string) error
+	// PutBountySpec stores the task text of an indexed bounty, checked against its specHash.
+	PutBountySpec(ctx context.Context, id uint64, text string) error
 }
 
 // Wallets checks wallet bindings before the node records them on chain.
@@ -85,6 +90,9 @@ type PostBody struct {
 	ReviewWindow uint32         `json:"reviewWindow"`
 	MinStake     string         `json:"minStake"`
 	SpecHash     common.Hash    `json:"specHash"`
+	// Spec is the task text. The node stores it and serves it with the bounty; it must hash
+	// (keccak256) to SpecHash, which it fills in when zero.
+	Spec string `json:"spec,omitempty"`
 	// Salt makes the bounty id (BountyEscrow.bountyId(wallet, salt)), so the post happens
 	// once on chain whichever node it reaches. Zero: the node derives it from the envelope
 	// (postSalt), so the same envelope can never post twice.
@@ -256,6 +264,16 @@ func (s *Server) postBounty(c echo.Context) error {
 	if err := s.authorizeWallet(c.Request().Context(), req.sender, b.Wallet); err != nil {
 		return err
 	}
+	if b.Spec != "" {
+		if b.SpecHash == (common.Hash{}) {
+			b.SpecHash = escrow.SpecHash(b.Spec)
+		}
+		// Stored before the post, so the bounty is readable the moment it is indexed; a
+		// post that then fails leaves a text nothing points at, from an authenticated sender.
+		if err := s.cfg.Bounties.PutSpec(c.Request().Context(), b.SpecHash, b.Spec); err != nil {
+			return err
+		}
+	}
 	salt := b.Salt
 	if salt == (common.Hash{}) {
 		salt = postSalt(req.envelope)
@@ -350,6 +368,10 @@ func (s *Server) listBounties(c echo.Context) error {
 			return withDetail(ErrBadRequest, "unknown status %q", st)
 		}
 	}
+	f.Text = q.Get("q")
+	if len(f.Text) > 200 {
+		return withDetail(ErrBadRequest, "q is at most 200 bytes")
+	}
 	for name, dst := range map[string]*common.Address{"poster": &f.Poster, "worker": &f.Worker} {
 		if v := q.Get(name); v != "" {
 			if !common.IsHexAddress(v) {
@@ -379,6 +401,27 @@ func (s *Server) listBounties(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"bounties": list})
+}
+
+// putBountySpec stores a bounty's task text, sent as the request body, when it hashes to the
+// bounty's specHash: the hash is the authentication, so anyone (a poster publishing its spec
+// to more nodes, a worker who holds it) may send it, and a node stores one text per bounty.
+func (s *Server) putBountySpec(c echo.Context) error {
+	id, err := bountyID(c)
+	if err != nil {
+		return err
+	}
+	text, err := io.ReadAll(io.LimitReader(c.Request().Body, escrow.MaxSpecBytes+1))
+	if err != nil {
+		return withDetail(ErrBadRequest, "%v", err)
+	}
+	if len(text) > escrow.MaxSpecBytes {
+		return withDetail(ErrTooLarge, "a spec is at most %d bytes", escrow.MaxSpecBytes)
+	}
+	if err := s.cfg.Bounties.PutBountySpec(c.Request().Context(), id, string(text)); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
 }
 
 func (s *Server) getBounty(c echo.Context) error {

@@ -138,6 +138,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/bounties", s.listBounties)
 		v1.GET("/bounties/:id", s.getBounty)
 		v1.GET("/bounties/:id/events", s.bountyEvents)
+		v1.PUT("/bounties/:id/spec", s.putBountySpec)
 		v1.POST("/bounties/:id/:action", s.bountyAction)
 		v1.POST("/withdraw", s.withdraw)
 		v1.POST("/stake", s.stake)

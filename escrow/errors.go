@@ -114,7 +114,13 @@ func decodeRevert(err error) error {
 	case "ArbiterTimeNotUp":
 		return be(ErrTooEarly, "bounty %d: the arbiter still has time to resolve", id)
 	case "InsufficientStake":
-		return &BountyError{Err: ErrInsufficientStake, Msg: fmt.Sprintf("the agent's stake %v is below the %v the bounty requires", ce.Args[1], ce.Args[2])}
+		return &BountyError{Err: ErrInsufficientStake, Msg: fmt.Sprintf("the agent's free stake %v (bound to this wallet, not locked by other claims) is below the %v the bounty locks", ce.Args[1], ce.Args[2])}
+	case "ArbiterIsParty":
+		return &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: the arbiter %s cannot also be the poster or the worker", ce.Args[0].(common.Address).Hex())}
+	case "NotSubmitted":
+		return be(ErrWrongStatus, "bounty %d: a worker may dispute only after submitting a result", id)
+	case "SlashAboveLock":
+		return be(ErrInvalid, "invalid argument: bounty %d locks %v of the worker's stake; a ruling cannot slash %v", id, ce.Args[1], ce.Args[2])
 	case "NothingToWithdraw":
 		return &BountyError{Err: ErrNothingToWithdraw, Msg: "nothing to withdraw in that token"}
 	case "TransferFailed":

@@ -158,7 +158,7 @@ func NewIndexer(ctx context.Context, cfg IndexerConfig) (*Indexer, error) {
 	if err := chainlog.Migrate(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
-	if err := sqlite.Migrate(ctx, cfg.DB, "escrow", append(migrations, requestMigration, cursorMigration)); err != nil {
+	if err := sqlite.Migrate(ctx, cfg.DB, "escrow", append(migrations, requestMigration, cursorMigration, specMigration)); err != nil {
 		return nil, err
 	}
 	parsed, err := contracts.BountyEscrowMetaData.ParseABI()

@@ -27,12 +27,14 @@ type Bounty struct {
 	FeeBps       uint16         `json:"feeBps"`
 	MinStake     string         `json:"minStake"`
 	SpecHash     common.Hash    `json:"specHash"`
-	ResultHash   string         `json:"resultHash,omitempty"`
-	Payout       string         `json:"payout"`
-	Fee          string         `json:"fee"`
-	PosterRefund string         `json:"posterRefund"`
-	PostedBlock  uint64         `json:"postedBlock"`
-	UpdatedBlock uint64         `json:"updatedBlock"`
+	// Spec is the task text, when this node holds it; it always hashes to SpecHash.
+	Spec         string `json:"spec,omitempty"`
+	ResultHash   string `json:"resultHash,omitempty"`
+	Payout       string `json:"payout"`
+	Fee          string `json:"fee"`
+	PosterRefund string `json:"posterRefund"`
+	PostedBlock  uint64 `json:"postedBlock"`
+	UpdatedBlock uint64 `json:"updatedBlock"`
 	// History is the bounty's events in chain order (Get only).
 	History []Event `json:"history,omitempty"`
 }
@@ -52,19 +54,26 @@ type Filter struct {
 	Status Status
 	Poster common.Address
 	Worker common.Address
+	// Text keeps bounties whose spec contains it (case-insensitive); specs the node does not
+	// hold never match.
+	Text string
 	// Limit bounds the answer (0 means 100, at most 1000); After pages by id.
 	Limit int
 	After uint64
 }
 
-const bountyColumns = `id, status, poster, worker, token, amount, arbiter, deadline, review_window, fee_bps, min_stake, spec_hash, result_hash, payout, fee, poster_refund, posted_block, updated_block`
+const bountyColumns = `b.id, b.status, b.poster, b.worker, b.token, b.amount, b.arbiter, b.deadline, b.review_window, b.fee_bps, b.min_stake, b.spec_hash,
+	b.result_hash, b.payout, b.fee, b.poster_refund, b.posted_block, b.updated_block, COALESCE(s.text, '')`
+
+// bountyFrom joins each bounty with its spec text, when the node holds it.
+const bountyFrom = ` FROM escrow_bounties b LEFT JOIN escrow_specs s ON s.chain = b.chain AND s.spec_hash = b.spec_hash`
 
 func scanBounty(scan func(...any) error) (*Bounty, error) {
 	var b Bounty
 	var status, poster, worker, token, arbiter, spec string
 	var deadline, window, fee int64
 	if err := scan(&b.ID, &status, &poster, &worker, &token, &b.Amount, &arbiter, &deadline, &window, &fee,
-		&b.MinStake, &spec, &b.ResultHash, &b.Payout, &b.Fee, &b.PosterRefund, &b.PostedBlock, &b.UpdatedBlock); err != nil {
+		&b.MinStake, &spec, &b.ResultHash, &b.Payout, &b.Fee, &b.PosterRefund, &b.PostedBlock, &b.UpdatedBlock, &b.Spec); err != nil {
 		return nil, err
 	}
 	b.Status, b.Poster, b.Token, b.Arbiter = Status(status), common.HexToAddress(poster), common.HexToAddress(token), common.HexToAddress(arbiter)
@@ -81,18 +90,21 @@ func (ix *Indexer) List(ctx context.Context, f Filter) ([]*Bounty, error) {
 		f.Limit = 100
 	}
 	f.Limit = min(f.Limit, 1000)
-	where := []string{"chain = ?", "id > ?"}
+	where := []string{"b.chain = ?", "b.id > ?"}
 	args := []any{ix.cfg.Chain, int64(f.After)}
 	if f.Status != "" {
-		where, args = append(where, "status = ?"), append(args, string(f.Status))
+		where, args = append(where, "b.status = ?"), append(args, string(f.Status))
 	}
 	if f.Poster != (common.Address{}) {
-		where, args = append(where, "poster = ?"), append(args, f.Poster.Hex())
+		where, args = append(where, "b.poster = ?"), append(args, f.Poster.Hex())
 	}
 	if f.Worker != (common.Address{}) {
-		where, args = append(where, "worker = ?"), append(args, f.Worker.Hex())
+		where, args = append(where, "b.worker = ?"), append(args, f.Worker.Hex())
 	}
-	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT `+bountyColumns+` FROM escrow_bounties WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`,
+	if f.Text != "" {
+		where, args = append(where, "instr(lower(s.text), lower(?)) > 0"), append(args, f.Text)
+	}
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT `+bountyColumns+bountyFrom+` WHERE `+strings.Join(where, " AND ")+` ORDER BY b.id LIMIT ?`,
 		append(args, f.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("list bounties: %w", err)
@@ -111,7 +123,7 @@ func (ix *Indexer) List(ctx context.Context, f Filter) ([]*Bounty, error) {
 
 // Get returns bounty id with its history, or ErrUnknownBounty.
 func (ix *Indexer) Get(ctx context.Context, id uint64) (*Bounty, error) {
-	row := ix.cfg.DB.QueryRowContext(ctx, `SELECT `+bountyColumns+` FROM escrow_bounties WHERE chain = ? AND id = ?`, ix.cfg.Chain, int64(id))
+	row := ix.cfg.DB.QueryRowContext(ctx, `SELECT `+bountyColumns+bountyFrom+` WHERE b.chain = ? AND b.id = ?`, ix.cfg.Chain, int64(id))
 	b, err := scanBounty(row.Scan)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, &BountyError{ID: id, Err: ErrUnknownBounty, Msg: fmt.Sprintf("bounty %d does not exist", id)}

@@ -453,6 +453,16 @@ func (s *Service) Get(ctx context.Context, id uint64) (*Bounty, error) {
 	return s.cfg.Indexer.Get(ctx, id)
 }
 
+// PutSpec stores a task text under its hash (Indexer.PutSpec).
+func (s *Service) PutSpec(ctx context.Context, hash common.Hash, text string) error {
+	return s.cfg.Indexer.PutSpec(ctx, hash, text)
+}
+
+// PutBountySpec stores the task text of an indexed bounty (Indexer.PutBountySpec).
+func (s *Service) PutBountySpec(ctx context.Context, id uint64, text string) error {
+	return s.cfg.Indexer.PutBountySpec(ctx, id, text)
+}
+
 // History returns a bounty's events (see Indexer.History).
 func (s *Service) History(ctx context.Context, id uint64) ([]Event, error) {
 	return s.cfg.Indexer.History(ctx, id)

@@ -43,6 +43,8 @@ var (
 	ErrStakeTooLow = errors.New("escrow: less stake than asked for")
 	// ErrStillBonded: the unbonding delay has not passed.
 	ErrStillBonded = errors.New("escrow: the stake is still bonded")
+	// ErrStakeLocked: claimed bounties lock the agent's stake; rotation waits until they end.
+	ErrStakeLocked = errors.New("escrow: stake is locked by claimed bounties")
 	// ErrAlreadyBound: the wallet has already bound the agent on chain.
 	ErrAlreadyBound = errors.New("escrow: the wallet already bound the agent on chain")
 )
@@ -80,9 +82,11 @@ type StakeRecord struct {
 	Agent      common.Hash    `json:"agentId"`
 	Controller common.Address `json:"controller"`
 	Status     StakeStatus    `json:"status"`
-	// Staked counts as stake; Unbonding is leaving and withdrawable from UnlockAt (unix
-	// seconds; 0 when nothing is unbonding).
+	// Staked counts as stake, Locked of it by claimed bounties (not unbondable until they
+	// end; a dispute ruling may slash it); Unbonding is leaving and withdrawable from UnlockAt
+	// (unix seconds; 0 when nothing is unbonding).
 	Staked    string         `json:"staked"`
+	Locked    string         `json:"locked"`
 	Unbonding string         `json:"unbonding"`
 	UnlockAt  uint64         `json:"unlockAt,omitempty"`
 	Token     common.Address `json:"token"`
@@ -139,7 +143,7 @@ func (s *Service) StakeOf(ctx context.Context, agent common.Hash, wallet common.
 	if err != nil {
 		return nil, err
 	}
-	return &StakeRecord{Agent: agent, Controller: wallet, Status: r.status, Staked: r.Staked.String(),
+	return &StakeRecord{Agent: agent, Controller: wallet, Status: r.status, Staked: r.Staked.String(), Locked: r.Locked.String(),
 		Unbonding: r.Unbonding.String(), UnlockAt: r.UnlockAt, Token: tok}, nil
 }
 
@@ -200,8 +204,9 @@ func (s *Service) stakeCall(ctx context.Context, snd *Sender, op Op) (data []byt
 		if r.status == StakeNone {
 			return nil, nil, se(ErrNotStaked, "wallet %s holds no stake for agent %s", snd.Address().Hex(), agent.Hex())
 		}
-		if op.Amount.Cmp(r.Staked) > 0 {
-			return nil, nil, se(ErrStakeTooLow, "agent %s has %s staked under wallet %s, less than the %s asked for", agent.Hex(), r.Staked, snd.Address().Hex(), op.Amount)
+		if free := new(big.Int).Sub(r.Staked, r.Locked); op.Amount.Cmp(free) > 0 {
+			return nil, nil, se(ErrStakeTooLow, "agent %s has %s staked under wallet %s, %s of it locked by claimed bounties; %s is free, less than the %s asked for",
+				agent.Hex(), r.Staked, snd.Address().Hex(), r.Locked, free, op.Amount)
 		}
 		return s.stake.PackRequestUnbond(agent, op.Amount), nil, nil
 	case OpWithdrawStake:
@@ -245,7 +250,11 @@ func decodeStakeRevert(ce *contracts.CustomError) error {
 		}
 		return se(ErrAgentClosed, "agent %s is %s under wallet %v", agent.Hex(), stakeStatuses[min(int(st), len(stakeStatuses)-1)], ce.Args[1])
 	case "InsufficientStake":
-		return se(ErrStakeTooLow, "%v staked, less than the %v asked for", ce.Args[0], ce.Args[1])
+		return se(ErrStakeTooLow, "%v free (staked, not locked by a claimed bounty), less than the %v asked for", ce.Args[0], ce.Args[1])
+	case "StakeLocked":
+		return se(ErrStakeLocked, "agent %s has %v stake locked by claimed bounties: it can rotate once they end", agent.Hex(), ce.Args[2])
+	case "UnknownLock":
+		return &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: bounty %v locked no stake (the poster assigned its worker), so there is nothing to slash", ce.Args[0])}
 	case "StillBonded":
 		return se(ErrStillBonded, "the unbonding stake unlocks at %v", ce.Args[0])
 	}

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -140,6 +142,19 @@ func printBounty(e *env, b *escrow.Bounty) {
 	}
 	fmt.Fprintf(e.stdout, "  arbiter %s\n  deadline %s, review window %s\n", b.Arbiter.Hex(),
 		time.Unix(int64(b.Deadline), 0).UTC().Format(time.RFC3339), time.Duration(b.ReviewWindow)*time.Second)
+	if b.MinStake != "" && b.MinStake != "0" {
+		fmt.Fprintf(e.stdout, "  min stake %s: a claim locks it until the bounty ends; the arbiter's ruling may slash it to the poster\n", formatAmount(b.MinStake))
+	} else {
+		fmt.Fprintln(e.stdout, "  min stake none")
+	}
+	if text, ok := specText(b); ok {
+		fmt.Fprintf(e.stdout, "  task (matches specHash %s):\n", b.SpecHash.Hex())
+		for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+			fmt.Fprintf(e.stdout, "    %s\n", l)
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "  task    %s\n", text)
+	}
 	if b.Payout != "0" || b.PosterRefund != "0" {
 		fmt.Fprintf(e.stdout, "  paid    worker %s, poster %s, fee %s (%s)\n", formatAmount(b.Payout), formatAmount(b.PosterRefund), formatAmount(b.Fee), tokenName(b.Token))
 	}
@@ -208,11 +223,11 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 		"Post a bounty: the amount is locked in the escrow until it is settled.")
 	amount := fs.String("amount", "", "amount: 1.5eth, 20gwei or base units (for a token, its base units)")
 	token := fs.String("token", "", "ERC-20 to pay in (default ETH); the node approves the escrow")
-	arbiter := fs.String("arbiter", "", "who decides disputes")
+	arbiter := fs.String("arbiter", "", "who decides disputes (never you or the worker: the escrow refuses that); it may slash up to --min-stake of the claimer's stake")
 	deadline := fs.Duration("deadline", 24*time.Hour, "time from now by which the result must be submitted")
 	review := fs.Duration("review", time.Hour, "how long you have to accept or reject a submission")
-	minStake := fs.String("min-stake", "0", "stake a claiming agent must hold")
-	spec := fs.String("spec", "", "the task (text, or @FILE); the contract records its keccak256")
+	minStake := fs.String("min-stake", "0", "stake a claim locks from the claiming agent until the bounty ends (a dispute ruling may slash it to you)")
+	spec := fs.String("spec", "", "the task (text, or @FILE): the contract records its keccak256, the node stores and serves the text")
 	salt := fs.String("salt", "", "makes the bounty id (its keccak256): run again with the same salt, the post is refused instead of made twice (default: one per request)")
 	quiet := fs.Bool("quiet", false, "print only the bounty id (for scripts: ID=$(surety bounty post ... --quiet))")
 	if err := fs.parse(args); err != nil {
@@ -245,6 +260,13 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 	body := api.PostBody{Wallet: s.wallet, Token: common.HexToAddress(*token), Amount: amt.String(), Arbiter: common.HexToAddress(*arbiter),
 		Deadline: uint64(time.Now().Add(*deadline).Unix()), ReviewWindow: uint32(review.Seconds()), MinStake: stake.String(),
 		SpecHash: crypto.Keccak256Hash(specText)}
+	switch {
+	case len(specText) == 0:
+	case len(specText) > escrow.MaxSpecBytes || !utf8.Valid(specText):
+		fmt.Fprintf(e.stderr, "note: the spec is not UTF-8 text of at most %d bytes: only its hash is posted; send the text to workers yourself\n", escrow.MaxSpecBytes)
+	default:
+		body.Spec = string(specText)
+	}
 	if *salt != "" {
 		body.Salt = crypto.Keccak256Hash([]byte(*salt))
 	}
@@ -342,11 +364,12 @@ func runBountyWithdraw(ctx context.Context, e *env, args []string) error {
 }
 
 func runBountyList(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bounty list", "[--status S] [--poster ADDR] [--worker ADDR]", "List bounties from the node's index.")
+	fs := newFlags(e, "bounty list", "[--status S] [--poster ADDR] [--worker ADDR] [--q TEXT]", "List bounties from the node's index, with their arbiter, minimum stake and task.")
 	node := fs.String("node", "http://"+defaultListen, "the node's URL")
 	status := fs.String("status", "", "open, assigned, submitted, disputed, accepted, released, resolved, refunded or cancelled")
 	poster := fs.String("poster", "", "only this poster's")
 	worker := fs.String("worker", "", "only this worker's")
+	text := fs.String("q", "", "only bounties whose task text contains this (case-insensitive)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -356,9 +379,9 @@ func runBountyList(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	q := []string{}
-	for k, v := range map[string]string{"status": *status, "poster": *poster, "worker": *worker} {
+	for k, v := range map[string]string{"status": *status, "poster": *poster, "worker": *worker, "q": *text} {
 		if v != "" {
-			q = append(q, k+"="+v)
+			q = append(q, k+"="+url.QueryEscape(v))
 		}
 	}
 	var out struct {
@@ -374,9 +397,41 @@ func runBountyList(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "no bounties")
 	}
 	for _, b := range out.Bounties {
-		fmt.Fprintf(e.stdout, "%-16d %-10s %s %s  poster %s\n", b.ID, b.Status, formatAmount(b.Amount), tokenName(b.Token), b.Poster.Hex())
+		fmt.Fprintf(e.stdout, "%-16d %-10s %s %s  poster %s  arbiter %s  min stake %s\n", b.ID, b.Status, formatAmount(b.Amount), tokenName(b.Token),
+			b.Poster.Hex(), b.Arbiter.Hex(), formatAmount(b.MinStake))
+		if line := specLine(b); line != "" {
+			fmt.Fprintf(e.stdout, "%16s %s\n", "", line)
+		}
 	}
 	return nil
+}
+
+// specText is a bounty's task text as the CLI shows it: checked here against the specHash
+// the contract recorded (a node cannot show another task than the one posted), or why not.
+func specText(b *escrow.Bounty) (string, bool) {
+	switch {
+	case b.Spec == "":
+		return "(this node does not hold the task text; its keccak256 is " + b.SpecHash.Hex() + ")", false
+	case escrow.SpecHash(b.Spec) != b.SpecHash:
+		return "(the node's task text does not match the specHash on chain: not shown)", false
+	}
+	return b.Spec, true
+}
+
+// specLine is the first line of a bounty's task text, cut to fit a list.
+func specLine(b *escrow.Bounty) string {
+	text, ok := specText(b)
+	if !ok {
+		return ""
+	}
+	line, _, more := strings.Cut(strings.TrimSpace(text), "\n")
+	if r := []rune(line); len(r) > 100 {
+		line, more = string(r[:100]), true
+	}
+	if more {
+		line += " …"
+	}
+	return "task: " + line
 }
 
 func runBountyShow(ctx context.Context, e *env, args []string) error {

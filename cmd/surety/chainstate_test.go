@@ -20,6 +20,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 )
@@ -50,7 +51,8 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000", "arbiter": worker.wallet, "deadline": head.Time + 3600, "reviewWindow": 600}
+	task := "Label 500 images of street signs.\nAnswer with a CSV of file,label."
+	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000", "arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600, "spec": task}
 
 	// One envelope, two nodes that both hold the market's wallet: one bounty.
 	env := n0.envelope(market, 0, post)
@@ -79,7 +81,7 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	// Even a node that let it through could not post it twice: the salt the node derives
 	// from the envelope makes the bounty id, and a second post of it reverts.
 	if code, out := n0.request("POST", "/v1/bounties", n0.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000000000000000",
-		"arbiter": worker.wallet, "deadline": head.Time + 3600, "reviewWindow": 600, "salt": postSaltOf(t, env)}), nil); code != http.StatusConflict || !strings.Contains(string(out), "already-posted") {
+		"arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600, "salt": postSaltOf(t, env)}), nil); code != http.StatusConflict || !strings.Contains(string(out), "already-posted") {
 		t.Errorf("a post with the first one's salt: %d %s, want 409 already-posted", code, out)
 	}
 	if n := postedOnChain(t, client, dep.Contracts.BountyEscrow); n != 1 {
@@ -93,6 +95,39 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	}
 	if code, out := claim(n1, worker, id); code != http.StatusOK {
 		t.Fatalf("claim on node 1: %d %s", code, out)
+	}
+
+	// The task text: node 0 got it with the post and serves it; node 1 has only the hash from
+	// the chain until someone gives it the text, which it takes only when it hashes right.
+	spec := func(bc *bountyClient) string {
+		var b escrow.Bounty
+		code, out := bc.request("GET", fmt.Sprintf("/v1/bounties/%d", id), nil, nil)
+		if code != http.StatusOK || json.Unmarshal(out, &b) != nil {
+			t.Fatalf("GET bounty %d: %d %s", id, code, out)
+		}
+		if b.SpecHash != escrow.SpecHash(task) {
+			t.Errorf("specHash on chain %s, want the task's %s", b.SpecHash, escrow.SpecHash(task))
+		}
+		return b.Spec
+	}
+	if got := spec(n0); got != task {
+		t.Errorf("node 0 serves spec %q, want the posted task", got)
+	}
+	if got := spec(n1); got != "" {
+		t.Errorf("node 1 serves spec %q before anyone gave it the text", got)
+	}
+	specPath := fmt.Sprintf("/v1/bounties/%d/spec", id)
+	if code, out := n1.request("PUT", specPath, []byte("Label 5 images."), nil); code != http.StatusUnprocessableEntity || !strings.Contains(string(out), "spec-mismatch") {
+		t.Errorf("PUT another text: %d %s, want 422 spec-mismatch", code, out)
+	}
+	if code, out := n1.request("PUT", specPath, []byte(task), nil); code != http.StatusNoContent {
+		t.Errorf("PUT the task: %d %s, want 204", code, out)
+	}
+	if got := spec(n1); got != task {
+		t.Errorf("node 1 serves spec %q after the PUT, want the task", got)
+	}
+	if code, out := n1.request("GET", "/v1/bounties?q=street+signs", nil, nil); code != http.StatusOK || !strings.Contains(string(out), fmt.Sprintf(`"id":%d`, id)) {
+		t.Errorf("search by task text on node 1: %d %s", code, out)
 	}
 	// Posting the worker's binding again, to the other node that also holds its wallet, costs
 	// nothing: the chain has it, so the node answers 200 and sends no transaction.
@@ -148,6 +183,10 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	}
 }
 
+// bystander arbitrates bounties whose disputes a test never reaches: the escrow refuses an
+// arbiter that is the poster or the worker.
+const bystander = "0x00000000000000000000000000000000000a1b17"
+
 func mustGenerate(t *testing.T) *identity.Key {
 	t.Helper()
 	k, err := identity.GenerateKey(identity.Ed25519)
@@ -198,7 +237,7 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	settle := func() uint64 {
 		t.Helper()
 		code, out := n0.request("POST", "/v1/bounties", n0.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000000000000000",
-			"arbiter": worker.wallet, "deadline": head.Time + 3600, "reviewWindow": 600}), nil)
+			"arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600}), nil)
 		if code != http.StatusCreated {
 			t.Fatalf("post: %d %s", code, out)
 		}

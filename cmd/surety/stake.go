@@ -36,8 +36,9 @@ Bond stake for your agent (the DID of --key) from a wallet the node holds and yo
 to ('surety did bind'). The first time, the node also binds the agent to the wallet on chain
 with that binding. Staked agents rank first in discovery, and their audits count.`, "/v1/stake"},
 	escrow.OpUnbond: {"unbond", "--key KEYFILE --wallet ADDR --amount 1eth", `
-Start unbonding stake: it stops counting at once, stays slashable during the registry's delay
-(7 days by default), and can then be withdrawn with 'surety stake withdraw'.`, "/v1/stake/unbond"},
+Start unbonding stake: it stops counting at once and can be withdrawn with 'surety stake
+withdraw' after the registry's delay (7 days by default). Stake that claimed bounties lock
+cannot be unbonded until they end.`, "/v1/stake/unbond"},
 	escrow.OpWithdrawStake: {"withdraw", "--key KEYFILE --wallet ADDR", `
 Pay the wallet the stake you unbonded, once the registry's delay has passed.`, "/v1/stake/withdraw"},
 }
@@ -117,6 +118,9 @@ func printStake(e *env, did string, r *escrow.StakeRecord) {
 	}
 	tok := tokenName(r.Token)
 	fmt.Fprintf(e.stdout, "%s under wallet %s: %s\n  staked     %s %s\n", did, r.Controller.Hex(), r.Status, formatAmount(r.Staked), tok)
+	if r.Locked != "" && r.Locked != "0" {
+		fmt.Fprintf(e.stdout, "  locked     %s %s of it, by claimed bounties until they end\n", formatAmount(r.Locked), tok)
+	}
 	if r.Unbonding != "0" {
 		fmt.Fprintf(e.stdout, "  unbonding  %s %s, withdrawable from %s\n", formatAmount(r.Unbonding), tok,
 			time.Unix(int64(r.UnlockAt), 0).UTC().Format(time.RFC3339))
