@@ -50,10 +50,15 @@ func TestBountyCLI(t *testing.T) {
 	if !strings.Contains(out, "bounty "+id+": accepted") || !strings.Contains(out, "paid    worker 1.4925, poster 0, fee 0.0075 (ETH)") {
 		t.Errorf("accept printed:\n%s", out)
 	}
-	if out := runOK(t, "", "bounty", "list", "--node", base, "--status", "accepted"); !strings.Contains(out, id) || !strings.Contains(out, "accepted   1.5 ETH") {
+	if out := runOK(t, "", "bounty", "list", "--node", base, "--status", "accepted"); !strings.Contains(out, id) || !strings.Contains(out, "accepted   1.5 ETH") ||
+		!strings.Contains(out, "arbiter "+wallet(3)) || !strings.Contains(out, "task: summarize the paper") {
 		t.Errorf("list printed:\n%s", out)
 	}
-	if out := runOK(t, "", "bounty", "show", id, "--node", base); !strings.Contains(out, "Accepted") || !strings.Contains(out, "Claimed") {
+	if out := runOK(t, "", "bounty", "list", "--node", base, "--q", "PAPER"); !strings.Contains(out, id) || strings.Contains(out, other) {
+		t.Errorf("list --q PAPER printed:\n%s\nwant bounty %s (its task says paper) and not %s (no task)", out, id, other)
+	}
+	if out := runOK(t, "", "bounty", "show", id, "--node", base); !strings.Contains(out, "Accepted") || !strings.Contains(out, "Claimed") ||
+		!strings.Contains(out, "task (matches specHash") || !strings.Contains(out, "    summarize the paper") || !strings.Contains(out, "min stake none") {
 		t.Errorf("show printed:\n%s", out)
 	}
 	// A wrong move is refused with one line that says why, and exit 1.
