@@ -247,7 +247,8 @@ func runLifecycle(t *testing.T, c chain.Client) {
 	}
 	_, err = worker.try(stakes, stakesABI.PackRequestUnbond(agent, ether(2)), nil)
 	expectRevert(t, err, "InsufficientStake")
-	poster.send(escrow, escrowABI.PackDispute(posted.Id, posted.Terms, worker.addr, crypto.Keccak256Hash([]byte("late"))), nil)
+	worker.send(escrow, escrowABI.PackSubmit(posted.Id, posted.Terms, worker.addr, crypto.Keccak256Hash([]byte("work"))), nil)
+	poster.send(escrow, escrowABI.PackReject(posted.Id, posted.Terms, worker.addr, crypto.Keccak256Hash([]byte("late"))), nil)
 	_, err = arbiter.try(escrow, escrowABI.PackResolve(posted.Id, posted.Terms, worker.addr, 0, ether(2)), nil)
 	expectRevert(t, err, "SlashAboveLock")
 	half := new(big.Int).Div(ether(1), big.NewInt(2))

@@ -118,7 +118,7 @@ func decodeRevert(err error) error {
 	case "ArbiterIsParty":
 		return &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: the arbiter %s cannot also be the poster or the worker", ce.Args[0].(common.Address).Hex())}
 	case "NotSubmitted":
-		return be(ErrWrongStatus, "bounty %d: a worker may dispute only after submitting a result", id)
+		return be(ErrWrongStatus, "bounty %d: only a submission can be disputed, and nothing was submitted (after the deadline, refund)", id)
 	case "SlashAboveLock":
 		return be(ErrInvalid, "invalid argument: bounty %d locks %v of the worker's stake; a ruling cannot slash %v", id, ce.Args[1], ce.Args[2])
 	case "NothingToWithdraw":

@@ -94,8 +94,9 @@ func (f *fixture) trySendTo(key *ecdsa.PrivateKey, to common.Address, data []byt
 
 // binding signs the binding of agent to wallet for the fixture's registry.
 // slash takes amount of the stake worker holds for agent the only way the registry allows: a
-// bounty with that minimum stake, claimed by the worker (locking it), disputed by the poster
-// and resolved by its arbiter with a slash of all of it. Dev keys 3 and 4 post and arbitrate.
+// bounty with that minimum stake, claimed by the worker (locking it), submitted, rejected by
+// the poster and resolved by its arbiter with a slash of all of it. Dev keys 3 and 4 post and
+// arbitrate.
 func (f *fixture) slash(worker *ecdsa.PrivateKey, agent common.Hash, amount *big.Int) {
 	f.t.Helper()
 	ctx := context.Background()
@@ -121,7 +122,8 @@ func (f *fixture) slash(worker *ecdsa.PrivateKey, agent common.Hash, amount *big
 	}{
 		{poster, escrowABI.PackPost(common.Address{}, big.NewInt(1), terms.Arbiter, terms.Deadline, terms.ReviewWindow, amount, common.Hash{}, salt), big.NewInt(1)},
 		{worker, escrowABI.PackClaim(id, terms, agent), nil},
-		{poster, escrowABI.PackDispute(id, terms, w, common.Hash{}), nil},
+		{worker, escrowABI.PackSubmit(id, terms, w, common.Hash{1}), nil},
+		{poster, escrowABI.PackReject(id, terms, w, common.Hash{}), nil},
 		{arbiter, escrowABI.PackResolve(id, terms, w, 0, amount), nil},
 	} {
 		if err := f.trySendTo(step.key, to, step.data, step.value); err != nil {

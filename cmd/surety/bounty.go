@@ -39,7 +39,7 @@ func runBountyCmd(ctx context.Context, e *env, args []string) error {
 var actionNames = map[string]string{
 	"claim": "take an open bounty as its worker", "assign": "pick the worker of your open bounty (--worker)",
 	"submit": "submit the result (--result)", "accept": "accept the submission: the worker is paid",
-	"reject": "reject the submission: the arbiter decides", "dispute": "dispute: the arbiter decides (a worker submits first)",
+	"reject": "reject the submission: the arbiter decides", "dispute": "dispute the submission: the arbiter decides (nothing can be disputed before a submission)",
 	"resolve": "as the arbiter, split a disputed bounty (--worker-bps) and slash the worker's locked stake (--slash)", "release": "as the worker, take the payout after a silent review window",
 	"refund": "get the funds of a bounty back after its deadline", "cancel": "take back your unassigned bounty",
 }

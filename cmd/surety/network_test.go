@@ -131,8 +131,8 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 
 	// Stake changes sent straight to the chain re-rank the card on every node, with no call
 	// to any node: an unbond, then a slash, which only a dispute ruling can make: a bounty
-	// with a minimum stake, claimed by the agent's wallet (locking it), disputed by its poster
-	// and resolved by its arbiter with a slash.
+	// with a minimum stake, claimed by the agent's wallet (locking it), submitted, rejected by
+	// its poster and resolved by its arbiter with a slash.
 	live := []string{baseA, bases[2], baseE, baseF}
 	stakeOn := func(base string) string {
 		var a registry.Agent
@@ -165,7 +165,8 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	}
 	sendTo(escrowInst, poster, escrowABI.PackPost(common.Address{}, terms.Amount, terms.Arbiter, terms.Deadline, terms.ReviewWindow, terms.MinStake, common.Hash{}, salt), terms.Amount)
 	sendTo(escrowInst, wallet, escrowABI.PackClaim(bid, terms, id), nil)
-	sendTo(escrowInst, poster, escrowABI.PackDispute(bid, terms, w, common.Hash{}), nil)
+	sendTo(escrowInst, wallet, escrowABI.PackSubmit(bid, terms, w, common.Hash{1}), nil)
+	sendTo(escrowInst, poster, escrowABI.PackReject(bid, terms, w, common.Hash{}), nil)
 	sendTo(escrowInst, arbiter, escrowABI.PackResolve(bid, terms, w, 0, terms.MinStake), nil)
 	for _, base := range live {
 		eventuallyT(t, "the slash seen by "+base, 5*time.Second, func() bool { return stakeOn(base) == "250000000000000000" })

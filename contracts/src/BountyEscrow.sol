@@ -23,9 +23,9 @@ import {Owned} from "./Owned.sol";
 ///
 /// Stake at risk: claiming a bounty with a minimum stake locks that much of the worker agent's
 /// stake in the StakeRegistry until the bounty ends; a dispute ruling may slash up to the lock
-/// to the poster. Squatting does not pay: the worker may dispute only after submitting, so a
-/// claimer that does nothing gets nothing, and its lock holds until the deadline's refund. The
-/// arbiter is never the poster or the worker.
+/// to the poster. Only a submission can be disputed: a claimer that does nothing gets nothing
+/// (its lock holds until the deadline's refund, unslashed), and no ruling slashes a worker
+/// that has not delivered. The arbiter is never the poster or the worker.
 contract BountyEscrow is IBountyEscrow, Owned {
     using Transfers for address;
 
@@ -215,20 +215,17 @@ contract BountyEscrow is IBountyEscrow, Owned {
         _dispute(id, s, reasonHash);
     }
 
-    /// @notice The poster or the worker disputes a submission within the review window, or the
-    /// poster disputes an assigned bounty before its deadline: the arbiter decides. A worker
-    /// must submit before it may dispute, so claiming without working cannot force a split.
-    /// (After the deadline with nothing submitted the way out is `refund`, not a dispute.)
+    /// @notice The poster or the worker disputes a submission within the review window: the
+    /// arbiter decides. Only a submission can be disputed. A claimer that does no work cannot
+    /// force a split (it gets nothing: the poster takes a `refund` after the deadline), and a
+    /// poster cannot have its arbiter slash a claimer's lock before the worker has delivered
+    /// anything (a worker that doubts the arbiter can walk away unslashed by not submitting).
     function dispute(uint256 id, Terms calldata t, address worker, bytes32 reasonHash) external nonReentrant {
         Bounty storage s = _load(id, t, worker);
         if (msg.sender != t.poster && msg.sender != worker) revert NotParty(id, msg.sender);
-        if (s.status == Status.Submitted) {
-            _requireInReview(id, s, t);
-        } else {
-            _expect(id, s, Status.Assigned);
-            if (msg.sender != t.poster) revert NotSubmitted(id);
-            if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
-        }
+        if (s.status == Status.Assigned) revert NotSubmitted(id);
+        _expect(id, s, Status.Submitted);
+        _requireInReview(id, s, t);
         _dispute(id, s, reasonHash);
     }
 

@@ -78,7 +78,7 @@ interface IBountyEscrow {
     error InsufficientStake(bytes32 agentId, uint256 stake, uint256 required);
     /// @notice The arbiter may not be the poster or the worker.
     error ArbiterIsParty(address arbiter);
-    /// @notice The worker may dispute only after submitting.
+    /// @notice Only a submission can be disputed: nothing was submitted.
     error NotSubmitted(uint256 id);
     /// @notice A slash above the stake the bounty locks.
     error SlashAboveLock(uint256 id, uint256 minStake, uint256 slash);
@@ -121,7 +121,7 @@ interface IBountyEscrow {
     event Accepted(uint256 indexed id, address indexed worker, uint256 payout, uint256 fee);
     /// @notice The review window passed and the worker took the payout (Submitted → Released).
     event Released(uint256 indexed id, address indexed worker, uint256 payout, uint256 fee);
-    /// @notice The poster rejected or a party disputed (Assigned/Submitted → Disputed).
+    /// @notice The poster rejected or a party disputed a submission (Submitted → Disputed).
     event Disputed(uint256 indexed id, address indexed by, bytes32 reasonHash);
     /// @notice The arbiter, or the arbiter timeout, split the funds (Disputed → Resolved).
     event Resolved(uint256 indexed id, uint16 workerBps, uint256 workerPayout, uint256 posterRefund, uint256 fee);

@@ -454,22 +454,27 @@ contract BountyEscrowTest is EscrowFixture {
         escrow.reject(id2, t2, worker, 0);
     }
 
-    function test_dispute_workerMustSubmitFirst() public {
+    function test_dispute_onlyASubmission() public {
         (uint256 id, IBountyEscrow.Terms memory t) = claimed(1 ether);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotSubmitted.selector, id));
         vm.prank(worker);
         escrow.dispute(id, t, worker, keccak256("squatting"));
-        vm.expectEmit(true, true, false, true, address(escrow));
-        emit Disputed(id, poster, keccak256("no progress"));
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotSubmitted.selector, id));
         vm.prank(poster);
         escrow.dispute(id, t, worker, keccak256("no progress"));
+        vm.prank(worker);
+        escrow.submit(id, t, worker, RESULT);
+        vm.expectEmit(true, true, false, true, address(escrow));
+        emit Disputed(id, worker, keccak256("pay me"));
+        vm.prank(worker);
+        escrow.dispute(id, t, worker, keccak256("pay me"));
         assertStatus(id, IBountyEscrow.Status.Disputed);
     }
 
-    function test_dispute_notAfterTheDeadlineWithoutSubmission() public {
+    function test_dispute_notWithoutSubmissionEvenAfterTheDeadline() public {
         (uint256 id, IBountyEscrow.Terms memory t) = claimed(1 ether);
         vm.warp(t.deadline + 1);
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.DeadlinePassed.selector, id, t.deadline));
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotSubmitted.selector, id));
         vm.prank(poster);
         escrow.dispute(id, t, worker, 0);
         escrow.refund(id, t, worker); // the way out

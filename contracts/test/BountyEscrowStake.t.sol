@@ -57,8 +57,10 @@ contract BountyEscrowStakeTest is EscrowFixture {
         _stake(2 ether);
         (uint256 id, IBountyEscrow.Terms memory t) = postETHWithStake(1 ether, 2 ether);
         _claim(id, t);
+        vm.prank(worker);
+        escrow.submit(id, t, worker, RESULT);
         vm.prank(poster);
-        escrow.dispute(id, t, worker, keccak256("harm"));
+        escrow.reject(id, t, worker, keccak256("harm"));
         vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.StakeLocked.selector, AGENT, worker, uint256(2 ether)));
         vm.prank(worker);
         registry.rotate(AGENT, keccak256("did:key:escape"), "");
@@ -137,8 +139,10 @@ contract BountyEscrowStakeTest is EscrowFixture {
         vm.prank(poster);
         escrow.assign(id, t, worker);
         vm.assertEq(_locked(), 0, "an assignment locks nothing");
+        vm.prank(worker);
+        escrow.submit(id, t, worker, RESULT);
         vm.prank(poster);
-        escrow.dispute(id, t, worker, 0);
+        escrow.reject(id, t, worker, 0);
         vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.UnknownLock.selector, id));
         vm.prank(arbiter);
         escrow.resolve(id, t, worker, 0, 1 ether);
@@ -150,7 +154,7 @@ contract BountyEscrowStakeTest is EscrowFixture {
     // --- squatting does not pay ---
 
     /// The attack measured at 66f817e: claim an open bounty, dispute at once without work, and
-    /// take half after the arbiter's silence. The worker must now submit before it disputes.
+    /// take half after the arbiter's silence. Only a submission can be disputed now.
     function test_squatter_cannotForceASplitWithoutSubmitting() public {
         (uint256 id, IBountyEscrow.Terms memory t) = postETH(10 ether);
         vm.prank(stranger);
@@ -162,6 +166,26 @@ contract BountyEscrowStakeTest is EscrowFixture {
         uint256 before = poster.balance;
         escrow.refund(id, t, stranger);
         vm.assertEq(poster.balance - before, 10 ether, "the poster gets everything back");
+    }
+
+    /// The reverse, found in review: a poster whose arbiter is its own second wallet disputes a
+    /// claim at once and has the arbiter slash the lock before the worker has done anything.
+    /// Nothing can be disputed before a submission, so a worker that doubts the arbiter walks
+    /// away unslashed.
+    function test_standInArbiter_cannotSlashBeforeASubmission() public {
+        _stake(2 ether);
+        (uint256 id, IBountyEscrow.Terms memory t) = postETHWithStake(1 ether, 2 ether);
+        _claim(id, t);
+        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.NotSubmitted.selector, id));
+        vm.prank(poster);
+        escrow.dispute(id, t, worker, keccak256("give me the stake"));
+        vm.expectRevert(wrongStatus(id, IBountyEscrow.Status.Assigned));
+        vm.prank(arbiter);
+        escrow.resolve(id, t, worker, 0, 2 ether);
+        vm.warp(t.deadline + 1);
+        escrow.refund(id, t, worker);
+        vm.assertEq(registry.stakeOf(AGENT, worker), 2 ether, "the worker kept its stake");
+        vm.assertEq(_locked(), 0, "and its lock ended");
     }
 
     // --- arbiter sanity ---
