@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 
@@ -30,6 +31,32 @@ type BountyFacts struct {
 	// resolved or refunded).
 	Finished                bool
 	Poster, Arbiter, Worker common.Address
+	// Amount is what the bounty held, Fee what its settlement paid the treasury, in base units
+	// of its token (counted as 18 decimals, like ETH).
+	Amount, Fee *big.Int
+}
+
+// Verdict is what the rules say of an audit: the side of a settlement it speaks for, and
+// the value that settlement puts behind it.
+type Verdict struct {
+	Side Side
+	// Settled is the bounty's amount plus FeeWeight times the fee it paid, in ETH; 0 for
+	// SideNone. Backing scales with it (Params.FullBacking).
+	Settled float64
+}
+
+// settled is the value a finished bounty puts behind the audits of its sides.
+func (f *BountyFacts) settled() float64 {
+	return ether(f.Amount) + FeeWeight*ether(f.Fee)
+}
+
+// ether is a base-unit amount in units of 10^18; nil is 0.
+func ether(x *big.Int) float64 {
+	if x == nil {
+		return 0
+	}
+	v, _ := new(big.Float).Quo(new(big.Float).SetInt(x), big.NewFloat(1e18)).Float64()
+	return v
 }
 
 // Bounties reads bounties from the escrow index; it returns ok=false for an unknown one.
@@ -74,50 +101,51 @@ type Rules struct {
 // SideWorker the other way round; SideNone for anything else (an arbiter, a stranger, an
 // unfinished bounty, an envelope). Only one audit per bounty and side is backed, however
 // many DIDs are bound to that wallet (Store.settleSide picks the latest); every other accepted audit
-// counts unbacked (a tenth of the weight; see docs/REPUTATION.md).
-func (r *Rules) Check(ctx context.Context, a *Audit) (side Side, err error) {
+// counts unbacked (a tenth of the weight; see docs/REPUTATION.md). With a side, the verdict
+// carries what the bounty settled, which the backed audit's weight scales with.
+func (r *Rules) Check(ctx context.Context, a *Audit) (Verdict, error) {
 	known, err := r.Agents.Known(ctx, a.Subject)
 	if err != nil {
-		return SideNone, err
+		return Verdict{}, err
 	}
 	if !known {
-		return SideNone, &AuditError{Err: ErrUnknownSubject, Detail: a.Subject}
+		return Verdict{}, &AuditError{Err: ErrUnknownSubject, Detail: a.Subject}
 	}
 	auditorWallets, err := r.Wallets.WalletsOf(ctx, a.Auditor)
 	if err != nil {
-		return SideNone, err
+		return Verdict{}, err
 	}
 	subjectWallets, err := r.Wallets.WalletsOf(ctx, a.Subject)
 	if err != nil {
-		return SideNone, err
+		return Verdict{}, err
 	}
 	for _, w := range auditorWallets {
 		if slices.Contains(subjectWallets, w) {
-			return SideNone, &AuditError{Err: ErrSameWallet, Detail: w.Hex()}
+			return Verdict{}, &AuditError{Err: ErrSameWallet, Detail: w.Hex()}
 		}
 	}
 	if a.Bounty == nil {
-		return SideNone, nil
+		return Verdict{}, nil
 	}
 	if err := r.sameDeployment(a.Bounty); err != nil {
-		return SideNone, err
+		return Verdict{}, err
 	}
 	facts, ok, err := r.Bounties.Bounty(ctx, a.Bounty.ID)
 	if err != nil {
-		return SideNone, err
+		return Verdict{}, err
 	}
 	if !ok {
-		return SideNone, &AuditError{Err: ErrUnknownBounty, Detail: fmt.Sprintf("bounty %d", a.Bounty.ID)}
+		return Verdict{}, &AuditError{Err: ErrUnknownBounty, Detail: fmt.Sprintf("bounty %d", a.Bounty.ID)}
 	}
 	switch {
 	case !facts.Finished:
-		return SideNone, nil
+		return Verdict{}, nil
 	case slices.Contains(auditorWallets, facts.Poster) && slices.Contains(subjectWallets, facts.Worker):
-		return SidePoster, nil
+		return Verdict{Side: SidePoster, Settled: facts.settled()}, nil
 	case slices.Contains(auditorWallets, facts.Worker) && slices.Contains(subjectWallets, facts.Poster):
-		return SideWorker, nil
+		return Verdict{Side: SideWorker, Settled: facts.settled()}, nil
 	}
-	return SideNone, nil
+	return Verdict{}, nil
 }
 
 func (r *Rules) sameDeployment(ref *identity.BountyRef) error {

@@ -3,6 +3,7 @@ package reputation_test
 import (
 	"context"
 	"errors"
+	"math/big"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -37,9 +38,11 @@ func TestAcceptanceRules(t *testing.T) {
 	escrowAddr := common.HexToAddress(escrow)
 	f := &fakeChain{
 		bounties: map[uint64]reputation.BountyFacts{
-			7: {Finished: true, Poster: poster, Arbiter: arbiter, Worker: worker},
-			8: {Finished: false, Poster: poster, Arbiter: arbiter, Worker: worker},
-			9: {Finished: true, Poster: worker, Arbiter: arbiter, Worker: poster}, // the subject posted it
+			// 2 ETH, 0.01 ETH of fee: settled 2 + 200 × 0.01 = 4.
+			7: {Finished: true, Poster: poster, Arbiter: arbiter, Worker: worker, Amount: big.NewInt(2e18), Fee: big.NewInt(1e16)},
+			8: {Finished: false, Poster: poster, Arbiter: arbiter, Worker: worker, Amount: big.NewInt(2e18)},
+			// The subject posted it; 0.5 ETH, no fee.
+			9: {Finished: true, Poster: worker, Arbiter: arbiter, Worker: poster, Amount: big.NewInt(5e17), Fee: new(big.Int)},
 		},
 		wallets: map[string]common.Address{subject: worker},
 		agents:  map[string]bool{subject: true, auditor: true},
@@ -74,9 +77,10 @@ func TestAcceptanceRules(t *testing.T) {
 			if tt.auditorWallet != (common.Address{}) {
 				f.wallets[auditor] = tt.auditorWallet
 			}
-			side, err := rules.Check(context.Background(), tt.audit)
-			if !errors.Is(err, tt.err) || (err != nil) != (tt.err != nil) || side != tt.side {
-				t.Errorf("Check = %q, %v; want %q, %v", side, err, tt.side, tt.err)
+			v, err := rules.Check(context.Background(), tt.audit)
+			settled := map[reputation.Side]float64{reputation.SidePoster: 4, reputation.SideWorker: 0.5}[tt.side]
+			if !errors.Is(err, tt.err) || (err != nil) != (tt.err != nil) || v.Side != tt.side || v.Settled != settled {
+				t.Errorf("Check = %+v, %v; want side %q settled %g, %v", v, err, tt.side, settled, tt.err)
 			}
 		})
 	}

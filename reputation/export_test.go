@@ -15,8 +15,9 @@ func PublishRaw(ctx context.Context, s *Service, data []byte) error {
 	return topic.Publish(ctx, data)
 }
 
-// Follow is what recording audit a does in memory, without the checks and the store.
-func Follow(s *Service, a *Audit, backed bool) { s.follow(a, backed) }
+// Follow is what recording audit a does in memory, without the checks and the store; a backed
+// one as if its bounty settled the value of full backing.
+func Follow(s *Service, a *Audit, backed bool) { s.follow(a, backed, DefaultFullBacking) }
 
 // Hold keeps an audit as the gossip path does when its facts have not reached this node yet.
 func Hold(ctx context.Context, s *Service, v *identity.Verified, raw []byte) error {

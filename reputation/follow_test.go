@@ -37,13 +37,13 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 			}
 			g := liveGraph{ids: map[string]int32{}, at: map[edgeKey]int{}, loaded: true}
 			for range 300 {
-				g.put(audit(40), r.IntN(2) == 0)
+				g.put(audit(40), r.IntN(2) == 0, r.Float64()*2)
 			}
 			computed, dids := g.graph(now, stakes)
 			snap := newSnapshot(time.Unix(now, 0), computed, dids, Params{})
 			before := slices.Clone(snap.scores.Score)
 			for range 300 { // agents 40–59 are new
-				snap.follow(g.put(audit(60), r.IntN(2) == 0))
+				snap.follow(g.put(audit(60), r.IntN(2) == 0, r.Float64()*2))
 			}
 			if c := g.release(); len(c) != 300 {
 				t.Fatalf("%d changes kept, want 300", len(c))
@@ -70,7 +70,7 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 			}
 			all := &Graph{}
 			for _, e := range g.edges {
-				all.Audits = append(all.Audits, Edge{Auditor: index(g.dids[e.auditor]), Subject: index(g.dids[e.subject]), Score: e.score, Age: float64(now - e.time), Backed: e.backed})
+				all.Audits = append(all.Audits, Edge{Auditor: index(g.dids[e.auditor]), Subject: index(g.dids[e.subject]), Score: e.score, Age: float64(now - e.time), Backed: e.backed, Settled: e.settled})
 			}
 			all.Stake = stake
 			n := len(stake)

@@ -41,6 +41,7 @@ type liveEdge struct {
 	score            float64
 	time             int64
 	backed           bool
+	settled          float64 // ETH its bounty settled (for a backed audit's weight)
 }
 
 func (g *liveGraph) id(did string) int32 {
@@ -54,9 +55,9 @@ func (g *liveGraph) id(did string) int32 {
 }
 
 // put makes a the audit that counts for its target, and says what changed.
-func (g *liveGraph) put(a *Audit, backed bool) change {
+func (g *liveGraph) put(a *Audit, backed bool, settled float64) change {
 	k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: a.Target()}
-	c := change{auditor: a.Auditor, subject: a.Subject, new: liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed}}
+	c := change{auditor: a.Auditor, subject: a.Subject, new: liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed, settled: settled}}
 	if i, ok := g.at[k]; ok {
 		old := g.edges[i]
 		c.old = &old
@@ -77,7 +78,7 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 		return nil
 	}
 	g.ids, g.at, g.dids, g.edges = map[string]int32{}, map[edgeKey]int{}, nil, nil
-	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL`, s.chain)
+	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL`, s.chain)
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
@@ -86,12 +87,13 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 		var a Audit
 		var target string
 		var backed bool
-		if err := rows.Scan(&a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &backed); err != nil {
+		var settled float64
+		if err := rows.Scan(&a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &backed, &settled); err != nil {
 			return err
 		}
 		k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: target}
 		g.at[k] = len(g.edges)
-		g.edges = append(g.edges, liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed})
+		g.edges = append(g.edges, liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed, settled: settled})
 	}
 	if err := rows.Err(); err != nil {
 		return err
@@ -135,7 +137,7 @@ func (g *liveGraph) graph(now int64, staked map[string]float64) (*Graph, []strin
 		out.Stake[idx] = staked[dids[pos]]
 	}
 	for i, e := range g.edges {
-		out.Audits[i] = Edge{Auditor: order[e.auditor], Subject: order[e.subject], Score: e.score, Age: float64(now - e.time), Backed: e.backed}
+		out.Audits[i] = Edge{Auditor: order[e.auditor], Subject: order[e.subject], Score: e.score, Age: float64(now - e.time), Backed: e.backed, Settled: e.settled}
 	}
 	return out, byIndex
 }

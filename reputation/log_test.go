@@ -65,7 +65,7 @@ func TestLogClosesEpochsAndProves(t *testing.T) {
 	f := newLogFixture(t, keySigner{node})
 	audits := epochAudits()
 	for _, x := range audits {
-		if _, err := f.store.Add(ctx, x.a, x.raw, reputation.SideNone); err != nil {
+		if _, err := f.store.Add(ctx, x.a, x.raw, reputation.Verdict{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,11 +124,11 @@ func TestLogRootsIgnoreArrivalOrder(t *testing.T) {
 	a, b := newLogFixture(t, keySigner{node}), newLogFixture(t, keySigner{node})
 	audits := epochAudits()
 	for i := range audits {
-		if _, err := a.store.Add(ctx, audits[i].a, audits[i].raw, reputation.SideNone); err != nil {
+		if _, err := a.store.Add(ctx, audits[i].a, audits[i].raw, reputation.Verdict{}); err != nil {
 			t.Fatal(err)
 		}
 		j := len(audits) - 1 - i
-		if _, err := b.store.Add(ctx, audits[j].a, audits[j].raw, reputation.SideNone); err != nil {
+		if _, err := b.store.Add(ctx, audits[j].a, audits[j].raw, reputation.Verdict{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -172,7 +172,7 @@ func TestServiceAnchorsTheLatestHeadOnce(t *testing.T) {
 	f := newLogFixture(t, keySigner{node})
 	audits := epochAudits()
 	for _, x := range audits {
-		if _, err := f.store.Add(ctx, x.a, x.raw, reputation.SideNone); err != nil {
+		if _, err := f.store.Add(ctx, x.a, x.raw, reputation.Verdict{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,7 +207,7 @@ func TestLateAuditsAreRefused(t *testing.T) {
 	node, _ := identity.GenerateKey(identity.Ed25519)
 	f := newLogFixture(t, keySigner{node})
 	first := epochAudits()[0]
-	if _, err := f.store.Add(ctx, first.a, first.raw, reputation.SideNone); err != nil {
+	if _, err := f.store.Add(ctx, first.a, first.raw, reputation.Verdict{}); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Unix(first.a.Time, 0)

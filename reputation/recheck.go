@@ -160,10 +160,10 @@ func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64)
 			}
 		}
 		for _, c := range list {
-			side, err := s.cfg.Rules.Check(ctx, &c.Audit)
+			v, err := s.cfg.Rules.Check(ctx, &c.Audit)
 			var ae *AuditError
 			if errors.As(err, &ae) {
-				side, err = SideNone, nil // it no longer passes the rules: it counts, unbacked
+				v, err = Verdict{}, nil // it no longer passes the rules: it counts, unbacked
 			}
 			if err != nil {
 				return err
@@ -171,14 +171,21 @@ func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64)
 			if c.Backed {
 				add(group{c.Target(), c.Side}) // its backing may move to another audit
 			}
-			if side == c.Side {
+			if v.Side == c.Side && v.Settled == c.Settled {
 				continue
 			}
-			if err := s.cfg.Store.setSide(ctx, c.Leaf, side); err != nil {
+			if err := s.cfg.Store.setVerdict(ctx, c.Leaf, v); err != nil {
 				return err
 			}
+			if v.Side == c.Side && c.Backed {
+				// Same side, another settled value (the bounty's facts changed): the backed
+				// audit stays backed and its weight follows.
+				s.follow(&c.Audit, true, v.Settled)
+				s.markDirty()
+				continue
+			}
 			add(group{c.Target(), c.Side})
-			add(group{c.Target(), side})
+			add(group{c.Target(), v.Side})
 		}
 		changed := false
 		for _, g := range groups {
@@ -187,7 +194,7 @@ func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64)
 				return err
 			}
 			for _, f := range flips {
-				s.follow(&f.Audit, f.Backed)
+				s.follow(&f.Audit, f.Backed, f.Settled)
 				changed = true
 			}
 		}
@@ -223,7 +230,7 @@ func (s *Store) touching(ctx context.Context, dids, targets []string) ([]*Stored
 			args = append(args, t)
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side FROM reputation_audits
+	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side, settled FROM reputation_audits
 		WHERE chain = ? AND superseded_by IS NULL AND (`+strings.Join(cond, " OR ")+`) ORDER BY leaf`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reputation: audits to recheck: %w", err)
@@ -233,7 +240,7 @@ func (s *Store) touching(ctx context.Context, dids, targets []string) ([]*Stored
 	for rows.Next() {
 		var a StoredAudit
 		var leaf, target, side string
-		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed, &side); err != nil {
+		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed, &side, &a.Settled); err != nil {
 			return nil, err
 		}
 		if err := setTarget(&a.Audit, target); err != nil {
@@ -256,9 +263,18 @@ UPDATE reputation_audits SET side = 'poster' WHERE backed = 1;
 CREATE INDEX reputation_audits_side ON reputation_audits (chain, target, side) WHERE superseded_by IS NULL AND side != '';
 `}
 
-// setSide records an audit's side as evaluated again.
-func (s *Store) setSide(ctx context.Context, leaf Hash, side Side) error {
-	if _, err := s.db.ExecContext(ctx, `UPDATE reputation_audits SET side = ? WHERE chain = ? AND leaf = ?`, string(side), s.chain, hexHash(leaf)); err != nil {
+// settledMigration records what each audit's bounty settled (version 6 of the reputation
+// tables): a backed audit's weight scales with it. Audits that already had a side keep full
+// backing (1 ETH, the default FullBacking) until a recheck reads their bounty again.
+var settledMigration = sqlite.Migration{Version: 6, SQL: `
+ALTER TABLE reputation_audits ADD COLUMN settled REAL NOT NULL DEFAULT 0;
+UPDATE reputation_audits SET settled = 1 WHERE side != '';
+`}
+
+// setVerdict records an audit's side and settled value as evaluated again.
+func (s *Store) setVerdict(ctx context.Context, leaf Hash, v Verdict) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE reputation_audits SET side = ?, settled = ? WHERE chain = ? AND leaf = ?`,
+		string(v.Side), v.Settled, s.chain, hexHash(leaf)); err != nil {
 		return fmt.Errorf("reputation: update side: %w", err)
 	}
 	return nil
@@ -278,7 +294,7 @@ func (s *Store) settleSide(ctx context.Context, target string, side Side) ([]*St
 	defer tx.Rollback()
 	// The audits of the target that count: those of this side compete; one of no side that
 	// is still marked backed (it lost its side) is unbacked. The other side is settled apart.
-	rows, err := tx.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side FROM reputation_audits
+	rows, err := tx.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side, settled FROM reputation_audits
 		WHERE chain = ? AND target = ? AND superseded_by IS NULL AND (side = ? OR (side = '' AND backed = 1)) ORDER BY side = ? DESC, time DESC, leaf DESC`,
 		s.chain, target, string(side), string(side))
 	if err != nil {
@@ -289,7 +305,7 @@ func (s *Store) settleSide(ctx context.Context, target string, side Side) ([]*St
 	for rows.Next() {
 		var a StoredAudit
 		var leaf, tgt, sd string
-		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &tgt, &a.Score, &a.Time, &a.Backed, &sd); err != nil {
+		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &tgt, &a.Score, &a.Time, &a.Backed, &sd, &a.Settled); err != nil {
 			rows.Close()
 			return nil, err
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/big"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,6 +231,10 @@ func TestFilingSaysWhatTheAuditCounted(t *testing.T) {
 	second, _ := identity.GenerateKey(identity.Ed25519)
 	stranger, _ := identity.GenerateKey(identity.Ed25519)
 	f.wallets[second.DID.String()] = f.wallets[poster.DID.String()]
+	// Bounty 8: the same two wallets, 0.2 ETH and no fee: partly backed.
+	small := f.bounties[7]
+	small.Amount, small.Fee = big.NewInt(2e17), new(big.Int)
+	f.bounties[8] = small
 	now := time.Now()
 	svc := idleService(t, f, stakeMap{poster.DID.String(): 1}, now)
 	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Hour)})
@@ -242,24 +248,26 @@ func TestFilingSaysWhatTheAuditCounted(t *testing.T) {
 	tests := []struct {
 		name    string
 		by      *identity.Key
+		bounty  uint64
 		at      time.Duration // before now
 		weighs  bool
 		backing float64
 		why     []string
 	}{
-		{"the staked poster's newer audit", poster, 30 * time.Second, true, 1, []string{"backed by the bounty's settlement (poster's side)"}},
-		{"the poster's second DID, earlier", second, 35 * time.Second, false, 0.1, []string{"your standing is 0", "a later audit from your side", "no stake of yours that counts"}},
-		{"a stranger", stranger, 20 * time.Second, false, 0.1, []string{"your standing is 0", "no settled bounty between your wallet"}},
+		{"the staked poster's newer audit", poster, 7, 30 * time.Second, true, 1, []string{"backed by the bounty's settlement (poster's side), in full"}},
+		{"the poster's second DID, earlier", second, 7, 35 * time.Second, false, 0.1, []string{"your standing is 0", "a later audit from your side", "no stake of yours that counts"}},
+		{"a stranger", stranger, 7, 20 * time.Second, false, 0.1, []string{"your standing is 0", "no settled bounty between your wallet"}},
+		{"the poster, of a 0.2 ETH bounty", poster, 8, 10 * time.Second, true, 0.1 + 0.9*0.2, []string{"at 0.28: it settled 0.2 ETH (amount + 200 × fee), and full backing takes 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			verified, raw := signedAuditAt(t, v, tt.by, worker.DID.String(), 7, "0.5", now.Add(-tt.at))
+			verified, raw := signedAuditAt(t, v, tt.by, worker.DID.String(), tt.bounty, "0.5", now.Add(-tt.at))
 			res, err := svc.Submit(ctx, verified, raw)
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := res.Counted
-			if (c.Weight > 0) != tt.weighs || c.Backing != tt.backing {
+			if (c.Weight > 0) != tt.weighs || math.Abs(c.Backing-tt.backing) > 1e-12 {
 				t.Errorf("counted = %+v; want weighing %v, backing %v", c, tt.weighs, tt.backing)
 			}
 			for _, w := range tt.why {

@@ -17,9 +17,13 @@ import (
 //     staked agent trusts, directly or through others, keep zero standing, whatever they say
 //     of each other. Stake below the minimum counts as none.
 //  2. Score, beta reputation. An audit weighs w = N·t_auditor (capped at maxStanding) ×
-//     stake weight of the auditor × decay(age) × backing, where backing is 1 for an audit a
-//     finished settlement stands behind and Unbacked (0.1) otherwise. A subject's score is
-//     (a + Σ w·score) / (a + b + Σ w), its confidence Σ w / (Σ w + a + b).
+//     stake weight of the auditor × decay(age) × backing. Backing follows money: Unbacked
+//     (0.1) for an audit no settlement stands behind, and for the one backed audit of a
+//     settled bounty's side Unbacked + (1 − Unbacked) · min(1, settled / FullBacking), where
+//     settled is the bounty's amount plus FeeWeight (200) times the fee it paid, in ETH, and
+//     FullBacking is 1 ETH. A 1-wei bounty backs an audit no more than nothing does; full
+//     backing needs 1 ETH settled (or 0.005 ETH of fee, the dev deployment's 0.5% of 1 ETH).
+//     A subject's score is (a + Σ w·score) / (a + b + Σ w), its confidence Σ w / (Σ w + a + b).
 //
 // Sums are taken in fixed point (2^-32 steps), which makes them independent of the order
 // audits arrive in; the power iteration runs over auditors and subjects in index order. So
@@ -38,13 +42,27 @@ type Params struct {
 	// MinStake is the stake, in ETH, below which an agent counts as unstaked (0.1); a
 	// negative value sets no minimum.
 	MinStake float64
+	// FullBacking is the settled value, in ETH, at which a backed audit counts in full (1);
+	// below it backing scales linearly down to Unbacked. Negative: every backed audit counts
+	// in full, whatever its bounty settled (the rule before value weighting).
+	FullBacking float64
 }
+
+// FeeWeight is how much a unit of fee paid counts, against a unit of bounty amount, in the
+// value that backs an audit: the fee is what a wash trade really burns (the amount comes back
+// to a poster that is its own worker), so at the dev deployment's 0.5% fee a settlement's fee
+// counts as much as its amount.
+const FeeWeight = 200
 
 // DefaultMinStake is the stake below which an agent counts as unstaked, in ETH.
 const DefaultMinStake = 0.1
 
 // DefaultParams are the documented defaults.
-var DefaultParams = Params{Alpha: 0.15, HalfLife: 90 * 24 * 3600, Unbacked: 0.1, PriorA: 1, PriorB: 1, Tolerance: 1e-9, MaxIter: 100, MinStake: DefaultMinStake}
+var DefaultParams = Params{Alpha: 0.15, HalfLife: 90 * 24 * 3600, Unbacked: 0.1, PriorA: 1, PriorB: 1, Tolerance: 1e-9, MaxIter: 100,
+	MinStake: DefaultMinStake, FullBacking: DefaultFullBacking}
+
+// DefaultFullBacking is the settled value, in ETH, at which a backed audit counts in full.
+const DefaultFullBacking = 1.0
 
 // priorMean is the score of an agent without audits.
 func (p Params) priorMean() float64 {
@@ -81,7 +99,22 @@ func (p Params) withDefaults() Params {
 	if p.MinStake != 0 {
 		d.MinStake = p.MinStake
 	}
+	if p.FullBacking != 0 {
+		d.FullBacking = p.FullBacking
+	}
 	return d
+}
+
+// backing is what settlement puts behind audit e: Unbacked without it, and from Unbacked up
+// to 1 as the settled value grows to FullBacking.
+func (p Params) backing(e *Edge) float64 {
+	switch {
+	case !e.Backed:
+		return p.Unbacked
+	case p.FullBacking < 0:
+		return 1
+	}
+	return p.Unbacked + (1-p.Unbacked)*min(1, max(e.Settled, 0)/p.FullBacking)
 }
 
 // minStake is the minimum in force: MinStake, or none when it is negative.
@@ -104,6 +137,7 @@ type Edge struct {
 	Score            float64 // in [0, 1]
 	Age              float64 // seconds since the audit, at scoring time
 	Backed           bool    // a finished settlement stands behind it
+	Settled          float64 // the value that settlement settled, in ETH (amount + FeeWeight·fee)
 }
 
 // Graph is what scoring reads: every agent's stake (ETH; 0 for none), indexed in DID order,
@@ -149,12 +183,7 @@ func Compute(g *Graph, params Params) *Scores {
 		return out
 	}
 	decay := func(age float64) float64 { return math.Exp2(-max(age, 0) / p.HalfLife) }
-	backing := func(e *Edge) float64 {
-		if e.Backed {
-			return 1
-		}
-		return p.Unbacked
-	}
+	backing := p.backing
 
 	// Local trust: s_ij per (auditor, subject) pair, in CSR order (auditor, then subject):
 	// a counting sort by auditor, then each auditor's few audits by subject.
@@ -289,11 +318,7 @@ func (s *Scores) sum(g *Graph, p Params, rel []float64) {
 // audit adds to its subject's sums. rel is the auditor's standing relative to the average,
 // stake its stake.
 func (p Params) weigh(e *Edge, rel float64, stake float64) (w, ws fixed) {
-	backing := p.Unbacked
-	if e.Backed {
-		backing = 1
-	}
-	x := min(rel, maxStanding) * StakeWeight(p.counted(stake)) * math.Exp2(-max(e.Age, 0)/p.HalfLife) * backing
+	x := min(rel, maxStanding) * StakeWeight(p.counted(stake)) * math.Exp2(-max(e.Age, 0)/p.HalfLife) * p.backing(e)
 	return toFixed(x), toFixed(x * e.Score)
 }
 

@@ -22,15 +22,15 @@ func TestScoreBasics(t *testing.T) {
 		check func(s *reputation.Scores) bool
 	}{
 		{"no audits: the prior", nil, func(s *reputation.Scores) bool { return s.Score[1] == 0.5 && s.Confidence[1] == 0 }},
-		{"a good backed audit raises", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 1, Backed: true}},
+		{"a good backed audit raises", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 1, Backed: true, Settled: 1}},
 			func(s *reputation.Scores) bool { return s.Score[1] > 0.6 && s.Confidence[1] > 0 }},
-		{"a bad backed audit lowers", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 0, Backed: true}},
+		{"a bad backed audit lowers", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 0, Backed: true, Settled: 1}},
 			func(s *reputation.Scores) bool { return s.Score[1] < 0.4 }},
-		{"unbacked counts for less", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 1, Backed: true}, {Auditor: 0, Subject: 2, Score: 1}},
+		{"unbacked counts for less", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 1, Backed: true, Settled: 1}, {Auditor: 0, Subject: 2, Score: 1}},
 			func(s *reputation.Scores) bool { return s.Weight[2] < s.Weight[1]/5 }},
-		{"old audits fade", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 1, Backed: true}, {Auditor: 0, Subject: 2, Score: 1, Backed: true, Age: 180 * day}},
+		{"old audits fade", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 1, Backed: true, Settled: 1}, {Auditor: 0, Subject: 2, Score: 1, Backed: true, Settled: 1, Age: 180 * day}},
 			func(s *reputation.Scores) bool { return math.Abs(s.Weight[2]-s.Weight[1]/4) < 1e-6*s.Weight[1] }},
-		{"self-audits and bad indices are ignored", []reputation.Edge{{Auditor: 1, Subject: 1, Score: 1, Backed: true}, {Auditor: 0, Subject: 9, Score: 1}, {Auditor: 0, Subject: 2, Score: 2}},
+		{"self-audits and bad indices are ignored", []reputation.Edge{{Auditor: 1, Subject: 1, Score: 1, Backed: true, Settled: 1}, {Auditor: 0, Subject: 9, Score: 1}, {Auditor: 0, Subject: 2, Score: 2}},
 			func(s *reputation.Scores) bool { return s.Score[1] == 0.5 && s.Score[2] == 0.5 }},
 	}
 	for _, tt := range tests {
@@ -54,7 +54,7 @@ func sybilWorld(withSybils bool) *reputation.Graph {
 		g.Stake[i] = 1 + float64(i%5)
 		for k := 1; k <= 5; k++ {
 			j := (i + k*7) % honest
-			g.Audits = append(g.Audits, reputation.Edge{Auditor: int32(i), Subject: int32(j), Score: 0.7 + 0.3*r.Float64(), Backed: true, Age: r.Float64() * 3e6})
+			g.Audits = append(g.Audits, reputation.Edge{Auditor: int32(i), Subject: int32(j), Score: 0.7 + 0.3*r.Float64(), Backed: true, Settled: 1, Age: r.Float64() * 3e6})
 		}
 	}
 	if withSybils {
@@ -135,7 +135,7 @@ func randomGraph(agents, audits int) *reputation.Graph {
 		g.Stake[i] = r.Float64() * 10
 	}
 	for k := range g.Audits {
-		g.Audits[k] = reputation.Edge{Auditor: int32(r.IntN(agents)), Subject: int32(r.IntN(agents)), Score: r.Float64(), Age: r.Float64() * 1e7, Backed: r.IntN(2) == 0}
+		g.Audits[k] = reputation.Edge{Auditor: int32(r.IntN(agents)), Subject: int32(r.IntN(agents)), Score: r.Float64(), Age: r.Float64() * 1e7, Backed: r.IntN(2) == 0, Settled: r.Float64() * 2}
 	}
 	return g
 }
@@ -168,15 +168,15 @@ func TestSplittingStakeGainsNothing(t *testing.T) {
 		for i := range int32(4) {
 			for j := range int32(4) {
 				if i != j {
-					g.Audits = append(g.Audits, reputation.Edge{Auditor: i, Subject: j, Score: 0.9, Backed: true})
+					g.Audits = append(g.Audits, reputation.Edge{Auditor: i, Subject: j, Score: 0.9, Backed: true, Settled: 1})
 				}
 			}
-			g.Audits = append(g.Audits, reputation.Edge{Auditor: i, Subject: 4, Score: 0.2, Backed: true})
+			g.Audits = append(g.Audits, reputation.Edge{Auditor: i, Subject: 4, Score: 0.2, Backed: true, Settled: 1})
 		}
 		for range k {
 			idx := int32(len(g.Stake))
 			g.Stake = append(g.Stake, total/float64(k))
-			g.Audits = append(g.Audits, reputation.Edge{Auditor: idx, Subject: 4, Score: 1, Backed: true})
+			g.Audits = append(g.Audits, reputation.Edge{Auditor: idx, Subject: 4, Score: 1, Backed: true, Settled: 1})
 		}
 		return g
 	}
@@ -207,5 +207,43 @@ func TestSplittingStakeGainsNothing(t *testing.T) {
 	}
 	if s := reputation.Compute(below, reputation.Params{MinStake: -1}); s.Standing[5] == 0 {
 		t.Error("with no minimum, 0.05 ETH still holds no standing")
+	}
+}
+
+// TestBackingFollowsSettledValue: the attack measured at 66f817e backed audits with 1-wei
+// bounties. A backed audit now weighs Unbacked + (1 − Unbacked)·min(1, settled / 1 ETH), with
+// settled the bounty's amount plus 200 × its fee: a 1-wei bounty backs no more than nothing.
+func TestBackingFollowsSettledValue(t *testing.T) {
+	// Agent 0 is staked and audits each of the others once, all with score 1.
+	tests := []struct {
+		name string
+		edge reputation.Edge
+		want float64 // the audit's weight relative to an unbacked one
+	}{
+		{"unbacked", reputation.Edge{}, 1},
+		{"backed by a 1-wei bounty", reputation.Edge{Backed: true, Settled: 1e-18}, 1},
+		{"backed by 0.5 ETH settled", reputation.Edge{Backed: true, Settled: 0.5}, 5.5},
+		{"backed by 0.25 ETH and 0.00125 ETH of fee (0.5 settled)", reputation.Edge{Backed: true, Settled: 0.25 + reputation.FeeWeight*0.00125}, 5.5},
+		{"backed by 1 ETH settled", reputation.Edge{Backed: true, Settled: 1}, 10},
+		{"backed by 50 ETH settled: capped", reputation.Edge{Backed: true, Settled: 50}, 10},
+	}
+	g := &reputation.Graph{Stake: make([]float64, len(tests)+1)}
+	g.Stake[0] = 1
+	for i, tt := range tests {
+		e := tt.edge
+		e.Auditor, e.Subject, e.Score = 0, int32(i+1), 1
+		g.Audits = append(g.Audits, e)
+	}
+	s := reputation.Compute(g, reputation.Params{})
+	unbacked := s.Weight[1]
+	for i, tt := range tests {
+		if got := s.Weight[i+1] / unbacked; math.Abs(got-tt.want) > 1e-6 {
+			t.Errorf("%s: weighs %.6g× an unbacked audit, want %g×", tt.name, got, tt.want)
+		}
+	}
+	// FullBacking < 0 restores the old rule: every backed audit in full.
+	old := reputation.Compute(g, reputation.Params{FullBacking: -1})
+	if got := old.Weight[2] / old.Weight[1]; math.Abs(got-10) > 1e-6 {
+		t.Errorf("FullBacking -1: a 1-wei bounty's audit weighs %.6g× an unbacked one, want 10×", got)
 	}
 }

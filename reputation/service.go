@@ -129,7 +129,7 @@ func (snap *snapshot) standing(auditor string) (rel, stake float64) {
 // Compute added for it, or would add, with the snapshot's standings and time.
 func (snap *snapshot) weigh(auditor string, e *liveEdge) (w, ws fixed) {
 	rel, stake := snap.standing(auditor)
-	edge := Edge{Score: e.score, Age: float64(snap.at.Unix() - e.time), Backed: e.backed}
+	edge := Edge{Score: e.score, Age: float64(snap.at.Unix() - e.time), Backed: e.backed, Settled: e.settled}
 	return snap.params.weigh(&edge, rel, stake)
 }
 
@@ -211,8 +211,13 @@ type Submitted struct {
 type Counted struct {
 	// Weight is what the audit adds to its subject's Σ w now; 0 when it does not count.
 	Weight float64 `json:"weight"`
-	// Backing is 1 for the one backed audit of a settlement's side, Unbacked (0.1) otherwise.
+	// Backing is Unbacked (0.1) for an audit no settlement backs (or not the one backed audit
+	// of its bounty's side), and for the backed one grows with what the bounty settled, up
+	// to 1 at FullBacking (1 ETH).
 	Backing float64 `json:"backing"`
+	// Settled is what the audit's bounty settled, in ETH (amount + 200 × fee), when the audit
+	// speaks for a side of one.
+	Settled float64 `json:"settled,omitempty"`
 	// Standing is the auditor's standing relative to the average (1), as of the last full
 	// recomputation; Stake the auditor's stake that counts (none below the minimum).
 	Standing float64 `json:"standing"`
@@ -247,13 +252,14 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
-	side, err := s.cfg.Rules.Check(ctx, a)
+	verdict, err := s.cfg.Rules.Check(ctx, a)
 	if err != nil {
 		return nil, err
 	}
+	side := verdict.Side
 	var current bool
 	add := func() (err error) {
-		current, err = s.cfg.Store.Add(ctx, a, raw, side)
+		current, err = s.cfg.Store.Add(ctx, a, raw, verdict)
 		return err
 	}
 	if s.cfg.Log != nil {
@@ -267,7 +273,7 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	leaf := LeafHash(raw)
 	backed := false
 	if current {
-		s.follow(a, false)
+		s.follow(a, false, 0)
 	}
 	if side != SideNone {
 		// One audit per bounty and side is backed: this one, or an earlier one of its side.
@@ -276,29 +282,27 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 			return nil, err
 		}
 		for _, f := range flips {
-			s.follow(&f.Audit, f.Backed)
+			s.follow(&f.Audit, f.Backed, f.Settled)
 			if f.Leaf == leaf {
 				backed = f.Backed
 			}
 		}
 	}
 	s.markDirty()
-	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: leaf, Backed: backed, Side: side, Raw: raw}, Current: current,
-		Counted: s.counted(a, current, backed, side)}, nil
+	return &Submitted{Audit: &StoredAudit{Audit: *a, Leaf: leaf, Backed: backed, Side: side, Settled: verdict.Settled, Raw: raw}, Current: current,
+		Counted: s.counted(a, current, backed, verdict)}, nil
 }
 
 // counted weighs a, just recorded, with the current snapshot, and says why it weighs that.
-func (s *Service) counted(a *Audit, current, backed bool, side Side) Counted {
+func (s *Service) counted(a *Audit, current, backed bool, v Verdict) Counted {
+	side := v.Side
 	s.mu.RLock()
 	snap := s.snapshot
-	w, _ := snap.weigh(a.Auditor, &liveEdge{score: a.Score, time: a.Time, backed: backed})
+	w, _ := snap.weigh(a.Auditor, &liveEdge{score: a.Score, time: a.Time, backed: backed, settled: v.Settled})
 	rel, stake := snap.standing(a.Auditor)
 	s.mu.RUnlock()
 	p := snap.params
-	c := Counted{Weight: w.float(), Backing: p.Unbacked, Standing: rel, Stake: p.counted(stake)}
-	if backed {
-		c.Backing = 1
-	}
+	c := Counted{Weight: w.float(), Backing: p.backing(&Edge{Backed: backed, Settled: v.Settled}), Standing: rel, Stake: p.counted(stake), Settled: v.Settled}
 	var why []string
 	switch {
 	case !current:
@@ -308,8 +312,11 @@ func (s *Service) counted(a *Audit, current, backed bool, side Side) Counted {
 		why = append(why, "your standing is 0: no staked agent trusts you yet, directly or through others, so your audits weigh nothing until one does")
 	}
 	switch {
+	case backed && c.Backing < 1:
+		why = append(why, fmt.Sprintf("backed by the bounty's settlement (%s's side), at %.3g: it settled %g ETH (amount + %d × fee), and full backing takes %g",
+			side, c.Backing, v.Settled, FeeWeight, p.FullBacking))
 	case backed:
-		why = append(why, "backed by the bounty's settlement ("+string(side)+"'s side)")
+		why = append(why, "backed by the bounty's settlement ("+string(side)+"'s side), in full")
 	case side != SideNone:
 		why = append(why, "unbacked: a later audit from your side of this settlement is the backed one (one per bounty and side)")
 	default:
@@ -324,13 +331,13 @@ func (s *Service) counted(a *Audit, current, backed bool, side Side) Counted {
 
 // follow makes a, just recorded, count in memory: in the audit graph, and in the scores
 // readers get.
-func (s *Service) follow(a *Audit, backed bool) {
+func (s *Service) follow(a *Audit, backed bool, settled float64) {
 	s.live.mu.Lock()
 	defer s.live.mu.Unlock()
 	if !s.live.loaded { // the first recomputation reads it from the store
 		return
 	}
-	c := s.live.put(a, backed)
+	c := s.live.put(a, backed, settled)
 	s.mu.Lock()
 	s.snapshot.follow(c)
 	s.mu.Unlock()

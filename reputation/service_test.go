@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"math/big"
 	"strconv"
 	"sync"
 	"testing"
@@ -32,7 +33,7 @@ func settledBounty() (poster, worker *identity.Key, f *fakeChain) {
 	worker, _ = identity.GenerateKey(identity.Ed25519)
 	posterWallet, workerWallet := common.HexToAddress("0xa1"), common.HexToAddress("0xa3")
 	f = &fakeChain{
-		bounties: map[uint64]reputation.BountyFacts{7: {Finished: true, Poster: posterWallet, Worker: workerWallet}},
+		bounties: map[uint64]reputation.BountyFacts{7: {Finished: true, Poster: posterWallet, Worker: workerWallet, Amount: big.NewInt(1e18), Fee: new(big.Int)}},
 		wallets:  map[string]common.Address{poster.DID.String(): posterWallet, worker.DID.String(): workerWallet},
 		agents:   map[string]bool{poster.DID.String(): true, worker.DID.String(): true},
 	}

@@ -30,7 +30,7 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration, heldMigration, sideMigration}
+`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration}
 
 // Store keeps accepted audits in SQLite. Of the audits one auditor filed about one subject
 // and target, the latest counts (by time, then by leaf hash, so every node picks the same
@@ -49,8 +49,11 @@ type StoredAudit struct {
 	Backed bool `json:"backed"`
 	// Side is the side of a settled bounty the audit speaks for (empty: none); of the audits
 	// of one bounty and side, one is backed.
-	Side         Side  `json:"side,omitempty"`
-	SupersededBy *Hash `json:"supersededBy,omitempty"`
+	Side Side `json:"side,omitempty"`
+	// Settled is what the bounty of its side settled, in ETH (Verdict.Settled): the backed
+	// audit's weight scales with it.
+	Settled      float64 `json:"settled,omitempty"`
+	SupersededBy *Hash   `json:"supersededBy,omitempty"`
 	// Raw is the signed envelope, exactly as received: anyone can verify it.
 	Raw []byte `json:"envelope"`
 }
@@ -69,9 +72,10 @@ func OpenStore(ctx context.Context, db *sql.DB, chain int64) (*Store, error) {
 // Add records an accepted audit that came in the signed envelope raw. It reports whether
 // the audit is now the one that counts for its target.
 //
-// side is the side of a settlement the audit speaks for (Rules.Check); it is stored unbacked,
-// and settleSide decides which audit of its bounty and side is.
-func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, side Side) (current bool, err error) {
+// v is what the rules said of it (Rules.Check): the side of a settlement it speaks for and
+// what that settled. It is stored unbacked, and settleSide decides which audit of its bounty
+// and side is.
+func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, v Verdict) (current bool, err error) {
 	leaf := LeafHash(raw)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -103,9 +107,9 @@ func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, side Side) (curre
 	if !current {
 		supersededBy = prevLeaf
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, evidence_hash, evidence_uri, envelope, superseded_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
-		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(side), a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope, superseded_by)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
+		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(v.Side), v.Settled, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy); err != nil {
 		return fail(err)
 	}
 	if current && prevLeaf != "" {
@@ -120,7 +124,7 @@ func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, side Side) (curre
 
 // Current returns the audits that count about subject, newest first.
 func (s *Store) Current(ctx context.Context, subject string) ([]*StoredAudit, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side, evidence_hash, evidence_uri, envelope FROM reputation_audits
+	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope FROM reputation_audits
 		WHERE chain = ? AND subject = ? AND superseded_by IS NULL ORDER BY time DESC, leaf`, s.chain, subject)
 	if err != nil {
 		return nil, fmt.Errorf("reputation: audits of %s: %w", subject, err)
@@ -140,7 +144,7 @@ func (s *Store) Current(ctx context.Context, subject string) ([]*StoredAudit, er
 func scanAudit(rows *sql.Rows) (*StoredAudit, error) {
 	var a StoredAudit
 	var leaf, target, evidence, side string
-	if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed, &side, &evidence, &a.Evidence.URI, &a.Raw); err != nil {
+	if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed, &side, &a.Settled, &evidence, &a.Evidence.URI, &a.Raw); err != nil {
 		return nil, err
 	}
 	a.Side = Side(side)

@@ -56,11 +56,11 @@ func TestLatestAuditCountsWhateverTheOrder(t *testing.T) {
 			times := []int64{100, 200, 300}
 			for _, i := range order {
 				a, raw := auditAt(auditor, times[i], float64(i)/2)
-				side := reputation.SideNone
+				var v reputation.Verdict
 				if i == 2 {
-					side = reputation.SidePoster
+					v = reputation.Verdict{Side: reputation.SidePoster, Settled: 1}
 				}
-				if _, err := s.Add(ctx, a, raw, side); err != nil {
+				if _, err := s.Add(ctx, a, raw, v); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -94,10 +94,10 @@ func TestStoreRefusesDuplicatesAndKeepsTargetsApart(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	a, raw := auditAt(auditor, 100, 1)
-	if cur, err := s.Add(ctx, a, raw, reputation.SidePoster); err != nil || !cur {
+	if cur, err := s.Add(ctx, a, raw, reputation.Verdict{Side: reputation.SidePoster, Settled: 1}); err != nil || !cur {
 		t.Fatalf("first add: %v, %v", cur, err)
 	}
-	if _, err := s.Add(ctx, a, raw, reputation.SidePoster); !errors.Is(err, reputation.ErrDuplicate) {
+	if _, err := s.Add(ctx, a, raw, reputation.Verdict{Side: reputation.SidePoster, Settled: 1}); !errors.Is(err, reputation.ErrDuplicate) {
 		t.Errorf("the same envelope again: %v", err)
 	}
 	// Another target (an envelope), and another auditor: both count too.
@@ -108,7 +108,7 @@ func TestStoreRefusesDuplicatesAndKeepsTargetsApart(t *testing.T) {
 		a   *reputation.Audit
 		raw []byte
 	}{{b, rawB}, {c, rawC}} {
-		if cur, err := s.Add(ctx, x.a, x.raw, reputation.SideNone); err != nil || !cur {
+		if cur, err := s.Add(ctx, x.a, x.raw, reputation.Verdict{}); err != nil || !cur {
 			t.Fatalf("add %s: %v, %v", x.a.Target(), cur, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
@@ -36,7 +37,9 @@ func (e escrowFacts) Bounty(ctx context.Context, id uint64) (reputation.BountyFa
 	case escrow.StatusAccepted, escrow.StatusReleased, escrow.StatusResolved, escrow.StatusRefunded:
 		finished = true
 	}
-	return reputation.BountyFacts{Finished: finished, Poster: b.Poster, Arbiter: b.Arbiter, Worker: b.Worker}, true, nil
+	amount, _ := new(big.Int).SetString(b.Amount, 10)
+	fee, _ := new(big.Int).SetString(b.Fee, 10)
+	return reputation.BountyFacts{Finished: finished, Poster: b.Poster, Arbiter: b.Arbiter, Worker: b.Worker, Amount: amount, Fee: fee}, true, nil
 }
 
 // knownAgents knows an agent with a card in the registry or a wallet binding on chain.

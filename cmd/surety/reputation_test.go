@@ -31,7 +31,8 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	market, worker, stranger := bc.newParty(1), bc.newParty(2), bc.newParty(4)
 	arbiter := crypto.PubkeyToAddress(chain.DevKey(3).PublicKey)
 
-	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000", "arbiter": arbiter, "deadline": time.Now().Add(time.Hour).Unix(), "reviewWindow": 600}
+	// 1 ETH: a settlement that backs its audits in full (backing scales with the value settled).
+	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000000", "arbiter": arbiter, "deadline": time.Now().Add(time.Hour).Unix(), "reviewWindow": 600}
 	code, body := bc.request("POST", "/v1/bounties", bc.envelope(market, 0, post), nil)
 	if code != http.StatusCreated {
 		t.Fatalf("post: %d %s", code, body)
