@@ -8,7 +8,8 @@ import (
 // Scoring. Two passes over the audit graph:
 //
 //  1. Standing, EigenTrust style. Auditor i's local trust in subject j is
-//     s_ij = Σ decay(age) · backing · score over i's audits of j, normalized per auditor
+//     s_ij = min(1, Σ decay(age) · backing) · their mean score, over i's audits of j (so
+//     repeated bounties between two wallets add nothing), normalized per auditor
 //     (C_ij = s_ij / Σ_k s_ik). Standing is the stationary vector of
 //     t = (1 − α) Cᵀ t + α p, where p, the pre-trust, spreads over staked agents in
 //     proportion to their stake above the minimum (MinStake): linear, so splitting one stake
@@ -23,7 +24,10 @@ import (
 //     settled is the bounty's amount plus FeeWeight (200) times the fee it paid, in ETH, and
 //     FullBacking is 1 ETH. A 1-wei bounty backs an audit no more than nothing does; full
 //     backing needs 1 ETH settled (or 0.005 ETH of fee, the dev deployment's 0.5% of 1 ETH).
-//     A subject's score is (a + Σ w·score) / (a + b + Σ w), its confidence Σ w / (Σ w + a + b).
+//     One auditor's audits of one subject count together, as at most one full audit at the
+//     mean of their scores (Params.contribution), so repeating bounties between two wallets
+//     adds no weight. A subject's score is (a + Σ w·score) / (a + b + Σ w), its confidence
+//     Σ w / (Σ w + a + b).
 //
 // Sums are taken in fixed point (2^-32 steps), which makes them independent of the order
 // audits arrive in; the power iteration runs over auditors and subjects in index order. So
@@ -182,8 +186,6 @@ func Compute(g *Graph, params Params) *Scores {
 	if n == 0 {
 		return out
 	}
-	decay := func(age float64) float64 { return math.Exp2(-max(age, 0) / p.HalfLife) }
-	backing := p.backing
 
 	// Local trust: s_ij per (auditor, subject) pair, in CSR order (auditor, then subject):
 	// a counting sort by auditor, then each auditor's few audits by subject.
@@ -212,10 +214,13 @@ func Compute(g *Graph, params Params) *Scores {
 	trust := make([]fixed, 0, len(edges))
 	for i := 0; i < len(edges); {
 		e := edges[i]
-		var s fixed
+		var ps pairSum
 		for ; i < len(edges) && edges[i].Auditor == e.Auditor && edges[i].Subject == e.Subject; i++ {
-			s += toFixed(decay(edges[i].Age) * backing(&edges[i]) * edges[i].Score)
+			ps.add(p.evidence(&edges[i]))
 		}
+		// As in the scores, one auditor's audits of one subject count as at most one full
+		// audit: repeated bounties between two wallets do not move trust between them.
+		s := ps.trust(p)
 		if s > 0 {
 			cols = append(cols, e.Subject)
 			trust = append(trust, s)
@@ -302,24 +307,85 @@ func (e *Edge) valid(n int) bool {
 func (s *Scores) sum(g *Graph, p Params, rel []float64) {
 	n := len(g.Stake)
 	s.pos, s.all = make([]fixed, n), make([]fixed, n)
-	for i := range g.Audits {
-		if e := &g.Audits[i]; e.valid(n) {
-			w, ws := p.weigh(e, rel[e.Auditor], g.Stake[e.Auditor])
-			s.all[e.Subject] += w
-			s.pos[e.Subject] += ws
-		}
+	for k, ps := range pairSums(g, p) {
+		w, ws := p.contribution(ps, rel[k.auditor], g.Stake[k.auditor])
+		s.all[k.subject] += w
+		s.pos[k.subject] += ws
 	}
 	for j := range n {
 		s.beta(p, j)
 	}
 }
 
-// weigh is the weight of audit e, and its weight times its score, in fixed point: what the
-// audit adds to its subject's sums. rel is the auditor's standing relative to the average,
-// stake its stake.
+// pairKey names one auditor's audits of one subject.
+type pairKey struct{ auditor, subject int32 }
+
+// pairSum is what one auditor's audits of one subject add up to, in fixed point (exact, so in
+// any order, and invertible, so an audit can be taken out again): the floor every counted
+// audit gives (decay·Unbacked), the value settlement adds above it (decay·(backing −
+// Unbacked)), and both times the audit's score.
+type pairSum struct{ floor, value, scored fixed }
+
+func (ps *pairSum) add(o pairSum) { ps.floor += o.floor; ps.value += o.value; ps.scored += o.scored }
+func (ps *pairSum) sub(o pairSum) { ps.floor -= o.floor; ps.value -= o.value; ps.scored -= o.scored }
+
+// pairSums groups g's valid audits by auditor and subject.
+func pairSums(g *Graph, p Params) map[pairKey]pairSum {
+	n := len(g.Stake)
+	out := make(map[pairKey]pairSum, len(g.Audits))
+	for i := range g.Audits {
+		if e := &g.Audits[i]; e.valid(n) {
+			k := pairKey{e.Auditor, e.Subject}
+			ps := out[k]
+			ps.add(p.evidence(e))
+			out[k] = ps
+		}
+	}
+	return out
+}
+
+// evidence is what audit e says, in fixed point, as its pair sums it.
+func (p Params) evidence(e *Edge) pairSum {
+	decay := math.Exp2(-max(e.Age, 0) / p.HalfLife)
+	b := p.backing(e)
+	return pairSum{floor: toFixed(decay * p.Unbacked), value: toFixed(decay * (b - p.Unbacked)), scored: toFixed(decay * b * e.Score)}
+}
+
+// capped is the pair's evidence as it counts: the floor at most once (Unbacked: however many
+// audits one auditor files of one subject, unbacked they count as one), and the settled value
+// up to one full audit (1 − Unbacked: however many bounties two wallets settle, they back one
+// full audit at most, reached with FullBacking settled in all); and the mean score they carry.
+func (ps pairSum) capped(p Params) (evidence, mean float64) {
+	total := ps.floor.float() + ps.value.float()
+	if total <= 0 {
+		return 0, 0
+	}
+	return min(p.Unbacked, ps.floor.float()) + min(1-p.Unbacked, ps.value.float()), ps.scored.float() / total
+}
+
+// contribution is what one auditor's audits of one subject add to the subject's sums, its
+// weight and weight times score: the auditor's weight (standing relative to the average rel,
+// capped, times the weight of its stake) times the pair's capped evidence, at its mean score.
+// The cap is what stops wash trading: more bounties between the same two wallets add nothing
+// once they back one full audit, so weight comes from distinct auditors, whose standing comes
+// from stake.
+func (p Params) contribution(ps pairSum, rel, stake float64) (w, ws fixed) {
+	ev, mean := ps.capped(p)
+	x := min(rel, maxStanding) * StakeWeight(p.counted(stake)) * ev
+	return toFixed(x), toFixed(x * mean)
+}
+
+// trust is the local trust one auditor's audits of a subject give it: their capped evidence
+// times their mean score.
+func (ps pairSum) trust(p Params) fixed {
+	ev, mean := ps.capped(p)
+	return toFixed(ev * mean)
+}
+
+// weigh is the weight of audit e alone, and its weight times its score, in fixed point: what
+// it adds to its subject's sums when it is its auditor's only audit of the subject.
 func (p Params) weigh(e *Edge, rel float64, stake float64) (w, ws fixed) {
-	x := min(rel, maxStanding) * StakeWeight(p.counted(stake)) * math.Exp2(-max(e.Age, 0)/p.HalfLife) * p.backing(e)
-	return toFixed(x), toFixed(x * e.Score)
+	return p.contribution(p.evidence(e), rel, stake)
 }
 
 // beta sets subject j's weight, score and confidence from its sums.

@@ -74,13 +74,14 @@ type snapshot struct {
 	n        int       // agents in the computation (later ones are appended)
 	stake    []float64 // per agent, ETH
 	newcomer float64   // the relative standing of an auditor the computation did not know
+	pairs    map[pairKey]pairSum
 }
 
 // newSnapshot wraps a computation over g at at (dids: g's agents by index).
 func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot {
 	p := params.withDefaults()
 	snap := &snapshot{at: at, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, p), audits: make([]int, len(dids)),
-		prior: p.priorMean(), params: p, n: len(dids), stake: g.Stake}
+		prior: p.priorMean(), params: p, n: len(dids), stake: g.Stake, pairs: pairSums(g, p)}
 	for i, d := range dids {
 		snap.index[d] = i
 	}
@@ -125,31 +126,42 @@ func (snap *snapshot) standing(auditor string) (rel, stake float64) {
 	return rel, stake
 }
 
-// weigh is what audit e by auditor adds to its subject's sums in this snapshot: exactly what
-// Compute added for it, or would add, with the snapshot's standings and time.
+// edge is e as Compute sees it at the snapshot's time.
+func (snap *snapshot) edge(e *liveEdge) *Edge {
+	return &Edge{Score: e.score, Age: float64(snap.at.Unix() - e.time), Backed: e.backed, Settled: e.settled}
+}
+
+// weigh is what audit e by auditor would add to its subject's sums in this snapshot as its
+// auditor's only audit of that subject.
 func (snap *snapshot) weigh(auditor string, e *liveEdge) (w, ws fixed) {
 	rel, stake := snap.standing(auditor)
-	edge := Edge{Score: e.score, Age: float64(snap.at.Unix() - e.time), Backed: e.backed, Settled: e.settled}
-	return snap.params.weigh(&edge, rel, stake)
+	return snap.params.weigh(snap.edge(e), rel, stake)
 }
 
 // follow applies one change of the audits that count: the subject's sums lose what the
-// replaced audit added and gain what the new one adds, and its score follows. O(1): the
-// standings stay those of the computation until the next one.
+// auditor's audits of it added and gain what they add now, and its score follows. O(1): the
+// standings stay those of the computation until the next one, and exactly what Compute would
+// add with them (the sums are exact, so the same in any order).
 func (snap *snapshot) follow(c change) {
 	j := snap.slot(c.subject)
-	sc := snap.scores
+	k := pairKey{int32(snap.slot(c.auditor)), int32(j)}
+	rel, stake := snap.standing(c.auditor)
+	p, sc := snap.params, snap.scores
+	ps := snap.pairs[k]
+	w, ws := p.contribution(ps, rel, stake)
+	sc.all[j] -= w
+	sc.pos[j] -= ws
 	if c.old != nil {
-		w, ws := snap.weigh(c.auditor, c.old)
-		sc.all[j] -= w
-		sc.pos[j] -= ws
+		ps.sub(p.evidence(snap.edge(c.old)))
 	} else {
 		snap.audits[j]++
 	}
-	w, ws := snap.weigh(c.auditor, &c.new)
+	ps.add(p.evidence(snap.edge(&c.new)))
+	snap.pairs[k] = ps
+	w, ws = p.contribution(ps, rel, stake)
 	sc.all[j] += w
 	sc.pos[j] += ws
-	sc.beta(snap.params, j)
+	sc.beta(p, j)
 }
 
 // Reputation is an agent's standing and score, and the audits that fed it.

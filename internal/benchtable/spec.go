@@ -158,6 +158,19 @@ func Surety() Spec {
 			Row{Figure: "accept (pays worker and fee), " + tok.label, From: Source{"contracts", b, "gas-accept"}, Ref: "erc8004"},
 		)
 	}
+	// The Sybil simulation (reputation/sybil_test.go): what the cheapest attack puts in, in
+	// ETH, against what the honest top agent put in.
+	sybil := func(unit string) Source { return Source{"reputation", "BenchmarkSybilAttackCost", unit} }
+	refs["honest-top"] = Reference{Label: "honest top agent's stake + settled value (simulation)", From: sybil("honest-top-eth")}
+	rows = append(rows,
+		Row{Figure: "Sybil ring into the top 10: stake + gas + fees", From: sybil("top10-eth"), Ref: "honest-top",
+			Target: &Target{Text: "more than the honest top agent's stake + settled value (ratio > 1)", Min: 1.000001, Ratio: true},
+			Note:   "cheapest of 560 rings (2–10 wallets, 0.1–5 ETH staked each, 1–30 bounties per pair); the stake comes back after unbonding"},
+		Row{Figure: "same, burned (gas + fees)", From: sybil("top10-burned-eth"), Ref: "honest-top", Note: "at 10 gwei and the dev deployment's 0.5% fee"},
+		Row{Figure: "Sybil ring to rank 1: stake + gas + fees", From: sybil("rank1-eth"), Ref: "honest-top"},
+		Row{Figure: "reverse attack, the honest top agent out of the top 10: stake + gas + fees + pay", From: sybil("reverse-eth"), Ref: "honest-top",
+			Note: "backed zero-scores from bounties the honest agent did and was paid for"},
+	)
 	rows = append(rows, Row{Figure: "anchor an audit epoch's Merkle root", From: Source{GasSnapshot, "RootAnchorTest:test_anchor_recordsRootAndEmits()", "gas"}, Ref: "erc8004",
 		Note: "once per epoch, for any number of audits; ERC-8004 pays per feedback"})
 	return Spec{Module: "github.com/surety-ioa/surety", References: refs, Rows: rows}

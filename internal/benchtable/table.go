@@ -13,11 +13,13 @@ import (
 // Dim is the dimension of a figure, read from its unit.
 type Dim int
 
-// The dimensions a figure can have. Time is in seconds, Rate per second, Gas in gas.
+// The dimensions a figure can have. Time is in seconds, Rate per second, Gas in gas, Ether
+// in ETH (what an attack puts in, in the Sybil simulation).
 const (
 	Time Dim = iota + 1
 	Rate
 	Gas
+	Ether
 )
 
 // DimOf returns the dimension of a metric unit and the factor that turns a value in that
@@ -29,6 +31,8 @@ func DimOf(unit string) (Dim, float64, error) {
 		return Time, 1e-9, nil
 	case strings.HasPrefix(unit, "gas"):
 		return Gas, 1, nil
+	case strings.HasSuffix(unit, "-eth"):
+		return Ether, 1, nil
 	case strings.HasSuffix(unit, "/s"):
 		return Rate, 1, nil
 	}
@@ -45,7 +49,7 @@ func DimOf(unit string) (Dim, float64, error) {
 			return Time, 1, nil
 		}
 	}
-	return 0, 0, fmt.Errorf("unit %q has no known dimension (ns/op, *-ns, *-ms, *-s, */s, gas*)", unit)
+	return 0, 0, fmt.Errorf("unit %q has no known dimension (ns/op, *-ns, *-ms, *-s, */s, gas*, *-eth)", unit)
 }
 
 // Line is one row of the built table.
@@ -305,6 +309,8 @@ func FormatValue(d Dim, v float64) string {
 		return FormatNumber(v) + "/s"
 	case Gas:
 		return FormatNumber(v) + " gas"
+	case Ether:
+		return FormatNumber(v) + " ETH"
 	}
 	return FormatNumber(v)
 }
