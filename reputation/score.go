@@ -159,7 +159,8 @@ type Scores struct {
 	Weight     []float64 // Σ w of the audits of each subject
 	Iterations int
 
-	pos, all []fixed // Σ w·score and Σ w per subject: what an incremental update adjusts
+	pos, all []fixed     // Σ w·score and Σ w per subject: what an incremental update adjusts
+	pairs    []pairEntry // every auditor pair's sums, by auditor then subject
 }
 
 // fixed is a fixed-point accumulator: exact, so order-independent.
@@ -212,12 +213,14 @@ func Compute(g *Graph, params Params) *Scores {
 	rowStart := make([]int32, n+1)
 	cols := make([]int32, 0, len(edges))
 	trust := make([]fixed, 0, len(edges))
+	pairs := make([]pairEntry, 0, len(edges)) // every pair, by auditor then subject
 	for i := 0; i < len(edges); {
 		e := edges[i]
 		var ps pairSum
 		for ; i < len(edges) && edges[i].Auditor == e.Auditor && edges[i].Subject == e.Subject; i++ {
 			ps.add(p.evidence(&edges[i]))
 		}
+		pairs = append(pairs, pairEntry{pairKey{e.Auditor, e.Subject}, ps})
 		// As in the scores, one auditor's audits of one subject count as at most one full
 		// audit: repeated bounties between two wallets do not move trust between them.
 		s := ps.trust(p)
@@ -293,7 +296,8 @@ func Compute(g *Graph, params Params) *Scores {
 	for i := range n {
 		rel[i] = t[i] * float64(n)
 	}
-	out.sum(g, p, rel)
+	out.pairs = pairs
+	out.sumPairs(pairs, g.Stake, p, rel)
 	return out
 }
 
@@ -305,16 +309,36 @@ func (e *Edge) valid(n int) bool {
 // sum computes the beta scores of g's subjects from the auditors' standings relative to the
 // average (rel), summing in fixed point, so in any order.
 func (s *Scores) sum(g *Graph, p Params, rel []float64) {
-	n := len(g.Stake)
-	s.pos, s.all = make([]fixed, n), make([]fixed, n)
+	var pairs []pairEntry
 	for k, ps := range pairSums(g, p) {
-		w, ws := p.contribution(ps, rel[k.auditor], g.Stake[k.auditor])
-		s.all[k.subject] += w
-		s.pos[k.subject] += ws
+		pairs = append(pairs, pairEntry{k, ps})
+	}
+	s.sumPairs(pairs, g.Stake, p, rel)
+}
+
+// sumPairs computes the beta scores from the auditor pairs' sums, in any order.
+func (s *Scores) sumPairs(pairs []pairEntry, stake []float64, p Params, rel []float64) {
+	n := len(stake)
+	s.pos, s.all = make([]fixed, n), make([]fixed, n)
+	for _, e := range pairs {
+		w, ws := p.contribution(e.sum, rel[e.key.auditor], stake[e.key.auditor])
+		s.all[e.key.subject] += w
+		s.pos[e.key.subject] += ws
 	}
 	for j := range n {
 		s.beta(p, j)
 	}
+}
+
+// pairEntry is one pair's sums under its key.
+type pairEntry struct {
+	key pairKey
+	sum pairSum
+}
+
+// less orders pairs by auditor, then subject, as Compute lists them.
+func (k pairKey) less(o pairKey) bool {
+	return k.auditor < o.auditor || k.auditor == o.auditor && k.subject < o.subject
 }
 
 // pairKey names one auditor's audits of one subject.

@@ -74,14 +74,36 @@ type snapshot struct {
 	n        int       // agents in the computation (later ones are appended)
 	stake    []float64 // per agent, ETH
 	newcomer float64   // the relative standing of an auditor the computation did not know
-	pairs    map[pairKey]pairSum
+	// extra holds the sums of auditor pairs the computation did not have (its own are in
+	// scores.pairs, sorted, found by binary search: no map of a million pairs per refresh).
+	extra map[pairKey]pairSum
+}
+
+// pair is the sums of the auditor pair k, and a function that stores them back after a change.
+func (snap *snapshot) pair(k pairKey) (pairSum, func(pairSum)) {
+	ps := snap.scores.pairs
+	if i, ok := slices.BinarySearchFunc(ps, k, func(e pairEntry, k pairKey) int {
+		switch {
+		case e.key.less(k):
+			return -1
+		case k.less(e.key):
+			return 1
+		}
+		return 0
+	}); ok {
+		return ps[i].sum, func(s pairSum) { ps[i].sum = s }
+	}
+	if snap.extra == nil {
+		snap.extra = map[pairKey]pairSum{}
+	}
+	return snap.extra[k], func(s pairSum) { snap.extra[k] = s }
 }
 
 // newSnapshot wraps a computation over g at at (dids: g's agents by index).
 func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot {
 	p := params.withDefaults()
 	snap := &snapshot{at: at, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, p), audits: make([]int, len(dids)),
-		prior: p.priorMean(), params: p, n: len(dids), stake: g.Stake, pairs: pairSums(g, p)}
+		prior: p.priorMean(), params: p, n: len(dids), stake: g.Stake}
 	for i, d := range dids {
 		snap.index[d] = i
 	}
@@ -147,7 +169,7 @@ func (snap *snapshot) follow(c change) {
 	k := pairKey{int32(snap.slot(c.auditor)), int32(j)}
 	rel, stake := snap.standing(c.auditor)
 	p, sc := snap.params, snap.scores
-	ps := snap.pairs[k]
+	ps, store := snap.pair(k)
 	w, ws := p.contribution(ps, rel, stake)
 	sc.all[j] -= w
 	sc.pos[j] -= ws
@@ -157,7 +179,7 @@ func (snap *snapshot) follow(c change) {
 		snap.audits[j]++
 	}
 	ps.add(p.evidence(snap.edge(&c.new)))
-	snap.pairs[k] = ps
+	store(ps)
 	w, ws = p.contribution(ps, rel, stake)
 	sc.all[j] += w
 	sc.pos[j] += ws
