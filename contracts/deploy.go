@@ -159,10 +159,16 @@ type DeployConfig struct {
 	StakeToken common.Address
 	// UnbondDelay is the seconds between requesting unbonding and withdrawing; 0 means 7 days.
 	UnbondDelay uint64
+	// MinStake is the stake (base units) below which an agent counts as unstaked, fixed in
+	// the registry for the deployment's life; nil means DefaultMinStake, 0 sets no minimum.
+	MinStake *big.Int
 }
 
 // DefaultFeeBps is the protocol fee dev chains deploy with: 0.5%.
 const DefaultFeeBps = 50
+
+// DefaultMinStake is the minimum stake dev chains deploy with: 0.1 ETH (10^17 base units).
+var DefaultMinStake = big.NewInt(1e17)
 
 // DefaultUnbondDelay is how long unbonding stake waits before it can be withdrawn.
 const DefaultUnbondDelay = 7 * 24 * 60 * 60
@@ -183,6 +189,9 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployCon
 	}
 	if cfg.UnbondDelay == 0 {
 		cfg.UnbondDelay = DefaultUnbondDelay
+	}
+	if cfg.MinStake == nil {
+		cfg.MinStake = DefaultMinStake
 	}
 	if cfg.FeeBps > 1000 {
 		return nil, fmt.Errorf("deploy: fee %d bps is above the 1000 bps cap", cfg.FeeBps)
@@ -225,7 +234,7 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployCon
 	// the deployer included, can lock or slash stake any other way.
 	escrowABI := NewBountyEscrow()
 	if d.Contracts.BountyEscrow, err = create("BountyEscrow", &BountyEscrowMetaData,
-		escrowABI.PackConstructor(cfg.Owner, cfg.Treasury, cfg.FeeBps, cfg.StakeToken, cfg.UnbondDelay)); err != nil {
+		escrowABI.PackConstructor(cfg.Owner, cfg.Treasury, cfg.FeeBps, cfg.StakeToken, cfg.UnbondDelay, cfg.MinStake)); err != nil {
 		return nil, err
 	}
 	if d.Contracts.StakeRegistry, err = bind.Call(escrowABI.Instance(b, d.Contracts.BountyEscrow), &bind.CallOpts{Context: ctx},
@@ -262,4 +271,15 @@ func DeployDevToken(ctx context.Context, b Backend, key *ecdsa.PrivateKey, name,
 		return common.Address{}, fmt.Errorf("deploy DevToken: transaction %s reverted", tx.Hash())
 	}
 	return addr, nil
+}
+
+// MinStake reads the deployment's minimum stake from its StakeRegistry: the stake below which
+// every node counts an agent as unstaked.
+func (d *Deployment) MinStake(ctx context.Context, b bind.ContractBackend) (*big.Int, error) {
+	reg := NewStakeRegistry()
+	v, err := bind.Call(reg.Instance(b, d.Contracts.StakeRegistry), &bind.CallOpts{Context: ctx}, reg.PackMinStake(), reg.UnpackMinStake)
+	if err != nil {
+		return nil, fmt.Errorf("read StakeRegistry.minStake: %w", err)
+	}
+	return v, nil
 }

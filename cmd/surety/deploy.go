@@ -31,8 +31,13 @@ tests), and write the deployment file that 'surety node --deployment' reads.`))
 	stakeToken := fs.String("stake-token", "", "ERC-20 that agents stake (default: ETH)")
 	fee := fs.Uint("fee-bps", contracts.DefaultFeeBps, "escrow fee on worker payouts, in basis points (at most 1000)")
 	unbond := fs.Duration("unbond-delay", contracts.DefaultUnbondDelay*time.Second, "time between an unbonding request and the withdrawal")
+	minStake := fs.String("min-stake", "0.1eth", "stake below which an agent ranks and pre-trusts as unstaked, fixed in the registry for every node")
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	var err error
+	if cfg.MinStake, err = parseAmount(*minStake); err != nil {
+		return usagef("--min-stake: %v", err)
 	}
 	if *rpcURL == "" {
 		return usagef("--rpc is required")

@@ -34,10 +34,6 @@ import (
 // defaultListen is the API address: loopback only, on a port few other programs use.
 const defaultListen = "127.0.0.1:7746"
 
-// defaultMinStake is the stake below which an agent counts as unstaked: 0.1 ETH (or 10^17
-// base units of the stake token).
-var defaultMinStake = big.NewInt(1e17)
-
 // defaultRPCTimeout bounds the first call to an external chain at start.
 const defaultRPCTimeout = 5 * time.Second
 
@@ -63,8 +59,9 @@ type nodeConfig struct {
 	KDF identity.KDFParams
 	// Confirmations the escrow index waits for.
 	Confirmations uint64
-	// MinStake is the stake (base units) below which an agent ranks and pre-trusts as
-	// unstaked; nil means defaultMinStake. Every node of a deployment must use the same.
+	// MinStake is the minimum stake (base units) the embedded chain's deployment fixes; nil
+	// means contracts.DefaultMinStake. On any other chain the StakeRegistry's minStake rules,
+	// read from the chain, so every node of a deployment counts stake alike.
 	MinStake *big.Int
 	// DevWallets makes the node hold the dev accounts' wallets on an --rpc chain too (the
 	// devnet funds them); the embedded chain always does.
@@ -98,7 +95,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
 	bootstrap := fs.String("bootstrap", "", "peers to join the network through: multiaddrs with /p2p/<id>, comma-separated")
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
-	minStake := fs.String("min-stake", "0.1eth", "stake below which an agent ranks and pre-trusts as unstaked (every node of a deployment must agree)")
+	minStake := fs.String("min-stake", "", "embedded chain only: the minimum stake its deployment fixes (default 0.1eth); elsewhere StakeRegistry.minStake rules")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.parse(args); err != nil {
@@ -108,8 +105,13 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	if err != nil {
 		return err
 	}
-	if cfg.MinStake, err = parseAmount(*minStake); err != nil {
-		return usagef("--min-stake: %v", err)
+	if *minStake != "" {
+		if cfg.RPC != "" {
+			return usagef("--min-stake is for the embedded chain: on --rpc the deployment's StakeRegistry fixes it (surety deploy --min-stake)")
+		}
+		if cfg.MinStake, err = parseAmount(*minStake); err != nil {
+			return usagef("--min-stake: %v", err)
+		}
 	}
 	cfg.Logger = logger
 	cfg.P2PListen, cfg.Bootstrap = splitList(*p2pListen), splitList(*bootstrap)
@@ -280,9 +282,11 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	minStake := cfg.MinStake
-	if minStake == nil {
-		minStake = defaultMinStake
+	// The minimum stake is the deployment's, read from the chain: a node-local value would let
+	// two nodes of one network rank and score the same agents differently.
+	minStake, err := dep.MinStake(ctx, n.chain)
+	if err != nil {
+		return nil, err
 	}
 	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow, Stakes: n.stakes, Keys: n.stakes, MinStake: minStake, Logger: log})
 	if err != nil {
@@ -429,7 +433,7 @@ func startEmbedded(ctx context.Context, cfg nodeConfig, out io.Writer) (chain.Cl
 	if err != nil {
 		return nil, nil, err
 	}
-	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}, func(name string, addr common.Address) {
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps, MinStake: cfg.MinStake}, func(name string, addr common.Address) {
 		cfg.Logger.Info("deployed contract", "name", name, "address", addr)
 	})
 	if err != nil {

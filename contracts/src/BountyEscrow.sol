@@ -62,13 +62,18 @@ contract BountyEscrow is IBountyEscrow, Owned {
     }
 
     /// @notice Deploys the escrow and its StakeRegistry (stake in `stakeToken`, address(0) for
-    /// ETH; unbonding waits `unbondDelay` seconds).
-    constructor(address owner_, address treasury_, uint16 feeBps_, address stakeToken, uint64 unbondDelay)
-        Owned(owner_)
-    {
+    /// ETH; unbonding waits `unbondDelay` seconds; below `minStake` an agent counts as unstaked).
+    constructor(
+        address owner_,
+        address treasury_,
+        uint16 feeBps_,
+        address stakeToken,
+        uint64 unbondDelay,
+        uint256 minStake
+    ) Owned(owner_) {
         if (owner_ == address(0) || treasury_ == address(0)) revert ZeroAddress();
         if (feeBps_ > MAX_FEE_BPS) revert FeeTooHigh(feeBps_, MAX_FEE_BPS);
-        stakeRegistry = new StakeRegistry(stakeToken, unbondDelay);
+        stakeRegistry = new StakeRegistry(stakeToken, unbondDelay, minStake);
         treasury = treasury_;
         feeBps = feeBps_;
         emit TreasuryChanged(treasury_);
@@ -147,8 +152,17 @@ contract BountyEscrow is IBountyEscrow, Owned {
         emit Claimed(id, msg.sender, agentId);
         if (t.minStake != 0) {
             try stakeRegistry.lock(id, agentId, msg.sender, t.minStake) {}
-            catch {
-                revert InsufficientStake(agentId, stakeRegistry.freeStakeOf(agentId, msg.sender), t.minStake);
+            catch (bytes memory reason) {
+                // Too little free stake is the escrow's InsufficientStake (with the free amount);
+                // anything else (an agent not bound to the caller, revoked, rotated) is the
+                // registry's own error, passed on as it came.
+                // forge-lint: disable-next-line(unsafe-typecast) the selector is the first 4 bytes
+                if (bytes4(reason) == IStakeRegistry.InsufficientStake.selector) {
+                    revert InsufficientStake(agentId, stakeRegistry.freeStakeOf(agentId, msg.sender), t.minStake);
+                }
+                assembly ("memory-safe") {
+                    revert(add(reason, 32), mload(reason))
+                }
             }
         }
     }

@@ -28,6 +28,10 @@ contract StakeRegistry is IStakeRegistry {
     address public immutable stakeToken;
     /// @notice Seconds between requestUnbond and withdraw.
     uint64 public immutable unbondDelay;
+    /// @notice The stake below which an agent counts as unstaked, fixed for the deployment.
+    /// The registry accepts any stake; every Surety node reads this to rank, pre-trust and
+    /// weigh alike (a node-local setting would let two nodes disagree).
+    uint256 public immutable minStake;
     /// @notice The one account that may lock, unlock and slash: the bounty escrow that
     /// created this registry.
     address public immutable locker;
@@ -55,9 +59,10 @@ contract StakeRegistry is IStakeRegistry {
     }
 
     /// @notice Made by its locker (BountyEscrow's constructor), which nobody can change.
-    constructor(address token, uint64 delay) {
+    constructor(address token, uint64 delay, uint256 minStake_) {
         stakeToken = token;
         unbondDelay = delay;
+        minStake = minStake_;
         locker = msg.sender;
     }
 

@@ -6,6 +6,7 @@ import {BountyEscrow} from "../src/BountyEscrow.sol";
 import {IBountyEscrow} from "../src/IBountyEscrow.sol";
 import {Owned} from "../src/Owned.sol";
 import {StakeRegistry} from "../src/StakeRegistry.sol";
+import {IStakeRegistry} from "../src/IStakeRegistry.sol";
 import {RejectingReceiver, GasGuzzler} from "./mocks/Receivers.sol";
 import {FalseToken} from "./mocks/Tokens.sol";
 
@@ -37,14 +38,14 @@ contract BountyEscrowTest is EscrowFixture {
 
     function test_constructor_revertsOnZeroAddresses() public {
         vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
-        new BountyEscrow(address(0), treasury, 0, address(0), UNBOND_DELAY);
+        new BountyEscrow(address(0), treasury, 0, address(0), UNBOND_DELAY, MIN_STAKE);
         vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
-        new BountyEscrow(owner, address(0), 0, address(0), UNBOND_DELAY);
+        new BountyEscrow(owner, address(0), 0, address(0), UNBOND_DELAY, MIN_STAKE);
     }
 
     function test_constructor_revertsOnFeeTooHigh() public {
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.FeeTooHigh.selector, uint16(1001), uint16(1000)));
-        new BountyEscrow(owner, treasury, 1001, address(0), UNBOND_DELAY);
+        new BountyEscrow(owner, treasury, 1001, address(0), UNBOND_DELAY, MIN_STAKE);
     }
 
     function test_setFee_appliesToNewBountiesOnly() public {
@@ -244,8 +245,9 @@ contract BountyEscrowTest is EscrowFixture {
 
     function test_claim_checksMinimumStake() public {
         (uint256 id, IBountyEscrow.Terms memory t) = postETHWithStake(1 ether, 5 ether);
+        // Not bound: the registry's own error, passed on.
         vm.expectRevert(
-            abi.encodeWithSelector(IBountyEscrow.InsufficientStake.selector, AGENT, uint256(0), uint256(5 ether))
+            abi.encodeWithSelector(IStakeRegistry.WrongStatus.selector, AGENT, worker, IStakeRegistry.Status.None)
         );
         vm.prank(worker);
         escrow.claim(id, t, AGENT);
@@ -271,10 +273,27 @@ contract BountyEscrowTest is EscrowFixture {
         registry.stake{value: 5 ether}(AGENT, 5 ether);
         vm.stopPrank();
         vm.expectRevert(
-            abi.encodeWithSelector(IBountyEscrow.InsufficientStake.selector, AGENT, uint256(0), uint256(1 ether))
+            abi.encodeWithSelector(IStakeRegistry.WrongStatus.selector, AGENT, worker, IStakeRegistry.Status.None)
         );
         vm.prank(worker);
         escrow.claim(id, t, AGENT);
+    }
+
+    function test_claim_passesOnWhyTheRegistryRefusedTheLock() public {
+        (uint256 id, IBountyEscrow.Terms memory t) = postETHWithStake(1 ether, 1 ether);
+        vm.startPrank(worker);
+        registry.bind(AGENT, "proof");
+        registry.stake{value: 2 ether}(AGENT, 2 ether);
+        registry.revoke(AGENT);
+        vm.expectRevert(
+            abi.encodeWithSelector(IStakeRegistry.WrongStatus.selector, AGENT, worker, IStakeRegistry.Status.Revoked)
+        );
+        escrow.claim(id, t, AGENT);
+        vm.stopPrank();
+    }
+
+    function test_constructor_fixesTheMinimumStake() public view {
+        vm.assertEq(registry.minStake(), MIN_STAKE, "the deployment's minimum stake, read by every node");
     }
 
     function test_claim_reverts() public {

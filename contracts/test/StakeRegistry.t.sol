@@ -32,7 +32,7 @@ contract StakeRegistryTest is Test {
     function setUp() public {
         vm.warp(1_700_000_000);
         vm.prank(locker); // the escrow creates its registry and is its locker
-        registry = new StakeRegistry(address(0), DELAY);
+        registry = new StakeRegistry(address(0), DELAY, 0.1 ether);
         vm.deal(controller, 100 ether);
         vm.deal(stranger, 100 ether);
     }
@@ -114,7 +114,7 @@ contract StakeRegistryTest is Test {
 
     function test_stake_inERC20CountsWhatArrives() public {
         FeeOnTransferToken fot = new FeeOnTransferToken(100);
-        StakeRegistry tokenRegistry = new StakeRegistry(address(fot), DELAY);
+        StakeRegistry tokenRegistry = new StakeRegistry(address(fot), DELAY, 0.1 ether);
         fot.mint(controller, 100 ether);
         vm.startPrank(controller);
         fot.approve(address(tokenRegistry), type(uint256).max);
@@ -129,7 +129,7 @@ contract StakeRegistryTest is Test {
 
     function test_stake_falseTokenFails() public {
         FalseToken ft = new FalseToken();
-        StakeRegistry tokenRegistry = new StakeRegistry(address(ft), DELAY);
+        StakeRegistry tokenRegistry = new StakeRegistry(address(ft), DELAY, 0.1 ether);
         ft.mint(controller, 1 ether);
         vm.startPrank(controller);
         ft.approve(address(tokenRegistry), 1 ether);

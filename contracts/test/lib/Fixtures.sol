@@ -12,6 +12,7 @@ import {MockERC20} from "../mocks/Tokens.sol";
 abstract contract EscrowFixture is Test {
     uint16 internal constant FEE_BPS = 100; // 1%
     uint64 internal constant UNBOND_DELAY = 7 days;
+    uint256 internal constant MIN_STAKE = 0.1 ether;
     uint32 internal constant REVIEW = 3 days;
     uint64 internal constant DURATION = 10 days;
     uint256 internal constant START = 1_700_000_000;
@@ -42,7 +43,7 @@ abstract contract EscrowFixture is Test {
 
     function setUp() public virtual {
         vm.warp(START);
-        escrow = new BountyEscrow(owner, treasury, FEE_BPS, address(0), UNBOND_DELAY);
+        escrow = new BountyEscrow(owner, treasury, FEE_BPS, address(0), UNBOND_DELAY, MIN_STAKE);
         registry = StakeRegistry(address(escrow.stakeRegistry()));
         token = new MockERC20("Test", "TST");
         vm.deal(poster, 1_000_000 ether);
