@@ -34,6 +34,9 @@ type InfoChain struct {
 	Genesis     string `json:"genesis"`
 	BlockNumber uint64 `json:"blockNumber"`
 	StateKey    string `json:"stateKey"`
+	// MinStake is the deployment's minimum stake in base units (StakeRegistry.minStake):
+	// below it an agent ranks, pre-trusts and weighs as unstaked, on every node alike.
+	MinStake string `json:"minStake,omitempty"`
 }
 
 func (s *Server) info(c echo.Context) error {
@@ -56,6 +59,9 @@ func (s *Server) info(c echo.Context) error {
 	}
 	for _, k := range ch.Contracts {
 		out.Contracts[k.Name] = k.Address.Hex()
+	}
+	if ch.MinStake != nil {
+		out.Chain.MinStake = ch.MinStake.String()
 	}
 	return c.JSON(http.StatusOK, out)
 }

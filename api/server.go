@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
 	"time"
@@ -38,6 +39,9 @@ type ChainInfo struct {
 	// Key scopes the node's chain-derived state (see internal/chain.Key).
 	Key       string
 	Contracts []Contract
+	// MinStake is the deployment's minimum stake (StakeRegistry.minStake, base units): below
+	// it an agent counts as unstaked.
+	MinStake *big.Int
 }
 
 // Config assembles a Server.

@@ -237,10 +237,15 @@ func TestNodeEmbedded(t *testing.T) {
 	}
 
 	// A restart gets a fresh embedded chain and a fresh state key.
-	again := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "1")
+	again := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "1", "--min-stake", "0.5eth")
 	info2 := getInfo(t, again.apiURL(t))
 	if info2.Chain.StateKey == info.Chain.StateKey || info2.Chain.Genesis == info.Chain.Genesis {
 		t.Errorf("restarted embedded chain kept state key %s / genesis %s", info.Chain.StateKey, info.Chain.Genesis)
+	}
+	// The embedded chain's deployment takes --min-stake (default 0.1 ETH) and the node reads it
+	// back from the registry.
+	if info.Chain.MinStake != "100000000000000000" || info2.Chain.MinStake != "500000000000000000" {
+		t.Errorf("minStake %q, then %q with --min-stake 0.5eth; want 10^17 and 5·10^17", info.Chain.MinStake, info2.Chain.MinStake)
 	}
 }
 
@@ -249,7 +254,7 @@ func TestNodeOnAnvil(t *testing.T) {
 	dir := t.TempDir()
 	depFile := filepath.Join(dir, "deployment.json")
 
-	d := start(t, "deploy", "--rpc", a.URL, "--dev-key", "0", "--out", depFile)
+	d := start(t, "deploy", "--rpc", a.URL, "--dev-key", "0", "--out", depFile, "--min-stake", "2eth")
 	if code := d.wait(t); code != exitOK {
 		t.Fatalf("deploy exit %d: %s", code, d.stderr)
 	}
@@ -261,6 +266,10 @@ func TestNodeOnAnvil(t *testing.T) {
 	info := getInfo(t, r.apiURL(t))
 	if info.Chain.ID != 31337 || info.Chain.Kind != "rpc" {
 		t.Errorf("chain = %+v, want anvil (31337, rpc)", info.Chain)
+	}
+	// The minimum stake is the deployment's, read from the chain by every node.
+	if info.Chain.MinStake != "2000000000000000000" {
+		t.Errorf("minStake = %q, want the deployment's 2 ETH", info.Chain.MinStake)
 	}
 	dep, err := readDeployment(depFile)
 	if err != nil {
@@ -284,6 +293,7 @@ func TestNodeOnAnvil(t *testing.T) {
 	}{
 		{"no deployment", []string{"--rpc", a.URL}, "needs --deployment FILE"},
 		{"other chain", []string{"--rpc", a.URL, "--deployment", otherFile}, "deployment is for another chain"},
+		{"a node-local minimum stake", []string{"--rpc", a.URL, "--deployment", depFile, "--min-stake", "1eth"}, "the deployment's StakeRegistry fixes it"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0"}, tt.args...)

@@ -406,7 +406,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err := groups.Attach(n.p2pCtx, n.p2p); err != nil {
 		return nil, err
 	}
-	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key}
+	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key, MinStake: minStake}
 	for _, c := range named {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
