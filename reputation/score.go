@@ -8,8 +8,10 @@ import (
 // Scoring. Two passes over the audit graph:
 //
 //  1. Standing, EigenTrust style. Auditor i's local trust in subject j is
-//     s_ij = min(1, Σ decay(age) · backing) · their mean score, over i's audits of j (so
-//     repeated bounties between two wallets add nothing), normalized per auditor
+//     s_ij = evidence_ij · their mean score, over i's audits of j, where evidence_ij caps
+//     Σ decay(age) · backing at one full audit (the unbacked floor once, settled value up to
+//     full: pairSum.capped), so repeated bounties between two wallets add nothing; normalized
+//     per auditor
 //     (C_ij = s_ij / Σ_k s_ik). Standing is the stationary vector of
 //     t = (1 − α) Cᵀ t + α p, where p, the pre-trust, spreads over staked agents in
 //     proportion to their stake above the minimum (MinStake): linear, so splitting one stake
