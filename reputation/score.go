@@ -414,6 +414,20 @@ func (p Params) weigh(e *Edge, rel float64, stake float64) (w, ws fixed) {
 	return p.contribution(p.evidence(e), rel, stake)
 }
 
+// rankZ is the normal quantile of the rank bound: the score's 10% lower credible bound.
+const rankZ = 1.2816
+
+// RankBound is what the ranking orders by: a conservative estimate of a subject's score, the
+// 10% lower bound of its beta posterior (normal approximation) for score (the posterior
+// mean) and weight (Σ w). A subject with little evidence does not outrank one with much at a
+// slightly lower mean, so a cheap cluster of colluders rating each other 1 needs as much
+// evidence, that is as much stake behind its auditors, as the agents it overtakes.
+func (p Params) RankBound(score, weight float64) float64 {
+	d := p.withDefaults()
+	n := d.PriorA + d.PriorB + max(weight, 0)
+	return score - rankZ*math.Sqrt(score*(1-score)/(n+1))
+}
+
 // beta sets subject j's weight, score and confidence from its sums.
 func (s *Scores) beta(p Params, j int) {
 	w := s.all[j].float()

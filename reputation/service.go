@@ -188,14 +188,17 @@ func (snap *snapshot) follow(c change) {
 
 // Reputation is an agent's standing and score, and the audits that fed it.
 type Reputation struct {
-	DID        string         `json:"did"`
-	Score      float64        `json:"score"`
-	Confidence float64        `json:"confidence"`
-	Weight     float64        `json:"weight"`   // Σ of its audits' weights
-	Standing   float64        `json:"standing"` // as an auditor, relative to the average (1)
-	Audits     int            `json:"audits"`   // audits that count
-	Computed   time.Time      `json:"computed"`
-	Feeding    []*StoredAudit `json:"feeding,omitempty"`
+	DID        string  `json:"did"`
+	Score      float64 `json:"score"`
+	Confidence float64 `json:"confidence"`
+	Weight     float64 `json:"weight"` // Σ of its audits' weights
+	// Rank is what Top orders by: the 10% lower bound of the score (Params.RankBound), so
+	// little evidence does not outrank much.
+	Rank     float64        `json:"rank"`
+	Standing float64        `json:"standing"` // as an auditor, relative to the average (1)
+	Audits   int            `json:"audits"`   // audits that count
+	Computed time.Time      `json:"computed"`
+	Feeding  []*StoredAudit `json:"feeding,omitempty"`
 }
 
 // NewService builds the service; Run keeps its scores current.
@@ -476,6 +479,7 @@ func (snap *snapshot) reputation(did string) *Reputation {
 		return r
 	}
 	r.Score, r.Confidence, r.Weight = snap.scores.Score[i], snap.scores.Confidence[i], snap.scores.Weight[i]
+	r.Rank = snap.params.RankBound(r.Score, r.Weight)
 	r.Standing = snap.scores.Standing[i] * float64(snap.n)
 	r.Audits = snap.audits[i]
 	return r
@@ -494,8 +498,8 @@ func (s *Service) Reputation(ctx context.Context, did string) (*Reputation, erro
 	return r, nil
 }
 
-// Top lists the n best-scored agents among those with audits (score, then confidence, then
-// DID).
+// Top lists the n best-ranked agents among those with audits: by Rank (the score's lower
+// bound), then score, then DID.
 func (s *Service) Top(_ context.Context, n int) []*Reputation {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -508,13 +512,13 @@ func (s *Service) Top(_ context.Context, n int) []*Reputation {
 	}
 	slices.SortFunc(out, func(a, b *Reputation) int {
 		switch {
-		case a.Score != b.Score:
-			if a.Score > b.Score {
+		case a.Rank != b.Rank:
+			if a.Rank > b.Rank {
 				return -1
 			}
 			return 1
-		case a.Confidence != b.Confidence:
-			if a.Confidence > b.Confidence {
+		case a.Score != b.Score:
+			if a.Score > b.Score {
 				return -1
 			}
 			return 1

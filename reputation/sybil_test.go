@@ -116,8 +116,8 @@ func (w *simWorld) graph() *reputation.Graph {
 	return g
 }
 
-// ranks scores w and returns each agent's rank (1 = best) as Top orders them: score, then
-// confidence, among agents with audits.
+// ranks scores w and returns each agent's rank (1 = best) as Top orders them: by the rank
+// bound, then score, among agents with audits.
 func (w *simWorld) ranks() []int {
 	s := reputation.Compute(w.graph(), reputation.Params{})
 	audited := make([]bool, len(w.agents))
@@ -130,15 +130,17 @@ func (w *simWorld) ranks() []int {
 			order = append(order, i)
 		}
 	}
+	var p reputation.Params
+	bound := func(i int) float64 { return p.RankBound(s.Score[i], s.Weight[i]) }
 	slices.SortStableFunc(order, func(a, b int) int {
 		switch {
-		case s.Score[a] != s.Score[b]:
-			if s.Score[a] > s.Score[b] {
+		case bound(a) != bound(b):
+			if bound(a) > bound(b) {
 				return -1
 			}
 			return 1
-		case s.Confidence[a] != s.Confidence[b]:
-			if s.Confidence[a] > s.Confidence[b] {
+		case s.Score[a] != s.Score[b]:
+			if s.Score[a] > s.Score[b] {
 				return -1
 			}
 			return 1
@@ -232,8 +234,8 @@ func cheapest(attacks []attack, want int) (best attack, cost, burned float64, ok
 // ringAttacks is the grid of ring attacks the simulation searches.
 func ringAttacks() []attack {
 	var out []attack
-	for _, k := range []int{2, 3, 5, 10} {
-		for _, s := range []float64{0.1, 0.2, 0.5, 1, 2, 3, 5} {
+	for _, k := range []int{2, 3, 4, 5, 7, 10} {
+		for _, s := range []float64{0.1, 0.2, 0.3, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25, 2.5, 2.75, 3, 4, 5} {
 			for _, v := range []float64{1e-18, 0.01, 0.1, 0.5, 1} {
 				for _, r := range []int{1, 3, 10, 30} {
 					out = append(out, ring(k, s, v, r))
