@@ -156,8 +156,8 @@ func (snap *snapshot) edge(e *liveEdge) *Edge {
 // weigh is what audit e by auditor would add to its subject's sums in this snapshot as its
 // auditor's only audit of that subject.
 func (snap *snapshot) weigh(auditor string, e *liveEdge) (w, ws fixed) {
-	rel, stake := snap.standing(auditor)
-	return snap.params.weigh(snap.edge(e), rel, stake)
+	rel, _ := snap.standing(auditor)
+	return snap.params.weigh(snap.edge(e), rel)
 }
 
 // follow applies one change of the audits that count: the subject's sums lose what the
@@ -167,10 +167,10 @@ func (snap *snapshot) weigh(auditor string, e *liveEdge) (w, ws fixed) {
 func (snap *snapshot) follow(c change) {
 	j := snap.slot(c.subject)
 	k := pairKey{int32(snap.slot(c.auditor)), int32(j)}
-	rel, stake := snap.standing(c.auditor)
+	rel, _ := snap.standing(c.auditor)
 	p, sc := snap.params, snap.scores
 	ps, store := snap.pair(k)
-	w, ws := p.contribution(ps, rel, stake)
+	w, ws := p.contribution(ps, rel)
 	sc.all[j] -= w
 	sc.pos[j] -= ws
 	if c.old != nil {
@@ -180,7 +180,7 @@ func (snap *snapshot) follow(c change) {
 	}
 	ps.add(p.evidence(snap.edge(&c.new)))
 	store(ps)
-	w, ws = p.contribution(ps, rel, stake)
+	w, ws = p.contribution(ps, rel)
 	sc.all[j] += w
 	sc.pos[j] += ws
 	sc.beta(p, j)
@@ -243,8 +243,8 @@ type Submitted struct {
 }
 
 // Counted is what an audit weighs in its subject's score at the time it is filed, with the
-// parts of that weight (docs/REPUTATION.md): w = min(standing, 10) · stakeWeight(stake) ·
-// decay · backing.
+// parts of that weight (docs/REPUTATION.md): w = min(standing, 10) · decay · backing (the
+// auditor's stake counts through its standing).
 type Counted struct {
 	// Weight is what the audit adds to its subject's Σ w now; 0 when it does not count.
 	Weight float64 `json:"weight"`

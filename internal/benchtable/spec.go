@@ -165,7 +165,7 @@ func Surety() Spec {
 	rows = append(rows,
 		Row{Figure: "Sybil ring into the top 10: stake + gas + fees", From: sybil("top10-eth"), Ref: "honest-top",
 			Target: &Target{Text: "more than the honest top agent's stake + settled value (ratio > 1)", Min: 1.000001, Ratio: true},
-			Note:   "cheapest of 1,920 rings (2–10 wallets, 0.1–5 ETH staked each, 1–30 bounties per pair); the stake comes back after unbonding"},
+			Note:   "cheapest of 2,178 rings (2–12 wallets, 0.1–5 ETH staked each in steps of 0.05, one 0.5 ETH or thirty 0.01 ETH bounties per pair); the stake comes back after unbonding"},
 		Row{Figure: "same, burned (gas + fees)", From: sybil("top10-burned-eth"), Ref: "honest-top", Note: "at 10 gwei and the dev deployment's 0.5% fee"},
 		Row{Figure: "Sybil ring to rank 1: stake + gas + fees", From: sybil("rank1-eth"), Ref: "honest-top"},
 		Row{Figure: "reverse attack, the honest top agent out of the top 10: stake + gas + fees + pay", From: sybil("reverse-eth"), Ref: "honest-top",
