@@ -411,12 +411,12 @@ func (s *Server) putBountySpec(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	text, err := io.ReadAll(io.LimitReader(c.Request().Body, escrow.MaxSpecBytes+1))
+	text, err := io.ReadAll(io.LimitReader(c.Request().Body, maxSpecBody+1))
 	if err != nil {
-		return withDetail(ErrBadRequest, "%v", err)
+		return bodyError(err)
 	}
-	if len(text) > escrow.MaxSpecBytes {
-		return withDetail(ErrTooLarge, "a spec is at most %d bytes", escrow.MaxSpecBytes)
+	if len(text) > maxSpecBody {
+		return withDetail(ErrTooLarge, "a spec is at most %d bytes", maxSpecBody)
 	}
 	if err := s.cfg.Bounties.PutBountySpec(c.Request().Context(), id, string(text)); err != nil {
 		return err

@@ -20,7 +20,6 @@ import (
 // *identity.VerifyError for a refused envelope.
 type Identity interface {
 	NodeDID() string
-	CreateDID(ctx context.Context, t identity.KeyType) (*identity.Issued, error)
 	Challenge(ctx context.Context) (identity.Challenge, error)
 	Register(ctx context.Context, proof []byte) (*identity.Issued, error)
 	Resolve(ctx context.Context, did string, format identity.DocFormat) (*identity.Resolution, error)
@@ -29,13 +28,10 @@ type Identity interface {
 
 var _ Identity = (*identity.Service)(nil)
 
-// maxBody bounds request bodies on identity routes.
-const maxBody = identity.MaxEnvelopeSize + 4096
-
 func readBody(c echo.Context) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(c.Request().Body, maxBody+1))
 	if err != nil {
-		return nil, withDetail(ErrBadRequest, "%v", err)
+		return nil, bodyError(err)
 	}
 	if len(b) > maxBody {
 		return nil, ErrTooLarge
@@ -58,30 +54,6 @@ func bindJSON(c echo.Context, v any) error {
 		return withDetail(ErrBadRequest, "%v", err)
 	}
 	return nil
-}
-
-// CreateDIDRequest is the body of POST /v1/dids.
-type CreateDIDRequest struct {
-	// Type is ed25519 (default) or secp256k1.
-	Type string `json:"type"`
-}
-
-func (s *Server) createDID(c echo.Context) error {
-	var req CreateDIDRequest
-	if err := bindJSON(c, &req); err != nil {
-		return err
-	}
-	t := identity.KeyType(req.Type)
-	switch t {
-	case "", identity.Ed25519, identity.Secp256k1:
-	default:
-		return withDetail(identity.ErrUnsupportedKey, "type must be ed25519 or secp256k1")
-	}
-	issued, err := s.cfg.Identity.CreateDID(c.Request().Context(), t)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, issued)
 }
 
 func (s *Server) challenge(c echo.Context) error {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -228,12 +230,34 @@ func TestNodeEmbedded(t *testing.T) {
 		t.Errorf("second node: exit %d, stderr %q", code, second.stderr)
 	}
 
+	// An event stream left open does not hold the shutdown (at 66f817e one open stream made
+	// Ctrl-C wait out the grace period and exit 1): it ends, and the node exits 0.
+	bc := &bountyClient{t: t, base: base, info: info}
+	market := bc.newParty(1)
+	code, out := bc.request("POST", "/v1/bounties", bc.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000",
+		"arbiter": bystander, "deadline": time.Now().Add(time.Hour).Unix(), "reviewWindow": 600}), nil)
+	if code != http.StatusCreated {
+		t.Fatalf("post: %d %s", code, out)
+	}
+	stream, err := http.Get(fmt.Sprintf("%s/v1/bounties/%d/events", base, decodeResult(t, out).Bounty.ID))
+	if err != nil || stream.StatusCode != http.StatusOK {
+		t.Fatalf("open the event stream: %v %v", stream, err)
+	}
+	defer stream.Body.Close()
+	ended := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, stream.Body); ended <- err }()
+
 	r.cancel()
 	if code := r.wait(t); code != exitOK {
-		t.Fatalf("node exited %d after shutdown; stderr:\n%s", code, r.stderr)
+		t.Fatalf("node exited %d after shutdown with an event stream open; stderr:\n%s", code, r.stderr)
 	}
 	if !strings.Contains(r.stderr.String(), "node stopped") {
 		t.Errorf("no shutdown log:\n%s", r.stderr)
+	}
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Error("the event stream is still open after the node stopped")
 	}
 
 	// A restart gets a fresh embedded chain and a fresh state key.

@@ -1,0 +1,33 @@
+package api
+
+import (
+	"time"
+
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/identity"
+)
+
+// Limits and timeouts of the HTTP edge, in one place. A client that is slow or large costs
+// the node at most these.
+const (
+	// maxBody bounds a request body: an envelope at its largest, plus JSON framing.
+	maxBody = identity.MaxEnvelopeSize + 4096
+	// maxSpecBody bounds PUT /v1/bounties/{id}/spec, a task text.
+	maxSpecBody = escrow.MaxSpecBytes
+	// maxHeaderBytes bounds a request's header block.
+	maxHeaderBytes = 64 << 10
+
+	// defaultReadHeaderTimeout is how long a client has to send its headers.
+	defaultReadHeaderTimeout = 10 * time.Second
+	// defaultReadTimeout is how long a client has to send a whole request, body included: a
+	// slow body holds a connection at most this long.
+	defaultReadTimeout = 20 * time.Second
+	// defaultIdleTimeout closes a kept-alive connection that sends nothing.
+	defaultIdleTimeout = time.Minute
+	// defaultRequestTimeout bounds each request's handler (not the event streams, which end
+	// when the client leaves or the server shuts down).
+	defaultRequestTimeout = 30 * time.Second
+)
+
+// bodyLimits are the routes whose bodies are capped below maxBody.
+var bodyLimits = map[string]int64{"/v1/bounties/:id/spec": maxSpecBody}
