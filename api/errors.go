@@ -25,6 +25,8 @@ var (
 	ErrBadRequest = errors.New("api: bad request")
 	// ErrTooLarge reports a request body over the limit.
 	ErrTooLarge = errors.New("api: request too large")
+	// ErrTooManyRequests: the client's address made more writes than the node takes from one.
+	ErrTooManyRequests = errors.New("api: too many requests from this address")
 )
 
 // detailed is an error whose text the API wrote itself for the client (what field is wrong,
@@ -73,6 +75,7 @@ var mappings = []mapping{
 	{err: ErrUnhealthy, status: http.StatusServiceUnavailable, slug: "unhealthy", title: "The node is not healthy"},
 	{err: ErrBadRequest, status: http.StatusBadRequest, slug: "bad-request", title: "The request is not valid"},
 	{err: ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "too-large", title: "The request body is too large"},
+	{err: ErrTooManyRequests, status: http.StatusTooManyRequests, slug: "too-many-requests", title: "Too many writes from this address; slow down"},
 	{err: context.DeadlineExceeded, status: http.StatusGatewayTimeout, slug: "timeout", title: "The request took too long"},
 
 	// identity
@@ -100,6 +103,7 @@ var mappings = []mapping{
 	{err: identity.ErrWrongAudience, status: http.StatusForbidden, slug: "envelope-wrong-audience", title: "Envelope refused: its aud names another node (or none); sign it for this node's DID", reason: "wrong-audience"},
 	{err: identity.ErrWrongChain, status: http.StatusForbidden, slug: "envelope-wrong-chain", title: "Envelope refused: its chain_id names another chain (or none)", reason: "wrong-chain"},
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
+	{err: identity.ErrReplayBudget, status: http.StatusTooManyRequests, slug: "replay-budget", title: "This sender has too many live envelopes at the node; try again once some expire"},
 	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
 	{err: identity.ErrBadGroup, status: http.StatusBadRequest, slug: "group-invalid", title: "Not a valid group request"},
 	{err: identity.ErrUnknownGroup, status: http.StatusNotFound, slug: "unknown-group", title: "This node does not know the group"},

@@ -23,7 +23,10 @@ type Identity interface {
 	Challenge(ctx context.Context) (identity.Challenge, error)
 	Register(ctx context.Context, proof []byte) (*identity.Issued, error)
 	Resolve(ctx context.Context, did string, format identity.DocFormat) (*identity.Resolution, error)
+	// VerifyEnvelope verifies an envelope that acts, spending its nonce; CheckEnvelope only
+	// reports on one, spending nothing.
 	VerifyEnvelope(ctx context.Context, raw []byte) (*identity.Verified, error)
+	CheckEnvelope(ctx context.Context, raw []byte) (*identity.Verified, error)
 }
 
 var _ Identity = (*identity.Service)(nil)
@@ -103,7 +106,7 @@ func (s *Server) verifyEnvelope(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.cfg.Identity.VerifyEnvelope(c.Request().Context(), body)
+	v, err := s.cfg.Identity.CheckEnvelope(c.Request().Context(), body)
 	if err != nil {
 		return err
 	}

@@ -127,7 +127,6 @@ func TestVerifyEnvelopeRoute(t *testing.T) {
 		status int
 		reason string
 	}{
-		{"replayed", good, http.StatusConflict, "replayed"},
 		{"expired", []byte(expired), http.StatusUnprocessableEntity, "expired"},
 		{"wrong kid", []byte(wrongKidJWS), http.StatusUnauthorized, "kid-not-sender"},
 		{"garbage", []byte("hello"), http.StatusBadRequest, "malformed"},

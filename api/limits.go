@@ -27,6 +27,13 @@ const (
 	// defaultRequestTimeout bounds each request's handler (not the event streams, which end
 	// when the client leaves or the server shuts down).
 	defaultRequestTimeout = 30 * time.Second
+
+	// defaultWriteRate and defaultWriteBurst bound the writes (POST, PUT) one client address
+	// may make: a sustained rate per second, and a burst above it.
+	defaultWriteRate  = 50
+	defaultWriteBurst = 200
+	// writeLimiterExpiry forgets an address that has not written for this long.
+	writeLimiterExpiry = 3 * time.Minute
 )
 
 // bodyLimits are the routes whose bodies are capped below maxBody.

@@ -12,6 +12,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
 )
 
 // BlockReader reads the chain head. It returns an error when the chain does not answer.
@@ -76,6 +78,14 @@ type Config struct {
 	// headers; IdleTimeout closes a kept-alive connection that sends nothing. 0 means the
 	// defaults in limits.go.
 	ReadTimeout, ReadHeaderTimeout, IdleTimeout time.Duration
+	// WriteRate (per second) and WriteBurst bound the writes (POST, PUT) from one client
+	// address; 0 means the defaults in limits.go.
+	WriteRate  float64
+	WriteBurst int
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client. Without them the
+	// client is the socket's peer, and the header is ignored: a client cannot pick the address
+	// its limits are counted under.
+	TrustedProxies []*net.IPNet
 }
 
 // Server is the node's HTTP API.
@@ -108,12 +118,19 @@ func New(cfg Config) (*Server, error) {
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = defaultIdleTimeout
 	}
+	if cfg.WriteRate == 0 {
+		cfg.WriteRate = defaultWriteRate
+	}
+	if cfg.WriteBurst == 0 {
+		cfg.WriteBurst = defaultWriteBurst
+	}
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
 	s := &Server{cfg: cfg, echo: e, log: cfg.Logger, closing: context.Background()}
 	e.HTTPErrorHandler = errorHandler(s.log)
-	e.Use(s.logRequests, s.recoverPanics, s.limitBody, s.timeout)
+	e.IPExtractor = clientAddress(cfg.TrustedProxies)
+	e.Use(s.logRequests, s.recoverPanics, s.limitWrites(), s.limitBody, s.timeout)
 
 	// Every route registered here is described in openapi.json, and TestOpenAPICoversEveryRoute
 	// fails until it is: add the operation there with the route.
@@ -203,6 +220,38 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		return fmt.Errorf("api: serve: %w", err)
 	}
 	return nil
+}
+
+// clientAddress is how the node tells clients apart: the socket's peer, or, behind a trusted
+// proxy, the address that proxy puts in X-Forwarded-For.
+func clientAddress(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// limitWrites bounds the writes (POST, PUT) each client address makes, with a token bucket
+// per address (WriteRate a second, WriteBurst above it); reads are not counted.
+func (s *Server) limitWrites() echo.MiddlewareFunc {
+	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate: rate.Limit(s.cfg.WriteRate), Burst: s.cfg.WriteBurst, ExpiresIn: writeLimiterExpiry})
+	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Skipper: func(c echo.Context) bool {
+			m := c.Request().Method
+			return m != http.MethodPost && m != http.MethodPut
+		},
+		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		Store:               store,
+		ErrorHandler:        func(c echo.Context, err error) error { return withDetail(ErrBadRequest, "no client address") },
+		DenyHandler: func(c echo.Context, addr string, err error) error {
+			return withDetail(ErrTooManyRequests, "at most %g writes a second (bursts of %d) from one address", s.cfg.WriteRate, s.cfg.WriteBurst)
+		},
+	})
 }
 
 // limitBody caps every request body, at maxBody or the route's own limit: a larger body is

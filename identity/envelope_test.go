@@ -407,8 +407,55 @@ func TestFillEnvelope(t *testing.T) {
 	}
 }
 
+// TestReplayBudgetIsPerSender: one sender's flood spends its own budget, not the pool. At
+// 66f817e one node-wide pool let the unauthenticated verify route fill it, after which every
+// signed request was refused for the replay window.
+func TestReplayBudgetIsPerSender(t *testing.T) {
+	c := newReplayCache(100, 3, time.Minute)
+	for i := range 3 {
+		if err := c.remember("flooder", fmt.Sprint(i), testNow); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.remember("flooder", "3", testNow); !errors.Is(err, ErrReplayBudget) {
+		t.Errorf("the flooder's fourth nonce: %v, want ErrReplayBudget", err)
+	}
+	if err := c.remember("someone else", "0", testNow); err != nil {
+		t.Errorf("another sender, during the flood: %v", err)
+	}
+	// Once the flooder's nonces age out of both generations, its budget is back.
+	if err := c.remember("flooder", "4", testNow.Add(2*time.Minute)); err != nil {
+		t.Errorf("the flooder after two windows: %v", err)
+	}
+}
+
+// TestCheckSpendsNoNonce: Check reports on an envelope without remembering it, so the same
+// envelope checks again, and still verifies (once) afterwards; one Verify spent is then seen
+// by Check as replayed.
+func TestCheckSpendsNoNonce(t *testing.T) {
+	now := testNow
+	v := testVerifier(&now)
+	k := testKey(t, Ed25519, 7)
+	jws, err := k.SignCompact(payloadFor(t, k, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte(jws)
+	for i := range 3 {
+		if _, err := v.Check(context.Background(), raw); err != nil {
+			t.Fatalf("check %d: %v", i, err)
+		}
+	}
+	if _, err := v.Verify(context.Background(), raw); err != nil {
+		t.Fatalf("verify after checks: %v", err)
+	}
+	if _, err := v.Check(context.Background(), raw); !errors.Is(err, ErrReplayed) {
+		t.Errorf("check after it was spent: %v, want ErrReplayed", err)
+	}
+}
+
 func TestReplayCacheIsBounded(t *testing.T) {
-	c := newReplayCache(3, time.Minute)
+	c := newReplayCache(3, 10, time.Minute)
 	for i := range 3 {
 		if err := c.remember("s", fmt.Sprint(i), testNow); err != nil {
 			t.Fatal(err)

@@ -211,9 +211,16 @@ func (s *Service) document(d DID, format DocFormat) (*Document, error) {
 	return doc, nil
 }
 
-// VerifyEnvelope checks an envelope (see Verifier.Verify).
+// VerifyEnvelope checks an envelope and spends its nonce (see Verifier.Verify): for
+// requests that act.
 func (s *Service) VerifyEnvelope(ctx context.Context, raw []byte) (*Verified, error) {
 	return s.cfg.Verifier.Verify(ctx, raw)
+}
+
+// CheckEnvelope checks an envelope without spending its nonce (see Verifier.Check): for a
+// route that only reports, so checking costs the replay cache nothing.
+func (s *Service) CheckEnvelope(ctx context.Context, raw []byte) (*Verified, error) {
+	return s.cfg.Verifier.Check(ctx, raw)
 }
 
 // ErrWrongRegistry reports a binding made for another chain or stake registry.

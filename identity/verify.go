@@ -49,6 +49,9 @@ var (
 	ErrWrongChain = errors.New("for another chain")
 	// ErrReplayCacheFull: the node remembers as many live nonces as it may; try later.
 	ErrReplayCacheFull = errors.New("replay cache full")
+	// ErrReplayBudget: this sender already has as many live envelopes at the node as one
+	// sender may; its envelopes are refused until some expire, and no one else's are.
+	ErrReplayBudget = errors.New("sender's replay budget spent")
 )
 
 // VerifyError says why an envelope was refused, and whose key was involved.
@@ -131,6 +134,10 @@ type VerifierConfig struct {
 	MaxLifetime time.Duration
 	// MaxNonces bounds the nonces remembered at once; 0 means 1<<20 (about 40 MB).
 	MaxNonces int
+	// MaxNoncesPerSender bounds the nonces one sender may have remembered at once, so one
+	// key's flood cannot spend the pool for everyone; 0 means 4096 (about 7 envelopes a
+	// second, sustained, over the replay window).
+	MaxNoncesPerSender int
 	// Started is when this node started: envelopes issued before it are refused, so a
 	// restart never reopens the replay window. Zero means now.
 	Started time.Time
@@ -160,6 +167,9 @@ func NewVerifier(cfg VerifierConfig) *Verifier {
 	if cfg.MaxNonces == 0 {
 		cfg.MaxNonces = 1 << 20
 	}
+	if cfg.MaxNoncesPerSender == 0 {
+		cfg.MaxNoncesPerSender = 4096
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -171,7 +181,7 @@ func NewVerifier(cfg VerifierConfig) *Verifier {
 	}
 	return &Verifier{
 		cfg:    cfg,
-		replay: newReplayCache(cfg.MaxNonces, cfg.MaxLifetime+2*cfg.Skew),
+		replay: newReplayCache(cfg.MaxNonces, cfg.MaxNoncesPerSender, cfg.MaxLifetime+2*cfg.Skew),
 		keys:   newKeyCache(cfg.KeyCacheSize),
 	}
 }
@@ -241,6 +251,18 @@ type protected struct {
 // window and its nonce new, and the sender must not be revoked. The error is a
 // *VerifyError whose Reason says exactly why.
 func (v *Verifier) Verify(ctx context.Context, raw []byte) (*Verified, error) {
+	return v.verify(ctx, raw, true)
+}
+
+// Check is Verify without spending the nonce: every check, and ErrReplayed for an envelope
+// this node already accepted, but nothing remembered. A route that only reports on an
+// envelope uses it, so checking costs the replay cache nothing and an envelope checked here
+// can still be used here.
+func (v *Verifier) Check(ctx context.Context, raw []byte) (*Verified, error) {
+	return v.verify(ctx, raw, false)
+}
+
+func (v *Verifier) verify(ctx context.Context, raw []byte, spend bool) (*Verified, error) {
 	if len(raw) > MaxEnvelopeSize {
 		return nil, refuse(ErrMalformed, "", "larger than %d bytes", MaxEnvelopeSize)
 	}
@@ -297,7 +319,11 @@ func (v *Verifier) Verify(ctx context.Context, raw []byte) (*Verified, error) {
 	if err := v.CheckKeys(ctx, signerDIDs...); err != nil {
 		return nil, err
 	}
-	if err := v.replay.remember(e.Sender, e.Nonce, v.cfg.Now()); err != nil {
+	remember := v.replay.seen
+	if spend {
+		remember = v.replay.remember
+	}
+	if err := remember(e.Sender, e.Nonce, v.cfg.Now()); err != nil {
 		ve := &VerifyError{Reason: err, KeyID: out.Signers[0], Detail: "nonce " + truncate(e.Nonce, 80)}
 		if errors.Is(err, ErrReplayed) {
 			ve.Authentic = out
@@ -565,44 +591,84 @@ func (c *keyCache) get(kid string) (*resolvedKey, error) {
 // rotate every window: a pair lives in the current generation, then the previous one, and is
 // forgotten only after both have turned over, by which time its envelope has expired.
 type replayCache struct {
-	mu       sync.Mutex
-	max      int
-	window   time.Duration
-	rotated  time.Time
-	cur, old map[[16]byte]struct{}
+	mu           sync.Mutex
+	max          int // nonces in all
+	perSender    int // nonces of one sender
+	window       time.Duration
+	rotated      time.Time
+	cur, old     map[[16]byte]struct{}
+	curBy, oldBy map[string]int // nonces per sender, in each generation
 }
 
-func newReplayCache(max int, window time.Duration) *replayCache {
-	return &replayCache{max: max, window: window, cur: map[[16]byte]struct{}{}, old: map[[16]byte]struct{}{}}
+func newReplayCache(max, perSender int, window time.Duration) *replayCache {
+	return &replayCache{max: max, perSender: perSender, window: window, cur: map[[16]byte]struct{}{}, old: map[[16]byte]struct{}{},
+		curBy: map[string]int{}, oldBy: map[string]int{}}
 }
 
-func (c *replayCache) remember(sender, nonce string, now time.Time) error {
+func replayKey(sender, nonce string) [16]byte {
 	h := sha256.New()
 	h.Write([]byte(sender))
 	h.Write([]byte{0})
 	h.Write([]byte(nonce))
 	var key [16]byte
 	copy(key[:], h.Sum(nil))
+	return key
+}
 
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// rotate turns the generations over when a window has passed; the caller holds mu.
+func (c *replayCache) rotate(now time.Time) {
 	if c.rotated.IsZero() {
 		c.rotated = now
 	}
-	if now.Sub(c.rotated) >= c.window {
+	switch elapsed := now.Sub(c.rotated); {
+	case elapsed >= 2*c.window: // both generations are past: everything in them has expired
+		c.old, c.cur = make(map[[16]byte]struct{}), make(map[[16]byte]struct{})
+		c.oldBy, c.curBy = make(map[string]int), make(map[string]int)
+		c.rotated = now
+	case elapsed >= c.window:
 		c.old, c.cur = c.cur, make(map[[16]byte]struct{}, len(c.cur))
+		c.oldBy, c.curBy = c.curBy, make(map[string]int, len(c.curBy))
 		c.rotated = now
 	}
+}
+
+// seen reports ErrReplayed for a (sender, nonce) pair already remembered, and remembers
+// nothing.
+func (c *replayCache) seen(sender, nonce string, now time.Time) error {
+	key := replayKey(sender, nonce)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rotate(now)
+	if _, ok := c.cur[key]; ok {
+		return ErrReplayed
+	}
+	if _, ok := c.old[key]; ok {
+		return ErrReplayed
+	}
+	return nil
+}
+
+// remember records (sender, nonce), refusing one seen before (ErrReplayed), one past the
+// sender's budget (ErrReplayBudget) and one past the pool (ErrReplayCacheFull).
+func (c *replayCache) remember(sender, nonce string, now time.Time) error {
+	key := replayKey(sender, nonce)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rotate(now)
 	if _, seen := c.cur[key]; seen {
 		return ErrReplayed
 	}
 	if _, seen := c.old[key]; seen {
 		return ErrReplayed
 	}
+	if c.curBy[sender]+c.oldBy[sender] >= c.perSender {
+		return ErrReplayBudget
+	}
 	if len(c.cur)+len(c.old) >= c.max {
 		return ErrReplayCacheFull
 	}
 	c.cur[key] = struct{}{}
+	c.curBy[sender]++
 	return nil
 }
 

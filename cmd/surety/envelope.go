@@ -96,7 +96,8 @@ func runEnvelopeVerify(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "envelope verify", "[--node URL] [FILE]", strings.TrimSpace(`
 Verify an envelope (compact or JSON serialization) from FILE or standard input and print its
 payload, or why it is refused. Without --node the check is local (signature, kid, times); with
---node the node also checks replay and revocation.`))
+--node the node also checks revocation and whether it already accepted the envelope (checking
+spends nothing: the envelope can still be used once).`))
 	node := fs.String("node", "", "verify through this node's /v1/envelopes/verify")
 	pos, err := fs.parseArgs(args)
 	if err != nil {

@@ -134,13 +134,11 @@ func TestNodeIdentityEndToEnd(t *testing.T) {
 		t.Errorf("resolve through the node: %s", res)
 	}
 
-	// Through the node, the second verification of the same envelope is a replay.
+	// Through the node, verifying only checks: it spends no nonce, so the same envelope
+	// checks twice (and an unauthenticated caller cannot fill the node's replay cache).
 	env := strings.TrimSpace(runOK(t, `{"state":"execution"}`, "envelope", "sign", "--key", keyFile))
 	runOK(t, env, "envelope", "verify", "--node", base)
-	replay := startWithInput(t, env, "envelope", "verify", "--node", base)
-	if code := replay.wait(t); code != exitFailure || !strings.Contains(replay.stderr.String(), "replayed") {
-		t.Errorf("replay through the node: exit %d %s", code, replay.stderr)
-	}
+	runOK(t, env, "envelope", "verify", "--node", base)
 
 	// The node's DID survives a restart.
 	node.cancel()

@@ -59,6 +59,8 @@ type nodeConfig struct {
 	KDF identity.KDFParams
 	// Confirmations the escrow index waits for.
 	Confirmations uint64
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client (api.Config).
+	TrustedProxies []*net.IPNet
 	// MinStake is the minimum stake (base units) the embedded chain's deployment fixes; nil
 	// means contracts.DefaultMinStake. On any other chain the StakeRegistry's minStake rules,
 	// read from the chain, so every node of a deployment counts stake alike.
@@ -96,6 +98,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	bootstrap := fs.String("bootstrap", "", "peers to join the network through: multiaddrs with /p2p/<id>, comma-separated")
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
 	minStake := fs.String("min-stake", "", "embedded chain only: the minimum stake its deployment fixes (default 0.1eth); elsewhere StakeRegistry.minStake rules")
+	trustedProxy := fs.String("trusted-proxy", "", "proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client; without it the client is the socket's peer")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.parse(args); err != nil {
@@ -114,6 +117,20 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 		}
 	}
 	cfg.Logger = logger
+	for _, p := range splitList(*trustedProxy) {
+		if !strings.Contains(p, "/") {
+			if ip := net.ParseIP(p); ip != nil && ip.To4() != nil {
+				p += "/32"
+			} else {
+				p += "/128"
+			}
+		}
+		_, n, err := net.ParseCIDR(p)
+		if err != nil {
+			return usagef("--trusted-proxy %q is not an IP or CIDR", p)
+		}
+		cfg.TrustedProxies = append(cfg.TrustedProxies, n)
+	}
 	cfg.P2PListen, cfg.Bootstrap = splitList(*p2pListen), splitList(*bootstrap)
 	if _, err := p2p.ParseAddrs(cfg.Bootstrap); err != nil {
 		return usagef("--bootstrap: %v", err)
@@ -411,7 +428,8 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Wallets: ids, Stakes: n.stakes, Agents: agents, Reputation: n.reputation, Groups: groups, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log})
+		Bounties: bounties, Wallets: ids, Stakes: n.stakes, Agents: agents, Reputation: n.reputation, Groups: groups, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log,
+		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return nil, err
 	}
