@@ -109,6 +109,7 @@ var mappings = []mapping{
 	{err: identity.ErrUnknownGroup, status: http.StatusNotFound, slug: "unknown-group", title: "This node does not know the group"},
 	{err: identity.ErrNotMember, status: http.StatusForbidden, slug: "group-not-member", title: "The sender is not a member of the group"},
 	{err: identity.ErrNotCreator, status: http.StatusForbidden, slug: "group-not-creator", title: "Only the group's creator sets its members"},
+	{err: identity.ErrReservedGroup, status: http.StatusForbidden, slug: "group-reserved", title: "This group id is reserved (bounty-N is for bounty N's poster and worker)"},
 	{err: identity.ErrStaleMembers, status: http.StatusConflict, slug: "group-members-stale", title: "A newer membership is in force"},
 	{err: identity.ErrDuplicateEnvelope, status: http.StatusConflict, slug: "group-duplicate", title: "The envelope is already in the thread"},
 
@@ -210,7 +211,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		}
 		p := problemFor(err)
 		p.Instance = c.Request().URL.Path
-		if p.Status >= 500 {
+		// 501 is the client's doing (a DID method or key type the node does not support):
+		// not the node's failure, so not an error in its log.
+		if p.Status >= 500 && p.Status != http.StatusNotImplemented {
 			log.Error("request failed", "method", c.Request().Method, "path", p.Instance, "status", p.Status, "err", err)
 		}
 		c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")

@@ -218,6 +218,7 @@ func TestResolveErrors(t *testing.T) {
 		{"/1.0/identifiers/not-a-did", http.StatusBadRequest},
 		{"/1.0/identifiers/did:web:example.com", http.StatusNotImplemented},
 		{"/1.0/identifiers/did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169", http.StatusNotImplemented},
+		{"/1.0/identifiers/did:key:z6MkmnW9JG9y9", http.StatusBadRequest}, // cut short: no key type at all
 		{"/1.0/identifiers/did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp?format=xml", http.StatusBadRequest},
 	}
 	for _, tt := range tests {

@@ -73,6 +73,10 @@ func (s BindingStatement) Hash() (common.Hash, error) {
 	return common.BytesToHash(h), nil
 }
 
+// BindingType is the typ of the agent key's JWS over a binding statement: a binding is no
+// envelope, card or credential, and none of those passes for one.
+const BindingType = "surety-binding+jws"
+
 // SignBinding signs a statement with the agent key and the wallet key.
 func SignBinding(s BindingStatement, agent *Key, wallet *ecdsa.PrivateKey) (*Binding, error) {
 	if s.DID != agent.DID.String() {
@@ -85,7 +89,7 @@ func SignBinding(s BindingStatement, agent *Key, wallet *ecdsa.PrivateKey) (*Bin
 	if err != nil {
 		return nil, err
 	}
-	jws, err := agent.SignCompact(payload)
+	jws, err := agent.SignDocument(payload, BindingType)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +119,9 @@ func (b *Binding) Verify() error {
 	sigs, payload, err := parseCompact([]byte(b.AgentJWS))
 	if err != nil {
 		return fmt.Errorf("%w: agent JWS: %v", ErrBadProof, err)
+	}
+	if typ := sigs[0].header.Typ; typ != BindingType {
+		return fmt.Errorf("%w: agent JWS has typ %q, want %q", ErrBadProof, truncate(typ, 40), BindingType)
 	}
 	keys := newKeyCache(1)
 	v := &Verifier{keys: keys}

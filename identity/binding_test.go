@@ -52,12 +52,17 @@ func TestBindingRefusals(t *testing.T) {
 		{"short wallet signature", func(b *Binding) { b.WalletSignature = b.WalletSignature[:64] }},
 		{"agent JWS by another DID", func(b *Binding) {
 			p, _ := json.Marshal(b.Statement)
-			b.AgentJWS, _ = other.SignCompact(p)
+			b.AgentJWS, _ = other.SignDocument(p, BindingType)
 		}},
 		{"agent JWS over another statement", func(b *Binding) {
 			s := b.Statement
 			s.Nonce = "other"
 			p, _ := json.Marshal(s)
+			k := testKey(t, Ed25519, 30)
+			b.AgentJWS, _ = k.SignDocument(p, BindingType)
+		}},
+		{"agent JWS of another kind (an envelope's typ)", func(b *Binding) {
+			p, _ := json.Marshal(b.Statement)
 			k := testKey(t, Ed25519, 30)
 			b.AgentJWS, _ = k.SignCompact(p)
 		}},

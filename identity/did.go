@@ -122,7 +122,20 @@ func parseKeyDID(s, id string) (DID, error) {
 		}
 		return DID{Method: "key", KeyType: Secp256k1, PublicKey: key, str: s}, nil
 	}
-	return bad(ErrUnsupportedKey, "multicodec 0x%x is not Ed25519 (0xed) or secp256k1 (0xe7)", codec)
+	if otherKeyCodecs[codec] {
+		return bad(ErrUnsupportedKey, "multicodec 0x%x is a key type this node does not support: use Ed25519 (0xed) or secp256k1 (0xe7)", codec)
+	}
+	// Anything else is no key multicodec at all: most often a did:key cut short, whose
+	// base58 decodes to arbitrary leading bytes.
+	return bad(ErrInvalidDID, "multicodec 0x%x is not a public key type", codec)
+}
+
+// otherKeyCodecs are the multicodec public key types besides Ed25519 and secp256k1: a did:key
+// of one of them is well formed, just unsupported here (501, not 400).
+var otherKeyCodecs = map[uint64]bool{
+	0xe8: true, 0xeb: true, 0xec: true, // bls12_381-g1, bls12_381-g2, x25519
+	0x1200: true, 0x1201: true, 0x1202: true, // p256, p384, p521
+	0x1203: true, 0x1204: true, 0x1205: true, 0x1206: true, // ed448, x448, rsa, sm2
 }
 
 // decodeMultikey decodes a base58btc multibase string holding a multicodec-prefixed key.

@@ -142,6 +142,9 @@ func TestParseDIDErrors(t *testing.T) {
 		{"did:key:" + encodeMultikey(codecSecp256k1, make([]byte, 33)), ErrInvalidDID, "not a point on the curve"},
 		{"did:key:z", ErrInvalidDID, "not valid base58btc"},
 		{"did:key:zDnaerDaTF5BXEavCrfRZEk316dpbLsfPDZ3WJ5hRTPFU2169", ErrUnsupportedKey, "0x1200"},
+		// A did:key cut short: its base58 decodes to arbitrary bytes, no key type at all. At
+		// 66f817e this answered 501 "unsupported key type"; it is malformed input (400).
+		{"did:key:z6MkmnW9JG9y9", ErrInvalidDID, "not a public key type"},
 		{"did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp#frag", ErrInvalidDID, "DID URL"},
 		{"did:pkh:eip155:1", ErrInvalidDID, "did:pkh:eip155:<chainId>:<address>"},
 		{"did:pkh:solana:1:abc", ErrUnsupportedMethod, `namespace "solana"`},

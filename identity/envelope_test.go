@@ -554,3 +554,33 @@ func TestCheckAudience(t *testing.T) {
 		})
 	}
 }
+
+// TestTypSeparatesDocumentKinds: each kind of signed document has its typ, and none passes
+// for another. At 66f817e a card JWS or a plain JWT verified as an envelope.
+func TestTypSeparatesDocumentKinds(t *testing.T) {
+	now := testNow
+	v := testVerifier(&now)
+	k := testKey(t, Ed25519, 9)
+	envelope := payloadFor(t, k, nil)
+	for _, typ := range []string{"surety-card+jws", "JWT", BindingType, ""} {
+		jws, err := k.SignDocument(envelope, typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Verify(context.Background(), []byte(jws)); !errors.Is(err, ErrMalformed) {
+			t.Errorf("an envelope payload signed as typ %q: %v, want refused as malformed", typ, err)
+		}
+	}
+	// The envelope's own typ still verifies.
+	jws, err := k.SignDocument(envelope, EnvelopeType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Verify(context.Background(), []byte(jws)); err != nil {
+		t.Errorf("typ %q: %v", EnvelopeType, err)
+	}
+	// A binding whose agent JWS is an envelope (or any other kind) is no binding.
+	if _, _, err := VerifyJWS([]byte(jws), BindingType); !errors.Is(err, ErrMalformed) {
+		t.Errorf("an envelope read as a binding JWS: %v, want refused", err)
+	}
+}

@@ -56,7 +56,7 @@ func (g *Groups) Attach(ctx context.Context, node *p2p.Node) error {
 		switch {
 		case err == nil, errors.Is(err, ErrUnknownGroup):
 			return pubsub.ValidationAccept // stored, or passed on towards the group's nodes
-		case errors.Is(err, ErrBadGroup), errors.Is(err, ErrNotMember), errors.Is(err, ErrNotCreator):
+		case errors.Is(err, ErrBadGroup), errors.Is(err, ErrNotMember), errors.Is(err, ErrNotCreator), errors.Is(err, ErrReservedGroup):
 			return pubsub.ValidationReject
 		}
 		g.cfg.Logger.Debug("identity: gossiped group envelope not taken", "from", from, "group", id, "err", err)

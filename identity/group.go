@@ -47,6 +47,9 @@ var (
 	ErrUnknownGroup = errors.New("identity: unknown group")
 	// ErrNotMember reports a sender that is not a member of the group.
 	ErrNotMember = errors.New("identity: sender is not a member of the group")
+	// ErrReservedGroup reports a group id reserved for others: bounty-N belongs to bounty N's
+	// poster and worker.
+	ErrReservedGroup = errors.New("identity: this group id is reserved")
 	// ErrNotCreator reports a membership envelope from someone other than the creator.
 	ErrNotCreator = errors.New("identity: only the group's creator sets its members")
 	// ErrStaleMembers reports a membership envelope older than the one in force.
@@ -108,6 +111,10 @@ type Posted struct {
 type GroupsConfig struct {
 	// Verify checks envelopes arriving by gossip (Service.VerifyEnvelope).
 	Verify func(ctx context.Context, raw []byte) (*Verified, error)
+	// MayCreate, when set, is asked before sender creates group id, whether it came through
+	// the API or by gossip; an error wrapping ErrReservedGroup refuses it (bounty-N is for
+	// bounty N's parties).
+	MayCreate func(ctx context.Context, id, sender string) error
 	Now    func() time.Time
 	Logger *slog.Logger
 }
@@ -188,6 +195,17 @@ func (g *Groups) setMembers(ctx context.Context, id string, v *Verified, raw []b
 		return nil, groupErr(ErrBadGroup, "%d members; at most %d", len(members), MaxGroupMembers)
 	}
 	list, _ := json.Marshal(members)
+	if g.cfg.MayCreate != nil {
+		var exists int
+		if err := g.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_groups WHERE id = ?`, id).Scan(&exists); err != nil {
+			return nil, fmt.Errorf("identity: read group: %w", err)
+		}
+		if exists == 0 {
+			if err := g.cfg.MayCreate(ctx, id, v.Envelope.Sender); err != nil {
+				return nil, err
+			}
+		}
+	}
 
 	g.write.Lock()
 	defer g.write.Unlock()

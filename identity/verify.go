@@ -286,6 +286,11 @@ func (v *Verifier) verify(ctx context.Context, raw []byte, spend bool) (*Verifie
 		if err != nil {
 			return nil, err
 		}
+		// Each kind of signed document has its own typ, so a card, a binding or a plain JWT
+		// never passes for an envelope.
+		if s.header.Typ != EnvelopeType {
+			return nil, refuse(ErrMalformed, s.header.Kid, "typ %q, want %q", truncate(s.header.Typ, 40), EnvelopeType)
+		}
 		out.Signers = append(out.Signers, s.header.Kid)
 		signerDIDs = append(signerDIDs, did)
 	}

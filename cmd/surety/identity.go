@@ -69,6 +69,8 @@ type identityConfig struct {
 	registry   common.Address
 	// keys is the chain's index of who closed which DID (package stake).
 	keys identity.KeyStatusReader
+	// mayCreate guards reserved group ids (groupGate).
+	mayCreate func(ctx context.Context, id, sender string) error
 }
 
 // startIdentity opens the identity store in db, creates the node's DID on first start, and
@@ -92,5 +94,5 @@ func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slo
 	verifier := identity.NewVerifier(identity.VerifierConfig{Started: cfg.started, Keys: cfg.keys})
 	ids := identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier,
 		ChainID: cfg.chainID, Registry: cfg.registry})
-	return ids, identity.NewGroups(store, identity.GroupsConfig{Verify: ids.VerifyEnvelope, Logger: log}), nil
+	return ids, identity.NewGroups(store, identity.GroupsConfig{Verify: ids.VerifyEnvelope, MayCreate: cfg.mayCreate, Logger: log}), nil
 }

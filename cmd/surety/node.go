@@ -289,13 +289,14 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	ids, groups, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
-		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry, keys: n.stakes}, log)
+	n.index, err = escrow.NewIndexer(ctx, escrow.IndexerConfig{DB: n.db, Chain: chainRow, Client: n.chain,
+		Escrow: dep.Contracts.BountyEscrow, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Logger: log})
 	if err != nil {
 		return nil, err
 	}
-	n.index, err = escrow.NewIndexer(ctx, escrow.IndexerConfig{DB: n.db, Chain: chainRow, Client: n.chain,
-		Escrow: dep.Contracts.BountyEscrow, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Logger: log})
+	ids, groups, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
+		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry, keys: n.stakes,
+		mayCreate: groupGate{bounties: n.index, stakes: n.stakes}.mayCreate}, log)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"log/slog"
 	"math/big"
+	"strconv"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
@@ -40,6 +43,40 @@ func (e escrowFacts) Bounty(ctx context.Context, id uint64) (reputation.BountyFa
 	amount, _ := new(big.Int).SetString(b.Amount, 10)
 	fee, _ := new(big.Int).SetString(b.Fee, 10)
 	return reputation.BountyFacts{Finished: finished, Poster: b.Poster, Arbiter: b.Arbiter, Worker: b.Worker, Amount: amount, Fee: fee}, true, nil
+}
+
+// groupGate reserves group ids of the form bounty-N for bounty N's poster and worker: only a
+// DID bound (on chain, with a verified proof) to one of their wallets may create the group.
+type groupGate struct {
+	bounties *escrow.Indexer
+	stakes   *stake.Index
+}
+
+func (g groupGate) mayCreate(ctx context.Context, id, sender string) error {
+	n, ok := strings.CutPrefix(id, "bounty-")
+	if !ok {
+		return nil
+	}
+	bid, err := strconv.ParseUint(n, 10, 64)
+	if err != nil || bid == 0 {
+		return nil // not a bounty's id: bounty-x is anyone's
+	}
+	b, err := g.bounties.Get(ctx, bid)
+	if errors.Is(err, escrow.ErrUnknownBounty) {
+		return &identity.GroupError{Kind: identity.ErrReservedGroup, Detail: fmt.Sprintf("group %s is bounty %d's, which this node has not indexed", id, bid)}
+	}
+	if err != nil {
+		return err
+	}
+	for _, w := range []common.Address{b.Poster, b.Worker} {
+		if w == (common.Address{}) {
+			continue
+		}
+		if ok, err := g.stakes.Bound(ctx, sender, w); err != nil || ok {
+			return err
+		}
+	}
+	return &identity.GroupError{Kind: identity.ErrReservedGroup, Detail: fmt.Sprintf("group %s is for bounty %d's poster and worker", id, bid)}
 }
 
 // knownAgents knows an agent with a card in the registry or a wallet binding on chain.

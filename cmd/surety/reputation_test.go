@@ -17,6 +17,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/reputation"
 )
@@ -45,6 +46,30 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 		if code, body := bc.act(step.p, id, step.action, map[string]any{}); code != http.StatusOK {
 			t.Fatalf("%s: %d %s", step.action, code, body)
 		}
+	}
+
+	// The bounty's group id is its parties': a stranger cannot take bounty-N first (at
+	// 66f817e group ids were first come, first served); the worker can.
+	members := func(by *party, group string) []byte {
+		m := map[string]any{"group_id": group, "body": map[string]any{"kind": identity.MembersKind, "members": []string{market.key.DID.String()}},
+			"to": []string{bc.info.NodeDID}, "aud": bc.info.NodeDID, "chain_id": bc.info.Chain.ID}
+		raw, _ := json.Marshal(m)
+		filled, err := identity.FillEnvelope(raw, by.key, time.Now(), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := by.key.SignCompact(filled)
+		return []byte(s)
+	}
+	group := fmt.Sprintf("bounty-%d", id)
+	if code, body := bc.request("POST", "/v1/groups/"+group+"/members", members(stranger, group), nil); code != http.StatusForbidden || !strings.Contains(string(body), "group-reserved") {
+		t.Errorf("a stranger creates %s: %d %s, want 403 group-reserved", group, code, body)
+	}
+	if code, body := bc.request("POST", "/v1/groups/"+group+"/members", members(worker, group), nil); code != http.StatusOK {
+		t.Errorf("the worker creates %s: %d %s", group, code, body)
+	}
+	if code, body := bc.request("POST", "/v1/groups/bounty-999/members", members(stranger, "bounty-999"), nil); code != http.StatusForbidden {
+		t.Errorf("a stranger creates the group of a bounty the node does not know: %d %s", code, body)
 	}
 
 	audit := func(by *party, subject *party, bounty uint64, score float64) []byte {
