@@ -115,8 +115,8 @@ type GroupsConfig struct {
 	// the API or by gossip; an error wrapping ErrReservedGroup refuses it (bounty-N is for
 	// bounty N's parties).
 	MayCreate func(ctx context.Context, id, sender string) error
-	Now    func() time.Time
-	Logger *slog.Logger
+	Now       func() time.Time
+	Logger    *slog.Logger
 }
 
 // Groups keeps group memberships and threads in the identity_group* tables.
