@@ -58,6 +58,15 @@ func Start(ctx context.Context, cfg Config) (*Anvil, error) {
 	}
 	// A free port found by listening can be taken by someone else before Anvil binds it;
 	// try a few times rather than fail a test on that race.
+	if cfg.Port != 0 {
+		// A chain already listening there would answer our readiness check, and we would
+		// deploy onto it and change its accounts: refuse instead.
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", cfg.Port))
+		if err != nil {
+			return nil, fmt.Errorf("%w: 127.0.0.1:%d (another Anvil or node?): stop it, or pick another port", ErrPortInUse, cfg.Port)
+		}
+		ln.Close()
+	}
 	var lastErr error
 	for range 3 {
 		port := cfg.Port
@@ -112,8 +121,17 @@ func start(ctx context.Context, cfg Config, port int) (*Anvil, error) {
 		a.Stop()
 		return nil, err
 	}
+	select {
+	case <-a.exited: // someone else answered on the port: ours could not bind it
+		return nil, fmt.Errorf("%w: 127.0.0.1:%d answered, but not this Anvil (%v): %s", ErrPortInUse, port, a.err, bytes.TrimSpace(a.out.Bytes()))
+	default:
+	}
 	return a, nil
 }
+
+// ErrPortInUse reports that the port asked for already has a listener: Anvil is not started
+// over someone else's chain.
+var ErrPortInUse = errors.New("anvil: port in use")
 
 func (a *Anvil) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)

@@ -2,6 +2,7 @@ package anvil_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -49,8 +50,25 @@ func TestStartOnBusyPortFails(t *testing.T) {
 	defer l.Close()
 	port := l.Addr().(*net.TCPAddr).Port
 	_, err = anvil.Start(context.Background(), anvil.Config{Bin: bin, Port: port, StartTimeout: 5 * time.Second})
-	if err == nil {
-		t.Fatal("Start succeeded on a busy port")
+	if !errors.Is(err, anvil.ErrPortInUse) {
+		t.Fatalf("Start on a busy port: %v, want ErrPortInUse", err)
+	}
+}
+
+// TestStartRefusesAChainAlreadyThere: at 66f817e a devnet started on a port where the user's
+// own Anvil listened found it answering, took it for its own, and deployed onto it.
+func TestStartRefusesAChainAlreadyThere(t *testing.T) {
+	bin := testutil.Tool(t, "anvil")
+	theirs, err := anvil.Start(context.Background(), anvil.Config{Bin: bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer theirs.Stop()
+	if ours, err := anvil.Start(context.Background(), anvil.Config{Bin: bin, Port: theirs.Port, StartTimeout: 5 * time.Second}); !errors.Is(err, anvil.ErrPortInUse) {
+		if ours != nil {
+			ours.Stop()
+		}
+		t.Fatalf("Start on a port where a chain answers: %v, want ErrPortInUse", err)
 	}
 }
 
