@@ -157,6 +157,8 @@ var mappings = []mapping{
 	{err: ErrBindingNotCounted, status: http.StatusUnprocessableEntity, slug: "binding-not-counted", title: "The binding was recorded on chain but its proof does not pass the nodes' rule"},
 	{err: escrow.ErrRequestInProgress, status: http.StatusConflict, slug: "request-in-progress", title: "A request with this Idempotency-Key is in progress; retry shortly"},
 	{err: escrow.ErrKeyReused, status: http.StatusUnprocessableEntity, slug: "idempotency-key-reused", title: "This Idempotency-Key was used for a different request"},
+	// Last of the escrow's: more specific refusals (a wallet that cannot pay) match first.
+	{err: escrow.ErrChainRefused, status: http.StatusUnprocessableEntity, slug: "chain-refused", title: "The chain refused the transaction; nothing was sent or spent"},
 }
 
 // problemFor maps err to the problem returned to the client. Messages come from the table

@@ -57,7 +57,11 @@ const rebroadcastEvery = 3 * time.Second
 // errRefused marks a send the chain answered with a refusal: the transaction is not in its
 // pool and never will be. Any other failed send (a lost connection, a timeout) may have
 // reached the chain.
-var errRefused = errors.New("refused by the chain")
+var errRefused = ErrChainRefused
+
+// ErrChainRefused: the chain refused to take the transaction (it is not in its pool, and
+// nothing was spent); the detail is the chain's own message.
+var ErrChainRefused = errors.New("escrow: the chain refused the transaction")
 
 // NewSender makes a sender for key. timeout bounds the wait for each receipt (0: 2 minutes).
 func NewSender(ctx context.Context, client Backend, key *ecdsa.PrivateKey, timeout time.Duration) (*Sender, error) {
@@ -97,28 +101,43 @@ func (s *Sender) SendAsync(ctx context.Context, to common.Address, data []byte, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.nonce == nil {
-		n, err := s.client.PendingNonceAt(ctx, s.addr)
-		if err != nil {
-			return nil, fmt.Errorf("send: nonce: %w", err)
+	for retried := false; ; retried = true {
+		if s.nonce == nil {
+			n, err := s.client.PendingNonceAt(ctx, s.addr)
+			if err != nil {
+				return nil, fmt.Errorf("send: nonce: %w", err)
+			}
+			s.nonce = &n
 		}
-		s.nonce = &n
-	}
-	tx, err := s.sign(fees, *s.nonce)
-	if err != nil {
-		return nil, err
-	}
-	if record != nil {
-		if err := record(tx); err != nil {
+		tx, err := s.sign(fees, *s.nonce)
+		if err != nil {
 			return nil, err
 		}
-	}
-	if err := s.client.SendTransaction(ctx, tx); err != nil {
+		if record != nil {
+			if err := record(tx); err != nil {
+				return nil, err
+			}
+		}
+		err = s.client.SendTransaction(ctx, tx)
+		if err == nil {
+			*s.nonce++
+			return tx, nil
+		}
 		s.nonce = nil
+		// Someone sent from this wallet outside the node and took the nonce: read it again
+		// and send once more (record stores the new transaction over the old one).
+		if !retried && nonceTaken(err) {
+			continue
+		}
 		return nil, s.sendError(err)
 	}
-	*s.nonce++
-	return tx, nil
+}
+
+// nonceTaken reports a broadcast refused because the nonce was already used, or is held by a
+// pending transaction the node did not send.
+func nonceTaken(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "nonce too low") || strings.Contains(msg, "replacement transaction underpriced")
 }
 
 // Sign signs a call for the wallet's next nonce as the chain sees it, without sending it or
@@ -190,7 +209,11 @@ func (s *Sender) sendError(err error) error {
 	if strings.Contains(err.Error(), "insufficient funds") {
 		return fmt.Errorf("%w (%w)", s.cannotPay(), errRefused)
 	}
-	return fmt.Errorf("send: %w: %w", errRefused, err)
+	msg := err.Error()
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return &BountyError{Err: ErrChainRefused, Msg: "the chain refused the transaction: " + msg}
 }
 
 // Rebroadcast sends a stored transaction again after a restart. It reports known=true when

@@ -157,7 +157,7 @@ func TestFailedBroadcastAndIdempotency(t *testing.T) {
 		err       error
 		wantState string // of the request after the failed send
 	}{
-		{"refused", rpcRefusal{"replacement transaction underpriced"}, "none"},
+		{"refused", rpcRefusal{"transaction type not supported"}, "none"},
 		{"lost", errors.New("read tcp 127.0.0.1:1: connection reset by peer"), "sent"},
 	}
 	for _, tt := range tests {
@@ -185,5 +185,54 @@ func TestFailedBroadcastAndIdempotency(t *testing.T) {
 				t.Errorf("request state after the retry = %s, want done", got)
 			}
 		})
+	}
+}
+
+// TestSenderRecoversFromAnExternalSend: at 66f817e a transaction sent from a node-held wallet
+// outside the node made the node's next request answer 500 "nonce too low". The sender now
+// reads the nonce again and sends once more.
+func TestSenderRecoversFromAnExternalSend(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	key := chain.DevKey(4)
+	snd, err := escrow.NewSender(ctx, f.c, key, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := snd.Send(ctx, f.arbiter.Address(), nil, big.NewInt(1)); err != nil {
+		t.Fatal(err) // the sender now holds the next nonce
+	}
+	// The same wallet, used elsewhere (a user's own script), takes that nonce.
+	next, err := f.c.PendingNonceAt(ctx, snd.Address())
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := types.LatestSignerForChainID(big.NewInt(chain.EmbeddedChainID))
+	to := f.arbiter.Address()
+	outside, err := types.SignNewTx(key, signer, &types.DynamicFeeTx{ChainID: big.NewInt(chain.EmbeddedChainID), Nonce: next,
+		To: &to, Value: big.NewInt(1), Gas: 21000, GasFeeCap: big.NewInt(200e9), GasTipCap: big.NewInt(1e9)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.c.SendTransaction(ctx, outside); err != nil {
+		t.Fatal(err)
+	}
+	f.c.Mine()
+	var recorded []*types.Transaction
+	tx, err := snd.SendAsync(ctx, f.arbiter.Address(), nil, big.NewInt(1), func(tx *types.Transaction) error {
+		recorded = append(recorded, tx)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("send after an outside transaction took the nonce: %v", err)
+	}
+	if tx.Nonce() != next+1 {
+		t.Errorf("sent with nonce %d, want %d (the one after the outside transaction)", tx.Nonce(), next+1)
+	}
+	if len(recorded) != 2 || recorded[1].Hash() != tx.Hash() {
+		t.Errorf("recorded %d transactions; the last recorded must be the one sent", len(recorded))
+	}
+	if _, err := snd.Wait(ctx, tx); err != nil {
+		t.Fatal(err)
 	}
 }
