@@ -46,11 +46,13 @@ var actionNames = map[string]string{
 
 // signer is who signs a bounty request: a DID key and the wallet it acts from.
 type signer struct {
-	key    *identity.Key
-	wallet common.Address
-	node   *nodeClient
-	info   api.Info
-	asJSON bool
+	key     *identity.Key
+	wallet  common.Address
+	node    *nodeClient
+	info    api.Info
+	asJSON  bool
+	nodeURL string
+	idemKey string // --idempotency-key; empty: one per command, journalled
 }
 
 func bountyFlags(e *env, name, synopsis, about string) (*flags, *string, *string, *string, *bool) {
@@ -65,10 +67,11 @@ func signerFlags(e *env, name, synopsis, about string) (*flags, *string, *string
 	key := fs.String("key", "", "your DID's private key file (from 'surety did new')")
 	wallet := fs.String("wallet", "", "the wallet (bound to your DID) to act from")
 	asJSON := fs.Bool("json", false, "print JSON")
+	fs.idemKey = fs.String("idempotency-key", "", "the request's Idempotency-Key (for scripts: the same key never acts twice); default: one per command, journalled until the node answers, so a re-run after a crash resumes it")
 	return fs, node, key, wallet, asJSON
 }
 
-func newSigner(ctx context.Context, nodeURL, keyFile, wallet string, asJSON bool) (*signer, error) {
+func newSigner(ctx context.Context, fs *flags, nodeURL, keyFile, wallet string, asJSON bool) (*signer, error) {
 	if keyFile == "" || wallet == "" {
 		return nil, usagef("--key and --wallet are required")
 	}
@@ -83,17 +86,44 @@ func newSigner(ctx context.Context, nodeURL, keyFile, wallet string, asJSON bool
 	if err != nil {
 		return nil, err
 	}
-	return &signer{key: k, wallet: common.HexToAddress(wallet), node: c, info: info, asJSON: asJSON}, nil
+	s := &signer{key: k, wallet: common.HexToAddress(wallet), node: c, info: info, asJSON: asJSON, nodeURL: nodeURL}
+	if fs.idemKey != nil {
+		s.idemKey = *fs.idemKey
+	}
+	return s, nil
 }
 
 // send signs body as an envelope (naming bounty id when not zero) and posts it to path, with
-// an Idempotency-Key; a request that failed on the way is retried once, identically.
+// an Idempotency-Key; a request that failed on the way is retried once, identically. The key
+// and body are journalled until the node answers: the same command run again after a crash
+// resends that request under that key (the node answers with the first result), not a new
+// one.
 func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body any, what string) (*escrow.Result, error) {
-	env, err := signForNode(s.key, s.info, id, body)
+	raw, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
-	key := identity.NewNonce()
+	key := s.idemKey
+	if key == "" {
+		key = identity.NewNonce()
+	}
+	j, name := openJournal(e), journalName(s.idemKey, s.nodeURL, e.args)
+	if j != nil {
+		prev, err := j.load(name)
+		if err != nil {
+			return nil, err
+		}
+		if prev != nil && prev.Path == path {
+			fmt.Fprintf(e.stderr, "%s: resuming the unanswered request of %s (Idempotency-Key %s)\n", what, prev.Created.Format(time.RFC3339), prev.Key)
+			key, raw = prev.Key, prev.Body
+		} else if err := j.save(name, &journalEntry{Key: key, Path: path, Body: raw, Command: e.args, Created: time.Now().UTC()}); err != nil {
+			return nil, err
+		}
+	}
+	env, err := signForNode(s.key, s.info, id, json.RawMessage(raw))
+	if err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(e.stderr, "%s: sending, waiting for the receipt…\n", what)
 	var res escrow.Result
 	err = s.node.doWithHeader(ctx, "POST", path, "application/jose", []byte(env), map[string]string{"Idempotency-Key": key}, &res)
@@ -101,6 +131,9 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 	if err != nil && !errors.As(err, &ne) {
 		fmt.Fprintf(e.stderr, "%s: %v; retrying the same request\n", what, err)
 		err = s.node.doWithHeader(ctx, "POST", path, "application/jose", []byte(env), map[string]string{"Idempotency-Key": key}, &res)
+	}
+	if j != nil && (err == nil || errors.As(err, &ne)) {
+		j.done(name) // answered, one way or the other: the next run is a new request
 	}
 	if err != nil {
 		return nil, err
@@ -253,7 +286,7 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
+	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
 	if err != nil {
 		return err
 	}
@@ -315,7 +348,7 @@ func runBountyAction(ctx context.Context, e *env, action string, args []string) 
 	if action == "assign" && !common.IsHexAddress(*worker) {
 		return usagef("assign needs --worker ADDR")
 	}
-	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
+	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
 	if err != nil {
 		return err
 	}
@@ -348,7 +381,7 @@ func runBountyWithdraw(ctx context.Context, e *env, args []string) error {
 	if *token != "" && !common.IsHexAddress(*token) {
 		return usagef("--token %q is not an address", *token)
 	}
-	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
+	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
 	if err != nil {
 		return err
 	}

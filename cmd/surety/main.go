@@ -58,6 +58,8 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// args is the command line, as run got it (the write journal names entries by it).
+	args []string
 }
 
 // usageError marks a mistake in how the command was called: exit code 2.
@@ -85,6 +87,9 @@ func main() {
 // run executes one command line and returns the process exit code. Errors are printed as one
 // line prefixed with "surety: ".
 func run(ctx context.Context, e *env, args []string) int {
+	if e.args == nil {
+		e.args = args
+	}
 	if len(args) == 0 {
 		printHelp(e.stderr)
 		return exitUsage
@@ -149,6 +154,8 @@ type flags struct {
 	e              *env
 	name, synopsis string
 	about          string
+	// idemKey is --idempotency-key, on commands that write (signerFlags).
+	idemKey *string
 }
 
 // newFlags makes a command's FlagSet. The flag package prints nothing itself: -h prints the

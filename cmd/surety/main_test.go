@@ -60,9 +60,15 @@ func start(t testing.TB, args ...string) *running {
 // startWithInput runs a command with stdin as its standard input.
 func startWithInput(t testing.TB, stdin string, args ...string) *running {
 	t.Helper()
+	return startWithEnv(t, stdin, nil, args...)
+}
+
+// startWithEnv runs a command with stdin and the environment variables vars (no others).
+func startWithEnv(t testing.TB, stdin string, vars map[string]string, args ...string) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, code: make(chan int, 1)}
-	e := &env{stdin: strings.NewReader(stdin), stdout: r.stdout, stderr: r.stderr, getenv: func(string) string { return "" }}
+	e := &env{stdin: strings.NewReader(stdin), stdout: r.stdout, stderr: r.stderr, getenv: func(k string) string { return vars[k] }}
 	go func() { r.code <- run(ctx, e, args) }()
 	t.Cleanup(func() {
 		cancel()

@@ -60,7 +60,7 @@ func runStakeChange(ctx context.Context, e *env, kind escrow.OpKind, args []stri
 			return err
 		}
 	}
-	s, err := newSigner(ctx, *node, *key, *wallet, *asJSON)
+	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
 	if err != nil {
 		return err
 	}
