@@ -159,6 +159,7 @@ var mappings = []mapping{
 	{err: escrow.ErrKeyReused, status: http.StatusUnprocessableEntity, slug: "idempotency-key-reused", title: "This Idempotency-Key was used for a different request"},
 	// Last of the escrow's: more specific refusals (a wallet that cannot pay) match first.
 	{err: escrow.ErrChainRefused, status: http.StatusUnprocessableEntity, slug: "chain-refused", title: "The chain refused the transaction; nothing was sent or spent"},
+	{err: escrow.ErrChainUnreachable, status: http.StatusServiceUnavailable, slug: "chain-unreachable", title: "The chain did not answer; retry with the same Idempotency-Key, which waits for the transaction if it got through"},
 }
 
 // problemFor maps err to the problem returned to the client. Messages come from the table

@@ -59,6 +59,11 @@ const rebroadcastEvery = 3 * time.Second
 // reached the chain.
 var errRefused = ErrChainRefused
 
+// ErrChainUnreachable: the broadcast got no answer from the chain (a lost connection, a
+// timeout); the chain may have the transaction, so a retry with the same Idempotency-Key
+// waits for it rather than sending another.
+var ErrChainUnreachable = errors.New("escrow: the chain did not answer the broadcast")
+
 // ErrChainRefused: the chain refused to take the transaction (it is not in its pool, and
 // nothing was spent); the detail is the chain's own message.
 var ErrChainRefused = errors.New("escrow: the chain refused the transaction")
@@ -204,7 +209,7 @@ func (s *Sender) cannotPay() error {
 func (s *Sender) sendError(err error) error {
 	var answered rpc.Error
 	if !errors.As(err, &answered) {
-		return fmt.Errorf("send: %w", err)
+		return fmt.Errorf("send: %w: %w", ErrChainUnreachable, err)
 	}
 	if strings.Contains(err.Error(), "insufficient funds") {
 		return fmt.Errorf("%w (%w)", s.cannotPay(), errRefused)

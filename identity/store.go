@@ -135,6 +135,36 @@ type kdfRecord struct {
 	Salt []byte `json:"salt"`
 }
 
+// sealed is a secret encrypted under the store's passphrase, as a file keeps it.
+type sealed struct {
+	KDF        json.RawMessage `json:"kdf"`
+	Nonce      []byte          `json:"nonce"`
+	Ciphertext []byte          `json:"ciphertext"`
+}
+
+// Seal encrypts secret under the store's passphrase (scrypt, then AES-256-GCM) into a
+// self-contained JSON blob, for secrets kept outside the database (the node's libp2p key).
+func (s *Store) Seal(secret []byte) ([]byte, error) {
+	kdf, nonce, ct, err := s.seal(secret)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(sealed{KDF: json.RawMessage(kdf), Nonce: nonce, Ciphertext: ct})
+}
+
+// Unseal decrypts a blob from Seal. It returns ErrWrongPassphrase when the passphrase does not
+// open it, and ErrNotSealed when blob is not a sealed secret at all.
+func (s *Store) Unseal(blob []byte) ([]byte, error) {
+	var sb sealed
+	if err := json.Unmarshal(blob, &sb); err != nil || len(sb.KDF) == 0 || len(sb.Ciphertext) == 0 {
+		return nil, ErrNotSealed
+	}
+	return s.open(string(sb.KDF), sb.Nonce, sb.Ciphertext)
+}
+
+// ErrNotSealed reports a blob that is not a secret sealed by Store.Seal.
+var ErrNotSealed = errors.New("identity: not a sealed secret")
+
 func (s *Store) seal(seed []byte) (kdf string, nonce, ct []byte, err error) {
 	rec := kdfRecord{Alg: "scrypt+aes-256-gcm", N: s.cfg.KDF.N, R: s.cfg.KDF.R, P: s.cfg.KDF.P, Salt: make([]byte, 16)}
 	if _, err := rand.Read(rec.Salt); err != nil {

@@ -19,13 +19,48 @@ import (
 	"github.com/surety-ioa/surety/identity"
 )
 
+// checkPassphraseSource refuses an exposed node (exposed says how, empty when it is not)
+// without a passphrase from the environment or from a file outside the data dir.
+func checkPassphraseSource(e *env, file, dataDir, exposed string) error {
+	if exposed == "" {
+		return nil
+	}
+	inData := false
+	if file != "" {
+		if rel, err := filepath.Rel(absPath(dataDir), absPath(file)); err == nil && !strings.HasPrefix(rel, "..") {
+			inData = true
+		}
+	}
+	switch {
+	case file == "" && e.getenv(passphraseEnv) == "":
+		return usagef("this node %s: give the passphrase that encrypts its keys with --passphrase-file (outside --data-dir) or $%s", exposed, passphraseEnv)
+	case inData:
+		return usagef("this node %s: --passphrase-file %s is inside --data-dir, beside the keys it protects; keep it elsewhere", exposed, file)
+	}
+	return nil
+}
+
+// absPath is p made absolute (p itself when that fails).
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
 // passphraseEnv names the environment variable that may hold the keystore passphrase.
 const passphraseEnv = "SURETY_PASSPHRASE"
 
 // loadPassphrase finds the passphrase that encrypts the node's keys: --passphrase-file,
 // then $SURETY_PASSPHRASE, then (for a development node) a random one kept in
-// DATA_DIR/passphrase, created on first start with a warning.
-func loadPassphrase(e *env, file, dataDir string, log *slog.Logger) ([]byte, error) {
+// DATA_DIR/passphrase, created on first start with a warning. A node that is exposed (it
+// listens beyond loopback, or settles on a chain that is not a devnet; exposed says how) must
+// be given one, from a file outside the data dir or the environment: a passphrase kept beside
+// the keys protects nothing.
+func loadPassphrase(e *env, file, dataDir, exposed string, log *slog.Logger) ([]byte, error) {
+	if err := checkPassphraseSource(e, file, dataDir, exposed); err != nil {
+		return nil, err
+	}
 	if file != "" {
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -76,17 +111,17 @@ type identityConfig struct {
 // startIdentity opens the identity store in db, creates the node's DID on first start, and
 // builds the identity service with an envelope verifier that asks the chain's index for
 // revoked and rotated keys, and the group threads.
-func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slog.Logger) (*identity.Service, *identity.Groups, error) {
+func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slog.Logger) (*identity.Service, *identity.Groups, *identity.Store, error) {
 	store, err := identity.OpenStore(ctx, db, identity.StoreConfig{Passphrase: cfg.passphrase, KDF: cfg.kdf})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	node, created, err := store.NodeKey(ctx)
 	if errors.Is(err, identity.ErrWrongPassphrase) {
-		return nil, nil, fmt.Errorf("the passphrase does not open this node's keys")
+		return nil, nil, nil, fmt.Errorf("the passphrase does not open this node's keys")
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if created {
 		log.Info("created the node's DID", "did", node.DID.String())
@@ -94,5 +129,5 @@ func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slo
 	verifier := identity.NewVerifier(identity.VerifierConfig{Started: cfg.started, Keys: cfg.keys})
 	ids := identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier,
 		ChainID: cfg.chainID, Registry: cfg.registry})
-	return ids, identity.NewGroups(store, identity.GroupsConfig{Verify: ids.VerifyEnvelope, MayCreate: cfg.mayCreate, Logger: log}), nil
+	return ids, identity.NewGroups(store, identity.GroupsConfig{Verify: ids.VerifyEnvelope, MayCreate: cfg.mayCreate, Logger: log}), store, nil
 }

@@ -227,6 +227,10 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		}
 	}()
 
+	// Refuse an exposed API before it listens (the chain's side is checked once it answers).
+	if err := checkPassphraseSource(e, cfg.PassphraseFile, cfg.DataDir, exposure(cfg.Listen, "embedded", chain.EmbeddedChainID)); err != nil {
+		return nil, err
+	}
 	if n.lock, err = lockDataDir(cfg.DataDir); err != nil {
 		return nil, err
 	}
@@ -278,7 +282,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		return nil, err
 	}
 
-	pass, err := loadPassphrase(e, cfg.PassphraseFile, cfg.DataDir, log)
+	pass, err := loadPassphrase(e, cfg.PassphraseFile, cfg.DataDir, exposure(cfg.Listen, kind, id.ChainID.Uint64()), log)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +298,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	ids, groups, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
+	ids, groups, keys, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
 		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry, keys: n.stakes,
 		mayCreate: groupGate{bounties: n.index, stakes: n.stakes}.mayCreate}, log)
 	if err != nil {
@@ -329,7 +333,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if _, err := n.stakes.Sync(ctx); err != nil {
 		return nil, fmt.Errorf("index the stake registry: %w", err)
 	}
-	peerKey, err := loadPeerKey(cfg.DataDir)
+	peerKey, err := loadPeerKey(cfg.DataDir, keys)
 	if err != nil {
 		return nil, err
 	}
@@ -546,6 +550,26 @@ func (n *node) close() {
 
 // The registry tells the reputation service when stakes change, through this interface.
 var _ registry.StakeWatcher = (*reputation.Service)(nil)
+
+// devnetChains are the chain ids of development chains: the embedded chain and Anvil's
+// default. Keys for them may be kept under a generated passphrase.
+var devnetChains = map[uint64]bool{chain.EmbeddedChainID: true, 31337: true}
+
+// exposure says how a node is exposed, if it is: its API listens beyond loopback, or it settles
+// on a chain that is not a devnet. Such a node must be given its keys' passphrase.
+func exposure(listen, kind string, chainID uint64) string {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "" // not an address at all: listening on it fails and says why
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Sprintf("listens on %s, beyond loopback", listen)
+	}
+	if kind != "embedded" && !devnetChains[chainID] {
+		return fmt.Sprintf("settles on chain %d, which is not a devnet", chainID)
+	}
+	return ""
+}
 
 // minStakeETH is a minimum stake in whole tokens, as reputation.Params takes it (negative:
 // no minimum).

@@ -12,22 +12,40 @@ import (
 	"github.com/libp2p/go-libp2p/core/crypto"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
 )
 
 // loadPeerKey reads the node's libp2p key from DATA_DIR/p2p.key, creating it on first start,
-// so the node keeps its peer id across restarts.
-func loadPeerKey(dataDir string) (crypto.PrivKey, error) {
+// so the node keeps its peer id across restarts. The key is sealed under the passphrase that
+// encrypts the node's other keys (store.Seal); a plaintext key from an older node is read once
+// and sealed in place.
+func loadPeerKey(dataDir string, store *identity.Store) (crypto.PrivKey, error) {
 	path := filepath.Join(dataDir, "p2p.key")
 	b, err := os.ReadFile(path)
-	if err == nil {
-		k, err := crypto.UnmarshalPrivateKey(b)
+	switch {
+	case err == nil:
+		raw, err := store.Unseal(b)
+		if errors.Is(err, identity.ErrWrongPassphrase) {
+			return nil, fmt.Errorf("the passphrase does not open %s", path)
+		}
+		legacy := errors.Is(err, identity.ErrNotSealed)
+		if legacy {
+			raw = b
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		k, err := crypto.UnmarshalPrivateKey(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		if legacy {
+			if err := sealPeerKey(path, store, raw); err != nil {
+				return nil, err
+			}
+		}
 		return k, nil
-	}
-	if !errors.Is(err, fs.ErrNotExist) {
+	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
 	k, err := p2p.GenerateKey()
@@ -38,10 +56,25 @@ func loadPeerKey(dataDir string) (crypto.PrivKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeSecretFile(path, raw); err != nil {
+	if err := sealPeerKey(path, store, raw); err != nil {
 		return nil, err
 	}
 	return k, nil
+}
+
+// sealPeerKey writes the libp2p key at path, sealed under the store's passphrase: whole, in
+// place of what was there (a new file renamed over it).
+func sealPeerKey(path string, store *identity.Store, raw []byte) error {
+	blob, err := store.Seal(raw)
+	if err != nil {
+		return fmt.Errorf("seal %s: %w", path, err)
+	}
+	tmp := path + ".new"
+	_ = os.Remove(tmp) // left by a crash in between
+	if err := writeSecretFile(tmp, blob); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // splitList splits a comma-separated flag value.

@@ -92,7 +92,7 @@ func walletPassphrase(e *env, dataDir, file string) ([]byte, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
 	}
-	return loadPassphrase(e, file, dataDir, slog.New(slog.NewTextHandler(e.stderr, nil)))
+	return loadPassphrase(e, file, dataDir, "", slog.New(slog.NewTextHandler(e.stderr, nil)))
 }
 
 func runWalletNew(_ context.Context, e *env, args []string) error {
