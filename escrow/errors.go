@@ -44,6 +44,8 @@ type BountyError struct {
 	ID  uint64
 	Err error
 	Msg string
+	// cause is the decoded revert behind Err, when it carries one (contracts.CustomError).
+	cause error
 }
 
 // Error is the message for people.
@@ -54,8 +56,13 @@ func (e *BountyError) Error() string {
 	return fmt.Sprintf("bounty %d: %v", e.ID, e.Err)
 }
 
-// Unwrap returns the sentinel.
-func (e *BountyError) Unwrap() error { return e.Err }
+// Unwrap returns the sentinel, and the decoded revert behind it when there is one.
+func (e *BountyError) Unwrap() []error {
+	if e.cause != nil {
+		return []error{e.Err, e.cause}
+	}
+	return []error{e.Err}
+}
 
 var statusNames = []Status{StatusOpen, StatusAssigned, StatusSubmitted, StatusDisputed, StatusAccepted, StatusReleased, StatusResolved, StatusRefunded, StatusCancelled}
 
@@ -128,5 +135,5 @@ func decodeRevert(err error) error {
 	case "InvalidAmount", "InvalidValue", "InvalidDeadline", "InvalidReviewWindow", "InvalidSplit", "ZeroAddress", "FeeTooHigh":
 		return &BountyError{Err: ErrInvalid, Msg: "invalid argument: " + ce.Error()}
 	}
-	return &BountyError{Err: ErrReverted, Msg: "the escrow refused: " + ce.Error()}
+	return &BountyError{Err: ErrReverted, Msg: "the escrow refused: " + ce.Error(), cause: ce}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/core/types"
 
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
@@ -234,5 +235,31 @@ func TestSenderRecoversFromAnExternalSend(t *testing.T) {
 	}
 	if _, err := snd.Wait(ctx, tx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRevertsOfOtherContractsKeepTheirDecodedError: a transaction to another Surety contract
+// (the log's RootAnchor) that reverts is refused with the decoded custom error still behind
+// it, so the caller can tell a stale anchor from a failure.
+func TestRevertsOfOtherContractsKeepTheirDecodedError(t *testing.T) {
+	f := newFixture(t)
+	ix := f.indexer(testutil.OpenSQL(t), 0)
+	ctx := runIndexer(t, ix)
+	svc, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: f.c, Escrow: f.dep.Contracts.BountyEscrow, Indexer: ix, ReceiptTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from, err := svc.AddWallet(ctx, chain.DevKey(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchor := contracts.NewRootAnchor()
+	if _, err := svc.Transact(ctx, from, f.dep.Contracts.RootAnchor, anchor.PackAnchor(5, [32]byte{1})); err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.Transact(ctx, from, f.dep.Contracts.RootAnchor, anchor.PackAnchor(3, [32]byte{2}))
+	var ce *contracts.CustomError
+	if !errors.Is(err, escrow.ErrReverted) || !errors.As(err, &ce) || ce.Contract != "RootAnchor" || ce.Name != "StaleTreeSize" {
+		t.Fatalf("anchoring a smaller size: %v (custom error %+v), want ErrReverted with RootAnchor's StaleTreeSize behind it", err, ce)
 	}
 }

@@ -200,6 +200,49 @@ func TestServiceAnchorsTheLatestHeadOnce(t *testing.T) {
 	}
 }
 
+// staleAnchorer refuses every head as covered by a larger anchor from the same wallet.
+type staleAnchorer struct{ fakeAnchorer }
+
+func (f *staleAnchorer) Anchor(ctx context.Context, size uint64, root reputation.Hash) (string, error) {
+	_, _ = f.fakeAnchorer.Anchor(ctx, size, root) // only counting
+	return "", fmt.Errorf("%w: StaleTreeSize(latest=20, given=%d)", reputation.ErrStaleAnchor, size)
+}
+
+// TestStaleAnchorsAreGivenUp: a head the chain refuses as stale (another node anchored a
+// larger one from the same wallet) is marked superseded and not tried again; at 66f817e every
+// devnet node retried it about twice a second, forever.
+func TestStaleAnchorsAreGivenUp(t *testing.T) {
+	ctx := context.Background()
+	node, _ := identity.GenerateKey(identity.Ed25519)
+	f := newLogFixture(t, keySigner{node})
+	audits := epochAudits()
+	for _, x := range audits {
+		if _, err := f.store.Add(ctx, x.a, x.raw, reputation.Verdict{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	anchor := &staleAnchorer{}
+	later := time.Unix(audits[0].a.Time, 0).Add(5 * time.Hour)
+	svc := reputation.NewService(reputation.ServiceConfig{Store: f.store, Log: f.log, Anchorer: anchor, Stakes: stakeMap{},
+		Rules: &reputation.Rules{}, Every: 5 * time.Millisecond, Now: func() time.Time { return later }})
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = svc.Run(runCtx) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && f.log.Head().AnchorTx == "" {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // more ticks: no second try
+	stop()
+	<-done
+	if sizes, _ := anchor.calls(); len(sizes) != 1 {
+		t.Errorf("tried to anchor %d times (sizes %v), want once", len(sizes), sizes)
+	}
+	if got := f.log.Head().AnchorTx; got != reputation.AnchorSuperseded {
+		t.Errorf("head's anchor = %q, want %q", got, reputation.AnchorSuperseded)
+	}
+}
+
 // TestLateAuditsAreRefused: an audit whose epoch the log has closed is refused (it could never
 // enter the log), one of an open epoch is taken.
 func TestLateAuditsAreRefused(t *testing.T) {
