@@ -11,10 +11,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ethereum/go-ethereum/crypto"
+
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/tools"
 	"github.com/surety-ioa/surety/testnet"
 )
+
+// devnetAccounts is how many dev accounts each devnet node holds.
+const devnetAccounts = 10
 
 func runDevnetCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "devnet", "[flags]", strings.TrimSpace(`
@@ -93,9 +99,16 @@ Ctrl-C stops the node and Anvil.`))
 	}()
 	var bootstrap []string
 	for i := range *nodes {
+		// Each node anchors its audit log from a wallet of its own, counted down from the last
+		// dev account (the first ones are the tour's parties), so anchors never race each
+		// other for one wallet's nonces or tree sizes.
+		anchor := ""
+		if i < devnetAccounts {
+			anchor = crypto.PubkeyToAddress(chain.DevKey(devnetAccounts - 1 - i).PublicKey).Hex()
+		}
 		n, err := startNode(nctx, e, nodeConfig{
 			DataDir: filepath.Join(*dataDir, fmt.Sprintf("node-%d", i)), Listen: net.JoinHostPort(host, strconv.Itoa(apiPort+i)), RPC: dn.RPC(),
-			Deployment: dn.Deployment, DevAccounts: 10, DevWallets: true, RPCTimeout: defaultRPCTimeout, Logger: logger.With("node", i),
+			Deployment: dn.Deployment, DevAccounts: devnetAccounts, DevWallets: true, AnchorWallet: anchor, RPCTimeout: defaultRPCTimeout, Logger: logger.With("node", i),
 			P2PListen: []string{"/ip4/127.0.0.1/tcp/0", "/ip4/127.0.0.1/udp/0/quic-v1"}, Bootstrap: bootstrap,
 		}, e.stdout)
 		if err != nil {
