@@ -132,8 +132,8 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 		fmt.Fprintf(e.stderr, "%s: %v; retrying the same request\n", what, err)
 		err = s.node.doWithHeader(ctx, "POST", path, "application/jose", []byte(env), map[string]string{"Idempotency-Key": key}, &res)
 	}
-	if j != nil && (err == nil || errors.As(err, &ne)) {
-		j.done(name) // answered, one way or the other: the next run is a new request
+	if j != nil && (err == nil || errors.As(err, &ne) && ne.settled()) {
+		j.done(name) // answered for good, one way or the other: the next run is a new request
 	}
 	if err != nil {
 		return nil, err

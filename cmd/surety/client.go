@@ -30,6 +30,7 @@ func newNodeClient(raw string) (*nodeClient, error) {
 
 // problem is the part of an RFC 9457 body the CLI shows.
 type problem struct {
+	Type   string `json:"type"`
 	Title  string `json:"title"`
 	Status int    `json:"status"`
 	Reason string `json:"reason"`
@@ -70,7 +71,7 @@ func (c *nodeClient) doWithHeader(ctx context.Context, method, path, contentType
 			if p.Detail != "" {
 				msg += ": " + p.Detail
 			}
-			return &nodeError{Status: resp.StatusCode, Reason: p.Reason, Msg: msg}
+			return &nodeError{Status: resp.StatusCode, Type: p.Type, Reason: p.Reason, Msg: msg}
 		}
 		return &nodeError{Status: resp.StatusCode, Msg: strings.TrimSpace(string(data))}
 	}
@@ -86,8 +87,16 @@ func (c *nodeClient) doWithHeader(ctx context.Context, method, path, contentType
 // nodeError is a refusal from the node.
 type nodeError struct {
 	Status int
+	Type   string // the problem type URI, when the node sent one
 	Reason string
 	Msg    string
+}
+
+// settled reports whether the node answered a write for good: not a 5xx (the chain or the
+// node failed, and a retry under the same Idempotency-Key may still succeed or wait for the
+// transaction) and not request-in-progress (the first request is still being worked on).
+func (e *nodeError) settled() bool {
+	return e.Status < 500 && !strings.HasSuffix(e.Type, "/request-in-progress")
 }
 
 // Error reads like "node refused (409): Envelope refused: replayed".
