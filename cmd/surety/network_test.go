@@ -244,3 +244,47 @@ func eventuallyT(t *testing.T, what string, d time.Duration, f func() bool) {
 	}
 	t.Fatalf("%s: not within %s", what, d)
 }
+
+// TestRestartedNodeRejoinsThroughKnownPeers: at 66f817e a node restarted with its original
+// command line, whose bootstrap peer had died, found no peer and stayed alone. A node now
+// remembers the peers it was connected to (DATA_DIR/peers.json) and dials them too.
+func TestRestartedNodeRejoinsThroughKnownPeers(t *testing.T) {
+	dir := t.TempDir()
+	nodeArgs := func(name string, bootstrap ...string) []string {
+		args := []string{"node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--dev-accounts", "1",
+			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn"}
+		if len(bootstrap) > 0 {
+			args = append(args, "--bootstrap", strings.Join(bootstrap, ","))
+		}
+		return args
+	}
+	peersOf := func(base string) string {
+		_, body := (&bountyClient{t: t, base: base}).request("GET", "/v1/peers", nil, nil)
+		return string(body)
+	}
+	a := start(t, nodeArgs("a")...)
+	aInfo := getInfo(t, a.apiURL(t))
+	cArgs := nodeArgs("c", aInfo.Peer.Addrs[0]) // C's command line names only A
+	c := start(t, cArgs...)
+	cInfo := getInfo(t, c.apiURL(t))
+	b := start(t, nodeArgs("b", aInfo.Peer.Addrs[0], cInfo.Peer.Addrs[0])...)
+	bInfo := getInfo(t, b.apiURL(t))
+	cBase := c.apiURL(t)
+	eventuallyT(t, "C connected to B", 10*time.Second, func() bool { return strings.Contains(peersOf(cBase), bInfo.Peer.ID) })
+
+	// C stops (and writes down its peers), A dies; C restarts with the same command line.
+	c.cancel()
+	if code := c.wait(t); code != exitOK {
+		t.Fatalf("C stopped with %d", code)
+	}
+	a.cancel()
+	a.wait(t)
+	again := start(t, cArgs...)
+	base := again.apiURL(t)
+	eventuallyT(t, "the restarted C connected to B through its known peers", 10*time.Second, func() bool {
+		return strings.Contains(peersOf(base), bInfo.Peer.ID)
+	})
+	if strings.Contains(again.stderr.String(), "no bootstrap peer answered") {
+		t.Errorf("the restarted node found no peer:\n%s", again.stderr)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
@@ -341,6 +342,11 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
+	self, err := peer.IDFromPrivateKey(peerKey)
+	if err != nil {
+		return nil, err
+	}
+	boot = withKnownPeers(boot, loadKnownPeers(cfg.DataDir, log), self)
 	n.p2pCtx, n.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
 	n.p2p, err = p2p.Start(n.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: boot,
 		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, reputation.AuditTopic, identity.GroupTopic}, Logger: log})
@@ -516,11 +522,17 @@ func (n *node) run(ctx context.Context) error {
 		defer close(scored)
 		_ = n.reputation.Run(ictx)
 	}()
+	peersKept := make(chan struct{})
+	go func() {
+		defer close(peersKept)
+		n.keepKnownPeers(ictx) // saves once more when ictx ends, before the host closes
+	}()
 	err := n.api.Serve(ctx, n.ln, 10*time.Second)
 	stopIndex()
 	<-indexed
 	<-staked
 	<-scored
+	<-peersKept
 	n.cfg.Logger.Info("node stopped")
 	return err
 }
