@@ -644,13 +644,17 @@ func (c *replayCache) seen(sender, nonce string, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.rotate(now)
-	if _, ok := c.cur[key]; ok {
-		return ErrReplayed
-	}
-	if _, ok := c.old[key]; ok {
+	if c.known(key) {
 		return ErrReplayed
 	}
 	return nil
+}
+
+// known reports whether either generation holds key; the caller holds mu.
+func (c *replayCache) known(key [16]byte) bool {
+	_, inCur := c.cur[key]
+	_, inOld := c.old[key]
+	return inCur || inOld
 }
 
 // remember records (sender, nonce), refusing one seen before (ErrReplayed), one past the
@@ -660,10 +664,7 @@ func (c *replayCache) remember(sender, nonce string, now time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.rotate(now)
-	if _, seen := c.cur[key]; seen {
-		return ErrReplayed
-	}
-	if _, seen := c.old[key]; seen {
+	if c.known(key) {
 		return ErrReplayed
 	}
 	if c.curBy[sender]+c.oldBy[sender] >= c.perSender {
