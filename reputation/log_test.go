@@ -164,19 +164,18 @@ func (f *fakeAnchorer) calls() ([]uint64, []reputation.Hash) {
 	return slices.Clone(f.sizes), slices.Clone(f.roots)
 }
 
-// TestServiceAnchorsTheLatestHeadOnce: when several epochs close together, only the latest
-// head is anchored, once, and the anchor survives a reopen.
-func TestServiceAnchorsTheLatestHeadOnce(t *testing.T) {
+// runAnchoring adds the epoch audits to f, runs the reputation service with anchor until the
+// head carries an anchor (or five seconds pass), then lets it tick on a little longer so a
+// second anchor attempt would be seen.
+func runAnchoring(t *testing.T, f *logFixture, anchor reputation.Anchorer) {
+	t.Helper()
 	ctx := context.Background()
-	node, _ := identity.GenerateKey(identity.Ed25519)
-	f := newLogFixture(t, keySigner{node})
 	audits := epochAudits()
 	for _, x := range audits {
 		if _, err := f.store.Add(ctx, x.a, x.raw, reputation.Verdict{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	anchor := &fakeAnchorer{}
 	later := time.Unix(audits[0].a.Time, 0).Add(5 * time.Hour)
 	svc := reputation.NewService(reputation.ServiceConfig{Store: f.store, Log: f.log, Anchorer: anchor, Stakes: stakeMap{},
 		Rules: &reputation.Rules{}, Every: 5 * time.Millisecond, Now: func() time.Time { return later }})
@@ -187,9 +186,19 @@ func TestServiceAnchorsTheLatestHeadOnce(t *testing.T) {
 	for time.Now().Before(deadline) && f.log.Head().AnchorTx == "" {
 		time.Sleep(5 * time.Millisecond)
 	}
-	time.Sleep(50 * time.Millisecond) // more ticks: no second anchor
+	time.Sleep(50 * time.Millisecond) // more ticks: no second attempt
 	stop()
 	<-done
+}
+
+// TestServiceAnchorsTheLatestHeadOnce: when several epochs close together, only the latest
+// head is anchored, once, and the anchor survives a reopen.
+func TestServiceAnchorsTheLatestHeadOnce(t *testing.T) {
+	ctx := context.Background()
+	node, _ := identity.GenerateKey(identity.Ed25519)
+	f := newLogFixture(t, keySigner{node})
+	anchor := &fakeAnchorer{}
+	runAnchoring(t, f, anchor)
 	sizes, roots := anchor.calls()
 	if len(sizes) != 1 || sizes[0] != 12 || roots[0] != f.log.Head().Root {
 		t.Fatalf("anchored %v (roots %v), want once at size 12", sizes, roots)
@@ -212,29 +221,10 @@ func (f *staleAnchorer) Anchor(ctx context.Context, size uint64, root reputation
 // larger one from the same wallet) is marked superseded and not tried again; at 66f817e every
 // devnet node retried it about twice a second, forever.
 func TestStaleAnchorsAreGivenUp(t *testing.T) {
-	ctx := context.Background()
 	node, _ := identity.GenerateKey(identity.Ed25519)
 	f := newLogFixture(t, keySigner{node})
-	audits := epochAudits()
-	for _, x := range audits {
-		if _, err := f.store.Add(ctx, x.a, x.raw, reputation.Verdict{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	anchor := &staleAnchorer{}
-	later := time.Unix(audits[0].a.Time, 0).Add(5 * time.Hour)
-	svc := reputation.NewService(reputation.ServiceConfig{Store: f.store, Log: f.log, Anchorer: anchor, Stakes: stakeMap{},
-		Rules: &reputation.Rules{}, Every: 5 * time.Millisecond, Now: func() time.Time { return later }})
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Run(runCtx) }()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) && f.log.Head().AnchorTx == "" {
-		time.Sleep(5 * time.Millisecond)
-	}
-	time.Sleep(50 * time.Millisecond) // more ticks: no second try
-	stop()
-	<-done
+	runAnchoring(t, f, anchor)
 	if sizes, _ := anchor.calls(); len(sizes) != 1 {
 		t.Errorf("tried to anchor %d times (sizes %v), want once", len(sizes), sizes)
 	}
