@@ -207,6 +207,7 @@ type node struct {
 	p2p        *p2p.Node
 	p2pCtx     context.Context
 	p2pStop    context.CancelFunc
+	seeds      []peer.AddrInfo // bootstrap and remembered peers, redialled when alone
 	ln         net.Listener
 	db         *sql.DB
 	lock       *os.File
@@ -347,6 +348,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		return nil, err
 	}
 	boot = withKnownPeers(boot, loadKnownPeers(cfg.DataDir, log), self)
+	n.seeds = boot
 	n.p2pCtx, n.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
 	n.p2p, err = p2p.Start(n.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: boot,
 		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, reputation.AuditTopic, identity.GroupTopic}, Logger: log})
@@ -527,8 +529,14 @@ func (n *node) run(ctx context.Context) error {
 		defer close(peersKept)
 		n.keepKnownPeers(ictx) // saves once more when ictx ends, before the host closes
 	}()
+	rejoined := make(chan struct{})
+	go func() {
+		defer close(rejoined)
+		n.p2p.Rejoin(ictx, p2p.RejoinConfig{Seeds: n.seeds, Logger: n.cfg.Logger})
+	}()
 	err := n.api.Serve(ctx, n.ln, 10*time.Second)
 	stopIndex()
+	<-rejoined
 	<-indexed
 	<-staked
 	<-scored

@@ -15,8 +15,10 @@ import (
 	"github.com/surety-ioa/surety/internal/p2p"
 )
 
-// The node remembers the peers it was connected to, so a restart rejoins the network through
-// any of them when its bootstrap peers are gone (at 66f817e such a node found no peer).
+// The node remembers the peers it knew (connected, and the rest of its DHT routing table), so
+// a restart rejoins the network through any of them when its bootstrap peers are gone (at
+// 66f817e such a node found no peer); while running, p2p.Node.Rejoin redials them whenever
+// the node has too few connections.
 const (
 	peersFile     = "peers.json"
 	maxKnownPeers = 64
@@ -46,8 +48,8 @@ func loadKnownPeers(dataDir string, log *slog.Logger) []peer.AddrInfo {
 	return infos
 }
 
-// saveKnownPeers writes the peers the node is connected to (at most maxKnownPeers), whole or
-// not at all; an empty list keeps the previous one.
+// saveKnownPeers writes peers (the connected ones first; at most maxKnownPeers), whole or not
+// at all; an empty list keeps the previous one.
 func saveKnownPeers(dataDir string, peers []peer.AddrInfo) error {
 	var addrs []string
 	for _, ai := range peers {
@@ -108,7 +110,7 @@ func (n *node) keepKnownPeers(ctx context.Context) {
 }
 
 func (n *node) saveKnownPeers() {
-	if err := saveKnownPeers(n.cfg.DataDir, n.p2p.Connected()); err != nil {
+	if err := saveKnownPeers(n.cfg.DataDir, n.p2p.Known()); err != nil {
 		n.cfg.Logger.Warn("save known peers", "err", err)
 	}
 }

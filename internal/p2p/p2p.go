@@ -19,6 +19,7 @@ import (
 	record "github.com/libp2p/go-libp2p-record"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
+	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 	ma "github.com/multiformats/go-multiaddr"
 )
@@ -245,4 +246,123 @@ func (n *Node) Connected() []peer.AddrInfo {
 		out = append(out, n.Host.Peerstore().PeerInfo(id))
 	}
 	return out
+}
+
+// Known lists the peers this node knows how to reach: those it is connected to first, then
+// the rest of the DHT's routing table, each with the addresses in the peerstore.
+func (n *Node) Known() []peer.AddrInfo {
+	out := n.Connected()
+	seen := map[peer.ID]bool{n.Host.ID(): true}
+	for _, ai := range out {
+		seen[ai.ID] = true
+	}
+	for _, id := range n.DHT.RoutingTable().ListPeers() {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if ai := n.Host.Peerstore().PeerInfo(id); len(ai.Addrs) > 0 {
+			out = append(out, ai)
+		}
+	}
+	return out
+}
+
+// RejoinConfig tunes Rejoin.
+type RejoinConfig struct {
+	// Every is how often the node checks its connections (0: 5 s).
+	Every time.Duration
+	// MinPeers is how many connections the node wants; below it, it dials more (0: 4).
+	MinPeers int
+	// Seeds are dialled when nothing else answers: the bootstrap and remembered peers.
+	Seeds  []peer.AddrInfo
+	Logger *slog.Logger
+}
+
+// Rejoin keeps the node in the network until ctx ends: whenever it has fewer than MinPeers
+// connections it dials the peers of its DHT routing table and peerstore, then the seeds, and
+// refreshes the routing table through whoever answered. A node whose bootstrap peers died
+// finds the network again through any peer it once learned of; one that lost every
+// connection (a partition, a sleep) reconnects when any known peer is back.
+func (n *Node) Rejoin(ctx context.Context, cfg RejoinConfig) {
+	if cfg.Every == 0 {
+		cfg.Every = 5 * time.Second
+	}
+	if cfg.MinPeers == 0 {
+		cfg.MinPeers = 4
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	t := time.NewTicker(cfg.Every)
+	defer t.Stop()
+	alone := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		have := len(n.Host.Network().Peers())
+		if have >= cfg.MinPeers {
+			alone = false
+			continue
+		}
+		dialled := n.dialKnown(ctx, cfg.Seeds, cfg.MinPeers-have)
+		switch {
+		case dialled > 0:
+			if alone {
+				cfg.Logger.Info("p2p: rejoined the network", "peers", len(n.Host.Network().Peers()))
+			}
+			alone = false
+			// Learn the network's current shape through the peers that answered.
+			rctx, cancel := context.WithTimeout(ctx, cfg.Every)
+			select {
+			case <-n.DHT.RefreshRoutingTable():
+			case <-rctx.Done():
+			}
+			cancel()
+		case have == 0 && !alone:
+			alone = true
+			cfg.Logger.Warn("p2p: no peer reachable; retrying known peers", "every", cfg.Every)
+		}
+	}
+}
+
+// dialKnown dials up to want peers the node is not connected to, from its peerstore (which
+// holds the routing table's and every peer seen) and then seeds, and says how many answered.
+func (n *Node) dialKnown(ctx context.Context, seeds []peer.AddrInfo, want int) int {
+	self := n.Host.ID()
+	tried := map[peer.ID]bool{self: true}
+	var candidates []peer.AddrInfo
+	add := func(ai peer.AddrInfo) {
+		if tried[ai.ID] || len(ai.Addrs) == 0 || n.Host.Network().Connectedness(ai.ID) == network.Connected {
+			return
+		}
+		tried[ai.ID] = true
+		candidates = append(candidates, ai)
+	}
+	for _, id := range n.DHT.RoutingTable().ListPeers() {
+		add(n.Host.Peerstore().PeerInfo(id))
+	}
+	for _, id := range n.Host.Peerstore().PeersWithAddrs() {
+		add(n.Host.Peerstore().PeerInfo(id))
+	}
+	for _, ai := range seeds {
+		add(ai)
+	}
+	answered := 0
+	for _, ai := range candidates {
+		if answered >= want || ctx.Err() != nil {
+			break
+		}
+		// Past the swarm's dial backoff: a peer that was down a minute ago may be back.
+		cctx, cancel := context.WithTimeout(network.WithForceDirectDial(ctx, "rejoin"), 2*time.Second)
+		err := n.Host.Connect(cctx, ai)
+		cancel()
+		if err == nil {
+			answered++
+		}
+	}
+	return answered
 }

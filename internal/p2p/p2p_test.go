@@ -1,0 +1,88 @@
+package p2p
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	"github.com/libp2p/go-libp2p/core/peer"
+)
+
+func startNode(t *testing.T, boot ...peer.AddrInfo) *Node {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	n, err := Start(ctx, Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: boot})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); n.Close() })
+	return n
+}
+
+func eventually(t *testing.T, what string, within time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %s", within, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestRejoinFindsThePeersItLearned: C joined through A alone and learned B from the DHT. A
+// dies and C loses its connection to B; C's only seed is A, so only what the DHT taught it
+// (its routing table, its peerstore) brings it back to B.
+func TestRejoinFindsThePeersItLearned(t *testing.T) {
+	a := startNode(t)
+	b := startNode(t, a.Info())
+	c := startNode(t, a.Info())
+	eventually(t, "C learned B through the DHT", 10*time.Second, func() bool {
+		for _, ai := range c.Known() {
+			if ai.ID == b.Host.ID() {
+				return true
+			}
+		}
+		return false
+	})
+	a.Close()
+	if err := c.Host.Network().ClosePeer(b.Host.ID()); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Host.Network().ClosePeer(a.Host.ID())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.Rejoin(ctx, RejoinConfig{Every: 100 * time.Millisecond, MinPeers: 2, Seeds: []peer.AddrInfo{a.Info()}})
+	}()
+	defer func() { cancel(); <-done }()
+	eventually(t, "C reconnected to B", 10*time.Second, func() bool {
+		return c.Host.Network().Connectedness(b.Host.ID()) == network.Connected
+	})
+}
+
+// TestRejoinStopsWithItsContext: Rejoin returns when its context ends, even while it dials a
+// seed that never answers.
+func TestRejoinStopsWithItsContext(t *testing.T) {
+	n := startNode(t)
+	gone := startNode(t)
+	seed := gone.Info()
+	gone.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		n.Rejoin(ctx, RejoinConfig{Every: 10 * time.Millisecond, Seeds: []peer.AddrInfo{seed}})
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Rejoin still running 5 s after its context ended")
+	}
+}
