@@ -251,7 +251,7 @@ type protected struct {
 // window and its nonce new, and the sender must not be revoked. The error is a
 // *VerifyError whose Reason says exactly why.
 func (v *Verifier) Verify(ctx context.Context, raw []byte) (*Verified, error) {
-	return v.verify(ctx, raw, true)
+	return v.verify(ctx, raw, spendNonce)
 }
 
 // Check is Verify without spending the nonce: every check, and ErrReplayed for an envelope
@@ -259,10 +259,29 @@ func (v *Verifier) Verify(ctx context.Context, raw []byte) (*Verified, error) {
 // envelope uses it, so checking costs the replay cache nothing and an envelope checked here
 // can still be used here.
 func (v *Verifier) Check(ctx context.Context, raw []byte) (*Verified, error) {
-	return v.verify(ctx, raw, false)
+	return v.verify(ctx, raw, checkNonce)
 }
 
-func (v *Verifier) verify(ctx context.Context, raw []byte, spend bool) (*Verified, error) {
+// CheckArchived checks an envelope another node already accepted and kept, which anti-entropy
+// hands to a node that missed it: every signature, the kid, the shape, that it was not issued
+// in the future, and the chain's word on its keys as Verify does; but not whether it has
+// expired since, was issued before this node started, or was seen before. Such envelopes
+// change nothing twice: whoever stores them refuses duplicates by their own ids (an audit's
+// leaf, a thread envelope's id, a membership's iat), and an audit log refuses closed epochs.
+func (v *Verifier) CheckArchived(ctx context.Context, raw []byte) (*Verified, error) {
+	return v.verify(ctx, raw, archived)
+}
+
+// How verify treats an envelope's time window and nonce.
+type verifyMode int
+
+const (
+	spendNonce verifyMode = iota // in its window, nonce new and now spent
+	checkNonce                   // in its window, nonce new
+	archived                     // issued by now; any age; nonce not looked at
+)
+
+func (v *Verifier) verify(ctx context.Context, raw []byte, mode verifyMode) (*Verified, error) {
 	if len(raw) > MaxEnvelopeSize {
 		return nil, refuse(ErrMalformed, "", "larger than %d bytes", MaxEnvelopeSize)
 	}
@@ -314,7 +333,7 @@ func (v *Verifier) verify(ctx context.Context, raw []byte, spend bool) (*Verifie
 	if senderAt > 0 {
 		out.Signers[0], out.Signers[senderAt] = out.Signers[senderAt], out.Signers[0]
 	}
-	if err := v.checkTimes(e, out.Signers[0]); err != nil {
+	if err := v.checkTimes(e, out.Signers[0], mode == archived); err != nil {
 		var ve *VerifyError
 		if errors.As(err, &ve) && errors.Is(err, ErrIssuedBeforeStart) {
 			ve.Authentic = out
@@ -324,8 +343,11 @@ func (v *Verifier) verify(ctx context.Context, raw []byte, spend bool) (*Verifie
 	if err := v.CheckKeys(ctx, signerDIDs...); err != nil {
 		return nil, err
 	}
+	if mode == archived {
+		return out, nil
+	}
 	remember := v.replay.seen
-	if spend {
+	if mode == spendNonce {
 		remember = v.replay.remember
 	}
 	if err := remember(e.Sender, e.Nonce, v.cfg.Now()); err != nil {
@@ -338,7 +360,9 @@ func (v *Verifier) verify(ctx context.Context, raw []byte, spend bool) (*Verifie
 	return out, nil
 }
 
-func (v *Verifier) checkTimes(e *Envelope, kid string) error {
+// checkTimes checks an envelope's time window; of an archived one, only that it was well
+// formed and issued by now.
+func (v *Verifier) checkTimes(e *Envelope, kid string, archived bool) error {
 	now := v.cfg.Now()
 	skew := int64(v.cfg.Skew / time.Second)
 	n := now.Unix()
@@ -347,10 +371,12 @@ func (v *Verifier) checkTimes(e *Envelope, kid string) error {
 		return refuse(ErrMalformed, kid, "exp %d is not after iat %d", e.Expires, e.IssuedAt)
 	case e.IssuedAt > n+skew:
 		return refuse(ErrNotYetValid, kid, "iat %d is %ds ahead of this node's clock", e.IssuedAt, e.IssuedAt-n)
-	case e.Expires+skew <= n:
-		return refuse(ErrExpired, kid, "exp %d passed %ds ago", e.Expires, n-e.Expires)
 	case e.Expires-e.IssuedAt > int64(v.cfg.MaxLifetime/time.Second):
 		return refuse(ErrTooLong, kid, "exp - iat is %ds, at most %s", e.Expires-e.IssuedAt, v.cfg.MaxLifetime)
+	case archived:
+		return nil
+	case e.Expires+skew <= n:
+		return refuse(ErrExpired, kid, "exp %d passed %ds ago", e.Expires, n-e.Expires)
 	case e.IssuedAt < v.cfg.Started.Unix():
 		return refuse(ErrIssuedBeforeStart, kid, "retry with a fresh envelope")
 	}

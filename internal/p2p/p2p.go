@@ -1,7 +1,8 @@
 // Package p2p runs a node's libp2p host: TCP and QUIC (loopback by default), a Kademlia DHT in
 // server mode under Surety's own protocol prefix with the validators the caller gives, and
 // gossipsub with peer scoring, so that a peer whose messages keep failing validation loses
-// score and is pruned.
+// score and is pruned; Rejoin, which keeps a node connected to the peers it learned; and
+// anti-entropy (Syncer), which pulls what gossip did not deliver.
 package p2p
 
 import (
@@ -54,8 +55,44 @@ type Node struct {
 	DHT    *dht.IpfsDHT
 	PubSub *pubsub.PubSub
 
-	mu     sync.Mutex
-	scores map[peer.ID]float64 // gossip scores as of the last inspection
+	mu        sync.Mutex
+	scores    map[peer.ID]float64 // gossip scores as of the last inspection
+	penalties map[peer.ID]penalty // what peers lost by sending bad items outside gossip
+}
+
+// penalty is a peer's penalty as of a time; it halves every penaltyHalfLife.
+type penalty struct {
+	value float64
+	at    time.Time
+}
+
+// penaltyHalfLife is how fast a penalty is forgiven.
+const penaltyHalfLife = 10 * time.Minute
+
+// graylist is gossipsub's graylist threshold, negated: a peer penalized this much is ignored.
+const graylist = 80
+
+func (p penalty) now(t time.Time) float64 {
+	return p.value * math.Pow(0.5, float64(t.Sub(p.at))/float64(penaltyHalfLife))
+}
+
+// Penalize lowers peer id's gossip score by amount (decaying over penaltyHalfLife), for a
+// misdeed gossipsub cannot see: an item sent by anti-entropy that failed its checks.
+func (n *Node) Penalize(id peer.ID, amount float64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	now := time.Now()
+	if n.penalties == nil {
+		n.penalties = map[peer.ID]penalty{}
+	}
+	n.penalties[id] = penalty{value: n.penalties[id].now(now) + amount, at: now}
+}
+
+// penalty is peer id's current penalty.
+func (n *Node) penalty(id peer.ID) float64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.penalties[id].now(time.Now())
 }
 
 // Score is peer id's gossip score as of the last inspection (InspectPeriod); ok is false for
@@ -114,7 +151,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		defer n.mu.Unlock()
 		n.scores = scores
 	}
-	opts := []pubsub.Option{pubsub.WithPeerScore(scoreParams(cfg.Topics), scoreThresholds()),
+	opts := []pubsub.Option{pubsub.WithPeerScore(scoreParams(cfg.Topics, func(id peer.ID) float64 { return -n.penalty(id) }), scoreThresholds()),
 		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(inspect), period)}
 	if n.PubSub, err = pubsub.NewGossipSub(ctx, h, opts...); err != nil {
 		return fail(fmt.Errorf("p2p: start gossipsub: %w", err))
@@ -191,13 +228,12 @@ func (n *Node) Close() error {
 
 // scoreParams weigh invalid messages heavily: a peer that keeps sending messages that fail
 // validation drops below the graylist threshold within a few of them and is ignored.
-func scoreParams(topics []string) *pubsub.PeerScoreParams {
+// appScore is each peer's score beyond gossip (its penalties, negated).
+func scoreParams(topics []string, appScore func(peer.ID) float64) *pubsub.PeerScoreParams {
 	p := &pubsub.PeerScoreParams{
-		Topics:        map[string]*pubsub.TopicScoreParams{},
-		TopicScoreCap: 100,
-		AppSpecificScore: func(peer.ID) float64 {
-			return 0
-		},
+		Topics:                      map[string]*pubsub.TopicScoreParams{},
+		TopicScoreCap:               100,
+		AppSpecificScore:            appScore,
 		AppSpecificWeight:           1,
 		IPColocationFactorWeight:    0, // every test peer is on loopback
 		IPColocationFactorThreshold: 1,
@@ -233,7 +269,7 @@ func scoreThresholds() *pubsub.PeerScoreThresholds {
 	return &pubsub.PeerScoreThresholds{
 		GossipThreshold:             -10,
 		PublishThreshold:            -50,
-		GraylistThreshold:           -80,
+		GraylistThreshold:           -graylist,
 		AcceptPXThreshold:           10,
 		OpportunisticGraftThreshold: 5,
 	}
