@@ -223,6 +223,12 @@ func (s *Service) CheckEnvelope(ctx context.Context, raw []byte) (*Verified, err
 	return s.cfg.Verifier.Check(ctx, raw)
 }
 
+// CheckArchived checks an envelope that another node accepted earlier (see
+// Verifier.CheckArchived): for anti-entropy.
+func (s *Service) CheckArchived(ctx context.Context, raw []byte) (*Verified, error) {
+	return s.cfg.Verifier.CheckArchived(ctx, raw)
+}
+
 // ErrWrongRegistry reports a binding made for another chain or stake registry.
 var ErrWrongRegistry = errors.New("identity: binding is for another chain or registry")
 

@@ -60,8 +60,9 @@ type VerifyError struct {
 	KeyID  string // the kid concerned, when there is one
 	Detail string
 	// Authentic holds the envelope when its only fault is freshness (replayed, or issued
-	// before this node started): it is genuine, so a caller that recognizes a retried request
-	// (an Idempotency-Key) may still answer it from what it stored.
+	// before this node started), or, for CheckArchived, a key the chain closed since: it is
+	// genuine, so a caller that recognizes a retried request (an Idempotency-Key) may still
+	// answer it from what it stored, and one replaying a log may still count it.
 	Authentic *Verified
 }
 
@@ -341,6 +342,10 @@ func (v *Verifier) verify(ctx context.Context, raw []byte, mode verifyMode) (*Ve
 		return nil, err
 	}
 	if err := v.CheckKeys(ctx, signerDIDs...); err != nil {
+		var ve *VerifyError
+		if mode == archived && errors.As(err, &ve) {
+			ve.Authentic = out // signed by a key the chain closed since
+		}
 		return nil, err
 	}
 	if mode == archived {

@@ -1,7 +1,9 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
@@ -230,12 +232,15 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var seq uint64
-	err = r.cfg.DB.QueryRowContext(ctx, `SELECT seq FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, sc.DID).Scan(&seq)
+	var (
+		seq uint64
+		jws string
+	)
+	err = r.cfg.DB.QueryRowContext(ctx, `SELECT seq, jws FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, sc.DID).Scan(&seq, &jws)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
-	if err == nil && sc.Seq <= seq {
+	if err == nil && !newer(sc, seq, jws) {
 		return nil, cardErr(sc.DID, ErrStale, "sequence %d is not above %d", sc.Seq, seq)
 	}
 	staked := r.staked(stake)
@@ -256,6 +261,17 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 		r.net.provide(ctx, a)
 	}
 	return a, nil
+}
+
+// newer says whether sc replaces the card held (sequence seq, JWS jws): a higher sequence
+// does; of two cards an agent signed with one sequence number, every node keeps the one whose
+// JWS hashes lower, so they agree whichever reached them first.
+func newer(sc *SignedCard, seq uint64, jws string) bool {
+	if sc.Seq != seq {
+		return sc.Seq > seq
+	}
+	a, b := sha256.Sum256([]byte(sc.JWS)), sha256.Sum256([]byte(jws))
+	return bytes.Compare(a[:], b[:]) < 0
 }
 
 func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) error {

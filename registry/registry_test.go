@@ -372,7 +372,8 @@ func TestStakeChangesAreAnnounced(t *testing.T) {
 			return err
 		}, 1},
 		{"refused card", func() error {
-			if _, err := r.Register(ctx, card(t, staked, 1, "S", "stale", "x"), "api"); !errors.Is(err, registry.ErrStale) {
+			// The same card again (an agent's other card of one seq may replace it: newer).
+			if _, err := r.Register(ctx, card(t, staked, 1, "S", "staked", "x"), "api"); !errors.Is(err, registry.ErrStale) {
 				return fmt.Errorf("stale card: %v", err)
 			}
 			return nil

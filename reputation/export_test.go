@@ -29,3 +29,9 @@ func SettleSide(ctx context.Context, s *Store, target string, side Side) error {
 	_, err := s.settleSide(ctx, target, side)
 	return err
 }
+
+// Kinds of the log's sync requests, for tests that play a lying peer.
+const (
+	LogHeadsKind  = logHeadsKind
+	LogLeavesKind = logLeavesKind
+)

@@ -213,6 +213,12 @@ func (l *Log) closeEpoch(ctx context.Context, epoch int64, now time.Time) (Head,
 	if err := rows.Err(); err != nil {
 		return Head{}, err
 	}
+	return l.appendEpoch(ctx, epoch, leaves, now)
+}
+
+// appendEpoch appends epoch's leaves (sorted) and stores and signs the head, with l.mu held.
+func (l *Log) appendEpoch(ctx context.Context, epoch int64, leaves []Hash, now time.Time) (Head, error) {
+	var err error
 	before := l.tree.Size()
 	for _, h := range leaves {
 		l.tree.Append(h)
@@ -302,3 +308,89 @@ func (l *Log) Root(size uint64) (Hash, error) {
 // ErrNotLogged: the leaf is not (yet) in the log: its epoch has not closed, or it was never
 // accepted.
 var ErrNotLogged = errors.New("reputation: no such leaf in the log")
+
+// HeadsFrom lists up to limit heads, oldest first, of size at least size: the head of that
+// size (when there is one) and those after it. Anti-entropy asks a peer for them.
+func (l *Log) HeadsFrom(ctx context.Context, size uint64, limit int) ([]Head, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT epoch, size, root, closed, signed, anchor_tx FROM reputation_heads WHERE chain = ? AND size >= ? ORDER BY epoch LIMIT ?`,
+		l.chain, size, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reputation: read heads: %w", err)
+	}
+	defer rows.Close()
+	heads := []Head{}
+	for rows.Next() {
+		var h Head
+		var root string
+		if err := rows.Scan(&h.Epoch, &h.Size, &root, &h.Closed, &h.Signed, &h.AnchorTx); err != nil {
+			return nil, err
+		}
+		if h.Root, err = parseHash(root); err != nil {
+			return nil, err
+		}
+		heads = append(heads, h)
+	}
+	return heads, rows.Err()
+}
+
+// Envelopes are the signed audit envelopes of the leaves from index from up to (not
+// including) to, in log order; to is capped at the latest head's size.
+func (l *Log) Envelopes(ctx context.Context, from, to uint64) ([][]byte, error) {
+	to = min(to, l.Head().Size)
+	if from >= to {
+		return [][]byte{}, nil
+	}
+	rows, err := l.db.QueryContext(ctx, `SELECT a.envelope FROM reputation_log g JOIN reputation_audits a ON a.chain = g.chain AND a.leaf = g.leaf
+		WHERE g.chain = ? AND g.idx >= ? AND g.idx < ? ORDER BY g.idx`, l.chain, from, to)
+	if err != nil {
+		return nil, fmt.Errorf("reputation: read leaves: %w", err)
+	}
+	defer rows.Close()
+	out := make([][]byte, 0, to-from)
+	for rows.Next() {
+		var raw []byte
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		out = append(out, raw)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if uint64(len(out)) != to-from {
+		return nil, fmt.Errorf("reputation: the log names %d leaves from %d whose audits are not all stored here", to-from, from)
+	}
+	return out, nil
+}
+
+// ErrDiverged reports a peer's log that is not an extension of this node's: the two closed an
+// epoch with different audits (a partition that outlasted the grace period).
+var ErrDiverged = errors.New("reputation: the peer's audit log and this node's differ")
+
+// adopt appends epoch h.Epoch with leaves, a peer's closing of it that this node missed, if
+// and only if they give h's size and root on top of this node's log; the head is then signed
+// by this node like one it closed itself. Audits this node holds in the epochs it skips, or
+// in h's epoch beyond leaves, stay out of the log: the network closed them without them.
+func (l *Log) adopt(ctx context.Context, h Head, leaves []Hash, now time.Time) (Head, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h.Epoch <= l.last {
+		return Head{}, fmt.Errorf("%w: epoch %d is closed here already", ErrDiverged, h.Epoch)
+	}
+	before := l.tree.Size()
+	if before+uint64(len(leaves)) != h.Size {
+		return Head{}, fmt.Errorf("reputation: %d leaves on a log of %d do not make the head's size %d", len(leaves), before, h.Size)
+	}
+	for _, x := range leaves {
+		l.tree.Append(x)
+	}
+	root, err := l.tree.Root(h.Size)
+	l.tree.truncate(before)
+	if err != nil {
+		return Head{}, err
+	}
+	if root != h.Root {
+		return Head{}, fmt.Errorf("reputation: the leaves give root %s, the head says %s", root, h.Root)
+	}
+	return l.appendEpoch(ctx, h.Epoch, leaves, now)
+}

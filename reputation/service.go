@@ -43,8 +43,13 @@ type ServiceConfig struct {
 	// audit filed here that names a bounty or subject the indexes lack is checked again after
 	// it (bounded by CatchUpWait), since another node may have indexed it a block earlier.
 	CatchUp func(ctx context.Context) error
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// Ready, when set, holds back the closing of log epochs until it is closed: the node's
+	// first round of anti-entropy (p2p.Syncer.Synced), in which a node back from an absence
+	// adopts the epochs its peers closed meanwhile instead of closing them with part of
+	// their audits.
+	Ready  <-chan struct{}
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // Service accepts audits and answers reputation queries from the latest computed scores, so a
@@ -399,7 +404,7 @@ func (s *Service) Run(ctx context.Context) error {
 			return nil
 		case <-t.C:
 		}
-		if s.cfg.Log != nil {
+		if s.cfg.Log != nil && s.ready() {
 			if heads, err := s.cfg.Log.CloseEpochs(ctx, s.cfg.Now()); err != nil && ctx.Err() == nil {
 				s.cfg.Logger.Warn("reputation: close log epochs (retrying)", "err", err)
 			} else {
@@ -436,6 +441,19 @@ func (s *Service) Run(ctx context.Context) error {
 			s.cfg.Logger.Warn("reputation: recompute scores (retrying)", "err", err)
 			s.markDirty()
 		}
+	}
+}
+
+// ready says whether the log may close epochs (ServiceConfig.Ready).
+func (s *Service) ready() bool {
+	if s.cfg.Ready == nil {
+		return true
+	}
+	select {
+	case <-s.cfg.Ready:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -72,6 +72,8 @@ type nodeConfig struct {
 	// P2PListen are the libp2p listen multiaddrs; Bootstrap the peers to join through.
 	P2PListen []string
 	Bootstrap []string
+	// SyncEvery is the time between rounds of anti-entropy (0: p2p's default, 10 s).
+	SyncEvery time.Duration
 }
 
 func runNodeCmd(ctx context.Context, e *env, args []string) error {
@@ -97,6 +99,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc chain (devnets only)")
 	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
 	bootstrap := fs.String("bootstrap", "", "peers to join the network through: multiaddrs with /p2p/<id>, comma-separated")
+	fs.DurationVar(&cfg.SyncEvery, "sync-every", 10*time.Second, "how often the node pulls from peers the cards, group envelopes, audits and log epochs gossip did not bring it")
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
 	minStake := fs.String("min-stake", "", "embedded chain only: the minimum stake its deployment fixes (default 0.1eth); elsewhere StakeRegistry.minStake rules")
 	trustedProxy := fs.String("trusted-proxy", "", "proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client; without it the client is the socket's peer")
@@ -208,6 +211,7 @@ type node struct {
 	p2pCtx     context.Context
 	p2pStop    context.CancelFunc
 	seeds      []peer.AddrInfo // bootstrap and remembered peers, redialled when alone
+	syncer     *p2p.Syncer
 	ln         net.Listener
 	db         *sql.DB
 	lock       *os.File
@@ -358,6 +362,13 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if _, err := agents.Attach(n.p2pCtx, n.p2p, log); err != nil {
 		return nil, err
 	}
+	// Anti-entropy: what gossip did not deliver (the node was down, or cut off) is pulled from
+	// peers, set by set in this order, each item checked as gossip would check it.
+	n.syncer = p2p.NewSyncer(n.p2p, p2p.SyncConfig{Every: cfg.SyncEvery, Logger: log})
+	n.syncer.AddSet(registry.CardSet, agents.SyncSet())
+	members, posts := groups.SyncSets(ids.CheckArchived)
+	n.syncer.AddSet(identity.GroupMembersSet, members)
+	n.syncer.AddSet(identity.GroupPostsSet, posts)
 	peerBinding, err := ids.SignAsNode(peerBindingPayload(ids.NodeDID(), n.p2p.Host.ID().String()), "surety-peer+jws")
 	if err != nil {
 		return nil, err
@@ -400,6 +411,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		return nil, err
 	}
 	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: n.stakes, Logger: log,
+		Ready:  n.syncer.Synced(),
 		Params: reputation.Params{MinStake: minStakeETH(minStake)},
 		CatchUp: func(ctx context.Context) error {
 			if err := n.stakes.CatchUp(ctx); err != nil {
@@ -433,6 +445,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err := n.reputation.Attach(n.p2pCtx, n.p2p, ids.VerifyEnvelope, log); err != nil {
 		return nil, err
 	}
+	n.reputation.AttachSync(n.syncer, ids.CheckArchived)
 	if err := groups.Attach(n.p2pCtx, n.p2p); err != nil {
 		return nil, err
 	}
@@ -534,9 +547,15 @@ func (n *node) run(ctx context.Context) error {
 		defer close(rejoined)
 		n.p2p.Rejoin(ictx, p2p.RejoinConfig{Seeds: n.seeds, Logger: n.cfg.Logger})
 	}()
+	synced := make(chan struct{})
+	go func() {
+		defer close(synced)
+		n.syncer.Run(ictx)
+	}()
 	err := n.api.Serve(ctx, n.ln, 10*time.Second)
 	stopIndex()
 	<-rejoined
+	<-synced
 	<-indexed
 	<-staked
 	<-scored

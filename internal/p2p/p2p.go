@@ -88,8 +88,8 @@ func (n *Node) Penalize(id peer.ID, amount float64) {
 	n.penalties[id] = penalty{value: n.penalties[id].now(now) + amount, at: now}
 }
 
-// penalty is peer id's current penalty.
-func (n *Node) penalty(id peer.ID) float64 {
+// Penalty is peer id's current penalty (0 for none).
+func (n *Node) Penalty(id peer.ID) float64 {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.penalties[id].now(time.Now())
@@ -151,7 +151,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		defer n.mu.Unlock()
 		n.scores = scores
 	}
-	opts := []pubsub.Option{pubsub.WithPeerScore(scoreParams(cfg.Topics, func(id peer.ID) float64 { return -n.penalty(id) }), scoreThresholds()),
+	opts := []pubsub.Option{pubsub.WithPeerScore(scoreParams(cfg.Topics, func(id peer.ID) float64 { return -n.Penalty(id) }), scoreThresholds()),
 		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(inspect), period)}
 	if n.PubSub, err = pubsub.NewGossipSub(ctx, h, opts...); err != nil {
 		return fail(fmt.Errorf("p2p: start gossipsub: %w", err))

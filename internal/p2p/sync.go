@@ -180,7 +180,7 @@ func (s *Syncer) Round(ctx context.Context) RoundStats {
 		if asked >= s.cfg.Peers || ctx.Err() != nil {
 			break
 		}
-		if s.node.penalty(p) >= graylist {
+		if s.node.Penalty(p) >= graylist {
 			continue
 		}
 		asked++
@@ -198,34 +198,43 @@ func (s *Syncer) Round(ctx context.Context) RoundStats {
 	return st
 }
 
-// withPeer reconciles every set with p, then runs the round hooks.
+// withPeer reconciles every set with p, then runs the round hooks. A set or hook that fails
+// (the peer is busy, an index here is behind) does not keep the others from running; an item
+// that fails its checks ends the peer's part of the round, and costs it.
 func (s *Syncer) withPeer(ctx context.Context, p peer.ID, st *RoundStats) error {
 	s.mu.Lock()
 	sets, rounds := slices.Clone(s.sets), slices.Clone(s.rounds)
 	s.mu.Unlock()
 	ask := Asker{s: s, peer: p}
+	var errs []error
+	bad := func(err error) bool {
+		if !errors.Is(err, ErrBadItem) {
+			return false
+		}
+		st.Bad++
+		s.node.Penalize(p, BadItemPenalty)
+		return true
+	}
 	for _, ns := range sets {
 		n, err := s.reconcile(ctx, ask, ns)
 		st.Fetched[ns.name] += n
-		if errors.Is(err, ErrBadItem) {
-			st.Bad++
-			s.node.Penalize(p, BadItemPenalty)
+		if bad(err) {
 			return err
 		}
 		if err != nil {
-			return fmt.Errorf("set %s: %w", ns.name, err)
+			errs = append(errs, fmt.Errorf("set %s: %w", ns.name, err))
 		}
 	}
 	for _, f := range rounds {
-		if err := f(ctx, ask); err != nil {
-			if errors.Is(err, ErrBadItem) {
-				st.Bad++
-				s.node.Penalize(p, BadItemPenalty)
-			}
+		err := f(ctx, ask)
+		if bad(err) {
 			return err
 		}
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // digests are a set's bucket digests and counts.

@@ -133,11 +133,11 @@ func TestSyncPenalizesALyingPeer(t *testing.T) {
 	if slices.ContainsFunc(a.sorted(), func(s string) bool { return s != "x" }) {
 		t.Fatalf("A stored what the liar sent: %v", a.sorted())
 	}
-	if got := na.penalty(nb.Host.ID()); got < BadItemPenalty*0.99 {
+	if got := na.Penalty(nb.Host.ID()); got < BadItemPenalty*0.99 {
 		t.Fatalf("penalty %v, want about %v", got, BadItemPenalty)
 	}
 	sa.Round(ctx)
-	if got := na.penalty(nb.Host.ID()); got < graylist {
+	if got := na.Penalty(nb.Host.ID()); got < graylist {
 		t.Fatalf("penalty after two rounds %v, want at least %v", got, graylist)
 	}
 	if st := sa.Round(ctx); st.Peers != 0 || st.Bad != 0 {

@@ -1,0 +1,316 @@
+package reputation
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/p2p"
+)
+
+// Anti-entropy of audits. A node that was away catches up in two ways:
+//   - the audits of epochs still open are a set (AuditSet) reconciled with peers like any
+//     other, each checked as if it came by gossip;
+//   - the epochs peers closed while it was away are fetched as log leaves, epoch by epoch: the
+//     peer's signed head of the epoch, then the audits from this node's log size up to the
+//     head's, which must give exactly the head's root on top of this node's log. The leaves
+//     are what the log commits to, so a peer that sends other audits, or signs a head its
+//     leaves do not give, is caught by the hashes and penalized.
+//
+// The node closes no epoch of its own until its first round of anti-entropy is over
+// (ServiceConfig.Ready), so a node back from a long absence adopts the epochs the network
+// closed instead of closing them again with the part of their audits it had.
+
+// Names in the sync protocol.
+const (
+	AuditSet      = "audits"
+	logHeadsKind  = "audit-log.heads"
+	logLeavesKind = "audit-log.leaves"
+)
+
+// Bounds of the log's catch-up.
+const (
+	maxHeadsAnswer  = 64
+	maxLeavesAnswer = 256
+	// MaxCatchUpLeaves bounds the leaves one round fetches from one peer; a node further
+	// behind catches up over several rounds.
+	MaxCatchUpLeaves = 20_000
+	maxSyncAudits    = 100_000
+)
+
+type headsRequest struct {
+	From uint64 `json:"from"`
+}
+
+type leavesRequest struct {
+	From uint64 `json:"from"`
+	To   uint64 `json:"to"`
+}
+
+// AttachSync makes the service take part in anti-entropy through sy: it offers the audits of
+// open epochs as AuditSet, answers for its log's heads and leaves, and in each round catches
+// its log up with the peer's. check verifies envelopes other nodes kept
+// (identity.Service.CheckArchived).
+func (s *Service) AttachSync(sy *p2p.Syncer, check EnvelopeVerifier) {
+	sy.AddSet(AuditSet, &auditSet{s: s, check: check})
+	if s.cfg.Log == nil {
+		return
+	}
+	l := s.cfg.Log
+	sy.Handle(logHeadsKind, func(ctx context.Context, _ peer.ID, body json.RawMessage) (any, error) {
+		var r headsRequest
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, fmt.Errorf("heads request: %v", err)
+		}
+		return l.HeadsFrom(ctx, r.From, maxHeadsAnswer)
+	})
+	sy.Handle(logLeavesKind, func(ctx context.Context, _ peer.ID, body json.RawMessage) (any, error) {
+		var r leavesRequest
+		if err := json.Unmarshal(body, &r); err != nil {
+			return nil, fmt.Errorf("leaves request: %v", err)
+		}
+		if r.To < r.From || r.To-r.From > maxLeavesAnswer {
+			return nil, fmt.Errorf("leaves %d to %d: at most %d at once", r.From, r.To, maxLeavesAnswer)
+		}
+		return l.Envelopes(ctx, r.From, r.To)
+	})
+	sy.OnRound(func(ctx context.Context, ask p2p.Asker) error {
+		n, err := s.catchUpLog(ctx, ask, check)
+		if n > 0 {
+			s.cfg.Logger.Info("audit log caught up from a peer", "peer", ask.Peer(), "leaves", n, "size", l.Head().Size)
+		}
+		if errors.Is(err, ErrDiverged) {
+			s.cfg.Logger.Warn("reputation: a peer's audit log differs from this node's", "peer", ask.Peer(), "err", err)
+			return nil // not the peer's fault, and nothing this round can mend
+		}
+		return err
+	})
+}
+
+// catchUpLog adopts, epoch by epoch, the epochs the peer closed beyond this node's log, and
+// says how many leaves it added.
+func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier) (int, error) {
+	l := s.cfg.Log
+	added := 0
+	for added < MaxCatchUpLeaves {
+		local := l.Head()
+		var heads []Head
+		if err := ask.Ask(ctx, logHeadsKind, headsRequest{From: local.Size}, &heads); err != nil {
+			return added, err
+		}
+		if local.Size > 0 {
+			// The peer's log must hold this node's latest head as it is: same size, same root.
+			if len(heads) == 0 {
+				return added, nil // the peer is behind
+			}
+			if heads[0].Size != local.Size || heads[0].Root != local.Root {
+				return added, fmt.Errorf("%w: at size %d this node's root is %s; the peer's first head from there is size %d, root %s",
+					ErrDiverged, local.Size, local.Root, heads[0].Size, heads[0].Root)
+			}
+			heads = heads[1:]
+		}
+		if len(heads) == 0 {
+			return added, nil
+		}
+		h := heads[0]
+		if err := checkHead(h, local); err != nil {
+			return added, err
+		}
+		n, err := s.adoptEpoch(ctx, ask, check, h, local.Size)
+		added += n
+		if err != nil {
+			return added, err
+		}
+	}
+	return added, nil
+}
+
+// checkHead checks that h, a head a peer sent as the one after local, is signed and extends
+// local.
+func checkHead(h, local Head) error {
+	payload, _, err := identity.VerifyJWS([]byte(h.Signed), HeadType)
+	if err != nil {
+		return fmt.Errorf("%w: head of epoch %d: %w", p2p.ErrBadItem, h.Epoch, err)
+	}
+	var signed struct {
+		Size   uint64 `json:"size"`
+		Root   Hash   `json:"root"`
+		Epoch  int64  `json:"epoch"`
+		Closed int64  `json:"closed"`
+	}
+	if err := json.Unmarshal(payload, &signed); err != nil || signed.Size != h.Size || signed.Root != h.Root || signed.Epoch != h.Epoch {
+		return fmt.Errorf("%w: head of epoch %d: its signature covers another head", p2p.ErrBadItem, h.Epoch)
+	}
+	if h.Size <= local.Size || (local.Size > 0 && h.Epoch <= local.Epoch) {
+		return fmt.Errorf("%w: head of epoch %d, size %d, does not extend epoch %d, size %d", p2p.ErrBadItem, h.Epoch, h.Size, local.Epoch, local.Size)
+	}
+	if h.Size-local.Size > MaxCatchUpLeaves {
+		return fmt.Errorf("%w: an epoch of %d audits; at most %d", p2p.ErrBadItem, h.Size-local.Size, MaxCatchUpLeaves)
+	}
+	return nil
+}
+
+// adoptEpoch fetches the leaves of h (those after size from), records their audits, and
+// appends the epoch.
+func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier, h Head, from uint64) (int, error) {
+	var raws [][]byte
+	for at := from; at < h.Size; {
+		to := min(at+maxLeavesAnswer, h.Size)
+		var part [][]byte
+		if err := ask.Ask(ctx, logLeavesKind, leavesRequest{From: at, To: to}, &part); err != nil {
+			return 0, err
+		}
+		if len(part) != int(to-at) {
+			return 0, fmt.Errorf("%w: %d leaves for %d to %d", p2p.ErrBadItem, len(part), at, to)
+		}
+		raws = append(raws, part...)
+		at = to
+	}
+	leaves := make([]Hash, len(raws))
+	for i, raw := range raws {
+		leaves[i] = LeafHash(raw)
+		if i > 0 && leaves[i-1].String() >= leaves[i].String() {
+			return 0, fmt.Errorf("%w: epoch %d's leaves are not in order", p2p.ErrBadItem, h.Epoch)
+		}
+	}
+	// The hashes first: they say whether these are the audits the head commits to, before
+	// any of them is checked or stored.
+	if root, err := s.cfg.Log.rootWith(leaves, h.Size); err != nil {
+		return 0, err
+	} else if root != h.Root {
+		return 0, fmt.Errorf("%w: epoch %d's leaves give root %s, the signed head says %s", p2p.ErrBadItem, h.Epoch, root, h.Root)
+	}
+	for _, raw := range raws {
+		if err := s.record(ctx, check, raw, h.Epoch); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := s.cfg.Log.adopt(ctx, h, leaves, s.cfg.Now()); err != nil {
+		return 0, err
+	}
+	s.markDirty()
+	return len(raws), nil
+}
+
+// record stores an audit of a peer's closed epoch, checked as any audit is; one the chain
+// closed the key of since still counts (it did when it was logged).
+func (s *Service) record(ctx context.Context, check EnvelopeVerifier, raw []byte, epoch int64) error {
+	v, err := check(ctx, raw)
+	var ve *identity.VerifyError
+	if errors.As(err, &ve) && ve.Authentic != nil && (errors.Is(err, identity.ErrRevoked) || errors.Is(err, identity.ErrRotated)) {
+		v, err = ve.Authentic, nil
+	}
+	if err != nil {
+		if identity.Forged(err) {
+			return fmt.Errorf("%w: a logged audit: %w", p2p.ErrBadItem, err)
+		}
+		return err
+	}
+	if s.cfg.Log.epochOf(v.Envelope.IssuedAt) != epoch { // an audit's time is its iat
+		return fmt.Errorf("%w: an audit of another epoch than %d in its leaves", p2p.ErrBadItem, epoch)
+	}
+	_, err = s.submit(ctx, v, raw)
+	switch {
+	case err == nil, errors.Is(err, ErrDuplicate):
+		return nil
+	case errors.Is(err, ErrBadAudit), errors.Is(err, ErrSameWallet), errors.Is(err, ErrForeignBounty):
+		return fmt.Errorf("%w: a logged audit: %w", p2p.ErrBadItem, err)
+	}
+	return err // facts this node's indexes lack yet, or the store failed: next round
+}
+
+// rootWith is the root the log would have with leaves appended.
+func (l *Log) rootWith(leaves []Hash, size uint64) (Hash, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	before := l.tree.Size()
+	if before+uint64(len(leaves)) != size {
+		return Hash{}, fmt.Errorf("%w: %d leaves on a log of %d do not make size %d", ErrDiverged, len(leaves), before, size)
+	}
+	for _, x := range leaves {
+		l.tree.Append(x)
+	}
+	root, err := l.tree.Root(size)
+	l.tree.truncate(before)
+	return root, err
+}
+
+// auditSet offers the audits of the epochs the log has not closed.
+type auditSet struct {
+	s     *Service
+	check EnvelopeVerifier
+}
+
+func (a *auditSet) since() int64 {
+	if l := a.s.cfg.Log; l != nil {
+		l.mu.RLock()
+		defer l.mu.RUnlock()
+		return (l.last + 1) * int64(l.cfg.Epoch/time.Second)
+	}
+	return a.s.cfg.Now().Add(-HeldTTL).Unix()
+}
+
+func (a *auditSet) IDs(ctx context.Context) ([]p2p.ID, error) {
+	st := a.s.cfg.Store
+	rows, err := st.db.QueryContext(ctx, `SELECT leaf FROM reputation_audits WHERE chain = ? AND time >= ? ORDER BY time DESC LIMIT ?`, st.chain, a.since(), maxSyncAudits)
+	if err != nil {
+		return nil, fmt.Errorf("reputation: list audits: %w", err)
+	}
+	defer rows.Close()
+	var ids []p2p.ID
+	for rows.Next() {
+		var leaf string
+		if err := rows.Scan(&leaf); err != nil {
+			return nil, err
+		}
+		h, err := parseHash(leaf)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, p2p.ID(h))
+	}
+	return ids, rows.Err()
+}
+
+func (a *auditSet) Get(ctx context.Context, ids []p2p.ID) ([][]byte, error) {
+	st := a.s.cfg.Store
+	var out [][]byte
+	for _, id := range ids {
+		var raw []byte
+		err := st.db.QueryRowContext(ctx, `SELECT envelope FROM reputation_audits WHERE chain = ? AND leaf = ?`, st.chain, Hash(id).String()).Scan(&raw)
+		if err == nil {
+			out = append(out, raw)
+		}
+	}
+	return out, nil
+}
+
+func (a *auditSet) Put(ctx context.Context, _ peer.ID, item []byte) error {
+	if len(item) > identity.MaxEnvelopeSize {
+		return fmt.Errorf("%w: an audit of %d bytes", p2p.ErrBadItem, len(item))
+	}
+	v, err := a.check(ctx, item)
+	if err != nil {
+		if identity.Forged(err) {
+			return fmt.Errorf("%w: %w", p2p.ErrBadItem, err)
+		}
+		return err
+	}
+	_, err = a.s.submit(ctx, v, item)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, ErrBadAudit), errors.Is(err, ErrSameWallet), errors.Is(err, ErrForeignBounty):
+		return fmt.Errorf("%w: %w", p2p.ErrBadItem, err)
+	case waitsForFacts(err):
+		if herr := a.s.hold(ctx, v, item); herr != nil {
+			return herr
+		}
+	}
+	return err
+}

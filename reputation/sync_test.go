@@ -1,0 +1,190 @@
+package reputation_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/reputation"
+)
+
+// syncNode is a reputation service with a libp2p host and anti-entropy, but no gossip: what
+// it learns from peers, it learns by syncing.
+type syncNode struct {
+	*logFixture
+	svc    *reputation.Service
+	node   *p2p.Node
+	syncer *p2p.Syncer
+}
+
+func startSyncNode(t *testing.T, f *fakeChain, signer keySigner, bootstrap ...peer.AddrInfo) *syncNode {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	lf := newLogFixture(t, signer)
+	svc := reputation.NewService(reputation.ServiceConfig{Store: lf.store, Log: lf.log, Stakes: stakeMap{},
+		Rules: &reputation.Rules{Bounties: f, Wallets: f, Agents: f}})
+	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Listen: []string{"/ip4/127.0.0.1/tcp/0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { node.Close() })
+	sy := p2p.NewSyncer(node, p2p.SyncConfig{})
+	v := identity.NewVerifier(identity.VerifierConfig{})
+	svc.AttachSync(sy, v.CheckArchived)
+	return &syncNode{logFixture: lf, svc: svc, node: node, syncer: sy}
+}
+
+// signedAudits are n audits among fresh agents (registered in f), signed now.
+func signedAudits(t *testing.T, f *fakeChain, n int) [][]byte {
+	t.Helper()
+	var keys []*identity.Key
+	for range n + 1 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		keys = append(keys, k)
+		f.agents[k.DID.String()] = true
+	}
+	var out [][]byte
+	for i := range n {
+		auditor, subject := keys[i], keys[i+1]
+		body := fmt.Sprintf(`{"body":{"kind":"surety.audit/1","subject":%q,"envelope":"m-%d","score":0.%d,"evidence":{"hash":%q}}}`,
+			subject.DID.String(), i, 1+i%9, hash32)
+		filled, err := identity.FillEnvelope([]byte(body), auditor, time.Now(), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jws, err := auditor.SignCompact(filled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, []byte(jws))
+	}
+	return out
+}
+
+func (n *syncNode) file(t *testing.T, raws ...[]byte) {
+	t.Helper()
+	v := identity.NewVerifier(identity.VerifierConfig{})
+	for _, raw := range raws {
+		verified, err := v.Verify(context.Background(), raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.svc.Submit(context.Background(), verified, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func (n *syncNode) audits(t *testing.T) int {
+	t.Helper()
+	var c int
+	if err := n.db.QueryRow(`SELECT COUNT(*) FROM reputation_audits`).Scan(&c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestNodesCatchUpOnAuditsAndLogEpochs: B, never gossiped to, gets A's audits of the open
+// epoch from anti-entropy; C, which comes after A closed the epoch, adopts the closed epoch
+// from A's log leaves; and then all three have the same log root and the same scores.
+func TestNodesCatchUpOnAuditsAndLogEpochs(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}}
+	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
+	a := startSyncNode(t, f, keySigner{nodeKey})
+	b := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
+	a.file(t, signedAudits(t, f, 6)...)
+
+	if st := b.syncer.Round(ctx); st.Fetched[reputation.AuditSet] != 6 || st.Bad != 0 {
+		t.Fatalf("B's round: %+v, want 6 audits", st)
+	}
+	later := time.Now().Add(3 * time.Hour)
+	if heads, err := a.log.CloseEpochs(ctx, later); err != nil || len(heads) != 1 || heads[0].Size != 6 {
+		t.Fatalf("A closed %+v (%v)", heads, err)
+	}
+
+	c := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
+	if st := c.syncer.Round(ctx); st.Bad != 0 || st.Peers != 1 {
+		t.Fatalf("C's round: %+v", st)
+	}
+	if c.audits(t) != 6 || c.log.Head().Root != a.log.Head().Root {
+		t.Fatalf("C holds %d audits, root %s; A's root is %s", c.audits(t), c.log.Head().Root, a.log.Head().Root)
+	}
+	// B had the audits and its epoch open: it adopts A's closing too.
+	b.syncer.Round(ctx)
+	if b.log.Head().Root != a.log.Head().Root || b.log.Head().Size != 6 {
+		t.Fatalf("B's head %+v, A's %+v", b.log.Head(), a.log.Head())
+	}
+	// Nothing is left to close on B or C, and the same audits give the same scores.
+	for _, n := range []*syncNode{a, b, c} {
+		if heads, err := n.log.CloseEpochs(ctx, later); err != nil || len(heads) != 0 {
+			t.Fatalf("closed again: %+v (%v)", heads, err)
+		}
+		if err := n.svc.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, top := range a.svc.Top(ctx, 10) {
+		for _, n := range []*syncNode{b, c} {
+			r, _ := n.svc.Reputation(ctx, top.DID)
+			if r.Score != top.Score || r.Confidence != top.Confidence {
+				t.Errorf("%s: %v/%v here, %v/%v on A", top.DID, r.Score, r.Confidence, top.Score, top.Confidence)
+			}
+		}
+	}
+}
+
+// TestLogCatchUpCatchesALiar: a peer that serves A's real signed heads but swaps one of the
+// epoch's audits for another validly signed one is caught by the root, penalized, and nothing
+// it sent enters the log or the store.
+func TestLogCatchUpCatchesALiar(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}}
+	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
+	a := startSyncNode(t, f, keySigner{nodeKey})
+	a.file(t, signedAudits(t, f, 4)...)
+	if _, err := a.log.CloseEpochs(ctx, time.Now().Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	other := signedAudits(t, f, 1)[0]
+
+	liarCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	liar, err := p2p.Start(liarCtx, p2p.Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer liar.Close()
+	ls := p2p.NewSyncer(liar, p2p.SyncConfig{})
+	ls.Handle(reputation.LogHeadsKind, func(ctx context.Context, _ peer.ID, body json.RawMessage) (any, error) {
+		return a.log.HeadsFrom(ctx, 0, 64)
+	})
+	ls.Handle(reputation.LogLeavesKind, func(ctx context.Context, _ peer.ID, body json.RawMessage) (any, error) {
+		var r struct{ From, To uint64 }
+		_ = json.Unmarshal(body, &r)
+		envs, err := a.log.Envelopes(ctx, r.From, r.To)
+		if err == nil && len(envs) > 0 {
+			envs[len(envs)-1] = other
+		}
+		return envs, err
+	})
+
+	b := startSyncNode(t, f, keySigner{nodeKey}, liar.Info())
+	st := b.syncer.Round(ctx)
+	if st.Bad != 1 {
+		t.Fatalf("round with the liar: %+v, want one bad item", st)
+	}
+	if got := b.node.Penalty(liar.Host.ID()); got < p2p.BadItemPenalty*0.99 {
+		t.Errorf("the liar's penalty is %v, want %v", got, p2p.BadItemPenalty)
+	}
+	if b.log.Head().Size != 0 || b.audits(t) != 0 {
+		t.Errorf("B took the liar's epoch: head %+v, %d audits", b.log.Head(), b.audits(t))
+	}
+}
