@@ -54,7 +54,7 @@ run: build ## run a node on the embedded chain (DATA_DIR, LISTEN)
 demo: build ## play a marketplace day end to end on the embedded chain (under a minute)
 	./bin/surety demo
 
-devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES nodes against it; Ctrl-C stops all
+devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node processes against it; Ctrl-C stops all
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES)
 
 test: tools vet test-forge test-go ## run every test
