@@ -74,6 +74,11 @@ type nodeConfig struct {
 	Bootstrap []string
 	// SyncEvery is the time between rounds of anti-entropy (0: p2p's default, 10 s).
 	SyncEvery time.Duration
+	// DenyFile, when set, names the peer ids the node refuses to connect to, reread as it
+	// changes.
+	DenyFile string
+	// ScoreStep is the step of the time scores are computed at (0: the log epoch).
+	ScoreStep time.Duration
 }
 
 func runNodeCmd(ctx context.Context, e *env, args []string) error {
@@ -100,6 +105,8 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
 	bootstrap := fs.String("bootstrap", "", "peers to join the network through: multiaddrs with /p2p/<id>, comma-separated")
 	fs.DurationVar(&cfg.SyncEvery, "sync-every", 10*time.Second, "how often the node pulls from peers the cards, group envelopes, audits and log epochs gossip did not bring it")
+	fs.StringVar(&cfg.DenyFile, "p2p-deny", "", "file of peer ids (whitespace- or comma-separated) the node refuses to connect to; reread when it changes")
+	fs.DurationVar(&cfg.ScoreStep, "score-step", 0, "scores are computed as of the start of each step of this length, the same instant on every node (default: --log-epoch)")
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
 	minStake := fs.String("min-stake", "", "embedded chain only: the minimum stake its deployment fixes (default 0.1eth); elsewhere StakeRegistry.minStake rules")
 	trustedProxy := fs.String("trusted-proxy", "", "proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client; without it the client is the socket's peer")
@@ -134,6 +141,17 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 			return usagef("--trusted-proxy %q is not an IP or CIDR", p)
 		}
 		cfg.TrustedProxies = append(cfg.TrustedProxies, n)
+	}
+	if cfg.ScoreStep < 0 || (cfg.ScoreStep > 0 && cfg.ScoreStep < time.Second) {
+		return usagef("--score-step must be at least 1s, got %s", cfg.ScoreStep)
+	}
+	if cfg.SyncEvery < 100*time.Millisecond {
+		return usagef("--sync-every must be at least 100ms, got %s", cfg.SyncEvery)
+	}
+	if cfg.DenyFile != "" {
+		if _, err := readDenyFile(cfg.DenyFile); err != nil {
+			return usagef("--p2p-deny: %v", err)
+		}
 	}
 	cfg.P2PListen, cfg.Bootstrap = splitList(*p2pListen), splitList(*bootstrap)
 	if _, err := p2p.ParseAddrs(cfg.Bootstrap); err != nil {
@@ -552,10 +570,18 @@ func (n *node) run(ctx context.Context) error {
 		defer close(synced)
 		n.syncer.Run(ictx)
 	}()
+	denying := make(chan struct{})
+	go func() {
+		defer close(denying)
+		if n.cfg.DenyFile != "" {
+			n.keepDenying(ictx)
+		}
+	}()
 	err := n.api.Serve(ctx, n.ln, 10*time.Second)
 	stopIndex()
 	<-rejoined
 	<-synced
+	<-denying
 	<-indexed
 	<-staked
 	<-scored

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -112,5 +114,63 @@ func (n *node) keepKnownPeers(ctx context.Context) {
 func (n *node) saveKnownPeers() {
 	if err := saveKnownPeers(n.cfg.DataDir, n.p2p.Known()); err != nil {
 		n.cfg.Logger.Warn("save known peers", "err", err)
+	}
+}
+
+// denyEvery is how often the node rereads its --p2p-deny file.
+const denyEvery = time.Second
+
+// readDenyFile reads the peer ids in path: whitespace- or comma-separated, '#' starting a
+// comment. A missing file denies nobody.
+func readDenyFile(path string) ([]peer.ID, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ids []peer.ID
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		for _, f := range strings.FieldsFunc(line, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\r' }) {
+			id, err := peer.Decode(f)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q is not a peer id", path, f)
+			}
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// keepDenying applies the --p2p-deny file whenever it changes, until ctx ends.
+func (n *node) keepDenying(ctx context.Context) {
+	path := n.cfg.DenyFile
+	var last string
+	apply := func() {
+		b, _ := os.ReadFile(path)
+		if string(b) == last {
+			return
+		}
+		ids, err := readDenyFile(path)
+		if err != nil {
+			n.cfg.Logger.Warn("p2p deny list unreadable; keeping the previous one", "err", err)
+			return
+		}
+		last = string(b)
+		n.p2p.Deny(ids)
+		n.cfg.Logger.Info("p2p deny list applied", "peers", len(ids))
+	}
+	apply()
+	t := time.NewTicker(denyEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			apply()
+		}
 	}
 }

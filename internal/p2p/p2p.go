@@ -18,6 +18,7 @@ import (
 	dht "github.com/libp2p/go-libp2p-kad-dht"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	record "github.com/libp2p/go-libp2p-record"
+	"github.com/libp2p/go-libp2p/core/control"
 	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
@@ -58,6 +59,7 @@ type Node struct {
 	mu        sync.Mutex
 	scores    map[peer.ID]float64 // gossip scores as of the last inspection
 	penalties map[peer.ID]penalty // what peers lost by sending bad items outside gossip
+	deny      *denyList
 }
 
 // penalty is a peer's penalty as of a time; it halves every penaltyHalfLife.
@@ -125,11 +127,12 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	h, err := libp2p.New(libp2p.Identity(cfg.Key), libp2p.ListenAddrStrings(cfg.Listen...))
+	deny := &denyList{}
+	h, err := libp2p.New(libp2p.Identity(cfg.Key), libp2p.ListenAddrStrings(cfg.Listen...), libp2p.ConnectionGater(deny))
 	if err != nil {
 		return nil, fmt.Errorf("p2p: start host: %w", err)
 	}
-	n := &Node{Host: h}
+	n := &Node{Host: h, deny: deny}
 	fail := func(err error) (*Node, error) {
 		n.Close()
 		return nil, err
@@ -401,4 +404,40 @@ func (n *Node) dialKnown(ctx context.Context, seeds []peer.AddrInfo, want int) i
 		}
 	}
 	return answered
+}
+
+// denyList is the connection gater of a node: the peers it refuses to connect to, either way.
+type denyList struct {
+	mu     sync.RWMutex
+	denied map[peer.ID]bool
+}
+
+func (d *denyList) has(id peer.ID) bool {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	return d.denied[id]
+}
+
+func (d *denyList) InterceptPeerDial(p peer.ID) bool                 { return !d.has(p) }
+func (d *denyList) InterceptAddrDial(p peer.ID, _ ma.Multiaddr) bool { return !d.has(p) }
+func (d *denyList) InterceptAccept(network.ConnMultiaddrs) bool      { return true }
+func (d *denyList) InterceptSecured(_ network.Direction, p peer.ID, _ network.ConnMultiaddrs) bool {
+	return !d.has(p)
+}
+func (d *denyList) InterceptUpgraded(network.Conn) (bool, control.DisconnectReason) { return true, 0 }
+
+// Deny makes the node refuse connections with ids, either way, and drops those it has; it
+// replaces the previous list (an empty one lifts every refusal). Operators use it to keep out
+// peers that misbehave; tests use it to cut a network in two.
+func (n *Node) Deny(ids []peer.ID) {
+	set := make(map[peer.ID]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	n.deny.mu.Lock()
+	n.deny.denied = set
+	n.deny.mu.Unlock()
+	for id := range set {
+		_ = n.Host.Network().ClosePeer(id)
+	}
 }

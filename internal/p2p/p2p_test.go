@@ -86,3 +86,27 @@ func TestRejoinStopsWithItsContext(t *testing.T) {
 		t.Fatal("Rejoin still running 5 s after its context ended")
 	}
 }
+
+// TestDenyCutsAndHeals: a denied peer is dropped and cannot connect either way until the
+// list is lifted.
+func TestDenyCutsAndHeals(t *testing.T) {
+	a := startNode(t)
+	b := startNode(t, a.Info())
+	ctx := context.Background()
+	a.Deny([]peer.ID{b.Host.ID()})
+	eventually(t, "A dropped B", 5*time.Second, func() bool {
+		return a.Host.Network().Connectedness(b.Host.ID()) != network.Connected
+	})
+	// B's dial may finish its handshake before A, seeing who it is, hangs up.
+	_ = b.Host.Connect(network.WithForceDirectDial(ctx, "test"), a.Info())
+	eventually(t, "A hung up on B", 5*time.Second, func() bool {
+		return a.Host.Network().Connectedness(b.Host.ID()) != network.Connected && b.Host.Network().Connectedness(a.Host.ID()) != network.Connected
+	})
+	if err := a.Host.Connect(network.WithForceDirectDial(ctx, "test"), b.Info()); err == nil {
+		t.Fatal("A dialled B, which it denies")
+	}
+	a.Deny(nil)
+	if err := b.Host.Connect(network.WithForceDirectDial(ctx, "test"), a.Info()); err != nil {
+		t.Fatalf("B cannot connect after the list was lifted: %v", err)
+	}
+}
