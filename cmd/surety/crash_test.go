@@ -71,10 +71,7 @@ func TestCrashDuringSettlement(t *testing.T) {
 	devnet := deployOnAnvil(t, contracts.DeployConfig{FeeBps: 100})
 	ctx, client, dep := context.Background(), devnet.Client, devnet.Dep
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "surety")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := suretyBinary(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -340,11 +340,7 @@ func TestBinaryStopsOnSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "surety")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := suretyBinary(t)
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	cmd := exec.Command(bin, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "1")
 	cmd.Stdout, cmd.Stderr = stdout, stderr

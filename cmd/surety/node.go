@@ -429,7 +429,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		return nil, err
 	}
 	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: n.stakes, Logger: log,
-		Ready:  n.syncer.Synced(),
+		Ready: n.syncer.Synced(), Clock: cfg.ScoreStep,
 		Params: reputation.Params{MinStake: minStakeETH(minStake)},
 		CatchUp: func(ctx context.Context) error {
 			if err := n.stakes.CatchUp(ctx); err != nil {

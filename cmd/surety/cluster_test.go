@@ -1,0 +1,435 @@
+package main
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/registry"
+	"github.com/surety-ioa/surety/reputation"
+)
+
+// A cluster is n `surety node` processes on one Anvil, each with its own data dir, fixed API
+// and libp2p ports (so a restarted node is where its peers remember it), anchor wallet and
+// deny file, for the churn and partition tests. Its workload is what users do: staked agents
+// update their cards, audit each other, and talk in a group thread, through random live nodes.
+type cluster struct {
+	t      *testing.T
+	bin    string
+	devnet *anvilDeployment
+	nodes  []*clusterNode
+	http   *http.Client
+
+	agents []*clusterAgent
+	group  string
+
+	mu      sync.Mutex
+	cards   map[string]uint64 // the latest seq a node accepted, by DID
+	audits  int               // audits nodes accepted
+	posts   int               // group envelopes nodes accepted
+	written int
+}
+
+type clusterNode struct {
+	i        int
+	args     []string
+	base     string
+	did      string
+	peerID   string
+	p2pAddr  string
+	denyFile string
+
+	mu   sync.Mutex
+	proc *nodeProcess
+	up   bool
+}
+
+type clusterAgent struct {
+	key    *identity.Key
+	wallet *ecdsa.PrivateKey
+	side   int // agents of one side share a wallet; audits go across sides
+	seq    uint64
+}
+
+// clusterFlags tune the nodes of a cluster.
+type clusterFlags struct {
+	logEpoch, logGrace, syncEvery, scoreStep time.Duration
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startCluster starts n nodes on a fresh Anvil: node 0 first, then the others bootstrapped to
+// the nodes before them.
+func startCluster(t *testing.T, n int, f clusterFlags) *cluster {
+	t.Helper()
+	c := &cluster{t: t, bin: suretyBinary(t), devnet: deployOnAnvil(t, contracts.DeployConfig{}), http: &http.Client{Timeout: 10 * time.Second},
+		cards: map[string]uint64{}, group: "churn"}
+	dir := t.TempDir()
+	var boot []string
+	for i := range n {
+		api, p2pPort := freePort(t), freePort(t)
+		cn := &clusterNode{i: i, base: fmt.Sprintf("http://127.0.0.1:%d", api), denyFile: filepath.Join(dir, fmt.Sprintf("deny-%d", i))}
+		anchor := crypto.PubkeyToAddress(chain.DevKey(devnetAccounts - 1 - i).PublicKey).Hex()
+		cn.args = []string{"node", "--data-dir", filepath.Join(dir, fmt.Sprintf("node-%d", i)), "--listen", fmt.Sprintf("127.0.0.1:%d", api),
+			"--rpc", c.devnet.URL, "--deployment", c.devnet.DepFile, "--dev-wallets", "--dev-accounts", "10", "--anchor-wallet", anchor,
+			"--p2p-listen", fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", p2pPort), "--p2p-deny", cn.denyFile,
+			"--log-epoch", f.logEpoch.String(), "--log-grace", f.logGrace.String(), "--sync-every", f.syncEvery.String(),
+			"--score-step", f.scoreStep.String(), "--log-level", "warn"}
+		if len(boot) > 0 {
+			cn.args = append(cn.args, "--bootstrap", strings.Join(boot, ","))
+		}
+		c.nodes = append(c.nodes, cn)
+		c.start(cn)
+		info := getInfo(t, cn.base)
+		cn.did, cn.peerID, cn.p2pAddr = info.NodeDID, info.Peer.ID, info.Peer.Addrs[0]
+		boot = append(boot, cn.p2pAddr)
+	}
+	return c
+}
+
+// start starts cn's process and waits until it answers.
+func (c *cluster) start(cn *clusterNode) {
+	c.t.Helper()
+	p := startProcess(c.t, c.bin, cn.args...)
+	waitHealthy(c.t, cn.base, p)
+	cn.mu.Lock()
+	cn.proc, cn.up = p, true
+	cn.mu.Unlock()
+}
+
+// kill stops cn: SIGKILL, or SIGTERM for a clean stop.
+func (c *cluster) kill(cn *clusterNode, sig syscall.Signal) {
+	cn.mu.Lock()
+	cn.up = false
+	p := cn.proc
+	cn.mu.Unlock()
+	_ = p.cmd.Process.Signal(sig)
+	select {
+	case <-p.done:
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+func (cn *clusterNode) isUp() bool {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.up
+}
+
+// live are the nodes up now, among those in set (all when nil).
+func (c *cluster) live(set []*clusterNode) []*clusterNode {
+	if set == nil {
+		set = c.nodes
+	}
+	var out []*clusterNode
+	for _, cn := range set {
+		if cn.isUp() {
+			out = append(out, cn)
+		}
+	}
+	return out
+}
+
+// do sends a request to cn; err is set when the node did not answer.
+func (c *cluster) do(cn *clusterNode, method, path string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequest(method, cn.base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, err
+}
+
+// envelope signs body as a, for node cn.
+func (c *cluster) envelope(cn *clusterNode, a *clusterAgent, fields map[string]any) []byte {
+	c.t.Helper()
+	m := map[string]any{"to": []string{cn.did}, "aud": cn.did, "chain_id": 31337}
+	for k, v := range fields {
+		m[k] = v
+	}
+	raw, _ := json.Marshal(m)
+	filled, err := identity.FillEnvelope(raw, a.key, time.Now(), time.Minute)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	s, err := a.key.SignCompact(filled)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return []byte(s)
+}
+
+// mustDo sends a request to node 0 during set-up and wants one of codes.
+func (c *cluster) mustDo(method, path string, body []byte, codes ...int) []byte {
+	c.t.Helper()
+	code, out, err := c.do(c.nodes[0], method, path, body)
+	if err != nil || !slices.Contains(codes, code) {
+		c.t.Fatalf("%s %s: %d %s (%v)", method, path, code, out, err)
+	}
+	return out
+}
+
+// setUp makes k agents on each of two wallets (dev accounts 0 and 1): bound and staked on
+// chain, with a card; and a group of all of them.
+func (c *cluster) setUp(k int) {
+	c.t.Helper()
+	info := getInfo(c.t, c.nodes[0].base)
+	registryAddr := common.HexToAddress(info.Contracts["StakeRegistry"])
+	for side := range 2 {
+		wallet := chain.DevKey(side)
+		for range k {
+			key, err := identity.GenerateKey(identity.Ed25519)
+			if err != nil {
+				c.t.Fatal(err)
+			}
+			a := &clusterAgent{key: key, wallet: wallet, side: side}
+			c.mustDo("POST", "/v1/bindings", bindingJSON(c.t, key, wallet, 31337, registryAddr), http.StatusCreated)
+			c.mustDo("POST", "/v1/stake", c.envelope(c.nodes[0], a, map[string]any{"body": map[string]any{"op": "stake",
+				"wallet": crypto.PubkeyToAddress(wallet.PublicKey), "amount": "1000000000000000000"}}), http.StatusOK, http.StatusCreated)
+			c.agents = append(c.agents, a)
+			if !c.updateCard(c.nodes[0], a) {
+				c.t.Fatalf("card of %s refused", key.DID)
+			}
+		}
+	}
+	var members []string
+	for _, a := range c.agents[1:] {
+		members = append(members, a.key.DID.String())
+	}
+	c.mustDo("POST", "/v1/groups/"+c.group+"/members", c.envelope(c.nodes[0], c.agents[0], map[string]any{"group_id": c.group,
+		"body": map[string]any{"kind": identity.MembersKind, "members": members}}), http.StatusOK, http.StatusCreated)
+}
+
+// updateCard registers a's next card at cn and says whether cn took it.
+func (c *cluster) updateCard(cn *clusterNode, a *clusterAgent) bool {
+	c.mu.Lock()
+	a.seq++
+	seq := a.seq
+	c.mu.Unlock()
+	sc, err := registry.Sign(registry.Card{DID: a.key.DID.String(), Name: fmt.Sprintf("agent v%d", seq), Description: "works under churn",
+		Capabilities: []string{"churn"}, Wallet: crypto.PubkeyToAddress(a.wallet.PublicKey), Seq: seq, Updated: time.Now().Unix()}, a.key)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	code, _, err := c.do(cn, "POST", "/v1/agents", []byte(sc.JWS))
+	if err != nil || code != http.StatusCreated {
+		return false
+	}
+	c.mu.Lock()
+	c.cards[a.key.DID.String()] = max(c.cards[a.key.DID.String()], seq)
+	c.mu.Unlock()
+	return true
+}
+
+// write does one random user action at a random live node of set and says whether it landed.
+func (c *cluster) write(set []*clusterNode) bool {
+	live := c.live(set)
+	if len(live) == 0 {
+		return false
+	}
+	cn := live[rand.IntN(len(live))]
+	c.mu.Lock()
+	c.written++
+	n := c.written
+	c.mu.Unlock()
+	a := c.agents[rand.IntN(len(c.agents))]
+	switch n % 3 {
+	case 0:
+		return c.updateCard(cn, a)
+	case 1:
+		var others []*clusterAgent
+		for _, o := range c.agents {
+			if o.side != a.side {
+				others = append(others, o)
+			}
+		}
+		subject := others[rand.IntN(len(others))]
+		env := c.envelope(cn, a, map[string]any{"body": map[string]any{"kind": reputation.AuditKind, "subject": subject.key.DID.String(),
+			"envelope": fmt.Sprintf("msg-%d", n), "score": float64(rand.IntN(100)) / 100, "evidence": map[string]any{"hash": common.Hash{byte(n)}.Hex()}}})
+		code, _, err := c.do(cn, "POST", "/v1/audits", env)
+		if err != nil || code != http.StatusCreated {
+			return false
+		}
+		c.mu.Lock()
+		c.audits++
+		c.mu.Unlock()
+	default:
+		env := c.envelope(cn, a, map[string]any{"group_id": c.group, "state": "discussion", "body": map[string]any{"text": fmt.Sprintf("post %d", n)}})
+		code, _, err := c.do(cn, "POST", "/v1/groups/"+c.group+"/envelopes", env)
+		if err != nil || code != http.StatusCreated {
+			return false
+		}
+		c.mu.Lock()
+		c.posts++
+		c.mu.Unlock()
+	}
+	return true
+}
+
+// nodeView is what one node holds of the workload.
+type nodeView struct {
+	cards  map[string]uint64
+	head   reputation.Head
+	scores map[string]string // DID → score, confidence and time of computation
+	posts  int64
+	audits int
+}
+
+func (c *cluster) view(cn *clusterNode) (*nodeView, error) {
+	v := &nodeView{cards: map[string]uint64{}, scores: map[string]string{}}
+	get := func(path string, out any) error {
+		code, body, err := c.do(cn, "GET", path, nil)
+		if err != nil {
+			return err
+		}
+		if code != http.StatusOK {
+			return fmt.Errorf("GET %s: %d %s", path, code, body)
+		}
+		return json.Unmarshal(body, out)
+	}
+	for _, a := range c.agents {
+		did := a.key.DID.String()
+		var card registry.Agent
+		if err := get("/v1/agents/"+did, &card); err != nil {
+			return nil, err
+		}
+		v.cards[did] = card.Seq
+		var r reputation.Reputation
+		if err := get("/v1/reputation/"+did, &r); err != nil {
+			return nil, err
+		}
+		v.scores[did] = fmt.Sprintf("%v/%v/%d@%s", r.Score, r.Confidence, r.Audits, r.Computed.Format(time.RFC3339))
+		v.audits += r.Audits
+	}
+	if err := get("/v1/log/head", &v.head); err != nil {
+		return nil, err
+	}
+	var g identity.Group
+	if err := get("/v1/groups/"+c.group, &g); err != nil {
+		return nil, err
+	}
+	v.posts = g.Envelopes
+	return v, nil
+}
+
+// converged says whether every node holds every card, audit and post that was accepted, with
+// the same scores; with logged, also every audit in the log, under the same root. It says
+// what differs when not.
+func (c *cluster) converged(logged bool) (bool, string) {
+	c.mu.Lock()
+	cards, audits, posts := maps(c.cards), c.audits, c.posts
+	c.mu.Unlock()
+	var first *nodeView
+	for _, cn := range c.nodes {
+		v, err := c.view(cn)
+		if err != nil {
+			return false, fmt.Sprintf("node %d: %v", cn.i, err)
+		}
+		for did, seq := range cards {
+			if v.cards[did] != seq {
+				return false, fmt.Sprintf("node %d: card %s at seq %d, want %d", cn.i, did, v.cards[did], seq)
+			}
+		}
+		if v.audits != audits || v.posts != int64(posts) {
+			return false, fmt.Sprintf("node %d: %d audits and %d posts, want %d and %d", cn.i, v.audits, v.posts, audits, posts)
+		}
+		if logged && v.head.Size != uint64(audits) {
+			return false, fmt.Sprintf("node %d: log size %d, want %d", cn.i, v.head.Size, audits)
+		}
+		if first == nil {
+			first = v
+			continue
+		}
+		if v.head.Root != first.head.Root || v.head.Size != first.head.Size {
+			return false, fmt.Sprintf("node %d: log head %d/%s, node 0 %d/%s", cn.i, v.head.Size, v.head.Root, first.head.Size, first.head.Root)
+		}
+		for did, s := range first.scores {
+			if v.scores[did] != s {
+				return false, fmt.Sprintf("node %d: %s scores %s, node 0 %s", cn.i, did, v.scores[did], s)
+			}
+		}
+	}
+	return true, ""
+}
+
+func maps(m map[string]uint64) map[string]uint64 {
+	out := make(map[string]uint64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// convergence waits (up to within) until the cluster has converged and returns how long it
+// took; it fails the test, saying what differs, if it does not.
+func (c *cluster) convergence(within time.Duration, logged bool) time.Duration {
+	c.t.Helper()
+	start := time.Now()
+	var why string
+	for time.Since(start) < within {
+		var ok bool
+		if ok, why = c.converged(logged); ok {
+			return time.Since(start)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	c.t.Fatalf("not converged after %s: %s", within, why)
+	return 0
+}
+
+// partition cuts the network between sides (each node refuses the other side's peers), or
+// heals it with nil.
+func (c *cluster) partition(sides ...[]*clusterNode) {
+	c.t.Helper()
+	for _, cn := range c.nodes {
+		var deny []string
+		for _, side := range sides {
+			if slices.Contains(side, cn) {
+				continue
+			}
+			for _, other := range side {
+				deny = append(deny, other.peerID)
+			}
+		}
+		if err := os.WriteFile(cn.denyFile+".new", []byte(strings.Join(deny, "\n")), 0o600); err != nil {
+			c.t.Fatal(err)
+		}
+		if err := os.Rename(cn.denyFile+".new", cn.denyFile); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+}
