@@ -178,3 +178,66 @@ func parseHash(s string) (Hash, error) {
 	var h Hash
 	return h, h.UnmarshalText([]byte(s))
 }
+
+// unloggedKey is a target whose audits dropUnlogged changed, with the side of one it dropped.
+type unloggedKey struct {
+	auditor, subject, target string
+	side                     Side
+}
+
+// dropUnlogged deletes the audits made before (unix seconds) that are not in the log: audits
+// this node took for an epoch the network then closed without them (this node was away, and
+// adopted its peers' closing of the epoch). Of each auditor, subject and target it touched,
+// the latest audit left counts again. It returns what it touched.
+func (s *Store) dropUnlogged(ctx context.Context, before int64) ([]unloggedKey, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	fail := func(err error) ([]unloggedKey, error) { return nil, fmt.Errorf("reputation: drop audits left out of the log: %w", err) }
+	rows, err := tx.QueryContext(ctx, `SELECT leaf, auditor, subject, target, side FROM reputation_audits a WHERE chain = ? AND time < ?
+		AND NOT EXISTS (SELECT 1 FROM reputation_log g WHERE g.chain = a.chain AND g.leaf = a.leaf)`, s.chain, before)
+	if err != nil {
+		return fail(err)
+	}
+	var leaves []string
+	var keys []unloggedKey
+	for rows.Next() {
+		var leaf, side string
+		var k unloggedKey
+		if err := rows.Scan(&leaf, &k.auditor, &k.subject, &k.target, &side); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		k.side = Side(side)
+		leaves, keys = append(leaves, leaf), append(keys, k)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	for _, leaf := range leaves {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM reputation_audits WHERE chain = ? AND leaf = ?`, s.chain, leaf); err != nil {
+			return fail(err)
+		}
+	}
+	for _, k := range keys {
+		// The latest audit left of the target counts; the others point at it.
+		var latest string
+		switch err := tx.QueryRowContext(ctx, `SELECT leaf FROM reputation_audits WHERE chain = ? AND auditor = ? AND subject = ? AND target = ?
+			ORDER BY time DESC, leaf DESC LIMIT 1`, s.chain, k.auditor, k.subject, k.target).Scan(&latest); {
+		case errors.Is(err, sql.ErrNoRows):
+			continue
+		case err != nil:
+			return fail(err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE reputation_audits SET superseded_by = CASE WHEN leaf = ? THEN NULL ELSE ? END
+			WHERE chain = ? AND auditor = ? AND subject = ? AND target = ?`, latest, latest, s.chain, k.auditor, k.subject, k.target); err != nil {
+			return fail(err)
+		}
+	}
+	return keys, tx.Commit()
+}

@@ -193,8 +193,35 @@ func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeV
 	if _, err := s.cfg.Log.adopt(ctx, h, leaves, s.cfg.Now()); err != nil {
 		return 0, err
 	}
+	if err := s.dropUnlogged(ctx, (h.Epoch+1)*int64(s.cfg.Log.cfg.Epoch/time.Second)); err != nil {
+		return len(raws), err
+	}
 	s.markDirty()
 	return len(raws), nil
+}
+
+// dropUnlogged forgets the audits made before (unix seconds) that the log does not hold, as
+// every node that logged without them never counted them, and has the scores computed again
+// from the store.
+func (s *Service) dropUnlogged(ctx context.Context, before int64) error {
+	keys, err := s.cfg.Store.dropUnlogged(ctx, before)
+	if err != nil || len(keys) == 0 {
+		return err
+	}
+	s.cfg.Logger.Warn("reputation: audits this node took were left out of the log the network closed; they no longer count", "audits", len(keys))
+	sides := map[[2]string]bool{}
+	for _, k := range keys {
+		if k.side != SideNone && !sides[[2]string{k.target, string(k.side)}] {
+			sides[[2]string{k.target, string(k.side)}] = true
+			if _, err := s.cfg.Store.settleSide(ctx, k.target, k.side); err != nil {
+				return err
+			}
+		}
+	}
+	s.live.mu.Lock()
+	s.live.loaded = false // the next computation reads the audits from the store again
+	s.live.mu.Unlock()
+	return nil
 }
 
 // record stores an audit of a peer's closed epoch, checked as any audit is; one the chain

@@ -188,3 +188,39 @@ func TestLogCatchUpCatchesALiar(t *testing.T) {
 		t.Errorf("B took the liar's epoch: head %+v, %d audits", b.log.Head(), b.audits(t))
 	}
 }
+
+// TestAdoptedEpochDropsWhatTheNetworkLeftOut: B took an audit no other node heard of, and
+// was away while A closed the epoch without it. When B adopts A's closing, the audit no
+// longer counts on B either, and the two give the same scores.
+func TestAdoptedEpochDropsWhatTheNetworkLeftOut(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}}
+	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
+	a := startSyncNode(t, f, keySigner{nodeKey})
+	b := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
+	shared := signedAudits(t, f, 3)
+	a.file(t, shared...)
+	b.file(t, shared...)
+	b.file(t, signedAudits(t, f, 1)...) // only B has it
+	if _, err := a.log.CloseEpochs(ctx, time.Now().Add(3*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	b.syncer.Round(ctx)
+	if b.log.Head().Root != a.log.Head().Root || b.audits(t) != 3 {
+		t.Fatalf("B: head %+v, %d audits; A: head %+v", b.log.Head(), b.audits(t), a.log.Head())
+	}
+	for _, n := range []*syncNode{a, b} {
+		if err := n.svc.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ta, tb := a.svc.Top(ctx, 10), b.svc.Top(ctx, 10)
+	if len(ta) != len(tb) {
+		t.Fatalf("top lists of %d and %d", len(ta), len(tb))
+	}
+	for i := range ta {
+		if ta[i].DID != tb[i].DID || ta[i].Score != tb[i].Score || ta[i].Audits != tb[i].Audits {
+			t.Errorf("rank %d: %+v on A, %+v on B", i, ta[i], tb[i])
+		}
+	}
+}
