@@ -1,8 +1,10 @@
 package main
 
 import (
+	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -129,4 +131,53 @@ func TestPartitionHeals(t *testing.T) {
 	took := c.convergence(60*time.Second, false)
 	t.Logf("converged %.1f s after the partition healed (target 30 s)", took.Seconds())
 	c.convergence(90*time.Second, true) // and, as the epochs close, the same log
+}
+
+// percentile is the nearest-rank p-th percentile of ds, in seconds.
+func percentile(ds []time.Duration, p float64) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(math.Ceil(p/100*float64(len(s)))) - 1
+	return s[max(i, 0)].Seconds()
+}
+
+// BenchmarkChurnConvergence measures how long 8 nodes take to converge (cards, audits,
+// posts, scores and the audit log, as TestChurn checks) after 20 s of churn, over 5 rounds
+// on one cluster, and reports the p50 and p99. Target: within 30 s.
+func BenchmarkChurnConvergence(b *testing.B) {
+	c := startCluster(b, 8, clusterFlags{logEpoch: 2 * time.Second, logGrace: 6 * time.Second, syncEvery: time.Second, scoreStep: time.Hour})
+	c.setUp(3)
+	b.ResetTimer()
+	for range b.N {
+		var took []time.Duration
+		for range 5 {
+			runChurn(c, 20*time.Second)
+			took = append(took, c.convergence(90*time.Second, true))
+		}
+		b.ReportMetric(percentile(took, 50), "p50-s")
+		b.ReportMetric(percentile(took, 99), "p99-s")
+	}
+}
+
+// BenchmarkPartitionConvergence measures how long 6 nodes split in two for 30 s (writes on
+// both sides) take to converge once the partition heals (cards, audits, posts, scores and
+// the log heads), over 3 rounds, and reports the p50 and p99. Target: within 30 s.
+func BenchmarkPartitionConvergence(b *testing.B) {
+	c := startCluster(b, 6, clusterFlags{logEpoch: 2 * time.Second, logGrace: 45 * time.Second, syncEvery: time.Second, scoreStep: time.Hour})
+	c.setUp(3)
+	b.ResetTimer()
+	for range b.N {
+		var took []time.Duration
+		for range 3 {
+			c.partition(c.nodes[:3], c.nodes[3:])
+			for stop := time.Now().Add(30 * time.Second); time.Now().Before(stop); time.Sleep(300 * time.Millisecond) {
+				c.write(c.nodes[:3])
+				c.write(c.nodes[3:])
+			}
+			c.partition()
+			took = append(took, c.convergence(60*time.Second, false))
+		}
+		b.ReportMetric(percentile(took, 50), "p50-s")
+		b.ReportMetric(percentile(took, 99), "p99-s")
+	}
 }

@@ -33,7 +33,7 @@ import (
 // deny file, for the churn and partition tests. Its workload is what users do: staked agents
 // update their cards, audit each other, and talk in a group thread, through random live nodes.
 type cluster struct {
-	t      *testing.T
+	t      testing.TB
 	bin    string
 	devnet *anvilDeployment
 	nodes  []*clusterNode
@@ -75,7 +75,7 @@ type clusterFlags struct {
 	logEpoch, logGrace, syncEvery, scoreStep time.Duration
 }
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -87,7 +87,7 @@ func freePort(t *testing.T) int {
 
 // startCluster starts n nodes on a fresh Anvil: node 0 first, then the others bootstrapped to
 // the nodes before them.
-func startCluster(t *testing.T, n int, f clusterFlags) *cluster {
+func startCluster(t testing.TB, n int, f clusterFlags) *cluster {
 	t.Helper()
 	c := &cluster{t: t, bin: suretyBinary(t), devnet: deployOnAnvil(t, contracts.DeployConfig{}), http: &http.Client{Timeout: 10 * time.Second},
 		cards: map[string]uint64{}, group: "churn"}

@@ -30,7 +30,7 @@ type nodeProcess struct {
 	done   chan struct{}
 }
 
-func startProcess(t *testing.T, bin string, args ...string) *nodeProcess {
+func startProcess(t testing.TB, bin string, args ...string) *nodeProcess {
 	t.Helper()
 	p := &nodeProcess{cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = io.Discard, p.stderr
@@ -42,7 +42,7 @@ func startProcess(t *testing.T, bin string, args ...string) *nodeProcess {
 	return p
 }
 
-func waitHealthy(t *testing.T, base string, p *nodeProcess) {
+func waitHealthy(t testing.TB, base string, p *nodeProcess) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {

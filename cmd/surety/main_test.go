@@ -386,7 +386,7 @@ type anvilDeployment struct {
 
 // deployOnAnvil starts Anvil, deploys the contracts with cfg from dev account 0, and writes
 // the deployment into a temporary directory. The client closes when the test ends.
-func deployOnAnvil(t *testing.T, cfg contracts.DeployConfig) *anvilDeployment {
+func deployOnAnvil(t testing.TB, cfg contracts.DeployConfig) *anvilDeployment {
 	t.Helper()
 	a := testutil.Anvil(t)
 	client, err := ethclient.Dial(a.URL)

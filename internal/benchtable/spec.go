@@ -91,6 +91,7 @@ func Surety() Spec {
 		"echo":                {Label: "bare echo handler, same JSON (benchref)", From: Source{benchref, "BenchmarkEchoHandler", "ns/op"}},
 		"recompute":           {Label: "bare Compute, same size (BenchmarkRecompute)", From: Source{repu, "BenchmarkRecompute", "ns/op"}},
 		"register-p50":        {Label: "local registration p50 (BenchmarkRegister)", From: Source{registry, "BenchmarkRegister", "p50-ms"}},
+		"propagation-p99":     {Label: "a card's gossip to 19 peers, p99 (BenchmarkPropagation20)", From: Source{registry, "BenchmarkPropagation20", "p99-ms"}},
 		"erc8004": {Label: "ERC-8004 giveFeedback, one feedback", Published: &Range{Lo: ERC8004FeedbackGasLo, Hi: ERC8004FeedbackGasHi,
 			Cite: "published figure quoted by the benchmark issue"}},
 	}
@@ -135,6 +136,15 @@ func Surety() Spec {
 		{Figure: "POST /v1/bounties on Anvil, p50 (4 clients)", From: Source{"cmd/surety", "BenchmarkPostRoundTrip", "p50-ms"}, Ref: "echo", Target: maxTime("p50 < 50 ms", 0.050),
 			Note: "verify, send, receipt, index"},
 		{Figure: "POST /v1/bounties on Anvil, p99 (4 clients)", From: Source{"cmd/surety", "BenchmarkPostRoundTrip", "p99-ms"}, Ref: "echo"},
+
+		{Figure: "8 nodes converge after 20 s of churn, p50", From: Source{"cmd/surety", "BenchmarkChurnConvergence", "p50-s"}, Ref: "propagation-p99",
+			Note: "cards, audits, posts, scores, log root; 5 rounds of kills and restarts under writes"},
+		{Figure: "8 nodes converge after 20 s of churn, p99", From: Source{"cmd/surety", "BenchmarkChurnConvergence", "p99-s"}, Ref: "propagation-p99",
+			Target: maxTime("within 30 s", 30)},
+		{Figure: "6 nodes converge after a 30 s partition heals, p50", From: Source{"cmd/surety", "BenchmarkPartitionConvergence", "p50-s"}, Ref: "propagation-p99",
+			Note: "cards, audits, posts, scores, log heads; 3 rounds; the partition's epochs enter the log once the grace (45 s) passes"},
+		{Figure: "6 nodes converge after a 30 s partition heals, p99", From: Source{"cmd/surety", "BenchmarkPartitionConvergence", "p99-s"}, Ref: "propagation-p99",
+			Target: maxTime("within 30 s", 30)},
 
 		{Figure: "ETH transfer mined on the embedded chain", From: Source{"internal/chain", "BenchmarkEmbeddedTransfer", "ns/op"}, Ref: "secp256k1-sign",
 			Note: "the floor under every node transaction"},
