@@ -197,7 +197,9 @@ func (s *Store) dropUnlogged(ctx context.Context, before int64) ([]unloggedKey, 
 		return nil, err
 	}
 	defer tx.Rollback()
-	fail := func(err error) ([]unloggedKey, error) { return nil, fmt.Errorf("reputation: drop audits left out of the log: %w", err) }
+	fail := func(err error) ([]unloggedKey, error) {
+		return nil, fmt.Errorf("reputation: drop audits left out of the log: %w", err)
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT leaf, auditor, subject, target, side FROM reputation_audits a WHERE chain = ? AND time < ?
 		AND NOT EXISTS (SELECT 1 FROM reputation_log g WHERE g.chain = a.chain AND g.leaf = a.leaf)`, s.chain, before)
 	if err != nil {
