@@ -97,6 +97,41 @@ type Syncer struct {
 	rounds   []func(ctx context.Context, ask Asker) error
 	synced   chan struct{} // closed after the first round
 	once     sync.Once
+
+	idsMu sync.Mutex // one listing at a time; peers asking meanwhile get the same one
+	ids   map[string]listing
+}
+
+// listing is a set's ids (sorted) and their digests as listed at a time, for the peers that
+// ask within idsFresh.
+type listing struct {
+	ids     []ID
+	digests digests
+	at      time.Time
+}
+
+// idsFresh is how long a set's listing answers peers: however many ask, a set is listed at
+// most once per idsFresh.
+const idsFresh = 2 * time.Second
+
+// served is set's listing for answering peers: listed at most once per idsFresh. Callers
+// must not change it.
+func (s *Syncer) served(ctx context.Context, name string, set Set) (listing, error) {
+	s.idsMu.Lock()
+	defer s.idsMu.Unlock()
+	if l, ok := s.ids[name]; ok && time.Since(l.at) < idsFresh {
+		return l, nil
+	}
+	ids, err := set.IDs(ctx)
+	if err != nil {
+		return listing{}, err
+	}
+	if s.ids == nil {
+		s.ids = map[string]listing{}
+	}
+	l := listing{ids: ids, digests: bucketDigests(ids), at: time.Now()}
+	s.ids[name] = l
+	return l, nil
 }
 
 type namedSet struct {
@@ -243,6 +278,7 @@ type digests struct {
 	Sums   []ID  `json:"sums"`
 }
 
+// bucketDigests sorts ids in place and digests them.
 func bucketDigests(ids []ID) digests {
 	slices.SortFunc(ids, func(a, b ID) int { return bytes.Compare(a[:], b[:]) })
 	d := digests{Counts: make([]int, syncBuckets), Sums: make([]ID, syncBuckets)}
@@ -451,10 +487,10 @@ func (s *Syncer) answer(ctx context.Context, from peer.ID, req syncRequest) (any
 	s.mu.Lock()
 	h := s.handlers[req.Kind]
 	var set Set
-	var op string
+	var name, op string
 	for _, ns := range s.sets {
 		if rest, ok := strings.CutPrefix(req.Kind, ns.name+"."); ok {
-			set, op = ns.set, rest
+			set, name, op = ns.set, ns.name, rest
 		}
 	}
 	s.mu.Unlock()
@@ -466,20 +502,21 @@ func (s *Syncer) answer(ctx context.Context, from peer.ID, req syncRequest) (any
 	}
 	switch op {
 	case "digests":
-		ids, err := set.IDs(ctx)
+		l, err := s.served(ctx, name, set)
 		if err != nil {
 			return nil, err
 		}
-		return bucketDigests(ids), nil
+		return l.digests, nil
 	case "ids":
 		var r idsRequest
 		if err := json.Unmarshal(req.Body, &r); err != nil {
 			return nil, fmt.Errorf("ids request: %v", err)
 		}
-		ids, err := set.IDs(ctx)
+		l, err := s.served(ctx, name, set)
 		if err != nil {
 			return nil, err
 		}
+		ids := l.ids
 		want := map[byte]bool{}
 		for _, b := range r.Buckets {
 			if b >= 0 && b < syncBuckets {
