@@ -162,13 +162,18 @@ func (l *Log) admit(t int64, add func() error) error {
 	return add()
 }
 
+// closable says whether epoch's grace has passed at now: the epoch may close.
+func (l *Log) closable(epoch int64, now time.Time) bool {
+	return epoch <= l.epochOf(now.Add(-l.cfg.Grace).Unix())-1
+}
+
 // CloseEpochs appends every epoch that has closed by now and holds audits, each with a signed
 // head, and returns the new heads.
 func (l *Log) CloseEpochs(ctx context.Context, now time.Time) ([]Head, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	epochSec := int64(l.cfg.Epoch / time.Second)
-	closable := l.epochOf(now.Add(-l.cfg.Grace).Unix()) - 1 // the last epoch whose end+grace has passed
+	closable := l.epochOf(now.Add(-l.cfg.Grace).Unix()) - 1 // the last epoch whose end+grace has passed (see closable)
 	var heads []Head
 	for {
 		// The next epoch after the last closed one that has audits.

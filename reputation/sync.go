@@ -121,6 +121,14 @@ func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeV
 		if err := checkHead(h, local); err != nil {
 			return added, err
 		}
+		if !l.closable(h.Epoch, s.cfg.Now()) {
+			// Not over here yet: no honest node closes it before its grace has passed, and
+			// adopting it would shut out the audits still on their way.
+			return added, nil
+		}
+		if err := confirm(ctx, ask, h, local); err != nil {
+			return added, err
+		}
 		n, err := s.adoptEpoch(ctx, ask, check, h, local.Size)
 		added += n
 		if err != nil {
@@ -128,6 +136,43 @@ func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeV
 		}
 	}
 	return added, nil
+}
+
+// confirmers is how many other peers are asked about a head before its epoch is adopted.
+const confirmers = 2
+
+// confirm asks up to confirmers other peers for their heads after local and returns
+// ErrDiverged if any contradicts h: a head of the same epoch or size with another root, or
+// heads past h's size without h among them. A peer that lies about an epoch must so cut
+// the node off from every honest peer it asks; one that is behind, or has diverged from this
+// node itself, says nothing either way.
+func confirm(ctx context.Context, ask p2p.Asker, h, local Head) error {
+	for _, other := range ask.Others(confirmers) {
+		var heads []Head
+		if err := other.Ask(ctx, logHeadsKind, headsRequest{From: local.Size}, &heads); err != nil {
+			continue
+		}
+		if local.Size > 0 && (len(heads) == 0 || heads[0].Size != local.Size || heads[0].Root != local.Root) {
+			continue
+		}
+		beyond, found := false, false
+		for _, o := range heads {
+			switch {
+			case o.Epoch == h.Epoch || o.Size == h.Size:
+				if o.Epoch != h.Epoch || o.Size != h.Size || o.Root != h.Root {
+					return fmt.Errorf("%w: for epoch %d peer %s says size %d root %s, peer %s says size %d root %s",
+						ErrDiverged, h.Epoch, ask.Peer(), h.Size, h.Root, other.Peer(), o.Size, o.Root)
+				}
+				found = true
+			case o.Size > h.Size:
+				beyond = true
+			}
+		}
+		if beyond && !found {
+			return fmt.Errorf("%w: peer %s's log passes size %d without peer %s's head of epoch %d", ErrDiverged, other.Peer(), h.Size, ask.Peer(), h.Epoch)
+		}
+	}
+	return nil
 }
 
 // checkHead checks that h, a head a peer sent as the one after local, is signed and extends

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,12 +24,20 @@ type syncNode struct {
 	syncer *p2p.Syncer
 }
 
+// syncLater is the clock of sync nodes: three hours on, when the epochs of the audits the
+// tests sign now may close (the log's grace has passed).
+func syncLater() time.Time { return time.Now().Add(3 * time.Hour) }
+
 func startSyncNode(t *testing.T, f *fakeChain, signer keySigner, bootstrap ...peer.AddrInfo) *syncNode {
+	return startSyncNodeAt(t, f, signer, syncLater, bootstrap...)
+}
+
+func startSyncNodeAt(t *testing.T, f *fakeChain, signer keySigner, now func() time.Time, bootstrap ...peer.AddrInfo) *syncNode {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	lf := newLogFixture(t, signer)
-	svc := reputation.NewService(reputation.ServiceConfig{Store: lf.store, Log: lf.log, Stakes: stakeMap{},
+	svc := reputation.NewService(reputation.ServiceConfig{Store: lf.store, Log: lf.log, Stakes: stakeMap{}, Now: now,
 		Rules: &reputation.Rules{Bounties: f, Wallets: f, Agents: f}})
 	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Listen: []string{"/ip4/127.0.0.1/tcp/0"}})
 	if err != nil {
@@ -105,7 +114,7 @@ func TestNodesCatchUpOnAuditsAndLogEpochs(t *testing.T) {
 	if st := b.syncer.Round(ctx); st.Fetched[reputation.AuditSet] != 6 || st.Bad != 0 {
 		t.Fatalf("B's round: %+v, want 6 audits", st)
 	}
-	later := time.Now().Add(3 * time.Hour)
+	later := syncLater()
 	if heads, err := a.log.CloseEpochs(ctx, later); err != nil || len(heads) != 1 || heads[0].Size != 6 {
 		t.Fatalf("A closed %+v (%v)", heads, err)
 	}
@@ -150,7 +159,7 @@ func TestLogCatchUpCatchesALiar(t *testing.T) {
 	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
 	a := startSyncNode(t, f, keySigner{nodeKey})
 	a.file(t, signedAudits(t, f, 4)...)
-	if _, err := a.log.CloseEpochs(ctx, time.Now().Add(3*time.Hour)); err != nil {
+	if _, err := a.log.CloseEpochs(ctx, syncLater()); err != nil {
 		t.Fatal(err)
 	}
 	other := signedAudits(t, f, 1)[0]
@@ -202,7 +211,7 @@ func TestAdoptedEpochDropsWhatTheNetworkLeftOut(t *testing.T) {
 	a.file(t, shared...)
 	b.file(t, shared...)
 	b.file(t, signedAudits(t, f, 1)...) // only B has it
-	if _, err := a.log.CloseEpochs(ctx, time.Now().Add(3*time.Hour)); err != nil {
+	if _, err := a.log.CloseEpochs(ctx, syncLater()); err != nil {
 		t.Fatal(err)
 	}
 	b.syncer.Round(ctx)
@@ -222,5 +231,74 @@ func TestAdoptedEpochDropsWhatTheNetworkLeftOut(t *testing.T) {
 		if ta[i].DID != tb[i].DID || ta[i].Score != tb[i].Score || ta[i].Audits != tb[i].Audits {
 			t.Errorf("rank %d: %+v on A, %+v on B", i, ta[i], tb[i])
 		}
+	}
+}
+
+// TestEpochsAreAdoptedOnlyWhenTheyMayClose: a peer's epoch whose grace has not passed by this
+// node's clock is not adopted (no honest node closes it so soon, and audits for it may still
+// be on their way); once it has, it is.
+func TestEpochsAreAdoptedOnlyWhenTheyMayClose(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}}
+	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
+	a := startSyncNode(t, f, keySigner{nodeKey})
+	a.file(t, signedAudits(t, f, 2)...)
+	if _, err := a.log.CloseEpochs(ctx, syncLater()); err != nil {
+		t.Fatal(err)
+	}
+	var ahead atomic.Bool
+	b := startSyncNodeAt(t, f, keySigner{nodeKey}, func() time.Time {
+		if ahead.Load() {
+			return syncLater()
+		}
+		return time.Now()
+	}, a.node.Info())
+	if st := b.syncer.Round(ctx); st.Bad != 0 || b.log.Head().Size != 0 {
+		t.Fatalf("B adopted an epoch still open by its clock: %+v, head %+v", st, b.log.Head())
+	}
+	ahead.Store(true)
+	b.syncer.Round(ctx)
+	if b.log.Head().Root != a.log.Head().Root {
+		t.Fatalf("B's head %+v, A's %+v", b.log.Head(), a.log.Head())
+	}
+}
+
+// TestContradictedEpochIsNotAdopted: two peers closed the same epoch with different audits
+// (one of them lies, or a partition outlasted the grace). A node that asks either is told by
+// the other that the epoch is not what the first says, adopts neither, and penalizes neither:
+// it cannot tell which one lies.
+func TestContradictedEpochIsNotAdopted(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}}
+	keyA, _ := identity.GenerateKey(identity.Ed25519)
+	keyL, _ := identity.GenerateKey(identity.Ed25519)
+	a := startSyncNode(t, f, keySigner{keyA})
+	l := startSyncNode(t, f, keySigner{keyL})
+	a.file(t, signedAudits(t, f, 3)...)
+	l.file(t, signedAudits(t, f, 3)...)
+	for _, n := range []*syncNode{a, l} {
+		if _, err := n.log.CloseEpochs(ctx, syncLater()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.log.Head().Epoch != l.log.Head().Epoch || a.log.Head().Root == l.log.Head().Root {
+		t.Fatalf("want one epoch, two roots: %+v, %+v", a.log.Head(), l.log.Head())
+	}
+	v := startSyncNode(t, f, keySigner{keyA}, a.node.Info(), l.node.Info())
+	for deadline := time.Now().Add(5 * time.Second); len(v.node.Host.Network().Peers()) < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("V did not connect to both peers")
+		}
+	}
+	for range 3 {
+		if st := v.syncer.Round(ctx); st.Bad != 0 {
+			t.Fatalf("a round penalized a peer: %+v", st)
+		}
+	}
+	if v.log.Head().Size != 0 {
+		t.Fatalf("V adopted a contradicted epoch: %+v", v.log.Head())
+	}
+	if v.node.Penalty(a.node.Host.ID()) != 0 || v.node.Penalty(l.node.Host.ID()) != 0 {
+		t.Error("a peer was penalized for a contradiction")
 	}
 }

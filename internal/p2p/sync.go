@@ -381,6 +381,23 @@ type Asker struct {
 // Peer is the peer asked.
 func (a Asker) Peer() peer.ID { return a.peer }
 
+// Others are askers for up to n other connected peers that are not graylisted, at random: a
+// round hook asks them to confirm what one peer said before acting on it.
+func (a Asker) Others(n int) []Asker {
+	peers := a.s.node.Host.Network().Peers()
+	rand.Shuffle(len(peers), func(i, j int) { peers[i], peers[j] = peers[j], peers[i] })
+	var out []Asker
+	for _, p := range peers {
+		if len(out) >= n {
+			break
+		}
+		if p != a.peer && a.s.node.Penalty(p) < graylist {
+			out = append(out, Asker{s: a.s, peer: p})
+		}
+	}
+	return out
+}
+
 // syncRequest and syncAnswer are the messages of SyncProtocol.
 type syncRequest struct {
 	Kind string          `json:"kind"`
