@@ -58,6 +58,9 @@ type Audit struct {
 	Score    float64             `json:"score"`
 	Evidence Evidence            `json:"evidence"`
 	Time     int64               `json:"time"`
+	// Nonce is the envelope's: an auditor's audit is one per nonce, however its envelope is
+	// serialized or its signature encoded.
+	Nonce string `json:"-"`
 }
 
 // Evidence backs an audit: a hash of what was examined, and where to find it.
@@ -166,7 +169,7 @@ func ParseAudit(e *identity.Envelope) (*Audit, error) {
 		}
 	}
 	a := &Audit{Auditor: e.Sender, Subject: b.Subject, Envelope: b.Envelope, Score: *b.Score,
-		Evidence: Evidence{Hash: common.BytesToHash(raw), URI: ev.URI}, Time: e.IssuedAt}
+		Evidence: Evidence{Hash: common.BytesToHash(raw), URI: ev.URI}, Time: e.IssuedAt, Nonce: e.Nonce}
 	if e.Bounty != nil {
 		ref := *e.Bounty
 		ref.Escrow = common.HexToAddress(ref.Escrow).Hex()

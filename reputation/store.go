@@ -30,7 +30,15 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration}
+`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration}
+
+// nonceMigration keys audits by auditor and nonce too (version 7): one signed audit is one
+// audit, however many ways its envelope can be written (whitespace, a JSON serialization,
+// a high-S twin of an ES256K signature), each of which would hash to a leaf of its own.
+var nonceMigration = sqlite.Migration{Version: 7, SQL: `
+ALTER TABLE reputation_audits ADD COLUMN nonce TEXT;
+CREATE UNIQUE INDEX reputation_audits_nonce ON reputation_audits (chain, auditor, nonce) WHERE nonce IS NOT NULL;
+`}
 
 // Store keeps accepted audits in SQLite. Of the audits one auditor filed about one subject
 // and target, the latest counts (by time, then by leaf hash, so every node picks the same
@@ -86,7 +94,8 @@ func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, v Verdict) (curre
 	defer tx.Rollback()
 	fail := func(err error) (bool, error) { return false, fmt.Errorf("reputation: record audit: %w", err) }
 	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM reputation_audits WHERE chain = ? AND leaf = ?`, s.chain, hexHash(leaf)).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM reputation_audits WHERE chain = ? AND (leaf = ? OR (auditor = ? AND nonce = ?))`,
+		s.chain, hexHash(leaf), a.Auditor, a.Nonce).Scan(&n); err != nil {
 		return fail(err)
 	}
 	if n > 0 {
@@ -107,9 +116,13 @@ func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, v Verdict) (curre
 	if !current {
 		supersededBy = prevLeaf
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope, superseded_by)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?)`,
-		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(v.Side), v.Settled, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy); err != nil {
+	var nonce any
+	if a.Nonce != "" {
+		nonce = a.Nonce
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope, superseded_by, nonce)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
+		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(v.Side), v.Settled, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy, nonce); err != nil {
 		return fail(err)
 	}
 	if current && prevLeaf != "" {

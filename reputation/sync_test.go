@@ -3,6 +3,7 @@ package reputation_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -300,5 +301,29 @@ func TestContradictedEpochIsNotAdopted(t *testing.T) {
 	}
 	if v.node.Penalty(a.node.Host.ID()) != 0 || v.node.Penalty(l.node.Host.ID()) != 0 {
 		t.Error("a peer was penalized for a contradiction")
+	}
+}
+
+// TestOneAuditOneLeaf: the same signed audit written another way (trailing whitespace, as a
+// peer could pad it to make leaves without end) is the audit already recorded.
+func TestOneAuditOneLeaf(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}}
+	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
+	n := startSyncNode(t, f, keySigner{nodeKey})
+	raw := signedAudits(t, f, 1)[0]
+	n.file(t, raw)
+	v := identity.NewVerifier(identity.VerifierConfig{})
+	for _, variant := range [][]byte{append(append([]byte{}, raw...), "\n  \n"...), append([]byte(" \t"), raw...)} {
+		verified, err := v.CheckArchived(ctx, variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.svc.Submit(ctx, verified, variant); !errors.Is(err, reputation.ErrDuplicate) {
+			t.Errorf("a padded copy of a recorded audit: %v, want ErrDuplicate", err)
+		}
+	}
+	if n.audits(t) != 1 {
+		t.Fatalf("%d audits stored, want 1", n.audits(t))
 	}
 }
