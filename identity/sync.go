@@ -129,8 +129,10 @@ func (s *groupSet) Put(ctx context.Context, _ peer.ID, item []byte) error {
 }
 
 // Forged says whether an archived envelope failed verification through its sender's fault:
-// not a key the chain closed since (or a clock ahead of this node's).
+// not a key the chain closed since, a clock ahead of this node's, or a lifetime this node
+// bounds more tightly than the one that took it.
 func Forged(err error) bool {
 	var ve *VerifyError
-	return errors.As(err, &ve) && !errors.Is(err, ErrRevoked) && !errors.Is(err, ErrRotated) && !errors.Is(err, ErrNotYetValid)
+	return errors.As(err, &ve) && !errors.Is(err, ErrRevoked) && !errors.Is(err, ErrRotated) && !errors.Is(err, ErrNotYetValid) &&
+		!errors.Is(err, ErrTooLong)
 }

@@ -298,7 +298,13 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
+	return s.keep(ctx, a, raw, verdict)
+}
+
+// keep records audit a (raw: its envelope) with the rules' verdict on it, and makes it count.
+func (s *Service) keep(ctx context.Context, a *Audit, raw []byte, verdict Verdict) (*Submitted, error) {
 	side := verdict.Side
+	var err error
 	var current bool
 	add := func() (err error) {
 		current, err = s.cfg.Store.Add(ctx, a, raw, verdict)

@@ -37,10 +37,15 @@ const (
 const (
 	maxHeadsAnswer  = 64
 	maxLeavesAnswer = 256
-	// MaxCatchUpLeaves bounds the leaves one round fetches from one peer; a node further
-	// behind catches up over several rounds.
+	// maxLeavesBytes bounds a leaves answer: fewer leaves than asked for when they are large.
+	maxLeavesBytes = 4 << 20
+	// MaxCatchUpLeaves bounds the leaves one round fetches from one peer (past one epoch); a
+	// node further behind catches up over several rounds.
 	MaxCatchUpLeaves = 20_000
-	maxSyncAudits    = 100_000
+	// MaxEpochLeaves is the largest epoch a node adopts from a peer (it holds the epoch's
+	// audits in memory while it checks them against the head).
+	MaxEpochLeaves = 100_000
+	maxSyncAudits  = 100_000
 )
 
 type headsRequest struct {
@@ -77,7 +82,18 @@ func (s *Service) AttachSync(sy *p2p.Syncer, check EnvelopeVerifier) {
 		if r.To < r.From || r.To-r.From > maxLeavesAnswer {
 			return nil, fmt.Errorf("leaves %d to %d: at most %d at once", r.From, r.To, maxLeavesAnswer)
 		}
-		return l.Envelopes(ctx, r.From, r.To)
+		envs, err := l.Envelopes(ctx, r.From, r.To)
+		if err != nil {
+			return nil, err
+		}
+		// Within the answer's bound: the asker asks again from where this stops.
+		total := 0
+		for i, e := range envs {
+			if total += len(e)*4/3 + 4; total > maxLeavesBytes && i > 0 {
+				return envs[:i], nil
+			}
+		}
+		return envs, nil
 	})
 	sy.OnRound(func(ctx context.Context, ask p2p.Asker) error {
 		n, err := s.catchUpLog(ctx, ask, check)
@@ -126,10 +142,11 @@ func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeV
 			// adopting it would shut out the audits still on their way.
 			return added, nil
 		}
-		if err := confirm(ctx, ask, h, local); err != nil {
+		confirmed, err := confirm(ctx, ask, h, local)
+		if err != nil {
 			return added, err
 		}
-		n, err := s.adoptEpoch(ctx, ask, check, h, local.Size)
+		n, err := s.adoptEpoch(ctx, ask, check, h, local.Size, confirmed)
 		added += n
 		if err != nil {
 			return added, err
@@ -143,10 +160,11 @@ const confirmers = 2
 
 // confirm asks up to confirmers other peers for their heads after local and returns
 // ErrDiverged if any contradicts h: a head of the same epoch or size with another root, or
-// heads past h's size without h among them. A peer that lies about an epoch must so cut
-// the node off from every honest peer it asks; one that is behind, or has diverged from this
-// node itself, says nothing either way.
-func confirm(ctx context.Context, ask p2p.Asker, h, local Head) error {
+// heads past h's size without h among them; else how many hold h itself. A peer that lies
+// about an epoch must so cut the node off from every honest peer it asks; one that is behind,
+// or has diverged from this node itself, says nothing either way.
+func confirm(ctx context.Context, ask p2p.Asker, h, local Head) (int, error) {
+	confirmed := 0
 	for _, other := range ask.Others(confirmers) {
 		var heads []Head
 		if err := other.Ask(ctx, logHeadsKind, headsRequest{From: local.Size}, &heads); err != nil {
@@ -160,7 +178,7 @@ func confirm(ctx context.Context, ask p2p.Asker, h, local Head) error {
 			switch {
 			case o.Epoch == h.Epoch || o.Size == h.Size:
 				if o.Epoch != h.Epoch || o.Size != h.Size || o.Root != h.Root {
-					return fmt.Errorf("%w: for epoch %d peer %s says size %d root %s, peer %s says size %d root %s",
+					return 0, fmt.Errorf("%w: for epoch %d peer %s says size %d root %s, peer %s says size %d root %s",
 						ErrDiverged, h.Epoch, ask.Peer(), h.Size, h.Root, other.Peer(), o.Size, o.Root)
 				}
 				found = true
@@ -169,10 +187,13 @@ func confirm(ctx context.Context, ask p2p.Asker, h, local Head) error {
 			}
 		}
 		if beyond && !found {
-			return fmt.Errorf("%w: peer %s's log passes size %d without peer %s's head of epoch %d", ErrDiverged, other.Peer(), h.Size, ask.Peer(), h.Epoch)
+			return 0, fmt.Errorf("%w: peer %s's log passes size %d without peer %s's head of epoch %d", ErrDiverged, other.Peer(), h.Size, ask.Peer(), h.Epoch)
+		}
+		if found {
+			confirmed++
 		}
 	}
-	return nil
+	return confirmed, nil
 }
 
 // checkHead checks that h, a head a peer sent as the one after local, is signed and extends
@@ -194,15 +215,17 @@ func checkHead(h, local Head) error {
 	if h.Size <= local.Size || (local.Size > 0 && h.Epoch <= local.Epoch) {
 		return fmt.Errorf("%w: head of epoch %d, size %d, does not extend epoch %d, size %d", p2p.ErrBadItem, h.Epoch, h.Size, local.Epoch, local.Size)
 	}
-	if h.Size-local.Size > MaxCatchUpLeaves {
-		return fmt.Errorf("%w: an epoch of %d audits; at most %d", p2p.ErrBadItem, h.Size-local.Size, MaxCatchUpLeaves)
+	if h.Size-local.Size > MaxEpochLeaves {
+		return fmt.Errorf("%w: the peer's epoch %d holds %d audits; this node adopts at most %d at once", ErrDiverged, h.Epoch, h.Size-local.Size, MaxEpochLeaves)
 	}
 	return nil
 }
 
 // adoptEpoch fetches the leaves of h (those after size from), records their audits, and
-// appends the epoch.
-func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier, h Head, from uint64) (int, error) {
+// appends the epoch. confirmed is how many other peers hold h: adopting an epoch that leaves
+// out audits this node holds (they would no longer count here) takes one at least, so a
+// lone lying peer cannot make a node drop audits the rest of the network logged.
+func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier, h Head, from uint64, confirmed int) (int, error) {
 	var raws [][]byte
 	for at := from; at < h.Size; {
 		to := min(at+maxLeavesAnswer, h.Size)
@@ -210,15 +233,20 @@ func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeV
 		if err := ask.Ask(ctx, logLeavesKind, leavesRequest{From: at, To: to}, &part); err != nil {
 			return 0, err
 		}
-		if len(part) != int(to-at) {
+		switch {
+		case len(part) > int(to-at):
 			return 0, fmt.Errorf("%w: %d leaves for %d to %d", p2p.ErrBadItem, len(part), at, to)
+		case len(part) == 0:
+			return 0, fmt.Errorf("the peer sent no leaves from %d", at)
 		}
 		raws = append(raws, part...)
-		at = to
+		at += uint64(len(part))
 	}
 	leaves := make([]Hash, len(raws))
+	in := make(map[Hash]bool, len(raws))
 	for i, raw := range raws {
 		leaves[i] = LeafHash(raw)
+		in[leaves[i]] = true
 		if i > 0 && leaves[i-1].String() >= leaves[i].String() {
 			return 0, fmt.Errorf("%w: epoch %d's leaves are not in order", p2p.ErrBadItem, h.Epoch)
 		}
@@ -231,14 +259,25 @@ func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeV
 		return 0, fmt.Errorf("%w: epoch %d's leaves give root %s, the signed head says %s", p2p.ErrBadItem, h.Epoch, root, h.Root)
 	}
 	for _, raw := range raws {
-		if err := s.record(ctx, check, raw, h.Epoch); err != nil {
+		if err := s.recordLogged(ctx, check, raw, h.Epoch); err != nil {
 			return 0, err
+		}
+	}
+	before := (h.Epoch + 1) * int64(s.cfg.Log.cfg.Epoch/time.Second)
+	if confirmed == 0 {
+		extra, err := s.cfg.Store.unlogged(ctx, before, in)
+		if err != nil {
+			return 0, err
+		}
+		if extra > 0 {
+			return 0, fmt.Errorf("%w: peer %s's epoch %d leaves out %d audits this node holds, and no other peer confirms it yet",
+				ErrDiverged, ask.Peer(), h.Epoch, extra)
 		}
 	}
 	if _, err := s.cfg.Log.adopt(ctx, h, leaves, s.cfg.Now()); err != nil {
 		return 0, err
 	}
-	if err := s.dropUnlogged(ctx, (h.Epoch+1)*int64(s.cfg.Log.cfg.Epoch/time.Second)); err != nil {
+	if err := s.dropUnlogged(ctx, before); err != nil {
 		return len(raws), err
 	}
 	s.markDirty()
@@ -269,9 +308,12 @@ func (s *Service) dropUnlogged(ctx context.Context, before int64) error {
 	return nil
 }
 
-// record stores an audit of a peer's closed epoch, checked as any audit is; one the chain
-// closed the key of since still counts (it did when it was logged).
-func (s *Service) record(ctx context.Context, check EnvelopeVerifier, raw []byte, epoch int64) error {
+// recordLogged stores an audit of an epoch a peer closed, whose head this node has checked:
+// what is checked now is what cannot have changed since it was logged (the signature, the
+// shape, its epoch). The chain facts behind it may have: its key closed, its auditor and
+// subject bound to one wallet since, its subject gone. Then it counts unbacked, as every
+// node's recheck makes an audit whose facts changed count, and no peer is blamed for it.
+func (s *Service) recordLogged(ctx context.Context, check EnvelopeVerifier, raw []byte, epoch int64) error {
 	v, err := check(ctx, raw)
 	var ve *identity.VerifyError
 	if errors.As(err, &ve) && ve.Authentic != nil && (errors.Is(err, identity.ErrRevoked) || errors.Is(err, identity.ErrRotated)) {
@@ -286,14 +328,23 @@ func (s *Service) record(ctx context.Context, check EnvelopeVerifier, raw []byte
 	if s.cfg.Log.epochOf(v.Envelope.IssuedAt) != epoch { // an audit's time is its iat
 		return fmt.Errorf("%w: an audit of another epoch than %d in its leaves", p2p.ErrBadItem, epoch)
 	}
-	_, err = s.submit(ctx, v, raw)
-	switch {
-	case err == nil, errors.Is(err, ErrDuplicate):
-		return nil
-	case errors.Is(err, ErrBadAudit), errors.Is(err, ErrSameWallet), errors.Is(err, ErrForeignBounty):
+	a, err := ParseAudit(&v.Envelope)
+	if err != nil {
 		return fmt.Errorf("%w: a logged audit: %w", p2p.ErrBadItem, err)
 	}
-	return err // facts this node's indexes lack yet, or the store failed: next round
+	verdict, err := s.cfg.Rules.Check(ctx, a)
+	var ae *AuditError
+	if errors.As(err, &ae) || waitsForFacts(err) {
+		verdict, err = Verdict{}, nil
+	}
+	if err != nil {
+		return err // an index could not be read: next round
+	}
+	_, err = s.keep(ctx, a, raw, verdict)
+	if err == nil || errors.Is(err, ErrDuplicate) {
+		return nil
+	}
+	return err
 }
 
 // rootWith is the root the log would have with leaves appended.
@@ -377,7 +428,9 @@ func (a *auditSet) Put(ctx context.Context, _ peer.ID, item []byte) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, ErrBadAudit), errors.Is(err, ErrSameWallet), errors.Is(err, ErrForeignBounty):
+	case errors.Is(err, ErrBadAudit), errors.Is(err, ErrForeignBounty):
+		// Its shape, or a bounty of another deployment: wrong on every node, at any time.
+		// (A shared wallet is not: a binding made after the peer took the audit.)
 		return fmt.Errorf("%w: %w", p2p.ErrBadItem, err)
 	case waitsForFacts(err):
 		if herr := a.s.hold(ctx, v, item); herr != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/surety-ioa/surety/identity"
@@ -200,8 +201,9 @@ func TestLogCatchUpCatchesALiar(t *testing.T) {
 }
 
 // TestAdoptedEpochDropsWhatTheNetworkLeftOut: B took an audit no other node heard of, and
-// was away while A closed the epoch without it. When B adopts A's closing, the audit no
-// longer counts on B either, and the two give the same scores.
+// was away while A and C closed the epoch without it. Asking A alone, B does not adopt an
+// epoch that would drop an audit it holds (A could be lying); with C there to confirm it, B
+// adopts it, the audit no longer counts on B either, and the nodes give the same scores.
 func TestAdoptedEpochDropsWhatTheNetworkLeftOut(t *testing.T) {
 	ctx := context.Background()
 	f := &fakeChain{agents: map[string]bool{}}
@@ -213,6 +215,17 @@ func TestAdoptedEpochDropsWhatTheNetworkLeftOut(t *testing.T) {
 	b.file(t, shared...)
 	b.file(t, signedAudits(t, f, 1)...) // only B has it
 	if _, err := a.log.CloseEpochs(ctx, syncLater()); err != nil {
+		t.Fatal(err)
+	}
+	if st := b.syncer.Round(ctx); st.Bad != 0 || b.log.Head().Size != 0 {
+		t.Fatalf("B adopted, on A's word alone, an epoch that drops one of its audits: %+v, head %+v", st, b.log.Head())
+	}
+	c := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
+	c.syncer.Round(ctx)
+	if c.log.Head().Root != a.log.Head().Root {
+		t.Fatalf("C did not adopt A's epoch: %+v", c.log.Head())
+	}
+	if err := b.node.Host.Connect(ctx, c.node.Info()); err != nil {
 		t.Fatal(err)
 	}
 	b.syncer.Round(ctx)
@@ -325,5 +338,46 @@ func TestOneAuditOneLeaf(t *testing.T) {
 	}
 	if n.audits(t) != 1 {
 		t.Fatalf("%d audits stored, want 1", n.audits(t))
+	}
+}
+
+// TestLoggedAuditsWhoseFactsChangedAreAdopted: after the network logged X's audit of Y, X and
+// Y bind one wallet and Y leaves the registry, so the audit would now be refused if it were
+// filed. A node catching up still adopts the epoch (the audit counts unbacked, as a recheck
+// makes it count everywhere), and blames no peer for it: at first such a node penalized
+// every honest peer, graylisted them, and never caught up.
+func TestLoggedAuditsWhoseFactsChangedAreAdopted(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}, wallets: map[string]common.Address{}}
+	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
+	a := startSyncNode(t, f, keySigner{nodeKey})
+	raws := signedAudits(t, f, 2)
+	a.file(t, raws...)
+	if _, err := a.log.CloseEpochs(ctx, syncLater()); err != nil {
+		t.Fatal(err)
+	}
+	v := identity.NewVerifier(identity.VerifierConfig{})
+	for _, raw := range raws {
+		verified, err := v.CheckArchived(ctx, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		au, err := reputation.ParseAudit(&verified.Envelope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.wallets[au.Auditor] = common.HexToAddress("0xbeef")
+		f.wallets[au.Subject] = common.HexToAddress("0xbeef")
+		delete(f.agents, au.Subject)
+	}
+	b := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
+	if st := b.syncer.Round(ctx); st.Bad != 0 {
+		t.Fatalf("round: %+v", st)
+	}
+	if b.log.Head().Root != a.log.Head().Root || b.audits(t) != 2 {
+		t.Fatalf("B: head %+v, %d audits; A: %+v", b.log.Head(), b.audits(t), a.log.Head())
+	}
+	if p := b.node.Penalty(a.node.Host.ID()); p != 0 {
+		t.Errorf("A was penalized (%v) for audits whose facts changed after it logged them", p)
 	}
 }
