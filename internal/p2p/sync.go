@@ -95,6 +95,7 @@ type Syncer struct {
 	sets     []namedSet
 	handlers map[string]Handler
 	rounds   []func(ctx context.Context, ask Asker) error
+	busy     map[peer.ID]bool // peers with a request being served
 	synced   chan struct{} // closed after the first round
 	once     sync.Once
 
@@ -342,6 +343,9 @@ func (s *Syncer) reconcile(ctx context.Context, ask Asker, ns namedSet) (int, er
 		have[id] = true
 	}
 	var want []ID
+	if len(list) > MaxSyncIDs {
+		list = list[:MaxSyncIDs]
+	}
 	for _, id := range list {
 		if !have[id] && slices.Contains(differ, int(id[0])) {
 			have[id] = true
@@ -469,6 +473,21 @@ func readMessage(r io.Reader, max int, v any) error {
 // serve answers one request on st.
 func (s *Syncer) serve(st network.Stream) {
 	defer st.Close()
+	from := st.Conn().RemotePeer()
+	// One request at a time per peer, and none from a graylisted one.
+	if !s.enter(from) {
+		st.Reset()
+		return
+	}
+	defer s.leave(from)
+	// The request first, within requestWait, before a serving slot is taken: a peer that
+	// opens streams and sends nothing holds nothing.
+	_ = st.SetReadDeadline(time.Now().Add(requestWait))
+	var req syncRequest
+	if err := readMessage(st, maxSyncRequest, &req); err != nil {
+		st.Reset()
+		return
+	}
 	select {
 	case s.serving <- struct{}{}:
 		defer func() { <-s.serving }()
@@ -479,12 +498,6 @@ func (s *Syncer) serve(st network.Stream) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
 	defer cancel()
 	_ = st.SetDeadline(time.Now().Add(s.cfg.Timeout))
-	from := st.Conn().RemotePeer()
-	var req syncRequest
-	if err := readMessage(st, maxSyncRequest, &req); err != nil {
-		st.Reset()
-		return
-	}
 	body, err := s.answer(ctx, from, req)
 	ans := syncAnswer{}
 	if err != nil {
@@ -497,6 +510,33 @@ func (s *Syncer) serve(st network.Stream) {
 		line, _ = json.Marshal(syncAnswer{Error: "answer too large"})
 	}
 	_, _ = st.Write(append(line, '\n'))
+}
+
+// requestWait is how long a peer has to send its request once it opened a stream.
+const requestWait = 5 * time.Second
+
+// enter admits a request from peer p unless p already has one being served or is
+// graylisted; leave ends it.
+func (s *Syncer) enter(p peer.ID) bool {
+	if s.node.Penalty(p) >= graylist {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy[p] {
+		return false
+	}
+	if s.busy == nil {
+		s.busy = map[peer.ID]bool{}
+	}
+	s.busy[p] = true
+	return true
+}
+
+func (s *Syncer) leave(p peer.ID) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.busy, p)
 }
 
 // answer is the body of the answer to req.

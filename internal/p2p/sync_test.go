@@ -193,3 +193,26 @@ func FuzzSyncRequest(f *testing.F) {
 		_, _ = s.answer(context.Background(), "", req)
 	})
 }
+
+// TestSyncSurvivesStalledStreams: peers that open more streams than a node serves at once
+// and send nothing on them hold no serving slot; another peer's round is answered.
+func TestSyncSurvivesStalledStreams(t *testing.T) {
+	a := newMemSet("x", "y")
+	na, _, _, sb := syncPair(t, a, newMemSet())
+	ctx := context.Background()
+	for range maxServing + 1 {
+		stalled := startNode(t, na.Info())
+		for range 3 {
+			st, err := stalled.Host.NewStream(ctx, na.Host.ID(), SyncProtocol)
+			if err != nil {
+				break // refused: as good
+			}
+			defer st.Reset()
+			_, _ = st.Write([]byte("{")) // a request that never ends
+		}
+	}
+	st := RoundStats{Fetched: map[string]int{}}
+	if err := sb.withPeer(ctx, na.Host.ID(), &st); err != nil || st.Fetched["things"] != 2 {
+		t.Fatalf("B's sync with A while peers stall A's streams: %+v, %v", st, err)
+	}
+}
