@@ -31,7 +31,7 @@ import (
 // peers.
 
 // SyncProtocol is the libp2p protocol of anti-entropy requests: one request and one answer
-// per stream, each a JSON document on one line.
+// per stream, each a JSON document that its sender ends by closing its side.
 const SyncProtocol = "/surety/sync/1.0.0"
 
 // Bounds of the sync protocol.
@@ -96,7 +96,7 @@ type Syncer struct {
 	handlers map[string]Handler
 	rounds   []func(ctx context.Context, ask Asker) error
 	busy     map[peer.ID]bool // peers with a request being served
-	synced   chan struct{} // closed after the first round
+	synced   chan struct{}    // closed after the first round
 	once     sync.Once
 
 	idsMu sync.Mutex // one listing at a time; peers asking meanwhile get the same one
