@@ -138,7 +138,7 @@ func Surety() Spec {
 		{Figure: "POST /v1/bounties on Anvil, p99 (4 clients)", From: Source{"cmd/surety", "BenchmarkPostRoundTrip", "p99-ms"}, Ref: "echo"},
 
 		{Figure: "8 nodes converge after 20 s of churn, p50", From: Source{"cmd/surety", "BenchmarkChurnConvergence", "p50-s"}, Ref: "propagation-p99",
-			Note: "cards, audits, posts, scores, log root; 5 rounds of kills and restarts under writes"},
+			Note: "cards, audits, posts, scores, log root; 5 rounds of kills and restarts under writes; the last audits wait for their epoch (2 s) and grace (6 s) to close"},
 		{Figure: "8 nodes converge after 20 s of churn, p99", From: Source{"cmd/surety", "BenchmarkChurnConvergence", "p99-s"}, Ref: "propagation-p99",
 			Target: maxTime("within 30 s", 30)},
 		{Figure: "6 nodes converge after a 30 s partition heals, p50", From: Source{"cmd/surety", "BenchmarkPartitionConvergence", "p50-s"}, Ref: "propagation-p99",
