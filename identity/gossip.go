@@ -33,25 +33,18 @@ func GossipVerdict(err error) pubsub.ValidationResult {
 }
 
 // Attach joins GroupTopic on node: envelopes arriving are verified and applied here, and
-// those posted here go out. It runs until ctx ends.
-func (g *Groups) Attach(ctx context.Context, node *p2p.Node) error {
-	self := node.Host.ID()
-	if err := node.PubSub.RegisterTopicValidator(GroupTopic, func(ctx context.Context, from peer.ID, msg *pubsub.Message) pubsub.ValidationResult {
-		if from == self {
-			return pubsub.ValidationAccept // posted here, checked then
-		}
-		if len(msg.Data) > MaxEnvelopeSize {
-			return pubsub.ValidationReject
-		}
-		v, err := g.cfg.Verify(ctx, msg.Data)
+// those posted here go out, until the node closes.
+func (g *Groups) Attach(node *p2p.Node) error {
+	topic, err := node.Join(GroupTopic, MaxEnvelopeSize, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
+		v, err := g.cfg.Verify(ctx, data)
 		if err != nil {
 			return GossipVerdict(err)
 		}
 		id := v.Envelope.GroupID
 		if IsMembership(v) {
-			_, err = g.setMembers(ctx, id, v, msg.Data)
+			_, err = g.setMembers(ctx, id, v, data)
 		} else {
-			_, err = g.post(ctx, id, v, msg.Data)
+			_, err = g.post(ctx, id, v, data)
 		}
 		switch {
 		case err == nil, errors.Is(err, ErrUnknownGroup):
@@ -61,27 +54,13 @@ func (g *Groups) Attach(ctx context.Context, node *p2p.Node) error {
 		}
 		g.cfg.Logger.Debug("identity: gossiped group envelope not taken", "from", from, "group", id, "err", err)
 		return pubsub.ValidationIgnore // duplicate, stale membership, or could not store
-	}); err != nil {
-		return err
-	}
-	topic, err := node.PubSub.Join(GroupTopic)
-	if err != nil {
-		return err
-	}
-	sub, err := topic.Subscribe()
+	})
 	if err != nil {
 		return err
 	}
 	g.mu.Lock()
 	g.topic = topic
 	g.mu.Unlock()
-	go func() {
-		for {
-			if _, err := sub.Next(ctx); err != nil {
-				return
-			}
-		}
-	}()
 	return nil
 }
 

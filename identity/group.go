@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/surety-ioa/surety/internal/p2p"
 )
 
 // Group threads: the IoA conversation shape. A group has an id, a creator and members. The
@@ -128,7 +128,7 @@ type Groups struct {
 
 	mu       sync.Mutex
 	watchers map[string]map[chan struct{}]struct{}
-	topic    *pubsub.Topic // set by Attach
+	topic    *p2p.Topic // set by Attach
 }
 
 // NewGroups keeps groups in store's database.

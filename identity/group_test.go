@@ -217,7 +217,7 @@ func startGroupNode(t *testing.T, bootstrap []peer.AddrInfo) *groupNode {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { node.Close() })
-	if err := g.Attach(ctx, node); err != nil {
+	if err := g.Attach(node); err != nil {
 		t.Fatal(err)
 	}
 	return &groupNode{groups: g, v: v, node: node}

@@ -258,7 +258,7 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 		if spread {
 			r.net.publish(ctx, a)
 		}
-		r.net.provide(ctx, a)
+		r.net.provide(a)
 	}
 	return a, nil
 }

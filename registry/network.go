@@ -86,7 +86,7 @@ func (r *Registry) DHTValidators() map[string]record.Validator {
 type Network struct {
 	r     *Registry
 	node  *p2p.Node
-	topic *pubsub.Topic
+	topic *p2p.Topic
 	log   *slog.Logger
 	prov  providing
 }
@@ -95,18 +95,14 @@ type Network struct {
 // cards arriving by gossip are validated (and stored) by the registry; a peer whose cards are
 // forged or malformed is rejected, which lowers its gossip score. The node announces the
 // capabilities of the staked cards it holds as DHT provider records and answers
-// AgentsProtocol, until ctx ends.
+// AgentsProtocol, until the node closes (ctx bounds reading the stored cards).
 func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger) (*Network, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	n := &Network{r: r, node: node, log: log, prov: providing{provided: map[string]time.Time{}, discovered: map[string]time.Time{}, lookups: make(chan struct{}, maxLookups)}}
-	self := node.Host.ID()
-	if err := node.PubSub.RegisterTopicValidator(CardTopic, func(ctx context.Context, from peer.ID, msg *pubsub.Message) pubsub.ValidationResult {
-		if from == self {
-			return pubsub.ValidationAccept // our own card, stored when it was registered here
-		}
-		_, err := r.register(ctx, msg.Data, "peer:"+from.String(), false)
+	topic, err := node.Join(CardTopic, 0, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
+		_, err := r.register(ctx, data, "peer:"+from.String(), false)
 		switch {
 		case err == nil:
 			return pubsub.ValidationAccept
@@ -116,14 +112,7 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 			return pubsub.ValidationReject // costs the sender score
 		}
 		return pubsub.ValidationIgnore // could not check (chain unreachable): do not punish
-	}); err != nil {
-		return nil, err
-	}
-	topic, err := node.PubSub.Join(CardTopic)
-	if err != nil {
-		return nil, err
-	}
-	sub, err := topic.Subscribe()
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -132,14 +121,7 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 	if err := n.provideStored(ctx); err != nil {
 		return nil, err
 	}
-	go n.reprovide(ctx)
-	go func() { // the validator does the work; reading keeps the subscription flowing
-		for {
-			if _, err := sub.Next(ctx); err != nil {
-				return
-			}
-		}
-	}()
+	node.Go(n.reprovide)
 	r.mu.Lock()
 	r.net = n
 	r.mu.Unlock()
@@ -154,13 +136,13 @@ func (n *Network) publish(ctx context.Context, a *Agent) {
 	if !a.Staked {
 		return
 	}
-	go func() {
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	n.node.Go(func(ctx context.Context) { // the node's, not the request's: it outlives it
+		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		if err := n.node.DHT.PutValue(pctx, cardKey(a.DID), []byte(a.JWS)); err != nil {
 			n.log.Debug("registry: DHT put", "did", a.DID, "err", err)
 		}
-	}()
+	})
 }
 
 // lookup asks the DHT for did's card and stores what it finds.

@@ -79,7 +79,7 @@ type providing struct {
 // provide announces this node as a provider of the capabilities of a staked card it now
 // holds, unless it did so recently. It returns at once; the announcements run in the
 // background.
-func (n *Network) provide(ctx context.Context, a *Agent) {
+func (n *Network) provide(a *Agent) {
 	if !a.Staked {
 		return
 	}
@@ -96,7 +96,7 @@ func (n *Network) provide(ctx context.Context, a *Agent) {
 	}
 	n.prov.mu.Unlock()
 	if len(due) > 0 {
-		go n.announce(context.WithoutCancel(ctx), due)
+		n.node.Go(func(ctx context.Context) { n.announce(ctx, due) })
 	}
 }
 
@@ -130,7 +130,7 @@ func (n *Network) provideStored(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	n.provide(ctx, &Agent{SignedCard: SignedCard{Card: Card{Capabilities: caps}}, Staked: true})
+	n.provide(&Agent{SignedCard: SignedCard{Card: Card{Capabilities: caps}}, Staked: true})
 	return nil
 }
 

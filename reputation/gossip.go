@@ -23,24 +23,17 @@ const AuditTopic = "/surety/audits/1"
 type EnvelopeVerifier func(ctx context.Context, raw []byte) (*identity.Verified, error)
 
 // Attach joins AuditTopic on node: audits arriving are verified and submitted here, and
-// audits filed here (Submit) go out. It runs until ctx ends.
-func (s *Service) Attach(ctx context.Context, node *p2p.Node, verify EnvelopeVerifier, log *slog.Logger) error {
+// audits filed here (Submit) go out, until the node closes.
+func (s *Service) Attach(node *p2p.Node, verify EnvelopeVerifier, log *slog.Logger) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	self := node.Host.ID()
-	if err := node.PubSub.RegisterTopicValidator(AuditTopic, func(ctx context.Context, from peer.ID, msg *pubsub.Message) pubsub.ValidationResult {
-		if from == self {
-			return pubsub.ValidationAccept // filed here, checked then
-		}
-		if len(msg.Data) > identity.MaxEnvelopeSize {
-			return pubsub.ValidationReject
-		}
-		v, err := verify(ctx, msg.Data)
+	topic, err := node.Join(AuditTopic, identity.MaxEnvelopeSize, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
+		v, err := verify(ctx, data)
 		if err != nil {
 			return identity.GossipVerdict(err)
 		}
-		_, err = s.submit(ctx, v, msg.Data)
+		_, err = s.submit(ctx, v, data)
 		switch {
 		case err == nil:
 			return pubsub.ValidationAccept
@@ -50,7 +43,7 @@ func (s *Service) Attach(ctx context.Context, node *p2p.Node, verify EnvelopeVer
 		if waitsForFacts(err) {
 			// This node's indexes may be behind the chain: hold it and retry as they
 			// advance, so every node ends with the same audits whatever the arrival order.
-			if herr := s.hold(ctx, v, msg.Data); herr != nil {
+			if herr := s.hold(ctx, v, data); herr != nil {
 				log.Warn("reputation: hold gossiped audit", "err", herr)
 			}
 			return pubsub.ValidationIgnore
@@ -58,27 +51,13 @@ func (s *Service) Attach(ctx context.Context, node *p2p.Node, verify EnvelopeVer
 		// Duplicate or late: not an attack.
 		log.Debug("reputation: gossiped audit not taken", "from", from, "err", err)
 		return pubsub.ValidationIgnore
-	}); err != nil {
-		return err
-	}
-	topic, err := node.PubSub.Join(AuditTopic)
-	if err != nil {
-		return err
-	}
-	sub, err := topic.Subscribe()
+	})
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	s.topic = topic
 	s.mu.Unlock()
-	go func() {
-		for {
-			if _, err := sub.Next(ctx); err != nil {
-				return
-			}
-		}
-	}()
 	return nil
 }
 

@@ -32,7 +32,7 @@ func startGossipNode(t *testing.T, f *fakeChain, signer keySigner, bootstrap []p
 	}
 	t.Cleanup(func() { node.Close() })
 	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
-	if err := svc.Attach(ctx, node, v.Verify, nil); err != nil {
+	if err := svc.Attach(node, v.Verify, nil); err != nil {
 		t.Fatal(err)
 	}
 	return &gossipNode{logFixture: lf, svc: svc, node: node}

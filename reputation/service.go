@@ -9,9 +9,8 @@ import (
 	"sync"
 	"time"
 
-	pubsub "github.com/libp2p/go-libp2p-pubsub"
-
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/p2p"
 )
 
 // StakeSource gives the stake, in ETH, of every staked agent the node knows.
@@ -62,7 +61,7 @@ type Service struct {
 
 	mu       sync.RWMutex
 	snapshot *snapshot
-	topic    *pubsub.Topic // set by Attach
+	topic    *p2p.Topic    // set by Attach
 	dirty    chan struct{} // holds a token when audits arrived since the last computation
 }
 

@@ -460,11 +460,11 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 			log.Warn("reputation: recheck after settlements", "err", err)
 		}
 	})
-	if err := n.reputation.Attach(n.p2pCtx, n.p2p, ids.VerifyEnvelope, log); err != nil {
+	if err := n.reputation.Attach(n.p2p, ids.VerifyEnvelope, log); err != nil {
 		return nil, err
 	}
 	n.reputation.AttachSync(n.syncer, ids.CheckArchived)
-	if err := groups.Attach(n.p2pCtx, n.p2p); err != nil {
+	if err := groups.Attach(n.p2p); err != nil {
 		return nil, err
 	}
 	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key, MinStake: minStake}

@@ -60,6 +60,11 @@ type Node struct {
 	scores    map[peer.ID]float64 // gossip scores as of the last inspection
 	penalties map[peer.ID]penalty // what peers lost by sending bad items outside gossip
 	deny      *denyList
+	topics    []*Topic
+	life      context.Context // ends when the node closes: the context of tasks (Go)
+	stop      context.CancelFunc
+	stopped   bool
+	tasks     sync.WaitGroup
 }
 
 // penalty is a peer's penalty as of a time; it halves every penaltyHalfLife.
@@ -133,6 +138,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("p2p: start host: %w", err)
 	}
 	n := &Node{Host: h, deny: deny}
+	n.life, n.stop = context.WithCancel(context.Background())
 	fail := func(err error) (*Node, error) {
 		n.Close()
 		return nil, err
@@ -217,11 +223,25 @@ func ParseAddrs(addrs []string) ([]peer.AddrInfo, error) {
 	return infos, nil
 }
 
-// Close stops everything.
+// Close stops everything: the node's tasks (waiting for them), its topics, the DHT and the
+// host.
 func (n *Node) Close() error {
+	n.mu.Lock()
+	already := n.stopped
+	n.stopped = true
+	topics := n.topics
+	n.mu.Unlock()
+	if already {
+		return nil
+	}
+	n.stop()
+	n.tasks.Wait()
 	var err error
+	for _, t := range topics {
+		err = errors.Join(err, t.Close())
+	}
 	if n.DHT != nil {
-		err = n.DHT.Close()
+		err = errors.Join(err, n.DHT.Close())
 	}
 	if n.Host != nil {
 		err = errors.Join(err, n.Host.Close())

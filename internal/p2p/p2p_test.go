@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
 )
@@ -108,5 +109,38 @@ func TestDenyCutsAndHeals(t *testing.T) {
 	a.Deny(nil)
 	if err := b.Host.Connect(network.WithForceDirectDial(ctx, "test"), a.Info()); err != nil {
 		t.Fatalf("B cannot connect after the list was lifted: %v", err)
+	}
+}
+
+// TestNodeOwnsItsGoroutines: a topic's reader and a task started with Go end when the node
+// closes, and Close waits for them.
+func TestNodeOwnsItsGoroutines(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n, err := Start(ctx, Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := n.Join("/test/1", 0, func(context.Context, peer.ID, []byte) pubsub.ValidationResult { return pubsub.ValidationAccept }); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	n.Go(func(ctx context.Context) {
+		<-ctx.Done()
+		time.Sleep(50 * time.Millisecond) // still running when Close starts waiting
+		close(ended)
+	})
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	default:
+		t.Fatal("Close returned before the node's task ended")
+	}
+	ran := false
+	n.Go(func(context.Context) { ran = true }) // after Close: not started
+	if err := n.Close(); err != nil || ran {
+		t.Fatalf("a second Close: %v; a task started after Close ran: %v", err, ran)
 	}
 }
