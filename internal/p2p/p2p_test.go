@@ -144,3 +144,32 @@ func TestNodeOwnsItsGoroutines(t *testing.T) {
 		t.Fatalf("a second Close: %v; a task started after Close ran: %v", err, ran)
 	}
 }
+
+// TestCloseAfterGossipStopped: a node whose gossipsub stopped first (its context ended, as
+// when a node shuts down) still closes, and its topics' readers end (at first Close waited
+// for them forever).
+func TestCloseAfterGossipStopped(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n, err := Start(ctx, Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	for _, name := range []string{"/test/a", "/test/b"} {
+		if _, err := n.Join(name, 0, func(context.Context, peer.ID, []byte) pubsub.ValidationResult { return pubsub.ValidationAccept }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cancel()
+	time.Sleep(50 * time.Millisecond) // gossipsub's loop sees its context end
+	closed := make(chan error, 1)
+	go func() { closed <- n.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close hangs once gossipsub has stopped")
+	}
+}

@@ -24,6 +24,7 @@ type Topic struct {
 	node   *Node
 	topic  *pubsub.Topic
 	sub    *pubsub.Subscription
+	stop   context.CancelFunc // ends the reader
 	done   chan struct{}
 	closed sync.Once
 }
@@ -53,12 +54,15 @@ func (n *Node) Join(name string, maxSize int, validate TopicValidator) (*Topic, 
 		topic.Close()
 		return nil, fmt.Errorf("p2p: subscribe to %s: %w", name, err)
 	}
-	t := &Topic{name: name, node: n, topic: topic, sub: sub, done: make(chan struct{})}
+	// The reader stops with the node, or Close, even when gossipsub has stopped first and
+	// would never end the subscription itself.
+	ctx, stop := context.WithCancel(n.life)
+	t := &Topic{name: name, node: n, topic: topic, sub: sub, stop: stop, done: make(chan struct{})}
 	go func() {
 		defer close(t.done)
 		for {
-			if _, err := sub.Next(context.Background()); err != nil {
-				return // cancelled by Close
+			if _, err := sub.Next(ctx); err != nil {
+				return
 			}
 		}
 	}()
@@ -73,13 +77,18 @@ func (t *Topic) Publish(ctx context.Context, data []byte) error {
 	return t.topic.Publish(ctx, data)
 }
 
-// Close leaves the topic and waits for its reader.
+// Close leaves the topic and waits for its reader. Once gossipsub itself has stopped, there
+// is nothing left to leave.
 func (t *Topic) Close() error {
 	var err error
 	t.closed.Do(func() {
+		t.stop()
 		t.sub.Cancel()
 		<-t.done
 		err = errors.Join(t.topic.Close(), t.node.PubSub.UnregisterTopicValidator(t.name))
+		if errors.Is(err, context.Canceled) {
+			err = nil
+		}
 	})
 	return err
 }
