@@ -1,6 +1,7 @@
 # Surety. Two commands set everything up on a fresh clone:
 #   make run    a node on the embedded chain (in-process EVM, SQLite in .data/)
-#   make test   every test: go vet, forge tests and gas snapshot, go tests (with Anvil)
+#   make test   every test: go vet, staticcheck, forge fmt, forge tests and gas snapshot, go
+#               tests (with Anvil), a short run of every Go fuzz target
 # The Makefile installs what it needs: Go modules through the Go toolchain, and Foundry and
 # solc from npm into .tools/ (pinned by package.json and package-lock.json).
 
@@ -29,7 +30,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run demo test test-go test-forge vet devnet bench contracts clean
+.PHONY: help tools build run demo test test-go test-forge test-fuzz vet devnet bench contracts clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -57,10 +58,19 @@ demo: build ## play a marketplace day end to end on the embedded chain (under a 
 devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node processes against it; Ctrl-C stops all
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES)
 
-test: tools vet test-forge test-go ## run every test
+test: tools vet test-forge test-go test-fuzz ## run every test
 
-vet:
+vet: tools ## go vet, staticcheck and forge fmt --check
 	go vet ./...
+	go tool staticcheck ./...
+	$(FORGE) fmt --check
+
+# Every Go fuzz target, briefly (FUZZTIME each): the seed corpus runs in test-go already; this
+# explores a little past it, so a parser that panics on new input fails the build.
+FUZZTIME ?= 2s
+
+test-fuzz: tools ## run every Go fuzz target for FUZZTIME (scripts/fuzz-smoke)
+	FUZZTIME=$(FUZZTIME) scripts/fuzz-smoke
 
 test-forge: tools
 	FOUNDRY_PROFILE=$(FORGE_PROFILE) $(FORGE) test

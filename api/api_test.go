@@ -26,13 +26,6 @@ func newServer(t testing.TB) (*api.Server, *chain.Embedded) {
 	return s, c
 }
 
-// newServerWithDB is newServer that also returns the database.
-func newServerWithDB(t testing.TB) (*api.Server, *sql.DB) {
-	t.Helper()
-	s, _, db := build(t)
-	return s, db
-}
-
 func build(t testing.TB) (*api.Server, *chain.Embedded, *sql.DB) {
 	t.Helper()
 	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})

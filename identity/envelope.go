@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -226,9 +225,6 @@ func looksCompact(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && raw[0] != '{'
 }
-
-// trimString trims whitespace around a compact JWS given as text.
-func trimString(s string) string { return strings.TrimSpace(s) }
 
 // CheckAudience refuses, with a *VerifyError, an envelope that does not name aud (the
 // receiving node's DID) as its audience and chainID as its chain. Nodes call it on every

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -57,14 +56,6 @@ func payloadFor(t testing.TB, k *Key, mutate func(m map[string]any)) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func reasonOf(err error) error {
-	var ve *VerifyError
-	if errors.As(err, &ve) {
-		return ve.Reason
-	}
-	return nil
 }
 
 func TestSignAndVerifyCompact(t *testing.T) {
@@ -145,10 +136,14 @@ func ecdsaFromJWK(t *testing.T, m map[string]string) *ecdsa.PublicKey {
 	t.Helper()
 	x, err1 := base64.RawURLEncoding.DecodeString(m["x"])
 	y, err2 := base64.RawURLEncoding.DecodeString(m["y"])
-	if err1 != nil || err2 != nil {
+	if err1 != nil || err2 != nil || len(x) != 32 || len(y) != 32 {
 		t.Fatal("bad JWK coordinates")
 	}
-	return &ecdsa.PublicKey{Curve: ethcrypto.S256(), X: new(big.Int).SetBytes(x), Y: new(big.Int).SetBytes(y)}
+	pub, err := ethcrypto.UnmarshalPubkey(append(append([]byte{4}, x...), y...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pub
 }
 
 func TestVerifyRefusals(t *testing.T) {

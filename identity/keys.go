@@ -13,7 +13,6 @@ import (
 	"math/big"
 	"sync"
 
-	"github.com/ethereum/go-ethereum/common/math"
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/lestrrat-go/jwx/v2/jwa"
 	"github.com/lestrrat-go/jwx/v2/jws"
@@ -80,7 +79,7 @@ func (k *Key) Seed() []byte {
 	if k.Type == Ed25519 {
 		return bytes.Clone(k.Private.(ed25519.PrivateKey).Seed())
 	}
-	return math.PaddedBigBytes(k.Private.(*ecdsa.PrivateKey).D, 32)
+	return ethcrypto.FromECDSA(k.Private.(*ecdsa.PrivateKey))
 }
 
 // keyFile is the on-disk form of a key: a private JWK whose kid is the key's DID URL.

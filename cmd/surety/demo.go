@@ -451,10 +451,6 @@ func (d *demo) stake(ctx context.Context, a *actor, eth string) error {
 	return nil
 }
 
-func (d *demo) stakeRegistry() *bind.BoundContract {
-	return contracts.NewStakeRegistry().Instance(d.chain, common.HexToAddress(d.info.Contracts["StakeRegistry"]))
-}
-
 func (d *demo) escrow() *bind.BoundContract {
 	return contracts.NewBountyEscrow().Instance(d.chain, common.HexToAddress(d.info.Contracts["BountyEscrow"]))
 }

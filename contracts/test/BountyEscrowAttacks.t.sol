@@ -28,7 +28,11 @@ contract BountyEscrowAttackTest is EscrowFixture {
 
         vm.assertTrue(attacker.reentered(), "the attacker did try");
         vm.assertFalse(attacker.reentryOk(), "re-entry failed");
-        vm.assertEq(uint256(uint32(_reentrySelector(attacker))), uint256(uint32(IBountyEscrow.Reentrancy.selector)), "refused as Reentrancy");
+        vm.assertEq(
+            uint256(uint32(_reentrySelector(attacker))),
+            uint256(uint32(IBountyEscrow.Reentrancy.selector)),
+            "refused as Reentrancy"
+        );
         vm.assertEq(attacker.received(), 5 ether - feeOf(5 ether), "paid exactly once");
         vm.assertEq(address(escrow).balance, feeOf(5 ether), "only the fee remains");
         assertStatus(id, IBountyEscrow.Status.Accepted);
@@ -39,7 +43,9 @@ contract BountyEscrowAttackTest is EscrowFixture {
         (uint256 other,) = postETH(10 ether); // someone else's funds sit in the escrow
         IBountyEscrow.Terms memory t = termsOf(address(attacker), address(0), 1 ether, 0);
         attacker.exec{value: 1 ether}(
-            address(escrow), 1 ether, abi.encodeCall(escrow.post, (address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT))
+            address(escrow),
+            1 ether,
+            abi.encodeCall(escrow.post, (address(0), 1 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT))
         );
         vm.assertTrue(other != escrow.bountyId(address(attacker), SALT), "two bounties");
         uint256 id = escrow.bountyId(address(attacker), SALT);
@@ -58,7 +64,11 @@ contract BountyEscrowAttackTest is EscrowFixture {
         ft.mint(address(attacker), 3 ether);
         attacker.exec(address(ft), 0, abi.encodeCall(ft.approve, (address(escrow), 3 ether)));
         IBountyEscrow.Terms memory t = termsOf(address(attacker), address(ft), 3 ether, 0);
-        attacker.exec(address(escrow), 0, abi.encodeCall(escrow.post, (address(ft), 3 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT)));
+        attacker.exec(
+            address(escrow),
+            0,
+            abi.encodeCall(escrow.post, (address(ft), 3 ether, arbiter, t.deadline, REVIEW, 0, SPEC, SALT))
+        );
         ft.setFailing(true);
         attacker.exec(address(escrow), 0, abi.encodeCall(escrow.cancel, (escrow.bountyId(address(attacker), SALT), t)));
         vm.assertEq(escrow.owed(address(attacker), address(ft)), 3 ether, "credited");
@@ -85,7 +95,10 @@ contract BountyEscrowAttackTest is EscrowFixture {
         hook.approve(address(escrow), type(uint256).max);
         uint64 deadline = uint64(block.timestamp) + DURATION;
         // During transferFrom, the token posts again: the nested post must fail.
-        hook.arm(address(escrow), abi.encodeCall(escrow.post, (address(hook), 1 ether, arbiter, deadline, REVIEW, 0, SPEC, SALT)));
+        hook.arm(
+            address(escrow),
+            abi.encodeCall(escrow.post, (address(hook), 1 ether, arbiter, deadline, REVIEW, 0, SPEC, SALT))
+        );
         vm.prank(poster);
         uint256 id = escrow.post(address(hook), 5 ether, arbiter, deadline, REVIEW, 0, SPEC, keccak256("outer"));
         vm.assertFalse(hook.callbackOk(), "nested post refused");
@@ -102,7 +115,11 @@ contract BountyEscrowAttackTest is EscrowFixture {
         ft.mint(poster, 10 ether);
         vm.prank(poster);
         ft.approve(address(escrow), type(uint256).max);
-        vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.TransferFailed.selector, address(ft), address(escrow), uint256(1 ether)));
+        vm.expectRevert(
+            abi.encodeWithSelector(
+                IBountyEscrow.TransferFailed.selector, address(ft), address(escrow), uint256(1 ether)
+            )
+        );
         vm.prank(poster);
         escrow.post(address(ft), 1 ether, arbiter, uint64(block.timestamp) + DURATION, REVIEW, 0, SPEC, SALT);
         uint256 id = escrow.bountyId(poster, SALT);
@@ -128,7 +145,9 @@ contract BountyEscrowAttackTest is EscrowFixture {
         uint256 fee = feeOf(98 ether);
         vm.assertEq(fot.balanceOf(address(escrow)), fee, "escrow keeps exactly the fee");
         vm.assertEq(escrow.feesOwed(address(fot)), fee, "and owes it");
-        vm.assertEq(fot.balanceOf(worker), (98 ether - fee) * 98 / 100, "worker got the payout less the token's own fee");
+        vm.assertEq(
+            fot.balanceOf(worker), (98 ether - fee) * 98 / 100, "worker got the payout less the token's own fee"
+        );
     }
 
     function test_feeOnTransferToken_withNominalTermsIsRefused() public {

@@ -39,7 +39,9 @@ contract DevTokenTest is Test {
         token.mint(alice, 5);
         vm.prank(alice);
         token.approve(bob, 1);
-        vm.expectRevert(abi.encodeWithSelector(DevToken.InsufficientAllowance.selector, alice, bob, uint256(1), uint256(2)));
+        vm.expectRevert(
+            abi.encodeWithSelector(DevToken.InsufficientAllowance.selector, alice, bob, uint256(1), uint256(2))
+        );
         vm.prank(bob);
         bool ok = token.transferFrom(alice, bob, 2);
         ok; // not reached: the call reverts
