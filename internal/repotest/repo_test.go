@@ -131,3 +131,42 @@ func TestDocViolationsCatches(t *testing.T) {
 		})
 	}
 }
+
+// TestArchitectureNamesEveryPackage: docs/ARCHITECTURE.md's package table has a row for every
+// package of the module, and no row for one that is gone.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	root, err := tools.RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table under the header "| package | holds |", up to the first line that is not a row.
+	rows := map[string]bool{}
+	_, table, ok := strings.Cut(string(doc), "| package | holds |\n")
+	if !ok {
+		t.Fatal(`docs/ARCHITECTURE.md has no "| package | holds |" table`)
+	}
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		if rest, ok := strings.CutPrefix(line, "| `"); ok {
+			if name, _, ok := strings.Cut(rest, "`"); ok {
+				rows[name] = true
+			}
+		}
+	}
+	for _, p := range repoPackages(t) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, Module), "/")
+		if !rows[rel] {
+			t.Errorf("docs/ARCHITECTURE.md's package table has no row for %s", rel)
+		}
+		delete(rows, rel)
+	}
+	for name := range rows {
+		t.Errorf("docs/ARCHITECTURE.md's package table names %s, which is not a package", name)
+	}
+}
