@@ -51,7 +51,20 @@ type cluster struct {
 	auditsMaybe int
 	postsMaybe  int
 	written     int
+	// accepted are the audits nodes accepted, by whom and when: an audit whose node dies
+	// before it could spread it, and stays down past the log's grace, is closed out of the
+	// log by the others, and dropped by its node when it comes back (as designed).
+	accepted []acceptedAudit
 }
+
+type acceptedAudit struct {
+	by *clusterNode
+	at time.Time
+}
+
+// atRisk is how long after accepting an audit a node may die and take it along: until it
+// has gossiped it, or a peer's sync round (every second here) has pulled it.
+const atRisk = 3 * time.Second
 
 type clusterNode struct {
 	i        int
@@ -128,12 +141,23 @@ func (c *cluster) start(cn *clusterNode) {
 	cn.mu.Unlock()
 }
 
-// kill stops cn: SIGKILL, or SIGTERM for a clean stop.
+// kill stops cn: SIGKILL, or SIGTERM for a clean stop. The audits it accepted within atRisk
+// may go with it.
 func (c *cluster) kill(cn *clusterNode, sig syscall.Signal) {
 	cn.mu.Lock()
 	cn.up = false
 	p := cn.proc
 	cn.mu.Unlock()
+	c.mu.Lock()
+	c.accepted = slices.DeleteFunc(c.accepted, func(a acceptedAudit) bool {
+		if a.by != cn || time.Since(a.at) >= atRisk {
+			return false
+		}
+		c.audits--
+		c.auditsMaybe++
+		return true
+	})
+	c.mu.Unlock()
 	_ = p.cmd.Process.Signal(sig)
 	select {
 	case <-p.done:
@@ -297,6 +321,7 @@ func (c *cluster) write(set []*clusterNode) bool {
 			return false
 		}
 		c.audits++
+		c.accepted = append(c.accepted, acceptedAudit{by: cn, at: time.Now()})
 	default:
 		env := c.envelope(cn, a, map[string]any{"group_id": c.group, "state": "discussion", "body": map[string]any{"text": fmt.Sprintf("post %d", n)}})
 		code, _, err := c.do(cn, "POST", "/v1/groups/"+c.group+"/envelopes", env)
