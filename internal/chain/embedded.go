@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/big"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,7 +112,14 @@ func (e *Embedded) Mine() common.Hash {
 func (e *Embedded) AdvanceTime(d time.Duration) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.backend.AdjustTime(d)
+	err := e.backend.AdjustTime(d)
+	if err != nil && strings.Contains(err.Error(), "non-empty block") {
+		// A transaction sent a moment ago is still pending: mine it, as automine would, then
+		// move the clock.
+		e.backend.Commit()
+		err = e.backend.AdjustTime(d)
+	}
+	return err
 }
 
 // Fork makes the block with hash parent the head of a side chain that becomes canonical once
