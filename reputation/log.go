@@ -382,15 +382,10 @@ func (l *Log) adopt(ctx context.Context, h Head, leaves []Hash, now time.Time) (
 	if h.Epoch <= l.last {
 		return Head{}, fmt.Errorf("%w: epoch %d is closed here already", ErrDiverged, h.Epoch)
 	}
-	before := l.tree.Size()
-	if before+uint64(len(leaves)) != h.Size {
-		return Head{}, fmt.Errorf("reputation: %d leaves on a log of %d do not make the head's size %d", len(leaves), before, h.Size)
+	root, fits, err := l.rootAppended(leaves, h.Size)
+	if !fits {
+		return Head{}, fmt.Errorf("reputation: %d leaves on a log of %d do not make the head's size %d", len(leaves), l.tree.Size(), h.Size)
 	}
-	for _, x := range leaves {
-		l.tree.Append(x)
-	}
-	root, err := l.tree.Root(h.Size)
-	l.tree.truncate(before)
 	if err != nil {
 		return Head{}, err
 	}
@@ -398,4 +393,31 @@ func (l *Log) adopt(ctx context.Context, h Head, leaves []Hash, now time.Time) (
 		return Head{}, fmt.Errorf("reputation: the leaves give root %s, the head says %s", root, h.Root)
 	}
 	return l.appendEpoch(ctx, h.Epoch, leaves, now)
+}
+
+// rootWith is the root the log would have with leaves appended; ErrDiverged when they would
+// not make size.
+func (l *Log) rootWith(leaves []Hash, size uint64) (Hash, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	root, fits, err := l.rootAppended(leaves, size)
+	if !fits {
+		return Hash{}, fmt.Errorf("%w: %d leaves on a log of %d do not make size %d", ErrDiverged, len(leaves), l.tree.Size(), size)
+	}
+	return root, err
+}
+
+// rootAppended is the root of the tree with leaves appended, leaving the tree as it was;
+// fits is false (and nothing computed) when they would not make size. l.mu is held.
+func (l *Log) rootAppended(leaves []Hash, size uint64) (root Hash, fits bool, err error) {
+	before := l.tree.Size()
+	if before+uint64(len(leaves)) != size {
+		return Hash{}, false, nil
+	}
+	for _, x := range leaves {
+		l.tree.Append(x)
+	}
+	root, err = l.tree.Root(size)
+	l.tree.truncate(before)
+	return root, true, err
 }

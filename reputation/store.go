@@ -192,11 +192,14 @@ func parseHash(s string) (Hash, error) {
 	return h, h.UnmarshalText([]byte(s))
 }
 
+// unloggedBefore selects (as a) the audits of a chain made before a time that the log does not
+// hold: arguments chain, before (unix seconds).
+const unloggedBefore = `chain = ? AND time < ? AND NOT EXISTS (SELECT 1 FROM reputation_log g WHERE g.chain = a.chain AND g.leaf = a.leaf)`
+
 // unlogged counts the audits made before (unix seconds) that are neither in the log nor among
 // leaves: those adopting an epoch with leaves would leave out.
 func (s *Store) unlogged(ctx context.Context, before int64, leaves map[Hash]bool) (int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT leaf FROM reputation_audits a WHERE chain = ? AND time < ?
-		AND NOT EXISTS (SELECT 1 FROM reputation_log g WHERE g.chain = a.chain AND g.leaf = a.leaf)`, s.chain, before)
+	rows, err := s.db.QueryContext(ctx, `SELECT leaf FROM reputation_audits a WHERE `+unloggedBefore, s.chain, before)
 	if err != nil {
 		return 0, fmt.Errorf("reputation: audits out of the log: %w", err)
 	}
@@ -239,8 +242,7 @@ func (s *Store) dropUnlogged(ctx context.Context, before int64) ([]unloggedKey, 
 	fail := func(err error) ([]unloggedKey, error) {
 		return nil, fmt.Errorf("reputation: drop audits left out of the log: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT leaf, auditor, subject, target, side FROM reputation_audits a WHERE chain = ? AND time < ?
-		AND NOT EXISTS (SELECT 1 FROM reputation_log g WHERE g.chain = a.chain AND g.leaf = a.leaf)`, s.chain, before)
+	rows, err := tx.QueryContext(ctx, `SELECT leaf, auditor, subject, target, side FROM reputation_audits a WHERE `+unloggedBefore, s.chain, before)
 	if err != nil {
 		return fail(err)
 	}

@@ -347,22 +347,6 @@ func (s *Service) recordLogged(ctx context.Context, check EnvelopeVerifier, raw 
 	return err
 }
 
-// rootWith is the root the log would have with leaves appended.
-func (l *Log) rootWith(leaves []Hash, size uint64) (Hash, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	before := l.tree.Size()
-	if before+uint64(len(leaves)) != size {
-		return Hash{}, fmt.Errorf("%w: %d leaves on a log of %d do not make size %d", ErrDiverged, len(leaves), before, size)
-	}
-	for _, x := range leaves {
-		l.tree.Append(x)
-	}
-	root, err := l.tree.Root(size)
-	l.tree.truncate(before)
-	return root, err
-}
-
 // auditSet offers the audits of the epochs the log has not closed.
 type auditSet struct {
 	s     *Service
