@@ -59,16 +59,18 @@ func (v dhtValidator) Validate(key string, value []byte) error {
 	return nil
 }
 
-// Select prefers the card with the highest sequence number, so an old card never wins.
+// Select prefers the card that registration keeps (newer): the highest sequence number, so
+// an old card never wins, and of two with one sequence number the same one every node keeps.
 func (v dhtValidator) Select(_ string, values [][]byte) (int, error) {
-	best, bestSeq := -1, uint64(0)
+	best := -1
+	var bestCard *SignedCard
 	for i, val := range values {
 		sc, err := Parse(val, v.r.cfg.Now())
 		if err != nil {
 			continue
 		}
-		if best < 0 || sc.Seq > bestSeq {
-			best, bestSeq = i, sc.Seq
+		if best < 0 || newer(sc, bestCard.Seq, bestCard.JWS) {
+			best, bestCard = i, sc
 		}
 	}
 	if best < 0 {

@@ -116,3 +116,22 @@ func TestForgedCardCostsThePeer(t *testing.T) {
 		t.Error("the forged card was stored")
 	}
 }
+
+// TestDHTSelectKeepsWhatRegistrationKeeps: of the values the DHT holds for a card, Select
+// picks the one every node's registration keeps: the highest sequence number, and of two with
+// one sequence number the lower JWS hash, in either order.
+func TestDHTSelectKeepsWhatRegistrationKeeps(t *testing.T) {
+	k := mustKey(t)
+	x, y, old := card(t, k, 5, "X", "one of two", "a"), card(t, k, 5, "Y", "the other", "a"), card(t, k, 4, "Old", "older", "a")
+	lower := x
+	if hx, hy := sha256.Sum256(x), sha256.Sum256(y); bytes.Compare(hy[:], hx[:]) < 0 {
+		lower = y
+	}
+	v := newRegistry(t, stakes{}).DHTValidators()[registry.CardNamespace]
+	for _, values := range [][][]byte{{x, y, old}, {old, y, x}, {y, old, x}} {
+		i, err := v.Select("/"+registry.CardNamespace+"/"+k.DID.String(), values)
+		if err != nil || !bytes.Equal(values[i], lower) {
+			t.Errorf("Select picked %d (%v) of %d values; want the lower hash of the two seq-5 cards", i, err, len(values))
+		}
+	}
+}
