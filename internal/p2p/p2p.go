@@ -367,7 +367,7 @@ func (n *Node) Rejoin(ctx context.Context, cfg RejoinConfig) {
 			alone = false
 			continue
 		}
-		dialled := n.dialKnown(ctx, cfg.Seeds, cfg.MinPeers-have)
+		dialled, tried := n.dialKnown(ctx, cfg.Seeds, cfg.MinPeers-have)
 		switch {
 		case dialled > 0:
 			if alone {
@@ -381,7 +381,7 @@ func (n *Node) Rejoin(ctx context.Context, cfg RejoinConfig) {
 			case <-rctx.Done():
 			}
 			cancel()
-		case have == 0 && !alone:
+		case have == 0 && tried > 0 && !alone: // a node that knows no peer is alone by design
 			alone = true
 			cfg.Logger.Warn("p2p: no peer reachable; retrying known peers", "every", cfg.Every)
 		}
@@ -389,16 +389,17 @@ func (n *Node) Rejoin(ctx context.Context, cfg RejoinConfig) {
 }
 
 // dialKnown dials up to want peers the node is not connected to, from its peerstore (which
-// holds the routing table's and every peer seen) and then seeds, and says how many answered.
-func (n *Node) dialKnown(ctx context.Context, seeds []peer.AddrInfo, want int) int {
+// holds the routing table's and every peer seen) and then seeds, and says how many answered
+// and how many it tried.
+func (n *Node) dialKnown(ctx context.Context, seeds []peer.AddrInfo, want int) (answered, tried int) {
 	self := n.Host.ID()
-	tried := map[peer.ID]bool{self: true}
+	seen := map[peer.ID]bool{self: true}
 	var candidates []peer.AddrInfo
 	add := func(ai peer.AddrInfo) {
-		if tried[ai.ID] || len(ai.Addrs) == 0 || n.Host.Network().Connectedness(ai.ID) == network.Connected {
+		if seen[ai.ID] || len(ai.Addrs) == 0 || n.Host.Network().Connectedness(ai.ID) == network.Connected {
 			return
 		}
-		tried[ai.ID] = true
+		seen[ai.ID] = true
 		candidates = append(candidates, ai)
 	}
 	for _, id := range n.DHT.RoutingTable().ListPeers() {
@@ -410,11 +411,11 @@ func (n *Node) dialKnown(ctx context.Context, seeds []peer.AddrInfo, want int) i
 	for _, ai := range seeds {
 		add(ai)
 	}
-	answered := 0
 	for _, ai := range candidates {
 		if answered >= want || ctx.Err() != nil {
 			break
 		}
+		tried++
 		// Past the swarm's dial backoff: a peer that was down a minute ago may be back.
 		cctx, cancel := context.WithTimeout(network.WithForceDirectDial(ctx, "rejoin"), 2*time.Second)
 		err := n.Host.Connect(cctx, ai)
@@ -423,7 +424,7 @@ func (n *Node) dialKnown(ctx context.Context, seeds []peer.AddrInfo, want int) i
 			answered++
 		}
 	}
-	return answered
+	return answered, tried
 }
 
 // denyList is the connection gater of a node: the peers it refuses to connect to, either way.
