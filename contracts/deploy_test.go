@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/go-cmp/cmp"
 
@@ -231,6 +233,9 @@ func TestDecodeRevertNamesEveryArgument(t *testing.T) {
 	if ce.Contract != "BountyEscrow" {
 		t.Errorf("Contract = %q, want BountyEscrow", ce.Contract)
 	}
+	if v, ok := contracts.Revert[contracts.BountyEscrowUnknownBounty](err); !ok || v.Id.Int64() != 42 {
+		t.Errorf("Revert[BountyEscrowUnknownBounty] = %+v, %v; want id 42", v, ok)
+	}
 
 	// The registry's WrongStatus differs from the escrow's in its arguments: each is told
 	// apart by the contract that declares it.
@@ -240,5 +245,47 @@ func TestDecodeRevertNamesEveryArgument(t *testing.T) {
 	ce = contracts.DecodeRevert(err)
 	if ce == nil || ce.Name != "WrongStatus" || ce.Contract != "StakeRegistry" || len(ce.Args) != 3 {
 		t.Errorf("stake on an unbound agent: %+v (%v)", ce, err)
+	}
+	if v, ok := contracts.Revert[contracts.StakeRegistryWrongStatus](err); !ok || v.AgentId != [32]byte{1} || v.Status != 0 {
+		t.Errorf("Revert[StakeRegistryWrongStatus] = %+v, %v; want agent 0x01…, status 0", v, ok)
+	}
+	if _, ok := contracts.Revert[contracts.BountyEscrowWrongStatus](err); ok {
+		t.Errorf("the registry's WrongStatus decoded as the escrow's")
+	}
+}
+
+// rpcRevert is a JSON-RPC error carrying revert data.
+type rpcRevert []byte
+
+func (e rpcRevert) Error() string  { return "execution reverted" }
+func (e rpcRevert) ErrorCode() int { return 3 }
+func (e rpcRevert) ErrorData() any { return hexutil.Encode(e) }
+
+// TestEveryCustomErrorHasItsGeneratedType decodes every custom error the node's contracts
+// declare into the type abigen generated for it (named contract + error), so callers can
+// switch on types instead of names and positions.
+func TestEveryCustomErrorHasItsGeneratedType(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		meta *bind.MetaData
+	}{{"BountyEscrow", &contracts.BountyEscrowMetaData}, {"StakeRegistry", &contracts.StakeRegistryMetaData}, {"RootAnchor", &contracts.RootAnchorMetaData}} {
+		parsed, err := c.meta.ParseABI()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, e := range parsed.Errors {
+			t.Run(c.name+"."+name, func(t *testing.T) {
+				data := append(append([]byte{}, e.ID[:4]...), make([]byte, 32*len(e.Inputs))...)
+				ce := contracts.DecodeRevert(rpcRevert(data))
+				if ce == nil {
+					t.Fatalf("%s not decoded", e.Sig)
+				}
+				// An error declared alike in two contracts (same selector) is the first's.
+				got := reflect.TypeOf(ce.Value)
+				if got == nil || got.Kind() != reflect.Pointer || got.Elem().Name() != ce.Contract+name || ce.Name != name {
+					t.Errorf("%s decoded as %v (contract %s)", e.Sig, got, ce.Contract)
+				}
+			})
+		}
 	}
 }

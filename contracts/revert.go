@@ -39,8 +39,10 @@ type CustomError struct {
 	// "RootAnchor"). An error two contracts declare alike (same name and arguments, so the
 	// same selector) is attributed to the first in that order.
 	Contract string
-	// Args are the decoded arguments in declaration order, with Go types as abigen maps them
-	// (*big.Int, common.Address, [32]byte, uint8 for enums, ...).
+	// Value is the error as abigen generated it, e.g. *BountyEscrowWrongStatus: callers
+	// switch on its type (or use [Revert]) and read its named fields.
+	Value any
+	// Args are the decoded arguments in declaration order, for rendering.
 	Args []any
 	// Inputs names the arguments.
 	Inputs []string
@@ -60,19 +62,26 @@ func (e *CustomError) Error() string {
 // Unwrap returns the transport error.
 func (e *CustomError) Unwrap() error { return e.Cause }
 
-// declaredError is a custom error and the contract that declares it.
+// declaredError is a custom error, the contract that declares it and that contract's
+// generated decoder.
 type declaredError struct {
 	abi.Error
 	contract string
+	unpack   func(raw []byte) (any, error)
 }
 
 // errorABIs holds the custom errors of every Surety contract, by selector.
 var errorABIs = sync.OnceValues(func() (map[[4]byte]declaredError, error) {
 	out := map[[4]byte]declaredError{}
 	for _, c := range []struct {
-		name string
-		meta *bind.MetaData
-	}{{"BountyEscrow", &BountyEscrowMetaData}, {"StakeRegistry", &StakeRegistryMetaData}, {"RootAnchor", &RootAnchorMetaData}} {
+		name   string
+		meta   *bind.MetaData
+		unpack func(raw []byte) (any, error)
+	}{
+		{"BountyEscrow", &BountyEscrowMetaData, NewBountyEscrow().UnpackError},
+		{"StakeRegistry", &StakeRegistryMetaData, NewStakeRegistry().UnpackError},
+		{"RootAnchor", &RootAnchorMetaData, NewRootAnchor().UnpackError},
+	} {
 		parsed, err := c.meta.ParseABI()
 		if err != nil {
 			return nil, err
@@ -81,7 +90,7 @@ var errorABIs = sync.OnceValues(func() (map[[4]byte]declaredError, error) {
 			var id [4]byte
 			copy(id[:], e.ID[:4])
 			if _, seen := out[id]; !seen {
-				out[id] = declaredError{Error: e, contract: c.name}
+				out[id] = declaredError{Error: e, contract: c.name, unpack: c.unpack}
 			}
 		}
 	}
@@ -109,9 +118,26 @@ func DecodeRevert(err error) *CustomError {
 	if uerr != nil {
 		return nil
 	}
+	value, uerr := e.unpack(data)
+	if uerr != nil || value == nil {
+		return nil
+	}
 	inputs := make([]string, len(e.Inputs))
 	for i, in := range e.Inputs {
 		inputs[i] = in.Name
 	}
-	return &CustomError{Name: e.Name, Contract: e.contract, Args: args, Inputs: inputs, Cause: err}
+	return &CustomError{Name: e.Name, Contract: e.contract, Value: value, Args: args, Inputs: inputs, Cause: err}
+}
+
+// Revert reports whether err is, or carries the revert data of, the custom error T (one of
+// the generated error types, e.g. RootAnchorStaleTreeSize), and returns it decoded.
+func Revert[T any](err error) (*T, bool) {
+	var ce *CustomError
+	if !errors.As(err, &ce) {
+		if ce = DecodeRevert(err); ce == nil {
+			return nil, false
+		}
+	}
+	v, ok := ce.Value.(*T)
+	return v, ok
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/ethereum/go-ethereum/common"
-
 	"github.com/surety-ioa/surety/contracts"
 )
 
@@ -66,8 +64,9 @@ func (e *BountyError) Unwrap() []error {
 
 var statusNames = []Status{StatusOpen, StatusAssigned, StatusSubmitted, StatusDisputed, StatusAccepted, StatusReleased, StatusResolved, StatusRefunded, StatusCancelled}
 
-// decodeRevert maps an escrow (or stake registry) custom error (from a gas estimate or a call) to a package
-// error with a message for people; it returns err unchanged when it carries no custom error.
+// decodeRevert maps an escrow (or stake registry) custom error (from a gas estimate or a call)
+// to a package error with a message for people; it returns err unchanged when it carries no
+// custom error.
 func decodeRevert(err error) error {
 	ce := contracts.DecodeRevert(err)
 	if ce == nil {
@@ -76,64 +75,64 @@ func decodeRevert(err error) error {
 	if ce.Contract == "StakeRegistry" {
 		return decodeStakeRevert(ce)
 	}
-	id := uint64(0)
-	if len(ce.Args) > 0 {
-		if b, ok := ce.Args[0].(*big.Int); ok && b.IsUint64() {
-			id = b.Uint64()
+	be := func(id *big.Int, sentinel error, format string, args ...any) error {
+		n := uint64(0)
+		if id.IsUint64() {
+			n = id.Uint64()
 		}
+		return &BountyError{ID: n, Err: sentinel, Msg: fmt.Sprintf(format, args...)}
 	}
-	be := func(sentinel error, format string, args ...any) error {
-		return &BountyError{ID: id, Err: sentinel, Msg: fmt.Sprintf(format, args...)}
-	}
-	switch ce.Name {
-	case "UnknownBounty":
-		return be(ErrUnknownBounty, "bounty %d does not exist", id)
-	case "AlreadyPosted":
-		return be(ErrAlreadyPosted, "this poster already posted bounty %d with this salt (the same request, sent again)", id)
-	case "TermsMismatch":
-		return be(ErrInvalid, "bounty %d: the terms or worker given do not match the bounty (is the index behind?)", id)
-	case "WrongStatus":
-		st := ce.Args[1].(uint8)
-		name := Status(fmt.Sprint(st))
-		if int(st) < len(statusNames) {
-			name = statusNames[st]
+	invalid := func() error { return &BountyError{Err: ErrInvalid, Msg: "invalid argument: " + ce.Error()} }
+	switch e := ce.Value.(type) {
+	case *contracts.BountyEscrowUnknownBounty:
+		return be(e.Id, ErrUnknownBounty, "bounty %v does not exist", e.Id)
+	case *contracts.BountyEscrowAlreadyPosted:
+		return be(e.Id, ErrAlreadyPosted, "this poster already posted bounty %v with this salt (the same request, sent again)", e.Id)
+	case *contracts.BountyEscrowTermsMismatch:
+		return be(e.Id, ErrInvalid, "bounty %v: the terms or worker given do not match the bounty (is the index behind?)", e.Id)
+	case *contracts.BountyEscrowWrongStatus:
+		name := Status(fmt.Sprint(e.Status))
+		if int(e.Status) < len(statusNames) {
+			name = statusNames[e.Status]
 		}
 		if name.Terminal() {
-			return be(ErrBountyClosed, "bounty %d is already %s", id, name)
+			return be(e.Id, ErrBountyClosed, "bounty %v is already %s", e.Id, name)
 		}
-		return be(ErrWrongStatus, "bounty %d is %s: that call is not possible now", id, name)
-	case "NotPoster":
-		return be(ErrNotAllowed, "bounty %d: only the poster may do this (caller %s)", id, ce.Args[1].(common.Address).Hex())
-	case "NotWorker":
-		return be(ErrNotAllowed, "bounty %d: only the worker may do this (caller %s)", id, ce.Args[1].(common.Address).Hex())
-	case "NotArbiter":
-		return be(ErrNotAllowed, "bounty %d: only the arbiter may do this (caller %s)", id, ce.Args[1].(common.Address).Hex())
-	case "NotParty":
-		return be(ErrNotAllowed, "bounty %d: only the poster or the worker may do this", id)
-	case "DeadlinePassed":
-		return be(ErrTooLate, "bounty %d: the deadline has passed", id)
-	case "DeadlineNotPassed":
-		return be(ErrTooEarly, "bounty %d: the deadline has not passed yet", id)
-	case "ReviewWindowOpen":
-		return be(ErrTooEarly, "bounty %d: the review window is still open", id)
-	case "ReviewWindowClosed":
-		return be(ErrTooLate, "bounty %d: the review window has closed", id)
-	case "ArbiterTimeNotUp":
-		return be(ErrTooEarly, "bounty %d: the arbiter still has time to resolve", id)
-	case "InsufficientStake":
-		return &BountyError{Err: ErrInsufficientStake, Msg: fmt.Sprintf("the agent's free stake %v (bound to this wallet, not locked by other claims) is below the %v the bounty locks", ce.Args[1], ce.Args[2])}
-	case "ArbiterIsParty":
-		return &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: the arbiter %s cannot also be the poster or the worker", ce.Args[0].(common.Address).Hex())}
-	case "NotSubmitted":
-		return be(ErrWrongStatus, "bounty %d: only a submission can be disputed, and nothing was submitted (after the deadline, refund)", id)
-	case "SlashAboveLock":
-		return be(ErrInvalid, "invalid argument: bounty %d locks %v of the worker's stake; a ruling cannot slash %v", id, ce.Args[1], ce.Args[2])
-	case "NothingToWithdraw":
+		return be(e.Id, ErrWrongStatus, "bounty %v is %s: that call is not possible now", e.Id, name)
+	case *contracts.BountyEscrowNotPoster:
+		return be(e.Id, ErrNotAllowed, "bounty %v: only the poster may do this (caller %s)", e.Id, e.Caller.Hex())
+	case *contracts.BountyEscrowNotWorker:
+		return be(e.Id, ErrNotAllowed, "bounty %v: only the worker may do this (caller %s)", e.Id, e.Caller.Hex())
+	case *contracts.BountyEscrowNotArbiter:
+		return be(e.Id, ErrNotAllowed, "bounty %v: only the arbiter may do this (caller %s)", e.Id, e.Caller.Hex())
+	case *contracts.BountyEscrowNotParty:
+		return be(e.Id, ErrNotAllowed, "bounty %v: only the poster or the worker may do this", e.Id)
+	case *contracts.BountyEscrowDeadlinePassed:
+		return be(e.Id, ErrTooLate, "bounty %v: the deadline has passed", e.Id)
+	case *contracts.BountyEscrowDeadlineNotPassed:
+		return be(e.Id, ErrTooEarly, "bounty %v: the deadline has not passed yet", e.Id)
+	case *contracts.BountyEscrowReviewWindowOpen:
+		return be(e.Id, ErrTooEarly, "bounty %v: the review window is still open", e.Id)
+	case *contracts.BountyEscrowReviewWindowClosed:
+		return be(e.Id, ErrTooLate, "bounty %v: the review window has closed", e.Id)
+	case *contracts.BountyEscrowArbiterTimeNotUp:
+		return be(e.Id, ErrTooEarly, "bounty %v: the arbiter still has time to resolve", e.Id)
+	case *contracts.BountyEscrowInsufficientStake:
+		return &BountyError{Err: ErrInsufficientStake, Msg: fmt.Sprintf("the agent's free stake %v (bound to this wallet, not locked by other claims) is below the %v the bounty locks", e.Stake, e.Required)}
+	case *contracts.BountyEscrowArbiterIsParty:
+		return &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: the arbiter %s cannot also be the poster or the worker", e.Arbiter.Hex())}
+	case *contracts.BountyEscrowNotSubmitted:
+		return be(e.Id, ErrWrongStatus, "bounty %v: only a submission can be disputed, and nothing was submitted (after the deadline, refund)", e.Id)
+	case *contracts.BountyEscrowSlashAboveLock:
+		return be(e.Id, ErrInvalid, "invalid argument: bounty %v locks %v of the worker's stake; a ruling cannot slash %v", e.Id, e.MinStake, e.Slash)
+	case *contracts.BountyEscrowNothingToWithdraw:
 		return &BountyError{Err: ErrNothingToWithdraw, Msg: "nothing to withdraw in that token"}
-	case "TransferFailed":
-		return &BountyError{Err: ErrTransferFailed, Msg: fmt.Sprintf("transfer of %v of token %s failed (allowance or balance?)", ce.Args[2], ce.Args[0].(common.Address).Hex())}
-	case "InvalidAmount", "InvalidValue", "InvalidDeadline", "InvalidReviewWindow", "InvalidSplit", "ZeroAddress", "FeeTooHigh":
-		return &BountyError{Err: ErrInvalid, Msg: "invalid argument: " + ce.Error()}
+	case *contracts.BountyEscrowTransferFailed:
+		return &BountyError{Err: ErrTransferFailed, Msg: fmt.Sprintf("transfer of %v of token %s failed (allowance or balance?)", e.Amount, e.Token.Hex())}
+	case *contracts.BountyEscrowInvalidAmount, *contracts.BountyEscrowInvalidValue, *contracts.BountyEscrowInvalidDeadline,
+		*contracts.BountyEscrowInvalidReviewWindow, *contracts.BountyEscrowInvalidSplit, *contracts.BountyEscrowZeroAddress,
+		*contracts.BountyEscrowFeeTooHigh:
+		return invalid()
 	}
 	return &BountyError{Err: ErrReverted, Msg: "the escrow refused: " + ce.Error(), cause: ce}
 }

@@ -258,8 +258,8 @@ func TestRevertsOfOtherContractsKeepTheirDecodedError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = svc.Transact(ctx, from, f.dep.Contracts.RootAnchor, anchor.PackAnchor(3, [32]byte{2}))
-	var ce *contracts.CustomError
-	if !errors.Is(err, escrow.ErrReverted) || !errors.As(err, &ce) || ce.Contract != "RootAnchor" || ce.Name != "StaleTreeSize" {
-		t.Fatalf("anchoring a smaller size: %v (custom error %+v), want ErrReverted with RootAnchor's StaleTreeSize behind it", err, ce)
+	stale, ok := contracts.Revert[contracts.RootAnchorStaleTreeSize](err)
+	if !errors.Is(err, escrow.ErrReverted) || !ok || stale.Latest != 5 || stale.Given != 3 {
+		t.Fatalf("anchoring a smaller size: %v (decoded %+v), want ErrReverted with RootAnchor's StaleTreeSize(5, 3) behind it", err, stale)
 	}
 }

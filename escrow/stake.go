@@ -233,30 +233,25 @@ func isStakeOp(k OpKind) bool {
 
 // decodeStakeRevert maps a StakeRegistry custom error to a StakeError.
 func decodeStakeRevert(ce *contracts.CustomError) error {
-	var agent common.Hash
-	if len(ce.Args) > 0 {
-		if id, ok := ce.Args[0].([32]byte); ok {
-			agent = id
-		}
-	}
-	se := func(sentinel error, format string, args ...any) error {
+	se := func(agent common.Hash, sentinel error, format string, args ...any) error {
 		return &StakeError{Agent: agent, Err: sentinel, Msg: fmt.Sprintf(format, args...)}
 	}
-	switch ce.Name {
-	case "WrongStatus":
-		st, _ := ce.Args[2].(uint8)
-		if st == 0 {
-			return se(ErrNotStaked, "agent %s is not bound to wallet %v on chain", agent.Hex(), ce.Args[1])
+	switch e := ce.Value.(type) {
+	case *contracts.StakeRegistryWrongStatus:
+		agent := common.Hash(e.AgentId)
+		if e.Status == 0 {
+			return se(agent, ErrNotStaked, "agent %s is not bound to wallet %v on chain", agent.Hex(), e.Controller)
 		}
-		return se(ErrAgentClosed, "agent %s is %s under wallet %v", agent.Hex(), stakeStatuses[min(int(st), len(stakeStatuses)-1)], ce.Args[1])
-	case "InsufficientStake":
-		return se(ErrStakeTooLow, "%v free (staked, not locked by a claimed bounty), less than the %v asked for", ce.Args[0], ce.Args[1])
-	case "StakeLocked":
-		return se(ErrStakeLocked, "agent %s has %v stake locked by claimed bounties: it can rotate once they end", agent.Hex(), ce.Args[2])
-	case "UnknownLock":
-		return &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: bounty %v locked no stake (the poster assigned its worker), so there is nothing to slash", ce.Args[0])}
-	case "StillBonded":
-		return se(ErrStillBonded, "the unbonding stake unlocks at %v", ce.Args[0])
+		return se(agent, ErrAgentClosed, "agent %s is %s under wallet %v", agent.Hex(), stakeStatuses[min(int(e.Status), len(stakeStatuses)-1)], e.Controller)
+	case *contracts.StakeRegistryInsufficientStake:
+		return se(common.Hash{}, ErrStakeTooLow, "%v free (staked, not locked by a claimed bounty), less than the %v asked for", e.Available, e.Requested)
+	case *contracts.StakeRegistryStakeLocked:
+		agent := common.Hash(e.AgentId)
+		return se(agent, ErrStakeLocked, "agent %s has %v stake locked by claimed bounties: it can rotate once they end", agent.Hex(), e.Locked)
+	case *contracts.StakeRegistryUnknownLock:
+		return &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: bounty %v locked no stake (the poster assigned its worker), so there is nothing to slash", e.LockId)}
+	case *contracts.StakeRegistryStillBonded:
+		return se(common.Hash{}, ErrStillBonded, "the unbonding stake unlocks at %v", e.UnlockAt)
 	}
-	return se(ErrReverted, "the stake registry refused: %s", ce.Error())
+	return se(common.Hash{}, ErrReverted, "the stake registry refused: %s", ce.Error())
 }

@@ -110,9 +110,8 @@ type chainAnchor struct {
 
 func (a chainAnchor) Anchor(ctx context.Context, size uint64, root reputation.Hash) (string, error) {
 	r, err := a.bounties.Transact(ctx, a.from, a.contract, a.abi.PackAnchor(size, root))
-	var ce *contracts.CustomError
-	if errors.As(err, &ce) && ce.Contract == "RootAnchor" && ce.Name == "StaleTreeSize" {
-		return "", fmt.Errorf("%w: %v", reputation.ErrStaleAnchor, ce)
+	if stale, ok := contracts.Revert[contracts.RootAnchorStaleTreeSize](err); ok {
+		return "", fmt.Errorf("%w: the chain holds size %d, this head has %d", reputation.ErrStaleAnchor, stale.Latest, stale.Given)
 	}
 	if err != nil {
 		return "", err
