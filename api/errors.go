@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
@@ -105,13 +106,13 @@ var mappings = []mapping{
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
 	{err: identity.ErrReplayBudget, status: http.StatusTooManyRequests, slug: "replay-budget", title: "This sender has too many live envelopes at the node; try again once some expire"},
 	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
-	{err: identity.ErrBadGroup, status: http.StatusBadRequest, slug: "group-invalid", title: "Not a valid group request"},
-	{err: identity.ErrUnknownGroup, status: http.StatusNotFound, slug: "unknown-group", title: "This node does not know the group"},
-	{err: identity.ErrNotMember, status: http.StatusForbidden, slug: "group-not-member", title: "The sender is not a member of the group"},
-	{err: identity.ErrNotCreator, status: http.StatusForbidden, slug: "group-not-creator", title: "Only the group's creator sets its members"},
-	{err: identity.ErrReservedGroup, status: http.StatusForbidden, slug: "group-reserved", title: "This group id is reserved (bounty-N is for bounty N's poster and worker)"},
-	{err: identity.ErrStaleMembers, status: http.StatusConflict, slug: "group-members-stale", title: "A newer membership is in force"},
-	{err: identity.ErrDuplicateEnvelope, status: http.StatusConflict, slug: "group-duplicate", title: "The envelope is already in the thread"},
+	{err: groups.ErrBadGroup, status: http.StatusBadRequest, slug: "group-invalid", title: "Not a valid group request"},
+	{err: groups.ErrUnknownGroup, status: http.StatusNotFound, slug: "unknown-group", title: "This node does not know the group"},
+	{err: groups.ErrNotMember, status: http.StatusForbidden, slug: "group-not-member", title: "The sender is not a member of the group"},
+	{err: groups.ErrNotCreator, status: http.StatusForbidden, slug: "group-not-creator", title: "Only the group's creator sets its members"},
+	{err: groups.ErrReservedGroup, status: http.StatusForbidden, slug: "group-reserved", title: "This group id is reserved (bounty-N is for bounty N's poster and worker)"},
+	{err: groups.ErrStaleMembers, status: http.StatusConflict, slug: "group-members-stale", title: "A newer membership is in force"},
+	{err: groups.ErrDuplicateEnvelope, status: http.StatusConflict, slug: "group-duplicate", title: "The envelope is already in the thread"},
 
 	// registry
 	{err: registry.ErrOversize, status: http.StatusRequestEntityTooLarge, slug: "card-too-large", title: "The signed card is too large"},
@@ -183,7 +184,7 @@ func problemFor(err error) Problem {
 			var se *escrow.StakeError
 			var ce *registry.CardError
 			var ae *reputation.AuditError
-			var ge *identity.GroupError
+			var ge *groups.Error
 			var d *detailed
 			switch {
 			case errors.As(err, &be) && be.Msg != "":

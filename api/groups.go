@@ -9,26 +9,27 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 )
 
-// Groups is what the group thread routes need. Refusals are *identity.GroupError values
+// Groups is what the group thread routes need. Refusals are *groups.Error values
 // wrapping identity's group sentinels.
 type Groups interface {
-	SetMembers(ctx context.Context, id string, v *identity.Verified, raw []byte) (*identity.Group, error)
-	Group(ctx context.Context, id string) (*identity.Group, error)
-	Post(ctx context.Context, id string, v *identity.Verified, raw []byte) (*identity.Posted, error)
-	Envelopes(ctx context.Context, id string, after int64, limit int) ([]*identity.GroupEnvelope, error)
+	SetMembers(ctx context.Context, id string, v *identity.Verified, raw []byte) (*groups.Group, error)
+	Group(ctx context.Context, id string) (*groups.Group, error)
+	Post(ctx context.Context, id string, v *identity.Verified, raw []byte) (*groups.Posted, error)
+	Envelopes(ctx context.Context, id string, after int64, limit int) ([]*groups.Envelope, error)
 	Watch(id string) (<-chan struct{}, func())
 }
 
-var _ Groups = (*identity.Groups)(nil)
+var _ Groups = (*groups.Service)(nil)
 
 // GroupPage is a page of a thread: the envelopes, and the seq to ask after for the next
 // page (the last one's; the same as asked when the page is empty).
 type GroupPage struct {
-	Envelopes []*identity.GroupEnvelope `json:"envelopes"`
-	Next      int64                     `json:"next"`
+	Envelopes []*groups.Envelope `json:"envelopes"`
+	Next      int64              `json:"next"`
 }
 
 // verifiedBody reads the request body as an envelope and verifies it.
@@ -102,10 +103,10 @@ func (s *Server) listGroupEnvelopes(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	limit := identity.MaxGroupPage
+	limit := groups.MaxPage
 	if v := c.QueryParam("limit"); v != "" {
-		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > identity.MaxGroupPage {
-			return withDetail(ErrBadRequest, "limit must be 1-%d", identity.MaxGroupPage)
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > groups.MaxPage {
+			return withDetail(ErrBadRequest, "limit must be 1-%d", groups.MaxPage)
 		}
 	}
 	page, err := s.cfg.Groups.Envelopes(c.Request().Context(), c.Param("group_id"), from, limit)
@@ -139,7 +140,7 @@ func (s *Server) streamGroup(c echo.Context) error {
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
 	for {
-		page, err := s.cfg.Groups.Envelopes(ctx, id, from, identity.MaxGroupPage)
+		page, err := s.cfg.Groups.Envelopes(ctx, id, from, groups.MaxPage)
 		if err != nil {
 			return nil // the response has started: end the stream; the client resumes
 		}
@@ -151,7 +152,7 @@ func (s *Server) streamGroup(c echo.Context) error {
 			from = e.Seq
 		}
 		w.Flush()
-		if len(page) == identity.MaxGroupPage {
+		if len(page) == groups.MaxPage {
 			continue
 		}
 		select {

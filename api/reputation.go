@@ -10,6 +10,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // Reputation is what the audit and reputation routes need. Refusals are
@@ -73,25 +74,25 @@ func (s *Server) topReputation(c echo.Context) error {
 // AuditLog is what the log routes need: the Merkle log of accepted audits.
 type AuditLog interface {
 	Head() reputation.Head
-	InclusionProof(ctx context.Context, leaf reputation.Hash, size uint64) (index uint64, proof []reputation.Hash, err error)
-	ConsistencyProof(from, to uint64) ([]reputation.Hash, error)
+	InclusionProof(ctx context.Context, leaf merkle.Hash, size uint64) (index uint64, proof []merkle.Hash, err error)
+	ConsistencyProof(from, to uint64) ([]merkle.Hash, error)
 }
 
 var _ AuditLog = (*reputation.Log)(nil)
 
 // InclusionProof is the answer of GET /v1/log/proof/inclusion.
 type InclusionProof struct {
-	Leaf  reputation.Hash   `json:"leaf"`
-	Index uint64            `json:"index"`
-	Size  uint64            `json:"size"`
-	Path  []reputation.Hash `json:"path"`
+	Leaf  merkle.Hash   `json:"leaf"`
+	Index uint64        `json:"index"`
+	Size  uint64        `json:"size"`
+	Path  []merkle.Hash `json:"path"`
 }
 
 // ConsistencyProof is the answer of GET /v1/log/proof/consistency.
 type ConsistencyProof struct {
-	From uint64            `json:"from"`
-	To   uint64            `json:"to"`
-	Path []reputation.Hash `json:"path"`
+	From uint64        `json:"from"`
+	To   uint64        `json:"to"`
+	Path []merkle.Hash `json:"path"`
 }
 
 func (s *Server) logHead(c echo.Context) error {
@@ -100,7 +101,7 @@ func (s *Server) logHead(c echo.Context) error {
 
 // inclusionProof: ?leaf=<hex leaf hash>[&size=N] (default: the latest head's size).
 func (s *Server) inclusionProof(c echo.Context) error {
-	var leaf reputation.Hash
+	var leaf merkle.Hash
 	if err := leaf.UnmarshalText([]byte(c.QueryParam("leaf"))); err != nil {
 		return withDetail(ErrBadRequest, "leaf: %v", err)
 	}
@@ -116,7 +117,7 @@ func (s *Server) inclusionProof(c echo.Context) error {
 		return err
 	}
 	if path == nil {
-		path = []reputation.Hash{}
+		path = []merkle.Hash{}
 	}
 	return c.JSON(http.StatusOK, InclusionProof{Leaf: leaf, Index: idx, Size: size, Path: path})
 }
@@ -136,7 +137,7 @@ func (s *Server) consistencyProof(c echo.Context) error {
 		return withDetail(ErrBadRequest, "%v", err)
 	}
 	if path == nil {
-		path = []reputation.Hash{}
+		path = []merkle.Hash{}
 	}
 	return c.JSON(http.StatusOK, ConsistencyProof{From: from, To: to, Path: path})
 }

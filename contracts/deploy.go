@@ -15,6 +15,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/units"
 )
 
 // Sentinel errors of deployments.
@@ -282,4 +283,31 @@ func (d *Deployment) MinStake(ctx context.Context, b bind.ContractBackend) (*big
 		return nil, fmt.Errorf("read StakeRegistry.minStake: %w", err)
 	}
 	return v, nil
+}
+
+// StakeToken reads what the deployment's StakeRegistry stakes: ETH, or an ERC-20 and its
+// symbol and decimals, so stake converts to whole tokens by the token's own decimals.
+func (d *Deployment) StakeToken(ctx context.Context, b bind.ContractBackend) (common.Address, units.Token, error) {
+	reg := NewStakeRegistry()
+	opts := &bind.CallOpts{Context: ctx}
+	addr, err := bind.Call(reg.Instance(b, d.Contracts.StakeRegistry), opts, reg.PackStakeToken(), reg.UnpackStakeToken)
+	if err != nil {
+		return common.Address{}, units.Token{}, fmt.Errorf("read StakeRegistry.stakeToken: %w", err)
+	}
+	if addr == (common.Address{}) {
+		return addr, units.Ether, nil
+	}
+	erc20 := NewDevToken() // any ERC-20's decimals() and symbol() read alike
+	dec, err := bind.Call(erc20.Instance(b, addr), opts, erc20.PackDecimals(), erc20.UnpackDecimals)
+	if err != nil {
+		return addr, units.Token{}, fmt.Errorf("read decimals() of stake token %s: %w", addr.Hex(), err)
+	}
+	if dec > units.MaxDecimals {
+		return addr, units.Token{}, fmt.Errorf("stake token %s reports %d decimals (at most %d make sense)", addr.Hex(), dec, units.MaxDecimals)
+	}
+	sym, err := bind.Call(erc20.Instance(b, addr), opts, erc20.PackSymbol(), erc20.UnpackSymbol)
+	if err != nil || sym == "" || len(sym) > 16 {
+		sym = addr.Hex()[:10] // symbol() is optional in ERC-20
+	}
+	return addr, units.Token{Symbol: sym, Decimals: dec}, nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/units"
 )
 
 func embedded(t *testing.T) *chain.Embedded {
@@ -287,5 +288,31 @@ func TestEveryCustomErrorHasItsGeneratedType(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestStakeTokenReadsTheTokensDecimals: a deployment staking ETH reports Ether; one staking
+// an ERC-20 reports that token's symbol and decimals, read from the token.
+func TestStakeTokenReadsTheTokensDecimals(t *testing.T) {
+	ctx := context.Background()
+	c := embedded(t)
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr, tok, err := dep.StakeToken(ctx, c); err != nil || addr != (common.Address{}) || tok != units.Ether {
+		t.Errorf("ETH deployment: %s %+v %v", addr.Hex(), tok, err)
+	}
+	token, err := contracts.DeployDevToken(ctx, c, chain.DevKey(0), "Stake", "STK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep, err = contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{StakeToken: token}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, tok, err := dep.StakeToken(ctx, c)
+	if err != nil || addr != token || tok != (units.Token{Symbol: "STK", Decimals: 18}) {
+		t.Errorf("ERC-20 deployment: %s %+v %v, want %s STK/18", addr.Hex(), tok, err, token.Hex())
 	}
 }

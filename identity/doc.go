@@ -3,5 +3,7 @@
 // node holds for the agents it hosts, signs and verifies message envelopes (JWS), binds agent
 // DIDs to wallets, and issues Verifiable Credentials signed by the node's own DID.
 //
-// It is the bottom of Surety's import graph: it imports no other Surety package but internal.
+// It is the bottom of Surety's import graph: it imports no other Surety package but
+// internal/sqlite, and links no network code (group threads, which gossip, are package
+// groups).
 package identity

@@ -53,27 +53,8 @@ CREATE TABLE identity_bindings (
 ) STRICT;
 CREATE INDEX identity_bindings_wallet ON identity_bindings (wallet);
 `}, {Version: 3, SQL: `
-CREATE TABLE identity_groups (
-	id          TEXT    PRIMARY KEY,
-	creator     TEXT    NOT NULL,
-	members     TEXT    NOT NULL, -- JSON array of DIDs, the creator included
-	members_iat INTEGER NOT NULL, -- iat and id of the membership envelope in force
-	members_id  TEXT    NOT NULL,
-	members_env BLOB    NOT NULL,
-	created     INTEGER NOT NULL
-) STRICT;
-CREATE TABLE identity_group_envelopes (
-	group_id TEXT    NOT NULL,
-	seq      INTEGER NOT NULL, -- arrival order on this node, from 1
-	id       TEXT    NOT NULL,
-	sender   TEXT    NOT NULL,
-	state    TEXT    NOT NULL,
-	iat      INTEGER NOT NULL,
-	received INTEGER NOT NULL,
-	envelope BLOB    NOT NULL,
-	PRIMARY KEY (group_id, seq),
-	UNIQUE (group_id, sender, id)
-) STRICT;
+-- Version 3 created the group tables; package groups keeps them now (its migration 1).
+SELECT 1;
 `}, {Version: 4, SQL: `
 -- Bindings are chain state (package stake); deactivation too.
 DROP TABLE identity_bindings;

@@ -733,3 +733,27 @@ func VerifyJWS(raw []byte, typ string) (payload []byte, signer string, err error
 
 // jwsVerifier holds the key cache VerifyJWS shares across calls.
 var jwsVerifier = &Verifier{keys: newKeyCache(4096)}
+
+// Forged says whether an archived envelope failed verification through its sender's fault:
+// not a key the chain closed since, a clock ahead of this node's, or a lifetime this node
+// bounds more tightly than the one that took it.
+func Forged(err error) bool {
+	var ve *VerifyError
+	return errors.As(err, &ve) && !errors.Is(err, ErrRevoked) && !errors.Is(err, ErrRotated) && !errors.Is(err, ErrNotYetValid) &&
+		!errors.Is(err, ErrTooLong)
+}
+
+// Malformed says whether an envelope failed verification with err because it is forged or
+// malformed (gossip rejects it, which costs the peer that sent it), rather than only stale,
+// early, replayed or revoked since, or not checkable here.
+func Malformed(err error) bool {
+	var ve *VerifyError
+	switch {
+	case !errors.As(err, &ve):
+		return false
+	case errors.Is(err, ErrReplayed), errors.Is(err, ErrIssuedBeforeStart), errors.Is(err, ErrExpired),
+		errors.Is(err, ErrNotYetValid), errors.Is(err, ErrRevoked):
+		return false
+	}
+	return true
+}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/units"
 )
 
 var migrations = []sqlite.Migration{{Version: 1, SQL: `
@@ -149,6 +150,9 @@ type Config struct {
 	// MinStake is the stake (base units) below which a card ranks as unstaked and is rate
 	// limited; nil means any stake counts. Every node of a deployment uses the same.
 	MinStake *big.Int
+	// StakeToken is the token agents stake (its decimals turn stake into whole tokens for
+	// ranking); the zero value means ETH.
+	StakeToken units.Token
 	// UnstakedPerMinute bounds unstaked registrations per DID and per source; 0 means 6.
 	UnstakedPerMinute int
 	Now               func() time.Time
@@ -170,6 +174,9 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	}
 	if cfg.UnstakedPerMinute == 0 {
 		cfg.UnstakedPerMinute = 6
+	}
+	if cfg.StakeToken == (units.Token{}) {
+		cfg.StakeToken = units.Ether
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -196,16 +203,13 @@ func (r *Registry) staked(stake *big.Int) bool {
 	return stake != nil && stake.Sign() > 0 && (r.cfg.MinStake == nil || stake.Cmp(r.cfg.MinStake) >= 0)
 }
 
-// stakeWeight turns a stake in wei into a ranking weight: 1 for no stake (or less than the
-// minimum), growing with the logarithm of the stake in ETH (1 ETH → 2, 10 → 3, 100 → 4, ...),
-// so stake matters but a whale cannot buy the top of every search. Ranking may be concave:
-// splitting a stake across cards lifts none of them above the whole.
+// stakeWeight turns a stake in base units into a ranking weight (units.StakeWeight of the
+// stake in whole tokens): 1 for no stake or less than the minimum.
 func (r *Registry) stakeWeight(stake *big.Int) float64 {
 	if !r.staked(stake) {
 		return 1
 	}
-	eth, _ := new(big.Float).Quo(new(big.Float).SetInt(stake), big.NewFloat(1e18)).Float64()
-	return 1 + math.Log10(1+9*eth)
+	return units.StakeWeight(r.cfg.StakeToken.Whole(stake))
 }
 
 // Register checks a signed card (see Parse), its sequence against what the node holds, and
@@ -390,7 +394,7 @@ type Query struct {
 
 // Search ranks the cards matching q. Ranking: staked cards always come before unstaked ones;
 // within each group by relevance × stake weight × reputation weight, where relevance is the
-// negated FTS5 bm25 score (1 without text), the stake weight is 1 + log10(1 + 9 × stake in ETH)
+// negated FTS5 bm25 score (1 without text), the stake weight is units.StakeWeight of the stake in whole tokens
 // and the reputation weight comes from the ReputationReader (1 until reputation exists).
 //
 // To answer in a few milliseconds over any number of cards, the score is computed for the
@@ -615,7 +619,7 @@ func (l *limiter) allow(keys ...string) bool {
 	return true
 }
 
-// StakedAgents gives the stake, in ETH, of every staked card this node holds (as read when
+// StakedAgents gives the stake, in whole tokens, of every staked card this node holds (as read when
 // the card was stored): the pre-trust of reputation scoring.
 func (r *Registry) StakedAgents(ctx context.Context) (map[string]float64, error) {
 	rows, err := r.cfg.DB.QueryContext(ctx, `SELECT did, stake FROM registry_cards WHERE chain = ? AND staked = 1`, r.cfg.Chain)
@@ -633,8 +637,7 @@ func (r *Registry) StakedAgents(ctx context.Context) (map[string]float64, error)
 		if !ok {
 			return nil, fmt.Errorf("registry: stored stake %q of %s is not a number", stake, did)
 		}
-		eth, _ := new(big.Float).Quo(new(big.Float).SetInt(wei), big.NewFloat(1e18)).Float64()
-		out[did] = eth
+		out[did] = r.cfg.StakeToken.Whole(wei)
 	}
 	return out, rows.Err()
 }

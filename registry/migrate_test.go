@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/units"
 )
 
 // TestMigrationToRankedSearch: cards stored by the first schema (search rows numbered in
@@ -33,7 +34,7 @@ func TestMigrationToRankedSearch(t *testing.T) {
 		}
 		card, _ := json.Marshal(Card{DID: c.did, Name: c.name, Capabilities: c.caps, Seq: 1})
 		if _, err := db.Exec(`INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row) VALUES (?, ?, 1, ?, '0x', ?, ?, ?, ?, 'jws', 0, ?)`,
-			chain, c.did, c.name, c.stake.String(), (&Registry{}).stakeWeight(c.stake), c.stake.Sign() > 0, string(card), ftsRow); err != nil {
+			chain, c.did, c.name, c.stake.String(), (&Registry{cfg: Config{StakeToken: units.Ether}}).stakeWeight(c.stake), c.stake.Sign() > 0, string(card), ftsRow); err != nil {
 			t.Fatal(err)
 		}
 		for _, k := range c.caps {
@@ -79,5 +80,17 @@ func TestMigrationToRankedSearch(t *testing.T) {
 	var stale int
 	if err := db.QueryRow(`SELECT COUNT(*) FROM registry_capabilities WHERE rank = 0`).Scan(&stale); err != nil || stale != 0 {
 		t.Errorf("%d capability rows without a rank (%v)", stale, err)
+	}
+}
+
+// TestStakeWeightCountsTheTokensDecimals: one whole token weighs 2 whatever its decimals, so
+// a 6-decimal stake token ranks like ETH, not a million times lighter.
+func TestStakeWeightCountsTheTokensDecimals(t *testing.T) {
+	for _, tok := range []units.Token{units.Ether, {Symbol: "USDC", Decimals: 6}, {Symbol: "WBTC", Decimals: 8}} {
+		one := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(tok.Decimals)), nil)
+		r := &Registry{cfg: Config{StakeToken: tok}}
+		if got := r.stakeWeight(one); got != 2 {
+			t.Errorf("one %s (%s base units) weighs %v, want 2", tok.Symbol, one, got)
+		}
 	}
 }

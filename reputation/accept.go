@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/units"
 )
 
 // Refusals of the acceptance rules (beyond ErrBadAudit, which ParseAudit gives).
@@ -50,14 +51,9 @@ func (f *BountyFacts) settled() float64 {
 	return ether(f.Amount) + FeeWeight*ether(f.Fee)
 }
 
-// ether is a base-unit amount in units of 10^18; nil is 0.
-func ether(x *big.Int) float64 {
-	if x == nil {
-		return 0
-	}
-	v, _ := new(big.Float).Quo(new(big.Float).SetInt(x), big.NewFloat(1e18)).Float64()
-	return v
-}
+// ether is a base-unit amount in units of 10^18 (bounties may pay in any token; settlement
+// counts them all as ETH-like); nil is 0.
+func ether(x *big.Int) float64 { return units.Ether.Whole(x) }
 
 // Bounties reads bounties from the escrow index; it returns ok=false for an unknown one.
 type Bounties interface {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // Anchoring. After epochs close, the service anchors the latest head on chain (RootAnchor:
@@ -22,7 +23,7 @@ ALTER TABLE reputation_heads ADD COLUMN anchor_tx TEXT NOT NULL DEFAULT '';
 // wrapping ErrStaleAnchor when the anchoring wallet already anchored this size or a larger one
 // (another node anchoring from the same wallet got there first).
 type Anchorer interface {
-	Anchor(ctx context.Context, size uint64, root Hash) (tx string, err error)
+	Anchor(ctx context.Context, size uint64, root merkle.Hash) (tx string, err error)
 }
 
 // ErrStaleAnchor reports a head the chain will not take: the wallet's anchors have already

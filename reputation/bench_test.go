@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // BenchmarkReputationQuery fills the store with 1,000,000 audits among 100,000 agents
@@ -110,7 +111,7 @@ func fillAudits(tb testing.TB, db *sql.DB, row int64, audits int, dids []string)
 		if a == s {
 			s = (s + 1) % agents
 		}
-		leaf := reputation.LeafHash([]byte(strconv.Itoa(i)))
+		leaf := merkle.LeafHash([]byte(strconv.Itoa(i)))
 		if _, err := ins.Exec(row, leaf.String(), dids[a], dids[s], "envelope:"+strconv.Itoa(i), r.Float64(), now-int64(r.IntN(1e7)), r.IntN(2), "0x"+leaf.String()); err != nil {
 			tb.Fatal(err)
 		}

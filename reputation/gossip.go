@@ -31,7 +31,10 @@ func (s *Service) Attach(node *p2p.Node, verify EnvelopeVerifier, log *slog.Logg
 	topic, err := node.Join(AuditTopic, identity.MaxEnvelopeSize, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
 		v, err := verify(ctx, data)
 		if err != nil {
-			return identity.GossipVerdict(err)
+			if identity.Malformed(err) {
+				return pubsub.ValidationReject // forged or malformed: costs the peer
+			}
+			return pubsub.ValidationIgnore // stale, early, replayed, revoked since, or not checkable
 		}
 		_, err = s.submit(ctx, v, data)
 		switch {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // The audit log. Every accepted audit (superseded ones too: the log is the record of what was
@@ -63,10 +64,10 @@ type LogConfig struct {
 
 // Head is a tree head: the log's size and root after an epoch closed, signed by the node.
 type Head struct {
-	Size   uint64 `json:"size"`
-	Root   Hash   `json:"root"`
-	Epoch  int64  `json:"epoch"`
-	Closed int64  `json:"closed"`
+	Size   uint64      `json:"size"`
+	Root   merkle.Hash `json:"root"`
+	Epoch  int64       `json:"epoch"`
+	Closed int64       `json:"closed"`
 	// Signed is the JWS (typ HeadType) by the node's DID over size, root, epoch and closed.
 	Signed string `json:"signed"`
 	// AnchorTx is the transaction that anchored this head on chain ("" until then).
@@ -80,7 +81,7 @@ type Log struct {
 	cfg   LogConfig
 
 	mu   sync.RWMutex
-	tree Tree
+	tree merkle.Tree
 	last int64 // the last closed epoch, -1 before the first
 	head Head
 }
@@ -96,7 +97,7 @@ func OpenLog(ctx context.Context, db *sql.DB, chain int64, cfg LogConfig) (*Log,
 	if cfg.Epoch < time.Second || cfg.Epoch%time.Second != 0 {
 		return nil, fmt.Errorf("reputation: log epoch %s: want whole seconds, at least one", cfg.Epoch)
 	}
-	l := &Log{db: db, chain: chain, cfg: cfg, last: -1, head: Head{Root: EmptyRoot}}
+	l := &Log{db: db, chain: chain, cfg: cfg, last: -1, head: Head{Root: merkle.EmptyRoot}}
 	rows, err := db.QueryContext(ctx, `SELECT leaf FROM reputation_log WHERE chain = ? ORDER BY idx`, chain)
 	if err != nil {
 		return nil, fmt.Errorf("reputation: load log: %w", err)
@@ -200,7 +201,7 @@ func (l *Log) closeEpoch(ctx context.Context, epoch int64, now time.Time) (Head,
 	if err != nil {
 		return Head{}, fmt.Errorf("reputation: epoch %d: %w", epoch, err)
 	}
-	var leaves []Hash
+	var leaves []merkle.Hash
 	for rows.Next() {
 		var s string
 		if err := rows.Scan(&s); err != nil {
@@ -222,7 +223,7 @@ func (l *Log) closeEpoch(ctx context.Context, epoch int64, now time.Time) (Head,
 }
 
 // appendEpoch appends epoch's leaves (sorted) and stores and signs the head, with l.mu held.
-func (l *Log) appendEpoch(ctx context.Context, epoch int64, leaves []Hash, now time.Time) (Head, error) {
+func (l *Log) appendEpoch(ctx context.Context, epoch int64, leaves []merkle.Hash, now time.Time) (Head, error) {
 	var err error
 	before := l.tree.Size()
 	for _, h := range leaves {
@@ -231,16 +232,16 @@ func (l *Log) appendEpoch(ctx context.Context, epoch int64, leaves []Hash, now t
 	stored := false
 	defer func() {
 		if !stored {
-			l.tree.truncate(before) // the epoch did not make it to the database
+			l.tree.Truncate(before) // the epoch did not make it to the database
 		}
 	}()
 	root, _ := l.tree.Root(l.tree.Size())
 	head := Head{Size: l.tree.Size(), Root: root, Epoch: epoch, Closed: now.Unix()}
 	payload, _ := json.Marshal(struct {
-		Size   uint64 `json:"size"`
-		Root   Hash   `json:"root"`
-		Epoch  int64  `json:"epoch"`
-		Closed int64  `json:"closed"`
+		Size   uint64      `json:"size"`
+		Root   merkle.Hash `json:"root"`
+		Epoch  int64       `json:"epoch"`
+		Closed int64       `json:"closed"`
 	}{head.Size, head.Root, head.Epoch, head.Closed})
 	if head.Signed, err = l.cfg.Signer.SignAsNode(payload, HeadType); err != nil {
 		return Head{}, fmt.Errorf("reputation: sign head: %w", err)
@@ -276,7 +277,7 @@ func (l *Log) Head() Head {
 }
 
 // InclusionProof proves that leaf is in the tree of size (0: the latest head's).
-func (l *Log) InclusionProof(ctx context.Context, leaf Hash, size uint64) (index uint64, proof []Hash, err error) {
+func (l *Log) InclusionProof(ctx context.Context, leaf merkle.Hash, size uint64) (index uint64, proof []merkle.Hash, err error) {
 	var idx int64
 	switch err := l.db.QueryRowContext(ctx, `SELECT idx FROM reputation_log WHERE chain = ? AND leaf = ?`, l.chain, leaf.String()).Scan(&idx); {
 	case errors.Is(err, sql.ErrNoRows):
@@ -297,14 +298,14 @@ func (l *Log) InclusionProof(ctx context.Context, leaf Hash, size uint64) (index
 }
 
 // ConsistencyProof proves the tree of size from is a prefix of the tree of size to.
-func (l *Log) ConsistencyProof(from, to uint64) ([]Hash, error) {
+func (l *Log) ConsistencyProof(from, to uint64) ([]merkle.Hash, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.tree.ConsistencyProof(from, to)
 }
 
 // Root is the root of the tree of size (for proofs against heads older than the latest).
-func (l *Log) Root(size uint64) (Hash, error) {
+func (l *Log) Root(size uint64) (merkle.Hash, error) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	return l.tree.Root(size)
@@ -376,7 +377,7 @@ var ErrDiverged = errors.New("reputation: the peer's audit log and this node's d
 // and only if they give h's size and root on top of this node's log; the head is then signed
 // by this node like one it closed itself. Audits this node holds in the epochs it skips, or
 // in h's epoch beyond leaves, stay out of the log: the network closed them without them.
-func (l *Log) adopt(ctx context.Context, h Head, leaves []Hash, now time.Time) (Head, error) {
+func (l *Log) adopt(ctx context.Context, h Head, leaves []merkle.Hash, now time.Time) (Head, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if h.Epoch <= l.last {
@@ -397,27 +398,27 @@ func (l *Log) adopt(ctx context.Context, h Head, leaves []Hash, now time.Time) (
 
 // rootWith is the root the log would have with leaves appended; ErrDiverged when they would
 // not make size.
-func (l *Log) rootWith(leaves []Hash, size uint64) (Hash, error) {
+func (l *Log) rootWith(leaves []merkle.Hash, size uint64) (merkle.Hash, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	root, fits, err := l.rootAppended(leaves, size)
 	if !fits {
-		return Hash{}, fmt.Errorf("%w: %d leaves on a log of %d do not make size %d", ErrDiverged, len(leaves), l.tree.Size(), size)
+		return merkle.Hash{}, fmt.Errorf("%w: %d leaves on a log of %d do not make size %d", ErrDiverged, len(leaves), l.tree.Size(), size)
 	}
 	return root, err
 }
 
 // rootAppended is the root of the tree with leaves appended, leaving the tree as it was;
 // fits is false (and nothing computed) when they would not make size. l.mu is held.
-func (l *Log) rootAppended(leaves []Hash, size uint64) (root Hash, fits bool, err error) {
+func (l *Log) rootAppended(leaves []merkle.Hash, size uint64) (root merkle.Hash, fits bool, err error) {
 	before := l.tree.Size()
 	if before+uint64(len(leaves)) != size {
-		return Hash{}, false, nil
+		return merkle.Hash{}, false, nil
 	}
 	for _, x := range leaves {
 		l.tree.Append(x)
 	}
 	root, err = l.tree.Root(size)
-	l.tree.truncate(before)
+	l.tree.Truncate(before)
 	return root, true, err
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // keySigner signs heads with a DID key, as the node's identity service does.
@@ -93,20 +94,20 @@ func TestLogClosesEpochsAndProves(t *testing.T) {
 	}
 	// Every logged audit has an inclusion proof against the head; consistency links heads.
 	for _, x := range audits[:8] {
-		leaf := reputation.LeafHash(x.raw)
+		leaf := merkle.LeafHash(x.raw)
 		idx, proof, err := f.log.InclusionProof(ctx, leaf, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := reputation.VerifyInclusion(leaf, idx, 8, proof, heads[1].Root); err != nil {
+		if err := merkle.VerifyInclusion(leaf, idx, 8, proof, heads[1].Root); err != nil {
 			t.Errorf("inclusion of %s: %v", leaf, err)
 		}
 	}
 	proof, err := f.log.ConsistencyProof(4, 8)
-	if err != nil || reputation.VerifyConsistency(4, 8, heads[0].Root, heads[1].Root, proof) != nil {
+	if err != nil || merkle.VerifyConsistency(4, 8, heads[0].Root, heads[1].Root, proof) != nil {
 		t.Errorf("consistency 4 → 8: %v", err)
 	}
-	if _, _, err := f.log.InclusionProof(ctx, reputation.LeafHash(audits[10].raw), 0); !errors.Is(err, reputation.ErrNotLogged) {
+	if _, _, err := f.log.InclusionProof(ctx, merkle.LeafHash(audits[10].raw), 0); !errors.Is(err, reputation.ErrNotLogged) {
 		t.Errorf("an audit of an open epoch: %v", err)
 	}
 	// Reopened, the log is where it was.
@@ -148,17 +149,17 @@ func TestLogRootsIgnoreArrivalOrder(t *testing.T) {
 type fakeAnchorer struct {
 	mu    sync.Mutex
 	sizes []uint64
-	roots []reputation.Hash
+	roots []merkle.Hash
 }
 
-func (f *fakeAnchorer) Anchor(_ context.Context, size uint64, root reputation.Hash) (string, error) {
+func (f *fakeAnchorer) Anchor(_ context.Context, size uint64, root merkle.Hash) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.sizes, f.roots = append(f.sizes, size), append(f.roots, root)
 	return fmt.Sprintf("0xtx%d", size), nil
 }
 
-func (f *fakeAnchorer) calls() ([]uint64, []reputation.Hash) {
+func (f *fakeAnchorer) calls() ([]uint64, []merkle.Hash) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.sizes), slices.Clone(f.roots)
@@ -212,7 +213,7 @@ func TestServiceAnchorsTheLatestHeadOnce(t *testing.T) {
 // staleAnchorer refuses every head as covered by a larger anchor from the same wallet.
 type staleAnchorer struct{ fakeAnchorer }
 
-func (f *staleAnchorer) Anchor(ctx context.Context, size uint64, root reputation.Hash) (string, error) {
+func (f *staleAnchorer) Anchor(ctx context.Context, size uint64, root merkle.Hash) (string, error) {
 	_, _ = f.fakeAnchorer.Anchor(ctx, size, root) // only counting
 	return "", fmt.Errorf("%w: StaleTreeSize(latest=20, given=%d)", reputation.ErrStaleAnchor, size)
 }

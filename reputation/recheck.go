@@ -11,6 +11,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // Facts arrive late. An audit reaches a node by gossip before the settlement it names has
@@ -61,7 +62,7 @@ func (s *Service) hold(ctx context.Context, v *identity.Verified, raw []byte) er
 	}
 	_, err = s.cfg.Store.db.ExecContext(ctx, `INSERT INTO reputation_held (chain, leaf, envelope, payload, held_at)
 		SELECT ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM reputation_held WHERE chain = ?) < ? ON CONFLICT DO NOTHING`,
-		s.cfg.Store.chain, hexHash(LeafHash(raw)), raw, string(payload), s.cfg.Now().Unix(), s.cfg.Store.chain, MaxHeld)
+		s.cfg.Store.chain, hexHash(merkle.LeafHash(raw)), raw, string(payload), s.cfg.Now().Unix(), s.cfg.Store.chain, MaxHeld)
 	if err != nil {
 		return fmt.Errorf("reputation: hold audit: %w", err)
 	}
@@ -272,7 +273,7 @@ UPDATE reputation_audits SET settled = 1 WHERE side != '';
 `}
 
 // setVerdict records an audit's side and settled value as evaluated again.
-func (s *Store) setVerdict(ctx context.Context, leaf Hash, v Verdict) error {
+func (s *Store) setVerdict(ctx context.Context, leaf merkle.Hash, v Verdict) error {
 	if _, err := s.db.ExecContext(ctx, `UPDATE reputation_audits SET side = ?, settled = ? WHERE chain = ? AND leaf = ?`,
 		string(v.Side), v.Settled, s.chain, hexHash(leaf)); err != nil {
 		return fmt.Errorf("reputation: update side: %w", err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // idleService is a service over f's chain at a fixed clock, not running: the test drives it.
@@ -115,7 +116,7 @@ func TestHeldAuditCountsOnceItsBountyIsIndexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := svc.Reputation(ctx, worker.DID.String())
-	if err != nil || len(r.Feeding) != 1 || r.Feeding[0].Leaf != reputation.LeafHash(raw) || !r.Feeding[0].Backed {
+	if err != nil || len(r.Feeding) != 1 || r.Feeding[0].Leaf != merkle.LeafHash(raw) || !r.Feeding[0].Backed {
 		t.Fatalf("after the bounty was indexed: %+v, %v; want the held audit, backed", r, err)
 	}
 	if n, err := svc.RetryHeld(ctx); err != nil || n != 0 {

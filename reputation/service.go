@@ -11,6 +11,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // StakeSource gives the stake, in ETH, of every staked agent the node knows.
@@ -317,7 +318,7 @@ func (s *Service) keep(ctx context.Context, a *Audit, raw []byte, verdict Verdic
 	if err != nil {
 		return nil, err
 	}
-	leaf := LeafHash(raw)
+	leaf := merkle.LeafHash(raw)
 	backed := false
 	if current {
 		s.follow(a, false, 0)

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 var migrations = []sqlite.Migration{{Version: 1, SQL: `
@@ -53,15 +54,15 @@ type Store struct {
 // hash of the signed envelope it came in.
 type StoredAudit struct {
 	Audit
-	Leaf   Hash `json:"leaf"`
-	Backed bool `json:"backed"`
+	Leaf   merkle.Hash `json:"leaf"`
+	Backed bool        `json:"backed"`
 	// Side is the side of a settled bounty the audit speaks for (empty: none); of the audits
 	// of one bounty and side, one is backed.
 	Side Side `json:"side,omitempty"`
 	// Settled is what the bounty of its side settled, in ETH (Verdict.Settled): the backed
 	// audit's weight scales with it.
-	Settled      float64 `json:"settled,omitempty"`
-	SupersededBy *Hash   `json:"supersededBy,omitempty"`
+	Settled      float64      `json:"settled,omitempty"`
+	SupersededBy *merkle.Hash `json:"supersededBy,omitempty"`
 	// Raw is the signed envelope, exactly as received: anyone can verify it.
 	Raw []byte `json:"envelope"`
 }
@@ -84,7 +85,7 @@ func OpenStore(ctx context.Context, db *sql.DB, chain int64) (*Store, error) {
 // what that settled. It is stored unbacked, and settleSide decides which audit of its bounty
 // and side is.
 func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, v Verdict) (current bool, err error) {
-	leaf := LeafHash(raw)
+	leaf := merkle.LeafHash(raw)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -185,10 +186,10 @@ func (s *Store) Graph(ctx context.Context, now int64, staked map[string]float64)
 	return out, dids, nil
 }
 
-func hexHash(h Hash) string { return h.String() }
+func hexHash(h merkle.Hash) string { return h.String() }
 
-func parseHash(s string) (Hash, error) {
-	var h Hash
+func parseHash(s string) (merkle.Hash, error) {
+	var h merkle.Hash
 	return h, h.UnmarshalText([]byte(s))
 }
 
@@ -198,7 +199,7 @@ const unloggedBefore = `chain = ? AND time < ? AND NOT EXISTS (SELECT 1 FROM rep
 
 // unlogged counts the audits made before (unix seconds) that are neither in the log nor among
 // leaves: those adopting an epoch with leaves would leave out.
-func (s *Store) unlogged(ctx context.Context, before int64, leaves map[Hash]bool) (int, error) {
+func (s *Store) unlogged(ctx context.Context, before int64, leaves map[merkle.Hash]bool) (int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT leaf FROM reputation_audits a WHERE `+unloggedBefore, s.chain, before)
 	if err != nil {
 		return 0, fmt.Errorf("reputation: audits out of the log: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // Anti-entropy of audits. A node that was away catches up in two ways:
@@ -204,10 +205,10 @@ func checkHead(h, local Head) error {
 		return fmt.Errorf("%w: head of epoch %d: %w", p2p.ErrBadItem, h.Epoch, err)
 	}
 	var signed struct {
-		Size   uint64 `json:"size"`
-		Root   Hash   `json:"root"`
-		Epoch  int64  `json:"epoch"`
-		Closed int64  `json:"closed"`
+		Size   uint64      `json:"size"`
+		Root   merkle.Hash `json:"root"`
+		Epoch  int64       `json:"epoch"`
+		Closed int64       `json:"closed"`
 	}
 	if err := json.Unmarshal(payload, &signed); err != nil || signed.Size != h.Size || signed.Root != h.Root || signed.Epoch != h.Epoch {
 		return fmt.Errorf("%w: head of epoch %d: its signature covers another head", p2p.ErrBadItem, h.Epoch)
@@ -242,10 +243,10 @@ func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeV
 		raws = append(raws, part...)
 		at += uint64(len(part))
 	}
-	leaves := make([]Hash, len(raws))
-	in := make(map[Hash]bool, len(raws))
+	leaves := make([]merkle.Hash, len(raws))
+	in := make(map[merkle.Hash]bool, len(raws))
 	for i, raw := range raws {
-		leaves[i] = LeafHash(raw)
+		leaves[i] = merkle.LeafHash(raw)
 		in[leaves[i]] = true
 		if i > 0 && leaves[i-1].String() >= leaves[i].String() {
 			return 0, fmt.Errorf("%w: epoch %d's leaves are not in order", p2p.ErrBadItem, h.Epoch)
@@ -389,7 +390,7 @@ func (a *auditSet) Get(ctx context.Context, ids []p2p.ID) ([][]byte, error) {
 	var out [][]byte
 	for _, id := range ids {
 		var raw []byte
-		err := st.db.QueryRowContext(ctx, `SELECT envelope FROM reputation_audits WHERE chain = ? AND leaf = ?`, st.chain, Hash(id).String()).Scan(&raw)
+		err := st.db.QueryRowContext(ctx, `SELECT envelope FROM reputation_audits WHERE chain = ? AND leaf = ?`, st.chain, merkle.Hash(id).String()).Scan(&raw)
 		if err == nil {
 			out = append(out, raw)
 		}

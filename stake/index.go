@@ -19,6 +19,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chainlog"
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/units"
 )
 
 // migrations are the stake package's tables. stake_events is what the chain said;
@@ -88,7 +89,10 @@ type Config struct {
 	// Confirmations: blocks newer than head - Confirmations are not indexed yet.
 	Confirmations uint64
 	// Poll is how often the chain is checked when nobody nudges; 0 means chainlog's default.
-	Poll   time.Duration
+	Poll time.Duration
+	// Token is the token the registry stakes, for StakedAgents' whole tokens; the zero value
+	// means ETH.
+	Token  units.Token
 	Logger *slog.Logger
 }
 
@@ -116,6 +120,9 @@ type Index struct {
 func NewIndex(ctx context.Context, cfg Config) (*Index, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Token == (units.Token{}) {
+		cfg.Token = units.Ether
 	}
 	if err := sqlite.Migrate(ctx, cfg.DB, "stake", migrations); err != nil {
 		return nil, err

@@ -177,7 +177,7 @@ func (ix *Index) BindingProof(ctx context.Context, did string, wallet common.Add
 	return []byte(r.binding), nil
 }
 
-// StakedAgents is the stake, in whole tokens (ETH for an ETH registry), that counts for every
+// StakedAgents is the stake, in whole tokens (by Config.Token's decimals), that counts for every
 // DID with any: the sum over its controllers of the bonded stake of records that count (see
 // Bound). It is the chain's figure, the same on every node at the same block, whatever cards
 // a node happens to hold.
@@ -210,7 +210,7 @@ func (ix *Index) StakedAgents(ctx context.Context) (map[string]float64, error) {
 	}
 	out := make(map[string]float64, len(wei))
 	for did, v := range wei {
-		out[did], _ = new(big.Float).Quo(new(big.Float).SetInt(v), big.NewFloat(1e18)).Float64()
+		out[did] = ix.cfg.Token.Whole(v)
 	}
 	return out, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/units"
 )
 
 func runBountyCmd(ctx context.Context, e *env, args []string) error {
@@ -209,12 +210,7 @@ func formatAmount(wei string) string {
 	if !ok {
 		return wei
 	}
-	q, r := new(big.Int).QuoRem(v, big.NewInt(1e18), new(big.Int))
-	if r.Sign() == 0 {
-		return q.String()
-	}
-	frac := strings.TrimRight(fmt.Sprintf("%018s", r.String()), "0")
-	return q.String() + "." + frac
+	return units.Ether.Format(v)
 }
 
 // positiveAmount reads the --amount flag (see parseAmount), which must be above zero; a

@@ -22,6 +22,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/registry"
@@ -259,7 +260,7 @@ func (c *cluster) setUp(k int) {
 		members = append(members, a.key.DID.String())
 	}
 	c.mustDo("POST", "/v1/groups/"+c.group+"/members", c.envelope(c.nodes[0], c.agents[0], map[string]any{"group_id": c.group,
-		"body": map[string]any{"kind": identity.MembersKind, "members": members}}), http.StatusOK, http.StatusCreated)
+		"body": map[string]any{"kind": groups.MembersKind, "members": members}}), http.StatusOK, http.StatusCreated)
 	// Every node holds the set-up before the test starts.
 	c.convergence(60*time.Second, false)
 }
@@ -377,7 +378,7 @@ func (c *cluster) view(cn *clusterNode) (*nodeView, error) {
 	if err := get("/v1/log/head", &v.head); err != nil {
 		return nil, err
 	}
-	var g identity.Group
+	var g groups.Group
 	if err := get("/v1/groups/"+c.group, &g); err != nil {
 		return nil, err
 	}

@@ -22,11 +22,13 @@ import (
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 func runDemoCmd(ctx context.Context, e *env, args []string) error {
@@ -311,14 +313,14 @@ func (d *demo) play(ctx context.Context) error {
 	}
 	d.say("audit log: epoch closed, size %d, root %s anchored in tx %s", h.Size, h.Root, h.AnchorTx)
 	anchor := common.HexToAddress(d.info.Contracts["RootAnchor"])
-	msg, err := verifyLeaf(ctx, d.node, d.chain, anchor, "", reputation.LeafHash(auditEnvelope))
+	msg, err := verifyLeaf(ctx, d.node, d.chain, anchor, "", merkle.LeafHash(auditEnvelope))
 	if err != nil {
 		return fmt.Errorf("the auditor's inclusion proof: %w", err)
 	}
 	d.say("auditor checks its audit of ada: %s", msg)
 	tampered := slices.Clone(auditEnvelope)
 	tampered[len(tampered)-2] ^= 1 // one byte of the signature
-	if _, err := verifyLeaf(ctx, d.node, d.chain, anchor, "", reputation.LeafHash(tampered)); err == nil {
+	if _, err := verifyLeaf(ctx, d.node, d.chain, anchor, "", merkle.LeafHash(tampered)); err == nil {
 		return errors.New("a tampered audit verified against the anchored root")
 	} else {
 		d.say("a tampered copy of that audit does not verify: %v", err)
@@ -517,7 +519,7 @@ func (d *demo) members(ctx context.Context, creator *actor, group string, member
 	for _, m := range members {
 		dids = append(dids, m.key.DID.String())
 	}
-	env, err := signGroupEnvelope(creator.key, group, map[string]any{"body": map[string]any{"kind": identity.MembersKind, "members": dids}})
+	env, err := signGroupEnvelope(creator.key, group, map[string]any{"body": map[string]any{"kind": groups.MembersKind, "members": dids}})
 	if err != nil {
 		return err
 	}
@@ -530,7 +532,7 @@ func (d *demo) post(ctx context.Context, a *actor, group, state, text string) (i
 	if err != nil {
 		return 0, err
 	}
-	var p identity.Posted
+	var p groups.Posted
 	if err := d.node.do(ctx, "POST", "/v1/groups/"+group+"/envelopes", "application/jose", env, &p); err != nil {
 		return 0, fmt.Errorf("%s posts in %s: %w", a.name, group, err)
 	}

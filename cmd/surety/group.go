@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -50,7 +51,7 @@ always a member.`))
 		return usagef("--key and a GROUP id are required")
 	}
 	group, members := pos[0], pos[1:]
-	if err := identity.CheckGroupID(group); err != nil {
+	if err := groups.CheckID(group); err != nil {
 		return usagef("%v", err)
 	}
 	for _, m := range members {
@@ -62,7 +63,7 @@ always a member.`))
 	if err != nil {
 		return err
 	}
-	env, err := signGroupEnvelope(k, group, map[string]any{"body": map[string]any{"kind": identity.MembersKind, "members": append([]string{}, members...)}})
+	env, err := signGroupEnvelope(k, group, map[string]any{"body": map[string]any{"kind": groups.MembersKind, "members": append([]string{}, members...)}})
 	if err != nil {
 		return err
 	}
@@ -70,7 +71,7 @@ always a member.`))
 	if err != nil {
 		return err
 	}
-	var g identity.Group
+	var g groups.Group
 	if err := c.do(ctx, "POST", "/v1/groups/"+url.PathEscape(group)+"/members", "application/jose", env, &g); err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ Sign an envelope with your DID key and post it into a group thread. --text posts
 fields (body, to, task_desc, bounty, ...) are kept as they are.`))
 	node := fs.String("node", "http://"+defaultListen, "the node's URL")
 	keyFile := fs.String("key", "", "your DID's private key file")
-	state := fs.String("state", "", "the conversation state: "+strings.Join(identity.States, ", "))
+	state := fs.String("state", "", "the conversation state: "+strings.Join(groups.States, ", "))
 	text := fs.String("text", "", "a text message (instead of a payload FILE)")
 	file := fs.String("file", "", "the payload JSON file (\"-\" for stdin)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -105,8 +106,8 @@ fields (body, to, task_desc, bounty, ...) are kept as they are.`))
 	if (*text == "") == (*file == "") {
 		return usagef("give the message: --text T or --file FILE")
 	}
-	if *state != "" && !slices.Contains(identity.States, *state) {
-		return usagef("--state %q: want one of %s", *state, strings.Join(identity.States, ", "))
+	if *state != "" && !slices.Contains(groups.States, *state) {
+		return usagef("--state %q: want one of %s", *state, strings.Join(groups.States, ", "))
 	}
 	fields := map[string]any{"body": map[string]any{"text": *text}}
 	if *file != "" {
@@ -134,7 +135,7 @@ fields (body, to, task_desc, bounty, ...) are kept as they are.`))
 	if err != nil {
 		return err
 	}
-	var p identity.Posted
+	var p groups.Posted
 	if err := c.do(ctx, "POST", "/v1/groups/"+url.PathEscape(pos[0])+"/envelopes", "application/jose", env, &p); err != nil {
 		return err
 	}
@@ -162,7 +163,7 @@ func runGroupShow(ctx context.Context, e *env, args []string) error {
 	if len(pos) != 1 {
 		return usagef("give one GROUP id")
 	}
-	if err := identity.CheckGroupID(pos[0]); err != nil {
+	if err := groups.CheckID(pos[0]); err != nil {
 		return usagef("%v", err)
 	}
 	c, err := newNodeClient(*node)
@@ -170,14 +171,14 @@ func runGroupShow(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	path := "/v1/groups/" + url.PathEscape(pos[0])
-	var g identity.Group
+	var g groups.Group
 	if err := c.do(ctx, "GET", path, "", nil, &g); err != nil {
 		return err
 	}
 	if !*asJSON {
 		fmt.Fprintf(e.stdout, "group %s: %d members, %d envelopes, created by %s\n", g.ID, len(g.Members), g.Envelopes, g.Creator)
 	}
-	show := func(ge *identity.GroupEnvelope) error {
+	show := func(ge *groups.Envelope) error {
 		if *asJSON {
 			return printJSON(e, ge)
 		}
@@ -210,7 +211,7 @@ func runGroupShow(ctx context.Context, e *env, args []string) error {
 
 // streamGroup reads the thread's event stream, resuming after a dropped connection, until
 // ctx ends.
-func streamGroup(ctx context.Context, c *nodeClient, path string, after int64, show func(*identity.GroupEnvelope) error) error {
+func streamGroup(ctx context.Context, c *nodeClient, path string, after int64, show func(*groups.Envelope) error) error {
 	client := &http.Client{} // no timeout: the stream stays open
 	for {
 		req, err := http.NewRequestWithContext(ctx, "GET", c.base+path+"/stream?after="+strconv.FormatInt(after, 10), nil)
@@ -231,7 +232,7 @@ func streamGroup(ctx context.Context, c *nodeClient, path string, after int64, s
 			if !ok {
 				continue
 			}
-			var ge identity.GroupEnvelope
+			var ge groups.Envelope
 			if err := json.Unmarshal([]byte(data), &ge); err != nil {
 				resp.Body.Close()
 				return fmt.Errorf("node %s sent an event that is not an envelope: %w", c.base, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -111,7 +112,7 @@ type identityConfig struct {
 // startIdentity opens the identity store in db, creates the node's DID on first start, and
 // builds the identity service with an envelope verifier that asks the chain's index for
 // revoked and rotated keys, and the group threads.
-func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slog.Logger) (*identity.Service, *identity.Groups, *identity.Store, error) {
+func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slog.Logger) (*identity.Service, *groups.Service, *identity.Store, error) {
 	store, err := identity.OpenStore(ctx, db, identity.StoreConfig{Passphrase: cfg.passphrase, KDF: cfg.kdf})
 	if err != nil {
 		return nil, nil, nil, err
@@ -129,5 +130,9 @@ func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slo
 	verifier := identity.NewVerifier(identity.VerifierConfig{Started: cfg.started, Keys: cfg.keys})
 	ids := identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier,
 		ChainID: cfg.chainID, Registry: cfg.registry})
-	return ids, identity.NewGroups(store, identity.GroupsConfig{Verify: ids.VerifyEnvelope, MayCreate: cfg.mayCreate, Logger: log}), store, nil
+	threads, err := groups.New(ctx, db, groups.Config{Verify: ids.VerifyEnvelope, MayCreate: cfg.mayCreate, Logger: log})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ids, threads, store, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 func runLogCmd(ctx context.Context, e *env, args []string) error {
@@ -42,13 +43,13 @@ node is not trusted.`))
 	if *rpcURL == "" || (*envelope == "") == (*leafHex == "") {
 		return usagef("give --rpc, and one of --envelope FILE or --leaf HEX")
 	}
-	var leaf reputation.Hash
+	var leaf merkle.Hash
 	if *envelope != "" {
 		raw, err := os.ReadFile(*envelope)
 		if err != nil {
 			return err
 		}
-		leaf = reputation.LeafHash([]byte(strings.TrimSpace(string(raw))))
+		leaf = merkle.LeafHash([]byte(strings.TrimSpace(string(raw))))
 	} else if err := leaf.UnmarshalText([]byte(strings.TrimPrefix(*leafHex, "0x"))); err != nil {
 		return usagef("--leaf: %v", err)
 	}
@@ -81,7 +82,7 @@ node is not trusted.`))
 // verifyLeaf checks that leaf is in the node's log (an inclusion proof from the node at c)
 // under the root anchored in contract by wallet (default: the sender of the head's anchor
 // transaction), read from the chain on its own. It returns what it verified.
-func verifyLeaf(ctx context.Context, c *nodeClient, client chain.Client, contract common.Address, wallet string, leaf reputation.Hash) (string, error) {
+func verifyLeaf(ctx context.Context, c *nodeClient, client chain.Client, contract common.Address, wallet string, leaf merkle.Hash) (string, error) {
 	var head reputation.Head
 	if err := c.do(ctx, "GET", "/v1/log/head", "", nil, &head); err != nil {
 		return "", err
@@ -114,9 +115,9 @@ func verifyLeaf(ctx context.Context, c *nodeClient, client chain.Client, contrac
 	if root == ([32]byte{}) {
 		return "", fmt.Errorf("no root is anchored by %s at size %d in %s", from.Hex(), proof.Size, contract.Hex())
 	}
-	if err := reputation.VerifyInclusion(leaf, proof.Index, proof.Size, proof.Path, reputation.Hash(root)); err != nil {
+	if err := merkle.VerifyInclusion(leaf, proof.Index, proof.Size, proof.Path, merkle.Hash(root)); err != nil {
 		return "", fmt.Errorf("NOT verified: leaf %s against the root anchored at size %d: %w", leaf, proof.Size, err)
 	}
 	return fmt.Sprintf("verified: leaf %s is entry %d of the log of size %d, whose root %s is anchored on chain by %s in %s",
-		leaf, proof.Index, proof.Size, reputation.Hash(root), from.Hex(), contract.Hex()), nil
+		leaf, proof.Index, proof.Size, merkle.Hash(root), from.Hex(), contract.Hex()), nil
 }

@@ -23,10 +23,12 @@ import (
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/units"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/stake"
@@ -312,8 +314,12 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}
 	// Who may act is the chain's to say: every check of a DID's key, binding and stake reads
 	// this index of StakeRegistry, which every node builds the same way from the same blocks.
+	_, stakeToken, err := dep.StakeToken(ctx, n.chain)
+	if err != nil {
+		return nil, err
+	}
 	n.stakes, err = stake.NewIndex(ctx, stake.Config{DB: n.db, Chain: chainRow, Client: n.chain, ChainID: id.ChainID.Uint64(),
-		Registry: dep.Contracts.StakeRegistry, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Logger: log})
+		Registry: dep.Contracts.StakeRegistry, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Token: stakeToken, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +328,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	ids, groups, keys, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
+	ids, threads, keys, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
 		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry, keys: n.stakes,
 		mayCreate: groupGate{bounties: n.index, stakes: n.stakes}.mayCreate}, log)
 	if err != nil {
@@ -334,7 +340,8 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow, Stakes: n.stakes, Keys: n.stakes, MinStake: minStake, Logger: log})
+	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow, Stakes: n.stakes, Keys: n.stakes, MinStake: minStake,
+		StakeToken: stakeToken, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +380,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	n.seeds = boot
 	n.p2pCtx, n.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
 	n.p2p, err = p2p.Start(n.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: boot,
-		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, reputation.AuditTopic, identity.GroupTopic}, Logger: log})
+		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, reputation.AuditTopic, groups.Topic}, Logger: log})
 	if err != nil {
 		return nil, err
 	}
@@ -384,9 +391,9 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	// peers, set by set in this order, each item checked as gossip would check it.
 	n.syncer = p2p.NewSyncer(n.p2p, p2p.SyncConfig{Every: cfg.SyncEvery, Logger: log})
 	n.syncer.AddSet(registry.CardSet, agents.SyncSet())
-	members, posts := groups.SyncSets(ids.CheckArchived)
-	n.syncer.AddSet(identity.GroupMembersSet, members)
-	n.syncer.AddSet(identity.GroupPostsSet, posts)
+	members, posts := threads.SyncSets(ids.CheckArchived)
+	n.syncer.AddSet(groups.MembersSet, members)
+	n.syncer.AddSet(groups.PostsSet, posts)
 	peerBinding, err := ids.SignAsNode(peerBindingPayload(ids.NodeDID(), n.p2p.Host.ID().String()), "surety-peer+jws")
 	if err != nil {
 		return nil, err
@@ -430,7 +437,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}
 	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: n.stakes, Logger: log,
 		Ready: n.syncer.Synced(), Clock: cfg.ScoreStep,
-		Params: reputation.Params{MinStake: minStakeETH(minStake)},
+		Params: reputation.Params{MinStake: minStakeWhole(minStake, stakeToken)},
 		CatchUp: func(ctx context.Context) error {
 			if err := n.stakes.CatchUp(ctx); err != nil {
 				return err
@@ -464,7 +471,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		return nil, err
 	}
 	n.reputation.AttachSync(n.syncer, ids.CheckArchived)
-	if err := groups.Attach(n.p2p); err != nil {
+	if err := threads.Attach(n.p2p); err != nil {
 		return nil, err
 	}
 	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key, MinStake: minStake}
@@ -472,7 +479,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Wallets: ids, Stakes: n.stakes, Agents: agents, Reputation: n.reputation, Groups: groups, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log,
+		Bounties: bounties, Wallets: ids, Stakes: n.stakes, Agents: agents, Reputation: n.reputation, Groups: threads, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return nil, err
@@ -636,12 +643,11 @@ func exposure(listen, kind string, chainID uint64) string {
 	return ""
 }
 
-// minStakeETH is a minimum stake in whole tokens, as reputation.Params takes it (negative:
+// minStakeWhole is a minimum stake in whole tokens, as reputation.Params takes it (negative:
 // no minimum).
-func minStakeETH(wei *big.Int) float64 {
-	if wei.Sign() == 0 {
+func minStakeWhole(base *big.Int, token units.Token) float64 {
+	if base.Sign() == 0 {
 		return -1
 	}
-	eth, _ := new(big.Float).Quo(new(big.Float).SetInt(wei), big.NewFloat(1e18)).Float64()
-	return eth
+	return token.Whole(base)
 }

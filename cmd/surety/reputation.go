@@ -14,10 +14,11 @@ import (
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
-	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 	"github.com/surety-ioa/surety/stake"
 )
 
@@ -63,7 +64,7 @@ func (g groupGate) mayCreate(ctx context.Context, id, sender string) error {
 	}
 	b, err := g.bounties.Get(ctx, bid)
 	if errors.Is(err, escrow.ErrUnknownBounty) {
-		return &identity.GroupError{Kind: identity.ErrReservedGroup, Detail: fmt.Sprintf("group %s is bounty %d's, which this node has not indexed", id, bid)}
+		return &groups.Error{Kind: groups.ErrReservedGroup, Detail: fmt.Sprintf("group %s is bounty %d's, which this node has not indexed", id, bid)}
 	}
 	if err != nil {
 		return err
@@ -76,7 +77,7 @@ func (g groupGate) mayCreate(ctx context.Context, id, sender string) error {
 			return err
 		}
 	}
-	return &identity.GroupError{Kind: identity.ErrReservedGroup, Detail: fmt.Sprintf("group %s is for bounty %d's poster and worker", id, bid)}
+	return &groups.Error{Kind: groups.ErrReservedGroup, Detail: fmt.Sprintf("group %s is for bounty %d's poster and worker", id, bid)}
 }
 
 // knownAgents knows an agent with a card in the registry or a wallet binding on chain.
@@ -108,7 +109,7 @@ type chainAnchor struct {
 	abi      *contracts.RootAnchor
 }
 
-func (a chainAnchor) Anchor(ctx context.Context, size uint64, root reputation.Hash) (string, error) {
+func (a chainAnchor) Anchor(ctx context.Context, size uint64, root merkle.Hash) (string, error) {
 	r, err := a.bounties.Transact(ctx, a.from, a.contract, a.abi.PackAnchor(size, root))
 	if stale, ok := contracts.Revert[contracts.RootAnchorStaleTreeSize](err); ok {
 		return "", fmt.Errorf("%w: the chain holds size %d, this head has %d", reputation.ErrStaleAnchor, stale.Latest, stale.Given)

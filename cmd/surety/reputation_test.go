@@ -17,9 +17,11 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // TestAuditsThroughTheAPI: after a bounty is accepted, its poster audits the worker. The audit
@@ -51,7 +53,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	// The bounty's group id is its parties': a stranger cannot take bounty-N first (at
 	// 66f817e group ids were first come, first served); the worker can.
 	members := func(by *party, group string) []byte {
-		m := map[string]any{"group_id": group, "body": map[string]any{"kind": identity.MembersKind, "members": []string{market.key.DID.String()}},
+		m := map[string]any{"group_id": group, "body": map[string]any{"kind": groups.MembersKind, "members": []string{market.key.DID.String()}},
 			"to": []string{bc.info.NodeDID}, "aud": bc.info.NodeDID, "chain_id": bc.info.Chain.ID}
 		raw, _ := json.Marshal(m)
 		filled, err := identity.FillEnvelope(raw, by.key, time.Now(), time.Minute)
@@ -121,16 +123,16 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 		code, body := bc.request("GET", "/v1/log/head", nil, nil)
 		return code == http.StatusOK && json.Unmarshal(body, &head) == nil && head.Size >= 1
 	})
-	leaf := reputation.LeafHash(good)
+	leaf := merkle.LeafHash(good)
 	code, body = bc.request("GET", "/v1/log/proof/inclusion?leaf="+leaf.String()+"&size="+fmt.Sprint(head.Size), nil, nil)
 	var incl api.InclusionProof
 	if code != http.StatusOK || json.Unmarshal(body, &incl) != nil {
 		t.Fatalf("inclusion proof: %d %s", code, body)
 	}
-	if err := reputation.VerifyInclusion(leaf, incl.Index, incl.Size, incl.Path, head.Root); err != nil {
+	if err := merkle.VerifyInclusion(leaf, incl.Index, incl.Size, incl.Path, head.Root); err != nil {
 		t.Errorf("the API's inclusion proof does not verify: %v", err)
 	}
-	if code, body := bc.request("GET", "/v1/log/proof/inclusion?leaf="+reputation.LeafHash([]byte("never")).String(), nil, nil); code != http.StatusNotFound {
+	if code, body := bc.request("GET", "/v1/log/proof/inclusion?leaf="+merkle.LeafHash([]byte("never")).String(), nil, nil); code != http.StatusNotFound {
 		t.Errorf("proof for an unknown leaf: %d %s", code, body)
 	}
 	if code, body := bc.request("GET", "/v1/log/proof/consistency?from=0", nil, nil); code != http.StatusOK || !strings.Contains(string(body), `"path":[]`) {
@@ -202,7 +204,7 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := runOK(t, "", "log", "verify", "--node", base, "--rpc", devnet.URL, "--envelope", good)
-	if !strings.Contains(out, "verified: leaf "+reputation.LeafHash(env).String()) {
+	if !strings.Contains(out, "verified: leaf "+merkle.LeafHash(env).String()) {
 		t.Errorf("log verify: %s", out)
 	}
 	// A tampered audit (one byte of its signature changed) is not in the log.
@@ -220,7 +222,7 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 	anchor := contracts.NewRootAnchor()
 	from := crypto.PubkeyToAddress(chain.DevKey(0).PublicKey)
 	root, err := bind.Call(anchor.Instance(devnet.Client, devnet.Dep.Contracts.RootAnchor), nil, anchor.PackRootAt(from, head.Size), anchor.UnpackRootAt)
-	if err != nil || reputation.Hash(root) != head.Root {
+	if err != nil || merkle.Hash(root) != head.Root {
 		t.Errorf("anchored root %x, head root %s (%v)", root, head.Root, err)
 	}
 	receipt, err := devnet.Client.TransactionReceipt(context.Background(), common.HexToHash(head.AnchorTx))

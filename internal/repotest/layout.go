@@ -12,27 +12,49 @@ import (
 // Module is the module path whose packages are checked.
 const Module = "github.com/surety-ioa/surety"
 
-// allowed lists, for each top-level directory, the top-level directories its packages may
-// import besides their own. It is the design's import direction:
+// allowed lists, for each group (a top-level directory, or one package under internal/),
+// the groups its packages may import besides their own. It is the design's import direction:
 //
-//	internal, identity, contracts  (the bottom: they import only internal)
-//	registry, reputation, escrow   (identity, contracts; never each other: they meet
-//	                                through interfaces that cmd wires)
-//	api                            (all of the above)
+//	internal/*                     (the bottom: a few of them build on others)
+//	identity, contracts            (internal/sqlite, internal/chain; no network code)
+//	groups, registry, reputation   (identity, contracts, internal/p2p; never each other)
+//	escrow, stake                  (identity, contracts, the chain log follower)
+//	api                            (all of the above but internal/p2p: it serves, never gossips)
 //	testnet                        (contracts and the bottom)
 //	cmd                            (anything)
+//
+// Domain packages never import each other: they meet through interfaces that cmd wires.
+// internal/testutil (test helpers) may be imported by any package's tests.
 var allowed = map[string][]string{
-	"internal":   {},
-	"identity":   {"internal"},
-	"contracts":  {"internal"},
-	"registry":   {"identity", "contracts", "internal"},
-	"reputation": {"identity", "contracts", "internal"},
-	"escrow":     {"identity", "contracts", "internal"},
-	"stake":      {"identity", "contracts", "internal"},
-	"api":        {"identity", "contracts", "registry", "reputation", "escrow", "stake", "internal"},
-	"testnet":    {"identity", "contracts", "internal"},
-	"cmd":        {"identity", "contracts", "registry", "reputation", "escrow", "stake", "api", "testnet", "internal"},
+	"internal/sqlite":     {},
+	"internal/chain":      {},
+	"internal/tools":      {},
+	"internal/p2p":        {},
+	"internal/anvil":      {},
+	"internal/benchtable": {},
+	"internal/units":      {},
+	"internal/chainlog":   {"internal/sqlite", "internal/chain"},
+	"internal/benchref":   {"internal/sqlite"},
+	"internal/repotest":   {"internal/tools"},
+	"internal/testutil":   {"internal/anvil", "internal/chain", "internal/sqlite", "internal/tools"},
+	"identity":            {"internal/sqlite"},
+	"contracts":           {"internal/chain", "internal/tools", "internal/units"},
+	"groups":              {"identity", "internal/p2p", "internal/sqlite"},
+	"registry":            {"identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units"},
+	"reputation":          {"identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units"},
+	"escrow":              {"identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/tools", "internal/units"},
+	"stake":               {"identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
+	"api":                 {"identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/sqlite", "internal/units"},
+	"testnet":             {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
+	"cmd":                 {"*"},
 }
+
+// pure are packages that link no network code: a verifier or a wallet tool can use them
+// without pulling in libp2p.
+var pure = []string{"identity", "reputation/merkle", "contracts"}
+
+// networkCode are the import path prefixes pure packages may not depend on, even indirectly.
+var networkCode = []string{"github.com/libp2p/", Module + "/internal/p2p"}
 
 // Package is what the checks need to know of one package, as `go list -json` reports it.
 type Package struct {
@@ -44,6 +66,7 @@ type Package struct {
 	Imports      []string
 	TestImports  []string
 	XTestImports []string
+	Deps         []string
 }
 
 // ListPackages runs `go list -json ./...` in dir (the repository root).
@@ -71,14 +94,18 @@ func ListPackages(dir string) ([]Package, error) {
 	return pkgs, nil
 }
 
-// group is the top-level directory of a package in the module, or "" outside it.
+// group is the top-level directory of a package in the module (internal/X for the packages
+// under internal), or "" outside it.
 func group(importPath string) string {
 	rest, ok := strings.CutPrefix(importPath, Module+"/")
 	if !ok {
 		return ""
 	}
-	g, _, _ := strings.Cut(rest, "/")
-	return g
+	parts := strings.SplitN(rest, "/", 3)
+	if parts[0] == "internal" && len(parts) > 1 {
+		return "internal/" + parts[1]
+	}
+	return parts[0]
 }
 
 // ImportViolations lists every import (test imports included) that runs against the
@@ -95,7 +122,7 @@ func ImportViolations(pkgs []Package) []string {
 		imports := append(append(append([]string{}, p.Imports...), p.TestImports...), p.XTestImports...)
 		for _, imp := range imports {
 			to := group(imp)
-			if to == "" || to == from || contains(ok, to) {
+			if to == "" || to == from || contains(ok, to) || contains(ok, "*") || to == "internal/testutil" && !contains(p.Imports, imp) {
 				continue
 			}
 			out = append(out, fmt.Sprintf("%s imports %s: %s may not import %s", p.ImportPath, imp, from, to))
@@ -103,6 +130,27 @@ func ImportViolations(pkgs []Package) []string {
 	}
 	sort.Strings(out)
 	return dedupe(out)
+}
+
+// PureViolations lists every dependency of a pure package (see pure) on network code.
+func PureViolations(pkgs []Package) []string {
+	var out []string
+	for _, p := range pkgs {
+		rel, _ := strings.CutPrefix(p.ImportPath, Module+"/")
+		if !contains(pure, rel) {
+			continue
+		}
+		for _, d := range p.Deps {
+			for _, prefix := range networkCode {
+				if strings.HasPrefix(d, prefix) {
+					out = append(out, fmt.Sprintf("%s depends on %s: it must link no network code", p.ImportPath, d))
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func contains(list []string, s string) bool {

@@ -33,6 +33,24 @@ func TestImportDirection(t *testing.T) {
 	}
 }
 
+// TestPurePackagesLinkNoNetworkCode: identity, the Merkle verification and the contract
+// bindings are libraries a verifier or wallet tool links without libp2p.
+func TestPurePackagesLinkNoNetworkCode(t *testing.T) {
+	pkgs := repoPackages(t)
+	for _, name := range pure {
+		found := false
+		for _, p := range pkgs {
+			found = found || p.ImportPath == Module+"/"+name
+		}
+		if !found {
+			t.Errorf("pure package %s does not exist", name)
+		}
+	}
+	for _, v := range PureViolations(pkgs) {
+		t.Error(v)
+	}
+}
+
 func TestPackageDocs(t *testing.T) {
 	for _, p := range repoPackages(t) {
 		vs, err := DocViolations(p)
@@ -67,14 +85,20 @@ func TestImportViolationsCatches(t *testing.T) {
 		{ImportPath: m + "escrow", TestImports: []string{m + "api"}},
 		{ImportPath: m + "api", XTestImports: []string{m + "cmd/surety"}},
 		{ImportPath: m + "internal/sqlite", Imports: []string{m + "contracts"}},
+		{ImportPath: m + "internal/chainlog", Imports: []string{m + "internal/p2p", m + "internal/sqlite"}},
+		{ImportPath: m + "groups", Imports: []string{m + "internal/p2p", m + "reputation"}, XTestImports: []string{m + "internal/testutil"}},
+		{ImportPath: m + "api", TestImports: []string{m + "internal/p2p"}},
 		{ImportPath: m + "cmd/surety", Imports: []string{m + "api", m + "testnet"}},
 		{ImportPath: m + "tools/x"},
 	}
 	want := []string{
 		m + "api imports " + m + "cmd/surety: api may not import cmd",
+		m + "api imports " + m + "internal/p2p: api may not import internal/p2p",
 		m + "escrow imports " + m + "api: escrow may not import api",
+		m + "groups imports " + m + "reputation: groups may not import reputation",
 		m + "identity imports " + m + "registry: identity may not import registry",
-		m + "internal/sqlite imports " + m + "contracts: internal may not import contracts",
+		m + "internal/chainlog imports " + m + "internal/p2p: internal/chainlog may not import internal/p2p",
+		m + "internal/sqlite imports " + m + "contracts: internal/sqlite may not import contracts",
 		m + "registry imports " + m + "escrow: registry may not import escrow",
 		m + `tools/x: top-level directory "tools" has no import rule (add it to allowed)`,
 	}

@@ -1,4 +1,4 @@
-package identity
+package groups
 
 import (
 	"context"
@@ -10,14 +10,15 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
 )
 
 // Names of the groups' sets in anti-entropy: memberships first, so a thread's envelopes find
 // their group.
 const (
-	GroupMembersSet = "group-members"
-	GroupPostsSet   = "group-posts"
+	MembersSet = "group-members"
+	PostsSet   = "group-posts"
 )
 
 // Bounds of what a node offers anti-entropy.
@@ -35,13 +36,13 @@ const (
 // applied as gossip would apply it. A forged or malformed envelope costs the peer; one that
 // no longer applies (its sender left the group since, a newer membership is in force) does
 // not.
-func (g *Groups) SyncSets(check func(ctx context.Context, raw []byte) (*Verified, error)) (members, posts p2p.Set) {
+func (g *Service) SyncSets(check func(ctx context.Context, raw []byte) (*identity.Verified, error)) (members, posts p2p.Set) {
 	return &groupSet{g: g, check: check, members: true}, &groupSet{g: g, check: check}
 }
 
 type groupSet struct {
-	g       *Groups
-	check   func(ctx context.Context, raw []byte) (*Verified, error)
+	g       *Service
+	check   func(ctx context.Context, raw []byte) (*identity.Verified, error)
 	members bool
 
 	mu   sync.Mutex
@@ -56,7 +57,7 @@ func (s *groupSet) IDs(ctx context.Context) ([]p2p.ID, error) {
 	}
 	rows, err := s.g.db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("identity: list group envelopes: %w", err)
+		return nil, fmt.Errorf("groups: list group envelopes: %w", err)
 	}
 	defer rows.Close()
 	var ids []p2p.ID
@@ -108,7 +109,7 @@ func (s *groupSet) Get(ctx context.Context, ids []p2p.ID) ([][]byte, error) {
 func (s *groupSet) Put(ctx context.Context, _ peer.ID, item []byte) error {
 	v, err := s.check(ctx, item)
 	if err != nil {
-		if Forged(err) {
+		if identity.Forged(err) {
 			return fmt.Errorf("%w: %w", p2p.ErrBadItem, err)
 		}
 		return err
@@ -126,13 +127,4 @@ func (s *groupSet) Put(ctx context.Context, _ peer.ID, item []byte) error {
 		return fmt.Errorf("%w: %w", p2p.ErrBadItem, err)
 	}
 	return err
-}
-
-// Forged says whether an archived envelope failed verification through its sender's fault:
-// not a key the chain closed since, a clock ahead of this node's, or a lifetime this node
-// bounds more tightly than the one that took it.
-func Forged(err error) bool {
-	var ve *VerifyError
-	return errors.As(err, &ve) && !errors.Is(err, ErrRevoked) && !errors.Is(err, ErrRotated) && !errors.Is(err, ErrNotYetValid) &&
-		!errors.Is(err, ErrTooLong)
 }

@@ -1,4 +1,4 @@
-package identity
+package groups
 
 import (
 	"context"
@@ -12,66 +12,60 @@ import (
 	"sync"
 	"time"
 
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/internal/sqlite"
 )
-
-// Group threads: the IoA conversation shape. A group has an id, a creator and members. The
-// creator sets the members with a signed membership envelope (body kind MembersKind), and a
-// later one from the creator replaces an earlier one. Members post envelopes into the
-// thread: each must verify, name the group in group_id, and come from a member. The node
-// stores them in arrival order (seq 1, 2, ...) and streams them. Between nodes, membership and
-// thread envelopes travel on GroupTopic and are verified again on arrival (see
-// Groups.Attach).
 
 // MembersKind is the body kind of a membership envelope: {"kind": MembersKind, "members":
 // [DIDs]}. The creator is always a member.
 const MembersKind = "surety.group.members/1"
 
-// MaxGroupMembers bounds a group's membership.
-const MaxGroupMembers = 256
+// MaxMembers bounds a group's membership.
+const MaxMembers = 256
 
-// MaxGroupPage bounds a page of a thread.
-const MaxGroupPage = 500
+// MaxPage bounds a page of a thread.
+const MaxPage = 500
 
 // States are the conversation states an envelope in a thread may carry (or none).
 var States = []string{"discussion", "task_assignment", "execution", "conclusion"}
 
 var groupIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// Group errors; GroupError carries the detail.
+// Group errors; Error carries the detail.
 var (
 	// ErrBadGroup reports a malformed group request: a bad group id, a group_id that is not
 	// the group's, a bad membership body or state.
-	ErrBadGroup = errors.New("identity: bad group request")
+	ErrBadGroup = errors.New("groups: bad group request")
 	// ErrUnknownGroup reports a group this node does not know.
-	ErrUnknownGroup = errors.New("identity: unknown group")
+	ErrUnknownGroup = errors.New("groups: unknown group")
 	// ErrNotMember reports a sender that is not a member of the group.
-	ErrNotMember = errors.New("identity: sender is not a member of the group")
+	ErrNotMember = errors.New("groups: sender is not a member of the group")
 	// ErrReservedGroup reports a group id reserved for others: bounty-N belongs to bounty N's
 	// poster and worker.
-	ErrReservedGroup = errors.New("identity: this group id is reserved")
+	ErrReservedGroup = errors.New("groups: this group id is reserved")
 	// ErrNotCreator reports a membership envelope from someone other than the creator.
-	ErrNotCreator = errors.New("identity: only the group's creator sets its members")
+	ErrNotCreator = errors.New("groups: only the group's creator sets its members")
 	// ErrStaleMembers reports a membership envelope older than the one in force.
-	ErrStaleMembers = errors.New("identity: a newer membership is in force")
+	ErrStaleMembers = errors.New("groups: a newer membership is in force")
 	// ErrDuplicateEnvelope reports an envelope the thread already holds.
-	ErrDuplicateEnvelope = errors.New("identity: the envelope is already in the thread")
+	ErrDuplicateEnvelope = errors.New("groups: the envelope is already in the thread")
 )
 
-// GroupError says why a group request was refused. It matches Kind with errors.Is.
-type GroupError struct {
+// Error says why a group request was refused. It matches Kind with errors.Is.
+type Error struct {
 	Kind   error
 	Detail string // safe to show the client
 }
 
 // Error reads like `identity: bad group request: state "done" is not one of ...`.
-func (e *GroupError) Error() string { return e.Kind.Error() + ": " + e.Detail }
+func (e *Error) Error() string { return e.Kind.Error() + ": " + e.Detail }
 
 // Unwrap returns the kind.
-func (e *GroupError) Unwrap() error { return e.Kind }
+func (e *Error) Unwrap() error { return e.Kind }
 
 func groupErr(kind error, format string, args ...any) error {
-	return &GroupError{Kind: kind, Detail: fmt.Sprintf(format, args...)}
+	return &Error{Kind: kind, Detail: fmt.Sprintf(format, args...)}
 }
 
 // Group is a group's membership as this node knows it.
@@ -85,8 +79,8 @@ type Group struct {
 	Envelopes int64 `json:"envelopes"`
 }
 
-// GroupEnvelope is one envelope of a thread.
-type GroupEnvelope struct {
+// Envelope is one envelope of a thread.
+type Envelope struct {
 	Group    string `json:"group_id"`
 	Seq      int64  `json:"seq"` // arrival order on this node
 	ID       string `json:"id"`
@@ -102,15 +96,15 @@ type GroupEnvelope struct {
 // Posted is the outcome of posting into a thread.
 type Posted struct {
 	// Envelope is the stored envelope, nil when the group lives on another node.
-	Envelope *GroupEnvelope `json:"envelope,omitempty"`
-	// Forwarded says the envelope went to the network (GroupTopic).
+	Envelope *Envelope `json:"envelope,omitempty"`
+	// Forwarded says the envelope went to the network (Topic).
 	Forwarded bool `json:"forwarded"`
 }
 
-// GroupsConfig wires Groups.
-type GroupsConfig struct {
+// Config wires Service.
+type Config struct {
 	// Verify checks envelopes arriving by gossip (Service.VerifyEnvelope).
-	Verify func(ctx context.Context, raw []byte) (*Verified, error)
+	Verify func(ctx context.Context, raw []byte) (*identity.Verified, error)
 	// MayCreate, when set, is asked before sender creates group id, whether it came through
 	// the API or by gossip; an error wrapping ErrReservedGroup refuses it (bounty-N is for
 	// bounty N's parties).
@@ -119,10 +113,10 @@ type GroupsConfig struct {
 	Logger    *slog.Logger
 }
 
-// Groups keeps group memberships and threads in the identity_group* tables.
-type Groups struct {
+// Service keeps group memberships and threads in the identity_group* tables.
+type Service struct {
 	db  *sql.DB
-	cfg GroupsConfig
+	cfg Config
 
 	write sync.Mutex // one writer: seq is arrival order
 
@@ -131,19 +125,48 @@ type Groups struct {
 	topic    *p2p.Topic // set by Attach
 }
 
-// NewGroups keeps groups in store's database.
-func NewGroups(store *Store, cfg GroupsConfig) *Groups {
+// migrations are the groups' tables. Until groups had a package of its own, identity's
+// migration 3 created them under these names; IF NOT EXISTS keeps such databases as they are.
+var migrations = []sqlite.Migration{{Version: 1, SQL: `
+CREATE TABLE IF NOT EXISTS identity_groups (
+	id          TEXT    PRIMARY KEY,
+	creator     TEXT    NOT NULL,
+	members     TEXT    NOT NULL, -- JSON array of DIDs, the creator included
+	members_iat INTEGER NOT NULL, -- iat and id of the membership envelope in force
+	members_id  TEXT    NOT NULL,
+	members_env BLOB    NOT NULL,
+	created     INTEGER NOT NULL
+) STRICT;
+CREATE TABLE IF NOT EXISTS identity_group_envelopes (
+	group_id TEXT    NOT NULL,
+	seq      INTEGER NOT NULL, -- arrival order on this node, from 1
+	id       TEXT    NOT NULL,
+	sender   TEXT    NOT NULL,
+	state    TEXT    NOT NULL,
+	iat      INTEGER NOT NULL,
+	received INTEGER NOT NULL,
+	envelope BLOB    NOT NULL,
+	PRIMARY KEY (group_id, seq),
+	UNIQUE (group_id, sender, id)
+) STRICT;
+`}}
+
+// New keeps groups in db, creating their tables if need be.
+func New(ctx context.Context, db *sql.DB, cfg Config) (*Service, error) {
+	if err := sqlite.Migrate(ctx, db, "groups", migrations); err != nil {
+		return nil, err
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Groups{db: store.db, cfg: cfg, watchers: map[string]map[chan struct{}]struct{}{}}
+	return &Service{db: db, cfg: cfg, watchers: map[string]map[chan struct{}]struct{}{}}, nil
 }
 
-// CheckGroupID returns an ErrBadGroup error unless id is 1–64 letters, digits, '-' or '_'.
-func CheckGroupID(id string) error {
+// CheckID returns an ErrBadGroup error unless id is 1–64 letters, digits, '-' or '_'.
+func CheckID(id string) error {
 	if !groupIDPattern.MatchString(id) {
 		return groupErr(ErrBadGroup, "group id %q must be 1-64 letters, digits, '-' or '_'", truncate(id, 80))
 	}
@@ -157,7 +180,7 @@ type membersBody struct {
 }
 
 // IsMembership says whether v is a membership envelope.
-func IsMembership(v *Verified) bool {
+func IsMembership(v *identity.Verified) bool {
 	var b membersBody
 	return json.Unmarshal(v.Envelope.Body, &b) == nil && b.Kind == MembersKind
 }
@@ -165,7 +188,7 @@ func IsMembership(v *Verified) bool {
 // SetMembers applies the membership envelope v (raw: as received) to group id: the first
 // one creates the group with its sender as creator; later ones must come from the creator
 // and be newer (iat, then id) than the one in force. The envelope then goes to the network.
-func (g *Groups) SetMembers(ctx context.Context, id string, v *Verified, raw []byte) (*Group, error) {
+func (g *Service) SetMembers(ctx context.Context, id string, v *identity.Verified, raw []byte) (*Group, error) {
 	grp, err := g.setMembers(ctx, id, v, raw)
 	if err != nil {
 		return nil, err
@@ -174,7 +197,7 @@ func (g *Groups) SetMembers(ctx context.Context, id string, v *Verified, raw []b
 	return grp, nil
 }
 
-func (g *Groups) setMembers(ctx context.Context, id string, v *Verified, raw []byte) (*Group, error) {
+func (g *Service) setMembers(ctx context.Context, id string, v *identity.Verified, raw []byte) (*Group, error) {
 	if err := checkEnvelopeGroup(id, v); err != nil {
 		return nil, err
 	}
@@ -184,21 +207,21 @@ func (g *Groups) setMembers(ctx context.Context, id string, v *Verified, raw []b
 	}
 	members := []string{v.Envelope.Sender}
 	for i, m := range body.Members {
-		if _, err := ParseDID(m); err != nil {
+		if _, err := identity.ParseDID(m); err != nil {
 			return nil, groupErr(ErrBadGroup, "member %d: %v", i, err)
 		}
 		members = append(members, m)
 	}
 	slices.Sort(members)
 	members = slices.Compact(members)
-	if len(members) > MaxGroupMembers {
-		return nil, groupErr(ErrBadGroup, "%d members; at most %d", len(members), MaxGroupMembers)
+	if len(members) > MaxMembers {
+		return nil, groupErr(ErrBadGroup, "%d members; at most %d", len(members), MaxMembers)
 	}
 	list, _ := json.Marshal(members)
 	if g.cfg.MayCreate != nil {
 		var exists int
 		if err := g.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_groups WHERE id = ?`, id).Scan(&exists); err != nil {
-			return nil, fmt.Errorf("identity: read group: %w", err)
+			return nil, fmt.Errorf("groups: read group: %w", err)
 		}
 		if exists == 0 {
 			if err := g.cfg.MayCreate(ctx, id, v.Envelope.Sender); err != nil {
@@ -221,10 +244,10 @@ func (g *Groups) setMembers(ctx context.Context, id string, v *Verified, raw []b
 		_, err = tx.ExecContext(ctx, `INSERT INTO identity_groups (id, creator, members, members_iat, members_id, members_env, created) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			id, v.Envelope.Sender, string(list), v.Envelope.IssuedAt, v.Envelope.ID, raw, g.cfg.Now().Unix())
 		if err != nil {
-			return nil, fmt.Errorf("identity: create group: %w", err)
+			return nil, fmt.Errorf("groups: create group: %w", err)
 		}
 	case err != nil:
-		return nil, fmt.Errorf("identity: read group: %w", err)
+		return nil, fmt.Errorf("groups: read group: %w", err)
 	case v.Envelope.Sender != creator:
 		return nil, groupErr(ErrNotCreator, "group %s was created by %s", id, creator)
 	case v.Envelope.IssuedAt == inForceIAT && v.Envelope.ID == inForceID:
@@ -237,7 +260,7 @@ func (g *Groups) setMembers(ctx context.Context, id string, v *Verified, raw []b
 	default:
 		if _, err := tx.ExecContext(ctx, `UPDATE identity_groups SET members = ?, members_iat = ?, members_id = ?, members_env = ? WHERE id = ?`,
 			string(list), v.Envelope.IssuedAt, v.Envelope.ID, raw, id); err != nil {
-			return nil, fmt.Errorf("identity: update group: %w", err)
+			return nil, fmt.Errorf("groups: update group: %w", err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -247,8 +270,8 @@ func (g *Groups) setMembers(ctx context.Context, id string, v *Verified, raw []b
 }
 
 // checkEnvelopeGroup checks that id is a group id and v names it.
-func checkEnvelopeGroup(id string, v *Verified) error {
-	if err := CheckGroupID(id); err != nil {
+func checkEnvelopeGroup(id string, v *identity.Verified) error {
+	if err := CheckID(id); err != nil {
 		return err
 	}
 	if v.Envelope.GroupID != id {
@@ -259,8 +282,8 @@ func checkEnvelopeGroup(id string, v *Verified) error {
 
 // Group is group id's membership and thread size; ErrUnknownGroup if the node does not know
 // it.
-func (g *Groups) Group(ctx context.Context, id string) (*Group, error) {
-	if err := CheckGroupID(id); err != nil {
+func (g *Service) Group(ctx context.Context, id string) (*Group, error) {
+	if err := CheckID(id); err != nil {
 		return nil, err
 	}
 	grp := &Group{ID: id}
@@ -271,10 +294,10 @@ func (g *Groups) Group(ctx context.Context, id string) (*Group, error) {
 		return nil, groupErr(ErrUnknownGroup, "no group %s here", id)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("identity: read group: %w", err)
+		return nil, fmt.Errorf("groups: read group: %w", err)
 	}
 	if err := json.Unmarshal([]byte(list), &grp.Members); err != nil {
-		return nil, fmt.Errorf("identity: group %s members: %w", id, err)
+		return nil, fmt.Errorf("groups: group %s members: %w", id, err)
 	}
 	return grp, nil
 }
@@ -283,7 +306,7 @@ func (g *Groups) Group(ctx context.Context, id string) (*Group, error) {
 // the network. A group this node does not know may live on another node: when attached to a
 // network the envelope is forwarded there (Posted.Forwarded, no Envelope); otherwise Post
 // returns ErrUnknownGroup.
-func (g *Groups) Post(ctx context.Context, id string, v *Verified, raw []byte) (*Posted, error) {
+func (g *Service) Post(ctx context.Context, id string, v *identity.Verified, raw []byte) (*Posted, error) {
 	e, err := g.post(ctx, id, v, raw)
 	if errors.Is(err, ErrUnknownGroup) && g.attached() {
 		return &Posted{Forwarded: g.spread(ctx, raw)}, nil
@@ -294,7 +317,7 @@ func (g *Groups) Post(ctx context.Context, id string, v *Verified, raw []byte) (
 	return &Posted{Envelope: e, Forwarded: g.spread(ctx, raw)}, nil
 }
 
-func (g *Groups) post(ctx context.Context, id string, v *Verified, raw []byte) (*GroupEnvelope, error) {
+func (g *Service) post(ctx context.Context, id string, v *identity.Verified, raw []byte) (*Envelope, error) {
 	if err := checkEnvelopeGroup(id, v); err != nil {
 		return nil, err
 	}
@@ -311,7 +334,7 @@ func (g *Groups) post(ctx context.Context, id string, v *Verified, raw []byte) (
 	if _, ok := slices.BinarySearch(grp.Members, v.Envelope.Sender); !ok {
 		return nil, groupErr(ErrNotMember, "%s is not a member of group %s", v.Envelope.Sender, id)
 	}
-	e := &GroupEnvelope{Group: id, ID: v.Envelope.ID, Sender: v.Envelope.Sender, State: v.Envelope.State, IssuedAt: v.Envelope.IssuedAt,
+	e := &Envelope{Group: id, ID: v.Envelope.ID, Sender: v.Envelope.Sender, State: v.Envelope.State, IssuedAt: v.Envelope.IssuedAt,
 		Received: g.cfg.Now().Unix(), Envelope: string(raw)}
 
 	g.write.Lock()
@@ -323,17 +346,17 @@ func (g *Groups) post(ctx context.Context, id string, v *Verified, raw []byte) (
 	defer tx.Rollback()
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_group_envelopes WHERE group_id = ? AND sender = ? AND id = ?`, id, e.Sender, e.ID).Scan(&n); err != nil {
-		return nil, fmt.Errorf("identity: read thread: %w", err)
+		return nil, fmt.Errorf("groups: read thread: %w", err)
 	}
 	if n > 0 {
 		return nil, groupErr(ErrDuplicateEnvelope, "envelope %s from %s", truncate(e.ID, 80), e.Sender)
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM identity_group_envelopes WHERE group_id = ?`, id).Scan(&e.Seq); err != nil {
-		return nil, fmt.Errorf("identity: read thread: %w", err)
+		return nil, fmt.Errorf("groups: read thread: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO identity_group_envelopes (group_id, seq, id, sender, state, iat, received, envelope) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, e.Seq, e.ID, e.Sender, e.State, e.IssuedAt, e.Received, raw); err != nil {
-		return nil, fmt.Errorf("identity: store thread envelope: %w", err)
+		return nil, fmt.Errorf("groups: store thread envelope: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
@@ -342,24 +365,24 @@ func (g *Groups) post(ctx context.Context, id string, v *Verified, raw []byte) (
 	return e, nil
 }
 
-// Envelopes is a page of group id's thread: up to limit envelopes (MaxGroupPage at most)
+// Envelopes is a page of group id's thread: up to limit envelopes (MaxPage at most)
 // after seq after, in order.
-func (g *Groups) Envelopes(ctx context.Context, id string, after int64, limit int) ([]*GroupEnvelope, error) {
+func (g *Service) Envelopes(ctx context.Context, id string, after int64, limit int) ([]*Envelope, error) {
 	if _, err := g.Group(ctx, id); err != nil {
 		return nil, err
 	}
-	if limit <= 0 || limit > MaxGroupPage {
-		limit = MaxGroupPage
+	if limit <= 0 || limit > MaxPage {
+		limit = MaxPage
 	}
 	rows, err := g.db.QueryContext(ctx, `SELECT seq, id, sender, state, iat, received, envelope FROM identity_group_envelopes
 		WHERE group_id = ? AND seq > ? ORDER BY seq LIMIT ?`, id, after, limit)
 	if err != nil {
-		return nil, fmt.Errorf("identity: read thread: %w", err)
+		return nil, fmt.Errorf("groups: read thread: %w", err)
 	}
 	defer rows.Close()
-	out := []*GroupEnvelope{}
+	out := []*Envelope{}
 	for rows.Next() {
-		e := &GroupEnvelope{Group: id}
+		e := &Envelope{Group: id}
 		var raw []byte
 		if err := rows.Scan(&e.Seq, &e.ID, &e.Sender, &e.State, &e.IssuedAt, &e.Received, &raw); err != nil {
 			return nil, err
@@ -372,7 +395,7 @@ func (g *Groups) Envelopes(ctx context.Context, id string, after int64, limit in
 
 // Watch signals on the returned channel (coalesced) whenever group id's thread grows, until
 // stop is called.
-func (g *Groups) Watch(id string) (<-chan struct{}, func()) {
+func (g *Service) Watch(id string) (<-chan struct{}, func()) {
 	c := make(chan struct{}, 1)
 	g.mu.Lock()
 	if g.watchers[id] == nil {
@@ -390,7 +413,7 @@ func (g *Groups) Watch(id string) (<-chan struct{}, func()) {
 	}
 }
 
-func (g *Groups) notify(id string) {
+func (g *Service) notify(id string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for c := range g.watchers[id] {
@@ -399,4 +422,12 @@ func (g *Groups) notify(id string) {
 		default:
 		}
 	}
+}
+
+// truncate bounds s, from a client or a peer, in messages.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

@@ -1,4 +1,4 @@
-package reputation
+package merkle
 
 import (
 	"encoding/hex"
@@ -160,7 +160,7 @@ func TestTruncateUndoesAppends(t *testing.T) {
 		for i := range 13 {
 			grown.Append(LeafHash([]byte{byte(i)}))
 		}
-		grown.truncate(cut)
+		grown.Truncate(cut)
 		for i := range 13 {
 			leaf := LeafHash([]byte{byte(i)})
 			if uint64(i) >= cut {

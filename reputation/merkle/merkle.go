@@ -1,4 +1,8 @@
-package reputation
+// Package merkle is the audit log's Merkle tree with RFC 6962 hashing: the tree, its roots,
+// inclusion and consistency proofs, and their verification. It imports nothing of Surety's
+// and no network code, so a verifier (surety log verify, an auditor's own tool) links only
+// this and the standard library.
+package merkle
 
 import (
 	"crypto/sha256"
@@ -97,7 +101,7 @@ func (t *Tree) Append(leaf Hash) {
 }
 
 // truncate drops every leaf from size on (size ≤ Size), undoing appends.
-func (t *Tree) truncate(size uint64) {
+func (t *Tree) Truncate(size uint64) {
 	for l := range t.levels {
 		t.levels[l] = t.levels[l][:size>>l]
 	}

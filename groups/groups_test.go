@@ -1,4 +1,4 @@
-package identity_test
+package groups_test
 
 import (
 	"context"
@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // groupEnvelope signs a thread or membership envelope for group by k, with the extra payload
@@ -47,7 +50,7 @@ func membersOf(keys ...*identity.Key) map[string]any {
 	for _, k := range keys {
 		dids = append(dids, k.DID.String())
 	}
-	return map[string]any{"body": map[string]any{"kind": identity.MembersKind, "members": dids}}
+	return map[string]any{"body": map[string]any{"kind": groups.MembersKind, "members": dids}}
 }
 
 func said(state, text string) map[string]any {
@@ -72,22 +75,22 @@ func newKeys(t *testing.T, n int) []*identity.Key {
 func TestGroupThread(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now()
-	groups := identity.NewGroups(openStore(t, &now), identity.GroupsConfig{})
+	threads := newGroups(t, groups.Config{})
 	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
 	k := newKeys(t, 4)
 	creator, member, later, outsider := k[0], k[1], k[2], k[3]
 
-	if _, err := postAs(t, groups, v, member, "g1", "g1", said("discussion", "hello?")); !errors.Is(err, identity.ErrUnknownGroup) {
+	if _, err := postAs(t, threads, v, member, "g1", "g1", said("discussion", "hello?")); !errors.Is(err, groups.ErrUnknownGroup) {
 		t.Fatalf("post before the group exists: %v", err)
 	}
-	grp, err := setAs(t, groups, v, creator, "g1", "g1", membersOf(member))
+	grp, err := setAs(t, threads, v, creator, "g1", "g1", membersOf(member))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if grp.Creator != creator.DID.String() || len(grp.Members) != 2 {
 		t.Fatalf("group = %+v", grp)
 	}
-	watch, stop := groups.Watch("g1")
+	watch, stop := threads.Watch("g1")
 	defer stop()
 
 	states := []string{"discussion", "task_assignment", "execution", "conclusion"}
@@ -96,7 +99,7 @@ func TestGroupThread(t *testing.T) {
 		if i%2 == 1 {
 			by = member
 		}
-		p, err := postAs(t, groups, v, by, "g1", "g1", said(st, "step "+st))
+		p, err := postAs(t, threads, v, by, "g1", "g1", said(st, "step "+st))
 		if err != nil {
 			t.Fatalf("%s: %v", st, err)
 		}
@@ -111,7 +114,7 @@ func TestGroupThread(t *testing.T) {
 	}
 
 	dup, dupRaw := groupEnvelope(t, v, member, "g1", said("discussion", "once"))
-	if _, err := groups.Post(ctx, "g1", dup, dupRaw); err != nil {
+	if _, err := threads.Post(ctx, "g1", dup, dupRaw); err != nil {
 		t.Fatal(err)
 	}
 	olderMembers, olderRaw := groupEnvelope(t, v, creator, "g1", membersOf(member, later))
@@ -122,28 +125,28 @@ func TestGroupThread(t *testing.T) {
 		want error
 	}{
 		{"a non-member", func() error {
-			_, err := postAs(t, groups, v, outsider, "g1", "g1", said("discussion", "let me in"))
+			_, err := postAs(t, threads, v, outsider, "g1", "g1", said("discussion", "let me in"))
 			return err
-		}, identity.ErrNotMember},
-		{"another group's envelope", func() error { _, err := postAs(t, groups, v, member, "g1", "g2", said("discussion", "x")); return err }, identity.ErrBadGroup},
-		{"an unknown state", func() error { _, err := postAs(t, groups, v, member, "g1", "g1", said("done", "x")); return err }, identity.ErrBadGroup},
+		}, groups.ErrNotMember},
+		{"another group's envelope", func() error { _, err := postAs(t, threads, v, member, "g1", "g2", said("discussion", "x")); return err }, groups.ErrBadGroup},
+		{"an unknown state", func() error { _, err := postAs(t, threads, v, member, "g1", "g1", said("done", "x")); return err }, groups.ErrBadGroup},
 		{"a bad group id", func() error {
-			_, err := postAs(t, groups, v, member, "g 1", "g 1", said("discussion", "x"))
+			_, err := postAs(t, threads, v, member, "g 1", "g 1", said("discussion", "x"))
 			return err
-		}, identity.ErrBadGroup},
-		{"a membership envelope as a post", func() error { _, err := postAs(t, groups, v, creator, "g1", "g1", membersOf(member)); return err }, identity.ErrBadGroup},
-		{"the same envelope twice", func() error { _, err := groups.Post(ctx, "g1", dup, dupRaw); return err }, identity.ErrDuplicateEnvelope},
-		{"members set by a member", func() error { _, err := setAs(t, groups, v, member, "g1", "g1", membersOf(outsider)); return err }, identity.ErrNotCreator},
-		{"an older membership", func() error { _, err := groups.SetMembers(ctx, "g1", olderMembers, olderRaw); return err }, identity.ErrStaleMembers},
+		}, groups.ErrBadGroup},
+		{"a membership envelope as a post", func() error { _, err := postAs(t, threads, v, creator, "g1", "g1", membersOf(member)); return err }, groups.ErrBadGroup},
+		{"the same envelope twice", func() error { _, err := threads.Post(ctx, "g1", dup, dupRaw); return err }, groups.ErrDuplicateEnvelope},
+		{"members set by a member", func() error { _, err := setAs(t, threads, v, member, "g1", "g1", membersOf(outsider)); return err }, groups.ErrNotCreator},
+		{"an older membership", func() error { _, err := threads.SetMembers(ctx, "g1", olderMembers, olderRaw); return err }, groups.ErrStaleMembers},
 		{"a member that is not a DID", func() error {
-			_, err := setAs(t, groups, v, creator, "g1", "g1", map[string]any{"body": map[string]any{"kind": identity.MembersKind, "members": []string{"bob"}}})
+			_, err := setAs(t, threads, v, creator, "g1", "g1", map[string]any{"body": map[string]any{"kind": groups.MembersKind, "members": []string{"bob"}}})
 			return err
-		}, identity.ErrBadGroup},
+		}, groups.ErrBadGroup},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.post()
-			var ge *identity.GroupError
+			var ge *groups.Error
 			if !errors.Is(err, tt.want) || !errors.As(err, &ge) || ge.Detail == "" {
 				t.Errorf("got %v, want %v with a detail", err, tt.want)
 			}
@@ -154,15 +157,15 @@ func TestGroupThread(t *testing.T) {
 	// five accepted envelopes in order, page by page.
 	newer := membersOf(member, later)
 	newer["iat"], newer["exp"] = time.Now().Unix()+1, time.Now().Unix()+60 // a second later: newer for sure
-	if _, err := setAs(t, groups, v, creator, "g1", "g1", newer); err != nil {
+	if _, err := setAs(t, threads, v, creator, "g1", "g1", newer); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := postAs(t, groups, v, later, "g1", "g1", said("conclusion", "joined")); err != nil {
+	if _, err := postAs(t, threads, v, later, "g1", "g1", said("conclusion", "joined")); err != nil {
 		t.Fatal(err)
 	}
 	var seqs []int64
 	for after := int64(0); ; {
-		page, err := groups.Envelopes(ctx, "g1", after, 2)
+		page, err := threads.Envelopes(ctx, "g1", after, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,27 +183,37 @@ func TestGroupThread(t *testing.T) {
 	if fmt.Sprint(seqs) != "[1 2 3 4 5 6]" {
 		t.Errorf("thread seqs %v", seqs)
 	}
-	if grp, _ := groups.Group(ctx, "g1"); grp.Envelopes != 6 || len(grp.Members) != 3 {
+	if grp, _ := threads.Group(ctx, "g1"); grp.Envelopes != 6 || len(grp.Members) != 3 {
 		t.Errorf("group now %+v", grp)
 	}
 }
 
 // postAs posts, into group on g, an envelope k signed for group named (fields added).
-func postAs(t *testing.T, g *identity.Groups, v *identity.Verifier, k *identity.Key, group, named string, fields map[string]any) (*identity.Posted, error) {
+// newGroups keeps groups in a fresh SQLite file.
+func newGroups(t *testing.T, cfg groups.Config) *groups.Service {
+	t.Helper()
+	g, err := groups.New(context.Background(), testutil.DB(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func postAs(t *testing.T, g *groups.Service, v *identity.Verifier, k *identity.Key, group, named string, fields map[string]any) (*groups.Posted, error) {
 	t.Helper()
 	verified, raw := groupEnvelope(t, v, k, named, fields)
 	return g.Post(context.Background(), group, verified, raw)
 }
 
 // setAs sets group's members on g with an envelope k signed for group named.
-func setAs(t *testing.T, g *identity.Groups, v *identity.Verifier, k *identity.Key, group, named string, fields map[string]any) (*identity.Group, error) {
+func setAs(t *testing.T, g *groups.Service, v *identity.Verifier, k *identity.Key, group, named string, fields map[string]any) (*groups.Group, error) {
 	t.Helper()
 	verified, raw := groupEnvelope(t, v, k, named, fields)
 	return g.SetMembers(context.Background(), group, verified, raw)
 }
 
 type groupNode struct {
-	groups *identity.Groups
+	groups *groups.Service // the node's
 	v      *identity.Verifier
 	node   *p2p.Node
 }
@@ -211,8 +224,8 @@ func startGroupNode(t *testing.T, bootstrap []peer.AddrInfo) *groupNode {
 	t.Cleanup(cancel)
 	now := time.Now()
 	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
-	g := identity.NewGroups(openStore(t, &now), identity.GroupsConfig{Verify: v.Verify})
-	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Topics: []string{identity.GroupTopic}, InspectPeriod: 100 * time.Millisecond})
+	g := newGroups(t, groups.Config{Verify: v.Verify})
+	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Topics: []string{groups.Topic}, InspectPeriod: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +257,7 @@ func TestGroupThreadsAcrossNodes(t *testing.T) {
 
 	c := startGroupNode(t, []peer.AddrInfo{a.node.Info(), b.node.Info()})
 	time.Sleep(1500 * time.Millisecond)
-	if _, err := c.groups.Group(ctx, "team"); !errors.Is(err, identity.ErrUnknownGroup) {
+	if _, err := c.groups.Group(ctx, "team"); !errors.Is(err, groups.ErrUnknownGroup) {
 		t.Fatalf("C should not know the group: %v", err)
 	}
 
@@ -281,7 +294,7 @@ func TestGroupThreadsAcrossNodes(t *testing.T) {
 	// A forged envelope: one of the member's, one byte of its signature changed.
 	_, raw := groupEnvelope(t, identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)}), member, "team", said("conclusion", "forged"))
 	raw[len(raw)-3] ^= 1
-	if err := identity.PublishRaw(ctx, b.groups, raw); err != nil {
+	if err := groups.PublishRaw(ctx, b.groups, raw); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "A scores B down", func() bool { s, ok := a.node.Score(b.node.Host.ID()); return ok && s < 0 })
@@ -298,5 +311,28 @@ func eventually(t *testing.T, what string, ok func() bool) {
 			t.Fatalf("timed out: %s", what)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestDatabasesFromBeforeTheSplitKeepTheirGroups: identity's migration 3 created the group
+// tables before groups had a package; New takes such a database as it is, threads included.
+func TestDatabasesFromBeforeTheSplitKeepTheirGroups(t *testing.T) {
+	ctx := context.Background()
+	db := testutil.DB(t)
+	old := strings.ReplaceAll(groups.Schema, "IF NOT EXISTS ", "")
+	if _, err := db.ExecContext(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO identity_groups (id, creator, members, members_iat, members_id, members_env, created)
+		VALUES ('team', 'did:key:zA', '["did:key:zA"]', 1, 'm1', x'00', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	g, err := groups.New(ctx, db, groups.Config{})
+	if err != nil {
+		t.Fatalf("New on a database from before the split: %v", err)
+	}
+	grp, err := g.Group(ctx, "team")
+	if err != nil || grp.Creator != "did:key:zA" {
+		t.Fatalf("the group made before the split: %+v, %v", grp, err)
 	}
 }

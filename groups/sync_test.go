@@ -1,4 +1,4 @@
-package identity_test
+package groups_test
 
 import (
 	"context"
@@ -9,17 +9,17 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
 )
 
 // syncGroups are groups on their own host with anti-entropy and no gossip.
-func syncGroups(t *testing.T, boot ...peer.AddrInfo) (*identity.Groups, *p2p.Node, *p2p.Syncer) {
+func syncGroups(t *testing.T, boot ...peer.AddrInfo) (*groups.Service, *p2p.Node, *p2p.Syncer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	now := time.Now()
-	g := identity.NewGroups(openStore(t, &now), identity.GroupsConfig{})
+	g := newGroups(t, groups.Config{})
 	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: boot, Listen: []string{"/ip4/127.0.0.1/tcp/0"}})
 	if err != nil {
 		t.Fatal(err)
@@ -27,8 +27,8 @@ func syncGroups(t *testing.T, boot ...peer.AddrInfo) (*identity.Groups, *p2p.Nod
 	t.Cleanup(func() { node.Close() })
 	sy := p2p.NewSyncer(node, p2p.SyncConfig{})
 	members, posts := g.SyncSets(identity.NewVerifier(identity.VerifierConfig{}).CheckArchived)
-	sy.AddSet(identity.GroupMembersSet, members)
-	sy.AddSet(identity.GroupPostsSet, posts)
+	sy.AddSet(groups.MembersSet, members)
+	sy.AddSet(groups.PostsSet, posts)
 	return g, node, sy
 }
 
@@ -79,11 +79,11 @@ func TestGroupsReconcile(t *testing.T) {
 	set(membersOf(member, later))
 
 	b, _, sb := syncGroups(t, na.Info())
-	if _, err := b.Group(ctx, "crew"); !errors.Is(err, identity.ErrUnknownGroup) {
+	if _, err := b.Group(ctx, "crew"); !errors.Is(err, groups.ErrUnknownGroup) {
 		t.Fatalf("B knows the group before syncing: %v", err)
 	}
 	st := sb.Round(ctx)
-	if st.Bad != 0 || st.Fetched[identity.GroupMembersSet] != 1 || st.Fetched[identity.GroupPostsSet] != 2 {
+	if st.Bad != 0 || st.Fetched[groups.MembersSet] != 1 || st.Fetched[groups.PostsSet] != 2 {
 		t.Fatalf("B's round: %+v", st)
 	}
 	ga, _ := a.Group(ctx, "crew")
