@@ -6,6 +6,7 @@ import {IStakeRegistry} from "./IStakeRegistry.sol";
 import {StakeRegistry} from "./StakeRegistry.sol";
 import {Transfers} from "./IERC20.sol";
 import {Owned} from "./Owned.sol";
+import {ReentrancyGuard} from "./ReentrancyGuard.sol";
 
 /// @title BountyEscrow
 /// @notice Holds bounty funds (ETH or any ERC-20) from post to settlement.
@@ -26,7 +27,7 @@ import {Owned} from "./Owned.sol";
 /// to the poster. Only a submission can be disputed: a claimer that does nothing gets nothing
 /// (its lock holds until the deadline's refund, unslashed), and no ruling slashes a worker
 /// that has not delivered. The arbiter is never the poster or the worker.
-contract BountyEscrow is IBountyEscrow, Owned {
+contract BountyEscrow is IBountyEscrow, Owned, ReentrancyGuard {
     using Transfers for address;
 
     /// @notice The highest protocol fee, in basis points (10%).
@@ -51,15 +52,6 @@ contract BountyEscrow is IBountyEscrow, Owned {
     mapping(address account => mapping(address token => uint256)) public owed;
     /// @notice Fees accrued per token, owed to the treasury.
     mapping(address token => uint256) public feesOwed;
-
-    bool private transient _entered;
-
-    modifier nonReentrant() {
-        if (_entered) revert Reentrancy();
-        _entered = true;
-        _;
-        _entered = false;
-    }
 
     /// @notice Deploys the escrow and its StakeRegistry (stake in `stakeToken`, address(0) for
     /// ETH; unbonding waits `unbondDelay` seconds; below `minStake` an agent counts as unstaked).

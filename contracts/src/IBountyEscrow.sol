@@ -100,8 +100,6 @@ interface IBountyEscrow {
     error NothingToWithdraw(address account, address token);
     /// @notice A transfer failed (reverted, or a token returned false).
     error TransferFailed(address token, address to, uint256 amount);
-    /// @notice A call re-entered the escrow.
-    error Reentrancy();
     /// @notice Only the treasury may do this.
     error NotTreasury(address caller);
 

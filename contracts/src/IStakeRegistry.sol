@@ -63,8 +63,6 @@ interface IStakeRegistry {
     error InvalidSuccessor(bytes32 newAgentId);
     /// @notice A transfer failed (reverted, or a token returned false).
     error TransferFailed(address token, address to, uint256 amount);
-    /// @notice A call re-entered the registry.
-    error Reentrancy();
     /// @notice The stake amount does not fit in 128 bits.
     error AmountTooLarge(uint256 amount);
 

@@ -3,6 +3,7 @@ pragma solidity 0.8.30;
 
 import {IStakeRegistry} from "./IStakeRegistry.sol";
 import {Transfers} from "./IERC20.sol";
+import {ReentrancyGuard} from "./ReentrancyGuard.sol";
 
 /// @title StakeRegistry
 /// @notice Agents' bonded stake, in ETH or one ERC-20 fixed at deployment, with their
@@ -18,7 +19,7 @@ import {Transfers} from "./IERC20.sol";
 /// Payments follow checks-effects-interactions under a re-entry lock. A slash pushes to the
 /// beneficiary with at most PUSH_GAS gas; a beneficiary that refuses is credited instead and
 /// withdraws with withdrawCredit, so a ruling never fails on the payment.
-contract StakeRegistry is IStakeRegistry {
+contract StakeRegistry is IStakeRegistry, ReentrancyGuard {
     using Transfers for address;
 
     /// @notice The most gas a pushed slash payment gives its recipient.
@@ -43,15 +44,6 @@ contract StakeRegistry is IStakeRegistry {
     mapping(uint256 lockId => bytes32 agentId) public lockedAgent;
     /// @notice Slash payments a beneficiary refused, waiting for withdrawCredit.
     mapping(address account => uint256) public credit;
-
-    bool private transient _entered;
-
-    modifier nonReentrant() {
-        if (_entered) revert Reentrancy();
-        _entered = true;
-        _;
-        _entered = false;
-    }
 
     modifier onlyLocker() {
         if (msg.sender != locker) revert NotLocker(msg.sender);

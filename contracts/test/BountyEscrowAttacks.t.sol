@@ -3,6 +3,7 @@ pragma solidity 0.8.30;
 
 import {EscrowFixture} from "./lib/Fixtures.sol";
 import {IBountyEscrow} from "../src/IBountyEscrow.sol";
+import {ReentrancyGuard} from "../src/ReentrancyGuard.sol";
 import {ReentrantReceiver} from "./mocks/Receivers.sol";
 import {FalseToken, FeeOnTransferToken, NoReturnToken, CallbackToken} from "./mocks/Tokens.sol";
 
@@ -30,7 +31,7 @@ contract BountyEscrowAttackTest is EscrowFixture {
         vm.assertFalse(attacker.reentryOk(), "re-entry failed");
         vm.assertEq(
             uint256(uint32(_reentrySelector(attacker))),
-            uint256(uint32(IBountyEscrow.Reentrancy.selector)),
+            uint256(uint32(ReentrancyGuard.Reentrancy.selector)),
             "refused as Reentrancy"
         );
         vm.assertEq(attacker.received(), 5 ether - feeOf(5 ether), "paid exactly once");
@@ -102,7 +103,7 @@ contract BountyEscrowAttackTest is EscrowFixture {
         vm.prank(poster);
         uint256 id = escrow.post(address(hook), 5 ether, arbiter, deadline, REVIEW, 0, SPEC, keccak256("outer"));
         vm.assertFalse(hook.callbackOk(), "nested post refused");
-        vm.assertEq(bytes4(hook.callbackResult()), IBountyEscrow.Reentrancy.selector, "as Reentrancy");
+        vm.assertEq(bytes4(hook.callbackResult()), ReentrancyGuard.Reentrancy.selector, "as Reentrancy");
         vm.assertEq(id, escrow.bountyId(poster, keccak256("outer")), "the outer post's id");
         uint256 nested = escrow.bountyId(address(hook), SALT);
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.UnknownBounty.selector, nested));
