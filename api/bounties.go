@@ -15,6 +15,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/labstack/echo/v4"
 
@@ -22,26 +23,43 @@ import (
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/stake"
+	"github.com/surety-ioa/surety/txn"
 )
 
 // Bounties is what the bounty routes need: the escrow service and its index. Errors follow
-// escrow's contract: *escrow.BountyError wrapping a sentinel, ErrUnknownWallet,
-// ErrRequestInProgress, ErrKeyReused.
+// escrow's and txn's contracts: *escrow.BountyError wrapping a sentinel, *txn.Error
+// (txn.ErrUnknownWallet, txn.ErrChainRefused, ...), txn.ErrRequestInProgress, txn.ErrKeyReused.
 type Bounties interface {
-	Do(ctx context.Context, op escrow.Op, idem escrow.Idempotency) (*escrow.Result, error)
-	Retry(ctx context.Context, op escrow.Op, idem escrow.Idempotency) (*escrow.Result, error)
-	HasWallet(addr common.Address) bool
+	Do(ctx context.Context, op escrow.Op, idem txn.Idempotency) (*escrow.Result, error)
+	Retry(ctx context.Context, op escrow.Op, idem txn.Idempotency) (*escrow.Result, error)
 	List(ctx context.Context, f escrow.Filter) ([]*escrow.Bounty, error)
 	Get(ctx context.Context, id uint64) (*escrow.Bounty, error)
 	History(ctx context.Context, id uint64) ([]escrow.Event, error)
 	Subscribe(id uint64) (<-chan escrow.Event, func())
+	// Relay sends an escrow call an external wallet signed; Escrow is the contract.
 	Relay(ctx context.Context, raw []byte) (*escrow.Result, error)
-	// StakeOf reads an agent's stake under a controller wallet from the chain.
-	StakeOf(ctx context.Context, agent common.Hash, wallet common.Address) (*escrow.StakeRecord, error)
+	Escrow() common.Address
 	// PutSpec stores a bounty's task text under the hash it must have (escrow.CheckSpec).
 	PutSpec(ctx context.Context, hash common.Hash, text string) error
 	// PutBountySpec stores the task text of an indexed bounty, checked against its specHash.
 	PutBountySpec(ctx context.Context, id uint64, text string) error
+}
+
+// Staking is what the stake routes need: the stake service. Errors: *stake.Error wrapping a
+// sentinel, and txn's as for Bounties.
+type Staking interface {
+	Do(ctx context.Context, op stake.Op, idem txn.Idempotency) (*stake.Result, error)
+	Retry(ctx context.Context, op stake.Op, idem txn.Idempotency) (*stake.Result, error)
+	// StakeOf reads an agent's stake under a controller wallet from the chain.
+	StakeOf(ctx context.Context, agent common.Hash, wallet common.Address) (*stake.Holding, error)
+	// Relay sends a StakeRegistry call an external wallet signed; Registry is the contract.
+	Relay(ctx context.Context, raw []byte) (*stake.Result, error)
+	Registry() common.Address
+}
+
+// Senders are the wallets the node sends from (package txn).
+type Senders interface {
+	HasWallet(addr common.Address) bool
 }
 
 // Wallets checks wallet bindings before the node records them on chain.
@@ -64,6 +82,8 @@ type StakeIndex interface {
 
 var (
 	_ Bounties   = (*escrow.Service)(nil)
+	_ Staking    = (*stake.Service)(nil)
+	_ Senders    = (*txn.Service)(nil)
 	_ Wallets    = (*identity.Service)(nil)
 	_ StakeIndex = (*stake.Index)(nil)
 )
@@ -172,8 +192,8 @@ func (s *Server) authorizeWallet(ctx context.Context, did string, wallet common.
 	if wallet == (common.Address{}) {
 		return withDetail(ErrBadRequest, "body.wallet is required")
 	}
-	if !s.cfg.Bounties.HasWallet(wallet) {
-		return withDetail(escrow.ErrUnknownWallet, "%s", wallet.Hex())
+	if !s.cfg.Senders.HasWallet(wallet) {
+		return withDetail(txn.ErrUnknownWallet, "%s", wallet.Hex())
 	}
 	ok, err := s.cfg.Stakes.Bound(ctx, did, wallet)
 	if err == nil && !ok {
@@ -200,18 +220,20 @@ func fingerprint(parts ...any) string {
 	return hex.EncodeToString(h[:])
 }
 
-// do runs op for the request, once per Idempotency-Key. then, when set, runs after the op
-// succeeded and before the answer is written.
-func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string, then func(context.Context, *escrow.Result)) error {
+// once runs a request's transaction once per Idempotency-Key: do sends it (or answers from
+// the store), retry answers a replayed envelope from the store only. then, when set, runs
+// after it succeeded and before the answer is written with status.
+func once[T any](s *Server, c echo.Context, req *signedRequest, fp string, status int,
+	do, retry func(context.Context, txn.Idempotency) (T, error), then func(context.Context, T)) error {
 	key := c.Request().Header.Get("Idempotency-Key")
-	if len(key) > 200 {
-		return withDetail(ErrBadRequest, "Idempotency-Key is longer than 200 characters")
+	if len(key) > maxIdempotencyKey {
+		return withDetail(ErrBadRequest, "Idempotency-Key is longer than %d characters", maxIdempotencyKey)
 	}
-	idem := escrow.Idempotency{Caller: req.sender, Key: key, Fingerprint: fp}
+	idem := txn.Idempotency{Caller: req.sender, Key: key, Fingerprint: fp}
 	if req.replayed != nil {
 		// The very same envelope again: only a retry of a stored request may be answered.
-		res, err := s.cfg.Bounties.Retry(c.Request().Context(), op, idem)
-		if errors.Is(err, escrow.ErrNoSuchRequest) {
+		res, err := retry(c.Request().Context(), idem)
+		if errors.Is(err, txn.ErrNoSuchRequest) {
 			return req.replayed
 		}
 		if err != nil {
@@ -219,18 +241,29 @@ func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string,
 		}
 		return c.JSON(http.StatusOK, res)
 	}
-	res, err := s.cfg.Bounties.Do(c.Request().Context(), op, idem)
+	res, err := do(c.Request().Context(), idem)
 	if err != nil {
 		return err
 	}
 	if then != nil {
 		then(c.Request().Context(), res)
 	}
+	return c.JSON(status, res)
+}
+
+// do runs a bounty op for the request, once per Idempotency-Key.
+func (s *Server) do(c echo.Context, req *signedRequest, op escrow.Op, fp string) error {
 	status := http.StatusOK
 	if op.Kind == escrow.OpPost {
 		status = http.StatusCreated
 	}
-	return c.JSON(status, res)
+	return once(s, c, req, fp, status,
+		func(ctx context.Context, idem txn.Idempotency) (*escrow.Result, error) {
+			return s.cfg.Bounties.Do(ctx, op, idem)
+		},
+		func(ctx context.Context, idem txn.Idempotency) (*escrow.Result, error) {
+			return s.cfg.Bounties.Retry(ctx, op, idem)
+		}, nil)
 }
 
 func parseAmount(s, what string) (*big.Int, error) {
@@ -281,7 +314,7 @@ func (s *Server) postBounty(c echo.Context) error {
 	op := escrow.Op{Kind: escrow.OpPost, From: b.Wallet, Post: escrow.PostRequest{
 		Token: b.Token, Amount: amount, Arbiter: b.Arbiter, Deadline: b.Deadline, ReviewWindow: b.ReviewWindow, MinStake: minStake, SpecHash: b.SpecHash, Salt: salt,
 	}}
-	return s.do(c, req, op, fingerprint("post", b), nil)
+	return s.do(c, req, op, fingerprint("post", b))
 }
 
 var actions = map[string]escrow.Action{
@@ -329,7 +362,7 @@ func (s *Server) bountyAction(c echo.Context) error {
 	op := escrow.Op{Kind: escrow.OpAct, From: b.Wallet, BountyID: id, Action: action, Args: escrow.ActionArgs{
 		AgentID: b.AgentID, Worker: b.Worker, ResultHash: b.ResultHash, ReasonHash: b.ReasonHash, WorkerBps: b.WorkerBps, Slash: slash,
 	}}
-	return s.do(c, req, op, fingerprint(string(action), id, b), nil)
+	return s.do(c, req, op, fingerprint(string(action), id, b))
 }
 
 func (s *Server) withdraw(c echo.Context) error {
@@ -344,7 +377,7 @@ func (s *Server) withdraw(c echo.Context) error {
 	if err := s.authorizeWallet(c.Request().Context(), req.sender, b.Wallet); err != nil {
 		return err
 	}
-	return s.do(c, req, escrow.Op{Kind: escrow.OpWithdraw, From: b.Wallet, Token: b.Token}, fingerprint("withdraw", b), nil)
+	return s.do(c, req, escrow.Op{Kind: escrow.OpWithdraw, From: b.Wallet, Token: b.Token}, fingerprint("withdraw", b))
 }
 
 func (s *Server) escrowAddress() string {
@@ -532,14 +565,14 @@ func (s *Server) addBinding(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if !s.cfg.Bounties.HasWallet(st.Wallet) {
+	if !s.cfg.Senders.HasWallet(st.Wallet) {
 		to := st.Registry
 		ans.To, ans.Data = &to, contracts.NewStakeRegistry().PackBind(identity.AgentID(st.DID), proof)
 		return c.JSON(http.StatusAccepted, ans)
 	}
-	res, err := s.cfg.Bounties.Do(ctx, escrow.Op{Kind: escrow.OpBind, From: st.Wallet, Agent: identity.AgentID(st.DID), Proof: proof},
-		escrow.Idempotency{Caller: st.DID, Key: c.Request().Header.Get("Idempotency-Key"), Fingerprint: fingerprint("bind", st)})
-	if err != nil && !errors.Is(err, escrow.ErrAlreadyBound) {
+	res, err := s.cfg.Staking.Do(ctx, stake.Op{Kind: stake.OpBind, From: st.Wallet, Agent: identity.AgentID(st.DID), Proof: proof},
+		txn.Idempotency{Caller: st.DID, Key: c.Request().Header.Get("Idempotency-Key"), Fingerprint: fingerprint("bind", st)})
+	if err != nil && !errors.Is(err, stake.ErrAlreadyBound) {
 		return err
 	}
 	if res != nil {
@@ -575,11 +608,31 @@ func (s *Server) relay(c echo.Context) error {
 	if len(req.RawTx) == 0 {
 		return withDetail(ErrBadRequest, "rawTx is required")
 	}
-	res, err := s.cfg.Bounties.Relay(c.Request().Context(), req.RawTx)
-	if err != nil {
-		return err
+	var tx types.Transaction
+	if err := tx.UnmarshalBinary(req.RawTx); err != nil {
+		return withDetail(txn.ErrNotRelayable, "not a signed transaction: %v", err)
 	}
-	if err := s.cfg.Stakes.WaitIndexed(c.Request().Context(), res.Block); err != nil {
+	ctx := c.Request().Context()
+	var res any
+	var block uint64
+	switch to := tx.To(); {
+	case to != nil && *to == s.cfg.Bounties.Escrow():
+		r, err := s.cfg.Bounties.Relay(ctx, req.RawTx)
+		if err != nil {
+			return err
+		}
+		res, block = r, r.Block
+	case to != nil && *to == s.cfg.Staking.Registry():
+		r, err := s.cfg.Staking.Relay(ctx, req.RawTx)
+		if err != nil {
+			return err
+		}
+		res, block = r, r.Block
+	default:
+		return withDetail(txn.ErrNotRelayable, "the node relays only calls to the escrow %s and the stake registry %s",
+			s.cfg.Bounties.Escrow().Hex(), s.cfg.Staking.Registry().Hex())
+	}
+	if err := s.cfg.Stakes.WaitIndexed(ctx, block); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, res)

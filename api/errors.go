@@ -14,6 +14,8 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/stake"
+	"github.com/surety-ioa/surety/txn"
 )
 
 // Sentinel errors that handlers return; the mapper below gives each its status.
@@ -135,7 +137,7 @@ var mappings = []mapping{
 	// bounties
 	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet on chain (surety did bind first)"},
 	{err: ErrWrongBounty, status: http.StatusBadRequest, slug: "wrong-bounty", title: "The envelope must name this bounty (body.bounty)"},
-	{err: escrow.ErrUnknownWallet, status: http.StatusNotFound, slug: "unknown-wallet", title: "The node holds no such wallet"},
+	{err: txn.ErrUnknownWallet, status: http.StatusNotFound, slug: "unknown-wallet", title: "The node holds no such wallet"},
 	{err: escrow.ErrUnknownBounty, status: http.StatusNotFound, slug: "unknown-bounty", title: "No such bounty"},
 	{err: escrow.ErrAlreadyPosted, status: http.StatusConflict, slug: "already-posted", title: "This post was already made: the poster used this salt before (the detail names the bounty)"},
 	{err: escrow.ErrBountyClosed, status: http.StatusConflict, slug: "bounty-closed", title: "The bounty is closed"},
@@ -148,19 +150,26 @@ var mappings = []mapping{
 	{err: escrow.ErrInsufficientStake, status: http.StatusForbidden, slug: "insufficient-stake", title: "The agent's stake is below what the bounty requires"},
 	{err: escrow.ErrNothingToWithdraw, status: http.StatusConflict, slug: "nothing-to-withdraw", title: "Nothing to withdraw"},
 	{err: escrow.ErrTransferFailed, status: http.StatusUnprocessableEntity, slug: "transfer-failed", title: "A token transfer failed"},
-	{err: escrow.ErrReverted, status: http.StatusUnprocessableEntity, slug: "reverted", title: "The escrow refused the transaction"},
-	{err: escrow.ErrAgentClosed, status: http.StatusConflict, slug: "agent-closed", title: "The agent is revoked or rotated on chain; its stake can only be unbonded and withdrawn"},
-	{err: escrow.ErrNotStaked, status: http.StatusConflict, slug: "not-staked", title: "The wallet holds no stake for this agent"},
-	{err: escrow.ErrStakeTooLow, status: http.StatusConflict, slug: "stake-too-low", title: "Less stake than asked for"},
-	{err: escrow.ErrStillBonded, status: http.StatusConflict, slug: "still-bonded", title: "The unbonding delay has not passed"},
-	{err: escrow.ErrStakeLocked, status: http.StatusConflict, slug: "stake-locked", title: "Claimed bounties lock this stake"},
-	{err: escrow.ErrAlreadyBound, status: http.StatusConflict, slug: "already-bound", title: "The wallet already bound this agent on chain"},
+
+	// stake
+	{err: stake.ErrInvalid, status: http.StatusBadRequest, slug: "stake-invalid", title: "The stake registry refuses these arguments"},
+	{err: stake.ErrNothingToWithdraw, status: http.StatusConflict, slug: "stake-nothing-to-withdraw", title: "No unbonding stake to withdraw (unbond first)"},
+	{err: stake.ErrAgentClosed, status: http.StatusConflict, slug: "agent-closed", title: "The agent is revoked or rotated on chain; its stake can only be unbonded and withdrawn"},
+	{err: stake.ErrNotStaked, status: http.StatusConflict, slug: "not-staked", title: "The wallet holds no stake for this agent"},
+	{err: stake.ErrStakeTooLow, status: http.StatusConflict, slug: "stake-too-low", title: "Less stake than asked for"},
+	{err: stake.ErrStillBonded, status: http.StatusConflict, slug: "still-bonded", title: "The unbonding delay has not passed"},
+	{err: stake.ErrStakeLocked, status: http.StatusConflict, slug: "stake-locked", title: "Claimed bounties lock this stake"},
+	{err: stake.ErrAlreadyBound, status: http.StatusConflict, slug: "already-bound", title: "The wallet already bound this agent on chain"},
 	{err: ErrBindingNotCounted, status: http.StatusUnprocessableEntity, slug: "binding-not-counted", title: "The binding was recorded on chain but its proof does not pass the nodes' rule"},
-	{err: escrow.ErrRequestInProgress, status: http.StatusConflict, slug: "request-in-progress", title: "A request with this Idempotency-Key is in progress; retry shortly"},
-	{err: escrow.ErrKeyReused, status: http.StatusUnprocessableEntity, slug: "idempotency-key-reused", title: "This Idempotency-Key was used for a different request"},
-	// Last of the escrow's: more specific refusals (a wallet that cannot pay) match first.
-	{err: escrow.ErrChainRefused, status: http.StatusUnprocessableEntity, slug: "chain-refused", title: "The chain refused the transaction; nothing was sent or spent"},
-	{err: escrow.ErrChainUnreachable, status: http.StatusServiceUnavailable, slug: "chain-unreachable", title: "The chain did not answer; retry with the same Idempotency-Key, which waits for the transaction if it got through"},
+
+	// transactions (package txn): after the contracts' own refusals, which are more specific
+	{err: txn.ErrRequestInProgress, status: http.StatusConflict, slug: "request-in-progress", title: "A request with this Idempotency-Key is in progress; retry shortly"},
+	{err: txn.ErrKeyReused, status: http.StatusUnprocessableEntity, slug: "idempotency-key-reused", title: "This Idempotency-Key was used for a different request"},
+	{err: txn.ErrCannotPay, status: http.StatusBadRequest, slug: "cannot-pay", title: "The wallet cannot pay for this transaction (value and gas)"},
+	{err: txn.ErrNotRelayable, status: http.StatusBadRequest, slug: "not-relayable", title: "The node does not relay this transaction"},
+	{err: txn.ErrReverted, status: http.StatusUnprocessableEntity, slug: "reverted", title: "The contract refused the transaction"},
+	{err: txn.ErrChainRefused, status: http.StatusUnprocessableEntity, slug: "chain-refused", title: "The chain refused the transaction; nothing was sent or spent"},
+	{err: txn.ErrChainUnreachable, status: http.StatusServiceUnavailable, slug: "chain-unreachable", title: "The chain did not answer; retry with the same Idempotency-Key, which waits for the transaction if it got through"},
 }
 
 // problemFor maps err to the problem returned to the client. Messages come from the table
@@ -181,7 +190,8 @@ func problemFor(err error) Problem {
 			// Escrow's bounty errors are written for people from chain data ("bounty 7 is
 			// already accepted"): safe to pass on.
 			var be *escrow.BountyError
-			var se *escrow.StakeError
+			var se *stake.Error
+			var te *txn.Error
 			var ce *registry.CardError
 			var ae *reputation.AuditError
 			var ge *groups.Error
@@ -191,6 +201,8 @@ func problemFor(err error) Problem {
 				p.Detail = be.Msg
 			case errors.As(err, &se):
 				p.Detail = se.Msg
+			case errors.As(err, &te):
+				p.Detail = te.Error()
 			case errors.As(err, &ce):
 				p.Detail = ce.Detail
 			case errors.As(err, &ae):

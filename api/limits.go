@@ -16,6 +16,8 @@ const (
 	maxSpecBody = escrow.MaxSpecBytes
 	// maxHeaderBytes bounds a request's header block.
 	maxHeaderBytes = 64 << 10
+	// maxIdempotencyKey bounds an Idempotency-Key header.
+	maxIdempotencyKey = 200
 
 	// defaultReadHeaderTimeout is how long a client has to send its headers.
 	defaultReadHeaderTimeout = 10 * time.Second

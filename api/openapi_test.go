@@ -34,6 +34,8 @@ type (
 	stubDB         struct{ api.Pinger }
 	stubIdentity   struct{ api.Identity }
 	stubBounties   struct{ api.Bounties }
+	stubStaking    struct{ api.Staking }
+	stubSenders    struct{ api.Senders }
 	stubWallets    struct{ api.Wallets }
 	stubStakes     struct{ api.StakeIndex }
 	stubAgents     struct{ api.Agents }
@@ -51,7 +53,7 @@ func newFullServer(t *testing.T) *api.Server {
 	t.Helper()
 	cfg := api.Config{
 		Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{},
-		Bounties: stubBounties{}, Wallets: stubWallets{}, Stakes: stubStakes{}, Agents: stubAgents{},
+		Bounties: stubBounties{}, Staking: stubStaking{}, Senders: stubSenders{}, Wallets: stubWallets{}, Stakes: stubStakes{}, Agents: stubAgents{},
 		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, Peers: stubPeers{}, Groups: stubGroups{},
 	}
 	v := reflect.ValueOf(cfg)

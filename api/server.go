@@ -54,9 +54,11 @@ type Config struct {
 	DB      Pinger
 	// Identity serves the DID, resolution and envelope routes.
 	Identity Identity
-	// Bounties, Wallets and Stakes serve the bounty and stake routes; without them the
-	// routes are absent.
+	// Bounties, Staking, Senders, Wallets and Stakes serve the bounty and stake routes;
+	// without them the routes are absent.
 	Bounties Bounties
+	Staking  Staking
+	Senders  Senders
 	Wallets  Wallets
 	Stakes   StakeIndex
 	// Agents serves the registry routes; without it they are absent.
@@ -170,7 +172,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/log/proof/inclusion", s.inclusionProof)
 		v1.GET("/log/proof/consistency", s.consistencyProof)
 	}
-	if cfg.Bounties != nil && cfg.Wallets != nil && cfg.Stakes != nil {
+	if cfg.Bounties != nil && cfg.Staking != nil && cfg.Senders != nil && cfg.Wallets != nil && cfg.Stakes != nil {
 		v1.POST("/bindings", s.addBinding)
 		v1.POST("/bounties", s.postBounty)
 		v1.GET("/bounties", s.listBounties)

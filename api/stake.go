@@ -9,8 +9,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/labstack/echo/v4"
 
-	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/stake"
+	"github.com/surety-ioa/surety/txn"
 )
 
 // StakeBody is the envelope body of POST /v1/stake and POST /v1/stake/unbond: what to do
@@ -31,14 +32,14 @@ type StakeWithdrawBody struct {
 
 // stakeOp runs a stake op for the signer's own agent (keccak256 of its DID), from a wallet the
 // node holds and the signer is bound to.
-func (s *Server) stakeOp(c echo.Context, kind escrow.OpKind) error {
+func (s *Server) stakeOp(c echo.Context, kind stake.OpKind) error {
 	req, err := s.authenticate(c)
 	if err != nil {
 		return err
 	}
-	op := escrow.Op{Kind: kind, Agent: identity.AgentID(req.sender)}
+	op := stake.Op{Kind: kind, Agent: identity.AgentID(req.sender)}
 	var fp, named string
-	if kind == escrow.OpWithdrawStake {
+	if kind == stake.OpWithdrawStake {
 		var b StakeWithdrawBody
 		if err := decodeBody(req.envelope, &b); err != nil {
 			return err
@@ -68,19 +69,26 @@ func (s *Server) stakeOp(c echo.Context, kind escrow.OpKind) error {
 	if err := s.authorizeWallet(ctx, req.sender, op.From); err != nil {
 		return err
 	}
-	return s.do(c, req, op, fp, func(ctx context.Context, res *escrow.Result) {
-		// Every node's index follows the stake change and re-ranks the agent's card; waiting
-		// for this node's index lets the answer's reader search and see it. The stake is on
-		// chain whatever happens here.
-		if err := s.cfg.Stakes.WaitIndexed(ctx, res.Block); err != nil {
-			s.log.Warn("stake: wait for the stake index", "block", res.Block, "err", err)
-		}
-	})
+	return once(s, c, req, fp, http.StatusOK,
+		func(ctx context.Context, idem txn.Idempotency) (*stake.Result, error) {
+			return s.cfg.Staking.Do(ctx, op, idem)
+		},
+		func(ctx context.Context, idem txn.Idempotency) (*stake.Result, error) {
+			return s.cfg.Staking.Retry(ctx, op, idem)
+		},
+		func(ctx context.Context, res *stake.Result) {
+			// Every node's index follows the stake change and re-ranks the agent's card; waiting
+			// for this node's index lets the answer's reader search and see it. The stake is on
+			// chain whatever happens here.
+			if err := s.cfg.Stakes.WaitIndexed(ctx, res.Block); err != nil {
+				s.log.Warn("stake: wait for the stake index", "block", res.Block, "err", err)
+			}
+		})
 }
 
-func (s *Server) stake(c echo.Context) error         { return s.stakeOp(c, escrow.OpStake) }
-func (s *Server) unbond(c echo.Context) error        { return s.stakeOp(c, escrow.OpUnbond) }
-func (s *Server) withdrawStake(c echo.Context) error { return s.stakeOp(c, escrow.OpWithdrawStake) }
+func (s *Server) stake(c echo.Context) error         { return s.stakeOp(c, stake.OpStake) }
+func (s *Server) unbond(c echo.Context) error        { return s.stakeOp(c, stake.OpUnbond) }
+func (s *Server) withdrawStake(c echo.Context) error { return s.stakeOp(c, stake.OpWithdrawStake) }
 
 // getStake answers an agent's stake under one wallet (?wallet=, required), read from the chain.
 func (s *Server) getStake(c echo.Context) error {
@@ -95,7 +103,7 @@ func (s *Server) getStake(c echo.Context) error {
 	if !common.IsHexAddress(w) {
 		return withDetail(ErrBadRequest, "?wallet= must be the controller's address, got %q", w)
 	}
-	rec, err := s.cfg.Bounties.StakeOf(c.Request().Context(), identity.AgentID(did), common.HexToAddress(w))
+	rec, err := s.cfg.Staking.StakeOf(c.Request().Context(), identity.AgentID(did), common.HexToAddress(w))
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrChainUnavailable, err)
 	}

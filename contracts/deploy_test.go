@@ -10,12 +10,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/internal/units"
 )
 
@@ -255,13 +255,6 @@ func TestDecodeRevertNamesEveryArgument(t *testing.T) {
 	}
 }
 
-// rpcRevert is a JSON-RPC error carrying revert data.
-type rpcRevert []byte
-
-func (e rpcRevert) Error() string  { return "execution reverted" }
-func (e rpcRevert) ErrorCode() int { return 3 }
-func (e rpcRevert) ErrorData() any { return hexutil.Encode(e) }
-
 // TestEveryCustomErrorHasItsGeneratedType decodes every custom error the node's contracts
 // declare into the type abigen generated for it (named contract + error), so callers can
 // switch on types instead of names and positions.
@@ -277,7 +270,7 @@ func TestEveryCustomErrorHasItsGeneratedType(t *testing.T) {
 		for name, e := range parsed.Errors {
 			t.Run(c.name+"."+name, func(t *testing.T) {
 				data := append(append([]byte{}, e.ID[:4]...), make([]byte, 32*len(e.Inputs))...)
-				ce := contracts.DecodeRevert(rpcRevert(data))
+				ce := contracts.DecodeRevert(testutil.RevertError(data))
 				if ce == nil {
 					t.Fatalf("%s not decoded", e.Sig)
 				}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/txn"
 )
 
 // BenchmarkIndexerCatchUp measures a fresh index catching up on 10,000 bounty events (5,000
@@ -26,8 +27,9 @@ func BenchmarkIndexerCatchUp(b *testing.B) {
 	head, _ := c.HeaderByNumber(ctx, nil)
 	const bounties = 5000
 	for i := range bounties {
-		tx, err := f.poster.SendAsync(ctx, f.dep.Contracts.BountyEscrow,
-			f.abi.PackPost(common.Address{}, big.NewInt(int64(i+1)), f.arbiter.Address(), head.Time+86400, 600, new(big.Int), [32]byte{}, common.BigToHash(big.NewInt(int64(i+1)))), big.NewInt(int64(i+1)), nil)
+		tx, err := f.poster.SendAsync(ctx, txn.Call{To: f.dep.Contracts.BountyEscrow,
+			Data:  f.abi.PackPost(common.Address{}, big.NewInt(int64(i+1)), f.arbiter.Address(), head.Time+86400, 600, new(big.Int), [32]byte{}, common.BigToHash(big.NewInt(int64(i+1)))),
+			Value: big.NewInt(int64(i + 1))}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -39,7 +41,7 @@ func BenchmarkIndexerCatchUp(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := f.poster.SendAsync(ctx, f.dep.Contracts.BountyEscrow, f.abi.PackCancel(p.Id, p.Terms), nil, nil); err != nil {
+		if _, err := f.poster.SendAsync(ctx, txn.Call{To: f.dep.Contracts.BountyEscrow, Data: f.abi.PackCancel(p.Id, p.Terms)}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

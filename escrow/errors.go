@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/txn"
 )
 
 // Sentinel errors, decoded from the escrow's custom errors or found before sending.
@@ -32,8 +35,9 @@ var (
 	ErrNothingToWithdraw = errors.New("escrow: nothing to withdraw")
 	// ErrTransferFailed: a token or ETH transfer failed.
 	ErrTransferFailed = errors.New("escrow: transfer failed")
-	// ErrReverted: the contract refused for a reason not listed above.
-	ErrReverted = errors.New("escrow: transaction reverted")
+	// ErrReverted: the contract refused for a reason not listed above, or the transaction
+	// reverted when mined. It is txn's sentinel, so both read alike.
+	ErrReverted = txn.ErrReverted
 )
 
 // BountyError is an error about one bounty, with a message for people ("bounty 7 is
@@ -73,7 +77,7 @@ func decodeRevert(err error) error {
 		return err
 	}
 	if ce.Contract == "StakeRegistry" {
-		return decodeStakeRevert(ce)
+		return decodeRegistryRevert(ce)
 	}
 	be := func(id *big.Int, sentinel error, format string, args ...any) error {
 		n := uint64(0)
@@ -135,4 +139,19 @@ func decodeRevert(err error) error {
 		return invalid()
 	}
 	return &BountyError{Err: ErrReverted, Msg: "the escrow refused: " + ce.Error(), cause: ce}
+}
+
+// decodeRegistryRevert maps the StakeRegistry errors a bounty call can meet (a claim locks
+// the worker's stake, a ruling slashes it) to bounty errors.
+func decodeRegistryRevert(ce *contracts.CustomError) error {
+	switch e := ce.Value.(type) {
+	case *contracts.StakeRegistryWrongStatus:
+		if e.Status == 0 {
+			return &BountyError{Err: ErrInsufficientStake, Msg: fmt.Sprintf("agent %s is not bound to wallet %s on chain: it has no stake to lock", common.Hash(e.AgentId).Hex(), e.Controller.Hex())}
+		}
+		return &BountyError{Err: ErrInsufficientStake, Msg: fmt.Sprintf("agent %s is revoked or rotated under wallet %s: its stake cannot back a claim", common.Hash(e.AgentId).Hex(), e.Controller.Hex())}
+	case *contracts.StakeRegistryUnknownLock:
+		return &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: bounty %v locked no stake (the poster assigned its worker), so there is nothing to slash", e.LockId)}
+	}
+	return &BountyError{Err: ErrReverted, Msg: "the stake registry refused: " + ce.Error(), cause: ce}
 }

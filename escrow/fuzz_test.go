@@ -9,18 +9,11 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/testutil"
 )
-
-// revertErr is a JSON-RPC error carrying revert data, as a node's RPC layer returns it.
-type revertErr struct{ data []byte }
-
-func (e *revertErr) Error() string  { return "execution reverted" }
-func (e *revertErr) ErrorCode() int { return 3 }
-func (e *revertErr) ErrorData() any { return hexutil.Encode(e.data) }
 
 // declaredErrors are every custom error of the contracts the node calls.
 func declaredErrors(t testing.TB) []abi.Error {
@@ -40,7 +33,7 @@ func declaredErrors(t testing.TB) []abi.Error {
 }
 
 // FuzzDecodeRevert feeds revert data anyone's contract call can produce (or a lying RPC node
-// can make up) to the decoding: it never panics, and an error it decodes becomes a package
+// can make up) to the decoding: it never panics, and an error it decodes becomes a bounty
 // error with a sentinel and a message, never the raw transport error.
 func FuzzDecodeRevert(f *testing.F) {
 	errs := declaredErrors(f)
@@ -51,11 +44,11 @@ func FuzzDecodeRevert(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint16, args []byte) {
 		e := errs[int(which)%len(errs)]
 		data := append(append([]byte{}, e.ID[:4]...), args...)
-		in := &revertErr{data}
+		in := testutil.RevertError(data)
 		out := decodeRevert(in)
 		ce := contracts.DecodeRevert(in)
 		if ce == nil {
-			if out != error(in) {
+			if _, same := out.(testutil.RevertError); !same {
 				t.Fatalf("undecodable data %x became %v", data, out)
 			}
 			return
@@ -64,18 +57,11 @@ func FuzzDecodeRevert(f *testing.F) {
 			t.Fatalf("%s decoded without its generated type", ce.Name)
 		}
 		var be *BountyError
-		var se *StakeError
-		switch {
-		case errors.As(out, &be):
-			if be.Err == nil || be.Error() == "" {
-				t.Fatalf("%s: bounty error without sentinel or message: %+v", ce.Name, be)
-			}
-		case errors.As(out, &se):
-			if se.Err == nil || se.Error() == "" {
-				t.Fatalf("%s: stake error without sentinel or message: %+v", ce.Name, se)
-			}
-		default:
+		if !errors.As(out, &be) {
 			t.Fatalf("%s decoded to %T %v", ce.Name, out, out)
+		}
+		if be.Err == nil || be.Error() == "" {
+			t.Fatalf("%s: bounty error without sentinel or message: %+v", ce.Name, be)
 		}
 	})
 }

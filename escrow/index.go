@@ -150,6 +150,10 @@ func (ix *Indexer) Watch(fn func(context.Context, []Event)) {
 	ix.watchers = append(ix.watchers, fn)
 }
 
+// requestMigration was the table behind Idempotency-Key, which package txn keeps now (its
+// migration 1 creates it where this did not).
+var requestMigration = sqlite.Migration{Version: 2, SQL: `SELECT 1;`}
+
 // NewIndexer migrates the escrow tables and loads the cursor.
 func NewIndexer(ctx context.Context, cfg IndexerConfig) (*Indexer, error) {
 	if cfg.Logger == nil {

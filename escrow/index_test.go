@@ -17,6 +17,7 @@ import (
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/txn"
 )
 
 var eth = big.NewInt(1e18)
@@ -26,7 +27,7 @@ type fixture struct {
 	c                       *chain.Embedded
 	dep                     *contracts.Deployment
 	abi                     *contracts.BountyEscrow
-	poster, worker, arbiter *escrow.Sender
+	poster, worker, arbiter *txn.Sender
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -48,8 +49,8 @@ func newFixtureOn(t testing.TB, c *chain.Embedded) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{t: t, c: c, dep: dep, abi: contracts.NewBountyEscrow()}
-	for i, dst := range []**escrow.Sender{&f.poster, &f.worker, &f.arbiter} {
-		s, err := escrow.NewSender(ctx, c, chain.DevKey(i+1), 10*time.Second)
+	for i, dst := range []**txn.Sender{&f.poster, &f.worker, &f.arbiter} {
+		s, err := txn.NewSender(ctx, c, txn.NewKeySigner(chain.DevKey(i+1)), 10*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,9 +103,9 @@ func runIndexer(t testing.TB, ix *escrow.Indexer) context.Context {
 	return ctx
 }
 
-func (f *fixture) send(s *escrow.Sender, data []byte, value *big.Int) *types.Receipt {
+func (f *fixture) send(s *txn.Sender, data []byte, value *big.Int) *types.Receipt {
 	f.t.Helper()
-	r, err := s.Send(context.Background(), f.dep.Contracts.BountyEscrow, data, value)
+	r, err := s.Send(context.Background(), txn.Call{To: f.dep.Contracts.BountyEscrow, Data: data, Value: value})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -310,7 +311,7 @@ func TestIndexerSurvivesReorg(t *testing.T) {
 	if err := f.c.Fork(base.Hash()); err != nil {
 		t.Fatal(err)
 	}
-	poster, err := escrow.NewSender(ctx, f.c, chain.DevKey(1), 10*time.Second)
+	poster, err := txn.NewSender(ctx, f.c, txn.NewKeySigner(chain.DevKey(1)), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +378,7 @@ func devToken(t *testing.T, f *fixture) common.Address {
 		t.Fatal(err)
 	}
 	erc := contracts.NewDevToken()
-	if _, err := f.poster.Send(ctx, token, erc.PackMint(f.poster.Address(), new(big.Int).Mul(eth, big.NewInt(1000))), nil); err != nil {
+	if _, err := f.poster.Send(ctx, txn.Call{To: token, Data: erc.PackMint(f.poster.Address(), new(big.Int).Mul(eth, big.NewInt(1000)))}); err != nil {
 		t.Fatal(err)
 	}
 	return token

@@ -4,115 +4,49 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
-	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/txn"
 )
 
-// ErrUnknownWallet reports a wallet the node does not hold.
-var ErrUnknownWallet = errors.New("escrow: the node holds no such wallet")
-
-// Chain is what the service needs from the chain: sending (Backend) and contract calls
-// (allowances), as go-ethereum's bind.ContractBackend has them.
+// Chain is what the service reads from the chain: contract calls (allowances, relays) and
+// receipts.
 type Chain interface {
-	Backend
 	bind.ContractBackend
 }
 
 // ServiceConfig wires a Service.
 type ServiceConfig struct {
+	// Tx sends the calls, from wallets it holds.
+	Tx      *txn.Service
 	Chain   Chain
 	Escrow  common.Address
 	Indexer *Indexer
-	// StakeRegistry is where the stake ops go (OpStake, OpUnbond, OpWithdrawStake); zero
-	// when the node does not offer them.
-	StakeRegistry common.Address
-	// ReceiptTimeout bounds the wait for each receipt; 0 means 2 minutes.
-	ReceiptTimeout time.Duration
 }
 
-// Service turns the escrow contract into a bounty service: it sends each call from a wallet
-// the node holds, waits for the receipt and for the index to show the result.
+// Service turns the escrow contract into a bounty service: it sends each call through Tx
+// from a wallet the node holds, and waits for the index to show the result.
 type Service struct {
 	cfg   ServiceConfig
 	abi   *contracts.BountyEscrow
 	erc20 *contracts.IERC20
-	stake *contracts.StakeRegistry
-
-	mu       sync.Mutex
-	senders  map[common.Address]*Sender
-	stakeTok common.Address // the registry's stake token, once read
-	// stakeTokKnown says stakeTok was read (the zero address is ETH).
-	stakeTokKnown bool
 }
 
-// NewService builds the bounty service. Requests a previous run left half-prepared (it
-// stopped before storing their transaction, so nothing was sent) are forgotten: their
-// retries start over.
-func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
-	if cfg.ReceiptTimeout == 0 {
-		cfg.ReceiptTimeout = 2 * time.Minute
-	}
-	s := &Service{cfg: cfg, abi: contracts.NewBountyEscrow(), erc20: contracts.NewIERC20(), stake: contracts.NewStakeRegistry(), senders: map[common.Address]*Sender{}}
-	if err := s.execRequest(ctx, `DELETE FROM escrow_requests WHERE chain = ? AND state = 'preparing'`, cfg.Indexer.cfg.Chain); err != nil {
-		return nil, err
-	}
-	return s, nil
+// NewService builds the bounty service.
+func NewService(cfg ServiceConfig) *Service {
+	return &Service{cfg: cfg, abi: contracts.NewBountyEscrow(), erc20: contracts.NewIERC20()}
 }
 
-// AddWallet lets the node send from key's account.
-func (s *Service) AddWallet(ctx context.Context, key *ecdsa.PrivateKey) (common.Address, error) {
-	snd, err := NewSender(ctx, s.cfg.Chain, key, s.cfg.ReceiptTimeout)
-	if err != nil {
-		return common.Address{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.senders[snd.Address()] = snd
-	return snd.Address(), nil
-}
-
-// HasWallet reports whether the node can send from addr.
-func (s *Service) HasWallet(addr common.Address) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.senders[addr]
-	return ok
-}
-
-// Transact sends a call of data to `to` from a wallet the node holds and waits for its
-// receipt, in the wallet's nonce order with everything else it sends (other services of the
-// node use it, e.g. to anchor the audit log).
-func (s *Service) Transact(ctx context.Context, from, to common.Address, data []byte) (*types.Receipt, error) {
-	snd, err := s.sender(from)
-	if err != nil {
-		return nil, err
-	}
-	return snd.Send(ctx, to, data, nil)
-}
-
-func (s *Service) sender(addr common.Address) (*Sender, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	snd, ok := s.senders[addr]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrUnknownWallet, addr.Hex())
-	}
-	return snd, nil
-}
+// Escrow is the escrow contract's address.
+func (s *Service) Escrow() common.Address { return s.cfg.Escrow }
 
 // Indexer is the service's index.
 func (s *Service) Indexer() *Indexer { return s.cfg.Indexer }
@@ -125,8 +59,6 @@ type Result struct {
 	Block  uint64  `json:"block"`
 	// GasUsed is what the transaction cost in gas.
 	GasUsed uint64 `json:"gasUsed"`
-	// Stake is the agent's stake after a stake op, read from the chain.
-	Stake *StakeRecord `json:"stake,omitempty"`
 }
 
 // PostRequest says what to post.
@@ -147,19 +79,20 @@ type PostRequest struct {
 // Post posts a bounty from wallet `from`. For an ERC-20 it first approves the escrow when the
 // allowance is short.
 func (s *Service) Post(ctx context.Context, from common.Address, r PostRequest) (*Result, error) {
-	return s.Do(ctx, Op{Kind: OpPost, From: from, Post: r}, Idempotency{})
+	return s.Do(ctx, Op{Kind: OpPost, From: from, Post: r}, txn.Idempotency{})
 }
 
-func (s *Service) ensureAllowance(ctx context.Context, snd *Sender, token, spender common.Address, amount *big.Int) error {
+// ensureAllowance approves spender for amount of token when the allowance is short.
+func (s *Service) ensureAllowance(ctx context.Context, snd *txn.Sender, token, spender common.Address, amount *big.Int) error {
 	inst := s.erc20.Instance(s.cfg.Chain, token)
-	have, err := bind.Call(inst, nil, s.erc20.PackAllowance(snd.Address(), spender), s.erc20.UnpackAllowance)
+	have, err := bind.Call(inst, &bind.CallOpts{Context: ctx}, s.erc20.PackAllowance(snd.Address(), spender), s.erc20.UnpackAllowance)
 	if err != nil {
 		return fmt.Errorf("%w: token %s does not answer allowance(): %v", ErrInvalid, token.Hex(), err)
 	}
 	if have.Cmp(amount) >= 0 {
 		return nil
 	}
-	_, err = snd.Send(ctx, token, s.erc20.PackApprove(spender, amount), nil)
+	_, err = snd.Send(ctx, txn.Call{To: token, Data: s.erc20.PackApprove(spender, amount)})
 	if err != nil {
 		return fmt.Errorf("approve %s for %s: %w", token.Hex(), spender.Hex(), err)
 	}
@@ -215,12 +148,12 @@ type ActionArgs struct {
 // holds. A call the contract would refuse is refused before anything is sent, with the
 // decoded reason ("bounty 7 is already accepted").
 func (s *Service) Act(ctx context.Context, from common.Address, id uint64, action Action, args ActionArgs) (*Result, error) {
-	return s.Do(ctx, Op{Kind: OpAct, From: from, BountyID: id, Action: action, Args: args}, Idempotency{})
+	return s.Do(ctx, Op{Kind: OpAct, From: from, BountyID: id, Action: action, Args: args}, txn.Idempotency{})
 }
 
 // Withdraw sends wallet `from` what the escrow credited it in token.
 func (s *Service) Withdraw(ctx context.Context, from, token common.Address) (*Result, error) {
-	return s.Do(ctx, Op{Kind: OpWithdraw, From: from, Token: token}, Idempotency{})
+	return s.Do(ctx, Op{Kind: OpWithdraw, From: from, Token: token}, txn.Idempotency{})
 }
 
 // OpKind is what an Op does.
@@ -233,8 +166,8 @@ const (
 	OpWithdraw OpKind = "withdraw"
 )
 
-// Op is one mutating request from a wallet the node holds: a post, an action on a bounty, a
-// withdrawal, or a stake op.
+// Op is one mutating request from a wallet the node holds: a post, an action on a bounty, or
+// a withdrawal.
 type Op struct {
 	Kind OpKind
 	From common.Address
@@ -246,22 +179,10 @@ type Op struct {
 	Args     ActionArgs
 	// Token to withdraw (OpWithdraw; zero for ETH).
 	Token common.Address
-	// Agent is the agent id (keccak256 of its DID) of a stake op; Amount what to stake or
-	// unbond; Proof the wallet binding StakeRegistry.bind records when OpStake binds first.
-	Agent  common.Hash
-	Amount *big.Int
-	Proof  []byte
 }
 
-// CatchUpWait bounds how long a call that finds no bounty waits for this node's index to
-// reach the chain's confirmed head before it says the bounty is unknown.
-const CatchUpWait = 3 * time.Second
-
 // call builds the escrow call of op: data and value.
-func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, value *big.Int, err error) {
-	if isStakeOp(op.Kind) {
-		return s.stakeCall(ctx, snd, op)
-	}
+func (s *Service) call(ctx context.Context, snd *txn.Sender, op Op) (data []byte, value *big.Int, err error) {
 	switch op.Kind {
 	case OpPost:
 		r := op.Post
@@ -350,94 +271,37 @@ func (s *Service) call(ctx context.Context, snd *Sender, op Op) (data []byte, va
 	return data, nil, nil
 }
 
-// run builds, signs, records (when idem is set), broadcasts and awaits op's transaction.
-// A refused request leaves no record, so its retry is judged afresh.
-func (s *Service) run(ctx context.Context, op Op, idem *Idempotency) (res *Result, err error) {
-	forget := func() {
-		if idem != nil {
-			_ = s.execRequest(context.WithoutCancel(ctx), `DELETE FROM escrow_requests WHERE chain = ? AND caller = ? AND key = ? AND state = 'preparing'`,
-				s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key)
-		}
-	}
-	snd, err := s.sender(op.From)
-	if err != nil {
-		forget()
-		return nil, err
-	}
-	data, value, err := s.call(ctx, snd, op)
-	if err != nil {
-		forget()
-		return nil, err
-	}
-	recorded := false
-	record := func(tx *types.Transaction) error {
-		if idem == nil {
-			return nil
-		}
-		raw, err := tx.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		if err := s.execRequest(ctx, `UPDATE escrow_requests SET state = 'sent', wallet = ?, raw_tx = ?, tx_hash = ?, bounty_id = ? WHERE chain = ? AND caller = ? AND key = ?`,
-			op.From.Hex(), raw, tx.Hash().Hex(), int64(op.BountyID), s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key); err != nil {
-			return err
-		}
-		recorded = true
-		return nil
-	}
-	to := s.cfg.Escrow
-	if isStakeOp(op.Kind) {
-		to = s.cfg.StakeRegistry
-	}
-	tx, err := snd.SendAsync(ctx, to, data, value, record)
-	switch {
-	case err == nil:
-	case !recorded:
-		forget() // nothing was sent
-		return nil, err
-	case errors.Is(err, errRefused):
-		// The chain refused it outright, so it will never be mined: forget the request.
-		_ = s.execRequest(context.WithoutCancel(ctx), `DELETE FROM escrow_requests WHERE chain = ? AND caller = ? AND key = ?`,
-			s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key)
-		return nil, err
-	default:
-		// The chain may have it: the stored transaction stays, and a retry with the same
-		// Idempotency-Key waits for it (broadcasting it again) instead of sending another.
-		return nil, err
-	}
-	r, err := snd.Wait(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
-	return s.finish(ctx, idem, op.BountyID, op, r)
+// Do performs op once per Idempotency (see txn.Do): a call the contract would refuse is
+// refused before anything is sent, with the decoded reason ("bounty 7 is already accepted").
+func (s *Service) Do(ctx context.Context, op Op, idem txn.Idempotency) (*Result, error) {
+	return txn.Do(ctx, s.cfg.Tx, idem, s.request(op))
 }
 
-// finish waits for the index and, for an idempotent request, stores the answer.
-func (s *Service) finish(ctx context.Context, idem *Idempotency, id uint64, op Op, r *types.Receipt) (*Result, error) {
-	if op.Kind == OpPost {
-		for _, l := range r.Logs {
-			if p, err := s.abi.UnpackPostedEvent(l); err == nil {
-				id = p.Id.Uint64()
+// Retry answers a request made before under idem, and never starts a new one (see
+// txn.Retry).
+func (s *Service) Retry(ctx context.Context, op Op, idem txn.Idempotency) (*Result, error) {
+	return txn.Retry(ctx, s.cfg.Tx, idem, s.request(op))
+}
+
+func (s *Service) request(op Op) txn.Request[*Result] {
+	return txn.Request[*Result]{
+		From: op.From,
+		Prepare: func(ctx context.Context, snd *txn.Sender) (txn.Call, error) {
+			data, value, err := s.call(ctx, snd, op)
+			return txn.Call{To: s.cfg.Escrow, Data: data, Value: value, Decode: decodeRevert}, err
+		},
+		Finish: func(ctx context.Context, r *types.Receipt) (*Result, error) {
+			id := op.BountyID
+			if op.Kind == OpPost {
+				for _, l := range r.Logs {
+					if p, err := s.abi.UnpackPostedEvent(l); err == nil {
+						id = p.Id.Uint64()
+					}
+				}
 			}
-		}
+			return s.settle(ctx, id, r)
+		},
 	}
-	res, err := s.settle(ctx, id, r)
-	if err != nil {
-		return nil, err
-	}
-	if isStakeOp(op.Kind) {
-		if res.Stake, err = s.StakeOf(ctx, op.Agent, op.From); err != nil {
-			return nil, err
-		}
-	}
-	if idem != nil {
-		b, _ := json.Marshal(res)
-		if err := s.execRequest(ctx, `UPDATE escrow_requests SET state = 'done', bounty_id = ?, response = ? WHERE chain = ? AND caller = ? AND key = ?`,
-			int64(id), string(b), s.cfg.Indexer.cfg.Chain, idem.Caller, idem.Key); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
 }
 
 // AddressOf is the address of key (a convenience for wiring dev accounts).
@@ -471,40 +335,14 @@ func (s *Service) History(ctx context.Context, id uint64) ([]Event, error) {
 // Subscribe follows a bounty's new events (see Indexer.Subscribe).
 func (s *Service) Subscribe(id uint64) (<-chan Event, func()) { return s.cfg.Indexer.Subscribe(id) }
 
-// Relay sends a transaction an external wallet signed (EIP-2718 bytes), if it calls the
-// escrow: it is first simulated, so a call the contract would refuse is refused with the
-// decoded reason and never sent. Sending the same signed bytes twice cannot make two
-// transactions: a retry only waits for the first.
+// Relay sends an escrow call an external wallet signed (EIP-2718 bytes): it is first
+// simulated, so a call the contract would refuse is refused with the decoded reason and never
+// sent. Sending the same signed bytes twice cannot make two transactions: a retry only waits
+// for the first.
 func (s *Service) Relay(ctx context.Context, raw []byte) (*Result, error) {
-	var tx types.Transaction
-	if err := tx.UnmarshalBinary(raw); err != nil {
-		return nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: not a signed transaction: " + err.Error()}
-	}
-	if tx.To() == nil || *tx.To() != s.cfg.Escrow && (s.cfg.StakeRegistry == (common.Address{}) || *tx.To() != s.cfg.StakeRegistry) {
-		return nil, &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: the node relays only calls to the escrow %s and the stake registry %s",
-			s.cfg.Escrow.Hex(), s.cfg.StakeRegistry.Hex())}
-	}
-	from, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), &tx)
+	r, err := s.cfg.Tx.Relay(ctx, raw, []common.Address{s.cfg.Escrow}, decodeRevert)
 	if err != nil {
-		return nil, &BountyError{Err: ErrInvalid, Msg: "invalid argument: bad transaction signature"}
-	}
-	if _, err := s.cfg.Chain.TransactionReceipt(ctx, tx.Hash()); err != nil {
-		msg := ethereum.CallMsg{From: from, To: tx.To(), Data: tx.Data(), Value: tx.Value(), Gas: tx.Gas()}
-		if _, err := s.cfg.Chain.CallContract(ctx, msg, nil); err != nil {
-			return nil, decodeRevert(err)
-		}
-		if err := s.cfg.Chain.SendTransaction(ctx, &tx); err != nil && !strings.Contains(err.Error(), "already known") {
-			return nil, &BountyError{Err: ErrInvalid, Msg: "the chain refused the transaction: " + err.Error()}
-		}
-	}
-	wctx, cancel := context.WithTimeout(ctx, s.cfg.ReceiptTimeout)
-	defer cancel()
-	r, err := chain.WaitMined(wctx, s.cfg.Chain, tx.Hash())
-	if err != nil {
-		return nil, fmt.Errorf("relay: wait for %s: %w", tx.Hash().Hex(), err)
-	}
-	if r.Status != types.ReceiptStatusSuccessful {
-		return nil, &BountyError{Err: ErrReverted, Msg: fmt.Sprintf("transaction %s reverted", tx.Hash().Hex())}
+		return nil, err
 	}
 	var id uint64
 	for _, l := range r.Logs {

@@ -2,7 +2,6 @@ package escrow_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -13,16 +12,17 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
-	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/txn"
 )
 
 type svcFixture struct {
 	*fixture
 	svc                     *escrow.Service
+	tx                      *txn.Service
 	poster, worker, arbiter common.Address
 	db                      *testutil.SQL
 	ix                      *escrow.Indexer
@@ -34,19 +34,38 @@ func newService(t *testing.T) *svcFixture {
 	db := testutil.OpenSQL(t)
 	ix := f.indexer(db, 0)
 	ctx := runIndexer(t, ix)
-	svc, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: f.c, Escrow: f.dep.Contracts.BountyEscrow, StakeRegistry: f.dep.Contracts.StakeRegistry, Indexer: ix, ReceiptTimeout: 10 * time.Second})
+	row, err := sqlite.EnterChain(ctx, db.DB, sqlite.Chain{Key: "test", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"}) // the indexer's
 	if err != nil {
 		t.Fatal(err)
 	}
-	sf := &svcFixture{fixture: f, svc: svc, db: db, ix: ix}
+	tx, err := txn.New(ctx, txn.Config{DB: db.DB, Chain: row, Client: f.c, ReceiptTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := escrow.NewService(escrow.ServiceConfig{Tx: tx, Chain: f.c, Escrow: f.dep.Contracts.BountyEscrow, Indexer: ix})
+	sf := &svcFixture{fixture: f, svc: svc, tx: tx, db: db, ix: ix}
 	for i, dst := range []*common.Address{&sf.poster, &sf.worker, &sf.arbiter} {
-		addr, err := svc.AddWallet(ctx, chain.DevKey(i+1))
+		addr, err := tx.AddKey(ctx, chain.DevKey(i+1))
 		if err != nil {
 			t.Fatal(err)
 		}
 		*dst = addr
 	}
 	return sf
+}
+
+// restartTx opens the fixture's transaction service again, as a restarted node does.
+func (sf *svcFixture) restartTx(t *testing.T) *txn.Service {
+	t.Helper()
+	row, err := sqlite.EnterChain(context.Background(), sf.db.DB, sqlite.Chain{Key: "test", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := txn.New(context.Background(), txn.Config{DB: sf.db.DB, Chain: row, Client: sf.c, ReceiptTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }
 
 func (sf *svcFixture) postETH(amount *big.Int, deadline time.Duration) uint64 {
@@ -181,7 +200,7 @@ func TestServiceRefusesBadCallsWithoutSending(t *testing.T) {
 		{"unknown wallet", func() error {
 			_, err := sf.svc.Act(ctx, common.HexToAddress("0x0b"), id, escrow.ActionClaim, escrow.ActionArgs{})
 			return err
-		}, escrow.ErrUnknownWallet, "holds no such wallet"},
+		}, txn.ErrUnknownWallet, "holds no such wallet"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -224,7 +243,7 @@ func TestIdempotentRequestsSendOnce(t *testing.T) {
 	ctx := context.Background()
 	head, _ := sf.c.HeaderByNumber(ctx, nil)
 	op := escrow.Op{Kind: escrow.OpPost, From: sf.poster, Post: escrow.PostRequest{Amount: eth, Arbiter: sf.arbiter, Deadline: head.Time + 3600, ReviewWindow: 60}}
-	idem := escrow.Idempotency{Caller: "did:key:z6MkCaller", Key: "k-1", Fingerprint: "post#1"}
+	idem := txn.Idempotency{Caller: "did:key:z6MkCaller", Key: "k-1", Fingerprint: "post#1"}
 	nonce := func() uint64 {
 		n, err := sf.c.NonceAt(ctx, sf.poster, nil)
 		if err != nil {
@@ -247,18 +266,18 @@ func TestIdempotentRequestsSendOnce(t *testing.T) {
 	if n := nonce(); n != before+1 {
 		t.Errorf("nonce moved by %d, want exactly one transaction", n-before)
 	}
-	if _, err := sf.svc.Do(ctx, op, escrow.Idempotency{Caller: idem.Caller, Key: idem.Key, Fingerprint: "something else"}); !errors.Is(err, escrow.ErrKeyReused) {
+	if _, err := sf.svc.Do(ctx, op, txn.Idempotency{Caller: idem.Caller, Key: idem.Key, Fingerprint: "something else"}); !errors.Is(err, txn.ErrKeyReused) {
 		t.Errorf("key reused for another request: %v", err)
 	}
 	// Another caller may use the same key.
-	other, err := sf.svc.Do(ctx, op, escrow.Idempotency{Caller: "did:key:z6MkOther", Key: idem.Key, Fingerprint: idem.Fingerprint})
+	other, err := sf.svc.Do(ctx, op, txn.Idempotency{Caller: "did:key:z6MkOther", Key: idem.Key, Fingerprint: idem.Fingerprint})
 	if err != nil || other.TxHash == first.TxHash {
 		t.Errorf("other caller's request: %v, %v", other, err)
 	}
 
 	// A refused request is not remembered: its retry is judged again.
 	bad := escrow.Op{Kind: escrow.OpAct, From: sf.worker, BountyID: first.Bounty.ID, Action: escrow.ActionCancel}
-	badIdem := escrow.Idempotency{Caller: idem.Caller, Key: "k-2", Fingerprint: "cancel#1"}
+	badIdem := txn.Idempotency{Caller: idem.Caller, Key: "k-2", Fingerprint: "cancel#1"}
 	for range 2 {
 		if _, err := sf.svc.Do(ctx, bad, badIdem); !errors.Is(err, escrow.ErrNotAllowed) {
 			t.Fatalf("refused request: %v", err)
@@ -274,7 +293,7 @@ func TestIdempotentRequestResumesAfterRestart(t *testing.T) {
 	ctx := context.Background()
 	id := sf.postETH(eth, time.Hour)
 	op := escrow.Op{Kind: escrow.OpAct, From: sf.poster, BountyID: id, Action: escrow.ActionCancel}
-	idem := escrow.Idempotency{Caller: "did:key:z6MkCaller", Key: "cancel-1", Fingerprint: "cancel#" + fmt.Sprint(id)}
+	idem := txn.Idempotency{Caller: "did:key:z6MkCaller", Key: "cancel-1", Fingerprint: "cancel#" + fmt.Sprint(id)}
 	first, err := sf.svc.Do(ctx, op, idem)
 	if err != nil {
 		t.Fatal(err)
@@ -283,11 +302,9 @@ func TestIdempotentRequestResumesAfterRestart(t *testing.T) {
 	if _, err := sf.db.DB.Exec(`UPDATE escrow_requests SET state = 'sent', response = '' WHERE key = ?`, idem.Key); err != nil {
 		t.Fatal(err)
 	}
-	restarted, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: sf.c, Escrow: sf.dep.Contracts.BountyEscrow, Indexer: sf.ix, ReceiptTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := restarted.AddWallet(ctx, chain.DevKey(1)); err != nil {
+	restartedTx := sf.restartTx(t)
+	restarted := escrow.NewService(escrow.ServiceConfig{Tx: restartedTx, Chain: sf.c, Escrow: sf.dep.Contracts.BountyEscrow, Indexer: sf.ix})
+	if _, err := restartedTx.AddKey(ctx, chain.DevKey(1)); err != nil {
 		t.Fatal(err)
 	}
 	again, err := restarted.Do(ctx, op, idem)
@@ -301,9 +318,7 @@ func TestIdempotentRequestResumesAfterRestart(t *testing.T) {
 	if _, err := sf.db.DB.Exec(`INSERT INTO escrow_requests (chain, caller, key, fingerprint, state) SELECT chain, caller, 'half', 'x', 'preparing' FROM escrow_requests LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: sf.c, Escrow: sf.dep.Contracts.BountyEscrow, Indexer: sf.ix}); err != nil {
-		t.Fatal(err)
-	}
+	sf.restartTx(t)
 	var n int
 	if err := sf.db.DB.QueryRow(`SELECT COUNT(*) FROM escrow_requests WHERE key = 'half'`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("half-prepared request kept (%d, %v)", n, err)
@@ -314,13 +329,13 @@ func TestRelayExternallySignedTransactions(t *testing.T) {
 	sf := newService(t)
 	ctx := context.Background()
 	// An outside wallet (dev account 4, not held by the service) signs a post itself.
-	outside, err := escrow.NewSender(ctx, sf.c, chain.DevKey(4), 10*time.Second)
+	outside, err := txn.NewSender(ctx, sf.c, txn.NewKeySigner(chain.DevKey(4)), 10*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	head, _ := sf.c.HeaderByNumber(ctx, nil)
-	tx, err := outside.Sign(ctx, sf.dep.Contracts.BountyEscrow,
-		sf.abi.PackPost(common.Address{}, eth, sf.arbiter, head.Time+3600, 600, new(big.Int), [32]byte{}, [32]byte{1}), eth)
+	tx, err := outside.Sign(ctx, txn.Call{To: sf.dep.Contracts.BountyEscrow,
+		Data: sf.abi.PackPost(common.Address{}, eth, sf.arbiter, head.Time+3600, 600, new(big.Int), [32]byte{}, [32]byte{1}), Value: eth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,35 +367,16 @@ func TestRelayExternallySignedTransactions(t *testing.T) {
 	if n, _ := sf.c.NonceAt(ctx, outside.Address(), nil); n != nonce {
 		t.Errorf("a refused relay was sent (nonce %d → %d)", nonce, n)
 	}
-	// A call to the stake registry is relayed too: the wallet's own bind, say.
-	agent, _ := identity.GenerateKey(identity.Ed25519)
-	b, err := identity.SignBinding(identity.BindingStatement{DID: agent.DID.String(), Wallet: outside.Address(), ChainID: chain.EmbeddedChainID,
-		Registry: sf.dep.Contracts.StakeRegistry, IssuedAt: int64(head.Time), Nonce: "n"}, agent, chain.DevKey(4))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proof, _ := json.Marshal(b)
-	bindTx, err := outside.Sign(ctx, sf.dep.Contracts.StakeRegistry, contracts.NewStakeRegistry().PackBind(identity.AgentID(agent.DID.String()), proof), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rawBind, _ := bindTx.MarshalBinary()
-	if res, err := sf.svc.Relay(ctx, rawBind); err != nil || res.TxHash != bindTx.Hash().Hex() {
-		t.Fatalf("relayed bind: %+v, %v", res, err)
-	}
-	if rec, err := sf.svc.StakeOf(ctx, identity.AgentID(agent.DID.String()), outside.Address()); err != nil || rec.Status != escrow.StakeBound {
-		t.Errorf("after the relayed bind the record is %+v, %v", rec, err)
-	}
 	// Nothing else is relayed to.
-	other, err := outside.Sign(ctx, sf.arbiter, nil, big.NewInt(1))
+	other, err := outside.Sign(ctx, txn.Call{To: sf.arbiter, Value: big.NewInt(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rawOther, _ := other.MarshalBinary()
-	if _, err := sf.svc.Relay(ctx, rawOther); !errors.Is(err, escrow.ErrInvalid) {
+	if _, err := sf.svc.Relay(ctx, rawOther); !errors.Is(err, txn.ErrNotRelayable) {
 		t.Errorf("transfer to a wallet: %v", err)
 	}
-	if _, err := sf.svc.Relay(ctx, []byte("junk")); !errors.Is(err, escrow.ErrInvalid) {
+	if _, err := sf.svc.Relay(ctx, []byte("junk")); !errors.Is(err, txn.ErrNotRelayable) {
 		t.Errorf("junk: %v", err)
 	}
 }

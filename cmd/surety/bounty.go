@@ -22,6 +22,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/units"
+	"github.com/surety-ioa/surety/stake"
 )
 
 func runBountyCmd(ctx context.Context, e *env, args []string) error {
@@ -99,7 +100,14 @@ func newSigner(ctx context.Context, fs *flags, nodeURL, keyFile, wallet string, 
 // and body are journalled until the node answers: the same command run again after a crash
 // resends that request under that key (the node answers with the first result), not a new
 // one.
-func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body any, what string) (*escrow.Result, error) {
+// txAnswer is the node's answer to a write: the transaction and the bounty after it, or for a
+// stake op the stake after it.
+type txAnswer struct {
+	escrow.Result
+	Stake *stake.Holding `json:"stake,omitempty"`
+}
+
+func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body any, what string) (*txAnswer, error) {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
@@ -126,7 +134,7 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 		return nil, err
 	}
 	fmt.Fprintf(e.stderr, "%s: sending, waiting for the receipt…\n", what)
-	var res escrow.Result
+	var res txAnswer
 	err = s.node.doWithHeader(ctx, "POST", path, "application/jose", []byte(env), map[string]string{"Idempotency-Key": key}, &res)
 	var ne *nodeError
 	if err != nil && !errors.As(err, &ne) {
@@ -307,7 +315,7 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, res.Bounty.ID)
 		return nil
 	}
-	return s.print(e, res)
+	return s.print(e, &res.Result)
 }
 
 func runBountyAction(ctx context.Context, e *env, action string, args []string) error {
@@ -364,7 +372,7 @@ func runBountyAction(ctx context.Context, e *env, action string, args []string) 
 	if err != nil {
 		return err
 	}
-	return s.print(e, out)
+	return s.print(e, &out.Result)
 }
 
 func runBountyWithdraw(ctx context.Context, e *env, args []string) error {

@@ -29,6 +29,7 @@ import (
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
+	"github.com/surety-ioa/surety/stake"
 )
 
 func runDemoCmd(ctx context.Context, e *env, args []string) error {
@@ -443,7 +444,7 @@ func (d *demo) stake(ctx context.Context, a *actor, eth string) error {
 	if err != nil {
 		return err
 	}
-	res, err := d.act(ctx, a, 0, "/v1/stake", api.StakeBody{Op: string(escrow.OpStake), Wallet: a.addr, Amount: wei.String()})
+	res, err := d.act(ctx, a, 0, "/v1/stake", api.StakeBody{Op: string(stake.OpStake), Wallet: a.addr, Amount: wei.String()})
 	if err != nil {
 		return err
 	}
@@ -483,7 +484,7 @@ func (d *demo) envelope(a *actor, id uint64, body any) ([]byte, error) {
 }
 
 // act sends a bounty request signed by a: path is a route, or an action on bounty id.
-func (d *demo) act(ctx context.Context, a *actor, id uint64, path string, body any) (*escrow.Result, error) {
+func (d *demo) act(ctx context.Context, a *actor, id uint64, path string, body any) (*txAnswer, error) {
 	if !strings.HasPrefix(path, "/") {
 		m, _ := body.(map[string]any)
 		if m == nil {
@@ -496,7 +497,7 @@ func (d *demo) act(ctx context.Context, a *actor, id uint64, path string, body a
 	if err != nil {
 		return nil, err
 	}
-	var res escrow.Result
+	var res txAnswer
 	if err := d.node.do(ctx, "POST", path, "application/jose", env, &res); err != nil {
 		return nil, err
 	}

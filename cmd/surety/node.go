@@ -32,6 +32,7 @@ import (
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/stake"
+	"github.com/surety-ioa/surety/txn"
 )
 
 // defaultListen is the API address: loopback only, on a port few other programs use.
@@ -398,16 +399,20 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	bounties, err := escrow.NewService(ctx, escrow.ServiceConfig{Chain: n.chain, Escrow: dep.Contracts.BountyEscrow, StakeRegistry: dep.Contracts.StakeRegistry, Indexer: n.index})
+	// Every transaction the node sends goes through one service: one nonce order per wallet,
+	// and the idempotent request store.
+	txs, err := txn.New(ctx, txn.Config{DB: n.db, Chain: chainRow, Client: n.chain})
 	if err != nil {
 		return nil, err
 	}
+	bounties := escrow.NewService(escrow.ServiceConfig{Tx: txs, Chain: n.chain, Escrow: dep.Contracts.BountyEscrow, Indexer: n.index})
+	staking := stake.NewService(stake.ServiceConfig{Tx: txs, Chain: n.chain, Registry: dep.Contracts.StakeRegistry, Index: n.stakes})
 	held, err := loadWallets(walletDir(cfg.DataDir), pass)
 	if err != nil {
 		return nil, err
 	}
 	for _, k := range held {
-		if _, err := bounties.AddWallet(ctx, k); err != nil {
+		if _, err := txs.AddKey(ctx, k); err != nil {
 			return nil, err
 		}
 	}
@@ -417,7 +422,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if kind == "embedded" || cfg.DevWallets {
 		// Dev accounts' keys are public: the node may act for them on dev chains.
 		for i := range cfg.DevAccounts {
-			if _, err := bounties.AddWallet(ctx, chain.DevKey(i)); err != nil {
+			if _, err := txs.AddKey(ctx, chain.DevKey(i)); err != nil {
 				return nil, err
 			}
 		}
@@ -431,7 +436,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	if err != nil {
 		return nil, err
 	}
-	anchorer, err := anchorFor(cfg, kind, bounties, dep, log)
+	anchorer, err := anchorFor(cfg, kind, txs, dep, log)
 	if err != nil {
 		return nil, err
 	}
@@ -479,7 +484,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Wallets: ids, Stakes: n.stakes, Agents: agents, Reputation: n.reputation, Groups: threads, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log,
+		Bounties: bounties, Staking: staking, Senders: txs, Wallets: ids, Stakes: n.stakes, Agents: agents, Reputation: n.reputation, Groups: threads, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
 	"github.com/surety-ioa/surety/stake"
+	"github.com/surety-ioa/surety/txn"
 )
 
 // Adapters that let reputation's rules read the escrow index, the identity bindings and the
@@ -103,14 +104,14 @@ var (
 
 // chainAnchor anchors audit-log heads in RootAnchor from a wallet the node holds.
 type chainAnchor struct {
-	bounties *escrow.Service
+	tx       *txn.Service
 	from     common.Address
 	contract common.Address
 	abi      *contracts.RootAnchor
 }
 
 func (a chainAnchor) Anchor(ctx context.Context, size uint64, root merkle.Hash) (string, error) {
-	r, err := a.bounties.Transact(ctx, a.from, a.contract, a.abi.PackAnchor(size, root))
+	r, err := a.tx.Transact(ctx, a.from, txn.Call{To: a.contract, Data: a.abi.PackAnchor(size, root)})
 	if stale, ok := contracts.Revert[contracts.RootAnchorStaleTreeSize](err); ok {
 		return "", fmt.Errorf("%w: the chain holds size %d, this head has %d", reputation.ErrStaleAnchor, stale.Latest, stale.Given)
 	}
@@ -122,11 +123,11 @@ func (a chainAnchor) Anchor(ctx context.Context, size uint64, root merkle.Hash) 
 
 // anchorFor picks the wallet that anchors the audit log: --anchor-wallet (which the node must
 // hold), else dev account 0 where the node holds the dev wallets, else none.
-func anchorFor(cfg nodeConfig, kind string, bounties *escrow.Service, dep *contracts.Deployment, log *slog.Logger) (reputation.Anchorer, error) {
+func anchorFor(cfg nodeConfig, kind string, tx *txn.Service, dep *contracts.Deployment, log *slog.Logger) (reputation.Anchorer, error) {
 	from := common.HexToAddress(cfg.AnchorWallet)
 	switch {
 	case cfg.AnchorWallet != "":
-		if !bounties.HasWallet(from) {
+		if !tx.HasWallet(from) {
 			return nil, fmt.Errorf("--anchor-wallet %s: the node holds no such wallet (see 'surety wallet')", from.Hex())
 		}
 	case kind == "embedded" || cfg.DevWallets:
@@ -136,5 +137,5 @@ func anchorFor(cfg nodeConfig, kind string, bounties *escrow.Service, dep *contr
 		return nil, nil
 	}
 	log.Info("anchoring the audit log", "wallet", from.Hex(), "contract", dep.Contracts.RootAnchor.Hex())
-	return chainAnchor{bounties: bounties, from: from, contract: dep.Contracts.RootAnchor, abi: contracts.NewRootAnchor()}, nil
+	return chainAnchor{tx: tx, from: from, contract: dep.Contracts.RootAnchor, abi: contracts.NewRootAnchor()}, nil
 }

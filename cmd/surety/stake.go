@@ -11,43 +11,43 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/api"
-	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/stake"
 )
 
 func runStakeCmd(ctx context.Context, e *env, args []string) error {
 	return runSubcommand(ctx, e, "stake", "add | unbond | withdraw | show DID", map[string]func(context.Context, *env, []string) error{
 		"add": func(ctx context.Context, e *env, args []string) error {
-			return runStakeChange(ctx, e, escrow.OpStake, args)
+			return runStakeChange(ctx, e, stake.OpStake, args)
 		},
 		"unbond": func(ctx context.Context, e *env, args []string) error {
-			return runStakeChange(ctx, e, escrow.OpUnbond, args)
+			return runStakeChange(ctx, e, stake.OpUnbond, args)
 		},
 		"withdraw": func(ctx context.Context, e *env, args []string) error {
-			return runStakeChange(ctx, e, escrow.OpWithdrawStake, args)
+			return runStakeChange(ctx, e, stake.OpWithdrawStake, args)
 		},
 		"show": runStakeShow,
 	}, args)
 }
 
-var stakeCommands = map[escrow.OpKind]struct{ name, synopsis, about, path string }{
-	escrow.OpStake: {"add", "--key KEYFILE --wallet ADDR --amount 2eth", `
+var stakeCommands = map[stake.OpKind]struct{ name, synopsis, about, path string }{
+	stake.OpStake: {"add", "--key KEYFILE --wallet ADDR --amount 2eth", `
 Bond stake for your agent (the DID of --key) from a wallet the node holds and your DID is bound
 to ('surety did bind'). The first time, the node also binds the agent to the wallet on chain
 with that binding. Staked agents rank first in discovery, and their audits count.`, "/v1/stake"},
-	escrow.OpUnbond: {"unbond", "--key KEYFILE --wallet ADDR --amount 1eth", `
+	stake.OpUnbond: {"unbond", "--key KEYFILE --wallet ADDR --amount 1eth", `
 Start unbonding stake: it stops counting at once and can be withdrawn with 'surety stake
 withdraw' after the registry's delay (7 days by default). Stake that claimed bounties lock
 cannot be unbonded until they end.`, "/v1/stake/unbond"},
-	escrow.OpWithdrawStake: {"withdraw", "--key KEYFILE --wallet ADDR", `
+	stake.OpWithdrawStake: {"withdraw", "--key KEYFILE --wallet ADDR", `
 Pay the wallet the stake you unbonded, once the registry's delay has passed.`, "/v1/stake/withdraw"},
 }
 
-func runStakeChange(ctx context.Context, e *env, kind escrow.OpKind, args []string) error {
+func runStakeChange(ctx context.Context, e *env, kind stake.OpKind, args []string) error {
 	c := stakeCommands[kind]
 	fs, node, key, wallet, asJSON := signerFlags(e, "stake "+c.name, c.synopsis, strings.TrimSpace(c.about))
 	var amount *string // stake and unbond take an amount; withdraw takes what is unbonded
-	if kind != escrow.OpWithdrawStake {
+	if kind != stake.OpWithdrawStake {
 		amount = fs.String("amount", "", "amount: 1.5eth, 20gwei or base units (for a token stake, its base units)")
 	}
 	if err := fs.parse(args); err != nil {
@@ -101,7 +101,7 @@ func runStakeShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var rec escrow.StakeRecord
+	var rec stake.Holding
 	if err := c.do(ctx, "GET", "/v1/stake/"+url.PathEscape(pos[0])+"?wallet="+*wallet, "", nil, &rec); err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func runStakeShow(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func printStake(e *env, did string, r *escrow.StakeRecord) {
+func printStake(e *env, did string, r *stake.Holding) {
 	if r == nil {
 		return
 	}

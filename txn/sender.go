@@ -1,8 +1,7 @@
-package escrow
+package txn
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"math/big"
@@ -13,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
-	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/surety-ioa/surety/internal/chain"
@@ -32,16 +30,34 @@ type Backend interface {
 	TransactionReceipt(ctx context.Context, txHash common.Hash) (*types.Receipt, error)
 }
 
+// Call is one contract call to send.
+type Call struct {
+	To    common.Address
+	Data  []byte
+	Value *big.Int
+	// Decode turns the error of a call the contract refuses (at gas estimation, or when a
+	// relayed transaction is simulated) into the caller's own error, decoding the revert;
+	// nil passes the error on as it is.
+	Decode func(error) error
+}
+
+func (c Call) decode(err error) error {
+	if c.Decode == nil {
+		return err
+	}
+	return c.Decode(err)
+}
+
 // Sender sends transactions from one wallet. It hands out nonces itself and broadcasts each
 // transaction while it holds the wallet's lock, so concurrent requests from the same wallet
 // never collide and the chain always receives them in nonce order (a chain may sit on a
 // transaction whose predecessor arrived late: seen on Anvil). A failed broadcast makes it
 // re-read the nonce from the chain. Gas is estimated per transaction (a revert shows up there,
-// decoded), receipts are awaited with a timeout, and a transaction still unmined after a while
-// is broadcast again.
+// decoded by the call's hook), receipts are awaited with a timeout, and a transaction still
+// unmined after a while is broadcast again.
 type Sender struct {
 	client  Backend
-	key     *ecdsa.PrivateKey
+	signer  Signer
 	addr    common.Address
 	chainID *big.Int
 	timeout time.Duration
@@ -50,44 +66,27 @@ type Sender struct {
 	nonce *uint64 // next nonce to use; nil until read from the chain
 }
 
-// rebroadcastEvery is how long Wait waits for a receipt before it sends the transaction again
-// (a node may have dropped it from its pool); a node that still has it just says so.
-const rebroadcastEvery = 3 * time.Second
-
-// errRefused marks a send the chain answered with a refusal: the transaction is not in its
-// pool and never will be. Any other failed send (a lost connection, a timeout) may have
-// reached the chain.
-var errRefused = ErrChainRefused
-
-// ErrChainUnreachable: the broadcast got no answer from the chain (a lost connection, a
-// timeout); the chain may have the transaction, so a retry with the same Idempotency-Key
-// waits for it rather than sending another.
-var ErrChainUnreachable = errors.New("escrow: the chain did not answer the broadcast")
-
-// ErrChainRefused: the chain refused to take the transaction (it is not in its pool, and
-// nothing was spent); the detail is the chain's own message.
-var ErrChainRefused = errors.New("escrow: the chain refused the transaction")
-
-// NewSender makes a sender for key. timeout bounds the wait for each receipt (0: 2 minutes).
-func NewSender(ctx context.Context, client Backend, key *ecdsa.PrivateKey, timeout time.Duration) (*Sender, error) {
+// NewSender makes a sender for signer's wallet. timeout bounds the wait for each receipt (0:
+// DefaultReceiptTimeout).
+func NewSender(ctx context.Context, client Backend, signer Signer, timeout time.Duration) (*Sender, error) {
 	id, err := client.ChainID(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("sender: chain id: %w", err)
 	}
 	if timeout == 0 {
-		timeout = 2 * time.Minute
+		timeout = DefaultReceiptTimeout
 	}
-	return &Sender{client: client, key: key, addr: crypto.PubkeyToAddress(key.PublicKey), chainID: id, timeout: timeout}, nil
+	return &Sender{client: client, signer: signer, addr: signer.Address(), chainID: id, timeout: timeout}, nil
 }
 
 // Address is the wallet's address.
 func (s *Sender) Address() common.Address { return s.addr }
 
-// Send builds, signs and sends a call of data to `to` with value, and waits for its receipt.
-// A call the contract would refuse fails at estimation with the decoded reason and sends
-// nothing; a mined transaction that reverted is reported as ErrReverted.
-func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Receipt, error) {
-	tx, err := s.SendAsync(ctx, to, data, value, nil)
+// Send builds, signs and sends call and waits for its receipt. A call the contract would
+// refuse fails at estimation (decoded by call.Decode) and sends nothing; a mined transaction
+// that reverted is reported as ErrReverted.
+func (s *Sender) Send(ctx context.Context, call Call) (*types.Receipt, error) {
+	tx, err := s.SendAsync(ctx, call, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +98,8 @@ func (s *Sender) Send(ctx context.Context, to common.Address, data []byte, value
 // record is not nil it gets the signed transaction before the broadcast, to store it, so that
 // a crash in between never leads to a second, different transaction; when record fails,
 // nothing is sent and the nonce stays free.
-func (s *Sender) SendAsync(ctx context.Context, to common.Address, data []byte, value *big.Int, record func(*types.Transaction) error) (*types.Transaction, error) {
-	fees, err := s.estimate(ctx, to, data, value)
+func (s *Sender) SendAsync(ctx context.Context, call Call, record func(*types.Transaction) error) (*types.Transaction, error) {
+	fees, err := s.estimate(ctx, call)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +113,7 @@ func (s *Sender) SendAsync(ctx context.Context, to common.Address, data []byte, 
 			}
 			s.nonce = &n
 		}
-		tx, err := s.sign(fees, *s.nonce)
+		tx, err := s.sign(ctx, fees, *s.nonce)
 		if err != nil {
 			return nil, err
 		}
@@ -145,10 +144,10 @@ func nonceTaken(err error) bool {
 	return strings.Contains(msg, "nonce too low") || strings.Contains(msg, "replacement transaction underpriced")
 }
 
-// Sign signs a call for the wallet's next nonce as the chain sees it, without sending it or
+// Sign signs call for the wallet's next nonce as the chain sees it, without sending it or
 // reserving the nonce: a transaction for someone else to broadcast (the node's relay, say).
-func (s *Sender) Sign(ctx context.Context, to common.Address, data []byte, value *big.Int) (*types.Transaction, error) {
-	fees, err := s.estimate(ctx, to, data, value)
+func (s *Sender) Sign(ctx context.Context, call Call) (*types.Transaction, error) {
+	fees, err := s.estimate(ctx, call)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +155,7 @@ func (s *Sender) Sign(ctx context.Context, to common.Address, data []byte, value
 	if err != nil {
 		return nil, fmt.Errorf("sign: nonce: %w", err)
 	}
-	return s.sign(fees, n)
+	return s.sign(ctx, fees, n)
 }
 
 // unsigned is a transaction but for its nonce.
@@ -169,18 +168,19 @@ type unsigned struct {
 }
 
 // estimate prices a call: gas with headroom, and EIP-1559 fees from the head block.
-func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, value *big.Int) (*unsigned, error) {
+func (s *Sender) estimate(ctx context.Context, call Call) (*unsigned, error) {
+	value := call.Value
 	if value == nil {
 		value = new(big.Int)
 	}
-	gas, err := s.client.EstimateGas(ctx, ethereum.CallMsg{From: s.addr, To: &to, Data: data, Value: value})
+	gas, err := s.client.EstimateGas(ctx, ethereum.CallMsg{From: s.addr, To: &call.To, Data: call.Data, Value: value})
 	if err != nil {
 		if strings.Contains(err.Error(), "insufficient funds") {
 			return nil, s.cannotPay()
 		}
-		return nil, decodeRevert(err)
+		return nil, call.decode(err)
 	}
-	gas += gas / 5 // headroom: state can move between estimate and inclusion
+	gas += gas / gasHeadroomDiv
 	head, err := s.client.HeaderByNumber(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("send: head: %w", err)
@@ -190,40 +190,48 @@ func (s *Sender) estimate(ctx context.Context, to common.Address, data []byte, v
 		return nil, fmt.Errorf("send: tip: %w", err)
 	}
 	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
-	return &unsigned{to: to, data: data, value: value, gas: gas, tip: tip, feeCap: feeCap}, nil
+	return &unsigned{to: call.To, data: call.Data, value: value, gas: gas, tip: tip, feeCap: feeCap}, nil
 }
 
-func (s *Sender) sign(u *unsigned, nonce uint64) (*types.Transaction, error) {
-	return types.SignNewTx(s.key, types.LatestSignerForChainID(s.chainID), &types.DynamicFeeTx{
+func (s *Sender) sign(ctx context.Context, u *unsigned, nonce uint64) (*types.Transaction, error) {
+	tx := types.NewTx(&types.DynamicFeeTx{
 		ChainID: s.chainID, Nonce: nonce, To: &u.to, Value: u.value, Data: u.data,
 		Gas: u.gas, GasTipCap: u.tip, GasFeeCap: u.feeCap,
 	})
+	signed, err := s.signer.SignTx(ctx, tx, s.chainID)
+	if err != nil {
+		return nil, fmt.Errorf("sign with wallet %s: %w", s.addr.Hex(), err)
+	}
+	if from, err := types.Sender(types.LatestSignerForChainID(s.chainID), signed); err != nil || from != s.addr {
+		return nil, fmt.Errorf("sign with wallet %s: the signer signed for %s (%v)", s.addr.Hex(), from.Hex(), err)
+	}
+	return signed, nil
 }
 
 func (s *Sender) cannotPay() error {
-	return fmt.Errorf("%w: wallet %s cannot pay for this transaction", ErrInvalid, s.addr.Hex())
+	return &Error{Err: ErrCannotPay, Msg: fmt.Sprintf("wallet %s cannot pay for this transaction", s.addr.Hex())}
 }
 
-// sendError explains a failed broadcast, marked errRefused when the chain answered with a
-// refusal (a JSON-RPC error), so the caller knows the transaction can never be mined.
+// sendError explains a failed broadcast, marked ErrChainRefused when the chain answered with
+// a refusal (a JSON-RPC error), so the caller knows the transaction can never be mined.
 func (s *Sender) sendError(err error) error {
 	var answered rpc.Error
 	if !errors.As(err, &answered) {
 		return fmt.Errorf("send: %w: %w", ErrChainUnreachable, err)
 	}
 	if strings.Contains(err.Error(), "insufficient funds") {
-		return fmt.Errorf("%w (%w)", s.cannotPay(), errRefused)
+		return &Error{Err: errors.Join(ErrCannotPay, ErrChainRefused), Msg: s.cannotPay().Error()}
 	}
 	msg := err.Error()
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
+	if len(msg) > maxChainMessage {
+		msg = msg[:maxChainMessage] + "…"
 	}
-	return &BountyError{Err: ErrChainRefused, Msg: "the chain refused the transaction: " + msg}
+	return &Error{Err: ErrChainRefused, Msg: "the chain refused the transaction: " + msg}
 }
 
-// Rebroadcast sends a stored transaction again after a restart. It reports known=true when
-// the chain already has it (mined, or pending), and stale=true when its nonce was taken by
-// another transaction, so it can never be mined.
+// Rebroadcast sends a stored transaction again after a restart. It reports stale=true when
+// its nonce was taken by another transaction, so it can never be mined; a transaction the
+// chain already has (mined, or pending) is not stale.
 func (s *Sender) Rebroadcast(ctx context.Context, tx *types.Transaction) (stale bool, err error) {
 	if _, err := s.client.TransactionReceipt(ctx, tx.Hash()); err == nil {
 		return false, nil
@@ -249,29 +257,41 @@ func (s *Sender) Rebroadcast(ctx context.Context, tx *types.Transaction) (stale 
 // Wait waits for tx's receipt, up to the sender's timeout, sending tx again every
 // rebroadcastEvery while it is not mined.
 func (s *Sender) Wait(ctx context.Context, tx *types.Transaction) (*types.Receipt, error) {
-	wctx, cancel := context.WithTimeout(ctx, s.timeout)
+	return waitMined(ctx, s.client, tx, s.timeout, true)
+}
+
+// waitMined waits for tx's receipt up to timeout, rebroadcasting it meanwhile when asked to.
+// The rebroadcasting goroutine is owned here: it ends before waitMined returns.
+func waitMined(ctx context.Context, client Backend, tx *types.Transaction, timeout time.Duration, rebroadcast bool) (*types.Receipt, error) {
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer cancel()
-	go func() {
-		t := time.NewTicker(rebroadcastEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-wctx.Done():
-				return
-			case <-t.C:
-				_ = s.client.SendTransaction(wctx, tx) // "already known" and "nonce too low" are expected
+	if rebroadcast {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(rebroadcastEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-wctx.Done():
+					return
+				case <-t.C:
+					_ = client.SendTransaction(wctx, tx) // "already known" and "nonce too low" are expected
+				}
 			}
-		}
-	}()
-	r, err := chain.WaitMined(wctx, s.client, tx.Hash())
+		}()
+	}
+	r, err := chain.WaitMined(wctx, client, tx.Hash())
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, fmt.Errorf("transaction %s not mined within %s", tx.Hash().Hex(), s.timeout)
+			return nil, &Error{Err: ErrNotMined, Msg: fmt.Sprintf("transaction %s not mined within %s", tx.Hash().Hex(), timeout)}
 		}
 		return nil, err
 	}
 	if r.Status != types.ReceiptStatusSuccessful {
-		return r, &BountyError{Err: ErrReverted, Msg: fmt.Sprintf("transaction %s reverted", tx.Hash().Hex())}
+		return r, &Error{Err: ErrReverted, Msg: fmt.Sprintf("transaction %s reverted", tx.Hash().Hex())}
 	}
 	return r, nil
 }
