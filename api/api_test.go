@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
@@ -50,6 +51,18 @@ func build(t testing.TB) (*api.Server, *chain.Embedded, *sql.DB) {
 	return s, c, db
 }
 
+// clientOf is the typed API client for s, served on a loopback test server.
+func clientOf(t testing.TB, s *api.Server) *client.Client {
+	t.Helper()
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	c, err := client.New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.WithHTTP(srv.Client())
+}
+
 func get(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRecorder {
 	t.Helper()
 	rec := httptest.NewRecorder()
@@ -59,12 +72,8 @@ func get(t *testing.T, h http.Handler, method, path string) *httptest.ResponseRe
 
 func TestInfo(t *testing.T) {
 	s, _ := newServer(t)
-	rec := get(t, s.Handler(), http.MethodGet, "/v1/info")
-	if rec.Code != http.StatusOK {
-		t.Fatalf("status %d: %s", rec.Code, rec.Body)
-	}
-	var got api.Info
-	if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+	got, err := clientOf(t, s).Info(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(got.NodeDID, "did:key:z6Mk") {

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
@@ -155,37 +157,32 @@ func TestCreateRegisterAndResolve(t *testing.T) {
 		t.Errorf("POST /v1/dids: %d %s, want the route gone", rec.Code, rec.Body)
 	}
 
-	// An agent registers its own DID with proof of possession.
-	rec := do(t, h, http.MethodGet, "/v1/challenge", "", nil)
-	var ch struct {
-		Challenge string `json:"challenge"`
-		Audience  string `json:"audience"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &ch); err != nil || ch.Challenge == "" {
-		t.Fatalf("challenge: %s", rec.Body)
+	// An agent registers its own DID with proof of possession, through the typed client.
+	ctx := context.Background()
+	c := clientOf(t, s)
+	ch, err := c.Challenge(ctx)
+	if err != nil || ch.Challenge == "" || ch.Expires.Before(time.Now()) {
+		t.Fatalf("challenge: %+v, %v", ch, err)
 	}
 	agent, _ := identity.GenerateKey(identity.Ed25519)
 	proof := signed(t, agent, map[string]any{"to": []string{ch.Audience}, "body": map[string]string{"challenge": ch.Challenge}})
-	body, _ := json.Marshal(api.RegisterRequest{Proof: string(proof)})
-	rec = do(t, h, http.MethodPost, "/v1/dids/register", "", body)
-	if rec.Code != http.StatusCreated {
-		t.Fatalf("register: %d %s", rec.Code, rec.Body)
+	reg, err := c.RegisterDID(ctx, string(proof))
+	if err != nil {
+		t.Fatalf("register: %v", err)
 	}
-	var reg identity.Issued
-	_ = json.Unmarshal(rec.Body.Bytes(), &reg)
 	vc, err := identity.VerifyCredential(reg.Credential)
 	if err != nil || vc.Issuer.ID != ch.Audience {
 		t.Errorf("registration credential: issuer %v, err %v", vc, err)
 	}
 	// The same challenge twice is refused.
 	proof2 := signed(t, agent, map[string]any{"to": []string{ch.Audience}, "body": map[string]string{"challenge": ch.Challenge}})
-	body2, _ := json.Marshal(api.RegisterRequest{Proof: string(proof2)})
-	if rec := do(t, h, http.MethodPost, "/v1/dids/register", "", body2); rec.Code != http.StatusBadRequest || problemOf(t, rec).Type != "https://surety.dev/problems/bad-challenge" {
-		t.Errorf("reused challenge: %d %s", rec.Code, rec.Body)
+	var refused *client.Error
+	if _, err := c.RegisterDID(ctx, string(proof2)); !errors.As(err, &refused) || refused.Status != http.StatusBadRequest || refused.Slug() != "bad-challenge" {
+		t.Errorf("reused challenge: %v", err)
 	}
 
 	// Resolution, both representations.
-	rec = do(t, h, http.MethodGet, "/1.0/identifiers/"+reg.DID, "application/did+ld+json", nil)
+	rec := do(t, h, http.MethodGet, "/1.0/identifiers/"+reg.DID, "application/did+ld+json", nil)
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/did+ld+json" {
 		t.Fatalf("resolve document: %d %s %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
 	}
@@ -194,15 +191,15 @@ func TestCreateRegisterAndResolve(t *testing.T) {
 	if doc.ID != reg.DID {
 		t.Errorf("document id %s", doc.ID)
 	}
-	rec = do(t, h, http.MethodGet, "/1.0/identifiers/"+reg.DID+"?format=jwk", "", nil)
-	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/did-resolution" {
-		t.Fatalf("resolve result: %d %s", rec.Code, rec.Body)
+	raw, err := c.ResolveDID(ctx, reg.DID, "jwk")
+	if err != nil {
+		t.Fatalf("resolve result: %v", err)
 	}
 	var result struct {
 		DIDDocument identity.Document         `json:"didDocument"`
 		Metadata    identity.DocumentMetadata `json:"didDocumentMetadata"`
 	}
-	_ = json.Unmarshal(rec.Body.Bytes(), &result)
+	_ = json.Unmarshal(raw, &result)
 	if result.Metadata.Registration != "registered" || result.DIDDocument.VerificationMethod[0].Type != "JsonWebKey2020" {
 		t.Errorf("resolution = %+v", result)
 	}

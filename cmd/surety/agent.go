@@ -10,6 +10,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -71,9 +72,8 @@ above the card the node has (or 1), so the new card replaces the old.`))
 	if err != nil {
 		return err
 	}
-	var current registry.Agent
-	err = c.do(ctx, "GET", "/v1/agents/"+url.PathEscape(card.DID), "", nil, &current)
-	var ne *nodeError
+	current, err := c.Agent(ctx, card.DID)
+	var ne *client.Error
 	switch {
 	case err == nil:
 		card.Seq = current.Seq + 1
@@ -86,8 +86,8 @@ above the card the node has (or 1), so the new card replaces the old.`))
 	if err != nil {
 		return err
 	}
-	var a registry.Agent
-	if err := c.do(ctx, "POST", "/v1/agents", "application/jose", []byte(sc.JWS), &a); err != nil {
+	a, err := c.RegisterCard(ctx, sc.JWS)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -111,8 +111,8 @@ func runAgentShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var a registry.Agent
-	if err := c.do(ctx, "GET", "/v1/agents/"+url.PathEscape(pos[0]), "", nil, &a); err != nil {
+	a, err := c.Agent(ctx, pos[0])
+	if err != nil {
 		return err
 	}
 	return printJSON(e, a)
@@ -139,7 +139,7 @@ func runAgentSearch(ctx context.Context, e *env, args []string) error {
 	var out struct {
 		Agents []*registry.Agent `json:"agents"`
 	}
-	if err := c.do(ctx, "GET", "/v1/agents?"+q.Encode(), "", nil, &out); err != nil {
+	if out.Agents, err = c.SearchAgents(ctx, q); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -174,8 +174,8 @@ func runAgentStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var res registry.StatusResult
-	if err := c.do(ctx, "POST", "/v1/agents/"+url.PathEscape(pos[0])+"/status", "", nil, &res); err != nil {
+	res, err := c.CheckAgentStatus(ctx, pos[0])
+	if err != nil {
 		return err
 	}
 	if *asJSON {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -72,8 +71,8 @@ finished bounty you posted or arbitrated counts in full; any other counts for a 
 	if err != nil {
 		return err
 	}
-	var res reputation.Submitted
-	if err := c.do(ctx, "POST", "/v1/audits", "application/jose", []byte(env), &res); err != nil {
+	res, err := c.SubmitAudit(ctx, []byte(env))
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -103,8 +102,8 @@ func runReputationShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var r reputation.Reputation
-	if err := c.do(ctx, "GET", "/v1/reputation/"+url.PathEscape(pos[0]), "", nil, &r); err != nil {
+	r, err := c.Reputation(ctx, pos[0])
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -142,7 +141,7 @@ func runReputationTop(ctx context.Context, e *env, args []string) error {
 	var out struct {
 		Agents []*reputation.Reputation `json:"agents"`
 	}
-	if err := c.do(ctx, "GET", "/v1/reputation?top="+url.QueryEscape(n), "", nil, &out); err != nil {
+	if out.Agents, err = c.TopReputation(ctx, n); err != nil {
 		return err
 	}
 	if *asJSON {

@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -50,7 +51,7 @@ var actionNames = map[string]string{
 type signer struct {
 	key     *identity.Key
 	wallet  common.Address
-	node    *nodeClient
+	node    *client.Client
 	info    api.Info
 	asJSON  bool
 	nodeURL string
@@ -135,13 +136,13 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 	}
 	fmt.Fprintf(e.stderr, "%s: sending, waiting for the receipt…\n", what)
 	var res txAnswer
-	err = s.node.doWithHeader(ctx, "POST", path, "application/jose", []byte(env), map[string]string{"Idempotency-Key": key}, &res)
-	var ne *nodeError
+	err = s.node.Write(ctx, path, []byte(env), key, &res)
+	var ne *client.Error
 	if err != nil && !errors.As(err, &ne) {
 		fmt.Fprintf(e.stderr, "%s: %v; retrying the same request\n", what, err)
-		err = s.node.doWithHeader(ctx, "POST", path, "application/jose", []byte(env), map[string]string{"Idempotency-Key": key}, &res)
+		err = s.node.Write(ctx, path, []byte(env), key, &res)
 	}
-	if j != nil && (err == nil || errors.As(err, &ne) && ne.settled()) {
+	if j != nil && (err == nil || errors.As(err, &ne) && ne.Settled()) {
 		j.done(name) // answered for good, one way or the other: the next run is a new request
 	}
 	if err != nil {
@@ -415,16 +416,16 @@ func runBountyList(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	q := []string{}
+	q := url.Values{}
 	for k, v := range map[string]string{"status": *status, "poster": *poster, "worker": *worker, "q": *text} {
 		if v != "" {
-			q = append(q, k+"="+url.QueryEscape(v))
+			q.Set(k, v)
 		}
 	}
 	var out struct {
 		Bounties []*escrow.Bounty `json:"bounties"`
 	}
-	if err := c.do(ctx, "GET", "/v1/bounties?"+strings.Join(q, "&"), "", nil, &out); err != nil {
+	if out.Bounties, err = c.Bounties(ctx, q); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -489,14 +490,14 @@ func runBountyShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var b escrow.Bounty
-	if err := c.do(ctx, "GET", "/v1/bounties/"+pos[0], "", nil, &b); err != nil {
+	b, err := c.Bounty(ctx, pos[0])
+	if err != nil {
 		return err
 	}
 	if *asJSON {
 		return printJSON(e, b)
 	}
-	printBounty(e, &b)
+	printBounty(e, b)
 	return nil
 }
 
@@ -566,7 +567,7 @@ node that holds it.`))
 
 // bindWithNode signs a binding of k's DID to wallet (both keys sign, for the node's chain and
 // stake registry in info) and has the node at c record it on chain (see api.BindingAnswer).
-func bindWithNode(ctx context.Context, c *nodeClient, info api.Info, k *identity.Key, wallet *ecdsa.PrivateKey) (*api.BindingAnswer, error) {
+func bindWithNode(ctx context.Context, c *client.Client, info api.Info, k *identity.Key, wallet *ecdsa.PrivateKey) (*api.BindingAnswer, error) {
 	b, err := identity.SignBinding(identity.BindingStatement{
 		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: info.Chain.ID,
 		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
@@ -575,8 +576,8 @@ func bindWithNode(ctx context.Context, c *nodeClient, info api.Info, k *identity
 		return nil, err
 	}
 	raw, _ := json.Marshal(b)
-	var ans api.BindingAnswer
-	if err := c.do(ctx, "POST", "/v1/bindings", "application/json", raw, &ans); err != nil {
+	ans, err := c.AddBinding(ctx, raw)
+	if err != nil {
 		return nil, err
 	}
 	return &ans, nil

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/groups"
@@ -95,7 +97,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 type demo struct {
 	e     *env
 	began time.Time
-	node  *nodeClient
+	node  *client.Client
 	info  api.Info
 	chain chain.Client
 	rpc   string // the dev chain's URL, "" on the embedded chain
@@ -116,7 +118,7 @@ func (d *demo) say(format string, args ...any) {
 
 func (d *demo) play(ctx context.Context) error {
 	var err error
-	if _, d.info, err = dialNode(ctx, d.node.base); err != nil {
+	if d.info, err = d.node.Info(ctx); err != nil {
 		return err
 	}
 	d.say("node %s up on chain %d (%s), escrow %s", shortDID(d.info.NodeDID), d.info.Chain.ID, d.info.Chain.Kind, d.info.Contracts["BountyEscrow"])
@@ -153,26 +155,24 @@ func (d *demo) play(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := d.node.do(ctx, "POST", "/v1/agents", "application/jose", []byte(sc.JWS), nil); err != nil {
+		if _, err := d.node.RegisterCard(ctx, sc.JWS); err != nil {
 			return fmt.Errorf("%s registers its card: %w", name, err)
 		}
 	}
 	d.say("5 agents, the market and the arbiter registered cards (capabilities: solidity, audit, fuzzing, rust, ...)")
 
 	// 3. Discovery.
-	var found struct {
-		Agents []*registry.Agent `json:"agents"`
-	}
-	if err := d.node.do(ctx, "GET", "/v1/agents?capability=audit&q=solidity&limit=3", "", nil, &found); err != nil {
+	found, err := d.node.SearchAgents(ctx, url.Values{"capability": {"audit"}, "q": {"solidity"}, "limit": {"3"}})
+	if err != nil {
 		return err
 	}
 	var picks []string
-	for _, a := range found.Agents {
+	for _, a := range found {
 		picks = append(picks, fmt.Sprintf("%s (stake %s ETH)", a.Name, formatAmount(a.Stake)))
 	}
 	d.say("market searches 'audit' + 'solidity': %s", strings.Join(picks, ", "))
-	if len(found.Agents) < 2 {
-		return fmt.Errorf("discovery found %d candidates, want at least 2", len(found.Agents))
+	if len(found) < 2 {
+		return fmt.Errorf("discovery found %d candidates, want at least 2", len(found))
 	}
 
 	// 4. Three bounties.
@@ -291,8 +291,8 @@ func (d *demo) play(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		var res reputation.Submitted
-		if err := d.node.do(ctx, "POST", "/v1/audits", "application/jose", env, &res); err != nil {
+		res, err := d.node.SubmitAudit(ctx, env)
+		if err != nil {
 			return fmt.Errorf("%s audits %s: %w", au.by.name, au.of.name, err)
 		}
 		if i == 0 {
@@ -308,7 +308,7 @@ func (d *demo) play(ctx context.Context) error {
 			return fmt.Errorf("the audit log did not anchor the audits in 45 s (head: size %d, anchor tx %q)", h.Size, h.AnchorTx)
 		}
 		time.Sleep(200 * time.Millisecond)
-		if err := d.node.do(ctx, "GET", "/v1/log/head", "", nil, &h); err != nil {
+		if h, err = d.node.LogHead(ctx); err != nil {
 			return err
 		}
 	}
@@ -349,7 +349,7 @@ func (d *demo) play(ctx context.Context) error {
 	// read from the chain.
 	for _, a := range []*actor{market, ada, bo} {
 		res, err := d.act(ctx, a, 0, "/v1/withdraw", api.WithdrawBody{Wallet: a.addr})
-		var ne *nodeError
+		var ne *client.Error
 		switch {
 		case errors.As(err, &ne) && ne.Status == http.StatusConflict:
 			d.say("%s withdraws: nothing credited, its payouts were pushed at settlement", a.name)
@@ -498,20 +498,18 @@ func (d *demo) act(ctx context.Context, a *actor, id uint64, path string, body a
 		return nil, err
 	}
 	var res txAnswer
-	if err := d.node.do(ctx, "POST", path, "application/jose", env, &res); err != nil {
+	if err := d.node.Write(ctx, path, env, "", &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
 func (d *demo) bounty(ctx context.Context, id uint64) (*escrow.Bounty, error) {
-	var b escrow.Bounty
-	return &b, d.node.do(ctx, "GET", fmt.Sprintf("/v1/bounties/%d", id), "", nil, &b)
+	return d.node.Bounty(ctx, strconv.FormatUint(id, 10))
 }
 
 func (d *demo) reputation(ctx context.Context, a *actor) (*reputation.Reputation, error) {
-	var r reputation.Reputation
-	return &r, d.node.do(ctx, "GET", "/v1/reputation/"+url.PathEscape(a.key.DID.String()), "", nil, &r)
+	return d.node.Reputation(ctx, a.key.DID.String())
 }
 
 // members makes group with creator and members.
@@ -524,7 +522,8 @@ func (d *demo) members(ctx context.Context, creator *actor, group string, member
 	if err != nil {
 		return err
 	}
-	return d.node.do(ctx, "POST", "/v1/groups/"+group+"/members", "application/jose", env, nil)
+	_, err = d.node.SetGroupMembers(ctx, group, env)
+	return err
 }
 
 // post signs a text message by a into group and returns its seq.
@@ -533,8 +532,8 @@ func (d *demo) post(ctx context.Context, a *actor, group, state, text string) (i
 	if err != nil {
 		return 0, err
 	}
-	var p groups.Posted
-	if err := d.node.do(ctx, "POST", "/v1/groups/"+group+"/envelopes", "application/jose", env, &p); err != nil {
+	p, err := d.node.PostToGroup(ctx, group, env)
+	if err != nil {
 		return 0, fmt.Errorf("%s posts in %s: %w", a.name, group, err)
 	}
 	if p.Envelope == nil {

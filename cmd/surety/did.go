@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
-	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -135,9 +134,8 @@ deactivated.`))
 	if err != nil {
 		return err
 	}
-	var res json.RawMessage
-	err = c.do(ctx, "GET", "/1.0/identifiers/"+url.PathEscape(did)+"?format="+*format, "", nil, &res)
-	var ne *nodeError
+	res, err := c.ResolveDID(ctx, did, *format)
+	var ne *client.Error
 	if errors.As(err, &ne) && ne.Status == 410 {
 		return fmt.Errorf("%s is deactivated", did)
 	}
@@ -197,12 +195,9 @@ func readKeyFile(path string) (*identity.Key, error) {
 
 // registerDID registers k's DID with the node at c: it signs a fresh challenge from the node
 // with k (proof of possession) and returns what the node issued.
-func registerDID(ctx context.Context, c *nodeClient, k *identity.Key) (*identity.Issued, error) {
-	var ch struct {
-		Challenge string `json:"challenge"`
-		Audience  string `json:"audience"`
-	}
-	if err := c.do(ctx, "GET", "/v1/challenge", "", nil, &ch); err != nil {
+func registerDID(ctx context.Context, c *client.Client, k *identity.Key) (*identity.Issued, error) {
+	ch, err := c.Challenge(ctx)
+	if err != nil {
 		return nil, err
 	}
 	payload, _ := json.Marshal(map[string]any{"to": []string{ch.Audience}, "body": map[string]string{"challenge": ch.Challenge}})
@@ -214,10 +209,5 @@ func registerDID(ctx context.Context, c *nodeClient, k *identity.Key) (*identity
 	if err != nil {
 		return nil, err
 	}
-	body, _ := json.Marshal(api.RegisterRequest{Proof: proof})
-	var issued identity.Issued
-	if err := c.do(ctx, "POST", "/v1/dids/register", "application/json", body, &issued); err != nil {
-		return nil, err
-	}
-	return &issued, nil
+	return c.RegisterDID(ctx, proof)
 }

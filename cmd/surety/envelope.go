@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -114,8 +113,8 @@ spends nothing: the envelope can still be used once).`))
 		if err != nil {
 			return err
 		}
-		var res api.VerifyResponse
-		if err := c.do(ctx, "POST", "/v1/envelopes/verify", "application/jose", raw, &res); err != nil {
+		res, err := c.VerifyEnvelope(ctx, raw)
+		if err != nil {
 			return err
 		}
 		payload = res.Payload

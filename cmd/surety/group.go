@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 )
@@ -71,8 +66,8 @@ always a member.`))
 	if err != nil {
 		return err
 	}
-	var g groups.Group
-	if err := c.do(ctx, "POST", "/v1/groups/"+url.PathEscape(group)+"/members", "application/jose", env, &g); err != nil {
+	g, err := c.SetGroupMembers(ctx, group, env)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -135,8 +130,8 @@ fields (body, to, task_desc, bounty, ...) are kept as they are.`))
 	if err != nil {
 		return err
 	}
-	var p groups.Posted
-	if err := c.do(ctx, "POST", "/v1/groups/"+url.PathEscape(pos[0])+"/envelopes", "application/jose", env, &p); err != nil {
+	p, err := c.PostToGroup(ctx, pos[0], env)
+	if err != nil {
 		return err
 	}
 	if *asJSON {
@@ -170,9 +165,8 @@ func runGroupShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	path := "/v1/groups/" + url.PathEscape(pos[0])
-	var g groups.Group
-	if err := c.do(ctx, "GET", path, "", nil, &g); err != nil {
+	g, err := c.Group(ctx, pos[0])
+	if err != nil {
 		return err
 	}
 	if !*asJSON {
@@ -190,11 +184,11 @@ func runGroupShow(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	if *follow {
-		return streamGroup(ctx, c, path, *from, show)
+		return c.StreamGroup(ctx, pos[0], *from, show)
 	}
 	for after := *from; ; {
-		var page api.GroupPage
-		if err := c.do(ctx, "GET", path+"/envelopes?after="+strconv.FormatInt(after, 10), "", nil, &page); err != nil {
+		page, err := c.GroupEnvelopes(ctx, pos[0], after)
+		if err != nil {
 			return err
 		}
 		if len(page.Envelopes) == 0 {
@@ -206,48 +200,6 @@ func runGroupShow(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		after = page.Next
-	}
-}
-
-// streamGroup reads the thread's event stream, resuming after a dropped connection, until
-// ctx ends.
-func streamGroup(ctx context.Context, c *nodeClient, path string, after int64, show func(*groups.Envelope) error) error {
-	client := &http.Client{} // no timeout: the stream stays open
-	for {
-		req, err := http.NewRequestWithContext(ctx, "GET", c.base+path+"/stream?after="+strconv.FormatInt(after, 10), nil)
-		if err != nil {
-			return err
-		}
-		resp, err := client.Do(req)
-		if ctx.Err() != nil {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("cannot reach node %s: %w", c.base, unwrapURLError(err))
-		}
-		sc := bufio.NewScanner(resp.Body)
-		sc.Buffer(make([]byte, 64<<10), identity.MaxEnvelopeSize*2)
-		for sc.Scan() {
-			data, ok := strings.CutPrefix(sc.Text(), "data: ")
-			if !ok {
-				continue
-			}
-			var ge groups.Envelope
-			if err := json.Unmarshal([]byte(data), &ge); err != nil {
-				resp.Body.Close()
-				return fmt.Errorf("node %s sent an event that is not an envelope: %w", c.base, err)
-			}
-			after = ge.Seq
-			if err := show(&ge); err != nil {
-				resp.Body.Close()
-				return err
-			}
-		}
-		resp.Body.Close()
-		if ctx.Err() != nil {
-			return nil
-		}
-		time.Sleep(time.Second) // the node went away: try again
 	}
 }
 

@@ -12,10 +12,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
@@ -82,16 +81,16 @@ node is not trusted.`))
 // verifyLeaf checks that leaf is in the node's log (an inclusion proof from the node at c)
 // under the root anchored in contract by wallet (default: the sender of the head's anchor
 // transaction), read from the chain on its own. It returns what it verified.
-func verifyLeaf(ctx context.Context, c *nodeClient, client chain.Client, contract common.Address, wallet string, leaf merkle.Hash) (string, error) {
-	var head reputation.Head
-	if err := c.do(ctx, "GET", "/v1/log/head", "", nil, &head); err != nil {
+func verifyLeaf(ctx context.Context, c *client.Client, rpc chain.Client, contract common.Address, wallet string, leaf merkle.Hash) (string, error) {
+	head, err := c.LogHead(ctx)
+	if err != nil {
 		return "", err
 	}
 	if head.Size == 0 {
 		return "", errors.New("the node's log is empty: no epoch has closed yet")
 	}
-	var proof api.InclusionProof
-	if err := c.do(ctx, "GET", fmt.Sprintf("/v1/log/proof/inclusion?leaf=%s&size=%d", leaf, head.Size), "", nil, &proof); err != nil {
+	proof, err := c.InclusionProof(ctx, leaf, head.Size)
+	if err != nil {
 		return "", err
 	}
 	from := common.HexToAddress(wallet)
@@ -99,7 +98,7 @@ func verifyLeaf(ctx context.Context, c *nodeClient, client chain.Client, contrac
 		if head.AnchorTx == "" {
 			return "", fmt.Errorf("the node's head (size %d) is not anchored yet; try again after its anchor transaction", head.Size)
 		}
-		tx, _, err := client.TransactionByHash(ctx, common.HexToHash(head.AnchorTx))
+		tx, _, err := rpc.TransactionByHash(ctx, common.HexToHash(head.AnchorTx))
 		if err != nil {
 			return "", fmt.Errorf("anchor transaction %s: %w", head.AnchorTx, err)
 		}
@@ -108,7 +107,7 @@ func verifyLeaf(ctx context.Context, c *nodeClient, client chain.Client, contrac
 		}
 	}
 	anchor := contracts.NewRootAnchor()
-	root, err := bind.Call(anchor.Instance(client, contract), &bind.CallOpts{Context: ctx}, anchor.PackRootAt(from, proof.Size), anchor.UnpackRootAt)
+	root, err := bind.Call(anchor.Instance(rpc, contract), &bind.CallOpts{Context: ctx}, anchor.PackRootAt(from, proof.Size), anchor.UnpackRootAt)
 	if err != nil {
 		return "", fmt.Errorf("read the anchored root: %w", err)
 	}

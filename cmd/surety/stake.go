@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/big"
-	"net/url"
 	"strings"
 	"time"
 
@@ -101,14 +100,14 @@ func runStakeShow(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var rec stake.Holding
-	if err := c.do(ctx, "GET", "/v1/stake/"+url.PathEscape(pos[0])+"?wallet="+*wallet, "", nil, &rec); err != nil {
+	rec, err := c.StakeOf(ctx, pos[0], common.HexToAddress(*wallet))
+	if err != nil {
 		return err
 	}
 	if *asJSON {
 		return printJSON(e, rec)
 	}
-	printStake(e, pos[0], &rec)
+	printStake(e, pos[0], rec)
 	return nil
 }
 

@@ -1,0 +1,164 @@
+// Package client is the typed Go client of a Surety node's HTTP API: one method per route,
+// taking and returning the API's own types, with problem+json answers turned into *Error. The
+// CLI, the demo and the API's handler tests use it, so a route's shape is written once.
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Limits and timeouts of the client.
+const (
+	// DefaultTimeout bounds each request when the caller's context does not.
+	DefaultTimeout = 30 * time.Second
+	// maxAnswer bounds how much of an answer is read.
+	maxAnswer = 8 << 20
+)
+
+// ErrBadURL reports a node URL that is not an http(s) URL with a host.
+var ErrBadURL = errors.New("client: not a node URL like http://127.0.0.1:7746")
+
+// Client talks to one node.
+type Client struct {
+	base string
+	http *http.Client
+}
+
+// New makes a client for the node at base (http or https, with a host).
+func New(base string) (*Client, error) {
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w: %q", ErrBadURL, base)
+	}
+	return &Client{base: strings.TrimRight(base, "/"), http: &http.Client{Timeout: DefaultTimeout}}, nil
+}
+
+// WithHTTP makes the client send through hc (a test server's client, a longer timeout).
+func (c *Client) WithHTTP(hc *http.Client) *Client {
+	out := *c
+	out.http = hc
+	return &out
+}
+
+// Base is the node's URL.
+func (c *Client) Base() string { return c.base }
+
+// Error is a refusal from the node: an RFC 9457 problem, or an answer that was not one.
+type Error struct {
+	Status int
+	// Type is the problem type URI (https://surety.dev/problems/<slug>), when the node sent
+	// one; Title, Detail and Reason are its fields.
+	Type, Title, Detail, Reason string
+	// Body is the answer when it was not a problem.
+	Body string
+}
+
+// Slug is the last part of the problem type ("bounty-closed"), or "".
+func (e *Error) Slug() string {
+	if i := strings.LastIndexByte(e.Type, '/'); i >= 0 {
+		return e.Type[i+1:]
+	}
+	return ""
+}
+
+// Settled reports whether the node answered a write for good: not a 5xx (the chain or the
+// node failed, and a retry under the same Idempotency-Key may still succeed or wait for the
+// transaction) and not request-in-progress (the first request is still being worked on).
+func (e *Error) Settled() bool {
+	return e.Status < 500 && e.Slug() != "request-in-progress"
+}
+
+// Error reads like "node refused (409): Envelope refused: replayed".
+func (e *Error) Error() string {
+	msg := e.Body
+	if e.Title != "" {
+		msg = e.Title
+		if e.Detail != "" {
+			msg += ": " + e.Detail
+		}
+	}
+	return fmt.Sprintf("node refused (%d): %s", e.Status, msg)
+}
+
+// request is one call: method, path (with query), body and its type, headers.
+type request struct {
+	method, path, contentType string
+	body                      []byte
+	header                    map[string]string
+}
+
+// do sends r and decodes a 2xx JSON answer into out (when not nil); any other answer is an
+// *Error.
+func (c *Client) do(ctx context.Context, r request, out any) error {
+	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, bytes.NewReader(r.body))
+	if err != nil {
+		return err
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("cannot reach node %s: %w", c.base, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return fmt.Errorf("read answer from %s: %w", c.base, err)
+	}
+	if resp.StatusCode >= 300 {
+		e := &Error{Status: resp.StatusCode}
+		var p struct {
+			Type, Title, Detail, Reason string
+		}
+		if json.Unmarshal(data, &p) == nil && p.Title != "" {
+			e.Type, e.Title, e.Detail, e.Reason = p.Type, p.Title, p.Detail, p.Reason
+		} else {
+			e.Body = strings.TrimSpace(string(data))
+		}
+		return e
+	}
+	if out == nil || resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("node %s answered something unexpected: %w", c.base, err)
+	}
+	return nil
+}
+
+func (c *Client) get(ctx context.Context, path string, out any) error {
+	return c.do(ctx, request{method: http.MethodGet, path: path}, out)
+}
+
+// postJOSE posts a signed envelope (compact JWS or JWS JSON).
+func (c *Client) postJOSE(ctx context.Context, path string, env []byte, out any) error {
+	return c.do(ctx, request{method: http.MethodPost, path: path, contentType: "application/jose", body: env}, out)
+}
+
+func (c *Client) postJSON(ctx context.Context, path string, v any, out any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return c.do(ctx, request{method: http.MethodPost, path: path, contentType: "application/json", body: body}, out)
+}
+
+// esc escapes one path segment (a DID, a group id).
+func esc(s string) string { return url.PathEscape(s) }

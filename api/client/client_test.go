@@ -1,0 +1,64 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/surety-ioa/surety/api/client"
+)
+
+// TestErrors: a problem answer becomes an *Error that reads like the CLI prints it and says
+// whether a write was answered for good; a body that is not a problem is kept; a bad URL and
+// an unreachable node are plain errors.
+func TestErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  int
+		body    string
+		msg     string
+		slug    string
+		settled bool
+	}{
+		{"problem", 409, `{"type":"https://surety.dev/problems/bounty-closed","title":"The bounty is closed","detail":"bounty 7 is already accepted","status":409}`,
+			"node refused (409): The bounty is closed: bounty 7 is already accepted", "bounty-closed", true},
+		{"in progress", 409, `{"type":"https://surety.dev/problems/request-in-progress","title":"A request is in progress","status":409}`,
+			"node refused (409): A request is in progress", "request-in-progress", false},
+		{"chain down", 503, `{"type":"https://surety.dev/problems/chain-unreachable","title":"The chain did not answer","status":503}`,
+			"node refused (503): The chain did not answer", "chain-unreachable", false},
+		{"not a problem", 502, "bad gateway\n", "node refused (502): bad gateway", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(tt.status)
+				_, _ = w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			c, err := client.New(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.Info(context.Background())
+			var ce *client.Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want *client.Error", err)
+			}
+			if ce.Error() != tt.msg || ce.Slug() != tt.slug || ce.Settled() != tt.settled || ce.Status != tt.status {
+				t.Errorf("error %q slug %q settled %v; want %q %q %v", ce.Error(), ce.Slug(), ce.Settled(), tt.msg, tt.slug, tt.settled)
+			}
+		})
+	}
+	if _, err := client.New("127.0.0.1:7746"); !errors.Is(err, client.ErrBadURL) {
+		t.Errorf("a URL without a scheme: %v", err)
+	}
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close()
+	c, _ := client.New(srv.URL)
+	var ce *client.Error
+	if _, err := c.Info(context.Background()); err == nil || errors.As(err, &ce) {
+		t.Errorf("a node that is gone: %v, want a transport error", err)
+	}
+}

@@ -1,0 +1,290 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/groups"
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/registry"
+	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
+	"github.com/surety-ioa/surety/stake"
+)
+
+// Info is GET /v1/info: the node's version, chain, contracts and DID.
+func (c *Client) Info(ctx context.Context) (api.Info, error) {
+	var out api.Info
+	return out, c.get(ctx, "/v1/info", &out)
+}
+
+// Health is GET /healthz.
+func (c *Client) Health(ctx context.Context) (api.Health, error) {
+	var out api.Health
+	return out, c.get(ctx, "/healthz", &out)
+}
+
+// Peers is GET /v1/peers: the libp2p peers the node is connected to.
+func (c *Client) Peers(ctx context.Context) ([]api.Peer, error) {
+	var out struct {
+		Peers []api.Peer `json:"peers"`
+	}
+	return out.Peers, c.get(ctx, "/v1/peers", &out)
+}
+
+// Challenge is what GET /v1/challenge answers: a challenge to sign, for the node's DID.
+type Challenge struct {
+	Challenge string    `json:"challenge"`
+	Expires   time.Time `json:"expires"`
+	Audience  string    `json:"audience"`
+}
+
+// Challenge is GET /v1/challenge.
+func (c *Client) Challenge(ctx context.Context) (Challenge, error) {
+	var out Challenge
+	return out, c.get(ctx, "/v1/challenge", &out)
+}
+
+// RegisterDID is POST /v1/dids/register with a signed proof of possession.
+func (c *Client) RegisterDID(ctx context.Context, proof string) (*identity.Issued, error) {
+	var out identity.Issued
+	if err := c.postJSON(ctx, "/v1/dids/register", api.RegisterRequest{Proof: proof}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ResolveDID is GET /1.0/identifiers/{did}: the resolution result as the node wrote it. A
+// deactivated DID is an *Error with status 410.
+func (c *Client) ResolveDID(ctx context.Context, did, format string) (json.RawMessage, error) {
+	var out json.RawMessage
+	return out, c.get(ctx, "/1.0/identifiers/"+esc(did)+"?format="+url.QueryEscape(format), &out)
+}
+
+// VerifyEnvelope is POST /v1/envelopes/verify.
+func (c *Client) VerifyEnvelope(ctx context.Context, env []byte) (api.VerifyResponse, error) {
+	var out api.VerifyResponse
+	return out, c.postJOSE(ctx, "/v1/envelopes/verify", env, &out)
+}
+
+// RegisterCard is POST /v1/agents with a signed Agent Card (compact JWS).
+func (c *Client) RegisterCard(ctx context.Context, jws string) (*registry.Agent, error) {
+	var out registry.Agent
+	if err := c.postJOSE(ctx, "/v1/agents", []byte(jws), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Agent is GET /v1/agents/{did}.
+func (c *Client) Agent(ctx context.Context, did string) (*registry.Agent, error) {
+	var out registry.Agent
+	if err := c.get(ctx, "/v1/agents/"+esc(did), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SearchAgents is GET /v1/agents?q=&capability=&limit=.
+func (c *Client) SearchAgents(ctx context.Context, q url.Values) ([]*registry.Agent, error) {
+	var out struct {
+		Agents []*registry.Agent `json:"agents"`
+	}
+	return out.Agents, c.get(ctx, "/v1/agents?"+q.Encode(), &out)
+}
+
+// CheckAgentStatus is POST /v1/agents/{did}/status: the node reads the DID's key status
+// from the chain again.
+func (c *Client) CheckAgentStatus(ctx context.Context, did string) (*registry.StatusResult, error) {
+	var out registry.StatusResult
+	if err := c.do(ctx, request{method: http.MethodPost, path: "/v1/agents/" + esc(did) + "/status"}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SubmitAudit is POST /v1/audits with a signed audit envelope.
+func (c *Client) SubmitAudit(ctx context.Context, env []byte) (*reputation.Submitted, error) {
+	var out reputation.Submitted
+	if err := c.postJOSE(ctx, "/v1/audits", env, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Reputation is GET /v1/reputation/{did}.
+func (c *Client) Reputation(ctx context.Context, did string) (*reputation.Reputation, error) {
+	var out reputation.Reputation
+	if err := c.get(ctx, "/v1/reputation/"+esc(did), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// TopReputation is GET /v1/reputation?top=n.
+func (c *Client) TopReputation(ctx context.Context, n string) ([]*reputation.Reputation, error) {
+	var out struct {
+		Agents []*reputation.Reputation `json:"agents"`
+	}
+	return out.Agents, c.get(ctx, "/v1/reputation?top="+url.QueryEscape(n), &out)
+}
+
+// SetGroupMembers is POST /v1/groups/{id}/members with the creator's membership envelope.
+func (c *Client) SetGroupMembers(ctx context.Context, group string, env []byte) (*groups.Group, error) {
+	var out groups.Group
+	if err := c.postJOSE(ctx, "/v1/groups/"+esc(group)+"/members", env, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PostToGroup is POST /v1/groups/{id}/envelopes with a member's envelope.
+func (c *Client) PostToGroup(ctx context.Context, group string, env []byte) (*groups.Posted, error) {
+	var out groups.Posted
+	if err := c.postJOSE(ctx, "/v1/groups/"+esc(group)+"/envelopes", env, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Group is GET /v1/groups/{id}.
+func (c *Client) Group(ctx context.Context, group string) (*groups.Group, error) {
+	var out groups.Group
+	if err := c.get(ctx, "/v1/groups/"+esc(group), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// GroupEnvelopes is GET /v1/groups/{id}/envelopes?after=: one page of the thread.
+func (c *Client) GroupEnvelopes(ctx context.Context, group string, after int64) (*api.GroupPage, error) {
+	var out api.GroupPage
+	if err := c.get(ctx, "/v1/groups/"+esc(group)+"/envelopes?after="+strconv.FormatInt(after, 10), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// LogHead is GET /v1/log/head: the audit log's latest signed head.
+func (c *Client) LogHead(ctx context.Context) (reputation.Head, error) {
+	var out reputation.Head
+	return out, c.get(ctx, "/v1/log/head", &out)
+}
+
+// InclusionProof is GET /v1/log/proof/inclusion?leaf=&size=.
+func (c *Client) InclusionProof(ctx context.Context, leaf merkle.Hash, size uint64) (api.InclusionProof, error) {
+	var out api.InclusionProof
+	return out, c.get(ctx, fmt.Sprintf("/v1/log/proof/inclusion?leaf=%s&size=%d", leaf, size), &out)
+}
+
+// ConsistencyProof is GET /v1/log/proof/consistency?from=&to=.
+func (c *Client) ConsistencyProof(ctx context.Context, from, to uint64) (api.ConsistencyProof, error) {
+	var out api.ConsistencyProof
+	return out, c.get(ctx, fmt.Sprintf("/v1/log/proof/consistency?from=%d&to=%d", from, to), &out)
+}
+
+// AddBinding is POST /v1/bindings with a signed wallet binding: the node records it on chain
+// from a wallet it holds, or answers the call for the wallet to send itself.
+func (c *Client) AddBinding(ctx context.Context, binding []byte) (api.BindingAnswer, error) {
+	var out api.BindingAnswer
+	return out, c.do(ctx, request{method: http.MethodPost, path: "/v1/bindings", contentType: "application/json", body: binding}, &out)
+}
+
+// Bounties is GET /v1/bounties with the filter in q (status, poster, worker, ...).
+func (c *Client) Bounties(ctx context.Context, q url.Values) ([]*escrow.Bounty, error) {
+	var out struct {
+		Bounties []*escrow.Bounty `json:"bounties"`
+	}
+	return out.Bounties, c.get(ctx, "/v1/bounties?"+q.Encode(), &out)
+}
+
+// Bounty is GET /v1/bounties/{id}.
+func (c *Client) Bounty(ctx context.Context, id string) (*escrow.Bounty, error) {
+	var out escrow.Bounty
+	if err := c.get(ctx, "/v1/bounties/"+esc(id), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// PutBountySpec is PUT /v1/bounties/{id}/spec: the bounty's task text, checked by the node
+// against its specHash.
+func (c *Client) PutBountySpec(ctx context.Context, id uint64, text string) error {
+	return c.do(ctx, request{method: http.MethodPut, path: fmt.Sprintf("/v1/bounties/%d/spec", id), contentType: "text/plain; charset=utf-8", body: []byte(text)}, nil)
+}
+
+// Write posts a signed write (a bounty post or action, a withdrawal, a stake op) to path
+// under an Idempotency-Key, so that sending it again never makes a second transaction, and
+// decodes the answer into out (an *escrow.Result, a *stake.Result).
+func (c *Client) Write(ctx context.Context, path string, env []byte, idempotencyKey string, out any) error {
+	var header map[string]string
+	if idempotencyKey != "" {
+		header = map[string]string{"Idempotency-Key": idempotencyKey}
+	}
+	return c.do(ctx, request{method: http.MethodPost, path: path, contentType: "application/jose", body: env, header: header}, out)
+}
+
+// PostBounty is POST /v1/bounties.
+func (c *Client) PostBounty(ctx context.Context, env []byte, idempotencyKey string) (*escrow.Result, error) {
+	var out escrow.Result
+	if err := c.Write(ctx, "/v1/bounties", env, idempotencyKey, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ActOnBounty is POST /v1/bounties/{id}/{action}.
+func (c *Client) ActOnBounty(ctx context.Context, id uint64, action escrow.Action, env []byte, idempotencyKey string) (*escrow.Result, error) {
+	var out escrow.Result
+	if err := c.Write(ctx, fmt.Sprintf("/v1/bounties/%d/%s", id, action), env, idempotencyKey, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// StakePaths are the routes of the stake ops.
+var StakePaths = map[stake.OpKind]string{
+	stake.OpStake: "/v1/stake", stake.OpUnbond: "/v1/stake/unbond", stake.OpWithdrawStake: "/v1/stake/withdraw",
+}
+
+// Stake is POST /v1/stake, /v1/stake/unbond or /v1/stake/withdraw, by op.
+func (c *Client) Stake(ctx context.Context, op stake.OpKind, env []byte, idempotencyKey string) (*stake.Result, error) {
+	path, ok := StakePaths[op]
+	if !ok {
+		return nil, fmt.Errorf("client: no route for stake op %q", op)
+	}
+	var out stake.Result
+	if err := c.Write(ctx, path, env, idempotencyKey, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// StakeOf is GET /v1/stake/{did}?wallet=: the agent's stake under wallet, read from the chain.
+func (c *Client) StakeOf(ctx context.Context, did string, wallet common.Address) (*stake.Holding, error) {
+	var out stake.Holding
+	if err := c.get(ctx, "/v1/stake/"+esc(did)+"?wallet="+wallet.Hex(), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Relay is POST /v1/tx/raw: a transaction an external wallet signed, to the escrow or the
+// stake registry.
+func (c *Client) Relay(ctx context.Context, rawTx []byte) (*escrow.Result, error) {
+	var out escrow.Result
+	if err := c.postJSON(ctx, "/v1/tx/raw", api.RelayRequest{RawTx: hexutil.Bytes(rawTx)}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
