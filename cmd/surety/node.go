@@ -41,6 +41,10 @@ const defaultListen = "127.0.0.1:7746"
 // defaultRPCTimeout bounds the first call to an external chain at start.
 const defaultRPCTimeout = 5 * time.Second
 
+// syncWaitForPeer is how many anti-entropy rounds a node with peers to find waits for one
+// that answers before it counts as synced anyway (p2p.SyncConfig.WaitForPeer).
+const syncWaitForPeer = 3
+
 // nodeConfig is everything `surety node` needs, gathered from flags and files.
 type nodeConfig struct {
 	DataDir string
@@ -390,7 +394,13 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}
 	// Anti-entropy: what gossip did not deliver (the node was down, or cut off) is pulled from
 	// peers, set by set in this order, each item checked as gossip would check it.
-	n.syncer = p2p.NewSyncer(n.p2p, p2p.SyncConfig{Every: cfg.SyncEvery, Logger: log})
+	// A node with peers to find is synced once one answered (or after a few rounds): a
+	// restart that reached nobody at once must not close log epochs on its own.
+	waitForPeer := 0
+	if len(n.seeds) > 0 {
+		waitForPeer = syncWaitForPeer
+	}
+	n.syncer = p2p.NewSyncer(n.p2p, p2p.SyncConfig{Every: cfg.SyncEvery, WaitForPeer: waitForPeer, Logger: log})
 	n.syncer.AddSet(registry.CardSet, agents.SyncSet())
 	members, posts := threads.SyncSets(ids.CheckArchived)
 	n.syncer.AddSet(groups.MembersSet, members)

@@ -82,7 +82,11 @@ type SyncConfig struct {
 	Peers int
 	// Timeout bounds one peer's part of a round (0: 20 s).
 	Timeout time.Duration
-	Logger  *slog.Logger
+	// WaitForPeer is how many rounds Synced waits for one in which a peer answered before it
+	// closes anyway (0 or 1: it closes after the first round). A node that has peers to find
+	// sets it, so that a restart that could not reach anyone at once does not count as synced.
+	WaitForPeer int
+	Logger      *slog.Logger
 }
 
 // Syncer runs anti-entropy over a node: it answers SyncProtocol and pulls from peers.
@@ -96,8 +100,9 @@ type Syncer struct {
 	handlers map[string]Handler
 	rounds   []func(ctx context.Context, ask Asker) error
 	busy     map[peer.ID]bool // peers with a request being served
-	synced   chan struct{}    // closed after the first round
+	synced   chan struct{}    // closed after the first round a peer answered (see WaitForPeer)
 	once     sync.Once
+	rounds0  int // rounds so far, for WaitForPeer
 
 	idsMu sync.Mutex // one listing at a time; peers asking meanwhile get the same one
 	ids   map[string]listing
@@ -181,7 +186,8 @@ func (s *Syncer) OnRound(f func(ctx context.Context, ask Asker) error) {
 	s.rounds = append(s.rounds, f)
 }
 
-// Synced is closed once the first round has ended, whether or not a peer answered.
+// Synced is closed once a round has ended in which a peer answered, or after
+// SyncConfig.WaitForPeer rounds (at least one) whether or not one did.
 func (s *Syncer) Synced() <-chan struct{} { return s.synced }
 
 // Run runs a round at once and then every SyncConfig.Every until ctx ends.
@@ -207,8 +213,16 @@ type RoundStats struct {
 
 // Round reconciles every set with up to SyncConfig.Peers random connected peers.
 func (s *Syncer) Round(ctx context.Context) RoundStats {
-	defer s.once.Do(func() { close(s.synced) })
 	st := RoundStats{Fetched: map[string]int{}}
+	defer func() {
+		s.mu.Lock()
+		s.rounds0++
+		done := st.Peers > 0 || s.rounds0 >= s.cfg.WaitForPeer
+		s.mu.Unlock()
+		if done {
+			s.once.Do(func() { close(s.synced) })
+		}
+	}()
 	peers := s.node.Host.Network().Peers()
 	rand.Shuffle(len(peers), func(i, j int) { peers[i], peers[j] = peers[j], peers[i] })
 	asked := 0

@@ -216,3 +216,36 @@ func TestSyncSurvivesStalledStreams(t *testing.T) {
 		t.Fatalf("B's sync with A while peers stall A's streams: %+v, %v", st, err)
 	}
 }
+
+// TestSyncedWaitsForAPeer: with WaitForPeer, rounds that reach nobody (a restart whose peers
+// are not connected yet) do not make the node synced until that many have passed, and the
+// first round a peer answers does.
+func TestSyncedWaitsForAPeer(t *testing.T) {
+	synced := func(s *Syncer) bool {
+		select {
+		case <-s.Synced():
+			return true
+		default:
+			return false
+		}
+	}
+	ctx := context.Background()
+	alone := NewSyncer(startNode(t), SyncConfig{WaitForPeer: 3})
+	for i := 1; i <= 3; i++ {
+		if st := alone.Round(ctx); st.Peers != 0 {
+			t.Fatalf("a node with no peer synced with %d", st.Peers)
+		}
+		if got := synced(alone); got != (i == 3) {
+			t.Fatalf("after %d rounds with nobody: synced %v", i, got)
+		}
+	}
+	na := startNode(t)
+	nb := startNode(t, na.Info())
+	eventually(t, "B connected to A", 5*time.Second, func() bool { return len(nb.Host.Network().Peers()) > 0 })
+	sa, sb := NewSyncer(na, SyncConfig{}), NewSyncer(nb, SyncConfig{WaitForPeer: 3})
+	sa.AddSet("things", newMemSet("x"))
+	sb.AddSet("things", newMemSet("y"))
+	if st := sb.Round(ctx); st.Peers != 1 || !synced(sb) {
+		t.Fatalf("a round a peer answered: %+v, synced %v", st, synced(sb))
+	}
+}
