@@ -21,12 +21,6 @@ import (
 // [DIDs]}. The creator is always a member.
 const MembersKind = "surety.group.members/1"
 
-// MaxMembers bounds a group's membership.
-const MaxMembers = 256
-
-// MaxPage bounds a page of a thread.
-const MaxPage = 500
-
 // States are the conversation states an envelope in a thread may carry (or none).
 var States = []string{"discussion", "task_assignment", "execution", "conclusion"}
 

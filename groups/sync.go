@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -19,14 +18,6 @@ import (
 const (
 	MembersSet = "group-members"
 	PostsSet   = "group-posts"
-)
-
-// Bounds of what a node offers anti-entropy.
-const (
-	maxSyncGroups = 50_000
-	maxSyncPosts  = 100_000
-	// SyncPostsWindow is how far back, by iat, a node offers thread envelopes.
-	SyncPostsWindow = 7 * 24 * time.Hour
 )
 
 // SyncSets are the groups' part in anti-entropy (p2p.Syncer): the membership envelopes in

@@ -29,9 +29,6 @@ const (
 	codecX25519    = 0xec
 )
 
-// maxDIDLength bounds what the parser looks at; no valid Surety DID is near it.
-const maxDIDLength = 512
-
 // DID is a parsed decentralized identifier: a did:key (agent keys) or a did:pkh (wallets).
 type DID struct {
 	// Method is "key" or "pkh".

@@ -17,9 +17,6 @@ import (
 // EnvelopeType is the `typ` header Surety puts on envelopes.
 const EnvelopeType = "surety-envelope+jws"
 
-// MaxEnvelopeSize bounds the envelopes Surety parses.
-const MaxEnvelopeSize = 256 << 10
-
 // Envelope states.
 const (
 	StateDiscussion     = "discussion"

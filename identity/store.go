@@ -97,7 +97,7 @@ func OpenStore(ctx context.Context, db *sql.DB, cfg StoreConfig) (*Store, error)
 		cfg.KDF = DefaultKDF
 	}
 	if cfg.ChallengeTTL == 0 {
-		cfg.ChallengeTTL = 5 * time.Minute
+		cfg.ChallengeTTL = defaultChallengeTTL
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now

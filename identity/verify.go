@@ -160,13 +160,13 @@ type Verifier struct {
 // NewVerifier builds a Verifier.
 func NewVerifier(cfg VerifierConfig) *Verifier {
 	if cfg.Skew == 0 {
-		cfg.Skew = 30 * time.Second
+		cfg.Skew = DefaultSkew
 	}
 	if cfg.MaxLifetime == 0 {
-		cfg.MaxLifetime = 10 * time.Minute
+		cfg.MaxLifetime = DefaultMaxLifetime
 	}
 	if cfg.MaxNonces == 0 {
-		cfg.MaxNonces = 1 << 20
+		cfg.MaxNonces = defaultMaxNonces
 	}
 	if cfg.MaxNoncesPerSender == 0 {
 		cfg.MaxNoncesPerSender = 4096
@@ -445,13 +445,6 @@ var headers = struct {
 	m map[string]protected
 }{m: map[string]protected{}}
 
-// The header cache holds at most maxCachedHeaders headers of at most maxCachedHeader encoded
-// bytes (a did:key kid is under 200 characters): a few MB at most. When full it starts over.
-const (
-	maxCachedHeaders = 4096
-	maxCachedHeader  = 512
-)
-
 func parseProtected(seg []byte) (protected, error) {
 	headers.RLock()
 	h, ok := headers.m[string(seg)]
@@ -516,9 +509,6 @@ type jsonSigEntry struct {
 	Protected string `json:"protected"`
 	Signature string `json:"signature"`
 }
-
-// maxSigners bounds the signatures of one envelope.
-const maxSigners = 16
 
 func parseJSONSerialization(raw []byte) ([]signature, []byte, error) {
 	var j jsonJWS

@@ -18,18 +18,6 @@ import (
 // CardType is the `typ` of a signed Agent Card.
 const CardType = "surety-card+jws"
 
-// MaxCardSize bounds a signed card, in bytes.
-const MaxCardSize = 16 << 10
-
-// Limits on a card's fields.
-const (
-	maxName         = 100
-	maxDescription  = 2000
-	maxCapabilities = 32
-	maxCapability   = 64
-	maxEndpoints    = 8
-)
-
 // Sentinel errors of cards. A *CardError wraps one of them.
 var (
 	// ErrMalformed: not a signed card, or a field out of shape.
@@ -161,7 +149,7 @@ func (c *Card) validate(now time.Time) error {
 		return bad("more than %d capabilities", maxCapabilities)
 	case len(c.Endpoints) > maxEndpoints:
 		return bad("more than %d endpoints", maxEndpoints)
-	case c.Updated <= 0 || c.Updated > now.Add(5*time.Minute).Unix():
+	case c.Updated <= 0 || c.Updated > now.Add(maxCardAhead).Unix():
 		return bad("updated must be a unix time, not in the future")
 	}
 	seen := map[string]bool{}

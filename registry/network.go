@@ -47,7 +47,7 @@ func (v dhtValidator) Validate(key string, value []byte) error {
 	if sc.DID != did {
 		return cardErr(sc.DID, ErrWrongDID, "stored under %s", did)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), localReadTimeout)
 	defer cancel()
 	stake, err := v.r.cfg.Stakes.StakeOf(ctx, sc.DID, sc.Wallet)
 	if err != nil {
@@ -139,7 +139,7 @@ func (n *Network) publish(ctx context.Context, a *Agent) {
 		return
 	}
 	n.node.Go(func(ctx context.Context) { // the node's, not the request's: it outlives it
-		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		pctx, cancel := context.WithTimeout(ctx, dhtWriteTimeout)
 		defer cancel()
 		if err := n.node.DHT.PutValue(pctx, cardKey(a.DID), []byte(a.JWS)); err != nil {
 			n.log.Debug("registry: DHT put", "did", a.DID, "err", err)
@@ -149,7 +149,7 @@ func (n *Network) publish(ctx context.Context, a *Agent) {
 
 // lookup asks the DHT for did's card and stores what it finds.
 func (n *Network) lookup(ctx context.Context, did string) (*Agent, error) {
-	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	lctx, cancel := context.WithTimeout(ctx, dhtLookupTimeout)
 	defer cancel()
 	val, err := n.node.DHT.GetValue(lctx, cardKey(did))
 	if err != nil {

@@ -27,28 +27,6 @@ import (
 // best ranked first.
 const AgentsProtocol = "/surety/agents/1"
 
-const (
-	// reprovideEvery is how often a node announces again what it provides: the DHT forgets
-	// provider records after 48 hours.
-	reprovideEvery = 22 * time.Hour
-	// maxProvided bounds the capabilities a node announces (each costs DHT traffic).
-	maxProvided = 10_000
-	// discoverEvery bounds how often one capability is looked up in the network, and
-	// discoverRetry how soon a lookup that reached no provider may run again.
-	discoverEvery = time.Minute
-	discoverRetry = 5 * time.Second
-	// maxLookups bounds the network lookups running at once.
-	maxLookups = 4
-	// discoverTimeout bounds a network lookup, providers and fetches together.
-	discoverTimeout = 3 * time.Second
-	// maxProviders is how many providers one lookup asks.
-	maxProviders = 5
-	// maxServed is how many cards one answer carries.
-	maxServed = 100
-	// maxRequest bounds a request on AgentsProtocol.
-	maxRequest = 1 << 10
-)
-
 // capabilityCID is the DHT key under which providers of capability announce themselves.
 func capabilityCID(capability string) cid.Cid {
 	mh, err := multihash.Sum([]byte("/surety-capability/"+capability), multihash.SHA2_256, -1)
@@ -102,7 +80,7 @@ func (n *Network) provide(a *Agent) {
 
 func (n *Network) announce(ctx context.Context, capabilities []string) {
 	for _, c := range capabilities {
-		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		pctx, cancel := context.WithTimeout(ctx, dhtWriteTimeout)
 		if err := n.node.DHT.Provide(pctx, capabilityCID(c), true); err != nil {
 			n.log.Debug("registry: DHT provide", "capability", c, "err", err)
 		}
@@ -261,14 +239,14 @@ func readRequest(r io.Reader) (agentsRequest, error) {
 // serveAgents answers one AgentsProtocol request from this node's index.
 func (n *Network) serveAgents(s network.Stream) {
 	defer s.Close()
-	_ = s.SetDeadline(time.Now().Add(10 * time.Second))
+	_ = s.SetDeadline(time.Now().Add(serveTimeout))
 	req, err := readRequest(s)
 	if err != nil {
 		n.log.Debug("registry: serve cards", "peer", s.Conn().RemotePeer(), "err", err)
 		_ = s.Reset()
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), localReadTimeout)
 	defer cancel()
 	found, err := n.r.searchLocal(ctx, Query{Capability: req.Capability, Limit: req.Limit})
 	if err != nil {

@@ -15,9 +15,6 @@ import (
 // CardSet is the name of the cards' set in anti-entropy.
 const CardSet = "cards"
 
-// maxSyncCards bounds the cards a node offers to anti-entropy: the most recently received.
-const maxSyncCards = 100_000
-
 // SyncSet is the registry's part in anti-entropy (p2p.Syncer): the cards this node holds, each
 // identified by the SHA-256 of its JWS. A card a peer sends is registered as one arriving by
 // gossip would be (signature, stake, key status, sequence); a forged or malformed one costs

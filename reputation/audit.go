@@ -19,9 +19,6 @@ import (
 // AuditKind marks an envelope body as an audit.
 const AuditKind = "surety.audit/1"
 
-// maxEvidenceURI bounds an audit's evidence URI.
-const maxEvidenceURI = 512
-
 // ErrBadAudit refuses an envelope that is not a well-formed audit; the AuditError says why.
 var ErrBadAudit = errors.New("reputation: not a valid audit")
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
@@ -21,21 +20,6 @@ import (
 // bounty is unknown here is held and retried as the indexes advance, and the backing of the
 // audits that count is evaluated again whenever the chain facts behind it change (Recheck):
 // what counts is a function of the chain and the audits, not of arrival order.
-
-// Limits of held audits.
-const (
-	// MaxHeld bounds the audits held at once; more are ignored (their senders' nodes keep
-	// gossiping them, and anti-entropy catches up later).
-	MaxHeld = 1000
-	// HeldTTL is how long an audit is held before it is given up: by then its epoch has
-	// closed in the log, which would refuse it as late anyway.
-	HeldTTL = 30 * time.Minute
-	// CatchUpWait bounds how long an audit filed here waits for the chain indexes to catch up
-	// before its unknown bounty or subject is refused.
-	CatchUpWait = 3 * time.Second
-	// recheckChunk bounds the DIDs (and the bounties) one recheck query names.
-	recheckChunk = 400
-)
 
 // heldMigration is the table of audits waiting for facts (version 4 of the reputation tables).
 var heldMigration = sqlite.Migration{Version: 4, SQL: `

@@ -391,9 +391,6 @@ func (s *Service) follow(a *Audit, backed bool, settled float64) {
 	s.mu.Unlock()
 }
 
-// tick is how often Run looks for epochs to close, at most.
-const tick = 500 * time.Millisecond
-
 // Run recomputes scores when audits arrived (at most every cfg.Every) and every hour, and
 // closes the log's epochs as they end, until ctx ends.
 func (s *Service) Run(ctx context.Context) error {

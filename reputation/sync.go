@@ -34,21 +34,6 @@ const (
 	logLeavesKind = "audit-log.leaves"
 )
 
-// Bounds of the log's catch-up.
-const (
-	maxHeadsAnswer  = 64
-	maxLeavesAnswer = 256
-	// maxLeavesBytes bounds a leaves answer: fewer leaves than asked for when they are large.
-	maxLeavesBytes = 4 << 20
-	// MaxCatchUpLeaves bounds the leaves one round fetches from one peer (past one epoch); a
-	// node further behind catches up over several rounds.
-	MaxCatchUpLeaves = 20_000
-	// MaxEpochLeaves is the largest epoch a node adopts from a peer (it holds the epoch's
-	// audits in memory while it checks them against the head).
-	MaxEpochLeaves = 100_000
-	maxSyncAudits  = 100_000
-)
-
 type headsRequest struct {
 	From uint64 `json:"from"`
 }
@@ -155,9 +140,6 @@ func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeV
 	}
 	return added, nil
 }
-
-// confirmers is how many other peers are asked about a head before its epoch is adopted.
-const confirmers = 2
 
 // confirm asks up to confirmers other peers for their heads after local and returns
 // ErrDiverged if any contradicts h: a head of the same epoch or size with another root, or

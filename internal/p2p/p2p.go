@@ -73,12 +73,6 @@ type penalty struct {
 	at    time.Time
 }
 
-// penaltyHalfLife is how fast a penalty is forgiven.
-const penaltyHalfLife = 10 * time.Minute
-
-// graylist is gossipsub's graylist threshold, negated: a peer penalized this much is ignored.
-const graylist = 80
-
 func (p penalty) now(t time.Time) float64 {
 	return p.value * math.Pow(0.5, float64(t.Sub(p.at))/float64(penaltyHalfLife))
 }

@@ -34,23 +34,6 @@ import (
 // per stream, each a JSON document that its sender ends by closing its side.
 const SyncProtocol = "/surety/sync/1.0.0"
 
-// Bounds of the sync protocol.
-const (
-	maxSyncRequest = 64 << 10 // a request: ids to fetch, buckets to list
-	maxSyncAnswer  = 8 << 20  // an answer: items, ids, digests
-	// MaxSyncBatch is how many items one get request asks for.
-	MaxSyncBatch = 128
-	// MaxSyncIDs is how many ids one ids answer carries; a set larger than that in the
-	// buckets that differ is caught up over several rounds.
-	MaxSyncIDs  = 50_000
-	syncBuckets = 256
-	// maxServing bounds the requests a node answers at once; more are refused.
-	maxServing = 8
-	// BadItemPenalty is what one item that fails its checks costs the peer that sent it, in
-	// gossip score (the graylist threshold is -80).
-	BadItemPenalty = 50
-)
-
 // ID is an item's id in a Set: a SHA-256 (of the item's bytes, or of what identifies it).
 type ID [32]byte
 
@@ -115,10 +98,6 @@ type listing struct {
 	digests digests
 	at      time.Time
 }
-
-// idsFresh is how long a set's listing answers peers: however many ask, a set is listed at
-// most once per idsFresh.
-const idsFresh = 2 * time.Second
 
 // served is set's listing for answering peers: listed at most once per idsFresh. Callers
 // must not change it.
@@ -525,9 +504,6 @@ func (s *Syncer) serve(st network.Stream) {
 	}
 	_, _ = st.Write(append(line, '\n'))
 }
-
-// requestWait is how long a peer has to send its request once it opened a stream.
-const requestWait = 5 * time.Second
 
 // enter admits a request from peer p unless p already has one being served or is
 // graylisted; leave ends it.

@@ -1,0 +1,36 @@
+package p2p
+
+import "time"
+
+// Limits and timeouts of the p2p layer, in one place.
+
+// Scoring of peers outside gossip.
+const (
+	// penaltyHalfLife is how fast a penalty is forgiven.
+	penaltyHalfLife = 10 * time.Minute
+	// graylist is gossipsub's graylist threshold, negated: a peer penalized this much is
+	// ignored.
+	graylist = 80
+)
+
+// Bounds of the sync protocol.
+const (
+	maxSyncRequest = 64 << 10 // a request: ids to fetch, buckets to list
+	maxSyncAnswer  = 8 << 20  // an answer: items, ids, digests
+	// MaxSyncBatch is how many items one get request asks for.
+	MaxSyncBatch = 128
+	// MaxSyncIDs is how many ids one ids answer carries; a set larger than that in the
+	// buckets that differ is caught up over several rounds.
+	MaxSyncIDs  = 50_000
+	syncBuckets = 256
+	// maxServing bounds the requests a node answers at once; more are refused.
+	maxServing = 8
+	// BadItemPenalty is what one item that fails its checks costs the peer that sent it, in
+	// gossip score (the graylist threshold is -80).
+	BadItemPenalty = 50
+	// idsFresh is how long a set's listing answers peers: however many ask, a set is listed
+	// at most once per idsFresh.
+	idsFresh = 2 * time.Second
+	// requestWait is how long a peer has to send its request once it opened a stream.
+	requestWait = 5 * time.Second
+)

@@ -1,0 +1,52 @@
+package registry
+
+import "time"
+
+// Limits and timeouts of the registry, in one place.
+
+// MaxCardSize bounds a signed card, in bytes.
+const MaxCardSize = 16 << 10
+
+// Limits on a card's fields.
+const (
+	maxName         = 100
+	maxDescription  = 2000
+	maxCapabilities = 32
+	maxCapability   = 64
+	maxEndpoints    = 8
+	// maxCardAhead is how far in the future a card's updated time may be (clock skew).
+	maxCardAhead = 5 * time.Minute
+)
+
+// Network: capability discovery, the DHT, anti-entropy.
+const (
+	// reprovideEvery is how often a node announces again what it provides: the DHT forgets
+	// provider records after 48 hours.
+	reprovideEvery = 22 * time.Hour
+	// maxProvided bounds the capabilities a node announces (each costs DHT traffic).
+	maxProvided = 10_000
+	// discoverEvery bounds how often one capability is looked up in the network, and
+	// discoverRetry how soon a lookup that reached no provider may run again.
+	discoverEvery = time.Minute
+	discoverRetry = 5 * time.Second
+	// maxLookups bounds the network lookups running at once.
+	maxLookups = 4
+	// discoverTimeout bounds a network lookup, providers and fetches together.
+	discoverTimeout = 3 * time.Second
+	// maxProviders is how many providers one lookup asks.
+	maxProviders = 5
+	// maxServed is how many cards one answer carries.
+	maxServed = 100
+	// maxRequest bounds a request on AgentsProtocol.
+	maxRequest = 1 << 10
+	// maxSyncCards bounds the cards a node offers to anti-entropy: the most recently
+	// received.
+	maxSyncCards = 100_000
+	// dhtWriteTimeout bounds a DHT put or provider announcement; dhtLookupTimeout a lookup.
+	dhtWriteTimeout  = 30 * time.Second
+	dhtLookupTimeout = 10 * time.Second
+	// serveTimeout bounds answering one AgentsProtocol request.
+	serveTimeout = 10 * time.Second
+	// localReadTimeout bounds a read of this node's own index or stake for a peer's request.
+	localReadTimeout = 5 * time.Second
+)

@@ -1,0 +1,42 @@
+package reputation
+
+import "time"
+
+// Limits and timeouts of reputation, in one place.
+
+// Audits and held audits.
+const (
+	// maxEvidenceURI bounds an audit's evidence URI.
+	maxEvidenceURI = 512
+	// MaxHeld bounds the audits held at once; more are ignored (their senders' nodes keep
+	// gossiping them, and anti-entropy catches up later).
+	MaxHeld = 1000
+	// HeldTTL is how long an audit is held before it is given up: by then its epoch has
+	// closed in the log, which would refuse it as late anyway.
+	HeldTTL = 30 * time.Minute
+	// CatchUpWait bounds how long an audit filed here waits for the chain indexes to catch up
+	// before its unknown bounty or subject is refused.
+	CatchUpWait = 3 * time.Second
+	// recheckChunk bounds the DIDs (and the bounties) one recheck query names.
+	recheckChunk = 400
+	// tick is how often Run looks for epochs to close, at most.
+	tick = 500 * time.Millisecond
+)
+
+// The log's catch-up from peers.
+const (
+	maxHeadsAnswer  = 64
+	maxLeavesAnswer = 256
+	// maxLeavesBytes bounds a leaves answer: fewer leaves than asked for when they are large.
+	maxLeavesBytes = 4 << 20
+	// MaxCatchUpLeaves bounds the leaves one round fetches from one peer (past one epoch); a
+	// node further behind catches up over several rounds.
+	MaxCatchUpLeaves = 20_000
+	// MaxEpochLeaves is the largest epoch a node adopts from a peer (it holds the epoch's
+	// audits in memory while it checks them against the head).
+	MaxEpochLeaves = 100_000
+	// maxSyncAudits bounds the audits of open epochs a node offers anti-entropy.
+	maxSyncAudits = 100_000
+	// confirmers is how many other peers are asked about a head before its epoch is adopted.
+	confirmers = 2
+)
