@@ -47,8 +47,11 @@ type ServiceConfig struct {
 	// first round of anti-entropy (p2p.Syncer.Synced), in which a node back from an absence
 	// adopts the epochs its peers closed meanwhile instead of closing them with part of
 	// their audits.
-	Ready  <-chan struct{}
-	Now    func() time.Time
+	Ready <-chan struct{}
+	Now   func() time.Time
+	// OnPass, when set, is called after each pass of Run's loop, with whether the pass
+	// recomputed the scores: tests wait on passes instead of the clock.
+	OnPass func(recomputed bool)
 	Logger *slog.Logger
 }
 
@@ -407,44 +410,54 @@ func (s *Service) Run(ctx context.Context) error {
 			return nil
 		case <-t.C:
 		}
-		if s.cfg.Log != nil && s.ready() {
-			if heads, err := s.cfg.Log.CloseEpochs(ctx, s.cfg.Now()); err != nil && ctx.Err() == nil {
-				s.cfg.Logger.Warn("reputation: close log epochs (retrying)", "err", err)
-			} else {
-				for _, h := range heads {
-					s.cfg.Logger.Info("audit log epoch closed", "epoch", h.Epoch, "size", h.Size, "root", h.Root)
-				}
-			}
-			if s.cfg.Anchorer != nil {
-				if h, err := s.cfg.Log.anchorLatest(ctx, s.cfg.Anchorer); err != nil && ctx.Err() == nil {
-					s.cfg.Logger.Warn("reputation: anchor the audit log (retrying)", "err", err)
-				} else if h != nil {
-					s.cfg.Logger.Info("audit log anchored", "size", h.Size, "root", h.Root, "tx", h.AnchorTx)
-				}
-			}
-		}
-		if time.Since(last) < s.cfg.Every {
-			continue
-		}
-		if _, err := s.RetryHeld(ctx); err != nil && ctx.Err() == nil {
-			s.cfg.Logger.Warn("reputation: retry held audits", "err", err)
-		}
-		s.mu.RLock()
-		stale := s.scoreTime() != s.snapshot.at
-		s.mu.RUnlock()
-		if !stale {
-			select {
-			case <-s.dirty:
-			default:
-				continue
-			}
-		}
-		last = time.Now()
-		if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
-			s.cfg.Logger.Warn("reputation: recompute scores (retrying)", "err", err)
-			s.markDirty()
+		recomputed := s.pass(ctx, &last)
+		if s.cfg.OnPass != nil {
+			s.cfg.OnPass(recomputed)
 		}
 	}
+}
+
+// pass is one pass of Run's loop: close and anchor log epochs, and recompute the scores when
+// they are due; it says whether it recomputed them.
+func (s *Service) pass(ctx context.Context, last *time.Time) bool {
+	if s.cfg.Log != nil && s.ready() {
+		if heads, err := s.cfg.Log.CloseEpochs(ctx, s.cfg.Now()); err != nil && ctx.Err() == nil {
+			s.cfg.Logger.Warn("reputation: close log epochs (retrying)", "err", err)
+		} else {
+			for _, h := range heads {
+				s.cfg.Logger.Info("audit log epoch closed", "epoch", h.Epoch, "size", h.Size, "root", h.Root)
+			}
+		}
+		if s.cfg.Anchorer != nil {
+			if h, err := s.cfg.Log.anchorLatest(ctx, s.cfg.Anchorer); err != nil && ctx.Err() == nil {
+				s.cfg.Logger.Warn("reputation: anchor the audit log (retrying)", "err", err)
+			} else if h != nil {
+				s.cfg.Logger.Info("audit log anchored", "size", h.Size, "root", h.Root, "tx", h.AnchorTx)
+			}
+		}
+	}
+	if time.Since(*last) < s.cfg.Every {
+		return false
+	}
+	if _, err := s.RetryHeld(ctx); err != nil && ctx.Err() == nil {
+		s.cfg.Logger.Warn("reputation: retry held audits", "err", err)
+	}
+	s.mu.RLock()
+	stale := s.scoreTime() != s.snapshot.at
+	s.mu.RUnlock()
+	if !stale {
+		select {
+		case <-s.dirty:
+		default:
+			return false
+		}
+	}
+	*last = time.Now()
+	if err := s.Refresh(ctx); err != nil && ctx.Err() == nil {
+		s.cfg.Logger.Warn("reputation: recompute scores (retrying)", "err", err)
+		s.markDirty()
+	}
+	return true
 }
 
 // ready says whether the log may close epochs (ServiceConfig.Ready).

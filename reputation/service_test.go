@@ -45,17 +45,62 @@ func settledBounty() (poster, worker *identity.Key, f *fakeChain) {
 // until the test ends.
 func runningService(t *testing.T, f *fakeChain, stakes reputation.StakeSource) *reputation.Service {
 	t.Helper()
+	svc, _ := runningServiceCounted(t, f, stakes)
+	return svc
+}
+
+// passes counts the passes of a service's Run loop (ServiceConfig.OnPass).
+type passes struct {
+	mu                sync.Mutex
+	total, recomputed int
+}
+
+func (p *passes) count(recomputed bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total++
+	if recomputed {
+		p.recomputed++
+	}
+}
+
+func (p *passes) now() (total, recomputed int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.total, p.recomputed
+}
+
+// waitPasses waits until ok holds of the passes counted since now (at most 5 s).
+func (p *passes) wait(t *testing.T, what string, ok func(total, recomputed int) bool) {
+	t.Helper()
+	total0, rec0 := p.now()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		total, rec := p.now()
+		if ok(total-total0, rec-rec0) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 5 s (%d passes, %d recomputations)", what, total-total0, rec-rec0)
+		}
+	}
+}
+
+// runningServiceCounted is runningService, with its loop's passes counted.
+func runningServiceCounted(t *testing.T, f *fakeChain, stakes reputation.StakeSource) (*reputation.Service, *passes) {
+	t.Helper()
+	p := &passes{}
 	svc := reputation.NewService(reputation.ServiceConfig{
 		Store:  openStore(t),
 		Rules:  &reputation.Rules{ChainID: 1337, Escrow: common.HexToAddress(escrow), Bounties: f, Wallets: f, Agents: f},
 		Stakes: stakes,
 		Every:  10 * time.Millisecond,
+		OnPass: p.count,
 	})
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = svc.Run(ctx); close(done) }()
 	t.Cleanup(func() { stop(); <-done }) // before the store closes
-	return svc
+	return svc, p
 }
 
 func TestServiceScoresSubmittedAudits(t *testing.T) {
@@ -256,7 +301,7 @@ func TestStakesChangedRecomputes(t *testing.T) {
 	ctx := context.Background()
 	poster, worker, f := settledBounty()
 	stakes := &liveStakes{m: map[string]float64{"did:key:zSomeoneElse": 1}}
-	svc := runningService(t, f, stakes)
+	svc, passes := runningServiceCounted(t, f, stakes)
 
 	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
 	verified, raw := signedAudit(t, v, poster, worker.DID.String(), 7, "0.9")
@@ -270,15 +315,15 @@ func TestStakesChangedRecomputes(t *testing.T) {
 		}
 		return rep.Score
 	}
-	// Give the service time for the recomputation the audit asked for, and more.
-	time.Sleep(300 * time.Millisecond)
+	// The recomputation the audit asked for, and more passes after it.
+	passes.wait(t, "the audit's recomputation and 5 passes more", func(total, recomputed int) bool { return recomputed >= 1 && total >= 6 })
 	if s := score(); s > 0.55 {
 		t.Fatalf("an unstaked auditor moved the score to %v", s)
 	}
 	stakes.mu.Lock()
 	stakes.m[poster.DID.String()] = 5
 	stakes.mu.Unlock()
-	time.Sleep(300 * time.Millisecond)
+	passes.wait(t, "10 passes of the loop", func(total, _ int) bool { return total >= 10 })
 	if s := score(); s > 0.55 {
 		t.Fatalf("the score moved to %v before anyone said the stakes changed", s)
 	}

@@ -116,23 +116,43 @@ func (d *demo) say(format string, args ...any) {
 	fmt.Fprintf(d.e.stdout, "[%5.1fs] %s\n", time.Since(d.began).Seconds(), fmt.Sprintf(format, args...))
 }
 
+// day is the story's state as play goes through it.
+type day struct {
+	names  []string          // the actors, in order of appearance
+	actors map[string]*actor // by name
+	ids    []uint64          // the three bounties
+}
+
 func (d *demo) play(ctx context.Context) error {
 	var err error
 	if d.info, err = d.node.Info(ctx); err != nil {
 		return err
 	}
 	d.say("node %s up on chain %d (%s), escrow %s", shortDID(d.info.NodeDID), d.info.Chain.ID, d.info.Chain.Kind, d.info.Contracts["BountyEscrow"])
+	y := &day{}
+	for _, step := range []func(context.Context, *day) error{
+		d.meetActors, d.registerCards, d.discover, d.postBounties,
+		d.settleInThread, d.settleByRuling, d.settleByRefund, d.auditAndVerify, d.closeTheDay,
+	} {
+		if err := step(ctx, y); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
+// meetActors makes the actors: DIDs, dev wallets bound on chain, stake.
+func (d *demo) meetActors(ctx context.Context, y *day) error {
 	// 1. DIDs, wallets, bindings, stake.
-	names := []string{"market", "ada", "bo", "cy", "dee", "eli", "arbiter"}
+	y.names = []string{"market", "ada", "bo", "cy", "dee", "eli", "arbiter"}
 	stakes := []string{"5", "3", "2", "1", "0.5", "", "2"} // ETH; eli stakes nothing
-	actors := map[string]*actor{}
-	for i, name := range names {
+	y.actors = map[string]*actor{}
+	for i, name := range y.names {
 		a, err := d.newActor(ctx, name, i+1)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		actors[name] = a
+		y.actors[name] = a
 		staked := ""
 		if stakes[i] != "" {
 			if err := d.stake(ctx, a, stakes[i]); err != nil {
@@ -142,14 +162,17 @@ func (d *demo) play(ctx context.Context) error {
 		}
 		d.say("%-7s %s  wallet %s  bound on chain%s", name, shortDID(a.key.DID.String()), a.addr.Hex(), staked)
 	}
-	market, arbiter := actors["market"], actors["arbiter"]
+	return nil
+}
 
+// registerCards registers every actor's card.
+func (d *demo) registerCards(ctx context.Context, y *day) error {
 	// 2. Cards: the agents', and the marketplace's and arbiter's, whose stake makes their
 	// audits count.
 	caps := map[string][]string{"market": {"marketplace"}, "ada": {"solidity", "audit"}, "bo": {"solidity", "audit", "fuzzing"},
 		"cy": {"audit", "rust"}, "dee": {"solidity"}, "eli": {"solidity", "audit"}, "arbiter": {"arbitration"}}
-	for _, name := range names {
-		a := actors[name]
+	for _, name := range y.names {
+		a := y.actors[name]
 		sc, err := registry.Sign(registry.Card{DID: a.key.DID.String(), Name: name, Description: name + " audits and builds smart contracts",
 			Capabilities: caps[name], Wallet: a.addr, Seq: 1, Updated: time.Now().Unix()}, a.key)
 		if err != nil {
@@ -160,7 +183,11 @@ func (d *demo) play(ctx context.Context) error {
 		}
 	}
 	d.say("5 agents, the market and the arbiter registered cards (capabilities: solidity, audit, fuzzing, rust, ...)")
+	return nil
+}
 
+// discover has the market search for auditors.
+func (d *demo) discover(ctx context.Context, y *day) error {
 	// 3. Discovery.
 	found, err := d.node.SearchAgents(ctx, url.Values{"capability": {"audit"}, "q": {"solidity"}, "limit": {"3"}})
 	if err != nil {
@@ -174,27 +201,36 @@ func (d *demo) play(ctx context.Context) error {
 	if len(found) < 2 {
 		return fmt.Errorf("discovery found %d candidates, want at least 2", len(found))
 	}
+	return nil
+}
 
+// postBounties has the market post three bounties.
+func (d *demo) postBounties(ctx context.Context, y *day) error {
+	market, arbiter := y.actors["market"], y.actors["arbiter"]
 	// 4. Three bounties.
 	head, err := d.chain.HeaderByNumber(ctx, nil)
 	if err != nil {
 		return err
 	}
 	amounts := []string{"1000000000000000000", "600000000000000000", "400000000000000000"}
-	ids := make([]uint64, 3)
+	y.ids = make([]uint64, 3)
 	for i, amount := range amounts {
 		res, err := d.act(ctx, market, 0, "/v1/bounties", api.PostBody{Wallet: market.addr, Amount: amount, Arbiter: arbiter.addr,
 			Deadline: head.Time + 3600, ReviewWindow: 600, MinStake: "0", SpecHash: crypto.Keccak256Hash([]byte(fmt.Sprintf("spec %d", i)))})
 		if err != nil {
 			return fmt.Errorf("post bounty %d: %w", i+1, err)
 		}
-		ids[i] = res.Bounty.ID
-		d.say("market posts bounty %d: %s ETH, arbiter %s, deadline in 1h", ids[i], formatAmount(amount), arbiter.name)
+		y.ids[i] = res.Bounty.ID
+		d.say("market posts bounty %d: %s ETH, arbiter %s, deadline in 1h", y.ids[i], formatAmount(amount), arbiter.name)
 	}
+	return nil
+}
 
+// settleInThread runs bounty 1 in its group thread, to acceptance.
+func (d *demo) settleInThread(ctx context.Context, y *day) error {
+	market, ada, bo := y.actors["market"], y.actors["ada"], y.actors["bo"]
 	// 5. The thread of bounty 1, and its settlement: accepted.
-	ada, bo, cy := actors["ada"], actors["bo"], actors["cy"]
-	group := fmt.Sprintf("bounty-%d", ids[0])
+	group := fmt.Sprintf("bounty-%d", y.ids[0])
 	if err := d.members(ctx, market, group, ada, bo); err != nil {
 		return err
 	}
@@ -205,15 +241,15 @@ func (d *demo) play(ctx context.Context) error {
 		text  string
 		then  func() error
 	}{
-		{market, "discussion", fmt.Sprintf("bounty %d: audit the vault contract; who takes it?", ids[0]), nil},
+		{market, "discussion", fmt.Sprintf("bounty %d: audit the vault contract; who takes it?", y.ids[0]), nil},
 		{bo, "discussion", "I can start tomorrow.", nil},
 		{ada, "discussion", "I can start now; I audited its previous version.", nil},
-		{market, "task_assignment", "ada takes it.", func() error { _, err := d.act(ctx, ada, ids[0], "claim", nil); return err }},
+		{market, "task_assignment", "ada takes it.", func() error { _, err := d.act(ctx, ada, y.ids[0], "claim", nil); return err }},
 		{ada, "execution", "done: two medium findings, report hash attached.", func() error {
-			_, err := d.act(ctx, ada, ids[0], "submit", map[string]any{"resultHash": crypto.Keccak256Hash([]byte("report"))})
+			_, err := d.act(ctx, ada, y.ids[0], "submit", map[string]any{"resultHash": crypto.Keccak256Hash([]byte("report"))})
 			return err
 		}},
-		{market, "conclusion", "accepted, thank you.", func() error { _, err := d.act(ctx, market, ids[0], "accept", nil); return err }},
+		{market, "conclusion", "accepted, thank you.", func() error { _, err := d.act(ctx, market, y.ids[0], "accept", nil); return err }},
 	}
 	for _, st := range steps {
 		seq, err := d.post(ctx, st.by, group, st.state, st.text)
@@ -227,12 +263,17 @@ func (d *demo) play(ctx context.Context) error {
 			}
 		}
 	}
-	b1, err := d.bounty(ctx, ids[0])
+	b1, err := d.bounty(ctx, y.ids[0])
 	if err != nil {
 		return err
 	}
 	d.say("bounty %d %s: ada is owed %s ETH, the treasury a fee of %s ETH", b1.ID, b1.Status, formatAmount(b1.Payout), formatAmount(b1.Fee))
+	return nil
+}
 
+// settleByRuling runs bounty 2 to a dispute the arbiter splits.
+func (d *demo) settleByRuling(ctx context.Context, y *day) error {
+	market, arbiter, bo := y.actors["market"], y.actors["arbiter"], y.actors["bo"]
 	// 6. Bounty 2: disputed, resolved with a split.
 	for _, s := range []struct {
 		by     *actor
@@ -244,32 +285,42 @@ func (d *demo) play(ctx context.Context) error {
 		{market, "reject", nil},
 		{arbiter, "resolve", map[string]any{"workerBps": 6000}},
 	} {
-		if _, err := d.act(ctx, s.by, ids[1], s.action, s.body); err != nil {
-			return fmt.Errorf("bounty %d %s: %w", ids[1], s.action, err)
+		if _, err := d.act(ctx, s.by, y.ids[1], s.action, s.body); err != nil {
+			return fmt.Errorf("bounty %d %s: %w", y.ids[1], s.action, err)
 		}
 	}
-	b2, err := d.bounty(ctx, ids[1])
+	b2, err := d.bounty(ctx, y.ids[1])
 	if err != nil {
 		return err
 	}
 	d.say("bounty %d: bo submitted, market disputed, arbiter split 60/40: %s; bo is owed %s ETH, market %s ETH", b2.ID, b2.Status, formatAmount(b2.Payout), formatAmount(b2.PosterRefund))
+	return nil
+}
 
+// settleByRefund runs bounty 3 to a refund after its deadline.
+func (d *demo) settleByRefund(ctx context.Context, y *day) error {
+	market, cy := y.actors["market"], y.actors["cy"]
 	// 7. Bounty 3: claimed, never delivered, refunded after its deadline.
-	if _, err := d.act(ctx, cy, ids[2], "claim", nil); err != nil {
+	if _, err := d.act(ctx, cy, y.ids[2], "claim", nil); err != nil {
 		return err
 	}
 	if err := d.passTime(ctx, 2*time.Hour); err != nil {
 		return err
 	}
-	if _, err := d.act(ctx, market, ids[2], "refund", nil); err != nil {
+	if _, err := d.act(ctx, market, y.ids[2], "refund", nil); err != nil {
 		return err
 	}
-	b3, err := d.bounty(ctx, ids[2])
+	b3, err := d.bounty(ctx, y.ids[2])
 	if err != nil {
 		return err
 	}
 	d.say("bounty %d: cy claimed it and went quiet; two hours later (chain clock) it is %s: market is owed %s ETH", b3.ID, b3.Status, formatAmount(b3.PosterRefund))
+	return nil
+}
 
+// auditAndVerify files audits, checks the log's anchored proof of one, and watches reputation move.
+func (d *demo) auditAndVerify(ctx context.Context, y *day) error {
+	market, arbiter, ada, bo := y.actors["market"], y.actors["arbiter"], y.actors["ada"], y.actors["bo"]
 	// 8. Audits; reputation moves.
 	before := map[string]float64{}
 	for _, a := range []*actor{ada, bo} {
@@ -283,7 +334,7 @@ func (d *demo) play(ctx context.Context) error {
 		by, of *actor
 		bounty uint64
 		score  float64
-	}{{market, ada, ids[0], 0.95}, {arbiter, bo, ids[1], 0.55}, {market, bo, ids[1], 0.4}}
+	}{{market, ada, y.ids[0], 0.95}, {arbiter, bo, y.ids[1], 0.55}, {market, bo, y.ids[1], 0.4}}
 	var auditEnvelope []byte
 	for i, au := range audits {
 		env, err := d.envelope(au.by, au.bounty, map[string]any{"kind": reputation.AuditKind, "subject": au.of.key.DID.String(), "score": au.score,
@@ -308,6 +359,7 @@ func (d *demo) play(ctx context.Context) error {
 			return fmt.Errorf("the audit log did not anchor the audits in 45 s (head: size %d, anchor tx %q)", h.Size, h.AnchorTx)
 		}
 		time.Sleep(200 * time.Millisecond)
+		var err error
 		if h, err = d.node.LogHead(ctx); err != nil {
 			return err
 		}
@@ -343,7 +395,12 @@ func (d *demo) play(ctx context.Context) error {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
+	return nil
+}
 
+// closeTheDay withdraws what is owed and prints the balances from the chain.
+func (d *demo) closeTheDay(ctx context.Context, y *day) error {
+	market, ada, bo := y.actors["market"], y.actors["ada"], y.actors["bo"]
 	// 10. Withdrawals (payouts are pushed at settlement; a payout the recipient could not
 	// take is credited to withdraw, and the fees accrue to the treasury) and final balances,
 	// read from the chain.
@@ -362,15 +419,15 @@ func (d *demo) play(ctx context.Context) error {
 	if treasury, err := d.treasury(ctx); err != nil {
 		return err
 	} else if treasury != nil {
-		names, actors[treasury.name] = append(names, treasury.name), treasury
+		y.names, y.actors[treasury.name] = append(y.names, treasury.name), treasury
 		if err := d.transact(ctx, treasury, d.escrow(), contracts.NewBountyEscrow().PackWithdrawFees(common.Address{}), nil); err != nil {
 			return fmt.Errorf("the treasury withdraws the fees: %w", err)
 		}
 		d.say("treasury withdraws the fees (all but one wei, which keeps the next fee cheap to record)")
 	}
 	d.say("final balances (read from the chain; changes include gas):")
-	for _, name := range names {
-		a := actors[name]
+	for _, name := range y.names {
+		a := y.actors[name]
 		bal, err := d.chain.BalanceAt(ctx, a.addr, nil)
 		if err != nil {
 			return err

@@ -43,7 +43,7 @@ const defaultRPCTimeout = 5 * time.Second
 
 // syncWaitForPeer is how many anti-entropy rounds a node with peers to find waits for one
 // that answers before it counts as synced anyway (p2p.SyncConfig.WaitForPeer).
-const syncWaitForPeer = 3
+const syncWaitForPeer = 5
 
 // nodeConfig is everything `surety node` needs, gathered from flags and files.
 type nodeConfig struct {
@@ -245,112 +245,169 @@ type node struct {
 	closed     bool
 }
 
+// startup carries what one phase of startNode opened to the phases after it.
+type startup struct {
+	*node
+	e       *env
+	out     io.Writer
+	log     *slog.Logger
+	started time.Time
+
+	dep        *contracts.Deployment
+	kind       string // embedded or rpc
+	id         chain.Identity
+	key        string // the chain state key
+	named      []contracts.NamedAddress
+	chainRow   int64
+	pass       []byte
+	stakeToken units.Token
+	minStake   *big.Int
+
+	ids     *identity.Service
+	threads *groups.Service
+	keys    *identity.Store
+	agents  *registry.Registry
+
+	txs      *txn.Service
+	bounties *escrow.Service
+	staking  *stake.Service
+	auditLog *reputation.Log
+}
+
 // startNode opens everything a node needs, in the order that fails fastest and cheapest, and
 // undoes what it opened when a later step fails. Start-up failures are startErrors.
 func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *node, err error) {
-	log := cfg.Logger
-	started := time.Now()
-	n := &node{cfg: cfg}
+	st := &startup{node: &node{cfg: cfg}, e: e, out: out, log: cfg.Logger, started: time.Now()}
 	defer func() {
 		if err != nil {
-			n.close()
+			st.close()
 			err = startError{err}
 		}
 	}()
+	for _, phase := range []func(context.Context) error{
+		st.listen,       // the data dir and the API port: the cheapest to find taken
+		st.connectChain, // the embedded chain, or --rpc checked against --deployment
+		st.openState,    // SQLite, scoped to this chain; the passphrase
+		st.followChain,  // the stake and escrow indexes, identity, the registry, caught up
+		st.joinNetwork,  // libp2p, gossip, anti-entropy
+		st.openWallets,  // the transaction service and the wallets the node holds
+		st.startScoring, // the audit store and log, reputation
+		st.serve,        // the API
+	} {
+		if err := phase(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return st.node, nil
+}
 
-	// Refuse an exposed API before it listens (the chain's side is checked once it answers).
-	if err := checkPassphraseSource(e, cfg.PassphraseFile, cfg.DataDir, exposure(cfg.Listen, "embedded", chain.EmbeddedChainID)); err != nil {
-		return nil, err
+// listen refuses an exposed API without a safe passphrase source, locks the data dir and
+// takes the API port, before anything slower.
+func (st *startup) listen(context.Context) (err error) {
+	cfg := st.cfg
+	// The chain's side of exposure is checked once it answers (openState).
+	if err := checkPassphraseSource(st.e, cfg.PassphraseFile, cfg.DataDir, exposure(cfg.Listen, "embedded", chain.EmbeddedChainID)); err != nil {
+		return err
 	}
-	if n.lock, err = lockDataDir(cfg.DataDir); err != nil {
-		return nil, err
+	if st.lock, err = lockDataDir(cfg.DataDir); err != nil {
+		return err
 	}
-	if n.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+	if st.ln, err = net.Listen("tcp", cfg.Listen); err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) {
 			err = op.Err // "listen tcp 127.0.0.1:7746:" would repeat the address
 		}
-		return nil, fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
+	return nil
+}
 
-	var dep *contracts.Deployment
-	kind := "rpc"
+// connectChain starts the embedded chain, or dials --rpc and checks --deployment against it.
+func (st *startup) connectChain(ctx context.Context) (err error) {
+	cfg := st.cfg
 	if cfg.RPC == "" {
-		kind = "embedded"
-		if n.chain, dep, err = startEmbedded(ctx, cfg, out); err != nil {
-			return nil, err
-		}
-	} else {
-		c, err := chain.Dial(ctx, cfg.RPC, cfg.RPCTimeout)
-		if err != nil {
-			return nil, err
-		}
-		n.chain = c
-		if cfg.Deployment == nil {
-			return nil, fmt.Errorf("--rpc %s needs --deployment FILE (write one with 'surety deploy --rpc %s')", cfg.RPC, cfg.RPC)
-		}
-		dep = cfg.Deployment
-		if err := dep.Check(ctx, c); err != nil {
-			return nil, fmt.Errorf("rpc %s: %w", cfg.RPC, err)
-		}
+		st.kind = "embedded"
+		st.chain, st.dep, err = startEmbedded(ctx, cfg, st.out)
+		return err
 	}
+	st.kind = "rpc"
+	c, err := chain.Dial(ctx, cfg.RPC, cfg.RPCTimeout)
+	if err != nil {
+		return err
+	}
+	st.chain = c
+	if cfg.Deployment == nil {
+		return fmt.Errorf("--rpc %s needs --deployment FILE (write one with 'surety deploy --rpc %s')", cfg.RPC, cfg.RPC)
+	}
+	st.dep = cfg.Deployment
+	if err := st.dep.Check(ctx, c); err != nil {
+		return fmt.Errorf("rpc %s: %w", cfg.RPC, err)
+	}
+	return nil
+}
 
-	id, err := chain.Identify(ctx, n.chain)
-	if err != nil {
-		return nil, err
+// openState opens SQLite and enters this chain's state (chain id, genesis, contracts), then
+// reads the passphrase, now that the chain says how exposed the node is.
+func (st *startup) openState(ctx context.Context) (err error) {
+	cfg := st.cfg
+	if st.id, err = chain.Identify(ctx, st.chain); err != nil {
+		return err
 	}
-	key := chain.Key(id, dep.Contracts.List())
-	n.db, err = sqlite.Open(filepath.Join(cfg.DataDir, "surety.db"))
-	if err != nil {
-		return nil, err
+	st.key = chain.Key(st.id, st.dep.Contracts.List())
+	if st.db, err = sqlite.Open(filepath.Join(cfg.DataDir, "surety.db")); err != nil {
+		return err
 	}
-	named := dep.Contracts.Named()
-	chainRow, err := sqlite.EnterChain(ctx, n.db, sqlite.Chain{
-		Key: key, ChainID: id.ChainID.Uint64(), Genesis: id.Genesis.Hex(),
-		Contracts: contractsText(named), Ephemeral: kind == "embedded",
+	st.named = st.dep.Contracts.Named()
+	st.chainRow, err = sqlite.EnterChain(ctx, st.db, sqlite.Chain{
+		Key: st.key, ChainID: st.id.ChainID.Uint64(), Genesis: st.id.Genesis.Hex(),
+		Contracts: contractsText(st.named), Ephemeral: st.kind == "embedded",
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
+	st.pass, err = loadPassphrase(st.e, cfg.PassphraseFile, cfg.DataDir, exposure(cfg.Listen, st.kind, st.id.ChainID.Uint64()), st.log)
+	return err
+}
 
-	pass, err := loadPassphrase(e, cfg.PassphraseFile, cfg.DataDir, exposure(cfg.Listen, kind, id.ChainID.Uint64()), log)
-	if err != nil {
-		return nil, err
-	}
+// followChain opens the chain's indexes and what reads them (identity, the registry), and
+// catches up with the chain before anything is served.
+func (st *startup) followChain(ctx context.Context) (err error) {
+	cfg, dep, log := st.cfg, st.dep, st.log
+	chainID := st.id.ChainID.Uint64()
 	// Who may act is the chain's to say: every check of a DID's key, binding and stake reads
 	// this index of StakeRegistry, which every node builds the same way from the same blocks.
-	_, stakeToken, err := dep.StakeToken(ctx, n.chain)
-	if err != nil {
-		return nil, err
+	if _, st.stakeToken, err = dep.StakeToken(ctx, st.chain); err != nil {
+		return err
 	}
-	n.stakes, err = stake.NewIndex(ctx, stake.Config{DB: n.db, Chain: chainRow, Client: n.chain, ChainID: id.ChainID.Uint64(),
-		Registry: dep.Contracts.StakeRegistry, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Token: stakeToken, Logger: log})
+	st.stakes, err = stake.NewIndex(ctx, stake.Config{DB: st.db, Chain: st.chainRow, Client: st.chain, ChainID: chainID,
+		Registry: dep.Contracts.StakeRegistry, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Token: st.stakeToken, Logger: log})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	n.index, err = escrow.NewIndexer(ctx, escrow.IndexerConfig{DB: n.db, Chain: chainRow, Client: n.chain,
+	st.index, err = escrow.NewIndexer(ctx, escrow.IndexerConfig{DB: st.db, Chain: st.chainRow, Client: st.chain,
 		Escrow: dep.Contracts.BountyEscrow, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Logger: log})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	ids, threads, keys, err := startIdentity(ctx, n.db, identityConfig{passphrase: pass, kdf: cfg.KDF, started: started,
-		chainID: id.ChainID.Uint64(), registry: dep.Contracts.StakeRegistry, keys: n.stakes,
-		mayCreate: groupGate{bounties: n.index, stakes: n.stakes}.mayCreate}, log)
+	st.ids, st.threads, st.keys, err = startIdentity(ctx, st.db, identityConfig{passphrase: st.pass, kdf: cfg.KDF, started: st.started,
+		chainID: chainID, registry: dep.Contracts.StakeRegistry, keys: st.stakes,
+		mayCreate: groupGate{bounties: st.index, stakes: st.stakes}.mayCreate}, log)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The minimum stake is the deployment's, read from the chain: a node-local value would let
 	// two nodes of one network rank and score the same agents differently.
-	minStake, err := dep.MinStake(ctx, n.chain)
-	if err != nil {
-		return nil, err
+	if st.minStake, err = dep.MinStake(ctx, st.chain); err != nil {
+		return err
 	}
-	agents, err := registry.New(ctx, registry.Config{DB: n.db, Chain: chainRow, Stakes: n.stakes, Keys: n.stakes, MinStake: minStake,
-		StakeToken: stakeToken, Logger: log})
+	st.agents, err = registry.New(ctx, registry.Config{DB: st.db, Chain: st.chainRow, Stakes: st.stakes, Keys: st.stakes, MinStake: st.minStake,
+		StakeToken: st.stakeToken, Logger: log})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	n.stakes.Watch(func(ctx context.Context, changes []stake.Change) {
+	n := st.node
+	agents := st.agents
+	st.stakes.Watch(func(ctx context.Context, changes []stake.Change) {
 		dids := make([]string, len(changes))
 		for i, c := range changes {
 			dids[i] = c.DID
@@ -366,109 +423,123 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	})
 	// Catch up with the chain before serving: a DID revoked while the node was down has its
 	// card dropped here, by the watcher above.
-	if _, err := n.stakes.Sync(ctx); err != nil {
-		return nil, fmt.Errorf("index the stake registry: %w", err)
+	if _, err := st.stakes.Sync(ctx); err != nil {
+		return fmt.Errorf("index the stake registry: %w", err)
 	}
-	peerKey, err := loadPeerKey(cfg.DataDir, keys)
+	return nil
+}
+
+// joinNetwork starts libp2p (its key kept with the node's keys), gossip of cards, and
+// anti-entropy of cards and group threads.
+func (st *startup) joinNetwork(ctx context.Context) error {
+	cfg, log := st.cfg, st.log
+	peerKey, err := loadPeerKey(cfg.DataDir, st.keys)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	boot, err := p2p.ParseAddrs(cfg.Bootstrap)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	self, err := peer.IDFromPrivateKey(peerKey)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	boot = withKnownPeers(boot, loadKnownPeers(cfg.DataDir, log), self)
-	n.seeds = boot
-	n.p2pCtx, n.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
-	n.p2p, err = p2p.Start(n.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: boot,
-		Validators: agents.DHTValidators(), Topics: []string{registry.CardTopic, reputation.AuditTopic, groups.Topic}, Logger: log})
+	st.seeds = withKnownPeers(boot, loadKnownPeers(cfg.DataDir, log), self)
+	st.p2pCtx, st.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
+	st.p2p, err = p2p.Start(st.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: st.seeds,
+		Validators: st.agents.DHTValidators(), Topics: []string{registry.CardTopic, reputation.AuditTopic, groups.Topic}, Logger: log})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if _, err := agents.Attach(n.p2pCtx, n.p2p, log); err != nil {
-		return nil, err
+	if _, err := st.agents.Attach(st.p2pCtx, st.p2p, log); err != nil {
+		return err
 	}
 	// Anti-entropy: what gossip did not deliver (the node was down, or cut off) is pulled from
 	// peers, set by set in this order, each item checked as gossip would check it.
 	// A node with peers to find is synced once one answered (or after a few rounds): a
 	// restart that reached nobody at once must not close log epochs on its own.
 	waitForPeer := 0
-	if len(n.seeds) > 0 {
+	if len(st.seeds) > 0 {
 		waitForPeer = syncWaitForPeer
 	}
-	n.syncer = p2p.NewSyncer(n.p2p, p2p.SyncConfig{Every: cfg.SyncEvery, WaitForPeer: waitForPeer, Logger: log})
-	n.syncer.AddSet(registry.CardSet, agents.SyncSet())
-	members, posts := threads.SyncSets(ids.CheckArchived)
-	n.syncer.AddSet(groups.MembersSet, members)
-	n.syncer.AddSet(groups.PostsSet, posts)
-	peerBinding, err := ids.SignAsNode(peerBindingPayload(ids.NodeDID(), n.p2p.Host.ID().String()), "surety-peer+jws")
-	if err != nil {
-		return nil, err
+	st.syncer = p2p.NewSyncer(st.p2p, p2p.SyncConfig{Every: cfg.SyncEvery, WaitForPeer: waitForPeer, Logger: log})
+	st.syncer.AddSet(registry.CardSet, st.agents.SyncSet())
+	members, posts := st.threads.SyncSets(st.ids.CheckArchived)
+	st.syncer.AddSet(groups.MembersSet, members)
+	st.syncer.AddSet(groups.PostsSet, posts)
+	return nil
+}
+
+// openWallets opens the transaction service, the one way the node sends (one nonce order
+// per wallet, the idempotent request store), with the wallets the node holds, and the bounty
+// and stake services over it.
+func (st *startup) openWallets(ctx context.Context) (err error) {
+	cfg, dep, log := st.cfg, st.dep, st.log
+	if st.txs, err = txn.New(ctx, txn.Config{DB: st.db, Chain: st.chainRow, Client: st.chain}); err != nil {
+		return err
 	}
-	// Every transaction the node sends goes through one service: one nonce order per wallet,
-	// and the idempotent request store.
-	txs, err := txn.New(ctx, txn.Config{DB: n.db, Chain: chainRow, Client: n.chain})
+	st.bounties = escrow.NewService(escrow.ServiceConfig{Tx: st.txs, Chain: st.chain, Escrow: dep.Contracts.BountyEscrow, Indexer: st.index})
+	st.staking = stake.NewService(stake.ServiceConfig{Tx: st.txs, Chain: st.chain, Registry: dep.Contracts.StakeRegistry, Index: st.stakes})
+	held, err := loadWallets(walletDir(cfg.DataDir), st.pass)
 	if err != nil {
-		return nil, err
-	}
-	bounties := escrow.NewService(escrow.ServiceConfig{Tx: txs, Chain: n.chain, Escrow: dep.Contracts.BountyEscrow, Indexer: n.index})
-	staking := stake.NewService(stake.ServiceConfig{Tx: txs, Chain: n.chain, Registry: dep.Contracts.StakeRegistry, Index: n.stakes})
-	held, err := loadWallets(walletDir(cfg.DataDir), pass)
-	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, k := range held {
-		if _, err := txs.AddKey(ctx, k); err != nil {
-			return nil, err
+		if _, err := st.txs.AddKey(ctx, k); err != nil {
+			return err
 		}
 	}
 	if len(held) > 0 {
 		log.Info("holding wallets", "count", len(held), "dir", walletDir(cfg.DataDir))
 	}
-	if kind == "embedded" || cfg.DevWallets {
+	if st.kind == "embedded" || cfg.DevWallets {
 		// Dev accounts' keys are public: the node may act for them on dev chains.
 		for i := range cfg.DevAccounts {
-			if _, err := txs.AddKey(ctx, chain.DevKey(i)); err != nil {
-				return nil, err
+			if _, err := st.txs.AddKey(ctx, chain.DevKey(i)); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
+}
 
-	audits, err := reputation.OpenStore(ctx, n.db, chainRow)
+// startScoring opens the audit store and the log (anchored from a wallet the node holds),
+// starts reputation, and wires the chain's changes and the network into it.
+func (st *startup) startScoring(ctx context.Context) error {
+	cfg, dep, log := st.cfg, st.dep, st.log
+	audits, err := reputation.OpenStore(ctx, st.db, st.chainRow)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	auditLog, err := reputation.OpenLog(ctx, n.db, chainRow, reputation.LogConfig{Epoch: cfg.LogEpoch, Grace: cfg.LogGrace, Signer: ids})
+	st.auditLog, err = reputation.OpenLog(ctx, st.db, st.chainRow, reputation.LogConfig{Epoch: cfg.LogEpoch, Grace: cfg.LogGrace, Signer: st.ids})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	anchorer, err := anchorFor(cfg, kind, txs, dep, log)
+	anchorer, err := anchorFor(cfg, st.kind, st.txs, dep, log)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	n.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Anchorer: anchorer, Stakes: n.stakes, Logger: log,
-		Ready: n.syncer.Synced(), Clock: cfg.ScoreStep,
-		Params: reputation.Params{MinStake: minStakeWhole(minStake, stakeToken)},
+	n := st.node
+	st.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: st.auditLog, Anchorer: anchorer, Stakes: st.stakes, Logger: log,
+		Ready: st.syncer.Synced(), Clock: cfg.ScoreStep,
+		Params: reputation.Params{MinStake: minStakeWhole(st.minStake, st.stakeToken)},
 		CatchUp: func(ctx context.Context) error {
 			if err := n.stakes.CatchUp(ctx); err != nil {
 				return err
 			}
 			return n.index.CatchUp(ctx)
 		},
-		Rules: &reputation.Rules{ChainID: id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
-			Bounties: escrowFacts{n.index}, Wallets: n.stakes, Agents: knownAgents{agents, n.stakes}}})
+		Rules: &reputation.Rules{ChainID: st.id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
+			Bounties: escrowFacts{st.index}, Wallets: st.stakes, Agents: knownAgents{st.agents, st.stakes}}})
 	// Bindings that changed while the node was down weigh the audits from now on.
-	if err := n.reputation.Recheck(ctx, n.missed, nil); err != nil {
-		return nil, fmt.Errorf("reputation: recheck after catching up with the chain: %w", err)
+	if err := st.reputation.Recheck(ctx, st.missed, nil); err != nil {
+		return fmt.Errorf("reputation: recheck after catching up with the chain: %w", err)
 	}
-	n.missed = nil
-	agents.UseReputation(n.reputation) // ranks by it, and tells it when stakes change
+	st.missed = nil
+	st.agents.UseReputation(st.reputation) // ranks by it, and tells it when stakes change
 	// A settlement indexed after the audits that name it backs them from then on.
-	n.index.Watch(func(ctx context.Context, events []escrow.Event) {
+	st.index.Watch(func(ctx context.Context, events []escrow.Event) {
 		var ended []uint64
 		for _, ev := range events {
 			if ev.HasBounty && escrow.EndsBounty(ev.Name) {
@@ -482,32 +553,40 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 			log.Warn("reputation: recheck after settlements", "err", err)
 		}
 	})
-	if err := n.reputation.Attach(n.p2p, ids.VerifyEnvelope, log); err != nil {
-		return nil, err
+	if err := st.reputation.Attach(st.p2p, st.ids.VerifyEnvelope, log); err != nil {
+		return err
 	}
-	n.reputation.AttachSync(n.syncer, ids.CheckArchived)
-	if err := threads.Attach(n.p2p); err != nil {
-		return nil, err
+	st.reputation.AttachSync(st.syncer, st.ids.CheckArchived)
+	return st.threads.Attach(st.p2p)
+}
+
+// serve builds the API over everything above and says the node is ready.
+func (st *startup) serve(ctx context.Context) error {
+	cfg, log := st.cfg, st.log
+	peerBinding, err := st.ids.SignAsNode(peerBindingPayload(st.ids.NodeDID(), st.p2p.Host.ID().String()), "surety-peer+jws")
+	if err != nil {
+		return err
 	}
-	info := api.ChainInfo{ID: id.ChainID.Uint64(), Genesis: id.Genesis, Kind: kind, Key: key, MinStake: minStake}
-	for _, c := range named {
+	info := api.ChainInfo{ID: st.id.ChainID.Uint64(), Genesis: st.id.Genesis, Kind: st.kind, Key: st.key, MinStake: st.minStake}
+	for _, c := range st.named {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
-	n.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: n.chain, DB: n.db, Identity: ids,
-		Bounties: bounties, Staking: staking, Senders: txs, Wallets: ids, Stakes: n.stakes, Agents: agents, Reputation: n.reputation, Groups: threads, AuditLog: auditLog, Peers: peersOf{n.p2p}, PeerBinding: peerBinding, Logger: log,
+	st.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: st.chain, DB: st.db, Identity: st.ids,
+		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Agents: st.agents,
+		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	head, err := n.chain.BlockNumber(ctx)
+	head, err := st.chain.BlockNumber(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("read block number: %w", err)
+		return fmt.Errorf("read block number: %w", err)
 	}
-	log.Info("node ready", "api", "http://"+n.ln.Addr().String(), "chain", id.ChainID, "kind", kind,
-		"block", head, "state", key, "did", ids.NodeDID(), "data", cfg.DataDir)
-	fmt.Fprintf(out, "Surety node ready on http://%s (chain %s, %s, block %d)\n  node DID %s\n  peer %s\n  try: curl -s http://%s/v1/info\n",
-		n.ln.Addr(), id.ChainID, kind, head, ids.NodeDID(), n.p2p.Addrs()[0], n.ln.Addr())
-	return n, nil
+	log.Info("node ready", "api", "http://"+st.ln.Addr().String(), "chain", st.id.ChainID, "kind", st.kind,
+		"block", head, "state", st.key, "did", st.ids.NodeDID(), "data", cfg.DataDir)
+	fmt.Fprintf(st.out, "Surety node ready on http://%s (chain %s, %s, block %d)\n  node DID %s\n  peer %s\n  try: curl -s http://%s/v1/info\n",
+		st.ln.Addr(), st.id.ChainID, st.kind, head, st.ids.NodeDID(), st.p2p.Addrs()[0], st.ln.Addr())
+	return nil
 }
 
 // startEmbedded starts the in-process chain, deploys the contracts from dev account 0, and

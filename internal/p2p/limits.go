@@ -33,4 +33,6 @@ const (
 	idsFresh = 2 * time.Second
 	// requestWait is how long a peer has to send its request once it opened a stream.
 	requestWait = 5 * time.Second
+	// unsyncedRetry is how soon a round that left the node unsynced is tried again.
+	unsyncedRetry = 2 * time.Second
 )

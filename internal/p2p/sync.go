@@ -169,14 +169,21 @@ func (s *Syncer) OnRound(f func(ctx context.Context, ask Asker) error) {
 // SyncConfig.WaitForPeer rounds (at least one) whether or not one did.
 func (s *Syncer) Synced() <-chan struct{} { return s.synced }
 
-// Run runs a round at once and then every SyncConfig.Every until ctx ends.
+// Run runs a round at once and then every SyncConfig.Every until ctx ends; until Synced, a
+// round that reached nobody is retried after unsyncedRetry.
 func (s *Syncer) Run(ctx context.Context) {
-	t := time.NewTicker(s.cfg.Every)
-	defer t.Stop()
 	for {
 		s.Round(ctx)
+		wait := s.cfg.Every
+		select {
+		case <-s.synced:
+		default:
+			wait = min(wait, unsyncedRetry)
+		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 		}
@@ -185,7 +192,8 @@ func (s *Syncer) Run(ctx context.Context) {
 
 // RoundStats says what one round did.
 type RoundStats struct {
-	Peers   int            // peers that answered
+	Peers   int            // peers every set and hook went through with
+	Reached int            // peers that answered at least one set
 	Fetched map[string]int // items stored, by set
 	Bad     int            // items refused as forged or malformed
 }
@@ -196,7 +204,7 @@ func (s *Syncer) Round(ctx context.Context) RoundStats {
 	defer func() {
 		s.mu.Lock()
 		s.rounds0++
-		done := st.Peers > 0 || s.rounds0 >= s.cfg.WaitForPeer
+		done := st.Reached > 0 || s.rounds0 >= s.cfg.WaitForPeer
 		s.mu.Unlock()
 		if done {
 			s.once.Do(func() { close(s.synced) })
@@ -214,7 +222,10 @@ func (s *Syncer) Round(ctx context.Context) RoundStats {
 		}
 		asked++
 		pctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-		err := s.withPeer(pctx, p, &st)
+		reached, err := s.withPeer(pctx, p, &st)
+		if reached {
+			st.Reached++
+		}
 		cancel()
 		if err != nil && ctx.Err() == nil {
 			s.cfg.Logger.Debug("p2p: sync with peer", "peer", p, "err", err)
@@ -230,7 +241,7 @@ func (s *Syncer) Round(ctx context.Context) RoundStats {
 // withPeer reconciles every set with p, then runs the round hooks. A set or hook that fails
 // (the peer is busy, an index here is behind) does not keep the others from running; an item
 // that fails its checks ends the peer's part of the round, and costs it.
-func (s *Syncer) withPeer(ctx context.Context, p peer.ID, st *RoundStats) error {
+func (s *Syncer) withPeer(ctx context.Context, p peer.ID, st *RoundStats) (reached bool, err error) {
 	s.mu.Lock()
 	sets, rounds := slices.Clone(s.sets), slices.Clone(s.rounds)
 	s.mu.Unlock()
@@ -247,8 +258,9 @@ func (s *Syncer) withPeer(ctx context.Context, p peer.ID, st *RoundStats) error 
 	for _, ns := range sets {
 		n, err := s.reconcile(ctx, ask, ns)
 		st.Fetched[ns.name] += n
+		reached = reached || err == nil
 		if bad(err) {
-			return err
+			return reached, err
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("set %s: %w", ns.name, err))
@@ -257,13 +269,13 @@ func (s *Syncer) withPeer(ctx context.Context, p peer.ID, st *RoundStats) error 
 	for _, f := range rounds {
 		err := f(ctx, ask)
 		if bad(err) {
-			return err
+			return reached, err
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return reached, errors.Join(errs...)
 }
 
 // digests are a set's bucket digests and counts.

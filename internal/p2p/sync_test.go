@@ -212,7 +212,7 @@ func TestSyncSurvivesStalledStreams(t *testing.T) {
 		}
 	}
 	st := RoundStats{Fetched: map[string]int{}}
-	if err := sb.withPeer(ctx, na.Host.ID(), &st); err != nil || st.Fetched["things"] != 2 {
+	if reached, err := sb.withPeer(ctx, na.Host.ID(), &st); err != nil || !reached || st.Fetched["things"] != 2 {
 		t.Fatalf("B's sync with A while peers stall A's streams: %+v, %v", st, err)
 	}
 }
