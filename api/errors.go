@@ -150,10 +150,13 @@ var mappings = []mapping{
 	{err: escrow.ErrInsufficientStake, status: http.StatusForbidden, slug: "insufficient-stake", title: "The agent's stake is below what the bounty requires"},
 	{err: escrow.ErrNothingToWithdraw, status: http.StatusConflict, slug: "nothing-to-withdraw", title: "Nothing to withdraw"},
 	{err: escrow.ErrTransferFailed, status: http.StatusUnprocessableEntity, slug: "transfer-failed", title: "A token transfer failed"},
+	{err: escrow.ErrAgentNotStaked, status: http.StatusConflict, slug: "not-staked", title: "The wallet holds no stake for this agent"},
+	{err: escrow.ErrAgentClosed, status: http.StatusConflict, slug: "agent-closed", title: "The agent is revoked or rotated on chain; its stake can only be unbonded and withdrawn"},
 
 	// stake
 	{err: stake.ErrInvalid, status: http.StatusBadRequest, slug: "stake-invalid", title: "The stake registry refuses these arguments"},
-	{err: stake.ErrNothingToWithdraw, status: http.StatusConflict, slug: "stake-nothing-to-withdraw", title: "No unbonding stake to withdraw (unbond first)"},
+	{err: stake.ErrNothingToWithdraw, status: http.StatusConflict, slug: "nothing-to-withdraw", title: "Nothing to withdraw"},
+	{err: stake.ErrTransferFailed, status: http.StatusUnprocessableEntity, slug: "transfer-failed", title: "A token transfer failed"},
 	{err: stake.ErrAgentClosed, status: http.StatusConflict, slug: "agent-closed", title: "The agent is revoked or rotated on chain; its stake can only be unbonded and withdrawn"},
 	{err: stake.ErrNotStaked, status: http.StatusConflict, slug: "not-staked", title: "The wallet holds no stake for this agent"},
 	{err: stake.ErrStakeTooLow, status: http.StatusConflict, slug: "stake-too-low", title: "Less stake than asked for"},

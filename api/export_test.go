@@ -1,6 +1,10 @@
 package api
 
-import "github.com/labstack/echo/v4"
+import (
+	"slices"
+
+	"github.com/labstack/echo/v4"
+)
 
 // Routes lists the routes s registers, echo's own "route not found" entries included, for
 // the tests that hold openapi.json to the server.
@@ -16,5 +20,7 @@ func ProblemTypes() (types, reasons []string) {
 			reasons = append(reasons, m.reason)
 		}
 	}
-	return types, reasons
+	slices.Sort(types) // several errors may share a problem type
+	slices.Sort(reasons)
+	return slices.Compact(types), slices.Compact(reasons)
 }

@@ -33,6 +33,11 @@ var (
 	ErrInsufficientStake = errors.New("escrow: insufficient stake")
 	// ErrNothingToWithdraw: the account is owed nothing in that token.
 	ErrNothingToWithdraw = errors.New("escrow: nothing to withdraw")
+	// ErrAgentNotStaked: a claim's agent is not bound to the claiming wallet on chain, so it
+	// has no stake to lock.
+	ErrAgentNotStaked = errors.New("escrow: the agent has no stake under this wallet")
+	// ErrAgentClosed: a claim's agent is revoked or rotated under the claiming wallet.
+	ErrAgentClosed = errors.New("escrow: the agent is revoked or rotated on chain")
 	// ErrTransferFailed: a token or ETH transfer failed.
 	ErrTransferFailed = errors.New("escrow: transfer failed")
 	// ErrReverted: the contract refused for a reason not listed above, or the transaction
@@ -147,9 +152,9 @@ func decodeRegistryRevert(ce *contracts.CustomError) error {
 	switch e := ce.Value.(type) {
 	case *contracts.StakeRegistryWrongStatus:
 		if e.Status == 0 {
-			return &BountyError{Err: ErrInsufficientStake, Msg: fmt.Sprintf("agent %s is not bound to wallet %s on chain: it has no stake to lock", common.Hash(e.AgentId).Hex(), e.Controller.Hex())}
+			return &BountyError{Err: ErrAgentNotStaked, Msg: fmt.Sprintf("agent %s is not bound to wallet %s on chain: it has no stake to lock", common.Hash(e.AgentId).Hex(), e.Controller.Hex())}
 		}
-		return &BountyError{Err: ErrInsufficientStake, Msg: fmt.Sprintf("agent %s is revoked or rotated under wallet %s: its stake cannot back a claim", common.Hash(e.AgentId).Hex(), e.Controller.Hex())}
+		return &BountyError{Err: ErrAgentClosed, Msg: fmt.Sprintf("agent %s is revoked or rotated under wallet %s: its stake cannot back a claim", common.Hash(e.AgentId).Hex(), e.Controller.Hex())}
 	case *contracts.StakeRegistryUnknownLock:
 		return &BountyError{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: bounty %v locked no stake (the poster assigned its worker), so there is nothing to slash", e.LockId)}
 	}

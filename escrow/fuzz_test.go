@@ -108,3 +108,20 @@ func FuzzDecodeEvent(f *testing.F) {
 		}
 	})
 }
+
+// TestClaimRefusalsByTheRegistry: a claim the registry refuses because the agent is not
+// bound, or is closed, under the claiming wallet says so (not-staked, agent-closed).
+func TestClaimRefusalsByTheRegistry(t *testing.T) {
+	parsed, err := contracts.StakeRegistryMetaData.ParseABI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := parsed.Errors["WrongStatus"]
+	for status, want := range map[byte]error{0: ErrAgentNotStaked, 2: ErrAgentClosed, 3: ErrAgentClosed} {
+		data := append(append([]byte{}, e.ID[:4]...), make([]byte, 32*len(e.Inputs))...)
+		data[len(data)-1] = status
+		if got := decodeRevert(testutil.RevertError(data)); !errors.Is(got, want) {
+			t.Errorf("WrongStatus(status %d) decoded to %v, want %v", status, got, want)
+		}
+	}
+}

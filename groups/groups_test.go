@@ -247,7 +247,14 @@ func TestGroupThreadsAcrossNodes(t *testing.T) {
 	ctx := context.Background()
 	a := startGroupNode(t, nil)
 	b := startGroupNode(t, []peer.AddrInfo{a.node.Info()})
-	time.Sleep(1500 * time.Millisecond) // let the mesh form
+	for _, n := range []*p2p.Node{a.node, b.node} { // let the mesh form
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := n.WaitMesh(wctx, groups.Topic)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	k := newKeys(t, 2)
 	creator, member := k[0], k[1]
 	if _, err := setAs(t, a.groups, a.v, creator, "team", "team", membersOf(member)); err != nil {
@@ -256,7 +263,14 @@ func TestGroupThreadsAcrossNodes(t *testing.T) {
 	eventually(t, "B learns the group", func() bool { g, err := b.groups.Group(ctx, "team"); return err == nil && len(g.Members) == 2 })
 
 	c := startGroupNode(t, []peer.AddrInfo{a.node.Info(), b.node.Info()})
-	time.Sleep(1500 * time.Millisecond)
+	for _, n := range []*p2p.Node{c.node} { // let the mesh form
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := n.WaitMesh(wctx, groups.Topic)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := c.groups.Group(ctx, "team"); !errors.Is(err, groups.ErrUnknownGroup) {
 		t.Fatalf("C should not know the group: %v", err)
 	}

@@ -157,7 +157,14 @@ func BenchmarkPropagation20(b *testing.B) {
 		}
 		regs, hosts = append(regs, r), append(hosts, n)
 	}
-	time.Sleep(3 * time.Second) // let the mesh form
+	for _, n := range hosts { // let the mesh form
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := n.WaitMesh(wctx, registry.CardTopic)
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 	var lat []time.Duration
 	b.ResetTimer()
 	for run := range b.N {

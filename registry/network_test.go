@@ -77,8 +77,18 @@ func TestCardsSpreadAcrossNodes(t *testing.T) {
 	for range 4 {
 		nodes = append(nodes, startNetNode(t, st, []peer.AddrInfo{nodes[len(nodes)-1].node.Info(), first.node.Info()}))
 	}
-	// Let the gossip mesh form before publishing.
-	time.Sleep(1500 * time.Millisecond)
+	var hosts []*p2p.Node
+	for _, n := range nodes {
+		hosts = append(hosts, n.node)
+	}
+	for _, n := range hosts { // let the mesh form
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := n.WaitMesh(wctx, registry.CardTopic)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := first.reg.Register(ctx, card(t, agent, 1, "Translator", "translates legal documents", "translate", "legal"), "api"); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +166,14 @@ func TestForgedCardFloodIsDroppedAndScored(t *testing.T) {
 	ctx := context.Background()
 	honest := startNetNode(t, stakes{}, nil)
 	flooder := startNetNode(t, stakes{}, []peer.AddrInfo{honest.node.Info()})
-	time.Sleep(1500 * time.Millisecond)
+	for _, n := range []*p2p.Node{honest.node, flooder.node} { // let the mesh form
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := n.WaitMesh(wctx, registry.CardTopic)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	// The flooder's own registry would refuse its forgeries, so it publishes around it, on
 	// the card topic it joined through Attach.
 	victim, _ := identity.GenerateKey(identity.Ed25519)

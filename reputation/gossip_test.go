@@ -56,7 +56,14 @@ func TestAuditsSpreadAndConverge(t *testing.T) {
 	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
 	a := startGossipNode(t, f, keySigner{nodeKey}, nil)
 	b := startGossipNode(t, f, keySigner{nodeKey}, []peer.AddrInfo{a.node.Info()})
-	time.Sleep(1500 * time.Millisecond) // let the mesh form
+	for _, n := range []*p2p.Node{a.node, b.node} { // let the mesh form
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := n.WaitMesh(wctx, reputation.AuditTopic)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	var lastJWS string
 	vA := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})

@@ -47,3 +47,20 @@ func FuzzDecodeRevert(f *testing.F) {
 		}
 	})
 }
+
+// TestRevertsKeepTheirSentinels: registry errors that share a selector with the escrow's
+// (TransferFailed, InvalidAmount) still decode to the stake service's own sentinels.
+func TestRevertsKeepTheirSentinels(t *testing.T) {
+	parsed, err := contracts.StakeRegistryMetaData.ParseABI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]error{"TransferFailed": ErrTransferFailed, "InvalidAmount": ErrInvalid,
+		"StillBonded": ErrStillBonded, "StakeLocked": ErrStakeLocked, "InsufficientStake": ErrStakeTooLow} {
+		e := parsed.Errors[name]
+		in := testutil.RevertError(append(append([]byte{}, e.ID[:4]...), make([]byte, 32*len(e.Inputs))...))
+		if got := decodeRevert(in); !errors.Is(got, want) {
+			t.Errorf("%s decoded to %v, want %v", name, got, want)
+		}
+	}
+}

@@ -65,6 +65,8 @@ var (
 	ErrStakeLocked = errors.New("stake: stake is locked by claimed bounties")
 	// ErrAlreadyBound: the wallet has already bound the agent on chain.
 	ErrAlreadyBound = errors.New("stake: the wallet already bound the agent on chain")
+	// ErrTransferFailed: a token or ETH transfer of stake failed.
+	ErrTransferFailed = errors.New("stake: transfer failed")
 	// ErrNothingToWithdraw: no unbonding stake to withdraw.
 	ErrNothingToWithdraw = errors.New("stake: nothing to withdraw")
 )
@@ -356,6 +358,8 @@ func decodeRevert(err error) error {
 		return se(agent, ErrStakeLocked, "agent %s has %v stake locked by claimed bounties: it can rotate once they end", agent.Hex(), e.Locked)
 	case *contracts.StakeRegistryStillBonded:
 		return se(common.Hash{}, ErrStillBonded, "the unbonding stake unlocks at %v", e.UnlockAt)
+	case *contracts.BountyEscrowTransferFailed: // the registry's TransferFailed: same selector
+		return se(common.Hash{}, ErrTransferFailed, "transfer of %v of token %s failed (allowance or balance?)", e.Amount, e.Token.Hex())
 	case *contracts.BountyEscrowInvalidAmount, *contracts.BountyEscrowInvalidValue, *contracts.BountyEscrowZeroAddress,
 		*contracts.StakeRegistryAmountTooLarge, *contracts.StakeRegistryZeroAgentId, *contracts.StakeRegistryInvalidSuccessor:
 		// InvalidAmount, InvalidValue and ZeroAddress read as the escrow's: same selectors.

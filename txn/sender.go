@@ -286,7 +286,8 @@ func waitMined(ctx context.Context, client Backend, tx *types.Transaction, timeo
 	r, err := chain.WaitMined(wctx, client, tx.Hash())
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, &Error{Err: ErrNotMined, Msg: fmt.Sprintf("transaction %s not mined within %s", tx.Hash().Hex(), timeout)}
+			// A deadline too, so callers (and the API's 504) treat it as the timeout it is.
+			return nil, &Error{Err: errors.Join(ErrNotMined, context.DeadlineExceeded), Msg: fmt.Sprintf("transaction %s not mined within %s", tx.Hash().Hex(), timeout)}
 		}
 		return nil, err
 	}

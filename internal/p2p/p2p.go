@@ -61,6 +61,7 @@ type Node struct {
 	penalties map[peer.ID]penalty // what peers lost by sending bad items outside gossip
 	deny      *denyList
 	topics    []*Topic
+	mesh      *meshTracer     // gossipsub's mesh per topic (MeshFormed)
 	life      context.Context // ends when the node closes: the context of tasks (Go)
 	stop      context.CancelFunc
 	stopped   bool
@@ -154,8 +155,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		defer n.mu.Unlock()
 		n.scores = scores
 	}
+	n.mesh = newMeshTracer()
 	opts := []pubsub.Option{pubsub.WithPeerScore(scoreParams(cfg.Topics, func(id peer.ID) float64 { return -n.Penalty(id) }), scoreThresholds()),
-		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(inspect), period)}
+		pubsub.WithPeerScoreInspect(pubsub.PeerScoreInspectFn(inspect), period), pubsub.WithRawTracer(n.mesh)}
 	if n.PubSub, err = pubsub.NewGossipSub(ctx, h, opts...); err != nil {
 		return fail(fmt.Errorf("p2p: start gossipsub: %w", err))
 	}

@@ -173,3 +173,29 @@ func TestCloseAfterGossipStopped(t *testing.T) {
 		t.Fatal("Close hangs once gossipsub has stopped")
 	}
 }
+
+// TestMeshForms: two nodes that joined a topic see each other in its gossip mesh, and
+// WaitMesh returns once they do (tests wait on it instead of sleeping).
+func TestMeshForms(t *testing.T) {
+	a := startNode(t)
+	b := startNode(t, a.Info())
+	for _, n := range []*Node{a, b} {
+		topic, err := n.Join("/surety/test-mesh/1", 1<<10, func(context.Context, peer.ID, []byte) pubsub.ValidationResult {
+			return pubsub.ValidationAccept
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = topic.Close() })
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, n := range []*Node{a, b} {
+		if err := n.WaitMesh(ctx, "/surety/test-mesh/1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !a.MeshFormed("/surety/test-mesh/1") || a.MeshFormed("/surety/no-such-topic/1") {
+		t.Error("MeshFormed does not tell a formed mesh from no mesh")
+	}
+}

@@ -1,0 +1,97 @@
+package p2p
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	pubsub "github.com/libp2p/go-libp2p-pubsub"
+	"github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+)
+
+// meshTracer follows gossipsub's mesh (its GRAFTs and PRUNEs) per topic, so that a caller
+// can wait for the mesh to form instead of waiting a while.
+type meshTracer struct {
+	mu   sync.Mutex
+	mesh map[string]map[peer.ID]struct{}
+}
+
+var _ pubsub.RawTracer = (*meshTracer)(nil)
+
+func newMeshTracer() *meshTracer { return &meshTracer{mesh: map[string]map[peer.ID]struct{}{}} }
+
+// Graft records p joining topic's mesh.
+func (m *meshTracer) Graft(p peer.ID, topic string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.mesh[topic] == nil {
+		m.mesh[topic] = map[peer.ID]struct{}{}
+	}
+	m.mesh[topic][p] = struct{}{}
+}
+
+// Prune records p leaving topic's mesh (gossipsub prunes a peer that disconnects too).
+func (m *meshTracer) Prune(p peer.ID, topic string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.mesh[topic], p)
+}
+
+// Leave forgets a topic this node left.
+func (m *meshTracer) Leave(topic string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.mesh, topic)
+}
+
+func (m *meshTracer) size(topic string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.mesh[topic])
+}
+
+// The rest of RawTracer is not needed here.
+
+func (m *meshTracer) OnNewOutboundStream(peer.ID, protocol.ID) {}
+func (m *meshTracer) OnClosedOutboundStream(peer.ID)           {}
+func (m *meshTracer) Join(string)                              {}
+func (m *meshTracer) ValidateMessage(*pubsub.Message)          {}
+func (m *meshTracer) DeliverMessage(*pubsub.Message)           {}
+func (m *meshTracer) RejectMessage(*pubsub.Message, string)    {}
+func (m *meshTracer) DuplicateMessage(*pubsub.Message)         {}
+func (m *meshTracer) ThrottlePeer(peer.ID)                     {}
+func (m *meshTracer) RecvRPC(*pubsub.RPC)                      {}
+func (m *meshTracer) SendRPC(*pubsub.RPC, peer.ID)             {}
+func (m *meshTracer) DropRPC(*pubsub.RPC, peer.ID)             {}
+func (m *meshTracer) UndeliverableMessage(*pubsub.Message)     {}
+
+// meshDegree is gossipsub's target mesh degree (D): a topic with more peers than this has a
+// mesh of about this many.
+const meshDegree = 6
+
+// MeshFormed reports whether topic's gossip mesh here holds every connected peer that joined
+// the topic (or gossipsub's target degree of them): a message published now reaches every
+// node through the mesh. Tests wait on it instead of a fixed sleep.
+func (n *Node) MeshFormed(topic string) bool {
+	want := min(len(n.PubSub.ListPeers(topic)), meshDegree)
+	return want > 0 && n.mesh.size(topic) >= want
+}
+
+// meshPoll is how often WaitMesh looks at the mesh.
+const meshPoll = 20 * time.Millisecond
+
+// WaitMesh returns once topic's mesh has formed here (MeshFormed), or ctx's error.
+func (n *Node) WaitMesh(ctx context.Context, topic string) error {
+	t := time.NewTicker(meshPoll)
+	defer t.Stop()
+	for !n.MeshFormed(topic) {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("p2p: the %s mesh has %d of %d peers: %w", topic, n.mesh.size(topic), len(n.PubSub.ListPeers(topic)), ctx.Err())
+		case <-t.C:
+		}
+	}
+	return nil
+}
