@@ -24,6 +24,10 @@ const (
 	DefaultMaxLifetime = 10 * time.Minute
 	// defaultMaxNonces bounds the replay cache (nonces seen in their window).
 	defaultMaxNonces = 1 << 20
+	// defaultNoncesPerSender bounds the replay cache's nonces of one sender.
+	defaultNoncesPerSender = 4096
+	// defaultCacheSize bounds the caches of parsed keys and resolved documents.
+	defaultCacheSize = 4096
 	// defaultChallengeTTL is how long a registration challenge can be answered.
 	defaultChallengeTTL = 5 * time.Minute
 )

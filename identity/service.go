@@ -73,7 +73,7 @@ func NewService(cfg ServiceConfig) *Service {
 		cfg.Now = time.Now
 	}
 	if cfg.DocCacheSize == 0 {
-		cfg.DocCacheSize = 4096
+		cfg.DocCacheSize = defaultCacheSize
 	}
 	return &Service{cfg: cfg, docs: make(map[docKey]*Document)}
 }

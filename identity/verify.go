@@ -169,7 +169,7 @@ func NewVerifier(cfg VerifierConfig) *Verifier {
 		cfg.MaxNonces = defaultMaxNonces
 	}
 	if cfg.MaxNoncesPerSender == 0 {
-		cfg.MaxNoncesPerSender = 4096
+		cfg.MaxNoncesPerSender = defaultNoncesPerSender
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -178,7 +178,7 @@ func NewVerifier(cfg VerifierConfig) *Verifier {
 		cfg.Started = cfg.Now()
 	}
 	if cfg.KeyCacheSize == 0 {
-		cfg.KeyCacheSize = 4096
+		cfg.KeyCacheSize = defaultCacheSize
 	}
 	return &Verifier{
 		cfg:    cfg,

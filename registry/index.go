@@ -173,7 +173,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		cfg.Reputation = Neutral{}
 	}
 	if cfg.UnstakedPerMinute == 0 {
-		cfg.UnstakedPerMinute = 6
+		cfg.UnstakedPerMinute = defaultUnstakedPerMinute
 	}
 	if cfg.StakeToken == (units.Token{}) {
 		cfg.StakeToken = units.Ether

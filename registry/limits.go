@@ -14,6 +14,8 @@ const (
 	maxCapabilities = 32
 	maxCapability   = 64
 	maxEndpoints    = 8
+	// defaultUnstakedPerMinute bounds unstaked registrations per DID and per source.
+	defaultUnstakedPerMinute = 6
 	// maxCardAhead is how far in the future a card's updated time may be (clock skew).
 	maxCardAhead = 5 * time.Minute
 )

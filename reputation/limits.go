@@ -4,6 +4,18 @@ import "time"
 
 // Limits and timeouts of reputation, in one place.
 
+// Defaults of LogConfig and ServiceConfig.
+const (
+	// DefaultEpoch is how much audit time one log append covers, and DefaultGrace how long
+	// after its end an epoch closes (it must exceed the envelope lifetime plus the skew).
+	DefaultEpoch = time.Hour
+	DefaultGrace = 15 * time.Minute
+	// defaultRecomputeEvery is how often scores are recomputed when audits arrived.
+	defaultRecomputeEvery = 5 * time.Second
+	// defaultClock is the step of the time scores are computed at, without a log.
+	defaultClock = time.Minute
+)
+
 // Audits and held audits.
 const (
 	// maxEvidenceURI bounds an audit's evidence URI.

@@ -89,10 +89,10 @@ type Log struct {
 // OpenLog loads the log of chain (the reputation tables must exist: OpenStore).
 func OpenLog(ctx context.Context, db *sql.DB, chain int64, cfg LogConfig) (*Log, error) {
 	if cfg.Epoch == 0 {
-		cfg.Epoch = time.Hour
+		cfg.Epoch = DefaultEpoch
 	}
 	if cfg.Grace == 0 {
-		cfg.Grace = 15 * time.Minute
+		cfg.Grace = DefaultGrace
 	}
 	if cfg.Epoch < time.Second || cfg.Epoch%time.Second != 0 {
 		return nil, fmt.Errorf("reputation: log epoch %s: want whole seconds, at least one", cfg.Epoch)

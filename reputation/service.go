@@ -212,13 +212,13 @@ type Reputation struct {
 // NewService builds the service; Run keeps its scores current.
 func NewService(cfg ServiceConfig) *Service {
 	if cfg.Every == 0 {
-		cfg.Every = 5 * time.Second
+		cfg.Every = defaultRecomputeEvery
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Clock == 0 {
-		cfg.Clock = time.Minute
+		cfg.Clock = defaultClock
 		if cfg.Log != nil {
 			cfg.Clock = cfg.Log.cfg.Epoch
 		}

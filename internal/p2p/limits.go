@@ -4,6 +4,24 @@ import "time"
 
 // Limits and timeouts of the p2p layer, in one place.
 
+// Connections and defaults of Config, RejoinConfig and SyncConfig.
+const (
+	// connectTimeout bounds dialling one bootstrap peer at start.
+	connectTimeout = 5 * time.Second
+	// defaultInspectPeriod is how often gossip scores are read.
+	defaultInspectPeriod = time.Second
+	// defaultRejoinEvery is how often Rejoin looks at its connections; below
+	// defaultMinPeers it dials known peers, each within rejoinDialTimeout.
+	defaultRejoinEvery = 5 * time.Second
+	defaultMinPeers    = 4
+	rejoinDialTimeout  = 2 * time.Second
+	// defaultSyncEvery is the time between anti-entropy rounds, defaultSyncPeers how many
+	// peers a round asks, and defaultSyncTimeout one peer's part of a round.
+	defaultSyncEvery   = 10 * time.Second
+	defaultSyncPeers   = 3
+	defaultSyncTimeout = 20 * time.Second
+)
+
 // Scoring of peers outside gossip.
 const (
 	// penaltyHalfLife is how fast a penalty is forgiven.

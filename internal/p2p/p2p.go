@@ -148,7 +148,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	period := cfg.InspectPeriod
 	if period == 0 {
-		period = time.Second
+		period = defaultInspectPeriod
 	}
 	inspect := func(scores map[peer.ID]float64) {
 		n.mu.Lock()
@@ -177,7 +177,7 @@ func (n *Node) Connect(ctx context.Context, peers []peer.AddrInfo) error {
 		if p.ID == n.Host.ID() {
 			continue
 		}
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		cctx, cancel := context.WithTimeout(ctx, connectTimeout)
 		err := n.Host.Connect(cctx, p)
 		cancel()
 		if err != nil {
@@ -341,10 +341,10 @@ type RejoinConfig struct {
 // connection (a partition, a sleep) reconnects when any known peer is back.
 func (n *Node) Rejoin(ctx context.Context, cfg RejoinConfig) {
 	if cfg.Every == 0 {
-		cfg.Every = 5 * time.Second
+		cfg.Every = defaultRejoinEvery
 	}
 	if cfg.MinPeers == 0 {
-		cfg.MinPeers = 4
+		cfg.MinPeers = defaultMinPeers
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -413,7 +413,7 @@ func (n *Node) dialKnown(ctx context.Context, seeds []peer.AddrInfo, want int) (
 		}
 		tried++
 		// Past the swarm's dial backoff: a peer that was down a minute ago may be back.
-		cctx, cancel := context.WithTimeout(network.WithForceDirectDial(ctx, "rejoin"), 2*time.Second)
+		cctx, cancel := context.WithTimeout(network.WithForceDirectDial(ctx, "rejoin"), rejoinDialTimeout)
 		err := n.Host.Connect(cctx, ai)
 		cancel()
 		if err == nil {

@@ -127,13 +127,13 @@ type namedSet struct {
 // NewSyncer registers the sync protocol on node; Run pulls from peers.
 func NewSyncer(node *Node, cfg SyncConfig) *Syncer {
 	if cfg.Every == 0 {
-		cfg.Every = 10 * time.Second
+		cfg.Every = defaultSyncEvery
 	}
 	if cfg.Peers == 0 {
-		cfg.Peers = 3
+		cfg.Peers = defaultSyncPeers
 	}
 	if cfg.Timeout == 0 {
-		cfg.Timeout = 20 * time.Second
+		cfg.Timeout = defaultSyncTimeout
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
