@@ -25,20 +25,30 @@ import (
 
 // nodeProcess is a real `surety node` process.
 type nodeProcess struct {
-	cmd    *exec.Cmd
-	stderr *syncBuffer
-	done   chan struct{}
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	done           chan struct{}
 }
 
 func startProcess(t testing.TB, bin string, args ...string) *nodeProcess {
 	t.Helper()
-	p := &nodeProcess{cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = io.Discard, p.stderr
+	p := &nodeProcess{cmd: exec.Command(bin, args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() { _ = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() { _ = p.cmd.Process.Kill(); <-p.done })
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+			if t.Failed() { // it ended before the test did: say how
+				t.Logf("surety %s exited (%v): stderr:\n%s", strings.Join(args, " "), p.cmd.ProcessState, tail(p.stderr.String(), 8000))
+			}
+		default:
+		}
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	})
 	return p
 }
 
@@ -46,6 +56,16 @@ func waitHealthy(t testing.TB, base string, p *nodeProcess) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
+		// Its own ready line first: parallel tests restart nodes on ports they took before,
+		// so whoever answers on base may be another test's node.
+		if !strings.Contains(p.stdout.String(), "Surety node ready on "+base) {
+			select {
+			case <-p.done:
+				t.Fatalf("node exited: %s", p.stderr)
+			case <-time.After(50 * time.Millisecond):
+			}
+			continue
+		}
 		if resp, err := http.Get(base + "/healthz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
