@@ -118,9 +118,9 @@ func TestClaimRefusalsByTheRegistry(t *testing.T) {
 	}
 	e := parsed.Errors["WrongStatus"]
 	for status, want := range map[byte]error{0: ErrAgentNotStaked, 2: ErrAgentClosed, 3: ErrAgentClosed} {
-		data := append(append([]byte{}, e.ID[:4]...), make([]byte, 32*len(e.Inputs))...)
+		data := testutil.ZeroRevert(e)
 		data[len(data)-1] = status
-		if got := decodeRevert(testutil.RevertError(data)); !errors.Is(got, want) {
+		if got := decodeRevert(data); !errors.Is(got, want) {
 			t.Errorf("WrongStatus(status %d) decoded to %v, want %v", status, got, want)
 		}
 	}

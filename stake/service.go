@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
@@ -137,6 +138,10 @@ type Service struct {
 	cfg   ServiceConfig
 	abi   *contracts.StakeRegistry
 	erc20 *contracts.IERC20
+
+	mu       sync.Mutex
+	tok      common.Address // the registry's stake token (immutable), once read
+	tokKnown bool           // tok was read (the zero address is ETH)
 }
 
 // NewService builds the stake service.
@@ -217,11 +222,21 @@ func (s *Service) readRecord(ctx context.Context, agent common.Hash, wallet comm
 	return &chainRecord{IStakeRegistryRecord: r, status: st}, nil
 }
 
+// token is the registry's stake token, read from the chain once (it is immutable).
 func (s *Service) token(ctx context.Context) (common.Address, error) {
+	s.mu.Lock()
+	tok, known := s.tok, s.tokKnown
+	s.mu.Unlock()
+	if known {
+		return tok, nil
+	}
 	tok, err := bind.Call(s.instance(), &bind.CallOpts{Context: ctx}, s.abi.PackStakeToken(), s.abi.UnpackStakeToken)
 	if err != nil {
 		return common.Address{}, fmt.Errorf("read the stake token: %w", err)
 	}
+	s.mu.Lock()
+	s.tok, s.tokKnown = tok, true
+	s.mu.Unlock()
 	return tok, nil
 }
 

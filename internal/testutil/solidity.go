@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/surety-ioa/surety/internal/tools"
 )
@@ -52,6 +53,11 @@ func SameNames(t testing.TB, file, enum string, goNames []string) {
 			t.Errorf("%s: member %d is %s in Solidity, %s in Go", file, i, sol[i], goNames[i])
 		}
 	}
+}
+
+// ZeroRevert is the revert data of custom error e with every (static) argument zero.
+func ZeroRevert(e abi.Error) RevertError {
+	return append(append(RevertError{}, e.ID[:4]...), make([]byte, 32*len(e.Inputs))...)
 }
 
 // RevertError is a JSON-RPC error carrying revert data, as a node's RPC layer returns it for
