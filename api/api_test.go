@@ -91,6 +91,74 @@ func TestInfo(t *testing.T) {
 	}
 }
 
+// fixedIndex is a chain index that holds blocks up to its value.
+type fixedIndex uint64
+
+func (f fixedIndex) Indexed() uint64 { return uint64(f) }
+
+// fixedPeers is a p2p host with one peer, one topic whose mesh formed, and one DHT put under
+// way.
+type fixedPeers struct{}
+
+func (fixedPeers) Self() (string, []string) { return "12D3KooWSelf", []string{"/ip4/127.0.0.1/tcp/1"} }
+func (fixedPeers) Connected() []api.Peer {
+	return []api.Peer{{ID: "12D3KooWOther", Addrs: []string{"/ip4/127.0.0.1/tcp/2"}}}
+}
+func (fixedPeers) Meshes() []api.Mesh {
+	return []api.Mesh{{Topic: "/surety/cards/1", Peers: 1, InMesh: 1, Formed: true}}
+}
+func (fixedPeers) PendingPuts() int { return 1 }
+
+// TestInfoAndPeersShowWhatTheNodeHolds: /v1/info's indexedBlock is the lowest block of the
+// node's indexes (an answer reflects the chain only up to the index furthest behind), and
+// /v1/peers shows each topic's mesh and the DHT puts under way: the signals a client (and
+// the multi-node tests) wait on instead of sleeping.
+func TestInfoAndPeersShowWhatTheNodeHolds(t *testing.T) {
+	tests := []struct {
+		name    string
+		indexes []api.Index
+		want    *uint64
+	}{
+		{"no index", nil, nil},
+		{"one index", []api.Index{fixedIndex(7)}, ptr(uint64(7))},
+		{"the lowest of two", []api.Index{fixedIndex(9), fixedIndex(4)}, ptr(uint64(4))},
+		{"the lowest first", []api.Index{fixedIndex(3), fixedIndex(8)}, ptr(uint64(3))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(c.Close)
+			db := testutil.DB(t)
+			s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Kind: "embedded"}, Blocks: c, DB: db,
+				Identity: newIdentity(t, db), Indexes: tt.indexes, Peers: fixedPeers{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl := clientOf(t, s)
+			info, err := cl.Info(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, info.Chain.IndexedBlock); diff != "" {
+				t.Errorf("indexedBlock (-want +got):\n%s", diff)
+			}
+			peers, err := cl.Peers(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := &api.PeerList{Peers: fixedPeers{}.Connected(), Topics: fixedPeers{}.Meshes(), PendingPuts: 1}
+			if diff := cmp.Diff(want, peers); diff != "" {
+				t.Errorf("peers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
 func TestProblems(t *testing.T) {
 	s, c := newServer(t)
 	tests := []struct {

@@ -34,6 +34,10 @@ type InfoChain struct {
 	Genesis     string `json:"genesis"`
 	BlockNumber uint64 `json:"blockNumber"`
 	StateKey    string `json:"stateKey"`
+	// IndexedBlock is the highest block whose events every chain index of the node holds
+	// (bounties and stakes): what the node answers reflects the chain up to it. Absent when
+	// the node keeps no index.
+	IndexedBlock *uint64 `json:"indexedBlock,omitempty"`
 	// MinStake is the deployment's minimum stake in base units (StakeRegistry.minStake):
 	// below it an agent ranks, pre-trusts and weighs as unstaked, on every node alike.
 	MinStake string `json:"minStake,omitempty"`
@@ -63,7 +67,18 @@ func (s *Server) info(c echo.Context) error {
 	if ch.MinStake != nil {
 		out.Chain.MinStake = ch.MinStake.String()
 	}
+	for i, idx := range s.cfg.Indexes {
+		if b := idx.Indexed(); i == 0 || b < *out.Chain.IndexedBlock {
+			out.Chain.IndexedBlock = &b
+		}
+	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// Index is a chain index the node keeps (a chainlog follower).
+type Index interface {
+	// Indexed is the highest block whose events are all in the index.
+	Indexed() uint64
 }
 
 // Health is the body of GET /healthz.
@@ -89,6 +104,30 @@ type Peers interface {
 	Self() (id string, addrs []string)
 	// Connected lists the peers this node is connected to.
 	Connected() []Peer
+	// Meshes is the gossip mesh of each topic the node joined.
+	Meshes() []Mesh
+	// PendingPuts is how many DHT puts of agent cards are under way.
+	PendingPuts() int
+}
+
+// PeerList is the body of GET /v1/peers: the connected peers, each gossip topic's mesh, and
+// the DHT writes under way. An operator (or a test) sees from it whether a message published
+// now reaches every node, and whether a card registered here has reached the DHT.
+type PeerList struct {
+	Peers  []Peer `json:"peers"`
+	Topics []Mesh `json:"topics"`
+	// PendingPuts is how many DHT puts of cards registered here are under way (0: every one
+	// landed or failed).
+	PendingPuts int `json:"pendingPuts"`
+}
+
+// Mesh is one gossip topic's mesh here: Peers connected peers joined it, InMesh of them are
+// in this node's mesh, and Formed says a message published now reaches every node.
+type Mesh struct {
+	Topic  string `json:"topic"`
+	Peers  int    `json:"peers"`
+	InMesh int    `json:"inMesh"`
+	Formed bool   `json:"formed"`
 }
 
 // Peer is a connected peer, with the gossip score this node gives it (gossipsub peer
@@ -101,9 +140,12 @@ type Peer struct {
 }
 
 func (s *Server) peers(c echo.Context) error {
-	list := s.cfg.Peers.Connected()
-	if list == nil {
-		list = []Peer{}
+	out := PeerList{Peers: s.cfg.Peers.Connected(), Topics: s.cfg.Peers.Meshes(), PendingPuts: s.cfg.Peers.PendingPuts()}
+	if out.Peers == nil {
+		out.Peers = []Peer{}
 	}
-	return c.JSON(http.StatusOK, map[string]any{"peers": list})
+	if out.Topics == nil {
+		out.Topics = []Mesh{}
+	}
+	return c.JSON(http.StatusOK, out)
 }

@@ -61,6 +61,8 @@ type Config struct {
 	Senders  Senders
 	Wallets  Wallets
 	Stakes   StakeIndex
+	// Indexes are the node's chain indexes; /v1/info reports the lowest block they all hold.
+	Indexes []Index
 	// Agents serves the registry routes; without it they are absent.
 	Agents Agents
 	// Reputation serves the audit and reputation routes; without it they are absent.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
@@ -91,7 +92,12 @@ type Network struct {
 	topic *p2p.Topic
 	log   *slog.Logger
 	prov  providing
+	puts  atomic.Int64 // DHT puts of cards under way
 }
+
+// PendingPuts is how many DHT puts of cards are under way: a card registered here is in the
+// DHT, or its put failed, once it is 0.
+func (n *Network) PendingPuts() int { return int(n.puts.Load()) }
 
 // Attach connects the registry to a p2p node (whose DHT was started with DHTValidators):
 // cards arriving by gossip are validated (and stored) by the registry; a peer whose cards are
@@ -138,13 +144,18 @@ func (n *Network) publish(ctx context.Context, a *Agent) {
 	if !a.Staked {
 		return
 	}
-	n.node.Go(func(ctx context.Context) { // the node's, not the request's: it outlives it
+	n.puts.Add(1)
+	started := n.node.Go(func(ctx context.Context) { // the node's, not the request's: it outlives it
+		defer n.puts.Add(-1)
 		pctx, cancel := context.WithTimeout(ctx, dhtWriteTimeout)
 		defer cancel()
 		if err := n.node.DHT.PutValue(pctx, cardKey(a.DID), []byte(a.JWS)); err != nil {
 			n.log.Debug("registry: DHT put", "did", a.DID, "err", err)
 		}
 	})
+	if !started {
+		n.puts.Add(-1)
+	}
 }
 
 // lookup asks the DHT for did's card and stores what it finds.

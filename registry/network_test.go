@@ -18,6 +18,7 @@ import (
 type netNode struct {
 	reg  *registry.Registry
 	node *p2p.Node
+	net  *registry.Network
 }
 
 // scoreOf is the gossip score this node gives other (0 until scored).
@@ -44,7 +45,7 @@ func attachNetNode(t *testing.T, reg *registry.Registry, bootstrap []peer.AddrIn
 	}
 	t.Cleanup(func() { node.Close() })
 	n.node = node
-	if _, err := n.reg.Attach(ctx, node, nil); err != nil {
+	if n.net, err = n.reg.Attach(ctx, node, nil); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -100,8 +101,8 @@ func TestCardsSpreadAcrossNodes(t *testing.T) {
 	if a, err := last.reg.Get(ctx, agent.DID.String()); err != nil || a.Name != "Translator" || !a.Staked {
 		t.Fatalf("Get on the fifth node = %+v, %v", a, err)
 	}
-	// Give the DHT put time to land, then stop two nodes.
-	time.Sleep(time.Second)
+	// Once the DHT put has landed, stop two nodes.
+	eventually(t, "the first node's DHT put done", 10*time.Second, func() bool { return first.net.PendingPuts() == 0 })
 	nodes[0].node.Close()
 	nodes[1].node.Close()
 	late := startNetNode(t, st, []peer.AddrInfo{nodes[3].node.Info()})

@@ -34,12 +34,11 @@ func (c *Client) Health(ctx context.Context) (api.Health, error) {
 	return out, c.get(ctx, "/healthz", &out)
 }
 
-// Peers is GET /v1/peers: the libp2p peers the node is connected to.
-func (c *Client) Peers(ctx context.Context) ([]api.Peer, error) {
-	var out struct {
-		Peers []api.Peer `json:"peers"`
-	}
-	return out.Peers, c.get(ctx, "/v1/peers", &out)
+// Peers is GET /v1/peers: the libp2p peers the node is connected to, each gossip topic's
+// mesh, and the DHT puts under way.
+func (c *Client) Peers(ctx context.Context) (*api.PeerList, error) {
+	var out api.PeerList
+	return &out, c.get(ctx, "/v1/peers", &out)
 }
 
 // Challenge is what GET /v1/challenge answers: a challenge to sign, for the node's DID.

@@ -225,7 +225,9 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 		}
 		bcs = append(bcs, bc)
 	}
-	time.Sleep(1500 * time.Millisecond) // let the gossip mesh form
+	for _, bc := range bcs {
+		waitMeshes(t, bc.base)
+	}
 	n0 := bcs[0]
 	market, worker := n0.newParty(1), n0.newParty(3)
 	head, err := client.HeaderByNumber(ctx, nil)

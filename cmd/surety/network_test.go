@@ -16,6 +16,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -45,7 +46,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	inst := stakes.Instance(client, dep.Contracts.StakeRegistry)
 	id := identity.AgentID(agent.DID.String())
 	proof := bindingJSON(t, agent, wallet, 31337, dep.Contracts.StakeRegistry)
-	sendTo := func(to *bind.BoundContract, from *ecdsa.PrivateKey, data []byte, value *big.Int) {
+	sendTo := func(to *bind.BoundContract, from *ecdsa.PrivateKey, data []byte, value *big.Int) uint64 {
 		t.Helper()
 		opts := bind.NewKeyedTransactor(from, big.NewInt(31337))
 		opts.Value = value
@@ -53,13 +54,15 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, err := chain.WaitMined(ctx, client, tx.Hash()); err != nil || r.Status != 1 {
+		r, err := chain.WaitMined(ctx, client, tx.Hash())
+		if err != nil || r.Status != 1 {
 			t.Fatalf("transaction %x: %v (status %v)", data[:4], err, r)
 		}
+		return r.BlockNumber.Uint64()
 	}
-	send := func(from *ecdsa.PrivateKey, data []byte, value *big.Int) {
+	send := func(from *ecdsa.PrivateKey, data []byte, value *big.Int) uint64 {
 		t.Helper()
-		sendTo(inst, from, data, value)
+		return sendTo(inst, from, data, value)
 	}
 	send(wallet, stakes.PackBind(id, proof), nil)
 	send(wallet, stakes.PackStake(id, big.NewInt(1e18)), big.NewInt(1e18))
@@ -81,7 +84,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		r, base := startNodeAt(name, boot)
 		runs, bases = append(runs, r), append(bases, base)
 	}
-	time.Sleep(1500 * time.Millisecond) // let the gossip mesh form
+	waitMeshes(t, append([]string{baseA}, bases...)...)
 
 	sc, err := registry.Sign(registry.Card{DID: agent.DID.String(), Name: "Auditor", Description: "audits smart contracts",
 		Capabilities: []string{"audit", "solidity"}, Wallet: crypto.PubkeyToAddress(wallet.PublicKey), Seq: 1, Updated: time.Now().Unix()}, agent)
@@ -101,7 +104,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	eventuallyT(t, "found by capability on E", 15*time.Second, func() bool { return find(baseE, "/v1/agents?capability=solidity") })
 
 	// Stop B and C; E still answers, and a node that joins now finds the card in the DHT.
-	time.Sleep(time.Second) // the DHT put is asynchronous
+	waitPuts(t, baseA) // the DHT put is asynchronous
 	runs[0].cancel()
 	runs[1].cancel()
 	runs[0].wait(t)
@@ -124,10 +127,10 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if claim["peerId"] != info.Peer.ID {
 		t.Errorf("peer binding names %s, node is %s", claim["peerId"], info.Peer.ID)
 	}
-	code, body := (&bountyClient{t: t, base: baseE}).request("GET", "/v1/peers", nil, nil)
-	if code != http.StatusOK || !strings.Contains(string(body), `"id"`) || !strings.Contains(string(body), `"score"`) {
-		t.Errorf("peers (with their gossip scores): %d %s", code, body)
-	}
+	eventuallyT(t, "peers with their gossip scores on E", 10*time.Second, func() bool { // scored at each inspection
+		code, body := (&bountyClient{t: t, base: baseE}).request("GET", "/v1/peers", nil, nil)
+		return code == http.StatusOK && strings.Contains(string(body), `"id"`) && strings.Contains(string(body), `"score"`)
+	})
 
 	// Stake changes sent straight to the chain re-rank the card on every node, with no call
 	// to any node: an unbond, then a slash, which only a dispute ruling can make: a bounty
@@ -176,12 +179,12 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	// proof, revokes it, and asks E to check the status. Nothing changes on any node.
 	thief := chain.DevKey(2)
 	send(thief, stakes.PackBind(id, nil), nil)
-	send(thief, stakes.PackRevoke(id), nil)
-	code, body = (&bountyClient{t: t, base: baseE}).request("POST", "/v1/agents/"+agent.DID.String()+"/status", nil, nil)
+	forged := send(thief, stakes.PackRevoke(id), nil)
+	code, body := (&bountyClient{t: t, base: baseE}).request("POST", "/v1/agents/"+agent.DID.String()+"/status", nil, nil)
 	if code != http.StatusOK || !strings.Contains(string(body), `"status":"active"`) || !strings.Contains(string(body), `"dropped":false`) {
 		t.Fatalf("status check on E after the forged revocation: %d %s", code, body)
 	}
-	time.Sleep(2 * time.Second) // every index polls the chain each second
+	waitIndexed(t, forged, live...)
 	for _, base := range live {
 		if !find(base, "/v1/agents/"+agent.DID.String()) || !find(base, "/v1/agents?capability=audit") {
 			t.Errorf("%s lost the card to a forged revocation", base)
@@ -231,6 +234,57 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 			t.Errorf("a group post by the revoked key on %s: %d %s, want 403 envelope-revoked", base, code, body)
 		}
 	}
+}
+
+// waitMeshes waits until every gossip topic's mesh has formed on each node (GET /v1/peers):
+// a message published now reaches every node.
+func waitMeshes(t *testing.T, bases ...string) {
+	t.Helper()
+	for _, base := range bases {
+		eventuallyT(t, "the gossip meshes formed on "+base, 20*time.Second, func() bool {
+			var l api.PeerList
+			if !getJSON(base+"/v1/peers", &l) || len(l.Topics) == 0 {
+				return false
+			}
+			for _, m := range l.Topics {
+				if !m.Formed {
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
+// waitPuts waits until the DHT puts of the cards registered on base are done.
+func waitPuts(t *testing.T, base string) {
+	t.Helper()
+	eventuallyT(t, "the DHT puts done on "+base, 20*time.Second, func() bool {
+		var l api.PeerList
+		return getJSON(base+"/v1/peers", &l) && l.PendingPuts == 0
+	})
+}
+
+// waitIndexed waits until each node's chain indexes hold block (GET /v1/info): what the node
+// answers from then on reflects the chain up to it.
+func waitIndexed(t *testing.T, block uint64, bases ...string) {
+	t.Helper()
+	for _, base := range bases {
+		eventuallyT(t, fmt.Sprintf("block %d indexed by %s", block, base), 20*time.Second, func() bool {
+			var info api.Info
+			return getJSON(base+"/v1/info", &info) && info.Chain.IndexedBlock != nil && *info.Chain.IndexedBlock >= block
+		})
+	}
+}
+
+// getJSON decodes a 200 answer from url into v, and says whether it got one.
+func getJSON(url string, v any) bool {
+	resp, err := http.Get(url)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(v) == nil
 }
 
 func eventuallyT(t *testing.T, what string, d time.Duration, f func() bool) {

@@ -233,6 +233,7 @@ type node struct {
 	missed     []string // DIDs whose records changed during the start-up catch-up
 	reputation *reputation.Service
 	p2p        *p2p.Node
+	cardNet    *registry.Network // the registry's side of the network (its DHT puts)
 	p2pCtx     context.Context
 	p2pStop    context.CancelFunc
 	seeds      []peer.AddrInfo // bootstrap and remembered peers, redialled when alone
@@ -452,7 +453,7 @@ func (st *startup) joinNetwork(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := st.agents.Attach(st.p2pCtx, st.p2p, log); err != nil {
+	if st.cardNet, err = st.agents.Attach(st.p2pCtx, st.p2p, log); err != nil {
 		return err
 	}
 	// Anti-entropy: what gossip did not deliver (the node was down, or cut off) is pulled from
@@ -572,8 +573,8 @@ func (st *startup) serve(ctx context.Context) error {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	st.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: st.chain, DB: st.db, Identity: st.ids,
-		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Agents: st.agents,
-		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p}, PeerBinding: peerBinding, Logger: log,
+		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, Agents: st.agents,
+		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return err

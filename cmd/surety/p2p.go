@@ -14,6 +14,7 @@ import (
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/registry"
 )
 
 // loadPeerKey reads the node's libp2p key from DATA_DIR/p2p.key, creating it on first start,
@@ -89,7 +90,11 @@ func splitList(s string) []string {
 }
 
 // peersOf adapts a p2p node to the API.
-type peersOf struct{ n *p2p.Node }
+// peersOf serves the API's view of the p2p host and the registry's DHT writes.
+type peersOf struct {
+	n   *p2p.Node
+	reg *registry.Network
+}
 
 func (p peersOf) Self() (string, []string) { return p.n.Host.ID().String(), p.n.Addrs() }
 
@@ -107,6 +112,16 @@ func (p peersOf) Connected() []api.Peer {
 	}
 	return out
 }
+
+func (p peersOf) Meshes() []api.Mesh {
+	var out []api.Mesh
+	for _, m := range p.n.Meshes() {
+		out = append(out, api.Mesh{Topic: m.Topic, Peers: m.Peers, InMesh: m.InMesh, Formed: m.Formed})
+	}
+	return out
+}
+
+func (p peersOf) PendingPuts() int { return p.reg.PendingPuts() }
 
 var _ api.Peers = peersOf{}
 

@@ -32,11 +32,21 @@ func (m *meshTracer) Graft(p peer.ID, topic string) {
 	m.mesh[topic][p] = struct{}{}
 }
 
-// Prune records p leaving topic's mesh (gossipsub prunes a peer that disconnects too).
+// Prune records p leaving topic's mesh.
 func (m *meshTracer) Prune(p peer.ID, topic string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.mesh[topic], p)
+}
+
+// OnClosedOutboundStream records p gone: gossipsub drops a peer whose stream closed (it
+// disconnected) from every mesh without tracing a Prune.
+func (m *meshTracer) OnClosedOutboundStream(p peer.ID) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, peers := range m.mesh {
+		delete(peers, p)
+	}
 }
 
 // Leave forgets a topic this node left.
@@ -55,7 +65,6 @@ func (m *meshTracer) size(topic string) int {
 // The rest of RawTracer is not needed here.
 
 func (m *meshTracer) OnNewOutboundStream(peer.ID, protocol.ID) {}
-func (m *meshTracer) OnClosedOutboundStream(peer.ID)           {}
 func (m *meshTracer) Join(string)                              {}
 func (m *meshTracer) ValidateMessage(*pubsub.Message)          {}
 func (m *meshTracer) DeliverMessage(*pubsub.Message)           {}
@@ -94,4 +103,29 @@ func (n *Node) WaitMesh(ctx context.Context, topic string) error {
 		}
 	}
 	return nil
+}
+
+// Mesh is one topic's gossip mesh as this node sees it.
+type Mesh struct {
+	Topic string
+	// Peers is how many connected peers joined the topic; InMesh how many of them are in this
+	// node's mesh for it.
+	Peers, InMesh int
+	// Formed is MeshFormed: a message published now reaches every node through the mesh.
+	Formed bool
+}
+
+// Meshes lists the mesh of every topic the node joined, in the order it joined them.
+func (n *Node) Meshes() []Mesh {
+	n.mu.Lock()
+	names := make([]string, 0, len(n.topics))
+	for _, t := range n.topics {
+		names = append(names, t.name)
+	}
+	n.mu.Unlock()
+	out := make([]Mesh, 0, len(names))
+	for _, name := range names {
+		out = append(out, Mesh{Topic: name, Peers: len(n.PubSub.ListPeers(name)), InMesh: n.mesh.size(name), Formed: n.MeshFormed(name)})
+	}
+	return out
 }

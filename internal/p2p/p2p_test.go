@@ -2,6 +2,9 @@ package p2p
 
 import (
 	"context"
+	"log/slog"
+	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,11 +78,16 @@ func TestRejoinStopsWithItsContext(t *testing.T) {
 	gone.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	warned := &firstWrite{c: make(chan struct{})}
 	go func() {
 		defer close(done)
-		n.Rejoin(ctx, RejoinConfig{Every: 10 * time.Millisecond, Seeds: []peer.AddrInfo{seed}})
+		n.Rejoin(ctx, RejoinConfig{Every: 10 * time.Millisecond, Seeds: []peer.AddrInfo{seed}, Logger: slog.New(slog.NewTextHandler(warned, nil))})
 	}()
-	time.Sleep(100 * time.Millisecond)
+	select { // Rejoin tried the seed and is now retrying it
+	case <-warned.c:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Rejoin never warned that no peer is reachable")
+	}
 	cancel()
 	select {
 	case <-done:
@@ -161,7 +169,9 @@ func TestCloseAfterGossipStopped(t *testing.T) {
 		}
 	}
 	cancel()
-	time.Sleep(50 * time.Millisecond) // gossipsub's loop sees its context end
+	// Deliberate: gossipsub's loop ending is not observable from outside; give it the moment
+	// it needs so that Close usually runs after it (Close must not hang either way).
+	time.Sleep(50 * time.Millisecond)
 	closed := make(chan error, 1)
 	go func() { closed <- n.Close() }()
 	select {
@@ -198,4 +208,33 @@ func TestMeshForms(t *testing.T) {
 	if !a.MeshFormed("/surety/test-mesh/1") || a.MeshFormed("/surety/no-such-topic/1") {
 		t.Error("MeshFormed does not tell a formed mesh from no mesh")
 	}
+	if got, want := a.Meshes(), []Mesh{{Topic: "/surety/test-mesh/1", Peers: 1, InMesh: 1, Formed: true}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Meshes = %+v, want %+v", got, want)
+	}
+	// A peer that vanishes (its host stops, sending no PRUNE) leaves the mesh too: gossipsub
+	// drops it without tracing a Prune.
+	if err := b.Host.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []Mesh{{Topic: "/surety/test-mesh/1"}}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got := a.Meshes()
+		if reflect.DeepEqual(got, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the peer left, Meshes = %+v, want %+v", got, want)
+		}
+	}
+}
+
+// firstWrite closes c at its first write: a log line was written.
+type firstWrite struct {
+	c    chan struct{}
+	once sync.Once
+}
+
+func (w *firstWrite) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.c) })
+	return len(p), nil
 }

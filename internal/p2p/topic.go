@@ -95,16 +95,17 @@ func (t *Topic) Close() error {
 
 // Go runs task on a goroutine the node owns: its context ends when the node closes, and
 // Close waits for it. For work that outlives the request that started it (a DHT put, a
-// provider announcement).
-func (n *Node) Go(task func(ctx context.Context)) {
+// provider announcement). It reports false, running nothing, once the node has closed.
+func (n *Node) Go(task func(ctx context.Context)) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.stopped {
-		return
+		return false
 	}
 	n.tasks.Add(1)
 	go func() {
 		defer n.tasks.Done()
 		task(n.life)
 	}()
+	return true
 }
