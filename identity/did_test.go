@@ -170,7 +170,7 @@ func TestParseDIDErrors(t *testing.T) {
 func TestPKHRoundTrip(t *testing.T) {
 	for _, s := range []string{
 		"did:pkh:eip155:1:0xb9c5714089478a327f09197987f16f9e5d936e8a",
-		"did:pkh:eip155:31337:0xC7367832b3F30e9A6C1448a4A8f837204b822a3d",
+		"did:pkh:eip155:31337:0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
 	} {
 		d, err := ParseDID(s)
 		if err != nil {

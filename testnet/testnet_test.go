@@ -47,6 +47,20 @@ func TestStartDeploysOnAnvil(t *testing.T) {
 	if want := crypto.PubkeyToAddress(chain.DevKey(0).PublicKey); dn.Deployment.Deployer != want {
 		t.Errorf("deployer = %s, want dev account 0 %s", dn.Deployment.Deployer, want)
 	}
+	// Anvil's own dev accounts (from its test mnemonic) are chain.DevKey's: Surety, cast and a
+	// plain anvil agree on every dev key.
+	var accounts []common.Address
+	if err := c.Client().CallContext(ctx, &accounts, "eth_accounts"); err != nil {
+		t.Fatal(err)
+	}
+	if len(accounts) != 10 {
+		t.Fatalf("anvil lists %d accounts, want its 10", len(accounts))
+	}
+	for i, addr := range accounts {
+		if ours := crypto.PubkeyToAddress(chain.DevKey(i).PublicKey); ours != addr {
+			t.Errorf("anvil's account %d is %s, chain.DevKey(%d) is %s", i, addr, i, ours)
+		}
+	}
 	bal, err := c.BalanceAt(ctx, crypto.PubkeyToAddress(chain.DevKey(2).PublicKey), nil)
 	if err != nil {
 		t.Fatal(err)

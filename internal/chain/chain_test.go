@@ -2,6 +2,7 @@ package chain_test
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"math/big"
 	"net"
@@ -121,6 +122,19 @@ func TestDevKeys(t *testing.T) {
 		seen[addr] = i
 		if again := crypto.PubkeyToAddress(chain.DevKey(i).PublicKey); again != addr {
 			t.Fatalf("dev key %d is not deterministic", i)
+		}
+	}
+	// The well-known first two accounts of the test mnemonic (Anvil and Hardhat print them).
+	for i, want := range []struct{ key, addr string }{
+		{"ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80", "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"},
+		{"59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"},
+	} {
+		k := chain.DevKey(i)
+		if got := hex.EncodeToString(crypto.FromECDSA(k)); got != want.key {
+			t.Errorf("dev key %d = %s, want %s", i, got, want.key)
+		}
+		if got := crypto.PubkeyToAddress(k.PublicKey).Hex(); got != want.addr {
+			t.Errorf("dev account %d = %s, want %s", i, got, want.addr)
 		}
 	}
 	if got := len(chain.DevAlloc(5, big.NewInt(1))); got != 5 {

@@ -3,8 +3,12 @@ package chain
 import (
 	"context"
 	"crypto/ecdsa"
+	"crypto/hmac"
+	"crypto/pbkdf2"
 	"crypto/rand"
+	"crypto/sha512"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -12,6 +16,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/eth/ethconfig"
@@ -143,19 +148,82 @@ func (e *Embedded) Close() {
 	_ = e.backend.Close()
 }
 
-// DevKey returns the i-th dev account key. Dev keys are derived from a public, fixed phrase:
-// they are the same on every machine, fund nothing of value, and must never hold real money.
+// DevKey returns the i-th dev account key: the account Anvil (and Hardhat) fund from their
+// public test mnemonic, "test test ... junk", at m/44'/60'/0'/0/i, so that Surety, cast and
+// a plain anvil agree on every dev key. They are the same on every machine, fund nothing of
+// value, and must never hold real money.
 func DevKey(i int) *ecdsa.PrivateKey {
-	var idx [8]byte
-	binary.BigEndian.PutUint64(idx[:], uint64(i))
-	seed := crypto.Keccak256([]byte("surety dev account"), idx[:])
-	key, err := crypto.ToECDSA(seed)
+	if i < 0 || i >= 1<<31 {
+		panic(fmt.Sprintf("dev key %d: out of range", i))
+	}
+	if k, ok := devKeys.Load(i); ok {
+		return k.(*ecdsa.PrivateKey)
+	}
+	key, err := deriveBIP32(devSeed(), 44|hardened, 60|hardened, 0|hardened, 0, uint32(i))
 	if err != nil {
-		// A keccak digest is a valid secp256k1 scalar except with negligible probability,
-		// and the inputs here are fixed: this cannot happen for any i in use.
+		// Derivation fails with probability below 2^-127 per step, and the inputs are fixed.
 		panic(fmt.Sprintf("dev key %d: %v", i, err))
 	}
-	return key
+	k, _ := devKeys.LoadOrStore(i, key)
+	return k.(*ecdsa.PrivateKey)
+}
+
+// DevMnemonic is the public test mnemonic Anvil and Hardhat fund their dev accounts from.
+const DevMnemonic = "test test test test test test test test test test test junk"
+
+var (
+	devKeys sync.Map // int -> *ecdsa.PrivateKey, derived once each
+	devSeed = sync.OnceValue(func() []byte {
+		// BIP-39: the seed is PBKDF2-HMAC-SHA512 of the mnemonic, salted "mnemonic" (no
+		// passphrase), 2048 rounds, 64 bytes.
+		seed, err := pbkdf2.Key(sha512.New, DevMnemonic, []byte("mnemonic"), 2048, 64)
+		if err != nil {
+			panic(err)
+		}
+		return seed
+	})
+)
+
+// hardened marks a hardened BIP-32 child index.
+const hardened = 1 << 31
+
+// deriveBIP32 derives the private key at path from a BIP-32 seed.
+func deriveBIP32(seed []byte, path ...uint32) (*ecdsa.PrivateKey, error) {
+	n := crypto.S256().Params().N
+	mac := hmac.New(sha512.New, []byte("Bitcoin seed"))
+	mac.Write(seed)
+	sum := mac.Sum(nil)
+	k, chainCode := new(big.Int).SetBytes(sum[:32]), sum[32:]
+	if k.Sign() == 0 || k.Cmp(n) >= 0 {
+		return nil, errors.New("bip32: invalid master key")
+	}
+	for _, idx := range path {
+		var data []byte
+		if idx&hardened != 0 {
+			data = append([]byte{0}, math.PaddedBigBytes(k, 32)...)
+		} else {
+			priv, err := crypto.ToECDSA(math.PaddedBigBytes(k, 32))
+			if err != nil {
+				return nil, err
+			}
+			data = crypto.CompressPubkey(&priv.PublicKey)
+		}
+		data = binary.BigEndian.AppendUint32(data, idx)
+		mac := hmac.New(sha512.New, chainCode)
+		mac.Write(data)
+		sum := mac.Sum(nil)
+		il := new(big.Int).SetBytes(sum[:32])
+		if il.Cmp(n) >= 0 {
+			return nil, errors.New("bip32: invalid child key")
+		}
+		k = il.Add(il, k)
+		k.Mod(k, n)
+		if k.Sign() == 0 {
+			return nil, errors.New("bip32: invalid child key")
+		}
+		chainCode = sum[32:]
+	}
+	return crypto.ToECDSA(math.PaddedBigBytes(k, 32))
 }
 
 // DevAlloc funds the first n dev accounts with balance each.
