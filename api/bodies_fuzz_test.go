@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/escrow"
@@ -40,7 +41,13 @@ func (bodyBounties) Escrow() common.Address     { return fuzzEscrow }
 func (bodyBounties) Relay(context.Context, []byte) (*escrow.Result, error) {
 	return nil, errors.New("not relayed in this test")
 }
+func (bodyBounties) Broadcast(context.Context, []byte) (*types.Transaction, error) {
+	return nil, errors.New("not relayed in this test")
+}
 func (bodyStaking) Registry() common.Address { return fuzzRegistry }
+func (bodyStaking) Broadcast(context.Context, []byte) (*types.Transaction, error) {
+	return nil, errors.New("not relayed in this test")
+}
 func (bodyStaking) Relay(context.Context, []byte) (*stake.Result, error) {
 	return nil, errors.New("not relayed in this test")
 }

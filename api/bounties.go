@@ -38,6 +38,8 @@ type Bounties interface {
 	Subscribe(id uint64) (<-chan escrow.Event, func())
 	// Relay sends an escrow call an external wallet signed; Escrow is the contract.
 	Relay(ctx context.Context, raw []byte) (*escrow.Result, error)
+	// Broadcast sends it without waiting for it to be mined (POST /v1/rpc).
+	Broadcast(ctx context.Context, raw []byte) (*types.Transaction, error)
 	Escrow() common.Address
 	// PutSpec stores a bounty's task text under the hash it must have (escrow.CheckSpec).
 	PutSpec(ctx context.Context, hash common.Hash, text string) error
@@ -54,6 +56,8 @@ type Staking interface {
 	StakeOf(ctx context.Context, agent common.Hash, wallet common.Address) (*stake.Holding, error)
 	// Relay sends a StakeRegistry call an external wallet signed; Registry is the contract.
 	Relay(ctx context.Context, raw []byte) (*stake.Result, error)
+	// Broadcast sends it without waiting for it to be mined (POST /v1/rpc).
+	Broadcast(ctx context.Context, raw []byte) (*types.Transaction, error)
 	Registry() common.Address
 }
 

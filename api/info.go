@@ -38,6 +38,9 @@ type InfoChain struct {
 	// (bounties and stakes): what the node answers reflects the chain up to it. Absent when
 	// the node keeps no index.
 	IndexedBlock *uint64 `json:"indexedBlock,omitempty"`
+	// Confirmations is how many blocks the node's indexes wait before trusting an event: a
+	// transaction mined in block B is indexed once the head reaches B+Confirmations.
+	Confirmations uint64 `json:"confirmations"`
 	// MinStake is the deployment's minimum stake in base units (StakeRegistry.minStake):
 	// below it an agent ranks, pre-trusts and weighs as unstaked, on every node alike.
 	MinStake string `json:"minStake,omitempty"`
@@ -52,7 +55,7 @@ func (s *Server) info(c echo.Context) error {
 	out := Info{
 		Version: s.cfg.Version,
 		Chain: InfoChain{
-			ID: ch.ID, Kind: ch.Kind, Genesis: ch.Genesis.Hex(), BlockNumber: block, StateKey: ch.Key,
+			ID: ch.ID, Kind: ch.Kind, Genesis: ch.Genesis.Hex(), BlockNumber: block, StateKey: ch.Key, Confirmations: ch.Confirmations,
 		},
 		Contracts: make(map[string]string, len(ch.Contracts)),
 		NodeDID:   s.cfg.Identity.NodeDID(),

@@ -43,6 +43,7 @@ type (
 	stubAuditLog   struct{ api.AuditLog }
 	stubPeers      struct{ api.Peers }
 	stubGroups     struct{ api.Groups }
+	stubChainRPC   struct{ api.ChainRPC }
 )
 
 type reputationService = api.Reputation
@@ -55,6 +56,7 @@ func newFullServer(t *testing.T) *api.Server {
 		Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{},
 		Bounties: stubBounties{}, Staking: stubStaking{}, Senders: stubSenders{}, Wallets: stubWallets{}, Stakes: stubStakes{}, Agents: stubAgents{},
 		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, Peers: stubPeers{}, Groups: stubGroups{},
+		ChainRPC: stubChainRPC{},
 	}
 	v := reflect.ValueOf(cfg)
 	for i := range v.NumField() {

@@ -44,6 +44,8 @@ type ChainInfo struct {
 	// MinStake is the deployment's minimum stake (StakeRegistry.minStake, base units): below
 	// it an agent counts as unstaked.
 	MinStake *big.Int
+	// Confirmations is how many blocks the node's indexes wait before trusting an event.
+	Confirmations uint64
 }
 
 // Config assembles a Server.
@@ -61,6 +63,9 @@ type Config struct {
 	Senders  Senders
 	Wallets  Wallets
 	Stakes   StakeIndex
+	// ChainRPC serves POST /v1/rpc, the JSON-RPC a client's own wallet sends through (with
+	// the bounty and stake routes).
+	ChainRPC ChainRPC
 	// Indexes are the node's chain indexes; /v1/info reports the lowest block they all hold.
 	Indexes []Index
 	// Agents serves the registry routes; without it they are absent.
@@ -188,6 +193,9 @@ func New(cfg Config) (*Server, error) {
 		v1.POST("/stake/withdraw", s.withdrawStake)
 		v1.GET("/stake/:did", s.getStake)
 		v1.POST("/tx/raw", s.relay)
+		if cfg.ChainRPC != nil {
+			v1.POST("/rpc", s.rpc)
+		}
 	}
 	return s, nil
 }

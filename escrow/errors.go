@@ -73,6 +73,10 @@ func (e *BountyError) Unwrap() []error {
 
 var statusNames = []Status{StatusOpen, StatusAssigned, StatusSubmitted, StatusDisputed, StatusAccepted, StatusReleased, StatusResolved, StatusRefunded, StatusCancelled}
 
+// DecodeRevert maps an escrow custom error to a *BountyError (err unchanged when it carries
+// none): the txn.Call.Decode of escrow calls, for clients sending from their own wallets.
+func DecodeRevert(err error) error { return decodeRevert(err) }
+
 // decodeRevert maps an escrow (or stake registry) custom error (from a gas estimate or a call)
 // to a package error with a message for people; it returns err unchanged when it carries no
 // custom error.

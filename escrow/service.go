@@ -225,51 +225,78 @@ func (s *Service) call(ctx context.Context, snd *txn.Sender, op Op) (data []byte
 	if err != nil {
 		return nil, nil, err
 	}
+	data, err = ActionData(b, op.Action, args)
+	return data, nil, err
+}
+
+// PostedID is the id of the bounty a post's receipt records (the Posted event of the escrow
+// at escrowAddr).
+func PostedID(r *types.Receipt, escrowAddr common.Address) (uint64, bool) {
+	abi := contracts.NewBountyEscrow()
+	for _, l := range r.Logs {
+		if l.Address != escrowAddr {
+			continue
+		}
+		if p, err := abi.UnpackPostedEvent(l); err == nil {
+			return p.Id.Uint64(), true
+		}
+	}
+	return 0, false
+}
+
+// ActionData is the escrow call of action on bounty b, with b's terms and worker (as an
+// index holds them), its arguments checked as the escrow checks them. The node's Act and a
+// client sending from its own wallet build their calls with it.
+func ActionData(b *Bounty, action Action, args ActionArgs) ([]byte, error) {
+	id := b.ID
 	if b.Status.Terminal() {
-		return nil, nil, &BountyError{ID: id, Err: ErrBountyClosed, Msg: fmt.Sprintf("bounty %d is already %s", id, b.Status)}
+		return nil, &BountyError{ID: id, Err: ErrBountyClosed, Msg: fmt.Sprintf("bounty %d is already %s", id, b.Status)}
 	}
 	t, w, bid := b.Terms(), b.Worker, new(big.Int).SetUint64(id)
-	switch op.Action {
+	abi := contracts.NewBountyEscrow()
+	var data []byte
+	switch action {
 	case ActionClaim:
-		data = s.abi.PackClaim(bid, t, args.AgentID)
+		data = abi.PackClaim(bid, t, args.AgentID)
 	case ActionAssign:
 		if args.Worker == (common.Address{}) {
-			return nil, nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: assign needs a worker address"}
+			return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: assign needs a worker address"}
 		}
-		data = s.abi.PackAssign(bid, t, args.Worker)
+		data = abi.PackAssign(bid, t, args.Worker)
 	case ActionSubmit:
-		data = s.abi.PackSubmit(bid, t, w, args.ResultHash)
+		data = abi.PackSubmit(bid, t, w, args.ResultHash)
 	case ActionAccept:
-		data = s.abi.PackAccept(bid, t, w)
+		data = abi.PackAccept(bid, t, w)
 	case ActionReject:
-		data = s.abi.PackReject(bid, t, w, args.ReasonHash)
+		data = abi.PackReject(bid, t, w, args.ReasonHash)
 	case ActionDispute:
-		data = s.abi.PackDispute(bid, t, w, args.ReasonHash)
+		data = abi.PackDispute(bid, t, w, args.ReasonHash)
 	case ActionResolve:
 		if args.WorkerBps > 10_000 {
-			return nil, nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: workerBps is at most 10000"}
+			return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: "invalid argument: workerBps is at most 10000"}
 		}
 		slash := args.Slash
 		if slash == nil {
 			slash = new(big.Int)
 		}
 		if slash.Cmp(t.MinStake) > 0 {
-			return nil, nil, &BountyError{ID: id, Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: slash %s is above the %s the bounty locks", slash, t.MinStake)}
+			return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: slash %s is above the %s the bounty locks", slash, t.MinStake)}
 		}
-		data = s.abi.PackResolve(bid, t, w, args.WorkerBps, slash)
+		data = abi.PackResolve(bid, t, w, args.WorkerBps, slash)
 	case ActionResolveExpired:
-		data = s.abi.PackResolveExpired(bid, t, w)
+		data = abi.PackResolveExpired(bid, t, w)
 	case ActionRelease:
-		data = s.abi.PackRelease(bid, t, w)
+		data = abi.PackRelease(bid, t, w)
 	case ActionRefund:
-		data = s.abi.PackRefund(bid, t, w)
+		data = abi.PackRefund(bid, t, w)
 	case ActionCancel:
-		data = s.abi.PackCancel(bid, t)
+		data = abi.PackCancel(bid, t)
 	default:
-		return nil, nil, &BountyError{ID: id, Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: unknown action %q", op.Action)}
+		return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: unknown action %q", action)}
 	}
-	return data, nil, nil
+	return data, nil
 }
+
 
 // Do performs op once per Idempotency (see txn.Do): a call the contract would refuse is
 // refused before anything is sent, with the decoded reason ("bounty 7 is already accepted").
@@ -293,11 +320,7 @@ func (s *Service) request(op Op) txn.Request[*Result] {
 		Finish: func(ctx context.Context, r *types.Receipt) (*Result, error) {
 			id := op.BountyID
 			if op.Kind == OpPost {
-				for _, l := range r.Logs {
-					if p, err := s.abi.UnpackPostedEvent(l); err == nil {
-						id = p.Id.Uint64()
-					}
-				}
+				id, _ = PostedID(r, s.cfg.Escrow)
 			}
 			return s.settle(ctx, id, r)
 		},
@@ -334,6 +357,12 @@ func (s *Service) History(ctx context.Context, id uint64) ([]Event, error) {
 
 // Subscribe follows a bounty's new events (see Indexer.Subscribe).
 func (s *Service) Subscribe(id uint64) (<-chan Event, func()) { return s.cfg.Indexer.Subscribe(id) }
+
+// Broadcast sends an escrow call an external wallet signed without waiting for it to be
+// mined (see txn.Service.Broadcast).
+func (s *Service) Broadcast(ctx context.Context, raw []byte) (*types.Transaction, error) {
+	return s.cfg.Tx.Broadcast(ctx, raw, []common.Address{s.cfg.Escrow}, decodeRevert)
+}
 
 // Relay sends an escrow call an external wallet signed (EIP-2718 bytes): it is first
 // simulated, so a call the contract would refuse is refused with the decoded reason and never

@@ -163,6 +163,20 @@ func (s *Service) Retry(ctx context.Context, op Op, idem txn.Idempotency) (*Resu
 	return txn.Retry(ctx, s.cfg.Tx, idem, s.request(op))
 }
 
+// Run performs op from a wallet its caller holds (snd), with no request store: the
+// non-custodial path of a client such as the CLI. The checks and preparatory calls (a bind,
+// an approval) are Do's; op.From is snd's wallet.
+func (s *Service) Run(ctx context.Context, snd *txn.Sender, op Op) (*Result, error) {
+	op.From = snd.Address()
+	return txn.Run(ctx, snd, s.request(op))
+}
+
+// Broadcast sends a StakeRegistry call an external wallet signed without waiting for it to
+// be mined (see txn.Service.Broadcast).
+func (s *Service) Broadcast(ctx context.Context, raw []byte) (*types.Transaction, error) {
+	return s.cfg.Tx.Broadcast(ctx, raw, []common.Address{s.cfg.Registry}, decodeRevert)
+}
+
 // Relay sends a StakeRegistry call an external wallet signed (see txn.Service.Relay).
 func (s *Service) Relay(ctx context.Context, raw []byte) (*Result, error) {
 	r, err := s.cfg.Tx.Relay(ctx, raw, []common.Address{s.cfg.Registry}, decodeRevert)
@@ -348,6 +362,10 @@ func (s *Service) ensureAllowance(ctx context.Context, snd *txn.Sender, token co
 	}
 	return nil
 }
+
+// DecodeRevert maps a StakeRegistry custom error to an *Error; it returns err unchanged
+// when it carries no custom error. It is the txn.Call.Decode of registry calls.
+func DecodeRevert(err error) error { return decodeRevert(err) }
 
 // decodeRevert maps a StakeRegistry custom error to an *Error; it returns err unchanged when
 // it carries no custom error.

@@ -119,6 +119,26 @@ func Do[T any](ctx context.Context, s *Service, idem Idempotency, req Request[T]
 	return zero, ErrRequestInProgress
 }
 
+// Run performs req once from snd's wallet, with no request store: for a client that holds
+// its own wallet (the CLI, which journals its commands itself). Calls req.Prepare sends first
+// (a bind, an approval) are sent and awaited in order, like the call itself.
+func Run[T any](ctx context.Context, snd *Sender, req Request[T]) (T, error) {
+	var zero T
+	call, err := req.Prepare(ctx, snd)
+	if err != nil {
+		return zero, err
+	}
+	tx, err := snd.SendAsync(ctx, call, nil)
+	if err != nil {
+		return zero, err
+	}
+	r, err := snd.Wait(ctx, tx)
+	if err != nil {
+		return zero, err
+	}
+	return req.Finish(ctx, r)
+}
+
 // Retry answers a request that was made before under idem, and never starts a new one: the
 // stored answer, or, when the node stopped before answering, the outcome of the transaction
 // it stored. It returns ErrNoSuchRequest when there is none.

@@ -64,6 +64,38 @@ type Sender struct {
 
 	mu    sync.Mutex
 	nonce *uint64 // next nonce to use; nil until read from the chain
+
+	progress func(Progress) // hears each broadcast and receipt; nil: nobody
+}
+
+// Stage is how far a transaction got.
+type Stage string
+
+// Stages a Sender reports.
+const (
+	// StageSent: the chain took the transaction into its pool.
+	StageSent Stage = "sent"
+	// StageMined: the transaction is in a block (Block), successful or reverted.
+	StageMined Stage = "mined"
+)
+
+// Progress is one step of a transaction the Sender sent.
+type Progress struct {
+	Stage Stage
+	Tx    common.Hash
+	To    common.Address
+	// Block is the block that holds the transaction (StageMined).
+	Block uint64
+}
+
+// OnProgress makes the sender tell f of each transaction it broadcasts and each receipt it
+// gets (a CLI shows them while it waits). Set it before the sender is used.
+func (s *Sender) OnProgress(f func(Progress)) { s.progress = f }
+
+func (s *Sender) report(p Progress) {
+	if s.progress != nil {
+		s.progress(p)
+	}
 }
 
 // NewSender makes a sender for signer's wallet. timeout bounds the wait for each receipt (0:
@@ -125,6 +157,7 @@ func (s *Sender) SendAsync(ctx context.Context, call Call, record func(*types.Tr
 		err = s.client.SendTransaction(ctx, tx)
 		if err == nil {
 			*s.nonce++
+			s.report(Progress{Stage: StageSent, Tx: tx.Hash(), To: fees.to})
 			return tx, nil
 		}
 		s.nonce = nil
@@ -257,7 +290,15 @@ func (s *Sender) Rebroadcast(ctx context.Context, tx *types.Transaction) (stale 
 // Wait waits for tx's receipt, up to the sender's timeout, sending tx again every
 // rebroadcastEvery while it is not mined.
 func (s *Sender) Wait(ctx context.Context, tx *types.Transaction) (*types.Receipt, error) {
-	return waitMined(ctx, s.client, tx, s.timeout, true)
+	r, err := waitMined(ctx, s.client, tx, s.timeout, true)
+	if r != nil {
+		p := Progress{Stage: StageMined, Tx: tx.Hash(), Block: r.BlockNumber.Uint64()}
+		if tx.To() != nil {
+			p.To = *tx.To()
+		}
+		s.report(p)
+	}
+	return r, err
 }
 
 // waitMined waits for tx's receipt up to timeout, rebroadcasting it meanwhile when asked to.

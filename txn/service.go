@@ -103,6 +103,20 @@ func (s *Service) Transact(ctx context.Context, from common.Address, call Call) 
 // (decoded by decode) and never sent. Sending the same signed bytes twice cannot make two
 // transactions: a retry only waits for the first. It returns the receipt once mined.
 func (s *Service) Relay(ctx context.Context, raw []byte, to []common.Address, decode func(error) error) (*types.Receipt, error) {
+	tx, err := s.Broadcast(ctx, raw, to, decode)
+	if err != nil {
+		return nil, err
+	}
+	r, err := waitMined(ctx, s.cfg.Client, tx, s.cfg.ReceiptTimeout, false)
+	if err != nil && r == nil {
+		return nil, fmt.Errorf("relay: wait for %s: %w", tx.Hash().Hex(), err)
+	}
+	return r, err
+}
+
+// Broadcast is Relay without the wait: it checks, simulates and broadcasts the signed
+// transaction, and returns it once the chain has taken it (or had it already).
+func (s *Service) Broadcast(ctx context.Context, raw []byte, to []common.Address, decode func(error) error) (*types.Transaction, error) {
 	var tx types.Transaction
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		return nil, &Error{Err: ErrNotRelayable, Msg: "invalid argument: not a signed transaction: " + err.Error()}
@@ -127,11 +141,7 @@ func (s *Service) Relay(ctx context.Context, raw []byte, to []common.Address, de
 			return nil, &Error{Err: ErrNotRelayable, Msg: "the chain refused the transaction: " + err.Error()}
 		}
 	}
-	r, err := waitMined(ctx, s.cfg.Client, &tx, s.cfg.ReceiptTimeout, false)
-	if err != nil && r == nil {
-		return nil, fmt.Errorf("relay: wait for %s: %w", tx.Hash().Hex(), err)
-	}
-	return r, err
+	return &tx, nil
 }
 
 // callContract simulates msg at the head block.

@@ -34,7 +34,7 @@ func runAgentRegister(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "agent register", "--key KEYFILE --name NAME --capability TAG... [flags]", strings.TrimSpace(`
 Sign an Agent Card with your DID key and register it with a node. Its sequence number is one
 above the card the node has (or 1), so the new card replaces the old.`))
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	keyFile := fs.String("key", "", "your DID's private key file")
 	name := fs.String("name", "", "the agent's name")
 	desc := fs.String("description", "", "what the agent does")
@@ -99,7 +99,7 @@ above the card the node has (or 1), so the new card replaces the old.`))
 
 func runAgentShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "agent show", "DID", "Show an agent's card from the node's registry.")
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	pos, err := fs.parseArgs(args)
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func runAgentShow(ctx context.Context, e *env, args []string) error {
 
 func runAgentSearch(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "agent search", "[--capability TAG] [TEXT...]", "Find agents: staked agents first, then by relevance, stake and reputation.")
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	capability := fs.String("capability", "", "only agents with this capability")
 	limit := fs.Int("limit", 20, "at most this many")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -161,7 +161,7 @@ func runAgentSearch(ctx context.Context, e *env, args []string) error {
 func runAgentStatus(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "agent status", "DID",
 		"Show an agent's key status as the node's index of the chain has it: active, or revoked or rotated (with the successor) by a controller the DID bound on chain. Nodes follow the chain by themselves and drop a closed DID's card, or re-rank an active one's after a stake change; this also brings the card the node holds in line now.")
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := fs.parseArgs(args)
 	if err != nil {

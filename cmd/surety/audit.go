@@ -26,7 +26,7 @@ func runAuditSubmit(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "audit submit", "--key KEYFILE --subject DID (--bounty ID | --envelope ID) --score X --evidence-hash 0x… [flags]", strings.TrimSpace(`
 Sign an audit of an agent's work with your DID key and file it with a node. An audit of a
 finished bounty you posted or arbitrated counts in full; any other counts for a tenth.`))
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	keyFile := fs.String("key", "", "your DID's private key file")
 	subject := fs.String("subject", "", "the audited agent's DID")
 	bounty := fs.Uint64("bounty", 0, "the audited bounty's id (on the node's escrow)")
@@ -86,7 +86,7 @@ finished bounty you posted or arbitrated counts in full; any other counts for a 
 
 func runReputationShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "reputation show", "DID", "Show an agent's reputation: score, confidence, and the audits that fed it.")
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := fs.parseArgs(args)
 	if err != nil {
@@ -122,7 +122,7 @@ func runReputationShow(ctx context.Context, e *env, args []string) error {
 
 func runReputationTop(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "reputation top", "[N]", "List the N best-scored agents (default 20).")
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := fs.parseArgs(args)
 	if err != nil {

@@ -21,9 +21,9 @@ import (
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
-	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/units"
 	"github.com/surety-ioa/surety/stake"
+	"github.com/surety-ioa/surety/txn"
 )
 
 func runBountyCmd(ctx context.Context, e *env, args []string) error {
@@ -59,14 +59,36 @@ type signer struct {
 }
 
 func bountyFlags(e *env, name, synopsis, about string) (*flags, *string, *string, *string, *bool) {
-	return signerFlags(e, "bounty "+name, synopsis, about)
+	fs, node, key, wallet, asJSON := signerFlags(e, "bounty "+name, synopsis, about+`
+
+With your own wallet (--keystore, --private-key, --signer or --dev-account) the CLI signs and
+sends the escrow call itself, to --rpc-url or through the node's JSON-RPC relay, shows it as it
+goes (sent, mined, indexed by the node), and prints the node's view; --key is then needed
+only to name the claiming agent. With --wallet ADDR the node sends from a wallet it holds.`)
+	fs.own = fs.ownWallet()
+	fs.rpc = fs.rpcURL("the chain's JSON-RPC URL, to send from your own wallet (default: through the node)")
+	return fs, node, key, wallet, asJSON
+}
+
+// ownOrNode says which wallet a write acts from: the user's own (true), or one the node
+// holds, named by --wallet (false); naming both, or neither, is a usage error.
+func ownOrNode(fs *flags, wallet string) (bool, error) {
+	switch {
+	case fs.own.given() && wallet != "":
+		return false, usagef("give your own wallet or the node's --wallet, not both")
+	case fs.own.given():
+		return true, nil
+	case wallet == "":
+		return false, usagef("name the wallet to act from: your own (--keystore FILE, --private-key, --signer URL, --dev-account N) or one the node holds (--wallet ADDR)")
+	}
+	return false, nil
 }
 
 // signerFlags are the flags of a command that signs a request with a DID key and acts from
 // a wallet the node holds: --node, --key, --wallet, --json.
 func signerFlags(e *env, name, synopsis, about string) (*flags, *string, *string, *string, *bool) {
 	fs := newFlags(e, name, synopsis, about)
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	key := fs.String("key", "", "your DID's private key file (from 'surety did new')")
 	wallet := fs.String("wallet", "", "the wallet (bound to your DID) to act from")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -235,31 +257,43 @@ func positiveAmount(s string) (*big.Int, error) {
 	return amt, nil
 }
 
-// parseAmount reads "1.5eth", "20gwei", "1000wei" or a plain number of base units.
-func parseAmount(s string) (*big.Int, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
+// amountUnits are the units an amount may name, as cast writes them ("1ether", "20gwei",
+// "1000wei"; "eth" is kept from earlier versions), longest first so that "gwei" is not read
+// as "wei".
+var amountUnits = []struct {
+	suffix string
+	exp    int64
+}{{"ether", 18}, {"gwei", 9}, {"eth", 18}, {"wei", 0}}
+
+// parseAmount reads "1.5ether", "20gwei", "1000wei" (a space before the unit is fine) or a
+// plain number of base units.
+func parseAmount(raw string) (*big.Int, error) {
+	s := strings.TrimSpace(strings.ToLower(raw))
 	unit := big.NewInt(1)
-	for suffix, u := range map[string]int64{"eth": 1e18, "gwei": 1e9, "wei": 1} {
-		if strings.HasSuffix(s, suffix) && !(suffix == "wei" && strings.HasSuffix(s, "gwei")) {
-			s, unit = strings.TrimSuffix(s, suffix), big.NewInt(u)
+	for _, u := range amountUnits {
+		if strings.HasSuffix(s, u.suffix) {
+			s, unit = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), new(big.Int).Exp(big.NewInt(10), big.NewInt(u.exp), nil)
 			break
 		}
 	}
 	r, ok := new(big.Rat).SetString(s)
-	if !ok || r.Sign() < 0 {
-		return nil, fmt.Errorf("amount %q: use e.g. 1.5eth, 20gwei or 1000 (wei)", s)
+	if !ok || r.Sign() < 0 || strings.ContainsAny(s, "/eE") || len(s) > maxAmountDigits {
+		return nil, fmt.Errorf("amount %q: use e.g. 1.5ether, 20gwei or 1000 (wei)", raw)
 	}
 	r.Mul(r, new(big.Rat).SetInt(unit))
 	if !r.IsInt() {
-		return nil, fmt.Errorf("amount %q is finer than one base unit", s)
+		return nil, fmt.Errorf("amount %q is finer than one base unit", raw)
 	}
 	return r.Num(), nil
 }
 
+// maxAmountDigits bounds an amount's text: 2^256 has 78 digits.
+const maxAmountDigits = 100
+
 func runBountyPost(ctx context.Context, e *env, args []string) error {
-	fs, node, key, wallet, asJSON := bountyFlags(e, "post", "--key KEYFILE --wallet ADDR --amount 1eth --arbiter ADDR [flags]",
+	fs, node, key, wallet, asJSON := bountyFlags(e, "post", "--key KEYFILE --wallet ADDR --amount 1ether --arbiter ADDR [flags]",
 		"Post a bounty: the amount is locked in the escrow until it is settled.")
-	amount := fs.String("amount", "", "amount: 1.5eth, 20gwei or base units (for a token, its base units)")
+	amount := fs.String("amount", "", "amount: 1.5ether, 20gwei or base units (for a token, its base units)")
 	token := fs.String("token", "", "ERC-20 to pay in (default ETH); the node approves the escrow")
 	arbiter := fs.String("arbiter", "", "who decides disputes (never you or the worker: the escrow refuses that); it may slash up to --min-stake of the claimer's stake")
 	deadline := fs.Duration("deadline", 24*time.Hour, "time from now by which the result must be submitted")
@@ -290,6 +324,18 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 		if specText, err = os.ReadFile(strings.TrimPrefix(*spec, "@")); err != nil {
 			return err
 		}
+	}
+	own, err := ownOrNode(fs, *wallet)
+	if err != nil {
+		return err
+	}
+	post := escrow.PostRequest{Token: common.HexToAddress(*token), Amount: amt, Arbiter: common.HexToAddress(*arbiter),
+		Deadline: uint64(time.Now().Add(*deadline).Unix()), ReviewWindow: uint32(review.Seconds()), MinStake: stake, SpecHash: crypto.Keccak256Hash(specText)}
+	if *salt != "" {
+		post.Salt = crypto.Keccak256Hash([]byte(*salt))
+	}
+	if own {
+		return runOwnPost(ctx, e, fs, *node, post, specText, *quiet, *asJSON)
 	}
 	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
 	if err != nil {
@@ -325,7 +371,7 @@ func runBountyAction(ctx context.Context, e *env, action string, args []string) 
 	result := fs.String("result", "", "submit: the result (text, or @FILE); its keccak256 is recorded")
 	reason := fs.String("reason", "", "reject/dispute: why (its keccak256 is recorded)")
 	workerBps := fs.Uint("worker-bps", 0, "resolve: the worker's share in basis points (0-10000)")
-	slash := fs.String("slash", "", "resolve: take this much of the worker's locked stake to the poster (e.g. 0.5eth; at most the bounty's min stake)")
+	slash := fs.String("slash", "", "resolve: take this much of the worker's locked stake to the poster (e.g. 0.5ether; at most the bounty's min stake)")
 	worker := fs.String("worker", "", "assign: the worker's wallet")
 	agent := fs.String("agent", "", "claim: your agent's DID, for bounties that require stake (default: your DID)")
 	pos, err := fs.parseArgs(args)
@@ -353,7 +399,7 @@ func runBountyAction(ctx context.Context, e *env, action string, args []string) 
 	if action == "assign" && !common.IsHexAddress(*worker) {
 		return usagef("assign needs --worker ADDR")
 	}
-	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
+	own, err := ownOrNode(fs, *wallet)
 	if err != nil {
 		return err
 	}
@@ -362,6 +408,32 @@ func runBountyAction(ctx context.Context, e *env, action string, args []string) 
 		if res, err = os.ReadFile(strings.TrimPrefix(*result, "@")); err != nil {
 			return err
 		}
+	}
+	if own {
+		args := escrow.ActionArgs{Worker: common.HexToAddress(*worker), ResultHash: crypto.Keccak256Hash(res),
+			ReasonHash: crypto.Keccak256Hash([]byte(*reason)), WorkerBps: uint16(*workerBps)}
+		if slashWei != "" {
+			args.Slash, _ = new(big.Int).SetString(slashWei, 10)
+		}
+		if action == "claim" {
+			agentDID := *agent
+			if agentDID == "" && *key != "" {
+				k, err := readKeyFile(*key)
+				if err != nil {
+					return err
+				}
+				agentDID = k.DID.String()
+			}
+			if agentDID == "" {
+				return usagef("claim names the claiming agent: --agent DID, or --key KEYFILE")
+			}
+			args.AgentID = identity.AgentID(agentDID)
+		}
+		return runOwnAction(ctx, e, fs, *node, id, escrow.Action(action), args, *asJSON)
+	}
+	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
+	if err != nil {
+		return err
 	}
 	agentDID := *agent
 	if agentDID == "" {
@@ -386,6 +458,13 @@ func runBountyWithdraw(ctx context.Context, e *env, args []string) error {
 	if *token != "" && !common.IsHexAddress(*token) {
 		return usagef("--token %q is not an address", *token)
 	}
+	own, err := ownOrNode(fs, *wallet)
+	if err != nil {
+		return err
+	}
+	if own {
+		return runOwnWithdraw(ctx, e, fs, *node, common.HexToAddress(*token), *asJSON)
+	}
 	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
 	if err != nil {
 		return err
@@ -403,7 +482,7 @@ func runBountyWithdraw(ctx context.Context, e *env, args []string) error {
 
 func runBountyList(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bounty list", "[--status S] [--poster ADDR] [--worker ADDR] [--q TEXT]", "List bounties from the node's index, with their arbiter, minimum stake and task.")
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	status := fs.String("status", "", "open, assigned, submitted, disputed, accepted, released, resolved, refunded or cancelled")
 	poster := fs.String("poster", "", "only this poster's")
 	worker := fs.String("worker", "", "only this worker's")
@@ -474,7 +553,7 @@ func specLine(b *escrow.Bounty) string {
 
 func runBountyShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bounty show", "ID", "Show a bounty and its history from the node's index.")
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := fs.parseArgs(args)
 	if err != nil {
@@ -503,17 +582,17 @@ func runBountyShow(ctx context.Context, e *env, args []string) error {
 
 // runDIDBind binds a DID to a wallet with a node: both keys sign the binding statement.
 func runDIDBind(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "did bind", "--key KEYFILE (--wallet-key FILE | --dev-wallet N) [--node URL]", strings.TrimSpace(`
+	fs := newFlags(e, "did bind", "--key KEYFILE (--keystore FILE | --private-key KEY | --dev-account N) [--node URL] [--rpc-url URL]", strings.TrimSpace(`
 Bind your DID to a wallet on chain: the DID key signs the binding statement (JWS), the wallet
 signs it too (EIP-712, for the node's chain and stake registry), and the binding is recorded
 with StakeRegistry.bind, where every node reads it. When the node holds the wallet it sends
-the bind itself and answers once its index counts it; otherwise this prints the call for the
-wallet to send. Once on chain, requests signed by the DID may act from the wallet through any
-node that holds it.`))
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+the bind itself; otherwise the CLI sends it from your wallet, to --rpc-url or through the
+node's JSON-RPC relay. Either way it answers once the node's index counts the binding. Once
+on chain, requests signed by the DID may act from the wallet.`))
+	node := fs.nodeURL()
 	key := fs.String("key", "", "your DID's private key file")
-	walletKey := fs.String("wallet-key", "", "file with the wallet's hex private key")
-	devWallet := fs.Int("dev-wallet", -1, "use dev account N as the wallet (dev chains only)")
+	wallet := fs.ownWallet().withOldSpellings(fs, "wallet-key", "dev-wallet")
+	rpcURL := fs.rpcURL("the chain's JSON-RPC URL, to send the bind from your wallet (default: through the node)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -521,22 +600,12 @@ node that holds it.`))
 	if *key == "" {
 		return usagef("--key is required")
 	}
-	var wk *ecdsa.PrivateKey
-	switch {
-	case *walletKey != "" && *devWallet >= 0:
-		return usagef("give --wallet-key or --dev-wallet, not both")
-	case *walletKey != "":
-		b, err := os.ReadFile(*walletKey)
-		if err != nil {
-			return err
-		}
-		if wk, err = crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(string(b)), "0x")); err != nil {
-			return fmt.Errorf("%s: not a hex secp256k1 private key", *walletKey)
-		}
-	case *devWallet >= 0:
-		wk = chain.DevKey(*devWallet)
-	default:
-		return usagef("give the wallet with --wallet-key FILE or --dev-wallet N")
+	w, err := wallet.open()
+	if err != nil {
+		return err
+	}
+	if w.key == nil {
+		return usagef("the wallet signs the binding with its key (--keystore, --private-key or --dev-account); an external signer cannot sign it yet")
 	}
 	k, err := readKeyFile(*key)
 	if err != nil {
@@ -546,9 +615,20 @@ node that holds it.`))
 	if err != nil {
 		return err
 	}
-	ans, err := bindWithNode(ctx, c, info, k, wk)
+	b, err := signBinding(k, w.key, info)
 	if err != nil {
 		return err
+	}
+	raw, _ := json.Marshal(b)
+	ans, err := c.AddBinding(ctx, raw)
+	if err != nil {
+		return err
+	}
+	if !ans.OnChain && ans.To != nil {
+		// The node does not hold the wallet: send the bind from it, then ask again.
+		if ans, err = sendOwnBind(ctx, e, c, info, *node, *rpcURL, w, ans, raw); err != nil {
+			return err
+		}
 	}
 	if *asJSON {
 		return printJSON(e, ans)
@@ -559,19 +639,43 @@ node that holds it.`))
 	case ans.OnChain:
 		fmt.Fprintf(e.stdout, "%s is already bound to wallet %s on chain\n", k.DID, ans.Statement.Wallet.Hex())
 	default:
-		fmt.Fprintf(e.stdout, "signed the binding of %s to wallet %s; the node does not hold that wallet, so send the bind from it:\n  cast send %s %s --private-key <wallet key> --rpc-url <chain>\n",
-			k.DID, ans.Statement.Wallet.Hex(), ans.To.Hex(), ans.Data)
+		return fmt.Errorf("the bind of %s to %s was sent but the node does not count it", k.DID, ans.Statement.Wallet.Hex())
 	}
 	return nil
+}
+
+// sendOwnBind sends the bind the node answered with (ans.To, ans.Data) from the user's own
+// wallet, waits until the node has indexed it, and asks the node again.
+func sendOwnBind(ctx context.Context, e *env, c *client.Client, info api.Info, nodeURL, rpcURL string, w *ownWallet, ans api.BindingAnswer, raw []byte) (api.BindingAnswer, error) {
+	ch, err := ownChain(ctx, rpcURL, nodeURL, info)
+	if err != nil {
+		return ans, err
+	}
+	defer ch.Close()
+	snd, err := txn.NewSender(ctx, ch, w.signer, 0)
+	if err != nil {
+		return ans, err
+	}
+	progress{w: e, what: "did bind"}.sender(snd)
+	r, err := snd.Send(ctx, txn.Call{To: *ans.To, Data: ans.Data, Decode: stake.DecodeRevert})
+	if err != nil {
+		return ans, err
+	}
+	if err := waitIndexed(ctx, e, c, r.BlockNumber.Uint64(), "did bind"); err != nil {
+		return ans, err
+	}
+	again, err := c.AddBinding(ctx, raw)
+	if err != nil {
+		return ans, err
+	}
+	again.TxHash, again.Block = r.TxHash.Hex(), r.BlockNumber.Uint64()
+	return again, nil
 }
 
 // bindWithNode signs a binding of k's DID to wallet (both keys sign, for the node's chain and
 // stake registry in info) and has the node at c record it on chain (see api.BindingAnswer).
 func bindWithNode(ctx context.Context, c *client.Client, info api.Info, k *identity.Key, wallet *ecdsa.PrivateKey) (*api.BindingAnswer, error) {
-	b, err := identity.SignBinding(identity.BindingStatement{
-		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: info.Chain.ID,
-		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
-	}, k, wallet)
+	b, err := signBinding(k, wallet, info)
 	if err != nil {
 		return nil, err
 	}
@@ -581,4 +685,13 @@ func bindWithNode(ctx context.Context, c *client.Client, info api.Info, k *ident
 		return nil, err
 	}
 	return &ans, nil
+}
+
+// signBinding signs the binding of k's DID to wallet, for the node's chain and stake
+// registry in info: both keys sign.
+func signBinding(k *identity.Key, wallet *ecdsa.PrivateKey, info api.Info) (*identity.Binding, error) {
+	return identity.SignBinding(identity.BindingStatement{
+		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: info.Chain.ID,
+		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
+	}, k, wallet)
 }

@@ -35,7 +35,7 @@ import (
 )
 
 func runDemoCmd(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "demo", "[--rpc URL --deployment FILE]", strings.TrimSpace(`
+	fs := newFlags(e, "demo", "[--rpc-url URL --deployment FILE]", strings.TrimSpace(`
 Play a marketplace day on a node of its own, printing the story as it happens: a marketplace
 and five agents get DIDs and wallets, bind and stake; agents register cards; the marketplace
 finds candidates by capability and reputation and posts three bounties; agents talk in a
@@ -43,16 +43,16 @@ group thread; one bounty is accepted, one disputed and resolved by the arbiter, 
 after its deadline; audits move reputation; the auditor checks an inclusion proof against the
 root anchored on chain; wallets withdraw, and the final balances are read from the chain.
 
-By default it runs on an embedded chain; --rpc URL --deployment FILE plays it on a dev chain
+By default it runs on an embedded chain; --rpc-url URL --deployment FILE plays it on a dev chain
 such as Anvil (it uses the public dev accounts 1-7 and moves the chain's clock forward).`))
-	rpcURL := fs.String("rpc", "", "JSON-RPC URL of a dev chain (default: an embedded chain)")
-	deployment := fs.String("deployment", "", "deployment file for the --rpc chain")
+	rpcURL := fs.rpcURL("JSON-RPC URL of a dev chain (default: an embedded chain)")
+	deployment := fs.String("deployment", "", "deployment file for the --rpc-url chain")
 	dataDir := fs.String("data-dir", "", "the demo node's data directory (default: a temporary one, removed at the end)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if (*rpcURL == "") != (*deployment == "") {
-		return usagef("--rpc and --deployment go together")
+		return usagef("--rpc-url and --deployment go together")
 	}
 	logger, err := newLogger(e.stderr, "error", "text")
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"fmt"
 	"os"
 	"strings"
@@ -16,13 +15,12 @@ import (
 )
 
 func runDeployCmd(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "deploy", "--rpc URL (--key-file FILE | --dev-key N) [--out FILE]", strings.TrimSpace(`
-Deploy every Surety contract to the chain at --rpc, sent from the key in --key-file (a hex
-secp256k1 private key) or from dev account N (funded on Anvil by 'surety devnet' and the
-tests), and write the deployment file that 'surety node --deployment' reads.`))
-	rpcURL := fs.String("rpc", "", "JSON-RPC URL of the chain")
-	keyFile := fs.String("key-file", "", "file holding the deployer's hex private key")
-	devKey := fs.Int("dev-key", -1, "use dev account N as the deployer (test chains only)")
+	fs := newFlags(e, "deploy", "--rpc-url URL (--keystore FILE | --private-key KEY | --dev-account N) [--out FILE]", strings.TrimSpace(`
+Deploy every Surety contract to the chain at --rpc-url, sent from your wallet (a keystore, a
+raw key, or on a dev chain one of Anvil's test accounts), and write the deployment file that
+'surety node --deployment' reads.`))
+	rpcURL := fs.rpcURL("JSON-RPC URL of the chain")
+	wallet := fs.ownWallet().withOldSpellings(fs, "key-file", "dev-key")
 	outPath := fs.String("out", "deployment.json", "where to write the deployment file")
 	timeout := fs.Duration("rpc-timeout", defaultRPCTimeout, "how long to wait for the chain to answer at start")
 	var cfg contracts.DeployConfig
@@ -31,7 +29,7 @@ tests), and write the deployment file that 'surety node --deployment' reads.`))
 	stakeToken := fs.String("stake-token", "", "ERC-20 that agents stake (default: ETH)")
 	fee := fs.Uint("fee-bps", contracts.DefaultFeeBps, "escrow fee on worker payouts, in basis points (at most 1000)")
 	unbond := fs.Duration("unbond-delay", contracts.DefaultUnbondDelay*time.Second, "time between an unbonding request and the withdrawal")
-	minStake := fs.String("min-stake", "0.1eth", "stake below which an agent ranks and pre-trusts as unstaked, fixed in the registry for every node")
+	minStake := fs.String("min-stake", "0.1ether", "stake below which an agent ranks and pre-trusts as unstaked, fixed in the registry for every node")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -40,7 +38,7 @@ tests), and write the deployment file that 'surety node --deployment' reads.`))
 		return usagef("--min-stake: %v", err)
 	}
 	if *rpcURL == "" {
-		return usagef("--rpc is required")
+		return usagef("--rpc-url is required")
 	}
 	for _, a := range []struct {
 		flag string
@@ -63,22 +61,13 @@ tests), and write the deployment file that 'surety node --deployment' reads.`))
 		return usagef("--unbond-delay must be at least 1s, got %s", *unbond)
 	}
 	cfg.UnbondDelay = uint64(*unbond / time.Second)
-	var key *ecdsa.PrivateKey
-	switch {
-	case *keyFile != "" && *devKey >= 0:
-		return usagef("give --key-file or --dev-key, not both")
-	case *keyFile != "":
-		b, err := os.ReadFile(*keyFile)
-		if err != nil {
-			return startError{fmt.Errorf("read key: %w", err)}
-		}
-		if key, err = crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(string(b)), "0x")); err != nil {
-			return startError{fmt.Errorf("%s: not a hex secp256k1 private key", *keyFile)}
-		}
-	case *devKey >= 0:
-		key = chain.DevKey(*devKey)
-	default:
-		return usagef("give the deployer with --key-file FILE or --dev-key N")
+	w, err := wallet.open()
+	if err != nil {
+		return err
+	}
+	key := w.key
+	if key == nil {
+		return usagef("deploy signs with a key (--keystore, --private-key or --dev-account); an external signer cannot deploy yet")
 	}
 	c, err := chain.Dial(ctx, *rpcURL, *timeout)
 	if err != nil {

@@ -117,7 +117,7 @@ on what it missed. Ctrl-C stops every node and Anvil.`))
 		anchor := crypto.PubkeyToAddress(chain.DevKey(devnetAccounts - 1 - i).PublicKey).Hex()
 		n := &devnetNode{i: i, dir: filepath.Join(*dataDir, fmt.Sprintf("node-%d", i)), api: net.JoinHostPort(host, strconv.Itoa(apiPort+i))}
 		p2pListen := fmt.Sprintf("/ip4/127.0.0.1/tcp/%d,/ip4/127.0.0.1/udp/%d/quic-v1", *p2pPort+i, *p2pPort+i)
-		n.args = []string{"node", "--rpc", dn.RPC(), "--deployment", depPath, "--data-dir", n.dir, "--listen", n.api,
+		n.args = []string{"node", "--rpc-url", dn.RPC(), "--deployment", depPath, "--data-dir", n.dir, "--listen", n.api,
 			"--dev-wallets", "--dev-accounts", strconv.Itoa(devnetAccounts), "--anchor-wallet", anchor, "--p2p-listen", p2pListen,
 			"--log-epoch", logEpoch.String(), "--log-grace", logGrace.String(), "--sync-every", syncEvery.String(), "--log-level", *logLevel}
 		if len(bootstrap) > 0 {

@@ -150,17 +150,17 @@ deactivated.`))
 }
 
 func runDIDRegister(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "did register", "--node URL --key KEYFILE", strings.TrimSpace(`
+	fs := newFlags(e, "did register", "--key KEYFILE [--node URL]", strings.TrimSpace(`
 Register the DID of KEYFILE with a node: get a challenge, sign it with the key (an envelope
 addressed to the node), and print the registration credential the node issues.`))
-	node := fs.String("node", "", "the node's URL")
+	node := fs.nodeURL()
 	keyFile := fs.String("key", "", "the agent's private key file (from 'surety did new')")
 	asJSON := fs.Bool("json", false, "print the whole answer as JSON")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if *node == "" || *keyFile == "" {
-		return usagef("--node and --key are required")
+	if *keyFile == "" {
+		return usagef("--key is required")
 	}
 	k, err := readKeyFile(*keyFile)
 	if err != nil {

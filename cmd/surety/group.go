@@ -35,7 +35,7 @@ func runGroupMembers(ctx context.Context, e *env, args []string) error {
 Create a group thread, or set its members: sign the member list with your DID key. The first
 list sent for a group makes you its creator; after that only you can change it. You are
 always a member.`))
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	keyFile := fs.String("key", "", "your DID's private key file")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := fs.parseArgs(args)
@@ -85,7 +85,7 @@ func runGroupPost(ctx context.Context, e *env, args []string) error {
 Sign an envelope with your DID key and post it into a group thread. --text posts
 {"text": T} as the body; otherwise --file FILE (or "-" for stdin) is the payload JSON, whose
 fields (body, to, task_desc, bounty, ...) are kept as they are.`))
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	keyFile := fs.String("key", "", "your DID's private key file")
 	state := fs.String("state", "", "the conversation state: "+strings.Join(groups.States, ", "))
 	text := fs.String("text", "", "a text message (instead of a payload FILE)")
@@ -147,7 +147,7 @@ fields (body, to, task_desc, bounty, ...) are kept as they are.`))
 
 func runGroupShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "group show", "[--after SEQ] [--follow] GROUP", "Show a group's members and its thread; --follow keeps printing envelopes as they arrive.")
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	from := fs.Int64("after", 0, "start after this seq")
 	follow := fs.Bool("follow", false, "keep printing new envelopes until interrupted")
 	asJSON := fs.Bool("json", false, "print JSON (one envelope per line with --follow)")

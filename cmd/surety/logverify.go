@@ -26,12 +26,12 @@ func runLogCmd(ctx context.Context, e *env, args []string) error {
 // runLogVerify checks that an audit is in a node's log, against the root the chain holds:
 // the node supplies the proof, the chain the root, and this command does the hashing.
 func runLogVerify(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "log verify", "--rpc URL (--envelope FILE | --leaf HEX) [flags]", strings.TrimSpace(`
+	fs := newFlags(e, "log verify", "--rpc-url URL (--envelope FILE | --leaf HEX) [flags]", strings.TrimSpace(`
 Check that an audit is in a node's audit log, against the log root anchored on chain: the node
 gives the inclusion proof, the chain gives the root, and the hashing happens here, so the
 node is not trusted.`))
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
-	rpcURL := fs.String("rpc", "", "the chain's JSON-RPC URL (where the root is anchored)")
+	node := fs.nodeURL()
+	rpcURL := fs.rpcURL("the chain's JSON-RPC URL (where the root is anchored)")
 	envelope := fs.String("envelope", "", "the audit as filed: its signed envelope, a file")
 	leafHex := fs.String("leaf", "", "or the audit's leaf hash (hex)")
 	anchorAddr := fs.String("anchor", "", "the RootAnchor contract (default: as the node's /v1/info says)")
@@ -40,7 +40,7 @@ node is not trusted.`))
 		return err
 	}
 	if *rpcURL == "" || (*envelope == "") == (*leafHex == "") {
-		return usagef("give --rpc, and one of --envelope FILE or --leaf HEX")
+		return usagef("give --rpc-url, and one of --envelope FILE or --leaf HEX")
 	}
 	var leaf merkle.Hash
 	if *envelope != "" {

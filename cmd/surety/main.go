@@ -36,7 +36,7 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"node":       {"run a node (embedded chain by default, or --rpc URL --deployment FILE)", runNodeCmd},
+	"node":       {"run a node (embedded chain by default, or --rpc-url URL --deployment FILE)", runNodeCmd},
 	"deploy":     {"deploy the contracts to a chain and write the deployment file", runDeployCmd},
 	"devnet":     {"start Anvil on loopback, deploy the contracts, and run a node against it", runDevnetCmd},
 	"version":    {"print the version", runVersionCmd},
@@ -50,7 +50,7 @@ var commands = map[string]command{
 	"reputation": {"agents' reputation scores (show, top)", runReputationCmd},
 	"group":      {"group threads of signed envelopes (members, post, show)", runGroupCmd},
 	"log":        {"check the audit log against the chain (verify)", runLogCmd},
-	"demo":       {"play a marketplace day end to end on a node of its own (embedded chain or --rpc)", runDemoCmd},
+	"demo":       {"play a marketplace day end to end on a node of its own (embedded chain or --rpc-url)", runDemoCmd},
 }
 
 // env is what a command may touch of the outside world, so tests can run commands in-process.
@@ -60,6 +60,8 @@ type env struct {
 	getenv         func(string) string
 	// args is the command line, as run got it (the write journal names entries by it).
 	args []string
+	// config is the config file's settings, once read (see setting).
+	config map[string]string
 }
 
 // usageError marks a mistake in how the command was called: exit code 2.
@@ -156,6 +158,9 @@ type flags struct {
 	about          string
 	// idemKey is --idempotency-key, on commands that write (signerFlags).
 	idemKey *string
+	// own and rpc name the user's own wallet and chain, on commands that can send from it.
+	own *ownWalletFlags
+	rpc *string
 }
 
 // newFlags makes a command's FlagSet. The flag package prints nothing itself: -h prints the

@@ -189,8 +189,8 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"bad deployment file", []string{"node", "--rpc", "http://127.0.0.1:1", "--deployment", badDep}, "contracts.StakeRegistry is missing"},
 		{"bad log level", []string{"node", "--log-level", "loud"}, `--log-level "loud"`},
 		{"bad listen address", []string{"node", "--data-dir", data, "--listen", "nonsense"}, "listen on nonsense"},
-		{"deploy without rpc", []string{"deploy", "--dev-key", "0"}, "--rpc is required"},
-		{"deploy without key", []string{"deploy", "--rpc", "http://127.0.0.1:1"}, "--key-file FILE or --dev-key N"},
+		{"deploy without rpc", []string{"deploy", "--dev-key", "0"}, "--rpc-url is required"},
+		{"deploy without key", []string{"deploy", "--rpc", "http://127.0.0.1:1"}, "name your wallet: --keystore FILE"},
 		{"devnet bad port", []string{"devnet", "--port", "70000"}, "--port must be between"},
 	}
 	for _, tt := range tests {

@@ -184,7 +184,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(string(body), `"status":"active"`) || !strings.Contains(string(body), `"dropped":false`) {
 		t.Fatalf("status check on E after the forged revocation: %d %s", code, body)
 	}
-	waitIndexed(t, forged, live...)
+	waitIndexedOn(t, forged, live...)
 	for _, base := range live {
 		if !find(base, "/v1/agents/"+agent.DID.String()) || !find(base, "/v1/agents?capability=audit") {
 			t.Errorf("%s lost the card to a forged revocation", base)
@@ -265,9 +265,9 @@ func waitPuts(t *testing.T, base string) {
 	})
 }
 
-// waitIndexed waits until each node's chain indexes hold block (GET /v1/info): what the node
+// waitIndexedOn waits until each node's chain indexes hold block (GET /v1/info): what the node
 // answers from then on reflects the chain up to it.
-func waitIndexed(t *testing.T, block uint64, bases ...string) {
+func waitIndexedOn(t *testing.T, block uint64, bases ...string) {
 	t.Helper()
 	for _, base := range bases {
 		eventuallyT(t, fmt.Sprintf("block %d indexed by %s", block, base), 20*time.Second, func() bool {

@@ -73,7 +73,7 @@ type nodeConfig struct {
 	// means contracts.DefaultMinStake. On any other chain the StakeRegistry's minStake rules,
 	// read from the chain, so every node of a deployment counts stake alike.
 	MinStake *big.Int
-	// DevWallets makes the node hold the dev accounts' wallets on an --rpc chain too (the
+	// DevWallets makes the node hold the dev accounts' wallets on an --rpc-url chain too (the
 	// devnet funds them); the embedded chain always does.
 	DevWallets bool
 	// P2PListen are the libp2p listen multiaddrs; Bootstrap the peers to join through.
@@ -93,42 +93,43 @@ func runNodeCmd(ctx context.Context, e *env, args []string) error {
 Run a Surety node: open (and migrate) the SQLite database in --data-dir, connect to a chain,
 and serve the HTTP API on --listen until SIGINT or SIGTERM.
 
-With no --rpc the node runs an embedded in-process chain (chain id 1337) with funded dev
+With no --rpc-url the node runs an embedded in-process chain (chain id 1337) with funded dev
 accounts, whose keys it prints, and deploys every contract at start. The embedded chain's
-state ends with the process. With --rpc URL --deployment FILE it uses an external chain such
+state ends with the process. With --rpc-url URL --deployment FILE it uses an external chain such
 as Anvil (see 'surety deploy' and 'surety devnet').`))
 	cfg := nodeConfig{}
 	fs.StringVar(&cfg.DataDir, "data-dir", defaultDataDir(e), "directory for the node's database and keys")
 	fs.StringVar(&cfg.Listen, "listen", defaultListen, "address of the HTTP API")
-	fs.StringVar(&cfg.RPC, "rpc", "", "JSON-RPC URL of an external chain (default: the embedded chain)")
-	deployment := fs.String("deployment", "", "deployment file naming the contract addresses on the --rpc chain")
+	rpcURL := fs.rpcURL("JSON-RPC URL of an external chain (default: the embedded chain)")
+	deployment := fs.String("deployment", "", "deployment file naming the contract addresses on the --rpc-url chain")
 	fs.IntVar(&cfg.DevAccounts, "dev-accounts", 10, "funded dev accounts on the embedded chain")
-	fs.DurationVar(&cfg.RPCTimeout, "rpc-timeout", defaultRPCTimeout, "how long to wait for the --rpc chain to answer at start")
+	fs.DurationVar(&cfg.RPCTimeout, "rpc-timeout", defaultRPCTimeout, "how long to wait for the --rpc-url chain to answer at start")
 	fs.DurationVar(&cfg.LogEpoch, "log-epoch", time.Hour, "how much audit time one append to the audit log covers (whole seconds)")
 	fs.StringVar(&cfg.AnchorWallet, "anchor-wallet", "", "a wallet the node holds that anchors the audit log's heads on chain (default: dev account 0 on dev chains; none elsewhere)")
 	fs.DurationVar(&cfg.LogGrace, "log-grace", 15*time.Minute, "how long after its end an epoch of the audit log closes; keep it above the envelope lifetime (10m) plus skew, or late audits are refused")
 	fs.Uint64Var(&cfg.Confirmations, "confirmations", 0, "blocks the escrow index waits before trusting an event (raise it on public chains)")
-	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc chain (devnets only)")
+	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc-url chain (devnets only)")
 	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
 	bootstrap := fs.String("bootstrap", "", "peers to join the network through: multiaddrs with /p2p/<id>, comma-separated")
 	fs.DurationVar(&cfg.SyncEvery, "sync-every", 10*time.Second, "how often the node pulls from peers the cards, group envelopes, audits and log epochs gossip did not bring it")
 	fs.StringVar(&cfg.DenyFile, "p2p-deny", "", "file of peer ids (whitespace- or comma-separated) the node refuses to connect to; reread when it changes")
 	fs.DurationVar(&cfg.ScoreStep, "score-step", 0, "scores are computed as of the start of each step of this length, the same instant on every node (default: --log-epoch)")
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
-	minStake := fs.String("min-stake", "", "embedded chain only: the minimum stake its deployment fixes (default 0.1eth); elsewhere StakeRegistry.minStake rules")
+	minStake := fs.String("min-stake", "", "embedded chain only: the minimum stake its deployment fixes (default 0.1ether); elsewhere StakeRegistry.minStake rules")
 	trustedProxy := fs.String("trusted-proxy", "", "proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client; without it the client is the socket's peer")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
+	cfg.RPC = *rpcURL
 	logger, err := newLogger(e.stderr, *logLevel, *logFormat)
 	if err != nil {
 		return err
 	}
 	if *minStake != "" {
 		if cfg.RPC != "" {
-			return usagef("--min-stake is for the embedded chain: on --rpc the deployment's StakeRegistry fixes it (surety deploy --min-stake)")
+			return usagef("--min-stake is for the embedded chain: on --rpc-url the deployment's StakeRegistry fixes it (surety deploy --min-stake)")
 		}
 		if cfg.MinStake, err = parseAmount(*minStake); err != nil {
 			return usagef("--min-stake: %v", err)
@@ -166,7 +167,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	}
 	if *deployment != "" {
 		if cfg.RPC == "" {
-			return usagef("--deployment needs --rpc: the embedded chain deploys its own contracts")
+			return usagef("--deployment needs --rpc-url: the embedded chain deploys its own contracts")
 		}
 		if cfg.Deployment, err = readDeployment(*deployment); err != nil {
 			return startError{err}
@@ -287,7 +288,7 @@ func startNode(ctx context.Context, e *env, cfg nodeConfig, out io.Writer) (_ *n
 	}()
 	for _, phase := range []func(context.Context) error{
 		st.listen,       // the data dir and the API port: the cheapest to find taken
-		st.connectChain, // the embedded chain, or --rpc checked against --deployment
+		st.connectChain, // the embedded chain, or --rpc-url checked against --deployment
 		st.openState,    // SQLite, scoped to this chain; the passphrase
 		st.followChain,  // the stake and escrow indexes, identity, the registry, caught up
 		st.joinNetwork,  // libp2p, gossip, anti-entropy
@@ -323,7 +324,7 @@ func (st *startup) listen(context.Context) (err error) {
 	return nil
 }
 
-// connectChain starts the embedded chain, or dials --rpc and checks --deployment against it.
+// connectChain starts the embedded chain, or dials --rpc-url and checks --deployment against it.
 func (st *startup) connectChain(ctx context.Context) (err error) {
 	cfg := st.cfg
 	if cfg.RPC == "" {
@@ -338,7 +339,7 @@ func (st *startup) connectChain(ctx context.Context) (err error) {
 	}
 	st.chain = c
 	if cfg.Deployment == nil {
-		return fmt.Errorf("--rpc %s needs --deployment FILE (write one with 'surety deploy --rpc %s')", cfg.RPC, cfg.RPC)
+		return fmt.Errorf("--rpc-url %s needs --deployment FILE (write one with 'surety deploy --rpc-url %s')", cfg.RPC, cfg.RPC)
 	}
 	st.dep = cfg.Deployment
 	if err := st.dep.Check(ctx, c); err != nil {
@@ -493,6 +494,11 @@ func (st *startup) openWallets(ctx context.Context) (err error) {
 	}
 	if len(held) > 0 {
 		log.Info("holding wallets", "count", len(held), "dir", walletDir(cfg.DataDir))
+		if st.kind != "embedded" && !devnetChains[st.id.ChainID.Uint64()] {
+			// Anyone who takes the node (its disk and passphrase) takes these wallets' funds.
+			log.Warn("the node holds wallets on a public chain: whoever takes the node takes their funds; users can keep their own keys and send with --keystore, --private-key or --signer",
+				"count", len(held), "chain", st.id.ChainID)
+		}
 	}
 	if st.kind == "embedded" || cfg.DevWallets {
 		// Dev accounts' keys are public: the node may act for them on dev chains.
@@ -568,12 +574,12 @@ func (st *startup) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	info := api.ChainInfo{ID: st.id.ChainID.Uint64(), Genesis: st.id.Genesis, Kind: st.kind, Key: st.key, MinStake: st.minStake}
+	info := api.ChainInfo{ID: st.id.ChainID.Uint64(), Genesis: st.id.Genesis, Kind: st.kind, Key: st.key, MinStake: st.minStake, Confirmations: st.cfg.Confirmations}
 	for _, c := range st.named {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	st.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: st.chain, DB: st.db, Identity: st.ids,
-		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, Agents: st.agents,
+		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
@@ -605,7 +611,7 @@ func startEmbedded(ctx context.Context, cfg nodeConfig, out io.Writer) (chain.Cl
 		return nil, nil, err
 	}
 	fmt.Fprintf(out, "Embedded chain %d: %d dev accounts with 10000 ETH each.\n", chain.EmbeddedChainID, cfg.DevAccounts)
-	fmt.Fprintln(out, "These keys are public test keys: never send real funds to them.")
+	fmt.Fprintln(out, "They are Anvil's test accounts (mnemonic \"test test ... junk\"), public keys: never send real funds to them.")
 	for i := range cfg.DevAccounts {
 		k := chain.DevKey(i)
 		fmt.Fprintf(out, "  (%d) %s  key %s\n", i, crypto.PubkeyToAddress(k.PublicKey), hexutil.Encode(crypto.FromECDSA(k)))

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -30,11 +32,11 @@ func runStakeCmd(ctx context.Context, e *env, args []string) error {
 }
 
 var stakeCommands = map[stake.OpKind]struct{ name, synopsis, about, path string }{
-	stake.OpStake: {"add", "--key KEYFILE --wallet ADDR --amount 2eth", `
+	stake.OpStake: {"add", "--key KEYFILE --wallet ADDR --amount 2ether", `
 Bond stake for your agent (the DID of --key) from a wallet the node holds and your DID is bound
 to ('surety did bind'). The first time, the node also binds the agent to the wallet on chain
 with that binding. Staked agents rank first in discovery, and their audits count.`, "/v1/stake"},
-	stake.OpUnbond: {"unbond", "--key KEYFILE --wallet ADDR --amount 1eth", `
+	stake.OpUnbond: {"unbond", "--key KEYFILE --wallet ADDR --amount 1ether", `
 Start unbonding stake: it stops counting at once and can be withdrawn with 'surety stake
 withdraw' after the registry's delay (7 days by default). Stake that claimed bounties lock
 cannot be unbonded until they end.`, "/v1/stake/unbond"},
@@ -44,10 +46,18 @@ Pay the wallet the stake you unbonded, once the registry's delay has passed.`, "
 
 func runStakeChange(ctx context.Context, e *env, kind stake.OpKind, args []string) error {
 	c := stakeCommands[kind]
-	fs, node, key, wallet, asJSON := signerFlags(e, "stake "+c.name, c.synopsis, strings.TrimSpace(c.about))
+	fs, node, key, wallet, asJSON := signerFlags(e, "stake "+c.name, c.synopsis, strings.TrimSpace(c.about)+`
+
+With your own wallet (--keystore, --private-key, --signer or --dev-account) the CLI signs
+and sends the transactions itself, to --rpc-url, or through the node's JSON-RPC relay when
+none is given; the node never holds the key. It shows each
+transaction as it goes (sent, mined, indexed by the node) and then the node's view. With
+--wallet ADDR the node sends from a wallet it holds.`)
+	own := fs.ownWallet()
+	rpcURL := fs.rpcURL("the chain's JSON-RPC URL, to send from your own wallet (default: through the node)")
 	var amount *string // stake and unbond take an amount; withdraw takes what is unbonded
 	if kind != stake.OpWithdrawStake {
-		amount = fs.String("amount", "", "amount: 1.5eth, 20gwei or base units (for a token stake, its base units)")
+		amount = fs.String("amount", "", "amount: 1.5ether, 20gwei or base units (for a token stake, its base units)")
 	}
 	if err := fs.parse(args); err != nil {
 		return err
@@ -58,6 +68,15 @@ func runStakeChange(ctx context.Context, e *env, kind stake.OpKind, args []strin
 		if amt, err = positiveAmount(*amount); err != nil {
 			return err
 		}
+	}
+	if own.given() {
+		if *wallet != "" {
+			return usagef("give your own wallet or the node's --wallet, not both")
+		}
+		return runOwnStake(ctx, e, ownStake{kind: kind, node: *node, key: *key, rpcURL: *rpcURL, amount: amt, asJSON: *asJSON, wallet: own})
+	}
+	if *wallet == "" {
+		return usagef("name the wallet to act from: your own (--keystore FILE, --private-key, --signer URL, --dev-account N) or one the node holds (--wallet ADDR)")
 	}
 	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
 	if err != nil {
@@ -80,7 +99,7 @@ func runStakeChange(ctx context.Context, e *env, kind stake.OpKind, args []strin
 
 func runStakeShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "stake show", "--wallet ADDR DID", "Show an agent's stake under a controller wallet, read from the chain.")
-	node := fs.String("node", "http://"+defaultListen, "the node's URL")
+	node := fs.nodeURL()
 	wallet := fs.String("wallet", "", "the controller wallet")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := fs.parseArgs(args)
@@ -124,4 +143,64 @@ func printStake(e *env, did string, r *stake.Holding) {
 		fmt.Fprintf(e.stdout, "  unbonding  %s %s, withdrawable from %s\n", formatAmount(r.Unbonding), tok,
 			time.Unix(int64(r.UnlockAt), 0).UTC().Format(time.RFC3339))
 	}
+}
+
+// ownStake is a stake command sent from the user's own wallet.
+type ownStake struct {
+	kind      stake.OpKind
+	node, key string
+	rpcURL    string
+	amount    *big.Int
+	asJSON    bool
+	wallet    *ownWalletFlags
+}
+
+// runOwnStake signs and sends a stake op from the user's wallet (binding the agent first
+// when the wallet has not), waits until the node has indexed it, and prints the node's view.
+func runOwnStake(ctx context.Context, e *env, o ownStake) error {
+	if o.key == "" {
+		return usagef("--key is required")
+	}
+	k, err := readKeyFile(o.key)
+	if err != nil {
+		return err
+	}
+	what := "stake " + stakeCommands[o.kind].name
+	sess, err := openOwn(ctx, e, o.wallet, o.node, o.rpcURL, what)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	op := stake.Op{Kind: o.kind, Agent: identity.AgentID(k.DID.String()), Amount: o.amount}
+	if o.kind == stake.OpStake && sess.wallet.key != nil {
+		// The first stake from a wallet binds the agent to it: both keys sign the binding.
+		b, err := signBinding(k, sess.wallet.key, sess.info)
+		if err != nil {
+			return err
+		}
+		if op.Proof, err = json.Marshal(b); err != nil {
+			return err
+		}
+	}
+	svc := stake.NewService(stake.ServiceConfig{Chain: sess.chain, Registry: sess.contract("StakeRegistry")})
+	res, err := svc.Run(ctx, sess.snd, op)
+	if err != nil {
+		if errors.Is(err, stake.ErrInvalid) && op.Proof == nil {
+			return fmt.Errorf("%w (an external signer cannot sign the binding here yet: bind with 'surety did bind' from a key first)", err)
+		}
+		return err
+	}
+	if err := waitIndexed(ctx, e, sess.node, res.Block, what); err != nil {
+		return err
+	}
+	h, err := sess.node.StakeOf(ctx, k.DID.String(), sess.snd.Address())
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		res.Stake = h
+		return printJSON(e, res)
+	}
+	printStake(e, k.DID.String(), h)
+	return nil
 }

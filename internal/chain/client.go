@@ -25,6 +25,7 @@ type Client interface {
 	ethereum.GasEstimator
 	ethereum.GasPricer
 	ethereum.GasPricer1559
+	ethereum.FeeHistoryReader
 	ethereum.LogFilterer
 	ethereum.PendingStateReader
 	ethereum.PendingContractCaller

@@ -1,0 +1,462 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/big"
+	"net/http"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/labstack/echo/v4"
+)
+
+// ChainRPC is what POST /v1/rpc reads from the node's chain.
+type ChainRPC interface {
+	ethereum.ChainIDReader
+	BlockNumber(ctx context.Context) (uint64, error)
+	HeaderByNumber(ctx context.Context, number *big.Int) (*types.Header, error)
+	ethereum.ChainStateReader
+	ethereum.PendingStateReader
+	ethereum.ContractCaller
+	ethereum.PendingContractCaller
+	ethereum.GasEstimator
+	ethereum.GasPricer
+	ethereum.GasPricer1559
+	ethereum.FeeHistoryReader
+	TransactionReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error)
+	TransactionByHash(ctx context.Context, hash common.Hash) (tx *types.Transaction, isPending bool, err error)
+}
+
+// POST /v1/rpc is a small Ethereum JSON-RPC endpoint, so that a client holding its own wallet
+// (the CLI, cast, any library) can send through the node without a chain RPC of its own. It
+// answers the reads a wallet needs to build a transaction (chain id, head, nonce, balance,
+// code, calls, gas, fees, receipts), and eth_sendRawTransaction only for calls to the escrow
+// and the stake registry, simulated first like POST /v1/tx/raw. Nothing else: no logs, no
+// filters, no subscriptions, no batches; every request counts against the caller's write
+// limit like any POST.
+
+// rpcRequest is one JSON-RPC 2.0 call.
+type rpcRequest struct {
+	JSONRPC string            `json:"jsonrpc"`
+	ID      json.RawMessage   `json:"id"`
+	Method  string            `json:"method"`
+	Params  []json.RawMessage `json:"params"`
+}
+
+// rpcResponse is its answer: Result (JSON null included) or Error.
+type rpcResponse struct {
+	JSONRPC string           `json:"jsonrpc"`
+	ID      json.RawMessage  `json:"id"`
+	Result  *json.RawMessage `json:"result,omitempty"`
+	Error   *rpcError        `json:"error,omitempty"`
+}
+
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// JSON-RPC error codes.
+const (
+	rpcParseError     = -32700
+	rpcInvalidRequest = -32600
+	rpcNoSuchMethod   = -32601
+	rpcInvalidParams  = -32602
+	rpcServerError    = -32000
+)
+
+// rpcMethod answers one method from its positional params.
+type rpcMethod func(s *Server, ctx context.Context, p rpcParams) (any, error)
+
+var rpcMethods = map[string]rpcMethod{
+	"eth_chainId": func(s *Server, ctx context.Context, _ rpcParams) (any, error) {
+		id, err := s.cfg.ChainRPC.ChainID(ctx)
+		return (*hexutil.Big)(id), err
+	},
+	"net_version": func(s *Server, ctx context.Context, _ rpcParams) (any, error) {
+		id, err := s.cfg.ChainRPC.ChainID(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return id.String(), nil
+	},
+	"eth_blockNumber": func(s *Server, ctx context.Context, _ rpcParams) (any, error) {
+		n, err := s.cfg.ChainRPC.BlockNumber(ctx)
+		return hexutil.Uint64(n), err
+	},
+	"eth_getBlockByNumber": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		num, pending, err := p.block(0)
+		if err != nil {
+			return nil, err
+		}
+		var full bool
+		if err := p.opt(1, &full); err != nil {
+			return nil, err
+		}
+		if full || pending {
+			return nil, errRPCParams("only headers (full=false) of mined blocks are served")
+		}
+		h, err := s.cfg.ChainRPC.HeaderByNumber(ctx, num)
+		if errors.Is(err, ethereum.NotFound) {
+			return nil, nil
+		}
+		return h, err
+	},
+	"eth_getTransactionCount": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		return stateRead(ctx, p, s.cfg.ChainRPC.NonceAt, s.cfg.ChainRPC.PendingNonceAt, func(n uint64) any { return hexutil.Uint64(n) })
+	},
+	"eth_getBalance": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		return stateRead(ctx, p, s.cfg.ChainRPC.BalanceAt, s.cfg.ChainRPC.PendingBalanceAt, func(b *big.Int) any { return (*hexutil.Big)(b) })
+	},
+	"eth_getCode": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		return stateRead(ctx, p, s.cfg.ChainRPC.CodeAt, s.cfg.ChainRPC.PendingCodeAt, func(b []byte) any { return hexutil.Bytes(b) })
+	},
+	"eth_call": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		msg, err := p.call(0)
+		if err != nil {
+			return nil, err
+		}
+		num, pending, err := p.block(1)
+		if err != nil {
+			return nil, err
+		}
+		var out []byte
+		if pending {
+			out, err = s.cfg.ChainRPC.PendingCallContract(ctx, msg)
+		} else {
+			out, err = s.cfg.ChainRPC.CallContract(ctx, msg, num)
+		}
+		return hexutil.Bytes(out), err
+	},
+	"eth_estimateGas": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		msg, err := p.call(0)
+		if err != nil {
+			return nil, err
+		}
+		gas, err := s.cfg.ChainRPC.EstimateGas(ctx, msg)
+		return hexutil.Uint64(gas), err
+	},
+	"eth_gasPrice": func(s *Server, ctx context.Context, _ rpcParams) (any, error) {
+		v, err := s.cfg.ChainRPC.SuggestGasPrice(ctx)
+		return (*hexutil.Big)(v), err
+	},
+	"eth_maxPriorityFeePerGas": func(s *Server, ctx context.Context, _ rpcParams) (any, error) {
+		v, err := s.cfg.ChainRPC.SuggestGasTipCap(ctx)
+		return (*hexutil.Big)(v), err
+	},
+	"eth_feeHistory": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		var count hexutil.Uint64
+		if err := p.req(0, &count); err != nil {
+			// Some clients send the count as a plain number.
+			var n uint64
+			if p.req(0, &n) != nil {
+				return nil, err
+			}
+			count = hexutil.Uint64(n)
+		}
+		if count == 0 || count > maxFeeHistory {
+			return nil, errRPCParams("block count must be 1 to %d", maxFeeHistory)
+		}
+		num, pending, err := p.block(1)
+		if err != nil {
+			return nil, err
+		}
+		if pending {
+			num = nil
+		}
+		var pct []float64
+		if err := p.opt(2, &pct); err != nil {
+			return nil, err
+		}
+		if len(pct) > maxRewardPercentiles {
+			return nil, errRPCParams("at most %d reward percentiles", maxRewardPercentiles)
+		}
+		fh, err := s.cfg.ChainRPC.FeeHistory(ctx, uint64(count), num, pct)
+		if err != nil {
+			return nil, err
+		}
+		return feeHistoryJSON(fh), nil
+	},
+	"eth_getTransactionReceipt": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		var h common.Hash
+		if err := p.req(0, &h); err != nil {
+			return nil, err
+		}
+		r, err := s.cfg.ChainRPC.TransactionReceipt(ctx, h)
+		if errors.Is(err, ethereum.NotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		tx, _, err := s.cfg.ChainRPC.TransactionByHash(ctx, h)
+		if err != nil {
+			return nil, err
+		}
+		return receiptJSON(r, tx)
+	},
+	"eth_sendRawTransaction": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		var raw hexutil.Bytes
+		if err := p.req(0, &raw); err != nil {
+			return nil, err
+		}
+		var tx types.Transaction
+		if err := tx.UnmarshalBinary(raw); err != nil {
+			return nil, errRPCParams("not a signed transaction: %v", err)
+		}
+		var sent *types.Transaction
+		var err error
+		switch to := tx.To(); {
+		case to != nil && *to == s.cfg.Bounties.Escrow():
+			sent, err = s.cfg.Bounties.Broadcast(ctx, raw)
+		case to != nil && *to == s.cfg.Staking.Registry():
+			sent, err = s.cfg.Staking.Broadcast(ctx, raw)
+		default:
+			return nil, errRPCParams("the node relays only calls to the escrow %s and the stake registry %s", s.cfg.Bounties.Escrow().Hex(), s.cfg.Staking.Registry().Hex())
+		}
+		if err != nil {
+			return nil, err
+		}
+		return sent.Hash(), nil
+	},
+}
+
+// rpc answers POST /v1/rpc.
+func (s *Server) rpc(c echo.Context) error {
+	body, err := readBody(c)
+	if err != nil {
+		return err
+	}
+	var req rpcRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		code := rpcParseError
+		if len(body) > 0 && body[0] == '[' {
+			code = rpcInvalidRequest
+			err = errors.New("batches are not served")
+		}
+		return c.JSON(http.StatusOK, rpcResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: &rpcError{Code: code, Message: err.Error()}})
+	}
+	out := rpcResponse{JSONRPC: "2.0", ID: req.ID}
+	if out.ID == nil {
+		out.ID = json.RawMessage("null")
+	}
+	m, ok := rpcMethods[req.Method]
+	switch {
+	case req.JSONRPC != "2.0":
+		out.Error = &rpcError{Code: rpcInvalidRequest, Message: `not a JSON-RPC 2.0 request ("jsonrpc": "2.0")`}
+	case !ok:
+		out.Error = &rpcError{Code: rpcNoSuchMethod, Message: fmt.Sprintf("the method %q is not served here (this endpoint answers what a wallet needs to send through the node)", clip(req.Method, 64))}
+	default:
+		res, err := m(s, c.Request().Context(), rpcParams(req.Params))
+		if err != nil {
+			out.Error = s.rpcErrorOf(err)
+			break
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		raw := json.RawMessage(b)
+		out.Result = &raw
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// rpcErrorOf turns an error into a JSON-RPC error: the chain's own code, message and revert
+// data pass through (so a client decodes a contract's custom error as if it had asked the
+// chain), a refusal of the node's own keeps its message.
+func (s *Server) rpcErrorOf(err error) *rpcError {
+	var pe *paramsError
+	if errors.As(err, &pe) {
+		return &rpcError{Code: rpcInvalidParams, Message: pe.msg}
+	}
+	out := &rpcError{Code: rpcServerError, Message: clip(err.Error(), maxRPCMessage)}
+	var coded rpc.Error
+	if errors.As(err, &coded) {
+		out.Code = coded.ErrorCode()
+	}
+	var data rpc.DataError
+	if errors.As(err, &data) {
+		out.Data = data.ErrorData()
+	}
+	return out
+}
+
+// Bounds of what one /v1/rpc call may ask.
+const (
+	// maxRPCMessage bounds the error message relayed from the chain.
+	maxRPCMessage = 512
+	// maxFeeHistory and maxRewardPercentiles bound eth_feeHistory (geth's own caps are
+	// 1024 blocks and 100 percentiles).
+	maxFeeHistory        = 1024
+	maxRewardPercentiles = 100
+)
+
+// feeHistoryJSON is eth_feeHistory's answer as the JSON-RPC spec writes it.
+func feeHistoryJSON(fh *ethereum.FeeHistory) map[string]any {
+	hexes := func(xs []*big.Int) []*hexutil.Big {
+		out := make([]*hexutil.Big, len(xs))
+		for i, x := range xs {
+			out[i] = (*hexutil.Big)(x)
+		}
+		return out
+	}
+	out := map[string]any{"oldestBlock": (*hexutil.Big)(fh.OldestBlock), "baseFeePerGas": hexes(fh.BaseFee), "gasUsedRatio": fh.GasUsedRatio}
+	if fh.Reward != nil {
+		rewards := make([][]*hexutil.Big, len(fh.Reward))
+		for i, r := range fh.Reward {
+			rewards[i] = hexes(r)
+		}
+		out["reward"] = rewards
+	}
+	return out
+}
+
+// paramsError is a request's params the method cannot use.
+type paramsError struct{ msg string }
+
+func (e *paramsError) Error() string { return e.msg }
+
+func errRPCParams(format string, args ...any) error {
+	return &paramsError{msg: fmt.Sprintf(format, args...)}
+}
+
+// rpcParams are a call's positional params.
+type rpcParams []json.RawMessage
+
+// req decodes param i, which must be there.
+func (p rpcParams) req(i int, v any) error {
+	if i >= len(p) {
+		return errRPCParams("missing param %d", i)
+	}
+	if err := json.Unmarshal(p[i], v); err != nil {
+		return errRPCParams("param %d: %v", i, err)
+	}
+	return nil
+}
+
+// opt decodes param i when it is there.
+func (p rpcParams) opt(i int, v any) error {
+	if i >= len(p) || string(p[i]) == "null" {
+		return nil
+	}
+	return p.req(i, v)
+}
+
+// block reads a block param (a number or a tag; absent means latest): nil for the latest
+// block, pending for the pending one.
+func (p rpcParams) block(i int) (num *big.Int, pending bool, err error) {
+	bn := rpc.LatestBlockNumber
+	if err := p.opt(i, &bn); err != nil {
+		return nil, false, err
+	}
+	switch bn {
+	case rpc.LatestBlockNumber:
+		return nil, false, nil
+	case rpc.PendingBlockNumber:
+		return nil, true, nil
+	}
+	return big.NewInt(int64(bn)), false, nil
+}
+
+// callArgs is a call object (eth_call, eth_estimateGas).
+type callArgs struct {
+	From                 *common.Address `json:"from"`
+	To                   *common.Address `json:"to"`
+	Gas                  *hexutil.Uint64 `json:"gas"`
+	GasPrice             *hexutil.Big    `json:"gasPrice"`
+	MaxFeePerGas         *hexutil.Big    `json:"maxFeePerGas"`
+	MaxPriorityFeePerGas *hexutil.Big    `json:"maxPriorityFeePerGas"`
+	Value                *hexutil.Big    `json:"value"`
+	Data                 *hexutil.Bytes  `json:"data"`
+	Input                *hexutil.Bytes  `json:"input"`
+}
+
+// call reads a call object.
+func (p rpcParams) call(i int) (ethereum.CallMsg, error) {
+	var a callArgs
+	if err := p.req(i, &a); err != nil {
+		return ethereum.CallMsg{}, err
+	}
+	msg := ethereum.CallMsg{To: a.To}
+	if a.From != nil {
+		msg.From = *a.From
+	}
+	if a.Gas != nil {
+		msg.Gas = uint64(*a.Gas)
+	}
+	msg.GasPrice, msg.GasFeeCap, msg.GasTipCap, msg.Value = a.GasPrice.ToInt(), a.MaxFeePerGas.ToInt(), a.MaxPriorityFeePerGas.ToInt(), a.Value.ToInt()
+	switch {
+	case a.Input != nil:
+		msg.Data = *a.Input
+	case a.Data != nil:
+		msg.Data = *a.Data
+	}
+	return msg, nil
+}
+
+// stateRead answers a read of an account's state at a block (address, block): at, or
+// pending for the pending block.
+func stateRead[T any](ctx context.Context, p rpcParams, at func(context.Context, common.Address, *big.Int) (T, error),
+	pending func(context.Context, common.Address) (T, error), encode func(T) any) (any, error) {
+	var addr common.Address
+	if err := p.req(0, &addr); err != nil {
+		return nil, err
+	}
+	num, isPending, err := p.block(1)
+	if err != nil {
+		return nil, err
+	}
+	var v T
+	if isPending {
+		v, err = pending(ctx, addr)
+	} else {
+		v, err = at(ctx, addr, num)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return encode(v), nil
+}
+
+// clip cuts s to at most n bytes, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// receiptJSON is a receipt as eth_getTransactionReceipt answers it: go-ethereum's receipt
+// encoding, plus the transaction's from and to, a null contractAddress for a call, and no
+// pre-Byzantium root (clients such as cast require the first and choke on the rest).
+func receiptJSON(r *types.Receipt, tx *types.Transaction) (map[string]any, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	from, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx)
+	if err != nil {
+		return nil, err
+	}
+	out["from"] = from
+	out["to"] = tx.To()
+	if r.ContractAddress == (common.Address{}) {
+		out["contractAddress"] = nil
+	}
+	if len(r.PostState) == 0 {
+		delete(out, "root")
+	}
+	return out, nil
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Settings come from, in order: the command line, the environment, the config file, and the
+// built-in default. The config file holds the same names as the environment, one NAME=value
+// per line ('#' starts a comment), so that what a user exports in a shell can be kept:
+//
+//	SURETY_NODE=http://127.0.0.1:7746
+//	ETH_RPC_URL=http://127.0.0.1:8545
+//	ETH_KEYSTORE=/home/me/.foundry/keystores/market
+//
+// It is $SURETY_CONFIG, or config in the Surety config directory ($XDG_CONFIG_HOME/surety,
+// else ~/.config/surety).
+const (
+	configEnv = "SURETY_CONFIG"
+	nodeEnv   = "SURETY_NODE"
+	rpcURLEnv = "ETH_RPC_URL" // Foundry's name
+)
+
+// configDir is the Surety config directory; "" when there is no home to put it in.
+func configDir(e *env) string {
+	base := e.getenv("XDG_CONFIG_HOME")
+	if base == "" {
+		home := e.getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "surety")
+}
+
+// setting is name's value from the environment, else from the config file ("" when neither
+// has it). A config file that cannot be read is reported once on stderr and ignored.
+func (e *env) setting(name string) string {
+	if v := e.getenv(name); v != "" {
+		return v
+	}
+	if e.config == nil {
+		e.config = e.loadConfig()
+	}
+	return e.config[name]
+}
+
+// loadConfig reads the config file; a missing one is an empty config.
+func (e *env) loadConfig() map[string]string {
+	out := map[string]string{}
+	path := e.getenv(configEnv)
+	explicit := path != ""
+	if !explicit {
+		dir := configDir(e)
+		if dir == "" {
+			return out
+		}
+		path = filepath.Join(dir, "config")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if explicit || !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(e.stderr, "surety: ignoring the config file: %v\n", err)
+		}
+		return out
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			fmt.Fprintf(e.stderr, "surety: %s:%d: not NAME=value; ignored\n", path, n)
+			continue
+		}
+		out[strings.TrimSpace(name)] = strings.Trim(strings.TrimSpace(value), `"'`)
+	}
+	return out
+}
+
+// nodeURL defines --node: the node's URL, by default $SURETY_NODE (or the config file's),
+// else the local node.
+func (f *flags) nodeURL() *string {
+	def := f.e.setting(nodeEnv)
+	if def == "" {
+		def = "http://" + defaultListen
+	}
+	return f.String("node", def, "the node's URL (env "+nodeEnv+")")
+}
+
+// rpcURL defines --rpc-url, Foundry's name for a chain's JSON-RPC URL, by default
+// $ETH_RPC_URL (or the config file's); --rpc is kept as an alias.
+func (f *flags) rpcURL(usage string) *string {
+	p := new(string)
+	def := f.e.setting(rpcURLEnv)
+	f.StringVar(p, "rpc-url", def, usage+" (env "+rpcURLEnv+")")
+	f.StringVar(p, "rpc", def, "alias of --rpc-url")
+	return p
+}

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/accounts/keystore"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+	"golang.org/x/term"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/txn"
+)
+
+// The user's own wallet: the CLI signs with it and the node never sees the key. The flags
+// are Foundry's spellings, and read the same environment variables.
+const (
+	keystoreEnv   = "ETH_KEYSTORE"
+	passwordEnv   = "ETH_PASSWORD"
+	privateKeyEnv = "ETH_PRIVATE_KEY"
+	fromEnv       = "ETH_FROM"
+	signerEnv     = "SURETY_SIGNER"
+)
+
+// ownWalletFlags name the user's own wallet: exactly one of a keystore file, a raw key, an
+// external signer (Clef) or, on a dev chain, one of Anvil's test accounts.
+type ownWalletFlags struct {
+	e            *env
+	keystore     *string
+	passwordFile *string
+	privateKey   *string
+	signer       *string
+	from         *string
+	devAccount   *int
+	// Spellings of earlier versions, kept working: a file holding a hex key, and a dev
+	// account number.
+	oldKeyFile *string
+	oldDev     *int
+}
+
+// withOldSpellings also accepts the flags a command had before (--key-file / --wallet-key,
+// --dev-key / --dev-wallet), marked deprecated in its help.
+func (w *ownWalletFlags) withOldSpellings(f *flags, keyFile, dev string) *ownWalletFlags {
+	w.oldKeyFile = f.String(keyFile, "", "deprecated: use --private-key or --keystore (a file holding a hex private key)")
+	w.oldDev = f.Int(dev, -1, "deprecated: use --dev-account")
+	return w
+}
+
+// mergeOldSpellings moves the deprecated flags' values onto the current ones.
+func (w *ownWalletFlags) mergeOldSpellings() error {
+	if w.oldDev != nil && *w.oldDev >= 0 {
+		if *w.devAccount >= 0 {
+			return usagef("give --dev-account once")
+		}
+		*w.devAccount = *w.oldDev
+	}
+	if w.oldKeyFile != nil && *w.oldKeyFile != "" {
+		if *w.privateKey != "" {
+			return usagef("give one private key")
+		}
+		b, err := os.ReadFile(*w.oldKeyFile)
+		if err != nil {
+			return startError{fmt.Errorf("read key: %w", err)}
+		}
+		*w.privateKey = strings.TrimSpace(string(b))
+		if *w.privateKey == "" {
+			return startError{fmt.Errorf("%s is empty", *w.oldKeyFile)}
+		}
+	}
+	return nil
+}
+
+// ownWallet defines the wallet flags on f.
+func (f *flags) ownWallet() *ownWalletFlags {
+	return &ownWalletFlags{
+		e:            f.e,
+		keystore:     f.String("keystore", f.e.setting(keystoreEnv), "your wallet: a keystore file (go-ethereum's or cast's; env "+keystoreEnv+"), unlocked with --password-file, $"+passwordEnv+" or a prompt"),
+		passwordFile: f.String("password-file", "", "file holding the --keystore password"),
+		privateKey:   f.String("private-key", f.e.setting(privateKeyEnv), "your wallet: a raw hex private key (env "+privateKeyEnv+"; for CI and dev chains)"),
+		signer:       f.String("signer", f.e.setting(signerEnv), "your wallet behind an external signer: Clef's URL or IPC path, which also fronts hardware wallets; with --from (env "+signerEnv+")"),
+		from:         f.String("from", f.e.setting(fromEnv), "the account the --signer signs for (env "+fromEnv+")"),
+		devAccount:   f.Int("dev-account", -1, "your wallet: Anvil's test account N (dev chains only; the same keys cast and anvil use)"),
+	}
+}
+
+// given reports whether any wallet was named.
+func (w *ownWalletFlags) given() bool {
+	return w.oldKeyFile != nil && *w.oldKeyFile != "" || w.oldDev != nil && *w.oldDev >= 0 || *w.keystore != "" || *w.privateKey != "" || *w.signer != "" || *w.devAccount >= 0
+}
+
+// ownWallet is an opened wallet: it signs transactions, and, when the key is at hand (not
+// behind an external signer), wallet bindings too.
+type ownWallet struct {
+	signer txn.Signer
+	key    *ecdsa.PrivateKey // nil behind an external signer
+}
+
+// open unlocks the wallet named; ErrNoWallet when none was.
+func (w *ownWalletFlags) open() (*ownWallet, error) {
+	if err := w.mergeOldSpellings(); err != nil {
+		return nil, err
+	}
+	named := 0
+	for _, set := range []bool{*w.keystore != "", *w.privateKey != "", *w.signer != "", *w.devAccount >= 0} {
+		if set {
+			named++
+		}
+	}
+	switch {
+	case named == 0:
+		return nil, usagef("name your wallet: --keystore FILE, --private-key (or $%s), --signer URL --from ADDR, or --dev-account N on a dev chain", privateKeyEnv)
+	case named > 1:
+		return nil, usagef("name one wallet: --keystore, --private-key, --signer or --dev-account (check $%s, $%s, $%s and the config file too)", keystoreEnv, privateKeyEnv, signerEnv)
+	}
+	var key *ecdsa.PrivateKey
+	switch {
+	case *w.signer != "":
+		if !common.IsHexAddress(*w.from) {
+			return nil, usagef("--signer needs --from ADDR, the account to sign for")
+		}
+		s, err := txn.NewExternalSigner(*w.signer, common.HexToAddress(*w.from))
+		if err != nil {
+			return nil, startError{err}
+		}
+		return &ownWallet{signer: s}, nil
+	case *w.devAccount >= 0:
+		key = chain.DevKey(*w.devAccount)
+	case *w.privateKey != "":
+		k, err := crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(*w.privateKey), "0x"))
+		if err != nil {
+			return nil, usagef("--private-key is not a hex secp256k1 private key")
+		}
+		key = k
+	default:
+		k, err := w.unlockKeystore()
+		if err != nil {
+			return nil, err
+		}
+		key = k
+	}
+	if *w.from != "" && (!common.IsHexAddress(*w.from) || common.HexToAddress(*w.from) != crypto.PubkeyToAddress(key.PublicKey)) {
+		return nil, usagef("--from %s is not the wallet's address %s", *w.from, crypto.PubkeyToAddress(key.PublicKey).Hex())
+	}
+	return &ownWallet{signer: txn.NewKeySigner(key), key: key}, nil
+}
+
+// unlockKeystore decrypts --keystore with the password from --password-file, $ETH_PASSWORD,
+// or a prompt when stdin is a terminal.
+func (w *ownWalletFlags) unlockKeystore() (*ecdsa.PrivateKey, error) {
+	b, err := os.ReadFile(*w.keystore)
+	if err != nil {
+		return nil, startError{fmt.Errorf("--keystore: %w", err)}
+	}
+	var pass string
+	switch {
+	case *w.passwordFile != "":
+		p, err := os.ReadFile(*w.passwordFile)
+		if err != nil {
+			return nil, startError{fmt.Errorf("--password-file: %w", err)}
+		}
+		pass = strings.TrimRight(string(p), "\r\n")
+	case w.e.getenv(passwordEnv) != "":
+		pass = w.e.getenv(passwordEnv)
+	default:
+		f, ok := w.e.stdin.(*os.File)
+		if !ok || !term.IsTerminal(int(f.Fd())) {
+			return nil, usagef("--keystore %s: give its password with --password-file or $%s (no terminal to ask on)", *w.keystore, passwordEnv)
+		}
+		fmt.Fprintf(w.e.stderr, "password for %s: ", *w.keystore)
+		p, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(w.e.stderr)
+		if err != nil {
+			return nil, err
+		}
+		pass = string(p)
+	}
+	k, err := keystore.DecryptKey(b, pass)
+	if err != nil {
+		return nil, startError{fmt.Errorf("--keystore %s: %w", *w.keystore, err)}
+	}
+	return k.PrivateKey, nil
+}
+
+// ownChain is how the CLI reaches the chain for the user's own wallet: --rpc-url directly,
+// or else the node's JSON-RPC endpoint (POST /v1/rpc), which relays the wallet's signed
+// calls to the escrow and the stake registry. Either way it must be the node's chain.
+func ownChain(ctx context.Context, rpcURL, nodeURL string, info api.Info) (*ethclient.Client, error) {
+	url, what := rpcURL, "--rpc-url "+rpcURL
+	if url == "" {
+		url, what = strings.TrimRight(nodeURL, "/")+"/v1/rpc", "the node's JSON-RPC "+strings.TrimRight(nodeURL, "/")+"/v1/rpc"
+	}
+	c, err := ethclient.DialContext(ctx, url)
+	if err != nil {
+		return nil, startError{fmt.Errorf("%s: %w", what, err)}
+	}
+	id, err := c.ChainID(ctx)
+	if err != nil {
+		c.Close()
+		return nil, startError{fmt.Errorf("%s does not answer: %w", what, err)}
+	}
+	if id.Uint64() != info.Chain.ID {
+		c.Close()
+		return nil, startError{fmt.Errorf("%s is chain %s, the node settles on chain %d", what, id, info.Chain.ID)}
+	}
+	return c, nil
+}
+
+// progress prints a transaction's way to the node's index: a line per step, plain (it is
+// read by people and scripts alike; --json commands print it on stderr).
+type progress struct {
+	w    *env
+	what string
+}
+
+func (p progress) sender(s *txn.Sender) {
+	s.OnProgress(func(ev txn.Progress) {
+		switch ev.Stage {
+		case txn.StageSent:
+			fmt.Fprintf(p.w.stderr, "%s: sent %s to %s\n", p.what, ev.Tx.Hex(), ev.To.Hex())
+		case txn.StageMined:
+			fmt.Fprintf(p.w.stderr, "%s: mined %s in block %d\n", p.what, ev.Tx.Hex(), ev.Block)
+		}
+	})
+}
+
+// waitIndexed waits until the node's indexes hold block (its /v1/info indexedBlock), telling
+// how far the chain is meanwhile (k/N confirmations, when the node waits for some): a slow
+// chain is not an unreachable node.
+func waitIndexed(ctx context.Context, e *env, c *client.Client, block uint64, what string) error {
+	told := -1
+	for {
+		info, err := c.Info(ctx)
+		if err != nil {
+			return err
+		}
+		if ib := info.Chain.IndexedBlock; ib != nil && *ib >= block {
+			fmt.Fprintf(e.stderr, "%s: block %d indexed by the node\n", what, block)
+			return nil
+		}
+		if n := info.Chain.Confirmations; n > 0 {
+			k := 0
+			if head := info.Chain.BlockNumber; head > block {
+				k = int(min(head-block, n))
+			}
+			if k != told {
+				fmt.Fprintf(e.stderr, "%s: block %d has %d/%d confirmations\n", what, block, k, n)
+				told = k
+			}
+		} else if told < 0 {
+			fmt.Fprintf(e.stderr, "%s: waiting for the node to index block %d (chain head %d)\n", what, block, info.Chain.BlockNumber)
+			told = 0
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the node had not indexed block %d: %w", block, ctx.Err())
+		case <-time.After(indexPoll):
+		}
+	}
+}
+
+// indexPoll is how often the CLI asks whether the node has indexed a block.
+const indexPoll = 250 * time.Millisecond
+
+// ownSession is a write from the user's own wallet: the node (its chain, contracts and
+// index), the chain connection, and a sender that shows each transaction as it goes.
+type ownSession struct {
+	e      *env
+	what   string
+	node   *client.Client
+	info   api.Info
+	chain  *ethclient.Client
+	snd    *txn.Sender
+	wallet *ownWallet
+}
+
+// openOwn opens the wallet w names and connects to the node and the chain (rpcURL, or the
+// node's relay).
+func openOwn(ctx context.Context, e *env, w *ownWalletFlags, nodeURL, rpcURL, what string) (*ownSession, error) {
+	wallet, err := w.open()
+	if err != nil {
+		return nil, err
+	}
+	c, info, err := dialNode(ctx, nodeURL)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := ownChain(ctx, rpcURL, nodeURL, info)
+	if err != nil {
+		return nil, err
+	}
+	snd, err := txn.NewSender(ctx, ch, wallet.signer, 0)
+	if err != nil {
+		ch.Close()
+		return nil, err
+	}
+	progress{w: e, what: what}.sender(snd)
+	return &ownSession{e: e, what: what, node: c, info: info, chain: ch, snd: snd, wallet: wallet}, nil
+}
+
+// Close ends the chain connection.
+func (o *ownSession) Close() { o.chain.Close() }
+
+// contract is the address the node names for a deployed contract.
+func (o *ownSession) contract(name string) common.Address {
+	return common.HexToAddress(o.info.Contracts[name])
+}
+
+// send sends call from the wallet and returns its receipt once the node has indexed it.
+func (o *ownSession) send(ctx context.Context, call txn.Call) (*types.Receipt, error) {
+	r, err := o.snd.Send(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return r, waitIndexed(ctx, o.e, o.node, r.BlockNumber.Uint64(), o.what)
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/anvil"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+)
+
+// TestOwnWalletStakesOnAnvil: a user stakes from a wallet the node never holds. The keystore
+// is made by Foundry's cast (an independent implementation of the format); the CLI unlocks it
+// with $ETH_PASSWORD, binds and stakes with its own transactions to --rpc-url, shows each one
+// (sent, mined, indexed), and prints the node's view; with no --rpc-url it sends through the
+// node's JSON-RPC relay. The chain mines a block a second and
+// the node waits a confirmation, so the CLI waits for the node's index, saying so. A raw key
+// from the environment unbonds; wallet mistakes are one-line refusals that send nothing.
+func TestOwnWalletStakesOnAnvil(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Anvil and a node")
+	}
+	ctx := context.Background()
+	a, err := anvil.Start(ctx, anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Stop)
+	client, err := ethclient.Dial(a.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	depFile := filepath.Join(dir, "deployment.json")
+	if err := writeDeployment(depFile, dep); err != nil {
+		t.Fatal(err)
+	}
+	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc-url", a.URL, "--deployment", depFile,
+		"--confirmations", "1", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
+	base := node.apiURL(t)
+
+	// The user's wallet: Anvil's account 5, in a keystore cast writes.
+	key := chain.DevKey(5)
+	addr := crypto.PubkeyToAddress(key.PublicKey).Hex()
+	ksDir := filepath.Join(dir, "keystores")
+	cast := exec.Command(testutil.Tool(t, "cast"), "wallet", "import", "market", "--keystore-dir", ksDir,
+		"--private-key", "0x"+hex.EncodeToString(crypto.FromECDSA(key)), "--unsafe-password", "s3cret")
+	if out, err := cast.CombinedOutput(); err != nil {
+		t.Fatalf("cast wallet import: %v\n%s", err, out)
+	}
+	keystoreFile := filepath.Join(ksDir, "market")
+	agentKey := filepath.Join(dir, "agent.json")
+	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", agentKey))
+
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	run := func(vars map[string]string, args ...string) result {
+		t.Helper()
+		r := startWithEnv(t, "", vars, append(args, "--node", base)...)
+		code := r.wait(t)
+		return result{code, r.stdout.String(), r.stderr.String()}
+	}
+	refused := func(want string, code int, vars map[string]string, args ...string) {
+		t.Helper()
+		r := startWithEnv(t, "", vars, append(args, "--node", base)...)
+		got := r.wait(t)
+		// Progress lines may come first; the error is one line, and the last.
+		lines := strings.Split(strings.TrimSpace(r.stderr.String()), "\n")
+		if got != code || !strings.Contains(lines[len(lines)-1], want) || strings.Count(r.stderr.String(), "surety ") != 1 {
+			t.Errorf("%v: exit %d, want %d and one line saying %q:\n%s", args, got, code, want, r.stderr)
+		}
+	}
+	pw := map[string]string{"ETH_PASSWORD": "s3cret"}
+	refused("could not decrypt key with given password", exitUsage, map[string]string{"ETH_PASSWORD": "wrong"},
+		"stake", "add", "--key", agentKey, "--keystore", keystoreFile, "--amount", "1ether", "--rpc-url", a.URL)
+	refused("does not answer", exitUsage, pw, "stake", "add", "--key", agentKey, "--keystore", keystoreFile, "--amount", "1ether", "--rpc-url", "http://127.0.0.1:1")
+	refused("name one wallet", exitUsage, pw, "stake", "add", "--key", agentKey, "--keystore", keystoreFile, "--dev-account", "1", "--amount", "1ether", "--rpc-url", a.URL)
+	refused("password", exitUsage, nil, "stake", "add", "--key", agentKey, "--keystore", keystoreFile, "--amount", "1ether", "--rpc-url", a.URL)
+
+	r := run(pw, "stake", "add", "--key", agentKey, "--keystore", keystoreFile, "--amount", "1ether", "--rpc-url", a.URL)
+	if r.code != exitOK {
+		t.Fatalf("stake add from the keystore: exit %d\n%s", r.code, r.stderr)
+	}
+	if out := r.stdout; !strings.Contains(out, did+" under wallet "+addr+": bound") || !strings.Contains(out, "staked     1 ETH") {
+		t.Errorf("stake add printed:\n%s", out)
+	}
+	steps := r.stderr
+	if strings.Count(steps, ": sent 0x") != 2 || strings.Count(steps, ": mined 0x") != 2 || !strings.Contains(steps, "indexed by the node") {
+		t.Errorf("stake add showed (want the bind and the stake, each sent and mined, then indexed):\n%s", steps)
+	}
+
+	// A raw key from the environment, as in CI, unbonds part of it, sent through the node's
+	// JSON-RPC relay (no --rpc-url); the node read it all from the chain.
+	r = run(map[string]string{"ETH_PRIVATE_KEY": hex.EncodeToString(crypto.FromECDSA(key))},
+		"stake", "unbond", "--key", agentKey, "--amount", "0.25ether")
+	if r.code != exitOK || !strings.Contains(r.stdout, "staked     0.75 ETH") || !strings.Contains(r.stdout, "unbonding  0.25 ETH") {
+		t.Fatalf("stake unbond from $ETH_PRIVATE_KEY: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if out := runOK(t, "", "stake", "show", "--node", base, "--wallet", addr, did); !strings.Contains(out, "staked     0.75 ETH") {
+		t.Errorf("stake show printed:\n%s", out)
+	}
+	// A bounty settled from wallets the node never holds: a market (a raw key from the
+	// environment) posts through the relay, the agent's keystore wallet claims (locking
+	// stake) and submits, and the market accepts; the node's index follows each step.
+	market := map[string]string{"ETH_PRIVATE_KEY": hex.EncodeToString(crypto.FromECDSA(chain.DevKey(6)))}
+	arbiter := crypto.PubkeyToAddress(chain.DevKey(7).PublicKey).Hex()
+	r = run(market, "bounty", "post", "--amount", "0.1ether", "--arbiter", arbiter, "--min-stake", "0.5ether", "--spec", "audit the vault", "--quiet")
+	id := strings.TrimSpace(r.stdout)
+	if r.code != exitOK || id == "" || !strings.Contains(r.stderr, "indexed by the node") {
+		t.Fatalf("bounty post from the market's own wallet: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, step := range []struct {
+		vars map[string]string
+		args []string
+		want string
+	}{
+		{pw, []string{"bounty", "claim", "--keystore", keystoreFile, "--key", agentKey, id}, "bounty " + id + ": assigned"},
+		{pw, []string{"bounty", "submit", "--keystore", keystoreFile, "--result", "no findings", id}, "bounty " + id + ": submitted"},
+		{market, []string{"bounty", "accept", id}, "bounty " + id + ": accepted"},
+	} {
+		r = run(step.vars, append(step.args, "--rpc-url", a.URL)...)
+		if r.code != exitOK || !strings.Contains(r.stdout, step.want) {
+			t.Fatalf("%v: exit %d, want %q:\n%s%s", step.args, r.code, step.want, r.stdout, r.stderr)
+		}
+	}
+	if out := runOK(t, "", "bounty", "show", "--node", base, id); !strings.Contains(out, "audit the vault") || !strings.Contains(out, "worker  "+addr) {
+		t.Errorf("bounty show after the own-wallet tour:\n%s", out)
+	}
+
+	// The node holds no wallet of the user's: it cannot act from it.
+	refused("holds no such wallet", exitFailure, nil, "stake", "add", "--key", agentKey, "--wallet", addr, "--amount", "1ether")
+	if _, err := os.Stat(filepath.Join(dir, "data", "wallets")); err == nil {
+		entries, _ := os.ReadDir(filepath.Join(dir, "data", "wallets"))
+		for _, e := range entries {
+			if strings.Contains(strings.ToLower(e.Name()), strings.ToLower(addr[2:])) {
+				t.Errorf("the node keeps the user's wallet: %s", e.Name())
+			}
+		}
+	}
+}
