@@ -21,6 +21,8 @@ DATA_DIR ?= .data
 LISTEN   ?= 127.0.0.1:7746
 PORT     ?= 8545
 NODES    ?= 1
+LOG_EPOCH ?= 1h
+LOG_GRACE ?= 15m
 
 # SQLite's FTS5 (the registry's search) is compiled in only with this build tag.
 GOTAGS := sqlite_fts5
@@ -56,7 +58,7 @@ demo: build ## play a marketplace day end to end on the embedded chain (under a 
 	./bin/surety demo
 
 devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node processes against it; Ctrl-C stops all
-	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES)
+	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES) --log-epoch $(LOG_EPOCH) --log-grace $(LOG_GRACE)
 
 test: tools vet test-forge test-go test-fuzz ## run every test
 

@@ -100,6 +100,7 @@ above the card the node has (or 1), so the new card replaces the old.`))
 func runAgentShow(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "agent show", "DID", "Show an agent's card from the node's registry.")
 	node := fs.nodeURL()
+	fs.jsonAlways()
 	pos, err := fs.parseArgs(args)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,7 @@ finished bounty you posted or arbitrated counts in full; any other counts for a 
 	score := fs.String("score", "", "your judgement, from 0 (bad) to 1 (excellent)")
 	evidenceHash := fs.String("evidence-hash", "", "0x and 32 bytes of hex: a hash of what you examined")
 	evidenceURI := fs.String("evidence-uri", "", "where the evidence can be read (http or https)")
+	out := fs.String("out", "", "also write the signed audit envelope here (for 'surety log verify --envelope FILE' later)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -74,6 +76,12 @@ finished bounty you posted or arbitrated counts in full; any other counts for a 
 	res, err := c.SubmitAudit(ctx, []byte(env))
 	if err != nil {
 		return err
+	}
+	if *out != "" {
+		// Written once the node took it: the file is the audit as filed, whose leaf the log holds.
+		if err := os.WriteFile(*out, []byte(env+"\n"), 0o644); err != nil {
+			return fmt.Errorf("the audit was filed, but writing %s failed: %w", *out, err)
+		}
 	}
 	if *asJSON {
 		return printJSON(e, res)

@@ -281,19 +281,25 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	same := func(what string, want func(view) bool) []view {
 		t.Helper()
 		var views []view
-		eventuallyT(t, what, 30*time.Second, func() bool {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 			views = views[:0]
 			for _, bc := range bcs {
 				views = append(views, look(bc))
 			}
+			agree := true
 			for _, v := range views {
-				if v != views[0] || !want(v) {
-					return false
-				}
+				agree = agree && v == views[0] && want(v)
 			}
-			return true
-		})
-		return views
+			if agree {
+				return views
+			}
+			if time.Now().After(deadline) {
+				for i, v := range views {
+					t.Logf("node %d: log %s, reputation %s", i, v.root, v.rep)
+				}
+				t.Fatalf("%s: not within 30s", what)
+			}
+		}
 	}
 	before := same("every node with both audits, one unbacked, and one log root", func(v view) bool {
 		return strings.Count(v.rep, `"backed":false`) == 1 && strings.Count(v.rep, `"backed":true`) == 1 && strings.HasPrefix(v.root, "2/")

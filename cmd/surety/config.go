@@ -97,6 +97,12 @@ func (f *flags) nodeURL() *string {
 	return f.String("node", def, "the node's URL (env "+nodeEnv+")")
 }
 
+// jsonAlways defines --json on a command whose output is JSON anyway, so that scripts can
+// pass --json to every command.
+func (f *flags) jsonAlways() {
+	f.Bool("json", true, "print JSON (always: this command's output is JSON)")
+}
+
 // rpcURL defines --rpc-url, Foundry's name for a chain's JSON-RPC URL, by default
 // $ETH_RPC_URL (or the config file's); --rpc is kept as an alias.
 func (f *flags) rpcURL(usage string) *string {

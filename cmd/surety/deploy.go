@@ -22,6 +22,7 @@ raw key, or on a dev chain one of Anvil's test accounts), and write the deployme
 	rpcURL := fs.rpcURL("JSON-RPC URL of the chain")
 	wallet := fs.ownWallet().withOldSpellings(fs, "key-file", "dev-key")
 	outPath := fs.String("out", "deployment.json", "where to write the deployment file")
+	asJSON := fs.Bool("json", false, "print the deployment (as written to --out) instead of its path")
 	timeout := fs.Duration("rpc-timeout", defaultRPCTimeout, "how long to wait for the chain to answer at start")
 	var cfg contracts.DeployConfig
 	owner := fs.String("owner", "", "owner of the contracts (default: the deployer)")
@@ -83,6 +84,9 @@ raw key, or on a dev chain one of Anvil's test accounts), and write the deployme
 	}
 	if err := writeDeployment(*outPath, dep); err != nil {
 		return err
+	}
+	if *asJSON {
+		return printJSON(e, dep)
 	}
 	fmt.Fprintf(e.stdout, "%s\n", *outPath)
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,9 +34,13 @@ func runSubcommand(ctx context.Context, e *env, group, synopsis string, sub map[
 		}
 		return flagErrHelp
 	}
+	if args[0] == listSubcommands {
+		fmt.Fprintln(e.stdout, strings.Join(commandNames(sub), "\n"))
+		return nil
+	}
 	run, ok := sub[args[0]]
 	if !ok {
-		return usagef("unknown command %q (surety %s %s)", args[0], group, synopsis)
+		return usagef("unknown command %q%s (surety %s %s)", args[0], didYouMean(args[0], commandNames(sub), strconv.Quote), group, synopsis)
 	}
 	return run(ctx, e, args[1:])
 }
@@ -106,6 +111,7 @@ methods need no registry); with --node the node resolves it, and also says wheth
 deactivated.`))
 	node := fs.String("node", "", "resolve through this node's /1.0/identifiers endpoint")
 	format := fs.String("format", "multikey", "verification method format: multikey, jwk or legacy")
+	fs.jsonAlways()
 	pos, err := fs.parseArgs(args)
 	if err != nil {
 		return err

@@ -61,6 +61,7 @@ Sign an envelope. The payload JSON comes from FILE or standard input; sender, ia
 and id are filled in where missing, every other field is kept. Prints the compact JWS.`))
 	keyFile := fs.String("key", "", "the sender's private key file (from 'surety did new')")
 	ttl := fs.Duration("ttl", 5*time.Minute, "lifetime when exp is missing (nodes accept at most 10m)")
+	asJSON := fs.Bool("json", false, `print {"jws": ...}`)
 	pos, err := fs.parseArgs(args)
 	if err != nil {
 		return err
@@ -87,6 +88,9 @@ and id are filled in where missing, every other field is kept. Prints the compac
 	if err != nil {
 		return err
 	}
+	if *asJSON {
+		return printJSON(e, map[string]string{"jws": jws})
+	}
 	fmt.Fprintln(e.stdout, jws)
 	return nil
 }
@@ -98,6 +102,7 @@ payload, or why it is refused. Without --node the check is local (signature, kid
 --node the node also checks revocation and whether it already accepted the envelope (checking
 spends nothing: the envelope can still be used once).`))
 	node := fs.String("node", "", "verify through this node's /v1/envelopes/verify")
+	fs.jsonAlways()
 	pos, err := fs.parseArgs(args)
 	if err != nil {
 		return err

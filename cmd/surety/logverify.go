@@ -36,6 +36,7 @@ node is not trusted.`))
 	leafHex := fs.String("leaf", "", "or the audit's leaf hash (hex)")
 	anchorAddr := fs.String("anchor", "", "the RootAnchor contract (default: as the node's /v1/info says)")
 	wallet := fs.String("wallet", "", "the node's anchoring wallet (default: the sender of the head's anchor transaction, read from the chain)")
+	asJSON := fs.Bool("json", false, `print {"verified": true, "leaf": ..., "message": ...}`)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -73,6 +74,9 @@ node is not trusted.`))
 	msg, err := verifyLeaf(ctx, c, client, contract, *wallet, leaf)
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		return printJSON(e, map[string]any{"verified": true, "leaf": leaf, "message": msg})
 	}
 	fmt.Fprintln(e.stdout, msg)
 	return nil

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -51,6 +52,7 @@ var commands = map[string]command{
 	"group":      {"group threads of signed envelopes (members, post, show)", runGroupCmd},
 	"log":        {"check the audit log against the chain (verify)", runLogCmd},
 	"demo":       {"play a marketplace day end to end on a node of its own (embedded chain or --rpc-url)", runDemoCmd},
+	"completion": {"print the shell completion script (bash, zsh or fish)", runCompletionCmd},
 }
 
 // env is what a command may touch of the outside world, so tests can run commands in-process.
@@ -109,9 +111,13 @@ func run(ctx context.Context, e *env, args []string) int {
 	case "-version", "--version":
 		name = "version"
 	}
+	if name == "__complete" { // the completion scripts' helper: not listed
+		_ = runComplete(ctx, e, args[1:])
+		return exitOK
+	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(e.stderr, "surety: unknown command %q (run 'surety help' for the list)\n", name)
+		fmt.Fprintf(e.stderr, "surety: unknown command %q%s (run 'surety help' for the list)\n", name, didYouMean(name, commandNames(commands), strconv.Quote))
 		return exitUsage
 	}
 	err := cmd.run(ctx, e, args[1:])
@@ -158,6 +164,8 @@ type flags struct {
 	about          string
 	// idemKey is --idempotency-key, on commands that write (signerFlags).
 	idemKey *string
+	// asJSON is --json, where a shared flag set defines it.
+	asJSON *bool
 	// own and rpc name the user's own wallet and chain, on commands that can send from it.
 	own *ownWalletFlags
 	rpc *string
@@ -216,7 +224,7 @@ func (f *flags) parse(args []string) error {
 			f.printUsage()
 			return err
 		}
-		return usagef("%v (see 'surety %s -h')", err, f.name)
+		return usagef("%v%s (see 'surety %s -h')", err, f.flagSuggestion(err), f.name)
 	}
 	if f.NArg() > 0 {
 		return usagef("unexpected argument %q (see 'surety %s -h')", f.Arg(0), f.name)
@@ -226,8 +234,12 @@ func (f *flags) parse(args []string) error {
 
 func runVersionCmd(_ context.Context, e *env, args []string) error {
 	fs := newFlags(e, "version", "", "Print the version of this build.")
+	asJSON := fs.Bool("json", false, `print {"version": ...}`)
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if *asJSON {
+		return printJSON(e, map[string]string{"version": version})
 	}
 	fmt.Fprintln(e.stdout, "surety", version)
 	return nil

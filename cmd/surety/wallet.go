@@ -85,6 +85,7 @@ func walletFlags(e *env, name, synopsis, about string) (*flags, *string, *string
 	dataDir := fs.String("data-dir", defaultDataDir(e), "the node's data dir")
 	pass := fs.String("passphrase-file", "", "the node's passphrase file (default: $"+passphraseEnv+", else the one in --data-dir)")
 	light := fs.Bool("light-kdf", false, "cheaper scrypt for throwaway test wallets")
+	fs.asJSON = fs.Bool("json", false, "print JSON")
 	return fs, dataDir, pass, light
 }
 
@@ -107,7 +108,7 @@ loads it at its next start.`))
 	if err != nil {
 		return err
 	}
-	return storeWallet(e, *dataDir, *pass, key, *light)
+	return storeWallet(e, *dataDir, *pass, key, *light, *fs.asJSON)
 }
 
 func runWalletImport(_ context.Context, e *env, args []string) error {
@@ -128,12 +129,12 @@ func runWalletImport(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: not a hex secp256k1 private key", *keyFile)
 	}
-	return storeWallet(e, *dataDir, *pass, key, *light)
+	return storeWallet(e, *dataDir, *pass, key, *light, *fs.asJSON)
 }
 
 // storeWallet encrypts key with the node's passphrase into DATA_DIR/wallets and prints its
 // address.
-func storeWallet(e *env, dataDir, passFile string, key *ecdsa.PrivateKey, light bool) error {
+func storeWallet(e *env, dataDir, passFile string, key *ecdsa.PrivateKey, light, asJSON bool) error {
 	p, err := walletPassphrase(e, dataDir, passFile)
 	if err != nil {
 		return err
@@ -141,6 +142,9 @@ func storeWallet(e *env, dataDir, passFile string, key *ecdsa.PrivateKey, light 
 	addr, err := saveWallet(walletDir(dataDir), key, p, light)
 	if err != nil {
 		return err
+	}
+	if asJSON {
+		return printJSON(e, map[string]string{"address": addr})
 	}
 	fmt.Fprintln(e.stdout, addr)
 	return nil
@@ -164,6 +168,12 @@ func runWalletList(_ context.Context, e *env, args []string) error {
 		addrs = append(addrs, crypto.PubkeyToAddress(k.PublicKey).Hex())
 	}
 	sort.Strings(addrs)
+	if *fs.asJSON {
+		if addrs == nil {
+			addrs = []string{}
+		}
+		return printJSON(e, map[string][]string{"wallets": addrs})
+	}
 	if len(addrs) == 0 {
 		fmt.Fprintln(e.stdout, "no wallets")
 	}
