@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/anvil"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+)
+
+// readmeTour is the part of README.md whose shell blocks a user pastes against a `make run`
+// node: from the tour's heading to the devnet-only revocation section.
+const (
+	readmeTourStart = "## A five-minute tour of the CLI"
+	readmeTourEnd   = "**Revocation and rotation.**"
+)
+
+// readmeBlocks returns the lines of the ```sh blocks between start and end in README.md.
+func readmeBlocks(t *testing.T, start, end string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var lines []string
+	in, inBlock := false, false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		l := sc.Text()
+		switch {
+		case strings.HasPrefix(l, start):
+			in = true
+		case strings.HasPrefix(l, end):
+			in = false
+		case in && l == "```sh":
+			inBlock = true
+		case inBlock && l == "```":
+			inBlock = false
+		case in && inBlock:
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("README.md has no sh blocks between %q and %q", start, end)
+	}
+	return lines
+}
+
+var readmePort = regexp.MustCompile(`127\.0\.0\.1:7746`)
+
+// tourScript is the README's tour as one bash script against the node at base: each
+// command echoed, then run as written but for the node's address, a cut event stream, the
+// devnet-only log verify, and what rewrite changes.
+func tourScript(t *testing.T, base string, rewrite func(string) string) string {
+	t.Helper()
+	var script strings.Builder
+	script.WriteString("set -euo pipefail\n")
+	skipped := 0
+	var logical []string // a line continued with a backslash is one command
+	for _, l := range readmeBlocks(t, readmeTourStart, readmeTourEnd) {
+		if n := len(logical); n > 0 && strings.HasSuffix(logical[n-1], "\\") {
+			logical[n-1] += "\n" + l
+			continue
+		}
+		logical = append(logical, l)
+	}
+	for _, l := range logical {
+		switch {
+		case strings.Contains(l, "127.0.0.1:8545"):
+			skipped++
+			continue
+		case strings.HasPrefix(l, "curl -N "):
+			if i := strings.Index(l, " #"); i > 0 {
+				l = l[:i] // the comment would swallow what follows
+			}
+			l = "timeout 3 " + l + " || [ $? = 124 ]"
+		}
+		l = rewrite(l)
+		script.WriteString("echo '+ " + strings.ReplaceAll(l, "'", `'"'"'`) + "'\n")
+		script.WriteString(readmePort.ReplaceAllString(l, strings.TrimPrefix(base, "http://")) + "\n")
+	}
+	if skipped != 1 {
+		t.Errorf("left out %d devnet lines, want only log verify's", skipped)
+	}
+	return script.String()
+}
+
+// runTour runs script with bash in a fresh directory holding bin/surety, and checks that the
+// tour got to its end.
+func runTour(t *testing.T, script string, env ...string) string {
+	t.Helper()
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(filepath.Join(work, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(suretyBinary(t), filepath.Join(work, "bin", "surety")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bash, "-c", script)
+	cmd.Dir = work
+	cmd.Env = append(append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME=", "ETH_RPC_URL=", "ETH_KEYSTORE=", "ETH_PRIVATE_KEY="), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the README tour failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"staked     2 ETH", ": accepted", "audit ", "did:key:z6Mk"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the tour's output does not show %q:\n%s", want, out)
+		}
+	}
+	return string(out)
+}
+
+// TestREADMETourRunsAsWritten pastes the README's CLI tour into bash, line by line as
+// written, against an embedded node: every command must succeed. The only changes are the
+// node's address (the test's node listens on a free port, not 7746: the lines that name it
+// get that port, and the rest find it through $SURETY_NODE, as a user's would), bin/surety
+// being this build, an event stream that is cut after a few seconds (a user stops it with
+// Ctrl-C), and the one line that needs a devnet's JSON-RPC (log verify), which is left out.
+func TestREADMETourRunsAsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a node and the whole tour")
+	}
+	dir := t.TempDir()
+	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
+	base := node.apiURL(t)
+	runTour(t, tourScript(t, base, func(l string) string { return l }), "SURETY_NODE="+base)
+}
+
+// TestREADMETourWithOwnKeystoresOnSlowAnvil runs the same tour on Anvil mining a block every
+// 2 s, against a node that waits 2 confirmations and holds no wallet at all: every party pays
+// from its own keystore (written by cast, unlocked with $ETH_PASSWORD), sent through the
+// node's relay. The tour's node-held wallets (--wallet ADDR on stake and bounty commands,
+// --dev-account N on did bind) become those keystores; the cards' --wallet stays, it names a
+// wallet rather than acting from one. Each write shows its confirmations and never times
+// out.
+func TestREADMETourWithOwnKeystoresOnSlowAnvil(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Anvil, a node and the whole tour")
+	}
+	ctx := context.Background()
+	a, err := anvil.Start(ctx, anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Stop)
+	client, err := ethclient.Dial(a.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	depFile := filepath.Join(dir, "deployment.json")
+	if err := writeDeployment(depFile, dep); err != nil {
+		t.Fatal(err)
+	}
+	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc-url", a.URL, "--deployment", depFile,
+		"--confirmations", "2", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
+	base := node.apiURL(t)
+	keystores := map[string]string{}
+	for name, i := range map[string]int{"market": 1, "agent": 2} {
+		cast := exec.Command(testutil.Tool(t, "cast"), "wallet", "import", name, "--keystore-dir", filepath.Join(dir, "ks"),
+			"--private-key", "0x"+hex.EncodeToString(crypto.FromECDSA(chain.DevKey(i))), "--unsafe-password", "tour")
+		if out, err := cast.CombinedOutput(); err != nil {
+			t.Fatalf("cast wallet import: %v\n%s", err, out)
+		}
+		keystores[name] = filepath.Join(dir, "ks", name)
+	}
+	own := strings.NewReplacer(
+		"--dev-account 1", "--keystore "+keystores["market"], "--dev-account 2", "--keystore "+keystores["agent"])
+	acting := regexp.MustCompile(`(^|\$\()bin/surety (stake (add|unbond|withdraw)|bounty) `)
+	wallets := strings.NewReplacer("--wallet $M", "--keystore "+keystores["market"], "--wallet $A", "--keystore "+keystores["agent"])
+	script := tourScript(t, base, func(l string) string {
+		l = own.Replace(l)
+		if acting.MatchString(l) {
+			l = wallets.Replace(l)
+		}
+		return l
+	})
+	for _, l := range strings.Split(script, "\n") {
+		if strings.Contains(l, "--dev-account") || acting.MatchString(l) && strings.Contains(l, "--wallet ") {
+			t.Fatalf("the tour still acts from a node-held wallet: %s", l)
+		}
+	}
+	out := runTour(t, script, "SURETY_NODE="+base, "ETH_PASSWORD=tour")
+	if !strings.Contains(out, "2/2 confirmations") || strings.Contains(out, "not mined") || strings.Contains(out, "(504)") || strings.Contains(out, "cannot reach") {
+		t.Errorf("the slow tour did not show its confirmations, or timed out:\n%s", out)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "data", "wallets")); len(entries) != 0 {
+		t.Errorf("the node holds %d wallets; it should hold none", len(entries))
+	}
+}
