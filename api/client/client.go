@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -23,6 +24,11 @@ const (
 	// maxAnswer bounds how much of an answer is read.
 	maxAnswer = 8 << 20
 )
+
+// ErrNoAnswer reports a node that took the request but did not answer in time: it is
+// reachable, and a write may still be going through (a slow chain): the same request sent
+// again under the same Idempotency-Key resumes it.
+var ErrNoAnswer = errors.New("client: the node did not answer in time")
 
 // ErrBadURL reports a node URL that is not an http(s) URL with a host.
 var ErrBadURL = errors.New("client: not a node URL like http://127.0.0.1:7746")
@@ -47,6 +53,14 @@ func (c *Client) WithHTTP(hc *http.Client) *Client {
 	out := *c
 	out.http = hc
 	return &out
+}
+
+// WithTimeout makes the client wait up to d for each answer (0: no bound but the caller's
+// context).
+func (c *Client) WithTimeout(d time.Duration) *Client {
+	hc := *c.http
+	hc.Timeout = d
+	return c.WithHTTP(&hc)
 }
 
 // Base is the node's URL.
@@ -114,6 +128,11 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
+		}
+		var op *net.OpError
+		dialed := !(errors.As(err, &op) && op.Op == "dial") // a dial that timed out never reached the node
+		if ue != nil && ue.Timeout() && dialed && ctx.Err() == nil {
+			return fmt.Errorf("%w: node %s did not answer within %s; it may still be working (on a slow chain, raise --timeout; the same command resumes the request)", ErrNoAnswer, c.base, c.http.Timeout)
 		}
 		return fmt.Errorf("cannot reach node %s: %w", c.base, err)
 	}

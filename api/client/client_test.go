@@ -5,7 +5,9 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/surety-ioa/surety/api/client"
 )
@@ -58,7 +60,29 @@ func TestErrors(t *testing.T) {
 	srv.Close()
 	c, _ := client.New(srv.URL)
 	var ce *client.Error
-	if _, err := c.Info(context.Background()); err == nil || errors.As(err, &ce) {
-		t.Errorf("a node that is gone: %v, want a transport error", err)
+	if _, err := c.Info(context.Background()); err == nil || errors.As(err, &ce) || errors.Is(err, client.ErrNoAnswer) || !strings.Contains(err.Error(), "cannot reach") {
+		t.Errorf("a node that is gone: %v, want a transport error saying it cannot be reached", err)
+	}
+}
+
+// TestSlowNodeIsNotUnreachable: a node that takes the request and answers late (a slow
+// chain) is reported as not answering in time, never as unreachable.
+func TestSlowNodeIsNotUnreachable(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, err := client.New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.WithTimeout(200 * time.Millisecond).Info(context.Background())
+	if !errors.Is(err, client.ErrNoAnswer) || strings.Contains(err.Error(), "cannot reach") || !strings.Contains(err.Error(), "200ms") {
+		t.Errorf("a slow node: %v, want ErrNoAnswer naming the timeout", err)
 	}
 }

@@ -92,6 +92,7 @@ func signerFlags(e *env, name, synopsis, about string) (*flags, *string, *string
 	key := fs.String("key", "", "your DID's private key file (from 'surety did new')")
 	wallet := fs.String("wallet", "", "the wallet (bound to your DID) to act from")
 	asJSON := fs.Bool("json", false, "print JSON")
+	fs.timeout = fs.Duration("timeout", defaultWriteTimeout, "how long to wait for the node's answer to a write (on a slow chain a transaction and its confirmations take a while; the same command run again resumes the request)")
 	fs.idemKey = fs.String("idempotency-key", "", "the request's Idempotency-Key (for scripts: the same key never acts twice); default: one per command, journalled until the node answers, so a re-run after a crash resumes it")
 	return fs, node, key, wallet, asJSON
 }
@@ -110,6 +111,9 @@ func newSigner(ctx context.Context, fs *flags, nodeURL, keyFile, wallet string, 
 	c, info, err := dialNode(ctx, nodeURL)
 	if err != nil {
 		return nil, err
+	}
+	if fs.timeout != nil {
+		c = c.WithTimeout(*fs.timeout)
 	}
 	s := &signer{key: k, wallet: common.HexToAddress(wallet), node: c, info: info, asJSON: asJSON, nodeURL: nodeURL}
 	if fs.idemKey != nil {

@@ -3,10 +3,15 @@ package main
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
 )
+
+// defaultWriteTimeout is how long the CLI waits for the node's answer to a write by
+// default: several blocks and confirmations on a chain with 12 s blocks.
+const defaultWriteTimeout = 5 * time.Minute
 
 // newNodeClient is the typed API client for --node; a URL that is not one is a usage error.
 func newNodeClient(raw string) (*client.Client, error) {

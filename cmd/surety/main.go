@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -164,6 +165,8 @@ type flags struct {
 	about          string
 	// idemKey is --idempotency-key, on commands that write (signerFlags).
 	idemKey *string
+	// timeout is --timeout, on commands that write through the node (signerFlags).
+	timeout *time.Duration
 	// asJSON is --json, where a shared flag set defines it.
 	asJSON *bool
 	// own and rpc name the user's own wallet and chain, on commands that can send from it.

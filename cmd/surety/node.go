@@ -51,6 +51,9 @@ type nodeConfig struct {
 	Listen  string
 	// RPC is the external chain's URL; empty runs the embedded chain.
 	RPC string
+	// RequestTimeout bounds a request, a write's transaction included; 0: per chain
+	// (requestTimeout).
+	RequestTimeout time.Duration
 	// Deployment says where the contracts are on the RPC chain.
 	Deployment  *contracts.Deployment
 	DevAccounts int
@@ -107,6 +110,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	fs.DurationVar(&cfg.LogEpoch, "log-epoch", time.Hour, "how much audit time one append to the audit log covers (whole seconds)")
 	fs.StringVar(&cfg.AnchorWallet, "anchor-wallet", "", "a wallet the node holds that anchors the audit log's heads on chain (default: dev account 0 on dev chains; none elsewhere)")
 	fs.DurationVar(&cfg.LogGrace, "log-grace", 15*time.Minute, "how long after its end an epoch of the audit log closes; keep it above the envelope lifetime (10m) plus skew, or late audits are refused")
+	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "how long a request may take, a write's transaction and confirmations included (default: 30s on dev chains, 5m elsewhere)")
 	fs.Uint64Var(&cfg.Confirmations, "confirmations", 0, "blocks the escrow index waits before trusting an event (raise it on public chains)")
 	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc-url chain (devnets only)")
 	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
@@ -581,7 +585,7 @@ func (st *startup) serve(ctx context.Context) error {
 	st.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: st.chain, DB: st.db, Identity: st.ids,
 		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
-		TrustedProxies: cfg.TrustedProxies})
+		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind, st.id.ChainID.Uint64())})
 	if err != nil {
 		return err
 	}
@@ -723,6 +727,18 @@ func (n *node) close() {
 
 // The registry tells the reputation service when stakes change, through this interface.
 var _ registry.StakeWatcher = (*reputation.Service)(nil)
+
+// requestTimeout is how long a request may take: as given, else 30 s on a dev chain (blocks
+// come at once) and 5 min elsewhere (12 s blocks and a few confirmations per write).
+func requestTimeout(given time.Duration, kind string, chainID uint64) time.Duration {
+	switch {
+	case given > 0:
+		return given
+	case kind == "embedded" || devnetChains[chainID]:
+		return 30 * time.Second
+	}
+	return 5 * time.Minute
+}
 
 // devnetChains are the chain ids of development chains: the embedded chain and Anvil's
 // default. Keys for them may be kept under a generated passphrase.

@@ -30,6 +30,7 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and a node")
 	}
+	t.Parallel() // mostly waits on blocks and processes
 	ctx := context.Background()
 	a, err := anvil.Start(ctx, anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: time.Second})
 	if err != nil {

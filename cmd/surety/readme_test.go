@@ -140,6 +140,7 @@ func TestREADMETourRunsAsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a node and the whole tour")
 	}
+	t.Parallel() // mostly waits on blocks and processes
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
 	base := node.apiURL(t)
@@ -157,6 +158,7 @@ func TestREADMETourWithOwnKeystoresOnSlowAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node and the whole tour")
 	}
+	t.Parallel() // mostly waits on blocks and processes
 	ctx := context.Background()
 	a, err := anvil.Start(ctx, anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: 2 * time.Second})
 	if err != nil {
