@@ -624,6 +624,7 @@ on chain, requests signed by the DID may act from the wallet.`))
 		return err
 	}
 	raw, _ := json.Marshal(b)
+	c = c.WithTimeout(defaultWriteTimeout) // a node holding the wallet answers once the bind is indexed
 	ans, err := c.AddBinding(ctx, raw)
 	if err != nil {
 		return err

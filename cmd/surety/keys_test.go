@@ -79,8 +79,8 @@ func TestExposedNodesNeedAPassphrase(t *testing.T) {
 		t.Errorf("a node on chain 5 without a passphrase: exit %d, stderr %q", code, r.stderr)
 	}
 	ok := startWithEnv(t, "", map[string]string{passphraseEnv: "given by the operator"}, args...)
-	if info := getInfo(t, ok.apiURL(t)); info.Chain.ID != 5 {
-		t.Errorf("with $%s the node starts on chain 5: %+v", passphraseEnv, info.Chain)
+	if info := getInfo(t, ok.apiURL(t)); info.Chain.ID != 5 || info.Chain.Confirmations != publicConfirmations {
+		t.Errorf("with $%s the node starts on chain 5, waiting %d confirmations (not a devnet): %+v", passphraseEnv, publicConfirmations, info.Chain)
 	}
 }
 

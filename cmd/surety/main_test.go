@@ -95,12 +95,18 @@ func tail(s string, n int) string {
 // wait returns the exit code once the command ends by itself.
 func (r *running) wait(t testing.TB) int {
 	t.Helper()
+	return r.waitFor(t, 30*time.Second)
+}
+
+// waitFor is wait for a command that may take up to d (one on a slow chain).
+func (r *running) waitFor(t testing.TB, d time.Duration) int {
+	t.Helper()
 	select {
 	case code := <-r.code:
 		r.code <- code // let Cleanup see it too
 		return code
-	case <-time.After(30 * time.Second):
-		t.Fatalf("command still running; stderr:\n%s", r.stderr)
+	case <-time.After(d):
+		t.Fatalf("command still running after %s; stderr:\n%s", d, r.stderr)
 		return -1
 	}
 }

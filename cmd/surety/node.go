@@ -54,6 +54,9 @@ type nodeConfig struct {
 	// RequestTimeout bounds a request, a write's transaction included; 0: per chain
 	// (requestTimeout).
 	RequestTimeout time.Duration
+	// ConfirmationsGiven says Confirmations was set; otherwise it is per chain: 0 on dev
+	// chains, publicConfirmations elsewhere.
+	ConfirmationsGiven bool
 	// Deployment says where the contracts are on the RPC chain.
 	Deployment  *contracts.Deployment
 	DevAccounts int
@@ -110,8 +113,8 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	fs.DurationVar(&cfg.LogEpoch, "log-epoch", time.Hour, "how much audit time one append to the audit log covers (whole seconds)")
 	fs.StringVar(&cfg.AnchorWallet, "anchor-wallet", "", "a wallet the node holds that anchors the audit log's heads on chain (default: dev account 0 on dev chains; none elsewhere)")
 	fs.DurationVar(&cfg.LogGrace, "log-grace", 15*time.Minute, "how long after its end an epoch of the audit log closes; keep it above the envelope lifetime (10m) plus skew, or late audits are refused")
-	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "how long a request may take, a write's transaction and confirmations included (default: 30s on dev chains, 5m elsewhere)")
-	fs.Uint64Var(&cfg.Confirmations, "confirmations", 0, "blocks the escrow index waits before trusting an event (raise it on public chains)")
+	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "how long a request may take, a write's transaction and confirmations included (default: 30s on the embedded chain, 5m on others)")
+	confirmations := fs.Int("confirmations", -1, "blocks the indexes wait before trusting an event (default: 0 on dev chains, the embedded one and Anvil's 31337; 2 elsewhere)")
 	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc-url chain (devnets only)")
 	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
 	bootstrap := fs.String("bootstrap", "", "peers to join the network through: multiaddrs with /p2p/<id>, comma-separated")
@@ -127,6 +130,9 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 		return err
 	}
 	cfg.RPC = *rpcURL
+	if *confirmations >= 0 {
+		cfg.Confirmations, cfg.ConfirmationsGiven = uint64(*confirmations), true
+	}
 	logger, err := newLogger(e.stderr, *logLevel, *logFormat)
 	if err != nil {
 		return err
@@ -359,6 +365,10 @@ func (st *startup) openState(ctx context.Context) (err error) {
 	if st.id, err = chain.Identify(ctx, st.chain); err != nil {
 		return err
 	}
+	if !cfg.ConfirmationsGiven && st.kind != "embedded" && !devnetChains[st.id.ChainID.Uint64()] {
+		st.cfg.Confirmations = publicConfirmations
+		st.log.Info("waiting for confirmations before trusting events (--confirmations)", "blocks", publicConfirmations)
+	}
 	st.key = chain.Key(st.id, st.dep.Contracts.List())
 	if st.db, err = sqlite.Open(filepath.Join(cfg.DataDir, "surety.db")); err != nil {
 		return err
@@ -585,7 +595,7 @@ func (st *startup) serve(ctx context.Context) error {
 	st.api, err = api.New(api.Config{Version: version, Chain: info, Blocks: st.chain, DB: st.db, Identity: st.ids,
 		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
-		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind, st.id.ChainID.Uint64())})
+		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind)})
 	if err != nil {
 		return err
 	}
@@ -728,17 +738,22 @@ func (n *node) close() {
 // The registry tells the reputation service when stakes change, through this interface.
 var _ registry.StakeWatcher = (*reputation.Service)(nil)
 
-// requestTimeout is how long a request may take: as given, else 30 s on a dev chain (blocks
-// come at once) and 5 min elsewhere (12 s blocks and a few confirmations per write).
-func requestTimeout(given time.Duration, kind string, chainID uint64) time.Duration {
+// requestTimeout is how long a request may take: as given, else 30 s on the embedded chain
+// (a block per transaction, at once) and 5 min on any other (an Anvil may mine every 12 s,
+// and a write may need a bind, its own transaction and some confirmations).
+func requestTimeout(given time.Duration, kind string) time.Duration {
 	switch {
 	case given > 0:
 		return given
-	case kind == "embedded" || devnetChains[chainID]:
+	case kind == "embedded":
 		return 30 * time.Second
 	}
 	return 5 * time.Minute
 }
+
+// publicConfirmations is how many blocks the indexes wait on a chain that is not a devnet,
+// unless --confirmations says otherwise.
+const publicConfirmations = 2
 
 // devnetChains are the chain ids of development chains: the embedded chain and Anvil's
 // default. Keys for them may be kept under a generated passphrase.

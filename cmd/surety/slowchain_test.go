@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/anvil"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+)
+
+// TestTwelveSecondBlocks is the chain the first wave failed on: Anvil mining every 12 s, the
+// node waiting 2 confirmations. A bind and a stake from a wallet the node holds (each a
+// transaction and two confirmations: 30 s or more) answer instead of timing out at 30 s, and a bounty posted from the user's own
+// wallet shows each step, confirmations counted, without ever calling the node unreachable.
+func TestTwelveSecondBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits on 12 s blocks")
+	}
+	t.Parallel() // mostly waits on blocks
+	ctx := context.Background()
+	a, err := anvil.Start(ctx, anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: 12 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Stop)
+	client, err := ethclient.Dial(a.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	depFile := filepath.Join(dir, "deployment.json")
+	if err := writeDeployment(depFile, dep); err != nil {
+		t.Fatal(err)
+	}
+	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc-url", a.URL, "--deployment", depFile,
+		"--dev-wallets", "--dev-accounts", "3", "--confirmations", "2", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
+	base := node.apiURL(t)
+	agentKey := filepath.Join(dir, "agent.json")
+	runOK(t, "", "did", "new", "--out", agentKey)
+	wallet := crypto.PubkeyToAddress(chain.DevKey(2).PublicKey).Hex()
+
+	slow := func(args ...string) (string, string) {
+		t.Helper()
+		began := time.Now()
+		r := start(t, append(args, "--node", base)...)
+		code := r.waitFor(t, 4*time.Minute)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d after %s\n%s%s", args, code, time.Since(began).Round(time.Second), r.stdout, r.stderr)
+		}
+		for _, bad := range []string{"cannot reach", "not mined", "(504)", "did not answer"} {
+			if strings.Contains(r.stderr.String(), bad) {
+				t.Errorf("%v said %q:\n%s", args, bad, r.stderr)
+			}
+		}
+		return r.stdout.String(), r.stderr.String()
+	}
+	// The node's wallet: it sends the bind (and waits for its confirmations), then the stake.
+	slow("did", "bind", "--key", agentKey, "--dev-account", "2")
+	out, _ := slow("stake", "add", "--key", agentKey, "--wallet", wallet, "--amount", "1ether")
+	if !strings.Contains(out, "staked     1 ETH") {
+		t.Errorf("stake add on 12 s blocks printed:\n%s", out)
+	}
+	// The user's own wallet: every step shown.
+	_, steps := slow("bounty", "post", "--dev-account", "1", "--amount", "0.1ether", "--arbiter", crypto.PubkeyToAddress(chain.DevKey(3).PublicKey).Hex(), "--quiet")
+	for _, want := range []string{"post: sent 0x", "post: mined 0x", "has 0/2 confirmations", "has 1/2 confirmations", "indexed by the node"} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("bounty post on 12 s blocks did not show %q:\n%s", want, steps)
+		}
+	}
+}
