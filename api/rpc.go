@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"strings"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -269,34 +270,54 @@ func (s *Server) rpc(c echo.Context) error {
 	return c.JSON(http.StatusOK, out)
 }
 
-// rpcErrorOf turns an error into a JSON-RPC error: the chain's own code, message and revert
-// data pass through (so a client decodes a contract's custom error as if it had asked the
-// chain), a refusal of the node's own keeps its message.
+// rpcErrorOf turns an error into a JSON-RPC error. An error the chain answered (a JSON-RPC
+// error: a revert, a refused transaction) passes through with its code, message and revert
+// data, so a client decodes a contract's custom error as if it had asked the chain; a
+// refusal of the node's own keeps its message; anything else (the chain unreachable, a
+// timeout) is logged and answered generically: its text may name the node's chain RPC URL.
 func (s *Server) rpcErrorOf(err error) *rpcError {
 	var pe *paramsError
 	if errors.As(err, &pe) {
 		return &rpcError{Code: rpcInvalidParams, Message: pe.msg}
 	}
-	out := &rpcError{Code: rpcServerError, Message: clip(err.Error(), maxRPCMessage)}
 	var coded rpc.Error
 	if errors.As(err, &coded) {
-		out.Code = coded.ErrorCode()
+		out := &rpcError{Code: coded.ErrorCode(), Message: clip(coded.Error(), maxRPCMessage)}
+		var data rpc.DataError
+		if errors.As(err, &data) {
+			if d, ok := data.ErrorData().(string); ok && len(d) <= maxRPCData {
+				out.Data = d
+			}
+		}
+		return out
 	}
-	var data rpc.DataError
-	if errors.As(err, &data) {
-		out.Data = data.ErrorData()
+	// The node's own refusals read as its problem answers do: the mapped title and the
+	// detail written for people, never err's raw text.
+	if p := problemFor(err); p.Status < 500 || p.Type != problemType+"internal" {
+		msg := p.Title
+		if p.Detail != "" {
+			msg += ": " + p.Detail
+		}
+		return &rpcError{Code: rpcServerError, Message: clip(msg, maxRPCMessage)}
 	}
-	return out
+	s.log.Warn("rpc: the chain did not answer", "err", err)
+	return &rpcError{Code: rpcServerError, Message: "the node's chain did not answer; try again"}
 }
 
 // Bounds of what one /v1/rpc call may ask.
 const (
-	// maxRPCMessage bounds the error message relayed from the chain.
+	// maxRPCMessage bounds the error message relayed from the chain, and maxRPCData its
+	// revert data (hex).
 	maxRPCMessage = 512
-	// maxFeeHistory and maxRewardPercentiles bound eth_feeHistory (geth's own caps are
-	// 1024 blocks and 100 percentiles).
-	maxFeeHistory        = 1024
-	maxRewardPercentiles = 100
+	maxRPCData    = 16 << 10
+	// maxCallGas bounds the gas of an eth_call or eth_estimateGas here: a wallet's call
+	// to the escrow or the registry needs far less, and it bounds what a caller can make
+	// the node's chain compute.
+	maxCallGas = 5_000_000
+	// maxFeeHistory and maxRewardPercentiles bound eth_feeHistory (wallets ask for about
+	// ten blocks and a percentile or two; geth allows 1024 and 100).
+	maxFeeHistory        = 64
+	maxRewardPercentiles = 10
 )
 
 // feeHistoryJSON is eth_feeHistory's answer as the JSON-RPC spec writes it.
@@ -385,11 +406,14 @@ func (p rpcParams) call(i int) (ethereum.CallMsg, error) {
 	if err := p.req(i, &a); err != nil {
 		return ethereum.CallMsg{}, err
 	}
-	msg := ethereum.CallMsg{To: a.To}
+	if a.To == nil {
+		return ethereum.CallMsg{}, errRPCParams("a call needs a to address (contract creation is not simulated here)")
+	}
+	msg := ethereum.CallMsg{To: a.To, Gas: maxCallGas}
 	if a.From != nil {
 		msg.From = *a.From
 	}
-	if a.Gas != nil {
+	if a.Gas != nil && uint64(*a.Gas) < maxCallGas {
 		msg.Gas = uint64(*a.Gas)
 	}
 	msg.GasPrice, msg.GasFeeCap, msg.GasTipCap, msg.Value = a.GasPrice.ToInt(), a.MaxFeePerGas.ToInt(), a.MaxPriorityFeePerGas.ToInt(), a.Value.ToInt()
@@ -426,12 +450,12 @@ func stateRead[T any](ctx context.Context, p rpcParams, at func(context.Context,
 	return encode(v), nil
 }
 
-// clip cuts s to at most n bytes, marking the cut.
+// clip cuts s to at most n bytes (never inside a character), marking the cut.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // receiptJSON is a receipt as eth_getTransactionReceipt answers it: go-ethereum's receipt

@@ -84,8 +84,10 @@ type Progress struct {
 	Stage Stage
 	Tx    common.Hash
 	To    common.Address
-	// Block is the block that holds the transaction (StageMined).
-	Block uint64
+	// Block is the block that holds the transaction, and Reverted says it failed there
+	// (StageMined).
+	Block    uint64
+	Reverted bool
 }
 
 // OnProgress makes the sender tell f of each transaction it broadcasts and each receipt it
@@ -131,6 +133,14 @@ func (s *Sender) Send(ctx context.Context, call Call) (*types.Receipt, error) {
 // a crash in between never leads to a second, different transaction; when record fails,
 // nothing is sent and the nonce stays free.
 func (s *Sender) SendAsync(ctx context.Context, call Call, record func(*types.Transaction) error) (*types.Transaction, error) {
+	tx, err := s.sendAsync(ctx, call, record)
+	if err == nil {
+		s.report(Progress{Stage: StageSent, Tx: tx.Hash(), To: call.To}) // after the wallet's lock: a slow listener holds up nobody
+	}
+	return tx, err
+}
+
+func (s *Sender) sendAsync(ctx context.Context, call Call, record func(*types.Transaction) error) (*types.Transaction, error) {
 	fees, err := s.estimate(ctx, call)
 	if err != nil {
 		return nil, err
@@ -157,7 +167,6 @@ func (s *Sender) SendAsync(ctx context.Context, call Call, record func(*types.Tr
 		err = s.client.SendTransaction(ctx, tx)
 		if err == nil {
 			*s.nonce++
-			s.report(Progress{Stage: StageSent, Tx: tx.Hash(), To: fees.to})
 			return tx, nil
 		}
 		s.nonce = nil
@@ -292,7 +301,7 @@ func (s *Sender) Rebroadcast(ctx context.Context, tx *types.Transaction) (stale 
 func (s *Sender) Wait(ctx context.Context, tx *types.Transaction) (*types.Receipt, error) {
 	r, err := waitMined(ctx, s.client, tx, s.timeout, true)
 	if r != nil {
-		p := Progress{Stage: StageMined, Tx: tx.Hash(), Block: r.BlockNumber.Uint64()}
+		p := Progress{Stage: StageMined, Tx: tx.Hash(), Block: r.BlockNumber.Uint64(), Reverted: r.Status != types.ReceiptStatusSuccessful}
 		if tx.To() != nil {
 			p.To = *tx.To()
 		}

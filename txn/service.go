@@ -121,6 +121,20 @@ func (s *Service) Broadcast(ctx context.Context, raw []byte, to []common.Address
 	if err := tx.UnmarshalBinary(raw); err != nil {
 		return nil, &Error{Err: ErrNotRelayable, Msg: "invalid argument: not a signed transaction: " + err.Error()}
 	}
+	switch tx.Type() {
+	case types.LegacyTxType, types.AccessListTxType, types.DynamicFeeTxType:
+	default:
+		// A blob or set-code transaction carries more than the call simulated here (a
+		// set-code one delegates whole accounts): not relayed.
+		return nil, &Error{Err: ErrNotRelayable, Msg: fmt.Sprintf("invalid argument: transactions of type %d are not relayed (legacy, access-list and EIP-1559 calls are)", tx.Type())}
+	}
+	id, err := s.cfg.Client.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("relay: chain id: %w", err)
+	}
+	if !tx.Protected() || tx.ChainId().Cmp(id) != 0 {
+		return nil, &Error{Err: ErrNotRelayable, Msg: fmt.Sprintf("invalid argument: the transaction is for chain %s, the node's is %s (unprotected ones, valid on any chain, are not relayed)", tx.ChainId(), id)}
+	}
 	if tx.To() == nil || !slices.Contains(to, *tx.To()) {
 		names := make([]string, len(to))
 		for i, a := range to {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/units"
@@ -619,6 +620,9 @@ on chain, requests signed by the DID may act from the wallet.`))
 	if err != nil {
 		return err
 	}
+	if err := wallet.checkChain(info); err != nil {
+		return err
+	}
 	b, err := signBinding(k, w.key, info)
 	if err != nil {
 		return err
@@ -662,7 +666,10 @@ func sendOwnBind(ctx context.Context, e *env, c *client.Client, info api.Info, n
 		return ans, err
 	}
 	progress{w: e, what: "did bind"}.sender(snd)
-	r, err := snd.Send(ctx, txn.Call{To: *ans.To, Data: ans.Data, Decode: stake.DecodeRevert})
+	// The call is built here, never taken from the node's answer: a node (or whoever sits
+	// between) must not get the user's key to sign a call of its choosing.
+	bind := txn.Call{To: common.HexToAddress(info.Contracts["StakeRegistry"]), Data: contracts.NewStakeRegistry().PackBind(identity.AgentID(ans.Statement.DID), raw), Decode: stake.DecodeRevert}
+	r, err := snd.Send(ctx, bind)
 	if err != nil {
 		return ans, err
 	}

@@ -82,7 +82,17 @@ func (e *env) loadConfig() map[string]string {
 			fmt.Fprintf(e.stderr, "surety: %s:%d: not NAME=value; ignored\n", path, n)
 			continue
 		}
-		out[strings.TrimSpace(name)] = strings.Trim(strings.TrimSpace(value), `"'`)
+		value = strings.TrimSpace(value)
+		if i := strings.Index(value, " #"); i >= 0 && !strings.HasPrefix(value, `"`) && !strings.HasPrefix(value, "'") {
+			value = strings.TrimSpace(value[:i]) // a comment after the value
+		}
+		if len(value) >= 2 && (value[0] == '"' || value[0] == '\'') && value[len(value)-1] == value[0] {
+			value = value[1 : len(value)-1] // one matched pair of quotes
+		}
+		out[strings.TrimSpace(name)] = value
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 && out[privateKeyEnv] != "" {
+		fmt.Fprintf(e.stderr, "surety: %s holds %s but others can read it (chmod 600 %s)\n", path, privateKeyEnv, path)
 	}
 	return out
 }
@@ -107,8 +117,13 @@ func (f *flags) jsonAlways() {
 // $ETH_RPC_URL (or the config file's); --rpc is kept as an alias.
 func (f *flags) rpcURL(usage string) *string {
 	p := new(string)
-	def := f.e.setting(rpcURLEnv)
-	f.StringVar(p, "rpc-url", def, usage+" (env "+rpcURLEnv+")")
-	f.StringVar(p, "rpc", def, "alias of --rpc-url")
+	f.StringVar(p, "rpc-url", "", usage+" (default: $"+rpcURLEnv+")")
+	f.StringVar(p, "rpc", "", "alias of --rpc-url")
+	// Filled after parsing, not shown as a default: a provider's URL often holds its key.
+	f.afterParse = append(f.afterParse, func() {
+		if *p == "" {
+			*p = f.e.setting(rpcURLEnv)
+		}
+	})
 	return p
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 func TestSettingsComeFromFlagEnvThenConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	cfgFile := filepath.Join(dir, "config")
-	if err := os.WriteFile(cfgFile, []byte("# mine\nSURETY_NODE=http://file:1\nexport ETH_RPC_URL=\"http://file-rpc:2\"\nnot a setting\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfgFile, []byte("# mine\nSURETY_NODE=http://file:1   # the local node\nexport ETH_RPC_URL=\"http://file-rpc:2\"\nnot a setting\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -51,6 +52,40 @@ func TestSettingsComeFromFlagEnvThenConfigFile(t *testing.T) {
 				t.Errorf("stderr %q, want it to say %q", stderr.String(), tt.wantStderr)
 			}
 		})
+	}
+}
+
+// TestWalletSettingsNeverShowAndYieldToTheCommandLine: a key or an RPC URL from the
+// environment never appears in a help text (it is not a flag default), and a wallet named on
+// the command line wins over one the environment names: --wallet (node-held) ignores
+// $ETH_PRIVATE_KEY, --private-key ignores $ETH_KEYSTORE.
+func TestWalletSettingsNeverShowAndYieldToTheCommandLine(t *testing.T) {
+	secret := "0x" + strings.Repeat("5e", 32)
+	vars := map[string]string{"ETH_PRIVATE_KEY": secret, "ETH_RPC_URL": "https://rpc.example/v3/SECRETAPIKEY", "ETH_KEYSTORE": "/ks/market"}
+	r := startWithEnv(t, "", vars, "stake", "add", "-h")
+	r.wait(t)
+	if help := r.stdout.String(); strings.Contains(help, "5e5e5e") || strings.Contains(help, "SECRETAPIKEY") || strings.Contains(help, "/ks/market") {
+		t.Errorf("stake add -h shows a setting from the environment:\n%s", help)
+	}
+	parse := func(args ...string) *ownWalletFlags {
+		t.Helper()
+		e := &env{stderr: io.Discard, getenv: func(k string) string { return vars[k] }}
+		fs := newFlags(e, "x", "", "")
+		fs.String("wallet", "", "")
+		w := fs.ownWallet()
+		if err := fs.parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	if w := parse("--wallet", "0x0000000000000000000000000000000000000001"); w.given() {
+		t.Error("with --wallet typed, $ETH_PRIVATE_KEY still names an own wallet")
+	}
+	if w := parse("--private-key", "0x01"); *w.keystore != "" || *w.privateKey != "0x01" {
+		t.Errorf("--private-key typed: keystore %q, key %q; want the typed key alone", *w.keystore, *w.privateKey)
+	}
+	if w := parse(); *w.keystore != "/ks/market" || *w.privateKey != secret {
+		t.Errorf("nothing typed: keystore %q, key set %v; want both from the environment", *w.keystore, *w.privateKey != "")
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 )
@@ -75,6 +76,11 @@ raw key, or on a dev chain one of Anvil's test accounts), and write the deployme
 		return startError{err}
 	}
 	defer c.Close()
+	if id, err := c.ChainID(ctx); err != nil {
+		return startError{fmt.Errorf("--rpc-url %s: chain id: %w", *rpcURL, err)}
+	} else if err := wallet.checkChain(api.Info{Chain: api.InfoChain{ID: id.Uint64(), Kind: "rpc"}}); err != nil {
+		return err
+	}
 	fmt.Fprintf(e.stderr, "deploying from %s to %s\n", crypto.PubkeyToAddress(key.PublicKey), *rpcURL)
 	dep, err := contracts.Deploy(ctx, c, key, cfg, func(name string, addr common.Address) {
 		fmt.Fprintf(e.stderr, "  %s at %s\n", name, addr)

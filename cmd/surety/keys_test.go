@@ -79,8 +79,22 @@ func TestExposedNodesNeedAPassphrase(t *testing.T) {
 		t.Errorf("a node on chain 5 without a passphrase: exit %d, stderr %q", code, r.stderr)
 	}
 	ok := startWithEnv(t, "", map[string]string{passphraseEnv: "given by the operator"}, args...)
-	if info := getInfo(t, ok.apiURL(t)); info.Chain.ID != 5 || info.Chain.Confirmations != publicConfirmations {
+	base := ok.apiURL(t)
+	if info := getInfo(t, base); info.Chain.ID != 5 || info.Chain.Confirmations != publicConfirmations {
 		t.Errorf("with $%s the node starts on chain 5, waiting %d confirmations (not a devnet): %+v", passphraseEnv, publicConfirmations, info.Chain)
+	}
+	// Anvil's test keys are public: the CLI will not pay from one on a chain that is not a
+	// devnet, nor deploy from one there.
+	key := filepath.Join(dir, "agent.json")
+	runOK(t, "", "did", "new", "--out", key)
+	for _, args := range [][]string{
+		{"stake", "add", "--key", key, "--dev-account", "1", "--amount", "1ether", "--node", base},
+		{"deploy", "--dev-account", "0", "--rpc-url", a.URL, "--out", filepath.Join(dir, "d2.json")},
+	} {
+		r := start(t, args...)
+		if code := r.wait(t); code != exitUsage || !strings.Contains(r.stderr.String(), "not a devnet") {
+			t.Errorf("%v on chain 5: exit %d, stderr %q", args[:2], code, r.stderr)
+		}
 	}
 }
 

@@ -167,6 +167,9 @@ type flags struct {
 	idemKey *string
 	// timeout is --timeout, on commands that write through the node (signerFlags).
 	timeout *time.Duration
+	// afterParse run once the command line is parsed: settings that fall back to the
+	// environment or the config file (never shown as flag defaults: they may be secrets).
+	afterParse []func()
 	// asJSON is --json, where a shared flag set defines it.
 	asJSON *bool
 	// own and rpc name the user's own wallet and chain, on commands that can send from it.
@@ -210,9 +213,11 @@ func (f *flags) parseArgs(args []string) ([]string, error) {
 		}
 		rest := f.Args()
 		if len(rest) == 0 {
+			f.settle()
 			return positional, nil
 		}
 		if rest[0] == "--" {
+			f.settle()
 			return append(positional, rest[1:]...), nil
 		}
 		positional = append(positional, rest[0])
@@ -232,7 +237,15 @@ func (f *flags) parse(args []string) error {
 	if f.NArg() > 0 {
 		return usagef("unexpected argument %q (see 'surety %s -h')", f.Arg(0), f.name)
 	}
+	f.settle()
 	return nil
+}
+
+// settle runs the afterParse hooks.
+func (f *flags) settle() {
+	for _, h := range f.afterParse {
+		h()
+	}
 }
 
 func runVersionCmd(_ context.Context, e *env, args []string) error {

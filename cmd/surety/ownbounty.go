@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"math/big"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
@@ -15,19 +16,42 @@ import (
 	"github.com/surety-ioa/surety/txn"
 )
 
+// ownPostJournal marks a journal entry that holds an own-wallet post's salt.
+const ownPostJournal = "own:post"
+
 // runOwnPost posts a bounty from the user's own wallet (approving the escrow first for a
 // token it may not spend yet), hands the node the task text once it has indexed the bounty,
 // and prints the node's view.
 func runOwnPost(ctx context.Context, e *env, fs *flags, nodeURL string, r escrow.PostRequest, spec []byte, quiet, asJSON bool) error {
-	o, err := openOwn(ctx, e, fs.own, nodeURL, *fs.rpc, "post")
+	o, err := openOwn(ctx, e, fs.own, nodeURL, *fs.rpc, "post", *fs.timeout)
 	if err != nil {
 		return err
 	}
 	defer o.Close()
 	escrowAddr := o.contract("BountyEscrow")
+	// Without --salt, the salt is journalled with the command until it succeeds: run again
+	// after a crash or a timeout, the same command posts with the same salt, so the escrow
+	// refuses a second post (already posted) instead of locking the amount twice.
+	j, name := openJournal(e), journalName(*fs.idemKey, nodeURL, e.args)
 	if r.Salt == (common.Hash{}) {
-		if _, err := rand.Read(r.Salt[:]); err != nil {
-			return err
+		var prev *journalEntry
+		if j != nil {
+			if prev, err = j.load(name); err != nil {
+				return err
+			}
+		}
+		if prev != nil && prev.Path == ownPostJournal {
+			r.Salt = common.HexToHash(prev.Key)
+			fmt.Fprintf(e.stderr, "post: resuming the post of %s with its salt %s\n", prev.Created.Format(time.RFC3339), prev.Key)
+		} else {
+			if _, err := rand.Read(r.Salt[:]); err != nil {
+				return err
+			}
+			if j != nil {
+				if err := j.save(name, &journalEntry{Key: r.Salt.Hex(), Path: ownPostJournal, Command: e.args, Created: time.Now().UTC()}); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	value := r.Amount
@@ -42,6 +66,9 @@ func runOwnPost(ctx context.Context, e *env, fs *flags, nodeURL string, r escrow
 		Data: abi.PackPost(r.Token, r.Amount, r.Arbiter, r.Deadline, r.ReviewWindow, r.MinStake, r.SpecHash, r.Salt)})
 	if err != nil {
 		return err
+	}
+	if j != nil {
+		j.done(name)
 	}
 	id, ok := escrow.PostedID(rc, escrowAddr)
 	if !ok {
@@ -63,7 +90,7 @@ func runOwnPost(ctx context.Context, e *env, fs *flags, nodeURL string, r escrow
 // node's index holds (a stale view only makes the escrow refuse, decoded, before anything is
 // sent).
 func runOwnAction(ctx context.Context, e *env, fs *flags, nodeURL string, id uint64, action escrow.Action, args escrow.ActionArgs, asJSON bool) error {
-	o, err := openOwn(ctx, e, fs.own, nodeURL, *fs.rpc, fmt.Sprintf("%s bounty %d", action, id))
+	o, err := openOwn(ctx, e, fs.own, nodeURL, *fs.rpc, fmt.Sprintf("%s bounty %d", action, id), *fs.timeout)
 	if err != nil {
 		return err
 	}
@@ -85,7 +112,7 @@ func runOwnAction(ctx context.Context, e *env, fs *flags, nodeURL string, id uin
 
 // runOwnWithdraw withdraws what the escrow credited the user's own wallet.
 func runOwnWithdraw(ctx context.Context, e *env, fs *flags, nodeURL string, token common.Address, asJSON bool) error {
-	o, err := openOwn(ctx, e, fs.own, nodeURL, *fs.rpc, "withdraw")
+	o, err := openOwn(ctx, e, fs.own, nodeURL, *fs.rpc, "withdraw", *fs.timeout)
 	if err != nil {
 		return err
 	}

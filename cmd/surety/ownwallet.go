@@ -41,6 +41,8 @@ type ownWalletFlags struct {
 	signer       *string
 	from         *string
 	devAccount   *int
+	// dev says the wallet is a public dev account (refused off dev chains).
+	dev bool
 	// Spellings of earlier versions, kept working: a file holding a hex key, and a dev
 	// account number.
 	oldKeyFile *string
@@ -79,17 +81,32 @@ func (w *ownWalletFlags) mergeOldSpellings() error {
 	return nil
 }
 
-// ownWallet defines the wallet flags on f.
+// ownWallet defines the wallet flags on f. The environment (and config file) name a wallet
+// only when the command line names none, neither the user's own nor a node-held --wallet;
+// their values are never shown as flag defaults (a key must not land in a help text).
 func (f *flags) ownWallet() *ownWalletFlags {
-	return &ownWalletFlags{
+	w := &ownWalletFlags{
 		e:            f.e,
-		keystore:     f.String("keystore", f.e.setting(keystoreEnv), "your wallet: a keystore file (go-ethereum's or cast's; env "+keystoreEnv+"), unlocked with --password-file, $"+passwordEnv+" or a prompt"),
+		keystore:     f.String("keystore", "", "your wallet: a keystore file (go-ethereum's or cast's; default: $"+keystoreEnv+"), unlocked with --password-file, $"+passwordEnv+" or a prompt"),
 		passwordFile: f.String("password-file", "", "file holding the --keystore password"),
-		privateKey:   f.String("private-key", f.e.setting(privateKeyEnv), "your wallet: a raw hex private key (env "+privateKeyEnv+"; for CI and dev chains)"),
-		signer:       f.String("signer", f.e.setting(signerEnv), "your wallet behind an external signer: Clef's URL or IPC path, which also fronts hardware wallets; with --from (env "+signerEnv+")"),
-		from:         f.String("from", f.e.setting(fromEnv), "the account the --signer signs for (env "+fromEnv+")"),
+		privateKey:   f.String("private-key", "", "your wallet: a raw hex private key (default: $"+privateKeyEnv+"; for CI and dev chains)"),
+		signer:       f.String("signer", "", "your wallet behind an external signer: Clef's URL or IPC path, which also fronts hardware wallets; with --from (default: $"+signerEnv+")"),
+		from:         f.String("from", "", "the account the --signer signs for (default: $"+fromEnv+")"),
 		devAccount:   f.Int("dev-account", -1, "your wallet: Anvil's test account N (dev chains only; the same keys cast and anvil use)"),
 	}
+	f.afterParse = append(f.afterParse, func() {
+		if *w.from == "" {
+			*w.from = f.e.setting(fromEnv)
+		}
+		if w.given() {
+			return
+		}
+		if nodeWallet := f.Lookup("wallet"); nodeWallet != nil && nodeWallet.Value.String() != "" {
+			return
+		}
+		*w.keystore, *w.privateKey, *w.signer = f.e.setting(keystoreEnv), f.e.setting(privateKeyEnv), f.e.setting(signerEnv)
+	})
+	return w
 }
 
 // given reports whether any wallet was named.
@@ -133,7 +150,11 @@ func (w *ownWalletFlags) open() (*ownWallet, error) {
 		}
 		return &ownWallet{signer: s}, nil
 	case *w.devAccount >= 0:
+		if *w.devAccount >= maxDevAccount {
+			return nil, usagef("--dev-account %d: Anvil's test accounts are numbered 0 to %d", *w.devAccount, maxDevAccount-1)
+		}
 		key = chain.DevKey(*w.devAccount)
+		w.dev = true
 	case *w.privateKey != "":
 		k, err := crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(*w.privateKey), "0x"))
 		if err != nil {
@@ -151,6 +172,18 @@ func (w *ownWalletFlags) open() (*ownWallet, error) {
 		return nil, usagef("--from %s is not the wallet's address %s", *w.from, crypto.PubkeyToAddress(key.PublicKey).Hex())
 	}
 	return &ownWallet{signer: txn.NewKeySigner(key), key: key}, nil
+}
+
+// maxDevAccount bounds --dev-account (BIP-32 indexes below 2^31; nobody funds this many).
+const maxDevAccount = 1 << 20
+
+// checkChain refuses a public dev account's key on a chain that is not a devnet: anyone
+// can spend from it.
+func (w *ownWalletFlags) checkChain(info api.Info) error {
+	if w.dev && info.Chain.Kind != "embedded" && !devnetChains[info.Chain.ID] {
+		return usagef("--dev-account: Anvil's test keys are public; the node's chain %d is not a devnet", info.Chain.ID)
+	}
+	return nil
 }
 
 // unlockKeystore decrypts --keystore with the password from --password-file, $ETH_PASSWORD,
@@ -227,6 +260,10 @@ func (p progress) sender(s *txn.Sender) {
 		case txn.StageSent:
 			fmt.Fprintf(p.w.stderr, "%s: sent %s to %s\n", p.what, ev.Tx.Hex(), ev.To.Hex())
 		case txn.StageMined:
+			if ev.Reverted {
+				fmt.Fprintf(p.w.stderr, "%s: mined %s in block %d, and it reverted\n", p.what, ev.Tx.Hex(), ev.Block)
+				return
+			}
 			fmt.Fprintf(p.w.stderr, "%s: mined %s in block %d\n", p.what, ev.Tx.Hex(), ev.Block)
 		}
 	})
@@ -284,7 +321,7 @@ type ownSession struct {
 
 // openOwn opens the wallet w names and connects to the node and the chain (rpcURL, or the
 // node's relay).
-func openOwn(ctx context.Context, e *env, w *ownWalletFlags, nodeURL, rpcURL, what string) (*ownSession, error) {
+func openOwn(ctx context.Context, e *env, w *ownWalletFlags, nodeURL, rpcURL, what string, receiptTimeout time.Duration) (*ownSession, error) {
 	wallet, err := w.open()
 	if err != nil {
 		return nil, err
@@ -293,11 +330,14 @@ func openOwn(ctx context.Context, e *env, w *ownWalletFlags, nodeURL, rpcURL, wh
 	if err != nil {
 		return nil, err
 	}
+	if err := w.checkChain(info); err != nil {
+		return nil, err
+	}
 	ch, err := ownChain(ctx, rpcURL, nodeURL, info)
 	if err != nil {
 		return nil, err
 	}
-	snd, err := txn.NewSender(ctx, ch, wallet.signer, 0)
+	snd, err := txn.NewSender(ctx, ch, wallet.signer, receiptTimeout)
 	if err != nil {
 		ch.Close()
 		return nil, err
@@ -320,5 +360,8 @@ func (o *ownSession) send(ctx context.Context, call txn.Call) (*types.Receipt, e
 	if err != nil {
 		return nil, err
 	}
-	return r, waitIndexed(ctx, o.e, o.node, r.BlockNumber.Uint64(), o.what)
+	if err := waitIndexed(ctx, o.e, o.node, r.BlockNumber.Uint64(), o.what); err != nil {
+		return nil, fmt.Errorf("transaction %s was mined in block %d, but %w", r.TxHash.Hex(), r.BlockNumber.Uint64(), err)
+	}
+	return r, nil
 }

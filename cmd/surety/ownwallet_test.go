@@ -147,12 +147,7 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 
 	// The node holds no wallet of the user's: it cannot act from it.
 	refused("holds no such wallet", exitFailure, nil, "stake", "add", "--key", agentKey, "--wallet", addr, "--amount", "1ether")
-	if _, err := os.Stat(filepath.Join(dir, "data", "wallets")); err == nil {
-		entries, _ := os.ReadDir(filepath.Join(dir, "data", "wallets"))
-		for _, e := range entries {
-			if strings.Contains(strings.ToLower(e.Name()), strings.ToLower(addr[2:])) {
-				t.Errorf("the node keeps the user's wallet: %s", e.Name())
-			}
-		}
+	if entries, err := os.ReadDir(filepath.Join(dir, "data", "wallets")); err == nil && len(entries) > 0 {
+		t.Errorf("the node keeps %d wallets; it was given none", len(entries))
 	}
 }

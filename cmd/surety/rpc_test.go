@@ -79,8 +79,24 @@ func TestNodeJSONRPCRelaysOnlyItsContracts(t *testing.T) {
 		t.Errorf("a transfer through the relay: %v", err)
 	}
 	rebind := contracts.NewStakeRegistry().PackBind(common.HexToHash(agent), nil)
-	if err := c.SendTransaction(ctx, sign(common.HexToAddress(reg), nil, rebind)); err == nil {
-		t.Error("the relay sent a call the registry refuses")
+	if err := c.SendTransaction(ctx, sign(common.HexToAddress(reg), nil, rebind)); err == nil || !strings.Contains(err.Error(), "is bound under wallet") {
+		t.Errorf("the relay and a call the registry refuses: %v, want the registry's refusal", err)
+	}
+	// A transaction valid on any chain (no chain id), or on another chain: not relayed.
+	bind2 := contracts.NewStakeRegistry().PackBind(common.Hash{2}, nil)
+	unprotected, err := types.SignTx(types.NewTransaction(nonce, common.HexToAddress(reg), nil, 200_000, big.NewInt(1e11), bind2), types.HomesteadSigner{}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherChain, err := types.SignNewTx(key, types.LatestSignerForChainID(big.NewInt(1)), &types.DynamicFeeTx{ChainID: big.NewInt(1), Nonce: nonce,
+		To: ptrTo(common.HexToAddress(reg)), Gas: 200_000, GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e11), Data: bind2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tx := range map[string]*types.Transaction{"unprotected": unprotected, "another chain's": otherChain} {
+		if err := c.SendTransaction(ctx, tx); err == nil || !strings.Contains(err.Error(), "not relayed") {
+			t.Errorf("the relay and an %s transaction: %v", name, err)
+		}
 	}
 	if after, err := c.BalanceAt(ctx, victim, nil); err != nil || after.Cmp(before) != 0 {
 		t.Errorf("the victim's balance moved: %v -> %v (%v)", before, after, err)
@@ -111,3 +127,5 @@ func TestNodeJSONRPCRelaysOnlyItsContracts(t *testing.T) {
 		}
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }

@@ -73,7 +73,7 @@ transaction as it goes (sent, mined, indexed by the node) and then the node's vi
 		if *wallet != "" {
 			return usagef("give your own wallet or the node's --wallet, not both")
 		}
-		return runOwnStake(ctx, e, ownStake{kind: kind, node: *node, key: *key, rpcURL: *rpcURL, amount: amt, asJSON: *asJSON, wallet: own})
+		return runOwnStake(ctx, e, ownStake{kind: kind, node: *node, key: *key, rpcURL: *rpcURL, amount: amt, asJSON: *asJSON, wallet: own, timeout: *fs.timeout})
 	}
 	if *wallet == "" {
 		return usagef("name the wallet to act from: your own (--keystore FILE, --private-key, --signer URL, --dev-account N) or one the node holds (--wallet ADDR)")
@@ -153,6 +153,7 @@ type ownStake struct {
 	amount    *big.Int
 	asJSON    bool
 	wallet    *ownWalletFlags
+	timeout   time.Duration // for each receipt
 }
 
 // runOwnStake signs and sends a stake op from the user's wallet (binding the agent first
@@ -166,7 +167,7 @@ func runOwnStake(ctx context.Context, e *env, o ownStake) error {
 		return err
 	}
 	what := "stake " + stakeCommands[o.kind].name
-	sess, err := openOwn(ctx, e, o.wallet, o.node, o.rpcURL, what)
+	sess, err := openOwn(ctx, e, o.wallet, o.node, o.rpcURL, what, o.timeout)
 	if err != nil {
 		return err
 	}
@@ -185,7 +186,7 @@ func runOwnStake(ctx context.Context, e *env, o ownStake) error {
 	svc := stake.NewService(stake.ServiceConfig{Chain: sess.chain, Registry: sess.contract("StakeRegistry")})
 	res, err := svc.Run(ctx, sess.snd, op)
 	if err != nil {
-		if errors.Is(err, stake.ErrInvalid) && op.Proof == nil {
+		if o.kind == stake.OpStake && errors.Is(err, stake.ErrInvalid) && op.Proof == nil {
 			return fmt.Errorf("%w (an external signer cannot sign the binding here yet: bind with 'surety did bind' from a key first)", err)
 		}
 		return err
