@@ -36,6 +36,15 @@ const (
 	defaultWriteBurst = 200
 	// writeLimiterExpiry forgets an address that has not written for this long.
 	writeLimiterExpiry = 3 * time.Minute
+
+	// maxOperations bounds the operations held at once (Prefer: respond-async); beyond it
+	// writes are answered synchronously. operationKeep is how long a finished one stays
+	// readable, operationTimeout bounds one, and operationPoll is how often a stream of a
+	// mined one looks for new confirmations.
+	maxOperations    = 10_000
+	operationKeep    = time.Hour
+	operationTimeout = 30 * time.Minute
+	operationPoll    = time.Second
 )
 
 // bodyLimits are the routes whose bodies are capped below maxBody.

@@ -105,6 +105,8 @@ type Server struct {
 	// closing ends when Serve starts to shut down: event streams end with it, so a client
 	// that keeps one open cannot hold the shutdown.
 	closing context.Context
+	// ops are the writes carried on after 202 Accepted.
+	ops *opStore
 }
 
 // New builds the API server and registers its routes.
@@ -136,7 +138,7 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{cfg: cfg, echo: e, log: cfg.Logger, closing: context.Background()}
+	s := &Server{cfg: cfg, echo: e, log: cfg.Logger, closing: context.Background(), ops: newOpStore()}
 	e.HTTPErrorHandler = errorHandler(s.log)
 	e.IPExtractor = clientAddress(cfg.TrustedProxies)
 	e.Use(s.logRequests, s.recoverPanics, s.limitWrites(), s.limitBody, s.timeout)
@@ -180,19 +182,21 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/log/proof/consistency", s.consistencyProof)
 	}
 	if cfg.Bounties != nil && cfg.Staking != nil && cfg.Senders != nil && cfg.Wallets != nil && cfg.Stakes != nil {
-		v1.POST("/bindings", s.addBinding)
-		v1.POST("/bounties", s.postBounty)
+		v1.POST("/bindings", s.addBinding, s.async)
+		v1.POST("/bounties", s.postBounty, s.async)
 		v1.GET("/bounties", s.listBounties)
 		v1.GET("/bounties/:id", s.getBounty)
 		v1.GET("/bounties/:id/events", s.bountyEvents)
 		v1.PUT("/bounties/:id/spec", s.putBountySpec)
-		v1.POST("/bounties/:id/:action", s.bountyAction)
-		v1.POST("/withdraw", s.withdraw)
-		v1.POST("/stake", s.stake)
-		v1.POST("/stake/unbond", s.unbond)
-		v1.POST("/stake/withdraw", s.withdrawStake)
+		v1.POST("/bounties/:id/:action", s.bountyAction, s.async)
+		v1.POST("/withdraw", s.withdraw, s.async)
+		v1.POST("/stake", s.stake, s.async)
+		v1.POST("/stake/unbond", s.unbond, s.async)
+		v1.POST("/stake/withdraw", s.withdrawStake, s.async)
 		v1.GET("/stake/:did", s.getStake)
-		v1.POST("/tx/raw", s.relay)
+		v1.POST("/tx/raw", s.relay, s.async)
+		v1.GET("/operations/:id", s.getOperation)
+		v1.GET("/operations/:id/events", s.operationEvents)
 		if cfg.ChainRPC != nil {
 			v1.POST("/rpc", s.rpc)
 		}
@@ -231,6 +235,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("api: serve: %w", err)
 	}
+	// Operations end with ctx (a write's stored transaction is resumed by a retry under the
+	// same Idempotency-Key after a restart); wait for their goroutines.
+	s.ops.tasks.Wait()
 	return nil
 }
 
@@ -322,7 +329,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 
 // streams are the routes that answer with server-sent events: RequestTimeout does not
 // apply to them.
-var streams = map[string]bool{"/v1/bounties/:id/events": true, "/v1/groups/:group_id/stream": true}
+var streams = map[string]bool{"/v1/bounties/:id/events": true, "/v1/groups/:group_id/stream": true, "/v1/operations/:id/events": true}
 
 func (s *Server) timeout(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {

@@ -94,9 +94,21 @@ type Progress struct {
 // gets (a CLI shows them while it waits). Set it before the sender is used.
 func (s *Sender) OnProgress(f func(Progress)) { s.progress = f }
 
-func (s *Sender) report(p Progress) {
+// progressKey carries a request's own progress listener in its context (WithProgress).
+type progressKey struct{}
+
+// WithProgress returns ctx carrying f: a Sender sending under ctx tells f of each broadcast
+// and receipt, besides its own OnProgress listener (the API follows one request this way).
+func WithProgress(ctx context.Context, f func(Progress)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+func (s *Sender) report(ctx context.Context, p Progress) {
 	if s.progress != nil {
 		s.progress(p)
+	}
+	if f, ok := ctx.Value(progressKey{}).(func(Progress)); ok {
+		f(p)
 	}
 }
 
@@ -135,7 +147,7 @@ func (s *Sender) Send(ctx context.Context, call Call) (*types.Receipt, error) {
 func (s *Sender) SendAsync(ctx context.Context, call Call, record func(*types.Transaction) error) (*types.Transaction, error) {
 	tx, err := s.sendAsync(ctx, call, record)
 	if err == nil {
-		s.report(Progress{Stage: StageSent, Tx: tx.Hash(), To: call.To}) // after the wallet's lock: a slow listener holds up nobody
+		s.report(ctx, Progress{Stage: StageSent, Tx: tx.Hash(), To: call.To}) // after the wallet's lock: a slow listener holds up nobody
 	}
 	return tx, err
 }
@@ -305,7 +317,7 @@ func (s *Sender) Wait(ctx context.Context, tx *types.Transaction) (*types.Receip
 		if tx.To() != nil {
 			p.To = *tx.To()
 		}
-		s.report(p)
+		s.report(ctx, p)
 	}
 	return r, err
 }

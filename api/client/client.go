@@ -113,9 +113,24 @@ type request struct {
 // do sends r and decodes a 2xx JSON answer into out (when not nil); any other answer is an
 // *Error.
 func (c *Client) do(ctx context.Context, r request, out any) error {
-	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, bytes.NewReader(r.body))
+	status, data, err := c.send(ctx, r)
 	if err != nil {
 		return err
+	}
+	if out == nil || status == http.StatusNoContent {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("node %s answered something unexpected: %w", c.base, err)
+	}
+	return nil
+}
+
+// send sends r and returns a 2xx answer's status and body; any other answer is an *Error.
+func (c *Client) send(ctx context.Context, r request) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, bytes.NewReader(r.body))
+	if err != nil {
+		return 0, nil, err
 	}
 	if r.contentType != "" {
 		req.Header.Set("Content-Type", r.contentType)
@@ -132,34 +147,33 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		var op *net.OpError
 		dialed := !(errors.As(err, &op) && op.Op == "dial") // a dial that timed out never reached the node
 		if ue != nil && ue.Timeout() && dialed && ctx.Err() == nil {
-			return fmt.Errorf("%w: node %s did not answer within %s; it may still be working (on a slow chain, raise --timeout; the same command resumes the request)", ErrNoAnswer, c.base, c.http.Timeout)
+			return 0, nil, fmt.Errorf("%w: node %s did not answer within %s; it may still be working (on a slow chain, raise --timeout; the same command resumes the request)", ErrNoAnswer, c.base, c.http.Timeout)
 		}
-		return fmt.Errorf("cannot reach node %s: %w", c.base, err)
+		return 0, nil, fmt.Errorf("cannot reach node %s: %w", c.base, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
-		return fmt.Errorf("read answer from %s: %w", c.base, err)
+		return 0, nil, fmt.Errorf("read answer from %s: %w", c.base, err)
 	}
 	if resp.StatusCode >= 300 {
-		e := &Error{Status: resp.StatusCode}
-		var p struct {
-			Type, Title, Detail, Reason string
-		}
-		if json.Unmarshal(data, &p) == nil && p.Title != "" {
-			e.Type, e.Title, e.Detail, e.Reason = p.Type, p.Title, p.Detail, p.Reason
-		} else {
-			e.Body = strings.TrimSpace(string(data))
-		}
-		return e
+		return 0, nil, errorOf(resp.StatusCode, data)
 	}
-	if out == nil || resp.StatusCode == http.StatusNoContent {
-		return nil
+	return resp.StatusCode, data, nil
+}
+
+// errorOf is the *Error of an answer with status: its problem, or its text.
+func errorOf(status int, data []byte) *Error {
+	e := &Error{Status: status}
+	var p struct {
+		Type, Title, Detail, Reason string
 	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("node %s answered something unexpected: %w", c.base, err)
+	if json.Unmarshal(data, &p) == nil && p.Title != "" {
+		e.Type, e.Title, e.Detail, e.Reason = p.Type, p.Title, p.Detail, p.Reason
+	} else {
+		e.Body = strings.TrimSpace(string(data))
 	}
-	return nil
+	return e
 }
 
 func (c *Client) get(ctx context.Context, path string, out any) error {

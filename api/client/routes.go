@@ -233,6 +233,67 @@ func (c *Client) Write(ctx context.Context, path string, env []byte, idempotency
 	return c.do(ctx, request{method: http.MethodPost, path: path, contentType: "application/jose", body: env, header: header}, out)
 }
 
+// WriteAsync is Write for a slow chain: it asks the node to answer within wait or else to
+// carry on (Prefer: respond-async), and then follows the operation (GET
+// /v1/operations/{id}), calling follow at each change, until it has the answer, which it
+// decodes into out (a refusal is an *Error, as from Write).
+func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempotencyKey string, wait time.Duration, follow func(*api.Operation), out any) error {
+	header := map[string]string{"Prefer": fmt.Sprintf("respond-async, wait=%d", int(wait.Seconds()))}
+	if idempotencyKey != "" {
+		header["Idempotency-Key"] = idempotencyKey
+	}
+	status, data, err := c.send(ctx, request{method: http.MethodPost, path: path, contentType: "application/jose", body: env, header: header})
+	if err != nil {
+		return err
+	}
+	if status == http.StatusAccepted {
+		var op api.Operation
+		if err := json.Unmarshal(data, &op); err != nil || op.ID == "" {
+			return fmt.Errorf("node %s accepted the request but named no operation: %v", c.base, err)
+		}
+		last := ""
+		for {
+			if b, _ := json.Marshal(op); string(b) != last && follow != nil {
+				follow(&op)
+				last = string(b)
+			}
+			if op.Final() {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("operation %s (%s): %w", op.ID, op.State, ctx.Err())
+			case <-time.After(operationPoll):
+			}
+			var next api.Operation
+			if err := c.get(ctx, "/v1/operations/"+url.PathEscape(op.ID), &next); err != nil {
+				return fmt.Errorf("follow operation %s: %w", op.ID, err)
+			}
+			op = next
+		}
+		if op.State == api.OpFailed {
+			return errorOf(op.Status, op.Result)
+		}
+		status, data = op.Status, op.Result
+	}
+	if out == nil || status == http.StatusNoContent {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("node %s answered something unexpected: %w", c.base, err)
+	}
+	return nil
+}
+
+// Operation is GET /v1/operations/{id}.
+func (c *Client) Operation(ctx context.Context, id string) (*api.Operation, error) {
+	var out api.Operation
+	return &out, c.get(ctx, "/v1/operations/"+url.PathEscape(id), &out)
+}
+
+// operationPoll is how often WriteAsync asks how an operation is going.
+const operationPoll = 500 * time.Millisecond
+
 // PostBounty is POST /v1/bounties.
 func (c *Client) PostBounty(ctx context.Context, env []byte, idempotencyKey string) (*escrow.Result, error) {
 	var out escrow.Result

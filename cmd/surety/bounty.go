@@ -163,11 +163,19 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 	}
 	fmt.Fprintf(e.stderr, "%s: sending, waiting for the receipt…\n", what)
 	var res txAnswer
-	err = s.node.Write(ctx, path, []byte(env), key, &res)
+	followed := false
+	follow := func(op *api.Operation) {
+		if !followed {
+			fmt.Fprintf(e.stderr, "%s: not done yet; the node carries it on as operation %s\n", what, op.ID)
+			followed = true
+		}
+		printOperation(e, what, op)
+	}
+	err = s.node.WriteAsync(ctx, path, []byte(env), key, asyncWait, follow, &res)
 	var ne *client.Error
 	if err != nil && !errors.As(err, &ne) {
 		fmt.Fprintf(e.stderr, "%s: %v; retrying the same request\n", what, err)
-		err = s.node.Write(ctx, path, []byte(env), key, &res)
+		err = s.node.WriteAsync(ctx, path, []byte(env), key, asyncWait, follow, &res)
 	}
 	if j != nil && (err == nil || errors.As(err, &ne) && ne.Settled()) {
 		j.done(name) // answered for good, one way or the other: the next run is a new request
@@ -177,6 +185,24 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 	}
 	fmt.Fprintf(e.stderr, "%s: mined in block %d (tx %s, %d gas)\n", what, res.Block, res.TxHash, res.GasUsed)
 	return &res, nil
+}
+
+// asyncWait is how long the node may take to answer a write before it answers 202 and the
+// CLI follows the operation instead (a fast chain answers well within it).
+const asyncWait = 10 * time.Second
+
+// printOperation shows how far a write the node carries on got.
+func printOperation(e *env, what string, op *api.Operation) {
+	switch op.State {
+	case api.OpSent:
+		fmt.Fprintf(e.stderr, "%s: sent %s\n", what, op.TxHash)
+	case api.OpMined:
+		if c := op.Confirmations; c != nil {
+			fmt.Fprintf(e.stderr, "%s: mined %s in block %d, %d/%d confirmations\n", what, op.TxHash, op.Block, c.Have, c.Want)
+		} else {
+			fmt.Fprintf(e.stderr, "%s: mined %s in block %d; waiting for the node's index\n", what, op.TxHash, op.Block)
+		}
+	}
 }
 
 // signForNode signs body as an envelope to the node described by info: its aud is the node's

@@ -18,7 +18,8 @@ import (
 
 // TestTwelveSecondBlocks is the chain the first wave failed on: Anvil mining every 12 s, the
 // node waiting 2 confirmations. A bind and a stake from a wallet the node holds (each a
-// transaction and two confirmations: 30 s or more) answer instead of timing out at 30 s, and a bounty posted from the user's own
+// transaction and two confirmations: 30 s or more) answer instead of timing out at 30 s, the
+// stake as an operation the CLI follows (202, then sent, mined, k/2 confirmations), and a bounty posted from the user's own
 // wallet shows each step, confirmations counted, without ever calling the node unreachable.
 func TestTwelveSecondBlocks(t *testing.T) {
 	if testing.Short() {
@@ -69,12 +70,18 @@ func TestTwelveSecondBlocks(t *testing.T) {
 	}
 	// The node's wallet: it sends the bind (and waits for its confirmations), then the stake.
 	slow("did", "bind", "--key", agentKey, "--dev-account", "2")
-	out, _ := slow("stake", "add", "--key", agentKey, "--wallet", wallet, "--amount", "1ether")
+	out, steps := slow("stake", "add", "--key", agentKey, "--wallet", wallet, "--amount", "1ether")
 	if !strings.Contains(out, "staked     1 ETH") {
 		t.Errorf("stake add on 12 s blocks printed:\n%s", out)
 	}
+	// Not done within 10 s: the node answered 202 and the CLI followed the operation.
+	for _, want := range []string{"carries it on as operation", "stake add: sent 0x", "/2 confirmations"} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("stake add on 12 s blocks did not show %q:\n%s", want, steps)
+		}
+	}
 	// The user's own wallet: every step shown.
-	_, steps := slow("bounty", "post", "--dev-account", "1", "--amount", "0.1ether", "--arbiter", crypto.PubkeyToAddress(chain.DevKey(3).PublicKey).Hex(), "--quiet")
+	_, steps = slow("bounty", "post", "--dev-account", "1", "--amount", "0.1ether", "--arbiter", crypto.PubkeyToAddress(chain.DevKey(3).PublicKey).Hex(), "--quiet")
 	for _, want := range []string{"post: sent 0x", "post: mined 0x", "has 0/2 confirmations", "has 1/2 confirmations", "indexed by the node"} {
 		if !strings.Contains(steps, want) {
 			t.Errorf("bounty post on 12 s blocks did not show %q:\n%s", want, steps)
