@@ -92,6 +92,12 @@ func (s *Service) ensureAllowance(ctx context.Context, snd *txn.Sender, token, s
 	if have.Cmp(amount) >= 0 {
 		return nil
 	}
+	if have.Sign() > 0 {
+		// Some tokens (USDT) refuse to change an allowance that is not zero: reset it first.
+		if _, err := snd.Send(ctx, txn.Call{To: token, Data: s.erc20.PackApprove(spender, new(big.Int))}); err != nil {
+			return fmt.Errorf("reset the allowance of %s for %s: %w", token.Hex(), spender.Hex(), err)
+		}
+	}
 	_, err = snd.Send(ctx, txn.Call{To: token, Data: s.erc20.PackApprove(spender, amount)})
 	if err != nil {
 		return fmt.Errorf("approve %s for %s: %w", token.Hex(), spender.Hex(), err)

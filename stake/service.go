@@ -357,6 +357,12 @@ func (s *Service) ensureAllowance(ctx context.Context, snd *txn.Sender, token co
 	if have.Cmp(amount) >= 0 {
 		return nil
 	}
+	if have.Sign() > 0 {
+		// Some tokens (USDT) refuse to change an allowance that is not zero: reset it first.
+		if _, err := snd.Send(ctx, txn.Call{To: token, Data: s.erc20.PackApprove(s.cfg.Registry, new(big.Int))}); err != nil {
+			return fmt.Errorf("reset the allowance of %s for %s: %w", token.Hex(), s.cfg.Registry.Hex(), err)
+		}
+	}
 	if _, err := snd.Send(ctx, txn.Call{To: token, Data: s.erc20.PackApprove(s.cfg.Registry, amount)}); err != nil {
 		return fmt.Errorf("approve %s for %s: %w", token.Hex(), s.cfg.Registry.Hex(), err)
 	}
@@ -380,8 +386,11 @@ func decodeRevert(err error) error {
 	switch e := ce.Value.(type) {
 	case *contracts.StakeRegistryWrongStatus:
 		agent := common.Hash(e.AgentId)
-		if e.Status == 0 {
+		switch e.Status {
+		case 0:
 			return se(agent, ErrNotStaked, "agent %s is not bound to wallet %v on chain", agent.Hex(), e.Controller)
+		case 1: // Bound: only a call that needs it unbound (bind) finds it so
+			return se(agent, ErrAlreadyBound, "wallet %v has already bound agent %s on chain", e.Controller, agent.Hex())
 		}
 		return se(agent, ErrAgentClosed, "agent %s is %s under wallet %v", agent.Hex(), chainStatuses[min(int(e.Status), len(chainStatuses)-1)], e.Controller)
 	case *contracts.StakeRegistryInsufficientStake:

@@ -161,12 +161,12 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(e.stderr, "%s: sending, waiting for the receipt…\n", what)
+	e.progressf("%s: sending, waiting for the receipt…", what)
 	var res txAnswer
 	followed := false
 	follow := func(op *api.Operation) {
 		if !followed {
-			fmt.Fprintf(e.stderr, "%s: not done yet; the node carries it on as operation %s\n", what, op.ID)
+			e.progressf("%s: not done yet; the node carries it on as operation %s", what, op.ID)
 			followed = true
 		}
 		printOperation(e, what, op)
@@ -174,7 +174,7 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 	err = s.node.WriteAsync(ctx, path, []byte(env), key, asyncWait, follow, &res)
 	var ne *client.Error
 	if err != nil && !errors.As(err, &ne) {
-		fmt.Fprintf(e.stderr, "%s: %v; retrying the same request\n", what, err)
+		e.progressf("%s: %v; retrying the same request", what, err)
 		err = s.node.WriteAsync(ctx, path, []byte(env), key, asyncWait, follow, &res)
 	}
 	if j != nil && (err == nil || errors.As(err, &ne) && ne.Settled()) {
@@ -183,7 +183,7 @@ func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(e.stderr, "%s: mined in block %d (tx %s, %d gas)\n", what, res.Block, res.TxHash, res.GasUsed)
+	e.progressDone("%s: mined in block %d (tx %s, %d gas)", what, res.Block, res.TxHash, res.GasUsed)
 	return &res, nil
 }
 
@@ -195,12 +195,12 @@ const asyncWait = 10 * time.Second
 func printOperation(e *env, what string, op *api.Operation) {
 	switch op.State {
 	case api.OpSent:
-		fmt.Fprintf(e.stderr, "%s: sent %s\n", what, op.TxHash)
+		e.progressf("%s: sent %s", what, op.TxHash)
 	case api.OpMined:
 		if c := op.Confirmations; c != nil {
-			fmt.Fprintf(e.stderr, "%s: mined %s in block %d, %d/%d confirmations\n", what, op.TxHash, op.Block, c.Have, c.Want)
+			e.progressf("%s: mined %s in block %d, %d/%d confirmations", what, op.TxHash, op.Block, c.Have, c.Want)
 		} else {
-			fmt.Fprintf(e.stderr, "%s: mined %s in block %d; waiting for the node's index\n", what, op.TxHash, op.Block)
+			e.progressf("%s: mined %s in block %d; waiting for the node's index", what, op.TxHash, op.Block)
 		}
 	}
 }

@@ -126,3 +126,24 @@ func TestAmountsAsCastWritesThem(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressIsOneLiveLineOnATerminal: on a terminal the steps of a wait rewrite one line,
+// ended by the last step (or before an error); piped, each step is a plain line.
+func TestProgressIsOneLiveLineOnATerminal(t *testing.T) {
+	for _, tty := range []bool{true, false} {
+		var out bytes.Buffer
+		e := &env{stderr: &out, tty: &tty}
+		e.progressf("post: sent %s", "0xab")
+		e.progressf("post: mined in block %d", 7)
+		e.progressDone("post: block %d indexed", 7)
+		e.progressf("next: sent")
+		e.endLine()
+		want := "post: sent 0xab\npost: mined in block 7\npost: block 7 indexed\nnext: sent\n"
+		if tty {
+			want = "\r\033[Kpost: sent 0xab\r\033[Kpost: mined in block 7\r\033[Kpost: block 7 indexed\n\r\033[Knext: sent\n"
+		}
+		if out.String() != want {
+			t.Errorf("terminal %v: %q, want %q", tty, out.String(), want)
+		}
+	}
+}

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -65,6 +67,48 @@ type env struct {
 	args []string
 	// config is the config file's settings, once read (see setting).
 	config map[string]string
+	// lineOpen says a progress line is on a terminal's stderr, not yet ended (progressf).
+	lineOpen bool
+	tty      *bool
+}
+
+// progressf shows a step of a long wait on stderr: on a terminal one live line, rewritten
+// at each step; piped, a plain line per step.
+func (e *env) progressf(format string, args ...any) {
+	if e.isTerminal() {
+		fmt.Fprintf(e.stderr, "\r\033[K"+format, args...)
+		e.lineOpen = true
+		return
+	}
+	fmt.Fprintf(e.stderr, format+"\n", args...)
+}
+
+// progressDone shows the last step of a wait, ending the live line.
+func (e *env) progressDone(format string, args ...any) {
+	if e.isTerminal() {
+		fmt.Fprintf(e.stderr, "\r\033[K"+format+"\n", args...)
+		e.lineOpen = false
+		return
+	}
+	fmt.Fprintf(e.stderr, format+"\n", args...)
+}
+
+// endLine ends a live progress line left open (before an error is printed).
+func (e *env) endLine() {
+	if e.lineOpen {
+		fmt.Fprintln(e.stderr)
+		e.lineOpen = false
+	}
+}
+
+// isTerminal says stderr is a terminal.
+func (e *env) isTerminal() bool {
+	if e.tty == nil {
+		f, ok := e.stderr.(*os.File)
+		t := ok && term.IsTerminal(int(f.Fd()))
+		e.tty = &t
+	}
+	return *e.tty
 }
 
 // usageError marks a mistake in how the command was called: exit code 2.
@@ -128,6 +172,7 @@ func run(ctx context.Context, e *env, args []string) int {
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	}
+	e.endLine()
 	fmt.Fprintf(e.stderr, "surety %s: %s\n", name, oneLine(err.Error()))
 	var ue usageError
 	var se startError

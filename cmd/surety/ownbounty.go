@@ -138,6 +138,12 @@ func (o *ownSession) approve(ctx context.Context, token, spender common.Address,
 	if have.Cmp(amount) >= 0 {
 		return nil
 	}
+	if have.Sign() > 0 {
+		// Some tokens (USDT) refuse to change an allowance that is not zero: reset it first.
+		if _, err := o.snd.Send(ctx, txn.Call{To: token, Data: erc20.PackApprove(spender, new(big.Int))}); err != nil {
+			return fmt.Errorf("reset the allowance of %s for %s: %w", token.Hex(), spender.Hex(), err)
+		}
+	}
 	if _, err := o.snd.Send(ctx, txn.Call{To: token, Data: erc20.PackApprove(spender, amount)}); err != nil {
 		return fmt.Errorf("approve %s for %s: %w", token.Hex(), spender.Hex(), err)
 	}

@@ -258,13 +258,13 @@ func (p progress) sender(s *txn.Sender) {
 	s.OnProgress(func(ev txn.Progress) {
 		switch ev.Stage {
 		case txn.StageSent:
-			fmt.Fprintf(p.w.stderr, "%s: sent %s to %s\n", p.what, ev.Tx.Hex(), ev.To.Hex())
+			p.w.progressf("%s: sent %s to %s", p.what, ev.Tx.Hex(), ev.To.Hex())
 		case txn.StageMined:
 			if ev.Reverted {
-				fmt.Fprintf(p.w.stderr, "%s: mined %s in block %d, and it reverted\n", p.what, ev.Tx.Hex(), ev.Block)
+				p.w.progressDone("%s: mined %s in block %d, and it reverted", p.what, ev.Tx.Hex(), ev.Block)
 				return
 			}
-			fmt.Fprintf(p.w.stderr, "%s: mined %s in block %d\n", p.what, ev.Tx.Hex(), ev.Block)
+			p.w.progressf("%s: mined %s in block %d", p.what, ev.Tx.Hex(), ev.Block)
 		}
 	})
 }
@@ -280,7 +280,7 @@ func waitIndexed(ctx context.Context, e *env, c *client.Client, block uint64, wh
 			return err
 		}
 		if ib := info.Chain.IndexedBlock; ib != nil && *ib >= block {
-			fmt.Fprintf(e.stderr, "%s: block %d indexed by the node\n", what, block)
+			e.progressDone("%s: block %d indexed by the node", what, block)
 			return nil
 		}
 		if n := info.Chain.Confirmations; n > 0 {
@@ -289,11 +289,11 @@ func waitIndexed(ctx context.Context, e *env, c *client.Client, block uint64, wh
 				k = int(min(head-block, n))
 			}
 			if k != told {
-				fmt.Fprintf(e.stderr, "%s: block %d has %d/%d confirmations\n", what, block, k, n)
+				e.progressf("%s: block %d has %d/%d confirmations", what, block, k, n)
 				told = k
 			}
 		} else if told < 0 {
-			fmt.Fprintf(e.stderr, "%s: waiting for the node to index block %d (chain head %d)\n", what, block, info.Chain.BlockNumber)
+			e.progressf("%s: waiting for the node to index block %d (chain head %d)", what, block, info.Chain.BlockNumber)
 			told = 0
 		}
 		select {
