@@ -303,7 +303,6 @@ func ActionData(b *Bounty, action Action, args ActionArgs) ([]byte, error) {
 	return data, nil
 }
 
-
 // Do performs op once per Idempotency (see txn.Do): a call the contract would refuse is
 // refused before anything is sent, with the decoded reason ("bounty 7 is already accepted").
 func (s *Service) Do(ctx context.Context, op Op, idem txn.Idempotency) (*Result, error) {
