@@ -436,15 +436,17 @@ func (s *Service) pass(ctx context.Context, last *time.Time) bool {
 			}
 		}
 	}
-	if time.Since(*last) < s.cfg.Every {
+	// A new score step is computed at once (within a tick), so every node's scores move to
+	// the same instant together; audits that arrived are folded in at most every cfg.Every.
+	s.mu.RLock()
+	stale := s.scoreTime() != s.snapshot.at
+	s.mu.RUnlock()
+	if !stale && time.Since(*last) < s.cfg.Every {
 		return false
 	}
 	if _, err := s.RetryHeld(ctx); err != nil && ctx.Err() == nil {
 		s.cfg.Logger.Warn("reputation: retry held audits", "err", err)
 	}
-	s.mu.RLock()
-	stale := s.scoreTime() != s.snapshot.at
-	s.mu.RUnlock()
 	if !stale {
 		select {
 		case <-s.dirty:

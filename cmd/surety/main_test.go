@@ -394,7 +394,23 @@ type anvilDeployment struct {
 // the deployment into a temporary directory. The client closes when the test ends.
 func deployOnAnvil(t testing.TB, cfg contracts.DeployConfig) *anvilDeployment {
 	t.Helper()
-	a := testutil.Anvil(t)
+	return deployOn(t, testutil.Anvil(t), cfg)
+}
+
+// deployOnSlowAnvil is deployOnAnvil on an Anvil that mines a block every blockTime (its
+// own funded dev accounts, Anvil's test accounts, pay).
+func deployOnSlowAnvil(t testing.TB, blockTime time.Duration) *anvilDeployment {
+	t.Helper()
+	a, err := anvil.Start(context.Background(), anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: blockTime})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Stop)
+	return deployOn(t, a, contracts.DeployConfig{})
+}
+
+func deployOn(t testing.TB, a *anvil.Anvil, cfg contracts.DeployConfig) *anvilDeployment {
+	t.Helper()
 	client, err := ethclient.Dial(a.URL)
 	if err != nil {
 		t.Fatal(err)

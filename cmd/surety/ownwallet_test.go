@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/hex"
 	"os"
 	"os/exec"
@@ -11,10 +10,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/surety-ioa/surety/contracts"
-	"github.com/surety-ioa/surety/internal/anvil"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
@@ -31,26 +27,8 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 		t.Skip("runs Anvil and a node")
 	}
 	t.Parallel() // mostly waits on blocks and processes
-	ctx := context.Background()
-	a, err := anvil.Start(ctx, anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Stop)
-	client, err := ethclient.Dial(a.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
-	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	depFile := filepath.Join(dir, "deployment.json")
-	if err := writeDeployment(depFile, dep); err != nil {
-		t.Fatal(err)
-	}
+	a := deployOnSlowAnvil(t, time.Second)
+	dir, depFile := t.TempDir(), a.DepFile
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc-url", a.URL, "--deployment", depFile,
 		"--confirmations", "1", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
 	base := node.apiURL(t)

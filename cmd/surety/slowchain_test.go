@@ -1,19 +1,14 @@
 package main
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/surety-ioa/surety/contracts"
-	"github.com/surety-ioa/surety/internal/anvil"
 	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // TestTwelveSecondBlocks is the chain the first wave failed on: Anvil mining every 12 s, the
@@ -26,26 +21,8 @@ func TestTwelveSecondBlocks(t *testing.T) {
 		t.Skip("waits on 12 s blocks")
 	}
 	t.Parallel() // mostly waits on blocks
-	ctx := context.Background()
-	a, err := anvil.Start(ctx, anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: 12 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Stop)
-	client, err := ethclient.Dial(a.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(client.Close)
-	dep, err := contracts.Deploy(ctx, client, chain.DevKey(0), contracts.DeployConfig{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	depFile := filepath.Join(dir, "deployment.json")
-	if err := writeDeployment(depFile, dep); err != nil {
-		t.Fatal(err)
-	}
+	a := deployOnSlowAnvil(t, 12*time.Second)
+	dir, depFile := t.TempDir(), a.DepFile
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc-url", a.URL, "--deployment", depFile,
 		"--dev-wallets", "--dev-accounts", "3", "--confirmations", "2", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
 	base := node.apiURL(t)
