@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -222,8 +223,10 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 		rec := &recorder{header: http.Header{}}
 		c2 := s.echo.NewContext(req, rec)
 		c2.SetPath(c.Path())
-		c2.SetParamNames(c.ParamNames()...)
-		c2.SetParamValues(c.ParamValues()...)
+		// Copies: echo reuses c (and its parameter slices) for another request once this
+		// one is answered, while the operation goes on.
+		c2.SetParamNames(append([]string(nil), c.ParamNames()...)...)
+		c2.SetParamValues(append([]string(nil), c.ParamValues()...)...)
 		done := make(chan struct{})
 		s.ops.tasks.Add(1)
 		go func() {
@@ -231,7 +234,7 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 			defer close(done)
 			defer cancel()
 			defer stopOnClose()
-			if err := next(c2); err != nil {
+			if err := s.runOperation(next, c2); err != nil {
 				s.echo.HTTPErrorHandler(err, c2)
 			}
 			status := rec.status
@@ -265,6 +268,18 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Header().Set("Preference-Applied", "respond-async")
 		return c.JSON(http.StatusAccepted, op)
 	}
+}
+
+// runOperation runs a handler off the request's goroutine, where the server's own panic
+// recovery does not reach: a panic becomes an error (and a 500 answer), not a dead node.
+func (s *Server) runOperation(next echo.HandlerFunc, c echo.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("operation panicked", "path", c.Path(), "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("api: operation panicked: %v", r)
+		}
+	}()
+	return next(c)
 }
 
 // withConfirmations fills in how many blocks followed a mined operation's transaction.

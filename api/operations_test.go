@@ -1,6 +1,7 @@
 package api
 
 import (
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // write to its end; a client that does not ask waits for the answer as before.
 func TestPreferAsync(t *testing.T) {
 	e := echo.New()
-	s := &Server{cfg: Config{RequestTimeout: 5 * time.Second}, echo: e, closing: t.Context(), ops: newOpStore()}
+	s := &Server{cfg: Config{RequestTimeout: 5 * time.Second}, echo: e, log: slog.New(slog.DiscardHandler), closing: t.Context(), ops: newOpStore()}
 	e.HTTPErrorHandler = errorHandler(s.log)
 	release := make(chan struct{})
 	e.POST("/slow", func(c echo.Context) error {
@@ -23,6 +24,7 @@ func TestPreferAsync(t *testing.T) {
 		return c.JSON(http.StatusCreated, map[string]string{"done": "yes"})
 	}, s.async)
 	e.POST("/refused", func(c echo.Context) error { return ErrUnknownOperation }, s.async)
+	e.POST("/panics", func(c echo.Context) error { panic("a bug") }, s.async)
 	e.GET("/v1/operations/:id", s.getOperation)
 	post := func(path, prefer string) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
@@ -62,6 +64,10 @@ func TestPreferAsync(t *testing.T) {
 	}
 	if rec := post("/refused", "respond-async, wait=5"); rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "unknown-operation") {
 		t.Errorf("a refused write within the wait: %d %s, want its problem", rec.Code, rec.Body)
+	}
+	// A handler that panics off the request's goroutine fails its operation; the node lives.
+	if rec := post("/panics", "respond-async, wait=5"); rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "internal") {
+		t.Errorf("a write that panics: %d %s, want a 500 problem", rec.Code, rec.Body)
 	}
 	rec = httptest.NewRecorder()
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/v1/operations/nope", nil))
