@@ -34,6 +34,10 @@ const (
 	// may make: a sustained rate per second, and a burst above it.
 	defaultWriteRate  = 50
 	defaultWriteBurst = 200
+	// defaultRPCRate and defaultRPCBurst bound the JSON-RPC calls (POST /v1/rpc) one client
+	// address may make, within its writes.
+	defaultRPCRate  = 10
+	defaultRPCBurst = 100
 	// writeLimiterExpiry forgets an address that has not written for this long.
 	writeLimiterExpiry = 3 * time.Minute
 

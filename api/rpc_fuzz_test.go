@@ -24,7 +24,7 @@ func FuzzJSONRPC(f *testing.F) {
 	db := testutil.DB(f)
 	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID}, Blocks: c, DB: db, Identity: newIdentity(f, db),
 		Bounties: bodyBounties{}, Staking: bodyStaking{}, Senders: noWallets{}, Wallets: newIdentity(f, db), Stakes: notBoundIndex{}, ChainRPC: c,
-		WriteRate: 1e9, WriteBurst: 1 << 30})
+		WriteRate: 1e9, WriteBurst: 1 << 30, RPCRate: 1e9, RPCBurst: 1 << 30})
 	if err != nil {
 		f.Fatal(err)
 	}

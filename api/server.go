@@ -91,6 +91,11 @@ type Config struct {
 	// address; 0 means the defaults in limits.go.
 	WriteRate  float64
 	WriteBurst int
+	// RPCRate (per second) and RPCBurst bound the POST /v1/rpc calls from one client
+	// address, on top of the write limit: each may make the node's chain compute a call or
+	// a gas estimate. 0 means the defaults in limits.go.
+	RPCRate  float64
+	RPCBurst int
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client. Without them the
 	// client is the socket's peer, and the header is ignored: a client cannot pick the address
 	// its limits are counted under.
@@ -134,6 +139,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.WriteBurst == 0 {
 		cfg.WriteBurst = defaultWriteBurst
+	}
+	if cfg.RPCRate == 0 {
+		cfg.RPCRate = defaultRPCRate
+	}
+	if cfg.RPCBurst == 0 {
+		cfg.RPCBurst = defaultRPCBurst
 	}
 	e := echo.New()
 	e.HideBanner = true
@@ -198,7 +209,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/operations/:id", s.getOperation)
 		v1.GET("/operations/:id/events", s.operationEvents)
 		if cfg.ChainRPC != nil {
-			v1.POST("/rpc", s.rpc)
+			v1.POST("/rpc", s.rpc, s.limitRPC())
 		}
 	}
 	return s, nil
@@ -269,6 +280,21 @@ func (s *Server) limitWrites() echo.MiddlewareFunc {
 		ErrorHandler:        func(c echo.Context, err error) error { return withDetail(ErrBadRequest, "no client address") },
 		DenyHandler: func(c echo.Context, addr string, err error) error {
 			return withDetail(ErrTooManyRequests, "at most %g writes a second (bursts of %d) from one address", s.cfg.WriteRate, s.cfg.WriteBurst)
+		},
+	})
+}
+
+// limitRPC bounds the JSON-RPC calls one client address makes (a wallet's write takes about
+// ten; a loop of eth_call would have the node's chain compute for it).
+func (s *Server) limitRPC() echo.MiddlewareFunc {
+	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+		Rate: rate.Limit(s.cfg.RPCRate), Burst: s.cfg.RPCBurst, ExpiresIn: writeLimiterExpiry})
+	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		Store:               store,
+		ErrorHandler:        func(c echo.Context, err error) error { return withDetail(ErrBadRequest, "no client address") },
+		DenyHandler: func(c echo.Context, addr string, err error) error {
+			return withDetail(ErrTooManyRequests, "at most %g JSON-RPC calls a second (bursts of %d) from one address", s.cfg.RPCRate, s.cfg.RPCBurst)
 		},
 	})
 }

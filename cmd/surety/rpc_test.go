@@ -105,6 +105,23 @@ func TestNodeJSONRPCRelaysOnlyItsContracts(t *testing.T) {
 		t.Errorf("the wallet's nonce moved: %d -> %d (%v): something was sent", nonce, n, err)
 	}
 
+	defer func() {
+		// Last, as it uses up this address's allowance: a flood of calls is cut off.
+		limited := 0
+		for range 3 * 100 {
+			resp, err := http.Post(url, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusTooManyRequests {
+				limited++
+			}
+		}
+		if limited == 0 {
+			t.Error("300 JSON-RPC calls at once from one address were all answered")
+		}
+	}()
 	for _, tt := range []struct{ name, body, want string }{
 		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}]`, `"code":-32600`},
 		{"logs", `{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[{}]}`, `"code":-32601`},
