@@ -121,7 +121,7 @@ type ownWallet struct {
 	key    *ecdsa.PrivateKey // nil behind an external signer
 }
 
-// open unlocks the wallet named; ErrNoWallet when none was.
+// open unlocks the wallet named; naming none, or more than one, is a usage error.
 func (w *ownWalletFlags) open() (*ownWallet, error) {
 	if err := w.mergeOldSpellings(); err != nil {
 		return nil, err
