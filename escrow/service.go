@@ -89,20 +89,7 @@ func (s *Service) ensureAllowance(ctx context.Context, snd *txn.Sender, token, s
 	if err != nil {
 		return fmt.Errorf("%w: token %s does not answer allowance(): %v", ErrInvalid, token.Hex(), err)
 	}
-	if have.Cmp(amount) >= 0 {
-		return nil
-	}
-	if have.Sign() > 0 {
-		// Some tokens (USDT) refuse to change an allowance that is not zero: reset it first.
-		if _, err := snd.Send(ctx, txn.Call{To: token, Data: s.erc20.PackApprove(spender, new(big.Int))}); err != nil {
-			return fmt.Errorf("reset the allowance of %s for %s: %w", token.Hex(), spender.Hex(), err)
-		}
-	}
-	_, err = snd.Send(ctx, txn.Call{To: token, Data: s.erc20.PackApprove(spender, amount)})
-	if err != nil {
-		return fmt.Errorf("approve %s for %s: %w", token.Hex(), spender.Hex(), err)
-	}
-	return nil
+	return snd.Raise(ctx, token, have, amount, func(x *big.Int) []byte { return s.erc20.PackApprove(spender, x) })
 }
 
 // settle waits until the receipt's block is indexed and returns the bounty as the index

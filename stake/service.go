@@ -354,19 +354,7 @@ func (s *Service) ensureAllowance(ctx context.Context, snd *txn.Sender, token co
 	if err != nil {
 		return &Error{Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: token %s does not answer allowance(): %v", token.Hex(), err)}
 	}
-	if have.Cmp(amount) >= 0 {
-		return nil
-	}
-	if have.Sign() > 0 {
-		// Some tokens (USDT) refuse to change an allowance that is not zero: reset it first.
-		if _, err := snd.Send(ctx, txn.Call{To: token, Data: s.erc20.PackApprove(s.cfg.Registry, new(big.Int))}); err != nil {
-			return fmt.Errorf("reset the allowance of %s for %s: %w", token.Hex(), s.cfg.Registry.Hex(), err)
-		}
-	}
-	if _, err := snd.Send(ctx, txn.Call{To: token, Data: s.erc20.PackApprove(s.cfg.Registry, amount)}); err != nil {
-		return fmt.Errorf("approve %s for %s: %w", token.Hex(), s.cfg.Registry.Hex(), err)
-	}
-	return nil
+	return snd.Raise(ctx, token, have, amount, func(x *big.Int) []byte { return s.erc20.PackApprove(s.cfg.Registry, x) })
 }
 
 // DecodeRevert maps a StakeRegistry custom error to an *Error; it returns err unchanged

@@ -358,3 +358,23 @@ func waitMined(ctx context.Context, client Backend, tx *types.Transaction, timeo
 	}
 	return r, nil
 }
+
+// Raise makes sure a spender may take amount of an ERC-20 token from the wallet, given the
+// allowance it has now (have) and the data of approve(spender, x) for any x: nothing when
+// have suffices, else an approval of amount, reset to zero first when have is not (some
+// tokens, USDT among them, refuse to change an allowance that is not zero). Callers read
+// the allowance and pack the call, so this package knows no contract.
+func (s *Sender) Raise(ctx context.Context, token common.Address, have, amount *big.Int, approve func(*big.Int) []byte) error {
+	if have.Cmp(amount) >= 0 {
+		return nil
+	}
+	if have.Sign() > 0 {
+		if _, err := s.Send(ctx, Call{To: token, Data: approve(new(big.Int))}); err != nil {
+			return fmt.Errorf("reset the allowance of token %s: %w", token.Hex(), err)
+		}
+	}
+	if _, err := s.Send(ctx, Call{To: token, Data: approve(amount)}); err != nil {
+		return fmt.Errorf("approve token %s: %w", token.Hex(), err)
+	}
+	return nil
+}

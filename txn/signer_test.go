@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -17,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/txn"
 )
@@ -101,5 +103,55 @@ func TestExternalSignerSendsThroughClefsAPI(t *testing.T) {
 	}
 	if fake.signed.Load() != 1 || r.Status != types.ReceiptStatusSuccessful {
 		t.Errorf("signed %d times, receipt status %d; want one signature, one successful transaction", fake.signed.Load(), r.Status)
+	}
+}
+
+// TestRaiseApprovesOnlyWhatIsShort: an allowance that suffices sends nothing; a zero one is
+// approved in one transaction; a short one that is not zero is reset to zero first (tokens
+// such as USDT refuse to change it otherwise), then approved: two transactions.
+func TestRaiseApprovesOnlyWhatIsShort(t *testing.T) {
+	ctx := context.Background()
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(2, chain.DefaultDevBalance)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	token, err := contracts.DeployDevToken(ctx, c, chain.DevKey(0), "Dev", "DEV")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, spender := chain.DevKey(1), common.Address{0x5e}
+	snd, err := txn.NewSender(ctx, c, txn.NewKeySigner(key), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	erc20 := contracts.NewIERC20()
+	allowance := func() *big.Int {
+		t.Helper()
+		v, err := bind.Call(erc20.Instance(c, token), nil, erc20.PackAllowance(snd.Address(), spender), erc20.UnpackAllowance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	approve := func(x *big.Int) []byte { return erc20.PackApprove(spender, x) }
+	for _, step := range []struct {
+		amount int64
+		sends  uint64
+	}{{5, 1}, {3, 0}, {5, 0}, {9, 2}} {
+		before, err := c.PendingNonceAt(ctx, snd.Address())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := snd.Raise(ctx, token, allowance(), big.NewInt(step.amount), approve); err != nil {
+			t.Fatal(err)
+		}
+		after, err := c.PendingNonceAt(ctx, snd.Address())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after-before != step.sends || allowance().Int64() < step.amount {
+			t.Errorf("raise to %d: %d transactions, allowance %v; want %d transactions and at least %d", step.amount, after-before, allowance(), step.sends, step.amount)
+		}
 	}
 }

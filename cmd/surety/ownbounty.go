@@ -135,19 +135,7 @@ func (o *ownSession) approve(ctx context.Context, token, spender common.Address,
 	if err != nil {
 		return fmt.Errorf("token %s does not answer allowance(): %w", token.Hex(), err)
 	}
-	if have.Cmp(amount) >= 0 {
-		return nil
-	}
-	if have.Sign() > 0 {
-		// Some tokens (USDT) refuse to change an allowance that is not zero: reset it first.
-		if _, err := o.snd.Send(ctx, txn.Call{To: token, Data: erc20.PackApprove(spender, new(big.Int))}); err != nil {
-			return fmt.Errorf("reset the allowance of %s for %s: %w", token.Hex(), spender.Hex(), err)
-		}
-	}
-	if _, err := o.snd.Send(ctx, txn.Call{To: token, Data: erc20.PackApprove(spender, amount)}); err != nil {
-		return fmt.Errorf("approve %s for %s: %w", token.Hex(), spender.Hex(), err)
-	}
-	return nil
+	return o.snd.Raise(ctx, token, have, amount, func(x *big.Int) []byte { return erc20.PackApprove(spender, x) })
 }
 
 // printBounty prints the node's view of bounty id after the transaction.
