@@ -187,6 +187,14 @@ func (r *recorder) WriteHeader(status int) {
 	}
 }
 
+// code is the answer's status: 200 when the handler wrote a body without setting one.
+func (r *recorder) code() int {
+	if r.status == 0 {
+		return http.StatusOK
+	}
+	return r.status
+}
+
 // async runs a write as an operation when the client prefers it (Prefer: respond-async):
 // the answer if it comes within the client's wait, else 202 with the operation.
 func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
@@ -237,10 +245,7 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 			if err := s.runOperation(next, c2); err != nil {
 				s.echo.HTTPErrorHandler(err, c2)
 			}
-			status := rec.status
-			if status == 0 {
-				status = http.StatusOK
-			}
+			status := rec.code()
 			s.ops.update(id, func(o *Operation) {
 				o.Status, o.Result = status, json.RawMessage(bytes.TrimSpace(rec.body.Bytes()))
 				o.State = OpDone
@@ -255,11 +260,7 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 			for k, v := range rec.header {
 				c.Response().Header()[k] = v
 			}
-			status := rec.status
-			if status == 0 {
-				status = http.StatusOK
-			}
-			return c.Blob(status, rec.header.Get(echo.HeaderContentType), rec.body.Bytes())
+			return c.Blob(rec.code(), rec.header.Get(echo.HeaderContentType), rec.body.Bytes())
 		case <-time.After(wait):
 		case <-c.Request().Context().Done():
 		}

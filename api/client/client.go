@@ -117,6 +117,11 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 	if err != nil {
 		return err
 	}
+	return c.decode(status, data, out)
+}
+
+// decode decodes a 2xx answer into out (when not nil and the answer has a body).
+func (c *Client) decode(status int, data []byte, out any) error {
 	if out == nil || status == http.StatusNoContent {
 		return nil
 	}

@@ -276,13 +276,7 @@ func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempo
 		}
 		status, data = op.Status, op.Result
 	}
-	if out == nil || status == http.StatusNoContent {
-		return nil
-	}
-	if err := json.Unmarshal(data, out); err != nil {
-		return fmt.Errorf("node %s answered something unexpected: %w", c.base, err)
-	}
-	return nil
+	return c.decode(status, data, out)
 }
 
 // Operation is GET /v1/operations/{id}.

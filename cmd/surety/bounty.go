@@ -682,24 +682,15 @@ on chain, requests signed by the DID may act from the wallet.`))
 // sendOwnBind sends the bind the node answered with (ans.To, ans.Data) from the user's own
 // wallet, waits until the node has indexed it, and asks the node again.
 func sendOwnBind(ctx context.Context, e *env, c *client.Client, info api.Info, nodeURL, rpcURL string, w *ownWallet, ans api.BindingAnswer, raw []byte) (api.BindingAnswer, error) {
-	ch, err := ownChain(ctx, rpcURL, nodeURL, info)
+	o, err := connectOwn(ctx, e, w, c, info, nodeURL, rpcURL, "did bind", 0)
 	if err != nil {
 		return ans, err
 	}
-	defer ch.Close()
-	snd, err := txn.NewSender(ctx, ch, w.signer, 0)
-	if err != nil {
-		return ans, err
-	}
-	progress{w: e, what: "did bind"}.sender(snd)
+	defer o.Close()
 	// The call is built here, never taken from the node's answer: a node (or whoever sits
 	// between) must not get the user's key to sign a call of its choosing.
-	bind := txn.Call{To: common.HexToAddress(info.Contracts["StakeRegistry"]), Data: contracts.NewStakeRegistry().PackBind(identity.AgentID(ans.Statement.DID), raw), Decode: stake.DecodeRevert}
-	r, err := snd.Send(ctx, bind)
+	r, err := o.send(ctx, txn.Call{To: o.contract("StakeRegistry"), Data: contracts.NewStakeRegistry().PackBind(identity.AgentID(ans.Statement.DID), raw), Decode: stake.DecodeRevert})
 	if err != nil {
-		return ans, err
-	}
-	if err := waitIndexed(ctx, e, c, r.BlockNumber.Uint64(), "did bind"); err != nil {
 		return ans, err
 	}
 	again, err := c.AddBinding(ctx, raw)

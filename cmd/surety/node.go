@@ -365,7 +365,7 @@ func (st *startup) openState(ctx context.Context) (err error) {
 	if st.id, err = chain.Identify(ctx, st.chain); err != nil {
 		return err
 	}
-	if !cfg.ConfirmationsGiven && st.kind != "embedded" && !devnetChains[st.id.ChainID.Uint64()] {
+	if !cfg.ConfirmationsGiven && !devChain(st.kind, st.id.ChainID.Uint64()) {
 		st.cfg.Confirmations = publicConfirmations
 		st.log.Info("waiting for confirmations before trusting events (--confirmations)", "blocks", publicConfirmations)
 	}
@@ -508,7 +508,7 @@ func (st *startup) openWallets(ctx context.Context) (err error) {
 	}
 	if len(held) > 0 {
 		log.Info("holding wallets", "count", len(held), "dir", walletDir(cfg.DataDir))
-		if st.kind != "embedded" && !devnetChains[st.id.ChainID.Uint64()] {
+		if !devChain(st.kind, st.id.ChainID.Uint64()) {
 			// Anyone who takes the node (its disk and passphrase) takes these wallets' funds.
 			log.Warn("the node holds wallets on a public chain: whoever takes the node takes their funds; users can keep their own keys and send with --keystore, --private-key or --signer",
 				"count", len(held), "chain", st.id.ChainID)
@@ -751,6 +751,11 @@ func requestTimeout(given time.Duration, kind string) time.Duration {
 	return 5 * time.Minute
 }
 
+// devChain says a chain is for development: the embedded one, or a devnet's chain id.
+func devChain(kind string, chainID uint64) bool {
+	return kind == "embedded" || devnetChains[chainID]
+}
+
 // publicConfirmations is how many blocks the indexes wait on a chain that is not a devnet,
 // unless --confirmations says otherwise.
 const publicConfirmations = 2
@@ -769,7 +774,7 @@ func exposure(listen, kind string, chainID uint64) string {
 	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return fmt.Sprintf("listens on %s, beyond loopback", listen)
 	}
-	if kind != "embedded" && !devnetChains[chainID] {
+	if !devChain(kind, chainID) {
 		return fmt.Sprintf("settles on chain %d, which is not a devnet", chainID)
 	}
 	return ""

@@ -180,7 +180,7 @@ const maxDevAccount = 1 << 20
 // checkChain refuses a public dev account's key on a chain that is not a devnet: anyone
 // can spend from it.
 func (w *ownWalletFlags) checkChain(info api.Info) error {
-	if w.dev && info.Chain.Kind != "embedded" && !devnetChains[info.Chain.ID] {
+	if w.dev && !devChain(info.Chain.Kind, info.Chain.ID) {
 		return usagef("--dev-account: Anvil's test keys are public; the node's chain %d is not a devnet", info.Chain.ID)
 	}
 	return nil
@@ -333,6 +333,11 @@ func openOwn(ctx context.Context, e *env, w *ownWalletFlags, nodeURL, rpcURL, wh
 	if err := w.checkChain(info); err != nil {
 		return nil, err
 	}
+	return connectOwn(ctx, e, wallet, c, info, nodeURL, rpcURL, what, receiptTimeout)
+}
+
+// connectOwn is openOwn for a wallet already open and a node already dialled.
+func connectOwn(ctx context.Context, e *env, wallet *ownWallet, c *client.Client, info api.Info, nodeURL, rpcURL, what string, receiptTimeout time.Duration) (*ownSession, error) {
 	ch, err := ownChain(ctx, rpcURL, nodeURL, info)
 	if err != nil {
 		return nil, err

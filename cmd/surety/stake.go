@@ -53,7 +53,7 @@ and sends the transactions itself, to --rpc-url, or through the node's JSON-RPC 
 none is given; the node never holds the key. It shows each
 transaction as it goes (sent, mined, indexed by the node) and then the node's view. With
 --wallet ADDR the node sends from a wallet it holds.`)
-	own := fs.ownWallet()
+	fs.own = fs.ownWallet()
 	rpcURL := fs.rpcURL("the chain's JSON-RPC URL, to send from your own wallet (default: through the node)")
 	var amount *string // stake and unbond take an amount; withdraw takes what is unbonded
 	if kind != stake.OpWithdrawStake {
@@ -69,14 +69,12 @@ transaction as it goes (sent, mined, indexed by the node) and then the node's vi
 			return err
 		}
 	}
-	if own.given() {
-		if *wallet != "" {
-			return usagef("give your own wallet or the node's --wallet, not both")
-		}
-		return runOwnStake(ctx, e, ownStake{kind: kind, node: *node, key: *key, rpcURL: *rpcURL, amount: amt, asJSON: *asJSON, wallet: own, timeout: *fs.timeout})
+	own, err := ownOrNode(fs, *wallet)
+	if err != nil {
+		return err
 	}
-	if *wallet == "" {
-		return usagef("name the wallet to act from: your own (--keystore FILE, --private-key, --signer URL, --dev-account N) or one the node holds (--wallet ADDR)")
+	if own {
+		return runOwnStake(ctx, e, ownStake{kind: kind, node: *node, key: *key, rpcURL: *rpcURL, amount: amt, asJSON: *asJSON, wallet: fs.own, timeout: *fs.timeout})
 	}
 	s, err := newSigner(ctx, fs, *node, *key, *wallet, *asJSON)
 	if err != nil {
