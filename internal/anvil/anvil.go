@@ -45,6 +45,9 @@ type Anvil struct {
 	exited chan struct{}
 	err    error // set before exited is closed
 	once   sync.Once
+
+	stopFlush context.CancelFunc // ends flushStuck; nil when it does not run
+	flushed   sync.WaitGroup
 }
 
 // Start launches Anvil and waits until its RPC answers. The process is killed if the parent
@@ -126,8 +129,59 @@ func start(ctx context.Context, cfg Config, port int) (*Anvil, error) {
 		return nil, fmt.Errorf("%w: 127.0.0.1:%d answered, but not this Anvil (%v): %s", ErrPortInUse, port, a.err, bytes.TrimSpace(a.out.Bytes()))
 	default:
 	}
+	if cfg.BlockTime == 0 {
+		fctx, cancel := context.WithCancel(context.Background())
+		a.stopFlush = cancel
+		a.flushed.Add(1)
+		go func() {
+			defer a.flushed.Done()
+			a.flushStuck(fctx)
+		}()
+	}
 	return a, nil
 }
+
+// flushStuck works around an Anvil bug (foundry-rs/foundry#10122, seen here with anvil
+// 1.7.1 on a busy machine): in automine mode, a transaction ready to be mined can stay in the
+// pool with no block coming, and every later transaction of its wallet waits behind it
+// forever. Every flushEvery it looks at the pool and the head; when ready transactions were
+// there at the last look too and no block came since, it mines a block (evm_mine), which takes
+// them. A healthy automine leaves nothing ready for that long, so this mines nothing then.
+func (a *Anvil) flushStuck(ctx context.Context) {
+	c, err := rpc.DialContext(ctx, a.URL)
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	t := time.NewTicker(flushEvery)
+	defer t.Stop()
+	var lastHead hexutil.Uint64
+	lastReady := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		var pool struct {
+			Pending hexutil.Uint64 `json:"pending"`
+		}
+		var head hexutil.Uint64
+		if c.CallContext(ctx, &pool, "txpool_status") != nil || c.CallContext(ctx, &head, "eth_blockNumber") != nil {
+			lastReady = false
+			continue
+		}
+		ready := pool.Pending > 0
+		if ready && lastReady && head == lastHead {
+			_ = c.CallContext(ctx, nil, "evm_mine") // if it fails, the next look tries again
+			ready = false
+		}
+		lastHead, lastReady = head, ready
+	}
+}
+
+// flushEvery is how often flushStuck looks for transactions automine left behind.
+const flushEvery = 500 * time.Millisecond
 
 // ErrPortInUse reports that the port asked for already has a listener: Anvil is not started
 // over someone else's chain.
@@ -184,6 +238,10 @@ func (a *Anvil) Exited() <-chan struct{} { return a.exited }
 // Stop ends the process: SIGTERM, then SIGKILL after five seconds. It is safe to call twice.
 func (a *Anvil) Stop() {
 	a.once.Do(func() {
+		if a.stopFlush != nil {
+			a.stopFlush()
+			a.flushed.Wait()
+		}
 		_ = a.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-a.exited:

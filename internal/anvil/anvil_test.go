@@ -3,12 +3,19 @@ package anvil_test
 import (
 	"context"
 	"errors"
+	"math/big"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/ethclient"
+
 	"github.com/surety-ioa/surety/internal/anvil"
+	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
 
@@ -76,5 +83,55 @@ func TestStartWithMissingBinary(t *testing.T) {
 	_, err := anvil.Start(context.Background(), anvil.Config{Bin: "/nonexistent/anvil"})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/anvil") {
 		t.Fatalf("err = %v, want it to name the binary", err)
+	}
+}
+
+// TestMinesWhatAutomineLeft: under load, anvil 1.7.1's automine can leave a ready transaction
+// in the pool with no block coming (foundry-rs/foundry#10122); at dd94647 this held up one
+// wallet of TestTwentyBountiesOnAnvil for its whole two minutes in CI. Turning automine off
+// leaves a transaction there the same way; the devnet must still mine it.
+func TestMinesWhatAutomineLeft(t *testing.T) {
+	ctx := context.Background()
+	a, err := anvil.Start(ctx, anvil.Config{Bin: testutil.Tool(t, "anvil")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Stop()
+	c, err := ethclient.DialContext(ctx, a.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Client().CallContext(ctx, nil, "evm_setAutomine", false); err != nil {
+		t.Fatal(err)
+	}
+	key := chain.DevKey(1)
+	id, err := c.ChainID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := c.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := common.Address{9}
+	tx, err := types.SignNewTx(key, types.LatestSignerForChainID(id), &types.DynamicFeeTx{
+		ChainID: id, To: &to, Value: big.NewInt(1), Gas: 21000,
+		GasTipCap: big.NewInt(1), GasFeeCap: new(big.Int).Mul(head.BaseFee, big.NewInt(2)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SendTransaction(ctx, tx); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	r, err := bind.WaitMined(wctx, c, tx.Hash())
+	if err != nil {
+		t.Fatalf("a transaction left ready in the pool was not mined: %v", err)
+	}
+	if r.Status != types.ReceiptStatusSuccessful {
+		t.Fatalf("status %d", r.Status)
 	}
 }
