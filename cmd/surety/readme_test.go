@@ -2,17 +2,20 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/internal/anvil"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
@@ -99,6 +102,20 @@ func tourScript(t *testing.T, base string, rewrite func(string) string) string {
 // tour got to its end.
 func runTour(t *testing.T, script string, env ...string) string {
 	t.Helper()
+	out := runScript(t, script, env...)
+	for _, want := range []string{"staked     2 ETH", ": accepted", "audit ", "did:key:z6Mk"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the tour's output does not show %q:\n%s", want, out)
+		}
+	}
+	return out
+}
+
+// runScript runs script with bash in a fresh directory holding bin/surety, with HOME there
+// and no wallet or chain from the caller's environment, and returns what it printed; it fails
+// the test if the script fails.
+func runScript(t *testing.T, script string, env ...string) string {
+	t.Helper()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash")
@@ -116,12 +133,7 @@ func runTour(t *testing.T, script string, env ...string) string {
 	cmd.Env = append(append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME=", "ETH_RPC_URL=", "ETH_KEYSTORE=", "ETH_PRIVATE_KEY="), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("the README tour failed: %v\n%s", err, out)
-	}
-	for _, want := range []string{"staked     2 ETH", ": accepted", "audit ", "did:key:z6Mk"} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("the tour's output does not show %q:\n%s", want, out)
-		}
+		t.Fatalf("the README's commands failed: %v\n%s", err, out)
 	}
 	return string(out)
 }
@@ -191,5 +203,59 @@ func TestREADMETourWithOwnKeystoresOnSlowAnvil(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(dir, "data", "wallets")); len(entries) != 0 {
 		t.Errorf("the node holds %d wallets; it should hold none", len(entries))
+	}
+}
+
+// TestREADMERealChainRunsAsWritten pastes the README's "real chain, your own wallet" block
+// into bash against Anvil mining a block a second: deploy from a cast keystore, a node that
+// waits 2 confirmations, a bind and a stake paid from that keystore. What changes, and why:
+// the chain's URL is Anvil's; `cast wallet import --interactive` reads the key from a
+// terminal, so the test gives it the key and password as flags; the node, which a user runs
+// in a terminal of its own, runs in the background on a free port (the README's 7746 may be
+// a running `make run`), and the script waits for it to answer.
+func TestREADMERealChainRunsAsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Anvil, a deploy, a node and a bind")
+	}
+	t.Parallel() // mostly waits on blocks and processes
+	a, err := anvil.Start(context.Background(), anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Stop)
+	port := strconv.Itoa(freePort(t))
+	key := "0x" + hex.EncodeToString(crypto.FromECDSA(chain.DevKey(1)))
+	var script strings.Builder
+	script.WriteString("set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n")
+	rewrites := map[string]string{}
+	for _, l := range readmeBlocks(t, "### A real chain, and your own wallet", "## Benchmarks") {
+		run := l
+		switch {
+		case strings.HasPrefix(l, "export ETH_RPC_URL=https://rpc.example.org"):
+			run = "export ETH_RPC_URL=" + a.URL
+		case strings.HasPrefix(l, "cast wallet import market --interactive"):
+			run = "cast wallet import market --private-key " + key + " --unsafe-password real"
+		case strings.Contains(l, "bin/surety node "):
+			run = strings.SplitN(l, " #", 2)[0] + " --listen 127.0.0.1:" + port + " --log-level warn > node.log 2>&1 &\n" +
+				"for i in $(seq 100); do curl -sf http://127.0.0.1:" + port + "/healthz >/dev/null && break; sleep 0.2; done"
+		case strings.HasPrefix(l, "export SURETY_NODE="):
+			run = strings.Replace(l, "127.0.0.1:7746", "127.0.0.1:"+port, 1)
+		}
+		if run != l {
+			rewrites[l] = run
+		}
+		script.WriteString("echo '+ " + strings.ReplaceAll(l, "'", `'"'"'`) + "'\n" + run + "\n")
+	}
+	if len(rewrites) != 4 {
+		t.Fatalf("rewrote %d lines of the README's real-chain block, want 4 (URL, import, node, SURETY_NODE): %v", len(rewrites), rewrites)
+	}
+	out := runScript(t, script.String(), "PATH="+filepath.Dir(testutil.Tool(t, "cast"))+":"+os.Getenv("PATH"), "ETH_PASSWORD=real")
+	for _, want := range []string{"BountyEscrow at 0x", "2/2 confirmations", "indexed by the node", ": bound", "staked     0.5 ETH"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the real-chain block's output does not show %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "not mined") || strings.Contains(out, "cannot reach") {
+		t.Errorf("the real-chain block timed out:\n%s", out)
 	}
 }
