@@ -12,10 +12,10 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/internal/anvil"
-	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
 
@@ -105,7 +105,11 @@ func TestMinesWhatAutomineLeft(t *testing.T) {
 	if err := c.Client().CallContext(ctx, nil, "evm_setAutomine", false); err != nil {
 		t.Fatal(err)
 	}
-	key := chain.DevKey(1)
+	// Anvil's test account 1 (internal/chain, which derives it, is above this package).
+	key, err := crypto.HexToECDSA("59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d")
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, err := c.ChainID(ctx)
 	if err != nil {
 		t.Fatal(err)
