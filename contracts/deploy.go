@@ -12,7 +12,6 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/units"
@@ -181,7 +180,17 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployCon
 	if err != nil {
 		return nil, fmt.Errorf("deploy: chain id: %w", err)
 	}
-	deployer := crypto.PubkeyToAddress(key.PublicKey)
+	return DeployFrom(ctx, b, bind.NewKeyedTransactor(key, id), cfg, progress)
+}
+
+// DeployFrom is Deploy sent from opts.From, each transaction signed by opts.Signer (a wallet
+// whose key is elsewhere, behind Clef, say).
+func DeployFrom(ctx context.Context, b Backend, from *bind.TransactOpts, cfg DeployConfig, progress func(name string, addr common.Address)) (*Deployment, error) {
+	id, err := b.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("deploy: chain id: %w", err)
+	}
+	deployer := from.From
 	if cfg.Owner == (common.Address{}) {
 		cfg.Owner = deployer
 	}
@@ -198,7 +207,7 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployCon
 		return nil, fmt.Errorf("deploy: fee %d bps is above the 1000 bps cap", cfg.FeeBps)
 	}
 
-	opts := bind.NewKeyedTransactor(key, id)
+	opts := *from
 	opts.Context = ctx
 	d := &Deployment{ChainID: id.Uint64(), Deployer: deployer}
 	send := func(what string, tx func() (common.Address, common.Hash, error)) (common.Address, error) {
@@ -223,7 +232,7 @@ func Deploy(ctx context.Context, b Backend, key *ecdsa.PrivateKey, cfg DeployCon
 	}
 	create := func(name string, meta *bind.MetaData, input []byte) (common.Address, error) {
 		return send(name, func() (common.Address, common.Hash, error) {
-			addr, tx, err := bind.DeployContract(opts, common.FromHex(meta.Bin), b, input)
+			addr, tx, err := bind.DeployContract(&opts, common.FromHex(meta.Bin), b, input)
 			if err != nil {
 				return common.Address{}, common.Hash{}, err
 			}

@@ -38,8 +38,9 @@ type Binding struct {
 // AgentID is the id StakeRegistry keys an agent by: keccak256 of its DID.
 func AgentID(did string) common.Hash { return ethcrypto.Keccak256Hash([]byte(did)) }
 
-// typedData is the EIP-712 form of the statement the wallet signs.
-func (s BindingStatement) typedData() apitypes.TypedData {
+// TypedData is the EIP-712 form of the statement the wallet signs (what a wallet or an
+// external signer such as Clef is asked to sign).
+func (s BindingStatement) TypedData() apitypes.TypedData {
 	return apitypes.TypedData{
 		Types: apitypes.Types{
 			"EIP712Domain": {
@@ -66,7 +67,7 @@ func (s BindingStatement) typedData() apitypes.TypedData {
 
 // Hash is the EIP-712 digest the wallet signs.
 func (s BindingStatement) Hash() (common.Hash, error) {
-	h, _, err := apitypes.TypedDataAndHash(s.typedData())
+	h, _, err := apitypes.TypedDataAndHash(s.TypedData())
 	if err != nil {
 		return common.Hash{}, fmt.Errorf("binding: EIP-712: %w", err)
 	}
@@ -79,11 +80,31 @@ const BindingType = "surety-binding+jws"
 
 // SignBinding signs a statement with the agent key and the wallet key.
 func SignBinding(s BindingStatement, agent *Key, wallet *ecdsa.PrivateKey) (*Binding, error) {
-	if s.DID != agent.DID.String() {
-		return nil, fmt.Errorf("%w: statement names %s, key is %s", ErrBadProof, s.DID, agent.DID)
-	}
 	if ethcrypto.PubkeyToAddress(wallet.PublicKey) != s.Wallet {
 		return nil, fmt.Errorf("%w: statement names wallet %s, key is %s", ErrBadProof, s.Wallet, ethcrypto.PubkeyToAddress(wallet.PublicKey))
+	}
+	return SignBindingWith(s, agent, func(data apitypes.TypedData) ([]byte, error) {
+		h, _, err := apitypes.TypedDataAndHash(data)
+		if err != nil {
+			return nil, err
+		}
+		sig, err := ethcrypto.Sign(h, wallet)
+		if err != nil {
+			return nil, err
+		}
+		sig[64] += 27
+		return sig, nil
+	})
+}
+
+// SignBindingWith signs a statement with the agent key, and has signWallet sign its EIP-712
+// form (TypedData) as the statement's wallet: a wallet whose key is elsewhere, behind an
+// external signer, signs this way. The signature must be 65 bytes, v 27 or 28; the binding is
+// verified before it is returned, so a signer that signed other data, or as another account,
+// is caught here.
+func SignBindingWith(s BindingStatement, agent *Key, signWallet func(apitypes.TypedData) ([]byte, error)) (*Binding, error) {
+	if s.DID != agent.DID.String() {
+		return nil, fmt.Errorf("%w: statement names %s, key is %s", ErrBadProof, s.DID, agent.DID)
 	}
 	payload, err := json.Marshal(s)
 	if err != nil {
@@ -93,16 +114,15 @@ func SignBinding(s BindingStatement, agent *Key, wallet *ecdsa.PrivateKey) (*Bin
 	if err != nil {
 		return nil, err
 	}
-	h, err := s.Hash()
+	sig, err := signWallet(s.TypedData())
 	if err != nil {
+		return nil, fmt.Errorf("binding: the wallet's signature: %w", err)
+	}
+	b := &Binding{Statement: s, AgentJWS: jws, WalletSignature: sig}
+	if err := b.Verify(); err != nil {
 		return nil, err
 	}
-	sig, err := ethcrypto.Sign(h.Bytes(), wallet)
-	if err != nil {
-		return nil, err
-	}
-	sig[64] += 27
-	return &Binding{Statement: s, AgentJWS: jws, WalletSignature: sig}, nil
+	return b, nil
 }
 
 // Verify checks both signatures: the JWS by the statement's DID over exactly the statement,

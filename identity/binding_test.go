@@ -1,12 +1,14 @@
 package identity
 
 import (
+	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
 	ethcrypto "github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 )
 
 func testBinding(t testing.TB) (*Binding, *Key) {
@@ -85,6 +87,54 @@ func TestSignBindingChecksTheKeys(t *testing.T) {
 	s := BindingStatement{DID: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp", Wallet: ethcrypto.PubkeyToAddress(wallet.PublicKey), ChainID: 1}
 	if _, err := SignBinding(s, agent, wallet); !errors.Is(err, ErrBadProof) {
 		t.Errorf("statement for another DID: %v", err)
+	}
+}
+
+// TestSignBindingWithChecksTheWallet: a wallet signer elsewhere (Clef) that fails, signs as
+// another account, or signs other data makes no binding.
+func TestSignBindingWithChecksTheWallet(t *testing.T) {
+	agent := testKey(t, Ed25519, 33)
+	wallet, _ := ethcrypto.ToECDSA(common.LeftPadBytes([]byte{10}, 32))
+	other, _ := ethcrypto.ToECDSA(common.LeftPadBytes([]byte{11}, 32))
+	s := BindingStatement{DID: agent.DID.String(), Wallet: ethcrypto.PubkeyToAddress(wallet.PublicKey), ChainID: 1, Nonce: "n"}
+	signAs := func(key *ecdsa.PrivateKey, data apitypes.TypedData) ([]byte, error) {
+		h, _, err := apitypes.TypedDataAndHash(data)
+		if err != nil {
+			return nil, err
+		}
+		sig, err := ethcrypto.Sign(h, key)
+		if err == nil {
+			sig[64] += 27
+		}
+		return sig, err
+	}
+	denied := errors.New("request denied")
+	for _, tc := range []struct {
+		name string
+		sign func(apitypes.TypedData) ([]byte, error)
+		want error
+	}{
+		{"the wallet", func(d apitypes.TypedData) ([]byte, error) { return signAs(wallet, d) }, nil},
+		{"declined", func(apitypes.TypedData) ([]byte, error) { return nil, denied }, denied},
+		{"another account", func(d apitypes.TypedData) ([]byte, error) { return signAs(other, d) }, ErrBadProof},
+		{"other data", func(d apitypes.TypedData) ([]byte, error) {
+			d.Message["nonce"] = "m"
+			return signAs(wallet, d)
+		}, ErrBadProof},
+		{"short", func(apitypes.TypedData) ([]byte, error) { return make([]byte, 64), nil }, ErrBadProof},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := SignBindingWith(s, agent, tc.sign)
+			if tc.want == nil {
+				if err != nil || b.Verify() != nil {
+					t.Fatalf("err %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, tc.want) || b != nil {
+				t.Errorf("got %v, %v; want %v", b, err, tc.want)
+			}
+		})
 	}
 }
 

@@ -9,8 +9,11 @@ import (
 	"github.com/ethereum/go-ethereum/accounts"
 	"github.com/ethereum/go-ethereum/accounts/external"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/rpc"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 )
 
 // Signer signs a wallet's transactions. A key the node holds is one (KeySigner); a user's
@@ -32,6 +35,20 @@ func NewKeySigner(key *ecdsa.PrivateKey) KeySigner { return KeySigner{key: key} 
 // Address is the key's account.
 func (k KeySigner) Address() common.Address { return crypto.PubkeyToAddress(k.key.PublicKey) }
 
+// SignTypedData signs EIP-712 data with the key: 65 bytes, v 27 or 28, as wallets sign it.
+func (k KeySigner) SignTypedData(_ context.Context, data apitypes.TypedData) ([]byte, error) {
+	h, _, err := apitypes.TypedDataAndHash(data)
+	if err != nil {
+		return nil, fmt.Errorf("sign typed data: %w", err)
+	}
+	sig, err := crypto.Sign(h, k.key)
+	if err != nil {
+		return nil, err
+	}
+	sig[64] += 27
+	return sig, nil
+}
+
 // SignTx signs tx for chainID.
 func (k KeySigner) SignTx(_ context.Context, tx *types.Transaction, chainID *big.Int) (*types.Transaction, error) {
 	return types.SignTx(tx, types.LatestSignerForChainID(chainID), k.key)
@@ -51,20 +68,52 @@ func NewWalletSigner(wallet accounts.Wallet, account accounts.Account) WalletSig
 	return WalletSigner{wallet: wallet, account: account}
 }
 
+// ExternalSigner signs through Clef's external API (which also fronts hardware wallets):
+// transactions, through go-ethereum's client of that API, and EIP-712 typed data, which that
+// client does not ask for.
+type ExternalSigner struct {
+	WalletSigner
+	rpc *rpc.Client
+}
+
 // NewExternalSigner signs as from through the external signer at url (Clef's API: an
 // http(s) URL or an IPC path). It fails when the signer does not answer, or does not list
 // from among its accounts (Clef asks its user whether to list them).
-func NewExternalSigner(url string, from common.Address) (WalletSigner, error) {
+func NewExternalSigner(url string, from common.Address) (*ExternalSigner, error) {
 	ext, err := external.NewExternalSigner(url)
 	if err != nil {
-		return WalletSigner{}, fmt.Errorf("external signer %s: %w", url, err)
+		return nil, fmt.Errorf("external signer %s: %w", url, err)
 	}
 	acct := accounts.Account{Address: from}
 	if !ext.Contains(acct) {
-		return WalletSigner{}, fmt.Errorf("external signer %s: it does not list account %s", url, from.Hex())
+		return nil, fmt.Errorf("external signer %s: it does not list account %s", url, from.Hex())
 	}
-	return NewWalletSigner(ext, acct), nil
+	c, err := rpc.Dial(url)
+	if err != nil {
+		return nil, fmt.Errorf("external signer %s: %w", url, err)
+	}
+	return &ExternalSigner{WalletSigner: NewWalletSigner(ext, acct), rpc: c}, nil
 }
+
+// SignTypedData asks the signer to sign EIP-712 data as the account (Clef's
+// account_signTypedData; Clef may ask its user first). The signature is 65 bytes, v 27 or 28.
+func (e *ExternalSigner) SignTypedData(ctx context.Context, data apitypes.TypedData) ([]byte, error) {
+	var sig hexutil.Bytes
+	addr := common.NewMixedcaseAddress(e.account.Address)
+	if err := e.rpc.CallContext(ctx, &sig, "account_signTypedData", &addr, data); err != nil {
+		return nil, fmt.Errorf("external signer: sign typed data as %s: %w", e.account.Address.Hex(), err)
+	}
+	if len(sig) != 65 {
+		return nil, fmt.Errorf("external signer: a typed-data signature of %d bytes, want 65", len(sig))
+	}
+	if sig[64] < 27 {
+		sig[64] += 27
+	}
+	return sig, nil
+}
+
+// Close ends the connection to the signer.
+func (e *ExternalSigner) Close() { e.rpc.Close() }
 
 // Address is the account signed for.
 func (w WalletSigner) Address() common.Address { return w.account.Address }

@@ -1,62 +1,24 @@
 package txn_test
 
 import (
+	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"errors"
 	"math/big"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/common/math"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/rpc"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/txn"
 )
-
-// clef answers Clef's external API (account_version, account_list,
-// account_signTransaction) for one key, as Clef does once its user approves; refuse makes
-// it answer as when the user declines.
-type clef struct {
-	key    *ecdsa.PrivateKey
-	refuse atomic.Bool
-	signed atomic.Int32
-}
-
-func (c *clef) Version() string { return "6.1.0" }
-
-func (c *clef) List() []common.Address {
-	return []common.Address{crypto.PubkeyToAddress(c.key.PublicKey)}
-}
-
-func (c *clef) SignTransaction(args apitypes.SendTxArgs, _ *string) (map[string]any, error) {
-	if c.refuse.Load() {
-		return nil, errors.New("Request denied")
-	}
-	tx, err := args.ToTransaction()
-	if err != nil {
-		return nil, err
-	}
-	signed, err := types.SignTx(tx, types.LatestSignerForChainID((*big.Int)(args.ChainID)), c.key)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := signed.MarshalBinary()
-	if err != nil {
-		return nil, err
-	}
-	c.signed.Add(1)
-	return map[string]any{"raw": hexutil.Bytes(raw), "tx": signed}, nil
-}
 
 // TestExternalSignerSendsThroughClefsAPI: a wallet behind Clef's API (go-ethereum's own
 // client of it) signs what the Sender builds, and the chain takes it; a declined signature
@@ -67,20 +29,12 @@ func TestExternalSignerSendsThroughClefsAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	fake := &clef{key: chain.DevKey(1)}
-	srv := rpc.NewServer()
-	if err := srv.RegisterName("account", fake); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-
+	fake := testutil.StartClef(t, chain.DevKey(1))
 	from, to := crypto.PubkeyToAddress(chain.DevKey(1).PublicKey), common.Address{0xbe, 0xef}
-	if _, err := txn.NewExternalSigner(hs.URL, common.Address{1}); err == nil || !strings.Contains(err.Error(), "does not list") {
+	if _, err := txn.NewExternalSigner(fake.URL, common.Address{1}); err == nil || !strings.Contains(err.Error(), "does not list") {
 		t.Errorf("an account the signer does not list: %v", err)
 	}
-	signer, err := txn.NewExternalSigner(hs.URL, from)
+	signer, err := txn.NewExternalSigner(fake.URL, from)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,11 +43,11 @@ func TestExternalSignerSendsThroughClefsAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake.refuse.Store(true)
+	fake.Refuse.Store(true)
 	if _, err := snd.Send(ctx, txn.Call{To: to, Value: big.NewInt(7)}); err == nil || !strings.Contains(err.Error(), "denied") {
 		t.Errorf("a declined signature: %v", err)
 	}
-	fake.refuse.Store(false)
+	fake.Refuse.Store(false)
 	r, err := snd.Send(ctx, txn.Call{To: to, Value: big.NewInt(7)})
 	if err != nil {
 		t.Fatal(err)
@@ -101,8 +55,55 @@ func TestExternalSignerSendsThroughClefsAPI(t *testing.T) {
 	if got, err := c.BalanceAt(ctx, to, nil); err != nil || got.Int64() != 7 {
 		t.Errorf("the recipient holds %v (%v), want the 7 wei sent", got, err)
 	}
-	if fake.signed.Load() != 1 || r.Status != types.ReceiptStatusSuccessful {
-		t.Errorf("signed %d times, receipt status %d; want one signature, one successful transaction", fake.signed.Load(), r.Status)
+	if fake.SignedTxs.Load() != 1 || r.Status != types.ReceiptStatusSuccessful {
+		t.Errorf("signed %d times, receipt status %d; want one signature, one successful transaction", fake.SignedTxs.Load(), r.Status)
+	}
+}
+
+// TestExternalSignerSignsTypedData: a wallet behind Clef's API signs EIP-712 data
+// (account_signTypedData; a wallet binding is such data) as a key in hand does, v 27 or 28;
+// a declined request is an error.
+func TestExternalSignerSignsTypedData(t *testing.T) {
+	key := chain.DevKey(3)
+	fake := testutil.StartClef(t, key)
+	signer, err := txn.NewExternalSigner(fake.URL, fake.Address())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer signer.Close()
+	data := apitypes.TypedData{
+		Types: apitypes.Types{
+			"EIP712Domain": {{Name: "name", Type: "string"}, {Name: "chainId", Type: "uint256"}},
+			"Note":         {{Name: "text", Type: "string"}, {Name: "at", Type: "uint256"}},
+		},
+		PrimaryType: "Note",
+		Domain:      apitypes.TypedDataDomain{Name: "test", ChainId: math.NewHexOrDecimal256(31337)},
+		Message:     apitypes.TypedDataMessage{"text": "hello", "at": math.NewHexOrDecimal256(1700000000)},
+	}
+	ctx := context.Background()
+	sig, err := signer.SignTypedData(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := txn.NewKeySigner(key).SignTypedData(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(sig, local) || len(sig) != 65 || sig[64] < 27 || fake.SignedTyped.Load() != 1 {
+		t.Errorf("Clef's signature %x, the key's %x (%d signed): want the same 65 bytes, v 27/28, signed once", sig, local, fake.SignedTyped.Load())
+	}
+	h, _, err := apitypes.TypedDataAndHash(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsv := append([]byte(nil), sig...)
+	rsv[64] -= 27
+	if pub, err := crypto.SigToPub(h, rsv); err != nil || crypto.PubkeyToAddress(*pub) != fake.Address() {
+		t.Errorf("the signature does not recover to the wallet (%v)", err)
+	}
+	fake.Refuse.Store(true)
+	if _, err := signer.SignTypedData(ctx, data); err == nil || !strings.Contains(err.Error(), "denied") {
+		t.Errorf("a declined request: %v", err)
 	}
 }
 

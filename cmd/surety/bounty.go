@@ -16,6 +16,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
@@ -613,7 +614,7 @@ func runBountyShow(ctx context.Context, e *env, args []string) error {
 
 // runDIDBind binds a DID to a wallet with a node: both keys sign the binding statement.
 func runDIDBind(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "did bind", "--key KEYFILE (--keystore FILE | --private-key KEY | --dev-account N) [--node URL] [--rpc-url URL]", strings.TrimSpace(`
+	fs := newFlags(e, "did bind", "--key KEYFILE (--keystore FILE | --private-key KEY | --signer URL --from ADDR | --dev-account N) [--node URL] [--rpc-url URL]", strings.TrimSpace(`
 Bind your DID to a wallet on chain: the DID key signs the binding statement (JWS), the wallet
 signs it too (EIP-712, for the node's chain and stake registry), and the binding is recorded
 with StakeRegistry.bind, where every node reads it. When the node holds the wallet it sends
@@ -635,9 +636,6 @@ on chain, requests signed by the DID may act from the wallet.`))
 	if err != nil {
 		return err
 	}
-	if w.key == nil {
-		return usagef("the wallet signs the binding with its key (--keystore, --private-key or --dev-account); an external signer cannot sign it yet")
-	}
 	k, err := readKeyFile(*key)
 	if err != nil {
 		return err
@@ -649,7 +647,7 @@ on chain, requests signed by the DID may act from the wallet.`))
 	if err := wallet.checkChain(info); err != nil {
 		return err
 	}
-	b, err := signBinding(k, w.key, info)
+	b, err := signBinding(ctx, k, w.signer, info)
 	if err != nil {
 		return err
 	}
@@ -704,7 +702,7 @@ func sendOwnBind(ctx context.Context, e *env, c *client.Client, info api.Info, n
 // bindWithNode signs a binding of k's DID to wallet (both keys sign, for the node's chain and
 // stake registry in info) and has the node at c record it on chain (see api.BindingAnswer).
 func bindWithNode(ctx context.Context, c *client.Client, info api.Info, k *identity.Key, wallet *ecdsa.PrivateKey) (*api.BindingAnswer, error) {
-	b, err := signBinding(k, wallet, info)
+	b, err := signBinding(ctx, k, txn.NewKeySigner(wallet), info)
 	if err != nil {
 		return nil, err
 	}
@@ -717,10 +715,10 @@ func bindWithNode(ctx context.Context, c *client.Client, info api.Info, k *ident
 }
 
 // signBinding signs the binding of k's DID to wallet, for the node's chain and stake
-// registry in info: both keys sign.
-func signBinding(k *identity.Key, wallet *ecdsa.PrivateKey, info api.Info) (*identity.Binding, error) {
-	return identity.SignBinding(identity.BindingStatement{
-		DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: info.Chain.ID,
+// registry in info: both keys sign (the wallet EIP-712 typed data, which Clef shows its user).
+func signBinding(ctx context.Context, k *identity.Key, wallet walletSigner, info api.Info) (*identity.Binding, error) {
+	return identity.SignBindingWith(identity.BindingStatement{
+		DID: k.DID.String(), Wallet: wallet.Address(), ChainID: info.Chain.ID,
 		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
-	}, k, wallet)
+	}, k, func(data apitypes.TypedData) ([]byte, error) { return wallet.SignTypedData(ctx, data) })
 }

@@ -7,8 +7,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind"
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
@@ -16,10 +17,10 @@ import (
 )
 
 func runDeployCmd(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "deploy", "--rpc-url URL (--keystore FILE | --private-key KEY | --dev-account N) [--out FILE]", strings.TrimSpace(`
+	fs := newFlags(e, "deploy", "--rpc-url URL (--keystore FILE | --private-key KEY | --signer URL --from ADDR | --dev-account N) [--out FILE]", strings.TrimSpace(`
 Deploy every Surety contract to the chain at --rpc-url, sent from your wallet (a keystore, a
-raw key, or on a dev chain one of Anvil's test accounts), and write the deployment file that
-'surety node --deployment' reads.`))
+raw key, Clef, or on a dev chain one of Anvil's test accounts), and write the deployment file
+that 'surety node --deployment' reads.`))
 	rpcURL := fs.rpcURL("JSON-RPC URL of the chain")
 	wallet := fs.ownWallet().withOldSpellings(fs, "key-file", "dev-key")
 	outPath := fs.String("out", "deployment.json", "where to write the deployment file")
@@ -67,22 +68,23 @@ raw key, or on a dev chain one of Anvil's test accounts), and write the deployme
 	if err != nil {
 		return err
 	}
-	key := w.key
-	if key == nil {
-		return usagef("deploy signs with a key (--keystore, --private-key or --dev-account); an external signer cannot deploy yet")
-	}
 	c, err := chain.Dial(ctx, *rpcURL, *timeout)
 	if err != nil {
 		return startError{err}
 	}
 	defer c.Close()
-	if id, err := c.ChainID(ctx); err != nil {
+	id, err := c.ChainID(ctx)
+	if err != nil {
 		return startError{fmt.Errorf("--rpc-url %s: chain id: %w", *rpcURL, err)}
-	} else if err := wallet.checkChain(api.Info{Chain: api.InfoChain{ID: id.Uint64(), Kind: "rpc"}}); err != nil {
+	}
+	if err := wallet.checkChain(api.Info{Chain: api.InfoChain{ID: id.Uint64(), Kind: "rpc"}}); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "deploying from %s to %s\n", crypto.PubkeyToAddress(key.PublicKey), *rpcURL)
-	dep, err := contracts.Deploy(ctx, c, key, cfg, func(name string, addr common.Address) {
+	from := &bind.TransactOpts{From: w.signer.Address(), Signer: func(_ common.Address, tx *types.Transaction) (*types.Transaction, error) {
+		return w.signer.SignTx(ctx, tx, id)
+	}}
+	fmt.Fprintf(e.stderr, "deploying from %s to %s\n", from.From, *rpcURL)
+	dep, err := contracts.DeployFrom(ctx, c, from, cfg, func(name string, addr common.Address) {
 		fmt.Fprintf(e.stderr, "  %s at %s\n", name, addr)
 	})
 	if err != nil {

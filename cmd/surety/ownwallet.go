@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"golang.org/x/term"
 
 	"github.com/surety-ioa/surety/api"
@@ -114,11 +115,16 @@ func (w *ownWalletFlags) given() bool {
 	return w.oldKeyFile != nil && *w.oldKeyFile != "" || w.oldDev != nil && *w.oldDev >= 0 || *w.keystore != "" || *w.privateKey != "" || *w.signer != "" || *w.devAccount >= 0
 }
 
-// ownWallet is an opened wallet: it signs transactions, and, when the key is at hand (not
-// behind an external signer), wallet bindings too.
+// ownWallet is an opened wallet: it signs transactions and wallet bindings.
 type ownWallet struct {
-	signer txn.Signer
-	key    *ecdsa.PrivateKey // nil behind an external signer
+	signer walletSigner
+}
+
+// walletSigner signs a wallet's transactions and its EIP-712 data (wallet bindings): a key in
+// hand (txn.KeySigner) and Clef (txn.ExternalSigner) both do.
+type walletSigner interface {
+	txn.Signer
+	SignTypedData(ctx context.Context, data apitypes.TypedData) ([]byte, error)
 }
 
 // open unlocks the wallet named; naming none, or more than one, is a usage error.
@@ -171,7 +177,7 @@ func (w *ownWalletFlags) open() (*ownWallet, error) {
 	if *w.from != "" && (!common.IsHexAddress(*w.from) || common.HexToAddress(*w.from) != crypto.PubkeyToAddress(key.PublicKey)) {
 		return nil, usagef("--from %s is not the wallet's address %s", *w.from, crypto.PubkeyToAddress(key.PublicKey).Hex())
 	}
-	return &ownWallet{signer: txn.NewKeySigner(key), key: key}, nil
+	return &ownWallet{signer: txn.NewKeySigner(key)}, nil
 }
 
 // maxDevAccount bounds --dev-account (BIP-32 indexes below 2^31; nobody funds this many).

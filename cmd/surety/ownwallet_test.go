@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/hex"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
@@ -121,6 +123,48 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 	}
 	if out := runOK(t, "", "bounty", "show", "--node", base, id); !strings.Contains(out, "audit the vault") || !strings.Contains(out, "worker  "+addr) {
 		t.Errorf("bounty show after the own-wallet tour:\n%s", out)
+	}
+
+	// A wallet behind Clef (a stand-in speaking its API): the binding is typed data Clef
+	// signs, the bind and the stake are transactions it signs; a declined request sends
+	// nothing, and a stake from a bound wallet does not ask for the binding again.
+	clef := testutil.StartClef(t, chain.DevKey(8))
+	clefAgent := filepath.Join(dir, "clef-agent.json")
+	clefDID := strings.TrimSpace(runOK(t, "", "did", "new", "--out", clefAgent))
+	signer := []string{"--signer", clef.URL, "--from", clef.Address().Hex()}
+	clef.Refuse.Store(true)
+	refused("denied", exitFailure, nil, append([]string{"did", "bind", "--key", clefAgent}, signer...)...)
+	clef.Refuse.Store(false)
+	if n := clef.SignedTxs.Load(); n != 0 {
+		t.Errorf("a declined bind had %d transactions signed", n)
+	}
+	r = run(nil, append([]string{"did", "bind", "--key", clefAgent}, signer...)...)
+	if r.code != exitOK || !strings.Contains(r.stdout, "bound "+clefDID+" to wallet "+clef.Address().Hex()+" on chain") {
+		t.Fatalf("did bind behind Clef: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(nil, append([]string{"stake", "add", "--key", clefAgent, "--amount", "1ether"}, signer...)...)
+	if r.code != exitOK || !strings.Contains(r.stdout, "staked     1 ETH") {
+		t.Fatalf("stake add behind Clef: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if typed, txs := clef.SignedTyped.Load(), clef.SignedTxs.Load(); typed != 1 || txs != 2 {
+		t.Errorf("Clef signed %d bindings and %d transactions; want the one binding, the bind and the stake", typed, txs)
+	}
+	// Clef deploys too: two contract creations (the escrow makes its registry).
+	depOut := filepath.Join(dir, "clef-deployment.json")
+	deploy := startWithEnv(t, "", nil, append([]string{"deploy", "--rpc-url", a.URL, "--out", depOut}, signer...)...)
+	if code := deploy.wait(t); code != exitOK || clef.SignedTxs.Load() != 4 {
+		t.Fatalf("deploy behind Clef: exit %d, %d transactions signed in all (want 4)\n%s", code, clef.SignedTxs.Load(), deploy.stderr.String())
+	}
+	raw, err := os.ReadFile(depOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep, err := contracts.ParseDeployment(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, err := a.Client.CodeAt(context.Background(), dep.Contracts.BountyEscrow, nil); err != nil || len(code) == 0 || dep.Deployer != clef.Address() {
+		t.Errorf("Clef's deployment: escrow code %d bytes (%v), deployer %s", len(code), err, dep.Deployer.Hex())
 	}
 
 	// The node holds no wallet of the user's: it cannot act from it.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/stake"
 )
@@ -154,6 +154,14 @@ type ownStake struct {
 	timeout   time.Duration // for each receipt
 }
 
+// boundOnChain reports whether the node counts did as bound to wallet, so a stake need not
+// sign the binding again (behind Clef each signature is a question to its user). When the
+// node says so wrongly, the registry refuses the stake for want of a binding: nothing is lost.
+func boundOnChain(ctx context.Context, node *client.Client, did string, wallet common.Address) bool {
+	h, err := node.StakeOf(ctx, did, wallet)
+	return err == nil && h.Status == stake.StatusBound
+}
+
 // runOwnStake signs and sends a stake op from the user's wallet (binding the agent first
 // when the wallet has not), waits until the node has indexed it, and prints the node's view.
 func runOwnStake(ctx context.Context, e *env, o ownStake) error {
@@ -171,9 +179,9 @@ func runOwnStake(ctx context.Context, e *env, o ownStake) error {
 	}
 	defer sess.Close()
 	op := stake.Op{Kind: o.kind, Agent: identity.AgentID(k.DID.String()), Amount: o.amount}
-	if o.kind == stake.OpStake && sess.wallet.key != nil {
+	if o.kind == stake.OpStake && !boundOnChain(ctx, sess.node, k.DID.String(), sess.snd.Address()) {
 		// The first stake from a wallet binds the agent to it: both keys sign the binding.
-		b, err := signBinding(k, sess.wallet.key, sess.info)
+		b, err := signBinding(ctx, k, sess.wallet.signer, sess.info)
 		if err != nil {
 			return err
 		}
@@ -184,9 +192,6 @@ func runOwnStake(ctx context.Context, e *env, o ownStake) error {
 	svc := stake.NewService(stake.ServiceConfig{Chain: sess.chain, Registry: sess.contract("StakeRegistry")})
 	res, err := svc.Run(ctx, sess.snd, op)
 	if err != nil {
-		if o.kind == stake.OpStake && errors.Is(err, stake.ErrInvalid) && op.Proof == nil {
-			return fmt.Errorf("%w (an external signer cannot sign the binding here yet: bind with 'surety did bind' from a key first)", err)
-		}
 		return err
 	}
 	if err := waitIndexed(ctx, e, sess.node, res.Block, what); err != nil {
