@@ -137,6 +137,7 @@ var mappings = []mapping{
 	// bounties
 	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet on chain (surety did bind first)"},
 	{err: ErrUnknownOperation, status: http.StatusNotFound, slug: "unknown-operation", title: "No such operation"},
+	{err: ErrInterrupted, status: http.StatusServiceUnavailable, slug: "interrupted", title: "The node restarted before this write ended; look up its transaction before sending it again"},
 	{err: ErrWrongBounty, status: http.StatusBadRequest, slug: "wrong-bounty", title: "The envelope must name this bounty (body.bounty)"},
 	{err: txn.ErrUnknownWallet, status: http.StatusNotFound, slug: "unknown-wallet", title: "The node holds no such wallet"},
 	{err: escrow.ErrUnknownBounty, status: http.StatusNotFound, slug: "unknown-bounty", title: "No such bounty"},

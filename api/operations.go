@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/txn"
 )
 
@@ -27,8 +30,10 @@ import (
 // 202 Accepted with Location: /v1/operations/{id}; the node carries on, and the operation
 // tells how far it got (pending, sent, mined with k of N confirmations, then done or failed
 // with the answer the request would have had). GET /v1/operations/{id}/events streams it.
-// Operations live in memory: after a restart a client re-sends its request under the same
-// Idempotency-Key, which resumes the stored transaction rather than sending another.
+// Operations are kept in the node's database (when it has one, Config.Operations): after a
+// restart the node carries on each unfinished one whose request had an Idempotency-Key (the
+// key makes it resume the stored transaction, never send a second), and fails the others as
+// interrupted, naming the transaction they may have sent.
 
 // OpState is how far an operation got.
 type OpState string
@@ -71,70 +76,221 @@ type OpConfirmations struct {
 func (o *Operation) Final() bool { return o.State == OpDone || o.State == OpFailed }
 
 // ErrUnknownOperation reports an operation id the node does not have (never issued, or
-// forgotten: operations are kept for a while after they end, and not across restarts).
+// forgotten: operations are kept for a while after they end).
 var ErrUnknownOperation = errors.New("api: no such operation")
 
-// opEntry is an operation and a channel closed at its next change.
+// ErrInterrupted ends an operation the node cannot carry on after a restart: its request
+// had no Idempotency-Key, so running it again might act twice.
+var ErrInterrupted = errors.New("api: the node restarted before the write ended")
+
+// opEntry is an operation, a channel closed at its next change, and, until it ends, the
+// request to run again if the node restarts first.
 type opEntry struct {
 	op      Operation
 	changed chan struct{}
+	request *opRequest
 }
 
-// opStore holds the node's operations and owns the goroutines that carry them on.
+// opRequest is what it takes to run a write again after a restart.
+type opRequest struct {
+	Method string      `json:"method"`
+	URI    string      `json:"uri"`
+	Header http.Header `json:"header"` // the headers handlers read: Content-Type, Idempotency-Key
+	Body   []byte      `json:"body"`
+}
+
+// opStoreMigrations are the table operations are kept in, under the chain they act on.
+var opStoreMigrations = []sqlite.Migration{{Version: 1, SQL: `
+CREATE TABLE IF NOT EXISTS api_operations (
+	chain   INTEGER NOT NULL REFERENCES chains(id) ON DELETE CASCADE,
+	id      TEXT    NOT NULL,
+	op      TEXT    NOT NULL,            -- the Operation, as GET /v1/operations/{id} shows it
+	request TEXT    NOT NULL DEFAULT '', -- the opRequest to run again; '' once it ended
+	final   INTEGER NOT NULL DEFAULT 0,
+	updated INTEGER NOT NULL,
+	PRIMARY KEY (chain, id)
+) STRICT;
+`}}
+
+// opStore holds the node's operations and owns the goroutines that carry them on. With a
+// database it keeps each operation there too, at each change, so a restart loses none.
 type opStore struct {
 	mu    sync.Mutex
 	ops   map[string]*opEntry
 	order []string // ids, oldest first
 	tasks sync.WaitGroup
+
+	db    *sql.DB // nil: memory only
+	chain int64
+	log   *slog.Logger
 }
 
-func newOpStore() *opStore { return &opStore{ops: map[string]*opEntry{}} }
+// newOpStore makes the store, and with a database loads the operations a previous run kept:
+// finished ones still readable, and unfinished ones to carry on (resume).
+func newOpStore(ctx context.Context, db *sql.DB, chain int64, log *slog.Logger) (*opStore, error) {
+	st := &opStore{ops: map[string]*opEntry{}, db: db, chain: chain, log: log}
+	if db == nil {
+		return st, nil
+	}
+	if err := sqlite.Migrate(ctx, db, "api", opStoreMigrations); err != nil {
+		return nil, err
+	}
+	if _, err := db.ExecContext(ctx, `DELETE FROM api_operations WHERE chain = ? AND final = 1 AND updated < ?`,
+		chain, time.Now().Add(-operationKeep).Unix()); err != nil {
+		return nil, fmt.Errorf("api: operations: %w", err)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT op, request FROM api_operations WHERE chain = ? ORDER BY rowid`, chain)
+	if err != nil {
+		return nil, fmt.Errorf("api: operations: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var opJSON, reqJSON string
+		if err := rows.Scan(&opJSON, &reqJSON); err != nil {
+			return nil, fmt.Errorf("api: operations: %w", err)
+		}
+		e := &opEntry{changed: make(chan struct{})}
+		if err := json.Unmarshal([]byte(opJSON), &e.op); err != nil {
+			return nil, fmt.Errorf("api: operations: a stored operation: %w", err)
+		}
+		if !e.op.Final() && reqJSON != "" {
+			e.request = new(opRequest)
+			if err := json.Unmarshal([]byte(reqJSON), e.request); err != nil {
+				return nil, fmt.Errorf("api: operations: the request of %s: %w", e.op.ID, err)
+			}
+		}
+		st.ops[e.op.ID] = e
+		st.order = append(st.order, e.op.ID)
+	}
+	return st, rows.Err()
+}
 
-// add registers a new pending operation; false when the store is full of unfinished ones
-// (the request is then answered synchronously).
-func (st *opStore) add(route string) (string, bool) {
+// add registers a new pending operation for req; false when the store is full of
+// unfinished ones, or cannot keep it (the request is then answered synchronously).
+func (st *opStore) add(route string, req *opRequest) (string, bool) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	id := hex.EncodeToString(b[:])
 	now := time.Now().UTC()
+	e := &opEntry{op: Operation{ID: id, Route: route, State: OpPending, Created: now, Updated: now}, changed: make(chan struct{}), request: req}
 	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.evict(now)
-	if len(st.ops) >= maxOperations {
+	gone := st.evict(now)
+	full := len(st.ops) >= maxOperations
+	if !full {
+		st.ops[id] = e
+		st.order = append(st.order, id)
+	}
+	st.mu.Unlock()
+	st.forget(gone)
+	if full {
 		return "", false
 	}
-	st.ops[id] = &opEntry{op: Operation{ID: id, Route: route, State: OpPending, Created: now, Updated: now}, changed: make(chan struct{})}
-	st.order = append(st.order, id)
+	if err := st.save(e.op, req); err != nil {
+		st.log.Error("keeping an operation failed; answering the request as it comes", "err", err)
+		st.mu.Lock()
+		delete(st.ops, id)
+		st.mu.Unlock()
+		return "", false
+	}
 	return id, true
 }
 
 // evict forgets finished operations older than operationKeep, and, when full, the oldest
-// finished ones.
-func (st *opStore) evict(now time.Time) {
+// finished ones; it returns their ids, to forget in the database too.
+func (st *opStore) evict(now time.Time) []string {
+	var gone []string
 	kept := st.order[:0]
 	for _, id := range st.order {
-		e := st.ops[id]
+		e, ok := st.ops[id]
+		if !ok {
+			continue
+		}
 		if e.op.Final() && (now.Sub(e.op.Updated) > operationKeep || len(st.ops) >= maxOperations) {
 			delete(st.ops, id)
+			gone = append(gone, id)
 			continue
 		}
 		kept = append(kept, id)
 	}
 	st.order = kept
+	return gone
 }
 
-// update changes an operation and wakes whoever follows it.
+// forget deletes operations from the database.
+func (st *opStore) forget(ids []string) {
+	if st.db == nil {
+		return
+	}
+	for _, id := range ids {
+		if _, err := st.db.Exec(`DELETE FROM api_operations WHERE chain = ? AND id = ?`, st.chain, id); err != nil {
+			st.log.Warn("forgetting an operation failed", "id", id, "err", err)
+		}
+	}
+}
+
+// save writes op (and, while it is unfinished, the request to run again) to the database.
+func (st *opStore) save(op Operation, req *opRequest) error {
+	if st.db == nil {
+		return nil
+	}
+	opJSON, err := json.Marshal(op)
+	if err != nil {
+		return err
+	}
+	reqJSON := []byte{}
+	if req != nil && !op.Final() {
+		if reqJSON, err = json.Marshal(req); err != nil {
+			return err
+		}
+	}
+	final := 0
+	if op.Final() {
+		final = 1
+	}
+	_, err = st.db.Exec(`INSERT INTO api_operations (chain, id, op, request, final, updated) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (chain, id) DO UPDATE SET op = excluded.op, request = excluded.request, final = excluded.final, updated = excluded.updated`,
+		st.chain, op.ID, string(opJSON), string(reqJSON), final, op.Updated.Unix())
+	if err != nil {
+		return fmt.Errorf("api: keep operation %s: %w", op.ID, err)
+	}
+	return nil
+}
+
+// update changes an operation, keeps it, and wakes whoever follows it. Each operation's
+// changes come from the one goroutine carrying it on, so they reach the database in order.
 func (st *opStore) update(id string, f func(*Operation)) {
 	st.mu.Lock()
-	defer st.mu.Unlock()
 	e, ok := st.ops[id]
 	if !ok || e.op.Final() {
+		st.mu.Unlock()
 		return
 	}
 	f(&e.op)
 	e.op.Updated = time.Now().UTC()
 	close(e.changed)
 	e.changed = make(chan struct{})
+	op, req := e.op, e.request
+	if op.Final() {
+		e.request = nil
+	}
+	st.mu.Unlock()
+	if err := st.save(op, req); err != nil {
+		// What followers read is right; a restart would find the operation a step behind.
+		st.log.Warn("keeping an operation's progress failed", "id", id, "err", err)
+	}
+}
+
+// unfinished returns the operations a previous run left unfinished, with their requests.
+func (st *opStore) unfinished() map[string]*opRequest {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	out := map[string]*opRequest{}
+	for id, e := range st.ops {
+		if !e.op.Final() {
+			out[id] = e.request
+		}
+	}
+	return out
 }
 
 // get returns an operation and a channel closed at its next change.
@@ -207,53 +363,21 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		route := c.Request().Method + " " + c.Request().URL.Path
-		id, ok := s.ops.add(route)
+		r := c.Request()
+		saved := &opRequest{Method: r.Method, URI: r.URL.RequestURI(), Header: http.Header{}, Body: body}
+		for _, h := range []string{echo.HeaderContentType, "Idempotency-Key"} {
+			if v := r.Header.Values(h); len(v) > 0 {
+				saved.Header[h] = v
+			}
+		}
+		id, ok := s.ops.add(r.Method+" "+r.URL.Path, saved)
 		if !ok { // full: answer as if nobody had asked
-			c.Request().Body = io.NopCloser(bytes.NewReader(body))
+			r.Body = io.NopCloser(bytes.NewReader(body))
 			return next(c)
 		}
-		// The operation outlives the request (not the server): its own context, bounded.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), operationTimeout)
-		stopOnClose := context.AfterFunc(s.closing, cancel)
-		ctx = txn.WithProgress(ctx, func(p txn.Progress) {
-			s.ops.update(id, func(o *Operation) {
-				switch p.Stage {
-				case txn.StageSent:
-					o.State, o.TxHash = OpSent, p.Tx.Hex()
-				case txn.StageMined:
-					o.State, o.TxHash, o.Block = OpMined, p.Tx.Hex(), p.Block
-				}
-			})
-		})
-		req := c.Request().Clone(ctx)
+		req := r.Clone(context.WithoutCancel(r.Context())) // the operation outlives the request
 		req.Body = io.NopCloser(bytes.NewReader(body))
-		rec := &recorder{header: http.Header{}}
-		c2 := s.echo.NewContext(req, rec)
-		c2.SetPath(c.Path())
-		// Copies: echo reuses c (and its parameter slices) for another request once this
-		// one is answered, while the operation goes on.
-		c2.SetParamNames(append([]string(nil), c.ParamNames()...)...)
-		c2.SetParamValues(append([]string(nil), c.ParamValues()...)...)
-		done := make(chan struct{})
-		s.ops.tasks.Add(1)
-		go func() {
-			defer s.ops.tasks.Done()
-			defer close(done)
-			defer cancel()
-			defer stopOnClose()
-			if err := s.runOperation(next, c2); err != nil {
-				s.echo.HTTPErrorHandler(err, c2)
-			}
-			status := rec.code()
-			s.ops.update(id, func(o *Operation) {
-				o.Status, o.Result = status, json.RawMessage(bytes.TrimSpace(rec.body.Bytes()))
-				o.State = OpDone
-				if status >= 300 {
-					o.State = OpFailed
-				}
-			})
-		}()
+		rec, done := s.carryOn(id, req, c.Path(), c.ParamNames(), c.ParamValues(), next)
 		wait := min(pref.wait, s.cfg.RequestTimeout)
 		select {
 		case <-done:
@@ -262,12 +386,94 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			return c.Blob(rec.code(), rec.header.Get(echo.HeaderContentType), rec.body.Bytes())
 		case <-time.After(wait):
-		case <-c.Request().Context().Done():
+		case <-r.Context().Done():
 		}
 		op, _, _ := s.ops.get(id)
 		c.Response().Header().Set(echo.HeaderLocation, "/v1/operations/"+id)
 		c.Response().Header().Set("Preference-Applied", "respond-async")
 		return c.JSON(http.StatusAccepted, op)
+	}
+}
+
+// carryOn runs the write req as operation id on a goroutine the store owns, bounded by
+// operationTimeout and the server's shutdown, recording its progress and its answer. done is
+// closed when rec holds the answer.
+func (s *Server) carryOn(id string, req *http.Request, path string, names, values []string, next echo.HandlerFunc) (rec *recorder, done <-chan struct{}) {
+	ctx, cancel := context.WithTimeout(req.Context(), operationTimeout)
+	stopOnClose := context.AfterFunc(s.closing, cancel)
+	ctx = txn.WithProgress(ctx, func(p txn.Progress) {
+		s.ops.update(id, func(o *Operation) {
+			switch p.Stage {
+			case txn.StageSent:
+				o.State, o.TxHash = OpSent, p.Tx.Hex()
+			case txn.StageMined:
+				o.State, o.TxHash, o.Block = OpMined, p.Tx.Hex(), p.Block
+			}
+		})
+	})
+	rec = &recorder{header: http.Header{}}
+	c := s.echo.NewContext(req.WithContext(ctx), rec)
+	c.SetPath(path)
+	// Copies: echo reuses a request's context (and its parameter slices) for another
+	// request once it is answered, while the operation goes on.
+	c.SetParamNames(append([]string(nil), names...)...)
+	c.SetParamValues(append([]string(nil), values...)...)
+	finished := make(chan struct{})
+	s.ops.tasks.Add(1)
+	go func() {
+		defer s.ops.tasks.Done()
+		defer close(finished)
+		defer cancel()
+		defer stopOnClose()
+		if err := s.runOperation(next, c); err != nil {
+			s.echo.HTTPErrorHandler(err, c)
+		}
+		if s.closing.Err() != nil && ctx.Err() != nil {
+			return // cut short by the node's shutdown: the next run carries it on
+		}
+		s.finish(id, rec)
+	}()
+	return rec, finished
+}
+
+// finish records an operation's answer.
+func (s *Server) finish(id string, rec *recorder) {
+	status := rec.code()
+	s.ops.update(id, func(o *Operation) {
+		o.Status, o.Result = status, json.RawMessage(bytes.TrimSpace(rec.body.Bytes()))
+		o.State = OpDone
+		if status >= 300 {
+			o.State = OpFailed
+		}
+	})
+}
+
+// resume carries on the operations a previous run left unfinished: a request with an
+// Idempotency-Key runs again (the key makes it wait for the transaction it stored, never
+// send another); one without fails as interrupted, naming the transaction it may have sent.
+func (s *Server) resume() {
+	for id, saved := range s.ops.unfinished() {
+		if saved != nil && saved.Header.Get("Idempotency-Key") != "" {
+			req, err := http.NewRequestWithContext(context.Background(), saved.Method, saved.URI, bytes.NewReader(saved.Body))
+			if err == nil {
+				req.Header = saved.Header.Clone()
+				c := s.echo.NewContext(req, nil)
+				s.echo.Router().Find(req.Method, req.URL.Path, c)
+				s.log.Info("carrying on an operation from before the restart", "id", id, "route", req.Method+" "+req.URL.Path)
+				s.carryOn(id, req, c.Path(), c.ParamNames(), c.ParamValues(), c.Handler())
+				continue
+			}
+		}
+		op, _, _ := s.ops.get(id)
+		rec := &recorder{header: http.Header{}}
+		req, _ := http.NewRequest(http.MethodGet, "/v1/operations/"+id, nil) // a constant URL: no error
+		c := s.echo.NewContext(req, rec)
+		detail := "the request had no Idempotency-Key, so the node does not run it again"
+		if op.TxHash != "" {
+			detail += "; it sent transaction " + op.TxHash + ": look it up before sending the write again"
+		}
+		s.echo.HTTPErrorHandler(withDetail(ErrInterrupted, "%s", detail), c)
+		s.finish(id, rec)
 	}
 }
 
@@ -305,7 +511,7 @@ func (s *Server) withConfirmations(ctx context.Context, op Operation) Operation 
 func (s *Server) getOperation(c echo.Context) error {
 	op, _, ok := s.ops.get(c.Param("id"))
 	if !ok {
-		return withDetail(ErrUnknownOperation, "operation %s is unknown here (operations are kept %s after they end, and not across restarts)", clip(c.Param("id"), 64), operationKeep)
+		return withDetail(ErrUnknownOperation, "operation %s is unknown here (operations are kept %s after they end)", clip(c.Param("id"), 64), operationKeep)
 	}
 	return c.JSON(http.StatusOK, s.withConfirmations(c.Request().Context(), op))
 }

@@ -1,6 +1,9 @@
 package api
 
 import (
+	"context"
+	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -8,7 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/labstack/echo/v4"
+
+	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/txn"
 )
 
 // TestPreferAsync: Prefer: respond-async answers a write that is done within the wait with
@@ -16,7 +24,7 @@ import (
 // write to its end; a client that does not ask waits for the answer as before.
 func TestPreferAsync(t *testing.T) {
 	e := echo.New()
-	s := &Server{cfg: Config{RequestTimeout: 5 * time.Second}, echo: e, log: slog.New(slog.DiscardHandler), closing: t.Context(), ops: newOpStore()}
+	s := &Server{cfg: Config{RequestTimeout: 5 * time.Second}, echo: e, log: slog.New(slog.DiscardHandler), closing: t.Context(), ops: mustOpStore(t)}
 	e.HTTPErrorHandler = errorHandler(s.log)
 	release := make(chan struct{})
 	e.POST("/slow", func(c echo.Context) error {
@@ -94,5 +102,144 @@ func TestParsePrefer(t *testing.T) {
 		if got := parsePrefer(tt.in); got.async != tt.async || got.wait != tt.wait {
 			t.Errorf("parsePrefer(%q) = %+v, want async %v wait %s", tt.in, got, tt.async, tt.wait)
 		}
+	}
+}
+
+func mustOpStore(t testing.TB) *opStore {
+	t.Helper()
+	st, err := newOpStore(t.Context(), nil, 0, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// TestOperationsOutliveARestart: a node that stops (or dies) while carrying on writes finds
+// them in its database when it starts again. One whose request had an Idempotency-Key runs
+// again, with the same key and body, and ends with its answer; one without is not run again
+// (it might act twice) and fails as interrupted, naming the transaction it had sent; finished
+// ones stay readable after the next restart.
+func TestOperationsOutliveARestart(t *testing.T) {
+	db := testutil.DB(t)
+	chainRow, err := sqlite.EnterChain(t.Context(), db, sqlite.Chain{Key: "test", ChainID: 1, Genesis: "0x01", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type call struct{ key, body string }
+	// node makes a server over db whose /slow/:n sends a "transaction" (progress) and then
+	// waits for release, or for the server's end.
+	node := func(release <-chan struct{}, calls chan<- call) (*Server, *echo.Echo, context.CancelFunc) {
+		ops, err := newOpStore(t.Context(), db, chainRow, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := echo.New()
+		ctx, stop := context.WithCancel(t.Context())
+		s := &Server{cfg: Config{RequestTimeout: 5 * time.Second}, echo: e, log: slog.New(slog.DiscardHandler), closing: ctx, ops: ops}
+		e.HTTPErrorHandler = errorHandler(s.log)
+		e.POST("/slow/:n", func(c echo.Context) error {
+			body, _ := io.ReadAll(c.Request().Body)
+			calls <- call{c.Request().Header.Get("Idempotency-Key"), c.Param("n") + " " + string(body)}
+			txn.Report(c.Request().Context(), txn.Progress{Stage: txn.StageSent, Tx: common.Hash{0xaa}})
+			select {
+			case <-release:
+				return c.JSON(http.StatusCreated, map[string]string{"n": c.Param("n")})
+			case <-c.Request().Context().Done():
+				return c.Request().Context().Err()
+			}
+		}, s.async)
+		e.GET("/v1/operations/:id", s.getOperation)
+		return s, e, stop
+	}
+	post := func(e *echo.Echo, path, key string) string {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{"x":1}`))
+		req.Header.Set("Prefer", "respond-async, wait=0")
+		req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+		if key != "" {
+			req.Header.Set("Idempotency-Key", key)
+		}
+		e.ServeHTTP(rec, req)
+		if rec.Code != http.StatusAccepted {
+			t.Fatalf("POST %s: %d %s", path, rec.Code, rec.Body)
+		}
+		return rec.Header().Get("Location")
+	}
+	get := func(e *echo.Echo, loc string) Operation {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, loc, nil))
+		var op Operation
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &op) != nil {
+			t.Fatalf("GET %s: %d %s", loc, rec.Code, rec.Body)
+		}
+		return op
+	}
+	until := func(e *echo.Echo, loc string, state OpState) Operation {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			op := get(e, loc)
+			if op.State == state {
+				return op
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s stayed %s, want %s: %+v", loc, op.State, state, op)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+
+	// The first run: three writes under way when the node stops, two of them with a key.
+	release, calls := make(chan struct{}), make(chan call, 10)
+	s, e, stop := node(release, calls)
+	first := post(e, "/slow/1", "k1")
+	<-calls
+	withKey := post(e, "/slow/2", "k2")
+	<-calls
+	withoutKey := post(e, "/slow/3", "")
+	<-calls
+	until(e, withKey, OpSent)
+	until(e, withoutKey, OpSent)
+	stop() // the node shuts down while they wait
+	s.ops.tasks.Wait()
+
+	// The second run carries them on.
+	release2, calls2 := make(chan struct{}), make(chan call, 10)
+	s2, e2, stop2 := node(release2, calls2)
+	defer stop2()
+	if op := get(e2, first); op.State != OpSent {
+		t.Fatalf("the first write after the restart, before it is carried on: %+v", op)
+	}
+	s2.resume()
+	again := map[string]string{}
+	for range 2 {
+		c := <-calls2
+		again[c.key] = c.body
+	}
+	if again["k1"] != `1 {"x":1}` || again["k2"] != `2 {"x":1}` || len(again) != 2 {
+		t.Errorf("ran again: %v; want /slow/1 and /slow/2 with their keys and bodies, and not /slow/3", again)
+	}
+	op := until(e2, withoutKey, OpFailed)
+	if op.Status != http.StatusServiceUnavailable || !strings.Contains(string(op.Result), "interrupted") || !strings.Contains(string(op.Result), common.Hash{0xaa}.Hex()) {
+		t.Errorf("the write without a key after the restart: %+v (%s)", op, op.Result)
+	}
+	close(release2)
+	if op := until(e2, withKey, OpDone); op.Status != http.StatusCreated || string(op.Result) != `{"n":"2"}` {
+		t.Errorf("the write with a key after the restart: %+v (%s)", op, op.Result)
+	}
+	until(e2, first, OpDone)
+	stop2()
+	s2.ops.tasks.Wait()
+
+	// A third run reads the finished ones and runs nothing.
+	s3, e3, stop3 := node(make(chan struct{}), make(chan call))
+	defer stop3()
+	if n := len(s3.ops.unfinished()); n != 0 {
+		t.Errorf("%d operations unfinished after they all ended", n)
+	}
+	if op := get(e3, withKey); op.State != OpDone || string(op.Result) != `{"n":"2"}` {
+		t.Errorf("a finished operation after another restart: %+v", op)
 	}
 }

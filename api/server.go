@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -96,6 +97,10 @@ type Config struct {
 	// a gas estimate. 0 means the defaults in limits.go.
 	RPCRate  float64
 	RPCBurst int
+	// Operations is the database that keeps the operations of Prefer: respond-async writes
+	// across restarts, under the chains-table row OperationsChain; nil keeps them in memory.
+	Operations      *sql.DB
+	OperationsChain int64
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client. Without them the
 	// client is the socket's peer, and the header is ignored: a client cannot pick the address
 	// its limits are counted under.
@@ -149,7 +154,11 @@ func New(cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
-	s := &Server{cfg: cfg, echo: e, log: cfg.Logger, closing: context.Background(), ops: newOpStore()}
+	ops, err := newOpStore(context.Background(), cfg.Operations, cfg.OperationsChain, cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, echo: e, log: cfg.Logger, closing: context.Background(), ops: ops}
 	e.HTTPErrorHandler = errorHandler(s.log)
 	e.IPExtractor = clientAddress(cfg.TrustedProxies)
 	e.Use(s.logRequests, s.recoverPanics, s.limitWrites(), s.limitBody, s.timeout)
@@ -231,6 +240,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 		// Requests in flight outlive ctx by up to grace; streams watch s.closing instead.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	s.resume()
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -246,8 +256,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("api: serve: %w", err)
 	}
-	// Operations end with ctx (a write's stored transaction is resumed by a retry under the
-	// same Idempotency-Key after a restart); wait for their goroutines.
+	// Operations end with ctx (the next run carries on the unfinished ones); wait for their
+	// goroutines.
 	s.ops.tasks.Wait()
 	return nil
 }

@@ -107,6 +107,12 @@ func (s *Sender) report(ctx context.Context, p Progress) {
 	if s.progress != nil {
 		s.progress(p)
 	}
+	Report(ctx, p)
+}
+
+// Report tells the listener ctx carries (WithProgress), if any, of p: the Sender does for
+// what it sends, the relay for a transaction its user signed.
+func Report(ctx context.Context, p Progress) {
 	if f, ok := ctx.Value(progressKey{}).(func(Progress)); ok {
 		f(p)
 	}

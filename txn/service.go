@@ -111,6 +111,7 @@ func (s *Service) Relay(ctx context.Context, raw []byte, to []common.Address, de
 	if err != nil && r == nil {
 		return nil, fmt.Errorf("relay: wait for %s: %w", tx.Hash().Hex(), err)
 	}
+	Report(ctx, Progress{Stage: StageMined, Tx: tx.Hash(), To: *tx.To(), Block: r.BlockNumber.Uint64(), Reverted: r.Status != types.ReceiptStatusSuccessful})
 	return r, err
 }
 
@@ -155,6 +156,7 @@ func (s *Service) Broadcast(ctx context.Context, raw []byte, to []common.Address
 			return nil, &Error{Err: ErrNotRelayable, Msg: "the chain refused the transaction: " + err.Error()}
 		}
 	}
+	Report(ctx, Progress{Stage: StageSent, Tx: tx.Hash(), To: *tx.To()})
 	return &tx, nil
 }
 

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -236,7 +237,8 @@ func (c *Client) Write(ctx context.Context, path string, env []byte, idempotency
 // WriteAsync is Write for a slow chain: it asks the node to answer within wait or else to
 // carry on (Prefer: respond-async), and then follows the operation (GET
 // /v1/operations/{id}), calling follow at each change, until it has the answer, which it
-// decodes into out (a refusal is an *Error, as from Write).
+// decodes into out (a refusal is an *Error, as from Write). A node that stops answering
+// meanwhile (a restart) is asked again until ctx ends.
 func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempotencyKey string, wait time.Duration, follow func(*api.Operation), out any) error {
 	header := map[string]string{"Prefer": fmt.Sprintf("respond-async, wait=%d", int(wait.Seconds()))}
 	if idempotencyKey != "" {
@@ -267,6 +269,12 @@ func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempo
 			}
 			var next api.Operation
 			if err := c.get(ctx, "/v1/operations/"+url.PathEscape(op.ID), &next); err != nil {
+				var answered *Error
+				if !errors.As(err, &answered) && ctx.Err() == nil {
+					// No answer: the node may be restarting; it keeps its operations and
+					// carries them on, so ask again until ctx ends.
+					continue
+				}
 				return fmt.Errorf("follow operation %s: %w", op.ID, err)
 			}
 			op = next

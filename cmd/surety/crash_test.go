@@ -18,9 +18,11 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/internal/chain"
 )
 
 // nodeProcess is a real `surety node` process.
@@ -244,5 +246,51 @@ func TestCrashDuringSettlement(t *testing.T) {
 	}
 	if len(amounts) != len(reqs) {
 		t.Errorf("%d distinct amounts for %d requests: some request was posted twice", len(amounts), len(reqs))
+	}
+}
+
+// TestOperationOutlivesANodeCrash: a node killed (SIGKILL) while it carries on a write for a
+// client (202 Accepted, an operation) carries it on when it starts again, and the client that
+// followed the operation gets its answer; the chain holds the write once.
+func TestOperationOutlivesANodeCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Anvil and two node processes")
+	}
+	t.Parallel() // mostly waits on blocks
+	a := deployOnSlowAnvil(t, 3*time.Second)
+	bin, dir := suretyBinary(t), t.TempDir()
+	port := freePort(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	// Four confirmations of 3 s blocks: a stake takes longer than the CLI's 10 s wait.
+	args := []string{"node", "--data-dir", filepath.Join(dir, "data"), "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--rpc-url", a.URL,
+		"--deployment", a.DepFile, "--dev-wallets", "--dev-accounts", "3", "--confirmations", "4", "--p2p-listen", "/ip4/127.0.0.1/tcp/0"}
+	p := startProcess(t, bin, args...)
+	waitHealthy(t, base, p)
+	agentKey := filepath.Join(dir, "agent.json")
+	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", agentKey))
+	if r := start(t, "did", "bind", "--key", agentKey, "--dev-account", "2", "--node", base); r.waitFor(t, 2*time.Minute) != exitOK {
+		t.Fatalf("did bind: %s", r.stderr)
+	}
+	wallet := crypto.PubkeyToAddress(chain.DevKey(2).PublicKey).Hex()
+	r := start(t, "stake", "add", "--key", agentKey, "--wallet", wallet, "--amount", "1ether", "--node", base)
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(r.stderr.String(), "carries it on as operation") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the stake was not carried on as an operation:\n%s\nthe node:\n%s", r.stderr, tail(p.stderr.String(), 4000))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	<-p.done
+	p2 := startProcess(t, bin, args...)
+	waitHealthy(t, base, p2)
+	if code := r.waitFor(t, 2*time.Minute); code != exitOK || !strings.Contains(r.stdout.String(), "staked     1 ETH") {
+		t.Fatalf("the stake followed across the crash: exit %d\n%s%s", code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(p2.stderr.String(), "carrying on an operation from before the restart") {
+		t.Errorf("the restarted node did not say it carried the operation on:\n%s", p2.stderr)
+	}
+	if out := runOK(t, "", "stake", "show", "--node", base, "--wallet", wallet, did); !strings.Contains(out, "staked     1 ETH") {
+		t.Errorf("after the crash the chain holds:\n%s", out)
 	}
 }
