@@ -636,6 +636,9 @@ on chain, requests signed by the DID may act from the wallet.`))
 	if err != nil {
 		return err
 	}
+	if err := wallet.pin(w); err != nil {
+		return err
+	}
 	k, err := readKeyFile(*key)
 	if err != nil {
 		return err
@@ -645,6 +648,9 @@ on chain, requests signed by the DID may act from the wallet.`))
 		return err
 	}
 	if err := wallet.checkChain(info); err != nil {
+		return err
+	}
+	if err := w.checkPinned(info, *node); err != nil {
 		return err
 	}
 	b, err := signBinding(ctx, k, w.signer, info)

@@ -22,7 +22,7 @@ Deploy every Surety contract to the chain at --rpc-url, sent from your wallet (a
 raw key, Clef, or on a dev chain one of Anvil's test accounts), and write the deployment file
 that 'surety node --deployment' reads.`))
 	rpcURL := fs.rpcURL("JSON-RPC URL of the chain")
-	wallet := fs.ownWallet().withOldSpellings(fs, "key-file", "dev-key")
+	wallet := fs.walletFlags().withOldSpellings(fs, "key-file", "dev-key")
 	outPath := fs.String("out", "deployment.json", "where to write the deployment file")
 	asJSON := fs.Bool("json", false, "print the deployment (as written to --out) instead of its path")
 	timeout := fs.Duration("rpc-timeout", defaultRPCTimeout, "how long to wait for the chain to answer at start")

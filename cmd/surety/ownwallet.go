@@ -18,6 +18,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/txn"
 )
@@ -30,6 +31,7 @@ const (
 	privateKeyEnv = "ETH_PRIVATE_KEY"
 	fromEnv       = "ETH_FROM"
 	signerEnv     = "SURETY_SIGNER"
+	deploymentEnv = "SURETY_DEPLOYMENT"
 )
 
 // ownWalletFlags name the user's own wallet: exactly one of a keystore file, a raw key, an
@@ -42,6 +44,9 @@ type ownWalletFlags struct {
 	signer       *string
 	from         *string
 	devAccount   *int
+	// deployment pins the contracts to pay into (a file 'surety deploy' wrote); nil on
+	// deploy itself.
+	deployment *string
 	// dev says the wallet is a public dev account (refused off dev chains).
 	dev bool
 	// Spellings of earlier versions, kept working: a file holding a hex key, and a dev
@@ -82,10 +87,23 @@ func (w *ownWalletFlags) mergeOldSpellings() error {
 	return nil
 }
 
-// ownWallet defines the wallet flags on f. The environment (and config file) name a wallet
-// only when the command line names none, neither the user's own nor a node-held --wallet;
-// their values are never shown as flag defaults (a key must not land in a help text).
+// ownWallet defines the wallet flags on f, and --deployment, which pins the contracts the
+// wallet pays into. The environment (and config file) name a wallet only when the command
+// line names none, neither the user's own nor a node-held --wallet; their values are never
+// shown as flag defaults (a key must not land in a help text).
 func (f *flags) ownWallet() *ownWalletFlags {
+	w := f.walletFlags()
+	w.deployment = f.String("deployment", "", "the deployment file of the contracts your wallet pays into ('surety deploy' writes it; default: $"+deploymentEnv+"); the node must name the same, else nothing is sent. Without it the node's /v1/info names them")
+	f.afterParse = append(f.afterParse, func() {
+		if *w.deployment == "" {
+			*w.deployment = f.e.setting(deploymentEnv)
+		}
+	})
+	return w
+}
+
+// walletFlags defines the wallet flags on f (deploy's, which makes the contracts).
+func (f *flags) walletFlags() *ownWalletFlags {
 	w := &ownWalletFlags{
 		e:            f.e,
 		keystore:     f.String("keystore", "", "your wallet: a keystore file (go-ethereum's or cast's; default: $"+keystoreEnv+"), unlocked with --password-file, $"+passwordEnv+" or a prompt"),
@@ -118,6 +136,8 @@ func (w *ownWalletFlags) given() bool {
 // ownWallet is an opened wallet: it signs transactions and wallet bindings.
 type ownWallet struct {
 	signer walletSigner
+	// pinned is the deployment the user named (--deployment), nil when they named none.
+	pinned *contracts.Deployment
 }
 
 // walletSigner signs a wallet's transactions and its EIP-712 data (wallet bindings): a key in
@@ -178,6 +198,41 @@ func (w *ownWalletFlags) open() (*ownWallet, error) {
 		return nil, usagef("--from %s is not the wallet's address %s", *w.from, crypto.PubkeyToAddress(key.PublicKey).Hex())
 	}
 	return &ownWallet{signer: txn.NewKeySigner(key)}, nil
+}
+
+// pin reads the deployment file the user named, if any, into wallet.
+func (w *ownWalletFlags) pin(wallet *ownWallet) error {
+	if w.deployment == nil || *w.deployment == "" {
+		return nil
+	}
+	b, err := os.ReadFile(*w.deployment)
+	if err != nil {
+		return usagef("--deployment: %v", err)
+	}
+	d, err := contracts.ParseDeployment(b)
+	if err != nil {
+		return usagef("--deployment %s: %v", *w.deployment, err)
+	}
+	wallet.pinned = d
+	return nil
+}
+
+// checkPinned refuses a node whose chain or contracts are not the pinned deployment's: the
+// wallet would pay into contracts the user did not choose (a node could name its own).
+func (w *ownWallet) checkPinned(info api.Info, nodeURL string) error {
+	d := w.pinned
+	if d == nil {
+		return nil
+	}
+	if d.ChainID != info.Chain.ID {
+		return fmt.Errorf("the node at %s settles on chain %d; your --deployment is on chain %d: nothing sent", nodeURL, info.Chain.ID, d.ChainID)
+	}
+	for name, want := range map[string]common.Address{"BountyEscrow": d.Contracts.BountyEscrow, "StakeRegistry": d.Contracts.StakeRegistry} {
+		if got := info.Contracts[name]; !common.IsHexAddress(got) || common.HexToAddress(got) != want {
+			return fmt.Errorf("the node at %s names %s at %.64q; your --deployment has it at %s: another deployment (or a node naming its own): nothing sent", nodeURL, name, got, want.Hex())
+		}
+	}
+	return nil
 }
 
 // maxDevAccount bounds --dev-account (BIP-32 indexes below 2^31; nobody funds this many).
@@ -332,6 +387,9 @@ func openOwn(ctx context.Context, e *env, w *ownWalletFlags, nodeURL, rpcURL, wh
 	if err != nil {
 		return nil, err
 	}
+	if err := w.pin(wallet); err != nil {
+		return nil, err
+	}
 	c, info, err := dialNode(ctx, nodeURL)
 	if err != nil {
 		return nil, err
@@ -344,6 +402,12 @@ func openOwn(ctx context.Context, e *env, w *ownWalletFlags, nodeURL, rpcURL, wh
 
 // connectOwn is openOwn for a wallet already open and a node already dialled.
 func connectOwn(ctx context.Context, e *env, wallet *ownWallet, c *client.Client, info api.Info, nodeURL, rpcURL, what string, receiptTimeout time.Duration) (*ownSession, error) {
+	if err := wallet.checkPinned(info, nodeURL); err != nil {
+		return nil, err
+	}
+	if wallet.pinned == nil && !devChain(info.Chain.Kind, info.Chain.ID) {
+		e.progressDone("%s: paying into the contracts the node names (pin yours with --deployment FILE or $%s)", what, deploymentEnv)
+	}
 	ch, err := ownChain(ctx, rpcURL, nodeURL, info)
 	if err != nil {
 		return nil, err

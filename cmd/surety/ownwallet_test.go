@@ -167,6 +167,16 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 		t.Errorf("Clef's deployment: escrow code %d bytes (%v), deployer %s", len(code), err, dep.Deployer.Hex())
 	}
 
+	// A pinned deployment: the node must name the same contracts, else nothing is sent (a
+	// node naming contracts of its own would have the wallet pay into them).
+	refused("another deployment", exitFailure, pw, "stake", "add", "--key", agentKey, "--keystore", keystoreFile, "--amount", "1ether", "--deployment", depOut)
+	refused("another deployment", exitFailure, nil, append([]string{"did", "bind", "--key", clefAgent, "--deployment", depOut}, signer...)...)
+	pinned := map[string]string{"ETH_PASSWORD": "s3cret", "SURETY_DEPLOYMENT": a.DepFile}
+	r = run(pinned, "stake", "add", "--key", agentKey, "--keystore", keystoreFile, "--amount", "0.5ether")
+	if r.code != exitOK || !strings.Contains(r.stdout, "staked     1.25 ETH") {
+		t.Fatalf("stake add with the node's own deployment pinned: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
 	// The node holds no wallet of the user's: it cannot act from it.
 	refused("holds no such wallet", exitFailure, nil, "stake", "add", "--key", agentKey, "--wallet", addr, "--amount", "1ether")
 	if entries, err := os.ReadDir(filepath.Join(dir, "data", "wallets")); err == nil && len(entries) > 0 {
