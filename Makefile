@@ -2,8 +2,9 @@
 #   make run    a node on the embedded chain (in-process EVM, SQLite in .data/)
 #   make test   every test: go vet, staticcheck, forge fmt, forge tests and gas snapshot, go
 #               tests (with Anvil), a short run of every Go fuzz target
-# The Makefile installs what it needs: Go modules through the Go toolchain, and Foundry and
-# solc from npm into .tools/ (pinned by package.json and package-lock.json).
+# The Makefile installs what it needs: Go modules through the Go toolchain, Foundry and solc
+# from npm into .tools/ (pinned by package.json and package-lock.json), and Clef (pinned by
+# CLEF_VERSION) built from the Go module proxy into .tools/bin.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -13,6 +14,10 @@ TOOLS       := .tools
 TOOLS_STAMP := $(TOOLS)/.installed
 FOUNDRY     := $(TOOLS)/node_modules/@foundry-rs
 FORGE       := $(FOUNDRY)/forge-linux-amd64/bin/forge
+# Clef, go-ethereum's external signer, for the tests of wallets behind it: built from the Go
+# module proxy (go-ethereum dropped it after this release).
+CLEF         := $(TOOLS)/bin/clef
+CLEF_VERSION := v1.15.11
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS  := -X main.version=$(VERSION)
 
@@ -37,7 +42,15 @@ FORGE_PROFILE := $(if $(CI),ci,default)
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-tools: $(TOOLS_STAMP) ## install Foundry (anvil, forge, cast) and solc into .tools/, and the Go modules
+tools: $(TOOLS_STAMP) $(CLEF) ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, and the Go modules
+
+$(CLEF):
+	@mkdir -p $(TOOLS)/bin
+	rm -rf $(TOOLS)/clef-build && mkdir -p $(TOOLS)/clef-build
+	cd $(TOOLS)/clef-build && printf 'module clefbuild\n\ngo 1.24\n' > go.mod && \
+		GOFLAGS=-mod=mod GOWORK=off go get github.com/ethereum/go-ethereum/cmd/clef@$(CLEF_VERSION) && \
+		GOFLAGS=-mod=mod GOWORK=off go build -o ../bin/clef github.com/ethereum/go-ethereum/cmd/clef
+	rm -rf $(TOOLS)/clef-build
 
 $(TOOLS_STAMP): package.json package-lock.json
 	@command -v go >/dev/null || { echo "make: Go 1.26 is required (https://go.dev/dl)"; exit 1; }

@@ -1,12 +1,14 @@
 package txn
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/accounts"
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/accounts/external"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -74,6 +76,76 @@ func NewWalletSigner(wallet accounts.Wallet, account accounts.Account) WalletSig
 type ExternalSigner struct {
 	WalletSigner
 	rpc *rpc.Client
+	// methods names the calls this client makes (selector → "name(types)"), so Clef can show
+	// its user what a transaction calls, and sign it without --advanced (Clef refuses data
+	// it cannot decode otherwise).
+	methods map[[4]byte]string
+}
+
+// Describe teaches the signer the methods of abis, to name in each signing request.
+func (e *ExternalSigner) Describe(abis ...*abi.ABI) {
+	if e.methods == nil {
+		e.methods = map[[4]byte]string{}
+	}
+	for _, a := range abis {
+		for _, m := range a.Methods {
+			e.methods[[4]byte(m.ID)] = m.Sig
+		}
+	}
+}
+
+// SignTx asks the signer to sign tx (Clef's account_signTransaction, naming the method it
+// calls when Describe taught it; Clef may ask its user first). Legacy, access-list and
+// EIP-1559 transactions are signed; the signed one must be tx, signed by the account.
+func (e *ExternalSigner) SignTx(ctx context.Context, tx *types.Transaction, chainID *big.Int) (*types.Transaction, error) {
+	input := hexutil.Bytes(tx.Data())
+	args := apitypes.SendTxArgs{
+		From: common.NewMixedcaseAddress(e.account.Address), Gas: hexutil.Uint64(tx.Gas()),
+		Value: hexutil.Big(*tx.Value()), Nonce: hexutil.Uint64(tx.Nonce()), Input: &input,
+		ChainID: (*hexutil.Big)(chainID),
+	}
+	if to := tx.To(); to != nil {
+		m := common.NewMixedcaseAddress(*to)
+		args.To = &m
+	}
+	switch tx.Type() {
+	case types.LegacyTxType:
+		args.GasPrice = (*hexutil.Big)(tx.GasPrice())
+	case types.AccessListTxType:
+		args.GasPrice = (*hexutil.Big)(tx.GasPrice())
+		al := tx.AccessList()
+		args.AccessList = &al
+	case types.DynamicFeeTxType:
+		args.MaxFeePerGas, args.MaxPriorityFeePerGas = (*hexutil.Big)(tx.GasFeeCap()), (*hexutil.Big)(tx.GasTipCap())
+		al := tx.AccessList()
+		args.AccessList = &al
+	default:
+		return nil, fmt.Errorf("external signer: transactions of type %d are not signed here", tx.Type())
+	}
+	var method *string
+	if len(input) >= 4 && tx.To() != nil {
+		if sig, ok := e.methods[[4]byte(input[:4])]; ok {
+			method = &sig
+		}
+	}
+	var res struct {
+		Raw hexutil.Bytes `json:"raw"`
+	}
+	if err := e.rpc.CallContext(ctx, &res, "account_signTransaction", args, method); err != nil {
+		return nil, fmt.Errorf("external signer: %w", err)
+	}
+	signed := new(types.Transaction)
+	if err := signed.UnmarshalBinary(res.Raw); err != nil {
+		return nil, fmt.Errorf("external signer: the signed transaction: %w", err)
+	}
+	from, err := types.Sender(types.LatestSignerForChainID(chainID), signed)
+	if err != nil || from != e.account.Address || signed.Nonce() != tx.Nonce() || signed.Gas() != tx.Gas() ||
+		signed.Value().Cmp(tx.Value()) != 0 || signed.GasFeeCap().Cmp(tx.GasFeeCap()) != 0 || signed.GasTipCap().Cmp(tx.GasTipCap()) != 0 ||
+		!bytes.Equal(signed.Data(), tx.Data()) || (signed.To() == nil) != (tx.To() == nil) ||
+		signed.To() != nil && *signed.To() != *tx.To() {
+		return nil, fmt.Errorf("external signer: it signed another transaction than asked (from %s)", from.Hex())
+	}
+	return signed, nil
 }
 
 // NewExternalSigner signs as from through the external signer at url (Clef's API: an

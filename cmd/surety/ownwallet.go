@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -173,6 +174,15 @@ func (w *ownWalletFlags) open() (*ownWallet, error) {
 		s, err := txn.NewExternalSigner(*w.signer, common.HexToAddress(*w.from))
 		if err != nil {
 			return nil, startError{err}
+		}
+		// Name each call to Clef, which shows it decoded to its user (and refuses calls it
+		// cannot decode unless run with --advanced).
+		for _, m := range []*bind.MetaData{&contracts.BountyEscrowMetaData, &contracts.StakeRegistryMetaData, &contracts.IERC20MetaData} {
+			a, err := m.ParseABI()
+			if err != nil {
+				return nil, err
+			}
+			s.Describe(a)
 		}
 		return &ownWallet{signer: s}, nil
 	case *w.devAccount >= 0:

@@ -36,14 +36,19 @@ func RepoRoot(dir string) (string, error) {
 	}
 }
 
-// Find returns the path of a Foundry program ("anvil", "forge" or "cast"): the copy in the
-// repository's .tools/ when the working directory is inside a checkout, else one on PATH.
+// Find returns the path of a tool the Makefile installs: a Foundry program ("anvil",
+// "forge" or "cast") or Clef ("clef"), the copy in the repository's .tools/ when the working
+// directory is inside a checkout, else one on PATH.
 func Find(name string) (string, error) {
 	if wd, err := os.Getwd(); err == nil {
 		if root, err := RepoRoot(wd); err == nil {
-			p := filepath.Join(root, ".tools", "node_modules", "@foundry-rs", name+"-linux-amd64", "bin", name)
-			if st, err := os.Stat(p); err == nil && st.Mode()&0o111 != 0 {
-				return p, nil
+			for _, p := range []string{
+				filepath.Join(root, ".tools", "node_modules", "@foundry-rs", name+"-linux-amd64", "bin", name),
+				filepath.Join(root, ".tools", "bin", name),
+			} {
+				if st, err := os.Stat(p); err == nil && st.Mode()&0o111 != 0 {
+					return p, nil
+				}
 			}
 		}
 	}
