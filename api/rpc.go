@@ -267,6 +267,10 @@ func (s *Server) rpc(c echo.Context) error {
 		raw := json.RawMessage(b)
 		out.Result = &raw
 	}
+	if req.ID == nil && req.JSONRPC == "2.0" {
+		// A notification (no id): JSON-RPC 2.0 says it gets no reply, not even an error.
+		return c.NoContent(http.StatusNoContent)
+	}
 	return c.JSON(http.StatusOK, out)
 }
 

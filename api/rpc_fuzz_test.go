@@ -37,6 +37,7 @@ func FuzzJSONRPC(f *testing.F) {
 		`{"jsonrpc":"2.0","id":5,"method":"eth_feeHistory","params":["0x2","latest",[10,50]]}`,
 		`{"jsonrpc":"2.0","id":6,"method":"eth_getTransactionReceipt","params":["0x00"]}`,
 		`{"jsonrpc":"2.0","id":7,"method":"eth_sendRawTransaction","params":["0x02f8"]}`,
+		`{"jsonrpc":"2.0","method":"eth_chainId"}`, `{"jsonrpc":"2.0","id":null,"method":"eth_chainId"}`,
 		`[{"jsonrpc":"2.0"}]`, `{}`, `null`, ``,
 	} {
 		f.Add(seed)
@@ -50,6 +51,19 @@ func FuzzJSONRPC(f *testing.F) {
 			t.Fatalf("%q: %d %s", body, rec.Code, rec.Body)
 		}
 		if rec.Code == http.StatusRequestEntityTooLarge {
+			return
+		}
+		var sent struct { // as the node reads a request
+			JSONRPC string            `json:"jsonrpc"`
+			ID      json.RawMessage   `json:"id"` // "null" when the id is null, nil when absent
+			Method  string            `json:"method"`
+			Params  []json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal([]byte(body), &sent) == nil && sent.JSONRPC == "2.0" && sent.ID == nil && strings.HasPrefix(strings.TrimSpace(body), "{") {
+			// A notification: no reply.
+			if rec.Code != http.StatusNoContent || rec.Body.Len() != 0 {
+				t.Fatalf("%q: %d %s: a notification was answered", body, rec.Code, rec.Body)
+			}
 			return
 		}
 		var out struct {
