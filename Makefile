@@ -16,8 +16,8 @@ FOUNDRY     := $(TOOLS)/node_modules/@foundry-rs
 FORGE       := $(FOUNDRY)/forge-linux-amd64/bin/forge
 # Clef, go-ethereum's external signer, for the tests of wallets behind it: built from the Go
 # module proxy (go-ethereum dropped it after this release).
-CLEF         := $(TOOLS)/bin/clef
 CLEF_VERSION := v1.15.11
+CLEF         := $(TOOLS)/bin/.clef-$(CLEF_VERSION)
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS  := -X main.version=$(VERSION)
 
@@ -44,13 +44,14 @@ help: ## list the targets
 
 tools: $(TOOLS_STAMP) $(CLEF) ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, and the Go modules
 
-$(CLEF):
+$(CLEF): # a stamp named for the version: a new CLEF_VERSION builds again
 	@mkdir -p $(TOOLS)/bin
-	rm -rf $(TOOLS)/clef-build && mkdir -p $(TOOLS)/clef-build
+	rm -rf $(TOOLS)/clef-build $(TOOLS)/bin/.clef-* && mkdir -p $(TOOLS)/clef-build
 	cd $(TOOLS)/clef-build && printf 'module clefbuild\n\ngo 1.24\n' > go.mod && \
 		GOFLAGS=-mod=mod GOWORK=off go get github.com/ethereum/go-ethereum/cmd/clef@$(CLEF_VERSION) && \
 		GOFLAGS=-mod=mod GOWORK=off go build -o ../bin/clef github.com/ethereum/go-ethereum/cmd/clef
 	rm -rf $(TOOLS)/clef-build
+	@touch $@
 
 $(TOOLS_STAMP): package.json package-lock.json
 	@command -v go >/dev/null || { echo "make: Go 1.26 is required (https://go.dev/dl)"; exit 1; }

@@ -49,6 +49,10 @@ const (
 	operationKeep    = time.Hour
 	operationTimeout = 30 * time.Minute
 	operationPoll    = time.Second
+	// maxKeptRequest bounds a request kept to run again after a restart, and maxResumes how
+	// many restarts an operation is carried on across before it fails as interrupted.
+	maxKeptRequest = 64 << 10
+	maxResumes     = 3
 )
 
 // bodyLimits are the routes whose bodies are capped below maxBody.

@@ -86,9 +86,10 @@ var ErrInterrupted = errors.New("api: the node restarted before the write ended"
 // opEntry is an operation, a channel closed at its next change, and, until it ends, the
 // request to run again if the node restarts first.
 type opEntry struct {
-	op      Operation
-	changed chan struct{}
-	request *opRequest
+	op       Operation
+	changed  chan struct{}
+	request  *opRequest
+	attempts int // runs begun after restarts
 }
 
 // opRequest is what it takes to run a write again after a restart.
@@ -106,8 +107,9 @@ CREATE TABLE IF NOT EXISTS api_operations (
 	id      TEXT    NOT NULL,
 	op      TEXT    NOT NULL,            -- the Operation, as GET /v1/operations/{id} shows it
 	request TEXT    NOT NULL DEFAULT '', -- the opRequest to run again; '' once it ended
-	final   INTEGER NOT NULL DEFAULT 0,
-	updated INTEGER NOT NULL,
+	final    INTEGER NOT NULL DEFAULT 0,
+	attempts INTEGER NOT NULL DEFAULT 0, -- runs begun after restarts
+	updated  INTEGER NOT NULL,
 	PRIMARY KEY (chain, id)
 ) STRICT;
 `}}
@@ -139,17 +141,17 @@ func newOpStore(ctx context.Context, db *sql.DB, chain int64, log *slog.Logger) 
 		chain, time.Now().Add(-operationKeep).Unix()); err != nil {
 		return nil, fmt.Errorf("api: operations: %w", err)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT op, request FROM api_operations WHERE chain = ? ORDER BY rowid`, chain)
+	rows, err := db.QueryContext(ctx, `SELECT op, request, attempts FROM api_operations WHERE chain = ? ORDER BY rowid`, chain)
 	if err != nil {
 		return nil, fmt.Errorf("api: operations: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var opJSON, reqJSON string
-		if err := rows.Scan(&opJSON, &reqJSON); err != nil {
+		e := &opEntry{changed: make(chan struct{})}
+		if err := rows.Scan(&opJSON, &reqJSON, &e.attempts); err != nil {
 			return nil, fmt.Errorf("api: operations: %w", err)
 		}
-		e := &opEntry{changed: make(chan struct{})}
 		if err := json.Unmarshal([]byte(opJSON), &e.op); err != nil {
 			return nil, fmt.Errorf("api: operations: a stored operation: %w", err)
 		}
@@ -280,17 +282,40 @@ func (st *opStore) update(id string, f func(*Operation)) {
 	}
 }
 
-// unfinished returns the operations a previous run left unfinished, with their requests.
-func (st *opStore) unfinished() map[string]*opRequest {
+// leftOver is an operation a previous run left unfinished.
+type leftOver struct {
+	op       Operation
+	request  *opRequest // nil when it cannot run again
+	attempts int
+}
+
+// unfinished returns the operations a previous run left unfinished.
+func (st *opStore) unfinished() []leftOver {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	out := map[string]*opRequest{}
-	for id, e := range st.ops {
-		if !e.op.Final() {
-			out[id] = e.request
+	var out []leftOver
+	for _, id := range st.order {
+		if e := st.ops[id]; e != nil && !e.op.Final() {
+			out = append(out, leftOver{op: e.op, request: e.request, attempts: e.attempts})
 		}
 	}
 	return out
+}
+
+// begin counts a run of an operation begun after a restart, in the database first: a run
+// that takes the node down with it still counts.
+func (st *opStore) begin(id string) error {
+	if st.db != nil {
+		if _, err := st.db.Exec(`UPDATE api_operations SET attempts = attempts + 1 WHERE chain = ? AND id = ?`, st.chain, id); err != nil {
+			return fmt.Errorf("api: count a run of operation %s: %w", id, err)
+		}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if e := st.ops[id]; e != nil {
+		e.attempts++
+	}
+	return nil
 }
 
 // get returns an operation and a channel closed at its next change.
@@ -364,10 +389,16 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		r := c.Request()
-		saved := &opRequest{Method: r.Method, URI: r.URL.RequestURI(), Header: http.Header{}, Body: body}
-		for _, h := range []string{echo.HeaderContentType, "Idempotency-Key"} {
-			if v := r.Header.Values(h); len(v) > 0 {
-				saved.Header[h] = v
+		// Kept to run again after a restart: only a request with an Idempotency-Key can be
+		// (the key makes a second run wait for the first's transaction), and only a small one
+		// is kept (writes are envelopes of a few KiB; the table is not a store for bodies).
+		var saved *opRequest
+		if r.Header.Get("Idempotency-Key") != "" && len(body) <= maxKeptRequest {
+			saved = &opRequest{Method: r.Method, URI: r.URL.RequestURI(), Header: http.Header{}, Body: body}
+			for _, h := range []string{echo.HeaderContentType, "Idempotency-Key"} {
+				if v := r.Header.Values(h); len(v) > 0 {
+					saved.Header[h] = v
+				}
 			}
 		}
 		id, ok := s.ops.add(r.Method+" "+r.URL.Path, saved)
@@ -381,10 +412,12 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 		wait := min(pref.wait, s.cfg.RequestTimeout)
 		select {
 		case <-done:
-			for k, v := range rec.header {
-				c.Response().Header()[k] = v
+			if op, _, _ := s.ops.get(id); op.Final() { // else the shutdown cut it short: 202
+				for k, v := range rec.header {
+					c.Response().Header()[k] = v
+				}
+				return c.Blob(rec.code(), rec.header.Get(echo.HeaderContentType), rec.body.Bytes())
 			}
-			return c.Blob(rec.code(), rec.header.Get(echo.HeaderContentType), rec.body.Bytes())
 		case <-time.After(wait):
 		case <-r.Context().Done():
 		}
@@ -425,11 +458,12 @@ func (s *Server) carryOn(id string, req *http.Request, path string, names, value
 		defer close(finished)
 		defer cancel()
 		defer stopOnClose()
-		if err := s.runOperation(next, c); err != nil {
-			s.echo.HTTPErrorHandler(err, c)
-		}
-		if s.closing.Err() != nil && ctx.Err() != nil {
+		err := s.runOperation(next, c)
+		if err != nil && ctx.Err() != nil && s.closing.Err() != nil {
 			return // cut short by the node's shutdown: the next run carries it on
+		}
+		if err != nil {
+			s.echo.HTTPErrorHandler(err, c)
 		}
 		s.finish(id, rec)
 	}()
@@ -450,31 +484,53 @@ func (s *Server) finish(id string, rec *recorder) {
 
 // resume carries on the operations a previous run left unfinished: a request with an
 // Idempotency-Key runs again (the key makes it wait for the transaction it stored, never
-// send another); one without fails as interrupted, naming the transaction it may have sent.
+// send another), at most maxResumes times and while younger than operationTimeout; the
+// others fail as interrupted, naming the transaction they may have sent. It runs once.
 func (s *Server) resume() {
-	for id, saved := range s.ops.unfinished() {
-		if saved != nil && saved.Header.Get("Idempotency-Key") != "" {
-			req, err := http.NewRequestWithContext(context.Background(), saved.Method, saved.URI, bytes.NewReader(saved.Body))
-			if err == nil {
-				req.Header = saved.Header.Clone()
-				c := s.echo.NewContext(req, nil)
-				s.echo.Router().Find(req.Method, req.URL.Path, c)
-				s.log.Info("carrying on an operation from before the restart", "id", id, "route", req.Method+" "+req.URL.Path)
-				s.carryOn(id, req, c.Path(), c.ParamNames(), c.ParamValues(), c.Handler())
-				continue
+	s.resumeOnce.Do(func() {
+		for _, left := range s.ops.unfinished() {
+			id := left.op.ID
+			why := "the request had no Idempotency-Key, so the node does not run it again"
+			switch {
+			case left.request == nil:
+			case time.Since(left.op.Created) > operationTimeout:
+				why = fmt.Sprintf("it began more than %s ago", operationTimeout)
+			case left.attempts >= maxResumes:
+				why = fmt.Sprintf("the node restarted %d times while carrying it on", left.attempts)
+			default:
+				if s.rerun(id, left.request) {
+					continue
+				}
+				why = "the node could not run it again"
 			}
+			rec := &recorder{header: http.Header{}}
+			req, _ := http.NewRequest(http.MethodGet, "/v1/operations/"+id, nil) // a constant URL: no error
+			if left.op.TxHash != "" {
+				why += "; it sent transaction " + left.op.TxHash + ": look it up before sending the write again"
+			}
+			s.echo.HTTPErrorHandler(withDetail(ErrInterrupted, "%s", why), s.echo.NewContext(req, rec))
+			s.finish(id, rec)
 		}
-		op, _, _ := s.ops.get(id)
-		rec := &recorder{header: http.Header{}}
-		req, _ := http.NewRequest(http.MethodGet, "/v1/operations/"+id, nil) // a constant URL: no error
-		c := s.echo.NewContext(req, rec)
-		detail := "the request had no Idempotency-Key, so the node does not run it again"
-		if op.TxHash != "" {
-			detail += "; it sent transaction " + op.TxHash + ": look it up before sending the write again"
-		}
-		s.echo.HTTPErrorHandler(withDetail(ErrInterrupted, "%s", detail), c)
-		s.finish(id, rec)
+	})
+}
+
+// rerun runs a kept request again as operation id, through the route it was sent to.
+func (s *Server) rerun(id string, saved *opRequest) bool {
+	req, err := http.NewRequestWithContext(context.Background(), saved.Method, saved.URI, bytes.NewReader(saved.Body))
+	if err != nil {
+		s.log.Error("a kept operation's request is unusable", "id", id, "err", err)
+		return false
 	}
+	if err := s.ops.begin(id); err != nil {
+		s.log.Error("could not count a run of an operation", "id", id, "err", err)
+		return false
+	}
+	req.Header = saved.Header.Clone()
+	c := s.echo.NewContext(req, nil)
+	s.echo.Router().Find(req.Method, req.URL.Path, c)
+	s.log.Info("carrying on an operation from before the restart", "id", id, "route", req.Method+" "+req.URL.Path)
+	s.carryOn(id, req, c.Path(), c.ParamNames(), c.ParamValues(), c.Handler())
+	return true
 }
 
 // runOperation runs a handler off the request's goroutine, where the server's own panic

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -148,6 +149,12 @@ func TestOperationsOutliveARestart(t *testing.T) {
 				return c.Request().Context().Err()
 			}
 		}, s.async)
+		// /late answers once the node is shutting down: done by then, it is recorded done.
+		e.POST("/late", func(c echo.Context) error {
+			calls <- call{c.Request().Header.Get("Idempotency-Key"), "late"}
+			<-c.Request().Context().Done()
+			return c.JSON(http.StatusCreated, map[string]string{"late": "yes"})
+		}, s.async)
 		e.GET("/v1/operations/:id", s.getOperation)
 		return s, e, stop
 	}
@@ -200,10 +207,15 @@ func TestOperationsOutliveARestart(t *testing.T) {
 	<-calls
 	withoutKey := post(e, "/slow/3", "")
 	<-calls
+	late := post(e, "/late", "k4")
+	<-calls
 	until(e, withKey, OpSent)
 	until(e, withoutKey, OpSent)
 	stop() // the node shuts down while they wait
 	s.ops.tasks.Wait()
+	if op := get(e, late); op.State != OpDone || op.Status != http.StatusCreated {
+		t.Errorf("a write that answered as the node shut down: %+v, want it done", op)
+	}
 
 	// The second run carries them on.
 	release2, calls2 := make(chan struct{}), make(chan call, 10)
@@ -241,5 +253,76 @@ func TestOperationsOutliveARestart(t *testing.T) {
 	}
 	if op := get(e3, withKey); op.State != OpDone || string(op.Result) != `{"n":"2"}` {
 		t.Errorf("a finished operation after another restart: %+v", op)
+	}
+}
+
+// TestOperationsAreNotCarriedOnForever: an operation under way at each of maxResumes
+// restarts (one that takes the node down, say) fails as interrupted at the next start
+// instead of running again, and so does one older than operationTimeout.
+func TestOperationsAreNotCarriedOnForever(t *testing.T) {
+	db := testutil.DB(t)
+	chainRow, err := sqlite.EnterChain(t.Context(), db, sqlite.Chain{Key: "test", ChainID: 1, Genesis: "0x01", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan struct{}, 10)
+	node := func() (*Server, *echo.Echo, context.CancelFunc) {
+		ops, err := newOpStore(t.Context(), db, chainRow, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := echo.New()
+		ctx, stop := context.WithCancel(t.Context())
+		s := &Server{cfg: Config{RequestTimeout: 5 * time.Second}, echo: e, log: slog.New(slog.DiscardHandler), closing: ctx, ops: ops}
+		e.HTTPErrorHandler = errorHandler(s.log)
+		e.POST("/hangs", func(c echo.Context) error {
+			ran <- struct{}{}
+			<-c.Request().Context().Done()
+			return c.Request().Context().Err()
+		}, s.async)
+		return s, e, stop
+	}
+	s, e, stop := node()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodPost, "/hangs", strings.NewReader("{}"))
+	req.Header.Set("Prefer", "respond-async, wait=0")
+	req.Header.Set("Idempotency-Key", "k")
+	e.ServeHTTP(rec, req)
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("POST /hangs: %d %s", rec.Code, rec.Body)
+	}
+	id := strings.TrimPrefix(rec.Header().Get("Location"), "/v1/operations/")
+	<-ran
+	for restart := 1; ; restart++ {
+		stop()
+		s.ops.tasks.Wait()
+		s, _, stop = node()
+		s.resume()
+		if restart > maxResumes {
+			break
+		}
+		<-ran // carried on again
+	}
+	defer stop()
+	op, _, ok := s.ops.get(id)
+	if !ok || op.State != OpFailed || !strings.Contains(string(op.Result), fmt.Sprintf("restarted %d times", maxResumes)) {
+		t.Errorf("after %d restarts: %+v (%s), want it interrupted", maxResumes+1, op, op.Result)
+	}
+	if len(ran) != 0 {
+		t.Errorf("it ran again after %d restarts", maxResumes)
+	}
+
+	// One begun longer ago than operations run is not run again either.
+	old := Operation{ID: "old", Route: "POST /hangs", State: OpSent, Created: time.Now().Add(-2 * operationTimeout), Updated: time.Now()}
+	if err := s.ops.save(old, &opRequest{Method: http.MethodPost, URI: "/hangs", Header: http.Header{"Idempotency-Key": {"k2"}}}); err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	s.ops.tasks.Wait()
+	s, _, stop = node()
+	defer stop()
+	s.resume()
+	if op, _, _ := s.ops.get("old"); op.State != OpFailed || !strings.Contains(string(op.Result), "began more than") || len(ran) != 0 {
+		t.Errorf("an operation older than %s: %+v (%s), ran %d times", operationTimeout, op, op.Result, len(ran))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -115,6 +116,8 @@ type Server struct {
 	// closing ends when Serve starts to shut down: event streams end with it, so a client
 	// that keeps one open cannot hold the shutdown.
 	closing context.Context
+	// resumeOnce makes Serve carry on the operations of a previous run once.
+	resumeOnce sync.Once
 	// ops are the writes carried on after 202 Accepted.
 	ops *opStore
 }

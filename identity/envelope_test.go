@@ -257,8 +257,30 @@ func TestVerifyRefusesEnvelopesFromBeforeStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.Verify(context.Background(), []byte(s)); !errors.Is(err, ErrIssuedBeforeStart) {
-		t.Errorf("Verify = %v, want ErrIssuedBeforeStart", err)
+	_, err = v.Verify(context.Background(), []byte(s))
+	var ve *VerifyError
+	if !errors.Is(err, ErrIssuedBeforeStart) || !errors.As(err, &ve) || ve.Authentic == nil {
+		t.Errorf("Verify = %v, want ErrIssuedBeforeStart, marked authentic", err)
+	}
+}
+
+// TestVerifyMarksExpiredEnvelopesAuthentic: an expired envelope is refused, but marked as
+// signed by its sender, so the API can give it the stored answer of the request it started
+// (one the node carried on past the expiry, across a restart): at 13b6ac3 such a write
+// failed as expired while its transaction went through, and a re-run paid twice.
+func TestVerifyMarksExpiredEnvelopesAuthentic(t *testing.T) {
+	k := testKey(t, Ed25519, 7)
+	now := testNow
+	v := testVerifier(&now)
+	s, err := k.SignCompact(payloadFor(t, k, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Hour)
+	_, err = v.Verify(context.Background(), []byte(s))
+	var ve *VerifyError
+	if !errors.Is(err, ErrExpired) || !errors.As(err, &ve) || ve.Authentic == nil || ve.Authentic.Envelope.Sender != k.DID.String() {
+		t.Errorf("Verify = %v, want ErrExpired, marked authentic by its sender", err)
 	}
 }
 

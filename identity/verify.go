@@ -336,7 +336,10 @@ func (v *Verifier) verify(ctx context.Context, raw []byte, mode verifyMode) (*Ve
 	}
 	if err := v.checkTimes(e, out.Signers[0], mode == archived); err != nil {
 		var ve *VerifyError
-		if errors.As(err, &ve) && errors.Is(err, ErrIssuedBeforeStart) {
+		// Signed by its sender, only stale: a caller may let it fetch the answer of the request
+		// it started (a write the node carries on after a restart, or past the envelope's
+		// expiry, is answered this way), never start another.
+		if errors.As(err, &ve) && (errors.Is(err, ErrIssuedBeforeStart) || errors.Is(err, ErrExpired)) {
 			ve.Authentic = out
 		}
 		return nil, err

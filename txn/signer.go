@@ -139,7 +139,8 @@ func (e *ExternalSigner) SignTx(ctx context.Context, tx *types.Transaction, chai
 		return nil, fmt.Errorf("external signer: the signed transaction: %w", err)
 	}
 	from, err := types.Sender(types.LatestSignerForChainID(chainID), signed)
-	if err != nil || from != e.account.Address || signed.Nonce() != tx.Nonce() || signed.Gas() != tx.Gas() ||
+	if err != nil || from != e.account.Address || signed.Type() != tx.Type() || !signed.Protected() || signed.ChainId().Cmp(chainID) != 0 ||
+		signed.Nonce() != tx.Nonce() || signed.Gas() != tx.Gas() ||
 		signed.Value().Cmp(tx.Value()) != 0 || signed.GasFeeCap().Cmp(tx.GasFeeCap()) != 0 || signed.GasTipCap().Cmp(tx.GasTipCap()) != 0 ||
 		!bytes.Equal(signed.Data(), tx.Data()) || (signed.To() == nil) != (tx.To() == nil) ||
 		signed.To() != nil && *signed.To() != *tx.To() {

@@ -48,6 +48,11 @@ func TestExternalSignerSendsThroughClefsAPI(t *testing.T) {
 		t.Errorf("a declined signature: %v", err)
 	}
 	fake.Refuse.Store(false)
+	fake.Tamper.Store(true)
+	if _, err := snd.Send(ctx, txn.Call{To: to, Value: big.NewInt(7)}); err == nil || !strings.Contains(err.Error(), "signed another transaction") {
+		t.Errorf("a signer that signed another transaction: %v", err)
+	}
+	fake.Tamper.Store(false)
 	r, err := snd.Send(ctx, txn.Call{To: to, Value: big.NewInt(7)})
 	if err != nil {
 		t.Fatal(err)
@@ -55,8 +60,8 @@ func TestExternalSignerSendsThroughClefsAPI(t *testing.T) {
 	if got, err := c.BalanceAt(ctx, to, nil); err != nil || got.Int64() != 7 {
 		t.Errorf("the recipient holds %v (%v), want the 7 wei sent", got, err)
 	}
-	if fake.SignedTxs.Load() != 1 || r.Status != types.ReceiptStatusSuccessful {
-		t.Errorf("signed %d times, receipt status %d; want one signature, one successful transaction", fake.SignedTxs.Load(), r.Status)
+	if fake.SignedTxs.Load() != 2 || r.Status != types.ReceiptStatusSuccessful {
+		t.Errorf("signed %d times, receipt status %d; want two signatures (the tampered one never sent), one successful transaction", fake.SignedTxs.Load(), r.Status)
 	}
 }
 

@@ -251,7 +251,7 @@ const maxDevAccount = 1 << 20
 // checkChain refuses a public dev account's key on a chain that is not a devnet: anyone
 // can spend from it.
 func (w *ownWalletFlags) checkChain(info api.Info) error {
-	if w.dev && !devChain(info.Chain.Kind, info.Chain.ID) {
+	if w.dev && !devnetChains[info.Chain.ID] { // by its id: the kind is the node's word
 		return usagef("--dev-account: Anvil's test keys are public; the node's chain %d is not a devnet", info.Chain.ID)
 	}
 	return nil
@@ -415,7 +415,7 @@ func connectOwn(ctx context.Context, e *env, wallet *ownWallet, c *client.Client
 	if err := wallet.checkPinned(info, nodeURL); err != nil {
 		return nil, err
 	}
-	if wallet.pinned == nil && !devChain(info.Chain.Kind, info.Chain.ID) {
+	if wallet.pinned == nil && !devnetChains[info.Chain.ID] {
 		e.progressDone("%s: paying into the contracts the node names (pin yours with --deployment FILE or $%s)", what, deploymentEnv)
 	}
 	ch, err := ownChain(ctx, rpcURL, nodeURL, info)

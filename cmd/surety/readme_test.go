@@ -207,7 +207,7 @@ func TestREADMETourWithOwnKeystoresOnSlowAnvil(t *testing.T) {
 }
 
 // TestREADMERealChainRunsAsWritten pastes the README's "real chain, your own wallet" block
-// into bash against Anvil mining a block a second: deploy from a cast keystore, a node that
+// into bash against Anvil mining a block a second, on a chain id no devnet uses: deploy from a cast keystore, a node that
 // waits 2 confirmations, a bind and a stake paid from that keystore. What changes, and why:
 // the chain's URL is Anvil's; `cast wallet import --interactive` reads the key from a
 // terminal, so the test gives it the key and password as flags; the node, which a user runs
@@ -218,7 +218,9 @@ func TestREADMERealChainRunsAsWritten(t *testing.T) {
 		t.Skip("runs Anvil, a deploy, a node and a bind")
 	}
 	t.Parallel() // mostly waits on blocks and processes
-	a, err := anvil.Start(context.Background(), anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: time.Second})
+	// Not a devnet's chain id: the node and the CLI treat it as a real chain (a passphrase for
+	// the node's keys, confirmations, no dev accounts).
+	a, err := anvil.Start(context.Background(), anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: time.Second, ChainID: 5151})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,9 @@ type Config struct {
 	Port int
 	// ChainID; 0 keeps Anvil's default (31337).
 	ChainID uint64
-	// BlockTime; 0 means automine (a block per transaction).
+	// BlockTime; 0 means automine (a block per transaction), with a watcher that mines
+	// whatever automine leaves ready in the pool (flushStuck), even if automine is turned
+	// off over RPC.
 	BlockTime time.Duration
 	// StartTimeout bounds the wait for the RPC to answer; 0 means 20s.
 	StartTimeout time.Duration

@@ -25,6 +25,9 @@ type Clef struct {
 	URL string
 	// Refuse makes every signing request fail as a declined one does.
 	Refuse atomic.Bool
+	// Tamper makes it sign a transaction paying one wei more than asked (a signer not to be
+	// trusted blindly).
+	Tamper atomic.Bool
 	// SignedTxs and SignedTyped count the signatures given.
 	SignedTxs, SignedTyped atomic.Int32
 
@@ -61,6 +64,9 @@ func (a *clefAPI) List() []common.Address { return []common.Address{a.c.Address(
 func (a *clefAPI) SignTransaction(args apitypes.SendTxArgs, _ *string) (map[string]any, error) {
 	if a.c.Refuse.Load() {
 		return nil, errors.New("request denied")
+	}
+	if a.c.Tamper.Load() {
+		args.Value = hexutil.Big(*new(big.Int).Add(args.Value.ToInt(), big.NewInt(1)))
 	}
 	tx, err := args.ToTransaction()
 	if err != nil {
