@@ -32,8 +32,8 @@ import (
 // with the answer the request would have had). GET /v1/operations/{id}/events streams it.
 // Operations are kept in the node's database (when it has one, Config.Operations): after a
 // restart the node carries on each unfinished one whose request had an Idempotency-Key (the
-// key makes it resume the stored transaction, never send a second), and fails the others as
-// interrupted, naming the transaction they may have sent.
+// key makes it resume the stored transaction, never send a second), within limits (resume),
+// and fails the others as interrupted, naming the transaction they may have sent.
 
 // OpState is how far an operation got.
 type OpState string
