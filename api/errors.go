@@ -172,6 +172,7 @@ var mappings = []mapping{
 	{err: txn.ErrKeyReused, status: http.StatusUnprocessableEntity, slug: "idempotency-key-reused", title: "This Idempotency-Key was used for a different request"},
 	{err: txn.ErrCannotPay, status: http.StatusBadRequest, slug: "cannot-pay", title: "The wallet cannot pay for this transaction (value and gas)"},
 	{err: txn.ErrNotRelayable, status: http.StatusBadRequest, slug: "not-relayable", title: "The node does not relay this transaction"},
+	{err: txn.ErrFeeTooHigh, status: http.StatusBadRequest, slug: "fee-out-of-bounds", title: "The fee to offer is out of bounds; name the fee to pay"},
 	{err: txn.ErrReverted, status: http.StatusUnprocessableEntity, slug: "reverted", title: "The contract refused the transaction"},
 	{err: txn.ErrChainRefused, status: http.StatusUnprocessableEntity, slug: "chain-refused", title: "The chain refused the transaction; nothing was sent or spent"},
 	{err: txn.ErrChainUnreachable, status: http.StatusServiceUnavailable, slug: "chain-unreachable", title: "The chain did not answer; retry with the same Idempotency-Key, which waits for the transaction if it got through"},

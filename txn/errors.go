@@ -26,6 +26,9 @@ var (
 	ErrKeyReused = errors.New("txn: Idempotency-Key reused for a different request")
 	// ErrNoSuchRequest: Retry found no earlier request under this Idempotency-Key.
 	ErrNoSuchRequest = errors.New("txn: no earlier request with this Idempotency-Key")
+	// ErrFeeTooHigh: the fee to offer is out of bounds (a suggested tip above the sender's
+	// limit, or a fee cap below the tip); nothing was signed.
+	ErrFeeTooHigh = errors.New("txn: the fee is out of bounds")
 	// ErrNotRelayable: a signed transaction the relay does not take (not one, not to a
 	// contract it relays for, badly signed).
 	ErrNotRelayable = errors.New("txn: the node does not relay this transaction")

@@ -66,7 +66,22 @@ type Sender struct {
 	nonce *uint64 // next nonce to use; nil until read from the chain
 
 	progress func(Progress) // hears each broadcast and receipt; nil: nobody
+	fees     Fees
 }
+
+// Fees fixes or bounds what a Sender offers for gas. The zero value takes the chain's
+// suggestion: its tip, and a fee cap of the tip plus twice the head's base fee.
+type Fees struct {
+	// Tip and FeeCap, when set, are offered as they are (Foundry's --priority-gas-price and
+	// --gas-price).
+	Tip, FeeCap *big.Int
+	// MaxSuggestedTip, when set, refuses a suggested tip above it: a chain reached through
+	// someone else's relay could suggest a tip the wallet would pay in full.
+	MaxSuggestedTip *big.Int
+}
+
+// SetFees makes the sender offer fees as f says. Set it before the sender is used.
+func (s *Sender) SetFees(f Fees) { s.fees = f }
 
 // Stage is how far a transaction got.
 type Stage string
@@ -245,11 +260,22 @@ func (s *Sender) estimate(ctx context.Context, call Call) (*unsigned, error) {
 	if err != nil {
 		return nil, fmt.Errorf("send: head: %w", err)
 	}
-	tip, err := s.client.SuggestGasTipCap(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("send: tip: %w", err)
+	tip := s.fees.Tip
+	if tip == nil {
+		if tip, err = s.client.SuggestGasTipCap(ctx); err != nil {
+			return nil, fmt.Errorf("send: tip: %w", err)
+		}
+		if max := s.fees.MaxSuggestedTip; max != nil && tip.Cmp(max) > 0 {
+			return nil, &Error{Err: ErrFeeTooHigh, Msg: fmt.Sprintf("the chain suggests a priority fee of %s wei a gas, above %s: name the fee you will pay", tip, max)}
+		}
 	}
-	feeCap := new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+	feeCap := s.fees.FeeCap
+	if feeCap == nil {
+		feeCap = new(big.Int).Add(tip, new(big.Int).Mul(head.BaseFee, big.NewInt(2)))
+	}
+	if feeCap.Cmp(tip) < 0 {
+		return nil, &Error{Err: ErrFeeTooHigh, Msg: fmt.Sprintf("the fee cap %s wei a gas is below the priority fee %s", feeCap, tip)}
+	}
 	return &unsigned{to: call.To, data: call.Data, value: value, gas: gas, tip: tip, feeCap: feeCap}, nil
 }
 

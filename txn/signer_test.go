@@ -3,6 +3,7 @@ package txn_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math/big"
 	"strings"
 	"testing"
@@ -159,5 +160,49 @@ func TestRaiseApprovesOnlyWhatIsShort(t *testing.T) {
 		if after-before != step.sends || allowance().Int64() < step.amount {
 			t.Errorf("raise to %d: %d transactions, allowance %v; want %d transactions and at least %d", step.amount, after-before, allowance(), step.sends, step.amount)
 		}
+	}
+}
+
+// TestSenderFees: named fees are offered as they are; a suggested tip above the sender's
+// limit (a relay's word) is refused before anything is signed, as is a fee cap below the tip.
+func TestSenderFees(t *testing.T) {
+	ctx := context.Background()
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(2, chain.DefaultDevBalance)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	snd, err := txn.NewSender(ctx, c, txn.NewKeySigner(chain.DevKey(1)), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	to := common.Address{0xfe}
+	tip, feeCap := big.NewInt(3e9), big.NewInt(50e9)
+	snd.SetFees(txn.Fees{Tip: tip, FeeCap: feeCap, MaxSuggestedTip: big.NewInt(1)})
+	r, err := snd.Send(ctx, txn.Call{To: to, Value: big.NewInt(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, _, err := c.TransactionByHash(ctx, r.TxHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tx.GasTipCap().Cmp(tip) != 0 || tx.GasFeeCap().Cmp(feeCap) != 0 {
+		t.Errorf("offered tip %s and fee cap %s, want the named %s and %s", tx.GasTipCap(), tx.GasFeeCap(), tip, feeCap)
+	}
+	for _, tc := range []struct {
+		name string
+		fees txn.Fees
+	}{
+		{"suggested tip above the limit", txn.Fees{MaxSuggestedTip: big.NewInt(0)}},
+		{"fee cap below the tip", txn.Fees{Tip: big.NewInt(2e9), FeeCap: big.NewInt(1e9)}},
+	} {
+		snd.SetFees(tc.fees)
+		if _, err := snd.Send(ctx, txn.Call{To: to, Value: big.NewInt(1)}); !errors.Is(err, txn.ErrFeeTooHigh) {
+			t.Errorf("%s: %v, want ErrFeeTooHigh", tc.name, err)
+		}
+	}
+	if n, err := c.NonceAt(ctx, snd.Address(), nil); err != nil || n != 1 {
+		t.Errorf("nonce %d (%v): the refused sends sent something", n, err)
 	}
 }

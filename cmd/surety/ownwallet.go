@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"fmt"
+	"math/big"
 	"os"
 	"strings"
 	"time"
@@ -33,7 +34,17 @@ const (
 	fromEnv       = "ETH_FROM"
 	signerEnv     = "SURETY_SIGNER"
 	deploymentEnv = "SURETY_DEPLOYMENT"
+	// Foundry's names for the fee settings.
+	gasPriceEnv         = "ETH_GAS_PRICE"
+	priorityGasPriceEnv = "ETH_PRIORITY_GAS_PRICE"
 )
+
+// relayTipLimit bounds the tip an own wallet takes from the chain's suggestion when it
+// reaches the chain through the node's relay: the node answers eth_maxPriorityFeePerGas, and
+// a wallet pays its tip in full. --priority-gas-price names one instead.
+var relayTipLimit = big.NewInt(100e9)
+
+const relayTipLimitText = "100 gwei"
 
 // ownWalletFlags name the user's own wallet: exactly one of a keystore file, a raw key, an
 // external signer (Clef) or, on a dev chain, one of Anvil's test accounts.
@@ -45,9 +56,9 @@ type ownWalletFlags struct {
 	signer       *string
 	from         *string
 	devAccount   *int
-	// deployment pins the contracts to pay into (a file 'surety deploy' wrote); nil on
-	// deploy itself.
-	deployment *string
+	// deployment pins the contracts to pay into (a file 'surety deploy' wrote); gasPrice and
+	// priorityGasPrice fix the fees offered. All nil on deploy itself.
+	deployment, gasPrice, priorityGasPrice *string
 	// dev says the wallet is a public dev account (refused off dev chains).
 	dev bool
 	// Spellings of earlier versions, kept working: a file holding a hex key, and a dev
@@ -95,9 +106,16 @@ func (w *ownWalletFlags) mergeOldSpellings() error {
 func (f *flags) ownWallet() *ownWalletFlags {
 	w := f.walletFlags()
 	w.deployment = f.String("deployment", "", "the deployment file of the contracts your wallet pays into ('surety deploy' writes it; default: $"+deploymentEnv+"); the node must name the same, else nothing is sent. Without it the node's /v1/info names them")
+	w.gasPrice = f.String("gas-price", "", "the most your wallet pays a gas, base fee and tip (EIP-1559 max fee), e.g. 30gwei (default: $"+gasPriceEnv+", else the tip plus twice the base fee)")
+	w.priorityGasPrice = f.String("priority-gas-price", "", "the tip a gas your wallet offers, e.g. 1gwei (default: $"+priorityGasPriceEnv+", else the chain's suggestion; through the node's relay, one above "+relayTipLimitText+" is refused)")
 	f.afterParse = append(f.afterParse, func() {
-		if *w.deployment == "" {
-			*w.deployment = f.e.setting(deploymentEnv)
+		for _, v := range []struct {
+			flag *string
+			env  string
+		}{{w.deployment, deploymentEnv}, {w.gasPrice, gasPriceEnv}, {w.priorityGasPrice, priorityGasPriceEnv}} {
+			if *v.flag == "" {
+				*v.flag = f.e.setting(v.env)
+			}
 		}
 	})
 	return w
@@ -139,6 +157,8 @@ type ownWallet struct {
 	signer walletSigner
 	// pinned is the deployment the user named (--deployment), nil when they named none.
 	pinned *contracts.Deployment
+	// fees are the fees the user named (--gas-price, --priority-gas-price).
+	fees txn.Fees
 }
 
 // walletSigner signs a wallet's transactions and its EIP-712 data (wallet bindings): a key in
@@ -210,8 +230,22 @@ func (w *ownWalletFlags) open() (*ownWallet, error) {
 	return &ownWallet{signer: txn.NewKeySigner(key)}, nil
 }
 
-// pin reads the deployment file the user named, if any, into wallet.
+// pin reads the deployment file and the fees the user named, if any, into wallet.
 func (w *ownWalletFlags) pin(wallet *ownWallet) error {
+	for _, f := range []struct {
+		name string
+		raw  *string
+		dst  **big.Int
+	}{{"--gas-price", w.gasPrice, &wallet.fees.FeeCap}, {"--priority-gas-price", w.priorityGasPrice, &wallet.fees.Tip}} {
+		if f.raw == nil || *f.raw == "" {
+			continue
+		}
+		v, err := parseAmount(*f.raw)
+		if err != nil {
+			return usagef("%s: %v", f.name, err)
+		}
+		*f.dst = v
+	}
 	if w.deployment == nil || *w.deployment == "" {
 		return nil
 	}
@@ -427,6 +461,11 @@ func connectOwn(ctx context.Context, e *env, wallet *ownWallet, c *client.Client
 		ch.Close()
 		return nil, err
 	}
+	fees := wallet.fees
+	if rpcURL == "" {
+		fees.MaxSuggestedTip = relayTipLimit
+	}
+	snd.SetFees(fees)
 	progress{w: e, what: what}.sender(snd)
 	return &ownSession{e: e, what: what, node: c, info: info, chain: ch, snd: snd, wallet: wallet}, nil
 }

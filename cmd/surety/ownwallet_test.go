@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
@@ -175,6 +178,16 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 	r = run(pinned, "stake", "add", "--key", agentKey, "--keystore", keystoreFile, "--amount", "0.5ether")
 	if r.code != exitOK || !strings.Contains(r.stdout, "staked     1.25 ETH") {
 		t.Fatalf("stake add with the node's own deployment pinned: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	// Fees as Foundry names them: the tip and the fee cap offered are the user's.
+	r = run(pinned, "stake", "add", "--key", agentKey, "--keystore", keystoreFile, "--amount", "0.25ether", "--priority-gas-price", "3gwei", "--gas-price", "50gwei")
+	sent := regexp.MustCompile(`sent (0x[0-9a-f]{64})`).FindStringSubmatch(r.stderr)
+	if r.code != exitOK || sent == nil {
+		t.Fatalf("stake add with named fees: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if tx, _, err := a.Client.TransactionByHash(context.Background(), common.HexToHash(sent[1])); err != nil || tx.GasTipCap().Cmp(big.NewInt(3e9)) != 0 || tx.GasFeeCap().Cmp(big.NewInt(50e9)) != 0 {
+		t.Errorf("the stake offered tip %v and fee cap %v (%v), want 3 and 50 gwei", tx.GasTipCap(), tx.GasFeeCap(), err)
 	}
 
 	// The node holds no wallet of the user's: it cannot act from it.
