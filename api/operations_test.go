@@ -106,6 +106,27 @@ func TestParsePrefer(t *testing.T) {
 	}
 }
 
+// opServers returns a function that starts a server over one SQLite database (one node's,
+// started again and again): its routes are the caller's to add; stop begins its shutdown.
+func opServers(t *testing.T) func() (s *Server, e *echo.Echo, stop context.CancelFunc) {
+	db := testutil.DB(t)
+	chainRow, err := sqlite.EnterChain(t.Context(), db, sqlite.Chain{Key: "test", ChainID: 1, Genesis: "0x01", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func() (*Server, *echo.Echo, context.CancelFunc) {
+		ops, err := newOpStore(t.Context(), db, chainRow, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := echo.New()
+		ctx, stop := context.WithCancel(t.Context())
+		s := &Server{cfg: Config{RequestTimeout: 5 * time.Second}, echo: e, log: slog.New(slog.DiscardHandler), closing: ctx, ops: ops}
+		e.HTTPErrorHandler = errorHandler(s.log)
+		return s, e, stop
+	}
+}
+
 func mustOpStore(t testing.TB) *opStore {
 	t.Helper()
 	st, err := newOpStore(t.Context(), nil, 0, slog.New(slog.DiscardHandler))
@@ -121,23 +142,12 @@ func mustOpStore(t testing.TB) *opStore {
 // (it might act twice) and fails as interrupted, naming the transaction it had sent; finished
 // ones stay readable after the next restart.
 func TestOperationsOutliveARestart(t *testing.T) {
-	db := testutil.DB(t)
-	chainRow, err := sqlite.EnterChain(t.Context(), db, sqlite.Chain{Key: "test", ChainID: 1, Genesis: "0x01", Contracts: "{}"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	start := opServers(t)
 	type call struct{ key, body string }
-	// node makes a server over db whose /slow/:n sends a "transaction" (progress) and then
-	// waits for release, or for the server's end.
+	// node makes a server over the database whose /slow/:n sends a "transaction" (progress)
+	// and then waits for release, or for the server's end.
 	node := func(release <-chan struct{}, calls chan<- call) (*Server, *echo.Echo, context.CancelFunc) {
-		ops, err := newOpStore(t.Context(), db, chainRow, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := echo.New()
-		ctx, stop := context.WithCancel(t.Context())
-		s := &Server{cfg: Config{RequestTimeout: 5 * time.Second}, echo: e, log: slog.New(slog.DiscardHandler), closing: ctx, ops: ops}
-		e.HTTPErrorHandler = errorHandler(s.log)
+		s, e, stop := start()
 		e.POST("/slow/:n", func(c echo.Context) error {
 			body, _ := io.ReadAll(c.Request().Body)
 			calls <- call{c.Request().Header.Get("Idempotency-Key"), c.Param("n") + " " + string(body)}
@@ -260,21 +270,10 @@ func TestOperationsOutliveARestart(t *testing.T) {
 // restarts (one that takes the node down, say) fails as interrupted at the next start
 // instead of running again, and so does one older than operationTimeout.
 func TestOperationsAreNotCarriedOnForever(t *testing.T) {
-	db := testutil.DB(t)
-	chainRow, err := sqlite.EnterChain(t.Context(), db, sqlite.Chain{Key: "test", ChainID: 1, Genesis: "0x01", Contracts: "{}"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	start := opServers(t)
 	ran := make(chan struct{}, 10)
 	node := func() (*Server, *echo.Echo, context.CancelFunc) {
-		ops, err := newOpStore(t.Context(), db, chainRow, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := echo.New()
-		ctx, stop := context.WithCancel(t.Context())
-		s := &Server{cfg: Config{RequestTimeout: 5 * time.Second}, echo: e, log: slog.New(slog.DiscardHandler), closing: ctx, ops: ops}
-		e.HTTPErrorHandler = errorHandler(s.log)
+		s, e, stop := start()
 		e.POST("/hangs", func(c echo.Context) error {
 			ran <- struct{}{}
 			<-c.Request().Context().Done()
