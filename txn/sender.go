@@ -265,8 +265,8 @@ func (s *Sender) estimate(ctx context.Context, call Call) (*unsigned, error) {
 		if tip, err = s.client.SuggestGasTipCap(ctx); err != nil {
 			return nil, fmt.Errorf("send: tip: %w", err)
 		}
-		if max := s.fees.MaxSuggestedTip; max != nil && tip.Cmp(max) > 0 {
-			return nil, &Error{Err: ErrFeeTooHigh, Msg: fmt.Sprintf("the chain suggests a priority fee of %s wei a gas, above %s: name the fee you will pay", tip, max)}
+		if limit := s.fees.MaxSuggestedTip; limit != nil && tip.Cmp(limit) > 0 {
+			return nil, &Error{Err: ErrFeeTooHigh, Msg: fmt.Sprintf("the chain suggests a priority fee of %s wei a gas, above %s: name the fee you will pay", tip, limit)}
 		}
 	}
 	feeCap := s.fees.FeeCap

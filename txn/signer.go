@@ -71,8 +71,8 @@ func NewWalletSigner(wallet accounts.Wallet, account accounts.Account) WalletSig
 }
 
 // ExternalSigner signs through Clef's external API (which also fronts hardware wallets):
-// transactions, through go-ethereum's client of that API, and EIP-712 typed data, which that
-// client does not ask for.
+// transactions, naming the method each calls, and EIP-712 typed data, neither of which
+// go-ethereum's client of that API (used here to list the accounts) asks for.
 type ExternalSigner struct {
 	WalletSigner
 	rpc *rpc.Client
