@@ -225,8 +225,9 @@ func fingerprint(parts ...any) string {
 }
 
 // once runs a request's transaction once per Idempotency-Key: do sends it (or answers from
-// the store), retry answers a replayed envelope from the store only. then, when set, runs
-// after it succeeded and before the answer is written with status.
+// the store), retry answers a replayed envelope from the store only (with 200: the request
+// was made before). then, when set, runs after either succeeded and before the answer is
+// written: a retry, or a write the node carries on after a restart, waits as the first did.
 func once[T any](s *Server, c echo.Context, req *signedRequest, fp string, status int,
 	do, retry func(context.Context, txn.Idempotency) (T, error), then func(context.Context, T)) error {
 	key := c.Request().Header.Get("Idempotency-Key")
@@ -242,6 +243,9 @@ func once[T any](s *Server, c echo.Context, req *signedRequest, fp string, statu
 		}
 		if err != nil {
 			return err
+		}
+		if then != nil {
+			then(c.Request().Context(), res)
 		}
 		return c.JSON(http.StatusOK, res)
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -323,5 +324,29 @@ func TestOperationsAreNotCarriedOnForever(t *testing.T) {
 	s.resume()
 	if op, _, _ := s.ops.get("old"); op.State != OpFailed || !strings.Contains(string(op.Result), "began more than") || len(ran) != 0 {
 		t.Errorf("an operation older than %s: %+v (%s), ran %d times", operationTimeout, op, op.Result, len(ran))
+	}
+}
+
+// TestOnceRunsThenOnRetries: a retry answered from the store (a replayed envelope, or a write
+// the node carries on after a restart) waits for what the first answer waited for (a stake
+// for the node's index), and answers 200 where the first answered its own status.
+func TestOnceRunsThenOnRetries(t *testing.T) {
+	e := echo.New()
+	s := &Server{echo: e, log: slog.New(slog.DiscardHandler)}
+	for _, tc := range []struct {
+		replayed error
+		status   int
+		body     string
+	}{{nil, http.StatusCreated, "1\n"}, {errors.New("replayed"), http.StatusOK, "2\n"}} {
+		rec := httptest.NewRecorder()
+		c := e.NewContext(httptest.NewRequest(http.MethodPost, "/", nil), rec)
+		waited := 0
+		err := once(s, c, &signedRequest{sender: "did:key:z6Mk", replayed: tc.replayed}, "fp", http.StatusCreated,
+			func(context.Context, txn.Idempotency) (int, error) { return 1, nil },
+			func(context.Context, txn.Idempotency) (int, error) { return 2, nil },
+			func(context.Context, int) { waited++ })
+		if err != nil || waited != 1 || rec.Code != tc.status || rec.Body.String() != tc.body {
+			t.Errorf("replayed=%v: err %v, waited %d times, answered %d %q; want it to wait once and answer %d %q", tc.replayed, err, waited, rec.Code, rec.Body, tc.status, tc.body)
+		}
 	}
 }
