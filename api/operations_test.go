@@ -329,7 +329,8 @@ func TestOperationsAreNotCarriedOnForever(t *testing.T) {
 
 // TestOnceRunsThenOnRetries: a retry answered from the store (a replayed envelope, or a write
 // the node carries on after a restart) waits for what the first answer waited for (a stake
-// for the node's index), and answers 200 where the first answered its own status.
+// for the node's index), and answers 200 where the first answered its own status; an old
+// envelope under a key the node never stored acts on nothing.
 func TestOnceRunsThenOnRetries(t *testing.T) {
 	e := echo.New()
 	s := &Server{echo: e, log: slog.New(slog.DiscardHandler)}
@@ -348,5 +349,17 @@ func TestOnceRunsThenOnRetries(t *testing.T) {
 		if err != nil || waited != 1 || rec.Code != tc.status || rec.Body.String() != tc.body {
 			t.Errorf("replayed=%v: err %v, waited %d times, answered %d %q; want it to wait once and answer %d %q", tc.replayed, err, waited, rec.Code, rec.Body, tc.status, tc.body)
 		}
+	}
+	// The attack: an old envelope (replayed, or expired: both are only marked authentic) under
+	// an Idempotency-Key the node never stored starts nothing; it gets its refusal.
+	stale := errors.New("envelope expired")
+	acted := false
+	c := e.NewContext(httptest.NewRequest(http.MethodPost, "/", nil), httptest.NewRecorder())
+	err := once(s, c, &signedRequest{sender: "did:key:z6Mk", replayed: stale}, "fp", http.StatusCreated,
+		func(context.Context, txn.Idempotency) (int, error) { acted = true; return 1, nil },
+		func(context.Context, txn.Idempotency) (int, error) { return 0, txn.ErrNoSuchRequest },
+		nil)
+	if !errors.Is(err, stale) || acted {
+		t.Errorf("an old envelope under a new key: err %v, acted %v; want its refusal and nothing done", err, acted)
 	}
 }

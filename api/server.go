@@ -281,33 +281,30 @@ func clientAddress(trusted []*net.IPNet) echo.IPExtractor {
 // limitWrites bounds the writes (POST, PUT) each client address makes, with a token bucket
 // per address (WriteRate a second, WriteBurst above it); reads are not counted.
 func (s *Server) limitWrites() echo.MiddlewareFunc {
-	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate: rate.Limit(s.cfg.WriteRate), Burst: s.cfg.WriteBurst, ExpiresIn: writeLimiterExpiry})
-	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
-		Skipper: func(c echo.Context) bool {
-			m := c.Request().Method
-			return m != http.MethodPost && m != http.MethodPut
-		},
-		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
-		Store:               store,
-		ErrorHandler:        func(c echo.Context, err error) error { return withDetail(ErrBadRequest, "no client address") },
-		DenyHandler: func(c echo.Context, addr string, err error) error {
-			return withDetail(ErrTooManyRequests, "at most %g writes a second (bursts of %d) from one address", s.cfg.WriteRate, s.cfg.WriteBurst)
-		},
+	return limitPerAddress(s.cfg.WriteRate, s.cfg.WriteBurst, "writes", func(c echo.Context) bool {
+		m := c.Request().Method
+		return m != http.MethodPost && m != http.MethodPut
 	})
 }
 
 // limitRPC bounds the JSON-RPC calls one client address makes (a wallet's write takes about
 // ten; a loop of eth_call would have the node's chain compute for it).
 func (s *Server) limitRPC() echo.MiddlewareFunc {
+	return limitPerAddress(s.cfg.RPCRate, s.cfg.RPCBurst, "JSON-RPC calls", nil)
+}
+
+// limitPerAddress lets each client address make perSecond requests a second, in bursts of
+// burst, of those skip does not pass (nil: all); what names them in the 429 problem.
+func limitPerAddress(perSecond float64, burst int, what string, skip middleware.Skipper) echo.MiddlewareFunc {
 	store := middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-		Rate: rate.Limit(s.cfg.RPCRate), Burst: s.cfg.RPCBurst, ExpiresIn: writeLimiterExpiry})
+		Rate: rate.Limit(perSecond), Burst: burst, ExpiresIn: writeLimiterExpiry})
 	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Skipper:             skip,
 		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
 		Store:               store,
 		ErrorHandler:        func(c echo.Context, err error) error { return withDetail(ErrBadRequest, "no client address") },
 		DenyHandler: func(c echo.Context, addr string, err error) error {
-			return withDetail(ErrTooManyRequests, "at most %g JSON-RPC calls a second (bursts of %d) from one address", s.cfg.RPCRate, s.cfg.RPCBurst)
+			return withDetail(ErrTooManyRequests, "at most %g %s a second (bursts of %d) from one address", perSecond, what, burst)
 		},
 	})
 }

@@ -128,11 +128,7 @@ func Run[T any](ctx context.Context, snd *Sender, req Request[T]) (T, error) {
 	if err != nil {
 		return zero, err
 	}
-	tx, err := snd.SendAsync(ctx, call, nil)
-	if err != nil {
-		return zero, err
-	}
-	r, err := snd.Wait(ctx, tx)
+	r, err := snd.Send(ctx, call)
 	if err != nil {
 		return zero, err
 	}

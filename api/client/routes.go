@@ -267,8 +267,8 @@ func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempo
 				return fmt.Errorf("operation %s (%s): %w", op.ID, op.State, ctx.Err())
 			case <-time.After(operationPoll):
 			}
-			var next api.Operation
-			if err := c.get(ctx, "/v1/operations/"+url.PathEscape(op.ID), &next); err != nil {
+			next, err := c.Operation(ctx, op.ID)
+			if err != nil {
 				var answered *Error
 				if !errors.As(err, &answered) && ctx.Err() == nil {
 					// No answer: the node may be restarting; it keeps its operations and
@@ -277,7 +277,7 @@ func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempo
 				}
 				return fmt.Errorf("follow operation %s: %w", op.ID, err)
 			}
-			op = next
+			op = *next
 		}
 		if op.State == api.OpFailed {
 			return errorOf(op.Status, op.Result)

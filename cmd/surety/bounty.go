@@ -636,9 +636,6 @@ on chain, requests signed by the DID may act from the wallet.`))
 	if err != nil {
 		return err
 	}
-	if err := wallet.pin(w); err != nil {
-		return err
-	}
 	k, err := readKeyFile(*key)
 	if err != nil {
 		return err
@@ -647,10 +644,7 @@ on chain, requests signed by the DID may act from the wallet.`))
 	if err != nil {
 		return err
 	}
-	if err := wallet.checkChain(info); err != nil {
-		return err
-	}
-	if err := w.checkPinned(info, *node); err != nil {
+	if err := w.checkNode(info, *node); err != nil {
 		return err
 	}
 	b, err := signBinding(ctx, k, w.signer, info)

@@ -119,11 +119,17 @@ func (f *flags) rpcURL(usage string) *string {
 	p := new(string)
 	f.StringVar(p, "rpc-url", "", usage+" (default: $"+rpcURLEnv+")")
 	f.StringVar(p, "rpc", "", "alias of --rpc-url")
-	// Filled after parsing, not shown as a default: a provider's URL often holds its key.
+	f.orSetting(p, rpcURLEnv) // not shown as a default: a provider's URL often holds its key
+	return p
+}
+
+// orSetting fills *p, when the command line leaves it empty, with name's setting (from the
+// environment or the config file) once the command line is parsed. Unlike a flag default, the
+// value never shows in help text.
+func (f *flags) orSetting(p *string, name string) {
 	f.afterParse = append(f.afterParse, func() {
 		if *p == "" {
-			*p = f.e.setting(rpcURLEnv)
+			*p = f.e.setting(name)
 		}
 	})
-	return p
 }

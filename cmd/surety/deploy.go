@@ -77,7 +77,7 @@ that 'surety node --deployment' reads.`))
 	if err != nil {
 		return startError{fmt.Errorf("--rpc-url %s: chain id: %w", *rpcURL, err)}
 	}
-	if err := wallet.checkChain(api.Info{Chain: api.InfoChain{ID: id.Uint64(), Kind: "rpc"}}); err != nil {
+	if err := w.checkNode(api.Info{Chain: api.InfoChain{ID: id.Uint64(), Kind: "rpc"}}, *rpcURL); err != nil {
 		return err
 	}
 	from := &bind.TransactOpts{From: w.signer.Address(), Signer: func(_ common.Address, tx *types.Transaction) (*types.Transaction, error) {

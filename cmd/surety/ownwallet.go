@@ -59,8 +59,6 @@ type ownWalletFlags struct {
 	// deployment pins the contracts to pay into (a file 'surety deploy' wrote); gasPrice and
 	// priorityGasPrice fix the fees offered. All nil on deploy itself.
 	deployment, gasPrice, priorityGasPrice *string
-	// dev says the wallet is a public dev account (refused off dev chains).
-	dev bool
 	// Spellings of earlier versions, kept working: a file holding a hex key, and a dev
 	// account number.
 	oldKeyFile *string
@@ -108,16 +106,9 @@ func (f *flags) ownWallet() *ownWalletFlags {
 	w.deployment = f.String("deployment", "", "the deployment file of the contracts your wallet pays into ('surety deploy' writes it; default: $"+deploymentEnv+"); the node must name the same, else nothing is sent. Without it the node's /v1/info names them")
 	w.gasPrice = f.String("gas-price", "", "the most your wallet pays a gas, base fee and tip (EIP-1559 max fee), e.g. 30gwei (default: $"+gasPriceEnv+", else the tip plus twice the base fee)")
 	w.priorityGasPrice = f.String("priority-gas-price", "", "the tip a gas your wallet offers, e.g. 1gwei (default: $"+priorityGasPriceEnv+", else the chain's suggestion; through the node's relay, one above "+relayTipLimitText+" is refused)")
-	f.afterParse = append(f.afterParse, func() {
-		for _, v := range []struct {
-			flag *string
-			env  string
-		}{{w.deployment, deploymentEnv}, {w.gasPrice, gasPriceEnv}, {w.priorityGasPrice, priorityGasPriceEnv}} {
-			if *v.flag == "" {
-				*v.flag = f.e.setting(v.env)
-			}
-		}
-	})
+	f.orSetting(w.deployment, deploymentEnv)
+	f.orSetting(w.gasPrice, gasPriceEnv)
+	f.orSetting(w.priorityGasPrice, priorityGasPriceEnv)
 	return w
 }
 
@@ -132,10 +123,8 @@ func (f *flags) walletFlags() *ownWalletFlags {
 		from:         f.String("from", "", "the account the --signer signs for (default: $"+fromEnv+")"),
 		devAccount:   f.Int("dev-account", -1, "your wallet: Anvil's test account N (dev chains only; the same keys cast and anvil use)"),
 	}
+	f.orSetting(w.from, fromEnv)
 	f.afterParse = append(f.afterParse, func() {
-		if *w.from == "" {
-			*w.from = f.e.setting(fromEnv)
-		}
 		if w.given() {
 			return
 		}
@@ -155,6 +144,8 @@ func (w *ownWalletFlags) given() bool {
 // ownWallet is an opened wallet: it signs transactions and wallet bindings.
 type ownWallet struct {
 	signer walletSigner
+	// dev says the wallet is a public dev account (refused off dev chains).
+	dev bool
 	// pinned is the deployment the user named (--deployment), nil when they named none.
 	pinned *contracts.Deployment
 	// fees are the fees the user named (--gas-price, --priority-gas-price).
@@ -168,8 +159,18 @@ type walletSigner interface {
 	SignTypedData(ctx context.Context, data apitypes.TypedData) ([]byte, error)
 }
 
-// open unlocks the wallet named; naming none, or more than one, is a usage error.
+// open unlocks the wallet named, with the deployment and fees the user named; naming no
+// wallet, or more than one, is a usage error.
 func (w *ownWalletFlags) open() (*ownWallet, error) {
+	wallet, err := w.unlock()
+	if err != nil {
+		return nil, err
+	}
+	return wallet, w.pin(wallet)
+}
+
+// unlock opens the wallet named.
+func (w *ownWalletFlags) unlock() (*ownWallet, error) {
 	if err := w.mergeOldSpellings(); err != nil {
 		return nil, err
 	}
@@ -210,7 +211,6 @@ func (w *ownWalletFlags) open() (*ownWallet, error) {
 			return nil, usagef("--dev-account %d: Anvil's test accounts are numbered 0 to %d", *w.devAccount, maxDevAccount-1)
 		}
 		key = chain.DevKey(*w.devAccount)
-		w.dev = true
 	case *w.privateKey != "":
 		k, err := crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(*w.privateKey), "0x"))
 		if err != nil {
@@ -227,7 +227,7 @@ func (w *ownWalletFlags) open() (*ownWallet, error) {
 	if *w.from != "" && (!common.IsHexAddress(*w.from) || common.HexToAddress(*w.from) != crypto.PubkeyToAddress(key.PublicKey)) {
 		return nil, usagef("--from %s is not the wallet's address %s", *w.from, crypto.PubkeyToAddress(key.PublicKey).Hex())
 	}
-	return &ownWallet{signer: txn.NewKeySigner(key)}, nil
+	return &ownWallet{signer: txn.NewKeySigner(key), dev: *w.devAccount >= 0}, nil
 }
 
 // pin reads the deployment file and the fees the user named, if any, into wallet.
@@ -261,9 +261,15 @@ func (w *ownWalletFlags) pin(wallet *ownWallet) error {
 	return nil
 }
 
-// checkPinned refuses a node whose chain or contracts are not the pinned deployment's: the
-// wallet would pay into contracts the user did not choose (a node could name its own).
-func (w *ownWallet) checkPinned(info api.Info, nodeURL string) error {
+// checkNode refuses a node the wallet must not pay through: one on a chain that is not a
+// devnet when the wallet is a public dev account (anyone can spend from it), or one whose
+// chain or contracts are not the pinned deployment's (the wallet would pay into contracts the
+// user did not choose: a node could name its own). A devnet is told by its chain id: the
+// kind is the node's word.
+func (w *ownWallet) checkNode(info api.Info, nodeURL string) error {
+	if w.dev && !devnetChains[info.Chain.ID] {
+		return usagef("--dev-account: Anvil's test keys are public; the node's chain %d is not a devnet", info.Chain.ID)
+	}
 	d := w.pinned
 	if d == nil {
 		return nil
@@ -281,15 +287,6 @@ func (w *ownWallet) checkPinned(info api.Info, nodeURL string) error {
 
 // maxDevAccount bounds --dev-account (BIP-32 indexes below 2^31; nobody funds this many).
 const maxDevAccount = 1 << 20
-
-// checkChain refuses a public dev account's key on a chain that is not a devnet: anyone
-// can spend from it.
-func (w *ownWalletFlags) checkChain(info api.Info) error {
-	if w.dev && !devnetChains[info.Chain.ID] { // by its id: the kind is the node's word
-		return usagef("--dev-account: Anvil's test keys are public; the node's chain %d is not a devnet", info.Chain.ID)
-	}
-	return nil
-}
 
 // unlockKeystore decrypts --keystore with the password from --password-file, $ETH_PASSWORD,
 // or a prompt when stdin is a terminal.
@@ -431,14 +428,8 @@ func openOwn(ctx context.Context, e *env, w *ownWalletFlags, nodeURL, rpcURL, wh
 	if err != nil {
 		return nil, err
 	}
-	if err := w.pin(wallet); err != nil {
-		return nil, err
-	}
 	c, info, err := dialNode(ctx, nodeURL)
 	if err != nil {
-		return nil, err
-	}
-	if err := w.checkChain(info); err != nil {
 		return nil, err
 	}
 	return connectOwn(ctx, e, wallet, c, info, nodeURL, rpcURL, what, receiptTimeout)
@@ -446,7 +437,7 @@ func openOwn(ctx context.Context, e *env, w *ownWalletFlags, nodeURL, rpcURL, wh
 
 // connectOwn is openOwn for a wallet already open and a node already dialled.
 func connectOwn(ctx context.Context, e *env, wallet *ownWallet, c *client.Client, info api.Info, nodeURL, rpcURL, what string, receiptTimeout time.Duration) (*ownSession, error) {
-	if err := wallet.checkPinned(info, nodeURL); err != nil {
+	if err := wallet.checkNode(info, nodeURL); err != nil {
 		return nil, err
 	}
 	if wallet.pinned == nil && !devnetChains[info.Chain.ID] {
