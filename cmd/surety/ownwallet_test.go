@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"math/big"
 	"os"
 	"os/exec"
@@ -194,5 +195,60 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 	refused("holds no such wallet", exitFailure, nil, "stake", "add", "--key", agentKey, "--wallet", addr, "--amount", "1ether")
 	if entries, err := os.ReadDir(filepath.Join(dir, "data", "wallets")); err == nil && len(entries) > 0 {
 		t.Errorf("the node keeps %d wallets; it was given none", len(entries))
+	}
+}
+
+// TestOwnWalletWritesReadAlikeOnEveryNode: writes an own wallet sends through one node's relay
+// (a stake, then a bounty post) are read the same by another node process on the same chain:
+// neither node holds anything of them but what both index from the chain. The task text is
+// not chain state: the chain holds its hash, and the CLI hands the text to the node it used
+// (any node takes it from anyone, checked against the hash), so it is left out here.
+func TestOwnWalletWritesReadAlikeOnEveryNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Anvil and two node processes")
+	}
+	t.Parallel() // mostly waits on processes
+	c := startCluster(t, 2, clusterFlags{logEpoch: time.Hour, logGrace: 15 * time.Minute, syncEvery: time.Second, scoreStep: time.Hour})
+	a, b := c.nodes[0].base, c.nodes[1].base
+	dir := t.TempDir()
+	agentKey := filepath.Join(dir, "agent.json")
+	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", agentKey))
+	key := chain.DevKey(4)
+	wallet := map[string]string{"ETH_PRIVATE_KEY": hex.EncodeToString(crypto.FromECDSA(key)), "SURETY_DEPLOYMENT": c.devnet.DepFile}
+	send := func(args ...string) string {
+		t.Helper()
+		r := startWithEnv(t, "", wallet, append(args, "--node", a)...)
+		if code := r.waitFor(t, time.Minute); code != exitOK {
+			t.Fatalf("%v through node 0: exit %d\n%s%s", args, code, r.stdout, r.stderr)
+		}
+		return r.stdout.String()
+	}
+	send("stake", "add", "--key", agentKey, "--amount", "1ether")
+	id := strings.TrimSpace(send("bounty", "post", "--amount", "0.1ether", "--arbiter", crypto.PubkeyToAddress(chain.DevKey(7).PublicKey).Hex(), "--spec", "audit", "--quiet"))
+	addr := crypto.PubkeyToAddress(key.PublicKey).Hex()
+	views := func(base string) string {
+		stakeOut := startWithEnv(t, "", nil, "stake", "show", "--json", "--node", base, "--wallet", addr, did)
+		bountyOut := startWithEnv(t, "", nil, "bounty", "show", "--json", "--node", base, id)
+		if stakeOut.wait(t) != exitOK || bountyOut.wait(t) != exitOK {
+			return ""
+		}
+		var bounty map[string]any
+		if err := json.Unmarshal([]byte(bountyOut.stdout.String()), &bounty); err != nil {
+			t.Fatalf("bounty show --json: %v", err)
+		}
+		delete(bounty, "spec")
+		chainView, _ := json.Marshal(bounty)
+		return stakeOut.stdout.String() + string(chainView)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		onA, onB := views(a), views(b)
+		if onA != "" && onA == onB && strings.Contains(onA, `"staked"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the nodes read the own wallet's writes differently:\nnode 0: %s\nnode 1: %s", onA, onB)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
