@@ -55,7 +55,7 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 			var rel []float64 // relative standings, as the snapshot has them
 			for i := range snap.dids {
 				if i < snap.n {
-					rel = append(rel, snap.scores.Standing[i]*float64(snap.n))
+					rel = append(rel, snap.scores.Relative[i])
 				} else {
 					rel = append(rel, snap.newcomer) // a subject the computation did not know
 				}

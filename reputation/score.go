@@ -52,6 +52,10 @@ type Params struct {
 	// below it backing scales linearly down to Unbacked. Negative: every backed audit counts
 	// in full, whatever its bounty settled (the rule before value weighting).
 	FullBacking float64
+	// Own is how much of its own pre-trust an auditor's word carries (0.5); the rest of
+	// its weight is net trust, what others hand it beyond its own pre-trust. Negative: its
+	// whole standing, as the rule was before issue 25.
+	Own float64
 }
 
 // FeeWeight is how much a unit of fee paid counts, against a unit of bounty amount, in the
@@ -65,7 +69,10 @@ const DefaultMinStake = 0.1
 
 // DefaultParams are the documented defaults.
 var DefaultParams = Params{Alpha: 0.15, HalfLife: 90 * 24 * 3600, Unbacked: 0.1, PriorA: 1, PriorB: 1, Tolerance: 1e-9, MaxIter: 100,
-	MinStake: DefaultMinStake, FullBacking: DefaultFullBacking}
+	MinStake: DefaultMinStake, FullBacking: DefaultFullBacking, Own: DefaultOwn}
+
+// DefaultOwn is how much of its own pre-trust an auditor's word carries by default.
+const DefaultOwn = 0.5
 
 // DefaultFullBacking is the settled value, in ETH, at which a backed audit counts in full.
 const DefaultFullBacking = 1.0
@@ -76,7 +83,7 @@ func (p Params) priorMean() float64 {
 	return d.PriorA / (d.PriorA + d.PriorB)
 }
 
-// maxStanding caps an auditor's standing, relative to the average, in audit weights.
+// maxStanding caps what an auditor's word weighs (Scores.Relative), in ETH.
 const maxStanding = 10
 
 func (p Params) withDefaults() Params {
@@ -107,6 +114,9 @@ func (p Params) withDefaults() Params {
 	}
 	if p.FullBacking != 0 {
 		d.FullBacking = p.FullBacking
+	}
+	if p.Own != 0 {
+		d.Own = p.Own
 	}
 	return d
 }
@@ -159,7 +169,16 @@ type Scores struct {
 	Score      []float64 // beta mean in [0, 1]; the prior mean for the unaudited
 	Confidence []float64 // in [0, 1)
 	Weight     []float64 // Σ w of the audits of each subject
+	// Relative is what each agent's word weighs as an auditor, in ETH, before the cap of
+	// maxStanding: its net trust plus Own of its pre-trust (Params.relative).
+	Relative   []float64
 	Iterations int
+	// Scale is the total pre-trust, in ETH of stake above the minimum (or the number of
+	// agents pre-trusted evenly when nobody is staked above it): Standing times Scale is
+	// an agent's standing in ETH.
+	Scale float64
+	// Everyone says pre-trust was spread over every agent: nobody was staked at all.
+	Everyone bool
 
 	pos, all []fixed     // Σ w·score and Σ w per subject: what an incremental update adjusts
 	pairs    []pairEntry // every auditor pair's sums, by auditor then subject
@@ -238,8 +257,10 @@ func Compute(g *Graph, params Params) *Scores {
 		}
 	}
 
-	// Pre-trust over the staked, in proportion to stake above the minimum; uniform when
-	// nobody is staked above it.
+	// Pre-trust over the staked, in proportion to stake above the minimum; evenly over the
+	// agents whose stake counts when nobody is staked above it, and over everyone only when
+	// nobody is staked at all (a world where nothing cost anything, such as a dev chain's
+	// first minutes: the one case where a free DID holds any).
 	pre := make([]float64, n)
 	var preTotal float64
 	for i, s := range g.Stake {
@@ -247,11 +268,25 @@ func Compute(g *Graph, params Params) *Scores {
 		preTotal += pre[i]
 	}
 	if preTotal == 0 {
+		for i, s := range g.Stake {
+			if p.counted(s) > 0 {
+				pre[i] = 1
+				preTotal++
+			}
+		}
+	}
+	if preTotal == 0 {
 		for i := range pre {
 			pre[i] = 1
 		}
 		preTotal = float64(n)
+		out.Everyone = true
 	}
+	// Standings are read in ETH: times the total stake above the minimum (or the number of
+	// agents pre-trusted evenly), so what an agent stands at is the stake behind it, not its
+	// share of a total that free DIDs could pad (it was times the number of agents in the
+	// graph, and a thousand junk DIDs put every staked auditor at the cap).
+	out.Scale = preTotal
 	for i := range pre {
 		pre[i] /= preTotal
 	}
@@ -286,13 +321,25 @@ func Compute(g *Graph, params Params) *Scores {
 	out.Iterations = min(out.Iterations, p.MaxIter)
 	copy(out.Standing, t)
 
-	rel := make([]float64, n)
+	out.Relative = make([]float64, n)
 	for i := range n {
-		rel[i] = t[i] * float64(n)
+		out.Relative[i] = p.relative(t[i], pre[i], out.Scale)
 	}
 	out.pairs = pairs
-	out.sumPairs(pairs, n, p, rel)
+	out.sumPairs(pairs, n, p, out.Relative)
 	return out
+}
+
+// relative is what an auditor's word weighs, in ETH, before the cap: the trust others hand it
+// beyond its own pre-trust (net trust, max(0, t − p)), plus Own of its own pre-trust; t and
+// pre as shares, scale the total pre-trust in ETH. A ring whose members audit one another
+// gets back the trust it gives and nets nothing, so its members speak with Own of their
+// stake; an agent many others trust speaks with what they put behind it.
+func (p Params) relative(t, pre, scale float64) float64 {
+	if p.Own < 0 {
+		return t * scale
+	}
+	return (max(0, t-pre) + p.Own*min(t, pre)) * scale
 }
 
 // valid says whether e can count among n agents.

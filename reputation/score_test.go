@@ -23,9 +23,9 @@ func TestScoreBasics(t *testing.T) {
 	}{
 		{"no audits: the prior", nil, func(s *reputation.Scores) bool { return s.Score[1] == 0.5 && s.Confidence[1] == 0 }},
 		{"a good backed audit raises", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 1, Backed: true, Settled: 1}},
-			func(s *reputation.Scores) bool { return s.Score[1] > 0.6 && s.Confidence[1] > 0 }},
+			func(s *reputation.Scores) bool { return s.Score[1] > 0.55 && s.Confidence[1] > 0 }},
 		{"a bad backed audit lowers", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 0, Backed: true, Settled: 1}},
-			func(s *reputation.Scores) bool { return s.Score[1] < 0.4 }},
+			func(s *reputation.Scores) bool { return s.Score[1] < 0.45 }},
 		{"unbacked counts for less", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 1, Backed: true, Settled: 1}, {Auditor: 0, Subject: 2, Score: 1}},
 			func(s *reputation.Scores) bool { return s.Weight[2] < s.Weight[1]/5 }},
 		{"old audits fade", []reputation.Edge{{Auditor: 0, Subject: 1, Score: 1, Backed: true, Settled: 1}, {Auditor: 0, Subject: 2, Score: 1, Backed: true, Settled: 1, Age: 180 * day}},
@@ -246,4 +246,84 @@ func TestBackingFollowsSettledValue(t *testing.T) {
 	if got := old.Weight[2] / old.Weight[1]; math.Abs(got-10) > 1e-6 {
 		t.Errorf("FullBacking -1: a 1-wei bounty's audit weighs %.6g× an unbacked one, want 10×", got)
 	}
+}
+
+// FuzzJunkMovesNothing states the property of issue 25: adding any number of zero-standing
+// DIDs (no stake that counts, and no audits from anyone with standing) and any audits they
+// file, backed or not, about anyone, changes no other agent's score, confidence, weight,
+// standing or word, bit for bit, wherever their DIDs fall in the index order. On 5ab6450
+// it failed at once: the number of agents normalized standing, so junk put every staked
+// auditor at the cap.
+func FuzzJunkMovesNothing(f *testing.F) {
+	f.Add(uint64(1), uint16(1), uint16(3))
+	f.Add(uint64(7), uint16(1000), uint16(2))
+	f.Add(uint64(25), uint16(5000), uint16(1))
+	f.Fuzz(func(t *testing.T, seed uint64, junk, per uint16) {
+		r := rand.New(rand.NewPCG(seed, 25))
+		const agents = 40
+		base := &reputation.Graph{Stake: make([]float64, agents)}
+		for i := range base.Stake {
+			if r.IntN(3) > 0 {
+				base.Stake[i] = r.Float64() * 4
+			}
+		}
+		base.Stake[0] = 1 // someone's stake counts: in a world where nothing does, everyone holds pre-trust
+		for range 4 * agents {
+			base.Audits = append(base.Audits, reputation.Edge{Auditor: int32(r.IntN(agents)), Subject: int32(r.IntN(agents)), Score: r.Float64(),
+				Age: r.Float64() * 1e7, Backed: r.IntN(2) == 0, Settled: r.Float64() * 2})
+		}
+		// Place the junk among the agents: at[i] is base agent i's index in the padded graph.
+		n := agents + int(junk%10_000)
+		isJunk := make([]bool, n)
+		for _, j := range r.Perm(n)[:n-agents] {
+			isJunk[j] = true
+		}
+		at := make([]int32, 0, agents)
+		var junkAt []int32
+		for i := range n {
+			if isJunk[i] {
+				junkAt = append(junkAt, int32(i))
+			} else {
+				at = append(at, int32(i))
+			}
+		}
+		padded := &reputation.Graph{Stake: make([]float64, n)}
+		for i, s := range base.Stake {
+			padded.Stake[at[i]] = s
+		}
+		for _, e := range base.Audits {
+			e.Auditor, e.Subject = at[e.Auditor], at[e.Subject]
+			padded.Audits = append(padded.Audits, e)
+		}
+		for _, j := range junkAt {
+			if r.IntN(4) == 0 {
+				padded.Stake[j] = reputation.DefaultMinStake * r.Float64() // below the minimum: counts as none
+			}
+			for range int(per % 8) {
+				subject := int32(r.IntN(n)) // anyone: junk, or an agent with standing
+				padded.Audits = append(padded.Audits, reputation.Edge{Auditor: j, Subject: subject, Score: float64(r.IntN(2)),
+					Backed: r.IntN(2) == 0, Settled: r.Float64() * 5})
+			}
+		}
+		r.Shuffle(len(padded.Audits), func(a, b int) { padded.Audits[a], padded.Audits[b] = padded.Audits[b], padded.Audits[a] })
+
+		want := reputation.Compute(base, reputation.Params{})
+		got := reputation.Compute(padded, reputation.Params{})
+		if got.Scale != want.Scale {
+			t.Fatalf("%d junk DIDs moved the scale from %v to %v", len(junkAt), want.Scale, got.Scale)
+		}
+		for i := range agents {
+			j := at[i]
+			if got.Score[j] != want.Score[i] || got.Confidence[j] != want.Confidence[i] || got.Weight[j] != want.Weight[i] ||
+				got.Standing[j] != want.Standing[i] || got.Relative[j] != want.Relative[i] {
+				t.Fatalf("%d junk DIDs moved agent %d: score %v→%v, weight %v→%v, standing %v→%v", len(junkAt), i,
+					want.Score[i], got.Score[j], want.Weight[i], got.Weight[j], want.Standing[i], got.Standing[j])
+			}
+		}
+		for _, j := range junkAt {
+			if got.Relative[j] != 0 {
+				t.Fatalf("junk DID %d speaks with %v", j, got.Relative[j])
+			}
+		}
+	})
 }

@@ -119,10 +119,10 @@ func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot
 		snap.audits[e.Subject]++
 	}
 	// An auditor the computation did not know has no audits about it, so no one trusts it:
-	// its standing is 0, unless no one is staked above the minimum and pre-trust is spread
-	// evenly (the average, 1).
-	if !slices.ContainsFunc(g.Stake, func(s float64) bool { return p.preTrust(s) > 0 }) {
-		snap.newcomer = 1
+	// its word weighs 0, unless no one is staked at all and pre-trust is spread over everyone
+	// (then it holds what each holds, 1, and speaks with Own of it).
+	if snap.scores.Everyone {
+		snap.newcomer = p.relative(1, 1, 1)
 	}
 	return snap
 }
@@ -139,6 +139,7 @@ func (snap *snapshot) slot(did string) int {
 	snap.stake = append(snap.stake, 0)
 	sc := snap.scores
 	sc.Standing = append(sc.Standing, 0)
+	sc.Relative = append(sc.Relative, 0)
 	sc.Score = append(sc.Score, snap.prior)
 	sc.Confidence = append(sc.Confidence, 0)
 	sc.Weight = append(sc.Weight, 0)
@@ -151,7 +152,7 @@ func (snap *snapshot) slot(did string) int {
 func (snap *snapshot) standing(auditor string) (rel, stake float64) {
 	rel = snap.newcomer
 	if i, ok := snap.index[auditor]; ok && i < snap.n {
-		rel, stake = snap.scores.Standing[i]*float64(snap.n), snap.stake[i]
+		rel, stake = snap.scores.Relative[i], snap.stake[i]
 	}
 	return rel, stake
 }
@@ -203,7 +204,7 @@ type Reputation struct {
 	// Rank is what Top orders by: the 10% lower bound of the score (Params.RankBound), so
 	// little evidence does not outrank much.
 	Rank     float64        `json:"rank"`
-	Standing float64        `json:"standing"` // as an auditor, relative to the average (1)
+	Standing float64        `json:"standing"` // what its word weighs as an auditor, in ETH (Scores.Relative)
 	Audits   int            `json:"audits"`   // audits that count
 	Computed time.Time      `json:"computed"`
 	Feeding  []*StoredAudit `json:"feeding,omitempty"`
@@ -263,8 +264,9 @@ type Counted struct {
 	// Settled is what the audit's bounty settled, in ETH (amount + 200 × fee), when the audit
 	// speaks for a side of one.
 	Settled float64 `json:"settled,omitempty"`
-	// Standing is the auditor's standing relative to the average (1), as of the last full
-	// recomputation; Stake the auditor's stake that counts (none below the minimum).
+	// Standing is what the auditor's word weighs, in ETH (its net trust plus half its stake
+	// above the minimum: Scores.Relative), as of the last full recomputation; Stake the
+	// auditor's stake that counts (none below the minimum).
 	Standing float64 `json:"standing"`
 	Stake    float64 `json:"stake"`
 	// Why says in words what holds the weight where it is.
@@ -516,7 +518,7 @@ func (snap *snapshot) reputation(did string) *Reputation {
 	}
 	r.Score, r.Confidence, r.Weight = snap.scores.Score[i], snap.scores.Confidence[i], snap.scores.Weight[i]
 	r.Rank = snap.params.RankBound(r.Score, r.Weight)
-	r.Standing = snap.scores.Standing[i] * float64(snap.n)
+	r.Standing = snap.scores.Relative[i]
 	r.Audits = snap.audits[i]
 	return r
 }

@@ -169,18 +169,29 @@ func Surety() Spec {
 		)
 	}
 	// The Sybil simulation (reputation/sybil_test.go): what the cheapest attack puts in, in
-	// ETH, against what the honest top agent put in.
-	sybil := func(unit string) Source { return Source{"reputation", "BenchmarkSybilAttackCost", unit} }
-	refs["honest-top"] = Reference{Label: "honest top agent's stake + settled value (simulation)", From: sybil("honest-top-eth")}
-	rows = append(rows,
-		Row{Figure: "Sybil ring into the top 10: stake + gas + fees", From: sybil("top10-eth"), Ref: "honest-top",
-			Target: &Target{Text: "more than the honest top agent's stake + settled value (ratio > 1)", Min: 1.000001, Ratio: true},
-			Note:   "cheapest of 2,178 rings (2–12 wallets, 0.1–5 ETH staked each in steps of 0.05, one 0.5 ETH or thirty 0.01 ETH bounties per pair); the stake comes back after unbonding"},
-		Row{Figure: "same, burned (gas + fees)", From: sybil("top10-burned-eth"), Ref: "honest-top", Note: "at 10 gwei and the dev deployment's 0.5% fee"},
-		Row{Figure: "Sybil ring to rank 1: stake + gas + fees", From: sybil("rank1-eth"), Ref: "honest-top"},
-		Row{Figure: "reverse attack, the honest top agent out of the top 10: stake + gas + fees + pay", From: sybil("reverse-eth"), Ref: "honest-top",
-			Note: "backed zero-scores from bounties the honest agent did and was paid for"},
-	)
+	// ETH, against what the honest top agent put in, in each world it prices attacks in
+	// (half, today's and twice the honest stake, padded with 0 to 100,000 junk DIDs).
+	for _, stake := range []string{"0.5", "1", "2"} {
+		for _, junk := range []struct{ n, label string }{{"0", "no junk"}, {"1000", "1k junk DIDs"}, {"10000", "10k junk DIDs"}, {"100000", "100k junk DIDs"}} {
+			bench := "BenchmarkSybilAttackCost/stake=" + stake + "x/junk=" + junk.n
+			sybil := func(unit string) Source { return Source{"reputation", bench, unit} }
+			world := stake + "× honest stake, " + junk.label
+			ref := "honest-top-" + stake + "-" + junk.n
+			refs[ref] = Reference{Label: "honest top agent's stake + settled value (simulation, " + world + ")", From: sybil("honest-top-eth")}
+			beat := &Target{Text: "more than the honest top agent's stake + settled value (ratio > 1)", Min: 1.000001, Ratio: true}
+			rows = append(rows,
+				Row{Figure: "Sybil attack into the top 10: stake + gas + fees (" + world + ")", From: sybil("top10-eth"), Ref: ref, Target: beat,
+					Note: "cheapest of the rings (2–12 wallets, one 0.5 ETH or thirty 0.01 ETH bounties per pair) and funnels (1–30 leaves into 1–5 hubs), 0.1–40 ETH staked per wallet; the stake comes back after unbonding"},
+				Row{Figure: "reverse attack, the honest top agent out of the top 10: stake + gas + fees + pay (" + world + ")", From: sybil("reverse-eth"), Ref: ref, Target: beat,
+					Note: "backed zero-scores from bounties the honest agent did and was paid for"},
+			)
+			if stake == "1" && junk.n == "0" {
+				rows = append(rows,
+					Row{Figure: "same, burned (gas + fees) (" + world + ")", From: sybil("top10-burned-eth"), Ref: ref, Note: "at 10 gwei and the dev deployment's 0.5% fee"},
+					Row{Figure: "Sybil attack to rank 1: stake + gas + fees (" + world + ")", From: sybil("rank1-eth"), Ref: ref})
+			}
+		}
+	}
 	rows = append(rows, Row{Figure: "anchor an audit epoch's Merkle root", From: Source{GasSnapshot, "RootAnchorTest:test_anchor_recordsRootAndEmits()", "gas"}, Ref: "erc8004",
 		Note: "once per epoch, for any number of audits; ERC-8004 pays per feedback"})
 	return Spec{Module: "github.com/surety-ioa/surety", References: refs, Rows: rows}
