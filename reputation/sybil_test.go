@@ -178,7 +178,9 @@ func (w *simWorld) rankOf(asked ...int) []int {
 }
 
 // bestAttackerRank is the best rank any of the attacker's DIDs reaches.
-func (w *simWorld) bestAttackerRank() int { return slices.Min(append(w.rankOf(w.attacker...), math.MaxInt)) }
+func (w *simWorld) bestAttackerRank() int {
+	return slices.Min(append(w.rankOf(w.attacker...), math.MaxInt))
+}
 
 // attack is one strategy with its parameters, applied to a fresh honest world.
 type attack struct {
