@@ -326,6 +326,53 @@ func TestVerifyRefusesClosedKeys(t *testing.T) {
 	}
 }
 
+// keysDown is a KeyStatusReader that cannot tell (the chain's index is unreachable) until up.
+type keysDown struct{ up *bool }
+
+var errIndexDown = errors.New("stake index unreachable")
+
+func (k keysDown) KeyStatus(context.Context, string) (KeyStatus, error) {
+	if *k.up {
+		return KeyStatus{State: KeyActive}, nil
+	}
+	return KeyStatus{}, errIndexDown
+}
+
+// TestVerifyRefusesWhenKeyStatusFails: a node that cannot ask the chain whether a signer's
+// key was closed refuses the envelope rather than let a revoked key act, whichever way it
+// checks it; the refusal is not the sender's fault (not Malformed), and spends no nonce, so
+// the same envelope verifies once the index answers. No test refused this at 5ab6450.
+func TestVerifyRefusesWhenKeyStatusFails(t *testing.T) {
+	k := testKey(t, Ed25519, 12)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		check func(v *Verifier, raw []byte) error
+	}{
+		{"Verify", func(v *Verifier, raw []byte) error { _, err := v.Verify(ctx, raw); return err }},
+		{"Check", func(v *Verifier, raw []byte) error { _, err := v.Check(ctx, raw); return err }},
+		{"CheckArchived", func(v *Verifier, raw []byte) error { _, err := v.CheckArchived(ctx, raw); return err }},
+		{"CheckKeys", func(v *Verifier, _ []byte) error { return v.CheckKeys(ctx, k.DID.String()) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			now, up := testNow, false
+			v := NewVerifier(VerifierConfig{Started: testNow.Add(-time.Hour), Now: func() time.Time { return now }, Keys: keysDown{&up}})
+			s, err := k.SignCompact(payloadFor(t, k, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tt.check(v, []byte(s))
+			if !errors.Is(err, errIndexDown) || Malformed(err) {
+				t.Fatalf("with the key-status index down: %v, want a refusal wrapping %v, not Malformed", err, errIndexDown)
+			}
+			up = true
+			if err := tt.check(v, []byte(s)); err != nil {
+				t.Errorf("the same envelope once the index answers: %v", err)
+			}
+		})
+	}
+}
+
 // TestEveryByteMatters flips each byte of a compact envelope in turn: each change must be
 // refused, for a reason that fits the part that changed.
 func TestEveryByteMatters(t *testing.T) {
