@@ -198,3 +198,41 @@ func TestEachRequestLimitHoldsAlone(t *testing.T) {
 		})
 	}
 }
+
+// TestEachBodyCapHoldsAlone: a body is capped twice, by the server's middleware in front of
+// every route and by each handler's own read, and each cap holds without the other, reading
+// little past it: the middleware before a handler that reads without a cap (at the route's
+// own cap where it has one), and the handlers' read with no middleware. At 5ab6450 either
+// could go and TestBodiesAreCapped still passed, refused by the other.
+func TestEachBodyCapHoldsAlone(t *testing.T) {
+	t.Run("the server's", func(t *testing.T) {
+		s, _ := newServer(t)
+		for _, tt := range []struct {
+			method, route, path string
+			limit               int
+		}{
+			{http.MethodPost, "/v1/uncapped", "/v1/uncapped", api.MaxBody},
+			{http.MethodPut, "/v1/bounties/:id/spec", "/v1/bounties/1/spec", api.MaxSpecBody},
+		} {
+			s.HandleUncapped(tt.method, tt.route)
+			body := bytes.NewReader(make([]byte, 2*tt.limit))
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, body))
+			if rec.Code != http.StatusRequestEntityTooLarge || !strings.HasSuffix(problemOf(t, rec).Type, "/too-large") {
+				t.Errorf("%d bytes to %s: %d %s, want 413 too-large", 2*tt.limit, tt.path, rec.Code, rec.Body)
+			}
+			if read := 2*tt.limit - body.Len(); read > tt.limit+1 {
+				t.Errorf("%s: the handler read %d bytes, want at most %d", tt.path, read, tt.limit+1)
+			}
+		}
+	})
+	t.Run("the handlers'", func(t *testing.T) {
+		body := bytes.NewReader(make([]byte, 2*api.MaxBody))
+		if _, err := api.ReadBody(body); !errors.Is(err, api.ErrTooLarge) {
+			t.Errorf("%d bytes read as a handler does: %v, want ErrTooLarge", 2*api.MaxBody, err)
+		}
+		if read := 2*api.MaxBody - body.Len(); read > api.MaxBody+1 {
+			t.Errorf("read %d bytes, want at most %d", read, api.MaxBody+1)
+		}
+	})
+}
