@@ -1,6 +1,9 @@
 package api
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 
 	"github.com/labstack/echo/v4"
@@ -23,4 +26,28 @@ func ProblemTypes() (types, reasons []string) {
 	slices.Sort(types) // several errors may share a problem type
 	slices.Sort(reasons)
 	return slices.Compact(types), slices.Compact(reasons)
+}
+
+// The body caps of limits.go.
+const (
+	MaxBody     = maxBody
+	MaxSpecBody = maxSpecBody
+)
+
+// HandleUncapped routes method path to a handler that reads the whole body with no cap of
+// its own, as one that forgot readBody would: the server's middleware alone stands between
+// it and a body of any size. It answers 204, or the problem its read ends in.
+func (s *Server) HandleUncapped(method, path string) {
+	s.echo.Add(method, path, func(c echo.Context) error {
+		if _, err := io.ReadAll(c.Request().Body); err != nil {
+			return bodyError(err)
+		}
+		return c.NoContent(http.StatusNoContent)
+	})
+}
+
+// ReadBody reads body as the handlers read theirs (readBody), with no middleware in front:
+// their own cap alone.
+func ReadBody(body io.Reader) ([]byte, error) {
+	return readBody(echo.New().NewContext(httptest.NewRequest(http.MethodPost, "/", body), httptest.NewRecorder()))
 }

@@ -151,3 +151,88 @@ func TestWritesAreLimitedPerAddress(t *testing.T) {
 		})
 	}
 }
+
+// TestEachRequestLimitHoldsAlone: each per-address limit refuses on its own, the other set out
+// of reach. A PUT counts as a write like a POST (a flood of task texts), and POST /v1/rpc has a
+// limit of its own within the writes (a loop of eth_call has the node's chain compute). At
+// 5ab6450 no test flooded PUTs, and the JSON-RPC limit was only reached behind the write limit.
+func TestEachRequestLimitHoldsAlone(t *testing.T) {
+	writesOnly := api.Config{WriteRate: 0.01, WriteBurst: 5, RPCRate: 1e9, RPCBurst: 1 << 30}
+	callsOnly := api.Config{WriteRate: 1e9, WriteBurst: 1 << 30, RPCRate: 0.01, RPCBurst: 5}
+	for _, tt := range []struct {
+		name, method, path, body string
+		limits                   api.Config
+		what                     string // what the 429 names
+	}{
+		// The requests are refused (400) or answered (an unknown JSON-RPC method) before
+		// anything would reach the stand-ins.
+		{"POST writes", http.MethodPost, "/v1/bounties/x/claim", "{}", writesOnly, "writes"},
+		{"PUT writes", http.MethodPut, "/v1/bounties/x/spec", "a task text", writesOnly, "writes"},
+		{"JSON-RPC calls, within the writes", http.MethodPost, "/v1/rpc", `{"jsonrpc":"2.0","id":1,"method":"nope"}`, callsOnly, "JSON-RPC calls"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := tt.limits
+			cfg.Blocks, cfg.DB, cfg.Identity, cfg.ChainRPC = stubBlocks{}, stubDB{}, stubIdentity{}, stubChainRPC{}
+			cfg.Bounties, cfg.Staking, cfg.Senders, cfg.Wallets, cfg.Stakes = stubBounties{}, stubStaking{}, stubSenders{}, stubWallets{}, stubStakes{}
+			s, err := api.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refused := 0
+			for range 20 {
+				rec := httptest.NewRecorder()
+				s.Handler().ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, strings.NewReader(tt.body)))
+				switch {
+				case rec.Code == http.StatusTooManyRequests:
+					refused++
+					if p := problemOf(t, rec); !strings.Contains(p.Detail, tt.what) {
+						t.Fatalf("refused by another limit: %s, want one on %s", p.Detail, tt.what)
+					}
+				case rec.Code >= 500:
+					t.Fatalf("%s %s reached a stand-in: %d %s", tt.method, tt.path, rec.Code, rec.Body)
+				}
+			}
+			if refused != 15 {
+				t.Errorf("%d of 20 refused, want 15 (a burst of 5 from one address)", refused)
+			}
+		})
+	}
+}
+
+// TestEachBodyCapHoldsAlone: a body is capped twice, by the server's middleware in front of
+// every route and by each handler's own read, and each cap holds without the other, reading
+// little past it: the middleware before a handler that reads without a cap (at the route's
+// own cap where it has one), and the handlers' read with no middleware. At 5ab6450 either
+// could go and TestBodiesAreCapped still passed, refused by the other.
+func TestEachBodyCapHoldsAlone(t *testing.T) {
+	t.Run("the server's", func(t *testing.T) {
+		s, _ := newServer(t)
+		for _, tt := range []struct {
+			method, route, path string
+			limit               int
+		}{
+			{http.MethodPost, "/v1/uncapped", "/v1/uncapped", api.MaxBody},
+			{http.MethodPut, "/v1/bounties/:id/spec", "/v1/bounties/1/spec", api.MaxSpecBody},
+		} {
+			s.HandleUncapped(tt.method, tt.route)
+			body := bytes.NewReader(make([]byte, 2*tt.limit))
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, httptest.NewRequest(tt.method, tt.path, body))
+			if rec.Code != http.StatusRequestEntityTooLarge || !strings.HasSuffix(problemOf(t, rec).Type, "/too-large") {
+				t.Errorf("%d bytes to %s: %d %s, want 413 too-large", 2*tt.limit, tt.path, rec.Code, rec.Body)
+			}
+			if read := 2*tt.limit - body.Len(); read > tt.limit+1 {
+				t.Errorf("%s: the handler read %d bytes, want at most %d", tt.path, read, tt.limit+1)
+			}
+		}
+	})
+	t.Run("the handlers'", func(t *testing.T) {
+		body := bytes.NewReader(make([]byte, 2*api.MaxBody))
+		if _, err := api.ReadBody(body); !errors.Is(err, api.ErrTooLarge) {
+			t.Errorf("%d bytes read as a handler does: %v, want ErrTooLarge", 2*api.MaxBody, err)
+		}
+		if read := 2*api.MaxBody - body.Len(); read > api.MaxBody+1 {
+			t.Errorf("read %d bytes, want at most %d", read, api.MaxBody+1)
+		}
+	})
+}

@@ -157,7 +157,12 @@ func TestVerifyRefusals(t *testing.T) {
 		}
 		return s
 	}
+	// withHeader signs payload under header, with the envelope's typ unless header names
+	// one: a refusal must come from the check its case is about, not from the typ check.
 	withHeader := func(header map[string]any, k *Key, payload []byte) string {
+		if _, ok := header["typ"]; !ok {
+			header["typ"] = EnvelopeType
+		}
 		h, _ := json.Marshal(header)
 		input := b64.EncodeToString(h) + "." + b64.EncodeToString(payload)
 		var sig []byte
@@ -177,70 +182,78 @@ func TestVerifyRefusals(t *testing.T) {
 		name   string
 		jws    func() string
 		reason error
+		detail string // what the refusal says, so it is this case's check that refused
 	}{
-		{"garbage", func() string { return "not a jws" }, ErrMalformed},
-		{"two parts", func() string { return "eyJhbGciOiJFZERTQSJ9.e30" }, ErrMalformed},
+		{"garbage", func() string { return "not a jws" }, ErrMalformed, "three dot-separated parts"},
+		{"two parts", func() string { return "eyJhbGciOiJFZERTQSJ9.e30" }, ErrMalformed, "three dot-separated parts"},
 		{"payload not an envelope", func() string {
 			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.KeyID()}, alice, []byte(`[1,2]`))
-		}, ErrMalformed},
-		{"missing nonce", func() string { return sign(alice, func(m map[string]any) { delete(m, "nonce") }) }, ErrMalformed},
+		}, ErrMalformed, "payload is not an envelope"},
+		{"missing nonce", func() string { return sign(alice, func(m map[string]any) { delete(m, "nonce") }) }, ErrMalformed, "needs id, sender, iat, exp and nonce"},
 		{"sender is someone else", func() string {
 			return sign(alice, func(m map[string]any) { m["sender"] = bob.DID.String() })
-		}, ErrKidNotSender},
+		}, ErrKidNotSender, "sender is " + bob.DID.String()},
 		{"kid of another key", func() string {
 			return withHeader(map[string]any{"alg": "EdDSA", "kid": bob.DID.KeyID()}, alice, payloadFor(t, alice, nil))
-		}, ErrBadSignature},
+		}, ErrBadSignature, "(kid " + bob.DID.KeyID() + ")"},
 		{"kid with a foreign fragment", func() string {
 			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.String() + "#key-1"}, alice, payloadFor(t, alice, nil))
-		}, ErrMalformed},
-		{"no kid", func() string { return withHeader(map[string]any{"alg": "EdDSA"}, alice, payloadFor(t, alice, nil)) }, ErrMalformed},
+		}, ErrMalformed, `fragment "key-1" is not this did:key's key`},
+		{"no kid", func() string { return withHeader(map[string]any{"alg": "EdDSA"}, alice, payloadFor(t, alice, nil)) }, ErrMalformed, "no kid"},
 		{"alg none", func() string {
 			return withHeader(map[string]any{"alg": "none", "kid": alice.DID.KeyID()}, alice, payloadFor(t, alice, nil))
-		}, ErrUnsupportedAlg},
+		}, ErrUnsupportedAlg, `alg "none"`},
 		{"alg HS256", func() string {
 			return withHeader(map[string]any{"alg": "HS256", "kid": alice.DID.KeyID()}, alice, payloadFor(t, alice, nil))
-		}, ErrUnsupportedAlg},
+		}, ErrUnsupportedAlg, `alg "HS256"`},
 		{"ES256K claimed for an Ed25519 key", func() string {
 			return withHeader(map[string]any{"alg": "ES256K", "kid": alice.DID.KeyID()}, alice, payloadFor(t, alice, nil))
-		}, ErrUnsupportedAlg},
+		}, ErrUnsupportedAlg, "does not fit a ed25519 key"},
 		{"critical header", func() string {
 			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.KeyID(), "crit": []string{"exp"}, "exp": 1}, alice, payloadFor(t, alice, nil))
-		}, ErrMalformed},
+		}, ErrMalformed, "critical headers are not supported"},
+		// b64 false (RFC 7797) would have the payload signed as it is; refused even without crit.
+		{"b64 false", func() string {
+			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.KeyID(), "b64": false}, alice, payloadFor(t, alice, nil))
+		}, ErrMalformed, "critical headers are not supported"},
+		{"typ of another document", func() string {
+			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.KeyID(), "typ": "JWT"}, alice, payloadFor(t, alice, nil))
+		}, ErrMalformed, `typ "JWT"`},
 		{"expired", func() string {
 			return sign(alice, func(m map[string]any) {
 				m["iat"] = testNow.Add(-10 * time.Minute).Unix()
 				m["exp"] = testNow.Add(-2 * time.Minute).Unix()
 			})
-		}, ErrExpired},
+		}, ErrExpired, "passed 120s ago"},
 		{"from the future", func() string {
 			return sign(alice, func(m map[string]any) {
 				m["iat"] = testNow.Add(2 * time.Minute).Unix()
 				m["exp"] = testNow.Add(5 * time.Minute).Unix()
 			})
-		}, ErrNotYetValid},
+		}, ErrNotYetValid, "120s ahead"},
 		{"lives too long", func() string {
 			return sign(alice, func(m map[string]any) { m["exp"] = testNow.Add(24 * time.Hour).Unix() })
-		}, ErrTooLong},
+		}, ErrTooLong, "exp - iat is 86400s"},
 		{"exp before iat", func() string {
 			return sign(alice, func(m map[string]any) { m["exp"] = testNow.Add(-time.Second).Unix() })
-		}, ErrMalformed},
+		}, ErrMalformed, "is not after iat"},
 		{"issued long ago: lifetime too long", func() string {
 			return sign(alice, func(m map[string]any) {
 				m["iat"] = testNow.Add(-2 * time.Hour).Unix()
 				m["exp"] = testNow.Add(time.Minute).Unix()
 			})
-		}, ErrTooLong},
+		}, ErrTooLong, "exp - iat is 7260s"},
 		{"secp256k1 sender, Ed25519 kid", func() string {
 			return sign(kbob, func(m map[string]any) { m["sender"] = alice.DID.String() })
-		}, ErrKidNotSender},
+		}, ErrKidNotSender, "sender is " + alice.DID.String()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			now := testNow
 			v := testVerifier(&now)
 			_, err := v.Verify(context.Background(), []byte(tt.jws()))
-			if !errors.Is(err, tt.reason) {
-				t.Fatalf("Verify = %v, want %v", err, tt.reason)
+			if !errors.Is(err, tt.reason) || !strings.Contains(err.Error(), tt.detail) {
+				t.Fatalf("Verify = %v, want %v saying %q", err, tt.reason, tt.detail)
 			}
 			if !strings.HasPrefix(err.Error(), "envelope refused: ") {
 				t.Errorf("error %q does not say the envelope was refused", err)
@@ -321,6 +334,53 @@ func TestVerifyRefusesClosedKeys(t *testing.T) {
 			_, err = v.Verify(context.Background(), []byte(s))
 			if !errors.Is(err, tt.want) || (tt.want != nil && !strings.Contains(err.Error(), tt.detail)) {
 				t.Errorf("Verify = %v, want %v saying %q", err, tt.want, tt.detail)
+			}
+		})
+	}
+}
+
+// keysDown is a KeyStatusReader that cannot tell (the chain's index is unreachable) until up.
+type keysDown struct{ up *bool }
+
+var errIndexDown = errors.New("stake index unreachable")
+
+func (k keysDown) KeyStatus(context.Context, string) (KeyStatus, error) {
+	if *k.up {
+		return KeyStatus{State: KeyActive}, nil
+	}
+	return KeyStatus{}, errIndexDown
+}
+
+// TestVerifyRefusesWhenKeyStatusFails: a node that cannot ask the chain whether a signer's
+// key was closed refuses the envelope rather than let a revoked key act, whichever way it
+// checks it; the refusal is not the sender's fault (not Malformed), and spends no nonce, so
+// the same envelope verifies once the index answers. No test refused this at 5ab6450.
+func TestVerifyRefusesWhenKeyStatusFails(t *testing.T) {
+	k := testKey(t, Ed25519, 12)
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		check func(v *Verifier, raw []byte) error
+	}{
+		{"Verify", func(v *Verifier, raw []byte) error { _, err := v.Verify(ctx, raw); return err }},
+		{"Check", func(v *Verifier, raw []byte) error { _, err := v.Check(ctx, raw); return err }},
+		{"CheckArchived", func(v *Verifier, raw []byte) error { _, err := v.CheckArchived(ctx, raw); return err }},
+		{"CheckKeys", func(v *Verifier, _ []byte) error { return v.CheckKeys(ctx, k.DID.String()) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			now, up := testNow, false
+			v := NewVerifier(VerifierConfig{Started: testNow.Add(-time.Hour), Now: func() time.Time { return now }, Keys: keysDown{&up}})
+			s, err := k.SignCompact(payloadFor(t, k, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tt.check(v, []byte(s))
+			if !errors.Is(err, errIndexDown) || Malformed(err) {
+				t.Fatalf("with the key-status index down: %v, want a refusal wrapping %v, not Malformed", err, errIndexDown)
+			}
+			up = true
+			if err := tt.check(v, []byte(s)); err != nil {
+				t.Errorf("the same envelope once the index answers: %v", err)
 			}
 		})
 	}
