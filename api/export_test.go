@@ -24,3 +24,13 @@ func ProblemTypes() (types, reasons []string) {
 	slices.Sort(reasons)
 	return slices.Compact(types), slices.Compact(reasons)
 }
+
+// BountyActions lists the actions POST /v1/bounties/{id}/{action} takes.
+func BountyActions() []string {
+	out := make([]string, 0, len(actions))
+	for name := range actions {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
