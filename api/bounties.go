@@ -329,6 +329,7 @@ var actions = map[string]escrow.Action{
 	"claim": escrow.ActionClaim, "assign": escrow.ActionAssign, "submit": escrow.ActionSubmit, "accept": escrow.ActionAccept,
 	"reject": escrow.ActionReject, "dispute": escrow.ActionDispute, "resolve": escrow.ActionResolve,
 	"resolve-expired": escrow.ActionResolveExpired, "release": escrow.ActionRelease, "refund": escrow.ActionRefund, "cancel": escrow.ActionCancel,
+	"unclaim": escrow.ActionUnclaim,
 }
 
 func bountyID(c echo.Context) (uint64, error) {

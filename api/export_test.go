@@ -51,3 +51,13 @@ func (s *Server) HandleUncapped(method, path string) {
 func ReadBody(body io.Reader) ([]byte, error) {
 	return readBody(echo.New().NewContext(httptest.NewRequest(http.MethodPost, "/", body), httptest.NewRecorder()))
 }
+
+// BountyActions lists the actions POST /v1/bounties/{id}/{action} takes.
+func BountyActions() []string {
+	out := make([]string, 0, len(actions))
+	for name := range actions {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}

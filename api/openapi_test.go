@@ -165,6 +165,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		{"operations complete", incompleteOperations},
 		{"path parameters declared", undeclaredPathParams},
 		{"problem types match the mapper", problemTypeDrift},
+		{"bounty actions match the route", bountyActionDrift},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -410,4 +411,27 @@ func problemTypeDrift(doc map[string]any) []string {
 		}
 	}
 	return out
+}
+
+// bountyActionDrift compares the action enum of POST /v1/bounties/{id}/{action} with the
+// actions the route takes.
+func bountyActionDrift(doc map[string]any) []string {
+	const ref = "#/paths/~1v1~1bounties~1{id}~1{action}/post/parameters/1"
+	param, _ := lookup(doc, ref)
+	p, _ := param.(map[string]any)
+	schema, _ := p["schema"].(map[string]any)
+	list, _ := schema["enum"].([]any)
+	if p["name"] != "action" || len(list) == 0 {
+		return []string{ref + " is not the action parameter with an enum"}
+	}
+	got := make([]string, 0, len(list))
+	for _, x := range list {
+		s, _ := x.(string)
+		got = append(got, s)
+	}
+	sort.Strings(got)
+	if diff := cmp.Diff(api.BountyActions(), got); diff != "" {
+		return []string{fmt.Sprintf("the action enum differs from the route's actions (-route +document):\n%s", diff)}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -25,7 +26,8 @@ var (
 	ErrNotAllowed = errors.New("escrow: caller not allowed")
 	// ErrTooLate: a deadline or review window has passed.
 	ErrTooLate = errors.New("escrow: too late")
-	// ErrTooEarly: a deadline, review window or arbiter timeout has not passed yet.
+	// ErrTooEarly: a deadline, review window, claim window or arbiter timeout has not passed
+	// yet.
 	ErrTooEarly = errors.New("escrow: too early")
 	// ErrInvalid: an argument the contract refuses (amount, deadline, split, ...).
 	ErrInvalid = errors.New("escrow: invalid argument")
@@ -130,6 +132,12 @@ func decodeRevert(err error) error {
 		return be(e.Id, ErrTooLate, "bounty %v: the review window has closed", e.Id)
 	case *contracts.BountyEscrowArbiterTimeNotUp:
 		return be(e.Id, ErrTooEarly, "bounty %v: the arbiter still has time to resolve", e.Id)
+	case *contracts.BountyEscrowClaimWindowOpen:
+		return be(e.Id, ErrTooEarly, "bounty %v: its worker has until %s to submit; only after that may the poster unclaim it", e.Id, unixTime(e.EndsAt))
+	case *contracts.BountyEscrowClaimsNotOpen:
+		return be(e.Id, ErrTooEarly, "bounty %v was unclaimed: until %s only its poster may assign or cancel it; claims reopen then", e.Id, unixTime(e.OpensAt))
+	case *contracts.BountyEscrowStakedClaim:
+		return be(e.Id, ErrWrongStatus, "bounty %v has a minimum stake (%v): its worker keeps it until the deadline (then refund); only a bounty without one can be unclaimed", e.Id, e.MinStake)
 	case *contracts.BountyEscrowInsufficientStake:
 		return &BountyError{Err: ErrInsufficientStake, Msg: fmt.Sprintf("the agent's free stake %v (bound to this wallet, not locked by other claims) is below the %v the bounty locks", e.Stake, e.Required)}
 	case *contracts.BountyEscrowArbiterIsParty:
@@ -148,6 +156,14 @@ func decodeRevert(err error) error {
 		return invalid()
 	}
 	return &BountyError{Err: ErrReverted, Msg: "the escrow refused: " + ce.Error(), cause: ce}
+}
+
+// unixTime renders a chain timestamp (seconds) for people, in UTC.
+func unixTime(sec *big.Int) string {
+	if !sec.IsInt64() {
+		return sec.String()
+	}
+	return time.Unix(sec.Int64(), 0).UTC().Format(time.RFC3339)
 }
 
 // decodeRegistryRevert maps the StakeRegistry errors a bounty call can meet (a claim locks

@@ -39,6 +39,9 @@ type (
 		Worker  common.Address `json:"worker"`
 		AgentID common.Hash    `json:"agentId,omitempty"`
 	}
+	unclaimedData struct {
+		Worker common.Address `json:"worker"` // the worker the poster sent away
+	}
 	submittedData struct {
 		Worker     common.Address `json:"worker"`
 		ResultHash common.Hash    `json:"resultHash"`
@@ -109,6 +112,12 @@ func (ix *Indexer) decode(l *types.Log) (ev Event, ok bool, err error) {
 			return ev, false, err
 		}
 		id, data = p.Id, workerData{Worker: p.Worker}
+	case "Unclaimed":
+		p, err := e.UnpackUnclaimedEvent(l)
+		if err != nil {
+			return ev, false, err
+		}
+		id, data = p.Id, unclaimedData{Worker: p.Worker}
 	case "Submitted":
 		p, err := e.UnpackSubmittedEvent(l)
 		if err != nil {
@@ -214,6 +223,10 @@ func (ix *Indexer) project(ctx context.Context, tx *sql.Tx, ev Event) error {
 			return err
 		}
 		return set(StatusAssigned, `, worker = ?`, d.Worker.Hex())
+	case "Unclaimed":
+		// The poster sent the worker away: open again, with nobody assigned (the event names
+		// the worker it had, for the history).
+		return set(StatusOpen, `, worker = ''`)
 	case "Submitted":
 		var d submittedData
 		if err := json.Unmarshal(ev.Data, &d); err != nil {

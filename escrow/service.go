@@ -125,6 +125,11 @@ const (
 	ActionRelease        Action = "release"
 	ActionRefund         Action = "refund"
 	ActionCancel         Action = "cancel"
+	// ActionUnclaim takes a bounty without a minimum stake back from a worker that has not
+	// submitted within the escrow's claim window (BountyEscrow.CLAIM_WINDOW): the poster's
+	// remedy against a claim that squats on it. Not to be confused with release, the
+	// worker's payout after a silent review.
+	ActionUnclaim Action = "unclaim"
 )
 
 // ActionArgs are the extra arguments some actions take.
@@ -284,6 +289,8 @@ func ActionData(b *Bounty, action Action, args ActionArgs) ([]byte, error) {
 		data = abi.PackRefund(bid, t, w)
 	case ActionCancel:
 		data = abi.PackCancel(bid, t)
+	case ActionUnclaim:
+		data = abi.PackUnclaim(bid, t, w)
 	default:
 		return nil, &BountyError{ID: id, Err: ErrInvalid, Msg: fmt.Sprintf("invalid argument: unknown action %q", action)}
 	}

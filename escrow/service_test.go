@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
@@ -378,5 +379,80 @@ func TestRelayExternallySignedTransactions(t *testing.T) {
 	}
 	if _, err := sf.svc.Relay(ctx, []byte("junk")); !errors.Is(err, txn.ErrNotRelayable) {
 		t.Errorf("junk: %v", err)
+	}
+}
+
+// TestServiceUnclaimsAWorkerThatDoesNotSubmit: a claim on a bounty without a minimum stake
+// holds it for the claim window; before it ends the poster's unclaim is refused, decoded and
+// unsent; after it the bounty is open again with nobody assigned, and for the next window
+// only the poster moves it. A submitted job and a staked bounty are never unclaimed.
+func TestServiceUnclaimsAWorkerThatDoesNotSubmit(t *testing.T) {
+	sf := newService(t)
+	ctx := context.Background()
+	other := escrow.AddressOf(chain.DevKey(4))
+	unclaim := func(id uint64) error {
+		_, err := sf.svc.Act(ctx, sf.poster, id, escrow.ActionUnclaim, escrow.ActionArgs{})
+		return err
+	}
+	squatted := sf.postETH(eth, 24*time.Hour)
+	sf.act(sf.worker, squatted, escrow.ActionClaim, escrow.ActionArgs{AgentID: common.Hash{1}})
+	submitted := sf.postETH(eth, 24*time.Hour)
+	sf.act(sf.worker, submitted, escrow.ActionClaim, escrow.ActionArgs{AgentID: common.Hash{1}})
+	head, _ := sf.c.HeaderByNumber(ctx, nil)
+	staked, err := sf.svc.Post(ctx, sf.poster, escrow.PostRequest{Amount: eth, Arbiter: sf.arbiter, Deadline: head.Time + 86400, ReviewWindow: 600, MinStake: eth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf.act(sf.poster, staked.Bounty.ID, escrow.ActionAssign, escrow.ActionArgs{Worker: sf.worker}) // nothing locked, but the bounty has a minimum stake
+
+	nonce, _ := sf.c.NonceAt(ctx, sf.poster, nil)
+	err = unclaim(squatted)
+	var be *escrow.BountyError
+	if !errors.Is(err, escrow.ErrTooEarly) || !errors.As(err, &be) || be.ID != squatted || !strings.Contains(err.Error(), "has until") {
+		t.Fatalf("unclaim within the window = %v, want ErrTooEarly saying until when", err)
+	}
+	if n, _ := sf.c.NonceAt(ctx, sf.poster, nil); n != nonce {
+		t.Errorf("a refused unclaim was sent")
+	}
+
+	sf.act(sf.worker, submitted, escrow.ActionSubmit, escrow.ActionArgs{ResultHash: common.Hash{2}})
+	if err := sf.c.AdvanceTime(escrow.ClaimWindow + time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	res := sf.act(sf.poster, squatted, escrow.ActionUnclaim, escrow.ActionArgs{})
+	if b := res.Bounty; b.Status != escrow.StatusOpen || b.Worker != (common.Address{}) {
+		t.Errorf("after unclaim: status %s, worker %s; want open with nobody", b.Status, b.Worker.Hex())
+	}
+	h := res.Bounty.History
+	if last := h[len(h)-1]; last.Name != "Unclaimed" || string(last.Data) != fmt.Sprintf(`{"worker":"%s"}`, strings.ToLower(sf.worker.Hex())) {
+		t.Errorf("history ends %s %s, want Unclaimed naming the worker", last.Name, last.Data)
+	}
+	// The poster's turn: the worker sent away cannot claim again first; the poster assigns.
+	if _, err := sf.svc.Act(ctx, sf.worker, squatted, escrow.ActionClaim, escrow.ActionArgs{}); !errors.Is(err, escrow.ErrTooEarly) || !strings.Contains(err.Error(), "claims reopen") {
+		t.Errorf("claim in the poster's turn = %v, want ErrTooEarly", err)
+	}
+	if res := sf.act(sf.poster, squatted, escrow.ActionAssign, escrow.ActionArgs{Worker: other}); res.Bounty.Status != escrow.StatusAssigned || res.Bounty.Worker != other {
+		t.Errorf("assign after unclaim = %+v", res.Bounty)
+	}
+
+	if err := unclaim(submitted); !errors.Is(err, escrow.ErrWrongStatus) || !strings.Contains(err.Error(), "submitted") {
+		t.Errorf("unclaim of a submitted job = %v, want ErrWrongStatus", err)
+	}
+	if err := unclaim(staked.Bounty.ID); !errors.Is(err, escrow.ErrWrongStatus) || !strings.Contains(err.Error(), "minimum stake") {
+		t.Errorf("unclaim on a staked bounty = %v, want ErrWrongStatus", err)
+	}
+}
+
+// TestClaimWindowIsTheContracts: the Go copy of the claim window, used in messages and help,
+// is the contract's.
+func TestClaimWindowIsTheContracts(t *testing.T) {
+	f := newFixture(t)
+	inst := f.abi.Instance(f.c, f.dep.Contracts.BountyEscrow)
+	w, err := bind.Call(inst, nil, f.abi.PackCLAIMWINDOW(), f.abi.UnpackCLAIMWINDOW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := big.NewInt(int64(escrow.ClaimWindow / time.Second)); w.Cmp(want) != 0 {
+		t.Errorf("CLAIM_WINDOW = %s s, escrow.ClaimWindow = %s s", w, want)
 	}
 }

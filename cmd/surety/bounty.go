@@ -38,7 +38,7 @@ func runBountyCmd(ctx context.Context, e *env, args []string) error {
 	for name := range actionNames {
 		sub[name] = func(ctx context.Context, e *env, args []string) error { return runBountyAction(ctx, e, name, args) }
 	}
-	return runSubcommand(ctx, e, "bounty", "post | list | show ID | claim|assign|submit|accept|reject|dispute|resolve|release|refund|cancel ID | withdraw", sub, args)
+	return runSubcommand(ctx, e, "bounty", "post | list | show ID | claim|assign|unclaim|submit|accept|reject|dispute|resolve|release|refund|cancel ID | withdraw", sub, args)
 }
 
 var actionNames = map[string]string{
@@ -47,6 +47,20 @@ var actionNames = map[string]string{
 	"reject": "reject the submission: the arbiter decides", "dispute": "dispute the submission: the arbiter decides (nothing can be disputed before a submission)",
 	"resolve": "as the arbiter, split a disputed bounty (--worker-bps) and slash the worker's locked stake (--slash)", "release": "as the worker, take the payout after a silent review window",
 	"refund": "get the funds of a bounty back after its deadline", "cancel": "take back your unassigned bounty",
+	"unclaim": "send away the worker of your bounty without a minimum stake that has not submitted within " + shortDuration(escrow.ClaimWindow) + " of taking it: the bounty is open again, and for " +
+		shortDuration(escrow.ClaimWindow) + " only you may assign or cancel it (not after a submission; a claim on a bounty with a minimum stake holds until the deadline)",
+}
+
+// shortDuration writes d as people do: 1h, not 1h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // signer is who signs a bounty request: a DID key and the wallet it acts from.
@@ -242,7 +256,7 @@ func printBounty(e *env, b *escrow.Bounty) {
 	if b.MinStake != "" && b.MinStake != "0" {
 		fmt.Fprintf(e.stdout, "  min stake %s: a claim locks it until the bounty ends; the arbiter's ruling may slash it to the poster\n", formatAmount(b.MinStake))
 	} else {
-		fmt.Fprintln(e.stdout, "  min stake none")
+		fmt.Fprintf(e.stdout, "  min stake none: a worker that has not submitted within %s of taking it may be sent away by the poster (unclaim)\n", shortDuration(escrow.ClaimWindow))
 	}
 	if text, ok := specText(b); ok {
 		fmt.Fprintf(e.stdout, "  task (matches specHash %s):\n", b.SpecHash.Hex())
@@ -324,13 +338,18 @@ const maxAmountDigits = 100
 
 func runBountyPost(ctx context.Context, e *env, args []string) error {
 	fs, node, key, wallet, asJSON := bountyFlags(e, "post", "--key KEYFILE --wallet ADDR --amount 1ether --arbiter ADDR [flags]",
-		"Post a bounty: the amount is locked in the escrow until it is settled.")
+		"Post a bounty: the amount is locked in the escrow until it is settled.\n\n"+
+			"With no --min-stake (the default) anyone may claim it, staked or not; a claim that brings no\n"+
+			"submission within "+shortDuration(escrow.ClaimWindow)+" is yours to send away ('surety bounty unclaim ID'), so nobody can hold the\n"+
+			"funds until the deadline by claiming and doing nothing. With --min-stake, a claim locks that\n"+
+			"much of the claimer's stake and holds until the deadline.")
 	amount := fs.String("amount", "", "amount: 1.5ether, 20gwei or base units (for a token, its base units)")
 	token := fs.String("token", "", "ERC-20 to pay in (default ETH); the node approves the escrow")
 	arbiter := fs.String("arbiter", "", "who decides disputes (never you or the worker: the escrow refuses that); it may slash up to --min-stake of the claimer's stake")
 	deadline := fs.Duration("deadline", 24*time.Hour, "time from now by which the result must be submitted")
 	review := fs.Duration("review", time.Hour, "how long you have to accept or reject a submission")
-	minStake := fs.String("min-stake", "0", "stake a claim locks from the claiming agent until the bounty ends (a dispute ruling may slash it to you)")
+	minStake := fs.String("min-stake", "0", "stake a claim locks from the claiming agent until the bounty ends (a dispute ruling may slash it to you); "+
+		"with none (the default) anyone may claim, and a claim without a submission holds the bounty only "+shortDuration(escrow.ClaimWindow)+": then 'surety bounty unclaim' takes it back")
 	spec := fs.String("spec", "", "the task (text, or @FILE): the contract records its keccak256, the node stores and serves the text")
 	salt := fs.String("salt", "", "makes the bounty id (its keccak256): run again with the same salt, the post is refused instead of made twice (default: one per request)")
 	quiet := fs.Bool("quiet", false, "print only the bounty id (for scripts: ID=$(surety bounty post ... --quiet))")

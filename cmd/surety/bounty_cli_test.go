@@ -45,6 +45,11 @@ func TestBountyCLI(t *testing.T) {
 		t.Errorf("post --quiet printed %q, want another bounty's id alone", other)
 	}
 	runOK(t, "", "bounty", "claim", id, "--node", base, "--key", workerKey, "--wallet", wallet(2))
+	// The poster cannot send a fresh claim away: it holds for the claim window.
+	r := start(t, "bounty", "unclaim", id, "--node", base, "--key", marketKey, "--wallet", wallet(1))
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "bounty "+id+": its worker has until") {
+		t.Errorf("unclaim of a fresh claim: exit %d\n%s", code, r.stderr)
+	}
 	runOK(t, "", "bounty", "submit", id, "--node", base, "--key", workerKey, "--wallet", wallet(2), "--result", "the summary")
 	out = runOK(t, "", "bounty", "accept", id, "--node", base, "--key", marketKey, "--wallet", wallet(1))
 	if !strings.Contains(out, "bounty "+id+": accepted") || !strings.Contains(out, "paid    worker 1.4925, poster 0, fee 0.0075 (ETH)") {
@@ -62,7 +67,7 @@ func TestBountyCLI(t *testing.T) {
 		t.Errorf("show printed:\n%s", out)
 	}
 	// A wrong move is refused with one line that says why, and exit 1.
-	r := start(t, "bounty", "cancel", id, "--node", base, "--key", marketKey, "--wallet", wallet(1))
+	r = start(t, "bounty", "cancel", id, "--node", base, "--key", marketKey, "--wallet", wallet(1))
 	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "bounty "+id+" is already accepted") {
 		t.Errorf("cancel after accept: exit %d\n%s", code, r.stderr)
 	}

@@ -206,6 +206,18 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 		if code, body := bc.act(step.p, id, step.action, step.body); code != http.StatusOK {
 			t.Fatalf("%s: %d %s", step.action, code, body)
 		}
+		if step.action == "claim" {
+			// A claim on a bounty without a minimum stake holds it for the claim window: the
+			// poster's unclaim before its end is refused, saying until when, and nothing is sent.
+			before := nonce()
+			code, body := bc.act(market, id, "unclaim", map[string]any{})
+			if code != http.StatusConflict || !strings.Contains(string(body), "bounty-too-early") || !strings.Contains(string(body), "has until") {
+				t.Errorf("unclaim within the claim window: %d %s", code, body)
+			}
+			if after := nonce(); after != before {
+				t.Errorf("a refused unclaim sent %d transactions", after-before)
+			}
+		}
 	}
 	code, body = bc.request("GET", fmt.Sprintf("/v1/bounties/%d", id), nil, nil)
 	var b escrow.Bounty

@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
@@ -127,6 +128,26 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 	}
 	if out := runOK(t, "", "bounty", "show", "--node", base, id); !strings.Contains(out, "audit the vault") || !strings.Contains(out, "worker  "+addr) {
 		t.Errorf("bounty show after the own-wallet tour:\n%s", out)
+	}
+	// A claim that squats on a bounty without a minimum stake: the agent's wallet claims and
+	// does nothing; the market's unclaim (through the node's relay) is refused while the claim
+	// window runs, then takes the bounty back, open again, and the market cancels it.
+	r = run(market, "bounty", "post", "--amount", "0.1ether", "--arbiter", arbiter, "--quiet")
+	squatted := strings.TrimSpace(r.stdout)
+	if r.code != exitOK || squatted == "" {
+		t.Fatalf("bounty post without a minimum stake: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r = run(pw, "bounty", "claim", "--keystore", keystoreFile, "--key", agentKey, squatted); r.code != exitOK {
+		t.Fatalf("claim: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	refused("its worker has until", exitFailure, market, "bounty", "unclaim", squatted)
+	if err := a.IncreaseTime(context.Background(), escrow.ClaimWindow+time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct{ action, want string }{{"unclaim", ": open"}, {"cancel", ": cancelled"}} {
+		if r = run(market, "bounty", step.action, squatted); r.code != exitOK || !strings.Contains(r.stdout, "bounty "+squatted+step.want) {
+			t.Fatalf("%s after the claim window: exit %d\n%s%s", step.action, r.code, r.stdout, r.stderr)
+		}
 	}
 
 	// A wallet behind Clef (a stand-in speaking its API): the binding is typed data Clef

@@ -13,7 +13,9 @@ import {ReentrancyGuard} from "./ReentrancyGuard.sol";
 ///
 /// Life of a bounty: post → (cancel) | claim/assign → submit → accept | reject → resolve;
 /// refund after the deadline without a submission; release to the worker when the poster stays
-/// silent past the review window; the arbiter's silence past ARBITER_TIMEOUT splits evenly.
+/// silent past the review window; the arbiter's silence past ARBITER_TIMEOUT splits evenly;
+/// unclaim (back to open) when a worker of a bounty without a minimum stake has not submitted
+/// within CLAIM_WINDOW.
 ///
 /// Payouts are pushed, with reentrancy protection: a settlement sends the worker's payout and
 /// the poster's refund straight away, with at most PUSH_GAS gas for the recipient, after the
@@ -27,6 +29,13 @@ import {ReentrancyGuard} from "./ReentrancyGuard.sol";
 /// to the poster. Only a submission can be disputed: a claimer that does nothing gets nothing
 /// (its lock holds until the deadline's refund, unslashed), and no ruling slashes a worker
 /// that has not delivered. The arbiter is never the poster or the worker.
+///
+/// Squatting: a claim on a bounty without a minimum stake costs the claimer nothing but gas,
+/// so it holds the bounty for CLAIM_WINDOW only: a worker that has not submitted by then may
+/// be sent away by the poster (`unclaim`), and the poster then has CLAIM_WINDOW to assign or
+/// cancel before anyone may claim again, so a squatter cannot win the race to the next claim.
+/// A claim on a bounty with a minimum stake holds until the deadline: the claimer keeps that
+/// stake locked all along, at the price the poster set.
 contract BountyEscrow is IBountyEscrow, Owned, ReentrancyGuard {
     using Transfers for address;
 
@@ -36,6 +45,10 @@ contract BountyEscrow is IBountyEscrow, Owned, ReentrancyGuard {
     uint32 public constant MAX_REVIEW_WINDOW = 90 days;
     /// @notice How long an arbiter has to resolve a dispute before either party may split it evenly.
     uint256 public constant ARBITER_TIMEOUT = 30 days;
+    /// @notice How long a worker of a bounty without a minimum stake holds it without
+    /// submitting before the poster may unclaim it; and after an unclaim, how long only the
+    /// poster may move it (assign, cancel) before claims reopen.
+    uint256 public constant CLAIM_WINDOW = 1 hours;
     /// @notice The most gas a pushed payment gives its recipient.
     uint256 public constant PUSH_GAS = 100_000;
 
@@ -134,10 +147,13 @@ contract BountyEscrow is IBountyEscrow, Owned, ReentrancyGuard {
 
     /// @notice A worker takes an open bounty. With a minimum stake, that much of the free
     /// stake `agentId` (the worker agent's keccak256(did)) holds under the caller is locked in
-    /// the registry until the bounty ends.
+    /// the registry until the bounty ends. Without one, the poster may unclaim it from a
+    /// worker that has not submitted within CLAIM_WINDOW.
     function claim(uint256 id, Terms calldata t, bytes32 agentId) external nonReentrant {
         Bounty storage s = _load(id, t, address(0));
         _expect(id, s, Status.Open);
+        // An open bounty's `since` is when claims open: at post, or CLAIM_WINDOW after an unclaim.
+        if (block.timestamp < s.since) revert ClaimsNotOpen(id, s.since);
         if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
         if (msg.sender == t.arbiter) revert ArbiterIsParty(msg.sender);
         _move(s, _commit(t, msg.sender), Status.Assigned);
@@ -170,6 +186,24 @@ contract BountyEscrow is IBountyEscrow, Owned, ReentrancyGuard {
         if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
         _move(s, _commit(t, worker), Status.Assigned);
         emit Assigned(id, worker);
+    }
+
+    /// @notice The poster takes back a bounty without a minimum stake from a worker that has
+    /// not submitted within CLAIM_WINDOW of getting it (claimed or assigned): it is open again,
+    /// and for CLAIM_WINDOW only the poster may move it (assign another worker, or cancel),
+    /// so the worker sent away cannot take it again first. Nothing is paid and no stake is
+    /// locked. Once the worker has submitted, its work is reviewed, never unclaimed.
+    function unclaim(uint256 id, Terms calldata t, address worker) external nonReentrant {
+        Bounty storage s = _load(id, t, worker);
+        if (msg.sender != t.poster) revert NotPoster(id, msg.sender);
+        _expect(id, s, Status.Assigned);
+        if (t.minStake != 0) revert StakedClaim(id, t.minStake);
+        uint256 endsAt = uint256(s.since) + CLAIM_WINDOW;
+        if (block.timestamp <= endsAt) revert ClaimWindowOpen(id, endsAt);
+        s.commitment = _commit(t, address(0));
+        s.status = Status.Open;
+        s.since = uint40(block.timestamp + CLAIM_WINDOW);
+        emit Unclaimed(id, worker);
     }
 
     // --- work ---

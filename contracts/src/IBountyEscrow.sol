@@ -8,14 +8,15 @@ pragma solidity 0.8.30;
 /// bytes of keccak256(abi.encode(terms, worker)), 208 bits, so forging a second set of terms
 /// with the same commitment takes ~2^104 hashes), its status and when that status began.
 /// Every call after `post` passes the terms and the worker back (the worker is address(0)
-/// until one is assigned); the `Posted`, `Claimed` and `Assigned` events carry them, and a
-/// Surety node serves them from its index. One slot, written once at post and updated in place
-/// after, keeps a whole bounty's life, post → claim → submit → accept, under 200,000 gas.
+/// until one is assigned, and again after an unclaim); the `Posted`, `Claimed`, `Assigned` and
+/// `Unclaimed` events carry them, and a Surety node serves them from its index. One slot,
+/// written once at post and updated in place after, keeps a whole bounty's life, post →
+/// claim → submit → accept, under 200,000 gas.
 interface IBountyEscrow {
     /// @notice Where a bounty is in its life. Accepted, Released, Resolved, Refunded and
     /// Cancelled are terminal: nothing moves a bounty out of them.
     enum Status {
-        Open, // posted, nobody assigned (the zero value: a posted bounty needs no state write)
+        Open, // posted or unclaimed, nobody assigned (the zero value: a posted bounty needs no state write)
         Assigned, // a worker claimed it or the poster assigned one
         Submitted, // the worker submitted a result hash; the review window runs
         Disputed, // the poster rejected, or a party disputed; the arbiter decides
@@ -43,7 +44,9 @@ interface IBountyEscrow {
     struct Bounty {
         bytes26 commitment; // bytes26(keccak256(abi.encode(terms, worker))); zero: no such bounty
         Status status;
-        uint40 since; // when the current status began (Submitted and Disputed use it)
+        // When the current status began (Assigned, Submitted and Disputed use it); for Open,
+        // when claims open: at post, or CLAIM_WINDOW after an unclaim (the poster's turn).
+        uint40 since;
     }
 
     // --- errors ---
@@ -74,6 +77,12 @@ interface IBountyEscrow {
     error ReviewWindowClosed(uint256 id, uint256 endedAt);
     /// @notice The arbiter still has time to resolve.
     error ArbiterTimeNotUp(uint256 id, uint256 endsAt);
+    /// @notice The worker still has until `endsAt` to submit before the poster may unclaim.
+    error ClaimWindowOpen(uint256 id, uint256 endsAt);
+    /// @notice The bounty was unclaimed: until `opensAt` only its poster may assign or cancel it.
+    error ClaimsNotOpen(uint256 id, uint256 opensAt);
+    /// @notice The bounty has a minimum stake: a claim on it holds until the deadline.
+    error StakedClaim(uint256 id, uint256 minStake);
     /// @notice The worker's agent holds less free (unlocked, bound) stake than the bounty locks.
     error InsufficientStake(bytes32 agentId, uint256 stake, uint256 required);
     /// @notice The arbiter may not be the poster or the worker.
@@ -113,6 +122,9 @@ interface IBountyEscrow {
     event Claimed(uint256 indexed id, address indexed worker, bytes32 agentId);
     /// @notice The poster assigned a worker (Open → Assigned).
     event Assigned(uint256 indexed id, address indexed worker);
+    /// @notice The poster took the bounty back from a worker that had not submitted within
+    /// the claim window (Assigned → Open).
+    event Unclaimed(uint256 indexed id, address indexed worker);
     /// @notice The worker submitted a result (Assigned → Submitted).
     event Submitted(uint256 indexed id, address indexed worker, bytes32 resultHash);
     /// @notice The poster accepted (Submitted → Accepted); the payout went to the worker.

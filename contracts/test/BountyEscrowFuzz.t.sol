@@ -77,6 +77,33 @@ contract BountyEscrowFuzzTest is EscrowFixture {
         }
     }
 
+    /// Unclaim waits out the claim window, and never takes a submitted job: at any delay, a
+    /// worker that submitted keeps its bounty; one that did not may be sent away only after
+    /// the window, with the whole amount still in the escrow for the poster.
+    function testFuzz_unclaim_onlyAfterClaimWindowAndBeforeASubmission(uint32 rawDelay, bool submitFirst) public {
+        uint256 window = escrow.CLAIM_WINDOW();
+        uint256 delay = bound(rawDelay, 0, 3 * window);
+        (uint256 id, IBountyEscrow.Terms memory t) = claimed(1 ether);
+        uint256 claimedAt = block.timestamp;
+        vm.warp(claimedAt + delay);
+        if (submitFirst) {
+            vm.prank(worker);
+            escrow.submit(id, t, worker, RESULT);
+            vm.expectRevert(wrongStatus(id, IBountyEscrow.Status.Submitted));
+        } else if (delay <= window) {
+            vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.ClaimWindowOpen.selector, id, claimedAt + window));
+        }
+        vm.prank(poster);
+        escrow.unclaim(id, t, worker);
+        if (submitFirst || delay <= window) return;
+        assertStatus(id, IBountyEscrow.Status.Open);
+        vm.assertEq(address(escrow).balance, 1 ether, "nothing paid by an unclaim");
+        uint256 before = poster.balance;
+        vm.prank(poster);
+        escrow.cancel(id, t);
+        vm.assertEq(poster.balance - before, 1 ether, "the poster gets it all back, once");
+    }
+
     function testFuzz_reject_onlyWithinReviewWindow(uint32 rawDelay) public {
         uint256 delay = bound(rawDelay, 0, 3 * uint256(REVIEW));
         (uint256 id, IBountyEscrow.Terms memory t) = submitted(1 ether);

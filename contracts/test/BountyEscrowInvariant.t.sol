@@ -42,6 +42,8 @@ contract EscrowHandler is Common {
     bool public slashAboveLock; // a ruling took more stake than the bounty locked: never
     uint256 public claimsLocked; // claims that locked stake (the campaign reaches the locks)
     uint256 public slashes; // rulings that slashed
+    uint256 public unclaims; // workers the poster sent away
+    bool public unclaimedOutOfTurn; // an unclaim took a submitted job or a staked claim: never
 
     constructor(BountyEscrow escrow_, address treasury_, address[] memory tokens_) {
         escrow = escrow_;
@@ -152,6 +154,24 @@ contract EscrowHandler is Common {
         escrow.assign(m.id, m.t, w);
         _moved(m, IBountyEscrow.Status.Assigned);
         m.worker = w;
+    }
+
+    /// @notice The poster waits up to two claim windows (the campaign is too shallow for the
+    /// warps alone to pass one often) and sends away a worker that has not submitted within
+    /// the window: the bounty is open again with nobody's stake locked and nothing paid (the
+    /// balance and lock invariants hold it to that); later claims, assignments or a cancel end
+    /// it as any other. One time in four it tries a submitted bounty, which must revert.
+    function unclaim(uint256 seed, uint256 wait) external {
+        IBountyEscrow.Status want = wait % 4 == 0 ? IBountyEscrow.Status.Submitted : IBountyEscrow.Status.Assigned;
+        Mirror storage m = _pickUnstakedIn(seed, want);
+        vm.warp(block.timestamp + bound(wait >> 2, 0, 2 * escrow.CLAIM_WINDOW()));
+        vm.prank(m.t.poster);
+        escrow.unclaim(m.id, m.t, m.worker);
+        if (m.status != IBountyEscrow.Status.Assigned || m.t.minStake != 0) unclaimedOutOfTurn = true;
+        _moved(m, IBountyEscrow.Status.Open);
+        m.worker = address(0);
+        m.agent = 0;
+        unclaims++;
     }
 
     function submit(uint256 seed) external {
@@ -278,6 +298,19 @@ contract EscrowHandler is Common {
         return any;
     }
 
+    /// @dev As _pickIn, preferring a bounty without a minimum stake (the only kind an unclaim
+    /// may move; the others are still tried when no such bounty is in `want`).
+    function _pickUnstakedIn(uint256 seed, IBountyEscrow.Status want) internal returns (Mirror storage) {
+        Mirror storage any = _pickIn(seed, want);
+        if ((seed >> 128) % 8 == 0) return any;
+        uint256 n = bounties.length;
+        for (uint256 k = 0; k < n; k++) {
+            Mirror storage m = bounties[(seed + k) % n];
+            if (!m.terminal && m.status == want && m.t.minStake == 0) return m;
+        }
+        return any;
+    }
+
     function _balance(address token) internal view returns (uint256) {
         return token == address(0) ? address(escrow).balance : MockERC20(token).balanceOf(address(escrow));
     }
@@ -309,7 +342,7 @@ contract EscrowHandler is Common {
 
 /// @notice Invariants: the escrow's balance in every token equals what it still owes; no bounty
 /// pays out more than was posted (a settled one pays out exactly that); terminal states stay
-/// terminal.
+/// terminal; claims' locks follow them; an unclaim takes only an unsubmitted, unstaked claim.
 contract BountyEscrowInvariantTest is Test {
     EscrowHandler internal handler;
     BountyEscrow internal escrow;
@@ -353,6 +386,12 @@ contract BountyEscrowInvariantTest is Test {
             EscrowHandler.Mirror memory m = handler.bounty(i);
             vm.assertEq(uint256(escrow.bountyOf(m.id).status), uint256(m.status), "contract agrees with the mirror");
         }
+    }
+
+    /// A worker that submitted keeps its job, and a claim that locked stake holds until the
+    /// bounty ends: unclaim moves only an assigned bounty without a minimum stake.
+    function invariant_unclaimOnlyUnsubmittedUnstakedClaims() public view {
+        vm.assertFalse(handler.unclaimedOutOfTurn(), "an unclaim took a submitted job or a staked claim");
     }
 
     /// Claims lock their bounty's minimum stake until the bounty ends: every record's locked
