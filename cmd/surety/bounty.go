@@ -716,7 +716,7 @@ func bindWithNode(ctx context.Context, c *client.Client, info api.Info, k *ident
 
 // signBinding signs the binding of k's DID to wallet, for the node's chain and stake
 // registry in info: both keys sign (the wallet EIP-712 typed data, which Clef shows its user).
-func signBinding(ctx context.Context, k *identity.Key, wallet walletSigner, info api.Info) (*identity.Binding, error) {
+func signBinding(ctx context.Context, k *identity.Key, wallet txn.TypedDataSigner, info api.Info) (*identity.Binding, error) {
 	return identity.SignBindingWith(identity.BindingStatement{
 		DID: k.DID.String(), Wallet: wallet.Address(), ChainID: info.Chain.ID,
 		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),
