@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/api"
@@ -160,5 +163,115 @@ func TestBindingAlreadyOnChainIs200OnEveryNode(t *testing.T) {
 				t.Errorf("node B sent a transaction (nonce %d → %d)", nonce, after)
 			}
 		})
+	}
+}
+
+// envelopeTo signs body as an envelope from k addressed to the node n on its chain.
+func envelopeTo(t *testing.T, n *chainNode, k *identity.Key, body any) []byte {
+	t.Helper()
+	return signed(t, k, map[string]any{"body": body, "to": []string{n.ids.NodeDID()}, "aud": n.ids.NodeDID(), "chain_id": chain.EmbeddedChainID})
+}
+
+// TestRotateAndRevokeFromAWalletTheNodeHolds: the DID bound to a wallet the node holds
+// rotates to a new key, the node signing the wallet's half of the successor's binding (the
+// new key signed its own), then the successor revokes itself. After each, the closed DID's
+// envelopes are refused at the node, and the successor acts at once. What would not count,
+// or that the signer may not do, is refused before anything is sent.
+func TestRotateAndRevokeFromAWalletTheNodeHolds(t *testing.T) {
+	ctx := context.Background()
+	c, dep := sharedChain(t)
+	n := newChainNode(t, c, dep, 1, 2)
+	h := n.api.Handler()
+	old, raw := bindingOf(t, dep, 1)
+	if rec := do(t, h, http.MethodPost, "/v1/bindings", "", raw); rec.Code != http.StatusCreated {
+		t.Fatalf("bind: %d %s", rec.Code, rec.Body)
+	}
+	wallet := crypto.PubkeyToAddress(chain.DevKey(1).PublicKey)
+	next, err := identity.GenerateKey(identity.Ed25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	statement := func(did string, w common.Address) identity.BindingStatement {
+		return identity.BindingStatement{DID: did, Wallet: w, ChainID: chain.EmbeddedChainID, Registry: dep.Contracts.StakeRegistry,
+			IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}
+	}
+	rotation := func(signer *identity.Key, st identity.BindingStatement, w common.Address) api.RotateBody {
+		jws, err := identity.SignBindingAgent(st, signer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return api.RotateBody{Op: "rotate", Wallet: w, Successor: st, SuccessorJWS: jws}
+	}
+	nonce := func() uint64 {
+		v, err := c.NonceAt(ctx, wallet, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	other, err := identity.GenerateKey(identity.Ed25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byOther := rotation(next, statement(next.DID.String(), wallet), wallet)
+	byOther.SuccessorJWS, _ = identity.SignBindingAgent(statement(other.DID.String(), wallet), other)
+	before := nonce()
+	for _, tt := range []struct {
+		name   string
+		path   string
+		body   any
+		status int
+		slug   string
+	}{
+		{"revoke from a wallet the DID is not bound to", "/v1/dids/revoke", api.RevokeBody{Op: "revoke", Wallet: crypto.PubkeyToAddress(chain.DevKey(2).PublicKey)}, http.StatusForbidden, "wallet-not-bound"},
+		{"a revocation's signature on the rotate route", "/v1/dids/rotate", api.RevokeBody{Op: "revoke", Wallet: wallet}, http.StatusBadRequest, "bad-request"},
+		{"a successor bound to another wallet", "/v1/dids/rotate", rotation(next, statement(next.DID.String(), common.Address{7}), wallet), http.StatusBadRequest, "bad-request"},
+		{"a successor that is the DID itself", "/v1/dids/rotate", rotation(old, statement(old.DID.String(), wallet), wallet), http.StatusBadRequest, "bad-request"},
+		{"the successor's half signed by another key", "/v1/dids/rotate", byOther, http.StatusBadRequest, "bad-proof"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := do(t, h, http.MethodPost, tt.path, "", envelopeTo(t, n, old, tt.body))
+			if p := problemOf(t, rec); rec.Code != tt.status || !strings.HasSuffix(p.Type, "/"+tt.slug) {
+				t.Errorf("%d %s, want %d %s", rec.Code, rec.Body, tt.status, tt.slug)
+			}
+		})
+	}
+	if nonce() != before {
+		t.Fatal("a refused request sent a transaction")
+	}
+
+	rec := do(t, h, http.MethodPost, "/v1/dids/rotate", "", envelopeTo(t, n, old, rotation(next, statement(next.DID.String(), wallet), wallet)))
+	var rotated api.KeyChange
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &rotated) != nil {
+		t.Fatalf("rotate: %d %s", rec.Code, rec.Body)
+	}
+	if k := rotated.Key; k.Status != stake.KeyRotated || k.Successor != next.DID.String() || k.Controller != wallet || rotated.Stake == nil ||
+		rotated.Stake.Agent != identity.AgentID(next.DID.String()) || rotated.Stake.Status != stake.StatusBound {
+		t.Errorf("rotate answered %s", rec.Body)
+	}
+	// The old key is refused from now on; the new one acts at once.
+	check := func(k *identity.Key) *httptest.ResponseRecorder {
+		return do(t, h, http.MethodPost, "/v1/envelopes/verify", "", signed(t, k, map[string]any{"body": map[string]string{"q": "ready?"}}))
+	}
+	if rec := check(old); rec.Code != http.StatusForbidden || problemOf(t, rec).Reason != "rotated" {
+		t.Errorf("an envelope from the rotated key: %d %s, want 403 rotated", rec.Code, rec.Body)
+	}
+	if rec := check(next); rec.Code != http.StatusOK {
+		t.Errorf("an envelope from the successor: %d %s", rec.Code, rec.Body)
+	}
+	if rec := do(t, h, http.MethodPost, "/v1/dids/revoke", "", envelopeTo(t, n, old, api.RevokeBody{Op: "revoke", Wallet: wallet})); rec.Code != http.StatusForbidden || problemOf(t, rec).Reason != "rotated" {
+		t.Errorf("revoke the rotated DID: %d %s, want 403 rotated", rec.Code, rec.Body)
+	}
+
+	rec = do(t, h, http.MethodPost, "/v1/dids/revoke", "", envelopeTo(t, n, next, api.RevokeBody{Op: "revoke", Wallet: wallet}))
+	var revoked api.KeyChange
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &revoked) != nil || revoked.Key.Status != stake.KeyRevoked || revoked.Stake.Status != stake.StatusRevoked {
+		t.Fatalf("revoke the successor: %d %s", rec.Code, rec.Body)
+	}
+	if rec := check(next); rec.Code != http.StatusForbidden || problemOf(t, rec).Reason != "revoked" {
+		t.Errorf("an envelope from the revoked key: %d %s, want 403 revoked", rec.Code, rec.Body)
+	}
+	if rec := do(t, h, http.MethodPost, "/v1/dids/revoke", "", envelopeTo(t, n, next, api.RevokeBody{Op: "revoke", Wallet: wallet})); rec.Code != http.StatusForbidden || problemOf(t, rec).Reason != "revoked" {
+		t.Errorf("revoke again: %d %s, want 403 revoked", rec.Code, rec.Body)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/labstack/echo/v4"
 
 	"github.com/surety-ioa/surety/contracts"
@@ -64,6 +65,9 @@ type Staking interface {
 // Senders are the wallets the node sends from (package txn).
 type Senders interface {
 	HasWallet(addr common.Address) bool
+	// SignTypedData signs EIP-712 data as a wallet the node holds (txn.ErrUnknownWallet
+	// otherwise): the wallet's half of a rotation's successor binding.
+	SignTypedData(ctx context.Context, addr common.Address, data apitypes.TypedData) ([]byte, error)
 }
 
 // Wallets checks wallet bindings before the node records them on chain.
@@ -82,6 +86,8 @@ type StakeIndex interface {
 	WaitIndexed(ctx context.Context, block uint64) error
 	// CatchUp returns once the index holds every block confirmed now.
 	CatchUp(ctx context.Context) error
+	// KeyState reads a DID's key status: active, or revoked or rotated (and to what).
+	KeyState(ctx context.Context, did string) (stake.KeyState, error)
 }
 
 var (
