@@ -14,12 +14,13 @@ import (
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // TestRotateAndRevokeFromEveryWallet rotates an agent to a new key and then revokes the new
-// key with the CLI, from a wallet the node holds and from the user's own keystore (sent
-// through the node's relay; the own wallet revokes by the DID alone, without its key), on
-// Anvil. After the rotation the old key's envelope is refused and the new key acts (more
+// key with the CLI, from a wallet the node holds, from the user's own keystore and from a
+// wallet behind Clef (sent through the node's relay; own wallets revoke by the DID alone,
+// without its key), on Anvil. After the rotation the old key's envelope is refused and the new key acts (more
 // stake); after the revocation the new key's envelope is refused. Refusals are one line
 // that names the problem and the way out, and send nothing: a wallet that never bound the
 // DID, a DID already rotated or revoked, a node-held wallet without the DID's key, a --to key
@@ -46,6 +47,8 @@ func TestRotateAndRevokeFromEveryWallet(t *testing.T) {
 	if err := os.WriteFile(ks, enc, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	clef := testutil.StartClef(t, chain.DevKey(7)) // a wallet behind Clef (a stand-in speaking its API)
+	behindClef := []string{"--signer", clef.URL, "--from", clef.Address().Hex()}
 	stranger := map[string]string{"ETH_PRIVATE_KEY": hex.EncodeToString(crypto.FromECDSA(chain.DevKey(6)))} // funded, bound to nothing
 
 	type result struct {
@@ -110,6 +113,7 @@ func TestRotateAndRevokeFromEveryWallet(t *testing.T) {
 	}{
 		{"a wallet the node holds", []string{"--dev-account", "2"}, []string{"--wallet", addr(2)}, nil, addr(2), []string{"--wallet", addr(3)}, false},
 		{"your own keystore", []string{"--keystore", ks}, []string{"--keystore", ks}, map[string]string{"ETH_PASSWORD": "s3cret"}, addr(5), nil, true},
+		{"your own wallet behind Clef", behindClef, behindClef, nil, addr(7), nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,6 +178,10 @@ func TestRotateAndRevokeFromEveryWallet(t *testing.T) {
 			refused("revoked", exitFailure, nil, "envelope", "verify", "--node", base, nextMsg)
 			refused(next+" is already revoked under wallet "+tt.addr+": nothing sent", exitFailure, tt.vars, append(append([]string{"did", "revoke"}, target...), tt.wallet...)...)
 		})
+	}
+	// Clef signed the bind's binding and the rotation's successor binding as typed data.
+	if n := clef.SignedTyped.Load(); n != 2 {
+		t.Errorf("Clef signed %d bindings, want 2 (the bind, the rotation's successor)", n)
 	}
 	// The human line, from the node's wallet, for a DID bound through it.
 	key := filepath.Join(dir, "market.json")
