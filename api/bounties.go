@@ -590,9 +590,14 @@ func (s *Server) addBinding(c echo.Context) error {
 		txn.Idempotency{Caller: st.DID, Key: c.Request().Header.Get("Idempotency-Key"), Fingerprint: fingerprint("bind", st)})
 	if errors.Is(err, stake.ErrAlreadyBound) {
 		// Bound since the look above, through another node: the chain has it.
-		if ans.OnChain, err = s.boundOnChain(ctx, st); err != nil {
-			return err
+		ok, berr := s.boundOnChain(ctx, st)
+		if berr != nil {
+			return berr
 		}
+		if !ok {
+			return err // read at another block than the registry's refusal: its word stands
+		}
+		ans.OnChain = true
 		return c.JSON(http.StatusOK, ans)
 	}
 	if err != nil {
