@@ -13,6 +13,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/escrow"
@@ -20,6 +21,7 @@ import (
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/stake"
+	"github.com/surety-ioa/surety/txn"
 )
 
 // Fakes for the write routes' bodies: the node holds no wallet, so every request whose body
@@ -37,7 +39,10 @@ var (
 )
 
 func (noWallets) HasWallet(common.Address) bool { return false }
-func (bodyBounties) Escrow() common.Address     { return fuzzEscrow }
+func (noWallets) SignTypedData(context.Context, common.Address, apitypes.TypedData) ([]byte, error) {
+	return nil, txn.ErrUnknownWallet
+}
+func (bodyBounties) Escrow() common.Address { return fuzzEscrow }
 func (bodyBounties) Relay(context.Context, []byte) (*escrow.Result, error) {
 	return nil, errors.New("not relayed in this test")
 }
@@ -61,7 +66,7 @@ var writeRoutes = []struct {
 	envelope bool
 }{
 	{"/v1/bounties", true}, {"/v1/bounties/1/claim", true}, {"/v1/bounties/1/resolve", true}, {"/v1/withdraw", true},
-	{"/v1/stake", true}, {"/v1/stake/unbond", true}, {"/v1/stake/withdraw", true},
+	{"/v1/stake", true}, {"/v1/stake/unbond", true}, {"/v1/stake/withdraw", true}, {"/v1/dids/revoke", true}, {"/v1/dids/rotate", true},
 	{"/v1/bindings", false}, {"/v1/tx/raw", false}, {"/v1/dids/register", false}, {"/v1/envelopes/verify", false},
 }
 

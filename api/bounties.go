@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/labstack/echo/v4"
 
 	"github.com/surety-ioa/surety/contracts"
@@ -64,6 +65,9 @@ type Staking interface {
 // Senders are the wallets the node sends from (package txn).
 type Senders interface {
 	HasWallet(addr common.Address) bool
+	// SignTypedData signs EIP-712 data as a wallet the node holds (txn.ErrUnknownWallet
+	// otherwise): the wallet's half of a rotation's successor binding.
+	SignTypedData(ctx context.Context, addr common.Address, data apitypes.TypedData) ([]byte, error)
 }
 
 // Wallets checks wallet bindings before the node records them on chain.
@@ -82,6 +86,8 @@ type StakeIndex interface {
 	WaitIndexed(ctx context.Context, block uint64) error
 	// CatchUp returns once the index holds every block confirmed now.
 	CatchUp(ctx context.Context) error
+	// KeyState reads a DID's key status: active, or revoked or rotated (and to what).
+	KeyState(ctx context.Context, did string) (stake.KeyState, error)
 }
 
 var (
@@ -92,9 +98,10 @@ var (
 	_ StakeIndex = (*stake.Index)(nil)
 )
 
-// ErrBindingNotCounted reports a bind the chain recorded whose proof the nodes' rule refuses
-// (it cannot happen for a binding the node verified first, unless the rule and the check
-// disagree).
+// ErrBindingNotCounted reports a bind the chain recorded that the index does not count once
+// it holds the bind's block: its proof (the one recorded, which may not be the one posted)
+// fails the nodes' rule, or a controller closed the DID meanwhile. An index that has not read
+// the block yet is caught up first, never reported with this.
 var ErrBindingNotCounted = errors.New("api: the binding recorded on chain does not count")
 
 // ErrWalletNotBound reports a request whose signer is not bound to the wallet it names.
@@ -550,8 +557,9 @@ type BindingAnswer struct {
 }
 
 // addBinding records a wallet binding on chain, where every node reads it from: 200 when the
-// chain already has it, 201 when the node sent the bind from a wallet it holds and indexed
-// it, 202 with the call to send when the wallet is the user's own.
+// chain already has it (through whichever node it was sent), 201 when the node sent the bind
+// from a wallet it holds and indexed it, 202 with the call to send when the wallet is the
+// user's own.
 func (s *Server) addBinding(c echo.Context) error {
 	body, err := readBody(c)
 	if err != nil {
@@ -564,7 +572,7 @@ func (s *Server) addBinding(c echo.Context) error {
 	}
 	st := b.Statement
 	ans := BindingAnswer{Statement: st}
-	if ans.OnChain, err = s.cfg.Stakes.Bound(ctx, st.DID, st.Wallet); err != nil {
+	if ans.OnChain, err = s.boundOnChain(ctx, st); err != nil {
 		return err
 	}
 	if ans.OnChain {
@@ -581,24 +589,69 @@ func (s *Server) addBinding(c echo.Context) error {
 	}
 	res, err := s.cfg.Staking.Do(ctx, stake.Op{Kind: stake.OpBind, From: st.Wallet, Agent: identity.AgentID(st.DID), Proof: proof},
 		txn.Idempotency{Caller: st.DID, Key: c.Request().Header.Get("Idempotency-Key"), Fingerprint: fingerprint("bind", st)})
-	if err != nil && !errors.Is(err, stake.ErrAlreadyBound) {
+	if errors.Is(err, stake.ErrAlreadyBound) {
+		// Bound since the look above, through another node: the chain has it.
+		ok, berr := s.boundOnChain(ctx, st)
+		if berr != nil {
+			return berr
+		}
+		if !ok {
+			return err // read at another block than the registry's refusal: its word stands
+		}
+		ans.OnChain = true
+		return c.JSON(http.StatusOK, ans)
+	}
+	if err != nil {
 		return err
 	}
-	if res != nil {
-		ans.TxHash, ans.Block = res.TxHash, res.Block
-		if err := s.cfg.Stakes.WaitIndexed(ctx, res.Block); err != nil {
-			return err
-		}
+	ans.TxHash, ans.Block = res.TxHash, res.Block
+	if err := s.cfg.Stakes.WaitIndexed(ctx, res.Block); err != nil {
+		return err
 	}
 	if ans.OnChain, err = s.cfg.Stakes.Bound(ctx, st.DID, st.Wallet); err != nil {
 		return err
 	}
 	if !ans.OnChain {
-		// Bound already by an earlier request whose block is not indexed yet, or a proof
-		// the index refused: either way the DID cannot act through this wallet yet.
-		return withDetail(ErrBindingNotCounted, "%s is bound to %s on chain, but the index does not count it (yet)", st.DID, st.Wallet.Hex())
+		return withDetail(ErrBindingNotCounted, "%s is bound to %s on chain (block %d), but the index does not count the binding", st.DID, st.Wallet.Hex(), res.Block)
 	}
 	return c.JSON(http.StatusCreated, ans)
+}
+
+// boundOnChain reports whether the chain binds st's DID to st's wallet with a proof the
+// nodes' rule counts. The index answers, once it holds the chain's word: when the chain has
+// a record the index has not read yet (a bind sent through another node a moment ago), the
+// index first reads up to the chain's head, so the answer is the same at every node. A record
+// the index then does not count (its proof fails the rule) is ErrBindingNotCounted, and one
+// the wallet closed is stake.ErrAgentClosed: binding again cannot help either.
+func (s *Server) boundOnChain(ctx context.Context, st identity.BindingStatement) (bool, error) {
+	ok, err := s.cfg.Stakes.Bound(ctx, st.DID, st.Wallet)
+	if err != nil || ok {
+		return ok, err
+	}
+	agent := identity.AgentID(st.DID)
+	h, err := s.cfg.Staking.StakeOf(ctx, agent, st.Wallet)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrChainUnavailable, err)
+	}
+	switch h.Status {
+	case stake.StatusNone:
+		return false, nil
+	case stake.StatusBound:
+	default:
+		return false, &stake.Error{Agent: agent, Err: stake.ErrAgentClosed, Msg: fmt.Sprintf("%s is %s under wallet %s on chain: it cannot be bound to it again", st.DID, h.Status, st.Wallet.Hex())}
+	}
+	// The head is read after the record: once the index holds the head, it holds the bind.
+	head, err := s.cfg.Blocks.BlockNumber(ctx)
+	if err != nil {
+		return false, fmt.Errorf("%w: %w", ErrChainUnavailable, err)
+	}
+	if err := s.cfg.Stakes.WaitIndexed(ctx, head); err != nil {
+		return false, err
+	}
+	if ok, err = s.cfg.Stakes.Bound(ctx, st.DID, st.Wallet); err != nil || ok {
+		return ok, err
+	}
+	return false, withDetail(ErrBindingNotCounted, "%s is bound to %s on chain, but the index does not count it: the proof recorded with it fails the nodes' rule, or a controller closed the DID", st.DID, st.Wallet.Hex())
 }
 
 // RelayRequest is the body of POST /v1/tx/raw: a transaction an external wallet signed.

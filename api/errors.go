@@ -161,6 +161,7 @@ var mappings = []mapping{
 	{err: stake.ErrTransferFailed, status: http.StatusUnprocessableEntity, slug: "transfer-failed", title: "A token transfer failed"},
 	{err: stake.ErrAgentClosed, status: http.StatusConflict, slug: "agent-closed", title: "The agent is revoked or rotated on chain; its stake can only be unbonded and withdrawn"},
 	{err: stake.ErrNotStaked, status: http.StatusConflict, slug: "not-staked", title: "The wallet holds no stake for this agent"},
+	{err: stake.ErrNotController, status: http.StatusForbidden, slug: "not-controller", title: "The wallet has not bound this agent on chain: only a wallet that bound it revokes or rotates it"},
 	{err: stake.ErrStakeTooLow, status: http.StatusConflict, slug: "stake-too-low", title: "Less stake than asked for"},
 	{err: stake.ErrStillBonded, status: http.StatusConflict, slug: "still-bonded", title: "The unbonding delay has not passed"},
 	{err: stake.ErrStakeLocked, status: http.StatusConflict, slug: "stake-locked", title: "Claimed bounties lock this stake"},

@@ -217,6 +217,8 @@ func New(cfg Config) (*Server, error) {
 		v1.POST("/stake/unbond", s.unbond, s.async)
 		v1.POST("/stake/withdraw", s.withdrawStake, s.async)
 		v1.GET("/stake/:did", s.getStake)
+		v1.POST("/dids/revoke", s.revokeDID, s.async)
+		v1.POST("/dids/rotate", s.rotateDID, s.async)
 		v1.POST("/tx/raw", s.relay, s.async)
 		v1.GET("/operations/:id", s.getOperation)
 		v1.GET("/operations/:id/events", s.operationEvents)

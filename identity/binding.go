@@ -103,22 +103,41 @@ func SignBinding(s BindingStatement, agent *Key, wallet *ecdsa.PrivateKey) (*Bin
 // verified before it is returned, so a signer that signed other data, or as another account,
 // is caught here.
 func SignBindingWith(s BindingStatement, agent *Key, signWallet func(apitypes.TypedData) ([]byte, error)) (*Binding, error) {
-	if s.DID != agent.DID.String() {
-		return nil, fmt.Errorf("%w: statement names %s, key is %s", ErrBadProof, s.DID, agent.DID)
-	}
-	payload, err := json.Marshal(s)
+	jws, err := SignBindingAgent(s, agent)
 	if err != nil {
 		return nil, err
 	}
-	jws, err := agent.SignDocument(payload, BindingType)
+	return CompleteBinding(s, jws, signWallet)
+}
+
+// SignBindingAgent is the agent key's half of a binding: its JWS over the statement. The
+// wallet's half may be signed elsewhere, by whoever holds the wallet (CompleteBinding): a
+// node rotating an agent from a wallet it holds signs it so.
+func SignBindingAgent(s BindingStatement, agent *Key) (string, error) {
+	if s.DID != agent.DID.String() {
+		return "", fmt.Errorf("%w: statement names %s, key is %s", ErrBadProof, s.DID, agent.DID)
+	}
+	payload, err := json.Marshal(s)
 	if err != nil {
+		return "", err
+	}
+	return agent.SignDocument(payload, BindingType)
+}
+
+// CompleteBinding adds the wallet's half to a statement and the agent's JWS over it: the
+// agent's half is checked first (the wallet signs nothing for a JWS that does not verify),
+// then signWallet signs the statement's EIP-712 form as the statement's wallet, and the whole
+// binding is verified before it is returned (see SignBindingWith).
+func CompleteBinding(s BindingStatement, agentJWS string, signWallet func(apitypes.TypedData) ([]byte, error)) (*Binding, error) {
+	b := &Binding{Statement: s, AgentJWS: agentJWS}
+	if err := b.verifyAgent(); err != nil {
 		return nil, err
 	}
 	sig, err := signWallet(s.TypedData())
 	if err != nil {
 		return nil, fmt.Errorf("binding: the wallet's signature: %w", err)
 	}
-	b := &Binding{Statement: s, AgentJWS: jws, WalletSignature: sig}
+	b.WalletSignature = sig
 	if err := b.Verify(); err != nil {
 		return nil, err
 	}
@@ -129,6 +148,33 @@ func SignBindingWith(s BindingStatement, agent *Key, signWallet func(apitypes.Ty
 // and the EIP-712 signature by the statement's wallet. It returns an error wrapping
 // ErrBadProof, or one of the DID parsing errors.
 func (b *Binding) Verify() error {
+	if err := b.verifyAgent(); err != nil {
+		return err
+	}
+	if len(b.WalletSignature) != 65 {
+		return fmt.Errorf("%w: wallet signature is %d bytes, want 65", ErrBadProof, len(b.WalletSignature))
+	}
+	h, err := b.Statement.Hash()
+	if err != nil {
+		return err
+	}
+	sig := append([]byte(nil), b.WalletSignature...)
+	if sig[64] >= 27 {
+		sig[64] -= 27
+	}
+	pub, err := ethcrypto.SigToPub(h.Bytes(), sig)
+	if err != nil {
+		return fmt.Errorf("%w: wallet signature: %v", ErrBadProof, err)
+	}
+	if got := ethcrypto.PubkeyToAddress(*pub); got != b.Statement.Wallet {
+		return fmt.Errorf("%w: wallet signature is by %s, not %s", ErrBadProof, got, b.Statement.Wallet)
+	}
+	return nil
+}
+
+// verifyAgent checks the agent's half: the JWS by the statement's did:key over exactly the
+// statement.
+func (b *Binding) verifyAgent() error {
 	d, err := ParseDID(b.Statement.DID)
 	if err != nil {
 		return err
@@ -155,24 +201,6 @@ func (b *Binding) Verify() error {
 	var signed BindingStatement
 	if err := json.Unmarshal(payload, &signed); err != nil || signed != b.Statement {
 		return fmt.Errorf("%w: agent JWS does not sign this statement", ErrBadProof)
-	}
-	if len(b.WalletSignature) != 65 {
-		return fmt.Errorf("%w: wallet signature is %d bytes, want 65", ErrBadProof, len(b.WalletSignature))
-	}
-	h, err := b.Statement.Hash()
-	if err != nil {
-		return err
-	}
-	sig := append([]byte(nil), b.WalletSignature...)
-	if sig[64] >= 27 {
-		sig[64] -= 27
-	}
-	pub, err := ethcrypto.SigToPub(h.Bytes(), sig)
-	if err != nil {
-		return fmt.Errorf("%w: wallet signature: %v", ErrBadProof, err)
-	}
-	if got := ethcrypto.PubkeyToAddress(*pub); got != b.Statement.Wallet {
-		return fmt.Errorf("%w: wallet signature is by %s, not %s", ErrBadProof, got, b.Statement.Wallet)
 	}
 	return nil
 }

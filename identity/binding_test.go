@@ -155,3 +155,45 @@ func FuzzParseBinding(f *testing.F) {
 		}
 	})
 }
+
+// TestCompleteBindingChecksTheAgentFirst: the wallet's half is signed apart from the agent's
+// (a node holding the wallet signs it for a rotation); the wallet is not asked to sign for an
+// agent JWS that does not verify, and the two halves make the binding SignBinding makes.
+func TestCompleteBindingChecksTheAgentFirst(t *testing.T) {
+	agent, other := testKey(t, Ed25519, 34), testKey(t, Ed25519, 35)
+	wallet, _ := ethcrypto.ToECDSA(common.LeftPadBytes([]byte{12}, 32))
+	s := BindingStatement{DID: agent.DID.String(), Wallet: ethcrypto.PubkeyToAddress(wallet.PublicKey), ChainID: 1, Nonce: "n"}
+	asked := 0
+	sign := func(d apitypes.TypedData) ([]byte, error) {
+		asked++
+		h, _, err := apitypes.TypedDataAndHash(d)
+		if err != nil {
+			return nil, err
+		}
+		sig, err := ethcrypto.Sign(h, wallet)
+		if err == nil {
+			sig[64] += 27
+		}
+		return sig, err
+	}
+	byOther, _ := json.Marshal(s)
+	otherJWS, _ := other.SignDocument(byOther, BindingType)
+	if _, err := SignBindingAgent(s, other); !errors.Is(err, ErrBadProof) {
+		t.Errorf("another key's half: %v, want ErrBadProof", err)
+	}
+	if b, err := CompleteBinding(s, otherJWS, sign); !errors.Is(err, ErrBadProof) || b != nil || asked != 0 {
+		t.Errorf("completing a JWS by another key: %v, %v; the wallet was asked %d times", b, err, asked)
+	}
+	jws, err := SignBindingAgent(s, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := CompleteBinding(s, jws, sign)
+	if err != nil || asked != 1 {
+		t.Fatalf("CompleteBinding: %v (asked %d)", err, asked)
+	}
+	raw, _ := json.Marshal(b)
+	if _, err := ParseBinding(raw); err != nil {
+		t.Errorf("the completed binding does not parse: %v", err)
+	}
+}

@@ -12,7 +12,7 @@
 // rotate the DID, its stake is not the DID's stake, and it binds no wallet to the DID.
 // Because the contract keys records by (agent, controller), such a record blocks nobody.
 //
-// Service sends the stake calls (bind, stake, unbond, withdraw) from wallets the node holds,
-// through package txn like the bounty calls, refusing before sending what the registry would
-// refuse.
+// Service sends the stake calls (bind, stake, unbond, withdraw, rotate, revoke) from wallets
+// the node holds, through package txn like the bounty calls, refusing before sending what the
+// registry would refuse; a client's own wallet runs the same calls (Service.Run).
 package stake

@@ -92,12 +92,32 @@ func (f *fixture) trySendTo(key *ecdsa.PrivateKey, to common.Address, data []byt
 	return nil
 }
 
-// binding signs the binding of agent to wallet for the fixture's registry.
 // slash takes amount of the stake worker holds for agent the only way the registry allows: a
-// bounty with that minimum stake, claimed by the worker (locking it), submitted, rejected by
-// the poster and resolved by its arbiter with a slash of all of it. Dev keys 3 and 4 post and
-// arbitrate.
+// bounty with that minimum stake, claimed by the worker (locking it, see lock), submitted,
+// rejected by the poster and resolved by its arbiter with a slash of all of it.
 func (f *fixture) slash(worker *ecdsa.PrivateKey, agent common.Hash, amount *big.Int) {
+	f.t.Helper()
+	escrowABI := contracts.NewBountyEscrow()
+	poster, arbiter := chain.DevKey(3), chain.DevKey(4)
+	id, terms := f.lock(worker, agent, amount)
+	to, w := f.dep.Contracts.BountyEscrow, crypto.PubkeyToAddress(worker.PublicKey)
+	for _, step := range []struct {
+		key  *ecdsa.PrivateKey
+		data []byte
+	}{
+		{worker, escrowABI.PackSubmit(id, terms, w, common.Hash{1})},
+		{poster, escrowABI.PackReject(id, terms, w, common.Hash{})},
+		{arbiter, escrowABI.PackResolve(id, terms, w, 0, amount)},
+	} {
+		if err := f.trySendTo(step.key, to, step.data, nil); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
+// lock locks amount of the stake worker holds for agent: a bounty with that minimum stake,
+// posted by dev key 3 (dev key 4 arbitrates) and claimed by the worker for agent.
+func (f *fixture) lock(worker *ecdsa.PrivateKey, agent common.Hash, amount *big.Int) (*big.Int, contracts.IBountyEscrowTerms) {
 	f.t.Helper()
 	ctx := context.Background()
 	escrowABI := contracts.NewBountyEscrow()
@@ -114,24 +134,17 @@ func (f *fixture) slash(worker *ecdsa.PrivateKey, agent common.Hash, amount *big
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	to, w := f.dep.Contracts.BountyEscrow, crypto.PubkeyToAddress(worker.PublicKey)
-	for _, step := range []struct {
-		key   *ecdsa.PrivateKey
-		data  []byte
-		value *big.Int
-	}{
-		{poster, escrowABI.PackPost(common.Address{}, big.NewInt(1), terms.Arbiter, terms.Deadline, terms.ReviewWindow, amount, common.Hash{}, salt), big.NewInt(1)},
-		{worker, escrowABI.PackClaim(id, terms, agent), nil},
-		{worker, escrowABI.PackSubmit(id, terms, w, common.Hash{1}), nil},
-		{poster, escrowABI.PackReject(id, terms, w, common.Hash{}), nil},
-		{arbiter, escrowABI.PackResolve(id, terms, w, 0, amount), nil},
-	} {
-		if err := f.trySendTo(step.key, to, step.data, step.value); err != nil {
-			f.t.Fatal(err)
-		}
+	to := f.dep.Contracts.BountyEscrow
+	if err := f.trySendTo(poster, to, escrowABI.PackPost(common.Address{}, big.NewInt(1), terms.Arbiter, terms.Deadline, terms.ReviewWindow, amount, common.Hash{}, salt), big.NewInt(1)); err != nil {
+		f.t.Fatal(err)
 	}
+	if err := f.trySendTo(worker, to, escrowABI.PackClaim(id, terms, agent), nil); err != nil {
+		f.t.Fatal(err)
+	}
+	return id, terms
 }
 
+// binding signs the binding of agent to wallet for the fixture's registry.
 func (f *fixture) binding(agent *identity.Key, wallet *ecdsa.PrivateKey) []byte {
 	f.t.Helper()
 	b, err := identity.SignBinding(identity.BindingStatement{DID: agent.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey),

@@ -36,6 +36,15 @@ const (
 	// OpBind records Op.Proof, the wallet binding both keys signed, on chain: the wallet
 	// Op.From becomes a controller of agent Op.Agent (StakeRegistry.bind).
 	OpBind OpKind = "bind"
+	// OpRevoke revokes agent Op.Agent under Op.From, a wallet that bound it
+	// (StakeRegistry.revoke): every node refuses the DID from then on. Its stake stops
+	// counting but can still be unbonded and withdrawn.
+	OpRevoke OpKind = "revoke"
+	// OpRotate moves agent Op.Agent under Op.From to Op.Successor, stake and all
+	// (StakeRegistry.rotate). Op.Proof is the successor's binding to the wallet, both keys
+	// signed, as for a bind: nodes count the successor only when it verifies, and refuse the
+	// old DID from then on. Not while claimed bounties lock the stake.
+	OpRotate OpKind = "rotate"
 )
 
 // Op is one stake request from a wallet the node holds.
@@ -43,10 +52,13 @@ type Op struct {
 	Kind OpKind
 	From common.Address
 	// Agent is the agent id (keccak256 of its DID); Amount what to stake or unbond; Proof the
-	// wallet binding StakeRegistry.bind records (OpBind, and OpStake when it binds first).
+	// wallet binding StakeRegistry.bind records (OpBind, and OpStake when it binds first), or
+	// the successor's binding StakeRegistry.rotate records (OpRotate).
 	Agent  common.Hash
 	Amount *big.Int
 	Proof  []byte
+	// Successor is the agent id OpRotate moves to.
+	Successor common.Hash
 }
 
 // Sentinels of stake calls, found before sending or decoded from the registry's errors.
@@ -58,6 +70,9 @@ var (
 	ErrAgentClosed = errors.New("stake: the agent is revoked or rotated on chain")
 	// ErrNotStaked: the wallet has never bound (so never staked for) the agent.
 	ErrNotStaked = errors.New("stake: the wallet holds no stake for the agent")
+	// ErrNotController: the wallet has never bound the agent, so it cannot revoke or rotate
+	// it: only a controller can.
+	ErrNotController = errors.New("stake: the wallet is not a controller of the agent")
 	// ErrStakeTooLow: less stake than the call asks for.
 	ErrStakeTooLow = errors.New("stake: less stake than asked for")
 	// ErrStillBonded: the unbonding delay has not passed.
@@ -198,7 +213,11 @@ func (s *Service) request(op Op) txn.Request[*Result] {
 			if err != nil {
 				return nil, err
 			}
-			if res.Stake, err = s.StakeOf(ctx, op.Agent, op.From); err != nil {
+			agent := op.Agent
+			if op.Kind == OpRotate {
+				agent = op.Successor // the stake moved with the agent
+			}
+			if res.Stake, err = s.StakeOf(ctx, agent, op.From); err != nil {
 				return nil, err
 			}
 			return res, nil
@@ -278,7 +297,7 @@ func (s *Service) call(ctx context.Context, snd *txn.Sender, op Op) (data []byte
 	if agent == (common.Hash{}) {
 		return nil, nil, se(ErrInvalid, "invalid argument: no agent id")
 	}
-	if op.Kind != OpWithdrawStake && op.Kind != OpBind && (op.Amount == nil || op.Amount.Sign() <= 0) {
+	if (op.Kind == OpStake || op.Kind == OpUnbond) && (op.Amount == nil || op.Amount.Sign() <= 0) {
 		return nil, nil, se(ErrInvalid, "invalid argument: amount must be positive")
 	}
 	r, err := s.readRecord(ctx, agent, snd.Address())
@@ -343,6 +362,34 @@ func (s *Service) call(ctx context.Context, snd *txn.Sender, op Op) (data []byte
 				time.Unix(int64(r.UnlockAt), 0).UTC().Format(time.RFC3339))
 		}
 		return s.abi.PackWithdraw(agent), nil, nil
+	case OpRevoke, OpRotate:
+		switch r.status {
+		case StatusNone:
+			return nil, nil, se(ErrNotController, "wallet %s has not bound agent %s on chain: only a wallet that bound it can %s it", snd.Address().Hex(), agent.Hex(), op.Kind)
+		case StatusRevoked:
+			return nil, nil, se(ErrAgentClosed, "agent %s is already revoked under wallet %s", agent.Hex(), snd.Address().Hex())
+		case StatusRotated:
+			return nil, nil, se(ErrAgentClosed, "agent %s is already rotated away under wallet %s: its successor acts now", agent.Hex(), snd.Address().Hex())
+		}
+		if op.Kind == OpRevoke {
+			return s.abi.PackRevoke(agent), nil, nil
+		}
+		switch {
+		case op.Successor == (common.Hash{}) || op.Successor == agent:
+			return nil, nil, se(ErrInvalid, "invalid argument: the successor must be another agent")
+		case len(op.Proof) == 0:
+			return nil, nil, se(ErrInvalid, "invalid argument: no binding of the successor to record")
+		case r.Locked.Sign() > 0:
+			return nil, nil, se(ErrStakeLocked, "agent %s has %s stake locked by claimed bounties under wallet %s: it can rotate once they end", agent.Hex(), r.Locked, snd.Address().Hex())
+		}
+		n, err := s.readRecord(ctx, op.Successor, snd.Address())
+		if err != nil {
+			return nil, nil, err
+		}
+		if n.status != StatusNone {
+			return nil, nil, se(ErrInvalid, "invalid argument: the successor %s is already %s under wallet %s: rotate to a fresh key", op.Successor.Hex(), n.status, snd.Address().Hex())
+		}
+		return s.abi.PackRotate(agent, op.Successor, op.Proof), nil, nil
 	}
 	return nil, nil, se(ErrInvalid, "invalid argument: unknown operation %q", op.Kind)
 }

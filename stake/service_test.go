@@ -233,3 +233,116 @@ func TestRelayExternallySignedStakeCalls(t *testing.T) {
 		t.Errorf("transfer to a wallet: %v", err)
 	}
 }
+
+// TestRotateAndRevokeThroughTheService: a controller rotates its agent to a successor (the
+// stake moves with it, and every node's index counts the successor and refuses the old DID),
+// then revokes the successor; what the registry would refuse (a wallet that never bound the
+// agent, no successor binding, a successor that is the agent itself or already has a record,
+// an agent already rotated or revoked) is refused before anything is sent, saying why.
+func TestRotateAndRevokeThroughTheService(t *testing.T) {
+	sf := newService(t)
+	ctx := context.Background()
+	ix := sf.index(testutil.OpenSQL(t))
+	wallet, stranger := sf.worker, addr(chain.DevKey(3)) // dev accounts 2 and 3
+	old, next := newAgent(t, identity.Ed25519), newAgent(t, identity.Ed25519)
+	agent, successor := identity.AgentID(old.DID.String()), identity.AgentID(next.DID.String())
+	if _, err := sf.svc.Do(ctx, stake.Op{Kind: stake.OpStake, From: wallet, Agent: agent, Amount: eth, Proof: sf.binding(old, chain.DevKey(2))}, txn.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	proof := sf.binding(next, chain.DevKey(2))
+	nonce := func() uint64 {
+		n, err := sf.c.NonceAt(ctx, wallet, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := nonce()
+	refusals := []struct {
+		name string
+		op   stake.Op
+		want error
+		msg  string
+	}{
+		{"revoke from a wallet that never bound it", stake.Op{Kind: stake.OpRevoke, From: stranger}, stake.ErrNotController, "only a wallet that bound it can revoke it"},
+		{"rotate from a wallet that never bound it", stake.Op{Kind: stake.OpRotate, From: stranger, Successor: successor, Proof: proof}, stake.ErrNotController, "can rotate it"},
+		{"rotate without the successor's binding", stake.Op{Kind: stake.OpRotate, From: wallet, Successor: successor}, stake.ErrInvalid, "no binding of the successor"},
+		{"rotate to itself", stake.Op{Kind: stake.OpRotate, From: wallet, Successor: agent, Proof: proof}, stake.ErrInvalid, "must be another agent"},
+	}
+	for _, tt := range refusals {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.op.Agent = agent
+			_, err := sf.svc.Do(ctx, tt.op, txn.Idempotency{})
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("err = %v, want %v saying %q", err, tt.want, tt.msg)
+			}
+		})
+	}
+	if nonce() != before {
+		t.Fatal("a refused call sent a transaction")
+	}
+
+	res, err := sf.svc.Do(ctx, stake.Op{Kind: stake.OpRotate, From: wallet, Agent: agent, Successor: successor, Proof: proof}, txn.Idempotency{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stake == nil || res.Stake.Agent != successor || res.Stake.Status != stake.StatusBound || res.Stake.Staked != eth.String() {
+		t.Errorf("after the rotation the answer holds %+v, want the successor's stake", res.Stake)
+	}
+	sync1(t, ix)
+	st, err := ix.KeyState(ctx, old.DID.String())
+	if err != nil || st.Status != stake.KeyRotated || st.Successor != next.DID.String() || st.Controller != wallet {
+		t.Errorf("the old DID's key state: %+v, %v", st, err)
+	}
+	if ok, err := ix.Bound(ctx, next.DID.String(), wallet); !ok || err != nil {
+		t.Errorf("the index does not count the successor as bound (%v)", err)
+	}
+
+	// The old agent is closed; a successor must be fresh.
+	third := newAgent(t, identity.Ed25519)
+	before = nonce()
+	for _, tt := range []struct {
+		name string
+		op   stake.Op
+		want error
+		msg  string
+	}{
+		{"rotate the old agent again", stake.Op{Kind: stake.OpRotate, Agent: agent, Successor: identity.AgentID(third.DID.String()), Proof: sf.binding(third, chain.DevKey(2))}, stake.ErrAgentClosed, "already rotated away"},
+		{"revoke the old agent", stake.Op{Kind: stake.OpRevoke, Agent: agent}, stake.ErrAgentClosed, "already rotated away"},
+		{"rotate to a successor that has a record", stake.Op{Kind: stake.OpRotate, Agent: successor, Successor: agent, Proof: sf.binding(old, chain.DevKey(2))}, stake.ErrInvalid, "rotate to a fresh key"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.op.From = wallet
+			_, err := sf.svc.Do(ctx, tt.op, txn.Idempotency{})
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("err = %v, want %v saying %q", err, tt.want, tt.msg)
+			}
+		})
+	}
+	if nonce() != before {
+		t.Fatal("a refused call sent a transaction")
+	}
+
+	res, err = sf.svc.Do(ctx, stake.Op{Kind: stake.OpRevoke, From: wallet, Agent: successor}, txn.Idempotency{})
+	if err != nil || res.Stake.Status != stake.StatusRevoked {
+		t.Fatalf("revoke the successor: %+v, %v", res, err)
+	}
+	sync1(t, ix)
+	if st, err := ix.KeyState(ctx, next.DID.String()); err != nil || st.Status != stake.KeyRevoked {
+		t.Errorf("the successor's key state after the revocation: %+v, %v", st, err)
+	}
+	if _, err := sf.svc.Do(ctx, stake.Op{Kind: stake.OpRevoke, From: wallet, Agent: successor}, txn.Idempotency{}); !errors.Is(err, stake.ErrAgentClosed) || !strings.Contains(err.Error(), "already revoked") {
+		t.Errorf("revoke again: %v", err)
+	}
+
+	// Stake a claimed bounty locks stays where it was locked until the bounty ends.
+	locked := newAgent(t, identity.Ed25519)
+	lockedID := identity.AgentID(locked.DID.String())
+	if _, err := sf.svc.Do(ctx, stake.Op{Kind: stake.OpStake, From: wallet, Agent: lockedID, Amount: eth, Proof: sf.binding(locked, chain.DevKey(2))}, txn.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	sf.lock(chain.DevKey(2), lockedID, big.NewInt(1e17))
+	if _, err := sf.svc.Do(ctx, stake.Op{Kind: stake.OpRotate, From: wallet, Agent: lockedID, Successor: identity.AgentID(third.DID.String()), Proof: sf.binding(third, chain.DevKey(2))}, txn.Idempotency{}); !errors.Is(err, stake.ErrStakeLocked) || !strings.Contains(err.Error(), "once they end") {
+		t.Errorf("rotate with locked stake: %v", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
 )
@@ -86,6 +87,21 @@ func (s *Service) Sender(addr common.Address) (*Sender, error) {
 		return nil, &Error{Err: ErrUnknownWallet, Msg: fmt.Sprintf("%v: %s", ErrUnknownWallet, addr.Hex())}
 	}
 	return snd, nil
+}
+
+// SignTypedData signs EIP-712 data as wallet addr, which the node holds (ErrUnknownWallet
+// when it holds none): the wallet's half of a binding the node records for an agent it acts
+// for, such as a rotation's successor.
+func (s *Service) SignTypedData(ctx context.Context, addr common.Address, data apitypes.TypedData) ([]byte, error) {
+	snd, err := s.Sender(addr)
+	if err != nil {
+		return nil, err
+	}
+	ts, ok := snd.signer.(TypedDataSigner)
+	if !ok {
+		return nil, fmt.Errorf("wallet %s signs transactions only, no typed data", addr.Hex())
+	}
+	return ts.SignTypedData(ctx, data)
 }
 
 // Transact sends call from a wallet the node holds and waits for its receipt, in the

@@ -26,6 +26,18 @@ type Signer interface {
 	SignTx(ctx context.Context, tx *types.Transaction, chainID *big.Int) (*types.Transaction, error)
 }
 
+// TypedDataSigner is a Signer that also signs EIP-712 typed data as its wallet (wallet
+// bindings): 65 bytes, v 27 or 28. KeySigner and ExternalSigner are ones.
+type TypedDataSigner interface {
+	Signer
+	SignTypedData(ctx context.Context, data apitypes.TypedData) ([]byte, error)
+}
+
+var (
+	_ TypedDataSigner = KeySigner{}
+	_ TypedDataSigner = (*ExternalSigner)(nil)
+)
+
 // KeySigner signs with a private key held in memory.
 type KeySigner struct{ key *ecdsa.PrivateKey }
 

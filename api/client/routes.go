@@ -332,6 +332,24 @@ func (c *Client) Stake(ctx context.Context, op stake.OpKind, env []byte, idempot
 	return &out, nil
 }
 
+// KeyChangePaths are the routes that revoke or rotate the signer's DID from a wallet the node
+// holds.
+var KeyChangePaths = map[stake.OpKind]string{stake.OpRevoke: "/v1/dids/revoke", stake.OpRotate: "/v1/dids/rotate"}
+
+// ChangeKey is POST /v1/dids/revoke or /v1/dids/rotate, by op: env is signed by the DID
+// revoked or rotated away from, its body an api.RevokeBody or api.RotateBody.
+func (c *Client) ChangeKey(ctx context.Context, op stake.OpKind, env []byte, idempotencyKey string) (*api.KeyChange, error) {
+	path, ok := KeyChangePaths[op]
+	if !ok {
+		return nil, fmt.Errorf("client: no route for key change %q", op)
+	}
+	var out api.KeyChange
+	if err := c.Write(ctx, path, env, idempotencyKey, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // StakeOf is GET /v1/stake/{did}?wallet=: the agent's stake under wallet, read from the chain.
 func (c *Client) StakeOf(ctx context.Context, did string, wallet common.Address) (*stake.Holding, error) {
 	var out stake.Holding

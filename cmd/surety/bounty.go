@@ -144,10 +144,12 @@ func newSigner(ctx context.Context, fs *flags, nodeURL, keyFile, wallet string, 
 // resends that request under that key (the node answers with the first result), not a new
 // one.
 // txAnswer is the node's answer to a write: the transaction and the bounty after it, or for a
-// stake op the stake after it.
+// stake op the stake after it, or for a key change (did revoke, did rotate) the stake and the
+// DID's key status after it.
 type txAnswer struct {
 	escrow.Result
-	Stake *stake.Holding `json:"stake,omitempty"`
+	Stake *stake.Holding  `json:"stake,omitempty"`
+	Key   *stake.KeyState `json:"key,omitempty"`
 }
 
 func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body any, what string) (*txAnswer, error) {
@@ -707,6 +709,11 @@ func sendOwnBind(ctx context.Context, e *env, c *client.Client, info api.Info, n
 	// The call is built here, never taken from the node's answer: a node (or whoever sits
 	// between) must not get the user's key to sign a call of its choosing.
 	r, err := o.send(ctx, txn.Call{To: o.contract("StakeRegistry"), Data: contracts.NewStakeRegistry().PackBind(identity.AgentID(ans.Statement.DID), raw), Decode: stake.DecodeRevert})
+	if errors.Is(err, stake.ErrAlreadyBound) {
+		// Bound meanwhile (through another node, or an earlier run): the node, asked again,
+		// reads the chain up to its head and answers with the binding there.
+		return c.AddBinding(ctx, raw)
+	}
 	if err != nil {
 		return ans, err
 	}
@@ -735,7 +742,7 @@ func bindWithNode(ctx context.Context, c *client.Client, info api.Info, k *ident
 
 // signBinding signs the binding of k's DID to wallet, for the node's chain and stake
 // registry in info: both keys sign (the wallet EIP-712 typed data, which Clef shows its user).
-func signBinding(ctx context.Context, k *identity.Key, wallet walletSigner, info api.Info) (*identity.Binding, error) {
+func signBinding(ctx context.Context, k *identity.Key, wallet txn.TypedDataSigner, info api.Info) (*identity.Binding, error) {
 	return identity.SignBindingWith(identity.BindingStatement{
 		DID: k.DID.String(), Wallet: wallet.Address(), ChainID: info.Chain.ID,
 		Registry: common.HexToAddress(info.Contracts["StakeRegistry"]), IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce(),

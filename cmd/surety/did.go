@@ -21,8 +21,10 @@ func runDIDCmd(ctx context.Context, e *env, args []string) error {
 		"resolve":  runDIDResolve,
 		"register": runDIDRegister,
 		"bind":     runDIDBind,
+		"rotate":   runDIDRotate,
+		"revoke":   runDIDRevoke,
 	}
-	return runSubcommand(ctx, e, "did", "new | resolve DID | register | bind", sub, args)
+	return runSubcommand(ctx, e, "did", "new | resolve DID | register | bind | rotate --to NEWKEY | revoke", sub, args)
 }
 
 // runSubcommand dispatches `surety <group> <sub> ...`.

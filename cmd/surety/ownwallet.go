@@ -15,7 +15,6 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
-	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"golang.org/x/term"
 
 	"github.com/surety-ioa/surety/api"
@@ -143,20 +142,13 @@ func (w *ownWalletFlags) given() bool {
 
 // ownWallet is an opened wallet: it signs transactions and wallet bindings.
 type ownWallet struct {
-	signer walletSigner
+	signer txn.TypedDataSigner
 	// dev says the wallet is a public dev account (refused off dev chains).
 	dev bool
 	// pinned is the deployment the user named (--deployment), nil when they named none.
 	pinned *contracts.Deployment
 	// fees are the fees the user named (--gas-price, --priority-gas-price).
 	fees txn.Fees
-}
-
-// walletSigner signs a wallet's transactions and its EIP-712 data (wallet bindings): a key in
-// hand (txn.KeySigner) and Clef (txn.ExternalSigner) both do.
-type walletSigner interface {
-	txn.Signer
-	SignTypedData(ctx context.Context, data apitypes.TypedData) ([]byte, error)
 }
 
 // open unlocks the wallet named, with the deployment and fees the user named; naming no

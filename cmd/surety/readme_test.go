@@ -21,10 +21,11 @@ import (
 )
 
 // readmeTour is the part of README.md whose shell blocks a user pastes against a `make run`
-// node: from the tour's heading to the devnet-only revocation section.
+// node: from the tour's heading to the API reference, the rotation and revocation that close
+// it included.
 const (
 	readmeTourStart = "## A five-minute tour of the CLI"
-	readmeTourEnd   = "**Revocation and rotation.**"
+	readmeTourEnd   = "## API reference"
 )
 
 // readmeBlocks returns the lines of the ```sh blocks between start and end in README.md.
@@ -103,7 +104,7 @@ func tourScript(t *testing.T, base string, rewrite func(string) string) string {
 func runTour(t *testing.T, script string, env ...string) string {
 	t.Helper()
 	out := runScript(t, script, env...)
-	for _, want := range []string{"staked     2 ETH", ": accepted", "audit ", "did:key:z6Mk"} {
+	for _, want := range []string{"staked     2 ETH", ": accepted", "audit ", "did:key:z6Mk", "rotated did:key:", ": rotated (successor did:key:", "\n410\n", "revoked did:key:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the tour's output does not show %q:\n%s", want, out)
 		}
@@ -158,10 +159,10 @@ func TestREADMETourRunsAsWritten(t *testing.T) {
 // TestREADMETourWithOwnKeystoresOnSlowAnvil runs the same tour on Anvil mining a block every
 // 2 s, against a node that waits 2 confirmations and holds no wallet at all: every party pays
 // from its own keystore (written by cast, unlocked with $ETH_PASSWORD), sent through the
-// node's relay. The tour's node-held wallets (--wallet ADDR on stake and bounty commands,
-// --dev-account N on did bind) become those keystores; the cards' --wallet stays, it names a
-// wallet rather than acting from one. Each write shows its confirmations and never times
-// out.
+// node's relay. The tour's node-held wallets (--wallet ADDR on stake, bounty, did rotate and
+// did revoke, --dev-account N on did bind) become those keystores; the cards' --wallet stays,
+// it names a wallet rather than acting from one. Each write shows its confirmations and never
+// times out.
 func TestREADMETourWithOwnKeystoresOnSlowAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node and the whole tour")
@@ -183,7 +184,7 @@ func TestREADMETourWithOwnKeystoresOnSlowAnvil(t *testing.T) {
 	}
 	own := strings.NewReplacer(
 		"--dev-account 1", "--keystore "+keystores["market"], "--dev-account 2", "--keystore "+keystores["agent"])
-	acting := regexp.MustCompile(`(^|\$\()bin/surety (stake (add|unbond|withdraw)|bounty) `)
+	acting := regexp.MustCompile(`(^|\$\()bin/surety (stake (add|unbond|withdraw)|bounty|did (rotate|revoke)) `)
 	wallets := strings.NewReplacer("--wallet $M", "--keystore "+keystores["market"], "--wallet $A", "--keystore "+keystores["agent"])
 	script := tourScript(t, base, func(l string) string {
 		l = own.Replace(l)
