@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/escrow"
@@ -34,6 +35,9 @@ type (
 )
 
 func (w heldWallet) HasWallet(a common.Address) bool { return a == common.Address(w) }
+func (heldWallet) SignTypedData(context.Context, common.Address, apitypes.TypedData) ([]byte, error) {
+	return nil, txn.ErrUnknownWallet
+}
 func (b boundTo) Bound(_ context.Context, did string, w common.Address) (bool, error) {
 	return did == b.did && w == b.wallet, nil
 }

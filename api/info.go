@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/surety-ioa/surety/reputation"
 )
 
 // Info is the body of GET /v1/info.
@@ -17,7 +19,15 @@ type Info struct {
 	NodeDID string `json:"nodeDid,omitempty"`
 	// Peer is the node's libp2p identity, when it takes part in the network.
 	Peer *PeerInfo `json:"peer,omitempty"`
+	// AuditLog says whether the node's audit log keeps step with its peers' (a node whose
+	// peers offer only epochs no quorum of staked nodes signed keeps its own).
+	AuditLog *reputation.LogSync `json:"auditLog,omitempty"`
 }
+
+// logSyncer is the part of the reputation service /v1/info reads.
+type logSyncer interface{ LogSync() reputation.LogSync }
+
+var _ logSyncer = (*reputation.Service)(nil)
 
 // PeerInfo ties the node's DID to its libp2p peer: Binding is a JWS by the node's DID over
 // {"did": ..., "peerId": ...}.
@@ -59,6 +69,10 @@ func (s *Server) info(c echo.Context) error {
 		},
 		Contracts: make(map[string]string, len(ch.Contracts)),
 		NodeDID:   s.cfg.Identity.NodeDID(),
+	}
+	if ls, ok := s.cfg.Reputation.(logSyncer); ok {
+		sync := ls.LogSync()
+		out.AuditLog = &sync
 	}
 	if s.cfg.Peers != nil {
 		id, addrs := s.cfg.Peers.Self()

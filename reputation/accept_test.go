@@ -10,12 +10,27 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 type fakeChain struct {
 	bounties map[uint64]reputation.BountyFacts
 	wallets  map[string]common.Address
 	agents   map[string]bool
+	// nodes are the DIDs staked as nodes, for the sync nodes on this chain (nil: every DID
+	// is), and quorum the quorum those nodes require (0: 1).
+	nodes  map[string]bool
+	quorum int
+	// anchors are the roots anchored on chain, by wallet and size.
+	anchors map[common.Address]map[uint64]merkle.Hash
+}
+
+func (f *fakeChain) Node(_ context.Context, did string) (common.Address, bool, error) {
+	return f.wallets[did], f.nodes == nil || f.nodes[did], nil
+}
+
+func (f *fakeChain) RootAt(_ context.Context, wallet common.Address, size uint64) (merkle.Hash, error) {
+	return f.anchors[wallet][size], nil
 }
 
 func (f *fakeChain) Bounty(_ context.Context, id uint64) (reputation.BountyFacts, bool, error) {

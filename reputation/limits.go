@@ -50,5 +50,9 @@ const (
 	// maxSyncAudits bounds the audits of open epochs a node offers anti-entropy.
 	maxSyncAudits = 100_000
 	// confirmers is how many other peers are asked about a head before its epoch is adopted.
-	confirmers = 2
+	confirmers = 4
+	// DefaultQuorum is how many distinct staked nodes must have signed a head (the peer's
+	// and those of the peers asked to confirm it) before a node adopts its epoch, unless
+	// the head's signer anchored it on chain.
+	DefaultQuorum = 2
 )

@@ -48,7 +48,16 @@ type ServiceConfig struct {
 	// adopts the epochs its peers closed meanwhile instead of closing them with part of
 	// their audits.
 	Ready <-chan struct{}
-	Now   func() time.Time
+	// Nodes says which DIDs speak for nodes: a peer's log head counts only when one of
+	// them signed it. Without it the node adopts no epoch from peers and keeps its own log.
+	Nodes Nodes
+	// Anchors, when set, reads RootAnchor: a head its signer's wallet anchored on chain is
+	// adopted on that alone.
+	Anchors Anchors
+	// Quorum is how many distinct staked nodes must have signed a head before its epoch is
+	// adopted (0: DefaultQuorum).
+	Quorum int
+	Now    func() time.Time
 	// OnPass, when set, is called after each pass of Run's loop, with whether the pass
 	// recomputed the scores: tests wait on passes instead of the clock.
 	OnPass func(recomputed bool)
@@ -67,6 +76,9 @@ type Service struct {
 	snapshot *snapshot
 	topic    *p2p.Topic    // set by Attach
 	dirty    chan struct{} // holds a token when audits arrived since the last computation
+
+	logMu   sync.Mutex
+	logSync LogSync // how the log's last catch-up from peers went
 }
 
 // snapshot is one computation's scores, and the audits recorded since, applied by follow.
@@ -217,6 +229,9 @@ func NewService(cfg ServiceConfig) *Service {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Quorum <= 0 {
+		cfg.Quorum = DefaultQuorum
 	}
 	if cfg.Clock == 0 {
 		cfg.Clock = defaultClock

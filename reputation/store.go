@@ -197,31 +197,6 @@ func parseHash(s string) (merkle.Hash, error) {
 // hold: arguments chain, before (unix seconds).
 const unloggedBefore = `chain = ? AND time < ? AND NOT EXISTS (SELECT 1 FROM reputation_log g WHERE g.chain = a.chain AND g.leaf = a.leaf)`
 
-// unlogged counts the audits made before (unix seconds) that are neither in the log nor among
-// leaves: those adopting an epoch with leaves would leave out.
-func (s *Store) unlogged(ctx context.Context, before int64, leaves map[merkle.Hash]bool) (int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT leaf FROM reputation_audits a WHERE `+unloggedBefore, s.chain, before)
-	if err != nil {
-		return 0, fmt.Errorf("reputation: audits out of the log: %w", err)
-	}
-	defer rows.Close()
-	n := 0
-	for rows.Next() {
-		var leaf string
-		if err := rows.Scan(&leaf); err != nil {
-			return 0, err
-		}
-		h, err := parseHash(leaf)
-		if err != nil {
-			return 0, err
-		}
-		if !leaves[h] {
-			n++
-		}
-	}
-	return n, rows.Err()
-}
-
 // unloggedKey is a target whose audits dropUnlogged changed, with the side of one it dropped.
 type unloggedKey struct {
 	auditor, subject, target string

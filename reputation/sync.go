@@ -95,8 +95,18 @@ func (s *Service) AttachSync(sy *p2p.Syncer, check EnvelopeVerifier) {
 }
 
 // catchUpLog adopts, epoch by epoch, the epochs the peer closed beyond this node's log, and
-// says how many leaves it added.
+// says how many leaves it added. A catch-up that ends with this node's log as far as the
+// peer's that a quorum vouched for puts the log in step (LogSync); one that meets an epoch no
+// quorum vouched for, or that other peers contradict, leaves it alone.
 func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier) (int, error) {
+	added, err := s.catchUpLogFrom(ctx, ask, check)
+	if err == nil {
+		s.noteLogSync(LogInStep, "")
+	}
+	return added, err
+}
+
+func (s *Service) catchUpLogFrom(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier) (int, error) {
 	l := s.cfg.Log
 	added := 0
 	for added < MaxCatchUpLeaves {
@@ -120,7 +130,8 @@ func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeV
 			return added, nil
 		}
 		h := heads[0]
-		if err := checkHead(h, local); err != nil {
+		signer, err := checkHead(h, local)
+		if err != nil {
 			return added, err
 		}
 		if !l.closable(h.Epoch, s.cfg.Now()) {
@@ -128,11 +139,13 @@ func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeV
 			// adopting it would shut out the audits still on their way.
 			return added, nil
 		}
-		confirmed, err := confirm(ctx, ask, h, local)
-		if err != nil {
+		if err := s.quorum(ctx, ask, h, local, signer); err != nil {
+			if errors.Is(err, ErrNoQuorum) || errors.Is(err, ErrDiverged) {
+				s.noteLogSync(LogAlone, err.Error())
+			}
 			return added, err
 		}
-		n, err := s.adoptEpoch(ctx, ask, check, h, local.Size, confirmed)
+		n, err := s.adoptEpoch(ctx, ask, check, h, local.Size)
 		added += n
 		if err != nil {
 			return added, err
@@ -141,13 +154,63 @@ func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeV
 	return added, nil
 }
 
+// quorum returns nil when h, a head the peer signed as signer, may be adopted: Quorum
+// distinct staked nodes signed it (the peer's signer, and those of the other peers asked,
+// none of which contradicts it), or its signer, a staked node, anchored it on chain. Else
+// ErrNoQuorum (nobody penalized), or ErrDiverged when another peer contradicts it.
+func (s *Service) quorum(ctx context.Context, ask p2p.Asker, h, local Head, signer string) error {
+	first, staked, err := s.vouch(ctx, signer)
+	if err != nil {
+		return err
+	}
+	voices := map[string]bool{}
+	if staked {
+		voices[first.did] = true
+		if ok, err := s.anchored(ctx, first, h); err != nil {
+			return err
+		} else if ok {
+			return s.noContradiction(ctx, ask, h, local)
+		}
+	}
+	others, err := confirm(ctx, ask, h, local)
+	if err != nil {
+		return err
+	}
+	for _, o := range others {
+		v, ok, err := s.vouch(ctx, o)
+		if err != nil {
+			return err
+		}
+		if ok {
+			voices[v.did] = true
+		}
+	}
+	if len(voices) >= s.cfg.Quorum {
+		return nil
+	}
+	who := "a DID that is no staked node"
+	if staked {
+		who = "a staked node"
+	}
+	return fmt.Errorf("%w: peer %s offers epoch %d (size %d, root %s) signed by %s (%s); %d staked node(s) signed it of the %d needed, and its signer did not anchor it on chain: this node keeps its own log",
+		ErrNoQuorum, ask.Peer(), h.Epoch, h.Size, h.Root, signer, who, len(voices), s.cfg.Quorum)
+}
+
+// noContradiction asks the other peers about h, as confirm does, for a contradiction only:
+// an anchored head is adopted on its anchor, unless another peer's log says otherwise.
+func (s *Service) noContradiction(ctx context.Context, ask p2p.Asker, h, local Head) error {
+	_, err := confirm(ctx, ask, h, local)
+	return err
+}
+
 // confirm asks up to confirmers other peers for their heads after local and returns
 // ErrDiverged if any contradicts h: a head of the same epoch or size with another root, or
-// heads past h's size without h among them; else how many hold h itself. A peer that lies
+// heads past h's size without h among them; else the signers of the heads that are h itself
+// (each head's own signature checked, so a peer cannot lend another's name). A peer that lies
 // about an epoch must so cut the node off from every honest peer it asks; one that is behind,
 // or has diverged from this node itself, says nothing either way.
-func confirm(ctx context.Context, ask p2p.Asker, h, local Head) (int, error) {
-	confirmed := 0
+func confirm(ctx context.Context, ask p2p.Asker, h, local Head) ([]string, error) {
+	var signers []string
 	for _, other := range ask.Others(confirmers) {
 		var heads []Head
 		if err := other.Ask(ctx, logHeadsKind, headsRequest{From: local.Size}, &heads); err != nil {
@@ -156,35 +219,52 @@ func confirm(ctx context.Context, ask p2p.Asker, h, local Head) (int, error) {
 		if local.Size > 0 && (len(heads) == 0 || heads[0].Size != local.Size || heads[0].Root != local.Root) {
 			continue
 		}
-		beyond, found := false, false
+		beyond, found := false, ""
 		for _, o := range heads {
 			switch {
 			case o.Epoch == h.Epoch || o.Size == h.Size:
 				if o.Epoch != h.Epoch || o.Size != h.Size || o.Root != h.Root {
-					return 0, fmt.Errorf("%w: for epoch %d peer %s says size %d root %s, peer %s says size %d root %s",
+					return nil, fmt.Errorf("%w: for epoch %d peer %s says size %d root %s, peer %s says size %d root %s",
 						ErrDiverged, h.Epoch, ask.Peer(), h.Size, h.Root, other.Peer(), o.Size, o.Root)
 				}
-				found = true
+				if signer, err := headSigner(o); err == nil {
+					found = signer
+				}
 			case o.Size > h.Size:
 				beyond = true
 			}
 		}
-		if beyond && !found {
-			return 0, fmt.Errorf("%w: peer %s's log passes size %d without peer %s's head of epoch %d", ErrDiverged, other.Peer(), h.Size, ask.Peer(), h.Epoch)
+		if beyond && found == "" {
+			return nil, fmt.Errorf("%w: peer %s's log passes size %d without peer %s's head of epoch %d", ErrDiverged, other.Peer(), h.Size, ask.Peer(), h.Epoch)
 		}
-		if found {
-			confirmed++
+		if found != "" {
+			signers = append(signers, found)
 		}
 	}
-	return confirmed, nil
+	return signers, nil
 }
 
 // checkHead checks that h, a head a peer sent as the one after local, is signed and extends
-// local.
-func checkHead(h, local Head) error {
-	payload, _, err := identity.VerifyJWS([]byte(h.Signed), HeadType)
+// local, and returns its signer's DID.
+func checkHead(h, local Head) (string, error) {
+	signer, err := headSigner(h)
 	if err != nil {
-		return fmt.Errorf("%w: head of epoch %d: %w", p2p.ErrBadItem, h.Epoch, err)
+		return "", err
+	}
+	if h.Size <= local.Size || (local.Size > 0 && h.Epoch <= local.Epoch) {
+		return "", fmt.Errorf("%w: head of epoch %d, size %d, does not extend epoch %d, size %d", p2p.ErrBadItem, h.Epoch, h.Size, local.Epoch, local.Size)
+	}
+	if h.Size-local.Size > MaxEpochLeaves {
+		return "", fmt.Errorf("%w: the peer's epoch %d holds %d audits; this node adopts at most %d at once", ErrDiverged, h.Epoch, h.Size-local.Size, MaxEpochLeaves)
+	}
+	return signer, nil
+}
+
+// headSigner checks h's signature covers h and returns the signer's DID.
+func headSigner(h Head) (string, error) {
+	payload, signer, err := identity.VerifyJWS([]byte(h.Signed), HeadType)
+	if err != nil {
+		return "", fmt.Errorf("%w: head of epoch %d: %w", p2p.ErrBadItem, h.Epoch, err)
 	}
 	var signed struct {
 		Size   uint64      `json:"size"`
@@ -193,22 +273,16 @@ func checkHead(h, local Head) error {
 		Closed int64       `json:"closed"`
 	}
 	if err := json.Unmarshal(payload, &signed); err != nil || signed.Size != h.Size || signed.Root != h.Root || signed.Epoch != h.Epoch {
-		return fmt.Errorf("%w: head of epoch %d: its signature covers another head", p2p.ErrBadItem, h.Epoch)
+		return "", fmt.Errorf("%w: head of epoch %d: its signature covers another head", p2p.ErrBadItem, h.Epoch)
 	}
-	if h.Size <= local.Size || (local.Size > 0 && h.Epoch <= local.Epoch) {
-		return fmt.Errorf("%w: head of epoch %d, size %d, does not extend epoch %d, size %d", p2p.ErrBadItem, h.Epoch, h.Size, local.Epoch, local.Size)
-	}
-	if h.Size-local.Size > MaxEpochLeaves {
-		return fmt.Errorf("%w: the peer's epoch %d holds %d audits; this node adopts at most %d at once", ErrDiverged, h.Epoch, h.Size-local.Size, MaxEpochLeaves)
-	}
-	return nil
+	return signer, nil
 }
 
 // adoptEpoch fetches the leaves of h (those after size from), records their audits, and
-// appends the epoch. confirmed is how many other peers hold h: adopting an epoch that leaves
-// out audits this node holds (they would no longer count here) takes one at least, so a
-// lone lying peer cannot make a node drop audits the rest of the network logged.
-func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier, h Head, from uint64, confirmed int) (int, error) {
+// appends the epoch; a quorum of staked nodes vouched for h (Service.quorum), so the audits
+// this node holds that the epoch leaves out no longer count here, as on every node that
+// logged without them.
+func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier, h Head, from uint64) (int, error) {
 	var raws [][]byte
 	for at := from; at < h.Size; {
 		to := min(at+maxLeavesAnswer, h.Size)
@@ -226,10 +300,8 @@ func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeV
 		at += uint64(len(part))
 	}
 	leaves := make([]merkle.Hash, len(raws))
-	in := make(map[merkle.Hash]bool, len(raws))
 	for i, raw := range raws {
 		leaves[i] = merkle.LeafHash(raw)
-		in[leaves[i]] = true
 		if i > 0 && leaves[i-1].String() >= leaves[i].String() {
 			return 0, fmt.Errorf("%w: epoch %d's leaves are not in order", p2p.ErrBadItem, h.Epoch)
 		}
@@ -247,16 +319,6 @@ func (s *Service) adoptEpoch(ctx context.Context, ask p2p.Asker, check EnvelopeV
 		}
 	}
 	before := (h.Epoch + 1) * int64(s.cfg.Log.cfg.Epoch/time.Second)
-	if confirmed == 0 {
-		extra, err := s.cfg.Store.unlogged(ctx, before, in)
-		if err != nil {
-			return 0, err
-		}
-		if extra > 0 {
-			return 0, fmt.Errorf("%w: peer %s's epoch %d leaves out %d audits this node holds, and no other peer confirms it yet",
-				ErrDiverged, ask.Peer(), h.Epoch, extra)
-		}
-	}
 	if _, err := s.cfg.Log.adopt(ctx, h, leaves, s.cfg.Now()); err != nil {
 		return 0, err
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // syncNode is a reputation service with a libp2p host and anti-entropy, but no gossip: what
@@ -39,7 +42,12 @@ func startSyncNodeAt(t *testing.T, f *fakeChain, signer keySigner, now func() ti
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	lf := newLogFixture(t, signer)
+	quorum := f.quorum
+	if quorum == 0 {
+		quorum = 1
+	}
 	svc := reputation.NewService(reputation.ServiceConfig{Store: lf.store, Log: lf.log, Stakes: stakeMap{}, Now: now,
+		Nodes: f, Anchors: f, Quorum: quorum,
 		Rules: &reputation.Rules{Bounties: f, Wallets: f, Agents: f}})
 	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Listen: []string{"/ip4/127.0.0.1/tcp/0"}})
 	if err != nil {
@@ -81,7 +89,8 @@ func signedAudits(t *testing.T, f *fakeChain, n int) [][]byte {
 
 func (n *syncNode) file(t *testing.T, raws ...[]byte) {
 	t.Helper()
-	v := identity.NewVerifier(identity.VerifierConfig{})
+	// Started a minute ago: the tests sign audits before they start the nodes that file them.
+	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
 	for _, raw := range raws {
 		verified, err := v.Verify(context.Background(), raw)
 		if err != nil {
@@ -201,36 +210,49 @@ func TestLogCatchUpCatchesALiar(t *testing.T) {
 }
 
 // TestAdoptedEpochDropsWhatTheNetworkLeftOut: B took an audit no other node heard of, and
-// was away while A and C closed the epoch without it. Asking A alone, B does not adopt an
-// epoch that would drop an audit it holds (A could be lying); with C there to confirm it, B
-// adopts it, the audit no longer counts on B either, and the nodes give the same scores.
+// was away while A and C closed the epoch without it. With a quorum of two, B does not adopt
+// the epoch on A's word alone (A could be lying, and B would drop an audit it holds); with C,
+// another staked node, there to sign the same head, B adopts it, the audit no longer counts
+// on B either, and the nodes give the same scores.
 func TestAdoptedEpochDropsWhatTheNetworkLeftOut(t *testing.T) {
 	ctx := context.Background()
-	f := &fakeChain{agents: map[string]bool{}}
-	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
-	a := startSyncNode(t, f, keySigner{nodeKey})
-	b := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
+	keyA, _ := identity.GenerateKey(identity.Ed25519)
+	keyB, _ := identity.GenerateKey(identity.Ed25519)
+	keyC, _ := identity.GenerateKey(identity.Ed25519)
+	f := &fakeChain{agents: map[string]bool{}, quorum: 2,
+		nodes: map[string]bool{keyA.DID.String(): true, keyB.DID.String(): true, keyC.DID.String(): true}}
+	a := startSyncNode(t, f, keySigner{keyA})
+	b := startSyncNode(t, f, keySigner{keyB}, a.node.Info())
+	c := startSyncNode(t, f, keySigner{keyC})
 	shared := signedAudits(t, f, 3)
 	a.file(t, shared...)
 	b.file(t, shared...)
+	c.file(t, shared...)
 	b.file(t, signedAudits(t, f, 1)...) // only B has it
-	if _, err := a.log.CloseEpochs(ctx, syncLater()); err != nil {
-		t.Fatal(err)
+	for _, n := range []*syncNode{a, c} {
+		if _, err := n.log.CloseEpochs(ctx, syncLater()); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if st := b.syncer.Round(ctx); st.Bad != 0 || b.log.Head().Size != 0 {
-		t.Fatalf("B adopted, on A's word alone, an epoch that drops one of its audits: %+v, head %+v", st, b.log.Head())
+	if a.log.Head().Root != c.log.Head().Root {
+		t.Fatalf("A and C closed the epoch apart: %+v, %+v", a.log.Head(), c.log.Head())
 	}
-	c := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
-	c.syncer.Round(ctx)
-	if c.log.Head().Root != a.log.Head().Root {
-		t.Fatalf("C did not adopt A's epoch: %+v", c.log.Head())
+	if st := b.syncer.Round(ctx); st.Bad != 0 || b.log.Head().Size != 0 || b.audits(t) != 4 {
+		t.Fatalf("B adopted, on A's word alone, an epoch that drops one of its audits: %+v, head %+v, %d audits", st, b.log.Head(), b.audits(t))
+	}
+	if got := b.svc.LogSync(); got.State != reputation.LogAlone || !strings.Contains(got.Detail, "1 staked node(s) signed it of the 2 needed") {
+		t.Errorf("B's log sync: %+v", got)
 	}
 	if err := b.node.Host.Connect(ctx, c.node.Info()); err != nil {
 		t.Fatal(err)
 	}
+	waitPeers(t, b, 2)
 	b.syncer.Round(ctx)
 	if b.log.Head().Root != a.log.Head().Root || b.audits(t) != 3 {
 		t.Fatalf("B: head %+v, %d audits; A: head %+v", b.log.Head(), b.audits(t), a.log.Head())
+	}
+	if got := b.svc.LogSync(); got.State != reputation.LogInStep {
+		t.Errorf("B's log sync after adopting: %+v", got)
 	}
 	for _, n := range []*syncNode{a, b} {
 		if err := n.svc.Refresh(ctx); err != nil {
@@ -245,6 +267,128 @@ func TestAdoptedEpochDropsWhatTheNetworkLeftOut(t *testing.T) {
 		if ta[i].DID != tb[i].DID || ta[i].Score != tb[i].Score || ta[i].Audits != tb[i].Audits {
 			t.Errorf("rank %d: %+v on A, %+v on B", i, ta[i], tb[i])
 		}
+	}
+}
+
+// waitPeers waits until n is connected to want peers.
+func waitPeers(t *testing.T, n *syncNode, want int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); len(n.node.Host.Network().Peers()) < want; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d peers, want %d", len(n.node.Host.Network().Peers()), want)
+		}
+	}
+}
+
+// TestLiarsAreNotAdopted is the log-head attack of issue 25: an epoch made up by peers that
+// are no staked nodes, or by too few of them, is never adopted, however many free DIDs sign
+// it and however few honest peers the node can reach. At 5ab6450 a lone liar's epoch was
+// adopted (any did:key could sign a head, and silence counted as no objection), and with one
+// Sybil confirmer the node dropped the honest audits it held. Each row: honest B holds three
+// audits, and is connected to liars only (an eclipse, as after a restart), which closed an
+// epoch of their own audits without B's.
+func TestLiarsAreNotAdopted(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		// liars sign the same made-up head; staked says which of them are staked nodes.
+		staked []bool
+		// anchor: the first liar anchored its head on chain from its wallet.
+		anchor bool
+		want   string
+	}{
+		{name: "a lone liar, not staked", staked: []bool{false}, want: "0 staked node(s) signed it of the 2 needed"},
+		{name: "a liar and a Sybil confirmer, neither staked", staked: []bool{false, false}, want: "0 staked node(s) signed it of the 2 needed"},
+		{name: "a staked liar and a Sybil confirmer", staked: []bool{true, false}, want: "1 staked node(s) signed it of the 2 needed"},
+		{name: "a staked liar alone", staked: []bool{true}, want: "1 staked node(s) signed it of the 2 needed"},
+		{name: "an unstaked liar that anchored its head", staked: []bool{false}, anchor: true, want: "0 staked node(s) signed it of the 2 needed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			keyB, _ := identity.GenerateKey(identity.Ed25519)
+			f := &fakeChain{agents: map[string]bool{}, wallets: map[string]common.Address{}, quorum: 2, nodes: map[string]bool{keyB.DID.String(): true}}
+			made := signedAudits(t, f, 3)
+			var liars []*syncNode
+			for i, staked := range tt.staked {
+				k, _ := identity.GenerateKey(identity.Ed25519)
+				f.nodes[k.DID.String()] = staked
+				f.wallets[k.DID.String()] = common.BigToAddress(big.NewInt(int64(0xbad0 + i)))
+				l := startSyncNode(t, f, keySigner{k})
+				l.file(t, made...)
+				if _, err := l.log.CloseEpochs(ctx, syncLater()); err != nil {
+					t.Fatal(err)
+				}
+				liars = append(liars, l)
+			}
+			if tt.anchor {
+				h := liars[0].log.Head()
+				f.anchors = map[common.Address]map[uint64]merkle.Hash{common.BigToAddress(big.NewInt(0xbad0)): {h.Size: h.Root}}
+			}
+			var infos []peer.AddrInfo
+			for _, l := range liars {
+				infos = append(infos, l.node.Info())
+			}
+			b := startSyncNode(t, f, keySigner{keyB}, infos...)
+			b.file(t, signedAudits(t, f, 3)...)
+			waitPeers(t, b, len(liars))
+			for range 3 {
+				b.syncer.Round(ctx)
+			}
+			if b.log.Head().Size != 0 || b.audits(t) != 3 {
+				t.Fatalf("B adopted the liars' epoch: head %+v, %d audits (want none adopted, its own 3 kept)", b.log.Head(), b.audits(t))
+			}
+			if got := b.svc.LogSync(); got.State != reputation.LogAlone || !strings.Contains(got.Detail, tt.want) {
+				t.Errorf("B's log sync: %+v, want alone, saying %q", got, tt.want)
+			}
+			// B closes the epoch itself, with its own audits, as it would with no peer at all.
+			if _, err := b.log.CloseEpochs(ctx, syncLater()); err != nil || b.log.Head().Size != 3 {
+				t.Fatalf("B's own close: %v, head %+v", err, b.log.Head())
+			}
+		})
+	}
+}
+
+// TestAnchoredOrConfirmedHeadsAreAdopted: what the quorum takes. A staked node that anchored
+// its head on chain from its bound wallet is taken on that alone; two staked nodes signing the
+// same head are taken without an anchor.
+func TestAnchoredOrConfirmedHeadsAreAdopted(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name   string
+		peers  int
+		anchor bool
+	}{
+		{"one staked node that anchored its head", 1, true},
+		{"two staked nodes that signed the same head", 2, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			keyB, _ := identity.GenerateKey(identity.Ed25519)
+			f := &fakeChain{agents: map[string]bool{}, wallets: map[string]common.Address{}, quorum: 2, nodes: map[string]bool{keyB.DID.String(): true}}
+			shared := signedAudits(t, f, 3)
+			var peers []*syncNode
+			var infos []peer.AddrInfo
+			for i := range tt.peers {
+				k, _ := identity.GenerateKey(identity.Ed25519)
+				f.nodes[k.DID.String()] = true
+				f.wallets[k.DID.String()] = common.BigToAddress(big.NewInt(int64(0xa0 + i)))
+				p := startSyncNode(t, f, keySigner{k})
+				p.file(t, shared...)
+				if _, err := p.log.CloseEpochs(ctx, syncLater()); err != nil {
+					t.Fatal(err)
+				}
+				peers, infos = append(peers, p), append(infos, p.node.Info())
+			}
+			if tt.anchor {
+				h := peers[0].log.Head()
+				f.anchors = map[common.Address]map[uint64]merkle.Hash{common.BigToAddress(big.NewInt(0xa0)): {h.Size: h.Root}}
+			}
+			b := startSyncNode(t, f, keySigner{keyB}, infos...)
+			waitPeers(t, b, tt.peers)
+			b.syncer.Round(ctx)
+			if b.log.Head().Root != peers[0].log.Head().Root || b.audits(t) != 3 {
+				t.Fatalf("B: head %+v, %d audits; the peers' %+v", b.log.Head(), b.audits(t), peers[0].log.Head())
+			}
+		})
 	}
 }
 

@@ -214,3 +214,23 @@ func (ix *Index) StakedAgents(ctx context.Context) (map[string]float64, error) {
 	}
 	return out, nil
 }
+
+// Node says whether did speaks for a node of the network (reputation.Nodes): bound on chain
+// (see Bound) under a wallet that holds at least min of stake for it. It returns the first
+// such wallet in address order.
+func (ix *Index) Node(ctx context.Context, did string, min *big.Int) (common.Address, bool, error) {
+	wallets, err := ix.WalletsOf(ctx, did)
+	if err != nil {
+		return common.Address{}, false, err
+	}
+	for _, w := range wallets {
+		staked, err := ix.StakeOf(ctx, did, w)
+		if err != nil {
+			return common.Address{}, false, err
+		}
+		if staked.Sign() > 0 && staked.Cmp(min) >= 0 {
+			return w, true, nil
+		}
+	}
+	return common.Address{}, false, nil
+}

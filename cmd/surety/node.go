@@ -66,6 +66,12 @@ type nodeConfig struct {
 	// AnchorWallet anchors the audit log on chain; empty: dev account 0 where the node holds
 	// the dev wallets, else no anchoring.
 	AnchorWallet string
+	// LogQuorum is how many distinct staked nodes must sign a peer's log head before the
+	// node adopts its epoch (unless its signer anchored it on chain).
+	LogQuorum int
+	// RegisterNode stakes the node's DID from the anchoring wallet at start, so its log heads
+	// count on other nodes: "auto" does on dev chains, "yes" anywhere, "no" never.
+	RegisterNode string
 	Logger       *slog.Logger
 	// PassphraseFile holds the keystore passphrase (see loadPassphrase).
 	PassphraseFile string
@@ -112,6 +118,8 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	fs.DurationVar(&cfg.RPCTimeout, "rpc-timeout", defaultRPCTimeout, "how long to wait for the --rpc-url chain to answer at start")
 	fs.DurationVar(&cfg.LogEpoch, "log-epoch", time.Hour, "how much audit time one append to the audit log covers (whole seconds)")
 	fs.StringVar(&cfg.AnchorWallet, "anchor-wallet", "", "a wallet the node holds that anchors the audit log's heads on chain (default: dev account 0 on dev chains; none elsewhere)")
+	fs.IntVar(&cfg.LogQuorum, "log-quorum", reputation.DefaultQuorum, "how many distinct staked nodes must sign a peer's audit-log head before this node adopts its epoch (a head its signer anchored on chain needs none more)")
+	fs.StringVar(&cfg.RegisterNode, "register-node", "auto", "stake the node's DID at the deployment's minimum from the anchoring wallet, so other nodes count its log heads: auto (on dev chains), yes, no")
 	fs.DurationVar(&cfg.LogGrace, "log-grace", 15*time.Minute, "how long after its end an epoch of the audit log closes; keep it above the envelope lifetime (10m) plus skew, or late audits are refused")
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "how long a request may take, a write's transaction and confirmations included (default: 30s on the embedded chain, 5m on others)")
 	confirmations := fs.Int("confirmations", -1, "blocks the indexes wait before trusting an event (default: 0 on dev chains, the embedded one and Anvil's 31337; 2 elsewhere)")
@@ -192,6 +200,14 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	if cfg.AnchorWallet != "" && !common.IsHexAddress(cfg.AnchorWallet) {
 		return usagef("--anchor-wallet %q is not an address", cfg.AnchorWallet)
 	}
+	if cfg.LogQuorum < 1 {
+		return usagef("--log-quorum must be at least 1, got %d", cfg.LogQuorum)
+	}
+	switch cfg.RegisterNode {
+	case "auto", "yes", "no":
+	default:
+		return usagef("--register-node takes auto, yes or no, got %q", cfg.RegisterNode)
+	}
 	if cfg.LogGrace <= 0 {
 		return usagef("--log-grace must be positive, got %s", cfg.LogGrace)
 	}
@@ -249,12 +265,15 @@ type node struct {
 	p2pStop    context.CancelFunc
 	seeds      []peer.AddrInfo // bootstrap and remembered peers, redialled when alone
 	syncer     *p2p.Syncer
-	ln         net.Listener
-	db         *sql.DB
-	lock       *os.File
-	chain      chain.Client
-	api        *api.Server
-	closed     bool
+	// register makes the node's DID a staked node on chain (startup.registerNode); nil when
+	// the node does not.
+	register func(context.Context) error
+	ln       net.Listener
+	db       *sql.DB
+	lock     *os.File
+	chain    chain.Client
+	api      *api.Server
+	closed   bool
 }
 
 // startup carries what one phase of startNode opened to the phases after it.
@@ -541,10 +560,15 @@ func (st *startup) startScoring(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if st.node.register, err = st.registerNode(anchorer); err != nil {
+		return err
+	}
 	n := st.node
 	st.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: st.auditLog, Anchorer: anchorer, Stakes: st.stakes, Logger: log,
 		Ready: st.syncer.Synced(), Clock: cfg.ScoreStep,
-		Params: reputation.Params{MinStake: minStakeWhole(st.minStake, st.stakeToken)},
+		Nodes: stakedNodes{stakes: st.stakes, min: st.minStake}, Quorum: cfg.LogQuorum,
+		Anchors: chainAnchors{chain: st.chain, contract: dep.Contracts.RootAnchor, abi: contracts.NewRootAnchor()},
+		Params:  reputation.Params{MinStake: minStakeWhole(st.minStake, st.stakeToken)},
 		CatchUp: func(ctx context.Context) error {
 			if err := n.stakes.CatchUp(ctx); err != nil {
 				return err
@@ -699,11 +723,17 @@ func (n *node) run(ctx context.Context) error {
 			n.keepDenying(ictx)
 		}
 	}()
+	registered := make(chan struct{})
+	go func() {
+		defer close(registered)
+		n.registerOnChain(ictx)
+	}()
 	err := n.api.Serve(ctx, n.ln, 10*time.Second)
 	stopIndex()
 	<-rejoined
 	<-synced
 	<-denying
+	<-registered
 	<-indexed
 	<-staked
 	<-scored

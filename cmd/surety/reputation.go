@@ -2,19 +2,24 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/groups"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
@@ -100,7 +105,32 @@ var (
 	_ reputation.Agents      = knownAgents{}
 	_ reputation.Wallets     = (*stake.Index)(nil)
 	_ reputation.StakeSource = (*registry.Registry)(nil)
+	_ reputation.Nodes       = stakedNodes{}
+	_ reputation.Anchors     = chainAnchors{}
 )
+
+// stakedNodes are the DIDs bound on chain with at least the deployment's minimum stake: the
+// nodes whose log heads count (reputation.Nodes).
+type stakedNodes struct {
+	stakes *stake.Index
+	min    *big.Int
+}
+
+func (n stakedNodes) Node(ctx context.Context, did string) (common.Address, bool, error) {
+	return n.stakes.Node(ctx, did, n.min)
+}
+
+// chainAnchors reads the roots RootAnchor holds (reputation.Anchors).
+type chainAnchors struct {
+	chain    bind.ContractBackend
+	contract common.Address
+	abi      *contracts.RootAnchor
+}
+
+func (a chainAnchors) RootAt(ctx context.Context, wallet common.Address, size uint64) (merkle.Hash, error) {
+	root, err := bind.Call(a.abi.Instance(a.chain, a.contract), &bind.CallOpts{Context: ctx}, a.abi.PackRootAt(wallet, size), a.abi.UnpackRootAt)
+	return merkle.Hash(root), err
+}
 
 // chainAnchor anchors audit-log heads in RootAnchor from a wallet the node holds.
 type chainAnchor struct {
@@ -139,3 +169,86 @@ func anchorFor(cfg nodeConfig, kind string, tx *txn.Service, dep *contracts.Depl
 	log.Info("anchoring the audit log", "wallet", from.Hex(), "contract", dep.Contracts.RootAnchor.Hex())
 	return chainAnchor{tx: tx, from: from, contract: dep.Contracts.RootAnchor, abi: contracts.NewRootAnchor()}, nil
 }
+
+// registerNode returns what makes the node's DID a staked node on chain, so that other nodes
+// count the log heads it signs (reputation.Nodes): bound to the anchoring wallet and staked at
+// the deployment's minimum (which buys no pre-trust: the stake above the minimum does), from
+// that wallet. The node runs it once its indexes follow the chain. It does so on dev chains by
+// default (--register-node auto), anywhere with yes, never with no (nil: nothing to run); a
+// node whose DID is not a staked node still keeps and serves its log, but no other node
+// adopts an epoch on its word.
+func (st *startup) registerNode(anchorer reputation.Anchorer) (func(context.Context) error, error) {
+	cfg, log := st.cfg, st.log
+	a, anchors := anchorer.(chainAnchor)
+	switch {
+	case cfg.RegisterNode == "no", cfg.RegisterNode != "yes" && (!devChain(st.kind, st.id.ChainID.Uint64()) || !anchors):
+		log.Info("the node does not stake its DID (--register-node): unless it is staked on chain (surety stake add), other nodes do not adopt log epochs on its word",
+			"did", st.ids.NodeDID(), "min_stake", st.minStake)
+		return nil, nil
+	case !anchors:
+		return nil, fmt.Errorf("--register-node: the node anchors from no wallet it holds, so it has none to stake its DID from: give --anchor-wallet")
+	}
+	return func(ctx context.Context) error { return st.stakeNode(ctx, a.from) }, nil
+}
+
+// stakeNode binds the node's DID to wallet from and stakes the minimum for it, unless it is a
+// staked node already.
+func (st *startup) stakeNode(ctx context.Context, from common.Address) error {
+	did := st.ids.NodeDID()
+	a := struct{ from common.Address }{from}
+	if _, ok, err := (stakedNodes{stakes: st.stakes, min: st.minStake}).Node(ctx, did); err != nil || ok {
+		return err
+	}
+	key, _, err := st.keys.NodeKey(ctx)
+	if err != nil {
+		return err
+	}
+	op := stake.Op{Kind: stake.OpStake, From: a.from, Agent: identity.AgentID(did), Amount: new(big.Int).Set(st.minStake)}
+	if op.Amount.Sign() == 0 {
+		op.Amount.SetInt64(1) // no minimum: any stake makes a node
+	}
+	bound, err := st.stakes.Bound(ctx, did, a.from)
+	if err != nil {
+		return err
+	}
+	if !bound {
+		b, err := identity.SignBindingWith(identity.BindingStatement{DID: did, Wallet: a.from, ChainID: st.id.ChainID.Uint64(),
+			Registry: st.dep.Contracts.StakeRegistry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()},
+			key, func(data apitypes.TypedData) ([]byte, error) { return st.txs.SignTypedData(ctx, a.from, data) })
+		if err != nil {
+			return fmt.Errorf("register the node: sign its binding: %w", err)
+		}
+		if op.Proof, err = json.Marshal(b); err != nil {
+			return err
+		}
+	}
+	res, err := st.staking.Do(ctx, op, txn.Idempotency{})
+	if err != nil {
+		return fmt.Errorf("register the node: stake its DID from %s: %w", a.from.Hex(), err)
+	}
+	st.log.Info("the node's DID is a staked node on chain: other nodes count its log heads", "did", did, "wallet", a.from.Hex(), "stake", op.Amount, "tx", res.TxHash)
+	return nil
+}
+
+// registerOnChain runs n.register until it succeeds (a busy chain, a wallet out of funds a
+// faucet may fill), every registerRetry, until ctx ends.
+func (n *node) registerOnChain(ctx context.Context) {
+	if n.register == nil {
+		return
+	}
+	for {
+		err := n.register(ctx)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		n.cfg.Logger.Warn("the node's DID is not a staked node yet: other nodes do not adopt log epochs on its word", "err", err, "retry_in", registerRetry)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(registerRetry):
+		}
+	}
+}
+
+// registerRetry is how long a node waits before it tries again to stake its DID.
+const registerRetry = 5 * time.Second

@@ -110,7 +110,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if rep.Audits != 1 || rep.Score <= 0.55 || len(rep.Feeding) != 1 || !rep.Feeding[0].Backed {
+	if rep.Audits != 1 || rep.Score <= 0.52 || len(rep.Feeding) != 1 || !rep.Feeding[0].Backed {
 		t.Fatalf("worker's reputation: %d %s", code, body)
 	}
 	code, body = bc.request("GET", "/v1/reputation?top=5", nil, nil)
