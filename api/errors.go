@@ -124,6 +124,7 @@ var mappings = []mapping{
 	{err: registry.ErrStale, status: http.StatusConflict, slug: "card-stale", title: "The node has a newer card for this DID"},
 	{err: registry.ErrRateLimited, status: http.StatusTooManyRequests, slug: "rate-limited", title: "Too many unstaked cards; stake, or try later"},
 	{err: registry.ErrUnknownAgent, status: http.StatusNotFound, slug: "unknown-agent", title: "No card for this DID"},
+	{err: registry.ErrBadQuery, status: http.StatusBadRequest, slug: "bad-request", title: "The request is not valid"},
 	{err: reputation.ErrBadAudit, status: http.StatusBadRequest, slug: "audit-invalid", title: "Not a valid audit"},
 	{err: reputation.ErrUnknownSubject, status: http.StatusNotFound, slug: "audit-unknown-subject", title: "The audited agent is not known here"},
 	{err: reputation.ErrSameWallet, status: http.StatusForbidden, slug: "audit-same-wallet", title: "Auditor and subject are bound to the same wallet"},
@@ -199,6 +200,7 @@ func problemFor(err error) Problem {
 			var se *stake.Error
 			var te *txn.Error
 			var ce *registry.CardError
+			var qe *registry.QueryError
 			var ae *reputation.AuditError
 			var ge *groups.Error
 			var d *detailed
@@ -211,6 +213,8 @@ func problemFor(err error) Problem {
 				p.Detail = te.Error()
 			case errors.As(err, &ce):
 				p.Detail = ce.Detail
+			case errors.As(err, &qe):
+				p.Detail = qe.Field + " " + qe.Detail
 			case errors.As(err, &ae):
 				p.Detail = ae.Detail
 			case errors.As(err, &ge):
