@@ -52,10 +52,8 @@ func (s *Server) getAgent(c echo.Context) error {
 }
 
 func (s *Server) searchAgents(c echo.Context) error {
+	// The registry refuses text and capabilities it cannot search (registry.ErrBadQuery).
 	q := registry.Query{Text: c.QueryParam("q"), Capability: c.QueryParam("capability")}
-	if len(q.Text) > 500 {
-		return withDetail(ErrBadRequest, "q is longer than 500 characters")
-	}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

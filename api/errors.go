@@ -30,6 +30,14 @@ var (
 	ErrTooLarge = errors.New("api: request too large")
 	// ErrTooManyRequests: the client's address made more writes than the node takes from one.
 	ErrTooManyRequests = errors.New("api: too many requests from this address")
+
+	// errRepresentationNotSupported: the DID resolver has no representation the request's
+	// Accept takes.
+	errRepresentationNotSupported = errors.New("api: DID representation not supported")
+	// errInvalidOptions: a DID resolution option has a value the resolver cannot use.
+	errInvalidOptions = errors.New("api: invalid DID resolution options")
+	// errFeatureNotSupported: a DID resolution option the resolver does not support.
+	errFeatureNotSupported = errors.New("api: DID resolution feature not supported")
 )
 
 // detailed is an error whose text the API wrote itself for the client (what field is wrong,
@@ -124,6 +132,7 @@ var mappings = []mapping{
 	{err: registry.ErrStale, status: http.StatusConflict, slug: "card-stale", title: "The node has a newer card for this DID"},
 	{err: registry.ErrRateLimited, status: http.StatusTooManyRequests, slug: "rate-limited", title: "Too many unstaked cards; stake, or try later"},
 	{err: registry.ErrUnknownAgent, status: http.StatusNotFound, slug: "unknown-agent", title: "No card for this DID"},
+	{err: registry.ErrBadQuery, status: http.StatusBadRequest, slug: "bad-request", title: "The request is not valid"},
 	{err: reputation.ErrBadAudit, status: http.StatusBadRequest, slug: "audit-invalid", title: "Not a valid audit"},
 	{err: reputation.ErrUnknownSubject, status: http.StatusNotFound, slug: "audit-unknown-subject", title: "The audited agent is not known here"},
 	{err: reputation.ErrSameWallet, status: http.StatusForbidden, slug: "audit-same-wallet", title: "Auditor and subject are bound to the same wallet"},
@@ -200,6 +209,7 @@ func problemFor(err error) Problem {
 			var se *stake.Error
 			var te *txn.Error
 			var ce *registry.CardError
+			var qe *registry.QueryError
 			var ae *reputation.AuditError
 			var ge *groups.Error
 			var d *detailed
@@ -212,6 +222,8 @@ func problemFor(err error) Problem {
 				p.Detail = te.Error()
 			case errors.As(err, &ce):
 				p.Detail = ce.Detail
+			case errors.As(err, &qe):
+				p.Detail = qe.Field + " " + qe.Detail
 			case errors.As(err, &ae):
 				p.Detail = ae.Detail
 			case errors.As(err, &ge):
@@ -225,25 +237,88 @@ func problemFor(err error) Problem {
 	return Problem{Type: problemType + "internal", Title: "Internal error", Status: http.StatusInternalServerError}
 }
 
+// didErrorType is the base of W3C DID Resolution's error types.
+const didErrorType = "https://www.w3.org/ns/did#"
+
+// didErrors give the W3C DID Resolution error type of the resolver's errors, with the status
+// the spec's HTTP binding gives it; checked in order with errors.Is.
+var didErrors = []struct {
+	err    error
+	name   string
+	status int
+	title  string
+}{
+	{identity.ErrInvalidDID, "INVALID_DID", http.StatusBadRequest, "Not a valid DID"},
+	{identity.ErrUnsupportedMethod, "METHOD_NOT_SUPPORTED", http.StatusNotImplemented, "This DID method is not supported (use did:key or did:pkh)"},
+	// The method is supported, this key type of it is not.
+	{identity.ErrUnsupportedKey, "FEATURE_NOT_SUPPORTED", http.StatusNotImplemented, "This key type is not supported (use Ed25519 or secp256k1)"},
+	{errRepresentationNotSupported, "REPRESENTATION_NOT_SUPPORTED", http.StatusNotAcceptable, "No representation the request accepts"},
+	{errFeatureNotSupported, "FEATURE_NOT_SUPPORTED", http.StatusNotImplemented, "A resolution option this node does not support"},
+	{errInvalidOptions, "INVALID_OPTIONS", http.StatusBadRequest, "The resolution options are not valid"},
+	{identity.ErrNotFound, "NOT_FOUND", http.StatusNotFound, "No DID document for this DID"},
+}
+
+// resolutionProblemFor maps an error of the DID resolver to the problem its resolution
+// result carries: a W3C DID error type, or for anything else the problem problemFor makes
+// (INTERNAL_ERROR for a 500).
+func resolutionProblemFor(err error) Problem {
+	for _, m := range didErrors {
+		if !errors.Is(err, m.err) {
+			continue
+		}
+		p := Problem{Type: didErrorType + m.name, Title: m.title, Status: m.status}
+		var d *detailed
+		var de *identity.DIDError
+		switch {
+		case errors.As(err, &d):
+			p.Detail = d.detail
+		case errors.As(err, &de):
+			p.Detail = de.Reason // written for people, about the client's own DID
+		}
+		return p
+	}
+	p := problemFor(err)
+	if p.Status == http.StatusInternalServerError {
+		p.Type, p.Title = didErrorType+"INTERNAL_ERROR", "Internal error"
+	}
+	return p
+}
+
 // errorHandler is echo's HTTPErrorHandler for the server: the single place errors become
-// HTTP responses.
+// HTTP responses. Every error is a problem (application/problem+json), except those of the
+// DID resolver, which the W3C binding answers as a resolution result with the problem in
+// didResolutionMetadata.error (application/did-resolution).
 func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
 			return
 		}
-		p := problemFor(err)
+		var rf *resolutionFailure
+		resolver := errors.As(err, &rf)
+		var p Problem
+		if resolver {
+			p = resolutionProblemFor(rf.err)
+		} else {
+			p = problemFor(err)
+		}
 		p.Instance = c.Request().URL.Path
 		// 501 is the client's doing (a DID method or key type the node does not support):
 		// not the node's failure, so not an error in its log.
 		if p.Status >= 500 && p.Status != http.StatusNotImplemented {
 			log.Error("request failed", "method", c.Request().Method, "path", p.Instance, "status", p.Status, "err", err)
 		}
-		c.Response().Header().Set(echo.HeaderContentType, "application/problem+json")
-		if c.Request().Method == http.MethodHead {
-			_ = c.NoContent(p.Status)
-			return
+		contentType := "application/problem+json"
+		if resolver {
+			contentType = contentResolution
 		}
-		_ = c.JSON(p.Status, p)
+		c.Response().Header().Set(echo.HeaderContentType, contentType)
+		switch {
+		case c.Request().Method == http.MethodHead:
+			_ = c.NoContent(p.Status)
+		case resolver:
+			_ = c.JSON(p.Status, resolutionResult{Context: resolutionContext, ResolutionMetadata: resolutionMetadata{Error: &p}})
+		default:
+			_ = c.JSON(p.Status, p)
+		}
 	}
 }

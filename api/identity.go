@@ -3,10 +3,8 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -111,77 +109,6 @@ func (s *Server) verifyEnvelope(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, VerifyResponse{Valid: true, Sender: v.Envelope.Sender, Signers: v.Signers, Payload: v.Payload})
-}
-
-// Content types of DID resolution (DIF Universal Resolver driver interface).
-const (
-	contentDIDLD      = "application/did+ld+json"
-	contentResolution = "application/did-resolution"
-	contentLDJSON     = "application/ld+json"
-	resolutionContext = "https://w3id.org/did-resolution/v1"
-	resolutionProfile = `profile="https://w3id.org/did-resolution"`
-)
-
-// resolutionResult is the application/did-resolution body.
-type resolutionResult struct {
-	Context            string                    `json:"@context"`
-	DIDDocument        *identity.Document        `json:"didDocument"`
-	ResolutionMetadata map[string]any            `json:"didResolutionMetadata"`
-	DocumentMetadata   identity.DocumentMetadata `json:"didDocumentMetadata"`
-}
-
-func (s *Server) resolveDID(c echo.Context) error {
-	did, err := url.PathUnescape(c.Param("did"))
-	if err != nil {
-		return withDetail(identity.ErrInvalidDID, "%v", err)
-	}
-	format := identity.FormatMultikey
-	switch strings.ToLower(c.QueryParam("format")) {
-	case "", "multikey":
-	case "jwk", "jsonwebkey2020":
-		format = identity.FormatJWK
-	case "legacy":
-		format = identity.FormatLegacy
-	default:
-		return withDetail(ErrBadRequest, "format must be multikey, jwk or legacy")
-	}
-	res, err := s.cfg.Identity.Resolve(c.Request().Context(), did, format)
-	// A deactivated DID still has its document, returned with 410.
-	if err != nil && !(errors.Is(err, identity.ErrDeactivated) && res != nil) {
-		return err
-	}
-	status := http.StatusOK
-	if errors.Is(err, identity.ErrDeactivated) {
-		status = http.StatusGone
-	}
-	if wantsDocumentOnly(c.Request().Header.Get("Accept")) {
-		return c.Blob(status, contentDIDLD, mustJSON(res.Document))
-	}
-	body := resolutionResult{
-		Context:            resolutionContext,
-		DIDDocument:        res.Document,
-		ResolutionMetadata: map[string]any{"contentType": contentDIDLD},
-		DocumentMetadata:   res.Metadata,
-	}
-	return c.Blob(status, contentResolution, mustJSON(body))
-}
-
-// wantsDocumentOnly reads the Accept header: application/did+ld+json (or ld+json without
-// the resolution profile) asks for the bare document; anything else gets the resolution
-// result, as the Universal Resolver does.
-func wantsDocumentOnly(accept string) bool {
-	for _, part := range strings.Split(accept, ",") {
-		mt := strings.TrimSpace(strings.ToLower(part))
-		switch {
-		case strings.HasPrefix(mt, contentDIDLD):
-			return true
-		case strings.HasPrefix(mt, contentResolution):
-			return false
-		case strings.HasPrefix(mt, contentLDJSON):
-			return !strings.Contains(mt, resolutionProfile)
-		}
-	}
-	return false
 }
 
 func mustJSON(v any) []byte {

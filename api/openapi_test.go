@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"regexp"
 	"slices"
@@ -52,11 +53,18 @@ type reputationService = api.Reputation
 // every route it can.
 func newFullServer(t *testing.T) *api.Server {
 	t.Helper()
+	return newFullServerWith(t, api.Config{})
+}
+
+// newFullServerWith is newFullServer with the limits of limits (its rates and bursts).
+func newFullServerWith(t *testing.T, limits api.Config) *api.Server {
+	t.Helper()
 	cfg := api.Config{
 		Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{},
 		Bounties: stubBounties{}, Staking: stubStaking{}, Senders: stubSenders{}, Wallets: stubWallets{}, Stakes: stubStakes{}, Agents: stubAgents{},
 		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, Peers: stubPeers{}, Groups: stubGroups{},
-		ChainRPC: stubChainRPC{},
+		ChainRPC:  stubChainRPC{},
+		WriteRate: limits.WriteRate, WriteBurst: limits.WriteBurst, RPCRate: limits.RPCRate, RPCBurst: limits.RPCBurst,
 	}
 	v := reflect.ValueOf(cfg)
 	for i := range v.NumField() {
@@ -176,6 +184,69 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 }
 
+// TestOpenAPIDocumentsLimits: every operation the server rate limits documents its 429
+// problem, and every operation that takes a body its 413 problem (every body is capped). An
+// operation counts as limited when it answers 429 to a client that sent it twice under a
+// limit of one request (a stand-in service behind it answers the first one 500; the limits
+// run before it).
+func TestOpenAPIDocumentsLimits(t *testing.T) {
+	s := newFullServerWith(t, api.Config{WriteRate: 1e-9, WriteBurst: 1, RPCRate: 1e-9, RPCBurst: 1})
+	doc := fetchDocument(t, s)
+	for _, msg := range undocumentedLimits(doc, probeRateLimits(t, s, doc)) {
+		t.Error(msg)
+	}
+}
+
+// probeRateLimits sends each operation of doc twice from its own address and lists those
+// answered 429 the second time, as "METHOD /path/{param}".
+func probeRateLimits(t *testing.T, s *api.Server, doc map[string]any) []string {
+	t.Helper()
+	var limited []string
+	n := 0
+	operations(doc, func(route, path string, _, _ map[string]any) {
+		method, _, _ := strings.Cut(route, " ")
+		target := templateParam.ReplaceAllString(path, "1")
+		n++
+		addr := fmt.Sprintf("192.0.2.%d:1234", n)
+		var rec *httptest.ResponseRecorder
+		for range 2 {
+			req := httptest.NewRequest(method, target, strings.NewReader("{}"))
+			req.RemoteAddr = addr
+			rec = httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, req)
+		}
+		if rec.Code == http.StatusTooManyRequests {
+			limited = append(limited, route)
+		}
+	})
+	if len(limited) < 10 {
+		t.Fatalf("only %v answered 429 to a second request: the probe no longer reaches the limits", limited)
+	}
+	return limited
+}
+
+// undocumentedLimits reports the limited operations without a 429 problem response and the
+// operations with a request body without a 413 problem response.
+func undocumentedLimits(doc map[string]any, limited []string) []string {
+	var out []string
+	problem := func(responses map[string]any, code string) bool {
+		r, _ := deref(doc, responses[code]).(map[string]any)
+		content, _ := r["content"].(map[string]any)
+		_, ok := content["application/problem+json"]
+		return ok
+	}
+	operations(doc, func(route, _ string, _, op map[string]any) {
+		responses, _ := op["responses"].(map[string]any)
+		if slices.Contains(limited, route) && !problem(responses, "429") {
+			out = append(out, route+": rate limited, but no 429 problem+json response (#/components/responses/TooManyRequests)")
+		}
+		if _, body := op["requestBody"]; body && !problem(responses, "413") {
+			out = append(out, route+": takes a body, but no 413 problem+json response (#/components/responses/TooLarge)")
+		}
+	})
+	return out
+}
+
 // TestOpenAPIChecksCatch proves the checks above can fail.
 func TestOpenAPIChecksCatch(t *testing.T) {
 	doc := map[string]any{
@@ -201,6 +272,13 @@ func TestOpenAPIChecksCatch(t *testing.T) {
 		{"unserved route", unserved, nil},
 		{"dangling ref", danglingRefs(doc), []string{`/paths//v1/things/{id}/get/responses/200: $ref "#/components/responses/Missing" does not resolve`}},
 		{"undeclared path parameter", undeclaredPathParams(doc), []string{"GET /v1/things/{id}: path parameter id is not declared"}},
+		{"undocumented limits", undocumentedLimits(map[string]any{"paths": map[string]any{"/v1/things": map[string]any{
+			"post": map[string]any{"requestBody": map[string]any{}, "responses": map[string]any{"429": map[string]any{"description": "no content"}}}}}},
+			[]string{"POST /v1/things"}),
+			[]string{
+				"POST /v1/things: rate limited, but no 429 problem+json response (#/components/responses/TooManyRequests)",
+				"POST /v1/things: takes a body, but no 413 problem+json response (#/components/responses/TooLarge)",
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

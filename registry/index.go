@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
@@ -384,15 +386,50 @@ func (r *Registry) getLocal(ctx context.Context, did string) (*Agent, error) {
 // Query is a discovery search.
 type Query struct {
 	// Text is matched against name, description and capabilities (FTS5 syntax is escaped:
-	// every word must appear).
+	// every word must appear): UTF-8 text of at most MaxQueryText characters, without
+	// control characters.
 	Text string
-	// Capability, when set, must be one of the card's capabilities exactly.
+	// Capability, when set, must be one of the card's capabilities exactly, so it is
+	// written as they are (1 to 64 of a-z 0-9 . - : /).
 	Capability string
 	// Limit bounds the answer (0 means 20, at most 100).
 	Limit int
 }
 
-// Search ranks the cards matching q. Ranking: staked cards always come before unstaked ones;
+// ErrBadQuery refuses a search no card could match as asked; a *QueryError wraps it.
+var ErrBadQuery = errors.New("registry: bad query")
+
+// QueryError says which field of a Query is refused, and why.
+type QueryError struct {
+	// Field is the query's name for it: "q" (Text) or "capability".
+	Field  string
+	Detail string
+}
+
+// Error reads like "registry: bad query: q must be UTF-8 text without control characters".
+func (e *QueryError) Error() string { return ErrBadQuery.Error() + ": " + e.Field + " " + e.Detail }
+
+// Unwrap returns ErrBadQuery.
+func (e *QueryError) Unwrap() error { return ErrBadQuery }
+
+// validate refuses what FTS5 cannot be asked (it reads its query up to a NUL, so text with
+// one was an unterminated string), and what no card can match (a capability out of the
+// card rules, which would otherwise be looked up in the network too).
+func (q Query) validate() error {
+	if !utf8.ValidString(q.Text) || strings.ContainsFunc(q.Text, func(r rune) bool { return unicode.IsControl(r) && !unicode.IsSpace(r) }) {
+		return &QueryError{Field: "q", Detail: "must be UTF-8 text without control characters"}
+	}
+	if n := utf8.RuneCountInString(q.Text); n > MaxQueryText {
+		return &QueryError{Field: "q", Detail: fmt.Sprintf("is longer than %d characters", MaxQueryText)}
+	}
+	if q.Capability != "" && !validCapability(q.Capability) {
+		return &QueryError{Field: "capability", Detail: fmt.Sprintf("must be 1 to %d of a-z 0-9 . - : / (as cards write them)", maxCapability)}
+	}
+	return nil
+}
+
+// Search ranks the cards matching q, or returns a *QueryError (ErrBadQuery) for a q no card
+// can match as written. Ranking: staked cards always come before unstaked ones;
 // within each group by relevance × stake weight × reputation weight, where relevance is the
 // negated FTS5 bm25 score (1 without text), the stake weight is units.StakeWeight of the stake in whole tokens
 // and the reputation weight comes from the ReputationReader (1 until reputation exists).
@@ -407,6 +444,9 @@ type Query struct {
 // (when the node has one): the capability's providers in the DHT, at most once a minute per
 // capability; the valid cards they hand over are stored, then the search runs again.
 func (r *Registry) Search(ctx context.Context, q Query) ([]*Agent, error) {
+	if err := q.validate(); err != nil {
+		return nil, err
+	}
 	q.Limit = q.limit()
 	found, err := r.searchLocal(ctx, q)
 	if err != nil || q.Capability == "" || len(found) >= q.Limit {

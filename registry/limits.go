@@ -7,6 +7,9 @@ import "time"
 // MaxCardSize bounds a signed card, in bytes.
 const MaxCardSize = 16 << 10
 
+// MaxQueryText bounds a search's text, in characters (ftsQuery keeps 16 words of it).
+const MaxQueryText = 500
+
 // Limits on a card's fields.
 const (
 	maxName         = 100

@@ -182,6 +182,47 @@ func TestCapabilityIsExact(t *testing.T) {
 	}
 }
 
+// TestSearchRefusesBadQueries: text FTS5 cannot be asked (a NUL ended its query string
+// early, and the search failed) and capabilities no card can have are refused with a
+// *QueryError naming the field; FTS5 syntax in the text is only words.
+func TestSearchRefusesBadQueries(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry(t, stakes{})
+	k, _ := identity.GenerateKey(identity.Ed25519)
+	if _, err := r.Register(ctx, card(t, k, 1, "Summarizer", "summarizes research papers", "summarize"), "api"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		q     registry.Query
+		field string // the field refused; "" when the search runs
+		found int
+	}{
+		{registry.Query{Text: "\x00"}, "q", 0},
+		{registry.Query{Text: "summarizes\x00", Capability: "summarize"}, "q", 0},
+		{registry.Query{Text: "\xff"}, "q", 0},
+		{registry.Query{Text: "a\x1bb"}, "q", 0},
+		{registry.Query{Text: strings.Repeat("é", registry.MaxQueryText+1)}, "q", 0},
+		{registry.Query{Capability: "\x00"}, "capability", 0},
+		{registry.Query{Capability: "Summarize"}, "capability", 0},
+		{registry.Query{Capability: strings.Repeat("a", 65)}, "capability", 0},
+		{registry.Query{Text: strings.Repeat("é", registry.MaxQueryText)}, "", 0},
+		{registry.Query{Text: "summarizes\tresearch\n"}, "", 1},
+		{registry.Query{Text: `"summarizes`}, "", 1},
+		{registry.Query{Text: "summ* NEAR( -papers : ^research"}, "", 0},
+		{registry.Query{Text: "summarizes OR NOT AND"}, "", 0},
+	}
+	for _, tt := range tests {
+		res, err := r.Search(ctx, tt.q)
+		var qe *registry.QueryError
+		switch {
+		case tt.field == "" && (err != nil || len(res) != tt.found):
+			t.Errorf("Search(%q, %q) = %d cards, %v; want %d", tt.q.Text, tt.q.Capability, len(res), err, tt.found)
+		case tt.field != "" && (!errors.As(err, &qe) || qe.Field != tt.field || !errors.Is(err, registry.ErrBadQuery)):
+			t.Errorf("Search(%q, %q) = %v, want a *QueryError on %s", tt.q.Text, tt.q.Capability, err, tt.field)
+		}
+	}
+}
+
 // TestRevokedAndRotatedCardsGo: once the chain's index shows a DID revoked or rotated, the
 // change it reports drops the card, and the card (or a newer one) is refused from then on;
 // an active agent is left alone.

@@ -76,9 +76,10 @@ type Error struct {
 	Body string
 }
 
-// Slug is the last part of the problem type ("bounty-closed"), or "".
+// Slug is the last part of the problem type ("bounty-closed", or "INVALID_DID" for the W3C
+// DID error types of the resolver), or "".
 func (e *Error) Slug() string {
-	if i := strings.LastIndexByte(e.Type, '/'); i >= 0 {
+	if i := strings.LastIndexAny(e.Type, "/#"); i >= 0 {
 		return e.Type[i+1:]
 	}
 	return ""
@@ -167,13 +168,25 @@ func (c *Client) send(ctx context.Context, r request) (int, []byte, error) {
 	return resp.StatusCode, data, nil
 }
 
-// errorOf is the *Error of an answer with status: its problem, or its text.
+// problem is the part of an RFC 9457 problem an *Error keeps.
+type problem struct {
+	Type, Title, Detail, Reason string
+}
+
+// errorOf is the *Error of an answer with status: its problem (for the DID resolver, the
+// one in its resolution result's didResolutionMetadata.error), or its text.
 func errorOf(status int, data []byte) *Error {
 	e := &Error{Status: status}
 	var p struct {
-		Type, Title, Detail, Reason string
+		problem
+		Resolution struct {
+			Error problem `json:"error"`
+		} `json:"didResolutionMetadata"`
 	}
-	if json.Unmarshal(data, &p) == nil && p.Title != "" {
+	if json.Unmarshal(data, &p) == nil && p.Title == "" {
+		p.problem = p.Resolution.Error
+	}
+	if p.Title != "" {
 		e.Type, e.Title, e.Detail, e.Reason = p.Type, p.Title, p.Detail, p.Reason
 	} else {
 		e.Body = strings.TrimSpace(string(data))

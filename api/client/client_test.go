@@ -31,6 +31,8 @@ func TestErrors(t *testing.T) {
 		{"chain down", 503, `{"type":"https://surety.dev/problems/chain-unreachable","title":"The chain did not answer","status":503}`,
 			"node refused (503): The chain did not answer", "chain-unreachable", false},
 		{"not a problem", 502, "bad gateway\n", "node refused (502): bad gateway", "", false},
+		{"a DID resolution error", 400, `{"didDocument":null,"didResolutionMetadata":{"error":{"type":"https://www.w3.org/ns/did#INVALID_DID","title":"Not a valid DID","status":400,"detail":"must start with \"did:\""}},"didDocumentMetadata":{}}`,
+			`node refused (400): Not a valid DID: must start with "did:"`, "INVALID_DID", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
