@@ -91,6 +91,8 @@ type clusterAgent struct {
 // clusterFlags tune the nodes of a cluster.
 type clusterFlags struct {
 	logEpoch, logGrace, syncEvery, scoreStep time.Duration
+	// extra, when set, adds flags to node i's.
+	extra func(i int) []string
 }
 
 func freePort(t testing.TB) int {
@@ -122,6 +124,9 @@ func startCluster(t testing.TB, n int, f clusterFlags) *cluster {
 			"--score-step", f.scoreStep.String(), "--log-level", "warn"}
 		if len(boot) > 0 {
 			cn.args = append(cn.args, "--bootstrap", strings.Join(boot, ","))
+		}
+		if f.extra != nil {
+			cn.args = append(cn.args, f.extra(i)...)
 		}
 		c.nodes = append(c.nodes, cn)
 		c.start(cn)

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/surety-ioa/surety/reputation"
+)
+
+// TestLyingLogPeersOnAnvil is the log-head attack of issue 25 with separate node processes on
+// one Anvil. Nodes 0-2 are honest (each stakes its DID at start, as nodes do on dev chains);
+// nodes 3 and 4 are not staked nodes (--register-node no), so whatever they sign is no node's
+// word. The two sides are cut apart and each hears only its own audits; then honest nodes 1 and
+// 2 go down while the epochs close, and come back eclipsed: node 1 reaches only node 3 (the lone
+// liar), node 2 only nodes 3 and 4 (a liar and a Sybil confirmer). At 5ab6450 both adopted the
+// liars' epoch (any did:key could sign a head; silence was no objection) and dropped the honest
+// audits they held. Now neither adopts it: each keeps its own log, says so in /v1/info, and
+// closes the epoch itself with the audits it had, which gives the honest network's root.
+func TestLyingLogPeersOnAnvil(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 5 node processes")
+	}
+	t.Parallel()
+	c := startCluster(t, 5, clusterFlags{logEpoch: 2 * time.Second, logGrace: 3 * time.Second, syncEvery: time.Second, scoreStep: time.Hour,
+		extra: func(i int) []string {
+			if i >= 3 {
+				return []string{"--register-node", "no"}
+			}
+			return nil
+		}})
+	c.setUp(2)
+	honest, liars := c.nodes[:3], c.nodes[3:]
+	c.partition(honest, liars)
+	c.waitFor(30*time.Second, "the partition to hold", func() bool {
+		for _, cn := range honest {
+			code, body, err := c.do(cn, "GET", "/v1/peers", nil)
+			if err != nil || code != 200 {
+				return false
+			}
+			for _, l := range liars {
+				if strings.Contains(string(body), l.peerID) {
+					return false
+				}
+			}
+		}
+		return true
+	})
+	time.Sleep(time.Second) // gossip already under way crosses no more
+	audits := func(set []*clusterNode) int {
+		n := 0
+		for range 60 {
+			if c.write(set) {
+				n++
+			}
+		}
+		return n
+	}
+	if audits(honest) == 0 || audits(liars) == 0 {
+		t.Fatal("no writes landed")
+	}
+	// Nodes 1 and 2 hold the honest side's audits before they go down.
+	c.waitFor(30*time.Second, "nodes 1 and 2 to hold node 0's audits", func() bool {
+		v0, err0 := c.view(c.nodes[0])
+		v1, err1 := c.view(c.nodes[1])
+		v2, err2 := c.view(c.nodes[2])
+		return err0 == nil && err1 == nil && err2 == nil && v0.audits > 0 && v1.audits == v0.audits && v2.audits == v0.audits
+	})
+	before, _ := c.view(c.nodes[1])
+	c.kill(c.nodes[1], syscall.SIGTERM)
+	c.kill(c.nodes[2], syscall.SIGTERM)
+	// While they are down, both sides close the epochs, each with its own audits.
+	c.waitFor(30*time.Second, "both sides to close their epochs", func() bool {
+		v0, err0 := c.view(c.nodes[0])
+		v3, err3 := c.view(c.nodes[3])
+		v4, err4 := c.view(c.nodes[4])
+		return err0 == nil && err3 == nil && err4 == nil && v0.head.Size > 0 && v3.head.Size > 0 && v3.head.Root == v4.head.Root &&
+			v0.head.Root != v3.head.Root
+	})
+	time.Sleep(6 * time.Second) // the last epochs with audits close too (epoch 2 s, grace 3 s)
+	honestHead, _ := c.view(c.nodes[0])
+	liarHead, _ := c.view(c.nodes[3])
+	if honestHead.head.Root == liarHead.head.Root {
+		t.Fatal("the sides closed the same log: the partition did not hold")
+	}
+	// The eclipse: node 1 reaches node 3 only, node 2 nodes 3 and 4 only.
+	reachOnly(t, c.nodes[1], c.nodes, c.nodes[3])
+	reachOnly(t, c.nodes[2], c.nodes, c.nodes[3], c.nodes[4])
+	reachOnly(t, c.nodes[3], c.nodes, c.nodes[1], c.nodes[2], c.nodes[4])
+	reachOnly(t, c.nodes[4], c.nodes, c.nodes[2], c.nodes[3])
+	reachOnly(t, c.nodes[0], c.nodes)
+	c.start(c.nodes[1])
+	c.start(c.nodes[2])
+	for _, tt := range []struct {
+		cn   *clusterNode
+		want string
+	}{
+		{c.nodes[1], "0 staked node(s) signed it of the 2 needed"},
+		{c.nodes[2], "0 staked node(s) signed it of the 2 needed"},
+	} {
+		var sync *reputation.LogSync
+		c.waitFor(30*time.Second, "node to say its log stands alone", func() bool {
+			info := getInfo(t, tt.cn.base)
+			sync = info.AuditLog
+			return sync != nil && sync.State == reputation.LogAlone
+		})
+		t.Logf("node %d's audit log: %s: %s", tt.cn.i, sync.State, sync.Detail)
+		if !strings.Contains(sync.Detail, tt.want) {
+			t.Errorf("node %d's audit log: %+v, want alone, saying %q", tt.cn.i, sync, tt.want)
+		}
+		// It closes the epoch itself, with the audits it held: the honest network's log.
+		c.waitFor(30*time.Second, "node to close its own epoch", func() bool {
+			v, err := c.view(tt.cn)
+			return err == nil && v.head.Size > 0
+		})
+		v, _ := c.view(tt.cn)
+		if v.head.Root == liarHead.head.Root || v.head.Root != honestHead.head.Root || v.audits < before.audits {
+			t.Errorf("node %d: head %+v, %d audits; the honest network's head %+v, the liars' %+v; it held %d audits before",
+				tt.cn.i, v.head, v.audits, honestHead.head, liarHead.head, before.audits)
+		}
+	}
+}
+
+// reachOnly lets cn reach only the nodes of allowed (it denies every other node of all).
+func reachOnly(t *testing.T, cn *clusterNode, all []*clusterNode, allowed ...*clusterNode) {
+	t.Helper()
+	var deny []string
+	for _, o := range all {
+		if o != cn && !containsNode(allowed, o) {
+			deny = append(deny, o.peerID)
+		}
+	}
+	if err := os.WriteFile(cn.denyFile+".new", []byte(strings.Join(deny, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(cn.denyFile+".new", cn.denyFile); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func containsNode(set []*clusterNode, cn *clusterNode) bool {
+	for _, o := range set {
+		if o == cn {
+			return true
+		}
+	}
+	return false
+}
+
+// waitFor polls ok every 200 ms until it holds, or fails the test after d.
+func (c *cluster) waitFor(d time.Duration, what string, ok func() bool) {
+	c.t.Helper()
+	for deadline := time.Now().Add(d); !ok(); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("waited %s for %s", d, what)
+		}
+	}
+}
