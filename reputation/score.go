@@ -19,8 +19,11 @@ import (
 //     less than S − m); auditors with no trust to give hand their share to p. Agents no
 //     staked agent trusts, directly or through others, keep zero standing, whatever they say
 //     of each other. Stake below the minimum counts as none.
-//  2. Score, beta reputation. An audit weighs w = N·t_auditor (capped at maxStanding) ×
-//     decay(age) × backing (stake counts once, through standing). Backing follows money: Unbacked
+//  2. Score, beta reputation. An audit weighs w = r_auditor (capped at maxStanding) ×
+//     decay(age) × backing, where r is what the auditor's word weighs in ETH: P·(max(0, t − p)
+//     + Own·min(t, p)), P the total stake above the minimum, so the trust others hand it in
+//     full and its own pre-trust at half (Params.relative; free DIDs add nothing to P, and a
+//     closed ring nets nothing). Stake counts once, through standing. Backing follows money: Unbacked
 //     (0.1) for an audit no settlement stands behind, and for the one backed audit of a
 //     settled bounty's side Unbacked + (1 − Unbacked) · min(1, settled / FullBacking), where
 //     settled is the bounty's amount plus FeeWeight (200) times the fee it paid, in ETH, and
@@ -428,7 +431,7 @@ func (ps pairSum) capped(p Params) (evidence, mean float64) {
 }
 
 // contribution is what one auditor's audits of one subject add to the subject's sums, its
-// weight and weight times score: the auditor's standing relative to the average (rel,
+// weight and weight times score: what the auditor's word weighs (rel, Scores.Relative,
 // capped) times the pair's capped evidence, at its mean score. The cap is what stops wash
 // trading: more bounties between the same two wallets add nothing once they back one full
 // audit, so weight comes from distinct auditors, whose standing comes from stake. Stake counts

@@ -160,7 +160,7 @@ func (snap *snapshot) slot(did string) int {
 	return i
 }
 
-// standing is auditor's standing relative to the average, and its stake, in this snapshot.
+// standing is what auditor's word weighs (Scores.Relative), and its stake, in this snapshot.
 func (snap *snapshot) standing(auditor string) (rel, stake float64) {
 	rel = snap.newcomer
 	if i, ok := snap.index[auditor]; ok && i < snap.n {
