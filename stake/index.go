@@ -455,6 +455,18 @@ func (ix *Index) apply(ctx context.Context, tx *sql.Tx, ev event) ([]Change, err
 			// A rotation out of a record that never counted does not make its successor count.
 			n.verified, n.did, n.binding, n.proofErr = false, "", "", "rotated from a record whose proof does not verify"
 		}
+		if n.verified {
+			// Nor does one out of a DID another controller closed first: a revoked DID stays
+			// revoked for every controller, and its standing does not go on under a key one
+			// of them picks.
+			closed, err := ix.closedElsewhere(ctx, tx, r)
+			if err != nil {
+				return nil, err
+			}
+			if closed {
+				n.verified, n.did, n.binding, n.proofErr = false, "", "", "rotated from a DID another controller closed first"
+			}
+		}
 		n.staked, n.unbonding, n.unlockAt = r.staked, r.unbonding, r.unlockAt
 		if n.verified {
 			r.successor = n.did
@@ -467,6 +479,18 @@ func (ix *Index) apply(ctx context.Context, tx *sql.Tx, ev event) ([]Change, err
 		out = changed(n, event{Name: "Bound", Block: ev.Block})
 	}
 	return append(changed(r, ev), out...), ix.save(ctx, tx, r, ev.Block)
+}
+
+// closedElsewhere says whether r's DID was closed (revoked or rotated away) under another
+// controller, as far as tx has applied.
+func (ix *Index) closedElsewhere(ctx context.Context, tx *sql.Tx, r *record) (bool, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM stake_records WHERE chain = ? AND agent_id = ? AND did = ? AND verified = 1
+		AND status != 'bound' AND controller != ?`, ix.cfg.Chain, r.agent.Hex(), r.did, r.controller.Hex()).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("stake index: is %s closed: %w", r.did, err)
+	}
+	return n > 0, nil
 }
 
 func changed(r *record, ev event) []Change {

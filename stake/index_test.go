@@ -355,6 +355,18 @@ func TestRevocationAndRotation(t *testing.T) {
 	if s, _ := ix.StakeOf(ctx, third.DID.String(), addr(wallet2)); s.Sign() != 0 {
 		t.Errorf("a revoked DID's stake under its other controller still counts: %s", s)
 	}
+	// The other controller of the revoked DID rotates it to a key of its own: the successor
+	// counts for nothing (at 5ab6450 it counted, and reputation follows a rotation, so a
+	// revoked DID's standing went on under a key its second controller picked).
+	heir := newAgent(t, identity.Ed25519)
+	f.send(wallet2, f.abi.PackRotate(thirdID, identity.AgentID(heir.DID.String()), f.binding(heir, wallet2)), nil)
+	sync1(t, ix)
+	if ws, _ := ix.WalletsOf(ctx, heir.DID.String()); len(ws) != 0 {
+		t.Errorf("a DID rotated to after another controller revoked it is bound to %v", ws)
+	}
+	if st, _ := ix.KeyState(ctx, third.DID.String()); st.Status != stake.KeyRevoked || st.Successor != "" {
+		t.Errorf("the revoked DID's key after a later rotation is %+v, want revoked with no successor", st)
+	}
 	if staked, err := ix.StakedAgents(ctx); err != nil || len(staked) != 0 {
 		t.Errorf("StakedAgents = %v, %v; want none: every staked DID was rotated away or revoked, the unproven successor counts nothing", staked, err)
 	}
