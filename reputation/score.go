@@ -177,10 +177,11 @@ type Scores struct {
 	Relative   []float64
 	Iterations int
 	// Scale is the total pre-trust, in ETH of stake above the minimum (or the number of
-	// agents pre-trusted evenly when nobody is staked above it): Standing times Scale is
-	// an agent's standing in ETH.
+	// agents when nobody is staked above it): Standing times Scale is an agent's standing in
+	// ETH.
 	Scale float64
-	// Everyone says pre-trust was spread over every agent: nobody was staked at all.
+	// Everyone says pre-trust was spread over every agent: nobody was staked above the
+	// minimum.
 	Everyone bool
 
 	pos, all []fixed     // Σ w·score and Σ w per subject: what an incremental update adjusts
@@ -201,6 +202,7 @@ func Compute(g *Graph, params Params) *Scores {
 	n := len(g.Stake)
 	out := &Scores{Standing: make([]float64, n), Score: make([]float64, n), Confidence: make([]float64, n), Weight: make([]float64, n)}
 	if n == 0 {
+		out.Everyone = true // nobody is staked: the first agents share pre-trust evenly
 		return out
 	}
 
@@ -260,23 +262,14 @@ func Compute(g *Graph, params Params) *Scores {
 		}
 	}
 
-	// Pre-trust over the staked, in proportion to stake above the minimum; evenly over the
-	// agents whose stake counts when nobody is staked above it, and over everyone only when
-	// nobody is staked at all (a world where nothing cost anything, such as a dev chain's
-	// first minutes: the one case where a free DID holds any).
+	// Pre-trust over the staked, in proportion to stake above the minimum; over everyone
+	// evenly when nobody is staked above it (a world where nothing was put at stake, such as
+	// a dev chain before anyone stakes: the one case where a free DID holds any).
 	pre := make([]float64, n)
 	var preTotal float64
 	for i, s := range g.Stake {
 		pre[i] = p.preTrust(s)
 		preTotal += pre[i]
-	}
-	if preTotal == 0 {
-		for i, s := range g.Stake {
-			if p.counted(s) > 0 {
-				pre[i] = 1
-				preTotal++
-			}
-		}
 	}
 	if preTotal == 0 {
 		for i := range pre {

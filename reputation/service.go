@@ -131,8 +131,8 @@ func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot
 		snap.audits[e.Subject]++
 	}
 	// An auditor the computation did not know has no audits about it, so no one trusts it:
-	// its word weighs 0, unless no one is staked at all and pre-trust is spread over everyone
-	// (then it holds what each holds, 1, and speaks with Own of it).
+	// its word weighs 0, unless no one is staked above the minimum and pre-trust is spread over
+	// everyone (then it holds what each holds, 1, and speaks with Own of it).
 	if snap.scores.Everyone {
 		snap.newcomer = p.relative(1, 1, 1)
 	}
