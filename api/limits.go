@@ -71,6 +71,10 @@ const (
 	// the escrow or the stake registry, in hex, with its JSON framing (a bind with its proof,
 	// the largest, is a few KiB).
 	maxRelayBody = 64 << 10
+	// maxCallAge is how far behind the head eth_call may read through POST /v1/rpc (the
+	// state a full node keeps): a wallet reads the head; older blocks are the chain's
+	// history, which the node does not serve.
+	maxCallAge = 128
 )
 
 // bodyLimits are the routes whose bodies are capped below maxBody.

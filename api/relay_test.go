@@ -267,3 +267,75 @@ func TestRelayHoldsLittleForTransactionsThatNeverMine(t *testing.T) {
 		fifth(t, key, n.post(t, key, n.pendingNonce(t, key), true), "192.0.2.99", "a fifth relay in flight for one wallet")
 	})
 }
+
+// rpcCall is one JSON-RPC call to POST /v1/rpc, and its result or error.
+func (n *chainNode) rpcCall(t *testing.T, method string, params ...any) (json.RawMessage, *struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, "/v1/rpc", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	n.s.Handler().ServeHTTP(rec, req)
+	var out struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &out) != nil {
+		t.Fatalf("%s: %d %s", method, rec.Code, rec.Body)
+	}
+	return out.Result, out.Error
+}
+
+// TestRPCReadsOnlyTheNodesContractsAtRecentBlocks: eth_call and eth_estimateGas through
+// POST /v1/rpc answer for the node's own contracts at recent blocks, what a wallet sending
+// through the node needs, and refuse any other address, and blocks further back than 128:
+// the node is no open read proxy of its chain. At 409c49a both answered for any address at
+// any block.
+func TestRPCReadsOnlyTheNodesContractsAtRecentBlocks(t *testing.T) {
+	n := newChainNode(t)
+	for range 140 {
+		n.c.Mine()
+	}
+	head, err := n.c.BlockNumber(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	escrowAddr := n.dep.Contracts.BountyEscrow.Hex()
+	other := "0x000000000000000000000000000000000000dEaD"
+	minStake := hexutil.Encode(crypto.Keccak256([]byte("minStake()"))[:4])
+	feeBps := hexutil.Encode(crypto.Keccak256([]byte("feeBps()"))[:4])
+	for _, tt := range []struct {
+		name    string
+		method  string
+		params  []any
+		refused string // what the refusal says; "" for an answer
+	}{
+		{"eth_call of the escrow at the head", "eth_call", []any{map[string]any{"to": escrowAddr, "data": feeBps}, "latest"}, ""},
+		{"eth_call of the registry, pending", "eth_call", []any{map[string]any{"to": n.dep.Contracts.StakeRegistry.Hex(), "data": minStake}, "pending"}, ""},
+		{"eth_call of the escrow 100 blocks back", "eth_call", []any{map[string]any{"to": escrowAddr, "data": feeBps}, hexutil.Uint64(head - 100)}, ""},
+		{"eth_estimateGas of the escrow", "eth_estimateGas", []any{map[string]any{"to": escrowAddr, "data": feeBps}}, ""},
+		{"eth_call of another address", "eth_call", []any{map[string]any{"to": other, "data": "0x"}, "latest"}, "the node's own contracts"},
+		{"eth_estimateGas of another address", "eth_estimateGas", []any{map[string]any{"to": other, "value": "0x1"}}, "the node's own contracts"},
+		{"eth_call of the escrow at its deployment", "eth_call", []any{map[string]any{"to": escrowAddr, "data": feeBps}, hexutil.Uint64(n.dep.Block)}, "recent blocks"},
+		{"eth_call of the escrow at the earliest block", "eth_call", []any{map[string]any{"to": escrowAddr, "data": feeBps}, "earliest"}, "recent blocks"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, rerr := n.rpcCall(t, tt.method, tt.params...)
+			switch {
+			case tt.refused == "" && rerr != nil:
+				t.Errorf("%s: error %d %q, want an answer", tt.name, rerr.Code, rerr.Message)
+			case tt.refused != "" && (rerr == nil || !strings.Contains(rerr.Message, tt.refused)):
+				t.Errorf("%s: %s %+v, want a refusal saying %q", tt.name, res, rerr, tt.refused)
+			}
+		})
+	}
+}
