@@ -40,7 +40,7 @@ func (f *inFlight) enter(key string, max int) (leave func(), ok bool) {
 func (s *Server) enterAddress(c echo.Context) (leave func(), err error) {
 	leave, ok := s.inFlight.enter("addr "+c.RealIP(), maxInFlightPerAddress)
 	if !ok {
-		return nil, withDetail(ErrTooManyInFlight, "at most %d writes in flight from one address, operations left to the node included; retry once one has ended",
+		return nil, withDetail(ErrTooManyInFlight, "at most %d operations and relays in flight from one address; retry once one has ended",
 			maxInFlightPerAddress)
 	}
 	return leave, nil

@@ -55,12 +55,14 @@ const (
 	maxKeptRequest = 64 << 10
 	maxResumes     = 3
 
-	// maxInFlightPerAddress bounds the writes that send a transaction (bindings, bounties and
-	// their actions, withdraw, stake, tx/raw) one client address has in flight at once, the
-	// operations it left to the node (Prefer: respond-async) included, and
-	// maxInFlightPerWallet those relayed (POST /v1/tx/raw) for one wallet: each holds a
-	// request, its body and a receipt poll until its transaction is mined. Past them a write
-	// is refused, unsent (429 too-many-in-flight, Retry-After inFlightRetryAfter).
+	// maxInFlightPerAddress bounds the writes one client address has in flight at once that
+	// nothing else bounds: the operations it left to the node (Prefer: respond-async), which
+	// outlive their request, and its relays (POST /v1/tx/raw), which any funded wallet signs;
+	// maxInFlightPerWallet bounds the relays of one wallet. Each holds a body and a receipt
+	// poll until its transaction is mined. Past them a write is refused, unsent and its
+	// envelope unchecked (429 too-many-in-flight, Retry-After inFlightRetryAfter). A
+	// synchronous write from a wallet the node holds is bounded by the request timeout and
+	// the write rate, and acts only for a DID bound to that wallet.
 	maxInFlightPerAddress = 4
 	maxInFlightPerWallet  = 4
 	inFlightRetryAfter    = 5 * time.Second

@@ -377,10 +377,15 @@ func (r *recorder) code() int {
 }
 
 // async runs a write as an operation when the client prefers it (Prefer: respond-async):
-// the answer if it comes within the client's wait, else 202 with the operation. Either way
-// the write counts against its client address's writes in flight until it ends.
+// the answer if it comes within the client's wait, else 202 with the operation. The
+// operation counts against its client address's writes in flight until it ends: it outlives
+// the request, so nothing else bounds how many one client leaves to the node.
 func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		pref := parsePrefer(c.Request().Header.Values("Prefer"))
+		if !pref.async {
+			return next(c)
+		}
 		leave, err := s.enterAddress(c)
 		if err != nil {
 			return err
@@ -391,10 +396,6 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 				leave()
 			}
 		}()
-		pref := parsePrefer(c.Request().Header.Values("Prefer"))
-		if !pref.async {
-			return next(c)
-		}
 		body, err := readBody(c)
 		if err != nil {
 			return err
@@ -467,10 +468,10 @@ func (s *Server) carryOn(id string, req *http.Request, path string, names, value
 	s.ops.tasks.Add(1)
 	go func() {
 		defer s.ops.tasks.Done()
-		if leave != nil {
-			defer leave()
-		}
 		defer close(finished)
+		if leave != nil {
+			defer leave() // before the answer is out: a client's next write finds room
+		}
 		defer cancel()
 		defer stopOnClose()
 		err := s.runOperation(next, c)
