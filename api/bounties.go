@@ -661,7 +661,10 @@ type RelayRequest struct {
 
 // relay sends a transaction an external wallet signed. The signature is the authentication:
 // the wallet is msg.sender; the node only checks it calls the escrow or the stake registry
-// and would not revert, and answers once both indexes hold its block.
+// and would not revert, and answers once both indexes hold its block. It always answers
+// synchronously (Prefer: respond-async is not applied), and holds at most
+// maxInFlightPerWallet relays of one wallet at once, on top of its client address's writes
+// in flight.
 func (s *Server) relay(c echo.Context) error {
 	var req RelayRequest
 	if err := bindJSON(c, &req); err != nil {
@@ -673,6 +676,14 @@ func (s *Server) relay(c echo.Context) error {
 	var tx types.Transaction
 	if err := tx.UnmarshalBinary(req.RawTx); err != nil {
 		return withDetail(txn.ErrNotRelayable, "not a signed transaction: %v", err)
+	}
+	// A transaction whose sender does not recover is refused by the relay below.
+	if from, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), &tx); err == nil {
+		leave, ok := s.inFlight.enter("wallet "+from.Hex(), maxInFlightPerWallet)
+		if !ok {
+			return withDetail(ErrTooManyInFlight, "at most %d relayed transactions of one wallet in flight; retry once one is mined", maxInFlightPerWallet)
+		}
+		defer leave()
 	}
 	ctx := c.Request().Context()
 	var res any

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -38,6 +40,10 @@ var (
 	errInvalidOptions = errors.New("api: invalid DID resolution options")
 	// errFeatureNotSupported: a DID resolution option the resolver does not support.
 	errFeatureNotSupported = errors.New("api: DID resolution feature not supported")
+	// ErrTooManyInFlight: the client's address, or the wallet a relayed transaction is from,
+	// already has as many writes in flight as the node holds for one (maxInFlightPerAddress,
+	// maxInFlightPerWallet); nothing was sent.
+	ErrTooManyInFlight = errors.New("api: too many writes in flight from this address or wallet")
 )
 
 // detailed is an error whose text the API wrote itself for the client (what field is wrong,
@@ -71,13 +77,15 @@ type Problem struct {
 const problemType = "https://surety.dev/problems/"
 
 // mapping gives the status and the constant, safe title of an error class. A mapping with
-// a reason is an envelope refusal: the reason names it in the problem.
+// a reason is an envelope refusal: the reason names it in the problem. retryAfter, when
+// set, is sent as Retry-After: the refusal is the node's load, and passes.
 type mapping struct {
-	err    error
-	status int
-	slug   string
-	title  string
-	reason string
+	err        error
+	status     int
+	slug       string
+	title      string
+	reason     string
+	retryAfter time.Duration
 }
 
 // mappings is checked in order with errors.Is; the first match wins.
@@ -86,7 +94,8 @@ var mappings = []mapping{
 	{err: ErrUnhealthy, status: http.StatusServiceUnavailable, slug: "unhealthy", title: "The node is not healthy"},
 	{err: ErrBadRequest, status: http.StatusBadRequest, slug: "bad-request", title: "The request is not valid"},
 	{err: ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "too-large", title: "The request body is too large"},
-	{err: ErrTooManyRequests, status: http.StatusTooManyRequests, slug: "too-many-requests", title: "Too many writes from this address; slow down"},
+	{err: ErrTooManyRequests, status: http.StatusTooManyRequests, slug: "too-many-requests", title: "Too many writes from this address; slow down", retryAfter: rateRetryAfter},
+	{err: ErrTooManyInFlight, status: http.StatusTooManyRequests, slug: "too-many-in-flight", title: "Too many writes in flight from this address or for this wallet; retry once one has ended", retryAfter: inFlightRetryAfter},
 	{err: context.DeadlineExceeded, status: http.StatusGatewayTimeout, slug: "timeout", title: "The request took too long"},
 
 	// identity
@@ -115,6 +124,7 @@ var mappings = []mapping{
 	{err: identity.ErrWrongChain, status: http.StatusForbidden, slug: "envelope-wrong-chain", title: "Envelope refused: its chain_id names another chain (or none)", reason: "wrong-chain"},
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
 	{err: identity.ErrReplayBudget, status: http.StatusTooManyRequests, slug: "replay-budget", title: "This sender has too many live envelopes at the node; try again once some expire"},
+	{err: identity.ErrIngressBudget, status: http.StatusTooManyRequests, slug: "ingress-budget", title: "Too many envelopes from this address; slow down", retryAfter: rateRetryAfter},
 	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
 	{err: groups.ErrBadGroup, status: http.StatusBadRequest, slug: "group-invalid", title: "Not a valid group request"},
 	{err: groups.ErrUnknownGroup, status: http.StatusNotFound, slug: "unknown-group", title: "This node does not know the group"},
@@ -182,6 +192,7 @@ var mappings = []mapping{
 	{err: txn.ErrKeyReused, status: http.StatusUnprocessableEntity, slug: "idempotency-key-reused", title: "This Idempotency-Key was used for a different request"},
 	{err: txn.ErrCannotPay, status: http.StatusBadRequest, slug: "cannot-pay", title: "The wallet cannot pay for this transaction (value and gas)"},
 	{err: txn.ErrNotRelayable, status: http.StatusBadRequest, slug: "not-relayable", title: "The node does not relay this transaction"},
+	{err: txn.ErrNonceGap, status: http.StatusConflict, slug: "nonce-gap", title: "The transaction's nonce is above its wallet's next one; send the ones below it first"},
 	{err: txn.ErrFeeTooHigh, status: http.StatusBadRequest, slug: "fee-out-of-bounds", title: "The fee to offer is out of bounds; name the fee to pay"},
 	{err: txn.ErrReverted, status: http.StatusUnprocessableEntity, slug: "reverted", title: "The contract refused the transaction"},
 	{err: txn.ErrChainRefused, status: http.StatusUnprocessableEntity, slug: "chain-refused", title: "The chain refused the transaction; nothing was sent or spent"},
@@ -200,39 +211,37 @@ func problemFor(err error) Problem {
 		}
 		return p
 	}
-	for _, m := range mappings {
-		if errors.Is(err, m.err) {
-			p := Problem{Type: problemType + m.slug, Title: m.title, Status: m.status, Reason: m.reason}
-			// Escrow's bounty errors are written for people from chain data ("bounty 7 is
-			// already accepted"): safe to pass on.
-			var be *escrow.BountyError
-			var se *stake.Error
-			var te *txn.Error
-			var ce *registry.CardError
-			var qe *registry.QueryError
-			var ae *reputation.AuditError
-			var ge *groups.Error
-			var d *detailed
-			switch {
-			case errors.As(err, &be) && be.Msg != "":
-				p.Detail = be.Msg
-			case errors.As(err, &se):
-				p.Detail = se.Msg
-			case errors.As(err, &te):
-				p.Detail = te.Error()
-			case errors.As(err, &ce):
-				p.Detail = ce.Detail
-			case errors.As(err, &qe):
-				p.Detail = qe.Field + " " + qe.Detail
-			case errors.As(err, &ae):
-				p.Detail = ae.Detail
-			case errors.As(err, &ge):
-				p.Detail = ge.Detail
-			case errors.As(err, &d):
-				p.Detail = d.detail
-			}
-			return p
+	if m, ok := mappingOf(err); ok {
+		p := Problem{Type: problemType + m.slug, Title: m.title, Status: m.status, Reason: m.reason}
+		// Escrow's bounty errors are written for people from chain data ("bounty 7 is
+		// already accepted"): safe to pass on.
+		var be *escrow.BountyError
+		var se *stake.Error
+		var te *txn.Error
+		var ce *registry.CardError
+		var qe *registry.QueryError
+		var ae *reputation.AuditError
+		var ge *groups.Error
+		var d *detailed
+		switch {
+		case errors.As(err, &be) && be.Msg != "":
+			p.Detail = be.Msg
+		case errors.As(err, &se):
+			p.Detail = se.Msg
+		case errors.As(err, &te):
+			p.Detail = te.Error()
+		case errors.As(err, &ce):
+			p.Detail = ce.Detail
+		case errors.As(err, &qe):
+			p.Detail = qe.Field + " " + qe.Detail
+		case errors.As(err, &ae):
+			p.Detail = ae.Detail
+		case errors.As(err, &ge):
+			p.Detail = ge.Detail
+		case errors.As(err, &d):
+			p.Detail = d.detail
 		}
+		return p
 	}
 	return Problem{Type: problemType + "internal", Title: "Internal error", Status: http.StatusInternalServerError}
 }
@@ -284,6 +293,16 @@ func resolutionProblemFor(err error) Problem {
 	return p
 }
 
+// mappingOf is the first mapping err matches.
+func mappingOf(err error) (mapping, bool) {
+	for _, m := range mappings {
+		if errors.Is(err, m.err) {
+			return m, true
+		}
+	}
+	return mapping{}, false
+}
+
 // errorHandler is echo's HTTPErrorHandler for the server: the single place errors become
 // HTTP responses. Every error is a problem (application/problem+json), except those of the
 // DID resolver, which the W3C binding answers as a resolution result with the problem in
@@ -306,6 +325,9 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		// not the node's failure, so not an error in its log.
 		if p.Status >= 500 && p.Status != http.StatusNotImplemented {
 			log.Error("request failed", "method", c.Request().Method, "path", p.Instance, "status", p.Status, "err", err)
+		}
+		if m, ok := mappingOf(err); ok && m.retryAfter > 0 {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(int(m.retryAfter/time.Second)))
 		}
 		contentType := "application/problem+json"
 		if resolver {

@@ -41,8 +41,9 @@ const (
 	// writeLimiterExpiry forgets an address that has not written for this long.
 	writeLimiterExpiry = 3 * time.Minute
 
-	// maxOperations bounds the operations held at once (Prefer: respond-async); beyond it
-	// writes are answered synchronously. operationKeep is how long a finished one stays
+	// maxOperations bounds the operations held at once (Prefer: respond-async; not on
+	// /v1/tx/raw, which always answers synchronously); beyond it writes are answered
+	// synchronously. operationKeep is how long a finished one stays
 	// readable, operationTimeout bounds one, and operationPoll is how often a stream of a
 	// mined one looks for new confirmations.
 	maxOperations    = 10_000
@@ -53,7 +54,30 @@ const (
 	// many restarts an operation is carried on across before it fails as interrupted.
 	maxKeptRequest = 64 << 10
 	maxResumes     = 3
+
+	// maxInFlightPerAddress bounds the writes one client address has in flight at once that
+	// nothing else bounds: the operations it left to the node (Prefer: respond-async), which
+	// outlive their request, and its relays (POST /v1/tx/raw), which any funded wallet signs;
+	// maxInFlightPerWallet bounds the relays of one wallet. Each holds a body and a receipt
+	// poll until its transaction is mined. Past them a write is refused, unsent and its
+	// envelope unchecked (429 too-many-in-flight, Retry-After inFlightRetryAfter). A
+	// synchronous write from a wallet the node holds is bounded by the request timeout and
+	// the write rate, and acts only for a DID bound to that wallet.
+	maxInFlightPerAddress = 4
+	maxInFlightPerWallet  = 4
+	inFlightRetryAfter    = 5 * time.Second
+	// rateRetryAfter is the Retry-After of a refusal for going over a rate (writes, JSON-RPC
+	// calls, envelopes checked from one address): a token is back within a second.
+	rateRetryAfter = time.Second
+	// maxRelayBody bounds the bodies of POST /v1/tx/raw and POST /v1/rpc: a signed call of
+	// the escrow or the stake registry, in hex, with its JSON framing (a bind with its proof,
+	// the largest, is a few KiB).
+	maxRelayBody = 64 << 10
+	// maxCallAge is how far behind the head eth_call may read through POST /v1/rpc (the
+	// state a full node keeps): a wallet reads the head; older blocks are the chain's
+	// history, which the node does not serve.
+	maxCallAge = 128
 )
 
 // bodyLimits are the routes whose bodies are capped below maxBody.
-var bodyLimits = map[string]int64{"/v1/bounties/:id/spec": maxSpecBody}
+var bodyLimits = map[string]int64{"/v1/bounties/:id/spec": maxSpecBody, "/v1/tx/raw": maxRelayBody, "/v1/rpc": maxRelayBody}

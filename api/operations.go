@@ -377,13 +377,25 @@ func (r *recorder) code() int {
 }
 
 // async runs a write as an operation when the client prefers it (Prefer: respond-async):
-// the answer if it comes within the client's wait, else 202 with the operation.
+// the answer if it comes within the client's wait, else 202 with the operation. The
+// operation counts against its client address's writes in flight until it ends: it outlives
+// the request, so nothing else bounds how many one client leaves to the node.
 func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		pref := parsePrefer(c.Request().Header.Values("Prefer"))
 		if !pref.async {
 			return next(c)
 		}
+		leave, err := s.enterAddress(c)
+		if err != nil {
+			return err
+		}
+		handedOver := false // to the operation, which leaves when it ends
+		defer func() {
+			if !handedOver {
+				leave()
+			}
+		}()
 		body, err := readBody(c)
 		if err != nil {
 			return err
@@ -408,7 +420,8 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		req := r.Clone(context.WithoutCancel(r.Context())) // the operation outlives the request
 		req.Body = io.NopCloser(bytes.NewReader(body))
-		rec, done := s.carryOn(id, req, c.Path(), c.ParamNames(), c.ParamValues(), next)
+		rec, done := s.carryOn(id, req, c.Path(), c.ParamNames(), c.ParamValues(), next, leave)
+		handedOver = true
 		wait := min(pref.wait, s.cfg.RequestTimeout)
 		select {
 		case <-done:
@@ -429,9 +442,9 @@ func (s *Server) async(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // carryOn runs the write req as operation id on a goroutine the store owns, bounded by
-// operationTimeout and the server's shutdown, recording its progress and its answer. done is
-// closed when rec holds the answer.
-func (s *Server) carryOn(id string, req *http.Request, path string, names, values []string, next echo.HandlerFunc) (rec *recorder, done <-chan struct{}) {
+// operationTimeout and the server's shutdown, recording its progress and its answer, and
+// calls leave (when set) as it ends. done is closed when rec holds the answer.
+func (s *Server) carryOn(id string, req *http.Request, path string, names, values []string, next echo.HandlerFunc, leave func()) (rec *recorder, done <-chan struct{}) {
 	ctx, cancel := context.WithTimeout(req.Context(), operationTimeout)
 	stopOnClose := context.AfterFunc(s.closing, cancel)
 	ctx = txn.WithProgress(ctx, func(p txn.Progress) {
@@ -456,6 +469,9 @@ func (s *Server) carryOn(id string, req *http.Request, path string, names, value
 	go func() {
 		defer s.ops.tasks.Done()
 		defer close(finished)
+		if leave != nil {
+			defer leave() // before the answer is out: a client's next write finds room
+		}
 		defer cancel()
 		defer stopOnClose()
 		err := s.runOperation(next, c)
@@ -529,7 +545,7 @@ func (s *Server) rerun(id string, saved *opRequest) bool {
 	c := s.echo.NewContext(req, nil)
 	s.echo.Router().Find(req.Method, req.URL.Path, c)
 	s.log.Info("carrying on an operation from before the restart", "id", id, "route", req.Method+" "+req.URL.Path)
-	s.carryOn(id, req, c.Path(), c.ParamNames(), c.ParamValues(), c.Handler())
+	s.carryOn(id, req, c.Path(), c.ParamNames(), c.ParamValues(), c.Handler(), nil)
 	return true
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum"
@@ -37,8 +38,9 @@ type ChainRPC interface {
 // POST /v1/rpc is a small Ethereum JSON-RPC endpoint, so that a client holding its own wallet
 // (the CLI, cast, any library) can send through the node without a chain RPC of its own. It
 // answers the reads a wallet needs to build a transaction (chain id, head, nonce, balance,
-// code, calls, gas, fees, receipts), and eth_sendRawTransaction only for calls to the escrow
-// and the stake registry, simulated first like POST /v1/tx/raw. Nothing else: no logs, no
+// code, calls and gas estimates of the node's own contracts at recent blocks, fees,
+// receipts), and eth_sendRawTransaction only for calls to the escrow and the stake registry,
+// simulated first like POST /v1/tx/raw. Nothing else: no logs, no
 // filters, no subscriptions, no batches; every request counts against the caller's write
 // limit like any POST.
 
@@ -124,8 +126,14 @@ var rpcMethods = map[string]rpcMethod{
 		if err != nil {
 			return nil, err
 		}
+		if err := s.callable(msg); err != nil {
+			return nil, err
+		}
 		num, pending, err := p.block(1)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.recent(ctx, num); err != nil {
 			return nil, err
 		}
 		var out []byte
@@ -139,6 +147,9 @@ var rpcMethods = map[string]rpcMethod{
 	"eth_estimateGas": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
 		msg, err := p.call(0)
 		if err != nil {
+			return nil, err
+		}
+		if err := s.callable(msg); err != nil {
 			return nil, err
 		}
 		gas, err := s.cfg.ChainRPC.EstimateGas(ctx, msg)
@@ -227,6 +238,40 @@ var rpcMethods = map[string]rpcMethod{
 		}
 		return sent.Hash(), nil
 	},
+}
+
+// callable refuses a call (eth_call, eth_estimateGas) of anything but the node's own
+// contracts: a wallet sending through the node reads and estimates those, and the node is
+// no open proxy for computing on its chain.
+func (s *Server) callable(msg ethereum.CallMsg) error {
+	own := []common.Address{s.cfg.Bounties.Escrow(), s.cfg.Staking.Registry()}
+	for _, c := range s.cfg.Chain.Contracts {
+		own = append(own, c.Address)
+	}
+	if slices.Contains(own, *msg.To) {
+		return nil
+	}
+	names := make([]string, len(own))
+	for i, a := range own {
+		names[i] = a.Hex()
+	}
+	return errRPCParams("calls go only to the node's own contracts (%s)", strings.Join(names, ", "))
+}
+
+// recent refuses a block further than maxCallAge behind the head (nil, a tag such as safe or
+// finalized, is recent): the chain's history is not the node's to serve.
+func (s *Server) recent(ctx context.Context, num *big.Int) error {
+	if num == nil || num.Sign() < 0 {
+		return nil
+	}
+	head, err := s.cfg.ChainRPC.BlockNumber(ctx)
+	if err != nil {
+		return err
+	}
+	if head > maxCallAge && num.Uint64() < head-maxCallAge {
+		return errRPCParams("calls read only recent blocks (at most %d behind the head, %d)", maxCallAge, head)
+	}
+	return nil
 }
 
 // rpc answers POST /v1/rpc.
@@ -387,6 +432,8 @@ func (p rpcParams) block(i int) (num *big.Int, pending bool, err error) {
 		return nil, false, nil
 	case rpc.PendingBlockNumber:
 		return nil, true, nil
+	case rpc.EarliestBlockNumber:
+		return new(big.Int), false, nil // the genesis, by number, so that its age is plain
 	}
 	return big.NewInt(int64(bn)), false, nil
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
+
+	"github.com/surety-ioa/surety/identity"
 )
 
 // BlockReader reads the chain head. It returns an error when the chain does not answer.
@@ -120,6 +122,8 @@ type Server struct {
 	resumeOnce sync.Once
 	// ops are the writes carried on after 202 Accepted.
 	ops *opStore
+	// inFlight counts the writes in flight per client address and per relayed wallet.
+	inFlight inFlight
 }
 
 // New builds the API server and registers its routes.
@@ -164,7 +168,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, echo: e, log: cfg.Logger, closing: context.Background(), ops: ops}
 	e.HTTPErrorHandler = errorHandler(s.log)
 	e.IPExtractor = clientAddress(cfg.TrustedProxies)
-	e.Use(s.logRequests, s.recoverPanics, s.limitWrites(), s.limitBody, s.timeout)
+	e.Use(s.logRequests, s.recoverPanics, s.limitWrites(), s.limitBody, s.ingress, s.timeout)
 
 	// Every route registered here is described in openapi.json, and TestOpenAPICoversEveryRoute
 	// fails until it is: add the operation there with the route.
@@ -219,7 +223,9 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/stake/:did", s.getStake)
 		v1.POST("/dids/revoke", s.revokeDID, s.async)
 		v1.POST("/dids/rotate", s.rotateDID, s.async)
-		v1.POST("/tx/raw", s.relay, s.async)
+		// Never an operation: a relayed transaction is the wallet's own, it may be one the
+		// chain will not mine soon, and its sender can follow it on chain by its hash.
+		v1.POST("/tx/raw", s.relay, s.bounded)
 		v1.GET("/operations/:id", s.getOperation)
 		v1.GET("/operations/:id/events", s.operationEvents)
 		if cfg.ChainRPC != nil {
@@ -309,6 +315,17 @@ func limitPerAddress(perSecond float64, burst int, what string, skip middleware.
 			return withDetail(ErrTooManyRequests, "at most %g %s a second (bursts of %d) from one address", perSecond, what, burst)
 		},
 	})
+}
+
+// ingress names the client's address as the source of the envelopes the request has
+// checked, so that identity counts them against that address's budget before it checks
+// any signature (identity.WithIngress).
+func (s *Server) ingress(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		c.SetRequest(r.WithContext(identity.WithIngress(r.Context(), "addr "+c.RealIP())))
+		return next(c)
+	}
 }
 
 // limitBody caps every request body, at maxBody or the route's own limit: a larger body is

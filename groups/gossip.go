@@ -22,12 +22,13 @@ const Topic = "/surety/groups/1"
 // those posted here go out, until the node closes.
 func (g *Service) Attach(node *p2p.Node) error {
 	topic, err := node.Join(Topic, identity.MaxEnvelopeSize, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
-		v, err := g.cfg.Verify(ctx, data)
+		// Counted against the forwarding peer's ingress budget before any signature is checked.
+		v, err := g.cfg.Verify(identity.WithIngress(ctx, "peer "+from.String()), data)
 		if err != nil {
 			if identity.Malformed(err) {
 				return pubsub.ValidationReject // forged or malformed: costs the peer
 			}
-			return pubsub.ValidationIgnore // stale, early, replayed, revoked since, or not checkable
+			return pubsub.ValidationIgnore // stale, replayed, closed since, a budget spent, or not checkable
 		}
 		id := v.Envelope.GroupID
 		if IsMembership(v) {

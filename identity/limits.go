@@ -26,6 +26,19 @@ const (
 	defaultMaxNonces = 1 << 20
 	// defaultNoncesPerSender bounds the replay cache's nonces of one sender.
 	defaultNoncesPerSender = 4096
+	// replayReserveDiv keeps 1/replayReserveDiv of the replay cache for senders already in
+	// it: past the rest, a sender it holds no nonce of is refused (ErrReplayCacheFull).
+	replayReserveDiv = 5
+	// defaultIngressRate and defaultIngressBurst bound the envelopes one source (a gossip
+	// peer, a client address) has checked: a sustained rate per second and a burst above
+	// it. A nonce is remembered for one to two replay windows (11 to 22 minutes), so one
+	// source holds at most 26,600 of the pool, and filling it up to its reserve takes at
+	// least 32 sources.
+	defaultIngressRate  = 20
+	defaultIngressBurst = 200
+	// maxIngressSources bounds the sources whose budgets are tracked; past it the buckets
+	// that refilled are dropped first (they are as good as new), then the longest idle.
+	maxIngressSources = 4096
 	// defaultCacheSize bounds the caches of parsed keys and resolved documents.
 	defaultCacheSize = 4096
 	// defaultChallengeTTL is how long a registration challenge can be answered.

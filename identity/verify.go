@@ -52,6 +52,10 @@ var (
 	// ErrReplayBudget: this sender already has as many live envelopes at the node as one
 	// sender may; its envelopes are refused until some expire, and no one else's are.
 	ErrReplayBudget = errors.New("sender's replay budget spent")
+	// ErrIngressBudget: the peer or client address the envelope came from (WithIngress) sent
+	// more envelopes than the node checks from one source; refused before any signature
+	// is checked, until its budget refills.
+	ErrIngressBudget = errors.New("ingress budget spent")
 )
 
 // VerifyError says why an envelope was refused, and whose key was involved.
@@ -133,7 +137,9 @@ type VerifierConfig struct {
 	// MaxLifetime bounds exp - iat; 0 means 10 minutes. It also bounds how long nonces
 	// are remembered.
 	MaxLifetime time.Duration
-	// MaxNonces bounds the nonces remembered at once; 0 means 1<<20 (about 40 MB).
+	// MaxNonces bounds the nonces remembered at once; 0 means 1<<20 (about 40 MB). The last
+	// fifth of it is kept for senders the pool already holds: once it is four-fifths full,
+	// only their envelopes are taken, so a flood of fresh keys cannot lock them out.
 	MaxNonces int
 	// MaxNoncesPerSender bounds the nonces one sender may have remembered at once, so one
 	// key's flood cannot spend the pool for everyone; 0 means 4096 (about 7 envelopes a
@@ -148,13 +154,19 @@ type VerifierConfig struct {
 	Keys KeyStatusReader
 	// KeyCacheSize bounds the cache of parsed signer keys; 0 means 4096.
 	KeyCacheSize int
+	// IngressRate (per second) and IngressBurst bound the envelopes Verify and Check take
+	// from one source (a peer, a client address: WithIngress), before any signature is
+	// checked; 0 means the defaults in limits.go (20 a second, bursts of 200).
+	IngressRate  float64
+	IngressBurst int
 }
 
 // Verifier checks envelopes: signature, kid, times, replay and revocation.
 type Verifier struct {
-	cfg    VerifierConfig
-	replay *replayCache
-	keys   *keyCache
+	cfg     VerifierConfig
+	replay  *replayCache
+	keys    *keyCache
+	ingress *ingressBudget
 }
 
 // NewVerifier builds a Verifier.
@@ -180,10 +192,17 @@ func NewVerifier(cfg VerifierConfig) *Verifier {
 	if cfg.KeyCacheSize == 0 {
 		cfg.KeyCacheSize = defaultCacheSize
 	}
+	if cfg.IngressRate == 0 {
+		cfg.IngressRate = defaultIngressRate
+	}
+	if cfg.IngressBurst == 0 {
+		cfg.IngressBurst = defaultIngressBurst
+	}
 	return &Verifier{
-		cfg:    cfg,
-		replay: newReplayCache(cfg.MaxNonces, cfg.MaxNoncesPerSender, cfg.MaxLifetime+2*cfg.Skew),
-		keys:   newKeyCache(cfg.KeyCacheSize),
+		cfg:     cfg,
+		replay:  newReplayCache(cfg.MaxNonces, cfg.MaxNoncesPerSender, cfg.MaxLifetime+2*cfg.Skew),
+		keys:    newKeyCache(cfg.KeyCacheSize),
+		ingress: newIngressBudget(cfg.IngressRate, cfg.IngressBurst, maxIngressSources),
 	}
 }
 
@@ -283,6 +302,12 @@ const (
 )
 
 func (v *Verifier) verify(ctx context.Context, raw []byte, mode verifyMode) (*Verified, error) {
+	// What a source may have checked is counted first: parsing and signatures cost far more
+	// than a bucket. Archived envelopes come from anti-entropy, which this node asks for.
+	if src, ok := ingressOf(ctx); ok && mode != archived && !v.ingress.take(src, v.cfg.Now()) {
+		return nil, refuse(ErrIngressBudget, "", "at most %g envelopes a second, in bursts of %d, from one peer or address",
+			v.cfg.IngressRate, v.cfg.IngressBurst)
+	}
 	if len(raw) > MaxEnvelopeSize {
 		return nil, refuse(ErrMalformed, "", "larger than %d bytes", MaxEnvelopeSize)
 	}
@@ -682,7 +707,9 @@ func (c *replayCache) known(key [16]byte) bool {
 }
 
 // remember records (sender, nonce), refusing one seen before (ErrReplayed), one past the
-// sender's budget (ErrReplayBudget) and one past the pool (ErrReplayCacheFull).
+// sender's budget (ErrReplayBudget) and one past the pool (ErrReplayCacheFull): at max for
+// everyone, and for a sender the pool holds nothing of already once only the reserve
+// (max/replayReserveDiv) is left.
 func (c *replayCache) remember(sender, nonce string, now time.Time) error {
 	key := replayKey(sender, nonce)
 	c.mu.Lock()
@@ -691,10 +718,13 @@ func (c *replayCache) remember(sender, nonce string, now time.Time) error {
 	if c.known(key) {
 		return ErrReplayed
 	}
-	if c.curBy[sender]+c.oldBy[sender] >= c.perSender {
+	held := c.curBy[sender] + c.oldBy[sender]
+	if held >= c.perSender {
 		return ErrReplayBudget
 	}
-	if len(c.cur)+len(c.old) >= c.max {
+	// Past the reserve mark only senders already in the pool are taken: fresh keys cost
+	// nothing, so a flood of them must not lock out those the node was already serving.
+	if n := len(c.cur) + len(c.old); n >= c.max || (held == 0 && n >= c.max-c.max/replayReserveDiv) {
 		return ErrReplayCacheFull
 	}
 	c.cur[key] = struct{}{}
@@ -738,14 +768,17 @@ func Forged(err error) bool {
 
 // Malformed says whether an envelope failed verification with err because it is forged or
 // malformed (gossip rejects it, which costs the peer that sent it), rather than only stale,
-// early, replayed or revoked since, or not checkable here.
+// early, replayed, revoked or rotated away since, refused because this node is loaded (a
+// budget spent, the replay pool full), or not checkable here: none of those is the fault of
+// an honest peer that forwarded it.
 func Malformed(err error) bool {
 	var ve *VerifyError
 	switch {
 	case !errors.As(err, &ve):
 		return false
 	case errors.Is(err, ErrReplayed), errors.Is(err, ErrIssuedBeforeStart), errors.Is(err, ErrExpired),
-		errors.Is(err, ErrNotYetValid), errors.Is(err, ErrRevoked):
+		errors.Is(err, ErrNotYetValid), errors.Is(err, ErrRevoked), errors.Is(err, ErrRotated),
+		errors.Is(err, ErrReplayBudget), errors.Is(err, ErrReplayCacheFull), errors.Is(err, ErrIngressBudget):
 		return false
 	}
 	return true

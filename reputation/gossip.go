@@ -29,12 +29,13 @@ func (s *Service) Attach(node *p2p.Node, verify EnvelopeVerifier, log *slog.Logg
 		log = slog.New(slog.DiscardHandler)
 	}
 	topic, err := node.Join(AuditTopic, identity.MaxEnvelopeSize, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
-		v, err := verify(ctx, data)
+		// Counted against the forwarding peer's ingress budget before any signature is checked.
+		v, err := verify(identity.WithIngress(ctx, "peer "+from.String()), data)
 		if err != nil {
 			if identity.Malformed(err) {
 				return pubsub.ValidationReject // forged or malformed: costs the peer
 			}
-			return pubsub.ValidationIgnore // stale, early, replayed, revoked since, or not checkable
+			return pubsub.ValidationIgnore // stale, replayed, closed since, a budget spent, or not checkable
 		}
 		_, err = s.submit(ctx, v, data)
 		switch {

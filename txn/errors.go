@@ -32,6 +32,9 @@ var (
 	// ErrNotRelayable: a signed transaction the relay does not take (not one, not to a
 	// contract it relays for, badly signed).
 	ErrNotRelayable = errors.New("txn: the node does not relay this transaction")
+	// ErrNonceGap: a signed transaction's nonce is above its wallet's next one, so it cannot
+	// be mined before the ones below it: the relay neither sends nor waits for it.
+	ErrNonceGap = errors.New("txn: the transaction's nonce is above its wallet's next one")
 )
 
 // Error is a failed transaction with a message for people. It matches Err with errors.Is.

@@ -132,7 +132,8 @@ func (s *Service) Relay(ctx context.Context, raw []byte, to []common.Address, de
 }
 
 // Broadcast is Relay without the wait: it checks, simulates and broadcasts the signed
-// transaction, and returns it once the chain has taken it (or had it already).
+// transaction, and returns it once the chain has taken it (or had it already). A nonce above
+// the wallet's next one is refused (ErrNonceGap), unsent.
 func (s *Service) Broadcast(ctx context.Context, raw []byte, to []common.Address, decode func(error) error) (*types.Transaction, error) {
 	var tx types.Transaction
 	if err := tx.UnmarshalBinary(raw); err != nil {
@@ -162,6 +163,16 @@ func (s *Service) Broadcast(ctx context.Context, raw []byte, to []common.Address
 	from, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), &tx)
 	if err != nil {
 		return nil, &Error{Err: ErrNotRelayable, Msg: "invalid argument: bad transaction signature"}
+	}
+	// A nonce past the wallet's next one passes simulation and is never mined until the gap
+	// is filled: whoever waits for it (the relay, an operation) would hold on for nothing.
+	next, err := s.cfg.Client.PendingNonceAt(ctx, from)
+	if err != nil {
+		return nil, fmt.Errorf("relay: the next nonce of %s: %w", from.Hex(), err)
+	}
+	if tx.Nonce() > next {
+		return nil, &Error{Err: ErrNonceGap, Msg: fmt.Sprintf("invalid argument: nonce %d is above the next nonce of %s, %d: send that one first (the node relays no transaction the chain cannot mine yet)",
+			tx.Nonce(), from.Hex(), next)}
 	}
 	if _, err := s.cfg.Client.TransactionReceipt(ctx, tx.Hash()); err != nil {
 		msg := ethereum.CallMsg{From: from, To: tx.To(), Data: tx.Data(), Value: tx.Value(), Gas: tx.Gas()}

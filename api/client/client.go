@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -23,6 +24,11 @@ const (
 	DefaultTimeout = 30 * time.Second
 	// maxAnswer bounds how much of an answer is read.
 	maxAnswer = 8 << 20
+	// busyRetries is how many times a request the node refused as one too many in flight
+	// (429 too-many-in-flight: nothing sent, nothing checked) is sent again, each after the
+	// answer's Retry-After, at most busyWait.
+	busyRetries = 12
+	busyWait    = 10 * time.Second
 )
 
 // ErrNoAnswer reports a node that took the request but did not answer in time: it is
@@ -133,10 +139,28 @@ func (c *Client) decode(status int, data []byte, out any) error {
 }
 
 // send sends r and returns a 2xx answer's status and body; any other answer is an *Error.
+// A request refused as one too many in flight from this address (the node sent and checked
+// nothing) is sent again after the answer's Retry-After, up to busyRetries times.
 func (c *Client) send(ctx context.Context, r request) (int, []byte, error) {
+	for retries := 0; ; retries++ {
+		status, data, wait, err := c.sendOnce(ctx, r)
+		var busy *Error
+		if retries >= busyRetries || !errors.As(err, &busy) || busy.Slug() != "too-many-in-flight" {
+			return status, data, err
+		}
+		select {
+		case <-ctx.Done():
+			return status, data, err
+		case <-time.After(min(max(wait, time.Second), busyWait)):
+		}
+	}
+}
+
+// sendOnce is one try of send; wait is the answer's Retry-After (0 without one).
+func (c *Client) sendOnce(ctx context.Context, r request) (status int, data []byte, wait time.Duration, err error) {
 	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, bytes.NewReader(r.body))
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, 0, err
 	}
 	if r.contentType != "" {
 		req.Header.Set("Content-Type", r.contentType)
@@ -153,19 +177,22 @@ func (c *Client) send(ctx context.Context, r request) (int, []byte, error) {
 		var op *net.OpError
 		dialed := !(errors.As(err, &op) && op.Op == "dial") // a dial that timed out never reached the node
 		if ue != nil && ue.Timeout() && dialed && ctx.Err() == nil {
-			return 0, nil, fmt.Errorf("%w: node %s did not answer within %s; it may still be working (on a slow chain, raise --timeout; the same command resumes the request)", ErrNoAnswer, c.base, c.http.Timeout)
+			return 0, nil, 0, fmt.Errorf("%w: node %s did not answer within %s; it may still be working (on a slow chain, raise --timeout; the same command resumes the request)", ErrNoAnswer, c.base, c.http.Timeout)
 		}
-		return 0, nil, fmt.Errorf("cannot reach node %s: %w", c.base, err)
+		return 0, nil, 0, fmt.Errorf("cannot reach node %s: %w", c.base, err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	data, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
 	if err != nil {
-		return 0, nil, fmt.Errorf("read answer from %s: %w", c.base, err)
+		return 0, nil, 0, fmt.Errorf("read answer from %s: %w", c.base, err)
 	}
 	if resp.StatusCode >= 300 {
-		return 0, nil, errorOf(resp.StatusCode, data)
+		if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+			wait = time.Duration(secs) * time.Second
+		}
+		return 0, nil, wait, errorOf(resp.StatusCode, data)
 	}
-	return resp.StatusCode, data, nil
+	return resp.StatusCode, data, 0, nil
 }
 
 // problem is the part of an RFC 9457 problem an *Error keeps.

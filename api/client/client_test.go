@@ -3,9 +3,11 @@ package client_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,5 +88,45 @@ func TestSlowNodeIsNotUnreachable(t *testing.T) {
 	_, err = c.WithTimeout(200 * time.Millisecond).Info(context.Background())
 	if !errors.Is(err, client.ErrNoAnswer) || strings.Contains(err.Error(), "cannot reach") || !strings.Contains(err.Error(), "200ms") {
 		t.Errorf("a slow node: %v, want ErrNoAnswer naming the timeout", err)
+	}
+}
+
+// TestBusyNodeIsAskedAgain: a request the node refused as one too many in flight (429
+// too-many-in-flight: it sent and checked nothing) is sent again, with the same body, after
+// the answer's Retry-After; any other refusal, a rate limit included, is the caller's.
+func TestBusyNodeIsAskedAgain(t *testing.T) {
+	for _, tt := range []struct {
+		slug  string
+		tries int32 // requests the node sees
+		ok    bool
+	}{
+		{"too-many-in-flight", 3, true},
+		{"too-many-requests", 1, false},
+	} {
+		t.Run(tt.slug, func(t *testing.T) {
+			var seen atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if string(body) != `{"rawTx":"0x01"}` {
+					t.Errorf("try %d sent %q", seen.Load()+1, body)
+				}
+				if seen.Add(1) < 3 {
+					w.Header().Set("Retry-After", "1")
+					w.WriteHeader(http.StatusTooManyRequests)
+					_, _ = w.Write([]byte(`{"type":"https://surety.dev/problems/` + tt.slug + `","title":"busy","status":429}`))
+					return
+				}
+				_, _ = w.Write([]byte(`{"txHash":"0xab"}`))
+			}))
+			defer srv.Close()
+			c, err := client.New(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Relay(context.Background(), []byte{1})
+			if got := seen.Load(); got != tt.tries || (err == nil) != tt.ok {
+				t.Errorf("%d requests, answer %+v, %v; want %d requests, ok %v", got, res, err, tt.tries, tt.ok)
+			}
+		})
 	}
 }

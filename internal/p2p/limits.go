@@ -41,8 +41,16 @@ const (
 	// buckets that differ is caught up over several rounds.
 	MaxSyncIDs  = 50_000
 	syncBuckets = 256
-	// maxServing bounds the requests a node answers at once; more are refused.
+	// maxServing bounds the requests a node answers at once, one per peer; more are refused.
 	maxServing = 8
+	// syncWriteStall bounds how long an answer may wait on its reader: each chunk of
+	// syncWriteChunk bytes must be taken within it (a reader slower than 32 KiB/s), or the
+	// stream is reset and the slot freed. StallPenalty is what that costs the reader in
+	// gossip score: three stalls within a penalty half-life graylist it (-80), and a
+	// graylisted peer is served nothing.
+	syncWriteStall = 2 * time.Second
+	syncWriteChunk = 64 << 10
+	StallPenalty   = 30
 	// BadItemPenalty is what one item that fails its checks costs the peer that sent it, in
 	// gossip score (the graylist threshold is -80).
 	BadItemPenalty = 50

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -475,7 +476,8 @@ func readMessage(r io.Reader, max int, v any) error {
 	return json.Unmarshal(b, v)
 }
 
-// serve answers one request on st.
+// serve answers one request on st: one at a time per peer, in one of maxServing slots,
+// each answer written within syncWriteStall a chunk (a peer that stalls is penalized).
 func (s *Syncer) serve(st network.Stream) {
 	defer st.Close()
 	from := st.Conn().RemotePeer()
@@ -502,7 +504,6 @@ func (s *Syncer) serve(st network.Stream) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
 	defer cancel()
-	_ = st.SetDeadline(time.Now().Add(s.cfg.Timeout))
 	body, err := s.answer(ctx, from, req)
 	ans := syncAnswer{}
 	if err != nil {
@@ -514,7 +515,33 @@ func (s *Syncer) serve(st network.Stream) {
 	if err != nil || len(line) > maxSyncAnswer {
 		line, _ = json.Marshal(syncAnswer{Error: "answer too large"})
 	}
-	_, _ = st.Write(append(line, '\n'))
+	if err := writeAnswer(st, append(line, '\n'), time.Now().Add(s.cfg.Timeout)); err != nil {
+		st.Reset()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			// It asked and does not read: it held a slot others needed.
+			s.node.Penalize(from, StallPenalty)
+			s.cfg.Logger.Debug("p2p: sync peer stalled reading its answer", "peer", from)
+		}
+	}
+}
+
+// writeAnswer writes b to st by chunks, each within syncWriteStall, all by deadline: a peer
+// that stops reading frees its serving slot within syncWriteStall, not the whole timeout.
+func writeAnswer(st network.Stream, b []byte, deadline time.Time) error {
+	for len(b) > 0 {
+		n := min(len(b), syncWriteChunk)
+		d := time.Now().Add(syncWriteStall)
+		if deadline.Before(d) {
+			d = deadline
+		}
+		_ = st.SetWriteDeadline(d)
+		if _, err := st.Write(b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	return nil
 }
 
 // enter admits a request from peer p unless p already has one being served or is

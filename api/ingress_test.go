@@ -1,0 +1,52 @@
+package api_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+)
+
+// TestEnvelopesAreBudgetedPerAddress: the envelopes one client address has checked are
+// counted before any signature is, even within its write limit: past identity's burst (200)
+// the address is refused with 429 ingress-budget and Retry-After, junk included, while
+// another address is checked as usual.
+func TestEnvelopesAreBudgetedPerAddress(t *testing.T) {
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	db := testutil.DB(t)
+	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Genesis: common.HexToHash("0x0abc"), Kind: "embedded", Key: "k"},
+		Blocks: c, DB: db, Identity: newIdentity(t, db), WriteRate: 1e9, WriteBurst: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := func(addr string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/v1/envelopes/verify", strings.NewReader("not a jws"))
+		req.Header.Set("Content-Type", "application/jose")
+		req.RemoteAddr = addr + ":40000"
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		return rec
+	}
+	for i := range 200 {
+		if rec := verify("192.0.2.1"); rec.Code == http.StatusTooManyRequests {
+			t.Fatalf("envelope %d from one address: %d %s, want it checked", i, rec.Code, rec.Body)
+		}
+	}
+	rec := verify("192.0.2.1")
+	if rec.Code != http.StatusTooManyRequests || !strings.HasSuffix(problemOf(t, rec).Type, "/ingress-budget") || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("the 201st envelope from one address: %d %s (Retry-After %q), want 429 ingress-budget, Retry-After 1", rec.Code, rec.Body, rec.Header().Get("Retry-After"))
+	}
+	if rec := verify("192.0.2.2"); rec.Code != http.StatusBadRequest || !strings.HasSuffix(problemOf(t, rec).Type, "/envelope-malformed") {
+		t.Errorf("junk from another address meanwhile: %d %s, want 400 envelope-malformed", rec.Code, rec.Body)
+	}
+}
