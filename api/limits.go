@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -55,5 +56,7 @@ const (
 	maxResumes     = 3
 )
 
-// bodyLimits are the routes whose bodies are capped below maxBody.
-var bodyLimits = map[string]int64{"/v1/bounties/:id/spec": maxSpecBody}
+// bodyLimits are the routes whose bodies are capped below maxBody: a task text, and group
+// envelopes (the groups package refuses larger ones too).
+var bodyLimits = map[string]int64{"/v1/bounties/:id/spec": maxSpecBody,
+	"/v1/groups/:group_id/members": groups.MaxMembersSize + 4096, "/v1/groups/:group_id/envelopes": groups.MaxPostSize + 4096}
