@@ -31,7 +31,7 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration}
+`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration}
 
 // nonceMigration keys audits by auditor and nonce too (version 7): one signed audit is one
 // audit, however many ways its envelope can be written (whitespace, a JSON serialization,
