@@ -17,7 +17,7 @@ const (
 	MaxMembersSize = 32 << 10
 
 	// Bounds of what a node offers anti-entropy: memberships, and thread envelopes of the
-	// last SyncPostsWindow (by iat).
+	// last SyncPostsWindow (by iat), each creator's newest in turn.
 	maxSyncGroups   = 50_000
 	maxSyncPosts    = 100_000
 	SyncPostsWindow = 7 * 24 * time.Hour

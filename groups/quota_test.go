@@ -463,3 +463,63 @@ func TestGossipStoresOnlyWhatAClientCould(t *testing.T) {
 		t.Errorf("B's thread holds %d envelopes, want only the small post", g.Envelopes)
 	}
 }
+
+// TestOneCreatorCannotFillTheSyncWindows: what a node offers anti-entropy is bounded
+// (maxSyncGroups, maxSyncPosts), and one creator's newer groups and posts do not push
+// another's out: the windows take each creator's newest in turn (at 409c49a they took the
+// newest of all, so a flood of new groups or posts left older ones unoffered).
+func TestOneCreatorCannotFillTheSyncWindows(t *testing.T) {
+	ctx := context.Background()
+	k := newKeys(t, 2)
+	honest, flooder := k[0], k[1]
+	g := newGroups(t, groups.Config{Bound: bound(honest, flooder).Bound})
+	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Hour)})
+	now := time.Now().Unix()
+	at := func(fields map[string]any, iat int64) map[string]any {
+		fields["iat"], fields["exp"] = iat, iat+300
+		return fields
+	}
+	var want []p2p.ID
+	for i, id := range []string{"honest-1", "honest-2"} {
+		vv, raw := groupEnvelope(t, v, honest, id, at(membersOf(), now-50+int64(i)))
+		if _, err := g.SetMembers(ctx, id, vv, raw); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, sha256.Sum256(raw))
+	}
+	for i := range 3 {
+		vv, raw := groupEnvelope(t, v, honest, "honest-1", at(said("discussion", fmt.Sprint("honest ", i)), now-48+int64(i)))
+		if _, err := g.Post(ctx, "honest-1", vv, raw); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, sha256.Sum256(raw))
+	}
+	for i := range 10 {
+		id := fmt.Sprint("flood-", i)
+		vv, raw := groupEnvelope(t, v, flooder, id, at(membersOf(), now-40+int64(i)))
+		if _, err := g.SetMembers(ctx, id, vv, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 30 {
+		id := fmt.Sprint("flood-", i%10)
+		vv, raw := groupEnvelope(t, v, flooder, id, at(said("discussion", fmt.Sprint("flood ", i)), now-30+int64(i)))
+		if _, err := g.Post(ctx, id, vv, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	members, posts := groups.SyncSetsWindow(g, identity.NewVerifier(identity.VerifierConfig{}).CheckArchived, 5, 10)
+	var offered []p2p.ID
+	for _, set := range []p2p.Set{members, posts} {
+		ids, err := set.IDs(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		offered = append(offered, ids...)
+	}
+	for i, id := range want {
+		if !slices.Contains(offered, id) {
+			t.Errorf("the honest creator's envelope %d is not in the windows (5 groups, 10 posts)", i)
+		}
+	}
+}

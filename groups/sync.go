@@ -27,24 +27,36 @@ const (
 // no longer applies (its sender left the group since, a newer membership is in force) does
 // not.
 func (g *Service) SyncSets(check func(ctx context.Context, raw []byte) (*identity.Verified, error)) (members, posts p2p.Set) {
-	return &groupSet{g: g, check: check, members: true}, &groupSet{g: g, check: check}
+	return g.syncSets(check, maxSyncGroups, maxSyncPosts)
+}
+
+func (g *Service) syncSets(check func(ctx context.Context, raw []byte) (*identity.Verified, error), groupsWindow, postsWindow int) (members, posts p2p.Set) {
+	return &groupSet{g: g, check: check, members: true, window: groupsWindow}, &groupSet{g: g, check: check, window: postsWindow}
 }
 
 type groupSet struct {
 	g       *Service
 	check   func(ctx context.Context, raw []byte) (*identity.Verified, error)
 	members bool
+	window  int // the most groups, or thread envelopes, listed
 }
 
-// IDs lists the hashes stored with the envelopes: a membership set offers each group's
-// membership in force and its creator's claim (the earliest membership envelope the node
+// IDs lists the hashes stored with the envelopes, up to the window, each creator's newest in
+// turn: a membership set offers each group's membership in force and its creator's claim (the earliest membership envelope the node
 // knows from the creator), which settles who created a group on a node that saw another
 // claim first.
 func (s *groupSet) IDs(ctx context.Context) ([]p2p.ID, error) {
-	q, args := `SELECT members_hash, claim_hash FROM identity_groups ORDER BY members_iat DESC LIMIT ?`, []any{maxSyncGroups}
+	// Each creator's newest in turn (the newest of every creator, then the second newest,
+	// ...): one creator's flood cannot push another's groups or posts out of the window.
+	q, args := `SELECT members_hash, claim_hash FROM (
+			SELECT id, members_hash, claim_hash, members_iat, ROW_NUMBER() OVER (PARTITION BY creator ORDER BY members_iat DESC, id) AS turn FROM identity_groups)
+		ORDER BY turn, members_iat DESC, id LIMIT ?`, []any{s.window}
 	if !s.members {
-		q, args = `SELECT hash, NULL FROM identity_group_envelopes WHERE iat >= ? ORDER BY iat DESC LIMIT ?`,
-			[]any{s.g.cfg.Now().Add(-SyncPostsWindow).Unix(), maxSyncPosts}
+		q, args = `SELECT hash, NULL FROM (
+				SELECT e.hash, e.iat, ROW_NUMBER() OVER (PARTITION BY g.creator ORDER BY e.iat DESC, e.hash) AS turn
+				FROM identity_group_envelopes e JOIN identity_groups g ON g.id = e.group_id WHERE e.iat >= ?)
+			ORDER BY turn, iat DESC, hash LIMIT ?`,
+			[]any{s.g.cfg.Now().Add(-SyncPostsWindow).Unix(), s.window}
 	}
 	rows, err := s.g.db.QueryContext(ctx, q, args...)
 	if err != nil {
