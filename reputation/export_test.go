@@ -3,6 +3,8 @@ package reputation
 import (
 	"context"
 
+	"github.com/surety-ioa/surety/internal/p2p"
+
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -53,4 +55,9 @@ func HeldBy(ctx context.Context, s *Service) (map[string]int, error) {
 		out[did] = n
 	}
 	return out, rows.Err()
+}
+
+// AuditSetWindow is the service's audit set in anti-entropy, listing at most window audits.
+func AuditSetWindow(s *Service, check EnvelopeVerifier, window int) p2p.Set {
+	return &auditSet{s: s, check: check, window: window}
 }

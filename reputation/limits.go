@@ -52,7 +52,8 @@ const (
 	// MaxEpochLeaves is the largest epoch a node adopts from a peer (it holds the epoch's
 	// audits in memory while it checks them against the head).
 	MaxEpochLeaves = 100_000
-	// maxSyncAudits bounds the audits of open epochs a node offers anti-entropy.
+	// maxSyncAudits bounds the audits of open epochs a node offers anti-entropy: bound
+	// auditors' first, each auditor's newest in turn.
 	maxSyncAudits = 100_000
 	// confirmers is how many other peers are asked about a head before its epoch is adopted.
 	confirmers = 2

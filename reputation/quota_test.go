@@ -2,13 +2,16 @@ package reputation_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // TestHeldAuditsAreCountedPerAuditor: the held-audits table is shared by every auditor, so
@@ -81,4 +84,46 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// TestAuditWindowTakesEachAuditorInTurn: the audits a node offers anti-entropy are bounded
+// (maxSyncAudits); auditors bound on chain come first, each auditor's newest in turn, so
+// neither fresh keys nor one bound auditor's flood push another's audits out of the window
+// before its epoch closes (at 409c49a the window took the newest of all).
+func TestAuditWindowTakesEachAuditorInTurn(t *testing.T) {
+	ctx := context.Background()
+	poster, worker, f := settledBounty()
+	flooder, _ := identity.GenerateKey(identity.Ed25519)
+	f.wallets[flooder.DID.String()] = common.HexToAddress("0xf1")
+	now := time.Now()
+	svc := idleService(t, f, stakeMap{poster.DID.String(): 1}, now)
+	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
+	file := func(by *identity.Key, ago int) []byte {
+		t.Helper()
+		verified, raw := signedAuditAt(t, v, by, worker.DID.String(), 7, "0.5", now.Add(-time.Duration(ago)*time.Second))
+		if _, err := svc.Submit(ctx, verified, raw); err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	var want [][]byte
+	for i := range 3 {
+		want = append(want, file(poster, 29-i))
+	}
+	for i := range 20 {
+		file(flooder, 25-i)
+	}
+	for range 50 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		file(k, 2)
+	}
+	ids, err := reputation.AuditSetWindow(svc, v.CheckArchived, 10).IDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, raw := range want {
+		if !slices.Contains(ids, p2p.ID(merkle.LeafHash(raw))) {
+			t.Errorf("the honest auditor's audit %d is not in a window of 10", i)
+		}
+	}
 }

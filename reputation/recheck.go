@@ -140,8 +140,18 @@ func (s *Service) RetryHeld(ctx context.Context) (int, error) {
 // Recheck evaluates the backing of the audits that count again, where the chain facts behind
 // it may have changed: the audits by or about dids (their bindings changed), and the audits
 // of bounties (their settlement changed). An audit whose backing changed moves its subject's
-// score at once, as a new audit does. Held audits are retried too.
+// score at once, as a new audit does. Held audits are retried too, and whether a wallet
+// binds each of dids is recorded with its audits (the anti-entropy window's order).
 func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64) error {
+	for _, did := range dids {
+		wallets, err := s.cfg.Rules.Wallets.WalletsOf(ctx, did)
+		if err != nil {
+			return err
+		}
+		if err := s.cfg.Store.setAuditorBound(ctx, did, len(wallets) > 0); err != nil {
+			return err
+		}
+	}
 	if len(dids) > 0 || len(bounties) > 0 {
 		targets := make([]string, len(bounties))
 		for i, id := range bounties {
