@@ -519,6 +519,10 @@ func (g *Service) post(ctx context.Context, id string, v *identity.Verified, raw
 	if s := v.Envelope.State; s != "" && !slices.Contains(States, s) {
 		return nil, groupErr(ErrBadGroup, "state %q is not one of %v", truncate(s, 40), States)
 	}
+	// One writer from the membership check to the insert: a takeover in between would leave
+	// the post of a member the new creator did not name.
+	g.write.Lock()
+	defer g.write.Unlock()
 	grp, err := g.Group(ctx, id)
 	if err != nil {
 		return nil, err
@@ -542,9 +546,6 @@ func (g *Service) post(ctx context.Context, id string, v *identity.Verified, raw
 	sum := sha256.Sum256(raw)
 	e := &Envelope{Group: id, ID: v.Envelope.ID, Sender: v.Envelope.Sender, State: v.Envelope.State, IssuedAt: v.Envelope.IssuedAt,
 		Received: g.cfg.Now().Unix(), Envelope: string(raw)}
-
-	g.write.Lock()
-	defer g.write.Unlock()
 	tx, err := g.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
