@@ -133,6 +133,9 @@ var mappings = []mapping{
 	{err: groups.ErrReservedGroup, status: http.StatusForbidden, slug: "group-reserved", title: "This group id is reserved (bounty-N is for bounty N's poster and worker)"},
 	{err: groups.ErrStaleMembers, status: http.StatusConflict, slug: "group-members-stale", title: "A newer membership is in force"},
 	{err: groups.ErrDuplicateEnvelope, status: http.StatusConflict, slug: "group-duplicate", title: "The envelope is already in the thread"},
+	{err: groups.ErrUnbound, status: http.StatusForbidden, slug: "group-unbound", title: "The sender's DID is not bound to a wallet on chain: only a bound DID creates a group, and an unbound one posts only where a bound creator named it a member"},
+	{err: groups.ErrQuota, status: http.StatusForbidden, slug: "group-quota", title: "A group quota of this identity is reached (groups per creator, posts per sender and group, posts per creator)"},
+	{err: groups.ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "group-too-large", title: "The group envelope is too large (a post: 8 KiB; a membership: 32 KiB)"},
 
 	// registry
 	{err: registry.ErrOversize, status: http.StatusRequestEntityTooLarge, slug: "card-too-large", title: "The signed card is too large"},

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -79,5 +80,7 @@ const (
 	maxCallAge = 128
 )
 
-// bodyLimits are the routes whose bodies are capped below maxBody.
-var bodyLimits = map[string]int64{"/v1/bounties/:id/spec": maxSpecBody, "/v1/tx/raw": maxRelayBody, "/v1/rpc": maxRelayBody}
+// bodyLimits are the routes whose bodies are capped below maxBody: a task text, relayed
+// transactions and JSON-RPC, and group envelopes (the groups package refuses larger ones too).
+var bodyLimits = map[string]int64{"/v1/bounties/:id/spec": maxSpecBody, "/v1/tx/raw": maxRelayBody, "/v1/rpc": maxRelayBody,
+	"/v1/groups/:group_id/members": groups.MaxMembersSize + 4096, "/v1/groups/:group_id/envelopes": groups.MaxPostSize + 4096}

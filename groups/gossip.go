@@ -21,7 +21,7 @@ const Topic = "/surety/groups/1"
 // Attach joins Topic on node: envelopes arriving are verified and applied here, and
 // those posted here go out, until the node closes.
 func (g *Service) Attach(node *p2p.Node) error {
-	topic, err := node.Join(Topic, identity.MaxEnvelopeSize, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
+	topic, err := node.Join(Topic, MaxMembersSize, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
 		// Counted against the forwarding peer's ingress budget before any signature is checked.
 		v, err := g.cfg.Verify(identity.WithIngress(ctx, "peer "+from.String()), data)
 		if err != nil {
@@ -39,11 +39,13 @@ func (g *Service) Attach(node *p2p.Node) error {
 		switch {
 		case err == nil, errors.Is(err, ErrUnknownGroup):
 			return pubsub.ValidationAccept // stored, or passed on towards the group's nodes
-		case errors.Is(err, ErrBadGroup), errors.Is(err, ErrNotMember), errors.Is(err, ErrNotCreator), errors.Is(err, ErrReservedGroup):
+		case errors.Is(err, ErrBadGroup), errors.Is(err, ErrTooLarge), errors.Is(err, ErrNotMember), errors.Is(err, ErrNotCreator), errors.Is(err, ErrReservedGroup):
 			return pubsub.ValidationReject
 		}
 		g.cfg.Logger.Debug("groups: gossiped group envelope not taken", "from", from, "group", id, "err", err)
-		return pubsub.ValidationIgnore // duplicate, stale membership, or could not store
+		// Duplicate, stale membership, over a quota, a sender this node's chain index does
+		// not (yet) show bound, or could not store.
+		return pubsub.ValidationIgnore
 	})
 	if err != nil {
 		return err

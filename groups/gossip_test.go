@@ -55,12 +55,12 @@ func (r *verifications) last() error {
 
 // startLoadedNode is a group node whose verifier remembers at most maxNonces nonces, and
 // perSender of one sender, and knows the rotated keys; rec sees each verification.
-func startLoadedNode(t *testing.T, bootstrap []peer.AddrInfo, maxNonces, perSender int, rotated rotatedKeys, rec *verifications) *groupNode {
+func startLoadedNode(t *testing.T, chain *bindings, bootstrap []peer.AddrInfo, maxNonces, perSender int, rotated rotatedKeys, rec *verifications) *groupNode {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute), MaxNonces: maxNonces, MaxNoncesPerSender: perSender, Keys: rotated})
-	g := newGroups(t, groups.Config{Verify: rec.wrap(v)})
+	g := newGroups(t, groups.Config{Verify: rec.wrap(v), Bound: chain.Bound})
 	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Topics: []string{groups.Topic}, InspectPeriod: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -104,9 +104,10 @@ func TestLoadCostsTheForwarderNothing(t *testing.T) {
 	k := newKeys(t, 5)
 	seen, flooder, second, newcomer, rotated := k[0], k[1], k[2], k[3], k[4]
 	rec := &verifications{}
-	a := startGroupNode(t, nil)
+	chain := bound(k...)
+	a := startGroupNode(t, chain, nil)
 	// B remembers at most 5 nonces, 2 per sender: a pool small enough to fill by hand.
-	b := startLoadedNode(t, []peer.AddrInfo{a.node.Info()}, 5, 2, rotatedKeys{rotated.DID.String(): true}, rec)
+	b := startLoadedNode(t, chain, []peer.AddrInfo{a.node.Info()}, 5, 2, rotatedKeys{rotated.DID.String(): true}, rec)
 	for _, n := range []*p2p.Node{a.node, b.node} {
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err := n.WaitMesh(wctx, groups.Topic)

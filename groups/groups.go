@@ -1,7 +1,9 @@
 package groups
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -44,7 +46,20 @@ var (
 	ErrStaleMembers = errors.New("groups: a newer membership is in force")
 	// ErrDuplicateEnvelope reports an envelope the thread already holds.
 	ErrDuplicateEnvelope = errors.New("groups: the envelope is already in the thread")
+	// ErrUnbound reports a sender whose DID no wallet binds on chain, where one is needed: to
+	// create a group or set its members, and to post to a group whose creator is not bound
+	// (a bound creator admits the unbound DIDs it names as members).
+	ErrUnbound = errors.New("groups: the sender's DID is not bound to a wallet on chain")
+	// ErrQuota reports an envelope beyond what one identity may store here (Quotas).
+	ErrQuota = errors.New("groups: quota reached")
+	// ErrTooLarge reports an envelope larger than MaxPostSize (a post) or MaxMembersSize (a
+	// membership).
+	ErrTooLarge = errors.New("groups: the envelope is too large")
 )
+
+// errClaimKept marks a membership envelope older than the one in force that the node kept
+// as its creator's earliest claim: anti-entropy took it.
+var errClaimKept = errors.New("kept as the creator's earliest claim to the group id")
 
 // Error says why a group request was refused. It matches Kind with errors.Is.
 type Error struct {
@@ -103,8 +118,25 @@ type Config struct {
 	// the API or by gossip; an error wrapping ErrReservedGroup refuses it (bounty-N is for
 	// bounty N's parties).
 	MayCreate func(ctx context.Context, id, sender string) error
-	Now       func() time.Time
-	Logger    *slog.Logger
+	// Bound says whether a wallet binds did on chain (stake.Index.WalletsOf lists one). Only
+	// bound DIDs create groups and set members; an unbound DID posts only to a group whose
+	// creator is bound and names it a member. nil: no DID is bound.
+	Bound func(ctx context.Context, did string) (bool, error)
+	// Quotas bound what one identity may store here; zero fields take the defaults.
+	Quotas Quotas
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Quotas bound what one identity makes a node store (defaults: DefaultGroupsPerCreator,
+// DefaultPostsPerSender, DefaultPostsPerCreator).
+type Quotas struct {
+	// GroupsPerCreator bounds the groups one DID creates.
+	GroupsPerCreator int
+	// PostsPerSender bounds the thread envelopes one DID posts into one group.
+	PostsPerSender int
+	// PostsPerCreator bounds the thread envelopes of all the groups one DID created.
+	PostsPerCreator int
 }
 
 // Service keeps group memberships and threads in the identity_group* tables.
@@ -143,6 +175,21 @@ CREATE TABLE IF NOT EXISTS identity_group_envelopes (
 	PRIMARY KEY (group_id, seq),
 	UNIQUE (group_id, sender, id)
 ) STRICT;
+`}, {Version: 2, SQL: `
+-- Each envelope's SHA-256, its id in anti-entropy, kept when it is stored: a listing reads
+-- no envelope (New hashes the rows of older databases once).
+ALTER TABLE identity_groups ADD COLUMN members_hash BLOB;
+ALTER TABLE identity_group_envelopes ADD COLUMN hash BLOB;
+-- The creator's claim: its earliest membership envelope for the group. Of two creators'
+-- claims, the earlier (by iat, then by hash) creates the group, on every node.
+ALTER TABLE identity_groups ADD COLUMN claim_iat INTEGER;
+ALTER TABLE identity_groups ADD COLUMN claim_hash BLOB;
+ALTER TABLE identity_groups ADD COLUMN claim_env BLOB;
+CREATE INDEX identity_groups_creator ON identity_groups (creator, members_iat);
+CREATE INDEX identity_groups_members_hash ON identity_groups (members_hash);
+CREATE INDEX identity_groups_claim_hash ON identity_groups (claim_hash);
+CREATE INDEX identity_group_envelopes_hash ON identity_group_envelopes (hash);
+CREATE INDEX identity_group_envelopes_iat ON identity_group_envelopes (iat);
 `}}
 
 // New keeps groups in db, creating their tables if need be.
@@ -156,7 +203,79 @@ func New(ctx context.Context, db *sql.DB, cfg Config) (*Service, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Bound == nil {
+		cfg.Bound = func(context.Context, string) (bool, error) { return false, nil }
+	}
+	cfg.Quotas = cfg.Quotas.withDefaults()
+	if err := hashRows(ctx, db); err != nil {
+		return nil, err
+	}
 	return &Service{db: db, cfg: cfg, watchers: map[string]map[chan struct{}]struct{}{}}, nil
+}
+
+func (q Quotas) withDefaults() Quotas {
+	if q.GroupsPerCreator <= 0 {
+		q.GroupsPerCreator = DefaultGroupsPerCreator
+	}
+	if q.PostsPerSender <= 0 {
+		q.PostsPerSender = DefaultPostsPerSender
+	}
+	if q.PostsPerCreator <= 0 {
+		q.PostsPerCreator = DefaultPostsPerCreator
+	}
+	return q
+}
+
+// hashRows stores the hashes of rows from before migration 2, once: the membership in force
+// is also the creator's claim, the earliest this node knows.
+func hashRows(ctx context.Context, db *sql.DB) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	type row struct {
+		key any
+		raw []byte
+	}
+	read := func(q string) ([]row, error) {
+		rows, err := tx.QueryContext(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []row
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.key, &r.raw); err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		return out, rows.Err()
+	}
+	grps, err := read(`SELECT id, members_env FROM identity_groups WHERE members_hash IS NULL`)
+	if err != nil {
+		return fmt.Errorf("groups: hash memberships: %w", err)
+	}
+	for _, r := range grps {
+		h := sha256.Sum256(r.raw)
+		if _, err := tx.ExecContext(ctx, `UPDATE identity_groups SET members_hash = ?1,
+			claim_iat = coalesce(claim_iat, members_iat), claim_hash = coalesce(claim_hash, ?1), claim_env = coalesce(claim_env, members_env) WHERE id = ?2`, h[:], r.key); err != nil {
+			return fmt.Errorf("groups: hash memberships: %w", err)
+		}
+	}
+	posts, err := read(`SELECT rowid, envelope FROM identity_group_envelopes WHERE hash IS NULL`)
+	if err != nil {
+		return fmt.Errorf("groups: hash thread envelopes: %w", err)
+	}
+	for _, r := range posts {
+		h := sha256.Sum256(r.raw)
+		if _, err := tx.ExecContext(ctx, `UPDATE identity_group_envelopes SET hash = ? WHERE rowid = ?`, h[:], r.key); err != nil {
+			return fmt.Errorf("groups: hash thread envelopes: %w", err)
+		}
+	}
+	return tx.Commit()
 }
 
 // CheckID returns an ErrBadGroup error unless id is 1–64 letters, digits, '-' or '_'.
@@ -181,7 +300,10 @@ func IsMembership(v *identity.Verified) bool {
 
 // SetMembers applies the membership envelope v (raw: as received) to group id: the first
 // one creates the group with its sender as creator; later ones must come from the creator
-// and be newer (iat, then id) than the one in force. The envelope then goes to the network.
+// and be newer (iat, then id) than the one in force. Its sender must be bound on chain. Of
+// two creators' claims to one id, the earlier one (iat, then hash: earlierClaim) creates the
+// group, on every node: a later-arriving claim that is earlier takes the group over. The
+// envelope then goes to the network.
 func (g *Service) SetMembers(ctx context.Context, id string, v *identity.Verified, raw []byte) (*Group, error) {
 	grp, err := g.setMembers(ctx, id, v, raw)
 	if err != nil {
@@ -191,7 +313,27 @@ func (g *Service) SetMembers(ctx context.Context, id string, v *identity.Verifie
 	return grp, nil
 }
 
+// earlierClaim says whether a claim issued at iat with envelope hash h comes before the one
+// issued at iat0 with hash h0: every node orders two claims to a group id alike.
+func earlierClaim(iat int64, h []byte, iat0 int64, h0 []byte) bool {
+	return iat < iat0 || iat == iat0 && bytes.Compare(h, h0) < 0
+}
+
+// held is a group as stored, for the checks of a membership envelope.
+type held struct {
+	creator              string
+	inForceIAT           int64
+	inForceID            string
+	claimIAT             int64
+	claimHash            []byte
+	groupsOfSender       int // groups the envelope's sender created
+	takeOver, ownEarlier bool
+}
+
 func (g *Service) setMembers(ctx context.Context, id string, v *identity.Verified, raw []byte) (*Group, error) {
+	if len(raw) > MaxMembersSize {
+		return nil, groupErr(ErrTooLarge, "a membership envelope of %d bytes; at most %d", len(raw), MaxMembersSize)
+	}
 	if err := checkEnvelopeGroup(id, v); err != nil {
 		return nil, err
 	}
@@ -199,7 +341,8 @@ func (g *Service) setMembers(ctx context.Context, id string, v *identity.Verifie
 	if err := json.Unmarshal(v.Envelope.Body, &body); err != nil || body.Kind != MembersKind {
 		return nil, groupErr(ErrBadGroup, "the body must be {\"kind\": %q, \"members\": [DIDs]}", MembersKind)
 	}
-	members := []string{v.Envelope.Sender}
+	sender := v.Envelope.Sender
+	members := []string{sender}
 	for i, m := range body.Members {
 		if _, err := identity.ParseDID(m); err != nil {
 			return nil, groupErr(ErrBadGroup, "member %d: %v", i, err)
@@ -212,53 +355,105 @@ func (g *Service) setMembers(ctx context.Context, id string, v *identity.Verifie
 		return nil, groupErr(ErrBadGroup, "%d members; at most %d", len(members), MaxMembers)
 	}
 	list, _ := json.Marshal(members)
-	if g.cfg.MayCreate != nil {
-		var exists int
-		if err := g.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_groups WHERE id = ?`, id).Scan(&exists); err != nil {
-			return nil, fmt.Errorf("groups: read group: %w", err)
-		}
-		if exists == 0 {
-			if err := g.cfg.MayCreate(ctx, id, v.Envelope.Sender); err != nil {
-				return nil, err
-			}
-		}
-	}
+	sum := sha256.Sum256(raw)
+	hash := sum[:]
+	iat := v.Envelope.IssuedAt
 
 	g.write.Lock()
 	defer g.write.Unlock()
+	var h held
+	err := g.db.QueryRowContext(ctx, `SELECT creator, members_iat, members_id, claim_iat, claim_hash FROM identity_groups WHERE id = ?`, id).
+		Scan(&h.creator, &h.inForceIAT, &h.inForceID, &h.claimIAT, &h.claimHash)
+	exists := err == nil
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return nil, fmt.Errorf("groups: read group: %w", err)
+	case sender != h.creator && !earlierClaim(iat, hash, h.claimIAT, h.claimHash):
+		return nil, groupErr(ErrNotCreator, "group %s was created by %s", id, h.creator)
+	case sender != h.creator:
+		h.takeOver = true // an earlier claim than the creator's: it created the group
+	default:
+		h.ownEarlier = earlierClaim(iat, hash, h.claimIAT, h.claimHash)
+	}
+	if ok, err := g.cfg.Bound(ctx, sender); err != nil {
+		return nil, fmt.Errorf("groups: read %s's binding: %w", sender, err)
+	} else if !ok {
+		return nil, groupErr(ErrUnbound, "%s is bound to no wallet on chain; only a bound DID creates a group or sets its members", sender)
+	}
+	if !exists || h.takeOver {
+		if g.cfg.MayCreate != nil {
+			if err := g.cfg.MayCreate(ctx, id, sender); err != nil {
+				return nil, err
+			}
+		}
+		if err := g.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM identity_groups WHERE creator = ?`, sender).Scan(&h.groupsOfSender); err != nil {
+			return nil, fmt.Errorf("groups: count groups: %w", err)
+		}
+		if h.groupsOfSender >= g.cfg.Quotas.GroupsPerCreator {
+			return nil, groupErr(ErrQuota, "%s has created %d groups here; at most %d", sender, h.groupsOfSender, g.cfg.Quotas.GroupsPerCreator)
+		}
+	}
+
 	tx, err := g.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback()
-	var creator, inForceID string
-	var inForceIAT int64
-	switch err := tx.QueryRowContext(ctx, `SELECT creator, members_iat, members_id FROM identity_groups WHERE id = ?`, id).Scan(&creator, &inForceIAT, &inForceID); {
-	case errors.Is(err, sql.ErrNoRows):
-		_, err = tx.ExecContext(ctx, `INSERT INTO identity_groups (id, creator, members, members_iat, members_id, members_env, created) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			id, v.Envelope.Sender, string(list), v.Envelope.IssuedAt, v.Envelope.ID, raw, g.cfg.Now().Unix())
+	var refusal error
+	switch {
+	case !exists:
+		_, err = tx.ExecContext(ctx, `INSERT INTO identity_groups (id, creator, members, members_iat, members_id, members_env, members_hash, claim_iat, claim_hash, claim_env, created)
+			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?4, ?7, ?6, ?8)`,
+			id, sender, string(list), iat, v.Envelope.ID, raw, hash, g.cfg.Now().Unix())
 		if err != nil {
 			return nil, fmt.Errorf("groups: create group: %w", err)
 		}
-	case err != nil:
-		return nil, fmt.Errorf("groups: read group: %w", err)
-	case v.Envelope.Sender != creator:
-		return nil, groupErr(ErrNotCreator, "group %s was created by %s", id, creator)
-	case v.Envelope.IssuedAt == inForceIAT && v.Envelope.ID == inForceID:
-		return nil, groupErr(ErrDuplicateEnvelope, "membership envelope %s is the one in force", truncate(v.Envelope.ID, 80))
-	case v.Envelope.IssuedAt < inForceIAT:
-		return nil, groupErr(ErrStaleMembers, "the membership in force was issued at %d, after this one (%d)", inForceIAT, v.Envelope.IssuedAt)
-	case v.Envelope.IssuedAt == inForceIAT && v.Envelope.ID < inForceID:
-		// Every node must pick the same of two lists signed in one second: the larger id.
-		return nil, groupErr(ErrStaleMembers, "another membership was issued in the same second (%d) and wins; sign this one again", inForceIAT)
+	case h.takeOver:
+		// The thread keeps what the new creator's members posted, as on a node that saw
+		// this claim first.
+		if _, err := tx.ExecContext(ctx, `UPDATE identity_groups SET creator = ?2, members = ?3, members_iat = ?4, members_id = ?5, members_env = ?6, members_hash = ?7,
+			claim_iat = ?4, claim_hash = ?7, claim_env = ?6 WHERE id = ?1`, id, sender, string(list), iat, v.Envelope.ID, raw, hash); err != nil {
+			return nil, fmt.Errorf("groups: take group over: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM identity_group_envelopes WHERE group_id = ? AND sender NOT IN (SELECT value FROM json_each(?))`, id, string(list)); err != nil {
+			return nil, fmt.Errorf("groups: take group over: %w", err)
+		}
+		g.cfg.Logger.Info("groups: an earlier claim created the group", "group", id, "creator", sender, "was", h.creator)
 	default:
-		if _, err := tx.ExecContext(ctx, `UPDATE identity_groups SET members = ?, members_iat = ?, members_id = ?, members_env = ? WHERE id = ?`,
-			string(list), v.Envelope.IssuedAt, v.Envelope.ID, raw, id); err != nil {
-			return nil, fmt.Errorf("groups: update group: %w", err)
+		if h.ownEarlier {
+			// The creator's own earlier claim (this node learned the group from a later
+			// membership): it is what other claims are measured against.
+			if _, err := tx.ExecContext(ctx, `UPDATE identity_groups SET claim_iat = ?, claim_hash = ?, claim_env = ? WHERE id = ?`, iat, hash, raw, id); err != nil {
+				return nil, fmt.Errorf("groups: update claim: %w", err)
+			}
+		}
+		switch {
+		case iat == h.inForceIAT && v.Envelope.ID == h.inForceID:
+			refusal = groupErr(ErrDuplicateEnvelope, "membership envelope %s is the one in force", truncate(v.Envelope.ID, 80))
+		case iat < h.inForceIAT:
+			refusal = groupErr(ErrStaleMembers, "the membership in force was issued at %d, after this one (%d)", h.inForceIAT, iat)
+		case iat == h.inForceIAT && v.Envelope.ID < h.inForceID:
+			// Every node must pick the same of two lists signed in one second: the larger id.
+			refusal = groupErr(ErrStaleMembers, "another membership was issued in the same second (%d) and wins; sign this one again", h.inForceIAT)
+		default:
+			if _, err := tx.ExecContext(ctx, `UPDATE identity_groups SET members = ?, members_iat = ?, members_id = ?, members_env = ?, members_hash = ? WHERE id = ?`,
+				string(list), iat, v.Envelope.ID, raw, hash, id); err != nil {
+				return nil, fmt.Errorf("groups: update group: %w", err)
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
+	}
+	if h.takeOver {
+		g.notify(id)
+	}
+	if refusal != nil && h.ownEarlier {
+		return nil, fmt.Errorf("%w (%w)", refusal, errClaimKept)
+	}
+	if refusal != nil {
+		return nil, refusal
 	}
 	return g.Group(ctx, id)
 }
@@ -312,6 +507,9 @@ func (g *Service) Post(ctx context.Context, id string, v *identity.Verified, raw
 }
 
 func (g *Service) post(ctx context.Context, id string, v *identity.Verified, raw []byte) (*Envelope, error) {
+	if len(raw) > MaxPostSize {
+		return nil, groupErr(ErrTooLarge, "a thread envelope of %d bytes; at most %d: a post is text and a few links, evidence goes by hash", len(raw), MaxPostSize)
+	}
 	if err := checkEnvelopeGroup(id, v); err != nil {
 		return nil, err
 	}
@@ -321,6 +519,10 @@ func (g *Service) post(ctx context.Context, id string, v *identity.Verified, raw
 	if s := v.Envelope.State; s != "" && !slices.Contains(States, s) {
 		return nil, groupErr(ErrBadGroup, "state %q is not one of %v", truncate(s, 40), States)
 	}
+	// One writer from the membership check to the insert: a takeover in between would leave
+	// the post of a member the new creator did not name.
+	g.write.Lock()
+	defer g.write.Unlock()
 	grp, err := g.Group(ctx, id)
 	if err != nil {
 		return nil, err
@@ -328,11 +530,22 @@ func (g *Service) post(ctx context.Context, id string, v *identity.Verified, raw
 	if _, ok := slices.BinarySearch(grp.Members, v.Envelope.Sender); !ok {
 		return nil, groupErr(ErrNotMember, "%s is not a member of group %s", v.Envelope.Sender, id)
 	}
+	// A bound creator admits the members it names; otherwise each member answers for itself.
+	for _, did := range []string{grp.Creator, v.Envelope.Sender} {
+		ok, err := g.cfg.Bound(ctx, did)
+		if err != nil {
+			return nil, fmt.Errorf("groups: read %s's binding: %w", did, err)
+		}
+		if ok {
+			break
+		}
+		if did == v.Envelope.Sender {
+			return nil, groupErr(ErrUnbound, "group %s's creator is no longer bound on chain, so only bound members post; %s is bound to no wallet", id, did)
+		}
+	}
+	sum := sha256.Sum256(raw)
 	e := &Envelope{Group: id, ID: v.Envelope.ID, Sender: v.Envelope.Sender, State: v.Envelope.State, IssuedAt: v.Envelope.IssuedAt,
 		Received: g.cfg.Now().Unix(), Envelope: string(raw)}
-
-	g.write.Lock()
-	defer g.write.Unlock()
 	tx, err := g.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -345,11 +558,24 @@ func (g *Service) post(ctx context.Context, id string, v *identity.Verified, raw
 	if n > 0 {
 		return nil, groupErr(ErrDuplicateEnvelope, "envelope %s from %s", truncate(e.ID, 80), e.Sender)
 	}
+	var creator string
+	var bySender, byCreator int
+	if err := tx.QueryRowContext(ctx, `SELECT creator, (SELECT COUNT(*) FROM identity_group_envelopes WHERE group_id = g.id AND sender = ?),
+		(SELECT COUNT(*) FROM identity_group_envelopes e JOIN identity_groups c ON c.id = e.group_id WHERE c.creator = g.creator)
+		FROM identity_groups g WHERE id = ?`, e.Sender, id).Scan(&creator, &bySender, &byCreator); err != nil {
+		return nil, fmt.Errorf("groups: count thread: %w", err)
+	}
+	if bySender >= g.cfg.Quotas.PostsPerSender {
+		return nil, groupErr(ErrQuota, "%s has posted %d envelopes in group %s; at most %d", e.Sender, bySender, id, g.cfg.Quotas.PostsPerSender)
+	}
+	if byCreator >= g.cfg.Quotas.PostsPerCreator {
+		return nil, groupErr(ErrQuota, "the groups %s created hold %d envelopes; at most %d", creator, byCreator, g.cfg.Quotas.PostsPerCreator)
+	}
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM identity_group_envelopes WHERE group_id = ?`, id).Scan(&e.Seq); err != nil {
 		return nil, fmt.Errorf("groups: read thread: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO identity_group_envelopes (group_id, seq, id, sender, state, iat, received, envelope) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, e.Seq, e.ID, e.Sender, e.State, e.IssuedAt, e.Received, raw); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO identity_group_envelopes (group_id, seq, id, sender, state, iat, received, envelope, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, e.Seq, e.ID, e.Sender, e.State, e.IssuedAt, e.Received, raw, sum[:]); err != nil {
 		return nil, fmt.Errorf("groups: store thread envelope: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

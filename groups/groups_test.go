@@ -75,10 +75,10 @@ func newKeys(t *testing.T, n int) []*identity.Key {
 func TestGroupThread(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now()
-	threads := newGroups(t, groups.Config{})
 	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
 	k := newKeys(t, 4)
 	creator, member, later, outsider := k[0], k[1], k[2], k[3]
+	threads := newGroups(t, groups.Config{Bound: bound(creator).Bound})
 
 	if _, err := postAs(t, threads, v, member, "g1", "g1", said("discussion", "hello?")); !errors.Is(err, groups.ErrUnknownGroup) {
 		t.Fatalf("post before the group exists: %v", err)
@@ -136,7 +136,13 @@ func TestGroupThread(t *testing.T) {
 		}, groups.ErrBadGroup},
 		{"a membership envelope as a post", func() error { _, err := postAs(t, threads, v, creator, "g1", "g1", membersOf(member)); return err }, groups.ErrBadGroup},
 		{"the same envelope twice", func() error { _, err := threads.Post(ctx, "g1", dup, dupRaw); return err }, groups.ErrDuplicateEnvelope},
-		{"members set by a member", func() error { _, err := setAs(t, threads, v, member, "g1", "g1", membersOf(outsider)); return err }, groups.ErrNotCreator},
+		{"members set by a member", func() error {
+			later := membersOf(outsider)
+			// A second later than the creator's: the same second could be an earlier claim.
+			later["iat"], later["exp"] = time.Now().Unix()+1, time.Now().Unix()+60
+			_, err := setAs(t, threads, v, member, "g1", "g1", later)
+			return err
+		}, groups.ErrNotCreator},
 		{"an older membership", func() error { _, err := threads.SetMembers(ctx, "g1", olderMembers, olderRaw); return err }, groups.ErrStaleMembers},
 		{"a member that is not a DID", func() error {
 			_, err := setAs(t, threads, v, creator, "g1", "g1", map[string]any{"body": map[string]any{"kind": groups.MembersKind, "members": []string{"bob"}}})
@@ -218,13 +224,18 @@ type groupNode struct {
 	node   *p2p.Node
 }
 
-func startGroupNode(t *testing.T, bootstrap []peer.AddrInfo) *groupNode {
+func startGroupNode(t *testing.T, chain *bindings, bootstrap []peer.AddrInfo) *groupNode {
+	t.Helper()
+	return startGroupNodeWith(t, chain, bootstrap)
+}
+
+func startGroupNodeWith(t *testing.T, chain *bindings, bootstrap []peer.AddrInfo) *groupNode {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	now := time.Now()
 	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
-	g := newGroups(t, groups.Config{Verify: v.Verify})
+	g := newGroups(t, groups.Config{Verify: v.Verify, Bound: chain.Bound})
 	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: bootstrap, Topics: []string{groups.Topic}, InspectPeriod: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -245,8 +256,11 @@ func TestGroupThreadsAcrossNodes(t *testing.T) {
 		t.Skip("starts libp2p hosts")
 	}
 	ctx := context.Background()
-	a := startGroupNode(t, nil)
-	b := startGroupNode(t, []peer.AddrInfo{a.node.Info()})
+	k := newKeys(t, 2)
+	creator, member := k[0], k[1]
+	chain := bound(creator)
+	a := startGroupNode(t, chain, nil)
+	b := startGroupNode(t, chain, []peer.AddrInfo{a.node.Info()})
 	for _, n := range []*p2p.Node{a.node, b.node} { // let the mesh form
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err := n.WaitMesh(wctx, groups.Topic)
@@ -255,14 +269,12 @@ func TestGroupThreadsAcrossNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	k := newKeys(t, 2)
-	creator, member := k[0], k[1]
 	if _, err := setAs(t, a.groups, a.v, creator, "team", "team", membersOf(member)); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "B learns the group", func() bool { g, err := b.groups.Group(ctx, "team"); return err == nil && len(g.Members) == 2 })
 
-	c := startGroupNode(t, []peer.AddrInfo{a.node.Info(), b.node.Info()})
+	c := startGroupNode(t, chain, []peer.AddrInfo{a.node.Info(), b.node.Info()})
 	for _, n := range []*p2p.Node{c.node} { // let the mesh form
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		err := n.WaitMesh(wctx, groups.Topic)

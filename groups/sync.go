@@ -1,11 +1,10 @@
 package groups
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -21,30 +20,43 @@ const (
 )
 
 // SyncSets are the groups' part in anti-entropy (p2p.Syncer): the membership envelopes in
-// force, and the thread envelopes of the last SyncPostsWindow, each identified by the SHA-256
-// of its bytes. check verifies what a peer sends (Verifier.CheckArchived: an envelope gossip
+// force and the creators' claims, and the thread envelopes of the last SyncPostsWindow, each
+// identified by the SHA-256 of its bytes (stored with it). check verifies what a peer sends (Verifier.CheckArchived: an envelope gossip
 // carried hours ago has expired since, and is still the one its sender signed); it is then
 // applied as gossip would apply it. A forged or malformed envelope costs the peer; one that
 // no longer applies (its sender left the group since, a newer membership is in force) does
 // not.
 func (g *Service) SyncSets(check func(ctx context.Context, raw []byte) (*identity.Verified, error)) (members, posts p2p.Set) {
-	return &groupSet{g: g, check: check, members: true}, &groupSet{g: g, check: check}
+	return g.syncSets(check, maxSyncGroups, maxSyncPosts)
+}
+
+func (g *Service) syncSets(check func(ctx context.Context, raw []byte) (*identity.Verified, error), groupsWindow, postsWindow int) (members, posts p2p.Set) {
+	return &groupSet{g: g, check: check, members: true, window: groupsWindow}, &groupSet{g: g, check: check, window: postsWindow}
 }
 
 type groupSet struct {
 	g       *Service
 	check   func(ctx context.Context, raw []byte) (*identity.Verified, error)
 	members bool
-
-	mu   sync.Mutex
-	keys map[p2p.ID][2]string // of the last IDs call, for Get: group and envelope id
+	window  int // the most groups, or thread envelopes, listed
 }
 
+// IDs lists the hashes stored with the envelopes, up to the window, each creator's newest in
+// turn: a membership set offers each group's membership in force and its creator's claim (the earliest membership envelope the node
+// knows from the creator), which settles who created a group on a node that saw another
+// claim first.
 func (s *groupSet) IDs(ctx context.Context) ([]p2p.ID, error) {
-	q, args := `SELECT id, '', members_env FROM identity_groups ORDER BY members_iat DESC LIMIT ?`, []any{maxSyncGroups}
+	// Each creator's newest in turn (the newest of every creator, then the second newest,
+	// ...): one creator's flood cannot push another's groups or posts out of the window.
+	q, args := `SELECT members_hash, claim_hash FROM (
+			SELECT id, members_hash, claim_hash, members_iat, ROW_NUMBER() OVER (PARTITION BY creator ORDER BY members_iat DESC, id) AS turn FROM identity_groups)
+		ORDER BY turn, members_iat DESC, id LIMIT ?`, []any{s.window}
 	if !s.members {
-		q, args = `SELECT group_id, sender || ' ' || id, envelope FROM identity_group_envelopes WHERE iat >= ? ORDER BY iat DESC LIMIT ?`,
-			[]any{s.g.cfg.Now().Add(-SyncPostsWindow).Unix(), maxSyncPosts}
+		q, args = `SELECT hash, NULL FROM (
+				SELECT e.hash, e.iat, ROW_NUMBER() OVER (PARTITION BY g.creator ORDER BY e.iat DESC, e.hash) AS turn
+				FROM identity_group_envelopes e JOIN identity_groups g ON g.id = e.group_id WHERE e.iat >= ?)
+			ORDER BY turn, iat DESC, hash LIMIT ?`,
+			[]any{s.g.cfg.Now().Add(-SyncPostsWindow).Unix(), s.window}
 	}
 	rows, err := s.g.db.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -52,44 +64,28 @@ func (s *groupSet) IDs(ctx context.Context) ([]p2p.ID, error) {
 	}
 	defer rows.Close()
 	var ids []p2p.ID
-	keys := map[p2p.ID][2]string{}
 	for rows.Next() {
-		var group, key string
-		var raw []byte
-		if err := rows.Scan(&group, &key, &raw); err != nil {
+		var h, claim []byte
+		if err := rows.Scan(&h, &claim); err != nil {
 			return nil, err
 		}
-		id := p2p.ID(sha256.Sum256(raw))
-		ids = append(ids, id)
-		keys[id] = [2]string{group, key}
+		ids = append(ids, p2p.ID(h))
+		if claim != nil && !bytes.Equal(claim, h) {
+			ids = append(ids, p2p.ID(claim))
+		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	s.keys = keys
-	s.mu.Unlock()
-	return ids, nil
+	return ids, rows.Err()
 }
 
 func (s *groupSet) Get(ctx context.Context, ids []p2p.ID) ([][]byte, error) {
-	s.mu.Lock()
-	keys := s.keys
-	s.mu.Unlock()
+	q := `SELECT envelope FROM identity_group_envelopes WHERE hash = ?1`
+	if s.members {
+		q = `SELECT members_env FROM identity_groups WHERE members_hash = ?1 UNION ALL SELECT claim_env FROM identity_groups WHERE claim_hash = ?1 LIMIT 1`
+	}
 	var out [][]byte
 	for _, id := range ids {
-		k, ok := keys[id]
-		if !ok {
-			continue
-		}
 		var raw []byte
-		var err error
-		if s.members {
-			err = s.g.db.QueryRowContext(ctx, `SELECT members_env FROM identity_groups WHERE id = ?`, k[0]).Scan(&raw)
-		} else {
-			err = s.g.db.QueryRowContext(ctx, `SELECT envelope FROM identity_group_envelopes WHERE group_id = ? AND sender || ' ' || id = ?`, k[0], k[1]).Scan(&raw)
-		}
-		if err != nil || sha256.Sum256(raw) != id {
+		if err := s.g.db.QueryRowContext(ctx, q, id[:]).Scan(&raw); err != nil {
 			continue // replaced since
 		}
 		out = append(out, raw)
@@ -98,6 +94,9 @@ func (s *groupSet) Get(ctx context.Context, ids []p2p.ID) ([][]byte, error) {
 }
 
 func (s *groupSet) Put(ctx context.Context, _ peer.ID, item []byte) error {
+	if max := map[bool]int{true: MaxMembersSize, false: MaxPostSize}[s.members]; len(item) > max {
+		return fmt.Errorf("%w: a group envelope of %d bytes; at most %d", p2p.ErrBadItem, len(item), max)
+	}
 	v, err := s.check(ctx, item)
 	if err != nil {
 		if identity.Forged(err) {
@@ -114,8 +113,11 @@ func (s *groupSet) Put(ctx context.Context, _ peer.ID, item []byte) error {
 	} else {
 		_, err = s.g.post(ctx, id, v, item)
 	}
-	if errors.Is(err, ErrBadGroup) {
+	if errors.Is(err, errClaimKept) {
+		return nil
+	}
+	if errors.Is(err, ErrBadGroup) || errors.Is(err, ErrTooLarge) {
 		return fmt.Errorf("%w: %w", p2p.ErrBadItem, err)
 	}
-	return err
+	return err // over a quota, unbound, not a member: facts and quotas another node may see otherwise
 }

@@ -20,3 +20,6 @@ func RegisterQuietly(ctx context.Context, r *Registry, raw []byte) (*Agent, erro
 
 // CapabilityCID is the DHT key of a capability's providers.
 var CapabilityCID = capabilityCID
+
+// SyncSetWindow is SyncSet listing at most window cards.
+func SyncSetWindow(r *Registry, window int) p2p.Set { return r.syncSet(window) }

@@ -79,6 +79,10 @@ CREATE TABLE registry_gone (
 `}, {Version: 4, SQL: `
 -- Who left on chain is the stake index's to say (Config.Keys), no longer a table of notices.
 DROP TABLE registry_gone;
+`}, {Version: 5, SQL: `
+-- Unstaked cards are a class with a quota (Config.MaxUnstaked), the oldest received going
+-- first; the sync window lists staked cards first, then the newest received.
+CREATE INDEX registry_cards_received ON registry_cards (chain, staked, received);
 `}}
 
 // A card's search row id is its rank: rankRow(staked, weight, serial) puts every staked card
@@ -157,8 +161,10 @@ type Config struct {
 	StakeToken units.Token
 	// UnstakedPerMinute bounds unstaked registrations per DID and per source; 0 means 6.
 	UnstakedPerMinute int
-	Now               func() time.Time
-	Logger            *slog.Logger
+	// MaxUnstaked bounds the unstaked cards held; 0 means MaxUnstakedCards.
+	MaxUnstaked int
+	Now         func() time.Time
+	Logger      *slog.Logger
 }
 
 // Registry keeps the valid Agent Cards this node has seen, in SQLite with full-text search.
@@ -176,6 +182,9 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	}
 	if cfg.UnstakedPerMinute == 0 {
 		cfg.UnstakedPerMinute = defaultUnstakedPerMinute
+	}
+	if cfg.MaxUnstaked <= 0 {
+		cfg.MaxUnstaked = MaxUnstakedCards
 	}
 	if cfg.StakeToken == (units.Token{}) {
 		cfg.StakeToken = units.Ether
@@ -333,7 +342,53 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 			return fail(err)
 		}
 	}
+	if !staked {
+		if err := r.evictUnstaked(ctx, tx, sc.DID); err != nil {
+			return fail(err)
+		}
+	}
 	return tx.Commit()
+}
+
+// evictUnstaked keeps the unstaked cards within Config.MaxUnstaked once kept's card is
+// stored: the others received longest ago go, with their search rows and capabilities.
+func (r *Registry) evictUnstaked(ctx context.Context, tx *sql.Tx, kept string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT did, fts_row FROM registry_cards WHERE chain = ? AND staked = 0 AND did != ?
+		ORDER BY received DESC, did LIMIT -1 OFFSET ?`, r.cfg.Chain, kept, r.cfg.MaxUnstaked-1)
+	if err != nil {
+		return err
+	}
+	type gone struct {
+		did string
+		row int64
+	}
+	var evict []gone
+	for rows.Next() {
+		var g gone
+		if err := rows.Scan(&g.did, &g.row); err != nil {
+			rows.Close()
+			return err
+		}
+		evict = append(evict, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, g := range evict {
+		for _, q := range []string{`DELETE FROM registry_fts WHERE rowid = ?`, `DELETE FROM registry_cards WHERE fts_row = ?`} {
+			if _, err := tx.ExecContext(ctx, q, g.row); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, r.cfg.Chain, g.did); err != nil {
+			return err
+		}
+	}
+	if len(evict) > 0 {
+		r.cfg.Logger.Debug("registry: unstaked cards over the quota dropped, oldest first", "count", len(evict), "max", r.cfg.MaxUnstaked)
+	}
+	return nil
 }
 
 // Agent is a stored card with the stake it had when the node took it.

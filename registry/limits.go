@@ -19,6 +19,10 @@ const (
 	maxEndpoints    = 8
 	// defaultUnstakedPerMinute bounds unstaked registrations per DID and per source.
 	defaultUnstakedPerMinute = 6
+	// MaxUnstakedCards bounds the unstaked cards a node holds (Config.MaxUnstaked): a DID
+	// costs nothing, so beyond it each new unstaked card replaces the one received longest
+	// ago. Staked cards are not counted: each stands on stake.
+	MaxUnstakedCards = 10_000
 	// maxCardAhead is how far in the future a card's updated time may be (clock skew).
 	maxCardAhead = 5 * time.Minute
 )
@@ -44,8 +48,8 @@ const (
 	maxServed = 100
 	// maxRequest bounds a request on AgentsProtocol.
 	maxRequest = 1 << 10
-	// maxSyncCards bounds the cards a node offers to anti-entropy: the most recently
-	// received.
+	// maxSyncCards bounds the cards a node offers to anti-entropy: every staked card first,
+	// then the most recently received.
 	maxSyncCards = 100_000
 	// dhtWriteTimeout bounds a DHT put or provider announcement; dhtLookupTimeout a lookup.
 	dhtWriteTimeout  = 30 * time.Second

@@ -16,20 +16,24 @@ import (
 const CardSet = "cards"
 
 // SyncSet is the registry's part in anti-entropy (p2p.Syncer): the cards this node holds, each
-// identified by the SHA-256 of its JWS. A card a peer sends is registered as one arriving by
+// identified by the SHA-256 of its JWS, staked cards first and then the newest received, so
+// junk cards from free DIDs cannot push staked ones out of the window. A card a peer sends is registered as one arriving by
 // gossip would be (signature, stake, key status, sequence); a forged or malformed one costs
 // the peer.
-func (r *Registry) SyncSet() p2p.Set { return &cardSet{r: r} }
+func (r *Registry) SyncSet() p2p.Set { return r.syncSet(maxSyncCards) }
+
+func (r *Registry) syncSet(window int) p2p.Set { return &cardSet{r: r, window: window} }
 
 type cardSet struct {
-	r *Registry
+	r      *Registry
+	window int // the most cards listed
 
 	mu   sync.Mutex
 	dids map[p2p.ID]string // of the last IDs call, for Get
 }
 
 func (s *cardSet) IDs(ctx context.Context) ([]p2p.ID, error) {
-	rows, err := s.r.cfg.DB.QueryContext(ctx, `SELECT did, jws FROM registry_cards WHERE chain = ? ORDER BY received DESC LIMIT ?`, s.r.cfg.Chain, maxSyncCards)
+	rows, err := s.r.cfg.DB.QueryContext(ctx, `SELECT did, jws FROM registry_cards WHERE chain = ? ORDER BY staked DESC, received DESC, did LIMIT ?`, s.r.cfg.Chain, s.window)
 	if err != nil {
 		return nil, fmt.Errorf("registry: list cards: %w", err)
 	}

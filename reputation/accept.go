@@ -41,6 +41,9 @@ type BountyFacts struct {
 // the value that settlement puts behind it.
 type Verdict struct {
 	Side Side
+	// AuditorBound says a wallet binds the auditor on chain: the anti-entropy window lists
+	// bound auditors' audits first.
+	AuditorBound bool
 	// Settled is the bounty's amount plus FeeWeight times the fee it paid, in ETH; 0 for
 	// SideNone. Backing scales with it (Params.FullBacking).
 	Settled float64
@@ -120,8 +123,9 @@ func (r *Rules) Check(ctx context.Context, a *Audit) (Verdict, error) {
 			return Verdict{}, &AuditError{Err: ErrSameWallet, Detail: w.Hex()}
 		}
 	}
+	none := Verdict{AuditorBound: len(auditorWallets) > 0}
 	if a.Bounty == nil {
-		return Verdict{}, nil
+		return none, nil
 	}
 	if err := r.sameDeployment(a.Bounty); err != nil {
 		return Verdict{}, err
@@ -135,13 +139,13 @@ func (r *Rules) Check(ctx context.Context, a *Audit) (Verdict, error) {
 	}
 	switch {
 	case !facts.Finished:
-		return Verdict{}, nil
+		return none, nil
 	case slices.Contains(auditorWallets, facts.Poster) && slices.Contains(subjectWallets, facts.Worker):
-		return Verdict{Side: SidePoster, Settled: facts.settled()}, nil
+		return Verdict{Side: SidePoster, Settled: facts.settled(), AuditorBound: true}, nil
 	case slices.Contains(auditorWallets, facts.Worker) && slices.Contains(subjectWallets, facts.Poster):
-		return Verdict{Side: SideWorker, Settled: facts.settled()}, nil
+		return Verdict{Side: SideWorker, Settled: facts.settled(), AuditorBound: true}, nil
 	}
-	return Verdict{}, nil
+	return none, nil
 }
 
 func (r *Rules) sameDeployment(ref *identity.BountyRef) error {

@@ -3,6 +3,8 @@ package reputation
 import (
 	"context"
 
+	"github.com/surety-ioa/surety/internal/p2p"
+
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -35,3 +37,27 @@ const (
 	LogHeadsKind  = logHeadsKind
 	LogLeavesKind = logLeavesKind
 )
+
+// HeldBy counts the held audits by auditor (the sender of each held envelope).
+func HeldBy(ctx context.Context, s *Service) (map[string]int, error) {
+	rows, err := s.cfg.Store.db.QueryContext(ctx, `SELECT json_extract(payload, '$.sender'), COUNT(*) FROM reputation_held WHERE chain = ? GROUP BY 1`, s.cfg.Store.chain)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var did string
+		var n int
+		if err := rows.Scan(&did, &n); err != nil {
+			return nil, err
+		}
+		out[did] = n
+	}
+	return out, rows.Err()
+}
+
+// AuditSetWindow is the service's audit set in anti-entropy, listing at most window audits.
+func AuditSetWindow(s *Service, check EnvelopeVerifier, window int) p2p.Set {
+	return &auditSet{s: s, check: check, window: window}
+}

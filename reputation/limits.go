@@ -23,6 +23,11 @@ const (
 	// MaxHeld bounds the audits held at once; more are ignored (their senders' nodes keep
 	// gossiping them, and anti-entropy catches up later).
 	MaxHeld = 1000
+	// MaxHeldPerAuditor bounds the audits one auditor bound on chain holds at once; an
+	// auditor bound to no wallet holds one, and all of those together MaxHeldUnbound, so
+	// fresh keys cannot fill the table.
+	MaxHeldPerAuditor = 4
+	MaxHeldUnbound    = 50
 	// HeldTTL is how long an audit is held before it is given up: by then its epoch has
 	// closed in the log, which would refuse it as late anyway.
 	HeldTTL = 30 * time.Minute
@@ -47,7 +52,8 @@ const (
 	// MaxEpochLeaves is the largest epoch a node adopts from a peer (it holds the epoch's
 	// audits in memory while it checks them against the head).
 	MaxEpochLeaves = 100_000
-	// maxSyncAudits bounds the audits of open epochs a node offers anti-entropy.
+	// maxSyncAudits bounds the audits of open epochs a node offers anti-entropy: bound
+	// auditors' first, each auditor's newest in turn.
 	maxSyncAudits = 100_000
 	// confirmers is how many other peers are asked about a head before its epoch is adopted.
 	confirmers = 4

@@ -33,20 +33,48 @@ CREATE TABLE reputation_held (
 ) STRICT;
 `}
 
+// heldByMigration accounts held audits per auditor (version 8): who filed each, and whether
+// a wallet bound it on chain when it was held.
+var heldByMigration = sqlite.Migration{Version: 8, SQL: `
+ALTER TABLE reputation_held ADD COLUMN auditor TEXT NOT NULL DEFAULT '';
+ALTER TABLE reputation_held ADD COLUMN bound INTEGER NOT NULL DEFAULT 0;
+UPDATE reputation_held SET auditor = coalesce(json_extract(payload, '$.sender'), '');
+CREATE INDEX reputation_held_auditor ON reputation_held (chain, auditor);
+CREATE INDEX reputation_held_bound ON reputation_held (chain, bound);
+`}
+
 // waitsForFacts says whether a refusal may go away once this node's indexes catch up.
 func waitsForFacts(err error) bool {
 	return errors.Is(err, ErrUnknownBounty) || errors.Is(err, ErrUnknownSubject)
 }
 
-// hold keeps a verified audit that waits for facts, to retry (RetryHeld).
+// hold keeps a verified audit that waits for facts, to retry (RetryHeld), within its
+// auditor's share of the table: MaxHeldPerAuditor for an auditor bound on chain, one for an
+// unbound one, and MaxHeldUnbound for all the unbound together. An audit beyond its share is
+// not held; anti-entropy offers it again later.
 func (s *Service) hold(ctx context.Context, v *identity.Verified, raw []byte) error {
 	payload, err := json.Marshal(v.Envelope)
 	if err != nil {
 		return err
 	}
-	_, err = s.cfg.Store.db.ExecContext(ctx, `INSERT INTO reputation_held (chain, leaf, envelope, payload, held_at)
-		SELECT ?, ?, ?, ?, ? WHERE (SELECT COUNT(*) FROM reputation_held WHERE chain = ?) < ? ON CONFLICT DO NOTHING`,
-		s.cfg.Store.chain, hexHash(merkle.LeafHash(raw)), raw, string(payload), s.cfg.Now().Unix(), s.cfg.Store.chain, MaxHeld)
+	auditor := v.Envelope.Sender
+	wallets, err := s.cfg.Rules.Wallets.WalletsOf(ctx, auditor)
+	if err != nil {
+		return fmt.Errorf("reputation: hold audit: %w", err)
+	}
+	bound := len(wallets) > 0
+	share, pool := MaxHeldPerAuditor, MaxHeld
+	if !bound {
+		share, pool = 1, MaxHeldUnbound
+	}
+	chain := s.cfg.Store.chain
+	_, err = s.cfg.Store.db.ExecContext(ctx, `INSERT INTO reputation_held (chain, leaf, envelope, payload, held_at, auditor, bound)
+		SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7
+		WHERE (SELECT COUNT(*) FROM reputation_held WHERE chain = ?1) < ?8
+		AND (SELECT COUNT(*) FROM reputation_held WHERE chain = ?1 AND auditor = ?6) < ?9
+		AND (SELECT COUNT(*) FROM reputation_held WHERE chain = ?1 AND bound = ?7) < ?10
+		ON CONFLICT DO NOTHING`,
+		chain, hexHash(merkle.LeafHash(raw)), raw, string(payload), s.cfg.Now().Unix(), auditor, bound, MaxHeld, share, pool)
 	if err != nil {
 		return fmt.Errorf("reputation: hold audit: %w", err)
 	}
@@ -112,8 +140,18 @@ func (s *Service) RetryHeld(ctx context.Context) (int, error) {
 // Recheck evaluates the backing of the audits that count again, where the chain facts behind
 // it may have changed: the audits by or about dids (their bindings changed), and the audits
 // of bounties (their settlement changed). An audit whose backing changed moves its subject's
-// score at once, as a new audit does. Held audits are retried too.
+// score at once, as a new audit does. Held audits are retried too, and whether a wallet
+// binds each of dids is recorded with its audits (the anti-entropy window's order).
 func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64) error {
+	for _, did := range dids {
+		wallets, err := s.cfg.Rules.Wallets.WalletsOf(ctx, did)
+		if err != nil {
+			return err
+		}
+		if err := s.cfg.Store.setAuditorBound(ctx, did, len(wallets) > 0); err != nil {
+			return err
+		}
+	}
 	if len(dids) > 0 || len(bounties) > 0 {
 		targets := make([]string, len(bounties))
 		for i, id := range bounties {

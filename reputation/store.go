@@ -31,7 +31,25 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration}
+`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration}
+
+// windowMigration records whether a wallet binds each audit's auditor (version 9): the
+// anti-entropy window lists bound auditors' audits first, each auditor's newest in turn.
+// Recheck keeps it current as bindings change.
+var windowMigration = sqlite.Migration{Version: 9, SQL: `
+ALTER TABLE reputation_audits ADD COLUMN auditor_bound INTEGER NOT NULL DEFAULT 0;
+UPDATE reputation_audits SET auditor_bound = 1 WHERE side != '';
+CREATE INDEX reputation_audits_auditor ON reputation_audits (chain, auditor);
+`}
+
+// setAuditorBound records whether a wallet binds auditor now, for all its audits.
+func (s *Store) setAuditorBound(ctx context.Context, auditor string, bound bool) error {
+	if _, err := s.db.ExecContext(ctx, `UPDATE reputation_audits SET auditor_bound = ? WHERE chain = ? AND auditor = ? AND auditor_bound != ?`,
+		bound, s.chain, auditor, bound); err != nil {
+		return fmt.Errorf("reputation: update auditor binding: %w", err)
+	}
+	return nil
+}
 
 // nonceMigration keys audits by auditor and nonce too (version 7): one signed audit is one
 // audit, however many ways its envelope can be written (whitespace, a JSON serialization,
@@ -121,9 +139,9 @@ func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, v Verdict) (curre
 	if a.Nonce != "" {
 		nonce = a.Nonce
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope, superseded_by, nonce)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?)`,
-		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(v.Side), v.Settled, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy, nonce); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope, superseded_by, nonce, auditor_bound)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(v.Side), v.Settled, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy, nonce, v.AuditorBound); err != nil {
 		return fail(err)
 	}
 	if current && prevLeaf != "" {

@@ -48,7 +48,7 @@ type leavesRequest struct {
 // its log up with the peer's. check verifies envelopes other nodes kept
 // (identity.Service.CheckArchived).
 func (s *Service) AttachSync(sy *p2p.Syncer, check EnvelopeVerifier) {
-	sy.AddSet(AuditSet, &auditSet{s: s, check: check})
+	sy.AddSet(AuditSet, &auditSet{s: s, check: check, window: maxSyncAudits})
 	if s.cfg.Log == nil {
 		return
 	}
@@ -394,8 +394,9 @@ func (s *Service) recordLogged(ctx context.Context, check EnvelopeVerifier, raw 
 
 // auditSet offers the audits of the epochs the log has not closed.
 type auditSet struct {
-	s     *Service
-	check EnvelopeVerifier
+	s      *Service
+	check  EnvelopeVerifier
+	window int // the most audits listed
 }
 
 func (a *auditSet) since() int64 {
@@ -409,7 +410,12 @@ func (a *auditSet) since() int64 {
 
 func (a *auditSet) IDs(ctx context.Context) ([]p2p.ID, error) {
 	st := a.s.cfg.Store
-	rows, err := st.db.QueryContext(ctx, `SELECT leaf FROM reputation_audits WHERE chain = ? AND time >= ? ORDER BY time DESC LIMIT ?`, st.chain, a.since(), maxSyncAudits)
+	// Auditors bound on chain first, then each auditor's newest in turn: neither fresh keys
+	// nor one auditor's flood push others' audits out before their epoch closes.
+	rows, err := st.db.QueryContext(ctx, `SELECT leaf FROM (
+			SELECT leaf, time, auditor_bound, ROW_NUMBER() OVER (PARTITION BY auditor ORDER BY time DESC, leaf) AS turn
+			FROM reputation_audits WHERE chain = ? AND time >= ?)
+		ORDER BY auditor_bound DESC, turn, time DESC, leaf LIMIT ?`, st.chain, a.since(), a.window)
 	if err != nil {
 		return nil, fmt.Errorf("reputation: list audits: %w", err)
 	}

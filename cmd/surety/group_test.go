@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// TestGroupThreadThroughTheCLI: a creator makes a group with one member; both post through
+// TestGroupThreadThroughTheCLI: a creator makes a group with one member once it is bound on
+// chain; both post through
 // the four conversation states; an outsider is refused with one line; `group show` lists the
 // thread in order and the event stream delivers it.
 func TestGroupThreadThroughTheCLI(t *testing.T) {
@@ -23,6 +24,13 @@ func TestGroupThreadThroughTheCLI(t *testing.T) {
 		keys[who] = filepath.Join(dir, who+".json")
 		dids[who] = strings.TrimSpace(runOK(t, "", "did", "new", "--out", keys[who]))
 	}
+	// Only a DID bound on chain creates a group (at 409c49a any fresh key did); the member it
+	// admits posts unbound.
+	r := start(t, "group", "members", "--node", base, "--key", keys["creator"], "task-7", dids["member"])
+	if code := r.wait(t); code == 0 || !strings.Contains(r.stderr.String(), "not bound") {
+		t.Errorf("an unbound creator: exit %d, stderr %q", code, r.stderr.String())
+	}
+	runOK(t, "", "did", "bind", "--node", base, "--key", keys["creator"], "--dev-wallet", "1")
 	out := runOK(t, "", "group", "members", "--node", base, "--key", keys["creator"], "task-7", dids["member"])
 	if !strings.Contains(out, "group task-7: 2 members") {
 		t.Fatalf("group members: %s", out)
@@ -33,7 +41,7 @@ func TestGroupThreadThroughTheCLI(t *testing.T) {
 			t.Fatalf("post %s: %s", st, out)
 		}
 	}
-	r := start(t, "group", "post", "--node", base, "--key", keys["outsider"], "--text", "let me in", "task-7")
+	r = start(t, "group", "post", "--node", base, "--key", keys["outsider"], "--text", "let me in", "task-7")
 	if code := r.wait(t); code == 0 || !strings.Contains(r.stderr.String(), "not a member") || strings.Count(strings.TrimSpace(r.stderr.String()), "\n") != 0 {
 		t.Errorf("outsider's post: exit %d, stderr %q", code, r.stderr.String())
 	}

@@ -105,8 +105,10 @@ type identityConfig struct {
 	registry   common.Address
 	// keys is the chain's index of who closed which DID (package stake).
 	keys identity.KeyStatusReader
-	// mayCreate guards reserved group ids (groupGate).
+	// mayCreate guards reserved group ids (groupGate), and bound says which DIDs a wallet
+	// binds on chain.
 	mayCreate func(ctx context.Context, id, sender string) error
+	bound     func(ctx context.Context, did string) (bool, error)
 }
 
 // startIdentity opens the identity store in db, creates the node's DID on first start, and
@@ -130,7 +132,7 @@ func startIdentity(ctx context.Context, db *sql.DB, cfg identityConfig, log *slo
 	verifier := identity.NewVerifier(identity.VerifierConfig{Started: cfg.started, Keys: cfg.keys})
 	ids := identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: verifier,
 		ChainID: cfg.chainID, Registry: cfg.registry})
-	threads, err := groups.New(ctx, db, groups.Config{Verify: ids.VerifyEnvelope, MayCreate: cfg.mayCreate, Logger: log})
+	threads, err := groups.New(ctx, db, groups.Config{Verify: ids.VerifyEnvelope, MayCreate: cfg.mayCreate, Bound: cfg.bound, Logger: log})
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -424,9 +424,10 @@ func (st *startup) followChain(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	gate := groupGate{bounties: st.index, stakes: st.stakes}
 	st.ids, st.threads, st.keys, err = startIdentity(ctx, st.db, identityConfig{passphrase: st.pass, kdf: cfg.KDF, started: st.started,
 		chainID: chainID, registry: dep.Contracts.StakeRegistry, keys: st.stakes,
-		mayCreate: groupGate{bounties: st.index, stakes: st.stakes}.mayCreate}, log)
+		mayCreate: gate.mayCreate, bound: gate.bound}, log)
 	if err != nil {
 		return err
 	}

@@ -86,6 +86,13 @@ func (g groupGate) mayCreate(ctx context.Context, id, sender string) error {
 	return &groups.Error{Kind: groups.ErrReservedGroup, Detail: fmt.Sprintf("group %s is for bounty %d's poster and worker", id, bid)}
 }
 
+// bound says whether a wallet binds did on chain (a verified binding of a DID no controller
+// closed): only such DIDs create groups, and a bound creator admits the members it names.
+func (g groupGate) bound(ctx context.Context, did string) (bool, error) {
+	wallets, err := g.stakes.WalletsOf(ctx, did)
+	return len(wallets) > 0, err
+}
+
 // knownAgents knows an agent with a card in the registry or a wallet binding on chain.
 type knownAgents struct {
 	cards  *registry.Registry

@@ -29,6 +29,11 @@ const (
 	// graylist is gossipsub's graylist threshold, negated: a peer penalized this much is
 	// ignored.
 	graylist = 80
+	// colocationThreshold is how many peers one IP address fields before each of them loses
+	// colocationWeight × surplus²: the 4th and 5th score -10 and -40 each, from the 6th they
+	// are graylisted. Gossipsub leaves loopback addresses out of the count.
+	colocationThreshold = 3
+	colocationWeight    = 10
 )
 
 // Bounds of the sync protocol.

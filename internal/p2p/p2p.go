@@ -246,16 +246,19 @@ func (n *Node) Close() error {
 }
 
 // scoreParams weigh invalid messages heavily: a peer that keeps sending messages that fail
-// validation drops below the graylist threshold within a few of them and is ignored.
-// appScore is each peer's score beyond gossip (its penalties, negated).
+// validation drops below the graylist threshold within a few of them and is ignored. Peer
+// ids cost nothing, so peers are also counted per IP address: beyond colocationThreshold
+// from one address each loses colocationWeight × surplus² (gossipsub leaves loopback out:
+// the nodes of a devnet share one host). appScore is each peer's score beyond gossip (its
+// penalties, negated).
 func scoreParams(topics []string, appScore func(peer.ID) float64) *pubsub.PeerScoreParams {
 	p := &pubsub.PeerScoreParams{
 		Topics:                      map[string]*pubsub.TopicScoreParams{},
 		TopicScoreCap:               100,
 		AppSpecificScore:            appScore,
 		AppSpecificWeight:           1,
-		IPColocationFactorWeight:    0, // every test peer is on loopback
-		IPColocationFactorThreshold: 1,
+		IPColocationFactorWeight:    -colocationWeight,
+		IPColocationFactorThreshold: colocationThreshold,
 		DecayInterval:               time.Second,
 		DecayToZero:                 0.01,
 		RetainScore:                 time.Hour,

@@ -1,0 +1,129 @@
+package reputation_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/reputation/merkle"
+)
+
+// TestHeldAuditsAreCountedPerAuditor: the held-audits table is shared by every auditor, so
+// it is accounted per auditor: a bound auditor holds at most MaxHeldPerAuditor, the unbound
+// ones hold one each and MaxHeldUnbound together. Junk from fresh keys about subjects nobody
+// knows (at 409c49a it filled all 1,000 slots, unpenalized) leaves room for a bound
+// auditor's audit of a bounty the index has not reached, which counts once it has.
+func TestHeldAuditsAreCountedPerAuditor(t *testing.T) {
+	ctx := context.Background()
+	poster, worker, f := settledBounty()
+	facts := f.bounties[7]
+	delete(f.bounties, 7)
+	flooder, _ := identity.GenerateKey(identity.Ed25519)
+	f.wallets[flooder.DID.String()] = common.HexToAddress("0xf1")
+	now := time.Now()
+	svc := idleService(t, f, stakeMap{poster.DID.String(): 1}, now)
+	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
+	hold := func(by *identity.Key, subject string) {
+		t.Helper()
+		verified, raw := signedAudit(t, v, by, subject, 7, "0.1")
+		if err := reputation.Hold(ctx, svc, verified, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unknown := func() string { k, _ := identity.GenerateKey(identity.Ed25519); return k.DID.String() }
+	for range 20 { // a bound auditor's flood
+		hold(flooder, unknown())
+	}
+	for range reputation.MaxHeld + 200 { // fresh keys, one audit each
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		hold(k, unknown())
+	}
+	honest, raw := signedAudit(t, v, poster, worker.DID.String(), 7, "0.9")
+	if err := reputation.Hold(ctx, svc, honest, raw); err != nil {
+		t.Fatal(err)
+	}
+
+	held, err := reputation.HeldBy(ctx, svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unbound := 0
+	for did, n := range held {
+		if _, ok := f.wallets[did]; !ok {
+			unbound += n
+		}
+	}
+	if unbound > reputation.MaxHeldUnbound {
+		t.Errorf("unbound auditors hold %d audits, want at most %d", unbound, reputation.MaxHeldUnbound)
+	}
+	if n := held[flooder.DID.String()]; n > reputation.MaxHeldPerAuditor {
+		t.Errorf("one bound auditor holds %d audits, want at most %d", n, reputation.MaxHeldPerAuditor)
+	}
+	if held[poster.DID.String()] != 1 {
+		t.Errorf("the honest audit is not held (the table holds %d audits of %d auditors)", sum(held), len(held))
+	}
+
+	f.bounties[7] = facts
+	if err := svc.Recheck(ctx, nil, []uint64{7}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := svc.Reputation(ctx, worker.DID.String()); err != nil || len(r.Feeding) != 1 || !r.Feeding[0].Backed {
+		t.Errorf("once the bounty is indexed: %+v, %v; want the honest audit, backed", r, err)
+	}
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// TestAuditWindowTakesEachAuditorInTurn: the audits a node offers anti-entropy are bounded
+// (maxSyncAudits); auditors bound on chain come first, each auditor's newest in turn, so
+// neither fresh keys nor one bound auditor's flood push another's audits out of the window
+// before its epoch closes (at 409c49a the window took the newest of all).
+func TestAuditWindowTakesEachAuditorInTurn(t *testing.T) {
+	ctx := context.Background()
+	poster, worker, f := settledBounty()
+	flooder, _ := identity.GenerateKey(identity.Ed25519)
+	f.wallets[flooder.DID.String()] = common.HexToAddress("0xf1")
+	now := time.Now()
+	svc := idleService(t, f, stakeMap{poster.DID.String(): 1}, now)
+	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
+	file := func(by *identity.Key, ago int) []byte {
+		t.Helper()
+		verified, raw := signedAuditAt(t, v, by, worker.DID.String(), 7, "0.5", now.Add(-time.Duration(ago)*time.Second))
+		if _, err := svc.Submit(ctx, verified, raw); err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	var want [][]byte
+	for i := range 3 {
+		want = append(want, file(poster, 29-i))
+	}
+	for i := range 20 {
+		file(flooder, 25-i)
+	}
+	for range 50 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		file(k, 2)
+	}
+	ids, err := reputation.AuditSetWindow(svc, v.CheckArchived, 10).IDs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, raw := range want {
+		if !slices.Contains(ids, p2p.ID(merkle.LeafHash(raw))) {
+			t.Errorf("the honest auditor's audit %d is not in a window of 10", i)
+		}
+	}
+}
