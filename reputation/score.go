@@ -86,6 +86,12 @@ func (p Params) priorMean() float64 {
 	return d.PriorA / (d.PriorA + d.PriorB)
 }
 
+// maxWordPerStake caps what an auditor's word weighs, as a multiple of its own stake that
+// counts (in ETH): an honest market trusted by its workers speaks with up to about three
+// times its stake (TestSybilSimulation's world); a relay, a DID a staked hub hands its trust
+// to, speaks with no more than it put at stake itself.
+const maxWordPerStake = 3
+
 // maxStanding caps what an auditor's word weighs (Scores.Relative), in ETH.
 const maxStanding = 10
 
@@ -173,7 +179,8 @@ type Scores struct {
 	Confidence []float64 // in [0, 1)
 	Weight     []float64 // Σ w of the audits of each subject
 	// Relative is what each agent's word weighs as an auditor, in ETH, before the cap of
-	// maxStanding: its net trust plus Own of its pre-trust (Params.relative).
+	// maxStanding: its net trust plus Own of its pre-trust (Params.relative), at most
+	// maxWordPerStake times its own stake that counts.
 	Relative   []float64
 	Iterations int
 	// Scale is the total pre-trust, in ETH of stake above the minimum (or the number of
@@ -320,6 +327,13 @@ func Compute(g *Graph, params Params) *Scores {
 	out.Relative = make([]float64, n)
 	for i := range n {
 		out.Relative[i] = p.relative(t[i], pre[i], out.Scale)
+		if !out.Everyone {
+			// No agent speaks with more than maxWordPerStake times its own stake: trust a
+			// staked hub hands to DIDs of its own without stake would speak for it at full
+			// weight (its own pre-trust only at Own), and a DID without stake that counts
+			// moves nothing, however trusted.
+			out.Relative[i] = min(out.Relative[i], maxWordPerStake*p.counted(g.Stake[i]))
+		}
 	}
 	out.pairs = pairs
 	out.sumPairs(pairs, n, p, out.Relative)

@@ -142,12 +142,12 @@ func (w *simWorld) graph() *reputation.Graph {
 // them: by the rank bound, then score, then index, among agents with audits (math.MaxInt
 // for one without). It counts who is ahead instead of sorting: O(agents) for each asked.
 func (w *simWorld) rankOf(asked ...int) []int {
-	s := reputation.Compute(w.graph(), reputation.Params{})
+	s := reputation.Compute(w.graph(), simParams)
 	audited := make([]bool, len(w.agents))
 	for _, e := range w.audits {
 		audited[e.Subject] = true
 	}
-	var p reputation.Params
+	p := simParams
 	bound := make([]float64, len(w.agents))
 	for i := range bound {
 		bound[i] = p.RankBound(s.Score[i], s.Weight[i])
@@ -281,6 +281,11 @@ func families() []family {
 			out = append(out, func(i int) attack { return funnel(l, h, stakeAt(i)) })
 		}
 	}
+	for _, r := range []int{1, 2, 3, 5, 10} {
+		for _, ratio := range []float64{0, 0.05, 0.1, 0.2, 0.35, 0.5} {
+			out = append(out, func(i int) attack { return stakedRelay(r, stakeAt(i), ratio) })
+		}
+	}
 	return out
 }
 
@@ -317,6 +322,33 @@ func cheapestAttack(sh shape, want int) (best attack, cost, burned float64, ok b
 		}
 	}
 	return best, cost, burned, ok
+}
+
+// simParams are the parameters the simulation scores with: the node's defaults.
+var simParams reputation.Params
+
+// relay: a staked hub hands its trust to a DID of its own with no stake, which speaks for
+// it: the hub audits the relay (unbacked: free), and the relay settles one 0.5 ETH bounty
+// with the target, the two auditing each other 1 (the review of issue 25's first steps found
+// the relay's word weighed more than the hub's own). r relays each take the hub's trust in turn.
+func relay(r int, s float64) attack { return stakedRelay(r, s, 0) }
+
+// stakedRelay is relay with each relay staked ratio times the hub's stake.
+func stakedRelay(r int, s, ratio float64) attack {
+	return attack{name: fmt.Sprintf("a hub staked %.2g ETH feeding %d relays staked %.2g ETH each", s, r, s*ratio), apply: func(w *simWorld) {
+		target := w.agent(0, w.wallet())
+		w.attacker = append(w.attacker, target)
+		w.spend(gasBindStake, 0, 0)
+		hub := w.agent(s, w.wallet())
+		w.spend(gasBindStake, 0, s)
+		for range r {
+			rl := w.agent(s*ratio, w.wallet())
+			w.spend(gasBindStake, 0, s*ratio)
+			w.audits = append(w.audits, reputation.Edge{Auditor: int32(hub), Subject: int32(rl), Score: 1})
+			w.bounty(rl, target, 0.5, 1, 1)
+			w.spend(gasLifecycle, feeRate*0.5, 0)
+		}
+	}}
 }
 
 // funnel: the attack the net-trust rule invites (a ring's members receive the trust they
@@ -520,10 +552,10 @@ func TestSybilSimulation(t *testing.T) {
 		}
 		f := simulate(sh)
 		clean[sh.Stake] = f
-		t.Logf("%v: honest top agent %.3g ETH staked + %.3g settled; ring into the top 10 %.3g ETH (%.3g burned): %s; rank 1 %.3g ETH; reverse %.3g ETH: %s",
+		t.Logf("%v: honest top agent %.3g ETH staked + %.3g settled; cheapest attack into the top 10 %.3g ETH (%.3g burned): %s; rank 1 %.3g ETH; reverse %.3g ETH: %s",
 			sh, f.honestStake, f.honestSettled, f.top10, f.top10Burned, f.top10Name, f.rank1, f.reverseOut, f.reverseName)
 		if f.top10 <= f.target() {
-			t.Errorf("%v: a ring reaches the top 10 for %.3g ETH (%s): no more than the honest top agent's %.3g staked + %.3g settled",
+			t.Errorf("%v: an attack reaches the top 10 for %.3g ETH (%s): no more than the honest top agent's %.3g staked + %.3g settled",
 				sh, f.top10, f.top10Name, f.honestStake, f.honestSettled)
 		}
 		if f.reverseOut <= f.target() {
