@@ -99,59 +99,60 @@ func (s *Service) AttachSync(sy *p2p.Syncer, check EnvelopeVerifier) {
 // peer's that a quorum vouched for puts the log in step (LogSync); one that meets an epoch no
 // quorum vouched for, or that other peers contradict, leaves it alone.
 func (s *Service) catchUpLog(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier) (int, error) {
-	added, err := s.catchUpLogFrom(ctx, ask, check)
-	if err == nil {
+	added, inStep, err := s.catchUpLogFrom(ctx, ask, check)
+	switch {
+	case errors.Is(err, ErrNoQuorum) || errors.Is(err, ErrDiverged):
+		s.noteLogSync(LogAlone, err.Error())
+	case err == nil && inStep:
 		s.noteLogSync(LogInStep, "")
 	}
 	return added, err
 }
 
-func (s *Service) catchUpLogFrom(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier) (int, error) {
+// catchUpLogFrom is catchUpLog's work; inStep says the catch-up ended with this node's log
+// where the peer's is (a peer behind it, or one that errs, says nothing either way).
+func (s *Service) catchUpLogFrom(ctx context.Context, ask p2p.Asker, check EnvelopeVerifier) (added int, inStep bool, err error) {
 	l := s.cfg.Log
-	added := 0
 	for added < MaxCatchUpLeaves {
 		local := l.Head()
 		var heads []Head
 		if err := ask.Ask(ctx, logHeadsKind, headsRequest{From: local.Size}, &heads); err != nil {
-			return added, err
+			return added, false, err
 		}
 		if local.Size > 0 {
 			// The peer's log must hold this node's latest head as it is: same size, same root.
 			if len(heads) == 0 {
-				return added, nil // the peer is behind
+				return added, false, nil // the peer is behind
 			}
 			if heads[0].Size != local.Size || heads[0].Root != local.Root {
-				return added, fmt.Errorf("%w: at size %d this node's root is %s; the peer's first head from there is size %d, root %s",
+				return added, false, fmt.Errorf("%w: at size %d this node's root is %s; the peer's first head from there is size %d, root %s",
 					ErrDiverged, local.Size, local.Root, heads[0].Size, heads[0].Root)
 			}
 			heads = heads[1:]
 		}
 		if len(heads) == 0 {
-			return added, nil
+			return added, true, nil
 		}
 		h := heads[0]
 		signer, err := checkHead(h, local)
 		if err != nil {
-			return added, err
+			return added, false, err
 		}
 		if !l.closable(h.Epoch, s.cfg.Now()) {
 			// Not over here yet: no honest node closes it before its grace has passed, and
 			// adopting it would shut out the audits still on their way.
-			return added, nil
+			return added, false, nil
 		}
 		if err := s.quorum(ctx, ask, h, local, signer); err != nil {
-			if errors.Is(err, ErrNoQuorum) || errors.Is(err, ErrDiverged) {
-				s.noteLogSync(LogAlone, err.Error())
-			}
-			return added, err
+			return added, false, err
 		}
 		n, err := s.adoptEpoch(ctx, ask, check, h, local.Size)
 		added += n
 		if err != nil {
-			return added, err
+			return added, false, err
 		}
 	}
-	return added, nil
+	return added, false, nil
 }
 
 // quorum returns nil when h, a head the peer signed as signer, may be adopted: Quorum
@@ -172,7 +173,7 @@ func (s *Service) quorum(ctx context.Context, ask p2p.Asker, h, local Head, sign
 			return s.noContradiction(ctx, ask, h, local)
 		}
 	}
-	others, err := confirm(ctx, ask, h, local)
+	others, err := s.confirm(ctx, ask, h, local)
 	if err != nil {
 		return err
 	}
@@ -199,17 +200,19 @@ func (s *Service) quorum(ctx context.Context, ask p2p.Asker, h, local Head, sign
 // noContradiction asks the other peers about h, as confirm does, for a contradiction only:
 // an anchored head is adopted on its anchor, unless another peer's log says otherwise.
 func (s *Service) noContradiction(ctx context.Context, ask p2p.Asker, h, local Head) error {
-	_, err := confirm(ctx, ask, h, local)
+	_, err := s.confirm(ctx, ask, h, local)
 	return err
 }
 
 // confirm asks up to confirmers other peers for their heads after local and returns
 // ErrDiverged if any contradicts h: a head of the same epoch or size with another root, or
-// heads past h's size without h among them; else the signers of the heads that are h itself
-// (each head's own signature checked, so a peer cannot lend another's name). A peer that lies
-// about an epoch must so cut the node off from every honest peer it asks; one that is behind,
-// or has diverged from this node itself, says nothing either way.
-func confirm(ctx context.Context, ask p2p.Asker, h, local Head) ([]string, error) {
+// heads past h's size without h among them, signed by a staked node (a head any free DID
+// signs is no node's word, for or against: one unstaked peer cannot veto an epoch the
+// network closed); else the signers of the heads that are h itself (each head's own
+// signature checked, so a peer cannot lend another's name). A peer that lies about an epoch
+// must so cut the node off from every honest peer it asks; one that is behind, or has
+// diverged from this node itself, says nothing either way.
+func (s *Service) confirm(ctx context.Context, ask p2p.Asker, h, local Head) ([]string, error) {
 	var signers []string
 	for _, other := range ask.Others(confirmers) {
 		var heads []Head
@@ -224,6 +227,12 @@ func confirm(ctx context.Context, ask p2p.Asker, h, local Head) ([]string, error
 			switch {
 			case o.Epoch == h.Epoch || o.Size == h.Size:
 				if o.Epoch != h.Epoch || o.Size != h.Size || o.Root != h.Root {
+					if ok, err := s.staked(ctx, o); err != nil || !ok {
+						if err != nil {
+							return nil, err
+						}
+						continue // no node's word
+					}
 					return nil, fmt.Errorf("%w: for epoch %d peer %s says size %d root %s, peer %s says size %d root %s",
 						ErrDiverged, h.Epoch, ask.Peer(), h.Size, h.Root, other.Peer(), o.Size, o.Root)
 				}
@@ -231,7 +240,11 @@ func confirm(ctx context.Context, ask p2p.Asker, h, local Head) ([]string, error
 					found = signer
 				}
 			case o.Size > h.Size:
-				beyond = true
+				ok, err := s.staked(ctx, o)
+				if err != nil {
+					return nil, err
+				}
+				beyond = beyond || ok
 			}
 		}
 		if beyond && found == "" {
@@ -258,6 +271,16 @@ func checkHead(h, local Head) (string, error) {
 		return "", fmt.Errorf("%w: the peer's epoch %d holds %d audits; this node adopts at most %d at once", ErrDiverged, h.Epoch, h.Size-local.Size, MaxEpochLeaves)
 	}
 	return signer, nil
+}
+
+// staked says whether h's signature checks and its signer is a staked node.
+func (s *Service) staked(ctx context.Context, h Head) (bool, error) {
+	signer, err := headSigner(h)
+	if err != nil {
+		return false, nil
+	}
+	_, ok, err := s.vouch(ctx, signer)
+	return ok, err
 }
 
 // headSigner checks h's signature covers h and returns the signer's DID.

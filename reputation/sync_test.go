@@ -525,3 +525,39 @@ func TestLoggedAuditsWhoseFactsChangedAreAdopted(t *testing.T) {
 		t.Errorf("A was penalized (%v) for audits whose facts changed after it logged them", p)
 	}
 }
+
+// TestAnUnstakedPeerVetoesNothing: staked A and C closed an epoch; an unstaked peer S closed
+// another. B, which missed half the epoch's audits while away, adopts A and C's epoch: S's head
+// is no node's word, for or against. At the first cut of the quorum S's head still counted as a
+// contradiction, so B never adopted, closed the epoch itself with half its audits and forked
+// for good (the review's veto attack).
+func TestAnUnstakedPeerVetoesNothing(t *testing.T) {
+	ctx := context.Background()
+	keyA, _ := identity.GenerateKey(identity.Ed25519)
+	keyB, _ := identity.GenerateKey(identity.Ed25519)
+	keyC, _ := identity.GenerateKey(identity.Ed25519)
+	keyS, _ := identity.GenerateKey(identity.Ed25519)
+	f := &fakeChain{agents: map[string]bool{}, quorum: 2,
+		nodes: map[string]bool{keyA.DID.String(): true, keyB.DID.String(): true, keyC.DID.String(): true}}
+	a := startSyncNode(t, f, keySigner{keyA})
+	c := startSyncNode(t, f, keySigner{keyC})
+	s := startSyncNode(t, f, keySigner{keyS})
+	shared := signedAudits(t, f, 4)
+	a.file(t, shared...)
+	c.file(t, shared...)
+	s.file(t, signedAudits(t, f, 1)...)
+	for _, n := range []*syncNode{a, c, s} {
+		if _, err := n.log.CloseEpochs(ctx, syncLater()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := startSyncNode(t, f, keySigner{keyB}, a.node.Info(), c.node.Info(), s.node.Info())
+	b.file(t, shared[:2]...)
+	waitPeers(t, b, 3)
+	for range 3 {
+		b.syncer.Round(ctx)
+	}
+	if b.log.Head().Root != a.log.Head().Root || b.audits(t) != 4 {
+		t.Fatalf("B: head %+v, %d audits; A and C's head %+v; log sync %+v", b.log.Head(), b.audits(t), a.log.Head(), b.svc.LogSync())
+	}
+}
