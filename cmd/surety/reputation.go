@@ -180,7 +180,7 @@ func anchorFor(cfg nodeConfig, kind string, tx *txn.Service, dep *contracts.Depl
 // registerNode returns what makes the node's DID a staked node on chain, so that other nodes
 // count the log heads it signs (reputation.Nodes): bound to the anchoring wallet and staked at
 // the deployment's minimum (which buys no pre-trust: the stake above the minimum does), from
-// that wallet. The node runs it once its indexes follow the chain. It does so on dev chains by
+// that wallet. The node runs it while it runs, after catching its stake index up. It does so on dev chains by
 // default (--register-node auto), anywhere with yes, never with no (nil: nothing to run); a
 // node whose DID is not a staked node still keeps and serves its log, but no other node
 // adopts an epoch on its word.
@@ -189,7 +189,7 @@ func (st *startup) registerNode(anchorer reputation.Anchorer) (func(context.Cont
 	a, anchors := anchorer.(chainAnchor)
 	switch {
 	case cfg.RegisterNode == "no", cfg.RegisterNode != "yes" && (!devChain(st.kind, st.id.ChainID.Uint64()) || !anchors):
-		log.Info("the node does not stake its DID (--register-node): unless it is staked on chain (surety stake add), other nodes do not adopt log epochs on its word",
+		log.Warn("the node's DID is not a staked node unless it is staked on chain (surety stake add, or --register-node yes): until it is, no node adopts log epochs on its word, and it adopts none unless staked peers sign them",
 			"did", st.ids.NodeDID(), "min_stake", st.minStake)
 		return nil, nil
 	case !anchors:
@@ -202,7 +202,11 @@ func (st *startup) registerNode(anchorer reputation.Anchorer) (func(context.Cont
 // staked node already.
 func (st *startup) stakeNode(ctx context.Context, from common.Address) error {
 	did := st.ids.NodeDID()
-	a := struct{ from common.Address }{from}
+	// The index first: one that lags the chain after a restart would say the node is not
+	// staked yet, and the node would stake again.
+	if err := st.stakes.CatchUp(ctx); err != nil {
+		return err
+	}
 	if _, ok, err := (stakedNodes{stakes: st.stakes, min: st.minStake}).Node(ctx, did); err != nil || ok {
 		return err
 	}
@@ -210,18 +214,18 @@ func (st *startup) stakeNode(ctx context.Context, from common.Address) error {
 	if err != nil {
 		return err
 	}
-	op := stake.Op{Kind: stake.OpStake, From: a.from, Agent: identity.AgentID(did), Amount: new(big.Int).Set(st.minStake)}
+	op := stake.Op{Kind: stake.OpStake, From: from, Agent: identity.AgentID(did), Amount: new(big.Int).Set(st.minStake)}
 	if op.Amount.Sign() == 0 {
 		op.Amount.SetInt64(1) // no minimum: any stake makes a node
 	}
-	bound, err := st.stakes.Bound(ctx, did, a.from)
+	bound, err := st.stakes.Bound(ctx, did, from)
 	if err != nil {
 		return err
 	}
 	if !bound {
-		b, err := identity.SignBindingWith(identity.BindingStatement{DID: did, Wallet: a.from, ChainID: st.id.ChainID.Uint64(),
+		b, err := identity.SignBindingWith(identity.BindingStatement{DID: did, Wallet: from, ChainID: st.id.ChainID.Uint64(),
 			Registry: st.dep.Contracts.StakeRegistry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()},
-			key, func(data apitypes.TypedData) ([]byte, error) { return st.txs.SignTypedData(ctx, a.from, data) })
+			key, func(data apitypes.TypedData) ([]byte, error) { return st.txs.SignTypedData(ctx, from, data) })
 		if err != nil {
 			return fmt.Errorf("register the node: sign its binding: %w", err)
 		}
@@ -231,9 +235,9 @@ func (st *startup) stakeNode(ctx context.Context, from common.Address) error {
 	}
 	res, err := st.staking.Do(ctx, op, txn.Idempotency{})
 	if err != nil {
-		return fmt.Errorf("register the node: stake its DID from %s: %w", a.from.Hex(), err)
+		return fmt.Errorf("register the node: stake its DID from %s: %w", from.Hex(), err)
 	}
-	st.log.Info("the node's DID is a staked node on chain: other nodes count its log heads", "did", did, "wallet", a.from.Hex(), "stake", op.Amount, "tx", res.TxHash)
+	st.log.Info("the node's DID is a staked node on chain: other nodes count its log heads", "did", did, "wallet", from.Hex(), "stake", op.Amount, "tx", res.TxHash)
 	return nil
 }
 
