@@ -357,8 +357,8 @@ func (e *Edge) valid(n int) bool {
 	return e.Auditor >= 0 && int(e.Auditor) < n && e.Subject >= 0 && int(e.Subject) < n && e.Auditor != e.Subject && e.Score >= 0 && e.Score <= 1
 }
 
-// sum computes the beta scores of g's subjects from the auditors' standings relative to the
-// average (rel), summing in fixed point, so in any order.
+// sum computes the beta scores of g's subjects from what the auditors' words weigh (rel,
+// Scores.Relative), summing in fixed point, so in any order.
 func (s *Scores) sum(g *Graph, p Params, rel []float64) {
 	var pairs []pairEntry
 	for k, ps := range pairSums(g, p) {

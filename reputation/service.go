@@ -93,7 +93,7 @@ type snapshot struct {
 	params   Params    // with defaults
 	n        int       // agents in the computation (later ones are appended)
 	stake    []float64 // per agent, ETH
-	newcomer float64   // the relative standing of an auditor the computation did not know
+	newcomer float64   // what the word of an auditor the computation did not know weighs
 	// extra holds the sums of auditor pairs the computation did not have (its own are in
 	// scores.pairs, sorted, found by binary search: no map of a million pairs per refresh).
 	extra map[pairKey]pairSum

@@ -135,6 +135,8 @@ func TestServiceScoresSubmittedAudits(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// One staked auditor's backed audit raises the score; by how much follows its stake (its
+	// word weighs in ETH), no longer the number of agents (which made 0.6 the mark).
 	if rep == nil || rep.Audits != 1 || rep.Score <= 0.52 || rep.Confidence <= 0 || len(rep.Feeding) != 1 || rep.Feeding[0].Leaf != merkle.LeafHash(raw) {
 		t.Fatalf("reputation = %+v", rep)
 	}
