@@ -181,7 +181,7 @@ func Surety() Spec {
 			beat := &Target{Text: "more than the honest top agent's stake + settled value (ratio > 1)", Min: 1.000001, Ratio: true}
 			rows = append(rows,
 				Row{Figure: "Sybil attack into the top 10: stake + gas + fees (" + world + ")", From: sybil("top10-eth"), Ref: ref, Target: beat,
-					Note: "cheapest of the rings (2–12 wallets, one 0.5 ETH or thirty 0.01 ETH bounties per pair) and funnels (1–30 leaves into 1–5 hubs), 0.1–40 ETH staked per wallet; the stake comes back after unbonding"},
+					Note: "cheapest of the rings (2–12 wallets, one 0.5 ETH or thirty 0.01 ETH bounties per pair), funnels (1–30 leaves into 1–5 hubs) and relays (a hub and 1–10 DIDs of its own, unstaked or staked 5–50% of the hub), 0.1–40 ETH staked per wallet; the stake comes back after unbonding"},
 				Row{Figure: "reverse attack, the honest top agent out of the top 10: stake + gas + fees + pay (" + world + ")", From: sybil("reverse-eth"), Ref: ref, Target: beat,
 					Note: "backed zero-scores from bounties the honest agent did and was paid for"},
 			)
