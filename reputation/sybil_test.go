@@ -327,13 +327,11 @@ func cheapestAttack(sh shape, want int) (best attack, cost, burned float64, ok b
 // simParams are the parameters the simulation scores with: the node's defaults.
 var simParams reputation.Params
 
-// relay: a staked hub hands its trust to a DID of its own with no stake, which speaks for
-// it: the hub audits the relay (unbacked: free), and the relay settles one 0.5 ETH bounty
-// with the target, the two auditing each other 1 (the review of issue 25's first steps found
-// the relay's word weighed more than the hub's own). r relays each take the hub's trust in turn.
-func relay(r int, s float64) attack { return stakedRelay(r, s, 0) }
-
-// stakedRelay is relay with each relay staked ratio times the hub's stake.
+// stakedRelay: a staked hub (s ETH) hands its trust to r DIDs of its own, each staked ratio
+// times s (0: none), which speak for it: the hub audits each relay (unbacked: free), and each
+// relay settles one 0.5 ETH bounty with the target, the two auditing each other 1. Before the
+// cap on a word, an unstaked relay's word weighed more than the hub's own (the review of issue
+// 25's first steps).
 func stakedRelay(r int, s, ratio float64) attack {
 	return attack{name: fmt.Sprintf("a hub staked %.2g ETH feeding %d relays staked %.2g ETH each", s, r, s*ratio), apply: func(w *simWorld) {
 		target := w.agent(0, w.wallet())
