@@ -294,13 +294,18 @@ func families() []family {
 // bisects the stake (TestSybilSimulation checks it finds what the whole grid of ringAttacks
 // finds), which keeps the search at ~500 scorings a world, however large.
 func cheapestAttack(sh shape, want int) (best attack, cost, burned float64, ok bool) {
+	return cheapestOf(sh, want, families())
+}
+
+// cheapestOf is cheapestAttack over the families given.
+func cheapestOf(sh shape, want int, fams []family) (best attack, cost, burned float64, ok bool) {
 	cost = math.Inf(1)
 	try := func(a attack) (reached bool, cost, burned float64) {
 		w := honestWorld(sh)
 		a.apply(w)
 		return w.bestAttackerRank() <= want, w.cost, w.burned
 	}
-	for _, at := range families() {
+	for _, at := range fams {
 		if reached, _, _ := try(at(stakeSteps)); !reached {
 			continue
 		}
@@ -347,6 +352,63 @@ func stakedRelay(r int, s, ratio float64) attack {
 			w.spend(gasLifecycle, feeRate*0.5, 0)
 		}
 	}}
+}
+
+// backedMesh: the attack the cap on a word still lets through (the second review of issue
+// 25's steps; the gap point 1 leaves open). A hub staked s audits r relays staked the minimum
+// (unbacked) and settles one 0.5 ETH bounty with the target; each relay settles one 0.5 ETH
+// bounty with the target and one with each of its k next relays (audited 1 both ways), and
+// audits every other relay unbacked 1. The relays hand the hub's trust around among
+// themselves, each speaking with up to three times its 0.1 ETH, so the hub's stake speaks at
+// about 0.85 of its value, where it would keep half.
+func backedMesh(r, k int, s float64) attack {
+	return attack{name: fmt.Sprintf("a hub staked %.3g ETH, %d relays at the minimum, a backed mesh of degree %d", s, r, 2*k), apply: func(w *simWorld) {
+		target := w.agent(0, w.wallet())
+		w.attacker = append(w.attacker, target)
+		w.spend(gasBindStake, 0, 0)
+		hub := w.agent(s, w.wallet())
+		w.spend(gasBindStake, 0, s)
+		w.bounty(hub, target, 0.5, 1, 1)
+		w.spend(gasLifecycle, feeRate*0.5, 0)
+		var rls []int
+		for range r {
+			rl := w.agent(simMinStake, w.wallet())
+			rls = append(rls, rl)
+			w.spend(gasBindStake, 0, simMinStake)
+			w.audits = append(w.audits, reputation.Edge{Auditor: int32(hub), Subject: int32(rl), Score: 1})
+			w.bounty(rl, target, 0.5, 1, 1)
+			w.spend(gasLifecycle, feeRate*0.5, 0)
+		}
+		near := func(a, b int) bool {
+			d := (b - a + r) % r
+			return d != 0 && (d <= k || r-d <= k)
+		}
+		for a := range r {
+			for b := a + 1; b < r; b++ {
+				if near(a, b) {
+					w.bounty(rls[a], rls[b], 0.5, 1, 1)
+					w.spend(gasLifecycle, feeRate*0.5, 0)
+				}
+			}
+			for b := range r {
+				if b != a && !near(a, b) {
+					w.audits = append(w.audits, reputation.Edge{Auditor: int32(rls[a]), Subject: int32(rls[b]), Score: 1})
+				}
+			}
+		}
+	}}
+}
+
+// meshFamilies are the backed meshes the simulation prices apart (see backedMesh): 5 to 40
+// relays, meshes of degree 0 to 10.
+func meshFamilies() []family {
+	var out []family
+	for _, k := range []int{0, 1, 2, 5} {
+		for _, r := range []int{5, 10, 15, 20, 30, 40} {
+			out = append(out, func(i int) attack { return backedMesh(r, k, stakeAt(i)) })
+		}
+	}
+	return out
 }
 
 // funnel: the attack the net-trust rule invites (a ring's members receive the trust they
@@ -429,6 +491,10 @@ type sybilFigures struct {
 	top10, top10Burned, rank1, rank1Burned, reverseOut float64
 	top10Name, rank1Name, reverseName                  string
 	top10Attack, reverseAttack                         attack
+	// mesh is the cheapest backed mesh into the top 10 (searched without junk only: junk
+	// moves no score), which the target is not met against yet.
+	mesh     float64
+	meshName string
 	honestStake, honestSettled                         float64
 }
 
@@ -444,6 +510,12 @@ func simulate(sh shape) sybilFigures {
 	}
 	if a, cost, burned, ok := cheapestAttack(sh, 1); ok {
 		f.rank1, f.rank1Burned, f.rank1Name = cost, burned, a.name
+	}
+	f.mesh = math.Inf(1)
+	if sh.Junk == 0 {
+		if a, cost, _, ok := cheapestOf(sh, 10, meshFamilies()); ok {
+			f.mesh, f.meshName = cost, a.name
+		}
 	}
 	f.reverseOut = math.Inf(1)
 	for _, k := range []int{1, 2, 5, 10} {
@@ -559,6 +631,10 @@ func TestSybilSimulation(t *testing.T) {
 		if f.reverseOut <= f.target() {
 			t.Errorf("%v: the reverse attack pushes the honest top agent out of the top 10 for %.3g ETH (%s)", sh, f.reverseOut, f.reverseName)
 		}
+		// The gap point 1 of issue 25 leaves open: a backed mesh of relays reaches the top 10
+		// below the target (docs/REPUTATION.md; bench/RESULTS.md marks it missed). Measured
+		// by BenchmarkSybilAttackCost; what this test holds it to is the junk property.
+		t.Logf("%v: a backed mesh of relays into the top 10: %.3g ETH (%s), against the target %.3g: the open gap", sh, f.mesh, f.meshName, f.target())
 	}
 }
 
@@ -577,6 +653,9 @@ func BenchmarkSybilAttackCost(b *testing.B) {
 			b.ReportMetric(f.rank1Burned, "rank1-burned-eth")
 			b.ReportMetric(f.reverseOut, "reverse-eth")
 			b.ReportMetric(f.target(), "honest-top-eth")
+			if sh.Junk == 0 {
+				b.ReportMetric(f.mesh, "mesh-top10-eth")
+			}
 		})
 	}
 }

@@ -180,11 +180,15 @@ func Surety() Spec {
 			refs[ref] = Reference{Label: "honest top agent's stake + settled value (simulation, " + world + ")", From: sybil("honest-top-eth")}
 			beat := &Target{Text: "more than the honest top agent's stake + settled value (ratio > 1)", Min: 1.000001, Ratio: true}
 			rows = append(rows,
-				Row{Figure: "Sybil attack into the top 10: stake + gas + fees (" + world + ")", From: sybil("top10-eth"), Ref: ref, Target: beat,
+				Row{Figure: "Sybil ring, funnel or relay into the top 10: stake + gas + fees (" + world + ")", From: sybil("top10-eth"), Ref: ref, Target: beat,
 					Note: "cheapest of the rings (2–12 wallets, one 0.5 ETH or thirty 0.01 ETH bounties per pair), funnels (1–30 leaves into 1–5 hubs) and relays (a hub and 1–10 DIDs of its own, unstaked or staked 5–50% of the hub), 0.1–40 ETH staked per wallet; the stake comes back after unbonding"},
 				Row{Figure: "reverse attack, the honest top agent out of the top 10: stake + gas + fees + pay (" + world + ")", From: sybil("reverse-eth"), Ref: ref, Target: beat,
 					Note: "backed zero-scores from bounties the honest agent did and was paid for"},
 			)
+			if junk.n == "0" {
+				rows = append(rows, Row{Figure: "Sybil relay mesh into the top 10: stake + gas + fees (" + world + ")", From: sybil("mesh-top10-eth"), Ref: ref, Target: beat,
+					Note: "the gap issue 25 leaves open: a hub feeding 5–40 relays at the minimum stake that settle bounties with each other and the target (backedMesh); junk moves no score, so measured without it"})
+			}
 			if stake == "1" && junk.n == "0" {
 				rows = append(rows,
 					Row{Figure: "same, burned (gas + fees) (" + world + ")", From: sybil("top10-burned-eth"), Ref: ref, Note: "at 10 gwei and the dev deployment's 0.5% fee"},
