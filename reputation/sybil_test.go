@@ -493,9 +493,9 @@ type sybilFigures struct {
 	top10Attack, reverseAttack                         attack
 	// mesh is the cheapest backed mesh into the top 10 (searched without junk only: junk
 	// moves no score), which the target is not met against yet.
-	mesh     float64
-	meshName string
-	honestStake, honestSettled                         float64
+	mesh                       float64
+	meshName                   string
+	honestStake, honestSettled float64
 }
 
 // target is what an attack must cost more than: the honest top agent's stake and settled value.
