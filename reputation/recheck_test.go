@@ -256,8 +256,8 @@ func TestFilingSaysWhatTheAuditCounted(t *testing.T) {
 		why     []string
 	}{
 		{"the staked poster's newer audit", poster, 7, 30 * time.Second, true, 1, []string{"backed by the bounty's settlement (poster's side), in full"}},
-		{"the poster's second DID, earlier", second, 7, 35 * time.Second, false, 0.1, []string{"your standing is 0", "a later audit from your side", "no stake of yours that counts"}},
-		{"a stranger", stranger, 7, 20 * time.Second, false, 0.1, []string{"your standing is 0", "no settled bounty between your wallet"}},
+		{"the poster's second DID, earlier", second, 7, 35 * time.Second, false, 0.1, []string{"your word weighs 0", "a later audit from your side", "no stake of yours that counts"}},
+		{"a stranger", stranger, 7, 20 * time.Second, false, 0.1, []string{"your word weighs 0", "no settled bounty between your wallet"}},
 		{"the poster, of a 0.2 ETH bounty", poster, 8, 10 * time.Second, true, 0.1 + 0.9*0.2, []string{"at 0.28: it settled 0.2 ETH (amount + 200 × fee), and full backing takes 1"}},
 	}
 	for _, tt := range tests {

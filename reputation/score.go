@@ -89,7 +89,8 @@ func (p Params) priorMean() float64 {
 // maxWordPerStake caps what an auditor's word weighs, as a multiple of its own stake that
 // counts (in ETH): an honest market trusted by its workers speaks with up to about three
 // times its stake (TestSybilSimulation's world); a relay, a DID a staked hub hands its trust
-// to, speaks with no more than it put at stake itself.
+// to, speaks with no more than three times what it put at stake itself (and one without stake
+// that counts, with nothing).
 const maxWordPerStake = 3
 
 // maxStanding caps what an auditor's word weighs (Scores.Relative), in ETH.

@@ -377,7 +377,7 @@ func (s *Service) counted(a *Audit, current, backed bool, v Verdict) Counted {
 		c.Weight = 0
 		why = append(why, "a later audit of yours of this target counts instead")
 	case rel == 0:
-		why = append(why, "your standing is 0: no staked agent trusts you yet, directly or through others, so your audits weigh nothing until one does")
+		why = append(why, "your word weighs 0: no staked agent trusts you yet, directly or through others, or you have no stake that counts (a word weighs at most three times your own stake), so your audits weigh nothing until both change")
 	}
 	switch {
 	case backed && c.Backing < 1:
