@@ -205,53 +205,42 @@ func (s *Service) noContradiction(ctx context.Context, ask p2p.Asker, h, local H
 }
 
 // confirm asks up to confirmers other peers for their heads after local and returns
-// ErrDiverged if any contradicts h: a head of the same epoch or size with another root, or
-// heads past h's size without h among them, signed by a staked node (a head any free DID
-// signs is no node's word, for or against: one unstaked peer cannot veto an epoch the
-// network closed); else the signers of the heads that are h itself (each head's own
-// signature checked, so a peer cannot lend another's name). A peer that lies about an epoch
-// must so cut the node off from every honest peer it asks; one that is behind, or has
-// diverged from this node itself, says nothing either way.
+// ErrDiverged if any holds a head that contradicts h, one of the same epoch or size with
+// another root, signed by a staked node (a head any free DID signs is no node's word, for or
+// against: one unstaked peer cannot veto an epoch the network closed); else the signers of the
+// heads that are h itself (each head's own signature checked, so a peer cannot lend another's
+// name). Only a signed head contradicts: a peer can leave heads out of what it relays, so
+// what is missing from its answer proves nothing. A peer that lies about an epoch must so cut
+// the node off from every honest peer it asks; one that is behind, has diverged from this
+// node itself, or answers with more heads than a node sends, says nothing either way.
 func (s *Service) confirm(ctx context.Context, ask p2p.Asker, h, local Head) ([]string, error) {
 	var signers []string
 	for _, other := range ask.Others(confirmers) {
 		var heads []Head
-		if err := other.Ask(ctx, logHeadsKind, headsRequest{From: local.Size}, &heads); err != nil {
+		if err := other.Ask(ctx, logHeadsKind, headsRequest{From: local.Size}, &heads); err != nil || len(heads) > maxHeadsAnswer {
 			continue
 		}
 		if local.Size > 0 && (len(heads) == 0 || heads[0].Size != local.Size || heads[0].Root != local.Root) {
 			continue
 		}
-		beyond, found := false, ""
 		for _, o := range heads {
-			switch {
-			case o.Epoch == h.Epoch || o.Size == h.Size:
-				if o.Epoch != h.Epoch || o.Size != h.Size || o.Root != h.Root {
-					if ok, err := s.staked(ctx, o); err != nil || !ok {
-						if err != nil {
-							return nil, err
-						}
-						continue // no node's word
-					}
-					return nil, fmt.Errorf("%w: for epoch %d peer %s says size %d root %s, peer %s says size %d root %s",
-						ErrDiverged, h.Epoch, ask.Peer(), h.Size, h.Root, other.Peer(), o.Size, o.Root)
-				}
-				if signer, err := headSigner(o); err == nil {
-					found = signer
-				}
-			case o.Size > h.Size:
-				ok, err := s.staked(ctx, o)
-				if err != nil {
-					return nil, err
-				}
-				beyond = beyond || ok
+			if o.Epoch != h.Epoch && o.Size != h.Size {
+				continue
 			}
-		}
-		if beyond && found == "" {
-			return nil, fmt.Errorf("%w: peer %s's log passes size %d without peer %s's head of epoch %d", ErrDiverged, other.Peer(), h.Size, ask.Peer(), h.Epoch)
-		}
-		if found != "" {
-			signers = append(signers, found)
+			if o.Epoch == h.Epoch && o.Size == h.Size && o.Root == h.Root {
+				if signer, err := headSigner(o); err == nil {
+					signers = append(signers, signer)
+				}
+				break
+			}
+			ok, err := s.staked(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				return nil, fmt.Errorf("%w: for epoch %d peer %s says size %d root %s, peer %s says size %d root %s",
+					ErrDiverged, h.Epoch, ask.Peer(), h.Size, h.Root, other.Peer(), o.Size, o.Root)
+			}
 		}
 	}
 	return signers, nil

@@ -561,3 +561,106 @@ func TestAnUnstakedPeerVetoesNothing(t *testing.T) {
 		t.Fatalf("B: head %+v, %d audits; A and C's head %+v; log sync %+v", b.log.Head(), b.audits(t), a.log.Head(), b.svc.LogSync())
 	}
 }
+
+// signedAuditsAt is signedAudits signed at at.
+func signedAuditsAt(t *testing.T, f *fakeChain, n int, at time.Time) [][]byte {
+	t.Helper()
+	var keys []*identity.Key
+	for range n + 1 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		keys = append(keys, k)
+		f.agents[k.DID.String()] = true
+	}
+	var out [][]byte
+	for i := range n {
+		auditor, subject := keys[i], keys[i+1]
+		body := fmt.Sprintf(`{"body":{"kind":"surety.audit/1","subject":%q,"envelope":"m-%d","score":0.%d,"evidence":{"hash":%q}}}`,
+			subject.DID.String(), i, 1+i%9, hash32)
+		filled, err := identity.FillEnvelope([]byte(body), auditor, at, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jws, err := auditor.SignCompact(filled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, []byte(jws))
+	}
+	return out
+}
+
+// fileAt files raws as the API would at at.
+func (n *syncNode) fileAt(t *testing.T, at time.Time, raws ...[]byte) {
+	t.Helper()
+	v := identity.NewVerifier(identity.VerifierConfig{Started: at.Add(-time.Minute), Now: func() time.Time { return at.Add(time.Second) }})
+	for _, raw := range raws {
+		verified, err := v.Verify(context.Background(), raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := n.svc.Submit(context.Background(), verified, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAnOmissionVetoesNothing: an unstaked peer S answers for heads with the staked node A's
+// own heads, the head of epoch E1 left out. At the first cut of the quorum, "past E1's size
+// without E1's head, signed by a staked node" counted as a contradiction, so B, asking S to
+// confirm, never adopted A and C's epochs (the second review); what a peer leaves out proves
+// nothing, only a signed head contradicts.
+func TestAnOmissionVetoesNothing(t *testing.T) {
+	ctx := context.Background()
+	keyA, _ := identity.GenerateKey(identity.Ed25519)
+	keyB, _ := identity.GenerateKey(identity.Ed25519)
+	keyC, _ := identity.GenerateKey(identity.Ed25519)
+	f := &fakeChain{agents: map[string]bool{}, quorum: 2,
+		nodes: map[string]bool{keyA.DID.String(): true, keyB.DID.String(): true, keyC.DID.String(): true}}
+	a := startSyncNode(t, f, keySigner{keyA})
+	c := startSyncNode(t, f, keySigner{keyC})
+	t1, t2 := time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour)
+	e1, e2 := signedAuditsAt(t, f, 4, t1), signedAuditsAt(t, f, 4, t2)
+	for _, n := range []*syncNode{a, c} {
+		n.fileAt(t, t1, e1...)
+		n.fileAt(t, t2, e2...)
+		if heads, err := n.log.CloseEpochs(ctx, syncLater()); err != nil || len(heads) != 2 {
+			t.Fatalf("closed %+v, %v", heads, err)
+		}
+	}
+	if a.log.Head().Root != c.log.Head().Root {
+		t.Fatal("A and C differ")
+	}
+	first, _ := a.log.HeadsFrom(ctx, 0, 10)
+	// S: no key that counts, no log; it answers for heads with A's, E1's left out.
+	sctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	sn, err := p2p.Start(sctx, p2p.Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sn.Close() })
+	sy := p2p.NewSyncer(sn, p2p.SyncConfig{})
+	sy.Handle("audit-log.heads", func(ctx context.Context, _ peer.ID, body json.RawMessage) (any, error) {
+		var r struct {
+			From uint64 `json:"from"`
+		}
+		_ = json.Unmarshal(body, &r)
+		hs, err := a.log.HeadsFrom(ctx, r.From, 100)
+		var out []reputation.Head
+		for _, h := range hs {
+			if h.Epoch != first[0].Epoch {
+				out = append(out, h)
+			}
+		}
+		return out, err
+	})
+	b := startSyncNode(t, f, keySigner{keyB}, a.node.Info(), c.node.Info(), sn.Info())
+	waitPeers(t, b, 3)
+	for range 5 {
+		b.syncer.Round(ctx)
+	}
+	if b.log.Head().Root != a.log.Head().Root {
+		t.Errorf("B did not adopt A and C's epochs: an unstaked peer vetoed them with A's own heads (B: head %+v; A's %+v; log sync %+v)",
+			b.log.Head(), a.log.Head(), b.svc.LogSync())
+	}
+}
