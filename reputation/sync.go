@@ -125,6 +125,15 @@ func (s *Service) catchUpLogFrom(ctx context.Context, ask p2p.Asker, check Envel
 				return added, false, nil // the peer is behind
 			}
 			if heads[0].Size != local.Size || heads[0].Root != local.Root {
+				if ok, err := s.staked(ctx, heads[0]); err != nil || !ok {
+					// No node's log: no error of the peer's or this node's, but no peer that
+					// keeps step with it either.
+					if err == nil {
+						s.noteLogSync(LogAlone, fmt.Sprintf("peer %s's audit log differs from this node's at size %d, and no staked node signed its head: this node keeps its own",
+							ask.Peer(), local.Size))
+					}
+					return added, false, err
+				}
 				return added, false, fmt.Errorf("%w: at size %d this node's root is %s; the peer's first head from there is size %d, root %s",
 					ErrDiverged, local.Size, local.Root, heads[0].Size, heads[0].Root)
 			}

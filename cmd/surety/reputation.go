@@ -233,7 +233,9 @@ func (st *startup) stakeNode(ctx context.Context, from common.Address) error {
 			return err
 		}
 	}
-	res, err := st.staking.Do(ctx, op, txn.Idempotency{})
+	// Once per DID and wallet: a stake mined but not yet confirmed in the index, or one whose
+	// broadcast timed out, is waited for on a retry, never sent again.
+	res, err := st.staking.Do(ctx, op, txn.Idempotency{Caller: did, Key: "register-node", Fingerprint: from.Hex()})
 	if err != nil {
 		return fmt.Errorf("register the node: stake its DID from %s: %w", from.Hex(), err)
 	}
