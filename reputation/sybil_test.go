@@ -607,11 +607,17 @@ func TestSybilSimulation(t *testing.T) {
 				honest := len(without.agents)
 				a.apply(without)
 				a.apply(with)
-				everyone, same := make([]int, len(without.agents)), make([]int, len(without.agents))
-				for i := range everyone {
-					everyone[i], same[i] = i, i
+				// Agents with evidence: those without tie with the junk at the prior, ordered
+				// by index, which the junk shifts.
+				weight := reputation.Compute(without.graph(), simParams).Weight
+				var everyone, same []int
+				for i := range without.agents {
+					if weight[i] == 0 {
+						continue
+					}
+					everyone, same = append(everyone, i), append(same, i)
 					if i >= honest {
-						same[i] = i + sh.Junk // the junk came before the attacker's DIDs
+						same[len(same)-1] = i + sh.Junk // the junk came before the attacker's DIDs
 					}
 				}
 				if want, got := without.rankOf(everyone...), with.rankOf(same...); !slices.Equal(want, got) {
