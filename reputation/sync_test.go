@@ -63,43 +63,13 @@ func startSyncNodeAt(t *testing.T, f *fakeChain, signer keySigner, now func() ti
 // signedAudits are n audits among fresh agents (registered in f), signed now.
 func signedAudits(t *testing.T, f *fakeChain, n int) [][]byte {
 	t.Helper()
-	var keys []*identity.Key
-	for range n + 1 {
-		k, _ := identity.GenerateKey(identity.Ed25519)
-		keys = append(keys, k)
-		f.agents[k.DID.String()] = true
-	}
-	var out [][]byte
-	for i := range n {
-		auditor, subject := keys[i], keys[i+1]
-		body := fmt.Sprintf(`{"body":{"kind":"surety.audit/1","subject":%q,"envelope":"m-%d","score":0.%d,"evidence":{"hash":%q}}}`,
-			subject.DID.String(), i, 1+i%9, hash32)
-		filled, err := identity.FillEnvelope([]byte(body), auditor, time.Now(), time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		jws, err := auditor.SignCompact(filled)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, []byte(jws))
-	}
-	return out
+	return signedAuditsAt(t, f, n, time.Now())
 }
 
+// file files raws as the API would, now.
 func (n *syncNode) file(t *testing.T, raws ...[]byte) {
 	t.Helper()
-	// Started a minute ago: the tests sign audits before they start the nodes that file them.
-	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
-	for _, raw := range raws {
-		verified, err := v.Verify(context.Background(), raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := n.svc.Submit(context.Background(), verified, raw); err != nil {
-			t.Fatal(err)
-		}
-	}
+	n.fileAt(t, time.Now(), raws...)
 }
 
 func (n *syncNode) audits(t *testing.T) int {
@@ -562,7 +532,7 @@ func TestAnUnstakedPeerVetoesNothing(t *testing.T) {
 	}
 }
 
-// signedAuditsAt is signedAudits signed at at.
+// signedAuditsAt are n audits among fresh agents (registered in f), signed at at.
 func signedAuditsAt(t *testing.T, f *fakeChain, n int, at time.Time) [][]byte {
 	t.Helper()
 	var keys []*identity.Key
@@ -589,7 +559,8 @@ func signedAuditsAt(t *testing.T, f *fakeChain, n int, at time.Time) [][]byte {
 	return out
 }
 
-// fileAt files raws as the API would at at.
+// fileAt files raws as the API would at at. The verifier started a minute before: the tests
+// sign audits before they start the nodes that file them.
 func (n *syncNode) fileAt(t *testing.T, at time.Time, raws ...[]byte) {
 	t.Helper()
 	v := identity.NewVerifier(identity.VerifierConfig{Started: at.Add(-time.Minute), Now: func() time.Time { return at.Add(time.Second) }})
