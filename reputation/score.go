@@ -86,11 +86,11 @@ func (p Params) priorMean() float64 {
 	return d.PriorA / (d.PriorA + d.PriorB)
 }
 
-// maxWordPerStake caps what an auditor's word weighs, as a multiple of its own stake that
-// counts (in ETH): an honest market trusted by its workers speaks with up to about three
-// times its stake (TestSybilSimulation's world); a relay, a DID a staked hub hands its trust
-// to, speaks with no more than three times what it put at stake itself (and one without stake
-// that counts, with nothing).
+// maxWordPerStake caps what an auditor's word weighs, and the standing it hands on to those it
+// trusts, as a multiple of its own stake that counts (in ETH): an honest market trusted by its
+// workers speaks with up to about three times its stake (TestSybilSimulation's world); a
+// relay, a DID a staked hub hands its trust to, speaks and passes on no more than three times
+// what it put at stake itself (and one without stake that counts, nothing).
 const maxWordPerStake = 3
 
 // maxStanding caps what an auditor's word weighs (Scores.Relative), in ETH.
@@ -295,6 +295,19 @@ func Compute(g *Graph, params Params) *Scores {
 		pre[i] /= preTotal
 	}
 
+	// What each agent may hold and hand on, as a share: maxWordPerStake times its own stake
+	// that counts. Standing above it goes back to pre-trust, as an auditor's with no trust to
+	// give does: so a hub's trust handed around a mesh of relays at the minimum stake stays at
+	// what the relays put at stake (the relay mesh; before, it circulated among them in full).
+	// None when nobody is staked above the minimum: nothing was put at stake to hold to.
+	var hold []float64
+	if !out.Everyone {
+		hold = make([]float64, n)
+		for i, s := range g.Stake {
+			hold[i] = maxWordPerStake * p.counted(s) / out.Scale
+		}
+	}
+
 	// Power iteration.
 	t := slices.Clone(pre)
 	next := make([]float64, n)
@@ -307,6 +320,10 @@ func Compute(g *Graph, params Params) *Scores {
 				continue
 			}
 			ti := (1 - p.Alpha) * t[i]
+			if hold != nil && t[i] > hold[i] {
+				dangling += t[i] - hold[i]
+				ti = (1 - p.Alpha) * hold[i]
+			}
 			for k := rowStart[i]; k < rowStart[i+1]; k++ {
 				next[cols[k]] += ti * weights[k]
 			}

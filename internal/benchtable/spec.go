@@ -187,7 +187,7 @@ func Surety() Spec {
 			)
 			if junk.n == "0" {
 				rows = append(rows, Row{Figure: "Sybil relay mesh into the top 10: stake + gas + fees (" + world + ")", From: sybil("mesh-top10-eth"), Ref: ref, Target: beat,
-					Note: "the gap issue 25 leaves open: a hub feeding 5–40 relays at the minimum stake that settle bounties with each other and the target (backedMesh); junk moves no score, so measured without it"})
+					Note: "the attack the second review of issue 25 found: a hub feeding 5–40 relays at the minimum stake that settle bounties with each other and the target (backedMesh); junk moves no score, so measured without it"})
 			}
 			if stake == "1" && junk.n == "0" {
 				rows = append(rows,
