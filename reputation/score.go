@@ -16,7 +16,8 @@ import (
 //     t = (1 − α) Cᵀ t + α p, where p, the pre-trust, spreads over staked agents in
 //     proportion to their stake above the minimum (MinStake): linear, so splitting one stake
 //     across several DIDs never adds pre-trust (k parts of S give Σ (S/k − m) = S − k·m,
-//     less than S − m); auditors with no trust to give hand their share to p. Agents no
+//     less than S − m); auditors with no trust to give hand their share to p, and so does
+//     every agent for its standing above three times its own stake (maxWordPerStake). Agents no
 //     staked agent trusts, directly or through others, keep zero standing, whatever they say
 //     of each other. Stake below the minimum counts as none.
 //  2. Score, beta reputation. An audit weighs w = r_auditor (capped at maxStanding) ×
