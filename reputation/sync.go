@@ -179,7 +179,9 @@ func (s *Service) quorum(ctx context.Context, ask p2p.Asker, h, local Head, sign
 		if ok, err := s.anchored(ctx, first, h); err != nil {
 			return err
 		} else if ok {
-			return s.noContradiction(ctx, ask, h, local)
+			// Adopted on its anchor, unless another peer's log contradicts it.
+			_, err := s.confirm(ctx, ask, h, local)
+			return err
 		}
 	}
 	others, err := s.confirm(ctx, ask, h, local)
@@ -204,13 +206,6 @@ func (s *Service) quorum(ctx context.Context, ask p2p.Asker, h, local Head, sign
 	}
 	return fmt.Errorf("%w: peer %s offers epoch %d (size %d, root %s) signed by %s (%s); %d staked node(s) signed it of the %d needed, and its signer did not anchor it on chain: this node keeps its own log",
 		ErrNoQuorum, ask.Peer(), h.Epoch, h.Size, h.Root, signer, who, len(voices), s.cfg.Quorum)
-}
-
-// noContradiction asks the other peers about h, as confirm does, for a contradiction only:
-// an anchored head is adopted on its anchor, unless another peer's log says otherwise.
-func (s *Service) noContradiction(ctx context.Context, ask p2p.Asker, h, local Head) error {
-	_, err := s.confirm(ctx, ask, h, local)
-	return err
 }
 
 // confirm asks up to confirmers other peers for their heads after local and returns

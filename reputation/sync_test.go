@@ -240,6 +240,26 @@ func TestAdoptedEpochDropsWhatTheNetworkLeftOut(t *testing.T) {
 	}
 }
 
+// closedPeers starts a sync node for each entry of staked, with its own key (a staked node or
+// not, as the entry says) bound to wallet base+i, files audits at each and closes the epoch.
+func closedPeers(t *testing.T, f *fakeChain, base int64, staked []bool, audits [][]byte) ([]*syncNode, []peer.AddrInfo) {
+	t.Helper()
+	var nodes []*syncNode
+	var infos []peer.AddrInfo
+	for i, st := range staked {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		f.nodes[k.DID.String()] = st
+		f.wallets[k.DID.String()] = common.BigToAddress(big.NewInt(base + int64(i)))
+		n := startSyncNode(t, f, keySigner{k})
+		n.file(t, audits...)
+		if _, err := n.log.CloseEpochs(context.Background(), syncLater()); err != nil {
+			t.Fatal(err)
+		}
+		nodes, infos = append(nodes, n), append(infos, n.node.Info())
+	}
+	return nodes, infos
+}
+
 // waitPeers waits until n is connected to want peers.
 func waitPeers(t *testing.T, n *syncNode, want int) {
 	t.Helper()
@@ -277,26 +297,10 @@ func TestLiarsAreNotAdopted(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			keyB, _ := identity.GenerateKey(identity.Ed25519)
 			f := &fakeChain{agents: map[string]bool{}, wallets: map[string]common.Address{}, quorum: 2, nodes: map[string]bool{keyB.DID.String(): true}}
-			made := signedAudits(t, f, 3)
-			var liars []*syncNode
-			for i, staked := range tt.staked {
-				k, _ := identity.GenerateKey(identity.Ed25519)
-				f.nodes[k.DID.String()] = staked
-				f.wallets[k.DID.String()] = common.BigToAddress(big.NewInt(int64(0xbad0 + i)))
-				l := startSyncNode(t, f, keySigner{k})
-				l.file(t, made...)
-				if _, err := l.log.CloseEpochs(ctx, syncLater()); err != nil {
-					t.Fatal(err)
-				}
-				liars = append(liars, l)
-			}
+			liars, infos := closedPeers(t, f, 0xbad0, tt.staked, signedAudits(t, f, 3))
 			if tt.anchor {
 				h := liars[0].log.Head()
 				f.anchors = map[common.Address]map[uint64]merkle.Hash{common.BigToAddress(big.NewInt(0xbad0)): {h.Size: h.Root}}
-			}
-			var infos []peer.AddrInfo
-			for _, l := range liars {
-				infos = append(infos, l.node.Info())
 			}
 			b := startSyncNode(t, f, keySigner{keyB}, infos...)
 			b.file(t, signedAudits(t, f, 3)...)
@@ -334,20 +338,11 @@ func TestAnchoredOrConfirmedHeadsAreAdopted(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			keyB, _ := identity.GenerateKey(identity.Ed25519)
 			f := &fakeChain{agents: map[string]bool{}, wallets: map[string]common.Address{}, quorum: 2, nodes: map[string]bool{keyB.DID.String(): true}}
-			shared := signedAudits(t, f, 3)
-			var peers []*syncNode
-			var infos []peer.AddrInfo
-			for i := range tt.peers {
-				k, _ := identity.GenerateKey(identity.Ed25519)
-				f.nodes[k.DID.String()] = true
-				f.wallets[k.DID.String()] = common.BigToAddress(big.NewInt(int64(0xa0 + i)))
-				p := startSyncNode(t, f, keySigner{k})
-				p.file(t, shared...)
-				if _, err := p.log.CloseEpochs(ctx, syncLater()); err != nil {
-					t.Fatal(err)
-				}
-				peers, infos = append(peers, p), append(infos, p.node.Info())
+			staked := make([]bool, tt.peers)
+			for i := range staked {
+				staked[i] = true
 			}
+			peers, infos := closedPeers(t, f, 0xa0, staked, signedAudits(t, f, 3))
 			if tt.anchor {
 				h := peers[0].log.Head()
 				f.anchors = map[common.Address]map[uint64]merkle.Hash{common.BigToAddress(big.NewInt(0xa0)): {h.Size: h.Root}}
