@@ -149,6 +149,7 @@ var mappings = []mapping{
 	{err: reputation.ErrBadAudit, status: http.StatusBadRequest, slug: "audit-invalid", title: "Not a valid audit"},
 	{err: reputation.ErrUnknownSubject, status: http.StatusNotFound, slug: "audit-unknown-subject", title: "The audited agent is not known here"},
 	{err: reputation.ErrSameWallet, status: http.StatusForbidden, slug: "audit-same-wallet", title: "Auditor and subject are bound to the same wallet"},
+	{err: reputation.ErrNoStanding, status: http.StatusForbidden, slug: "audit-no-standing", title: "The auditor's word weighs nothing: stake with its DID, or audit a bounty you settled"},
 	{err: reputation.ErrUnknownBounty, status: http.StatusNotFound, slug: "audit-unknown-bounty", title: "The audited bounty is not in this node's escrow index"},
 	{err: reputation.ErrForeignBounty, status: http.StatusUnprocessableEntity, slug: "audit-foreign-bounty", title: "The audited bounty is on another chain or escrow"},
 	{err: reputation.ErrLate, status: http.StatusConflict, slug: "audit-late", title: "The audit's epoch is already closed in the log"},

@@ -24,6 +24,10 @@ var (
 	ErrUnknownBounty = errors.New("reputation: the audited bounty is not in the escrow index")
 	// ErrForeignBounty: the audit names a bounty on another chain or escrow than this node's.
 	ErrForeignBounty = errors.New("reputation: the audited bounty is on another chain or escrow")
+	// ErrNoStanding: the audit speaks for no settled bounty and its auditor has no stake that
+	// counts, where agents are staked: its word weighs nothing (docs/REPUTATION.md), so it is
+	// not stored. A free identity holds no share of any node's disk.
+	ErrNoStanding = errors.New("reputation: the auditor's word weighs nothing: no stake that counts and no settled bounty behind the audit")
 )
 
 // BountyFacts is what the rules need to know of a bounty, from the escrow index.
@@ -47,6 +51,10 @@ type Verdict struct {
 	// Settled is the bounty's amount plus FeeWeight times the fee it paid, in ETH; 0 for
 	// SideNone. Backing scales with it (Params.FullBacking).
 	Settled float64
+	// Refused, set only for an audit kept although the rules refuse it (an adopted epoch's
+	// leaf, or an audit whose facts changed since it was taken: Service.recordLogged,
+	// Service.Recheck), is why: the audit stays in the store for the log's sake and counts 0.
+	Refused string
 }
 
 // settled is the value a finished bounty puts behind the audits of its sides.

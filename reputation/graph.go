@@ -72,13 +72,14 @@ func (g *liveGraph) put(a *Audit, backed bool, settled float64) change {
 	return c
 }
 
-// load reads the current audits from the store, once.
+// load reads the current audits from the store, once: those the rules refuse (Verdict.Refused)
+// count nothing, and are not in the graph.
 func (g *liveGraph) load(ctx context.Context, s *Store) error {
 	if g.loaded {
 		return nil
 	}
 	g.ids, g.at, g.dids, g.edges = map[string]int32{}, map[edgeKey]int{}, nil, nil
-	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL`, s.chain)
+	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}

@@ -2,6 +2,7 @@ package reputation_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -125,5 +126,78 @@ func TestAuditWindowTakesEachAuditorInTurn(t *testing.T) {
 		if !slices.Contains(ids, p2p.ID(merkle.LeafHash(raw))) {
 			t.Errorf("the honest auditor's audit %d is not in a window of 10", i)
 		}
+	}
+}
+
+// freshStakes is a stake source that also reads one DID's stake now (as stake.Index does):
+// late holds stakes bonded since the last recomputation, which StakedAgents has not given.
+type freshStakes struct {
+	stakeMap
+	late map[string]float64
+}
+
+func (s freshStakes) Staked(_ context.Context, did string) (float64, error) {
+	if v, ok := s.late[did]; ok {
+		return v, nil
+	}
+	return s.stakeMap[did], nil
+}
+
+// TestFreeAuditorsHoldNothing is issue 25's storage half of "free audits dissolve stake": at
+// 5ab6450 any fresh did:key's audit of a known agent was stored (224 junk audits on one live
+// node), and would be on every node. Where agents are staked, an unbacked audit by an auditor
+// with no stake that counts weighs 0 on every node, so it is refused (ErrNoStanding, not
+// stored); a backed one (settled value behind it), one by an auditor staked a block ago, and
+// any in a network where nobody is staked yet (every word counts evenly there) are taken.
+func TestFreeAuditorsHoldNothing(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
+	fresh := func() *identity.Key { k, _ := identity.GenerateKey(identity.Ed25519); return k }
+	tests := []struct {
+		name    string
+		stakes  func(poster, late *identity.Key) reputation.StakeSource
+		auditor func(poster, late *identity.Key) *identity.Key
+		refused bool
+	}{
+		{"a fresh DID, agents staked", func(p, _ *identity.Key) reputation.StakeSource { return stakeMap{p.DID.String(): 1} },
+			func(_, _ *identity.Key) *identity.Key { return fresh() }, true},
+		{"an auditor below the minimum stake", func(p, l *identity.Key) reputation.StakeSource {
+			return stakeMap{p.DID.String(): 1, l.DID.String(): reputation.DefaultMinStake / 2}
+		}, func(_, l *identity.Key) *identity.Key { return l }, true},
+		{"an auditor staked since the last recomputation", func(p, l *identity.Key) reputation.StakeSource {
+			return freshStakes{stakeMap{p.DID.String(): 1}, map[string]float64{l.DID.String(): 0.5}}
+		}, func(_, l *identity.Key) *identity.Key { return l }, false},
+		{"the unstaked poster's audit of the bounty it settled", func(_, _ *identity.Key) reputation.StakeSource { return stakeMap{"did:key:other": 1} },
+			func(p, _ *identity.Key) *identity.Key { return p }, false},
+		{"a fresh DID where nobody is staked", func(_, _ *identity.Key) reputation.StakeSource { return stakeMap{} },
+			func(_, _ *identity.Key) *identity.Key { return fresh() }, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			poster, worker, f := settledBounty()
+			late := fresh()
+			store := openStore(t)
+			svc := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: tt.stakes(poster, late), Now: func() time.Time { return now },
+				Rules: &reputation.Rules{ChainID: 1337, Escrow: common.HexToAddress(escrow), Bounties: f, Wallets: f, Agents: f}})
+			if err := svc.Refresh(ctx); err != nil {
+				t.Fatal(err)
+			}
+			by := tt.auditor(poster, late)
+			verified, raw := signedAudit(t, v, by, worker.DID.String(), 7, "0.9") // of the settled bounty 7: only its poster speaks for a side
+			_, err := svc.Submit(ctx, verified, raw)
+			stored, serr := store.Current(ctx, worker.DID.String())
+			if serr != nil {
+				t.Fatal(serr)
+			}
+			switch {
+			case tt.refused && !errors.Is(err, reputation.ErrNoStanding):
+				t.Fatalf("err = %v; want ErrNoStanding", err)
+			case tt.refused && len(stored) != 0:
+				t.Fatalf("a refused audit was stored: %d", len(stored))
+			case !tt.refused && (err != nil || len(stored) != 1):
+				t.Fatalf("err = %v, %d stored; want it taken", err, len(stored))
+			}
+		})
 	}
 }

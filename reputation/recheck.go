@@ -48,6 +48,24 @@ func waitsForFacts(err error) bool {
 	return errors.Is(err, ErrUnknownBounty) || errors.Is(err, ErrUnknownSubject)
 }
 
+// refusedVerdict is the rules' word (Rules.Check's answer) on an audit the node keeps
+// whatever they say (a leaf of an adopted epoch, an audit taken before its facts changed):
+// a refusal makes it count 0 (Verdict.Refused); a subject or bounty this node's indexes lack
+// makes it count unbacked (gossip would hold it until they catch up); an index that could not
+// be read is an error (try again later).
+func refusedVerdict(v Verdict, err error) (Verdict, error) {
+	var ae *AuditError
+	switch {
+	case err == nil:
+		return v, nil
+	case waitsForFacts(err):
+		return Verdict{}, nil
+	case errors.As(err, &ae):
+		return Verdict{Refused: ae.Error()}, nil
+	}
+	return Verdict{}, err
+}
+
 // hold keeps a verified audit that waits for facts, to retry (RetryHeld), within its
 // auditor's share of the table: MaxHeldPerAuditor for an auditor bound on chain, one for an
 // unbound one, and MaxHeldUnbound for all the unbound together. An audit beyond its share is
@@ -183,22 +201,24 @@ func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64)
 			}
 		}
 		for _, c := range list {
-			v, err := s.cfg.Rules.Check(ctx, &c.Audit)
-			var ae *AuditError
-			if errors.As(err, &ae) {
-				v, err = Verdict{}, nil // it no longer passes the rules: it counts, unbacked
-			}
+			v, err := refusedVerdict(s.cfg.Rules.Check(ctx, &c.Audit)) // refused now: it counts 0
 			if err != nil {
 				return err
 			}
 			if c.Backed {
 				add(group{c.Target(), c.Side}) // its backing may move to another audit
 			}
-			if v.Side == c.Side && v.Settled == c.Settled {
+			if v.Side == c.Side && v.Settled == c.Settled && v.Refused == c.Refused {
 				continue
 			}
 			if err := s.cfg.Store.setVerdict(ctx, c.Leaf, v); err != nil {
 				return err
+			}
+			if (v.Refused == "") != (c.Refused == "") {
+				s.reload() // it comes to count, or stops: read the graph again (before any flip follows)
+				add(group{c.Target(), c.Side})
+				add(group{c.Target(), v.Side})
+				continue
 			}
 			if v.Side == c.Side && c.Backed {
 				// Same side, another settled value (the bounty's facts changed): the backed
@@ -253,7 +273,7 @@ func (s *Store) touching(ctx context.Context, dids, targets []string) ([]*Stored
 			args = append(args, t)
 		}
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side, settled FROM reputation_audits
+	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side, settled, refused FROM reputation_audits
 		WHERE chain = ? AND superseded_by IS NULL AND (`+strings.Join(cond, " OR ")+`) ORDER BY leaf`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reputation: audits to recheck: %w", err)
@@ -263,7 +283,7 @@ func (s *Store) touching(ctx context.Context, dids, targets []string) ([]*Stored
 	for rows.Next() {
 		var a StoredAudit
 		var leaf, target, side string
-		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed, &side, &a.Settled); err != nil {
+		if err := rows.Scan(&leaf, &a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &a.Backed, &side, &a.Settled, &a.Refused); err != nil {
 			return nil, err
 		}
 		if err := setTarget(&a.Audit, target); err != nil {
@@ -294,10 +314,10 @@ ALTER TABLE reputation_audits ADD COLUMN settled REAL NOT NULL DEFAULT 0;
 UPDATE reputation_audits SET settled = 1 WHERE side != '';
 `}
 
-// setVerdict records an audit's side and settled value as evaluated again.
+// setVerdict records an audit's side, settled value and refusal as evaluated again.
 func (s *Store) setVerdict(ctx context.Context, leaf merkle.Hash, v Verdict) error {
-	if _, err := s.db.ExecContext(ctx, `UPDATE reputation_audits SET side = ?, settled = ? WHERE chain = ? AND leaf = ?`,
-		string(v.Side), v.Settled, s.chain, hexHash(leaf)); err != nil {
+	if _, err := s.db.ExecContext(ctx, `UPDATE reputation_audits SET side = ?, settled = ?, refused = ? WHERE chain = ? AND leaf = ?`,
+		string(v.Side), v.Settled, v.Refused, s.chain, hexHash(leaf)); err != nil {
 		return fmt.Errorf("reputation: update side: %w", err)
 	}
 	return nil

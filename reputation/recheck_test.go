@@ -3,6 +3,7 @@ package reputation_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -257,13 +258,26 @@ func TestFilingSaysWhatTheAuditCounted(t *testing.T) {
 	}{
 		{"the staked poster's newer audit", poster, 7, 30 * time.Second, true, 1, []string{"backed by the bounty's settlement (poster's side), in full"}},
 		{"the poster's second DID, earlier", second, 7, 35 * time.Second, false, 0.1, []string{"your word weighs 0", "a later audit from your side", "no stake of yours that counts"}},
-		{"a stranger", stranger, 7, 20 * time.Second, false, 0.1, []string{"your word weighs 0", "no settled bounty between your wallet"}},
+		// A stranger, unstaked, speaks for no side: its word would weigh 0, so it is refused
+		// (issue 25: a free identity holds nothing), saying how to gain a word.
+		{"a stranger", stranger, 7, 20 * time.Second, false, 0, []string{"has 0 staked, below the 0.1 that counts; stake at least that"}},
 		{"the poster, of a 0.2 ETH bounty", poster, 8, 10 * time.Second, true, 0.1 + 0.9*0.2, []string{"at 0.28: it settled 0.2 ETH (amount + 200 × fee), and full backing takes 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			verified, raw := signedAuditAt(t, v, tt.by, worker.DID.String(), tt.bounty, "0.5", now.Add(-tt.at))
 			res, err := svc.Submit(ctx, verified, raw)
+			if tt.backing == 0 {
+				if !errors.Is(err, reputation.ErrNoStanding) {
+					t.Fatalf("err = %v; want ErrNoStanding", err)
+				}
+				for _, w := range tt.why {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("refusal %q; want it to say %q", err, w)
+					}
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

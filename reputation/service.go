@@ -2,6 +2,7 @@ package reputation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -294,7 +295,7 @@ type Counted struct {
 // refused, and ErrDuplicate for an audit already recorded.
 func (s *Service) Submit(ctx context.Context, v *identity.Verified, raw []byte) (*Submitted, error) {
 	res, err := s.submit(ctx, v, raw)
-	if waitsForFacts(err) && s.cfg.CatchUp != nil {
+	if (waitsForFacts(err) || errors.Is(err, ErrNoStanding)) && s.cfg.CatchUp != nil { // a stake a block old
 		wctx, cancel := context.WithTimeout(ctx, CatchUpWait)
 		if s.cfg.CatchUp(wctx) == nil {
 			res, err = s.submit(ctx, v, raw)
@@ -318,7 +319,47 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
+	if verdict.Side == SideNone {
+		if err := s.mayStand(ctx, a.Auditor); err != nil {
+			return nil, err
+		}
+	}
 	return s.keep(ctx, a, raw, verdict)
+}
+
+// stakeOf is the per-DID stake a StakeSource may also give (stake.Index does): fresh, read by
+// the DID's key, so an auditor staked a block ago is not refused by the last recomputation's
+// figures.
+type stakeOf interface {
+	Staked(ctx context.Context, did string) (float64, error)
+}
+
+// mayStand refuses (ErrNoStanding) an unbacked audit by an auditor whose word weighs nothing
+// whatever the audit says: agents are staked above the minimum (the last recomputation was
+// not the everyone fallback) and the auditor has no stake that counts (a word weighs at most
+// three times its own stake). Such an audit would be stored at weight 0 on every node, for
+// nothing; refusing it leaves a free identity no disk to fill. The auditor's stake is read
+// from the chain's index when the source gives one DID's (a stake bonded since the last
+// recomputation counts), else from the last recomputation.
+func (s *Service) mayStand(ctx context.Context, auditor string) error {
+	s.mu.RLock()
+	snap := s.snapshot
+	s.mu.RUnlock()
+	if snap.scores.Everyone {
+		return nil // nobody is staked above the minimum: every agent's word counts evenly
+	}
+	_, stake := snap.standing(auditor)
+	if src, ok := s.cfg.Stakes.(stakeOf); ok {
+		var err error
+		if stake, err = src.Staked(ctx, auditor); err != nil {
+			return err
+		}
+	}
+	if snap.params.counted(stake) > 0 {
+		return nil
+	}
+	return &AuditError{Err: ErrNoStanding, Detail: fmt.Sprintf("%s has %g staked, below the %g that counts; stake at least that with this DID (surety stake add), or audit a bounty you settled with the subject",
+		auditor, stake, snap.params.minStake())}
 }
 
 // keep records audit a (raw: its envelope) with the rules' verdict on it, and makes it count.
@@ -340,7 +381,10 @@ func (s *Service) keep(ctx context.Context, a *Audit, raw []byte, verdict Verdic
 	}
 	leaf := merkle.LeafHash(raw)
 	backed := false
-	if current {
+	switch {
+	case current && verdict.Refused != "":
+		s.reload() // it counts nothing, and the audit it replaced no longer counts either
+	case current:
 		s.follow(a, false, 0)
 	}
 	if side != SideNone {
@@ -361,6 +405,15 @@ func (s *Service) keep(ctx context.Context, a *Audit, raw []byte, verdict Verdic
 		Counted: s.counted(a, current, backed, verdict)}, nil
 }
 
+// reload has the next recomputation read the audits that count from the store again, where
+// the graph in memory cannot follow a change (an audit that counts nothing replaced one).
+func (s *Service) reload() {
+	s.live.mu.Lock()
+	s.live.loaded = false
+	s.live.mu.Unlock()
+	s.markDirty()
+}
+
 // counted weighs a, just recorded, with the current snapshot, and says why it weighs that.
 func (s *Service) counted(a *Audit, current, backed bool, v Verdict) Counted {
 	side := v.Side
@@ -373,6 +426,9 @@ func (s *Service) counted(a *Audit, current, backed bool, v Verdict) Counted {
 	c := Counted{Weight: w.float(), Backing: p.backing(&Edge{Backed: backed, Settled: v.Settled}), Standing: rel, Stake: p.counted(stake), Settled: v.Settled}
 	var why []string
 	switch {
+	case v.Refused != "":
+		c.Weight = 0
+		why = append(why, "the acceptance rules refuse it here, so it counts 0: "+v.Refused)
 	case !current:
 		c.Weight = 0
 		why = append(why, "a later audit of yours of this target counts instead")

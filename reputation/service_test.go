@@ -165,7 +165,8 @@ func TestLiveGraphMatchesTheStore(t *testing.T) {
 	}
 	now := time.Now()
 	store := openStore(t)
-	staked := stakeMap{keys[0].DID.String(): 2}
+	// Every auditor is staked: an unstaked one's unbacked audit is refused (ErrNoStanding).
+	staked := stakeMap{keys[0].DID.String(): 2, keys[1].DID.String(): 0.5, keys[2].DID.String(): 0.3, keys[3].DID.String(): 1}
 	svc := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: staked, Rules: &reputation.Rules{Bounties: f, Wallets: f, Agents: f},
 		Now: func() time.Time { return now }})
 	file := func(by, about int, at time.Time, score string) {
@@ -222,7 +223,11 @@ func TestRefreshKeepsAuditsFiledMeanwhile(t *testing.T) {
 	}
 	fillAudits(t, db, row, 20_000, dids) // a recomputation takes a few ms
 	did := func(i int) string { return dids[i] }
-	svc := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: stakeMap{did(0): 5}, Rules: &reputation.Rules{Bounties: f, Wallets: f, Agents: f}})
+	stakes := stakeMap{did(0): 5} // agent 0 above all; the others' unbacked audits need a stake that counts
+	for i := 1; i < 50; i++ {
+		stakes[did(i)] = 0.2
+	}
+	svc := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: stakes, Rules: &reputation.Rules{Bounties: f, Wallets: f, Agents: f}})
 	if err := svc.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}

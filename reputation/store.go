@@ -31,7 +31,7 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration}
+`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration, refusedMigration}
 
 // windowMigration records whether a wallet binds each audit's auditor (version 9): the
 // anti-entropy window lists bound auditors' audits first, each auditor's newest in turn.
@@ -40,6 +40,13 @@ var windowMigration = sqlite.Migration{Version: 9, SQL: `
 ALTER TABLE reputation_audits ADD COLUMN auditor_bound INTEGER NOT NULL DEFAULT 0;
 UPDATE reputation_audits SET auditor_bound = 1 WHERE side != '';
 CREATE INDEX reputation_audits_auditor ON reputation_audits (chain, auditor);
+`}
+
+// refusedMigration records why an audit the acceptance rules refuse is kept anyway (version
+// 10): an audit of an epoch adopted from a quorum of staked nodes, or one whose facts changed
+// since it was taken, stays in the store (the log's root needs its leaf) and counts 0.
+var refusedMigration = sqlite.Migration{Version: 10, SQL: `
+ALTER TABLE reputation_audits ADD COLUMN refused TEXT NOT NULL DEFAULT '';
 `}
 
 // setAuditorBound records whether a wallet binds auditor now, for all its audits.
@@ -81,6 +88,9 @@ type StoredAudit struct {
 	// audit's weight scales with it.
 	Settled      float64      `json:"settled,omitempty"`
 	SupersededBy *merkle.Hash `json:"supersededBy,omitempty"`
+	// Refused is why the acceptance rules refuse an audit the node keeps anyway (its epoch
+	// was adopted, or its facts changed since): it counts 0. Empty for one that passes.
+	Refused string `json:"refused,omitempty"`
 	// Raw is the signed envelope, exactly as received: anyone can verify it.
 	Raw []byte `json:"envelope"`
 }
@@ -139,9 +149,9 @@ func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, v Verdict) (curre
 	if a.Nonce != "" {
 		nonce = a.Nonce
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope, superseded_by, nonce, auditor_bound)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(v.Side), v.Settled, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy, nonce, v.AuditorBound); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope, superseded_by, nonce, auditor_bound, refused)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(v.Side), v.Settled, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy, nonce, v.AuditorBound, v.Refused); err != nil {
 		return fail(err)
 	}
 	if current && prevLeaf != "" {
@@ -154,10 +164,11 @@ func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, v Verdict) (curre
 	return current, tx.Commit()
 }
 
-// Current returns the audits that count about subject, newest first.
+// Current returns the audits that count about subject, newest first (not those the rules
+// refuse: Verdict.Refused).
 func (s *Store) Current(ctx context.Context, subject string) ([]*StoredAudit, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope FROM reputation_audits
-		WHERE chain = ? AND subject = ? AND superseded_by IS NULL ORDER BY time DESC, leaf`, s.chain, subject)
+		WHERE chain = ? AND subject = ? AND superseded_by IS NULL AND refused = '' ORDER BY time DESC, leaf`, s.chain, subject)
 	if err != nil {
 		return nil, fmt.Errorf("reputation: audits of %s: %w", subject, err)
 	}

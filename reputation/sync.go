@@ -363,17 +363,20 @@ func (s *Service) dropUnlogged(ctx context.Context, before int64) error {
 			}
 		}
 	}
-	s.live.mu.Lock()
-	s.live.loaded = false // the next computation reads the audits from the store again
-	s.live.mu.Unlock()
+	s.reload()
 	return nil
 }
 
 // recordLogged stores an audit of an epoch a peer closed, whose head this node has checked:
 // what is checked now is what cannot have changed since it was logged (the signature, the
-// shape, its epoch). The chain facts behind it may have: its key closed, its auditor and
-// subject bound to one wallet since, its subject gone. Then it counts unbacked, as every
-// node's recheck makes an audit whose facts changed count, and no peer is blamed for it.
+// shape, its epoch). The rest passes the same acceptance rules as gossip, with one difference:
+// the leaf is kept whatever they say, since the log's root needs it. An audit the rules refuse
+// (its auditor and subject bound to one wallet, a bounty of another deployment) counts 0 here,
+// as every node's recheck makes an audit that no longer passes count (Verdict.Refused); one
+// whose subject or bounty this node's indexes lack counts unbacked, as gossip would hold it and
+// take it once they catch up. An audit by a key closed since is kept as logged (the key signed
+// it while open). No peer is blamed for any of these: the facts may have changed after it
+// logged the audit.
 func (s *Service) recordLogged(ctx context.Context, check EnvelopeVerifier, raw []byte, epoch int64) error {
 	v, err := check(ctx, raw)
 	var ve *identity.VerifyError
@@ -394,10 +397,7 @@ func (s *Service) recordLogged(ctx context.Context, check EnvelopeVerifier, raw 
 		return fmt.Errorf("%w: a logged audit: %w", p2p.ErrBadItem, err)
 	}
 	verdict, err := s.cfg.Rules.Check(ctx, a)
-	var ae *AuditError
-	if errors.As(err, &ae) || waitsForFacts(err) {
-		verdict, err = Verdict{}, nil
-	}
+	verdict, err = refusedVerdict(verdict, err)
 	if err != nil {
 		return err // an index could not be read: next round
 	}

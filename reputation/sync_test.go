@@ -491,6 +491,91 @@ func TestLoggedAuditsWhoseFactsChangedAreAdopted(t *testing.T) {
 	}
 }
 
+// TestAdoptedLeavesPassTheRules (issue 25, point 2): an adopted epoch's leaves pass the same
+// acceptance rules as gossip. A logged an audit by X of Y and one by Y of Z; then X and Y came to
+// be bound to one wallet (X auditing Y is one party auditing itself, which gossip refuses). B
+// adopts A's epoch: the leaf stays (the root is the network's) but X's audit of Y counts 0 on
+// B, where at 8ad4263 it counted unbacked; A's recheck of X makes it count 0 there too, so
+// both give the same scores; and when the facts change back, it counts again on both.
+func TestAdoptedLeavesPassTheRules(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}, wallets: map[string]common.Address{}}
+	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
+	a := startSyncNode(t, f, keySigner{nodeKey})
+	raws := signedAudits(t, f, 2)
+	a.file(t, raws...)
+	if _, err := a.log.CloseEpochs(ctx, syncLater()); err != nil {
+		t.Fatal(err)
+	}
+	v := identity.NewVerifier(identity.VerifierConfig{})
+	var audits []*reputation.Audit
+	for _, raw := range raws {
+		verified, err := v.CheckArchived(ctx, raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		au, err := reputation.ParseAudit(&verified.Envelope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		audits = append(audits, au)
+	}
+	x, y, z := audits[0].Auditor, audits[0].Subject, audits[1].Subject
+	f.wallets[x], f.wallets[y] = common.HexToAddress("0xbeef"), common.HexToAddress("0xbeef")
+
+	b := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
+	if st := b.syncer.Round(ctx); st.Bad != 0 {
+		t.Fatalf("round: %+v", st)
+	}
+	if b.log.Head().Root != a.log.Head().Root || b.audits(t) != 2 {
+		t.Fatalf("B: head %+v, %d audits; A: %+v", b.log.Head(), b.audits(t), a.log.Head())
+	}
+	if p := b.node.Penalty(a.node.Host.ID()); p != 0 {
+		t.Errorf("A was penalized (%v) for an audit whose facts changed after it logged it", p)
+	}
+	counts := func(n *syncNode, did string) int {
+		t.Helper()
+		if err := n.svc.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r, err := n.svc.Reputation(ctx, did)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Audits
+	}
+	if got := counts(b, y); got != 0 {
+		t.Errorf("B counts %d audits of Y; want 0: X's audit of Y is one party auditing itself now", got)
+	}
+	if got := counts(b, z); got != 1 {
+		t.Errorf("B counts %d audits of Z; want 1", got)
+	}
+	if err := a.svc.Recheck(ctx, []string{x}, nil); err != nil {
+		t.Fatal(err)
+	}
+	same := func(when string, want int) {
+		t.Helper()
+		for _, did := range []string{y, z} {
+			ra, rb := reputationJSON(t, a.svc, did), reputationJSON(t, b.svc, did)
+			if ra != rb {
+				t.Errorf("%s: A and B differ on %s:\n%s\n%s", when, did, ra, rb)
+			}
+		}
+		if got := counts(a, y); got != want {
+			t.Errorf("%s: A counts %d audits of Y, want %d", when, got, want)
+		}
+	}
+	same("X and Y bound to one wallet", 0)
+
+	f.wallets[x] = common.HexToAddress("0xcafe") // X moves to a wallet of its own: it passes again
+	for _, n := range []*syncNode{a, b} {
+		if err := n.svc.Recheck(ctx, []string{x}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	same("X bound to a wallet of its own again", 1)
+}
+
 // TestAnUnstakedPeerVetoesNothing: staked A and C closed an epoch; an unstaked peer S closed
 // another. B, which missed half the epoch's audits while away, adopts A and C's epoch: S's head
 // is no node's word, for or against. At the first cut of the quorum S's head still counted as a

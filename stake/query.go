@@ -182,10 +182,22 @@ func (ix *Index) BindingProof(ctx context.Context, did string, wallet common.Add
 // Bound). It is the chain's figure, the same on every node at the same block, whatever cards
 // a node happens to hold.
 func (ix *Index) StakedAgents(ctx context.Context) (map[string]float64, error) {
+	return ix.staked(ctx, "", ix.cfg.Chain)
+}
+
+// Staked is StakedAgents' figure for one DID (0 when it has none), read by the DID's key.
+func (ix *Index) Staked(ctx context.Context, did string) (float64, error) {
+	m, err := ix.staked(ctx, " AND agent_id = ? AND did = ?", ix.cfg.Chain, agentID(did).Hex(), did)
+	return m[did], err
+}
+
+// staked sums the stake that counts per DID over the records that also match and (a
+// condition on r, with its arguments after the chain's).
+func (ix *Index) staked(ctx context.Context, and string, args ...any) (map[string]float64, error) {
 	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT did, staked FROM stake_records r
-		WHERE chain = ? AND verified = 1 AND status = 'bound' AND staked != '0'
+		WHERE chain = ? AND verified = 1 AND status = 'bound' AND staked != '0'`+and+`
 		AND NOT EXISTS (SELECT 1 FROM stake_records c WHERE c.chain = r.chain AND c.agent_id = r.agent_id AND c.did = r.did
-			AND c.verified = 1 AND c.status != 'bound')`, ix.cfg.Chain)
+			AND c.verified = 1 AND c.status != 'bound')`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("stake index: staked agents: %w", err)
 	}
