@@ -61,3 +61,6 @@ func BountyActions() []string {
 	slices.Sort(out)
 	return out
 }
+
+// ClientKey is clientKey: the client an address stands for in every per-address quota.
+var ClientKey = clientKey

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -48,5 +49,54 @@ func TestEnvelopesAreBudgetedPerAddress(t *testing.T) {
 	}
 	if rec := verify("192.0.2.2"); rec.Code != http.StatusBadRequest || !strings.HasSuffix(problemOf(t, rec).Type, "/envelope-malformed") {
 		t.Errorf("junk from another address meanwhile: %d %s, want 400 envelope-malformed", rec.Code, rec.Body)
+	}
+}
+
+// TestIPv6ClientsAreCountedPerSlash64: a host on IPv6 picks any address of its /64 for free, so
+// every per-address quota counts an IPv6 client by its /64. With one address per request, the
+// 201st envelope from one /64 is refused (ingress-budget) as from one IPv4 address, while
+// another /64 is checked as usual; and the client key itself, per family.
+func TestIPv6ClientsAreCountedPerSlash64(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"192.0.2.7", "192.0.2.7"},
+		{"::ffff:192.0.2.7", "192.0.2.7"},
+		{"2001:db8:1:2::7", "2001:db8:1:2::/64"},
+		{"2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"},
+		{"fe80::1%eth0", "fe80::/64"},
+		{"not an address", "not an address"},
+	} {
+		if got := api.ClientKey(tt.in); got != tt.want {
+			t.Errorf("ClientKey(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	db := testutil.DB(t)
+	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Genesis: common.HexToHash("0x0abc"), Kind: "embedded", Key: "k"},
+		Blocks: c, DB: db, Identity: newIdentity(t, db), WriteRate: 1e9, WriteBurst: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := func(addr string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/v1/envelopes/verify", strings.NewReader("not a jws"))
+		req.Header.Set("Content-Type", "application/jose")
+		req.RemoteAddr = "[" + addr + "]:40000"
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		return rec
+	}
+	for i := range 200 {
+		if rec := verify(fmt.Sprintf("2001:db8:1:2::%x", i+1)); rec.Code == http.StatusTooManyRequests {
+			t.Fatalf("envelope %d from one /64: %d %s, want it checked", i, rec.Code, rec.Body)
+		}
+	}
+	if rec := verify("2001:db8:1:2:abcd::1"); rec.Code != http.StatusTooManyRequests || !strings.HasSuffix(problemOf(t, rec).Type, "/ingress-budget") {
+		t.Errorf("the 201st envelope from one /64, from a fresh address in it: %d %s, want 429 ingress-budget", rec.Code, rec.Body)
+	}
+	if rec := verify("2001:db8:1:3::1"); rec.Code != http.StatusBadRequest || !strings.HasSuffix(problemOf(t, rec).Type, "/envelope-malformed") {
+		t.Errorf("junk from another /64 meanwhile: %d %s, want 400 envelope-malformed", rec.Code, rec.Body)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -274,16 +275,38 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, grace time.Duration
 }
 
 // clientAddress is how the node tells clients apart: the socket's peer, or, behind a trusted
-// proxy, the address that proxy puts in X-Forwarded-For.
+// proxy, the address that proxy puts in X-Forwarded-For; an IPv6 client by its /64
+// (clientKey). Every per-address quota (writes, JSON-RPC calls, envelope checks, operations
+// in flight) counts by it.
 func clientAddress(trusted []*net.IPNet) echo.IPExtractor {
-	if len(trusted) == 0 {
-		return echo.ExtractIPDirect()
+	extract := echo.ExtractIPDirect()
+	if len(trusted) > 0 {
+		opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+		for _, n := range trusted {
+			opts = append(opts, echo.TrustIPRange(n))
+		}
+		extract = echo.ExtractIPFromXFFHeader(opts...)
 	}
-	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, n := range trusted {
-		opts = append(opts, echo.TrustIPRange(n))
+	return func(r *http.Request) string { return clientKey(extract(r)) }
+}
+
+// clientKey is the client an address stands for: an IPv4 address itself (an IPv4-mapped IPv6
+// one as IPv4), an IPv6 address its /64. One subscriber's network is a /64 at least, and a
+// host in it takes any of its 2^64 addresses for free, so counting IPv6 addresses one by one
+// would give one client a fresh quota per request. Anything else is kept as it came.
+func clientKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	switch {
+	case err != nil:
+		return ip
+	case a.Is4In6() || a.Is4():
+		return a.Unmap().String()
 	}
-	return echo.ExtractIPFromXFFHeader(opts...)
+	p, err := a.WithZone("").Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return p.String()
 }
 
 // limitWrites bounds the writes (POST, PUT) each client address makes, with a token bucket
