@@ -349,12 +349,12 @@ func runLoad(b *testing.B, c *cluster, n0, n1 *clusterNode, keys []*identity.Key
 	okHonest := honest.sum("", is2xx)
 	totalHonest := honest.sum("", func(int) bool { return true })
 	limited := honest.sum("", func(c int) bool { return c == http.StatusTooManyRequests })
+	b.Logf("node 0: peak RSS %.1f MB (idle %.1f MB), data dir %.1f MB (bound %.1f MB); node 1 penalty %.1f, score %.2f; bad peers penalized: %d of %d",
+		float64(hwm)/1e6, float64(rssIdle)/1e6, float64(dbBytes)/1e6, float64(loadDBBound(d, len(sources)))/1e6, pen, score, badPenalized, len(bad))
 	b.Logf("attack over %.0f s from %d addresses: %d requests (%.0f/s)\n%s", took.Seconds(), len(sources), sent.Load(),
 		float64(sent.Load())/took.Seconds(), &attack)
 	b.Logf("honest writes (%d ticks skipped, %d in flight already):\n%s", skipped.Load(), loadHonestInFlight, &honest)
 	b.Logf("node 0's RSS every 10 s (MB): %s", strings.Join(rssSeries, " "))
-	b.Logf("node 0: peak RSS %.1f MB (idle %.1f MB), data dir %.1f MB (bound %.1f MB); node 1 penalty %.1f, score %.2f; bad peers penalized: %d of %d",
-		float64(hwm)/1e6, float64(rssIdle)/1e6, float64(dbBytes)/1e6, float64(loadDBBound(d, len(sources)))/1e6, pen, score, badPenalized, len(bad))
 
 	b.ReportMetric(float64(hwm)/1e6, "rss-peak-MB")
 	b.ReportMetric(float64(rssIdle)/1e6, "rss-idle-MB")
