@@ -102,7 +102,9 @@ type fixedPeers struct{}
 
 func (fixedPeers) Self() (string, []string) { return "12D3KooWSelf", []string{"/ip4/127.0.0.1/tcp/1"} }
 func (fixedPeers) Connected() []api.Peer {
-	return []api.Peer{{ID: "12D3KooWOther", Addrs: []string{"/ip4/127.0.0.1/tcp/2"}}}
+	// One peer unscored yet; one that stalled on an answer (its penalty is in its score).
+	return []api.Peer{{ID: "12D3KooWOther", Addrs: []string{"/ip4/127.0.0.1/tcp/2"}},
+		{ID: "12D3KooWStaller", Addrs: []string{"/ip4/127.0.0.1/tcp/3"}, Score: ptr(-29.5), Penalty: ptr(30.0)}}
 }
 func (fixedPeers) Meshes() []api.Mesh {
 	return []api.Mesh{{Topic: "/surety/cards/1", Peers: 1, InMesh: 1, Formed: true}}

@@ -149,11 +149,14 @@ type Mesh struct {
 
 // Peer is a connected peer, with the gossip score this node gives it (gossipsub peer
 // scoring: invalid cards or notices from it push it down; below -80 it is ignored) when it
-// has been scored.
+// has been scored, and the penalty this node holds against it outside gossip (anti-entropy
+// items that failed their checks, answers it stalled reading), which that score includes:
+// absent when none. An operator (or a load test) tells from it whether a peer was punished.
 type Peer struct {
-	ID    string   `json:"id"`
-	Addrs []string `json:"addrs"`
-	Score *float64 `json:"score,omitempty"`
+	ID      string   `json:"id"`
+	Addrs   []string `json:"addrs"`
+	Score   *float64 `json:"score,omitempty"`
+	Penalty *float64 `json:"penalty,omitempty"`
 }
 
 func (s *Server) peers(c echo.Context) error {

@@ -339,3 +339,35 @@ func TestRPCReadsOnlyTheNodesContractsAtRecentBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestRelayRefusesUnknownRevertsAsTheContracts: a relayed call the contract refuses for a
+// reason no decoder knows (a selector the stake registry or the escrow lacks, from a fresh,
+// unfunded wallet, as a flood of junk sends) is the contract's refusal, 422 reverted, and
+// nothing reaches the chain. At 2cc7d25 it was a 500 internal error: BenchmarkPublicNodeLoad
+// saw thousands of them.
+func TestRelayRefusesUnknownRevertsAsTheContracts(t *testing.T) {
+	n := newRelayNode(t)
+	for _, to := range []common.Address{n.dep.Contracts.StakeRegistry, n.dep.Contracts.BountyEscrow} {
+		key, err := crypto.GenerateKey()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(chain.EmbeddedChainID)), &types.DynamicFeeTx{
+			ChainID: big.NewInt(chain.EmbeddedChainID), To: &to, Gas: 200_000, GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(2e9),
+			Data: []byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3}})
+		raw, err := tx.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		n.s.Handler().ServeHTTP(rec, relayRequest(context.Background(), raw, "192.0.2.1", ""))
+		var p api.Problem
+		_ = json.Unmarshal(rec.Body.Bytes(), &p)
+		if rec.Code != http.StatusUnprocessableEntity || !strings.HasSuffix(p.Type, "/reverted") {
+			t.Errorf("junk call of %s: %d %s, want 422 reverted", to.Hex(), rec.Code, rec.Body)
+		}
+		if got := n.pendingNonce(t, key); got != 0 {
+			t.Errorf("junk call of %s: the wallet's pending nonce is %d: the chain holds it", to.Hex(), got)
+		}
+	}
+}

@@ -36,16 +36,30 @@ type Call struct {
 	Data  []byte
 	Value *big.Int
 	// Decode turns the error of a call the contract refuses (at gas estimation, or when a
-	// relayed transaction is simulated) into the caller's own error, decoding the revert;
-	// nil passes the error on as it is.
+	// relayed transaction is simulated) into the caller's own error, decoding the revert.
+	// A refusal the chain answered that it leaves as it is (or that nil leaves) is
+	// ErrReverted, wrapping the chain's error.
 	Decode func(error) error
 }
 
 func (c Call) decode(err error) error {
-	if c.Decode == nil {
-		return err
+	if c.Decode != nil {
+		if d := c.Decode(err); d != err {
+			return d
+		}
 	}
-	return c.Decode(err)
+	// A refusal the chain answered for a reason no decoder knows (a selector the contract
+	// lacks, a bare revert): still the contract's refusal, not the node's failure. The chain's
+	// error stays wrapped, so contracts.Revert finds the revert data in it.
+	var answered rpc.Error
+	if errors.As(err, &answered) {
+		msg := err.Error()
+		if len(msg) > maxChainMessage {
+			msg = msg[:maxChainMessage] + "…"
+		}
+		return &Error{Err: fmt.Errorf("%w: %w", ErrReverted, err), Msg: "the contract refuses the call: " + msg}
+	}
+	return err
 }
 
 // Sender sends transactions from one wallet. It hands out nonces itself and broadcasts each

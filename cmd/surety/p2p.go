@@ -105,6 +105,9 @@ func (p peersOf) Connected() []api.Peer {
 		if score, ok := p.n.Score(ai.ID); ok {
 			pe.Score = &score
 		}
+		if pen := p.n.Penalty(ai.ID); pen > 0 {
+			pe.Penalty = &pen
+		}
 		for _, a := range ai.Addrs {
 			pe.Addrs = append(pe.Addrs, a.String())
 		}

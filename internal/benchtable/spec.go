@@ -76,6 +76,7 @@ func Surety() Spec {
 		envSign   = "BenchmarkEnvelopeVsRaw/sign/"
 		envVerify = "BenchmarkEnvelopeVsRaw/verify/"
 		gasBench  = "BenchmarkHappyPathGas/"
+		load      = "BenchmarkPublicNodeLoad"
 	)
 	refs := map[string]Reference{
 		"ed25519-sign":   {Label: "raw ed25519 sign, 768 B (benchref)", From: Source{benchref, "BenchmarkEd25519Sign", "ns/op"}},
@@ -92,6 +93,9 @@ func Surety() Spec {
 		"recompute":           {Label: "bare Compute, same size (BenchmarkRecompute)", From: Source{repu, "BenchmarkRecompute", "ns/op"}},
 		"register-p50":        {Label: "local registration p50 (BenchmarkRegister)", From: Source{registry, "BenchmarkRegister", "p50-ms"}},
 		"propagation-p99":     {Label: "a card's gossip to 19 peers, p99 (BenchmarkPropagation20)", From: Source{registry, "BenchmarkPropagation20", "p99-ms"}},
+		"load-rss-idle":       {Label: "node 0's RSS before the attack (BenchmarkPublicNodeLoad)", From: Source{"cmd/surety", load, "rss-idle-MB"}},
+		"load-db-bound":       {Label: "what quotas and write rates let the attack store (loadDBBound)", From: Source{"cmd/surety", load, "db-bound-MB"}},
+		"load-idle-p50":       {Label: "the same write before the attack, p50", From: Source{"cmd/surety", load, "idle-p50-ms"}},
 		"erc8004": {Label: "ERC-8004 giveFeedback, one feedback", Published: &Range{Lo: ERC8004FeedbackGasLo, Hi: ERC8004FeedbackGasHi,
 			Cite: "published figure quoted by the benchmark issue"}},
 	}
@@ -145,6 +149,16 @@ func Surety() Spec {
 			Note: "cards, audits, posts, scores, log heads; 3 rounds; the partition's epochs enter the log once the grace (45 s) passes"},
 		{Figure: "6 nodes converge after a 30 s partition heals, p99", From: Source{"cmd/surety", "BenchmarkPartitionConvergence", "p99-s"}, Ref: "propagation-p99",
 			Target: maxTime("within 30 s", 30)},
+
+		{Figure: "public node under attack: node 0's peak RSS (VmHWM)", From: Source{"cmd/surety", load, "rss-peak-MB"}, Ref: "load-rss-idle",
+			Target: &Target{Text: "RSS < 300 MB", Max: 300e6},
+			Note:   "10,000 fresh DIDs from 253 source addresses at the write limit (audits, group writes, unstaked cards, junk relays) and 8 peers stalling on sync and flooding gossip, for 90 s, while staked agents write 5 a second"},
+		{Figure: "public node under attack: node 0's data dir (SQLite, WAL)", From: Source{"cmd/surety", load, "db-MB"}, Ref: "load-db-bound",
+			Target: &Target{Text: "under the bound the quotas give (ratio ≤ 1)", Max: 1, Ratio: true},
+			Note:   "the bound grows with the attack's length: no quota holds an unbound auditor's audits, only the write rate (loadDBBound)"},
+		{Figure: "public node under attack: a staked agent's write, p50", From: Source{"cmd/surety", load, "honest-p50-ms"}, Ref: "load-idle-p50",
+			Note: "audits, card updates, group posts from 127.0.0.1; every one must succeed, no answer may be a 5xx, the honest peer must not be penalized (the benchmark fails otherwise)"},
+		{Figure: "public node under attack: a staked agent's write, p99", From: Source{"cmd/surety", load, "honest-p99-ms"}, Ref: "load-idle-p50"},
 
 		{Figure: "ETH transfer mined on the embedded chain", From: Source{"internal/chain", "BenchmarkEmbeddedTransfer", "ns/op"}, Ref: "secp256k1-sign",
 			Note: "the floor under every node transaction"},

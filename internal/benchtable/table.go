@@ -14,17 +14,20 @@ import (
 type Dim int
 
 // The dimensions a figure can have. Time is in seconds, Rate per second, Gas in gas, Ether
-// in ETH (what an attack puts in, in the Sybil simulation).
+// in ETH (what an attack puts in, in the Sybil simulation), Bytes in bytes (a node's memory
+// and disk under load).
 const (
 	Time Dim = iota + 1
 	Rate
 	Gas
 	Ether
+	Bytes
 )
 
 // DimOf returns the dimension of a metric unit and the factor that turns a value in that
 // unit into the dimension's base unit: "ns/op" and "follow-ns" are nanoseconds, "p99-ms" and
-// "p99-ms/text" milliseconds, "refresh-s" seconds, "events/s" a rate, "gas…" gas.
+// "p99-ms/text" milliseconds, "refresh-s" seconds, "events/s" a rate, "gas…" gas, "db-MB"
+// megabytes (10^6 bytes).
 func DimOf(unit string) (Dim, float64, error) {
 	switch {
 	case unit == "ns/op":
@@ -47,9 +50,11 @@ func DimOf(unit string) (Dim, float64, error) {
 			return Time, 1e-3, nil
 		case "s":
 			return Time, 1, nil
+		case "MB":
+			return Bytes, 1e6, nil
 		}
 	}
-	return 0, 0, fmt.Errorf("unit %q has no known dimension (ns/op, *-ns, *-ms, *-s, */s, gas*, *-eth)", unit)
+	return 0, 0, fmt.Errorf("unit %q has no known dimension (ns/op, *-ns, *-ms, *-s, */s, gas*, *-eth, *-MB)", unit)
 }
 
 // Line is one row of the built table.
@@ -289,7 +294,8 @@ func FormatRange(d Dim, lo, hi float64) string {
 }
 
 // FormatValue prints v (in the base unit of d) with three significant digits and the unit
-// that suits its size: "850 ns", "12.3 µs", "4.56 ms", "1.23 s", "11,344/s", "68,592 gas".
+// that suits its size: "850 ns", "12.3 µs", "4.56 ms", "1.23 s", "11,344/s", "68,592 gas",
+// "312 MB".
 // A zero Dim prints a bare number.
 func FormatValue(d Dim, v float64) string {
 	switch d {
@@ -311,6 +317,8 @@ func FormatValue(d Dim, v float64) string {
 		return FormatNumber(v) + " gas"
 	case Ether:
 		return FormatNumber(v) + " ETH"
+	case Bytes:
+		return FormatNumber(v/1e6) + " MB"
 	}
 	return FormatNumber(v)
 }
