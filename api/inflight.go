@@ -36,14 +36,21 @@ func (f *inFlight) enter(key string, max int) (leave func(), ok bool) {
 	}, true
 }
 
-// enterAddress counts a write against its client address's writes in flight.
+// enterAddress counts a write against its client address's writes in flight, and against the
+// node's.
 func (s *Server) enterAddress(c echo.Context) (leave func(), err error) {
-	leave, ok := s.inFlight.enter("addr "+c.RealIP(), maxInFlightPerAddress)
+	leaveAddress, ok := s.inFlight.enter("addr "+c.RealIP(), maxInFlightPerAddress)
 	if !ok {
 		return nil, withDetail(ErrTooManyInFlight, "at most %d operations and relays in flight from one address; retry once one has ended",
 			maxInFlightPerAddress)
 	}
-	return leave, nil
+	leaveNode, ok := s.inFlight.enter("node", maxInFlightNode)
+	if !ok {
+		leaveAddress()
+		return nil, withDetail(ErrTooManyInFlight, "the node has %d operations and relays in flight, the most it takes at once; retry shortly",
+			maxInFlightNode)
+	}
+	return func() { leaveNode(); leaveAddress() }, nil
 }
 
 // bounded counts a write against its client address's writes in flight while it runs, for a

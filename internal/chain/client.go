@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
 )
 
 // Client is what Surety needs from a chain connection. Both *ethclient.Client and *Embedded
@@ -69,8 +71,15 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 // Is reports whether target is ErrUnreachable.
 func (e *UnreachableError) Is(target error) bool { return target == ErrUnreachable }
 
+// MaxRPCConns bounds the connections to an http(s) JSON-RPC endpoint, kept open for reuse:
+// calls beyond them wait for one (within their ctx). Without it every concurrent call opened
+// a connection and most were closed after one use: under the public node's load test
+// (issue 25) a node held ~1,000 connections to its chain, their goroutines and buffers.
+const MaxRPCConns = 64
+
 // Dial connects to the JSON-RPC endpoint at rawURL (http, https, ws or wss) and checks that it
 // answers eth_chainId within timeout, so a wrong URL fails at start, not at the first bounty.
+// Over http(s) it holds at most MaxRPCConns connections.
 func Dial(ctx context.Context, rawURL string, timeout time.Duration) (*ethclient.Client, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
@@ -83,10 +92,17 @@ func Dial(ctx context.Context, rawURL string, timeout time.Duration) (*ethclient
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, err := ethclient.DialContext(ctx, rawURL)
+	var opts []rpc.ClientOption
+	if u.Scheme == "http" || u.Scheme == "https" {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxConnsPerHost, t.MaxIdleConnsPerHost = MaxRPCConns, MaxRPCConns
+		opts = append(opts, rpc.WithHTTPClient(&http.Client{Transport: t}))
+	}
+	rc, err := rpc.DialOptions(ctx, rawURL, opts...)
 	if err != nil {
 		return nil, &UnreachableError{URL: rawURL, Err: err}
 	}
+	c := ethclient.NewClient(rc)
 	if _, err := c.ChainID(ctx); err != nil {
 		c.Close()
 		return nil, &UnreachableError{URL: rawURL, Err: err}

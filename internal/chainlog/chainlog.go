@@ -24,6 +24,7 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
 )
@@ -34,6 +35,8 @@ const (
 	DefaultBatchBlocks = 5000
 	// DefaultPoll is how often the chain is checked when nobody nudges the follower.
 	DefaultPoll = time.Second
+	// headTimeout bounds one read of the chain's head that CatchUp's callers share.
+	headTimeout = 10 * time.Second
 )
 
 // migrations are the follower's tables, shared by every follower in the database and told
@@ -114,6 +117,7 @@ type Follower struct {
 	cond    *sync.Cond
 	indexed uint64 // highest block fully indexed
 	nudge   chan struct{}
+	heads   singleflight.Group // CatchUp's reads of the head, one at a time for all callers
 }
 
 // New migrates the follower's tables and loads its cursor.
@@ -208,7 +212,7 @@ func (f *Follower) WaitIndexed(ctx context.Context, block uint64) error {
 // reader that found nothing and must know whether the chain has it, not whether this node
 // has read it yet.
 func (f *Follower) CatchUp(ctx context.Context) error {
-	head, err := f.cfg.Client.BlockNumber(ctx)
+	head, err := f.head(ctx)
 	if err != nil {
 		return fmt.Errorf("%s index: head: %w", f.cfg.Name, err)
 	}
@@ -216,6 +220,26 @@ func (f *Follower) CatchUp(ctx context.Context) error {
 		return nil
 	}
 	return f.WaitIndexed(ctx, head-f.cfg.Confirmations)
+}
+
+// head reads the chain's head for CatchUp: callers at the same time share one read (readers
+// of a public node call CatchUp per request, and a flood of requests must not become a
+// flood of chain calls), which no one caller's ctx cancels for the others.
+func (f *Follower) head(ctx context.Context) (uint64, error) {
+	ch := f.heads.DoChan("head", func() (any, error) {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), headTimeout)
+		defer cancel()
+		return f.cfg.Client.BlockNumber(rctx)
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return 0, r.Err
+		}
+		return r.Val.(uint64), nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
 }
 
 // Sync indexes every confirmed block not yet indexed and returns the new cursor.
