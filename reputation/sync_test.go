@@ -101,7 +101,7 @@ func TestNodesCatchUpOnAuditsAndLogEpochs(t *testing.T) {
 	}
 
 	c := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
-	if st := c.syncer.Round(ctx); st.Bad != 0 || st.Peers != 1 {
+	if st := c.syncer.Round(ctx); st.Bad != 0 || st.Peers < 1 { // B too, when C has met it through A
 		t.Fatalf("C's round: %+v", st)
 	}
 	if c.audits(t) != 6 || c.log.Head().Root != a.log.Head().Root {
