@@ -155,7 +155,7 @@ func Surety() Spec {
 			Note:   "10,000 fresh DIDs from 253 source addresses at the write limit (audits, group writes, unstaked cards, junk relays) and 8 peers stalling on sync and flooding gossip, for 90 s, while staked agents write 5 a second"},
 		{Figure: "public node under attack: node 0's data dir (SQLite, WAL)", From: Source{"cmd/surety", load, "db-MB"}, Ref: "load-db-bound",
 			Target: &Target{Text: "under the bound the quotas give (ratio ≤ 1)", Max: 1, Ratio: true},
-			Note:   "the bound grows with the attack's length: no quota holds an unbound auditor's audits, only the write rate (loadDBBound)"},
+			Note:   "fresh DIDs' audits are refused (audit-no-standing), groups need a bound DID, unstaked cards are capped at 10,000: 64 MiB + 40 MB whatever the attack's length (loadDBBound)"},
 		{Figure: "public node under attack: a staked agent's write, p50", From: Source{"cmd/surety", load, "honest-p50-ms"}, Ref: "load-idle-p50",
 			Note: "audits, card updates, group posts from 127.0.0.1; every one must succeed, no answer may be a 5xx, the honest peer must not be penalized (the benchmark fails otherwise)"},
 		{Figure: "public node under attack: a staked agent's write, p99", From: Source{"cmd/surety", load, "honest-p99-ms"}, Ref: "load-idle-p50"},
