@@ -158,9 +158,15 @@ func (s *Service) RetryHeld(ctx context.Context) (int, error) {
 // Recheck evaluates the backing of the audits that count again, where the chain facts behind
 // it may have changed: the audits by or about dids (their bindings changed), and the audits
 // of bounties (their settlement changed). An audit whose backing changed moves its subject's
-// score at once, as a new audit does. Held audits are retried too, and whether a wallet
-// binds each of dids is recorded with its audits (the anti-entropy window's order).
+// score at once, as a new audit does. Held audits are retried too, whether a wallet binds
+// each of dids is recorded with its audits (the anti-entropy window's order), and the scores
+// are recomputed at the next tick when dids are named (their stakes may have changed).
 func (s *Service) Recheck(ctx context.Context, dids []string, bounties []uint64) error {
+	if len(dids) > 0 {
+		// Their stakes may have changed too, and standings start from stake: recompute,
+		// whether or not the node holds a card of theirs (the registry tells only of those).
+		s.markDirty()
+	}
 	for _, did := range dids {
 		wallets, err := s.cfg.Rules.Wallets.WalletsOf(ctx, did)
 		if err != nil {
