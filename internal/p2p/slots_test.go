@@ -119,3 +119,30 @@ func TestSyncStalledReadersFreeTheirSlots(t *testing.T) {
 		t.Error("a graylisted staller was served again")
 	}
 }
+
+// TestSyncOneSlotPerPeer: a peer has one request served at a time, so one peer id cannot take
+// every serving slot by itself: while its first request stalls, its second is refused, and
+// another peer's is served.
+func TestSyncOneSlotPerPeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	set, ids := bigSet(24, 128<<10) // a 4 MB answer
+	na, _, _, _ := syncPair(t, set, newMemSet())
+	greedy := startNode(t, na.Info())
+	served, st := stallOn(t, greedy, na, ids)
+	if !served {
+		t.Fatal("the peer's first request was not served")
+	}
+	defer st.Reset()
+	if served, st2 := stallOn(t, greedy, na, ids); served {
+		st2.Reset()
+		t.Error("a second request of a peer whose first is still being served was served too")
+	}
+	other := startNode(t, na.Info())
+	served, st3 := stallOn(t, other, na, ids)
+	if !served {
+		t.Fatal("another peer's request was refused")
+	}
+	st3.Reset()
+}
