@@ -143,3 +143,57 @@ func TestAuditsSpreadAndConverge(t *testing.T) {
 		t.Errorf("B holds %d audits after the forgery, want 12", count(b))
 	}
 }
+
+// TestGossipedAuditsSpendTheForwardersBudget: audits gossiped by a peer are counted against
+// that peer's ingress budget before any signature is checked (identity's 200, then 20 a
+// second), so one peer's flood of freshly keyed audits gets at most its budget checked and
+// stored; the rest are ignored, never held against the peer (a budget is load, not a fault).
+func TestGossipedAuditsSpendTheForwardersBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}}
+	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
+	a := startGossipNode(t, f, keySigner{nodeKey}, nil)
+	b := startGossipNode(t, f, keySigner{nodeKey}, []peer.AddrInfo{a.node.Info()})
+	for _, n := range []*p2p.Node{a.node, b.node} {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := n.WaitMesh(wctx, reputation.AuditTopic)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const flood = 400
+	raws := signedAudits(t, f, flood) // every one valid, by its own fresh key
+	start := time.Now()
+	for _, raw := range raws { // 100 a second: gossip keeps up; the budget gives 20
+		if err := reputation.PublishRaw(ctx, b.svc, raw); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	count := func() int {
+		var n int
+		if err := a.db.QueryRow(`SELECT COUNT(*) FROM reputation_audits`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for last, still := -1, 0; still < 10; time.Sleep(100 * time.Millisecond) { // until A takes no more for a second
+		if n := count(); n == last {
+			still++
+		} else {
+			last, still = n, 0
+		}
+	}
+	got, most := count(), 200+int(20*time.Since(start).Seconds())+20
+	t.Logf("A stored %d of %d in %s", got, flood, time.Since(start).Round(time.Millisecond))
+	if got == 0 || got > most || got >= flood {
+		t.Errorf("A stored %d of the peer's %d audits, want some and at most its budget (%d over %s)", got, flood, most, time.Since(start).Round(time.Millisecond))
+	}
+	if s, ok := a.node.Score(b.node.Host.ID()); ok && s < 0 {
+		t.Errorf("the peer's score on A is %v: a spent budget cost it", s)
+	}
+}
