@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -154,4 +155,51 @@ func TestLoadCostsTheForwarderNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "B scores A down for a forgery", func() bool { s, ok := b.node.Score(a.node.Host.ID()); return ok && s < 0 })
+}
+
+// TestGossipSpendsTheForwardersBudget: group envelopes a peer gossips are counted against that
+// peer's ingress budget (identity's 200, then 20 a second) before any signature is checked:
+// past it, B refuses them unchecked (ErrIngressBudget), and does not hold that against A.
+func TestGossipSpendsTheForwardersBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	k := newKeys(t, 1)
+	rec := &verifications{}
+	chain := bound(k...)
+	a := startGroupNode(t, chain, nil)
+	b := startLoadedNode(t, chain, []peer.AddrInfo{a.node.Info()}, 0, 0, rotatedKeys{}, rec)
+	for _, n := range []*p2p.Node{a.node, b.node} {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := n.WaitMesh(wctx, groups.Topic)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	const flood = 400
+	for i := range flood { // 100 a second: gossip keeps up; the budget gives 20
+		if err := groups.PublishRaw(ctx, a.groups, signedPost(t, k[0], "elsewhere", fmt.Sprintf("post %d", i))); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	eventually(t, "B verifies what A sent", func() bool { return rec.count() >= flood*3/4 })
+	time.Sleep(time.Second)
+	rec.mu.Lock()
+	spent := 0
+	for _, err := range rec.errs {
+		if errors.Is(err, identity.ErrIngressBudget) {
+			spent++
+		}
+	}
+	total := len(rec.errs)
+	rec.mu.Unlock()
+	if spent < flood/10 {
+		t.Errorf("B refused %d of the %d envelopes A forwarded for A's budget, want the ~%d past it", spent, total, flood-300)
+	}
+	if s, _ := b.node.Score(a.node.Host.ID()); s < 0 {
+		t.Errorf("B scores A %v for envelopes past its budget, want no penalty", s)
+	}
 }
