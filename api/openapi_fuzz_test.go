@@ -51,7 +51,7 @@ import (
 const (
 	// apiFuzzSeed and apiFuzzPerOperation fix what TestAPIFromOpenAPI sends.
 	apiFuzzSeed         = 25
-	apiFuzzPerOperation = 40
+	apiFuzzPerOperation = 200
 	// streamWait is how long a request to an event stream stays open.
 	streamWait = 50 * time.Millisecond
 )
