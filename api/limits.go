@@ -64,13 +64,8 @@ const (
 	// envelope unchecked (429 too-many-in-flight, Retry-After inFlightRetryAfter). A
 	// synchronous write from a wallet the node holds is bounded by the request timeout and
 	// the write rate, and acts only for a DID bound to that wallet.
-	// maxInFlightNode bounds them all together, whatever the addresses: each relay waits on
-	// the chain, so a thousand addresses at their share would hold a thousand chain calls,
-	// their goroutines and buffers (the public node's load test, issue 25: 253 addresses at
-	// 4 each held ~1,000 connections to the chain and 400 MB).
 	maxInFlightPerAddress = 4
 	maxInFlightPerWallet  = 4
-	maxInFlightNode       = 64
 	inFlightRetryAfter    = 5 * time.Second
 	// rateRetryAfter is the Retry-After of a refusal for going over a rate (writes, JSON-RPC
 	// calls, envelopes checked from one address): a token is back within a second.

@@ -24,10 +24,10 @@ var (
 	ErrUnknownBounty = errors.New("reputation: the audited bounty is not in the escrow index")
 	// ErrForeignBounty: the audit names a bounty on another chain or escrow than this node's.
 	ErrForeignBounty = errors.New("reputation: the audited bounty is on another chain or escrow")
-	// ErrNoStanding: the audit speaks for no settled bounty and its auditor has no stake that
-	// counts, where agents are staked: its word weighs nothing (docs/REPUTATION.md), so it is
-	// not stored. A free identity holds no share of any node's disk.
-	ErrNoStanding = errors.New("reputation: the auditor's word weighs nothing: no stake that counts and no settled bounty behind the audit")
+	// ErrNoStanding: the auditor has no stake that counts, where agents are staked: its word
+	// weighs nothing (docs/REPUTATION.md), backed or not, so the audit is not stored. A free
+	// identity holds no share of any node's disk.
+	ErrNoStanding = errors.New("reputation: the auditor's word weighs nothing: no stake that counts")
 )
 
 // BountyFacts is what the rules need to know of a bounty, from the escrow index.

@@ -1,9 +1,12 @@
 package reputation_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"math/big"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -97,7 +100,9 @@ func TestAuditWindowTakesEachAuditorInTurn(t *testing.T) {
 	flooder, _ := identity.GenerateKey(identity.Ed25519)
 	f.wallets[flooder.DID.String()] = common.HexToAddress("0xf1")
 	now := time.Now()
-	svc := idleService(t, f, stakeMap{poster.DID.String(): 1}, now)
+	// Nobody staked: every word counts, so fresh keys' audits are taken (where anyone is
+	// staked they are refused outright: TestFreeAuditorsHoldNothing) and fill the window.
+	svc := idleService(t, f, stakeMap{}, now)
 	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
 	file := func(by *identity.Key, ago int) []byte {
 		t.Helper()
@@ -136,7 +141,7 @@ type freshStakes struct {
 	late map[string]float64
 }
 
-func (s freshStakes) Staked(_ context.Context, did string) (float64, error) {
+func (s freshStakes) Bonded(_ context.Context, did string) (float64, error) {
 	if v, ok := s.late[did]; ok {
 		return v, nil
 	}
@@ -159,32 +164,51 @@ func TestFreeAuditorsHoldNothing(t *testing.T) {
 		stakes  func(poster, late *identity.Key) reputation.StakeSource
 		auditor func(poster, late *identity.Key) *identity.Key
 		refused bool
+		bounty  uint64 // 7 (the zero value: 7): 1 ETH settled between poster and worker; 9: 1 wei
+		early   bool   // filed before the service's first recomputation
 	}{
 		{"a fresh DID, agents staked", func(p, _ *identity.Key) reputation.StakeSource { return stakeMap{p.DID.String(): 1} },
-			func(_, _ *identity.Key) *identity.Key { return fresh() }, true},
+			func(_, _ *identity.Key) *identity.Key { return fresh() }, true, 0, false},
 		{"an auditor below the minimum stake", func(p, l *identity.Key) reputation.StakeSource {
 			return stakeMap{p.DID.String(): 1, l.DID.String(): reputation.DefaultMinStake / 2}
-		}, func(_, l *identity.Key) *identity.Key { return l }, true},
+		}, func(_, l *identity.Key) *identity.Key { return l }, true, 0, false},
 		{"an auditor staked since the last recomputation", func(p, l *identity.Key) reputation.StakeSource {
 			return freshStakes{stakeMap{p.DID.String(): 1}, map[string]float64{l.DID.String(): 0.5}}
-		}, func(_, l *identity.Key) *identity.Key { return l }, false},
+		}, func(_, l *identity.Key) *identity.Key { return l }, false, 0, false},
 		{"the unstaked poster's audit of the bounty it settled", func(_, _ *identity.Key) reputation.StakeSource { return stakeMap{"did:key:other": 1} },
-			func(p, _ *identity.Key) *identity.Key { return p }, false},
+			func(p, _ *identity.Key) *identity.Key { return p }, false, 0, false},
+		// The review's door: a wallet posts itself a 1-wei bounty and settles it; every pair of
+		// its DIDs would speak for a side. A settlement below the minimum stake prices nothing.
+		{"the unstaked poster's audit of a 1-wei bounty", func(_, _ *identity.Key) reputation.StakeSource { return stakeMap{"did:key:other": 1} },
+			func(p, _ *identity.Key) *identity.Key { return p }, true, 9, false},
 		{"a fresh DID where nobody is staked", func(_, _ *identity.Key) reputation.StakeSource { return stakeMap{} },
-			func(_, _ *identity.Key) *identity.Key { return fresh() }, false},
+			func(_, _ *identity.Key) *identity.Key { return fresh() }, false, 0, false},
+		// The first recomputation has not run: the empty snapshot's everyone fallback says
+		// nothing of the chain, which has staked agents.
+		{"a fresh DID before the first recomputation", func(p, _ *identity.Key) reputation.StakeSource { return stakeMap{p.DID.String(): 1} },
+			func(_, _ *identity.Key) *identity.Key { return fresh() }, true, 0, true},
+		{"a staked auditor before the first recomputation", func(p, l *identity.Key) reputation.StakeSource {
+			return stakeMap{p.DID.String(): 1, l.DID.String(): 0.5}
+		}, func(_, l *identity.Key) *identity.Key { return l }, false, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			poster, worker, f := settledBounty()
+			tiny := f.bounties[7]
+			tiny.Amount = big.NewInt(1)
+			f.bounties[9] = tiny
 			late := fresh()
 			store := openStore(t)
 			svc := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: tt.stakes(poster, late), Now: func() time.Time { return now },
 				Rules: &reputation.Rules{ChainID: 1337, Escrow: common.HexToAddress(escrow), Bounties: f, Wallets: f, Agents: f}})
-			if err := svc.Refresh(ctx); err != nil {
-				t.Fatal(err)
+			if !tt.early {
+				if err := svc.Refresh(ctx); err != nil {
+					t.Fatal(err)
+				}
 			}
 			by := tt.auditor(poster, late)
-			verified, raw := signedAudit(t, v, by, worker.DID.String(), 7, "0.9") // of the settled bounty 7: only its poster speaks for a side
+			bounty := cmp.Or(tt.bounty, 7) // only the poster speaks for a side of either
+			verified, raw := signedAudit(t, v, by, worker.DID.String(), bounty, "0.9")
 			_, err := svc.Submit(ctx, verified, raw)
 			stored, serr := store.Current(ctx, worker.DID.String())
 			if serr != nil {
@@ -199,5 +223,42 @@ func TestFreeAuditorsHoldNothing(t *testing.T) {
 				t.Fatalf("err = %v, %d stored; want it taken", err, len(stored))
 			}
 		})
+	}
+}
+
+// TestJunkAuditsCostNoChainCatchUp: an audit refused for its auditor's standing is tried again
+// after the chain indexes catch up only when a wallet binds the auditor (it may have staked a
+// block ago); a fresh key's costs the node no catch-up with the chain (the review of issue 25:
+// every junk audit made the node read the chain's head and nudge its indexes).
+func TestJunkAuditsCostNoChainCatchUp(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	poster, worker, f := settledBounty()
+	bound, _ := identity.GenerateKey(identity.Ed25519)
+	f.wallets[bound.DID.String()] = common.HexToAddress("0xb0")
+	var catchUps atomic.Int32
+	svc := reputation.NewService(reputation.ServiceConfig{Store: openStore(t), Stakes: stakeMap{poster.DID.String(): 1}, Now: func() time.Time { return now },
+		Rules:   &reputation.Rules{ChainID: 1337, Escrow: common.HexToAddress(escrow), Bounties: f, Wallets: f, Agents: f},
+		CatchUp: func(context.Context) error { catchUps.Add(1); return nil }})
+	if err := svc.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v := identity.NewVerifier(identity.VerifierConfig{Started: now.Add(-time.Minute)})
+	for range 20 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		verified, raw := signedAudit(t, v, k, worker.DID.String(), 7, "0.1")
+		if _, err := svc.Submit(ctx, verified, raw); !errors.Is(err, reputation.ErrNoStanding) {
+			t.Fatalf("a fresh key's audit: %v, want ErrNoStanding", err)
+		}
+	}
+	if n := catchUps.Load(); n != 0 {
+		t.Errorf("20 fresh keys' audits caught up with the chain %d times, want none", n)
+	}
+	verified, raw := signedAudit(t, v, bound, worker.DID.String(), 7, "0.1")
+	if _, err := svc.Submit(ctx, verified, raw); !errors.Is(err, reputation.ErrNoStanding) {
+		t.Fatalf("a bound, unstaked auditor's audit: %v, want ErrNoStanding", err)
+	}
+	if n := catchUps.Load(); n != 1 {
+		t.Errorf("a bound auditor's refused audit caught up %d times, want once (it may have staked a block ago)", n)
 	}
 }

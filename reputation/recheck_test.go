@@ -260,7 +260,7 @@ func TestFilingSaysWhatTheAuditCounted(t *testing.T) {
 		{"the poster's second DID, earlier", second, 7, 35 * time.Second, false, 0.1, []string{"your word weighs 0", "a later audit from your side", "no stake of yours that counts"}},
 		// A stranger, unstaked, speaks for no side: its word would weigh 0, so it is refused
 		// (issue 25: a free identity holds nothing), saying how to gain a word.
-		{"a stranger", stranger, 7, 20 * time.Second, false, 0, []string{"has 0 staked, below the 0.1 that counts; stake at least that"}},
+		{"a stranger", stranger, 7, 20 * time.Second, false, 0, []string{"has 0 bonded, below the 0.1 that counts", "stake at least that"}},
 		{"the poster, of a 0.2 ETH bounty", poster, 8, 10 * time.Second, true, 0.1 + 0.9*0.2, []string{"at 0.28: it settled 0.2 ETH (amount + 200 × fee), and full backing takes 1"}},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -295,7 +296,7 @@ type Counted struct {
 // refused, and ErrDuplicate for an audit already recorded.
 func (s *Service) Submit(ctx context.Context, v *identity.Verified, raw []byte) (*Submitted, error) {
 	res, err := s.submit(ctx, v, raw)
-	if (waitsForFacts(err) || errors.Is(err, ErrNoStanding)) && s.cfg.CatchUp != nil { // a stake a block old
+	if (waitsForFacts(err) || s.mayHaveStaked(ctx, err, v.Envelope.Sender)) && s.cfg.CatchUp != nil {
 		wctx, cancel := context.WithTimeout(ctx, CatchUpWait)
 		if s.cfg.CatchUp(wctx) == nil {
 			res, err = s.submit(ctx, v, raw)
@@ -309,6 +310,18 @@ func (s *Service) Submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	return res, nil
 }
 
+// mayHaveStaked says whether err refused an audit for its auditor's standing while a wallet
+// binds the auditor: it may have staked in a block the index has not read. A DID bound to no
+// wallet has no stake to wait for, so a free identity's audit costs no catch-up with the
+// chain.
+func (s *Service) mayHaveStaked(ctx context.Context, err error, auditor string) bool {
+	if !errors.Is(err, ErrNoStanding) {
+		return false
+	}
+	wallets, werr := s.cfg.Rules.Wallets.WalletsOf(ctx, auditor)
+	return werr == nil && len(wallets) > 0
+}
+
 // submit is Submit without the gossip: for audits that came by gossip.
 func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) (*Submitted, error) {
 	a, err := ParseAudit(&v.Envelope)
@@ -319,47 +332,66 @@ func (s *Service) submit(ctx context.Context, v *identity.Verified, raw []byte) 
 	if err != nil {
 		return nil, err
 	}
-	if verdict.Side == SideNone {
-		if err := s.mayStand(ctx, a.Auditor); err != nil {
-			return nil, err
-		}
+	if err := s.mayStand(ctx, a.Auditor, verdict); err != nil {
+		return nil, err
 	}
 	return s.keep(ctx, a, raw, verdict)
 }
 
-// stakeOf is the per-DID stake a StakeSource may also give (stake.Index does): fresh, read by
-// the DID's key, so an auditor staked a block ago is not refused by the last recomputation's
-// figures.
-type stakeOf interface {
-	Staked(ctx context.Context, did string) (float64, error)
+// bondedOf is the per-DID stake a StakeSource may also give (stake.Index does): read fresh
+// by the DID's key, with what is unbonding.
+type bondedOf interface {
+	Bonded(ctx context.Context, did string) (float64, error)
 }
 
-// mayStand refuses (ErrNoStanding) an unbacked audit by an auditor whose word weighs nothing
-// whatever the audit says: agents are staked above the minimum (the last recomputation was
-// not the everyone fallback) and the auditor has no stake that counts (a word weighs at most
-// three times its own stake). Such an audit would be stored at weight 0 on every node, for
-// nothing; refusing it leaves a free identity no disk to fill. The auditor's stake is read
-// from the chain's index when the source gives one DID's (a stake bonded since the last
-// recomputation counts), else from the last recomputation.
-func (s *Service) mayStand(ctx context.Context, auditor string) error {
+// mayStand refuses (ErrNoStanding) an audit by an auditor whose word weighs nothing (v: the
+// rules' verdict on it): agents are staked above the minimum (not the everyone fallback) and
+// the auditor has no stake that counts (a word weighs at most three times its own stake).
+// Such an audit would be stored at weight 0 on every node, for nothing; refusing it leaves a
+// free identity no disk to fill. One that speaks for a side of a bounty that settled at least
+// the minimum stake is taken from anyone: the settlement priced it, and it counts once its
+// auditor stakes (a market audits its workers, then stakes). A smaller settlement prices
+// nothing (a 1-wei bounty a wallet posts to itself would open the store to every pair of its
+// DIDs).
+//
+// The auditor's stake is what it has bonded, read from the chain's index by its DID when the
+// source gives it (stake.Index.Bonded): a stake bonded a block ago counts, and so does one
+// requested out but still unbonding, so an unbond in the block a node has indexed and its
+// peer has not yet does not have one take the audit and the other refuse it for good (their
+// logs would differ). Without it, the last recomputation's stake. Before the first
+// recomputation, whether anyone is staked is read from the source.
+func (s *Service) mayStand(ctx context.Context, auditor string, v Verdict) error {
 	s.mu.RLock()
 	snap := s.snapshot
 	s.mu.RUnlock()
-	if snap.scores.Everyone {
+	p := snap.params
+	if v.Side != SideNone && v.Settled >= p.minStake() {
+		return nil
+	}
+	everyone := snap.scores.Everyone
+	_, stake := snap.standing(auditor)
+	if snap.at.IsZero() { // not computed yet: its fallback says nothing of the chain
+		staked, err := s.cfg.Stakes.StakedAgents(ctx)
+		if err != nil {
+			return err
+		}
+		everyone = !slices.ContainsFunc(slices.Collect(maps.Values(staked)), func(eth float64) bool { return p.counted(eth) > 0 })
+		stake = staked[auditor]
+	}
+	if everyone {
 		return nil // nobody is staked above the minimum: every agent's word counts evenly
 	}
-	_, stake := snap.standing(auditor)
-	if src, ok := s.cfg.Stakes.(stakeOf); ok {
+	if src, ok := s.cfg.Stakes.(bondedOf); ok {
 		var err error
-		if stake, err = src.Staked(ctx, auditor); err != nil {
+		if stake, err = src.Bonded(ctx, auditor); err != nil {
 			return err
 		}
 	}
-	if snap.params.counted(stake) > 0 {
+	if p.counted(stake) > 0 {
 		return nil
 	}
-	return &AuditError{Err: ErrNoStanding, Detail: fmt.Sprintf("%s has %g staked, below the %g that counts; stake at least that with this DID (surety stake add), or audit a bounty you settled with the subject",
-		auditor, stake, snap.params.minStake())}
+	return &AuditError{Err: ErrNoStanding, Detail: fmt.Sprintf("%s has %g bonded, below the %g that counts: its word weighs nothing, so its audits are not stored; stake at least that with this DID (surety stake add)",
+		auditor, stake, p.minStake())}
 }
 
 // keep records audit a (raw: its envelope) with the rules' verdict on it, and makes it count.

@@ -370,8 +370,8 @@ func TestRevocationAndRotation(t *testing.T) {
 	if staked, err := ix.StakedAgents(ctx); err != nil || len(staked) != 0 {
 		t.Errorf("StakedAgents = %v, %v; want none: every staked DID was rotated away or revoked, the unproven successor counts nothing", staked, err)
 	}
-	if one, err := ix.Staked(ctx, third.DID.String()); err != nil || one != 0 {
-		t.Errorf("Staked(revoked DID) = %v, %v; want 0", one, err)
+	if one, err := ix.Bonded(ctx, third.DID.String()); err != nil || one != 0 {
+		t.Errorf("Bonded(revoked DID) = %v, %v; want 0", one, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -428,8 +428,8 @@ func TestStakeAmountsFollowTheChain(t *testing.T) {
 	if staked, err := ix.StakedAgents(ctx); err != nil || staked[did] != 1.5 || len(staked) != 1 {
 		t.Errorf("StakedAgents = %v, %v; want %s: 1.5", staked, err, did)
 	}
-	if one, err := ix.Staked(ctx, did); err != nil || one != 1.5 {
-		t.Errorf("Staked(%s) = %v, %v; want StakedAgents' 1.5", did, one, err)
+	if one, err := ix.Bonded(ctx, did); err != nil || one != 2.5 {
+		t.Errorf("Bonded(%s) = %v, %v; want 2.5: StakedAgents' 1.5 and the 1 unbonding", did, one, err)
 	}
 	if err := f.c.AdvanceTime(2 * time.Minute); err != nil {
 		t.Fatal(err)

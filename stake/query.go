@@ -182,20 +182,28 @@ func (ix *Index) BindingProof(ctx context.Context, did string, wallet common.Add
 // Bound). It is the chain's figure, the same on every node at the same block, whatever cards
 // a node happens to hold.
 func (ix *Index) StakedAgents(ctx context.Context) (map[string]float64, error) {
-	return ix.staked(ctx, "", ix.cfg.Chain)
+	return ix.staked(ctx, false, "", ix.cfg.Chain)
 }
 
-// Staked is StakedAgents' figure for one DID (0 when it has none), read by the DID's key.
-func (ix *Index) Staked(ctx context.Context, did string) (float64, error) {
-	m, err := ix.staked(ctx, " AND agent_id = ? AND did = ?", ix.cfg.Chain, agentID(did).Hex(), did)
+// Bonded is the stake one DID has bonded, in whole tokens: StakedAgents' figure plus what is
+// unbonding (requested out, not yet withdrawable), read by the DID's key; 0 when it has none.
+// Unbonding stake weighs nothing, but it is still locked: it is what a stake that was just
+// requested out leaves, the same on a node that has indexed the request and one a block
+// behind.
+func (ix *Index) Bonded(ctx context.Context, did string) (float64, error) {
+	m, err := ix.staked(ctx, true, " AND agent_id = ? AND did = ?", ix.cfg.Chain, agentID(did).Hex(), did)
 	return m[did], err
 }
 
-// staked sums the stake that counts per DID over the records that also match and (a
-// condition on r, with its arguments after the chain's).
-func (ix *Index) staked(ctx context.Context, and string, args ...any) (map[string]float64, error) {
-	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT did, staked FROM stake_records r
-		WHERE chain = ? AND verified = 1 AND status = 'bound' AND staked != '0'`+and+`
+// staked sums the stake that counts per DID (with what is unbonding too, when unbonding) over
+// the records that also match and (a condition on r, with its arguments after the chain's).
+func (ix *Index) staked(ctx context.Context, unbonding bool, and string, args ...any) (map[string]float64, error) {
+	nonZero := "staked != '0'"
+	if unbonding {
+		nonZero = "(staked != '0' OR unbonding != '0')"
+	}
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT did, staked, unbonding FROM stake_records r
+		WHERE chain = ? AND verified = 1 AND status = 'bound' AND `+nonZero+and+`
 		AND NOT EXISTS (SELECT 1 FROM stake_records c WHERE c.chain = r.chain AND c.agent_id = r.agent_id AND c.did = r.did
 			AND c.verified = 1 AND c.status != 'bound')`, args...)
 	if err != nil {
@@ -204,18 +212,22 @@ func (ix *Index) staked(ctx context.Context, and string, args ...any) (map[strin
 	defer rows.Close()
 	wei := map[string]*big.Int{}
 	for rows.Next() {
-		var did, staked string
-		if err := rows.Scan(&did, &staked); err != nil {
+		var did, staked, out string
+		if err := rows.Scan(&did, &staked, &out); err != nil {
 			return nil, err
 		}
 		v, ok := new(big.Int).SetString(staked, 10)
-		if !ok {
-			return nil, fmt.Errorf("stake index: stake %q of %s is not a number", staked, did)
+		u, uok := new(big.Int).SetString(out, 10)
+		if !ok || !uok {
+			return nil, fmt.Errorf("stake index: stake %q (unbonding %q) of %s is not a number", staked, out, did)
 		}
 		if wei[did] == nil {
 			wei[did] = new(big.Int)
 		}
 		wei[did].Add(wei[did], v)
+		if unbonding {
+			wei[did].Add(wei[did], u)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err

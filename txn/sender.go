@@ -48,11 +48,12 @@ func (c Call) decode(err error) error {
 			return d
 		}
 	}
-	// A refusal the chain answered for a reason no decoder knows (a selector the contract
+	// A revert the chain answered for a reason no decoder knows (a selector the contract
 	// lacks, a bare revert): still the contract's refusal, not the node's failure. The chain's
-	// error stays wrapped, so contracts.Revert finds the revert data in it.
-	var answered rpc.Error
-	if errors.As(err, &answered) {
+	// error stays wrapped, so contracts.Revert finds the revert data in it. Any other error
+	// the chain answers (a provider's rate limit, a missing header, an internal error) is
+	// not the contract's word, and stays as it is: the call may go through later.
+	if reverted(err) {
 		msg := err.Error()
 		if len(msg) > maxChainMessage {
 			msg = msg[:maxChainMessage] + "…"
@@ -60,6 +61,13 @@ func (c Call) decode(err error) error {
 		return &Error{Err: fmt.Errorf("%w: %w", ErrReverted, err), Msg: "the contract refuses the call: " + msg}
 	}
 	return err
+}
+
+// reverted says whether err is the chain's answer that the call reverted: JSON-RPC error code
+// 3 (execution reverted, as geth and Anvil answer it, with or without revert data).
+func reverted(err error) bool {
+	var answered rpc.Error
+	return errors.As(err, &answered) && answered.ErrorCode() == 3
 }
 
 // Sender sends transactions from one wallet. It hands out nonces itself and broadcasts each
