@@ -105,6 +105,35 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
+// freePorts is the first of n consecutive ports free on 127.0.0.1 now: for a command that
+// numbers its ports from a base (surety devnet: node i on base + i), where separate freePort
+// calls can return neighbours and node 1's port lands on another's.
+func freePorts(t testing.TB, n int) int {
+	t.Helper()
+	for range 100 {
+		base := freePort(t)
+		if base+n > 65535 {
+			continue
+		}
+		var held []net.Listener
+		for p := base; p < base+n; p++ {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				break
+			}
+			held = append(held, l)
+		}
+		for _, l := range held {
+			l.Close()
+		}
+		if len(held) == n {
+			return base
+		}
+	}
+	t.Fatalf("no %d consecutive free ports on 127.0.0.1", n)
+	return 0
+}
+
 // startCluster starts n nodes on a fresh Anvil: node 0 first, then the others bootstrapped to
 // the nodes before them.
 func startCluster(t testing.TB, n int, f clusterFlags) *cluster {

@@ -27,7 +27,10 @@ func TestDevnetRunsNodeProcesses(t *testing.T) {
 	t.Parallel()
 	anvil := testutil.Tool(t, "anvil")
 	bin := suretyBinary(t)
-	api, p2p, rpc := freePort(t), freePort(t), freePort(t)
+	// Node i listens on api + i and p2p + i: one block of ports, so that no node's port is
+	// another's (at 8ad4263 api + 1 could be the p2p port, and node 1 exited at start).
+	base := freePorts(t, 5)
+	api, p2p, rpc := base, base+2, base+4
 	cmd := exec.Command(bin, "devnet", "--nodes", "2", "--port", strconv.Itoa(rpc), "--listen", fmt.Sprintf("127.0.0.1:%d", api),
 		"--p2p-port", strconv.Itoa(p2p), "--data-dir", t.TempDir(), "--anvil", anvil, "--log-level", "warn")
 	stdout, err := cmd.StdoutPipe()
