@@ -26,6 +26,7 @@ import (
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/memlimit"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/units"
@@ -134,8 +135,13 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	trustedProxy := fs.String("trusted-proxy", "", "proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client; without it the client is the socket's peer")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
+	memLimit := fs.String("memory-limit", "128MiB", "soft limit on the node's Go memory: past max(this, 1.5 × the live heap) the garbage collector works harder instead of the process growing (0: Go's default; GOMEMLIMIT in the environment wins)")
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	floor, err := memlimit.ParseSize(*memLimit)
+	if err != nil {
+		return usagef("--memory-limit: %v", err)
 	}
 	cfg.RPC = *rpcURL
 	if *confirmations >= 0 {
@@ -211,6 +217,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	if cfg.LogGrace <= 0 {
 		return usagef("--log-grace must be positive, got %s", cfg.LogGrace)
 	}
+	defer memlimit.Start(floor)()
 	n, err := startNode(ctx, e, cfg, e.stdout)
 	if err != nil {
 		return err

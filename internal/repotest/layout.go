@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"internal/anvil":      {},
 	"internal/benchtable": {},
 	"internal/units":      {},
+	"internal/memlimit":   {},
 	"internal/chainlog":   {"internal/sqlite", "internal/chain"},
 	"internal/benchref":   {"internal/sqlite"},
 	"internal/repotest":   {"internal/tools"},

@@ -1,0 +1,101 @@
+// Package memlimit keeps a node's Go memory near what it holds. Go's collector lets the heap
+// grow to twice what is live before it collects; under a flood of requests that each leave
+// garbage, a node's resident set then grows with the flood's rate rather than with what it
+// stores (issue 25's load test: ~330 MB for ~100 MB live). A soft memory limit makes the
+// collector work harder near it instead. A fixed limit would starve a node that holds a large
+// graph, so the limit follows the live heap: max(floor, Headroom × live), set again every
+// Every.
+package memlimit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	// DefaultFloor is the limit a node keeps while what it holds is small.
+	DefaultFloor = 128 << 20
+	// Headroom is the limit's multiple of the live heap once that is past the floor's share.
+	Headroom = 1.5
+	// Every is how often the limit follows the live heap.
+	Every = 10 * time.Second
+)
+
+// For is the limit for a live heap of live bytes: max(floor, Headroom × live).
+func For(live uint64, floor int64) int64 {
+	return max(floor, int64(math.Min(float64(live)*Headroom, math.MaxInt64)))
+}
+
+// Start keeps the limit at For(live heap, floor) until stop is called, which restores the
+// limit there was. It does nothing (stop too) when floor is 0 or less, or when GOMEMLIMIT is
+// set: the operator's own limit wins.
+func Start(floor int64) (stop func()) {
+	if floor <= 0 || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	before := debug.SetMemoryLimit(-1)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	follow := func() { debug.SetMemoryLimit(For(live(), floor)) }
+	follow()
+	wg.Go(func() {
+		t := time.NewTicker(Every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				follow()
+			}
+		}
+	})
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+			debug.SetMemoryLimit(before)
+		})
+	}
+}
+
+// live is the heap the last collection found live.
+func live() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// ParseSize reads a size in bytes: a whole number with an optional unit B, KiB, MiB or GiB
+// (e.g. "192MiB"); "0" means none.
+func ParseSize(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	units := []struct {
+		suffix string
+		scale  int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+	scale := int64(1)
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, scale = strings.TrimSpace(rest), u.scale
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/scale {
+		return 0, fmt.Errorf("%q is not a size like 192MiB, 1GiB or 0", s)
+	}
+	return n * scale, nil
+}
