@@ -154,6 +154,7 @@ var mappings = []mapping{
 	{err: reputation.ErrForeignBounty, status: http.StatusUnprocessableEntity, slug: "audit-foreign-bounty", title: "The audited bounty is on another chain or escrow"},
 	{err: reputation.ErrLate, status: http.StatusConflict, slug: "audit-late", title: "The audit's epoch is already closed in the log"},
 	{err: reputation.ErrNotLogged, status: http.StatusNotFound, slug: "not-logged", title: "No such leaf in the log (yet: epochs close an interval after they end)"},
+	{err: ErrNoCheckpoint, status: http.StatusNotImplemented, slug: "no-checkpoint", title: "This node signs no checkpoints (its deployment has no RootAnchor)"},
 	{err: reputation.ErrDuplicate, status: http.StatusConflict, slug: "audit-duplicate", title: "This audit is already recorded"},
 	{err: registry.ErrRevoked, status: http.StatusGone, slug: "agent-revoked", title: "The agent's DID was revoked or rotated on chain"},
 

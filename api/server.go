@@ -206,6 +206,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.AuditLog != nil {
 		v1.GET("/log/head", s.logHead)
+		v1.GET("/log/checkpoint", s.logCheckpoint)
 		v1.GET("/log/proof/inclusion", s.inclusionProof)
 		v1.GET("/log/proof/consistency", s.consistencyProof)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/reputation/merkle"
+	"github.com/surety-ioa/surety/reputation/verify"
 )
 
 // The audit log. Every accepted audit (superseded ones too: the log is the record of what was
@@ -41,8 +42,8 @@ CREATE TABLE reputation_heads (
 CREATE INDEX reputation_audits_time ON reputation_audits (chain, time);
 `}
 
-// HeadType is the JWS typ of a signed tree head.
-const HeadType = "surety-sth+jws"
+// HeadType is the JWS typ of a signed tree head (defined beside its verifier).
+const HeadType = verify.HeadType
 
 // ErrLate refuses an audit whose epoch is already closed in the log.
 var ErrLate = errors.New("reputation: the audit's epoch is closed in the log")

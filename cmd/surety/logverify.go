@@ -15,7 +15,7 @@ import (
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/reputation/merkle"
+	"github.com/surety-ioa/surety/reputation/verify"
 )
 
 func runLogCmd(ctx context.Context, e *env, args []string) error {
@@ -43,13 +43,13 @@ node is not trusted.`))
 	if *rpcURL == "" || (*envelope == "") == (*leafHex == "") {
 		return usagef("give --rpc-url, and one of --envelope FILE or --leaf HEX")
 	}
-	var leaf merkle.Hash
+	var leaf verify.Hash
 	if *envelope != "" {
 		raw, err := os.ReadFile(*envelope)
 		if err != nil {
 			return err
 		}
-		leaf = merkle.LeafHash([]byte(strings.TrimSpace(string(raw))))
+		leaf = verify.EnvelopeLeaf(raw)
 	} else if err := leaf.UnmarshalText([]byte(strings.TrimPrefix(*leafHex, "0x"))); err != nil {
 		return usagef("--leaf: %v", err)
 	}
@@ -84,8 +84,9 @@ node is not trusted.`))
 
 // verifyLeaf checks that leaf is in the node's log (an inclusion proof from the node at c)
 // under the root anchored in contract by wallet (default: the sender of the head's anchor
-// transaction), read from the chain on its own. It returns what it verified.
-func verifyLeaf(ctx context.Context, c *client.Client, rpc chain.Client, contract common.Address, wallet string, leaf merkle.Hash) (string, error) {
+// transaction), read from the chain on its own. It returns what it verified. The reading is
+// here; the checking is reputation/verify's, which an auditor's own program links.
+func verifyLeaf(ctx context.Context, c *client.Client, rpc chain.Client, contract common.Address, wallet string, leaf verify.Hash) (string, error) {
 	head, err := c.LogHead(ctx)
 	if err != nil {
 		return "", err
@@ -118,9 +119,10 @@ func verifyLeaf(ctx context.Context, c *client.Client, rpc chain.Client, contrac
 	if root == ([32]byte{}) {
 		return "", fmt.Errorf("no root is anchored by %s at size %d in %s", from.Hex(), proof.Size, contract.Hex())
 	}
-	if err := merkle.VerifyInclusion(leaf, proof.Index, proof.Size, proof.Path, merkle.Hash(root)); err != nil {
+	p := verify.InclusionProof{Leaf: proof.Leaf, Index: proof.Index, Size: proof.Size, Path: proof.Path}
+	if err := verify.Inclusion(leaf, p, proof.Size, verify.Hash(root)); err != nil {
 		return "", fmt.Errorf("NOT verified: leaf %s against the root anchored at size %d: %w", leaf, proof.Size, err)
 	}
 	return fmt.Sprintf("verified: leaf %s is entry %d of the log of size %d, whose root %s is anchored on chain by %s in %s",
-		leaf, proof.Index, proof.Size, merkle.Hash(root), from.Hex(), contract.Hex()), nil
+		leaf, proof.Index, proof.Size, verify.Hash(root), from.Hex(), contract.Hex()), nil
 }

@@ -58,7 +58,18 @@ var allowedInTests = map[string][]string{"txn": {"contracts"}}
 
 // pure are packages that link no network code: a verifier or a wallet tool can use them
 // without pulling in libp2p.
-var pure = []string{"identity", "reputation/merkle", "contracts"}
+var pure = []string{"identity", "reputation/merkle", "reputation/verify", "contracts"}
+
+// standalone are packages an auditor links on their own, held tighter than pure: besides the
+// standard library they may depend only on the module paths listed (no cgo, no SQLite, no
+// HTTP server, no chain client, nothing else of Surety's).
+var standalone = map[string][]string{
+	"reputation/verify": {
+		Module + "/reputation/merkle",
+		"github.com/decred/dcrd/dcrec/secp256k1/v4", // pure Go, for ES256K node keys
+		"github.com/mr-tron/base58",                 // did:key
+	},
+}
 
 // networkCode are the import path prefixes pure packages may not depend on, even indirectly.
 var networkCode = []string{"github.com/libp2p/", Module + "/internal/p2p"}
@@ -155,6 +166,36 @@ func PureViolations(pkgs []Package) []string {
 					break
 				}
 			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// StandaloneViolations lists every dependency of a standalone package outside the standard
+// library and its allowed list, and every cgo file it links.
+func StandaloneViolations(pkgs []Package) []string {
+	var out []string
+	for _, p := range pkgs {
+		rel, _ := strings.CutPrefix(p.ImportPath, Module+"/")
+		ok, isStandalone := standalone[rel]
+		if !isStandalone {
+			continue
+		}
+		if len(p.CgoFiles) > 0 {
+			out = append(out, fmt.Sprintf("%s has cgo files: a verifier builds without a C compiler", p.ImportPath))
+		}
+	deps:
+		for _, d := range p.Deps {
+			if first, _, _ := strings.Cut(d, "/"); !strings.Contains(first, ".") {
+				continue // the standard library
+			}
+			for _, a := range ok {
+				if d == a || strings.HasPrefix(d, a+"/") {
+					continue deps
+				}
+			}
+			out = append(out, fmt.Sprintf("%s depends on %s: an auditor links it alone, with the standard library and %v only", p.ImportPath, d, ok))
 		}
 	}
 	sort.Strings(out)

@@ -3,6 +3,7 @@ package repotest
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,6 +49,31 @@ func TestPurePackagesLinkNoNetworkCode(t *testing.T) {
 	}
 	for _, v := range PureViolations(pkgs) {
 		t.Error(v)
+	}
+}
+
+// TestVerifierLinksOnlyItself: an auditor's program that imports the verifier links the
+// standard library, the Merkle hashing and two small pure-Go libraries, nothing of the node
+// (issue 26's acceptance: it verifies a proof and a checkpoint importing only the verifier).
+func TestVerifierLinksOnlyItself(t *testing.T) {
+	pkgs := repoPackages(t)
+	for name := range standalone {
+		if !slices.ContainsFunc(pkgs, func(p Package) bool { return p.ImportPath == Module+"/"+name }) {
+			t.Errorf("standalone package %s does not exist", name)
+		}
+	}
+	for _, v := range StandaloneViolations(pkgs) {
+		t.Error(v)
+	}
+}
+
+// TestStandaloneViolationsCatches proves the verifier check can fail: the verifier importing
+// identity (and through it SQLite) is caught.
+func TestStandaloneViolationsCatches(t *testing.T) {
+	p := Package{ImportPath: Module + "/reputation/verify", Deps: []string{"fmt", Module + "/reputation/merkle", Module + "/identity", "github.com/mattn/go-sqlite3"}}
+	got := StandaloneViolations([]Package{p})
+	if len(got) != 2 {
+		t.Errorf("violations = %q, want the identity and sqlite dependencies", got)
 	}
 }
 
