@@ -111,7 +111,10 @@ func (s *Server) listGroupEnvelopes(c echo.Context) error {
 	if len(page) > 0 {
 		next = page[len(page)-1].Seq
 	}
-	out := GroupPage{Envelopes: make([]*wire.GroupEnvelope, len(page)), Next: next}
+	out := GroupPage{Next: next}
+	if page != nil {
+		out.Envelopes = make([]*wire.GroupEnvelope, len(page))
+	}
 	for i, e := range page {
 		out.Envelopes[i] = (*wire.GroupEnvelope)(e)
 	}
