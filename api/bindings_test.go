@@ -14,6 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -200,7 +201,7 @@ func TestRotateAndRevokeFromAWalletTheNodeHolds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return api.RotateBody{Op: "rotate", Wallet: w, Successor: st, SuccessorJWS: jws}
+		return api.RotateBody{Op: "rotate", Wallet: w, Successor: wire.BindingStatement(st), SuccessorJWS: jws}
 	}
 	nonce := func() uint64 {
 		v, err := c.NonceAt(ctx, wallet, nil)

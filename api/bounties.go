@@ -14,12 +14,12 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
@@ -110,49 +110,10 @@ var ErrWalletNotBound = errors.New("api: the wallet is not bound to the signer's
 // ErrWrongBounty reports an envelope that names another bounty than the URL.
 var ErrWrongBounty = errors.New("api: the envelope names another bounty")
 
-// PostBody is the envelope body of POST /v1/bounties. Amounts are decimal strings in the
-// token's base unit (wei for ETH).
-type PostBody struct {
-	Wallet       common.Address `json:"wallet"`
-	Token        common.Address `json:"token"`
-	Amount       string         `json:"amount"`
-	Arbiter      common.Address `json:"arbiter"`
-	Deadline     uint64         `json:"deadline"`
-	ReviewWindow uint32         `json:"reviewWindow"`
-	MinStake     string         `json:"minStake"`
-	SpecHash     common.Hash    `json:"specHash"`
-	// Spec is the task text. The node stores it and serves it with the bounty; it must hash
-	// (keccak256) to SpecHash, which it fills in when zero.
-	Spec string `json:"spec,omitempty"`
-	// Salt makes the bounty id (BountyEscrow.bountyId(wallet, salt)), so the post happens
-	// once on chain whichever node it reaches. Zero: the node derives it from the envelope
-	// (postSalt), so the same envelope can never post twice.
-	Salt common.Hash `json:"salt"`
-}
-
 // postSalt is the salt of a post whose body names none: a hash of the sender and the
 // envelope's id, the same at every node for the same envelope.
 func postSalt(e identity.Envelope) common.Hash {
 	return crypto.Keccak256Hash([]byte("surety-post\x00" + e.Sender + "\x00" + e.ID))
-}
-
-// ActionBody is the envelope body of POST /v1/bounties/{id}/{action}.
-type ActionBody struct {
-	Wallet     common.Address `json:"wallet"`
-	AgentID    common.Hash    `json:"agentId"`
-	Worker     common.Address `json:"worker"`
-	ResultHash common.Hash    `json:"resultHash"`
-	ReasonHash common.Hash    `json:"reasonHash"`
-	WorkerBps  uint16         `json:"workerBps"`
-	// Slash is the worker's locked stake the arbiter's ruling takes to the poster, in base
-	// units (decimal), at most the bounty's minStake; resolve only.
-	Slash string `json:"slash,omitempty"`
-}
-
-// WithdrawBody is the envelope body of POST /v1/withdraw.
-type WithdrawBody struct {
-	Wallet common.Address `json:"wallet"`
-	Token  common.Address `json:"token"`
 }
 
 // signedRequest is a verified request envelope.
@@ -541,21 +502,6 @@ func (s *Server) bountyEvents(c echo.Context) error {
 // and the wallet (see identity.Binding).
 type BindingRequest = identity.Binding
 
-// BindingAnswer says where a binding stands on chain.
-type BindingAnswer struct {
-	Statement identity.BindingStatement `json:"statement"`
-	// OnChain: the node's index holds the binding, verified; the wallet acts for the DID
-	// through any node.
-	OnChain bool `json:"onChain"`
-	// TxHash and Block are the bind transaction the node just sent from the wallet.
-	TxHash string `json:"txHash,omitempty"`
-	Block  uint64 `json:"block,omitempty"`
-	// To and Data are the call for the wallet to send itself, when the node does not hold it
-	// (StakeRegistry.bind(agentId, binding)).
-	To   *common.Address `json:"to,omitempty"`
-	Data hexutil.Bytes   `json:"data,omitempty"`
-}
-
 // addBinding records a wallet binding on chain, where every node reads it from: 200 when the
 // chain already has it (through whichever node it was sent), 201 when the node sent the bind
 // from a wallet it holds and indexed it, 202 with the call to send when the wallet is the
@@ -571,7 +517,7 @@ func (s *Server) addBinding(c echo.Context) error {
 		return err
 	}
 	st := b.Statement
-	ans := BindingAnswer{Statement: st}
+	ans := BindingAnswer{Statement: wire.BindingStatement(st)}
 	if ans.OnChain, err = s.boundOnChain(ctx, st); err != nil {
 		return err
 	}
@@ -652,11 +598,6 @@ func (s *Server) boundOnChain(ctx context.Context, st identity.BindingStatement)
 		return ok, err
 	}
 	return false, withDetail(ErrBindingNotCounted, "%s is bound to %s on chain, but the index does not count it: the proof recorded with it fails the nodes' rule, or a controller closed the DID", st.DID, st.Wallet.Hex())
-}
-
-// RelayRequest is the body of POST /v1/tx/raw: a transaction an external wallet signed.
-type RelayRequest struct {
-	RawTx hexutil.Bytes `json:"rawTx"`
 }
 
 // relay sends a transaction an external wallet signed. The signature is the authentication:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 )
@@ -24,13 +25,6 @@ type Groups interface {
 }
 
 var _ Groups = (*groups.Service)(nil)
-
-// GroupPage is a page of a thread: the envelopes, and the seq to ask after for the next
-// page (the last one's; the same as asked when the page is empty).
-type GroupPage struct {
-	Envelopes []*groups.Envelope `json:"envelopes"`
-	Next      int64              `json:"next"`
-}
 
 // verifiedBody reads the request body as an envelope and verifies it.
 func (s *Server) verifiedBody(c echo.Context) (*identity.Verified, []byte, error) {
@@ -117,7 +111,14 @@ func (s *Server) listGroupEnvelopes(c echo.Context) error {
 	if len(page) > 0 {
 		next = page[len(page)-1].Seq
 	}
-	return c.JSON(http.StatusOK, GroupPage{Envelopes: page, Next: next})
+	out := GroupPage{Next: next}
+	if page != nil {
+		out.Envelopes = make([]*wire.GroupEnvelope, len(page))
+	}
+	for i, e := range page {
+		out.Envelopes[i] = (*wire.GroupEnvelope)(e)
+	}
+	return c.JSON(http.StatusOK, out)
 }
 
 // streamGroup sends a thread as server-sent events (event "envelope", id = seq), from

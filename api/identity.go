@@ -68,13 +68,6 @@ func (s *Server) challenge(c echo.Context) error {
 	}{ch, s.cfg.Identity.NodeDID()})
 }
 
-// RegisterRequest is the body of POST /v1/dids/register.
-type RegisterRequest struct {
-	// Proof is an envelope (compact JWS) signed by the DID's key, addressed to the node,
-	// whose body is {"challenge": "<from GET /v1/challenge>"}.
-	Proof string `json:"proof"`
-}
-
 func (s *Server) register(c echo.Context) error {
 	var req RegisterRequest
 	if err := bindJSON(c, &req); err != nil {
@@ -88,14 +81,6 @@ func (s *Server) register(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, issued)
-}
-
-// VerifyResponse is the body of a successful POST /v1/envelopes/verify.
-type VerifyResponse struct {
-	Valid   bool            `json:"valid"`
-	Sender  string          `json:"sender"`
-	Signers []string        `json:"signers"`
-	Payload json.RawMessage `json:"payload"`
 }
 
 // verifyEnvelope takes the envelope as the raw body (compact or JSON serialization).

@@ -6,55 +6,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/reputation"
 )
-
-// Info is the body of GET /v1/info.
-type Info struct {
-	Version string    `json:"version"`
-	Chain   InfoChain `json:"chain"`
-	// Contracts maps each contract's name to its address.
-	Contracts map[string]string `json:"contracts"`
-	// NodeDID is the node's own DID, once the node has one.
-	NodeDID string `json:"nodeDid,omitempty"`
-	// Peer is the node's libp2p identity, when it takes part in the network.
-	Peer *PeerInfo `json:"peer,omitempty"`
-	// AuditLog says whether the node's audit log keeps step with its peers' (a node whose
-	// peers offer only epochs no quorum of staked nodes signed keeps its own).
-	AuditLog *reputation.LogSync `json:"auditLog,omitempty"`
-}
 
 // logSyncer is the part of the reputation service /v1/info reads.
 type logSyncer interface{ LogSync() reputation.LogSync }
 
 var _ logSyncer = (*reputation.Service)(nil)
-
-// PeerInfo ties the node's DID to its libp2p peer: Binding is a JWS by the node's DID over
-// {"did": ..., "peerId": ...}.
-type PeerInfo struct {
-	ID      string   `json:"id"`
-	Addrs   []string `json:"addrs"`
-	Binding string   `json:"binding"`
-}
-
-// InfoChain describes the chain in GET /v1/info.
-type InfoChain struct {
-	ID          uint64 `json:"id"`
-	Kind        string `json:"kind"`
-	Genesis     string `json:"genesis"`
-	BlockNumber uint64 `json:"blockNumber"`
-	StateKey    string `json:"stateKey"`
-	// IndexedBlock is the highest block whose events every chain index of the node holds
-	// (bounties and stakes): what the node answers reflects the chain up to it. Absent when
-	// the node keeps no index.
-	IndexedBlock *uint64 `json:"indexedBlock,omitempty"`
-	// Confirmations is how many blocks the node's indexes wait before trusting an event: a
-	// transaction mined in block B is indexed once the head reaches B+Confirmations.
-	Confirmations uint64 `json:"confirmations"`
-	// MinStake is the deployment's minimum stake in base units (StakeRegistry.minStake):
-	// below it an agent ranks, pre-trusts and weighs as unstaked, on every node alike.
-	MinStake string `json:"minStake,omitempty"`
-}
 
 func (s *Server) info(c echo.Context) error {
 	block, err := s.cfg.Blocks.BlockNumber(c.Request().Context())
@@ -72,7 +31,7 @@ func (s *Server) info(c echo.Context) error {
 	}
 	if ls, ok := s.cfg.Reputation.(logSyncer); ok {
 		sync := ls.LogSync()
-		out.AuditLog = &sync
+		out.AuditLog = (*wire.LogSync)(&sync)
 	}
 	if s.cfg.Peers != nil {
 		id, addrs := s.cfg.Peers.Self()
@@ -98,11 +57,6 @@ type Index interface {
 	Indexed() uint64
 }
 
-// Health is the body of GET /healthz.
-type Health struct {
-	Status string `json:"status"`
-}
-
 // health answers 200 when the database and the chain both respond, 503 otherwise.
 func (s *Server) health(c echo.Context) error {
 	ctx := c.Request().Context()
@@ -125,38 +79,6 @@ type Peers interface {
 	Meshes() []Mesh
 	// PendingPuts is how many DHT puts of agent cards are under way.
 	PendingPuts() int
-}
-
-// PeerList is the body of GET /v1/peers: the connected peers, each gossip topic's mesh, and
-// the DHT writes under way. An operator (or a test) sees from it whether a message published
-// now reaches every node, and whether a card registered here has reached the DHT.
-type PeerList struct {
-	Peers  []Peer `json:"peers"`
-	Topics []Mesh `json:"topics"`
-	// PendingPuts is how many DHT puts of cards registered here are under way (0: every one
-	// landed or failed).
-	PendingPuts int `json:"pendingPuts"`
-}
-
-// Mesh is one gossip topic's mesh here: Peers connected peers joined it, InMesh of them are
-// in this node's mesh, and Formed says a message published now reaches every node.
-type Mesh struct {
-	Topic  string `json:"topic"`
-	Peers  int    `json:"peers"`
-	InMesh int    `json:"inMesh"`
-	Formed bool   `json:"formed"`
-}
-
-// Peer is a connected peer, with the gossip score this node gives it (gossipsub peer
-// scoring: invalid cards or notices from it push it down; below -80 it is ignored) when it
-// has been scored, and the penalty this node holds against it outside gossip (anti-entropy
-// items that failed their checks, answers it stalled reading), which that score includes:
-// absent when none. An operator (or a load test) tells from it whether a peer was punished.
-type Peer struct {
-	ID      string   `json:"id"`
-	Addrs   []string `json:"addrs"`
-	Score   *float64 `json:"score,omitempty"`
-	Penalty *float64 `json:"penalty,omitempty"`
 }
 
 func (s *Server) peers(c echo.Context) error {

@@ -80,21 +80,6 @@ type AuditLog interface {
 
 var _ AuditLog = (*reputation.Log)(nil)
 
-// InclusionProof is the answer of GET /v1/log/proof/inclusion.
-type InclusionProof struct {
-	Leaf  merkle.Hash   `json:"leaf"`
-	Index uint64        `json:"index"`
-	Size  uint64        `json:"size"`
-	Path  []merkle.Hash `json:"path"`
-}
-
-// ConsistencyProof is the answer of GET /v1/log/proof/consistency.
-type ConsistencyProof struct {
-	From uint64        `json:"from"`
-	To   uint64        `json:"to"`
-	Path []merkle.Hash `json:"path"`
-}
-
 func (s *Server) logHead(c echo.Context) error {
 	return c.JSON(http.StatusOK, s.cfg.AuditLog.Head())
 }

@@ -16,22 +16,6 @@ import (
 	"github.com/surety-ioa/surety/txn"
 )
 
-// StakeBody is the envelope body of POST /v1/stake and POST /v1/stake/unbond: what to do
-// (Op: "stake" or "unbond", so a signature for one cannot be spent on the other), the wallet
-// that controls the signer's agent, and the amount in the stake token's base unit (wei for
-// ETH), as a decimal string.
-type StakeBody struct {
-	Op     string         `json:"op"`
-	Wallet common.Address `json:"wallet"`
-	Amount string         `json:"amount"`
-}
-
-// StakeWithdrawBody is the envelope body of POST /v1/stake/withdraw; Op is "withdraw-stake".
-type StakeWithdrawBody struct {
-	Op     string         `json:"op"`
-	Wallet common.Address `json:"wallet"`
-}
-
 // stakeOp runs a stake op for the signer's own agent (keccak256 of its DID), from a wallet the
 // node holds and the signer is bound to.
 func (s *Server) stakeOp(c echo.Context, kind stake.OpKind) error {
@@ -110,26 +94,6 @@ func (s *Server) getStake(c echo.Context) error {
 		return fmt.Errorf("%w: %w", ErrChainUnavailable, err)
 	}
 	return c.JSON(http.StatusOK, rec)
-}
-
-// RevokeBody is the envelope body of POST /v1/dids/revoke: Op "revoke" (a signature for
-// another write cannot be spent on this one) and the wallet, held by the node, that bound the
-// signer's DID on chain and revokes it.
-type RevokeBody struct {
-	Op     string         `json:"op"`
-	Wallet common.Address `json:"wallet"`
-}
-
-// RotateBody is the envelope body of POST /v1/dids/rotate: Op "rotate", the wallet, held by
-// the node, that bound the signer's DID on chain, and the successor's half of its binding to
-// that wallet: the statement (the new DID, the wallet, this node's chain and registry) and
-// the new key's JWS over it (identity.SignBindingAgent). The node signs the wallet's half
-// with the wallet, so StakeRegistry.rotate records a binding both keys signed, as bind does.
-type RotateBody struct {
-	Op           string                    `json:"op"`
-	Wallet       common.Address            `json:"wallet"`
-	Successor    identity.BindingStatement `json:"successor"`
-	SuccessorJWS string                    `json:"successorJws"`
 }
 
 // KeyChange answers POST /v1/dids/revoke and /v1/dids/rotate: the transaction, the stake
@@ -213,7 +177,7 @@ func (s *Server) changeKey(c echo.Context, kind stake.OpKind) error {
 // it holds once the new key's half verifies. It must name the request's wallet, this chain
 // and registry, and a DID other than the signer's that the chain has not closed.
 func (s *Server) successorBinding(ctx context.Context, sender string, b RotateBody) ([]byte, error) {
-	st := b.Successor
+	st := identity.BindingStatement(b.Successor)
 	switch {
 	case st.Wallet != b.Wallet:
 		return nil, withDetail(ErrBadRequest, "body.successor.wallet %s is not body.wallet %s", st.Wallet.Hex(), b.Wallet.Hex())

@@ -1,6 +1,11 @@
 // Package client is the typed Go client of a Surety node's HTTP API: one method per route,
-// taking and returning the API's own types, with problem+json answers turned into *Error. The
-// CLI, the demo and the API's handler tests use it, so a route's shape is written once.
+// taking and returning the wire types of package api/wire, with problem+json answers turned
+// into *Error. The CLI, the demo and the API's handler tests use it, so a route's shape is
+// written once.
+//
+// It links no node: no network stack but net/http, no database, no cgo (internal/repotest's
+// TestClientLinksNoNode holds it to that), so an agent that only calls a node pays for a
+// client.
 package client
 
 import (

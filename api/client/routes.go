@@ -13,41 +13,31 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"github.com/surety-ioa/surety/api"
-	"github.com/surety-ioa/surety/escrow"
-	"github.com/surety-ioa/surety/groups"
-	"github.com/surety-ioa/surety/identity"
-	"github.com/surety-ioa/surety/registry"
-	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/reputation/merkle"
-	"github.com/surety-ioa/surety/stake"
 )
 
 // Info is GET /v1/info: the node's version, chain, contracts and DID.
-func (c *Client) Info(ctx context.Context) (api.Info, error) {
-	var out api.Info
+func (c *Client) Info(ctx context.Context) (wire.Info, error) {
+	var out wire.Info
 	return out, c.get(ctx, "/v1/info", &out)
 }
 
 // Health is GET /healthz.
-func (c *Client) Health(ctx context.Context) (api.Health, error) {
-	var out api.Health
+func (c *Client) Health(ctx context.Context) (wire.Health, error) {
+	var out wire.Health
 	return out, c.get(ctx, "/healthz", &out)
 }
 
 // Peers is GET /v1/peers: the libp2p peers the node is connected to, each gossip topic's
 // mesh, and the DHT puts under way.
-func (c *Client) Peers(ctx context.Context) (*api.PeerList, error) {
-	var out api.PeerList
+func (c *Client) Peers(ctx context.Context) (*wire.PeerList, error) {
+	var out wire.PeerList
 	return &out, c.get(ctx, "/v1/peers", &out)
 }
 
 // Challenge is what GET /v1/challenge answers: a challenge to sign, for the node's DID.
-type Challenge struct {
-	Challenge string    `json:"challenge"`
-	Expires   time.Time `json:"expires"`
-	Audience  string    `json:"audience"`
-}
+type Challenge = wire.Challenge
 
 // Challenge is GET /v1/challenge.
 func (c *Client) Challenge(ctx context.Context) (Challenge, error) {
@@ -56,9 +46,9 @@ func (c *Client) Challenge(ctx context.Context) (Challenge, error) {
 }
 
 // RegisterDID is POST /v1/dids/register with a signed proof of possession.
-func (c *Client) RegisterDID(ctx context.Context, proof string) (*identity.Issued, error) {
-	var out identity.Issued
-	if err := c.postJSON(ctx, "/v1/dids/register", api.RegisterRequest{Proof: proof}, &out); err != nil {
+func (c *Client) RegisterDID(ctx context.Context, proof string) (*wire.Issued, error) {
+	var out wire.Issued
+	if err := c.postJSON(ctx, "/v1/dids/register", wire.RegisterRequest{Proof: proof}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -72,14 +62,14 @@ func (c *Client) ResolveDID(ctx context.Context, did, format string) (json.RawMe
 }
 
 // VerifyEnvelope is POST /v1/envelopes/verify.
-func (c *Client) VerifyEnvelope(ctx context.Context, env []byte) (api.VerifyResponse, error) {
-	var out api.VerifyResponse
+func (c *Client) VerifyEnvelope(ctx context.Context, env []byte) (wire.VerifyResponse, error) {
+	var out wire.VerifyResponse
 	return out, c.postJOSE(ctx, "/v1/envelopes/verify", env, &out)
 }
 
 // RegisterCard is POST /v1/agents with a signed Agent Card (compact JWS).
-func (c *Client) RegisterCard(ctx context.Context, jws string) (*registry.Agent, error) {
-	var out registry.Agent
+func (c *Client) RegisterCard(ctx context.Context, jws string) (*wire.Agent, error) {
+	var out wire.Agent
 	if err := c.postJOSE(ctx, "/v1/agents", []byte(jws), &out); err != nil {
 		return nil, err
 	}
@@ -87,8 +77,8 @@ func (c *Client) RegisterCard(ctx context.Context, jws string) (*registry.Agent,
 }
 
 // Agent is GET /v1/agents/{did}.
-func (c *Client) Agent(ctx context.Context, did string) (*registry.Agent, error) {
-	var out registry.Agent
+func (c *Client) Agent(ctx context.Context, did string) (*wire.Agent, error) {
+	var out wire.Agent
 	if err := c.get(ctx, "/v1/agents/"+esc(did), &out); err != nil {
 		return nil, err
 	}
@@ -96,17 +86,15 @@ func (c *Client) Agent(ctx context.Context, did string) (*registry.Agent, error)
 }
 
 // SearchAgents is GET /v1/agents?q=&capability=&limit=.
-func (c *Client) SearchAgents(ctx context.Context, q url.Values) ([]*registry.Agent, error) {
-	var out struct {
-		Agents []*registry.Agent `json:"agents"`
-	}
+func (c *Client) SearchAgents(ctx context.Context, q url.Values) ([]*wire.Agent, error) {
+	var out wire.AgentList
 	return out.Agents, c.get(ctx, "/v1/agents?"+q.Encode(), &out)
 }
 
 // CheckAgentStatus is POST /v1/agents/{did}/status: the node reads the DID's key status
 // from the chain again.
-func (c *Client) CheckAgentStatus(ctx context.Context, did string) (*registry.StatusResult, error) {
-	var out registry.StatusResult
+func (c *Client) CheckAgentStatus(ctx context.Context, did string) (*wire.StatusResult, error) {
+	var out wire.StatusResult
 	if err := c.do(ctx, request{method: http.MethodPost, path: "/v1/agents/" + esc(did) + "/status"}, &out); err != nil {
 		return nil, err
 	}
@@ -114,8 +102,8 @@ func (c *Client) CheckAgentStatus(ctx context.Context, did string) (*registry.St
 }
 
 // SubmitAudit is POST /v1/audits with a signed audit envelope.
-func (c *Client) SubmitAudit(ctx context.Context, env []byte) (*reputation.Submitted, error) {
-	var out reputation.Submitted
+func (c *Client) SubmitAudit(ctx context.Context, env []byte) (*wire.Submitted, error) {
+	var out wire.Submitted
 	if err := c.postJOSE(ctx, "/v1/audits", env, &out); err != nil {
 		return nil, err
 	}
@@ -123,8 +111,8 @@ func (c *Client) SubmitAudit(ctx context.Context, env []byte) (*reputation.Submi
 }
 
 // Reputation is GET /v1/reputation/{did}.
-func (c *Client) Reputation(ctx context.Context, did string) (*reputation.Reputation, error) {
-	var out reputation.Reputation
+func (c *Client) Reputation(ctx context.Context, did string) (*wire.Reputation, error) {
+	var out wire.Reputation
 	if err := c.get(ctx, "/v1/reputation/"+esc(did), &out); err != nil {
 		return nil, err
 	}
@@ -132,16 +120,14 @@ func (c *Client) Reputation(ctx context.Context, did string) (*reputation.Reputa
 }
 
 // TopReputation is GET /v1/reputation?top=n.
-func (c *Client) TopReputation(ctx context.Context, n string) ([]*reputation.Reputation, error) {
-	var out struct {
-		Agents []*reputation.Reputation `json:"agents"`
-	}
+func (c *Client) TopReputation(ctx context.Context, n string) ([]*wire.Reputation, error) {
+	var out wire.ReputationList
 	return out.Agents, c.get(ctx, "/v1/reputation?top="+url.QueryEscape(n), &out)
 }
 
 // SetGroupMembers is POST /v1/groups/{id}/members with the creator's membership envelope.
-func (c *Client) SetGroupMembers(ctx context.Context, group string, env []byte) (*groups.Group, error) {
-	var out groups.Group
+func (c *Client) SetGroupMembers(ctx context.Context, group string, env []byte) (*wire.Group, error) {
+	var out wire.Group
 	if err := c.postJOSE(ctx, "/v1/groups/"+esc(group)+"/members", env, &out); err != nil {
 		return nil, err
 	}
@@ -149,8 +135,8 @@ func (c *Client) SetGroupMembers(ctx context.Context, group string, env []byte) 
 }
 
 // PostToGroup is POST /v1/groups/{id}/envelopes with a member's envelope.
-func (c *Client) PostToGroup(ctx context.Context, group string, env []byte) (*groups.Posted, error) {
-	var out groups.Posted
+func (c *Client) PostToGroup(ctx context.Context, group string, env []byte) (*wire.Posted, error) {
+	var out wire.Posted
 	if err := c.postJOSE(ctx, "/v1/groups/"+esc(group)+"/envelopes", env, &out); err != nil {
 		return nil, err
 	}
@@ -158,8 +144,8 @@ func (c *Client) PostToGroup(ctx context.Context, group string, env []byte) (*gr
 }
 
 // Group is GET /v1/groups/{id}.
-func (c *Client) Group(ctx context.Context, group string) (*groups.Group, error) {
-	var out groups.Group
+func (c *Client) Group(ctx context.Context, group string) (*wire.Group, error) {
+	var out wire.Group
 	if err := c.get(ctx, "/v1/groups/"+esc(group), &out); err != nil {
 		return nil, err
 	}
@@ -167,8 +153,8 @@ func (c *Client) Group(ctx context.Context, group string) (*groups.Group, error)
 }
 
 // GroupEnvelopes is GET /v1/groups/{id}/envelopes?after=: one page of the thread.
-func (c *Client) GroupEnvelopes(ctx context.Context, group string, after int64) (*api.GroupPage, error) {
-	var out api.GroupPage
+func (c *Client) GroupEnvelopes(ctx context.Context, group string, after int64) (*wire.GroupPage, error) {
+	var out wire.GroupPage
 	if err := c.get(ctx, "/v1/groups/"+esc(group)+"/envelopes?after="+strconv.FormatInt(after, 10), &out); err != nil {
 		return nil, err
 	}
@@ -176,41 +162,39 @@ func (c *Client) GroupEnvelopes(ctx context.Context, group string, after int64) 
 }
 
 // LogHead is GET /v1/log/head: the audit log's latest signed head.
-func (c *Client) LogHead(ctx context.Context) (reputation.Head, error) {
-	var out reputation.Head
+func (c *Client) LogHead(ctx context.Context) (wire.Head, error) {
+	var out wire.Head
 	return out, c.get(ctx, "/v1/log/head", &out)
 }
 
 // InclusionProof is GET /v1/log/proof/inclusion?leaf=&size=.
-func (c *Client) InclusionProof(ctx context.Context, leaf merkle.Hash, size uint64) (api.InclusionProof, error) {
-	var out api.InclusionProof
+func (c *Client) InclusionProof(ctx context.Context, leaf merkle.Hash, size uint64) (wire.InclusionProof, error) {
+	var out wire.InclusionProof
 	return out, c.get(ctx, fmt.Sprintf("/v1/log/proof/inclusion?leaf=%s&size=%d", leaf, size), &out)
 }
 
 // ConsistencyProof is GET /v1/log/proof/consistency?from=&to=.
-func (c *Client) ConsistencyProof(ctx context.Context, from, to uint64) (api.ConsistencyProof, error) {
-	var out api.ConsistencyProof
+func (c *Client) ConsistencyProof(ctx context.Context, from, to uint64) (wire.ConsistencyProof, error) {
+	var out wire.ConsistencyProof
 	return out, c.get(ctx, fmt.Sprintf("/v1/log/proof/consistency?from=%d&to=%d", from, to), &out)
 }
 
 // AddBinding is POST /v1/bindings with a signed wallet binding: the node records it on chain
 // from a wallet it holds, or answers the call for the wallet to send itself.
-func (c *Client) AddBinding(ctx context.Context, binding []byte) (api.BindingAnswer, error) {
-	var out api.BindingAnswer
+func (c *Client) AddBinding(ctx context.Context, binding []byte) (wire.BindingAnswer, error) {
+	var out wire.BindingAnswer
 	return out, c.do(ctx, request{method: http.MethodPost, path: "/v1/bindings", contentType: "application/json", body: binding}, &out)
 }
 
 // Bounties is GET /v1/bounties with the filter in q (status, poster, worker, ...).
-func (c *Client) Bounties(ctx context.Context, q url.Values) ([]*escrow.Bounty, error) {
-	var out struct {
-		Bounties []*escrow.Bounty `json:"bounties"`
-	}
+func (c *Client) Bounties(ctx context.Context, q url.Values) ([]*wire.Bounty, error) {
+	var out wire.BountyList
 	return out.Bounties, c.get(ctx, "/v1/bounties?"+q.Encode(), &out)
 }
 
 // Bounty is GET /v1/bounties/{id}.
-func (c *Client) Bounty(ctx context.Context, id string) (*escrow.Bounty, error) {
-	var out escrow.Bounty
+func (c *Client) Bounty(ctx context.Context, id string) (*wire.Bounty, error) {
+	var out wire.Bounty
 	if err := c.get(ctx, "/v1/bounties/"+esc(id), &out); err != nil {
 		return nil, err
 	}
@@ -225,7 +209,7 @@ func (c *Client) PutBountySpec(ctx context.Context, id uint64, text string) erro
 
 // Write posts a signed write (a bounty post or action, a withdrawal, a stake op) to path
 // under an Idempotency-Key, so that sending it again never makes a second transaction, and
-// decodes the answer into out (an *escrow.Result, a *stake.Result).
+// decodes the answer into out (a *wire.BountyResult, a *wire.StakeResult).
 func (c *Client) Write(ctx context.Context, path string, env []byte, idempotencyKey string, out any) error {
 	var header map[string]string
 	if idempotencyKey != "" {
@@ -239,7 +223,7 @@ func (c *Client) Write(ctx context.Context, path string, env []byte, idempotency
 // /v1/operations/{id}), calling follow at each change, until it has the answer, which it
 // decodes into out (a refusal is an *Error, as from Write). A node that stops answering
 // meanwhile (a restart) is asked again until ctx ends.
-func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempotencyKey string, wait time.Duration, follow func(*api.Operation), out any) error {
+func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempotencyKey string, wait time.Duration, follow func(*wire.Operation), out any) error {
 	header := map[string]string{"Prefer": fmt.Sprintf("respond-async, wait=%d", int(wait.Seconds()))}
 	if idempotencyKey != "" {
 		header["Idempotency-Key"] = idempotencyKey
@@ -249,7 +233,7 @@ func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempo
 		return err
 	}
 	if status == http.StatusAccepted {
-		var op api.Operation
+		var op wire.Operation
 		if err := json.Unmarshal(data, &op); err != nil || op.ID == "" {
 			return fmt.Errorf("node %s accepted the request but named no operation: %v", c.base, err)
 		}
@@ -279,7 +263,7 @@ func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempo
 			}
 			op = *next
 		}
-		if op.State == api.OpFailed {
+		if op.State == wire.OpFailed {
 			return errorOf(op.Status, op.Result)
 		}
 		status, data = op.Status, op.Result
@@ -288,8 +272,8 @@ func (c *Client) WriteAsync(ctx context.Context, path string, env []byte, idempo
 }
 
 // Operation is GET /v1/operations/{id}.
-func (c *Client) Operation(ctx context.Context, id string) (*api.Operation, error) {
-	var out api.Operation
+func (c *Client) Operation(ctx context.Context, id string) (*wire.Operation, error) {
+	var out wire.Operation
 	return &out, c.get(ctx, "/v1/operations/"+url.PathEscape(id), &out)
 }
 
@@ -297,8 +281,8 @@ func (c *Client) Operation(ctx context.Context, id string) (*api.Operation, erro
 const operationPoll = 500 * time.Millisecond
 
 // PostBounty is POST /v1/bounties.
-func (c *Client) PostBounty(ctx context.Context, env []byte, idempotencyKey string) (*escrow.Result, error) {
-	var out escrow.Result
+func (c *Client) PostBounty(ctx context.Context, env []byte, idempotencyKey string) (*wire.BountyResult, error) {
+	var out wire.BountyResult
 	if err := c.Write(ctx, "/v1/bounties", env, idempotencyKey, &out); err != nil {
 		return nil, err
 	}
@@ -306,8 +290,8 @@ func (c *Client) PostBounty(ctx context.Context, env []byte, idempotencyKey stri
 }
 
 // ActOnBounty is POST /v1/bounties/{id}/{action}.
-func (c *Client) ActOnBounty(ctx context.Context, id uint64, action escrow.Action, env []byte, idempotencyKey string) (*escrow.Result, error) {
-	var out escrow.Result
+func (c *Client) ActOnBounty(ctx context.Context, id uint64, action wire.Action, env []byte, idempotencyKey string) (*wire.BountyResult, error) {
+	var out wire.BountyResult
 	if err := c.Write(ctx, fmt.Sprintf("/v1/bounties/%d/%s", id, action), env, idempotencyKey, &out); err != nil {
 		return nil, err
 	}
@@ -315,17 +299,17 @@ func (c *Client) ActOnBounty(ctx context.Context, id uint64, action escrow.Actio
 }
 
 // StakePaths are the routes of the stake ops.
-var StakePaths = map[stake.OpKind]string{
-	stake.OpStake: "/v1/stake", stake.OpUnbond: "/v1/stake/unbond", stake.OpWithdrawStake: "/v1/stake/withdraw",
+var StakePaths = map[wire.StakeOp]string{
+	wire.OpStake: "/v1/stake", wire.OpUnbond: "/v1/stake/unbond", wire.OpWithdrawStake: "/v1/stake/withdraw",
 }
 
 // Stake is POST /v1/stake, /v1/stake/unbond or /v1/stake/withdraw, by op.
-func (c *Client) Stake(ctx context.Context, op stake.OpKind, env []byte, idempotencyKey string) (*stake.Result, error) {
+func (c *Client) Stake(ctx context.Context, op wire.StakeOp, env []byte, idempotencyKey string) (*wire.StakeResult, error) {
 	path, ok := StakePaths[op]
 	if !ok {
 		return nil, fmt.Errorf("client: no route for stake op %q", op)
 	}
-	var out stake.Result
+	var out wire.StakeResult
 	if err := c.Write(ctx, path, env, idempotencyKey, &out); err != nil {
 		return nil, err
 	}
@@ -334,16 +318,16 @@ func (c *Client) Stake(ctx context.Context, op stake.OpKind, env []byte, idempot
 
 // KeyChangePaths are the routes that revoke or rotate the signer's DID from a wallet the node
 // holds.
-var KeyChangePaths = map[stake.OpKind]string{stake.OpRevoke: "/v1/dids/revoke", stake.OpRotate: "/v1/dids/rotate"}
+var KeyChangePaths = map[wire.StakeOp]string{wire.OpRevoke: "/v1/dids/revoke", wire.OpRotate: "/v1/dids/rotate"}
 
 // ChangeKey is POST /v1/dids/revoke or /v1/dids/rotate, by op: env is signed by the DID
-// revoked or rotated away from, its body an api.RevokeBody or api.RotateBody.
-func (c *Client) ChangeKey(ctx context.Context, op stake.OpKind, env []byte, idempotencyKey string) (*api.KeyChange, error) {
+// revoked or rotated away from, its body a wire.RevokeBody or wire.RotateBody.
+func (c *Client) ChangeKey(ctx context.Context, op wire.StakeOp, env []byte, idempotencyKey string) (*wire.KeyChange, error) {
 	path, ok := KeyChangePaths[op]
 	if !ok {
 		return nil, fmt.Errorf("client: no route for key change %q", op)
 	}
-	var out api.KeyChange
+	var out wire.KeyChange
 	if err := c.Write(ctx, path, env, idempotencyKey, &out); err != nil {
 		return nil, err
 	}
@@ -351,8 +335,8 @@ func (c *Client) ChangeKey(ctx context.Context, op stake.OpKind, env []byte, ide
 }
 
 // StakeOf is GET /v1/stake/{did}?wallet=: the agent's stake under wallet, read from the chain.
-func (c *Client) StakeOf(ctx context.Context, did string, wallet common.Address) (*stake.Holding, error) {
-	var out stake.Holding
+func (c *Client) StakeOf(ctx context.Context, did string, wallet common.Address) (*wire.Holding, error) {
+	var out wire.Holding
 	if err := c.get(ctx, "/v1/stake/"+esc(did)+"?wallet="+wallet.Hex(), &out); err != nil {
 		return nil, err
 	}
@@ -361,9 +345,9 @@ func (c *Client) StakeOf(ctx context.Context, did string, wallet common.Address)
 
 // Relay is POST /v1/tx/raw: a transaction an external wallet signed, to the escrow or the
 // stake registry.
-func (c *Client) Relay(ctx context.Context, rawTx []byte) (*escrow.Result, error) {
-	var out escrow.Result
-	if err := c.postJSON(ctx, "/v1/tx/raw", api.RelayRequest{RawTx: hexutil.Bytes(rawTx)}, &out); err != nil {
+func (c *Client) Relay(ctx context.Context, rawTx []byte) (*wire.BountyResult, error) {
+	var out wire.BountyResult
+	if err := c.postJSON(ctx, "/v1/tx/raw", wire.RelayRequest{RawTx: hexutil.Bytes(rawTx)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

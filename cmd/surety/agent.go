@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -138,7 +139,7 @@ func runAgentSearch(ctx context.Context, e *env, args []string) error {
 	q.Set("capability", *capability)
 	q.Set("limit", fmt.Sprint(*limit))
 	var out struct {
-		Agents []*registry.Agent `json:"agents"`
+		Agents []*wire.Agent `json:"agents"`
 	}
 	if out.Agents, err = c.SearchAgents(ctx, q); err != nil {
 		return err

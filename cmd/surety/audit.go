@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/reputation"
 )
@@ -147,7 +148,7 @@ func runReputationTop(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var out struct {
-		Agents []*reputation.Reputation `json:"agents"`
+		Agents []*wire.Reputation `json:"agents"`
 	}
 	if out.Agents, err = c.TopReputation(ctx, n); err != nil {
 		return err

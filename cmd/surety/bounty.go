@@ -20,6 +20,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
@@ -147,9 +148,9 @@ func newSigner(ctx context.Context, fs *flags, nodeURL, keyFile, wallet string, 
 // stake op the stake after it, or for a key change (did revoke, did rotate) the stake and the
 // DID's key status after it.
 type txAnswer struct {
-	escrow.Result
-	Stake *stake.Holding  `json:"stake,omitempty"`
-	Key   *stake.KeyState `json:"key,omitempty"`
+	wire.BountyResult
+	Stake *wire.Holding  `json:"stake,omitempty"`
+	Key   *wire.KeyState `json:"key,omitempty"`
 }
 
 func (s *signer) send(ctx context.Context, e *env, path string, id uint64, body any, what string) (*txAnswer, error) {
@@ -238,7 +239,7 @@ func signForNode(k *identity.Key, info api.Info, id uint64, body any) (string, e
 	return k.SignCompact(filled)
 }
 
-func (s *signer) print(e *env, res *escrow.Result) error {
+func (s *signer) print(e *env, res *wire.BountyResult) error {
 	if s.asJSON {
 		return printJSON(e, res)
 	}
@@ -248,7 +249,7 @@ func (s *signer) print(e *env, res *escrow.Result) error {
 	return nil
 }
 
-func printBounty(e *env, b *escrow.Bounty) {
+func printBounty(e *env, b *wire.Bounty) {
 	fmt.Fprintf(e.stdout, "bounty %d: %s\n  amount  %s %s\n  poster  %s\n", b.ID, b.Status, formatAmount(b.Amount), tokenName(b.Token), b.Poster.Hex())
 	if b.Worker != (common.Address{}) {
 		fmt.Fprintf(e.stdout, "  worker  %s\n", b.Worker.Hex())
@@ -415,7 +416,7 @@ func runBountyPost(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, res.Bounty.ID)
 		return nil
 	}
-	return s.print(e, &res.Result)
+	return s.print(e, &res.BountyResult)
 }
 
 func runBountyAction(ctx context.Context, e *env, action string, args []string) error {
@@ -498,7 +499,7 @@ func runBountyAction(ctx context.Context, e *env, action string, args []string) 
 	if err != nil {
 		return err
 	}
-	return s.print(e, &out.Result)
+	return s.print(e, &out.BountyResult)
 }
 
 func runBountyWithdraw(ctx context.Context, e *env, args []string) error {
@@ -555,7 +556,7 @@ func runBountyList(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	var out struct {
-		Bounties []*escrow.Bounty `json:"bounties"`
+		Bounties []*wire.Bounty `json:"bounties"`
 	}
 	if out.Bounties, err = c.Bounties(ctx, q); err != nil {
 		return err
@@ -578,7 +579,7 @@ func runBountyList(ctx context.Context, e *env, args []string) error {
 
 // specText is a bounty's task text as the CLI shows it: checked here against the specHash
 // the contract recorded (a node cannot show another task than the one posted), or why not.
-func specText(b *escrow.Bounty) (string, bool) {
+func specText(b *wire.Bounty) (string, bool) {
 	switch {
 	case b.Spec == "":
 		return "(this node does not hold the task text; its keccak256 is " + b.SpecHash.Hex() + ")", false
@@ -589,7 +590,7 @@ func specText(b *escrow.Bounty) (string, bool) {
 }
 
 // specLine is the first line of a bounty's task text, cut to fit a list.
-func specLine(b *escrow.Bounty) string {
+func specLine(b *wire.Bounty) string {
 	text, ok := specText(b)
 	if !ok {
 		return ""

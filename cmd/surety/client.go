@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -33,4 +34,14 @@ func dialNode(ctx context.Context, nodeURL string) (*client.Client, api.Info, er
 		return nil, info, err
 	}
 	return c, info, nil
+}
+
+// recode copies v into out through its JSON: a node package's type into its api/wire shape or
+// back, which have the same JSON (api's TestWireMirrorsDomainTypes holds them to it).
+func recode(v, out any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, out)
 }

@@ -22,8 +22,8 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
-	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -352,7 +352,7 @@ func (d *demo) auditAndVerify(ctx context.Context, y *day) error {
 		d.say("%s audits %s on bounty %d: %.2f (backed by the settlement: %v)", au.by.name, au.of.name, au.bounty, au.score, res.Audit.Backed)
 	}
 	// 9. The log: the audits' epoch closes, its root is anchored; the auditor checks a proof.
-	var h reputation.Head
+	var h wire.Head
 	deadline := time.Now().Add(45 * time.Second)
 	for h.Size < uint64(len(audits)) || h.AnchorTx == "" {
 		if time.Now().After(deadline) {
@@ -561,11 +561,11 @@ func (d *demo) act(ctx context.Context, a *actor, id uint64, path string, body a
 	return &res, nil
 }
 
-func (d *demo) bounty(ctx context.Context, id uint64) (*escrow.Bounty, error) {
+func (d *demo) bounty(ctx context.Context, id uint64) (*wire.Bounty, error) {
 	return d.node.Bounty(ctx, strconv.FormatUint(id, 10))
 }
 
-func (d *demo) reputation(ctx context.Context, a *actor) (*reputation.Reputation, error) {
+func (d *demo) reputation(ctx context.Context, a *actor) (*wire.Reputation, error) {
 	return d.node.Reputation(ctx, a.key.DID.String())
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/identity"
 )
 
@@ -203,7 +204,7 @@ func readKeyFile(path string) (*identity.Key, error) {
 
 // registerDID registers k's DID with the node at c: it signs a fresh challenge from the node
 // with k (proof of possession) and returns what the node issued.
-func registerDID(ctx context.Context, c *client.Client, k *identity.Key) (*identity.Issued, error) {
+func registerDID(ctx context.Context, c *client.Client, k *identity.Key) (*wire.Issued, error) {
 	ch, err := c.Challenge(ctx)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 )
@@ -172,7 +173,7 @@ func runGroupShow(ctx context.Context, e *env, args []string) error {
 	if !*asJSON {
 		fmt.Fprintf(e.stdout, "group %s: %d members, %d envelopes, created by %s\n", g.ID, len(g.Members), g.Envelopes, g.Creator)
 	}
-	show := func(ge *groups.Envelope) error {
+	show := func(ge *wire.GroupEnvelope) error {
 		if *asJSON {
 			return printJSON(e, ge)
 		}

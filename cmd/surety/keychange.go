@@ -13,7 +13,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
-	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/stake"
 )
@@ -163,11 +163,11 @@ func checkController(ctx context.Context, c *client.Client, kind stake.OpKind, d
 		return err
 	}
 	switch h.Status {
-	case stake.StatusNone:
+	case wire.StakeNone:
 		return fmt.Errorf("wallet %s is not a controller of %s on chain (it never bound it): %s from the wallet that bound it, or bind this one first ('surety did bind')", wallet.Hex(), did, kind)
-	case stake.StatusRevoked:
+	case wire.StakeRevoked:
 		return fmt.Errorf("%s is already revoked under wallet %s: nothing sent", did, wallet.Hex())
-	case stake.StatusRotated:
+	case wire.StakeRotated:
 		return fmt.Errorf("%s is already rotated away under wallet %s: nothing sent ('surety agent status %s' names its successor, which acts now)", did, wallet.Hex(), did)
 	}
 	if kind != stake.OpRotate {
@@ -180,7 +180,7 @@ func checkController(ctx context.Context, c *client.Client, kind stake.OpKind, d
 	if err != nil {
 		return err
 	}
-	if n.Status != stake.StatusNone {
+	if n.Status != wire.StakeNone {
 		return fmt.Errorf("--to: %s is already %s under wallet %s: rotate to a fresh key ('surety did new --out FILE')", next.DID, n.Status, wallet.Hex())
 	}
 	return nil
@@ -204,9 +204,9 @@ func changeKeyThroughNode(ctx context.Context, e *env, fs *flags, kc keyChange, 
 		if err != nil {
 			return nil, s.wallet, err
 		}
-		body = api.RotateBody{Op: string(kc.kind), Wallet: s.wallet, Successor: st, SuccessorJWS: jws}
+		body = api.RotateBody{Op: string(kc.kind), Wallet: s.wallet, Successor: wire.BindingStatement(st), SuccessorJWS: jws}
 	}
-	res, err := s.send(ctx, e, client.KeyChangePaths[kc.kind], 0, body, "did "+string(kc.kind))
+	res, err := s.send(ctx, e, client.KeyChangePaths[wire.StakeOp(kc.kind)], 0, body, "did "+string(kc.kind))
 	return res, s.wallet, err
 }
 
@@ -243,9 +243,15 @@ func changeKeyFromOwnWallet(ctx context.Context, e *env, fs *flags, kc keyChange
 	if err := waitIndexed(ctx, e, sess.node, res.Block, what); err != nil {
 		return nil, from, fmt.Errorf("transaction %s was mined in block %d, but %w", res.TxHash, res.Block, err)
 	}
-	ans := &txAnswer{Result: escrow.Result{TxHash: res.TxHash, Block: res.Block, GasUsed: res.GasUsed}, Stake: res.Stake}
+	ans := &txAnswer{BountyResult: wire.BountyResult{TxHash: res.TxHash, Block: res.Block, GasUsed: res.GasUsed}}
+	if res.Stake != nil {
+		ans.Stake = new(wire.Holding)
+		if err := recode(res.Stake, ans.Stake); err != nil {
+			return nil, from, err
+		}
+	}
 	if st, err := sess.node.CheckAgentStatus(ctx, did); err == nil {
-		ans.Key = &stake.KeyState{DID: st.DID, Status: stake.KeyStatus(st.Status), Successor: st.Successor}
+		ans.Key = &wire.KeyState{DID: st.DID, Status: st.Status, Successor: st.Successor}
 	}
 	return ans, from, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/reputation"
 )
 
@@ -109,7 +110,7 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 	c.start(c.nodes[2])
 	alone := func(cn *clusterNode, want ...string) {
 		t.Helper()
-		var sync *reputation.LogSync
+		var sync *wire.LogSync
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 			if sync = getInfo(t, cn.base).AuditLog; sync != nil && sync.State == reputation.LogAlone {
 				break

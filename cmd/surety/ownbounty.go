@@ -11,6 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/txn"
@@ -99,7 +100,11 @@ func runOwnAction(ctx context.Context, e *env, fs *flags, nodeURL string, id uin
 	if err != nil {
 		return err
 	}
-	data, err := escrow.ActionData(b, action, args)
+	eb, err := escrowBounty(b)
+	if err != nil {
+		return err
+	}
+	data, err := escrow.ActionData(eb, action, args)
 	if err != nil {
 		return err
 	}
@@ -145,8 +150,18 @@ func (o *ownSession) printBounty(ctx context.Context, id uint64, tx string, bloc
 		return err
 	}
 	if asJSON {
-		return printJSON(o.e, escrow.Result{Bounty: b, TxHash: tx, Block: block, GasUsed: gas})
+		return printJSON(o.e, wire.BountyResult{Bounty: b, TxHash: tx, Block: block, GasUsed: gas})
 	}
 	printBounty(o.e, b)
 	return nil
+}
+
+// escrowBounty reads the node's view of a bounty as escrow's own type, whose terms the
+// escrow's calls carry.
+func escrowBounty(b *wire.Bounty) (*escrow.Bounty, error) {
+	var out escrow.Bounty
+	if err := recode(b, &out); err != nil {
+		return nil, fmt.Errorf("read bounty %d: %w", b.ID, err)
+	}
+	return &out, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/stake"
 )
@@ -128,7 +129,7 @@ func runStakeShow(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func printStake(e *env, did string, r *stake.Holding) {
+func printStake(e *env, did string, r *wire.Holding) {
 	if r == nil {
 		return
 	}
@@ -159,7 +160,7 @@ type ownStake struct {
 // node says so wrongly, the registry refuses the stake for want of a binding: nothing is lost.
 func boundOnChain(ctx context.Context, node *client.Client, did string, wallet common.Address) bool {
 	h, err := node.StakeOf(ctx, did, wallet)
-	return err == nil && h.Status == stake.StatusBound
+	return err == nil && h.Status == wire.StakeBound
 }
 
 // runOwnStake signs and sends a stake op from the user's wallet (binding the agent first
@@ -202,8 +203,7 @@ func runOwnStake(ctx context.Context, e *env, o ownStake) error {
 		return err
 	}
 	if o.asJSON {
-		res.Stake = h
-		return printJSON(e, res)
+		return printJSON(e, wire.StakeResult{TxHash: res.TxHash, Block: res.Block, GasUsed: res.GasUsed, Stake: h})
 	}
 	printStake(e, k.DID.String(), h)
 	return nil

@@ -74,11 +74,30 @@ var standalone = map[string][]string{
 // networkCode are the import path prefixes pure packages may not depend on, even indirectly.
 var networkCode = []string{"github.com/libp2p/", Module + "/internal/p2p"}
 
+// client are the packages a program that only calls a node links (the typed API client and
+// its wire types): they depend on no node code (nodeCode), no cgo outside the standard
+// library, and of this module only on clientMayLink.
+var client = []string{"api/client", "api/wire"}
+
+// clientMayLink are the module's packages the client packages may depend on: each other and
+// the log's hash type, which an auditor links anyway.
+var clientMayLink = []string{"api/client", "api/wire", "reputation/merkle"}
+
+// nodeCode are the import path prefixes of what a node runs and a client does not: the
+// network stack (libp2p, go-ethereum's p2p and eth), the database (go-sqlite3, cgo), the
+// HTTP server (echo) and the chain (go-ethereum's core, node and RPC clients).
+var nodeCode = []string{
+	"github.com/libp2p/", "github.com/mattn/go-sqlite3", "github.com/labstack/echo",
+	"github.com/ethereum/go-ethereum/core", "github.com/ethereum/go-ethereum/p2p", "github.com/ethereum/go-ethereum/eth",
+	"github.com/ethereum/go-ethereum/node", "github.com/ethereum/go-ethereum/rpc",
+}
+
 // Package is what the checks need to know of one package, as `go list -json` reports it.
 type Package struct {
 	ImportPath   string
 	Name         string
 	Dir          string
+	Standard     bool
 	GoFiles      []string
 	CgoFiles     []string
 	Imports      []string
@@ -89,7 +108,22 @@ type Package struct {
 
 // ListPackages runs `go list -json ./...` in dir (the repository root).
 func ListPackages(dir string) ([]Package, error) {
-	cmd := exec.Command("go", "list", "-json", "./...")
+	return goList(dir, "./...")
+}
+
+// ListClientDeps lists the client packages and everything they depend on (`go list -deps
+// -json`), run in dir (the repository root).
+func ListClientDeps(dir string) ([]Package, error) {
+	args := []string{"-deps"}
+	for _, c := range client {
+		args = append(args, Module+"/"+c)
+	}
+	return goList(dir, args...)
+}
+
+// goList runs `go list -json args...` in dir.
+func goList(dir string, args ...string) ([]Package, error) {
+	cmd := exec.Command("go", append([]string{"list", "-json"}, args...)...)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
@@ -200,6 +234,36 @@ func StandaloneViolations(pkgs []Package) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ClientViolations lists every dependency of a client package (see client) on node code, on a
+// module package outside clientMayLink, and every package outside the standard library in
+// their closure that uses cgo. deps are the client packages and their dependencies, as
+// ListClientDeps lists them.
+func ClientViolations(deps []Package) []string {
+	var out []string
+	for _, p := range deps {
+		if !p.Standard && len(p.CgoFiles) > 0 {
+			out = append(out, fmt.Sprintf("%s uses cgo: the client packages must link none", p.ImportPath))
+		}
+		rel, ok := strings.CutPrefix(p.ImportPath, Module+"/")
+		if !ok || !contains(client, rel) {
+			continue
+		}
+		for _, d := range p.Deps {
+			if dr, ok := strings.CutPrefix(d, Module+"/"); ok && !contains(clientMayLink, dr) {
+				out = append(out, fmt.Sprintf("%s depends on %s: a client links no module package but %s", p.ImportPath, d, strings.Join(clientMayLink, ", ")))
+			}
+			for _, prefix := range nodeCode {
+				if strings.HasPrefix(d, prefix) {
+					out = append(out, fmt.Sprintf("%s depends on %s: a client links no node code", p.ImportPath, d))
+					break
+				}
+			}
+		}
+	}
+	sort.Strings(out)
+	return dedupe(out)
 }
 
 func contains(list []string, s string) bool {

@@ -220,3 +220,51 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 		t.Errorf("docs/ARCHITECTURE.md's package table names %s, which is not a package", name)
 	}
 }
+
+// TestClientLinksNoNode: the typed API client and its wire types link no network stack, no
+// database, no cgo and no server: an agent that only calls a node pays for a client.
+func TestClientLinksNoNode(t *testing.T) {
+	root, err := tools.RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deps, err := ListClientDeps(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range client {
+		found := false
+		for _, p := range deps {
+			found = found || p.ImportPath == Module+"/"+name
+		}
+		if !found {
+			t.Errorf("client package %s does not exist", name)
+		}
+	}
+	for _, v := range ClientViolations(deps) {
+		t.Error(v)
+	}
+}
+
+// TestClientViolationsCatches proves the client check can fail: node code, a module package
+// outside the client's, cgo outside the standard library.
+func TestClientViolationsCatches(t *testing.T) {
+	m := Module + "/"
+	deps := []Package{
+		{ImportPath: m + "api/client", Deps: []string{"net/http", m + "api/wire", m + "reputation/merkle", m + "api", "github.com/labstack/echo/v4"}},
+		{ImportPath: m + "api/wire", Deps: []string{"github.com/ethereum/go-ethereum/common", "github.com/libp2p/go-libp2p/core/peer", "github.com/ethereum/go-ethereum/core/types"}},
+		{ImportPath: "github.com/mattn/go-sqlite3", CgoFiles: []string{"sqlite3.go"}},
+		{ImportPath: "runtime/cgo", Standard: true, CgoFiles: []string{"cgo.go"}},
+		{ImportPath: m + "escrow", Deps: []string{"github.com/mattn/go-sqlite3"}}, // not a client package
+	}
+	want := []string{
+		"github.com/mattn/go-sqlite3 uses cgo: the client packages must link none",
+		m + "api/client depends on github.com/labstack/echo/v4: a client links no node code",
+		m + "api/client depends on " + m + "api: a client links no module package but api/client, api/wire, reputation/merkle",
+		m + "api/wire depends on github.com/ethereum/go-ethereum/core/types: a client links no node code",
+		m + "api/wire depends on github.com/libp2p/go-libp2p/core/peer: a client links no node code",
+	}
+	if diff := cmp.Diff(want, ClientViolations(deps)); diff != "" {
+		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}

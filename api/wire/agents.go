@@ -1,0 +1,61 @@
+package wire
+
+import "github.com/ethereum/go-ethereum/common"
+
+// Agent is an Agent Card as a node holds it, with the stake it had when the node took it
+// (registry.Agent): the answer of POST /v1/agents and GET /v1/agents/{did}.
+type Agent struct {
+	SignedCard
+	Stake  string `json:"stake"`
+	Staked bool   `json:"staked"`
+	// Score is the search score (search answers only).
+	Score float64 `json:"score,omitempty"`
+}
+
+// SignedCard is a card with the JWS it came in (registry.SignedCard).
+type SignedCard struct {
+	Card
+	// JWS is the signed card, exactly as the agent signed it.
+	JWS string `json:"jws"`
+}
+
+// Card is an Agent Card: who an agent is, what it can do and how to reach it
+// (registry.Card). The agent signs it with its DID key.
+type Card struct {
+	DID          string         `json:"did"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description,omitempty"`
+	Capabilities []string       `json:"capabilities"`
+	Endpoints    []Endpoint     `json:"endpoints,omitempty"`
+	Wallet       common.Address `json:"wallet"`
+	Seq          uint64         `json:"seq"`
+	Updated      int64          `json:"updated"`
+}
+
+// Endpoint is where an agent can be reached.
+type Endpoint struct {
+	// Kind is a2a, mcp or http.
+	Kind string `json:"kind"`
+	URL  string `json:"url"`
+}
+
+// AgentList is the body of GET /v1/agents.
+type AgentList struct {
+	Agents []*Agent `json:"agents"`
+}
+
+// StatusResult is the answer of POST /v1/agents/{did}/status: what the node found when it
+// read the DID's key status from the chain again (registry.StatusResult).
+type StatusResult struct {
+	DID string `json:"did"`
+	// Status is the DID's key status on chain: active, revoked or rotated.
+	Status    KeyStatus `json:"status"`
+	Successor string    `json:"successor,omitempty"`
+	// Wallet is the wallet of the card the node holds, when it holds one.
+	Wallet  common.Address `json:"wallet,omitzero"`
+	Dropped bool           `json:"dropped"` // the node dropped the DID's card just now
+	// Stake is what the node's card of an active DID now counts (base units), when the node
+	// holds one; Restaked says it changed just now.
+	Stake    string `json:"stake,omitempty"`
+	Restaked bool   `json:"restaked,omitempty"`
+}

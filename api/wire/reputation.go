@@ -1,0 +1,145 @@
+package wire
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/reputation/merkle"
+)
+
+// Reputation is an agent's standing and score, and the audits that fed it
+// (reputation.Reputation): GET /v1/reputation/{did}.
+type Reputation struct {
+	DID        string  `json:"did"`
+	Score      float64 `json:"score"`
+	Confidence float64 `json:"confidence"`
+	Weight     float64 `json:"weight"` // Σ of its audits' weights
+	// Rank is what the top list orders by: the 10% lower bound of the score, so little
+	// evidence does not outrank much.
+	Rank     float64        `json:"rank"`
+	Standing float64        `json:"standing"` // what its word weighs as an auditor, in ETH
+	Audits   int            `json:"audits"`   // audits that count
+	Computed time.Time      `json:"computed"`
+	Feeding  []*StoredAudit `json:"feeding,omitempty"`
+}
+
+// ReputationList is the body of GET /v1/reputation?top=n.
+type ReputationList struct {
+	Agents []*Reputation `json:"agents"`
+}
+
+// Submitted is the answer of POST /v1/audits: the outcome of an accepted audit
+// (reputation.Submitted).
+type Submitted struct {
+	Audit   *StoredAudit `json:"audit"`
+	Current bool         `json:"current"` // it is the audit that counts for its target
+	// Counted says what the audit weighs now, and why.
+	Counted Counted `json:"counted"`
+}
+
+// Audit is an auditor's signed judgement of a subject's work: a score in [0, 1] for a bounty
+// or for an envelope the subject sent, with evidence (reputation.Audit).
+type Audit struct {
+	Auditor  string     `json:"auditor"`
+	Subject  string     `json:"subject"`
+	Bounty   *BountyRef `json:"bounty,omitempty"`
+	Envelope string     `json:"envelope,omitempty"`
+	Score    float64    `json:"score"`
+	Evidence Evidence   `json:"evidence"`
+	Time     int64      `json:"time"`
+}
+
+// Target is what the audit judges, as the node names it: "bounty:<chain>:<escrow>:<id>" or
+// "envelope:<id>" (reputation.Audit.Target). A StoredAudit's "envelope" is its signed
+// envelope, not the judged envelope's id, so a decoded one names "envelope:" alone.
+func (a *Audit) Target() string {
+	if a.Bounty != nil {
+		return fmt.Sprintf("bounty:%d:%s:%d", a.Bounty.ChainID, strings.ToLower(a.Bounty.Escrow), a.Bounty.ID)
+	}
+	return "envelope:" + a.Envelope
+}
+
+// BountyRef points at a bounty in an escrow contract.
+type BountyRef struct {
+	ChainID uint64 `json:"chain_id"`
+	Escrow  string `json:"escrow"`
+	ID      uint64 `json:"id"`
+}
+
+// Evidence backs an audit: a hash of what was examined, and where to find it.
+type Evidence struct {
+	Hash common.Hash `json:"hash"`
+	URI  string      `json:"uri,omitempty"`
+}
+
+// Side is the side of a settled bounty an audit speaks for: "" (none), "poster" or
+// "worker".
+type Side string
+
+// StoredAudit is an audit as a node keeps it: what it says, whether settlement backs it,
+// and the leaf hash of the signed envelope it came in (reputation.StoredAudit).
+type StoredAudit struct {
+	Audit
+	Leaf   merkle.Hash `json:"leaf"`
+	Backed bool        `json:"backed"`
+	// Side is the side of a settled bounty the audit speaks for (empty: none); of the audits
+	// of one bounty and side, one is backed.
+	Side Side `json:"side,omitempty"`
+	// Settled is what the bounty of its side settled, in ETH: the backed audit's weight
+	// scales with it.
+	Settled      float64      `json:"settled,omitempty"`
+	SupersededBy *merkle.Hash `json:"supersededBy,omitempty"`
+	// Refused is why the acceptance rules refuse an audit the node keeps anyway: it counts 0.
+	// Empty for one that passes.
+	Refused string `json:"refused,omitempty"`
+	// Raw is the signed envelope, exactly as received (base64 in JSON): anyone can verify it.
+	Raw []byte `json:"envelope"`
+}
+
+// Counted is what an audit weighs in its subject's score at the time it is filed, with the
+// parts of that weight (docs/REPUTATION.md).
+type Counted struct {
+	// Weight is what the audit adds to its subject's Σ w now; 0 when it does not count.
+	Weight float64 `json:"weight"`
+	// Backing is what settlement behind the audit multiplies its weight by.
+	Backing float64 `json:"backing"`
+	// Settled is what the audit's bounty settled, in ETH, when the audit speaks for a side.
+	Settled float64 `json:"settled,omitempty"`
+	// Standing is what the auditor's word weighs, in ETH; Stake the auditor's stake that
+	// counts (none below the minimum).
+	Standing float64 `json:"standing"`
+	Stake    float64 `json:"stake"`
+	// Why says in words what holds the weight where it is.
+	Why string `json:"why"`
+}
+
+// Head is the audit log's tree head after an epoch closed, signed by the node
+// (reputation.Head): GET /v1/log/head.
+type Head struct {
+	Size   uint64      `json:"size"`
+	Root   merkle.Hash `json:"root"`
+	Epoch  int64       `json:"epoch"`
+	Closed int64       `json:"closed"`
+	// Signed is the JWS by the node's DID over size, root, epoch and closed.
+	Signed string `json:"signed"`
+	// AnchorTx is the transaction that anchored this head on chain ("" until then).
+	AnchorTx string `json:"anchorTx,omitempty"`
+}
+
+// InclusionProof is the answer of GET /v1/log/proof/inclusion.
+type InclusionProof struct {
+	Leaf  merkle.Hash   `json:"leaf"`
+	Index uint64        `json:"index"`
+	Size  uint64        `json:"size"`
+	Path  []merkle.Hash `json:"path"`
+}
+
+// ConsistencyProof is the answer of GET /v1/log/proof/consistency.
+type ConsistencyProof struct {
+	From uint64        `json:"from"`
+	To   uint64        `json:"to"`
+	Path []merkle.Hash `json:"path"`
+}
