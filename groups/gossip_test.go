@@ -14,6 +14,7 @@ import (
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // rotatedKeys says of the DIDs in it that they were rotated away on chain.
@@ -137,12 +138,12 @@ func TestLoadCostsTheForwarderNothing(t *testing.T) {
 		if err := groups.PublishRaw(ctx, a.groups, signedPost(t, st.by, "elsewhere", st.name)); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, "B verifies "+st.name, func() bool { return rec.count() == i+1 })
+		testutil.Eventually(t, "B verifies "+st.name, 10*time.Second, func() bool { return rec.count() == i+1 })
 		if err := rec.last(); !errors.Is(err, st.want) || (st.want == nil) != (err == nil) {
 			t.Errorf("%s: B's verifier said %v, want %v", st.name, err, st.want)
 		}
 	}
-	eventually(t, "B scores A", func() bool { _, ok := b.node.Score(a.node.Host.ID()); return ok })
+	testutil.Eventually(t, "B scores A", 10*time.Second, func() bool { _, ok := b.node.Score(a.node.Host.ID()); return ok })
 	time.Sleep(500 * time.Millisecond) // several inspections after the last refusal
 	if s, _ := b.node.Score(a.node.Host.ID()); s < 0 {
 		t.Errorf("B scores A %v for forwarding envelopes B was too loaded to take, want no penalty", s)
@@ -154,7 +155,7 @@ func TestLoadCostsTheForwarderNothing(t *testing.T) {
 	if err := groups.PublishRaw(ctx, a.groups, forged); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "B scores A down for a forgery", func() bool { s, ok := b.node.Score(a.node.Host.ID()); return ok && s < 0 })
+	testutil.Eventually(t, "B scores A down for a forgery", 10*time.Second, func() bool { s, ok := b.node.Score(a.node.Host.ID()); return ok && s < 0 })
 }
 
 // TestGossipSpendsTheForwardersBudget: group envelopes a peer gossips are counted against that
@@ -185,7 +186,7 @@ func TestGossipSpendsTheForwardersBudget(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	eventually(t, "B verifies what A sent", func() bool { return rec.count() >= flood*3/4 })
+	testutil.Eventually(t, "B verifies what A sent", 10*time.Second, func() bool { return rec.count() >= flood*3/4 })
 	time.Sleep(time.Second)
 	rec.mu.Lock()
 	spent := 0

@@ -272,7 +272,7 @@ func TestGroupThreadsAcrossNodes(t *testing.T) {
 	if _, err := setAs(t, a.groups, a.v, creator, "team", "team", membersOf(member)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "B learns the group", func() bool { g, err := b.groups.Group(ctx, "team"); return err == nil && len(g.Members) == 2 })
+	testutil.Eventually(t, "B learns the group", 10*time.Second, func() bool { g, err := b.groups.Group(ctx, "team"); return err == nil && len(g.Members) == 2 })
 
 	c := startGroupNode(t, chain, []peer.AddrInfo{a.node.Info(), b.node.Info()})
 	for _, n := range []*p2p.Node{c.node} { // let the mesh form
@@ -308,7 +308,7 @@ func TestGroupThreadsAcrossNodes(t *testing.T) {
 		}
 		return states
 	}
-	eventually(t, "both threads hold the three envelopes", func() bool { return len(thread(a)) == 3 && len(thread(b)) == 3 })
+	testutil.Eventually(t, "both threads hold the three envelopes", 10*time.Second, func() bool { return len(thread(a)) == 3 && len(thread(b)) == 3 })
 	// Each node keeps its own arrival order; the envelopes are the same.
 	ta, tb := thread(a), thread(b)
 	slices.Sort(ta)
@@ -323,20 +323,9 @@ func TestGroupThreadsAcrossNodes(t *testing.T) {
 	if err := groups.PublishRaw(ctx, b.groups, raw); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "A scores B down", func() bool { s, ok := a.node.Score(b.node.Host.ID()); return ok && s < 0 })
+	testutil.Eventually(t, "A scores B down", 10*time.Second, func() bool { s, ok := a.node.Score(b.node.Host.ID()); return ok && s < 0 })
 	if n := len(thread(a)); n != 3 {
 		t.Errorf("A's thread has %d envelopes after the forgery, want 3", n)
-	}
-}
-
-func eventually(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out: %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -447,7 +447,7 @@ func TestGossipStoresOnlyWhatAClientCould(t *testing.T) {
 	if _, err := setAs(t, a.groups, a.v, creator, "team", "team", membersOf(member)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "B learns the bound creator's group", func() bool { _, err := b.groups.Group(ctx, "team"); return err == nil })
+	testutil.Eventually(t, "B learns the bound creator's group", 10*time.Second, func() bool { _, err := b.groups.Group(ctx, "team"); return err == nil })
 	_, big := groupEnvelope(t, signer, member, "team", said("discussion", strings.Repeat("z", 7000)))
 	if err := groups.PublishRaw(ctx, a.groups, big); err != nil {
 		t.Fatal(err)
@@ -455,7 +455,7 @@ func TestGossipStoresOnlyWhatAClientCould(t *testing.T) {
 	if _, err := postAs(t, a.groups, a.v, member, "team", "team", said("discussion", "small")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "B takes the small post", func() bool { g, err := b.groups.Group(ctx, "team"); return err == nil && g.Envelopes >= 1 })
+	testutil.Eventually(t, "B takes the small post", 10*time.Second, func() bool { g, err := b.groups.Group(ctx, "team"); return err == nil && g.Envelopes >= 1 })
 	if _, err := b.groups.Group(ctx, "junk"); !errors.Is(err, groups.ErrUnknownGroup) {
 		t.Errorf("B stored the group of an unbound key: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -51,18 +52,6 @@ func attachNetNode(t *testing.T, reg *registry.Registry, bootstrap []peer.AddrIn
 	return n
 }
 
-func eventually(t *testing.T, what string, d time.Duration, f func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if f() {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("%s: not within %s", what, d)
-}
-
 // TestCardsSpreadAcrossNodes runs five nodes: a card registered on the first is found on the
 // last by DID and by capability; with two nodes stopped, a node that joins later still finds
 // it by capability (provider records) and by DID (the DHT).
@@ -94,7 +83,7 @@ func TestCardsSpreadAcrossNodes(t *testing.T) {
 		t.Fatal(err)
 	}
 	last := nodes[4]
-	eventually(t, "card on the fifth node", 10*time.Second, func() bool {
+	testutil.Eventually(t, "card on the fifth node", 10*time.Second, func() bool {
 		res, err := last.reg.Search(ctx, registry.Query{Capability: "legal"})
 		return err == nil && len(res) == 1 && res[0].DID == agent.DID.String()
 	})
@@ -102,15 +91,15 @@ func TestCardsSpreadAcrossNodes(t *testing.T) {
 		t.Fatalf("Get on the fifth node = %+v, %v", a, err)
 	}
 	// Once the DHT put has landed, stop two nodes.
-	eventually(t, "the first node's DHT put done", 10*time.Second, func() bool { return first.net.PendingPuts() == 0 })
+	testutil.Eventually(t, "the first node's DHT put done", 10*time.Second, func() bool { return first.net.PendingPuts() == 0 })
 	nodes[0].node.Close()
 	nodes[1].node.Close()
 	late := startNetNode(t, st, []peer.AddrInfo{nodes[3].node.Info()})
-	eventually(t, "capability search from a node that joined late", 20*time.Second, func() bool {
+	testutil.Eventually(t, "capability search from a node that joined late", 20*time.Second, func() bool {
 		res, err := late.reg.Search(ctx, registry.Query{Capability: "translate"})
 		return err == nil && len(res) == 1 && res[0].DID == agent.DID.String()
 	})
-	eventually(t, "DHT lookup from a node that joined late", 20*time.Second, func() bool {
+	testutil.Eventually(t, "DHT lookup from a node that joined late", 20*time.Second, func() bool {
 		a, err := late.reg.Get(ctx, agent.DID.String())
 		return err == nil && a.DID == agent.DID.String()
 	})
@@ -144,7 +133,7 @@ func TestCapabilityProvidersLeadToCards(t *testing.T) {
 	if res, err := asker.reg.Search(ctx, registry.Query{Text: "audits"}); err != nil || len(res) != 0 {
 		t.Fatalf("the asker has the card before asking the network: %v, %v", res, err)
 	}
-	eventually(t, "the card found by capability through its provider", 20*time.Second, func() bool {
+	testutil.Eventually(t, "the card found by capability through its provider", 20*time.Second, func() bool {
 		res, err := asker.reg.Search(ctx, registry.Query{Capability: "solidity"})
 		return err == nil && len(res) == 1 && res[0].DID == agent.DID.String() && res[0].Staked
 	})
@@ -152,7 +141,7 @@ func TestCapabilityProvidersLeadToCards(t *testing.T) {
 	if res, err := asker.reg.Search(ctx, registry.Query{Text: "audits contracts"}); err != nil || len(res) != 1 {
 		t.Errorf("text search after discovery = %v, %v", res, err)
 	}
-	eventually(t, "the card stored before its node attached, found by capability", 20*time.Second, func() bool {
+	testutil.Eventually(t, "the card stored before its node attached, found by capability", 20*time.Second, func() bool {
 		res, err := asker.reg.Search(ctx, registry.Query{Capability: "review"})
 		return err == nil && len(res) == 1 && res[0].DID == other.DID.String()
 	})
@@ -189,7 +178,7 @@ func TestForgedCardFloodIsDroppedAndScored(t *testing.T) {
 	if published == 0 {
 		t.Fatal("the flooder could not publish")
 	}
-	eventually(t, "flooder's score below zero", 10*time.Second, func() bool { return honest.scoreOf(flooder) < 0 })
+	testutil.Eventually(t, "flooder's score below zero", 10*time.Second, func() bool { return honest.scoreOf(flooder) < 0 })
 	if res, _ := honest.reg.Search(ctx, registry.Query{}); len(res) != 0 {
 		t.Errorf("forged cards were stored: %v", res)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // TestNodesShareTheChainsWord runs two node processes that hold the same dev wallets on one
@@ -170,7 +171,7 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	second := decodeResult(t, out).Bounty.ID
 	oldParty := &party{key: old, wallet: crypto.PubkeyToAddress(wallet.PublicKey)}
 	for _, bc := range bcs {
-		eventuallyT(t, "the rotation seen by "+bc.base, 5*time.Second, func() bool {
+		testutil.Eventually(t, "the rotation seen by "+bc.base, 5*time.Second, func() bool {
 			code, out := bc.request("GET", "/1.0/identifiers/"+old.DID.String(), nil, nil)
 			return code == http.StatusGone && strings.Contains(string(out), `"successor":"`+next4.DID.String()+`"`)
 		})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/surety-ioa/surety/node"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -102,7 +103,7 @@ func (e *env) loadConfig() map[string]string {
 func (f *flags) nodeURL() *string {
 	def := f.e.setting(nodeEnv)
 	if def == "" {
-		def = "http://" + defaultListen
+		def = "http://" + node.DefaultListen
 	}
 	return f.String("node", def, "the node's URL (env "+nodeEnv+")")
 }

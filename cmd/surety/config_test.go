@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/surety-ioa/surety/node"
 	"io"
 	"math/big"
 	"os"
@@ -26,15 +27,15 @@ func TestSettingsComeFromFlagEnvThenConfigFile(t *testing.T) {
 		wantNode, rpc string
 		wantStderr    string
 	}{
-		{"defaults", map[string]string{"HOME": dir}, nil, "http://" + defaultListen, "", ""},
+		{"defaults", map[string]string{"HOME": dir}, nil, "http://" + node.DefaultListen, "", ""},
 		{"config file", map[string]string{"SURETY_CONFIG": cfgFile}, nil, "http://file:1", "http://file-rpc:2", "not NAME=value"},
 		{"env over file", map[string]string{"SURETY_CONFIG": cfgFile, "SURETY_NODE": "http://env:3", "ETH_RPC_URL": "http://env-rpc:4"}, nil,
 			"http://env:3", "http://env-rpc:4", ""},
 		{"flags over env", map[string]string{"SURETY_NODE": "http://env:3", "ETH_RPC_URL": "http://env-rpc:4"},
 			[]string{"--node", "http://flag:5", "--rpc-url", "http://flag-rpc:6"}, "http://flag:5", "http://flag-rpc:6", ""},
-		{"--rpc alias", nil, []string{"--rpc", "http://alias:7"}, "http://" + defaultListen, "http://alias:7", ""},
-		{"XDG config dir", map[string]string{"XDG_CONFIG_HOME": dir}, nil, "http://" + defaultListen, "", ""},
-		{"missing named file", map[string]string{"SURETY_CONFIG": filepath.Join(dir, "nope")}, nil, "http://" + defaultListen, "", "ignoring the config file"},
+		{"--rpc alias", nil, []string{"--rpc", "http://alias:7"}, "http://" + node.DefaultListen, "http://alias:7", ""},
+		{"XDG config dir", map[string]string{"XDG_CONFIG_HOME": dir}, nil, "http://" + node.DefaultListen, "", ""},
+		{"missing named file", map[string]string{"SURETY_CONFIG": filepath.Join(dir, "nope")}, nil, "http://" + node.DefaultListen, "", "ignoring the config file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

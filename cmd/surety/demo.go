@@ -28,6 +28,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/node"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
@@ -58,7 +59,7 @@ such as Anvil (it uses the public dev accounts 1-7 and moves the chain's clock f
 	if err != nil {
 		return err
 	}
-	cfg := nodeConfig{DataDir: *dataDir, Listen: "127.0.0.1:0", RPC: *rpcURL, DevAccounts: 10, RPCTimeout: defaultRPCTimeout,
+	cfg := node.Config{DataDir: *dataDir, Listen: "127.0.0.1:0", RPC: *rpcURL, DevAccounts: node.DefaultDevAccounts, RPCTimeout: node.DefaultRPCTimeout,
 		LogEpoch: time.Second, LogGrace: 3 * time.Second, Logger: logger, DevWallets: true, P2PListen: p2p.DefaultListen}
 	if *deployment != "" {
 		if cfg.Deployment, err = readDeployment(*deployment); err != nil {
@@ -71,27 +72,24 @@ such as Anvil (it uses the public dev accounts 1-7 and moves the chain's clock f
 		}
 		defer os.RemoveAll(cfg.DataDir)
 	}
-	n, err := startNode(ctx, e, cfg, discard{})
+	n, err := node.New(ctx, cfg, nil)
 	if err != nil {
-		return err
+		return startError{err}
 	}
+	defer n.Close()
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- n.run(runCtx) }()
+	go func() { done <- n.Run(runCtx) }()
 	defer func() {
 		stop()
 		<-done
 	}()
-	d := &demo{e: e, began: time.Now(), chain: n.chain, rpc: *rpcURL}
-	if d.node, err = newNodeClient("http://" + n.ln.Addr().String()); err != nil {
+	d := &demo{e: e, began: time.Now(), chain: n.Chain(), rpc: *rpcURL}
+	if d.node, err = newNodeClient(n.APIURL()); err != nil {
 		return err
 	}
 	return d.play(ctx)
 }
-
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // demo plays the marketplace day against one node.
 type demo struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/node"
 )
 
 func runDeployCmd(ctx context.Context, e *env, args []string) error {
@@ -25,7 +26,7 @@ that 'surety node --deployment' reads.`))
 	wallet := fs.walletFlags().withOldSpellings(fs, "key-file", "dev-key")
 	outPath := fs.String("out", "deployment.json", "where to write the deployment file")
 	asJSON := fs.Bool("json", false, "print the deployment (as written to --out) instead of its path")
-	timeout := fs.Duration("rpc-timeout", defaultRPCTimeout, "how long to wait for the chain to answer at start")
+	timeout := fs.Duration("rpc-timeout", node.DefaultRPCTimeout, "how long to wait for the chain to answer at start")
 	var cfg contracts.DeployConfig
 	owner := fs.String("owner", "", "owner of the contracts (default: the deployer)")
 	treasury := fs.String("treasury", "", "receiver of escrow fees (default: the owner)")

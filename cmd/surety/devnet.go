@@ -20,6 +20,7 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/tools"
+	"github.com/surety-ioa/surety/node"
 	"github.com/surety-ioa/surety/testnet"
 )
 
@@ -47,13 +48,13 @@ one to see the others carry on, restart it with the command line printed, and it
 on what it missed. Ctrl-C stops every node and Anvil.`))
 	port := fs.Int("port", 8545, "Anvil's RPC port on 127.0.0.1")
 	dataDir := fs.String("data-dir", ".devnet", "directory for the deployment file and the nodes' data")
-	listen := fs.String("listen", defaultListen, "address of the first node's HTTP API")
+	listen := fs.String("listen", node.DefaultListen, "address of the first node's HTTP API")
 	p2pPort := fs.Int("p2p-port", 4101, "libp2p port (TCP and QUIC) of the first node on 127.0.0.1; node i uses this + i")
 	anvilBin := fs.String("anvil", "", "anvil executable (default: .tools/ in this checkout, then PATH)")
 	nodes := fs.Int("nodes", 1, "how many node processes to run")
-	logEpoch := fs.Duration("log-epoch", time.Hour, "the nodes' audit log epoch (whole seconds; shorten it to see anchors on a devnet)")
-	logGrace := fs.Duration("log-grace", 15*time.Minute, "how long after its end an epoch of the audit log closes")
-	syncEvery := fs.Duration("sync-every", 10*time.Second, "how often each node pulls what it missed from its peers")
+	logEpoch := fs.Duration("log-epoch", node.DefaultLogEpoch, "the nodes' audit log epoch (whole seconds; shorten it to see anchors on a devnet)")
+	logGrace := fs.Duration("log-grace", node.DefaultLogGrace, "how long after its end an epoch of the audit log closes")
+	syncEvery := fs.Duration("sync-every", node.DefaultSyncEvery, "how often each node pulls what it missed from its peers")
 	logLevel := fs.String("log-level", "info", "the nodes' log level: debug, info, warn or error")
 	surety := fs.String("surety", "", "the surety executable the nodes run (default: this one)")
 	if err := fs.parse(args); err != nil {

@@ -94,7 +94,7 @@ func TestDevnetRunsNodeProcesses(t *testing.T) {
 	if err := syscall.Kill(pids[1], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	eventuallyT(t, "the devnet reports node 1's exit", 10*time.Second, func() bool { return strings.Contains(stderr.String(), "node 1 (pid") })
+	testutil.Eventually(t, "the devnet reports node 1's exit", 10*time.Second, func() bool { return strings.Contains(stderr.String(), "node 1 (pid") })
 	if resp, err := http.Get(bases[0] + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("node 0 after node 1 died: %v %v", resp, err)
 	} else {
@@ -105,7 +105,7 @@ func TestDevnetRunsNodeProcesses(t *testing.T) {
 	p := startProcess(t, args[0], args[1:]...)
 	waitHealthy(t, bases[1], p)
 	info := getInfo(t, bases[1])
-	eventuallyT(t, "the restarted node rejoined node 0", 15*time.Second, func() bool {
+	testutil.Eventually(t, "the restarted node rejoined node 0", 15*time.Second, func() bool {
 		resp, err := http.Get(bases[0] + "/v1/peers")
 		if err != nil {
 			return false

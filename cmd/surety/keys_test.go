@@ -17,6 +17,7 @@ import (
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/node"
 )
 
 // TestExposedNodesNeedAPassphrase: at 66f817e a node listening beyond loopback, or on a real
@@ -80,8 +81,8 @@ func TestExposedNodesNeedAPassphrase(t *testing.T) {
 	}
 	ok := startWithEnv(t, "", map[string]string{passphraseEnv: "given by the operator"}, args...)
 	base := ok.apiURL(t)
-	if info := getInfo(t, base); info.Chain.ID != 5 || info.Chain.Confirmations != publicConfirmations {
-		t.Errorf("with $%s the node starts on chain 5, waiting %d confirmations (not a devnet): %+v", passphraseEnv, publicConfirmations, info.Chain)
+	if info := getInfo(t, base); info.Chain.ID != 5 || info.Chain.Confirmations != node.PublicConfirmations {
+		t.Errorf("with $%s the node starts on chain 5, waiting %d confirmations (not a devnet): %+v", passphraseEnv, node.PublicConfirmations, info.Chain)
 	}
 	// Anvil's test keys are public: the CLI will not pay from one on a chain that is not a
 	// devnet, nor deploy from one there.

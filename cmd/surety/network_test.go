@@ -20,6 +20,7 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -100,8 +101,8 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		code, body := (&bountyClient{t: t, base: base}).request("GET", path, nil, nil)
 		return code == http.StatusOK && strings.Contains(string(body), agent.DID.String())
 	}
-	eventuallyT(t, "found by DID on E", 15*time.Second, func() bool { return find(baseE, "/v1/agents/"+agent.DID.String()) })
-	eventuallyT(t, "found by capability on E", 15*time.Second, func() bool { return find(baseE, "/v1/agents?capability=solidity") })
+	testutil.Eventually(t, "found by DID on E", 15*time.Second, func() bool { return find(baseE, "/v1/agents/"+agent.DID.String()) })
+	testutil.Eventually(t, "found by capability on E", 15*time.Second, func() bool { return find(baseE, "/v1/agents?capability=solidity") })
 
 	// Stop B and C; E still answers, and a node that joins now finds the card in the DHT.
 	waitPuts(t, baseA) // the DHT put is asynchronous
@@ -113,8 +114,8 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		t.Error("E lost the card")
 	}
 	_, baseF := startNodeAt("f", getInfo(t, bases[2]).Peer.Addrs[0])
-	eventuallyT(t, "found by capability on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents?capability=audit") })
-	eventuallyT(t, "found by DID on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents/"+agent.DID.String()) })
+	testutil.Eventually(t, "found by capability on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents?capability=audit") })
+	testutil.Eventually(t, "found by DID on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents/"+agent.DID.String()) })
 
 	// /v1/info ties each node's DID to its peer id.
 	info := getInfo(t, baseE)
@@ -127,7 +128,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if claim["peerId"] != info.Peer.ID {
 		t.Errorf("peer binding names %s, node is %s", claim["peerId"], info.Peer.ID)
 	}
-	eventuallyT(t, "peers with their gossip scores on E", 10*time.Second, func() bool { // scored at each inspection
+	testutil.Eventually(t, "peers with their gossip scores on E", 10*time.Second, func() bool { // scored at each inspection
 		code, body := (&bountyClient{t: t, base: baseE}).request("GET", "/v1/peers", nil, nil)
 		return code == http.StatusOK && strings.Contains(string(body), `"id"`) && strings.Contains(string(body), `"score"`)
 	})
@@ -147,7 +148,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	}
 	send(wallet, stakes.PackRequestUnbond(id, big.NewInt(5e17)), nil)
 	for _, base := range live {
-		eventuallyT(t, "the unbond seen by "+base, 5*time.Second, func() bool { return stakeOn(base) == "500000000000000000" })
+		testutil.Eventually(t, "the unbond seen by "+base, 5*time.Second, func() bool { return stakeOn(base) == "500000000000000000" })
 	}
 	escrowABI := contracts.NewBountyEscrow()
 	escrowInst := escrowABI.Instance(client, dep.Contracts.BountyEscrow)
@@ -172,7 +173,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	sendTo(escrowInst, poster, escrowABI.PackReject(bid, terms, w, common.Hash{}), nil)
 	sendTo(escrowInst, arbiter, escrowABI.PackResolve(bid, terms, w, 0, terms.MinStake), nil)
 	for _, base := range live {
-		eventuallyT(t, "the slash seen by "+base, 5*time.Second, func() bool { return stakeOn(base) == "250000000000000000" })
+		testutil.Eventually(t, "the slash seen by "+base, 5*time.Second, func() bool { return stakeOn(base) == "250000000000000000" })
 	}
 
 	// The de-list attack: a thief binds the agent's id from its own wallet with an empty
@@ -200,7 +201,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	send(wallet, stakes.PackRevoke(id), nil)
 	for _, base := range live {
 		bc := &bountyClient{t: t, base: base}
-		eventuallyT(t, "the revoked card gone from "+base, 5*time.Second, func() bool { return !find(base, "/v1/agents?capability=audit") })
+		testutil.Eventually(t, "the revoked card gone from "+base, 5*time.Second, func() bool { return !find(base, "/v1/agents?capability=audit") })
 		if code, body := bc.request("GET", "/v1/agents/"+agent.DID.String(), nil, nil); code != http.StatusGone {
 			t.Errorf("GET the revoked agent on %s: %d %s, want 410", base, code, body)
 		}
@@ -241,7 +242,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 func waitMeshes(t *testing.T, bases ...string) {
 	t.Helper()
 	for _, base := range bases {
-		eventuallyT(t, "the gossip meshes formed on "+base, 20*time.Second, func() bool {
+		testutil.Eventually(t, "the gossip meshes formed on "+base, 20*time.Second, func() bool {
 			var l api.PeerList
 			if !getJSON(base+"/v1/peers", &l) || len(l.Topics) == 0 {
 				return false
@@ -259,7 +260,7 @@ func waitMeshes(t *testing.T, bases ...string) {
 // waitPuts waits until the DHT puts of the cards registered on base are done.
 func waitPuts(t *testing.T, base string) {
 	t.Helper()
-	eventuallyT(t, "the DHT puts done on "+base, 20*time.Second, func() bool {
+	testutil.Eventually(t, "the DHT puts done on "+base, 20*time.Second, func() bool {
 		var l api.PeerList
 		return getJSON(base+"/v1/peers", &l) && l.PendingPuts == 0
 	})
@@ -270,7 +271,7 @@ func waitPuts(t *testing.T, base string) {
 func waitIndexedOn(t *testing.T, block uint64, bases ...string) {
 	t.Helper()
 	for _, base := range bases {
-		eventuallyT(t, fmt.Sprintf("block %d indexed by %s", block, base), 20*time.Second, func() bool {
+		testutil.Eventually(t, fmt.Sprintf("block %d indexed by %s", block, base), 20*time.Second, func() bool {
 			var info api.Info
 			return getJSON(base+"/v1/info", &info) && info.Chain.IndexedBlock != nil && *info.Chain.IndexedBlock >= block
 		})
@@ -285,18 +286,6 @@ func getJSON(url string, v any) bool {
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(v) == nil
-}
-
-func eventuallyT(t *testing.T, what string, d time.Duration, f func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if f() {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("%s: not within %s", what, d)
 }
 
 // TestRestartedNodeRejoinsThroughKnownPeers: at 66f817e a node restarted with its original
@@ -324,7 +313,7 @@ func TestRestartedNodeRejoinsThroughKnownPeers(t *testing.T) {
 	b := start(t, nodeArgs("b", aInfo.Peer.Addrs[0], cInfo.Peer.Addrs[0])...)
 	bInfo := getInfo(t, b.apiURL(t))
 	cBase := c.apiURL(t)
-	eventuallyT(t, "C connected to B", 10*time.Second, func() bool { return strings.Contains(peersOf(cBase), bInfo.Peer.ID) })
+	testutil.Eventually(t, "C connected to B", 10*time.Second, func() bool { return strings.Contains(peersOf(cBase), bInfo.Peer.ID) })
 
 	// C stops (and writes down its peers), A dies; C restarts with the same command line.
 	c.cancel()
@@ -335,7 +324,7 @@ func TestRestartedNodeRejoinsThroughKnownPeers(t *testing.T) {
 	a.wait(t)
 	again := start(t, cArgs...)
 	base := again.apiURL(t)
-	eventuallyT(t, "the restarted C connected to B through its known peers", 10*time.Second, func() bool {
+	testutil.Eventually(t, "the restarted C connected to B through its known peers", 10*time.Second, func() bool {
 		return strings.Contains(peersOf(base), bInfo.Peer.ID)
 	})
 	if strings.Contains(again.stderr.String(), "no bootstrap peer answered") {

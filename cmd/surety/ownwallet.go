@@ -21,6 +21,7 @@ import (
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/node"
 	"github.com/surety-ioa/surety/txn"
 )
 
@@ -259,7 +260,7 @@ func (w *ownWalletFlags) pin(wallet *ownWallet) error {
 // user did not choose: a node could name its own). A devnet is told by its chain id: the
 // kind is the node's word.
 func (w *ownWallet) checkNode(info api.Info, nodeURL string) error {
-	if w.dev && !devnetChains[info.Chain.ID] {
+	if w.dev && !node.DevnetChain(info.Chain.ID) {
 		return usagef("--dev-account: Anvil's test keys are public; the node's chain %d is not a devnet", info.Chain.ID)
 	}
 	d := w.pinned
@@ -432,7 +433,7 @@ func connectOwn(ctx context.Context, e *env, wallet *ownWallet, c *client.Client
 	if err := wallet.checkNode(info, nodeURL); err != nil {
 		return nil, err
 	}
-	if wallet.pinned == nil && !devnetChains[info.Chain.ID] {
+	if wallet.pinned == nil && !node.DevnetChain(info.Chain.ID) {
 		e.progressDone("%s: paying into the contracts the node names (pin yours with --deployment FILE or $%s)", what, deploymentEnv)
 	}
 	ch, err := ownChain(ctx, rpcURL, nodeURL, info)

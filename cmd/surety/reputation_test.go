@@ -20,6 +20,7 @@ import (
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
 )
@@ -119,7 +120,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	}
 	// The log: once the audit's epoch closes, its inclusion proof verifies against the head.
 	var head reputation.Head
-	eventuallyT(t, "the audit's epoch closed in the log", 10*time.Second, func() bool {
+	testutil.Eventually(t, "the audit's epoch closed in the log", 10*time.Second, func() bool {
 		code, body := bc.request("GET", "/v1/log/head", nil, nil)
 		return code == http.StatusOK && json.Unmarshal(body, &head) == nil && head.Size >= 1
 	})
@@ -149,7 +150,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	if !strings.Contains(out, "unbacked") || !strings.Contains(out, worker.key.DID.String()) {
 		t.Errorf("audit submit: %s", out)
 	}
-	eventuallyT(t, "two audits on the worker", 10*time.Second, func() bool {
+	testutil.Eventually(t, "two audits on the worker", 10*time.Second, func() bool {
 		return strings.Contains(runOK(t, "", "reputation", "show", "--node", base, worker.key.DID.String()), "audits 2")
 	})
 	if out := runOK(t, "", "reputation", "top", "--node", base, "3"); !strings.Contains(out, worker.key.DID.String()) {
@@ -194,7 +195,7 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 		t.Fatalf("audit: %d %s", code, body)
 	}
 	var head reputation.Head
-	eventuallyT(t, "the head anchored on chain", 20*time.Second, func() bool {
+	testutil.Eventually(t, "the head anchored on chain", 20*time.Second, func() bool {
 		code, body := bc.request("GET", "/v1/log/head", nil, nil)
 		return code == http.StatusOK && json.Unmarshal(body, &head) == nil && head.AnchorTx != ""
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/reputation"
 )
 
@@ -105,13 +106,13 @@ func TestSybilsOnAnvil(t *testing.T) {
 
 	// Wait for a full recomputation with every stake and audit in it (at most every 5 s after
 	// audits arrive): then the helper, staked above the minimum, has standing of its own.
-	eventuallyT(t, "a recomputation that knows the helper's stake", 20*time.Second, func() bool {
+	testutil.Eventually(t, "a recomputation that knows the helper's stake", 20*time.Second, func() bool {
 		var r reputation.Reputation
 		code, out := bc.request("GET", "/v1/reputation/"+helper.key.DID.String(), nil, nil)
 		return code == http.StatusOK && json.Unmarshal(out, &r) == nil && r.Standing > 0
 	})
 	var top []reputation.Reputation
-	eventuallyT(t, "scores with every audit", 15*time.Second, func() bool {
+	testutil.Eventually(t, "scores with every audit", 15*time.Second, func() bool {
 		code, out := bc.request("GET", "/v1/reputation?top=20", nil, nil)
 		var body struct {
 			Top []reputation.Reputation `json:"agents"`

@@ -3,71 +3,15 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/ethereum/go-ethereum/accounts/keystore"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/google/uuid"
+	"github.com/surety-ioa/surety/node"
 )
-
-// walletDir is where a node keeps the wallets it holds: go-ethereum keystore files (scrypt),
-// encrypted with the node's passphrase.
-func walletDir(dataDir string) string { return filepath.Join(dataDir, "wallets") }
-
-// loadWallets opens every keystore file in dir with passphrase.
-func loadWallets(dir string, passphrase []byte) ([]*ecdsa.PrivateKey, error) {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var keys []*ecdsa.PrivateKey
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		k, err := keystore.DecryptKey(b, string(passphrase))
-		if err != nil {
-			return nil, fmt.Errorf("wallet %s: %w (is it encrypted with this node's passphrase?)", e.Name(), err)
-		}
-		keys = append(keys, k.PrivateKey)
-	}
-	return keys, nil
-}
-
-// saveWallet writes key into dir as a keystore file (mode 0600) encrypted with passphrase.
-func saveWallet(dir string, key *ecdsa.PrivateKey, passphrase []byte, light bool) (string, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	n, p := keystore.StandardScryptN, keystore.StandardScryptP
-	if light {
-		n, p = keystore.LightScryptN, keystore.LightScryptP
-	}
-	addr := crypto.PubkeyToAddress(key.PublicKey)
-	b, err := keystore.EncryptKey(&keystore.Key{Id: uuid.New(), Address: addr, PrivateKey: key}, string(passphrase), n, p)
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, strings.ToLower(addr.Hex()[2:])+".json")
-	if err := writeSecretFile(path, b); err != nil {
-		return "", err
-	}
-	return addr.Hex(), nil
-}
 
 func runWalletCmd(ctx context.Context, e *env, args []string) error {
 	sub := map[string]func(context.Context, *env, []string) error{
@@ -93,7 +37,7 @@ func walletPassphrase(e *env, dataDir, file string) ([]byte, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, err
 	}
-	return loadPassphrase(e, file, dataDir, "", slog.New(slog.NewTextHandler(e.stderr, nil)))
+	return node.LoadPassphrase(file, e.getenv(passphraseEnv), dataDir, slog.New(slog.NewTextHandler(e.stderr, nil)))
 }
 
 func runWalletNew(_ context.Context, e *env, args []string) error {
@@ -139,7 +83,7 @@ func storeWallet(e *env, dataDir, passFile string, key *ecdsa.PrivateKey, light,
 	if err != nil {
 		return err
 	}
-	addr, err := saveWallet(walletDir(dataDir), key, p, light)
+	addr, err := node.SaveWallet(node.WalletDir(dataDir), key, p, light)
 	if err != nil {
 		return err
 	}
@@ -159,7 +103,7 @@ func runWalletList(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	keys, err := loadWallets(walletDir(*dataDir), p)
+	keys, err := node.LoadWallets(node.WalletDir(*dataDir), p)
 	if err != nil {
 		return err
 	}

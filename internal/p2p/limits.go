@@ -15,9 +15,10 @@ const (
 	defaultRejoinEvery = 5 * time.Second
 	defaultMinPeers    = 4
 	rejoinDialTimeout  = 2 * time.Second
-	// defaultSyncEvery is the time between anti-entropy rounds, defaultSyncPeers how many
-	// peers a round asks, and defaultSyncTimeout one peer's part of a round.
-	defaultSyncEvery   = 10 * time.Second
+	// DefaultSyncEvery is the time between anti-entropy rounds (exported: a node's
+	// configuration shows it), defaultSyncPeers how many peers a round asks, and
+	// defaultSyncTimeout one peer's part of a round.
+	DefaultSyncEvery   = 10 * time.Second
 	defaultSyncPeers   = 3
 	defaultSyncTimeout = 20 * time.Second
 )

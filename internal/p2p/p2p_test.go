@@ -11,6 +11,8 @@ import (
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	"github.com/libp2p/go-libp2p/core/network"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 func startNode(t *testing.T, boot ...peer.AddrInfo) *Node {
@@ -25,17 +27,6 @@ func startNode(t *testing.T, boot ...peer.AddrInfo) *Node {
 	return n
 }
 
-func eventually(t *testing.T, what string, within time.Duration, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %s", within, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestRejoinFindsThePeersItLearned: C joined through A alone and learned B from the DHT. A
 // dies and C loses its connection to B; C's only seed is A, so only what the DHT taught it
 // (its routing table, its peerstore) brings it back to B.
@@ -43,7 +34,7 @@ func TestRejoinFindsThePeersItLearned(t *testing.T) {
 	a := startNode(t)
 	b := startNode(t, a.Info())
 	c := startNode(t, a.Info())
-	eventually(t, "C learned B through the DHT", 10*time.Second, func() bool {
+	testutil.Eventually(t, "C learned B through the DHT", 10*time.Second, func() bool {
 		for _, ai := range c.Known() {
 			if ai.ID == b.Host.ID() {
 				return true
@@ -64,7 +55,7 @@ func TestRejoinFindsThePeersItLearned(t *testing.T) {
 		c.Rejoin(ctx, RejoinConfig{Every: 100 * time.Millisecond, MinPeers: 2, Seeds: []peer.AddrInfo{a.Info()}})
 	}()
 	defer func() { cancel(); <-done }()
-	eventually(t, "C reconnected to B", 10*time.Second, func() bool {
+	testutil.Eventually(t, "C reconnected to B", 10*time.Second, func() bool {
 		return c.Host.Network().Connectedness(b.Host.ID()) == network.Connected
 	})
 }
@@ -103,12 +94,12 @@ func TestDenyCutsAndHeals(t *testing.T) {
 	b := startNode(t, a.Info())
 	ctx := context.Background()
 	a.Deny([]peer.ID{b.Host.ID()})
-	eventually(t, "A dropped B", 5*time.Second, func() bool {
+	testutil.Eventually(t, "A dropped B", 5*time.Second, func() bool {
 		return a.Host.Network().Connectedness(b.Host.ID()) != network.Connected
 	})
 	// B's dial may finish its handshake before A, seeing who it is, hangs up.
 	_ = b.Host.Connect(network.WithForceDirectDial(ctx, "test"), a.Info())
-	eventually(t, "A hung up on B", 5*time.Second, func() bool {
+	testutil.Eventually(t, "A hung up on B", 5*time.Second, func() bool {
 		return a.Host.Network().Connectedness(b.Host.ID()) != network.Connected && b.Host.Network().Connectedness(a.Host.ID()) != network.Connected
 	})
 	if err := a.Host.Connect(network.WithForceDirectDial(ctx, "test"), b.Info()); err == nil {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
+
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // bigSet is a memSet of n items of size bytes each, and the ids of them all.
@@ -90,7 +92,7 @@ func TestSyncStalledReadersFreeTheirSlots(t *testing.T) {
 	if err != nil {
 		t.Fatalf("an honest peer's request while %d Sybils stall their answers, for %s: %v", len(sybils), time.Since(start).Round(time.Millisecond), err)
 	}
-	eventually(t, "A penalizes every staller", 3*syncWriteStall, func() bool {
+	testutil.Eventually(t, "A penalizes every staller", 3*syncWriteStall, func() bool {
 		for _, s := range sybils {
 			if na.Penalty(s.Host.ID()) < StallPenalty/2 { // it decays from the moment it is given
 				return false
@@ -113,7 +115,7 @@ func TestSyncStalledReadersFreeTheirSlots(t *testing.T) {
 		}
 		defer st.Reset()
 		before := na.Penalty(repeat.Host.ID())
-		eventually(t, "A penalizes the stall", 3*syncWriteStall, func() bool { return na.Penalty(repeat.Host.ID()) > before })
+		testutil.Eventually(t, "A penalizes the stall", 3*syncWriteStall, func() bool { return na.Penalty(repeat.Host.ID()) > before })
 	}
 	if served, _ := stallOn(t, repeat, na, ids); served {
 		t.Error("a graylisted staller was served again")

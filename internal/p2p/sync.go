@@ -128,7 +128,7 @@ type namedSet struct {
 // NewSyncer registers the sync protocol on node; Run pulls from peers.
 func NewSyncer(node *Node, cfg SyncConfig) *Syncer {
 	if cfg.Every == 0 {
-		cfg.Every = defaultSyncEvery
+		cfg.Every = DefaultSyncEvery
 	}
 	if cfg.Peers == 0 {
 		cfg.Peers = defaultSyncPeers

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // memSet is a Set in memory; items starting with "bad" fail their checks.
@@ -83,7 +85,7 @@ func syncPair(t *testing.T, a, b *memSet) (*Node, *Node, *Syncer, *Syncer) {
 	t.Helper()
 	na := startNode(t)
 	nb := startNode(t, na.Info())
-	eventually(t, "B connected to A", 5*time.Second, func() bool { return len(na.Host.Network().Peers()) > 0 })
+	testutil.Eventually(t, "B connected to A", 5*time.Second, func() bool { return len(na.Host.Network().Peers()) > 0 })
 	sa, sb := NewSyncer(na, SyncConfig{}), NewSyncer(nb, SyncConfig{})
 	sa.AddSet("things", a)
 	sb.AddSet("things", b)
@@ -241,7 +243,7 @@ func TestSyncedWaitsForAPeer(t *testing.T) {
 	}
 	na := startNode(t)
 	nb := startNode(t, na.Info())
-	eventually(t, "B connected to A", 5*time.Second, func() bool { return len(nb.Host.Network().Peers()) > 0 })
+	testutil.Eventually(t, "B connected to A", 5*time.Second, func() bool { return len(nb.Host.Network().Peers()) > 0 })
 	sa, sb := NewSyncer(na, SyncConfig{}), NewSyncer(nb, SyncConfig{WaitForPeer: 3})
 	sa.AddSet("things", newMemSet("x"))
 	sb.AddSet("things", newMemSet("y"))

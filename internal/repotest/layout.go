@@ -22,9 +22,10 @@ const Module = "github.com/surety-ioa/surety"
 //	escrow, stake                  (identity, contracts, txn, the chain log follower)
 //	api                            (all of the above but internal/p2p: it serves, never gossips)
 //	testnet                        (contracts and the bottom)
+//	node                           (all of the above but testnet: it assembles a node)
 //	cmd                            (anything)
 //
-// Domain packages never import each other: they meet through interfaces that cmd wires.
+// Domain packages never import each other: they meet through interfaces that node wires.
 // internal/testutil (test helpers) may be imported by any package's tests.
 var allowed = map[string][]string{
 	"internal/sqlite":     {},
@@ -49,6 +50,7 @@ var allowed = map[string][]string{
 	"stake":               {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
 	"api":                 {"txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/sqlite", "internal/units"},
 	"testnet":             {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
+	"node":                {"api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
 	"cmd":                 {"*"},
 }
 

@@ -114,7 +114,9 @@ func TestImportViolationsCatches(t *testing.T) {
 		{ImportPath: m + "internal/chainlog", Imports: []string{m + "internal/p2p", m + "internal/sqlite"}},
 		{ImportPath: m + "groups", Imports: []string{m + "internal/p2p", m + "reputation"}, XTestImports: []string{m + "internal/testutil"}},
 		{ImportPath: m + "api", TestImports: []string{m + "internal/p2p"}},
-		{ImportPath: m + "cmd/surety", Imports: []string{m + "api", m + "testnet"}},
+		{ImportPath: m + "cmd/surety", Imports: []string{m + "api", m + "testnet", m + "node"}},
+		{ImportPath: m + "node", Imports: []string{m + "api", m + "stake", m + "internal/p2p", m + "cmd/surety", m + "testnet"}},
+		{ImportPath: m + "reputation", Imports: []string{m + "node"}},
 		{ImportPath: m + "tools/x"},
 	}
 	want := []string{
@@ -125,7 +127,10 @@ func TestImportViolationsCatches(t *testing.T) {
 		m + "identity imports " + m + "registry: identity may not import registry",
 		m + "internal/chainlog imports " + m + "internal/p2p: internal/chainlog may not import internal/p2p",
 		m + "internal/sqlite imports " + m + "contracts: internal/sqlite may not import contracts",
+		m + "node imports " + m + "cmd/surety: node may not import cmd",
+		m + "node imports " + m + "testnet: node may not import testnet",
 		m + "registry imports " + m + "escrow: registry may not import escrow",
+		m + "reputation imports " + m + "node: reputation may not import node",
 		m + `tools/x: top-level directory "tools" has no import rule (add it to allowed)`,
 	}
 	if diff := cmp.Diff(want, ImportViolations(pkgs)); diff != "" {

@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -12,19 +12,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/libp2p/go-libp2p/core/crypto"
 	"github.com/libp2p/go-libp2p/core/peer"
 
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
-)
-
-// The node remembers the peers it knew (connected, and the rest of its DHT routing table), so
-// a restart rejoins the network through any of them when its bootstrap peers are gone (at
-// 66f817e such a node found no peer); while running, p2p.Node.Rejoin redials them whenever
-// the node has too few connections.
-const (
-	peersFile     = "peers.json"
-	maxKnownPeers = 64
-	peerSaveEvery = 15 * time.Second
+	"github.com/surety-ioa/surety/registry"
 )
 
 // loadKnownPeers reads the peers a previous run was connected to; none when there is no file
@@ -97,32 +91,29 @@ func withKnownPeers(boot, known []peer.AddrInfo, self peer.ID) []peer.AddrInfo {
 }
 
 // keepKnownPeers saves the connected peers every peerSaveEvery until ctx ends, then once more.
-func (n *node) keepKnownPeers(ctx context.Context) {
+func (n *Node) keepKnownPeers(ctx context.Context) error {
 	t := time.NewTicker(peerSaveEvery)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			n.saveKnownPeers()
-			return
+			return nil
 		case <-t.C:
 			n.saveKnownPeers()
 		}
 	}
 }
 
-func (n *node) saveKnownPeers() {
+func (n *Node) saveKnownPeers() {
 	if err := saveKnownPeers(n.cfg.DataDir, n.p2p.Known()); err != nil {
 		n.cfg.Logger.Warn("save known peers", "err", err)
 	}
 }
 
-// denyEvery is how often the node rereads its --p2p-deny file.
-const denyEvery = time.Second
-
-// readDenyFile reads the peer ids in path: whitespace- or comma-separated, '#' starting a
-// comment. A missing file denies nobody.
-func readDenyFile(path string) ([]peer.ID, error) {
+// ReadDenyFile reads the peer ids in path (Config.DenyFile): whitespace- or comma-separated,
+// '#' starting a comment. A missing file denies nobody.
+func ReadDenyFile(path string) ([]peer.ID, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -145,7 +136,7 @@ func readDenyFile(path string) ([]peer.ID, error) {
 }
 
 // keepDenying applies the --p2p-deny file whenever it changes, until ctx ends.
-func (n *node) keepDenying(ctx context.Context) {
+func (n *Node) keepDenying(ctx context.Context) error {
 	path := n.cfg.DenyFile
 	var last string
 	apply := func() {
@@ -153,7 +144,7 @@ func (n *node) keepDenying(ctx context.Context) {
 		if string(b) == last {
 			return
 		}
-		ids, err := readDenyFile(path)
+		ids, err := ReadDenyFile(path)
 		if err != nil {
 			n.cfg.Logger.Warn("p2p deny list unreadable; keeping the previous one", "err", err)
 			return
@@ -168,9 +159,114 @@ func (n *node) keepDenying(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-t.C:
 			apply()
 		}
 	}
+}
+
+// loadPeerKey reads the node's libp2p key from DATA_DIR/p2p.key, creating it on first start,
+// so the node keeps its peer id across restarts. The key is sealed under the passphrase that
+// encrypts the node's other keys (store.Seal); a plaintext key from an older node is read once
+// and sealed in place.
+func loadPeerKey(dataDir string, store *identity.Store) (crypto.PrivKey, error) {
+	path := filepath.Join(dataDir, "p2p.key")
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		raw, err := store.Unseal(b)
+		if errors.Is(err, identity.ErrWrongPassphrase) {
+			return nil, fmt.Errorf("the passphrase does not open %s", path)
+		}
+		legacy := errors.Is(err, identity.ErrNotSealed)
+		if legacy {
+			raw = b
+		} else if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		k, err := crypto.UnmarshalPrivateKey(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if legacy {
+			if err := sealPeerKey(path, store, raw); err != nil {
+				return nil, err
+			}
+		}
+		return k, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	k, err := p2p.GenerateKey()
+	if err != nil {
+		return nil, err
+	}
+	raw, err := crypto.MarshalPrivateKey(k)
+	if err != nil {
+		return nil, err
+	}
+	if err := sealPeerKey(path, store, raw); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// sealPeerKey writes the libp2p key at path, sealed under the store's passphrase: whole, in
+// place of what was there (a new file renamed over it).
+func sealPeerKey(path string, store *identity.Store, raw []byte) error {
+	blob, err := store.Seal(raw)
+	if err != nil {
+		return fmt.Errorf("seal %s: %w", path, err)
+	}
+	tmp := path + ".new"
+	_ = os.Remove(tmp) // left by a crash in between
+	if err := writeSecretFile(tmp, blob); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// peersOf serves the API's view of the p2p host and the registry's DHT writes.
+type peersOf struct {
+	n   *p2p.Node
+	reg *registry.Network
+}
+
+func (p peersOf) Self() (string, []string) { return p.n.Host.ID().String(), p.n.Addrs() }
+
+func (p peersOf) Connected() []api.Peer {
+	var out []api.Peer
+	for _, ai := range p.n.Connected() {
+		pe := api.Peer{ID: ai.ID.String()}
+		if score, ok := p.n.Score(ai.ID); ok {
+			pe.Score = &score
+		}
+		if pen := p.n.Penalty(ai.ID); pen > 0 {
+			pe.Penalty = &pen
+		}
+		for _, a := range ai.Addrs {
+			pe.Addrs = append(pe.Addrs, a.String())
+		}
+		out = append(out, pe)
+	}
+	return out
+}
+
+func (p peersOf) Meshes() []api.Mesh {
+	var out []api.Mesh
+	for _, m := range p.n.Meshes() {
+		out = append(out, api.Mesh{Topic: m.Topic, Peers: m.Peers, InMesh: m.InMesh, Formed: m.Formed})
+	}
+	return out
+}
+
+func (p peersOf) PendingPuts() int { return p.reg.PendingPuts() }
+
+var _ api.Peers = peersOf{}
+
+// peerBindingPayload is what the node's DID signs to claim its peer id.
+func peerBindingPayload(did, peerID string) []byte {
+	b, _ := json.Marshal(map[string]string{"did": did, "peerId": peerID})
+	return b
 }

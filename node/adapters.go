@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -160,7 +160,7 @@ func (a chainAnchor) Anchor(ctx context.Context, size uint64, root merkle.Hash) 
 
 // anchorFor picks the wallet that anchors the audit log: --anchor-wallet (which the node must
 // hold), else dev account 0 where the node holds the dev wallets, else none.
-func anchorFor(cfg nodeConfig, kind string, tx *txn.Service, dep *contracts.Deployment, log *slog.Logger) (reputation.Anchorer, error) {
+func anchorFor(cfg Config, kind string, tx *txn.Service, dep *contracts.Deployment, log *slog.Logger) (reputation.Anchorer, error) {
 	from := common.HexToAddress(cfg.AnchorWallet)
 	switch {
 	case cfg.AnchorWallet != "":
@@ -245,23 +245,20 @@ func (st *startup) stakeNode(ctx context.Context, from common.Address) error {
 
 // registerOnChain runs n.register until it succeeds (a busy chain, a wallet out of funds a
 // faucet may fill), every registerRetry, until ctx ends.
-func (n *node) registerOnChain(ctx context.Context) {
+func (n *Node) registerOnChain(ctx context.Context) error {
 	if n.register == nil {
-		return
+		return nil
 	}
 	for {
 		err := n.register(ctx)
 		if err == nil || ctx.Err() != nil {
-			return
+			return nil
 		}
 		n.cfg.Logger.Warn("the node's DID is not a staked node yet: other nodes do not adopt log epochs on its word", "err", err, "retry_in", registerRetry)
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-time.After(registerRetry):
 		}
 	}
 }
-
-// registerRetry is how long a node waits before it tries again to stake its DID.
-const registerRetry = 5 * time.Second

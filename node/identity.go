@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 
 // checkPassphraseSource refuses an exposed node (exposed says how, empty when it is not)
 // without a passphrase from the environment or from a file outside the data dir.
-func checkPassphraseSource(e *env, file, dataDir, exposed string) error {
+func checkPassphraseSource(file, given, dataDir, exposed string) error {
 	if exposed == "" {
 		return nil
 	}
@@ -33,10 +33,10 @@ func checkPassphraseSource(e *env, file, dataDir, exposed string) error {
 		}
 	}
 	switch {
-	case file == "" && e.getenv(passphraseEnv) == "":
-		return usagef("this node %s: give the passphrase that encrypts its keys with --passphrase-file (outside --data-dir) or $%s", exposed, passphraseEnv)
+	case file == "" && given == "":
+		return fmt.Errorf("this node %s: give the passphrase that encrypts its keys with --passphrase-file (outside --data-dir) or $%s", exposed, PassphraseEnv)
 	case inData:
-		return usagef("this node %s: --passphrase-file %s is inside --data-dir, beside the keys it protects; keep it elsewhere", exposed, file)
+		return fmt.Errorf("this node %s: --passphrase-file %s is inside --data-dir, beside the keys it protects; keep it elsewhere", exposed, file)
 	}
 	return nil
 }
@@ -49,17 +49,20 @@ func absPath(p string) string {
 	return p
 }
 
-// passphraseEnv names the environment variable that may hold the keystore passphrase.
-const passphraseEnv = "SURETY_PASSPHRASE"
+// LoadPassphrase finds the passphrase that encrypts the keys in dataDir, as a node on a
+// development chain does (see loadPassphrase): for the commands that open them offline.
+func LoadPassphrase(file, given, dataDir string, log *slog.Logger) ([]byte, error) {
+	return loadPassphrase(file, given, dataDir, "", log)
+}
 
 // loadPassphrase finds the passphrase that encrypts the node's keys: --passphrase-file,
-// then $SURETY_PASSPHRASE, then (for a development node) a random one kept in
+// then the one given ($SURETY_PASSPHRASE), then (for a development node) a random one kept in
 // DATA_DIR/passphrase, created on first start with a warning. A node that is exposed (it
 // listens beyond loopback, or settles on a chain that is not a devnet; exposed says how) must
 // be given one, from a file outside the data dir or the environment: a passphrase kept beside
 // the keys protects nothing.
-func loadPassphrase(e *env, file, dataDir, exposed string, log *slog.Logger) ([]byte, error) {
-	if err := checkPassphraseSource(e, file, dataDir, exposed); err != nil {
+func loadPassphrase(file, given, dataDir, exposed string, log *slog.Logger) ([]byte, error) {
+	if err := checkPassphraseSource(file, given, dataDir, exposed); err != nil {
 		return nil, err
 	}
 	if file != "" {
@@ -73,8 +76,8 @@ func loadPassphrase(e *env, file, dataDir, exposed string, log *slog.Logger) ([]
 		}
 		return []byte(p), nil
 	}
-	if p := e.getenv(passphraseEnv); p != "" {
-		return []byte(p), nil
+	if given != "" {
+		return []byte(given), nil
 	}
 	path := filepath.Join(dataDir, "passphrase")
 	b, err := os.ReadFile(path)
@@ -92,7 +95,7 @@ func loadPassphrase(e *env, file, dataDir, exposed string, log *slog.Logger) ([]
 	if err := os.WriteFile(path, p, 0o600); err != nil {
 		return nil, fmt.Errorf("write passphrase: %w", err)
 	}
-	log.Warn("keys at rest are encrypted with a generated passphrase kept beside them; give --passphrase-file or $"+passphraseEnv+" for a real deployment", "file", path)
+	log.Warn("keys at rest are encrypted with a generated passphrase kept beside them; give --passphrase-file or $"+PassphraseEnv+" for a real deployment", "file", path)
 	return p, nil
 }
 

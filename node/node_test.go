@@ -1,0 +1,103 @@
+package node_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/node"
+)
+
+func devConfig(dir string) node.Config {
+	return node.Config{DataDir: dir, Listen: "127.0.0.1:0", DevAccounts: 2, LogEpoch: node.DefaultLogEpoch, LogGrace: node.DefaultLogGrace,
+		LogQuorum: 1, RegisterNode: "no", P2PListen: p2p.DefaultListen, SyncEvery: node.DefaultSyncEvery, Version: "test"}
+}
+
+// TestNodeRunsAndCloses: New starts a node on the embedded chain that serves its API, holds
+// its data dir against a second node, and stops serving when Run's context ends; Run returns
+// nil, and Close (twice) frees the data dir for the next node.
+func TestNodeRunsAndCloses(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	n, err := node.New(context.Background(), devConfig(dir), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if !strings.Contains(out.String(), "Surety node ready on "+n.APIURL()) {
+		t.Errorf("New printed %q, want the ready line naming %s", out.String(), n.APIURL())
+	}
+	if _, ok := n.Chain().(*chain.Embedded); !ok {
+		t.Errorf("Chain() is a %T, want the embedded chain", n.Chain())
+	}
+	if _, err := node.New(context.Background(), devConfig(dir), nil); err == nil || !strings.Contains(err.Error(), "in use by another surety process") {
+		t.Errorf("a second node on the same data dir: %v, want it refused", err)
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- n.Run(ctx) }()
+	var info api.Info
+	if !get(t, n.APIURL()+"/v1/info", &info) {
+		t.Fatal("the API does not answer /v1/info")
+	}
+	if info.Chain.Kind != "embedded" || info.Chain.ID != chain.EmbeddedChainID || info.Version != "test" {
+		t.Errorf("info %+v, want the embedded chain and version test", info)
+	}
+	stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run returned %v once its context ended, want nil", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Run did not return after its context ended")
+	}
+	n.Close()
+	n.Close()
+
+	again, err := node.New(context.Background(), devConfig(dir), nil)
+	if err != nil {
+		t.Fatalf("a node on the closed node's data dir: %v", err)
+	}
+	again.Close()
+}
+
+// TestNewUndoesAFailedStart: a start that fails at a later stage (the API port is taken)
+// releases the data dir it locked.
+func TestNewUndoesAFailedStart(t *testing.T) {
+	dir := t.TempDir()
+	first, err := node.New(context.Background(), devConfig(t.TempDir()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	cfg := devConfig(dir)
+	cfg.Listen = strings.TrimPrefix(first.APIURL(), "http://")
+	if _, err := node.New(context.Background(), cfg, nil); err == nil || !strings.Contains(err.Error(), "listen on "+cfg.Listen) {
+		t.Fatalf("a node on a taken port: %v, want a listen error", err)
+	}
+	n, err := node.New(context.Background(), devConfig(dir), nil)
+	if err != nil {
+		t.Fatalf("the data dir of the failed start: %v", err)
+	}
+	n.Close()
+}
+
+func get(t *testing.T, url string, v any) bool {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Log(err)
+		return false
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(v) == nil
+}
