@@ -58,16 +58,16 @@ func play(t *testing.T, cfg demo.Config) [][]string {
 	return balances
 }
 
-// TestEmbedded plays the demo on its embedded chain (what `make demo` runs).
-func TestEmbedded(t *testing.T) {
+// TestDemoOnEmbeddedChain plays the demo on its embedded chain (what `make demo` runs).
+func TestDemoOnEmbeddedChain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the whole demo")
 	}
 	play(t, demo.Config{DataDir: t.TempDir()})
 }
 
-// TestOnAnvil plays the demo on a real Anvil: every balance it prints is the chain's.
-func TestOnAnvil(t *testing.T) {
+// TestDemoOnAnvil plays the demo on a real Anvil: every balance it prints is the chain's.
+func TestDemoOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the whole demo on Anvil")
 	}
@@ -92,9 +92,9 @@ func TestOnAnvil(t *testing.T) {
 	}
 }
 
-// TestRefusesHalfADevChain: a dev chain's URL without its deployment (or the other way round)
+// TestDemoRefusesHalfADevChain: a dev chain's URL without its deployment (or the other way round)
 // is refused before a node starts; a chain that cannot be reached is a *StartError.
-func TestRefusesHalfADevChain(t *testing.T) {
+func TestDemoRefusesHalfADevChain(t *testing.T) {
 	if err := demo.Run(context.Background(), demo.Config{RPC: "http://127.0.0.1:1"}); err == nil {
 		t.Error("an RPC URL without a deployment was played")
 	}
