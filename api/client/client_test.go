@@ -130,3 +130,45 @@ func TestBusyNodeIsAskedAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestWithdraw: Withdraw posts the signed envelope to /v1/withdraw as application/jose under
+// its Idempotency-Key and decodes the transaction; nothing credited is the node's 409.
+func TestWithdraw(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		status int
+		answer string
+		tx     string
+		slug   string
+	}{
+		{"credited", http.StatusOK, `{"txHash":"0xab","block":7,"gasUsed":30000}`, "0xab", ""},
+		{"nothing credited", http.StatusConflict, `{"type":"https://surety.dev/problems/nothing-to-withdraw","title":"Nothing to withdraw","status":409}`, "", "nothing-to-withdraw"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if r.Method != http.MethodPost || r.URL.Path != "/v1/withdraw" || r.Header.Get("Content-Type") != "application/jose" ||
+					r.Header.Get("Idempotency-Key") != "key-1" || string(body) != "a.b.c" {
+					t.Errorf("sent %s %s (%s, key %q): %q", r.Method, r.URL.Path, r.Header.Get("Content-Type"), r.Header.Get("Idempotency-Key"), body)
+				}
+				w.WriteHeader(tt.status)
+				_, _ = w.Write([]byte(tt.answer))
+			}))
+			defer srv.Close()
+			c, err := client.New(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Withdraw(context.Background(), []byte("a.b.c"), "key-1")
+			var ce *client.Error
+			switch {
+			case tt.slug != "":
+				if !errors.As(err, &ce) || ce.Status != tt.status || ce.Slug() != tt.slug {
+					t.Errorf("answer %+v, %v; want *client.Error %d %s", res, err, tt.status, tt.slug)
+				}
+			case err != nil || res.TxHash != tt.tx || res.Block != 7 || res.GasUsed != 30000:
+				t.Errorf("answer %+v, %v; want tx %s in block 7", res, err, tt.tx)
+			}
+		})
+	}
+}

@@ -298,6 +298,17 @@ func (c *Client) ActOnBounty(ctx context.Context, id uint64, action wire.Action,
 	return &out, nil
 }
 
+// Withdraw is POST /v1/withdraw: the signer's wallet takes what the escrow credited it (a
+// payout it could not be pushed at settlement). Nothing credited is an *Error with status 409
+// (nothing-to-withdraw).
+func (c *Client) Withdraw(ctx context.Context, env []byte, idempotencyKey string) (*wire.BountyResult, error) {
+	var out wire.BountyResult
+	if err := c.Write(ctx, "/v1/withdraw", env, idempotencyKey, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // StakePaths are the routes of the stake ops.
 var StakePaths = map[wire.StakeOp]string{
 	wire.OpStake: "/v1/stake", wire.OpUnbond: "/v1/stake/unbond", wire.OpWithdrawStake: "/v1/stake/withdraw",

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -724,21 +723,6 @@ func sendOwnBind(ctx context.Context, e *env, c *client.Client, info api.Info, n
 	}
 	again.TxHash, again.Block = r.TxHash.Hex(), r.BlockNumber.Uint64()
 	return again, nil
-}
-
-// bindWithNode signs a binding of k's DID to wallet (both keys sign, for the node's chain and
-// stake registry in info) and has the node at c record it on chain (see api.BindingAnswer).
-func bindWithNode(ctx context.Context, c *client.Client, info api.Info, k *identity.Key, wallet *ecdsa.PrivateKey) (*api.BindingAnswer, error) {
-	b, err := signBinding(ctx, k, txn.NewKeySigner(wallet), info)
-	if err != nil {
-		return nil, err
-	}
-	raw, _ := json.Marshal(b)
-	ans, err := c.AddBinding(ctx, raw)
-	if err != nil {
-		return nil, err
-	}
-	return &ans, nil
 }
 
 // signBinding signs the binding of k's DID to wallet, for the node's chain and stake

@@ -1,71 +1,48 @@
 package main
 
 import (
-	"context"
-	"math/big"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/ethereum/go-ethereum/common"
-
-	"github.com/surety-ioa/surety/contracts"
 )
 
-// balanceLine is a final balance the demo prints: name, address, wei.
-var balanceLine = regexp.MustCompile(`(?m)^  balance (\S+) +(0x[0-9a-fA-F]{40}) (\d+) wei`)
+// The story the demo tells, and the balances it prints checked against the chain, are
+// package demo's tests; these are about the command: its flags, its output, its exit codes.
 
-// storyLines are what every run of the demo must tell.
-var storyLines = []string{
-	"market searches 'audit' + 'solidity': ada",
-	"conclusion      market: accepted",
-	"accepted: ada is owed",
-	"arbiter split 60/40: resolved",
-	"it is refunded",
-	"backed by the settlement: true",
-	"reputation of ada: 0.500 -> 0.",
-	"auditor checks its audit of ada: verified: leaf",
-	"a tampered copy of that audit does not verify",
-	"treasury withdraws the fees",
-	"the day is over",
-}
-
-func checkStory(t *testing.T, out string) [][]string {
-	t.Helper()
-	for _, want := range storyLines {
-		if !strings.Contains(out, want) {
-			t.Errorf("the demo did not tell %q:\n%s", want, out)
-		}
-	}
-	balances := balanceLine.FindAllStringSubmatch(out, -1)
-	if len(balances) != 9 { // seven parties, the treasury, the escrow
-		t.Errorf("%d balances printed, want 9:\n%s", len(balances), out)
-	}
-	return balances
-}
-
-// TestDemoEmbedded plays the demo on its embedded chain (what `make demo` runs).
+// TestDemoEmbedded runs `surety demo` on its embedded chain (what `make demo` runs): the story
+// goes to stdout, from the node coming up to the day's end, with the nine final balances.
 func TestDemoEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the whole demo")
 	}
-	checkStory(t, runOK(t, "", "demo"))
+	out := runOK(t, "", "demo")
+	if !regexp.MustCompile(`^\[ *\d+\.\ds\] node did:key:\S+ up on chain \d+ \(embedded\), escrow 0x`).MatchString(out) {
+		t.Errorf("the demo did not start by naming its node:\n%s", out)
+	}
+	if !strings.HasSuffix(out, "the day is over\n") {
+		t.Errorf("the demo did not end the day:\n%s", out)
+	}
+	if n := len(regexp.MustCompile(`(?m)^  balance \S+ +0x[0-9a-fA-F]{40} \d+ wei`).FindAllString(out, -1)); n != 9 {
+		t.Errorf("%d balances printed, want 9:\n%s", n, out)
+	}
 }
 
-// TestDemoOnAnvil plays the demo on a real Anvil: every balance it prints is the chain's.
-func TestDemoOnAnvil(t *testing.T) {
-	if testing.Short() {
-		t.Skip("plays the whole demo on Anvil")
-	}
-	devnet := deployOnAnvil(t, contracts.DeployConfig{FeeBps: 50})
-	out := runOK(t, "", "demo", "--rpc", devnet.URL, "--deployment", devnet.DepFile)
-	for _, b := range checkStory(t, out) {
-		got, err := devnet.Client.BalanceAt(context.Background(), common.HexToAddress(b[2]), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want, _ := new(big.Int).SetString(b[3], 10); got.Cmp(want) != 0 {
-			t.Errorf("%s %s: the demo printed %s wei, the chain says %s", b[1], b[2], want, got)
+// TestDemoFlags: --rpc-url and --deployment go together, and a deployment file that cannot be
+// read is refused before a node starts; both are usage errors.
+func TestDemoFlags(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "deployment.json")
+	for _, tt := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--rpc-url", "http://127.0.0.1:1"}, "--rpc-url and --deployment go together"},
+		{[]string{"--deployment", missing}, "--rpc-url and --deployment go together"},
+		{[]string{"--rpc-url", "http://127.0.0.1:1", "--deployment", missing}, "deployment.json"},
+	} {
+		r := start(t, append([]string{"demo"}, tt.args...)...)
+		if code := r.wait(t); code != exitUsage || !strings.Contains(r.stderr.String(), tt.says) || r.stdout.String() != "" {
+			t.Errorf("demo %v: exit %d, stdout %q, stderr %q; want %d and %q", tt.args, code, r.stdout, r.stderr, exitUsage, tt.says)
 		}
 	}
 }

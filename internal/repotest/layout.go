@@ -23,6 +23,8 @@ const Module = "github.com/surety-ioa/surety"
 //	api                            (all of the above but internal/p2p: it serves, never gossips)
 //	testnet                        (contracts and the bottom)
 //	node                           (all of the above but testnet: it assembles a node)
+//	demo                           (node, and what a client links: api/client, api/wire, the
+//	                               signed objects' packages, the chain; never testnet)
 //	cmd                            (anything)
 //
 // Domain packages never import each other: they meet through interfaces that node wires.
@@ -51,7 +53,15 @@ var allowed = map[string][]string{
 	"api":                 {"txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/sqlite", "internal/units"},
 	"testnet":             {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
 	"node":                {"api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
+	"demo":                {"node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
 	"cmd":                 {"*"},
+}
+
+// narrowed limits, for a group, which packages of a group allowed to it it may import: the
+// demo reaches its node through the typed API client and the wire types, like any other
+// client, never through the server's package.
+var narrowed = map[string]map[string][]string{
+	"demo": {"api": {"api/client", "api/wire"}},
 }
 
 // allowedInTests adds, for a group, what its tests may import besides allowed: txn knows no
@@ -177,6 +187,10 @@ func ImportViolations(pkgs []Package) []string {
 		for _, imp := range imports {
 			to := group(imp)
 			testOnly := !contains(p.Imports, imp)
+			if only, ok := narrowed[from][to]; ok && !contains(only, strings.TrimPrefix(imp, Module+"/")) {
+				out = append(out, fmt.Sprintf("%s imports %s: %s may import only %s of %s", p.ImportPath, imp, from, strings.Join(only, ", "), to))
+				continue
+			}
 			if to == "" || to == from || contains(ok, to) || contains(ok, "*") || testOnly && (to == "internal/testutil" || contains(allowedInTests[from], to)) {
 				continue
 			}

@@ -118,10 +118,13 @@ func TestImportViolationsCatches(t *testing.T) {
 		{ImportPath: m + "node", Imports: []string{m + "api", m + "stake", m + "internal/p2p", m + "cmd/surety", m + "testnet"}},
 		{ImportPath: m + "reputation", Imports: []string{m + "node"}},
 		{ImportPath: m + "tools/x"},
+		{ImportPath: m + "demo", Imports: []string{m + "node", m + "api/client", m + "api/wire", m + "api", m + "testnet"}},
 	}
 	want := []string{
 		m + "api imports " + m + "cmd/surety: api may not import cmd",
 		m + "api imports " + m + "internal/p2p: api may not import internal/p2p",
+		m + "demo imports " + m + "api: demo may import only api/client, api/wire of api",
+		m + "demo imports " + m + "testnet: demo may not import testnet",
 		m + "escrow imports " + m + "api: escrow may not import api",
 		m + "groups imports " + m + "reputation: groups may not import reputation",
 		m + "identity imports " + m + "registry: identity may not import registry",
