@@ -235,7 +235,7 @@ func TestOwnWalletWritesReadAlikeOnEveryNode(t *testing.T) {
 	agentKey := filepath.Join(dir, "agent.json")
 	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", agentKey))
 	key := chain.DevKey(4)
-	wallet := map[string]string{"ETH_PRIVATE_KEY": hex.EncodeToString(crypto.FromECDSA(key)), "SURETY_DEPLOYMENT": c.devnet.DepFile}
+	wallet := map[string]string{"ETH_PRIVATE_KEY": hex.EncodeToString(crypto.FromECDSA(key)), "SURETY_DEPLOYMENT": c.net.DeploymentFile}
 	send := func(args ...string) string {
 		t.Helper()
 		r := startWithEnv(t, "", wallet, append(args, "--node", a)...)
