@@ -156,6 +156,30 @@ func freePorts(t testing.TB, n int) int {
 	return base
 }
 
+// startNetwork runs n node processes of the surety binary on a fresh Anvil (testnet), each
+// with flags; they stop when the test ends.
+func startNetwork(t testing.TB, n int, flags ...string) *testnet.Network {
+	t.Helper()
+	nw, err := testnet.StartNetwork(t.Context(), testnet.NetworkConfig{
+		Chain: testnet.Config{AnvilBin: testutil.Tool(t, "anvil")},
+		Bin:   suretyBinary(t), Nodes: n, Dir: t.TempDir(),
+		Flags: func(int) []string { return flags },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, n := range nw.Nodes {
+			if t.Failed() {
+				t.Logf("node %d's log:\n%s", n.Index, tail(n.Log(), 8000))
+			}
+			_ = nw.Kill(n.Index, syscall.SIGKILL)
+		}
+		nw.Close()
+	})
+	return nw
+}
+
 func getInfo(t testing.TB, base string) api.Info {
 	t.Helper()
 	resp, err := http.Get(base + "/v1/info")

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"golang.org/x/time/rate"
 
-	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
@@ -498,7 +498,7 @@ func attackRequest(cn *clusterNode, k *identity.Key, i int, honest []string, reg
 			return "tx", loadRequest{"/v1/tx/raw", nil}
 		}
 		raw, _ := tx.MarshalBinary()
-		body, _ := json.Marshal(api.RelayRequest{RawTx: hexutil.Bytes(raw)})
+		body, _ := json.Marshal(wire.RelayRequest{RawTx: hexutil.Bytes(raw)})
 		return "tx", loadRequest{"/v1/tx/raw", body}
 	}
 }
@@ -618,7 +618,7 @@ func peerStanding(b *testing.B, c *cluster, cn *clusterNode, id string, bad []st
 	if err != nil || code != http.StatusOK {
 		b.Fatalf("GET /v1/peers: %d %s %v", code, body, err)
 	}
-	var pl api.PeerList
+	var pl wire.PeerList
 	if err := json.Unmarshal(body, &pl); err != nil {
 		b.Fatal(err)
 	}
