@@ -1,6 +1,3 @@
-// Package testnet brings up a local devnet: Anvil on loopback, Surety's dev accounts funded,
-// and every contract deployed. `make devnet` runs it (through `surety devnet`), and
-// integration tests build on it.
 package testnet
 
 import (

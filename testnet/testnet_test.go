@@ -2,6 +2,8 @@ package testnet_test
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os/exec"
 	"strings"
 	"testing"
@@ -94,4 +96,38 @@ func TestStartDeploysOnAnvil(t *testing.T) {
 
 	dn.Stop()
 	<-dn.Anvil.Exited()
+}
+
+// TestFreePortsAreABlock: a network numbers its nodes' ports from a base, so every port of
+// the block must be free, not only the first.
+func TestFreePortsAreABlock(t *testing.T) {
+	base, err := testnet.FreePorts(6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := base; p < base+6; p++ {
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			t.Fatalf("port %d of the block from %d: %v", p, base, err)
+		}
+		l.Close()
+	}
+}
+
+func TestStartNetworkRefusesBadConfigs(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		cfg  testnet.NetworkConfig
+	}{
+		{"no nodes", testnet.NetworkConfig{Bin: "surety", Dir: t.TempDir()}},
+		{"more nodes than dev wallets", testnet.NetworkConfig{Bin: "surety", Dir: t.TempDir(), Nodes: testnet.DevAccounts + 1}},
+		{"no binary", testnet.NetworkConfig{Dir: t.TempDir(), Nodes: 1}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if nw, err := testnet.StartNetwork(t.Context(), tt.cfg); err == nil {
+				nw.Close()
+				t.Fatal("started")
+			}
+		})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,6 +26,7 @@ import (
 	"github.com/surety-ioa/surety/internal/anvil"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/testnet"
 )
 
 // syncBuffer is a bytes.Buffer safe to write from a running command and read from the test.
@@ -130,6 +132,52 @@ func (r *running) apiURL(t testing.TB) string {
 	}
 	t.Fatalf("node not ready in time; stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	return ""
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// freePorts is the first of n consecutive ports free on 127.0.0.1 now: for a command that
+// numbers its ports from a base (surety devnet: node i on base + i), where separate freePort
+// calls can return neighbours and node 1's port lands on another's.
+func freePorts(t testing.TB, n int) int {
+	t.Helper()
+	base, err := testnet.FreePorts(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base
+}
+
+// startNetwork runs n node processes of the surety binary on a fresh Anvil (testnet), each
+// with flags; they stop when the test ends.
+func startNetwork(t testing.TB, n int, flags ...string) *testnet.Network {
+	t.Helper()
+	nw, err := testnet.StartNetwork(t.Context(), testnet.NetworkConfig{
+		Chain: testnet.Config{AnvilBin: testutil.Tool(t, "anvil")},
+		Bin:   suretyBinary(t), Nodes: n, Dir: t.TempDir(),
+		Flags: func(int) []string { return flags },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, n := range nw.Nodes {
+			if t.Failed() {
+				t.Logf("node %d's log:\n%s", n.Index, tail(n.Log(), 8000))
+			}
+			_ = nw.Kill(n.Index, syscall.SIGKILL)
+		}
+		nw.Close()
+	})
+	return nw
 }
 
 func getInfo(t testing.TB, base string) api.Info {

@@ -229,13 +229,13 @@ func TestOwnWalletWritesReadAlikeOnEveryNode(t *testing.T) {
 		t.Skip("runs Anvil and two node processes")
 	}
 	t.Parallel() // mostly waits on processes
-	c := startCluster(t, 2, clusterFlags{logEpoch: time.Hour, logGrace: 15 * time.Minute, syncEvery: time.Second, scoreStep: time.Hour})
-	a, b := c.nodes[0].base, c.nodes[1].base
+	nw := startNetwork(t, 2, "--log-epoch", "1h", "--log-grace", "15m", "--sync-every", "1s", "--score-step", "1h", "--log-level", "warn")
+	a, b := nw.Nodes[0].URL(), nw.Nodes[1].URL()
 	dir := t.TempDir()
 	agentKey := filepath.Join(dir, "agent.json")
 	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", agentKey))
 	key := chain.DevKey(4)
-	wallet := map[string]string{"ETH_PRIVATE_KEY": hex.EncodeToString(crypto.FromECDSA(key)), "SURETY_DEPLOYMENT": c.devnet.DepFile}
+	wallet := map[string]string{"ETH_PRIVATE_KEY": hex.EncodeToString(crypto.FromECDSA(key)), "SURETY_DEPLOYMENT": nw.DeploymentFile}
 	send := func(args ...string) string {
 		t.Helper()
 		r := startWithEnv(t, "", wallet, append(args, "--node", a)...)

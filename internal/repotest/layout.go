@@ -25,6 +25,7 @@ const Module = "github.com/surety-ioa/surety"
 //	node                           (all of the above but testnet: it assembles a node)
 //	demo                           (node, and what a client links: api/client, api/wire, the
 //	                               signed objects' packages, the chain; never testnet)
+//	testnet/e2e                    (testnet and what its tests talk to: node processes, never node code)
 //	cmd                            (anything)
 //
 // Domain packages never import each other: they meet through interfaces that node wires.
@@ -54,6 +55,7 @@ var allowed = map[string][]string{
 	"testnet":             {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
 	"node":                {"api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
 	"demo":                {"node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
+	"testnet/e2e":         {"testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "internal/chain", "internal/p2p", "internal/units"},
 	"cmd":                 {"*"},
 }
 
@@ -159,7 +161,7 @@ func goList(dir string, args ...string) ([]Package, error) {
 }
 
 // group is the top-level directory of a package in the module (internal/X for the packages
-// under internal), or "" outside it.
+// under internal, testnet/e2e for the multi-node tests), or "" outside it.
 func group(importPath string) string {
 	rest, ok := strings.CutPrefix(importPath, Module+"/")
 	if !ok {
@@ -168,6 +170,9 @@ func group(importPath string) string {
 	parts := strings.SplitN(rest, "/", 3)
 	if parts[0] == "internal" && len(parts) > 1 {
 		return "internal/" + parts[1]
+	}
+	if parts[0] == "testnet" && len(parts) > 1 && parts[1] == "e2e" {
+		return "testnet/e2e" // the multi-node tests, above the network they run
 	}
 	return parts[0]
 }

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	"golang.org/x/time/rate"
 
-	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
@@ -211,7 +211,7 @@ func BenchmarkPublicNodeLoad(b *testing.B) {
 }
 
 func runLoad(b *testing.B, c *cluster, n0, n1 *clusterNode, keys []*identity.Key, sources []*http.Client, registryAddr common.Address, d time.Duration) {
-	pid := n0.proc.cmd.Process.Pid
+	pid := n0.PID()
 	// The reference: the same writes, and node 0's RSS, before the attack.
 	var idle []time.Duration
 	for i := range loadIdleWrites {
@@ -337,7 +337,7 @@ func runLoad(b *testing.B, c *cluster, n0, n1 *clusterNode, keys []*identity.Key
 	if err != nil {
 		b.Fatalf("node 0's peak RSS: %v", err)
 	}
-	dbBytes, err := dirSize(nodeDataDir(n0))
+	dbBytes, err := dirSize(n0.DataDir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -498,7 +498,7 @@ func attackRequest(cn *clusterNode, k *identity.Key, i int, honest []string, reg
 			return "tx", loadRequest{"/v1/tx/raw", nil}
 		}
 		raw, _ := tx.MarshalBinary()
-		body, _ := json.Marshal(api.RelayRequest{RawTx: hexutil.Bytes(raw)})
+		body, _ := json.Marshal(wire.RelayRequest{RawTx: hexutil.Bytes(raw)})
 		return "tx", loadRequest{"/v1/tx/raw", body}
 	}
 }
@@ -618,7 +618,7 @@ func peerStanding(b *testing.B, c *cluster, cn *clusterNode, id string, bad []st
 	if err != nil || code != http.StatusOK {
 		b.Fatalf("GET /v1/peers: %d %s %v", code, body, err)
 	}
-	var pl api.PeerList
+	var pl wire.PeerList
 	if err := json.Unmarshal(body, &pl); err != nil {
 		b.Fatal(err)
 	}
@@ -662,16 +662,6 @@ func procStatus(pid int, field string) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
-}
-
-// nodeDataDir is cn's --data-dir.
-func nodeDataDir(cn *clusterNode) string {
-	for i, a := range cn.args {
-		if a == "--data-dir" && i+1 < len(cn.args) {
-			return cn.args[i+1]
-		}
-	}
-	return ""
 }
 
 // dirSize is the bytes of the files under dir.

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -7,12 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -21,24 +17,25 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/testnet"
 )
 
-// A cluster is n `surety node` processes on one Anvil, each with its own data dir, fixed API
-// and libp2p ports (so a restarted node is where its peers remember it), anchor wallet and
-// deny file, for the churn and partition tests. Its workload is what users do: staked agents
-// update their cards, audit each other, and talk in a group thread, through random live nodes.
+// A cluster is n `surety node` processes on one Anvil (a testnet.Network: each node with its
+// own data dir, fixed API and libp2p ports, so a restarted node is where its peers remember
+// it, anchor wallet and deny file), for the churn and partition tests. Its workload is what
+// users do: staked agents update their cards, audit each other, and talk in a group thread,
+// through random live nodes.
 type cluster struct {
-	t      testing.TB
-	bin    string
-	devnet *anvilDeployment
-	nodes  []*clusterNode
-	http   *http.Client
+	t     testing.TB
+	net   *testnet.Network
+	nodes []*clusterNode
+	http  *http.Client
 
 	agents []*clusterAgent
 	group  string
@@ -67,18 +64,18 @@ type acceptedAudit struct {
 // has gossiped it, or a peer's sync round (every second here) has pulled it.
 const atRisk = 3 * time.Second
 
+// clusterNode is a node of the cluster: its process is the network's, its workload state
+// (up: writers may pick it) the cluster's.
 type clusterNode struct {
-	i        int
-	args     []string
-	base     string
-	did      string
-	peerID   string
-	p2pAddr  string
-	denyFile string
+	*testnet.Node
+	i       int
+	base    string
+	did     string
+	peerID  string
+	p2pAddr string
 
-	mu   sync.Mutex
-	proc *nodeProcess
-	up   bool
+	mu sync.Mutex
+	up bool
 }
 
 type clusterAgent struct {
@@ -95,84 +92,58 @@ type clusterFlags struct {
 	extra func(i int) []string
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
-// freePorts is the first of n consecutive ports free on 127.0.0.1 now: for a command that
-// numbers its ports from a base (surety devnet: node i on base + i), where separate freePort
-// calls can return neighbours and node 1's port lands on another's.
-func freePorts(t testing.TB, n int) int {
-	t.Helper()
-	for range 100 {
-		base := freePort(t)
-		if base+n > 65535 {
-			continue
-		}
-		var held []net.Listener
-		for p := base; p < base+n; p++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				break
-			}
-			held = append(held, l)
-		}
-		for _, l := range held {
-			l.Close()
-		}
-		if len(held) == n {
-			return base
-		}
-	}
-	t.Fatalf("no %d consecutive free ports on 127.0.0.1", n)
-	return 0
-}
-
 // startCluster starts n nodes on a fresh Anvil: node 0 first, then the others bootstrapped to
 // the nodes before them.
 func startCluster(t testing.TB, n int, f clusterFlags) *cluster {
 	t.Helper()
-	c := &cluster{t: t, bin: suretyBinary(t), devnet: deployOnAnvil(t, contracts.DeployConfig{}), http: &http.Client{Timeout: 10 * time.Second},
-		cards: map[string]uint64{}, group: "churn"}
 	dir := t.TempDir()
-	var boot []string
-	for i := range n {
-		api, p2pPort := freePort(t), freePort(t)
-		cn := &clusterNode{i: i, base: fmt.Sprintf("http://127.0.0.1:%d", api), denyFile: filepath.Join(dir, fmt.Sprintf("deny-%d", i))}
-		anchor := crypto.PubkeyToAddress(chain.DevKey(devnetAccounts - 1 - i).PublicKey).Hex()
-		cn.args = []string{"node", "--data-dir", filepath.Join(dir, fmt.Sprintf("node-%d", i)), "--listen", fmt.Sprintf("127.0.0.1:%d", api),
-			"--rpc", c.devnet.URL, "--deployment", c.devnet.DepFile, "--dev-wallets", "--dev-accounts", "10", "--anchor-wallet", anchor,
-			"--p2p-listen", fmt.Sprintf("/ip4/127.0.0.1/tcp/%d", p2pPort), "--p2p-deny", cn.denyFile,
-			"--log-epoch", f.logEpoch.String(), "--log-grace", f.logGrace.String(), "--sync-every", f.syncEvery.String(),
-			"--score-step", f.scoreStep.String(), "--log-level", "warn"}
-		if len(boot) > 0 {
-			cn.args = append(cn.args, "--bootstrap", strings.Join(boot, ","))
+	nw, err := testnet.StartNetwork(t.Context(), testnet.NetworkConfig{
+		Chain: testnet.Config{AnvilBin: testutil.Tool(t, "anvil")},
+		Bin:   suretyBinary(t), Nodes: n, Dir: dir,
+		Flags: func(i int) []string {
+			flags := []string{"--log-epoch", f.logEpoch.String(), "--log-grace", f.logGrace.String(), "--sync-every", f.syncEvery.String(),
+				"--score-step", f.scoreStep.String(), "--log-level", "warn"}
+			if f.extra != nil {
+				flags = append(flags, f.extra(i)...)
+			}
+			return flags
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cluster{t: t, net: nw, http: &http.Client{Timeout: 10 * time.Second}, cards: map[string]uint64{}, group: "churn"}
+	t.Cleanup(func() {
+		for _, n := range nw.Nodes {
+			if t.Failed() {
+				t.Logf("node %d's log:\n%s", n.Index, tail(n.Log(), 8000))
+			}
+			_ = nw.Kill(n.Index, syscall.SIGKILL)
 		}
-		if f.extra != nil {
-			cn.args = append(cn.args, f.extra(i)...)
-		}
+		nw.Close()
+	})
+	for _, n := range nw.Nodes {
+		cn := &clusterNode{Node: n, i: n.Index, base: n.URL(), up: true}
+		cn.known()
 		c.nodes = append(c.nodes, cn)
-		c.start(cn)
-		info := getInfo(t, cn.base)
-		cn.did, cn.peerID, cn.p2pAddr = info.NodeDID, info.Peer.ID, info.Peer.Addrs[0]
-		boot = append(boot, cn.p2pAddr)
 	}
 	return c
 }
 
-// start starts cn's process and waits until it answers.
+// known takes cn's identity from its last start.
+func (cn *clusterNode) known() {
+	cn.did, cn.peerID, cn.p2pAddr = cn.DID(), cn.PeerID(), cn.Addrs()[0]
+}
+
+// start starts cn's process again and waits until it answers.
 func (c *cluster) start(cn *clusterNode) {
 	c.t.Helper()
-	p := startProcess(c.t, c.bin, cn.args...)
-	waitHealthy(c.t, cn.base, p)
+	if err := c.net.Restart(c.t.Context(), cn.i); err != nil {
+		c.t.Fatalf("%v\n%s", err, tail(cn.Log(), 8000))
+	}
 	cn.mu.Lock()
-	cn.proc, cn.up = p, true
+	cn.known()
+	cn.up = true
 	cn.mu.Unlock()
 }
 
@@ -181,7 +152,6 @@ func (c *cluster) start(cn *clusterNode) {
 func (c *cluster) kill(cn *clusterNode, sig syscall.Signal) {
 	cn.mu.Lock()
 	cn.up = false
-	p := cn.proc
 	cn.mu.Unlock()
 	c.mu.Lock()
 	c.accepted = slices.DeleteFunc(c.accepted, func(a acceptedAudit) bool {
@@ -193,12 +163,8 @@ func (c *cluster) kill(cn *clusterNode, sig syscall.Signal) {
 		return true
 	})
 	c.mu.Unlock()
-	_ = p.cmd.Process.Signal(sig)
-	select {
-	case <-p.done:
-	case <-time.After(20 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
+	if err := c.net.Kill(cn.i, sig); err != nil {
+		c.t.Fatal(err)
 	}
 }
 
@@ -502,21 +468,15 @@ func (c *cluster) convergence(within time.Duration, logged bool) time.Duration {
 // heals it with nil.
 func (c *cluster) partition(sides ...[]*clusterNode) {
 	c.t.Helper()
-	for _, cn := range c.nodes {
-		var deny []string
-		for _, side := range sides {
-			if slices.Contains(side, cn) {
-				continue
-			}
-			for _, other := range side {
-				deny = append(deny, other.peerID)
-			}
+	var idx [][]int
+	for _, side := range sides {
+		var is []int
+		for _, cn := range side {
+			is = append(is, cn.i)
 		}
-		if err := os.WriteFile(cn.denyFile+".new", []byte(strings.Join(deny, "\n")), 0o600); err != nil {
-			c.t.Fatal(err)
-		}
-		if err := os.Rename(cn.denyFile+".new", cn.denyFile); err != nil {
-			c.t.Fatal(err)
-		}
+		idx = append(idx, is)
+	}
+	if err := c.net.Partition(idx...); err != nil {
+		c.t.Fatal(err)
 	}
 }

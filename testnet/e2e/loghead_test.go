@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -76,16 +76,10 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 	c.kill(c.nodes[1], syscall.SIGTERM)
 	c.kill(c.nodes[2], syscall.SIGTERM)
 	// Node 2 comes back new: no data, so no peers it remembers; it joins through the liars.
-	for i, a := range c.nodes[2].args {
-		switch a {
-		case "--data-dir":
-			if err := os.RemoveAll(c.nodes[2].args[i+1]); err != nil {
-				t.Fatal(err)
-			}
-		case "--bootstrap":
-			c.nodes[2].args[i+1] = c.nodes[3].p2pAddr + "," + c.nodes[4].p2pAddr
-		}
+	if err := os.RemoveAll(c.nodes[2].DataDir); err != nil {
+		t.Fatal(err)
 	}
+	c.nodes[2].SetFlag("bootstrap", c.nodes[3].p2pAddr+","+c.nodes[4].p2pAddr)
 	// While they are down, both sides close the epochs, each with its own audits.
 	c.waitFor(30*time.Second, "both sides to close their epochs", func() bool {
 		v0, err0 := c.view(c.nodes[0])
@@ -157,10 +151,7 @@ func reachOnly(t *testing.T, cn *clusterNode, all []*clusterNode, allowed ...*cl
 			deny = append(deny, o.peerID)
 		}
 	}
-	if err := os.WriteFile(cn.denyFile+".new", []byte(strings.Join(deny, "\n")), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(cn.denyFile+".new", cn.denyFile); err != nil {
+	if err := cn.Deny(deny...); err != nil {
 		t.Fatal(err)
 	}
 }
