@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/node"
+	"github.com/surety-ioa/surety/testnet"
 )
 
 func runDeployCmd(ctx context.Context, e *env, args []string) error {
@@ -101,20 +101,5 @@ that 'surety node --deployment' reads.`))
 	return nil
 }
 
-// writeDeployment writes d to path atomically (a temp file renamed into place), so a crash
-// never leaves a half-written file for a node to trip on.
-func writeDeployment(path string, d *contracts.Deployment) error {
-	b, err := d.Marshal()
-	if err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return fmt.Errorf("write deployment: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write deployment: %w", err)
-	}
-	return nil
-}
+// writeDeployment writes d to path atomically (testnet.WriteDeployment).
+var writeDeployment = testnet.WriteDeployment
