@@ -79,9 +79,9 @@ func live() uint64 {
 }
 
 // ParseSize reads a size in bytes: a whole number with an optional unit B, KiB, MiB or GiB
-// (e.g. "192MiB"); "0" means none.
-func ParseSize(s string) (int64, error) {
-	s = strings.TrimSpace(s)
+// (e.g. "128MiB"); "0" means none.
+func ParseSize(text string) (int64, error) {
+	s := strings.TrimSpace(text)
 	units := []struct {
 		suffix string
 		scale  int64
@@ -95,7 +95,7 @@ func ParseSize(s string) (int64, error) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || n < 0 || n > math.MaxInt64/scale {
-		return 0, fmt.Errorf("%q is not a size like 192MiB, 1GiB or 0", s)
+		return 0, fmt.Errorf("%q is not a size like 128MiB, 1GiB or 0 (units: B, KiB, MiB, GiB)", text)
 	}
 	return n * scale, nil
 }
