@@ -43,7 +43,7 @@ head's. One line per check; the first that fails is the error, with exit status 
 	anchorAddr := fs.String("anchor", "", "the RootAnchor contract (default: as the node's /v1/info says)")
 	wallet := fs.String("wallet", "", "the node's anchoring wallet (default: the sender of the head's anchor transaction, read from the chain)")
 	nodeDID := fs.String("node-did", "", "the node's DID, which must sign its head and checkpoint (default: as the node's /v1/info says; give it to not take the node's word for who it is)")
-	asJSON := fs.Bool("json", false, `print {"verified": true, "leaf": ..., "message": ...}`)
+	asJSON := fs.Bool("json", false, `print {"verified": true, "leaf": ..., "node": DID, "checks": [the lines], "message": the last}`)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
