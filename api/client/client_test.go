@@ -172,3 +172,48 @@ func TestWithdraw(t *testing.T) {
 		})
 	}
 }
+
+// TestLogCheckpoint: LogCheckpoint gets /v1/log/checkpoint and returns the signed note byte for
+// byte (the verifier checks the signature over exactly those bytes); a node that signs no
+// checkpoints is its 501 problem.
+func TestLogCheckpoint(t *testing.T) {
+	const note = "surety.log/31337/0x5fbdb2315678afecb367f032d93f642f64180aa3/did:key:z6Mk\n11\n" +
+		"0QE94qp2yTyR0kttPY4WEuxh/5x3TA02gruYMUQ/pSI=\n\n— surety.log/31337/0x5fbdb2315678afecb367f032d93f642f64180aa3/did:key:z6Mk AbCd\n"
+	for _, tt := range []struct {
+		name   string
+		status int
+		answer string
+		slug   string
+	}{
+		{"signed", http.StatusOK, note, ""},
+		{"no RootAnchor", http.StatusNotImplemented, `{"type":"https://surety.dev/problems/no-checkpoint","title":"This node signs no checkpoints","status":501}`, "no-checkpoint"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodGet || r.URL.Path != "/v1/log/checkpoint" {
+					t.Errorf("sent %s %s", r.Method, r.URL.Path)
+				}
+				if tt.status == http.StatusOK {
+					w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				}
+				w.WriteHeader(tt.status)
+				_, _ = w.Write([]byte(tt.answer))
+			}))
+			defer srv.Close()
+			c, err := client.New(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := c.LogCheckpoint(context.Background())
+			var ce *client.Error
+			switch {
+			case tt.slug != "":
+				if !errors.As(err, &ce) || ce.Status != tt.status || ce.Slug() != tt.slug {
+					t.Errorf("answer %q, %v; want *client.Error %d %s", got, err, tt.status, tt.slug)
+				}
+			case err != nil || string(got) != note:
+				t.Errorf("answer %q, %v; want the note as sent", got, err)
+			}
+		})
+	}
+}

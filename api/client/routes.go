@@ -167,6 +167,14 @@ func (c *Client) LogHead(ctx context.Context) (wire.Head, error) {
 	return out, c.get(ctx, "/v1/log/head", &out)
 }
 
+// LogCheckpoint is GET /v1/log/checkpoint: the log's latest head as a C2SP checkpoint, the
+// signed note as the node sent it, for reputation/verify.OpenCheckpoint to check (this
+// package parses nothing it does not need to).
+func (c *Client) LogCheckpoint(ctx context.Context) ([]byte, error) {
+	_, note, err := c.send(ctx, request{method: http.MethodGet, path: "/v1/log/checkpoint"})
+	return note, err
+}
+
 // InclusionProof is GET /v1/log/proof/inclusion?leaf=&size=.
 func (c *Client) InclusionProof(ctx context.Context, leaf merkle.Hash, size uint64) (wire.InclusionProof, error) {
 	var out wire.InclusionProof

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/reputation/verify"
@@ -24,19 +25,25 @@ func runLogCmd(ctx context.Context, e *env, args []string) error {
 }
 
 // runLogVerify checks that an audit is in a node's log, against the root the chain holds:
-// the node supplies the proof, the chain the root, and this command does the hashing.
+// the node supplies the proof, the chain the root, and this command does the hashing. What
+// the node signs (its head and its checkpoint) is checked against its DID on the way.
 func runLogVerify(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "log verify", "--rpc-url URL (--envelope FILE | --leaf HEX) [flags]", strings.TrimSpace(`
 Check that an audit is in a node's audit log, against the log root anchored on chain: the node
 gives the inclusion proof, the chain gives the root, and the hashing happens here, so the
-node is not trusted.`))
+node is not trusted. On the way it checks what the node signs against the node's DID: its log
+head (the JWS of /v1/log/head), and its checkpoint (/v1/log/checkpoint, a C2SP signed note
+whose origin names this chain, the RootAnchor and the node), which must hold the head's size
+and root or extend it (a consistency proof); and that the root anchored on chain is the
+head's. One line per check; the first that fails is the error, with exit status 1.`))
 	node := fs.nodeURL()
 	rpcURL := fs.rpcURL("the chain's JSON-RPC URL (where the root is anchored)")
 	envelope := fs.String("envelope", "", "the audit as filed: its signed envelope, a file")
 	leafHex := fs.String("leaf", "", "or the audit's leaf hash (hex)")
 	anchorAddr := fs.String("anchor", "", "the RootAnchor contract (default: as the node's /v1/info says)")
 	wallet := fs.String("wallet", "", "the node's anchoring wallet (default: the sender of the head's anchor transaction, read from the chain)")
-	asJSON := fs.Bool("json", false, `print {"verified": true, "leaf": ..., "message": ...}`)
+	nodeDID := fs.String("node-did", "", "the node's DID, which must sign its head and checkpoint (default: as the node's /v1/info says; give it to not take the node's word for who it is)")
+	asJSON := fs.Bool("json", false, `print {"verified": true, "leaf": ..., "node": DID, "checks": [the lines], "message": the last}`)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -58,9 +65,18 @@ node is not trusted.`))
 			return usagef("%s %q is not an address", a.name, a.v)
 		}
 	}
+	if *nodeDID != "" && !strings.HasPrefix(*nodeDID, "did:key:") {
+		return usagef("--node-did %q is not a did:key", *nodeDID)
+	}
 	c, info, err := dialNode(ctx, *node)
 	if err != nil {
 		return err
+	}
+	did := *nodeDID
+	if did == "" {
+		if did = info.NodeDID; did == "" {
+			return errors.New("the node's /v1/info names no node DID: give --node-did")
+		}
 	}
 	contract := common.HexToAddress(*anchorAddr)
 	if *anchorAddr == "" {
@@ -71,28 +87,48 @@ node is not trusted.`))
 		return err
 	}
 	defer client.Close()
-	msg, err := verifyLeaf(ctx, c, client, contract, *wallet, leaf)
+	var checks []string
+	report := func(line string) {
+		if checks = append(checks, line); !*asJSON {
+			fmt.Fprintln(e.stdout, line)
+		}
+	}
+	msg, err := verifyLeaf(ctx, c, client, contract, *wallet, did, leaf, report)
 	if err != nil {
 		return err
 	}
+	report(msg)
 	if *asJSON {
-		return printJSON(e, map[string]any{"verified": true, "leaf": leaf, "message": msg})
+		return printJSON(e, map[string]any{"verified": true, "leaf": leaf, "node": did, "checks": checks, "message": msg})
 	}
-	fmt.Fprintln(e.stdout, msg)
 	return nil
 }
 
-// verifyLeaf checks that leaf is in the node's log (an inclusion proof from the node at c)
-// under the root anchored in contract by wallet (default: the sender of the head's anchor
-// transaction), read from the chain on its own. It returns what it verified. The reading is
-// here; the checking is reputation/verify's, which an auditor's own program links.
-func verifyLeaf(ctx context.Context, c *client.Client, rpc chain.Client, contract common.Address, wallet string, leaf verify.Hash) (string, error) {
-	head, err := c.LogHead(ctx)
+// verifyLeaf checks that leaf is in the log of node (a DID), served by the node at c (an
+// inclusion proof), under the root anchored in contract by wallet (default: the sender of
+// the head's anchor transaction), read from the chain on its own. On the way it checks the
+// node's signed head and checkpoint (checkNodeLog) and that the anchored root is the head's.
+// It reports each check that passed and returns the last, the leaf's. The reading is here;
+// the checking is reputation/verify's, which an auditor's own program links.
+func verifyLeaf(ctx context.Context, c *client.Client, rpc chain.Client, contract common.Address, wallet, node string, leaf verify.Hash, report func(string)) (string, error) {
+	served, err := c.LogHead(ctx)
 	if err != nil {
 		return "", err
 	}
-	if head.Size == 0 {
+	if served.Size == 0 {
 		return "", errors.New("the node's log is empty: no epoch has closed yet")
+	}
+	chainID, err := rpc.ChainID(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read the chain id: %w", err)
+	}
+	note, err := c.LogCheckpoint(ctx)
+	if err != nil {
+		return "", fmt.Errorf("the node's checkpoint: %w", err)
+	}
+	head, err := checkNodeLog(ctx, served, note, verify.Origin(chainID.Uint64(), contract.Hex(), node), node, c.ConsistencyProof, report)
+	if err != nil {
+		return "", err
 	}
 	proof, err := c.InclusionProof(ctx, leaf, head.Size)
 	if err != nil {
@@ -100,15 +136,15 @@ func verifyLeaf(ctx context.Context, c *client.Client, rpc chain.Client, contrac
 	}
 	from := common.HexToAddress(wallet)
 	if wallet == "" {
-		if head.AnchorTx == "" {
+		if served.AnchorTx == "" {
 			return "", fmt.Errorf("the node's head (size %d) is not anchored yet; try again after its anchor transaction", head.Size)
 		}
-		tx, _, err := rpc.TransactionByHash(ctx, common.HexToHash(head.AnchorTx))
+		tx, _, err := rpc.TransactionByHash(ctx, common.HexToHash(served.AnchorTx))
 		if err != nil {
-			return "", fmt.Errorf("anchor transaction %s: %w", head.AnchorTx, err)
+			return "", fmt.Errorf("anchor transaction %s: %w", served.AnchorTx, err)
 		}
 		if from, err = types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx); err != nil {
-			return "", fmt.Errorf("anchor transaction %s: %w", head.AnchorTx, err)
+			return "", fmt.Errorf("anchor transaction %s: %w", served.AnchorTx, err)
 		}
 	}
 	anchor := contracts.NewRootAnchor()
@@ -119,10 +155,55 @@ func verifyLeaf(ctx context.Context, c *client.Client, rpc chain.Client, contrac
 	if root == ([32]byte{}) {
 		return "", fmt.Errorf("no root is anchored by %s at size %d in %s", from.Hex(), proof.Size, contract.Hex())
 	}
+	if verify.Hash(root) != head.Root {
+		return "", fmt.Errorf("NOT verified: the root anchored by %s at size %d is %s, not the node's signed head's %s", from.Hex(), head.Size, verify.Hash(root), head.Root)
+	}
 	p := verify.InclusionProof{Leaf: proof.Leaf, Index: proof.Index, Size: proof.Size, Path: proof.Path}
 	if err := verify.Inclusion(leaf, p, proof.Size, verify.Hash(root)); err != nil {
 		return "", fmt.Errorf("NOT verified: leaf %s against the root anchored at size %d: %w", leaf, proof.Size, err)
 	}
 	return fmt.Sprintf("verified: leaf %s is entry %d of the log of size %d, whose root %s is anchored on chain by %s in %s",
 		leaf, proof.Index, proof.Size, verify.Hash(root), from.Hex(), contract.Hex()), nil
+}
+
+// checkNodeLog checks what the node served against its identity node: served's JWS must be
+// node's signature over served's size and root (verify.OpenHead), and note, the node's
+// checkpoint, a signed note by node under origin (verify.OpenCheckpoint) whose size and root
+// are the head's or, when the log grew (or the node answered an older head) between the two
+// requests, consistent with it by the proof consistency gets. It reports each check that
+// passed and returns the signed head.
+func checkNodeLog(ctx context.Context, served wire.Head, note []byte, origin, node string,
+	consistency func(ctx context.Context, from, to uint64) (wire.ConsistencyProof, error), report func(string)) (verify.Head, error) {
+	head, err := verify.OpenHead(served.Signed, node)
+	if err != nil {
+		return verify.Head{}, fmt.Errorf("NOT verified: the node's head: %w", err)
+	}
+	if head.Size != served.Size || head.Root != served.Root {
+		return verify.Head{}, fmt.Errorf("NOT verified: the node's head says size %d, root %s but signs size %d, root %s", served.Size, served.Root, head.Size, head.Root)
+	}
+	report(fmt.Sprintf("verified: head of size %d, root %s, epoch %d, signed by %s", head.Size, head.Root, head.Epoch, node))
+	cp, err := verify.OpenCheckpoint(note, origin, node)
+	if err != nil {
+		return verify.Head{}, fmt.Errorf("NOT verified: the node's checkpoint: %w", err)
+	}
+	switch {
+	case cp.Size == head.Size && cp.Root != head.Root:
+		return verify.Head{}, fmt.Errorf("NOT verified: the node's checkpoint of size %d has root %s, its head %s", cp.Size, cp.Root, head.Root)
+	case cp.Size == head.Size:
+		report(fmt.Sprintf("verified: checkpoint %s of size %d signed by the node, the head's size and root", origin, cp.Size))
+	default:
+		older, newer := head, verify.Head{Size: cp.Size, Root: cp.Root}
+		if cp.Size < head.Size {
+			older, newer = newer, head
+		}
+		p, err := consistency(ctx, older.Size, newer.Size)
+		if err != nil {
+			return verify.Head{}, fmt.Errorf("the node's consistency proof from %d to %d: %w", older.Size, newer.Size, err)
+		}
+		if err := verify.Consistency(older, newer, verify.ConsistencyProof{From: p.From, To: p.To, Path: p.Path}); err != nil {
+			return verify.Head{}, fmt.Errorf("NOT verified: the node's checkpoint of size %d and its head of size %d: %w", cp.Size, head.Size, err)
+		}
+		report(fmt.Sprintf("verified: checkpoint %s of size %d signed by the node, consistent with the head (size %d to %d)", origin, cp.Size, older.Size, newer.Size))
+	}
+	return head, nil
 }

@@ -1,12 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +30,7 @@ import (
 	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
+	"github.com/surety-ioa/surety/reputation/verify"
 )
 
 // TestAuditsThroughTheAPI: after a bounty is accepted, its poster audits the worker. The audit
@@ -208,6 +216,66 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 	if !strings.Contains(out, "verified: leaf "+merkle.LeafHash(env).String()) {
 		t.Errorf("log verify: %s", out)
 	}
+	origin := verify.Origin(bc.info.Chain.ID, devnet.Dep.Contracts.RootAnchor.Hex(), bc.info.NodeDID)
+	if !strings.Contains(out, "verified: head of size") || !strings.Contains(out, "verified: checkpoint "+origin) {
+		t.Errorf("log verify checked no head or checkpoint: %s", out)
+	}
+	// What the node signs is checked against its DID: a head whose signature a proxy in front
+	// of the node tampered with, a checkpoint another node signed, and a node that is not the
+	// one --node-did names are each refused.
+	other, err := identity.GenerateKey(identity.Ed25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name    string
+		tamper  func(path string, body []byte) []byte
+		flags   []string
+		refusal string
+	}{
+		{"tampered head signature", func(path string, body []byte) []byte {
+			if path != "/v1/log/head" {
+				return body
+			}
+			var h map[string]any
+			if err := json.Unmarshal(body, &h); err != nil {
+				t.Error(err)
+				return body
+			}
+			signed := h["signed"].(string)
+			dot := strings.LastIndex(signed, ".")
+			sig, err := base64.RawURLEncoding.DecodeString(signed[dot+1:])
+			if err != nil {
+				t.Error(err)
+				return body
+			}
+			sig[len(sig)/2] ^= 1
+			h["signed"] = signed[:dot+1] + base64.RawURLEncoding.EncodeToString(sig)
+			out, _ := json.Marshal(h)
+			return out
+		}, nil, "NOT verified: the node's head: verify: bad signature"},
+		{"checkpoint of another node", func(path string, body []byte) []byte {
+			if path != "/v1/log/checkpoint" {
+				return body
+			}
+			cp, err := verify.SignCheckpoint(verify.Checkpoint{Origin: verify.Origin(bc.info.Chain.ID, devnet.Dep.Contracts.RootAnchor.Hex(), other.DID.String()), Size: head.Size, Root: head.Root},
+				other.DID.String(), other.SignNote)
+			if err != nil {
+				t.Error(err)
+			}
+			return cp
+		}, nil, "NOT verified: the node's checkpoint: verify: no signature by the node's key"},
+		{"another node than --node-did", nil, []string{"--node-did", other.DID.String()}, "NOT verified: the node's head: verify: signed by another key"},
+	} {
+		proxy := tamperingProxy(t, base, tt.tamper)
+		r := start(t, append([]string{"log", "verify", "--node", proxy, "--rpc", devnet.URL, "--envelope", good}, tt.flags...)...)
+		if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), tt.refusal) || strings.Count(strings.TrimSpace(r.stderr.String()), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q, want %q", tt.name, code, r.stderr, tt.refusal)
+		}
+		if strings.Contains(r.stdout.String(), "verified: leaf") {
+			t.Errorf("%s: verified the leaf anyway: %s", tt.name, r.stdout)
+		}
+	}
 	// A tampered audit (one byte of its signature changed) is not in the log.
 	tampered := append([]byte(nil), env...)
 	tampered[len(tampered)-2] ^= 1
@@ -232,4 +300,33 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 	}
 	t.Logf("anchoring a head of %d audits cost %d gas: %d gas per audit (ERC-8004 giveFeedback: 131,528-213,372 per feedback)",
 		head.Size, receipt.GasUsed, receipt.GasUsed/head.Size)
+}
+
+// tamperingProxy is a proxy in front of the node at base that passes each answer's body
+// through tamper (nil: none), as a man in the middle or a lying node would.
+func tamperingProxy(t *testing.T, base string, tamper func(path string, body []byte) []byte) string {
+	t.Helper()
+	target, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.ModifyResponse = func(resp *http.Response) error {
+		if tamper == nil {
+			return nil
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		body = tamper(resp.Request.URL.Path, body)
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		resp.ContentLength = int64(len(body))
+		resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
+		return nil
+	}
+	srv := httptest.NewServer(rp)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
