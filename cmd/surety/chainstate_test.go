@@ -19,6 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
@@ -361,4 +362,34 @@ func postSaltOf(t *testing.T, env []byte) common.Hash {
 		t.Fatal(err)
 	}
 	return crypto.Keccak256Hash([]byte("surety-post\x00" + e.Sender + "\x00" + e.ID))
+}
+
+// waitMeshes waits until every gossip topic's mesh has formed on each node (GET /v1/peers):
+// a message published now reaches every node.
+func waitMeshes(t *testing.T, bases ...string) {
+	t.Helper()
+	for _, base := range bases {
+		testutil.Eventually(t, "the gossip meshes formed on "+base, 20*time.Second, func() bool {
+			var l api.PeerList
+			if !getJSON(base+"/v1/peers", &l) || len(l.Topics) == 0 {
+				return false
+			}
+			for _, m := range l.Topics {
+				if !m.Formed {
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
+// getJSON decodes a 200 answer from url into v, and says whether it got one.
+func getJSON(url string, v any) bool {
+	resp, err := http.Get(url)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(v) == nil
 }
