@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,10 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -247,4 +251,36 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 	if strings.Join(got, ",") != "Posted,Claimed,Submitted,Accepted" {
 		t.Errorf("streamed %v", got)
 	}
+}
+
+// bystander arbitrates bounties whose disputes a test never reaches: the escrow refuses an
+// arbiter that is the poster or the worker.
+const bystander = "0x00000000000000000000000000000000000a1b17"
+
+// bindingJSON is the binding of k to wallet for the registry on chainID, signed by both keys,
+// as POST /v1/bindings takes it and StakeRegistry.bind records it.
+func bindingJSON(t testing.TB, k *identity.Key, wallet *ecdsa.PrivateKey, chainID uint64, registry common.Address) []byte {
+	t.Helper()
+	b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: chainID,
+		Registry: registry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, wallet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(b)
+	return raw
+}
+
+// postedOnChain counts the escrow's Posted events: the bounties on chain.
+func postedOnChain(t *testing.T, client *ethclient.Client, escrowAddr common.Address) int {
+	t.Helper()
+	parsed, err := contracts.BountyEscrowMetaData.ParseABI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, err := client.FilterLogs(context.Background(), ethereum.FilterQuery{Addresses: []common.Address{escrowAddr},
+		Topics: [][]common.Hash{{parsed.Events["Posted"].ID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(logs)
 }
