@@ -13,13 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
-	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/api"
-	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -268,19 +265,4 @@ func bindingJSON(t testing.TB, k *identity.Key, wallet *ecdsa.PrivateKey, chainI
 	}
 	raw, _ := json.Marshal(b)
 	return raw
-}
-
-// postedOnChain counts the escrow's Posted events: the bounties on chain.
-func postedOnChain(t *testing.T, client *ethclient.Client, escrowAddr common.Address) int {
-	t.Helper()
-	parsed, err := contracts.BountyEscrowMetaData.ParseABI()
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs, err := client.FilterLogs(context.Background(), ethereum.FilterQuery{Addresses: []common.Address{escrowAddr},
-		Topics: [][]common.Hash{{parsed.Events["Posted"].ID}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(logs)
 }
