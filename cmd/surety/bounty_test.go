@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -247,4 +248,21 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 	if strings.Join(got, ",") != "Posted,Claimed,Submitted,Accepted" {
 		t.Errorf("streamed %v", got)
 	}
+}
+
+// bystander arbitrates bounties whose disputes a test never reaches: the escrow refuses an
+// arbiter that is the poster or the worker.
+const bystander = "0x00000000000000000000000000000000000a1b17"
+
+// bindingJSON is the binding of k to wallet for the registry on chainID, signed by both keys,
+// as POST /v1/bindings takes it and StakeRegistry.bind records it.
+func bindingJSON(t testing.TB, k *identity.Key, wallet *ecdsa.PrivateKey, chainID uint64, registry common.Address) []byte {
+	t.Helper()
+	b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: chainID,
+		Registry: registry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, wallet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(b)
+	return raw
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/testnet"
@@ -96,32 +95,15 @@ type clusterFlags struct {
 // the nodes before them.
 func startCluster(t testing.TB, n int, f clusterFlags) *cluster {
 	t.Helper()
-	dir := t.TempDir()
-	nw, err := testnet.StartNetwork(t.Context(), testnet.NetworkConfig{
-		Chain: testnet.Config{AnvilBin: testutil.Tool(t, "anvil")},
-		Bin:   suretyBinary(t), Nodes: n, Dir: dir,
-		Flags: func(i int) []string {
-			flags := []string{"--log-epoch", f.logEpoch.String(), "--log-grace", f.logGrace.String(), "--sync-every", f.syncEvery.String(),
-				"--score-step", f.scoreStep.String(), "--log-level", "warn"}
-			if f.extra != nil {
-				flags = append(flags, f.extra(i)...)
-			}
-			return flags
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &cluster{t: t, net: nw, http: &http.Client{Timeout: 10 * time.Second}, cards: map[string]uint64{}, group: "churn"}
-	t.Cleanup(func() {
-		for _, n := range nw.Nodes {
-			if t.Failed() {
-				t.Logf("node %d's log:\n%s", n.Index, tail(n.Log(), 8000))
-			}
-			_ = nw.Kill(n.Index, syscall.SIGKILL)
+	nw := startNetwork(t, n, testnet.Config{}, func(i int) []string {
+		flags := []string{"--log-epoch", f.logEpoch.String(), "--log-grace", f.logGrace.String(), "--sync-every", f.syncEvery.String(),
+			"--score-step", f.scoreStep.String(), "--log-level", "warn"}
+		if f.extra != nil {
+			flags = append(flags, f.extra(i)...)
 		}
-		nw.Close()
+		return flags
 	})
+	c := &cluster{t: t, net: nw, http: &http.Client{Timeout: 10 * time.Second}, cards: map[string]uint64{}, group: "churn"}
 	for _, n := range nw.Nodes {
 		cn := &clusterNode{Node: n, i: n.Index, base: n.URL(), up: true}
 		cn.known()

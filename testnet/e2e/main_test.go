@@ -9,14 +9,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/ethereum/go-ethereum/ethclient"
 
 	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/testnet"
 )
 
 // The surety binary every test's nodes run: built once for the package, on first use (a
@@ -91,4 +95,37 @@ func bindingJSON(t testing.TB, k *identity.Key, wallet *ecdsa.PrivateKey, chainI
 	}
 	raw, _ := json.Marshal(b)
 	return raw
+}
+
+// startNetwork runs n node processes of the surety binary on a fresh Anvil, deployed with
+// chain's Deploy (chain.AnvilBin is filled in), node i with flags(i); they stop when the test
+// ends, their logs shown if it failed.
+func startNetwork(t testing.TB, n int, chain testnet.Config, flags func(i int) []string) *testnet.Network {
+	t.Helper()
+	chain.AnvilBin = testutil.Tool(t, "anvil")
+	nw, err := testnet.StartNetwork(t.Context(), testnet.NetworkConfig{Chain: chain, Bin: suretyBinary(t), Nodes: n, Dir: t.TempDir(), Flags: flags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, n := range nw.Nodes {
+			if t.Failed() {
+				t.Logf("node %d's log:\n%s", n.Index, tail(n.Log(), 8000))
+			}
+			_ = nw.Kill(n.Index, syscall.SIGKILL)
+		}
+		nw.Close()
+	})
+	return nw
+}
+
+// dialChain is a client of nw's chain, closed when the test ends.
+func dialChain(t testing.TB, nw *testnet.Network) *ethclient.Client {
+	t.Helper()
+	client, err := ethclient.Dial(nw.Devnet.RPC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	return client
 }

@@ -1,14 +1,12 @@
-package main
+package e2e
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +22,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/testnet"
 )
 
 // TestNodesShareTheChainsWord runs two node processes that hold the same dev wallets on one
@@ -36,15 +35,11 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two nodes and Anvil")
 	}
-	devnet := deployOnAnvil(t, contracts.DeployConfig{})
-	ctx, client, dep := context.Background(), devnet.Client, devnet.Dep
-	dir := t.TempDir()
+	nw := startNetwork(t, 2, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })
+	ctx, client, dep := t.Context(), dialChain(t, nw), nw.Devnet.Deployment
 	var bcs []*bountyClient
-	for _, name := range []string{"n0", "n1"} {
-		n := start(t, "node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
-			"--dev-wallets", "--dev-accounts", "6", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
-		base := n.apiURL(t)
-		bcs = append(bcs, &bountyClient{t: t, base: base, info: getInfo(t, base)})
+	for _, n := range nw.Nodes {
+		bcs = append(bcs, &bountyClient{t: t, base: n.URL(), info: getInfo(t, n.URL())})
 	}
 	n0, n1 := bcs[0], bcs[1]
 	market, worker := n0.newParty(1), n0.newParty(3) // bound on chain through node 0
@@ -206,25 +201,14 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three nodes and Anvil")
 	}
-	devnet := deployOnAnvil(t, contracts.DeployConfig{})
-	ctx, client := context.Background(), devnet.Client
-	dir := t.TempDir()
+	// Each node anchors from a dev wallet of its own (9, 8 and 7).
+	nw := startNetwork(t, 3, testnet.Config{}, func(int) []string {
+		return []string{"--log-epoch", "2s", "--log-grace", "3s", "--log-level", "warn"}
+	})
+	ctx, client := t.Context(), dialChain(t, nw)
 	var bcs []*bountyClient
-	boot := ""
-	for i, name := range []string{"n0", "n1", "n2"} {
-		args := []string{"node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
-			"--dev-wallets", "--dev-accounts", "10", "--anchor-wallet", crypto.PubkeyToAddress(chain.DevKey(7 + i).PublicKey).Hex(),
-			"--log-epoch", "2s", "--log-grace", "3s", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn"}
-		if boot != "" {
-			args = append(args, "--bootstrap", boot)
-		}
-		n := start(t, args...)
-		base := n.apiURL(t)
-		bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-		if boot == "" {
-			boot = bc.info.Peer.Addrs[0]
-		}
-		bcs = append(bcs, bc)
+	for _, n := range nw.Nodes {
+		bcs = append(bcs, &bountyClient{t: t, base: n.URL(), info: getInfo(t, n.URL())})
 	}
 	for _, bc := range bcs {
 		waitMeshes(t, bc.base)
@@ -316,19 +300,6 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	}
 }
 
-// bindingJSON is the binding of k to wallet for the registry on chainID, signed by both keys,
-// as POST /v1/bindings takes it and StakeRegistry.bind records it.
-func bindingJSON(t testing.TB, k *identity.Key, wallet *ecdsa.PrivateKey, chainID uint64, registry common.Address) []byte {
-	t.Helper()
-	b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: chainID,
-		Registry: registry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, wallet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := json.Marshal(b)
-	return raw
-}
-
 // postedOnChain counts the escrow's Posted events: the bounties on chain.
 func postedOnChain(t *testing.T, client *ethclient.Client, escrowAddr common.Address) int {
 	t.Helper()
@@ -336,7 +307,7 @@ func postedOnChain(t *testing.T, client *ethclient.Client, escrowAddr common.Add
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs, err := client.FilterLogs(context.Background(), ethereum.FilterQuery{Addresses: []common.Address{escrowAddr},
+	logs, err := client.FilterLogs(t.Context(), ethereum.FilterQuery{Addresses: []common.Address{escrowAddr},
 		Topics: [][]common.Hash{{parsed.Events["Posted"].ID}}})
 	if err != nil {
 		t.Fatal(err)

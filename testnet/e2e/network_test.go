@@ -1,14 +1,14 @@
-package main
+package e2e
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
 	"math/big"
 	"net/http"
-	"path/filepath"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,12 +16,13 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
+	"github.com/surety-ioa/surety/testnet"
 )
 
 // TestFiveNodesOnAnvil is the registry acceptance test: five real nodes (own hosts on
@@ -35,9 +36,18 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs five nodes and Anvil")
 	}
-	devnet := deployOnAnvil(t, contracts.DeployConfig{})
-	ctx, client, dep := context.Background(), devnet.Client, devnet.Dep
-	dir := t.TempDir()
+	// Six nodes: A to E, and F, which joins later as a new node (it stops at once, and comes
+	// back with no data, bootstrapped from D).
+	nw := startNetwork(t, 6, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })
+	nodeF := nw.Nodes[5]
+	if err := nw.Kill(nodeF.Index, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(nodeF.DataDir); err != nil {
+		t.Fatal(err)
+	}
+	ctx, dep := t.Context(), nw.Devnet.Deployment
+	client := dialChain(t, nw)
 
 	// The agent binds (both keys sign the binding, the wallet records it) and stakes on chain
 	// from dev wallet 1.
@@ -68,22 +78,10 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	send(wallet, stakes.PackBind(id, proof), nil)
 	send(wallet, stakes.PackStake(id, big.NewInt(1e18)), big.NewInt(1e18))
 
-	startNodeAt := func(name, bootstrap string) (*running, string) {
-		args := []string{"node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
-			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn"}
-		if bootstrap != "" {
-			args = append(args, "--bootstrap", bootstrap)
-		}
-		r := start(t, args...)
-		return r, r.apiURL(t)
-	}
-	_, baseA := startNodeAt("a", "")
-	boot := getInfo(t, baseA).Peer.Addrs[0]
-	var bases []string
-	var runs []*running
-	for _, name := range []string{"b", "c", "d", "e"} {
-		r, base := startNodeAt(name, boot)
-		runs, bases = append(runs, r), append(bases, base)
+	baseA := nw.Nodes[0].URL()
+	var bases []string // B, C, D, E
+	for _, n := range nw.Nodes[1:5] {
+		bases = append(bases, n.URL())
 	}
 	waitMeshes(t, append([]string{baseA}, bases...)...)
 
@@ -106,14 +104,19 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 
 	// Stop B and C; E still answers, and a node that joins now finds the card in the DHT.
 	waitPuts(t, baseA) // the DHT put is asynchronous
-	runs[0].cancel()
-	runs[1].cancel()
-	runs[0].wait(t)
-	runs[1].wait(t)
+	for _, i := range []int{1, 2} {
+		if err := nw.Kill(i, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if !find(baseE, "/v1/agents/"+agent.DID.String()) {
 		t.Error("E lost the card")
 	}
-	_, baseF := startNodeAt("f", getInfo(t, bases[2]).Peer.Addrs[0])
+	nodeF.SetFlag("bootstrap", getInfo(t, bases[2]).Peer.Addrs[0])
+	if err := nw.Restart(ctx, nodeF.Index); err != nil {
+		t.Fatal(err)
+	}
+	baseF := nodeF.URL()
 	testutil.Eventually(t, "found by capability on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents?capability=audit") })
 	testutil.Eventually(t, "found by DID on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents/"+agent.DID.String()) })
 
@@ -152,7 +155,8 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	}
 	escrowABI := contracts.NewBountyEscrow()
 	escrowInst := escrowABI.Instance(client, dep.Contracts.BountyEscrow)
-	poster, arbiter, w := chain.DevKey(3), chain.DevKey(4), crypto.PubkeyToAddress(wallet.PublicKey)
+	// The arbiter is dev account 0 (the deployer, idle since): 4 is node F's anchoring wallet here.
+	poster, arbiter, w := chain.DevKey(3), chain.DevKey(0), crypto.PubkeyToAddress(wallet.PublicKey)
 	head, err := client.HeaderByNumber(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +247,7 @@ func waitMeshes(t *testing.T, bases ...string) {
 	t.Helper()
 	for _, base := range bases {
 		testutil.Eventually(t, "the gossip meshes formed on "+base, 20*time.Second, func() bool {
-			var l api.PeerList
+			var l wire.PeerList
 			if !getJSON(base+"/v1/peers", &l) || len(l.Topics) == 0 {
 				return false
 			}
@@ -261,7 +265,7 @@ func waitMeshes(t *testing.T, bases ...string) {
 func waitPuts(t *testing.T, base string) {
 	t.Helper()
 	testutil.Eventually(t, "the DHT puts done on "+base, 20*time.Second, func() bool {
-		var l api.PeerList
+		var l wire.PeerList
 		return getJSON(base+"/v1/peers", &l) && l.PendingPuts == 0
 	})
 }
@@ -272,62 +276,51 @@ func waitIndexedOn(t *testing.T, block uint64, bases ...string) {
 	t.Helper()
 	for _, base := range bases {
 		testutil.Eventually(t, fmt.Sprintf("block %d indexed by %s", block, base), 20*time.Second, func() bool {
-			var info api.Info
+			var info wire.Info
 			return getJSON(base+"/v1/info", &info) && info.Chain.IndexedBlock != nil && *info.Chain.IndexedBlock >= block
 		})
 	}
-}
-
-// getJSON decodes a 200 answer from url into v, and says whether it got one.
-func getJSON(url string, v any) bool {
-	resp, err := http.Get(url)
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(v) == nil
 }
 
 // TestRestartedNodeRejoinsThroughKnownPeers: at 66f817e a node restarted with its original
 // command line, whose bootstrap peer had died, found no peer and stayed alone. A node now
 // remembers the peers it was connected to (DATA_DIR/peers.json) and dials them too.
 func TestRestartedNodeRejoinsThroughKnownPeers(t *testing.T) {
-	dir := t.TempDir()
-	nodeArgs := func(name string, bootstrap ...string) []string {
-		args := []string{"node", "--data-dir", filepath.Join(dir, name), "--listen", "127.0.0.1:0", "--dev-accounts", "1",
-			"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn"}
-		if len(bootstrap) > 0 {
-			args = append(args, "--bootstrap", strings.Join(bootstrap, ","))
-		}
-		return args
+	if testing.Short() {
+		t.Skip("runs three nodes and Anvil")
 	}
+	// Node i is bootstrapped from the nodes before it: A (0), then C (1), whose command line
+	// names only A, then B (2), which names A and C.
+	nw := startNetwork(t, 3, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })
+	a, c, b := nw.Nodes[0], nw.Nodes[1], nw.Nodes[2]
 	peersOf := func(base string) string {
 		_, body := (&bountyClient{t: t, base: base}).request("GET", "/v1/peers", nil, nil)
 		return string(body)
 	}
-	a := start(t, nodeArgs("a")...)
-	aInfo := getInfo(t, a.apiURL(t))
-	cArgs := nodeArgs("c", aInfo.Peer.Addrs[0]) // C's command line names only A
-	c := start(t, cArgs...)
-	cInfo := getInfo(t, c.apiURL(t))
-	b := start(t, nodeArgs("b", aInfo.Peer.Addrs[0], cInfo.Peer.Addrs[0])...)
-	bInfo := getInfo(t, b.apiURL(t))
-	cBase := c.apiURL(t)
-	testutil.Eventually(t, "C connected to B", 10*time.Second, func() bool { return strings.Contains(peersOf(cBase), bInfo.Peer.ID) })
+	if c.Flag("bootstrap") != a.Addrs()[0] {
+		t.Fatalf("C's command line names %q, want A only (%s)", c.Flag("bootstrap"), a.Addrs()[0])
+	}
+	cBase := c.URL()
+	testutil.Eventually(t, "C connected to B", 10*time.Second, func() bool { return strings.Contains(peersOf(cBase), b.PeerID()) })
 
 	// C stops (and writes down its peers), A dies; C restarts with the same command line.
-	c.cancel()
-	if code := c.wait(t); code != exitOK {
-		t.Fatalf("C stopped with %d", code)
+	if err := nw.Kill(c.Index, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
 	}
-	a.cancel()
-	a.wait(t)
-	again := start(t, cArgs...)
-	base := again.apiURL(t)
+	if st := c.ProcessState(); st == nil || st.ExitCode() != 0 {
+		t.Fatalf("C stopped with %v", st)
+	}
+	if err := nw.Kill(a.Index, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	logged := len(c.Log())
+	if err := nw.Restart(t.Context(), c.Index); err != nil {
+		t.Fatal(err)
+	}
 	testutil.Eventually(t, "the restarted C connected to B through its known peers", 10*time.Second, func() bool {
-		return strings.Contains(peersOf(base), bInfo.Peer.ID)
+		return strings.Contains(peersOf(cBase), b.PeerID())
 	})
-	if strings.Contains(again.stderr.String(), "no bootstrap peer answered") {
-		t.Errorf("the restarted node found no peer:\n%s", again.stderr)
+	if again := c.Log()[logged:]; strings.Contains(again, "no bootstrap peer answered") {
+		t.Errorf("the restarted node found no peer:\n%s", again)
 	}
 }

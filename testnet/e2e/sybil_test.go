@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/reputation"
+	"github.com/surety-ioa/surety/testnet"
 )
 
 // TestSybilsOnAnvil runs the attack measured at 66f817e end to end, through a node on Anvil:
@@ -24,14 +25,13 @@ import (
 // (The costed search over many attacks is reputation.TestSybilSimulation.)
 func TestSybilsOnAnvil(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs Anvil and a node")
+		t.Skip("runs Anvil and a node process")
 	}
-	devnet := deployOnAnvil(t, contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps})
-	n := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
-		"--dev-wallets", "--dev-accounts", "6", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
-	base := n.apiURL(t)
+	nw := startNetwork(t, 1, testnet.Config{Deploy: contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}},
+		func(int) []string { return []string{"--log-level", "warn"} })
+	base := nw.Nodes[0].URL()
 	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-	head, err := devnet.Client.HeaderByNumber(t.Context(), nil)
+	head, err := dialChain(t, nw).HeaderByNumber(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
