@@ -55,7 +55,7 @@ var allowed = map[string][]string{
 	"testnet":             {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
 	"node":                {"api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
 	"demo":                {"node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
-	"testnet/e2e":         {"testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "internal/chain", "internal/p2p", "internal/units"},
+	"testnet/e2e":         {"testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
 	"cmd":                 {"*"},
 }
 
