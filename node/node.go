@@ -287,7 +287,14 @@ func (st *startup) joinNetwork(ctx context.Context) error {
 	// The host and what gossips over it outlive New's ctx: Close stops them.
 	st.p2pCtx, st.p2pStop = context.WithCancel(context.WithoutCancel(ctx))
 	st.onClose(st.p2pStop)
-	st.p2p, err = p2p.Start(st.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: st.seeds,
+	// The deny list holds from the first dial; Run rereads it as it changes.
+	var denied []peer.ID
+	if cfg.DenyFile != "" {
+		if denied, err = ReadDenyFile(cfg.DenyFile); err != nil {
+			return fmt.Errorf("--p2p-deny: %w", err)
+		}
+	}
+	st.p2p, err = p2p.Start(st.p2pCtx, p2p.Config{Key: peerKey, Listen: cfg.P2PListen, Bootstrap: st.seeds, Deny: denied,
 		Validators: st.agents.DHTValidators(), Topics: []string{registry.CardTopic, reputation.AuditTopic, groups.Topic}, Logger: log})
 	if err != nil {
 		return err

@@ -40,6 +40,9 @@ type Config struct {
 	Listen []string
 	// Bootstrap peers are dialled at start and seed the DHT.
 	Bootstrap []peer.AddrInfo
+	// Deny are peers refused from the start, before any dial (Node.Deny replaces the list
+	// later): a bootstrap peer among them is not connected to even once.
+	Deny []peer.ID
 	// Validators validate DHT records by namespace (the part of the key between the first
 	// two slashes).
 	Validators map[string]record.Validator
@@ -128,6 +131,12 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	deny := &denyList{}
+	if len(cfg.Deny) > 0 {
+		deny.denied = make(map[peer.ID]bool, len(cfg.Deny))
+		for _, id := range cfg.Deny {
+			deny.denied[id] = true
+		}
+	}
 	h, err := libp2p.New(libp2p.Identity(cfg.Key), libp2p.ListenAddrStrings(cfg.Listen...), libp2p.ConnectionGater(deny))
 	if err != nil {
 		return nil, fmt.Errorf("p2p: start host: %w", err)

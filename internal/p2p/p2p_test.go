@@ -111,6 +111,28 @@ func TestDenyCutsAndHeals(t *testing.T) {
 	}
 }
 
+// TestDenyHoldsFromTheStart: a peer in Config.Deny is refused before the first dial: a node
+// whose bootstrap peer it denies never connects to it, and the peer cannot dial in. Before,
+// a node applied its deny file only once it ran, after it had dialled its seeds, so a denied
+// peer could reach it in between (seen as a flaky partition in the log-head test).
+func TestDenyHoldsFromTheStart(t *testing.T) {
+	b := startNode(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	a, err := Start(ctx, Config{Listen: []string{"/ip4/127.0.0.1/tcp/0"}, Bootstrap: []peer.AddrInfo{b.Info()}, Deny: []peer.ID{b.Host.ID()}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); a.Close() })
+	if c := a.Host.Network().Connectedness(b.Host.ID()); c == network.Connected {
+		t.Fatal("A connected to its bootstrap peer B, which it denies from the start")
+	}
+	_ = b.Host.Connect(network.WithForceDirectDial(ctx, "test"), a.Info())
+	testutil.Eventually(t, "A hung up on B", 5*time.Second, func() bool {
+		return a.Host.Network().Connectedness(b.Host.ID()) != network.Connected && b.Host.Network().Connectedness(a.Host.ID()) != network.Connected
+	})
+}
+
 // TestNodeOwnsItsGoroutines: a topic's reader and a task started with Go end when the node
 // closes, and Close waits for them.
 func TestNodeOwnsItsGoroutines(t *testing.T) {
