@@ -14,11 +14,11 @@ import (
 	"github.com/surety-ioa/surety/internal/testutil"
 )
 
-// TestEnvelopesAreBudgetedPerAddress: the envelopes one client address has checked are
-// counted before any signature is, even within its write limit: past identity's burst (200)
-// the address is refused with 429 ingress-budget and Retry-After, junk included, while
-// another address is checked as usual.
-func TestEnvelopesAreBudgetedPerAddress(t *testing.T) {
+// junkVerifier is a node on the embedded chain with no write limit that matters, and a
+// function that asks it to verify junk from a client address (remote makes the socket's
+// peer address of it).
+func junkVerifier(t *testing.T, remote func(addr string) string) func(addr string) *httptest.ResponseRecorder {
+	t.Helper()
 	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
 	if err != nil {
 		t.Fatal(err)
@@ -30,14 +30,22 @@ func TestEnvelopesAreBudgetedPerAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verify := func(addr string) *httptest.ResponseRecorder {
+	return func(addr string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, "/v1/envelopes/verify", strings.NewReader("not a jws"))
 		req.Header.Set("Content-Type", "application/jose")
-		req.RemoteAddr = addr + ":40000"
+		req.RemoteAddr = remote(addr)
 		rec := httptest.NewRecorder()
 		s.Handler().ServeHTTP(rec, req)
 		return rec
 	}
+}
+
+// TestEnvelopesAreBudgetedPerAddress: the envelopes one client address has checked are
+// counted before any signature is, even within its write limit: past identity's burst (200)
+// the address is refused with 429 ingress-budget and Retry-After, junk included, while
+// another address is checked as usual.
+func TestEnvelopesAreBudgetedPerAddress(t *testing.T) {
+	verify := junkVerifier(t, func(addr string) string { return addr + ":40000" })
 	for i := range 200 {
 		if rec := verify("192.0.2.1"); rec.Code == http.StatusTooManyRequests {
 			t.Fatalf("envelope %d from one address: %d %s, want it checked", i, rec.Code, rec.Body)
@@ -69,25 +77,7 @@ func TestIPv6ClientsAreCountedPerSlash64(t *testing.T) {
 			t.Errorf("ClientKey(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	db := testutil.DB(t)
-	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Genesis: common.HexToHash("0x0abc"), Kind: "embedded", Key: "k"},
-		Blocks: c, DB: db, Identity: newIdentity(t, db), WriteRate: 1e9, WriteBurst: 1 << 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	verify := func(addr string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodPost, "/v1/envelopes/verify", strings.NewReader("not a jws"))
-		req.Header.Set("Content-Type", "application/jose")
-		req.RemoteAddr = "[" + addr + "]:40000"
-		rec := httptest.NewRecorder()
-		s.Handler().ServeHTTP(rec, req)
-		return rec
-	}
+	verify := junkVerifier(t, func(addr string) string { return "[" + addr + "]:40000" })
 	for i := range 200 {
 		if rec := verify(fmt.Sprintf("2001:db8:1:2::%x", i+1)); rec.Code == http.StatusTooManyRequests {
 			t.Fatalf("envelope %d from one /64: %d %s, want it checked", i, rec.Code, rec.Body)

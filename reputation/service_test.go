@@ -303,84 +303,61 @@ func (l *liveStakes) StakedAgents(context.Context) (map[string]float64, error) {
 }
 
 // TestStakesChangedRecomputes: an audit by an unstaked auditor moves nothing; once the
-// auditor stakes, StakesChanged has the scores recomputed with its new standing.
+// auditor stakes, being told so has the scores recomputed with its new standing. Told two
+// ways: StakesChanged (the registry, for a DID whose card it holds), and a recheck of the DID
+// (issue 25, Low: the node rechecks every DID whose records changed on chain, card or not; at
+// 5ab6450 a card-less auditor's new stake weighed only at the next score step, an hour by
+// default, since only the registry said the stakes changed).
 func TestStakesChangedRecomputes(t *testing.T) {
-	ctx := context.Background()
-	poster, worker, f := settledBounty()
-	stakes := &liveStakes{m: map[string]float64{"did:key:zSomeoneElse": 1}}
-	svc, passes := runningServiceCounted(t, f, stakes)
+	for _, tt := range []struct {
+		name string
+		tell func(ctx context.Context, svc *reputation.Service, did string) error
+	}{
+		{"StakesChanged", func(_ context.Context, svc *reputation.Service, _ string) error { svc.StakesChanged(); return nil }},
+		{"a recheck of the DID", func(ctx context.Context, svc *reputation.Service, did string) error {
+			return svc.Recheck(ctx, []string{did}, nil)
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			poster, worker, f := settledBounty()
+			stakes := &liveStakes{m: map[string]float64{"did:key:zSomeoneElse": 1}}
+			svc, passes := runningServiceCounted(t, f, stakes)
 
-	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
-	verified, raw := signedAudit(t, v, poster, worker.DID.String(), 7, "0.9")
-	if _, err := svc.Submit(ctx, verified, raw); err != nil {
-		t.Fatal(err)
-	}
-	score := func() float64 {
-		rep, err := svc.Reputation(ctx, worker.DID.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.Score
-	}
-	// The recomputation the audit asked for, and more passes after it.
-	passes.wait(t, "the audit's recomputation and 5 passes more", func(total, recomputed int) bool { return recomputed >= 1 && total >= 6 })
-	if s := score(); s > 0.55 {
-		t.Fatalf("an unstaked auditor moved the score to %v", s)
-	}
-	stakes.mu.Lock()
-	stakes.m[poster.DID.String()] = 5
-	stakes.mu.Unlock()
-	passes.wait(t, "10 passes of the loop", func(total, _ int) bool { return total >= 10 })
-	if s := score(); s > 0.55 {
-		t.Fatalf("the score moved to %v before anyone said the stakes changed", s)
-	}
-	svc.StakesChanged()
-	deadline := time.Now().Add(5 * time.Second)
-	for score() <= 0.6 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if s := score(); s <= 0.6 {
-		t.Fatalf("after StakesChanged the score is still %v", s)
-	}
-}
-
-// TestRecheckOfAStakeChangeRecomputes (issue 25, Low): the node rechecks the DIDs whose records
-// changed on chain, a stake among them, whether or not it holds their cards; the recheck has
-// the scores recomputed, so a card-less auditor's new stake weighs at the next tick, not at the
-// next score step (an hour by default) as at 5ab6450, when only the registry, which knows only
-// DIDs with cards, said the stakes changed.
-func TestRecheckOfAStakeChangeRecomputes(t *testing.T) {
-	ctx := context.Background()
-	poster, worker, f := settledBounty()
-	stakes := &liveStakes{m: map[string]float64{"did:key:zSomeoneElse": 1}}
-	svc, passes := runningServiceCounted(t, f, stakes)
-	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
-	verified, raw := signedAudit(t, v, poster, worker.DID.String(), 7, "0.9")
-	if _, err := svc.Submit(ctx, verified, raw); err != nil {
-		t.Fatal(err)
-	}
-	score := func() float64 {
-		rep, err := svc.Reputation(ctx, worker.DID.String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rep.Score
-	}
-	passes.wait(t, "the audit's recomputation and 5 passes more", func(total, recomputed int) bool { return recomputed >= 1 && total >= 6 })
-	if s := score(); s > 0.55 {
-		t.Fatalf("an unstaked auditor moved the score to %v", s)
-	}
-	stakes.mu.Lock()
-	stakes.m[poster.DID.String()] = 5
-	stakes.mu.Unlock()
-	if err := svc.Recheck(ctx, []string{poster.DID.String()}, nil); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for score() <= 0.6 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if s := score(); s <= 0.6 {
-		t.Fatalf("after the stake change's recheck the score is still %v", s)
+			v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
+			verified, raw := signedAudit(t, v, poster, worker.DID.String(), 7, "0.9")
+			if _, err := svc.Submit(ctx, verified, raw); err != nil {
+				t.Fatal(err)
+			}
+			score := func() float64 {
+				rep, err := svc.Reputation(ctx, worker.DID.String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rep.Score
+			}
+			// The recomputation the audit asked for, and more passes after it.
+			passes.wait(t, "the audit's recomputation and 5 passes more", func(total, recomputed int) bool { return recomputed >= 1 && total >= 6 })
+			if s := score(); s > 0.55 {
+				t.Fatalf("an unstaked auditor moved the score to %v", s)
+			}
+			stakes.mu.Lock()
+			stakes.m[poster.DID.String()] = 5
+			stakes.mu.Unlock()
+			passes.wait(t, "10 passes of the loop", func(total, _ int) bool { return total >= 10 })
+			if s := score(); s > 0.55 {
+				t.Fatalf("the score moved to %v before anyone said the stakes changed", s)
+			}
+			if err := tt.tell(ctx, svc, poster.DID.String()); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for score() <= 0.6 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if s := score(); s <= 0.6 {
+				t.Fatalf("after being told (%s) the score is still %v", tt.name, s)
+			}
+		})
 	}
 }

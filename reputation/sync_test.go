@@ -456,50 +456,21 @@ func TestOneAuditOneLeaf(t *testing.T) {
 // makes it count everywhere), and blames no peer for it: at first such a node penalized
 // every honest peer, graylisted them, and never caught up.
 func TestLoggedAuditsWhoseFactsChangedAreAdopted(t *testing.T) {
-	ctx := context.Background()
 	f := &fakeChain{agents: map[string]bool{}, wallets: map[string]common.Address{}}
-	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
-	a := startSyncNode(t, f, keySigner{nodeKey})
-	raws := signedAudits(t, f, 2)
-	a.file(t, raws...)
-	if _, err := a.log.CloseEpochs(ctx, syncLater()); err != nil {
-		t.Fatal(err)
-	}
-	v := identity.NewVerifier(identity.VerifierConfig{})
-	for _, raw := range raws {
-		verified, err := v.CheckArchived(ctx, raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		au, err := reputation.ParseAudit(&verified.Envelope)
-		if err != nil {
-			t.Fatal(err)
-		}
+	a, nodeKey, audits := loggedAudits(t, f)
+	for _, au := range audits {
 		f.wallets[au.Auditor] = common.HexToAddress("0xbeef")
 		f.wallets[au.Subject] = common.HexToAddress("0xbeef")
 		delete(f.agents, au.Subject)
 	}
-	b := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
-	if st := b.syncer.Round(ctx); st.Bad != 0 {
-		t.Fatalf("round: %+v", st)
-	}
-	if b.log.Head().Root != a.log.Head().Root || b.audits(t) != 2 {
-		t.Fatalf("B: head %+v, %d audits; A: %+v", b.log.Head(), b.audits(t), a.log.Head())
-	}
-	if p := b.node.Penalty(a.node.Host.ID()); p != 0 {
-		t.Errorf("A was penalized (%v) for audits whose facts changed after it logged them", p)
-	}
+	adoptedFrom(t, f, nodeKey, a)
 }
 
-// TestAdoptedLeavesPassTheRules (issue 25, point 2): an adopted epoch's leaves pass the same
-// acceptance rules as gossip. A logged an audit by X of Y and one by Y of Z; then X and Y came to
-// be bound to one wallet (X auditing Y is one party auditing itself, which gossip refuses). B
-// adopts A's epoch: the leaf stays (the root is the network's) but X's audit of Y counts 0 on
-// B, where at 8ad4263 it counted unbacked; A's recheck of X makes it count 0 there too, so
-// both give the same scores; and when the facts change back, it counts again on both.
-func TestAdoptedLeavesPassTheRules(t *testing.T) {
+// loggedAudits starts node A on f, files two audits at it (by X of Y and by Y of Z, fresh
+// agents) and closes their epoch; it returns A, its key and the audits.
+func loggedAudits(t *testing.T, f *fakeChain) (*syncNode, *identity.Key, []*reputation.Audit) {
+	t.Helper()
 	ctx := context.Background()
-	f := &fakeChain{agents: map[string]bool{}, wallets: map[string]common.Address{}}
 	nodeKey, _ := identity.GenerateKey(identity.Ed25519)
 	a := startSyncNode(t, f, keySigner{nodeKey})
 	raws := signedAudits(t, f, 2)
@@ -520,19 +491,40 @@ func TestAdoptedLeavesPassTheRules(t *testing.T) {
 		}
 		audits = append(audits, au)
 	}
-	x, y, z := audits[0].Auditor, audits[0].Subject, audits[1].Subject
-	f.wallets[x], f.wallets[y] = common.HexToAddress("0xbeef"), common.HexToAddress("0xbeef")
+	return a, nodeKey, audits
+}
 
+// adoptedFrom starts node B on f (with A's key: nodes are staked alike here) and has it
+// catch up from A: B adopts A's epoch whole, with its two audits and its root, and holds
+// nothing against A, whatever the facts behind the audits became since A logged them.
+func adoptedFrom(t *testing.T, f *fakeChain, nodeKey *identity.Key, a *syncNode) *syncNode {
+	t.Helper()
 	b := startSyncNode(t, f, keySigner{nodeKey}, a.node.Info())
-	if st := b.syncer.Round(ctx); st.Bad != 0 {
+	if st := b.syncer.Round(context.Background()); st.Bad != 0 {
 		t.Fatalf("round: %+v", st)
 	}
 	if b.log.Head().Root != a.log.Head().Root || b.audits(t) != 2 {
 		t.Fatalf("B: head %+v, %d audits; A: %+v", b.log.Head(), b.audits(t), a.log.Head())
 	}
 	if p := b.node.Penalty(a.node.Host.ID()); p != 0 {
-		t.Errorf("A was penalized (%v) for an audit whose facts changed after it logged it", p)
+		t.Errorf("A was penalized (%v) for audits whose facts changed after it logged them", p)
 	}
+	return b
+}
+
+// TestAdoptedLeavesPassTheRules (issue 25, point 2): an adopted epoch's leaves pass the same
+// acceptance rules as gossip. A logged an audit by X of Y and one by Y of Z; then X and Y came to
+// be bound to one wallet (X auditing Y is one party auditing itself, which gossip refuses). B
+// adopts A's epoch: the leaf stays (the root is the network's) but X's audit of Y counts 0 on
+// B, where at 8ad4263 it counted unbacked; A's recheck of X makes it count 0 there too, so
+// both give the same scores; and when the facts change back, it counts again on both.
+func TestAdoptedLeavesPassTheRules(t *testing.T) {
+	ctx := context.Background()
+	f := &fakeChain{agents: map[string]bool{}, wallets: map[string]common.Address{}}
+	a, nodeKey, audits := loggedAudits(t, f)
+	x, y, z := audits[0].Auditor, audits[0].Subject, audits[1].Subject
+	f.wallets[x], f.wallets[y] = common.HexToAddress("0xbeef"), common.HexToAddress("0xbeef")
+	b := adoptedFrom(t, f, nodeKey, a)
 	counts := func(n *syncNode, did string) int {
 		t.Helper()
 		if err := n.svc.Refresh(ctx); err != nil {
