@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -21,6 +22,9 @@ type Config struct {
 	Port int
 	// ChainID; 0 keeps Anvil's 31337.
 	ChainID uint64
+	// BlockTime, when set, mines a block every BlockTime (Anvil's --block-time) instead of one
+	// per transaction: for tests of what happens while a transaction waits for its blocks.
+	BlockTime time.Duration
 	// DevAccounts is how many of chain.DevKey's accounts to fund; 0 means 10.
 	DevAccounts int
 	// DevBalance is each dev account's balance; nil means chain.DefaultDevBalance.
@@ -53,7 +57,7 @@ func Start(ctx context.Context, cfg Config) (*Devnet, error) {
 	if say == nil {
 		say = func(string, ...any) {}
 	}
-	a, err := anvil.Start(ctx, anvil.Config{Bin: cfg.AnvilBin, Port: cfg.Port, ChainID: cfg.ChainID})
+	a, err := anvil.Start(ctx, anvil.Config{Bin: cfg.AnvilBin, Port: cfg.Port, ChainID: cfg.ChainID, BlockTime: cfg.BlockTime})
 	if err != nil {
 		return nil, err
 	}

@@ -102,8 +102,23 @@ func TestDevnetRunsNodeProcesses(t *testing.T) {
 	}
 	// The printed command line restarts it, where it was.
 	args := strings.Fields(restart)
-	p := startProcess(t, args[0], args[1:]...)
-	waitHealthy(t, bases[1], p)
+	node1 := exec.Command(args[0], args[1:]...)
+	node1Out, node1Err := &syncBuffer{}, &syncBuffer{}
+	node1.Stdout, node1.Stderr = node1Out, node1Err
+	if err := node1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	node1Done := make(chan struct{})
+	go func() { _ = node1.Wait(); close(node1Done) }()
+	t.Cleanup(func() { _ = node1.Process.Kill(); <-node1Done })
+	testutil.Eventually(t, "the restarted node 1 to say it is ready", 30*time.Second, func() bool {
+		select {
+		case <-node1Done:
+			t.Fatalf("the restarted node 1 exited: %s", node1Err)
+		default:
+		}
+		return strings.Contains(node1Out.String(), "Surety node ready on "+bases[1])
+	})
 	info := getInfo(t, bases[1])
 	testutil.Eventually(t, "the restarted node rejoined node 0", 15*time.Second, func() bool {
 		resp, err := http.Get(bases[0] + "/v1/peers")
@@ -114,8 +129,8 @@ func TestDevnetRunsNodeProcesses(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		return strings.Contains(string(body), info.Peer.ID)
 	})
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	<-p.done
+	_ = node1.Process.Signal(syscall.SIGTERM)
+	<-node1Done
 
 	// Ctrl-C stops the devnet and its node.
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {

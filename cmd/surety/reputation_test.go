@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -227,12 +228,27 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Dev wallet 5 anchors another root at the head's size: a --wallet that names it finds the
+	// chain disagreeing with the node's signed head. Dev wallet 6 anchored nothing.
+	liar := chain.DevKey(5)
+	rootAnchor := contracts.NewRootAnchor()
+	tx, err := bind.Transact(rootAnchor.Instance(devnet.Client, devnet.Dep.Contracts.RootAnchor), bind.NewKeyedTransactor(liar, new(big.Int).SetUint64(bc.info.Chain.ID)),
+		rootAnchor.PackAnchor(head.Size, [32]byte{0xba, 0xd}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bind.WaitMined(context.Background(), devnet.Client, tx.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	liarWallet, silentWallet := crypto.PubkeyToAddress(liar.PublicKey).Hex(), crypto.PubkeyToAddress(chain.DevKey(6).PublicKey).Hex()
 	for _, tt := range []struct {
 		name    string
 		tamper  func(path string, body []byte) []byte
 		flags   []string
 		refusal string
 	}{
+		{"a root on chain that is not the head's", nil, []string{"--wallet", liarWallet}, "NOT verified: the root anchored by " + liarWallet},
+		{"no root on chain", nil, []string{"--wallet", silentWallet}, "no root is anchored by " + silentWallet},
 		{"tampered head signature", func(path string, body []byte) []byte {
 			if path != "/v1/log/head" {
 				return body
