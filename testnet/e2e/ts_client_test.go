@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/testnet"
+)
+
+// tsClientDir is the TypeScript client package, from this package's directory.
+const tsClientDir = "../../clients/ts"
+
+// tsClient finds node and the TypeScript client's installed packages and compiles the
+// client (tsc), or skips the test when either is missing outside CI.
+func tsClient(t *testing.T) (nodeBin string) {
+	t.Helper()
+	nodeBin, err := exec.LookPath("node")
+	tsc := filepath.Join(tsClientDir, "node_modules", ".bin", "tsc")
+	if err == nil {
+		_, err = os.Stat(tsc)
+	}
+	if err != nil {
+		if testutil.InCI() {
+			t.Fatalf("the TypeScript client needs node and its packages (make test-ts installs them): %v", err)
+		}
+		t.Skipf("skipping: the TypeScript client needs node and its packages (cd clients/ts && npm ci): %v", err)
+	}
+	cmd := exec.CommandContext(t.Context(), nodeBin, "node_modules/typescript/bin/tsc", "-p", ".")
+	cmd.Dir = tsClientDir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+	return nodeBin
+}
+
+// TestTypeScriptAgentsMoneyPath is the acceptance's money path for a TypeScript agent: two
+// agents written against clients/ts alone (examples/money-path) make their DIDs, register
+// them, bind wallets they hold (their own transactions, through the node's relay), stake,
+// register cards, post / claim / submit / accept a bounty, file an audit, read the
+// reputation and check the audit's inclusion proof against the node's signed head and the
+// root anchored on chain. The Go side only starts the network and reads the outcome back.
+func TestTypeScriptAgentsMoneyPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Anvil, a node process and node")
+	}
+	nodeBin := tsClient(t)
+	nw := startNetwork(t, 1, testnet.Config{}, func(int) []string {
+		return []string{"--log-epoch", "2s", "--log-grace", "3s", "--log-level", "warn"}
+	})
+	base := nw.Nodes[0].URL()
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nodeBin, "dist/examples/money-path/main.js")
+	cmd.Dir = tsClientDir
+	cmd.Env = append(os.Environ(),
+		"SURETY_NODE="+base,
+		"SURETY_RPC="+nw.Devnet.RPC(),
+		"SURETY_FUNDER_KEY=0x"+hex.EncodeToString(crypto.FromECDSA(chain.DevKey(1))),
+		"SURETY_KEY_DIR="+t.TempDir(),
+	)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	t.Logf("money path:\n%s", stdout.String())
+	if err != nil {
+		t.Fatalf("the TypeScript money path failed: %v\n%s", err, tail(stderr.String(), 4000))
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var got struct {
+		OK       bool    `json:"ok"`
+		Bounty   string  `json:"bounty"`
+		Worker   string  `json:"worker"`
+		Poster   string  `json:"poster"`
+		Score    float64 `json:"score"`
+		Leaf     string  `json:"leaf"`
+		LogSize  int     `json:"logSize"`
+		Anchored string  `json:"anchored"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &got); err != nil || !got.OK {
+		t.Fatalf("no summary line (%v): %q", err, lines[len(lines)-1])
+	}
+
+	// What the agents did is what the node holds: the bounty accepted and paid to the
+	// worker's wallet, the audit logged, the worker's score moved.
+	var b struct {
+		Status string `json:"status"`
+		Poster string `json:"poster"`
+		Worker string `json:"worker"`
+		Payout string `json:"payout"`
+	}
+	mustGetJSON(t, base+"/v1/bounties/"+got.Bounty, &b)
+	if b.Status != "accepted" || b.Payout == "0" || b.Payout == "" {
+		t.Fatalf("bounty %s at the node: %+v, want accepted and paid", got.Bounty, b)
+	}
+	var rep struct {
+		Score  float64 `json:"score"`
+		Audits int     `json:"audits"`
+	}
+	mustGetJSON(t, base+"/v1/reputation/"+got.Worker, &rep)
+	if rep.Audits < 1 || rep.Score <= 0.5 {
+		t.Fatalf("the worker's reputation at the node: %+v, want the audit counted", rep)
+	}
+	var agent struct {
+		Wallet string `json:"wallet"`
+		Staked bool   `json:"staked"`
+	}
+	mustGetJSON(t, base+"/v1/agents/"+got.Worker, &agent)
+	if !agent.Staked || !strings.EqualFold(agent.Wallet, b.Worker) {
+		t.Fatalf("the worker's card: %+v; the bounty's worker %s", agent, b.Worker)
+	}
+	if !strings.HasPrefix(got.Anchored, "anchored by ") {
+		t.Errorf("the inclusion proof was not checked against an anchored root: %s", got.Anchored)
+	}
+}
+
+func mustGetJSON(t *testing.T, url string, out any) {
+	t.Helper()
+	if !getJSON(url, out) {
+		t.Fatalf("GET %s: no 200 JSON answer", url)
+	}
+}
