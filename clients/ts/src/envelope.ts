@@ -100,7 +100,7 @@ export interface VerifyContext {
   /** DIDs revoked on chain, and DIDs rotated away. */
   revoked?: Iterable<string>;
   rotated?: Iterable<string>;
-  /** Nonces or envelope ids already acted on: such an envelope is a replay. */
+  /** Nonces the sender already used in envelopes the verifier accepted: a replay. */
   seen?: Iterable<string>;
 }
 
@@ -173,8 +173,10 @@ export function verifyEnvelope(raw: string | Uint8Array, ctx: VerifyContext = {}
     if (rotated.has(d)) throw new VerifyError("rotated", `${d} was rotated on chain`);
   }
   const seen = new Set(ctx.seen ?? []);
-  if (seen.has(e.nonce) || seen.has(e.id)) throw new VerifyError("replayed", `nonce ${e.nonce.slice(0, 80)}`, kid);
-  if (ctx.aud !== undefined || ctx.chainId !== undefined) checkAudience(e, ctx.aud ?? "", ctx.chainId ?? 0);
+  if (seen.has(e.nonce)) throw new VerifyError("replayed", `nonce ${e.nonce.slice(0, 80)}`, kid);
+  // Each is checked when the context names it (a node names both on state-changing routes).
+  if (ctx.aud !== undefined && (e.aud ?? "") !== ctx.aud) throw new VerifyError("wrong-audience", `aud is ${(e.aud || "none").slice(0, 140)}; this node is ${ctx.aud}`);
+  if (ctx.chainId !== undefined && (e.chain_id ?? 0) !== ctx.chainId) throw new VerifyError("wrong-chain", `chain_id is ${e.chain_id ?? 0}; this node is on chain ${ctx.chainId}`);
   return { envelope: e, payload, signers };
 }
 

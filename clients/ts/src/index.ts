@@ -14,3 +14,4 @@ export * from "./merkle.js";
 export * from "./client.js";
 export * from "./wallet.js";
 export * from "./abi.js";
+export * from "./peer.js";
