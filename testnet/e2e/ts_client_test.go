@@ -131,3 +131,26 @@ func mustGetJSON(t *testing.T, url string, out any) {
 		t.Fatalf("GET %s: no 200 JSON answer", url)
 	}
 }
+
+// TestTypeScriptFixturesCurrent regenerates the Go-made fixtures the TypeScript client's
+// tests sign against (clients/ts/testdata-gen) and fails when the committed file differs:
+// a change to how Go signs an object must reach the client's tests.
+func TestTypeScriptFixturesCurrent(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "go.json")
+	cmd := exec.CommandContext(t.Context(), "go", "run", "./clients/ts/testdata-gen/main.go", "-out", out)
+	cmd.Dir = "../.."
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run testdata-gen: %v\n%s", err, b)
+	}
+	fresh, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, err := os.ReadFile(filepath.Join(tsClientDir, "test/fixtures/go.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, committed) {
+		t.Fatalf("clients/ts/test/fixtures/go.json is stale: run go run ./clients/ts/testdata-gen/main.go")
+	}
+}

@@ -67,6 +67,11 @@ export function statementJSON(s: BindingStatement): string {
   return goJSON({ did: s.did, wallet: s.wallet.toLowerCase(), chainId: s.chainId, registry: s.registry.toLowerCase(), iat: s.iat, nonce: s.nonce });
 }
 
+/** bindingJSON is a binding's JSON as the Go code writes it: the bytes StakeRegistry.bind records. */
+export function bindingJSON(b: Binding): string {
+  return `{"statement":${statementJSON(b.statement)},"agentJws":${goJSON(b.agentJws)},"walletSignature":${goJSON(b.walletSignature.toLowerCase())}}`;
+}
+
 /** newStatement is a statement binding key's DID to wallet, issued now. */
 export function newStatement(key: Key, wallet: string, chainId: number, registry: string): BindingStatement {
   return { did: key.did.did, wallet: getAddress(wallet), chainId, registry: getAddress(registry), iat: Math.floor(Date.now() / 1000), nonce: newNonce() };
@@ -96,9 +101,10 @@ const sameStatement = (a: BindingStatement, b: Partial<BindingStatement>) =>
 /**
  * verifyBinding checks both signatures as every node does (identity.Binding.Verify): the JWS
  * by the statement's did:key over exactly the statement, and the EIP-712 signature by the
- * statement's wallet. It throws BindingError.
+ * statement's wallet; and, when want names them, that it is for that chain and registry. It
+ * throws BindingError, or WrongRegistryError.
  */
-export async function verifyBinding(b: Binding): Promise<void> {
+export async function verifyBinding(b: Binding, want: { chainId?: number; registry?: string } = {}): Promise<void> {
   const s = b?.statement;
   if (!s || typeof s.did !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(String(s.wallet)) || !/^0x[0-9a-fA-F]{40}$/.test(String(s.registry))) {
     throw new BindingError("not a binding statement");
@@ -128,4 +134,16 @@ export async function verifyBinding(b: Binding): Promise<void> {
     throw new BindingError(`wallet signature: ${(e as Error).message}`);
   }
   if (getAddress(by) !== getAddress(s.wallet)) throw new BindingError(`wallet signature is by ${by}, not ${getAddress(s.wallet)}`);
+  if ((want.chainId !== undefined && s.chainId !== want.chainId) || (want.registry !== undefined && getAddress(s.registry) !== getAddress(want.registry))) {
+    throw new WrongRegistryError(`the binding is for chain ${s.chainId}, registry ${s.registry}; want chain ${want.chainId ?? "any"}, registry ${want.registry ?? "any"}`);
+  }
+}
+
+/** WrongRegistryError: a binding for another chain or stake registry (problem wrong-registry). */
+export class WrongRegistryError extends Error {
+  readonly problem = "https://surety.dev/problems/wrong-registry";
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = "WrongRegistryError";
+  }
 }

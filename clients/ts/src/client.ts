@@ -1,7 +1,7 @@
 // A typed client of a Surety node's HTTP API (api/openapi.json; the bodies are api/wire's).
 // Every refusal is a problem+json answer (RFC 9457), surfaced as a ProblemError.
 
-import type { Binding, BindingStatement } from "./binding.js";
+import { type Binding, type BindingStatement, bindingJSON } from "./binding.js";
 import type { Card, Endpoint } from "./card.js";
 
 /** The problem+json a node answers a refused request with. */
@@ -114,7 +114,7 @@ export interface BountyResult {
   block: number;
   gasUsed: number;
 }
-export type Action = "claim" | "assign" | "submit" | "accept" | "reject" | "dispute" | "resolve" | "resolveExpired" | "release" | "refund" | "cancel" | "unclaim";
+export type Action = "claim" | "assign" | "submit" | "accept" | "reject" | "dispute" | "resolve" | "resolve-expired" | "release" | "refund" | "cancel" | "unclaim";
 export interface Holding {
   agentId: string;
   controller: string;
@@ -371,7 +371,7 @@ export class Client {
    * records it; otherwise it answers onChain false with the call for the wallet to send.
    */
   addBinding(b: Binding): Promise<BindingAnswer> {
-    return this.postJSON("/v1/bindings", b);
+    return this.json({ method: "POST", path: "/v1/bindings", body: bindingJSON(b), contentType: "application/json" });
   }
   /** GET /v1/bounties?status=&poster=&worker=&q= */
   async bounties(q: Record<string, string> = {}): Promise<Bounty[]> {

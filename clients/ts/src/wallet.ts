@@ -24,7 +24,7 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { bountyEscrowAbi, rootAnchorAbi, stakeRegistryAbi } from "./abi.js";
-import { type Binding, agentId, newStatement, signBinding } from "./binding.js";
+import { type Binding, agentId, bindingJSON, newStatement, signBinding } from "./binding.js";
 import type { Action, BindingAnswer, Bounty, Client, Holding, Info } from "./client.js";
 import { type Key } from "./keys.js";
 
@@ -44,6 +44,19 @@ export interface WalletOptions {
   rpcUrl?: string;
   /** How long to wait for a receipt, ms; default 60 s. */
   receiptTimeoutMs?: number;
+  /**
+   * The deployment the wallet pays into (the file `surety deploy` writes, parsed): a node
+   * naming another chain or other contracts is refused before anything is signed, since a
+   * node could name contracts of its own. Without it, the wallet pays into what the node
+   * names.
+   */
+  deployment?: Deployment;
+}
+
+/** Deployment is a deployment file's chain and contracts (contracts.Deployment). */
+export interface Deployment {
+  chainId: number;
+  contracts: { BountyEscrow: string; StakeRegistry: string; RootAnchor?: string };
 }
 
 /** BountyTerms are what a poster sets on a bounty (ETH bounties; amounts in wei). */
@@ -88,6 +101,7 @@ export class OwnWallet {
   static async open(account: Account | Hex, node: Client, opts: WalletOptions = {}): Promise<OwnWallet> {
     const acct = typeof account === "string" ? privateKeyToAccount(account) : account;
     const info = await node.info();
+    if (opts.deployment) checkDeployment(info, opts.deployment, node.base);
     const url = opts.rpcUrl ?? node.rpcURL;
     const chain = defineChain({ id: info.chain.id, name: `surety-${info.chain.id}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [url] } } });
     const transport = http(url, { timeout: 30_000, retryCount: 0 });
@@ -151,7 +165,7 @@ export class OwnWallet {
     const binding = await signBinding(s, key, this.account);
     let answer = await this.node.addBinding(binding);
     if (answer.onChain) return { binding, answer };
-    const proof = toHex(toBytes(JSON.stringify(binding)));
+    const proof = toHex(toBytes(bindingJSON(binding)));
     const data = encodeFunctionData({ abi: stakeRegistryAbi, functionName: "bind", args: [agentId(key.did.did), proof] });
     const sent = await this.send(this.contract("StakeRegistry"), data);
     answer = await this.node.addBinding(binding);
@@ -221,6 +235,17 @@ export class OwnWallet {
   async anchoredRoot(anchorer: Hex, size: number): Promise<Hex | null> {
     const root = await this.public_.readContract({ address: this.contract("RootAnchor"), abi: rootAnchorAbi, functionName: "rootAt", args: [anchorer, BigInt(size)] });
     return /^0x0+$/.test(root) ? null : root;
+  }
+}
+
+/** checkDeployment refuses a node whose chain or contracts are not the deployment's. */
+export function checkDeployment(info: Info, d: Deployment, nodeURL = "the node"): void {
+  if (info.chain.id !== d.chainId) throw new Error(`${nodeURL} settles on chain ${info.chain.id}; the deployment is on chain ${d.chainId}: nothing sent`);
+  for (const name of ["BountyEscrow", "StakeRegistry"] as const) {
+    const got = info.contracts[name];
+    if (!got || !/^0x[0-9a-fA-F]{40}$/.test(got) || got.toLowerCase() !== d.contracts[name].toLowerCase()) {
+      throw new Error(`${nodeURL} names ${name} at ${String(got).slice(0, 64)}; the deployment has it at ${d.contracts[name]}: nothing sent`);
+    }
   }
 }
 

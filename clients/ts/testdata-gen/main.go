@@ -7,6 +7,9 @@
 //
 //	go run ./clients/ts/testdata-gen/main.go
 //
+// TestTypeScriptFixturesCurrent (testnet/e2e) fails when the committed file is not what this
+// writes.
+//
 // The conformance vectors in testdata/conformance cover the verdicts; these fixtures cover
 // signing (the same bytes out of the same key and payload).
 package main
@@ -14,13 +17,18 @@ package main
 import (
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"math/big"
 	"os"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
@@ -50,6 +58,20 @@ type fixtures struct {
 	Heads     []signed         `json:"heads"`
 	Bindings  []bindingFixture `json:"bindings"`
 	Merkle    merkleFixture    `json:"merkle"`
+	Calls     callsFixture     `json:"calls"`
+}
+
+// callsFixture is the calldata Go packs for a wallet's own transactions (escrow.ActionData,
+// the abigen bindings), for a bounty as the node shows it.
+type callsFixture struct {
+	Bounty  json.RawMessage   `json:"bounty"`
+	AgentID string            `json:"agentId"`
+	Result  string            `json:"resultHash"`
+	Actions map[string]string `json:"actions"`
+	Post    string            `json:"post"`
+	Bind    string            `json:"bind"`
+	Stake   string            `json:"stake"`
+	Proof   string            `json:"proof"`
 }
 
 type bindingFixture struct {
@@ -73,6 +95,8 @@ func must[T any](v T, err error) T {
 }
 
 func main() {
+	out := flag.String("out", "clients/ts/test/fixtures/go.json", "where to write the fixtures")
+	flag.Parse()
 	now := int64(1764000000)
 	var f fixtures
 	f.Now = now
@@ -150,8 +174,40 @@ func main() {
 			}
 		}
 	}
-	out := must(json.MarshalIndent(f, "", "  "))
-	if err := os.WriteFile("clients/ts/test/fixtures/go.json", append(out, '\n'), 0o644); err != nil {
+	f.Calls = calls(keys[0], f.Bindings[0].Binding)
+	b := must(json.MarshalIndent(f, "", "  "))
+	if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
 		panic(err)
 	}
+}
+
+func calls(k *identity.Key, binding *identity.Binding) callsFixture {
+	raw := []byte(`{"id":3196390329584394,"status":"submitted","poster":"0x3e0b132733920f128af23ea439f92b1cfc33ee0e",` +
+		`"worker":"0x61f8c24c7feb94fd49f6ac901e21ac37c15396fe","token":"0x0000000000000000000000000000000000000000",` +
+		`"amount":"2000000000000000000","arbiter":"0x70997970c51812dc3a010c7d01b50e0d17dc79c8","deadline":1764003600,` +
+		`"reviewWindow":600,"feeBps":50,"minStake":"500000000000000000",` +
+		`"specHash":"0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a8d8d726","payout":"0","fee":"0","posterRefund":"0",` +
+		`"postedBlock":7,"updatedBlock":9}`)
+	var b escrow.Bounty
+	if err := json.Unmarshal(raw, &b); err != nil {
+		panic(err)
+	}
+	agent := identity.AgentID(k.DID.String())
+	result := crypto.Keccak256Hash([]byte("report"))
+	c := callsFixture{Bounty: raw, AgentID: agent.Hex(), Result: result.Hex(), Actions: map[string]string{}}
+	args := escrow.ActionArgs{AgentID: agent, Worker: common.HexToAddress("0x61f8c24c7feb94fd49f6ac901e21ac37c15396fe"), ResultHash: result, ReasonHash: result}
+	for _, a := range []escrow.Action{escrow.ActionClaim, escrow.ActionAssign, escrow.ActionSubmit, escrow.ActionAccept, escrow.ActionReject,
+		escrow.ActionDispute, escrow.ActionRelease, escrow.ActionRefund, escrow.ActionCancel, escrow.ActionUnclaim} {
+		c.Actions[string(a)] = hexutil.Encode(must(escrow.ActionData(&b, a, args)))
+	}
+	e := contracts.NewBountyEscrow()
+	amount, _ := new(big.Int).SetString("2000000000000000000", 10)
+	c.Post = hexutil.Encode(e.PackPost(common.Address{}, amount, common.HexToAddress("0x70997970c51812dc3a010c7d01b50e0d17dc79c8"), 1764003600, 600,
+		big.NewInt(5e17), common.HexToHash("0x1c8aff950685c2ed4bc3174f3472287b56d9517b9c948127319a09a7a8d8d726"), crypto.Keccak256Hash([]byte("salt"))))
+	proof := must(json.Marshal(binding))
+	c.Proof = string(proof)
+	r := contracts.NewStakeRegistry()
+	c.Bind = hexutil.Encode(r.PackBind(identity.AgentID(binding.Statement.DID), proof))
+	c.Stake = hexutil.Encode(r.PackStake(agent, big.NewInt(1e18)))
+	return c
 }
