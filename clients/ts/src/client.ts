@@ -293,6 +293,18 @@ export class Client {
   openapi(): Promise<Record<string, unknown>> {
     return this.get("/v1/openapi.json");
   }
+  /** GET /v1/peers: the node's libp2p peers and gossip meshes. */
+  peers(): Promise<Record<string, unknown>> {
+    return this.get("/v1/peers");
+  }
+  /** POST /v1/agents/{did}/status: have the node recheck a DID's key and stake on chain. */
+  checkAgentStatus(did: string): Promise<Record<string, unknown>> {
+    return this.json({ method: "POST", path: `/v1/agents/${encodeURIComponent(did)}/status` });
+  }
+  /** POST /v1/dids/revoke or /v1/dids/rotate from a wallet the node holds (a signed envelope). */
+  changeKey(op: "revoke" | "rotate", jws: string, idempotencyKey?: string): Promise<Record<string, unknown>> {
+    return this.postJOSE(`/v1/dids/${op}`, jws, idem(idempotencyKey));
+  }
   /** GET /v1/challenge: a one-time challenge for registering a DID. */
   challenge(): Promise<Challenge> {
     return this.get("/v1/challenge");

@@ -1,7 +1,7 @@
 // The marketplace day's money path, played by two TypeScript agents with nothing but this
 // package: each makes its DID, registers it, binds a wallet it holds (both keys sign; the
 // wallet sends StakeRegistry.bind itself), stakes from it and registers its card; the poster
-// posts a bounty from its wallet, the worker finds it, claims, submits; the poster accepts
+// posts a bounty from its wallet (through the node's relay), the worker finds it, claims, submits; the poster accepts
 // and files an audit; then anyone reads the worker's reputation and checks that the audit is
 // in the node's signed log (an inclusion proof against the signed tree head, and the head's
 // root against the one anchored on chain when the chain is reachable).
@@ -94,7 +94,9 @@ async function main(): Promise<void> {
     const pk = generatePrivateKey();
     const fund = await funder.sendTransaction({ to: privateKeyToAccount(pk).address, value: parseEther("20") });
     await chainClient.waitForTransactionReceipt({ hash: fund });
-    const wallet = await OwnWallet.open(pk, node); // its transactions go through the node's relay
+    // The poster's transactions go through the node's JSON-RPC relay, the worker's straight
+    // to the chain's RPC URL: the two ways an agent reaches the chain.
+    const wallet = await OwnWallet.open(pk, node, name === "worker" ? { rpcUrl: rpc } : {});
     agents.push({ name, key, wallet });
     say(`${name}: ${key.did.did} (${type}), wallet ${wallet.address} funded with 20 ETH`);
   }
