@@ -14,8 +14,11 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/registry"
+	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/testnet"
 )
 
@@ -152,5 +155,72 @@ func TestTypeScriptFixturesCurrent(t *testing.T) {
 	}
 	if !bytes.Equal(fresh, committed) {
 		t.Fatalf("clients/ts/test/fixtures/go.json is stale: run go run ./clients/ts/testdata-gen/main.go")
+	}
+}
+
+// TestTypeScriptSignsWhatGoVerifies has the TypeScript client sign an envelope, a card, an
+// audit and a wallet binding with fresh keys of both types (clients/ts/interop/
+// ts-client-sign.mjs) and checks each with the node's own code: identity's verifier (with the
+// audience and chain), registry.Parse, reputation.ParseAudit, identity.ParseBinding, and the
+// key file with identity.ParseKeyFile.
+func TestTypeScriptSignsWhatGoVerifies(t *testing.T) {
+	nodeBin := tsClient(t)
+	nodeKey, err := identity.GenerateKey(identity.Ed25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), nodeBin, "interop/ts-client-sign.mjs", nodeKey.DID.String())
+	cmd.Dir = tsClientDir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ts-client-sign.mjs: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		Objects []struct {
+			Type, DID, KeyFile, Envelope, Card, Audit, Binding, Wallet string
+		}
+	}
+	if err := json.Unmarshal(out, &got); err != nil || len(got.Objects) != 2 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute)})
+	for _, o := range got.Objects {
+		t.Run(o.Type, func(t *testing.T) {
+			k, err := identity.ParseKeyFile([]byte(o.KeyFile))
+			if err != nil || k.DID.String() != o.DID {
+				t.Fatalf("key file: %v (%v)", err, k)
+			}
+			env, err := v.Verify(t.Context(), []byte(o.Envelope))
+			if err != nil {
+				t.Fatalf("envelope: %v", err)
+			}
+			if err := env.Envelope.CheckAudience(nodeKey.DID.String(), 31337); err != nil || env.Envelope.Sender != o.DID {
+				t.Fatalf("envelope: %v, sender %s", err, env.Envelope.Sender)
+			}
+			card, err := registry.Parse([]byte(o.Card), time.Now())
+			if err != nil || card.DID != o.DID || card.Wallet.Hex() != o.Wallet {
+				t.Fatalf("card: %v (%+v)", err, card)
+			}
+			ae, err := v.Verify(t.Context(), []byte(o.Audit))
+			if err != nil {
+				t.Fatalf("audit envelope: %v", err)
+			}
+			a, err := reputation.ParseAudit(&ae.Envelope)
+			if err != nil || a.Auditor != o.DID || a.Score != 0.25 || a.Bounty == nil || a.Bounty.ID != 9 {
+				t.Fatalf("audit: %v (%+v)", err, a)
+			}
+			b, err := identity.ParseBinding([]byte(o.Binding))
+			if err != nil || b.Statement.DID != o.DID || b.Statement.Wallet.Hex() != o.Wallet {
+				t.Fatalf("binding: %v (%+v)", err, b)
+			}
+			// And the Go side refuses a TypeScript-signed envelope with one byte changed.
+			tampered := []byte(o.Envelope)
+			tampered[len(tampered)/2] ^= 1
+			if _, err := v.Verify(t.Context(), tampered); err == nil {
+				t.Fatal("a tampered envelope verified")
+			}
+		})
 	}
 }
