@@ -6,13 +6,16 @@
 
 import { randomBytes } from "node:crypto";
 import {
+  type Abi,
   type Account,
+  BaseError,
   type Chain,
   type Hex,
   type PublicClient,
   type WalletClient,
   createPublicClient,
   createWalletClient,
+  decodeErrorResult,
   defineChain,
   encodeFunctionData,
   getAddress,
@@ -130,7 +133,13 @@ export class OwnWallet {
    */
   async send(to: Hex, data: Hex, value = 0n): Promise<Sent> {
     const fees = this.viaRelay ? await this.relayFees() : {};
-    const hash = await this.wallet.sendTransaction({ account: this.account, chain: this.chain, to, data, value, ...fees });
+    let hash: Hex;
+    try {
+      hash = await this.wallet.sendTransaction({ account: this.account, chain: this.chain, to, data, value, ...fees });
+    } catch (e) {
+      // A call the contract refuses fails its gas estimate, nothing sent: name the refusal.
+      throw decodeRevert(e, to, this.info) ?? e;
+    }
     const until = Date.now() + this.receiptTimeoutMs;
     for (;;) {
       const r = await this.public_.getTransactionReceipt({ hash }).catch(() => null);
@@ -235,6 +244,46 @@ export class OwnWallet {
   async anchoredRoot(anchorer: Hex, size: number): Promise<Hex | null> {
     const root = await this.public_.readContract({ address: this.contract("RootAnchor"), abi: rootAnchorAbi, functionName: "rootAt", args: [anchorer, BigInt(size)] });
     return /^0x0+$/.test(root) ? null : root;
+  }
+}
+
+/** RevertError is a call a contract refused, with its custom error decoded. */
+export class RevertError extends Error {
+  constructor(
+    readonly contract: string,
+    readonly errorName: string,
+    readonly args: readonly unknown[],
+    readonly data: Hex,
+  ) {
+    super(`${contract} refused the call: ${errorName}(${args.map(String).join(", ")})`);
+    this.name = "RevertError";
+  }
+}
+
+/**
+ * decodeRevert finds the revert data in an error of a call to `to` (viem's, or the node
+ * relay's, which passes it through) and decodes it with that contract's custom errors;
+ * undefined when there is none it knows.
+ */
+export function decodeRevert(e: unknown, to: string, info: Pick<Info, "contracts">): RevertError | undefined {
+  const found: Record<string, Abi> = { BountyEscrow: bountyEscrowAbi as Abi, StakeRegistry: stakeRegistryAbi as Abi };
+  const name = Object.keys(found).find((n) => info.contracts[n]?.toLowerCase() === to.toLowerCase());
+  if (!name) return undefined;
+  let data: Hex | undefined;
+  const look = (x: unknown): boolean => {
+    const d = (x as { data?: unknown })?.data;
+    if (typeof d === "string" && /^0x[0-9a-fA-F]{8,}$/.test(d)) data = d as Hex;
+    else if (d && typeof (d as { data?: unknown }).data === "string") data = (d as { data: Hex }).data;
+    return data !== undefined;
+  };
+  if (e instanceof BaseError) e.walk(look);
+  else look(e);
+  if (!data) return undefined;
+  try {
+    const r = decodeErrorResult({ abi: found[name], data });
+    return new RevertError(name, r.errorName, (r.args ?? []) as readonly unknown[], data);
+  } catch {
+    return undefined;
   }
 }
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { encodeFunctionData, keccak256, toBytes, toHex, zeroAddress, type Hex } from "viem";
+import { BaseError, encodeErrorResult, encodeFunctionData, keccak256, toBytes, toHex, zeroAddress, type Hex } from "viem";
 import {
   type Action,
   type Binding,
@@ -16,7 +16,9 @@ import {
   agentId,
   bindingJSON,
   bountyEscrowAbi,
+  RevertError,
   checkDeployment,
+  decodeRevert,
   stakeRegistryAbi,
 } from "../src/index.js";
 import { pkgDir } from "./paths.js";
@@ -52,4 +54,21 @@ test("calls: a node naming another chain or other contracts than the pinned depl
   checkDeployment(info, d);
   assert.throws(() => checkDeployment({ ...info, chain: { ...info.chain, id: 1 } }, d), /chain 1/);
   assert.throws(() => checkDeployment({ ...info, contracts: { ...info.contracts, BountyEscrow: "0x0000000000000000000000000000000000000bad" } }, d), /BountyEscrow/);
+});
+
+test("calls: a refused call's revert data decodes to the contract's custom error, from the contract it was sent to", () => {
+  const info = { contracts: { BountyEscrow: "0x5FbDB2315678afecb367f032d93F642f64180aa3", StakeRegistry: "0xa16E02E87b7454126E5E10d957A927A7F5B5d2be" } };
+  const data = encodeErrorResult({ abi: bountyEscrowAbi, errorName: "WrongStatus", args: [7n, 4] });
+  const nested = new BaseError("estimate gas failed", { cause: Object.assign(new BaseError("execution reverted"), { data }) });
+  const r = decodeRevert(nested, info.contracts.BountyEscrow.toLowerCase(), info);
+  assert.ok(r instanceof RevertError);
+  assert.equal(r.contract, "BountyEscrow");
+  assert.equal(r.errorName, "WrongStatus");
+  assert.deepEqual(r.args, [7n, 4]);
+  // The relay's JSON-RPC error carries it one level down.
+  assert.equal(decodeRevert({ data: { data } }, info.contracts.BountyEscrow, info)?.errorName, "WrongStatus");
+  // Sent to the registry, the same bytes are no error of its own; to an unknown contract, nothing.
+  assert.equal(decodeRevert(nested, "0x0000000000000000000000000000000000000001", info), undefined);
+  const reg = encodeErrorResult({ abi: stakeRegistryAbi, errorName: "StillBonded", args: [99n] });
+  assert.equal(decodeRevert({ data: reg }, info.contracts.StakeRegistry, info)?.errorName, "StillBonded");
 });

@@ -25,6 +25,7 @@ import {
   Key,
   OwnWallet,
   ProblemError,
+  RevertError,
   agentId,
   leafHash,
   openHead,
@@ -143,6 +144,10 @@ async function main(): Promise<void> {
   check(acc.bounty.status === "accepted", `bounty is accepted (is ${acc.bounty.status})`);
   check(BigInt(acc.bounty.payout) > 0n, "the worker is paid");
   say(`poster accepts: the worker is paid ${acc.bounty.payout} wei, fee ${acc.bounty.fee}`);
+  // A second accept is refused by the escrow before anything is sent, its error decoded.
+  const again2 = await poster.wallet.act(id, "accept").then(() => undefined, (e: unknown) => e);
+  check(again2 instanceof RevertError && again2.contract === "BountyEscrow", `a second accept is refused with a decoded revert (got ${String(again2)})`);
+  say(`a second accept: ${again2.message}`);
 
   // The poster audits the worker's work on the bounty it settled.
   const before = await node.reputation(worker.key.did.did);
