@@ -43,6 +43,8 @@ type Context struct {
 	Node string `json:"node,omitempty"`
 	// Peer is the libp2p peer id a peer binding must name.
 	Peer string `json:"peer,omitempty"`
+	// Origin is the origin a checkpoint must carry (its log's: chain, anchor, node).
+	Origin string `json:"origin,omitempty"`
 	// Extra holds the fields other kinds add.
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -81,7 +83,7 @@ func (c *Context) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	for _, k := range []string{"now", "aud", "chain_id", "registry", "revoked", "seen", "node", "peer"} {
+	for _, k := range []string{"now", "aud", "chain_id", "registry", "revoked", "seen", "node", "peer", "origin"} {
 		delete(m, k)
 	}
 	*c = Context(f)

@@ -1,7 +1,8 @@
 // Checks Surety's conformance vectors (testdata/conformance) with independent
 // implementations: every signature with jose (EdDSA) or viem (ES256K), every key and did:key
 // derivation with Node's crypto and viem, every wallet binding's EIP-712 digest and
-// signature with viem. It does not judge what only Surety's rules decide (times, audience,
+// signature with viem, checkpoints' signed-note signatures with Node's crypto, and log
+// proofs with an RFC 9162 verifier written apart here. It does not judge what only Surety's rules decide (times, audience,
 // shapes): the Go code and the clients do. It asserts that the vectors are what they claim
 // to be: a vector refused for its signature carries a signature that does not verify, every
 // other vector one that does, under the key its kid names.
@@ -10,7 +11,7 @@
 // Prints one line per failure and a summary; exits 1 on any failure.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPrivateKey, createPublicKey } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, verify as nodeVerify } from 'node:crypto';
 import { compactVerify, importJWK, decodeProtectedHeader } from 'jose';
 import { hashTypedData, keccak256, recoverPublicKey, recoverTypedDataAddress, sha256, toBytes, toHex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -256,6 +257,131 @@ async function checkBinding(file, v) {
   }
 }
 
+// ---- checkpoints: C2SP signed notes ----
+
+// checkCheckpoint checks the node's signature line under the context's origin with Node's
+// Ed25519 or viem's secp256k1 recovery, independently of Surety's note code.
+async function checkCheckpoint(file, v) {
+  const note = v.input;
+  const k = didKey(v.context.node);
+  const i = note.lastIndexOf('\n\n');
+  if (i < 0 || !k) {
+    if (v.expect.valid) fail(file, 'a valid checkpoint without a blank line or a did:key node');
+    return;
+  }
+  const text = Buffer.from(note.slice(0, i + 1));
+  const type = k.type === 'ed25519' ? Buffer.from([0x01]) : Buffer.concat([Buffer.from([0xff]), Buffer.from('surety-es256k')]);
+  const id = createHash('sha256').update(Buffer.concat([Buffer.from(v.context.origin + '\n'), type, Buffer.from(k.key)])).digest().subarray(0, 4);
+  let found = false;
+  let ok = false;
+  for (const line of note.slice(i + 2).split('\n').filter((l) => l !== '')) {
+    const m = /^— (\S+) (\S+)$/.exec(line);
+    if (!m || m[1] !== v.context.origin) continue;
+    const raw = Buffer.from(m[2], 'base64');
+    if (!raw.subarray(0, 4).equals(id)) continue;
+    found = true;
+    const sig = raw.subarray(4);
+    if (k.type === 'ed25519') {
+      const pub = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: b64u(k.key) }, format: 'jwk' });
+      ok = nodeVerify(null, text, pub, sig);
+    } else {
+      ok = false;
+      for (const yParity of [0, 1]) {
+        try {
+          const pub = await recoverPublicKey({ hash: sha256(text), signature: { r: toHex(sig.subarray(0, 32)), s: toHex(sig.subarray(32)), yParity } });
+          ok = ok || hex(compress(pub)) === hex(k.key);
+        } catch {
+          // the other parity
+        }
+      }
+    }
+  }
+  checked++;
+  const sigOK = found && ok;
+  if (v.expect.valid) {
+    if (!sigOK) fail(file, 'a valid checkpoint whose node signature does not verify with Node/viem');
+    const lines = text.toString().split('\n');
+    if (lines[0] !== v.expect.origin || lines[1] !== String(v.expect.size) || Buffer.from(lines[2], 'base64').toString('hex') !== v.expect.root) {
+      fail(file, 'the note text does not carry the expected origin, size and root');
+    }
+  }
+  if (v.expect.reason === 'bad-signature' && sigOK) fail(file, 'refused for its signature, which verifies with Node/viem');
+  if (v.expect.reason === 'no-signature' && found) fail(file, 'refused for lack of a node signature, but one is there');
+}
+
+// ---- log proofs: RFC 9162 §2.1.3.2 and §2.1.4.2, written again here ----
+
+const h = (...parts) => createHash('sha256').update(Buffer.concat(parts)).digest();
+const nodeHash = (l, r) => h(Buffer.from([1]), l, r);
+
+function inclusion(leaf, index, size, path, root) {
+  if (index >= size) return 'proof-shape';
+  let fn = BigInt(index);
+  let sn = BigInt(size) - 1n;
+  let r = leaf;
+  for (const p of path) {
+    if (sn === 0n) return 'proof-shape';
+    if ((fn & 1n) === 1n || fn === sn) {
+      r = nodeHash(p, r);
+      while ((fn & 1n) === 0n && fn !== 0n) {
+        fn >>= 1n;
+        sn >>= 1n;
+      }
+    } else {
+      r = nodeHash(r, p);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  if (sn !== 0n) return 'proof-shape';
+  return r.equals(root) ? 'ok' : 'proof-invalid';
+}
+
+function consistency(m, n, rootM, rootN, path) {
+  if (m > n) return 'proof-shape';
+  if (m === n) return path.length !== 0 ? 'proof-shape' : rootM.equals(rootN) ? 'ok' : 'proof-invalid';
+  if (m === 0) return path.length !== 0 ? 'proof-shape' : 'ok';
+  if (path.length === 0) return 'proof-shape';
+  let p = path;
+  if ((m & (m - 1)) === 0) p = [rootM, ...path];
+  let fn = BigInt(m) - 1n;
+  let sn = BigInt(n) - 1n;
+  while ((fn & 1n) === 1n) {
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  let fr = p[0];
+  let sr = p[0];
+  for (const c of p.slice(1)) {
+    if (sn === 0n) return 'proof-shape';
+    if ((fn & 1n) === 1n || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      while ((fn & 1n) === 0n && fn !== 0n) {
+        fn >>= 1n;
+        sn >>= 1n;
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  if (sn !== 0n) return 'proof-shape';
+  return fr.equals(rootM) && sr.equals(rootN) ? 'ok' : 'proof-invalid';
+}
+
+function checkProof(file, v) {
+  const b = (x) => Buffer.from(x, 'hex');
+  const i = v.input;
+  const got = i.type === 'inclusion'
+    ? inclusion(b(i.leaf), i.index ?? 0, i.size ?? 0, i.path.map(b), b(i.root))
+    : consistency(i.from ?? 0, i.to ?? 0, b(i.fromRoot), b(i.toRoot), i.path.map(b));
+  const want = v.expect.valid ? 'ok' : v.expect.reason;
+  if (got !== want) fail(file, `an RFC 9162 verifier written apart says ${got}, the vector ${want}`);
+  checked++;
+}
+
 // ---- run ----
 
 const seen = {};
@@ -270,6 +396,8 @@ for (const kind of readdirSync(dir, { withFileTypes: true }).filter((d) => d.isD
       case 'binding': await checkBinding(file, v); break;
       case 'envelope': case 'audit': case 'card': case 'log-head': case 'peer-binding':
         await checkSigned(file, v); break;
+      case 'checkpoint': await checkCheckpoint(file, v); break;
+      case 'log-proof': checkProof(file, v); break;
       default: break; // kinds of other checks
     }
   }
