@@ -139,6 +139,7 @@ const isSignatureFault = (expect) => SIGNATURE_FAULTS.has(expect.problem) || exp
 const TYP = {
   envelope: 'surety-envelope+jws',
   audit: 'surety-envelope+jws',
+  group: 'surety-envelope+jws',
   card: 'surety-card+jws',
   'log-head': 'surety-sth+jws',
   'peer-binding': 'surety-peer+jws',
@@ -394,7 +395,7 @@ for (const kind of readdirSync(dir, { withFileTypes: true }).filter((d) => d.isD
       case 'key': checkKey(file, v); break;
       case 'did': checkDID(file, v); break;
       case 'binding': await checkBinding(file, v); break;
-      case 'envelope': case 'audit': case 'card': case 'log-head': case 'peer-binding':
+      case 'envelope': case 'audit': case 'group': case 'card': case 'log-head': case 'peer-binding':
         await checkSigned(file, v); break;
       case 'checkpoint': await checkCheckpoint(file, v); break;
       case 'log-proof': checkProof(file, v); break;
