@@ -15,3 +15,4 @@ export * from "./client.js";
 export * from "./wallet.js";
 export * from "./abi.js";
 export * from "./peer.js";
+export * from "./checkpoint.js";

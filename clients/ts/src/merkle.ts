@@ -9,14 +9,21 @@ import { VerifyError, checkSignature, parseCompact } from "./jws.js";
 /** HEAD_TYPE is the typ of a signed tree head. */
 export const HEAD_TYPE = "surety-sth+jws";
 /** MAX_HEAD_SIZE bounds a signed head (reputation/verify/limits.go). */
-export const MAX_HEAD_SIZE = 4096;
+export const MAX_HEAD_SIZE = 16 << 10;
 
 /** ProofError: a proof or head that does not check out. */
 export class ProofError extends Error {
   constructor(
     message: string,
-    /** For a head: wrong-type, wrong-signer, bad-signature, unsupported-key or malformed. */
-    readonly reason: "wrong-type" | "wrong-signer" | "bad-signature" | "unsupported-key" | "malformed" | "proof" = "proof",
+    /**
+     * For a head: wrong-type, wrong-signer, bad-signature, unsupported-key or malformed; for a
+     * checkpoint also no-signature and wrong-origin; for a proof: proof-invalid (it does not
+     * lead to the root), proof-shape (wrong length, impossible position) or proof-mismatch
+     * (a proof of another leaf or tree).
+     */
+    readonly reason:
+      | "wrong-type" | "wrong-signer" | "bad-signature" | "unsupported-key" | "malformed" | "no-signature" | "wrong-origin"
+      | "proof-invalid" | "proof-shape" | "proof-mismatch" = "proof-invalid",
   ) {
     super(message);
     this.name = "ProofError";
@@ -42,18 +49,19 @@ function nodeHash(l: Uint8Array, r: Uint8Array): Uint8Array {
 function hash32(h: string, what: string): Uint8Array {
   let b: Uint8Array;
   try {
-    b = unhex(h);
+    b = unhex(String(h));
   } catch {
-    throw new ProofError(`${what} is not 32 bytes of hex`);
+    throw new ProofError(`${what} is not 32 bytes of hex`, "malformed");
   }
-  if (b.length !== 32) throw new ProofError(`${what} is not 32 bytes of hex`);
+  if (b.length !== 32) throw new ProofError(`${what} is not 32 bytes of hex`, "malformed");
   return b;
 }
 
 /** InclusionProof is the node's answer at GET /v1/log/proof/inclusion. */
 export interface InclusionProof {
-  leaf: string;
-  index: number;
+  leaf?: string;
+  /** Absent means 0 (the node omits a zero index). */
+  index?: number;
   size: number;
   path: string[];
 }
@@ -63,16 +71,17 @@ export interface InclusionProof {
  * root (hex): RFC 9162 §2.1.3.2. It throws ProofError.
  */
 export function verifyInclusion(leaf: string, proof: InclusionProof, size: number, root: string): void {
-  if (proof.leaf && proof.leaf.toLowerCase() !== leaf.toLowerCase()) throw new ProofError(`a proof of leaf ${proof.leaf}, not ${leaf}`);
-  if (proof.size !== size) throw new ProofError(`a proof in the tree of size ${proof.size}, not ${size}`);
-  const index = proof.index;
-  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) throw new ProofError(`leaf ${index} in a tree of size ${size}`);
+  if (proof.leaf && proof.leaf.toLowerCase() !== leaf.toLowerCase()) throw new ProofError(`a proof of leaf ${proof.leaf}, not ${leaf}`, "proof-mismatch");
+  if (proof.size !== size) throw new ProofError(`a proof in the tree of size ${proof.size}, not ${size}`, "proof-mismatch");
+  const index = proof.index ?? 0;
+  const path = proof.path ?? [];
+  if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) throw new ProofError(`leaf ${index} in a tree of size ${size}`, "proof-shape");
   let fn = BigInt(index);
   let sn = BigInt(size - 1);
   let r = hash32(leaf, "leaf");
-  for (const p of proof.path ?? []) {
+  for (const p of path) {
     const ph = hash32(p, "proof hash");
-    if (sn === 0n) throw new ProofError(`${proof.path.length} hashes, too many for leaf ${index} of ${size}`);
+    if (sn === 0n) throw new ProofError(`${path.length} hashes, too many for leaf ${index} of ${size}`, "proof-shape");
     if ((fn & 1n) === 1n || fn === sn) {
       r = nodeHash(ph, r);
       while ((fn & 1n) === 0n && fn !== 0n) {
@@ -85,8 +94,61 @@ export function verifyInclusion(leaf: string, proof: InclusionProof, size: numbe
     fn >>= 1n;
     sn >>= 1n;
   }
-  if (sn !== 0n) throw new ProofError(`${proof.path.length} hashes, too few for leaf ${index} of ${size}`);
-  if (hex(r) !== hex(hash32(root, "root"))) throw new ProofError("the proof does not match the root");
+  if (sn !== 0n) throw new ProofError(`${path.length} hashes, too few for leaf ${index} of ${size}`, "proof-shape");
+  if (hex(r) !== hex(hash32(root, "root"))) throw new ProofError("the proof does not match the root", "proof-invalid");
+}
+
+/**
+ * verifyConsistency checks that the tree of size m with root rootM is a prefix of the tree
+ * of size n with root rootN (RFC 9162 §2.1.4.2; hashes in hex). It throws ProofError.
+ */
+export function verifyConsistency(m: number, n: number, rootM: string, rootN: string, path: string[]): void {
+  const shape = (msg: string): never => {
+    throw new ProofError(msg, "proof-shape");
+  };
+  const rm = hash32(rootM, "old root");
+  const rn = hash32(rootN, "new root");
+  if (!Number.isSafeInteger(m) || !Number.isSafeInteger(n) || m < 0) shape(`sizes ${m} and ${n}`);
+  if (m > n) shape(`from size ${m} to the smaller ${n}`);
+  if (m === n) {
+    if (path.length !== 0) shape("equal sizes take an empty proof");
+    if (hex(rm) !== hex(rn)) throw new ProofError("the proof does not match the roots", "proof-invalid");
+    return;
+  }
+  if (m === 0) {
+    if (path.length !== 0) shape("from the empty tree takes an empty proof");
+    return;
+  }
+  if (path.length === 0) shape(`empty proof from ${m} to ${n}`);
+  let proof = path.map((h) => hash32(h, "proof hash"));
+  const bm = BigInt(m);
+  // When m is a power of two, the old root is the first hash the proof leaves out.
+  if ((bm & (bm - 1n)) === 0n) proof = [rm, ...proof];
+  let fn = bm - 1n;
+  let sn = BigInt(n) - 1n;
+  while ((fn & 1n) === 1n) {
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  let fr = proof[0];
+  let sr = proof[0];
+  for (const c of proof.slice(1)) {
+    if (sn === 0n) shape(`${proof.length} hashes, too many from ${m} to ${n}`);
+    if ((fn & 1n) === 1n || fn === sn) {
+      fr = nodeHash(c, fr);
+      sr = nodeHash(c, sr);
+      while ((fn & 1n) === 0n && fn !== 0n) {
+        fn >>= 1n;
+        sn >>= 1n;
+      }
+    } else {
+      sr = nodeHash(sr, c);
+    }
+    fn >>= 1n;
+    sn >>= 1n;
+  }
+  if (sn !== 0n) shape(`${proof.length} hashes, too few from ${m} to ${n}`);
+  if (hex(fr) !== hex(rm) || hex(sr) !== hex(rn)) throw new ProofError("the proof does not match the roots", "proof-invalid");
 }
 
 /** Head is a tree head whose signature verified. */

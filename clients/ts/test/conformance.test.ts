@@ -36,6 +36,9 @@ import {
   ENVELOPE_TYPE,
   CARD_TYPE,
   BINDING_TYPE,
+  openCheckpoint,
+  verifyConsistency,
+  verifyInclusion,
   type Binding,
 } from "../src/index.js";
 import { getAddress } from "viem";
@@ -47,7 +50,7 @@ interface Vector {
   kind: string;
   description: string;
   input: unknown;
-  context?: { now?: number; aud?: string; chain_id?: number; registry?: string; revoked?: string[]; seen?: string[]; node?: string; peer?: string };
+  context?: { now?: number; aud?: string; chain_id?: number; registry?: string; revoked?: string[]; seen?: string[]; node?: string; peer?: string; origin?: string };
   expect: { valid: boolean; problem?: string; reason?: string; [fact: string]: unknown };
 }
 
@@ -97,6 +100,17 @@ const checkers: Record<string, Checker> = {
   async "log-head"(v) {
     const h = openHead(v.input as string, v.context?.node ?? "");
     return { size: h.size, root: h.root, epoch: h.epoch, closed: h.closed, signer: h.signer };
+  },
+  async "log-proof"(v) {
+    const p = v.input as { type: string; leaf: string; index?: number; size: number; path: string[]; root: string; from: number; to: number; fromRoot: string; toRoot: string };
+    if (p.type === "inclusion") verifyInclusion(p.leaf, { index: p.index ?? 0, size: p.size, path: p.path ?? [] }, p.size, p.root);
+    else if (p.type === "consistency") verifyConsistency(p.from ?? 0, p.to ?? 0, p.fromRoot, p.toRoot, p.path ?? []);
+    else throw new Error(`log-proof type ${p.type}`);
+    return {};
+  },
+  async checkpoint(v) {
+    const c = openCheckpoint(v.input as string, v.context?.origin ?? "", v.context?.node ?? "");
+    return { origin: c.origin, size: c.size, root: c.root };
   },
   async "peer-binding"(v) {
     const b = verifyPeerBinding(v.input as string, v.context?.node ?? "", v.context?.peer ?? "");
