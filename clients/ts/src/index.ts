@@ -16,3 +16,4 @@ export * from "./wallet.js";
 export * from "./abi.js";
 export * from "./peer.js";
 export * from "./checkpoint.js";
+export * from "./groups.js";

@@ -37,6 +37,8 @@ import {
   CARD_TYPE,
   BINDING_TYPE,
   openCheckpoint,
+  GroupLedger,
+  GroupError,
   verifyConsistency,
   verifyInclusion,
   type Binding,
@@ -50,7 +52,7 @@ interface Vector {
   kind: string;
   description: string;
   input: unknown;
-  context?: { now?: number; aud?: string; chain_id?: number; registry?: string; revoked?: string[]; seen?: string[]; node?: string; peer?: string; origin?: string };
+  context?: { now?: number; aud?: string; chain_id?: number; registry?: string; revoked?: string[]; seen?: string[]; node?: string; peer?: string; origin?: string; bound?: string[]; accepted?: string[] };
   expect: { valid: boolean; problem?: string; reason?: string; [fact: string]: unknown };
 }
 
@@ -101,6 +103,19 @@ const checkers: Record<string, Checker> = {
     const h = openHead(v.input as string, v.context?.node ?? "");
     return { size: h.size, root: h.root, epoch: h.epoch, closed: h.closed, signer: h.signer };
   },
+  async group(v) {
+    const c = v.context ?? {};
+    const ledger = new GroupLedger((did) => (c.bound ?? []).includes(did));
+    for (const [i, raw] of (c.accepted ?? []).entries()) {
+      try {
+        ledger.apply(raw, { now: c.now });
+      } catch (e) {
+        throw new Error(`accepted envelope ${i}: ${(e as Error).message}`);
+      }
+    }
+    const r = ledger.apply(v.input as string, { now: c.now });
+    return "seq" in r ? { group: r.group, sender: r.sender, seq: r.seq } : { group: r.id, creator: r.creator, members: r.members };
+  },
   async "log-proof"(v) {
     const p = v.input as { type: string; leaf: string; index?: number; size: number; path: string[]; root: string; from: number; to: number; fromRoot: string; toRoot: string };
     if (p.type === "inclusion") verifyInclusion(p.leaf, { index: p.index ?? 0, size: p.size, path: p.path ?? [] }, p.size, p.root);
@@ -127,7 +142,7 @@ class Refused extends Error {
 /** verdictOf maps a client error to the vector's problem type or reason slug. */
 function verdictOf(e: unknown): string {
   if (e instanceof Refused) return e.verdict;
-  if (e instanceof VerifyError || e instanceof CardError || e instanceof AuditError || e instanceof BindingError || e instanceof WrongRegistryError) return e.problem;
+  if (e instanceof VerifyError || e instanceof CardError || e instanceof AuditError || e instanceof BindingError || e instanceof WrongRegistryError || e instanceof GroupError) return e.problem;
   if (e instanceof DIDError) return PROBLEM_BASE + e.kind;
   if (e instanceof ProofError || e instanceof PeerBindingError) return e.reason;
   throw e; // anything else is a bug, not a verdict

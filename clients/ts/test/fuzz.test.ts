@@ -13,6 +13,9 @@ import {
   Key,
   KeyFileError,
   PeerBindingError,
+  GroupError,
+  GroupLedger,
+  MEMBERS_KIND,
   ProofError,
   VerifyError,
   keyId,
@@ -55,7 +58,7 @@ function mutate(s: string, r: () => number): string {
 
 const typed = (e: unknown) =>
   e instanceof VerifyError || e instanceof CardError || e instanceof AuditError || e instanceof BindingError || e instanceof DIDError ||
-  e instanceof ProofError || e instanceof PeerBindingError || e instanceof KeyFileError;
+  e instanceof ProofError || e instanceof PeerBindingError || e instanceof KeyFileError || e instanceof GroupError;
 
 function fuzz(name: string, seeds: string[], parse: (s: string) => unknown, rounds = 1500) {
   test(`fuzz: ${name}`, () => {
@@ -94,3 +97,11 @@ fuzz("log heads", [signCompact(ed, JSON.stringify({ size: 3, root: "cd".repeat(3
 fuzz("peer bindings", [signCompact(ed, JSON.stringify({ did: ed.did.did, peerId: "12D3KooWabc" }), "surety-peer+jws")], (s) => verifyPeerBinding(s, ed.did.did, "12D3KooWabc"));
 fuzz("DIDs and key ids", [ed.did.did, k1.did.did, keyId(k1.did), "did:pkh:eip155:31337:0x70997970C51812dc3A010C7d01b50e0d17dc79C8"], (s) => parseDID(s.split("#")[0]), 4000);
 fuzz("key files", [ed.keyFile(), k1.keyFile()], (s) => Key.fromKeyFile(s));
+
+const membership = signEnvelope(ed, { group_id: "team-1", body: { kind: MEMBERS_KIND, members: [k1.did.did] } });
+const post = signEnvelope(k1, { group_id: "team-1", state: "discussion", body: { text: "hello" } });
+fuzz("group envelopes", [membership, post], (s) => {
+  const ledger = new GroupLedger(() => true);
+  ledger.apply(membership, { now });
+  ledger.apply(s, { now });
+});
