@@ -109,7 +109,7 @@ test-forge: tools
 	FOUNDRY_PROFILE=$(FORGE_PROFILE) $(FORGE) test
 	FOUNDRY_PROFILE=default $(FORGE) snapshot --check
 
-test-go: tools
+test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs it
 	go tool gotestsum --format standard-quiet -- -count=1 ./...
 
 # make bench runs every benchmark (Go and forge snapshot) and writes one table, bench/RESULTS.md
