@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,13 +42,24 @@ func tsClient(t *testing.T) (nodeBin string) {
 		}
 		t.Skipf("skipping: the TypeScript client needs node and its packages (cd clients/ts && npm ci): %v", err)
 	}
-	cmd := exec.CommandContext(t.Context(), nodeBin, "node_modules/typescript/bin/tsc", "-p", ".")
-	cmd.Dir = tsClientDir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tsc: %v\n%s", err, out)
+	tscOnce.Do(func() {
+		cmd := exec.Command(nodeBin, "node_modules/typescript/bin/tsc", "-p", ".")
+		cmd.Dir = tsClientDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			tscErr = fmt.Errorf("tsc: %v\n%s", err, out)
+		}
+	})
+	if tscErr != nil {
+		t.Fatal(tscErr)
 	}
 	return nodeBin
 }
+
+// The client is compiled once per run of the package.
+var (
+	tscOnce sync.Once
+	tscErr  error
+)
 
 // TestTypeScriptAgentsMoneyPath is the acceptance's money path for a TypeScript agent: two
 // agents written against clients/ts alone (examples/money-path) make their DIDs, register
