@@ -45,6 +45,12 @@ export interface Sent {
 export interface WalletOptions {
   /** The chain's JSON-RPC URL; default the node's relay. */
   rpcUrl?: string;
+  /**
+   * With rpcUrl unset: send each signed transaction through the node's JSON-RPC relay
+   * (eth_sendRawTransaction at POST /v1/rpc, the default) or hand it to POST /v1/tx/raw,
+   * which answers once it is mined ("raw"). Reads go through /v1/rpc either way.
+   */
+  relay?: "rpc" | "raw";
   /** How long to wait for a receipt, ms; default 60 s. */
   receiptTimeoutMs?: number;
   /**
@@ -94,6 +100,7 @@ export class OwnWallet {
     readonly public_: PublicClient,
     readonly wallet: WalletClient,
     private readonly viaRelay: boolean,
+    private readonly rawRelay: boolean,
     private readonly receiptTimeoutMs: number,
   ) {}
 
@@ -112,7 +119,7 @@ export class OwnWallet {
     const id = await pub.getChainId();
     if (id !== info.chain.id) throw new Error(`${url} is chain ${id}; the node settles on chain ${info.chain.id}`);
     const wallet = createWalletClient({ account: acct, chain, transport });
-    return new OwnWallet(acct, node, info, chain, pub, wallet, opts.rpcUrl === undefined, opts.receiptTimeoutMs ?? 60_000);
+    return new OwnWallet(acct, node, info, chain, pub, wallet, opts.rpcUrl === undefined, opts.rpcUrl === undefined && opts.relay === "raw", opts.receiptTimeoutMs ?? 60_000);
   }
 
   /** The wallet's address. */
@@ -135,6 +142,14 @@ export class OwnWallet {
     const fees = this.viaRelay ? await this.relayFees() : {};
     let hash: Hex;
     try {
+      if (this.rawRelay) {
+        // Signed here, handed to the node whole: it relays it and answers once it is mined.
+        const req = await this.wallet.prepareTransactionRequest({ account: this.account, chain: this.chain, to, data, value, ...fees });
+        const raw = await this.wallet.signTransaction({ ...req, account: this.account, chain: this.chain } as never);
+        const r = await this.node.relay(raw);
+        await this.node.waitIndexed(r.block);
+        return { txHash: r.txHash as Hex, block: r.block, gasUsed: BigInt(r.gasUsed ?? 0) };
+      }
       hash = await this.wallet.sendTransaction({ account: this.account, chain: this.chain, to, data, value, ...fees });
     } catch (e) {
       // A call the contract refuses fails its gas estimate, nothing sent: name the refusal.

@@ -63,6 +63,8 @@ interface Agent {
   name: string;
   key: Key;
   wallet: OwnWallet;
+  /** The wallet's private key (the agent holds it; the node never sees it). */
+  walletKey: Hex;
 }
 
 async function main(): Promise<void> {
@@ -96,9 +98,9 @@ async function main(): Promise<void> {
     const fund = await funder.sendTransaction({ to: privateKeyToAccount(pk).address, value: parseEther("20") });
     await chainClient.waitForTransactionReceipt({ hash: fund });
     // The poster's transactions go through the node's JSON-RPC relay, the worker's straight
-    // to the chain's RPC URL: the two ways an agent reaches the chain.
+    // to the chain's RPC URL (and the poster's accept, below, through POST /v1/tx/raw).
     const wallet = await OwnWallet.open(pk, node, name === "worker" ? { rpcUrl: rpc } : {});
-    agents.push({ name, key, wallet });
+    agents.push({ name, key, wallet, walletKey: pk });
     say(`${name}: ${key.did.did} (${type}), wallet ${wallet.address} funded with 20 ETH`);
   }
   const [poster, worker] = agents;
@@ -140,10 +142,12 @@ async function main(): Promise<void> {
   const sub = await worker.wallet.act(id, "submit", { resultHash: keccak256(toBytes("report: no findings")) });
   check(sub.bounty.status === "submitted", `bounty is submitted (is ${sub.bounty.status})`);
   say(`worker claims and submits bounty ${id}`);
-  const acc = await poster.wallet.act(id, "accept");
+  // The accept goes the third way: signed here and handed whole to POST /v1/tx/raw.
+  const posterRaw = await OwnWallet.open(poster.walletKey, node, { relay: "raw" });
+  const acc = await posterRaw.act(id, "accept");
   check(acc.bounty.status === "accepted", `bounty is accepted (is ${acc.bounty.status})`);
   check(BigInt(acc.bounty.payout) > 0n, "the worker is paid");
-  say(`poster accepts: the worker is paid ${acc.bounty.payout} wei, fee ${acc.bounty.fee}`);
+  say(`poster accepts (tx ${acc.sent.txHash.slice(0, 10)}… through /v1/tx/raw): the worker is paid ${acc.bounty.payout} wei, fee ${acc.bounty.fee}`);
   // A second accept is refused by the escrow before anything is sent, its error decoded.
   const again2 = await poster.wallet.act(id, "accept").then(() => undefined, (e: unknown) => e);
   check(again2 instanceof RevertError && again2.contract === "BountyEscrow", `a second accept is refused with a decoded revert (got ${String(again2)})`);
