@@ -206,6 +206,8 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** The fetch to use; default the global one. */
   fetch?: typeof fetch;
+  /** The most bytes read from one answer; default MAX_ANSWER (16 MiB). */
+  maxAnswerBytes?: number;
 }
 
 interface Req {
@@ -225,6 +227,7 @@ export class Client {
   readonly base: string;
   private readonly timeoutMs: number;
   private readonly fetchFn: typeof fetch;
+  private readonly maxAnswer: number;
 
   constructor(base: string, opts: ClientOptions = {}) {
     const u = new URL(base);
@@ -232,6 +235,7 @@ export class Client {
     this.base = base.replace(/\/+$/, "");
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.fetchFn = opts.fetch ?? fetch;
+    this.maxAnswer = opts.maxAnswerBytes ?? MAX_ANSWER;
   }
 
   private async send(r: Req): Promise<{ status: number; text: string }> {
@@ -243,9 +247,7 @@ export class Client {
       body: r.body === undefined ? undefined : typeof r.body === "string" ? r.body : Buffer.from(r.body),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
-    const buf = new Uint8Array(await res.arrayBuffer());
-    if (buf.length > MAX_ANSWER) throw new Error(`${r.method} ${r.path}: answer larger than ${MAX_ANSWER} bytes`);
-    const text = Buffer.from(buf).toString("utf8");
+    const text = await readLimited(res, this.maxAnswer, `${r.method} ${r.path}`);
     if (res.status >= 400) {
       let p: Problem | undefined;
       try {
@@ -441,6 +443,26 @@ export class Client {
       await new Promise((r) => setTimeout(r, 200));
     }
   }
+}
+
+// readLimited reads an answer's body, refusing one longer than max bytes as it streams in
+// (a node cannot make the client hold more).
+async function readLimited(res: Response, max: number, what: string): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.length;
+    if (n > max) {
+      await reader.cancel();
+      throw new Error(`${what}: answer larger than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 function idem(key?: string): Record<string, string> | undefined {

@@ -103,3 +103,17 @@ test("client: routes, escaping and bodies", async () => {
     },
   );
 });
+
+test("client: an answer longer than the bound is refused as it streams in", async () => {
+  await withServer(
+    (_, res) => {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ pad: "x".repeat(5000) }));
+    },
+    async (c) => {
+      const small = new Client(c.base, { maxAnswerBytes: 1000 });
+      await assert.rejects(small.info(), /larger than 1000 bytes/);
+      assert.equal(((await c.info()) as unknown as { pad: string }).pad.length, 5000);
+    },
+  );
+});
