@@ -39,6 +39,7 @@ var allowed = map[string][]string{
 	"internal/benchtable": {},
 	"internal/units":      {},
 	"internal/memlimit":   {},
+	"internal/jcs":        {},
 	"internal/chainlog":   {"internal/sqlite", "internal/chain"},
 	"internal/benchref":   {"internal/sqlite"},
 	"internal/repotest":   {"internal/tools"},
