@@ -86,7 +86,8 @@ type Card struct {
 // SignedCard is a card with the JWS it came in.
 type SignedCard struct {
 	Card
-	// JWS is the signed card, exactly as the agent signed it.
+	// JWS is the signed card as the agent signed it: a compact JWS, or a signed A2A card
+	// (a JSON object, in canonical form, with the one signature that verified).
 	JWS string `json:"jws"`
 }
 
