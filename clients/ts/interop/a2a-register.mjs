@@ -11,17 +11,7 @@
 // TestA2ACardFromJSRegisters.
 import { generateAgentCardSignature } from '@a2a-js/sdk';
 import { generateKeyPair, exportJWK } from 'jose';
-
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-function base58Encode(bytes) {
-  let n = 0n;
-  for (const b of bytes) n = (n << 8n) | BigInt(b);
-  let s = '';
-  while (n > 0n) { s = B58[Number(n % 58n)] + s; n /= 58n; }
-  for (const b of bytes) { if (b !== 0) break; s = '1' + s; }
-  return s;
-}
+import { ed25519DID } from './a2a-didkey.mjs';
 
 const base = process.argv[2];
 if (!base) {
@@ -30,9 +20,7 @@ if (!base) {
 }
 
 const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
-const x = Buffer.from((await exportJWK(publicKey)).x, 'base64url');
-const mb = 'z' + base58Encode(Uint8Array.from([0xed, 0x01, ...x]));
-const did = `did:key:${mb}`;
+const { did, kid } = ed25519DID(Buffer.from((await exportJWK(publicKey)).x, 'base64url'));
 
 const card = {
   name: 'JS Translator',
@@ -52,7 +40,7 @@ const card = {
   skills: [{ id: 'translation/fr-en', name: 'French to English', description: 'Translates French text into English', tags: ['translation/fr-en', 'translation'] }],
 };
 
-const sign = generateAgentCardSignature(privateKey, { alg: 'EdDSA', kid: `${did}#${mb}`, typ: 'JOSE' });
+const sign = generateAgentCardSignature(privateKey, { alg: 'EdDSA', kid, typ: 'JOSE' });
 const signed = await sign(card);
 
 async function post(body) {

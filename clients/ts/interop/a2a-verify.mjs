@@ -11,31 +11,7 @@
 import { AgentCard, verifyAgentCardSignature, canonicalizeAgentCard } from '@a2a-js/sdk';
 import { AgentCardResolver } from '@a2a-js/sdk/client';
 import { decodeProtectedHeader } from 'jose';
-
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-
-function base58Decode(s) {
-  let n = 0n;
-  for (const c of s) {
-    const i = B58.indexOf(c);
-    if (i < 0) throw new Error(`not base58: ${c}`);
-    n = n * 58n + BigInt(i);
-  }
-  const bytes = [];
-  while (n > 0n) { bytes.unshift(Number(n & 0xffn)); n >>= 8n; }
-  for (const c of s) { if (c !== '1') break; bytes.unshift(0); }
-  return Uint8Array.from(bytes);
-}
-
-// The public JWK of a did:key Ed25519 URL (multicodec 0xed 0x01). jose verifies neither
-// ES256K nor other key types here, so a secp256k1 kid cannot be checked with the SDK.
-export function didKeyToJWK(kid) {
-  const did = kid.split('#')[0];
-  if (!did.startsWith('did:key:z')) throw new Error(`not a did:key: ${kid}`);
-  const raw = base58Decode(did.slice('did:key:z'.length));
-  if (raw[0] !== 0xed || raw[1] !== 0x01 || raw.length !== 34) throw new Error(`not an Ed25519 did:key: ${did}`);
-  return { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw.slice(2)).toString('base64url') };
-}
+import { didKeyToJWK } from './a2a-didkey.mjs';
 
 const [base, signer, ...paths] = process.argv.slice(2);
 if (!base || !signer || paths.length === 0) {
