@@ -379,6 +379,7 @@ func VerifyBy(c *AgentCard, canonical []byte, signer string, max int, verify Ver
 // WrongSignerError: a signature verifies, but by another DID than the one asked for.
 type WrongSignerError struct{ Signer, Want string }
 
+// Error reads like "signed by did:key:…, not did:key:…".
 func (e *WrongSignerError) Error() string {
 	return fmt.Sprintf("signed by %s, not %s", e.Signer, e.Want)
 }
