@@ -141,6 +141,10 @@ func genA2AVectors(t *testing.T) map[string]a2aVector {
 	st.Capabilities.Extensions[0].Params["stake"] = "1000000000000000000000"
 	signWith(st, alice, header(alice, "EdDSA"))
 	add("agent-claims-stake", "an agent signing a stake param: only did, wallet, seq and updated are the agent's to sign", mustEncode(st), at, refused("card-malformed"))
+	te := registry.ToA2A(c)
+	te.Capabilities.Extensions = append(te.Capabilities.Extensions, a2a.AgentExtension{URI: a2a.TrustExtensionURI, Params: map[string]any{"stake": "1000000000000000000000"}})
+	signWith(te, alice, header(alice, "EdDSA"))
+	add("two-trust-extensions", "a second trust extension entry carrying a stake the agent signed: one entry only", mustEncode(te), at, refused("card-malformed"))
 	wt := registry.ToA2A(c)
 	signWith(wt, alice, map[string]string{"alg": "EdDSA", "kid": alice.DID.KeyID(), "typ": "JWT"})
 	add("wrong-typ", "the protected header's typ is JWT, not JOSE", mustEncode(wt), at, refused("card-malformed"))

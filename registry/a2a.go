@@ -86,6 +86,17 @@ func FromA2A(ac *a2a.AgentCard) (Card, error) {
 	if ext == nil {
 		return c, cardErr("", ErrMalformed, "no Surety trust extension (%s) in capabilities.extensions", a2a.TrustExtensionURI)
 	}
+	// One entry only: a second one would ride unread into the cards a node serves and signs,
+	// where a client could take its params for the node's.
+	n := 0
+	for _, e := range ac.Capabilities.Extensions {
+		if e.URI == a2a.TrustExtensionURI {
+			n++
+		}
+	}
+	if n > 1 {
+		return c, cardErr("", ErrMalformed, "the trust extension is listed %d times", n)
+	}
 	for k := range ext.Params {
 		if !contains(a2a.AgentParams, k) {
 			return c, cardErr("", ErrMalformed, "trust extension param %q: an agent signs only %s", truncateStr(k, 40), strings.Join(a2a.AgentParams, ", "))
