@@ -13,6 +13,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/google/go-cmp/cmp"
+	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/surety-ioa/surety/a2a"
 	"github.com/surety-ioa/surety/identity"
@@ -220,4 +221,41 @@ func TestUnstakedA2ACardsShareTheQuota(t *testing.T) {
 	if _, err := r.Register(ctx, a2aCard(t, staked, 1), "flooder"); err != nil {
 		t.Errorf("a staked A2A card is not limited: %v", err)
 	}
+}
+
+// TestA2ACardsSpreadLikeJWSCards: an A2A card registered on one node reaches the others by
+// gossip as the same bytes, and a node that joins later finds it in the DHT: the validators
+// of both take the A2A form through the same Parse.
+func TestA2ACardsSpreadLikeJWSCards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	agent, _ := identity.GenerateKey(identity.Ed25519)
+	st := stakes{agent.DID.String(): big.NewInt(2e18)}
+	first := startNetNode(t, st, nil)
+	second := startNetNode(t, st, []peer.AddrInfo{first.node.Info()})
+	third := startNetNode(t, st, []peer.AddrInfo{second.node.Info(), first.node.Info()})
+	for _, n := range []*netNode{first, second, third} {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := n.node.WaitMesh(wctx, registry.CardTopic)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw := a2aCard(t, agent, 1)
+	if _, err := first.reg.Register(ctx, raw, "api"); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "the A2A card on the third node", 10*time.Second, func() bool {
+		res, err := third.reg.Search(ctx, registry.Query{Capability: "translation/fr-en"})
+		return err == nil && len(res) == 1 && res[0].JWS == string(raw)
+	})
+	testutil.Eventually(t, "the first node's DHT put done", 10*time.Second, func() bool { return first.net.PendingPuts() == 0 })
+	late := startNetNode(t, st, []peer.AddrInfo{third.node.Info()})
+	testutil.Eventually(t, "DHT lookup of the A2A card from a node that joined late", 20*time.Second, func() bool {
+		a, err := late.reg.Get(ctx, agent.DID.String())
+		return err == nil && a.JWS == string(raw) && a.Name == "Translator"
+	})
 }
