@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -186,6 +187,16 @@ func parseA2A(raw []byte, now time.Time) (*SignedCard, error) {
 	c, err := FromA2A(ac)
 	if err != nil {
 		return nil, err
+	}
+	// The card's other links are served in node-signed cards too: web URLs only.
+	links := map[string]string{"documentationUrl": ac.DocumentationURL, "iconUrl": ac.IconURL}
+	if ac.Provider != nil {
+		links["provider.url"] = ac.Provider.URL
+	}
+	for name, link := range links {
+		if u, err := url.Parse(link); link != "" && (err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || len(link) > 512) {
+			return nil, cardErr(c.DID, ErrMalformed, "%s %q is not an http(s) URL", name, truncateStr(link, 80))
+		}
 	}
 	i, err := a2a.VerifyBy(ac, canon, c.DID, maxCardSignatures, verifyCardJWS)
 	if err != nil {

@@ -175,6 +175,7 @@ func TestRefusedA2ACards(t *testing.T) {
 		{"two trust extensions", resign(t, mutate(func(ac *a2a.AgentCard) {
 			ac.Capabilities.Extensions = append(ac.Capabilities.Extensions, a2a.AgentExtension{URI: a2a.TrustExtensionURI, Params: map[string]any{"stake": "1000000"}})
 		}), header(k.DID.KeyID()), priv), registry.ErrMalformed},
+		{"javascript icon", resign(t, mutate(func(ac *a2a.AgentCard) { ac.IconURL = "javascript:alert(1)" }), header(k.DID.KeyID()), priv), registry.ErrMalformed},
 		{"unsigned", func() []byte { ac, _, _ := a2a.Decode(good); ac.Signatures = nil; b, _ := a2a.Encode(ac); return b }(), registry.ErrMalformed},
 		{"five signatures", fiveSigs, registry.ErrMalformed},
 		{"security schemes", []byte(strings.Replace(string(good), `{"capabilities"`, `{"securitySchemes":{"a":{}},"capabilities"`, 1)), registry.ErrMalformed},
