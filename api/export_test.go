@@ -64,7 +64,3 @@ func BountyActions() []string {
 
 // ClientKey is clientKey: the client an address stands for in every per-address quota.
 var ClientKey = clientKey
-
-// ProblemTypeOf is the problem type the API answers for err (the conformance vectors'
-// expected refusals).
-func ProblemTypeOf(err error) string { return problemFor(err).Type }

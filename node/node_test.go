@@ -11,6 +11,7 @@ import (
 
 	"github.com/surety-ioa/surety/a2a"
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/node"
@@ -65,6 +66,12 @@ func TestNodeRunsAndCloses(t *testing.T) {
 	}
 	if h, err := card.Signatures[0].ProtectedHeader(); err != nil || !strings.HasPrefix(h.Kid, info.NodeDID+"#") {
 		t.Errorf("the node's card is signed by %q (%v), want the node's DID %s", h.Kid, err, info.NodeDID)
+	}
+	// The peer it answers is its own: its DID signed the binding to that peer id.
+	if info.Peer == nil {
+		t.Error("info has no peer")
+	} else if _, err := identity.VerifyPeerBinding([]byte(info.Peer.Binding), info.NodeDID, info.Peer.ID); err != nil {
+		t.Errorf("the node's peer binding: %v", err)
 	}
 	stop()
 	select {
