@@ -2,6 +2,7 @@ package api
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -128,8 +129,8 @@ func (s *Server) getAgentCard(c echo.Context) error {
 		return err
 	}
 	ext := card.Extension(a2a.TrustExtensionURI)
-	if ext == nil { // Parse refuses a card without it; a stored one always has it
-		return withDetail(ErrBadRequest, "the stored card has no trust extension")
+	if ext == nil { // Parse refuses a card without it: a stored one always has it
+		return fmt.Errorf("api: the stored card of %s has no trust extension", did)
 	}
 	p := map[string]any{}
 	for _, k := range a2a.AgentParams {
