@@ -44,6 +44,9 @@ var (
 	// already has as many writes in flight as the node holds for one (maxInFlightPerAddress,
 	// maxInFlightPerWallet); nothing was sent.
 	ErrTooManyInFlight = errors.New("api: too many writes in flight from this address or wallet")
+	// ErrNotA2A: the agent's registered card is a Surety JWS card, so it has no A2A form
+	// signed by the agent (GET /v1/agents/{did}/agent-card.json?form=registered).
+	ErrNotA2A = errors.New("api: the agent registered no A2A card")
 )
 
 // detailed is an error whose text the API wrote itself for the client (what field is wrong,
@@ -157,6 +160,7 @@ var mappings = []mapping{
 	{err: ErrNoCheckpoint, status: http.StatusNotImplemented, slug: "no-checkpoint", title: "This node signs no checkpoints (its deployment has no RootAnchor)"},
 	{err: reputation.ErrDuplicate, status: http.StatusConflict, slug: "audit-duplicate", title: "This audit is already recorded"},
 	{err: registry.ErrRevoked, status: http.StatusGone, slug: "agent-revoked", title: "The agent's DID was revoked or rotated on chain"},
+	{err: ErrNotA2A, status: http.StatusNotFound, slug: "card-not-a2a", title: "The agent registered a Surety JWS card, not an A2A card: its own signed form is the jws of GET /v1/agents/{did}"},
 
 	// bounties
 	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet on chain (surety did bind first)"},

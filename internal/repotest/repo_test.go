@@ -268,7 +268,7 @@ func TestClientViolationsCatches(t *testing.T) {
 	want := []string{
 		"github.com/mattn/go-sqlite3 uses cgo: the client packages must link none",
 		m + "api/client depends on github.com/labstack/echo/v4: a client links no node code",
-		m + "api/client depends on " + m + "api: a client links no module package but api/client, api/wire, reputation/merkle",
+		m + "api/client depends on " + m + "api: a client links no module package but api/client, api/wire, reputation/merkle, a2a, internal/jcs",
 		m + "api/wire depends on github.com/ethereum/go-ethereum/core/types: a client links no node code",
 		m + "api/wire depends on github.com/libp2p/go-libp2p/core/peer: a client links no node code",
 	}
