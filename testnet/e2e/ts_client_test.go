@@ -172,9 +172,9 @@ func TestTypeScriptFixturesCurrent(t *testing.T) {
 }
 
 // TestTypeScriptSignsWhatGoVerifies has the TypeScript client sign an envelope, a card, an
-// audit and a wallet binding with fresh keys of both types (clients/ts/interop/
+// A2A card, an audit and a wallet binding with fresh keys of both types (clients/ts/interop/
 // ts-client-sign.mjs) and checks each with the node's own code: identity's verifier (with the
-// audience and chain), registry.Parse, reputation.ParseAudit, identity.ParseBinding, and the
+// audience and chain), registry.Parse (both card forms), reputation.ParseAudit, identity.ParseBinding, and the
 // key file with identity.ParseKeyFile.
 func TestTypeScriptSignsWhatGoVerifies(t *testing.T) {
 	nodeBin := tsClient(t)
@@ -192,7 +192,7 @@ func TestTypeScriptSignsWhatGoVerifies(t *testing.T) {
 	}
 	var got struct {
 		Objects []struct {
-			Type, DID, KeyFile, Envelope, Card, Audit, Binding, Wallet string
+			Type, DID, KeyFile, Envelope, Card, A2A, Audit, Binding, Wallet string
 		}
 	}
 	if err := json.Unmarshal(out, &got); err != nil || len(got.Objects) != 2 {
@@ -215,6 +215,10 @@ func TestTypeScriptSignsWhatGoVerifies(t *testing.T) {
 			card, err := registry.Parse([]byte(o.Card), time.Now())
 			if err != nil || card.DID != o.DID || card.Wallet.Hex() != o.Wallet {
 				t.Fatalf("card: %v (%+v)", err, card)
+			}
+			a2aCard, err := registry.Parse([]byte(o.A2A), time.Now())
+			if err != nil || a2aCard.DID != o.DID || a2aCard.Seq != 3 || len(a2aCard.Capabilities) != 2 {
+				t.Fatalf("A2A card: %v (%+v)", err, a2aCard)
 			}
 			ae, err := v.Verify(t.Context(), []byte(o.Audit))
 			if err != nil {

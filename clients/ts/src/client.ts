@@ -327,6 +327,26 @@ export class Client {
   registerCard(jws: string): Promise<Agent> {
     return this.postJOSE("/v1/agents", jws);
   }
+  /**
+   * POST /v1/agents with an A2A Agent Card (its JSON text, signed by the agent: signA2ACard):
+   * registered as a JWS card is, under the same rules.
+   */
+  registerA2ACard(cardJSON: string): Promise<Agent> {
+    return this.json({ method: "POST", path: "/v1/agents", body: cardJSON, contentType: "application/a2a-card+json" });
+  }
+  /** GET /.well-known/agent-card.json: the node's own A2A card as text (verifyServedA2ACard). */
+  async nodeA2ACard(): Promise<string> {
+    return (await this.send({ method: "GET", path: "/.well-known/agent-card.json" })).text;
+  }
+  /**
+   * GET /v1/agents/{did}/agent-card.json: the agent's card as A2A, as text: served (with the
+   * node's live trust params, signed by the node: verifyServedA2ACard) or, with form
+   * "registered", the agent's own signed A2A card (parseA2ACard).
+   */
+  async agentA2ACard(did: string, form?: "registered"): Promise<string> {
+    const q = form ? `?form=${form}` : "";
+    return (await this.send({ method: "GET", path: `/v1/agents/${encodeURIComponent(did)}/agent-card.json${q}` })).text;
+  }
   /** GET /v1/agents/{did} */
   agent(did: string): Promise<Agent> {
     return this.get(`/v1/agents/${encodeURIComponent(did)}`);

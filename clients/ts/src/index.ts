@@ -17,3 +17,4 @@ export * from "./abi.js";
 export * from "./peer.js";
 export * from "./checkpoint.js";
 export * from "./groups.js";
+export * from "./a2a.js";

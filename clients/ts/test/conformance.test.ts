@@ -37,6 +37,10 @@ import {
   CARD_TYPE,
   BINDING_TYPE,
   openCheckpoint,
+  parseA2ACard,
+  decodeA2ACard,
+  signAgentCard,
+  verifyServedA2ACard,
   GroupLedger,
   GroupError,
   verifyConsistency,
@@ -115,6 +119,15 @@ const checkers: Record<string, Checker> = {
     }
     const r = ledger.apply(v.input as string, { now: c.now });
     return "seq" in r ? { group: r.group, sender: r.sender, seq: r.seq } : { group: r.id, creator: r.creator, members: r.members };
+  },
+  async "a2a-card"(v) {
+    const c = v.context ?? {};
+    if (c.node) {
+      const { did } = verifyServedA2ACard(v.input as string, c.node);
+      return { signer: c.node, did };
+    }
+    const { card, signer } = parseA2ACard(v.input as string, c.now);
+    return { did: card.did, name: card.name, seq: card.seq, wallet: getAddress(card.wallet), capabilities: card.capabilities, signer };
   },
   async "log-proof"(v) {
     const p = v.input as { type: string; leaf: string; index?: number; size: number; path: string[]; root: string; from: number; to: number; fromRoot: string; toRoot: string };
@@ -223,5 +236,17 @@ test("conformance: the client signs the valid vectors' payloads to the same byte
       else if (kind === "binding") resign((v.input as Binding).agentJws, typ);
     }
   }
-  assert.ok(resigned >= 6, `re-signed ${resigned} vectors`);
+  // A2A cards: the valid registered ones, stripped of their signature and signed again.
+  for (const f of readdirSync(join(dir, "a2a-card"))) {
+    const v = JSON.parse(readFileSync(join(dir, "a2a-card", f), "utf8")) as Vector;
+    if (!v.expect.valid || v.context?.node) continue;
+    const { card } = decodeA2ACard(v.input as string);
+    const sig = card.signatures![0];
+    const k = keys.get(JSON.parse(Buffer.from(sig.protected, "base64url").toString()).kid);
+    if (!k) continue;
+    const again = signAgentCard({ ...card, signatures: [] }, k);
+    assert.equal(decodeA2ACard(again).card.signatures![0].signature, sig.signature, `${f} re-signed`);
+    resigned++;
+  }
+  assert.ok(resigned >= 8, `re-signed ${resigned} vectors`);
 });

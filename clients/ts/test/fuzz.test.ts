@@ -13,6 +13,8 @@ import {
   Key,
   KeyFileError,
   PeerBindingError,
+  parseA2ACard,
+  signA2ACard,
   GroupError,
   GroupLedger,
   MEMBERS_KIND,
@@ -105,3 +107,7 @@ fuzz("group envelopes", [membership, post], (s) => {
   ledger.apply(membership, { now });
   ledger.apply(s, { now });
 });
+
+fuzz("A2A cards", [ed, k1].map((k) => signA2ACard({ did: k.did.did, name: "n", capabilities: ["a/b"], endpoints: [{ kind: "a2a", url: "https://x.example/a2a" }], wallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", seq: 1, updated: now }, k)), (s) =>
+  parseA2ACard(s, now),
+);

@@ -11,6 +11,8 @@ import { repoDir } from "./paths.js";
 
 const methods: Record<string, keyof Client> = {
   "GET /healthz": "health",
+  "GET /.well-known/agent-card.json": "nodeA2ACard",
+  "GET /v1/agents/{did}/agent-card.json": "agentA2ACard",
   "GET /1.0/identifiers/{did}": "resolveDID",
   "GET /v1/info": "info",
   "GET /v1/openapi.json": "openapi",

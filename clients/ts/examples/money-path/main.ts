@@ -1,6 +1,7 @@
 // The marketplace day's money path, played by two TypeScript agents with nothing but this
 // package: each makes its DID, registers it, binds a wallet it holds (both keys sign; the
-// wallet sends StakeRegistry.bind itself), stakes from it and registers its card; the poster
+// wallet sends StakeRegistry.bind itself), stakes from it and registers its card (the worker
+// an A2A v1.0 Agent Card, checked back as the node serves it); the poster
 // posts a bounty from its wallet (through the node's relay), the worker finds it, claims, submits; the poster accepts
 // and files an audit; then anyone reads the worker's reputation and checks that the audit is
 // in the node's signed log (an inclusion proof against the signed tree head, and the head's
@@ -29,11 +30,14 @@ import {
   agentId,
   leafHash,
   openHead,
+  parseA2ACard,
   parseCard,
+  signA2ACard,
   signAudit,
   signCard,
   signEnvelope,
   verifyInclusion,
+  verifyServedA2ACard,
 } from "../../src/index.js";
 
 const began = Date.now();
@@ -111,18 +115,28 @@ async function main(): Promise<void> {
     check(answer.onChain && sent, `${a.name}'s own wallet sent the bind`);
     const { holding } = await a.wallet.stake(a.key.did.did, parseEther("1"));
     check(holding.staked === parseEther("1").toString(), `${a.name} staked 1 ETH (node says ${holding.staked})`);
-    const jws = signCard(
-      { did: a.key.did.did, name: `ts-${a.name}`, description: `a TypeScript ${a.name}`, capabilities: a === worker ? ["audit", "solidity", "typescript"] : ["marketplace"], wallet: a.wallet.address, seq: 1, updated: Math.floor(Date.now() / 1000) },
-      a.key,
-    );
-    const reg = await node.registerCard(jws);
+    // The worker registers an A2A v1.0 Agent Card, the poster Surety's JWS card.
+    const card = {
+      did: a.key.did.did, name: `ts-${a.name}`, description: `a TypeScript ${a.name}`, capabilities: a === worker ? ["audit", "solidity", "lang/typescript"] : ["marketplace"],
+      endpoints: [{ kind: "a2a" as const, url: `https://${a.name}.example/a2a` }], wallet: a.wallet.address, seq: 1, updated: Math.floor(Date.now() / 1000),
+    };
+    const reg = a === worker ? await node.registerA2ACard(signA2ACard(card, a.key)) : await node.registerCard(signCard(card, a.key));
     check(reg.did === a.key.did.did && reg.staked, `${a.name}'s card registered as staked`);
     const back = await node.agent(a.key.did.did);
-    check(parseCard(back.jws).card.name === `ts-${a.name}`, "the node serves the card as signed");
-    say(`${a.name}: bound in block ${sent.block} (tx ${sent.txHash.slice(0, 10)}…), staked 1 ETH, card registered`);
+    const kept = back.jws.startsWith("{") ? parseA2ACard(back.jws).card : parseCard(back.jws).card;
+    check(kept.name === `ts-${a.name}` && kept.did === a.key.did.did, "the node keeps the card as signed");
+    say(`${a.name}: bound in block ${sent.block} (tx ${sent.txHash.slice(0, 10)}…), staked 1 ETH, ${a === worker ? "A2A" : "JWS"} card registered`);
   }
-  const found = await node.searchAgents({ capability: "typescript" });
+  const found = await node.searchAgents({ capability: "lang/typescript" });
   check(found.some((a) => a.did === worker.key.did.did), "discovery finds the worker");
+  // Any A2A client reads the worker's card as the node serves it, signed by the node, with the
+  // agent's own signed card one link away; the node's card is signed by the node too.
+  const served = verifyServedA2ACard(await node.agentA2ACard(worker.key.did.did), nodeDid);
+  check(served.did === worker.key.did.did && served.card.skills?.some((s) => s.id === "lang/typescript"), "the served A2A card names the worker and its skills");
+  const own = parseA2ACard(await node.agentA2ACard(worker.key.did.did, "registered"));
+  check(own.signer === worker.key.did.did, "the registered A2A card is the worker's own signature");
+  verifyServedA2ACard(await node.nodeA2ACard(), nodeDid);
+  say(`the worker's A2A card, served by the node and registered by the worker, both verify (${served.card.skills?.length} skills)`);
 
   // The poster posts a bounty from its own wallet.
   const head = await chainClient.getBlock();
