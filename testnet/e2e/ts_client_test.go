@@ -136,6 +136,13 @@ func TestTypeScriptAgentsMoneyPath(t *testing.T) {
 	if !agent.Staked || !strings.EqualFold(agent.Wallet, b.Worker) {
 		t.Fatalf("the worker's card: %+v; the bounty's worker %s", agent, b.Worker)
 	}
+	var registered struct {
+		Signatures []json.RawMessage `json:"signatures"`
+	}
+	mustGetJSON(t, base+"/v1/agents/"+got.Worker+"/agent-card.json?form=registered", &registered)
+	if len(registered.Signatures) != 1 {
+		t.Fatalf("the worker's registered A2A card carries %d signatures, want its own one", len(registered.Signatures))
+	}
 	if !strings.HasPrefix(got.Anchored, "anchored by ") {
 		t.Errorf("the inclusion proof was not checked against an anchored root: %s", got.Anchored)
 	}
