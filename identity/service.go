@@ -60,6 +60,8 @@ type Service struct {
 	cfg  ServiceConfig
 	mu   sync.RWMutex
 	docs map[docKey]*Document
+	// status keeps the status lists computed last (issue2.go).
+	status statusCache
 }
 
 type docKey struct {
