@@ -81,6 +81,16 @@ type Config struct {
 	Groups Groups
 	// AuditLog serves the log routes (head, proofs); without it they are absent.
 	AuditLog AuditLog
+	// Credentials serves the VC 2.0 credential and status list routes; without it they are
+	// absent. CredentialStakes (the chain's index) says which DIDs hold the minimum stake, so
+	// their credentials carry a status entry; with StakeHistory too, GET
+	// /v1/credentials/{did}/stake is served.
+	Credentials      Credentials
+	CredentialStakes CredentialStakes
+	StakeHistory     StakeHistory
+	// PublicURL is the API's public base URL (https://node.example), under which credentials
+	// name the status lists; "" names them under the scheme and host each request came to.
+	PublicURL string
 	// Peers serves GET /v1/peers and the peer in /v1/info; PeerBinding is the node DID's
 	// signature over its peer id.
 	Peers       Peers
@@ -191,6 +201,14 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/agents", s.searchAgents)
 		v1.GET("/agents/:did", s.getAgent)
 		v1.POST("/agents/:did/status", s.checkAgentStatus)
+	}
+	if cfg.Credentials != nil {
+		v1.GET("/credentials/:did/registration", s.registrationCredential)
+		v1.POST("/credentials/verify", s.verifyCredential)
+		v1.GET("/status/:list", s.statusList)
+		if cfg.CredentialStakes != nil && cfg.StakeHistory != nil {
+			v1.GET("/credentials/:did/stake", s.stakeCredential)
+		}
 	}
 	if cfg.Reputation != nil {
 		v1.POST("/audits", s.submitAudit)

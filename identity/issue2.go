@@ -129,7 +129,7 @@ func (s *Service) StakeCredential(ctx context.Context, subj StakeSubject, base s
 
 // StatusList issues the status list credential of list n (application/vc+jwt): bit i is set
 // when the chain closed the DID that holds index i. It is computed at most once per
-// StatusListCacheTTL. It returns ErrNotFound for a list the node does not use (yet).
+// ServiceConfig.StatusCacheTTL. It returns ErrNotFound for a list the node does not use (yet).
 func (s *Service) StatusList(ctx context.Context, n int, base string) (string, error) {
 	if n < 0 || n >= MaxStatusLists {
 		return "", fmt.Errorf("%w: status list %d (the node keeps lists 0 to %d)", ErrNotFound, n, MaxStatusLists-1)
@@ -137,7 +137,7 @@ func (s *Service) StatusList(ctx context.Context, n int, base string) (string, e
 	now := s.cfg.Now()
 	s.status.mu.Lock()
 	defer s.status.mu.Unlock()
-	if c, ok := s.status.lists[n]; ok && c.base == base && now.Sub(c.at) >= 0 && now.Sub(c.at) < StatusListCacheTTL {
+	if c, ok := s.status.lists[n]; ok && c.base == base && now.Sub(c.at) >= 0 && now.Sub(c.at) < s.cfg.StatusCacheTTL {
 		return c.jwt, nil
 	}
 	holders, lists, err := s.cfg.Store.statusHolders(ctx, n)

@@ -435,6 +435,7 @@ func (st *startup) serve(ctx context.Context) error {
 	}
 	st.api, err = api.New(api.Config{Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
 		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
+		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind)})
 	if err != nil {
