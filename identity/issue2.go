@@ -172,3 +172,11 @@ func (s *Service) StatusList(ctx context.Context, n int, base string) (string, e
 	s.status.lists[n] = cachedList{base: base, at: now, jwt: jwt}
 	return jwt, nil
 }
+
+// ForgetStatusLists drops the status lists computed so far: the chain's index just closed a
+// DID, so the next request computes them again and shows it.
+func (s *Service) ForgetStatusLists() {
+	s.status.mu.Lock()
+	defer s.status.mu.Unlock()
+	clear(s.status.lists)
+}

@@ -244,11 +244,15 @@ func (st *startup) followChain(ctx context.Context) (err error) {
 		return err
 	}
 	n := st.Node
-	agents := st.agents
+	agents, ids := st.agents, st.ids
 	st.stakes.Watch(func(ctx context.Context, changes []stake.Change) {
 		dids := make([]string, len(changes))
 		for i, c := range changes {
 			dids[i] = c.DID
+			if c.Event == "Revoked" || c.Event == "Rotated" {
+				// The status lists show a closed DID from the block the index holds it.
+				ids.ForgetStatusLists()
+			}
 		}
 		agents.ChainChanged(ctx, dids)
 		if n.reputation == nil { // the catch-up below runs before the reputation service exists

@@ -2,16 +2,21 @@ package main
 
 import (
 	"crypto/sha256"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/crypto"
+
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/chain"
 )
 
 func credKey(t *testing.T, label string) *identity.Key {
@@ -132,5 +137,62 @@ func TestCredentialVerify(t *testing.T) {
 		if !strings.Contains(help, w) {
 			t.Errorf("help lacks %q:\n%s", w, help)
 		}
+	}
+}
+
+// TestCredentialVerifyAgainstANode: an agent registered, bound and staked on a node gets its
+// stake credential; `surety credential verify --node --rpc-url` checks the signature by the
+// node's DID, the window, the status bit in the node's list and the stake facts on the chain
+// at the credential's block (through the node's own JSON-RPC, which serves calls at recent
+// blocks). Once the wallet revokes the DID on chain, the same credential reads revoked.
+func TestCredentialVerifyAgainstANode(t *testing.T) {
+	dir := t.TempDir()
+	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "3")
+	base := node.apiURL(t)
+	wallet := crypto.PubkeyToAddress(chain.DevKey(2).PublicKey).Hex()
+	key := filepath.Join(dir, "agent.json")
+	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", key))
+	runOK(t, "", "did", "register", "--node", base, "--key", key)
+	runOK(t, "", "did", "bind", "--node", base, "--key", key, "--dev-wallet", "2")
+	runOK(t, "", "stake", "add", "--node", base, "--key", key, "--wallet", wallet, "--amount", "1eth")
+
+	fetch := func(path string) string {
+		t.Helper()
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
+		}
+		return string(b)
+	}
+	cred := fetch("/v1/credentials/" + did + "/stake")
+	out := runOK(t, cred, "credential", "verify", "--node", base, "--rpc-url", base+"/v1/rpc", "-")
+	for _, w := range []string{"signature: ok, VerifiableCredential, SuretyStakeCredential by " + getInfo(t, base).NodeDID, "window: ok", "status: ok, bit 0 of " + base + "/v1/status/0 is clear",
+		"stake: ok, chain " + strconv.FormatUint(getInfo(t, base).Chain.ID, 10) + " at block"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("verify lacks %q:\n%s", w, out)
+		}
+	}
+	if !strings.Contains(out, did+" bound with 1000000000000000000 staked by "+wallet) {
+		t.Errorf("the stake line does not name the facts:\n%s", out)
+	}
+
+	runOK(t, "", "did", "revoke", "--node", base, "--key", key, "--wallet", wallet)
+	// The node's index tells its status lists as it commits the revocation's block: the
+	// revocation answer may come a moment before.
+	var code int
+	var r *running
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		r = startWithInput(t, cred, "credential", "verify", "--node", base, "-")
+		if code = r.wait(t); code != exitOK || time.Now().After(deadline) {
+			break
+		}
+	}
+	if code != exitFailure || !strings.Contains(r.stdout.String(), "problem: status: revoked (bit 0 of "+base+"/v1/status/0 is set") {
+		t.Errorf("after the revocation: exit %d\n%s%s", code, r.stdout, r.stderr)
 	}
 }
