@@ -262,6 +262,10 @@ func problemFor(err error) Problem {
 	return Problem{Type: problemType + "internal", Title: "Internal error", Status: http.StatusInternalServerError}
 }
 
+// ProblemType is the problem type URI the API answers err with (problemFor's Type): what
+// the conformance vectors in testdata/conformance name for a refusal.
+func ProblemType(err error) string { return problemFor(err).Type }
+
 // didErrorType is the base of W3C DID Resolution's error types.
 const didErrorType = "https://www.w3.org/ns/did#"
 

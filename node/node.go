@@ -429,7 +429,7 @@ func (st *startup) startScoring(ctx context.Context) error {
 // serve builds the API over everything above and says the node is ready.
 func (st *startup) serve(ctx context.Context) error {
 	cfg, log := st.cfg, st.log
-	peerBinding, err := st.ids.SignAsNode(peerBindingPayload(st.ids.NodeDID(), st.p2p.Host.ID().String()), "surety-peer+jws")
+	peerBinding, err := st.ids.SignAsNode(identity.PeerBindingPayload(st.ids.NodeDID(), st.p2p.Host.ID().String()), identity.PeerBindingType)
 	if err != nil {
 		return err
 	}
