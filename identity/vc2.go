@@ -46,11 +46,11 @@ const (
 
 // Why a credential was refused. A *CredentialError wraps exactly one of these.
 var (
-	// ErrCredentialMalformed: not a compact JWS, the wrong typ or cty, an unsupported alg, or a
+	// ErrCredentialMalformed: not a compact JWS, the wrong typ or cty, an unsupported alg, a
+	// kid that is not the issuer's key, claims that disagree with the credential, or a
 	// payload that is not a VC 2.0 credential (context, type, issuer, validFrom).
 	ErrCredentialMalformed = errors.New("malformed credential")
-	// ErrCredentialBadSignature: the signature does not verify with the issuer's key, or the
-	// kid is not the issuer's key.
+	// ErrCredentialBadSignature: the signature does not verify with the issuer's key.
 	ErrCredentialBadSignature = errors.New("bad signature")
 	// ErrCredentialWrongIssuer: the credential verifies but another DID issued it than the
 	// verifier expects (the node's).
@@ -327,7 +327,7 @@ func ParseCredentialJWT(raw string) (*Credential, DID, []byte, []byte, error) {
 		return nil, DID{}, nil, nil, refuseCredential(ErrCredentialMalformed, "issuer %q is not an Ed25519 did:key", truncate(c.Issuer, 120))
 	}
 	if h.Kid != iss.KeyID() {
-		return nil, DID{}, nil, nil, refuseCredential(ErrCredentialBadSignature, "kid %q is not the issuer's key %s", truncate(h.Kid, 140), iss.KeyID())
+		return nil, DID{}, nil, nil, refuseCredential(ErrCredentialMalformed, "kid %q is not the issuer's key %s", truncate(h.Kid, 140), iss.KeyID())
 	}
 	return &c, iss, []byte(parts[0] + "." + parts[1]), sig, nil
 }

@@ -120,7 +120,7 @@ func TestCredentialV2IssueVerify(t *testing.T) {
 		{"another node issued it", registrationCredential(t, other, agent, vcNow, vcNow.Add(time.Hour), nil), vcNow, node.DID.String(), identity.ErrCredentialWrongIssuer},
 		{"signed by a key that is not the issuer's", forgedBy(other), vcNow, node.DID.String(), identity.ErrCredentialBadSignature},
 		{"tampered subject", tamper(good), vcNow, "", identity.ErrCredentialBadSignature},
-		{"kid of another key", reencode(good, 0, func(h map[string]any) { h["kid"] = other.DID.KeyID() }), vcNow, "", identity.ErrCredentialBadSignature},
+		{"kid of another key", reencode(good, 0, func(h map[string]any) { h["kid"] = other.DID.KeyID() }), vcNow, "", identity.ErrCredentialMalformed},
 		{"typ JWT (a VC 1.1 JWT)", reencode(good, 0, func(h map[string]any) { h["typ"] = "JWT" }), vcNow, "", identity.ErrCredentialMalformed},
 		{"cty other", reencode(good, 0, func(h map[string]any) { h["cty"] = "json" }), vcNow, "", identity.ErrCredentialMalformed},
 		{"alg none", reencode(good, 0, func(h map[string]any) { h["alg"] = "none" }), vcNow, "", identity.ErrCredentialMalformed},
