@@ -130,7 +130,10 @@ func genCredentials() ([]Named, error) {
 		issueFixture(otherNode, credentialFixture(otherNode, false)), credentialContext(""), Refused("credential-wrong-issuer"))
 	add("forged", "the credential with one bit of its signature flipped", flipSignature(good), credentialContext(clear), Refused("credential-bad-signature"))
 	add("tampered", "the credential whose subject was changed to bob after signing",
-		editPayload(good, func(m map[string]any) { m["credentialSubject"].(map[string]any)["id"] = bob.DID.String(); m["sub"] = bob.DID.String() }),
+		editPayload(good, func(m map[string]any) {
+			m["credentialSubject"].(map[string]any)["id"] = bob.DID.String()
+			m["sub"] = bob.DID.String()
+		}),
 		credentialContext(clear), Refused("credential-bad-signature"))
 	plain := credentialFixture(nodeKey, false)
 	payload, _ := json.Marshal(plain)
