@@ -14,16 +14,17 @@ import (
 // (revoked, or rotated away), read from the chain's index (Verifier.KeyStatus), so a
 // revocation on chain shows in every credential the node issued for the DID.
 
-// statusCache keeps the last status list credential computed per list.
+// statusCache keeps the bits last computed per list. The bits, not the signed list, are
+// what costs (a key-status lookup per index), and they do not depend on the URL a request
+// names the list under, so requests under several hosts share them.
 type statusCache struct {
 	mu    sync.Mutex
 	lists map[int]cachedList
 }
 
 type cachedList struct {
-	base string
 	at   time.Time
-	jwt  string
+	bits []byte
 }
 
 // credentialStatus gives did its status entry when it may hold one (staked), or nil: an
@@ -135,42 +136,47 @@ func (s *Service) StatusList(ctx context.Context, n int, base string) (string, e
 		return "", fmt.Errorf("%w: status list %d (the node keeps lists 0 to %d)", ErrNotFound, n, MaxStatusLists-1)
 	}
 	now := s.cfg.Now()
-	s.status.mu.Lock()
-	defer s.status.mu.Unlock()
-	if c, ok := s.status.lists[n]; ok && c.base == base && now.Sub(c.at) >= 0 && now.Sub(c.at) < s.cfg.StatusCacheTTL {
-		return c.jwt, nil
-	}
-	holders, lists, err := s.cfg.Store.statusHolders(ctx, n)
+	bits, err := s.statusBits(ctx, n, now)
 	if err != nil {
 		return "", err
 	}
+	c, err := StatusListCredential(s.NodeDID(), StatusListURL(base, n), bits, now, StatusListLifetime)
+	if err != nil {
+		return "", err
+	}
+	return s.cfg.Node.IssueCredential(c)
+}
+
+// statusBits is list n's bitstring at now: the cached one while it is younger than
+// StatusCacheTTL, else computed from the chain's key states.
+func (s *Service) statusBits(ctx context.Context, n int, now time.Time) ([]byte, error) {
+	s.status.mu.Lock()
+	defer s.status.mu.Unlock()
+	if c, ok := s.status.lists[n]; ok && now.Sub(c.at) >= 0 && now.Sub(c.at) < s.cfg.StatusCacheTTL {
+		return c.bits, nil
+	}
+	holders, lists, err := s.cfg.Store.statusHolders(ctx, n)
+	if err != nil {
+		return nil, err
+	}
 	if n >= lists {
-		return "", fmt.Errorf("%w: status list %d is not in use (the node has %d)", ErrNotFound, n, lists)
+		return nil, fmt.Errorf("%w: status list %d is not in use (the node has %d)", ErrNotFound, n, lists)
 	}
 	bits := NewStatusList()
 	for _, h := range holders {
 		st, err := s.cfg.Verifier.KeyStatus(ctx, h.did)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		if st.Closed() {
 			SetStatusBit(bits, h.index)
 		}
 	}
-	url := StatusListURL(base, n)
-	c, err := StatusListCredential(s.NodeDID(), url, bits, now, StatusListLifetime)
-	if err != nil {
-		return "", err
-	}
-	jwt, err := s.cfg.Node.IssueCredential(c)
-	if err != nil {
-		return "", err
-	}
 	if s.status.lists == nil {
 		s.status.lists = make(map[int]cachedList, MaxStatusLists)
 	}
-	s.status.lists[n] = cachedList{base: base, at: now, jwt: jwt}
-	return jwt, nil
+	s.status.lists[n] = cachedList{at: now, bits: bits}
+	return bits, nil
 }
 
 // ForgetStatusLists drops the status lists computed so far: the chain's index just closed a
