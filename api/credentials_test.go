@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/stake"
@@ -280,6 +282,34 @@ func TestCredentialRoutesRefuse(t *testing.T) {
 			}
 		})
 	}
+	// The typed client reads the same routes, and a refusal is an *Error with the slug.
+	cl, err := client.New("http://node.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl = cl.WithHTTP(&http.Client{Transport: &handlerTransport{h: h}})
+	ctx := context.Background()
+	if jwt, err := cl.RegistrationCredential(ctx, did); err != nil || !strings.HasPrefix(jwt, "eyJ") {
+		t.Errorf("client.RegistrationCredential: %q %v", jwt, err)
+	} else if verdict, err := cl.VerifyCredential(ctx, jwt); err != nil || !verdict.Valid || verdict.Status != "none" || verdict.Issuer != n.ids.NodeDID() {
+		t.Errorf("client.VerifyCredential: %+v %v", verdict, err)
+	}
+	if jwt, err := cl.RegistrationCredentialV1(ctx, did); err != nil || strings.Count(jwt, ".") != 2 {
+		t.Errorf("client.RegistrationCredentialV1: %q %v", jwt, err)
+	}
+	if list, err := cl.StatusList(ctx, 0); err != nil {
+		t.Errorf("client.StatusList: %v", err)
+	} else if v, err := identity.VerifyCredentialJWT(list, identity.CredentialCheck{Issuer: n.ids.NodeDID()}); err != nil || v.Credential.ID != "http://node.test/v1/status/0" {
+		t.Errorf("the list the client read: %v %+v", err, v)
+	}
+	var ce *client.Error
+	if _, err := cl.VerifyCredential(ctx, foreignJWT); !errors.As(err, &ce) || ce.Slug() != "credential-wrong-issuer" {
+		t.Errorf("client.VerifyCredential of another issuer's: %v", err)
+	}
+	if _, err := cl.StakeCredential(ctx, did, common.Address{}); !errors.As(err, &ce) || ce.Slug() != "not-staked" {
+		t.Errorf("client.StakeCredential without stake: %v", err)
+	}
+
 	body, _ := json.Marshal(api.CredentialVerifyRequest{Credential: good})
 	if rec := do(t, h, http.MethodPost, "/v1/credentials/verify", "", body); rec.Code != http.StatusOK {
 		t.Errorf("verify as JSON: %d %s", rec.Code, rec.Body)
