@@ -310,6 +310,19 @@ func TestCredentialRoutesRefuse(t *testing.T) {
 		t.Errorf("client.StakeCredential without stake: %v", err)
 	}
 
+	// With a public URL, credentials name the lists under it, whatever host was asked.
+	pub, err := api.New(api.Config{Blocks: stubBlocks{}, DB: stubDB{}, Identity: n.ids, Credentials: n.ids, PublicURL: "https://node.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.index.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nv, _ := identity.VerifyCredentialJWT(getVC(t, pub.Handler(), "/v1/status/0"), identity.CredentialCheck{})
+	if nv == nil || nv.Credential.ID != "https://node.example/v1/status/0" {
+		t.Errorf("with PublicURL the list is %+v", nv)
+	}
+
 	body, _ := json.Marshal(api.CredentialVerifyRequest{Credential: good})
 	if rec := do(t, h, http.MethodPost, "/v1/credentials/verify", "", body); rec.Code != http.StatusOK {
 		t.Errorf("verify as JSON: %d %s", rec.Code, rec.Body)

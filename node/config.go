@@ -58,6 +58,9 @@ type Config struct {
 	Confirmations uint64
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client (api.Config).
 	TrustedProxies []*net.IPNet
+	// PublicURL is the API's public base URL, under which credentials name the node's status
+	// lists (api.Config.PublicURL); "" names them under the host each request came to.
+	PublicURL string
 	// MinStake is the minimum stake (base units) the embedded chain's deployment fixes; nil
 	// means contracts.DefaultMinStake. On any other chain the StakeRegistry's minStake rules,
 	// read from the chain, so every node of a deployment counts stake alike.

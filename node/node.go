@@ -441,7 +441,7 @@ func (st *startup) serve(ctx context.Context) error {
 		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
 		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
-		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind)})
+		TrustedProxies: cfg.TrustedProxies, PublicURL: cfg.PublicURL, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind)})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	fs.DurationVar(&cfg.ScoreStep, "score-step", 0, "scores are computed as of the start of each step of this length, the same instant on every node (default: --log-epoch)")
 	fs.StringVar(&cfg.PassphraseFile, "passphrase-file", "", "file holding the passphrase that encrypts the node's keys (default: $"+passphraseEnv+", else one generated in --data-dir)")
 	minStake := fs.String("min-stake", "", "embedded chain only: the minimum stake its deployment fixes (default 0.1ether); elsewhere StakeRegistry.minStake rules")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "the API's public base URL (https://node.example): the credentials it issues name their status lists under it (default: the host each request came to)")
 	trustedProxy := fs.String("trusted-proxy", "", "proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the client; without it the client is the socket's peer")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	logFormat := fs.String("log-format", "text", "log format: text or json")
@@ -95,6 +97,12 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 			return usagef("--trusted-proxy %q is not an IP or CIDR", p)
 		}
 		cfg.TrustedProxies = append(cfg.TrustedProxies, n)
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return usagef("--public-url %q is not a base URL like https://node.example", cfg.PublicURL)
+		}
 	}
 	if cfg.ScoreStep < 0 || (cfg.ScoreStep > 0 && cfg.ScoreStep < time.Second) {
 		return usagef("--score-step must be at least 1s, got %s", cfg.ScoreStep)
