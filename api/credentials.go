@@ -32,6 +32,7 @@ type Credentials interface {
 type CredentialStakes interface {
 	WalletsOf(ctx context.Context, did string) ([]common.Address, error)
 	StakeOf(ctx context.Context, did string, controller common.Address) (*big.Int, error)
+	KeyState(ctx context.Context, did string) (stake.KeyState, error)
 }
 
 // StakeHistory reads a stake record as it stood at a block, with the block's hash
@@ -159,6 +160,11 @@ func (s *Server) stakeCredential(c echo.Context) error {
 		return err
 	}
 	if !ok {
+		if st, err := s.cfg.CredentialStakes.KeyState(ctx, did); err != nil {
+			return err
+		} else if st.Closed() {
+			return fmt.Errorf("%w: the chain %s %s", identity.ErrDeactivated, st.Status, did)
+		}
 		return &stake.Error{Err: stake.ErrNotStaked, Msg: fmt.Sprintf("%s holds less than the minimum stake (%s) under any wallet bound to it on chain", did, s.minStake())}
 	}
 	head, err := s.cfg.Blocks.BlockNumber(ctx)

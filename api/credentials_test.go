@@ -228,8 +228,8 @@ func TestCredentialsFollowTheChain(t *testing.T) {
 	}
 	for _, path := range []string{"/v1/credentials/" + did + "/registration", "/v1/credentials/" + did + "/stake"} {
 		rec := do(t, h, http.MethodGet, path, "", nil)
-		if rec.Code == http.StatusOK {
-			t.Errorf("GET %s after the revocation: 200, want a refusal", path)
+		if p := problemOf(t, rec); rec.Code != http.StatusGone || p.Type != "https://surety.dev/problems/deactivated" {
+			t.Errorf("GET %s after the revocation: %d %s, want 410 deactivated", path, rec.Code, rec.Body)
 		}
 	}
 	if rec := do(t, h, http.MethodGet, "/v1/credentials/"+did+"/registration?version=1.1", "", nil); rec.Code != http.StatusGone {
