@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -126,8 +127,19 @@ func TestCredentialVerify(t *testing.T) {
 		})
 	}
 
+	revoked.Store(true)
+	r := startWithInput(t, good, "credential", "verify", "--json")
+	var verdict struct {
+		Valid            bool
+		Checks, Problems []string
+	}
+	if code := r.wait(t); code != exitFailure || json.Unmarshal([]byte(r.stdout.String()), &verdict) != nil || verdict.Valid ||
+		len(verdict.Problems) != 1 || !strings.HasPrefix(verdict.Problems[0], "problem: status: revoked") || len(verdict.Checks) != 2 {
+		t.Errorf("--json of a revoked credential: exit %d %+v\n%s", code, verdict, r.stdout)
+	}
+
 	srv.Close()
-	r := startWithInput(t, good, "credential", "verify")
+	r = startWithInput(t, good, "credential", "verify")
 	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stdout.String(), "problem: status: cannot fetch the status list") ||
 		!strings.Contains(r.stdout.String(), "--offline to skip") {
 		t.Errorf("status list unreachable: exit %d\n%s", code, r.stdout)
