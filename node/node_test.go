@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/node"
@@ -50,6 +51,12 @@ func TestNodeRunsAndCloses(t *testing.T) {
 	}
 	if info.Chain.Kind != "embedded" || info.Chain.ID != chain.EmbeddedChainID || info.Version != "test" {
 		t.Errorf("info %+v, want the embedded chain and version test", info)
+	}
+	// The peer it answers is its own: its DID signed the binding to that peer id.
+	if info.Peer == nil {
+		t.Error("info has no peer")
+	} else if _, err := identity.VerifyPeerBinding([]byte(info.Peer.Binding), info.NodeDID, info.Peer.ID); err != nil {
+		t.Errorf("the node's peer binding: %v", err)
 	}
 	stop()
 	select {

@@ -43,6 +43,13 @@ type Context struct {
 	Node string `json:"node,omitempty"`
 	// Peer is the libp2p peer id a peer binding must name.
 	Peer string `json:"peer,omitempty"`
+	// Origin is the origin a checkpoint must carry (its log's: chain, anchor, node).
+	Origin string `json:"origin,omitempty"`
+	// Bound are DIDs a wallet binds on chain (a group's creator must be one).
+	Bound []string `json:"bound,omitempty"`
+	// Accepted are envelopes the verifier took before the input, in order (a group's
+	// membership before a post to it), each a compact JWS.
+	Accepted []string `json:"accepted,omitempty"`
 	// Extra holds the fields other kinds add.
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -81,7 +88,7 @@ func (c *Context) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	for _, k := range []string{"now", "aud", "chain_id", "registry", "revoked", "seen", "node", "peer"} {
+	for _, k := range []string{"now", "aud", "chain_id", "registry", "revoked", "seen", "node", "peer", "origin", "bound", "accepted"} {
 		delete(m, k)
 	}
 	*c = Context(f)

@@ -154,3 +154,7 @@ func ctx(v Vector) Context {
 	}
 	return *v.Context
 }
+
+func b64std(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+func b64stdDecode(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }

@@ -45,7 +45,7 @@ var allowed = map[string][]string{
 	"internal/testutil":   {"internal/anvil", "internal/chain", "internal/sqlite", "internal/tools"},
 	// conformance generates and checks the protocol's vectors with the node's own code: the
 	// signed objects' packages, and api for the problem type each refusal is answered with.
-	"internal/conformance": {"api", "identity", "groups", "registry", "reputation", "stake", "contracts", "internal/tools", "internal/chain", "internal/units"},
+	"internal/conformance": {"api", "identity", "groups", "registry", "reputation", "stake", "contracts", "internal/tools", "internal/chain", "internal/sqlite", "internal/units"},
 	"identity":             {"internal/sqlite"},
 	"contracts":            {"internal/chain", "internal/tools", "internal/units"},
 	"groups":               {"identity", "internal/p2p", "internal/sqlite"},
