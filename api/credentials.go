@@ -230,12 +230,11 @@ func (s *Server) verifyCredential(c echo.Context) error {
 	out := CredentialVerdict{Valid: true, ID: v.Credential.ID, Type: v.Credential.Type, Issuer: v.Credential.Issuer,
 		ValidFrom: v.Credential.ValidFrom, ValidUntil: v.Credential.ValidUntil, Subject: v.Credential.CredentialSubject, Status: "none"}
 	if st := v.Credential.CredentialStatus; st != nil {
-		i := strings.LastIndex(st.StatusListCredential, identity.StatusListPath)
-		n, err := strconv.Atoi(st.StatusListCredential[max(i, 0)+len(identity.StatusListPath):])
-		if i < 0 || err != nil {
+		base, n, ok := identity.SplitStatusListURL(st.StatusListCredential)
+		if !ok {
 			return &identity.CredentialError{Reason: identity.ErrCredentialStatus, Detail: "the status list is not one of this node's"}
 		}
-		listJWT, err := s.cfg.Credentials.StatusList(ctx, n, st.StatusListCredential[:i])
+		listJWT, err := s.cfg.Credentials.StatusList(ctx, n, base)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -157,3 +158,17 @@ func statusPosition(pos int64) (list, index int) {
 
 // StatusListURL is the URL of list n under base (the node's public API URL).
 func StatusListURL(base string, n int) string { return fmt.Sprintf("%s%s%d", base, StatusListPath, n) }
+
+// SplitStatusListURL splits a status list URL the node wrote (StatusListURL) into its base
+// and list number; ok is false for any other string.
+func SplitStatusListURL(url string) (base string, n int, ok bool) {
+	i := strings.LastIndex(url, StatusListPath)
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(url[i+len(StatusListPath):])
+	if err != nil || n < 0 || n >= MaxStatusLists {
+		return "", 0, false
+	}
+	return url[:i], n, true
+}

@@ -431,3 +431,26 @@ func FuzzDecodeStatusList(f *testing.F) {
 		}
 	})
 }
+
+func TestSplitStatusListURL(t *testing.T) {
+	for _, tt := range []struct {
+		url  string
+		base string
+		n    int
+		ok   bool
+	}{
+		{"https://node.example/v1/status/3", "https://node.example", 3, true},
+		{identity.StatusListURL("http://127.0.0.1:7746", 0), "http://127.0.0.1:7746", 0, true},
+		{"x", "", 0, false},
+		{"", "", 0, false},
+		{"https://node.example/v1/status/", "", 0, false},
+		{"https://node.example/v1/status/-1", "", 0, false},
+		{"https://node.example/v1/status/8", "", 0, false},
+		{"https://node.example/v1/status/1x", "", 0, false},
+	} {
+		base, n, ok := identity.SplitStatusListURL(tt.url)
+		if base != tt.base || n != tt.n || ok != tt.ok {
+			t.Errorf("SplitStatusListURL(%q) = %q, %d, %v; want %q, %d, %v", tt.url, base, n, ok, tt.base, tt.n, tt.ok)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -188,9 +187,7 @@ func checkStatusLine(ctx context.Context, c *client.Client, v *identity.Verified
 	defer cancel()
 	listJWT, err := client.FetchCredential(ctx, &http.Client{Timeout: credentialFetchTimeout}, st.StatusListCredential)
 	if err != nil && c != nil {
-		i := strings.LastIndex(st.StatusListCredential, identity.StatusListPath)
-		n, nerr := strconv.Atoi(st.StatusListCredential[max(i, 0)+len(identity.StatusListPath):])
-		if i >= 0 && nerr == nil {
+		if _, n, ok := identity.SplitStatusListURL(st.StatusListCredential); ok {
 			listJWT, err = c.StatusList(ctx, n)
 		}
 	}
