@@ -408,6 +408,14 @@ func FuzzParseCredentialJWT(f *testing.F) {
 		if v.Credential.Issuer != v.Issuer.String() {
 			t.Fatalf("verified with issuer %s but the credential names %s", v.Issuer, v.Credential.Issuer)
 		}
+		// Whatever a verified credential says, reading its status neither panics nor passes a
+		// list that is not one.
+		if st := v.Credential.CredentialStatus; st != nil {
+			identity.SplitStatusListURL(st.StatusListCredential)
+			if err := identity.CheckCredentialStatus(v, v); err == nil && !v.Credential.HasType(identity.StatusListCredentialType) {
+				t.Fatal("a credential passed as its own status list")
+			}
+		}
 	})
 }
 
