@@ -347,6 +347,18 @@ export class Client {
     const q = form ? `?form=${form}` : "";
     return (await this.send({ method: "GET", path: `/v1/agents/${encodeURIComponent(did)}/agent-card.json${q}` })).text;
   }
+  /** GET /v1/credentials/{did}/registration or /stake: a VC 2.0 credential (vc+jwt) the node issued. */
+  async credential(did: string, kind: "registration" | "stake"): Promise<string> {
+    return (await this.send({ method: "GET", path: `/v1/credentials/${encodeURIComponent(did)}/${kind}` })).text;
+  }
+  /** POST /v1/credentials/verify: the node's verdict on a credential it issued. */
+  verifyCredential(vcJwt: string): Promise<Record<string, unknown>> {
+    return this.json({ method: "POST", path: "/v1/credentials/verify", body: vcJwt, contentType: "application/vc+jwt" });
+  }
+  /** GET /v1/status/{list}: one of the node's revocation status lists (a vc+jwt). */
+  async statusList(list: number | string): Promise<string> {
+    return (await this.send({ method: "GET", path: `/v1/status/${encodeURIComponent(String(list))}` })).text;
+  }
   /** GET /v1/agents/{did} */
   agent(did: string): Promise<Agent> {
     return this.get(`/v1/agents/${encodeURIComponent(did)}`);

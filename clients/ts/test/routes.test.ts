@@ -11,6 +11,10 @@ import { repoDir } from "./paths.js";
 
 const methods: Record<string, keyof Client> = {
   "GET /healthz": "health",
+  "GET /v1/credentials/{did}/registration": "credential",
+  "GET /v1/credentials/{did}/stake": "credential",
+  "POST /v1/credentials/verify": "verifyCredential",
+  "GET /v1/status/{list}": "statusList",
   "GET /.well-known/agent-card.json": "nodeA2ACard",
   "GET /v1/agents/{did}/agent-card.json": "agentA2ACard",
   "GET /1.0/identifiers/{did}": "resolveDID",
