@@ -18,3 +18,4 @@ export * from "./peer.js";
 export * from "./checkpoint.js";
 export * from "./groups.js";
 export * from "./a2a.js";
+export * from "./credential.js";

@@ -37,6 +37,11 @@ import {
   CARD_TYPE,
   BINDING_TYPE,
   openCheckpoint,
+  verifyCredential,
+  checkCredentialStatus,
+  decodeStatusList,
+  statusBit,
+  CredentialError,
   parseA2ACard,
   decodeA2ACard,
   signAgentCard,
@@ -56,7 +61,7 @@ interface Vector {
   kind: string;
   description: string;
   input: unknown;
-  context?: { now?: number; aud?: string; chain_id?: number; registry?: string; revoked?: string[]; seen?: string[]; node?: string; peer?: string; origin?: string; bound?: string[]; accepted?: string[] };
+  context?: { now?: number; aud?: string; chain_id?: number; registry?: string; revoked?: string[]; seen?: string[]; node?: string; peer?: string; origin?: string; bound?: string[]; accepted?: string[]; status_list?: string };
   expect: { valid: boolean; problem?: string; reason?: string; [fact: string]: unknown };
 }
 
@@ -129,6 +134,36 @@ const checkers: Record<string, Checker> = {
     const { card, signer } = parseA2ACard(v.input as string, c.now);
     return { did: card.did, name: card.name, seq: card.seq, wallet: getAddress(card.wallet), capabilities: card.capabilities, signer };
   },
+  async credential(v) {
+    const c = v.context ?? {};
+    const cred = verifyCredential(v.input as string, { now: c.now, issuer: c.node });
+    let status = "none";
+    if (cred.credential.credentialStatus) {
+      let list;
+      try {
+        list = verifyCredential(String(c.status_list ?? ""), { now: c.now, issuer: cred.credential.issuer });
+      } catch (e) {
+        throw new Refused(PROBLEM_BASE + "credential-status");
+      }
+      checkCredentialStatus(cred, list);
+      status = "active";
+    }
+    const subj = cred.credential.credentialSubject;
+    const type = cred.credential.type.filter((t) => t !== "VerifiableCredential").at(-1) ?? "";
+    const f: Facts = { issuer: cred.credential.issuer, subject: subj.id ?? "", type, validFrom: cred.credential.validFrom, validUntil: cred.credential.validUntil ?? "", status };
+    if (cred.credential.type.includes("SuretyStakeCredential")) Object.assign(f, { wallet: subj.wallet, amount: subj.amount, chainId: subj.chainId, block: subj.blockNumber });
+    return f;
+  },
+  async "status-list"(v) {
+    const c = v.context ?? {};
+    const list = verifyCredential(v.input as string, { now: c.now, issuer: c.node });
+    if (!list.credential.type.includes("BitstringStatusListCredential")) throw new Refused(PROBLEM_BASE + "credential-malformed");
+    const subj = list.credential.credentialSubject as { statusPurpose?: string; encodedList?: string };
+    const bits = decodeStatusList(String(subj.encodedList ?? ""));
+    const set: number[] = [];
+    for (let i = 0; i < bits.length * 8; i++) if (statusBit(bits, i)) set.push(i);
+    return { id: list.credential.id, statusPurpose: subj.statusPurpose, bits: bits.length * 8, set };
+  },
   async "log-proof"(v) {
     const p = v.input as { type: string; leaf: string; index?: number; size: number; path: string[]; root: string; from: number; to: number; fromRoot: string; toRoot: string };
     if (p.type === "inclusion") verifyInclusion(p.leaf, { index: p.index ?? 0, size: p.size, path: p.path ?? [] }, p.size, p.root);
@@ -155,7 +190,7 @@ class Refused extends Error {
 /** verdictOf maps a client error to the vector's problem type or reason slug. */
 function verdictOf(e: unknown): string {
   if (e instanceof Refused) return e.verdict;
-  if (e instanceof VerifyError || e instanceof CardError || e instanceof AuditError || e instanceof BindingError || e instanceof WrongRegistryError || e instanceof GroupError) return e.problem;
+  if (e instanceof VerifyError || e instanceof CardError || e instanceof AuditError || e instanceof BindingError || e instanceof WrongRegistryError || e instanceof GroupError || e instanceof CredentialError) return e.problem;
   if (e instanceof DIDError) return PROBLEM_BASE + e.kind;
   if (e instanceof ProofError || e instanceof PeerBindingError) return e.reason;
   throw e; // anything else is a bug, not a verdict

@@ -13,6 +13,8 @@ import {
   Key,
   KeyFileError,
   PeerBindingError,
+  CredentialError,
+  verifyCredential,
   parseA2ACard,
   signA2ACard,
   GroupError,
@@ -60,7 +62,7 @@ function mutate(s: string, r: () => number): string {
 
 const typed = (e: unknown) =>
   e instanceof VerifyError || e instanceof CardError || e instanceof AuditError || e instanceof BindingError || e instanceof DIDError ||
-  e instanceof ProofError || e instanceof PeerBindingError || e instanceof KeyFileError || e instanceof GroupError;
+  e instanceof ProofError || e instanceof PeerBindingError || e instanceof KeyFileError || e instanceof GroupError || e instanceof CredentialError;
 
 function fuzz(name: string, seeds: string[], parse: (s: string) => unknown, rounds = 1500) {
   test(`fuzz: ${name}`, () => {
@@ -111,3 +113,14 @@ fuzz("group envelopes", [membership, post], (s) => {
 fuzz("A2A cards", [ed, k1].map((k) => signA2ACard({ did: k.did.did, name: "n", capabilities: ["a/b"], endpoints: [{ kind: "a2a", url: "https://x.example/a2a" }], wallet: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", seq: 1, updated: now }, k)), (s) =>
   parseA2ACard(s, now),
 );
+
+// A credential as the node issues one (EdDSA by an Ed25519 did:key, typ vc+jwt).
+const vcPayload = { "@context": ["https://www.w3.org/ns/credentials/v2"], type: ["VerifiableCredential", "SuretyRegistrationCredential"], issuer: ed.did.did,
+  validFrom: new Date((now - 10) * 1000).toISOString().replace(/\.\d+Z$/, "Z"), credentialSubject: { id: k1.did.did }, iss: ed.did.did, sub: k1.did.did };
+const vcHeader = Buffer.from(JSON.stringify({ alg: "EdDSA", kid: keyId(ed.did), typ: "vc+jwt", cty: "vc" })).toString("base64url");
+const vcInput = vcHeader + "." + Buffer.from(JSON.stringify(vcPayload)).toString("base64url");
+const vc = vcInput + "." + Buffer.from(ed.sign(new TextEncoder().encode(vcInput))).toString("base64url");
+fuzz("credentials", [vc], (s) => {
+  verifyCredential(vc, { now, issuer: ed.did.did }); // the seed itself verifies
+  verifyCredential(s, { now, issuer: ed.did.did });
+});
