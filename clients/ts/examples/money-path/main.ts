@@ -28,6 +28,7 @@ import {
   ProblemError,
   RevertError,
   agentId,
+  checkCredentialStatus,
   leafHash,
   openHead,
   parseA2ACard,
@@ -36,6 +37,7 @@ import {
   signAudit,
   signCard,
   signEnvelope,
+  verifyCredential,
   verifyInclusion,
   verifyServedA2ACard,
 } from "../../src/index.js";
@@ -127,6 +129,17 @@ async function main(): Promise<void> {
     check(kept.name === `ts-${a.name}` && kept.did === a.key.did.did, "the node keeps the card as signed");
     say(`${a.name}: bound in block ${sent.block} (tx ${sent.txHash.slice(0, 10)}…), staked 1 ETH, ${a === worker ? "A2A" : "JWS"} card registered`);
   }
+  // The worker's stake credential (VC 2.0, signed by the node) verifies offline, and its
+  // status list says it is not revoked.
+  const vc = verifyCredential(await node.credential(worker.key.did.did, "stake"), { issuer: nodeDid });
+  const subject = vc.credential.credentialSubject as { id?: string; wallet?: string; amount?: string };
+  check(subject.id === worker.key.did.did && subject.wallet?.toLowerCase() === worker.wallet.address.toLowerCase() && subject.amount === parseEther("1").toString(),
+    `the stake credential names the worker, its wallet and 1 ETH (${JSON.stringify(subject)})`);
+  const listURL = vc.credential.credentialStatus?.statusListCredential;
+  check(listURL, "the stake credential has a status entry");
+  const list = verifyCredential(await node.statusList(listURL.slice(listURL.lastIndexOf("/") + 1)), { issuer: nodeDid });
+  checkCredentialStatus(vc, list);
+  say(`the worker's stake credential verifies, and its status list (${listURL}) says it stands`);
   const found = await node.searchAgents({ capability: "lang/typescript" });
   check(found.some((a) => a.did === worker.key.did.did), "discovery finds the worker");
   // Any A2A client reads the worker's card as the node serves it, signed by the node, with the
