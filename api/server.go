@@ -125,6 +125,8 @@ type Server struct {
 	ops *opStore
 	// inFlight counts the writes in flight per client address and per relayed wallet.
 	inFlight inFlight
+	// mcp counts the /mcp requests in flight (MountMCP).
+	mcp mcpCount
 }
 
 // New builds the API server and registers its routes.

@@ -31,6 +31,7 @@ import (
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/units"
+	"github.com/surety-ioa/surety/mcp"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/stake"
@@ -440,6 +441,8 @@ func (st *startup) serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// /mcp: the same API as MCP tools, called in process as the caller; it holds no key.
+	st.api.MountMCP(mcp.NewHandler(mcp.HTTPConfig{API: st.api.Handler(), Version: cfg.Version}))
 	head, err := st.chain.BlockNumber(ctx)
 	if err != nil {
 		return fmt.Errorf("read block number: %w", err)
