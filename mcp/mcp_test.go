@@ -170,7 +170,7 @@ func TestToolsAgainstANode(t *testing.T) {
 
 	var res mcp.Resolution
 	call(t, ps, "resolve_did", map[string]any{"did": worker.key.DID.String()}, &res)
-	if doc, _ := res.Document.(map[string]any); doc["id"] != worker.key.DID.String() {
+	if res.Document["id"] != worker.key.DID.String() {
 		t.Errorf("resolve_did: document %v, want id %s", res.Document, worker.key.DID)
 	}
 	if msg := callError(t, ps, "resolve_did", map[string]any{"did": "did:web:example.com"}); !strings.Contains(msg, "did") {
@@ -299,12 +299,14 @@ func TestHTTPEndpoint(t *testing.T) {
 	}
 	names := map[string]bool{}
 	for _, tl := range tools.Tools {
-		names[tl.Name] = tl.OutputSchema != nil && tl.InputSchema != nil
+		in, _ := tl.InputSchema.(map[string]any)
+		out, _ := tl.OutputSchema.(map[string]any)
+		names[tl.Name] = in["type"] == "object" && out["type"] == "object"
 	}
 	for _, want := range []string{"node_info", "resolve_did", "search_agents", "get_agent", "get_reputation", "get_bounty", "post_bounty",
 		"claim_bounty", "submit_bounty", "accept_bounty", "dispute_bounty", "post_to_group", "file_audit"} {
 		if !names[want] {
-			t.Errorf("tools/list has no %s with input and output schemas", want)
+			t.Errorf("tools/list has no %s with object schemas for input and output", want)
 		}
 	}
 	var ni mcp.NodeInfo

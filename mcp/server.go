@@ -74,14 +74,20 @@ var typeSchemas = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[common.Address]():  {Type: "string", Pattern: "^0x[0-9a-fA-F]{40}$"},
 	reflect.TypeFor[common.Hash]():     {Type: "string", Pattern: "^0x[0-9a-fA-F]{64}$"},
 	reflect.TypeFor[merkle.Hash]():     {Type: "string"},
-	reflect.TypeFor[json.RawMessage](): {},
+	reflect.TypeFor[json.RawMessage](): {Types: []string{"object", "array", "string", "number", "boolean", "null"}},
 	reflect.TypeFor[[]byte]():          {Types: []string{"string", "null"}},
 	reflect.TypeFor[time.Time]():       {Type: "string"},
 }
 
 // schemaFor is T's JSON Schema as the SDK would infer it, with the wire types' own shapes.
+// A pointer's is its element's: MCP wants an object schema for a tool's input and output,
+// not "null or object" (the TypeScript SDK refuses a tool list with one).
 func schemaFor[T any]() *jsonschema.Schema {
-	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: typeSchemas})
+	rt := reflect.TypeFor[T]()
+	if rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	s, err := jsonschema.ForType(rt, &jsonschema.ForOptions{TypeSchemas: typeSchemas})
 	if err != nil {
 		panic(fmt.Sprintf("mcp: schema of %T: %v", *new(T), err))
 	}

@@ -50,9 +50,9 @@ type NodeInfo struct {
 
 // Resolution is a DID resolution result (W3C DID Resolution).
 type Resolution struct {
-	Document           any `json:"didDocument"`
-	ResolutionMetadata any `json:"didResolutionMetadata,omitempty"`
-	DocumentMetadata   any `json:"didDocumentMetadata,omitempty"`
+	Document           map[string]any `json:"didDocument"`
+	ResolutionMetadata map[string]any `json:"didResolutionMetadata,omitempty"`
+	DocumentMetadata   map[string]any `json:"didDocumentMetadata,omitempty"`
 }
 
 // SearchInput is a discovery query.
