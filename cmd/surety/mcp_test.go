@@ -79,8 +79,8 @@ func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
 		t.Fatalf("mcp-client.mjs: %v\n%s", err, stderr.String())
 	}
 	var got struct {
-		Tools []struct{ Name, Input, Output string }
-		Found []string
+		Tools  []struct{ Name, Input, Output string }
+		Found  []string
 		Posted struct {
 			ID     uint64
 			Status string
