@@ -12,8 +12,9 @@ import (
 // mcpCount counts the /mcp requests in flight across addresses.
 type mcpCount struct{ n atomic.Int64 }
 
-// MountMCP serves h (the node's MCP endpoint, mcp.NewHandler) at /mcp: POST carries MCP
-// messages; GET and DELETE are answered by h (405 from a stateless server). Each request
+// MountMCP serves h (the node's MCP endpoint, mcp.NewHandler) at POST /mcp, which carries
+// MCP messages; a stateless server offers no event stream (GET) and keeps no session
+// (DELETE), so those are 405 here. Each request
 // passes the API's edge like any other (the write rate for POST, the body limit
 // maxMCPBody, the handler timeout), and is bounded in flight: maxMCPPerAddress per client
 // address (429 too-many-in-flight) and, once its body is read, maxMCPRequests in all (503
@@ -41,7 +42,5 @@ func (s *Server) MountMCP(h http.Handler) {
 		defer s.mcp.n.Add(-1)
 		return handler(c)
 	}
-	for _, m := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
-		s.echo.Add(m, "/mcp", serve)
-	}
+	s.echo.POST("/mcp", serve)
 }
