@@ -3,6 +3,8 @@ package mcp_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -119,7 +121,12 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) {
 	if res.IsError {
 		t.Fatalf("%s: tool error: %s", name, resultText(res))
 	}
-	raw, err := json.Marshal(res.StructuredContent)
+	raw, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers = append(answers, raw)
+	raw, err = json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,6 +156,23 @@ func resultText(res *sdk.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// answers are the tool results call saw (the tests do not run in parallel).
+var answers [][]byte
+
+// noKeyIn fails when any answer holds k's private key, in any of the encodings a key file
+// or a JWK uses.
+func noKeyIn(t *testing.T, k *identity.Key) {
+	t.Helper()
+	seed := k.Seed()
+	for _, enc := range []string{hex.EncodeToString(seed), base64.StdEncoding.EncodeToString(seed), base64.RawURLEncoding.EncodeToString(seed), base64.RawStdEncoding.EncodeToString(seed)} {
+		for _, a := range answers {
+			if bytes.Contains(a, []byte(enc)) {
+				t.Fatalf("a tool answered with the signer's private key: %s", a)
+			}
+		}
+	}
 }
 
 var arbiter = crypto.PubkeyToAddress(chain.DevKey(3).PublicKey).Hex()
@@ -281,6 +305,11 @@ func TestToolsAgainstANode(t *testing.T) {
 	if len(rep.Proofs) != 1 || !rep.Proofs[0].Included || rep.Proofs[0].Leaf != filed.Audit.Leaf.String() {
 		t.Fatalf("get_reputation proofs = %+v, want the audit's leaf included in the signed head", rep.Proofs)
 	}
+	if len(answers) < 20 {
+		t.Fatalf("only %d answers seen", len(answers))
+	}
+	noKeyIn(t, poster.key)
+	noKeyIn(t, worker.key)
 }
 
 func itoa(v uint64) string { b, _ := json.Marshal(v); return string(b) }
