@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -119,6 +118,3 @@ func (w *recorder) Write(b []byte) (int, error) {
 func (w *recorder) Flush() {}
 
 var _ http.Flusher = (*recorder)(nil)
-
-// isMCPPath reports whether path is the MCP endpoint.
-func isMCPPath(path string) bool { return strings.TrimSuffix(path, "/") == "/mcp" }
