@@ -305,7 +305,7 @@ func TestToolsAgainstANode(t *testing.T) {
 	if len(rep.Proofs) != 1 || !rep.Proofs[0].Included || rep.Proofs[0].Leaf != filed.Audit.Leaf.String() {
 		t.Fatalf("get_reputation proofs = %+v, want the audit's leaf included in the signed head", rep.Proofs)
 	}
-	if len(answers) < 20 {
+	if len(answers) < 16 { // every tool call above that succeeded
 		t.Fatalf("only %d answers seen", len(answers))
 	}
 	noKeyIn(t, poster.key)
