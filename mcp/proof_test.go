@@ -49,7 +49,7 @@ func lyingNode(t *testing.T, node, signer *identity.Key, leaf, root merkle.Hash,
 	return c
 }
 
-func key(t *testing.T, seed byte) *identity.Key {
+func key(t testing.TB, seed byte) *identity.Key {
 	t.Helper()
 	k, err := identity.KeyFromSeed(identity.Ed25519, []byte(strings.Repeat(string(rune('a'+seed)), 32)))
 	if err != nil {
@@ -114,3 +114,6 @@ func TestTaskTextMustMatchSpecHash(t *testing.T) {
 		}
 	}
 }
+
+// testKey is a fixed Ed25519 key.
+func testKey(t testing.TB) *identity.Key { return key(t, 9) }

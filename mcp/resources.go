@@ -60,7 +60,12 @@ func (s *server) addResources(srv *sdk.Server) {
 		Description: "A bounty's terms, status, history and its task text (checked against the hash on chain)."}, s.readResource)
 }
 
-func (s *server) readResource(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+func (s *server) readResource(ctx context.Context, req *sdk.ReadResourceRequest) (res *sdk.ReadResourceResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, fmt.Errorf("%w: resources/read: %v", errPanic, r)
+		}
+	}()
 	ref, err := parseResourceURI(req.Params.URI)
 	if err != nil {
 		return nil, sdk.ResourceNotFoundError(req.Params.URI)

@@ -94,14 +94,27 @@ func schemaFor[T any]() *jsonschema.Schema {
 	return s
 }
 
+// errPanic reports a tool that panicked: a bug, answered as a tool error instead of taking
+// the node down (the SDK runs handlers outside the API's panic recovery).
+var errPanic = errors.New("internal error in the tool (a bug: please report it)")
+
 // addTool registers a typed tool with the schemas of In and Out.
 func addTool[In, Out any](s *sdk.Server, name, title, description string, readOnly bool, h sdk.ToolHandlerFor[In, Out]) {
 	destructive := !readOnly
+	safe := func(ctx context.Context, req *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, out Out, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				var zero Out
+				res, out, err = nil, zero, fmt.Errorf("%w: %s: %v", errPanic, name, r)
+			}
+		}()
+		return h(ctx, req, in)
+	}
 	sdk.AddTool(s, &sdk.Tool{
 		Name: name, Title: title, Description: description,
 		InputSchema: schemaFor[In](), OutputSchema: schemaFor[Out](),
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: readOnly, DestructiveHint: &destructive, IdempotentHint: readOnly},
-	}, h)
+	}, safe)
 }
 
 // info reads the node's /v1/info.
