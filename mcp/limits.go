@@ -23,6 +23,9 @@ const (
 	// by maxTask, the escrow's own bound.
 	maxText = 8 << 10
 	maxTask = 64 << 10
+	// asyncWait is how long a stdio write waits for the node's answer before following it
+	// as an operation.
+	asyncWait = 10 * time.Second
 	// envelopeLife is the lifetime of an envelope the stdio server signs.
 	envelopeLife = 5 * time.Minute
 	// maxResourceURI bounds a resource URI parseResourceURI reads.

@@ -23,8 +23,9 @@ import (
 	"github.com/surety-ioa/surety/reputation/verify"
 )
 
-// The envelope kinds and states the tools write (the node's groups and reputation packages
-// define them; these are the wire values, held to them by the tests).
+// The audit kind the tools write (reputation.AuditKind: the wire value, which this package
+// does not link the node to read; the node refuses any other, so TestToolsAgainstANode's
+// filed audit holds the two together).
 const (
 	auditKind = "surety.audit/1"
 )
@@ -103,7 +104,7 @@ type BountyView struct {
 // Signed are the arguments every write shares.
 type Signed struct {
 	Envelope       string `json:"envelope,omitempty" jsonschema:"your own signed envelope (compact JWS) for this write: its aud the node's DID and chain_id its chain (node_info), body as the API route takes it; required when this server holds no key, and then the other arguments but the ids are ignored"`
-	IdempotencyKey string `json:"idempotencyKey,omitempty" jsonschema:"sent as Idempotency-Key: the same key never acts twice"`
+	IdempotencyKey string `json:"idempotencyKey,omitempty" jsonschema:"sent as Idempotency-Key: the same key never acts twice; send a write again under the same key (and envelope) after a timeout to get its answer instead of acting twice"`
 }
 
 // PostBountyInput posts a bounty.
@@ -454,9 +455,27 @@ func (s *server) postBounty(ctx context.Context, req *sdk.CallToolRequest, in Po
 		return b, nil
 	}
 	res, err := signedWrite(ctx, s, req.Extra, in.Signed, 0, body, func(ctx context.Context, c *client.Client, env []byte, key string) (*wire.BountyResult, error) {
-		return c.PostBounty(ctx, env, key)
+		return s.bountyWrite(ctx, c, "/v1/bounties", env, key)
 	})
 	return nil, res, err
+}
+
+// bountyWrite sends a bounty write. On stdio it asks the node to carry a slow one on as an
+// operation (Prefer: respond-async) and follows it to its answer, as the CLI does, so that a
+// slow chain's transaction is waited for, not sent again; over /mcp the request's own time
+// bounds it (the caller resends it under the same idempotencyKey to pick up its answer).
+func (s *server) bountyWrite(ctx context.Context, c *client.Client, path string, env []byte, key string) (*wire.BountyResult, error) {
+	var out wire.BountyResult
+	var err error
+	if s.cfg.nodeFor == nil {
+		err = c.WriteAsync(ctx, path, env, key, asyncWait, nil, &out)
+	} else {
+		err = c.Write(ctx, path, env, key, &out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // act sends one bounty action.
@@ -475,7 +494,7 @@ func (s *server) act(ctx context.Context, extra *sdk.RequestExtra, in Signed, id
 		return b, nil
 	}
 	return signedWrite(ctx, s, extra, in, id, build, func(ctx context.Context, c *client.Client, env []byte, key string) (*wire.BountyResult, error) {
-		return c.ActOnBounty(ctx, id, action, env, key)
+		return s.bountyWrite(ctx, c, fmt.Sprintf("/v1/bounties/%d/%s", id, action), env, key)
 	})
 }
 
