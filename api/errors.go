@@ -47,6 +47,9 @@ var (
 	// ErrMCPBusy: the node serves as many /mcp requests at once as it takes
 	// (maxMCPRequests); nothing of this one ran.
 	ErrMCPBusy = errors.New("api: too many MCP requests at once")
+	// ErrNotA2A: the agent's registered card is a Surety JWS card, so it has no A2A form
+	// signed by the agent (GET /v1/agents/{did}/agent-card.json?form=registered).
+	ErrNotA2A = errors.New("api: the agent registered no A2A card")
 )
 
 // detailed is an error whose text the API wrote itself for the client (what field is wrong,
@@ -161,6 +164,7 @@ var mappings = []mapping{
 	{err: ErrNoCheckpoint, status: http.StatusNotImplemented, slug: "no-checkpoint", title: "This node signs no checkpoints (its deployment has no RootAnchor)"},
 	{err: reputation.ErrDuplicate, status: http.StatusConflict, slug: "audit-duplicate", title: "This audit is already recorded"},
 	{err: registry.ErrRevoked, status: http.StatusGone, slug: "agent-revoked", title: "The agent's DID was revoked or rotated on chain"},
+	{err: ErrNotA2A, status: http.StatusNotFound, slug: "card-not-a2a", title: "The agent registered a Surety JWS card, not an A2A card: its own signed form is the jws of GET /v1/agents/{did}"},
 
 	// bounties
 	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet on chain (surety did bind first)"},
@@ -254,6 +258,10 @@ func problemFor(err error) Problem {
 	}
 	return Problem{Type: problemType + "internal", Title: "Internal error", Status: http.StatusInternalServerError}
 }
+
+// ProblemType is the problem type URI the API answers err with (problemFor's Type): what
+// the conformance vectors in testdata/conformance name for a refusal.
+func ProblemType(err error) string { return problemFor(err).Type }
 
 // didErrorType is the base of W3C DID Resolution's error types.
 const didErrorType = "https://www.w3.org/ns/did#"

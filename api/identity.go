@@ -18,6 +18,9 @@ import (
 // *identity.VerifyError for a refused envelope.
 type Identity interface {
 	NodeDID() string
+	// SignAsNode signs payload as a compact JWS of type typ with the node's DID key (the
+	// node's A2A cards).
+	SignAsNode(payload []byte, typ string) (string, error)
 	Challenge(ctx context.Context) (identity.Challenge, error)
 	Register(ctx context.Context, proof []byte) (*identity.Issued, error)
 	Resolve(ctx context.Context, did string, format identity.DocFormat) (*identity.Resolution, error)

@@ -88,6 +88,9 @@ const (
 	maxMCPBody       = 320 << 10
 	maxMCPPerAddress = 4
 	maxMCPRequests   = 64
+	// maxCachedAgentCards bounds the agents' A2A cards the node keeps signed (one per DID,
+	// a few KiB each); past it the cache starts over and the next GETs sign again.
+	maxCachedAgentCards = 1024
 )
 
 // bodyLimits are the routes whose bodies are capped below maxBody: a task text, relayed

@@ -302,6 +302,11 @@ func checkInfo(doc map[string]any) []string {
 	if _, ok := lookup(doc, "#/components/schemas/Problem"); !ok {
 		out = append(out, "components.schemas.Problem is missing")
 	}
+	// The document links the written protocol (every signed object and wire message).
+	ext, _ := doc["externalDocs"].(map[string]any)
+	if u, _ := ext["url"].(string); !strings.HasSuffix(u, "/docs/PROTOCOL.md") {
+		out = append(out, fmt.Sprintf("externalDocs.url is %q, want a link to docs/PROTOCOL.md", u))
+	}
 	return out
 }
 

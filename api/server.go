@@ -105,6 +105,11 @@ type Config struct {
 	// across restarts, under the chains-table row OperationsChain; nil keeps them in memory.
 	Operations      *sql.DB
 	OperationsChain int64
+	// PublicURL is the node's API base URL as others reach it (https://node.example): the
+	// interface of the node's A2A card and the links in served cards are made from it, never
+	// from a request's Host header (a signed card must not name a host a caller picked).
+	// Empty: the node's card names no interface and served cards carry no links.
+	PublicURL string
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client. Without them the
 	// client is the socket's peer, and the header is ignored: a client cannot pick the address
 	// its limits are counted under.
@@ -127,6 +132,14 @@ type Server struct {
 	inFlight inFlight
 	// mcp counts the /mcp requests in flight (MountMCP).
 	mcp mcpCount
+	// checkpoint is the last checkpoint signed, served again while the head is the same.
+	checkpoint signedCheckpoint
+	// The node's own A2A card, signed once (see nodeCard); agents' cards, signed once per
+	// content (see agentCards).
+	nodeCardOnce sync.Once
+	nodeCardJSON []byte
+	nodeCardErr  error
+	agentCards   agentCardCache
 }
 
 // New builds the API server and registers its routes.
@@ -177,6 +190,7 @@ func New(cfg Config) (*Server, error) {
 	// fails until it is: add the operation there with the route.
 	e.GET("/healthz", s.health)
 	e.GET("/1.0/identifiers/:did", s.resolveDID)
+	e.GET(nodeCardPath, s.getNodeCard)
 	v1 := e.Group("/v1")
 	v1.GET("/info", s.info)
 	v1.GET("/openapi.json", s.openAPI)
@@ -192,6 +206,7 @@ func New(cfg Config) (*Server, error) {
 		v1.POST("/agents", s.registerAgent)
 		v1.GET("/agents", s.searchAgents)
 		v1.GET("/agents/:did", s.getAgent)
+		v1.GET("/agents/:did/agent-card.json", s.getAgentCard)
 		v1.POST("/agents/:did/status", s.checkAgentStatus)
 	}
 	if cfg.Reputation != nil {

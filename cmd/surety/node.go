@@ -35,6 +35,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	cfg := node.Config{Version: version, Passphrase: e.getenv(passphraseEnv)}
 	fs.StringVar(&cfg.DataDir, "data-dir", defaultDataDir(e), "directory for the node's database and keys")
 	fs.StringVar(&cfg.Listen, "listen", node.DefaultListen, "address of the HTTP API")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "the API's base URL as others reach it (https://node.example), named in the node's signed A2A cards (default: http:// and the --listen address)")
 	rpcURL := fs.rpcURL("JSON-RPC URL of an external chain (default: the embedded chain)")
 	deployment := fs.String("deployment", "", "deployment file naming the contract addresses on the --rpc-url chain")
 	fs.IntVar(&cfg.DevAccounts, "dev-accounts", node.DefaultDevAccounts, "funded dev accounts on the embedded chain")
