@@ -132,6 +132,14 @@ var mappings = []mapping{
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
 	{err: identity.ErrReplayBudget, status: http.StatusTooManyRequests, slug: "replay-budget", title: "This sender has too many live envelopes at the node; try again once some expire"},
 	{err: identity.ErrIngressBudget, status: http.StatusTooManyRequests, slug: "ingress-budget", title: "Too many envelopes from this address; slow down", retryAfter: rateRetryAfter},
+	// credential refusals (VC 2.0, POST /v1/credentials/verify)
+	{err: identity.ErrCredentialMalformed, status: http.StatusBadRequest, slug: "credential-malformed", title: "Credential refused: not a VC 2.0 vc+jwt this node reads (typ vc+jwt, alg EdDSA, an Ed25519 did:key issuer)", reason: "malformed"},
+	{err: identity.ErrCredentialBadSignature, status: http.StatusUnauthorized, slug: "credential-bad-signature", title: "Credential refused: the signature does not verify with the issuer's key", reason: "bad-signature"},
+	{err: identity.ErrCredentialWrongIssuer, status: http.StatusForbidden, slug: "credential-wrong-issuer", title: "Credential refused: another DID than this node's issued it", reason: "wrong-issuer"},
+	{err: identity.ErrCredentialExpired, status: http.StatusUnprocessableEntity, slug: "credential-expired", title: "Credential refused: validUntil has passed; fetch a fresh one", reason: "expired"},
+	{err: identity.ErrCredentialNotYetValid, status: http.StatusUnprocessableEntity, slug: "credential-not-yet-valid", title: "Credential refused: validFrom is still ahead", reason: "not-yet-valid"},
+	{err: identity.ErrCredentialRevoked, status: http.StatusForbidden, slug: "credential-revoked", title: "Credential refused: its status list says revoked (the chain closed the DID)", reason: "revoked"},
+	{err: identity.ErrCredentialStatus, status: http.StatusUnprocessableEntity, slug: "credential-status", title: "Credential refused: its status list cannot be read (not this node's list, or the index is out of range)", reason: "status"},
 	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
 	{err: groups.ErrBadGroup, status: http.StatusBadRequest, slug: "group-invalid", title: "Not a valid group request"},
 	{err: groups.ErrUnknownGroup, status: http.StatusNotFound, slug: "unknown-group", title: "This node does not know the group"},
@@ -236,7 +244,10 @@ func problemFor(err error) Problem {
 		var ae *reputation.AuditError
 		var ge *groups.Error
 		var d *detailed
+		var vce *identity.CredentialError
 		switch {
+		case errors.As(err, &vce):
+			p.Detail = vce.Detail
 		case errors.As(err, &be) && be.Msg != "":
 			p.Detail = be.Msg
 		case errors.As(err, &se):

@@ -49,6 +49,11 @@ func bindJSON(c echo.Context, v any) error {
 	if err != nil {
 		return err
 	}
+	return bindJSONBytes(b, v)
+}
+
+// bindJSONBytes decodes a JSON body already read into v, refusing unknown fields.
+func bindJSONBytes(b []byte, v any) error {
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return nil
 	}

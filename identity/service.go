@@ -52,6 +52,9 @@ type ServiceConfig struct {
 	// StakeRegistry.
 	ChainID  uint64
 	Registry common.Address
+	// StatusCacheTTL is how long a computed status list is reused; 0 means
+	// StatusListCacheTTL.
+	StatusCacheTTL time.Duration
 }
 
 // Service is the node's identity: it issues and registers DIDs, resolves them, and
@@ -60,6 +63,8 @@ type Service struct {
 	cfg  ServiceConfig
 	mu   sync.RWMutex
 	docs map[docKey]*Document
+	// status keeps the status lists computed last (issue2.go).
+	status statusCache
 }
 
 type docKey struct {
@@ -71,6 +76,9 @@ type docKey struct {
 func NewService(cfg ServiceConfig) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.StatusCacheTTL == 0 {
+		cfg.StatusCacheTTL = StatusListCacheTTL
 	}
 	if cfg.DocCacheSize == 0 {
 		cfg.DocCacheSize = defaultCacheSize

@@ -245,11 +245,15 @@ func (st *startup) followChain(ctx context.Context) (err error) {
 		return err
 	}
 	n := st.Node
-	agents := st.agents
+	agents, ids := st.agents, st.ids
 	st.stakes.Watch(func(ctx context.Context, changes []stake.Change) {
 		dids := make([]string, len(changes))
 		for i, c := range changes {
 			dids[i] = c.DID
+			if c.Event == "Revoked" || c.Event == "Rotated" {
+				// The status lists show a closed DID from the block the index holds it.
+				ids.ForgetStatusLists()
+			}
 		}
 		agents.ChainChanged(ctx, dids)
 		if n.reputation == nil { // the catch-up below runs before the reputation service exists
@@ -436,6 +440,7 @@ func (st *startup) serve(ctx context.Context) error {
 	}
 	st.api, err = api.New(api.Config{Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
 		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
+		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind), PublicURL: publicURL(cfg.PublicURL, st.ln)})
 	if err != nil {
