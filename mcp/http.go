@@ -19,9 +19,13 @@ type HTTPConfig struct {
 	Version string
 }
 
-// callerHeader carries the caller's socket address from the /mcp request to the tools, which
-// call the API under it. The handler sets it on every request, over whatever the caller sent.
-const callerHeader = "Surety-Mcp-Caller"
+// callerHeader and hostHeader carry the caller's socket address and the Host it asked for
+// from the /mcp request to the tools, which call the API as that request. The handler sets
+// both on every request, over whatever the caller sent.
+const (
+	callerHeader = "Surety-Mcp-Caller"
+	hostHeader   = "Surety-Mcp-Host"
+)
 
 // NewHandler is /mcp: MCP's streamable HTTP transport, stateless (each request is its own
 // session, which ends with it, so a caller holds no node memory between requests), with
@@ -44,6 +48,7 @@ func NewHandler(cfg HTTPConfig) http.Handler {
 		defer cancel()
 		r = r.WithContext(ctx)
 		r.Header.Set(callerHeader, r.RemoteAddr)
+		r.Header.Set(hostHeader, r.Host)
 		h.ServeHTTP(w, r)
 	})
 }
@@ -53,7 +58,7 @@ func NewHandler(cfg HTTPConfig) http.Handler {
 func inProcessClient(api http.Handler, extra *sdk.RequestExtra) *client.Client {
 	t := &inProcess{api: api}
 	if extra != nil && extra.Header != nil {
-		t.remote, t.forwarded = extra.Header.Get(callerHeader), extra.Header.Values("X-Forwarded-For")
+		t.remote, t.host, t.forwarded = extra.Header.Get(callerHeader), extra.Header.Get(hostHeader), extra.Header.Values("X-Forwarded-For")
 	}
 	c, err := client.New("http://surety-node.invalid")
 	if err != nil {
@@ -64,9 +69,9 @@ func inProcessClient(api http.Handler, extra *sdk.RequestExtra) *client.Client {
 
 // inProcess is an http.RoundTripper that serves each request with the node's API handler.
 type inProcess struct {
-	api       http.Handler
-	remote    string
-	forwarded []string
+	api          http.Handler
+	remote, host string
+	forwarded    []string
 }
 
 func (t *inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -78,6 +83,9 @@ func (t *inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
 	r.Header.Del("X-Forwarded-For")
 	for _, v := range t.forwarded {
 		r.Header.Add("X-Forwarded-For", v)
+	}
+	if t.host != "" {
+		r.Host = t.host // what the API builds its own URLs from (without --public-url)
 	}
 	r.RequestURI = r.URL.RequestURI()
 	if r.Body == nil {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -20,18 +21,20 @@ type spoofing struct{ next http.RoundTripper }
 func (s spoofing) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set(callerHeader, "6.6.6.6:666")
+	r.Header.Set(hostHeader, "evil.example")
 	return s.next.RoundTrip(r)
 }
 
 // TestCallerAddressCarriesIntoTheAPI: a tool called over /mcp calls the API as the caller:
-// the API sees the caller's socket address (so its per-address quotas count the caller), not
-// a loopback of the node's own and not an address the caller wrote into a header.
+// the API sees the caller's socket address (so its per-address quotas count the caller) and
+// the Host it asked for, not a loopback of the node's own and not what the caller wrote into
+// the handler's own headers.
 func TestCallerAddressCarriesIntoTheAPI(t *testing.T) {
 	var mu sync.Mutex
-	var seen []string
+	var seen, hosts []string
 	apiHandler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		seen = append(seen, r.RemoteAddr)
+		seen, hosts = append(seen, r.RemoteAddr), append(hosts, r.Host)
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(wire.Info{Version: "t", NodeDID: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",
@@ -65,9 +68,12 @@ func TestCallerAddressCarriesIntoTheAPI(t *testing.T) {
 	if len(seen) == 0 {
 		t.Fatal("the tool did not call the API")
 	}
-	for _, addr := range seen {
+	for i, addr := range seen {
 		if !conns[addr] {
 			t.Errorf("the API saw a call from %q, want one of the caller's %v", addr, conns)
+		}
+		if want := strings.TrimPrefix(srv.URL, "http://"); hosts[i] != want {
+			t.Errorf("the API saw a call to host %q, want the caller's %q", hosts[i], want)
 		}
 	}
 }
