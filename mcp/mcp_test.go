@@ -34,9 +34,15 @@ type party struct {
 // testNode starts a node on the embedded chain with dev wallets and a short audit epoch,
 // and returns its API client.
 func testNode(t *testing.T) (*node.Node, *client.Client, wire.Info) {
+	return testNodeWith(t, func(*node.Config) {})
+}
+
+// testNodeWith is testNode with its config changed by change.
+func testNodeWith(t *testing.T, change func(*node.Config)) (*node.Node, *client.Client, wire.Info) {
 	t.Helper()
 	cfg := node.Config{DataDir: t.TempDir(), Listen: "127.0.0.1:0", DevAccounts: 5, LogEpoch: 2 * time.Second, LogGrace: time.Second,
 		LogQuorum: 1, RegisterNode: "no", P2PListen: p2p.DefaultListen, SyncEvery: node.DefaultSyncEvery, Version: "test"}
+	change(&cfg)
 	n, err := node.New(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -387,5 +393,18 @@ func TestHTTPEndpoint(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("a %d-byte body: %d, want 413", len(big), resp.StatusCode)
+	}
+}
+
+// TestNoMCPServesNone: a node started with NoMCP (surety node --no-mcp) has no /mcp.
+func TestNoMCPServesNone(t *testing.T) {
+	n, _, _ := testNodeWith(t, func(c *node.Config) { c.NoMCP = true })
+	resp, err := http.Post(n.APIURL()+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("POST /mcp on a node with NoMCP: %d, want 404", resp.StatusCode)
 	}
 }

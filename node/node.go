@@ -447,7 +447,9 @@ func (st *startup) serve(ctx context.Context) error {
 		return err
 	}
 	// /mcp: the same API as MCP tools, called in process as the caller; it holds no key.
-	st.api.MountMCP(mcp.NewHandler(mcp.HTTPConfig{API: st.api.Handler(), Version: cfg.Version}))
+	if !cfg.NoMCP {
+		st.api.MountMCP(mcp.NewHandler(mcp.HTTPConfig{API: st.api.Handler(), Version: cfg.Version}))
+	}
 	head, err := st.chain.BlockNumber(ctx)
 	if err != nil {
 		return fmt.Errorf("read block number: %w", err)
