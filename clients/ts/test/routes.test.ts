@@ -62,6 +62,7 @@ const without: Record<string, string> = {
   "GET /v1/groups/{group_id}/stream": "a server-sent event stream: read it with EventSource or fetch",
   "GET /v1/bounties/{id}/events": "a server-sent event stream",
   "GET /v1/operations/{id}/events": "a server-sent event stream (operation() polls instead)",
+  "POST /mcp": "the MCP server (streamable HTTP): an MCP client such as @modelcontextprotocol/sdk speaks to it",
 };
 
 test("routes: every route of api/openapi.json has a client method, or a reason for none", () => {
