@@ -190,6 +190,29 @@ func TestVerifyRefusals(t *testing.T) {
 			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.KeyID()}, alice, []byte(`[1,2]`))
 		}, ErrMalformed, "payload is not an envelope"},
 		{"missing nonce", func() string { return sign(alice, func(m map[string]any) { delete(m, "nonce") }) }, ErrMalformed, "needs id, sender, iat, exp and nonce"},
+		// Members two JSON readers would read two ways (members.go).
+		{"aud twice", func() string {
+			p := strings.Replace(string(payloadFor(t, alice, func(m map[string]any) { m["aud"] = "did:key:z6MkB" })), `"aud":`, `"aud":"did:key:z6MkA","aud":`, 1)
+			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.KeyID()}, alice, []byte(p))
+		}, ErrMalformed, "not I-JSON (RFC 7493): member"},
+		{"a duplicate inside the body", func() string {
+			p := strings.Replace(string(payloadFor(t, alice, nil)), `"pages":12`, `"pages":12,"pages":13`, 1)
+			return withHeader(map[string]any{"alg": "EdDSA", "kid": alice.DID.KeyID()}, alice, []byte(p))
+		}, ErrMalformed, "not I-JSON (RFC 7493): member"},
+		{"AUD beside aud", func() string {
+			return sign(alice, func(m map[string]any) { m["aud"], m["AUD"] = "did:key:z6MkA", "did:key:z6MkB" })
+		}, ErrMalformed, `"AUD" is a case variant of "aud"`},
+		{"Sender for sender", func() string {
+			return sign(alice, func(m map[string]any) { m["Sender"] = m["sender"]; delete(m, "sender") })
+		}, ErrMalformed, `"Sender" is a case variant of "sender"`},
+		{"ſender (long s) for sender", func() string {
+			return sign(alice, func(m map[string]any) { m["ſender"] = m["sender"]; delete(m, "sender") })
+		}, ErrMalformed, `is a case variant of "sender"`},
+		{"a case variant inside the bounty reference", func() string {
+			return sign(alice, func(m map[string]any) {
+				m["bounty"] = map[string]any{"chain_id": 1, "escrow": "0x01", "id": 2, "ID": 3}
+			})
+		}, ErrMalformed, `"ID" is a case variant of "id"`},
 		{"sender is someone else", func() string {
 			return sign(alice, func(m map[string]any) { m["sender"] = bob.DID.String() })
 		}, ErrKidNotSender, "sender is " + bob.DID.String()},

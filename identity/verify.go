@@ -339,6 +339,9 @@ func (v *Verifier) verify(ctx context.Context, raw []byte, mode verifyMode) (*Ve
 		out.Signers = append(out.Signers, s.header.Kid)
 		signerDIDs = append(signerDIDs, did)
 	}
+	if err := exactMembers(payload); err != nil {
+		return nil, refuse(ErrMalformed, "", "payload is not an envelope: %v", err)
+	}
 	if err := gojson.Unmarshal(payload, &out.Envelope); err != nil {
 		return nil, refuse(ErrMalformed, "", "payload is not an envelope: %v", err)
 	}

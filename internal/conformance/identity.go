@@ -303,6 +303,18 @@ func genEnvelopes() ([]Named, error) {
 	e = envelopeOf(alice, "env-missing-nonce")
 	e.Nonce = ""
 	add("missing-nonce", "an envelope with no nonce (id, sender, iat, exp and nonce are required)", jsonString(signEnvelope(alice, e)), nil, Refused("envelope-malformed"))
+	// Members the way implementations read JSON differently: Go's encoding/json matches names
+	// case-insensitively and takes the last of duplicates, JavaScript's JSON.parse and
+	// Python's json take exact names and the last duplicate. Refused, so no two verifiers read
+	// one envelope two ways.
+	e = envelopeOf(alice, "env-duplicate-member")
+	p = []byte(strings.Replace(string(payloadOf(e)), `"aud":"`, `"aud":"`+otherNode.DID.String()+`","aud":"`, 1))
+	s, _ = alice.SignCompact(p)
+	add("duplicate-member", "an envelope whose payload names aud twice (another node's DID first): a member may appear once", jsonString(s), nil, Refused("envelope-malformed"))
+	e = envelopeOf(alice, "env-member-case")
+	p = []byte(strings.Replace(string(payloadOf(e)), `"aud":"`, `"AUD":"`+otherNode.DID.String()+`","aud":"`, 1))
+	s, _ = alice.SignCompact(p)
+	add("member-case", "an envelope whose payload has both aud and AUD (another node's DID): member names are exact, and a case variant of a known one is refused", jsonString(s), nil, Refused("envelope-malformed"))
 	e = envelopeOf(alice, "env-kid-wrong-fragment")
 	add("kid-wrong-fragment", "a kid whose fragment is not the did:key's own key", jsonString(signRaw(alice, jwa.EdDSA, header{"EdDSA", alice.DID.String() + "#key-1", identity.EnvelopeType}, payloadOf(e))), nil, Refused("envelope-malformed"))
 	return out, nil

@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import { MAX_ENVELOPE_SIZE, VerifyError, checkSignature, parseCompact, parseJSONSerialization, signCompact } from "./jws.js";
 import { goJSON } from "./encoding.js";
+import { parseIJSON } from "./a2a.js";
 import { type Key } from "./keys.js";
 
 /** ENVELOPE_TYPE is the typ of an envelope's protected header. */
@@ -121,6 +122,25 @@ const isInt = (v: unknown) => typeof v === "number" && Number.isInteger(v);
  * context names them) aud and chain_id. It throws VerifyError, whose problem is the type the
  * node answers with.
  */
+/** The envelope's members, and its bounty reference's, as the node's Go code names them. */
+const ENVELOPE_MEMBERS = ["id", "group_id", "sender", "to", "aud", "chain_id", "state", "task_desc", "bounty", "body", "iat", "exp", "nonce"];
+const BOUNTY_MEMBERS = ["chain_id", "escrow", "id"];
+
+/**
+ * exactMembers refuses a member whose name is a case variant of one the envelope defines
+ * ("AUD" beside "aud", "ſender" for "sender"): the node's Go decoder matches names without
+ * regard to case, so such a member would be read one way there and another here.
+ */
+function exactMembers(o: Record<string, unknown>, names: string[]): void {
+  for (const k of Object.keys(o)) {
+    for (const n of names) {
+      if (k !== n && (k.toLowerCase() === n || k.toUpperCase() === n.toUpperCase())) {
+        throw new VerifyError("malformed", `payload is not an envelope: member ${JSON.stringify(k.slice(0, 40))} is a case variant of ${JSON.stringify(n)}: names are exact`);
+      }
+    }
+  }
+}
+
 export function verifyEnvelope(raw: string | Uint8Array, ctx: VerifyContext = {}): Verified {
   const text = typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8");
   if (Buffer.byteLength(text) > MAX_ENVELOPE_SIZE) throw new VerifyError("malformed", `larger than ${MAX_ENVELOPE_SIZE} bytes`);
@@ -138,11 +158,16 @@ export function verifyEnvelope(raw: string | Uint8Array, ctx: VerifyContext = {}
   }
   let e: Envelope;
   try {
-    e = JSON.parse(Buffer.from(payload).toString("utf8"));
+    // I-JSON (no duplicate member, valid UTF-8), as the node reads it: JSON.parse would take
+    // the last of two "aud" members where another reader might take the first.
+    e = parseIJSON(new TextDecoder("utf-8", { fatal: true }).decode(payload)) as Envelope;
   } catch (err) {
     throw new VerifyError("malformed", `payload is not an envelope: ${(err as Error).message}`);
   }
   if (e === null || typeof e !== "object" || Array.isArray(e)) throw new VerifyError("malformed", "payload is not an envelope");
+  exactMembers(e as unknown as Record<string, unknown>, ENVELOPE_MEMBERS);
+  const ref = (e as unknown as Record<string, unknown>).bounty;
+  if (ref !== null && typeof ref === "object" && !Array.isArray(ref)) exactMembers(ref as Record<string, unknown>, BOUNTY_MEMBERS);
   const typed: [string, (v: unknown) => boolean][] = [
     ["id", (v) => typeof v === "string"], ["sender", (v) => typeof v === "string"], ["nonce", (v) => typeof v === "string"],
     ["iat", isInt], ["exp", isInt], ["aud", (v) => typeof v === "string"], ["chain_id", (v) => isInt(v) && (v as number) >= 0],
