@@ -22,7 +22,7 @@ type mcpCount struct {
 // passes the API's edge like any other (the write rate for POST, the body limit
 // maxMCPBody, the handler timeout), and is bounded in flight: maxMCPPerAddress per client
 // address (429 too-many-in-flight) and, once its body is read, maxMCPRequests in all (503
-// mcp-busy).
+// mcp-busy). It takes one JSON-RPC message per request: a batch is refused (400).
 func (s *Server) MountMCP(h http.Handler) {
 	handler := echo.WrapHandler(h)
 	serve := func(c echo.Context) error {
@@ -36,6 +36,12 @@ func (s *Server) MountMCP(h http.Handler) {
 			body, err := io.ReadAll(req.Body)
 			if err != nil {
 				return bodyError(err)
+			}
+			// One message per request: the SDK still takes a JSON-RPC batch (an array) under
+			// older protocol versions and runs each call at once, so a single request could
+			// carry thousands of tool calls past the in-flight bounds, which count requests.
+			if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+				return withDetail(ErrBadRequest, "a JSON-RPC batch: /mcp takes one message per request")
 			}
 			req.Body = io.NopCloser(bytes.NewReader(body))
 		}

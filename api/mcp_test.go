@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -70,5 +71,41 @@ func TestMCPIsBoundedInFlight(t *testing.T) {
 	close(release)
 	if w := post("10.0.0.1:3000"); w.Code != http.StatusOK {
 		t.Errorf("once the others ended: %d %s, want the request served", w.Code, w.Body)
+	}
+}
+
+// TestMCPRefusesBatches: a JSON-RPC batch (an array of messages) in one POST /mcp is refused
+// before the MCP server sees it: the SDK runs each call of a batch at once, so one request of
+// 320 KiB carried ~3,200 tool calls past the in-flight bounds (the review of 404f159..).
+func TestMCPRefusesBatches(t *testing.T) {
+	s := newFullServer(t)
+	var reached atomic.Int32
+	s.MountMCP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_agents","arguments":{}}}`
+	for _, tt := range []struct {
+		name, body string
+		status     int
+	}{
+		{"one message", call, http.StatusOK},
+		{"a batch", "[" + call + "," + call + "]", http.StatusBadRequest},
+		{"a batch after white space", " \r\n\t[" + call + "]", http.StatusBadRequest},
+	} {
+		before := reached.Load()
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(tt.body))
+		req.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, req)
+		if w.Code != tt.status {
+			t.Errorf("%s: %d %s, want %d", tt.name, w.Code, w.Body, tt.status)
+		}
+		if got := reached.Load() - before; (tt.status == http.StatusOK) != (got == 1) {
+			t.Errorf("%s: reached the MCP server %d times", tt.name, got)
+		}
+		if tt.status == http.StatusBadRequest && !strings.Contains(w.Body.String(), "one message per request") {
+			t.Errorf("%s: %s", tt.name, w.Body)
+		}
 	}
 }
