@@ -213,7 +213,10 @@ func parseA2A(raw []byte, now time.Time) (*SignedCard, error) {
 	if err := c.validate(now); err != nil {
 		return nil, err
 	}
-	ac.Signatures = ac.Signatures[i : i+1]
+	// The one signature that verified, without its unprotected header: nobody signs that, so
+	// anyone could change it in a copy of the card (and a header that repeats kid makes jose,
+	// the SDK's verifier, refuse the card).
+	ac.Signatures = []a2a.AgentCardSignature{{Protected: ac.Signatures[i].Protected, Signature: ac.Signatures[i].Signature}}
 	stored, err := a2a.Encode(ac)
 	if err != nil {
 		return nil, cardErr(c.DID, ErrMalformed, "%v", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	ethcrypto "github.com/ethereum/go-ethereum/crypto"
 	"github.com/google/go-cmp/cmp"
 	"github.com/libp2p/go-libp2p/core/peer"
 
@@ -259,4 +260,70 @@ func TestA2ACardsSpreadLikeJWSCards(t *testing.T) {
 		a, err := late.reg.Get(ctx, agent.DID.String())
 		return err == nil && a.JWS == string(raw) && a.Name == "Translator"
 	})
+}
+
+// TestCopiesOfACardCannotReplaceIt: a third party holding an agent's signed card changes
+// bytes the agent did not sign (an A2A signature's unprotected header; the high-S twin of an
+// ES256K signature) until its copy hashes lower, the same-sequence tie-break. At 0d1b1c5 the
+// node took such a copy as newer, stored it and spread it, and the A2A SDK's verifier refused
+// the hijacked card (its header repeated kid). Now the unsigned header is not kept, ties are
+// broken on signed content only, and every such copy is stale.
+func TestCopiesOfACardCannotReplaceIt(t *testing.T) {
+	ctx := context.Background()
+	r := newRegistry(t, stakes{})
+	k, _ := identity.GenerateKey(identity.Ed25519)
+	raw := a2aCard(t, k, 2)
+	if _, err := r.Register(ctx, raw, "api"); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 32 {
+		sig := doc["signatures"].([]any)[0].(map[string]any)
+		sig["header"] = map[string]any{"kid": "did:key:attacker", "n": i}
+		variant, _ := json.Marshal(doc)
+		if _, err := r.Register(ctx, variant, "gossip"); !errors.Is(err, registry.ErrStale) {
+			t.Fatalf("copy %d with an unsigned header: %v, want ErrStale", i, err)
+		}
+	}
+	if got, err := r.Get(ctx, k.DID.String()); err != nil || got.JWS != string(raw) {
+		t.Errorf("the stored card changed: %v\n%s", err, got.JWS)
+	}
+	// A copy with a header, as the first the node hears: stored without it.
+	k2, _ := identity.GenerateKey(identity.Ed25519)
+	if err := json.Unmarshal(a2aCard(t, k2, 1), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["signatures"].([]any)[0].(map[string]any)["header"] = map[string]any{"note": "unsigned"}
+	withHeader, _ := json.Marshal(doc)
+	if a, err := r.Register(ctx, withHeader, "api"); err != nil || strings.Contains(a.JWS, "unsigned") {
+		t.Errorf("a card with an unsigned header: %v, stored %s", err, a.JWS)
+	}
+
+	// The high-S twin of an ES256K card's signature verifies too; it is the same card.
+	sk, _ := identity.GenerateKey(identity.Secp256k1)
+	jws := card(t, sk, 1, "Signer", "signs")
+	if _, err := r.Register(ctx, jws, "api"); err != nil {
+		t.Fatal(err)
+	}
+	dot := strings.LastIndexByte(string(jws), '.')
+	sigBytes, err := base64.RawURLEncoding.DecodeString(string(jws[dot+1:]))
+	if err != nil || len(sigBytes) != 64 {
+		t.Fatalf("an ES256K signature: %v, %d bytes", err, len(sigBytes))
+	}
+	n := ethcrypto.S256().Params().N
+	s := new(big.Int).Sub(n, new(big.Int).SetBytes(sigBytes[32:]))
+	twin := append(append([]byte{}, sigBytes[:32]...), s.FillBytes(make([]byte, 32))...)
+	twinJWS := string(jws[:dot+1]) + base64.RawURLEncoding.EncodeToString(twin)
+	if _, _, err := identity.VerifyJWS([]byte(twinJWS), registry.CardType); err != nil {
+		t.Skipf("this verifier refuses high-S signatures (%v): no twin to try", err)
+	}
+	if _, err := r.Register(ctx, []byte(twinJWS), "gossip"); !errors.Is(err, registry.ErrStale) {
+		t.Errorf("the high-S twin: %v, want ErrStale", err)
+	}
+	if got, err := r.Get(ctx, sk.DID.String()); err != nil || got.JWS != string(jws) {
+		t.Errorf("the stored ES256K card changed: %v", err)
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/surety-ioa/surety/a2a"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/units"
@@ -285,8 +286,25 @@ func newer(sc *SignedCard, seq uint64, jws string) bool {
 	if sc.Seq != seq {
 		return sc.Seq > seq
 	}
-	a, b := sha256.Sum256([]byte(sc.JWS)), sha256.Sum256([]byte(jws))
+	a, b := signedContent(sc.JWS), signedContent(jws)
 	return bytes.Compare(a[:], b[:]) < 0
+}
+
+// signedContent is the hash of what the agent signed of a stored card: a compact JWS's
+// protected header and payload, or an A2A card's canonical form and its signature's protected
+// header; never the signature's bytes (an ES256K signature has a second, high-S encoding) nor
+// anything unsigned. Two encodings of one signed card tie, and the held one stays: a third
+// party cannot make a copy "newer" by changing bytes the agent did not sign.
+func signedContent(stored string) [sha256.Size]byte {
+	if IsA2A(stored) {
+		ac, canon, err := a2a.Decode([]byte(stored))
+		if err == nil && len(ac.Signatures) > 0 {
+			return sha256.Sum256(append(append(canon, '.'), ac.Signatures[0].Protected...))
+		}
+	} else if dot := strings.LastIndexByte(stored, '.'); dot > 0 {
+		return sha256.Sum256([]byte(stored[:dot]))
+	}
+	return sha256.Sum256([]byte(stored))
 }
 
 func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) error {
