@@ -153,6 +153,15 @@ func TestCredentialsFollowTheChain(t *testing.T) {
 		if v.Credential.CredentialStatus == nil {
 			t.Fatalf("a staked DID's credential has no status: %s", v.Credential.ID)
 		}
+		// A stake credential lives an hour: the stake may start unbonding at the next block,
+		// which its status bit does not tell (found by review: it lived 30 days).
+		if life, want := v.ValidUntil.Sub(v.ValidFrom), identity.StatusCredentialLifetime; jwt == stk {
+			if want = identity.StakeCredentialLifetime; life != want {
+				t.Errorf("the stake credential lives %v, want %v", life, want)
+			}
+		} else if life != want {
+			t.Errorf("the registration credential lives %v, want %v", life, want)
+		}
 		entries = append(entries, *v.Credential.CredentialStatus)
 	}
 	if entries[0] != entries[1] || entries[0].StatusListCredential != "http://example.com/v1/status/0" {

@@ -124,7 +124,7 @@ func (s *Service) StakeCredential(ctx context.Context, subj StakeSubject, base s
 	}
 	now := s.cfg.Now()
 	issuer := s.NodeDID()
-	c, err := NewCredential(issuer, []string{StakeCredentialType}, now, now.Add(life), subj)
+	c, err := NewCredential(issuer, []string{StakeCredentialType}, now, now.Add(min(life, StakeCredentialLifetime)), subj)
 	if err != nil {
 		return "", err
 	}

@@ -61,6 +61,12 @@ const (
 	// StatusCredentialLifetime is how long a credential with a status entry is valid: its
 	// status list tells a revocation sooner.
 	StatusCredentialLifetime = 30 * 24 * time.Hour
+	// StakeCredentialLifetime bounds how long a stake credential is valid: it states what the
+	// chain held at one block, and the stake may start unbonding at the next (its status bit
+	// tells revocation, not unbonding). Well inside the unbonding delay (7 days by default),
+	// so the stake it names can still be slashed while it is valid; a verifier that needs
+	// the stake now checks the chain (stake.CheckStakeSubject at a later block).
+	StakeCredentialLifetime = time.Hour
 	// UnstatusedCredentialLifetime is how long a credential without a status entry is valid
 	// (a DID without stake at the minimum holds no index): short, since only expiry ends it.
 	UnstatusedCredentialLifetime = 24 * time.Hour
