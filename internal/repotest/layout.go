@@ -50,7 +50,7 @@ var allowed = map[string][]string{
 	// conformance generates and checks the protocol's vectors with the node's own code: the
 	// signed objects' packages, and api for the problem type each refusal is answered with.
 	"internal/conformance": {"a2a", "api", "identity", "groups", "registry", "reputation", "stake", "contracts", "internal/tools", "internal/chain", "internal/sqlite", "internal/units"},
-	"identity":             {"internal/sqlite"},
+	"identity":             {"internal/jcs", "internal/sqlite"},
 	"contracts":            {"internal/chain", "internal/tools", "internal/units"},
 	"groups":               {"identity", "internal/p2p", "internal/sqlite"},
 	"registry":             {"a2a", "identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units"},
