@@ -236,3 +236,29 @@ func TestEachBodyCapHoldsAlone(t *testing.T) {
 		}
 	})
 }
+
+// TestStakeCredentialsSpendTheChainCallBudget: every GET /v1/credentials/{did}/stake makes the
+// node's chain answer (a block, an eth_call), so it spends the same per-address budget as
+// POST /v1/rpc; at 0d1b1c5 reads had no limit, and anyone could run down a metered RPC through
+// it (found by review).
+func TestStakeCredentialsSpendTheChainCallBudget(t *testing.T) {
+	s := newFullServerWith(t, api.Config{WriteRate: 1e9, WriteBurst: 1 << 30, RPCRate: 1e-9, RPCBurst: 2})
+	did := "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"
+	codes := []int{
+		get(t, s.Handler(), http.MethodGet, "/v1/credentials/"+did+"/stake").Code,
+		httptestDo(s, http.MethodPost, "/v1/rpc", `{"jsonrpc":"2.0","id":1,"method":"nope"}`).Code,
+	}
+	rec := get(t, s.Handler(), http.MethodGet, "/v1/credentials/"+did+"/stake")
+	if codes[0] == http.StatusTooManyRequests || codes[1] == http.StatusTooManyRequests {
+		t.Fatalf("refused within the burst of 2: %v", codes)
+	}
+	if rec.Code != http.StatusTooManyRequests || !strings.Contains(problemOf(t, rec).Detail, "JSON-RPC calls") {
+		t.Errorf("a third chain call (stake credential, JSON-RPC, stake credential) from one address: %d %s, want 429", rec.Code, rec.Body)
+	}
+}
+
+func httptestDo(s *api.Server, method, path, body string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
+	return rec
+}

@@ -201,6 +201,9 @@ func New(cfg Config) (*Server, error) {
 	e.GET("/1.0/identifiers/:did", s.resolveDID)
 	e.GET(nodeCardPath, s.getNodeCard)
 	v1 := e.Group("/v1")
+	// One budget of chain calls per client address, shared by the routes whose every request
+	// makes the node's chain compute: POST /v1/rpc and GET /v1/credentials/{did}/stake.
+	limitChainCalls := s.limitRPC()
 	v1.GET("/info", s.info)
 	v1.GET("/openapi.json", s.openAPI)
 	// No POST /v1/dids: making and keeping a key for anyone who asks cost the node a scrypt
@@ -223,7 +226,7 @@ func New(cfg Config) (*Server, error) {
 		v1.POST("/credentials/verify", s.verifyCredential)
 		v1.GET("/status/:list", s.statusList)
 		if cfg.CredentialStakes != nil && cfg.StakeHistory != nil {
-			v1.GET("/credentials/:did/stake", s.stakeCredential)
+			v1.GET("/credentials/:did/stake", s.stakeCredential, limitChainCalls)
 		}
 	}
 	if cfg.Reputation != nil {
@@ -265,7 +268,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/operations/:id", s.getOperation)
 		v1.GET("/operations/:id/events", s.operationEvents)
 		if cfg.ChainRPC != nil {
-			v1.POST("/rpc", s.rpc, s.limitRPC())
+			v1.POST("/rpc", s.rpc, limitChainCalls)
 		}
 	}
 	return s, nil
