@@ -163,7 +163,8 @@ func (s *Server) getAgentCard(c echo.Context) error {
 			p[a2a.ParamLogURL] = s.url("/v1/log/checkpoint")
 		}
 	}
-	ext.Params = p
+	// The node signs the served card: the extension's words are its own, not the agent's.
+	ext.Description, ext.Required, ext.Params = a2a.TrustExtensionDescription, false, p
 	b, err := s.agentCards.get(did, card, func(c *a2a.AgentCard) ([]byte, error) {
 		c.Extension(a2a.TrustExtensionURI).Params[a2a.ParamAsOf] = float64(time.Now().Unix())
 		return s.signCard(c)

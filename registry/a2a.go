@@ -93,6 +93,13 @@ func FromA2A(ac *a2a.AgentCard) (Card, error) {
 	for _, e := range ac.Capabilities.Extensions {
 		if e.URI == a2a.TrustExtensionURI {
 			n++
+			continue
+		}
+		// Nor a look-alike (a trailing slash, another case) or any other extension under
+		// Surety's own namespace: the node signs the cards it serves, and a client must not
+		// mistake an agent's words there for the node's.
+		if u := strings.ToLower(e.URI); strings.HasPrefix(u, "https://surety.dev") || strings.HasPrefix(u, "http://surety.dev") {
+			return c, cardErr("", ErrMalformed, "extension %q: an agent's card may name only %s under surety.dev", truncateStr(e.URI, 80), a2a.TrustExtensionURI)
 		}
 	}
 	if n > 1 {

@@ -172,6 +172,15 @@ func TestRefusedA2ACards(t *testing.T) {
 		{"wrong typ", resign(t, mutate(func(*a2a.AgentCard) {}), map[string]string{"alg": "EdDSA", "kid": k.DID.KeyID(), "typ": "JWT"}, priv), registry.ErrMalformed},
 		{"missing version", resign(t, mutate(func(ac *a2a.AgentCard) { ac.Version = "" }), header(k.DID.KeyID()), priv), registry.ErrMalformed},
 		{"no trust extension", resign(t, mutate(func(ac *a2a.AgentCard) { ac.Capabilities.Extensions[0].URI = "https://example.com/x" }), header(k.DID.KeyID()), priv), registry.ErrMalformed},
+		{"a look-alike of the trust extension (trailing slash)", resign(t, mutate(func(ac *a2a.AgentCard) {
+			ac.Capabilities.Extensions = append(ac.Capabilities.Extensions, a2a.AgentExtension{URI: a2a.TrustExtensionURI + "/", Params: map[string]any{"staked": true, "stake": "1e24"}})
+		}), header(k.DID.KeyID()), priv), registry.ErrMalformed},
+		{"a look-alike of the trust extension (case)", resign(t, mutate(func(ac *a2a.AgentCard) {
+			ac.Capabilities.Extensions = append(ac.Capabilities.Extensions, a2a.AgentExtension{URI: "HTTPS://Surety.dev/ext/trust/v1", Params: map[string]any{"staked": true}})
+		}), header(k.DID.KeyID()), priv), registry.ErrMalformed},
+		{"another extension under surety.dev", resign(t, mutate(func(ac *a2a.AgentCard) {
+			ac.Capabilities.Extensions = append(ac.Capabilities.Extensions, a2a.AgentExtension{URI: "https://surety.dev/ext/verified-by-node", Params: map[string]any{"ok": true}})
+		}), header(k.DID.KeyID()), priv), registry.ErrMalformed},
 		{"agent claims its stake", resign(t, mutate(func(ac *a2a.AgentCard) { ac.Capabilities.Extensions[0].Params["stake"] = "1000000" }), header(k.DID.KeyID()), priv), registry.ErrMalformed},
 		{"two trust extensions", resign(t, mutate(func(ac *a2a.AgentCard) {
 			ac.Capabilities.Extensions = append(ac.Capabilities.Extensions, a2a.AgentExtension{URI: a2a.TrustExtensionURI, Params: map[string]any{"stake": "1000000"}})
