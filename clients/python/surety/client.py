@@ -1,0 +1,182 @@
+"""A typed client of a Surety node's HTTP API (api/openapi.json), on urllib. Refusals come
+back as ProblemError (RFC 9457 problem+json: type, status, title, detail, reason)."""
+
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+from .errors import ProblemError
+from .types import (Agent, BindingAnswer, Bounty, Head, Holding, InclusionProof, Info,
+                    Reputation, Submitted, VerifyResponse)
+
+DEFAULT_TIMEOUT = 60
+MAX_ANSWER = 8 << 20  # bytes of one answer the client reads
+
+
+class Client:
+    """A node at base_url (e.g. http://127.0.0.1:7746)."""
+
+    def __init__(self, base_url: str, timeout: float = DEFAULT_TIMEOUT):
+        self.base = base_url.rstrip("/")
+        self.timeout = timeout
+        self._info = None
+
+    # --- plumbing ---
+
+    def request(self, method, path, body=None, content_type="application/json", headers=None, query=None):
+        """The decoded JSON answer (None for 204); ProblemError for a 4xx/5xx answer."""
+        url = self.base + path
+        if query:
+            url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
+        data = None
+        if body is not None:
+            data = body if isinstance(body, bytes) else body.encode() if isinstance(body, str) else json.dumps(body).encode()
+        req = urllib.request.Request(url, data=data, method=method)
+        req.add_header("Accept", "application/json, application/problem+json")
+        if data is not None:
+            req.add_header("Content-Type", content_type)
+        for k, v in (headers or {}).items():
+            req.add_header(k, v)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                raw = resp.read(MAX_ANSWER + 1)
+                status = resp.status
+        except urllib.error.HTTPError as e:
+            raw = e.read(MAX_ANSWER + 1)
+            raise problem_of(e.code, raw, e.headers.get("Content-Type", "")) from None
+        if len(raw) > MAX_ANSWER:
+            raise ProblemError(status, title="answer larger than %d bytes" % MAX_ANSWER)
+        if status == 204 or not raw:
+            return None
+        return json.loads(raw)
+
+    def _did_path(self, did):
+        return urllib.parse.quote(str(did), safe=":")
+
+    # --- node ---
+
+    def health(self) -> dict:
+        return self.request("GET", "/healthz")
+
+    def info(self) -> Info:
+        self._info = Info.from_json(self.request("GET", "/v1/info"))
+        return self._info
+
+    def cached_info(self) -> Info:
+        return self._info or self.info()
+
+    def openapi(self) -> dict:
+        return self.request("GET", "/v1/openapi.json")
+
+    def wait_indexed(self, block: int, timeout: float = 60, poll: float = 0.25) -> Info:
+        """Returns once the node's chain indexes hold block (its indexedBlock)."""
+        end = time.monotonic() + timeout
+        while True:
+            info = self.info()
+            ib = info.chain.indexed_block
+            if ib is not None and ib >= block:
+                return info
+            if time.monotonic() > end:
+                raise TimeoutError("the node had not indexed block %d (it has %s)" % (block, ib))
+            time.sleep(poll)
+
+    # --- identity ---
+
+    def resolve(self, did: str, fmt: str = "") -> dict:
+        return self.request("GET", "/1.0/identifiers/" + self._did_path(did), query={"format": fmt or None})
+
+    def challenge(self) -> dict:
+        return self.request("GET", "/v1/challenge")
+
+    def register_did(self, proof: str) -> dict:
+        """POST /v1/dids/register: proof is an envelope to the node whose body is
+        {"challenge": ...} (from challenge())."""
+        return self.request("POST", "/v1/dids/register", {"proof": proof})
+
+    def verify_envelope(self, envelope: str) -> VerifyResponse:
+        return VerifyResponse.from_json(self.request("POST", "/v1/envelopes/verify", envelope, "application/jose"))
+
+    def add_binding(self, binding: dict) -> BindingAnswer:
+        """POST /v1/bindings: the node checks the binding; for a wallet it does not hold it
+        answers the call to send (to, data) unless the chain has the binding already."""
+        return BindingAnswer.from_json(self.request("POST", "/v1/bindings", binding))
+
+    # --- agents ---
+
+    def register_agent(self, signed_card: str) -> Agent:
+        return Agent.from_json(self.request("POST", "/v1/agents", signed_card, "application/jose"))
+
+    def agent(self, did: str) -> Agent:
+        return Agent.from_json(self.request("GET", "/v1/agents/" + self._did_path(did)))
+
+    def search_agents(self, q: str = "", capability: str = "", limit: int = 0):
+        ans = self.request("GET", "/v1/agents", query={"q": q or None, "capability": capability or None, "limit": limit or None})
+        return [Agent.from_json(a) for a in ans.get("agents") or []]
+
+    def agent_status(self, did: str) -> dict:
+        return self.request("POST", "/v1/agents/" + self._did_path(did) + "/status")
+
+    # --- stake ---
+
+    def stake_of(self, did: str, wallet: str) -> Holding:
+        return Holding.from_json(self.request("GET", "/v1/stake/" + self._did_path(did), query={"wallet": wallet}))
+
+    # --- bounties ---
+
+    def bounty(self, bounty_id) -> Bounty:
+        return Bounty.from_json(self.request("GET", "/v1/bounties/%d" % int(bounty_id)))
+
+    def bounties(self, **filters):
+        ans = self.request("GET", "/v1/bounties", query=filters)
+        return [Bounty.from_json(b) for b in ans.get("bounties") or []]
+
+    def put_bounty_spec(self, bounty_id, text: str):
+        return self.request("PUT", "/v1/bounties/%d/spec" % int(bounty_id), text.encode(), "text/plain; charset=utf-8")
+
+    def relay(self, raw_tx: bytes) -> dict:
+        """POST /v1/tx/raw: the node sends a transaction the wallet signed (to the escrow or
+        the stake registry) and answers once it is mined and indexed."""
+        return self.request("POST", "/v1/tx/raw", {"rawTx": "0x" + raw_tx.hex()})
+
+    # --- reputation and the audit log ---
+
+    def submit_audit(self, envelope: str) -> Submitted:
+        return Submitted.from_json(self.request("POST", "/v1/audits", envelope, "application/jose"))
+
+    def reputation(self, did: str) -> Reputation:
+        return Reputation.from_json(self.request("GET", "/v1/reputation/" + self._did_path(did)))
+
+    def top_reputation(self, n: int = 20):
+        return [Reputation.from_json(r) for r in self.request("GET", "/v1/reputation", query={"top": n}).get("agents") or []]
+
+    def log_head(self) -> Head:
+        return Head.from_json(self.request("GET", "/v1/log/head"))
+
+    def inclusion_proof(self, leaf_hex: str, size: int = 0) -> InclusionProof:
+        return InclusionProof.from_json(self.request("GET", "/v1/log/proof/inclusion", query={"leaf": leaf_hex, "size": size or None}))
+
+    def consistency_proof(self, first: int, second: int = 0) -> dict:
+        return self.request("GET", "/v1/log/proof/consistency", query={"from": first, "to": second or None})
+
+    # --- the chain, through the node ---
+
+    def rpc_url(self) -> str:
+        """The node's JSON-RPC relay (POST /v1/rpc) for a wallet the agent holds."""
+        return self.base + "/v1/rpc"
+
+
+def problem_of(status, raw: bytes, content_type: str = "") -> ProblemError:
+    """The ProblemError of a refused request's body."""
+    try:
+        p = json.loads(raw)
+    except ValueError:
+        p = None
+    if not isinstance(p, dict):
+        return ProblemError(status, title=raw[:200].decode("utf-8", "replace"))
+    meta = p.get("didResolutionMetadata")
+    if isinstance(meta, dict) and isinstance(meta.get("error"), dict):
+        p = meta["error"]
+    return ProblemError(int(p.get("status") or status), type=p.get("type") or "about:blank", title=p.get("title") or "",
+                        detail=p.get("detail") or "", reason=p.get("reason") or "", instance=p.get("instance") or "", body=p)

@@ -1,0 +1,400 @@
+"""Surety's signed objects besides envelopes: Agent Cards (registry/card.go), audits
+(reputation/audit.go), wallet bindings (identity/binding.go) and the audit log's signed
+tree heads and Merkle proofs (reputation/verify)."""
+
+import hashlib
+import json
+import re
+import time
+from urllib.parse import urlparse
+
+from . import secp256k1
+from .encoding import go_json
+from .errors import DIDError, VerifyError
+from .jws import make_envelope, new_nonce, sign_compact, verify_jws, ENVELOPE_TYPE
+from .keccak import keccak256
+from .keys import parse_did
+
+# --- Agent Cards -------------------------------------------------------------------------
+
+CARD_TYPE = "surety-card+jws"
+MAX_CARD_SIZE = 16 << 10
+_MAX_NAME, _MAX_DESCRIPTION, _MAX_CAPS, _MAX_CAP, _MAX_ENDPOINTS = 100, 2000, 32, 64, 8
+_MAX_CARD_AHEAD = 300
+
+
+def address_json(addr: str) -> str:
+    """An address as go-ethereum's common.Address writes it in JSON: lowercase 0x hex."""
+    return secp256k1.checksum_address(addr).lower()
+
+
+def card_payload(did, name, wallet, seq, updated=None, description="", capabilities=(), endpoints=()) -> bytes:
+    """A card's JSON in registry.Card's field order."""
+    c = {"did": str(did), "name": name}
+    if description:
+        c["description"] = description
+    c["capabilities"] = list(capabilities)
+    if endpoints:
+        c["endpoints"] = [{"kind": e["kind"], "url": e["url"]} for e in endpoints]
+    c["wallet"] = address_json(wallet)
+    c["seq"] = int(seq)
+    c["updated"] = int(time.time()) if updated is None else int(updated)
+    return go_json(c)
+
+
+def sign_card(key, name, wallet, seq, **kw) -> str:
+    """The card of key's DID, signed (compact JWS, typ surety-card+jws): what POST /v1/agents
+    takes."""
+    return sign_compact(key, card_payload(key.did, name, wallet, seq, **kw), CARD_TYPE)
+
+
+def verify_card(raw: str, now=None) -> dict:
+    """The card a signed card holds, checked as registry.Parse checks it: size, a signature
+    by the card's own DID, shape. VerifyError slugs: card-too-large, card-forged,
+    card-wrong-did, card-malformed."""
+    raw = raw.strip()
+    now = int(time.time()) if now is None else int(now)
+    if len(raw.encode()) > MAX_CARD_SIZE:
+        raise VerifyError("card-too-large", "%d bytes, at most %d" % (len(raw.encode()), MAX_CARD_SIZE))
+    try:
+        payload, signer = verify_jws(raw, CARD_TYPE)
+    except VerifyError as e:
+        raise VerifyError("card-forged" if e.slug == "envelope-bad-signature" else "card-malformed", e.detail) from None
+    try:
+        c = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        c = None
+    if not isinstance(c, dict):
+        raise VerifyError("card-malformed", "not a card")
+    if c.get("did") != signer:
+        raise VerifyError("card-wrong-did", "signed by %s" % signer)
+    _validate_card(c, now)
+    return c
+
+
+_CAP = re.compile(r"^[a-z0-9.\-:/]{1,%d}$" % _MAX_CAP)
+
+
+def _validate_card(c, now):
+    def bad(msg):
+        raise VerifyError("card-malformed", msg)
+    seq, updated, name = c.get("seq"), c.get("updated"), c.get("name")
+    caps, eps = c.get("capabilities") or [], c.get("endpoints") or []
+    desc = c.get("description") or ""
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
+        bad("seq must be at least 1")
+    if not isinstance(name, str) or not name.strip() or len(name) > _MAX_NAME:
+        bad("name must be 1 to %d characters" % _MAX_NAME)
+    if not isinstance(desc, str) or len(desc) > _MAX_DESCRIPTION:
+        bad("description is longer than %d characters" % _MAX_DESCRIPTION)
+    if not isinstance(caps, list) or len(caps) > _MAX_CAPS:
+        bad("more than %d capabilities" % _MAX_CAPS)
+    if not isinstance(eps, list) or len(eps) > _MAX_ENDPOINTS:
+        bad("more than %d endpoints" % _MAX_ENDPOINTS)
+    if not isinstance(updated, int) or updated <= 0 or updated > now + _MAX_CARD_AHEAD:
+        bad("updated must be a unix time, not in the future")
+    if len(set(caps)) != len(caps):
+        bad("a capability listed twice")
+    for cap in caps:
+        if not isinstance(cap, str) or not _CAP.match(cap):
+            bad("capability %r: use 1 to %d of a-z 0-9 . - : /" % (cap, _MAX_CAP))
+    for e in eps:
+        if not isinstance(e, dict) or e.get("kind") not in ("a2a", "mcp", "http"):
+            bad("endpoint kind: use a2a, mcp or http")
+        u = urlparse(e.get("url") or "")
+        if u.scheme not in ("http", "https", "ws", "wss") or not u.netloc or len(e["url"]) > 512:
+            bad("endpoint URL %r is not an http(s) or ws(s) URL" % e.get("url"))
+
+# --- Audits --------------------------------------------------------------------------------
+
+
+AUDIT_KIND = "surety.audit/1"
+MAX_EVIDENCE_URI = 512
+
+
+def audit_body(subject, score, evidence_hash, evidence_uri="", envelope_id="") -> dict:
+    """An audit's envelope body (reputation.auditBody): kind, subject, [envelope], score,
+    evidence {hash, [uri]}."""
+    b = {"kind": AUDIT_KIND, "subject": str(subject)}
+    if envelope_id:
+        b["envelope"] = envelope_id
+    b["score"] = float(score)
+    ev = {"hash": evidence_hash if isinstance(evidence_hash, str) else "0x" + bytes(evidence_hash).hex()}
+    if evidence_uri:
+        ev["uri"] = evidence_uri
+    b["evidence"] = ev
+    return b
+
+
+def sign_audit(key, subject, score, evidence_hash, *, bounty=None, envelope_id="", evidence_uri="", **kw) -> str:
+    """An audit: an envelope whose body is an audit of subject's work on bounty
+    ({"chain_id","escrow","id"}) or on the envelope envelope_id. POST /v1/audits takes it."""
+    fields = dict(kw.pop("fields", {}) or {})
+    if bounty is not None:
+        fields["bounty"] = {"chain_id": int(bounty["chain_id"]), "escrow": bounty["escrow"], "id": int(bounty["id"])}
+    body = audit_body(subject, score, evidence_hash, evidence_uri, envelope_id)
+    return sign_compact(key, make_envelope(key, body, fields=fields, **kw), ENVELOPE_TYPE)
+
+
+def parse_audit(envelope: dict) -> dict:
+    """The audit in a verified envelope, checked as reputation.ParseAudit checks it; a
+    VerifyError with slug audit-invalid says why not."""
+    def bad(msg):
+        raise VerifyError("audit-invalid", msg)
+    b = envelope.get("body")
+    if b is None:
+        bad("the envelope has no body")
+    if not isinstance(b, dict):
+        bad("body: not an object")
+    unknown = set(b) - {"kind", "subject", "envelope", "score", "evidence"}
+    if unknown:
+        bad("body: unknown field %r" % sorted(unknown)[0])
+    if b.get("kind") != AUDIT_KIND:
+        bad("body kind is %r, want %r" % (b.get("kind"), AUDIT_KIND))
+    try:
+        parse_did(b.get("subject") if isinstance(b.get("subject"), str) else "")
+    except DIDError as e:
+        bad("subject: %s" % e)
+    if b["subject"] == envelope.get("sender"):
+        bad("an auditor cannot audit itself")
+    target_env = b.get("envelope") or ""
+    bounty = envelope.get("bounty")
+    if not isinstance(target_env, str):
+        bad("body: envelope is not a string")
+    if bounty is not None and target_env:
+        bad("name a bounty or an envelope, not both")
+    if bounty is None and not target_env:
+        bad("name what was audited: the envelope's bounty, or an envelope id")
+    if bounty is not None and not re.fullmatch(r"(0x|0X)?[0-9a-fA-F]{40}", str(bounty.get("escrow", ""))):
+        bad("bounty escrow is not an address")
+    if len(target_env) > 128:
+        bad("envelope id longer than 128 characters")
+    score = b.get("score")
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1:
+        bad("score must be a number from 0 to 1")
+    ev = b.get("evidence")
+    if ev is None:
+        bad("evidence is missing: give at least its hash")
+    if not isinstance(ev, dict) or set(ev) - {"hash", "uri"}:
+        bad("evidence: not {hash, uri}")
+    h = ev.get("hash") or ""
+    if not isinstance(h, str) or not re.fullmatch(r"0x[0-9a-fA-F]{64}", h):
+        bad("evidence hash must be 0x and 32 bytes of hex")
+    uri = ev.get("uri") or ""
+    if uri:
+        if len(uri) > MAX_EVIDENCE_URI:
+            bad("evidence URI longer than %d characters" % MAX_EVIDENCE_URI)
+        u = urlparse(uri)
+        if u.scheme not in ("http", "https") or not u.netloc:
+            bad("evidence URI must be an http(s) URL")
+    out = {"auditor": envelope["sender"], "subject": b["subject"], "score": float(score),
+           "evidence": {"hash": h.lower()}, "time": envelope["iat"]}
+    if uri:
+        out["evidence"]["uri"] = uri
+    if bounty is not None:
+        out["bounty"] = {"chain_id": bounty["chain_id"], "escrow": secp256k1.checksum_address(bounty["escrow"][-40:]), "id": bounty["id"]}
+    else:
+        out["envelope"] = target_env
+    return out
+
+# --- Wallet bindings -------------------------------------------------------------------------
+
+
+BINDING_TYPE = "surety-binding+jws"
+
+
+def agent_id(did) -> bytes:
+    """The id StakeRegistry keys an agent by: keccak256 of its DID."""
+    return keccak256(str(did).encode())
+
+
+def _u256(n):
+    return int(n).to_bytes(32, "big")
+
+
+def _addr32(a):
+    return b"\x00" * 12 + bytes.fromhex(secp256k1.checksum_address(a)[2:])
+
+
+_DOMAIN_TYPE = keccak256(b"EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)")
+_BINDING_TYPEHASH = keccak256(b"AgentBinding(string did,bytes32 agentId,address wallet,uint256 issuedAt,string nonce)")
+
+
+def binding_statement(did, wallet, chain_id, registry, issued_at=None, nonce=None) -> dict:
+    """A binding statement (identity.BindingStatement) in its JSON field order."""
+    return {"did": str(did), "wallet": address_json(wallet), "chainId": int(chain_id), "registry": address_json(registry),
+            "iat": int(time.time()) if issued_at is None else int(issued_at), "nonce": new_nonce() if nonce is None else nonce}
+
+
+def binding_digest(st: dict) -> bytes:
+    """The EIP-712 digest the wallet signs: domain {name "Surety StakeRegistry", version "1",
+    chainId, verifyingContract registry}, AgentBinding {did, agentId, wallet, issuedAt,
+    nonce}."""
+    domain = keccak256(_DOMAIN_TYPE + keccak256(b"Surety StakeRegistry") + keccak256(b"1") + _u256(st["chainId"]) + _addr32(st["registry"]))
+    msg = keccak256(_BINDING_TYPEHASH + keccak256(st["did"].encode()) + agent_id(st["did"]) + _addr32(st["wallet"]) +
+                    _u256(st["iat"]) + keccak256(st["nonce"].encode()))
+    return keccak256(b"\x19\x01" + domain + msg)
+
+
+def sign_binding(key, wallet_key, chain_id, registry, issued_at=None, nonce=None) -> dict:
+    """A binding of key's DID to the wallet whose secp256k1 key is wallet_key (a
+    secp256k1.PrivateKey): the agent's JWS over the statement and the wallet's EIP-712
+    signature (r || s || v, v 27/28). The dict is POST /v1/bindings' body and, as JSON, the
+    proof StakeRegistry.bind records."""
+    st = binding_statement(key.did, wallet_key.address, chain_id, registry, issued_at, nonce)
+    jws = sign_compact(key, go_json(st), BINDING_TYPE)
+    r, s, v = wallet_key.sign_digest(binding_digest(st))
+    sig = r.to_bytes(32, "big") + s.to_bytes(32, "big") + bytes([27 + v])
+    b = {"statement": st, "agentJws": jws, "walletSignature": "0x" + sig.hex()}
+    verify_binding(b)
+    return b
+
+
+def binding_proof(b: dict) -> bytes:
+    """The binding as the bytes StakeRegistry.bind records (Go's json.Marshal of it)."""
+    return go_json(b)
+
+
+def _statement_of(payload) -> dict:
+    try:
+        st = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return st if isinstance(st, dict) else None
+
+
+def _same_statement(a, b) -> bool:
+    try:
+        return (a["did"] == b["did"] and a["wallet"].lower() == b["wallet"].lower() and int(a["chainId"]) == int(b["chainId"]) and
+                a["registry"].lower() == b["registry"].lower() and int(a["iat"]) == int(b["iat"]) and a["nonce"] == b["nonce"])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return False
+
+
+def verify_binding(b) -> dict:
+    """Checks both halves of a binding (identity.Binding.Verify): the JWS by the statement's
+    did:key over exactly the statement, and the EIP-712 signature by the statement's wallet.
+    Returns the statement; VerifyError slug bad-proof (or invalid-did...) says why not."""
+    if isinstance(b, (bytes, str)):
+        try:
+            b = json.loads(b)
+        except ValueError:
+            raise VerifyError("bad-proof", "not a binding") from None
+    if not isinstance(b, dict) or not isinstance(b.get("statement"), dict):
+        raise VerifyError("bad-proof", "not a binding")
+    st = b["statement"]
+    try:
+        did = parse_did(st.get("did", ""))
+    except DIDError as e:
+        raise VerifyError(e.slug, e.reason) from None
+    if did.method != "key":
+        raise VerifyError("bad-proof", "only a did:key agent signs a binding")
+    try:
+        payload, signer = verify_jws(b.get("agentJws") or "", BINDING_TYPE)
+    except VerifyError as e:
+        raise VerifyError("bad-proof", "agent JWS: %s" % e) from None
+    if signer != did.text:
+        raise VerifyError("bad-proof", "agent JWS is signed by %s, not %s" % (signer, did.text))
+    signed = _statement_of(payload)
+    if signed is None or not _same_statement(signed, st):
+        raise VerifyError("bad-proof", "agent JWS does not sign this statement")
+    ws = b.get("walletSignature") or ""
+    try:
+        sig = bytes.fromhex(ws[2:]) if ws.startswith("0x") else b""
+    except ValueError:
+        sig = b""
+    if len(sig) != 65:
+        raise VerifyError("bad-proof", "wallet signature is %d bytes, want 65" % len(sig))
+    v = sig[64] - 27 if sig[64] >= 27 else sig[64]
+    try:
+        pt = secp256k1.recover(binding_digest(st), int.from_bytes(sig[:32], "big"), int.from_bytes(sig[32:64], "big"), v)
+    except (ValueError, KeyError, TypeError) as e:
+        raise VerifyError("bad-proof", "wallet signature: %s" % e) from None
+    got = secp256k1.address_of(pt)
+    if got.lower() != st["wallet"].lower():
+        raise VerifyError("bad-proof", "wallet signature is by %s, not %s" % (got, st["wallet"]))
+    return st
+
+# --- The audit log -------------------------------------------------------------------------
+
+
+HEAD_TYPE = "surety-sth+jws"
+
+
+def leaf_hash(data: bytes) -> bytes:
+    """RFC 6962 leaf hash: SHA-256(0x00 || data)."""
+    return hashlib.sha256(b"\x00" + data).digest()
+
+
+def envelope_leaf(envelope) -> bytes:
+    """An audit's leaf in the log: the leaf hash of its envelope as filed, trimmed."""
+    if isinstance(envelope, str):
+        envelope = envelope.encode()
+    return leaf_hash(envelope.strip())
+
+
+def _node(left, right):
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def root_from_inclusion(leaf: bytes, index: int, size: int, path) -> bytes:
+    """The root the RFC 9162 (2.1.3.2) inclusion path leads to from leaf at index of size
+    leaves; ValueError when the path cannot be a proof for them."""
+    if index < 0 or index >= size:
+        raise ValueError("index %d is not below size %d" % (index, size))
+    fn, sn, r = index, size - 1, leaf
+    for p in path:
+        if len(p) != 32:
+            raise ValueError("a path hash is 32 bytes")
+        if sn == 0:
+            raise ValueError("the path is too long")
+        if fn & 1 or fn == sn:
+            r = _node(p, r)
+            if not fn & 1:
+                while not (fn & 1 or fn == 0):
+                    fn >>= 1
+                    sn >>= 1
+        else:
+            r = _node(r, p)
+        fn >>= 1
+        sn >>= 1
+    if sn != 0:
+        raise ValueError("the path is too short")
+    return r
+
+
+def verify_inclusion(leaf: bytes, proof: dict, size: int, root: bytes):
+    """Checks a node's inclusion proof ({leaf, index, size, path}, hex hashes) of leaf in the
+    tree of size leaves with root (from a head open_head verified). VerifyError slug
+    proof-invalid otherwise."""
+    def h(x):
+        b = bytes.fromhex(x)
+        if len(b) != 32:
+            raise ValueError("not a hash")
+        return b
+    try:
+        if proof.get("leaf") and h(proof["leaf"]) != leaf:
+            raise VerifyError("proof-mismatch", "a proof of another leaf")
+        if int(proof["size"]) != size:
+            raise VerifyError("proof-mismatch", "a proof in the tree of size %s, not %d" % (proof["size"], size))
+        got = root_from_inclusion(leaf, int(proof["index"]), size, [h(p) for p in proof.get("path") or []])
+    except (ValueError, KeyError, TypeError) as e:
+        raise VerifyError("proof-invalid", str(e)) from None
+    if got != root:
+        raise VerifyError("proof-invalid", "the path leads to another root")
+
+
+def open_head(signed: str, node: str = "") -> dict:
+    """The tree head a node signed ({size, root, epoch, closed, signer}): the compact JWS
+    (typ surety-sth+jws) of GET /v1/log/head's "signed", by node's did:key when given."""
+    payload, signer = verify_jws(signed, HEAD_TYPE)
+    if node and signer != node:
+        raise VerifyError("wrong-signer", "the head is signed by %s, not %s" % (signer, node))
+    try:
+        body = json.loads(payload)
+        size, root = int(body["size"]), bytes.fromhex(body["root"])
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise VerifyError("head-malformed", "head payload has no size or root") from None
+    if len(root) != 32:
+        raise VerifyError("head-malformed", "root is not 32 bytes")
+    return {"size": size, "root": root, "epoch": body.get("epoch", 0), "closed": body.get("closed", 0), "signer": signer}
