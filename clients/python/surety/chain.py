@@ -46,6 +46,10 @@ ZERO_ADDRESS = "0x" + "00" * 20
 # Go CLI's relayTipLimit): the node answers eth_maxPriorityFeePerGas, and a wallet pays it.
 RELAY_TIP_LIMIT = 100 * 10 ** 9
 GAS_MARGIN_PERCENT = 25
+# How often a call the node's relay refused for its rate (429) is tried again.
+RATE_RETRIES = 5
+# How often a wallet asks for a receipt, in seconds.
+RECEIPT_POLL = 0.25
 
 
 class RPC:
@@ -57,12 +61,19 @@ class RPC:
     def call(self, method, *params):
         self._id += 1
         body = json.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": list(params)}).encode()
-        req = urllib.request.Request(self.url, data=body, method="POST", headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                ans = json.loads(resp.read(8 << 20))
-        except urllib.error.HTTPError as e:
-            raise RPCError(e.code, e.read(2000).decode("utf-8", "replace")) from None
+        for attempt in range(RATE_RETRIES + 1):
+            req = urllib.request.Request(self.url, data=body, method="POST", headers={"Content-Type": "application/json"})
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    ans = json.loads(resp.read(8 << 20))
+                break
+            except urllib.error.HTTPError as e:
+                # The node's relay bounds JSON-RPC calls per address (429 with Retry-After):
+                # a wallet waiting for its receipt slows down rather than fails.
+                if e.code == 429 and attempt < RATE_RETRIES:
+                    time.sleep(min(float(e.headers.get("Retry-After") or 1), 10))
+                    continue
+                raise RPCError(e.code, e.read(2000).decode("utf-8", "replace")) from None
         if ans.get("error"):
             err = ans["error"]
             raise RPCError(err.get("code"), err.get("message", ""), err.get("data"))
@@ -132,7 +143,7 @@ class Wallet:
                 return r
             if time.monotonic() > end:
                 raise TimeoutError("transaction %s was not mined in %ds" % (tx_hash, self.receipt_timeout))
-            time.sleep(0.2)
+            time.sleep(RECEIPT_POLL)
 
     def transact(self, to: str, data: bytes, value: int = 0) -> Receipt:
         """send, then wait for the receipt; RPCError when the transaction reverted."""

@@ -149,11 +149,20 @@ class TestTransactions(unittest.TestCase):
                 self.assertEqual(eth.tx_hash(raw), v["hash"].lower())
                 self.assertEqual(eth.decode_tx(raw)["from"], v["from"])
 
-    def test_eip1559_published_example(self):
-        # The type-2 transaction of the EIP-1559 / go-ethereum docs' example: key
-        # 0x4c0883a6...3362318 (the Ethereum docs' example key), its address.
-        key = secp256k1.PrivateKey.from_hex("4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
-        self.assertEqual(key.address, "0x2c7536E3605D9C16a7a3D7b1898e529396a65c23")
+    def test_eip155_published_example(self):
+        # EIP-155's own example: key 0x4646...46, nonce 9, 20 gwei, 21000 gas, to
+        # 0x3535...35, 1 ether, chain 1. It checks RLP, the signing and the recovery id (v 37)
+        # against a published transaction (legacy: the type-2 ones are checked against
+        # go-ethereum above).
+        key = secp256k1.PrivateKey(bytes([0x46]) * 32)
+        fields = [9, 20 * 10 ** 9, 21000, bytes([0x35]) * 20, 10 ** 18, b""]
+        digest = keccak256(eth.rlp_encode(fields + [1, 0, 0]))
+        self.assertEqual(digest.hex(), "daf5a779ae972f972197303d7b574746c7ef83eadac0f2791ad23db92e4c8e53")
+        r, s, v = key.sign_digest(digest)
+        raw = eth.rlp_encode(fields + [35 + 2 * 1 + v, r, s])
+        self.assertEqual(raw.hex(), "f86c098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a76400008025"
+                                    "a028ef61340bd939bc2195fe537567866003e1a15d3c71ff63e1590620aa636276"
+                                    "a067cbe9d8997f761aecb703304b3800ccf555c9f3dc64214b297fb1966a3b6d83")
 
 
 class TestABI(unittest.TestCase):
