@@ -3,6 +3,7 @@ package api
 import (
 	"errors"
 	"net/http"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -11,8 +12,33 @@ import (
 
 // The log's latest head as a C2SP checkpoint (c2sp.org/tlog-checkpoint, a signed note), for
 // the transparency-log ecosystem's tools and reputation/verify.OpenCheckpoint. The node signs
-// it when asked, over the head it serves at /v1/log/head: Ed25519 and secp256k1 signatures
-// are deterministic, so the same head gives the same bytes.
+// it when first asked for a head, over the head it serves at /v1/log/head, and serves those
+// bytes again until the head changes: anyone may ask, and a request costs no signature.
+// Ed25519 and secp256k1 signatures are deterministic, so a restarted node signs the same
+// bytes for the same head.
+
+// signedCheckpoint holds the last checkpoint the node signed and the head it signed.
+type signedCheckpoint struct {
+	mu   sync.Mutex
+	cp   verify.Checkpoint
+	note []byte
+}
+
+// get returns cp's signed note (cp has no extensions), signing it with sign unless it is
+// the one held.
+func (s *signedCheckpoint) get(cp verify.Checkpoint, sign func(verify.Checkpoint) ([]byte, error)) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.note != nil && s.cp.Origin == cp.Origin && s.cp.Size == cp.Size && s.cp.Root == cp.Root {
+		return s.note, nil
+	}
+	note, err := sign(cp)
+	if err != nil {
+		return nil, err
+	}
+	s.cp, s.note = cp, note
+	return note, nil
+}
 
 // ErrNoCheckpoint: the node cannot sign checkpoints (its identity service signs no notes, or
 // the deployment has no RootAnchor to name the log's origin by).
@@ -46,7 +72,9 @@ func (s *Server) logCheckpoint(c echo.Context) error {
 		return ErrNoCheckpoint
 	}
 	h := s.cfg.AuditLog.Head()
-	note, err := verify.SignCheckpoint(verify.Checkpoint{Origin: origin, Size: h.Size, Root: h.Root}, s.cfg.Identity.NodeDID(), signer.SignNoteAsNode)
+	note, err := s.checkpoint.get(verify.Checkpoint{Origin: origin, Size: h.Size, Root: h.Root}, func(cp verify.Checkpoint) ([]byte, error) {
+		return verify.SignCheckpoint(cp, s.cfg.Identity.NodeDID(), signer.SignNoteAsNode)
+	})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -140,5 +141,56 @@ func TestLogCheckpoint(t *testing.T) {
 	var prob struct{ Type string }
 	if err := json.Unmarshal(rec.Body.Bytes(), &prob); err != nil || rec.Code != http.StatusNotImplemented || prob.Type != "https://surety.dev/problems/no-checkpoint" {
 		t.Errorf("without a RootAnchor: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// countingSigner is the node's identity counting the notes it signs.
+type countingSigner struct {
+	*identity.Service
+	notes atomic.Int32
+}
+
+func (c *countingSigner) SignNoteAsNode(text []byte) ([]byte, error) {
+	c.notes.Add(1)
+	return c.Service.SignNoteAsNode(text)
+}
+
+// TestCheckpointSignedOncePerHead: anyone may GET the checkpoint, so a request costs the node
+// no signature: it signs a head's checkpoint once and serves those bytes until the head
+// changes, then signs the new head.
+func TestCheckpointSignedOncePerHead(t *testing.T) {
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	db := testutil.DB(t)
+	ids := &countingSigner{Service: newIdentity(t, db)}
+	log := newTreeLog(t, ids.Service, [][]byte{[]byte("audit-envelope-0")})
+	anchor := common.HexToAddress("0x5FbDB2315678afecb367f032d93F642f64180aa3")
+	s, err := api.New(api.Config{Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Kind: "embedded", Contracts: []api.Contract{{Name: "RootAnchor", Address: anchor}}},
+		Blocks: c, DB: db, Identity: ids, AuditLog: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, origin := s.Handler(), verify.Origin(chain.EmbeddedChainID, anchor.Hex(), ids.NodeDID())
+	first := get(t, h, http.MethodGet, "/v1/log/checkpoint").Body.String()
+	for range 20 {
+		if again := get(t, h, http.MethodGet, "/v1/log/checkpoint").Body.String(); again != first {
+			t.Fatalf("the same head served differently:\n%s\n%s", first, again)
+		}
+	}
+	if n := ids.notes.Load(); n != 1 {
+		t.Errorf("21 requests for one head signed %d notes, want 1", n)
+	}
+	// The head moves on: the next request signs the new head.
+	*log = *newTreeLog(t, ids.Service, [][]byte{[]byte("audit-envelope-0"), []byte("audit-envelope-1")})
+	next := get(t, h, http.MethodGet, "/v1/log/checkpoint").Body.Bytes()
+	cp, err := verify.OpenCheckpoint(next, origin, ids.NodeDID())
+	if err != nil || cp.Size != 2 || cp.Root != log.head.Root {
+		t.Errorf("after the head moved: %+v %v, want size 2 root %s", cp, err, log.head.Root)
+	}
+	if n := ids.notes.Load(); n != 2 {
+		t.Errorf("signed %d notes for two heads, want 2", n)
 	}
 }

@@ -125,6 +125,8 @@ type Server struct {
 	ops *opStore
 	// inFlight counts the writes in flight per client address and per relayed wallet.
 	inFlight inFlight
+	// checkpoint is the last checkpoint signed, served again while the head is the same.
+	checkpoint signedCheckpoint
 }
 
 // New builds the API server and registers its routes.

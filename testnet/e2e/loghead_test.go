@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/api/wire"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/reputation"
 )
 
@@ -38,21 +39,23 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 	c.setUp(2)
 	honest, liars := c.nodes[:3], c.nodes[3:]
 	c.partition(honest, liars)
-	c.waitFor(30*time.Second, "the partition to hold", func() bool {
-		for _, cn := range honest {
+	// The partition holds once no node of either side still has a connection to the other:
+	// then gossip under way crosses no more.
+	apart := func(set, others []*clusterNode) bool {
+		for _, cn := range set {
 			code, body, err := c.do(cn, "GET", "/v1/peers", nil)
 			if err != nil || code != 200 {
 				return false
 			}
-			for _, l := range liars {
-				if strings.Contains(string(body), l.peerID) {
+			for _, o := range others {
+				if strings.Contains(string(body), o.peerID) {
 					return false
 				}
 			}
 		}
 		return true
-	})
-	time.Sleep(time.Second) // gossip already under way crosses no more
+	}
+	testutil.Eventually(t, "the partition to hold", 30*time.Second, func() bool { return apart(honest, liars) && apart(liars, honest) })
 	audits := func(set []*clusterNode) int {
 		n := 0
 		for range 60 {
@@ -66,7 +69,7 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 		t.Fatal("no writes landed")
 	}
 	// Nodes 1 and 2 hold the honest side's audits before they go down.
-	c.waitFor(30*time.Second, "nodes 1 and 2 to hold node 0's audits", func() bool {
+	testutil.Eventually(t, "nodes 1 and 2 to hold node 0's audits", 30*time.Second, func() bool {
 		v0, err0 := c.view(c.nodes[0])
 		v1, err1 := c.view(c.nodes[1])
 		v2, err2 := c.view(c.nodes[2])
@@ -81,14 +84,21 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 	}
 	c.nodes[2].SetFlag("bootstrap", c.nodes[3].p2pAddr+","+c.nodes[4].p2pAddr)
 	// While they are down, both sides close the epochs, each with its own audits.
-	c.waitFor(30*time.Second, "both sides to close their epochs", func() bool {
+	testutil.Eventually(t, "both sides to close their epochs", 30*time.Second, func() bool {
 		v0, err0 := c.view(c.nodes[0])
 		v3, err3 := c.view(c.nodes[3])
 		v4, err4 := c.view(c.nodes[4])
 		return err0 == nil && err3 == nil && err4 == nil && v0.head.Size > 0 && v3.head.Size > 0 && v3.head.Root == v4.head.Root &&
 			v0.head.Root != v3.head.Root
 	})
-	time.Sleep(6 * time.Second) // the last epochs with audits close too (epoch 2 s, grace 3 s)
+	// The last epochs with audits close too: each side's log holds every audit it has.
+	testutil.Eventually(t, "both sides to log every audit they hold", 30*time.Second, func() bool {
+		v0, err0 := c.view(c.nodes[0])
+		v3, err3 := c.view(c.nodes[3])
+		v4, err4 := c.view(c.nodes[4])
+		return err0 == nil && err3 == nil && err4 == nil && v0.head.Size == uint64(v0.audits) && v3.head.Size == uint64(v3.audits) &&
+			v4.head.Size == uint64(v4.audits) && v3.head.Root == v4.head.Root
+	})
 	honestHead, _ := c.view(c.nodes[0])
 	liarHead, _ := c.view(c.nodes[3])
 	if honestHead.head.Root == liarHead.head.Root {
@@ -101,6 +111,13 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 	reachOnly(t, c.nodes[4], c.nodes, c.nodes[2], c.nodes[3])
 	reachOnly(t, c.nodes[0], c.nodes)
 	c.start(c.nodes[1])
+	// Node 1 comes back to an epoch long past its grace and closes it with the audits it held,
+	// before node 2 comes back new: the order a fixed pause here used to give (without it,
+	// node 2 was seen in step, not alone, in 2 runs of 3).
+	testutil.Eventually(t, "node 1 to close the epoch it held", 30*time.Second, func() bool {
+		v, err := c.view(c.nodes[1])
+		return err == nil && v.head.Size > 0
+	})
 	c.start(c.nodes[2])
 	alone := func(cn *clusterNode, want ...string) {
 		t.Helper()
@@ -125,7 +142,7 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 	// load it may close it before its first catch-up reaches the liar (its first round found
 	// no peer): the liar's epoch then differs from its log, the same refusal.
 	alone(c.nodes[1], "0 staked node(s) signed it of the 2 needed", "differ")
-	c.waitFor(30*time.Second, "node 1 to close its own epoch", func() bool {
+	testutil.Eventually(t, "node 1 to close its own epoch", 30*time.Second, func() bool {
 		v, err := c.view(c.nodes[1])
 		return err == nil && v.head.Size > 0
 	})
@@ -135,7 +152,21 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 	}
 	// Node 2, new, has no epoch of its own to close: only the liars' to refuse.
 	alone(c.nodes[2], "0 staked node(s) signed it of the 2 needed")
-	time.Sleep(3 * time.Second) // a few more rounds with both liars
+	// A few more rounds with both liars: node 2 has refused each liar's epoch, and still does.
+	refused := map[string]bool{}
+	testutil.Eventually(t, "node 2 to refuse both liars' epochs", 30*time.Second, func() bool {
+		code, body, err := c.do(c.nodes[2], "GET", "/v1/info", nil)
+		var info wire.Info
+		if err != nil || code != 200 || json.Unmarshal(body, &info) != nil || info.AuditLog == nil || info.AuditLog.State != reputation.LogAlone {
+			return false
+		}
+		for _, l := range liars {
+			if strings.Contains(info.AuditLog.Detail, "peer "+l.peerID+" offers") {
+				refused[l.peerID] = true
+			}
+		}
+		return len(refused) == len(liars)
+	})
 	var head reputation.Head
 	if code, body, err := c.do(c.nodes[2], "GET", "/v1/log/head", nil); err != nil || code != 200 || json.Unmarshal(body, &head) != nil || head.Size != 0 {
 		t.Errorf("node 2's log head: %d %s %v, want empty", code, body, err)
@@ -163,14 +194,4 @@ func containsNode(set []*clusterNode, cn *clusterNode) bool {
 		}
 	}
 	return false
-}
-
-// waitFor polls ok every 200 ms until it holds, or fails the test after d.
-func (c *cluster) waitFor(d time.Duration, what string, ok func() bool) {
-	c.t.Helper()
-	for deadline := time.Now().Add(d); !ok(); time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			c.t.Fatalf("waited %s for %s", d, what)
-		}
-	}
 }
