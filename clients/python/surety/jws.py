@@ -199,8 +199,8 @@ class Verifier:
     the chain's word on the signers' keys, and (check_audience) aud and chain_id.
 
     now: a clock (a function, or a fixed unix time); started: envelopes issued before it are
-    refused; revoked / rotated: sets of DIDs the chain closed; seen: (sender, nonce) pairs or
-    envelope ids already acted on."""
+    refused; revoked / rotated: sets of DIDs the chain closed; seen: (sender, nonce) pairs already
+    acted on."""
 
     def __init__(self, now=None, started=None, skew=DEFAULT_SKEW, max_lifetime=DEFAULT_MAX_LIFETIME,
                  revoked=(), rotated=(), seen=()):
@@ -214,6 +214,10 @@ class Verifier:
         self.skew, self.max_lifetime = skew, max_lifetime
         self.revoked, self.rotated = set(revoked), set(rotated)
         self._seen = set(seen)
+
+    def remember(self, sender: str, nonce: str):
+        """Marks (sender, nonce) as used: a later envelope with them is a replay."""
+        self._seen.add((sender, nonce))
 
     def verify(self, raw, *, spend=True) -> Verified:
         if isinstance(raw, bytes):
@@ -248,7 +252,7 @@ class Verifier:
             if d in self.rotated:
                 raise refuse("envelope-rotated", "%s was rotated on chain" % d)
         key = (env["sender"], env["nonce"])
-        if key in self._seen or env["id"] in self._seen:
+        if key in self._seen:
             raise refuse("envelope-replayed", "nonce " + env["nonce"][:80], signers[0])
         if spend:
             self._seen.add(key)

@@ -9,7 +9,7 @@ import time
 from urllib.parse import urlparse
 
 from . import secp256k1
-from .encoding import go_json
+from .encoding import b64url_decode, go_json
 from .errors import DIDError, VerifyError
 from .jws import make_envelope, new_nonce, sign_compact, verify_jws, ENVELOPE_TYPE
 from .keccak import keccak256
@@ -271,6 +271,18 @@ def _same_statement(a, b) -> bool:
         return False
 
 
+def check_binding(b, chain_id: int, registry: str, revoked=()) -> dict:
+    """verify_binding, then what a node checks before it records a binding: its chain and
+    stake registry (wrong-registry) and that the chain has not closed the DID
+    (envelope-revoked)."""
+    st = verify_binding(b)
+    if int(st["chainId"]) != int(chain_id) or st["registry"].lower() != address_json(registry):
+        raise VerifyError("wrong-registry", "the binding is for chain %s, registry %s" % (st["chainId"], st["registry"]))
+    if st["did"] in set(revoked):
+        raise VerifyError("envelope-revoked", "%s was revoked on chain" % st["did"])
+    return st
+
+
 def verify_binding(b) -> dict:
     """Checks both halves of a binding (identity.Binding.Verify): the JWS by the statement's
     did:key over exactly the statement, and the EIP-712 signature by the statement's wallet.
@@ -385,16 +397,80 @@ def verify_inclusion(leaf: bytes, proof: dict, size: int, root: bytes):
 
 
 def open_head(signed: str, node: str = "") -> dict:
-    """The tree head a node signed ({size, root, epoch, closed, signer}): the compact JWS
-    (typ surety-sth+jws) of GET /v1/log/head's "signed", by node's did:key when given."""
-    payload, signer = verify_jws(signed, HEAD_TYPE)
-    if node and signer != node:
-        raise VerifyError("wrong-signer", "the head is signed by %s, not %s" % (signer, node))
+    """The tree head a node signed ({size, root (bytes), epoch, closed, signer}): the compact
+    JWS (typ surety-sth+jws) of GET /v1/log/head's "signed", by node's did:key when node is
+    given (reputation/verify OpenHead). VerifyError slugs: wrong-type, wrong-signer,
+    bad-signature, unsupported-key, malformed."""
+    def bad(slug, msg):
+        return VerifyError(slug, msg)
+    if len(signed) > MAX_HEAD_SIZE:
+        raise bad("malformed", "head larger than %d bytes" % MAX_HEAD_SIZE)
+    parts = signed.strip().split(".")
+    if len(parts) != 3:
+        raise bad("malformed", "a compact JWS has three dot-separated parts")
+    try:
+        hdr = json.loads(b64url_decode(parts[0]))
+        payload = b64url_decode(parts[1])
+        sig = b64url_decode(parts[2])
+    except (ValueError, UnicodeDecodeError):
+        raise bad("malformed", "not base64url JSON") from None
+    if not isinstance(hdr, dict):
+        raise bad("malformed", "protected header is not an object")
+    if hdr.get("crit") is not None or hdr.get("b64") is False:
+        raise bad("malformed", "critical headers are not supported")
+    if hdr.get("typ") != HEAD_TYPE:
+        raise bad("wrong-type", "typ %r, want %r" % (hdr.get("typ"), HEAD_TYPE))
+    kid = hdr.get("kid") if isinstance(hdr.get("kid"), str) else ""
+    did, sep, frag = kid.partition("#")
+    if not sep or frag != did[len("did:key:"):] or not did.startswith("did:key:"):
+        raise bad("malformed", "kid %r is not a did:key URL" % kid[:80])
+    if node and did != node:
+        raise bad("wrong-signer", "the head is signed by %s, not %s" % (did[:80], node))
+    try:
+        key = parse_did(did)
+    except DIDError as e:
+        raise bad("unsupported-key" if e.slug == "unsupported-key-type" else "malformed", str(e)) from None
+    if hdr.get("alg") != key.alg:
+        raise bad("unsupported-key", "alg %r for a key that signs %s" % (hdr.get("alg"), key.alg))
+    if not key.verify((parts[0] + "." + parts[1]).encode("ascii"), sig):
+        raise bad("bad-signature", "head signed as %s" % did)
     try:
         body = json.loads(payload)
-        size, root = int(body["size"]), bytes.fromhex(body["root"])
+        size, root = body["size"], bytes.fromhex(body["root"])
     except (ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise VerifyError("head-malformed", "head payload has no size or root") from None
-    if len(root) != 32:
-        raise VerifyError("head-malformed", "root is not 32 bytes")
-    return {"size": size, "root": root, "epoch": body.get("epoch", 0), "closed": body.get("closed", 0), "signer": signer}
+        raise bad("malformed", "head payload has no size or root") from None
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0 or len(root) != 32:
+        raise bad("malformed", "head payload has no size or root")
+    return {"size": size, "root": root, "epoch": body.get("epoch", 0), "closed": body.get("closed", 0), "signer": did}
+
+
+MAX_HEAD_SIZE = 4 << 10
+
+# --- Node-to-peer bindings -------------------------------------------------------------------
+
+PEER_BINDING_TYPE = "surety-peer+jws"
+
+
+def verify_peer_binding(raw: str, node: str = "", peer: str = "") -> dict:
+    """The {did, peerId} a node's DID signed (GET /v1/info peer.binding), checked for node
+    and peer when given. VerifyError slugs: peer-mismatch, bad-signature, unsupported-alg,
+    malformed."""
+    try:
+        payload, signer = verify_jws(raw, PEER_BINDING_TYPE)
+    except VerifyError as e:
+        slug = {"envelope-bad-signature": "bad-signature", "envelope-unsupported-alg": "unsupported-alg"}.get(e.slug, "malformed")
+        raise VerifyError(slug, e.detail) from None
+    try:
+        b = json.loads(payload)
+    except (ValueError, UnicodeDecodeError):
+        b = None
+    if not isinstance(b, dict) or set(b) - {"did", "peerId"} or not isinstance(b.get("did"), str) or not isinstance(b.get("peerId"), str) \
+            or not b["did"] or not b["peerId"]:
+        raise VerifyError("malformed", "peer binding payload needs did and peerId, and nothing else")
+    if b["did"] != signer:
+        raise VerifyError("peer-mismatch", "it names %s but is signed by %s" % (b["did"][:120], signer))
+    if node and signer != node:
+        raise VerifyError("peer-mismatch", "signed by %s, not the node %s" % (signer, node[:120]))
+    if peer and b["peerId"] != peer:
+        raise VerifyError("peer-mismatch", "it names peer %s, not %s" % (b["peerId"][:80], peer[:80]))
+    return b
