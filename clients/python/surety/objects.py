@@ -64,7 +64,7 @@ def verify_card(raw: str, now=None) -> dict:
         c = json.loads(payload)
     except (ValueError, UnicodeDecodeError):
         c = None
-    if not isinstance(c, dict):
+    if not isinstance(c, dict) or not _card_shape(c):
         raise VerifyError("card-malformed", "not a card")
     if c.get("did") != signer:
         raise VerifyError("card-wrong-did", "signed by %s" % signer)
@@ -75,11 +75,35 @@ def verify_card(raw: str, now=None) -> dict:
 _CAP = re.compile(r"^[a-z0-9.\-:/]{1,%d}$" % _MAX_CAP)
 
 
+def _is_uint(v, bits=64):
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 1 << bits
+
+
+def _card_shape(c) -> bool:
+    """Whether Go's json.Unmarshal takes the payload as a registry.Card: each known member of
+    its JSON type (null for the omittable ones), the wallet a 0x address."""
+    strs = all(c.get(k) is None or isinstance(c.get(k), str) for k in ("did", "name", "description"))
+    caps, eps, wallet, upd = c.get("capabilities"), c.get("endpoints"), c.get("wallet"), c.get("updated")
+    caps_ok = caps is None or (isinstance(caps, list) and all(isinstance(x, str) for x in caps))
+    eps_ok = eps is None or (isinstance(eps, list) and all(
+        e is None or (isinstance(e, dict) and all(e.get(k) is None or isinstance(e.get(k), str) for k in ("kind", "url"))) for e in eps))
+    wallet_ok = wallet is None or (isinstance(wallet, str) and re.fullmatch(r"0[xX][0-9a-fA-F]{40}", wallet) is not None)
+    seq_ok = c.get("seq") is None or _is_uint(c.get("seq"))
+    upd_ok = upd is None or (isinstance(upd, int) and not isinstance(upd, bool) and -(1 << 63) <= upd < 1 << 63)
+    return strs and caps_ok and eps_ok and wallet_ok and seq_ok and upd_ok
+
+
 def _validate_card(c, now):
     def bad(msg):
         raise VerifyError("card-malformed", msg)
+    if not _card_shape(c):
+        bad("not a card: a member of the wrong type")
+    c.setdefault("seq", 0)
+    c.setdefault("updated", 0)
+    c.setdefault("name", "")
+    eps = [e or {} for e in (c.get("endpoints") or [])]
     seq, updated, name = c.get("seq"), c.get("updated"), c.get("name")
-    caps, eps = c.get("capabilities") or [], c.get("endpoints") or []
+    caps = c.get("capabilities") or []
     desc = c.get("description") or ""
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 1:
         bad("seq must be at least 1")
@@ -99,9 +123,12 @@ def _validate_card(c, now):
         if not isinstance(cap, str) or not _CAP.match(cap):
             bad("capability %r: use 1 to %d of a-z 0-9 . - : /" % (cap, _MAX_CAP))
     for e in eps:
-        if not isinstance(e, dict) or e.get("kind") not in ("a2a", "mcp", "http"):
+        if e.get("kind") not in ("a2a", "mcp", "http"):
             bad("endpoint kind: use a2a, mcp or http")
-        u = urlparse(e.get("url") or "")
+        try:
+            u = urlparse(e.get("url") or "")
+        except ValueError:
+            bad("endpoint URL %r is not an http(s) or ws(s) URL" % e.get("url"))
         if u.scheme not in ("http", "https", "ws", "wss") or not u.netloc or len(e["url"]) > 512:
             bad("endpoint URL %r is not an http(s) or ws(s) URL" % e.get("url"))
 
@@ -149,6 +176,14 @@ def parse_audit(envelope: dict) -> dict:
     unknown = set(b) - {"kind", "subject", "envelope", "score", "evidence"}
     if unknown:
         bad("body: unknown field %r" % sorted(unknown)[0])
+    for k in ("kind", "subject", "envelope"):
+        if b.get(k) is not None and not isinstance(b[k], str):
+            bad("body: %s is not a string" % k)
+    if b.get("score") is not None and (isinstance(b["score"], bool) or not isinstance(b["score"], (int, float))):
+        bad("body: score is not a number")
+    if "evidence" in b and b["evidence"] is not None and not isinstance(b["evidence"], dict):
+        bad("body: evidence is not an object")
+    b = {k: v for k, v in b.items() if v is not None or k == "evidence"}
     if b.get("kind") != AUDIT_KIND:
         bad("body kind is %r, want %r" % (b.get("kind"), AUDIT_KIND))
     try:
@@ -172,19 +207,22 @@ def parse_audit(envelope: dict) -> dict:
     score = b.get("score")
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 1:
         bad("score must be a number from 0 to 1")
-    ev = b.get("evidence")
-    if ev is None:
+    if "evidence" not in b:
         bad("evidence is missing: give at least its hash")
-    if not isinstance(ev, dict) or set(ev) - {"hash", "uri"}:
+    ev = b["evidence"] or {}
+    if set(ev) - {"hash", "uri"} or any(ev.get(k) is not None and not isinstance(ev[k], str) for k in ("hash", "uri")):
         bad("evidence: not {hash, uri}")
     h = ev.get("hash") or ""
-    if not isinstance(h, str) or not re.fullmatch(r"0x[0-9a-fA-F]{64}", h):
+    if not re.fullmatch(r"0x[0-9a-fA-F]{64}", h):
         bad("evidence hash must be 0x and 32 bytes of hex")
     uri = ev.get("uri") or ""
     if uri:
         if len(uri) > MAX_EVIDENCE_URI:
             bad("evidence URI longer than %d characters" % MAX_EVIDENCE_URI)
-        u = urlparse(uri)
+        try:
+            u = urlparse(uri)
+        except ValueError:
+            bad("evidence URI must be an http(s) URL")
         if u.scheme not in ("http", "https") or not u.netloc:
             bad("evidence URI must be an http(s) URL")
     out = {"auditor": envelope["sender"], "subject": b["subject"], "score": float(score),
@@ -192,7 +230,8 @@ def parse_audit(envelope: dict) -> dict:
     if uri:
         out["evidence"]["uri"] = uri
     if bounty is not None:
-        out["bounty"] = {"chain_id": bounty["chain_id"], "escrow": secp256k1.checksum_address(bounty["escrow"][-40:]), "id": bounty["id"]}
+        esc = str(bounty.get("escrow") or "")
+        out["bounty"] = {"chain_id": bounty.get("chain_id") or 0, "escrow": secp256k1.checksum_address(esc[-40:]), "id": bounty.get("id") or 0}
     else:
         out["envelope"] = target_env
     return out
@@ -255,12 +294,30 @@ def binding_proof(b: dict) -> bytes:
     return go_json(b)
 
 
+_ADDRESS = re.compile(r"0[xX][0-9a-fA-F]{40}")
+
+
+def _statement_shape(st):
+    """The statement as Go's json.Unmarshal reads it into BindingStatement (absent members
+    zero), or None when a member has the wrong JSON type."""
+    if not isinstance(st, dict):
+        return None
+    out = {"did": st.get("did") or "", "wallet": st.get("wallet") or "0x" + "00" * 20, "chainId": st.get("chainId") or 0,
+           "registry": st.get("registry") or "0x" + "00" * 20, "iat": st.get("iat") or 0, "nonce": st.get("nonce") or ""}
+    if not (isinstance(out["did"], str) and isinstance(out["nonce"], str) and _is_uint(out["chainId"]) and
+            isinstance(out["iat"], int) and not isinstance(out["iat"], bool) and -(1 << 63) <= out["iat"] < 1 << 63 and
+            isinstance(out["wallet"], str) and _ADDRESS.fullmatch(out["wallet"]) and
+            isinstance(out["registry"], str) and _ADDRESS.fullmatch(out["registry"])):
+        return None
+    return out
+
+
 def _statement_of(payload) -> dict:
     try:
         st = json.loads(payload)
     except (ValueError, UnicodeDecodeError):
         return None
-    return st if isinstance(st, dict) else None
+    return _statement_shape(st)
 
 
 def _same_statement(a, b) -> bool:
@@ -294,7 +351,10 @@ def verify_binding(b) -> dict:
             raise VerifyError("bad-proof", "not a binding") from None
     if not isinstance(b, dict) or not isinstance(b.get("statement"), dict):
         raise VerifyError("bad-proof", "not a binding")
-    st = b["statement"]
+    st = _statement_shape(b["statement"])
+    if st is None or not (b.get("agentJws") is None or isinstance(b["agentJws"], str)) or \
+            not (b.get("walletSignature") is None or isinstance(b["walletSignature"], str)):
+        raise VerifyError("bad-proof", "not a binding: a member of the wrong type")
     try:
         did = parse_did(st.get("did", ""))
     except DIDError as e:
@@ -319,6 +379,8 @@ def verify_binding(b) -> dict:
         raise VerifyError("bad-proof", "wallet signature is %d bytes, want 65" % len(sig))
     v = sig[64] - 27 if sig[64] >= 27 else sig[64]
     try:
+        if st["iat"] < 0:
+            raise ValueError("iat is negative: no uint256")
         pt = secp256k1.recover(binding_digest(st), int.from_bytes(sig[:32], "big"), int.from_bytes(sig[32:64], "big"), v)
     except (ValueError, KeyError, TypeError) as e:
         raise VerifyError("bad-proof", "wallet signature: %s" % e) from None

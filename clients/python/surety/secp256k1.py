@@ -6,7 +6,7 @@ and in pure Python (only public values go through it)."""
 
 import hashlib
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import (
     Prehashed, decode_dss_signature, encode_dss_signature)
@@ -37,14 +37,53 @@ def _add(p1, p2):
     return x3, (lam * (x1 - x3) - y1) % P
 
 
+def _jdouble(p):
+    x, y, z = p
+    if y == 0 or z == 0:
+        return (0, 1, 0)
+    ysq = y * y % P
+    s = 4 * x * ysq % P
+    m = 3 * x * x % P  # a = 0
+    nx = (m * m - 2 * s) % P
+    ny = (m * (s - nx) - 8 * ysq * ysq) % P
+    return nx, ny, 2 * y * z % P
+
+
+def _jadd(p, q):
+    if p[2] == 0:
+        return q
+    if q[2] == 0:
+        return p
+    x1, y1, z1 = p
+    x2, y2, z2 = q
+    z1s, z2s = z1 * z1 % P, z2 * z2 % P
+    u1, u2 = x1 * z2s % P, x2 * z1s % P
+    s1, s2 = y1 * z2s * z2 % P, y2 * z1s * z1 % P
+    if u1 == u2:
+        return _jdouble(p) if s1 == s2 else (0, 1, 0)
+    h, r = (u2 - u1) % P, (s2 - s1) % P
+    h2 = h * h % P
+    h3 = h * h2 % P
+    u1h2 = u1 * h2 % P
+    nx = (r * r - h3 - 2 * u1h2) % P
+    ny = (r * (u1h2 - nx) - s1 * h3) % P
+    return nx, ny, h * z1 * z2 % P
+
+
 def _mul(k, pt):
-    out = None
-    while k:
-        if k & 1:
-            out = _add(out, pt)
-        pt = _add(pt, pt)
-        k >>= 1
-    return out
+    """k * pt in Jacobian coordinates (one inversion at the end); None for infinity."""
+    if pt is None or k % N == 0:
+        return None
+    acc, add = (0, 1, 0), (pt[0], pt[1], 1)
+    for bit in bin(k % N)[2:]:
+        acc = _jdouble(acc)
+        if bit == "1":
+            acc = _jadd(acc, add)
+    if acc[2] == 0:
+        return None
+    zi = pow(acc[2], -1, P)
+    zi2 = zi * zi % P
+    return acc[0] * zi2 % P, acc[1] * zi2 * zi % P
 
 
 def decompress(pub: bytes):
@@ -140,14 +179,21 @@ class PrivateKey:
     def public_compressed(self) -> bytes:
         return compress(self.point)
 
-    def sign_digest(self, digest: bytes):
-        """(r, s, v): an RFC 6979 signature of a 32-byte digest, low S, with its recovery id."""
+    def sign_rs(self, digest: bytes):
+        """(r, s): a signature of a 32-byte digest, low S; RFC 6979 nonces where OpenSSL has
+        them (3.2+), as go-ethereum's, so the same key and digest give the same bytes."""
         if len(digest) != 32:
             raise ValueError("sign a 32-byte digest")
-        der = self._key.sign(digest, ec.ECDSA(Prehashed(hashes.SHA256()), deterministic_signing=True))
+        try:
+            der = self._key.sign(digest, ec.ECDSA(Prehashed(hashes.SHA256()), deterministic_signing=True))
+        except UnsupportedAlgorithm:  # an older OpenSSL: random nonces, as valid
+            der = self._key.sign(digest, ec.ECDSA(Prehashed(hashes.SHA256())))
         r, s = decode_dss_signature(der)
-        if s > HALF_N:
-            s = N - s
+        return r, (N - s if s > HALF_N else s)
+
+    def sign_digest(self, digest: bytes):
+        """(r, s, v): sign_rs with its recovery id (found by recovering the key)."""
+        r, s = self.sign_rs(digest)
         for v in (0, 1):
             try:
                 if recover(digest, r, s, v) == self.point:
@@ -182,8 +228,8 @@ def verify_digest(pub: bytes, digest: bytes, sig64: bytes) -> bool:
 
 
 def es256k_sign(key: PrivateKey, data: bytes) -> bytes:
-    """ES256K (RFC 8812): r || s, low S, over SHA-256 of data."""
-    r, s, _ = key.sign_digest(hashlib.sha256(data).digest())
+    """ES256K (RFC 8812): r || s, low S, over SHA-256 of data (no recovery id needed)."""
+    r, s = key.sign_rs(hashlib.sha256(data).digest())
     return r.to_bytes(32, "big") + s.to_bytes(32, "big")
 
 
