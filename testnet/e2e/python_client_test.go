@@ -16,12 +16,12 @@ import (
 	"github.com/surety-ioa/surety/testnet"
 )
 
-// pythonDevAccounts are the dev accounts the Python agents hold: past testnet.DevAccounts,
-// so no node holds them and every transaction is signed by the Python client itself.
+// The dev accounts the Python agents hold are past testnet.DevAccounts, so no node holds
+// them and every transaction is signed by the Python client itself: a poster and a worker
+// for each way to the chain, and the bounties' arbiter.
 const (
-	pythonPoster  = testnet.DevAccounts
-	pythonWorker  = testnet.DevAccounts + 1
-	pythonArbiter = testnet.DevAccounts + 2
+	pythonArbiter  = testnet.DevAccounts
+	pythonAccounts = 5 // the arbiter and two pairs
 )
 
 // python3 is the interpreter the Python client's example runs on, with `cryptography`
@@ -54,20 +54,36 @@ func TestPythonClientMoneyPath(t *testing.T) {
 		t.Skip("runs Anvil, a node process and python3")
 	}
 	py := python3(t)
-	nw := startNetwork(t, 1, testnet.Config{DevAccounts: testnet.DevAccounts + 3}, func(int) []string {
+	nw := startNetwork(t, 1, testnet.Config{DevAccounts: testnet.DevAccounts + pythonAccounts}, func(int) []string {
 		return []string{"--log-epoch", "1s", "--log-grace", "3s", "--log-level", "warn"}
 	})
-	key := func(i int) string { return hex.EncodeToString(crypto.FromECDSA(chain.DevKey(i))) }
 	script, err := filepath.Abs("../../clients/python/examples/money_path.py")
 	if err != nil {
 		t.Fatal(err)
 	}
+	for i, way := range []struct{ name, rpcURL string }{
+		{"through the node's relay", ""},
+		{"to the chain's RPC URL", nw.Devnet.RPC()},
+	} {
+		t.Run(way.name, func(t *testing.T) {
+			poster, worker := pythonArbiter+1+2*i, pythonArbiter+2+2*i
+			runMoneyPath(t, nw, py, script, poster, worker, way.rpcURL)
+		})
+	}
+}
+
+// runMoneyPath runs money_path.py with dev accounts poster and worker as the agents'
+// wallets (sending to rpcURL, or through the node's relay when it is empty), then checks on
+// the node and the chain what it says it did.
+func runMoneyPath(t *testing.T, nw *testnet.Network, py, script string, poster, worker int, rpcURL string) {
+	key := func(i int) string { return hex.EncodeToString(crypto.FromECDSA(chain.DevKey(i))) }
 	cmd := exec.CommandContext(t.Context(), py, script)
 	cmd.Env = append(os.Environ(),
 		"SURETY_NODE_URL="+nw.Nodes[0].URL(),
-		"SURETY_POSTER_KEY="+key(pythonPoster),
-		"SURETY_WORKER_KEY="+key(pythonWorker),
+		"SURETY_POSTER_KEY="+key(poster),
+		"SURETY_WORKER_KEY="+key(worker),
 		"SURETY_ARBITER="+crypto.PubkeyToAddress(chain.DevKey(pythonArbiter).PublicKey).Hex(),
+		"SURETY_RPC_URL="+rpcURL,
 		"PYTHONDONTWRITEBYTECODE=1")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -97,12 +113,12 @@ func TestPythonClientMoneyPath(t *testing.T) {
 	if !getJSON(base+"/v1/bounties/"+jsonNumber(res.Bounty), &b) {
 		t.Fatalf("GET bounty %d failed", res.Bounty)
 	}
-	wantWorker := crypto.PubkeyToAddress(chain.DevKey(pythonWorker).PublicKey)
+	wantWorker := crypto.PubkeyToAddress(chain.DevKey(worker).PublicKey)
 	if b.Status != "accepted" || !strings.EqualFold(b.Worker, wantWorker.Hex()) || b.Payout != res.Payout {
 		t.Errorf("bounty %d = %+v, want accepted, paid %s to %s", res.Bounty, b, res.Payout, wantWorker)
 	}
 	client := dialChain(t, nw)
-	for _, i := range []int{pythonPoster, pythonWorker} {
+	for _, i := range []int{poster, worker} {
 		n, err := client.NonceAt(t.Context(), crypto.PubkeyToAddress(chain.DevKey(i).PublicKey), nil)
 		if err != nil {
 			t.Fatal(err)
