@@ -24,7 +24,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from surety import (ED25519, RPC, SECP256K1, Client, Contracts, Key, PrivateKey,  # noqa: E402
-                    Wallet, agent_id, envelope_leaf, open_head, sign_audit, sign_binding,
+                    RPCError, Wallet, agent_id, envelope_leaf, open_head, sign_audit, sign_binding,
                     sign_card, verify_card, verify_inclusion)
 
 STAKE = 10 ** 18          # 1 ETH each
@@ -135,6 +135,19 @@ def main():
     if b.status != "submitted":
         raise SystemExit("after the submit the node shows %s" % b.raw)
     say("worker submitted its result (tx %s)" % r.transaction_hash)
+
+    # Only the poster accepts: the worker's try is refused when its gas is estimated, before
+    # anything is signed or sent, and the client names the contract's error.
+    nonce = worker.wallet.rpc.call("eth_getTransactionCount", worker.wallet.address, "pending")
+    try:
+        contracts.act(worker.wallet, "accept", b)
+        raise SystemExit("the worker accepted its own work")
+    except RPCError as e:
+        if not (e.revert or "").startswith("NotPoster(%d, " % bounty_id):
+            raise SystemExit("the worker's accept was refused with %s, want NotPoster" % e)
+        if worker.wallet.rpc.call("eth_getTransactionCount", worker.wallet.address, "pending") != nonce:
+            raise SystemExit("the refused accept was sent")
+        say("worker's own accept refused before sending: %s" % e.revert)
 
     balance_before = int(worker.wallet.rpc.call("eth_getBalance", worker.wallet.address, "latest"), 16)
     r = contracts.act(poster.wallet, "accept", b)

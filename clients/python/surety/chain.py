@@ -40,6 +40,28 @@ REGISTRY_CALLS = {
     "withdraw": "withdraw(bytes32)",
     "stakeOf": "stakeOf(bytes32,address)",
 }
+# The contracts' custom errors (contracts/artifacts; tests/test_abi.py holds the lists to them):
+# decode_revert names the one a call reverted with.
+ESCROW_ERRORS = [
+    "AlreadyPosted(uint256)", "ArbiterIsParty(address)", "ArbiterTimeNotUp(uint256,uint256)",
+    "ClaimWindowOpen(uint256,uint256)", "ClaimsNotOpen(uint256,uint256)", "DeadlineNotPassed(uint256,uint64)",
+    "DeadlinePassed(uint256,uint64)", "FeeTooHigh(uint16,uint16)", "InsufficientStake(bytes32,uint256,uint256)",
+    "InvalidAmount()", "InvalidDeadline(uint64)", "InvalidReviewWindow(uint32)", "InvalidSplit(uint16)",
+    "InvalidValue(uint256,uint256)", "NotArbiter(uint256,address)", "NotOwner(address)", "NotParty(uint256,address)",
+    "NotPendingOwner(address)", "NotPoster(uint256,address)", "NotSubmitted(uint256)", "NotTreasury(address)",
+    "NotWorker(uint256,address)", "NothingToWithdraw(address,address)", "Reentrancy()",
+    "ReviewWindowClosed(uint256,uint256)", "ReviewWindowOpen(uint256,uint256)",
+    "SlashAboveLock(uint256,uint256,uint256)", "StakedClaim(uint256,uint256)", "TermsMismatch(uint256)",
+    "TransferFailed(address,address,uint256)", "UnknownBounty(uint256)", "WrongStatus(uint256,uint8)",
+    "ZeroAddress()",
+]
+REGISTRY_ERRORS = [
+    "AmountTooLarge(uint256)", "InsufficientStake(uint256,uint256)", "InvalidAmount()", "InvalidSuccessor(bytes32)",
+    "InvalidValue(uint256,uint256)", "LockExists(uint256)", "NotLocker(address)", "NothingToWithdraw()",
+    "Reentrancy()", "SlashAboveLock(uint256,uint256)", "StakeLocked(bytes32,address,uint256)", "StillBonded(uint64)",
+    "TransferFailed(address,address,uint256)", "UnknownLock(uint256)", "WrongStatus(bytes32,address,uint8)",
+    "ZeroAddress()", "ZeroAgentId()",
+]
 POSTED_EVENT = "Posted(uint256,address,address,%s)" % TERMS
 ZERO_ADDRESS = "0x" + "00" * 20
 # The most tip a wallet takes from the chain's suggestion through the node's relay (the
@@ -50,6 +72,45 @@ GAS_MARGIN_PERCENT = 25
 RATE_RETRIES = 5
 # How often a wallet asks for a receipt, in seconds.
 RECEIPT_POLL = 0.25
+
+
+def _error_table():
+    table = {}
+    for sig in ESCROW_ERRORS + REGISTRY_ERRORS:
+        table.setdefault(eth.selector(sig), sig)  # the same signature in both: one entry
+    return table
+
+
+_ERRORS = _error_table()
+
+
+def decode_revert(data):
+    """The custom error a revert's data names, as "Name(arg, ...)" with its arguments
+    (uints in decimal, addresses and bytes32 in hex); None for data no contract of Surety's
+    reverts with. Two contracts share a name with other arguments (InsufficientStake,
+    WrongStatus, ...): the selector tells them apart."""
+    if isinstance(data, str):
+        try:
+            data = bytes.fromhex(data[2:] if data.startswith("0x") else data)
+        except ValueError:
+            return None
+    if not data or len(data) < 4 or data[:4] not in _ERRORS:
+        return None
+    sig = _ERRORS[data[:4]]
+    name, _, rest = sig.partition("(")
+    types = [t for t in rest[:-1].split(",") if t]
+    if len(data) != 4 + 32 * len(types):
+        return None
+    args = []
+    for i, t in enumerate(types):
+        word = data[4 + 32 * i:36 + 32 * i]
+        if t == "address":
+            args.append(checksum_address(word[12:]))
+        elif t == "bytes32":
+            args.append("0x" + word.hex())
+        else:
+            args.append(str(int.from_bytes(word, "big")))
+    return "%s(%s)" % (name, ", ".join(args))
 
 
 class RPC:
@@ -76,7 +137,9 @@ class RPC:
                 raise RPCError(e.code, e.read(2000).decode("utf-8", "replace")) from None
         if ans.get("error"):
             err = ans["error"]
-            raise RPCError(err.get("code"), err.get("message", ""), err.get("data"))
+            reason = decode_revert(err.get("data"))
+            msg = err.get("message", "") + (": " + reason if reason else "")
+            raise RPCError(err.get("code"), msg, err.get("data"), reason)
         return ans.get("result")
 
     def chain_id(self) -> int:

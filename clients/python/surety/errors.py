@@ -52,8 +52,10 @@ class ProblemError(SuretyError):
 
 
 class RPCError(SuretyError):
-    """A JSON-RPC error the chain (or the node's relay) answered; data holds revert data."""
+    """A JSON-RPC error the chain (or the node's relay) answered; data holds revert data, and
+    revert the contract's custom error it names ("NotPoster(7, 0x...)"), when it is one of
+    Surety's contracts'."""
 
-    def __init__(self, code, message, data=None):
+    def __init__(self, code, message, data=None, revert=None):
         super().__init__("JSON-RPC error %s: %s" % (code, message))
-        self.code, self.message, self.data = code, message, data
+        self.code, self.message, self.data, self.revert = code, message, data, revert

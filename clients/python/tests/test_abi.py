@@ -41,6 +41,20 @@ class TestSelectorsMatchArtifacts(unittest.TestCase):
         _, events = artifact("BountyEscrow")
         self.assertEqual(keccak256(POSTED_EVENT.encode()), keccak256(events["Posted"].encode()))
 
+    def test_errors(self):
+        from surety.chain import ESCROW_ERRORS, REGISTRY_ERRORS, decode_revert
+        for contract, table in (("BountyEscrow", ESCROW_ERRORS), ("StakeRegistry", REGISTRY_ERRORS)):
+            with open(os.path.join(REPO, "contracts", "artifacts", contract + ".json")) as f:
+                abi = json.load(f)["abi"]
+            want = sorted(e["name"] + "(" + ",".join(_type(p) for p in e["inputs"]) + ")" for e in abi if e["type"] == "error")
+            self.assertEqual(sorted(table), want, contract)
+        data = eth.selector("NotPoster(uint256,address)") + eth.abi_encode(["uint256", "address"], [7, "0x" + "ab" * 20])
+        self.assertEqual(decode_revert("0x" + data.hex()), "NotPoster(7, 0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB)")
+        escrow_stake = eth.selector("InsufficientStake(bytes32,uint256,uint256)") + bytes(96)
+        self.assertTrue(decode_revert(escrow_stake).startswith("InsufficientStake(0x000"))
+        self.assertIsNone(decode_revert("0x08c379a0" + "00" * 32))  # Error(string) is none of ours
+        self.assertIsNone(decode_revert(data[:-1]))
+
     def test_a_changed_signature_is_caught(self):
         # The check can fail: a Terms tuple with one field less is another selector.
         fns, _ = artifact("BountyEscrow")
