@@ -81,11 +81,12 @@ func newChainNode(t *testing.T, c *chain.Embedded, dep *contracts.Deployment, wa
 		t.Fatal(err)
 	}
 	ids := identity.NewService(identity.ServiceConfig{Store: store, Node: nodeKey, ChainID: chain.EmbeddedChainID, Registry: dep.Contracts.StakeRegistry,
-		Verifier: identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute), Keys: ix})})
+		Verifier: identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute), Keys: ix}), StatusCacheTTL: time.Nanosecond})
+	staking := stake.NewService(stake.ServiceConfig{Tx: txs, Chain: c, Registry: dep.Contracts.StakeRegistry, Index: ix})
 	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Kind: "embedded",
 		Contracts: []api.Contract{{Name: "StakeRegistry", Address: dep.Contracts.StakeRegistry}}},
 		Blocks: c, DB: db, Identity: ids, Bounties: bodyBounties{}, Senders: txs, Wallets: ids, Stakes: ix,
-		Staking: stake.NewService(stake.ServiceConfig{Tx: txs, Chain: c, Registry: dep.Contracts.StakeRegistry, Index: ix})})
+		Staking: staking, Credentials: ids, CredentialStakes: ix, StakeHistory: staking})
 	if err != nil {
 		t.Fatal(err)
 	}

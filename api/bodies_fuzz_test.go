@@ -68,6 +68,7 @@ var writeRoutes = []struct {
 	{"/v1/bounties", true}, {"/v1/bounties/1/claim", true}, {"/v1/bounties/1/resolve", true}, {"/v1/withdraw", true},
 	{"/v1/stake", true}, {"/v1/stake/unbond", true}, {"/v1/stake/withdraw", true}, {"/v1/dids/revoke", true}, {"/v1/dids/rotate", true},
 	{"/v1/bindings", false}, {"/v1/tx/raw", false}, {"/v1/dids/register", false}, {"/v1/envelopes/verify", false},
+	{"/v1/credentials/verify", false},
 }
 
 // FuzzRequestBodies posts any body to every write route, bare and inside an envelope the
@@ -79,7 +80,7 @@ func FuzzRequestBodies(f *testing.F) {
 	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID,
 		Contracts: []api.Contract{{Name: "BountyEscrow", Address: fuzzEscrow}, {Name: "StakeRegistry", Address: fuzzRegistry}}},
 		Blocks: stubBlocks{}, DB: db, Identity: ids, Bounties: bodyBounties{}, Staking: bodyStaking{}, Senders: noWallets{},
-		Wallets: ids, Stakes: notBoundIndex{}, WriteRate: 1e9, WriteBurst: 1 << 30})
+		Wallets: ids, Stakes: notBoundIndex{}, Credentials: ids, WriteRate: 1e9, WriteBurst: 1 << 30})
 	if err != nil {
 		f.Fatal(err)
 	}

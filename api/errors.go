@@ -44,6 +44,9 @@ var (
 	// already has as many writes in flight as the node holds for one (maxInFlightPerAddress,
 	// maxInFlightPerWallet); nothing was sent.
 	ErrTooManyInFlight = errors.New("api: too many writes in flight from this address or wallet")
+	// ErrNotA2A: the agent's registered card is a Surety JWS card, so it has no A2A form
+	// signed by the agent (GET /v1/agents/{did}/agent-card.json?form=registered).
+	ErrNotA2A = errors.New("api: the agent registered no A2A card")
 )
 
 // detailed is an error whose text the API wrote itself for the client (what field is wrong,
@@ -125,6 +128,14 @@ var mappings = []mapping{
 	{err: identity.ErrReplayCacheFull, status: http.StatusServiceUnavailable, slug: "replay-cache-full", title: "The node cannot take more envelopes right now; try again shortly"},
 	{err: identity.ErrReplayBudget, status: http.StatusTooManyRequests, slug: "replay-budget", title: "This sender has too many live envelopes at the node; try again once some expire"},
 	{err: identity.ErrIngressBudget, status: http.StatusTooManyRequests, slug: "ingress-budget", title: "Too many envelopes from this address; slow down", retryAfter: rateRetryAfter},
+	// credential refusals (VC 2.0, POST /v1/credentials/verify)
+	{err: identity.ErrCredentialMalformed, status: http.StatusBadRequest, slug: "credential-malformed", title: "Credential refused: not a VC 2.0 vc+jwt this node reads (typ vc+jwt, alg EdDSA, an Ed25519 did:key issuer)", reason: "malformed"},
+	{err: identity.ErrCredentialBadSignature, status: http.StatusUnauthorized, slug: "credential-bad-signature", title: "Credential refused: the signature does not verify with the issuer's key", reason: "bad-signature"},
+	{err: identity.ErrCredentialWrongIssuer, status: http.StatusForbidden, slug: "credential-wrong-issuer", title: "Credential refused: another DID than this node's issued it", reason: "wrong-issuer"},
+	{err: identity.ErrCredentialExpired, status: http.StatusUnprocessableEntity, slug: "credential-expired", title: "Credential refused: validUntil has passed; fetch a fresh one", reason: "expired"},
+	{err: identity.ErrCredentialNotYetValid, status: http.StatusUnprocessableEntity, slug: "credential-not-yet-valid", title: "Credential refused: validFrom is still ahead", reason: "not-yet-valid"},
+	{err: identity.ErrCredentialRevoked, status: http.StatusForbidden, slug: "credential-revoked", title: "Credential refused: its status list says revoked (the chain closed the DID)", reason: "revoked"},
+	{err: identity.ErrCredentialStatus, status: http.StatusUnprocessableEntity, slug: "credential-status", title: "Credential refused: its status list cannot be read (not this node's list, or the index is out of range)", reason: "status"},
 	{err: identity.ErrWrongRegistry, status: http.StatusBadRequest, slug: "wrong-registry", title: "The binding is for another chain or stake registry"},
 	{err: groups.ErrBadGroup, status: http.StatusBadRequest, slug: "group-invalid", title: "Not a valid group request"},
 	{err: groups.ErrUnknownGroup, status: http.StatusNotFound, slug: "unknown-group", title: "This node does not know the group"},
@@ -157,6 +168,7 @@ var mappings = []mapping{
 	{err: ErrNoCheckpoint, status: http.StatusNotImplemented, slug: "no-checkpoint", title: "This node signs no checkpoints (its deployment has no RootAnchor)"},
 	{err: reputation.ErrDuplicate, status: http.StatusConflict, slug: "audit-duplicate", title: "This audit is already recorded"},
 	{err: registry.ErrRevoked, status: http.StatusGone, slug: "agent-revoked", title: "The agent's DID was revoked or rotated on chain"},
+	{err: ErrNotA2A, status: http.StatusNotFound, slug: "card-not-a2a", title: "The agent registered a Surety JWS card, not an A2A card: its own signed form is the jws of GET /v1/agents/{did}"},
 
 	// bounties
 	{err: ErrWalletNotBound, status: http.StatusForbidden, slug: "wallet-not-bound", title: "The signer's DID is not bound to that wallet on chain (surety did bind first)"},
@@ -228,7 +240,10 @@ func problemFor(err error) Problem {
 		var ae *reputation.AuditError
 		var ge *groups.Error
 		var d *detailed
+		var vce *identity.CredentialError
 		switch {
+		case errors.As(err, &vce):
+			p.Detail = vce.Detail
 		case errors.As(err, &be) && be.Msg != "":
 			p.Detail = be.Msg
 		case errors.As(err, &se):
@@ -250,6 +265,10 @@ func problemFor(err error) Problem {
 	}
 	return Problem{Type: problemType + "internal", Title: "Internal error", Status: http.StatusInternalServerError}
 }
+
+// ProblemType is the problem type URI the API answers err with (problemFor's Type): what
+// the conformance vectors in testdata/conformance name for a refusal.
+func ProblemType(err error) string { return problemFor(err).Type }
 
 // didErrorType is the base of W3C DID Resolution's error types.
 const didErrorType = "https://www.w3.org/ns/did#"

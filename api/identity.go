@@ -18,6 +18,9 @@ import (
 // *identity.VerifyError for a refused envelope.
 type Identity interface {
 	NodeDID() string
+	// SignAsNode signs payload as a compact JWS of type typ with the node's DID key (the
+	// node's A2A cards).
+	SignAsNode(payload []byte, typ string) (string, error)
 	Challenge(ctx context.Context) (identity.Challenge, error)
 	Register(ctx context.Context, proof []byte) (*identity.Issued, error)
 	Resolve(ctx context.Context, did string, format identity.DocFormat) (*identity.Resolution, error)
@@ -46,6 +49,11 @@ func bindJSON(c echo.Context, v any) error {
 	if err != nil {
 		return err
 	}
+	return bindJSONBytes(b, v)
+}
+
+// bindJSONBytes decodes a JSON body already read into v, refusing unknown fields.
+func bindJSONBytes(b []byte, v any) error {
 	if len(strings.TrimSpace(string(b))) == 0 {
 		return nil
 	}

@@ -78,6 +78,9 @@ const (
 	// state a full node keeps): a wallet reads the head; older blocks are the chain's
 	// history, which the node does not serve.
 	maxCallAge = 128
+	// maxCachedAgentCards bounds the agents' A2A cards the node keeps signed (one per DID,
+	// a few KiB each); past it the cache starts over and the next GETs sign again.
+	maxCachedAgentCards = 1024
 )
 
 // bodyLimits are the routes whose bodies are capped below maxBody: a task text, relayed

@@ -31,20 +31,23 @@ import (
 // Stand-ins that only let New register every route: none of their methods is meant to be
 // called (one that is panics, and the server answers 500).
 type (
-	stubBlocks     struct{ api.BlockReader }
-	stubDB         struct{ api.Pinger }
-	stubIdentity   struct{ api.Identity }
-	stubBounties   struct{ api.Bounties }
-	stubStaking    struct{ api.Staking }
-	stubSenders    struct{ api.Senders }
-	stubWallets    struct{ api.Wallets }
-	stubStakes     struct{ api.StakeIndex }
-	stubAgents     struct{ api.Agents }
-	stubReputation struct{ reputationService } // api.Reputation has a method Reputation
-	stubAuditLog   struct{ api.AuditLog }
-	stubPeers      struct{ api.Peers }
-	stubGroups     struct{ api.Groups }
-	stubChainRPC   struct{ api.ChainRPC }
+	stubBlocks      struct{ api.BlockReader }
+	stubDB          struct{ api.Pinger }
+	stubIdentity    struct{ api.Identity }
+	stubBounties    struct{ api.Bounties }
+	stubStaking     struct{ api.Staking }
+	stubSenders     struct{ api.Senders }
+	stubWallets     struct{ api.Wallets }
+	stubStakes      struct{ api.StakeIndex }
+	stubCredentials struct{ api.Credentials }
+	stubCredStakes  struct{ api.CredentialStakes }
+	stubHistory     struct{ api.StakeHistory }
+	stubAgents      struct{ api.Agents }
+	stubReputation  struct{ reputationService } // api.Reputation has a method Reputation
+	stubAuditLog    struct{ api.AuditLog }
+	stubPeers       struct{ api.Peers }
+	stubGroups      struct{ api.Groups }
+	stubChainRPC    struct{ api.ChainRPC }
 )
 
 type reputationService = api.Reputation
@@ -63,7 +66,8 @@ func newFullServerWith(t *testing.T, limits api.Config) *api.Server {
 		Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{},
 		Bounties: stubBounties{}, Staking: stubStaking{}, Senders: stubSenders{}, Wallets: stubWallets{}, Stakes: stubStakes{}, Agents: stubAgents{},
 		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, Peers: stubPeers{}, Groups: stubGroups{},
-		ChainRPC:  stubChainRPC{},
+		ChainRPC:    stubChainRPC{},
+		Credentials: stubCredentials{}, CredentialStakes: stubCredStakes{}, StakeHistory: stubHistory{},
 		WriteRate: limits.WriteRate, WriteBurst: limits.WriteBurst, RPCRate: limits.RPCRate, RPCBurst: limits.RPCBurst,
 	}
 	v := reflect.ValueOf(cfg)
@@ -299,6 +303,11 @@ func checkInfo(doc map[string]any) []string {
 	}
 	if _, ok := lookup(doc, "#/components/schemas/Problem"); !ok {
 		out = append(out, "components.schemas.Problem is missing")
+	}
+	// The document links the written protocol (every signed object and wire message).
+	ext, _ := doc["externalDocs"].(map[string]any)
+	if u, _ := ext["url"].(string); !strings.HasSuffix(u, "/docs/PROTOCOL.md") {
+		out = append(out, fmt.Sprintf("externalDocs.url is %q, want a link to docs/PROTOCOL.md", u))
 	}
 	return out
 }

@@ -81,6 +81,13 @@ type Config struct {
 	Groups Groups
 	// AuditLog serves the log routes (head, proofs); without it they are absent.
 	AuditLog AuditLog
+	// Credentials serves the VC 2.0 credential and status list routes; without it they are
+	// absent. CredentialStakes (the chain's index) says which DIDs hold the minimum stake, so
+	// their credentials carry a status entry; with StakeHistory too, GET
+	// /v1/credentials/{did}/stake is served.
+	Credentials      Credentials
+	CredentialStakes CredentialStakes
+	StakeHistory     StakeHistory
 	// Peers serves GET /v1/peers and the peer in /v1/info; PeerBinding is the node DID's
 	// signature over its peer id.
 	Peers       Peers
@@ -105,6 +112,13 @@ type Config struct {
 	// across restarts, under the chains-table row OperationsChain; nil keeps them in memory.
 	Operations      *sql.DB
 	OperationsChain int64
+	// PublicURL is the node's API base URL as others reach it (https://node.example): the
+	// interface of the node's A2A card and the links in served cards are made from it, never
+	// from a request's Host header (a signed card must not name a host a caller picked), and
+	// credentials name the node's status lists under it. Empty: the node's card names no
+	// interface, served cards carry no links, and credentials name the status lists under the
+	// scheme and host each request came to (the node always sets it: node.Config.PublicURL).
+	PublicURL string
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client. Without them the
 	// client is the socket's peer, and the header is ignored: a client cannot pick the address
 	// its limits are counted under.
@@ -127,6 +141,12 @@ type Server struct {
 	inFlight inFlight
 	// checkpoint is the last checkpoint signed, served again while the head is the same.
 	checkpoint signedCheckpoint
+	// The node's own A2A card, signed once (see nodeCard); agents' cards, signed once per
+	// content (see agentCards).
+	nodeCardOnce sync.Once
+	nodeCardJSON []byte
+	nodeCardErr  error
+	agentCards   agentCardCache
 }
 
 // New builds the API server and registers its routes.
@@ -177,6 +197,7 @@ func New(cfg Config) (*Server, error) {
 	// fails until it is: add the operation there with the route.
 	e.GET("/healthz", s.health)
 	e.GET("/1.0/identifiers/:did", s.resolveDID)
+	e.GET(nodeCardPath, s.getNodeCard)
 	v1 := e.Group("/v1")
 	v1.GET("/info", s.info)
 	v1.GET("/openapi.json", s.openAPI)
@@ -192,7 +213,16 @@ func New(cfg Config) (*Server, error) {
 		v1.POST("/agents", s.registerAgent)
 		v1.GET("/agents", s.searchAgents)
 		v1.GET("/agents/:did", s.getAgent)
+		v1.GET("/agents/:did/agent-card.json", s.getAgentCard)
 		v1.POST("/agents/:did/status", s.checkAgentStatus)
+	}
+	if cfg.Credentials != nil {
+		v1.GET("/credentials/:did/registration", s.registrationCredential)
+		v1.POST("/credentials/verify", s.verifyCredential)
+		v1.GET("/status/:list", s.statusList)
+		if cfg.CredentialStakes != nil && cfg.StakeHistory != nil {
+			v1.GET("/credentials/:did/stake", s.stakeCredential)
+		}
 	}
 	if cfg.Reputation != nil {
 		v1.POST("/audits", s.submitAudit)

@@ -25,6 +25,10 @@ type (
 	RegisterRequest = wire.RegisterRequest
 	// VerifyResponse is the body of a successful POST /v1/envelopes/verify.
 	VerifyResponse = wire.VerifyResponse
+	// CredentialVerifyRequest is the JSON body of POST /v1/credentials/verify.
+	CredentialVerifyRequest = wire.CredentialVerifyRequest
+	// CredentialVerdict is the answer of POST /v1/credentials/verify.
+	CredentialVerdict = wire.CredentialVerdict
 	// Operation is GET /v1/operations/{id}: a write the node carries on after 202 Accepted.
 	Operation = wire.Operation
 	// OpState is how far an operation got.

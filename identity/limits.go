@@ -43,4 +43,31 @@ const (
 	defaultCacheSize = 4096
 	// defaultChallengeTTL is how long a registration challenge can be answered.
 	defaultChallengeTTL = 5 * time.Minute
+
+	// MaxCredentialSize bounds the vc+jwt credentials (and encodedList strings) Surety
+	// parses: a status list of 16 KiB of random bits is about 22 KB encoded.
+	MaxCredentialSize = 64 << 10
+	// StatusListBits is the size of each status list the node publishes: 131,072 bits
+	// (16 KiB), Bitstring Status List's minimum.
+	StatusListBits = 1 << 17
+	// maxStatusListBytes bounds a decoded bitstring (another issuer's may be longer than
+	// the node's): 1 MiB, 8 Mi entries.
+	maxStatusListBytes = 1 << 20
+	// MaxStatusLists bounds the node's status lists, so at most MaxStatusLists*StatusListBits
+	// DIDs (1 Mi) hold an index. An index goes only to a DID staked at the deployment's
+	// minimum on chain, and stays with it; past the bound, credentials are issued without
+	// credentialStatus and with UnstatusedCredentialLifetime.
+	MaxStatusLists = 8
+	// StatusCredentialLifetime is how long a credential with a status entry is valid: its
+	// status list tells a revocation sooner.
+	StatusCredentialLifetime = 30 * 24 * time.Hour
+	// UnstatusedCredentialLifetime is how long a credential without a status entry is valid
+	// (a DID without stake at the minimum holds no index): short, since only expiry ends it.
+	UnstatusedCredentialLifetime = 24 * time.Hour
+	// StatusListLifetime is how long a status list credential is valid: a verifier fetches it
+	// again after that, so a revocation shows within it even from a copy.
+	StatusListLifetime = 10 * time.Minute
+	// StatusListCacheTTL is how long the node reuses a status list it computed (reading one
+	// costs a key-status lookup per index): a revocation shows in at most this long.
+	StatusListCacheTTL = 15 * time.Second
 )

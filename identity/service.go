@@ -52,6 +52,9 @@ type ServiceConfig struct {
 	// StakeRegistry.
 	ChainID  uint64
 	Registry common.Address
+	// StatusCacheTTL is how long a computed status list is reused; 0 means
+	// StatusListCacheTTL.
+	StatusCacheTTL time.Duration
 }
 
 // Service is the node's identity: it issues and registers DIDs, resolves them, and
@@ -60,6 +63,8 @@ type Service struct {
 	cfg  ServiceConfig
 	mu   sync.RWMutex
 	docs map[docKey]*Document
+	// status keeps the status lists computed last (issue2.go).
+	status statusCache
 }
 
 type docKey struct {
@@ -71,6 +76,9 @@ type docKey struct {
 func NewService(cfg ServiceConfig) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.StatusCacheTTL == 0 {
+		cfg.StatusCacheTTL = StatusListCacheTTL
 	}
 	if cfg.DocCacheSize == 0 {
 		cfg.DocCacheSize = defaultCacheSize
@@ -237,16 +245,27 @@ var ErrWrongRegistry = errors.New("identity: binding is for another chain or reg
 // the caller records it with StakeRegistry.bind, and the chain's index (package stake) is
 // what every node reads. It returns ErrBadProof, ErrWrongRegistry or a DID error.
 func (s *Service) CheckBinding(ctx context.Context, raw []byte) (*Binding, error) {
+	b, err := VerifyBinding(raw, s.cfg.ChainID, s.cfg.Registry)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.cfg.Verifier.CheckKeys(ctx, b.Statement.DID); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// VerifyBinding is the offline part of CheckBinding: the binding in raw verifies
+// (ParseBinding) and names chainID and registry. It returns ErrBadProof, ErrWrongRegistry or
+// a DID error; whether the chain closed the DID is the caller's to ask.
+func VerifyBinding(raw []byte, chainID uint64, registry common.Address) (*Binding, error) {
 	b, err := ParseBinding(raw)
 	if err != nil {
 		return nil, err
 	}
-	if b.Statement.ChainID != s.cfg.ChainID || b.Statement.Registry != s.cfg.Registry {
+	if b.Statement.ChainID != chainID || b.Statement.Registry != registry {
 		return nil, fmt.Errorf("%w: it names chain %d registry %s; this node is on chain %d with registry %s",
-			ErrWrongRegistry, b.Statement.ChainID, b.Statement.Registry.Hex(), s.cfg.ChainID, s.cfg.Registry.Hex())
-	}
-	if err := s.cfg.Verifier.CheckKeys(ctx, b.Statement.DID); err != nil {
-		return nil, err
+			ErrWrongRegistry, b.Statement.ChainID, b.Statement.Registry.Hex(), chainID, registry.Hex())
 	}
 	return b, nil
 }

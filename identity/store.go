@@ -59,6 +59,14 @@ SELECT 1;
 -- Bindings are chain state (package stake); deactivation too.
 DROP TABLE identity_bindings;
 ALTER TABLE identity_dids DROP COLUMN deactivated;
+`}, {Version: 5, SQL: `
+-- A DID's place in the node's revocation status lists (VC 2.0 credentials): position pos is
+-- bit pos % 131072 of list pos / 131072. Given once, to a DID staked on chain, and kept.
+CREATE TABLE identity_status (
+	pos     INTEGER PRIMARY KEY,
+	did     TEXT    NOT NULL UNIQUE,
+	created INTEGER NOT NULL
+) STRICT;
 `}}
 
 // KDFParams are scrypt's cost parameters for keys at rest.
@@ -329,4 +337,68 @@ func (s *Store) UseChallenge(ctx context.Context, challenge string) error {
 		return ErrBadChallenge
 	}
 	return nil
+}
+
+// ErrStatusListsFull reports that every index of the node's MaxStatusLists status lists is
+// given out.
+var ErrStatusListsFull = errors.New("identity: the status lists are full")
+
+// StatusPosition returns did's position in the node's status lists, giving it the next free
+// one when it has none. It returns ErrStatusListsFull past MaxStatusLists lists.
+func (s *Store) StatusPosition(ctx context.Context, did string) (int64, error) {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO identity_status (pos, did, created)
+		SELECT COALESCE(MAX(pos) + 1, 0), ?, ? FROM identity_status
+		HAVING COALESCE(MAX(pos) + 1, 0) < ?
+		ON CONFLICT (did) DO NOTHING`, did, s.cfg.Now().Unix(), int64(MaxStatusLists)*StatusListBits)
+	if err != nil {
+		return 0, fmt.Errorf("status position of %s: %w", did, err)
+	}
+	var pos int64
+	err = s.db.QueryRowContext(ctx, `SELECT pos FROM identity_status WHERE did = ?`, did).Scan(&pos)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, ErrStatusListsFull
+	}
+	if err != nil {
+		return 0, fmt.Errorf("status position of %s: %w", did, err)
+	}
+	return pos, nil
+}
+
+// statusHolder is a DID with an index in a status list.
+type statusHolder struct {
+	did   string
+	index int
+}
+
+// statusHolders lists the DIDs holding an index in list n, and how many lists are in use.
+func (s *Store) statusHolders(ctx context.Context, n int) ([]statusHolder, int, error) {
+	var top sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(pos) FROM identity_status`).Scan(&top); err != nil {
+		return nil, 0, fmt.Errorf("status lists: %w", err)
+	}
+	lists := 1
+	if top.Valid {
+		l, _ := statusPosition(top.Int64)
+		lists = l + 1
+	}
+	if n >= lists {
+		return nil, lists, nil
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT did, pos FROM identity_status WHERE pos >= ? AND pos < ? ORDER BY pos`,
+		int64(n)*StatusListBits, int64(n+1)*StatusListBits)
+	if err != nil {
+		return nil, 0, fmt.Errorf("status list %d: %w", n, err)
+	}
+	defer rows.Close()
+	var out []statusHolder
+	for rows.Next() {
+		var h statusHolder
+		var pos int64
+		if err := rows.Scan(&h.did, &pos); err != nil {
+			return nil, 0, err
+		}
+		_, h.index = statusPosition(pos)
+		out = append(out, h)
+	}
+	return out, lists, rows.Err()
 }

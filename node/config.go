@@ -17,6 +17,10 @@ type Config struct {
 	DataDir string
 	// Listen is the API's address (host:port; port 0 picks a free one, see Node.APIURL).
 	Listen string
+	// PublicURL is the API's base URL as others reach it, named in the node's signed A2A
+	// cards and in its credentials' status entries (api.Config.PublicURL); empty: http:// and
+	// the address the API listens on.
+	PublicURL string
 	// RPC is the external chain's URL; empty runs the embedded chain.
 	RPC string
 	// RequestTimeout bounds a request, a write's transaction included; 0: per chain

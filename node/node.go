@@ -244,11 +244,15 @@ func (st *startup) followChain(ctx context.Context) (err error) {
 		return err
 	}
 	n := st.Node
-	agents := st.agents
+	agents, ids := st.agents, st.ids
 	st.stakes.Watch(func(ctx context.Context, changes []stake.Change) {
 		dids := make([]string, len(changes))
 		for i, c := range changes {
 			dids[i] = c.DID
+			if c.Event == "Revoked" || c.Event == "Rotated" {
+				// The status lists show a closed DID from the block the index holds it.
+				ids.ForgetStatusLists()
+			}
 		}
 		agents.ChainChanged(ctx, dids)
 		if n.reputation == nil { // the catch-up below runs before the reputation service exists
@@ -425,7 +429,7 @@ func (st *startup) startScoring(ctx context.Context) error {
 // serve builds the API over everything above and says the node is ready.
 func (st *startup) serve(ctx context.Context) error {
 	cfg, log := st.cfg, st.log
-	peerBinding, err := st.ids.SignAsNode(peerBindingPayload(st.ids.NodeDID(), st.p2p.Host.ID().String()), "surety-peer+jws")
+	peerBinding, err := st.ids.SignAsNode(identity.PeerBindingPayload(st.ids.NodeDID(), st.p2p.Host.ID().String()), identity.PeerBindingType)
 	if err != nil {
 		return err
 	}
@@ -435,8 +439,9 @@ func (st *startup) serve(ctx context.Context) error {
 	}
 	st.api, err = api.New(api.Config{Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
 		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
+		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
-		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind)})
+		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind), PublicURL: publicURL(cfg.PublicURL, st.ln)})
 	if err != nil {
 		return err
 	}
@@ -549,6 +554,14 @@ func (n *Node) Close() {
 
 // onClose adds what undoes the step just taken to what Close runs.
 func (n *Node) onClose(f func()) { n.closers = append(n.closers, f) }
+
+// publicURL is the configured public URL, or http:// and the address the API listens on.
+func publicURL(configured string, ln net.Listener) string {
+	if configured != "" {
+		return configured
+	}
+	return "http://" + ln.Addr().String()
+}
 
 // APIURL is the API's base URL: http://host:port, with the port the node listens on.
 func (n *Node) APIURL() string { return "http://" + n.ln.Addr().String() }

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/surety-ioa/surety/a2a"
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/node"
@@ -50,6 +52,26 @@ func TestNodeRunsAndCloses(t *testing.T) {
 	}
 	if info.Chain.Kind != "embedded" || info.Chain.ID != chain.EmbeddedChainID || info.Version != "test" {
 		t.Errorf("info %+v, want the embedded chain and version test", info)
+	}
+	// The node's A2A card names the API it listens on (no --public-url) and is signed by its DID.
+	var card a2a.AgentCard
+	if !get(t, n.APIURL()+"/.well-known/agent-card.json", &card) {
+		t.Fatal("the API does not answer /.well-known/agent-card.json")
+	}
+	if len(card.SupportedInterfaces) != 1 || card.SupportedInterfaces[0].URL != n.APIURL()+"/v1" {
+		t.Errorf("the node's card names %+v, want %s/v1", card.SupportedInterfaces, n.APIURL())
+	}
+	if len(card.Signatures) != 1 {
+		t.Fatalf("the node's card has %d signatures, want 1", len(card.Signatures))
+	}
+	if h, err := card.Signatures[0].ProtectedHeader(); err != nil || !strings.HasPrefix(h.Kid, info.NodeDID+"#") {
+		t.Errorf("the node's card is signed by %q (%v), want the node's DID %s", h.Kid, err, info.NodeDID)
+	}
+	// The peer it answers is its own: its DID signed the binding to that peer id.
+	if info.Peer == nil {
+		t.Error("info has no peer")
+	} else if _, err := identity.VerifyPeerBinding([]byte(info.Peer.Binding), info.NodeDID, info.Peer.ID); err != nil {
+		t.Errorf("the node's peer binding: %v", err)
 	}
 	stop()
 	select {

@@ -264,9 +264,3 @@ func (p peersOf) Meshes() []api.Mesh {
 func (p peersOf) PendingPuts() int { return p.reg.PendingPuts() }
 
 var _ api.Peers = peersOf{}
-
-// peerBindingPayload is what the node's DID signs to claim its peer id.
-func peerBindingPayload(did, peerID string) []byte {
-	b, _ := json.Marshal(map[string]string{"did": did, "peerId": peerID})
-	return b
-}

@@ -86,7 +86,8 @@ type Card struct {
 // SignedCard is a card with the JWS it came in.
 type SignedCard struct {
 	Card
-	// JWS is the signed card, exactly as the agent signed it.
+	// JWS is the signed card as the agent signed it: a compact JWS, or a signed A2A card
+	// (a JSON object, in canonical form, with the one signature that verified).
 	JWS string `json:"jws"`
 }
 
@@ -106,12 +107,16 @@ func Sign(c Card, k *identity.Key) (*SignedCard, error) {
 	return &SignedCard{Card: c, JWS: jws}, nil
 }
 
-// Parse verifies a signed card: size, signature by the card's own DID, shape. now bounds
-// how far in the future Updated may be (skew included).
+// Parse verifies a signed card, in Surety's JWS form or as a signed A2A card (a JSON object,
+// see a2a.go): size, signature by the card's own DID, shape. now bounds how far in the
+// future Updated may be (skew included).
 func Parse(raw []byte, now time.Time) (*SignedCard, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) > MaxCardSize {
 		return nil, cardErr("", ErrOversize, "%d bytes, at most %d", len(raw), MaxCardSize)
+	}
+	if len(raw) > 0 && raw[0] == '{' {
+		return parseA2A(raw, now)
 	}
 	payload, signer, err := identity.VerifyJWS(raw, CardType)
 	if err != nil {

@@ -4,8 +4,12 @@ import "time"
 
 // Limits and timeouts of the registry, in one place.
 
-// MaxCardSize bounds a signed card, in bytes.
+// MaxCardSize bounds a signed card, in bytes (either form, as received and as stored).
 const MaxCardSize = 16 << 10
+
+// maxCardSignatures bounds the signatures of an A2A card a node tries: each costs a
+// signature check, and a free DID may send the card.
+const maxCardSignatures = 4
 
 // MaxQueryText bounds a search's text, in characters (ftsQuery keeps 16 words of it).
 const MaxQueryText = 500

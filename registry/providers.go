@@ -27,9 +27,13 @@ import (
 // best ranked first.
 const AgentsProtocol = "/surety/agents/1"
 
+// CapabilityPrefix starts the name whose hash is a capability's provider key in the DHT:
+// providers of capability c announce themselves under CIDv1(raw, sha2-256(CapabilityPrefix + c)).
+const CapabilityPrefix = "/surety-capability/"
+
 // capabilityCID is the DHT key under which providers of capability announce themselves.
 func capabilityCID(capability string) cid.Cid {
-	mh, err := multihash.Sum([]byte("/surety-capability/"+capability), multihash.SHA2_256, -1)
+	mh, err := multihash.Sum([]byte(CapabilityPrefix+capability), multihash.SHA2_256, -1)
 	if err != nil {
 		panic(err) // SHA2-256 is always available
 	}

@@ -367,6 +367,8 @@ func FuzzParseCard(f *testing.F) {
 	k, _ := identity.KeyFromSeed(identity.Ed25519, make([]byte, 32))
 	f.Add(card(f, k, 1, "A", "a", "x"))
 	f.Add([]byte("e30.e30.e30"))
+	f.Add(a2aCard(f, k, 1))
+	f.Add([]byte(`{"name":"A","capabilities":{"extensions":[{"uri":"https://surety.dev/ext/trust/v1","params":{"did":"did:key:z6Mk"}}]}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		sc, err := registry.Parse(raw, now)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
+	"github.com/surety-ioa/surety/reputation/verify"
 )
 
 // keySigner signs heads with a DID key, as the node's identity service does.
@@ -271,5 +272,37 @@ func TestLateAuditsAreRefused(t *testing.T) {
 		if _, err := svc.Submit(ctx, v, []byte(tt.name)); !errors.Is(err, tt.err) || (err == nil) != (tt.err == nil) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.err)
 		}
+	}
+}
+
+// TestLoggedLeafIgnoresSurroundingWhitespace: an audit posted with a trailing newline (curl
+// --data-binary @file) is logged under the leaf an auditor computes from the envelope
+// (verify.EnvelopeLeaf, which trims it), so its inclusion proof is found; at 51a41e0 the
+// node hashed the bytes as posted, and the auditor's leaf was not in the log.
+func TestLoggedLeafIgnoresSurroundingWhitespace(t *testing.T) {
+	ctx := context.Background()
+	node, _ := identity.GenerateKey(identity.Ed25519)
+	f := newLogFixture(t, keySigner{node})
+	start := time.Unix(epochAudits()[0].a.Time, 0)
+	chainFacts := &fakeChain{agents: map[string]bool{subject: true}}
+	svc := reputation.NewService(reputation.ServiceConfig{Store: f.store, Log: f.log, Stakes: stakeMap{},
+		Rules: &reputation.Rules{Bounties: chainFacts, Wallets: chainFacts, Agents: chainFacts}})
+	body := `{"kind":"surety.audit/1","subject":"` + subject + `","envelope":"m","score":0.5,"evidence":{"hash":"` + hash32 + `"}}`
+	raw := []byte("  eyJhbGciOiJFZERTQSJ9.e30.c2ln\r\n")
+	v := &identity.Verified{Envelope: identity.Envelope{ID: "padded", Sender: auditor, Body: []byte(body), IssuedAt: start.Add(10 * time.Minute).Unix()}}
+	if _, err := svc.Submit(ctx, v, raw); err != nil {
+		t.Fatal(err)
+	}
+	heads, err := f.log.CloseEpochs(ctx, start.Add(2*time.Hour))
+	if err != nil || len(heads) != 1 || heads[0].Size != 1 {
+		t.Fatalf("closing: %+v, %v", heads, err)
+	}
+	leaf := verify.EnvelopeLeaf(raw)
+	idx, proof, err := f.log.InclusionProof(ctx, leaf, 0)
+	if err != nil {
+		t.Fatalf("the auditor's leaf %s: %v", leaf, err)
+	}
+	if err := merkle.VerifyInclusion(leaf, idx, 1, proof, heads[0].Root); err != nil {
+		t.Error(err)
 	}
 }

@@ -1,6 +1,7 @@
 package reputation
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -291,10 +292,13 @@ type Counted struct {
 }
 
 // Submit checks and records an audit filed here as the verified envelope v (raw: its bytes
-// as received), and gossips it to the other nodes when the service is attached to a network.
+// as received, logged without surrounding whitespace, so that its leaf is the one an auditor
+// computes from the envelope: verify.EnvelopeLeaf), and gossips it to the other nodes when
+// the service is attached to a network.
 // It returns an *AuditError wrapping ErrBadAudit or a rule's sentinel when the audit is
 // refused, and ErrDuplicate for an audit already recorded.
 func (s *Service) Submit(ctx context.Context, v *identity.Verified, raw []byte) (*Submitted, error) {
+	raw = bytes.TrimSpace(raw)
 	res, err := s.submit(ctx, v, raw)
 	if (waitsForFacts(err) || s.mayHaveStaked(ctx, err, v.Envelope.Sender)) && s.cfg.CatchUp != nil {
 		wctx, cancel := context.WithTimeout(ctx, CatchUpWait)

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/txn"
 )
 
@@ -443,4 +444,64 @@ func decodeRevert(err error) error {
 		return se(common.Hash{}, ErrInvalid, "invalid argument: %s", ce.Error())
 	}
 	return &txn.Error{Err: txn.ErrReverted, Msg: "the stake registry refused: " + ce.Error()}
+}
+
+// HoldingAt reads agent's record under wallet as it stood at block, and the block's hash:
+// what a stake credential states (identity.StakeSubject), so anyone with an RPC can check it
+// with the same two reads.
+func (s *Service) HoldingAt(ctx context.Context, agent common.Hash, wallet common.Address, block uint64) (*Holding, common.Hash, error) {
+	h, err := s.cfg.Chain.HeaderByNumber(ctx, new(big.Int).SetUint64(block))
+	if err != nil {
+		return nil, common.Hash{}, fmt.Errorf("read block %d: %w", block, err)
+	}
+	r, err := bind.Call(s.instance(), &bind.CallOpts{Context: ctx, BlockNumber: new(big.Int).SetUint64(block)},
+		s.abi.PackRecordOf(agent, wallet), s.abi.UnpackRecordOf)
+	if err != nil {
+		return nil, common.Hash{}, fmt.Errorf("read stake of %s at block %d: %w", agent.Hex(), block, err)
+	}
+	tok, err := s.token(ctx)
+	if err != nil {
+		return nil, common.Hash{}, err
+	}
+	st := Status(fmt.Sprint(r.Status))
+	if int(r.Status) < len(chainStatuses) {
+		st = chainStatuses[r.Status]
+	}
+	return &Holding{Agent: agent, Controller: wallet, Status: st, Staked: r.Staked.String(), Locked: r.Locked.String(),
+		Unbonding: r.Unbonding.String(), UnlockAt: r.UnlockAt, Token: tok}, h.Hash(), nil
+}
+
+// ErrStakeFacts reports a stake credential whose facts the chain does not confirm.
+var ErrStakeFacts = errors.New("stake: the chain does not confirm the credential's facts")
+
+// CheckStakeSubject checks a stake credential's facts against a chain that answers as
+// chainID: the block's hash at its number, and StakeRegistry.recordOf(agentId, wallet) at
+// that block (bound, staked the amount stated). It returns ErrStakeFacts saying which fact
+// differs, or the chain's error when it cannot tell.
+func CheckStakeSubject(ctx context.Context, c Chain, chainID uint64, subj identity.StakeSubject) error {
+	if subj.ChainID != chainID {
+		return fmt.Errorf("%w: it is for chain %d, the RPC serves chain %d", ErrStakeFacts, subj.ChainID, chainID)
+	}
+	if !common.IsHexAddress(subj.Registry) || !common.IsHexAddress(subj.Wallet) {
+		return fmt.Errorf("%w: stakeRegistry and wallet must be addresses", ErrStakeFacts)
+	}
+	if identity.AgentID(subj.ID).Hex() != subj.AgentID {
+		return fmt.Errorf("%w: agentId %s is not keccak256 of %s", ErrStakeFacts, subj.AgentID, subj.ID)
+	}
+	svc := NewService(ServiceConfig{Chain: c, Registry: common.HexToAddress(subj.Registry)})
+	h, hash, err := svc.HoldingAt(ctx, identity.AgentID(subj.ID), common.HexToAddress(subj.Wallet), subj.Block)
+	if err != nil {
+		return err
+	}
+	switch {
+	case hash.Hex() != subj.BlockHash:
+		return fmt.Errorf("%w: block %d has hash %s, the credential says %s (a reorg, or another chain)", ErrStakeFacts, subj.Block, hash.Hex(), subj.BlockHash)
+	case h.Status != StatusBound:
+		return fmt.Errorf("%w: at block %d the record is %s, not bound", ErrStakeFacts, subj.Block, h.Status)
+	case h.Staked != subj.Amount:
+		return fmt.Errorf("%w: at block %d the stake is %s, the credential says %s", ErrStakeFacts, subj.Block, h.Staked, subj.Amount)
+	case h.Token.Hex() != subj.Token:
+		return fmt.Errorf("%w: the stake token is %s, the credential says %s", ErrStakeFacts, h.Token.Hex(), subj.Token)
+	}
+	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 )
 
@@ -235,6 +236,10 @@ func (n *Node) waitReady(ctx context.Context, cmd *exec.Cmd, done <-chan struct{
 	for {
 		if b, err := os.ReadFile(n.LogFile); err == nil && int64(len(b)) >= from && bytes.Contains(b[from:], ready) {
 			if in, err := getInfo(ctx, client, n.URL()); err == nil && in.Peer != nil && len(in.Peer.Addrs) > 0 {
+				// The other nodes are bootstrapped from this peer id: it must be the node's.
+				if err := in.checkPeer(); err != nil {
+					return err
+				}
 				n.mu.Lock()
 				n.did, n.peerID, n.addrs = in.NodeDID, in.Peer.ID, in.Peer.Addrs
 				n.mu.Unlock()
@@ -258,9 +263,22 @@ func (n *Node) waitReady(ctx context.Context, cmd *exec.Cmd, done <-chan struct{
 type info struct {
 	NodeDID string `json:"nodeDid"`
 	Peer    *struct {
-		ID    string   `json:"id"`
-		Addrs []string `json:"addrs"`
+		ID      string   `json:"id"`
+		Addrs   []string `json:"addrs"`
+		Binding string   `json:"binding"`
 	} `json:"peer"`
+}
+
+// checkPeer verifies the node's peer binding: its DID signed (surety-peer+jws) that the
+// peer id it answers is its own.
+func (in *info) checkPeer() error {
+	if in.Peer == nil {
+		return errors.New("the node answers no peer")
+	}
+	if _, err := identity.VerifyPeerBinding([]byte(in.Peer.Binding), in.NodeDID, in.Peer.ID); err != nil {
+		return fmt.Errorf("the node's peer binding does not verify: %w", err)
+	}
+	return nil
 }
 
 func getInfo(ctx context.Context, client *http.Client, base string) (*info, error) {

@@ -76,6 +76,36 @@ func (c *Client) RegisterCard(ctx context.Context, jws string) (*wire.Agent, err
 	return &out, nil
 }
 
+// RegisterA2ACard is POST /v1/agents with a signed A2A Agent Card (JSON, signed by the DID
+// its Surety trust extension names; registry.SignA2A makes one).
+func (c *Client) RegisterA2ACard(ctx context.Context, card []byte) (*wire.Agent, error) {
+	var out wire.Agent
+	if err := c.do(ctx, request{method: http.MethodPost, path: "/v1/agents", contentType: "application/a2a-card+json", body: card}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// NodeA2ACard is GET /.well-known/agent-card.json: the node's own A2A card, signed by the
+// node (its signature is over a2a.Canonical of the card).
+func (c *Client) NodeA2ACard(ctx context.Context) (*wire.A2ACard, error) {
+	var out wire.A2ACard
+	if err := c.get(ctx, "/.well-known/agent-card.json", &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// AgentA2ACard is GET /v1/agents/{did}/agent-card.json: the agent's card as A2A with the
+// node's live trust params, signed by the node.
+func (c *Client) AgentA2ACard(ctx context.Context, did string) (*wire.A2ACard, error) {
+	var out wire.A2ACard
+	if err := c.get(ctx, "/v1/agents/"+esc(did)+"/agent-card.json", &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Agent is GET /v1/agents/{did}.
 func (c *Client) Agent(ctx context.Context, did string) (*wire.Agent, error) {
 	var out wire.Agent

@@ -1,6 +1,10 @@
 package wire
 
-import "github.com/ethereum/go-ethereum/common"
+import (
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/a2a"
+)
 
 // Agent is an Agent Card as a node holds it, with the stake it had when the node took it
 // (registry.Agent): the answer of POST /v1/agents and GET /v1/agents/{did}.
@@ -15,7 +19,8 @@ type Agent struct {
 // SignedCard is a card with the JWS it came in (registry.SignedCard).
 type SignedCard struct {
 	Card
-	// JWS is the signed card, exactly as the agent signed it.
+	// JWS is the signed card as the agent signed it: a compact JWS, or a signed A2A card
+	// (a JSON object, in canonical form, with the one signature that verified).
 	JWS string `json:"jws"`
 }
 
@@ -59,3 +64,8 @@ type StatusResult struct {
 	Stake    string `json:"stake,omitempty"`
 	Restaked bool   `json:"restaked,omitempty"`
 }
+
+// A2ACard is an A2A v1.0 Agent Card (package a2a): the answer of GET
+// /.well-known/agent-card.json and GET /v1/agents/{did}/agent-card.json, and a body of
+// POST /v1/agents once signed.
+type A2ACard = a2a.AgentCard

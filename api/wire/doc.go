@@ -3,7 +3,8 @@
 // client (package api/client) exchange, and that any program speaking to a node can import.
 //
 // It imports nothing of the node: no network stack, no database, no cgo (only the standard
-// library, go-ethereum's common types and the log's hash type, reputation/merkle), so a client
+// library, go-ethereum's common types, the log's hash type, reputation/merkle, and the A2A card
+// types of package a2a, which link only the standard library), so a client
 // links none of what a node runs. internal/repotest's TestClientLinksNoNode holds it to that.
 //
 // api/openapi.json is the contract. Where the server answers with a type of a node package

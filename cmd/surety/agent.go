@@ -34,7 +34,8 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 func runAgentRegister(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "agent register", "--key KEYFILE --name NAME --capability TAG... [flags]", strings.TrimSpace(`
 Sign an Agent Card with your DID key and register it with a node. Its sequence number is one
-above the card the node has (or 1), so the new card replaces the old.`))
+above the card the node has (or 1), so the new card replaces the old. With --a2a the card is
+an A2A v1.0 Agent Card signed as A2A says (docs/a2a.md); otherwise Surety's JWS card.`))
 	node := fs.nodeURL()
 	keyFile := fs.String("key", "", "your DID's private key file")
 	name := fs.String("name", "", "the agent's name")
@@ -43,6 +44,7 @@ above the card the node has (or 1), so the new card replaces the old.`))
 	var caps, endpoints listFlag
 	fs.Var(&caps, "capability", "a capability tag, e.g. summarize (repeat)")
 	fs.Var(&endpoints, "endpoint", "KIND=URL with KIND a2a, mcp or http (repeat)")
+	asA2A := fs.Bool("a2a", false, "sign and send the card as an A2A Agent Card")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -83,13 +85,23 @@ above the card the node has (or 1), so the new card replaces the old.`))
 	default:
 		return err
 	}
-	sc, err := registry.Sign(card, k)
-	if err != nil {
-		return err
-	}
-	a, err := c.RegisterCard(ctx, sc.JWS)
-	if err != nil {
-		return err
+	var a *wire.Agent
+	if *asA2A {
+		_, raw, err := registry.SignA2A(card, k)
+		if err != nil {
+			return err
+		}
+		if a, err = c.RegisterA2ACard(ctx, raw); err != nil {
+			return err
+		}
+	} else {
+		sc, err := registry.Sign(card, k)
+		if err != nil {
+			return err
+		}
+		if a, err = c.RegisterCard(ctx, sc.JWS); err != nil {
+			return err
+		}
 	}
 	if *asJSON {
 		return printJSON(e, a)
@@ -99,8 +111,9 @@ above the card the node has (or 1), so the new card replaces the old.`))
 }
 
 func runAgentShow(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "agent show", "DID", "Show an agent's card from the node's registry.")
+	fs := newFlags(e, "agent show", "DID", "Show an agent's card from the node's registry; with --a2a, as the A2A Agent Card the node serves (signed by the node, with the agent's stake and reputation).")
 	node := fs.nodeURL()
+	asA2A := fs.Bool("a2a", false, "show the A2A Agent Card")
 	fs.jsonAlways()
 	pos, err := fs.parseArgs(args)
 	if err != nil {
@@ -112,6 +125,13 @@ func runAgentShow(ctx context.Context, e *env, args []string) error {
 	c, err := newNodeClient(*node)
 	if err != nil {
 		return err
+	}
+	if *asA2A {
+		card, err := c.AgentA2ACard(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		return printJSON(e, card)
 	}
 	a, err := c.Agent(ctx, pos[0])
 	if err != nil {

@@ -33,6 +33,15 @@ func TestAgentRegistryThroughCLIAndAPI(t *testing.T) {
 	if out := runOK(t, "", "agent", "show", "--node", base, did); !strings.Contains(out, `"seq": 2`) {
 		t.Errorf("show: %s", out)
 	}
+	// As an A2A card: registered signed by the agent, shown as the node serves it.
+	if out := runOK(t, "", "agent", "register", "--a2a", "--node", base, "--key", key, "--name", "Summarizer", "--description", "summarizes research papers",
+		"--capability", "summarize/pdf", "--endpoint", "mcp=https://agent.example/mcp"); !strings.Contains(out, "card 3") {
+		t.Errorf("register --a2a: %s", out)
+	}
+	if out := runOK(t, "", "agent", "show", "--a2a", "--node", base, did); !strings.Contains(out, `"https://surety.dev/ext/trust/v1"`) ||
+		!strings.Contains(out, `"protocolBinding": "MCP"`) || !strings.Contains(out, `"summarize/pdf",`) || !strings.Contains(out, `"seq": 3`) {
+		t.Errorf("show --a2a: %s", out)
+	}
 	// Status: nothing on chain closed the DID, so it is active and its card stays.
 	if out := runOK(t, "", "agent", "status", "--node", base, did); !strings.Contains(out, did+": active; its card here counts stake 0") {
 		t.Errorf("status: %s", out)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/api"
@@ -176,8 +177,22 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 			return bc.request("POST", fmt.Sprintf("/v1/bounties/%d/claim", id), bc.envelope(worker, id+1, b), nil)
 		}, http.StatusBadRequest, "name this bounty"},
 	}
-	// The embedded chain mines a block per transaction: an unchanged height means nothing was sent.
-	nonce := func() uint64 { return getInfo(t, base).Chain.BlockNumber }
+	// The parties' wallets' nonces, read through the node's relay: unchanged, nothing was sent
+	// for them. (Not the block height: the node sends transactions of its own, such as its
+	// stake as a node, at any time; at 404f159 one landed between two reads.)
+	nonce := func() uint64 {
+		var n uint64
+		for _, p := range []*party{market, worker, stranger} {
+			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionCount","params":["%s","latest"]}`, p.wallet.Hex())
+			code, body := bc.request("POST", "/v1/rpc", []byte(req), map[string]string{"Content-Type": "application/json"})
+			var res struct{ Result hexutil.Uint64 }
+			if code != http.StatusOK || json.Unmarshal(body, &res) != nil {
+				t.Fatalf("eth_getTransactionCount: %d %s", code, body)
+			}
+			n += uint64(res.Result)
+		}
+		return n
+	}
 	before := nonce()
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

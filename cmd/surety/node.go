@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +36,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	cfg := node.Config{Version: version, Passphrase: e.getenv(passphraseEnv)}
 	fs.StringVar(&cfg.DataDir, "data-dir", defaultDataDir(e), "directory for the node's database and keys")
 	fs.StringVar(&cfg.Listen, "listen", node.DefaultListen, "address of the HTTP API")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "the API's base URL as others reach it (https://node.example), named in the node's signed A2A cards and in the status entries of its credentials (default: http:// and the --listen address)")
 	rpcURL := fs.rpcURL("JSON-RPC URL of an external chain (default: the embedded chain)")
 	deployment := fs.String("deployment", "", "deployment file naming the contract addresses on the --rpc-url chain")
 	fs.IntVar(&cfg.DevAccounts, "dev-accounts", node.DefaultDevAccounts, "funded dev accounts on the embedded chain")
@@ -95,6 +97,12 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 			return usagef("--trusted-proxy %q is not an IP or CIDR", p)
 		}
 		cfg.TrustedProxies = append(cfg.TrustedProxies, n)
+	}
+	if cfg.PublicURL != "" {
+		u, err := url.Parse(cfg.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return usagef("--public-url %q is not a base URL like https://node.example", cfg.PublicURL)
+		}
 	}
 	if cfg.ScoreStep < 0 || (cfg.ScoreStep > 0 && cfg.ScoreStep < time.Second) {
 		return usagef("--score-step must be at least 1s, got %s", cfg.ScoreStep)

@@ -33,7 +33,7 @@ import (
 
 // SyncProtocol is the libp2p protocol of anti-entropy requests: one request and one answer
 // per stream, each a JSON document that its sender ends by closing its side.
-const SyncProtocol = "/surety/sync/1.0.0"
+const SyncProtocol = "/surety/sync/1"
 
 // ID is an item's id in a Set: a SHA-256 (of the item's bytes, or of what identifies it).
 type ID [32]byte

@@ -39,24 +39,29 @@ var allowed = map[string][]string{
 	"internal/benchtable": {},
 	"internal/units":      {},
 	"internal/memlimit":   {},
+	"internal/jcs":        {},
+	"a2a":                 {"internal/jcs"},
 	"internal/chainlog":   {"internal/sqlite", "internal/chain"},
 	"internal/benchref":   {"internal/sqlite"},
 	"internal/repotest":   {"internal/tools"},
 	"internal/testutil":   {"internal/anvil", "internal/chain", "internal/sqlite", "internal/tools"},
-	"identity":            {"internal/sqlite"},
-	"contracts":           {"internal/chain", "internal/tools", "internal/units"},
-	"groups":              {"identity", "internal/p2p", "internal/sqlite"},
-	"registry":            {"identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units"},
-	"reputation":          {"identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units"},
-	"txn":                 {"internal/chain", "internal/sqlite"},
-	"escrow":              {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/tools", "internal/units"},
-	"stake":               {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
-	"api":                 {"txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/sqlite", "internal/units"},
-	"testnet":             {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
-	"node":                {"api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
-	"demo":                {"node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
-	"testnet/e2e":         {"testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
-	"cmd":                 {"*"},
+	// conformance generates and checks the protocol's vectors with the node's own code: the
+	// signed objects' packages, and api for the problem type each refusal is answered with.
+	"internal/conformance": {"a2a", "api", "identity", "groups", "registry", "reputation", "stake", "contracts", "internal/tools", "internal/chain", "internal/sqlite", "internal/units"},
+	"identity":             {"internal/sqlite"},
+	"contracts":            {"internal/chain", "internal/tools", "internal/units"},
+	"groups":               {"identity", "internal/p2p", "internal/sqlite"},
+	"registry":             {"a2a", "identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units"},
+	"reputation":           {"identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units"},
+	"txn":                  {"internal/chain", "internal/sqlite"},
+	"escrow":               {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/tools", "internal/units"},
+	"stake":                {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
+	"api":                  {"a2a", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/sqlite", "internal/units"},
+	"testnet":              {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
+	"node":                 {"a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
+	"demo":                 {"a2a", "node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
+	"testnet/e2e":          {"a2a", "testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
+	"cmd":                  {"*"},
 }
 
 // narrowed limits, for a group, which packages of a group allowed to it it may import: the
@@ -95,7 +100,7 @@ var client = []string{"api/client", "api/wire"}
 
 // clientMayLink are the module's packages the client packages may depend on: each other and
 // the log's hash type, which an auditor links anyway.
-var clientMayLink = []string{"api/client", "api/wire", "reputation/merkle"}
+var clientMayLink = []string{"api/client", "api/wire", "reputation/merkle", "a2a", "internal/jcs"}
 
 // nodeCode are the import path prefixes of what a node runs and a client does not: the
 // network stack (libp2p, go-ethereum's p2p and eth), the database (go-sqlite3, cgo), the

@@ -268,11 +268,76 @@ func TestClientViolationsCatches(t *testing.T) {
 	want := []string{
 		"github.com/mattn/go-sqlite3 uses cgo: the client packages must link none",
 		m + "api/client depends on github.com/labstack/echo/v4: a client links no node code",
-		m + "api/client depends on " + m + "api: a client links no module package but api/client, api/wire, reputation/merkle",
+		m + "api/client depends on " + m + "api: a client links no module package but api/client, api/wire, reputation/merkle, a2a, internal/jcs",
 		m + "api/wire depends on github.com/ethereum/go-ethereum/core/types: a client links no node code",
 		m + "api/wire depends on github.com/libp2p/go-libp2p/core/peer: a client links no node code",
 	}
 	if diff := cmp.Diff(want, ClientViolations(deps)); diff != "" {
 		t.Errorf("violations (-want +got):\n%s", diff)
+	}
+}
+
+// TestProtocolNamesEveryConstant: every protocol constant in the source (JWS typs, gossip
+// topics, stream protocol ids, DHT namespaces, body kinds, sync names, Surety's URIs; found
+// by parsing, so a new one is found too) appears in docs/PROTOCOL.md.
+func TestProtocolNamesEveryConstant(t *testing.T) {
+	root, err := tools.RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(root, "docs", "PROTOCOL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []ProtocolConstant
+	for _, p := range repoPackages(t) {
+		cs, err := ProtocolConstants(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, cs...)
+	}
+	// The kinds the protocol has today must be among those found, or the search is broken.
+	for _, v := range []string{"surety-envelope+jws", "surety-card+jws", "surety-binding+jws", "surety-sth+jws", "surety-peer+jws",
+		"/surety/audits/1", "/surety/cards/1", "/surety/groups/1", "/surety/agents/1", "/surety/sync/1", "surety-card"} {
+		if !slices.ContainsFunc(all, func(c ProtocolConstant) bool { return c.Value == v }) {
+			t.Errorf("the constant search did not find %q", v)
+		}
+	}
+	for _, v := range UndocumentedProtocol(all, string(doc)) {
+		t.Error(v)
+	}
+	if testing.Verbose() {
+		for _, c := range all {
+			t.Logf("%s %s = %q", c.Pos, c.Name, c.Value)
+		}
+	}
+}
+
+// TestProtocolConstantsCatches proves the protocol check can fail: a new typ, topic,
+// namespace or sync set that the document does not name is reported; string enums of a named
+// type and constants of no protocol shape are not protocol names.
+func TestProtocolConstantsCatches(t *testing.T) {
+	dir := t.TempDir()
+	src := "package p\n\ntype KeyType string\n\nconst (\n" +
+		"\tNewType = \"surety-new+jws\"\n\tTopicX = \"/surety/x/1\"\n\tFooNamespace = \"foo\"\n\tThingsSet = \"things\"\n" +
+		"\tEd KeyType = \"ed25519\"\n\tgreeting = \"hello\"\n\tCredType = \"vc+jwt\"\n\tDocumented = \"/surety/documented/1\"\n)\n"
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := ProtocolConstants(Package{Name: "p", Dir: dir, GoFiles: []string{"p.go"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cs {
+		names = append(names, c.Name)
+	}
+	if want := []string{"p.NewType", "p.TopicX", "p.FooNamespace", "p.ThingsSet", "p.CredType", "p.Documented"}; !slices.Equal(names, want) {
+		t.Errorf("found %q, want %q", names, want)
+	}
+	got := UndocumentedProtocol(cs, "the `/surety/documented/1` protocol; /surety/x/1 unquoted does not count")
+	if len(got) != 5 {
+		t.Errorf("undocumented = %q, want all but the documented one", got)
 	}
 }
