@@ -437,6 +437,62 @@ def root_from_inclusion(leaf: bytes, index: int, size: int, path) -> bytes:
     return r
 
 
+def check_inclusion(leaf: bytes, index: int, size: int, path, root: bytes):
+    """RFC 9162 inclusion check of leaf at index of size leaves under root: VerifyError
+    proof-shape (a path of the wrong length, an impossible position) or proof-invalid."""
+    try:
+        got = root_from_inclusion(leaf, index, size, path)
+    except ValueError as e:
+        raise VerifyError("proof-shape", str(e)) from None
+    if got != root:
+        raise VerifyError("proof-invalid", "the path leads to another root")
+
+
+def check_consistency(first: int, second: int, first_root: bytes, second_root: bytes, path):
+    """RFC 9162 (2.1.4.2): the tree of first leaves (first_root) is a prefix of the tree of
+    second leaves (second_root). VerifyError proof-shape or proof-invalid."""
+    def shape(msg):
+        return VerifyError("proof-shape", msg)
+    if first > second:
+        raise shape("from size %d to the smaller %d" % (first, second))
+    if first == second:
+        if path:
+            raise shape("equal sizes take an empty proof")
+        if first_root != second_root:
+            raise VerifyError("proof-invalid", "equal sizes, different roots")
+        return
+    if first == 0:
+        if path:
+            raise shape("from the empty tree takes an empty proof")
+        return
+    if not path:
+        raise shape("empty proof from %d to %d" % (first, second))
+    path = list(path)
+    if first & (first - 1) == 0:
+        path.insert(0, first_root)
+    fn, sn = first - 1, second - 1
+    while fn & 1:
+        fn >>= 1
+        sn >>= 1
+    fr = sr = path[0]
+    for c in path[1:]:
+        if sn == 0:
+            raise shape("%d hashes, too many from %d to %d" % (len(path), first, second))
+        if fn & 1 or fn == sn:
+            fr, sr = _node(c, fr), _node(c, sr)
+            while not (fn & 1 or fn == 0):
+                fn >>= 1
+                sn >>= 1
+        else:
+            sr = _node(sr, c)
+        fn >>= 1
+        sn >>= 1
+    if sn != 0:
+        raise shape("%d hashes, too few from %d to %d" % (len(path), first, second))
+    if fr != first_root or sr != second_root:
+        raise VerifyError("proof-invalid", "the path leads to other roots")
+
+
 def verify_inclusion(leaf: bytes, proof: dict, size: int, root: bytes):
     """Checks a node's inclusion proof ({leaf, index, size, path}, hex hashes) of leaf in the
     tree of size leaves with root (from a head open_head verified). VerifyError slug
@@ -451,11 +507,10 @@ def verify_inclusion(leaf: bytes, proof: dict, size: int, root: bytes):
             raise VerifyError("proof-mismatch", "a proof of another leaf")
         if int(proof["size"]) != size:
             raise VerifyError("proof-mismatch", "a proof in the tree of size %s, not %d" % (proof["size"], size))
-        got = root_from_inclusion(leaf, int(proof["index"]), size, [h(p) for p in proof.get("path") or []])
+        index, path = int(proof["index"]), [h(p) for p in proof.get("path") or []]
     except (ValueError, KeyError, TypeError) as e:
-        raise VerifyError("proof-invalid", str(e)) from None
-    if got != root:
-        raise VerifyError("proof-invalid", "the path leads to another root")
+        raise VerifyError("proof-shape", str(e)) from None
+    check_inclusion(leaf, index, size, path, root)
 
 
 def open_head(signed: str, node: str = "") -> dict:

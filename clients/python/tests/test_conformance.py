@@ -96,10 +96,20 @@ def _peer(v):
     return {"did": b["did"], "peerId": b["peerId"]}
 
 
+def _log_proof(v):
+    p = v["input"]
+    h = bytes.fromhex
+    if p["type"] == "inclusion":
+        objects.check_inclusion(h(p["leaf"]), p.get("index", 0), p.get("size", 0), [h(x) for x in p.get("path") or []], h(p["root"]))
+    else:
+        objects.check_consistency(p.get("from", 0), p.get("to", 0), h(p["fromRoot"]), h(p["toRoot"]), [h(x) for x in p.get("path") or []])
+    return {}
+
+
 # The kinds this client checks; the problem types refused vectors name (problem) or the
 # reason slugs of the client-only kinds (reason).
 CHECKERS = {"key": _key, "did": _did, "envelope": _envelope, "audit": _audit, "binding": _binding, "card": _card,
-            "log-head": _head, "peer-binding": _peer}
+            "log-head": _head, "peer-binding": _peer, "log-proof": _log_proof}
 
 
 def verdict(v):
