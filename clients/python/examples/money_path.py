@@ -23,6 +23,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from surety import a2a  # noqa: E402
 from surety import (ED25519, RPC, SECP256K1, Client, Contracts, Key, PrivateKey,  # noqa: E402
                     RPCError, Wallet, agent_id, envelope_leaf, open_head, sign_audit, sign_binding,
                     sign_card, verify_card, verify_inclusion)
@@ -103,6 +104,22 @@ def main():
         a.stake(contracts, STAKE)
     poster.register(["marketplace"])
     worker.register(["translate", "summarize"])
+    # The worker's card again, as an A2A v1.0 AgentCard it signs itself (A2A §8.4, the trust
+    # extension carrying its DID and wallet): it replaces the JWS card (seq 2).
+    a2a_card = a2a.sign_card(worker.key, a2a.card_from_surety(worker.did, "python worker", worker.wallet.address, 2,
+                                                              description="a Python agent, in A2A", capabilities=["translate", "summarize"],
+                                                              endpoints=[{"kind": "a2a", "url": "https://worker.example/a2a"}]))
+    got = node.register_a2a_card(a2a.card_text(a2a_card))
+    if got.seq != 2 or not got.staked:
+        raise SystemExit("the node took the A2A card as %s" % got.raw)
+    own = a2a.verify_registered(node.a2a_card_text(worker.did, form="registered"))
+    served = a2a.verify_served(node.a2a_card_text(worker.did), info.node_did)
+    params = a2a.trust_params(served["card"])
+    if own["signer"] != worker.did or served["did"] != worker.did or params.get("stake") != str(STAKE):
+        raise SystemExit("the node serves the A2A card as %s / %s" % (own, params))
+    node_card = a2a.verify_served(node.a2a_card_text(), info.node_did)
+    say("worker registered an A2A card (seq 2); the node serves it signed by %s with stake %s, and its own card signed by itself" % (
+        served["signer"][:24] + "…", params.get("stake")))
     found = [a.did for a in node.search_agents(capability="translate")]
     if worker.did not in found:
         raise SystemExit("search for translate does not find the worker: %s" % found)

@@ -25,8 +25,10 @@ class Client:
 
     # --- plumbing ---
 
-    def request(self, method, path, body=None, content_type="application/json", headers=None, query=None):
-        """The decoded JSON answer (None for 204); ProblemError for a 4xx/5xx answer."""
+    def request(self, method, path, body=None, content_type="application/json", headers=None, query=None, raw=False):
+        """The decoded JSON answer (None for 204; the bytes with raw); ProblemError for a
+        4xx/5xx answer."""
+        want_raw = raw
         url = self.base + path
         if query:
             url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
@@ -48,6 +50,8 @@ class Client:
             raise problem_of(e.code, raw, e.headers.get("Content-Type", "")) from None
         if len(raw) > MAX_ANSWER:
             raise ProblemError(status, title="answer larger than %d bytes" % MAX_ANSWER)
+        if want_raw:
+            return raw
         if status == 204 or not raw:
             return None
         return json.loads(raw)
@@ -107,6 +111,17 @@ class Client:
 
     def register_agent(self, signed_card: str) -> Agent:
         return Agent.from_json(self.request("POST", "/v1/agents", signed_card, "application/jose"))
+
+    def register_a2a_card(self, card_text: str) -> Agent:
+        """POST /v1/agents with an A2A AgentCard's JSON (signed: a2a.sign_card)."""
+        return Agent.from_json(self.request("POST", "/v1/agents", card_text, "application/a2a-card+json"))
+
+    def a2a_card_text(self, did: str = "", form: str = "") -> str:
+        """The A2A card a node serves, as text (verify it with a2a.verify_served): an agent's
+        (GET /v1/agents/{did}/agent-card.json; form "registered" for the agent's own signed
+        card) or, without did, the node's own (/.well-known/agent-card.json)."""
+        path = "/v1/agents/" + self._did_path(did) + "/agent-card.json" if did else "/.well-known/agent-card.json"
+        return self.request("GET", path, query={"form": form or None}, raw=True).decode("utf-8")
 
     def agent(self, did: str) -> Agent:
         return Agent.from_json(self.request("GET", "/v1/agents/" + self._did_path(did)))

@@ -106,10 +106,21 @@ def _log_proof(v):
     return {}
 
 
+def _a2a_card(v):
+    from surety import a2a
+    c = v.get("context") or {}
+    if c.get("node"):
+        got = a2a.verify_served(v["input"], c["node"])
+        return {"signer": got["signer"], "did": got["did"]}
+    got = a2a.verify_registered(v["input"], now=c.get("now"))
+    return {"did": got["did"], "name": got["name"], "seq": got["seq"], "wallet": secp256k1.checksum_address(got["wallet"]),
+            "capabilities": got["capabilities"], "signer": got["signer"]}
+
+
 # The kinds this client checks; the problem types refused vectors name (problem) or the
 # reason slugs of the client-only kinds (reason).
 CHECKERS = {"key": _key, "did": _did, "envelope": _envelope, "audit": _audit, "binding": _binding, "card": _card,
-            "log-head": _head, "peer-binding": _peer, "log-proof": _log_proof}
+            "log-head": _head, "peer-binding": _peer, "log-proof": _log_proof, "a2a-card": _a2a_card}
 
 
 def verdict(v):

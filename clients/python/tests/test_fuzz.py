@@ -119,6 +119,28 @@ class TestSignedShapesNeverCrash(unittest.TestCase):
             self.run_signed("binding-" + v["type"], key, json.dumps(b["statement"]), objects.BINDING_TYPE, parse_binding)
 
 
+class TestA2AShapesNeverCrash(unittest.TestCase):
+    def test_shapes(self):
+        from surety import a2a
+        k = Key("secp256k1", bytes([3]) * 32)
+        base = a2a.card_from_surety(k.did, "a", "0x" + "11" * 20, 1, updated=1764000000, capabilities=["x/y", "z"],
+                                    endpoints=[{"kind": "a2a", "url": "https://a.example/a2a"}])
+        rng = random.Random("surety-fuzz-a2a-shapes")
+        for _ in range(ROUNDS):
+            doc = mutate_json(rng, base)
+            try:
+                text = a2a.card_text(a2a.sign_card(k, doc))
+            except VerifyError:
+                continue  # the signer refuses what it cannot canonicalize
+            try:
+                a2a.verify_registered(text, now=1764000000)
+                a2a.verify_served(text, k.did.text)
+            except (VerifyError, DIDError):
+                pass
+            except Exception as e:  # noqa: BLE001 - the point of the test
+                self.fail("a2a crashed on %s: %s: %s" % (json.dumps(doc)[:300], type(e).__name__, e))
+
+
 class TestParsersNeverCrash(unittest.TestCase):
     def run_parser(self, name, seeds, parse, allowed=(VerifyError, DIDError)):
         rng = random.Random("surety-fuzz-" + name)
@@ -157,6 +179,15 @@ class TestParsersNeverCrash(unittest.TestCase):
         self.run_parser("head", [head], lambda s: objects.open_head(s, k.did.text))
         peer = sign_compact(k, ('{"did":"%s","peerId":"12D3KooW"}' % k.did.text).encode(), objects.PEER_BINDING_TYPE)
         self.run_parser("peer-binding", [peer], lambda s: objects.verify_peer_binding(s, k.did.text, "12D3KooW"))
+
+    def test_a2a_cards(self):
+        from surety import a2a
+        k = Key("ed25519", bytes(32))
+        card = a2a.card_text(a2a.sign_card(k, a2a.card_from_surety(k.did, "a", "0x" + "11" * 20, 1, updated=1764000000,
+                                                                    capabilities=["x/y"], endpoints=[{"kind": "mcp", "url": "https://a.example/mcp"}])))
+        self.assertEqual(a2a.verify_registered(card, now=1764000000)["did"], k.did.text)
+        self.run_parser("a2a-card", [card], lambda s: a2a.verify_registered(s, now=1764000000))
+        self.run_parser("a2a-served", [card], lambda s: a2a.verify_served(s, k.did.text))
 
     def test_key_files(self):
         self.run_parser("key file", [v["keyFile"] for v in vectors("keys.json")], Key.from_key_file, (ValueError,))
