@@ -24,6 +24,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from surety import a2a  # noqa: E402
+from surety.objects import check_consistency, checkpoint_origin, open_checkpoint  # noqa: E402
 from surety import (ED25519, RPC, SECP256K1, Client, Contracts, Key, PrivateKey,  # noqa: E402
                     RPCError, Wallet, agent_id, envelope_leaf, open_head, sign_audit, sign_binding,
                     sign_card, verify_card, verify_inclusion)
@@ -206,6 +207,18 @@ def main():
     verify_inclusion(leaf, proof.raw, signed["size"], signed["root"])
     say("reputation of the worker: score %.3f from %d audit(s); its audit is leaf %d of %d under the root %s the node %s signed: proof checked" % (
         rep.score, rep.audits, proof.index, signed["size"], signed["root"].hex()[:16], info.node_did[:24] + "…"))
+    # The same head as a C2SP checkpoint, signed under an origin naming this chain, the
+    # RootAnchor and the node: the same root, or one the head's tree is a prefix of.
+    if info.contracts.get("RootAnchor"):
+        origin = checkpoint_origin(info.chain.id, info.contracts["RootAnchor"], info.node_did)
+        cp = open_checkpoint(node.checkpoint(), origin, info.node_did)
+        if cp["size"] == signed["size"]:
+            if cp["root"] != signed["root"]:
+                raise SystemExit("the checkpoint and the head disagree at size %d" % cp["size"])
+        else:
+            p = node.consistency_proof(signed["size"], cp["size"])
+            check_consistency(signed["size"], cp["size"], signed["root"], cp["root"], [bytes.fromhex(x) for x in p.get("path") or []])
+        say("the node's checkpoint (%s, size %d) verifies and extends the head" % (origin[:40] + "…", cp["size"]))
     if rep.score <= 0 or rep.audits < 1:
         raise SystemExit("the worker's reputation counts nothing: %s" % rep.raw)
     print(json.dumps({"ok": True, "bounty": bounty_id, "poster": poster.did, "worker": worker.did, "payout": b.payout,

@@ -169,6 +169,10 @@ class Client:
     def log_head(self) -> Head:
         return Head.from_json(self.request("GET", "/v1/log/head"))
 
+    def checkpoint(self) -> str:
+        """GET /v1/log/checkpoint: the latest head as a C2SP signed note (objects.open_checkpoint)."""
+        return self.request("GET", "/v1/log/checkpoint", raw=True).decode("utf-8")
+
     def inclusion_proof(self, leaf_hex: str, size: int = 0) -> InclusionProof:
         return InclusionProof.from_json(self.request("GET", "/v1/log/proof/inclusion", query={"leaf": leaf_hex, "size": size or None}))
 

@@ -2,6 +2,8 @@
 (reputation/audit.go), wallet bindings (identity/binding.go) and the audit log's signed
 tree heads and Merkle proofs (reputation/verify)."""
 
+import base64
+import binascii
 import hashlib
 import json
 import re
@@ -591,3 +593,120 @@ def verify_peer_binding(raw: str, node: str = "", peer: str = "") -> dict:
     if peer and b["peerId"] != peer:
         raise VerifyError("peer-mismatch", "it names peer %s, not %s" % (b["peerId"][:80], peer[:80]))
     return b
+
+# --- Checkpoints (C2SP tlog-checkpoint in a signed note) --------------------------------------
+
+ED25519_NOTE_TYPE = b"\x01"
+ES256K_NOTE_TYPE = b"\xffsurety-es256k"
+MAX_CHECKPOINT_SIZE = 64 << 10
+MAX_NOTE_SIGNATURES = 100
+
+
+def checkpoint_origin(chain_id: int, anchor: str, node: str) -> str:
+    """The origin line a node's checkpoints carry: surety.log/<chain>/<anchor lowercase>/<DID>."""
+    return "surety.log/%d/%s/%s" % (chain_id, anchor.lower(), node)
+
+
+def _note_key(node: str):
+    """(note type, raw public key) of a node's did:key; malformed or unsupported-key."""
+    try:
+        d = parse_did(node)
+    except DIDError as e:
+        raise VerifyError("unsupported-key" if e.slug == "unsupported-key-type" else "malformed", str(e)) from None
+    if d.method != "key":
+        raise VerifyError("malformed", "%r is not a did:key" % node[:80])
+    return (ED25519_NOTE_TYPE if d.key_type == "ed25519" else ES256K_NOTE_TYPE), d
+
+
+def note_key_id(name: str, node: str) -> int:
+    """The 4-byte key ID of node's key under name: SHA-256(name "\\n" type || key)."""
+    typ, d = _note_key(node)
+    return int.from_bytes(hashlib.sha256(name.encode() + b"\n" + typ + d.public_key).digest()[:4], "big")
+
+
+def _valid_key_name(name: str) -> bool:
+    return bool(name) and not any(c.isspace() or c == "+" or ord(c) < 0x20 for c in name)
+
+
+def _note_bytes_ok(b: bytes):
+    try:
+        b.decode("utf-8")
+    except UnicodeDecodeError:
+        raise VerifyError("malformed", "checkpoint: not UTF-8") from None
+    if any(c < 0x20 and c != 0x0A for c in b):
+        raise VerifyError("malformed", "checkpoint: a control character")
+
+
+def parse_checkpoint(text: bytes) -> dict:
+    """{origin, size, root (bytes), extensions} of a checkpoint's text (its note body)."""
+    def bad(msg):
+        raise VerifyError("malformed", "checkpoint: " + msg)
+    _note_bytes_ok(text)
+    if not text.endswith(b"\n"):
+        bad("the text does not end in a newline")
+    lines = text[:-1].decode().split("\n")
+    if len(lines) < 3:
+        bad("%d lines, want at least origin, size and root" % len(lines))
+    origin, size = lines[0], lines[1]
+    if not origin:
+        bad("empty origin")
+    if not size or not size.isdigit() or not size.isascii() or (size[0] == "0" and size != "0") or int(size) >= 1 << 64:
+        bad("size %r is not a decimal without leading zeroes" % size[:30])
+    try:
+        root = base64.b64decode(lines[2], validate=True)
+    except (ValueError, binascii.Error):
+        root = b""
+    if len(root) != 32 or base64.b64encode(root).decode() != lines[2]:
+        bad("root %r is not 32 bytes of base64" % lines[2][:60])
+    if any(e == "" for e in lines[3:]):
+        bad("an empty extension line")
+    return {"origin": origin, "size": int(size), "root": root, "extensions": lines[3:]}
+
+
+def open_checkpoint(note, origin: str, node: str) -> dict:
+    """The checkpoint a node signed (GET /v1/log/checkpoint): a signature line by node's key
+    under origin must verify (reputation/verify OpenCheckpoint). VerifyError slugs:
+    bad-signature, no-signature, wrong-origin, malformed, unsupported-key."""
+    if isinstance(note, str):
+        note = note.encode("utf-8", "surrogatepass")
+    if len(note) > MAX_CHECKPOINT_SIZE:
+        raise VerifyError("malformed", "checkpoint larger than %d bytes" % MAX_CHECKPOINT_SIZE)
+    typ, d = _note_key(node)
+    _note_bytes_ok(note)
+    i = note.rfind(b"\n\n")
+    if i < 0:
+        raise VerifyError("malformed", "signed note: no blank line before the signatures")
+    text, block = note[:i + 1], note[i + 2:]
+    if not block.endswith(b"\n"):
+        raise VerifyError("malformed", "signed note: no signature lines, or the last does not end in a newline")
+    lines = block[:-1].decode().split("\n")
+    if len(lines) > MAX_NOTE_SIGNATURES:
+        raise VerifyError("malformed", "signed note: %d signatures" % len(lines))
+    sigs = []
+    for line in lines:
+        if not line.startswith("\u2014 "):
+            raise VerifyError("malformed", "signed note: a signature line does not start with an em dash and a space")
+        name, sep, b64 = line[2:].partition(" ")
+        if not sep or not _valid_key_name(name) or " " in b64:
+            raise VerifyError("malformed", 'signed note: a signature line is not "\u2014 name signature"')
+        try:
+            raw = base64.b64decode(b64, validate=True)
+        except (ValueError, binascii.Error):
+            raw = b""
+        if len(raw) < 5 or base64.b64encode(raw).decode() != b64:
+            raise VerifyError("malformed", "signed note: a signature is not base64 of a key ID and a signature")
+        sigs.append((name, int.from_bytes(raw[:4], "big"), raw[4:]))
+    want = note_key_id(origin, node)
+    verified = False
+    for name, kid, sig in sigs:
+        if name != origin or kid != want:
+            continue
+        if not d.verify(text, sig):
+            raise VerifyError("bad-signature", "checkpoint signed as %s" % node)
+        verified = True
+    if not verified:
+        raise VerifyError("no-signature", "none of %d signatures is %s's under %r" % (len(sigs), node, origin[:200]))
+    c = parse_checkpoint(text)
+    if c["origin"] != origin:
+        raise VerifyError("wrong-origin", "origin %r, want %r" % (c["origin"][:200], origin[:200]))
+    return c

@@ -117,10 +117,16 @@ def _a2a_card(v):
             "capabilities": got["capabilities"], "signer": got["signer"]}
 
 
+def _checkpoint(v):
+    c = v.get("context") or {}
+    got = objects.open_checkpoint(v["input"], c.get("origin", ""), c.get("node", ""))
+    return {"origin": got["origin"], "size": got["size"], "root": got["root"].hex()}
+
+
 # The kinds this client checks; the problem types refused vectors name (problem) or the
 # reason slugs of the client-only kinds (reason).
 CHECKERS = {"key": _key, "did": _did, "envelope": _envelope, "audit": _audit, "binding": _binding, "card": _card,
-            "log-head": _head, "peer-binding": _peer, "log-proof": _log_proof, "a2a-card": _a2a_card}
+            "log-head": _head, "peer-binding": _peer, "log-proof": _log_proof, "a2a-card": _a2a_card, "checkpoint": _checkpoint}
 
 
 def verdict(v):

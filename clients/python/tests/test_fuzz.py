@@ -189,6 +189,19 @@ class TestParsersNeverCrash(unittest.TestCase):
         self.run_parser("a2a-card", [card], lambda s: a2a.verify_registered(s, now=1764000000))
         self.run_parser("a2a-served", [card], lambda s: a2a.verify_served(s, k.did.text))
 
+    def test_checkpoints(self):
+        import glob
+        from helpers import REPO
+        notes = []
+        for f in sorted(glob.glob(os.path.join(REPO, "testdata", "conformance", "checkpoint", "*.json"))):
+            with open(f) as fh:
+                v = json.load(fh)
+            notes.append((v["input"], v["context"]["origin"], v["context"]["node"]))
+        if not notes:
+            self.skipTest("no checkpoint vectors to start from")
+        for note, origin, node in notes[:3]:
+            self.run_parser("checkpoint", [note], lambda s, o=origin, n=node: objects.open_checkpoint(s, o, n))
+
     def test_key_files(self):
         self.run_parser("key file", [v["keyFile"] for v in vectors("keys.json")], Key.from_key_file, (ValueError,))
 
