@@ -123,10 +123,33 @@ def _checkpoint(v):
     return {"origin": got["origin"], "size": got["size"], "root": got["root"].hex()}
 
 
+def _credential(v):
+    from surety import credentials
+    c = v.get("context") or {}
+    cred = credentials.verify_credential(v["input"], c.get("node", ""), now=c.get("now"))
+    status = credentials.check_status(cred, c.get("status_list", ""), now=c.get("now"))
+    subj = cred["credentialSubject"]
+    facts = {"issuer": cred["issuer"], "subject": subj.get("id", ""), "type": [t for t in cred["type"] if t != "VerifiableCredential"][-1],
+             "validFrom": cred["validFrom"], "validUntil": cred.get("validUntil", ""), "status": status}
+    if "SuretyStakeCredential" in cred["type"]:
+        facts.update({"wallet": subj.get("wallet"), "amount": subj.get("amount"), "chainId": subj.get("chainId"), "block": subj.get("blockNumber")})
+    return facts
+
+
+def _status_list(v):
+    from surety import credentials
+    c = v.get("context") or {}
+    lst = credentials.verify_status_list(v["input"], c.get("node", ""), now=c.get("now"))
+    bits = lst["bits"]
+    return {"id": lst["id"], "statusPurpose": lst["statusPurpose"], "bits": len(bits) * 8,
+            "set": [i for i in range(len(bits) * 8) if bits[i // 8] and credentials.status_bit(bits, i)]}
+
+
 # The kinds this client checks; the problem types refused vectors name (problem) or the
 # reason slugs of the client-only kinds (reason).
 CHECKERS = {"key": _key, "did": _did, "envelope": _envelope, "audit": _audit, "binding": _binding, "card": _card,
-            "log-head": _head, "peer-binding": _peer, "log-proof": _log_proof, "a2a-card": _a2a_card, "checkpoint": _checkpoint}
+            "log-head": _head, "peer-binding": _peer, "log-proof": _log_proof, "a2a-card": _a2a_card, "checkpoint": _checkpoint, "credential": _credential,
+            "status-list": _status_list}
 
 
 def verdict(v):

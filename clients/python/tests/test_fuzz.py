@@ -202,6 +202,26 @@ class TestParsersNeverCrash(unittest.TestCase):
         for note, origin, node in notes[:3]:
             self.run_parser("checkpoint", [note], lambda s, o=origin, n=node: objects.open_checkpoint(s, o, n))
 
+    def test_credentials(self):
+        import glob
+        from helpers import REPO
+        from surety import credentials
+        seeds = []
+        for f in sorted(glob.glob(os.path.join(REPO, "testdata", "conformance", "credential", "valid-*.json"))):
+            with open(f) as fh:
+                v = json.load(fh)
+            seeds.append((v["input"], v["context"].get("status_list", "")))
+        if not seeds:
+            self.skipTest("no credential vectors to start from")
+
+        def check(s, lst):
+            c = credentials.verify_credential(s, now=1764000000)
+            credentials.check_status(c, lst, now=1764000000)
+        for cred, lst in seeds:
+            self.run_parser("credential", [cred], lambda s, lst=lst: check(s, lst))
+            if lst:
+                self.run_parser("status-list", [lst], lambda s, cred=cred: check(cred, s))
+
     def test_key_files(self):
         self.run_parser("key file", [v["keyFile"] for v in vectors("keys.json")], Key.from_key_file, (ValueError,))
 
