@@ -145,11 +145,20 @@ def _status_list(v):
             "set": [i for i in range(len(bits) * 8) if bits[i // 8] and credentials.status_bit(bits, i)]}
 
 
+def _group(v):
+    from surety.groups import Thread
+    c = v.get("context") or {}
+    t = Thread(Verifier(now=c.get("now"), started=0), bound=c.get("bound") or ())
+    for raw in c.get("accepted") or []:
+        t.accept(raw)
+    return t.accept(v["input"])
+
+
 # The kinds this client checks; the problem types refused vectors name (problem) or the
 # reason slugs of the client-only kinds (reason).
 CHECKERS = {"key": _key, "did": _did, "envelope": _envelope, "audit": _audit, "binding": _binding, "card": _card,
             "log-head": _head, "peer-binding": _peer, "log-proof": _log_proof, "a2a-card": _a2a_card, "checkpoint": _checkpoint, "credential": _credential,
-            "status-list": _status_list}
+            "status-list": _status_list, "group": _group}
 
 
 def verdict(v):
