@@ -44,6 +44,9 @@ var (
 	// already has as many writes in flight as the node holds for one (maxInFlightPerAddress,
 	// maxInFlightPerWallet); nothing was sent.
 	ErrTooManyInFlight = errors.New("api: too many writes in flight from this address or wallet")
+	// ErrMCPBusy: the node serves as many /mcp requests at once as it takes
+	// (maxMCPRequests); nothing of this one ran.
+	ErrMCPBusy = errors.New("api: too many MCP requests at once")
 	// ErrNotA2A: the agent's registered card is a Surety JWS card, so it has no A2A form
 	// signed by the agent (GET /v1/agents/{did}/agent-card.json?form=registered).
 	ErrNotA2A = errors.New("api: the agent registered no A2A card")
@@ -99,6 +102,7 @@ var mappings = []mapping{
 	{err: ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "too-large", title: "The request body is too large"},
 	{err: ErrTooManyRequests, status: http.StatusTooManyRequests, slug: "too-many-requests", title: "Too many writes from this address; slow down", retryAfter: rateRetryAfter},
 	{err: ErrTooManyInFlight, status: http.StatusTooManyRequests, slug: "too-many-in-flight", title: "Too many writes in flight from this address or for this wallet; retry once one has ended", retryAfter: inFlightRetryAfter},
+	{err: ErrMCPBusy, status: http.StatusServiceUnavailable, slug: "mcp-busy", title: "The node serves as many MCP requests as it takes at once; try again shortly", retryAfter: rateRetryAfter},
 	{err: context.DeadlineExceeded, status: http.StatusGatewayTimeout, slug: "timeout", title: "The request took too long"},
 
 	// identity

@@ -78,6 +78,16 @@ const (
 	// state a full node keeps): a wallet reads the head; older blocks are the chain's
 	// history, which the node does not serve.
 	maxCallAge = 128
+
+	// maxMCPBody bounds a message posted to /mcp (mcp.MaxRequestBody: a tool call carrying
+	// an envelope or a task text). maxMCPPerAddress bounds the /mcp requests one client
+	// address has in flight (each is a whole stateless MCP session: it holds its body and a
+	// tool call's API requests, at most mcp.RequestTimeout); maxMCPRequests bounds them
+	// across addresses, counted only once a request's body is read, so that a client that
+	// sends no body holds no node-wide slot (503 mcp-busy past it).
+	maxMCPBody       = 320 << 10
+	maxMCPPerAddress = 4
+	maxMCPRequests   = 64
 	// maxCachedAgentCards bounds the agents' A2A cards the node keeps signed (one per DID,
 	// a few KiB each); past it the cache starts over and the next GETs sign again.
 	maxCachedAgentCards = 1024
@@ -86,4 +96,4 @@ const (
 // bodyLimits are the routes whose bodies are capped below maxBody: a task text, relayed
 // transactions and JSON-RPC, and group envelopes (the groups package refuses larger ones too).
 var bodyLimits = map[string]int64{"/v1/bounties/:id/spec": maxSpecBody, "/v1/tx/raw": maxRelayBody, "/v1/rpc": maxRelayBody,
-	"/v1/groups/:group_id/members": groups.MaxMembersSize + 4096, "/v1/groups/:group_id/envelopes": groups.MaxPostSize + 4096}
+	"/v1/groups/:group_id/members": groups.MaxMembersSize + 4096, "/v1/groups/:group_id/envelopes": groups.MaxPostSize + 4096, "/mcp": maxMCPBody}

@@ -80,6 +80,8 @@ func newFullServerWith(t *testing.T, limits api.Config) *api.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A node mounts its MCP endpoint (mcp.NewHandler) on every server; a stand-in here.
+	s.MountMCP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) }))
 	return s
 }
 

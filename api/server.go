@@ -139,6 +139,8 @@ type Server struct {
 	ops *opStore
 	// inFlight counts the writes in flight per client address and per relayed wallet.
 	inFlight inFlight
+	// mcp counts the /mcp requests in flight (MountMCP).
+	mcp mcpCount
 	// checkpoint is the last checkpoint signed, served again while the head is the same.
 	checkpoint signedCheckpoint
 	// The node's own A2A card, signed once (see nodeCard); agents' cards, signed once per

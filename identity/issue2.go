@@ -14,17 +14,22 @@ import (
 // (revoked, or rotated away), read from the chain's index (Verifier.KeyStatus), so a
 // revocation on chain shows in every credential the node issued for the DID.
 
-// statusCache keeps the bits last computed per list. The bits, not the signed list, are
-// what costs (a key-status lookup per index), and they do not depend on the URL a request
-// names the list under, so requests under several hosts share them.
+// statusCache keeps the bits last computed per list, and the list credential signed over
+// them for the last base URL asked: the bits cost a key-status lookup per index, the signed
+// list a gzip of 16 KiB and a signature, and anyone may ask.
 type statusCache struct {
 	mu    sync.Mutex
 	lists map[int]cachedList
+	gen   uint64 // computations so far
 }
 
 type cachedList struct {
 	at   time.Time
 	bits []byte
+	// gen numbers the computation; signed is the list's credential over bits for the base URL
+	// base, once asked for: while bits are current a request costs no gzip and no signature.
+	gen          uint64
+	base, signed string
 }
 
 // credentialStatus gives did its status entry when it may hold one (staked), or nil: an
@@ -135,38 +140,50 @@ func (s *Service) StatusList(ctx context.Context, n int, base string) (string, e
 	if n < 0 || n >= MaxStatusLists {
 		return "", fmt.Errorf("%w: status list %d (the node keeps lists 0 to %d)", ErrNotFound, n, MaxStatusLists-1)
 	}
-	now := s.cfg.Now()
-	bits, err := s.statusBits(ctx, n, now)
+	list, err := s.statusBits(ctx, n, s.cfg.Now())
 	if err != nil {
 		return "", err
 	}
-	c, err := StatusListCredential(s.NodeDID(), StatusListURL(base, n), bits, now, StatusListLifetime)
+	if list.signed != "" && list.base == base {
+		return list.signed, nil
+	}
+	c, err := StatusListCredential(s.NodeDID(), StatusListURL(base, n), list.bits, list.at, StatusListLifetime)
 	if err != nil {
 		return "", err
 	}
-	return s.cfg.Node.IssueCredential(c)
+	signed, err := s.cfg.Node.IssueCredential(c)
+	if err != nil {
+		return "", err
+	}
+	s.status.mu.Lock()
+	if cur, ok := s.status.lists[n]; ok && cur.gen == list.gen {
+		cur.base, cur.signed = base, signed
+		s.status.lists[n] = cur
+	}
+	s.status.mu.Unlock()
+	return signed, nil
 }
 
-// statusBits is list n's bitstring at now: the cached one while it is younger than
-// StatusCacheTTL, else computed from the chain's key states.
-func (s *Service) statusBits(ctx context.Context, n int, now time.Time) ([]byte, error) {
+// statusBits is list n's bitstring at now: the cached one (with its signed credential, once
+// signed) while it is younger than StatusCacheTTL, else computed from the chain's key states.
+func (s *Service) statusBits(ctx context.Context, n int, now time.Time) (cachedList, error) {
 	s.status.mu.Lock()
 	defer s.status.mu.Unlock()
 	if c, ok := s.status.lists[n]; ok && now.Sub(c.at) >= 0 && now.Sub(c.at) < s.cfg.StatusCacheTTL {
-		return c.bits, nil
+		return c, nil
 	}
 	holders, lists, err := s.cfg.Store.statusHolders(ctx, n)
 	if err != nil {
-		return nil, err
+		return cachedList{}, err
 	}
 	if n >= lists {
-		return nil, fmt.Errorf("%w: status list %d is not in use (the node has %d)", ErrNotFound, n, lists)
+		return cachedList{}, fmt.Errorf("%w: status list %d is not in use (the node has %d)", ErrNotFound, n, lists)
 	}
 	bits := NewStatusList()
 	for _, h := range holders {
 		st, err := s.cfg.Verifier.KeyStatus(ctx, h.did)
 		if err != nil {
-			return nil, err
+			return cachedList{}, err
 		}
 		if st.Closed() {
 			SetStatusBit(bits, h.index)
@@ -175,8 +192,10 @@ func (s *Service) statusBits(ctx context.Context, n int, now time.Time) ([]byte,
 	if s.status.lists == nil {
 		s.status.lists = make(map[int]cachedList, MaxStatusLists)
 	}
-	s.status.lists[n] = cachedList{at: now, bits: bits}
-	return bits, nil
+	s.status.gen++
+	c := cachedList{at: now, bits: bits, gen: s.status.gen}
+	s.status.lists[n] = c
+	return c, nil
 }
 
 // ForgetStatusLists drops the status lists computed so far: the chain's index just closed a

@@ -462,3 +462,60 @@ func TestSplitStatusListURL(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusListSignedOncePerComputation: anyone may fetch a status list, so a request costs
+// the node no gzip and no signature while the list's bits are current: the list credential is
+// signed once per computation of the bits and base URL, and signed again after the bits are
+// computed again (StatusListCacheTTL later) or for another base URL.
+func TestStatusListSignedOncePerComputation(t *testing.T) {
+	ctx := context.Background()
+	now := vcNow
+	svc, st, _ := credentialService(t, &now, &chainKeys{})
+	staked := seededKey(t, "staked agent").DID
+	if err := st.Register(ctx, staked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.RegistrationCredential(ctx, staked.String(), base, true); err != nil {
+		t.Fatal(err)
+	}
+	first, err := svc.StatusList(ctx, 0, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen, held := svc.HeldStatusList(0)
+	if held != first {
+		t.Fatalf("the signed list is not held: %q", held)
+	}
+	// What is held is what a request gets: no new signature.
+	svc.ReplaceHeldStatusList(0, "held")
+	now = now.Add(identity.StatusListCacheTTL / 2)
+	if again, err := svc.StatusList(ctx, 0, base); err != nil || again != "held" {
+		t.Errorf("within the cache's life: %v, a list signed again instead of the one held", err)
+	}
+	if g, _ := svc.HeldStatusList(0); g != gen {
+		t.Errorf("the bits were computed again within their life (%d → %d)", gen, g)
+	}
+	other, err := svc.StatusList(ctx, 0, "https://other.example")
+	if err != nil || other == "held" || !strings.Contains(mustPayload(t, other), "https://other.example/v1/status/0") {
+		t.Errorf("under another base URL: %v", err)
+	}
+	now = now.Add(identity.StatusListCacheTTL)
+	later, err := svc.StatusList(ctx, 0, base)
+	if g, _ := svc.HeldStatusList(0); err != nil || g == gen || later == "held" {
+		t.Errorf("after the cache's life: %v, computation %d (was %d), same list %v", err, g, gen, later == first)
+	}
+}
+
+// mustPayload is a compact JWS's payload, decoded.
+func mustPayload(t *testing.T, jws string) string {
+	t.Helper()
+	parts := strings.Split(jws, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a compact JWS: %q", jws)
+	}
+	b, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

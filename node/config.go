@@ -21,6 +21,9 @@ type Config struct {
 	// cards and in its credentials' status entries (api.Config.PublicURL); empty: http:// and
 	// the address the API listens on.
 	PublicURL string
+	// NoMCP serves no /mcp: the node's MCP endpoint (mcp.NewHandler) is on by default, as it
+	// does nothing the API would not do for the same request.
+	NoMCP bool
 	// RPC is the external chain's URL; empty runs the embedded chain.
 	RPC string
 	// RequestTimeout bounds a request, a write's transaction included; 0: per chain

@@ -31,6 +31,7 @@ import (
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/units"
+	"github.com/surety-ioa/surety/mcp"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/stake"
@@ -444,6 +445,10 @@ func (st *startup) serve(ctx context.Context) error {
 		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind), PublicURL: publicURL(cfg.PublicURL, st.ln)})
 	if err != nil {
 		return err
+	}
+	// /mcp: the same API as MCP tools, called in process as the caller; it holds no key.
+	if !cfg.NoMCP {
+		st.api.MountMCP(mcp.NewHandler(mcp.HTTPConfig{API: st.api.Handler(), Version: cfg.Version}))
 	}
 	head, err := st.chain.BlockNumber(ctx)
 	if err != nil {

@@ -226,16 +226,12 @@ func printOperation(e *env, what string, op *api.Operation) {
 // DID and its chain_id the node's chain, so it acts at that node alone; it names its bounty
 // id when id is not zero.
 func signForNode(k *identity.Key, info api.Info, id uint64, body any) (string, error) {
-	m := map[string]any{"body": body, "to": []string{info.NodeDID}, "aud": info.NodeDID, "chain_id": info.Chain.ID}
-	if id != 0 {
-		m["bounty"] = identity.BountyRef{ChainID: info.Chain.ID, Escrow: info.Contracts["BountyEscrow"], ID: id}
-	}
-	raw, _ := json.Marshal(m)
-	filled, err := identity.FillEnvelope(raw, k, time.Now(), 5*time.Minute)
-	if err != nil {
-		return "", err
-	}
-	return k.SignCompact(filled)
+	return identity.SignRequest(k, audienceOf(info), id, body, time.Now(), 5*time.Minute)
+}
+
+// audienceOf is the node described by info as an envelope's audience.
+func audienceOf(info api.Info) identity.Audience {
+	return identity.Audience{Node: info.NodeDID, ChainID: info.Chain.ID, Escrow: info.Contracts["BountyEscrow"]}
 }
 
 func (s *signer) print(e *env, res *wire.BountyResult) error {

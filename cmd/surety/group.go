@@ -21,14 +21,7 @@ func runGroupCmd(ctx context.Context, e *env, args []string) error {
 
 // signGroupEnvelope signs an envelope for group by k from the payload fields.
 func signGroupEnvelope(k *identity.Key, group string, fields map[string]any) ([]byte, error) {
-	fields["group_id"] = group
-	raw, _ := json.Marshal(fields)
-	filled, err := identity.FillEnvelope(raw, k, time.Now(), 5*time.Minute)
-	if err != nil {
-		return nil, err
-	}
-	jws, err := k.SignCompact(filled)
-	return []byte(jws), err
+	return identity.SignGroupEnvelope(k, group, fields, time.Now(), 5*time.Minute)
 }
 
 func runGroupMembers(ctx context.Context, e *env, args []string) error {

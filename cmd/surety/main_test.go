@@ -198,7 +198,7 @@ func getInfo(t testing.TB, base string) api.Info {
 }
 
 func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"--help"}, {"node", "-h"}, {"help", "node"}} {
+	for _, args := range [][]string{{"help"}, {"--help"}, {"node", "-h"}, {"help", "node"}, {"mcp", "--help"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			r := start(t, args...)
 			if code := r.wait(t); code != exitOK {
@@ -247,6 +247,9 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"deploy without rpc", []string{"deploy", "--dev-key", "0"}, "--rpc-url is required"},
 		{"deploy without key", []string{"deploy", "--rpc", "http://127.0.0.1:1"}, "name your wallet: --keystore FILE"},
 		{"devnet bad port", []string{"devnet", "--port", "70000"}, "--port must be between"},
+		{"mcp wallet without key", []string{"mcp", "--wallet", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"}, "--wallet acts for the DID of --key"},
+		{"mcp bad wallet", []string{"mcp", "--key", "agent.key", "--wallet", "nope"}, `--wallet "nope" is not an address`},
+		{"mcp bad node", []string{"mcp", "--node", "localhost"}, `--node "localhost" is not a URL`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -23,6 +23,8 @@ const Module = "github.com/surety-ioa/surety"
 //	api                            (all of the above but internal/p2p: it serves, never gossips)
 //	testnet                        (contracts and the bottom)
 //	node                           (all of the above but testnet: it assembles a node)
+//	mcp                            (a client of the API: api/client, api/wire, identity to
+//	                               sign, reputation/verify to check proofs; its tests start a node)
 //	demo                           (node, and what a client links: api/client, api/wire, the
 //	                               signed objects' packages, the chain; never testnet)
 //	testnet/e2e                    (testnet and what its tests talk to: node processes, never node code)
@@ -58,7 +60,8 @@ var allowed = map[string][]string{
 	"stake":                {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
 	"api":                  {"a2a", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/sqlite", "internal/units"},
 	"testnet":              {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
-	"node":                 {"a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
+	"mcp":                  {"api", "identity", "reputation"},
+	"node":                 {"mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
 	"demo":                 {"a2a", "node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
 	"testnet/e2e":          {"a2a", "testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
 	"cmd":                  {"*"},
@@ -69,11 +72,12 @@ var allowed = map[string][]string{
 // client, never through the server's package.
 var narrowed = map[string]map[string][]string{
 	"demo": {"api": {"api/client", "api/wire"}},
+	"mcp":  {"api": {"api/client", "api/wire"}, "reputation": {"reputation/verify", "reputation/merkle"}},
 }
 
 // allowedInTests adds, for a group, what its tests may import besides allowed: txn knows no
 // contract, but its tests send to real ones.
-var allowedInTests = map[string][]string{"txn": {"contracts"}}
+var allowedInTests = map[string][]string{"txn": {"contracts"}, "mcp": {"node", "registry", "internal/chain", "internal/p2p"}}
 
 // pure are packages that link no network code: a verifier or a wallet tool can use them
 // without pulling in libp2p.
