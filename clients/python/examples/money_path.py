@@ -23,7 +23,8 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from surety import a2a  # noqa: E402
+from surety import a2a, groups  # noqa: E402
+from surety.jws import Verifier  # noqa: E402
 from surety.objects import check_consistency, checkpoint_origin, open_checkpoint  # noqa: E402
 from surety import (ED25519, RPC, SECP256K1, Client, Contracts, Key, PrivateKey,  # noqa: E402
                     RPCError, Wallet, agent_id, envelope_leaf, open_head, sign_audit, sign_binding,
@@ -124,6 +125,16 @@ def main():
     found = [a.did for a in node.search_agents(capability="translate")]
     if worker.did not in found:
         raise SystemExit("search for translate does not find the worker: %s" % found)
+
+    # A group thread: the poster (bound) creates it naming the worker, who posts to it.
+    team = "py-" + os.urandom(6).hex()
+    node.set_group_members(groups.sign_membership(poster.key, team, [worker.did]))
+    node.post_to_group(groups.sign_post(worker.key, team, {"text": "ready to translate"}))
+    page = node.group_envelopes(team)
+    thread = Verifier(started=0)
+    if [thread.verify(e["envelope"]).sender for e in page["envelopes"]] != [worker.did]:
+        raise SystemExit("the thread holds %s" % page)
+    say("poster made the group %s; the worker's post is in its thread, verified here" % team)
 
     # Post, with the deadline in the chain's time.
     now = int(poster.wallet.rpc.call("eth_getBlockByNumber", "latest", False)["timestamp"], 16)

@@ -179,11 +179,85 @@ class Client:
     def consistency_proof(self, first: int, second: int = 0) -> dict:
         return self.request("GET", "/v1/log/proof/consistency", query={"from": first, "to": second or None})
 
+    # --- signed writes (envelopes to this node, on its chain) ---
+
+    def envelope_for(self, key, body, bounty_id: int = 0, ttl: int = 300) -> str:
+        """An envelope from key to this node (aud its DID, chain_id its chain, to [its DID]),
+        naming bounty bounty_id when given: what the node's state-changing routes take."""
+        from .jws import sign_envelope
+        info = self.cached_info()
+        fields = {"to": [info.node_did]}
+        if bounty_id:
+            fields["bounty"] = {"chain_id": info.chain.id, "escrow": info.contracts["BountyEscrow"], "id": int(bounty_id)}
+        return sign_envelope(key, body, aud=info.node_did, chain_id=info.chain.id, ttl=ttl, fields=fields)
+
+    def _signed(self, path, envelope, idempotency_key=""):
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
+        return self.request("POST", path, envelope, "application/jose", headers=headers)
+
+    def post_bounty(self, key, body: dict, idempotency_key: str = "") -> dict:
+        """POST /v1/bounties from a wallet the node holds (body: wallet, amount, arbiter,
+        deadline, reviewWindow, [minStake, spec, salt, token]); answers {bounty, txHash, ...}."""
+        return self._signed("/v1/bounties", self.envelope_for(key, body), idempotency_key)
+
+    def act_on_bounty(self, key, bounty_id: int, action: str, body: dict, idempotency_key: str = "") -> dict:
+        """POST /v1/bounties/{id}/{action} (claim, submit, accept, ...) from a wallet the node
+        holds; the envelope names the bounty."""
+        return self._signed("/v1/bounties/%d/%s" % (int(bounty_id), action), self.envelope_for(key, body, bounty_id), idempotency_key)
+
+    def stake_from_node_wallet(self, key, wallet: str, amount: int, op: str = "stake") -> dict:
+        """POST /v1/stake (op "stake") or /v1/stake/unbond (op "unbond") from a wallet the node
+        holds and key's DID is bound to."""
+        path = "/v1/stake" if op == "stake" else "/v1/stake/unbond"
+        return self._signed(path, self.envelope_for(key, {"op": op, "wallet": wallet, "amount": str(int(amount))}))
+
+    def withdraw_stake_from_node_wallet(self, key, wallet: str) -> dict:
+        return self._signed("/v1/stake/withdraw", self.envelope_for(key, {"op": "withdraw-stake", "wallet": wallet}))
+
+    def withdraw(self, key, wallet: str, token: str = "0x" + "00" * 20) -> dict:
+        """POST /v1/withdraw: a node-held wallet's credit in the escrow."""
+        return self._signed("/v1/withdraw", self.envelope_for(key, {"wallet": wallet, "token": token}))
+
+    def operation(self, op_id: str) -> dict:
+        """GET /v1/operations/{id}: a write the node carries on (Prefer: respond-async)."""
+        return self.request("GET", "/v1/operations/" + urllib.parse.quote(op_id, safe=""))
+
+    # --- groups ---
+
+    def set_group_members(self, membership: str) -> dict:
+        """POST /v1/groups/{id}/members with a membership envelope (groups.sign_membership)."""
+        return self.request("POST", "/v1/groups/%s/members" % _group_of(membership), membership, "application/jose")
+
+    def post_to_group(self, post: str) -> dict:
+        """POST /v1/groups/{id}/envelopes with a post (groups.sign_post)."""
+        return self.request("POST", "/v1/groups/%s/envelopes" % _group_of(post), post, "application/jose")
+
+    def group(self, group_id: str) -> dict:
+        return self.request("GET", "/v1/groups/" + urllib.parse.quote(group_id, safe=""))
+
+    def group_envelopes(self, group_id: str, after: int = 0, limit: int = 0) -> dict:
+        """A page of a thread: {envelopes, next}."""
+        return self.request("GET", "/v1/groups/%s/envelopes" % urllib.parse.quote(group_id, safe=""),
+                            query={"after": after or None, "limit": limit or None})
+
+    def peers(self) -> dict:
+        return self.request("GET", "/v1/peers")
+
     # --- the chain, through the node ---
 
     def rpc_url(self) -> str:
         """The node's JSON-RPC relay (POST /v1/rpc) for a wallet the agent holds."""
         return self.base + "/v1/rpc"
+
+
+def _group_of(envelope: str) -> str:
+    """The group_id an envelope names (read, not verified: the node verifies it)."""
+    from .encoding import b64url_decode
+    try:
+        gid = json.loads(b64url_decode(envelope.split(".")[1]))["group_id"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise ValueError("not a group envelope (no group_id)") from None
+    return urllib.parse.quote(gid, safe="")
 
 
 def problem_of(status, raw: bytes, content_type: str = "") -> ProblemError:

@@ -95,6 +95,20 @@ class TestClient(unittest.TestCase):
         self.assertEqual(a.jws, "a.b.c")
         self.assertEqual(Node.sent[-1][:2], ("/v1/agents", "application/jose"))
 
+    def test_signed_writes_name_the_node(self):
+        from surety import Key, Verifier, check_audience
+        c = Client(self.url)
+        k = Key("ed25519", bytes([4]) * 32)
+        c.act_on_bounty(k, 7, "claim", {"wallet": "0x" + "11" * 20, "agentId": "0x" + "22" * 32})
+        path, ctype, body = Node.sent[-1]
+        self.assertEqual((path, ctype), ("/v1/bounties/7/claim", "application/jose"))
+        got = Verifier(started=0).verify(body.decode())
+        check_audience(got.envelope, "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp", 31337)
+        self.assertEqual(got.envelope["bounty"], {"chain_id": 31337, "escrow": "0x" + "11" * 20, "id": 7})
+        from surety.groups import sign_post
+        c.post_to_group(sign_post(k, "team-1", {"text": "hi"}))
+        self.assertEqual(Node.sent[-1][0], "/v1/groups/team-1/envelopes")
+
     def test_problems(self):
         c = Client(self.url)
         with self.assertRaises(ProblemError) as cm:
