@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from surety import a2a, groups  # noqa: E402
+from surety import a2a, credentials, groups  # noqa: E402
 from surety.jws import Verifier  # noqa: E402
 from surety.objects import check_consistency, checkpoint_origin, open_checkpoint  # noqa: E402
 from surety import (ED25519, RPC, SECP256K1, Client, Contracts, Key, PrivateKey,  # noqa: E402
@@ -102,8 +102,24 @@ def main():
         raise SystemExit("the RPC is chain %d, the node settles on %d" % (poster.wallet.chain_id, info.chain.id))
 
     for a in (poster, worker):
+        issued = node.register_self(a.key)  # proof of possession of the DID's key
+        if issued["did"] != a.did or issued["kind"] != "registered":
+            raise SystemExit("%s: the node registered %s" % (a.name, issued))
         a.bind(info, contracts)
         a.stake(contracts, STAKE)
+    # The worker's VC 2.0 credentials from the node: registration and stake, each verified here
+    # (vc+jwt by the node's DID) with its status bit read from the node's status list.
+    for kind, jwt in (("registration", node.registration_credential(worker.did)),
+                      ("stake", node.stake_credential(worker.did, worker.wallet.address))):
+        cred = credentials.verify_credential(jwt, info.node_did)
+        entry = cred.get("credentialStatus") or {}
+        status = credentials.check_status(cred, node.status_list(entry["statusListCredential"]) if entry else "")
+        subject = cred["credentialSubject"]
+        if subject.get("id") != worker.did or status != "active":
+            raise SystemExit("the %s credential is %s, status %s" % (kind, cred, status))
+        if kind == "stake" and (subject.get("amount") != str(STAKE) or subject.get("wallet", "").lower() != worker.wallet.address.lower()):
+            raise SystemExit("the stake credential says %s" % subject)
+    say("worker's registration and stake credentials (VC 2.0) verify, and their status bits are clear")
     poster.register(["marketplace"])
     worker.register(["translate", "summarize"])
     # The worker's card again, as an A2A v1.0 AgentCard it signs itself (A2A §8.4, the trust

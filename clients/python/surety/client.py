@@ -99,6 +99,12 @@ class Client:
         {"challenge": ...} (from challenge())."""
         return self.request("POST", "/v1/dids/register", {"proof": proof})
 
+    def register_self(self, key) -> dict:
+        """Registers key's DID with the node (proof of possession): signs the node's one-time
+        challenge in an envelope to it. Answers {did, kind, didDocument, credential}."""
+        ch = self.challenge()
+        return self.register_did(self.envelope_for(key, {"challenge": ch["challenge"]}))
+
     def verify_envelope(self, envelope: str) -> VerifyResponse:
         return VerifyResponse.from_json(self.request("POST", "/v1/envelopes/verify", envelope, "application/jose"))
 
@@ -106,6 +112,24 @@ class Client:
         """POST /v1/bindings: the node checks the binding; for a wallet it does not hold it
         answers the call to send (to, data) unless the chain has the binding already."""
         return BindingAnswer.from_json(self.request("POST", "/v1/bindings", binding))
+
+    def registration_credential(self, did: str) -> str:
+        """GET /v1/credentials/{did}/registration: the VC 2.0 registration credential (vc+jwt;
+        credentials.verify_credential), with a status entry when the DID holds the minimum stake."""
+        return self.request("GET", "/v1/credentials/%s/registration" % self._did_path(did), raw=True).decode().strip()
+
+    def stake_credential(self, did: str, wallet: str = "") -> str:
+        """GET /v1/credentials/{did}/stake: the VC 2.0 stake credential (wallet, amount, chain,
+        block), for a DID holding the minimum stake."""
+        return self.request("GET", "/v1/credentials/%s/stake" % self._did_path(did), query={"wallet": wallet or None}, raw=True).decode().strip()
+
+    def status_list(self, url: str) -> str:
+        """The BitstringStatusListCredential a credential's status entry names (an http(s)
+        URL the node serves under /v1/status/)."""
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("a status list URL is http(s): %r" % url[:100])
+        with urllib.request.urlopen(urllib.request.Request(url, headers={"Accept": "application/vc+jwt"}), timeout=self.timeout) as resp:
+            return resp.read(MAX_ANSWER).decode().strip()
 
     # --- agents ---
 
