@@ -183,35 +183,6 @@ def card_text(card: dict) -> str:
     return jcs(card).decode()
 
 
-def verify_signature(card: dict, signer: str) -> int:
-    """The index of a signature of card by signer's did:key that verifies over the card's
-    canonical form; VerifyError card-forged when none does (card-malformed for a card that
-    is not one)."""
-    if not isinstance(card, dict):
-        raise _malformed("a card is a JSON object")
-    canon = canonical(card)
-    sigs = normalize(card).get("signatures") or []
-    if not sigs:
-        raise VerifyError("card-malformed", "the card carries no signature")
-    if len(sigs) > MAX_SIGNATURES:
-        raise _malformed("more than %d signatures" % MAX_SIGNATURES)
-    last = "no signature by %s" % signer
-    for i, s in enumerate(sigs):
-        compact = s.get("protected", "") + "." + b64url(canon) + "." + s.get("signature", "")
-        try:
-            (sig,), _ = parse_compact(compact)
-            if sig.header.get("typ") != SIGNATURE_TYPE:
-                raise _malformed("typ %r, want JOSE" % sig.header.get("typ"))
-            got = check_signature(sig)
-        except VerifyError as e:
-            last = str(e)
-            continue
-        if got == signer:
-            return i
-        last = "signed by %s, not %s" % (got, signer)
-    raise VerifyError("card-forged", last)
-
-
 def trust_params(card: dict) -> dict:
     """The trust extension's params (the one entry with Surety's URI)."""
     exts = [e for e in ((card.get("capabilities") or {}).get("extensions") or []) if isinstance(e, dict) and e.get("uri") == TRUST_EXTENSION]

@@ -10,7 +10,7 @@ import gzip
 import json
 import time
 import zlib
-from datetime import datetime, timezone
+from datetime import datetime
 
 from .errors import DIDError, VerifyError
 from .keys import parse_did

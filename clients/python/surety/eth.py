@@ -178,9 +178,6 @@ def encode_call(signature: str, *args) -> bytes:
     return selector(signature) + abi_encode(types, list(args))
 
 
-def abi_decode_uints(data: bytes, n: int):
-    return [int.from_bytes(data[32 * i:32 * i + 32], "big") for i in range(n)]
-
 # --- EIP-1559 transactions -----------------------------------------------------------------
 
 

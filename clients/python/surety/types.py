@@ -6,13 +6,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Optional
 
 
-def _snake(name):
-    out = ""
-    for c in name:
-        out += "_" + c.lower() if c.isupper() else c
-    return out
-
-
 class _Wire:
     # JSON names that are not the snake case of the attribute.
     _json_names: Dict[str, str] = {}

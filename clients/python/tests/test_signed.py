@@ -206,6 +206,11 @@ class TestAudits(unittest.TestCase):
 
 
 class TestDIDs(unittest.TestCase):
+    def test_pkh(self):
+        from surety.keys import pkh_did
+        d = parse_did(pkh_did(31337, "0x70997970c51812dc3a010c7d01b50e0d17dc79c8"))
+        self.assertEqual((d.method, d.chain_id, d.address), ("pkh", 31337, "0x70997970C51812dc3A010C7d01b50e0d17dc79C8"))
+
     def test_refusals(self):
         from surety.errors import DIDError
         for s, slug in [("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooW", "invalid-did"),
