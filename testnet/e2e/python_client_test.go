@@ -24,10 +24,10 @@ const (
 	pythonAccounts = 5 // the arbiter and two pairs
 )
 
-// python3 is the interpreter the Python client's example runs on, with `cryptography`
+// pythonInterpreter is the interpreter the Python client's example runs on, with `cryptography`
 // importable. Without them the test is skipped, saying why; in CI (CI set), where both are
 // installed, it fails instead, as a missing Anvil does.
-func python3(t *testing.T) string {
+func pythonInterpreter(t *testing.T) string {
 	t.Helper()
 	missing := t.Skipf
 	if os.Getenv("CI") != "" {
@@ -53,7 +53,7 @@ func TestPythonClientMoneyPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node process and python3")
 	}
-	py := python3(t)
+	py := pythonInterpreter(t)
 	nw := startNetwork(t, 1, testnet.Config{DevAccounts: testnet.DevAccounts + pythonAccounts}, func(int) []string {
 		return []string{"--log-epoch", "1s", "--log-grace", "3s", "--log-level", "warn"}
 	})
@@ -67,15 +67,15 @@ func TestPythonClientMoneyPath(t *testing.T) {
 	} {
 		t.Run(way.name, func(t *testing.T) {
 			poster, worker := pythonArbiter+1+2*i, pythonArbiter+2+2*i
-			runMoneyPath(t, nw, py, script, poster, worker, way.rpcURL)
+			runPythonMoneyPath(t, nw, py, script, poster, worker, way.rpcURL)
 		})
 	}
 }
 
-// runMoneyPath runs money_path.py with dev accounts poster and worker as the agents'
+// runPythonMoneyPath runs money_path.py with dev accounts poster and worker as the agents'
 // wallets (sending to rpcURL, or through the node's relay when it is empty), then checks on
 // the node and the chain what it says it did.
-func runMoneyPath(t *testing.T, nw *testnet.Network, py, script string, poster, worker int, rpcURL string) {
+func runPythonMoneyPath(t *testing.T, nw *testnet.Network, py, script string, poster, worker int, rpcURL string) {
 	key := func(i int) string { return hex.EncodeToString(crypto.FromECDSA(chain.DevKey(i))) }
 	cmd := exec.CommandContext(t.Context(), py, script)
 	cmd.Env = append(os.Environ(),
@@ -110,7 +110,7 @@ func runMoneyPath(t *testing.T, nw *testnet.Network, py, script string, poster, 
 		Worker string `json:"worker"`
 		Payout string `json:"payout"`
 	}
-	if !getJSON(base+"/v1/bounties/"+jsonNumber(res.Bounty), &b) {
+	if !getJSON(base+"/v1/bounties/"+pyJSONNumber(res.Bounty), &b) {
 		t.Fatalf("GET bounty %d failed", res.Bounty)
 	}
 	wantWorker := crypto.PubkeyToAddress(chain.DevKey(worker).PublicKey)
@@ -132,4 +132,4 @@ func runMoneyPath(t *testing.T, nw *testnet.Network, py, script string, poster, 
 	}
 }
 
-func jsonNumber(n uint64) string { b, _ := json.Marshal(n); return string(b) }
+func pyJSONNumber(n uint64) string { b, _ := json.Marshal(n); return string(b) }

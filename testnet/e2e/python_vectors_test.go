@@ -23,15 +23,15 @@ import (
 	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
-// updateVectors rewrites clients/python/tests/vectors from the Go code instead of checking it.
-var updateVectors = flag.Bool("update-python-vectors", false, "rewrite clients/python/tests/vectors/*.json")
+// updatePythonVectors rewrites clients/python/tests/vectors from the Go code instead of checking it.
+var updatePythonVectors = flag.Bool("update-python-vectors", false, "rewrite clients/python/tests/vectors/*.json")
 
 // pythonVectorDir is where the Python client's tests read what go-ethereum and Surety's Go
 // code make from fixed inputs.
 const pythonVectorDir = "../../clients/python/tests/vectors"
 
-// seed is the i-th fixed 32-byte seed of the vectors: SHA-256 of "surety-python-vector-i".
-func seed(i int) []byte {
+// pyVectorSeed is the i-th fixed 32-byte seed of the vectors: SHA-256 of "surety-python-vector-i".
+func pyVectorSeed(i int) []byte {
 	s := sha256.Sum256(fmt.Appendf(nil, "surety-python-vector-%d", i))
 	return s[:]
 }
@@ -43,14 +43,14 @@ func seed(i int) []byte {
 // (regenerate: go test ./testnet/e2e -run TestPythonClientVectors -update-python-vectors).
 func TestPythonClientVectors(t *testing.T) {
 	files := map[string]any{
-		"keccak.json":   keccakVectors(),
-		"rlp.json":      rlpVectors(t),
-		"keys.json":     keyVectors(t),
-		"jws.json":      jwsVectors(t),
-		"bindings.json": bindingVectors(t),
-		"txs.json":      txVectors(t),
-		"abi.json":      abiVectors(),
-		"merkle.json":   merkleVectors(t),
+		"keccak.json":   pyKeccakVectors(),
+		"rlp.json":      pyRlpVectors(t),
+		"keys.json":     pyKeyVectors(t),
+		"jws.json":      pyJwsVectors(t),
+		"bindings.json": pyBindingVectors(t),
+		"txs.json":      pyTxVectors(t),
+		"abi.json":      pyAbiVectors(),
+		"merkle.json":   pyMerkleVectors(t),
 	}
 	for name, v := range files {
 		b, err := json.MarshalIndent(v, "", "  ")
@@ -59,7 +59,7 @@ func TestPythonClientVectors(t *testing.T) {
 		}
 		b = append(b, '\n')
 		path := filepath.Join(pythonVectorDir, name)
-		if *updateVectors {
+		if *updatePythonVectors {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -75,10 +75,10 @@ func TestPythonClientVectors(t *testing.T) {
 	}
 }
 
-func keccakVectors() []map[string]string {
+func pyKeccakVectors() []map[string]string {
 	var out []map[string]string
 	for _, n := range []int{0, 1, 3, 32, 135, 136, 137, 271, 272, 1000} {
-		in := bytes.Repeat(seed(n), n/32+1)[:n]
+		in := bytes.Repeat(pyVectorSeed(n), n/32+1)[:n]
 		if n == 3 {
 			in = []byte("abc")
 		}
@@ -87,7 +87,7 @@ func keccakVectors() []map[string]string {
 	return out
 }
 
-func rlpVectors(t *testing.T) []map[string]any {
+func pyRlpVectors(t *testing.T) []map[string]any {
 	big1, _ := new(big.Int).SetString("115792089237316195423570985008687907853269984665640564039457584007913129639935", 10)
 	cases := []struct {
 		name string
@@ -117,10 +117,10 @@ func rlpVectors(t *testing.T) []map[string]any {
 	return out
 }
 
-func keyVectors(t *testing.T) []map[string]any {
+func pyKeyVectors(t *testing.T) []map[string]any {
 	var out []map[string]any
 	for i, kt := range []identity.KeyType{identity.Ed25519, identity.Secp256k1, identity.Ed25519, identity.Secp256k1} {
-		k, err := identity.KeyFromSeed(kt, seed(i))
+		k, err := identity.KeyFromSeed(kt, pyVectorSeed(i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,10 +132,10 @@ func keyVectors(t *testing.T) []map[string]any {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := map[string]any{"type": string(kt), "seed": hex.EncodeToString(seed(i)), "did": k.DID.String(), "kid": k.DID.KeyID(),
+		v := map[string]any{"type": string(kt), "seed": hex.EncodeToString(pyVectorSeed(i)), "did": k.DID.String(), "kid": k.DID.KeyID(),
 			"jwk": jwk, "keyFile": string(file), "agentId": identity.AgentID(k.DID.String()).Hex()}
 		if kt == identity.Secp256k1 {
-			priv, _ := crypto.ToECDSA(seed(i))
+			priv, _ := crypto.ToECDSA(pyVectorSeed(i))
 			v["address"] = crypto.PubkeyToAddress(priv.PublicKey).Hex()
 		}
 		out = append(out, v)
@@ -143,20 +143,20 @@ func keyVectors(t *testing.T) []map[string]any {
 	return out
 }
 
-// jwsVectors are envelopes, cards and documents Go signs from fixed payloads: Ed25519 is
+// pyJwsVectors are envelopes, cards and documents Go signs from fixed payloads: Ed25519 is
 // deterministic, and go-ethereum's ES256K nonces are RFC 6979's, so the Python client must
 // make the same bytes.
-func jwsVectors(t *testing.T) []map[string]any {
+func pyJwsVectors(t *testing.T) []map[string]any {
 	var out []map[string]any
 	for i, kt := range []identity.KeyType{identity.Ed25519, identity.Secp256k1} {
-		k, err := identity.KeyFromSeed(kt, seed(i))
+		k, err := identity.KeyFromSeed(kt, pyVectorSeed(i))
 		if err != nil {
 			t.Fatal(err)
 		}
 		env := identity.Envelope{ID: "id-" + fmt.Sprint(i), Sender: k.DID.String(), Aud: "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
 			ChainID: 31337, State: identity.StateExecution, Bounty: &identity.BountyRef{ChainID: 31337, Escrow: "0x5FbDB2315678afecb367f032d93F642f64180aa3", ID: 7},
 			Body: json.RawMessage(`{"kind":"surety.audit/1","subject":"did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp","score":0.8,"evidence":{"hash":"0x` +
-				hex.EncodeToString(seed(9)) + `","uri":"https://example.com/r?a=1&b=<2>"}}`),
+				hex.EncodeToString(pyVectorSeed(9)) + `","uri":"https://example.com/r?a=1&b=<2>"}}`),
 			IssuedAt: 1764000000, Expires: 1764000300, Nonce: "nonce-" + fmt.Sprint(i)}
 		payload, err := json.Marshal(env)
 		if err != nil {
@@ -166,7 +166,7 @@ func jwsVectors(t *testing.T) []map[string]any {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, map[string]any{"kind": "envelope", "seed": hex.EncodeToString(seed(i)), "type": string(kt), "payload": string(payload), "jws": jws})
+		out = append(out, map[string]any{"kind": "envelope", "seed": hex.EncodeToString(pyVectorSeed(i)), "type": string(kt), "payload": string(payload), "jws": jws})
 
 		card := registry.Card{DID: k.DID.String(), Name: "agent " + fmt.Sprint(i), Description: "translates <text> & more",
 			Capabilities: []string{"translate", "summarize:en"}, Endpoints: []registry.Endpoint{{Kind: "a2a", URL: "https://agent.example/a2a"}},
@@ -176,19 +176,19 @@ func jwsVectors(t *testing.T) []map[string]any {
 			t.Fatal(err)
 		}
 		cardJSON, _ := json.Marshal(card)
-		out = append(out, map[string]any{"kind": "card", "seed": hex.EncodeToString(seed(i)), "type": string(kt), "payload": string(cardJSON), "jws": sc.JWS})
+		out = append(out, map[string]any{"kind": "card", "seed": hex.EncodeToString(pyVectorSeed(i)), "type": string(kt), "payload": string(cardJSON), "jws": sc.JWS})
 	}
 	return out
 }
 
-func bindingVectors(t *testing.T) []map[string]any {
+func pyBindingVectors(t *testing.T) []map[string]any {
 	var out []map[string]any
 	for i, kt := range []identity.KeyType{identity.Ed25519, identity.Secp256k1} {
-		k, err := identity.KeyFromSeed(kt, seed(i))
+		k, err := identity.KeyFromSeed(kt, pyVectorSeed(i))
 		if err != nil {
 			t.Fatal(err)
 		}
-		wallet, _ := crypto.ToECDSA(seed(10 + i))
+		wallet, _ := crypto.ToECDSA(pyVectorSeed(10 + i))
 		st := identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: 31337,
 			Registry: common.HexToAddress("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512"), IssuedAt: 1764000000, Nonce: "nonce-" + fmt.Sprint(i)}
 		b, err := identity.SignBinding(st, k, wallet)
@@ -200,14 +200,14 @@ func bindingVectors(t *testing.T) []map[string]any {
 			t.Fatal(err)
 		}
 		proof, _ := json.Marshal(b)
-		out = append(out, map[string]any{"type": string(kt), "seed": hex.EncodeToString(seed(i)), "walletKey": hex.EncodeToString(seed(10 + i)),
+		out = append(out, map[string]any{"type": string(kt), "seed": hex.EncodeToString(pyVectorSeed(i)), "walletKey": hex.EncodeToString(pyVectorSeed(10 + i)),
 			"statement": st, "digest": h.Hex(), "binding": string(proof),
 			"bindCall": hex.EncodeToString(contracts.NewStakeRegistry().PackBind(identity.AgentID(st.DID), proof))})
 	}
 	return out
 }
 
-func txVectors(t *testing.T) []map[string]any {
+func pyTxVectors(t *testing.T) []map[string]any {
 	var out []map[string]any
 	to := common.HexToAddress("0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512")
 	for i, c := range []struct {
@@ -218,7 +218,7 @@ func txVectors(t *testing.T) []map[string]any {
 		{31337, 7, 1_500_000_000, 42_000_000_000, 250_000, 1e18, contracts.NewStakeRegistry().PackStake(identity.AgentID("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp"), big.NewInt(1e18))},
 		{1, 255, 0, 1, 1 << 40, 1, bytes.Repeat([]byte{0xff}, 100)},
 	} {
-		key, _ := crypto.ToECDSA(seed(20 + i))
+		key, _ := crypto.ToECDSA(pyVectorSeed(20 + i))
 		tx := types.NewTx(&types.DynamicFeeTx{ChainID: new(big.Int).SetUint64(c.chainID), Nonce: c.nonce, GasTipCap: new(big.Int).SetUint64(c.tip),
 			GasFeeCap: new(big.Int).SetUint64(c.cap), Gas: c.gas, To: &to, Value: new(big.Int).SetUint64(c.value), Data: c.data})
 		signed, err := types.SignTx(tx, types.NewLondonSigner(new(big.Int).SetUint64(c.chainID)), key)
@@ -226,21 +226,21 @@ func txVectors(t *testing.T) []map[string]any {
 			t.Fatal(err)
 		}
 		raw, _ := signed.MarshalBinary()
-		out = append(out, map[string]any{"key": hex.EncodeToString(seed(20 + i)), "from": crypto.PubkeyToAddress(key.PublicKey).Hex(),
+		out = append(out, map[string]any{"key": hex.EncodeToString(pyVectorSeed(20 + i)), "from": crypto.PubkeyToAddress(key.PublicKey).Hex(),
 			"chainId": c.chainID, "nonce": c.nonce, "maxPriorityFeePerGas": fmt.Sprint(c.tip), "maxFeePerGas": fmt.Sprint(c.cap), "gas": c.gas,
 			"to": to.Hex(), "value": fmt.Sprint(c.value), "data": hex.EncodeToString(c.data), "raw": hex.EncodeToString(raw), "hash": signed.Hash().Hex()})
 	}
 	return out
 }
 
-func abiVectors() map[string]any {
+func pyAbiVectors() map[string]any {
 	esc, reg := contracts.NewBountyEscrow(), contracts.NewStakeRegistry()
 	poster, arbiter, worker := common.HexToAddress("0x70997970C51812dc3A010C7d01b50e0d17dc79C8"), common.HexToAddress("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"), common.HexToAddress("0x90F79bf6EB2c4f870365E785982E1f101E93b906")
 	terms := contracts.IBountyEscrowTerms{Poster: poster, Amount: big.NewInt(1e16), Arbiter: arbiter, Deadline: 1764003600, ReviewWindow: 600, FeeBps: 100,
 		MinStake: big.NewInt(1e15), SpecHash: [32]byte(crypto.Keccak256([]byte("translate this")))}
 	agent := identity.AgentID("did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp")
-	result := [32]byte(seed(30))
-	salt := [32]byte(seed(31))
+	result := [32]byte(pyVectorSeed(30))
+	salt := [32]byte(pyVectorSeed(31))
 	id := big.NewInt(12345)
 	h := func(b []byte) string { return hex.EncodeToString(b) }
 	return map[string]any{
@@ -255,7 +255,7 @@ func abiVectors() map[string]any {
 	}
 }
 
-func merkleVectors(t *testing.T) map[string]any {
+func pyMerkleVectors(t *testing.T) map[string]any {
 	var tree merkle.Tree
 	var leaves []string
 	for i := range 13 {
