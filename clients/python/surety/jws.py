@@ -182,6 +182,19 @@ def sign_envelope(key, body=None, **kw) -> str:
     return sign_compact(key, make_envelope(key, body, **kw), ENVELOPE_TYPE)
 
 
+def sign_json(payload: bytes, *keys, typ: str = ENVELOPE_TYPE) -> str:
+    """The general JWS JSON serialization of payload, one signature per key (the sender's
+    first), as identity.SignJSON makes it: an envelope several parties sign."""
+    if not keys:
+        raise ValueError("sign with at least one key")
+    seg = b64url(payload)
+    sigs = []
+    for k in keys:
+        h = protected_header(k, typ)
+        sigs.append({"protected": h, "signature": b64url(k.sign((h + "." + seg).encode("ascii")))})
+    return json.dumps({"payload": seg, "signatures": sigs}, separators=(",", ":"))
+
+
 class Verified:
     """An envelope that passed every check: the payload as a dict, the exact payload bytes,
     and the signers' kids (the sender's first)."""

@@ -127,16 +127,17 @@ class TestEnvelopes(unittest.TestCase):
         self.verifier().verify(".".join(segs[:2] + [b64url(high)]))
 
     def test_json_serialization_two_signers(self):
-        payload = b64url(objects.go_json({"id": "x", "sender": BOB.did.text, "iat": NOW - 5, "exp": NOW + 60, "nonce": "n"}))
-        sigs = []
-        for k in (ALICE, BOB):
-            from surety.jws import protected_header
-            h = protected_header(k, ENVELOPE_TYPE)
-            sigs.append({"protected": h, "signature": b64url(k.sign((h + "." + payload).encode()))})
-        got = self.verifier().verify(json.dumps({"payload": payload, "signatures": sigs}))
+        from surety.jws import sign_json
+        payload = go_json({"id": "x", "sender": BOB.did.text, "iat": NOW - 5, "exp": NOW + 60, "nonce": "n"})
+        raw = sign_json(payload, ALICE, BOB)
+        got = self.verifier().verify(raw)
         self.assertEqual(got.signers, [BOB.did.key_id, ALICE.did.key_id], "the sender's kid first")
-        sigs[0]["signature"] = sigs[1]["signature"]
-        refused(self, "envelope-bad-signature", self.verifier().verify, json.dumps({"payload": payload, "signatures": sigs}))
+        j = json.loads(raw)
+        j["signatures"][0]["signature"] = j["signatures"][1]["signature"]
+        refused(self, "envelope-bad-signature", self.verifier().verify, json.dumps(j))
+        j = json.loads(raw)
+        j["signatures"] = j["signatures"][:1]  # only alice's: the sender (bob) did not sign
+        refused(self, "envelope-kid-not-sender", self.verifier().verify, json.dumps(j))
 
 
 class TestCards(unittest.TestCase):
