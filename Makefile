@@ -37,7 +37,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run demo test test-go test-forge test-fuzz test-python vet devnet bench contracts clean
+.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python vet devnet bench contracts clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -74,7 +74,7 @@ demo: build ## play a marketplace day end to end on the embedded chain (under a 
 devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node processes against it; Ctrl-C stops all
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES) --log-epoch $(LOG_EPOCH) --log-grace $(LOG_GRACE)
 
-test: tools vet test-forge test-go test-fuzz test-python ## run every test
+test: tools vet test-forge test-go test-fuzz test-ts test-python ## run every test
 
 vet: tools ## go vet, staticcheck and forge fmt --check
 	go vet ./...
@@ -88,6 +88,23 @@ FUZZTIME ?= 2s
 test-fuzz: tools ## run every Go fuzz target for FUZZTIME (scripts/fuzz-smoke)
 	FUZZTIME=$(FUZZTIME) scripts/fuzz-smoke
 
+# The TypeScript client (clients/ts): its packages installed by npm ci when its lock changes
+# (stamped), then tsc and node --test (unit tests, the Go fixtures, every conformance vector),
+# whose TAP summary is printed. The Go e2e test TestTypeScriptAgentsMoneyPath uses the same
+# install.
+TS_DIR   := clients/ts
+TS_STAMP := $(TS_DIR)/node_modules/.installed
+
+$(TS_STAMP): $(TS_DIR)/package.json $(TS_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "make: npm (Node.js 20+) is required for clients/ts"; exit 1; }
+	cd $(TS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+test-ts: $(TS_STAMP) ## the TypeScript client's tests (tsc + node --test)
+	@log=$$(mktemp); if (cd $(TS_DIR) && npm test --silent) >"$$log" 2>&1; then \
+		grep -E '^# (tests|pass|fail|skipped)' "$$log"; rm -f "$$log"; \
+	else cat "$$log"; rm -f "$$log"; exit 1; fi
+
 test-forge: tools
 	FOUNDRY_PROFILE=$(FORGE_PROFILE) $(FORGE) test
 	FOUNDRY_PROFILE=default $(FORGE) snapshot --check
@@ -98,7 +115,7 @@ test-forge: tools
 test-python: ## run the Python client's tests
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s clients/python/tests -t clients/python/tests -v
 
-test-go: tools
+test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs it
 	go tool gotestsum --format standard-quiet -- -count=1 ./...
 
 # make bench runs every benchmark (Go and forge snapshot) and writes one table, bench/RESULTS.md

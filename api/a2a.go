@@ -68,6 +68,9 @@ func (s *Server) nodeCard() ([]byte, error) {
 		}
 		if s.cfg.PublicURL != "" {
 			c.SupportedInterfaces = []a2a.AgentInterface{{URL: s.url("/v1"), ProtocolBinding: a2a.BindingHTTP}}
+			if s.mcp.mounted.Load() {
+				c.SupportedInterfaces = append(c.SupportedInterfaces, a2a.AgentInterface{URL: s.url("/mcp"), ProtocolBinding: a2a.BindingMCP})
+			}
 			c.DocumentationURL = s.url("/v1/openapi.json")
 			params[a2a.ParamNodeCard] = s.url(nodeCardPath)
 			if s.cfg.AuditLog != nil {

@@ -9,8 +9,12 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// mcpCount counts the /mcp requests in flight across addresses.
-type mcpCount struct{ n atomic.Int64 }
+// mcpCount counts the /mcp requests in flight across addresses; mounted says MountMCP ran
+// (the node's A2A card then names /mcp among its interfaces).
+type mcpCount struct {
+	n       atomic.Int64
+	mounted atomic.Bool
+}
 
 // MountMCP serves h (the node's MCP endpoint, mcp.NewHandler) at POST /mcp, which carries
 // MCP messages; a stateless server offers no event stream (GET) and keeps no session
@@ -43,4 +47,5 @@ func (s *Server) MountMCP(h http.Handler) {
 		return handler(c)
 	}
 	s.echo.POST("/mcp", serve)
+	s.mcp.mounted.Store(true)
 }

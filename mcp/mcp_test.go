@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -406,5 +407,14 @@ func TestNoMCPServesNone(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotFound {
 		t.Errorf("POST /mcp on a node with NoMCP: %d, want 404", resp.StatusCode)
+	}
+	// Nor does its A2A card name one.
+	card, err := http.Get(n.APIURL() + "/.well-known/agent-card.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer card.Body.Close()
+	if b, _ := io.ReadAll(card.Body); card.StatusCode != http.StatusOK || strings.Contains(string(b), "/mcp") {
+		t.Errorf("the card of a node with NoMCP: %d %s", card.StatusCode, b)
 	}
 }

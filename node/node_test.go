@@ -58,8 +58,10 @@ func TestNodeRunsAndCloses(t *testing.T) {
 	if !get(t, n.APIURL()+"/.well-known/agent-card.json", &card) {
 		t.Fatal("the API does not answer /.well-known/agent-card.json")
 	}
-	if len(card.SupportedInterfaces) != 1 || card.SupportedInterfaces[0].URL != n.APIURL()+"/v1" {
-		t.Errorf("the node's card names %+v, want %s/v1", card.SupportedInterfaces, n.APIURL())
+	// ... and its MCP endpoint (on unless --no-mcp: mcp.TestNoMCPServesNone).
+	if len(card.SupportedInterfaces) != 2 || card.SupportedInterfaces[0].URL != n.APIURL()+"/v1" ||
+		card.SupportedInterfaces[1] != (a2a.AgentInterface{URL: n.APIURL() + "/mcp", ProtocolBinding: a2a.BindingMCP}) {
+		t.Errorf("the node's card names %+v, want %s/v1 and its /mcp", card.SupportedInterfaces, n.APIURL())
 	}
 	if len(card.Signatures) != 1 {
 		t.Fatalf("the node's card has %d signatures, want 1", len(card.Signatures))
