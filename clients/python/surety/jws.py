@@ -17,6 +17,9 @@ MAX_ENVELOPE_SIZE = 256 << 10
 MAX_SIGNERS = 16
 DEFAULT_SKEW = 30
 DEFAULT_MAX_LIFETIME = 600
+# MAX_NONCES bounds the (sender, nonce) pairs a Verifier remembers at once: an expired
+# envelope is refused for its time, so its nonce is dropped once the bound is reached.
+MAX_NONCES = 1 << 16
 
 # The envelope reasons the node sends beside each problem slug.
 _REASONS = {
@@ -226,11 +229,13 @@ class Verifier:
         self.started = self._now() if started is None else int(started)
         self.skew, self.max_lifetime = skew, max_lifetime
         self.revoked, self.rotated = set(revoked), set(rotated)
-        self._seen = set(seen)
+        # (sender, nonce) -> until when it must be remembered (its exp plus the skew); None:
+        # told by the caller, kept for good.
+        self._seen = {k: None for k in seen}
 
     def remember(self, sender: str, nonce: str):
         """Marks (sender, nonce) as used: a later envelope with them is a replay."""
-        self._seen.add((sender, nonce))
+        self._seen[(sender, nonce)] = None
 
     def verify(self, raw, *, spend=True) -> Verified:
         if isinstance(raw, bytes):
@@ -268,8 +273,18 @@ class Verifier:
         if key in self._seen:
             raise refuse("envelope-replayed", "nonce " + env["nonce"][:80], signers[0])
         if spend:
-            self._seen.add(key)
+            self._remember(key, env["exp"] + self.skew)
         return Verified(env, payload, signers)
+
+    def _remember(self, key, until):
+        """Keeps key until its envelope has expired; past MAX_NONCES live ones it refuses, as
+        a node's full replay cache does (replay-cache-full), rather than forget one early."""
+        if len(self._seen) >= MAX_NONCES:
+            n = self._now()
+            self._seen = {k: u for k, u in self._seen.items() if u is None or u > n}
+            if len(self._seen) >= MAX_NONCES:
+                raise refuse("replay-cache-full", "%d live nonces remembered" % MAX_NONCES)
+        self._seen[key] = until
 
     def _check_times(self, e, kid):
         n, iat, exp = self._now(), e["iat"], e["exp"]

@@ -107,6 +107,22 @@ class TestEnvelopes(unittest.TestCase):
         v2.verify(good, spend=False)
         v2.verify(good)
 
+    def test_replay_cache_is_bounded(self):
+        from surety import jws
+        clock = [NOW]
+        v = Verifier(now=lambda: clock[0], started=0)
+        old = jws.MAX_NONCES
+        jws.MAX_NONCES = 3
+        try:
+            for i in range(3):
+                v.verify(self.env(now=NOW - 10, fields={"nonce": "n%d" % i}))
+            refused(self, "replay-cache-full", v.verify, self.env(now=NOW - 10, fields={"nonce": "n3"}))
+            clock[0] = NOW + 400  # the three have expired: forgotten, and a fresh one is taken
+            v.verify(self.env(now=NOW + 390, fields={"nonce": "n4"}))
+            refused(self, "envelope-replayed", v.verify, self.env(now=NOW + 390, fields={"nonce": "n4"}))
+        finally:
+            jws.MAX_NONCES = old
+
     def test_audience_and_chain(self):
         for name, slug, kw in [("other node", "envelope-wrong-audience", {"aud": "did:key:z6MksEkH9ze4yGNuZbLHTRBtWU37FmXf9Me4R9DQMMvAiQsF"}),
                                ("no audience", "envelope-wrong-audience", {"aud": None}),
@@ -204,6 +220,20 @@ class TestAudits(unittest.TestCase):
             with self.subTest(name):
                 env = {"sender": ALICE.did.text, "iat": NOW, "envelope_id": None, "body": dict(objects.audit_body(BOB.did.text, 0.5, "0x" + "ab" * 32, envelope_id="e1"), **body)}
                 refused(self, "audit-invalid", objects.parse_audit, env)
+
+
+class TestKeyFiles(unittest.TestCase):
+    def test_saved_secret_and_never_overwritten(self):
+        import stat
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "agent.key.json")
+            BOB.save(path)
+            self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o600)
+            self.assertEqual(Key.load(path).did, BOB.did)
+            with self.assertRaises(FileExistsError):
+                ALICE.save(path)
+            self.assertEqual(Key.load(path).did, BOB.did)
 
 
 class TestDIDs(unittest.TestCase):
