@@ -37,7 +37,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts vet devnet bench contracts clean
+.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python vet devnet bench contracts clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -74,7 +74,7 @@ demo: build ## play a marketplace day end to end on the embedded chain (under a 
 devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node processes against it; Ctrl-C stops all
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES) --log-epoch $(LOG_EPOCH) --log-grace $(LOG_GRACE)
 
-test: tools vet test-forge test-go test-fuzz test-ts ## run every test
+test: tools vet test-forge test-go test-fuzz test-ts test-python ## run every test
 
 vet: tools ## go vet, staticcheck and forge fmt --check
 	go vet ./...
@@ -108,6 +108,12 @@ test-ts: $(TS_STAMP) ## the TypeScript client's tests (tsc + node --test)
 test-forge: tools
 	FOUNDRY_PROFILE=$(FORGE_PROFILE) $(FORGE) test
 	FOUNDRY_PROFILE=default $(FORGE) snapshot --check
+
+# The Python client (clients/python): standard library and `cryptography` only, offline, in
+# seconds; it runs testdata/conformance too. Its money path against a node runs in test-go
+# (testnet/e2e TestPythonClientMoneyPath).
+test-python: ## run the Python client's tests
+	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s clients/python/tests -t clients/python/tests -v
 
 test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs it
 	go tool gotestsum --format standard-quiet -- -count=1 ./...
