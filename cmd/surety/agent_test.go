@@ -67,7 +67,7 @@ func TestAgentRegistryThroughCLIAndAPI(t *testing.T) {
 		says   string
 	}{
 		{"not a card", http.StatusBadRequest, "Not a valid signed Agent Card"},
-		{strings.Repeat("x", registry.MaxCardSize+1), http.StatusRequestEntityTooLarge, "too large"},
+		{strings.Repeat("x", registry.MaxCardSize+1), http.StatusRequestEntityTooLarge, "/problems/card-too-large"},
 	} {
 		code, body := bc.request("POST", "/v1/agents", []byte(tt.body), nil)
 		if code != tt.status || !strings.Contains(string(body), tt.says) {
