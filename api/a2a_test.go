@@ -10,9 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -246,15 +244,7 @@ func TestAgentA2ACards(t *testing.T) {
 // nodeScript finds `node` and the npm packages the interop scripts need, or skips.
 func nodeScript(t *testing.T, name string) (node, script string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("skipping: node is not installed")
-	}
-	ts, _ := filepath.Abs(filepath.Join("..", "clients", "ts"))
-	if _, err := os.Stat(filepath.Join(ts, "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
-		t.Skip("skipping: @a2a-js/sdk is not installed in clients/ts/node_modules (npm ci there)")
-	}
-	return node, filepath.Join(ts, "interop", name)
+	return testutil.NodeScript(t, name, "@a2a-js/sdk", "jose")
 }
 
 func runNode(t *testing.T, node string, args ...string) ([]map[string]any, error) {

@@ -20,6 +20,7 @@ import (
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/stake"
 )
 
@@ -65,15 +66,7 @@ type interopResult struct {
 // public JWK, and @digitalbazaar/vc-bitstring-status-list reads the credential's bit.
 func verifyWithNPM(t *testing.T, nodeDID, credential, statusList string) (interopResult, error) {
 	t.Helper()
-	nodeJS, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the interop check with jose and vc-bitstring-status-list needs it")
-	}
-	for _, m := range []string{"jose", "@digitalbazaar/vc-bitstring-status-list"} {
-		if _, err := os.Stat(filepath.Join("..", "clients", "ts", "node_modules", m, "package.json")); err != nil {
-			t.Skipf("npm module %s is not installed in clients/ts/node_modules (npm ci there)", m)
-		}
-	}
+	nodeJS, script := testutil.NodeScript(t, "vc-verify.mjs", "jose", "@digitalbazaar/vc-bitstring-status-list")
 	d, err := identity.ParseDID(nodeDID)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +79,7 @@ func verifyWithNPM(t *testing.T, nodeDID, credential, statusList string) (intero
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, runErr := exec.CommandContext(ctx, nodeJS, filepath.Join("..", "clients", "ts", "interop", "vc-verify.mjs"), path).Output()
+	out, runErr := exec.CommandContext(ctx, nodeJS, script, path).Output()
 	var res interopResult
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatalf("vc-verify.mjs printed %q (%v)", out, runErr)

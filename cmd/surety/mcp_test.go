@@ -16,7 +16,7 @@ import (
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/internal/tools"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -39,17 +39,7 @@ func writeKey(t *testing.T, p *party) string {
 // wallet: it lists the tools, searches agents, posts a bounty as the poster and claims it as
 // the worker, and reads it back as a tool and as a resource (clients/ts/interop/mcp-client.mjs).
 func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
-	nodeJS, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node (Node.js) is not installed: the TypeScript SDK interop check needs it")
-	}
-	root, err := tools.RepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "clients/ts/node_modules/@modelcontextprotocol/sdk/package.json")); err != nil {
-		t.Skip("@modelcontextprotocol/sdk is not installed in clients/ts (npm ci there)")
-	}
+	nodeJS, script := testutil.NodeScript(t, "mcp-client.mjs", "@modelcontextprotocol/sdk")
 	bin := suretyBinary(t)
 	n := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
 	base := n.apiURL(t)
@@ -68,7 +58,7 @@ func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
 	const task = "Summarize https://example.com/paper.pdf in 200 words"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nodeJS, filepath.Join(root, "clients/ts/interop/mcp-client.mjs"))
+	cmd := exec.CommandContext(ctx, nodeJS, script)
 	cmd.Env = append(os.Environ(), "SURETY_BIN="+bin, "SURETY_NODE="+base,
 		"POSTER_KEY="+writeKey(t, poster), "POSTER_WALLET="+poster.wallet.Hex(),
 		"WORKER_KEY="+writeKey(t, worker), "WORKER_WALLET="+worker.wallet.Hex(),
@@ -138,17 +128,7 @@ func itoa(v uint64) string { b, _ := json.Marshal(v); return string(b) }
 // envelope for, and posts and claims a bounty with the poster's and the worker's own
 // envelopes (signed here; the node signs nothing) (clients/ts/interop/mcp-http-client.mjs).
 func TestMCPInteropOverHTTPWithTheTypeScriptSDK(t *testing.T) {
-	nodeJS, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node (Node.js) is not installed: the TypeScript SDK interop check needs it")
-	}
-	root, err := tools.RepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "clients/ts/node_modules/@modelcontextprotocol/sdk/package.json")); err != nil {
-		t.Skip("@modelcontextprotocol/sdk is not installed in clients/ts (npm ci there)")
-	}
+	nodeJS, script := testutil.NodeScript(t, "mcp-http-client.mjs", "@modelcontextprotocol/sdk")
 	n := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
 	base := n.apiURL(t)
 	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
@@ -169,7 +149,7 @@ func TestMCPInteropOverHTTPWithTheTypeScriptSDK(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, nodeJS, filepath.Join(root, "clients/ts/interop/mcp-http-client.mjs"))
+	cmd := exec.CommandContext(ctx, nodeJS, script)
 	cmd.Env = append(os.Environ(), "MCP_URL="+base+"/mcp", "POST_ENVELOPE="+string(postEnv), "ARBITER="+arbiter.Hex())
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -2,32 +2,21 @@ package conformance_test
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/surety-ioa/surety/internal/tools"
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // TestA2ACardVectorsWithTheSDK: @a2a-js/sdk's own verifier (with its own JCS) reaches the
 // a2a-card vectors' signature verdicts (valid, forged, another signer); the other vectors
 // rest on Surety's rules, which the SDK does not know (clients/ts/interop/a2a-vectors.mjs).
 func TestA2ACardVectorsWithTheSDK(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the interop check of the vectors needs it")
-	}
-	root, err := tools.RepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "clients", "ts", "node_modules", "@a2a-js", "sdk", "package.json")); err != nil {
-		t.Skipf("clients/ts/node_modules/@a2a-js/sdk is missing (npm ci in clients/ts): %v", err)
-	}
+	node, script := testutil.NodeScript(t, "a2a-vectors.mjs", "@a2a-js/sdk")
 	dir := filepath.Join(vectorDir(t), "a2a-card")
-	out, err := exec.Command(node, filepath.Join(root, "clients", "ts", "interop", "a2a-vectors.mjs"), dir).CombinedOutput()
+	out, err := exec.Command(node, script, dir).CombinedOutput()
 	if err != nil {
 		t.Fatalf("a2a-vectors.mjs: %v\n%s", err, out)
 	}

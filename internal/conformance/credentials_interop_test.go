@@ -1,13 +1,11 @@
 package conformance_test
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/surety-ioa/surety/internal/tools"
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // TestCredentialVectorsWithNPM checks the credential and status-list vectors with
@@ -17,20 +15,8 @@ import (
 // vector's now; @digitalbazaar/vc-bitstring-status-list reads each credential's status entry
 // and decodes each list, whose bits must be the vector's.
 func TestCredentialVectorsWithNPM(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed: the interop check of the credential vectors needs it")
-	}
-	root, err := tools.RepoRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, pkg := range []string{"jose", "@digitalbazaar/vc-bitstring-status-list"} {
-		if _, err := os.Stat(filepath.Join(root, "clients", "ts", "node_modules", pkg, "package.json")); err != nil {
-			t.Skipf("clients/ts/node_modules/%s is missing (npm ci in clients/ts): %v", pkg, err)
-		}
-	}
-	out, err := exec.Command(node, filepath.Join(root, "clients", "ts", "interop", "vc-conformance.mjs"), vectorDir(t)).CombinedOutput()
+	node, script := testutil.NodeScript(t, "vc-conformance.mjs", "jose", "@digitalbazaar/vc-bitstring-status-list")
+	out, err := exec.Command(node, script, vectorDir(t)).CombinedOutput()
 	if err != nil {
 		t.Fatalf("vc-conformance.mjs: %v\n%s", err, out)
 	}

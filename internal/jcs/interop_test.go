@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/surety-ioa/surety/internal/jcs"
+	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // randomValue makes a JSON value of random shape: doubles from random bits (all exponents),
@@ -90,16 +89,7 @@ func randomValue(r *rand.Rand, depth int) (v any, empty bool) {
 // ours, npm's `canonicalize` and @a2a-js/sdk's (through clients/ts/interop/a2a-jcs.mjs),
 // write the same canonical form as Transform for the RFC's examples and 300 random values.
 func TestTransformAgreesWithJavaScript(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("skipping: node is not installed")
-	}
-	ts, _ := filepath.Abs(filepath.Join("..", "..", "clients", "ts"))
-	for _, pkg := range []string{"@a2a-js/sdk", "canonicalize"} {
-		if _, err := os.Stat(filepath.Join(ts, "node_modules", pkg, "package.json")); err != nil {
-			t.Skipf("skipping: %s is not installed in clients/ts/node_modules (npm ci there)", pkg)
-		}
-	}
+	node, script := testutil.NodeScript(t, "a2a-jcs.mjs", "@a2a-js/sdk", "canonicalize")
 	texts := []string{
 		`{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/","literals":[null,true,false]}`,
 		`{"\u20ac":"Euro Sign","\r":"Carriage Return","\ufb33":"Hebrew Letter Dalet With Dagesh","1":"One","\ud83d\ude00":"Emoji: Grinning Face","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis"}`,
@@ -119,7 +109,7 @@ func TestTransformAgreesWithJavaScript(t *testing.T) {
 	in, _ := json.Marshal(texts)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(ts, "interop", "a2a-jcs.mjs"))
+	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Stdin = strings.NewReader(string(in))
 	out, err := cmd.Output()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -72,3 +73,34 @@ type SQL struct{ DB *sql.DB }
 
 // OpenSQL is DB wrapped, for helpers that want to pass the handle around by name.
 func OpenSQL(t testing.TB) *SQL { return &SQL{DB: DB(t)} }
+
+// NodeScript returns the node executable and the path of clients/ts/interop/script, a check
+// by an implementation that is not Surety's, once it has found the npm packages the script
+// imports in clients/ts/node_modules. Outside CI a missing node or package skips the test,
+// saying how to install it; in CI (make test installs both) it fails the test, so that the
+// check cannot go quiet.
+func NodeScript(t testing.TB, script string, packages ...string) (node, path string) {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		t.Helper()
+		if InCI() {
+			t.Fatalf(format+" (CI must have it: make test installs it)", args...)
+		}
+		t.Skipf("skipping: "+format, args...)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node (Node.js 20+) is not installed: %v", err)
+	}
+	root, err := tools.RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := filepath.Join(root, "clients", "ts")
+	for _, pkg := range packages {
+		if _, err := os.Stat(filepath.Join(ts, "node_modules", filepath.FromSlash(pkg), "package.json")); err != nil {
+			missing("npm package %s is not installed in clients/ts/node_modules (cd clients/ts && npm ci)", pkg)
+		}
+	}
+	return node, filepath.Join(ts, "interop", script)
+}
