@@ -65,8 +65,11 @@ func TestCardsReconcile(t *testing.T) {
 			t.Fatalf("unstaked agent: %+v, %v", a, err)
 		}
 	}
+	// The lower hash of what the agent signed wins (the JWS's header and payload: not its
+	// signature, which is not the agent's content to rank by).
+	signed := func(jws []byte) [32]byte { return sha256.Sum256(jws[:bytes.LastIndexByte(jws, '.')]) }
 	want := "X"
-	if hx, hy := sha256.Sum256(x), sha256.Sum256(y); bytes.Compare(hy[:], hx[:]) < 0 {
+	if hx, hy := signed(x), signed(y); bytes.Compare(hy[:], hx[:]) < 0 {
 		want = "Y"
 	}
 	for _, r := range []*registry.Registry{ra, rb} {
@@ -119,12 +122,14 @@ func TestForgedCardCostsThePeer(t *testing.T) {
 
 // TestDHTSelectKeepsWhatRegistrationKeeps: of the values the DHT holds for a card, Select
 // picks the one every node's registration keeps: the highest sequence number, and of two with
-// one sequence number the lower JWS hash, in either order.
+// one sequence number the lower hash of what was signed (the JWS's header and payload), in any
+// order.
 func TestDHTSelectKeepsWhatRegistrationKeeps(t *testing.T) {
 	k := mustKey(t)
 	x, y, old := card(t, k, 5, "X", "one of two", "a"), card(t, k, 5, "Y", "the other", "a"), card(t, k, 4, "Old", "older", "a")
+	signed := func(jws []byte) [32]byte { return sha256.Sum256(jws[:bytes.LastIndexByte(jws, '.')]) }
 	lower := x
-	if hx, hy := sha256.Sum256(x), sha256.Sum256(y); bytes.Compare(hy[:], hx[:]) < 0 {
+	if hx, hy := signed(x), signed(y); bytes.Compare(hy[:], hx[:]) < 0 {
 		lower = y
 	}
 	v := newRegistry(t, stakes{}).DHTValidators()[registry.CardNamespace]
