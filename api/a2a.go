@@ -127,6 +127,18 @@ func (s *Server) getAgentCard(c echo.Context) error {
 	default:
 		return withDetail(ErrBadRequest, "form must be live or registered")
 	}
+	// What the served card says besides the stored card: stake and score. While neither has
+	// changed, the card signed before is served, before anything decodes the stored card.
+	var rep map[string]any
+	if s.cfg.Reputation != nil {
+		if r, err := s.cfg.Reputation.Reputation(ctx, did); err == nil {
+			rep = map[string]any{"score": r.Score, "confidence": r.Confidence, "audits": float64(r.Audits)}
+		}
+	}
+	key := sha256.Sum256(fmt.Appendf(nil, "%s\x00%s\x00%t\x00%v", a.JWS, a.Stake, a.Staked, rep))
+	if b, ok := s.agentCards.lookup(did, key); ok {
+		return c.Blob(http.StatusOK, cardMediaType, b)
+	}
 	card, err := a.A2A()
 	if err != nil {
 		return err
@@ -145,10 +157,8 @@ func (s *Server) getAgentCard(c echo.Context) error {
 	p[a2a.ParamChainID] = float64(s.cfg.Chain.ID)
 	p[a2a.ParamStake] = a.Stake
 	p[a2a.ParamStaked] = a.Staked
-	if s.cfg.Reputation != nil {
-		if r, err := s.cfg.Reputation.Reputation(ctx, did); err == nil {
-			p[a2a.ParamReputation] = map[string]any{"score": r.Score, "confidence": r.Confidence, "audits": float64(r.Audits)}
-		}
+	if rep != nil {
+		p[a2a.ParamReputation] = rep
 	}
 	if s.cfg.PublicURL != "" {
 		p[a2a.ParamRegistration] = s.url("/v1/agents/" + url.PathEscape(did))
@@ -165,20 +175,21 @@ func (s *Server) getAgentCard(c echo.Context) error {
 	}
 	// The node signs the served card: the extension's words are its own, not the agent's.
 	ext.Description, ext.Required, ext.Params = a2a.TrustExtensionDescription, false, p
-	b, err := s.agentCards.get(did, card, func(c *a2a.AgentCard) ([]byte, error) {
-		c.Extension(a2a.TrustExtensionURI).Params[a2a.ParamAsOf] = float64(time.Now().Unix())
-		return s.signCard(c)
-	})
+	p[a2a.ParamAsOf] = float64(time.Now().Unix())
+	b, err := s.signCard(card)
 	if err != nil {
 		return err
 	}
+	s.agentCards.store(did, key, b)
 	return c.Blob(http.StatusOK, cardMediaType, b)
 }
 
-// agentCardCache keeps the last card signed for each DID with the content it signed, so a GET
-// costs the node a signature only when the card, the stake or the score changed since the
-// last one (anyone may ask, as often as they like). asOf is when the node first signed
-// this content. Past maxCachedAgentCards DIDs it starts over.
+// agentCardCache keeps the last card signed for each DID under the content it says (the stored
+// card, stake, score), so a GET costs the node a signature only when one of them changed since
+// the last (anyone may ask, as often as they like), and a hit decodes nothing. asOf is when
+// the node signed the card. At most maxCachedAgentCards DIDs: a new one past them takes the
+// place of one held, so many DIDs asked for in turn cost each other their entry, not everyone
+// theirs. Signing happens outside the lock.
 type agentCardCache struct {
 	mu sync.Mutex
 	m  map[string]cachedCard
@@ -189,24 +200,26 @@ type cachedCard struct {
 	signed  []byte
 }
 
-func (c *agentCardCache) get(did string, card *a2a.AgentCard, sign func(*a2a.AgentCard) ([]byte, error)) ([]byte, error) {
-	unsigned, err := a2a.Encode(card)
-	if err != nil {
-		return nil, err
-	}
-	h := sha256.Sum256(unsigned)
+// lookup returns the card signed for did over content, if it is held.
+func (c *agentCardCache) lookup(did string, content [sha256.Size]byte) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.m[did]; ok && e.content == h {
-		return e.signed, nil
+	e, ok := c.m[did]
+	return e.signed, ok && e.content == content
+}
+
+// store holds signed as did's card over content.
+func (c *agentCardCache) store(did string, content [sha256.Size]byte, signed []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]cachedCard, maxCachedAgentCards)
 	}
-	b, err := sign(card)
-	if err != nil {
-		return nil, err
+	if _, held := c.m[did]; !held && len(c.m) >= maxCachedAgentCards {
+		for other := range c.m { // one entry goes, whichever the map gives first
+			delete(c.m, other)
+			break
+		}
 	}
-	if c.m == nil || len(c.m) >= maxCachedAgentCards {
-		c.m = map[string]cachedCard{}
-	}
-	c.m[did] = cachedCard{content: h, signed: b}
-	return b, nil
+	c.m[did] = cachedCard{content: content, signed: signed}
 }

@@ -89,7 +89,7 @@ const (
 	maxMCPPerAddress = 4
 	maxMCPRequests   = 64
 	// maxCachedAgentCards bounds the agents' A2A cards the node keeps signed (one per DID,
-	// a few KiB each); past it the cache starts over and the next GETs sign again.
+	// a few KiB each); past it a new DID takes the place of one held.
 	maxCachedAgentCards = 1024
 )
 
