@@ -346,6 +346,15 @@ var ErrStatusListsFull = errors.New("identity: the status lists are full")
 // StatusPosition returns did's position in the node's status lists, giving it the next free
 // one when it has none. It returns ErrStatusListsFull past MaxStatusLists lists.
 func (s *Store) StatusPosition(ctx context.Context, did string) (int64, error) {
+	// A read first: a DID asks for its credentials as often as it likes, and the write below
+	// takes the database's write lock even when it inserts nothing.
+	var pos int64
+	switch err := s.db.QueryRowContext(ctx, `SELECT pos FROM identity_status WHERE did = ?`, did).Scan(&pos); {
+	case err == nil:
+		return pos, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return 0, fmt.Errorf("status position of %s: %w", did, err)
+	}
 	_, err := s.db.ExecContext(ctx, `INSERT INTO identity_status (pos, did, created)
 		SELECT COALESCE(MAX(pos) + 1, 0), ?, ? FROM identity_status
 		HAVING COALESCE(MAX(pos) + 1, 0) < ?
@@ -353,7 +362,6 @@ func (s *Store) StatusPosition(ctx context.Context, did string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("status position of %s: %w", did, err)
 	}
-	var pos int64
 	err = s.db.QueryRowContext(ctx, `SELECT pos FROM identity_status WHERE did = ?`, did).Scan(&pos)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, ErrStatusListsFull
