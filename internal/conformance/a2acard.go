@@ -99,6 +99,10 @@ func genA2ACards() ([]Named, error) {
 		resigned(c, func(ac *a2a.AgentCard) {
 			ac.Capabilities.Extensions = append(ac.Capabilities.Extensions, a2a.AgentExtension{URI: a2a.TrustExtensionURI, Params: map[string]any{"stake": "1000000000000000000000"}})
 		}, alice, header(alice)), at, Refused("card-malformed"))
+	add("trust-look-alike", "a second extension whose URI is the trust extension's with a trailing slash, carrying a stake: no extension under surety.dev but the trust extension itself",
+		resigned(c, func(ac *a2a.AgentCard) {
+			ac.Capabilities.Extensions = append(ac.Capabilities.Extensions, a2a.AgentExtension{URI: a2a.TrustExtensionURI + "/", Params: map[string]any{"staked": true}})
+		}, alice, header(alice)), at, Refused("card-malformed"))
 	add("wrong-typ", "the protected header's typ is JWT, not JOSE", resigned(c, same, alice, map[string]string{"alg": "EdDSA", "kid": alice.DID.KeyID(), "typ": "JWT"}), at, Refused("card-malformed"))
 	fu := a2aCardOf(alice)
 	fu.Updated = Now + 3600

@@ -268,6 +268,11 @@ def verify_registered(text: str, now=None) -> dict:
         if not (s.get("id") and s.get("name") and s.get("description") and s.get("tags")):
             raise _malformed("skills[%d] needs id, name, description and tags" % i)
     params = trust_params(card)
+    # Nor a look-alike or any other extension under Surety's namespace (registry.FromA2A).
+    for e in ((card.get("capabilities") or {}).get("extensions") or []):
+        uri = str(e.get("uri", "")) if isinstance(e, dict) else ""
+        if uri != TRUST_EXTENSION and uri.lower().startswith(("https://surety.dev", "http://surety.dev")):
+            raise _malformed("extension %r: an agent's card may name only %s under surety.dev" % (uri[:80], TRUST_EXTENSION))
     extra = [k for k in params if k not in AGENT_PARAMS]
     if extra:
         raise _malformed("trust extension param %r: an agent signs only %s" % (extra[0][:40], ", ".join(AGENT_PARAMS)))

@@ -310,6 +310,13 @@ export function fromA2A(ac: AgentCard): Card {
   const exts = (ac.capabilities?.extensions ?? []).filter((e) => e.uri === TRUST_EXTENSION_URI);
   if (exts.length === 0) malformed(`no Surety trust extension (${TRUST_EXTENSION_URI}) in capabilities.extensions`);
   if (exts.length > 1) malformed(`the trust extension is listed ${exts.length} times`);
+  // Nor a look-alike or any other extension under Surety's namespace (registry.FromA2A).
+  for (const e of ac.capabilities?.extensions ?? []) {
+    const u = String(e.uri ?? "").toLowerCase();
+    if (e.uri !== TRUST_EXTENSION_URI && (u.startsWith("https://surety.dev") || u.startsWith("http://surety.dev"))) {
+      malformed(`extension ${JSON.stringify(String(e.uri).slice(0, 80))}: an agent's card may name only ${TRUST_EXTENSION_URI} under surety.dev`);
+    }
+  }
   const p = exts[0].params ?? {};
   for (const k of Object.keys(p)) if (!AGENT_PARAMS.includes(k)) malformed(`trust extension param ${JSON.stringify(k.slice(0, 40))}: an agent signs only ${AGENT_PARAMS.join(", ")}`);
   if (typeof p.did !== "string" || p.did === "") malformed("the trust extension names no did");
