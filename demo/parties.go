@@ -110,19 +110,8 @@ func (d *demo) stake(ctx context.Context, a *actor, eth string) error {
 // envelope signs body as a, for the node: its aud is the node's DID and its chain_id the
 // node's chain, so it acts at that node alone; it names bounty id when id is not zero.
 func (d *demo) envelope(a *actor, id uint64, body any) ([]byte, error) {
-	m := map[string]any{"body": body, "to": []string{d.info.NodeDID}, "aud": d.info.NodeDID, "chain_id": d.info.Chain.ID}
-	if id != 0 {
-		m["bounty"] = identity.BountyRef{ChainID: d.info.Chain.ID, Escrow: d.info.Contracts["BountyEscrow"], ID: id}
-	}
-	raw, err := json.Marshal(m)
-	if err != nil {
-		return nil, err
-	}
-	filled, err := identity.FillEnvelope(raw, a.key, time.Now(), envelopeLife)
-	if err != nil {
-		return nil, err
-	}
-	jws, err := a.key.SignCompact(filled)
+	aud := identity.Audience{Node: d.info.NodeDID, ChainID: d.info.Chain.ID, Escrow: d.info.Contracts["BountyEscrow"]}
+	jws, err := identity.SignRequest(a.key, aud, id, body, time.Now(), envelopeLife)
 	return []byte(jws), err
 }
 
@@ -139,17 +128,7 @@ func (d *demo) act(ctx context.Context, a *actor, id uint64, action wire.Action,
 
 // groupEnvelope signs an envelope for group by a from the payload fields.
 func groupEnvelope(a *actor, group string, fields map[string]any) ([]byte, error) {
-	fields["group_id"] = group
-	raw, err := json.Marshal(fields)
-	if err != nil {
-		return nil, err
-	}
-	filled, err := identity.FillEnvelope(raw, a.key, time.Now(), envelopeLife)
-	if err != nil {
-		return nil, err
-	}
-	jws, err := a.key.SignCompact(filled)
-	return []byte(jws), err
+	return identity.SignGroupEnvelope(a.key, group, fields, time.Now(), envelopeLife)
 }
 
 // members makes group with creator and members.
