@@ -23,10 +23,14 @@ import (
 // the first anchored head after an epoch is one index read however many heads went unanchored.
 var leavesMigration = sqlite.Migration{Version: 11, SQL: `
 ALTER TABLE reputation_log ADD COLUMN subject TEXT NOT NULL DEFAULT '';
-UPDATE reputation_log SET subject = COALESCE((SELECT a.subject FROM reputation_audits a WHERE a.chain = reputation_log.chain AND a.leaf = reputation_log.leaf), '');
+` + backfillSubjects + `;
 CREATE INDEX reputation_log_subject ON reputation_log (chain, subject, idx);
 CREATE INDEX reputation_heads_anchored ON reputation_heads (chain, epoch) WHERE anchor_tx NOT IN ('', 'superseded');
 `}
+
+// backfillSubjects names the subject of each leaf logged before leavesMigration.
+const backfillSubjects = `UPDATE reputation_log SET subject = COALESCE((SELECT a.subject FROM reputation_audits a
+	WHERE a.chain = reputation_log.chain AND a.leaf = reputation_log.leaf), '')`
 
 // The queries of a page, each a range read of an index in log order (TestLeavesReadIndexes):
 // leavesInRange (chain, from, size, limit) of the primary key, leavesOfSubject (chain,

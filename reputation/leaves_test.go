@@ -179,6 +179,22 @@ func TestLogLeaves(t *testing.T) {
 			}
 		})
 	}
+	t.Run("subjects named by the migration", func(t *testing.T) {
+		// A log from before migration 11 names no subjects; the migration names them from
+		// the audits, and by subject reads find them again.
+		if _, err := f.db.Exec(`UPDATE reputation_log SET subject = ''`); err != nil {
+			t.Fatal(err)
+		}
+		if leaves, _, _ := readAll(t, f.log, reputation.LeafQuery{Subject: leafSubjects[0], Limit: 10}); len(leaves) != 0 {
+			t.Fatalf("%d leaves of a subject the log does not name", len(leaves))
+		}
+		if _, err := f.db.Exec(reputation.BackfillSubjects); err != nil {
+			t.Fatal(err)
+		}
+		if leaves, _, _ := readAll(t, f.log, reputation.LeafQuery{Subject: leafSubjects[0], Limit: 10}); len(leaves) != len(f.bySubject[leafSubjects[0]]) {
+			t.Errorf("after the migration's backfill: %d leaves of %s, want %d", len(leaves), leafSubjects[0], len(f.bySubject[leafSubjects[0]]))
+		}
+	})
 	t.Run("within a head's size", func(t *testing.T) {
 		leaves, _, _ := readAll(t, f.log, reputation.LeafQuery{Size: 8, Limit: 3})
 		if len(leaves) != 8 {
