@@ -65,8 +65,8 @@ $(TOOLS_STAMP): package.json package-lock.json
 build: ## build bin/surety
 	go build -ldflags '$(GO_LDFLAGS)' -o bin/surety ./cmd/surety
 
-run: build ## run a node on the embedded chain (DATA_DIR, LISTEN)
-	./bin/surety node --data-dir $(DATA_DIR) --listen $(LISTEN)
+run: build ## run a node on the embedded chain (DATA_DIR, LISTEN, LOG_EPOCH, LOG_GRACE)
+	./bin/surety node --data-dir $(DATA_DIR) --listen $(LISTEN) --log-epoch $(LOG_EPOCH) --log-grace $(LOG_GRACE)
 
 demo: build ## play a marketplace day end to end on the embedded chain (under a minute)
 	./bin/surety demo

@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync/atomic"
@@ -55,6 +56,9 @@ func (l *treeLog) InclusionProof(_ context.Context, leaf merkle.Hash, size uint6
 }
 func (l *treeLog) ConsistencyProof(from, to uint64) ([]merkle.Hash, error) {
 	return l.tree.ConsistencyProof(from, to)
+}
+func (l *treeLog) Leaves(context.Context, reputation.LeafQuery) (*reputation.LeafPage, error) {
+	return nil, errors.New("a tree in memory keeps no envelopes")
 }
 
 // TestLogCheckpoint: GET /v1/log/checkpoint is the head of /v1/log/head as a signed note that

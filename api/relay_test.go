@@ -313,12 +313,27 @@ func TestRPCReadsOnlyTheNodesContractsAtRecentBlocks(t *testing.T) {
 	other := "0x000000000000000000000000000000000000dEaD"
 	minStake := hexutil.Encode(crypto.Keccak256([]byte("minStake()"))[:4])
 	feeBps := hexutil.Encode(crypto.Keccak256([]byte("feeBps()"))[:4])
+	// Two mined transactions: one to the escrow (refused by it, mined all the same) and one
+	// to another address.
+	sent := map[string]common.Hash{}
+	for i, to := range map[string]common.Address{"escrow": n.dep.Contracts.BountyEscrow, "other": common.HexToAddress(other)} {
+		key := chain.DevKey(map[string]int{"escrow": 10, "other": 11}[i])
+		tx := types.MustSignNewTx(key, types.LatestSignerForChainID(big.NewInt(chain.EmbeddedChainID)), &types.DynamicFeeTx{
+			ChainID: big.NewInt(chain.EmbeddedChainID), To: &to, Gas: 100_000, GasTipCap: big.NewInt(1e9), GasFeeCap: big.NewInt(1e11), Data: []byte{0xde, 0xad}})
+		if err := n.c.SendTransaction(context.Background(), tx); err != nil {
+			t.Fatal(err)
+		}
+		sent[i] = tx.Hash()
+	}
 	for _, tt := range []struct {
 		name    string
 		method  string
 		params  []any
 		refused string // what the refusal says; "" for an answer
 	}{
+		{"eth_getTransactionByHash of a call to the escrow", "eth_getTransactionByHash", []any{sent["escrow"]}, ""},
+		{"eth_getTransactionByHash of an unknown transaction", "eth_getTransactionByHash", []any{common.Hash{1}}, ""},
+		{"eth_getTransactionByHash of a transfer to another address", "eth_getTransactionByHash", []any{sent["other"]}, "the node's own contracts"},
 		{"eth_call of the escrow at the head", "eth_call", []any{map[string]any{"to": escrowAddr, "data": feeBps}, "latest"}, ""},
 		{"eth_call of the registry, pending", "eth_call", []any{map[string]any{"to": n.dep.Contracts.StakeRegistry.Hex(), "data": minStake}, "pending"}, ""},
 		{"eth_call of the escrow 100 blocks back", "eth_call", []any{map[string]any{"to": escrowAddr, "data": feeBps}, hexutil.Uint64(head - 100)}, ""},
@@ -335,6 +350,17 @@ func TestRPCReadsOnlyTheNodesContractsAtRecentBlocks(t *testing.T) {
 				t.Errorf("%s: error %d %q, want an answer", tt.name, rerr.Code, rerr.Message)
 			case tt.refused != "" && (rerr == nil || !strings.Contains(rerr.Message, tt.refused)):
 				t.Errorf("%s: %s %+v, want a refusal saying %q", tt.name, res, rerr, tt.refused)
+			case tt.method == "eth_getTransactionByHash" && tt.refused == "" && tt.params[0] == sent["escrow"]:
+				// What go-ethereum's client needs to name the sender: from, and the block.
+				from := crypto.PubkeyToAddress(chain.DevKey(10).PublicKey)
+				var tx struct {
+					From      common.Address `json:"from"`
+					BlockHash *common.Hash   `json:"blockHash"`
+					Hash      common.Hash    `json:"hash"`
+				}
+				if err := json.Unmarshal(res, &tx); err != nil || tx.From != from || tx.BlockHash == nil || tx.Hash != sent["escrow"] {
+					t.Errorf("%s: %s (%v)", tt.name, res, err)
+				}
 			}
 		})
 	}

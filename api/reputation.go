@@ -76,6 +76,9 @@ type AuditLog interface {
 	Head() reputation.Head
 	InclusionProof(ctx context.Context, leaf merkle.Hash, size uint64) (index uint64, proof []merkle.Hash, err error)
 	ConsistencyProof(from, to uint64) ([]merkle.Hash, error)
+	// Leaves reads a page of the log's contents; a size past the latest head is
+	// reputation.ErrNotLogged.
+	Leaves(ctx context.Context, q reputation.LeafQuery) (*reputation.LeafPage, error)
 }
 
 var _ AuditLog = (*reputation.Log)(nil)
@@ -125,6 +128,50 @@ func (s *Server) consistencyProof(c echo.Context) error {
 		path = []merkle.Hash{}
 	}
 	return c.JSON(http.StatusOK, ConsistencyProof{From: from, To: to, Path: path})
+}
+
+// logLeaves: ?from=&limit=&size=&subject= — a page of the log's leaves (the signed audit
+// envelopes) from index from, below size (default the latest head's), of one subject or all,
+// with the heads and anchors they belong to. Anyone may ask: a page is at most
+// reputation.MaxLeavesPage leaves and MaxLeavesPageBytes of envelopes, each read from an
+// index in log order.
+func (s *Server) logLeaves(c echo.Context) error {
+	from, err := uintParam(c, "from", 0)
+	if err != nil {
+		return err
+	}
+	size, err := uintParam(c, "size", 0)
+	if err != nil {
+		return err
+	}
+	limit, err := uintParam(c, "limit", reputation.MaxLeavesPage)
+	if err != nil {
+		return err
+	}
+	if limit < 1 || limit > reputation.MaxLeavesPage {
+		return withDetail(ErrBadRequest, "limit must be from 1 to %d", reputation.MaxLeavesPage)
+	}
+	head := s.cfg.AuditLog.Head().Size
+	if size == 0 {
+		size = head
+	}
+	if size > head {
+		return withDetail(reputation.ErrNotLogged, "the log's latest head has size %d, not %d", head, size)
+	}
+	if from > size {
+		return withDetail(ErrBadRequest, "from %d is past size %d", from, size)
+	}
+	subject := c.QueryParam("subject")
+	if subject != "" {
+		if _, err := identity.ParseDID(subject); err != nil {
+			return withDetail(ErrBadRequest, "subject: %v", err)
+		}
+	}
+	page, err := s.cfg.AuditLog.Leaves(c.Request().Context(), reputation.LeafQuery{From: from, Size: size, Subject: subject, Limit: int(limit)})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, page)
 }
 
 func uintParam(c echo.Context, name string, def uint64) (uint64, error) {

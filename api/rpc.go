@@ -39,7 +39,7 @@ type ChainRPC interface {
 // (the CLI, cast, any library) can send through the node without a chain RPC of its own. It
 // answers the reads a wallet needs to build a transaction (chain id, head, nonce, balance,
 // code, calls and gas estimates of the node's own contracts at recent blocks, fees,
-// receipts), and eth_sendRawTransaction only for calls to the escrow and the stake registry,
+// receipts, transactions to its contracts: what `surety log verify` reads too), and eth_sendRawTransaction only for calls to the escrow and the stake registry,
 // simulated first like POST /v1/tx/raw. Nothing else: no logs, no
 // filters, no subscriptions, no batches; every request counts against the caller's write
 // limit like any POST.
@@ -213,6 +213,34 @@ var rpcMethods = map[string]rpcMethod{
 			return nil, err
 		}
 		return receiptJSON(r, tx)
+	},
+	"eth_getTransactionByHash": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		var h common.Hash
+		if err := p.req(0, &h); err != nil {
+			return nil, err
+		}
+		tx, pending, err := s.cfg.ChainRPC.TransactionByHash(ctx, h)
+		if errors.Is(err, ethereum.NotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		// What an auditor reads: the anchor of a log head (who sent it), and a wallet its own
+		// calls; the node's own contracts only, as eth_call.
+		if tx.To() == nil {
+			return nil, errRPCParams("only transactions to the node's own contracts are served")
+		}
+		if err := s.callable(ethereum.CallMsg{To: tx.To()}); err != nil {
+			return nil, errRPCParams("only transactions to the node's own contracts are served")
+		}
+		var r *types.Receipt
+		if !pending {
+			if r, err = s.cfg.ChainRPC.TransactionReceipt(ctx, h); err != nil && !errors.Is(err, ethereum.NotFound) {
+				return nil, err
+			}
+		}
+		return transactionJSON(tx, r)
 	},
 	"eth_sendRawTransaction": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
 		var raw hexutil.Bytes
@@ -507,6 +535,30 @@ func clip(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// transactionJSON is a transaction as eth_getTransactionByHash answers it: go-ethereum's
+// encoding of the signed transaction, plus from and, once mined (r, its receipt), the block
+// it is in and its index there.
+func transactionJSON(tx *types.Transaction, r *types.Receipt) (map[string]any, error) {
+	b, err := json.Marshal(tx)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, err
+	}
+	from, err := types.Sender(types.LatestSignerForChainID(tx.ChainId()), tx)
+	if err != nil {
+		return nil, err
+	}
+	out["from"] = from
+	out["blockHash"], out["blockNumber"], out["transactionIndex"] = nil, nil, nil
+	if r != nil {
+		out["blockHash"], out["blockNumber"], out["transactionIndex"] = r.BlockHash, (*hexutil.Big)(r.BlockNumber), hexutil.Uint64(r.TransactionIndex)
+	}
+	return out, nil
 }
 
 // receiptJSON is a receipt as eth_getTransactionReceipt answers it: go-ethereum's receipt

@@ -37,6 +37,8 @@ func FuzzJSONRPC(f *testing.F) {
 		`{"jsonrpc":"2.0","id":5,"method":"eth_feeHistory","params":["0x2","latest",[10,50]]}`,
 		`{"jsonrpc":"2.0","id":6,"method":"eth_getTransactionReceipt","params":["0x00"]}`,
 		`{"jsonrpc":"2.0","id":7,"method":"eth_sendRawTransaction","params":["0x02f8"]}`,
+		`{"jsonrpc":"2.0","id":8,"method":"eth_getTransactionByHash","params":["0x0000000000000000000000000000000000000000000000000000000000000001"]}`,
+		`{"jsonrpc":"2.0","id":9,"method":"eth_getTransactionByHash","params":[7]}`,
 		`{"jsonrpc":"2.0","method":"eth_chainId"}`, `{"jsonrpc":"2.0","id":null,"method":"eth_chainId"}`,
 		`[{"jsonrpc":"2.0"}]`, `{}`, `null`, ``,
 	} {

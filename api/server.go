@@ -246,6 +246,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/log/checkpoint", s.logCheckpoint)
 		v1.GET("/log/proof/inclusion", s.inclusionProof)
 		v1.GET("/log/proof/consistency", s.consistencyProof)
+		v1.GET("/log/leaves", s.logLeaves)
 	}
 	if cfg.Bounties != nil && cfg.Staking != nil && cfg.Senders != nil && cfg.Wallets != nil && cfg.Stakes != nil {
 		v1.POST("/bindings", s.addBinding, s.async)

@@ -124,6 +124,7 @@ func TestClientBodiesHoldToOpenAPI(t *testing.T) {
 			}},
 			{"GET /v1/log/head", func() (any, error) { return c.LogHead(ctx) }},
 			{"GET /v1/log/proof/consistency", func() (any, error) { return c.ConsistencyProof(ctx, 0, 0) }},
+			{"GET /v1/log/leaves", func() (any, error) { return c.LogLeaves(ctx, 0, 0, agentDID, 10) }},
 			{"POST /v1/bindings", func() (any, error) {
 				raw, _ := json.Marshal(bindingReq)
 				return c.AddBinding(ctx, raw)

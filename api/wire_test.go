@@ -46,6 +46,7 @@ func TestWireMirrorsDomainTypes(t *testing.T) {
 		{"reputation.Reputation", &reputation.Reputation{}, &wire.Reputation{}},
 		{"reputation.Head", &reputation.Head{}, &wire.Head{}},
 		{"reputation.LogSync", &reputation.LogSync{}, &wire.LogSync{}},
+		{"reputation.LeafPage", &reputation.LeafPage{}, &wire.LeafPage{}},
 		{"groups.Group", &groups.Group{}, &wire.Group{}},
 		{"groups.Posted", &groups.Posted{}, &wire.Posted{}},
 		{"groups.Envelope", &groups.Envelope{}, &wire.GroupEnvelope{}},

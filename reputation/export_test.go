@@ -61,3 +61,15 @@ func HeldBy(ctx context.Context, s *Service) (map[string]int, error) {
 func AuditSetWindow(s *Service, check EnvelopeVerifier, window int) p2p.Set {
 	return &auditSet{s: s, check: check, window: window}
 }
+
+// AnchorLatest anchors the log's latest head with a, as the service does after epochs close.
+func AnchorLatest(ctx context.Context, l *Log, a Anchorer) (*Head, error) {
+	return l.anchorLatest(ctx, a)
+}
+
+// LeafQueries are the SQL of Log.Leaves, by name, for their query plans.
+var LeafQueries = map[string]string{"leavesInRange": leavesInRange, "leavesOfSubject": leavesOfSubject,
+	"subjectHasMore": subjectHasMore, "firstAnchored": firstAnchored}
+
+// BackfillSubjects is what migration 11 runs to name the subjects of leaves logged before it.
+const BackfillSubjects = backfillSubjects

@@ -62,3 +62,12 @@ const (
 	// the head's signer anchored it on chain.
 	DefaultQuorum = 2
 )
+
+// The log's contents served to anyone (Log.Leaves, GET /v1/log/leaves).
+const (
+	// MaxLeavesPage bounds the leaves of one page, and MaxLeavesPageBytes their envelopes
+	// (past it the page ends early; an envelope is at most 256 KiB): a page costs the node
+	// at most MaxLeavesPage leaf reads, two head reads per epoch it names, and about 1 MiB.
+	MaxLeavesPage      = 256
+	MaxLeavesPageBytes = 1 << 20
+)

@@ -253,8 +253,11 @@ func (l *Log) appendEpoch(ctx context.Context, epoch int64, leaves []merkle.Hash
 	}
 	defer tx.Rollback()
 	for i, h := range leaves {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_log (chain, idx, leaf, epoch) VALUES (?, ?, ?, ?)`,
-			l.chain, before+uint64(i), h.String(), epoch); err != nil {
+		// The subject from the audit the leaf hashes (stored before its epoch closes or is
+		// adopted), for the log's by-subject reads (Leaves).
+		if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_log (chain, idx, leaf, epoch, subject)
+			VALUES (?, ?, ?, ?, COALESCE((SELECT subject FROM reputation_audits WHERE chain = ? AND leaf = ?), ''))`,
+			l.chain, before+uint64(i), h.String(), epoch, l.chain, h.String()); err != nil {
 			return Head{}, fmt.Errorf("reputation: append epoch %d: %w", epoch, err)
 		}
 	}

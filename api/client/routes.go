@@ -217,6 +217,29 @@ func (c *Client) ConsistencyProof(ctx context.Context, from, to uint64) (wire.Co
 	return out, c.get(ctx, fmt.Sprintf("/v1/log/proof/consistency?from=%d&to=%d", from, to), &out)
 }
 
+// LogLeaves is GET /v1/log/leaves?from=&limit=&size=&subject=: a page of the audit log's
+// leaves (the signed audit envelopes) from index from, below size (0: the latest head's), of
+// subject ("": every subject), at most limit (0: the node's page); ask again from the page's Next until
+// it is nil. The client checks nothing: reputation/verify.EnvelopeLeaf of each envelope is
+// its leaf, and the leaves up to a head's size give its root.
+func (c *Client) LogLeaves(ctx context.Context, from, size uint64, subject string, limit int) (*wire.LeafPage, error) {
+	q := url.Values{"from": {strconv.FormatUint(from, 10)}}
+	if size > 0 {
+		q.Set("size", strconv.FormatUint(size, 10))
+	}
+	if subject != "" {
+		q.Set("subject", subject)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out wire.LeafPage
+	if err := c.get(ctx, "/v1/log/leaves?"+q.Encode(), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // AddBinding is POST /v1/bindings with a signed wallet binding: the node records it on chain
 // from a wallet it holds, or answers the call for the wallet to send itself.
 func (c *Client) AddBinding(ctx context.Context, binding []byte) (wire.BindingAnswer, error) {

@@ -143,3 +143,28 @@ type ConsistencyProof struct {
 	To   uint64        `json:"to"`
 	Path []merkle.Hash `json:"path"`
 }
+
+// LoggedLeaf is one leaf of the audit log with the signed audit envelope it is the hash of
+// (reputation.LoggedLeaf).
+type LoggedLeaf struct {
+	Index uint64      `json:"index"`
+	Leaf  merkle.Hash `json:"leaf"`
+	// Epoch is the head that first included the leaf; AnchorEpoch the first head including
+	// it whose root was anchored on chain by its own transaction (absent until one is). Both
+	// heads are in the page's Heads.
+	Epoch       int64  `json:"epoch"`
+	AnchorEpoch *int64 `json:"anchorEpoch,omitempty"`
+	// Envelope is the signed audit envelope exactly as logged (base64 in JSON):
+	// SHA-256(0x00 ‖ Envelope) is Leaf (reputation/verify.EnvelopeLeaf).
+	Envelope []byte `json:"envelope,omitempty"`
+}
+
+// LeafPage is the answer of GET /v1/log/leaves: a page of the log's leaves in log order,
+// with the signed heads they name (reputation.LeafPage).
+type LeafPage struct {
+	Size   uint64       `json:"size"`
+	Leaves []LoggedLeaf `json:"leaves"`
+	Heads  []Head       `json:"heads"`
+	// Next is the from of the next page; absent when the page reached the end.
+	Next *uint64 `json:"next,omitempty"`
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -20,8 +21,8 @@ import (
 )
 
 func runLogCmd(ctx context.Context, e *env, args []string) error {
-	sub := map[string]func(context.Context, *env, []string) error{"verify": runLogVerify}
-	return runSubcommand(ctx, e, "log", "verify", sub, args)
+	sub := map[string]func(context.Context, *env, []string) error{"verify": runLogVerify, "leaves": runLogLeaves}
+	return runSubcommand(ctx, e, "log", "verify|leaves", sub, args)
 }
 
 // runLogVerify checks that an audit is in a node's log, against the root the chain holds:
@@ -35,7 +36,13 @@ node is not trusted. On the way it checks what the node signs against the node's
 head (the JWS of /v1/log/head), and its checkpoint (/v1/log/checkpoint, a C2SP signed note
 whose origin names this chain, the RootAnchor and the node), which must hold the head's size
 and root or extend it (a consistency proof); and that the root anchored on chain is the
-head's. One line per check; the first that fails is the error, with exit status 1.`))
+head's. One line per check; the first that fails is the error, with exit status 1.
+
+A node on the embedded chain (make run) holds its chain in its own process: no one else has a
+copy, and the only JSON-RPC for it is the node's relay, --rpc-url NODE/v1/rpc. Against it the
+same checks run, but the anchored root is the node's word: they show that the node's head,
+checkpoint, proof and anchor agree, not that anyone else holds the root. The command says so
+(the "trusted:" line); on a shared chain, give a JSON-RPC you trust.`))
 	node := fs.nodeURL()
 	rpcURL := fs.rpcURL("the chain's JSON-RPC URL (where the root is anchored)")
 	envelope := fs.String("envelope", "", "the audit as filed: its signed envelope, a file")
@@ -48,7 +55,7 @@ head's. One line per check; the first that fails is the error, with exit status 
 		return err
 	}
 	if *rpcURL == "" || (*envelope == "") == (*leafHex == "") {
-		return usagef("give --rpc-url, and one of --envelope FILE or --leaf HEX")
+		return usagef("give --rpc-url (on a node with the embedded chain, its relay: --rpc-url NODE/v1/rpc, which trusts the node), and one of --envelope FILE or --leaf HEX")
 	}
 	var leaf verify.Hash
 	if *envelope != "" {
@@ -97,11 +104,30 @@ head's. One line per check; the first that fails is the error, with exit status 
 	if err != nil {
 		return err
 	}
+	trusts := "the chain at --rpc-url"
+	if why := chainOfTheNode(info.Chain.Kind, *node, *rpcURL); why != "" {
+		trusts = "the node"
+		report("trusted: the node itself: " + why + ", so the root anchored there is the node's word; these checks show that its head, checkpoint, proof and anchor agree, not that anyone else holds the root (on a shared chain, give --rpc-url of a JSON-RPC you trust)")
+	}
 	report(msg)
 	if *asJSON {
-		return printJSON(e, map[string]any{"verified": true, "leaf": leaf, "node": did, "checks": checks, "message": msg})
+		return printJSON(e, map[string]any{"verified": true, "leaf": leaf, "node": did, "trusts": trusts, "checks": checks, "message": msg})
 	}
 	return nil
+}
+
+// chainOfTheNode says why the chain at rpcURL answers only as the node does ("" when it need
+// not): the node's chain is embedded in its process, or rpcURL is the node's own relay.
+func chainOfTheNode(kind, nodeURL, rpcURL string) string {
+	if kind == "embedded" {
+		return "its chain is embedded in its process (no one else holds a copy)"
+	}
+	n, err1 := url.Parse(nodeURL)
+	r, err2 := url.Parse(rpcURL)
+	if err1 == nil && err2 == nil && n.Host != "" && strings.EqualFold(n.Host, r.Host) {
+		return "--rpc-url is the node's own relay of its chain"
+	}
+	return ""
 }
 
 // verifyLeaf checks that leaf is in the log of node (a DID), served by the node at c (an

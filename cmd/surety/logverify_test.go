@@ -109,3 +109,23 @@ func newLogKey(t *testing.T) *identity.Key {
 	}
 	return k
 }
+
+// TestChainOfTheNode: log verify says it trusts the node when the chain can only answer as the
+// node does (embedded in it, or read through its relay), and not for a chain of its own.
+func TestChainOfTheNode(t *testing.T) {
+	for _, tt := range []struct {
+		kind, node, rpc string
+		trustsNode      bool
+	}{
+		{"embedded", "http://127.0.0.1:7746", "http://127.0.0.1:7746/v1/rpc", true},
+		{"embedded", "http://127.0.0.1:7746", "http://127.0.0.1:8545", true}, // no other copy of the chain exists
+		{"rpc", "http://127.0.0.1:7746", "http://127.0.0.1:7746/v1/rpc", true},
+		{"rpc", "http://Node.example:7746", "https://node.EXAMPLE:7746/v1/rpc", true},
+		{"rpc", "http://127.0.0.1:7746", "http://127.0.0.1:8545", false},
+		{"rpc", "http://node.example", "https://rpc.example/key", false},
+	} {
+		if got := chainOfTheNode(tt.kind, tt.node, tt.rpc) != ""; got != tt.trustsNode {
+			t.Errorf("%s chain, node %s, --rpc-url %s: trusts the node %v, want %v", tt.kind, tt.node, tt.rpc, got, tt.trustsNode)
+		}
+	}
+}

@@ -54,7 +54,7 @@ var commands = map[string]command{
 	"reputation": {"agents' reputation scores (show, top)", runReputationCmd},
 	"group":      {"group threads of signed envelopes (members, post, show)", runGroupCmd},
 	"mcp":        {"serve a node's tools to an LLM agent over MCP on stdio (signs with --key)", runMCPCmd},
-	"log":        {"check the audit log against the chain (verify)", runLogCmd},
+	"log":        {"read the audit log's contents (leaves) and check it against the chain (verify)", runLogCmd},
 	"credential": {"check a Verifiable Credential a node issued: signature, window, status, stake (verify)", runCredentialCmd},
 	"demo":       {"play a marketplace day end to end on a node of its own (embedded chain or --rpc-url)", runDemoCmd},
 	"completion": {"print the shell completion script (bash, zsh or fish)", runCompletionCmd},

@@ -21,11 +21,13 @@ import (
 )
 
 // readmeTour is the part of README.md whose shell blocks a user pastes against a `make run`
-// node: from the tour's heading to the API reference, the rotation and revocation that close
-// it included.
+// node: from the tour's heading to the auditor's walk-through, the rotation and revocation
+// that close it included.
 const (
 	readmeTourStart = "## A five-minute tour of the CLI"
-	readmeTourEnd   = "## API reference"
+	readmeTourEnd   = "## Checking a node as an auditor"
+	// readmeAuditorEnd ends the auditor's walk-through, which follows the tour.
+	readmeAuditorEnd = "## API reference"
 )
 
 // readmeBlocks returns the lines of the ```sh blocks between start and end in README.md.

@@ -187,6 +187,21 @@ export interface InclusionProofAnswer {
   size: number;
   path: string[];
 }
+/** A leaf of the audit log with the signed audit envelope (base64) it is the hash of. */
+export interface LoggedLeaf {
+  index: number;
+  leaf: string;
+  epoch: number;
+  anchorEpoch?: number;
+  envelope?: string;
+}
+/** GET /v1/log/leaves: a page of the log's leaves, with the signed heads they name. */
+export interface LeafPage {
+  size: number;
+  leaves: LoggedLeaf[];
+  heads: LogHead[];
+  next?: number;
+}
 export interface ConsistencyProofAnswer {
   from: number;
   to: number;
@@ -407,6 +422,18 @@ export class Client {
   /** GET /v1/log/proof/inclusion?leaf=&size= */
   inclusionProof(leaf: string, size: number): Promise<InclusionProofAnswer> {
     return this.get(`/v1/log/proof/inclusion?leaf=${encodeURIComponent(leaf)}&size=${size}`);
+  }
+  /**
+   * GET /v1/log/leaves?from=&size=&subject=&limit=: a page of the audit log's leaves (the
+   * signed audit envelopes, base64) from index `from`, below `size` (a head's; default the
+   * latest), of one subject or all; ask again from `next` until it is absent.
+   */
+  logLeaves(opts: { from?: number; size?: number; subject?: string; limit?: number } = {}): Promise<LeafPage> {
+    const q = new URLSearchParams({ from: String(opts.from ?? 0) });
+    if (opts.size) q.set("size", String(opts.size));
+    if (opts.subject) q.set("subject", opts.subject);
+    if (opts.limit) q.set("limit", String(opts.limit));
+    return this.get(`/v1/log/leaves?${q}`);
   }
   /** GET /v1/log/proof/consistency?from=&to= */
   consistencyProof(from: number, to: number): Promise<ConsistencyProofAnswer> {

@@ -86,6 +86,8 @@ test("client: routes, escaping and bodies", async () => {
       await c.putBountySpec(7, "the task");
       await c.inclusionProof("ab".repeat(32), 5);
       await c.registerDID("proof.jws.x");
+      await c.logLeaves({ from: 4, subject: did, limit: 2 });
+      await c.logLeaves();
       assert.deepEqual(
         seen.map((s) => `${s.method} ${s.url} ${s.type}`),
         [
@@ -95,6 +97,8 @@ test("client: routes, escaping and bodies", async () => {
           "PUT /v1/bounties/7/spec text/plain; charset=utf-8",
           `GET /v1/log/proof/inclusion?leaf=${"ab".repeat(32)}&size=5 `,
           "POST /v1/dids/register application/json",
+          "GET /v1/log/leaves?from=4&subject=did%3Akey%3Az6MkTest&limit=2 ",
+          "GET /v1/log/leaves?from=0 ",
         ],
       );
       assert.equal(seen[3].body, "the task");

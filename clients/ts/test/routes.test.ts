@@ -39,6 +39,7 @@ const methods: Record<string, keyof Client> = {
   "GET /v1/log/checkpoint": "logCheckpoint",
   "GET /v1/log/proof/inclusion": "inclusionProof",
   "GET /v1/log/proof/consistency": "consistencyProof",
+  "GET /v1/log/leaves": "logLeaves",
   "POST /v1/bindings": "addBinding",
   "POST /v1/bounties": "postBounty",
   "GET /v1/bounties": "bounties",
