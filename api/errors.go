@@ -100,7 +100,7 @@ var mappings = []mapping{
 	{err: ErrUnhealthy, status: http.StatusServiceUnavailable, slug: "unhealthy", title: "The node is not healthy"},
 	{err: ErrBadRequest, status: http.StatusBadRequest, slug: "bad-request", title: "The request is not valid"},
 	{err: ErrTooLarge, status: http.StatusRequestEntityTooLarge, slug: "too-large", title: "The request body is too large"},
-	{err: ErrTooManyRequests, status: http.StatusTooManyRequests, slug: "too-many-requests", title: "Too many writes from this address; slow down", retryAfter: rateRetryAfter},
+	{err: ErrTooManyRequests, status: http.StatusTooManyRequests, slug: "too-many-requests", title: "Too many requests from this address; slow down", retryAfter: rateRetryAfter},
 	{err: ErrTooManyInFlight, status: http.StatusTooManyRequests, slug: "too-many-in-flight", title: "Too many writes in flight from this address or for this wallet; retry once one has ended", retryAfter: inFlightRetryAfter},
 	{err: ErrMCPBusy, status: http.StatusServiceUnavailable, slug: "mcp-busy", title: "The node serves as many MCP requests as it takes at once; try again shortly", retryAfter: rateRetryAfter},
 	{err: context.DeadlineExceeded, status: http.StatusGatewayTimeout, slug: "timeout", title: "The request took too long"},

@@ -28,10 +28,11 @@ func ProblemTypes() (types, reasons []string) {
 	return slices.Compact(types), slices.Compact(reasons)
 }
 
-// The body caps of limits.go.
+// The body caps of limits.go, and the budget of pages of the log's leaves.
 const (
-	MaxBody     = maxBody
-	MaxSpecBody = maxSpecBody
+	MaxBody       = maxBody
+	MaxSpecBody   = maxSpecBody
+	LeafPageBurst = leafPageBurst
 )
 
 // HandleUncapped routes method path to a handler that reads the whole body with no cap of

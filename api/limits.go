@@ -39,6 +39,12 @@ const (
 	// address may make, within its writes.
 	defaultRPCRate  = 10
 	defaultRPCBurst = 100
+	// leafPageRate and leafPageBurst bound the pages of the log's leaves (GET /v1/log/leaves)
+	// one client address reads: each is up to 256 leaves and 1 MiB read from SQLite and sent,
+	// and anyone may ask. An auditor reading a log of a million leaves at 5 pages a second
+	// takes about 13 minutes.
+	leafPageRate  = 5
+	leafPageBurst = 20
 	// writeLimiterExpiry forgets an address that has not written for this long.
 	writeLimiterExpiry = 3 * time.Minute
 

@@ -262,3 +262,32 @@ func httptestDo(s *api.Server, method, path, body string) *httptest.ResponseReco
 	s.Handler().ServeHTTP(rec, httptest.NewRequest(method, path, strings.NewReader(body)))
 	return rec
 }
+
+// TestLeafPagesAreBudgetedPerAddress: anyone may read the log's leaves, each page up to 256
+// leaves and 1 MiB, so one address reads leafPageBurst pages at once and leafPageRate a second
+// after that; another address has its own budget.
+func TestLeafPagesAreBudgetedPerAddress(t *testing.T) {
+	s := newFullServer(t)
+	page := func(addr string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/v1/log/leaves?limit=1", nil)
+		req.RemoteAddr = addr
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		return rec
+	}
+	refused := 0
+	for range api.LeafPageBurst + 5 {
+		if rec := page("192.0.2.7:1234"); rec.Code == http.StatusTooManyRequests {
+			refused++
+			if p := problemOf(t, rec); !strings.Contains(p.Detail, "pages of the log's leaves") {
+				t.Fatalf("refused by another limit: %s", p.Detail)
+			}
+		}
+	}
+	if refused < 4 || refused > 5 { // one page may come back in the time the loop took
+		t.Errorf("%d of %d pages refused from one address, want about 5", refused, api.LeafPageBurst+5)
+	}
+	if rec := page("192.0.2.8:1234"); rec.Code == http.StatusTooManyRequests {
+		t.Errorf("another address was refused: %s", rec.Body)
+	}
+}

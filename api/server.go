@@ -108,6 +108,10 @@ type Config struct {
 	// a gas estimate. 0 means the defaults in limits.go.
 	RPCRate  float64
 	RPCBurst int
+	// LeafPageRate (per second) and LeafPageBurst bound the pages of the log's leaves (GET
+	// /v1/log/leaves) one client address reads; 0 means the defaults in limits.go.
+	LeafPageRate  float64
+	LeafPageBurst int
 	// Operations is the database that keeps the operations of Prefer: respond-async writes
 	// across restarts, under the chains-table row OperationsChain; nil keeps them in memory.
 	Operations      *sql.DB
@@ -176,6 +180,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.WriteBurst == 0 {
 		cfg.WriteBurst = defaultWriteBurst
+	}
+	if cfg.LeafPageRate == 0 {
+		cfg.LeafPageRate = leafPageRate
+	}
+	if cfg.LeafPageBurst == 0 {
+		cfg.LeafPageBurst = leafPageBurst
 	}
 	if cfg.RPCRate == 0 {
 		cfg.RPCRate = defaultRPCRate
@@ -246,7 +256,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/log/checkpoint", s.logCheckpoint)
 		v1.GET("/log/proof/inclusion", s.inclusionProof)
 		v1.GET("/log/proof/consistency", s.consistencyProof)
-		v1.GET("/log/leaves", s.logLeaves)
+		v1.GET("/log/leaves", s.logLeaves, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of the log's leaves", nil))
 	}
 	if cfg.Bounties != nil && cfg.Staking != nil && cfg.Senders != nil && cfg.Wallets != nil && cfg.Stakes != nil {
 		v1.POST("/bindings", s.addBinding, s.async)
