@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -60,7 +61,7 @@ func TestAgentRegistryThroughCLIAndAPI(t *testing.T) {
 			t.Errorf("agent status %v: exit %d, stderr %q", tt.args, code, r.stderr)
 		}
 	}
-	bc := &bountyClient{t: t, base: base}
+	bc := &apitest.Client{T: t, Base: base}
 	for _, tt := range []struct {
 		body   string
 		status int
@@ -69,12 +70,12 @@ func TestAgentRegistryThroughCLIAndAPI(t *testing.T) {
 		{"not a card", http.StatusBadRequest, "Not a valid signed Agent Card"},
 		{strings.Repeat("x", registry.MaxCardSize+1), http.StatusRequestEntityTooLarge, "/problems/card-too-large"},
 	} {
-		code, body := bc.request("POST", "/v1/agents", []byte(tt.body), nil)
+		code, body := bc.Request("POST", "/v1/agents", []byte(tt.body), nil)
 		if code != tt.status || !strings.Contains(string(body), tt.says) {
 			t.Errorf("POST %q: %d %s", truncateStr(tt.body, 20), code, body)
 		}
 	}
-	if code, _ := bc.request("GET", "/v1/agents/did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp", nil, nil); code != http.StatusNotFound {
+	if code, _ := bc.Request("GET", "/v1/agents/did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp", nil, nil); code != http.StatusNotFound {
 		t.Errorf("unknown agent: %d", code)
 	}
 }

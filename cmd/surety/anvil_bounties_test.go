@@ -16,6 +16,7 @@ import (
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
 
 // plan is what one bounty of the Anvil test goes through.
@@ -35,12 +36,12 @@ func TestTwentyBountiesOnAnvil(t *testing.T) {
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
 		"--dev-wallets", "--dev-accounts", "7")
 	base := node.apiURL(t)
-	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-	markets := []*party{bc.newParty(1), bc.newParty(2)}
-	agents := []*party{bc.newParty(3), bc.newParty(4), bc.newParty(5)}
-	arbiter := bc.newParty(6)
+	bc := apitest.NewClient(t, base)
+	markets := []*apitest.Party{bc.NewParty(1), bc.NewParty(2)}
+	agents := []*apitest.Party{bc.NewParty(3), bc.NewParty(4), bc.NewParty(5)}
+	arbiter := bc.NewParty(6)
 
-	wallets := []common.Address{markets[0].wallet, markets[1].wallet, agents[0].wallet, agents[1].wallet, agents[2].wallet, arbiter.wallet}
+	wallets := []common.Address{markets[0].Wallet, markets[1].Wallet, agents[0].Wallet, agents[1].Wallet, agents[2].Wallet, arbiter.Wallet}
 	start := map[common.Address]*big.Int{}
 	for _, w := range wallets {
 		b, err := client.BalanceAt(ctx, w, nil)
@@ -60,15 +61,15 @@ func TestTwentyBountiesOnAnvil(t *testing.T) {
 		txs    []string // every transaction the API reported
 		failed []string
 	)
-	call := func(p *party, id uint64, action string, body map[string]any) {
-		code, out := bc.act(p, id, action, body)
+	call := func(p *apitest.Party, id uint64, action string, body map[string]any) {
+		code, out := bc.Act(p, id, action, body)
 		mu.Lock()
 		defer mu.Unlock()
 		if code != http.StatusOK {
 			failed = append(failed, fmt.Sprintf("%s on %d: %d %s", action, id, code, out))
 			return
 		}
-		txs = append(txs, decodeResult(t, out).TxHash)
+		txs = append(txs, apitest.DecodeResult(t, out).TxHash)
 	}
 	head, _ := client.HeaderByNumber(ctx, nil)
 	deadline := head.Time + 3600
@@ -80,15 +81,15 @@ func TestTwentyBountiesOnAnvil(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			m, ag := markets[pl.market], agents[pl.agent]
-			post := map[string]any{"wallet": m.wallet, "amount": pl.amount.String(), "arbiter": arbiter.wallet, "deadline": deadline, "reviewWindow": 600}
-			code, out := bc.request("POST", "/v1/bounties", bc.envelope(m, 0, post), nil)
+			post := map[string]any{"wallet": m.Wallet, "amount": pl.amount.String(), "arbiter": arbiter.Wallet, "deadline": deadline, "reviewWindow": 600}
+			code, out := bc.Request("POST", "/v1/bounties", bc.Envelope(m, 0, post), nil)
 			if code != http.StatusCreated {
 				mu.Lock()
 				failed = append(failed, fmt.Sprintf("post: %d %s", code, out))
 				mu.Unlock()
 				return
 			}
-			res := decodeResult(t, out)
+			res := apitest.DecodeResult(t, out)
 			pl.id = res.Bounty.ID
 			mu.Lock()
 			txs = append(txs, res.TxHash)
@@ -99,7 +100,7 @@ func TestTwentyBountiesOnAnvil(t *testing.T) {
 				call(ag, pl.id, "submit", map[string]any{"resultHash": common.Hash{1}})
 				call(m, pl.id, "accept", map[string]any{})
 			case escrow.StatusResolved:
-				call(m, pl.id, "assign", map[string]any{"worker": ag.wallet})
+				call(m, pl.id, "assign", map[string]any{"worker": ag.Wallet})
 				call(ag, pl.id, "submit", map[string]any{})
 				call(m, pl.id, "reject", map[string]any{})
 				call(arbiter, pl.id, "resolve", map[string]any{"workerBps": 3333})
@@ -148,7 +149,7 @@ func TestTwentyBountiesOnAnvil(t *testing.T) {
 		flows[w] = new(big.Int)
 	}
 	for _, pl := range plans {
-		code, out := bc.request("GET", fmt.Sprintf("/v1/bounties/%d", pl.id), nil, nil)
+		code, out := bc.Request("GET", fmt.Sprintf("/v1/bounties/%d", pl.id), nil, nil)
 		var b escrow.Bounty
 		if err := json.Unmarshal(out, &b); err != nil || code != http.StatusOK {
 			t.Fatalf("get %d: %d %s", pl.id, code, out)
@@ -163,7 +164,7 @@ func TestTwentyBountiesOnAnvil(t *testing.T) {
 		if onChain.Status != statusIndex[pl.end] {
 			t.Errorf("bounty %d on chain has status %d, want %d", pl.id, onChain.Status, statusIndex[pl.end])
 		}
-		m, ag := markets[pl.market].wallet, agents[pl.agent].wallet
+		m, ag := markets[pl.market].Wallet, agents[pl.agent].Wallet
 		payout, _ := new(big.Int).SetString(b.Payout, 10)
 		refund, _ := new(big.Int).SetString(b.PosterRefund, 10)
 		fee, _ := new(big.Int).SetString(b.Fee, 10)

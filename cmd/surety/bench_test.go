@@ -14,6 +14,7 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
 
 // BenchmarkPostRoundTrip measures POST /v1/bounties on a node against Anvil (automine): the
@@ -40,8 +41,8 @@ func BenchmarkPostRoundTrip(b *testing.B) {
 	node := start(b, "node", "--data-dir", b.TempDir(), "--listen", "127.0.0.1:0", "--rpc", a.URL, "--deployment", depFile,
 		"--dev-wallets", "--dev-accounts", "6", "--log-level", "warn")
 	base := node.apiURL(b)
-	bc := &bountyClient{t: b, base: base, info: getInfo(b, base)}
-	clients := []*party{bc.newParty(1), bc.newParty(2), bc.newParty(3), bc.newParty(4)}
+	bc := apitest.NewClient(b, base)
+	clients := []*apitest.Party{bc.NewParty(1), bc.NewParty(2), bc.NewParty(3), bc.NewParty(4)}
 	arbiter := bystander // the escrow refuses an arbiter that is the poster
 	head, _ := client.HeaderByNumber(ctx, nil)
 
@@ -55,9 +56,9 @@ func BenchmarkPostRoundTrip(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for range 50 {
-					env := bc.envelope(p, 0, map[string]any{"wallet": p.wallet, "amount": "1000", "arbiter": arbiter, "deadline": head.Time + 86400, "reviewWindow": 600})
+					env := bc.Envelope(p, 0, map[string]any{"wallet": p.Wallet, "amount": "1000", "arbiter": arbiter, "deadline": head.Time + 86400, "reviewWindow": 600})
 					start := time.Now()
-					code, body := bc.request("POST", "/v1/bounties", env, nil)
+					code, body := bc.Request("POST", "/v1/bounties", env, nil)
 					d := time.Since(start)
 					if code != http.StatusCreated {
 						b.Errorf("post: %d %s", code, body)

@@ -2,12 +2,9 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,92 +18,14 @@ import (
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
-
-// party is an agent or marketplace: a DID key bound to a dev wallet the node holds.
-type party struct {
-	key    *identity.Key
-	wallet common.Address
-}
-
-type bountyClient struct {
-	t    testing.TB
-	base string
-	info api.Info
-}
-
-func (bc *bountyClient) request(method, path string, body []byte, header map[string]string) (int, []byte) {
-	bc.t.Helper()
-	req, err := http.NewRequest(method, bc.base+path, bytes.NewReader(body))
-	if err != nil {
-		bc.t.Fatal(err)
-	}
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		bc.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b
-}
-
-// newParty makes a DID and binds it to dev wallet i on chain through POST /v1/bindings.
-func (bc *bountyClient) newParty(i int) *party {
-	bc.t.Helper()
-	k, err := identity.GenerateKey(identity.Ed25519)
-	if err != nil {
-		bc.t.Fatal(err)
-	}
-	wallet := chain.DevKey(i)
-	raw := bindingJSON(bc.t, k, wallet, bc.info.Chain.ID, common.HexToAddress(bc.info.Contracts["StakeRegistry"]))
-	if code, body := bc.request("POST", "/v1/bindings", raw, nil); code != http.StatusCreated {
-		bc.t.Fatalf("binding: %d %s", code, body)
-	}
-	return &party{key: k, wallet: crypto.PubkeyToAddress(wallet.PublicKey)}
-}
-
-// envelope signs body (and, for actions, a reference to bounty id) as p.
-func (bc *bountyClient) envelope(p *party, id uint64, body any) []byte {
-	bc.t.Helper()
-	m := map[string]any{"body": body, "to": []string{bc.info.NodeDID}, "aud": bc.info.NodeDID, "chain_id": bc.info.Chain.ID}
-	if id != 0 {
-		m["bounty"] = identity.BountyRef{ChainID: bc.info.Chain.ID, Escrow: bc.info.Contracts["BountyEscrow"], ID: id}
-	}
-	raw, _ := json.Marshal(m)
-	filled, err := identity.FillEnvelope(raw, p.key, time.Now(), time.Minute)
-	if err != nil {
-		bc.t.Fatal(err)
-	}
-	s, err := p.key.SignCompact(filled)
-	if err != nil {
-		bc.t.Fatal(err)
-	}
-	return []byte(s)
-}
-
-func (bc *bountyClient) act(p *party, id uint64, action string, body map[string]any) (int, []byte) {
-	bc.t.Helper()
-	body["wallet"] = p.wallet
-	return bc.request("POST", fmt.Sprintf("/v1/bounties/%d/%s", id, action), bc.envelope(p, id, body), nil)
-}
-
-func decodeResult(t testing.TB, b []byte) escrow.Result {
-	t.Helper()
-	var r escrow.Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("%v: %s", err, b)
-	}
-	return r
-}
 
 func TestBountyAPIEndToEnd(t *testing.T) {
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
 	base := node.apiURL(t)
-	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-	market, worker, stranger := bc.newParty(1), bc.newParty(2), bc.newParty(4)
+	bc := apitest.NewClient(t, base)
+	market, worker, stranger := bc.NewParty(1), bc.NewParty(2), bc.NewParty(4)
 	arbiter := crypto.PubkeyToAddress(chain.DevKey(3).PublicKey)
 
 	// SSE: follow bounty 1 from the start.
@@ -114,21 +33,21 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 	defer cancel()
 
 	deadline := time.Now().Add(time.Hour).Unix()
-	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000000", "arbiter": arbiter, "deadline": deadline, "reviewWindow": 600}
-	env := bc.envelope(market, 0, post)
-	code, body := bc.request("POST", "/v1/bounties", env, map[string]string{"Idempotency-Key": "post-1"})
+	post := map[string]any{"wallet": market.Wallet, "amount": "1000000000000000000", "arbiter": arbiter, "deadline": deadline, "reviewWindow": 600}
+	env := bc.Envelope(market, 0, post)
+	code, body := bc.Request("POST", "/v1/bounties", env, map[string]string{"Idempotency-Key": "post-1"})
 	if code != http.StatusCreated {
 		t.Fatalf("post: %d %s", code, body)
 	}
-	posted := decodeResult(t, body)
+	posted := apitest.DecodeResult(t, body)
 	id := posted.Bounty.ID
 	// The very same request again (same envelope, same key) gets the same answer: no second transaction.
-	code, body = bc.request("POST", "/v1/bounties", env, map[string]string{"Idempotency-Key": "post-1"})
-	if code != http.StatusOK || decodeResult(t, body).TxHash != posted.TxHash {
+	code, body = bc.Request("POST", "/v1/bounties", env, map[string]string{"Idempotency-Key": "post-1"})
+	if code != http.StatusOK || apitest.DecodeResult(t, body).TxHash != posted.TxHash {
 		t.Fatalf("retried post: %d %s", code, body)
 	}
 	// Without the key, the same envelope is a replay.
-	if code, body := bc.request("POST", "/v1/bounties", env, nil); code != http.StatusConflict || !strings.Contains(string(body), "replayed") {
+	if code, body := bc.Request("POST", "/v1/bounties", env, nil); code != http.StatusConflict || !strings.Contains(string(body), "replayed") {
 		t.Errorf("replay without key: %d %s", code, body)
 	}
 
@@ -154,27 +73,27 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 		status int
 		says   string
 	}{
-		{"unknown bounty", func() (int, []byte) { return bc.act(worker, 999, "claim", map[string]any{}) }, http.StatusNotFound, "bounty 999"},
-		{"wrong caller", func() (int, []byte) { return bc.act(worker, id, "cancel", map[string]any{}) }, http.StatusForbidden, "only the poster"},
+		{"unknown bounty", func() (int, []byte) { return bc.Act(worker, 999, "claim", map[string]any{}) }, http.StatusNotFound, "bounty 999"},
+		{"wrong caller", func() (int, []byte) { return bc.Act(worker, id, "cancel", map[string]any{}) }, http.StatusForbidden, "only the poster"},
 		{"amount 0", func() (int, []byte) {
-			p := map[string]any{"wallet": market.wallet, "amount": "0", "arbiter": arbiter, "deadline": deadline, "reviewWindow": 600}
-			return bc.request("POST", "/v1/bounties", bc.envelope(market, 0, p), nil)
+			p := map[string]any{"wallet": market.Wallet, "amount": "0", "arbiter": arbiter, "deadline": deadline, "reviewWindow": 600}
+			return bc.Request("POST", "/v1/bounties", bc.Envelope(market, 0, p), nil)
 		}, http.StatusBadRequest, "amount"},
 		{"past deadline", func() (int, []byte) {
-			p := map[string]any{"wallet": market.wallet, "amount": "1", "arbiter": arbiter, "deadline": time.Now().Add(-time.Hour).Unix(), "reviewWindow": 600}
-			return bc.request("POST", "/v1/bounties", bc.envelope(market, 0, p), nil)
+			p := map[string]any{"wallet": market.Wallet, "amount": "1", "arbiter": arbiter, "deadline": time.Now().Add(-time.Hour).Unix(), "reviewWindow": 600}
+			return bc.Request("POST", "/v1/bounties", bc.Envelope(market, 0, p), nil)
 		}, http.StatusBadRequest, "InvalidDeadline"},
 		{"malformed body", func() (int, []byte) {
-			return bc.request("POST", "/v1/bounties", bc.envelope(market, 0, "not an object"), nil)
+			return bc.Request("POST", "/v1/bounties", bc.Envelope(market, 0, "not an object"), nil)
 		}, http.StatusBadRequest, "envelope body"},
-		{"not an envelope", func() (int, []byte) { return bc.request("POST", "/v1/bounties", []byte(`{"amount":"1"}`), nil) }, http.StatusBadRequest, "malformed"},
+		{"not an envelope", func() (int, []byte) { return bc.Request("POST", "/v1/bounties", []byte(`{"amount":"1"}`), nil) }, http.StatusBadRequest, "malformed"},
 		{"signature from another DID", func() (int, []byte) {
-			p := map[string]any{"wallet": market.wallet, "amount": "1", "arbiter": arbiter, "deadline": deadline, "reviewWindow": 600}
-			return bc.request("POST", "/v1/bounties", bc.envelope(stranger, 0, p), nil)
+			p := map[string]any{"wallet": market.Wallet, "amount": "1", "arbiter": arbiter, "deadline": deadline, "reviewWindow": 600}
+			return bc.Request("POST", "/v1/bounties", bc.Envelope(stranger, 0, p), nil)
 		}, http.StatusForbidden, "not bound"},
 		{"envelope for another bounty", func() (int, []byte) {
-			b := map[string]any{"wallet": worker.wallet}
-			return bc.request("POST", fmt.Sprintf("/v1/bounties/%d/claim", id), bc.envelope(worker, id+1, b), nil)
+			b := map[string]any{"wallet": worker.Wallet}
+			return bc.Request("POST", fmt.Sprintf("/v1/bounties/%d/claim", id), bc.Envelope(worker, id+1, b), nil)
 		}, http.StatusBadRequest, "name this bounty"},
 	}
 	// The parties' wallets' nonces, read through the node's relay: unchanged, nothing was sent
@@ -182,9 +101,9 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 	// stake as a node, at any time; at 404f159 one landed between two reads.)
 	nonce := func() uint64 {
 		var n uint64
-		for _, p := range []*party{market, worker, stranger} {
-			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionCount","params":["%s","latest"]}`, p.wallet.Hex())
-			code, body := bc.request("POST", "/v1/rpc", []byte(req), map[string]string{"Content-Type": "application/json"})
+		for _, p := range []*apitest.Party{market, worker, stranger} {
+			req := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"eth_getTransactionCount","params":["%s","latest"]}`, p.Wallet.Hex())
+			code, body := bc.Request("POST", "/v1/rpc", []byte(req), map[string]string{"Content-Type": "application/json"})
 			var res struct{ Result hexutil.Uint64 }
 			if code != http.StatusOK || json.Unmarshal(body, &res) != nil {
 				t.Fatalf("eth_getTransactionCount: %d %s", code, body)
@@ -211,22 +130,22 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 	}
 
 	for _, step := range []struct {
-		p      *party
+		p      *apitest.Party
 		action string
 		body   map[string]any
 	}{
-		{worker, "claim", map[string]any{"agentId": identity.AgentID(worker.key.DID.String())}},
+		{worker, "claim", map[string]any{"agentId": identity.AgentID(worker.Key.DID.String())}},
 		{worker, "submit", map[string]any{"resultHash": common.Hash{7}}},
 		{market, "accept", map[string]any{}},
 	} {
-		if code, body := bc.act(step.p, id, step.action, step.body); code != http.StatusOK {
+		if code, body := bc.Act(step.p, id, step.action, step.body); code != http.StatusOK {
 			t.Fatalf("%s: %d %s", step.action, code, body)
 		}
 		if step.action == "claim" {
 			// A claim on a bounty without a minimum stake holds it for the claim window: the
 			// poster's unclaim before its end is refused, saying until when, and nothing is sent.
 			before := nonce()
-			code, body := bc.act(market, id, "unclaim", map[string]any{})
+			code, body := bc.Act(market, id, "unclaim", map[string]any{})
 			if code != http.StatusConflict || !strings.Contains(string(body), "bounty-too-early") || !strings.Contains(string(body), "has until") {
 				t.Errorf("unclaim within the claim window: %d %s", code, body)
 			}
@@ -235,18 +154,18 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 			}
 		}
 	}
-	code, body = bc.request("GET", fmt.Sprintf("/v1/bounties/%d", id), nil, nil)
+	code, body = bc.Request("GET", fmt.Sprintf("/v1/bounties/%d", id), nil, nil)
 	var b escrow.Bounty
 	if err := json.Unmarshal(body, &b); err != nil || code != http.StatusOK {
 		t.Fatalf("get: %d %s", code, body)
 	}
-	if b.Status != escrow.StatusAccepted || b.Worker != worker.wallet || len(b.History) != 4 {
+	if b.Status != escrow.StatusAccepted || b.Worker != worker.Wallet || len(b.History) != 4 {
 		t.Errorf("bounty after accept = %+v", b)
 	}
-	if code, body := bc.act(market, id, "accept", map[string]any{}); code != http.StatusConflict || !strings.Contains(string(body), "already accepted") {
+	if code, body := bc.Act(market, id, "accept", map[string]any{}); code != http.StatusConflict || !strings.Contains(string(body), "already accepted") {
 		t.Errorf("second accept: %d %s", code, body)
 	}
-	code, body = bc.request("GET", "/v1/bounties?status=accepted&worker="+worker.wallet.Hex(), nil, nil)
+	code, body = bc.Request("GET", "/v1/bounties?status=accepted&worker="+worker.Wallet.Hex(), nil, nil)
 	if code != http.StatusOK || !strings.Contains(string(body), fmt.Sprintf(`"id":%d`, id)) {
 		t.Errorf("list: %d %s", code, body)
 	}
@@ -268,16 +187,3 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 // bystander arbitrates bounties whose disputes a test never reaches: the escrow refuses an
 // arbiter that is the poster or the worker.
 const bystander = "0x00000000000000000000000000000000000a1b17"
-
-// bindingJSON is the binding of k to wallet for the registry on chainID, signed by both keys,
-// as POST /v1/bindings takes it and StakeRegistry.bind records it.
-func bindingJSON(t testing.TB, k *identity.Key, wallet *ecdsa.PrivateKey, chainID uint64, registry common.Address) []byte {
-	t.Helper()
-	b, err := identity.SignBinding(identity.BindingStatement{DID: k.DID.String(), Wallet: crypto.PubkeyToAddress(wallet.PublicKey), ChainID: chainID,
-		Registry: registry, IssuedAt: time.Now().Unix(), Nonce: identity.NewNonce()}, k, wallet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := json.Marshal(b)
-	return raw
-}

@@ -80,7 +80,7 @@ func startClef(t *testing.T, key string, chainID uint64) string {
 		_ = clef.Process.Kill()
 		_ = clef.Wait()
 		if t.Failed() {
-			t.Logf("clef's log:\n%s", tail(log.String(), 4000))
+			t.Logf("clef's log:\n%s", testutil.Tail(log.String(), 4000))
 		}
 	})
 	url := fmt.Sprintf("http://127.0.0.1:%d", port)

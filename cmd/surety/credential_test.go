@@ -18,6 +18,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
 
 func credKey(t *testing.T, label string) *identity.Key {
@@ -183,8 +184,8 @@ func TestCredentialVerifyAgainstANode(t *testing.T) {
 	}
 	cred := fetch("/v1/credentials/" + did + "/stake")
 	out := runOK(t, cred, "credential", "verify", "--node", base, "--rpc-url", base+"/v1/rpc", "-")
-	for _, w := range []string{"signature: ok, VerifiableCredential, SuretyStakeCredential by " + getInfo(t, base).NodeDID, "window: ok", "status: ok, bit 0 of " + base + "/v1/status/0 is clear",
-		"stake: ok, chain " + strconv.FormatUint(getInfo(t, base).Chain.ID, 10) + " at block"} {
+	for _, w := range []string{"signature: ok, VerifiableCredential, SuretyStakeCredential by " + apitest.GetInfo(t, base).NodeDID, "window: ok", "status: ok, bit 0 of " + base + "/v1/status/0 is clear",
+		"stake: ok, chain " + strconv.FormatUint(apitest.GetInfo(t, base).Chain.ID, 10) + " at block"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("verify lacks %q:\n%s", w, out)
 		}

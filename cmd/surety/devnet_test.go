@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
 
 // TestDevnetRunsNodeProcesses: `surety devnet --nodes 2` runs each node as a process of its
@@ -26,7 +27,7 @@ func TestDevnetRunsNodeProcesses(t *testing.T) {
 	}
 	t.Parallel()
 	anvil := testutil.Tool(t, "anvil")
-	bin := suretyBinary(t)
+	bin := surety.Path(t)
 	// Node i listens on api + i and p2p + i: one block of ports, so that no node's port is
 	// another's (at 8ad4263 api + 1 could be the p2p port, and node 1 exited at start).
 	base := freePorts(t, 5)
@@ -119,7 +120,7 @@ func TestDevnetRunsNodeProcesses(t *testing.T) {
 		}
 		return strings.Contains(node1Out.String(), "Surety node ready on "+bases[1])
 	})
-	info := getInfo(t, bases[1])
+	info := apitest.GetInfo(t, bases[1])
 	testutil.Eventually(t, "the restarted node rejoined node 0", 15*time.Second, func() bool {
 		resp, err := http.Get(bases[0] + "/v1/peers")
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/lestrrat-go/jwx/v2/jws"
 
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
 
 // runOK runs a command to completion and fails the test unless it exits 0.
@@ -106,7 +107,7 @@ func TestNodeIdentityEndToEnd(t *testing.T) {
 	data := filepath.Join(dir, "data")
 	node := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "1")
 	base := node.apiURL(t)
-	nodeDID := getInfo(t, base).NodeDID
+	nodeDID := apitest.GetInfo(t, base).NodeDID
 	if !strings.HasPrefix(nodeDID, "did:key:z6Mk") {
 		t.Fatalf("node DID = %q", nodeDID)
 	}
@@ -144,7 +145,7 @@ func TestNodeIdentityEndToEnd(t *testing.T) {
 	node.cancel()
 	node.wait(t)
 	node2 := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "1")
-	if got := getInfo(t, node2.apiURL(t)).NodeDID; got != nodeDID {
+	if got := apitest.GetInfo(t, node2.apiURL(t)).NodeDID; got != nodeDID {
 		t.Errorf("node DID after restart = %s, want %s", got, nodeDID)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
 
 // TestCLIResumesAnUnansweredWrite: at 66f817e the CLI's Idempotency-Key was random per run,
@@ -25,7 +26,7 @@ func TestCLIResumesAnUnansweredWrite(t *testing.T) {
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "4")
 	base := node.apiURL(t)
-	info := getInfo(t, base)
+	info := apitest.GetInfo(t, base)
 	journalDir := filepath.Join(dir, "journal")
 	vars := map[string]string{journalEnv: journalDir}
 	wallet := func(i int) string { return crypto.PubkeyToAddress(chain.DevKey(i).PublicKey).Hex() }
@@ -33,8 +34,8 @@ func TestCLIResumesAnUnansweredWrite(t *testing.T) {
 	runOK(t, "", "did", "new", "--out", keyFile)
 	runOK(t, "", "did", "bind", "--node", base, "--key", keyFile, "--dev-wallet", "1")
 	countPosted := func() int {
-		bc := &bountyClient{t: t, base: base}
-		code, out := bc.request("GET", "/v1/bounties", nil, nil)
+		bc := &apitest.Client{T: t, Base: base}
+		code, out := bc.Request("GET", "/v1/bounties", nil, nil)
 		var list struct {
 			Bounties []json.RawMessage `json:"bounties"`
 		}
@@ -62,11 +63,11 @@ func TestCLIResumesAnUnansweredWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out := (&bountyClient{t: t, base: base}).request("POST", "/v1/bounties", []byte(env), map[string]string{"Idempotency-Key": "first-run-key"})
+	code, out := (&apitest.Client{T: t, Base: base}).Request("POST", "/v1/bounties", []byte(env), map[string]string{"Idempotency-Key": "first-run-key"})
 	if code != http.StatusCreated {
 		t.Fatalf("the first run's request: %d %s", code, out)
 	}
-	first := decodeResult(t, out).Bounty.ID
+	first := apitest.DecodeResult(t, out).Bounty.ID
 
 	// The re-run.
 	r := startWithEnv(t, "", vars, args...)

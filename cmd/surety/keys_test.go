@@ -17,6 +17,7 @@ import (
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/node"
 )
 
@@ -81,7 +82,7 @@ func TestExposedNodesNeedAPassphrase(t *testing.T) {
 	}
 	ok := startWithEnv(t, "", map[string]string{passphraseEnv: "given by the operator"}, args...)
 	base := ok.apiURL(t)
-	if info := getInfo(t, base); info.Chain.ID != 5 || info.Chain.Confirmations != node.PublicConfirmations {
+	if info := apitest.GetInfo(t, base); info.Chain.ID != 5 || info.Chain.Confirmations != node.PublicConfirmations {
 		t.Errorf("with $%s the node starts on chain 5, waiting %d confirmations (not a devnet): %+v", passphraseEnv, node.PublicConfirmations, info.Chain)
 	}
 	// Anvil's test keys are public: the CLI will not pay from one on a chain that is not a
@@ -119,7 +120,7 @@ func TestPeerKeyIsSealed(t *testing.T) {
 	want, _ := peer.IDFromPrivateKey(old)
 	for round := range 2 {
 		r := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "1")
-		if got := getInfo(t, r.apiURL(t)).Peer.ID; got != want.String() {
+		if got := apitest.GetInfo(t, r.apiURL(t)).Peer.ID; got != want.String() {
 			t.Errorf("round %d: peer id %s, want the key's %s", round, got, want)
 		}
 		r.cancel()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
 	"github.com/surety-ioa/surety/reputation/verify"
@@ -68,19 +69,19 @@ func TestAuditorWalkThroughOnMakeRun(t *testing.T) {
 	}
 	node := start(t, append(args[1:], "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")...)
 	base := node.apiURL(t)
-	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-	if bc.info.Chain.Kind != "embedded" {
-		t.Fatalf("make run's chain is %q", bc.info.Chain.Kind)
+	bc := apitest.NewClient(t, base)
+	if bc.Info.Chain.Kind != "embedded" {
+		t.Fatalf("make run's chain is %q", bc.Info.Chain.Kind)
 	}
-	auditor, subject := bc.newParty(1), bc.newParty(2)
-	env := bc.envelope(auditor, 0, map[string]any{"kind": reputation.AuditKind, "subject": subject.key.DID.String(), "envelope": "msg-1", "score": 0.7,
+	auditor, subject := bc.NewParty(1), bc.NewParty(2)
+	env := bc.Envelope(auditor, 0, map[string]any{"kind": reputation.AuditKind, "subject": subject.Key.DID.String(), "envelope": "msg-1", "score": 0.7,
 		"evidence": map[string]any{"hash": common.Hash{3}.Hex()}})
-	if code, body := bc.request("POST", "/v1/audits", env, nil); code != http.StatusCreated {
+	if code, body := bc.Request("POST", "/v1/audits", env, nil); code != http.StatusCreated {
 		t.Fatalf("audit: %d %s", code, body)
 	}
 	var head reputation.Head
 	testutil.Eventually(t, "the head anchored on the embedded chain", 20*time.Second, func() bool {
-		code, body := bc.request("GET", "/v1/log/head", nil, nil)
+		code, body := bc.Request("GET", "/v1/log/head", nil, nil)
 		return code == http.StatusOK && json.Unmarshal(body, &head) == nil && head.AnchorTx != "" && head.Size >= 1
 	})
 
@@ -90,7 +91,7 @@ func TestAuditorWalkThroughOnMakeRun(t *testing.T) {
 		script.WriteString("echo '+ " + strings.ReplaceAll(l, "'", `'"'"'`) + "'\n")
 		script.WriteString(readmePort.ReplaceAllString(l, strings.TrimPrefix(base, "http://")) + "\n")
 	}
-	got := runScript(t, script.String(), "SURETY_NODE="+base, "AGENT="+subject.key.DID.String())
+	got := runScript(t, script.String(), "SURETY_NODE="+base, "AGENT="+subject.Key.DID.String())
 	leaf := verify.EnvelopeLeaf(env)
 	for _, want := range []string{
 		`"anchorTx":"` + head.AnchorTx,                          // the head, by curl
@@ -107,7 +108,7 @@ func TestAuditorWalkThroughOnMakeRun(t *testing.T) {
 	if err := json.Unmarshal([]byte(runOK(t, "", "log", "leaves", "--node", base, "--json")), &page); err != nil {
 		t.Fatal(err)
 	}
-	signed, err := verify.OpenHead(head.Signed, bc.info.NodeDID)
+	signed, err := verify.OpenHead(head.Signed, bc.Info.NodeDID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestAuditorWalkThroughOnMakeRun(t *testing.T) {
 	if root, err := tree.Root(signed.Size); err != nil || root != signed.Root {
 		t.Errorf("log leaves --json: %d leaves give root %s at size %d, the signed head %s (%v)", len(page.Leaves), root, signed.Size, signed.Root, err)
 	}
-	if out := runOK(t, "", "log", "leaves", "--node", base, "--subject", auditor.key.DID.String()); !strings.HasPrefix(out, "no leaves from 0 in the log of size ") {
+	if out := runOK(t, "", "log", "leaves", "--node", base, "--subject", auditor.Key.DID.String()); !strings.HasPrefix(out, "no leaves from 0 in the log of size ") {
 		t.Errorf("log leaves of a DID that was audited by none: %s", out)
 	}
 	r := start(t, "log", "leaves", "--node", base, "--subject", "nobody")

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -21,11 +20,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/anvil"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/testnet"
 )
 
@@ -80,18 +79,10 @@ func startWithEnv(t testing.TB, stdin string, vars map[string]string, args ...st
 			t.Error("command did not stop after its context ended")
 		}
 		if t.Failed() {
-			t.Logf("surety %s: stderr:\n%s", strings.Join(args, " "), tail(r.stderr.String(), 8000))
+			t.Logf("surety %s: stderr:\n%s", strings.Join(args, " "), testutil.Tail(r.stderr.String(), 8000))
 		}
 	})
 	return r
-}
-
-// tail is the last n bytes of s: enough of a failed command's log to see why.
-func tail(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return "…" + s[len(s)-n:]
 }
 
 // wait returns the exit code once the command ends by itself.
@@ -162,7 +153,7 @@ func startNetwork(t testing.TB, n int, flags ...string) *testnet.Network {
 	t.Helper()
 	nw, err := testnet.StartNetwork(t.Context(), testnet.NetworkConfig{
 		Chain: testnet.Config{AnvilBin: testutil.Tool(t, "anvil")},
-		Bin:   suretyBinary(t), Nodes: n, Dir: t.TempDir(),
+		Bin:   surety.Path(t), Nodes: n, Dir: t.TempDir(),
 		Flags: func(int) []string { return flags },
 	})
 	if err != nil {
@@ -171,30 +162,13 @@ func startNetwork(t testing.TB, n int, flags ...string) *testnet.Network {
 	t.Cleanup(func() {
 		for _, n := range nw.Nodes {
 			if t.Failed() {
-				t.Logf("node %d's log:\n%s", n.Index, tail(n.Log(), 8000))
+				t.Logf("node %d's log:\n%s", n.Index, testutil.Tail(n.Log(), 8000))
 			}
 			_ = nw.Kill(n.Index, syscall.SIGKILL)
 		}
 		nw.Close()
 	})
 	return nw
-}
-
-func getInfo(t testing.TB, base string) api.Info {
-	t.Helper()
-	resp, err := http.Get(base + "/v1/info")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /v1/info: %s", resp.Status)
-	}
-	var info api.Info
-	if err := json.NewDecoder(resp.Body).Decode(&info); err != nil {
-		t.Fatal(err)
-	}
-	return info
 }
 
 func TestHelp(t *testing.T) {
@@ -275,7 +249,7 @@ func TestNodeEmbedded(t *testing.T) {
 	data := t.TempDir()
 	r := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "3")
 	base := r.apiURL(t)
-	info := getInfo(t, base)
+	info := apitest.GetInfo(t, base)
 	if info.Chain.ID != 1337 || info.Chain.Kind != "embedded" || info.Chain.BlockNumber < 1 {
 		t.Errorf("chain = %+v, want embedded chain 1337 past block 0", info.Chain)
 	}
@@ -296,14 +270,14 @@ func TestNodeEmbedded(t *testing.T) {
 
 	// An event stream left open does not hold the shutdown (at 66f817e one open stream made
 	// Ctrl-C wait out the grace period and exit 1): it ends, and the node exits 0.
-	bc := &bountyClient{t: t, base: base, info: info}
-	market := bc.newParty(1)
-	code, out := bc.request("POST", "/v1/bounties", bc.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000",
+	bc := &apitest.Client{T: t, Base: base, Info: info}
+	market := bc.NewParty(1)
+	code, out := bc.Request("POST", "/v1/bounties", bc.Envelope(market, 0, map[string]any{"wallet": market.Wallet, "amount": "1000",
 		"arbiter": bystander, "deadline": time.Now().Add(time.Hour).Unix(), "reviewWindow": 600}), nil)
 	if code != http.StatusCreated {
 		t.Fatalf("post: %d %s", code, out)
 	}
-	stream, err := http.Get(fmt.Sprintf("%s/v1/bounties/%d/events", base, decodeResult(t, out).Bounty.ID))
+	stream, err := http.Get(fmt.Sprintf("%s/v1/bounties/%d/events", base, apitest.DecodeResult(t, out).Bounty.ID))
 	if err != nil || stream.StatusCode != http.StatusOK {
 		t.Fatalf("open the event stream: %v %v", stream, err)
 	}
@@ -326,7 +300,7 @@ func TestNodeEmbedded(t *testing.T) {
 
 	// A restart gets a fresh embedded chain and a fresh state key.
 	again := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "1", "--min-stake", "0.5eth")
-	info2 := getInfo(t, again.apiURL(t))
+	info2 := apitest.GetInfo(t, again.apiURL(t))
 	if info2.Chain.StateKey == info.Chain.StateKey || info2.Chain.Genesis == info.Chain.Genesis {
 		t.Errorf("restarted embedded chain kept state key %s / genesis %s", info.Chain.StateKey, info.Chain.Genesis)
 	}
@@ -351,7 +325,7 @@ func TestNodeOnAnvil(t *testing.T) {
 	}
 
 	r := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc", a.URL, "--deployment", depFile)
-	info := getInfo(t, r.apiURL(t))
+	info := apitest.GetInfo(t, r.apiURL(t))
 	if info.Chain.ID != 31337 || info.Chain.Kind != "rpc" {
 		t.Errorf("chain = %+v, want anvil (31337, rpc)", info.Chain)
 	}
@@ -398,7 +372,7 @@ func TestBinaryStopsOnSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := suretyBinary(t)
+	bin := surety.Path(t)
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	cmd := exec.Command(bin, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "1")
 	cmd.Stdout, cmd.Stderr = stdout, stderr
@@ -419,7 +393,7 @@ func TestBinaryStopsOnSIGTERM(t *testing.T) {
 		r.code <- code
 	}()
 	base := r.apiURL(t)
-	if info := getInfo(t, base); info.Chain.ID != 1337 {
+	if info := apitest.GetInfo(t, base); info.Chain.ID != 1337 {
 		t.Fatalf("info = %+v", info)
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -17,13 +17,14 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/registry"
 )
 
 // writeKey writes p's key to a key file and returns its path.
-func writeKey(t *testing.T, p *party) string {
+func writeKey(t *testing.T, p *apitest.Party) string {
 	t.Helper()
-	b, err := p.key.MarshalKeyFile()
+	b, err := p.Key.MarshalKeyFile()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,13 +41,13 @@ func writeKey(t *testing.T, p *party) string {
 // the worker, and reads it back as a tool and as a resource (clients/ts/interop/mcp-client.mjs).
 func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
 	nodeJS, script := testutil.NodeScript(t, "mcp-client.mjs", "@modelcontextprotocol/sdk")
-	bin := suretyBinary(t)
+	bin := surety.Path(t)
 	n := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
 	base := n.apiURL(t)
-	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-	poster, worker := bc.newParty(1), bc.newParty(2)
-	card, err := registry.Sign(registry.Card{DID: worker.key.DID.String(), Name: "Summarizer", Capabilities: []string{"summarize"},
-		Wallet: worker.wallet, Seq: 1, Updated: time.Now().Unix()}, worker.key)
+	bc := apitest.NewClient(t, base)
+	poster, worker := bc.NewParty(1), bc.NewParty(2)
+	card, err := registry.Sign(registry.Card{DID: worker.Key.DID.String(), Name: "Summarizer", Capabilities: []string{"summarize"},
+		Wallet: worker.Wallet, Seq: 1, Updated: time.Now().Unix()}, worker.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +61,8 @@ func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, nodeJS, script)
 	cmd.Env = append(os.Environ(), "SURETY_BIN="+bin, "SURETY_NODE="+base,
-		"POSTER_KEY="+writeKey(t, poster), "POSTER_WALLET="+poster.wallet.Hex(),
-		"WORKER_KEY="+writeKey(t, worker), "WORKER_WALLET="+worker.wallet.Hex(),
+		"POSTER_KEY="+writeKey(t, poster), "POSTER_WALLET="+poster.Wallet.Hex(),
+		"WORKER_KEY="+writeKey(t, worker), "WORKER_WALLET="+worker.Wallet.Hex(),
 		"ARBITER="+crypto.PubkeyToAddress(chain.DevKey(3).PublicKey).Hex(), "TASK="+task)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -102,10 +103,10 @@ func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
 			t.Errorf("the TypeScript client listed %v, without %s", names, want)
 		}
 	}
-	if !slices.Equal(got.Found, []string{worker.key.DID.String()}) {
+	if !slices.Equal(got.Found, []string{worker.Key.DID.String()}) {
 		t.Errorf("search_agents found %v, want the worker", got.Found)
 	}
-	if got.Posted.ID == 0 || got.Posted.Status != "open" || got.Claimed.Status != "assigned" || !strings.EqualFold(got.Claimed.Worker, worker.wallet.Hex()) {
+	if got.Posted.ID == 0 || got.Posted.Status != "open" || got.Claimed.Status != "assigned" || !strings.EqualFold(got.Claimed.Worker, worker.Wallet.Hex()) {
 		t.Errorf("posted %+v, claimed %+v: want an open bounty claimed by the worker's wallet", got.Posted, got.Claimed)
 	}
 	if got.Viewed.Status != "assigned" || got.Viewed.Task != task || !got.Viewed.TaskVerified || got.Resource != "assigned" {
@@ -116,7 +117,7 @@ func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
 	}
 	// The chain agrees: the bounty is the worker's.
 	b, err := c.Bounty(context.Background(), itoa(got.Posted.ID))
-	if err != nil || b.Worker != worker.wallet {
+	if err != nil || b.Worker != worker.Wallet {
 		t.Errorf("the node's index: %+v %v, want the worker's wallet", b, err)
 	}
 }
@@ -131,10 +132,10 @@ func TestMCPInteropOverHTTPWithTheTypeScriptSDK(t *testing.T) {
 	nodeJS, script := testutil.NodeScript(t, "mcp-http-client.mjs", "@modelcontextprotocol/sdk")
 	n := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
 	base := n.apiURL(t)
-	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-	poster, worker := bc.newParty(1), bc.newParty(2)
-	card, err := registry.Sign(registry.Card{DID: worker.key.DID.String(), Name: "Reader", Description: "reads papers", Capabilities: []string{"read"},
-		Wallet: worker.wallet, Seq: 1, Updated: time.Now().Unix()}, worker.key)
+	bc := apitest.NewClient(t, base)
+	poster, worker := bc.NewParty(1), bc.NewParty(2)
+	card, err := registry.Sign(registry.Card{DID: worker.Key.DID.String(), Name: "Reader", Description: "reads papers", Capabilities: []string{"read"},
+		Wallet: worker.Wallet, Seq: 1, Updated: time.Now().Unix()}, worker.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestMCPInteropOverHTTPWithTheTypeScriptSDK(t *testing.T) {
 	}
 	const task = "Read the paper and list its claims"
 	arbiter := crypto.PubkeyToAddress(chain.DevKey(3).PublicKey)
-	postEnv := bc.envelope(poster, 0, map[string]any{"wallet": poster.wallet, "amount": "1000000000000000000", "arbiter": arbiter,
+	postEnv := bc.Envelope(poster, 0, map[string]any{"wallet": poster.Wallet, "amount": "1000000000000000000", "arbiter": arbiter,
 		"deadline": time.Now().Add(time.Hour).Unix(), "reviewWindow": 600, "minStake": "0", "specHash": crypto.Keccak256Hash([]byte(task)), "spec": task})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -172,7 +173,7 @@ func TestMCPInteropOverHTTPWithTheTypeScriptSDK(t *testing.T) {
 		cmd.Wait()
 		t.Fatalf("mcp-http-client.mjs posted nothing (%v)\n%s", err, stderr.String())
 	}
-	claim := bc.envelope(worker, posted.ID, map[string]any{"wallet": worker.wallet, "agentId": identity.AgentID(worker.key.DID.String())})
+	claim := bc.Envelope(worker, posted.ID, map[string]any{"wallet": worker.Wallet, "agentId": identity.AgentID(worker.Key.DID.String())})
 	if _, err := stdin.Write(append(claim, '\n')); err != nil {
 		t.Fatal(err)
 	}
@@ -192,16 +193,16 @@ func TestMCPInteropOverHTTPWithTheTypeScriptSDK(t *testing.T) {
 	if err := dec.Decode(&got); err != nil {
 		t.Fatalf("mcp-http-client.mjs: %v\n%s", err, stderr.String())
 	}
-	if got.Tools < 13 || got.Signer != "" || got.NodeDID != bc.info.NodeDID {
-		t.Errorf("tools %d, signer %q, node %q: want 13 tools and no signer at %s", got.Tools, got.Signer, got.NodeDID, bc.info.NodeDID)
+	if got.Tools < 13 || got.Signer != "" || got.NodeDID != bc.Info.NodeDID {
+		t.Errorf("tools %d, signer %q, node %q: want 13 tools and no signer at %s", got.Tools, got.Signer, got.NodeDID, bc.Info.NodeDID)
 	}
-	if !slices.Equal(got.Found, []string{worker.key.DID.String()}) {
+	if !slices.Equal(got.Found, []string{worker.Key.DID.String()}) {
 		t.Errorf("search found %v, want the worker", got.Found)
 	}
 	if !got.Unsigned.IsError || !strings.Contains(got.Unsigned.Text, "holds no key") {
 		t.Errorf("a write without an envelope: %+v, want it refused", got.Unsigned)
 	}
-	if got.Posted != "open" || got.Claimed.Status != "assigned" || !strings.EqualFold(got.Claimed.Worker, worker.wallet.Hex()) || got.Viewed.Task != task {
+	if got.Posted != "open" || got.Claimed.Status != "assigned" || !strings.EqualFold(got.Claimed.Worker, worker.Wallet.Hex()) || got.Viewed.Task != task {
 		t.Errorf("posted %q, claimed %+v, viewed %+v: want the bounty claimed by the worker", got.Posted, got.Claimed, got.Viewed)
 	}
 }

@@ -128,7 +128,7 @@ func runScript(t *testing.T, script string, env ...string) string {
 	if err := os.MkdirAll(filepath.Join(work, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(suretyBinary(t), filepath.Join(work, "bin", "surety")); err != nil {
+	if err := os.Symlink(surety.Path(t), filepath.Join(work, "bin", "surety")); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bash, "-c", script)

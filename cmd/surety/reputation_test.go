@@ -29,6 +29,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
 	"github.com/surety-ioa/surety/reputation/verify"
@@ -40,56 +41,56 @@ import (
 func TestAuditsThroughTheAPI(t *testing.T) {
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5", "--log-epoch", "1s", "--log-grace", "3s")
 	base := node.apiURL(t)
-	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-	market, worker, stranger := bc.newParty(1), bc.newParty(2), bc.newParty(4)
+	bc := apitest.NewClient(t, base)
+	market, worker, stranger := bc.NewParty(1), bc.NewParty(2), bc.NewParty(4)
 	arbiter := crypto.PubkeyToAddress(chain.DevKey(3).PublicKey)
 
 	// 1 ETH: a settlement that backs its audits in full (backing scales with the value settled).
-	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000000", "arbiter": arbiter, "deadline": time.Now().Add(time.Hour).Unix(), "reviewWindow": 600}
-	code, body := bc.request("POST", "/v1/bounties", bc.envelope(market, 0, post), nil)
+	post := map[string]any{"wallet": market.Wallet, "amount": "1000000000000000000", "arbiter": arbiter, "deadline": time.Now().Add(time.Hour).Unix(), "reviewWindow": 600}
+	code, body := bc.Request("POST", "/v1/bounties", bc.Envelope(market, 0, post), nil)
 	if code != http.StatusCreated {
 		t.Fatalf("post: %d %s", code, body)
 	}
-	id := decodeResult(t, body).Bounty.ID
+	id := apitest.DecodeResult(t, body).Bounty.ID
 	for _, step := range []struct {
-		p      *party
+		p      *apitest.Party
 		action string
 	}{{worker, "claim"}, {worker, "submit"}, {market, "accept"}} {
-		if code, body := bc.act(step.p, id, step.action, map[string]any{}); code != http.StatusOK {
+		if code, body := bc.Act(step.p, id, step.action, map[string]any{}); code != http.StatusOK {
 			t.Fatalf("%s: %d %s", step.action, code, body)
 		}
 	}
 
 	// The bounty's group id is its parties': a stranger cannot take bounty-N first (at
 	// 66f817e group ids were first come, first served); the worker can.
-	members := func(by *party, group string) []byte {
-		m := map[string]any{"group_id": group, "body": map[string]any{"kind": groups.MembersKind, "members": []string{market.key.DID.String()}},
-			"to": []string{bc.info.NodeDID}, "aud": bc.info.NodeDID, "chain_id": bc.info.Chain.ID}
+	members := func(by *apitest.Party, group string) []byte {
+		m := map[string]any{"group_id": group, "body": map[string]any{"kind": groups.MembersKind, "members": []string{market.Key.DID.String()}},
+			"to": []string{bc.Info.NodeDID}, "aud": bc.Info.NodeDID, "chain_id": bc.Info.Chain.ID}
 		raw, _ := json.Marshal(m)
-		filled, err := identity.FillEnvelope(raw, by.key, time.Now(), time.Minute)
+		filled, err := identity.FillEnvelope(raw, by.Key, time.Now(), time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, _ := by.key.SignCompact(filled)
+		s, _ := by.Key.SignCompact(filled)
 		return []byte(s)
 	}
 	group := fmt.Sprintf("bounty-%d", id)
-	if code, body := bc.request("POST", "/v1/groups/"+group+"/members", members(stranger, group), nil); code != http.StatusForbidden || !strings.Contains(string(body), "group-reserved") {
+	if code, body := bc.Request("POST", "/v1/groups/"+group+"/members", members(stranger, group), nil); code != http.StatusForbidden || !strings.Contains(string(body), "group-reserved") {
 		t.Errorf("a stranger creates %s: %d %s, want 403 group-reserved", group, code, body)
 	}
-	if code, body := bc.request("POST", "/v1/groups/"+group+"/members", members(worker, group), nil); code != http.StatusOK {
+	if code, body := bc.Request("POST", "/v1/groups/"+group+"/members", members(worker, group), nil); code != http.StatusOK {
 		t.Errorf("the worker creates %s: %d %s", group, code, body)
 	}
-	if code, body := bc.request("POST", "/v1/groups/bounty-999/members", members(stranger, "bounty-999"), nil); code != http.StatusForbidden {
+	if code, body := bc.Request("POST", "/v1/groups/bounty-999/members", members(stranger, "bounty-999"), nil); code != http.StatusForbidden {
 		t.Errorf("a stranger creates the group of a bounty the node does not know: %d %s", code, body)
 	}
 
-	audit := func(by *party, subject *party, bounty uint64, score float64) []byte {
-		return bc.envelope(by, bounty, map[string]any{"kind": reputation.AuditKind, "subject": subject.key.DID.String(), "score": score,
+	audit := func(by *apitest.Party, subject *apitest.Party, bounty uint64, score float64) []byte {
+		return bc.Envelope(by, bounty, map[string]any{"kind": reputation.AuditKind, "subject": subject.Key.DID.String(), "score": score,
 			"evidence": map[string]any{"hash": common.Hash{7}.Hex(), "uri": "https://audits.example/1"}})
 	}
 	good := audit(market, worker, id, 0.95)
-	code, body = bc.request("POST", "/v1/audits", good, nil)
+	code, body = bc.Request("POST", "/v1/audits", good, nil)
 	if code != http.StatusCreated || !strings.Contains(string(body), `"backed":true`) || !strings.Contains(string(body), `"current":true`) {
 		t.Fatalf("poster's audit: %d %s", code, body)
 	}
@@ -105,7 +106,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 		{"not an envelope", []byte("nope"), http.StatusBadRequest, ""},
 	}
 	for _, tt := range tests {
-		code, body := bc.request("POST", "/v1/audits", tt.body, nil)
+		code, body := bc.Request("POST", "/v1/audits", tt.body, nil)
 		if code != tt.status || !strings.Contains(string(body), tt.says) || !strings.Contains(string(body), `"type"`) {
 			t.Errorf("%s: %d %s", tt.name, code, body)
 		}
@@ -114,7 +115,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	var rep reputation.Reputation
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		code, body = bc.request("GET", "/v1/reputation/"+worker.key.DID.String(), nil, nil)
+		code, body = bc.Request("GET", "/v1/reputation/"+worker.Key.DID.String(), nil, nil)
 		if code == http.StatusOK && json.Unmarshal(body, &rep) == nil && rep.Audits == 1 {
 			break
 		}
@@ -123,18 +124,18 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	if rep.Audits != 1 || rep.Score <= 0.52 || len(rep.Feeding) != 1 || !rep.Feeding[0].Backed {
 		t.Fatalf("worker's reputation: %d %s", code, body)
 	}
-	code, body = bc.request("GET", "/v1/reputation?top=5", nil, nil)
-	if code != http.StatusOK || !strings.Contains(string(body), worker.key.DID.String()) {
+	code, body = bc.Request("GET", "/v1/reputation?top=5", nil, nil)
+	if code != http.StatusOK || !strings.Contains(string(body), worker.Key.DID.String()) {
 		t.Errorf("top: %d %s", code, body)
 	}
 	// The log: once the audit's epoch closes, its inclusion proof verifies against the head.
 	var head reputation.Head
 	testutil.Eventually(t, "the audit's epoch closed in the log", 10*time.Second, func() bool {
-		code, body := bc.request("GET", "/v1/log/head", nil, nil)
+		code, body := bc.Request("GET", "/v1/log/head", nil, nil)
 		return code == http.StatusOK && json.Unmarshal(body, &head) == nil && head.Size >= 1
 	})
 	leaf := merkle.LeafHash(good)
-	code, body = bc.request("GET", "/v1/log/proof/inclusion?leaf="+leaf.String()+"&size="+fmt.Sprint(head.Size), nil, nil)
+	code, body = bc.Request("GET", "/v1/log/proof/inclusion?leaf="+leaf.String()+"&size="+fmt.Sprint(head.Size), nil, nil)
 	var incl api.InclusionProof
 	if code != http.StatusOK || json.Unmarshal(body, &incl) != nil {
 		t.Fatalf("inclusion proof: %d %s", code, body)
@@ -142,10 +143,10 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	if err := merkle.VerifyInclusion(leaf, incl.Index, incl.Size, incl.Path, head.Root); err != nil {
 		t.Errorf("the API's inclusion proof does not verify: %v", err)
 	}
-	if code, body := bc.request("GET", "/v1/log/proof/inclusion?leaf="+merkle.LeafHash([]byte("never")).String(), nil, nil); code != http.StatusNotFound {
+	if code, body := bc.Request("GET", "/v1/log/proof/inclusion?leaf="+merkle.LeafHash([]byte("never")).String(), nil, nil); code != http.StatusNotFound {
 		t.Errorf("proof for an unknown leaf: %d %s", code, body)
 	}
-	if code, body := bc.request("GET", "/v1/log/proof/consistency?from=0", nil, nil); code != http.StatusOK || !strings.Contains(string(body), `"path":[]`) {
+	if code, body := bc.Request("GET", "/v1/log/proof/consistency?from=0", nil, nil); code != http.StatusOK || !strings.Contains(string(body), `"path":[]`) {
 		t.Errorf("consistency from the empty tree: %d %s", code, body)
 	}
 
@@ -154,15 +155,15 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 	dir := t.TempDir()
 	key := filepath.Join(dir, "auditor.json")
 	runOK(t, "", "did", "new", "--out", key)
-	out := runOK(t, "", "audit", "submit", "--node", base, "--key", key, "--subject", worker.key.DID.String(), "--bounty", fmt.Sprint(id),
+	out := runOK(t, "", "audit", "submit", "--node", base, "--key", key, "--subject", worker.Key.DID.String(), "--bounty", fmt.Sprint(id),
 		"--score", "0.8", "--evidence-hash", common.Hash{9}.Hex(), "--evidence-uri", "https://audits.example/2")
-	if !strings.Contains(out, "unbacked") || !strings.Contains(out, worker.key.DID.String()) {
+	if !strings.Contains(out, "unbacked") || !strings.Contains(out, worker.Key.DID.String()) {
 		t.Errorf("audit submit: %s", out)
 	}
 	testutil.Eventually(t, "two audits on the worker", 10*time.Second, func() bool {
-		return strings.Contains(runOK(t, "", "reputation", "show", "--node", base, worker.key.DID.String()), "audits 2")
+		return strings.Contains(runOK(t, "", "reputation", "show", "--node", base, worker.Key.DID.String()), "audits 2")
 	})
-	if out := runOK(t, "", "reputation", "top", "--node", base, "3"); !strings.Contains(out, worker.key.DID.String()) {
+	if out := runOK(t, "", "reputation", "top", "--node", base, "3"); !strings.Contains(out, worker.Key.DID.String()) {
 		t.Errorf("reputation top: %s", out)
 	}
 	for _, bad := range [][]string{
@@ -172,7 +173,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 		for i := 0; i+1 < len(bad); i += 2 {
 			args[bad[i]] = bad[i+1]
 		}
-		cmd := []string{"audit", "submit", "--node", base, "--key", key, "--subject", worker.key.DID.String(), "--bounty", fmt.Sprint(id)}
+		cmd := []string{"audit", "submit", "--node", base, "--key", key, "--subject", worker.Key.DID.String(), "--bounty", fmt.Sprint(id)}
 		for k, v := range args {
 			cmd = append(cmd, k, v)
 		}
@@ -182,7 +183,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"/v1/reputation?top=0", "/v1/reputation/not-a-did"} {
-		if code, body := bc.request("GET", path, nil, nil); code != http.StatusBadRequest {
+		if code, body := bc.Request("GET", path, nil, nil); code != http.StatusBadRequest {
 			t.Errorf("GET %s: %d %s", path, code, body)
 		}
 	}
@@ -196,16 +197,16 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
 		"--dev-wallets", "--dev-accounts", "4", "--log-epoch", "1s", "--log-grace", "3s")
 	base := node.apiURL(t)
-	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-	auditor, subject := bc.newParty(1), bc.newParty(2)
-	env := bc.envelope(auditor, 0, map[string]any{"kind": reputation.AuditKind, "subject": subject.key.DID.String(), "envelope": "msg-1", "score": 0.7,
+	bc := apitest.NewClient(t, base)
+	auditor, subject := bc.NewParty(1), bc.NewParty(2)
+	env := bc.Envelope(auditor, 0, map[string]any{"kind": reputation.AuditKind, "subject": subject.Key.DID.String(), "envelope": "msg-1", "score": 0.7,
 		"evidence": map[string]any{"hash": common.Hash{3}.Hex()}})
-	if code, body := bc.request("POST", "/v1/audits", env, nil); code != http.StatusCreated {
+	if code, body := bc.Request("POST", "/v1/audits", env, nil); code != http.StatusCreated {
 		t.Fatalf("audit: %d %s", code, body)
 	}
 	var head reputation.Head
 	testutil.Eventually(t, "the head anchored on chain", 20*time.Second, func() bool {
-		code, body := bc.request("GET", "/v1/log/head", nil, nil)
+		code, body := bc.Request("GET", "/v1/log/head", nil, nil)
 		return code == http.StatusOK && json.Unmarshal(body, &head) == nil && head.AnchorTx != ""
 	})
 	dir := t.TempDir()
@@ -217,7 +218,7 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 	if !strings.Contains(out, "verified: leaf "+merkle.LeafHash(env).String()) {
 		t.Errorf("log verify: %s", out)
 	}
-	origin := verify.Origin(bc.info.Chain.ID, devnet.Dep.Contracts.RootAnchor.Hex(), bc.info.NodeDID)
+	origin := verify.Origin(bc.Info.Chain.ID, devnet.Dep.Contracts.RootAnchor.Hex(), bc.Info.NodeDID)
 	if !strings.Contains(out, "verified: head of size") || !strings.Contains(out, "verified: checkpoint "+origin) {
 		t.Errorf("log verify checked no head or checkpoint: %s", out)
 	}
@@ -232,7 +233,7 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 	// chain disagreeing with the node's signed head. Dev wallet 6 anchored nothing.
 	liar := chain.DevKey(5)
 	rootAnchor := contracts.NewRootAnchor()
-	tx, err := bind.Transact(rootAnchor.Instance(devnet.Client, devnet.Dep.Contracts.RootAnchor), bind.NewKeyedTransactor(liar, new(big.Int).SetUint64(bc.info.Chain.ID)),
+	tx, err := bind.Transact(rootAnchor.Instance(devnet.Client, devnet.Dep.Contracts.RootAnchor), bind.NewKeyedTransactor(liar, new(big.Int).SetUint64(bc.Info.Chain.ID)),
 		rootAnchor.PackAnchor(head.Size, [32]byte{0xba, 0xd}))
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +275,7 @@ func TestAuditLogAnchoredOnAnvil(t *testing.T) {
 			if path != "/v1/log/checkpoint" {
 				return body
 			}
-			cp, err := verify.SignCheckpoint(verify.Checkpoint{Origin: verify.Origin(bc.info.Chain.ID, devnet.Dep.Contracts.RootAnchor.Hex(), other.DID.String()), Size: head.Size, Root: head.Root},
+			cp, err := verify.SignCheckpoint(verify.Checkpoint{Origin: verify.Origin(bc.Info.Chain.ID, devnet.Dep.Contracts.RootAnchor.Hex(), other.DID.String()), Size: head.Size, Root: head.Root},
 				other.DID.String(), other.SignNote)
 			if err != nil {
 				t.Error(err)

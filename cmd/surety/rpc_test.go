@@ -19,6 +19,7 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
 
 // TestNodeJSONRPCRelaysOnlyItsContracts: POST /v1/rpc is enough for Foundry's cast (an
@@ -32,7 +33,7 @@ func TestNodeJSONRPCRelaysOnlyItsContracts(t *testing.T) {
 		"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
 	base := node.apiURL(t)
 	url := base + "/v1/rpc"
-	reg := getInfo(t, base).Contracts["StakeRegistry"]
+	reg := apitest.GetInfo(t, base).Contracts["StakeRegistry"]
 	ctx := context.Background()
 	key, victim := chain.DevKey(1), crypto.PubkeyToAddress(chain.DevKey(2).PublicKey)
 	from := crypto.PubkeyToAddress(key.PublicKey)

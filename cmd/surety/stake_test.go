@@ -12,6 +12,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
 
 // TestStakeCLI stakes through an embedded node as the README tour does: did bind records the
@@ -67,7 +68,7 @@ func TestStakeCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	info := getInfo(t, base)
+	info := apitest.GetInfo(t, base)
 	for _, tt := range []struct {
 		path string
 		body any

@@ -47,7 +47,7 @@ func TestShellCompletion(t *testing.T) {
 	if err != nil {
 		t.Skip("no bash")
 	}
-	bin := suretyBinary(t)
+	bin := surety.Path(t)
 	complete := func(words ...string) string {
 		t.Helper()
 		script := `eval "$(surety completion bash)"; COMP_WORDS=(` + strings.Join(words, " ") + `); COMP_CWORD=$((${#COMP_WORDS[@]}-1)); _surety; echo "${COMPREPLY[@]}"`

@@ -46,7 +46,9 @@ var allowed = map[string][]string{
 	"internal/chainlog":   {"internal/sqlite", "internal/chain"},
 	"internal/benchref":   {"internal/sqlite"},
 	"internal/repotest":   {"internal/tools"},
-	"internal/testutil":   {"internal/anvil", "internal/chain", "internal/sqlite", "internal/tools"},
+	// internal/testutil/apitest is the test client of whole nodes: a node's wire types, its
+	// escrow's answers, envelopes signed with identity.
+	"internal/testutil": {"api", "escrow", "identity", "internal/anvil", "internal/chain", "internal/sqlite", "internal/tools"},
 	// conformance generates and checks the protocol's vectors with the node's own code: the
 	// signed objects' packages, and api for the problem type each refusal is answered with.
 	"internal/conformance": {"a2a", "api", "identity", "groups", "registry", "reputation", "stake", "contracts", "internal/tools", "internal/chain", "internal/sqlite", "internal/units"},

@@ -5,9 +5,11 @@ package testutil
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -103,4 +105,49 @@ func NodeScript(t testing.TB, script string, packages ...string) (node, path str
 		}
 	}
 	return node, filepath.Join(ts, "interop", script)
+}
+
+// Binary is an executable of this module that a test package builds once, on first use (a
+// run that needs none builds nothing), and removes in its TestMain. GOFLAGS from the
+// environment carries the build tags (make test's sqlite_fts5).
+type Binary struct {
+	// Package is the import path to build, e.g. Module + "/cmd/surety".
+	Package string
+
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// Path builds the binary (once) and returns where it is.
+func (b *Binary) Path(t testing.TB) string {
+	t.Helper()
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "surety-bin-"); b.err != nil {
+			return
+		}
+		b.path = filepath.Join(b.dir, filepath.Base(b.Package))
+		if out, err := exec.Command("go", "build", "-o", b.path, b.Package).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", b.Package, err, out)
+		}
+	})
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// Remove deletes what Path built; TestMain calls it once the tests have run.
+func (b *Binary) Remove() {
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+}
+
+// Tail is the last n bytes of s: enough of a failed process's log to see why.
+func Tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/testnet"
 )
 
@@ -37,38 +38,38 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	}
 	nw := startNetwork(t, 2, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })
 	ctx, client, dep := t.Context(), dialChain(t, nw), nw.Devnet.Deployment
-	var bcs []*bountyClient
+	var bcs []*apitest.Client
 	for _, n := range nw.Nodes {
-		bcs = append(bcs, &bountyClient{t: t, base: n.URL(), info: getInfo(t, n.URL())})
+		bcs = append(bcs, &apitest.Client{T: t, Base: n.URL(), Info: apitest.GetInfo(t, n.URL())})
 	}
 	n0, n1 := bcs[0], bcs[1]
-	market, worker := n0.newParty(1), n0.newParty(3) // bound on chain through node 0
+	market, worker := n0.NewParty(1), n0.NewParty(3) // bound on chain through node 0
 	head, err := client.HeaderByNumber(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	task := "Label 500 images of street signs.\nAnswer with a CSV of file,label."
-	post := map[string]any{"wallet": market.wallet, "amount": "1000000000000000", "arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600, "spec": task}
+	post := map[string]any{"wallet": market.Wallet, "amount": "1000000000000000", "arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600, "spec": task}
 
 	// One envelope, two nodes that both hold the market's wallet: one bounty.
-	env := n0.envelope(market, 0, post)
-	code, out := n0.request("POST", "/v1/bounties", env, nil)
+	env := n0.Envelope(market, 0, post)
+	code, out := n0.Request("POST", "/v1/bounties", env, nil)
 	if code != http.StatusCreated {
 		t.Fatalf("post on node 0: %d %s", code, out)
 	}
-	id := decodeResult(t, out).Bounty.ID
-	if code, out := n1.request("POST", "/v1/bounties", env, nil); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-wrong-audience") {
+	id := apitest.DecodeResult(t, out).Bounty.ID
+	if code, out := n1.Request("POST", "/v1/bounties", env, nil); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-wrong-audience") {
 		t.Errorf("the same envelope on node 1: %d %s, want 403 envelope-wrong-audience", code, out)
 	}
 	// Signed for node 1 but for another chain: refused as well.
-	m := map[string]any{"body": post, "aud": n1.info.NodeDID, "chain_id": 1}
+	m := map[string]any{"body": post, "aud": n1.Info.NodeDID, "chain_id": 1}
 	raw, _ := json.Marshal(m)
-	filled, err := identity.FillEnvelope(raw, market.key, time.Now(), time.Minute)
+	filled, err := identity.FillEnvelope(raw, market.Key, time.Now(), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrongChain, _ := market.key.SignCompact(filled)
-	if code, out := n1.request("POST", "/v1/bounties", []byte(wrongChain), nil); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-wrong-chain") {
+	wrongChain, _ := market.Key.SignCompact(filled)
+	if code, out := n1.Request("POST", "/v1/bounties", []byte(wrongChain), nil); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-wrong-chain") {
 		t.Errorf("an envelope for another chain: %d %s, want 403 envelope-wrong-chain", code, out)
 	}
 	if n := postedOnChain(t, client, dep.Contracts.BountyEscrow); n != 1 {
@@ -76,7 +77,7 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	}
 	// Even a node that let it through could not post it twice: the salt the node derives
 	// from the envelope makes the bounty id, and a second post of it reverts.
-	if code, out := n0.request("POST", "/v1/bounties", n0.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000000000000000",
+	if code, out := n0.Request("POST", "/v1/bounties", n0.Envelope(market, 0, map[string]any{"wallet": market.Wallet, "amount": "1000000000000000",
 		"arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600, "salt": postSaltOf(t, env)}), nil); code != http.StatusConflict || !strings.Contains(string(out), "already-posted") {
 		t.Errorf("a post with the first one's salt: %d %s, want 409 already-posted", code, out)
 	}
@@ -86,8 +87,8 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 
 	// Posted on node 0, claimed on node 1 by a DID bound through node 0: node 1 reads both
 	// from the chain (catching its indexes up when a block is new to it), no extra step.
-	claim := func(bc *bountyClient, p *party, id uint64) (int, []byte) {
-		return bc.act(p, id, "claim", map[string]any{})
+	claim := func(bc *apitest.Client, p *apitest.Party, id uint64) (int, []byte) {
+		return bc.Act(p, id, "claim", map[string]any{})
 	}
 	if code, out := claim(n1, worker, id); code != http.StatusOK {
 		t.Fatalf("claim on node 1: %d %s", code, out)
@@ -95,9 +96,9 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 
 	// The task text: node 0 got it with the post and serves it; node 1 has only the hash from
 	// the chain until someone gives it the text, which it takes only when it hashes right.
-	spec := func(bc *bountyClient) string {
+	spec := func(bc *apitest.Client) string {
 		var b escrow.Bounty
-		code, out := bc.request("GET", fmt.Sprintf("/v1/bounties/%d", id), nil, nil)
+		code, out := bc.Request("GET", fmt.Sprintf("/v1/bounties/%d", id), nil, nil)
 		if code != http.StatusOK || json.Unmarshal(out, &b) != nil {
 			t.Fatalf("GET bounty %d: %d %s", id, code, out)
 		}
@@ -113,29 +114,29 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 		t.Errorf("node 1 serves spec %q before anyone gave it the text", got)
 	}
 	specPath := fmt.Sprintf("/v1/bounties/%d/spec", id)
-	if code, out := n1.request("PUT", specPath, []byte("Label 5 images."), nil); code != http.StatusUnprocessableEntity || !strings.Contains(string(out), "spec-mismatch") {
+	if code, out := n1.Request("PUT", specPath, []byte("Label 5 images."), nil); code != http.StatusUnprocessableEntity || !strings.Contains(string(out), "spec-mismatch") {
 		t.Errorf("PUT another text: %d %s, want 422 spec-mismatch", code, out)
 	}
-	if code, out := n1.request("PUT", specPath, []byte(task), nil); code != http.StatusNoContent {
+	if code, out := n1.Request("PUT", specPath, []byte(task), nil); code != http.StatusNoContent {
 		t.Errorf("PUT the task: %d %s, want 204", code, out)
 	}
 	if got := spec(n1); got != task {
 		t.Errorf("node 1 serves spec %q after the PUT, want the task", got)
 	}
-	if code, out := n1.request("GET", "/v1/bounties?q=street+signs", nil, nil); code != http.StatusOK || !strings.Contains(string(out), fmt.Sprintf(`"id":%d`, id)) {
+	if code, out := n1.Request("GET", "/v1/bounties?q=street+signs", nil, nil); code != http.StatusOK || !strings.Contains(string(out), fmt.Sprintf(`"id":%d`, id)) {
 		t.Errorf("search by task text on node 1: %d %s", code, out)
 	}
 	// Posting the worker's binding again, to the other node that also holds its wallet, costs
 	// nothing: the chain has it, so the node answers 200 and sends no transaction.
-	before, err := client.NonceAt(ctx, worker.wallet, nil)
+	before, err := client.NonceAt(ctx, worker.Wallet, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again := bindingJSON(t, worker.key, chain.DevKey(3), n1.info.Chain.ID, dep.Contracts.StakeRegistry)
-	if code, out := n1.request("POST", "/v1/bindings", again, nil); code != http.StatusOK || !strings.Contains(string(out), `"onChain":true`) || strings.Contains(string(out), "txHash") {
+	again := apitest.BindingJSON(t, worker.Key, chain.DevKey(3), n1.Info.Chain.ID, dep.Contracts.StakeRegistry)
+	if code, out := n1.Request("POST", "/v1/bindings", again, nil); code != http.StatusOK || !strings.Contains(string(out), `"onChain":true`) || strings.Contains(string(out), "txHash") {
 		t.Errorf("the same binding again on node 1: %d %s, want 200 on chain, no transaction", code, out)
 	}
-	if after, _ := client.NonceAt(ctx, worker.wallet, nil); after != before {
+	if after, _ := client.NonceAt(ctx, worker.Wallet, nil); after != before {
 		t.Errorf("re-posting a binding sent a transaction (nonce %d → %d)", before, after)
 	}
 
@@ -145,7 +146,9 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	wallet := chain.DevKey(4)
 	stakes := contracts.NewStakeRegistry()
 	inst := stakes.Instance(client, dep.Contracts.StakeRegistry)
-	proofOf := func(k *identity.Key) []byte { return bindingJSON(t, k, wallet, 31337, dep.Contracts.StakeRegistry) }
+	proofOf := func(k *identity.Key) []byte {
+		return apitest.BindingJSON(t, k, wallet, 31337, dep.Contracts.StakeRegistry)
+	}
 	sendFrom := func(key *ecdsa.PrivateKey, data []byte) {
 		t.Helper()
 		tx, err := bind.Transact(inst, bind.NewKeyedTransactor(key, big.NewInt(31337)), data)
@@ -159,22 +162,22 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	oldID := identity.AgentID(old.DID.String())
 	sendFrom(wallet, stakes.PackBind(oldID, proofOf(old)))
 	sendFrom(wallet, stakes.PackRotate(oldID, identity.AgentID(next4.DID.String()), proofOf(next4)))
-	code, out = n0.request("POST", "/v1/bounties", n0.envelope(market, 0, post), nil)
+	code, out = n0.Request("POST", "/v1/bounties", n0.Envelope(market, 0, post), nil)
 	if code != http.StatusCreated {
 		t.Fatalf("second post: %d %s", code, out)
 	}
-	second := decodeResult(t, out).Bounty.ID
-	oldParty := &party{key: old, wallet: crypto.PubkeyToAddress(wallet.PublicKey)}
+	second := apitest.DecodeResult(t, out).Bounty.ID
+	oldParty := &apitest.Party{Key: old, Wallet: crypto.PubkeyToAddress(wallet.PublicKey)}
 	for _, bc := range bcs {
-		testutil.Eventually(t, "the rotation seen by "+bc.base, 5*time.Second, func() bool {
-			code, out := bc.request("GET", "/1.0/identifiers/"+old.DID.String(), nil, nil)
+		testutil.Eventually(t, "the rotation seen by "+bc.Base, 5*time.Second, func() bool {
+			code, out := bc.Request("GET", "/1.0/identifiers/"+old.DID.String(), nil, nil)
 			return code == http.StatusGone && strings.Contains(string(out), `"successor":"`+next4.DID.String()+`"`)
 		})
-		if code, out := bc.act(oldParty, second, "claim", map[string]any{}); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-rotated") {
-			t.Errorf("the rotated-away key claims on %s: %d %s, want 403 envelope-rotated", bc.base, code, out)
+		if code, out := bc.Act(oldParty, second, "claim", map[string]any{}); code != http.StatusForbidden || !strings.Contains(string(out), "envelope-rotated") {
+			t.Errorf("the rotated-away key claims on %s: %d %s, want 403 envelope-rotated", bc.Base, code, out)
 		}
 	}
-	if code, out := claim(n1, &party{key: next4, wallet: oldParty.wallet}, second); code != http.StatusOK {
+	if code, out := claim(n1, &apitest.Party{Key: next4, Wallet: oldParty.Wallet}, second); code != http.StatusOK {
 		t.Fatalf("the successor claims on node 1: %d %s", code, out)
 	}
 }
@@ -206,15 +209,15 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 		return []string{"--log-epoch", "2s", "--log-grace", "3s", "--log-level", "warn"}
 	})
 	ctx, client := t.Context(), dialChain(t, nw)
-	var bcs []*bountyClient
+	var bcs []*apitest.Client
 	for _, n := range nw.Nodes {
-		bcs = append(bcs, &bountyClient{t: t, base: n.URL(), info: getInfo(t, n.URL())})
+		bcs = append(bcs, &apitest.Client{T: t, Base: n.URL(), Info: apitest.GetInfo(t, n.URL())})
 	}
 	for _, bc := range bcs {
-		waitMeshes(t, bc.base)
+		waitMeshes(t, bc.Base)
 	}
 	n0 := bcs[0]
-	market, worker := n0.newParty(1), n0.newParty(3)
+	market, worker := n0.NewParty(1), n0.NewParty(3)
 	head, err := client.HeaderByNumber(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -223,39 +226,39 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	// bounty and side, so the late DID audits the second.
 	settle := func() uint64 {
 		t.Helper()
-		code, out := n0.request("POST", "/v1/bounties", n0.envelope(market, 0, map[string]any{"wallet": market.wallet, "amount": "1000000000000000",
+		code, out := n0.Request("POST", "/v1/bounties", n0.Envelope(market, 0, map[string]any{"wallet": market.Wallet, "amount": "1000000000000000",
 			"arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600}), nil)
 		if code != http.StatusCreated {
 			t.Fatalf("post: %d %s", code, out)
 		}
-		id := decodeResult(t, out).Bounty.ID
+		id := apitest.DecodeResult(t, out).Bounty.ID
 		for _, step := range []struct {
-			p      *party
+			p      *apitest.Party
 			action string
 			body   map[string]any
 		}{{worker, "claim", map[string]any{}}, {worker, "submit", map[string]any{"resultHash": "0x" + strings.Repeat("11", 32)}}, {market, "accept", map[string]any{}}} {
-			if code, out := n0.act(step.p, id, step.action, step.body); code != http.StatusOK {
+			if code, out := n0.Act(step.p, id, step.action, step.body); code != http.StatusOK {
 				t.Fatalf("%s: %d %s", step.action, code, out)
 			}
 		}
 		return id
 	}
 	first, second := settle(), settle()
-	audit := func(bc *bountyClient, by *party, id uint64, score float64) {
+	audit := func(bc *apitest.Client, by *apitest.Party, id uint64, score float64) {
 		t.Helper()
-		body := map[string]any{"kind": "surety.audit/1", "subject": worker.key.DID.String(), "score": score, "evidence": map[string]any{"hash": "0x" + strings.Repeat("ab", 32)}}
-		if code, out := bc.request("POST", "/v1/audits", bc.envelope(by, id, body), nil); code != http.StatusCreated {
-			t.Fatalf("audit at %s: %d %s", bc.base, code, out)
+		body := map[string]any{"kind": "surety.audit/1", "subject": worker.Key.DID.String(), "score": score, "evidence": map[string]any{"hash": "0x" + strings.Repeat("ab", 32)}}
+		if code, out := bc.Request("POST", "/v1/audits", bc.Envelope(by, id, body), nil); code != http.StatusCreated {
+			t.Fatalf("audit at %s: %d %s", bc.Base, code, out)
 		}
 	}
 	audit(bcs[1], market, first, 0.9)
 	// A second DID of the market, bound to its wallet only after its audit is filed.
-	late := &party{key: mustGenerate(t), wallet: market.wallet}
+	late := &apitest.Party{Key: mustGenerate(t), Wallet: market.Wallet}
 	audit(bcs[2], late, second, 0.6)
 	type view struct{ rep, root string }
-	look := func(bc *bountyClient) view {
-		_, rep := bc.request("GET", "/v1/reputation/"+worker.key.DID.String(), nil, nil)
-		_, head := bc.request("GET", "/v1/log/head", nil, nil)
+	look := func(bc *apitest.Client) view {
+		_, rep := bc.Request("GET", "/v1/reputation/"+worker.Key.DID.String(), nil, nil)
+		_, head := bc.Request("GET", "/v1/log/head", nil, nil)
 		var h struct {
 			Size uint64 `json:"size"`
 			Root string `json:"root"`
@@ -289,7 +292,7 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	before := same("every node with both audits, one unbacked, and one log root", func(v view) bool {
 		return strings.Count(v.rep, `"backed":false`) == 1 && strings.Count(v.rep, `"backed":true`) == 1 && strings.HasPrefix(v.root, "2/")
 	})
-	if code, out := n0.request("POST", "/v1/bindings", bindingJSON(t, late.key, chain.DevKey(1), n0.info.Chain.ID, common.HexToAddress(n0.info.Contracts["StakeRegistry"])), nil); code != http.StatusCreated {
+	if code, out := n0.Request("POST", "/v1/bindings", apitest.BindingJSON(t, late.Key, chain.DevKey(1), n0.Info.Chain.ID, common.HexToAddress(n0.Info.Contracts["StakeRegistry"])), nil); code != http.StatusCreated {
 		t.Fatalf("bind the late DID: %d %s", code, out)
 	}
 	after := same("every node counting both audits backed", func(v view) bool {

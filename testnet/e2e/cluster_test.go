@@ -20,6 +20,8 @@ import (
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/testnet"
@@ -121,7 +123,7 @@ func (cn *clusterNode) known() {
 func (c *cluster) start(cn *clusterNode) {
 	c.t.Helper()
 	if err := c.net.Restart(c.t.Context(), cn.i); err != nil {
-		c.t.Fatalf("%v\n%s", err, tail(cn.Log(), 8000))
+		c.t.Fatalf("%v\n%s", err, testutil.Tail(cn.Log(), 8000))
 	}
 	cn.mu.Lock()
 	cn.known()
@@ -218,7 +220,7 @@ func (c *cluster) mustDo(method, path string, body []byte, codes ...int) []byte 
 // chain, with a card; and a group of all of them.
 func (c *cluster) setUp(k int) {
 	c.t.Helper()
-	info := getInfo(c.t, c.nodes[0].base)
+	info := apitest.GetInfo(c.t, c.nodes[0].base)
 	registryAddr := common.HexToAddress(info.Contracts["StakeRegistry"])
 	for side := range 2 {
 		wallet := chain.DevKey(side)
@@ -228,7 +230,7 @@ func (c *cluster) setUp(k int) {
 				c.t.Fatal(err)
 			}
 			a := &clusterAgent{key: key, wallet: wallet, side: side}
-			c.mustDo("POST", "/v1/bindings", bindingJSON(c.t, key, wallet, 31337, registryAddr), http.StatusCreated)
+			c.mustDo("POST", "/v1/bindings", apitest.BindingJSON(c.t, key, wallet, 31337, registryAddr), http.StatusCreated)
 			c.mustDo("POST", "/v1/stake", c.envelope(c.nodes[0], a, map[string]any{"body": map[string]any{"op": "stake",
 				"wallet": crypto.PubkeyToAddress(wallet.PublicKey), "amount": "1000000000000000000"}}), http.StatusOK, http.StatusCreated)
 			c.agents = append(c.agents, a)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/testnet"
 )
 
@@ -31,14 +32,14 @@ func TestCrashDuringSettlement(t *testing.T) {
 	ctx, client, dep := t.Context(), dialChain(t, nw), nw.Devnet.Deployment
 	base := nw.Nodes[0].URL()
 
-	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
-	markets := []*party{bc.newParty(1), bc.newParty(2)}
+	bc := apitest.NewClient(t, base)
+	markets := []*apitest.Party{bc.NewParty(1), bc.NewParty(2)}
 	head, _ := client.HeaderByNumber(ctx, nil)
 
 	// 40 posts, each with its own Idempotency-Key and body.
 	type request struct {
 		key  string
-		by   *party
+		by   *apitest.Party
 		body map[string]any
 		env  []byte
 		done bool
@@ -46,9 +47,9 @@ func TestCrashDuringSettlement(t *testing.T) {
 	var reqs []*request
 	for i := range 40 {
 		m := markets[i%2]
-		body := map[string]any{"wallet": m.wallet, "amount": fmt.Sprint(1e15 + i), "arbiter": markets[(i+1)%2].wallet,
+		body := map[string]any{"wallet": m.Wallet, "amount": fmt.Sprint(1e15 + i), "arbiter": markets[(i+1)%2].Wallet,
 			"deadline": head.Time + 7200, "reviewWindow": 600}
-		reqs = append(reqs, &request{key: fmt.Sprintf("post-%d", i), by: m, body: body, env: bc.envelope(m, 0, body)})
+		reqs = append(reqs, &request{key: fmt.Sprintf("post-%d", i), by: m, body: body, env: bc.Envelope(m, 0, body)})
 	}
 	send := func(r *request, timeout time.Duration) (int, []byte, error) {
 		cl := &http.Client{Timeout: timeout}
@@ -126,7 +127,7 @@ func TestCrashDuringSettlement(t *testing.T) {
 			// Never reached the node before the crash: nothing was stored or sent, so the
 			// client signs the same request afresh (same key) and sends it again.
 			if strings.Contains(string(body), "issued-before-start") && attempt == 0 {
-				r.env = bc.envelope(r.by, 0, r.body)
+				r.env = bc.Envelope(r.by, 0, r.body)
 				continue
 			}
 			t.Fatalf("%s after restart: %d %s", r.key, code, body)

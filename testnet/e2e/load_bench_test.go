@@ -34,6 +34,7 @@ import (
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 )
@@ -186,7 +187,7 @@ func BenchmarkPublicNodeLoad(b *testing.B) {
 	c := startCluster(b, 2, clusterFlags{logEpoch: 10 * time.Second, logGrace: 90 * time.Second, syncEvery: 2 * time.Second, scoreStep: time.Hour})
 	c.setUp(3)
 	n0, n1 := c.nodes[0], c.nodes[1]
-	info := getInfo(b, n0.base)
+	info := apitest.GetInfo(b, n0.base)
 	registryAddr := common.HexToAddress(info.Contracts["StakeRegistry"])
 	keys := make([]*identity.Key, loadDIDs)
 	for i := range keys {

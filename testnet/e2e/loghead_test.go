@@ -10,6 +10,7 @@ import (
 
 	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/reputation"
 )
 
@@ -123,7 +124,7 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 		t.Helper()
 		var sync *wire.LogSync
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-			if sync = getInfo(t, cn.base).AuditLog; sync != nil && sync.State == reputation.LogAlone {
+			if sync = apitest.GetInfo(t, cn.base).AuditLog; sync != nil && sync.State == reputation.LogAlone {
 				break
 			}
 			if time.Now().After(deadline) {

@@ -21,6 +21,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/testnet"
 )
@@ -56,7 +57,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	stakes := contracts.NewStakeRegistry()
 	inst := stakes.Instance(client, dep.Contracts.StakeRegistry)
 	id := identity.AgentID(agent.DID.String())
-	proof := bindingJSON(t, agent, wallet, 31337, dep.Contracts.StakeRegistry)
+	proof := apitest.BindingJSON(t, agent, wallet, 31337, dep.Contracts.StakeRegistry)
 	sendTo := func(to *bind.BoundContract, from *ecdsa.PrivateKey, data []byte, value *big.Int) uint64 {
 		t.Helper()
 		opts := bind.NewKeyedTransactor(from, big.NewInt(31337))
@@ -90,13 +91,13 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bc := &bountyClient{t: t, base: baseA}
-	if code, body := bc.request("POST", "/v1/agents", []byte(sc.JWS), nil); code != http.StatusCreated {
+	bc := &apitest.Client{T: t, Base: baseA}
+	if code, body := bc.Request("POST", "/v1/agents", []byte(sc.JWS), nil); code != http.StatusCreated {
 		t.Fatalf("register on A: %d %s", code, body)
 	}
 	baseE := bases[3]
 	find := func(base, path string) bool {
-		code, body := (&bountyClient{t: t, base: base}).request("GET", path, nil, nil)
+		code, body := (&apitest.Client{T: t, Base: base}).Request("GET", path, nil, nil)
 		return code == http.StatusOK && strings.Contains(string(body), agent.DID.String())
 	}
 	testutil.Eventually(t, "found by DID on E", 15*time.Second, func() bool { return find(baseE, "/v1/agents/"+agent.DID.String()) })
@@ -112,7 +113,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if !find(baseE, "/v1/agents/"+agent.DID.String()) {
 		t.Error("E lost the card")
 	}
-	nodeF.SetFlag("bootstrap", getInfo(t, bases[2]).Peer.Addrs[0])
+	nodeF.SetFlag("bootstrap", apitest.GetInfo(t, bases[2]).Peer.Addrs[0])
 	if err := nw.Restart(ctx, nodeF.Index); err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	testutil.Eventually(t, "found by DID on a late node", 20*time.Second, func() bool { return find(baseF, "/v1/agents/"+agent.DID.String()) })
 
 	// /v1/info ties each node's DID to its peer id.
-	info := getInfo(t, baseE)
+	info := apitest.GetInfo(t, baseE)
 	payload, signer, err := identity.VerifyJWS([]byte(info.Peer.Binding), "surety-peer+jws")
 	if err != nil || signer != info.NodeDID {
 		t.Fatalf("peer binding: %v (signer %s, node %s)", err, signer, info.NodeDID)
@@ -132,7 +133,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		t.Errorf("peer binding names %s, node is %s", claim["peerId"], info.Peer.ID)
 	}
 	testutil.Eventually(t, "peers with their gossip scores on E", 10*time.Second, func() bool { // scored at each inspection
-		code, body := (&bountyClient{t: t, base: baseE}).request("GET", "/v1/peers", nil, nil)
+		code, body := (&apitest.Client{T: t, Base: baseE}).Request("GET", "/v1/peers", nil, nil)
 		return code == http.StatusOK && strings.Contains(string(body), `"id"`) && strings.Contains(string(body), `"score"`)
 	})
 
@@ -143,7 +144,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	live := []string{baseA, bases[2], baseE, baseF}
 	stakeOn := func(base string) string {
 		var a registry.Agent
-		code, body := (&bountyClient{t: t, base: base}).request("GET", "/v1/agents/"+agent.DID.String(), nil, nil)
+		code, body := (&apitest.Client{T: t, Base: base}).Request("GET", "/v1/agents/"+agent.DID.String(), nil, nil)
 		if code != http.StatusOK || json.Unmarshal(body, &a) != nil {
 			return fmt.Sprintf("%d %s", code, body)
 		}
@@ -185,7 +186,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	thief := chain.DevKey(2)
 	send(thief, stakes.PackBind(id, nil), nil)
 	forged := send(thief, stakes.PackRevoke(id), nil)
-	code, body := (&bountyClient{t: t, base: baseE}).request("POST", "/v1/agents/"+agent.DID.String()+"/status", nil, nil)
+	code, body := (&apitest.Client{T: t, Base: baseE}).Request("POST", "/v1/agents/"+agent.DID.String()+"/status", nil, nil)
 	if code != http.StatusOK || !strings.Contains(string(body), `"status":"active"`) || !strings.Contains(string(body), `"dropped":false`) {
 		t.Fatalf("status check on E after the forged revocation: %d %s", code, body)
 	}
@@ -194,7 +195,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 		if !find(base, "/v1/agents/"+agent.DID.String()) || !find(base, "/v1/agents?capability=audit") {
 			t.Errorf("%s lost the card to a forged revocation", base)
 		}
-		if code, body := (&bountyClient{t: t, base: base}).request("GET", "/1.0/identifiers/"+agent.DID.String(), nil, nil); code != http.StatusOK {
+		if code, body := (&apitest.Client{T: t, Base: base}).Request("GET", "/1.0/identifiers/"+agent.DID.String(), nil, nil); code != http.StatusOK {
 			t.Errorf("%s resolves the DID after a forged revocation: %d %s", base, code, body)
 		}
 	}
@@ -204,38 +205,38 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	// revoked key is refused, and the card cannot come back.
 	send(wallet, stakes.PackRevoke(id), nil)
 	for _, base := range live {
-		bc := &bountyClient{t: t, base: base}
+		bc := &apitest.Client{T: t, Base: base}
 		testutil.Eventually(t, "the revoked card gone from "+base, 5*time.Second, func() bool { return !find(base, "/v1/agents?capability=audit") })
-		if code, body := bc.request("GET", "/v1/agents/"+agent.DID.String(), nil, nil); code != http.StatusGone {
+		if code, body := bc.Request("GET", "/v1/agents/"+agent.DID.String(), nil, nil); code != http.StatusGone {
 			t.Errorf("GET the revoked agent on %s: %d %s, want 410", base, code, body)
 		}
-		if code, body := bc.request("GET", "/1.0/identifiers/"+agent.DID.String(), nil, nil); code != http.StatusGone || !strings.Contains(string(body), `"deactivated":true`) {
+		if code, body := bc.Request("GET", "/1.0/identifiers/"+agent.DID.String(), nil, nil); code != http.StatusGone || !strings.Contains(string(body), `"deactivated":true`) {
 			t.Errorf("resolve the revoked DID on %s: %d %s, want 410 deactivated", base, code, body)
 		}
-		env, err := signForNode(agent, getInfo(t, base), 0, map[string]string{"hello": "world"})
+		env, err := identity.SignRequest(agent, apitest.Audience(apitest.GetInfo(t, base)), 0, map[string]string{"hello": "world"}, time.Now(), 5*time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code, body := bc.request("POST", "/v1/envelopes/verify", []byte(env), map[string]string{"Content-Type": "application/jose"}); code != http.StatusForbidden || !strings.Contains(string(body), "envelope-revoked") {
+		if code, body := bc.Request("POST", "/v1/envelopes/verify", []byte(env), map[string]string{"Content-Type": "application/jose"}); code != http.StatusForbidden || !strings.Contains(string(body), "envelope-revoked") {
 			t.Errorf("a fresh envelope from the revoked key on %s: %d %s, want 403 envelope-revoked", base, code, body)
 		}
-		if code, body := bc.request("POST", "/v1/agents", []byte(sc.JWS), nil); code != http.StatusGone {
+		if code, body := bc.Request("POST", "/v1/agents", []byte(sc.JWS), nil); code != http.StatusGone {
 			t.Errorf("re-register the revoked card on %s: %d %s, want 410", base, code, body)
 		}
 		// An audit and a group post by the revoked key are refused the same way.
-		audit, err := signForNode(agent, getInfo(t, base), 0, map[string]any{"kind": "surety.audit/1", "subject": getInfo(t, base).NodeDID,
-			"envelope": "m1", "score": 0.5, "evidence": map[string]string{"hash": "0x" + strings.Repeat("ab", 32)}})
+		audit, err := identity.SignRequest(agent, apitest.Audience(apitest.GetInfo(t, base)), 0, map[string]any{"kind": "surety.audit/1", "subject": apitest.GetInfo(t, base).NodeDID,
+			"envelope": "m1", "score": 0.5, "evidence": map[string]string{"hash": "0x" + strings.Repeat("ab", 32)}}, time.Now(), 5*time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code, body := bc.request("POST", "/v1/audits", []byte(audit), nil); code != http.StatusForbidden || !strings.Contains(string(body), "envelope-revoked") {
+		if code, body := bc.Request("POST", "/v1/audits", []byte(audit), nil); code != http.StatusForbidden || !strings.Contains(string(body), "envelope-revoked") {
 			t.Errorf("an audit by the revoked key on %s: %d %s, want 403 envelope-revoked", base, code, body)
 		}
-		post, err := signForNode(agent, getInfo(t, base), 0, map[string]any{"text": "still here"})
+		post, err := identity.SignRequest(agent, apitest.Audience(apitest.GetInfo(t, base)), 0, map[string]any{"text": "still here"}, time.Now(), 5*time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if code, body := bc.request("POST", "/v1/groups/g1/envelopes", []byte(post), nil); code != http.StatusForbidden || !strings.Contains(string(body), "envelope-revoked") {
+		if code, body := bc.Request("POST", "/v1/groups/g1/envelopes", []byte(post), nil); code != http.StatusForbidden || !strings.Contains(string(body), "envelope-revoked") {
 			t.Errorf("a group post by the revoked key on %s: %d %s, want 403 envelope-revoked", base, code, body)
 		}
 	}
@@ -294,7 +295,7 @@ func TestRestartedNodeRejoinsThroughKnownPeers(t *testing.T) {
 	nw := startNetwork(t, 3, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })
 	a, c, b := nw.Nodes[0], nw.Nodes[1], nw.Nodes[2]
 	peersOf := func(base string) string {
-		_, body := (&bountyClient{t: t, base: base}).request("GET", "/v1/peers", nil, nil)
+		_, body := (&apitest.Client{T: t, Base: base}).Request("GET", "/v1/peers", nil, nil)
 		return string(body)
 	}
 	if c.Flag("bootstrap") != a.Addrs()[0] {

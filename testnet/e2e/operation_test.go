@@ -46,7 +46,7 @@ func (l *lockedBuffer) String() string {
 // cli starts `surety args...` with HOME set to home; it is killed when the test ends.
 func cli(t testing.TB, home string, args ...string) *cliRun {
 	t.Helper()
-	r := &cliRun{cmd: exec.Command(suretyBinary(t), args...), done: make(chan struct{})}
+	r := &cliRun{cmd: exec.Command(surety.Path(t), args...), done: make(chan struct{})}
 	r.cmd.Stdout, r.cmd.Stderr = &r.stdout, &r.stderr
 	r.cmd.Env = append(os.Environ(), "HOME="+home)
 	if err := r.cmd.Start(); err != nil {
@@ -106,7 +106,7 @@ func TestOperationOutlivesANodeCrash(t *testing.T) {
 		t.Fatalf("the stake followed across the crash: exit %d\n%s%s", code, r.stdout.String(), r.stderr.String())
 	}
 	if after := node.Log()[logBefore:]; !strings.Contains(after, "carrying on an operation from before the restart") {
-		t.Errorf("the restarted node did not say it carried the operation on:\n%s", tail(after, 4000))
+		t.Errorf("the restarted node did not say it carried the operation on:\n%s", testutil.Tail(after, 4000))
 	}
 	show := cli(t, home, "stake", "show", "--node", base, "--wallet", wallet, did)
 	if code := show.wait(t, 30*time.Second); code != 0 || !strings.Contains(show.stdout.String(), "staked     1 ETH") {

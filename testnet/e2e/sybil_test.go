@@ -13,6 +13,7 @@ import (
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/testnet"
 )
@@ -30,39 +31,39 @@ func TestSybilsOnAnvil(t *testing.T) {
 	nw := startNetwork(t, 1, testnet.Config{Deploy: contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}},
 		func(int) []string { return []string{"--log-level", "warn"} })
 	base := nw.Nodes[0].URL()
-	bc := &bountyClient{t: t, base: base, info: getInfo(t, base)}
+	bc := apitest.NewClient(t, base)
 	head, err := dialChain(t, nw).HeaderByNumber(t.Context(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	stake := func(p *party, wei string) {
+	stake := func(p *apitest.Party, wei string) {
 		t.Helper()
-		body := map[string]any{"op": "stake", "wallet": p.wallet, "amount": wei}
-		if code, out := bc.request("POST", "/v1/stake", bc.envelope(p, 0, body), nil); code != http.StatusOK && code != http.StatusCreated {
-			t.Fatalf("stake %s for %s: %d %s", wei, p.key.DID, code, out)
+		body := map[string]any{"op": "stake", "wallet": p.Wallet, "amount": wei}
+		if code, out := bc.Request("POST", "/v1/stake", bc.Envelope(p, 0, body), nil); code != http.StatusOK && code != http.StatusCreated {
+			t.Fatalf("stake %s for %s: %d %s", wei, p.Key.DID, code, out)
 		}
 	}
-	settle := func(poster, worker *party, wei string) uint64 {
+	settle := func(poster, worker *apitest.Party, wei string) uint64 {
 		t.Helper()
-		code, out := bc.request("POST", "/v1/bounties", bc.envelope(poster, 0, map[string]any{"wallet": poster.wallet, "amount": wei,
+		code, out := bc.Request("POST", "/v1/bounties", bc.Envelope(poster, 0, map[string]any{"wallet": poster.Wallet, "amount": wei,
 			"arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600}), nil)
 		if code != http.StatusCreated {
 			t.Fatalf("post: %d %s", code, out)
 		}
-		id := decodeResult(t, out).Bounty.ID
+		id := apitest.DecodeResult(t, out).Bounty.ID
 		for _, step := range []struct {
-			p      *party
+			p      *apitest.Party
 			action string
 		}{{worker, "claim"}, {worker, "submit"}, {poster, "accept"}} {
-			if code, out := bc.act(step.p, id, step.action, map[string]any{}); code != http.StatusOK {
+			if code, out := bc.Act(step.p, id, step.action, map[string]any{}); code != http.StatusOK {
 				t.Fatalf("%s: %d %s", step.action, code, out)
 			}
 		}
 		return id
 	}
-	audit := func(by, of *party, id uint64, score float64) (int, reputation.Submitted) {
+	audit := func(by, of *apitest.Party, id uint64, score float64) (int, reputation.Submitted) {
 		t.Helper()
-		code, out := bc.request("POST", "/v1/audits", bc.envelope(by, id, map[string]any{"kind": reputation.AuditKind, "subject": of.key.DID.String(),
+		code, out := bc.Request("POST", "/v1/audits", bc.Envelope(by, id, map[string]any{"kind": reputation.AuditKind, "subject": of.Key.DID.String(),
 			"score": score, "evidence": map[string]any{"hash": common.Hash{1}.Hex(), "uri": "https://audits.example/sybil"}}), nil)
 		var res reputation.Submitted
 		_ = json.Unmarshal(out, &res)
@@ -70,7 +71,7 @@ func TestSybilsOnAnvil(t *testing.T) {
 	}
 
 	// The honest pair: a market and a worker, staked, one 1 ETH bounty, a backed audit.
-	market, worker := bc.newParty(1), bc.newParty(2)
+	market, worker := bc.NewParty(1), bc.NewParty(2)
 	stake(market, "2000000000000000000")
 	stake(worker, "3000000000000000000")
 	honest := settle(market, worker, "1000000000000000000")
@@ -81,13 +82,13 @@ func TestSybilsOnAnvil(t *testing.T) {
 	// The attack: five DIDs on wallet 3, staked 0.2 ETH each; a helper on wallet 4, staked
 	// 1 ETH so its audits carry weight, settles a 1-wei bounty with the first and audits all
 	// five 1.0.
-	var sybils []*party
+	var sybils []*apitest.Party
 	for range 5 {
-		s := bc.newParty(3)
+		s := bc.NewParty(3)
 		stake(s, "200000000000000000")
 		sybils = append(sybils, s)
 	}
-	helper := bc.newParty(4)
+	helper := bc.NewParty(4)
 	stake(helper, "1000000000000000000")
 	wash := settle(helper, sybils[0], "1")
 	for i, s := range sybils {
@@ -108,12 +109,12 @@ func TestSybilsOnAnvil(t *testing.T) {
 	// audits arrive): then the helper, staked above the minimum, has standing of its own.
 	testutil.Eventually(t, "a recomputation that knows the helper's stake", 20*time.Second, func() bool {
 		var r reputation.Reputation
-		code, out := bc.request("GET", "/v1/reputation/"+helper.key.DID.String(), nil, nil)
+		code, out := bc.Request("GET", "/v1/reputation/"+helper.Key.DID.String(), nil, nil)
 		return code == http.StatusOK && json.Unmarshal(out, &r) == nil && r.Standing > 0
 	})
 	var top []reputation.Reputation
 	testutil.Eventually(t, "scores with every audit", 15*time.Second, func() bool {
-		code, out := bc.request("GET", "/v1/reputation?top=20", nil, nil)
+		code, out := bc.Request("GET", "/v1/reputation?top=20", nil, nil)
 		var body struct {
 			Top []reputation.Reputation `json:"agents"`
 		}
@@ -123,8 +124,8 @@ func TestSybilsOnAnvil(t *testing.T) {
 		top = body.Top
 		return len(top) >= 6 // the worker and the five Sybils (the market too, once the worker's audit lands)
 	})
-	rank := func(p *party) int {
-		return slices.IndexFunc(top, func(r reputation.Reputation) bool { return r.DID == p.key.DID.String() })
+	rank := func(p *apitest.Party) int {
+		return slices.IndexFunc(top, func(r reputation.Reputation) bool { return r.DID == p.Key.DID.String() })
 	}
 	var board []string
 	for _, r := range top {

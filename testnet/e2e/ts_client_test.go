@@ -91,7 +91,7 @@ func TestTypeScriptAgentsMoneyPath(t *testing.T) {
 	err := cmd.Run()
 	t.Logf("money path:\n%s", stdout.String())
 	if err != nil {
-		t.Fatalf("the TypeScript money path failed: %v\n%s", err, tail(stderr.String(), 4000))
+		t.Fatalf("the TypeScript money path failed: %v\n%s", err, testutil.Tail(stderr.String(), 4000))
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	var got struct {
