@@ -6,7 +6,7 @@ https://surety.dev/ext/trust/v1 carrying the agent's did, wallet, seq and update
 import json
 import time
 
-from .encoding import b64url, go_float
+from .encoding import IJSONError, b64url, go_float, load_ijson
 from .errors import VerifyError
 from .jws import check_signature, parse_compact
 from .objects import address_json
@@ -193,48 +193,17 @@ def trust_params(card: dict) -> dict:
 
 AGENT_PARAMS = ("did", "wallet", "seq", "updated")
 MAX_CARD_SIZE = 16 << 10
-MAX_DEPTH = 64
 
 
 def parse_ijson(text: str):
-    """The JSON value of text read as I-JSON (RFC 7493): no duplicate member names, no lone
-    surrogates, nesting bounded; card-malformed otherwise."""
-    def pairs(items):
-        seen = {}
-        for k, v in items:
-            if k in seen:
-                raise _malformed("duplicate member %r" % k[:40])
-            seen[k] = v
-        return seen
+    """The JSON value of text read as I-JSON (RFC 7493: encoding.load_ijson); card-malformed
+    otherwise."""
     try:
-        v = json.loads(text, object_pairs_hook=pairs, parse_constant=_no_constant)
-    except VerifyError:
-        raise
+        return load_ijson(text)
+    except IJSONError as e:
+        raise _malformed(str(e)) from None
     except (ValueError, RecursionError) as e:
         raise _malformed("not JSON: %s" % e) from None
-    _check_ijson(v, 0)
-    return v
-
-
-def _no_constant(name):
-    raise ValueError("%s is not JSON" % name)
-
-
-def _check_ijson(v, depth):
-    if depth > MAX_DEPTH:
-        raise _malformed("nested deeper than %d" % MAX_DEPTH)
-    if isinstance(v, str):
-        try:
-            v.encode("utf-8")
-        except UnicodeEncodeError:
-            raise _malformed("a lone surrogate in a string") from None
-    elif isinstance(v, list):
-        for e in v:
-            _check_ijson(e, depth + 1)
-    elif isinstance(v, dict):
-        for k, e in v.items():
-            _check_ijson(k, depth + 1)
-            _check_ijson(e, depth + 1)
 
 
 def _whole(v):

@@ -161,3 +161,50 @@ def go_float(f: float) -> str:
     if r.endswith(".0"):
         return r[:-2]
     return r
+
+
+# I-JSON (RFC 7493), as the node reads signed payloads (internal/jcs.Parse).
+IJSON_MAX_DEPTH = 64
+
+
+class IJSONError(ValueError):
+    """A JSON text that is not I-JSON: a duplicate member, a lone surrogate, NaN or Infinity,
+    nesting deeper than IJSON_MAX_DEPTH."""
+
+
+def load_ijson(text: str):
+    """The JSON value of text read as I-JSON: json takes the last of two members of one name
+    where another reader may take the first, so a duplicate is refused, and so is a lone
+    surrogate, NaN or Infinity, and nesting deeper than IJSON_MAX_DEPTH. Raises IJSONError for
+    those, and json's ValueError (or RecursionError) for text that is not JSON."""
+    def pairs(items):
+        seen = {}
+        for k, v in items:
+            if k in seen:
+                raise IJSONError("duplicate member %r" % k[:40])
+            seen[k] = v
+        return seen
+
+    def no_constant(name):
+        raise IJSONError("%s is not JSON" % name)
+
+    v = json.loads(text, object_pairs_hook=pairs, parse_constant=no_constant)
+    _check_ijson(v, 0)
+    return v
+
+
+def _check_ijson(v, depth):
+    if depth > IJSON_MAX_DEPTH:
+        raise IJSONError("nested deeper than %d" % IJSON_MAX_DEPTH)
+    if isinstance(v, str):
+        try:
+            v.encode("utf-8")
+        except UnicodeEncodeError:
+            raise IJSONError("a lone surrogate in a string") from None
+    elif isinstance(v, list):
+        for e in v:
+            _check_ijson(e, depth + 1)
+    elif isinstance(v, dict):
+        for k, e in v.items():
+            _check_ijson(k, depth + 1)
+            _check_ijson(e, depth + 1)

@@ -8,7 +8,7 @@ import json
 import os
 import time
 
-from .encoding import b64url, b64url_decode, go_json
+from .encoding import b64url, b64url_decode, go_json, load_ijson
 from .errors import DIDError, VerifyError
 from .keys import parse_key_id
 
@@ -252,7 +252,7 @@ class Verifier:
             signers.append(s.header["kid"])
             dids.append(did)
         try:
-            env = _load_ijson(payload)
+            env = load_ijson(payload.decode("utf-8") if isinstance(payload, bytes) else payload)
         except (ValueError, UnicodeError, RecursionError) as e:
             raise refuse("envelope-malformed", "payload is not an envelope: %s" % str(e)[:120]) from None
         if not isinstance(env, dict) or not _envelope_shape(env):
@@ -318,42 +318,6 @@ _UINT64 = 1 << 64
 # An envelope's members, and its bounty reference's, as the node's Go code names them.
 ENVELOPE_MEMBERS = ("id", "group_id", "sender", "to", "aud", "chain_id", "state", "task_desc", "bounty", "body", "iat", "exp", "nonce")
 BOUNTY_MEMBERS = ("chain_id", "escrow", "id")
-_MAX_DEPTH = 64
-
-
-def _load_ijson(payload):
-    """payload (bytes) read as I-JSON, as the node reads an envelope's payload: valid UTF-8, no
-    duplicate member anywhere (json would take the last of two "aud"; another reader the
-    first), no lone surrogate, no NaN or Infinity, nesting at most 64 deep."""
-    def pairs(items):
-        seen = {}
-        for k, v in items:
-            if k in seen:
-                raise ValueError("not I-JSON (RFC 7493): member %r appears twice" % k[:40])
-            seen[k] = v
-        return seen
-
-    def no_constant(name):
-        raise ValueError("%s is not JSON" % name)
-
-    text = payload.decode("utf-8") if isinstance(payload, bytes) else payload
-    v = json.loads(text, object_pairs_hook=pairs, parse_constant=no_constant)
-
-    def check(x, depth):
-        if depth > _MAX_DEPTH:
-            raise ValueError("nested deeper than %d" % _MAX_DEPTH)
-        if isinstance(x, str):
-            x.encode("utf-8")  # a lone surrogate escape does not encode
-        elif isinstance(x, dict):
-            for k, y in x.items():
-                k.encode("utf-8")
-                check(y, depth + 1)
-        elif isinstance(x, list):
-            for y in x:
-                check(y, depth + 1)
-
-    check(v, 1)
-    return v
 
 
 def _exact_members(obj, names):
