@@ -45,6 +45,11 @@ type Config struct {
 	DataDir string
 	// Logger is the node's logger (nil: none).
 	Logger *slog.Logger
+	// Listen is the node's API address; empty: 127.0.0.1 on a free port.
+	Listen string
+	// Keep keeps the node serving once the day is over, until ctx ends (Ctrl-C for
+	// `surety demo --keep`): Run prints the explorer's URL, where the day can be browsed.
+	Keep bool
 }
 
 // StartError is a failure to start the demo's node (an unreachable chain, a deployment that
@@ -67,7 +72,11 @@ func Run(ctx context.Context, cfg Config) error {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	ncfg := node.Config{DataDir: cfg.DataDir, Listen: "127.0.0.1:0", RPC: cfg.RPC, Deployment: cfg.Deployment,
+	listen := cfg.Listen
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	ncfg := node.Config{DataDir: cfg.DataDir, Listen: listen, RPC: cfg.RPC, Deployment: cfg.Deployment,
 		DevAccounts: node.DefaultDevAccounts, RPCTimeout: node.DefaultRPCTimeout, LogEpoch: logEpoch, LogGrace: logGrace,
 		Logger: logger, DevWallets: true, P2PListen: p2p.DefaultListen}
 	if ncfg.DataDir == "" {
@@ -95,7 +104,22 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	d := &demo{out: cfg.Out, began: time.Now(), node: c, chain: n.Chain(), rpc: cfg.RPC}
-	return d.play(ctx)
+	if err := d.play(ctx); err != nil || !cfg.Keep {
+		return err
+	}
+	// The day's data stays to browse: the node serves it until ctx ends.
+	fmt.Fprintf(cfg.Out, "explorer: %s/explorer/\n", n.APIURL())
+	fmt.Fprintf(cfg.Out, "the node keeps serving the day (API %s); Ctrl-C stops it\n", n.APIURL())
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-done:
+		done <- err // for the deferred stop
+		if err == nil {
+			err = errors.New("the demo's node stopped")
+		}
+		return err
+	}
 }
 
 // demo plays the marketplace day against one node.

@@ -5,14 +5,20 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"net/http"
+	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/demo"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -105,5 +111,92 @@ func TestDemoRefusesHalfADevChain(t *testing.T) {
 	var se *demo.StartError
 	if !errors.As(err, &se) {
 		t.Errorf("an unreachable chain: %v, want a *demo.StartError", err)
+	}
+}
+
+// lockedBuffer collects what a running demo prints, for a test to read meanwhile.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+var explorerLine = regexp.MustCompile(`(?m)^explorer: (http://127\.0\.0\.1:\d+)/explorer/$`)
+
+// TestDemoKeepServesTheDay: with Keep the node outlives the day: Run prints the explorer's
+// URL on loopback, the node answers with the day's bounties there until the context ends, and
+// then Run returns nil and the node is gone.
+func TestDemoKeepServesTheDay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays the whole demo")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &lockedBuffer{}
+	ran := make(chan error, 1)
+	go func() { ran <- demo.Run(ctx, demo.Config{Out: out, DataDir: t.TempDir(), Keep: true}) }()
+	var base string
+	deadline := time.After(2 * time.Minute)
+	for base == "" {
+		select {
+		case err := <-ran:
+			t.Fatalf("the demo ended (%v) before printing the explorer's URL:\n%s", err, out)
+		case <-deadline:
+			t.Fatalf("no explorer URL printed within 2 minutes:\n%s", out)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if m := explorerLine.FindStringSubmatch(out.String()); m != nil {
+			base = m[1]
+		}
+	}
+	if !strings.Contains(out.String(), "the day is over\n") {
+		t.Errorf("the explorer's URL came before the day was over:\n%s", out)
+	}
+	// The day's data is there to browse: its three bounties, settled three ways.
+	c, err := client.New(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounties, err := c.Bounties(ctx, url.Values{})
+	if err != nil {
+		t.Fatalf("the kept node does not answer: %v", err)
+	}
+	var statuses []string
+	for _, b := range bounties {
+		statuses = append(statuses, string(b.Status))
+	}
+	slices.Sort(statuses)
+	if strings.Join(statuses, " ") != "accepted refunded resolved" {
+		t.Errorf("the kept node's bounties: %v, want the day's accepted, resolved, refunded", statuses)
+	}
+	// Still serving a while later: Run waits for its context, not for a timer.
+	select {
+	case err := <-ran:
+		t.Fatalf("the demo ended (%v) while its context was live", err)
+	case <-time.After(time.Second):
+	}
+	cancel()
+	select {
+	case err := <-ran:
+		if err != nil {
+			t.Errorf("Run after its context ended: %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return within 30s of its context ending")
+	}
+	if resp, err := http.Get(base + "/healthz"); err == nil {
+		resp.Body.Close()
+		t.Errorf("the node still answers at %s after Run returned", base)
 	}
 }

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
 )
 
 // The story the demo tells, and the balances it prints checked against the chain, are
@@ -44,5 +48,39 @@ func TestDemoFlags(t *testing.T) {
 		if code := r.wait(t); code != exitUsage || !strings.Contains(r.stderr.String(), tt.says) || r.stdout.String() != "" {
 			t.Errorf("demo %v: exit %d, stdout %q, stderr %q; want %d and %q", tt.args, code, r.stdout, r.stderr, exitUsage, tt.says)
 		}
+	}
+}
+
+// TestDemoKeep runs `surety demo --keep --listen ADDR`: after the day the command prints the
+// explorer's URL on the address asked for and keeps running; the node answers there until
+// Ctrl-C (the context ending), and then the command exits 0.
+func TestDemoKeep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays the whole demo")
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	r := start(t, "demo", "--keep", "--listen", addr)
+	want := "\nexplorer: http://" + addr + "/explorer/\n"
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(r.stdout.String(), want) {
+		select {
+		case code := <-r.code:
+			r.code <- code
+			t.Fatalf("demo --keep exited with %d before printing %q:\n%s\n%s", code, want, r.stdout, r.stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("demo --keep did not print %q within 2 minutes:\n%s", want, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout.String(), "the day is over\n"+want[1:]) {
+		t.Errorf("the explorer's URL does not follow the day's end:\n%s", r.stdout)
+	}
+	if info := apitest.GetInfo(t, "http://"+addr); info.NodeDID == "" {
+		t.Errorf("the kept node's /v1/info names no node: %+v", info)
+	}
+	r.cancel()
+	if code := r.wait(t); code != 0 {
+		t.Errorf("demo --keep stopped by Ctrl-C: exit %d, want 0; stderr:\n%s", code, r.stderr)
 	}
 }
