@@ -4,7 +4,8 @@
 #               tests (with Anvil), a short run of every Go fuzz target
 # The Makefile installs what it needs: Go modules through the Go toolchain, Foundry and solc
 # from npm into .tools/ (pinned by package.json and package-lock.json), and Clef (pinned by
-# CLEF_VERSION) built from the Go module proxy into .tools/bin.
+# CLEF_VERSION) built from the Go module proxy into .tools/bin; where Chromium is missing,
+# Debian's chromium through apt-get, for the explorer's browser test.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -20,6 +21,15 @@ CLEF_VERSION := v1.15.11
 CLEF         := $(TOOLS)/bin/.clef-$(CLEF_VERSION)
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS  := -X main.version=$(VERSION)
+
+# The explorer's browser test (testnet/e2e TestExplorerInBrowser) drives the system's Chromium
+# through playwright-core: Playwright's own browser download cannot work on these machines.
+# Where CHROMIUM is missing, Debian's package is installed with apt-get, non-interactively (as
+# root, or through sudo). Elsewhere make says so and goes on (that test then fails in CI and is
+# skipped outside it): install Chromium and point CHROMIUM at it.
+CHROMIUM ?= /usr/bin/chromium
+export CHROMIUM
+SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # make run / make devnet settings: override on the command line, e.g. `make run LISTEN=127.0.0.1:9000`.
 DATA_DIR ?= .data
@@ -42,7 +52,17 @@ FORGE_PROFILE := $(if $(CI),ci,default)
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-tools: $(TOOLS_STAMP) $(CLEF) ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, and the Go modules
+tools: $(TOOLS_STAMP) $(CLEF) $(CHROMIUM) ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, the Go modules, and chromium
+
+
+$(CHROMIUM):
+	@if ! command -v apt-get >/dev/null; then \
+		echo "make: $(CHROMIUM) is missing and there is no apt-get: install Chromium and set CHROMIUM=/path/to/it for the explorer's browser test"; \
+	else \
+		echo "make: $(CHROMIUM) is missing; installing Debian's chromium for the explorer's browser test (apt-get update; apt-get install chromium)"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
+	fi
 
 $(CLEF): # a stamp named for the version: a new CLEF_VERSION builds again
 	@mkdir -p $(TOOLS)/bin
