@@ -1,0 +1,267 @@
+// The explorer in a real browser: Debian's chromium driven by playwright-core, run by the Go
+// test testnet/e2e TestExplorerInBrowser against a node that has played the demo's day
+// (`surety demo --keep`). The Go side holds the keys and reads the API; this script only
+// drives the page, waits for what the page shows (never for a fixed time), and reports it.
+//
+// Environment:
+//   EXPLORER_URL   the explorer, e.g. http://127.0.0.1:7746/explorer/
+//   CHROMIUM       the browser executable (/usr/bin/chromium)
+//   SEARCH         the words typed into the agents page's search
+//   THREAD_BOUNTY  a bounty of the day with a group thread
+//   LIVE_BOUNTY    a bounty the Go side has posted and settles once this script says
+//                  {"watching": id} on stdout
+//   SHOTS          the directory the screenshots go to
+//   STEP_TIMEOUT   how long one wait may take, in ms (default 30000)
+//   FAILURE_SHOTS  where to put a screenshot of each step that fails (default: none)
+//
+// Output: one JSON object per line on stdout ({"step": …} as it goes, {"watching": id}, then
+// {"ok": …, "failures": […], …} with what the pages showed). Each step that fails is named on
+// stderr (with what the page showed) and the exit code is 1,
+// but the walk goes on, so one run says which parts hold.
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+};
+const explorer = env('EXPLORER_URL');
+const origin = new URL(explorer).origin;
+const shots = env('SHOTS');
+const stepTimeout = Number(process.env.STEP_TIMEOUT || 30000);
+mkdirSync(shots, { recursive: true });
+
+const say = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
+const tid = (id) => `[data-testid=${id}]`;
+
+// Failure is a check of the page that did not hold.
+class Failure extends Error {}
+function check(ok, message) {
+  if (!ok) throw new Failure(message);
+}
+
+const browser = await chromium.launch({
+  executablePath: env('CHROMIUM'),
+  headless: true,
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  timeout: stepTimeout,
+});
+const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' });
+context.setDefaultTimeout(stepTimeout);
+
+// What the page did that it must not: requests off the node's origin, uncaught errors.
+const offOrigin = [];
+const pageErrors = [];
+context.on('request', (req) => {
+  const u = new URL(req.url());
+  if ((u.protocol === 'http:' || u.protocol === 'https:') && u.origin !== origin) offOrigin.push(req.url());
+});
+
+async function open(page, hash) {
+  await page.goto(new URL(hash, explorer).href);
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: join(shots, name + '.png') });
+}
+
+const report = {};
+const failures = [];
+const page = await context.newPage();
+page.on('pageerror', (err) => pageErrors.push(String(err)));
+
+// step runs one part of the walk; a part that fails is reported (with what the page showed,
+// and a screenshot failure-<name>.png in FAILURE_SHOTS when set) and the walk goes on.
+async function step(name, fn) {
+  say({ step: name });
+  try {
+    await fn();
+  } catch (err) {
+    let text = '';
+    try {
+      text = (await page.locator('main').innerText({ timeout: 2000 })).slice(0, 1500);
+      if (process.env.FAILURE_SHOTS) await page.screenshot({ path: join(process.env.FAILURE_SHOTS, `failure-${name}.png`) });
+    } catch { /* the page is gone */ }
+    failures.push({ step: name, error: String(err instanceof Failure ? err.message : err.message || err).split('\n')[0], url: page.url(), page: text });
+  }
+}
+
+try {
+  // 1. Agents: a search (its words in the route, as the search box puts them), the top result.
+  await step('agents', async () => {
+    const words = env('SEARCH');
+    await open(page, `#/agents?q=${encodeURIComponent(words)}`);
+    await page.waitForFunction(([sel, w]) => document.querySelector(sel)?.value === w, [tid('search'), words]);
+    await page.locator(tid('agent-row')).first().waitFor();
+    await page.waitForFunction(() => document.querySelector('main')?.getAttribute('aria-busy') !== 'true');
+    report.rows = await page.locator(tid('agent-row')).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-did')));
+    report.topDid = report.rows[0];
+    check(report.topDid, 'the top agent row has no data-did');
+    await shot(page, 'agents');
+  });
+
+  // 2. The top agent: score, chart, audits.
+  await step('agent', async () => {
+    await page.locator(tid('agent-row')).first().click();
+    await page.waitForFunction((did) => decodeURIComponent(location.hash) === `#/agent/${did}`, report.topDid);
+    await page.locator(tid('agent-card')).waitFor();
+    const chart = page.locator(`${tid('score-chart')}[data-points]`);
+    await chart.waitFor();
+    report.points = JSON.parse(await chart.getAttribute('data-points'));
+    report.score = (await page.locator(tid('agent-score')).innerText()).trim();
+    report.keyStatus = (await page.locator(tid('key-status')).innerText()).trim();
+    report.auditLeaves = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-leaf')));
+    await shot(page, 'agent');
+  });
+
+  // 3. The log: a proof verified in the page; the same proof with one hash changed on the
+  // way (page.route) fails.
+  await step('log', async () => {
+    await open(page, '#/log');
+    await page.locator(tid('head')).waitFor();
+    const row = page.locator(tid('leaf-row')).first();
+    await row.waitFor();
+    report.proofLeaf = await row.getAttribute('data-leaf');
+    report.proofVerified = await verifyFirstLeaf(page);
+    report.head = (await page.locator(tid('head')).first().innerText()).trim();
+    await shot(page, 'log');
+    await page.route('**/v1/log/proof/inclusion**', async (route) => {
+      const res = await route.fetch();
+      const proof = await res.json();
+      report.tamperedField = tamper(proof);
+      await route.fulfill({ response: res, json: proof });
+    });
+    await page.reload();
+    await page.locator(tid('leaf-row')).first().waitFor();
+    report.proofTampered = await verifyFirstLeaf(page);
+    await page.unroute('**/v1/log/proof/inclusion**');
+  });
+
+  // 4. A group thread: every message's signature verified in the page; one envelope with a
+  // byte of its signature changed on the way shows as not verified.
+  await step('thread', async () => {
+    const threadBounty = env('THREAD_BOUNTY');
+    await open(page, `#/bounty/${threadBounty}`);
+    await page.locator(tid('bounty-state')).waitFor();
+    report.thread = await readThread(page);
+    await page.route(`**/v1/groups/bounty-${threadBounty}/envelopes**`, async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      if (body.envelopes?.length) body.envelopes[0].envelope = flipSignature(body.envelopes[0].envelope);
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.reload();
+    await page.locator(tid('bounty-state')).waitFor();
+    report.threadTampered = await readThread(page);
+    await page.unroute(`**/v1/groups/bounty-${threadBounty}/envelopes**`);
+  });
+
+  // 5. A bounty followed live: the page is open on it while the Go side claims, submits and
+  // accepts it; the state must reach accepted without the page being loaded again.
+  const live = env('LIVE_BOUNTY');
+  let watching = false;
+  await step('live', async () => {
+    await open(page, `#/bounty/${live}`);
+    const state = page.locator(tid('bounty-state'));
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent.trim().toLowerCase() === 'open', tid('bounty-state'));
+    await page.locator(`${tid('timeline-item')}[data-event]`).first().waitFor();
+    report.liveBefore = await timeline(page);
+    await page.evaluate(() => { window.__sameDocument = true; });
+    say({ watching: live });
+    watching = true;
+    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent.trim().toLowerCase() === 'accepted',
+      tid('bounty-state'), { timeout: 3 * stepTimeout });
+    // The stream delivers the events one by one: wait for the last one to be shown too.
+    await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((e) => e.dataset.event === 'Accepted'),
+      `${tid('timeline-item')}[data-event]`);
+    report.liveState = (await state.innerText()).trim();
+    report.liveAfter = await timeline(page);
+    report.liveSameDocument = await page.evaluate(() => window.__sameDocument === true);
+    const taskCheck = page.locator(`${tid('task-check')}[data-state]`).first();
+    await taskCheck.waitFor();
+    report.taskCheck = await taskCheck.getAttribute('data-state');
+    await shot(page, 'bounty');
+  });
+  // The Go side settles the bounty once it is watched: tell it to go on anyway.
+  if (!watching) say({ watching: live, failed: true });
+
+  // 6. Network, then the agent page at phone width.
+  await step('network', async () => {
+    await open(page, '#/network');
+    await page.locator(tid('node-did')).waitFor();
+    await page.locator(tid('chain-head')).waitFor();
+    report.nodeDid = (await page.locator(tid('node-did')).innerText()).trim();
+    report.peers = await page.locator(tid('peer-row')).count();
+    await shot(page, 'network');
+  });
+
+  await step('narrow', async () => {
+    if (!report.topDid) throw new Failure('no top agent to show at 390 px (the agents step failed)');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await open(page, `#/agent/${encodeURIComponent(report.topDid)}`);
+    await page.locator(`${tid('score-chart')}[data-points]`).waitFor();
+    report.narrowOverflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await shot(page, 'agent-390');
+  });
+} finally {
+  report.offOrigin = offOrigin;
+  report.pageErrors = pageErrors;
+  report.failures = failures;
+  say({ ok: failures.length === 0 && offOrigin.length === 0 && pageErrors.length === 0, ...report });
+  await browser.close();
+}
+for (const f of failures) process.stderr.write(`step ${f.step} failed: ${f.error}\n  at ${f.url}\n  the page showed: ${JSON.stringify(f.page)}\n`);
+if (failures.length) process.exitCode = 1;
+
+// verifyFirstLeaf presses the first leaf row's verify button and returns the result's state
+// once it is settled (verified or failed).
+async function verifyFirstLeaf(p) {
+  const row = p.locator(tid('leaf-row')).first();
+  const inRow = row.locator(tid('verify-proof'));
+  await ((await inRow.count()) ? inRow.first() : p.locator(tid('verify-proof')).first()).click();
+  const result = p.locator(`${tid('proof-result')}[data-state=verified], ${tid('proof-result')}[data-state=failed]`).first();
+  await result.waitFor();
+  return result.getAttribute('data-state');
+}
+
+// tamper changes one hash of an inclusion proof: a sibling on its path, or the leaf when the
+// path is empty. It returns what it changed.
+function tamper(proof) {
+  const flip = (hex) => hex.slice(0, -1) + (hex.endsWith('0') ? '1' : '0');
+  if (Array.isArray(proof.path) && proof.path.length) {
+    proof.path[0] = flip(proof.path[0]);
+    return 'path[0]';
+  }
+  proof.leaf = flip(proof.leaf);
+  return 'leaf';
+}
+
+// flipSignature changes one character of an envelope's signature, keeping it valid base64url:
+// the last part of a compact JWS, or the signature member of the JSON serialization.
+function flipSignature(envelope) {
+  const flip = (sig) => sig.slice(0, 4) + (sig[4] === 'A' ? 'B' : 'A') + sig.slice(5);
+  if (envelope.trimStart().startsWith('{')) {
+    const o = JSON.parse(envelope);
+    if (o.signatures) o.signatures[0].signature = flip(o.signatures[0].signature);
+    else o.signature = flip(o.signature);
+    return JSON.stringify(o);
+  }
+  const i = envelope.lastIndexOf('.') + 1;
+  return envelope.slice(0, i) + flip(envelope.slice(i));
+}
+
+// readThread waits for the thread's messages to be checked (every one has data-verified) and
+// returns them.
+async function readThread(p) {
+  const sel = tid('thread-message');
+  await p.locator(sel).first().waitFor();
+  await p.waitForFunction((s) => [...document.querySelectorAll(s)].every((m) => m.dataset.verified === 'true' || m.dataset.verified === 'false'), sel);
+  return p.locator(sel).evaluateAll((ms) => ms.map((m) => ({ sender: m.dataset.sender, verified: m.dataset.verified })));
+}
+
+async function timeline(p) {
+  return p.locator(`${tid('timeline-item')}[data-event]`).evaluateAll((items) => items.map((i) => i.dataset.event));
+}

@@ -1,0 +1,486 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/internal/testutil/apitest"
+	"github.com/surety-ioa/surety/internal/tools"
+	"github.com/surety-ioa/surety/testnet"
+)
+
+// The explorer's browser test: how long each part may take.
+const (
+	// demoWithin bounds the demo's day on Anvil, up to the explorer's URL.
+	demoWithin = 3 * time.Minute
+	// browserWithin bounds the whole browser script (seven steps, each of a few waits).
+	browserWithin = 5 * time.Minute
+	// browserStep bounds one wait of the script (STEP_TIMEOUT); the live bounty may take
+	// three.
+	browserStep = 20 * time.Second
+)
+
+// explorerSearch is what the test searches on the agents page: the words of the demo's own
+// search, whose top result has audits (so its score has a history to plot).
+const explorerSearch = "audit solidity"
+
+// shotNames are the screenshots the browser test takes (docs/explorer/<name>.png).
+var shotNames = map[string]int{"agents": 1280, "agent": 1280, "log": 1280, "bounty": 1280, "network": 1280, "agent-390": 390}
+
+// browserTools finds node, the explorer's npm packages (playwright-core) and Chromium, or
+// skips the test when one is missing outside CI (in CI, where make test installs them, it
+// fails). It returns node, the script and the browser.
+func browserTools(t *testing.T) (nodeBin, script, browser string) {
+	t.Helper()
+	missing := func(format string, args ...any) {
+		t.Helper()
+		if testutil.InCI() {
+			t.Fatalf(format+" (CI must have it: make tools installs it)", args...)
+		}
+		t.Skipf("skipping: "+format, args...)
+	}
+	nodeBin, err := exec.LookPath("node")
+	if err != nil {
+		missing("node (Node.js 20+) is not installed: %v", err)
+	}
+	root, err := tools.RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	web := filepath.Join(root, "explorer", "web")
+	if _, err := os.Stat(filepath.Join(web, "node_modules", "playwright-core", "package.json")); err != nil {
+		missing("playwright-core is not installed in explorer/web/node_modules (cd explorer/web && npm ci)")
+	}
+	browser = os.Getenv("CHROMIUM")
+	if browser == "" {
+		browser = "/usr/bin/chromium"
+	}
+	if fi, err := os.Stat(browser); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		missing("no Chromium at %s (Debian: apt-get install chromium; or set CHROMIUM)", browser)
+	}
+	return nodeBin, filepath.Join(web, "test", "browser.mjs"), browser
+}
+
+// lines collects a process's output line by line, for a test to wait on.
+type lines struct {
+	mu   sync.Mutex
+	all  []string
+	more chan struct{} // closed and replaced at each new line, and at the end
+	done bool
+}
+
+func newLines(r io.Reader) *lines {
+	l := &lines{more: make(chan struct{})}
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+		for sc.Scan() {
+			l.mu.Lock()
+			l.all = append(l.all, sc.Text())
+			close(l.more)
+			l.more = make(chan struct{})
+			l.mu.Unlock()
+		}
+		l.mu.Lock()
+		l.done = true
+		close(l.more)
+		l.mu.Unlock()
+	}()
+	return l
+}
+
+// wait returns the first line from index from on that match accepts, and its index; false
+// when the output ends or ctx does first.
+func (l *lines) wait(ctx context.Context, from int, match func(string) bool) (string, int, bool) {
+	for {
+		l.mu.Lock()
+		for i := from; i < len(l.all); i++ {
+			if match(l.all[i]) {
+				s := l.all[i]
+				l.mu.Unlock()
+				return s, i, true
+			}
+		}
+		from = len(l.all)
+		done, more := l.done, l.more
+		l.mu.Unlock()
+		if done {
+			return "", 0, false
+		}
+		select {
+		case <-more:
+		case <-ctx.Done():
+			return "", 0, false
+		}
+	}
+}
+
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.all, "\n")
+}
+
+var explorerURLLine = regexp.MustCompile(`^explorer: (http://127\.0\.0\.1:\d+)/explorer/$`)
+
+// TestExplorerInBrowser plays the demo's day on Anvil with `surety demo --keep` and drives the
+// node's explorer in Debian's chromium (playwright-core, explorer/web/test/browser.mjs). In the
+// page: the top agent of a search opens, and its chart plots exactly the API's score history;
+// an inclusion proof verifies on the log page, and the same proof with one hash changed on the
+// way fails; a bounty's group thread shows every message verified, and one whose signature
+// was changed on the way as not; a bounty the test posts, claims, submits and accepts through
+// the API reaches "accepted" on its page live, the page never loaded again. The page asks
+// nothing of any origin but the node's and throws nothing. Screenshots of the pages go to
+// $SURETY_SCREENSHOTS (make screenshots: docs/explorer), else to a temporary directory; a
+// screenshot of each step that fails goes to $SURETY_FAILURE_SHOTS when set.
+func TestExplorerInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Anvil, the demo's day and a browser")
+	}
+	nodeBin, script, browser := browserTools(t)
+	ctx, cancel := context.WithTimeout(t.Context(), demoWithin+browserWithin+time.Minute)
+	defer cancel()
+
+	// Anvil with the contracts, and the demo's day on it, kept serving.
+	devnet, err := testnet.Start(ctx, testnet.Config{AnvilBin: testutil.Tool(t, "anvil"), Deploy: contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(devnet.Stop)
+	dir := t.TempDir()
+	depFile := filepath.Join(dir, "deployment.json")
+	if err := testnet.WriteDeployment(depFile, devnet.Deployment); err != nil {
+		t.Fatal(err)
+	}
+	demo := exec.CommandContext(ctx, surety.Path(t), "demo", "--keep", "--rpc-url", devnet.RPC(), "--deployment", depFile, "--data-dir", filepath.Join(dir, "node"))
+	demo.Stderr = &syncWriter{}
+	demo.WaitDelay = 10 * time.Second
+	out, err := demo.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := demo.Start(); err != nil {
+		t.Fatal(err)
+	}
+	story := newLines(out)
+	t.Cleanup(func() {
+		_ = demo.Process.Signal(os.Interrupt)
+		_ = demo.Wait()
+		if t.Failed() {
+			t.Logf("the demo:\n%s\nits stderr:\n%s", testutil.Tail(story.String(), 6000), testutil.Tail(demo.Stderr.(*syncWriter).String(), 4000))
+		}
+	})
+	dayCtx, dayDone := context.WithTimeout(ctx, demoWithin)
+	line, _, ok := story.wait(dayCtx, 0, explorerURLLine.MatchString)
+	dayDone()
+	if !ok {
+		t.Fatalf("the demo ended, or printed no explorer URL within %s", demoWithin)
+	}
+	base := explorerURLLine.FindStringSubmatch(line)[1]
+	bc := apitest.NewClient(t, base)
+
+	// The day's bounty settled in its group thread (the accepted one), and a new bounty the
+	// browser will follow: posted now, settled once the page watches it.
+	var list struct {
+		Bounties []struct {
+			ID     uint64 `json:"id"`
+			Status string `json:"status"`
+		} `json:"bounties"`
+	}
+	mustGetJSON(t, base+"/v1/bounties?status=accepted", &list)
+	if len(list.Bounties) != 1 {
+		t.Fatalf("the day has %d accepted bounties, want 1: %+v", len(list.Bounties), list)
+	}
+	threadBounty := list.Bounties[0].ID
+	var thread struct {
+		Envelopes []struct {
+			Sender string `json:"sender"`
+		} `json:"envelopes"`
+	}
+	mustGetJSON(t, fmt.Sprintf("%s/v1/groups/bounty-%d/envelopes", base, threadBounty), &thread)
+	if len(thread.Envelopes) < 2 {
+		t.Fatalf("bounty %d's thread holds %d envelopes, want the day's conversation", threadBounty, len(thread.Envelopes))
+	}
+
+	client, err := ethclient.Dial(devnet.RPC())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	head, err := client.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poster, worker := bc.NewParty(8), bc.NewParty(9) // the demo uses dev accounts 1-7
+	task := "Review the explorer's screenshots.\nAnswer with the ones that look wrong."
+	code, body := bc.Request("POST", "/v1/bounties", bc.Envelope(poster, 0, map[string]any{"wallet": poster.Wallet, "amount": "1000000000000000",
+		"arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600, "spec": task}), nil)
+	if code != http.StatusCreated {
+		t.Fatalf("post the live bounty: %d %s", code, body)
+	}
+	live := apitest.DecodeResult(t, body).Bounty.ID
+
+	// The browser.
+	shots := os.Getenv("SURETY_SCREENSHOTS")
+	if shots == "" {
+		shots = filepath.Join(dir, "shots")
+	}
+	bctx, bdone := context.WithTimeout(ctx, browserWithin)
+	defer bdone()
+	cmd := exec.CommandContext(bctx, nodeBin, script)
+	cmd.Dir = filepath.Dir(script)
+	cmd.Env = append(os.Environ(),
+		"EXPLORER_URL="+base+"/explorer/",
+		"CHROMIUM="+browser,
+		"SEARCH="+explorerSearch,
+		fmt.Sprintf("THREAD_BOUNTY=%d", threadBounty),
+		fmt.Sprintf("LIVE_BOUNTY=%d", live),
+		"SHOTS="+shots,
+		fmt.Sprintf("STEP_TIMEOUT=%d", browserStep.Milliseconds()),
+		"FAILURE_SHOTS="+os.Getenv("SURETY_FAILURE_SHOTS"),
+	)
+	stderr := &syncWriter{}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = 10 * time.Second
+	sout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	steps := newLines(sout)
+	failed := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf(format+"\nthe browser script said:\n%s\n%s", append(args, steps.String(), testutil.Tail(stderr.String(), 6000))...)
+	}
+
+	// Settle the live bounty once the page watches it: claim, submit, accept.
+	watching, _, ok := steps.wait(bctx, 0, func(s string) bool { return strings.HasPrefix(s, `{"watching":`) })
+	if !ok {
+		err := cmd.Wait()
+		failed("the browser script ended (%v) before it watched bounty %d", err, live)
+	}
+	if !strings.Contains(watching, `"failed":true`) {
+		for _, a := range []struct {
+			by     *apitest.Party
+			action string
+			body   map[string]any
+		}{
+			{worker, "claim", map[string]any{}},
+			{worker, "submit", map[string]any{"resultHash": "0x" + strings.Repeat("ab", 32)}},
+			{poster, "accept", map[string]any{}},
+		} {
+			if code, out := bc.Act(a.by, live, a.action, a.body); code != http.StatusOK {
+				t.Fatalf("%s bounty %d: %d %s", a.action, live, code, out)
+			}
+		}
+	}
+	last, _, ok := steps.wait(bctx, 0, func(s string) bool { return strings.HasPrefix(s, `{"ok":`) })
+	err = cmd.Wait()
+	if !ok {
+		failed("the browser script ended (%v) without its summary", err)
+	}
+	var got struct {
+		OK               bool
+		Rows             []string
+		TopDid           string
+		Points           []historyPoint
+		Score            string
+		ProofLeaf        string
+		ProofVerified    string
+		ProofTampered    string
+		TamperedField    string
+		Thread           []threadMessage
+		ThreadTampered   []threadMessage
+		LiveBefore       []string
+		LiveAfter        []string
+		LiveState        string
+		LiveSameDocument bool
+		TaskCheck        string
+		NodeDid          string
+		NarrowOverflow   int
+		OffOrigin        []string
+		PageErrors       []string
+		Failures         []struct {
+			Step, Error, URL, Page string
+		}
+	}
+	if err := json.Unmarshal([]byte(last), &got); err != nil {
+		failed("the script's summary: %v", err)
+	}
+	t.Logf("the browser saw: %s", last)
+	// Each step of the walk that did not hold in the page, then the API's side of those that did.
+	stepFailed := map[string]bool{}
+	for _, f := range got.Failures {
+		stepFailed[f.Step] = true
+		t.Errorf("in the browser, step %s: %s\n  at %s; the page showed %q", f.Step, f.Error, f.URL, testutil.Tail(f.Page, 600))
+	}
+	if err != nil && len(got.Failures) == 0 {
+		failed("the browser script: %v", err)
+	}
+
+	// The agents page ranks as the API does, and the top agent's chart is its history.
+	if !stepFailed["agents"] {
+		var found struct {
+			Agents []struct {
+				DID string `json:"did"`
+			} `json:"agents"`
+		}
+		mustGetJSON(t, base+"/v1/agents?"+url.Values{"q": {explorerSearch}}.Encode(), &found)
+		var want []string
+		for _, a := range found.Agents {
+			want = append(want, a.DID)
+		}
+		if !slices.Equal(got.Rows, want) {
+			t.Errorf("the agents page lists %v for %q, the API %v", got.Rows, explorerSearch, want)
+		}
+	}
+	if !stepFailed["agent"] {
+		var history struct {
+			DID    string         `json:"did"`
+			Points []historyPoint `json:"points"`
+		}
+		mustGetJSON(t, base+"/v1/reputation/"+got.TopDid+"/history", &history)
+		if len(history.Points) == 0 {
+			t.Errorf("the top agent %s has no score history: the chart check would prove nothing", got.TopDid)
+		}
+		if !slices.Equal(got.Points, history.Points) {
+			t.Errorf("the chart plots %v, the API's history is %v", got.Points, history.Points)
+		}
+		var rep struct {
+			Score float64 `json:"score"`
+		}
+		mustGetJSON(t, base+"/v1/reputation/"+got.TopDid, &rep)
+		if want := fmt.Sprintf("%.4f", rep.Score); !strings.Contains(got.Score, want) {
+			t.Errorf("the agent page shows score %q, the API %s", got.Score, want)
+		}
+	}
+
+	// Proofs: verified, and failed once tampered with.
+	if !stepFailed["log"] && (got.ProofVerified != "verified" || got.ProofTampered != "failed") {
+		t.Errorf("proof of leaf %s in the page: %q, with %s changed: %q; want verified, then failed", got.ProofLeaf, got.ProofVerified, got.TamperedField, got.ProofTampered)
+	}
+
+	// The thread: every message verified; the tampered one alone not.
+	if !stepFailed["thread"] {
+		if len(got.Thread) != len(thread.Envelopes) {
+			t.Errorf("the bounty page shows %d messages of bounty %d's thread, the API holds %d", len(got.Thread), threadBounty, len(thread.Envelopes))
+		}
+		for i, m := range got.Thread {
+			if m.Verified != "true" {
+				t.Errorf("thread message %d (%s) not verified in the page", i, m.Sender)
+			}
+		}
+		var bad int
+		for _, m := range got.ThreadTampered {
+			if m.Verified != "true" {
+				bad++
+			}
+		}
+		if len(got.ThreadTampered) != len(thread.Envelopes) || bad != 1 {
+			t.Errorf("with one envelope's signature changed the page shows %d messages, %d not verified; want %d and 1", len(got.ThreadTampered), bad, len(thread.Envelopes))
+		}
+	}
+
+	// The live bounty: followed to its end without reloading.
+	if !stepFailed["live"] {
+		if got.LiveState != "accepted" || !got.LiveSameDocument {
+			t.Errorf("bounty %d on its page: %q (same document: %v), want accepted, live", live, got.LiveState, got.LiveSameDocument)
+		}
+		if !inOrder(got.LiveAfter, "Posted", "Claimed", "Submitted", "Accepted") || slices.Contains(got.LiveBefore, "Claimed") {
+			t.Errorf("bounty %d's timeline: %v before, %v after; want Posted, then Claimed, Submitted, Accepted arriving live", live, got.LiveBefore, got.LiveAfter)
+		}
+		if got.TaskCheck != "match" {
+			t.Errorf("bounty %d's task text against its on-chain hash: %q, want match", live, got.TaskCheck)
+		}
+	}
+
+	// Network, phone width, and what the page must not do.
+	if !stepFailed["network"] && !strings.Contains(got.NodeDid, bc.Info.NodeDID) {
+		t.Errorf("the network page names node %q, /v1/info %s", got.NodeDid, bc.Info.NodeDID)
+	}
+	if !stepFailed["narrow"] && got.NarrowOverflow > 0 {
+		t.Errorf("at 390 px the agent page is %d px wider than the screen", got.NarrowOverflow)
+	}
+	if len(got.OffOrigin) > 0 || len(got.PageErrors) > 0 {
+		t.Errorf("requests off the node's origin: %v; errors thrown in the page: %v", got.OffOrigin, got.PageErrors)
+	}
+
+	// The screenshots: PNGs of the width asked for (a failed step took none).
+	shotOf := map[string]string{"agents": "agents", "agent": "agent", "log": "log", "bounty": "live", "network": "network", "agent-390": "narrow"}
+	for name, width := range shotNames {
+		if stepFailed[shotOf[name]] {
+			continue
+		}
+		f, err := os.Open(filepath.Join(shots, name+".png"))
+		if err != nil {
+			t.Errorf("screenshot %s: %v", name, err)
+			continue
+		}
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil || cfg.Width != width {
+			t.Errorf("screenshot %s: %v, %d px wide, want a PNG %d px wide", name, err, cfg.Width, width)
+		}
+	}
+}
+
+// historyPoint is a point of the score chart as the page plots it (data-points) and as
+// GET /v1/reputation/{did}/history serves it: the head's size and the score there.
+type historyPoint struct {
+	Size  uint64  `json:"size"`
+	Score float64 `json:"score"`
+}
+
+type threadMessage struct {
+	Sender   string `json:"sender"`
+	Verified string `json:"verified"`
+}
+
+// inOrder reports whether events holds want in that order (others may come between).
+func inOrder(events []string, want ...string) bool {
+	for _, e := range events {
+		if len(want) > 0 && e == want[0] {
+			want = want[1:]
+		}
+	}
+	return len(want) == 0
+}
+
+// syncWriter is a buffer a process writes to while the test may read it.
+type syncWriter struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
