@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	// The day's data stays to browse: the node serves it until ctx ends.
-	fmt.Fprintf(cfg.Out, "explorer: %s/explorer/\n", n.APIURL())
+	fmt.Fprintf(cfg.Out, "explorer: %s\n", n.ExplorerURL())
 	fmt.Fprintf(cfg.Out, "the node keeps serving the day (API %s); Ctrl-C stops it\n", n.APIURL())
 	select {
 	case <-ctx.Done():

@@ -135,8 +135,8 @@ func (l *lockedBuffer) String() string {
 var explorerLine = regexp.MustCompile(`(?m)^explorer: (http://127\.0\.0\.1:\d+)/explorer/$`)
 
 // TestDemoKeepServesTheDay: with Keep the node outlives the day: Run prints the explorer's
-// URL on loopback, the node answers with the day's bounties there until the context ends, and
-// then Run returns nil and the node is gone.
+// URL on loopback, the node answers with the day's bounties and serves the explorer there
+// until the context ends, and then Run returns nil and the node is gone.
 func TestDemoKeepServesTheDay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the whole demo")
@@ -179,6 +179,15 @@ func TestDemoKeepServesTheDay(t *testing.T) {
 	slices.Sort(statuses)
 	if strings.Join(statuses, " ") != "accepted refunded resolved" {
 		t.Errorf("the kept node's bounties: %v, want the day's accepted, resolved, refunded", statuses)
+	}
+	// And its explorer, the page that browses them.
+	resp, err := http.Get(base + "/explorer/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("GET /explorer/ on the kept node: %d %s, want 200 text/html", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	// Still serving a while later: Run waits for its context, not for a timer.
 	select {
