@@ -50,7 +50,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python vet devnet bench contracts explorer screenshots clean
+.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python vet devnet bench contracts explorer clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -97,6 +97,7 @@ $(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
 explorer: $(WEB_STAMP) ## rebuild the web explorer's bundle (explorer/dist) after a change in explorer/web
 	cd $(WEB_DIR) && node build.mjs ../dist
 
+.PHONY: screenshots
 screenshots: tools ## retake the explorer's screenshots (docs/explorer/*.png) with its browser test
 	SURETY_SCREENSHOTS=$(CURDIR)/docs/explorer go test ./testnet/e2e -run '^TestExplorerInBrowser$$' -count=1
 
