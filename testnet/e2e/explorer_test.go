@@ -146,7 +146,8 @@ var explorerURLLine = regexp.MustCompile(`^explorer: (http://127\.0\.0\.1:\d+)/e
 // node's explorer in Debian's chromium (playwright-core, explorer/web/test/browser.mjs). In the
 // page: the top agent of a search opens, and its chart plots exactly the API's score history;
 // an inclusion proof verifies on the log page, and the same proof with one hash changed on the
-// way fails; a bounty's group thread shows every message verified, and one whose signature
+// way fails; a score recomputed in the page from the log's inputs matches the node's, and does
+// not once the node's number is one bit off; a bounty's group thread shows every message verified, and one whose signature
 // was changed on the way as not; a bounty the test posts, claims, submits and accepts through
 // the API reaches "accepted" on its page live, the page never loaded again. The page asks
 // nothing of any origin but the node's and throws nothing. Screenshots of the pages go to
@@ -221,6 +222,19 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Fatalf("bounty %d's thread holds %d envelopes, want the day's conversation", threadBounty, len(thread.Envelopes))
 	}
 
+	// The DID whose score the log page recomputes: the API's top agent for the search, which
+	// has audits.
+	var found struct {
+		Agents []struct {
+			DID string `json:"did"`
+		} `json:"agents"`
+	}
+	mustGetJSON(t, base+"/v1/agents?"+url.Values{"q": {explorerSearch}}.Encode(), &found)
+	if len(found.Agents) == 0 {
+		t.Fatalf("no agent found for %q", explorerSearch)
+	}
+	recomputeDID := found.Agents[0].DID
+
 	client, err := ethclient.Dial(devnet.RPC())
 	if err != nil {
 		t.Fatal(err)
@@ -252,6 +266,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		"EXPLORER_URL="+base+"/explorer/",
 		"CHROMIUM="+browser,
 		"SEARCH="+explorerSearch,
+		"RECOMPUTE_DID="+recomputeDID,
 		fmt.Sprintf("THREAD_BOUNTY=%d", threadBounty),
 		fmt.Sprintf("LIVE_BOUNTY=%d", live),
 		"SHOTS="+shots,
@@ -301,27 +316,30 @@ func TestExplorerInBrowser(t *testing.T) {
 		failed("the browser script ended (%v) without its summary", err)
 	}
 	var got struct {
-		OK               bool
-		Rows             []string
-		TopDid           string
-		Points           []historyPoint
-		Score            string
-		ProofLeaf        string
-		ProofVerified    string
-		ProofTampered    string
-		TamperedField    string
-		Thread           []threadMessage
-		ThreadTampered   []threadMessage
-		LiveBefore       []string
-		LiveAfter        []string
-		LiveState        string
-		LiveSameDocument bool
-		TaskCheck        string
-		NodeDid          string
-		NarrowOverflow   int
-		OffOrigin        []string
-		PageErrors       []string
-		Failures         []struct {
+		OK                bool
+		Rows              []string
+		TopDid            string
+		Points            []historyPoint
+		Score             string
+		Recompute         string
+		RecomputeTampered string
+		RecomputeLied     bool
+		ProofLeaf         string
+		ProofVerified     string
+		ProofTampered     string
+		TamperedField     string
+		Thread            []threadMessage
+		ThreadTampered    []threadMessage
+		LiveBefore        []string
+		LiveAfter         []string
+		LiveState         string
+		LiveSameDocument  bool
+		TaskCheck         string
+		NodeDid           string
+		NarrowOverflow    int
+		OffOrigin         []string
+		PageErrors        []string
+		Failures          []struct {
 			Step, Error, URL, Page string
 		}
 	}
@@ -341,12 +359,6 @@ func TestExplorerInBrowser(t *testing.T) {
 
 	// The agents page ranks as the API does, and the top agent's chart is its history.
 	if !stepFailed["agents"] {
-		var found struct {
-			Agents []struct {
-				DID string `json:"did"`
-			} `json:"agents"`
-		}
-		mustGetJSON(t, base+"/v1/agents?"+url.Values{"q": {explorerSearch}}.Encode(), &found)
 		var want []string
 		for _, a := range found.Agents {
 			want = append(want, a.DID)
@@ -381,6 +393,11 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Errorf("proof of leaf %s in the page: %q, with %s changed: %q; want verified, then failed", got.ProofLeaf, got.ProofVerified, got.TamperedField, got.ProofTampered)
 	}
 
+	// The score recomputed in the page: the node's, bit for bit; one bit off, not.
+	if !stepFailed["recompute"] && (got.Recompute != "match" || got.RecomputeTampered != "mismatch" || !got.RecomputeLied) {
+		t.Errorf("%s's score recomputed in the page: %q, with the node's number one bit off (changed: %v): %q; want match, then mismatch", recomputeDID, got.Recompute, got.RecomputeLied, got.RecomputeTampered)
+	}
+
 	// The thread: every message verified; the tampered one alone not.
 	if !stepFailed["thread"] {
 		if len(got.Thread) != len(thread.Envelopes) {
@@ -404,7 +421,7 @@ func TestExplorerInBrowser(t *testing.T) {
 
 	// The live bounty: followed to its end without reloading.
 	if !stepFailed["live"] {
-		if got.LiveState != "accepted" || !got.LiveSameDocument {
+		if !strings.EqualFold(got.LiveState, "accepted") || !got.LiveSameDocument {
 			t.Errorf("bounty %d on its page: %q (same document: %v), want accepted, live", live, got.LiveState, got.LiveSameDocument)
 		}
 		if !inOrder(got.LiveAfter, "Posted", "Claimed", "Submitted", "Accepted") || slices.Contains(got.LiveBefore, "Claimed") {

@@ -7,6 +7,7 @@
 //   EXPLORER_URL   the explorer, e.g. http://127.0.0.1:7746/explorer/
 //   CHROMIUM       the browser executable (/usr/bin/chromium)
 //   SEARCH         the words typed into the agents page's search
+//   RECOMPUTE_DID  a DID whose score the log page recomputes
 //   THREAD_BOUNTY  a bounty of the day with a group thread
 //   LIVE_BOUNTY    a bounty the Go side has posted and settles once this script says
 //                  {"watching": id} on stdout
@@ -64,7 +65,9 @@ async function open(page, hash) {
   await page.goto(new URL(hash, explorer).href);
 }
 
+// shot takes a screenshot of the page's top (a click may have scrolled it).
 async function shot(page, name) {
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(shots, name + '.png') });
 }
 
@@ -138,6 +141,33 @@ try {
     await page.locator(tid('leaf-row')).first().waitFor();
     report.proofTampered = await verifyFirstLeaf(page);
     await page.unroute('**/v1/log/proof/inclusion**');
+  });
+
+  // 3b. A score recomputed in the page from the log's inputs matches the node's; with the
+  // node's number for that DID changed on the way by the last bit, it does not.
+  await step('recompute', async () => {
+    const did = env('RECOMPUTE_DID');
+    const recompute = async () => {
+      await open(page, '#/log');
+      await page.locator(tid('head')).waitFor();
+      await page.getByLabel('DID', { exact: true }).fill(did);
+      await page.locator(tid('recompute')).click();
+      const result = page.locator(`${tid('recompute-result')}:is([data-state=match], [data-state=mismatch], [data-state=absent], [data-state=failed], [data-state=unavailable])`);
+      await result.waitFor();
+      return result.getAttribute('data-state');
+    };
+    report.recompute = await recompute();
+    await page.route('**/v1/log/scores**', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      const row = (body.scores || []).find((r) => r.did === did);
+      if (row) row.score = nextUp(row.score);
+      report.recomputeLied = Boolean(row);
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.reload();
+    report.recomputeTampered = await recompute();
+    await page.unroute('**/v1/log/scores**');
   });
 
   // 4. A group thread: every message's signature verified in the page; one envelope with a
@@ -237,6 +267,14 @@ function tamper(proof) {
   }
   proof.leaf = flip(proof.leaf);
   return 'leaf';
+}
+
+// nextUp is the next float64 above x: a score one bit off.
+function nextUp(x) {
+  const b = new DataView(new ArrayBuffer(8));
+  b.setFloat64(0, x);
+  b.setBigUint64(0, b.getBigUint64(0) + (x >= 0 ? 1n : -1n));
+  return b.getFloat64(0);
 }
 
 // flipSignature changes one character of an envelope's signature, keeping it valid base64url:
