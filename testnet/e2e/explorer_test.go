@@ -25,6 +25,7 @@ import (
 	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/internal/tools"
+	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/testnet"
 )
 
@@ -37,6 +38,9 @@ const (
 	// browserStep bounds one wait of the script (STEP_TIMEOUT); the live bounty may take
 	// three.
 	browserStep = 20 * time.Second
+	// logHeadWithin bounds the wait for the log to close and anchor the epoch of an audit (the
+	// demo's node: 1 s epochs, 3 s grace).
+	logHeadWithin = 45 * time.Second
 )
 
 // explorerSearch is what the test searches on the agents page: the words of the demo's own
@@ -144,14 +148,16 @@ var explorerURLLine = regexp.MustCompile(`^explorer: (http://127\.0\.0\.1:\d+)/e
 
 // TestExplorerInBrowser plays the demo's day on Anvil with `surety demo --keep` and drives the
 // node's explorer in Debian's chromium (playwright-core, explorer/web/test/browser.mjs). In the
-// page: the top agent of a search opens, and its chart plots exactly the API's score history;
-// an inclusion proof verifies on the log page, and the same proof with one hash changed on the
-// way fails; a score recomputed in the page from the log's inputs matches the node's, and does
-// not once the node's number is one bit off; a bounty's group thread shows every message verified, and one whose signature
-// was changed on the way as not; a bounty the test posts, claims, submits and accepts through
-// the API reaches "accepted" on its page live, the page never loaded again. The page asks
-// nothing of any origin but the node's and throws nothing. Screenshots of the pages go to
-// $SURETY_SCREENSHOTS (make screenshots: docs/explorer), else to a temporary directory; a
+// page: the top agent of a search opens, the rows in the API's order, and its chart plots
+// exactly the API's score history; a bounty's group thread shows every message verified, and
+// one whose signature was changed on the way as not; a bounty the test posts, claims, submits
+// and accepts through the API reaches "accepted" on its page live, the page never loaded
+// again. Then, with a fourth audit anchored in a second head: an inclusion proof verifies on
+// the log page, and fails with one hash of it changed on the way; so does a consistency proof
+// between the two heads; a score recomputed in the page from the log's inputs matches the
+// node's, and does not once the node's number is one bit off. The network page names the
+// node. The page asks nothing of any origin but the node's and throws nothing. Screenshots go
+// to $SURETY_SCREENSHOTS (make screenshots: docs/explorer), else to a temporary directory; a
 // screenshot of each step that fails goes to $SURETY_FAILURE_SHOTS when set.
 func TestExplorerInBrowser(t *testing.T) {
 	if testing.Short() {
@@ -246,7 +252,8 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 	poster, worker := bc.NewParty(8), bc.NewParty(9) // the demo uses dev accounts 1-7
 	task := "Review the explorer's screenshots.\nAnswer with the ones that look wrong."
-	code, body := bc.Request("POST", "/v1/bounties", bc.Envelope(poster, 0, map[string]any{"wallet": poster.Wallet, "amount": "1000000000000000",
+	// 0.2 ETH: enough for the poster's audit of it to count without stake (over the 0.1 minimum).
+	code, body := bc.Request("POST", "/v1/bounties", bc.Envelope(poster, 0, map[string]any{"wallet": poster.Wallet, "amount": "200000000000000000",
 		"arbiter": bystander, "deadline": head.Time + 3600, "reviewWindow": 600, "spec": task}), nil)
 	if code != http.StatusCreated {
 		t.Fatalf("post the live bounty: %d %s", code, body)
@@ -280,6 +287,10 @@ func TestExplorerInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -310,36 +321,59 @@ func TestExplorerInBrowser(t *testing.T) {
 			}
 		}
 	}
+	// A fourth leaf (the poster's audit of the live bounty's worker) and a second head for the
+	// log page, which the script opens once told.
+	code, body = bc.Request("POST", "/v1/audits", bc.Envelope(poster, live, map[string]any{"kind": reputation.AuditKind,
+		"subject": worker.Key.DID.String(), "score": 0.9, "evidence": map[string]any{"hash": "0x" + strings.Repeat("cd", 32)}}), nil)
+	if code/100 != 2 {
+		t.Fatalf("audit of the live bounty's worker: %d %s", code, body)
+	}
+	if err := waitFor(bctx, logHeadWithin, func() bool {
+		var h struct {
+			Size     uint64 `json:"size"`
+			AnchorTx string `json:"anchorTx"`
+		}
+		return getJSON(base+"/v1/log/head", &h) && h.Size >= 4 && h.AnchorTx != ""
+	}); err != nil {
+		t.Fatalf("the log did not anchor a head holding the fourth audit: %v", err)
+	}
+	if _, err := io.WriteString(sin, "log\n"); err != nil {
+		t.Fatalf("tell the browser script to go on: %v", err)
+	}
 	last, _, ok := steps.wait(bctx, 0, func(s string) bool { return strings.HasPrefix(s, `{"ok":`) })
 	err = cmd.Wait()
 	if !ok {
 		failed("the browser script ended (%v) without its summary", err)
 	}
 	var got struct {
-		OK                bool
-		Rows              []string
-		TopDid            string
-		Points            []historyPoint
-		Score             string
-		Recompute         string
-		RecomputeTampered string
-		RecomputeLied     bool
-		ProofLeaf         string
-		ProofVerified     string
-		ProofTampered     string
-		TamperedField     string
-		Thread            []threadMessage
-		ThreadTampered    []threadMessage
-		LiveBefore        []string
-		LiveAfter         []string
-		LiveState         string
-		LiveSameDocument  bool
-		TaskCheck         string
-		NodeDid           string
-		NarrowOverflow    int
-		OffOrigin         []string
-		PageErrors        []string
-		Failures          []struct {
+		OK                       bool
+		Rows                     []string
+		TopDid                   string
+		Points                   []historyPoint
+		Score                    string
+		Heads                    []uint64
+		Consistency              string
+		ConsistencyTampered      string
+		ConsistencyTamperedField string
+		Recompute                string
+		RecomputeTampered        string
+		RecomputeLied            bool
+		ProofLeaf                string
+		ProofVerified            string
+		ProofTampered            string
+		TamperedField            string
+		Thread                   []threadMessage
+		ThreadTampered           []threadMessage
+		LiveBefore               []string
+		LiveAfter                []string
+		LiveState                string
+		LiveSameDocument         bool
+		TaskCheck                string
+		NodeDid                  string
+		NarrowOverflow           int
+		OffOrigin                []string
+		PageErrors               []string
+		Failures                 []struct {
 			Step, Error, URL, Page string
 		}
 	}
@@ -391,6 +425,11 @@ func TestExplorerInBrowser(t *testing.T) {
 	// Proofs: verified, and failed once tampered with.
 	if !stepFailed["log"] && (got.ProofVerified != "verified" || got.ProofTampered != "failed") {
 		t.Errorf("proof of leaf %s in the page: %q, with %s changed: %q; want verified, then failed", got.ProofLeaf, got.ProofVerified, got.TamperedField, got.ProofTampered)
+	}
+
+	// Two heads: consistent in the page, and not once the proof is tampered with.
+	if !stepFailed["consistency"] && (len(got.Heads) < 2 || got.Consistency != "verified" || got.ConsistencyTampered != "failed") {
+		t.Errorf("consistency between heads %v in the page: %q, with %s changed: %q; want two heads, verified, then failed", got.Heads, got.Consistency, got.ConsistencyTamperedField, got.ConsistencyTampered)
 	}
 
 	// The score recomputed in the page: the node's, bit for bit; one bit off, not.
@@ -472,6 +511,22 @@ type historyPoint struct {
 type threadMessage struct {
 	Sender   string `json:"sender"`
 	Verified string `json:"verified"`
+}
+
+// waitFor polls ok until it holds, for at most within.
+func waitFor(ctx context.Context, within time.Duration, ok func() bool) error {
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for !ok() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("not within %s", within)
+		case <-tick.C:
+		}
+	}
+	return nil
 }
 
 // inOrder reports whether events holds want in that order (others may come between).

@@ -10,7 +10,8 @@
 //   RECOMPUTE_DID  a DID whose score the log page recomputes
 //   THREAD_BOUNTY  a bounty of the day with a group thread
 //   LIVE_BOUNTY    a bounty the Go side has posted and settles once this script says
-//                  {"watching": id} on stdout
+//                  {"watching": id} on stdout; it then files an audit and, once the log's
+//                  head holds it, writes the line "log" on stdin
 //   SHOTS          the directory the screenshots go to
 //   STEP_TIMEOUT   how long one wait may take, in ms (default 30000)
 //   FAILURE_SHOTS  where to put a screenshot of each step that fails (default: none)
@@ -22,6 +23,7 @@
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 
 const env = (name) => {
   const v = process.env[name];
@@ -34,6 +36,7 @@ const shots = env('SHOTS');
 const stepTimeout = Number(process.env.STEP_TIMEOUT || 30000);
 mkdirSync(shots, { recursive: true });
 
+const stdin = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
 const say = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 const tid = (id) => `[data-testid=${id}]`;
 
@@ -120,57 +123,7 @@ try {
     await shot(page, 'agent');
   });
 
-  // 3. The log: a proof verified in the page; the same proof with one hash changed on the
-  // way (page.route) fails.
-  await step('log', async () => {
-    await open(page, '#/log');
-    await page.locator(tid('head')).waitFor();
-    const row = page.locator(tid('leaf-row')).first();
-    await row.waitFor();
-    report.proofLeaf = await row.getAttribute('data-leaf');
-    report.proofVerified = await verifyFirstLeaf(page);
-    report.head = (await page.locator(tid('head')).first().innerText()).trim();
-    await shot(page, 'log');
-    await page.route('**/v1/log/proof/inclusion**', async (route) => {
-      const res = await route.fetch();
-      const proof = await res.json();
-      report.tamperedField = tamper(proof);
-      await route.fulfill({ response: res, json: proof });
-    });
-    await page.reload();
-    await page.locator(tid('leaf-row')).first().waitFor();
-    report.proofTampered = await verifyFirstLeaf(page);
-    await page.unroute('**/v1/log/proof/inclusion**');
-  });
-
-  // 3b. A score recomputed in the page from the log's inputs matches the node's; with the
-  // node's number for that DID changed on the way by the last bit, it does not.
-  await step('recompute', async () => {
-    const did = env('RECOMPUTE_DID');
-    const recompute = async () => {
-      await open(page, '#/log');
-      await page.locator(tid('head')).waitFor();
-      await page.getByLabel('DID', { exact: true }).fill(did);
-      await page.locator(tid('recompute')).click();
-      const result = page.locator(`${tid('recompute-result')}:is([data-state=match], [data-state=mismatch], [data-state=absent], [data-state=failed], [data-state=unavailable])`);
-      await result.waitFor();
-      return result.getAttribute('data-state');
-    };
-    report.recompute = await recompute();
-    await page.route('**/v1/log/scores**', async (route) => {
-      const res = await route.fetch();
-      const body = await res.json();
-      const row = (body.scores || []).find((r) => r.did === did);
-      if (row) row.score = nextUp(row.score);
-      report.recomputeLied = Boolean(row);
-      await route.fulfill({ response: res, json: body });
-    });
-    await page.reload();
-    report.recomputeTampered = await recompute();
-    await page.unroute('**/v1/log/scores**');
-  });
-
-  // 4. A group thread: every message's signature verified in the page; one envelope with a
+  // 3. A group thread: every message's signature verified in the page; one envelope with a
   // byte of its signature changed on the way shows as not verified.
   await step('thread', async () => {
     const threadBounty = env('THREAD_BOUNTY');
@@ -189,7 +142,7 @@ try {
     await page.unroute(`**/v1/groups/bounty-${threadBounty}/envelopes**`);
   });
 
-  // 5. A bounty followed live: the page is open on it while the Go side claims, submits and
+  // 4. A bounty followed live: the page is open on it while the Go side claims, submits and
   // accepts it; the state must reach accepted without the page being loaded again.
   const live = env('LIVE_BOUNTY');
   let watching = false;
@@ -218,6 +171,92 @@ try {
   // The Go side settles the bounty once it is watched: tell it to go on anyway.
   if (!watching) say({ watching: live, failed: true });
 
+  // The Go side files an audit of the live bounty's worker and says "log" once the log's
+  // head holds it, anchored: the log page then has two heads to check one against the other.
+  await step('wait-log', async () => {
+    const line = await Promise.race([stdin.next(), new Promise((_, no) => setTimeout(() => no(new Failure('no go-ahead for the log page on stdin')), 3 * stepTimeout))]);
+    check(line.value?.trim() === 'log', `stdin said ${JSON.stringify(line.value)}, want log`);
+  });
+
+  // 5. The log: a proof verified in the page; the same proof with one hash changed on the
+  // way (page.route) fails.
+  await step('log', async () => {
+    await open(page, '#/log');
+    await page.locator(tid('head')).waitFor();
+    const row = page.locator(tid('leaf-row')).first();
+    await row.waitFor();
+    report.proofLeaf = await row.getAttribute('data-leaf');
+    report.proofVerified = await verifyFirstLeaf(page);
+    report.head = (await page.locator(tid('head')).first().innerText()).trim();
+    await shot(page, 'log');
+    await page.route('**/v1/log/proof/inclusion**', async (route) => {
+      const res = await route.fetch();
+      const proof = await res.json();
+      report.tamperedField = tamper(proof);
+      await route.fulfill({ response: res, json: proof });
+    });
+    await page.reload();
+    await page.locator(tid('leaf-row')).first().waitFor();
+    report.proofTampered = await verifyFirstLeaf(page);
+    await page.unroute('**/v1/log/proof/inclusion**');
+  });
+
+  // 5b. A score recomputed in the page from the log's inputs matches the node's; with the
+  // node's number for that DID changed on the way by the last bit, it does not.
+  await step('recompute', async () => {
+    const did = env('RECOMPUTE_DID');
+    const recompute = async () => {
+      await open(page, '#/log');
+      await page.locator(tid('head')).waitFor();
+      await page.getByLabel('DID', { exact: true }).fill(did);
+      await page.locator(tid('recompute')).click();
+      const result = page.locator(`${tid('recompute-result')}:is([data-state=match], [data-state=mismatch], [data-state=absent], [data-state=failed], [data-state=unavailable])`);
+      await result.waitFor();
+      return result.getAttribute('data-state');
+    };
+    report.recompute = await recompute();
+    await page.route('**/v1/log/scores**', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      const row = (body.scores || []).find((r) => r.did === did);
+      if (row) row.score = nextUp(row.score);
+      report.recomputeLied = Boolean(row);
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.reload();
+    report.recomputeTampered = await recompute();
+    await page.unroute('**/v1/log/scores**');
+  });
+
+  // 5c. Two heads: the consistency proof between them verifies in the page; with a hash of
+  // it changed on the way, it fails.
+  await step('consistency', async () => {
+    const consistency = async () => {
+      await open(page, '#/log');
+      const older = page.getByLabel('older head');
+      await page.waitForFunction(() => document.querySelectorAll('#cons-to option').length >= 2);
+      const sizes = await older.locator('option').evaluateAll((os) => os.map((o) => Number(o.value)));
+      report.heads = sizes;
+      await older.selectOption(String(Math.min(...sizes)));
+      await page.getByLabel('newer head').selectOption(String(Math.max(...sizes)));
+      await page.locator(tid('verify-consistency')).click();
+      const result = page.locator(`${tid('consistency-result')}:is([data-state=verified], [data-state=failed])`);
+      await result.waitFor();
+      return result.getAttribute('data-state');
+    };
+    report.consistency = await consistency();
+    await page.route('**/v1/log/proof/consistency**', async (route) => {
+      const res = await route.fetch();
+      const proof = await res.json();
+      report.consistencyTamperedField = tamper(proof);
+      await route.fulfill({ response: res, json: proof });
+    });
+    await page.reload();
+    report.consistencyTampered = await consistency();
+    await page.unroute('**/v1/log/proof/consistency**');
+  });
+
+
   // 6. Network, then the agent page at phone width.
   await step('network', async () => {
     await open(page, '#/network');
@@ -242,6 +281,7 @@ try {
   report.failures = failures;
   say({ ok: failures.length === 0 && offOrigin.length === 0 && pageErrors.length === 0, ...report });
   await browser.close();
+  process.stdin.destroy();
 }
 for (const f of failures) process.stderr.write(`step ${f.step} failed: ${f.error}\n  at ${f.url}\n  the page showed: ${JSON.stringify(f.page)}\n`);
 if (failures.length) process.exitCode = 1;
@@ -257,8 +297,8 @@ async function verifyFirstLeaf(p) {
   return result.getAttribute('data-state');
 }
 
-// tamper changes one hash of an inclusion proof: a sibling on its path, or the leaf when the
-// path is empty. It returns what it changed.
+// tamper changes one hash of a proof: the first on its path, or (an inclusion proof with an
+// empty path) the leaf. It returns what it changed.
 function tamper(proof) {
   const flip = (hex) => hex.slice(0, -1) + (hex.endsWith('0') ? '1' : '0');
   if (Array.isArray(proof.path) && proof.path.length) {
