@@ -24,7 +24,6 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/internal/testutil/apitest"
-	"github.com/surety-ioa/surety/internal/tools"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/testnet"
 )
@@ -42,6 +41,9 @@ const (
 	// demo's node: 1 s epochs, 3 s grace).
 	logHeadWithin = 45 * time.Second
 )
+
+// explorerWebDir is the explorer's sources and npm packages, from this package's directory.
+const explorerWebDir = "../../explorer/web"
 
 // explorerSearch is what the test searches on the agents page: the words of the demo's own
 // search, whose top result has audits (so its score has a history to plot).
@@ -66,11 +68,10 @@ func browserTools(t *testing.T) (nodeBin, script, browser string) {
 	if err != nil {
 		missing("node (Node.js 20+) is not installed: %v", err)
 	}
-	root, err := tools.RepoRoot(".")
+	web, err := filepath.Abs(explorerWebDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	web := filepath.Join(root, "explorer", "web")
 	if _, err := os.Stat(filepath.Join(web, "node_modules", "playwright-core", "package.json")); err != nil {
 		missing("playwright-core is not installed in explorer/web/node_modules (cd explorer/web && npm ci)")
 	}
