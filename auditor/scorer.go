@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/surety-ioa/surety/contracts"
@@ -53,8 +55,17 @@ func NewScorer(cfg ScorerConfig) *Scorer {
 	return &Scorer{cfg: cfg}
 }
 
-// Run scores anchored heads until ctx ends.
+// Run scores anchored heads until ctx ends. It first removes the scratch databases a crash
+// left in Dir.
 func (s *Scorer) Run(ctx context.Context) error {
+	if s.cfg.Dir != "" {
+		stale, _ := filepath.Glob(filepath.Join(s.cfg.Dir, scratchPrefix+"*"))
+		for _, d := range stale {
+			if err := os.RemoveAll(d); err != nil {
+				s.cfg.Logger.Warn("auditor: remove a scratch database left behind", "dir", d, "err", err)
+			}
+		}
+	}
 	t := time.NewTicker(s.cfg.Every)
 	defer t.Stop()
 	for {
