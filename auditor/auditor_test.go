@@ -128,7 +128,9 @@ func TestCompareNamesEveryDifference(t *testing.T) {
 		{"a negative zero standing", func(p []wire.HeadScore) []wire.HeadScore { p[0].Standing = math.Copysign(0, -1); return p }, "did:key:za", "standing"},
 		{"a relative weight changed", func(p []wire.HeadScore) []wire.HeadScore { p[0].Relative = 2.5; return p }, "did:key:za", "relative"},
 		{"an agent left out", func(p []wire.HeadScore) []wire.HeadScore { return p[:1] }, "did:key:zb", "agent"},
-		{"an agent made up", func(p []wire.HeadScore) []wire.HeadScore { return append(p, wire.HeadScore{DID: "did:key:zc", Score: 0.5}) }, "did:key:zc", "agent"},
+		{"an agent made up", func(p []wire.HeadScore) []wire.HeadScore {
+			return append(p, wire.HeadScore{DID: "did:key:zc", Score: 0.5})
+		}, "did:key:zc", "agent"},
 	} {
 		got, _ := compare(tt.edit(same()), mine)
 		if len(got) != 1 || got[0].DID != tt.did || got[0].Field != tt.field || got[0].String() == "" {
