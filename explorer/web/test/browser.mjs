@@ -201,8 +201,9 @@ try {
     await page.unroute('**/v1/log/proof/inclusion**');
   });
 
-  // 5b. A score recomputed in the page from the log's inputs matches the node's; with the
-  // node's number for that DID changed on the way by the last bit, it does not.
+  // 5b. A score recomputed in the page from the log's inputs matches the node's, the inputs
+  // check out against the log; with the node's number for that DID changed on the way by the
+  // last bit, it does not match.
   await step('recompute', async () => {
     const did = env('RECOMPUTE_DID');
     const recompute = async () => {
@@ -215,6 +216,10 @@ try {
       return result.getAttribute('data-state');
     };
     report.recompute = await recompute();
+    // The inputs themselves, checked against the log's leaves and its signed head.
+    const inputs = page.locator(`${tid('inputs-check')}:is([data-state=verified], [data-state=failed])`);
+    await inputs.waitFor();
+    report.inputsCheck = await inputs.getAttribute('data-state');
     await page.route('**/v1/log/scores**', async (route) => {
       const res = await route.fetch();
       const body = await res.json();
