@@ -42,6 +42,10 @@ const (
 	logHeadWithin = 45 * time.Second
 )
 
+// explorerTyped is typed into the agents page's search box: a capability one agent of the
+// day has.
+const explorerTyped = "fuzzing"
+
 // explorerWebDir is the explorer's sources and npm packages, from this package's directory.
 const explorerWebDir = "../../explorer/web"
 
@@ -231,16 +235,11 @@ func TestExplorerInBrowser(t *testing.T) {
 
 	// The DID whose score the log page recomputes: the API's top agent for the search, which
 	// has audits.
-	var found struct {
-		Agents []struct {
-			DID string `json:"did"`
-		} `json:"agents"`
-	}
-	mustGetJSON(t, base+"/v1/agents?"+url.Values{"q": {explorerSearch}}.Encode(), &found)
-	if len(found.Agents) == 0 {
+	found := agentsFor(t, base, explorerSearch)
+	if len(found) == 0 {
 		t.Fatalf("no agent found for %q", explorerSearch)
 	}
-	recomputeDID := found.Agents[0].DID
+	recomputeDID := found[0]
 	// The node scores a head once its anchor is mined: wait for the top agent's score history
 	// (a point at the day's anchored head), which the agent page's chart must then plot.
 	var history struct {
@@ -286,6 +285,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		"EXPLORER_URL="+base+"/explorer/",
 		"CHROMIUM="+browser,
 		"SEARCH="+explorerSearch,
+		"SEARCH_TYPED="+explorerTyped,
 		"RECOMPUTE_DID="+recomputeDID,
 		fmt.Sprintf("THREAD_BOUNTY=%d", threadBounty),
 		fmt.Sprintf("LIVE_BOUNTY=%d", live),
@@ -361,6 +361,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	var got struct {
 		OK                       bool
 		Rows                     []string
+		RowsTyped                []string
 		TopDid                   string
 		Points                   []historyPoint
 		Score                    string
@@ -407,12 +408,11 @@ func TestExplorerInBrowser(t *testing.T) {
 
 	// The agents page ranks as the API does, and the top agent's chart is its history.
 	if !stepFailed["agents"] {
-		var want []string
-		for _, a := range found.Agents {
-			want = append(want, a.DID)
-		}
-		if !slices.Equal(got.Rows, want) {
+		if want := agentsFor(t, base, explorerSearch); !slices.Equal(got.Rows, want) {
 			t.Errorf("the agents page lists %v for %q, the API %v", got.Rows, explorerSearch, want)
+		}
+		if want := agentsFor(t, base, explorerTyped); len(want) == 0 || !slices.Equal(got.RowsTyped, want) {
+			t.Errorf("the agents page lists %v for %q typed into its search, the API %v", got.RowsTyped, explorerTyped, want)
 		}
 	}
 	if !stepFailed["agent"] {
@@ -455,6 +455,9 @@ func TestExplorerInBrowser(t *testing.T) {
 		for i, m := range got.Thread {
 			if m.Verified != "true" {
 				t.Errorf("thread message %d (%s) not verified in the page", i, m.Sender)
+			}
+			if i < len(thread.Envelopes) && m.Sender != thread.Envelopes[i].Sender {
+				t.Errorf("thread message %d is from %s in the page, from %s at the node", i, m.Sender, thread.Envelopes[i].Sender)
 			}
 		}
 		var bad int
@@ -521,6 +524,22 @@ type historyPoint struct {
 type threadMessage struct {
 	Sender   string `json:"sender"`
 	Verified string `json:"verified"`
+}
+
+// agentsFor is the DIDs GET /v1/agents?q= answers for words, in its order.
+func agentsFor(t *testing.T, base, words string) []string {
+	t.Helper()
+	var found struct {
+		Agents []struct {
+			DID string `json:"did"`
+		} `json:"agents"`
+	}
+	mustGetJSON(t, base+"/v1/agents?"+url.Values{"q": {words}}.Encode(), &found)
+	var dids []string
+	for _, a := range found.Agents {
+		dids = append(dids, a.DID)
+	}
+	return dids
 }
 
 // scoreOf is did's score at the node (GET /v1/reputation/{did}) as the agent page shows it,

@@ -6,7 +6,8 @@
 // Environment:
 //   EXPLORER_URL   the explorer, e.g. http://127.0.0.1:7746/explorer/
 //   CHROMIUM       the browser executable (/usr/bin/chromium)
-//   SEARCH         the words typed into the agents page's search
+//   SEARCH         the words of the agents page's search (in its route)
+//   SEARCH_TYPED   other words, typed into its search box
 //   RECOMPUTE_DID  a DID whose score the log page recomputes
 //   THREAD_BOUNTY  a bounty of the day with a group thread
 //   LIVE_BOUNTY    a bounty the Go side has posted and settles once this script says
@@ -107,11 +108,22 @@ try {
     report.topDid = report.rows[0];
     check(report.topDid, 'the top agent row has no data-did');
     await shot(page, 'agents');
+    // Typed into the search box: another search, its words put in the route.
+    const typed = env('SEARCH_TYPED');
+    await page.locator(tid('search')).fill(typed);
+    await page.locator(tid('search')).press('Enter');
+    await page.waitForFunction((w) => new URLSearchParams(location.hash.split('?')[1] || '').get('q') === w, typed);
+    await page.waitForFunction(() => document.querySelector('main')?.getAttribute('aria-busy') !== 'true');
+    await page.locator(tid('agent-row')).first().waitFor();
+    report.rowsTyped = await page.locator(tid('agent-row')).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-did')));
+    await page.goBack();
+    await page.waitForFunction((did) => document.querySelector('[data-testid=agent-row]')?.dataset.did === did, report.topDid);
   });
 
-  // 2. The top agent: score, chart, audits.
+  // 2. The top agent, opened from the keyboard: score, chart, audits.
   await step('agent', async () => {
-    await page.locator(tid('agent-row')).first().click();
+    await page.locator(tid('agent-row')).first().focus();
+    await page.keyboard.press('Enter');
     await page.waitForFunction((did) => decodeURIComponent(location.hash) === `#/agent/${did}`, report.topDid);
     await page.locator(tid('agent-card')).waitFor();
     const chart = page.locator(`${tid('score-chart')}[data-points]`);
