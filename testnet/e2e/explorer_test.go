@@ -350,6 +350,10 @@ func TestExplorerInBrowser(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("the log did not anchor a head holding the fourth audit: %v", err)
 	}
+	blockBefore, err := client.BlockNumber(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := io.WriteString(sin, "log\n"); err != nil {
 		t.Fatalf("tell the browser script to go on: %v", err)
 	}
@@ -385,6 +389,8 @@ func TestExplorerInBrowser(t *testing.T) {
 		LiveSameDocument         bool
 		TaskCheck                string
 		NodeDid                  string
+		ChainBlock               uint64
+		KeyStatus                string
 		NarrowOverflow           int
 		OffOrigin                []string
 		PageErrors               []string
@@ -417,6 +423,9 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 	if !stepFailed["agent"] {
 		// The history as it was when the page opened (the fourth audit came later).
+		if got.KeyStatus != "active" {
+			t.Errorf("the agent page says %s's key is %q, want active", got.TopDid, got.KeyStatus)
+		}
 		if got.TopDid != recomputeDID {
 			t.Errorf("the page's top agent is %s, the API's %s", got.TopDid, recomputeDID)
 		}
@@ -485,8 +494,17 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 
 	// Network, phone width, and what the page must not do.
-	if !stepFailed["network"] && !strings.Contains(got.NodeDid, bc.Info.NodeDID) {
-		t.Errorf("the network page names node %q, /v1/info %s", got.NodeDid, bc.Info.NodeDID)
+	if !stepFailed["network"] {
+		if !strings.Contains(got.NodeDid, bc.Info.NodeDID) {
+			t.Errorf("the network page names node %q, /v1/info %s", got.NodeDid, bc.Info.NodeDID)
+		}
+		blockAfter, err := client.BlockNumber(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.ChainBlock < blockBefore || got.ChainBlock > blockAfter {
+			t.Errorf("the network page shows chain head %d, the chain was at %d before and %d after", got.ChainBlock, blockBefore, blockAfter)
+		}
 	}
 	if !stepFailed["narrow"] && got.NarrowOverflow > 0 {
 		t.Errorf("at 390 px the agent page is %d px wider than the screen", got.NarrowOverflow)

@@ -130,7 +130,7 @@ try {
     await chart.waitFor();
     report.points = JSON.parse(await chart.getAttribute('data-points'));
     report.score = (await page.locator(tid('agent-score')).innerText()).trim();
-    report.keyStatus = (await page.locator(tid('key-status')).innerText()).trim();
+    report.keyStatus = await page.locator(tid('key-status')).getAttribute('data-state');
     report.auditLeaves = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-leaf')));
     await shot(page, 'agent');
   });
@@ -280,6 +280,7 @@ try {
     await page.locator(tid('node-did')).waitFor();
     await page.locator(tid('chain-head')).waitFor();
     report.nodeDid = (await page.locator(tid('node-did')).innerText()).trim();
+    report.chainBlock = Number(await page.locator(tid('chain-head')).getAttribute('data-block'));
     report.peers = await page.locator(tid('peer-row')).count();
     await shot(page, 'network');
   });
