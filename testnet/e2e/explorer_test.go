@@ -357,6 +357,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	if _, err := io.WriteString(sin, "log\n"); err != nil {
 		t.Fatalf("tell the browser script to go on: %v", err)
 	}
+	sin.Close()
 	last, _, ok := steps.wait(bctx, 0, func(s string) bool { return strings.HasPrefix(s, `{"ok":`) })
 	err = cmd.Wait()
 	if !ok {
@@ -401,7 +402,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	if err := json.Unmarshal([]byte(last), &got); err != nil {
 		failed("the script's summary: %v", err)
 	}
-	t.Logf("the browser saw: %s", last)
+	t.Logf("the browser's steps:\n%s", steps.String())
 	// Each step of the walk that did not hold in the page, then the API's side of those that did.
 	stepFailed := map[string]bool{}
 	for _, f := range got.Failures {

@@ -37,7 +37,8 @@ const shots = env('SHOTS');
 const stepTimeout = Number(process.env.STEP_TIMEOUT || 30000);
 mkdirSync(shots, { recursive: true });
 
-const stdin = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+const stdinLines = createInterface({ input: process.stdin });
+const stdin = stdinLines[Symbol.asyncIterator]();
 const say = (obj) => process.stdout.write(JSON.stringify(obj) + '\n');
 const tid = (id) => `[data-testid=${id}]`;
 
@@ -82,8 +83,9 @@ page.on('pageerror', (err) => pageErrors.push(String(err)));
 
 // step runs one part of the walk; a part that fails is reported (with what the page showed,
 // and a screenshot failure-<name>.png in FAILURE_SHOTS when set) and the walk goes on.
+const began = Date.now();
 async function step(name, fn) {
-  say({ step: name });
+  say({ step: name, at: (Date.now() - began) / 1000 });
   try {
     await fn();
   } catch (err) {
@@ -186,7 +188,9 @@ try {
   // The Go side files an audit of the live bounty's worker and says "log" once the log's
   // head holds it, anchored: the log page then has two heads to check one against the other.
   await step('wait-log', async () => {
-    const line = await Promise.race([stdin.next(), new Promise((_, no) => setTimeout(() => no(new Failure('no go-ahead for the log page on stdin')), 3 * stepTimeout))]);
+    let timer;
+    const late = new Promise((_, no) => { timer = setTimeout(() => no(new Failure('no go-ahead for the log page on stdin')), 3 * stepTimeout); });
+    const line = await Promise.race([stdin.next(), late]).finally(() => clearTimeout(timer));
     check(line.value?.trim() === 'log', `stdin said ${JSON.stringify(line.value)}, want log`);
   });
 
@@ -299,6 +303,7 @@ try {
   report.failures = failures;
   say({ ok: failures.length === 0 && offOrigin.length === 0 && pageErrors.length === 0, ...report });
   await browser.close();
+  stdinLines.close();
   process.stdin.destroy();
 }
 for (const f of failures) process.stderr.write(`step ${f.step} failed: ${f.error}\n  at ${f.url}\n  the page showed: ${JSON.stringify(f.page)}\n`);
