@@ -163,14 +163,13 @@ try {
   await step('live', async () => {
     await open(page, `#/bounty/${live}`);
     const state = page.locator(tid('bounty-state'));
-    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent.trim().toLowerCase() === 'open', tid('bounty-state'));
+    await waitState(page, 'open', stepTimeout);
     await page.locator(`${tid('timeline-item')}[data-event]`).first().waitFor();
     report.liveBefore = await timeline(page);
     await page.evaluate(() => { window.__sameDocument = true; });
     say({ watching: live });
     watching = true;
-    await page.waitForFunction((sel) => document.querySelector(sel)?.textContent.trim().toLowerCase() === 'accepted',
-      tid('bounty-state'), { timeout: 3 * stepTimeout });
+    await waitState(page, 'accepted', 3 * stepTimeout);
     // The stream delivers the events one by one: wait for the last one to be shown too.
     await page.waitForFunction((sel) => [...document.querySelectorAll(sel)].some((e) => e.dataset.event === 'Accepted'),
       `${tid('timeline-item')}[data-event]`);
@@ -308,6 +307,18 @@ try {
 }
 for (const f of failures) process.stderr.write(`step ${f.step} failed: ${f.error}\n  at ${f.url}\n  the page showed: ${JSON.stringify(f.page)}\n`);
 if (failures.length) process.exitCode = 1;
+
+// waitState waits for the bounty page's status to read want (any case), and says what it read
+// instead when it does not in time.
+async function waitState(p, want, timeout) {
+  try {
+    await p.waitForFunction(([sel, w]) => document.querySelector(sel)?.textContent.trim().toLowerCase() === w, [tid('bounty-state'), want], { timeout });
+  } catch (err) {
+    const now = await p.locator(tid('bounty-state')).first().innerText({ timeout: 1000 }).catch(() => '(none)');
+    const events = await timeline(p).catch(() => []);
+    throw new Failure(`bounty-state reads ${JSON.stringify(now)}, not ${want}, after ${timeout / 1000} s (timeline: ${events.join(', ')})`);
+  }
+}
 
 // verifyFirstLeaf presses the first leaf row's verify button and returns the result's state
 // once it is settled (verified or failed).
