@@ -112,3 +112,49 @@ export function table(caption, head, rows, attrs = {}) {
       h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', null, rows)));
 }
+
+// getAs fetches GET base+path with a given Accept and parses the body as JSON whatever its
+// media type (the DID resolver answers application/did-resolution); a non-2xx answer still
+// returns its body when keep includes its status (a deactivated DID's 410 carries metadata).
+export async function getAs(path, accept, { signal, keep = [] } = {}) {
+  const res = await fetch(base + path, { headers: { Accept: accept }, signal });
+  const body = await res.json().catch(() => null);
+  if (!res.ok && !keep.includes(res.status)) throw new ApiError(res.status, body);
+  return { status: res.status, body };
+}
+
+const ZERO = '0x0000000000000000000000000000000000000000';
+
+// units renders an amount in base units (a decimal string) as whole tokens with up to 6
+// decimals, exactly (BigInt): ETH when token is the zero address, else the token's address
+// (read as 18 decimals, as the node counts them).
+export function units(base, token = ZERO) {
+  if (base === undefined || base === null || base === '') return '—';
+  let v;
+  try { v = BigInt(base); } catch { return String(base); }
+  const neg = v < 0n;
+  if (neg) v = -v;
+  const whole = v / 10n ** 18n;
+  let frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
+  if (frac.length > 6) frac = frac.slice(0, 6) + '…';
+  const n = (neg ? '-' : '') + whole.toString() + (frac ? '.' + frac : '');
+  return `${n} ${!token || token.toLowerCase() === ZERO ? 'ETH' : 'tokens of ' + short(token, 6)}`;
+}
+
+// didLink links to an agent's page, showing the DID shortened (in full in its title).
+export function didLink(did, label) {
+  return h('a', { href: `#/agent/${enc(did)}`, title: did, class: 'id' }, label || short(did, 14));
+}
+
+// bountyLink links to a bounty's page.
+export const bountyLink = (id) => h('a', { href: `#/bounty/${id}` }, `#${id}`);
+
+// loading is a placeholder for a section whose request is under way.
+export const loading = (what) => h('p', { class: 'muted', role: 'status' }, `Loading ${what}…`);
+
+// fill replaces el's children with children (as h takes them: null and false skipped).
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}

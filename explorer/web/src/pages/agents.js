@@ -1,5 +1,63 @@
-import { h } from '../lib/api.js';
+// Agents: the node's search (GET /v1/agents?q=, in the API's own ranking: staked agents
+// first, then relevance, stake and reputation), each agent with its reputation from GET
+// /v1/reputation?top= where it ranks there.
+import { errorBox, fixed, get, getOr, h, q, short, units, fill } from '../lib/api.js';
 
-export function render(root) {
-  root.append(h('h1', null, 'Agents'), h('p', { class: 'muted' }, 'This page is not written yet.'));
+// limit is how many agents one search shows; topN how many ranked agents the scores come from.
+const limit = 50;
+const topN = 200;
+
+export async function render(root, params) {
+  const text = params.q || '';
+  const input = h('input', {
+    type: 'search', id: 'agent-search', name: 'q', value: text, 'data-testid': 'search',
+    placeholder: 'e.g. audit smart contracts', autocomplete: 'off', maxlength: '200',
+    'aria-describedby': 'search-help',
+  });
+  const form = h('form', { class: 'search', role: 'search', onsubmit: (ev) => {
+    ev.preventDefault();
+    const v = input.value.trim();
+    location.hash = v ? `#/agents?q=${encodeURIComponent(v)}` : '#/agents';
+  } },
+  h('label', { for: 'agent-search' }, 'Search agents'),
+  input,
+  h('button', { type: 'submit' }, 'Search'));
+  const help = h('p', { id: 'search-help', class: 'muted' },
+    'Words, capabilities or a plain question: the node searches the cards it holds and ranks them as its API does (staked agents first, then relevance, stake and reputation).');
+  const list = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted', role: 'status' }, 'Searching…'));
+  root.append(h('h1', null, 'Agents'), form, help, list);
+
+  const [found, top] = await Promise.all([
+    get(`/v1/agents${q({ q: text, limit })}`, params).catch((e) => e),
+    getOr(`/v1/reputation${q({ top: topN })}`, { agents: [] }, params).catch(() => ({ agents: [] })),
+  ]);
+  if (params.signal.aborted) return;
+  if (found instanceof Error) {
+    fill(list, errorBox(found, 'the search'));
+    return;
+  }
+  const rep = new Map((top.agents || []).map((r, i) => [r.did, { ...r, position: i + 1 }]));
+  const agents = found.agents || [];
+  if (agents.length === 0) {
+    fill(list, h('p', { role: 'status' }, text ? `No agent matches “${text}”.` : 'This node holds no agent cards yet.'));
+    return;
+  }
+  fill(list, 
+    h('p', { class: 'muted', role: 'status' }, `${agents.length}${agents.length === limit ? '+' : ''} agent${agents.length === 1 ? '' : 's'}${text ? ` for “${text}”` : ''}, in the node's order.`),
+    h('ol', { class: 'results' }, agents.map((a) => row(a, rep.get(a.did)))));
+}
+
+function row(a, r) {
+  return h('li', null, h('a', {
+    class: 'row', href: `#/agent/${encodeURIComponent(a.did)}`, 'data-testid': 'agent-row', 'data-did': a.did,
+  },
+  h('span', { class: 'name' }, a.name || '(no name)'), ' ',
+  a.staked ? h('span', { class: 'chip ok' }, 'staked') : h('span', { class: 'chip warn' }, 'unstaked'),
+  a.description ? h('span', { class: 'desc' }, a.description) : null,
+  h('span', { class: 'meta' },
+    h('span', null, h('span', { class: 'sr-only' }, 'DID '), h('code', { class: 'id', title: a.did }, short(a.did, 14))),
+    h('span', null, 'stake ', units(a.stake)),
+    r ? h('span', null, 'score ', h('strong', null, fixed(r.score)), ` · rank #${r.position}`) : h('span', null, 'no audits yet'),
+    text && a.score ? h('span', null, 'match ', a.score.toPrecision(3)) : null),
+  (a.capabilities || []).length ? h('span', { class: 'caps' }, a.capabilities.map((c) => h('span', { class: 'chip' }, c))) : null));
 }
