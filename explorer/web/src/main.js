@@ -33,7 +33,7 @@ export function parse(hash) {
   const name = slash < 0 ? path : path.slice(0, slash);
   const rest = slash < 0 ? '' : path.slice(slash + 1);
   const route = routes[name];
-  if (!route) return { name: 'agents', params };
+  if (!route) return { name: null, params };
   if (route[2]) {
     let v = rest;
     try { v = decodeURIComponent(rest); } catch { /* keep it as typed */ }
@@ -46,9 +46,7 @@ let current = null;
 
 async function show() {
   const main = document.getElementById('main');
-  if (!location.hash || !routes[parse(location.hash).name]) {
-    if (location.hash !== '#/agents') history.replaceState(null, '', '#/agents');
-  }
+  if (!routes[parse(location.hash).name]) history.replaceState(null, '', '#/agents');
   const { name, params } = parse(location.hash || '#/agents');
   const [page, nav, , title] = routes[name];
   current?.abort();

@@ -71,7 +71,9 @@ function append(el, children) {
 
 // errorBox shows a failed request in place of a section's content.
 export function errorBox(err, what) {
-  const msg = err instanceof ApiError ? `${err.status} ${err.message}` : String(err?.message || err);
+  const msg = err instanceof ApiError
+    ? `${err.status} ${err.message}${err.problem.detail ? ` (${err.problem.detail})` : ''}`
+    : String(err?.message || err);
   return h('p', { class: 'error', role: 'alert' }, `Could not load ${what}: ${msg}`);
 }
 
@@ -141,9 +143,13 @@ export function units(base, token = ZERO) {
   return `${n} ${!token || token.toLowerCase() === ZERO ? 'ETH' : 'tokens of ' + short(token, 6)}`;
 }
 
+// agentHref is an agent page's address: #/agent/<did>, the DID as it is (a DID's characters
+// are all safe in a fragment), escaped only if it holds anything else.
+export const agentHref = (did) => `#/agent/${/^[A-Za-z0-9:._%-]+$/.test(did) ? did : enc(did)}`;
+
 // didLink links to an agent's page, showing the DID shortened (in full in its title).
 export function didLink(did, label) {
-  return h('a', { href: `#/agent/${enc(did)}`, title: did, class: 'id' }, label || short(did, 14));
+  return h('a', { href: agentHref(did), title: did, class: 'id' }, label || short(did, 14));
 }
 
 // bountyLink links to a bounty's page.

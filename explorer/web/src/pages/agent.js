@@ -20,7 +20,10 @@ export async function render(root, params) {
   const title = h('h1', null, did ? 'Agent' : 'No agent named');
   const head = h('div', { class: 'agent-head' });
   root.append(title, head);
-  if (!did) return;
+  if (!did.startsWith('did:')) {
+    head.append(h('p', { class: 'error', role: 'alert' }, `“${did}” is not a DID (did:key:… or did:pkh:…).`), h('p', null, h('a', { href: '#/agents' }, 'Search the agents')));
+    return;
+  }
 
   const score = h('div', null, loading('the score'));
   const audits = h('div', null, loading('the audits'));
@@ -48,6 +51,7 @@ export async function render(root, params) {
 
   // Heading: the card's name, the DID, key status.
   title.textContent = hasCard && agent.name ? agent.name : 'Agent';
+  document.title = `${title.textContent} · Surety explorer`;
   head.append(h('p', null, mono(did)), h('p', { class: 'chips' }, keyStatus(res), hasCard
     ? (agent.staked ? h('span', { class: 'chip ok' }, 'staked') : h('span', { class: 'chip warn' }, 'unstaked'))
     : h('span', { class: 'chip warn' }, 'no card on this node')));

@@ -1,7 +1,7 @@
 // Agents: the node's search (GET /v1/agents?q=, in the API's own ranking: staked agents
 // first, then relevance, stake and reputation), each agent with its reputation from GET
 // /v1/reputation?top= where it ranks there.
-import { errorBox, fixed, get, getOr, h, q, short, units, fill } from '../lib/api.js';
+import { agentHref, errorBox, fixed, get, getOr, h, q, short, units, fill } from '../lib/api.js';
 
 // limit is how many agents one search shows; topN how many ranked agents the scores come from.
 const limit = 50;
@@ -44,12 +44,12 @@ export async function render(root, params) {
   }
   fill(list, 
     h('p', { class: 'muted', role: 'status' }, `${agents.length}${agents.length === limit ? '+' : ''} agent${agents.length === 1 ? '' : 's'}${text ? ` for “${text}”` : ''}, in the node's order.`),
-    h('ol', { class: 'results' }, agents.map((a) => row(a, rep.get(a.did)))));
+    h('ol', { class: 'results' }, agents.map((a) => row(a, rep.get(a.did), text))));
 }
 
-function row(a, r) {
+function row(a, r, text) {
   return h('li', null, h('a', {
-    class: 'row', href: `#/agent/${encodeURIComponent(a.did)}`, 'data-testid': 'agent-row', 'data-did': a.did,
+    class: 'row', href: agentHref(a.did), 'data-testid': 'agent-row', 'data-did': a.did,
   },
   h('span', { class: 'name' }, a.name || '(no name)'), ' ',
   a.staked ? h('span', { class: 'chip ok' }, 'staked') : h('span', { class: 'chip warn' }, 'unstaked'),

@@ -3,7 +3,7 @@
 // it anchors (the audit log's latest head and its anchoring transaction), its peers with the
 // gossip scores it gives them, and each gossip topic's mesh. It refreshes every few seconds
 // while open.
-import { dl, errorBox, get, getOr, h, mono, section, short, table, time, units, fill } from '../lib/api.js';
+import { agentHref, dl, errorBox, get, getOr, h, mono, section, short, table, time, units, fill } from '../lib/api.js';
 
 // every is how often the page reads the node again, in milliseconds.
 const every = 5000;
@@ -45,7 +45,7 @@ export async function render(root, params) {
 function renderIdentity(box, info) {
   const p = info.peer;
   fill(box, dl([
-    ['node DID', h('a', { href: `#/agent/${encodeURIComponent(info.nodeDid || '')}`, class: 'id', 'data-testid': 'node-did' }, info.nodeDid || '—')],
+    ['node DID', h('a', { href: agentHref(info.nodeDid || ''), class: 'id', 'data-testid': 'node-did' }, info.nodeDid || '—')],
     ['version', info.version || '(development build)'],
     ['libp2p peer', p ? mono(p.id) : 'not on the network'],
     ['listens on', p ? h('ul', { class: 'plain' }, (p.addrs || []).map((a) => h('li', null, mono(a)))) : '—'],
