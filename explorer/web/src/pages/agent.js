@@ -167,8 +167,11 @@ function evidence(ev) {
 
 function renderCard(box, agent, did, opts) {
   if (agent instanceof Error) {
-    fill(box, agent instanceof ApiError && agent.status === 404
-      ? h('p', { class: 'muted', 'data-testid': 'agent-card' }, 'This node holds no card for this DID (never registered here, or dropped when its key was revoked or rotated).')
+    const gone = agent instanceof ApiError && agent.status === 410;
+    fill(box, agent instanceof ApiError && (agent.status === 404 || gone)
+      ? h('p', { class: 'muted', 'data-testid': 'agent-card' }, gone
+        ? 'The node dropped this DID\u2019s card: its key was revoked or rotated on chain, so the card speaks for nobody now.'
+        : 'This node holds no card for this DID: it was never registered here.')
       : errorBox(agent, 'the card'));
     return;
   }
