@@ -1,5 +1,6 @@
 // Agents: the node's search (GET /v1/agents?q=, in the API's own ranking: staked agents
-// first, then relevance, stake and reputation), each agent with its reputation from GET
+// first, then relevance, stake and reputation; every word must be in a card, so a question
+// that finds nothing is offered its words one by one), each agent with its reputation from GET
 // /v1/reputation?top= where it ranks there.
 import { agentHref, errorBox, fixed, get, getOr, h, q, short, units, fill } from '../lib/api.js';
 
@@ -23,7 +24,7 @@ export async function render(root, params) {
   input,
   h('button', { type: 'submit' }, 'Search'));
   const help = h('p', { id: 'search-help', class: 'muted' },
-    'Words, capabilities or a plain question: the node searches the cards it holds and ranks them as its API does (staked agents first, then relevance, stake and reputation).');
+    'Words or capabilities: the node finds the cards it holds that carry every word, and ranks them as its API does (staked agents first, then relevance, stake and reputation). Empty: every agent, in that order.');
   const list = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted', role: 'status' }, 'Searching…'));
   root.append(h('h1', null, 'Agents'), form, help, list);
 
@@ -39,7 +40,7 @@ export async function render(root, params) {
   const rep = new Map((top.agents || []).map((r, i) => [r.did, { ...r, position: i + 1 }]));
   const agents = found.agents || [];
   if (agents.length === 0) {
-    fill(list, h('p', { role: 'status' }, text ? `No agent matches “${text}”.` : 'This node holds no agent cards yet.'));
+    fill(list, h('p', { role: 'status' }, text ? `No agent matches “${text}”.` : 'This node holds no agent cards yet.'), text ? narrower(text) : null);
     return;
   }
   fill(list, 
@@ -60,4 +61,13 @@ function row(a, r, text) {
     r ? h('span', null, 'score ', h('strong', null, fixed(r.score)), ` · rank #${r.position}`) : h('span', null, 'no audits yet'),
     text && a.score ? h('span', null, 'match ', a.score.toPrecision(3)) : null),
   (a.capabilities || []).length ? h('span', { class: 'caps' }, a.capabilities.map((c) => h('span', { class: 'chip' }, c))) : null));
+}
+
+// narrower helps a question that found nothing: the node's search wants every word in a card
+// (it does not read questions), so it offers the question's longer words one by one.
+function narrower(text) {
+  const words = [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}-]+/u).filter((w) => w.length >= 4))].slice(0, 6);
+  if (words.length < 2) return null;
+  return h('p', null, 'The node\u2019s search finds cards holding every word of the query; it does not read questions. Try one word: ',
+    words.map((w, i) => [i ? ' · ' : '', h('a', { href: `#/agents?q=${encodeURIComponent(w)}` }, w)]));
 }
