@@ -31,7 +31,7 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration, refusedMigration, leavesMigration}
+`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration, refusedMigration, leavesMigration, scoredMigration}
 
 // windowMigration records whether a wallet binds each audit's auditor (version 9): the
 // anti-entropy window lists bound auditors' audits first, each auditor's newest in turn.
