@@ -2,7 +2,7 @@
 // agent links. Run by make test-explorer-lib (node --test).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { agentHref, fixed, q, short, units } from '../src/lib/api.js';
+import { agentHref, enc, fixed, q, short, units } from '../src/lib/api.js';
 import { parseRoute } from '../src/lib/route.js';
 
 const routes = { agents: null, agent: 'did', log: null, bounty: 'id' };
@@ -56,4 +56,10 @@ test('fixed, short, q', () => {
 test('agentHref keeps a DID as written and escapes anything else', () => {
   assert.equal(agentHref('did:pkh:eip155:1337:0xabc'), '#/agent/did:pkh:eip155:1337:0xabc');
   assert.equal(agentHref('did:x:a b#c'), '#/agent/did%3Ax%3Aa%20b%23c');
+});
+
+test('enc keeps a DID as written in a path, escapes anything else', () => {
+  assert.equal(enc('did:key:z6MkoAEGPMLPhV5oxiZufoBLscWqFu3WpG8da9QoUSRETo4X'), 'did:key:z6MkoAEGPMLPhV5oxiZufoBLscWqFu3WpG8da9QoUSRETo4X');
+  assert.equal(enc('did:pkh:eip155:1337:0xAbC'), 'did:pkh:eip155:1337:0xAbC');
+  assert.equal(enc('a/b?c#d e'), 'a%2Fb%3Fc%23d%20e');
 });

@@ -43,8 +43,9 @@ export function q(params) {
   return t ? `?${t}` : '';
 }
 
-// enc escapes one path segment (DIDs hold colons; keep them readable but safe).
-export const enc = (s) => encodeURIComponent(s);
+// enc is one path segment: a DID as it is written (its characters are all safe in a path),
+// anything else escaped.
+export const enc = (s) => (/^[A-Za-z0-9:._%-]+$/.test(String(s)) ? String(s) : encodeURIComponent(s));
 
 // h builds an element: h('a', {href: '#', class: 'x', dataset: {did}}, child, ...). Children
 // are nodes or text (never parsed as HTML), arrays are flattened, null/false skipped.
@@ -145,7 +146,7 @@ export function units(base, token = ZERO) {
 
 // agentHref is an agent page's address: #/agent/<did>, the DID as it is (a DID's characters
 // are all safe in a fragment), escaped only if it holds anything else.
-export const agentHref = (did) => `#/agent/${/^[A-Za-z0-9:._%-]+$/.test(did) ? did : enc(did)}`;
+export const agentHref = (did) => `#/agent/${enc(did)}`;
 
 // didLink links to an agent's page, showing the DID shortened (in full in its title).
 export function didLink(did, label) {

@@ -27,7 +27,9 @@ export function scoreChart(points, { signal } = {}) {
   const axis = { stroke: color('--muted'), grid: { stroke: color('--line'), width: 1 }, ticks: { stroke: color('--line') } };
   const opts = {
     width: 600, height: 240,
-    scales: { x: { time: byTime }, y: { range: [0, 1] } },
+    // The points' own span; one point (or several at one x) gets a minute, or one log size,
+    // either side: uPlot would otherwise span years after it.
+    scales: { x: { time: byTime, range: () => xRange(Math.min(...xs), Math.max(...xs), byTime) }, y: { range: [0, 1] } },
     // Times in UTC, as everywhere else on the page.
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     legend: { live: true },
@@ -59,4 +61,12 @@ export function scoreChart(points, { signal } = {}) {
         h('td', { class: 'num' }, String(p.size)), h('td', { class: 'num' }, p.epoch ?? '—'), h('td', null, time(p.at)),
         h('td', { class: 'num' }, fixed(p.score)), h('td', { class: 'num' }, fixed(p.confidence)), h('td', { class: 'num' }, fixed(p.standing))))))));
   return { el, table };
+}
+
+// xRange is the x scale's span: the data's, or around a lone x a minute (or one log size) on
+// each side.
+function xRange(min, max, byTime) {
+  if (min !== max) return [min, max];
+  const pad = byTime ? 60 : 1;
+  return [min - pad, max + pad];
 }

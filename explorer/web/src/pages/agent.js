@@ -68,12 +68,14 @@ export async function render(root, params) {
   await Promise.all([renderStake(money, agent, did, opts), renderBounties(bounties, agent.wallet, opts)]);
 }
 
-// history is the score at each anchored head; a node without the route answers no points.
+// history is the score at each anchored head the node scored; a node without the route, or
+// one that scored no head yet, answers no points.
 async function history(path, opts) {
   try {
     return await get(`/v1/reputation/${path}/history`, opts);
   } catch (e) {
-    if (e instanceof ApiError && (e.status === 404 || e.status === 405 || (e.status === 400 && e.slug === 'bad-request'))) return { points: [], absent: true };
+    if (e instanceof ApiError && (e.status === 404 || e.status === 405) && e.slug !== 'not-scored') return { points: [], absent: true };
+    if (e instanceof ApiError && e.slug === 'not-scored') return { points: [] };
     throw e;
   }
 }
