@@ -107,12 +107,15 @@ export function section(title, ...children) {
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...children);
 }
 
-// table renders rows under a header; each row is an array of cells or an element.
+// table renders rows under a header; each row is an array of cells or an element. A column
+// name ending in '#' is numeric (right-aligned, as its cells are); the '#' is not shown.
 export function table(caption, head, rows, attrs = {}) {
   return h('div', { class: 'scroll', role: 'region', 'aria-label': caption, tabindex: '0' },
     h('table', attrs,
       h('caption', { class: 'sr-only' }, caption),
-      h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', null, h('tr', null, head.map((c) => (c.endsWith('#')
+        ? h('th', { scope: 'col', class: 'num' }, c.slice(0, -1))
+        : h('th', { scope: 'col' }, c))))),
       h('tbody', null, rows)));
 }
 

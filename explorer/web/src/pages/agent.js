@@ -137,7 +137,7 @@ async function renderAudits(box, rep, opts) {
   const standing = new Map(await Promise.all(auditors.map((d) => get(`/v1/reputation/${enc(d)}`, opts)
     .then((r) => [d, r.standing], () => [d, undefined]))));
   const withWeight = feeding.some((a) => typeof a.weight === 'number');
-  const head = ['auditor', 'score given', withWeight ? 'weight' : null, 'auditor standing', 'backing', 'settled', 'judged', 'filed', 'evidence', 'log leaf'].filter(Boolean);
+  const head = ['auditor', 'score given#', withWeight ? 'weight#' : null, 'auditor standing#', 'backing', 'settled#', 'judged', 'filed', 'evidence', 'log leaf'].filter(Boolean);
   const rows = feeding.map((a) => h('tr', { 'data-testid': 'audit-row', 'data-leaf': a.leaf },
     h('td', { class: 'nowrap' }, didLink(a.auditor, short(a.auditor, 10))),
     h('td', { class: 'num' }, fixed(a.score, 2)),
@@ -252,7 +252,7 @@ async function renderBounties(box, wallet, opts) {
     if (res instanceof Error) return errorBox(res, `the bounties as ${role}`);
     const bs = res.bounties || [];
     if (bs.length === 0) return h('p', { class: 'muted' }, `None as ${role}.`);
-    return table(`Bounties as ${role}`, ['bounty', 'status', 'amount', other, 'paid out', 'posted in block'], bs.map((b) => h('tr', null,
+    return table(`Bounties as ${role}`, ['bounty', 'status', 'amount#', other, 'paid out#', 'posted in block#'], bs.map((b) => h('tr', null,
       h('td', null, bountyLink(b.id)),
       h('td', null, h('span', { class: 'chip' }, b.status)),
       h('td', { class: 'num' }, units(b.amount, b.token)),

@@ -14,7 +14,7 @@ export async function render(root, params) {
   const chain = h('div', null);
   const anchors = h('div', null);
   const peers = h('div', null);
-  const stamp = h('p', { class: 'muted', role: 'status' }, 'Loading…');
+  const stamp = h('p', { class: 'muted' }, 'Loading…');
   root.append(h('h1', null, 'Network'), stamp,
     h('div', { class: 'grid' }, section('This node', ident), section('Chain', chain)),
     section('What it anchors', anchors),
@@ -110,13 +110,13 @@ function renderPeers(box, list) {
   const score = (p) => (typeof p.score === 'number' ? p.score : null);
   fill(box, 
     h('p', { class: 'muted' }, 'Gossip scores are this node\u2019s own view (gossipsub peer scoring): invalid cards or notices push a peer down, below -80 it is ignored. The penalty is what it holds against a peer outside gossip, included in the score.'),
-    peers.length === 0 ? h('p', null, 'No peer connected.') : table('Connected peers', ['peer', 'gossip score', 'penalty', 'addresses'], peers.map((p) => h('tr', { 'data-testid': 'peer-row', 'data-peer': p.id },
+    peers.length === 0 ? h('p', null, 'No peer connected.') : table('Connected peers', ['peer', 'gossip score#', 'penalty#', 'addresses'], peers.map((p) => h('tr', { 'data-testid': 'peer-row', 'data-peer': p.id },
       h('td', null, mono(short(p.id, 10), { title: p.id })),
       h('td', { class: 'num' }, score(p) === null ? 'not scored' : h('span', { class: score(p) < 0 ? 'bad' : '' }, score(p).toFixed(2))),
       h('td', { class: 'num' }, typeof p.penalty === 'number' ? p.penalty.toFixed(2) : '—'),
       h('td', null, h('ul', { class: 'plain' }, (p.addrs || []).map((a) => h('li', null, mono(a)))))))),
     h('h3', null, 'Gossip topics'),
-    table('Gossip topics', ['topic', 'peers joined', 'in this node\u2019s mesh', 'reaches every node'], (list.topics || []).map((t) => h('tr', null,
+    table('Gossip topics', ['topic', 'peers joined#', 'in this node\u2019s mesh#', 'reaches every node'], (list.topics || []).map((t) => h('tr', null,
       h('td', null, mono(t.topic)), h('td', { class: 'num' }, String(t.peers)), h('td', { class: 'num' }, String(t.inMesh)),
       h('td', null, t.formed ? h('span', { class: 'chip ok' }, 'yes') : h('span', { class: 'chip warn' }, 'not yet'))))),
     h('p', { class: 'muted' }, `${list.pendingPuts} DHT put${list.pendingPuts === 1 ? '' : 's'} of cards registered here under way.`));
