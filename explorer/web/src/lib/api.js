@@ -2,8 +2,9 @@
 // problem+json refusals as errors, and a few helpers the pages share to show what came back.
 // The pages never hold state of their own beyond what one request returned.
 
-// base is the API's root relative to the page (served under /explorer/): the page's origin.
-export const base = () => new URL('../', document.baseURI).href.replace(/\/$/, '');
+// base is the API's root relative to the page (served under /explorer/): the page's origin
+// ("" outside a browser, where the helpers below are tested).
+export const base = typeof document === 'undefined' ? '' : new URL('../', document.baseURI).href.replace(/\/$/, '');
 
 // ApiError is a refusal from the node: status, the problem's slug (type) and title.
 export class ApiError extends Error {
@@ -17,7 +18,7 @@ export class ApiError extends Error {
 
 // get fetches GET base+path and returns its JSON, or throws ApiError.
 export async function get(path, { signal } = {}) {
-  const res = await fetch(base() + path, { headers: { Accept: 'application/json' }, signal });
+  const res = await fetch(base + path, { headers: { Accept: 'application/json' }, signal });
   const type = res.headers.get('Content-Type') || '';
   const body = type.includes('json') ? await res.json().catch(() => null) : null;
   if (!res.ok) throw new ApiError(res.status, body);
@@ -123,7 +124,7 @@ export function table(caption, head, rows, attrs = {}) {
 // media type (the DID resolver answers application/did-resolution); a non-2xx answer still
 // returns its body when keep includes its status (a deactivated DID's 410 carries metadata).
 export async function getAs(path, accept, { signal, keep = [] } = {}) {
-  const res = await fetch(base() + path, { headers: { Accept: accept }, signal });
+  const res = await fetch(base + path, { headers: { Accept: accept }, signal });
   const body = await res.json().catch(() => null);
   if (!res.ok && !keep.includes(res.status)) throw new ApiError(res.status, body);
   return { status: res.status, body };
