@@ -150,11 +150,12 @@ async function renderAudits(box, rep, opts) {
     h('td', null, a.bounty ? ['bounty ', bountyLink(a.bounty.id)] : 'an envelope'),
     h('td', null, time(a.time)),
     h('td', null, evidence(a.evidence)),
-    h('td', null, h('a', { href: `#/log?leaf=${a.leaf}`, title: `${a.leaf}: its inclusion proof on the log page`, class: 'id' }, short(a.leaf, 6)))));
+    h('td', null, h('a', { href: `#/log${q({ subject: a.subject, leaf: a.leaf })}`, title: `${a.leaf}: its inclusion proof on the log page`, class: 'id' }, short(a.leaf, 6)))));
   fill(box, 
     h('p', { class: 'muted' }, 'The audits that count for this agent now, one per auditor and target (GET /v1/reputation/{did}, feeding). ',
       'Each weighs the auditor\u2019s standing (at most 10) × its age decay × its backing: settled money behind it lifts the backing from 0.1 to 1 (docs/REPUTATION.md). ',
-      'Each one\u2019s inclusion in the anchored log can be checked on the log page.'),
+      'On the log page your browser checks each one\u2019s inclusion in the anchored log, and recomputes the score from the log: ',
+      h('a', { href: `#/log${q({ subject: rep.did, did: rep.did })}` }, 'check them there'), '.'),
     table('Audits feeding the score', head, rows));
 }
 
