@@ -91,6 +91,10 @@ type StoredAudit struct {
 	// Refused is why the acceptance rules refuse an audit the node keeps anyway (its epoch
 	// was adopted, or its facts changed since): it counts 0. Empty for one that passes.
 	Refused string `json:"refused,omitempty"`
+	// Weight, in an agent's reputation (Service.Reputation), is what the audit's auditor's
+	// audits of the subject add to its Σ w now: one voice per auditor and subject, so each of
+	// one auditor's audits shows the pair's weight.
+	Weight float64 `json:"weight,omitempty"`
 	// Raw is the signed envelope, exactly as received: anyone can verify it.
 	Raw []byte `json:"envelope"`
 }

@@ -95,6 +95,9 @@ type StoredAudit struct {
 	// Refused is why the acceptance rules refuse an audit the node keeps anyway: it counts 0.
 	// Empty for one that passes.
 	Refused string `json:"refused,omitempty"`
+	// Weight, in an agent's reputation, is what the audit's auditor's audits of the subject
+	// add to its Σ w now (one voice per auditor and subject).
+	Weight float64 `json:"weight,omitempty"`
 	// Raw is the signed envelope, exactly as received (base64 in JSON): anyone can verify it.
 	Raw []byte `json:"envelope"`
 }
