@@ -20,37 +20,52 @@ export async function render(root, params) {
     section('What it anchors', anchors),
     section('Peers and gossip', peers));
 
+  let nodeCard; // read once: it changes only when the node restarts
   const load = async () => {
-    const [info, list, head] = await Promise.all([
+    const [info, list, head, card] = await Promise.all([
       get('/v1/info', { signal }).catch((e) => e),
       getOr('/v1/peers', null, { signal }).catch((e) => e),
       getOr('/v1/log/head', null, { signal }).catch((e) => e),
+      nodeCard ?? getOr('/.well-known/agent-card.json', null, { signal }).catch(() => null),
     ]);
+    nodeCard = card;
     if (signal.aborted) return;
     stamp.textContent = `As of ${new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')}; read again every ${every / 1000} s.`;
+    // A section is drawn again only when what it shows changed, so an open details element
+    // or a scrolled table stays as the reader left it.
     if (info instanceof Error) {
       for (const box of [ident, chain, anchors]) fill(box, errorBox(info, 'the node\u2019s info'));
+      drawn.clear();
     } else {
-      renderIdentity(ident, info);
-      renderChain(chain, info);
-      renderAnchors(anchors, info, head);
+      redraw(ident, [info.nodeDid, info.version, info.peer, info.auditLog, card], () => renderIdentity(ident, info, card));
+      redraw(chain, [info.chain, info.contracts], () => renderChain(chain, info));
+      redraw(anchors, [info.contracts, head instanceof Error ? String(head) : head], () => renderAnchors(anchors, info, head));
     }
-    renderPeers(peers, list);
+    redraw(peers, [list instanceof Error ? String(list) : list], () => renderPeers(peers, list));
+  };
+  const drawn = new Map();
+  const redraw = (box, shown, draw) => {
+    const key = JSON.stringify(shown);
+    if (drawn.get(box) === key) return;
+    drawn.set(box, key);
+    draw();
   };
   await load();
   const timer = setInterval(() => { if (!document.hidden) load(); }, every);
   signal.addEventListener('abort', () => clearInterval(timer));
 }
 
-function renderIdentity(box, info) {
+function renderIdentity(box, info, card) {
   const p = info.peer;
   fill(box, dl([
+    ['name', card?.name || '—'],
     ['node DID', h('a', { href: agentHref(info.nodeDid || ''), class: 'id', 'data-testid': 'node-did' }, info.nodeDid || '—')],
     ['version', info.version || '(development build)'],
     ['libp2p peer', p ? mono(p.id) : 'not on the network'],
     ['listens on', p ? h('ul', { class: 'plain' }, (p.addrs || []).map((a) => h('li', null, mono(a)))) : '—'],
     ['peer binding', p ? h('details', null, h('summary', null, 'signed by the node DID over {did, peerId}'), h('pre', null, p.binding)) : '—'],
     ['audit log sync', info.auditLog ? syncState(info.auditLog) : '—'],
+    ['A2A card', card ? h('details', null, h('summary', null, 'as the node serves it (GET /.well-known/agent-card.json), signed by its DID'), h('pre', null, JSON.stringify(card, null, 2))) : '—'],
   ]));
 }
 
