@@ -57,15 +57,16 @@ export async function render(root, params) {
     : h('span', { class: 'chip warn' }, 'no card on this node')));
 
   renderScore(score, rep, hist, top, did, params.signal);
-  await renderAudits(audits, rep, opts);
   renderCard(card, agent, did, opts);
   renderIdentity(ident, res);
-  if (!hasCard) {
+  const more = [renderAudits(audits, rep, opts)]; // the auditors' standings: more requests
+  if (hasCard) {
+    more.push(renderStake(money, agent, did, opts), renderBounties(bounties, agent.wallet, opts));
+  } else {
     fill(money, h('p', { class: 'muted' }, 'The node holds no card for this DID, so it names no wallet to read the stake of.'));
     fill(bounties, h('p', { class: 'muted' }, 'Without a card the node names no wallet: bounties are posted and worked by wallets.'));
-    return;
   }
-  await Promise.all([renderStake(money, agent, did, opts), renderBounties(bounties, agent.wallet, opts)]);
+  await Promise.all(more);
 }
 
 // history is the score at each anchored head the node scored; a node without the route, or
@@ -136,6 +137,7 @@ async function renderAudits(box, rep, opts) {
   const auditors = [...new Set(feeding.map((a) => a.auditor))].slice(0, maxAuditors);
   const standing = new Map(await Promise.all(auditors.map((d) => get(`/v1/reputation/${enc(d)}`, opts)
     .then((r) => [d, r.standing], () => [d, undefined]))));
+  if (opts.signal.aborted) return;
   const withWeight = feeding.some((a) => typeof a.weight === 'number');
   const head = ['auditor', 'score given#', withWeight ? 'weight#' : null, 'auditor standing#', 'backing', 'settled#', 'judged', 'filed', 'evidence', 'log leaf'].filter(Boolean);
   const rows = feeding.map((a) => h('tr', { 'data-testid': 'audit-row', 'data-leaf': a.leaf },
