@@ -73,3 +73,6 @@ var LeafQueries = map[string]string{"leavesInRange": leavesInRange, "leavesOfSub
 
 // BackfillSubjects is what migration 11 runs to name the subjects of leaves logged before it.
 const BackfillSubjects = backfillSubjects
+
+// Halving is halving, for tests of its values.
+var Halving = halving
