@@ -18,6 +18,9 @@ FORGE       := $(FOUNDRY)/forge-linux-amd64/bin/forge
 # module proxy (go-ethereum dropped it after this release).
 CLEF_VERSION := v1.15.11
 CLEF         := $(TOOLS)/bin/.clef-$(CLEF_VERSION)
+# The web explorer's npm toolchain (esbuild, uPlot, playwright-core), installed by npm ci.
+WEB_DIR   := explorer/web
+WEB_STAMP := $(WEB_DIR)/node_modules/.installed
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS  := -X main.version=$(VERSION)
 
@@ -37,12 +40,12 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python test-explorer-lib vet devnet bench contracts clean
+.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python test-explorer-lib vet devnet bench contracts explorer clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-tools: $(TOOLS_STAMP) $(CLEF) ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, and the Go modules
+tools: $(TOOLS_STAMP) $(CLEF) $(WEB_STAMP) ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, the Go modules and the explorer's npm toolchain
 
 $(CLEF): # a stamp named for the version: a new CLEF_VERSION builds again
 	@mkdir -p $(TOOLS)/bin
@@ -61,6 +64,19 @@ $(TOOLS_STAMP): package.json package-lock.json
 	cd $(TOOLS) && npm ci --no-audit --no-fund --loglevel=error
 	go mod download
 	@touch $@
+
+# The web explorer (explorer/): its sources in explorer/web, built by the pinned esbuild
+# (explorer/web/package-lock.json, installed by npm ci when the lock changes: stamped) into
+# explorer/dist, which is committed and embedded in the binary. explorer.TestBundleIsBuilt
+# fails when dist is not what the sources build. WEB_DIR and WEB_STAMP are set at the top.
+
+$(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "make: npm (Node.js 20+) is required for the explorer's toolchain"; exit 1; }
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+explorer: $(WEB_STAMP) ## rebuild the web explorer's bundle (explorer/dist) after a change in explorer/web
+	cd $(WEB_DIR) && node build.mjs ../dist
 
 build: ## build bin/surety
 	go build -ldflags '$(GO_LDFLAGS)' -o bin/surety ./cmd/surety

@@ -17,6 +17,7 @@ const Module = "github.com/surety-ioa/surety"
 //
 //	internal/*                     (the bottom: a few of them build on others)
 //	identity, contracts            (internal/sqlite, internal/chain; no network code)
+//	explorer                       (the web page bundle the node serves; imports nothing of ours)
 //	groups, registry, reputation   (identity, contracts, internal/p2p; never each other)
 //	txn                            (internal/chain, internal/sqlite: it knows no contract)
 //	escrow, stake                  (identity, contracts, txn, the chain log follower)
@@ -43,6 +44,7 @@ var allowed = map[string][]string{
 	"internal/memlimit":   {},
 	"internal/jcs":        {},
 	"a2a":                 {"internal/jcs"},
+	"explorer":            {},
 	"internal/chainlog":   {"internal/sqlite", "internal/chain"},
 	"internal/benchref":   {"internal/sqlite"},
 	"internal/repotest":   {"internal/tools"},
