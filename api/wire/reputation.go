@@ -168,3 +168,12 @@ type LeafPage struct {
 	// Next is the from of the next page; absent when the page reached the end.
 	Next *uint64 `json:"next,omitempty"`
 }
+
+// HeadPage is the answer of GET /v1/log/heads: a page of the log's signed heads, newest
+// first, each with the transaction that anchored it on chain (reputation.HeadPage).
+type HeadPage struct {
+	Heads []Head `json:"heads"`
+	// Next is the before of the next, older page; absent when the page reached the first
+	// head.
+	Next *int64 `json:"next,omitempty"`
+}
