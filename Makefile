@@ -121,10 +121,10 @@ test-ts: $(TS_STAMP) ## the TypeScript client's tests (tsc + node --test)
 		grep -E '^# (tests|pass|fail|skipped)' "$$log"; rm -f "$$log"; \
 	else cat "$$log"; rm -f "$$log"; exit 1; fi
 
-# The explorer's verification code (explorer/web/src/lib: Merkle proofs, scores recomputed in
-# the browser) under node --test, held to vectors reputation's TestJSVectors writes from the Go
-# code; plain ES modules, no npm packages needed.
-test-explorer-lib: ## the explorer's lib/merkle.js and lib/score.js against the Go vectors (node --test)
+# The explorer's verification code (explorer/web/src/lib: Merkle proofs and scores recomputed
+# in the browser, envelope signatures) under node --test, held to vectors reputation's
+# TestJSVectors writes from the Go code and to testdata/conformance/envelope.
+test-explorer-lib: $(WEB_STAMP) ## the explorer's lib/merkle.js, score.js and envelope.js against the Go vectors (node --test)
 	@command -v node >/dev/null || { echo "make: node (Node.js 20+) is required for the explorer's tests"; exit 1; }
 	node --test explorer/web/test/*.test.mjs
 
