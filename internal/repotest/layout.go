@@ -65,7 +65,7 @@ var allowed = map[string][]string{
 	"api":                  {"a2a", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/sqlite", "internal/units"},
 	"testnet":              {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
 	"mcp":                  {"api", "identity", "reputation"},
-	"node":                 {"mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
+	"node":                 {"explorer", "mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
 	"demo":                 {"a2a", "node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
 	"testnet/e2e":          {"a2a", "testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
 	"cmd":                  {"*"},
