@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { verifyEnvelope, EnvelopeError, keyOf } from '../src/lib/envelope.js';
+import { verifyEnvelope, EnvelopeError, keyOf, openHead } from '../src/lib/envelope.js';
 
 const dir = new URL('../../../testdata/conformance/envelope/', import.meta.url);
 const vectors = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => [f, JSON.parse(readFileSync(new URL(f, dir)))]);
@@ -62,5 +62,24 @@ test('did:key reading', () => {
   for (const f of ['key-p256.json', 'key-secp256k1-uncompressed.json', 'key-not-base58btc.json', 'key-truncated.json']) {
     const v = JSON.parse(readFileSync(new URL(`../did/${f}`, dir)));
     assert.throws(() => keyOf(v.input), EnvelopeError, f);
+  }
+});
+
+test('log heads: openHead agrees with testdata/conformance/log-head', () => {
+  const hdir = new URL('../log-head/', dir);
+  const files = readdirSync(hdir).filter((f) => f.endsWith('.json'));
+  assert.ok(files.length >= 8);
+  // The node's reason unsupported-key is this check's unsupported-alg (an alg that does not
+  // fit the key).
+  const reason = { 'unsupported-key': 'unsupported-alg' };
+  for (const f of files) {
+    const v = JSON.parse(readFileSync(new URL(f, hdir)));
+    if (v.expect.valid) {
+      const h = openHead(v.input, v.context.node);
+      for (const k of ['size', 'root', 'epoch', 'closed', 'signer']) assert.equal(h[k], v.expect[k], `${f}: ${k}`);
+    } else {
+      const want = reason[v.expect.reason] ?? v.expect.reason;
+      assert.throws(() => openHead(v.input, v.context.node), (e) => e instanceof EnvelopeError && e.reason === want, `${f}: want ${want}`);
+    }
   }
 });

@@ -107,12 +107,12 @@ function signatures(raw) {
   };
 }
 
-// check verifies one signature and returns its signer's DID.
-function check(s) {
+// check verifies one signature of type typ and returns its signer's DID.
+function check(s, typ = ENVELOPE_TYPE) {
   const h = s.header;
   if ((Array.isArray(h.crit) && h.crit.length > 0) || h.b64 === false) throw new EnvelopeError('malformed', 'critical headers are not supported');
   if (h.alg !== 'EdDSA' && h.alg !== 'ES256K') throw new EnvelopeError('unsupported-alg', `alg ${JSON.stringify(h.alg)}`);
-  if (h.typ !== ENVELOPE_TYPE) throw new EnvelopeError('malformed', `typ ${JSON.stringify(h.typ)}, want ${ENVELOPE_TYPE}`);
+  if (h.typ !== typ) throw new EnvelopeError(typ === ENVELOPE_TYPE ? 'malformed' : 'wrong-type', `typ ${JSON.stringify(h.typ)}, want ${typ}`);
   const kid = typeof h.kid === 'string' ? h.kid : '';
   const at = kid.indexOf('#');
   if (at < 0) throw new EnvelopeError('malformed', 'kid is not a DID URL');
@@ -138,7 +138,7 @@ export function verifyEnvelope(raw) {
   if (typeof raw !== 'string') throw new EnvelopeError('malformed', 'an envelope is a string');
   if (utf8.encode(raw).length > MAX_ENVELOPE_SIZE) throw new EnvelopeError('malformed', `larger than ${MAX_ENVELOPE_SIZE} bytes`);
   const { payload, sigs } = signatures(raw);
-  const signers = sigs.map(check);
+  const signers = sigs.map((x) => check(x));
   let e;
   try {
     e = JSON.parse(fromUTF8.decode(payload));
@@ -148,4 +148,41 @@ export function verifyEnvelope(raw) {
   if (e === null || typeof e !== 'object' || Array.isArray(e) || typeof e.sender !== 'string') throw new EnvelopeError('malformed', 'the payload is not an envelope');
   if (!signers.includes(e.sender)) throw new EnvelopeError('kid-not-sender', `sender ${e.sender.slice(0, 120)} did not sign it`);
   return { sender: e.sender, signers, envelope: e };
+}
+
+/** HEAD_TYPE is the typ of a log head the node signs (reputation/verify.HeadType). */
+export const HEAD_TYPE = 'surety-sth+jws';
+
+/** openHead checks a log head's JWS (the "signed" of GET /v1/log/head and /v1/log/heads) as
+ * reputation/verify.OpenHead does: typ surety-sth+jws, signed by node's did:key (node: the
+ * DID the page trusts, from /v1/info; empty: any did:key), and returns what it signed,
+ * {size, root, epoch, closed, signer}. It throws an EnvelopeError (reasons malformed,
+ * wrong-type, unsupported-alg, wrong-signer, bad-signature). */
+export function openHead(signed, node) {
+  if (typeof signed !== 'string' || signed.length > 64 << 10) throw new EnvelopeError('malformed', 'a head is a compact JWS');
+  const { payload, sigs } = signatures(signed);
+  if (signed.trim()[0] === '{') throw new EnvelopeError('malformed', 'a head is a compact JWS');
+  const kid = sigs[0].header.kid;
+  if (node && typeof kid === 'string' && kid.split('#')[0] !== node) throw new EnvelopeError('wrong-signer', `signed by ${kid.split('#')[0]}, not ${node}`);
+  const signer = check(sigs[0], HEAD_TYPE);
+  let h;
+  try {
+    h = JSON.parse(fromUTF8.decode(payload));
+  } catch {
+    throw new EnvelopeError('malformed', 'the payload is not JSON');
+  }
+  if (h === null || typeof h !== 'object' || !Number.isInteger(h.size) || typeof h.root !== 'string' || !/^[0-9a-f]{64}$/.test(h.root)) {
+    throw new EnvelopeError('malformed', 'the head has no size or root');
+  }
+  return { size: h.size, root: h.root, epoch: h.epoch, closed: h.closed, signer };
+}
+
+/** payloadOf reads an envelope's payload without checking anything (to show what it says
+ * beside the verdict of verifyEnvelope); null when it is not a JWS with a JSON payload. */
+export function payloadOf(raw) {
+  try {
+    return JSON.parse(fromUTF8.decode(signatures(raw).payload));
+  } catch {
+    return null;
+  }
 }

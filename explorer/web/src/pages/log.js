@@ -1,6 +1,251 @@
-// A stub of the audit log page, so that the bundle builds; web-log's page replaces it.
-import { h } from '../lib/api.js';
+// The audit log, checked in the browser: the latest head and the heads before it with the
+// transactions that anchored them, each head's signature checked against the node's DID;
+// the leaves (signed audits) with an inclusion proof per leaf checked with WebCrypto SHA-256
+// and RFC 6962 hashing against the signed head's root; a consistency proof between two signed
+// heads; and any DID's score recomputed from GET /v1/log/scores's inputs with lib/score.js and
+// compared with the node's number, bit for bit. The node's word is never the verdict: a
+// tampered proof, head or score shows as failed.
+import { ApiError, errorBox, get, getOr, h, mono, q, section, short, table, time } from '../lib/api.js';
+import { fromHex, hex, leafHash, verifyConsistency, verifyInclusion } from '../lib/merkle.js';
+import { openHead, payloadOf, verifyEnvelope } from '../lib/envelope.js';
+import { recompute } from '../lib/score.js';
+import './log.css';
 
-export function render(root) {
-  root.append(h('h1', null, 'Audit log'), h('p', { class: 'muted' }, 'This page is not written yet.'));
+const LEAVES_PAGE = 25;
+const HEADS_PAGE = 20;
+
+// bytesOf reads the base64 (standard) of a []byte the node sends in JSON.
+function bytesOf(b64) {
+  const bin = atob(b64 || '');
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+// verdict is a result region: data-state pending, then verified/failed (or match/mismatch).
+function verdict(testid, label) {
+  return h('p', { class: 'verdict', 'data-testid': testid, role: 'status', 'aria-live': 'polite', 'aria-label': label });
+}
+
+function say(el, state, text, attrs = {}) {
+  el.dataset.state = state;
+  for (const [k, v] of Object.entries(attrs)) el.dataset[k] = v;
+  const mark = { verified: '✓', match: '✓', failed: '✗', mismatch: '✗' }[state] || '…';
+  el.replaceChildren(`${mark} ${text}`);
+}
+
+// anchorText says where a head's root stands on chain.
+function anchorText(tx) {
+  if (!tx) return h('span', { class: 'muted' }, 'not anchored yet');
+  if (tx === 'superseded') return h('span', { class: 'muted' }, 'covered by a later anchor');
+  return mono(tx, { title: 'anchor transaction' });
+}
+
+// checked opens a head's signature against the node's DID and says how it went.
+function checked(head, node) {
+  if (!head.signed) return { ok: false, why: 'unsigned' };
+  try {
+    const v = openHead(head.signed, node);
+    if (v.size !== head.size || v.root !== head.root) return { ok: false, why: 'the served size or root is not the signed one' };
+    return { ok: true, head: v };
+  } catch (e) {
+    return { ok: false, why: e.message };
+  }
+}
+
+export async function render(root, params) {
+  const { signal } = params;
+  root.append(h('h1', null, 'Audit log'),
+    h('p', { class: 'muted' }, 'Every accepted audit is a leaf of an append-only Merkle tree (RFC 6962). The node signs a head when an epoch closes and anchors roots on chain. Everything marked ✓ below was checked in this browser, not taken from the node.'));
+  const [info, head] = await Promise.all([getOr('/v1/info', {}, { signal }), get('/v1/log/head', { signal })]);
+  const node = info.nodeDid || '';
+  const latest = checked(head, node);
+  const trusted = latest.ok ? latest.head : null;
+
+  // The latest head.
+  root.append(section('Latest head',
+    head.size === 0
+      ? h('p', { class: 'muted', 'data-testid': 'head', 'data-size': '0' }, 'No epoch has closed yet: the log is empty.')
+      : h('div', { 'data-testid': 'head', 'data-size': String(head.size), 'data-root': head.root, 'data-epoch': String(head.epoch) },
+        h('dl', { class: 'kv' },
+          h('dt', null, 'size'), h('dd', null, `${head.size} leaves`),
+          h('dt', null, 'root'), h('dd', null, mono(head.root)),
+          h('dt', null, 'epoch'), h('dd', null, String(head.epoch)),
+          h('dt', null, 'closed'), h('dd', null, time(head.closed)),
+          h('dt', null, 'anchored'), h('dd', null, anchorText(head.anchorTx)),
+          h('dt', null, 'signature'), h('dd', null, latest.ok
+            ? h('span', { class: 'ok' }, `✓ signed by the node ${short(latest.head.signer, 14)}`)
+            : h('span', { class: 'bad' }, `✗ ${latest.why}`))))));
+
+  // Heads and anchors, with a consistency check between two of them.
+  const headsBox = h('div');
+  const fromSel = h('select', { id: 'cons-from' });
+  const toSel = h('select', { id: 'cons-to' });
+  const consResult = verdict('consistency-result', 'consistency check');
+  const known = new Map(); // size → {epoch, root} of a signed head this page checked
+  const consButton = h('button', { type: 'button', 'data-testid': 'verify-consistency' }, 'Check consistency');
+  root.append(section('Heads and anchors', headsBox,
+    h('div', { class: 'row-actions' },
+      h('label', { for: 'cons-from' }, 'older head', fromSel),
+      h('label', { for: 'cons-to' }, 'newer head', toSel),
+      consButton),
+    consResult));
+
+  let before = 0;
+  const headRows = [];
+  async function loadHeads() {
+    const page = await get(`/v1/log/heads${q({ before: before || undefined, limit: HEADS_PAGE })}`, { signal });
+    for (const hd of page.heads) {
+      const c = checked(hd, node);
+      if (c.ok) known.set(hd.size, c.head);
+      headRows.push(h('tr', { 'data-epoch': String(hd.epoch) },
+        h('td', { class: 'num' }, String(hd.epoch)), h('td', null, time(hd.closed)), h('td', { class: 'num' }, String(hd.size)),
+        h('td', null, mono(short(hd.root, 12), { title: hd.root })),
+        h('td', null, c.ok ? h('span', { class: 'ok' }, '✓') : h('span', { class: 'bad', title: c.why }, '✗ ' + c.why)),
+        h('td', null, anchorText(hd.anchorTx))));
+    }
+    const more = page.next != null ? h('button', { type: 'button', class: 'secondary', onclick: async (ev) => { ev.target.disabled = true; before = page.next; await loadHeads(); } }, 'Older heads') : null;
+    headsBox.replaceChildren(headRows.length === 0 ? h('p', { class: 'muted' }, 'No heads yet.')
+      : table('Signed heads, newest first', ['epoch', 'closed', 'size', 'root', 'signed', 'anchor on chain'], headRows), more);
+    const sizes = [...known.keys()].sort((a, b) => b - a);
+    for (const [sel, pick] of [[fromSel, sizes[sizes.length - 1]], [toSel, sizes[0]]]) {
+      const keep = sel.value;
+      sel.replaceChildren(...sizes.map((s) => h('option', { value: String(s) }, `size ${s} (epoch ${known.get(s).epoch})`)));
+      sel.value = keep && known.has(Number(keep)) ? keep : String(pick ?? '');
+    }
+    consButton.disabled = sizes.length === 0;
+  }
+  try {
+    await loadHeads();
+  } catch (e) {
+    if (signal.aborted) return;
+    headsBox.replaceChildren(errorBox(e, 'the heads'));
+  }
+  consButton.addEventListener('click', async () => {
+    const m = Number(fromSel.value);
+    const n = Number(toSel.value);
+    const [a, b] = [known.get(m), known.get(n)];
+    if (!a || !b) return say(consResult, 'failed', 'pick two signed heads');
+    say(consResult, 'pending', `checking size ${m} → ${n}…`);
+    try {
+      const p = await get(`/v1/log/proof/consistency${q({ from: m, to: n })}`, { signal });
+      await verifyConsistency(m, n, fromHex(a.root), fromHex(b.root), (p.path || []).map(fromHex));
+      say(consResult, 'verified', `the log of size ${n} extends the log of size ${m}: the proof leads from one signed root to the other`, { from: m, to: n });
+    } catch (e) {
+      say(consResult, 'failed', `not consistent from size ${m} to ${n}: ${e.message}`, { from: m, to: n });
+    }
+  });
+
+  // The leaves, each with its inclusion proof checked on demand.
+  const leavesBox = h('div');
+  const proofResult = verdict('proof-result', 'inclusion proof check');
+  const subjectInput = h('input', { type: 'text', id: 'leaf-subject', placeholder: 'did:key:…', autocomplete: 'off', value: params.subject || '' });
+  root.append(section('Leaves: the signed audits',
+    h('form', { class: 'row-actions', onsubmit: (ev) => { ev.preventDefault(); leafFrom = null; loadLeaves(); } },
+      h('label', { for: 'leaf-subject' }, 'only the audits of (DID)', subjectInput),
+      h('button', { type: 'submit' }, 'Show')),
+    leavesBox, proofResult));
+
+  let leafFrom = null;
+  async function verifyLeaf(x) {
+    if (!trusted) return say(proofResult, 'failed', `the latest head does not verify (${latest.why}): nothing to check a proof against`, { leaf: x.leaf });
+    say(proofResult, 'pending', `checking leaf ${x.index}…`, { leaf: x.leaf });
+    try {
+      const computed = await leafHash(bytesOf(x.envelope));
+      if (hex(computed) !== x.leaf) throw new Error('the envelope does not hash to the leaf');
+      const p = await get(`/v1/log/proof/inclusion${q({ leaf: x.leaf, size: trusted.size })}`, { signal });
+      if (p.index !== x.index) throw new Error(`the proof puts it at index ${p.index}, the log at ${x.index}`);
+      await verifyInclusion(computed, x.index, trusted.size, (p.path || []).map(fromHex), fromHex(trusted.root));
+      say(proofResult, 'verified', `leaf ${x.index} (${short(x.leaf, 8)}) is in the log of size ${trusted.size} whose root the node signed${head.anchorTx && head.anchorTx !== 'superseded' ? ' and anchored' : ''}`, { leaf: x.leaf });
+    } catch (e) {
+      say(proofResult, 'failed', `leaf ${x.index} is not proven in the log of size ${trusted.size}: ${e.message}`, { leaf: x.leaf });
+    }
+  }
+  async function loadLeaves() {
+    const size = trusted ? trusted.size : head.size;
+    const subject = subjectInput.value.trim();
+    if (leafFrom === null) leafFrom = subject ? 0 : Math.max(0, size - LEAVES_PAGE);
+    leavesBox.replaceChildren(h('p', { class: 'muted' }, 'Loading…'));
+    try {
+      const page = await get(`/v1/log/leaves${q({ from: leafFrom, size: size || undefined, subject: subject || undefined, limit: LEAVES_PAGE })}`, { signal });
+      const rows = page.leaves.map((x) => {
+        const text = new TextDecoder().decode(bytesOf(x.envelope));
+        const body = payloadOf(text) || {};
+        let sig;
+        try {
+          verifyEnvelope(text);
+          sig = h('span', { class: 'ok', title: 'the auditor signed it' }, '✓');
+        } catch (e) {
+          sig = h('span', { class: 'bad', title: e.message }, '✗');
+        }
+        const a = body.body || {};
+        return h('tr', { 'data-testid': 'leaf-row', 'data-leaf': x.leaf, 'data-index': String(x.index) },
+          h('td', { class: 'num' }, String(x.index)),
+          h('td', null, mono(short(x.leaf, 8), { title: x.leaf })),
+          h('td', null, body.sender ? h('a', { href: `#/agent/${encodeURIComponent(body.sender)}` }, short(body.sender, 10)) : '—'),
+          h('td', null, a.subject ? h('a', { href: `#/agent/${encodeURIComponent(a.subject)}` }, short(a.subject, 10)) : '—'),
+          h('td', { class: 'num' }, typeof a.score === 'number' ? a.score.toFixed(2) : '—'),
+          h('td', null, sig),
+          h('td', { class: 'num' }, String(x.epoch)),
+          h('td', null, h('button', { type: 'button', class: 'small', 'data-testid': 'verify-proof', 'aria-label': `verify the inclusion proof of leaf ${x.index}`, onclick: () => verifyLeaf(x) }, 'Verify proof')));
+      });
+      const nav = h('div', { class: 'row-actions' },
+        leafFrom > 0 && !subject ? h('button', { type: 'button', class: 'secondary', onclick: () => { leafFrom = Math.max(0, leafFrom - LEAVES_PAGE); loadLeaves(); } }, 'Earlier leaves') : null,
+        page.next != null ? h('button', { type: 'button', class: 'secondary', onclick: () => { leafFrom = page.next; loadLeaves(); } }, 'Later leaves') : null);
+      leavesBox.replaceChildren(rows.length === 0 ? h('p', { class: 'muted' }, 'No leaves here.')
+        : table('Leaves of the log', ['index', 'leaf', 'auditor', 'subject', 'score', 'signed', 'epoch', 'proof'], rows), nav);
+    } catch (e) {
+      if (!signal.aborted) leavesBox.replaceChildren(errorBox(e, 'the leaves'));
+    }
+  }
+  if (head.size > 0) await loadLeaves();
+  else leavesBox.replaceChildren(h('p', { class: 'muted' }, 'No leaves yet.'));
+
+  // A score recomputed in the browser.
+  const didInput = h('input', { type: 'text', id: 'recompute-did', placeholder: 'did:key:…', autocomplete: 'off', value: params.did || '' });
+  const recResult = verdict('recompute-result', 'score recomputation');
+  const recTable = h('div');
+  root.append(section('Recompute a score',
+    h('p', { class: 'muted' }, 'Fetches every input of the scores at the latest anchored head (GET /v1/log/scores: the audits that count and every stake), runs the formula of docs/REPUTATION.md in this browser, and compares its numbers with the node\'s, bit for bit.'),
+    h('form', { class: 'row-actions', onsubmit: (ev) => { ev.preventDefault(); runRecompute(); } },
+      h('label', { for: 'recompute-did' }, 'DID', didInput),
+      h('button', { type: 'submit', 'data-testid': 'recompute' }, 'Recompute')),
+    recResult, recTable));
+  if (!didInput.value) {
+    getOr('/v1/reputation?top=1', { agents: [] }, { signal }).then((t) => {
+      if (!didInput.value && t.agents?.[0]) didInput.value = t.agents[0].did;
+    }).catch(() => {});
+  }
+  async function runRecompute() {
+    const did = didInput.value.trim();
+    if (!did) return say(recResult, 'failed', 'name a DID');
+    say(recResult, 'pending', 'fetching the inputs…', { did });
+    recTable.replaceChildren();
+    let body;
+    try {
+      body = await get('/v1/log/scores', { signal });
+    } catch (e) {
+      if (e instanceof ApiError && (e.status === 404 || e.status === 405)) return say(recResult, 'unavailable', 'this node does not serve GET /v1/log/scores', { did });
+      return say(recResult, 'failed', `could not read the inputs: ${e.message}`, { did });
+    }
+    const node = (body.scores || []).find((s) => s.did === did);
+    const mine = recompute(body).get(did);
+    if (!node && !mine) return say(recResult, 'absent', `${short(did, 12)} has no score at the head of size ${body.size}`, { did });
+    const fields = ['score', 'confidence', 'weight', 'standing'];
+    const rows = fields.map((k) => {
+      const a = node?.[k];
+      const b = k === 'standing' ? mine?.relative : mine?.[k];
+      const same = Object.is(a, b);
+      return h('tr', { 'data-field': k, 'data-same': String(same) },
+        h('td', null, k), h('td', { class: 'num' }, a === undefined ? '—' : String(a)), h('td', { class: 'num' }, b === undefined ? '—' : String(b)),
+        h('td', null, same ? h('span', { class: 'ok' }, '✓ same bits') : h('span', { class: 'bad' }, '✗ differs')));
+    });
+    recTable.replaceChildren(table(`The node's numbers and this browser's for ${did}`, ['', 'node', 'this browser', ''], rows));
+    const all = rows.every((r) => r.dataset.same === 'true');
+    const where = `at the head of size ${body.size} (epoch ${body.epoch}${body.anchorTx ? `, anchored in ${short(body.anchorTx, 8)}` : ''}), from ${(body.inputs?.audits || []).length} audits`;
+    say(recResult, all ? 'match' : 'mismatch', all
+      ? `the node's score ${node.score.toFixed(4)} for ${short(did, 12)} is what the formula gives ${where}`
+      : `the node's numbers for ${short(did, 12)} are not what the formula gives ${where}`, { did });
+  }
+  if (params.did) runRecompute();
 }
