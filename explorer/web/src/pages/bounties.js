@@ -40,8 +40,8 @@ export async function render(root, params) {
     const more = list.length === PAGE
       ? h('button', { type: 'button', class: 'secondary', onclick: (ev) => { ev.target.disabled = true; load(list[list.length - 1].id); } }, 'More bounties')
       : null;
-    box.replaceChildren(rows.length === 0 ? h('p', { class: 'muted' }, 'No bounties match.')
-      : table('Bounties', ['id', 'status', 'amount', 'poster', 'worker', 'task'], rows), more);
+    box.replaceChildren(...[rows.length === 0 ? h('p', { class: 'muted' }, 'No bounties match.')
+      : table('Bounties', ['id', 'status', 'amount', 'poster', 'worker', 'task'], rows), more].filter(Boolean));
   }
   await load();
 }

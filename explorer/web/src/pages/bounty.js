@@ -45,7 +45,7 @@ function describe(ev, b) {
       return ['Posted by ', addr(d.poster), ` for ${amount(d.amount, d.token)}, arbiter `, addr(d.arbiter),
         d.minStake && d.minStake !== '0' ? `; a worker locks ${amount(d.minStake)} of stake to claim it` : ''];
     case 'Claimed':
-      return ['Claimed by ', addr(d.worker), d.agentId ? [' for agent ', mono(short(d.agentId, 8), { title: d.agentId })] : '',
+      return ['Claimed by ', addr(d.worker), d.agentId && !/^0x0*$/.test(d.agentId) ? [' for agent ', mono(short(d.agentId, 8), { title: d.agentId })] : '',
         b?.minStake && b.minStake !== '0' ? `; ${amount(b.minStake)} of its stake locked until the bounty ends` : ''];
     case 'Assigned':
       return ['Assigned to ', addr(d.worker), b?.minStake && b.minStake !== '0' ? `; ${amount(b.minStake)} of its stake locked` : ''];
@@ -125,7 +125,7 @@ export async function render(root, params) {
   const spec = b.spec ?? '';
   let check;
   if (!b.spec) {
-    check = h('p', { class: 'verdict', 'data-testid': 'task-check', 'data-state': 'absent' }, 'This node does not hold the task text; the chain holds only its hash ', mono(b.specHash), '.');
+    check = h('p', { class: 'verdict', 'data-testid': 'task-check', 'data-state': 'absent' }, `This node does not hold the task text; the chain holds only its hash ${b.specHash}.`);
   } else {
     const got = keccak(spec);
     const ok = got.toLowerCase() === String(b.specHash).toLowerCase();

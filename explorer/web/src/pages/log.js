@@ -105,8 +105,8 @@ export async function render(root, params) {
         h('td', null, anchorText(hd.anchorTx))));
     }
     const more = page.next != null ? h('button', { type: 'button', class: 'secondary', onclick: async (ev) => { ev.target.disabled = true; before = page.next; await loadHeads(); } }, 'Older heads') : null;
-    headsBox.replaceChildren(headRows.length === 0 ? h('p', { class: 'muted' }, 'No heads yet.')
-      : table('Signed heads, newest first', ['epoch', 'closed', 'size', 'root', 'signed', 'anchor on chain'], headRows), more);
+    headsBox.replaceChildren(...[headRows.length === 0 ? h('p', { class: 'muted' }, 'No heads yet.')
+      : table('Signed heads, newest first', ['epoch', 'closed', 'size', 'root', 'signed', 'anchor on chain'], headRows), more].filter(Boolean));
     const sizes = [...known.keys()].sort((a, b) => b - a);
     for (const [sel, pick] of [[fromSel, sizes[sizes.length - 1]], [toSel, sizes[0]]]) {
       const keep = sel.value;
