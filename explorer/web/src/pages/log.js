@@ -6,13 +6,17 @@
 // compared with the node's number, bit for bit. The node's word is never the verdict: a
 // tampered proof, head or score shows as failed.
 import { ApiError, errorBox, get, getOr, h, mono, q, section, short, table, time } from '../lib/api.js';
-import { fromHex, hex, leafHash, verifyConsistency, verifyInclusion } from '../lib/merkle.js';
+import { fromHex, hex, leafHash, rootOf, verifyConsistency, verifyInclusion } from '../lib/merkle.js';
+import { checkInputs } from '../lib/inputs.js';
 import { openHead, payloadOf, verifyEnvelope } from '../lib/envelope.js';
 import { recompute } from '../lib/score.js';
 import './log.css';
 
 const LEAVES_PAGE = 25;
 const HEADS_PAGE = 20;
+// The inputs of a recomputed score are held to at most this many pages of the log's leaves
+// (256 each); a larger log is checked that far and says so.
+const MAX_CHECK_PAGES = 40;
 
 // bytesOf reads the base64 (standard) of a []byte the node sends in JSON.
 function bytesOf(b64) {
@@ -204,13 +208,14 @@ export async function render(root, params) {
   // A score recomputed in the browser.
   const didInput = h('input', { type: 'text', id: 'recompute-did', placeholder: 'did:key:…', autocomplete: 'off', value: params.did || '' });
   const recResult = verdict('recompute-result', 'score recomputation');
+  const insResult = verdict('inputs-check', 'inputs checked against the log');
   const recTable = h('div');
   root.append(section('Recompute a score',
     h('p', { class: 'muted' }, 'Fetches every input of the scores at the latest anchored head (GET /v1/log/scores: the audits that count and every stake), runs the formula of docs/REPUTATION.md in this browser, and compares its numbers with the node\'s, bit for bit.'),
     h('form', { class: 'row-actions', onsubmit: (ev) => { ev.preventDefault(); runRecompute(); } },
       h('label', { for: 'recompute-did' }, 'DID', didInput),
       h('button', { type: 'submit', 'data-testid': 'recompute' }, 'Recompute')),
-    recResult, recTable));
+    recResult, recTable, insResult));
   if (!didInput.value) {
     getOr('/v1/reputation?top=1', { agents: [] }, { signal }).then((t) => {
       if (!didInput.value && t.agents?.[0]) didInput.value = t.agents[0].did;
@@ -220,6 +225,8 @@ export async function render(root, params) {
     const did = didInput.value.trim();
     if (!did) return say(recResult, 'failed', 'name a DID');
     say(recResult, 'pending', 'fetching the inputs…', { did });
+    insResult.replaceChildren();
+    delete insResult.dataset.state;
     recTable.replaceChildren();
     let body;
     try {
@@ -246,6 +253,57 @@ export async function render(root, params) {
     say(recResult, all ? 'match' : 'mismatch', all
       ? `the node's score ${node.score.toFixed(4)} for ${short(did, 12)} is what the formula gives ${where}`
       : `the node's numbers for ${short(did, 12)} are not what the formula gives ${where}`, { did });
+    await checkAgainstLog(body);
   }
   if (params.did) runRecompute();
+
+  // signedHead finds the signed head of a size among the heads this page read, reading older
+  // pages of heads when it is not there yet.
+  async function signedHead(size) {
+    let seek = before; // past the heads the table shows, without moving its own cursor
+    for (let pages = 0; !known.has(size) && pages < 10; pages++) {
+      const page = await get(`/v1/log/heads${q({ before: seek || undefined, limit: 256 })}`, { signal });
+      for (const hd of page.heads) {
+        const c = checked(hd, node);
+        if (c.ok) known.set(hd.size, c.head);
+      }
+      if (page.next == null) break;
+      seek = page.next;
+    }
+    return known.get(size);
+  }
+
+  // checkAgainstLog reads the log's leaves up to the scores' size, rebuilds its root and holds
+  // it to the signed head, and holds the listed audits to the logged envelopes.
+  async function checkAgainstLog(body) {
+    const size = body.size;
+    say(insResult, 'pending', `reading the log up to size ${size}…`);
+    try {
+      const sh = await signedHead(size);
+      if (!sh) throw new Error(`no head of size ${size} signed by the node`);
+      const logged = [];
+      const hashes = [];
+      let from = 0;
+      for (let pages = 0; from < size && pages < MAX_CHECK_PAGES; pages++) {
+        const page = await get(`/v1/log/leaves${q({ from, size, limit: 256 })}`, { signal });
+        for (const x of page.leaves) {
+          const bytes = bytesOf(x.envelope);
+          const lh = await leafHash(bytes);
+          if (hex(lh) !== x.leaf) throw new Error(`leaf ${x.index}'s envelope does not hash to it`);
+          hashes.push(lh);
+          logged.push({ leaf: x.leaf, text: new TextDecoder().decode(bytes) });
+        }
+        from = page.next ?? size;
+      }
+      const whole = from >= size;
+      if (whole && hex(await rootOf(hashes)) !== sh.root) throw new Error(`the leaves do not build the signed root of size ${size}`);
+      const r = checkInputs(body.inputs?.audits || [], logged);
+      if (r.problems.length > 0) throw new Error(r.problems.slice(0, 3).join('; ') + (r.problems.length > 3 ? ` (and ${r.problems.length - 3} more)` : ''));
+      const note = r.unlisted ? `; ${r.unlisted} logged audits are not among the inputs` : '';
+      if (!whole) return say(insResult, 'partial', `the first ${hashes.length} of ${size} leaves checked: the inputs among them are logged as listed${note}`);
+      say(insResult, 'verified', `all ${r.checked} listed audits are in the log of size ${size}, whose ${size} leaves build the signed root, and say what the inputs say; each that counts is the latest of its target${note}. Stakes and settlements are the node's word (the chain has them).`);
+    } catch (e) {
+      say(insResult, 'failed', `the inputs do not hold to the log: ${e.message}`);
+    }
+  }
 }
