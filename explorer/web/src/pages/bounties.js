@@ -1,7 +1,7 @@
 // Bounties as the node's escrow index lists them: status, amount and token, poster and
 // worker, each a link to its page (timeline, task text, group thread, live stream).
 import { get, h, q, section, short, table } from '../lib/api.js';
-import { amount } from './bounty.js';
+import { amount } from '../lib/chain.js';
 import './log.css';
 
 const PAGE = 50;

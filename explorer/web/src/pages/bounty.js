@@ -3,34 +3,24 @@
 // and tokens); its task text checked in this browser against the hash the escrow contract
 // holds (keccak-256); and its group thread, bounty-<id>, as a conversation whose every
 // envelope's signature is checked here (lib/envelope.js), followed live too.
-import { keccak_256 } from '@noble/hashes/sha3.js';
 import { base, dl, errorBox, get, getOr, h, mono, q, section, short } from '../lib/api.js';
 import { payloadOf, verifyEnvelope } from '../lib/envelope.js';
+import { amount, keccak, stakeEventsOf } from '../lib/chain.js';
 import './log.css';
-
-const ZERO = '0x0000000000000000000000000000000000000000';
-
-/** amount writes a base-unit amount (decimal string) as ETH, or as token units with 18
- * decimals assumed (the token's own decimals are not in the API), naming the token. */
-export function amount(units, token) {
-  let v;
-  try {
-    v = BigInt(units || '0');
-  } catch {
-    return String(units);
-  }
-  const whole = v / 10n ** 18n;
-  let frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
-  if (frac.length > 6) frac = frac.slice(0, 6) + '…';
-  const n = frac ? `${whole}.${frac}` : String(whole);
-  return !token || token.toLowerCase() === ZERO ? `${n} ETH` : `${n} of token ${short(token, 6)}`;
-}
 
 // status each event leaves the bounty in (escrow's projection).
 const statusAfter = {
   Posted: 'open', Claimed: 'assigned', Assigned: 'assigned', Unclaimed: 'open', Submitted: 'submitted', Accepted: 'accepted',
   Released: 'released', Disputed: 'disputed', Resolved: 'resolved', Refunded: 'refunded', Cancelled: 'cancelled',
 };
+
+// rpc calls the node's read-only JSON-RPC (POST /v1/rpc), the one an auditor's tools use.
+async function rpc(method, params, signal) {
+  const res = await fetch(`${base}/v1/rpc`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal });
+  const j = await res.json();
+  if (j.error) throw new Error(j.error.message || 'JSON-RPC error');
+  return j.result;
+}
 
 function addr(a) {
   return a ? h('code', { class: 'id', title: a }, short(a, 8)) : '—';
@@ -68,12 +58,6 @@ function describe(ev, b) {
     default:
       return [ev.name];
   }
-}
-
-// keccak is keccak-256 of a text's UTF-8 bytes, as 0x-hex.
-function keccak(text) {
-  const d = keccak_256(new TextEncoder().encode(text));
-  return '0x' + [...d].map((x) => x.toString(16).padStart(2, '0')).join('');
 }
 
 // messageText is what a thread envelope says, for reading: its body's text, or its task
@@ -137,14 +121,36 @@ export async function render(root, params) {
   // The timeline, from the bounty's history and then the stream.
   const timeline = h('ol', { class: 'timeline', 'aria-label': 'lifecycle' });
   const seen = new Set();
+  const info = await getOr('/v1/info', {}, { signal });
+  const registry = info.contracts?.StakeRegistry;
+  const receipts = new Set();
+  // stakeOf shows, under an event, the stake its transaction locked, unlocked or slashed.
+  async function stakeOf(ev, box) {
+    if (!registry || receipts.has(ev.txHash)) return;
+    receipts.add(ev.txHash);
+    try {
+      const r = await rpc('eth_getTransactionReceipt', [ev.txHash], signal);
+      for (const x of stakeEventsOf(r, registry, id)) {
+        const what = {
+          Locked: ['Stake locked: ', amount(x.amount), ' of the worker\'s agent under ', addr(x.controller)],
+          Unlocked: ['Stake unlocked: ', amount(x.amount), ' back to ', addr(x.controller), '\'s agent'],
+          Slashed: ['Stake slashed: ', amount(x.amount), ' of ', addr(x.controller), '\'s agent to ', addr(x.beneficiary)],
+        }[x.name];
+        box.append(h('div', { 'data-testid': 'stake-event', 'data-event': x.name, class: x.name === 'Slashed' ? 'bad' : '' }, what));
+      }
+    } catch { /* no JSON-RPC here: the terms still say what a claim locks */ }
+  }
   function addEvent(ev) {
     const key = `${ev.txHash}/${ev.logIndex}`;
     if (seen.has(key)) return false;
     seen.add(key);
+    const stakeBox = h('div');
     timeline.append(h('li', { 'data-testid': 'timeline-item', 'data-event': ev.name },
       h('div', { class: 'what' }, ev.name),
       h('div', null, describe(ev, b)),
+      stakeBox,
       h('div', { class: 'meta' }, `block ${ev.block} · tx `, mono(short(ev.txHash, 10), { title: ev.txHash }))));
+    stakeOf(ev, stakeBox);
     return true;
   }
   for (const ev of b.history || []) addEvent(ev);
