@@ -59,3 +59,13 @@ test('a changed input changes the score: one audit left out, one stake moved', (
   const all = recompute({ at: w.at, inputs: { stake: w.stake, audits: w.audits.map((x) => ({ ...x, counts: true, target: x.target + (x.counts ? '' : '#old') })) } });
   assert.ok([...all].some(([d, s]) => s.score !== base.get(d).score));
 });
+
+test('agents the node names take part: where nobody is staked, each takes a share of pre-trust', () => {
+  const w = v.worlds.find((x) => x.everyone);
+  const base = recompute({ at: w.at, inputs: { stake: w.stake, audits: w.audits } });
+  const more = recompute({ at: w.at, inputs: { stake: w.stake, audits: w.audits, agents: ['did:key:z6MkNobodyAudited'] } });
+  assert.ok(more.has('did:key:z6MkNobodyAudited'));
+  assert.ok([...base].some(([d, s]) => s.standing !== more.get(d).standing));
+  const same = recompute({ at: w.at, inputs: { stake: w.stake, audits: w.audits, agents: w.scores.map((s) => s.did) } });
+  for (const s of w.scores) assert.ok(Object.is(same.get(s.did).score, s.score));
+});

@@ -279,8 +279,8 @@ function byteOrder(a, b) {
 }
 
 /** graphOf builds Compute's input the way the node does (reputation's liveGraph): the
- * agents are every DID a counted audit names and every DID with stake above zero, indexed in
- * byte order; one audit per (auditor, subject, target) counts, the last listed; each audit's
+ * agents are every DID a counted audit names, every DID with stake above zero, and those
+ * inputs.agents names, indexed in byte order; one audit per (auditor, subject, target) counts, the last listed; each audit's
  * age is at − time. inputs is {stake: {did: eth}, audits: [{auditor, subject, target, score,
  * time, backed, settled, counts}]}, as GET /v1/log/scores lists them; audits with counts
  * false are left out. */
@@ -295,6 +295,10 @@ export function graphOf(inputs, at) {
     current.set(JSON.stringify([a.auditor, a.subject, a.target ?? '']), a);
   }
   for (const [did, eth] of Object.entries(stake)) if (eth > 0) dids.add(did);
+  // A node may name its agents outright (inputs.agents): the graph it scored can hold DIDs
+  // no listed audit or stake names (where nobody is staked, each of them takes a share of
+  // pre-trust). They are used as named, with every DID the audits and stakes name.
+  for (const did of inputs.agents || []) dids.add(did);
   const order = [...dids].sort(byteOrder);
   const index = new Map(order.map((d, i) => [d, i]));
   return {
