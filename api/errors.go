@@ -172,6 +172,7 @@ var mappings = []mapping{
 	{err: reputation.ErrUnknownBounty, status: http.StatusNotFound, slug: "audit-unknown-bounty", title: "The audited bounty is not in this node's escrow index"},
 	{err: reputation.ErrForeignBounty, status: http.StatusUnprocessableEntity, slug: "audit-foreign-bounty", title: "The audited bounty is on another chain or escrow"},
 	{err: reputation.ErrLate, status: http.StatusConflict, slug: "audit-late", title: "The audit's epoch is already closed in the log"},
+	{err: reputation.ErrNotScored, status: http.StatusNotFound, slug: "not-scored", title: "The node has no scores for that head (it scores each head once its anchor on chain is confirmed, and keeps the latest)"},
 	{err: reputation.ErrNotLogged, status: http.StatusNotFound, slug: "not-logged", title: "No such leaf in the log (yet: epochs close an interval after they end)"},
 	{err: ErrNoCheckpoint, status: http.StatusNotImplemented, slug: "no-checkpoint", title: "This node signs no checkpoints (its deployment has no RootAnchor)"},
 	{err: reputation.ErrDuplicate, status: http.StatusConflict, slug: "audit-duplicate", title: "This audit is already recorded"},

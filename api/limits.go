@@ -87,6 +87,9 @@ const (
 	// state a full node keeps): a wallet reads the head; older blocks are the chain's
 	// history, which the node does not serve.
 	maxCallAge = 128
+	// maxLogRange bounds the blocks one eth_getLogs of POST /v1/rpc spans: the batch of the
+	// node's own chain indexers (chainlog.DefaultBatchBlocks), which an auditor's replay uses.
+	maxLogRange = 5000
 
 	// maxMCPBody bounds a message posted to /mcp (mcp.MaxRequestBody: a tool call carrying
 	// an envelope or a task text). maxMCPPerAddress bounds the /mcp requests one client

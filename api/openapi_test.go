@@ -45,6 +45,7 @@ type (
 	stubAgents      struct{ api.Agents }
 	stubReputation  struct{ reputationService } // api.Reputation has a method Reputation
 	stubAuditLog    struct{ api.AuditLog }
+	stubScoredHeads struct{ api.ScoredHeads }
 	stubPeers       struct{ api.Peers }
 	stubGroups      struct{ api.Groups }
 	stubChainRPC    struct{ api.ChainRPC }
@@ -65,7 +66,7 @@ func newFullServerWith(t *testing.T, limits api.Config) *api.Server {
 	cfg := api.Config{
 		Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{},
 		Bounties: stubBounties{}, Staking: stubStaking{}, Senders: stubSenders{}, Wallets: stubWallets{}, Stakes: stubStakes{}, Agents: stubAgents{},
-		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, Peers: stubPeers{}, Groups: stubGroups{},
+		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, ScoredHeads: stubScoredHeads{}, Peers: stubPeers{}, Groups: stubGroups{},
 		ChainRPC:    stubChainRPC{},
 		Credentials: stubCredentials{}, CredentialStakes: stubCredStakes{}, StakeHistory: stubHistory{},
 		Explorer:  http.NotFoundHandler(),

@@ -299,7 +299,7 @@ func (n *relayNode) rpcCall(t *testing.T, method string, params ...any) (json.Ra
 // POST /v1/rpc answer for the node's own contracts at recent blocks, what a wallet sending
 // through the node needs, and refuse any other address, and blocks further back than 128:
 // the node is no open read proxy of its chain. At 409c49a both answered for any address at
-// any block.
+// any block. eth_getLogs answers for the node's contracts, in ranges of at most 5,000 blocks.
 func TestRPCReadsOnlyTheNodesContractsAtRecentBlocks(t *testing.T) {
 	n := newRelayNode(t)
 	for range 140 {
@@ -342,6 +342,14 @@ func TestRPCReadsOnlyTheNodesContractsAtRecentBlocks(t *testing.T) {
 		{"eth_estimateGas of another address", "eth_estimateGas", []any{map[string]any{"to": other, "value": "0x1"}}, "the node's own contracts"},
 		{"eth_call of the escrow at its deployment", "eth_call", []any{map[string]any{"to": escrowAddr, "data": feeBps}, hexutil.Uint64(n.dep.Block)}, "recent blocks"},
 		{"eth_call of the escrow at the earliest block", "eth_call", []any{map[string]any{"to": escrowAddr, "data": feeBps}, "earliest"}, "recent blocks"},
+		// An auditor's replay (log verify --recompute) reads the logs of the node's contracts
+		// in ranges of 5,000 blocks; nothing of other addresses, nothing wider.
+		{"eth_getLogs of the escrow since its deployment", "eth_getLogs", []any{map[string]any{"address": escrowAddr, "fromBlock": hexutil.Uint64(n.dep.Block), "toBlock": "latest"}}, ""},
+		{"eth_getLogs of both contracts with a topic", "eth_getLogs", []any{map[string]any{"address": []string{escrowAddr, n.dep.Contracts.StakeRegistry.Hex()}, "fromBlock": "earliest", "topics": []any{nil, common.Hash{1}}}}, ""},
+		{"eth_getLogs of another address", "eth_getLogs", []any{map[string]any{"address": other, "fromBlock": "earliest"}}, "the node's own contracts"},
+		{"eth_getLogs of no address", "eth_getLogs", []any{map[string]any{"fromBlock": "earliest"}}, "names the contract"},
+		{"eth_getLogs over 5,000 blocks", "eth_getLogs", []any{map[string]any{"address": escrowAddr, "fromBlock": "earliest", "toBlock": hexutil.Uint64(5000)}}, "at most 5000 blocks"},
+		{"eth_getLogs by block hash", "eth_getLogs", []any{map[string]any{"address": escrowAddr, "blockHash": common.Hash{1}}}, "blockHash"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res, rerr := n.rpcCall(t, tt.method, tt.params...)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
@@ -213,4 +214,69 @@ func uintParam(c echo.Context, name string, def uint64) (uint64, error) {
 		return 0, withDetail(ErrBadRequest, "%s must be a non-negative integer", name)
 	}
 	return n, nil
+}
+
+// ScoredHeads serves the scores the node computed for each head anchored on chain from the log
+// and the chain alone (package auditor; reputation.Store holds them).
+type ScoredHeads interface {
+	ScoredHead(ctx context.Context, q reputation.ScoresQuery) (*reputation.ScoredHead, error)
+	ScoreHistory(ctx context.Context, did string) ([]reputation.ScorePoint, error)
+}
+
+var _ ScoredHeads = (*reputation.Store)(nil)
+
+// logScores: ?size=&did=&after=&limit=&inputs=1 — the scores of an anchored head (size;
+// default the latest the node scored): one agent's, or a page of every agent's in DID order
+// (next names the page after), with the head's inputs on the first page when asked. Anyone
+// may ask; a page is at most reputation.MaxScoresPage rows of an index, and the inputs one
+// stored document of at most reputation.MaxScoreInputs audits.
+func (s *Server) logScores(c echo.Context) error {
+	size, err := uintParam(c, "size", 0)
+	if err != nil {
+		return err
+	}
+	limit, err := uintParam(c, "limit", reputation.MaxScoresPage)
+	if err != nil {
+		return err
+	}
+	if limit < 1 || limit > reputation.MaxScoresPage {
+		return withDetail(ErrBadRequest, "limit must be from 1 to %d", reputation.MaxScoresPage)
+	}
+	q := reputation.ScoresQuery{Size: size, DID: c.QueryParam("did"), After: c.QueryParam("after"), Limit: int(limit)}
+	for name, v := range map[string]string{"did": q.DID, "after": q.After} {
+		if v != "" {
+			if _, err := identity.ParseDID(v); err != nil {
+				return withDetail(ErrBadRequest, "%s: %v", name, err)
+			}
+		}
+	}
+	switch c.QueryParam("inputs") {
+	case "", "0", "false":
+	case "1", "true":
+		q.Inputs = true
+	default:
+		return withDetail(ErrBadRequest, "inputs must be 1 or 0")
+	}
+	sh, err := s.cfg.ScoredHeads.ScoredHead(c.Request().Context(), q)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, sh)
+}
+
+// scoreHistory: the agent's score at each scored head the node keeps, oldest first.
+func (s *Server) scoreHistory(c echo.Context) error {
+	did := c.Param("did")
+	if _, err := identity.ParseDID(did); err != nil {
+		return withDetail(ErrBadRequest, "did: %v", err)
+	}
+	points, err := s.cfg.ScoredHeads.ScoreHistory(c.Request().Context(), did)
+	if err != nil {
+		return err
+	}
+	out := wire.ScoreHistory{DID: did, Points: make([]wire.ScorePoint, len(points))}
+	for i, p := range points {
+		out.Points[i] = wire.ScorePoint(p)
+	}
+	return c.JSON(http.StatusOK, out)
 }

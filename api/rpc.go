@@ -33,16 +33,18 @@ type ChainRPC interface {
 	ethereum.FeeHistoryReader
 	TransactionReceipt(ctx context.Context, hash common.Hash) (*types.Receipt, error)
 	TransactionByHash(ctx context.Context, hash common.Hash) (tx *types.Transaction, isPending bool, err error)
+	FilterLogs(ctx context.Context, q ethereum.FilterQuery) ([]types.Log, error)
 }
 
 // POST /v1/rpc is a small Ethereum JSON-RPC endpoint, so that a client holding its own wallet
 // (the CLI, cast, any library) can send through the node without a chain RPC of its own. It
 // answers the reads a wallet needs to build a transaction (chain id, head, nonce, balance,
 // code, calls and gas estimates of the node's own contracts at recent blocks, fees,
-// receipts, transactions to its contracts: what `surety log verify` reads too), and eth_sendRawTransaction only for calls to the escrow and the stake registry,
-// simulated first like POST /v1/tx/raw. Nothing else: no logs, no
-// filters, no subscriptions, no batches; every request counts against the caller's write
-// limit like any POST.
+// receipts, transactions to its contracts: what `surety log verify` reads too), the logs of
+// its own contracts in ranges of at most maxLogRange blocks (what `surety log verify
+// --recompute` replays), and eth_sendRawTransaction only for calls to the escrow and the stake
+// registry, simulated first like POST /v1/tx/raw. Nothing else: no filters, no subscriptions,
+// no batches; every request counts against the caller's write limit like any POST.
 
 // rpcRequest is one JSON-RPC 2.0 call.
 type rpcRequest struct {
@@ -242,6 +244,43 @@ var rpcMethods = map[string]rpcMethod{
 		}
 		return transactionJSON(tx, r)
 	},
+	"eth_getLogs": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
+		q, err := p.logFilter(0)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range q.Addresses {
+			if err := s.callable(ethereum.CallMsg{To: &a}); err != nil {
+				return nil, errRPCParams("logs are served only of the node's own contracts")
+			}
+		}
+		head, err := s.cfg.ChainRPC.BlockNumber(ctx)
+		if err != nil {
+			return nil, err
+		}
+		from, to := head, head
+		if q.FromBlock != nil {
+			from = q.FromBlock.Uint64()
+		}
+		if q.ToBlock != nil {
+			to = q.ToBlock.Uint64()
+		}
+		if to >= from && to-from >= maxLogRange {
+			return nil, errRPCParams("a log query spans at most %d blocks, not %d (from %d to %d)", maxLogRange, to-from+1, from, to)
+		}
+		if to = min(to, head); from > to {
+			return []types.Log{}, nil
+		}
+		q.FromBlock, q.ToBlock = new(big.Int).SetUint64(from), new(big.Int).SetUint64(to)
+		logs, err := s.cfg.ChainRPC.FilterLogs(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		if logs == nil {
+			logs = []types.Log{}
+		}
+		return logs, nil
+	},
 	"eth_sendRawTransaction": func(s *Server, ctx context.Context, p rpcParams) (any, error) {
 		var raw hexutil.Bytes
 		if err := p.req(0, &raw); err != nil {
@@ -438,6 +477,68 @@ func (p rpcParams) req(i int, v any) error {
 		return errRPCParams("param %d: %v", i, err)
 	}
 	return nil
+}
+
+// logFilter reads an eth_getLogs filter: fromBlock and toBlock (numbers, or latest/earliest;
+// absent: latest), address (one or several, required: the node serves its own contracts'),
+// topics (each null, a hash or a list of hashes); no blockHash.
+func (p rpcParams) logFilter(i int) (ethereum.FilterQuery, error) {
+	var f struct {
+		FromBlock *rpc.BlockNumber  `json:"fromBlock"`
+		ToBlock   *rpc.BlockNumber  `json:"toBlock"`
+		Address   json.RawMessage   `json:"address"`
+		Topics    []json.RawMessage `json:"topics"`
+		BlockHash *common.Hash      `json:"blockHash"`
+	}
+	var q ethereum.FilterQuery
+	if err := p.req(i, &f); err != nil {
+		return q, err
+	}
+	if f.BlockHash != nil {
+		return q, errRPCParams("blockHash filters are not served; give fromBlock and toBlock")
+	}
+	block := func(bn *rpc.BlockNumber) (*big.Int, error) {
+		switch {
+		case bn == nil || *bn == rpc.LatestBlockNumber:
+			return nil, nil
+		case *bn == rpc.EarliestBlockNumber:
+			return new(big.Int), nil
+		case *bn < 0:
+			return nil, errRPCParams("block tag %v is not served in log queries; give a number or latest", *bn)
+		}
+		return big.NewInt(bn.Int64()), nil
+	}
+	var err error
+	if q.FromBlock, err = block(f.FromBlock); err != nil {
+		return q, err
+	}
+	if q.ToBlock, err = block(f.ToBlock); err != nil {
+		return q, err
+	}
+	var one common.Address
+	if err := json.Unmarshal(f.Address, &one); err == nil {
+		q.Addresses = []common.Address{one}
+	} else if err := json.Unmarshal(f.Address, &q.Addresses); err != nil || len(q.Addresses) == 0 {
+		return q, errRPCParams("a log query names the contract: address, one or a list")
+	}
+	if len(f.Topics) > 4 {
+		return q, errRPCParams("at most 4 topics")
+	}
+	for _, t := range f.Topics {
+		var h common.Hash
+		var hs []common.Hash
+		switch {
+		case string(t) == "null":
+			q.Topics = append(q.Topics, nil)
+		case json.Unmarshal(t, &h) == nil:
+			q.Topics = append(q.Topics, []common.Hash{h})
+		case json.Unmarshal(t, &hs) == nil && len(hs) <= 16:
+			q.Topics = append(q.Topics, hs)
+		default:
+			return q, errRPCParams("a topic is null, a 32-byte hash or a list of at most 16")
+		}
+	}
+	return q, nil
 }
 
 // opt decodes param i when it is there.

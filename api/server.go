@@ -81,6 +81,9 @@ type Config struct {
 	Groups Groups
 	// AuditLog serves the log routes (head, proofs); without it they are absent.
 	AuditLog AuditLog
+	// ScoredHeads serves the scores of anchored heads (GET /v1/log/scores and
+	// /v1/reputation/{did}/history); without it those routes are absent.
+	ScoredHeads ScoredHeads
 	// Credentials serves the VC 2.0 credential and status list routes; without it they are
 	// absent. CredentialStakes (the chain's index) says which DIDs hold the minimum stake, so
 	// their credentials carry a status entry; with StakeHistory too, GET
@@ -280,6 +283,10 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/log/proof/consistency", s.consistencyProof)
 		v1.GET("/log/leaves", s.logLeaves, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of the log's leaves", nil))
 		v1.GET("/log/heads", s.logHeads, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of the log's heads", nil))
+	}
+	if cfg.ScoredHeads != nil {
+		v1.GET("/log/scores", s.logScores, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of an anchored head's scores", nil))
+		v1.GET("/reputation/:did/history", s.scoreHistory)
 	}
 	if cfg.Bounties != nil && cfg.Staking != nil && cfg.Senders != nil && cfg.Wallets != nil && cfg.Stakes != nil {
 		v1.POST("/bindings", s.addBinding, s.async)

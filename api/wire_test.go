@@ -47,6 +47,8 @@ func TestWireMirrorsDomainTypes(t *testing.T) {
 		{"reputation.Head", &reputation.Head{}, &wire.Head{}},
 		{"reputation.LogSync", &reputation.LogSync{}, &wire.LogSync{}},
 		{"reputation.LeafPage", &reputation.LeafPage{}, &wire.LeafPage{}},
+		{"reputation.ScoredHead", &reputation.ScoredHead{}, &wire.ScoredHead{}},
+		{"reputation.ScorePoint", &reputation.ScorePoint{}, &wire.ScorePoint{}},
 		{"groups.Group", &groups.Group{}, &wire.Group{}},
 		{"groups.Posted", &groups.Posted{}, &wire.Posted{}},
 		{"groups.Envelope", &groups.Envelope{}, &wire.GroupEnvelope{}},

@@ -31,27 +31,6 @@ import (
 // Adapters that let reputation's rules read the escrow index, the identity bindings and the
 // registry, which it may not import.
 
-// escrowFacts reads bounties from the escrow index.
-type escrowFacts struct{ index *escrow.Indexer }
-
-func (e escrowFacts) Bounty(ctx context.Context, id uint64) (reputation.BountyFacts, bool, error) {
-	b, err := e.index.Get(ctx, id)
-	if errors.Is(err, escrow.ErrUnknownBounty) {
-		return reputation.BountyFacts{}, false, nil
-	}
-	if err != nil {
-		return reputation.BountyFacts{}, false, err
-	}
-	finished := false
-	switch b.Status {
-	case escrow.StatusAccepted, escrow.StatusReleased, escrow.StatusResolved, escrow.StatusRefunded:
-		finished = true
-	}
-	amount, _ := new(big.Int).SetString(b.Amount, 10)
-	fee, _ := new(big.Int).SetString(b.Fee, 10)
-	return reputation.BountyFacts{Finished: finished, Poster: b.Poster, Arbiter: b.Arbiter, Worker: b.Worker, Amount: amount, Fee: fee}, true, nil
-}
-
 // groupGate reserves group ids of the form bounty-N for bounty N's poster and worker: only a
 // DID bound (on chain, with a verified proof) to one of their wallets may create the group.
 type groupGate struct {
@@ -108,7 +87,6 @@ func (k knownAgents) Known(ctx context.Context, did string) (bool, error) {
 }
 
 var (
-	_ reputation.Bounties    = escrowFacts{}
 	_ reputation.Agents      = knownAgents{}
 	_ reputation.Wallets     = (*stake.Index)(nil)
 	_ reputation.StakeSource = (*registry.Registry)(nil)

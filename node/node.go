@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/auditor"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/explorer"
@@ -47,6 +48,7 @@ type Node struct {
 	stakes     *stake.Index
 	missed     []string // DIDs whose records changed during the start-up catch-up
 	reputation *reputation.Service
+	scorer     *auditor.Scorer // nil without RootAnchor
 	p2p        *p2p.Node
 	cardNet    *registry.Network // the registry's side of the network (its DHT puts)
 	p2pCtx     context.Context
@@ -92,6 +94,7 @@ type startup struct {
 	bounties *escrow.Service
 	staking  *stake.Service
 	auditLog *reputation.Log
+	audits   *reputation.Store
 }
 
 // New opens everything a node needs, in the order that fails fastest and cheapest, and
@@ -376,6 +379,7 @@ func (st *startup) startScoring(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	st.audits = audits
 	st.auditLog, err = reputation.OpenLog(ctx, st.db, st.chainRow, reputation.LogConfig{Epoch: cfg.LogEpoch, Grace: cfg.LogGrace, Signer: st.ids})
 	if err != nil {
 		return err
@@ -392,7 +396,7 @@ func (st *startup) startScoring(ctx context.Context) error {
 		Ready: st.syncer.Synced(), Clock: cfg.ScoreStep,
 		Nodes: stakedNodes{stakes: st.stakes, min: st.minStake}, Quorum: cfg.LogQuorum,
 		Anchors: chainAnchors{chain: st.chain, contract: dep.Contracts.RootAnchor, abi: contracts.NewRootAnchor()},
-		Params:  reputation.Params{MinStake: minStakeWhole(st.minStake, st.stakeToken)},
+		Params:  reputation.Params{MinStake: auditor.MinStakeWhole(st.minStake, st.stakeToken)},
 		CatchUp: func(ctx context.Context) error {
 			if err := n.stakes.CatchUp(ctx); err != nil {
 				return err
@@ -400,7 +404,7 @@ func (st *startup) startScoring(ctx context.Context) error {
 			return n.index.CatchUp(ctx)
 		},
 		Rules: &reputation.Rules{ChainID: st.id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
-			Bounties: escrowFacts{st.index}, Wallets: st.stakes, Agents: knownAgents{st.agents, st.stakes}}})
+			Bounties: auditor.Bounties{Index: st.index}, Wallets: st.stakes, Agents: knownAgents{st.agents, st.stakes}}})
 	// Bindings that changed while the node was down weigh the audits from now on.
 	if err := st.reputation.Recheck(ctx, st.missed, nil); err != nil {
 		return fmt.Errorf("reputation: recheck after catching up with the chain: %w", err)
@@ -426,6 +430,11 @@ func (st *startup) startScoring(ctx context.Context) error {
 		return err
 	}
 	st.reputation.AttachSync(st.syncer, st.ids.CheckArchived)
+	if dep.Contracts.RootAnchor != (common.Address{}) {
+		// The scores of each anchored head, from the log and the chain alone: what auditors check.
+		n.scorer = auditor.NewScorer(auditor.ScorerConfig{Chain: st.chain, Deployment: dep, Log: st.auditLog, Store: audits,
+			Confirmations: cfg.Confirmations, Dir: filepath.Join(cfg.DataDir, "scratch"), Logger: log})
+	}
 	return st.threads.Attach(st.p2p)
 }
 
@@ -443,7 +452,7 @@ func (st *startup) serve(ctx context.Context) error {
 	st.api, err = api.New(api.Config{Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
 		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
 		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
-		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
+		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, ScoredHeads: st.audits, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind), PublicURL: publicURL(cfg.PublicURL, st.ln),
 		Explorer: explorerHandler(cfg.NoExplorer), CORSOrigins: cfg.CORSOrigins})
 	if err != nil {
@@ -533,6 +542,9 @@ func (n *Node) Run(ctx context.Context) error {
 	part(n.index.Run)
 	part(n.stakes.Run)
 	part(n.reputation.Run)
+	if n.scorer != nil {
+		part(n.scorer.Run)
+	}
 	part(n.keepKnownPeers) // saves once more when ctx ends, before the host closes
 	part(func(ctx context.Context) error {
 		n.p2p.Rejoin(ctx, p2p.RejoinConfig{Seeds: n.seeds, Logger: n.cfg.Logger})
@@ -639,13 +651,4 @@ func exposure(listen, kind string, chainID uint64) string {
 		return fmt.Sprintf("settles on chain %d, which is not a devnet", chainID)
 	}
 	return ""
-}
-
-// minStakeWhole is a minimum stake in whole tokens, as reputation.Params takes it (negative:
-// no minimum).
-func minStakeWhole(base *big.Int, token units.Token) float64 {
-	if base.Sign() == 0 {
-		return -1
-	}
-	return token.Whole(base)
 }

@@ -97,7 +97,7 @@ type Rules struct {
 	Escrow   common.Address
 	Bounties Bounties
 	Wallets  Wallets
-	Agents   Agents
+	Agents   Agents // nil: every subject is known
 }
 
 // Check applies the rules to a parsed audit whose envelope verified (signature, times,
@@ -111,12 +111,14 @@ type Rules struct {
 // counts unbacked (a tenth of the weight; see docs/REPUTATION.md). With a side, the verdict
 // carries what the bounty settled, which the backed audit's weight scales with.
 func (r *Rules) Check(ctx context.Context, a *Audit) (Verdict, error) {
-	known, err := r.Agents.Known(ctx, a.Subject)
-	if err != nil {
-		return Verdict{}, err
-	}
-	if !known {
-		return Verdict{}, &AuditError{Err: ErrUnknownSubject, Detail: a.Subject}
+	if r.Agents != nil { // nil when scoring a log's head: every logged subject counts (ScoreLog)
+		known, err := r.Agents.Known(ctx, a.Subject)
+		if err != nil {
+			return Verdict{}, err
+		}
+		if !known {
+			return Verdict{}, &AuditError{Err: ErrUnknownSubject, Detail: a.Subject}
+		}
 	}
 	auditorWallets, err := r.Wallets.WalletsOf(ctx, a.Auditor)
 	if err != nil {

@@ -16,6 +16,21 @@ const (
 	defaultClock = time.Minute
 )
 
+// Scored heads (scored.go).
+const (
+	// KeepScoredHeads is how many scored heads the node keeps (an agent's score history has
+	// at most this many points): a week of hourly epochs. Each holds a row per agent scored.
+	KeepScoredHeads = 168
+	// KeepScoreInputs is how many of the latest scored heads keep their inputs (every audit
+	// that counts, and the stake per DID) for GET /v1/log/scores?inputs=1.
+	KeepScoreInputs = 4
+	// MaxScoreInputs bounds the audits of the inputs a scored head keeps: beyond it an
+	// auditor reads the leaves and recomputes (surety log verify --recompute).
+	MaxScoreInputs = 20_000
+	// MaxScoresPage bounds the agents' scores of one page of GET /v1/log/scores.
+	MaxScoresPage = 1000
+)
+
 // Audits and held audits.
 const (
 	// maxEvidenceURI bounds an audit's evidence URI.

@@ -140,6 +140,10 @@ func OpenLog(ctx context.Context, db *sql.DB, chain int64, cfg LogConfig) (*Log,
 }
 
 // epochOf is the epoch an audit time (unix seconds) falls in.
+// EpochEnd is when epoch ends, in unix seconds: the time a scored head's scores are computed
+// at (package auditor).
+func (l *Log) EpochEnd(epoch int64) int64 { return (epoch + 1) * int64(l.cfg.Epoch/time.Second) }
+
 func (l *Log) epochOf(t int64) int64 { return t / int64(l.cfg.Epoch/time.Second) }
 
 // Accepts says whether an audit made at t can still enter the log.

@@ -42,24 +42,24 @@ import (
 
 // Params tune scoring; the zero value of a field takes its default.
 type Params struct {
-	Alpha     float64 // weight of pre-trust in standing (0.15)
-	HalfLife  float64 // seconds for an audit's weight to halve (90 days)
-	Unbacked  float64 // weight of an audit without settlement behind it (0.1)
-	PriorA    float64 // beta prior pseudo-counts (1 and 1: a neutral 0.5)
-	PriorB    float64
-	Tolerance float64 // stop when the L1 change of standing falls below this (1e-9)
-	MaxIter   int     // and after at most this many iterations (100)
+	Alpha     float64 `json:"alpha"`    // weight of pre-trust in standing (0.15)
+	HalfLife  float64 `json:"halfLife"` // seconds for an audit's weight to halve (90 days)
+	Unbacked  float64 `json:"unbacked"` // weight of an audit without settlement behind it (0.1)
+	PriorA    float64 `json:"priorA"`   // beta prior pseudo-counts (1 and 1: a neutral 0.5)
+	PriorB    float64 `json:"priorB"`
+	Tolerance float64 `json:"tolerance"` // stop when the L1 change of standing falls below this (1e-9)
+	MaxIter   int     `json:"maxIter"`   // and after at most this many iterations (100)
 	// MinStake is the stake, in ETH, below which an agent counts as unstaked (0.1); a
 	// negative value sets no minimum.
-	MinStake float64
+	MinStake float64 `json:"minStake"`
 	// FullBacking is the settled value, in ETH, at which a backed audit counts in full (1);
 	// below it backing scales linearly down to Unbacked. Negative: every backed audit counts
 	// in full, whatever its bounty settled (the rule before value weighting).
-	FullBacking float64
+	FullBacking float64 `json:"fullBacking"`
 	// Own is how much of its own pre-trust an auditor's word carries (0.5); the rest of
 	// its weight is net trust, what others hand it beyond its own pre-trust. Negative: its
 	// whole standing, as the rule was before issue 25.
-	Own float64
+	Own float64 `json:"own"`
 }
 
 // FeeWeight is how much a unit of fee paid counts, against a unit of bounty amount, in the

@@ -630,17 +630,51 @@ func (snap *snapshot) reputation(did string) *Reputation {
 	return r
 }
 
-// Reputation is did's reputation as last computed, with the audits that count about it.
+// Reputation is did's reputation as last computed, with the audits that count about it, each
+// with what its auditor's audits of did add to its Σ w now (StoredAudit.Weight).
 func (s *Service) Reputation(ctx context.Context, did string) (*Reputation, error) {
-	s.mu.RLock()
-	r := s.snapshot.reputation(did)
-	s.mu.RUnlock()
 	feeding, err := s.cfg.Store.Current(ctx, did)
 	if err != nil {
 		return nil, err
 	}
+	s.mu.RLock()
+	r := s.snapshot.reputation(did)
+	for _, a := range feeding {
+		a.Weight = s.snapshot.pairWeight(a.Auditor, did)
+	}
+	s.mu.RUnlock()
 	r.Feeding = feeding
 	return r, nil
+}
+
+// pairWeight is what auditor's audits of subject add to subject's Σ w in this snapshot (0 for
+// a pair it does not hold); it only reads, so readers may call it together.
+func (snap *snapshot) pairWeight(auditor, subject string) float64 {
+	i, ok := snap.index[auditor]
+	j, ok2 := snap.index[subject]
+	if !ok || !ok2 {
+		return 0
+	}
+	k := pairKey{int32(i), int32(j)}
+	ps, found := snap.extra[k]
+	if !found {
+		at, hit := slices.BinarySearchFunc(snap.scores.pairs, k, func(e pairEntry, k pairKey) int {
+			switch {
+			case e.key.less(k):
+				return -1
+			case k.less(e.key):
+				return 1
+			}
+			return 0
+		})
+		if !hit {
+			return 0
+		}
+		ps = snap.scores.pairs[at].sum
+	}
+	rel, _ := snap.standing(auditor)
+	w, _ := snap.params.contribution(ps, rel)
+	return w.float()
 }
 
 // Top lists the n best-ranked agents among those with audits: by Rank (the score's lower

@@ -140,6 +140,10 @@ func TestServiceScoresSubmittedAudits(t *testing.T) {
 	if rep == nil || rep.Audits != 1 || rep.Score <= 0.52 || rep.Confidence <= 0 || len(rep.Feeding) != 1 || rep.Feeding[0].Leaf != merkle.LeafHash(raw) {
 		t.Fatalf("reputation = %+v", rep)
 	}
+	// The one auditor's audit carries the whole weight of the score (its pair's, now).
+	if w := rep.Feeding[0].Weight; w <= 0 || w != rep.Weight {
+		t.Errorf("the feeding audit weighs %v, the score's weight is %v: one auditor, the same", w, rep.Weight)
+	}
 	top := svc.Top(ctx, 10)
 	if len(top) != 1 || top[0].DID != worker.DID.String() {
 		t.Errorf("top = %+v", top)

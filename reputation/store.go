@@ -31,7 +31,7 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration, refusedMigration, leavesMigration}
+`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration, refusedMigration, leavesMigration, scoredMigration}
 
 // windowMigration records whether a wallet binds each audit's auditor (version 9): the
 // anti-entropy window lists bound auditors' audits first, each auditor's newest in turn.
@@ -91,6 +91,10 @@ type StoredAudit struct {
 	// Refused is why the acceptance rules refuse an audit the node keeps anyway (its epoch
 	// was adopted, or its facts changed since): it counts 0. Empty for one that passes.
 	Refused string `json:"refused,omitempty"`
+	// Weight, in an agent's reputation (Service.Reputation), is what the audit's auditor's
+	// audits of the subject add to its Σ w now: one voice per auditor and subject, so each of
+	// one auditor's audits shows the pair's weight.
+	Weight float64 `json:"weight,omitempty"`
 	// Raw is the signed envelope, exactly as received: anyone can verify it.
 	Raw []byte `json:"envelope"`
 }

@@ -217,6 +217,43 @@ func (c *Client) ConsistencyProof(ctx context.Context, from, to uint64) (wire.Co
 	return out, c.get(ctx, fmt.Sprintf("/v1/log/proof/consistency?from=%d&to=%d", from, to), &out)
 }
 
+// LogScores is GET /v1/log/scores?size=&did=&after=&limit=&inputs=: the scores the node computed
+// for an anchored head (size 0: the latest it scored), of one agent (did) or a page of every
+// agent's after after in DID order (the answer's Next is the next page's after), with the head's inputs when asked for on a first page.
+func (c *Client) LogScores(ctx context.Context, size uint64, did, after string, limit int, inputs bool) (*wire.ScoredHead, error) {
+	q := url.Values{}
+	if size > 0 {
+		q.Set("size", strconv.FormatUint(size, 10))
+	}
+	if did != "" {
+		q.Set("did", did)
+	}
+	if after != "" {
+		q.Set("after", after)
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if inputs {
+		q.Set("inputs", "1")
+	}
+	var out wire.ScoredHead
+	if err := c.get(ctx, "/v1/log/scores?"+q.Encode(), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ScoreHistory is GET /v1/reputation/{did}/history: did's score at each scored head the node
+// keeps, oldest first.
+func (c *Client) ScoreHistory(ctx context.Context, did string) (*wire.ScoreHistory, error) {
+	var out wire.ScoreHistory
+	if err := c.get(ctx, "/v1/reputation/"+url.PathEscape(did)+"/history", &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // LogHeads reads a page of the log's signed heads (GET /v1/log/heads), newest first: those
 // of epochs before before (0: from the latest), at most limit (0: the node's page size).
 func (c *Client) LogHeads(ctx context.Context, before int64, limit int) (*wire.HeadPage, error) {

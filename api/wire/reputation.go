@@ -95,6 +95,9 @@ type StoredAudit struct {
 	// Refused is why the acceptance rules refuse an audit the node keeps anyway: it counts 0.
 	// Empty for one that passes.
 	Refused string `json:"refused,omitempty"`
+	// Weight, in an agent's reputation, is what the audit's auditor's audits of the subject
+	// add to its Σ w now (one voice per auditor and subject).
+	Weight float64 `json:"weight,omitempty"`
 	// Raw is the signed envelope, exactly as received (base64 in JSON): anyone can verify it.
 	Raw []byte `json:"envelope"`
 }
@@ -167,6 +170,85 @@ type LeafPage struct {
 	Heads  []Head       `json:"heads"`
 	// Next is the from of the next page; absent when the page reached the end.
 	Next *uint64 `json:"next,omitempty"`
+}
+
+// ScoredHead is the answer of GET /v1/log/scores: the scores of a head anchored on chain,
+// which the node computed from the log's leaves up to it and the chain's facts at the block of
+// its first anchor alone, at the end of its epoch (reputation.ScoredHead). An auditor
+// recomputes them (package auditor, `surety log verify --recompute`) and compares bit for bit.
+type ScoredHead struct {
+	Size     uint64      `json:"size"`
+	Epoch    int64       `json:"epoch"`
+	Root     merkle.Hash `json:"root"`
+	At       int64       `json:"at"`
+	Block    uint64      `json:"block"`
+	AnchorTx string      `json:"anchorTx"`
+	Params   ScoreParams `json:"params"`
+	Scores   []HeadScore `json:"scores"`
+	// Inputs are what the scores were computed from (asked for with inputs=1, kept for the
+	// latest heads only).
+	Inputs *ScoreInputs `json:"inputs,omitempty"`
+	// Next is the after of the next page of scores (absent at the end).
+	Next string `json:"next,omitempty"`
+}
+
+// ScoreParams are the scoring engine's parameters (reputation.Params; docs/REPUTATION.md).
+type ScoreParams struct {
+	Alpha       float64 `json:"alpha"`
+	HalfLife    float64 `json:"halfLife"`
+	Unbacked    float64 `json:"unbacked"`
+	PriorA      float64 `json:"priorA"`
+	PriorB      float64 `json:"priorB"`
+	Tolerance   float64 `json:"tolerance"`
+	MaxIter     int     `json:"maxIter"`
+	MinStake    float64 `json:"minStake"`
+	FullBacking float64 `json:"fullBacking"`
+	Own         float64 `json:"own"`
+}
+
+// HeadScore is one agent's scores at a scored head (reputation.HeadScore).
+type HeadScore struct {
+	DID        string  `json:"did"`
+	Score      float64 `json:"score"`
+	Confidence float64 `json:"confidence"`
+	Weight     float64 `json:"weight"`
+	Standing   float64 `json:"standing"`
+	Relative   float64 `json:"relative"`
+}
+
+// ScoreInputs are a scored head's inputs (reputation.ScoreInputs).
+type ScoreInputs struct {
+	Stake  map[string]float64 `json:"stake"`
+	Audits []ScoredAudit      `json:"audits"`
+}
+
+// ScoredAudit is one audit that counts at a scored head (reputation.ScoredAudit).
+type ScoredAudit struct {
+	Leaf    merkle.Hash `json:"leaf"`
+	Auditor string      `json:"auditor"`
+	Subject string      `json:"subject"`
+	Target  string      `json:"target"`
+	Score   float64     `json:"score"`
+	Time    int64       `json:"time"`
+	Backed  bool        `json:"backed"`
+	Settled float64     `json:"settled"`
+}
+
+// ScoreHistory is the answer of GET /v1/reputation/{did}/history: the agent's score at each
+// scored head the node keeps, oldest first.
+type ScoreHistory struct {
+	DID    string       `json:"did"`
+	Points []ScorePoint `json:"points"`
+}
+
+// ScorePoint is one point of a score history (reputation.ScorePoint).
+type ScorePoint struct {
+	Size       uint64  `json:"size"`
+	Epoch      int64   `json:"epoch"`
+	At         int64   `json:"at"`
+	Score      float64 `json:"score"`
+	Confidence float64 `json:"confidence"`
+	Standing   float64 `json:"standing"`
 }
 
 // HeadPage is the answer of GET /v1/log/heads: a page of the log's signed heads, newest

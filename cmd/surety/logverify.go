@@ -15,7 +15,9 @@ import (
 
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/api/wire"
+	"github.com/surety-ioa/surety/auditor"
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/reputation/verify"
 )
@@ -29,7 +31,7 @@ func runLogCmd(ctx context.Context, e *env, args []string) error {
 // the node supplies the proof, the chain the root, and this command does the hashing. What
 // the node signs (its head and its checkpoint) is checked against its DID on the way.
 func runLogVerify(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "log verify", "--rpc-url URL (--envelope FILE | --leaf HEX) [flags]", strings.TrimSpace(`
+	fs := newFlags(e, "log verify", "--rpc-url URL (--envelope FILE | --leaf HEX | --recompute DID) [flags]", strings.TrimSpace(`
 Check that an audit is in a node's audit log, against the log root anchored on chain: the node
 gives the inclusion proof, the chain gives the root, and the hashing happens here, so the
 node is not trusted. On the way it checks what the node signs against the node's DID: its log
@@ -42,7 +44,14 @@ A node on the embedded chain (make run) holds its chain in its own process: no o
 copy, and the only JSON-RPC for it is the node's relay, --rpc-url NODE/v1/rpc. Against it the
 same checks run, but the anchored root is the node's word: they show that the node's head,
 checkpoint, proof and anchor agree, not that anyone else holds the root. The command says so
-(the "trusted:" line); on a shared chain, give a JSON-RPC you trust.`))
+(the "trusted:" line); on a shared chain, give a JSON-RPC you trust.
+
+With --recompute DID it checks a score instead of one audit: it reads every leaf of the log up
+to the head the node last scored (or --size), checks them against the head the node signed and
+the root anchored on chain, replays the chain's facts at the anchor's block (wallet bindings,
+stake, settled bounties) from --rpc-url, recomputes every agent's scores with the documented
+formula (docs/REPUTATION.md, "Recomputing a score") and compares them with the scores the node
+publishes (/v1/log/scores), bit for bit. Any difference is named, with exit status 1.`))
 	node := fs.nodeURL()
 	rpcURL := fs.rpcURL("the chain's JSON-RPC URL (where the root is anchored)")
 	envelope := fs.String("envelope", "", "the audit as filed: its signed envelope, a file")
@@ -50,9 +59,20 @@ checkpoint, proof and anchor agree, not that anyone else holds the root. The com
 	anchorAddr := fs.String("anchor", "", "the RootAnchor contract (default: as the node's /v1/info says)")
 	wallet := fs.String("wallet", "", "the node's anchoring wallet (default: the sender of the head's anchor transaction, read from the chain)")
 	nodeDID := fs.String("node-did", "", "the node's DID, which must sign its head and checkpoint (default: as the node's /v1/info says; give it to not take the node's word for who it is)")
+	recompute := fs.String("recompute", "", "recompute the scores of the node's anchored head from its log and the chain, and check this DID's and everyone's published scores")
+	size := fs.Uint64("size", 0, "with --recompute: the anchored head to check (default: the latest the node scored)")
 	asJSON := fs.Bool("json", false, `print {"verified": true, "leaf": ..., "node": DID, "checks": [the lines], "message": the last}`)
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if *recompute != "" {
+		if *rpcURL == "" || *envelope != "" || *leafHex != "" {
+			return usagef("--recompute DID takes --rpc-url (a JSON-RPC of the chain you trust), not --envelope or --leaf")
+		}
+		if _, err := identity.ParseDID(*recompute); err != nil {
+			return usagef("--recompute: %v", err)
+		}
+		return runRecompute(ctx, e, *node, *rpcURL, *nodeDID, *recompute, *size, *asJSON)
 	}
 	if *rpcURL == "" || (*envelope == "") == (*leafHex == "") {
 		return usagef("give --rpc-url (on a node with the embedded chain, its relay: --rpc-url NODE/v1/rpc, which trusts the node), and one of --envelope FILE or --leaf HEX")
@@ -112,6 +132,48 @@ checkpoint, proof and anchor agree, not that anyone else holds the root. The com
 	report(msg)
 	if *asJSON {
 		return printJSON(e, map[string]any{"verified": true, "leaf": leaf, "node": did, "trusts": trusts, "checks": checks, "message": msg})
+	}
+	return nil
+}
+
+// runRecompute checks the node's published scores of an anchored head against what its log
+// and the chain at rpcURL give (package auditor), and did's in particular.
+func runRecompute(ctx context.Context, e *env, nodeURL, rpcURL, nodeDID, did string, size uint64, asJSON bool) error {
+	c, info, err := dialNode(ctx, nodeURL)
+	if err != nil {
+		return err
+	}
+	rpc, err := chain.Dial(ctx, rpcURL, 5*time.Second)
+	if err != nil {
+		return err
+	}
+	defer rpc.Close()
+	var checks []string
+	report := func(line string) {
+		if checks = append(checks, line); !asJSON {
+			fmt.Fprintln(e.stdout, line)
+		}
+	}
+	rep, err := auditor.Check(ctx, auditor.CheckConfig{Node: c, Chain: rpc, NodeDID: nodeDID, Size: size, DID: did, Progress: report})
+	if err != nil {
+		return fmt.Errorf("NOT verified: %w", err)
+	}
+	if why := chainOfTheNode(info.Chain.Kind, nodeURL, rpcURL); why != "" {
+		report("trusted: the node itself: " + why + ", so the chain's facts and anchor are the node's word; the recomputation shows that its scores follow from its log and what it says the chain holds (on a shared chain, give --rpc-url of a JSON-RPC you trust)")
+	}
+	if len(rep.Mismatches) > 0 {
+		for _, m := range rep.Mismatches {
+			report("differs: " + m.String())
+		}
+		return fmt.Errorf("NOT verified: %d of the node's published figures at head %d are not what its log and the chain give (the first: %s)", len(rep.Mismatches), rep.Size, rep.Mismatches[0])
+	}
+	s := rep.Subject
+	msg := fmt.Sprintf("verified: %s's score %v (confidence %v, weight %v) at head %d follows from the log and the chain, bit for bit, as do all %d agents' published scores",
+		did, s.Score, s.Confidence, s.Weight, rep.Size, rep.Agents)
+	report(msg)
+	if asJSON {
+		return printJSON(e, map[string]any{"verified": true, "did": did, "size": rep.Size, "score": s.Score, "confidence": s.Confidence,
+			"weight": s.Weight, "agents": rep.Agents, "audits": rep.Audits, "block": rep.Anchor.Block, "checks": checks, "message": msg})
 	}
 	return nil
 }

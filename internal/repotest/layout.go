@@ -65,18 +65,22 @@ var allowed = map[string][]string{
 	"api":                  {"a2a", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/sqlite", "internal/units"},
 	"testnet":              {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
 	"mcp":                  {"api", "identity", "reputation"},
-	"node":                 {"explorer", "mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
-	"demo":                 {"a2a", "node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
-	"testnet/e2e":          {"a2a", "testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
-	"cmd":                  {"*"},
+	// auditor recomputes a node's scores from its log and a chain the auditor names, with
+	// the node's own indexers and engine; node runs it to publish the scores it checks.
+	"auditor":     {"api", "identity", "contracts", "reputation", "escrow", "stake", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
+	"node":        {"auditor", "explorer", "mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
+	"demo":        {"a2a", "node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
+	"testnet/e2e": {"auditor", "a2a", "testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
+	"cmd":         {"*"},
 }
 
 // narrowed limits, for a group, which packages of a group allowed to it it may import: the
 // demo reaches its node through the typed API client and the wire types, like any other
 // client, never through the server's package.
 var narrowed = map[string]map[string][]string{
-	"demo": {"api": {"api/client", "api/wire"}},
-	"mcp":  {"api": {"api/client", "api/wire"}, "reputation": {"reputation/verify", "reputation/merkle"}},
+	"demo":    {"api": {"api/client", "api/wire"}},
+	"mcp":     {"api": {"api/client", "api/wire"}, "reputation": {"reputation/verify", "reputation/merkle"}},
+	"auditor": {"api": {"api/client", "api/wire"}},
 }
 
 // allowedInTests adds, for a group, what its tests may import besides allowed: txn knows no
