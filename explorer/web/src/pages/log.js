@@ -211,7 +211,7 @@ export async function render(root, params) {
   const insResult = verdict('inputs-check', 'inputs checked against the log');
   const recTable = h('div');
   root.append(section('Recompute a score',
-    h('p', { class: 'muted' }, 'Fetches every input of the scores at the latest anchored head (GET /v1/log/scores: the audits that count and every stake), runs the formula of docs/REPUTATION.md in this browser, and compares its numbers with the node\'s, bit for bit.'),
+    h('p', { class: 'muted' }, 'Fetches every input of the scores at the latest head the node scored (GET /v1/log/scores: the audits that count and every stake, at the block of the head\'s anchor), runs the formula of docs/REPUTATION.md in this browser, and compares its five numbers with the node\'s, bit for bit.'),
     h('form', { class: 'row-actions', onsubmit: (ev) => { ev.preventDefault(); runRecompute(); } },
       h('label', { for: 'recompute-did' }, 'DID', didInput),
       h('button', { type: 'submit', 'data-testid': 'recompute' }, 'Recompute')),
@@ -229,19 +229,25 @@ export async function render(root, params) {
     delete insResult.dataset.state;
     recTable.replaceChildren();
     let body;
+    let theirs;
     try {
-      body = await get('/v1/log/scores', { signal });
+      // The latest scored head with its inputs (on the first page), then this DID's row of
+      // that very head (the scores are paged in DID order).
+      body = await get(`/v1/log/scores${q({ inputs: 1 })}`, { signal });
+      const row = await get(`/v1/log/scores${q({ size: body.size, did })}`, { signal });
+      theirs = (row.scores || []).find((x) => x.did === did);
     } catch (e) {
+      if (e instanceof ApiError && e.slug === 'not-scored') return say(recResult, 'unavailable', 'the node has not scored an anchored head yet: scores follow from the log once a head is anchored', { did });
       if (e instanceof ApiError && (e.status === 404 || e.status === 405)) return say(recResult, 'unavailable', 'this node does not serve GET /v1/log/scores', { did });
       return say(recResult, 'failed', `could not read the inputs: ${e.message}`, { did });
     }
-    const node = (body.scores || []).find((s) => s.did === did);
+    if (!body.inputs) return say(recResult, 'unavailable', `the node no longer keeps the inputs of the head of size ${body.size}`, { did });
     const mine = recompute(body).get(did);
-    if (!node && !mine) return say(recResult, 'absent', `${short(did, 12)} has no score at the head of size ${body.size}`, { did });
-    const fields = ['score', 'confidence', 'weight', 'standing'];
+    if (!theirs && !mine) return say(recResult, 'absent', `${short(did, 12)} has no score at the head of size ${body.size}`, { did });
+    const fields = ['score', 'confidence', 'weight', 'standing', 'relative'];
     const rows = fields.map((k) => {
-      const a = node?.[k];
-      const b = k === 'standing' ? mine?.relative : mine?.[k];
+      const a = theirs?.[k];
+      const b = mine?.[k];
       const same = Object.is(a, b);
       return h('tr', { 'data-field': k, 'data-same': String(same) },
         h('td', null, k), h('td', { class: 'num' }, a === undefined ? '—' : String(a)), h('td', { class: 'num' }, b === undefined ? '—' : String(b)),
@@ -251,7 +257,7 @@ export async function render(root, params) {
     const all = rows.every((r) => r.dataset.same === 'true');
     const where = `at the head of size ${body.size} (epoch ${body.epoch}${body.anchorTx ? `, anchored in ${short(body.anchorTx, 8)}` : ''}), from ${(body.inputs?.audits || []).length} audits`;
     say(recResult, all ? 'match' : 'mismatch', all
-      ? `the node's score ${node.score.toFixed(4)} for ${short(did, 12)} is what the formula gives ${where}`
+      ? `the node's score ${theirs.score.toFixed(4)} for ${short(did, 12)} is what the formula gives ${where}`
       : `the node's numbers for ${short(did, 12)} are not what the formula gives ${where}`, { did });
     await checkAgainstLog(body);
   }
