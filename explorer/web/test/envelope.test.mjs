@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { verifyEnvelope, EnvelopeError, keyOf, openHead } from '../src/lib/envelope.js';
+import { verifyEnvelope, EnvelopeError, keyOf, openHead, openPeerBinding } from '../src/lib/envelope.js';
 
 const dir = new URL('../../../testdata/conformance/envelope/', import.meta.url);
 const vectors = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => [f, JSON.parse(readFileSync(new URL(f, dir)))]);
@@ -80,6 +80,20 @@ test('log heads: openHead agrees with testdata/conformance/log-head', () => {
     } else {
       const want = reason[v.expect.reason] ?? v.expect.reason;
       assert.throws(() => openHead(v.input, v.context.node), (e) => e instanceof EnvelopeError && e.reason === want, `${f}: want ${want}`);
+    }
+  }
+});
+
+test('peer bindings: openPeerBinding agrees with testdata/conformance/peer-binding', () => {
+  const pdir = new URL('../peer-binding/', dir);
+  const files = readdirSync(pdir).filter((f) => f.endsWith('.json'));
+  assert.ok(files.length >= 6);
+  for (const f of files) {
+    const v = JSON.parse(readFileSync(new URL(f, pdir)));
+    if (v.expect.valid) {
+      assert.deepEqual(openPeerBinding(v.input, v.context.node, v.context.peer), { did: v.expect.did, peerId: v.expect.peerId }, f);
+    } else {
+      assert.throws(() => openPeerBinding(v.input, v.context.node, v.context.peer), (e) => e instanceof EnvelopeError && e.reason === v.expect.reason, `${f}: want ${v.expect.reason}`);
     }
   }
 });

@@ -153,28 +153,61 @@ export function verifyEnvelope(raw) {
 /** HEAD_TYPE is the typ of a log head the node signs (reputation/verify.HeadType). */
 export const HEAD_TYPE = 'surety-sth+jws';
 
+/** openCompact checks a compact JWS the node or an agent signed: typ, a did:key kid whose key
+ * fits alg, no critical headers, the signature, and (did given) that did signed it. It returns
+ * {payload (parsed JSON), signer} or throws an EnvelopeError (reasons malformed, wrong-type,
+ * unsupported-alg, wrong-signer, bad-signature). */
+export function openCompact(jws, typ, did) {
+  if (typeof jws !== 'string' || jws.length > 64 << 10 || jws.trim()[0] === '{') throw new EnvelopeError('malformed', 'not a compact JWS');
+  const { payload, sigs } = signatures(jws);
+  const kid = sigs[0].header.kid;
+  if (did && typeof kid === 'string' && kid.split('#')[0] !== did) throw new EnvelopeError('wrong-signer', `signed by ${kid.split('#')[0]}, not ${did}`);
+  const signer = check(sigs[0], typ);
+  let p;
+  try {
+    p = JSON.parse(fromUTF8.decode(payload));
+  } catch {
+    throw new EnvelopeError('malformed', 'the payload is not JSON');
+  }
+  if (p === null || typeof p !== 'object' || Array.isArray(p)) throw new EnvelopeError('malformed', 'the payload is not a JSON object');
+  return { payload: p, signer };
+}
+
 /** openHead checks a log head's JWS (the "signed" of GET /v1/log/head and /v1/log/heads) as
  * reputation/verify.OpenHead does: typ surety-sth+jws, signed by node's did:key (node: the
  * DID the page trusts, from /v1/info; empty: any did:key), and returns what it signed,
  * {size, root, epoch, closed, signer}. It throws an EnvelopeError (reasons malformed,
  * wrong-type, unsupported-alg, wrong-signer, bad-signature). */
 export function openHead(signed, node) {
-  if (typeof signed !== 'string' || signed.length > 64 << 10) throw new EnvelopeError('malformed', 'a head is a compact JWS');
-  const { payload, sigs } = signatures(signed);
-  if (signed.trim()[0] === '{') throw new EnvelopeError('malformed', 'a head is a compact JWS');
-  const kid = sigs[0].header.kid;
-  if (node && typeof kid === 'string' && kid.split('#')[0] !== node) throw new EnvelopeError('wrong-signer', `signed by ${kid.split('#')[0]}, not ${node}`);
-  const signer = check(sigs[0], HEAD_TYPE);
-  let h;
-  try {
-    h = JSON.parse(fromUTF8.decode(payload));
-  } catch {
-    throw new EnvelopeError('malformed', 'the payload is not JSON');
-  }
-  if (h === null || typeof h !== 'object' || !Number.isInteger(h.size) || typeof h.root !== 'string' || !/^[0-9a-f]{64}$/.test(h.root)) {
+  const { payload: h, signer } = openCompact(signed, HEAD_TYPE, node);
+  if (!Number.isInteger(h.size) || typeof h.root !== 'string' || !/^[0-9a-f]{64}$/.test(h.root)) {
     throw new EnvelopeError('malformed', 'the head has no size or root');
   }
   return { size: h.size, root: h.root, epoch: h.epoch, closed: h.closed, signer };
+}
+
+/** PEER_TYPE is the typ of a node's peer binding (GET /v1/info peer.binding). */
+export const PEER_TYPE = 'surety-peer+jws';
+
+/** openPeerBinding checks a node's peer binding, its DID's signature over {did, peerId}, as
+ * testdata/conformance/peer-binding holds verifiers to: signed by node, naming node and peer.
+ * It returns {did, peerId} or throws an EnvelopeError (reasons peer-mismatch, bad-signature,
+ * unsupported-alg, malformed). */
+export function openPeerBinding(jws, node, peer) {
+  let opened;
+  try {
+    opened = openCompact(jws, PEER_TYPE, node);
+  } catch (e) {
+    if (e instanceof EnvelopeError && e.reason === 'wrong-signer') throw new EnvelopeError('peer-mismatch', e.message);
+    if (e instanceof EnvelopeError && e.reason === 'wrong-type') throw new EnvelopeError('malformed', e.message);
+    throw e;
+  }
+  const { did, peerId } = opened.payload;
+  if (typeof did !== 'string' || typeof peerId !== 'string') throw new EnvelopeError('malformed', 'a peer binding names a did and a peerId');
+  if (did !== opened.signer || (node && did !== node) || (peer && peerId !== peer)) {
+    throw new EnvelopeError('peer-mismatch', `it binds ${did} to ${peerId}`);
+  }
+  return { did, peerId };
 }
 
 /** payloadOf reads an envelope's payload without checking anything (to show what it says

@@ -198,12 +198,34 @@ export async function render(root, params) {
         page.next != null ? h('button', { type: 'button', class: 'secondary', onclick: () => { leafFrom = page.next; loadLeaves(); } }, 'Later leaves') : null);
       leavesBox.replaceChildren(rows.length === 0 ? h('p', { class: 'muted' }, 'No leaves here.')
         : table('Leaves of the log', ['index', 'leaf', 'auditor', 'subject', 'score', 'signed', 'epoch', 'proof'], rows), nav);
+      return page.leaves;
     } catch (e) {
       if (!signal.aborted) leavesBox.replaceChildren(errorBox(e, 'the leaves'));
+      return [];
     }
   }
-  if (head.size > 0) await loadLeaves();
-  else leavesBox.replaceChildren(h('p', { class: 'muted' }, 'No leaves yet.'));
+  if (head.size === 0) {
+    leavesBox.replaceChildren(h('p', { class: 'muted' }, 'No leaves yet.'));
+  } else if (/^[0-9a-f]{64}$/.test(params.leaf || '') && trusted) {
+    // A link to one audit (#/log?leaf=…, the agent page's): the page of leaves from it, its
+    // row in view, and its proof checked at once.
+    try {
+      const p = await get(`/v1/log/proof/inclusion${q({ leaf: params.leaf, size: trusted.size })}`, { signal });
+      leafFrom = Number(p.index);
+    } catch (e) {
+      if (signal.aborted) return;
+      say(proofResult, 'failed', `leaf ${short(params.leaf, 8)} is not in the log of size ${trusted.size}: ${e.message}`, { leaf: params.leaf });
+    }
+    const x = (await loadLeaves()).find((l) => l.leaf === params.leaf);
+    if (x) {
+      const button = leavesBox.querySelector(`[data-testid=leaf-row][data-leaf="${x.leaf}"] [data-testid=verify-proof]`);
+      button?.scrollIntoView({ block: 'center' });
+      button?.focus({ preventScroll: true });
+      await verifyLeaf(x);
+    }
+  } else {
+    await loadLeaves();
+  }
 
   // A score recomputed in the browser.
   const didInput = h('input', { type: 'text', id: 'recompute-did', placeholder: 'did:key:…', autocomplete: 'off', value: params.did || '' });
