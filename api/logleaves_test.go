@@ -172,3 +172,79 @@ func TestLogLeavesRoute(t *testing.T) {
 		}
 	})
 }
+
+// TestLogScoresRoute: GET /v1/log/scores serves a scored head's figures as the store keeps
+// them (bit for bit through JSON), by page and by DID, and GET /v1/reputation/{did}/history an
+// agent's points; a head not scored is 404 not-scored, and bad parameters 400 bad-request.
+func TestLogScoresRoute(t *testing.T) {
+	ctx := context.Background()
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	db := testutil.DB(t)
+	ids := newIdentity(t, db)
+	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "scores", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := reputation.OpenStore(ctx, db, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := api.New(api.Config{Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Kind: "embedded"}, Blocks: c, DB: db, Identity: ids, ScoredHeads: store,
+		LeafPageRate: 1e9, LeafPageBurst: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler()
+	if rec := do(t, h, http.MethodGet, "/v1/log/scores", "", nil); rec.Code != http.StatusNotFound || !strings.HasSuffix(problemOf(t, rec).Type, "/not-scored") {
+		t.Fatalf("before any head is scored: %d %s", rec.Code, rec.Body)
+	}
+	sh := &reputation.ScoredHead{Size: 9, Epoch: 4, Root: merkle.Hash{9}, At: 300, Block: 17, AnchorTx: "0x01", Params: reputation.DefaultParams,
+		Inputs: &reputation.ScoreInputs{Stake: map[string]float64{}, Audits: []reputation.ScoredAudit{}}}
+	dids := []string{"did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "did:key:z6MkpTHR8VNsBxYAAWHut2Geadd9jSwuBV8xRoAnwWsdvktH"}
+	for i, did := range dids {
+		x := 0.1 + 0.2 + float64(i) // 0.30000000000000004: a double that a lossy encoding would round
+		sh.Scores = append(sh.Scores, reputation.HeadScore{DID: did, Score: x, Confidence: x / 3, Weight: x * 3, Standing: x / 7, Relative: x * 1.1})
+	}
+	if err := store.SaveScoredHead(ctx, sh); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := client.New("http://node.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl = cl.WithHTTP(&http.Client{Transport: &handlerTransport{h: h}})
+	got, err := cl.LogScores(ctx, 0, "", "", 1, true)
+	if err != nil || got.Size != 9 || got.Block != 17 || len(got.Scores) != 1 || got.Next != dids[0] || got.Inputs == nil || got.Params.HalfLife != reputation.DefaultParams.HalfLife {
+		t.Fatalf("the first page: %+v %v", got, err)
+	}
+	if r := got.Scores[0]; r.Score != sh.Scores[0].Score || r.Confidence != sh.Scores[0].Confidence || r.Relative != sh.Scores[0].Relative {
+		t.Errorf("the figures changed on the way: %+v, saved %+v", r, sh.Scores[0])
+	}
+	next, err := cl.LogScores(ctx, 9, "", got.Next, 1, false)
+	if err != nil || len(next.Scores) != 1 || next.Scores[0].DID != dids[1] || next.Next != "" {
+		t.Fatalf("the second page: %+v %v", next, err)
+	}
+	hist, err := cl.ScoreHistory(ctx, dids[1])
+	if err != nil || len(hist.Points) != 1 || hist.Points[0].Score != sh.Scores[1].Score || hist.Points[0].Size != 9 {
+		t.Fatalf("history: %+v %v", hist, err)
+	}
+	for _, tt := range []struct{ path, slug string }{
+		{"/v1/log/scores?size=8", "not-scored"},
+		{"/v1/log/scores?limit=0", "bad-request"},
+		{"/v1/log/scores?limit=1001", "bad-request"},
+		{"/v1/log/scores?size=-1", "bad-request"},
+		{"/v1/log/scores?did=nobody", "bad-request"},
+		{"/v1/log/scores?after=nobody", "bad-request"},
+		{"/v1/log/scores?inputs=yes", "bad-request"},
+		{"/v1/reputation/nobody/history", "bad-request"},
+	} {
+		rec := do(t, h, http.MethodGet, tt.path, "", nil)
+		if p := problemOf(t, rec); !strings.HasSuffix(p.Type, "/"+tt.slug) {
+			t.Errorf("%s: %d %s, want %s", tt.path, rec.Code, rec.Body, tt.slug)
+		}
+	}
+}

@@ -266,9 +266,12 @@ func (s *Server) logScores(c echo.Context) error {
 
 // scoreHistory: the agent's score at each scored head the node keeps, oldest first.
 func (s *Server) scoreHistory(c echo.Context) error {
-	did := c.Param("did")
+	did, err := url.PathUnescape(c.Param("did"))
+	if err != nil {
+		return withDetail(ErrBadRequest, "DID: %v", err)
+	}
 	if _, err := identity.ParseDID(did); err != nil {
-		return withDetail(ErrBadRequest, "did: %v", err)
+		return withDetail(ErrBadRequest, "%v", err)
 	}
 	points, err := s.cfg.ScoredHeads.ScoreHistory(c.Request().Context(), did)
 	if err != nil {

@@ -39,6 +39,8 @@ func FuzzJSONRPC(f *testing.F) {
 		`{"jsonrpc":"2.0","id":7,"method":"eth_sendRawTransaction","params":["0x02f8"]}`,
 		`{"jsonrpc":"2.0","id":8,"method":"eth_getTransactionByHash","params":["0x0000000000000000000000000000000000000000000000000000000000000001"]}`,
 		`{"jsonrpc":"2.0","id":9,"method":"eth_getTransactionByHash","params":[7]}`,
+		`{"jsonrpc":"2.0","id":10,"method":"eth_getLogs","params":[{"address":"0x0000000000000000000000000000000000000001","fromBlock":"0x0","toBlock":"latest","topics":[null,["0x0000000000000000000000000000000000000000000000000000000000000001"]]}]}`,
+		`{"jsonrpc":"2.0","id":11,"method":"eth_getLogs","params":[{"address":["0x0000000000000000000000000000000000000001"],"fromBlock":"earliest","topics":[1]}]}`,
 		`{"jsonrpc":"2.0","method":"eth_chainId"}`, `{"jsonrpc":"2.0","id":null,"method":"eth_chainId"}`,
 		`[{"jsonrpc":"2.0"}]`, `{}`, `null`, ``,
 	} {

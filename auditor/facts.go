@@ -41,6 +41,9 @@ type Facts struct {
 	chain int64
 }
 
+// scratchPrefix names the scratch databases' directories (a Scorer removes any a crash left).
+const scratchPrefix = "surety-audit-"
+
 // atBlock is a chain whose head reads as block: the indexers replay up to it and no further.
 type atBlock struct {
 	chainlog.Source
@@ -60,7 +63,7 @@ func ReadFacts(ctx context.Context, c Chain, dep *contracts.Deployment, block ui
 			return nil, err
 		}
 	}
-	tmp, err := os.MkdirTemp(dir, "surety-audit-")
+	tmp, err := os.MkdirTemp(dir, scratchPrefix)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/surety-ioa/surety/contracts"
@@ -53,21 +55,38 @@ func NewScorer(cfg ScorerConfig) *Scorer {
 	return &Scorer{cfg: cfg}
 }
 
-// Run scores anchored heads until ctx ends.
+// Run scores anchored heads until ctx ends. It first removes the scratch databases a crash
+// left in Dir.
 func (s *Scorer) Run(ctx context.Context) error {
-	t := time.NewTicker(s.cfg.Every)
-	defer t.Stop()
+	if s.cfg.Dir != "" {
+		stale, _ := filepath.Glob(filepath.Join(s.cfg.Dir, scratchPrefix+"*"))
+		for _, d := range stale {
+			if err := os.RemoveAll(d); err != nil {
+				s.cfg.Logger.Warn("auditor: remove a scratch database left behind", "dir", d, "err", err)
+			}
+		}
+	}
+	wait := s.cfg.Every
 	for {
-		if _, err := s.Pass(ctx); err != nil && ctx.Err() == nil {
-			s.cfg.Logger.Warn("auditor: scoring the anchored head failed; trying again", "err", err)
+		_, err := s.Pass(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			// A replay that failed is not retried at once: each try reads the chain again.
+			wait = min(2*wait, maxScoreBackoff)
+			s.cfg.Logger.Warn("auditor: scoring the anchored head failed; trying again", "in", wait, "err", err)
+		default:
+			wait = s.cfg.Every
 		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-time.After(wait):
 		}
 	}
 }
+
+// maxScoreBackoff bounds the wait after failed tries to score a head.
+const maxScoreBackoff = 5 * time.Minute
 
 // Pass (one at a time: Run calls it) scores the log's latest head if it is anchored (with enough confirmations) and not
 // scored yet, and returns it (nil when there was nothing to do). A head a later one replaced

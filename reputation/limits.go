@@ -26,7 +26,7 @@ const (
 	KeepScoreInputs = 4
 	// MaxScoreInputs bounds the audits of the inputs a scored head keeps: beyond it an
 	// auditor reads the leaves and recomputes (surety log verify --recompute).
-	MaxScoreInputs = 20_000
+	MaxScoreInputs = 5_000
 	// MaxScoresPage bounds the agents' scores of one page of GET /v1/log/scores.
 	MaxScoresPage = 1000
 )

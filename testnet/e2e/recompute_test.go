@@ -232,6 +232,7 @@ func TestRecomputeTheDemosDayOnAnvil(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Fatalf("log verify --recompute printed:\n%s\nwant a line with %q", out, want)
 		}
+		t.Logf("%s\n%s", line, out)
 	})
 }
 
