@@ -27,8 +27,9 @@ function bytesOf(b64) {
 }
 
 // verdict is a result region: data-state pending, then verified/failed (or match/mismatch).
-function verdict(testid, label) {
-  return h('p', { class: 'verdict', 'data-testid': testid, role: 'status', 'aria-live': 'polite', 'aria-label': label });
+// Its text says what was checked (no aria-label: a live region is announced by its text).
+function verdict(testid) {
+  return h('p', { class: 'verdict', 'data-testid': testid, role: 'status', 'aria-live': 'polite' });
 }
 
 function say(el, state, text, attrs = {}) {
@@ -50,7 +51,9 @@ function checked(head, node) {
   if (!head.signed) return { ok: false, why: 'unsigned' };
   try {
     const v = openHead(head.signed, node);
-    if (v.size !== head.size || v.root !== head.root) return { ok: false, why: 'the served size or root is not the signed one' };
+    if (v.size !== head.size || v.root !== head.root || v.epoch !== head.epoch || v.closed !== head.closed) {
+      return { ok: false, why: 'what the node serves beside the signature is not what it signed' };
+    }
     return { ok: true, head: v };
   } catch (e) {
     return { ok: false, why: e.message };
@@ -85,7 +88,7 @@ export async function render(root, params) {
   const headsBox = h('div');
   const fromSel = h('select', { id: 'cons-from' });
   const toSel = h('select', { id: 'cons-to' });
-  const consResult = verdict('consistency-result', 'consistency check');
+  const consResult = verdict('consistency-result');
   const known = new Map(); // size → {epoch, root} of a signed head this page checked
   const consButton = h('button', { type: 'button', 'data-testid': 'verify-consistency' }, 'Check consistency');
   root.append(section('Heads and anchors', headsBox,
@@ -142,7 +145,7 @@ export async function render(root, params) {
 
   // The leaves, each with its inclusion proof checked on demand.
   const leavesBox = h('div');
-  const proofResult = verdict('proof-result', 'inclusion proof check');
+  const proofResult = verdict('proof-result');
   const subjectInput = h('input', { type: 'text', id: 'leaf-subject', placeholder: 'did:key:…', autocomplete: 'off', value: params.subject || '' });
   root.append(section('Leaves: the signed audits',
     h('form', { class: 'row-actions', onsubmit: (ev) => { ev.preventDefault(); leafFrom = null; loadLeaves(); } },
@@ -229,8 +232,8 @@ export async function render(root, params) {
 
   // A score recomputed in the browser.
   const didInput = h('input', { type: 'text', id: 'recompute-did', placeholder: 'did:key:…', autocomplete: 'off', value: params.did || '' });
-  const recResult = verdict('recompute-result', 'score recomputation');
-  const insResult = verdict('inputs-check', 'inputs checked against the log');
+  const recResult = verdict('recompute-result');
+  const insResult = verdict('inputs-check');
   const recTable = h('div');
   root.append(section('Recompute a score',
     h('p', { class: 'muted' }, 'Fetches every input of the scores at the latest head the node scored (GET /v1/log/scores: the audits that count and every stake, at the block of the head\'s anchor), runs the formula of docs/REPUTATION.md in this browser, and compares its five numbers with the node\'s, bit for bit.'),
