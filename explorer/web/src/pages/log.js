@@ -147,10 +147,22 @@ export async function render(root, params) {
   const leavesBox = h('div');
   const proofResult = verdict('proof-result');
   const subjectInput = h('input', { type: 'text', id: 'leaf-subject', placeholder: 'did:key:…', autocomplete: 'off', value: params.subject || '' });
+  const leafInput = h('input', { type: 'text', id: 'leaf-hash', placeholder: '64 hex digits', autocomplete: 'off', spellcheck: 'false', value: params.leaf || '' });
   root.append(section('Leaves: the signed audits',
-    h('form', { class: 'row-actions', onsubmit: (ev) => { ev.preventDefault(); leafFrom = null; loadLeaves(); } },
-      h('label', { for: 'leaf-subject' }, 'only the audits of (DID)', subjectInput),
-      h('button', { type: 'submit' }, 'Show')),
+    h('form', { class: 'row-actions', onsubmit: (ev) => {
+      ev.preventDefault();
+      const leaf = leafInput.value.trim().toLowerCase().replace(/^0x/, '');
+      if (leaf) {
+        // A leaf to check: the page again from it (its row, its proof checked at once).
+        location.hash = `#/log${q({ subject: subjectInput.value.trim(), leaf, did: params.did })}`;
+        return;
+      }
+      leafFrom = null;
+      loadLeaves();
+    } },
+    h('label', { for: 'leaf-subject' }, 'only the audits of (DID)', subjectInput),
+    h('label', { for: 'leaf-hash' }, 'check one leaf (its hash)', leafInput),
+    h('button', { type: 'submit' }, 'Show')),
     leavesBox, proofResult));
 
   let leafFrom = null;
