@@ -18,6 +18,9 @@ FORGE       := $(FOUNDRY)/forge-linux-amd64/bin/forge
 # module proxy (go-ethereum dropped it after this release).
 CLEF_VERSION := v1.15.11
 CLEF         := $(TOOLS)/bin/.clef-$(CLEF_VERSION)
+# The web explorer's npm toolchain (esbuild, uPlot, playwright-core), installed by npm ci.
+WEB_DIR   := explorer/web
+WEB_STAMP := $(WEB_DIR)/node_modules/.installed
 VERSION     ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 GO_LDFLAGS  := -X main.version=$(VERSION)
 
@@ -37,12 +40,12 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python vet devnet bench contracts clean
+.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python test-explorer-lib vet devnet bench contracts explorer clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-tools: $(TOOLS_STAMP) $(CLEF) ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, and the Go modules
+tools: $(TOOLS_STAMP) $(CLEF) $(WEB_STAMP) ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, the Go modules and the explorer's npm toolchain
 
 $(CLEF): # a stamp named for the version: a new CLEF_VERSION builds again
 	@mkdir -p $(TOOLS)/bin
@@ -62,6 +65,19 @@ $(TOOLS_STAMP): package.json package-lock.json
 	go mod download
 	@touch $@
 
+# The web explorer (explorer/): its sources in explorer/web, built by the pinned esbuild
+# (explorer/web/package-lock.json, installed by npm ci when the lock changes: stamped) into
+# explorer/dist, which is committed and embedded in the binary. explorer.TestBundleIsBuilt
+# fails when dist is not what the sources build. WEB_DIR and WEB_STAMP are set at the top.
+
+$(WEB_STAMP): $(WEB_DIR)/package.json $(WEB_DIR)/package-lock.json
+	@command -v npm >/dev/null || { echo "make: npm (Node.js 20+) is required for the explorer's toolchain"; exit 1; }
+	cd $(WEB_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+explorer: $(WEB_STAMP) ## rebuild the web explorer's bundle (explorer/dist) after a change in explorer/web
+	cd $(WEB_DIR) && node build.mjs ../dist
+
 build: ## build bin/surety
 	go build -ldflags '$(GO_LDFLAGS)' -o bin/surety ./cmd/surety
 
@@ -74,7 +90,7 @@ demo: build ## play a marketplace day end to end on the embedded chain (under a 
 devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node processes against it; Ctrl-C stops all
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES) --log-epoch $(LOG_EPOCH) --log-grace $(LOG_GRACE)
 
-test: tools vet test-forge test-go test-fuzz test-ts test-python ## run every test
+test: tools vet test-forge test-go test-fuzz test-ts test-python test-explorer-lib ## run every test
 
 vet: tools ## go vet, staticcheck and forge fmt --check
 	go vet ./...
@@ -104,6 +120,13 @@ test-ts: $(TS_STAMP) ## the TypeScript client's tests (tsc + node --test)
 	@log=$$(mktemp); if (cd $(TS_DIR) && npm test --silent) >"$$log" 2>&1; then \
 		grep -E '^# (tests|pass|fail|skipped)' "$$log"; rm -f "$$log"; \
 	else cat "$$log"; rm -f "$$log"; exit 1; fi
+
+# The explorer's verification code (explorer/web/src/lib: Merkle proofs and scores recomputed
+# in the browser, envelope signatures) under node --test, held to vectors reputation's
+# TestJSVectors writes from the Go code and to testdata/conformance/envelope.
+test-explorer-lib: $(WEB_STAMP) ## the explorer's lib/merkle.js, score.js and envelope.js against the Go vectors (node --test)
+	@command -v node >/dev/null || { echo "make: node (Node.js 20+) is required for the explorer's tests"; exit 1; }
+	node --test explorer/web/test/*.test.mjs
 
 test-forge: tools
 	FOUNDRY_PROFILE=$(FORGE_PROFILE) $(FORGE) test

@@ -50,6 +50,9 @@ var (
 	// ErrNotA2A: the agent's registered card is a Surety JWS card, so it has no A2A form
 	// signed by the agent (GET /v1/agents/{did}/agent-card.json?form=registered).
 	ErrNotA2A = errors.New("api: the agent registered no A2A card")
+	// ErrOriginNotAllowed: a browser's preflight from an origin the node does not list in
+	// Config.CORSOrigins (surety node --cors-origin).
+	ErrOriginNotAllowed = errors.New("api: this origin may not call the API from a browser")
 )
 
 // detailed is an error whose text the API wrote itself for the client (what field is wrong,
@@ -103,6 +106,7 @@ var mappings = []mapping{
 	{err: ErrTooManyRequests, status: http.StatusTooManyRequests, slug: "too-many-requests", title: "Too many requests from this address; slow down", retryAfter: rateRetryAfter},
 	{err: ErrTooManyInFlight, status: http.StatusTooManyRequests, slug: "too-many-in-flight", title: "Too many writes in flight from this address or for this wallet; retry once one has ended", retryAfter: inFlightRetryAfter},
 	{err: ErrMCPBusy, status: http.StatusServiceUnavailable, slug: "mcp-busy", title: "The node serves as many MCP requests as it takes at once; try again shortly", retryAfter: rateRetryAfter},
+	{err: ErrOriginNotAllowed, status: http.StatusForbidden, slug: "cors-origin", title: "This node does not answer browsers from this origin (its operator lists them: --cors-origin)"},
 	{err: context.DeadlineExceeded, status: http.StatusGatewayTimeout, slug: "timeout", title: "The request took too long"},
 
 	// identity

@@ -76,6 +76,9 @@ const (
 	// rateRetryAfter is the Retry-After of a refusal for going over a rate (writes, JSON-RPC
 	// calls, envelopes checked from one address): a token is back within a second.
 	rateRetryAfter = time.Second
+	// corsMaxAge is how long (seconds) a browser may reuse a preflight's answer before it
+	// asks again: ten minutes.
+	corsMaxAge = "600"
 	// maxRelayBody bounds the bodies of POST /v1/tx/raw and POST /v1/rpc: a signed call of
 	// the escrow or the stake registry, in hex, with its JSON framing (a bind with its proof,
 	// the largest, is a few KiB).

@@ -95,6 +95,13 @@ type Config struct {
 	// signature over its peer id.
 	Peers       Peers
 	PeerBinding string
+	// Explorer serves the web explorer (explorer.Handler) under /explorer/, and GET /
+	// redirects to it; without it neither is served.
+	Explorer http.Handler
+	// CORSOrigins are the origins whose browsers may call the API (ParseOrigin's form; "*":
+	// any): their preflights are answered and their pages may read the answers. Empty: only
+	// the node's own origin (the explorer).
+	CORSOrigins []string
 	Logger      *slog.Logger
 	// RequestTimeout bounds each request's handler; 0 means 30s.
 	RequestTimeout time.Duration
@@ -206,6 +213,13 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, echo: e, log: cfg.Logger, closing: context.Background(), ops: ops}
 	e.HTTPErrorHandler = errorHandler(s.log)
 	e.IPExtractor = clientAddress(cfg.TrustedProxies)
+	origins := make([]string, len(cfg.CORSOrigins))
+	for i, o := range cfg.CORSOrigins {
+		if origins[i], err = ParseOrigin(o); err != nil {
+			return nil, fmt.Errorf("api: %w", err)
+		}
+	}
+	e.Pre(cors(origins))
 	e.Use(s.logRequests, s.recoverPanics, s.limitWrites(), s.limitBody, s.ingress, s.timeout)
 
 	// Every route registered here is described in openapi.json, and TestOpenAPICoversEveryRoute
@@ -213,6 +227,14 @@ func New(cfg Config) (*Server, error) {
 	e.GET("/healthz", s.health)
 	e.GET("/1.0/identifiers/:did", s.resolveDID)
 	e.GET(nodeCardPath, s.getNodeCard)
+	if cfg.Explorer != nil {
+		// The explorer is the API's client on the same origin: a page of the node's own routes.
+		page := echo.WrapHandler(cfg.Explorer)
+		e.GET("/", func(c echo.Context) error { return c.Redirect(http.StatusFound, "/explorer/") })
+		e.GET("/explorer", page)
+		e.GET("/explorer/", page)
+		e.GET("/explorer/:file", page)
+	}
 	v1 := e.Group("/v1")
 	// One budget of chain calls per client address, shared by the routes whose every request
 	// makes the node's chain compute: POST /v1/rpc and GET /v1/credentials/{did}/stake.
@@ -260,6 +282,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/log/proof/inclusion", s.inclusionProof)
 		v1.GET("/log/proof/consistency", s.consistencyProof)
 		v1.GET("/log/leaves", s.logLeaves, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of the log's leaves", nil))
+		v1.GET("/log/heads", s.logHeads, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of the log's heads", nil))
 	}
 	if cfg.ScoredHeads != nil {
 		v1.GET("/log/scores", s.logScores, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of an anchored head's scores", nil))

@@ -24,6 +24,12 @@ type Config struct {
 	// NoMCP serves no /mcp: the node's MCP endpoint (mcp.NewHandler) is on by default, as it
 	// does nothing the API would not do for the same request.
 	NoMCP bool
+	// NoExplorer serves no web explorer: it is on by default at /explorer/ (explorer.Handler),
+	// and GET / redirects to it.
+	NoExplorer bool
+	// CORSOrigins are the origins whose browsers may call the API (api.Config.CORSOrigins);
+	// empty: only the node's own origin.
+	CORSOrigins []string
 	// RPC is the external chain's URL; empty runs the embedded chain.
 	RPC string
 	// RequestTimeout bounds a request, a write's transaction included; 0: per chain

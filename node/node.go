@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,7 @@ import (
 	"github.com/surety-ioa/surety/auditor"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/explorer"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -451,7 +453,8 @@ func (st *startup) serve(ctx context.Context) error {
 		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
 		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, ScoredHeads: st.audits, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
-		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind), PublicURL: publicURL(cfg.PublicURL, st.ln)})
+		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind), PublicURL: publicURL(cfg.PublicURL, st.ln),
+		Explorer: explorerHandler(cfg.NoExplorer), CORSOrigins: cfg.CORSOrigins})
 	if err != nil {
 		return err
 	}
@@ -467,6 +470,9 @@ func (st *startup) serve(ctx context.Context) error {
 		"block", head, "state", st.key, "did", st.ids.NodeDID(), "data", cfg.DataDir)
 	fmt.Fprintf(st.out, "Surety node ready on http://%s (chain %s, %s, block %d)\n  node DID %s\n  peer %s\n  try: curl -s http://%s/v1/info\n",
 		st.ln.Addr(), st.id.ChainID, st.kind, head, st.ids.NodeDID(), st.p2p.Addrs()[0], st.ln.Addr())
+	if !cfg.NoExplorer {
+		fmt.Fprintf(st.out, "  explorer: %s\n", st.Node.ExplorerURL())
+	}
 	return nil
 }
 
@@ -582,6 +588,23 @@ func publicURL(configured string, ln net.Listener) string {
 
 // APIURL is the API's base URL: http://host:port, with the port the node listens on.
 func (n *Node) APIURL() string { return "http://" + n.ln.Addr().String() }
+
+// ExplorerURL is the web explorer's address on the API ("" when the node serves none:
+// Config.NoExplorer).
+func (n *Node) ExplorerURL() string {
+	if n.cfg.NoExplorer {
+		return ""
+	}
+	return n.APIURL() + explorer.Prefix
+}
+
+// explorerHandler is the web explorer the API serves, nil when it serves none.
+func explorerHandler(off bool) http.Handler {
+	if off {
+		return nil
+	}
+	return explorer.Handler()
+}
 
 // Chain is the chain the node settles on: a *chain.Embedded for the embedded chain, else the
 // RPC chain's client. It stays open until Close.

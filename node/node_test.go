@@ -36,6 +36,10 @@ func TestNodeRunsAndCloses(t *testing.T) {
 	if !strings.Contains(out.String(), "Surety node ready on "+n.APIURL()) {
 		t.Errorf("New printed %q, want the ready line naming %s", out.String(), n.APIURL())
 	}
+	// The web explorer is on unless Config.NoExplorer, and New says where.
+	if want := n.APIURL() + "/explorer/"; n.ExplorerURL() != want || !strings.Contains(out.String(), "explorer: "+want+"\n") {
+		t.Errorf("ExplorerURL %q, printed %q: want the explorer at %s named", n.ExplorerURL(), out.String(), want)
+	}
 	if _, ok := n.Chain().(*chain.Embedded); !ok {
 		t.Errorf("Chain() is a %T, want the embedded chain", n.Chain())
 	}
@@ -52,6 +56,11 @@ func TestNodeRunsAndCloses(t *testing.T) {
 	}
 	if info.Chain.Kind != "embedded" || info.Chain.ID != chain.EmbeddedChainID || info.Version != "test" {
 		t.Errorf("info %+v, want the embedded chain and version test", info)
+	}
+	if res, err := http.Get(n.ExplorerURL()); err != nil || res.StatusCode != http.StatusOK || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+		t.Errorf("GET %s: %v %v, want the explorer's page", n.ExplorerURL(), res, err)
+	} else {
+		res.Body.Close()
 	}
 	// The node's A2A card names the API it listens on (no --public-url) and is signed by its DID.
 	var card a2a.AgentCard
@@ -124,4 +133,34 @@ func get(t *testing.T, url string, v any) bool {
 	}
 	defer resp.Body.Close()
 	return resp.StatusCode == http.StatusOK && json.NewDecoder(resp.Body).Decode(v) == nil
+}
+
+// TestNoExplorerServesNone: with NoExplorer the node serves no page, / included, and names
+// none.
+func TestNoExplorerServesNone(t *testing.T) {
+	cfg := devConfig(t.TempDir())
+	cfg.NoExplorer = true
+	var out bytes.Buffer
+	n, err := node.New(context.Background(), cfg, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- n.Run(ctx) }()
+	defer func() { stop(); <-done }()
+	if n.ExplorerURL() != "" || strings.Contains(out.String(), "explorer") {
+		t.Errorf("ExplorerURL %q, printed %q: want no explorer named", n.ExplorerURL(), out.String())
+	}
+	for _, p := range []string{"/", "/explorer/"} {
+		res, err := http.Get(n.APIURL() + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", p, res.StatusCode)
+		}
+	}
 }

@@ -213,6 +213,7 @@ func TestBadInputIsOneLine(t *testing.T) {
 		{"unreachable rpc", []string{"node", "--data-dir", data, "--rpc", "http://127.0.0.1:1"}, "cannot reach RPC http://127.0.0.1:1"},
 		{"rpc not a url", []string{"node", "--data-dir", data, "--rpc", "anvil"}, `rpc "anvil" is not a URL`},
 		{"public url not a url", []string{"node", "--data-dir", data, "--public-url", "node.example"}, `--public-url "node.example" is not a base URL`},
+		{"cors origin with a path", []string{"node", "--data-dir", data, "--cors-origin", "https://app.example/x"}, `--cors-origin: CORS origin "https://app.example/x": want * or scheme://host[:port]`},
 		{"deployment without rpc", []string{"node", "--deployment", badDep}, "--deployment needs --rpc"},
 		{"missing deployment file", []string{"node", "--rpc", "http://127.0.0.1:1", "--deployment", filepath.Join(dir, "nope.json")}, "no such file"},
 		{"bad deployment file", []string{"node", "--rpc", "http://127.0.0.1:1", "--deployment", badDep}, "contracts.StakeRegistry is missing"},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/memlimit"
 	"github.com/surety-ioa/surety/internal/p2p"
@@ -49,6 +50,9 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 	fs.DurationVar(&cfg.RequestTimeout, "request-timeout", 0, "how long a request may take, a write's transaction and confirmations included (default: 30s on the embedded chain, 5m on others)")
 	confirmations := fs.Int("confirmations", -1, "blocks the indexes wait before trusting an event (default: 0 on dev chains, the embedded one and Anvil's 31337; 2 elsewhere)")
 	fs.BoolVar(&cfg.NoMCP, "no-mcp", false, "serve no MCP endpoint at /mcp (its tools do what the API does, signing nothing: writes take the caller's envelope)")
+	fs.BoolVar(&cfg.NoExplorer, "no-explorer", false, "serve no web explorer at /explorer/ (a page of this API's own routes; / redirects to it)")
+	var corsOrigins listFlag
+	fs.Var(&corsOrigins, "cors-origin", "an origin whose browsers may call the API, e.g. https://app.example, or * for any (repeat)")
 	fs.BoolVar(&cfg.DevWallets, "dev-wallets", false, "hold the public dev accounts' wallets on the --rpc-url chain (devnets only)")
 	p2pListen := fs.String("p2p-listen", strings.Join(p2p.DefaultListen, ","), "libp2p listen multiaddrs, comma-separated")
 	bootstrap := fs.String("bootstrap", "", "peers to join the network through: multiaddrs with /p2p/<id>, comma-separated")
@@ -85,6 +89,13 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 		}
 	}
 	cfg.Logger = logger
+	for _, o := range corsOrigins {
+		origin, err := api.ParseOrigin(o)
+		if err != nil {
+			return usagef("--cors-origin: %v", err)
+		}
+		cfg.CORSOrigins = append(cfg.CORSOrigins, origin)
+	}
 	for _, p := range splitList(*trustedProxy) {
 		if !strings.Contains(p, "/") {
 			if ip := net.ParseIP(p); ip != nil && ip.To4() != nil {

@@ -17,6 +17,7 @@ const Module = "github.com/surety-ioa/surety"
 //
 //	internal/*                     (the bottom: a few of them build on others)
 //	identity, contracts            (internal/sqlite, internal/chain; no network code)
+//	explorer                       (the web page bundle the node serves; imports nothing of ours)
 //	groups, registry, reputation   (identity, contracts, internal/p2p; never each other)
 //	txn                            (internal/chain, internal/sqlite: it knows no contract)
 //	escrow, stake                  (identity, contracts, txn, the chain log follower)
@@ -43,6 +44,7 @@ var allowed = map[string][]string{
 	"internal/memlimit":   {},
 	"internal/jcs":        {},
 	"a2a":                 {"internal/jcs"},
+	"explorer":            {},
 	"internal/chainlog":   {"internal/sqlite", "internal/chain"},
 	"internal/benchref":   {"internal/sqlite"},
 	"internal/repotest":   {"internal/tools"},
@@ -66,7 +68,7 @@ var allowed = map[string][]string{
 	// auditor recomputes a node's scores from its log and a chain the auditor names, with
 	// the node's own indexers and engine; node runs it to publish the scores it checks.
 	"auditor":     {"api", "identity", "contracts", "reputation", "escrow", "stake", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
-	"node":        {"auditor", "mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
+	"node":        {"auditor", "explorer", "mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
 	"demo":        {"a2a", "node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
 	"testnet/e2e": {"auditor", "a2a", "testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
 	"cmd":         {"*"},

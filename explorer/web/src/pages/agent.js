@@ -1,0 +1,5 @@
+import { h } from '../lib/api.js';
+
+export function render(root) {
+  root.append(h('h1', null, 'Agent'), h('p', { class: 'muted' }, 'This page is not written yet.'));
+}
