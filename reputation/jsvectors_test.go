@@ -178,22 +178,22 @@ func scoreVectors() map[string]any {
 		}
 		worlds = append(worlds, w)
 	}
-	// math.Exp2 at the arguments decay takes (−age / half-life), and some others: the
-	// JavaScript computes it as Go does, not with Math.pow.
-	var exp2 [][2]float64
+	// halving at the arguments decay takes (age / half-life), whole numbers of half-lives,
+	// and the ends: the JavaScript runs the same steps.
+	var halvings [][2]float64
 	for i := range 400 {
-		x := -rng.Float64() * 5
+		x := rng.Float64() * 5
 		switch {
 		case i < 40:
-			x = -float64(i) * 0.37
+			x = float64(i) * 0.37
 		case i < 60:
-			x = float64(i-50) * 13.7
+			x = float64(i-50) * 137
 		case i < 80:
-			x = -float64(rng.IntN(400*day)) / (90 * day)
+			x = float64(rng.IntN(400*day)) / (90 * day)
 		}
-		exp2 = append(exp2, [2]float64{x, math.Exp2(x)})
+		halvings = append(halvings, [2]float64{x, halving(x)})
 	}
-	return map[string]any{"exp2": exp2, "worlds": worlds}
+	return map[string]any{"halving": halvings, "worlds": worlds}
 }
 
 // jsDID is a did:key-shaped DID with random base58 letters, both cases, so the vectors hold

@@ -1,10 +1,10 @@
 // lib/score.js against reputation.Compute, bit for bit, through the vectors reputation's
 // TestJSVectors writes (testdata/score.json): random worlds scored as the node scores them,
-// and Go's math.Exp2 at the arguments decay takes.
+// and reputation.halving (the decay) at the arguments it takes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { exp2, recompute, graphOf, compute } from '../src/lib/score.js';
+import { halving, recompute, graphOf, compute } from '../src/lib/score.js';
 
 const v = JSON.parse(readFileSync(new URL('./testdata/score.json', import.meta.url)));
 
@@ -13,16 +13,9 @@ function same(a, b, what) {
   assert.ok(Object.is(a, b), `${what}: ${a} (JS) != ${b} (Go)`);
 }
 
-test("exp2 is Go's math.Exp2 in every bit", () => {
-  assert.ok(v.exp2.length >= 400);
-  let differsFromPow = 0;
-  for (const [x, y] of v.exp2) {
-    same(exp2(x), y, `exp2(${x})`);
-    if (!Object.is(Math.pow(2, x), y)) differsFromPow++;
-  }
-  // Not a property of the code, a note of why exp2 exists: if Math.pow agreed everywhere
-  // here, the port would be worth checking again (this only logs).
-  console.log(`# Math.pow(2, x) differs from Go's Exp2 at ${differsFromPow} of ${v.exp2.length} arguments`);
+test('halving is reputation.halving in every bit', () => {
+  assert.ok(v.halving.length >= 400);
+  for (const [x, y] of v.halving) same(halving(x), y, `halving(${x})`);
 });
 
 test('every world scores as Compute scores it, bit for bit', () => {

@@ -4,8 +4,9 @@
 // numbers, bit for bit, or shows where it does not.
 //
 // Bit for bit takes three things JavaScript does not give by itself:
-//  - Go's math.Exp2 (the audits' decay), not Math.pow: exp2 below computes it with the same
-//    reduction and polynomial, so the last bit agrees too;
+//  - the audits' decay by the documented steps of reputation.halving (a series of single
+//    roundings, no library exponential: Math.pow(2, x) and Go's math.Exp2 differ in the last
+//    bit at some arguments), so the last bit agrees too;
 //  - Go's fixed-point sums (int64 steps of 2^-32, math.Round half away from zero), kept here
 //    as BigInt so no sum loses a bit past 2^53;
 //  - the same order of every floating-point sum: agents in byte order of their DIDs, each
@@ -44,52 +45,28 @@ export function withDefaults(given = {}) {
   return out;
 }
 
-// ---- Go's math.Exp2 ----
-
-const LN2_HI = 6.9314718036912381649e-1;
-const LN2_LO = 1.90821492927058770002e-10;
-const P1 = 1.66666666666666657415e-1;
-const P2 = -2.77777777770155933842e-3;
-const P3 = 6.61375632143793436117e-5;
-const P4 = -1.65339022054652515390e-6;
-const P5 = 4.13813679705723846039e-8;
-
-const bits = new DataView(new ArrayBuffer(8));
+// ---- the decay: reputation.halving ----
 
 // pow2 is 2^k exactly, for -1022 ≤ k ≤ 1023, built from its bits.
+const bits = new DataView(new ArrayBuffer(8));
 function pow2(k) {
   bits.setUint32(0, (k + 1023) << 20);
   bits.setUint32(4, 0);
   return bits.getFloat64(0);
 }
 
-// ldexp is frac · 2^exp rounded once, as Go's math.Ldexp does (for the frac exp2 gives,
-// between 0.7 and 1.5).
-function ldexp(frac, exp) {
-  if (frac === 0 || !Number.isFinite(frac)) return frac;
-  if (exp > 1023) return frac * pow2(1023) * pow2(exp - 1023); // overflows to ±Inf as Go
-  if (exp >= -1022) return frac * pow2(exp);
-  return frac * pow2(exp + 53) * pow2(-53); // subnormal: exact, then one rounding
-}
-
-/** exp2 is 2^x as Go's math.Exp2 computes it on amd64 (its pure-Go code, not the
- * assembly of arm64): the argument split into k + t, 2^t from the same rational
- * approximation, so the result agrees with Go's in every bit. */
-export function exp2(x) {
-  if (Number.isNaN(x)) return x;
-  if (x > 1.0239999999999999e3) return Infinity;
-  if (x < -1.074e3) return 0;
-  let k = 0;
-  if (x > 0) k = Math.trunc(x + 0.5);
-  else if (x < 0) k = Math.trunc(x - 0.5);
-  const t = x - k;
-  const hi = t * LN2_HI;
-  const lo = -t * LN2_LO;
-  const r = hi - lo;
-  const tt = r * r;
-  const c = r - tt * (P1 + tt * (P2 + tt * (P3 + tt * (P4 + tt * P5))));
-  const y = 1 - ((lo - (r * c) / (2 - c)) - hi);
-  return ldexp(y, k);
+/** halving is 2^(−x), by the steps docs/REPUTATION.md ("Determinism") gives and
+ * reputation.halving takes, each operation one IEEE 754 double operation rounded on its own
+ * (JavaScript fuses none): x = n + f, y = f · ln 2, e^(−y) by 24 terms of its series in
+ * Horner's form, times 2^(−n) (exact below 1000 half-lives; 0 from there). */
+export function halving(x) {
+  if (!(x > 0)) return 1;
+  const n = Math.floor(x);
+  if (n >= 1000) return 0;
+  const y = (x - n) * Math.LN2;
+  let r = 1;
+  for (let k = 24; k >= 1; k--) r = 1 - (y / k) * r;
+  return r * pow2(-n);
 }
 
 // ---- fixed point, as score.go's fixed ----
@@ -130,7 +107,7 @@ function backing(p, e) {
 
 // evidence is what one audit adds to its pair's sums.
 function evidence(p, e) {
-  const decay = exp2(-Math.max(e.age, 0) / p.halfLife);
+  const decay = halving(Math.max(e.age, 0) / p.halfLife);
   const b = backing(p, e);
   return { floor: toFixed(decay * p.unbacked), value: toFixed(decay * (b - p.unbacked)), scored: toFixed(decay * b * e.score) };
 }
