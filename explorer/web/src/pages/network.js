@@ -3,6 +3,7 @@
 // it anchors (the audit log's latest head and its anchoring transaction), its peers with the
 // gossip scores it gives them, and each gossip topic's mesh. It refreshes every few seconds
 // while open.
+import { openHead, openPeerBinding } from '../lib/envelope.js';
 import { agentHref, dl, errorBox, get, getOr, h, mono, section, short, table, time, units, fill } from '../lib/api.js';
 
 // every is how often the page reads the node again, in milliseconds.
@@ -63,10 +64,23 @@ function renderIdentity(box, info, card) {
     ['version', info.version || '(development build)'],
     ['libp2p peer', p ? mono(p.id) : 'not on the network'],
     ['listens on', p ? h('ul', { class: 'plain' }, (p.addrs || []).map((a) => h('li', null, mono(a)))) : '—'],
-    ['peer binding', p ? h('details', null, h('summary', null, 'signed by the node DID over {did, peerId}'), h('pre', null, p.binding)) : '—'],
+    ['peer binding', p ? [checked(() => openPeerBinding(p.binding, info.nodeDid, p.id), 'peer-binding',
+      'the node DID signed this peer id (checked in this browser)'),
+    h('details', null, h('summary', null, 'the binding (a JWS over {did, peerId})'), h('pre', null, p.binding))] : '—'],
     ['audit log sync', info.auditLog ? syncState(info.auditLog) : '—'],
     ['A2A card', card ? h('details', null, h('summary', null, 'as the node serves it (GET /.well-known/agent-card.json), signed by its DID'), h('pre', null, JSON.stringify(card, null, 2))) : '—'],
   ]));
+}
+
+// checked runs a check in the browser and shows its verdict: ✓ and what it means, or ✗ and
+// why; data-state is verified or failed.
+function checked(check, testid, meaning) {
+  try {
+    check();
+    return h('span', { class: 'ok', 'data-testid': testid, 'data-state': 'verified' }, '\u2713 ', meaning);
+  } catch (e) {
+    return h('span', { class: 'bad', 'data-testid': testid, 'data-state': 'failed' }, `\u2717 ${e.message}`);
+  }
 }
 
 function syncState(s) {
@@ -108,6 +122,10 @@ function renderAnchors(box, info, head) {
       ['root', mono(head.root)],
       ['epoch', `${time(head.epoch)}, closed ${time(head.closed)}`],
       ['anchored in', head.anchorTx ? mono(head.anchorTx) : h('span', { class: 'warn' }, 'not anchored yet')],
+      ['signature', checked(() => {
+        const signed = openHead(head.signed, info.nodeDid);
+        if (signed.size !== head.size || signed.root !== head.root) throw new Error(`it signs size ${signed.size} and root ${signed.root}, not what the node answered`);
+      }, 'head-signature', 'the node DID signed this size and root (checked in this browser)')],
     ]),
     h('p', null, h('a', { href: '#/log' }, 'Every head, its proofs and the scores it fixes: the audit log'), '.'));
 }
