@@ -169,3 +169,11 @@ export function fill(el, ...children) {
   append(el, children);
   return el;
 }
+
+// bytesOf reads the base64 (standard) of a []byte the node sends in JSON (a signed envelope).
+export function bytesOf(b64) {
+  const bin = atob(b64 || '');
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}

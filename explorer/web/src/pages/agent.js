@@ -3,9 +3,11 @@
 // feed the score, and its bounties as poster and worker. Every number is the node's answer
 // to one of its routes, named beside it.
 import {
-  ApiError, bountyLink, didLink, dl, enc, errorBox, fixed, get, getAs, getOr, h, loading, mono, q, section, short, table, time, units, fill,
+  ApiError, bountyLink, bytesOf, didLink, dl, enc, errorBox, fixed, get, getAs, getOr, h, loading, mono, q, section, short, table, time, units, fill,
 } from '../lib/api.js';
 import { scoreChart } from '../lib/chart.js';
+import { verifyEnvelope } from '../lib/envelope.js';
+import { hex, leafHash } from '../lib/merkle.js';
 
 // topN is how many ranked agents the rank's position is looked up among; maxAuditors how
 // many distinct auditors' standings the audits table asks for.
@@ -139,9 +141,10 @@ async function renderAudits(box, rep, opts) {
     .then((r) => [d, r.standing], () => [d, undefined]))));
   if (opts.signal.aborted) return;
   const withWeight = feeding.some((a) => typeof a.weight === 'number');
-  const head = ['auditor', 'score given#', withWeight ? 'weight#' : null, 'auditor standing#', 'backing', 'settled#', 'judged', 'filed', 'evidence', 'log leaf'].filter(Boolean);
+  const head = ['auditor', 'signed', 'score given#', withWeight ? 'weight#' : null, 'auditor standing#', 'backing', 'settled#', 'judged', 'filed', 'evidence', 'log leaf'].filter(Boolean);
   const rows = feeding.map((a) => h('tr', { 'data-testid': 'audit-row', 'data-leaf': a.leaf },
     h('td', { class: 'nowrap' }, didLink(a.auditor, short(a.auditor, 10))),
+    signedCell(a),
     h('td', { class: 'num' }, fixed(a.score, 2)),
     withWeight ? h('td', { class: 'num' }, fixed(a.weight, 4)) : null,
     h('td', { class: 'num' }, standing.get(a.auditor) === undefined ? '—' : `${fixed(standing.get(a.auditor), 3)} ETH`),
@@ -156,9 +159,32 @@ async function renderAudits(box, rep, opts) {
   fill(box, 
     h('p', { class: 'muted' }, 'The audits that count for this agent now, one per auditor and target (GET /v1/reputation/{did}, feeding). ',
       'Each weighs the auditor\u2019s standing (at most 10) × its age decay × its backing: settled money behind it lifts the backing from 0.1 to 1 (docs/REPUTATION.md). ',
+      'Signed \u2713: your browser checked the auditor\u2019s signature and the leaf hash. ',
       'On the log page your browser checks each one\u2019s inclusion in the anchored log, and recomputes the score from the log: ',
       h('a', { href: `#/log${q({ subject: rep.did, did: rep.did })}` }, 'check them there'), '.'),
     table('Audits feeding the score', head, rows));
+}
+
+// signedCell checks in the browser that the audit is what its auditor signed: the envelope's
+// signature by the auditor's did:key, the subject and score it says, and that it hashes to the
+// log leaf named (RFC 6962). data-state is verified or failed once the check ends.
+function signedCell(a) {
+  const cell = h('td', { 'data-testid': 'audit-signature', 'data-state': 'pending' }, '…');
+  (async () => {
+    const bytes = bytesOf(a.envelope);
+    const { sender, envelope } = verifyEnvelope(new TextDecoder().decode(bytes));
+    if (sender !== a.auditor) throw new Error(`signed by ${sender}, not the auditor`);
+    const body = envelope.body || {};
+    if (body.subject !== a.subject || body.score !== a.score) throw new Error('the signed audit names another subject or score');
+    if (hex(await leafHash(bytes)) !== a.leaf) throw new Error('the envelope does not hash to its leaf');
+  })().then(() => {
+    cell.dataset.state = 'verified';
+    fill(cell, h('span', { class: 'ok', title: 'the auditor signed this audit, and it is the leaf named (checked in this browser)' }, '\u2713'));
+  }, (e) => {
+    cell.dataset.state = 'failed';
+    fill(cell, h('span', { class: 'bad', title: e.message }, '\u2717 ', e.message));
+  });
+  return cell;
 }
 
 function evidence(ev) {

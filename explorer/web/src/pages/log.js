@@ -5,7 +5,7 @@
 // heads; and any DID's score recomputed from GET /v1/log/scores's inputs with lib/score.js and
 // compared with the node's number, bit for bit. The node's word is never the verdict: a
 // tampered proof, head or score shows as failed.
-import { ApiError, errorBox, get, getOr, h, mono, q, section, short, table, time } from '../lib/api.js';
+import { ApiError, bytesOf, errorBox, get, getOr, h, mono, q, section, short, table, time } from '../lib/api.js';
 import { fromHex, hex, leafHash, rootOf, verifyConsistency, verifyInclusion } from '../lib/merkle.js';
 import { checkInputs } from '../lib/inputs.js';
 import { openHead, payloadOf, verifyEnvelope } from '../lib/envelope.js';
@@ -17,14 +17,6 @@ const HEADS_PAGE = 20;
 // The inputs of a recomputed score are held to at most this many pages of the log's leaves
 // (256 each); a larger log is checked that far and says so.
 const MAX_CHECK_PAGES = 40;
-
-// bytesOf reads the base64 (standard) of a []byte the node sends in JSON.
-function bytesOf(b64) {
-  const bin = atob(b64 || '');
-  const out = new Uint8Array(bin.length);
-  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-  return out;
-}
 
 // verdict is a result region: data-state pending, then verified/failed (or match/mismatch).
 // Its text says what was checked (no aria-label: a live region is announced by its text).
