@@ -6,7 +6,7 @@ import {
   ApiError, bountyLink, bytesOf, didLink, dl, enc, errorBox, fixed, get, getAs, getOr, h, loading, mono, q, section, short, table, time, units, fill,
 } from '../lib/api.js';
 import { scoreChart } from '../lib/chart.js';
-import { verifyEnvelope } from '../lib/envelope.js';
+import { openCompact, verifyEnvelope } from '../lib/envelope.js';
 import { hex, leafHash } from '../lib/merkle.js';
 
 // topN is how many ranked agents the rank's position is looked up among; maxAuditors how
@@ -217,7 +217,7 @@ function renderCard(box, agent, did, opts) {
         /^https?:\/\//i.test(e.url) ? h('a', { href: e.url, rel: 'noopener noreferrer nofollow' }, e.url) : h('code', null, e.url)))) : '—'],
       ['wallet', mono(agent.wallet)],
       ['sequence', `${agent.seq}, updated ${time(agent.updated)}`],
-      ['signed as', a2aForm ? 'an A2A card the agent signed (A2A §8.4)' : 'a Surety JWS card the agent signed'],
+      ['signed as', a2aForm ? 'an A2A card the agent signed (A2A §8.4; its signature is checked by the node, not here)' : ['a Surety JWS card the agent signed ', cardCheck(agent, did)]],
     ]),
     h('details', null, h('summary', null, 'The card as the agent signed it'), h('pre', null, a2aForm ? pretty(agent.jws) : agent.jws)),
     a2a));
@@ -227,6 +227,24 @@ function renderCard(box, agent, did, opts) {
       a2a.append(h('details', null, h('summary', null, 'A2A card (as this node serves it, signed by the node)'), h('pre', null, JSON.stringify(c, null, 2))));
     }
   }, () => {});
+}
+
+// CARD_TYPE is the typ of a Surety card JWS (registry.CardType).
+const CARD_TYPE = 'surety-card+jws';
+
+// cardCheck checks in the browser that the agent's DID signed the card shown: the JWS's
+// signature by the DID's key, and that what it signed is this card (DID, name, wallet,
+// sequence, capabilities).
+function cardCheck(agent, did) {
+  try {
+    const { payload: c } = openCompact(agent.jws, CARD_TYPE, did);
+    const same = c.did === agent.did && c.name === agent.name && String(c.wallet).toLowerCase() === String(agent.wallet).toLowerCase() &&
+      c.seq === agent.seq && JSON.stringify(c.capabilities || []) === JSON.stringify(agent.capabilities || []);
+    if (!same) throw new Error('the signed card says something else than the card shown');
+    return h('span', { class: 'ok', 'data-testid': 'card-signature', 'data-state': 'verified' }, '\u2713 its signature checked in this browser');
+  } catch (e) {
+    return h('span', { class: 'bad', 'data-testid': 'card-signature', 'data-state': 'failed' }, `\u2717 ${e.message}`);
+  }
 }
 
 function pretty(s) {
