@@ -156,15 +156,26 @@ export async function render(root, params) {
   for (const ev of b.history || []) addEvent(ev);
   root.append(section('Lifecycle', timeline));
 
+  // refresh reads the bounty again. One read at a time; an event that arrives during one
+  // has another follow it, since the read under way may have been answered before that
+  // event was indexed, and its older status must not stand over the event's (a race the
+  // browser test caught: the timeline said Accepted, the status still submitted).
   let refreshing = null;
+  let again = false;
   async function refresh() {
-    if (refreshing) return refreshing;
+    if (refreshing) {
+      again = true;
+      return refreshing;
+    }
     refreshing = (async () => {
-      try {
-        b = await get(`/v1/bounties/${id}`, { signal });
-        state.textContent = b.status;
-        showTerms();
-      } catch { /* the stream's status stands */ }
+      do {
+        again = false;
+        try {
+          b = await get(`/v1/bounties/${id}`, { signal });
+          state.textContent = b.status;
+          showTerms();
+        } catch { /* the stream's status stands */ }
+      } while (again && !signal.aborted);
       refreshing = null;
     })();
     return refreshing;
