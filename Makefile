@@ -50,7 +50,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python vet devnet bench contracts explorer clean
+.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python test-explorer-lib vet devnet bench contracts explorer clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -113,7 +113,7 @@ demo: build ## play a marketplace day end to end on the embedded chain (under a 
 devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node processes against it; Ctrl-C stops all
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES) --log-epoch $(LOG_EPOCH) --log-grace $(LOG_GRACE)
 
-test: tools vet test-forge test-go test-fuzz test-ts test-python ## run every test
+test: tools vet test-forge test-go test-fuzz test-ts test-python test-explorer-lib ## run every test
 
 vet: tools ## go vet, staticcheck and forge fmt --check
 	go vet ./...
@@ -143,6 +143,13 @@ test-ts: $(TS_STAMP) ## the TypeScript client's tests (tsc + node --test)
 	@log=$$(mktemp); if (cd $(TS_DIR) && npm test --silent) >"$$log" 2>&1; then \
 		grep -E '^# (tests|pass|fail|skipped)' "$$log"; rm -f "$$log"; \
 	else cat "$$log"; rm -f "$$log"; exit 1; fi
+
+# The explorer's verification code (explorer/web/src/lib: Merkle proofs and scores recomputed
+# in the browser, envelope signatures) under node --test, held to vectors reputation's
+# TestJSVectors writes from the Go code and to testdata/conformance/envelope.
+test-explorer-lib: $(WEB_STAMP) ## the explorer's lib/merkle.js, score.js and envelope.js against the Go vectors (node --test)
+	@command -v node >/dev/null || { echo "make: node (Node.js 20+) is required for the explorer's tests"; exit 1; }
+	node --test explorer/web/test/*.test.mjs
 
 test-forge: tools
 	FOUNDRY_PROFILE=$(FORGE_PROFILE) $(FORGE) test

@@ -60,6 +60,9 @@ func (l *treeLog) ConsistencyProof(from, to uint64) ([]merkle.Hash, error) {
 func (l *treeLog) Leaves(context.Context, reputation.LeafQuery) (*reputation.LeafPage, error) {
 	return nil, errors.New("a tree in memory keeps no envelopes")
 }
+func (l *treeLog) Heads(context.Context, int64, int) (*reputation.HeadPage, error) {
+	return &reputation.HeadPage{Heads: []reputation.Head{l.head}}, nil
+}
 
 // TestLogCheckpoint: GET /v1/log/checkpoint is the head of /v1/log/head as a signed note that
 // the verifier and Go's sumdb/note both open under the node's key, with the origin that names

@@ -90,6 +90,10 @@ const (
 	// maxLogRange bounds the blocks one eth_getLogs of POST /v1/rpc spans: the batch of the
 	// node's own chain indexers (chainlog.DefaultBatchBlocks), which an auditor's replay uses.
 	maxLogRange = 5000
+	// maxLogAddresses and maxLogTopicAlternatives bound an eth_getLogs filter: the node's
+	// contracts (each once), and a few alternatives per topic.
+	maxLogAddresses         = 3
+	maxLogTopicAlternatives = 4
 
 	// maxMCPBody bounds a message posted to /mcp (mcp.MaxRequestBody: a tool call carrying
 	// an envelope or a task text). maxMCPPerAddress bounds the /mcp requests one client

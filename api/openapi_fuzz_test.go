@@ -37,6 +37,7 @@ import (
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
+	"github.com/surety-ioa/surety/explorer"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -202,8 +203,8 @@ func newAPIFuzz(t testing.TB) *apiFuzz {
 		Blocks: c, DB: db, Identity: ids, Bounties: escrow.NewService(escrow.ServiceConfig{Tx: txs, Chain: c, Escrow: dep.Contracts.BountyEscrow, Indexer: index}),
 		Staking: stake.NewService(stake.ServiceConfig{Tx: txs, Chain: c, Registry: dep.Contracts.StakeRegistry, Index: stakes}),
 		Senders: txs, Wallets: ids, Stakes: stakes, Indexes: []api.Index{index, stakes}, ChainRPC: c, Agents: agents,
-		Reputation: rep, Groups: threads, AuditLog: auditLog, Peers: fixedPeers{},
-		WriteRate: 1e9, WriteBurst: 1 << 30, RPCRate: 1e9, RPCBurst: 1 << 30, RequestTimeout: 5 * time.Second})
+		Reputation: rep, Groups: threads, AuditLog: auditLog, ScoredHeads: audits, Peers: fixedPeers{}, Explorer: explorer.Handler(),
+		WriteRate: 1e9, WriteBurst: 1 << 30, RPCRate: 1e9, RPCBurst: 1 << 30, LeafPageRate: 1e9, LeafPageBurst: 1 << 30, RequestTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,12 +636,26 @@ func (fz *apiFuzz) check(o fuzzOp, rec *httptest.ResponseRecorder) string {
 	resp, loc := fz.response(responses[key], "#/paths/"+pointerEscape(o.path)+"/"+strings.ToLower(o.method)+"/responses/"+key)
 	ct := rec.Header().Get("Content-Type")
 	body := rec.Body.Bytes()
+	content, _ := resp["content"].(map[string]any)
+	// A page's files (the explorer's HTML, script, style, and its plain-text 404) are text the
+	// document names by media type; they are not JSON, nor problems.
+	if code >= 300 && code < 400 && len(content) == 0 {
+		if rec.Header().Get("Location") == "" {
+			return fmt.Sprintf("%s answered %d without a Location", o.route, code)
+		}
+		return "" // the body is http.Redirect's note for a browser
+	}
+	if mt, _, _ := mime.ParseMediaType(ct); textMedia[mt] {
+		if _, ok := content[mt]; !ok {
+			return fmt.Sprintf("%s answered %d as %q, which the document does not list", o.route, code, ct)
+		}
+		return ""
+	}
 	if code >= 400 {
 		if msg := problemShape(o, ct, code, body); msg != "" {
 			return msg
 		}
 	}
-	content, _ := resp["content"].(map[string]any)
 	if len(content) == 0 {
 		if len(body) > 0 {
 			return fmt.Sprintf("%s answered %d with a body the document does not have", o.route, code)
@@ -675,6 +690,9 @@ func (fz *apiFuzz) check(o fuzzOp, rec *httptest.ResponseRecorder) string {
 	}
 	return ""
 }
+
+// textMedia are the media types of a page's files, which check holds to the document by type.
+var textMedia = map[string]bool{"text/html": true, "text/javascript": true, "text/css": true, "text/plain": true}
 
 // problemShape checks an error answer is a problem: application/problem+json with a type,
 // a title and its status; or, from the DID resolver, a resolution result carrying one.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -80,6 +81,9 @@ type AuditLog interface {
 	// Leaves reads a page of the log's contents; a size past the latest head is
 	// reputation.ErrNotLogged.
 	Leaves(ctx context.Context, q reputation.LeafQuery) (*reputation.LeafPage, error)
+	// Heads reads a page of the log's signed heads of epochs before before (0: all), newest
+	// first, at most limit (0: reputation.MaxHeadsPage).
+	Heads(ctx context.Context, before int64, limit int) (*reputation.HeadPage, error)
 }
 
 var _ AuditLog = (*reputation.Log)(nil)
@@ -169,6 +173,31 @@ func (s *Server) logLeaves(c echo.Context) error {
 		}
 	}
 	page, err := s.cfg.AuditLog.Leaves(c.Request().Context(), reputation.LeafQuery{From: from, Size: size, Subject: subject, Limit: int(limit)})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, page)
+}
+
+// logHeads: ?before=&limit= — a page of the log's signed heads, newest first, each with the
+// transaction that anchored it on chain: the epochs an auditor can check the log at. Anyone
+// may ask: a page is one range read of at most reputation.MaxHeadsPage heads.
+func (s *Server) logHeads(c echo.Context) error {
+	before, err := uintParam(c, "before", 0)
+	if err != nil {
+		return err
+	}
+	if before > math.MaxInt64 {
+		return withDetail(ErrBadRequest, "before must be an epoch")
+	}
+	limit, err := uintParam(c, "limit", reputation.MaxHeadsPage)
+	if err != nil {
+		return err
+	}
+	if limit < 1 || limit > reputation.MaxHeadsPage {
+		return withDetail(ErrBadRequest, "limit must be 1-%d", reputation.MaxHeadsPage)
+	}
+	page, err := s.cfg.AuditLog.Heads(c.Request().Context(), int64(before), int(limit))
 	if err != nil {
 		return err
 	}

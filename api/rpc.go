@@ -249,6 +249,10 @@ var rpcMethods = map[string]rpcMethod{
 		if err != nil {
 			return nil, err
 		}
+		// Each of the node's contracts once: a list of one address many times over costs the
+		// chain's log filter as many passes.
+		slices.SortFunc(q.Addresses, func(a, b common.Address) int { return a.Cmp(b) })
+		q.Addresses = slices.Compact(q.Addresses)
 		for _, a := range q.Addresses {
 			if err := s.callable(ethereum.CallMsg{To: &a}); err != nil {
 				return nil, errRPCParams("logs are served only of the node's own contracts")
@@ -518,8 +522,8 @@ func (p rpcParams) logFilter(i int) (ethereum.FilterQuery, error) {
 	var one common.Address
 	if err := json.Unmarshal(f.Address, &one); err == nil {
 		q.Addresses = []common.Address{one}
-	} else if err := json.Unmarshal(f.Address, &q.Addresses); err != nil || len(q.Addresses) == 0 {
-		return q, errRPCParams("a log query names the contract: address, one or a list")
+	} else if err := json.Unmarshal(f.Address, &q.Addresses); err != nil || len(q.Addresses) == 0 || len(q.Addresses) > maxLogAddresses {
+		return q, errRPCParams("a log query names the node's contracts: address, one or a list of at most %d", maxLogAddresses)
 	}
 	if len(f.Topics) > 4 {
 		return q, errRPCParams("at most 4 topics")
@@ -532,10 +536,10 @@ func (p rpcParams) logFilter(i int) (ethereum.FilterQuery, error) {
 			q.Topics = append(q.Topics, nil)
 		case json.Unmarshal(t, &h) == nil:
 			q.Topics = append(q.Topics, []common.Hash{h})
-		case json.Unmarshal(t, &hs) == nil && len(hs) <= 16:
+		case json.Unmarshal(t, &hs) == nil && len(hs) <= maxLogTopicAlternatives:
 			q.Topics = append(q.Topics, hs)
 		default:
-			return q, errRPCParams("a topic is null, a 32-byte hash or a list of at most 16")
+			return q, errRPCParams("a topic is null, a 32-byte hash or a list of at most %d", maxLogTopicAlternatives)
 		}
 	}
 	return q, nil

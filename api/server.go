@@ -282,6 +282,7 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/log/proof/inclusion", s.inclusionProof)
 		v1.GET("/log/proof/consistency", s.consistencyProof)
 		v1.GET("/log/leaves", s.logLeaves, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of the log's leaves", nil))
+		v1.GET("/log/heads", s.logHeads, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of the log's heads", nil))
 	}
 	if cfg.ScoredHeads != nil {
 		v1.GET("/log/scores", s.logScores, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of an anchored head's scores", nil))

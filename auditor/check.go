@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
 	"github.com/surety-ioa/surety/reputation/verify"
@@ -52,7 +55,10 @@ type Report struct {
 	Agents int // agents whose scores were compared
 	Audits int // audits that count
 	// Checks are the lines of what held, in order.
-	Checks     []string
+	Checks []string
+	// Trusted names what the check took on the node's word (the contracts, when not pinned;
+	// an anchor by a wallet not bound to the node's DID).
+	Trusted    []string
 	Mismatches []Mismatch
 	// Subject is the checked DID's recomputed scores (CheckConfig.DID), when set.
 	Subject *reputation.HeadScore
@@ -84,13 +90,17 @@ var ErrLogMismatch = errors.New("auditor: the node's log does not match")
 
 // Check recomputes the scores of one of the node's anchored heads and compares them with what
 // the node publishes (GET /v1/log/scores):
-//  1. the node's published scores of the head (every page);
-//  2. every leaf up to the head (GET /v1/log/leaves): each envelope's hash is its leaf, and
-//     the leaves give the head's root, which the node signed (its DID) and which a RootAnchor
-//     event holds on the auditor's chain; the first such event's block is the node's stated one;
-//  3. the chain's facts at that block, replayed from the auditor's chain (ReadFacts);
-//  4. the scores (Facts.Score) at the node's stated time, which must be its epoch's end and
-//     before the signed head closed; every agent's five figures compared with ==.
+//  1. the contracts (pinned, or as the node names them: Report.Trusted says so), the escrow's
+//     stake registry the one named;
+//  2. the node's published scores of the head (every page, each after the last);
+//  3. the first RootAnchor event holding the head's size and root on the auditor's chain, whose
+//     block must be the node's stated one;
+//  4. every leaf up to the head (GET /v1/log/leaves): each envelope's hash is its leaf, the
+//     leaves give the root of the head the node's DID signed, and the node's stated time is
+//     the end of that head's epoch (epochEnd);
+//  5. the chain's facts at that block, replayed from the auditor's chain (ReadFacts); whether
+//     the anchoring wallet is bound to the node's DID (Report.Trusted when not);
+//  6. the scores (Facts.Score), every agent's five figures compared with ==.
 func Check(ctx context.Context, cfg CheckConfig) (*Report, error) {
 	say := func(format string, args ...any) string {
 		line := fmt.Sprintf(format, args...)
@@ -111,13 +121,45 @@ func Check(ctx context.Context, cfg CheckConfig) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rep := &Report{}
+	source := "as given"
+	if cfg.Deployment == nil {
+		source = "as the node's /v1/info names them (pin them with a deployment file to not take the node's word)"
+		rep.Trusted = append(rep.Trusted, "the contracts are the ones the node names")
+	}
+	rep.Checks = append(rep.Checks, say("contracts: StakeRegistry %s, BountyEscrow %s, RootAnchor %s on chain %d, %s",
+		dep.Contracts.StakeRegistry, dep.Contracts.BountyEscrow, dep.Contracts.RootAnchor, dep.ChainID, source))
+	if err := sameRegistry(ctx, cfg.Chain, dep); err != nil {
+		return nil, err
+	}
+
 	published, err := publishedScores(ctx, cfg.Node, cfg.Size)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Size: published.Size, Epoch: published.Epoch, Root: published.Root, At: published.At}
+	if cfg.Size != 0 && published.Size != cfg.Size {
+		return nil, fmt.Errorf("%w: asked for the scores of head %d, the node answered head %d", ErrLogMismatch, cfg.Size, published.Size)
+	}
+	rep.Size, rep.Epoch, rep.Root, rep.At = published.Size, published.Epoch, published.Root, published.At
 	rep.Checks = append(rep.Checks, say("read: the node's scores of %d agents at head %d (epoch %d), computed at %d with the facts of block %d",
 		len(published.Scores), published.Size, published.Epoch, published.At, published.Block))
+
+	// The chain first: a head no anchor holds is not read at all (its size is the node's word).
+	tip, err := cfg.Chain.BlockNumber(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("auditor: the chain's head: %w", err)
+	}
+	anchor, err := FirstAnchor(ctx, cfg.Chain, dep, published.Size, published.Root, dep.Block, tip)
+	if err != nil {
+		return nil, err
+	}
+	rep.Anchor = anchor
+	if anchor.Block != published.Block {
+		return nil, fmt.Errorf("%w: the root was first anchored in block %d (transaction %s), the node used the facts of block %d",
+			ErrLogMismatch, anchor.Block, anchor.Tx, published.Block)
+	}
+	rep.Checks = append(rep.Checks, say("verified: root %s of size %d is anchored on chain %d in block %d by %s (transaction %s)",
+		published.Root, published.Size, dep.ChainID, anchor.Block, anchor.Node, anchor.Tx))
 
 	raws, head, err := readLeaves(ctx, cfg.Node, published.Size, nodeDID, say)
 	if err != nil {
@@ -128,32 +170,30 @@ func Check(ctx context.Context, cfg CheckConfig) (*Report, error) {
 			ErrLogMismatch, published.Size, published.Root, published.Epoch, head.Root, head.Epoch)
 	}
 	rep.Checks = append(rep.Checks, say("verified: %d leaves give root %s, the head of size %d that %s signed", len(raws), head.Root, head.Size, nodeDID))
-
-	tip, err := cfg.Chain.BlockNumber(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("auditor: the chain's head: %w", err)
+	if err := epochEnd(published.At, head, raws[len(raws)-1]); err != nil {
+		return nil, err
 	}
-	anchor, err := FirstAnchor(ctx, cfg.Chain, dep, head.Size, head.Root, dep.Block, tip)
+
+	facts, err := ReadFacts(ctx, cfg.Chain, dep, anchor.Block, cfg.Dir)
 	if err != nil {
 		return nil, err
 	}
-	rep.Anchor = anchor
-	if anchor.Block != published.Block {
-		return nil, fmt.Errorf("%w: the root was first anchored in block %d (transaction %s), the node used the facts of block %d",
-			ErrLogMismatch, anchor.Block, anchor.Tx, published.Block)
-	}
-	rep.Checks = append(rep.Checks, say("verified: root %s of size %d is anchored on chain %d in block %d by %s (transaction %s)",
-		head.Root, head.Size, dep.ChainID, anchor.Block, anchor.Node, anchor.Tx))
-	if published.At > head.Closed || published.At%(head.Epoch+1) != 0 || published.At/(head.Epoch+1) <= 0 {
-		return nil, fmt.Errorf("%w: the scores are computed at %d, not the end of epoch %d before the head closed at %d",
-			ErrLogMismatch, published.At, head.Epoch, head.Closed)
-	}
-
-	sh, err := ScoreHead(ctx, cfg.Chain, dep, reputation.Head{Size: head.Size, Root: head.Root, Epoch: head.Epoch}, published.At, anchor, cfg.Dir,
-		func(context.Context) ([][]byte, error) { return raws, nil })
+	defer facts.Close()
+	wallets, err := facts.Stakes.WalletsOf(ctx, nodeDID)
 	if err != nil {
 		return nil, err
 	}
+	if slices.Contains(wallets, anchor.Node) {
+		rep.Checks = append(rep.Checks, say("verified: the anchoring wallet %s is bound to the node's DID at block %d", anchor.Node, anchor.Block))
+	} else {
+		rep.Trusted = append(rep.Trusted, "the anchoring wallet is not bound to the node's DID")
+		rep.Checks = append(rep.Checks, say("note: the anchoring wallet %s is not bound to %s at block %d: the root is on chain, but not under the node's name", anchor.Node, nodeDID, anchor.Block))
+	}
+	ls, err := facts.Score(ctx, dep, raws, published.At)
+	if err != nil {
+		return nil, err
+	}
+	sh := reputation.NewScoredHead(reputation.Head{Size: head.Size, Root: head.Root, Epoch: head.Epoch}, published.At, anchor.Block, anchor.Tx.Hex(), ls, facts.Params)
 	rep.Audits = len(sh.Inputs.Audits)
 	rep.Checks = append(rep.Checks, say("recomputed: %d agents from %d audits that count, with the stake, bindings and bounties of block %d read from the auditor's chain",
 		len(sh.Scores), rep.Audits, anchor.Block))
@@ -172,6 +212,49 @@ func Check(ctx context.Context, cfg CheckConfig) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// epochEnd checks that at, the time the node computed the scores at, is the end of the head's
+// epoch: at = (epoch + 1) × L for an epoch length L under which the log's last leaf (an audit
+// of the head's own epoch: epochs close only with audits, and in order) falls in that epoch,
+// before the head closed. The head does not sign L; with an epoch number as large as a log's
+// (unix time / L) no other L puts that audit in that epoch, so a node cannot pick its time.
+func epochEnd(at int64, head verify.Head, last []byte) error {
+	v, err := identity.NewVerifier(identity.VerifierConfig{}).CheckArchived(context.Background(), last)
+	var ve *identity.VerifyError
+	if errors.As(err, &ve) && ve.Authentic != nil {
+		v, err = ve.Authentic, nil
+	}
+	if err != nil {
+		return fmt.Errorf("%w: the log's last leaf: %w", ErrLogMismatch, err)
+	}
+	iat := v.Envelope.IssuedAt
+	bad := func(why string) error {
+		return fmt.Errorf("%w: the scores are computed at %d, which is not the end of epoch %d (%s)", ErrLogMismatch, at, head.Epoch, why)
+	}
+	switch {
+	case head.Epoch < 0 || at <= 0 || at%(head.Epoch+1) != 0:
+		return bad("no whole epoch length gives it")
+	case at > head.Closed:
+		return bad(fmt.Sprintf("the head closed at %d, before it", head.Closed))
+	case iat < 0 || iat >= at || iat/(at/(head.Epoch+1)) != head.Epoch:
+		return bad(fmt.Sprintf("the log's last audit, issued at %d, is not of that epoch under that length", iat))
+	}
+	return nil
+}
+
+// sameRegistry checks that the escrow's stake registry is the deployment's: the registry whose
+// stakes weigh the escrow's bounties.
+func sameRegistry(ctx context.Context, c Chain, dep *contracts.Deployment) error {
+	be := contracts.NewBountyEscrow()
+	reg, err := bind.Call(be.Instance(c, dep.Contracts.BountyEscrow), &bind.CallOpts{Context: ctx}, be.PackStakeRegistry(), be.UnpackStakeRegistry)
+	if err != nil {
+		return fmt.Errorf("auditor: read the escrow's stake registry: %w", err)
+	}
+	if reg != dep.Contracts.StakeRegistry {
+		return fmt.Errorf("%w: the escrow %s stakes in %s, not the StakeRegistry %s named", ErrLogMismatch, dep.Contracts.BountyEscrow, reg, dep.Contracts.StakeRegistry)
+	}
+	return nil
 }
 
 // deploymentOf is the pinned deployment, or the one the node names on the auditor's chain.
@@ -216,16 +299,23 @@ func chainID(ctx context.Context, c Chain) (uint64, error) {
 	return id.Uint64(), nil
 }
 
-// publishedScores reads every page of the node's scores of a head.
+// publishedScores reads every page of the node's scores of a head: each page after the one
+// before in DID order, at most maxScorePages of them (a node cannot keep the auditor reading).
 func publishedScores(ctx context.Context, c *client.Client, size uint64) (*wire.ScoredHead, error) {
 	first, err := c.LogScores(ctx, size, "", "", 0, false)
 	if err != nil {
 		return nil, err
 	}
-	for next := first.Next; next != ""; {
+	for next, pages := first.Next, 1; next != ""; pages++ {
+		if pages >= maxScorePages {
+			return nil, fmt.Errorf("%w: more than %d pages of scores", ErrLogMismatch, maxScorePages)
+		}
 		page, err := c.LogScores(ctx, first.Size, "", next, 0, false)
 		if err != nil {
 			return nil, err
+		}
+		if page.Size != first.Size || len(page.Scores) == 0 || page.Scores[0].DID <= next || (page.Next != "" && page.Next <= next) {
+			return nil, fmt.Errorf("%w: the page of scores after %s does not follow it", ErrLogMismatch, next)
 		}
 		first.Scores = append(first.Scores, page.Scores...)
 		next = page.Next
@@ -233,11 +323,14 @@ func publishedScores(ctx context.Context, c *client.Client, size uint64) (*wire.
 	return first, nil
 }
 
+// maxScorePages bounds the pages of scores an auditor reads: 2,000 of 1,000 agents.
+const maxScorePages = 2000
+
 // readLeaves reads the log's leaves below size, checks each envelope against its leaf, and
 // that they give the root of the head of that size the node signed.
 func readLeaves(ctx context.Context, c *client.Client, size uint64, nodeDID string, say func(string, ...any) string) ([][]byte, verify.Head, error) {
 	var tree merkle.Tree
-	raws := make([][]byte, 0, size)
+	var raws [][]byte // not sized by the node's word
 	var head verify.Head
 	found := false
 	for from := uint64(0); from < size; {

@@ -42,7 +42,7 @@ type Facts struct {
 }
 
 // scratchPrefix names the scratch databases' directories (a Scorer removes any a crash left).
-const scratchPrefix = "surety-audit-"
+const scratchPrefix = "scratch-facts-"
 
 // atBlock is a chain whose head reads as block: the indexers replay up to it and no further.
 type atBlock struct {

@@ -59,7 +59,7 @@ type Verdict struct {
 
 // settled is the value a finished bounty puts behind the audits of its sides.
 func (f *BountyFacts) settled() float64 {
-	return ether(f.Amount) + FeeWeight*ether(f.Fee)
+	return ether(f.Amount) + float64(FeeWeight*ether(f.Fee))
 }
 
 // ether is a base-unit amount in units of 10^18 (bounties may pay in any token; settlement

@@ -69,7 +69,10 @@ func AnchorLatest(ctx context.Context, l *Log, a Anchorer) (*Head, error) {
 
 // LeafQueries are the SQL of Log.Leaves, by name, for their query plans.
 var LeafQueries = map[string]string{"leavesInRange": leavesInRange, "leavesOfSubject": leavesOfSubject,
-	"subjectHasMore": subjectHasMore, "firstAnchored": firstAnchored}
+	"subjectHasMore": subjectHasMore, "firstAnchored": firstAnchored, "headsBefore": headsBefore}
 
 // BackfillSubjects is what migration 11 runs to name the subjects of leaves logged before it.
 const BackfillSubjects = backfillSubjects
+
+// Halving is halving, for tests of its values.
+var Halving = halving

@@ -265,6 +265,7 @@ func TestLeavesReadIndexes(t *testing.T) {
 				"leavesOfSubject": {f.chain, leafSubjects[0], 0, 12, 5},
 				"subjectHasMore":  {f.chain, leafSubjects[0], 0, 12},
 				"firstAnchored":   {f.chain, 0},
+				"headsBefore":     {f.chain, 1 << 40, 5},
 			}[name]
 			rows, err := f.db.Query("EXPLAIN QUERY PLAN "+q, args...)
 			if err != nil {

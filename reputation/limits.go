@@ -85,4 +85,7 @@ const (
 	// at most MaxLeavesPage leaf reads, two head reads per epoch it names, and about 1 MiB.
 	MaxLeavesPage      = 256
 	MaxLeavesPageBytes = 1 << 20
+	// MaxHeadsPage bounds the signed heads of one page of Log.Heads (GET /v1/log/heads):
+	// one range read of the heads' primary key, each head about 600 bytes.
+	MaxHeadsPage = 256
 )

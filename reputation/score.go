@@ -141,7 +141,7 @@ func (p Params) backing(e *Edge) float64 {
 	case p.FullBacking < 0:
 		return 1
 	}
-	return p.Unbacked + (1-p.Unbacked)*min(1, max(e.Settled, 0)/p.FullBacking)
+	return p.Unbacked + float64((1-p.Unbacked)*min(1, max(e.Settled, 0)/p.FullBacking))
 }
 
 // minStake is the minimum in force: MinStake, or none when it is negative.
@@ -203,7 +203,7 @@ type fixed int64
 const fixedOne = 1 << 32
 
 func toFixed(x float64) fixed  { return fixed(math.Round(x * fixedOne)) }
-func (f fixed) float() float64 { return float64(f) / fixedOne }
+func (f fixed) float() float64 { return float64(float64(f) / fixedOne) }
 
 // Compute scores g.
 func Compute(g *Graph, params Params) *Scores {
@@ -326,13 +326,13 @@ func Compute(g *Graph, params Params) *Scores {
 				ti = (1 - p.Alpha) * hold[i]
 			}
 			for k := rowStart[i]; k < rowStart[i+1]; k++ {
-				next[cols[k]] += ti * weights[k]
+				next[cols[k]] += float64(ti * weights[k])
 			}
 		}
-		toPre := p.Alpha + (1-p.Alpha)*dangling
+		toPre := p.Alpha + float64((1-p.Alpha)*dangling)
 		change := 0.0
 		for j := range n {
-			next[j] += toPre * pre[j]
+			next[j] += float64(toPre * pre[j])
 			change += math.Abs(next[j] - t[j])
 		}
 		t, next = next, t
@@ -368,7 +368,7 @@ func (p Params) relative(t, pre, scale float64) float64 {
 	if p.Own < 0 {
 		return t * scale
 	}
-	return (max(0, t-pre) + p.Own*min(t, pre)) * scale
+	return (max(0, t-pre) + float64(p.Own*min(t, pre))) * scale
 }
 
 // valid says whether e can count among n agents.
@@ -439,7 +439,7 @@ func pairSums(g *Graph, p Params) map[pairKey]pairSum {
 
 // evidence is what audit e says, in fixed point, as its pair sums it.
 func (p Params) evidence(e *Edge) pairSum {
-	decay := math.Exp2(-max(e.Age, 0) / p.HalfLife)
+	decay := halving(max(e.Age, 0) / p.HalfLife)
 	b := p.backing(e)
 	return pairSum{floor: toFixed(decay * p.Unbacked), value: toFixed(decay * (b - p.Unbacked)), scored: toFixed(decay * b * e.Score)}
 }
@@ -495,7 +495,7 @@ const rankZ = 1.2816
 func (p Params) RankBound(score, weight float64) float64 {
 	d := p.withDefaults()
 	n := d.PriorA + d.PriorB + max(weight, 0)
-	return score - rankZ*math.Sqrt(score*(1-score)/(n+1))
+	return score - float64(rankZ*math.Sqrt(score*(1-score)/(n+1)))
 }
 
 // beta sets subject j's weight, score and confidence from its sums.

@@ -327,3 +327,29 @@ func FuzzJunkMovesNothing(f *testing.F) {
 		}
 	})
 }
+
+// TestHalvingIsTwoToTheMinus: halving(x) is 2^(−x) within two units in the last place of
+// math.Exp2 over ages from seconds to centuries, exact at whole half-lives, 1 at 0, and 0 from
+// 1000 half-lives; and its steps leave no fused multiply-add (TestNoFusedMultiplyAdd in
+// internal/repotest compiles the package for arm64 and amd64 v3 to check).
+func TestHalvingIsTwoToTheMinus(t *testing.T) {
+	for _, x := range []float64{0, 1e-9, 0.001, 0.25, 0.5, 0.999999, 1, 1.5, 2, 3.3, 10, 52.7, 100, 999.99} {
+		got, want := reputation.Halving(x), math.Exp2(-x)
+		if ulps := math.Abs(float64(int64(math.Float64bits(got)) - int64(math.Float64bits(want)))); ulps > 2 {
+			t.Errorf("halving(%v) = %v, 2^-x = %v: %v ulps apart", x, got, want, ulps)
+		}
+		if x == math.Floor(x) && got != want {
+			t.Errorf("halving(%v) = %v at a whole number of half-lives, want exactly %v", x, got, want)
+		}
+	}
+	for _, x := range []float64{1000, 1e6, math.Inf(1)} {
+		if got := reputation.Halving(x); got != 0 {
+			t.Errorf("halving(%v) = %v, want 0", x, got)
+		}
+	}
+	for _, x := range []float64{-1, math.NaN()} {
+		if got := reputation.Halving(x); got != 1 {
+			t.Errorf("halving(%v) = %v, want 1", x, got)
+		}
+	}
+}

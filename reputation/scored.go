@@ -119,8 +119,8 @@ func (s *Store) SaveScoredHead(ctx context.Context, sh *ScoredHead) error {
 			return err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	// Its own tables, in a transaction of their own: not under s.mu, so audits keep coming in
+	// while a large head is written.
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -254,6 +254,23 @@ func (c *Client) ScoreHistory(ctx context.Context, did string) (*wire.ScoreHisto
 	return &out, nil
 }
 
+// LogHeads reads a page of the log's signed heads (GET /v1/log/heads), newest first: those
+// of epochs before before (0: from the latest), at most limit (0: the node's page size).
+func (c *Client) LogHeads(ctx context.Context, before int64, limit int) (*wire.HeadPage, error) {
+	q := url.Values{}
+	if before > 0 {
+		q.Set("before", strconv.FormatInt(before, 10))
+	}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	var out wire.HeadPage
+	if err := c.get(ctx, "/v1/log/heads?"+q.Encode(), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // LogLeaves is GET /v1/log/leaves?from=&limit=&size=&subject=: a page of the audit log's
 // leaves (the signed audit envelopes) from index from, below size (0: the latest head's), of
 // subject ("": every subject), at most limit (0: the node's page); ask again from the page's Next until

@@ -250,3 +250,12 @@ type ScorePoint struct {
 	Confidence float64 `json:"confidence"`
 	Standing   float64 `json:"standing"`
 }
+
+// HeadPage is the answer of GET /v1/log/heads: a page of the log's signed heads, newest
+// first, each with the transaction that anchored it on chain (reputation.HeadPage).
+type HeadPage struct {
+	Heads []Head `json:"heads"`
+	// Next is the before of the next, older page; absent when the page reached the first
+	// head.
+	Next *int64 `json:"next,omitempty"`
+}

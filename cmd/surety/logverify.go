@@ -61,18 +61,29 @@ publishes (/v1/log/scores), bit for bit. Any difference is named, with exit stat
 	nodeDID := fs.String("node-did", "", "the node's DID, which must sign its head and checkpoint (default: as the node's /v1/info says; give it to not take the node's word for who it is)")
 	recompute := fs.String("recompute", "", "recompute the scores of the node's anchored head from its log and the chain, and check this DID's and everyone's published scores")
 	size := fs.Uint64("size", 0, "with --recompute: the anchored head to check (default: the latest the node scored)")
+	deployment := fs.String("deployment", "", "with --recompute: the deployment file naming the contracts (default: as the node's /v1/info names them, which takes the node's word)")
 	asJSON := fs.Bool("json", false, `print {"verified": true, "leaf": ..., "node": DID, "checks": [the lines], "message": the last}`)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if *recompute != "" {
-		if *rpcURL == "" || *envelope != "" || *leafHex != "" {
-			return usagef("--recompute DID takes --rpc-url (a JSON-RPC of the chain you trust), not --envelope or --leaf")
+		if *rpcURL == "" || *envelope != "" || *leafHex != "" || *anchorAddr != "" || *wallet != "" {
+			return usagef("--recompute DID takes --rpc-url (a JSON-RPC of the chain you trust) and --deployment FILE to pin the contracts, not --envelope, --leaf, --anchor or --wallet")
 		}
 		if _, err := identity.ParseDID(*recompute); err != nil {
 			return usagef("--recompute: %v", err)
 		}
-		return runRecompute(ctx, e, *node, *rpcURL, *nodeDID, *recompute, *size, *asJSON)
+		var dep *contracts.Deployment
+		if *deployment != "" {
+			data, err := os.ReadFile(*deployment)
+			if err != nil {
+				return usagef("--deployment: %v", err)
+			}
+			if dep, err = contracts.ParseDeployment(data); err != nil {
+				return usagef("--deployment %s: %v", *deployment, err)
+			}
+		}
+		return runRecompute(ctx, e, *node, *rpcURL, *nodeDID, *recompute, *size, dep, *asJSON)
 	}
 	if *rpcURL == "" || (*envelope == "") == (*leafHex == "") {
 		return usagef("give --rpc-url (on a node with the embedded chain, its relay: --rpc-url NODE/v1/rpc, which trusts the node), and one of --envelope FILE or --leaf HEX")
@@ -138,7 +149,7 @@ publishes (/v1/log/scores), bit for bit. Any difference is named, with exit stat
 
 // runRecompute checks the node's published scores of an anchored head against what its log
 // and the chain at rpcURL give (package auditor), and did's in particular.
-func runRecompute(ctx context.Context, e *env, nodeURL, rpcURL, nodeDID, did string, size uint64, asJSON bool) error {
+func runRecompute(ctx context.Context, e *env, nodeURL, rpcURL, nodeDID, did string, size uint64, dep *contracts.Deployment, asJSON bool) error {
 	c, info, err := dialNode(ctx, nodeURL)
 	if err != nil {
 		return err
@@ -154,9 +165,12 @@ func runRecompute(ctx context.Context, e *env, nodeURL, rpcURL, nodeDID, did str
 			fmt.Fprintln(e.stdout, line)
 		}
 	}
-	rep, err := auditor.Check(ctx, auditor.CheckConfig{Node: c, Chain: rpc, NodeDID: nodeDID, Size: size, DID: did, Progress: report})
+	rep, err := auditor.Check(ctx, auditor.CheckConfig{Node: c, Chain: rpc, NodeDID: nodeDID, Deployment: dep, Size: size, DID: did, Progress: report})
 	if err != nil {
 		return fmt.Errorf("NOT verified: %w", err)
+	}
+	for _, t := range rep.Trusted {
+		report("trusted: " + t)
 	}
 	if why := chainOfTheNode(info.Chain.Kind, nodeURL, rpcURL); why != "" {
 		report("trusted: the node itself: " + why + ", so the chain's facts and anchor are the node's word; the recomputation shows that its scores follow from its log and what it says the chain holds (on a shared chain, give --rpc-url of a JSON-RPC you trust)")
@@ -173,7 +187,7 @@ func runRecompute(ctx context.Context, e *env, nodeURL, rpcURL, nodeDID, did str
 	report(msg)
 	if asJSON {
 		return printJSON(e, map[string]any{"verified": true, "did": did, "size": rep.Size, "score": s.Score, "confidence": s.Confidence,
-			"weight": s.Weight, "agents": rep.Agents, "audits": rep.Audits, "block": rep.Anchor.Block, "checks": checks, "message": msg})
+			"weight": s.Weight, "agents": rep.Agents, "audits": rep.Audits, "block": rep.Anchor.Block, "trusts": rep.Trusted, "checks": checks, "message": msg})
 	}
 	return nil
 }

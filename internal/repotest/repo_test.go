@@ -341,3 +341,27 @@ func TestProtocolConstantsCatches(t *testing.T) {
 		t.Errorf("undocumented = %q, want all but the documented one", got)
 	}
 }
+
+// TestNoFusedMultiplyAdd: the scoring engine (package reputation) compiles to no fused
+// multiply-add on the builds that fuse (arm64, amd64 v3), so its scores are the same bits on
+// every node and every auditor's machine, and in the explorer's JavaScript; the review of
+// issue 28 found 26 on arm64, which made an arm64 auditor's recomputation of an amd64 node's
+// scores differ in the last bit. A product that feeds a sum is written float64(a*b).
+func TestNoFusedMultiplyAdd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a package for two other targets")
+	}
+	root, err := tools.RepoRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range FusedTargets {
+		found, err := FusedInstructions(root, Module+"/reputation", target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range found {
+			t.Errorf("%s: a fused multiply-add in reputation: %s", target.Describe, f)
+		}
+	}
+}

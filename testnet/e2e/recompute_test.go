@@ -222,15 +222,16 @@ func TestRecomputeTheDemosDayOnAnvil(t *testing.T) {
 
 	t.Run("the README's make devnet line", func(t *testing.T) {
 		line := readmeLine(t, "## Checking a node as an auditor", ":8545")
-		line = strings.NewReplacer("bin/surety", bin, "http://127.0.0.1:8545", dn.RPC(), "http://127.0.0.1:7746", base, "$AGENT", top.DID).Replace(line)
+		line = strings.NewReplacer("bin/surety", bin, "http://127.0.0.1:8545", dn.RPC(), "http://127.0.0.1:7746", base, "$AGENT", top.DID,
+			".devnet/deployment.json", depFile).Replace(line)
 		cmd := exec.CommandContext(ctx, "bash", "-c", line)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("log verify --recompute: %v\n%s", err, out)
 		}
 		want := fmt.Sprintf("verified: %s's score %v (confidence %v", top.DID, top.Score, top.Confidence)
-		if !strings.Contains(string(out), want) {
-			t.Fatalf("log verify --recompute printed:\n%s\nwant a line with %q", out, want)
+		if !strings.Contains(string(out), want) || strings.Contains(string(out), "trusted:") || !strings.Contains(string(out), "is bound to the node's DID") {
+			t.Fatalf("log verify --recompute printed:\n%s\nwant a line with %q, the anchoring wallet bound to the node's DID, and nothing trusted", out, want)
 		}
 		t.Logf("%s\n%s", line, out)
 	})

@@ -10,7 +10,8 @@ import * as network from './pages/network.js';
 import * as log from './pages/log.js';
 import * as bounties from './pages/bounties.js';
 import * as bounty from './pages/bounty.js';
-import { errorBox, h } from './lib/api.js';
+import { errorBox } from './lib/api.js';
+import { parseRoute } from './lib/route.js';
 
 // routes: the first path segment → [page, section highlighted in the nav, name of the path
 // parameter after it, title].
@@ -22,33 +23,13 @@ const routes = {
   bounty: [bounty, 'bounties', 'id', 'Bounty'],
   network: [network, 'network', null, 'Network'],
 };
-
-// parse splits location.hash ("#/agent/did:key:z…?x=1") into the route's name and params.
-export function parse(hash) {
-  const raw = hash.replace(/^#\/?/, '');
-  const qi = raw.indexOf('?');
-  const path = qi < 0 ? raw : raw.slice(0, qi);
-  const params = Object.fromEntries(new URLSearchParams(qi < 0 ? '' : raw.slice(qi + 1)));
-  const slash = path.indexOf('/');
-  const name = slash < 0 ? path : path.slice(0, slash);
-  const rest = slash < 0 ? '' : path.slice(slash + 1);
-  const route = routes[name];
-  if (!route) return { name: 'agents', params };
-  if (route[2]) {
-    let v = rest;
-    try { v = decodeURIComponent(rest); } catch { /* keep it as typed */ }
-    params[route[2]] = v;
-  }
-  return { name, params };
-}
+const parse = (hash) => parseRoute(hash, Object.fromEntries(Object.entries(routes).map(([k, r]) => [k, r[2]])));
 
 let current = null;
 
 async function show() {
   const main = document.getElementById('main');
-  if (!location.hash || !routes[parse(location.hash).name]) {
-    if (location.hash !== '#/agents') history.replaceState(null, '', '#/agents');
-  }
+  if (!routes[parse(location.hash).name]) history.replaceState(null, '', '#/agents');
   const { name, params } = parse(location.hash || '#/agents');
   const [page, nav, , title] = routes[name];
   current?.abort();

@@ -2,8 +2,9 @@
 // problem+json refusals as errors, and a few helpers the pages share to show what came back.
 // The pages never hold state of their own beyond what one request returned.
 
-// base is the API's root relative to the page (served under /explorer/).
-export const base = new URL('../', document.baseURI).href.replace(/\/$/, '');
+// base is the API's root relative to the page (served under /explorer/): the page's origin
+// ("" outside a browser, where the helpers below are tested).
+export const base = typeof document === 'undefined' ? '' : new URL('../', document.baseURI).href.replace(/\/$/, '');
 
 // ApiError is a refusal from the node: status, the problem's slug (type) and title.
 export class ApiError extends Error {
@@ -43,8 +44,9 @@ export function q(params) {
   return t ? `?${t}` : '';
 }
 
-// enc escapes one path segment (DIDs hold colons; keep them readable but safe).
-export const enc = (s) => encodeURIComponent(s);
+// enc is one path segment: a DID as it is written (its characters are all safe in a path),
+// anything else escaped.
+export const enc = (s) => (/^[A-Za-z0-9:._%-]+$/.test(String(s)) ? String(s) : encodeURIComponent(s));
 
 // h builds an element: h('a', {href: '#', class: 'x', dataset: {did}}, child, ...). Children
 // are nodes or text (never parsed as HTML), arrays are flattened, null/false skipped.
@@ -71,7 +73,9 @@ function append(el, children) {
 
 // errorBox shows a failed request in place of a section's content.
 export function errorBox(err, what) {
-  const msg = err instanceof ApiError ? `${err.status} ${err.message}` : String(err?.message || err);
+  const msg = err instanceof ApiError
+    ? `${err.status} ${err.message}${err.problem.detail ? ` (${err.problem.detail})` : ''}`
+    : String(err?.message || err);
   return h('p', { class: 'error', role: 'alert' }, `Could not load ${what}: ${msg}`);
 }
 
@@ -104,11 +108,72 @@ export function section(title, ...children) {
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...children);
 }
 
-// table renders rows under a header; each row is an array of cells or an element.
+// table renders rows under a header; each row is an array of cells or an element. A column
+// name ending in '#' is numeric (right-aligned, as its cells are); the '#' is not shown.
 export function table(caption, head, rows, attrs = {}) {
   return h('div', { class: 'scroll', role: 'region', 'aria-label': caption, tabindex: '0' },
     h('table', attrs,
       h('caption', { class: 'sr-only' }, caption),
-      h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
+      h('thead', null, h('tr', null, head.map((c) => (c.endsWith('#')
+        ? h('th', { scope: 'col', class: 'num' }, c.slice(0, -1))
+        : h('th', { scope: 'col' }, c))))),
       h('tbody', null, rows)));
+}
+
+// getAs fetches GET base+path with a given Accept and parses the body as JSON whatever its
+// media type (the DID resolver answers application/did-resolution); a non-2xx answer still
+// returns its body when keep includes its status (a deactivated DID's 410 carries metadata).
+export async function getAs(path, accept, { signal, keep = [] } = {}) {
+  const res = await fetch(base + path, { headers: { Accept: accept }, signal });
+  const body = await res.json().catch(() => null);
+  if (!res.ok && !keep.includes(res.status)) throw new ApiError(res.status, body);
+  return { status: res.status, body };
+}
+
+const ZERO = '0x0000000000000000000000000000000000000000';
+
+// units renders an amount in base units (a decimal string) as whole tokens with up to 6
+// decimals, exactly (BigInt): ETH when token is the zero address, else the token's address
+// (read as 18 decimals, as the node counts them).
+export function units(base, token = ZERO) {
+  if (base === undefined || base === null || base === '') return '—';
+  let v;
+  try { v = BigInt(base); } catch { return String(base); }
+  const neg = v < 0n;
+  if (neg) v = -v;
+  const whole = v / 10n ** 18n;
+  let frac = (v % 10n ** 18n).toString().padStart(18, '0').replace(/0+$/, '');
+  if (frac.length > 6) frac = frac.slice(0, 6) + '…';
+  const n = (neg ? '-' : '') + whole.toString() + (frac ? '.' + frac : '');
+  return `${n} ${!token || token.toLowerCase() === ZERO ? 'ETH' : 'tokens of ' + short(token, 6)}`;
+}
+
+// agentHref is an agent page's address: #/agent/<did>, the DID as it is (a DID's characters
+// are all safe in a fragment), escaped only if it holds anything else.
+export const agentHref = (did) => `#/agent/${enc(did)}`;
+
+// didLink links to an agent's page, showing the DID shortened (in full in its title).
+export function didLink(did, label) {
+  return h('a', { href: agentHref(did), title: did, class: 'id' }, label || short(did, 14));
+}
+
+// bountyLink links to a bounty's page.
+export const bountyLink = (id) => h('a', { href: `#/bounty/${id}` }, `#${id}`);
+
+// loading is a placeholder for a section whose request is under way.
+export const loading = (what) => h('p', { class: 'muted', role: 'status' }, `Loading ${what}…`);
+
+// fill replaces el's children with children (as h takes them: null and false skipped).
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+// bytesOf reads the base64 (standard) of a []byte the node sends in JSON (a signed envelope).
+export function bytesOf(b64) {
+  const bin = atob(b64 || '');
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
 }
