@@ -70,9 +70,10 @@ async function open(page, hash) {
   await page.goto(new URL(hash, explorer).href);
 }
 
-// shot takes a screenshot of the page's top (a click may have scrolled it).
+// shot takes a screenshot of the page's top (a click may have scrolled it), without the focus
+// ring a navigation leaves on the heading.
 async function shot(page, name) {
-  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.evaluate(() => { document.activeElement?.blur(); window.scrollTo(0, 0); });
   await page.screenshot({ path: join(shots, name + '.png') });
 }
 
