@@ -392,6 +392,8 @@ func TestExplorerInBrowser(t *testing.T) {
 		NodeDid                  string
 		ChainBlock               uint64
 		KeyStatus                string
+		AuditLeaves              []string
+		AuditWeights             []float64
 		NarrowOverflow           int
 		OffOrigin                []string
 		PageErrors               []string
@@ -432,6 +434,27 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 		if !slices.Equal(got.Points, history.Points) {
 			t.Errorf("the chart plots %v, the API's history is %v", got.Points, history.Points)
+		}
+		// The audits feeding the score are the API's, each with the weight its auditor's
+		// audits of the agent add (feeding[].weight, one voice per auditor and subject).
+		var rep struct {
+			Feeding []struct {
+				Leaf   string  `json:"leaf"`
+				Weight float64 `json:"weight"`
+			} `json:"feeding"`
+		}
+		mustGetJSON(t, base+"/v1/reputation/"+recomputeDID, &rep)
+		var leaves []string
+		for _, f := range rep.Feeding {
+			leaves = append(leaves, f.Leaf)
+		}
+		if !slices.Equal(got.AuditLeaves, leaves) || len(leaves) == 0 || len(got.AuditWeights) != len(leaves) {
+			t.Errorf("the agent page lists audits %v (weights %v), the API %v", got.AuditLeaves, got.AuditWeights, leaves)
+		}
+		for i, w := range got.AuditWeights {
+			if !(w > 0) {
+				t.Errorf("the agent page gives audit %d weight %v: every audit feeding the top agent's score weighs something", i, w)
+			}
 		}
 		// The score the page shows is the API's, read before the page opened or after it
 		// closed (a recomputation of the standings may fall between).

@@ -135,6 +135,7 @@ try {
     report.score = (await page.locator(tid('agent-score')).innerText()).trim();
     report.keyStatus = await page.locator(tid('key-status')).getAttribute('data-state');
     report.auditLeaves = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-leaf')));
+    report.auditWeights = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-weight') || 'NaN')));
     await shot(page, 'agent');
   });
 

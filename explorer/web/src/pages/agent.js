@@ -142,7 +142,7 @@ async function renderAudits(box, rep, opts) {
   if (opts.signal.aborted) return;
   const withWeight = feeding.some((a) => typeof a.weight === 'number');
   const head = ['auditor', 'signed', 'score given#', withWeight ? 'weight#' : null, 'auditor standing#', 'backing', 'settled#', 'judged', 'filed', 'evidence', 'log leaf'].filter(Boolean);
-  const rows = feeding.map((a) => h('tr', { 'data-testid': 'audit-row', 'data-leaf': a.leaf },
+  const rows = feeding.map((a) => h('tr', { 'data-testid': 'audit-row', 'data-leaf': a.leaf, 'data-weight': typeof a.weight === 'number' ? String(a.weight) : '' },
     h('td', { class: 'nowrap' }, didLink(a.auditor, short(a.auditor, 10))),
     signedCell(a),
     h('td', { class: 'num' }, fixed(a.score, 2)),
