@@ -202,6 +202,53 @@ export interface LeafPage {
   heads: LogHead[];
   next?: number;
 }
+/** GET /v1/log/heads: a page of the log's signed heads, newest first. */
+export interface HeadPage {
+  heads: LogHead[];
+  next?: number;
+}
+/** One agent's five figures at a scored head (reputation.HeadScore). */
+export interface HeadScore {
+  did: string;
+  score: number;
+  confidence: number;
+  weight: number;
+  standing: number;
+  relative: number;
+}
+/** One audit that counts at a scored head. */
+export interface ScoredAudit {
+  leaf: string;
+  auditor: string;
+  subject: string;
+  target: string;
+  score: number;
+  time: number;
+  backed: boolean;
+  settled: number;
+}
+/**
+ * GET /v1/log/scores: the scores of a head anchored on chain, computed from the log's leaves up
+ * to it and the chain's facts at the block of its first anchor alone (docs/REPUTATION.md,
+ * "Recomputing a score").
+ */
+export interface ScoredHead {
+  size: number;
+  epoch: number;
+  root: string;
+  at: number;
+  block: number;
+  anchorTx: string;
+  params: Record<string, number>;
+  scores: HeadScore[];
+  inputs?: { stake: Record<string, number>; audits: ScoredAudit[] };
+  next?: string;
+}
+/** GET /v1/reputation/{did}/history: the agent's figures at each scored head, oldest first. */
+export interface ScoreHistory {
+  did: string;
+  points: { size: number; epoch: number; at: number; score: number; confidence: number; standing: number }[];
+}
 export interface ConsistencyProofAnswer {
   from: number;
   to: number;
@@ -434,6 +481,32 @@ export class Client {
     if (opts.subject) q.set("subject", opts.subject);
     if (opts.limit) q.set("limit", String(opts.limit));
     return this.get(`/v1/log/leaves?${q}`);
+  }
+  /** GET /v1/log/heads?before=&limit=: a page of the log's signed heads, newest first. */
+  logHeads(opts: { before?: number; limit?: number } = {}): Promise<HeadPage> {
+    const q = new URLSearchParams();
+    if (opts.before) q.set("before", String(opts.before));
+    if (opts.limit) q.set("limit", String(opts.limit));
+    return this.get(`/v1/log/heads?${q}`);
+  }
+  /**
+   * GET /v1/log/scores?size=&did=&after=&limit=&inputs=: the scores the node computed for an
+   * anchored head (size 0: the latest it scored), one agent's (did) or a page of every agent's
+   * after `after` in DID order (the answer's `next` is the next page's after), with the head's
+   * inputs on a first page when asked for.
+   */
+  logScores(opts: { size?: number; did?: string; after?: string; limit?: number; inputs?: boolean } = {}): Promise<ScoredHead> {
+    const q = new URLSearchParams();
+    if (opts.size) q.set("size", String(opts.size));
+    if (opts.did) q.set("did", opts.did);
+    if (opts.after) q.set("after", opts.after);
+    if (opts.limit) q.set("limit", String(opts.limit));
+    if (opts.inputs) q.set("inputs", "1");
+    return this.get(`/v1/log/scores?${q}`);
+  }
+  /** GET /v1/reputation/{did}/history: the agent's figures at each scored head the node keeps. */
+  scoreHistory(did: string): Promise<ScoreHistory> {
+    return this.get(`/v1/reputation/${encodeURIComponent(did)}/history`);
   }
   /** GET /v1/log/proof/consistency?from=&to= */
   consistencyProof(from: number, to: number): Promise<ConsistencyProofAnswer> {

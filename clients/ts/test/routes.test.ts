@@ -40,6 +40,9 @@ const methods: Record<string, keyof Client> = {
   "GET /v1/log/proof/inclusion": "inclusionProof",
   "GET /v1/log/proof/consistency": "consistencyProof",
   "GET /v1/log/leaves": "logLeaves",
+  "GET /v1/log/heads": "logHeads",
+  "GET /v1/log/scores": "logScores",
+  "GET /v1/reputation/{did}/history": "scoreHistory",
   "POST /v1/bindings": "addBinding",
   "POST /v1/bounties": "postBounty",
   "GET /v1/bounties": "bounties",
@@ -64,6 +67,10 @@ const without: Record<string, string> = {
   "GET /v1/bounties/{id}/events": "a server-sent event stream",
   "GET /v1/operations/{id}/events": "a server-sent event stream (operation() polls instead)",
   "POST /mcp": "the MCP server (streamable HTTP): an MCP client such as @modelcontextprotocol/sdk speaks to it",
+  "GET /": "a redirect to the web explorer, for browsers",
+  "GET /explorer": "the web explorer (a page for browsers, itself a client of this API)",
+  "GET /explorer/": "the web explorer's page",
+  "GET /explorer/{file}": "a file of the web explorer's bundle",
 };
 
 test("routes: every route of api/openapi.json has a client method, or a reason for none", () => {
