@@ -143,6 +143,7 @@ class StoredAudit(_Wire):
     settled: float = 0.0
     superseded_by: Optional[str] = None
     refused: str = ""
+    weight: float = 0.0  # in a reputation's feeding: what its auditor's audits of the subject add to Σ w
     raw: dict = field(default_factory=dict, repr=False)
 
 
