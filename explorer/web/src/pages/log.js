@@ -332,11 +332,12 @@ export async function render(root, params) {
       }
       const whole = from >= size;
       if (whole && hex(await rootOf(hashes)) !== sh.root) throw new Error(`the leaves do not build the signed root of size ${size}`);
-      const r = checkInputs(body.inputs?.audits || [], logged);
+      say(insResult, 'pending', `checking the signatures of ${(body.inputs?.audits || []).length} listed audits…`);
+      const r = await checkInputs(body.inputs?.audits || [], logged);
       if (r.problems.length > 0) throw new Error(r.problems.slice(0, 3).join('; ') + (r.problems.length > 3 ? ` (and ${r.problems.length - 3} more)` : ''));
       const note = r.unlisted ? `; ${r.unlisted} logged audits are not among the inputs` : '';
       if (!whole) return say(insResult, 'partial', `the first ${hashes.length} of ${size} leaves checked: the inputs among them are logged as listed${note}`);
-      say(insResult, 'verified', `all ${r.checked} listed audits are in the log of size ${size}, whose ${size} leaves build the signed root, and say what the inputs say; each that counts is the latest of its target${note}. Stakes and settlements are the node's word (the chain has them).`);
+      say(insResult, 'verified', `all ${r.checked} listed audits carry their auditors' signatures, are in the log of size ${size}, whose ${size} leaves build the signed root, and say what the inputs say; each that counts is the latest of its target${note}. Stakes and settlements are the node's word (the chain has them).`);
     } catch (e) {
       say(insResult, 'failed', `the inputs do not hold to the log: ${e.message}`);
     }
