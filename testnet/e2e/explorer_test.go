@@ -377,6 +377,11 @@ func TestExplorerInBrowser(t *testing.T) {
 		Recompute                string
 		RecomputeTampered        string
 		RecomputeLied            bool
+		RecomputeParams          string
+		RecomputeAtOff           string
+		RecomputeParamsOwn       string
+		RecomputeAt              string
+		RecomputeAtOffAt         string
 		InputsCheck              string
 		ProofLeaf                string
 		ProofVerified            string
@@ -478,6 +483,11 @@ func TestExplorerInBrowser(t *testing.T) {
 	if !stepFailed["recompute"] && (got.Recompute != "match" || got.InputsCheck != "verified" || got.RecomputeTampered != "mismatch" || !got.RecomputeLied) {
 		t.Errorf("%s's score recomputed in the page: %q (its inputs against the log: %q), with the node's number one bit off (changed: %v): %q; want match (verified), then mismatch",
 			recomputeDID, got.Recompute, got.InputsCheck, got.RecomputeLied, got.RecomputeTampered)
+	}
+	// The node's time and params are held to the head and the documented defaults.
+	if !stepFailed["recompute"] && (got.RecomputeParams != "default" || got.RecomputeAt != "ok" || got.RecomputeAtOff != "mismatch" || got.RecomputeAtOffAt != "bad" || got.RecomputeParamsOwn != "node's own") {
+		t.Errorf("the recompute's params: %q (its time: %q), want default (ok); with the time scored at one second off and alpha changed: %q (params %q, time %q), want mismatch (node's own, bad)",
+			got.RecomputeParams, got.RecomputeAt, got.RecomputeAtOff, got.RecomputeParamsOwn, got.RecomputeAtOffAt)
 	}
 
 	// The thread: every message verified; the tampered one alone not.

@@ -238,6 +238,23 @@ try {
     });
     report.recomputeTampered = await recompute();
     await page.unroute('**/v1/log/scores**');
+    report.recomputeParams = await page.locator(tid('recompute-params')).getAttribute('data-params');
+    report.recomputeAt = await page.locator(tid('recompute-result')).getAttribute('data-at');
+    // The node's time and params: a time one second off the end of the head's epoch is a
+    // mismatch, whatever the numbers; a param not the documented one is flagged.
+    await page.route('**/v1/log/scores**', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      if (body.inputs) {
+        body.at += 1;
+        body.params = { ...(body.params || {}), alpha: 0.5 };
+      }
+      await route.fulfill({ response: res, json: body });
+    });
+    report.recomputeAtOff = await recompute();
+    report.recomputeParamsOwn = await page.locator(tid('recompute-params')).getAttribute('data-params');
+    report.recomputeAtOffAt = await page.locator(tid('recompute-result')).getAttribute('data-at');
+    await page.unroute('**/v1/log/scores**');
   });
 
   // 5c. Two heads: the consistency proof between them verifies in the page; with a hash of

@@ -9,7 +9,7 @@ import { ApiError, bytesOf, errorBox, get, getOr, h, mono, q, section, short, ta
 import { fromHex, hex, leafHash, rootOf, verifyConsistency, verifyInclusion } from '../lib/merkle.js';
 import { checkInputs } from '../lib/inputs.js';
 import { openHead, payloadOf, verifyEnvelope } from '../lib/envelope.js';
-import { recompute } from '../lib/score.js';
+import { atProblem, paramsDiffer, recompute, withDefaults } from '../lib/score.js';
 import './log.css';
 
 const LEAVES_PAGE = 25;
@@ -239,12 +239,13 @@ export async function render(root, params) {
   const recResult = verdict('recompute-result');
   const insResult = verdict('inputs-check');
   const recTable = h('div');
+  const recParams = h('div', { 'data-testid': 'recompute-params' });
   root.append(section('Recompute a score',
     h('p', { class: 'muted' }, 'Fetches every input of the scores at the latest head the node scored (GET /v1/log/scores: the audits that count and every stake, at the block of the head\'s anchor), runs the formula of docs/REPUTATION.md in this browser, and compares its five numbers with the node\'s, bit for bit.'),
     h('form', { class: 'row-actions', onsubmit: (ev) => { ev.preventDefault(); runRecompute(); } },
       h('label', { for: 'recompute-did' }, 'DID', didInput),
       h('button', { type: 'submit', 'data-testid': 'recompute' }, 'Recompute')),
-    recResult, recTable, insResult));
+    recResult, recParams, recTable, insResult));
   if (!didInput.value) {
     getOr('/v1/reputation?top=1', { agents: [] }, { signal }).then((t) => {
       if (!didInput.value && t.agents?.[0]) didInput.value = t.agents[0].did;
@@ -257,6 +258,10 @@ export async function render(root, params) {
     insResult.replaceChildren();
     delete insResult.dataset.state;
     recTable.replaceChildren();
+    recParams.replaceChildren();
+    delete recParams.dataset.params;
+    delete recResult.dataset.params;
+    delete recResult.dataset.at;
     let body;
     let theirs;
     try {
@@ -271,8 +276,27 @@ export async function render(root, params) {
       return say(recResult, 'failed', `could not read the inputs: ${e.message}`, { did });
     }
     if (!body.inputs) return say(recResult, 'unavailable', `the node no longer keeps the inputs of the head of size ${body.size}`, { did });
+    // The params and the time the node scored with are the node's: show the params, flag any
+    // that are not the documented ones, and hold the time to the head's epoch.
+    const differ = paramsDiffer(body.params || {});
+    const own = differ.length > 0 ? "node's own" : 'default';
+    const used = withDefaults(body.params || {});
+    recParams.dataset.params = own;
+    recParams.replaceChildren(
+      differ.length > 0
+        ? h('p', { class: 'bad' }, `⚠ the node scored with params that are not the documented defaults (docs/REPUTATION.md): ${differ.map((d) => `${d.name} ${d.used} (documented ${d.documented})`).join(', ')}. The recompute below uses the node's params: a match says the node applied its own params faithfully, not that its scores are the network's.`)
+        : h('p', { class: 'muted' }, 'The node scored with the documented defaults of docs/REPUTATION.md.'),
+      h('details', null, h('summary', null, 'params used'),
+        h('dl', { class: 'kv' }, ...Object.entries(used).flatMap(([k, v]) => [h('dt', null, k), h('dd', { 'data-param': k }, String(v))]))));
+    let atWhy;
+    try {
+      atWhy = await atCheck(body);
+    } catch (e) {
+      if (signal.aborted) return;
+      atWhy = `could not hold the time it scored at (${body.at}) to the head: ${e.message}`;
+    }
     const mine = recompute(body).get(did);
-    if (!theirs && !mine) return say(recResult, 'absent', `${short(did, 12)} has no score at the head of size ${body.size}`, { did });
+    if (!theirs && !mine && !atWhy) return say(recResult, 'absent', `${short(did, 12)} has no score at the head of size ${body.size}`, { did, params: own, at: 'ok' });
     const fields = ['score', 'confidence', 'weight', 'standing', 'relative'];
     const rows = fields.map((k) => {
       const a = theirs?.[k];
@@ -284,13 +308,45 @@ export async function render(root, params) {
     });
     recTable.replaceChildren(table(`The node's numbers and this browser's for ${did}`, ['', 'node', 'this browser', ''], rows));
     const all = rows.every((r) => r.dataset.same === 'true');
-    const where = `at the head of size ${body.size} (epoch ${body.epoch}${body.anchorTx ? `, anchored in ${short(body.anchorTx, 8)}` : ''}), from ${(body.inputs?.audits || []).length} audits`;
-    say(recResult, all ? 'match' : 'mismatch', all
-      ? `the node's score ${theirs.score.toFixed(4)} for ${short(did, 12)} is what the formula gives ${where}`
-      : `the node's numbers for ${short(did, 12)} are not what the formula gives ${where}`, { did });
+    const where = `at the head of size ${body.size} (epoch ${body.epoch}${body.anchorTx ? `, anchored in ${short(body.anchorTx, 8)}` : ''}), from ${(body.inputs?.audits || []).length} audits${differ.length ? ", with the node's own params" : ''}`;
+    if (atWhy) {
+      say(recResult, 'mismatch', `the node's numbers for ${short(did, 12)} are not scored at the end of the head's epoch: ${atWhy}`, { did, params: own, at: 'bad' });
+    } else {
+      say(recResult, all ? 'match' : 'mismatch', all
+        ? `the node's score ${theirs.score.toFixed(4)} for ${short(did, 12)} is what the formula gives ${where}`
+        : `the node's numbers for ${short(did, 12)} are not what the formula gives ${where}`, { did, params: own, at: 'ok' });
+    }
     await checkAgainstLog(body);
   }
   if (params.did) runRecompute();
+
+  // atCheck holds the time the node scored at to the signed head of the scores' size and the
+  // log's last leaf (its audit's iat, the leaf proven in that head), as the auditor's epochEnd
+  // does. It returns why not, or ''.
+  async function atCheck(body) {
+    const sh = await signedHead(body.size);
+    if (!sh) return `no head of size ${body.size} signed by the node`;
+    if (!(body.size > 0)) return 'the scored head is empty';
+    const page = await get(`/v1/log/leaves${q({ from: body.size - 1, size: body.size, limit: 1 })}`, { signal });
+    const x = (page.leaves || []).find((l) => l.index === body.size - 1);
+    if (!x) return `the node does not serve the log's last leaf (index ${body.size - 1})`;
+    const bytes = bytesOf(x.envelope);
+    const lh = await leafHash(bytes);
+    if (hex(lh) !== x.leaf) return "the log's last leaf's envelope does not hash to it";
+    const p = await get(`/v1/log/proof/inclusion${q({ leaf: x.leaf, size: body.size })}`, { signal });
+    try {
+      await verifyInclusion(lh, x.index, body.size, (p.path || []).map(fromHex), fromHex(sh.root));
+    } catch (e) {
+      return `the log's last leaf is not proven in the signed head: ${e.message}`;
+    }
+    let iat;
+    try {
+      iat = verifyEnvelope(new TextDecoder().decode(bytes)).envelope.iat;
+    } catch (e) {
+      return `the log's last leaf does not verify: ${e.message}`;
+    }
+    return atProblem(body.at, sh, iat);
+  }
 
   // signedHead finds the signed head of a size among the heads this page read, reading older
   // pages of heads when it is not there yet.
