@@ -394,6 +394,9 @@ func TestExplorerInBrowser(t *testing.T) {
 		LiveState                string
 		LiveSameDocument         bool
 		TaskCheck                string
+		ThreadTask               string
+		ThreadTaskSource         string
+		ThreadTaskForged         string
 		NodeDid                  string
 		ChainBlock               uint64
 		KeyStatus                string
@@ -492,6 +495,12 @@ func TestExplorerInBrowser(t *testing.T) {
 
 	// The thread: every message verified; the tampered one alone not.
 	if !stepFailed["thread"] {
+		// The task check reads the hash from the Posted event's receipt: a node serving another
+		// text, with that text's hash as the escrow's, gets a mismatch.
+		if (got.ThreadTask != "match" && got.ThreadTask != "absent") || got.ThreadTaskSource != "receipt" || got.ThreadTaskForged != "mismatch" {
+			t.Errorf("bounty %d's task check: %q (from %q), with another text and its hash served: %q; want match or absent (from the receipt), then mismatch",
+				threadBounty, got.ThreadTask, got.ThreadTaskSource, got.ThreadTaskForged)
+		}
 		if len(got.Thread) != len(thread.Envelopes) {
 			t.Errorf("the bounty page shows %d messages of bounty %d's thread, the API holds %d", len(got.Thread), threadBounty, len(thread.Envelopes))
 		}

@@ -25,6 +25,7 @@ import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { keccak } from '../src/lib/chain.js';
 
 const env = (name) => {
   const v = process.env[name];
@@ -156,6 +157,24 @@ try {
     await page.locator(tid('bounty-state')).waitFor();
     report.threadTampered = await readThread(page);
     await page.unroute(`**/v1/groups/bounty-${threadBounty}/envelopes**`);
+    // The task text against the hash in the Posted event's receipt: a node serving another
+    // text with that text's hash as the escrow's does not get a match.
+    const taskCheck = async () => {
+      const c = page.locator(`${tid('task-check')}[data-state]`).first();
+      await c.waitFor();
+      return [await c.getAttribute('data-state'), await c.getAttribute('data-source')];
+    };
+    [report.threadTask, report.threadTaskSource] = await taskCheck();
+    await page.route(`**/v1/bounties/${threadBounty}`, async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      body.spec = 'a task text the poster never posted';
+      body.specHash = keccak(body.spec);
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.reload();
+    [report.threadTaskForged] = await taskCheck();
+    await page.unroute(`**/v1/bounties/${threadBounty}`);
   });
 
   // 4. A bounty followed live: the page is open on it while the Go side claims, submits and

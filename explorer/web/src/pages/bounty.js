@@ -5,7 +5,7 @@
 // envelope's signature is checked here (lib/envelope.js), followed live too.
 import { base, dl, errorBox, get, getOr, h, mono, q, section, short } from '../lib/api.js';
 import { payloadOf, verifyEnvelope } from '../lib/envelope.js';
-import { amount, keccak, stakeEventsOf } from '../lib/chain.js';
+import { amount, keccak, postedSpecHashOf, stakeEventsOf } from '../lib/chain.js';
 import './log.css';
 
 // status each event leaves the bounty in (escrow's projection).
@@ -105,24 +105,55 @@ export async function render(root, params) {
   showTerms();
   root.append(section('Status', h('p', null, state, ' ', live), terms));
 
-  // The task text against the on-chain hash.
+  // The task text against the hash the Posted event carries: read from the receipt of the
+  // Posted transaction (POST /v1/rpc, the JSON-RPC the node relays), or, without one, the
+  // hash the node reports for the escrow, and said so.
   const spec = b.spec ?? '';
-  let check;
-  if (!b.spec) {
-    check = h('p', { class: 'verdict', 'data-testid': 'task-check', 'data-state': 'absent' }, `This node does not hold the task text; the chain holds only its hash ${b.specHash}.`);
-  } else {
-    const got = keccak(spec);
-    const ok = got.toLowerCase() === String(b.specHash).toLowerCase();
-    check = h('p', { class: 'verdict', 'data-testid': 'task-check', 'data-state': ok ? 'match' : 'mismatch' },
-      ok ? `✓ keccak-256 of this text is ${short(got, 10)}, the hash the escrow contract holds` : `✗ keccak-256 of this text is ${got}; the contract holds ${b.specHash}`);
-  }
+  const check = h('p', { class: 'verdict', 'data-testid': 'task-check' }, '… reading the hash the escrow was posted with');
   root.append(section('Task', b.spec ? h('pre', { class: 'text' }, spec) : null, check));
-
   // The timeline, from the bounty's history and then the stream.
   const timeline = h('ol', { class: 'timeline', 'aria-label': 'lifecycle' });
   const seen = new Set();
   const info = await getOr('/v1/info', {}, { signal });
   const registry = info.contracts?.StakeRegistry;
+  checkTask();
+  async function checkTask() {
+    const posted = (b.history || []).find((ev) => ev.name === 'Posted');
+    const escrow = info.contracts?.BountyEscrow;
+    let fromChain = null;
+    let why = '';
+    if (!posted) why = 'the node lists no Posted event';
+    else if (!escrow) why = 'the node names no BountyEscrow';
+    else {
+      try {
+        fromChain = postedSpecHashOf(await rpc('eth_getTransactionReceipt', [posted.txHash], signal), escrow, id);
+        if (!fromChain) why = `the receipt of ${short(posted.txHash, 10)} holds no Posted event of bounty ${id} by the escrow ${short(escrow, 8)}`;
+      } catch (e) {
+        if (signal.aborted) return;
+        why = `could not read the receipt of the Posted transaction: ${e.message}`;
+      }
+    }
+    const reported = String(b.specHash ?? '').toLowerCase();
+    const said = fromChain
+      ? `the specHash of the Posted event in the receipt of ${short(posted.txHash, 10)} (as this node's JSON-RPC serves it)`
+      : `the hash this node reports for the escrow (${why}: not read from the chain)`;
+    const want = fromChain || reported;
+    check.dataset.source = fromChain ? 'receipt' : 'node';
+    if (fromChain && reported && fromChain !== reported) {
+      check.dataset.state = 'mismatch';
+      check.replaceChildren(`✗ the node reports the hash ${b.specHash}, but ${said} is ${fromChain}`);
+      return;
+    }
+    if (!b.spec) {
+      check.dataset.state = 'absent';
+      check.replaceChildren(`This node does not hold the task text; the chain holds only its hash ${want} (${said}).`);
+      return;
+    }
+    const got = keccak(spec);
+    const ok = got.toLowerCase() === want;
+    check.dataset.state = ok ? 'match' : 'mismatch';
+    check.replaceChildren(ok ? `✓ keccak-256 of this text is ${short(got, 10)}, ${said}` : `✗ keccak-256 of this text is ${got}; ${said} is ${want}`);
+  }
   const receipts = new Set();
   // stakeOf shows, under an event, the stake its transaction locked, unlocked or slashed.
   async function stakeOf(ev, box) {
