@@ -394,6 +394,11 @@ func TestExplorerInBrowser(t *testing.T) {
 		LiveState                string
 		LiveSameDocument         bool
 		TaskCheck                string
+		CardSignature            string
+		CardSignatureTampered    string
+		AuditSignatures          []string
+		AuditSignaturesTampered  []string
+		ForeignAudit             bool
 		ThreadTask               string
 		ThreadTaskSource         string
 		ThreadTaskForged         string
@@ -430,6 +435,28 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 		if want := agentsFor(t, base, explorerTyped); len(want) == 0 || !slices.Equal(got.RowsTyped, want) {
 			t.Errorf("the agents page lists %v for %q typed into its search, the API %v", got.RowsTyped, explorerTyped, want)
+		}
+	}
+	if !stepFailed["agent"] {
+		// The card and every feeding audit verify in the page.
+		if got.CardSignature != "verified" {
+			t.Errorf("the agent page's card signature: %q, want verified", got.CardSignature)
+		}
+		if len(got.AuditSignatures) == 0 || slices.ContainsFunc(got.AuditSignatures, func(s string) bool { return s != "verified" }) {
+			t.Errorf("the agent page's audit signatures: %v, want every one verified", got.AuditSignatures)
+		}
+	}
+	// With the node lying, the page's checks fail: a description the agent did not sign fails
+	// the card's check; another agent's audit listed as this one's fails its row's.
+	if !stepFailed["agent-tampered"] {
+		if got.CardSignatureTampered != "failed" {
+			t.Errorf("with a description the agent did not sign, the card signature: %q, want failed", got.CardSignatureTampered)
+		}
+		if !got.ForeignAudit {
+			t.Errorf("no other agent's audit found to list on the top agent's page")
+		} else if n := len(got.AuditSignaturesTampered); n != len(got.AuditSignatures)+1 || got.AuditSignaturesTampered[n-1] != "failed" ||
+			slices.ContainsFunc(got.AuditSignaturesTampered[:n-1], func(s string) bool { return s != "verified" }) {
+			t.Errorf("with another agent's audit listed, the audit signatures: %v, want %d verified and the last failed", got.AuditSignaturesTampered, len(got.AuditSignatures))
 		}
 	}
 	if !stepFailed["agent"] {

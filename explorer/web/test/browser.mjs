@@ -137,7 +137,45 @@ try {
     report.keyStatus = await page.locator(tid('key-status')).getAttribute('data-state');
     report.auditLeaves = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-leaf')));
     report.auditWeights = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-weight') || 'NaN')));
+    report.cardSignature = await cardSignature();
+    report.auditSignatures = await auditSignatures();
     await shot(page, 'agent');
+  });
+
+  // 2b. The agent page with the node lying: a description the agent did not sign, and
+  // another agent's audit listed among this one's feeding audits.
+  await step('agent-tampered', async () => {
+    const did = report.topDid;
+    check(did, 'no top agent (the agents step failed)');
+    const api = (path) => new URL(`..${path}`, explorer).href;
+    const is = (path) => (u) => decodeURIComponent(u.pathname).endsWith(path);
+    let foreign;
+    for (const d of report.rows) {
+      if (d === did) continue;
+      const r = await page.request.get(api(`/v1/reputation/${encodeURIComponent(d)}`));
+      const j = r.ok() ? await r.json() : {};
+      foreign = (j.feeding || []).find((a) => a.subject !== did);
+      if (foreign) break;
+    }
+    report.foreignAudit = Boolean(foreign);
+    await page.route(is(`/v1/agents/${did}`), async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      body.description = `${body.description || ''} (and a line the agent never signed)`;
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.route(is(`/v1/reputation/${did}`), async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      if (foreign) body.feeding = [...(body.feeding || []), foreign];
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.reload();
+    await page.locator(tid('agent-card')).waitFor();
+    report.cardSignatureTampered = await cardSignature();
+    report.auditSignaturesTampered = await auditSignatures();
+    await page.unroute(is(`/v1/agents/${did}`));
+    await page.unroute(is(`/v1/reputation/${did}`));
   });
 
   // 3. A group thread: every message's signature verified in the page; one envelope with a
@@ -407,6 +445,18 @@ async function readThread(p) {
   await p.locator(sel).first().waitFor();
   await p.waitForFunction((s) => [...document.querySelectorAll(s)].every((m) => m.dataset.verified === 'true' || m.dataset.verified === 'false'), sel);
   return p.locator(sel).evaluateAll((ms) => ms.map((m) => ({ sender: m.dataset.sender, verified: m.dataset.verified })));
+}
+
+// cardSignature is the state of the card's signature check, once it ended (none: no check).
+async function cardSignature() {
+  const c = page.locator(`${tid('card-signature')}[data-state]`);
+  return (await c.count()) ? c.first().getAttribute('data-state') : 'none';
+}
+
+// auditSignatures waits for every audit row's signature check to end and returns their states.
+async function auditSignatures() {
+  await page.waitForFunction((s) => [...document.querySelectorAll(s)].every((c) => c.dataset.state !== 'pending'), tid('audit-signature'));
+  return page.locator(tid('audit-signature')).evaluateAll((cs) => cs.map((c) => c.dataset.state));
 }
 
 async function timeline(p) {
