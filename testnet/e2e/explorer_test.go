@@ -394,6 +394,8 @@ func TestExplorerInBrowser(t *testing.T) {
 		LiveState                string
 		LiveSameDocument         bool
 		TaskCheck                string
+		HeadSignature            string
+		HeadSignatureNoDid       string
 		CardSignature            string
 		CardSignatureTampered    string
 		AuditSignatures          []string
@@ -509,6 +511,13 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Errorf("consistency between heads %v in the page: %q, with %s changed: %q; want two heads, verified, then failed", got.Heads, got.Consistency, got.ConsistencyTamperedField, got.ConsistencyTampered)
 	}
 
+	// The head's signature verifies against the DID the node names, and without one it does not.
+	if !stepFailed["log"] && got.HeadSignature != "verified" {
+		t.Errorf("the log page's head signature: %q, want verified", got.HeadSignature)
+	}
+	if !stepFailed["log-no-did"] && got.HeadSignatureNoDid != "failed" {
+		t.Errorf("with /v1/info answering 404, the log page's head signature: %q, want failed", got.HeadSignatureNoDid)
+	}
 	// The score recomputed in the page: the node's, bit for bit; one bit off, not.
 	if !stepFailed["recompute"] && (got.Recompute != "match" || got.InputsCheck != "verified" || got.RecomputeTampered != "mismatch" || !got.RecomputeLied) {
 		t.Errorf("%s's score recomputed in the page: %q (its inputs against the log: %q), with the node's number one bit off (changed: %v): %q; want match (verified), then mismatch",

@@ -261,6 +261,7 @@ try {
     report.proofLeaf = await row.getAttribute('data-leaf');
     report.proofVerified = await verifyFirstLeaf(page);
     report.head = (await page.locator(tid('head')).first().innerText()).trim();
+    report.headSignature = await page.locator(`${tid('head-signature')}[data-state]`).first().getAttribute('data-state');
     await shot(page, 'log');
     await page.route('**/v1/log/proof/inclusion**', async (route) => {
       const res = await route.fetch();
@@ -334,6 +335,17 @@ try {
     });
     report.consistencyTampered = await consistency();
     await page.unroute('**/v1/log/proof/consistency**');
+  });
+
+  // 5d. A node naming no DID of its own (GET /v1/info answers 404): the log's head signature
+  // has nothing to be held to, and does not verify.
+  await step('log-no-did', async () => {
+    const noInfo = (u) => u.pathname.endsWith('/v1/info');
+    await page.route(noInfo, (route) => route.fulfill({ status: 404, contentType: 'application/problem+json', json: { type: 'https://surety.dev/problems/not-found', title: 'not found', status: 404 } }));
+    await open(page, '#/log');
+    await page.reload();
+    report.headSignatureNoDid = await page.locator(`${tid('head-signature')}[data-state]`).first().getAttribute('data-state');
+    await page.unroute(noInfo);
   });
 
   // 6. Network, then the agent page at phone width.

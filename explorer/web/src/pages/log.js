@@ -34,12 +34,15 @@ function say(el, state, text, attrs = {}) {
 // anchorText says where a head's root stands on chain.
 function anchorText(tx) {
   if (!tx) return h('span', { class: 'muted' }, 'not anchored yet');
-  if (tx === 'superseded') return h('span', { class: 'muted' }, 'covered by a later anchor');
-  return mono(tx, { title: 'anchor transaction' });
+  if (tx === 'superseded') return h('span', { class: 'muted' }, 'covered by a later anchor (the node\u2019s word)');
+  return [mono(tx, { title: 'anchor transaction, as the node reports it (not checked here)' }), h('span', { class: 'muted' }, ' (the node\u2019s word)')];
 }
 
-// checked opens a head's signature against the node's DID and says how it went.
+// checked opens a head's signature against the DID the node names for itself (GET /v1/info)
+// and says how it went. With no DID named there is nothing to hold the signature to: any
+// did:key could have signed it, so it does not verify.
 function checked(head, node) {
+  if (!node) return { ok: false, why: 'the node names no DID of its own (GET /v1/info): nothing to check the signature against' };
   if (!head.signed) return { ok: false, why: 'unsigned' };
   try {
     const v = openHead(head.signed, node);
@@ -55,7 +58,7 @@ function checked(head, node) {
 export async function render(root, params) {
   const { signal } = params;
   root.append(h('h1', null, 'Audit log'),
-    h('p', { class: 'muted' }, 'Every accepted audit is a leaf of an append-only Merkle tree (RFC 6962). The node signs a head when an epoch closes and anchors roots on chain. Everything marked ✓ below was checked in this browser, not taken from the node.'));
+    h('p', { class: 'muted' }, 'Every accepted audit is a leaf of an append-only Merkle tree (RFC 6962). The node signs a head when an epoch closes and anchors roots on chain. Everything marked ✓ below was checked in this browser against the DID this node names for itself (GET /v1/info): a node can name any key, so compare that DID with the one you expect. Anchor transactions are the node\u2019s word, not checked here.'));
   const [info, head] = await Promise.all([getOr('/v1/info', {}, { signal }), get('/v1/log/head', { signal })]);
   const node = info.nodeDid || '';
   const latest = checked(head, node);
@@ -73,8 +76,8 @@ export async function render(root, params) {
           h('dt', null, 'closed'), h('dd', null, time(head.closed)),
           h('dt', null, 'anchored'), h('dd', null, anchorText(head.anchorTx)),
           h('dt', null, 'signature'), h('dd', null, latest.ok
-            ? h('span', { class: 'ok' }, `✓ signed by the node ${short(latest.head.signer, 14)}`)
-            : h('span', { class: 'bad' }, `✗ ${latest.why}`))))));
+            ? h('span', { class: 'ok', 'data-testid': 'head-signature', 'data-state': 'verified', title: latest.head.signer }, `✓ signed by the key this node names (${short(latest.head.signer, 14)})`)
+            : h('span', { class: 'bad', 'data-testid': 'head-signature', 'data-state': 'failed' }, `✗ ${latest.why}`))))));
 
   // Heads and anchors, with a consistency check between two of them.
   const headsBox = h('div');
@@ -105,7 +108,7 @@ export async function render(root, params) {
     }
     const more = page.next != null ? h('button', { type: 'button', class: 'secondary', onclick: async (ev) => { ev.target.disabled = true; before = page.next; await loadHeads(); } }, 'Older heads') : null;
     headsBox.replaceChildren(...[headRows.length === 0 ? h('p', { class: 'muted' }, 'No heads yet.')
-      : table('Signed heads, newest first', ['epoch', 'closed', 'size', 'root', 'signed', 'anchor on chain'], headRows), more].filter(Boolean));
+      : table('Signed heads, newest first', ['epoch', 'closed', 'size', 'root', 'signed by the node\u2019s DID', 'anchor on chain (the node\u2019s word)'], headRows), more].filter(Boolean));
     const sizes = [...known.keys()].sort((a, b) => b - a);
     for (const [sel, pick] of [[fromSel, sizes[sizes.length - 1]], [toSel, sizes[0]]]) {
       const keep = sel.value;

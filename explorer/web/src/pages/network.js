@@ -64,12 +64,19 @@ function renderIdentity(box, info, card) {
     ['version', info.version || '(development build)'],
     ['libp2p peer', p ? mono(p.id) : 'not on the network'],
     ['listens on', p ? h('ul', { class: 'plain' }, (p.addrs || []).map((a) => h('li', null, mono(a)))) : '—'],
-    ['peer binding', p ? [checked(() => openPeerBinding(p.binding, info.nodeDid, p.id), 'peer-binding',
-      'the node DID signed this peer id (checked in this browser)'),
+    ['peer binding', p ? [checked(() => openPeerBinding(p.binding, nodeDid(info), p.id), 'peer-binding',
+      `signed by the key this node names (${short(info.nodeDid, 14)}) over this peer id (checked in this browser)`),
     h('details', null, h('summary', null, 'the binding (a JWS over {did, peerId})'), h('pre', null, p.binding))] : '—'],
     ['audit log sync', info.auditLog ? syncState(info.auditLog) : '—'],
     ['A2A card', card ? h('details', null, h('summary', null, 'as the node serves it (GET /.well-known/agent-card.json), signed by its DID'), h('pre', null, JSON.stringify(card, null, 2))) : '—'],
   ]));
+}
+
+// nodeDid is the DID the node names for itself, or throws: with none named, a signature
+// could be any did:key's, and nothing the page checks against it verifies.
+function nodeDid(info) {
+  if (typeof info.nodeDid !== 'string' || !info.nodeDid) throw new Error('the node names no DID of its own (GET /v1/info): nothing to check the signature against');
+  return info.nodeDid;
 }
 
 // checked runs a check in the browser and shows its verdict: ✓ and what it means, or ✗ and
@@ -121,11 +128,11 @@ function renderAnchors(box, info, head) {
       ['log size', `${head.size} audit${head.size === 1 ? '' : 's'}`],
       ['root', mono(head.root)],
       ['epoch', `${time(head.epoch)}, closed ${time(head.closed)}`],
-      ['anchored in', head.anchorTx ? mono(head.anchorTx) : h('span', { class: 'warn' }, 'not anchored yet')],
+      ['anchored in', head.anchorTx ? [mono(head.anchorTx), h('span', { class: 'muted' }, ' (the node\u2019s word, not checked here)')] : h('span', { class: 'warn' }, 'not anchored yet')],
       ['signature', checked(() => {
-        const signed = openHead(head.signed, info.nodeDid);
+        const signed = openHead(head.signed, nodeDid(info));
         if (signed.size !== head.size || signed.root !== head.root) throw new Error(`it signs size ${signed.size} and root ${signed.root}, not what the node answered`);
-      }, 'head-signature', 'the node DID signed this size and root (checked in this browser)')],
+      }, 'head-signature', `signed by the key this node names (${short(info.nodeDid, 14)}): this size and root (checked in this browser)`)],
     ]),
     h('p', null, h('a', { href: '#/log' }, 'Every head, its proofs and the scores it fixes: the audit log'), '.'));
 }
