@@ -394,6 +394,8 @@ func TestExplorerInBrowser(t *testing.T) {
 		LiveState                string
 		LiveSameDocument         bool
 		TaskCheck                string
+		ThreadForeign            []threadMessage
+		ThreadForeignWant        int
 		HeadSignature            string
 		HeadSignatureNoDid       string
 		CardSignature            string
@@ -530,6 +532,15 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 
 	// The thread: every message verified; the tampered one alone not.
+	// Another bounty's page served this thread: signed for another group, no message verifies,
+	// and one message the page cannot read does not hide the others.
+	if !stepFailed["thread-foreign"] {
+		verified := slices.ContainsFunc(got.ThreadForeign, func(m threadMessage) bool { return m.Verified != "false" })
+		if len(got.ThreadForeign) != got.ThreadForeignWant || got.ThreadForeignWant < 2 || verified {
+			t.Errorf("another bounty's page served bounty %d's thread and one unreadable message: %d messages shown (%v), want %d, none verified",
+				threadBounty, len(got.ThreadForeign), got.ThreadForeign, got.ThreadForeignWant)
+		}
+	}
 	if !stepFailed["thread"] {
 		// The task check reads the hash from the Posted event's receipt: a node serving another
 		// text, with that text's hash as the escrow's, gets a mismatch.

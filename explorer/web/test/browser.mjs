@@ -215,6 +215,33 @@ try {
     await page.unroute(`**/v1/bounties/${threadBounty}`);
   });
 
+  // 3b. Another bounty's page served this thread (the node lying): every message is signed for
+  // group bounty-<thread>, not this bounty's, so none verifies; and a message the page cannot
+  // read (no envelope, a time no Date holds) shows as such without hiding the others.
+  await step('thread-foreign', async () => {
+    const threadBounty = env('THREAD_BOUNTY');
+    const api = (path) => new URL(`..${path}`, explorer).href;
+    const list = await (await page.request.get(api('/v1/bounties?limit=20'))).json();
+    const other = (list.bounties || []).map((b) => String(b.id)).find((id) => id !== threadBounty);
+    check(other, 'no second bounty to serve the thread on');
+    const group = await (await page.request.get(api(`/v1/groups/bounty-${threadBounty}`))).json();
+    const envelopes = await (await page.request.get(api(`/v1/groups/bounty-${threadBounty}/envelopes?limit=500`))).json();
+    const bad = { seq: 1e9, sender: 'did:key:zNobody', envelope: 12345, iat: 18446744073709551615 };
+    const g = (u) => u.pathname.endsWith(`/v1/groups/bounty-${other}`);
+    const e = (u) => u.pathname.endsWith(`/v1/groups/bounty-${other}/envelopes`);
+    await page.route(g, (route) => route.fulfill({ json: group }));
+    await page.route(e, (route) => {
+      const after = Number(new URL(route.request().url()).searchParams.get('after') || 0);
+      route.fulfill({ json: { envelopes: after === 0 ? [...envelopes.envelopes, bad] : [] } });
+    });
+    await open(page, `#/bounty/${other}`);
+    await page.locator(tid('bounty-state')).waitFor();
+    report.threadForeign = await readThread(page);
+    report.threadForeignWant = envelopes.envelopes.length + 1;
+    await page.unroute(g);
+    await page.unroute(e);
+  });
+
   // 4. A bounty followed live: the page is open on it while the Go side claims, submits and
   // accepts it; the state must reach accepted without the page being loaded again.
   const live = env('LIVE_BOUNTY');

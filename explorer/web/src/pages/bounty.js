@@ -3,7 +3,7 @@
 // and tokens); its task text checked in this browser against the hash the escrow contract
 // holds (keccak-256); and its group thread, bounty-<id>, as a conversation whose every
 // envelope's signature is checked here (lib/envelope.js), followed live too.
-import { base, dl, errorBox, get, getOr, h, mono, q, section, short } from '../lib/api.js';
+import { base, dl, errorBox, get, getOr, h, mono, q, section, short, time } from '../lib/api.js';
 import { payloadOf, verifyEnvelope } from '../lib/envelope.js';
 import { amount, keccak, postedSpecHashOf, stakeEventsOf } from '../lib/chain.js';
 import './log.css';
@@ -236,28 +236,39 @@ export async function render(root, params) {
   const threadBox = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   root.append(section('Group thread', h('p', { class: 'muted' }, 'The conversation of group ', mono(group), ', each envelope\'s signature checked in this browser against its sender\'s did:key.'), threadBox));
   let last = 0;
+  // addMessage shows one message of the thread. What stands beside a ✓ is what the sender
+  // signed: its state and time are the envelope's, and it must be signed for this group. A
+  // message the page cannot read is shown as such, and the others still are.
   function addMessage(m) {
-    if (m.seq <= last) return;
+    if (!m || typeof m !== 'object' || !(m.seq > last)) return;
     last = m.seq;
-    let verified = false;
-    let why = '';
-    let p = payloadOf(m.envelope);
     try {
-      const v = verifyEnvelope(m.envelope);
-      p = v.envelope;
-      verified = v.sender === m.sender;
-      if (!verified) why = `the node names ${m.sender}, the envelope ${v.sender}`;
+      let verified = false;
+      let why = '';
+      let p = payloadOf(m.envelope);
+      try {
+        const v = verifyEnvelope(m.envelope);
+        p = v.envelope;
+        if (v.sender !== m.sender) why = `the node names ${m.sender}, the envelope ${v.sender}`;
+        else if (p.group_id !== group) why = `signed for group ${JSON.stringify(String(p.group_id ?? '')).slice(0, 80)}, not ${group}`;
+        else verified = true;
+      } catch (e) {
+        why = e.message;
+      }
+      const sender = verified ? m.sender : String(p?.sender || m.sender || '');
+      const state = verified ? p.state : (m.state || p?.state);
+      const iat = verified ? p.iat : m.iat;
+      thread.append(h('li', { 'data-testid': 'thread-message', 'data-verified': String(verified), 'data-sender': sender, 'data-seq': String(m.seq) },
+        h('div', { class: 'who' },
+          h('a', { href: `#/agent/${encodeURIComponent(sender)}` }, short(sender, 12)),
+          state ? h('span', { class: 'chip', title: verified ? 'the state the sender signed' : 'the node\u2019s word' }, String(state)) : null,
+          h('span', { title: verified ? 'when the sender signed it (iat)' : 'the node\u2019s word' }, time(iat)),
+          verified ? h('span', { class: 'ok' }, '✓ signature verified') : h('span', { class: 'bad', title: why }, `✗ not verified: ${why}`)),
+        h('p', { class: 'text' }, messageText(p))));
     } catch (e) {
-      why = e.message;
+      thread.append(h('li', { 'data-testid': 'thread-message', 'data-verified': 'false', 'data-sender': String(m.sender ?? ''), 'data-seq': String(m.seq) },
+        h('span', { class: 'bad' }, `✗ this message could not be shown: ${e.message}`)));
     }
-    const sender = verified ? m.sender : (p?.sender || m.sender);
-    thread.append(h('li', { 'data-testid': 'thread-message', 'data-verified': String(verified), 'data-sender': sender, 'data-seq': String(m.seq) },
-      h('div', { class: 'who' },
-        h('a', { href: `#/agent/${encodeURIComponent(sender)}` }, short(sender, 12)),
-        m.state || p?.state ? h('span', { class: 'chip' }, m.state || p.state) : null,
-        h('span', null, new Date((m.iat || 0) * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')),
-        verified ? h('span', { class: 'ok' }, '✓ signature verified') : h('span', { class: 'bad', title: why }, `✗ not verified: ${why}`)),
-      h('p', { class: 'text' }, messageText(p))));
   }
   const g = await getOr(`/v1/groups/${group}`, null, { signal }).catch((e) => { threadBox.replaceChildren(errorBox(e, 'the group')); return undefined; });
   if (g === null) {
