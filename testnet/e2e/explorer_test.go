@@ -394,6 +394,9 @@ func TestExplorerInBrowser(t *testing.T) {
 		LiveState                string
 		LiveSameDocument         bool
 		TaskCheck                string
+		HugeDeadline             string
+		HugeDeadlineTask         string
+		HugeDeadlineThread       int
 		ThreadForeign            []threadMessage
 		ThreadForeignWant        int
 		HeadSignature            string
@@ -532,6 +535,12 @@ func TestExplorerInBrowser(t *testing.T) {
 	}
 
 	// The thread: every message verified; the tampered one alone not.
+	// A deadline no Date holds shows as given (2^64-1 as a JavaScript number prints it), and the
+	// page with it.
+	if !stepFailed["bounty-deadline"] && (got.HugeDeadline != "18446744073709552000" || got.HugeDeadlineTask == "" || got.HugeDeadlineThread == 0) {
+		t.Errorf("bounty %d with deadline 2^64-1: the page shows deadline %q, task check %q, %d thread messages; want it as given, and the rest of the page",
+			threadBounty, got.HugeDeadline, got.HugeDeadlineTask, got.HugeDeadlineThread)
+	}
 	// Another bounty's page served this thread: signed for another group, no message verifies,
 	// and one message the page cannot read does not hide the others.
 	if !stepFailed["thread-foreign"] {

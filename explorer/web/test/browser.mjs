@@ -215,6 +215,25 @@ try {
     await page.unroute(`**/v1/bounties/${threadBounty}`);
   });
 
+  // 3a. A bounty whose deadline no Date holds (a uint64 the poster chose): the page shows it
+  // as given, and the rest of the page with it.
+  await step('bounty-deadline', async () => {
+    const threadBounty = env('THREAD_BOUNTY');
+    const is = (u) => u.pathname.endsWith(`/v1/bounties/${threadBounty}`);
+    await page.route(is, async (route) => {
+      const res = await route.fetch();
+      const text = (await res.text()).replace(/"deadline":\s*\d+/, '"deadline":18446744073709551615');
+      await route.fulfill({ response: res, body: text });
+    });
+    await open(page, `#/bounty/${threadBounty}`);
+    await page.reload();
+    await page.locator(tid('bounty-state')).waitFor();
+    report.hugeDeadline = (await page.locator(tid('bounty-deadline')).innerText()).trim();
+    report.hugeDeadlineTask = await page.locator(`${tid('task-check')}[data-state]`).first().getAttribute('data-state');
+    report.hugeDeadlineThread = (await readThread(page)).length;
+    await page.unroute(is);
+  });
+
   // 3b. Another bounty's page served this thread (the node lying): every message is signed for
   // group bounty-<thread>, not this bounty's, so none verifies; and a message the page cannot
   // read (no envelope, a time no Date holds) shows as such without hiding the others.

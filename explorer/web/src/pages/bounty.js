@@ -86,13 +86,20 @@ export async function render(root, params) {
   const live = h('span', { class: 'live', role: 'status' }, 'connecting to the event stream…');
   const terms = h('div');
   function showTerms() {
+    try {
+      drawTerms();
+    } catch (e) {
+      terms.replaceChildren(errorBox(e, 'the terms'));
+    }
+  }
+  function drawTerms() {
     terms.replaceChildren(dl([
       ['amount', amount(b.amount, b.token)],
       ['poster', mono(b.poster)],
       ['worker', b.worker ? mono(b.worker) : h('span', { class: 'muted' }, 'none yet')],
       ['arbiter', mono(b.arbiter)],
       ['worker stake locked', b.minStake && b.minStake !== '0' ? amount(b.minStake) : 'none asked'],
-      ['deadline', new Date(Number(b.deadline) * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')],
+      ['deadline', h('span', { 'data-testid': 'bounty-deadline' }, time(b.deadline))],
       ['review window', `${b.reviewWindow} s`],
       ['fee', `${(Number(b.feeBps) / 100).toFixed(2)}%`],
       ['paid to the worker', b.payout && b.payout !== '0' ? amount(b.payout, b.token) : '—'],
@@ -118,6 +125,15 @@ export async function render(root, params) {
   const registry = info.contracts?.StakeRegistry;
   checkTask();
   async function checkTask() {
+    try {
+      await readTask();
+    } catch (e) {
+      if (signal.aborted) return;
+      check.dataset.state = 'failed';
+      check.replaceChildren(`✗ could not check the task text: ${e.message}`);
+    }
+  }
+  async function readTask() {
     const posted = (b.history || []).find((ev) => ev.name === 'Posted');
     const escrow = info.contracts?.BountyEscrow;
     let fromChain = null;
@@ -171,6 +187,15 @@ export async function render(root, params) {
       }
     } catch { /* no JSON-RPC here: the terms still say what a claim locks */ }
   }
+  // described is describe, or why an event could not be read: one odd event does not hide
+  // the timeline.
+  function described(ev) {
+    try {
+      return describe(ev, b);
+    } catch (e) {
+      return h('span', { class: 'bad' }, `could not read this event: ${e.message}`);
+    }
+  }
   function addEvent(ev) {
     const key = `${ev.txHash}/${ev.logIndex}`;
     if (seen.has(key)) return false;
@@ -178,7 +203,7 @@ export async function render(root, params) {
     const stakeBox = h('div');
     timeline.append(h('li', { 'data-testid': 'timeline-item', 'data-event': ev.name },
       h('div', { class: 'what' }, ev.name),
-      h('div', null, describe(ev, b)),
+      h('div', null, described(ev)),
       stakeBox,
       h('div', { class: 'meta' }, `block ${ev.block} · tx `, mono(short(ev.txHash, 10), { title: ev.txHash }))));
     stakeOf(ev, stakeBox);
