@@ -135,10 +135,10 @@ try {
     report.points = JSON.parse(await chart.getAttribute('data-points'));
     report.score = (await page.locator(tid('agent-score')).innerText()).trim();
     report.keyStatus = await page.locator(tid('key-status')).getAttribute('data-state');
+    report.cardSignature = await cardSignature();
+    report.auditSignatures = await auditSignatures(); // and the rows drawn, before they are read
     report.auditLeaves = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-leaf')));
     report.auditWeights = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-weight') || 'NaN')));
-    report.cardSignature = await cardSignature();
-    report.auditSignatures = await auditSignatures();
     await shot(page, 'agent');
   });
 
@@ -173,7 +173,7 @@ try {
     await page.reload();
     await page.locator(tid('agent-card')).waitFor();
     report.cardSignatureTampered = await cardSignature();
-    report.auditSignaturesTampered = await auditSignatures();
+    report.auditSignaturesTampered = await auditSignatures((report.auditSignatures?.length || 0) + (foreign ? 1 : 0));
     await page.unroute(is(`/v1/agents/${did}`));
     await page.unroute(is(`/v1/reputation/${did}`));
   });
@@ -511,9 +511,14 @@ async function cardSignature() {
   return (await c.count()) ? c.first().getAttribute('data-state') : 'none';
 }
 
-// auditSignatures waits for every audit row's signature check to end and returns their states.
-async function auditSignatures() {
-  await page.waitForFunction((s) => [...document.querySelectorAll(s)].every((c) => c.dataset.state !== 'pending'), tid('audit-signature'));
+// auditSignatures waits for at least want audit rows (the audits section draws after the
+// auditors' standings are read) and for every row's signature check to end, and returns their
+// states.
+async function auditSignatures(want = 1) {
+  await page.waitForFunction(([s, n]) => {
+    const cs = [...document.querySelectorAll(s)];
+    return cs.length >= n && cs.every((c) => c.dataset.state !== 'pending');
+  }, [tid('audit-signature'), want]);
   return page.locator(tid('audit-signature')).evaluateAll((cs) => cs.map((c) => c.dataset.state));
 }
 
