@@ -394,6 +394,7 @@ func TestExplorerInBrowser(t *testing.T) {
 		LiveState                string
 		LiveSameDocument         bool
 		TaskCheck                string
+		InputsCheckLimited       string
 		HugeDeadline             string
 		HugeDeadlineTask         string
 		HugeDeadlineThread       int
@@ -516,6 +517,10 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Errorf("consistency between heads %v in the page: %q, with %s changed: %q; want two heads, verified, then failed", got.Heads, got.Consistency, got.ConsistencyTamperedField, got.ConsistencyTampered)
 	}
 
+	// A 429 while the inputs check reads the log is its own state: not checked.
+	if !stepFailed["recompute"] && got.InputsCheckLimited != "rate-limited" {
+		t.Errorf("with the log's leaves answering 429, the inputs check: %q, want rate-limited", got.InputsCheckLimited)
+	}
 	// The head's signature verifies against the DID the node names, and without one it does not.
 	if !stepFailed["log"] && got.HeadSignature != "verified" {
 		t.Errorf("the log page's head signature: %q, want verified", got.HeadSignature)

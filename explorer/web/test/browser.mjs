@@ -359,6 +359,16 @@ try {
     report.recomputeParamsOwn = await page.locator(tid('recompute-params')).getAttribute('data-params');
     report.recomputeAtOffAt = await page.locator(tid('recompute-result')).getAttribute('data-at');
     await page.unroute('**/v1/log/scores**');
+    // The node rate-limiting the pages of leaves the inputs check reads: the check says it
+    // could not check, neither verified nor failed.
+    const pages = (u) => u.pathname.endsWith('/v1/log/leaves') && u.searchParams.get('limit') === '256';
+    await page.route(pages, (route) => route.fulfill({ status: 429, contentType: 'application/problem+json', headers: { 'Retry-After': '1' },
+      json: { type: 'https://surety.dev/problems/rate-limited', title: 'Too Many Requests', status: 429, detail: 'retry in 1 s' } }));
+    await recompute();
+    const limited = page.locator(`${tid('inputs-check')}:is([data-state=verified], [data-state=failed], [data-state=rate-limited])`);
+    await limited.waitFor();
+    report.inputsCheckLimited = await limited.getAttribute('data-state');
+    await page.unroute(pages);
   });
 
   // 5c. Two heads: the consistency proof between them verifies in the page; with a hash of

@@ -27,9 +27,14 @@ function verdict(testid) {
 function say(el, state, text, attrs = {}) {
   el.dataset.state = state;
   for (const [k, v] of Object.entries(attrs)) el.dataset[k] = v;
-  const mark = { verified: '✓', match: '✓', failed: '✗', mismatch: '✗' }[state] || '…';
+  const mark = { verified: '✓', match: '✓', failed: '✗', mismatch: '✗', 'rate-limited': '⚠' }[state] || '…';
   el.replaceChildren(`${mark} ${text}`);
 }
+
+// rateLimited says whether an error is the node's 429: the page could not check, which is
+// neither a pass nor a failure.
+const rateLimited = (e) => e instanceof ApiError && e.status === 429;
+const retryAfter = (e) => (e.problem?.detail ? `: ${String(e.problem.detail).slice(0, 120)}` : '');
 
 // anchorText says where a head's root stands on chain.
 function anchorText(tx) {
@@ -274,6 +279,7 @@ export async function render(root, params) {
       const row = await get(`/v1/log/scores${q({ size: body.size, did })}`, { signal });
       theirs = (row.scores || []).find((x) => x.did === did);
     } catch (e) {
+      if (rateLimited(e)) return say(recResult, 'rate-limited', `could not check: rate limited (the node answered 429 Too Many Requests${retryAfter(e)}); try again later`, { did });
       if (e instanceof ApiError && e.slug === 'not-scored') return say(recResult, 'unavailable', 'the node has not scored an anchored head yet: scores follow from the log once a head is anchored', { did });
       if (e instanceof ApiError && (e.status === 404 || e.status === 405)) return say(recResult, 'unavailable', 'this node does not serve GET /v1/log/scores', { did });
       return say(recResult, 'failed', `could not read the inputs: ${e.message}`, { did });
@@ -296,6 +302,7 @@ export async function render(root, params) {
       atWhy = await atCheck(body);
     } catch (e) {
       if (signal.aborted) return;
+      if (rateLimited(e)) return say(recResult, 'rate-limited', `could not check: rate limited (the node answered 429 Too Many Requests${retryAfter(e)}) while reading the log's last leaf; try again later`, { did, params: own });
       atWhy = `could not hold the time it scored at (${body.at}) to the head: ${e.message}`;
     }
     const mine = recompute(body).get(did);
@@ -398,6 +405,8 @@ export async function render(root, params) {
       if (!whole) return say(insResult, 'partial', `the first ${hashes.length} of ${size} leaves checked: the inputs among them are logged as listed${note}`);
       say(insResult, 'verified', `all ${r.checked} listed audits carry their auditors' signatures, are in the log of size ${size}, whose ${size} leaves build the signed root, and say what the inputs say; each that counts is the latest of its target${note}. Stakes and settlements are the node's word (the chain has them).`);
     } catch (e) {
+      if (signal.aborted) return;
+      if (rateLimited(e)) return say(insResult, 'rate-limited', `could not check: rate limited (the node answered 429 Too Many Requests${retryAfter(e)} while the page read the log); the inputs are neither verified nor refuted, try again later`);
       say(insResult, 'failed', `the inputs do not hold to the log: ${e.message}`);
     }
   }
