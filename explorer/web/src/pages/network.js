@@ -1,13 +1,16 @@
 // The network as this node sees it: its identity (DID, libp2p peer, the binding between them
 // its DID signed), the chain it follows (head, indexed block, confirmations, contracts), what
 // it anchors (the audit log's latest head and its anchoring transaction), its peers with the
-// gossip scores it gives them, and each gossip topic's mesh. It refreshes every few seconds
-// while open.
+// gossip scores it gives them, and each gossip topic's mesh. It reads the node again a few
+// seconds after each read ends while open (lib/poll.js), further apart while reads fail.
 import { openHead, openPeerBinding } from '../lib/envelope.js';
 import { agentHref, dl, errorBox, get, getOr, h, mono, section, short, table, time, units, fill } from '../lib/api.js';
+import { poll } from '../lib/poll.js';
 
-// every is how often the page reads the node again, in milliseconds.
+// every is how long the page waits after a read before the next, in milliseconds; maxWait the
+// longest it waits while reads fail.
 const every = 5000;
+const maxWait = 60000;
 
 export async function render(root, params) {
   const { signal } = params;
@@ -31,7 +34,8 @@ export async function render(root, params) {
     ]);
     nodeCard = card;
     if (signal.aborted) return;
-    stamp.textContent = `As of ${new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')}; read again every ${every / 1000} s.`;
+    asOf = time(Date.now() / 1000);
+    stamp.textContent = `As of ${asOf}; read again every ${every / 1000} s.`;
     // A section is drawn again only when what it shows changed, so an open details element
     // or a scrolled table stays as the reader left it.
     if (info instanceof Error) {
@@ -43,7 +47,9 @@ export async function render(root, params) {
       redraw(anchors, [info.contracts, head instanceof Error ? String(head) : head], () => renderAnchors(anchors, info, head));
     }
     redraw(peers, [list instanceof Error ? String(list) : list], () => renderPeers(peers, list));
+    return ![info, list, head].some((x) => x instanceof Error);
   };
+  let asOf = '';
   const drawn = new Map();
   const redraw = (box, shown, draw) => {
     const key = JSON.stringify(shown);
@@ -51,9 +57,14 @@ export async function render(root, params) {
     drawn.set(box, key);
     draw();
   };
-  await load();
-  const timer = setInterval(() => { if (!document.hidden) load(); }, every);
-  signal.addEventListener('abort', () => clearInterval(timer));
+  const ok = await load();
+  poll(load, {
+    every, max: maxWait, signal, skip: () => document.hidden,
+    onWait: (ms, fine) => {
+      if (!fine) stamp.textContent = `As of ${asOf || '—'}; the last read failed: read again in ${Math.round(ms / 1000)} s.`;
+    },
+  });
+  if (!ok) stamp.textContent = `As of ${asOf || '—'}; the last read failed: read again in ${every / 1000} s.`;
 }
 
 function renderIdentity(box, info, card) {
