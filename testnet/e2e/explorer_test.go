@@ -377,6 +377,11 @@ func TestExplorerInBrowser(t *testing.T) {
 		Recompute                string
 		RecomputeTampered        string
 		RecomputeLied            bool
+		RecomputeParams          string
+		RecomputeAtOff           string
+		RecomputeParamsOwn       string
+		RecomputeAt              string
+		RecomputeAtOffAt         string
 		InputsCheck              string
 		ProofLeaf                string
 		ProofVerified            string
@@ -389,6 +394,22 @@ func TestExplorerInBrowser(t *testing.T) {
 		LiveState                string
 		LiveSameDocument         bool
 		TaskCheck                string
+		InputsCheckLimited       string
+		HugeDeadline             string
+		HugeDeadlineTask         string
+		HugeDeadlineThread       int
+		ThreadForeign            []threadMessage
+		ThreadForeignWant        int
+		HeadSignature            string
+		HeadSignatureNoDid       string
+		CardSignature            string
+		CardSignatureTampered    string
+		AuditSignatures          []string
+		AuditSignaturesTampered  []string
+		ForeignAudit             bool
+		ThreadTask               string
+		ThreadTaskSource         string
+		ThreadTaskForged         string
 		NodeDid                  string
 		ChainBlock               uint64
 		KeyStatus                string
@@ -422,6 +443,28 @@ func TestExplorerInBrowser(t *testing.T) {
 		}
 		if want := agentsFor(t, base, explorerTyped); len(want) == 0 || !slices.Equal(got.RowsTyped, want) {
 			t.Errorf("the agents page lists %v for %q typed into its search, the API %v", got.RowsTyped, explorerTyped, want)
+		}
+	}
+	if !stepFailed["agent"] {
+		// The card and every feeding audit verify in the page.
+		if got.CardSignature != "verified" {
+			t.Errorf("the agent page's card signature: %q, want verified", got.CardSignature)
+		}
+		if len(got.AuditSignatures) == 0 || slices.ContainsFunc(got.AuditSignatures, func(s string) bool { return s != "verified" }) {
+			t.Errorf("the agent page's audit signatures: %v, want every one verified", got.AuditSignatures)
+		}
+	}
+	// With the node lying, the page's checks fail: a description the agent did not sign fails
+	// the card's check; another agent's audit listed as this one's fails its row's.
+	if !stepFailed["agent-tampered"] {
+		if got.CardSignatureTampered != "failed" {
+			t.Errorf("with a description the agent did not sign, the card signature: %q, want failed", got.CardSignatureTampered)
+		}
+		if !got.ForeignAudit {
+			t.Errorf("no other agent's audit found to list on the top agent's page")
+		} else if n := len(got.AuditSignaturesTampered); n != len(got.AuditSignatures)+1 || got.AuditSignaturesTampered[n-1] != "failed" ||
+			slices.ContainsFunc(got.AuditSignaturesTampered[:n-1], func(s string) bool { return s != "verified" }) {
+			t.Errorf("with another agent's audit listed, the audit signatures: %v, want %d verified and the last failed", got.AuditSignaturesTampered, len(got.AuditSignatures))
 		}
 	}
 	if !stepFailed["agent"] {
@@ -474,14 +517,51 @@ func TestExplorerInBrowser(t *testing.T) {
 		t.Errorf("consistency between heads %v in the page: %q, with %s changed: %q; want two heads, verified, then failed", got.Heads, got.Consistency, got.ConsistencyTamperedField, got.ConsistencyTampered)
 	}
 
+	// A 429 while the inputs check reads the log is its own state: not checked.
+	if !stepFailed["recompute"] && got.InputsCheckLimited != "rate-limited" {
+		t.Errorf("with the log's leaves answering 429, the inputs check: %q, want rate-limited", got.InputsCheckLimited)
+	}
+	// The head's signature verifies against the DID the node names, and without one it does not.
+	if !stepFailed["log"] && got.HeadSignature != "verified" {
+		t.Errorf("the log page's head signature: %q, want verified", got.HeadSignature)
+	}
+	if !stepFailed["log-no-did"] && got.HeadSignatureNoDid != "failed" {
+		t.Errorf("with /v1/info answering 404, the log page's head signature: %q, want failed", got.HeadSignatureNoDid)
+	}
 	// The score recomputed in the page: the node's, bit for bit; one bit off, not.
 	if !stepFailed["recompute"] && (got.Recompute != "match" || got.InputsCheck != "verified" || got.RecomputeTampered != "mismatch" || !got.RecomputeLied) {
 		t.Errorf("%s's score recomputed in the page: %q (its inputs against the log: %q), with the node's number one bit off (changed: %v): %q; want match (verified), then mismatch",
 			recomputeDID, got.Recompute, got.InputsCheck, got.RecomputeLied, got.RecomputeTampered)
 	}
+	// The node's time and params are held to the head and the documented defaults.
+	if !stepFailed["recompute"] && (got.RecomputeParams != "default" || got.RecomputeAt != "ok" || got.RecomputeAtOff != "mismatch" || got.RecomputeAtOffAt != "bad" || got.RecomputeParamsOwn != "node's own") {
+		t.Errorf("the recompute's params: %q (its time: %q), want default (ok); with the time scored at one second off and alpha changed: %q (params %q, time %q), want mismatch (node's own, bad)",
+			got.RecomputeParams, got.RecomputeAt, got.RecomputeAtOff, got.RecomputeParamsOwn, got.RecomputeAtOffAt)
+	}
 
 	// The thread: every message verified; the tampered one alone not.
+	// A deadline no Date holds shows as given (2^64-1 as a JavaScript number prints it), and the
+	// page with it.
+	if !stepFailed["bounty-deadline"] && (got.HugeDeadline != "18446744073709552000" || got.HugeDeadlineTask == "" || got.HugeDeadlineThread == 0) {
+		t.Errorf("bounty %d with deadline 2^64-1: the page shows deadline %q, task check %q, %d thread messages; want it as given, and the rest of the page",
+			threadBounty, got.HugeDeadline, got.HugeDeadlineTask, got.HugeDeadlineThread)
+	}
+	// Another bounty's page served this thread: signed for another group, no message verifies,
+	// and one message the page cannot read does not hide the others.
+	if !stepFailed["thread-foreign"] {
+		verified := slices.ContainsFunc(got.ThreadForeign, func(m threadMessage) bool { return m.Verified != "false" })
+		if len(got.ThreadForeign) != got.ThreadForeignWant || got.ThreadForeignWant < 2 || verified {
+			t.Errorf("another bounty's page served bounty %d's thread and one unreadable message: %d messages shown (%v), want %d, none verified",
+				threadBounty, len(got.ThreadForeign), got.ThreadForeign, got.ThreadForeignWant)
+		}
+	}
 	if !stepFailed["thread"] {
+		// The task check reads the hash from the Posted event's receipt: a node serving another
+		// text, with that text's hash as the escrow's, gets a mismatch.
+		if (got.ThreadTask != "match" && got.ThreadTask != "absent") || got.ThreadTaskSource != "receipt" || got.ThreadTaskForged != "mismatch" {
+			t.Errorf("bounty %d's task check: %q (from %q), with another text and its hash served: %q; want match or absent (from the receipt), then mismatch",
+				threadBounty, got.ThreadTask, got.ThreadTaskSource, got.ThreadTaskForged)
+		}
 		if len(got.Thread) != len(thread.Envelopes) {
 			t.Errorf("the bounty page shows %d messages of bounty %d's thread, the API holds %d", len(got.Thread), threadBounty, len(thread.Envelopes))
 		}

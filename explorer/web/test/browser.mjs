@@ -25,6 +25,7 @@ import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { keccak } from '../src/lib/chain.js';
 
 const env = (name) => {
   const v = process.env[name];
@@ -134,9 +135,47 @@ try {
     report.points = JSON.parse(await chart.getAttribute('data-points'));
     report.score = (await page.locator(tid('agent-score')).innerText()).trim();
     report.keyStatus = await page.locator(tid('key-status')).getAttribute('data-state');
+    report.cardSignature = await cardSignature();
+    report.auditSignatures = await auditSignatures(); // and the rows drawn, before they are read
     report.auditLeaves = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => r.getAttribute('data-leaf')));
     report.auditWeights = await page.locator(tid('audit-row')).evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-weight') || 'NaN')));
     await shot(page, 'agent');
+  });
+
+  // 2b. The agent page with the node lying: a description the agent did not sign, and
+  // another agent's audit listed among this one's feeding audits.
+  await step('agent-tampered', async () => {
+    const did = report.topDid;
+    check(did, 'no top agent (the agents step failed)');
+    const api = (path) => new URL(`..${path}`, explorer).href;
+    const is = (path) => (u) => decodeURIComponent(u.pathname).endsWith(path);
+    let foreign;
+    for (const d of report.rows) {
+      if (d === did) continue;
+      const r = await page.request.get(api(`/v1/reputation/${encodeURIComponent(d)}`));
+      const j = r.ok() ? await r.json() : {};
+      foreign = (j.feeding || []).find((a) => a.subject !== did);
+      if (foreign) break;
+    }
+    report.foreignAudit = Boolean(foreign);
+    await page.route(is(`/v1/agents/${did}`), async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      body.description = `${body.description || ''} (and a line the agent never signed)`;
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.route(is(`/v1/reputation/${did}`), async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      if (foreign) body.feeding = [...(body.feeding || []), foreign];
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.reload();
+    await page.locator(tid('agent-card')).waitFor();
+    report.cardSignatureTampered = await cardSignature();
+    report.auditSignaturesTampered = await auditSignatures((report.auditSignatures?.length || 0) + (foreign ? 1 : 0));
+    await page.unroute(is(`/v1/agents/${did}`));
+    await page.unroute(is(`/v1/reputation/${did}`));
   });
 
   // 3. A group thread: every message's signature verified in the page; one envelope with a
@@ -156,6 +195,70 @@ try {
     await page.locator(tid('bounty-state')).waitFor();
     report.threadTampered = await readThread(page);
     await page.unroute(`**/v1/groups/bounty-${threadBounty}/envelopes**`);
+    // The task text against the hash in the Posted event's receipt: a node serving another
+    // text with that text's hash as the escrow's does not get a match.
+    const taskCheck = async () => {
+      const c = page.locator(`${tid('task-check')}[data-state]`).first();
+      await c.waitFor();
+      return [await c.getAttribute('data-state'), await c.getAttribute('data-source')];
+    };
+    [report.threadTask, report.threadTaskSource] = await taskCheck();
+    await page.route(`**/v1/bounties/${threadBounty}`, async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      body.spec = 'a task text the poster never posted';
+      body.specHash = keccak(body.spec);
+      await route.fulfill({ response: res, json: body });
+    });
+    await page.reload();
+    [report.threadTaskForged] = await taskCheck();
+    await page.unroute(`**/v1/bounties/${threadBounty}`);
+  });
+
+  // 3a. A bounty whose deadline no Date holds (a uint64 the poster chose): the page shows it
+  // as given, and the rest of the page with it.
+  await step('bounty-deadline', async () => {
+    const threadBounty = env('THREAD_BOUNTY');
+    const is = (u) => u.pathname.endsWith(`/v1/bounties/${threadBounty}`);
+    await page.route(is, async (route) => {
+      const res = await route.fetch();
+      const text = (await res.text()).replace(/"deadline":\s*\d+/, '"deadline":18446744073709551615');
+      await route.fulfill({ response: res, body: text });
+    });
+    await open(page, `#/bounty/${threadBounty}`);
+    await page.reload();
+    await page.locator(tid('bounty-state')).waitFor();
+    report.hugeDeadline = (await page.locator(tid('bounty-deadline')).innerText()).trim();
+    report.hugeDeadlineTask = await page.locator(`${tid('task-check')}[data-state]`).first().getAttribute('data-state');
+    report.hugeDeadlineThread = (await readThread(page)).length;
+    await page.unroute(is);
+  });
+
+  // 3b. Another bounty's page served this thread (the node lying): every message is signed for
+  // group bounty-<thread>, not this bounty's, so none verifies; and a message the page cannot
+  // read (no envelope, a time no Date holds) shows as such without hiding the others.
+  await step('thread-foreign', async () => {
+    const threadBounty = env('THREAD_BOUNTY');
+    const api = (path) => new URL(`..${path}`, explorer).href;
+    const list = await (await page.request.get(api('/v1/bounties?limit=20'))).json();
+    const other = (list.bounties || []).map((b) => String(b.id)).find((id) => id !== threadBounty);
+    check(other, 'no second bounty to serve the thread on');
+    const group = await (await page.request.get(api(`/v1/groups/bounty-${threadBounty}`))).json();
+    const envelopes = await (await page.request.get(api(`/v1/groups/bounty-${threadBounty}/envelopes?limit=500`))).json();
+    const bad = { seq: 1e9, sender: 'did:key:zNobody', envelope: 12345, iat: 18446744073709551615 };
+    const g = (u) => u.pathname.endsWith(`/v1/groups/bounty-${other}`);
+    const e = (u) => u.pathname.endsWith(`/v1/groups/bounty-${other}/envelopes`);
+    await page.route(g, (route) => route.fulfill({ json: group }));
+    await page.route(e, (route) => {
+      const after = Number(new URL(route.request().url()).searchParams.get('after') || 0);
+      route.fulfill({ json: { envelopes: after === 0 ? [...envelopes.envelopes, bad] : [] } });
+    });
+    await open(page, `#/bounty/${other}`);
+    await page.locator(tid('bounty-state')).waitFor();
+    report.threadForeign = await readThread(page);
+    report.threadForeignWant = envelopes.envelopes.length + 1;
+    await page.unroute(g);
+    await page.unroute(e);
   });
 
   // 4. A bounty followed live: the page is open on it while the Go side claims, submits and
@@ -204,6 +307,7 @@ try {
     report.proofLeaf = await row.getAttribute('data-leaf');
     report.proofVerified = await verifyFirstLeaf(page);
     report.head = (await page.locator(tid('head')).first().innerText()).trim();
+    report.headSignature = await page.locator(`${tid('head-signature')}[data-state]`).first().getAttribute('data-state');
     await shot(page, 'log');
     await page.route('**/v1/log/proof/inclusion**', async (route) => {
       const res = await route.fetch();
@@ -238,6 +342,33 @@ try {
     });
     report.recomputeTampered = await recompute();
     await page.unroute('**/v1/log/scores**');
+    report.recomputeParams = await page.locator(tid('recompute-params')).getAttribute('data-params');
+    report.recomputeAt = await page.locator(tid('recompute-result')).getAttribute('data-at');
+    // The node's time and params: a time one second off the end of the head's epoch is a
+    // mismatch, whatever the numbers; a param not the documented one is flagged.
+    await page.route('**/v1/log/scores**', async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      if (body.inputs) {
+        body.at += 1;
+        body.params = { ...(body.params || {}), alpha: 0.5 };
+      }
+      await route.fulfill({ response: res, json: body });
+    });
+    report.recomputeAtOff = await recompute();
+    report.recomputeParamsOwn = await page.locator(tid('recompute-params')).getAttribute('data-params');
+    report.recomputeAtOffAt = await page.locator(tid('recompute-result')).getAttribute('data-at');
+    await page.unroute('**/v1/log/scores**');
+    // The node rate-limiting the pages of leaves the inputs check reads: the check says it
+    // could not check, neither verified nor failed.
+    const pages = (u) => u.pathname.endsWith('/v1/log/leaves') && u.searchParams.get('limit') === '256';
+    await page.route(pages, (route) => route.fulfill({ status: 429, contentType: 'application/problem+json', headers: { 'Retry-After': '1' },
+      json: { type: 'https://surety.dev/problems/rate-limited', title: 'Too Many Requests', status: 429, detail: 'retry in 1 s' } }));
+    await recompute();
+    const limited = page.locator(`${tid('inputs-check')}:is([data-state=verified], [data-state=failed], [data-state=rate-limited])`);
+    await limited.waitFor();
+    report.inputsCheckLimited = await limited.getAttribute('data-state');
+    await page.unroute(pages);
   });
 
   // 5c. Two heads: the consistency proof between them verifies in the page; with a hash of
@@ -260,6 +391,17 @@ try {
     });
     report.consistencyTampered = await consistency();
     await page.unroute('**/v1/log/proof/consistency**');
+  });
+
+  // 5d. A node naming no DID of its own (GET /v1/info answers 404): the log's head signature
+  // has nothing to be held to, and does not verify.
+  await step('log-no-did', async () => {
+    const noInfo = (u) => u.pathname.endsWith('/v1/info');
+    await page.route(noInfo, (route) => route.fulfill({ status: 404, contentType: 'application/problem+json', json: { type: 'https://surety.dev/problems/not-found', title: 'not found', status: 404 } }));
+    await open(page, '#/log');
+    await page.reload();
+    report.headSignatureNoDid = await page.locator(`${tid('head-signature')}[data-state]`).first().getAttribute('data-state');
+    await page.unroute(noInfo);
   });
 
   // 6. Network, then the agent page at phone width.
@@ -371,6 +513,23 @@ async function readThread(p) {
   await p.locator(sel).first().waitFor();
   await p.waitForFunction((s) => [...document.querySelectorAll(s)].every((m) => m.dataset.verified === 'true' || m.dataset.verified === 'false'), sel);
   return p.locator(sel).evaluateAll((ms) => ms.map((m) => ({ sender: m.dataset.sender, verified: m.dataset.verified })));
+}
+
+// cardSignature is the state of the card's signature check, once it ended (none: no check).
+async function cardSignature() {
+  const c = page.locator(`${tid('card-signature')}[data-state]`);
+  return (await c.count()) ? c.first().getAttribute('data-state') : 'none';
+}
+
+// auditSignatures waits for at least want audit rows (the audits section draws after the
+// auditors' standings are read) and for every row's signature check to end, and returns their
+// states.
+async function auditSignatures(want = 1) {
+  await page.waitForFunction(([s, n]) => {
+    const cs = [...document.querySelectorAll(s)];
+    return cs.length >= n && cs.every((c) => c.dataset.state !== 'pending');
+  }, [tid('audit-signature'), want]);
+  return page.locator(tid('audit-signature')).evaluateAll((cs) => cs.map((c) => c.dataset.state));
 }
 
 async function timeline(p) {

@@ -1,7 +1,7 @@
 // lib/chain.js: amounts, keccak-256, and StakeRegistry's lock events decoded from a receipt.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { amount, keccak, stakeEventsOf, topic } from '../src/lib/chain.js';
+import { amount, keccak, POSTED, postedSpecHashOf, stakeEventsOf, topic } from '../src/lib/chain.js';
 
 test('amounts in base units read as ETH or token units', () => {
   assert.equal(amount('1000000000000000000'), '1 ETH');
@@ -38,4 +38,21 @@ test('lock events of one bounty are read from a receipt, others left out', () =>
     { name: 'Slashed', agentId: agent, controller: '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc', amount: '50000000000000000', beneficiary: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8' },
   ]);
   assert.deepEqual(stakeEventsOf(null, registry, id), []);
+});
+
+test("the Posted event's specHash is read from a receipt, for its escrow and bounty only", () => {
+  // go-ethereum's ID of BountyEscrow's Posted event (contracts.NewBountyEscrow().GetABI()).
+  assert.equal(POSTED, '0x90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d72');
+  const escrow = '0xE7f1725E7734CE288F8367e1Bb143E90bb3F0512';
+  const word = (x) => BigInt(x).toString(16).padStart(64, '0');
+  const spec = keccak('the task');
+  const data = (h) => `0x${[1, 2, 3, 4, 5, 6, 7, 8].map(word).join('')}${h.slice(2)}`;
+  const log = (address, id, h) => ({ address, topics: [POSTED, `0x${word(id)}`, `0x${word(1)}`, `0x${word(0)}`], data: data(h) });
+  const other = keccak('another task');
+  const receipt = { logs: [log('0x0000000000000000000000000000000000000001', 7, other), log(escrow, 8, other), log(escrow.toLowerCase(), 7, spec)] };
+  assert.equal(postedSpecHashOf(receipt, escrow, 7), spec);
+  assert.equal(postedSpecHashOf(receipt, escrow, '8'), other);
+  assert.equal(postedSpecHashOf(receipt, escrow, 9), null);
+  assert.equal(postedSpecHashOf({ logs: [{ ...log(escrow, 7, spec), data: '0x12' }] }, escrow, 7), null);
+  assert.equal(postedSpecHashOf(null, escrow, 7), null);
 });

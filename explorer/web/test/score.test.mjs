@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { halving, recompute, graphOf, compute } from '../src/lib/score.js';
+import { halving, recompute, graphOf, compute, atProblem, paramsDiffer, withDefaults, DEFAULT_PARAMS, MAX_ITER_CAP } from '../src/lib/score.js';
 
 const v = JSON.parse(readFileSync(new URL('./testdata/score.json', import.meta.url)));
 
@@ -61,4 +61,31 @@ test('agents the node names take part: where nobody is staked, each takes a shar
   assert.ok([...base].some(([d, s]) => s.standing !== more.get(d).standing));
   const same = recompute({ at: w.at, inputs: { stake: w.stake, audits: w.audits, agents: w.scores.map((s) => s.did) } });
   for (const s of w.scores) assert.ok(Object.is(same.get(s.did).score, s.score));
+});
+
+test('params that are not the documented defaults are named, and maxIter is capped', () => {
+  assert.deepEqual(paramsDiffer({}), []);
+  assert.deepEqual(paramsDiffer({ Alpha: 0.15, maxIter: 0 }), []);
+  assert.deepEqual(paramsDiffer({ alpha: 0.5 }), [{ name: 'alpha', used: 0.5, documented: DEFAULT_PARAMS.alpha }]);
+  assert.deepEqual(paramsDiffer({ HalfLife: 60 }).map((d) => d.name), ['halfLife']);
+  assert.equal(withDefaults({ maxIter: 1e12 }).maxIter, MAX_ITER_CAP);
+  assert.deepEqual(paramsDiffer({ maxIter: 1e12 }), [{ name: 'maxIter', used: 1e12, documented: 100 }]);
+  // A huge maxIter does not run past the cap.
+  const w = v.worlds.find((x) => x.audits.length > 0);
+  const { graph } = graphOf({ stake: w.stake, audits: w.audits }, w.at);
+  assert.equal(compute(graph, { ...(w.params || {}), maxIter: 1e12, tolerance: -1 }).iterations, MAX_ITER_CAP);
+});
+
+test('the time scored at must be the end of the head\'s epoch, as the auditor\'s epochEnd holds it', () => {
+  const L = 3600;
+  const head = { epoch: 480000, closed: 481001 * L + 5 };
+  assert.equal(atProblem(480001 * L, head, 480000 * L + 10), '');
+  assert.match(atProblem(480001 * L + 1, head, 480000 * L + 10), /no whole epoch length/);
+  assert.match(atProblem(480001 * L, { ...head, closed: 480001 * L - 1 }, 480000 * L + 10), /after the head closed/);
+  assert.match(atProblem(480001 * L, { epoch: 480000 }, 480000 * L + 10), /after the head closed/);
+  assert.match(atProblem(480001 * L, head, 480001 * L), /last audit/); // the audit at or after at
+  assert.match(atProblem(480001 * L, head, 479999 * L), /last audit/); // an earlier epoch's
+  assert.match(atProblem(0, head, 1), /no whole epoch length/);
+  assert.match(atProblem(1e300, head, 1), /no whole epoch length/);
+  assert.match(atProblem(480001 * L, head, undefined), /last audit/);
 });

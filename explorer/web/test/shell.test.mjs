@@ -2,7 +2,7 @@
 // agent links. Run by make test-explorer-lib (node --test).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { agentHref, enc, fixed, q, short, units } from '../src/lib/api.js';
+import { agentHref, enc, fixed, q, short, time, units } from '../src/lib/api.js';
 import { parseRoute } from '../src/lib/route.js';
 
 const routes = { agents: null, agent: 'did', log: null, bounty: 'id' };
@@ -62,4 +62,15 @@ test('enc keeps a DID as written in a path, escapes anything else', () => {
   assert.equal(enc('did:key:z6MkoAEGPMLPhV5oxiZufoBLscWqFu3WpG8da9QoUSRETo4X'), 'did:key:z6MkoAEGPMLPhV5oxiZufoBLscWqFu3WpG8da9QoUSRETo4X');
   assert.equal(enc('did:pkh:eip155:1337:0xAbC'), 'did:pkh:eip155:1337:0xAbC');
   assert.equal(enc('a/b?c#d e'), 'a%2Fb%3Fc%23d%20e');
+});
+
+test('time: unix seconds as UTC, and a time no Date holds as given, never a throw', () => {
+  assert.equal(time(1764000000), '2025-11-24 16:00:00Z');
+  assert.equal(time('1764000000'), '2025-11-24 16:00:00Z');
+  assert.equal(time(8640000000000), '+275760-09-13 00:00:00Z');
+  for (const [x, want] of [[0, '—'], ['0', '—'], [undefined, '—'], [null, '—'], ['', '—'],
+    [8640000000001, '8640000000001'], ['18446744073709551615', '18446744073709551615'], [18446744073709551615, '18446744073709552000'],
+    [Infinity, 'Infinity'], [NaN, 'NaN'], ['soon', 'soon'], [{}, '[object Object]']]) {
+    assert.equal(time(x), want, String(x));
+  }
 });

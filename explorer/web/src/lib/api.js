@@ -88,10 +88,15 @@ export function short(s, keep = 10) {
 // mono shows an identifier in full on wide screens, wrapped where needed.
 export const mono = (s, attrs = {}) => h('code', { class: 'id', ...attrs }, String(s ?? ''));
 
-// time renders unix seconds as an ISO date-time in UTC.
+// time renders unix seconds (a number or a decimal string) as an ISO date-time in UTC; a
+// time no Date holds (a uint64 deadline a poster chose, ±8.64e12 s and past) or one that is
+// not a number shows as given, so that one odd field never throws out of a page.
 export function time(unix) {
-  if (!unix) return '—';
-  return new Date(unix * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  if (unix === undefined || unix === null || unix === '' || unix === 0 || unix === '0') return '—';
+  const n = typeof unix === 'number' ? unix : typeof unix === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(unix) ? Number(unix) : NaN;
+  const d = new Date(n * 1000);
+  if (!Number.isFinite(n) || Number.isNaN(d.getTime())) return String(unix).slice(0, 80);
+  return d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 }
 
 // fixed prints a number with n decimals (scores use 4).

@@ -55,3 +55,28 @@ export function stakeEventsOf(receipt, registry, id) {
   }
   return out;
 }
+
+/** POSTED is BountyEscrow's Posted event's topic 0: Posted(uint256 indexed id, address indexed
+ * poster, address indexed token, Terms terms), Terms a static tuple of nine words. */
+export const POSTED = topic('Posted(uint256,address,address,(address,address,uint256,address,uint64,uint32,uint16,uint256,bytes32))');
+
+/** postedSpecHashOf reads a transaction's receipt for the Posted event of bounty id by the
+ * escrow at escrow and returns its terms' specHash (the ninth word of the data), 0x-hex lower
+ * case, or null when the receipt holds no such event. */
+export function postedSpecHashOf(receipt, escrow, id) {
+  for (const l of receipt?.logs || []) {
+    if (!escrow || String(l.address).toLowerCase() !== String(escrow).toLowerCase()) continue;
+    if (String(l.topics?.[0]).toLowerCase() !== POSTED) continue;
+    let lid;
+    try {
+      lid = BigInt(l.topics[1]);
+    } catch {
+      continue;
+    }
+    if (lid !== BigInt(id)) continue;
+    const d = String(l.data || '');
+    if (!/^0x[0-9a-fA-F]*$/.test(d) || d.length < 2 + 64 * 9) continue;
+    return `0x${d.slice(2 + 64 * 8, 2 + 64 * 9).toLowerCase()}`;
+  }
+  return null;
+}

@@ -3,7 +3,9 @@
 // that counts must be the latest of its auditor, subject and target (docs/REPUTATION.md: the
 // latest by time, ties to the larger leaf hash). What the browser cannot check here is what
 // the chain says (stakes, bindings, settlements): those the page shows as the node's word.
-import { payloadOf } from './envelope.js';
+// Each listed audit's logged envelope must carry its auditor's signature: a log holds what the
+// node put in it, so a leaf is an audit only if the auditor it names signed it.
+import { payloadOf, verifyEnvelope } from './envelope.js';
 
 /** targetOf names what an audit payload judges, as reputation.Audit.Target does:
  * bounty:<chain>:<escrow, lower case>:<id>, or envelope:<id>. */
@@ -26,18 +28,28 @@ const key = (a) => JSON.stringify([a.auditor, a.subject, a.target]);
 // later says whether audit a supersedes b: later by time, ties to the larger leaf hash.
 const later = (a, b) => a.time > b.time || (a.time === b.time && a.leaf > b.leaf);
 
+// VERIFY_CHUNK is how many signatures checkInputs checks before it yields to the event loop,
+// so that a long list of inputs does not freeze the page.
+export const VERIFY_CHUNK = 64;
+const pause = () => new Promise((r) => setTimeout(r, 0));
+
 /** checkInputs holds the listed audits (each {leaf, auditor, subject, target, score, time,
  * counts}) to the logged ones ({leaf, text}: every leaf of the log up to the scores' size).
- * It returns {problems: [text], checked, unlisted}: problems name each listed audit the log
- * does not hold or holds saying something else, and each counted audit a later logged one
- * supersedes; unlisted counts logged audits the inputs leave out. */
-export function checkInputs(audits, logged) {
+ * It resolves to {problems: [text], checked, unlisted}: problems name each listed audit the
+ * log does not hold, holds without a valid signature of the listed auditor, or holds saying
+ * something else, and each counted audit a later logged one supersedes; unlisted counts
+ * logged audits the inputs leave out. Signatures are checked VERIFY_CHUNK at a time, yielding
+ * between chunks (opts.chunk, opts.pause override both). */
+export async function checkInputs(audits, logged, opts = {}) {
+  const chunk = opts.chunk ?? VERIFY_CHUNK;
+  const yieldNow = opts.pause ?? pause;
   const byLeaf = new Map();
   const latest = new Map();
   for (const x of logged) {
     const a = auditOf(x.text);
     if (!a) continue;
     a.leaf = x.leaf;
+    a.text = x.text;
     byLeaf.set(x.leaf, a);
     const k = key(a);
     const cur = latest.get(k);
@@ -45,11 +57,25 @@ export function checkInputs(audits, logged) {
   }
   const problems = [];
   const listed = new Set();
+  let verified = 0;
   for (const a of audits) {
     listed.add(a.leaf);
     const l = byLeaf.get(a.leaf);
     if (!l) {
       problems.push(`audit ${a.leaf} is not in the log`);
+      continue;
+    }
+    if (verified > 0 && verified % chunk === 0) await yieldNow();
+    verified++;
+    let sender;
+    try {
+      sender = verifyEnvelope(l.text).sender;
+    } catch (e) {
+      problems.push(`audit ${a.leaf}: its logged envelope's signature does not verify (${e.message})`);
+      continue;
+    }
+    if (sender !== a.auditor) {
+      problems.push(`audit ${a.leaf}: signed by ${sender}, not by the listed auditor ${a.auditor}`);
       continue;
     }
     for (const f of ['auditor', 'subject', 'target', 'score', 'time']) {

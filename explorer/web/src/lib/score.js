@@ -33,16 +33,56 @@ const MAX_WORD_PER_STAKE = 3;
 const MAX_STANDING = 10;
 const FIXED_ONE = 4294967296; // 2^32
 
+/** MAX_ITER_CAP bounds the iterations a page runs, whatever maxIter the node sends: a node
+ * naming a huge maxIter does not get to freeze the browser (the default is 100). */
+export const MAX_ITER_CAP = 1000;
+
 /** params fills a params object (as GET /v1/log/scores sends it, camelCase or Go's field
- * names) with the defaults: a zero or missing field takes its default, as in Go. */
+ * names) with the defaults: a zero or missing field takes its default, as in Go; maxIter is
+ * held to at most MAX_ITER_CAP. */
 export function withDefaults(given = {}) {
   const out = { ...DEFAULT_PARAMS };
   for (const k of Object.keys(DEFAULT_PARAMS)) {
     const goName = k[0].toUpperCase() + k.slice(1);
-    const v = given[k] ?? given[goName];
+    const v = given?.[k] ?? given?.[goName];
     if (typeof v === 'number' && v !== 0) out[k] = v;
   }
+  out.maxIter = Math.min(out.maxIter, MAX_ITER_CAP);
   return out;
+}
+
+/** paramsDiffer lists the params a recompute runs with (withDefaults of what the node sent)
+ * that are not the documented defaults, as [{name, used, documented}]: a node scoring with
+ * its own params is not scoring by docs/REPUTATION.md, whatever the recompute says. A maxIter
+ * above MAX_ITER_CAP is listed as the node sent it. */
+export function paramsDiffer(given = {}) {
+  const used = withDefaults(given);
+  const out = [];
+  for (const [k, d] of Object.entries(DEFAULT_PARAMS)) {
+    const goName = k[0].toUpperCase() + k.slice(1);
+    const sent = given?.[k] ?? given?.[goName];
+    const v = k === 'maxIter' && typeof sent === 'number' && sent > MAX_ITER_CAP ? sent : used[k];
+    if (!Object.is(v, d)) out.push({ name: k, used: v, documented: d });
+  }
+  return out;
+}
+
+/** atProblem checks the time the node says it scored at against the head, as the auditor's
+ * epochEnd (auditor/check.go) does: at = (epoch + 1) × L for a whole epoch length L, no later
+ * than the head closed, with the log's last audit (issued at lastIat) of that epoch under that
+ * length. It returns why not, or '' when at is the end of the head's epoch. A node picking
+ * its own at would age every audit as it liked. */
+export function atProblem(at, head, lastIat) {
+  const epoch = head?.epoch;
+  if (!Number.isSafeInteger(at) || !Number.isSafeInteger(epoch) || epoch < 0 || at <= 0 || at % (epoch + 1) !== 0) {
+    return `the scores are computed at ${at}, which is not the end of epoch ${epoch} (no whole epoch length gives it)`;
+  }
+  if (!Number.isSafeInteger(head.closed) || at > head.closed) return `the scores are computed at ${at}, after the head closed at ${head.closed}`;
+  const length = at / (epoch + 1);
+  if (!Number.isSafeInteger(lastIat) || lastIat < 0 || lastIat >= at || Math.floor(lastIat / length) !== epoch) {
+    return `the scores are computed at ${at}, but the log's last audit, issued at ${lastIat}, is not of epoch ${epoch} under that epoch length (${length} s)`;
+  }
+  return '';
 }
 
 // ---- the decay: reputation.halving ----

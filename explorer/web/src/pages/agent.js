@@ -61,7 +61,7 @@ export async function render(root, params) {
   renderScore(score, rep, hist, top, did, params.signal);
   renderCard(card, agent, did, opts);
   renderIdentity(ident, res);
-  const more = [renderAudits(audits, rep, opts)]; // the auditors' standings: more requests
+  const more = [renderAudits(audits, rep, did, opts)]; // the auditors' standings: more requests
   if (hasCard) {
     more.push(renderStake(money, agent, did, opts), renderBounties(bounties, agent.wallet, opts));
   } else {
@@ -125,7 +125,7 @@ function renderScore(box, rep, hist, top, did, signal) {
     chart.el, chart.table ?? '');
 }
 
-async function renderAudits(box, rep, opts) {
+async function renderAudits(box, rep, did, opts) {
   if (rep instanceof Error) {
     fill(box, errorBox(rep, 'the audits'));
     return;
@@ -142,44 +142,70 @@ async function renderAudits(box, rep, opts) {
   if (opts.signal.aborted) return;
   const withWeight = feeding.some((a) => typeof a.weight === 'number');
   const head = ['auditor', 'signed', 'score given#', withWeight ? 'weight#' : null, 'auditor standing#', 'backing', 'settled#', 'judged', 'filed', 'evidence', 'log leaf'].filter(Boolean);
-  const rows = feeding.map((a) => h('tr', { 'data-testid': 'audit-row', 'data-leaf': a.leaf, 'data-weight': typeof a.weight === 'number' ? String(a.weight) : '' },
-    h('td', { class: 'nowrap' }, didLink(a.auditor, short(a.auditor, 10))),
-    signedCell(a),
-    h('td', { class: 'num' }, fixed(a.score, 2)),
-    withWeight ? h('td', { class: 'num' }, fixed(a.weight, 4)) : null,
-    h('td', { class: 'num' }, standing.get(a.auditor) === undefined ? '—' : `${fixed(standing.get(a.auditor), 3)} ETH`),
-    h('td', null, a.backed ? h('span', { class: 'chip ok' }, `backed${a.side ? ` (${a.side})` : ''}`) : h('span', { class: 'chip' }, 'unbacked'),
-      a.refused ? h('span', { class: 'chip bad', title: a.refused }, 'refused here') : null,
-      a.supersededBy ? h('span', { class: 'chip warn' }, 'superseded') : null),
-    h('td', { class: 'num' }, a.settled ? `${a.settled} ETH` : '—'),
-    h('td', null, a.bounty ? ['bounty ', bountyLink(a.bounty.id)] : 'an envelope'),
-    h('td', null, time(a.time)),
-    h('td', null, evidence(a.evidence)),
-    h('td', null, h('a', { href: `#/log${q({ subject: a.subject, leaf: a.leaf })}`, title: `${a.leaf}: its inclusion proof on the log page`, class: 'id' }, short(a.leaf, 6)))));
+  const rows = feeding.map((a) => {
+    // What the auditor signed (checked here) stands in the row: the subject must be this
+    // page's DID, and the target, evidence and time are the envelope's, not the node's word.
+    const v = signedAudit(a, did);
+    const s = v.audit;
+    return h('tr', { 'data-testid': 'audit-row', 'data-leaf': a.leaf, 'data-weight': typeof a.weight === 'number' ? String(a.weight) : '' },
+      h('td', { class: 'nowrap' }, didLink(a.auditor, short(a.auditor, 10))),
+      signedCell(a, v),
+      h('td', { class: 'num' }, fixed(s ? s.score : a.score, 2)),
+      withWeight ? h('td', { class: 'num' }, fixed(a.weight, 4)) : null,
+      h('td', { class: 'num' }, standing.get(a.auditor) === undefined ? '—' : `${fixed(standing.get(a.auditor), 3)} ETH`),
+      h('td', null, a.backed ? h('span', { class: 'chip ok' }, `backed${a.side ? ` (${a.side})` : ''}`) : h('span', { class: 'chip' }, 'unbacked'),
+        a.refused ? h('span', { class: 'chip bad', title: a.refused }, 'refused here') : null,
+        a.supersededBy ? h('span', { class: 'chip warn' }, 'superseded') : null),
+      h('td', { class: 'num' }, a.settled ? `${a.settled} ETH` : '—'),
+      h('td', null, s ? (s.bounty ? ['bounty ', bountyLink(String(s.bounty.id))] : 'an envelope') : (a.bounty ? ['bounty ', bountyLink(a.bounty.id)] : 'an envelope')),
+      h('td', null, time(s ? s.time : a.time)),
+      h('td', null, evidence(s ? s.evidence : a.evidence)),
+      h('td', null, h('a', { href: `#/log${q({ subject: did, leaf: a.leaf })}`, title: `${a.leaf}: its inclusion proof on the log page`, class: 'id' }, short(a.leaf, 6))));
+  });
   fill(box, 
     h('p', { class: 'muted' }, 'The audits that count for this agent now, one per auditor and target (GET /v1/reputation/{did}, feeding). ',
       'Each weighs the auditor\u2019s standing (at most 10) × its age decay × its backing: settled money behind it lifts the backing from 0.1 to 1 (docs/REPUTATION.md). ',
-      'Signed \u2713: your browser checked the auditor\u2019s signature and the leaf hash. ',
+      'Signed \u2713: your browser checked the auditor\u2019s signature, that the signed audit is of this DID, and the leaf hash; score, target, time and evidence are shown as signed. ',
       'On the log page your browser checks each one\u2019s inclusion in the anchored log, and recomputes the score from the log: ',
       h('a', { href: `#/log${q({ subject: rep.did, did: rep.did })}` }, 'check them there'), '.'),
     table('Audits feeding the score', head, rows));
 }
 
-// signedCell checks in the browser that the audit is what its auditor signed: the envelope's
-// signature by the auditor's did:key, the subject and score it says, and that it hashes to the
-// log leaf named (RFC 6962). data-state is verified or failed once the check ends.
-function signedCell(a) {
-  const cell = h('td', { 'data-testid': 'audit-signature', 'data-state': 'pending' }, '…');
-  (async () => {
-    const bytes = bytesOf(a.envelope);
-    const { sender, envelope } = verifyEnvelope(new TextDecoder().decode(bytes));
+/** signedAudit checks in the browser that a feeding audit is what its auditor signed about
+ * this page's DID: the envelope's signature by the auditor's did:key, the signed subject the
+ * page's DID (not the node's a.subject) and the score the node lists. It returns {audit:
+ * {score, time, evidence, bounty} as signed} or {why}. */
+export function signedAudit(a, did) {
+  try {
+    const { sender, envelope } = verifyEnvelope(new TextDecoder().decode(bytesOf(a.envelope)));
     if (sender !== a.auditor) throw new Error(`signed by ${sender}, not the auditor`);
     const body = envelope.body || {};
-    if (body.subject !== a.subject || body.score !== a.score) throw new Error('the signed audit names another subject or score');
-    if (hex(await leafHash(bytes)) !== a.leaf) throw new Error('the envelope does not hash to its leaf');
+    if (body.subject !== did) throw new Error(`the signed audit is of ${short(String(body.subject), 14)}, not of this agent`);
+    if (body.score !== a.score) throw new Error('the signed audit gives another score');
+    let b = envelope.bounty && typeof envelope.bounty === 'object' ? { ...envelope.bounty } : null;
+    // A bounty id past 2^53 does not survive JSON.parse: the node's id stands when it reads
+    // as the same double (the signed digits are not at hand).
+    if (b && !Number.isSafeInteger(b.id)) {
+      if (a.bounty && Number(a.bounty.id) === b.id) b.id = String(a.bounty.id);
+      else throw new Error('the signed audit names another bounty');
+    }
+    if (b && a.bounty && String(a.bounty.id) !== String(b.id)) throw new Error('the signed audit names another bounty');
+    return { audit: { score: body.score, time: envelope.iat, evidence: body.evidence && typeof body.evidence === 'object' ? body.evidence : null, bounty: b } };
+  } catch (e) {
+    return { why: e.message };
+  }
+}
+
+// signedCell shows signedAudit's verdict, and checks that the envelope hashes to the log leaf
+// named (RFC 6962). data-state is verified or failed once the check ends.
+function signedCell(a, v) {
+  const cell = h('td', { 'data-testid': 'audit-signature', 'data-state': 'pending' }, '…');
+  (async () => {
+    if (!v.audit) throw new Error(v.why);
+    if (hex(await leafHash(bytesOf(a.envelope))) !== a.leaf) throw new Error('the envelope does not hash to its leaf');
   })().then(() => {
     cell.dataset.state = 'verified';
-    fill(cell, h('span', { class: 'ok', title: 'the auditor signed this audit, and it is the leaf named (checked in this browser)' }, '\u2713'));
+    fill(cell, h('span', { class: 'ok', title: 'the auditor signed this audit of this agent, and it is the leaf named (checked in this browser)' }, '\u2713'));
   }, (e) => {
     cell.dataset.state = 'failed';
     fill(cell, h('span', { class: 'bad', title: e.message }, '\u2717 ', e.message));
@@ -189,11 +215,11 @@ function signedCell(a) {
 
 function evidence(ev) {
   if (!ev) return '—';
-  const hash = h('code', { class: 'id', title: ev.hash }, short(ev.hash, 6));
-  if (ev.uri && /^https?:\/\//i.test(ev.uri)) {
+  const hash = h('code', { class: 'id', title: String(ev.hash ?? '') }, short(ev.hash, 6));
+  if (typeof ev.uri === 'string' && /^https?:\/\//i.test(ev.uri)) {
     return [h('a', { href: ev.uri, rel: 'noopener noreferrer nofollow', target: '_blank' }, 'link'), ' ', hash];
   }
-  return ev.uri ? [h('code', { class: 'id' }, ev.uri), ' ', hash] : hash;
+  return ev.uri ? [h('code', { class: 'id' }, String(ev.uri)), ' ', hash] : hash;
 }
 
 function renderCard(box, agent, did, opts) {
@@ -208,16 +234,21 @@ function renderCard(box, agent, did, opts) {
   }
   const a2aForm = agent.jws && agent.jws.trimStart().startsWith('{');
   const a2a = h('div', null);
+  // A Surety JWS card whose signature opens is shown as signed: every field under the ✓ is
+  // the agent's, none the node's alone.
+  const opened = a2aForm ? null : openCard(agent, did);
+  const c = opened?.card ?? agent;
+  const endpoints = Array.isArray(c.endpoints) ? c.endpoints : [];
   fill(box, h('div', { 'data-testid': 'agent-card' },
     dl([
-      ['name', agent.name],
-      ['description', agent.description || '—'],
-      ['capabilities', (agent.capabilities || []).map((c) => h('span', { class: 'chip' }, c))],
-      ['endpoints', (agent.endpoints || []).length ? h('ul', { class: 'plain' }, agent.endpoints.map((e) => h('li', null, h('span', { class: 'chip' }, e.kind), ' ',
-        /^https?:\/\//i.test(e.url) ? h('a', { href: e.url, rel: 'noopener noreferrer nofollow' }, e.url) : h('code', null, e.url)))) : '—'],
-      ['wallet', mono(agent.wallet)],
-      ['sequence', `${agent.seq}, updated ${time(agent.updated)}`],
-      ['signed as', a2aForm ? 'an A2A card the agent signed (A2A §8.4; its signature is checked by the node, not here)' : ['a Surety JWS card the agent signed ', cardCheck(agent, did)]],
+      ['name', String(c.name ?? '')],
+      ['description', c.description ? String(c.description) : '—'],
+      ['capabilities', (Array.isArray(c.capabilities) ? c.capabilities : []).map((x) => h('span', { class: 'chip' }, String(x)))],
+      ['endpoints', endpoints.length ? h('ul', { class: 'plain' }, endpoints.map((e) => h('li', null, h('span', { class: 'chip' }, String(e?.kind ?? '')), ' ',
+        typeof e?.url === 'string' && /^https?:\/\//i.test(e.url) ? h('a', { href: e.url, rel: 'noopener noreferrer nofollow' }, e.url) : h('code', null, String(e?.url ?? ''))))) : '—'],
+      ['wallet', mono(String(c.wallet ?? ''))],
+      ['sequence', `${c.seq}, updated ${time(c.updated)}`],
+      ['signed as', a2aForm ? 'an A2A card the agent signed (A2A §8.4; its signature is checked by the node, not here: the fields above are the node\u2019s word)' : ['a Surety JWS card the agent signed ', cardVerdict(opened)]],
     ]),
     h('details', null, h('summary', null, 'The card as the agent signed it'), h('pre', null, a2aForm ? pretty(agent.jws) : agent.jws)),
     a2a));
@@ -232,19 +263,43 @@ function renderCard(box, agent, did, opts) {
 // CARD_TYPE is the typ of a Surety card JWS (registry.CardType).
 const CARD_TYPE = 'surety-card+jws';
 
-// cardCheck checks in the browser that the agent's DID signed the card shown: the JWS's
-// signature by the DID's key, and that what it signed is this card (DID, name, wallet,
-// sequence, capabilities).
-function cardCheck(agent, did) {
+// canonical is JSON with object keys sorted, to compare what the node serves with what the
+// agent signed whatever order each writes its keys in.
+function canonical(x) {
+  if (Array.isArray(x)) return `[${x.map(canonical).join(',')}]`;
+  if (x && typeof x === 'object') return `{${Object.keys(x).sort().map((k) => `${JSON.stringify(k)}:${canonical(x[k])}`).join(',')}}`;
+  return JSON.stringify(x ?? null);
+}
+
+/** openCard checks in the browser that the agent's DID signed the card: the JWS's signature
+ * by the DID's key, and that what it signed is the card the node serves, field by field (DID,
+ * name, description, capabilities, endpoints, wallet, sequence, updated). It returns {card
+ * (the signed payload, when the signature opens), why (empty when all holds)}. */
+export function openCard(agent, did) {
+  let c;
   try {
-    const { payload: c } = openCompact(agent.jws, CARD_TYPE, did);
-    const same = c.did === agent.did && c.name === agent.name && String(c.wallet).toLowerCase() === String(agent.wallet).toLowerCase() &&
-      c.seq === agent.seq && JSON.stringify(c.capabilities || []) === JSON.stringify(agent.capabilities || []);
-    if (!same) throw new Error('the signed card says something else than the card shown');
-    return h('span', { class: 'ok', 'data-testid': 'card-signature', 'data-state': 'verified' }, '\u2713 its signature checked in this browser');
+    c = openCompact(agent.jws, CARD_TYPE, did).payload;
   } catch (e) {
-    return h('span', { class: 'bad', 'data-testid': 'card-signature', 'data-state': 'failed' }, `\u2717 ${e.message}`);
+    return { card: null, why: e.message };
   }
+  if (c.did !== did) return { card: null, why: `the signed card is of ${short(String(c.did), 14)}` };
+  const fields = {
+    did: [c.did, agent.did],
+    name: [c.name, agent.name],
+    description: [c.description || '', agent.description || ''],
+    capabilities: [c.capabilities || [], agent.capabilities || []],
+    endpoints: [c.endpoints || [], agent.endpoints || []],
+    wallet: [String(c.wallet).toLowerCase(), String(agent.wallet).toLowerCase()],
+    seq: [c.seq, agent.seq],
+    updated: [c.updated, agent.updated],
+  };
+  const differ = Object.entries(fields).filter(([, [x, y]]) => canonical(x) !== canonical(y)).map(([k]) => k);
+  return { card: c, why: differ.length ? `the node serves another ${differ.join(', ')} than the agent signed (shown here as signed)` : '' };
+}
+
+function cardVerdict(opened) {
+  if (opened.card && !opened.why) return h('span', { class: 'ok', 'data-testid': 'card-signature', 'data-state': 'verified' }, '\u2713 its signature checked in this browser; every field above is as the agent signed it');
+  return h('span', { class: 'bad', 'data-testid': 'card-signature', 'data-state': 'failed' }, `\u2717 ${opened.why}`);
 }
 
 function pretty(s) {

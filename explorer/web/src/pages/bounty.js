@@ -3,9 +3,9 @@
 // and tokens); its task text checked in this browser against the hash the escrow contract
 // holds (keccak-256); and its group thread, bounty-<id>, as a conversation whose every
 // envelope's signature is checked here (lib/envelope.js), followed live too.
-import { base, dl, errorBox, get, getOr, h, mono, q, section, short } from '../lib/api.js';
+import { base, dl, errorBox, get, getOr, h, mono, q, section, short, time } from '../lib/api.js';
 import { payloadOf, verifyEnvelope } from '../lib/envelope.js';
-import { amount, keccak, stakeEventsOf } from '../lib/chain.js';
+import { amount, keccak, postedSpecHashOf, stakeEventsOf } from '../lib/chain.js';
 import './log.css';
 
 // status each event leaves the bounty in (escrow's projection).
@@ -86,13 +86,20 @@ export async function render(root, params) {
   const live = h('span', { class: 'live', role: 'status' }, 'connecting to the event stream…');
   const terms = h('div');
   function showTerms() {
+    try {
+      drawTerms();
+    } catch (e) {
+      terms.replaceChildren(errorBox(e, 'the terms'));
+    }
+  }
+  function drawTerms() {
     terms.replaceChildren(dl([
       ['amount', amount(b.amount, b.token)],
       ['poster', mono(b.poster)],
       ['worker', b.worker ? mono(b.worker) : h('span', { class: 'muted' }, 'none yet')],
       ['arbiter', mono(b.arbiter)],
       ['worker stake locked', b.minStake && b.minStake !== '0' ? amount(b.minStake) : 'none asked'],
-      ['deadline', new Date(Number(b.deadline) * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')],
+      ['deadline', h('span', { 'data-testid': 'bounty-deadline' }, time(b.deadline))],
       ['review window', `${b.reviewWindow} s`],
       ['fee', `${(Number(b.feeBps) / 100).toFixed(2)}%`],
       ['paid to the worker', b.payout && b.payout !== '0' ? amount(b.payout, b.token) : '—'],
@@ -105,24 +112,64 @@ export async function render(root, params) {
   showTerms();
   root.append(section('Status', h('p', null, state, ' ', live), terms));
 
-  // The task text against the on-chain hash.
+  // The task text against the hash the Posted event carries: read from the receipt of the
+  // Posted transaction (POST /v1/rpc, the JSON-RPC the node relays), or, without one, the
+  // hash the node reports for the escrow, and said so.
   const spec = b.spec ?? '';
-  let check;
-  if (!b.spec) {
-    check = h('p', { class: 'verdict', 'data-testid': 'task-check', 'data-state': 'absent' }, `This node does not hold the task text; the chain holds only its hash ${b.specHash}.`);
-  } else {
-    const got = keccak(spec);
-    const ok = got.toLowerCase() === String(b.specHash).toLowerCase();
-    check = h('p', { class: 'verdict', 'data-testid': 'task-check', 'data-state': ok ? 'match' : 'mismatch' },
-      ok ? `✓ keccak-256 of this text is ${short(got, 10)}, the hash the escrow contract holds` : `✗ keccak-256 of this text is ${got}; the contract holds ${b.specHash}`);
-  }
+  const check = h('p', { class: 'verdict', 'data-testid': 'task-check' }, '… reading the hash the escrow was posted with');
   root.append(section('Task', b.spec ? h('pre', { class: 'text' }, spec) : null, check));
-
   // The timeline, from the bounty's history and then the stream.
   const timeline = h('ol', { class: 'timeline', 'aria-label': 'lifecycle' });
   const seen = new Set();
   const info = await getOr('/v1/info', {}, { signal });
   const registry = info.contracts?.StakeRegistry;
+  checkTask();
+  async function checkTask() {
+    try {
+      await readTask();
+    } catch (e) {
+      if (signal.aborted) return;
+      check.dataset.state = 'failed';
+      check.replaceChildren(`✗ could not check the task text: ${e.message}`);
+    }
+  }
+  async function readTask() {
+    const posted = (b.history || []).find((ev) => ev.name === 'Posted');
+    const escrow = info.contracts?.BountyEscrow;
+    let fromChain = null;
+    let why = '';
+    if (!posted) why = 'the node lists no Posted event';
+    else if (!escrow) why = 'the node names no BountyEscrow';
+    else {
+      try {
+        fromChain = postedSpecHashOf(await rpc('eth_getTransactionReceipt', [posted.txHash], signal), escrow, id);
+        if (!fromChain) why = `the receipt of ${short(posted.txHash, 10)} holds no Posted event of bounty ${id} by the escrow ${short(escrow, 8)}`;
+      } catch (e) {
+        if (signal.aborted) return;
+        why = `could not read the receipt of the Posted transaction: ${e.message}`;
+      }
+    }
+    const reported = String(b.specHash ?? '').toLowerCase();
+    const said = fromChain
+      ? `the specHash of the Posted event in the receipt of ${short(posted.txHash, 10)} (as this node's JSON-RPC serves it)`
+      : `the hash this node reports for the escrow (${why}: not read from the chain)`;
+    const want = fromChain || reported;
+    check.dataset.source = fromChain ? 'receipt' : 'node';
+    if (fromChain && reported && fromChain !== reported) {
+      check.dataset.state = 'mismatch';
+      check.replaceChildren(`✗ the node reports the hash ${b.specHash}, but ${said} is ${fromChain}`);
+      return;
+    }
+    if (!b.spec) {
+      check.dataset.state = 'absent';
+      check.replaceChildren(`This node does not hold the task text; the chain holds only its hash ${want} (${said}).`);
+      return;
+    }
+    const got = keccak(spec);
+    const ok = got.toLowerCase() === want;
+    check.dataset.state = ok ? 'match' : 'mismatch';
+    check.replaceChildren(ok ? `✓ keccak-256 of this text is ${short(got, 10)}, ${said}` : `✗ keccak-256 of this text is ${got}; ${said} is ${want}`);
+  }
   const receipts = new Set();
   // stakeOf shows, under an event, the stake its transaction locked, unlocked or slashed.
   async function stakeOf(ev, box) {
@@ -140,6 +187,15 @@ export async function render(root, params) {
       }
     } catch { /* no JSON-RPC here: the terms still say what a claim locks */ }
   }
+  // described is describe, or why an event could not be read: one odd event does not hide
+  // the timeline.
+  function described(ev) {
+    try {
+      return describe(ev, b);
+    } catch (e) {
+      return h('span', { class: 'bad' }, `could not read this event: ${e.message}`);
+    }
+  }
   function addEvent(ev) {
     const key = `${ev.txHash}/${ev.logIndex}`;
     if (seen.has(key)) return false;
@@ -147,7 +203,7 @@ export async function render(root, params) {
     const stakeBox = h('div');
     timeline.append(h('li', { 'data-testid': 'timeline-item', 'data-event': ev.name },
       h('div', { class: 'what' }, ev.name),
-      h('div', null, describe(ev, b)),
+      h('div', null, described(ev)),
       stakeBox,
       h('div', { class: 'meta' }, `block ${ev.block} · tx `, mono(short(ev.txHash, 10), { title: ev.txHash }))));
     stakeOf(ev, stakeBox);
@@ -205,28 +261,39 @@ export async function render(root, params) {
   const threadBox = h('div', null, h('p', { class: 'muted' }, 'Loading…'));
   root.append(section('Group thread', h('p', { class: 'muted' }, 'The conversation of group ', mono(group), ', each envelope\'s signature checked in this browser against its sender\'s did:key.'), threadBox));
   let last = 0;
+  // addMessage shows one message of the thread. What stands beside a ✓ is what the sender
+  // signed: its state and time are the envelope's, and it must be signed for this group. A
+  // message the page cannot read is shown as such, and the others still are.
   function addMessage(m) {
-    if (m.seq <= last) return;
+    if (!m || typeof m !== 'object' || !(m.seq > last)) return;
     last = m.seq;
-    let verified = false;
-    let why = '';
-    let p = payloadOf(m.envelope);
     try {
-      const v = verifyEnvelope(m.envelope);
-      p = v.envelope;
-      verified = v.sender === m.sender;
-      if (!verified) why = `the node names ${m.sender}, the envelope ${v.sender}`;
+      let verified = false;
+      let why = '';
+      let p = payloadOf(m.envelope);
+      try {
+        const v = verifyEnvelope(m.envelope);
+        p = v.envelope;
+        if (v.sender !== m.sender) why = `the node names ${m.sender}, the envelope ${v.sender}`;
+        else if (p.group_id !== group) why = `signed for group ${JSON.stringify(String(p.group_id ?? '')).slice(0, 80)}, not ${group}`;
+        else verified = true;
+      } catch (e) {
+        why = e.message;
+      }
+      const sender = verified ? m.sender : String(p?.sender || m.sender || '');
+      const state = verified ? p.state : (m.state || p?.state);
+      const iat = verified ? p.iat : m.iat;
+      thread.append(h('li', { 'data-testid': 'thread-message', 'data-verified': String(verified), 'data-sender': sender, 'data-seq': String(m.seq) },
+        h('div', { class: 'who' },
+          h('a', { href: `#/agent/${encodeURIComponent(sender)}` }, short(sender, 12)),
+          state ? h('span', { class: 'chip', title: verified ? 'the state the sender signed' : 'the node\u2019s word' }, String(state)) : null,
+          h('span', { title: verified ? 'when the sender signed it (iat)' : 'the node\u2019s word' }, time(iat)),
+          verified ? h('span', { class: 'ok' }, '✓ signature verified') : h('span', { class: 'bad', title: why }, `✗ not verified: ${why}`)),
+        h('p', { class: 'text' }, messageText(p))));
     } catch (e) {
-      why = e.message;
+      thread.append(h('li', { 'data-testid': 'thread-message', 'data-verified': 'false', 'data-sender': String(m.sender ?? ''), 'data-seq': String(m.seq) },
+        h('span', { class: 'bad' }, `✗ this message could not be shown: ${e.message}`)));
     }
-    const sender = verified ? m.sender : (p?.sender || m.sender);
-    thread.append(h('li', { 'data-testid': 'thread-message', 'data-verified': String(verified), 'data-sender': sender, 'data-seq': String(m.seq) },
-      h('div', { class: 'who' },
-        h('a', { href: `#/agent/${encodeURIComponent(sender)}` }, short(sender, 12)),
-        m.state || p?.state ? h('span', { class: 'chip' }, m.state || p.state) : null,
-        h('span', null, new Date((m.iat || 0) * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')),
-        verified ? h('span', { class: 'ok' }, '✓ signature verified') : h('span', { class: 'bad', title: why }, `✗ not verified: ${why}`)),
-      h('p', { class: 'text' }, messageText(p))));
   }
   const g = await getOr(`/v1/groups/${group}`, null, { signal }).catch((e) => { threadBox.replaceChildren(errorBox(e, 'the group')); return undefined; });
   if (g === null) {

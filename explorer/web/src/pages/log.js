@@ -9,7 +9,7 @@ import { ApiError, bytesOf, errorBox, get, getOr, h, mono, q, section, short, ta
 import { fromHex, hex, leafHash, rootOf, verifyConsistency, verifyInclusion } from '../lib/merkle.js';
 import { checkInputs } from '../lib/inputs.js';
 import { openHead, payloadOf, verifyEnvelope } from '../lib/envelope.js';
-import { recompute } from '../lib/score.js';
+import { atProblem, paramsDiffer, recompute, withDefaults } from '../lib/score.js';
 import './log.css';
 
 const LEAVES_PAGE = 25;
@@ -27,19 +27,27 @@ function verdict(testid) {
 function say(el, state, text, attrs = {}) {
   el.dataset.state = state;
   for (const [k, v] of Object.entries(attrs)) el.dataset[k] = v;
-  const mark = { verified: '✓', match: '✓', failed: '✗', mismatch: '✗' }[state] || '…';
+  const mark = { verified: '✓', match: '✓', failed: '✗', mismatch: '✗', 'rate-limited': '⚠' }[state] || '…';
   el.replaceChildren(`${mark} ${text}`);
 }
+
+// rateLimited says whether an error is the node's 429: the page could not check, which is
+// neither a pass nor a failure.
+const rateLimited = (e) => e instanceof ApiError && e.status === 429;
+const retryAfter = (e) => (e.problem?.detail ? `: ${String(e.problem.detail).slice(0, 120)}` : '');
 
 // anchorText says where a head's root stands on chain.
 function anchorText(tx) {
   if (!tx) return h('span', { class: 'muted' }, 'not anchored yet');
-  if (tx === 'superseded') return h('span', { class: 'muted' }, 'covered by a later anchor');
-  return mono(tx, { title: 'anchor transaction' });
+  if (tx === 'superseded') return h('span', { class: 'muted' }, 'covered by a later anchor (the node\u2019s word)');
+  return [mono(tx, { title: 'anchor transaction, as the node reports it (not checked here)' }), h('span', { class: 'muted' }, ' (the node\u2019s word)')];
 }
 
-// checked opens a head's signature against the node's DID and says how it went.
+// checked opens a head's signature against the DID the node names for itself (GET /v1/info)
+// and says how it went. With no DID named there is nothing to hold the signature to: any
+// did:key could have signed it, so it does not verify.
 function checked(head, node) {
+  if (!node) return { ok: false, why: 'the node names no DID of its own (GET /v1/info): nothing to check the signature against' };
   if (!head.signed) return { ok: false, why: 'unsigned' };
   try {
     const v = openHead(head.signed, node);
@@ -55,7 +63,7 @@ function checked(head, node) {
 export async function render(root, params) {
   const { signal } = params;
   root.append(h('h1', null, 'Audit log'),
-    h('p', { class: 'muted' }, 'Every accepted audit is a leaf of an append-only Merkle tree (RFC 6962). The node signs a head when an epoch closes and anchors roots on chain. Everything marked ✓ below was checked in this browser, not taken from the node.'));
+    h('p', { class: 'muted' }, 'Every accepted audit is a leaf of an append-only Merkle tree (RFC 6962). The node signs a head when an epoch closes and anchors roots on chain. Everything marked ✓ below was checked in this browser against the DID this node names for itself (GET /v1/info): a node can name any key, so compare that DID with the one you expect. Anchor transactions are the node\u2019s word, not checked here.'));
   const [info, head] = await Promise.all([getOr('/v1/info', {}, { signal }), get('/v1/log/head', { signal })]);
   const node = info.nodeDid || '';
   const latest = checked(head, node);
@@ -73,8 +81,8 @@ export async function render(root, params) {
           h('dt', null, 'closed'), h('dd', null, time(head.closed)),
           h('dt', null, 'anchored'), h('dd', null, anchorText(head.anchorTx)),
           h('dt', null, 'signature'), h('dd', null, latest.ok
-            ? h('span', { class: 'ok' }, `✓ signed by the node ${short(latest.head.signer, 14)}`)
-            : h('span', { class: 'bad' }, `✗ ${latest.why}`))))));
+            ? h('span', { class: 'ok', 'data-testid': 'head-signature', 'data-state': 'verified', title: latest.head.signer }, `✓ signed by the key this node names (${short(latest.head.signer, 14)})`)
+            : h('span', { class: 'bad', 'data-testid': 'head-signature', 'data-state': 'failed' }, `✗ ${latest.why}`))))));
 
   // Heads and anchors, with a consistency check between two of them.
   const headsBox = h('div');
@@ -105,7 +113,7 @@ export async function render(root, params) {
     }
     const more = page.next != null ? h('button', { type: 'button', class: 'secondary', onclick: async (ev) => { ev.target.disabled = true; before = page.next; await loadHeads(); } }, 'Older heads') : null;
     headsBox.replaceChildren(...[headRows.length === 0 ? h('p', { class: 'muted' }, 'No heads yet.')
-      : table('Signed heads, newest first', ['epoch', 'closed', 'size', 'root', 'signed', 'anchor on chain'], headRows), more].filter(Boolean));
+      : table('Signed heads, newest first', ['epoch', 'closed', 'size', 'root', 'signed by the node\u2019s DID', 'anchor on chain (the node\u2019s word)'], headRows), more].filter(Boolean));
     const sizes = [...known.keys()].sort((a, b) => b - a);
     for (const [sel, pick] of [[fromSel, sizes[sizes.length - 1]], [toSel, sizes[0]]]) {
       const keep = sel.value;
@@ -239,12 +247,13 @@ export async function render(root, params) {
   const recResult = verdict('recompute-result');
   const insResult = verdict('inputs-check');
   const recTable = h('div');
+  const recParams = h('div', { 'data-testid': 'recompute-params' });
   root.append(section('Recompute a score',
     h('p', { class: 'muted' }, 'Fetches every input of the scores at the latest head the node scored (GET /v1/log/scores: the audits that count and every stake, at the block of the head\'s anchor), runs the formula of docs/REPUTATION.md in this browser, and compares its five numbers with the node\'s, bit for bit.'),
     h('form', { class: 'row-actions', onsubmit: (ev) => { ev.preventDefault(); runRecompute(); } },
       h('label', { for: 'recompute-did' }, 'DID', didInput),
       h('button', { type: 'submit', 'data-testid': 'recompute' }, 'Recompute')),
-    recResult, recTable, insResult));
+    recResult, recParams, recTable, insResult));
   if (!didInput.value) {
     getOr('/v1/reputation?top=1', { agents: [] }, { signal }).then((t) => {
       if (!didInput.value && t.agents?.[0]) didInput.value = t.agents[0].did;
@@ -257,6 +266,10 @@ export async function render(root, params) {
     insResult.replaceChildren();
     delete insResult.dataset.state;
     recTable.replaceChildren();
+    recParams.replaceChildren();
+    delete recParams.dataset.params;
+    delete recResult.dataset.params;
+    delete recResult.dataset.at;
     let body;
     let theirs;
     try {
@@ -266,13 +279,34 @@ export async function render(root, params) {
       const row = await get(`/v1/log/scores${q({ size: body.size, did })}`, { signal });
       theirs = (row.scores || []).find((x) => x.did === did);
     } catch (e) {
+      if (rateLimited(e)) return say(recResult, 'rate-limited', `could not check: rate limited (the node answered 429 Too Many Requests${retryAfter(e)}); try again later`, { did });
       if (e instanceof ApiError && e.slug === 'not-scored') return say(recResult, 'unavailable', 'the node has not scored an anchored head yet: scores follow from the log once a head is anchored', { did });
       if (e instanceof ApiError && (e.status === 404 || e.status === 405)) return say(recResult, 'unavailable', 'this node does not serve GET /v1/log/scores', { did });
       return say(recResult, 'failed', `could not read the inputs: ${e.message}`, { did });
     }
     if (!body.inputs) return say(recResult, 'unavailable', `the node no longer keeps the inputs of the head of size ${body.size}`, { did });
+    // The params and the time the node scored with are the node's: show the params, flag any
+    // that are not the documented ones, and hold the time to the head's epoch.
+    const differ = paramsDiffer(body.params || {});
+    const own = differ.length > 0 ? "node's own" : 'default';
+    const used = withDefaults(body.params || {});
+    recParams.dataset.params = own;
+    recParams.replaceChildren(
+      differ.length > 0
+        ? h('p', { class: 'bad' }, `⚠ the node scored with params that are not the documented defaults (docs/REPUTATION.md): ${differ.map((d) => `${d.name} ${d.used} (documented ${d.documented})`).join(', ')}. The recompute below uses the node's params: a match says the node applied its own params faithfully, not that its scores are the network's.`)
+        : h('p', { class: 'muted' }, 'The node scored with the documented defaults of docs/REPUTATION.md.'),
+      h('details', null, h('summary', null, 'params used'),
+        h('dl', { class: 'kv' }, ...Object.entries(used).flatMap(([k, v]) => [h('dt', null, k), h('dd', { 'data-param': k }, String(v))]))));
+    let atWhy;
+    try {
+      atWhy = await atCheck(body);
+    } catch (e) {
+      if (signal.aborted) return;
+      if (rateLimited(e)) return say(recResult, 'rate-limited', `could not check: rate limited (the node answered 429 Too Many Requests${retryAfter(e)}) while reading the log's last leaf; try again later`, { did, params: own });
+      atWhy = `could not hold the time it scored at (${body.at}) to the head: ${e.message}`;
+    }
     const mine = recompute(body).get(did);
-    if (!theirs && !mine) return say(recResult, 'absent', `${short(did, 12)} has no score at the head of size ${body.size}`, { did });
+    if (!theirs && !mine && !atWhy) return say(recResult, 'absent', `${short(did, 12)} has no score at the head of size ${body.size}`, { did, params: own, at: 'ok' });
     const fields = ['score', 'confidence', 'weight', 'standing', 'relative'];
     const rows = fields.map((k) => {
       const a = theirs?.[k];
@@ -284,13 +318,45 @@ export async function render(root, params) {
     });
     recTable.replaceChildren(table(`The node's numbers and this browser's for ${did}`, ['', 'node', 'this browser', ''], rows));
     const all = rows.every((r) => r.dataset.same === 'true');
-    const where = `at the head of size ${body.size} (epoch ${body.epoch}${body.anchorTx ? `, anchored in ${short(body.anchorTx, 8)}` : ''}), from ${(body.inputs?.audits || []).length} audits`;
-    say(recResult, all ? 'match' : 'mismatch', all
-      ? `the node's score ${theirs.score.toFixed(4)} for ${short(did, 12)} is what the formula gives ${where}`
-      : `the node's numbers for ${short(did, 12)} are not what the formula gives ${where}`, { did });
+    const where = `at the head of size ${body.size} (epoch ${body.epoch}${body.anchorTx ? `, anchored in ${short(body.anchorTx, 8)}` : ''}), from ${(body.inputs?.audits || []).length} audits${differ.length ? ", with the node's own params" : ''}`;
+    if (atWhy) {
+      say(recResult, 'mismatch', `the node's numbers for ${short(did, 12)} are not scored at the end of the head's epoch: ${atWhy}`, { did, params: own, at: 'bad' });
+    } else {
+      say(recResult, all ? 'match' : 'mismatch', all
+        ? `the node's score ${theirs.score.toFixed(4)} for ${short(did, 12)} is what the formula gives ${where}`
+        : `the node's numbers for ${short(did, 12)} are not what the formula gives ${where}`, { did, params: own, at: 'ok' });
+    }
     await checkAgainstLog(body);
   }
   if (params.did) runRecompute();
+
+  // atCheck holds the time the node scored at to the signed head of the scores' size and the
+  // log's last leaf (its audit's iat, the leaf proven in that head), as the auditor's epochEnd
+  // does. It returns why not, or ''.
+  async function atCheck(body) {
+    const sh = await signedHead(body.size);
+    if (!sh) return `no head of size ${body.size} signed by the node`;
+    if (!(body.size > 0)) return 'the scored head is empty';
+    const page = await get(`/v1/log/leaves${q({ from: body.size - 1, size: body.size, limit: 1 })}`, { signal });
+    const x = (page.leaves || []).find((l) => l.index === body.size - 1);
+    if (!x) return `the node does not serve the log's last leaf (index ${body.size - 1})`;
+    const bytes = bytesOf(x.envelope);
+    const lh = await leafHash(bytes);
+    if (hex(lh) !== x.leaf) return "the log's last leaf's envelope does not hash to it";
+    const p = await get(`/v1/log/proof/inclusion${q({ leaf: x.leaf, size: body.size })}`, { signal });
+    try {
+      await verifyInclusion(lh, x.index, body.size, (p.path || []).map(fromHex), fromHex(sh.root));
+    } catch (e) {
+      return `the log's last leaf is not proven in the signed head: ${e.message}`;
+    }
+    let iat;
+    try {
+      iat = verifyEnvelope(new TextDecoder().decode(bytes)).envelope.iat;
+    } catch (e) {
+      return `the log's last leaf does not verify: ${e.message}`;
+    }
+    return atProblem(body.at, sh, iat);
+  }
 
   // signedHead finds the signed head of a size among the heads this page read, reading older
   // pages of heads when it is not there yet.
@@ -332,12 +398,15 @@ export async function render(root, params) {
       }
       const whole = from >= size;
       if (whole && hex(await rootOf(hashes)) !== sh.root) throw new Error(`the leaves do not build the signed root of size ${size}`);
-      const r = checkInputs(body.inputs?.audits || [], logged);
+      say(insResult, 'pending', `checking the signatures of ${(body.inputs?.audits || []).length} listed audits…`);
+      const r = await checkInputs(body.inputs?.audits || [], logged);
       if (r.problems.length > 0) throw new Error(r.problems.slice(0, 3).join('; ') + (r.problems.length > 3 ? ` (and ${r.problems.length - 3} more)` : ''));
       const note = r.unlisted ? `; ${r.unlisted} logged audits are not among the inputs` : '';
       if (!whole) return say(insResult, 'partial', `the first ${hashes.length} of ${size} leaves checked: the inputs among them are logged as listed${note}`);
-      say(insResult, 'verified', `all ${r.checked} listed audits are in the log of size ${size}, whose ${size} leaves build the signed root, and say what the inputs say; each that counts is the latest of its target${note}. Stakes and settlements are the node's word (the chain has them).`);
+      say(insResult, 'verified', `all ${r.checked} listed audits carry their auditors' signatures, are in the log of size ${size}, whose ${size} leaves build the signed root, and say what the inputs say; each that counts is the latest of its target${note}. Stakes and settlements are the node's word (the chain has them).`);
     } catch (e) {
+      if (signal.aborted) return;
+      if (rateLimited(e)) return say(insResult, 'rate-limited', `could not check: rate limited (the node answered 429 Too Many Requests${retryAfter(e)} while the page read the log); the inputs are neither verified nor refuted, try again later`);
       say(insResult, 'failed', `the inputs do not hold to the log: ${e.message}`);
     }
   }

@@ -1,13 +1,16 @@
 // The network as this node sees it: its identity (DID, libp2p peer, the binding between them
 // its DID signed), the chain it follows (head, indexed block, confirmations, contracts), what
 // it anchors (the audit log's latest head and its anchoring transaction), its peers with the
-// gossip scores it gives them, and each gossip topic's mesh. It refreshes every few seconds
-// while open.
+// gossip scores it gives them, and each gossip topic's mesh. It reads the node again a few
+// seconds after each read ends while open (lib/poll.js), further apart while reads fail.
 import { openHead, openPeerBinding } from '../lib/envelope.js';
 import { agentHref, dl, errorBox, get, getOr, h, mono, section, short, table, time, units, fill } from '../lib/api.js';
+import { poll } from '../lib/poll.js';
 
-// every is how often the page reads the node again, in milliseconds.
+// every is how long the page waits after a read before the next, in milliseconds; maxWait the
+// longest it waits while reads fail.
 const every = 5000;
+const maxWait = 60000;
 
 export async function render(root, params) {
   const { signal } = params;
@@ -31,7 +34,8 @@ export async function render(root, params) {
     ]);
     nodeCard = card;
     if (signal.aborted) return;
-    stamp.textContent = `As of ${new Date().toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z')}; read again every ${every / 1000} s.`;
+    asOf = time(Date.now() / 1000);
+    stamp.textContent = `As of ${asOf}; read again every ${every / 1000} s.`;
     // A section is drawn again only when what it shows changed, so an open details element
     // or a scrolled table stays as the reader left it.
     if (info instanceof Error) {
@@ -43,7 +47,9 @@ export async function render(root, params) {
       redraw(anchors, [info.contracts, head instanceof Error ? String(head) : head], () => renderAnchors(anchors, info, head));
     }
     redraw(peers, [list instanceof Error ? String(list) : list], () => renderPeers(peers, list));
+    return ![info, list, head].some((x) => x instanceof Error);
   };
+  let asOf = '';
   const drawn = new Map();
   const redraw = (box, shown, draw) => {
     const key = JSON.stringify(shown);
@@ -51,9 +57,14 @@ export async function render(root, params) {
     drawn.set(box, key);
     draw();
   };
-  await load();
-  const timer = setInterval(() => { if (!document.hidden) load(); }, every);
-  signal.addEventListener('abort', () => clearInterval(timer));
+  const ok = await load();
+  poll(load, {
+    every, max: maxWait, signal, skip: () => document.hidden,
+    onWait: (ms, fine) => {
+      if (!fine) stamp.textContent = `As of ${asOf || '—'}; the last read failed: read again in ${Math.round(ms / 1000)} s.`;
+    },
+  });
+  if (!ok) stamp.textContent = `As of ${asOf || '—'}; the last read failed: read again in ${every / 1000} s.`;
 }
 
 function renderIdentity(box, info, card) {
@@ -64,12 +75,19 @@ function renderIdentity(box, info, card) {
     ['version', info.version || '(development build)'],
     ['libp2p peer', p ? mono(p.id) : 'not on the network'],
     ['listens on', p ? h('ul', { class: 'plain' }, (p.addrs || []).map((a) => h('li', null, mono(a)))) : '—'],
-    ['peer binding', p ? [checked(() => openPeerBinding(p.binding, info.nodeDid, p.id), 'peer-binding',
-      'the node DID signed this peer id (checked in this browser)'),
+    ['peer binding', p ? [checked(() => openPeerBinding(p.binding, nodeDid(info), p.id), 'peer-binding',
+      `signed by the key this node names (${short(info.nodeDid, 14)}) over this peer id (checked in this browser)`),
     h('details', null, h('summary', null, 'the binding (a JWS over {did, peerId})'), h('pre', null, p.binding))] : '—'],
     ['audit log sync', info.auditLog ? syncState(info.auditLog) : '—'],
     ['A2A card', card ? h('details', null, h('summary', null, 'as the node serves it (GET /.well-known/agent-card.json), signed by its DID'), h('pre', null, JSON.stringify(card, null, 2))) : '—'],
   ]));
+}
+
+// nodeDid is the DID the node names for itself, or throws: with none named, a signature
+// could be any did:key's, and nothing the page checks against it verifies.
+function nodeDid(info) {
+  if (typeof info.nodeDid !== 'string' || !info.nodeDid) throw new Error('the node names no DID of its own (GET /v1/info): nothing to check the signature against');
+  return info.nodeDid;
 }
 
 // checked runs a check in the browser and shows its verdict: ✓ and what it means, or ✗ and
@@ -121,11 +139,11 @@ function renderAnchors(box, info, head) {
       ['log size', `${head.size} audit${head.size === 1 ? '' : 's'}`],
       ['root', mono(head.root)],
       ['epoch', `${time(head.epoch)}, closed ${time(head.closed)}`],
-      ['anchored in', head.anchorTx ? mono(head.anchorTx) : h('span', { class: 'warn' }, 'not anchored yet')],
+      ['anchored in', head.anchorTx ? [mono(head.anchorTx), h('span', { class: 'muted' }, ' (the node\u2019s word, not checked here)')] : h('span', { class: 'warn' }, 'not anchored yet')],
       ['signature', checked(() => {
-        const signed = openHead(head.signed, info.nodeDid);
+        const signed = openHead(head.signed, nodeDid(info));
         if (signed.size !== head.size || signed.root !== head.root) throw new Error(`it signs size ${signed.size} and root ${signed.root}, not what the node answered`);
-      }, 'head-signature', 'the node DID signed this size and root (checked in this browser)')],
+      }, 'head-signature', `signed by the key this node names (${short(info.nodeDid, 14)}): this size and root (checked in this browser)`)],
     ]),
     h('p', null, h('a', { href: '#/log' }, 'Every head, its proofs and the scores it fixes: the audit log'), '.'));
 }
