@@ -229,6 +229,9 @@ export async function render(root, params) {
         try {
           b = await get(`/v1/bounties/${id}`, { signal });
           state.textContent = b.status;
+          // Events the stream did not bring (a node drops live events to a slow reader;
+          // its history has them all).
+          for (const ev of b.history || []) addEvent(ev);
           showTerms();
         } catch { /* the stream's status stands */ }
       } while (again && !signal.aborted);
@@ -236,6 +239,21 @@ export async function render(root, params) {
     })();
     return refreshing;
   }
+  // While the bounty can still change, read it again now and then, with the wait doubling up
+  // to a minute: a status the stream missed shows all the same, and an idle page costs the
+  // node little.
+  const terminal = new Set(['accepted', 'released', 'resolved', 'refunded', 'cancelled']);
+  let wait = 5000;
+  const tick = () => {
+    if (signal.aborted || terminal.has(String(b.status).toLowerCase())) return;
+    const t = setTimeout(async () => {
+      await refresh();
+      wait = Math.min(2 * wait, 60000);
+      tick();
+    }, wait);
+    signal.addEventListener('abort', () => clearTimeout(t), { once: true });
+  };
+  tick();
   if (typeof EventSource !== 'undefined') {
     const es = new EventSource(`${base}/v1/bounties/${id}/events`);
     signal.addEventListener('abort', () => es.close());
@@ -247,6 +265,7 @@ export async function render(root, params) {
         try { ev = JSON.parse(m.data); } catch { return; }
         if (addEvent(ev)) {
           state.textContent = statusAfter[ev.name] || state.textContent;
+          wait = 5000;
           refresh();
         }
       });
