@@ -218,6 +218,7 @@ export async function render(root, params) {
   // browser test caught: the timeline said Accepted, the status still submitted).
   let refreshing = null;
   let again = false;
+  let events = 0; // the events the stream brought, counted
   async function refresh() {
     if (refreshing) {
       again = true;
@@ -227,12 +228,18 @@ export async function render(root, params) {
       do {
         again = false;
         try {
-          b = await get(`/v1/bounties/${id}`, { signal });
-          state.textContent = b.status;
-          // Events the stream did not bring (a node drops live events to a slow reader;
-          // its history has them all).
-          for (const ev of b.history || []) addEvent(ev);
-          showTerms();
+          const from = events;
+          const fresh = await get(`/v1/bounties/${id}`, { signal });
+          // A read answered while an event came is older than that event: it does not
+          // stand over the event's status (the next read, which follows, will).
+          if (events === from) {
+            b = fresh;
+            state.textContent = b.status;
+            // Events the stream did not bring (a node drops live events to a slow reader;
+            // its history has them all).
+            for (const ev of b.history || []) addEvent(ev);
+            showTerms();
+          }
         } catch { /* the stream's status stands */ }
       } while (again && !signal.aborted);
       refreshing = null;
@@ -264,6 +271,7 @@ export async function render(root, params) {
         let ev;
         try { ev = JSON.parse(m.data); } catch { return; }
         if (addEvent(ev)) {
+          events++;
           state.textContent = statusAfter[ev.name] || state.textContent;
           wait = 5000;
           refresh();
