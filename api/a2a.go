@@ -12,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/surety-ioa/surety/a2a"
-	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -104,12 +103,9 @@ func (s *Server) getNodeCard(c echo.Context) error {
 
 // getAgentCard answers the agent's card as A2A with live trust params, signed by the node.
 func (s *Server) getAgentCard(c echo.Context) error {
-	did, err := url.PathUnescape(c.Param("did"))
+	did, err := pathDID(c)
 	if err != nil {
-		return withDetail(ErrBadRequest, "DID: %v", err)
-	}
-	if _, err := identity.ParseDID(did); err != nil {
-		return withDetail(ErrBadRequest, "%v", err)
+		return err
 	}
 	ctx := c.Request().Context()
 	a, err := s.cfg.Agents.Get(ctx, did)

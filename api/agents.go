@@ -8,7 +8,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -75,12 +74,9 @@ func (s *Server) searchAgents(c echo.Context) error {
 // rotated, re-staked otherwise). Nodes follow the chain by themselves; this route only
 // re-reads the index, so calling it changes nothing the chain does not say.
 func (s *Server) checkAgentStatus(c echo.Context) error {
-	did, err := url.PathUnescape(c.Param("did"))
+	did, err := pathDID(c)
 	if err != nil {
-		return withDetail(ErrBadRequest, "DID: %v", err)
-	}
-	if _, err := identity.ParseDID(did); err != nil {
-		return withDetail(ErrBadRequest, "%v", err)
+		return err
 	}
 	res, err := s.cfg.Agents.CheckStatus(c.Request().Context(), did)
 	if err != nil {

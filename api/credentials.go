@@ -57,6 +57,20 @@ func (s *Server) publicBase(c echo.Context) string {
 	return c.Scheme() + "://" + c.Request().Host
 }
 
+// pathDID is the route's {did}, unescaped and parsed; a bad one is bad-request, naming why.
+func pathDID(c echo.Context) (string, error) {
+	did, err := url.PathUnescape(c.Param("did"))
+	if err != nil {
+		return "", withDetail(ErrBadRequest, "DID: %v", err)
+	}
+	if _, err := identity.ParseDID(did); err != nil {
+		return "", withDetail(ErrBadRequest, "%v", err)
+	}
+	return did, nil
+}
+
+// didParam is pathDID for the credential routes, whose refusal of a DID that does not parse is
+// invalid-did (the DID error itself), as the resolver's is.
 func didParam(c echo.Context) (string, error) {
 	did, err := url.PathUnescape(c.Param("did"))
 	if err != nil {

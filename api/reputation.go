@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
@@ -43,12 +42,9 @@ func (s *Server) submitAudit(c echo.Context) error {
 }
 
 func (s *Server) getReputation(c echo.Context) error {
-	did, err := url.PathUnescape(c.Param("did"))
+	did, err := pathDID(c)
 	if err != nil {
-		return withDetail(ErrBadRequest, "DID: %v", err)
-	}
-	if _, err := identity.ParseDID(did); err != nil {
-		return withDetail(ErrBadRequest, "%v", err)
+		return err
 	}
 	r, err := s.cfg.Reputation.Reputation(c.Request().Context(), did)
 	if err != nil {
@@ -266,12 +262,9 @@ func (s *Server) logScores(c echo.Context) error {
 
 // scoreHistory: the agent's score at each scored head the node keeps, oldest first.
 func (s *Server) scoreHistory(c echo.Context) error {
-	did, err := url.PathUnescape(c.Param("did"))
+	did, err := pathDID(c)
 	if err != nil {
-		return withDetail(ErrBadRequest, "DID: %v", err)
-	}
-	if _, err := identity.ParseDID(did); err != nil {
-		return withDetail(ErrBadRequest, "%v", err)
+		return err
 	}
 	points, err := s.cfg.ScoredHeads.ScoreHistory(c.Request().Context(), did)
 	if err != nil {

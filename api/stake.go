@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/signer/core/apitypes"
@@ -78,12 +77,9 @@ func (s *Server) withdrawStake(c echo.Context) error { return s.stakeOp(c, stake
 
 // getStake answers an agent's stake under one wallet (?wallet=, required), read from the chain.
 func (s *Server) getStake(c echo.Context) error {
-	did, err := url.PathUnescape(c.Param("did"))
+	did, err := pathDID(c)
 	if err != nil {
-		return withDetail(ErrBadRequest, "DID: %v", err)
-	}
-	if _, err := identity.ParseDID(did); err != nil {
-		return withDetail(ErrBadRequest, "%v", err)
+		return err
 	}
 	w := c.QueryParam("wallet")
 	if !common.IsHexAddress(w) {
