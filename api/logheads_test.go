@@ -13,8 +13,6 @@ import (
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/internal/sqlite"
-	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/verify"
 )
@@ -24,25 +22,7 @@ import (
 // JWS; out-of-bounds requests are refused as problems.
 func TestLogHeadsRoute(t *testing.T) {
 	ctx := context.Background()
-	c, err := chain.NewEmbedded(chain.EmbeddedConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	db := testutil.DB(t)
-	ids := newIdentity(t, db)
-	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "heads", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := reputation.OpenStore(ctx, db, row)
-	if err != nil {
-		t.Fatal(err)
-	}
-	log, err := reputation.OpenLog(ctx, db, row, reputation.LogConfig{Signer: ids})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, db, ids, store, log := newLogFixture(t, "heads")
 	day := int64(1_800_000_000 / 86400 * 86400)
 	for i := range 5 {
 		a := &reputation.Audit{Auditor: fmt.Sprintf("did:key:z6MkAuditor%02d", i), Subject: "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK",

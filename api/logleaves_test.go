@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/http"
 	"slices"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/testutil"
@@ -21,11 +23,10 @@ import (
 	"github.com/surety-ioa/surety/reputation/verify"
 )
 
-// TestLogLeavesRoute: GET /v1/log/leaves, through the typed client, serves the log's
-// contents. Paged by index the leaves cover the log once, each the leaf hash of its envelope,
-// and they build each signed head's root; by subject a page holds exactly that subject's
-// logged audits; out-of-bounds requests are refused as problems.
-func TestLogLeavesRoute(t *testing.T) {
+// newLogFixture is what the log routes' tests serve from: an embedded chain, the node's
+// identity, and the reputation store and log of one chain row (key) of a fresh database.
+func newLogFixture(t *testing.T, key string) (*chain.Embedded, *sql.DB, *identity.Service, *reputation.Store, *reputation.Log) {
+	t.Helper()
 	ctx := context.Background()
 	c, err := chain.NewEmbedded(chain.EmbeddedConfig{})
 	if err != nil {
@@ -34,7 +35,7 @@ func TestLogLeavesRoute(t *testing.T) {
 	t.Cleanup(c.Close)
 	db := testutil.DB(t)
 	ids := newIdentity(t, db)
-	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "leaves", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
+	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: key, ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +47,16 @@ func TestLogLeavesRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, db, ids, store, log
+}
+
+// TestLogLeavesRoute: GET /v1/log/leaves, through the typed client, serves the log's
+// contents. Paged by index the leaves cover the log once, each the leaf hash of its envelope,
+// and they build each signed head's root; by subject a page holds exactly that subject's
+// logged audits; out-of-bounds requests are refused as problems.
+func TestLogLeavesRoute(t *testing.T) {
+	ctx := context.Background()
+	c, db, ids, store, log := newLogFixture(t, "leaves")
 	subjects := []string{"did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "did:key:z6MkpTHR8VNsBxYAAWHut2Geadd9jSwuBV8xRoAnwWsdvktH"}
 	day := int64(1_800_000_000 / 86400 * 86400)
 	want := map[string][]merkle.Hash{}
@@ -178,21 +189,7 @@ func TestLogLeavesRoute(t *testing.T) {
 // agent's points; a head not scored is 404 not-scored, and bad parameters 400 bad-request.
 func TestLogScoresRoute(t *testing.T) {
 	ctx := context.Background()
-	c, err := chain.NewEmbedded(chain.EmbeddedConfig{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	db := testutil.DB(t)
-	ids := newIdentity(t, db)
-	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "scores", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := reputation.OpenStore(ctx, db, row)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, db, ids, store, _ := newLogFixture(t, "scores")
 	s, err := api.New(api.Config{Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Kind: "embedded"}, Blocks: c, DB: db, Identity: ids, ScoredHeads: store,
 		LeafPageRate: 1e9, LeafPageBurst: 1 << 30})
 	if err != nil {
