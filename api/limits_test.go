@@ -263,31 +263,41 @@ func httptestDo(s *api.Server, method, path, body string) *httptest.ResponseReco
 	return rec
 }
 
-// TestLeafPagesAreBudgetedPerAddress: anyone may read the log's leaves, each page up to 256
-// leaves and 1 MiB, so one address reads leafPageBurst pages at once and leafPageRate a second
-// after that; another address has its own budget.
+// TestLeafPagesAreBudgetedPerAddress: anyone may read the log's leaves (each page up to 256
+// leaves and 1 MiB), its heads, and an anchored head's scores (a page of 1,000 agents, the
+// inputs up to 5,000 audits), so one address reads leafPageBurst pages of each at once and
+// leafPageRate a second after that; another address has its own budget. Without the scores
+// route's limit, its rows fail.
 func TestLeafPagesAreBudgetedPerAddress(t *testing.T) {
 	s := newFullServer(t)
-	page := func(addr string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, "/v1/log/leaves?limit=1", nil)
-		req.RemoteAddr = addr
-		rec := httptest.NewRecorder()
-		s.Handler().ServeHTTP(rec, req)
-		return rec
-	}
-	refused := 0
-	for range api.LeafPageBurst + 5 {
-		if rec := page("192.0.2.7:1234"); rec.Code == http.StatusTooManyRequests {
-			refused++
-			if p := problemOf(t, rec); !strings.Contains(p.Detail, "pages of the log's leaves") {
-				t.Fatalf("refused by another limit: %s", p.Detail)
+	// The log's read routes anyone may page through, each with a budget of its own: the
+	// leaves, the heads, and an anchored head's scores (issue 28).
+	for _, route := range []struct{ path, limit string }{
+		{"/v1/log/leaves?limit=1", "pages of the log's leaves"},
+		{"/v1/log/heads?limit=1", "pages of the log's heads"},
+		{"/v1/log/scores?limit=1", "pages of an anchored head's scores"},
+	} {
+		page := func(addr string) *httptest.ResponseRecorder {
+			req := httptest.NewRequest(http.MethodGet, route.path, nil)
+			req.RemoteAddr = addr
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, req)
+			return rec
+		}
+		refused := 0
+		for range api.LeafPageBurst + 5 {
+			if rec := page("192.0.2.7:1234"); rec.Code == http.StatusTooManyRequests {
+				refused++
+				if p := problemOf(t, rec); !strings.Contains(p.Detail, route.limit) {
+					t.Fatalf("%s: refused by another limit: %s", route.path, p.Detail)
+				}
 			}
 		}
-	}
-	if refused < 4 || refused > 5 { // one page may come back in the time the loop took
-		t.Errorf("%d of %d pages refused from one address, want about 5", refused, api.LeafPageBurst+5)
-	}
-	if rec := page("192.0.2.8:1234"); rec.Code == http.StatusTooManyRequests {
-		t.Errorf("another address was refused: %s", rec.Body)
+		if refused < 4 || refused > 5 { // one page may come back in the time the loop took
+			t.Errorf("%s: %d of %d pages refused from one address, want about 5", route.path, refused, api.LeafPageBurst+5)
+		}
+		if rec := page("192.0.2.8:1234"); rec.Code == http.StatusTooManyRequests {
+			t.Errorf("%s: another address was refused: %s", route.path, rec.Body)
+		}
 	}
 }
