@@ -17,6 +17,9 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
+	apiclient "github.com/surety-ioa/surety/api/client"
+	"github.com/surety-ioa/surety/api/wire"
+	"github.com/surety-ioa/surety/auditor"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/identity"
@@ -199,7 +202,9 @@ func mustGenerate(t *testing.T) *identity.Key {
 // gossiping, on one Anvil) and waits until every node reports the same reputation, to the
 // byte, and the same audit-log root. One audit is filed by a DID that is bound to the poster's
 // wallet only afterwards: it counts unbacked at first, then, once every node has indexed the
-// binding, backed, on every node alike.
+// binding, backed, on every node alike. The three publish the same scores of the anchored head
+// (GET /v1/log/scores), though each anchors from its own wallet, and package auditor
+// recomputes one node's from Anvil alone, bit for bit.
 func TestThreeNodesScoreAlike(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three nodes and Anvil")
@@ -300,6 +305,40 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	})
 	if before[0].rep == after[0].rep {
 		t.Errorf("the late binding changed nothing: %s", after[0].rep)
+	}
+	// The scores of the anchored head of size 2 (issue 28): every node publishes the same
+	// figures, computed from the log and the chain at the block of the head's first anchor,
+	// whichever node's wallet sent it; and an auditor with Anvil's JSON-RPC alone recomputes
+	// one node's bit for bit.
+	var published []string
+	var scored wire.ScoredHead
+	for i, bc := range bcs {
+		testutil.Eventually(t, fmt.Sprintf("node %d to score the head of size 2", i), 30*time.Second, func() bool {
+			code, out := bc.Request("GET", "/v1/log/scores?size=2", nil, nil)
+			return code == http.StatusOK && json.Unmarshal(out, &scored) == nil
+		})
+		figures, err := json.Marshal(struct {
+			At     int64
+			Block  uint64
+			Scores []wire.HeadScore
+		}{scored.At, scored.Block, scored.Scores})
+		if err != nil {
+			t.Fatal(err)
+		}
+		published = append(published, string(figures))
+	}
+	for i, p := range published[1:] {
+		if p != published[0] {
+			t.Errorf("node %d publishes the scores of head 2 as %s, node 0 as %s", i+1, p, published[0])
+		}
+	}
+	nc, err := apiclient.New(bcs[1].Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := auditor.Check(ctx, auditor.CheckConfig{Node: nc, Chain: client, Size: 2, DID: worker.Key.DID.String(), Dir: t.TempDir()})
+	if err != nil || len(rep.Mismatches) != 0 || rep.Agents != len(scored.Scores) || rep.Subject == nil || rep.Subject.Weight == 0 {
+		t.Fatalf("an auditor's recomputation of node 1's head 2: %+v %v", rep, err)
 	}
 }
 
