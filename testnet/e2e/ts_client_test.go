@@ -66,7 +66,9 @@ var (
 // them, bind wallets they hold (their own transactions, through the node's relay), stake,
 // register cards, post / claim / submit / accept a bounty, file an audit, read the
 // reputation and check the audit's inclusion proof against the node's signed head and the
-// root anchored on chain. The Go side only starts the network and reads the outcome back.
+// root anchored on chain; viem reads the head's Anchored event through the node's relay
+// (eth_getLogs) as Anvil holds it, and the client reads the node's scores of the anchored head
+// and the worker's history. The Go side only starts the network and reads the outcome back.
 func TestTypeScriptAgentsMoneyPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node process and node")

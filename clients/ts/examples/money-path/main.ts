@@ -19,7 +19,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Hex, createPublicClient, createWalletClient, defineChain, http, keccak256, parseEther, toBytes } from "viem";
+import { type Hex, createPublicClient, createWalletClient, defineChain, http, keccak256, parseAbiItem, parseEther, toBytes } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import {
   Client,
@@ -244,6 +244,30 @@ async function main(): Promise<void> {
     verifyInclusion(leaf, p, signed.size, root.slice(2));
     anchored = `anchored by ${tx.from} in tx ${anchoredHead.anchorTx}`;
     say(`verified against the root on chain: ${anchored}`);
+
+    // The node's relay answers eth_getLogs of its own contracts as viem asks it (what an
+    // auditor's replay reads): the head's Anchored event, the one Anvil itself holds.
+    const anchoredEvent = parseAbiItem("event Anchored(address indexed node, uint64 indexed treeSize, bytes32 root)");
+    const relay = createPublicClient({ chain, transport: http(node.rpcURL) });
+    const [viaNode, viaChain] = await Promise.all(
+      [relay, chainClient].map((c) =>
+        c.getLogs({ address: info.contracts.RootAnchor as Hex, event: anchoredEvent, args: { treeSize: BigInt(signed.size) }, fromBlock: 0n, toBlock: "latest" }),
+      ),
+    );
+    const ids = (logs: typeof viaNode) => logs.map((l) => `${l.transactionHash}/${l.logIndex}/${l.args.root}`).join(",");
+    check(viaNode.length > 0 && ids(viaNode) === ids(viaChain), `the relay's Anchored logs ${ids(viaNode)} are Anvil's ${ids(viaChain)}`);
+    check(viaNode.some((l) => l.args.root?.slice(2).toLowerCase() === signed.root), "an Anchored log holds the signed head's root");
+
+    // The scores the node computed for its anchored head, and the worker's point of history.
+    const scored = await until("the node to score its anchored head", 30_000, async () => {
+      const sh = await node.logScores({ inputs: true }).catch(() => undefined);
+      return sh && sh.size >= signed.size ? sh : undefined;
+    });
+    const mine = scored.scores.find((x) => x.did === worker.key.did.did);
+    check(mine !== undefined && scored.inputs !== undefined && scored.inputs.audits.some((a) => a.subject === worker.key.did.did), "the scored head names the worker and its audit");
+    const history = await node.scoreHistory(worker.key.did.did);
+    check(history.points.some((pt) => pt.size === scored.size && pt.score === mine!.score), "the worker's history holds its score at the scored head");
+    say(`the relay's logs are Anvil's, and the node's scores of head ${scored.size} name the worker at ${mine!.score}`);
   }
   console.log(JSON.stringify({ ok: true, bounty: id.toString(), worker: worker.key.did.did, poster: poster.key.did.did, score: rep.score, leaf, logSize: proofs.signed.size, anchored }));
 }
