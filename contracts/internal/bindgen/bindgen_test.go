@@ -107,3 +107,21 @@ func TestFromForgeErrors(t *testing.T) {
 		t.Errorf("versioned artifact: err = %v", err)
 	}
 }
+
+// TestBindingsNameOutputsByContract: two contracts with a method of several returns by the
+// same name get one output struct each (abigen alone declares GetOutput twice).
+func TestBindingsNameOutputsByContract(t *testing.T) {
+	const two = `[{"type":"function","name":"get","inputs":[],"outputs":[{"name":"a","type":"uint8"},{"name":"b","type":"uint8"}],"stateMutability":"view"}]`
+	src, err := Bindings([]Artifact{{Name: "One", ABI: []byte(two), Bytecode: "0x"}, {Name: "Two", ABI: []byte(two), Bytecode: "0x"}}, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"type OneGetOutput struct", "type TwoGetOutput struct", "(OneGetOutput, error)", "(TwoGetOutput, error)"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("bindings lack %q", want)
+		}
+	}
+	if strings.Contains(string(src), "type GetOutput struct") {
+		t.Error("bindings still declare GetOutput")
+	}
+}
