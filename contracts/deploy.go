@@ -35,6 +35,10 @@ type Addresses struct {
 	StakeRegistry common.Address `json:"StakeRegistry"`
 	BountyEscrow  common.Address `json:"BountyEscrow"`
 	RootAnchor    common.Address `json:"RootAnchor"`
+	// The ERC-8004 (Trustless Agents) registries: agent ids, feedback, validations.
+	IdentityRegistry   common.Address `json:"IdentityRegistry"`
+	ReputationRegistry common.Address `json:"ReputationRegistry"`
+	ValidationRegistry common.Address `json:"ValidationRegistry"`
 }
 
 // Named lists the contracts by name, in a fixed order (the field order).
@@ -255,6 +259,9 @@ func DeployFrom(ctx context.Context, b Backend, from *bind.TransactOpts, cfg Dep
 		progress("StakeRegistry", d.Contracts.StakeRegistry)
 	}
 	if d.Contracts.RootAnchor, err = create("RootAnchor", &RootAnchorMetaData, nil); err != nil {
+		return nil, err
+	}
+	if err := deployERC8004(d, create); err != nil {
 		return nil, err
 	}
 	return d, nil
