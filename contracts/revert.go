@@ -81,6 +81,9 @@ var errorABIs = sync.OnceValues(func() (map[[4]byte]declaredError, error) {
 		{"BountyEscrow", &BountyEscrowMetaData, NewBountyEscrow().UnpackError},
 		{"StakeRegistry", &StakeRegistryMetaData, NewStakeRegistry().UnpackError},
 		{"RootAnchor", &RootAnchorMetaData, NewRootAnchor().UnpackError},
+		{"IdentityRegistry", &IdentityRegistryMetaData, NewIdentityRegistry().UnpackError},
+		{"ReputationRegistry", &ReputationRegistryMetaData, NewReputationRegistry().UnpackError},
+		{"ValidationRegistry", &ValidationRegistryMetaData, NewValidationRegistry().UnpackError},
 	} {
 		parsed, err := c.meta.ParseABI()
 		if err != nil {

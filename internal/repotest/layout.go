@@ -20,7 +20,7 @@ const Module = "github.com/surety-ioa/surety"
 //	explorer                       (the web page bundle the node serves; imports nothing of ours)
 //	groups, registry, reputation   (identity, contracts, internal/p2p; never each other)
 //	txn                            (internal/chain, internal/sqlite: it knows no contract)
-//	escrow, stake                  (identity, contracts, txn, the chain log follower)
+//	escrow, stake, erc8004         (identity, contracts, txn, the chain log follower)
 //	api                            (all of the above but internal/p2p: it serves, never gossips)
 //	testnet                        (contracts and the bottom)
 //	node                           (all of the above but testnet: it assembles a node)
@@ -62,6 +62,7 @@ var allowed = map[string][]string{
 	"txn":                  {"internal/chain", "internal/sqlite"},
 	"escrow":               {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/tools", "internal/units"},
 	"stake":                {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
+	"erc8004":              {"txn", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite"},
 	"api":                  {"a2a", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "internal/chain", "internal/sqlite", "internal/units"},
 	"testnet":              {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
 	"mcp":                  {"api", "identity", "reputation"},
