@@ -26,6 +26,7 @@ import (
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/auditor"
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/erc8004"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/explorer"
 	"github.com/surety-ioa/surety/groups"
@@ -46,6 +47,7 @@ type Node struct {
 	cfg        Config
 	index      *escrow.Indexer
 	stakes     *stake.Index
+	erc8004    *erc8004.Indexer
 	missed     []string // DIDs whose records changed during the start-up catch-up
 	reputation *reputation.Service
 	scorer     *auditor.Scorer // nil without RootAnchor
@@ -229,6 +231,15 @@ func (st *startup) followChain(ctx context.Context) (err error) {
 	}
 	st.index, err = escrow.NewIndexer(ctx, escrow.IndexerConfig{DB: st.db, Chain: st.chainRow, Client: st.chain,
 		Escrow: dep.Contracts.BountyEscrow, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Logger: log})
+	if err != nil {
+		return err
+	}
+	// The ERC-8004 registries: agent ids beside DIDs, feedback; a DID's agents are those whose
+	// owner or wallet the stake index binds to it.
+	st.erc8004, err = erc8004.NewIndexer(ctx, erc8004.IndexerConfig{DB: st.db, Chain: st.chainRow, Client: st.chain,
+		IdentityRegistry: dep.Contracts.IdentityRegistry, ReputationRegistry: dep.Contracts.ReputationRegistry,
+		ValidationRegistry: dep.Contracts.ValidationRegistry, StartBlock: dep.Block, Confirmations: cfg.Confirmations,
+		Bindings: st.stakes, Logger: log})
 	if err != nil {
 		return err
 	}
@@ -450,7 +461,7 @@ func (st *startup) serve(ctx context.Context) error {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	st.api, err = api.New(api.Config{Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
-		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
+		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes, st.erc8004}, ERC8004: st.erc8004, ChainRPC: st.chain, Agents: st.agents,
 		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, ScoredHeads: st.audits, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind), PublicURL: publicURL(cfg.PublicURL, st.ln),
@@ -541,6 +552,7 @@ func (n *Node) Run(ctx context.Context) error {
 	g.Go(func() error { return n.api.Serve(ctx, n.ln, shutdownGrace) })
 	part(n.index.Run)
 	part(n.stakes.Run)
+	part(n.erc8004.Run)
 	part(n.reputation.Run)
 	if n.scorer != nil {
 		part(n.scorer.Run)
