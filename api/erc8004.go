@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/labstack/echo/v4"
 
 	"github.com/surety-ioa/surety/a2a"
@@ -26,6 +27,15 @@ type ERC8004 interface {
 }
 
 var _ ERC8004 = (*erc8004.Indexer)(nil)
+
+// ERC8004Relay relays calls of the ERC-8004 registries that wallets signed themselves
+// (erc8004.Service), through POST /v1/rpc's eth_sendRawTransaction.
+type ERC8004Relay interface {
+	Registries() []common.Address
+	Broadcast(ctx context.Context, raw []byte) (*types.Transaction, error)
+}
+
+var _ ERC8004Relay = (*erc8004.Service)(nil)
 
 // maxERC8004Feedback bounds the feedback one GET lists.
 const maxERC8004Feedback = 1000

@@ -301,6 +301,8 @@ var rpcMethods = map[string]rpcMethod{
 			sent, err = s.cfg.Bounties.Broadcast(ctx, raw)
 		case to != nil && *to == s.cfg.Staking.Registry():
 			sent, err = s.cfg.Staking.Broadcast(ctx, raw)
+		case to != nil && s.cfg.ERC8004Relay != nil && slices.Contains(s.cfg.ERC8004Relay.Registries(), *to):
+			sent, err = s.cfg.ERC8004Relay.Broadcast(ctx, raw)
 		default:
 			return nil, errRPCParams("the node relays only calls to the escrow %s and the stake registry %s", s.cfg.Bounties.Escrow().Hex(), s.cfg.Staking.Registry().Hex())
 		}

@@ -78,6 +78,9 @@ type Config struct {
 	// ERC8004 serves the ERC-8004 routes (agent ids, feedback, registration files); without
 	// it they are absent.
 	ERC8004 ERC8004
+	// ERC8004Relay, with the chain routes, relays wallets' own calls of the ERC-8004
+	// registries (POST /v1/rpc); without it they are not relayed.
+	ERC8004Relay ERC8004Relay
 	// Reputation serves the audit and reputation routes; without it they are absent.
 	Reputation Reputation
 	// Groups serves the group thread routes; without it they are absent.

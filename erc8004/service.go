@@ -97,8 +97,8 @@ type ServiceConfig struct {
 	Tx    *txn.Service
 	Chain bind.ContractBackend
 	// ChainID is the chain's id (the EIP-712 domain of wallet signatures).
-	ChainID                              uint64
-	IdentityRegistry, ReputationRegistry common.Address
+	ChainID                                                  uint64
+	IdentityRegistry, ReputationRegistry, ValidationRegistry common.Address
 	// Index, when set, is waited for after each op, so the node's reads see it.
 	Index *Indexer
 }
@@ -125,6 +125,17 @@ func (s *Service) Do(ctx context.Context, op Op, idem txn.Idempotency) (*Result,
 func (s *Service) Run(ctx context.Context, snd *txn.Sender, op Op) (*Result, error) {
 	op.From = snd.Address()
 	return txn.Run(ctx, snd, s.request(op))
+}
+
+// Registries are the registries' addresses (those Broadcast relays calls to).
+func (s *Service) Registries() []common.Address {
+	return []common.Address{s.cfg.IdentityRegistry, s.cfg.ReputationRegistry, s.cfg.ValidationRegistry}
+}
+
+// Broadcast sends a registry call an external wallet signed, without waiting for it to be
+// mined (txn.Service.Broadcast): the node's JSON-RPC relay.
+func (s *Service) Broadcast(ctx context.Context, raw []byte) (*types.Transaction, error) {
+	return s.cfg.Tx.Broadcast(ctx, raw, s.Registries(), decodeRevert)
 }
 
 func (s *Service) request(op Op) txn.Request[*Result] {

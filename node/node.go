@@ -95,6 +95,7 @@ type startup struct {
 	txs      *txn.Service
 	bounties *escrow.Service
 	staking  *stake.Service
+	agentIDs *erc8004.Service // ERC-8004 registry calls (the relay of wallets' own)
 	auditLog *reputation.Log
 	audits   *reputation.Store
 }
@@ -354,6 +355,9 @@ func (st *startup) openWallets(ctx context.Context) (err error) {
 	}
 	st.bounties = escrow.NewService(escrow.ServiceConfig{Tx: st.txs, Chain: st.chain, Escrow: dep.Contracts.BountyEscrow, Indexer: st.index})
 	st.staking = stake.NewService(stake.ServiceConfig{Tx: st.txs, Chain: st.chain, Registry: dep.Contracts.StakeRegistry, Index: st.stakes})
+	st.agentIDs = erc8004.NewService(erc8004.ServiceConfig{Tx: st.txs, Chain: st.chain, ChainID: st.id.ChainID.Uint64(),
+		IdentityRegistry: dep.Contracts.IdentityRegistry, ReputationRegistry: dep.Contracts.ReputationRegistry,
+		ValidationRegistry: dep.Contracts.ValidationRegistry, Index: st.erc8004})
 	held, err := LoadWallets(WalletDir(cfg.DataDir), st.pass)
 	if err != nil {
 		return err
@@ -461,7 +465,7 @@ func (st *startup) serve(ctx context.Context) error {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
 	st.api, err = api.New(api.Config{Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
-		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes, st.erc8004}, ERC8004: st.erc8004, ChainRPC: st.chain, Agents: st.agents,
+		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes, st.erc8004}, ERC8004: st.erc8004, ERC8004Relay: st.agentIDs, ChainRPC: st.chain, Agents: st.agents,
 		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, ScoredHeads: st.audits, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind), PublicURL: publicURL(cfg.PublicURL, st.ln),
