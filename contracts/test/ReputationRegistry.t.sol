@@ -99,6 +99,23 @@ contract ReputationRegistryTest is Test {
         vm.assertEq(clients[1], bob, "second client");
     }
 
+    /// One audit published as feedback, a client's first to the agent: the gas snapshot's
+    /// figure beside ERC-8004's published one in bench/RESULTS.md.
+    function test_giveFeedback_gasOfAnAudit() public {
+        vm.prank(alice);
+        rep.giveFeedback(
+            agent,
+            8000,
+            2,
+            "surety/audit",
+            "bounty:1",
+            "",
+            "https://node.example/v1/log/proof/inclusion?leaf=5eed000000000000000000000000000000000000000000000000000000000001&size=40",
+            keccak256("leaf")
+        );
+        vm.assertEq(uint256(rep.getLastIndex(agent, alice)), 1, "stored");
+    }
+
     function testFuzz_giveFeedback_decimalsAbove18(uint8 decimals) public {
         decimals = uint8(bound(decimals, 19, 255));
         vm.prank(alice);
