@@ -41,7 +41,7 @@ func TestWireMirrorsDomainTypes(t *testing.T) {
 		{"identity.Binding", &identity.Binding{}, &wire.BindingRequest{}},
 		{"identity.BindingStatement", &identity.BindingStatement{}, &wire.BindingStatement{}},
 		{"challenge", &challenge, &wire.Challenge{}},
-		{"registry.Agent", &registry.Agent{}, &wire.Agent{}},
+		{"api.AgentAnswer", &api.AgentAnswer{}, &wire.Agent{}},
 		{"registry.StatusResult", &registry.StatusResult{}, &wire.StatusResult{}},
 		{"reputation.Submitted", &reputation.Submitted{}, &wire.Submitted{}},
 		{"reputation.Reputation", &reputation.Reputation{}, &wire.Reputation{}},

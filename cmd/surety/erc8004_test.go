@@ -1,12 +1,15 @@
 package main
 
 import (
+	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/erc8004"
 	"github.com/surety-ioa/surety/internal/chain"
 )
 
@@ -44,5 +47,26 @@ func TestERC8004CLI(t *testing.T) {
 	}
 	if out := runOK(t, "", "erc8004", "show", "--node", base, "0", "--json"); !strings.Contains(out, `"tag1": "surety/audit"`) {
 		t.Errorf("show --json printed:\n%s", out)
+	}
+
+	// With a card, the node's registration file names it, its A2A card and the agent id, and
+	// the agent's answer shows the id beside the DID.
+	runOK(t, "", "agent", "register", "--node", base, "--key", key, "--name", "Worker", "--capability", "audit", "--wallet", wallet(2))
+	if out := runOK(t, "", "agent", "show", "--node", base, did, "--json"); !strings.Contains(out, `"erc8004AgentIds": [`) {
+		t.Errorf("agent show --json names no ERC-8004 agent id:\n%s", out)
+	}
+	res, err := http.Get(base + "/v1/erc8004/registration/" + did)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	reg, err := erc8004.ParseRegistration(body)
+	if err != nil {
+		t.Fatalf("the node's registration file: %v\n%s", err, body)
+	}
+	if reg.Name != "Worker" || reg.DID() != did || len(reg.Registrations) != 1 || reg.Registrations[0].AgentID != 0 ||
+		!strings.Contains(string(body), `"name":"A2A","endpoint":"`+base+`/v1/agents/`+did+`/agent-card.json"`) {
+		t.Errorf("registration file:\n%s", body)
 	}
 }

@@ -72,6 +72,8 @@ export interface Agent extends Card {
   staked: boolean;
   score?: number;
   endpoints?: Endpoint[];
+  /** GET /v1/agents/{did} only: the DID's agent ids in the ERC-8004 identity registry. */
+  erc8004AgentIds?: number[];
 }
 export interface VerifyResponse {
   valid: boolean;
