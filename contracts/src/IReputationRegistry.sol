@@ -21,6 +21,9 @@ interface IReputationRegistry {
     error AlreadyRevoked(uint256 agentId, address client, uint64 feedbackIndex);
     /// @notice A response needs a URI.
     error EmptyResponseURI();
+    /// @notice The average, at the most frequent decimals, does not fit an int128 (values at few
+    /// decimals averaged at many): the reference's cast would wrap it.
+    error SummaryOutOfRange(int256 average);
     /// @notice getSummary needs the clients to average over (an unfiltered average is a Sybil's).
     error ClientAddressesRequired();
 

@@ -150,7 +150,12 @@ contract ReputationRegistry is IReputationRegistry {
                 summaryValueDecimals = d;
             }
         }
-        summaryValue = int128((sum / int256(uint256(count))) / int256(10 ** (18 - uint256(summaryValueDecimals))));
+        int256 average = (sum / int256(uint256(count))) / int256(10 ** (18 - uint256(summaryValueDecimals)));
+        // Values at few decimals averaged at many can exceed int128 (1e38 at 0 decimals is 1e56
+        // at 18): refused, where a bare cast would wrap it into a wrong number.
+        if (average > type(int128).max || average < type(int128).min) revert SummaryOutOfRange(average);
+        // forge-lint: disable-next-line(unsafe-typecast) checked against int128's range above
+        summaryValue = int128(average);
     }
 
     /// @notice The sum (at 18 decimals) and count of `client`'s unrevoked feedback to the agent

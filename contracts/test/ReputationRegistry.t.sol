@@ -286,6 +286,17 @@ contract ReputationRegistryTest is Test {
         vm.assertEq(int256(value), 0, "zero");
     }
 
+    /// 1e38 at 0 decimals, averaged at 18 decimals (two of the three feedbacks have 18), is
+    /// about 3.3e55: past int128. A bare cast wraps it into a wrong number; refused instead.
+    function test_getSummary_outOfInt128() public {
+        _give(alice, 1e38, 0, "", "");
+        _give(bob, 1, 18, "", "");
+        _give(bob, 1, 18, "", "");
+        int256 average = (int256(1e38) * 1e18 + 2) / 3;
+        vm.expectRevert(abi.encodeWithSelector(IReputationRegistry.SummaryOutOfRange.selector, average));
+        rep.getSummary(agent, _two(alice, bob), "", "");
+    }
+
     function test_getSummary_tag2AndNegative() public {
         _give(alice, -32, 1, "tradingYield", "day");
         _give(alice, -10, 1, "tradingYield", "week");
