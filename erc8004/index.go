@@ -70,6 +70,7 @@ CREATE TABLE erc8004_feedback (
 	feedback_uri   TEXT    NOT NULL,
 	feedback_hash  TEXT    NOT NULL,
 	revoked        INTEGER NOT NULL DEFAULT 0,
+	revoked_block  INTEGER NOT NULL DEFAULT 0,
 	block          INTEGER NOT NULL,
 	log_index      INTEGER NOT NULL,
 	tx_hash        TEXT    NOT NULL,
@@ -337,8 +338,8 @@ func (ix *Indexer) project(ctx context.Context, tx *sql.Tx, ev Event) error {
 		if err := json.Unmarshal(ev.Data, &d); err != nil {
 			return err
 		}
-		return exec(`UPDATE erc8004_feedback SET revoked = 1 WHERE chain = ?1 AND agent_id = ?2 AND client = ?3 AND feedback_index = ?4`,
-			addr(d.Client), int64(d.FeedbackIndex))
+		return exec(`UPDATE erc8004_feedback SET revoked = 1, revoked_block = ?5 WHERE chain = ?1 AND agent_id = ?2 AND client = ?3 AND feedback_index = ?4`,
+			addr(d.Client), int64(d.FeedbackIndex), ev.Block)
 	case "ResponseAppended":
 		var d responseData
 		if err := json.Unmarshal(ev.Data, &d); err != nil {

@@ -201,6 +201,18 @@ func TestIndexFollowsTheRegistries(t *testing.T) {
 	if tagged, _ := ix.Feedback(ctx, reg.AgentID, erc8004.FeedbackFilter{Tag1: "reachable"}); len(tagged) != 1 {
 		t.Errorf("tag1 reachable = %d, want 1", len(tagged))
 	}
+	// As of the block before the revocation, the revoked feedback still stood.
+	revokedAt := all[2].RevokedBlock
+	if revokedAt == 0 {
+		t.Fatalf("revoked feedback has no revocation block: %+v", all[2])
+	}
+	then, err := ix.Feedback(ctx, reg.AgentID, erc8004.FeedbackFilter{UpTo: revokedAt - 1})
+	if err != nil || len(then) != 3 || then[2].Revoked {
+		t.Errorf("feedback up to block %d = %+v, %v; want all three unrevoked", revokedAt-1, then, err)
+	}
+	if early, _ := ix.Feedback(ctx, reg.AgentID, erc8004.FeedbackFilter{UpTo: first.Block}); len(early) != 1 {
+		t.Errorf("feedback up to the first one's block = %d, want 1", len(early))
+	}
 	forDID, err := ix.FeedbackFor(ctx, did)
 	if err != nil {
 		t.Fatal(err)
@@ -235,6 +247,17 @@ func TestIndexFollowsTheRegistries(t *testing.T) {
 	}
 	if forDID, _ := ix.FeedbackFor(ctx, did); len(forDID) != 0 {
 		t.Errorf("FeedbackFor after the agent left the DID's wallets = %d, want 0", len(forDID))
+	}
+	// Replayed at a block before the transfer, the agent is still the owner's, with its wallet.
+	before, err := ix.AgentAt(ctx, 0, first.Block)
+	if err != nil || before.Owner != f.owner.Address() || before.Wallet != f.walletKey.Address() || before.DID != did || before.URI != uri {
+		t.Errorf("AgentAt(0, %d) = %+v, %v", first.Block, before, err)
+	}
+	if _, err := ix.AgentAt(ctx, 0, reg.Block-1); !errors.Is(err, erc8004.ErrNoAgent) {
+		t.Errorf("AgentAt before registration: %v, want ErrNoAgent", err)
+	}
+	if now, err := ix.AgentAt(ctx, 0, 1<<40); err != nil || now.Owner != f.bob.Address() || now.Wallet != (common.Address{}) {
+		t.Errorf("AgentAt now = %+v, %v; want bob's, no wallet", now, err)
 	}
 }
 

@@ -2,6 +2,7 @@ package erc8004
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -49,9 +50,11 @@ type Feedback struct {
 	FeedbackURI   string      `json:"feedbackURI"`
 	FeedbackHash  common.Hash `json:"feedbackHash"`
 	Revoked       bool        `json:"revoked"`
-	Block         uint64      `json:"block"`
-	LogIndex      uint        `json:"logIndex"`
-	TxHash        string      `json:"txHash"`
+	// RevokedBlock is the block of the revocation (0 while not revoked).
+	RevokedBlock uint64 `json:"revokedBlock,omitempty"`
+	Block        uint64 `json:"block"`
+	LogIndex     uint   `json:"logIndex"`
+	TxHash       string `json:"txHash"`
 }
 
 // Response is one response appended to a feedback.
@@ -131,6 +134,75 @@ func (ix *Indexer) Agent(ctx context.Context, id uint64) (*Agent, error) {
 	return &as[0], nil
 }
 
+// AgentAt is agent id as it stood at block: its owner (the last Transfer at or before it),
+// wallet (the last agentWallet MetadataSet) and DID claim (the last "did" MetadataSet) and
+// agentURI, replayed from the stored events; ErrNoAgent when it was not registered by then.
+// The index's own rows are the latest state; this is for a replay at an anchored block.
+func (ix *Indexer) AgentAt(ctx context.Context, id, block uint64) (*Agent, error) {
+	if id > math.MaxInt64 || block > math.MaxInt64 {
+		return nil, ErrNoAgent
+	}
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT name, block, data FROM erc8004_events WHERE chain = ? AND agent_id = ? AND block <= ?
+		AND name IN ('Transfer', 'Registered', 'URIUpdated', 'MetadataSet') ORDER BY block, log_index`, ix.cfg.Chain, int64(id), int64(block))
+	if err != nil {
+		return nil, fmt.Errorf("erc8004 agent at block: %w", err)
+	}
+	defer rows.Close()
+	var a *Agent
+	for rows.Next() {
+		var name, data string
+		var b uint64
+		if err := rows.Scan(&name, &b, &data); err != nil {
+			return nil, err
+		}
+		if a == nil {
+			a = &Agent{ID: id, RegisteredBlock: b}
+		}
+		a.UpdatedBlock = b
+		switch name {
+		case "Transfer":
+			var d transferData
+			if err := json.Unmarshal([]byte(data), &d); err != nil {
+				return nil, err
+			}
+			a.Owner = d.To
+		case "Registered":
+			var d registeredData
+			if err := json.Unmarshal([]byte(data), &d); err != nil {
+				return nil, err
+			}
+			a.URI = d.AgentURI
+		case "URIUpdated":
+			var d uriData
+			if err := json.Unmarshal([]byte(data), &d); err != nil {
+				return nil, err
+			}
+			a.URI = d.URI
+		case "MetadataSet":
+			var d metadataData
+			if err := json.Unmarshal([]byte(data), &d); err != nil {
+				return nil, err
+			}
+			switch d.Key {
+			case AgentWalletKey:
+				a.Wallet = common.Address{}
+				if len(d.Value) == common.AddressLength {
+					a.Wallet = common.BytesToAddress(d.Value)
+				}
+			case DIDKey:
+				a.DID = string(d.Value)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, ErrNoAgent
+	}
+	return a, nil
+}
+
 // AgentsOf lists the agents wallet owns or is the agent wallet of, by id.
 func (ix *Indexer) AgentsOf(ctx context.Context, wallet common.Address) ([]Agent, error) {
 	return ix.agents(ctx, `AND (a.owner = ? OR a.wallet = ?)`, addr(wallet), addr(wallet))
@@ -179,6 +251,9 @@ type FeedbackFilter struct {
 	// Client, when set, keeps one client's feedback; Tag1, when set, one tag1.
 	Client *common.Address
 	Tag1   string
+	// UpTo, when not 0, reads the feedback as it stood at block UpTo: given at or before it,
+	// and revoked only by a revocation at or before it (a replay at an anchored block).
+	UpTo uint64
 	// Limit bounds the rows (0: all).
 	Limit int
 }
@@ -188,11 +263,18 @@ func (ix *Indexer) Feedback(ctx context.Context, agent uint64, f FeedbackFilter)
 	if agent > math.MaxInt64 {
 		return nil, nil
 	}
-	q := `SELECT agent_id, client, feedback_index, value, value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash, revoked,
-		block, log_index, tx_hash FROM erc8004_feedback WHERE chain = ? AND agent_id = ?`
-	args := []any{ix.cfg.Chain, int64(agent)}
+	upTo := int64(math.MaxInt64)
+	if f.UpTo != 0 && f.UpTo < math.MaxInt64 {
+		upTo = int64(f.UpTo)
+	}
+	// As of block upTo: a revocation after it has not happened yet.
+	q := `SELECT agent_id, client, feedback_index, value, value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash,
+		revoked AND revoked_block <= ?, CASE WHEN revoked AND revoked_block <= ? THEN revoked_block ELSE 0 END,
+		block, log_index, tx_hash FROM erc8004_feedback WHERE chain = ? AND agent_id = ? AND block <= ?`
+	args := []any{upTo, upTo, ix.cfg.Chain, int64(agent), upTo}
 	if !f.IncludeRevoked {
-		q += ` AND revoked = 0`
+		q += ` AND NOT (revoked AND revoked_block <= ?)`
+		args = append(args, upTo)
 	}
 	if f.Client != nil {
 		q += ` AND client = ?`
@@ -217,7 +299,7 @@ func (ix *Indexer) Feedback(ctx context.Context, agent uint64, f FeedbackFilter)
 		var id, index, decimals int64
 		var client, value, hash string
 		if err := rows.Scan(&id, &client, &index, &value, &decimals, &fb.Tag1, &fb.Tag2, &fb.Endpoint, &fb.FeedbackURI, &hash,
-			&fb.Revoked, &fb.Block, &fb.LogIndex, &fb.TxHash); err != nil {
+			&fb.Revoked, &fb.RevokedBlock, &fb.Block, &fb.LogIndex, &fb.TxHash); err != nil {
 			return nil, err
 		}
 		fb.AgentID, fb.Client, fb.FeedbackIndex, fb.ValueDecimals = uint64(id), common.HexToAddress(client), uint64(index), uint8(decimals)

@@ -32,6 +32,7 @@ type ERC8004Feedback struct {
 	FeedbackURI   string         `json:"feedbackURI"`
 	FeedbackHash  common.Hash    `json:"feedbackHash"`
 	Revoked       bool           `json:"revoked"`
+	RevokedBlock  uint64         `json:"revokedBlock,omitempty"`
 	Block         uint64         `json:"block"`
 	LogIndex      uint           `json:"logIndex"`
 	TxHash        string         `json:"txHash"`

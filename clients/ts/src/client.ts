@@ -161,6 +161,8 @@ export interface ERC8004Feedback {
   feedbackURI: string;
   feedbackHash: string;
   revoked: boolean;
+  /** The block of the revocation (absent while not revoked). */
+  revokedBlock?: number;
   block: number;
   logIndex: number;
   txHash: string;
