@@ -169,7 +169,7 @@ func NewIndexer(ctx context.Context, cfg IndexerConfig) (*Indexer, error) {
 	if cfg.JobEscrow == (common.Address{}) {
 		return nil, fmt.Errorf("jobs index: no JobEscrow address")
 	}
-	if err := sqlite.Migrate(ctx, cfg.DB, "jobs", migrations); err != nil {
+	if err := sqlite.Migrate(ctx, cfg.DB, "jobs", append(migrations, hookMigration)); err != nil {
 		return nil, err
 	}
 	ix := &Indexer{cfg: cfg, sources: map[common.Address]source{}}
@@ -333,7 +333,8 @@ func (h *jobLogs) Rollback(ctx context.Context, tx *sql.Tx, block uint64) error 
 
 // rebuild replays a job's stored events onto fresh rows.
 func (ix *Indexer) rebuild(ctx context.Context, tx *sql.Tx, id int64) error {
-	for _, q := range []string{`DELETE FROM jobs_jobs WHERE chain = ? AND id = ?`, `DELETE FROM jobs_workers WHERE chain = ? AND job_id = ?`} {
+	for _, q := range []string{`DELETE FROM jobs_jobs WHERE chain = ? AND id = ?`, `DELETE FROM jobs_workers WHERE chain = ? AND job_id = ?`,
+		`DELETE FROM jobs_hook WHERE chain = ? AND job_id = ?`} {
 		if _, err := tx.ExecContext(ctx, q, ix.cfg.Chain, id); err != nil {
 			return err
 		}

@@ -15,4 +15,7 @@ const (
 	// MaxDescription bounds the description the index keeps of a job (bytes): the contract
 	// takes any string, the index is no free storage.
 	MaxDescription = 16 << 10
+
+	// maxParts bounds the milestone parts a job's answer lists.
+	maxParts = 100
 )

@@ -40,6 +40,9 @@ type Job struct {
 	// Workers are the wallets that entered the job through its hook (competing workers),
 	// in the order they entered; empty for a job with one provider.
 	Workers []common.Address `json:"workers,omitempty"`
+	// Surety is the job's side in SuretyHook (plan, entries, dispute, settlement, milestone
+	// parts), when it is a Surety job (Get only).
+	Surety *Surety `json:"surety,omitempty"`
 	// History is the job's events (JobEscrow's and its hook's) in chain order (Get only).
 	History []Event `json:"history,omitempty"`
 }
@@ -130,6 +133,9 @@ func (ix *Indexer) Get(ctx context.Context, id uint64) (*Job, error) {
 		return nil, fmt.Errorf("get job %d: %w", id, err)
 	}
 	if j.Workers, err = ix.workers(ctx, id); err != nil {
+		return nil, err
+	}
+	if j.Surety, err = ix.surety(ctx, id); err != nil {
 		return nil, err
 	}
 	if j.History, err = ix.events(ctx, ix.cfg.DB, id); err != nil {

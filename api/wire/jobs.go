@@ -48,6 +48,9 @@ type Job struct {
 	CreatedBlock    uint64           `json:"createdBlock"`
 	UpdatedBlock    uint64           `json:"updatedBlock"`
 	Workers         []common.Address `json:"workers,omitempty"`
+	// Surety is the job's side in SuretyHook, when it is a Surety job (GET /v1/jobs/{id}
+	// only).
+	Surety *JobSurety `json:"surety,omitempty"`
 	// History is the job's events in chain order (GET /v1/jobs/{id} only).
 	History []JobEvent `json:"history,omitempty"`
 }
@@ -66,4 +69,44 @@ type JobEvent struct {
 // JobList is the body of GET /v1/jobs.
 type JobList struct {
 	Jobs []*Job `json:"jobs"`
+}
+
+// JobSurety is a job's side in SuretyHook (jobs.Surety): its plan, phase, entries, dispute,
+// settlement and milestone parts.
+type JobSurety struct {
+	// Phase is the hook's: planned, open, disputed or settled.
+	Phase string `json:"phase"`
+	// Plan is the client's plan as the hook stored it: arbiter, reviewWindow, arbiterTime,
+	// maxEntries, maxWinners, minStake, worker, prevPart.
+	Plan       json.RawMessage `json:"plan,omitempty"`
+	Entries    []JobEntry      `json:"entries,omitempty"`
+	Dispute    *JobDispute     `json:"dispute,omitempty"`
+	Settlement *JobSettlement  `json:"settlement,omitempty"`
+	// Parts are a milestone job's parts (job ids) in order, this one among them.
+	Parts []uint64 `json:"parts,omitempty"`
+}
+
+// JobEntry is one worker's entry in a Surety job (jobs.Entry).
+type JobEntry struct {
+	Worker      common.Address `json:"worker"`
+	AgentID     string         `json:"agentId"`
+	LockID      string         `json:"lockId"`
+	Deliverable string         `json:"deliverable,omitempty"`
+	Bps         uint64         `json:"bps,omitempty"`
+	Amount      string         `json:"amount,omitempty"`
+}
+
+// JobDispute is a client's rejection of a Surety job's submissions (jobs.Dispute).
+type JobDispute struct {
+	By         common.Address `json:"by"`
+	ReasonHash string         `json:"reasonHash"`
+}
+
+// JobSettlement is how a Surety job ended (jobs.Settlement).
+type JobSettlement struct {
+	// Outcome: approved, released, resolved, resolved-expired, cancelled or expired.
+	Outcome   string `json:"outcome"`
+	ToWorkers string `json:"toWorkers"`
+	ToClient  string `json:"toClient"`
+	Slash     string `json:"slash"`
 }
