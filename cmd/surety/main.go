@@ -47,6 +47,7 @@ var commands = map[string]command{
 	"did":        {"make, resolve and register DIDs (new, resolve, register)", runDIDCmd},
 	"envelope":   {"sign and verify envelopes (sign, verify)", runEnvelopeCmd},
 	"bounty":     {"post, follow and settle bounties (post, list, show, claim, submit, accept, ...)", runBountyCmd},
+	"job":        {"ERC-8183 jobs from your own wallet (create, budget, fund, submit, complete, reject, refund, show, list)", runJobCmd},
 	"wallet":     {"wallets the node holds (new, import, list)", runWalletCmd},
 	"agent":      {"register and find Agent Cards (register, show, search, status)", runAgentCmd},
 	"stake":      {"bond, unbond and withdraw agents' stake from wallets the node holds (add, unbond, withdraw, show)", runStakeCmd},
