@@ -44,6 +44,22 @@ type IBountyEscrowTerms struct {
 	SpecHash     [32]byte
 }
 
+// IERC8183Job is an auto generated low-level Go binding around an user-defined struct.
+type IERC8183Job struct {
+	Id              *big.Int
+	Client          common.Address
+	Provider        common.Address
+	Evaluator       common.Address
+	Description     string
+	Budget          *big.Int
+	ExpiredAt       *big.Int
+	Status          uint8
+	Hook            common.Address
+	PaymentToken    common.Address
+	ProviderAgentId *big.Int
+	SubmittedAt     *big.Int
+}
+
 // IStakeRegistryRecord is an auto generated low-level Go binding around an user-defined struct.
 type IStakeRegistryRecord struct {
 	Staked    *big.Int
@@ -4956,6 +4972,72 @@ func (iBountyEscrow *IBountyEscrow) UnpackZeroAddressError(raw []byte) (*IBounty
 	return out, nil
 }
 
+// IERC165MetaData contains all meta data concerning the IERC165 contract.
+var IERC165MetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"}]",
+	ID:  "IERC165",
+}
+
+// IERC165 is an auto generated Go binding around an Ethereum contract.
+type IERC165 struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IERC165) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIERC165 creates a new instance of IERC165.
+func NewIERC165() *IERC165 {
+	parsed, err := IERC165MetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IERC165{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IERC165) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC165 *IERC165) PackSupportsInterface(interfaceId [4]byte) []byte {
+	enc, err := iERC165.abi.Pack("supportsInterface", interfaceId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC165 *IERC165) TryPackSupportsInterface(interfaceId [4]byte) ([]byte, error) {
+	return iERC165.abi.Pack("supportsInterface", interfaceId)
+}
+
+// UnpackSupportsInterface is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x01ffc9a7.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC165 *IERC165) UnpackSupportsInterface(data []byte) (bool, error) {
+	out, err := iERC165.abi.Unpack("supportsInterface", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
 // IERC20MetaData contains all meta data concerning the IERC20 contract.
 var IERC20MetaData = bind.MetaData{
 	ABI: "[{\"type\":\"function\",\"name\":\"allowance\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"spender\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"approve\",\"inputs\":[{\"name\":\"spender\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"balanceOf\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transfer\",\"inputs\":[{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"}]",
@@ -5155,6 +5237,1742 @@ func (iERC20 *IERC20) TryPackTransferFrom(from common.Address, to common.Address
 // Solidity: function transferFrom(address from, address to, uint256 amount) returns(bool)
 func (iERC20 *IERC20) UnpackTransferFrom(data []byte) (bool, error) {
 	out, err := iERC20.abi.Unpack("transferFrom", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// IERC8183MetaData contains all meta data concerning the IERC8183 contract.
+var IERC8183MetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"EVALUATION_GRACE_PERIOD\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"claimRefund\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"complete\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"createJob\",\"inputs\":[{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"evaluatorFeeBP\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"fund\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expectedBudget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"getJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIERC8183.Job\",\"components\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"budget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIERC8183.JobStatus\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"paymentToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"submittedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobCounter\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobs\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"budget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIERC8183.JobStatus\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"paymentToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"submittedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"platformFeeBP\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"platformTreasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setBudget\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setEvaluatorFee\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setHookWhitelist\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setPlatformFee\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"treasury\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setProvider\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"whitelistedHooks\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"BudgetSet\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EvaluatorFeePaid\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EvaluatorFeeSet\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"HookWhitelistUpdated\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobCompleted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobCreated\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"hook\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobExpired\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobFunded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobRejected\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"rejector\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobSubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PaymentReleased\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PlatformFeePaid\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"platformTreasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PlatformFeeSet\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ProviderSet\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"BudgetMismatch\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ExpiryTooShort\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"FeesTooHigh\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"GracePeriodActive\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"HookNotWhitelisted\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidHook\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidJob\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ProviderCannotBeEvaluator\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ProviderNotSet\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Unauthorized\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroBudget\",\"inputs\":[]}]",
+	ID:  "IERC8183",
+}
+
+// IERC8183 is an auto generated Go binding around an Ethereum contract.
+type IERC8183 struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IERC8183) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIERC8183 creates a new instance of IERC8183.
+func NewIERC8183() *IERC8183 {
+	parsed, err := IERC8183MetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IERC8183{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IERC8183) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackEVALUATIONGRACEPERIOD is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5088d8be.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (iERC8183 *IERC8183) PackEVALUATIONGRACEPERIOD() []byte {
+	enc, err := iERC8183.abi.Pack("EVALUATION_GRACE_PERIOD")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEVALUATIONGRACEPERIOD is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5088d8be.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (iERC8183 *IERC8183) TryPackEVALUATIONGRACEPERIOD() ([]byte, error) {
+	return iERC8183.abi.Pack("EVALUATION_GRACE_PERIOD")
+}
+
+// UnpackEVALUATIONGRACEPERIOD is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x5088d8be.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (iERC8183 *IERC8183) UnpackEVALUATIONGRACEPERIOD(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("EVALUATION_GRACE_PERIOD", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackClaimRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5b7baf64.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function claimRefund(uint256 jobId) returns()
+func (iERC8183 *IERC8183) PackClaimRefund(jobId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("claimRefund", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackClaimRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5b7baf64.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function claimRefund(uint256 jobId) returns()
+func (iERC8183 *IERC8183) TryPackClaimRefund(jobId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("claimRefund", jobId)
+}
+
+// PackComplete is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd75bbdf3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function complete(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackComplete(jobId *big.Int, reason [32]byte, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("complete", jobId, reason, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackComplete is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd75bbdf3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function complete(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackComplete(jobId *big.Int, reason [32]byte, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("complete", jobId, reason, optParams)
+}
+
+// PackCreateJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c226749.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256)
+func (iERC8183 *IERC8183) PackCreateJob(provider common.Address, evaluator common.Address, expiredAt *big.Int, description string, hook common.Address, providerAgentId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("createJob", provider, evaluator, expiredAt, description, hook, providerAgentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCreateJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c226749.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256)
+func (iERC8183 *IERC8183) TryPackCreateJob(provider common.Address, evaluator common.Address, expiredAt *big.Int, description string, hook common.Address, providerAgentId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("createJob", provider, evaluator, expiredAt, description, hook, providerAgentId)
+}
+
+// UnpackCreateJob is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1c226749.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256)
+func (iERC8183 *IERC8183) UnpackCreateJob(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("createJob", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackEvaluatorFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2f0e31f4.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) PackEvaluatorFeeBP() []byte {
+	enc, err := iERC8183.abi.Pack("evaluatorFeeBP")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEvaluatorFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2f0e31f4.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) TryPackEvaluatorFeeBP() ([]byte, error) {
+	return iERC8183.abi.Pack("evaluatorFeeBP")
+}
+
+// UnpackEvaluatorFeeBP is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x2f0e31f4.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) UnpackEvaluatorFeeBP(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("evaluatorFeeBP", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackFund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd2e13f50.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function fund(uint256 jobId, uint256 expectedBudget, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackFund(jobId *big.Int, expectedBudget *big.Int, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("fund", jobId, expectedBudget, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackFund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd2e13f50.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function fund(uint256 jobId, uint256 expectedBudget, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackFund(jobId *big.Int, expectedBudget *big.Int, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("fund", jobId, expectedBudget, optParams)
+}
+
+// PackGetJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbf22c457.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256))
+func (iERC8183 *IERC8183) PackGetJob(jobId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("getJob", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbf22c457.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256))
+func (iERC8183 *IERC8183) TryPackGetJob(jobId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("getJob", jobId)
+}
+
+// UnpackGetJob is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbf22c457.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256))
+func (iERC8183 *IERC8183) UnpackGetJob(data []byte) (IERC8183Job, error) {
+	out, err := iERC8183.abi.Unpack("getJob", data)
+	if err != nil {
+		return *new(IERC8183Job), err
+	}
+	out0 := *abi.ConvertType(out[0], new(IERC8183Job)).(*IERC8183Job)
+	return out0, nil
+}
+
+// PackJobCounter is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x50355d76.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (iERC8183 *IERC8183) PackJobCounter() []byte {
+	enc, err := iERC8183.abi.Pack("jobCounter")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobCounter is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x50355d76.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (iERC8183 *IERC8183) TryPackJobCounter() ([]byte, error) {
+	return iERC8183.abi.Pack("jobCounter")
+}
+
+// UnpackJobCounter is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x50355d76.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (iERC8183 *IERC8183) UnpackJobCounter(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("jobCounter", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackJobs is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x180aedf3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (iERC8183 *IERC8183) PackJobs(jobId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("jobs", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobs is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x180aedf3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (iERC8183 *IERC8183) TryPackJobs(jobId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("jobs", jobId)
+}
+
+// JobsOutput serves as a container for the return parameters of contract
+// method Jobs.
+type JobsOutput struct {
+	Id              *big.Int
+	Client          common.Address
+	Provider        common.Address
+	Evaluator       common.Address
+	Description     string
+	Budget          *big.Int
+	ExpiredAt       *big.Int
+	Status          uint8
+	Hook            common.Address
+	PaymentToken    common.Address
+	ProviderAgentId *big.Int
+	SubmittedAt     *big.Int
+}
+
+// UnpackJobs is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x180aedf3.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (iERC8183 *IERC8183) UnpackJobs(data []byte) (JobsOutput, error) {
+	out, err := iERC8183.abi.Unpack("jobs", data)
+	outstruct := new(JobsOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Id = abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	outstruct.Client = *abi.ConvertType(out[1], new(common.Address)).(*common.Address)
+	outstruct.Provider = *abi.ConvertType(out[2], new(common.Address)).(*common.Address)
+	outstruct.Evaluator = *abi.ConvertType(out[3], new(common.Address)).(*common.Address)
+	outstruct.Description = *abi.ConvertType(out[4], new(string)).(*string)
+	outstruct.Budget = abi.ConvertType(out[5], new(big.Int)).(*big.Int)
+	outstruct.ExpiredAt = abi.ConvertType(out[6], new(big.Int)).(*big.Int)
+	outstruct.Status = *abi.ConvertType(out[7], new(uint8)).(*uint8)
+	outstruct.Hook = *abi.ConvertType(out[8], new(common.Address)).(*common.Address)
+	outstruct.PaymentToken = *abi.ConvertType(out[9], new(common.Address)).(*common.Address)
+	outstruct.ProviderAgentId = abi.ConvertType(out[10], new(big.Int)).(*big.Int)
+	outstruct.SubmittedAt = abi.ConvertType(out[11], new(big.Int)).(*big.Int)
+	return *outstruct, nil
+}
+
+// PackPlatformFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff96092a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) PackPlatformFeeBP() []byte {
+	enc, err := iERC8183.abi.Pack("platformFeeBP")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlatformFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff96092a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) TryPackPlatformFeeBP() ([]byte, error) {
+	return iERC8183.abi.Pack("platformFeeBP")
+}
+
+// UnpackPlatformFeeBP is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xff96092a.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) UnpackPlatformFeeBP(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("platformFeeBP", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackPlatformTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe138818c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (iERC8183 *IERC8183) PackPlatformTreasury() []byte {
+	enc, err := iERC8183.abi.Pack("platformTreasury")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlatformTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe138818c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (iERC8183 *IERC8183) TryPackPlatformTreasury() ([]byte, error) {
+	return iERC8183.abi.Pack("platformTreasury")
+}
+
+// UnpackPlatformTreasury is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe138818c.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (iERC8183 *IERC8183) UnpackPlatformTreasury(data []byte) (common.Address, error) {
+	out, err := iERC8183.abi.Unpack("platformTreasury", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x41dd26f5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackReject(jobId *big.Int, reason [32]byte, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("reject", jobId, reason, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x41dd26f5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackReject(jobId *big.Int, reason [32]byte, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("reject", jobId, reason, optParams)
+}
+
+// PackSetBudget is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf3302b89.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setBudget(uint256 jobId, address token, uint256 amount, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackSetBudget(jobId *big.Int, token common.Address, amount *big.Int, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("setBudget", jobId, token, amount, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetBudget is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf3302b89.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setBudget(uint256 jobId, address token, uint256 amount, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackSetBudget(jobId *big.Int, token common.Address, amount *big.Int, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("setBudget", jobId, token, amount, optParams)
+}
+
+// PackSetEvaluatorFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84f15090.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setEvaluatorFee(uint256 feeBP) returns()
+func (iERC8183 *IERC8183) PackSetEvaluatorFee(feeBP *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("setEvaluatorFee", feeBP)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetEvaluatorFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84f15090.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setEvaluatorFee(uint256 feeBP) returns()
+func (iERC8183 *IERC8183) TryPackSetEvaluatorFee(feeBP *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("setEvaluatorFee", feeBP)
+}
+
+// PackSetHookWhitelist is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xce79eb60.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setHookWhitelist(address hook, bool status) returns()
+func (iERC8183 *IERC8183) PackSetHookWhitelist(hook common.Address, status bool) []byte {
+	enc, err := iERC8183.abi.Pack("setHookWhitelist", hook, status)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetHookWhitelist is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xce79eb60.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setHookWhitelist(address hook, bool status) returns()
+func (iERC8183 *IERC8183) TryPackSetHookWhitelist(hook common.Address, status bool) ([]byte, error) {
+	return iERC8183.abi.Pack("setHookWhitelist", hook, status)
+}
+
+// PackSetPlatformFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb4d884f6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setPlatformFee(uint256 feeBP, address treasury) returns()
+func (iERC8183 *IERC8183) PackSetPlatformFee(feeBP *big.Int, treasury common.Address) []byte {
+	enc, err := iERC8183.abi.Pack("setPlatformFee", feeBP, treasury)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetPlatformFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb4d884f6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setPlatformFee(uint256 feeBP, address treasury) returns()
+func (iERC8183 *IERC8183) TryPackSetPlatformFee(feeBP *big.Int, treasury common.Address) ([]byte, error) {
+	return iERC8183.abi.Pack("setPlatformFee", feeBP, treasury)
+}
+
+// PackSetProvider is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfac3246c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setProvider(uint256 jobId, address provider, uint256 agentId) returns()
+func (iERC8183 *IERC8183) PackSetProvider(jobId *big.Int, provider common.Address, agentId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("setProvider", jobId, provider, agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetProvider is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfac3246c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setProvider(uint256 jobId, address provider, uint256 agentId) returns()
+func (iERC8183 *IERC8183) TryPackSetProvider(jobId *big.Int, provider common.Address, agentId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("setProvider", jobId, provider, agentId)
+}
+
+// PackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9e63798d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackSubmit(jobId *big.Int, deliverable [32]byte, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("submit", jobId, deliverable, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9e63798d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackSubmit(jobId *big.Int, deliverable [32]byte, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("submit", jobId, deliverable, optParams)
+}
+
+// PackWhitelistedHooks is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d3b96c3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (iERC8183 *IERC8183) PackWhitelistedHooks(hook common.Address) []byte {
+	enc, err := iERC8183.abi.Pack("whitelistedHooks", hook)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWhitelistedHooks is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d3b96c3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (iERC8183 *IERC8183) TryPackWhitelistedHooks(hook common.Address) ([]byte, error) {
+	return iERC8183.abi.Pack("whitelistedHooks", hook)
+}
+
+// UnpackWhitelistedHooks is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6d3b96c3.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (iERC8183 *IERC8183) UnpackWhitelistedHooks(data []byte) (bool, error) {
+	out, err := iERC8183.abi.Unpack("whitelistedHooks", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// IERC8183BudgetSet represents a BudgetSet event raised by the IERC8183 contract.
+type IERC8183BudgetSet struct {
+	JobId  *big.Int
+	Token  common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183BudgetSetEventName = "BudgetSet"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183BudgetSet) ContractEventName() string {
+	return IERC8183BudgetSetEventName
+}
+
+// UnpackBudgetSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event BudgetSet(uint256 indexed jobId, address indexed token, uint256 amount)
+func (iERC8183 *IERC8183) UnpackBudgetSetEvent(log *types.Log) (*IERC8183BudgetSet, error) {
+	event := "BudgetSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183BudgetSet)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183EvaluatorFeePaid represents a EvaluatorFeePaid event raised by the IERC8183 contract.
+type IERC8183EvaluatorFeePaid struct {
+	JobId     *big.Int
+	Evaluator common.Address
+	Amount    *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183EvaluatorFeePaidEventName = "EvaluatorFeePaid"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183EvaluatorFeePaid) ContractEventName() string {
+	return IERC8183EvaluatorFeePaidEventName
+}
+
+// UnpackEvaluatorFeePaidEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EvaluatorFeePaid(uint256 indexed jobId, address indexed evaluator, uint256 amount)
+func (iERC8183 *IERC8183) UnpackEvaluatorFeePaidEvent(log *types.Log) (*IERC8183EvaluatorFeePaid, error) {
+	event := "EvaluatorFeePaid"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183EvaluatorFeePaid)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183EvaluatorFeeSet represents a EvaluatorFeeSet event raised by the IERC8183 contract.
+type IERC8183EvaluatorFeeSet struct {
+	FeeBP *big.Int
+	Raw   *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183EvaluatorFeeSetEventName = "EvaluatorFeeSet"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183EvaluatorFeeSet) ContractEventName() string {
+	return IERC8183EvaluatorFeeSetEventName
+}
+
+// UnpackEvaluatorFeeSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EvaluatorFeeSet(uint256 feeBP)
+func (iERC8183 *IERC8183) UnpackEvaluatorFeeSetEvent(log *types.Log) (*IERC8183EvaluatorFeeSet, error) {
+	event := "EvaluatorFeeSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183EvaluatorFeeSet)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183HookWhitelistUpdated represents a HookWhitelistUpdated event raised by the IERC8183 contract.
+type IERC8183HookWhitelistUpdated struct {
+	Hook   common.Address
+	Status bool
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183HookWhitelistUpdatedEventName = "HookWhitelistUpdated"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183HookWhitelistUpdated) ContractEventName() string {
+	return IERC8183HookWhitelistUpdatedEventName
+}
+
+// UnpackHookWhitelistUpdatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event HookWhitelistUpdated(address indexed hook, bool status)
+func (iERC8183 *IERC8183) UnpackHookWhitelistUpdatedEvent(log *types.Log) (*IERC8183HookWhitelistUpdated, error) {
+	event := "HookWhitelistUpdated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183HookWhitelistUpdated)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobCompleted represents a JobCompleted event raised by the IERC8183 contract.
+type IERC8183JobCompleted struct {
+	JobId     *big.Int
+	Evaluator common.Address
+	Reason    [32]byte
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobCompletedEventName = "JobCompleted"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobCompleted) ContractEventName() string {
+	return IERC8183JobCompletedEventName
+}
+
+// UnpackJobCompletedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobCompleted(uint256 indexed jobId, address indexed evaluator, bytes32 reason)
+func (iERC8183 *IERC8183) UnpackJobCompletedEvent(log *types.Log) (*IERC8183JobCompleted, error) {
+	event := "JobCompleted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobCompleted)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobCreated represents a JobCreated event raised by the IERC8183 contract.
+type IERC8183JobCreated struct {
+	JobId     *big.Int
+	Client    common.Address
+	Provider  common.Address
+	Evaluator common.Address
+	ExpiredAt *big.Int
+	Hook      common.Address
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobCreatedEventName = "JobCreated"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobCreated) ContractEventName() string {
+	return IERC8183JobCreatedEventName
+}
+
+// UnpackJobCreatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobCreated(uint256 indexed jobId, address indexed client, address indexed provider, address evaluator, uint256 expiredAt, address hook)
+func (iERC8183 *IERC8183) UnpackJobCreatedEvent(log *types.Log) (*IERC8183JobCreated, error) {
+	event := "JobCreated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobCreated)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobExpired represents a JobExpired event raised by the IERC8183 contract.
+type IERC8183JobExpired struct {
+	JobId *big.Int
+	Raw   *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobExpiredEventName = "JobExpired"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobExpired) ContractEventName() string {
+	return IERC8183JobExpiredEventName
+}
+
+// UnpackJobExpiredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobExpired(uint256 indexed jobId)
+func (iERC8183 *IERC8183) UnpackJobExpiredEvent(log *types.Log) (*IERC8183JobExpired, error) {
+	event := "JobExpired"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobExpired)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobFunded represents a JobFunded event raised by the IERC8183 contract.
+type IERC8183JobFunded struct {
+	JobId  *big.Int
+	Client common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobFundedEventName = "JobFunded"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobFunded) ContractEventName() string {
+	return IERC8183JobFundedEventName
+}
+
+// UnpackJobFundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobFunded(uint256 indexed jobId, address indexed client, uint256 amount)
+func (iERC8183 *IERC8183) UnpackJobFundedEvent(log *types.Log) (*IERC8183JobFunded, error) {
+	event := "JobFunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobFunded)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobRejected represents a JobRejected event raised by the IERC8183 contract.
+type IERC8183JobRejected struct {
+	JobId    *big.Int
+	Rejector common.Address
+	Reason   [32]byte
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobRejectedEventName = "JobRejected"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobRejected) ContractEventName() string {
+	return IERC8183JobRejectedEventName
+}
+
+// UnpackJobRejectedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobRejected(uint256 indexed jobId, address indexed rejector, bytes32 reason)
+func (iERC8183 *IERC8183) UnpackJobRejectedEvent(log *types.Log) (*IERC8183JobRejected, error) {
+	event := "JobRejected"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobRejected)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobSubmitted represents a JobSubmitted event raised by the IERC8183 contract.
+type IERC8183JobSubmitted struct {
+	JobId       *big.Int
+	Provider    common.Address
+	Deliverable [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobSubmittedEventName = "JobSubmitted"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobSubmitted) ContractEventName() string {
+	return IERC8183JobSubmittedEventName
+}
+
+// UnpackJobSubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobSubmitted(uint256 indexed jobId, address indexed provider, bytes32 deliverable)
+func (iERC8183 *IERC8183) UnpackJobSubmittedEvent(log *types.Log) (*IERC8183JobSubmitted, error) {
+	event := "JobSubmitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobSubmitted)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183PaymentReleased represents a PaymentReleased event raised by the IERC8183 contract.
+type IERC8183PaymentReleased struct {
+	JobId    *big.Int
+	Provider common.Address
+	Amount   *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183PaymentReleasedEventName = "PaymentReleased"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183PaymentReleased) ContractEventName() string {
+	return IERC8183PaymentReleasedEventName
+}
+
+// UnpackPaymentReleasedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PaymentReleased(uint256 indexed jobId, address indexed provider, uint256 amount)
+func (iERC8183 *IERC8183) UnpackPaymentReleasedEvent(log *types.Log) (*IERC8183PaymentReleased, error) {
+	event := "PaymentReleased"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183PaymentReleased)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183PlatformFeePaid represents a PlatformFeePaid event raised by the IERC8183 contract.
+type IERC8183PlatformFeePaid struct {
+	JobId            *big.Int
+	PlatformTreasury common.Address
+	Amount           *big.Int
+	Raw              *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183PlatformFeePaidEventName = "PlatformFeePaid"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183PlatformFeePaid) ContractEventName() string {
+	return IERC8183PlatformFeePaidEventName
+}
+
+// UnpackPlatformFeePaidEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PlatformFeePaid(uint256 indexed jobId, address indexed platformTreasury, uint256 amount)
+func (iERC8183 *IERC8183) UnpackPlatformFeePaidEvent(log *types.Log) (*IERC8183PlatformFeePaid, error) {
+	event := "PlatformFeePaid"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183PlatformFeePaid)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183PlatformFeeSet represents a PlatformFeeSet event raised by the IERC8183 contract.
+type IERC8183PlatformFeeSet struct {
+	FeeBP    *big.Int
+	Treasury common.Address
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183PlatformFeeSetEventName = "PlatformFeeSet"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183PlatformFeeSet) ContractEventName() string {
+	return IERC8183PlatformFeeSetEventName
+}
+
+// UnpackPlatformFeeSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PlatformFeeSet(uint256 feeBP, address indexed treasury)
+func (iERC8183 *IERC8183) UnpackPlatformFeeSetEvent(log *types.Log) (*IERC8183PlatformFeeSet, error) {
+	event := "PlatformFeeSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183PlatformFeeSet)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183ProviderSet represents a ProviderSet event raised by the IERC8183 contract.
+type IERC8183ProviderSet struct {
+	JobId    *big.Int
+	Provider common.Address
+	AgentId  *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183ProviderSetEventName = "ProviderSet"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183ProviderSet) ContractEventName() string {
+	return IERC8183ProviderSetEventName
+}
+
+// UnpackProviderSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ProviderSet(uint256 indexed jobId, address indexed provider, uint256 agentId)
+func (iERC8183 *IERC8183) UnpackProviderSetEvent(log *types.Log) (*IERC8183ProviderSet, error) {
+	event := "ProviderSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183ProviderSet)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183Refunded represents a Refunded event raised by the IERC8183 contract.
+type IERC8183Refunded struct {
+	JobId  *big.Int
+	Client common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183RefundedEventName = "Refunded"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183Refunded) ContractEventName() string {
+	return IERC8183RefundedEventName
+}
+
+// UnpackRefundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Refunded(uint256 indexed jobId, address indexed client, uint256 amount)
+func (iERC8183 *IERC8183) UnpackRefundedEvent(log *types.Log) (*IERC8183Refunded, error) {
+	event := "Refunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183Refunded)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (iERC8183 *IERC8183) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["BudgetMismatch"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackBudgetMismatchError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ExpiryTooShort"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackExpiryTooShortError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["FeesTooHigh"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackFeesTooHighError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["GracePeriodActive"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackGracePeriodActiveError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["HookNotWhitelisted"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackHookNotWhitelistedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["InvalidHook"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackInvalidHookError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["InvalidJob"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackInvalidJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ProviderCannotBeEvaluator"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackProviderCannotBeEvaluatorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ProviderNotSet"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackProviderNotSetError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["Unauthorized"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackUnauthorizedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackWrongStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackZeroAddressError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ZeroBudget"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackZeroBudgetError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// IERC8183BudgetMismatch represents a BudgetMismatch error raised by the IERC8183 contract.
+type IERC8183BudgetMismatch struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BudgetMismatch()
+func IERC8183BudgetMismatchErrorID() common.Hash {
+	return common.HexToHash("0x99b0fc8786c9cc3a89a11776cd3115b9a31a5d23cfb53e99bc04c1d6eda51e44")
+}
+
+// UnpackBudgetMismatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BudgetMismatch()
+func (iERC8183 *IERC8183) UnpackBudgetMismatchError(raw []byte) (*IERC8183BudgetMismatch, error) {
+	out := new(IERC8183BudgetMismatch)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "BudgetMismatch", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ExpiryTooShort represents a ExpiryTooShort error raised by the IERC8183 contract.
+type IERC8183ExpiryTooShort struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ExpiryTooShort()
+func IERC8183ExpiryTooShortErrorID() common.Hash {
+	return common.HexToHash("0xf7a0748c59b7db4f45b840ca02869bbaa5bbe1c0b27a686862fbe47bbeef2f1b")
+}
+
+// UnpackExpiryTooShortError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ExpiryTooShort()
+func (iERC8183 *IERC8183) UnpackExpiryTooShortError(raw []byte) (*IERC8183ExpiryTooShort, error) {
+	out := new(IERC8183ExpiryTooShort)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ExpiryTooShort", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183FeesTooHigh represents a FeesTooHigh error raised by the IERC8183 contract.
+type IERC8183FeesTooHigh struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error FeesTooHigh()
+func IERC8183FeesTooHighErrorID() common.Hash {
+	return common.HexToHash("0xc9034e1883f8ec44c481a74ab94796e1674ae2b465c41b9e46b4187f7d201bb9")
+}
+
+// UnpackFeesTooHighError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error FeesTooHigh()
+func (iERC8183 *IERC8183) UnpackFeesTooHighError(raw []byte) (*IERC8183FeesTooHigh, error) {
+	out := new(IERC8183FeesTooHigh)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "FeesTooHigh", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183GracePeriodActive represents a GracePeriodActive error raised by the IERC8183 contract.
+type IERC8183GracePeriodActive struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error GracePeriodActive()
+func IERC8183GracePeriodActiveErrorID() common.Hash {
+	return common.HexToHash("0x478f84e7d13c66e9c942b46ead348e4ce4c3a3fd84f0b74575b5fb257efcc4d4")
+}
+
+// UnpackGracePeriodActiveError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error GracePeriodActive()
+func (iERC8183 *IERC8183) UnpackGracePeriodActiveError(raw []byte) (*IERC8183GracePeriodActive, error) {
+	out := new(IERC8183GracePeriodActive)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "GracePeriodActive", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183HookNotWhitelisted represents a HookNotWhitelisted error raised by the IERC8183 contract.
+type IERC8183HookNotWhitelisted struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error HookNotWhitelisted()
+func IERC8183HookNotWhitelistedErrorID() common.Hash {
+	return common.HexToHash("0xa04b28ec417fde3fee72cab88385c2f658ab594cc91638cdc531c11cb86b688e")
+}
+
+// UnpackHookNotWhitelistedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error HookNotWhitelisted()
+func (iERC8183 *IERC8183) UnpackHookNotWhitelistedError(raw []byte) (*IERC8183HookNotWhitelisted, error) {
+	out := new(IERC8183HookNotWhitelisted)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "HookNotWhitelisted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183InvalidHook represents a InvalidHook error raised by the IERC8183 contract.
+type IERC8183InvalidHook struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidHook()
+func IERC8183InvalidHookErrorID() common.Hash {
+	return common.HexToHash("0x9c9d8823ddc6e8b1a6dfe173753711f3d9cec3cfd8bb80cc0ea39c0bc084cfb8")
+}
+
+// UnpackInvalidHookError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidHook()
+func (iERC8183 *IERC8183) UnpackInvalidHookError(raw []byte) (*IERC8183InvalidHook, error) {
+	out := new(IERC8183InvalidHook)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "InvalidHook", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183InvalidJob represents a InvalidJob error raised by the IERC8183 contract.
+type IERC8183InvalidJob struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidJob()
+func IERC8183InvalidJobErrorID() common.Hash {
+	return common.HexToHash("0x71c8f46039ff05930a5f0e863cc3cc6347ec9ab9cd3d10476e855c3de62bcafe")
+}
+
+// UnpackInvalidJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidJob()
+func (iERC8183 *IERC8183) UnpackInvalidJobError(raw []byte) (*IERC8183InvalidJob, error) {
+	out := new(IERC8183InvalidJob)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "InvalidJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ProviderCannotBeEvaluator represents a ProviderCannotBeEvaluator error raised by the IERC8183 contract.
+type IERC8183ProviderCannotBeEvaluator struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ProviderCannotBeEvaluator()
+func IERC8183ProviderCannotBeEvaluatorErrorID() common.Hash {
+	return common.HexToHash("0x0cc64429292f8a604e083b6d944bb5045f1c713639c46b745d33ecb9db74e022")
+}
+
+// UnpackProviderCannotBeEvaluatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ProviderCannotBeEvaluator()
+func (iERC8183 *IERC8183) UnpackProviderCannotBeEvaluatorError(raw []byte) (*IERC8183ProviderCannotBeEvaluator, error) {
+	out := new(IERC8183ProviderCannotBeEvaluator)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ProviderCannotBeEvaluator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ProviderNotSet represents a ProviderNotSet error raised by the IERC8183 contract.
+type IERC8183ProviderNotSet struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ProviderNotSet()
+func IERC8183ProviderNotSetErrorID() common.Hash {
+	return common.HexToHash("0xa9456d434f12c18432f5641fcc0292868ba2bc32c6d6df4e186fd6fa23b36819")
+}
+
+// UnpackProviderNotSetError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ProviderNotSet()
+func (iERC8183 *IERC8183) UnpackProviderNotSetError(raw []byte) (*IERC8183ProviderNotSet, error) {
+	out := new(IERC8183ProviderNotSet)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ProviderNotSet", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183Unauthorized represents a Unauthorized error raised by the IERC8183 contract.
+type IERC8183Unauthorized struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Unauthorized()
+func IERC8183UnauthorizedErrorID() common.Hash {
+	return common.HexToHash("0x82b4290015f7ec7256ca2a6247d3c2a89c4865c0e791456df195f40ad0a81367")
+}
+
+// UnpackUnauthorizedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Unauthorized()
+func (iERC8183 *IERC8183) UnpackUnauthorizedError(raw []byte) (*IERC8183Unauthorized, error) {
+	out := new(IERC8183Unauthorized)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "Unauthorized", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183WrongStatus represents a WrongStatus error raised by the IERC8183 contract.
+type IERC8183WrongStatus struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongStatus()
+func IERC8183WrongStatusErrorID() common.Hash {
+	return common.HexToHash("0x8e78f0cb5ded6b50bc52e4e8d5b947ec7dd25c0b7a99b4898829302a03196dd8")
+}
+
+// UnpackWrongStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongStatus()
+func (iERC8183 *IERC8183) UnpackWrongStatusError(raw []byte) (*IERC8183WrongStatus, error) {
+	out := new(IERC8183WrongStatus)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "WrongStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ZeroAddress represents a ZeroAddress error raised by the IERC8183 contract.
+type IERC8183ZeroAddress struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAddress()
+func IERC8183ZeroAddressErrorID() common.Hash {
+	return common.HexToHash("0xd92e233df2717d4a40030e20904abd27b68fcbeede117eaaccbbdac9618c8c73")
+}
+
+// UnpackZeroAddressError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAddress()
+func (iERC8183 *IERC8183) UnpackZeroAddressError(raw []byte) (*IERC8183ZeroAddress, error) {
+	out := new(IERC8183ZeroAddress)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ZeroBudget represents a ZeroBudget error raised by the IERC8183 contract.
+type IERC8183ZeroBudget struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroBudget()
+func IERC8183ZeroBudgetErrorID() common.Hash {
+	return common.HexToHash("0xff97b8611f5ecdc64828ec686133ea690987070b2b4e0e9885e087c91e559b16")
+}
+
+// UnpackZeroBudgetError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroBudget()
+func (iERC8183 *IERC8183) UnpackZeroBudgetError(raw []byte) (*IERC8183ZeroBudget, error) {
+	out := new(IERC8183ZeroBudget)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ZeroBudget", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183HookMetaData contains all meta data concerning the IERC8183Hook contract.
+var IERC8183HookMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"afterAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"beforeAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"}]",
+	ID:  "IERC8183Hook",
+}
+
+// IERC8183Hook is an auto generated Go binding around an Ethereum contract.
+type IERC8183Hook struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IERC8183Hook) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIERC8183Hook creates a new instance of IERC8183Hook.
+func NewIERC8183Hook() *IERC8183Hook {
+	parsed, err := IERC8183HookMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IERC8183Hook{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IERC8183Hook) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackAfterAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3fe4783.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function afterAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (iERC8183Hook *IERC8183Hook) PackAfterAction(jobId *big.Int, selector [4]byte, data []byte) []byte {
+	enc, err := iERC8183Hook.abi.Pack("afterAction", jobId, selector, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAfterAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3fe4783.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function afterAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (iERC8183Hook *IERC8183Hook) TryPackAfterAction(jobId *big.Int, selector [4]byte, data []byte) ([]byte, error) {
+	return iERC8183Hook.abi.Pack("afterAction", jobId, selector, data)
+}
+
+// PackBeforeAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdc08fb1d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function beforeAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (iERC8183Hook *IERC8183Hook) PackBeforeAction(jobId *big.Int, selector [4]byte, data []byte) []byte {
+	enc, err := iERC8183Hook.abi.Pack("beforeAction", jobId, selector, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBeforeAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdc08fb1d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function beforeAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (iERC8183Hook *IERC8183Hook) TryPackBeforeAction(jobId *big.Int, selector [4]byte, data []byte) ([]byte, error) {
+	return iERC8183Hook.abi.Pack("beforeAction", jobId, selector, data)
+}
+
+// PackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC8183Hook *IERC8183Hook) PackSupportsInterface(interfaceId [4]byte) []byte {
+	enc, err := iERC8183Hook.abi.Pack("supportsInterface", interfaceId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC8183Hook *IERC8183Hook) TryPackSupportsInterface(interfaceId [4]byte) ([]byte, error) {
+	return iERC8183Hook.abi.Pack("supportsInterface", interfaceId)
+}
+
+// UnpackSupportsInterface is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x01ffc9a7.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC8183Hook *IERC8183Hook) UnpackSupportsInterface(data []byte) (bool, error) {
+	out, err := iERC8183Hook.abi.Unpack("supportsInterface", data)
 	if err != nil {
 		return *new(bool), err
 	}
@@ -6255,6 +8073,2030 @@ func IStakeRegistryZeroAgentIdErrorID() common.Hash {
 func (iStakeRegistry *IStakeRegistry) UnpackZeroAgentIdError(raw []byte) (*IStakeRegistryZeroAgentId, error) {
 	out := new(IStakeRegistryZeroAgentId)
 	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "ZeroAgentId", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowMetaData contains all meta data concerning the JobEscrow contract.
+var JobEscrowMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"EVALUATION_GRACE_PERIOD\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MIN_EXPIRY\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"acceptOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claimRefund\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"complete\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"createJob\",\"inputs\":[{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"evaluatorFeeBP\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"fund\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expectedBudget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"getJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"job\",\"type\":\"tuple\",\"internalType\":\"structIERC8183.Job\",\"components\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"budget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIERC8183.JobStatus\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"paymentToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"submittedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobCounter\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobs\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"budget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIERC8183.JobStatus\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"paymentToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"submittedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pendingOwner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"platformFeeBP\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"platformTreasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setBudget\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setEvaluatorFee\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setHookWhitelist\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setPlatformFee\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"treasury\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setProvider\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"whitelistedHooks\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"BudgetSet\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EvaluatorFeePaid\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EvaluatorFeeSet\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"HookWhitelistUpdated\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobCompleted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobCreated\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"hook\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobExpired\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobFunded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobRejected\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"rejector\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobSubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferStarted\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"pendingOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PaymentReleased\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PlatformFeePaid\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"platformTreasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PlatformFeeSet\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ProviderSet\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"BudgetMismatch\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ExpiryTooLong\",\"inputs\":[{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ExpiryTooShort\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"FeesTooHigh\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"GracePeriodActive\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"HookNotWhitelisted\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidHook\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidJob\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPendingOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"PaymentTokenLocked\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ProviderCannotBeEvaluator\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ProviderNotSet\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"Unauthorized\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroBudget\",\"inputs\":[]}]",
+	ID:  "JobEscrow",
+	Bin: "0x608060405234801561000f575f5ffd5b50604051612dcb380380612dcb83398101604081905261002e91610124565b5f80546001600160a01b0319166001600160a01b03841690811782556040518492907f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a3506001600160a01b038216158061009357506001600160a01b038116155b156100b15760405163d92e233d60e01b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0383169081179091556040515f81527f2c913b218a7fcc4905fb9f9dc3a7ecd1b0f9f8b086cdcd514f2fc4c8853899309060200160405180910390a25050610155565b80516001600160a01b038116811461011f575f5ffd5b919050565b5f5f60408385031215610135575f5ffd5b61013e83610109565b915061014c60208401610109565b90509250929050565b612c69806101625f395ff3fe608060405234801561000f575f5ffd5b5060043610610153575f3560e01c8063b4d884f6116100bf578063e138818c11610079578063e138818c146102e9578063e30c3978146102fc578063f2fde38b1461030f578063f3302b8914610322578063fac3246c14610335578063ff96092a14610348575f5ffd5b8063b4d884f614610274578063bede5eca14610287578063bf22c45714610290578063ce79eb60146102b0578063d2e13f50146102c3578063d75bbdf3146102d6575f5ffd5b80635b7baf64116101105780635b7baf64146101e65780636d3b96c3146101f957806379ba50971461021c57806384f15090146102245780638da5cb5b146102375780639e63798d14610261575f5ffd5b8063180aedf3146101575780631c2267491461018b5780632f0e31f4146101ac57806341dd26f5146101bf57806350355d76146101d45780635088d8be146101dd575b5f5ffd5b61016a610165366004612693565b61035b565b6040516101829c9b9a9998979695949392919061270c565b60405180910390f35b61019e6101993660046127f1565b6103db565b604051908152602001610182565b600254600160b01b900461ffff1661019e565b6101d26101cd366004612877565b610735565b005b61019e60035481565b61019e610e1081565b6101d26101f4366004612693565b6109e5565b61020c6102073660046128c6565b610b95565b6040519015158152602001610182565b6101d2610bc9565b6101d2610232366004612693565b610c4c565b5f54610249906001600160a01b031681565b6040516001600160a01b039091168152602001610182565b6101d261026f366004612877565b610d0f565b6101d26102823660046128df565b610eef565b61019e61012c81565b6102a361029e366004612693565b610ff5565b6040516101829190612909565b6101d26102be3660046129ef565b611182565b6101d26102d1366004612877565b61122c565b6101d26102e4366004612877565b61157b565b600254610249906001600160a01b031681565b600154610249906001600160a01b031681565b6101d261031d3660046128c6565b61195e565b6101d2610330366004612a28565b6119d5565b6101d2610343366004612a8b565b611ccc565b600254600160a01b900461ffff1661019e565b5f5f5f5f60605f5f5f5f5f5f5f5f6103728e610ff5565b9050805f015181602001518260400151836060015184608001518560a001518660c001518760e001518861010001518961012001518a61014001518b61016001519c509c509c509c509c509c509c509c509c509c509c509c505091939597999b5091939597999b565b5f60ff815c16156103ff5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506001600160a01b0387166104345760405163d92e233d60e01b815260040160405180910390fd5b876001600160a01b0316876001600160a01b03160361046657604051630cc6442960e01b815260040160405180910390fd5b61047261012c42612ad2565b861161049157604051633de81d2360e21b815260040160405180910390fd5b64ffffffffff8611156104bf57604051631299132f60e01b8152600481018790526024015b60405180910390fd5b6104c883610b95565b6104e557604051632812ca3b60e21b815260040160405180910390fd5b6001600160a01b03831615801590610503575061050183611e8f565b155b1561052157604051639c9d882360e01b815260040160405180910390fd5b60035f815461052f90612ae5565b91829055505f8181526004602052604081209192506001600160a01b0385161561055a57600161055c565b5f5b90506001600160a01b038a1615610596576001820180546001600160a01b0319166001600160a01b038c161790556105948285611ed4565b175b81546001600160c81b0319163364ffffffffff60a01b191617600160a01b64ffffffffff8a1602176001600160f81b0316600160f81b60ff8316021782556002820180546001600160a01b0319166001600160a01b038b81169190911790915585161561061b576004820180546001600160a01b0319166001600160a01b0387161790555b610626828888611f33565b604080516001600160a01b038b81168252602082018b9052878116828401529151918c1691339186917fb0f0239bfdd96453e24733e18bfc24b70d8fadf123dd977473518dd577ee79b99181900360600190a46001600160a01b0385161561071d57604080513360208201526001600160a01b038c8116828401528b811660608084019190915283518084039091018152608083019384905263a3fe478360e01b90935287169163a3fe4783916106ef9187915f356001600160e01b0319169190608401612afd565b5f604051808303815f87803b158015610706575f5ffd5b505af1158015610718573d5f5f3e3d5ffd5b505050505b505f905060ff19815c16815d50979650505050505050565b60ff5f5c16156107585760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61077085611fe8565b8054909150600160f01b900460ff165f816005811115610792576107926126d8565b036107c55781546001600160a01b031633146107c0576040516282b42960e81b815260040160405180910390fd5b610840565b60018160058111156107d9576107d96126d8565b14806107f6575060028160058111156107f4576107f46126d8565b145b156108275760028201546001600160a01b031633146107c0576040516282b42960e81b815260040160405180910390fd5b604051638e78f0cb60e01b815260040160405180910390fd5b60605f61084c84612022565b90506001600160a01b038116156108ed57338787876040516020016108749493929190612b4c565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d906108bf908b906001600160e01b03195f3516908790600401612afd565b5f604051808303815f87803b1580156108d6575f5ffd5b505af11580156108e8573d5f5f3e3d5ffd5b505050505b835460ff60f01b1916600160f21b1784555f836005811115610911576109116126d8565b1461092057610920848961204d565b604051878152339089907fae7362b1af91f4492868987b9c73990d780060811551b58728fbe96fd1bab275906020015b60405180910390a36001600160a01b038116156109d05760405163a3fe478360e01b81526001600160a01b0382169063a3fe4783906109a2908b906001600160e01b03195f3516908790600401612afd565b5f604051808303815f87803b1580156109b9575f5ffd5b505af11580156109cb573d5f5f3e3d5ffd5b505050505b505f92505050805c60ff1916815d5050505050565b60ff5f5c1615610a085760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610a2082611fe8565b8054909150600160f01b900460ff165f816005811115610a4257610a426126d8565b14158015610a6257506001816005811115610a5f57610a5f6126d8565b14155b8015610a8057506002816005811115610a7d57610a7d6126d8565b14155b15610a9e57604051638e78f0cb60e01b815260040160405180910390fd5b8154600160a01b900464ffffffffff16421015610ace57604051638e78f0cb60e01b815260040160405180910390fd5b6002816005811115610ae257610ae26126d8565b148015610b0a57508154610b0790610e1090600160c81b900464ffffffffff16612ad2565b42105b15610b285760405163478f84e760e01b815260040160405180910390fd5b815460ff60f01b1916600560f01b1782555f816005811115610b4c57610b4c6126d8565b14610b5b57610b5b828461204d565b60405183907f97237956f8810192811e2c3f273fd02c5d6295206fdd9c62e6fe2bfc19ba9232905f90a2505f905060ff19815c16815d5050565b5f6001600160a01b0382161580610bc357506001600160a01b0382165f9081526005602052604090205460ff165b92915050565b6001546001600160a01b03163314610bf65760405163a09b9a4360e01b81523360048201526024016104b6565b5f805460405133926001600160a01b03909216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b03199081163317909155600180549091169055565b5f546001600160a01b03163314610c785760405163245aecd360e01b81523360048201526024016104b6565b612710811180610ca1575060025461271090610c9f90600160a01b900461ffff1683612ad2565b115b15610cbf5760405163192069c360e31b815260040160405180910390fd5b6002805461ffff60b01b1916600160b01b61ffff8416021790556040518181527f8d3c1e4f1243a044dac6f85b2c1043fe0965504a5d1331bca64534c4b45d560b9060200160405180910390a150565b60ff5f5c1615610d325760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610d4a85611fe8565b8054909150600160f01b900460ff166001816005811115610d6d57610d6d6126d8565b14158015610d9d57505f816005811115610d8957610d896126d8565b141580610d9d57505f610d9b836120ce565b115b15610dbb57604051638e78f0cb60e01b815260040160405180910390fd5b60018201546001600160a01b03163314610de7576040516282b42960e81b815260040160405180910390fd5b60605f610df384612022565b90506001600160a01b03811615610e945733878787604051602001610e1b9493929190612b4c565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d90610e66908b906001600160e01b03195f3516908790600401612afd565b5f604051808303815f87803b158015610e7d575f5ffd5b505af1158015610e8f573d5f5f3e3d5ffd5b505050505b835464ffffffffff4216600160c81b0265ffffffffffff60c81b1990911617600160f11b178455604051878152339089907f80c17db79857f338a6a6df68a6883ecc0ce78e2202fe61ed979733573f40538e90602001610950565b5f546001600160a01b03163314610f1b5760405163245aecd360e01b81523360048201526024016104b6565b6001600160a01b038116610f425760405163d92e233d60e01b815260040160405180910390fd5b612710821180610f6b575060025461271090610f6990600160b01b900461ffff1684612ad2565b115b15610f895760405163192069c360e31b815260040160405180910390fd5b600280546001600160b01b031916600160a01b61ffff8516026001600160a01b031916176001600160a01b0383169081179091556040518381527f2c913b218a7fcc4905fb9f9dc3a7ecd1b0f9f8b086cdcd514f2fc4c885389930906020015b60405180910390a25050565b60408051610180810182525f808252602082018190529181018290526060808201839052608082015260a0810182905260c0810182905260e081018290526101008101829052610120810182905261014081018290526101608101919091525f82815260046020526040902080546001600160a01b031680611078575050919050565b8383526001600160a01b03808216602085015260018301548116604085015260028301541660608401526110ab82612104565b60808401526110b9826120ce565b60a08401528154600160a01b810464ffffffffff1660c085015260e0840190600160f01b900460ff1660058111156110f3576110f36126d8565b90816005811115611106576111066126d8565b90525061111282612022565b6001600160a01b039081166101008501526003830154166101208401528154600160f81b90046004165f0361115b576001820154600160a01b90046001600160601b0316611161565b81600601545b6101408401525054600160c81b900464ffffffffff16610160820152919050565b5f546001600160a01b031633146111ae5760405163245aecd360e01b81523360048201526024016104b6565b6001600160a01b0382166111d55760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0382165f81815260056020908152604091829020805460ff191685151590811790915591519182527f7ee54953080e392a475a25b6acacb85417ca4e1953293c90934233ca136125109101610fe9565b60ff5f5c161561124f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61126785611fe8565b90505f8154600160f01b900460ff166005811115611287576112876126d8565b146112a557604051638e78f0cb60e01b815260040160405180910390fd5b80546001600160a01b03163381146112cf576040516282b42960e81b815260040160405180910390fd5b60018201546001600160a01b03166112fa5760405163a9456d4360e01b815260040160405180910390fd5b5f611304836120ce565b9050858114611326576040516399b0fc8760e01b815260040160405180910390fd5b8254600160a01b900464ffffffffff16421061135557604051638e78f0cb60e01b815260040160405180910390fd5b60605f61136185612022565b90506001600160a01b038116156114005733878760405160200161138793929190612b7d565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d906113d2908c906001600160e01b03195f3516908790600401612afd565b5f604051808303815f87803b1580156113e9575f5ffd5b505af11580156113fb573d5f5f3e3d5ffd5b505050505b845460ff60f01b1916600160f01b17855582156114a85760038501546001600160a01b03165f806114328388886121b7565b915091508061146c576040516317e3057d60e31b81526001600160a01b0384166004820152306024820152604481018790526064016104b6565b815f0361148f5760405160016268479f60e01b0319815260040160405180910390fd5b858210156114a4578195506114a48887612328565b5050505b836001600160a01b0316897fe3fbcc1ea1bdc559ec7f0347efde7655e58b5f45a30b0e4470a583c3ef5496b3856040516114e491815260200190565b60405180910390a36001600160a01b038116156115645760405163a3fe478360e01b81526001600160a01b0382169063a3fe478390611536908c906001600160e01b03195f3516908790600401612afd565b5f604051808303815f87803b15801561154d575f5ffd5b505af115801561155f573d5f5f3e3d5ffd5b505050505b505f93505050815c60ff19169050815d5050505050565b60ff5f5c161561159e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6115b685611fe8565b905060028154600160f01b900460ff1660058111156115d7576115d76126d8565b146115f557604051638e78f0cb60e01b815260040160405180910390fd5b60028101546001600160a01b0316338114611622576040516282b42960e81b815260040160405180910390fd5b60605f61162e84612022565b90506001600160a01b038116156116cf57338787876040516020016116569493929190612b4c565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d906116a1908b906001600160e01b03195f3516908790600401612afd565b5f604051808303815f87803b1580156116b8575f5ffd5b505af11580156116ca573d5f5f3e3d5ffd5b505050505b835460ff60f01b1916600360f01b1784555f6116ea856120ce565b60018601549091506001600160a01b03168180156118445760038701546002546001600160a01b03918216918116905f906127109061173490600160a01b900461ffff1688612ba1565b61173e9190612bb8565b6002549091505f906127109061175f90600160b01b900461ffff1689612ba1565b6117699190612bb8565b9050806117768389612bd7565b6117809190612bd7565b945081156117d8576117938484846123d7565b826001600160a01b03168f7f0e61cfd0ee655641b3ed0a1dd373ec3cacf4c090de1f33708e3a4091f4947662846040516117cf91815260200190565b60405180910390a35b801561182e576117e9848b836123d7565b896001600160a01b03168f7f253dd534010ac976fa263caa123bae79b9c50292adf7ce67bdc5ec309f784e618360405161182591815260200190565b60405180910390a35b841561183f5761183f8487876123d7565b505050505b856001600160a01b03168b7f0fd54bd364fa9e67f17b091aefe930932c09fe7651cf5ad02c71a418f33414448c60405161188091815260200190565b60405180910390a3816001600160a01b03168b7f21d71db5be59bb9fa133895586b7404307dd33fb93b16db09dc6f1d9d7d231b0836040516118c491815260200190565b60405180910390a36001600160a01b038416156119445760405163a3fe478360e01b81526001600160a01b0385169063a3fe478390611916908e906001600160e01b03195f3516908a90600401612afd565b5f604051808303815f87803b15801561192d575f5ffd5b505af115801561193f573d5f5f3e3d5ffd5b505050505b505f95505060ff19855c16935084925050505d5050505050565b5f546001600160a01b0316331461198a5760405163245aecd360e01b81523360048201526024016104b6565b600180546001600160a01b0319166001600160a01b03831690811790915560405133907f38d16b8cac22d99fc7c124b9cd0de2d3fa1faef420bfe791d8c362d765e22700905f90a350565b60ff5f5c16156119f85760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611a1086611fe8565b90505f8154600160f01b900460ff166005811115611a3057611a306126d8565b14611a4e57604051638e78f0cb60e01b815260040160405180910390fd5b80546001600160a01b0316338114801590611a76575060018201546001600160a01b03163314155b15611a93576040516282b42960e81b815260040160405180910390fd5b6001600160a01b038616611aba5760405163d92e233d60e01b815260040160405180910390fd5b336001600160a01b03821614611b245760038201546001600160a01b03168015801590611af95750866001600160a01b0316816001600160a01b031614155b15611b2257604051635b9482eb60e11b81526001600160a01b03821660048201526024016104b6565b505b60605f611b3084612022565b90506001600160a01b03811615611bd3573388888888604051602001611b5a959493929190612bea565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d90611ba5908c906001600160e01b03195f3516908790600401612afd565b5f604051808303815f87803b158015611bbc575f5ffd5b505af1158015611bce573d5f5f3e3d5ffd5b505050505b6003840180546001600160a01b0319166001600160a01b038a16179055611bfa8488612328565b876001600160a01b0316897f74f37e24047ef5ad02b6aac54caaf20e06c51585a911183b2c6f2db0d8d896cc89604051611c3691815260200190565b60405180910390a36001600160a01b03811615611cb65760405163a3fe478360e01b81526001600160a01b0382169063a3fe478390611c88908c906001600160e01b03195f3516908790600401612afd565b5f604051808303815f87803b158015611c9f575f5ffd5b505af1158015611cb1573d5f5f3e3d5ffd5b505050505b505f92505050805c60ff1916815d505050505050565b60ff5f5c1615611cef5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611d0784611fe8565b90505f8154600160f01b900460ff166005811115611d2757611d276126d8565b14611d4557604051638e78f0cb60e01b815260040160405180910390fd5b80546001600160a01b03163314611d6e576040516282b42960e81b815260040160405180910390fd5b60018101546001600160a01b031615611d9a57604051638e78f0cb60e01b815260040160405180910390fd5b6001600160a01b038316611dc15760405163d92e233d60e01b815260040160405180910390fd5b60028101546001600160a01b0390811690841603611df257604051630cc6442960e01b815260040160405180910390fd5b6001810180546001600160a01b0319166001600160a01b038516179055611e198183611ed4565b81546001600160f81b038116600160f81b9182900460fb1660ff9390931692909217021781556040518281526001600160a01b0384169085907f49d0adc1d0f8a0d589f5eba9d9764b09b597ab6227e8ba63b0884599f1acd0e79060200160405180910390a3505f60ff19815c16815d50505050565b5f611ea1826301ffc9a760e01b612426565b8015611ebc5750611eba826001600160e01b0319612426565b155b8015610bc35750610bc382633ffb5e4f60e11b612426565b5f6001600160601b038211611f0c57506001820180546001600160a01b0316600160a01b6001600160601b038416021790555f610bc3565b506001820180546001600160a01b03166001600160a01b0319179055600690910155600490565b805f819003611f425750505050565b6002840180546001600160a01b0316600160a01b6001600160601b038416021790555f6020611f7283601f612ad2565b611f7c9190612bb8565b90505f5b81811015611fe057600581901b8501355f611f9c836020612ba1565b611fa69086612bd7565b90506020811015611fc757611fbc816008612ba1565b5f19901c1991909116905b505f828152600788016020526040902055600101611f80565b505050505050565b5f81815260046020526040902080546001600160a01b031661201d5760405163038e47a360e51b815260040160405180910390fd5b919050565b80545f90600160f81b9004600116810361203c575f610bc3565b50600401546001600160a01b031690565b5f612057836120ce565b9050805f0361206557505050565b825460038401546001600160a01b0391821691612084911682846123d7565b806001600160a01b0316837f7ca5472b7ea78c2c0141c5a12ee6d170cf4ce8ed06be3d22c8252ddfc7a6a2c4846040516120c091815260200190565b60405180910390a350505050565b80545f90600160f81b900460021681036120fc576003820154600160a01b90046001600160601b0316610bc3565b506005015490565b6002810154606090600160a01b90046001600160601b03165f8167ffffffffffffffff81111561213657612136612c28565b6040519080825280601f01601f191660200182016040528015612160576020820181803683370190505b5090505f602061217184601f612ad2565b61217b9190612bb8565b90505f5b818110156121ad575f818152600787016020908152604090912054600583901b85019091015260010161217f565b5090949350505050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156121ff573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906122239190612c3c565b6040516001600160a01b03871660248201523060448201526064810186905290915061227e90879060840160408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a6124ff565b61228e575f5f9250925050612320565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156122d2573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906122f69190612c3c565b90508181101561230d575f5f935093505050612320565b6123178282612bd7565b60019350935050505b935093915050565b8154600160f81b900460ff166001600160601b03821161238b576003830180546001600160a01b0316600160a01b6001600160601b0385160217905560028116156123865782546001600160f81b0316600160f81b60fd8316021783555b505050565b6003830180546001600160a01b03166001600160a01b031917905560058301829055600281165f036123865782546001600160f81b0316600160f81b6002831760ff1602178355505050565b6123ef82825a6001600160a01b0387169291906125ca565b612386576040516317e3057d60e31b81526001600160a01b03808516600483015283166024820152604481018290526064016104b6565b6040516001600160e01b0319821660248201525f90819081906001600160a01b038616906175309060440160408051601f198184030181529181526020820180516001600160e01b03166301ffc9a760e01b179052516124869190612c53565b5f604051808303818686fa925050503d805f81146124bf576040519150601f19603f3d011682016040523d82523d5f602084013e6124c4565b606091505b50915091508180156124d857506020815110155b80156124f65750808060200190518101906124f39190612c3c565b15155b95945050505050565b5f836001600160a01b03163b5f0361251857505f6125c3565b5f5f856001600160a01b031684866040516125339190612c53565b5f604051808303815f8787f1925050503d805f811461256d576040519150601f19603f3d011682016040523d82523d5f602084013e612572565b606091505b509150915081612586575f925050506125c3565b80515f03612599576001925050506125c3565b60208151101580156125be5750808060200190518101906125ba9190612c3c565b6001145b925050505b9392505050565b5f6001600160a01b038516612636575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f8114612625576040519150601f19603f3d011682016040523d82523d5f602084013e61262a565b606091505b5090925061268b915050565b6040516001600160a01b03851660248201526044810184905261268890869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846124ff565b90505b949350505050565b5f602082840312156126a3575f5ffd5b5035919050565b5f81518084528060208401602086015e5f602082860101526020601f19601f83011685010191505092915050565b634e487b7160e01b5f52602160045260245ffd5b6006811061270857634e487b7160e01b5f52602160045260245ffd5b9052565b8c81526001600160a01b038c811660208301528b811660408301528a166060820152610180608082018190525f906127469083018b6126aa565b90508860a08301528760c083015261276160e08301886126ec565b6001600160a01b03868116610100840152851661012083015261014082019390935261016001529a9950505050505050505050565b80356001600160a01b038116811461201d575f5ffd5b5f5f83601f8401126127bc575f5ffd5b50813567ffffffffffffffff8111156127d3575f5ffd5b6020830191508360208285010111156127ea575f5ffd5b9250929050565b5f5f5f5f5f5f5f60c0888a031215612807575f5ffd5b61281088612796565b965061281e60208901612796565b955060408801359450606088013567ffffffffffffffff811115612840575f5ffd5b61284c8a828b016127ac565b909550935061285f905060808901612796565b96999598509396929591949193505060a09091013590565b5f5f5f5f6060858703121561288a575f5ffd5b8435935060208501359250604085013567ffffffffffffffff8111156128ae575f5ffd5b6128ba878288016127ac565b95989497509550505050565b5f602082840312156128d6575f5ffd5b6125c382612796565b5f5f604083850312156128f0575f5ffd5b8235915061290060208401612796565b90509250929050565b60208152815160208201525f602083015161292f60408401826001600160a01b03169052565b5060408301516001600160a01b03811660608401525060608301516001600160a01b038116608084015250608083015161018060a08401526129756101a08401826126aa565b905060a084015160c084015260c084015160e084015260e084015161299e6101008501826126ec565b506101008401516001600160a01b038116610120850152506101208401516001600160a01b038116610140850152506101408401516101608401526101608401516101808401528091505092915050565b5f5f60408385031215612a00575f5ffd5b612a0983612796565b915060208301358015158114612a1d575f5ffd5b809150509250929050565b5f5f5f5f5f60808688031215612a3c575f5ffd5b85359450612a4c60208701612796565b935060408601359250606086013567ffffffffffffffff811115612a6e575f5ffd5b612a7a888289016127ac565b969995985093965092949392505050565b5f5f5f60608486031215612a9d575f5ffd5b83359250612aad60208501612796565b929592945050506040919091013590565b634e487b7160e01b5f52601160045260245ffd5b80820180821115610bc357610bc3612abe565b5f60018201612af657612af6612abe565b5060010190565b83815263ffffffff60e01b83166020820152606060408201525f61268860608301846126aa565b81835281816020850137505f828201602090810191909152601f909101601f19169091010190565b60018060a01b0385168152836020820152606060408201525f612b73606083018486612b24565b9695505050505050565b6001600160a01b03841681526040602082018190525f906126889083018486612b24565b8082028115828204841417610bc357610bc3612abe565b5f82612bd257634e487b7160e01b5f52601260045260245ffd5b500490565b81810381811115610bc357610bc3612abe565b6001600160a01b03868116825285166020820152604081018490526080606082018190525f90612c1d9083018486612b24565b979650505050505050565b634e487b7160e01b5f52604160045260245ffd5b5f60208284031215612c4c575f5ffd5b5051919050565b5f82518060208501845e5f92019182525091905056",
+}
+
+// JobEscrow is an auto generated Go binding around an Ethereum contract.
+type JobEscrow struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *JobEscrow) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewJobEscrow creates a new instance of JobEscrow.
+func NewJobEscrow() *JobEscrow {
+	parsed, err := JobEscrowMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &JobEscrow{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *JobEscrow) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address owner_, address treasury_) returns()
+func (jobEscrow *JobEscrow) PackConstructor(owner_ common.Address, treasury_ common.Address) []byte {
+	enc, err := jobEscrow.abi.Pack("", owner_, treasury_)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackEVALUATIONGRACEPERIOD is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5088d8be.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (jobEscrow *JobEscrow) PackEVALUATIONGRACEPERIOD() []byte {
+	enc, err := jobEscrow.abi.Pack("EVALUATION_GRACE_PERIOD")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEVALUATIONGRACEPERIOD is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5088d8be.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackEVALUATIONGRACEPERIOD() ([]byte, error) {
+	return jobEscrow.abi.Pack("EVALUATION_GRACE_PERIOD")
+}
+
+// UnpackEVALUATIONGRACEPERIOD is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x5088d8be.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackEVALUATIONGRACEPERIOD(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("EVALUATION_GRACE_PERIOD", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackMINEXPIRY is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbede5eca.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MIN_EXPIRY() view returns(uint256)
+func (jobEscrow *JobEscrow) PackMINEXPIRY() []byte {
+	enc, err := jobEscrow.abi.Pack("MIN_EXPIRY")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMINEXPIRY is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbede5eca.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MIN_EXPIRY() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackMINEXPIRY() ([]byte, error) {
+	return jobEscrow.abi.Pack("MIN_EXPIRY")
+}
+
+// UnpackMINEXPIRY is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbede5eca.
+//
+// Solidity: function MIN_EXPIRY() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackMINEXPIRY(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("MIN_EXPIRY", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackAcceptOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x79ba5097.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function acceptOwnership() returns()
+func (jobEscrow *JobEscrow) PackAcceptOwnership() []byte {
+	enc, err := jobEscrow.abi.Pack("acceptOwnership")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAcceptOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x79ba5097.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function acceptOwnership() returns()
+func (jobEscrow *JobEscrow) TryPackAcceptOwnership() ([]byte, error) {
+	return jobEscrow.abi.Pack("acceptOwnership")
+}
+
+// PackClaimRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5b7baf64.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function claimRefund(uint256 jobId) returns()
+func (jobEscrow *JobEscrow) PackClaimRefund(jobId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("claimRefund", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackClaimRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5b7baf64.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function claimRefund(uint256 jobId) returns()
+func (jobEscrow *JobEscrow) TryPackClaimRefund(jobId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("claimRefund", jobId)
+}
+
+// PackComplete is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd75bbdf3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function complete(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackComplete(jobId *big.Int, reason [32]byte, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("complete", jobId, reason, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackComplete is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd75bbdf3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function complete(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackComplete(jobId *big.Int, reason [32]byte, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("complete", jobId, reason, optParams)
+}
+
+// PackCreateJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c226749.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256 jobId)
+func (jobEscrow *JobEscrow) PackCreateJob(provider common.Address, evaluator common.Address, expiredAt *big.Int, description string, hook common.Address, providerAgentId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("createJob", provider, evaluator, expiredAt, description, hook, providerAgentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCreateJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c226749.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256 jobId)
+func (jobEscrow *JobEscrow) TryPackCreateJob(provider common.Address, evaluator common.Address, expiredAt *big.Int, description string, hook common.Address, providerAgentId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("createJob", provider, evaluator, expiredAt, description, hook, providerAgentId)
+}
+
+// UnpackCreateJob is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1c226749.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256 jobId)
+func (jobEscrow *JobEscrow) UnpackCreateJob(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("createJob", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackEvaluatorFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2f0e31f4.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) PackEvaluatorFeeBP() []byte {
+	enc, err := jobEscrow.abi.Pack("evaluatorFeeBP")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEvaluatorFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2f0e31f4.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackEvaluatorFeeBP() ([]byte, error) {
+	return jobEscrow.abi.Pack("evaluatorFeeBP")
+}
+
+// UnpackEvaluatorFeeBP is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x2f0e31f4.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackEvaluatorFeeBP(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("evaluatorFeeBP", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackFund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd2e13f50.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function fund(uint256 jobId, uint256 expectedBudget, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackFund(jobId *big.Int, expectedBudget *big.Int, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("fund", jobId, expectedBudget, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackFund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd2e13f50.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function fund(uint256 jobId, uint256 expectedBudget, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackFund(jobId *big.Int, expectedBudget *big.Int, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("fund", jobId, expectedBudget, optParams)
+}
+
+// PackGetJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbf22c457.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256) job)
+func (jobEscrow *JobEscrow) PackGetJob(jobId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("getJob", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbf22c457.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256) job)
+func (jobEscrow *JobEscrow) TryPackGetJob(jobId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("getJob", jobId)
+}
+
+// UnpackGetJob is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbf22c457.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256) job)
+func (jobEscrow *JobEscrow) UnpackGetJob(data []byte) (IERC8183Job, error) {
+	out, err := jobEscrow.abi.Unpack("getJob", data)
+	if err != nil {
+		return *new(IERC8183Job), err
+	}
+	out0 := *abi.ConvertType(out[0], new(IERC8183Job)).(*IERC8183Job)
+	return out0, nil
+}
+
+// PackJobCounter is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x50355d76.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (jobEscrow *JobEscrow) PackJobCounter() []byte {
+	enc, err := jobEscrow.abi.Pack("jobCounter")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobCounter is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x50355d76.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackJobCounter() ([]byte, error) {
+	return jobEscrow.abi.Pack("jobCounter")
+}
+
+// UnpackJobCounter is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x50355d76.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackJobCounter(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("jobCounter", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackJobs is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x180aedf3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (jobEscrow *JobEscrow) PackJobs(jobId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("jobs", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobs is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x180aedf3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (jobEscrow *JobEscrow) TryPackJobs(jobId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("jobs", jobId)
+}
+
+// UnpackJobs is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x180aedf3.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (jobEscrow *JobEscrow) UnpackJobs(data []byte) (JobsOutput, error) {
+	out, err := jobEscrow.abi.Unpack("jobs", data)
+	outstruct := new(JobsOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Id = abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	outstruct.Client = *abi.ConvertType(out[1], new(common.Address)).(*common.Address)
+	outstruct.Provider = *abi.ConvertType(out[2], new(common.Address)).(*common.Address)
+	outstruct.Evaluator = *abi.ConvertType(out[3], new(common.Address)).(*common.Address)
+	outstruct.Description = *abi.ConvertType(out[4], new(string)).(*string)
+	outstruct.Budget = abi.ConvertType(out[5], new(big.Int)).(*big.Int)
+	outstruct.ExpiredAt = abi.ConvertType(out[6], new(big.Int)).(*big.Int)
+	outstruct.Status = *abi.ConvertType(out[7], new(uint8)).(*uint8)
+	outstruct.Hook = *abi.ConvertType(out[8], new(common.Address)).(*common.Address)
+	outstruct.PaymentToken = *abi.ConvertType(out[9], new(common.Address)).(*common.Address)
+	outstruct.ProviderAgentId = abi.ConvertType(out[10], new(big.Int)).(*big.Int)
+	outstruct.SubmittedAt = abi.ConvertType(out[11], new(big.Int)).(*big.Int)
+	return *outstruct, nil
+}
+
+// PackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function owner() view returns(address)
+func (jobEscrow *JobEscrow) PackOwner() []byte {
+	enc, err := jobEscrow.abi.Pack("owner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function owner() view returns(address)
+func (jobEscrow *JobEscrow) TryPackOwner() ([]byte, error) {
+	return jobEscrow.abi.Pack("owner")
+}
+
+// UnpackOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8da5cb5b.
+//
+// Solidity: function owner() view returns(address)
+func (jobEscrow *JobEscrow) UnpackOwner(data []byte) (common.Address, error) {
+	out, err := jobEscrow.abi.Unpack("owner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackPendingOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe30c3978.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (jobEscrow *JobEscrow) PackPendingOwner() []byte {
+	enc, err := jobEscrow.abi.Pack("pendingOwner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPendingOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe30c3978.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (jobEscrow *JobEscrow) TryPackPendingOwner() ([]byte, error) {
+	return jobEscrow.abi.Pack("pendingOwner")
+}
+
+// UnpackPendingOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe30c3978.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (jobEscrow *JobEscrow) UnpackPendingOwner(data []byte) (common.Address, error) {
+	out, err := jobEscrow.abi.Unpack("pendingOwner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackPlatformFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff96092a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) PackPlatformFeeBP() []byte {
+	enc, err := jobEscrow.abi.Pack("platformFeeBP")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlatformFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff96092a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackPlatformFeeBP() ([]byte, error) {
+	return jobEscrow.abi.Pack("platformFeeBP")
+}
+
+// UnpackPlatformFeeBP is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xff96092a.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackPlatformFeeBP(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("platformFeeBP", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackPlatformTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe138818c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (jobEscrow *JobEscrow) PackPlatformTreasury() []byte {
+	enc, err := jobEscrow.abi.Pack("platformTreasury")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlatformTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe138818c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (jobEscrow *JobEscrow) TryPackPlatformTreasury() ([]byte, error) {
+	return jobEscrow.abi.Pack("platformTreasury")
+}
+
+// UnpackPlatformTreasury is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe138818c.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (jobEscrow *JobEscrow) UnpackPlatformTreasury(data []byte) (common.Address, error) {
+	out, err := jobEscrow.abi.Unpack("platformTreasury", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x41dd26f5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackReject(jobId *big.Int, reason [32]byte, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("reject", jobId, reason, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x41dd26f5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackReject(jobId *big.Int, reason [32]byte, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("reject", jobId, reason, optParams)
+}
+
+// PackSetBudget is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf3302b89.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setBudget(uint256 jobId, address token, uint256 amount, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackSetBudget(jobId *big.Int, token common.Address, amount *big.Int, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("setBudget", jobId, token, amount, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetBudget is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf3302b89.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setBudget(uint256 jobId, address token, uint256 amount, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackSetBudget(jobId *big.Int, token common.Address, amount *big.Int, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("setBudget", jobId, token, amount, optParams)
+}
+
+// PackSetEvaluatorFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84f15090.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setEvaluatorFee(uint256 feeBP) returns()
+func (jobEscrow *JobEscrow) PackSetEvaluatorFee(feeBP *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("setEvaluatorFee", feeBP)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetEvaluatorFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84f15090.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setEvaluatorFee(uint256 feeBP) returns()
+func (jobEscrow *JobEscrow) TryPackSetEvaluatorFee(feeBP *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("setEvaluatorFee", feeBP)
+}
+
+// PackSetHookWhitelist is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xce79eb60.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setHookWhitelist(address hook, bool status) returns()
+func (jobEscrow *JobEscrow) PackSetHookWhitelist(hook common.Address, status bool) []byte {
+	enc, err := jobEscrow.abi.Pack("setHookWhitelist", hook, status)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetHookWhitelist is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xce79eb60.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setHookWhitelist(address hook, bool status) returns()
+func (jobEscrow *JobEscrow) TryPackSetHookWhitelist(hook common.Address, status bool) ([]byte, error) {
+	return jobEscrow.abi.Pack("setHookWhitelist", hook, status)
+}
+
+// PackSetPlatformFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb4d884f6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setPlatformFee(uint256 feeBP, address treasury) returns()
+func (jobEscrow *JobEscrow) PackSetPlatformFee(feeBP *big.Int, treasury common.Address) []byte {
+	enc, err := jobEscrow.abi.Pack("setPlatformFee", feeBP, treasury)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetPlatformFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb4d884f6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setPlatformFee(uint256 feeBP, address treasury) returns()
+func (jobEscrow *JobEscrow) TryPackSetPlatformFee(feeBP *big.Int, treasury common.Address) ([]byte, error) {
+	return jobEscrow.abi.Pack("setPlatformFee", feeBP, treasury)
+}
+
+// PackSetProvider is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfac3246c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setProvider(uint256 jobId, address provider, uint256 agentId) returns()
+func (jobEscrow *JobEscrow) PackSetProvider(jobId *big.Int, provider common.Address, agentId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("setProvider", jobId, provider, agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetProvider is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfac3246c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setProvider(uint256 jobId, address provider, uint256 agentId) returns()
+func (jobEscrow *JobEscrow) TryPackSetProvider(jobId *big.Int, provider common.Address, agentId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("setProvider", jobId, provider, agentId)
+}
+
+// PackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9e63798d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackSubmit(jobId *big.Int, deliverable [32]byte, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("submit", jobId, deliverable, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9e63798d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackSubmit(jobId *big.Int, deliverable [32]byte, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("submit", jobId, deliverable, optParams)
+}
+
+// PackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transferOwnership(address next) returns()
+func (jobEscrow *JobEscrow) PackTransferOwnership(next common.Address) []byte {
+	enc, err := jobEscrow.abi.Pack("transferOwnership", next)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transferOwnership(address next) returns()
+func (jobEscrow *JobEscrow) TryPackTransferOwnership(next common.Address) ([]byte, error) {
+	return jobEscrow.abi.Pack("transferOwnership", next)
+}
+
+// PackWhitelistedHooks is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d3b96c3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (jobEscrow *JobEscrow) PackWhitelistedHooks(hook common.Address) []byte {
+	enc, err := jobEscrow.abi.Pack("whitelistedHooks", hook)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWhitelistedHooks is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d3b96c3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (jobEscrow *JobEscrow) TryPackWhitelistedHooks(hook common.Address) ([]byte, error) {
+	return jobEscrow.abi.Pack("whitelistedHooks", hook)
+}
+
+// UnpackWhitelistedHooks is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6d3b96c3.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (jobEscrow *JobEscrow) UnpackWhitelistedHooks(data []byte) (bool, error) {
+	out, err := jobEscrow.abi.Unpack("whitelistedHooks", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// JobEscrowBudgetSet represents a BudgetSet event raised by the JobEscrow contract.
+type JobEscrowBudgetSet struct {
+	JobId  *big.Int
+	Token  common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowBudgetSetEventName = "BudgetSet"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowBudgetSet) ContractEventName() string {
+	return JobEscrowBudgetSetEventName
+}
+
+// UnpackBudgetSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event BudgetSet(uint256 indexed jobId, address indexed token, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackBudgetSetEvent(log *types.Log) (*JobEscrowBudgetSet, error) {
+	event := "BudgetSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowBudgetSet)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowEvaluatorFeePaid represents a EvaluatorFeePaid event raised by the JobEscrow contract.
+type JobEscrowEvaluatorFeePaid struct {
+	JobId     *big.Int
+	Evaluator common.Address
+	Amount    *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowEvaluatorFeePaidEventName = "EvaluatorFeePaid"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowEvaluatorFeePaid) ContractEventName() string {
+	return JobEscrowEvaluatorFeePaidEventName
+}
+
+// UnpackEvaluatorFeePaidEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EvaluatorFeePaid(uint256 indexed jobId, address indexed evaluator, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackEvaluatorFeePaidEvent(log *types.Log) (*JobEscrowEvaluatorFeePaid, error) {
+	event := "EvaluatorFeePaid"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowEvaluatorFeePaid)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowEvaluatorFeeSet represents a EvaluatorFeeSet event raised by the JobEscrow contract.
+type JobEscrowEvaluatorFeeSet struct {
+	FeeBP *big.Int
+	Raw   *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowEvaluatorFeeSetEventName = "EvaluatorFeeSet"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowEvaluatorFeeSet) ContractEventName() string {
+	return JobEscrowEvaluatorFeeSetEventName
+}
+
+// UnpackEvaluatorFeeSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EvaluatorFeeSet(uint256 feeBP)
+func (jobEscrow *JobEscrow) UnpackEvaluatorFeeSetEvent(log *types.Log) (*JobEscrowEvaluatorFeeSet, error) {
+	event := "EvaluatorFeeSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowEvaluatorFeeSet)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowHookWhitelistUpdated represents a HookWhitelistUpdated event raised by the JobEscrow contract.
+type JobEscrowHookWhitelistUpdated struct {
+	Hook   common.Address
+	Status bool
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowHookWhitelistUpdatedEventName = "HookWhitelistUpdated"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowHookWhitelistUpdated) ContractEventName() string {
+	return JobEscrowHookWhitelistUpdatedEventName
+}
+
+// UnpackHookWhitelistUpdatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event HookWhitelistUpdated(address indexed hook, bool status)
+func (jobEscrow *JobEscrow) UnpackHookWhitelistUpdatedEvent(log *types.Log) (*JobEscrowHookWhitelistUpdated, error) {
+	event := "HookWhitelistUpdated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowHookWhitelistUpdated)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobCompleted represents a JobCompleted event raised by the JobEscrow contract.
+type JobEscrowJobCompleted struct {
+	JobId     *big.Int
+	Evaluator common.Address
+	Reason    [32]byte
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobCompletedEventName = "JobCompleted"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobCompleted) ContractEventName() string {
+	return JobEscrowJobCompletedEventName
+}
+
+// UnpackJobCompletedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobCompleted(uint256 indexed jobId, address indexed evaluator, bytes32 reason)
+func (jobEscrow *JobEscrow) UnpackJobCompletedEvent(log *types.Log) (*JobEscrowJobCompleted, error) {
+	event := "JobCompleted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobCompleted)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobCreated represents a JobCreated event raised by the JobEscrow contract.
+type JobEscrowJobCreated struct {
+	JobId     *big.Int
+	Client    common.Address
+	Provider  common.Address
+	Evaluator common.Address
+	ExpiredAt *big.Int
+	Hook      common.Address
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobCreatedEventName = "JobCreated"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobCreated) ContractEventName() string {
+	return JobEscrowJobCreatedEventName
+}
+
+// UnpackJobCreatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobCreated(uint256 indexed jobId, address indexed client, address indexed provider, address evaluator, uint256 expiredAt, address hook)
+func (jobEscrow *JobEscrow) UnpackJobCreatedEvent(log *types.Log) (*JobEscrowJobCreated, error) {
+	event := "JobCreated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobCreated)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobExpired represents a JobExpired event raised by the JobEscrow contract.
+type JobEscrowJobExpired struct {
+	JobId *big.Int
+	Raw   *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobExpiredEventName = "JobExpired"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobExpired) ContractEventName() string {
+	return JobEscrowJobExpiredEventName
+}
+
+// UnpackJobExpiredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobExpired(uint256 indexed jobId)
+func (jobEscrow *JobEscrow) UnpackJobExpiredEvent(log *types.Log) (*JobEscrowJobExpired, error) {
+	event := "JobExpired"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobExpired)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobFunded represents a JobFunded event raised by the JobEscrow contract.
+type JobEscrowJobFunded struct {
+	JobId  *big.Int
+	Client common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobFundedEventName = "JobFunded"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobFunded) ContractEventName() string {
+	return JobEscrowJobFundedEventName
+}
+
+// UnpackJobFundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobFunded(uint256 indexed jobId, address indexed client, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackJobFundedEvent(log *types.Log) (*JobEscrowJobFunded, error) {
+	event := "JobFunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobFunded)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobRejected represents a JobRejected event raised by the JobEscrow contract.
+type JobEscrowJobRejected struct {
+	JobId    *big.Int
+	Rejector common.Address
+	Reason   [32]byte
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobRejectedEventName = "JobRejected"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobRejected) ContractEventName() string {
+	return JobEscrowJobRejectedEventName
+}
+
+// UnpackJobRejectedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobRejected(uint256 indexed jobId, address indexed rejector, bytes32 reason)
+func (jobEscrow *JobEscrow) UnpackJobRejectedEvent(log *types.Log) (*JobEscrowJobRejected, error) {
+	event := "JobRejected"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobRejected)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobSubmitted represents a JobSubmitted event raised by the JobEscrow contract.
+type JobEscrowJobSubmitted struct {
+	JobId       *big.Int
+	Provider    common.Address
+	Deliverable [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobSubmittedEventName = "JobSubmitted"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobSubmitted) ContractEventName() string {
+	return JobEscrowJobSubmittedEventName
+}
+
+// UnpackJobSubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobSubmitted(uint256 indexed jobId, address indexed provider, bytes32 deliverable)
+func (jobEscrow *JobEscrow) UnpackJobSubmittedEvent(log *types.Log) (*JobEscrowJobSubmitted, error) {
+	event := "JobSubmitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobSubmitted)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowOwnershipTransferStarted represents a OwnershipTransferStarted event raised by the JobEscrow contract.
+type JobEscrowOwnershipTransferStarted struct {
+	Owner        common.Address
+	PendingOwner common.Address
+	Raw          *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowOwnershipTransferStartedEventName = "OwnershipTransferStarted"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowOwnershipTransferStarted) ContractEventName() string {
+	return JobEscrowOwnershipTransferStartedEventName
+}
+
+// UnpackOwnershipTransferStartedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferStarted(address indexed owner, address indexed pendingOwner)
+func (jobEscrow *JobEscrow) UnpackOwnershipTransferStartedEvent(log *types.Log) (*JobEscrowOwnershipTransferStarted, error) {
+	event := "OwnershipTransferStarted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowOwnershipTransferStarted)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowOwnershipTransferred represents a OwnershipTransferred event raised by the JobEscrow contract.
+type JobEscrowOwnershipTransferred struct {
+	PreviousOwner common.Address
+	NewOwner      common.Address
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowOwnershipTransferredEventName = "OwnershipTransferred"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowOwnershipTransferred) ContractEventName() string {
+	return JobEscrowOwnershipTransferredEventName
+}
+
+// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
+func (jobEscrow *JobEscrow) UnpackOwnershipTransferredEvent(log *types.Log) (*JobEscrowOwnershipTransferred, error) {
+	event := "OwnershipTransferred"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowOwnershipTransferred)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowPaymentReleased represents a PaymentReleased event raised by the JobEscrow contract.
+type JobEscrowPaymentReleased struct {
+	JobId    *big.Int
+	Provider common.Address
+	Amount   *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowPaymentReleasedEventName = "PaymentReleased"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowPaymentReleased) ContractEventName() string {
+	return JobEscrowPaymentReleasedEventName
+}
+
+// UnpackPaymentReleasedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PaymentReleased(uint256 indexed jobId, address indexed provider, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackPaymentReleasedEvent(log *types.Log) (*JobEscrowPaymentReleased, error) {
+	event := "PaymentReleased"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowPaymentReleased)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowPlatformFeePaid represents a PlatformFeePaid event raised by the JobEscrow contract.
+type JobEscrowPlatformFeePaid struct {
+	JobId            *big.Int
+	PlatformTreasury common.Address
+	Amount           *big.Int
+	Raw              *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowPlatformFeePaidEventName = "PlatformFeePaid"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowPlatformFeePaid) ContractEventName() string {
+	return JobEscrowPlatformFeePaidEventName
+}
+
+// UnpackPlatformFeePaidEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PlatformFeePaid(uint256 indexed jobId, address indexed platformTreasury, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackPlatformFeePaidEvent(log *types.Log) (*JobEscrowPlatformFeePaid, error) {
+	event := "PlatformFeePaid"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowPlatformFeePaid)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowPlatformFeeSet represents a PlatformFeeSet event raised by the JobEscrow contract.
+type JobEscrowPlatformFeeSet struct {
+	FeeBP    *big.Int
+	Treasury common.Address
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowPlatformFeeSetEventName = "PlatformFeeSet"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowPlatformFeeSet) ContractEventName() string {
+	return JobEscrowPlatformFeeSetEventName
+}
+
+// UnpackPlatformFeeSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PlatformFeeSet(uint256 feeBP, address indexed treasury)
+func (jobEscrow *JobEscrow) UnpackPlatformFeeSetEvent(log *types.Log) (*JobEscrowPlatformFeeSet, error) {
+	event := "PlatformFeeSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowPlatformFeeSet)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowProviderSet represents a ProviderSet event raised by the JobEscrow contract.
+type JobEscrowProviderSet struct {
+	JobId    *big.Int
+	Provider common.Address
+	AgentId  *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowProviderSetEventName = "ProviderSet"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowProviderSet) ContractEventName() string {
+	return JobEscrowProviderSetEventName
+}
+
+// UnpackProviderSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ProviderSet(uint256 indexed jobId, address indexed provider, uint256 agentId)
+func (jobEscrow *JobEscrow) UnpackProviderSetEvent(log *types.Log) (*JobEscrowProviderSet, error) {
+	event := "ProviderSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowProviderSet)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowRefunded represents a Refunded event raised by the JobEscrow contract.
+type JobEscrowRefunded struct {
+	JobId  *big.Int
+	Client common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowRefundedEventName = "Refunded"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowRefunded) ContractEventName() string {
+	return JobEscrowRefundedEventName
+}
+
+// UnpackRefundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Refunded(uint256 indexed jobId, address indexed client, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackRefundedEvent(log *types.Log) (*JobEscrowRefunded, error) {
+	event := "Refunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowRefunded)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (jobEscrow *JobEscrow) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["BudgetMismatch"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackBudgetMismatchError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ExpiryTooLong"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackExpiryTooLongError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ExpiryTooShort"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackExpiryTooShortError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["FeesTooHigh"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackFeesTooHighError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["GracePeriodActive"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackGracePeriodActiveError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["HookNotWhitelisted"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackHookNotWhitelistedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["InvalidHook"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackInvalidHookError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["InvalidJob"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackInvalidJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackNotOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["NotPendingOwner"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackNotPendingOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["PaymentTokenLocked"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackPaymentTokenLockedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ProviderCannotBeEvaluator"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackProviderCannotBeEvaluatorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ProviderNotSet"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackProviderNotSetError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackTransferFailedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["Unauthorized"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackUnauthorizedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackWrongStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackZeroAddressError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ZeroBudget"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackZeroBudgetError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// JobEscrowBudgetMismatch represents a BudgetMismatch error raised by the JobEscrow contract.
+type JobEscrowBudgetMismatch struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BudgetMismatch()
+func JobEscrowBudgetMismatchErrorID() common.Hash {
+	return common.HexToHash("0x99b0fc8786c9cc3a89a11776cd3115b9a31a5d23cfb53e99bc04c1d6eda51e44")
+}
+
+// UnpackBudgetMismatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BudgetMismatch()
+func (jobEscrow *JobEscrow) UnpackBudgetMismatchError(raw []byte) (*JobEscrowBudgetMismatch, error) {
+	out := new(JobEscrowBudgetMismatch)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "BudgetMismatch", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowExpiryTooLong represents a ExpiryTooLong error raised by the JobEscrow contract.
+type JobEscrowExpiryTooLong struct {
+	ExpiredAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ExpiryTooLong(uint256 expiredAt)
+func JobEscrowExpiryTooLongErrorID() common.Hash {
+	return common.HexToHash("0x1299132fca1c14aa751c3214379818afb2635c881d4c38728b795e43fb8c55f5")
+}
+
+// UnpackExpiryTooLongError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ExpiryTooLong(uint256 expiredAt)
+func (jobEscrow *JobEscrow) UnpackExpiryTooLongError(raw []byte) (*JobEscrowExpiryTooLong, error) {
+	out := new(JobEscrowExpiryTooLong)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ExpiryTooLong", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowExpiryTooShort represents a ExpiryTooShort error raised by the JobEscrow contract.
+type JobEscrowExpiryTooShort struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ExpiryTooShort()
+func JobEscrowExpiryTooShortErrorID() common.Hash {
+	return common.HexToHash("0xf7a0748c59b7db4f45b840ca02869bbaa5bbe1c0b27a686862fbe47bbeef2f1b")
+}
+
+// UnpackExpiryTooShortError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ExpiryTooShort()
+func (jobEscrow *JobEscrow) UnpackExpiryTooShortError(raw []byte) (*JobEscrowExpiryTooShort, error) {
+	out := new(JobEscrowExpiryTooShort)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ExpiryTooShort", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowFeesTooHigh represents a FeesTooHigh error raised by the JobEscrow contract.
+type JobEscrowFeesTooHigh struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error FeesTooHigh()
+func JobEscrowFeesTooHighErrorID() common.Hash {
+	return common.HexToHash("0xc9034e1883f8ec44c481a74ab94796e1674ae2b465c41b9e46b4187f7d201bb9")
+}
+
+// UnpackFeesTooHighError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error FeesTooHigh()
+func (jobEscrow *JobEscrow) UnpackFeesTooHighError(raw []byte) (*JobEscrowFeesTooHigh, error) {
+	out := new(JobEscrowFeesTooHigh)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "FeesTooHigh", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowGracePeriodActive represents a GracePeriodActive error raised by the JobEscrow contract.
+type JobEscrowGracePeriodActive struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error GracePeriodActive()
+func JobEscrowGracePeriodActiveErrorID() common.Hash {
+	return common.HexToHash("0x478f84e7d13c66e9c942b46ead348e4ce4c3a3fd84f0b74575b5fb257efcc4d4")
+}
+
+// UnpackGracePeriodActiveError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error GracePeriodActive()
+func (jobEscrow *JobEscrow) UnpackGracePeriodActiveError(raw []byte) (*JobEscrowGracePeriodActive, error) {
+	out := new(JobEscrowGracePeriodActive)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "GracePeriodActive", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowHookNotWhitelisted represents a HookNotWhitelisted error raised by the JobEscrow contract.
+type JobEscrowHookNotWhitelisted struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error HookNotWhitelisted()
+func JobEscrowHookNotWhitelistedErrorID() common.Hash {
+	return common.HexToHash("0xa04b28ec417fde3fee72cab88385c2f658ab594cc91638cdc531c11cb86b688e")
+}
+
+// UnpackHookNotWhitelistedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error HookNotWhitelisted()
+func (jobEscrow *JobEscrow) UnpackHookNotWhitelistedError(raw []byte) (*JobEscrowHookNotWhitelisted, error) {
+	out := new(JobEscrowHookNotWhitelisted)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "HookNotWhitelisted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowInvalidHook represents a InvalidHook error raised by the JobEscrow contract.
+type JobEscrowInvalidHook struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidHook()
+func JobEscrowInvalidHookErrorID() common.Hash {
+	return common.HexToHash("0x9c9d8823ddc6e8b1a6dfe173753711f3d9cec3cfd8bb80cc0ea39c0bc084cfb8")
+}
+
+// UnpackInvalidHookError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidHook()
+func (jobEscrow *JobEscrow) UnpackInvalidHookError(raw []byte) (*JobEscrowInvalidHook, error) {
+	out := new(JobEscrowInvalidHook)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "InvalidHook", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowInvalidJob represents a InvalidJob error raised by the JobEscrow contract.
+type JobEscrowInvalidJob struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidJob()
+func JobEscrowInvalidJobErrorID() common.Hash {
+	return common.HexToHash("0x71c8f46039ff05930a5f0e863cc3cc6347ec9ab9cd3d10476e855c3de62bcafe")
+}
+
+// UnpackInvalidJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidJob()
+func (jobEscrow *JobEscrow) UnpackInvalidJobError(raw []byte) (*JobEscrowInvalidJob, error) {
+	out := new(JobEscrowInvalidJob)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "InvalidJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowNotOwner represents a NotOwner error raised by the JobEscrow contract.
+type JobEscrowNotOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotOwner(address caller)
+func JobEscrowNotOwnerErrorID() common.Hash {
+	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
+}
+
+// UnpackNotOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotOwner(address caller)
+func (jobEscrow *JobEscrow) UnpackNotOwnerError(raw []byte) (*JobEscrowNotOwner, error) {
+	out := new(JobEscrowNotOwner)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowNotPendingOwner represents a NotPendingOwner error raised by the JobEscrow contract.
+type JobEscrowNotPendingOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotPendingOwner(address caller)
+func JobEscrowNotPendingOwnerErrorID() common.Hash {
+	return common.HexToHash("0xa09b9a43f5079ab76282436418880308d29eac5d371578b36d8ee3ff8e88597d")
+}
+
+// UnpackNotPendingOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotPendingOwner(address caller)
+func (jobEscrow *JobEscrow) UnpackNotPendingOwnerError(raw []byte) (*JobEscrowNotPendingOwner, error) {
+	out := new(JobEscrowNotPendingOwner)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "NotPendingOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowPaymentTokenLocked represents a PaymentTokenLocked error raised by the JobEscrow contract.
+type JobEscrowPaymentTokenLocked struct {
+	Token common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error PaymentTokenLocked(address token)
+func JobEscrowPaymentTokenLockedErrorID() common.Hash {
+	return common.HexToHash("0xb72905d6439df5283c88578481f74ed2fcbbe5932c7d96e89ed85205b5abb40e")
+}
+
+// UnpackPaymentTokenLockedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error PaymentTokenLocked(address token)
+func (jobEscrow *JobEscrow) UnpackPaymentTokenLockedError(raw []byte) (*JobEscrowPaymentTokenLocked, error) {
+	out := new(JobEscrowPaymentTokenLocked)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "PaymentTokenLocked", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowProviderCannotBeEvaluator represents a ProviderCannotBeEvaluator error raised by the JobEscrow contract.
+type JobEscrowProviderCannotBeEvaluator struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ProviderCannotBeEvaluator()
+func JobEscrowProviderCannotBeEvaluatorErrorID() common.Hash {
+	return common.HexToHash("0x0cc64429292f8a604e083b6d944bb5045f1c713639c46b745d33ecb9db74e022")
+}
+
+// UnpackProviderCannotBeEvaluatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ProviderCannotBeEvaluator()
+func (jobEscrow *JobEscrow) UnpackProviderCannotBeEvaluatorError(raw []byte) (*JobEscrowProviderCannotBeEvaluator, error) {
+	out := new(JobEscrowProviderCannotBeEvaluator)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ProviderCannotBeEvaluator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowProviderNotSet represents a ProviderNotSet error raised by the JobEscrow contract.
+type JobEscrowProviderNotSet struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ProviderNotSet()
+func JobEscrowProviderNotSetErrorID() common.Hash {
+	return common.HexToHash("0xa9456d434f12c18432f5641fcc0292868ba2bc32c6d6df4e186fd6fa23b36819")
+}
+
+// UnpackProviderNotSetError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ProviderNotSet()
+func (jobEscrow *JobEscrow) UnpackProviderNotSetError(raw []byte) (*JobEscrowProviderNotSet, error) {
+	out := new(JobEscrowProviderNotSet)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ProviderNotSet", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowReentrancy represents a Reentrancy error raised by the JobEscrow contract.
+type JobEscrowReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func JobEscrowReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (jobEscrow *JobEscrow) UnpackReentrancyError(raw []byte) (*JobEscrowReentrancy, error) {
+	out := new(JobEscrowReentrancy)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowTransferFailed represents a TransferFailed error raised by the JobEscrow contract.
+type JobEscrowTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func JobEscrowTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackTransferFailedError(raw []byte) (*JobEscrowTransferFailed, error) {
+	out := new(JobEscrowTransferFailed)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowUnauthorized represents a Unauthorized error raised by the JobEscrow contract.
+type JobEscrowUnauthorized struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Unauthorized()
+func JobEscrowUnauthorizedErrorID() common.Hash {
+	return common.HexToHash("0x82b4290015f7ec7256ca2a6247d3c2a89c4865c0e791456df195f40ad0a81367")
+}
+
+// UnpackUnauthorizedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Unauthorized()
+func (jobEscrow *JobEscrow) UnpackUnauthorizedError(raw []byte) (*JobEscrowUnauthorized, error) {
+	out := new(JobEscrowUnauthorized)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "Unauthorized", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowWrongStatus represents a WrongStatus error raised by the JobEscrow contract.
+type JobEscrowWrongStatus struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongStatus()
+func JobEscrowWrongStatusErrorID() common.Hash {
+	return common.HexToHash("0x8e78f0cb5ded6b50bc52e4e8d5b947ec7dd25c0b7a99b4898829302a03196dd8")
+}
+
+// UnpackWrongStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongStatus()
+func (jobEscrow *JobEscrow) UnpackWrongStatusError(raw []byte) (*JobEscrowWrongStatus, error) {
+	out := new(JobEscrowWrongStatus)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "WrongStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowZeroAddress represents a ZeroAddress error raised by the JobEscrow contract.
+type JobEscrowZeroAddress struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAddress()
+func JobEscrowZeroAddressErrorID() common.Hash {
+	return common.HexToHash("0xd92e233df2717d4a40030e20904abd27b68fcbeede117eaaccbbdac9618c8c73")
+}
+
+// UnpackZeroAddressError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAddress()
+func (jobEscrow *JobEscrow) UnpackZeroAddressError(raw []byte) (*JobEscrowZeroAddress, error) {
+	out := new(JobEscrowZeroAddress)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowZeroBudget represents a ZeroBudget error raised by the JobEscrow contract.
+type JobEscrowZeroBudget struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroBudget()
+func JobEscrowZeroBudgetErrorID() common.Hash {
+	return common.HexToHash("0xff97b8611f5ecdc64828ec686133ea690987070b2b4e0e9885e087c91e559b16")
+}
+
+// UnpackZeroBudgetError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroBudget()
+func (jobEscrow *JobEscrow) UnpackZeroBudgetError(raw []byte) (*JobEscrowZeroBudget, error) {
+	out := new(JobEscrowZeroBudget)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ZeroBudget", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
