@@ -98,6 +98,10 @@ interface IStakeRegistry {
     /// @notice The controller revoked the agent (Bound → Revoked).
     event Revoked(bytes32 indexed agentId, address indexed controller);
 
+    /// @notice The account that locks, unlocks and slashes job lock ids (JOB_LOCK_BIT set):
+    /// Surety's ERC-8183 hook, fixed at construction; address(0) for none.
+    function jobLocker() external view returns (address);
+
     /// @notice The stake that counts for `agentId` under `controller`: zero unless Bound.
     function stakeOf(bytes32 agentId, address controller) external view returns (uint256);
 
