@@ -69,11 +69,36 @@ type IStakeRegistryRecord struct {
 	Locked    *big.Int
 }
 
+// ISuretyHookJob is an auto generated low-level Go binding around an user-defined struct.
+type ISuretyHookJob struct {
+	Client     common.Address
+	Phase      uint8
+	ClosedAt   *big.Int
+	DisputedAt *big.Int
+	Token      common.Address
+	ExpiredAt  uint64
+	Joined     uint16
+	Submitted  uint16
+	Budget     *big.Int
+}
+
+// ISuretyHookPlan is an auto generated low-level Go binding around an user-defined struct.
+type ISuretyHookPlan struct {
+	Arbiter      common.Address
+	ReviewWindow uint32
+	ArbiterTime  uint32
+	MaxEntries   uint16
+	MaxWinners   uint16
+	MinStake     *big.Int
+	Worker       common.Address
+	PrevPart     *big.Int
+}
+
 // BountyEscrowMetaData contains all meta data concerning the BountyEscrow contract.
 var BountyEscrowMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"stakeToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"unbondDelay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"ARBITER_TIMEOUT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"CLAIM_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_FEE_BPS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_REVIEW_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"accept\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"acceptOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"assign\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bountyId\",\"inputs\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"bountyOf\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Bounty\",\"components\":[{\"name\":\"commitment\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"},{\"name\":\"since\",\"type\":\"uint40\",\"internalType\":\"uint40\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"commitmentOf\",\"inputs\":[{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"dispute\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"feeBps\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"feesOwed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pendingOwner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"post\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"refund\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setFee\",\"inputs\":[{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setTreasury\",\"inputs\":[{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"treasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unclaim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawFees\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferStarted\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"pendingOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unclaimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyPosted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ArbiterIsParty\",\"inputs\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimsNotOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"opensAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPendingOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSubmitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakedClaim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"stakeToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"unbondDelay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"jobLocker\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"ARBITER_TIMEOUT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"CLAIM_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_FEE_BPS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_REVIEW_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"accept\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"acceptOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"assign\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bountyId\",\"inputs\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"bountyOf\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Bounty\",\"components\":[{\"name\":\"commitment\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"},{\"name\":\"since\",\"type\":\"uint40\",\"internalType\":\"uint40\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"commitmentOf\",\"inputs\":[{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"dispute\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"feeBps\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"feesOwed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pendingOwner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"post\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"refund\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setFee\",\"inputs\":[{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setTreasury\",\"inputs\":[{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"treasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unclaim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawFees\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferStarted\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"pendingOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unclaimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyPosted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ArbiterIsParty\",\"inputs\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimsNotOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"opensAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPendingOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSubmitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakedClaim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
 	ID:  "BountyEscrow",
-	Bin: "0x60a060405234801561000f575f5ffd5b50604051614f8a380380614f8a83398101604081905261002e916101fb565b5f80546001600160a01b0319166001600160a01b03881690811782556040518892907f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a3506001600160a01b038616158061009357506001600160a01b038516155b156100b15760405163d92e233d60e01b815260040160405180910390fd5b6103e861ffff851611156100ea57604051633c057d7b60e01b815261ffff851660048201526103e8602482015260440160405180910390fd5b8282826040516100f9906101d3565b6001600160a01b0390931683526001600160401b0390911660208301526040820152606001604051809103905ff080158015610137573d5f5f3e3d5ffd5b506001600160a01b03908116608052600280549187166001600160b01b03199092168217600160a01b61ffff8816021790556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a260405161ffff851681527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150505050505061027c565b611dc1806131c983390190565b80516001600160a01b03811681146101f6575f5ffd5b919050565b5f5f5f5f5f5f60c08789031215610210575f5ffd5b610219876101e0565b9550610227602088016101e0565b9450604087015161ffff8116811461023d575f5ffd5b935061024b606088016101e0565b60808801519093506001600160401b0381168114610267575f5ffd5b8092505060a087015190509295509295509295565b608051612f206102a95f395f81816103c901528181611ac601528181611b9101526126180152612f205ff3fe6080604052600436106101f0575f3560e01c80638da5cb5b11610108578063e30c39781161009d578063ee1db3b01161006d578063ee1db3b0146105ec578063eeacb6b01461060b578063f0f4426014610621578063f2fde38b14610640578063f84b3ce71461065f575f5ffd5b8063e30c397814610564578063e33dc1a614610583578063e3fa0995146105a2578063e77c901d146105cd575f5ffd5b8063c35b550a116100d8578063c35b550a146104f2578063c6d9a28414610511578063c9ebed0d14610530578063d55be8c61461054f575f5ffd5b80638da5cb5b146104695780638e005553146104875780639f34fc80146104a6578063aeea0acf146104bb575f5ffd5b806331d95be311610189578063683048351161015957806368304835146103b85780636c940b31146103eb57806379ba50971461040a5780637d21bd561461041e5780638415ca081461044a575f5ffd5b806331d95be3146103245780633794487c1461034357806351cff8d91461036257806361d027b314610381575f5ffd5b806316f3d0c5116101c457806316f3d0c51461028557806324a9d853146102a457806328079e4a146102d85780632b68f2a51461030e575f5ffd5b806235facb146101f4578063064b37c71461021557806313083c341461023b578063164e68de14610266575b5f5ffd5b3480156101ff575f5ffd5b5061021361020e36600461292f565b61067e565b005b6102286102233660046129af565b61079e565b6040519081526020015b60405180910390f35b348015610246575f5ffd5b50610228610255366004612a23565b60056020525f908152604090205481565b348015610271575f5ffd5b50610228610280366004612a23565b610ab4565b348015610290575f5ffd5b5061021361029f366004612a3c565b610c10565b3480156102af575f5ffd5b506002546102c590600160a01b900461ffff1681565b60405161ffff9091168152602001610232565b3480156102e3575f5ffd5b506102286102f2366004612a78565b600460209081525f928352604080842090915290825290205481565b348015610319575f5ffd5b50610228620186a081565b34801561032f575f5ffd5b5061021361033e366004612a3c565b610d27565b34801561034e575f5ffd5b5061021361035d366004612aa9565b610e65565b34801561036d575f5ffd5b5061022861037c366004612a23565b610f9a565b34801561038c575f5ffd5b506002546103a0906001600160a01b031681565b6040516001600160a01b039091168152602001610232565b3480156103c3575f5ffd5b506103a07f000000000000000000000000000000000000000000000000000000000000000081565b3480156103f6575f5ffd5b50610213610405366004612a3c565b6110cf565b348015610415575f5ffd5b5061021361126d565b348015610429575f5ffd5b5061043d610438366004612aee565b6112f0565b6040516102329190612b39565b348015610455575f5ffd5b50610228610464366004612b73565b6113b1565b348015610474575f5ffd5b505f546103a0906001600160a01b031681565b348015610492575f5ffd5b506102136104a1366004612b9b565b6113fd565b3480156104b1575f5ffd5b50610228610e1081565b3480156104c6575f5ffd5b506104da6104d5366004612bb4565b6114b4565b60405165ffffffffffff199091168152602001610232565b3480156104fd575f5ffd5b5061021361050c366004612a3c565b6114cd565b34801561051c575f5ffd5b5061021361052b366004612bdf565b61167a565b34801561053b575f5ffd5b5061021361054a366004612a3c565b611794565b34801561055a575f5ffd5b506102c56103e881565b34801561056f575f5ffd5b506001546103a0906001600160a01b031681565b34801561058e575f5ffd5b5061021361059d366004612c02565b61193d565b3480156105ad575f5ffd5b506105b86276a70081565b60405163ffffffff9091168152602001610232565b3480156105d8575f5ffd5b506102136105e7366004612aa9565b611c36565b3480156105f7575f5ffd5b50610213610606366004612aa9565b611cef565b348015610616575f5ffd5b5061022862278d0081565b34801561062c575f5ffd5b5061021361063b366004612a23565b611dcc565b34801561064b575f5ffd5b5061021361065a366004612a23565b611e68565b34801561066a575f5ffd5b50610213610679366004612a3c565b611edf565b60ff5f5c16156106a15760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6106bb868686612060565b90506106cd6080860160608701612a23565b6001600160a01b0316336001600160a01b03161461070c57604051636ceeb9e560e01b8152600481018790523360248201526044015b60405180910390fd5b6107188682600361214b565b6127108361ffff1611156107455760405163139d387560e31b815261ffff84166004820152602401610703565b8460e0013582111561077e576040516306361d7560e21b81526004810187905260e0860135602482015260448101839052606401610703565b61078c8682878787876121ad565b505f60ff19815c16815d505050505050565b5f60ff815c16156107c25760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506107da33836113b1565b5f81815260036020526040902080549192509060301b65ffffffffffff19161561081a57604051630266f6bb60e31b815260048101839052602401610703565b885f0361083a5760405163162908e360e11b815260040160405180910390fd5b6001600160a01b0388166108615760405163d92e233d60e01b815260040160405180910390fd5b336001600160a01b038916036108955760405163d9a3fe4160e01b81526001600160a01b0389166004820152602401610703565b428767ffffffffffffffff16116108cb5760405163bc4bfd3b60e01b815267ffffffffffffffff88166004820152602401610703565b63ffffffff861615806108e657506276a70063ffffffff8716115b1561090c57604051636af80be760e01b815263ffffffff87166004820152602401610703565b886001600160a01b038b16610949578934146109445760405163de9b74a160e01b8152346004820152602481018b9052604401610703565b6109d0565b34156109705760405163de9b74a160e01b81523460048201525f6024820152604401610703565b5f6109856001600160a01b038d16338d6122a3565b9092509050806109ae578b308c6040516317e3057d60e31b815260040161070393929190612c38565b815f036109ce5760405163162908e360e11b815260040160405180910390fd5b505b60408051610120810182523381526001600160a01b038d81166020830152918101839052908a16606082015267ffffffffffffffff8916608082015263ffffffff881660a0820152600254600160a01b900461ffff1660c082015260e081018790526101008101869052610a4e83610a48835f612404565b5f612436565b8b6001600160a01b0316336001600160a01b0316857f90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d7284604051610a929190612cef565b60405180910390a4505f91505060ff19815c16815d5098975050505050505050565b5f60ff815c1615610ad85760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506002546001600160a01b03163314610b1357604051632756308960e11b8152336004820152602401610703565b6001600160a01b0382165f9081526005602052604090205460018111610b5d57604051635623329f60e11b81523360048201526001600160a01b0384166024820152604401610703565b610b68600182612d12565b6001600160a01b0384165f908152600560205260409020600190559150610b9d33835a6001600160a01b03871692919061249a565b610bc0578233836040516317e3057d60e31b815260040161070393929190612c38565b6040518281526001600160a01b0384169033907f5e110f8bc8a20b65dcc87f224bdf1cc039346e267118bae2739847f07321ffa89060200160405180910390a3505f60ff19815c16815d50919050565b60ff5f5c1615610c335760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c4d848484612060565b9050610c5c6020840184612a23565b6001600160a01b0316336001600160a01b031614158015610c865750336001600160a01b03831614155b15610cad57604051636fd4ff2b60e11b815260048101859052336024820152604401610703565b610cb98482600361214b565b80545f90610cd99062278d0090600160d81b900464ffffffffff16612d25565b9050804211610d055760405163206e51b960e21b81526004810186905260248101829052604401610703565b610d15858386866113885f6121ad565b505f905060ff19815c16815d50505050565b60ff5f5c1615610d4a5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610d64848484612060565b9050610d736020840184612a23565b6001600160a01b0316336001600160a01b031614610dad576040516304eda25760e01b815260048101859052336024820152604401610703565b610db98482600261214b565b8054610dcb90829060301b6004612436565b5f5f610ddb858660400135612563565b91509150836001600160a01b0316867f68b419c8044453db0501c9d78a7fd432b5902f3872b8671a4b4c752c2ea50d288484604051610e24929190918252602082015260400190565b60405180910390a3610e388686865f6125f2565b610e5284610e4c6040880160208901612a23565b846126c8565b505f91505060ff19815c16815d50505050565b60ff5f5c1615610e885760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610ea2858585612060565b9050336001600160a01b03841614610ed6576040516359eb6e2560e01b815260048101869052336024820152604401610703565b610ee28582600161214b565b610ef260a0850160808601612d38565b67ffffffffffffffff16421115610f405784610f1460a0860160808701612d38565b6040516337851a4160e11b8152600481019290925267ffffffffffffffff166024820152604401610703565b8054610f5290829060301b6002612436565b604051828152339086907f9e49fbe2bfbf6ee4bae3db5c62fc37e29ad989bc5a1cb327b50d9bdcbf4960fa9060200160405180910390a3505f60ff19815c16815d5050505050565b5f60ff815c1615610fbe5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f9081526004602090815260408083206001600160a01b03851684529091528120549081900361102257604051635623329f60e11b81523360048201526001600160a01b0383166024820152604401610703565b335f8181526004602090815260408083206001600160a01b038716845290915281205561105d90825a6001600160a01b03861692919061249a565b611080578133826040516317e3057d60e31b815260040161070393929190612c38565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b60ff5f5c16156110f25760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61110c84845f612060565b905061111b6020840184612a23565b6001600160a01b0316336001600160a01b031614611155576040516304eda25760e01b815260048101859052336024820152604401610703565b61116084825f61214b565b6001600160a01b0382166111875760405163d92e233d60e01b815260040160405180910390fd5b6111976080840160608501612a23565b6001600160a01b0316826001600160a01b0316036111d35760405163d9a3fe4160e01b81526001600160a01b0383166004820152602401610703565b6111e360a0840160808501612d38565b67ffffffffffffffff164211156112055783610f1460a0850160808601612d38565b6112288161122161121b36879003870187612d87565b85612404565b6001612436565b6040516001600160a01b0383169085907fd757cfa9adc65d701e332020d11ad4a4d8d10d46a8121d9b773583cbc0257e3a905f90a3505f60ff19815c16815d50505050565b6001546001600160a01b0316331461129a5760405163a09b9a4360e01b8152336004820152602401610703565b5f805460405133926001600160a01b03909216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b03199081163317909155600180549091169055565b60408051606080820183525f80835260208084018290528385018290528582526003815284822085519384019095528454603081901b65ffffffffffff191684529394919390830190600160d01b900460ff16600881111561135457611354612b05565b600881111561136557611365612b05565b81529054600160d81b900464ffffffffff16602090910152805190915065ffffffffffff19166113ab576040516347599d0960e01b815260048101849052602401610703565b92915050565b604080516001600160a01b03841660208201529081018290525f9060cc9060600160408051601f1981840301815291905280516020909101206113f6911c6001612d25565b9392505050565b5f546001600160a01b031633146114295760405163245aecd360e01b8152336004820152602401610703565b6103e861ffff8216111561145e57604051633c057d7b60e01b815261ffff821660048201526103e86024820152604401610703565b6002805461ffff60a01b1916600160a01b61ffff8416908102919091179091556040519081527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150565b5f6113f66114c736859003850185612d87565b83612404565b60ff5f5c16156114f05760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61150a848484612060565b90506115196020840184612a23565b6001600160a01b0316336001600160a01b031614611553576040516304eda25760e01b815260048101859052336024820152604401610703565b61155f8482600161214b565b60e08301351561158f576040516332a5e7f560e21b81526004810185905260e08401356024820152604401610703565b80545f906115ae90610e1090600160d81b900464ffffffffff16612d25565b90508042116115da57604051631aa0a7a160e01b81526004810186905260248101829052604401610703565b6115f26115ec36869003860186612d87565b5f612404565b82546001600160d81b03191660309190911c178255611613610e1042612d25565b825464ffffffffff91909116600160d81b026001600160d81b039091161782556040516001600160a01b0384169086907fde266962b8e9def9fbd9b9b6a7b25195ed6a84fe3f8490c691a30d6661b5f5a9905f90a3505f905060ff19815c16815d50505050565b60ff5f5c161561169d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6116b783835f612060565b90506116c66020830183612a23565b6001600160a01b0316336001600160a01b031614611700576040516304eda25760e01b815260048101849052336024820152604401610703565b61170b83825f61214b565b805461171d90829060301b6008612436565b827fa761582a460180d55522f9f5fdc076390a1f48a7a62a8afbd45c1bb797948edb836040013560405161175391815260200190565b60405180910390a261178561176b6020840184612a23565b61177b6040850160208601612a23565b84604001356126c8565b505f60ff19815c16815d505050565b60ff5f5c16156117b75760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6117d1848484612060565b90505f8154600160d01b900460ff1660088111156117f1576117f1612b05565b1415801561181c575060018154600160d01b900460ff16600881111561181957611819612b05565b14155b1561184a57805460405163a5d15e1f60e01b8152610703918691600160d01b90910460ff1690600401612e2a565b61185a60a0840160808501612d38565b67ffffffffffffffff1642116118a7578361187b60a0850160808601612d38565b60405163ec63058960e01b8152600481019290925267ffffffffffffffff166024820152604401610703565b80546118b990829060301b6007612436565b837fb7c1f9298a18c36af08bd57eabbfbeb04695f24d0438f67614741ec15fb5c4a984604001356040516118ef91815260200190565b60405180910390a26119038484845f6125f2565b61192d6119136020850185612a23565b6119236040860160208701612a23565b85604001356126c8565b505f60ff19815c16815d50505050565b60ff5f5c16156119605760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61197a84845f612060565b905061198784825f61214b565b8054600160d81b900464ffffffffff164210156119d057805460405163137ecff160e01b815260048101869052600160d81b90910464ffffffffff166024820152604401610703565b6119e060a0840160808501612d38565b67ffffffffffffffff16421115611a025783610f1460a0850160808601612d38565b611a126080840160608501612a23565b6001600160a01b03163303611a3c5760405163d9a3fe4160e01b8152336004820152602401610703565b611a5881611221611a5236879003870187612d87565b33612404565b604051828152339085907fbcb8b73e5a89971ee294cc3d2f51a084375b679f88047211b28c5344acb53df59060200160405180910390a360e08301351561192d57604051637d6280cf60e01b8152600481018590526024810183905233604482015260e084013560648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690637d6280cf906084015f604051808303815f87803b158015611b0f575f5ffd5b505af1925050508015611b20575060015b61192d573d808015611b4d576040519150601f19603f3d011682016040523d82523d5f602084013e611b52565b606091505b506322df051360e11b611b6482612e3e565b6001600160e01b03191603611c2e57604051631b53ced960e01b81526004810184905233602482015283907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690631b53ced990604401602060405180830381865afa158015611bde573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611c029190612e7c565b60405163e64dbc9160e01b81526004810192909252602482015260e08501356044820152606401610703565b805160208201fd5b60ff5f5c1615611c595760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611c73858585612060565b9050611c826020850185612a23565b6001600160a01b0316336001600160a01b031614611cbc576040516304eda25760e01b815260048101869052336024820152604401610703565b611cc88582600261214b565b611cd385828661277f565b611cde8582846127dd565b505f60ff19815c16815d5050505050565b60ff5f5c1615611d125760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611d2c858585612060565b9050611d3b6020850185612a23565b6001600160a01b0316336001600160a01b031614158015611d655750336001600160a01b03841614155b15611d8c57604051636fd4ff2b60e11b815260048101869052336024820152604401610703565b60018154600160d01b900460ff166008811115611dab57611dab612b05565b03611cbc576040516377eb489f60e11b815260048101869052602401610703565b5f546001600160a01b03163314611df85760405163245aecd360e01b8152336004820152602401610703565b6001600160a01b038116611e1f5760405163d92e233d60e01b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0383169081179091556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a250565b5f546001600160a01b03163314611e945760405163245aecd360e01b8152336004820152602401610703565b600180546001600160a01b0319166001600160a01b03831690811790915560405133907f38d16b8cac22d99fc7c124b9cd0de2d3fa1faef420bfe791d8c362d765e22700905f90a350565b60ff5f5c1615611f025760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611f1c848484612060565b9050336001600160a01b03831614611f50576040516359eb6e2560e01b815260048101859052336024820152604401610703565b611f5c8482600261214b565b5f611f6d60c0850160a08601612e93565b8254611f8d9163ffffffff1690600160d81b900464ffffffffff16612d25565b9050804211611fb957604051634ab4d0bd60e11b81526004810186905260248101829052604401610703565b8154611fcb90839060301b6005612436565b5f5f611fdb868760400135612563565b91509150846001600160a01b0316877ff86dbbaae73a38eba376327ec68def0678d91d952b4a18aa86d880f199632bd98484604051612024929190918252602082015260400190565b60405180910390a36120388787875f6125f2565b61204c85610e4c6040890160208a01612a23565b505f92505050805c60ff1916815d50505050565b5f838152600360205260409020805460301b65ffffffffffff19811661209c576040516347599d0960e01b815260048101869052602401610703565b6120b46120ae36869003860186612d87565b84612404565b65ffffffffffff19828116911614612143576001600160a01b0383161580156120f957505f8254600160d01b900460ff1660088111156120f6576120f6612b05565b14155b1561212757815460405163a5d15e1f60e01b8152610703918791600160d01b90910460ff1690600401612e2a565b604051637b1cb83b60e01b815260048101869052602401610703565b509392505050565b80600881111561215d5761215d612b05565b8254600160d01b900460ff16600881111561217a5761217a612b05565b146121a857815460405163a5d15e1f60e01b8152610703918591600160d01b90910460ff1690600401612e2a565b505050565b84546121bf90869060301b6006612436565b5f6127106121d561ffff85166040880135612eac565b6121df9190612ec3565b90505f6121f0826040880135612d12565b90505f5f6121fe8885612563565b6040805161ffff8a168152602081018490529081018690526060810182905291935091508a907f8a2910968251abe8daeb98c6a5f38d8fd8436a67a4665bc35d284525486c8a5a9060800160405180910390a261225d8a8989886125f2565b61227187610e4c60408b0160208c01612a23565b61229761228160208a018a612a23565b61229160408b0160208c01612a23565b856126c8565b50505050505050505050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156122eb573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061230f9190612e7c565b905061235a8686308760405160240161232a93929190612c38565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a612823565b61236a575f5f92509250506123fc565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156123ae573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906123d29190612e7c565b9050818110156123e9575f5f9350935050506123fc565b6123f38282612d12565b60019350935050505b935093915050565b5f8282604051602001612418929190612ee2565b60405160208183030381529060405280519060200120905092915050565b8254603083901c6001600160d01b0319821681178555829185916001600160d81b031990911617600160d01b83600881111561247457612474612b05565b02179055505081546001600160d81b0316600160d81b4264ffffffffff16021790915550565b5f6001600160a01b038516612506575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146124f5576040519150601f19603f3d011682016040523d82523d5f602084013e6124fa565b606091505b5090925061255b915050565b6040516001600160a01b03851660248201526044810184905261255890869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284612823565b90505b949350505050565b5f8061271061257860e0860160c08701612b9b565b6125869061ffff1685612eac565b6125909190612ec3565b905061259c8184612d12565b915080156125eb578060055f6125b86040880160208901612a23565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546125e59190612d25565b90915550505b9250929050565b60e0830135158061260a57506001600160a01b038216155b6126c2576001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016630e330b62858460e08701358561265260208a018a612a23565b6040516001600160e01b031960e088901b16815260048101959095526001600160a01b0393841660248601526044850192909252606484015216608482015260a4015f604051808303815f87803b1580156126ab575f5ffd5b505af11580156126bd573d5f5f3e3d5ffd5b505050505b50505050565b805f036126d457505050565b6126ec6001600160a01b0383168483620186a061249a565b6121a8576001600160a01b038084165f90815260046020908152604080832093861683529290529081208054839290612726908490612d25565b92505081905550816001600160a01b0316836001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d58360405161277291815260200190565b60405180910390a3505050565b5f61279060c0830160a08401612e93565b83546127b09163ffffffff1690600160d81b900464ffffffffff16612d25565b9050804211156126c257604051635e7dc15360e11b81526004810185905260248101829052604401610703565b81546127ef90839060301b6003612436565b604051818152339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf9190602001612772565b5f836001600160a01b03163b5f0361283c57505f6113f6565b5f5f856001600160a01b031684866040516128579190612f0a565b5f604051808303815f8787f1925050503d805f8114612891576040519150601f19603f3d011682016040523d82523d5f602084013e612896565b606091505b5091509150816128aa575f925050506113f6565b80515f036128bd576001925050506113f6565b60208151101580156128e25750808060200190518101906128de9190612e7c565b6001145b9695505050505050565b5f61012082840312156128fd575f5ffd5b50919050565b80356001600160a01b0381168114612919575f5ffd5b919050565b803561ffff81168114612919575f5ffd5b5f5f5f5f5f6101a08688031215612944575f5ffd5b8535945061295587602088016128ec565b93506129646101408701612903565b9250612973610160870161291e565b94979396509194610180013592915050565b803567ffffffffffffffff81168114612919575f5ffd5b803563ffffffff81168114612919575f5ffd5b5f5f5f5f5f5f5f5f610100898b0312156129c7575f5ffd5b6129d089612903565b9750602089013596506129e560408a01612903565b95506129f360608a01612985565b9450612a0160808a0161299c565b979a969950949793969560a0850135955060c08501359460e001359350915050565b5f60208284031215612a33575f5ffd5b6113f682612903565b5f5f5f6101608486031215612a4f575f5ffd5b83359250612a6085602086016128ec565b9150612a6f6101408501612903565b90509250925092565b5f5f60408385031215612a89575f5ffd5b612a9283612903565b9150612aa060208401612903565b90509250929050565b5f5f5f5f6101808587031215612abd575f5ffd5b84359350612ace86602087016128ec565b9250612add6101408601612903565b939692955092936101600135925050565b5f60208284031215612afe575f5ffd5b5035919050565b634e487b7160e01b5f52602160045260245ffd5b60098110612b3557634e487b7160e01b5f52602160045260245ffd5b9052565b815165ffffffffffff191681526020808301516060830191612b5d90840182612b19565b5060409283015164ffffffffff16919092015290565b5f5f60408385031215612b84575f5ffd5b612b8d83612903565b946020939093013593505050565b5f60208284031215612bab575f5ffd5b6113f68261291e565b5f5f6101408385031215612bc6575f5ffd5b612bd084846128ec565b9150612aa06101208401612903565b5f5f6101408385031215612bf1575f5ffd5b82359150612aa084602085016128ec565b5f5f5f6101608486031215612c15575f5ffd5b83359250612c2685602086016128ec565b92959294505050610140919091013590565b6001600160a01b039384168152919092166020820152604081019190915260600190565b80516001600160a01b0390811683526020808301518216908401526040808301519084015260608083015191821690840152506080810151612caa608084018267ffffffffffffffff169052565b5060a0810151612cc260a084018263ffffffff169052565b5060c0810151612cd860c084018261ffff169052565b5060e0818101519083015261010090810151910152565b61012081016113ab8284612c5c565b634e487b7160e01b5f52601160045260245ffd5b818103818111156113ab576113ab612cfe565b808201808211156113ab576113ab612cfe565b5f60208284031215612d48575f5ffd5b6113f682612985565b604051610120810167ffffffffffffffff81118282101715612d8157634e487b7160e01b5f52604160045260245ffd5b60405290565b5f610120828403128015612d99575f5ffd5b50612da2612d51565b612dab83612903565b8152612db960208401612903565b602082015260408381013590820152612dd460608401612903565b6060820152612de560808401612985565b6080820152612df660a0840161299c565b60a0820152612e0760c0840161291e565b60c082015260e08381013590820152610100928301359281019290925250919050565b828152604081016113f66020830184612b19565b805160208201516001600160e01b0319811691906004821015612e75576001600160e01b0319600483900360031b81901b82161692505b5050919050565b5f60208284031215612e8c575f5ffd5b5051919050565b5f60208284031215612ea3575f5ffd5b6113f68261299c565b80820281158282048414176113ab576113ab612cfe565b5f82612edd57634e487b7160e01b5f52601260045260245ffd5b500490565b6101408101612ef18285612c5c565b6001600160a01b03929092166101209190910152919050565b5f82518060208501845e5f92019182525091905056610100604052348015610010575f5ffd5b50604051611dc1380380611dc183398101604081905261002f91610055565b6001600160a01b039092166080526001600160401b031660a05260c0523360e0526100ab565b5f5f5f60608486031215610067575f5ffd5b83516001600160a01b038116811461007d575f5ffd5b60208501519093506001600160401b0381168114610099575f5ffd5b80925050604084015190509250925092565b60805160a05160c05160e051611c9661012b5f395f81816103fc01528181610448015261094f01525f6101b801525f81816101eb01526114da01525f8181610237015281816106d501528181610bda01528181610c6901528181610c9c01528181610f6301528181610f91015281816112bc01526112ea0152611c965ff3fe60806040526004361061011b575f3560e01c80638de2afa21161009d578063c36f387411610062578063c36f387414610381578063c8e48c1014610395578063d5d44d80146103c0578063d7b96d4e146103eb578063f7317e2e1461041e575f5ffd5b80638de2afa2146102c25780638e19899e146102ee578063a55986831461030d578063b1cd42201461032c578063b75c7dc614610362575f5ffd5b806351127fca116100e357806351127fca146101da57806351ed6a3014610226578063771c918e146102715780637d6280cf146102905780638caa5230146102af575f5ffd5b80630e330b621461011f5780631b53ced9146101405780632b68f2a514610172578063333b6fb314610188578063375b3c0a146101a7575b5f5ffd5b34801561012a575f5ffd5b5061013e6101393660046118e7565b61043d565b005b34801561014b575f5ffd5b5061015f61015a366004611933565b610783565b6040519081526020015b60405180910390f35b34801561017d575f5ffd5b5061015f620186a081565b348015610193575f5ffd5b5061013e6101a23660046119a2565b610805565b3480156101b2575f5ffd5b5061015f7f000000000000000000000000000000000000000000000000000000000000000081565b3480156101e5575f5ffd5b5061020d7f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff9091168152602001610169565b348015610231575f5ffd5b506102597f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610169565b34801561027c575f5ffd5b5061015f61028b366004611933565b6108e8565b34801561029b575f5ffd5b5061013e6102aa3660046119ea565b610944565b61013e6102bd366004611a24565b610b7a565b3480156102cd575f5ffd5b506102e16102dc366004611933565b610da8565b6040516101699190611a78565b3480156102f9575f5ffd5b5061015f610308366004611add565b610e89565b348015610318575f5ffd5b5061013e610327366004611af4565b611015565b348015610337575f5ffd5b5061015f610346366004611933565b600160209081525f928352604080842090915290825290205481565b34801561036d575f5ffd5b5061013e61037c366004611add565b6111e3565b34801561038c575f5ffd5b5061015f61123a565b3480156103a0575f5ffd5b5061015f6103af366004611add565b60026020525f908152604090205481565b3480156103cb575f5ffd5b5061015f6103da366004611b43565b60036020525f908152604090205481565b3480156103f6575f5ffd5b506102597f000000000000000000000000000000000000000000000000000000000000000081565b348015610429575f5ffd5b5061013e610438366004611a24565b611369565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461048d57604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c16156104b05760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f85815260026020526040812054908190036104fc5782156104f657604051631f386f3360e11b815260048101879052602401610484565b50610772565b8383111561052757604051635ba3464560e01b81526004810185905260248101849052604401610484565b821580159061053d57506001600160a01b038216155b1561055b5760405163d92e233d60e01b815260040160405180910390fd5b5f8681526002602090815260408083208390558383528282528083206001600160a01b038916845290915290206001810180548691906009906105af908490600160481b90046001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555086866001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a248860405161061091815260200190565b60405180910390a4835f03610626575050610772565b8054849082905f906106429084906001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550856001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8886868b5f1b6040516106c0939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a36107006001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168486620186a061156e565b61076f576001600160a01b0383165f908152600360205260408120805486929061072b908490611b8f565b90915550506040518481526001600160a01b038416907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d505050505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156107c3576107c3611a44565b146107ce575f6107f2565b600181015481546107f2916001600160801b03600160481b90910481169116611b70565b6001600160801b03169150505b92915050565b5f83900361082657604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561085d5761085d611a44565b1461088f5760018101546040516352d944bb60e11b81526104849186913391600160401b900460ff1690600401611ba2565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa906108da9087908790611bc5565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561092857610928611a44565b14610933575f6107f2565b546001600160801b03169392505050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461098f57604051637cc23b9160e01b8152336004820152602401610484565b5f8390036109b057604051632162d8bd60e11b815260040160405180910390fd5b5f84815260026020526040902054156109df5760405163146df44760e21b815260048101859052602401610484565b5f838152602081815260408083206001600160a01b03861684529091529020600180820154600160401b900460ff166003811115610a1f57610a1f611a44565b14610a515760018101546040516352d944bb60e11b81526104849186918691600160401b900460ff1690600401611ba2565b600181015481545f91610a77916001600160801b03600160481b90920482169116611b70565b6001600160801b03169050825f03610aa25760405163162908e360e11b815260040160405180910390fd5b80831115610acd576040516322df051360e11b81526004810182905260248101849052604401610484565b828260010160098282829054906101000a90046001600160801b0316610af39190611bf3565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508460025f8881526020019081526020015f208190555085846001600160a01b0316867fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb86604051610b6a91815260200190565b60405180910390a4505050505050565b60ff5f5c1615610b9d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610bb583611637565b9050815f03610bd75760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610c3457823414610c2f5760405163de9b74a160e01b815234600482015260248101849052604401610484565b610cfb565b3415610c5b5760405163de9b74a160e01b81523460048201525f6024820152604401610484565b5f610c906001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001633866116a5565b909250905080610cd9577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161048493929190611c12565b815f03610cf95760405163162908e360e11b815260040160405180910390fd5b505b81545f90610d139083906001600160801b0316611b8f565b90506001600160801b03811115610d40576040516304041d9560e11b815260048101829052602401610484565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610e5257610e52611a44565b6003811115610e6357610e63611a44565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610ead5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610f0557604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610f4657600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610484565b80546001600160801b03168155610f8b33835a6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001692919061156e565b610fce577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161048493929190611c12565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f61101f85611637565b6001810154909150600160481b90046001600160801b03161561107957600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610484565b5f848152602081815260408083203384529091528120908590036110b057604051632162d8bd60e11b815260040160405180910390fd5b858514806110dd57505f6001820154600160401b900460ff1660038111156110da576110da611a44565b14155b156110fe57604051636d90f37160e01b815260048101869052602401610484565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610b6a9089908990611bc5565b5f6111ed82611637565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c161561125e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361129d57604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556112e490825a6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001692919061156e565b611327577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161048493929190611c12565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff1660038111156113a0576113a0611a44565b036113d25760018101546040516352d944bb60e11b81526104849185913391600160401b900460ff1690600401611ba2565b815f036113f25760405163162908e360e11b815260040160405180910390fd5b600181015481545f91611418916001600160801b03600160481b90920482169116611b70565b6001600160801b031690508083111561144e576040516322df051360e11b81526004810182905260248101849052604401610484565b8154839083905f9061146a9084906001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b03166114b39190611bf3565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426115049190611c36565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b0385166115da575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146115c9576040519150601f19603f3d011682016040523d82523d5f602084013e6115ce565b606091505b5090925061162f915050565b6040516001600160a01b03851660248201526044810184905261162c90869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284611806565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561166e5761166e611a44565b146116a05760018101546040516352d944bb60e11b81526104849184913391600160401b900460ff1690600401611ba2565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156116ed573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117119190611c56565b905061175c8686308760405160240161172c93929190611c12565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a611806565b61176c575f5f92509250506117fe565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156117b0573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117d49190611c56565b9050818110156117eb575f5f9350935050506117fe565b6117f58282611c6d565b60019350935050505b935093915050565b5f836001600160a01b03163b5f0361181f57505f6118ca565b5f5f856001600160a01b0316848660405161183a9190611c80565b5f604051808303815f8787f1925050503d805f8114611874576040519150601f19603f3d011682016040523d82523d5f602084013e611879565b606091505b50915091508161188d575f925050506118ca565b80515f036118a0576001925050506118ca565b60208151101580156118c55750808060200190518101906118c19190611c56565b6001145b925050505b9392505050565b80356001600160a01b03811681146116a0575f5ffd5b5f5f5f5f5f60a086880312156118fb575f5ffd5b8535945061190b602087016118d1565b93506040860135925060608601359150611927608087016118d1565b90509295509295909350565b5f5f60408385031215611944575f5ffd5b82359150611954602084016118d1565b90509250929050565b5f5f83601f84011261196d575f5ffd5b50813567ffffffffffffffff811115611984575f5ffd5b60208301915083602082850101111561199b575f5ffd5b9250929050565b5f5f5f604084860312156119b4575f5ffd5b83359250602084013567ffffffffffffffff8111156119d1575f5ffd5b6119dd8682870161195d565b9497909650939450505050565b5f5f5f5f608085870312156119fd575f5ffd5b8435935060208501359250611a14604086016118d1565b9396929550929360600135925050565b5f5f60408385031215611a35575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611a7457634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611ac56060840182611a58565b506080928301516001600160801b0316919092015290565b5f60208284031215611aed575f5ffd5b5035919050565b5f5f5f5f60608587031215611b07575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611b2b575f5ffd5b611b378782880161195d565b95989497509550505050565b5f60208284031215611b53575f5ffd5b6118ca826118d1565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b0382811682821603908111156107ff576107ff611b5c565b808201808211156107ff576107ff611b5c565b8381526001600160a01b03831660208201526060810161162f6040830184611a58565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b0381811683821601908111156107ff576107ff611b5c565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff81811683821601908111156107ff576107ff611b5c565b5f60208284031215611c66575f5ffd5b5051919050565b818103818111156107ff576107ff611b5c565b5f82518060208501845e5f92019182525091905056",
+	Bin: "0x60a060405234801561000f575f5ffd5b506040516150b13803806150b183398101604081905261002e91610209565b5f80546001600160a01b0319166001600160a01b03891690811782556040518992907f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a3506001600160a01b038716158061009357506001600160a01b038616155b156100b15760405163d92e233d60e01b815260040160405180910390fd5b6103e861ffff861611156100ea57604051633c057d7b60e01b815261ffff861660048201526103e8602482015260440160405180910390fd5b838383836040516100fa906101e1565b6001600160a01b0394851681526001600160401b0390931660208401526040830191909152919091166060820152608001604051809103905ff080158015610144573d5f5f3e3d5ffd5b506001600160a01b03908116608052600280549188166001600160b01b03199092168217600160a01b61ffff8916021790556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a260405161ffff861681527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a15050505050505061029a565b611eca806131e783390190565b80516001600160a01b0381168114610204575f5ffd5b919050565b5f5f5f5f5f5f5f60e0888a03121561021f575f5ffd5b610228886101ee565b9650610236602089016101ee565b9550604088015161ffff8116811461024c575f5ffd5b945061025a606089016101ee565b60808901519094506001600160401b0381168114610276575f5ffd5b60a0890151909350915061028c60c089016101ee565b905092959891949750929550565b608051612f206102c75f395f81816103c901528181611ac601528181611b9101526126180152612f205ff3fe6080604052600436106101f0575f3560e01c80638da5cb5b11610108578063e30c39781161009d578063ee1db3b01161006d578063ee1db3b0146105ec578063eeacb6b01461060b578063f0f4426014610621578063f2fde38b14610640578063f84b3ce71461065f575f5ffd5b8063e30c397814610564578063e33dc1a614610583578063e3fa0995146105a2578063e77c901d146105cd575f5ffd5b8063c35b550a116100d8578063c35b550a146104f2578063c6d9a28414610511578063c9ebed0d14610530578063d55be8c61461054f575f5ffd5b80638da5cb5b146104695780638e005553146104875780639f34fc80146104a6578063aeea0acf146104bb575f5ffd5b806331d95be311610189578063683048351161015957806368304835146103b85780636c940b31146103eb57806379ba50971461040a5780637d21bd561461041e5780638415ca081461044a575f5ffd5b806331d95be3146103245780633794487c1461034357806351cff8d91461036257806361d027b314610381575f5ffd5b806316f3d0c5116101c457806316f3d0c51461028557806324a9d853146102a457806328079e4a146102d85780632b68f2a51461030e575f5ffd5b806235facb146101f4578063064b37c71461021557806313083c341461023b578063164e68de14610266575b5f5ffd5b3480156101ff575f5ffd5b5061021361020e36600461292f565b61067e565b005b6102286102233660046129af565b61079e565b6040519081526020015b60405180910390f35b348015610246575f5ffd5b50610228610255366004612a23565b60056020525f908152604090205481565b348015610271575f5ffd5b50610228610280366004612a23565b610ab4565b348015610290575f5ffd5b5061021361029f366004612a3c565b610c10565b3480156102af575f5ffd5b506002546102c590600160a01b900461ffff1681565b60405161ffff9091168152602001610232565b3480156102e3575f5ffd5b506102286102f2366004612a78565b600460209081525f928352604080842090915290825290205481565b348015610319575f5ffd5b50610228620186a081565b34801561032f575f5ffd5b5061021361033e366004612a3c565b610d27565b34801561034e575f5ffd5b5061021361035d366004612aa9565b610e65565b34801561036d575f5ffd5b5061022861037c366004612a23565b610f9a565b34801561038c575f5ffd5b506002546103a0906001600160a01b031681565b6040516001600160a01b039091168152602001610232565b3480156103c3575f5ffd5b506103a07f000000000000000000000000000000000000000000000000000000000000000081565b3480156103f6575f5ffd5b50610213610405366004612a3c565b6110cf565b348015610415575f5ffd5b5061021361126d565b348015610429575f5ffd5b5061043d610438366004612aee565b6112f0565b6040516102329190612b39565b348015610455575f5ffd5b50610228610464366004612b73565b6113b1565b348015610474575f5ffd5b505f546103a0906001600160a01b031681565b348015610492575f5ffd5b506102136104a1366004612b9b565b6113fd565b3480156104b1575f5ffd5b50610228610e1081565b3480156104c6575f5ffd5b506104da6104d5366004612bb4565b6114b4565b60405165ffffffffffff199091168152602001610232565b3480156104fd575f5ffd5b5061021361050c366004612a3c565b6114cd565b34801561051c575f5ffd5b5061021361052b366004612bdf565b61167a565b34801561053b575f5ffd5b5061021361054a366004612a3c565b611794565b34801561055a575f5ffd5b506102c56103e881565b34801561056f575f5ffd5b506001546103a0906001600160a01b031681565b34801561058e575f5ffd5b5061021361059d366004612c02565b61193d565b3480156105ad575f5ffd5b506105b86276a70081565b60405163ffffffff9091168152602001610232565b3480156105d8575f5ffd5b506102136105e7366004612aa9565b611c36565b3480156105f7575f5ffd5b50610213610606366004612aa9565b611cef565b348015610616575f5ffd5b5061022862278d0081565b34801561062c575f5ffd5b5061021361063b366004612a23565b611dcc565b34801561064b575f5ffd5b5061021361065a366004612a23565b611e68565b34801561066a575f5ffd5b50610213610679366004612a3c565b611edf565b60ff5f5c16156106a15760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6106bb868686612060565b90506106cd6080860160608701612a23565b6001600160a01b0316336001600160a01b03161461070c57604051636ceeb9e560e01b8152600481018790523360248201526044015b60405180910390fd5b6107188682600361214b565b6127108361ffff1611156107455760405163139d387560e31b815261ffff84166004820152602401610703565b8460e0013582111561077e576040516306361d7560e21b81526004810187905260e0860135602482015260448101839052606401610703565b61078c8682878787876121ad565b505f60ff19815c16815d505050505050565b5f60ff815c16156107c25760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506107da33836113b1565b5f81815260036020526040902080549192509060301b65ffffffffffff19161561081a57604051630266f6bb60e31b815260048101839052602401610703565b885f0361083a5760405163162908e360e11b815260040160405180910390fd5b6001600160a01b0388166108615760405163d92e233d60e01b815260040160405180910390fd5b336001600160a01b038916036108955760405163d9a3fe4160e01b81526001600160a01b0389166004820152602401610703565b428767ffffffffffffffff16116108cb5760405163bc4bfd3b60e01b815267ffffffffffffffff88166004820152602401610703565b63ffffffff861615806108e657506276a70063ffffffff8716115b1561090c57604051636af80be760e01b815263ffffffff87166004820152602401610703565b886001600160a01b038b16610949578934146109445760405163de9b74a160e01b8152346004820152602481018b9052604401610703565b6109d0565b34156109705760405163de9b74a160e01b81523460048201525f6024820152604401610703565b5f6109856001600160a01b038d16338d6122a3565b9092509050806109ae578b308c6040516317e3057d60e31b815260040161070393929190612c38565b815f036109ce5760405163162908e360e11b815260040160405180910390fd5b505b60408051610120810182523381526001600160a01b038d81166020830152918101839052908a16606082015267ffffffffffffffff8916608082015263ffffffff881660a0820152600254600160a01b900461ffff1660c082015260e081018790526101008101869052610a4e83610a48835f612404565b5f612436565b8b6001600160a01b0316336001600160a01b0316857f90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d7284604051610a929190612cef565b60405180910390a4505f91505060ff19815c16815d5098975050505050505050565b5f60ff815c1615610ad85760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506002546001600160a01b03163314610b1357604051632756308960e11b8152336004820152602401610703565b6001600160a01b0382165f9081526005602052604090205460018111610b5d57604051635623329f60e11b81523360048201526001600160a01b0384166024820152604401610703565b610b68600182612d12565b6001600160a01b0384165f908152600560205260409020600190559150610b9d33835a6001600160a01b03871692919061249a565b610bc0578233836040516317e3057d60e31b815260040161070393929190612c38565b6040518281526001600160a01b0384169033907f5e110f8bc8a20b65dcc87f224bdf1cc039346e267118bae2739847f07321ffa89060200160405180910390a3505f60ff19815c16815d50919050565b60ff5f5c1615610c335760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c4d848484612060565b9050610c5c6020840184612a23565b6001600160a01b0316336001600160a01b031614158015610c865750336001600160a01b03831614155b15610cad57604051636fd4ff2b60e11b815260048101859052336024820152604401610703565b610cb98482600361214b565b80545f90610cd99062278d0090600160d81b900464ffffffffff16612d25565b9050804211610d055760405163206e51b960e21b81526004810186905260248101829052604401610703565b610d15858386866113885f6121ad565b505f905060ff19815c16815d50505050565b60ff5f5c1615610d4a5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610d64848484612060565b9050610d736020840184612a23565b6001600160a01b0316336001600160a01b031614610dad576040516304eda25760e01b815260048101859052336024820152604401610703565b610db98482600261214b565b8054610dcb90829060301b6004612436565b5f5f610ddb858660400135612563565b91509150836001600160a01b0316867f68b419c8044453db0501c9d78a7fd432b5902f3872b8671a4b4c752c2ea50d288484604051610e24929190918252602082015260400190565b60405180910390a3610e388686865f6125f2565b610e5284610e4c6040880160208901612a23565b846126c8565b505f91505060ff19815c16815d50505050565b60ff5f5c1615610e885760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610ea2858585612060565b9050336001600160a01b03841614610ed6576040516359eb6e2560e01b815260048101869052336024820152604401610703565b610ee28582600161214b565b610ef260a0850160808601612d38565b67ffffffffffffffff16421115610f405784610f1460a0860160808701612d38565b6040516337851a4160e11b8152600481019290925267ffffffffffffffff166024820152604401610703565b8054610f5290829060301b6002612436565b604051828152339086907f9e49fbe2bfbf6ee4bae3db5c62fc37e29ad989bc5a1cb327b50d9bdcbf4960fa9060200160405180910390a3505f60ff19815c16815d5050505050565b5f60ff815c1615610fbe5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f9081526004602090815260408083206001600160a01b03851684529091528120549081900361102257604051635623329f60e11b81523360048201526001600160a01b0383166024820152604401610703565b335f8181526004602090815260408083206001600160a01b038716845290915281205561105d90825a6001600160a01b03861692919061249a565b611080578133826040516317e3057d60e31b815260040161070393929190612c38565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b60ff5f5c16156110f25760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61110c84845f612060565b905061111b6020840184612a23565b6001600160a01b0316336001600160a01b031614611155576040516304eda25760e01b815260048101859052336024820152604401610703565b61116084825f61214b565b6001600160a01b0382166111875760405163d92e233d60e01b815260040160405180910390fd5b6111976080840160608501612a23565b6001600160a01b0316826001600160a01b0316036111d35760405163d9a3fe4160e01b81526001600160a01b0383166004820152602401610703565b6111e360a0840160808501612d38565b67ffffffffffffffff164211156112055783610f1460a0850160808601612d38565b6112288161122161121b36879003870187612d87565b85612404565b6001612436565b6040516001600160a01b0383169085907fd757cfa9adc65d701e332020d11ad4a4d8d10d46a8121d9b773583cbc0257e3a905f90a3505f60ff19815c16815d50505050565b6001546001600160a01b0316331461129a5760405163a09b9a4360e01b8152336004820152602401610703565b5f805460405133926001600160a01b03909216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b03199081163317909155600180549091169055565b60408051606080820183525f80835260208084018290528385018290528582526003815284822085519384019095528454603081901b65ffffffffffff191684529394919390830190600160d01b900460ff16600881111561135457611354612b05565b600881111561136557611365612b05565b81529054600160d81b900464ffffffffff16602090910152805190915065ffffffffffff19166113ab576040516347599d0960e01b815260048101849052602401610703565b92915050565b604080516001600160a01b03841660208201529081018290525f9060cc9060600160408051601f1981840301815291905280516020909101206113f6911c6001612d25565b9392505050565b5f546001600160a01b031633146114295760405163245aecd360e01b8152336004820152602401610703565b6103e861ffff8216111561145e57604051633c057d7b60e01b815261ffff821660048201526103e86024820152604401610703565b6002805461ffff60a01b1916600160a01b61ffff8416908102919091179091556040519081527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150565b5f6113f66114c736859003850185612d87565b83612404565b60ff5f5c16156114f05760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61150a848484612060565b90506115196020840184612a23565b6001600160a01b0316336001600160a01b031614611553576040516304eda25760e01b815260048101859052336024820152604401610703565b61155f8482600161214b565b60e08301351561158f576040516332a5e7f560e21b81526004810185905260e08401356024820152604401610703565b80545f906115ae90610e1090600160d81b900464ffffffffff16612d25565b90508042116115da57604051631aa0a7a160e01b81526004810186905260248101829052604401610703565b6115f26115ec36869003860186612d87565b5f612404565b82546001600160d81b03191660309190911c178255611613610e1042612d25565b825464ffffffffff91909116600160d81b026001600160d81b039091161782556040516001600160a01b0384169086907fde266962b8e9def9fbd9b9b6a7b25195ed6a84fe3f8490c691a30d6661b5f5a9905f90a3505f905060ff19815c16815d50505050565b60ff5f5c161561169d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6116b783835f612060565b90506116c66020830183612a23565b6001600160a01b0316336001600160a01b031614611700576040516304eda25760e01b815260048101849052336024820152604401610703565b61170b83825f61214b565b805461171d90829060301b6008612436565b827fa761582a460180d55522f9f5fdc076390a1f48a7a62a8afbd45c1bb797948edb836040013560405161175391815260200190565b60405180910390a261178561176b6020840184612a23565b61177b6040850160208601612a23565b84604001356126c8565b505f60ff19815c16815d505050565b60ff5f5c16156117b75760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6117d1848484612060565b90505f8154600160d01b900460ff1660088111156117f1576117f1612b05565b1415801561181c575060018154600160d01b900460ff16600881111561181957611819612b05565b14155b1561184a57805460405163a5d15e1f60e01b8152610703918691600160d01b90910460ff1690600401612e2a565b61185a60a0840160808501612d38565b67ffffffffffffffff1642116118a7578361187b60a0850160808601612d38565b60405163ec63058960e01b8152600481019290925267ffffffffffffffff166024820152604401610703565b80546118b990829060301b6007612436565b837fb7c1f9298a18c36af08bd57eabbfbeb04695f24d0438f67614741ec15fb5c4a984604001356040516118ef91815260200190565b60405180910390a26119038484845f6125f2565b61192d6119136020850185612a23565b6119236040860160208701612a23565b85604001356126c8565b505f60ff19815c16815d50505050565b60ff5f5c16156119605760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61197a84845f612060565b905061198784825f61214b565b8054600160d81b900464ffffffffff164210156119d057805460405163137ecff160e01b815260048101869052600160d81b90910464ffffffffff166024820152604401610703565b6119e060a0840160808501612d38565b67ffffffffffffffff16421115611a025783610f1460a0850160808601612d38565b611a126080840160608501612a23565b6001600160a01b03163303611a3c5760405163d9a3fe4160e01b8152336004820152602401610703565b611a5881611221611a5236879003870187612d87565b33612404565b604051828152339085907fbcb8b73e5a89971ee294cc3d2f51a084375b679f88047211b28c5344acb53df59060200160405180910390a360e08301351561192d57604051637d6280cf60e01b8152600481018590526024810183905233604482015260e084013560648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690637d6280cf906084015f604051808303815f87803b158015611b0f575f5ffd5b505af1925050508015611b20575060015b61192d573d808015611b4d576040519150601f19603f3d011682016040523d82523d5f602084013e611b52565b606091505b506322df051360e11b611b6482612e3e565b6001600160e01b03191603611c2e57604051631b53ced960e01b81526004810184905233602482015283907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690631b53ced990604401602060405180830381865afa158015611bde573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611c029190612e7c565b60405163e64dbc9160e01b81526004810192909252602482015260e08501356044820152606401610703565b805160208201fd5b60ff5f5c1615611c595760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611c73858585612060565b9050611c826020850185612a23565b6001600160a01b0316336001600160a01b031614611cbc576040516304eda25760e01b815260048101869052336024820152604401610703565b611cc88582600261214b565b611cd385828661277f565b611cde8582846127dd565b505f60ff19815c16815d5050505050565b60ff5f5c1615611d125760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611d2c858585612060565b9050611d3b6020850185612a23565b6001600160a01b0316336001600160a01b031614158015611d655750336001600160a01b03841614155b15611d8c57604051636fd4ff2b60e11b815260048101869052336024820152604401610703565b60018154600160d01b900460ff166008811115611dab57611dab612b05565b03611cbc576040516377eb489f60e11b815260048101869052602401610703565b5f546001600160a01b03163314611df85760405163245aecd360e01b8152336004820152602401610703565b6001600160a01b038116611e1f5760405163d92e233d60e01b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0383169081179091556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a250565b5f546001600160a01b03163314611e945760405163245aecd360e01b8152336004820152602401610703565b600180546001600160a01b0319166001600160a01b03831690811790915560405133907f38d16b8cac22d99fc7c124b9cd0de2d3fa1faef420bfe791d8c362d765e22700905f90a350565b60ff5f5c1615611f025760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611f1c848484612060565b9050336001600160a01b03831614611f50576040516359eb6e2560e01b815260048101859052336024820152604401610703565b611f5c8482600261214b565b5f611f6d60c0850160a08601612e93565b8254611f8d9163ffffffff1690600160d81b900464ffffffffff16612d25565b9050804211611fb957604051634ab4d0bd60e11b81526004810186905260248101829052604401610703565b8154611fcb90839060301b6005612436565b5f5f611fdb868760400135612563565b91509150846001600160a01b0316877ff86dbbaae73a38eba376327ec68def0678d91d952b4a18aa86d880f199632bd98484604051612024929190918252602082015260400190565b60405180910390a36120388787875f6125f2565b61204c85610e4c6040890160208a01612a23565b505f92505050805c60ff1916815d50505050565b5f838152600360205260409020805460301b65ffffffffffff19811661209c576040516347599d0960e01b815260048101869052602401610703565b6120b46120ae36869003860186612d87565b84612404565b65ffffffffffff19828116911614612143576001600160a01b0383161580156120f957505f8254600160d01b900460ff1660088111156120f6576120f6612b05565b14155b1561212757815460405163a5d15e1f60e01b8152610703918791600160d01b90910460ff1690600401612e2a565b604051637b1cb83b60e01b815260048101869052602401610703565b509392505050565b80600881111561215d5761215d612b05565b8254600160d01b900460ff16600881111561217a5761217a612b05565b146121a857815460405163a5d15e1f60e01b8152610703918591600160d01b90910460ff1690600401612e2a565b505050565b84546121bf90869060301b6006612436565b5f6127106121d561ffff85166040880135612eac565b6121df9190612ec3565b90505f6121f0826040880135612d12565b90505f5f6121fe8885612563565b6040805161ffff8a168152602081018490529081018690526060810182905291935091508a907f8a2910968251abe8daeb98c6a5f38d8fd8436a67a4665bc35d284525486c8a5a9060800160405180910390a261225d8a8989886125f2565b61227187610e4c60408b0160208c01612a23565b61229761228160208a018a612a23565b61229160408b0160208c01612a23565b856126c8565b50505050505050505050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156122eb573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061230f9190612e7c565b905061235a8686308760405160240161232a93929190612c38565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a612823565b61236a575f5f92509250506123fc565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156123ae573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906123d29190612e7c565b9050818110156123e9575f5f9350935050506123fc565b6123f38282612d12565b60019350935050505b935093915050565b5f8282604051602001612418929190612ee2565b60405160208183030381529060405280519060200120905092915050565b8254603083901c6001600160d01b0319821681178555829185916001600160d81b031990911617600160d01b83600881111561247457612474612b05565b02179055505081546001600160d81b0316600160d81b4264ffffffffff16021790915550565b5f6001600160a01b038516612506575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146124f5576040519150601f19603f3d011682016040523d82523d5f602084013e6124fa565b606091505b5090925061255b915050565b6040516001600160a01b03851660248201526044810184905261255890869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284612823565b90505b949350505050565b5f8061271061257860e0860160c08701612b9b565b6125869061ffff1685612eac565b6125909190612ec3565b905061259c8184612d12565b915080156125eb578060055f6125b86040880160208901612a23565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546125e59190612d25565b90915550505b9250929050565b60e0830135158061260a57506001600160a01b038216155b6126c2576001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016630e330b62858460e08701358561265260208a018a612a23565b6040516001600160e01b031960e088901b16815260048101959095526001600160a01b0393841660248601526044850192909252606484015216608482015260a4015f604051808303815f87803b1580156126ab575f5ffd5b505af11580156126bd573d5f5f3e3d5ffd5b505050505b50505050565b805f036126d457505050565b6126ec6001600160a01b0383168483620186a061249a565b6121a8576001600160a01b038084165f90815260046020908152604080832093861683529290529081208054839290612726908490612d25565b92505081905550816001600160a01b0316836001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d58360405161277291815260200190565b60405180910390a3505050565b5f61279060c0830160a08401612e93565b83546127b09163ffffffff1690600160d81b900464ffffffffff16612d25565b9050804211156126c257604051635e7dc15360e11b81526004810185905260248101829052604401610703565b81546127ef90839060301b6003612436565b604051818152339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf9190602001612772565b5f836001600160a01b03163b5f0361283c57505f6113f6565b5f5f856001600160a01b031684866040516128579190612f0a565b5f604051808303815f8787f1925050503d805f8114612891576040519150601f19603f3d011682016040523d82523d5f602084013e612896565b606091505b5091509150816128aa575f925050506113f6565b80515f036128bd576001925050506113f6565b60208151101580156128e25750808060200190518101906128de9190612e7c565b6001145b9695505050505050565b5f61012082840312156128fd575f5ffd5b50919050565b80356001600160a01b0381168114612919575f5ffd5b919050565b803561ffff81168114612919575f5ffd5b5f5f5f5f5f6101a08688031215612944575f5ffd5b8535945061295587602088016128ec565b93506129646101408701612903565b9250612973610160870161291e565b94979396509194610180013592915050565b803567ffffffffffffffff81168114612919575f5ffd5b803563ffffffff81168114612919575f5ffd5b5f5f5f5f5f5f5f5f610100898b0312156129c7575f5ffd5b6129d089612903565b9750602089013596506129e560408a01612903565b95506129f360608a01612985565b9450612a0160808a0161299c565b979a969950949793969560a0850135955060c08501359460e001359350915050565b5f60208284031215612a33575f5ffd5b6113f682612903565b5f5f5f6101608486031215612a4f575f5ffd5b83359250612a6085602086016128ec565b9150612a6f6101408501612903565b90509250925092565b5f5f60408385031215612a89575f5ffd5b612a9283612903565b9150612aa060208401612903565b90509250929050565b5f5f5f5f6101808587031215612abd575f5ffd5b84359350612ace86602087016128ec565b9250612add6101408601612903565b939692955092936101600135925050565b5f60208284031215612afe575f5ffd5b5035919050565b634e487b7160e01b5f52602160045260245ffd5b60098110612b3557634e487b7160e01b5f52602160045260245ffd5b9052565b815165ffffffffffff191681526020808301516060830191612b5d90840182612b19565b5060409283015164ffffffffff16919092015290565b5f5f60408385031215612b84575f5ffd5b612b8d83612903565b946020939093013593505050565b5f60208284031215612bab575f5ffd5b6113f68261291e565b5f5f6101408385031215612bc6575f5ffd5b612bd084846128ec565b9150612aa06101208401612903565b5f5f6101408385031215612bf1575f5ffd5b82359150612aa084602085016128ec565b5f5f5f6101608486031215612c15575f5ffd5b83359250612c2685602086016128ec565b92959294505050610140919091013590565b6001600160a01b039384168152919092166020820152604081019190915260600190565b80516001600160a01b0390811683526020808301518216908401526040808301519084015260608083015191821690840152506080810151612caa608084018267ffffffffffffffff169052565b5060a0810151612cc260a084018263ffffffff169052565b5060c0810151612cd860c084018261ffff169052565b5060e0818101519083015261010090810151910152565b61012081016113ab8284612c5c565b634e487b7160e01b5f52601160045260245ffd5b818103818111156113ab576113ab612cfe565b808201808211156113ab576113ab612cfe565b5f60208284031215612d48575f5ffd5b6113f682612985565b604051610120810167ffffffffffffffff81118282101715612d8157634e487b7160e01b5f52604160045260245ffd5b60405290565b5f610120828403128015612d99575f5ffd5b50612da2612d51565b612dab83612903565b8152612db960208401612903565b602082015260408381013590820152612dd460608401612903565b6060820152612de560808401612985565b6080820152612df660a0840161299c565b60a0820152612e0760c0840161291e565b60c082015260e08381013590820152610100928301359281019290925250919050565b828152604081016113f66020830184612b19565b805160208201516001600160e01b0319811691906004821015612e75576001600160e01b0319600483900360031b81901b82161692505b5050919050565b5f60208284031215612e8c575f5ffd5b5051919050565b5f60208284031215612ea3575f5ffd5b6113f68261299c565b80820281158282048414176113ab576113ab612cfe565b5f82612edd57634e487b7160e01b5f52601260045260245ffd5b500490565b6101408101612ef18285612c5c565b6001600160a01b03929092166101209190910152919050565b5f82518060208501845e5f92019182525091905056610120604052348015610010575f5ffd5b50604051611eca380380611eca83398101604081905261002f91610077565b6001600160a01b039384166080526001600160401b0390921660a05260c0523360e05216610100526100d0565b80516001600160a01b0381168114610072575f5ffd5b919050565b5f5f5f5f6080858703121561008a575f5ffd5b6100938561005c565b60208601519094506001600160401b03811681146100af575f5ffd5b604086015190935091506100c56060860161005c565b905092959194509250565b60805160a05160c05160e05161010051611d7061015a5f395f81816101ae015261083601525f8181610486015261081001525f61024301525f818161027601526115b401525f81816102c20152818161075101528181610ca401528181610d3301528181610d660152818161102d0152818161105b0152818161139601526113c40152611d705ff3fe60806040526004361061013c575f3560e01c80638caa5230116100b3578063c36f38741161006d578063c36f3874146103f4578063c8e48c1014610408578063cc8d426f14610433578063d5d44d801461044a578063d7b96d4e14610475578063f7317e2e146104a8575f5ffd5b80638caa5230146103225780638de2afa2146103355780638e19899e14610361578063a559868314610380578063b1cd42201461039f578063b75c7dc6146103d5575f5ffd5b8063333b6fb311610104578063333b6fb314610213578063375b3c0a1461023257806351127fca1461026557806351ed6a30146102b1578063771c918e146102e45780637d6280cf14610303575f5ffd5b80630e330b6214610140578063121cba191461016157806319da7f4a1461019d5780631b53ced9146101d05780632b68f2a5146101fd575b5f5ffd5b34801561014b575f5ffd5b5061015f61015a3660046119c1565b6104c7565b005b34801561016c575f5ffd5b5061018061017b366004611a0d565b610800565b6040516001600160a01b0390911681526020015b60405180910390f35b3480156101a8575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156101db575f5ffd5b506101ef6101ea366004611a24565b61085c565b604051908152602001610194565b348015610208575f5ffd5b506101ef620186a081565b34801561021e575f5ffd5b5061015f61022d366004611a93565b6108dc565b34801561023d575f5ffd5b506101ef7f000000000000000000000000000000000000000000000000000000000000000081565b348015610270575f5ffd5b506102987f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff9091168152602001610194565b3480156102bc575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156102ef575f5ffd5b506101ef6102fe366004611a24565b6109bf565b34801561030e575f5ffd5b5061015f61031d366004611adb565b610a1b565b61015f610330366004611b15565b610c44565b348015610340575f5ffd5b5061035461034f366004611a24565b610e72565b6040516101949190611b69565b34801561036c575f5ffd5b506101ef61037b366004611a0d565b610f53565b34801561038b575f5ffd5b5061015f61039a366004611bce565b6110df565b3480156103aa575f5ffd5b506101ef6103b9366004611a24565b600160209081525f928352604080842090915290825290205481565b3480156103e0575f5ffd5b5061015f6103ef366004611a0d565b6112bd565b3480156103ff575f5ffd5b506101ef611314565b348015610413575f5ffd5b506101ef610422366004611a0d565b60026020525f908152604090205481565b34801561043e575f5ffd5b506101ef600160ff1b81565b348015610455575f5ffd5b506101ef610464366004611c1d565b60036020525f908152604090205481565b348015610480575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156104b3575f5ffd5b5061015f6104c2366004611b15565b611443565b846104d181610800565b6001600160a01b0316336001600160a01b03161461050957604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c161561052c5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f868152600260205260408120549081900361057857831561057257604051631f386f3360e11b815260048101889052602401610500565b506107ee565b848411156105a357604051635ba3464560e01b81526004810186905260248101859052604401610500565b83158015906105b957506001600160a01b038316155b156105d75760405163d92e233d60e01b815260040160405180910390fd5b5f8781526002602090815260408083208390558383528282528083206001600160a01b038a168452909152902060018101805487919060099061062b908490600160481b90046001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555087876001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a248960405161068c91815260200190565b60405180910390a4845f036106a25750506107ee565b8054859082905f906106be9084906001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550866001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8887878c5f1b60405161073c939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a361077c6001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168587620186a0611648565b6107eb576001600160a01b0384165f90815260036020526040812080548792906107a7908490611c69565b90915550506040518581526001600160a01b038516907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d50505050505050565b5f600160ff1b82165f03610834577f0000000000000000000000000000000000000000000000000000000000000000610856565b7f00000000000000000000000000000000000000000000000000000000000000005b92915050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561089c5761089c611b35565b146108a7575f6108cb565b600181015481546108cb916001600160801b03600160481b90910481169116611c4a565b6001600160801b0316949350505050565b5f8390036108fd57604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561093457610934611b35565b146109665760018101546040516352d944bb60e11b81526105009186913391600160401b900460ff1690600401611c7c565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa906109b19087908790611c9f565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156109ff576109ff611b35565b14610a0a575f6108cb565b546001600160801b03169392505050565b83610a2581610800565b6001600160a01b0316336001600160a01b031614610a5857604051637cc23b9160e01b8152336004820152602401610500565b5f849003610a7957604051632162d8bd60e11b815260040160405180910390fd5b5f8581526002602052604090205415610aa85760405163146df44760e21b815260048101869052602401610500565b5f848152602081815260408083206001600160a01b03871684529091529020600180820154600160401b900460ff166003811115610ae857610ae8611b35565b14610b1a5760018101546040516352d944bb60e11b81526105009187918791600160401b900460ff1690600401611c7c565b600181015481545f91610b40916001600160801b03600160481b90920482169116611c4a565b6001600160801b03169050835f03610b6b5760405163162908e360e11b815260040160405180910390fd5b80841115610b96576040516322df051360e11b81526004810182905260248101859052604401610500565b838260010160098282829054906101000a90046001600160801b0316610bbc9190611ccd565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508560025f8981526020019081526020015f208190555086856001600160a01b0316877fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb87604051610c3391815260200190565b60405180910390a450505050505050565b60ff5f5c1615610c675760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c7f83611711565b9050815f03610ca15760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610cfe57823414610cf95760405163de9b74a160e01b815234600482015260248101849052604401610500565b610dc5565b3415610d255760405163de9b74a160e01b81523460048201525f6024820152604401610500565b5f610d5a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016338661177f565b909250905080610da3577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161050093929190611cec565b815f03610dc35760405163162908e360e11b815260040160405180910390fd5b505b81545f90610ddd9083906001600160801b0316611c69565b90506001600160801b03811115610e0a576040516304041d9560e11b815260048101829052602401610500565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610f1c57610f1c611b35565b6003811115610f2d57610f2d611b35565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610f775760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610fcf57604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff1642101561101057600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610500565b80546001600160801b0316815561105533835a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611648565b611098577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161050093929190611cec565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f6110e985611711565b6001810154909150600160481b90046001600160801b03161561114357600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610500565b5f8481526020818152604080832033845290915281209085900361117a57604051632162d8bd60e11b815260040160405180910390fd5b858514806111a757505f6001820154600160401b900460ff1660038111156111a4576111a4611b35565b14155b156111c857604051636d90f37160e01b815260048101869052602401610500565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd4949330906112ad9089908990611c9f565b60405180910390a4505050505050565b5f6112c782611711565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c16156113385760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361137757604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556113be90825a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611648565b611401577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161050093929190611cec565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561147a5761147a611b35565b036114ac5760018101546040516352d944bb60e11b81526105009185913391600160401b900460ff1690600401611c7c565b815f036114cc5760405163162908e360e11b815260040160405180910390fd5b600181015481545f916114f2916001600160801b03600160481b90920482169116611c4a565b6001600160801b0316905080831115611528576040516322df051360e11b81526004810182905260248101849052604401610500565b8154839083905f906115449084906001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b031661158d9190611ccd565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426115de9190611d10565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b0385166116b4575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146116a3576040519150601f19603f3d011682016040523d82523d5f602084013e6116a8565b606091505b50909250611709915050565b6040516001600160a01b03851660248201526044810184905261170690869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846118e0565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561174857611748611b35565b1461177a5760018101546040516352d944bb60e11b81526105009184913391600160401b900460ff1690600401611c7c565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156117c7573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117eb9190611d30565b90506118368686308760405160240161180693929190611cec565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a6118e0565b611846575f5f92509250506118d8565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa15801561188a573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906118ae9190611d30565b9050818110156118c5575f5f9350935050506118d8565b6118cf8282611d47565b60019350935050505b935093915050565b5f836001600160a01b03163b5f036118f957505f6119a4565b5f5f856001600160a01b031684866040516119149190611d5a565b5f604051808303815f8787f1925050503d805f811461194e576040519150601f19603f3d011682016040523d82523d5f602084013e611953565b606091505b509150915081611967575f925050506119a4565b80515f0361197a576001925050506119a4565b602081511015801561199f57508080602001905181019061199b9190611d30565b6001145b925050505b9392505050565b80356001600160a01b038116811461177a575f5ffd5b5f5f5f5f5f60a086880312156119d5575f5ffd5b853594506119e5602087016119ab565b93506040860135925060608601359150611a01608087016119ab565b90509295509295909350565b5f60208284031215611a1d575f5ffd5b5035919050565b5f5f60408385031215611a35575f5ffd5b82359150611a45602084016119ab565b90509250929050565b5f5f83601f840112611a5e575f5ffd5b50813567ffffffffffffffff811115611a75575f5ffd5b602083019150836020828501011115611a8c575f5ffd5b9250929050565b5f5f5f60408486031215611aa5575f5ffd5b83359250602084013567ffffffffffffffff811115611ac2575f5ffd5b611ace86828701611a4e565b9497909650939450505050565b5f5f5f5f60808587031215611aee575f5ffd5b8435935060208501359250611b05604086016119ab565b9396929550929360600135925050565b5f5f60408385031215611b26575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611b6557634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611bb66060840182611b49565b506080928301516001600160801b0316919092015290565b5f5f5f5f60608587031215611be1575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611c05575f5ffd5b611c1187828801611a4e565b95989497509550505050565b5f60208284031215611c2d575f5ffd5b6119a4826119ab565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b03828116828216039081111561085657610856611c36565b8082018082111561085657610856611c36565b8381526001600160a01b0383166020820152606081016117096040830184611b49565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b03818116838216019081111561085657610856611c36565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff818116838216019081111561085657610856611c36565b5f60208284031215611d40575f5ffd5b5051919050565b8181038181111561085657610856611c36565b5f82518060208501845e5f92019182525091905056",
 }
 
 // BountyEscrow is an auto generated Go binding around an Ethereum contract.
@@ -104,9 +129,9 @@ func (c *BountyEscrow) Instance(backend bind.ContractBackend, addr common.Addres
 // PackConstructor is the Go binding used to pack the parameters required for
 // contract deployment.
 //
-// Solidity: constructor(address owner_, address treasury_, uint16 feeBps_, address stakeToken, uint64 unbondDelay, uint256 minStake) returns()
-func (bountyEscrow *BountyEscrow) PackConstructor(owner_ common.Address, treasury_ common.Address, feeBps_ uint16, stakeToken common.Address, unbondDelay uint64, minStake *big.Int) []byte {
-	enc, err := bountyEscrow.abi.Pack("", owner_, treasury_, feeBps_, stakeToken, unbondDelay, minStake)
+// Solidity: constructor(address owner_, address treasury_, uint16 feeBps_, address stakeToken, uint64 unbondDelay, uint256 minStake, address jobLocker) returns()
+func (bountyEscrow *BountyEscrow) PackConstructor(owner_ common.Address, treasury_ common.Address, feeBps_ uint16, stakeToken common.Address, unbondDelay uint64, minStake *big.Int, jobLocker common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("", owner_, treasury_, feeBps_, stakeToken, unbondDelay, minStake, jobLocker)
 	if err != nil {
 		panic(err)
 	}
@@ -6982,7 +7007,7 @@ func (iERC8183Hook *IERC8183Hook) UnpackSupportsInterface(data []byte) (bool, er
 
 // IStakeRegistryMetaData contains all meta data concerning the IStakeRegistry contract.
 var IStakeRegistryMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobLocker\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
 	ID:  "IStakeRegistry",
 }
 
@@ -7043,6 +7068,41 @@ func (iStakeRegistry *IStakeRegistry) UnpackFreeStakeOf(data []byte) (*big.Int, 
 		return new(big.Int), err
 	}
 	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackJobLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19da7f4a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobLocker() view returns(address)
+func (iStakeRegistry *IStakeRegistry) PackJobLocker() []byte {
+	enc, err := iStakeRegistry.abi.Pack("jobLocker")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19da7f4a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobLocker() view returns(address)
+func (iStakeRegistry *IStakeRegistry) TryPackJobLocker() ([]byte, error) {
+	return iStakeRegistry.abi.Pack("jobLocker")
+}
+
+// UnpackJobLocker is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x19da7f4a.
+//
+// Solidity: function jobLocker() view returns(address)
+func (iStakeRegistry *IStakeRegistry) UnpackJobLocker(data []byte) (common.Address, error) {
+	out, err := iStakeRegistry.abi.Unpack("jobLocker", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
 	return out0, nil
 }
 
@@ -8073,6 +8133,981 @@ func IStakeRegistryZeroAgentIdErrorID() common.Hash {
 func (iStakeRegistry *IStakeRegistry) UnpackZeroAgentIdError(raw []byte) (*IStakeRegistryZeroAgentId, error) {
 	out := new(IStakeRegistryZeroAgentId)
 	if err := iStakeRegistry.abi.UnpackIntoInterface(out, "ZeroAgentId", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookMetaData contains all meta data concerning the ISuretyHook contract.
+var ISuretyHookMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"event\",\"name\":\"Awarded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"bps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EntrySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Joined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Opened\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"budget\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Planned\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"plan\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structISuretyHook.Plan\",\"components\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"arbiterTime\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"maxEntries\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxWinners\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Settled\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"outcome\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"enumISuretyHook.Outcome\"},{\"name\":\"toWorkers\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"toClient\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyJoined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"AlreadySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"CoreStatus\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"HasEntries\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidPlan\",\"inputs\":[{\"name\":\"field\",\"type\":\"string\",\"internalType\":\"string\"}]},{\"type\":\"error\",\"name\":\"InvalidSlash\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"JobFull\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotAllowed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotClient\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotCore\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotEntrant\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotJobLocker\",\"inputs\":[{\"name\":\"registry\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSuretyJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingSubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TooLate\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"finishBy\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongPhase\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"phase\",\"type\":\"uint8\",\"internalType\":\"enumISuretyHook.Phase\"}]}]",
+	ID:  "ISuretyHook",
+}
+
+// ISuretyHook is an auto generated Go binding around an Ethereum contract.
+type ISuretyHook struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *ISuretyHook) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewISuretyHook creates a new instance of ISuretyHook.
+func NewISuretyHook() *ISuretyHook {
+	parsed, err := ISuretyHookMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &ISuretyHook{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *ISuretyHook) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// ISuretyHookAwarded represents a Awarded event raised by the ISuretyHook contract.
+type ISuretyHookAwarded struct {
+	JobId  *big.Int
+	Worker common.Address
+	Bps    uint16
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookAwardedEventName = "Awarded"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookAwarded) ContractEventName() string {
+	return ISuretyHookAwardedEventName
+}
+
+// UnpackAwardedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Awarded(uint256 indexed jobId, address indexed worker, uint16 bps, uint256 amount)
+func (iSuretyHook *ISuretyHook) UnpackAwardedEvent(log *types.Log) (*ISuretyHookAwarded, error) {
+	event := "Awarded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookAwarded)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookDisputed represents a Disputed event raised by the ISuretyHook contract.
+type ISuretyHookDisputed struct {
+	JobId      *big.Int
+	By         common.Address
+	ReasonHash [32]byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookDisputedEventName = "Disputed"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookDisputed) ContractEventName() string {
+	return ISuretyHookDisputedEventName
+}
+
+// UnpackDisputedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Disputed(uint256 indexed jobId, address indexed by, bytes32 reasonHash)
+func (iSuretyHook *ISuretyHook) UnpackDisputedEvent(log *types.Log) (*ISuretyHookDisputed, error) {
+	event := "Disputed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookDisputed)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookEntrySubmitted represents a EntrySubmitted event raised by the ISuretyHook contract.
+type ISuretyHookEntrySubmitted struct {
+	JobId       *big.Int
+	Worker      common.Address
+	Deliverable [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookEntrySubmittedEventName = "EntrySubmitted"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookEntrySubmitted) ContractEventName() string {
+	return ISuretyHookEntrySubmittedEventName
+}
+
+// UnpackEntrySubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EntrySubmitted(uint256 indexed jobId, address indexed worker, bytes32 deliverable)
+func (iSuretyHook *ISuretyHook) UnpackEntrySubmittedEvent(log *types.Log) (*ISuretyHookEntrySubmitted, error) {
+	event := "EntrySubmitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookEntrySubmitted)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookJoined represents a Joined event raised by the ISuretyHook contract.
+type ISuretyHookJoined struct {
+	JobId   *big.Int
+	Worker  common.Address
+	AgentId [32]byte
+	LockId  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookJoinedEventName = "Joined"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookJoined) ContractEventName() string {
+	return ISuretyHookJoinedEventName
+}
+
+// UnpackJoinedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Joined(uint256 indexed jobId, address indexed worker, bytes32 agentId, uint256 lockId)
+func (iSuretyHook *ISuretyHook) UnpackJoinedEvent(log *types.Log) (*ISuretyHookJoined, error) {
+	event := "Joined"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookJoined)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookOpened represents a Opened event raised by the ISuretyHook contract.
+type ISuretyHookOpened struct {
+	JobId     *big.Int
+	Token     common.Address
+	Budget    *big.Int
+	ExpiredAt uint64
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookOpenedEventName = "Opened"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookOpened) ContractEventName() string {
+	return ISuretyHookOpenedEventName
+}
+
+// UnpackOpenedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Opened(uint256 indexed jobId, address indexed token, uint256 budget, uint64 expiredAt)
+func (iSuretyHook *ISuretyHook) UnpackOpenedEvent(log *types.Log) (*ISuretyHookOpened, error) {
+	event := "Opened"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookOpened)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookPlanned represents a Planned event raised by the ISuretyHook contract.
+type ISuretyHookPlanned struct {
+	JobId    *big.Int
+	Client   common.Address
+	PrevPart *big.Int
+	Plan     ISuretyHookPlan
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookPlannedEventName = "Planned"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookPlanned) ContractEventName() string {
+	return ISuretyHookPlannedEventName
+}
+
+// UnpackPlannedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Planned(uint256 indexed jobId, address indexed client, uint256 indexed prevPart, (address,uint32,uint32,uint16,uint16,uint128,address,uint256) plan)
+func (iSuretyHook *ISuretyHook) UnpackPlannedEvent(log *types.Log) (*ISuretyHookPlanned, error) {
+	event := "Planned"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookPlanned)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookSettled represents a Settled event raised by the ISuretyHook contract.
+type ISuretyHookSettled struct {
+	JobId     *big.Int
+	Outcome   uint8
+	ToWorkers *big.Int
+	ToClient  *big.Int
+	Slash     *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookSettledEventName = "Settled"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookSettled) ContractEventName() string {
+	return ISuretyHookSettledEventName
+}
+
+// UnpackSettledEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Settled(uint256 indexed jobId, uint8 outcome, uint256 toWorkers, uint256 toClient, uint256 slash)
+func (iSuretyHook *ISuretyHook) UnpackSettledEvent(log *types.Log) (*ISuretyHookSettled, error) {
+	event := "Settled"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookSettled)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (iSuretyHook *ISuretyHook) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["AlreadyJoined"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackAlreadyJoinedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["AlreadySubmitted"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackAlreadySubmittedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["ArbiterTimeNotUp"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackArbiterTimeNotUpError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["CoreStatus"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackCoreStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["HasEntries"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackHasEntriesError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["InvalidPlan"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackInvalidPlanError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["InvalidSlash"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackInvalidSlashError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["InvalidSplit"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackInvalidSplitError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["JobFull"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackJobFullError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotAllowed"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotAllowedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotArbiter"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotArbiterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotClient"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotClientError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotCore"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotCoreError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotEntrant"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotEntrantError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotJobLocker"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotJobLockerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotSuretyJob"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotSuretyJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NothingSubmitted"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNothingSubmittedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["ReviewWindowClosed"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackReviewWindowClosedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["ReviewWindowOpen"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackReviewWindowOpenError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["TooLate"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackTooLateError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["UnknownJob"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackUnknownJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["WrongPhase"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackWrongPhaseError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// ISuretyHookAlreadyJoined represents a AlreadyJoined error raised by the ISuretyHook contract.
+type ISuretyHookAlreadyJoined struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadyJoined(uint256 jobId, address worker)
+func ISuretyHookAlreadyJoinedErrorID() common.Hash {
+	return common.HexToHash("0x682bdbac2a35c24f8fcdc4a37603a9b791e1305bab604c31325ea787634c542d")
+}
+
+// UnpackAlreadyJoinedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadyJoined(uint256 jobId, address worker)
+func (iSuretyHook *ISuretyHook) UnpackAlreadyJoinedError(raw []byte) (*ISuretyHookAlreadyJoined, error) {
+	out := new(ISuretyHookAlreadyJoined)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "AlreadyJoined", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookAlreadySubmitted represents a AlreadySubmitted error raised by the ISuretyHook contract.
+type ISuretyHookAlreadySubmitted struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadySubmitted(uint256 jobId, address worker)
+func ISuretyHookAlreadySubmittedErrorID() common.Hash {
+	return common.HexToHash("0xc671406e804ee99b554b48b1a3d939ef4dc6503703960fb155e5662653bf7c1a")
+}
+
+// UnpackAlreadySubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadySubmitted(uint256 jobId, address worker)
+func (iSuretyHook *ISuretyHook) UnpackAlreadySubmittedError(raw []byte) (*ISuretyHookAlreadySubmitted, error) {
+	out := new(ISuretyHookAlreadySubmitted)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "AlreadySubmitted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookArbiterTimeNotUp represents a ArbiterTimeNotUp error raised by the ISuretyHook contract.
+type ISuretyHookArbiterTimeNotUp struct {
+	JobId  *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 jobId, uint256 endsAt)
+func ISuretyHookArbiterTimeNotUpErrorID() common.Hash {
+	return common.HexToHash("0x81b946e44ee9fcf46fcb04cea5fd98eb018eec8de3ba9b4d3ddfff6eaad070d7")
+}
+
+// UnpackArbiterTimeNotUpError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 jobId, uint256 endsAt)
+func (iSuretyHook *ISuretyHook) UnpackArbiterTimeNotUpError(raw []byte) (*ISuretyHookArbiterTimeNotUp, error) {
+	out := new(ISuretyHookArbiterTimeNotUp)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "ArbiterTimeNotUp", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookCoreStatus represents a CoreStatus error raised by the ISuretyHook contract.
+type ISuretyHookCoreStatus struct {
+	JobId  *big.Int
+	Status uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error CoreStatus(uint256 jobId, uint8 status)
+func ISuretyHookCoreStatusErrorID() common.Hash {
+	return common.HexToHash("0xcade349c4e7acf9186d4486a8fec6e6ea36e83375196503a37b607c180dd1771")
+}
+
+// UnpackCoreStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error CoreStatus(uint256 jobId, uint8 status)
+func (iSuretyHook *ISuretyHook) UnpackCoreStatusError(raw []byte) (*ISuretyHookCoreStatus, error) {
+	out := new(ISuretyHookCoreStatus)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "CoreStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookHasEntries represents a HasEntries error raised by the ISuretyHook contract.
+type ISuretyHookHasEntries struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error HasEntries(uint256 jobId)
+func ISuretyHookHasEntriesErrorID() common.Hash {
+	return common.HexToHash("0x43d0005a85efdb1cf59704a089788dfe77daff8358a3615ba4c0a201b1aacc7c")
+}
+
+// UnpackHasEntriesError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error HasEntries(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackHasEntriesError(raw []byte) (*ISuretyHookHasEntries, error) {
+	out := new(ISuretyHookHasEntries)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "HasEntries", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookInvalidPlan represents a InvalidPlan error raised by the ISuretyHook contract.
+type ISuretyHookInvalidPlan struct {
+	Field string
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidPlan(string field)
+func ISuretyHookInvalidPlanErrorID() common.Hash {
+	return common.HexToHash("0xd29d3075fcb0c3d6a8efa625fee8c570985ef777f565fce213a749bd0821fad3")
+}
+
+// UnpackInvalidPlanError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidPlan(string field)
+func (iSuretyHook *ISuretyHook) UnpackInvalidPlanError(raw []byte) (*ISuretyHookInvalidPlan, error) {
+	out := new(ISuretyHookInvalidPlan)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "InvalidPlan", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookInvalidSlash represents a InvalidSlash error raised by the ISuretyHook contract.
+type ISuretyHookInvalidSlash struct {
+	JobId *big.Int
+	Slash *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSlash(uint256 jobId, uint256 slash)
+func ISuretyHookInvalidSlashErrorID() common.Hash {
+	return common.HexToHash("0x1a8c185e8c5be427c373e273307afb4a78df8bac408dccd6faa4a69f341a987d")
+}
+
+// UnpackInvalidSlashError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSlash(uint256 jobId, uint256 slash)
+func (iSuretyHook *ISuretyHook) UnpackInvalidSlashError(raw []byte) (*ISuretyHookInvalidSlash, error) {
+	out := new(ISuretyHookInvalidSlash)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "InvalidSlash", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookInvalidSplit represents a InvalidSplit error raised by the ISuretyHook contract.
+type ISuretyHookInvalidSplit struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSplit(uint256 jobId)
+func ISuretyHookInvalidSplitErrorID() common.Hash {
+	return common.HexToHash("0x919cde0271522eb88ba38c12caaa8e6da0c6939af114959ff05de6d3f4d2e77b")
+}
+
+// UnpackInvalidSplitError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSplit(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackInvalidSplitError(raw []byte) (*ISuretyHookInvalidSplit, error) {
+	out := new(ISuretyHookInvalidSplit)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "InvalidSplit", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookJobFull represents a JobFull error raised by the ISuretyHook contract.
+type ISuretyHookJobFull struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error JobFull(uint256 jobId)
+func ISuretyHookJobFullErrorID() common.Hash {
+	return common.HexToHash("0x83de582960621a299c3643d1556613340f1de51f83974f15351ba275f503e412")
+}
+
+// UnpackJobFullError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error JobFull(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackJobFullError(raw []byte) (*ISuretyHookJobFull, error) {
+	out := new(ISuretyHookJobFull)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "JobFull", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotAllowed represents a NotAllowed error raised by the ISuretyHook contract.
+type ISuretyHookNotAllowed struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotAllowed(uint256 jobId, address caller)
+func ISuretyHookNotAllowedErrorID() common.Hash {
+	return common.HexToHash("0x4dbadd047a7b2215e81c89580b3913fddf34f78e330eda39c9033f0a71ca6b70")
+}
+
+// UnpackNotAllowedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotAllowed(uint256 jobId, address caller)
+func (iSuretyHook *ISuretyHook) UnpackNotAllowedError(raw []byte) (*ISuretyHookNotAllowed, error) {
+	out := new(ISuretyHookNotAllowed)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotAllowed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotArbiter represents a NotArbiter error raised by the ISuretyHook contract.
+type ISuretyHookNotArbiter struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotArbiter(uint256 jobId, address caller)
+func ISuretyHookNotArbiterErrorID() common.Hash {
+	return common.HexToHash("0x6ceeb9e5558223c5c138236bc8e30d1ef601d254138935f90b6921dc15656000")
+}
+
+// UnpackNotArbiterError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotArbiter(uint256 jobId, address caller)
+func (iSuretyHook *ISuretyHook) UnpackNotArbiterError(raw []byte) (*ISuretyHookNotArbiter, error) {
+	out := new(ISuretyHookNotArbiter)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotArbiter", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotClient represents a NotClient error raised by the ISuretyHook contract.
+type ISuretyHookNotClient struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotClient(uint256 jobId, address caller)
+func ISuretyHookNotClientErrorID() common.Hash {
+	return common.HexToHash("0xf8ebe6313f6b88d8e169a11d3237a4c73e03568aeb326318340438847897a10e")
+}
+
+// UnpackNotClientError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotClient(uint256 jobId, address caller)
+func (iSuretyHook *ISuretyHook) UnpackNotClientError(raw []byte) (*ISuretyHookNotClient, error) {
+	out := new(ISuretyHookNotClient)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotClient", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotCore represents a NotCore error raised by the ISuretyHook contract.
+type ISuretyHookNotCore struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotCore(address caller)
+func ISuretyHookNotCoreErrorID() common.Hash {
+	return common.HexToHash("0x37edf4797635b70fa804d034f4b6f9497b806c77914f1ea16494d500c859f164")
+}
+
+// UnpackNotCoreError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotCore(address caller)
+func (iSuretyHook *ISuretyHook) UnpackNotCoreError(raw []byte) (*ISuretyHookNotCore, error) {
+	out := new(ISuretyHookNotCore)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotCore", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotEntrant represents a NotEntrant error raised by the ISuretyHook contract.
+type ISuretyHookNotEntrant struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotEntrant(uint256 jobId, address worker)
+func ISuretyHookNotEntrantErrorID() common.Hash {
+	return common.HexToHash("0x61af690d13f39a36c87b06d5cd5932f769ba9a0cb59d117f0d77e3992aa334d7")
+}
+
+// UnpackNotEntrantError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotEntrant(uint256 jobId, address worker)
+func (iSuretyHook *ISuretyHook) UnpackNotEntrantError(raw []byte) (*ISuretyHookNotEntrant, error) {
+	out := new(ISuretyHookNotEntrant)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotEntrant", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotJobLocker represents a NotJobLocker error raised by the ISuretyHook contract.
+type ISuretyHookNotJobLocker struct {
+	Registry common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotJobLocker(address registry)
+func ISuretyHookNotJobLockerErrorID() common.Hash {
+	return common.HexToHash("0x37f605f5638d7ba51bcc139081832fc1798e8fdf3383c4797ffc1a59c041597d")
+}
+
+// UnpackNotJobLockerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotJobLocker(address registry)
+func (iSuretyHook *ISuretyHook) UnpackNotJobLockerError(raw []byte) (*ISuretyHookNotJobLocker, error) {
+	out := new(ISuretyHookNotJobLocker)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotJobLocker", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotSuretyJob represents a NotSuretyJob error raised by the ISuretyHook contract.
+type ISuretyHookNotSuretyJob struct {
+	JobId     *big.Int
+	Provider  common.Address
+	Evaluator common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotSuretyJob(uint256 jobId, address provider, address evaluator)
+func ISuretyHookNotSuretyJobErrorID() common.Hash {
+	return common.HexToHash("0xdbd1cfd19f21773c19c8a2cdae70c3fb1f9721bda5d84690c3b53778ac96fbb5")
+}
+
+// UnpackNotSuretyJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotSuretyJob(uint256 jobId, address provider, address evaluator)
+func (iSuretyHook *ISuretyHook) UnpackNotSuretyJobError(raw []byte) (*ISuretyHookNotSuretyJob, error) {
+	out := new(ISuretyHookNotSuretyJob)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotSuretyJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNothingSubmitted represents a NothingSubmitted error raised by the ISuretyHook contract.
+type ISuretyHookNothingSubmitted struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingSubmitted(uint256 jobId)
+func ISuretyHookNothingSubmittedErrorID() common.Hash {
+	return common.HexToHash("0x23b96f99e33dc0457362ba148ee386b7ec75a294b02035649aa143a8179c17e7")
+}
+
+// UnpackNothingSubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingSubmitted(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackNothingSubmittedError(raw []byte) (*ISuretyHookNothingSubmitted, error) {
+	out := new(ISuretyHookNothingSubmitted)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NothingSubmitted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookReviewWindowClosed represents a ReviewWindowClosed error raised by the ISuretyHook contract.
+type ISuretyHookReviewWindowClosed struct {
+	JobId   *big.Int
+	EndedAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowClosed(uint256 jobId, uint256 endedAt)
+func ISuretyHookReviewWindowClosedErrorID() common.Hash {
+	return common.HexToHash("0xbcfb82a6b4132e7827ac45213d5c7f0ae0368c428fcb585a89463019becb1d66")
+}
+
+// UnpackReviewWindowClosedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowClosed(uint256 jobId, uint256 endedAt)
+func (iSuretyHook *ISuretyHook) UnpackReviewWindowClosedError(raw []byte) (*ISuretyHookReviewWindowClosed, error) {
+	out := new(ISuretyHookReviewWindowClosed)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "ReviewWindowClosed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookReviewWindowOpen represents a ReviewWindowOpen error raised by the ISuretyHook contract.
+type ISuretyHookReviewWindowOpen struct {
+	JobId  *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowOpen(uint256 jobId, uint256 endsAt)
+func ISuretyHookReviewWindowOpenErrorID() common.Hash {
+	return common.HexToHash("0x9569a17adabf5b9b5b7b7fdd8d1745ac34c6b95d4be5a7e94ed780573eee4824")
+}
+
+// UnpackReviewWindowOpenError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowOpen(uint256 jobId, uint256 endsAt)
+func (iSuretyHook *ISuretyHook) UnpackReviewWindowOpenError(raw []byte) (*ISuretyHookReviewWindowOpen, error) {
+	out := new(ISuretyHookReviewWindowOpen)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "ReviewWindowOpen", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookTooLate represents a TooLate error raised by the ISuretyHook contract.
+type ISuretyHookTooLate struct {
+	JobId     *big.Int
+	FinishBy  *big.Int
+	ExpiredAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TooLate(uint256 jobId, uint256 finishBy, uint256 expiredAt)
+func ISuretyHookTooLateErrorID() common.Hash {
+	return common.HexToHash("0xa2cb1c3293c3dcf17c9828f0a7edd28b6c1cc731040997997f0abdf6d796222e")
+}
+
+// UnpackTooLateError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TooLate(uint256 jobId, uint256 finishBy, uint256 expiredAt)
+func (iSuretyHook *ISuretyHook) UnpackTooLateError(raw []byte) (*ISuretyHookTooLate, error) {
+	out := new(ISuretyHookTooLate)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "TooLate", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookUnknownJob represents a UnknownJob error raised by the ISuretyHook contract.
+type ISuretyHookUnknownJob struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownJob(uint256 jobId)
+func ISuretyHookUnknownJobErrorID() common.Hash {
+	return common.HexToHash("0x510aa5f06826d740de587fc177250838c7f20674aef37603d5ab5f52cef91ae8")
+}
+
+// UnpackUnknownJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownJob(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackUnknownJobError(raw []byte) (*ISuretyHookUnknownJob, error) {
+	out := new(ISuretyHookUnknownJob)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "UnknownJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookWrongPhase represents a WrongPhase error raised by the ISuretyHook contract.
+type ISuretyHookWrongPhase struct {
+	JobId *big.Int
+	Phase uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongPhase(uint256 jobId, uint8 phase)
+func ISuretyHookWrongPhaseErrorID() common.Hash {
+	return common.HexToHash("0x083a89f234e0317d5ce7ed572bfc6b4676dca2826b7b9120222ca6b80bfc9c27")
+}
+
+// UnpackWrongPhaseError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongPhase(uint256 jobId, uint8 phase)
+func (iSuretyHook *ISuretyHook) UnpackWrongPhaseError(raw []byte) (*ISuretyHookWrongPhase, error) {
+	out := new(ISuretyHookWrongPhase)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "WrongPhase", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -10666,9 +11701,9 @@ func (rootAnchor *RootAnchor) UnpackStaleTreeSizeError(raw []byte) (*RootAnchorS
 
 // StakeRegistryMetaData contains all meta data concerning the StakeRegistry contract.
 var StakeRegistryMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"minStake_\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"bind\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"credit\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"lockedAgent\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"locker\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"minStake\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"recordOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIStakeRegistry.Record\",\"components\":[{\"name\":\"staked\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unbonding\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"},{\"name\":\"locked\",\"type\":\"uint128\",\"internalType\":\"uint128\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"requestUnbond\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"revoke\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"rotate\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeToken\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"successorOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unbondDelay\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawCredit\",\"inputs\":[],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"minStake_\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"jobLocker_\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"JOB_LOCK_BIT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"bind\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"credit\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobLocker\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"lockedAgent\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"locker\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lockerOf\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"minStake\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"recordOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIStakeRegistry.Record\",\"components\":[{\"name\":\"staked\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unbonding\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"},{\"name\":\"locked\",\"type\":\"uint128\",\"internalType\":\"uint128\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"requestUnbond\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"revoke\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"rotate\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeToken\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"successorOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unbondDelay\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawCredit\",\"inputs\":[],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
 	ID:  "StakeRegistry",
-	Bin: "0x610100604052348015610010575f5ffd5b50604051611dc1380380611dc183398101604081905261002f91610055565b6001600160a01b039092166080526001600160401b031660a05260c0523360e0526100ab565b5f5f5f60608486031215610067575f5ffd5b83516001600160a01b038116811461007d575f5ffd5b60208501519093506001600160401b0381168114610099575f5ffd5b80925050604084015190509250925092565b60805160a05160c05160e051611c9661012b5f395f81816103fc01528181610448015261094f01525f6101b801525f81816101eb01526114da01525f8181610237015281816106d501528181610bda01528181610c6901528181610c9c01528181610f6301528181610f91015281816112bc01526112ea0152611c965ff3fe60806040526004361061011b575f3560e01c80638de2afa21161009d578063c36f387411610062578063c36f387414610381578063c8e48c1014610395578063d5d44d80146103c0578063d7b96d4e146103eb578063f7317e2e1461041e575f5ffd5b80638de2afa2146102c25780638e19899e146102ee578063a55986831461030d578063b1cd42201461032c578063b75c7dc614610362575f5ffd5b806351127fca116100e357806351127fca146101da57806351ed6a3014610226578063771c918e146102715780637d6280cf146102905780638caa5230146102af575f5ffd5b80630e330b621461011f5780631b53ced9146101405780632b68f2a514610172578063333b6fb314610188578063375b3c0a146101a7575b5f5ffd5b34801561012a575f5ffd5b5061013e6101393660046118e7565b61043d565b005b34801561014b575f5ffd5b5061015f61015a366004611933565b610783565b6040519081526020015b60405180910390f35b34801561017d575f5ffd5b5061015f620186a081565b348015610193575f5ffd5b5061013e6101a23660046119a2565b610805565b3480156101b2575f5ffd5b5061015f7f000000000000000000000000000000000000000000000000000000000000000081565b3480156101e5575f5ffd5b5061020d7f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff9091168152602001610169565b348015610231575f5ffd5b506102597f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610169565b34801561027c575f5ffd5b5061015f61028b366004611933565b6108e8565b34801561029b575f5ffd5b5061013e6102aa3660046119ea565b610944565b61013e6102bd366004611a24565b610b7a565b3480156102cd575f5ffd5b506102e16102dc366004611933565b610da8565b6040516101699190611a78565b3480156102f9575f5ffd5b5061015f610308366004611add565b610e89565b348015610318575f5ffd5b5061013e610327366004611af4565b611015565b348015610337575f5ffd5b5061015f610346366004611933565b600160209081525f928352604080842090915290825290205481565b34801561036d575f5ffd5b5061013e61037c366004611add565b6111e3565b34801561038c575f5ffd5b5061015f61123a565b3480156103a0575f5ffd5b5061015f6103af366004611add565b60026020525f908152604090205481565b3480156103cb575f5ffd5b5061015f6103da366004611b43565b60036020525f908152604090205481565b3480156103f6575f5ffd5b506102597f000000000000000000000000000000000000000000000000000000000000000081565b348015610429575f5ffd5b5061013e610438366004611a24565b611369565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461048d57604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c16156104b05760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f85815260026020526040812054908190036104fc5782156104f657604051631f386f3360e11b815260048101879052602401610484565b50610772565b8383111561052757604051635ba3464560e01b81526004810185905260248101849052604401610484565b821580159061053d57506001600160a01b038216155b1561055b5760405163d92e233d60e01b815260040160405180910390fd5b5f8681526002602090815260408083208390558383528282528083206001600160a01b038916845290915290206001810180548691906009906105af908490600160481b90046001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555086866001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a248860405161061091815260200190565b60405180910390a4835f03610626575050610772565b8054849082905f906106429084906001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550856001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8886868b5f1b6040516106c0939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a36107006001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168486620186a061156e565b61076f576001600160a01b0383165f908152600360205260408120805486929061072b908490611b8f565b90915550506040518481526001600160a01b038416907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d505050505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156107c3576107c3611a44565b146107ce575f6107f2565b600181015481546107f2916001600160801b03600160481b90910481169116611b70565b6001600160801b03169150505b92915050565b5f83900361082657604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561085d5761085d611a44565b1461088f5760018101546040516352d944bb60e11b81526104849186913391600160401b900460ff1690600401611ba2565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa906108da9087908790611bc5565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561092857610928611a44565b14610933575f6107f2565b546001600160801b03169392505050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461098f57604051637cc23b9160e01b8152336004820152602401610484565b5f8390036109b057604051632162d8bd60e11b815260040160405180910390fd5b5f84815260026020526040902054156109df5760405163146df44760e21b815260048101859052602401610484565b5f838152602081815260408083206001600160a01b03861684529091529020600180820154600160401b900460ff166003811115610a1f57610a1f611a44565b14610a515760018101546040516352d944bb60e11b81526104849186918691600160401b900460ff1690600401611ba2565b600181015481545f91610a77916001600160801b03600160481b90920482169116611b70565b6001600160801b03169050825f03610aa25760405163162908e360e11b815260040160405180910390fd5b80831115610acd576040516322df051360e11b81526004810182905260248101849052604401610484565b828260010160098282829054906101000a90046001600160801b0316610af39190611bf3565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508460025f8881526020019081526020015f208190555085846001600160a01b0316867fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb86604051610b6a91815260200190565b60405180910390a4505050505050565b60ff5f5c1615610b9d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610bb583611637565b9050815f03610bd75760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610c3457823414610c2f5760405163de9b74a160e01b815234600482015260248101849052604401610484565b610cfb565b3415610c5b5760405163de9b74a160e01b81523460048201525f6024820152604401610484565b5f610c906001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001633866116a5565b909250905080610cd9577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161048493929190611c12565b815f03610cf95760405163162908e360e11b815260040160405180910390fd5b505b81545f90610d139083906001600160801b0316611b8f565b90506001600160801b03811115610d40576040516304041d9560e11b815260048101829052602401610484565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610e5257610e52611a44565b6003811115610e6357610e63611a44565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610ead5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610f0557604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610f4657600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610484565b80546001600160801b03168155610f8b33835a6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001692919061156e565b610fce577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161048493929190611c12565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f61101f85611637565b6001810154909150600160481b90046001600160801b03161561107957600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610484565b5f848152602081815260408083203384529091528120908590036110b057604051632162d8bd60e11b815260040160405180910390fd5b858514806110dd57505f6001820154600160401b900460ff1660038111156110da576110da611a44565b14155b156110fe57604051636d90f37160e01b815260048101869052602401610484565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610b6a9089908990611bc5565b5f6111ed82611637565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c161561125e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361129d57604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556112e490825a6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001692919061156e565b611327577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161048493929190611c12565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff1660038111156113a0576113a0611a44565b036113d25760018101546040516352d944bb60e11b81526104849185913391600160401b900460ff1690600401611ba2565b815f036113f25760405163162908e360e11b815260040160405180910390fd5b600181015481545f91611418916001600160801b03600160481b90920482169116611b70565b6001600160801b031690508083111561144e576040516322df051360e11b81526004810182905260248101849052604401610484565b8154839083905f9061146a9084906001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b03166114b39190611bf3565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426115049190611c36565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b0385166115da575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146115c9576040519150601f19603f3d011682016040523d82523d5f602084013e6115ce565b606091505b5090925061162f915050565b6040516001600160a01b03851660248201526044810184905261162c90869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284611806565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561166e5761166e611a44565b146116a05760018101546040516352d944bb60e11b81526104849184913391600160401b900460ff1690600401611ba2565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156116ed573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117119190611c56565b905061175c8686308760405160240161172c93929190611c12565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a611806565b61176c575f5f92509250506117fe565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156117b0573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117d49190611c56565b9050818110156117eb575f5f9350935050506117fe565b6117f58282611c6d565b60019350935050505b935093915050565b5f836001600160a01b03163b5f0361181f57505f6118ca565b5f5f856001600160a01b0316848660405161183a9190611c80565b5f604051808303815f8787f1925050503d805f8114611874576040519150601f19603f3d011682016040523d82523d5f602084013e611879565b606091505b50915091508161188d575f925050506118ca565b80515f036118a0576001925050506118ca565b60208151101580156118c55750808060200190518101906118c19190611c56565b6001145b925050505b9392505050565b80356001600160a01b03811681146116a0575f5ffd5b5f5f5f5f5f60a086880312156118fb575f5ffd5b8535945061190b602087016118d1565b93506040860135925060608601359150611927608087016118d1565b90509295509295909350565b5f5f60408385031215611944575f5ffd5b82359150611954602084016118d1565b90509250929050565b5f5f83601f84011261196d575f5ffd5b50813567ffffffffffffffff811115611984575f5ffd5b60208301915083602082850101111561199b575f5ffd5b9250929050565b5f5f5f604084860312156119b4575f5ffd5b83359250602084013567ffffffffffffffff8111156119d1575f5ffd5b6119dd8682870161195d565b9497909650939450505050565b5f5f5f5f608085870312156119fd575f5ffd5b8435935060208501359250611a14604086016118d1565b9396929550929360600135925050565b5f5f60408385031215611a35575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611a7457634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611ac56060840182611a58565b506080928301516001600160801b0316919092015290565b5f60208284031215611aed575f5ffd5b5035919050565b5f5f5f5f60608587031215611b07575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611b2b575f5ffd5b611b378782880161195d565b95989497509550505050565b5f60208284031215611b53575f5ffd5b6118ca826118d1565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b0382811682821603908111156107ff576107ff611b5c565b808201808211156107ff576107ff611b5c565b8381526001600160a01b03831660208201526060810161162f6040830184611a58565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b0381811683821601908111156107ff576107ff611b5c565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff81811683821601908111156107ff576107ff611b5c565b5f60208284031215611c66575f5ffd5b5051919050565b818103818111156107ff576107ff611b5c565b5f82518060208501845e5f92019182525091905056",
+	Bin: "0x610120604052348015610010575f5ffd5b50604051611eca380380611eca83398101604081905261002f91610077565b6001600160a01b039384166080526001600160401b0390921660a05260c0523360e05216610100526100d0565b80516001600160a01b0381168114610072575f5ffd5b919050565b5f5f5f5f6080858703121561008a575f5ffd5b6100938561005c565b60208601519094506001600160401b03811681146100af575f5ffd5b604086015190935091506100c56060860161005c565b905092959194509250565b60805160a05160c05160e05161010051611d7061015a5f395f81816101ae015261083601525f8181610486015261081001525f61024301525f818161027601526115b401525f81816102c20152818161075101528181610ca401528181610d3301528181610d660152818161102d0152818161105b0152818161139601526113c40152611d705ff3fe60806040526004361061013c575f3560e01c80638caa5230116100b3578063c36f38741161006d578063c36f3874146103f4578063c8e48c1014610408578063cc8d426f14610433578063d5d44d801461044a578063d7b96d4e14610475578063f7317e2e146104a8575f5ffd5b80638caa5230146103225780638de2afa2146103355780638e19899e14610361578063a559868314610380578063b1cd42201461039f578063b75c7dc6146103d5575f5ffd5b8063333b6fb311610104578063333b6fb314610213578063375b3c0a1461023257806351127fca1461026557806351ed6a30146102b1578063771c918e146102e45780637d6280cf14610303575f5ffd5b80630e330b6214610140578063121cba191461016157806319da7f4a1461019d5780631b53ced9146101d05780632b68f2a5146101fd575b5f5ffd5b34801561014b575f5ffd5b5061015f61015a3660046119c1565b6104c7565b005b34801561016c575f5ffd5b5061018061017b366004611a0d565b610800565b6040516001600160a01b0390911681526020015b60405180910390f35b3480156101a8575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156101db575f5ffd5b506101ef6101ea366004611a24565b61085c565b604051908152602001610194565b348015610208575f5ffd5b506101ef620186a081565b34801561021e575f5ffd5b5061015f61022d366004611a93565b6108dc565b34801561023d575f5ffd5b506101ef7f000000000000000000000000000000000000000000000000000000000000000081565b348015610270575f5ffd5b506102987f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff9091168152602001610194565b3480156102bc575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156102ef575f5ffd5b506101ef6102fe366004611a24565b6109bf565b34801561030e575f5ffd5b5061015f61031d366004611adb565b610a1b565b61015f610330366004611b15565b610c44565b348015610340575f5ffd5b5061035461034f366004611a24565b610e72565b6040516101949190611b69565b34801561036c575f5ffd5b506101ef61037b366004611a0d565b610f53565b34801561038b575f5ffd5b5061015f61039a366004611bce565b6110df565b3480156103aa575f5ffd5b506101ef6103b9366004611a24565b600160209081525f928352604080842090915290825290205481565b3480156103e0575f5ffd5b5061015f6103ef366004611a0d565b6112bd565b3480156103ff575f5ffd5b506101ef611314565b348015610413575f5ffd5b506101ef610422366004611a0d565b60026020525f908152604090205481565b34801561043e575f5ffd5b506101ef600160ff1b81565b348015610455575f5ffd5b506101ef610464366004611c1d565b60036020525f908152604090205481565b348015610480575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156104b3575f5ffd5b5061015f6104c2366004611b15565b611443565b846104d181610800565b6001600160a01b0316336001600160a01b03161461050957604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c161561052c5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f868152600260205260408120549081900361057857831561057257604051631f386f3360e11b815260048101889052602401610500565b506107ee565b848411156105a357604051635ba3464560e01b81526004810186905260248101859052604401610500565b83158015906105b957506001600160a01b038316155b156105d75760405163d92e233d60e01b815260040160405180910390fd5b5f8781526002602090815260408083208390558383528282528083206001600160a01b038a168452909152902060018101805487919060099061062b908490600160481b90046001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555087876001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a248960405161068c91815260200190565b60405180910390a4845f036106a25750506107ee565b8054859082905f906106be9084906001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550866001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8887878c5f1b60405161073c939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a361077c6001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168587620186a0611648565b6107eb576001600160a01b0384165f90815260036020526040812080548792906107a7908490611c69565b90915550506040518581526001600160a01b038516907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d50505050505050565b5f600160ff1b82165f03610834577f0000000000000000000000000000000000000000000000000000000000000000610856565b7f00000000000000000000000000000000000000000000000000000000000000005b92915050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561089c5761089c611b35565b146108a7575f6108cb565b600181015481546108cb916001600160801b03600160481b90910481169116611c4a565b6001600160801b0316949350505050565b5f8390036108fd57604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561093457610934611b35565b146109665760018101546040516352d944bb60e11b81526105009186913391600160401b900460ff1690600401611c7c565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa906109b19087908790611c9f565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156109ff576109ff611b35565b14610a0a575f6108cb565b546001600160801b03169392505050565b83610a2581610800565b6001600160a01b0316336001600160a01b031614610a5857604051637cc23b9160e01b8152336004820152602401610500565b5f849003610a7957604051632162d8bd60e11b815260040160405180910390fd5b5f8581526002602052604090205415610aa85760405163146df44760e21b815260048101869052602401610500565b5f848152602081815260408083206001600160a01b03871684529091529020600180820154600160401b900460ff166003811115610ae857610ae8611b35565b14610b1a5760018101546040516352d944bb60e11b81526105009187918791600160401b900460ff1690600401611c7c565b600181015481545f91610b40916001600160801b03600160481b90920482169116611c4a565b6001600160801b03169050835f03610b6b5760405163162908e360e11b815260040160405180910390fd5b80841115610b96576040516322df051360e11b81526004810182905260248101859052604401610500565b838260010160098282829054906101000a90046001600160801b0316610bbc9190611ccd565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508560025f8981526020019081526020015f208190555086856001600160a01b0316877fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb87604051610c3391815260200190565b60405180910390a450505050505050565b60ff5f5c1615610c675760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c7f83611711565b9050815f03610ca15760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610cfe57823414610cf95760405163de9b74a160e01b815234600482015260248101849052604401610500565b610dc5565b3415610d255760405163de9b74a160e01b81523460048201525f6024820152604401610500565b5f610d5a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016338661177f565b909250905080610da3577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161050093929190611cec565b815f03610dc35760405163162908e360e11b815260040160405180910390fd5b505b81545f90610ddd9083906001600160801b0316611c69565b90506001600160801b03811115610e0a576040516304041d9560e11b815260048101829052602401610500565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610f1c57610f1c611b35565b6003811115610f2d57610f2d611b35565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610f775760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610fcf57604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff1642101561101057600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610500565b80546001600160801b0316815561105533835a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611648565b611098577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161050093929190611cec565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f6110e985611711565b6001810154909150600160481b90046001600160801b03161561114357600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610500565b5f8481526020818152604080832033845290915281209085900361117a57604051632162d8bd60e11b815260040160405180910390fd5b858514806111a757505f6001820154600160401b900460ff1660038111156111a4576111a4611b35565b14155b156111c857604051636d90f37160e01b815260048101869052602401610500565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd4949330906112ad9089908990611c9f565b60405180910390a4505050505050565b5f6112c782611711565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c16156113385760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361137757604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556113be90825a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611648565b611401577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161050093929190611cec565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561147a5761147a611b35565b036114ac5760018101546040516352d944bb60e11b81526105009185913391600160401b900460ff1690600401611c7c565b815f036114cc5760405163162908e360e11b815260040160405180910390fd5b600181015481545f916114f2916001600160801b03600160481b90920482169116611c4a565b6001600160801b0316905080831115611528576040516322df051360e11b81526004810182905260248101849052604401610500565b8154839083905f906115449084906001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b031661158d9190611ccd565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426115de9190611d10565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b0385166116b4575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146116a3576040519150601f19603f3d011682016040523d82523d5f602084013e6116a8565b606091505b50909250611709915050565b6040516001600160a01b03851660248201526044810184905261170690869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846118e0565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561174857611748611b35565b1461177a5760018101546040516352d944bb60e11b81526105009184913391600160401b900460ff1690600401611c7c565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156117c7573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117eb9190611d30565b90506118368686308760405160240161180693929190611cec565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a6118e0565b611846575f5f92509250506118d8565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa15801561188a573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906118ae9190611d30565b9050818110156118c5575f5f9350935050506118d8565b6118cf8282611d47565b60019350935050505b935093915050565b5f836001600160a01b03163b5f036118f957505f6119a4565b5f5f856001600160a01b031684866040516119149190611d5a565b5f604051808303815f8787f1925050503d805f811461194e576040519150601f19603f3d011682016040523d82523d5f602084013e611953565b606091505b509150915081611967575f925050506119a4565b80515f0361197a576001925050506119a4565b602081511015801561199f57508080602001905181019061199b9190611d30565b6001145b925050505b9392505050565b80356001600160a01b038116811461177a575f5ffd5b5f5f5f5f5f60a086880312156119d5575f5ffd5b853594506119e5602087016119ab565b93506040860135925060608601359150611a01608087016119ab565b90509295509295909350565b5f60208284031215611a1d575f5ffd5b5035919050565b5f5f60408385031215611a35575f5ffd5b82359150611a45602084016119ab565b90509250929050565b5f5f83601f840112611a5e575f5ffd5b50813567ffffffffffffffff811115611a75575f5ffd5b602083019150836020828501011115611a8c575f5ffd5b9250929050565b5f5f5f60408486031215611aa5575f5ffd5b83359250602084013567ffffffffffffffff811115611ac2575f5ffd5b611ace86828701611a4e565b9497909650939450505050565b5f5f5f5f60808587031215611aee575f5ffd5b8435935060208501359250611b05604086016119ab565b9396929550929360600135925050565b5f5f60408385031215611b26575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611b6557634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611bb66060840182611b49565b506080928301516001600160801b0316919092015290565b5f5f5f5f60608587031215611be1575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611c05575f5ffd5b611c1187828801611a4e565b95989497509550505050565b5f60208284031215611c2d575f5ffd5b6119a4826119ab565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b03828116828216039081111561085657610856611c36565b8082018082111561085657610856611c36565b8381526001600160a01b0383166020820152606081016117096040830184611b49565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b03818116838216019081111561085657610856611c36565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff818116838216019081111561085657610856611c36565b5f60208284031215611d40575f5ffd5b5051919050565b8181038181111561085657610856611c36565b5f82518060208501845e5f92019182525091905056",
 }
 
 // StakeRegistry is an auto generated Go binding around an Ethereum contract.
@@ -10699,13 +11734,48 @@ func (c *StakeRegistry) Instance(backend bind.ContractBackend, addr common.Addre
 // PackConstructor is the Go binding used to pack the parameters required for
 // contract deployment.
 //
-// Solidity: constructor(address token, uint64 delay, uint256 minStake_) returns()
-func (stakeRegistry *StakeRegistry) PackConstructor(token common.Address, delay uint64, minStake_ *big.Int) []byte {
-	enc, err := stakeRegistry.abi.Pack("", token, delay, minStake_)
+// Solidity: constructor(address token, uint64 delay, uint256 minStake_, address jobLocker_) returns()
+func (stakeRegistry *StakeRegistry) PackConstructor(token common.Address, delay uint64, minStake_ *big.Int, jobLocker_ common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("", token, delay, minStake_, jobLocker_)
 	if err != nil {
 		panic(err)
 	}
 	return enc
+}
+
+// PackJOBLOCKBIT is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xcc8d426f.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function JOB_LOCK_BIT() view returns(uint256)
+func (stakeRegistry *StakeRegistry) PackJOBLOCKBIT() []byte {
+	enc, err := stakeRegistry.abi.Pack("JOB_LOCK_BIT")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJOBLOCKBIT is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xcc8d426f.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function JOB_LOCK_BIT() view returns(uint256)
+func (stakeRegistry *StakeRegistry) TryPackJOBLOCKBIT() ([]byte, error) {
+	return stakeRegistry.abi.Pack("JOB_LOCK_BIT")
+}
+
+// UnpackJOBLOCKBIT is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xcc8d426f.
+//
+// Solidity: function JOB_LOCK_BIT() view returns(uint256)
+func (stakeRegistry *StakeRegistry) UnpackJOBLOCKBIT(data []byte) (*big.Int, error) {
+	out, err := stakeRegistry.abi.Unpack("JOB_LOCK_BIT", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
 }
 
 // PackPUSHGAS is the Go binding used to pack the parameters required for calling
@@ -10835,6 +11905,41 @@ func (stakeRegistry *StakeRegistry) UnpackFreeStakeOf(data []byte) (*big.Int, er
 	return out0, nil
 }
 
+// PackJobLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19da7f4a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobLocker() view returns(address)
+func (stakeRegistry *StakeRegistry) PackJobLocker() []byte {
+	enc, err := stakeRegistry.abi.Pack("jobLocker")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19da7f4a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobLocker() view returns(address)
+func (stakeRegistry *StakeRegistry) TryPackJobLocker() ([]byte, error) {
+	return stakeRegistry.abi.Pack("jobLocker")
+}
+
+// UnpackJobLocker is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x19da7f4a.
+//
+// Solidity: function jobLocker() view returns(address)
+func (stakeRegistry *StakeRegistry) UnpackJobLocker(data []byte) (common.Address, error) {
+	out, err := stakeRegistry.abi.Unpack("jobLocker", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
 // PackLock is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x7d6280cf.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -10920,6 +12025,41 @@ func (stakeRegistry *StakeRegistry) TryPackLocker() ([]byte, error) {
 // Solidity: function locker() view returns(address)
 func (stakeRegistry *StakeRegistry) UnpackLocker(data []byte) (common.Address, error) {
 	out, err := stakeRegistry.abi.Unpack("locker", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackLockerOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x121cba19.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function lockerOf(uint256 lockId) view returns(address)
+func (stakeRegistry *StakeRegistry) PackLockerOf(lockId *big.Int) []byte {
+	enc, err := stakeRegistry.abi.Pack("lockerOf", lockId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLockerOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x121cba19.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function lockerOf(uint256 lockId) view returns(address)
+func (stakeRegistry *StakeRegistry) TryPackLockerOf(lockId *big.Int) ([]byte, error) {
+	return stakeRegistry.abi.Pack("lockerOf", lockId)
+}
+
+// UnpackLockerOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x121cba19.
+//
+// Solidity: function lockerOf(uint256 lockId) view returns(address)
+func (stakeRegistry *StakeRegistry) UnpackLockerOf(data []byte) (common.Address, error) {
+	out, err := stakeRegistry.abi.Unpack("lockerOf", data)
 	if err != nil {
 		return *new(common.Address), err
 	}
@@ -12291,6 +13431,2344 @@ func StakeRegistryZeroAgentIdErrorID() common.Hash {
 func (stakeRegistry *StakeRegistry) UnpackZeroAgentIdError(raw []byte) (*StakeRegistryZeroAgentId, error) {
 	out := new(StakeRegistryZeroAgentId)
 	if err := stakeRegistry.abi.UnpackIntoInterface(out, "ZeroAgentId", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookMetaData contains all meta data concerning the SuretyHook contract.
+var SuretyHookMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"core_\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"},{\"name\":\"stakeRegistry_\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"MAX_ENTRIES\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"SETTLE_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"afterAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"approve\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"beforeAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"close\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"core\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"entryOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structISuretyHook.Job\",\"components\":[{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"phase\",\"type\":\"uint8\",\"internalType\":\"enumISuretyHook.Phase\"},{\"name\":\"closedAt\",\"type\":\"uint40\",\"internalType\":\"uint40\"},{\"name\":\"disputedAt\",\"type\":\"uint40\",\"internalType\":\"uint40\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"joined\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"submitted\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"budget\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"join\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"joinedOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lastSubmitOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lockIdOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"pick\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"winners\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"bps\",\"type\":\"uint16[]\",\"internalType\":\"uint16[]\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"planOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structISuretyHook.Plan\",\"components\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"arbiterTime\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"maxEntries\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxWinners\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pool\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractSuretyPool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"winners\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"bps\",\"type\":\"uint16[]\",\"internalType\":\"uint16[]\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reviewEndOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"submittersOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"pure\"},{\"type\":\"event\",\"name\":\"Awarded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"bps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EntrySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Joined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Opened\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"budget\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Planned\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"plan\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structISuretyHook.Plan\",\"components\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"arbiterTime\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"maxEntries\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxWinners\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Settled\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"outcome\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"enumISuretyHook.Outcome\"},{\"name\":\"toWorkers\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"toClient\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyJoined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"AlreadySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"CoreStatus\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"HasEntries\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidPlan\",\"inputs\":[{\"name\":\"field\",\"type\":\"string\",\"internalType\":\"string\"}]},{\"type\":\"error\",\"name\":\"InvalidSlash\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"JobFull\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotAllowed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotClient\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotCore\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotEntrant\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotJobLocker\",\"inputs\":[{\"name\":\"registry\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSuretyJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingSubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TooLate\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"finishBy\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongPhase\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"phase\",\"type\":\"uint8\",\"internalType\":\"enumISuretyHook.Phase\"}]}]",
+	ID:  "SuretyHook",
+	Bin: "0x60e060405234801561000f575f5ffd5b5060405161494c38038061494c83398101604081905261002e91610151565b306001600160a01b0316816001600160a01b03166319da7f4a6040518163ffffffff1660e01b8152600401602060405180830381865afa158015610074573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906100989190610189565b6001600160a01b0316146100ce576040516337f605f560e01b81526001600160a01b038216600482015260240160405180910390fd5b6001600160a01b03808316608052811660c05260405182906100ef9061012d565b6001600160a01b039091168152602001604051809103905ff080158015610118573d5f5f3e3d5ffd5b506001600160a01b031660a052506101ab9050565b6109bb80613f9183390190565b6001600160a01b038116811461014e575f5ffd5b50565b5f5f60408385031215610162575f5ffd5b825161016d8161013a565b602084015190925061017e8161013a565b809150509250929050565b5f60208284031215610199575f5ffd5b81516101a48161013a565b9392505050565b60805160a05160c051613d4c6102455f395f81816103a5015281816112470152611c3201525f818161020801528181610a3d0152818161136e01528181612b6a01528181612bc001528181612c6a01528181612cf90152612e9301525f8181610530015281816106be0152818161130101528181611425015281816119f701528181612086015281816124f00152612de00152613d4c5ff3fe608060405234801561000f575f5ffd5b50600436106101a1575f3560e01c80637188f3bc116100f3578063b759f95411610093578063dc08fb1d1161006e578063dc08fb1d146104e6578063deb96634146104f9578063f1bac63614610518578063f2f4eb261461052b575f5ffd5b8063b759f954146104a0578063bbd89b9b146104b3578063d00a2293146104d3575f5ffd5b806387b2a2aa116100ce57806387b2a2aa146104285780639a478b4914610467578063a3fe47831461047a578063af54aff91461048d575f5ffd5b80637188f3bc146103da57806371d85a91146103ed5780637d4cb9641461040d575f5ffd5b806340e58ee51161015e5780635e2246ee116101395780635e2246ee146102985780636339372d1461038d57806368304835146103a05780636be1320b146103c7575f5ffd5b806340e58ee51461026857806343fd79011461027b5780634497ab7d1461028e575f5ffd5b806301ffc9a7146101a557806307d0305b146101cd5780630aebeb4e146101ee57806316f0115b146102035780632ecea7881461024257806337bdc99b14610255575b5f5ffd5b6101b86101b336600461334f565b610552565b60405190151581526020015b60405180910390f35b6101e06101db36600461337f565b610588565b6040519081526020016101c4565b6102016101fc3660046133ad565b6105d7565b005b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016101c4565b6102016102503660046133c4565b61082d565b6102016102633660046133ad565b610aae565b6102016102763660046133ad565b610b8e565b6101e06102893660046133ad565b610cdf565b6101e06201518081565b6103806102a63660046133ad565b60408051610100810182525f80825260208201819052918101829052606081018290526080810182905260a0810182905260c0810182905260e0810191909152505f9081526001602081815260409283902083516101008101855281546001600160a01b03808216835263ffffffff600160a01b8304811695840195909552600160c01b82049094169582019590955261ffff600160e01b860481166060830152600160f01b9095049094166080850152918201546001600160801b031660a084015260028201541660c08301526003015460e082015290565b6040516101c491906133e4565b61020161039b3660046133ad565b610d3a565b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b6102016103d53660046133c4565b610e00565b6101e06103e83660046133ad565b610eb1565b6104006103fb3660046133ad565b610f35565b6040516101c491906134cb565b610415601481565b60405161ffff90911681526020016101c4565b61045561043636600461337f565b600460209081525f928352604080842090915290825290205460ff1681565b60405160ff90911681526020016101c4565b6102016104753660046133c4565b610f9e565b6102016104883660046134dd565b6112f6565b61020161049b3660046135a5565b61159e565b6102016104ae3660046133ad565b611703565b6104c66104c13660046133ad565b611865565b6040516101c4919061364c565b6104006104e13660046133ad565b611985565b6102016104f43660046134dd565b6119ec565b6105036276a70081565b60405163ffffffff90911681526020016101c4565b61020161052636600461370d565b611adb565b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b5f6001600160e01b03198216633ffb5e4f60e11b148061058257506001600160e01b031982166301ffc9a760e01b145b92915050565b5f600183836040516020016105b09291909182526001600160a01b0316602082015260400190565b60408051601f198184030181529190528051602090910120600160ff1b911c179392505050565b60ff5f5c16156105fa5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f818152602081905260408120908154600160a01b900460ff16600481111561063357610633613624565b0361065957604051630510aa5f60e41b8152600481018390526024015b60405180910390fd5b60048154600160a01b900460ff16600481111561067857610678613624565b036106a657805460405163041d44f960e11b8152610650918491600160a01b90910460ff1690600401613784565b60405163bf22c45760e01b8152600481018390525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa15801561070a573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f1916820160405261073191908101906138b9565b60e001519050600581600581111561074b5761074b613624565b1415801561076b5750600481600581111561076857610768613624565b14155b156107a8578281600581111561078357610783613624565b6040516332b78d2760e21b8152600481019290925260ff166024820152604401610650565b8154600160a21b60ff60a01b1982161783555f8481526001602052604081206107de9286926001600160a01b0390911690611bd1565b827fec739fdedc720554bf1ad4ffd22754d728931c4b741914d03cb9601bb4d739ee60055f5f5f60405161081594939291906139d4565b60405180910390a2505f905060ff19815c16815d5050565b60ff5f5c16156108505760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61086984611cf6565b5f868152600460209081526040808320338452909152902054919350915060ff166001146108f8575f84815260046020908152604080832033845290915290205460ff166002036108d657604051636338a03760e11b815260048101859052336024820152604401610650565b6040516361af690d60e01b815260048101859052336024820152604401610650565b610903848383611da4565b5f84815260046020908152604080832033808552908352818420805460ff19166002179055878452600383529083208054600181810183559185529290932090910180546001600160a01b03191690911790558281018054601e9061097590849061ffff600160f01b90910416613a11565b82546101009290920a61ffff81810219909316918316021790915582546001850154600160e01b9091048216600160f01b9091049091160390506109d257815464ffffffffff60a81b1916600160a81b4264ffffffffff16021782555b604051838152339085907fcb10dbee06211b72c8346ec4e2c71208fa06f836a31b2b9b5dece48008f66b4f9060200160405180910390a3600182810154600160f01b900461ffff169003610a9d576040516305d9d4f160e31b815260048101859052602481018490527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690632ecea788906044015f604051808303815f87803b158015610a86575f5ffd5b505af1158015610a98573d5f5f3e3d5ffd5b505050505b505f905060ff19815c16815d505050565b60ff5f5c1615610ad15760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610aea83611cf6565b60018201549193509150600160f01b900461ffff165f03610b21576040516323b96f9960e01b815260048101849052602401610650565b5f610b2b84610cdf565b9050804211610b5757604051634ab4d0bd60e11b81526004810185905260248101829052604401610650565b5f5f610b668685612710611e37565b91509150610b7a86868685855f6001611fdd565b505f93505050815c60ff19169050815d5050565b60ff5f5c1615610bb15760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610bca83611cf6565b815491935091506001600160a01b03163314610c025760405163f8ebe63160e01b815260048101849052336024820152604401610650565b6001820154600160f01b900461ffff1615610c4057815460405163041d44f960e11b8152610650918591600160a01b90910460ff1690600401613784565b6001820154600160e01b900461ffff1615801590610c665750610c6283610eb1565b4211155b15610c87576040516321e8002d60e11b815260048101849052602401610650565b610ccf8383835f604051908082528060200260200182016040528015610cb7578160200160208202803683370190505b50604080515f80825260208201909252906004611fdd565b505f905060ff19815c16815d5050565b5f81815260208190526040812054600160a81b900464ffffffffff16808203610d0e57610d0b83610eb1565b90505b5f83815260016020526040902054610d3390600160a01b900463ffffffff1682613a2b565b9392505050565b60ff5f5c1615610d5d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610d768361219a565b805482549294509092505f91610da791600160c01b900463ffffffff1690600160d01b900464ffffffffff16613a2b565b9050804211610dd35760405163206e51b960e21b81526004810185905260248101829052604401610650565b5f80610dec8685610de76002612710613a52565b611e37565b91509150610b7a86868685855f6003611fdd565b60ff5f5c1615610e235760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610e3b836121af565b50805464ffffffffff4216600160d01b026affffffffff0000000000ff60a01b1990911617600360a01b178155604051838152909150339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf919060200160405180910390a3505f60ff19815c16815d505050565b5f818152600160205260408120805482906201518090610ee79063ffffffff600160c01b8204811691600160a01b900416613a2b565b610ef19190613a2b565b5f85815260208190526040902060010154909150600160a01b90046001600160401b0316818111610f22575f610f2c565b610f2c8282613a65565b95945050505050565b5f81815260036020908152604091829020805483518184028101840190945280845260609392830182828015610f9257602002820191905f5260205f20905b81546001600160a01b03168152600190910190602001808311610f74575b50505050509050919050565b60ff5f5c1615610fc15760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610fda84611cf6565b8054600183015492945090925061ffff600160e01b918290048116919092049091161061101d576040516383de582960e01b815260048101859052602401610650565b5f84815260046020908152604080832033845290915290205460ff161561106057604051631a0af6eb60e21b815260048101859052336024820152604401610650565b81546001600160a01b0316331480611081575080546001600160a01b031633145b156110a85760405163136eb74160e21b815260048101859052336024820152604401610650565b60028101546001600160a01b0316158015906110d1575060028101546001600160a01b03163314155b156110f85760405163136eb74160e21b815260048101859052336024820152604401610650565b600381015415801590611129575060038101545f90815260046020908152604080832033845290915290205460ff16155b156111505760405163136eb74160e21b815260048101859052336024820152604401610650565b61115b848383611da4565b5f84815260046020908152604080832033808552908352818420805460ff1916600190811790915588855260028452918420805480840182559085529290932090910180546001600160a01b0319169092179091558281018054601c906111cf90849061ffff600160e01b90910416613a11565b825461ffff9182166101009390930a92830291909202199091161790555060018101545f906001600160801b0316156112a75761120c8533610588565b6001830154604051637d6280cf60e01b815260048101839052602481018790523360448201526001600160801b0390911660648201529091507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690637d6280cf906084015f604051808303815f87803b158015611290575f5ffd5b505af11580156112a2573d5f5f3e3d5ffd5b505050505b6040805185815260208101839052339187917f26195465191a4622dfa1146d35b8a6bd70605aa57c5b92e2e7685052ed1e934d910160405180910390a3505f91505060ff19815c16815d505050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614611341576040516337edf47960e01b8152336004820152602401610650565b63e3dd98b760e01b6001600160e01b03198416016113f5575f8061136783850185613a78565b92509250507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316826001600160a01b03161415806113b657506001600160a01b0381163014155b156113ee5760405163dbd1cfd160e01b8152600481018790526001600160a01b03808416602483015282166044820152606401610650565b5050611598565b6302d1ec0b60e41b6001600160e01b03198416016115985760405163bf22c45760e01b8152600481018590525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa158015611471573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f1916820160405261149891908101906138b9565b5f868152602081905260409020805460ff60a01b1916600160a11b1781556101208201516001820180546001600160a01b0319166001600160a01b0390921691909117905560a0820151600282015560c0820151919250906001600160401b0310611507578160c00151611510565b6001600160401b035b60018201805467ffffffffffffffff60a01b1916600160a01b6001600160401b039384168102919091179182905561012085015160a0860151604080519182529290930490931660208301526001600160a01b039092169188917f7d3d47bf492e94b050ce139e83efb4ca94b617d2001a5cf74bce993cedb27628910160405180910390a350505b50505050565b60ff5f5c16156115c15760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f6115da8861219a565b805491935091506001600160a01b0316331461161257604051636ceeb9e560e01b815260048101899052336024820152604401610650565b611620888289898989612261565b50821580159061165357508054600160e01b900461ffff166001141580611653575060018101546001600160801b031683115b1561167b57604051630d460c2f60e11b81526004810189905260248101849052604401610650565b6116ee8883838a8a808060200260200160405190810160405280939291908181526020018383602002808284375f9201919091525050604080516020808e0282810182019093528d82529093508d92508c9182918501908490808284375f920191909152508b925060029150611fdd9050565b505f905060ff19815c16815d50505050505050565b60ff5f5c16156117265760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61173f836121af565b80549193509150600160e01b900461ffff16600114611774576040516348ce6f0160e11b815260048101849052602401610650565b6040805160018082528183019092525f916020808301908036833750506040805160018082528183019092529293505f929150602080830190803683375050505f8681526003602052604081208054929350916117d3576117d3613ac0565b5f91825260208220015483516001600160a01b039091169184916117f9576117f9613ac0565b60200260200101906001600160a01b031690816001600160a01b031681525050612710815f8151811061182e5761182e613ac0565b602002602001019061ffff16908161ffff168152505061185385858585855f5f611fdd565b505f92505050805c60ff1916815d5050565b60408051610120810182525f80825260208201819052918101829052606081018290526080810182905260a0810182905260c0810182905260e081018290526101008101919091525f82815260208181526040918290208251610120810190935280546001600160a01b03811684529091830190600160a01b900460ff1660048111156118f4576118f4613624565b600481111561190557611905613624565b8152815464ffffffffff600160a81b820481166020840152600160d01b90910416604082015260018201546001600160a01b03811660608301526001600160401b03600160a01b820416608083015261ffff600160e01b8204811660a0840152600160f01b9091041660c082015260029091015460e09091015292915050565b5f81815260026020908152604091829020805483518184028101840190945280845260609392830182828015610f9257602002820191905f5260205f209081546001600160a01b03168152600190910190602001808311610f745750505050509050919050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614611a37576040516337edf47960e01b8152336004820152602401610650565b630ccfd47760e01b6001600160e01b0319841601611a6e575f80611a5d83850185613ad4565b9350505091506113ee868383612454565b6302d1ec0b60e41b6001600160e01b0319841601611598575f84815260208190526040902054600160a01b900460ff166001816004811115611ab257611ab2613624565b14611ad457848160405163041d44f960e11b8152600401610650929190613784565b5050505050565b60ff5f5c1615611afe5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f611b17876121af565b91509150612710611b2c888389898989612261565b14611b4d576040516348ce6f0160e11b815260048101889052602401610650565b611bbd8783838989808060200260200160405190810160405280939291908181526020018383602002808284375f9201919091525050604080516020808d0282810182019093528c82529093508c92508b9182918501908490808284375f9201829052509250829150611fdd9050565b505f905060ff19815c16815d505050505050565b60018301546001600160801b03165f819003611bed5750611598565b5f858152600260205260408120905b8154811015611ced575f828281548110611c1857611c18613ac0565b5f918252602090912001546001600160a01b0390811691507f000000000000000000000000000000000000000000000000000000000000000016630e330b62611c618a84610588565b83878615611c6f575f611c71565b895b6040516001600160e01b031960e087901b16815260048101949094526001600160a01b039283166024850152604484019190915260648301528916608482015260a4015f604051808303815f87803b158015611ccb575f5ffd5b505af1158015611cdd573d5f5f3e3d5ffd5b5050505050806001019050611bfc565b50505050505050565b5f8181526020819052604081209060025b8254600160a01b900460ff166004811115611d2457611d24613624565b14611d91575f8254600160a01b900460ff166004811115611d4757611d47613624565b03611d6857604051630510aa5f60e41b815260048101849052602401610650565b815460405163041d44f960e11b8152610650918591600160a01b90910460ff1690600401613784565b505f918252600160205260409091209091565b611dad83610eb1565b421115611e325780548390620151809063ffffffff600160c01b8204811691611ddf91600160a01b9091041642613a2b565b611de99190613a2b565b611df39190613a2b565b60018401546040516351658e1960e11b815260048101939093526024830191909152600160a01b90046001600160401b03166044820152606401610650565b505050565b5f838152600360205260408120835481546060938493929091600160f01b90910461ffff1611611e73578554600160f01b900461ffff16611e76565b81545b9050806001600160401b03811115611e9057611e90613798565b604051908082528060200260200182016040528015611eb9578160200160208202803683370190505b509350806001600160401b03811115611ed457611ed4613798565b604051908082528060200260200182016040528015611efd578160200160208202803683370190505b5092505f5b81811015611f9857828181548110611f1c57611f1c613ac0565b905f5260205f20015f9054906101000a90046001600160a01b0316858281518110611f4957611f49613ac0565b6001600160a01b0390921660209283029190910190910152611f6b8287613a52565b848281518110611f7d57611f7d613ac0565b61ffff90921660209283029190910190910152600101611f02565b50611fa38186613b76565b835f81518110611fb557611fb5613ac0565b60200260200101818151611fc99190613a11565b61ffff169052509296919550909350505050565b855460ff60a01b1916600160a21b17808755600160a81b900464ffffffffff165f0361202257855464ffffffffff60a81b1916600160a81b4264ffffffffff16021786555b85546001600160a01b03165f805b855181101561206c5785818151811061204b5761204b613ac0565b602002602001015161ffff16826120629190613a2b565b9150600101612030565b505f5f825f03612121575060028901546001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000166341dd26f58c8760058111156120be576120be613624565b60405160e084901b6001600160e01b031916815260048101929092526024820152606060448201525f60648201526084015f604051808303815f87803b158015612106575f5ffd5b505af1158015612118573d5f5f3e3d5ffd5b50505050612143565b885461213d908c908c906001600160a01b03168b8b888b612a9e565b90925090505b61214f8b8a8689611bd1565b8a7fec739fdedc720554bf1ad4ffd22754d728931c4b741914d03cb9601bb4d739ee8684848a60405161218594939291906139d4565b60405180910390a25050505050505050505050565b5f818152602081905260408120906003611d07565b5f5f6121ba83611cf6565b815491935091506001600160a01b031633146121f25760405163f8ebe63160e01b815260048101849052336024820152604401610650565b6001820154600160f01b900461ffff165f03612224576040516323b96f9960e01b815260048101849052602401610650565b5f61222e84610cdf565b90508042111561225b57604051635e7dc15360e11b81526004810185905260248101829052604401610650565b50915091565b5f838214158061227c57508554600160f01b900461ffff1684115b1561229d576040516348ce6f0160e11b815260048101889052602401610650565b5f5b84811015612423575f888152600460205260408120908787848181106122c7576122c7613ac0565b90506020020160208101906122dc9190613b89565b6001600160a01b0316815260208101919091526040015f205460ff16600214158061232f575083838281811061231457612314613ac0565b90506020020160208101906123299190613bb3565b61ffff16155b15612350576040516348ce6f0160e11b815260048101899052602401610650565b5f5b818110156123e35786868381811061236c5761236c613ac0565b90506020020160208101906123819190613b89565b6001600160a01b031687878381811061239c5761239c613ac0565b90506020020160208101906123b19190613b89565b6001600160a01b0316036123db576040516348ce6f0160e11b8152600481018a9052602401610650565b600101612352565b508383828181106123f6576123f6613ac0565b905060200201602081019061240b9190613bb3565b6124199061ffff1683613a2b565b915060010161229f565b5061271081111561244a576040516348ce6f0160e11b815260048101889052602401610650565b9695505050505050565b5f838152602081905260408120908154600160a01b900460ff16600481111561247f5761247f613624565b141580156124aa575060018154600160a01b900460ff1660048111156124a7576124a7613624565b14155b156124d857805460405163041d44f960e11b8152610650918691600160a01b90910460ff1690600401613784565b60405163bf22c45760e01b8152600481018590525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa15801561253c573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f1916820160405261256391908101906138b9565b905080602001516001600160a01b0316846001600160a01b0316146125ad5760405163f8ebe63160e01b8152600481018690526001600160a01b0385166024820152604401610650565b5f838060200190518101906125c29190613c02565b80519091506001600160a01b031615806125f05750846001600160a01b0316815f01516001600160a01b0316145b156126285760405163d29d307560e01b815260206004820152600760248201526630b93134ba32b960c91b6044820152606401610650565b602081015163ffffffff16158061265157506276a70063ffffffff16816020015163ffffffff16115b1561268e5760405163d29d307560e01b815260206004820152600c60248201526b72657669657757696e646f7760a01b6044820152606401610650565b604081015163ffffffff1615806126b757506276a70063ffffffff16816040015163ffffffff16115b156126f35760405163d29d307560e01b815260206004820152600b60248201526a6172626974657254696d6560a81b6044820152606401610650565b606081015161ffff1615806127145750601461ffff16816060015161ffff16115b1561274f5760405163d29d307560e01b815260206004820152600a6024820152696d6178456e747269657360b01b6044820152606401610650565b608081015161ffff1615806127735750806060015161ffff16816080015161ffff16115b156127ae5760405163d29d307560e01b815260206004820152600a6024820152696d617857696e6e65727360b01b6044820152606401610650565b60c08101516001600160a01b0316158015906128155750806060015161ffff1660011415806127f25750846001600160a01b03168160c001516001600160a01b0316145b806128155750805f01516001600160a01b03168160c001516001600160a01b0316145b1561284c5760405163d29d307560e01b81526020600482015260066024820152653bb7b935b2b960d11b6044820152606401610650565b60e0810151156128d357858160e0015114806128715750806060015161ffff16600114155b8061289a575060e08101515f908152602081905260409020546001600160a01b03868116911614155b156128d35760405163d29d307560e01b81526020600482015260086024820152671c1c995d94185c9d60c21b6044820152606401610650565b5f62015180826040015163ffffffff16836020015163ffffffff16426128f99190613a2b565b6129039190613a2b565b61290d9190613a2b565b90508260c00151811061294a5760c08301516040516351658e1960e11b815260048101899052602481018390526044810191909152606401610650565b5f87815260016020818152604092839020855181549287015187860151606089015160808a01516001600160a01b039485166001600160c01b031990971696909617600160a01b63ffffffff94851681029190911765ffffffffffff60c01b1916600160c01b949093169390930261ffff60e01b191691909117600160e01b61ffff92831602176001600160f01b0316600160f01b919095160293909317825560a087015193820180546fffffffffffffffffffffffffffffffff19166001600160801b039095169490941790935560c08601516002820180546001600160a01b03191691851691909117905560e086015160039091018190558754928a166001600160a81b031990931683179091178755915189907f4bebd65cf4f9181ed86d506281c1c09cfcc8c69352ca301435c8a71decdc0b9a90612a8d9087906133e4565b60405180910390a450505050505050565b60018601545f9081906001600160a01b03168180612abd8c8488612ce2565b9092509050612710612acf8884613ca3565b612ad99190613a52565b9450612ae58583613a65565b93505f5f612af68e8c8c8c8b612f93565b8c518f548351939550919350916001600160a01b0390911690849083908110612b2157612b21613ac0565b60200260200101906001600160a01b031690816001600160a01b03168152505086828281518110612b5457612b54613ac0565b60209081029190910101528315612c5357612b9d7f0000000000000000000000000000000000000000000000000000000000000000855a6001600160a01b038a169291906131a2565b612bf4576040516317e3057d60e31b81526001600160a01b0380881660048301527f000000000000000000000000000000000000000000000000000000000000000016602482015260448101859052606401610650565b8c83612c01836001613a2b565b81518110612c1157612c11613ac0565b6001600160a01b03909216602092830291909101909101528382612c36836001613a2b565b81518110612c4657612c46613ac0565b6020026020010181815250505b6040516395ecdced60e01b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016906395ecdced90612ca390899087908790600401613cba565b5f604051808303815f87803b158015612cba575f5ffd5b505af1158015612ccc573d5f5f3e3d5ffd5b5050505050505050505097509795505050505050565b6040516370a0823160e01b81526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000811660048301525f9182918291908616906370a0823190602401602060405180830381865afa158015612d4d573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612d719190613d1f565b6040516370a0823160e01b81523060048201529091505f906001600160a01b038716906370a0823190602401602060405180830381865afa158015612db8573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612ddc9190613d1f565b90507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031663d75bbdf388876005811115612e2057612e20613624565b60405160e084901b6001600160e01b031916815260048101929092526024820152606060448201525f60648201526084015f604051808303815f87803b158015612e68575f5ffd5b505af1158015612e7a573d5f5f3e3d5ffd5b50506040516370a0823160e01b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000081166004830152859350891691506370a0823190602401602060405180830381865afa158015612ee4573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612f089190613d1f565b612f129190613a65565b6040516370a0823160e01b815230600482015290945081906001600160a01b038816906370a0823190602401602060405180830381865afa158015612f59573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612f7d9190613d1f565b612f879190613a65565b92505050935093915050565b83516060908190612fa5816002613a2b565b6001600160401b03811115612fbc57612fbc613798565b604051908082528060200260200182016040528015612fe5578160200160208202803683370190505b509250612ff3816002613a2b565b6001600160401b0381111561300a5761300a613798565b604051908082528060200260200182016040528015613033578160200160208202803683370190505b509150835f5b82811015613195575f8361304e836001613a2b565b1461308c578789838151811061306657613066613ac0565b602002602001015161ffff168861307d9190613ca3565b6130879190613a52565b61308e565b825b905061309a8184613a65565b92508982815181106130ae576130ae613ac0565b60200260200101518683815181106130c8576130c8613ac0565b60200260200101906001600160a01b031690816001600160a01b031681525050808583815181106130fb576130fb613ac0565b60200260200101818152505089828151811061311957613119613ac0565b60200260200101516001600160a01b03168b7fbfa28b63627e3b648fca8466affaff990a3e52c3b95e85ce70cadca19be9651d8b858151811061315e5761315e613ac0565b60200260200101518460405161318492919061ffff929092168252602082015260400190565b60405180910390a350600101613039565b5050509550959350505050565b5f6001600160a01b03851661320e575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146131fd576040519150601f19603f3d011682016040523d82523d5f602084013e613202565b606091505b50909250613263915050565b6040516001600160a01b03851660248201526044810184905261326090869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b1790528461326b565b90505b949350505050565b5f836001600160a01b03163b5f0361328457505f610d33565b5f5f856001600160a01b0316848660405161329f9190613d36565b5f604051808303815f8787f1925050503d805f81146132d9576040519150601f19603f3d011682016040523d82523d5f602084013e6132de565b606091505b5091509150816132f2575f92505050610d33565b80515f0361330557600192505050610d33565b602081511015801561244a5750808060200190518101906133269190613d1f565b6001149695505050505050565b80356001600160e01b03198116811461334a575f5ffd5b919050565b5f6020828403121561335f575f5ffd5b610d3382613333565b6001600160a01b038116811461337c575f5ffd5b50565b5f5f60408385031215613390575f5ffd5b8235915060208301356133a281613368565b809150509250929050565b5f602082840312156133bd575f5ffd5b5035919050565b5f5f604083850312156133d5575f5ffd5b50508035926020909101359150565b5f6101008201905060018060a01b03835116825263ffffffff602084015116602083015263ffffffff6040840151166040830152606083015161342d606084018261ffff169052565b506080830151613443608084018261ffff169052565b5060a083015161345e60a08401826001600160801b03169052565b5060c083015161347960c08401826001600160a01b03169052565b5060e092830151919092015290565b5f8151808452602084019350602083015f5b828110156134c15781516001600160a01b031686526020958601959091019060010161349a565b5093949350505050565b602081525f610d336020830184613488565b5f5f5f5f606085870312156134f0575f5ffd5b8435935061350060208601613333565b925060408501356001600160401b0381111561351a575f5ffd5b8501601f8101871361352a575f5ffd5b80356001600160401b0381111561353f575f5ffd5b876020828401011115613550575f5ffd5b949793965060200194505050565b5f5f83601f84011261356e575f5ffd5b5081356001600160401b03811115613584575f5ffd5b6020830191508360208260051b850101111561359e575f5ffd5b9250929050565b5f5f5f5f5f5f608087890312156135ba575f5ffd5b8635955060208701356001600160401b038111156135d6575f5ffd5b6135e289828a0161355e565b90965094505060408701356001600160401b03811115613600575f5ffd5b61360c89828a0161355e565b979a9699509497949695606090950135949350505050565b634e487b7160e01b5f52602160045260245ffd5b6005811061364857613648613624565b9052565b81516001600160a01b0316815260208083015161012083019161367190840182613638565b5064ffffffffff6040840151166040830152606083015161369b606084018264ffffffffff169052565b5060808301516136b660808401826001600160a01b03169052565b5060a08301516136d160a08401826001600160401b03169052565b5060c08301516136e760c084018261ffff169052565b5060e08301516136fd60e084018261ffff169052565b5061010092830151919092015290565b5f5f5f5f5f60608688031215613721575f5ffd5b8535945060208601356001600160401b0381111561373d575f5ffd5b6137498882890161355e565b90955093505060408601356001600160401b03811115613767575f5ffd5b6137738882890161355e565b969995985093965092949392505050565b82815260408101610d336020830184613638565b634e487b7160e01b5f52604160045260245ffd5b60405161018081016001600160401b03811182821017156137cf576137cf613798565b60405290565b60405161010081016001600160401b03811182821017156137cf576137cf613798565b604051601f8201601f191681016001600160401b038111828210171561382057613820613798565b604052919050565b805161334a81613368565b5f6001600160401b0382111561384b5761384b613798565b50601f01601f191660200190565b5f82601f830112613868575f5ffd5b815161387b61387682613833565b6137f8565b81815284602083860101111561388f575f5ffd5b8160208501602083015e5f918101602001919091529392505050565b80516006811061334a575f5ffd5b5f602082840312156138c9575f5ffd5b81516001600160401b038111156138de575f5ffd5b820161018081850312156138f0575f5ffd5b6138f86137ac565b8151815261390860208301613828565b602082015261391960408301613828565b604082015261392a60608301613828565b606082015260808201516001600160401b03811115613947575f5ffd5b61395386828501613859565b60808301525060a0828101519082015260c0808301519082015261397960e083016138ab565b60e082015261398b6101008301613828565b61010082015261399e6101208301613828565b610120820152610140828101519082015261016091820151918101919091529392505050565b6006811061364857613648613624565b608081016139e282876139c4565b84602083015283604083015282606083015295945050505050565b634e487b7160e01b5f52601160045260245ffd5b61ffff8181168382160190811115610582576105826139fd565b80820180821115610582576105826139fd565b634e487b7160e01b5f52601260045260245ffd5b5f82613a6057613a60613a3e565b500490565b81810381811115610582576105826139fd565b5f5f5f60608486031215613a8a575f5ffd5b8335613a9581613368565b92506020840135613aa581613368565b91506040840135613ab581613368565b809150509250925092565b634e487b7160e01b5f52603260045260245ffd5b5f5f5f5f60808587031215613ae7575f5ffd5b8435613af281613368565b93506020850135613b0281613368565b92506040850135915060608501356001600160401b03811115613b23575f5ffd5b8501601f81018713613b33575f5ffd5b8035613b4161387682613833565b818152886020838501011115613b55575f5ffd5b816020840160208301375f6020838301015280935050505092959194509250565b5f82613b8457613b84613a3e565b500690565b5f60208284031215613b99575f5ffd5b8135610d3381613368565b61ffff8116811461337c575f5ffd5b5f60208284031215613bc3575f5ffd5b8135610d3381613ba4565b805163ffffffff8116811461334a575f5ffd5b805161334a81613ba4565b80516001600160801b038116811461334a575f5ffd5b5f610100828403128015613c14575f5ffd5b50613c1d6137d5565b8251613c2881613368565b8152613c3660208401613bce565b6020820152613c4760408401613bce565b6040820152613c5860608401613be1565b6060820152613c6960808401613be1565b6080820152613c7a60a08401613bec565b60a0820152613c8b60c08401613828565b60c082015260e0928301519281019290925250919050565b8082028115828204841417610582576105826139fd565b6001600160a01b03841681526060602082018190525f90613cdd90830185613488565b8281036040840152835180825260208086019201905f5b81811015613d12578351835260209384019390920191600101613cf4565b5090979650505050505050565b5f60208284031215613d2f575f5ffd5b5051919050565b5f82518060208501845e5f9201918252509190505660c060405234801561000f575f5ffd5b506040516109bb3803806109bb83398101604081905261002e91610043565b336080526001600160a01b031660a052610070565b5f60208284031215610053575f5ffd5b81516001600160a01b0381168114610069575f5ffd5b9392505050565b60805160a0516109166100a55f395f818161016b015261020701525f818160fa0152818161019801526103d701526109165ff3fe608060405234801561000f575f5ffd5b5060043610610085575f3560e01c80637f5a7c7b116100585780637f5a7c7b146100f557806395ecdced14610134578063d7e9ec0414610147578063f2f4eb2614610166575f5ffd5b806328079e4a146100895780632b68f2a5146100c35780632ecea788146100cd57806351cff8d9146100e2575b5f5ffd5b6100b0610097366004610763565b5f60208181529281526040808220909352908152205481565b6040519081526020015b60405180910390f35b6100b0620186a081565b6100e06100db366004610794565b61018d565b005b6100b06100f03660046107b4565b61026a565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016100ba565b6100e0610142366004610815565b6103cc565b6100b06101553660046107b4565b60016020525f908152604090205481565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146101dd57604051630a570b9960e41b81523360048201526024015b60405180910390fd5b604051639e63798d60e01b81526004810183905260248101829052606060448201525f60648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690639e63798d906084015f604051808303815f87803b158015610250575f5ffd5b505af1158015610262573d5f5f3e3d5ffd5b505050505050565b5f60ff815c161561028e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152602081815260408083206001600160a01b0385168452909152812054908190036102f057604051635623329f60e11b81523360048201526001600160a01b03831660248201526044016101d4565b335f908152602081815260408083206001600160a01b0386168452825280832083905560019091528120805483929061032a9084906108a9565b90915550610348905033825a6001600160a01b0386169291906105b4565b61037d576040516317e3057d60e31b81526001600160a01b0383166004820152336024820152604481018290526064016101d4565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461041757604051630a570b9960e41b81523360048201526024016101d4565b5f5b83811015610262575f838383818110610434576104346108c2565b905060200201359050805f0361044a57506105ac565b61048986868481811061045f5761045f6108c2565b905060200201602081019061047491906107b4565b6001600160a01b0389169083620186a06105b4565b6105aa57805f5f8888868181106104a2576104a26108c2565b90506020020160208101906104b791906107b4565b6001600160a01b03166001600160a01b031681526020019081526020015f205f896001600160a01b03166001600160a01b031681526020019081526020015f205f82825461050591906108d6565b90915550506001600160a01b0387165f90815260016020526040812080548392906105319084906108d6565b90915550506001600160a01b038716868684818110610552576105526108c2565b905060200201602081019061056791906107b4565b6001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d5836040516105a191815260200190565b60405180910390a35b505b600101610419565b5f6001600160a01b038516610620575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f811461060f576040519150601f19603f3d011682016040523d82523d5f602084013e610614565b606091505b50909250610675915050565b6040516001600160a01b03851660248201526044810184905261067290869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b1790528461067d565b90505b949350505050565b5f836001600160a01b03163b5f0361069657505f610741565b5f5f856001600160a01b031684866040516106b191906108e9565b5f604051808303815f8787f1925050503d805f81146106eb576040519150601f19603f3d011682016040523d82523d5f602084013e6106f0565b606091505b509150915081610704575f92505050610741565b80515f0361071757600192505050610741565b602081511015801561073c57508080602001905181019061073891906108ff565b6001145b925050505b9392505050565b80356001600160a01b038116811461075e575f5ffd5b919050565b5f5f60408385031215610774575f5ffd5b61077d83610748565b915061078b60208401610748565b90509250929050565b5f5f604083850312156107a5575f5ffd5b50508035926020909101359150565b5f602082840312156107c4575f5ffd5b61074182610748565b5f5f83601f8401126107dd575f5ffd5b50813567ffffffffffffffff8111156107f4575f5ffd5b6020830191508360208260051b850101111561080e575f5ffd5b9250929050565b5f5f5f5f5f60608688031215610829575f5ffd5b61083286610748565b9450602086013567ffffffffffffffff81111561084d575f5ffd5b610859888289016107cd565b909550935050604086013567ffffffffffffffff811115610878575f5ffd5b610884888289016107cd565b969995985093965092949392505050565b634e487b7160e01b5f52601160045260245ffd5b818103818111156108bc576108bc610895565b92915050565b634e487b7160e01b5f52603260045260245ffd5b808201808211156108bc576108bc610895565b5f82518060208501845e5f920191825250919050565b5f6020828403121561090f575f5ffd5b505191905056",
+}
+
+// SuretyHook is an auto generated Go binding around an Ethereum contract.
+type SuretyHook struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *SuretyHook) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewSuretyHook creates a new instance of SuretyHook.
+func NewSuretyHook() *SuretyHook {
+	parsed, err := SuretyHookMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &SuretyHook{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *SuretyHook) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address core_, address stakeRegistry_) returns()
+func (suretyHook *SuretyHook) PackConstructor(core_ common.Address, stakeRegistry_ common.Address) []byte {
+	enc, err := suretyHook.abi.Pack("", core_, stakeRegistry_)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackMAXENTRIES is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d4cb964.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_ENTRIES() view returns(uint16)
+func (suretyHook *SuretyHook) PackMAXENTRIES() []byte {
+	enc, err := suretyHook.abi.Pack("MAX_ENTRIES")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXENTRIES is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d4cb964.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_ENTRIES() view returns(uint16)
+func (suretyHook *SuretyHook) TryPackMAXENTRIES() ([]byte, error) {
+	return suretyHook.abi.Pack("MAX_ENTRIES")
+}
+
+// UnpackMAXENTRIES is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7d4cb964.
+//
+// Solidity: function MAX_ENTRIES() view returns(uint16)
+func (suretyHook *SuretyHook) UnpackMAXENTRIES(data []byte) (uint16, error) {
+	out, err := suretyHook.abi.Unpack("MAX_ENTRIES", data)
+	if err != nil {
+		return *new(uint16), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint16)).(*uint16)
+	return out0, nil
+}
+
+// PackMAXWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdeb96634.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_WINDOW() view returns(uint32)
+func (suretyHook *SuretyHook) PackMAXWINDOW() []byte {
+	enc, err := suretyHook.abi.Pack("MAX_WINDOW")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdeb96634.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_WINDOW() view returns(uint32)
+func (suretyHook *SuretyHook) TryPackMAXWINDOW() ([]byte, error) {
+	return suretyHook.abi.Pack("MAX_WINDOW")
+}
+
+// UnpackMAXWINDOW is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xdeb96634.
+//
+// Solidity: function MAX_WINDOW() view returns(uint32)
+func (suretyHook *SuretyHook) UnpackMAXWINDOW(data []byte) (uint32, error) {
+	out, err := suretyHook.abi.Unpack("MAX_WINDOW", data)
+	if err != nil {
+		return *new(uint32), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint32)).(*uint32)
+	return out0, nil
+}
+
+// PackSETTLEWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4497ab7d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function SETTLE_WINDOW() view returns(uint256)
+func (suretyHook *SuretyHook) PackSETTLEWINDOW() []byte {
+	enc, err := suretyHook.abi.Pack("SETTLE_WINDOW")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSETTLEWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4497ab7d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function SETTLE_WINDOW() view returns(uint256)
+func (suretyHook *SuretyHook) TryPackSETTLEWINDOW() ([]byte, error) {
+	return suretyHook.abi.Pack("SETTLE_WINDOW")
+}
+
+// UnpackSETTLEWINDOW is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x4497ab7d.
+//
+// Solidity: function SETTLE_WINDOW() view returns(uint256)
+func (suretyHook *SuretyHook) UnpackSETTLEWINDOW(data []byte) (*big.Int, error) {
+	out, err := suretyHook.abi.Unpack("SETTLE_WINDOW", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackAfterAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3fe4783.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function afterAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (suretyHook *SuretyHook) PackAfterAction(jobId *big.Int, selector [4]byte, data []byte) []byte {
+	enc, err := suretyHook.abi.Pack("afterAction", jobId, selector, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAfterAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3fe4783.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function afterAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (suretyHook *SuretyHook) TryPackAfterAction(jobId *big.Int, selector [4]byte, data []byte) ([]byte, error) {
+	return suretyHook.abi.Pack("afterAction", jobId, selector, data)
+}
+
+// PackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb759f954.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function approve(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackApprove(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("approve", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb759f954.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function approve(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackApprove(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("approve", jobId)
+}
+
+// PackBeforeAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdc08fb1d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function beforeAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (suretyHook *SuretyHook) PackBeforeAction(jobId *big.Int, selector [4]byte, data []byte) []byte {
+	enc, err := suretyHook.abi.Pack("beforeAction", jobId, selector, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBeforeAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdc08fb1d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function beforeAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (suretyHook *SuretyHook) TryPackBeforeAction(jobId *big.Int, selector [4]byte, data []byte) ([]byte, error) {
+	return suretyHook.abi.Pack("beforeAction", jobId, selector, data)
+}
+
+// PackCancel is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x40e58ee5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function cancel(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackCancel(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("cancel", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCancel is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x40e58ee5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function cancel(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackCancel(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("cancel", jobId)
+}
+
+// PackClose is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0aebeb4e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function close(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackClose(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("close", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackClose is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0aebeb4e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function close(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackClose(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("close", jobId)
+}
+
+// PackCore is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2f4eb26.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function core() view returns(address)
+func (suretyHook *SuretyHook) PackCore() []byte {
+	enc, err := suretyHook.abi.Pack("core")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCore is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2f4eb26.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function core() view returns(address)
+func (suretyHook *SuretyHook) TryPackCore() ([]byte, error) {
+	return suretyHook.abi.Pack("core")
+}
+
+// UnpackCore is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf2f4eb26.
+//
+// Solidity: function core() view returns(address)
+func (suretyHook *SuretyHook) UnpackCore(data []byte) (common.Address, error) {
+	out, err := suretyHook.abi.Unpack("core", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackEntryOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x87b2a2aa.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function entryOf(uint256 jobId, address worker) view returns(uint8)
+func (suretyHook *SuretyHook) PackEntryOf(jobId *big.Int, worker common.Address) []byte {
+	enc, err := suretyHook.abi.Pack("entryOf", jobId, worker)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEntryOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x87b2a2aa.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function entryOf(uint256 jobId, address worker) view returns(uint8)
+func (suretyHook *SuretyHook) TryPackEntryOf(jobId *big.Int, worker common.Address) ([]byte, error) {
+	return suretyHook.abi.Pack("entryOf", jobId, worker)
+}
+
+// UnpackEntryOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x87b2a2aa.
+//
+// Solidity: function entryOf(uint256 jobId, address worker) view returns(uint8)
+func (suretyHook *SuretyHook) UnpackEntryOf(data []byte) (uint8, error) {
+	out, err := suretyHook.abi.Unpack("entryOf", data)
+	if err != nil {
+		return *new(uint8), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint8)).(*uint8)
+	return out0, nil
+}
+
+// PackJobOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbbd89b9b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobOf(uint256 jobId) view returns((address,uint8,uint40,uint40,address,uint64,uint16,uint16,uint256))
+func (suretyHook *SuretyHook) PackJobOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("jobOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbbd89b9b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobOf(uint256 jobId) view returns((address,uint8,uint40,uint40,address,uint64,uint16,uint16,uint256))
+func (suretyHook *SuretyHook) TryPackJobOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("jobOf", jobId)
+}
+
+// UnpackJobOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbbd89b9b.
+//
+// Solidity: function jobOf(uint256 jobId) view returns((address,uint8,uint40,uint40,address,uint64,uint16,uint16,uint256))
+func (suretyHook *SuretyHook) UnpackJobOf(data []byte) (ISuretyHookJob, error) {
+	out, err := suretyHook.abi.Unpack("jobOf", data)
+	if err != nil {
+		return *new(ISuretyHookJob), err
+	}
+	out0 := *abi.ConvertType(out[0], new(ISuretyHookJob)).(*ISuretyHookJob)
+	return out0, nil
+}
+
+// PackJoin is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9a478b49.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function join(uint256 jobId, bytes32 agentId) returns()
+func (suretyHook *SuretyHook) PackJoin(jobId *big.Int, agentId [32]byte) []byte {
+	enc, err := suretyHook.abi.Pack("join", jobId, agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJoin is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9a478b49.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function join(uint256 jobId, bytes32 agentId) returns()
+func (suretyHook *SuretyHook) TryPackJoin(jobId *big.Int, agentId [32]byte) ([]byte, error) {
+	return suretyHook.abi.Pack("join", jobId, agentId)
+}
+
+// PackJoinedOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd00a2293.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function joinedOf(uint256 jobId) view returns(address[])
+func (suretyHook *SuretyHook) PackJoinedOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("joinedOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJoinedOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd00a2293.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function joinedOf(uint256 jobId) view returns(address[])
+func (suretyHook *SuretyHook) TryPackJoinedOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("joinedOf", jobId)
+}
+
+// UnpackJoinedOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd00a2293.
+//
+// Solidity: function joinedOf(uint256 jobId) view returns(address[])
+func (suretyHook *SuretyHook) UnpackJoinedOf(data []byte) ([]common.Address, error) {
+	out, err := suretyHook.abi.Unpack("joinedOf", data)
+	if err != nil {
+		return *new([]common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new([]common.Address)).(*[]common.Address)
+	return out0, nil
+}
+
+// PackLastSubmitOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7188f3bc.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function lastSubmitOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) PackLastSubmitOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("lastSubmitOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLastSubmitOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7188f3bc.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function lastSubmitOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) TryPackLastSubmitOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("lastSubmitOf", jobId)
+}
+
+// UnpackLastSubmitOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7188f3bc.
+//
+// Solidity: function lastSubmitOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) UnpackLastSubmitOf(data []byte) (*big.Int, error) {
+	out, err := suretyHook.abi.Unpack("lastSubmitOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackLockIdOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x07d0305b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function lockIdOf(uint256 jobId, address worker) pure returns(uint256)
+func (suretyHook *SuretyHook) PackLockIdOf(jobId *big.Int, worker common.Address) []byte {
+	enc, err := suretyHook.abi.Pack("lockIdOf", jobId, worker)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLockIdOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x07d0305b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function lockIdOf(uint256 jobId, address worker) pure returns(uint256)
+func (suretyHook *SuretyHook) TryPackLockIdOf(jobId *big.Int, worker common.Address) ([]byte, error) {
+	return suretyHook.abi.Pack("lockIdOf", jobId, worker)
+}
+
+// UnpackLockIdOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x07d0305b.
+//
+// Solidity: function lockIdOf(uint256 jobId, address worker) pure returns(uint256)
+func (suretyHook *SuretyHook) UnpackLockIdOf(data []byte) (*big.Int, error) {
+	out, err := suretyHook.abi.Unpack("lockIdOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackPick is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf1bac636.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pick(uint256 jobId, address[] winners, uint16[] bps) returns()
+func (suretyHook *SuretyHook) PackPick(jobId *big.Int, winners []common.Address, bps []uint16) []byte {
+	enc, err := suretyHook.abi.Pack("pick", jobId, winners, bps)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPick is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf1bac636.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pick(uint256 jobId, address[] winners, uint16[] bps) returns()
+func (suretyHook *SuretyHook) TryPackPick(jobId *big.Int, winners []common.Address, bps []uint16) ([]byte, error) {
+	return suretyHook.abi.Pack("pick", jobId, winners, bps)
+}
+
+// PackPlanOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5e2246ee.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function planOf(uint256 jobId) view returns((address,uint32,uint32,uint16,uint16,uint128,address,uint256))
+func (suretyHook *SuretyHook) PackPlanOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("planOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlanOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5e2246ee.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function planOf(uint256 jobId) view returns((address,uint32,uint32,uint16,uint16,uint128,address,uint256))
+func (suretyHook *SuretyHook) TryPackPlanOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("planOf", jobId)
+}
+
+// UnpackPlanOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x5e2246ee.
+//
+// Solidity: function planOf(uint256 jobId) view returns((address,uint32,uint32,uint16,uint16,uint128,address,uint256))
+func (suretyHook *SuretyHook) UnpackPlanOf(data []byte) (ISuretyHookPlan, error) {
+	out, err := suretyHook.abi.Unpack("planOf", data)
+	if err != nil {
+		return *new(ISuretyHookPlan), err
+	}
+	out0 := *abi.ConvertType(out[0], new(ISuretyHookPlan)).(*ISuretyHookPlan)
+	return out0, nil
+}
+
+// PackPool is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x16f0115b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pool() view returns(address)
+func (suretyHook *SuretyHook) PackPool() []byte {
+	enc, err := suretyHook.abi.Pack("pool")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPool is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x16f0115b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pool() view returns(address)
+func (suretyHook *SuretyHook) TryPackPool() ([]byte, error) {
+	return suretyHook.abi.Pack("pool")
+}
+
+// UnpackPool is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x16f0115b.
+//
+// Solidity: function pool() view returns(address)
+func (suretyHook *SuretyHook) UnpackPool(data []byte) (common.Address, error) {
+	out, err := suretyHook.abi.Unpack("pool", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6be1320b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reasonHash) returns()
+func (suretyHook *SuretyHook) PackReject(jobId *big.Int, reasonHash [32]byte) []byte {
+	enc, err := suretyHook.abi.Pack("reject", jobId, reasonHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6be1320b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reasonHash) returns()
+func (suretyHook *SuretyHook) TryPackReject(jobId *big.Int, reasonHash [32]byte) ([]byte, error) {
+	return suretyHook.abi.Pack("reject", jobId, reasonHash)
+}
+
+// PackRelease is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x37bdc99b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function release(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackRelease(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("release", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRelease is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x37bdc99b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function release(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackRelease(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("release", jobId)
+}
+
+// PackResolve is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaf54aff9.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function resolve(uint256 jobId, address[] winners, uint16[] bps, uint256 slash) returns()
+func (suretyHook *SuretyHook) PackResolve(jobId *big.Int, winners []common.Address, bps []uint16, slash *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("resolve", jobId, winners, bps, slash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackResolve is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaf54aff9.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function resolve(uint256 jobId, address[] winners, uint16[] bps, uint256 slash) returns()
+func (suretyHook *SuretyHook) TryPackResolve(jobId *big.Int, winners []common.Address, bps []uint16, slash *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("resolve", jobId, winners, bps, slash)
+}
+
+// PackResolveExpired is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6339372d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function resolveExpired(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackResolveExpired(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("resolveExpired", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackResolveExpired is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6339372d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function resolveExpired(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackResolveExpired(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("resolveExpired", jobId)
+}
+
+// PackReviewEndOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x43fd7901.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function reviewEndOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) PackReviewEndOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("reviewEndOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReviewEndOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x43fd7901.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function reviewEndOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) TryPackReviewEndOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("reviewEndOf", jobId)
+}
+
+// UnpackReviewEndOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x43fd7901.
+//
+// Solidity: function reviewEndOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) UnpackReviewEndOf(data []byte) (*big.Int, error) {
+	out, err := suretyHook.abi.Unpack("reviewEndOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackStakeRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x68304835.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function stakeRegistry() view returns(address)
+func (suretyHook *SuretyHook) PackStakeRegistry() []byte {
+	enc, err := suretyHook.abi.Pack("stakeRegistry")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackStakeRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x68304835.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function stakeRegistry() view returns(address)
+func (suretyHook *SuretyHook) TryPackStakeRegistry() ([]byte, error) {
+	return suretyHook.abi.Pack("stakeRegistry")
+}
+
+// UnpackStakeRegistry is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x68304835.
+//
+// Solidity: function stakeRegistry() view returns(address)
+func (suretyHook *SuretyHook) UnpackStakeRegistry(data []byte) (common.Address, error) {
+	out, err := suretyHook.abi.Unpack("stakeRegistry", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2ecea788.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable) returns()
+func (suretyHook *SuretyHook) PackSubmit(jobId *big.Int, deliverable [32]byte) []byte {
+	enc, err := suretyHook.abi.Pack("submit", jobId, deliverable)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2ecea788.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable) returns()
+func (suretyHook *SuretyHook) TryPackSubmit(jobId *big.Int, deliverable [32]byte) ([]byte, error) {
+	return suretyHook.abi.Pack("submit", jobId, deliverable)
+}
+
+// PackSubmittersOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x71d85a91.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submittersOf(uint256 jobId) view returns(address[])
+func (suretyHook *SuretyHook) PackSubmittersOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("submittersOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmittersOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x71d85a91.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submittersOf(uint256 jobId) view returns(address[])
+func (suretyHook *SuretyHook) TryPackSubmittersOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("submittersOf", jobId)
+}
+
+// UnpackSubmittersOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x71d85a91.
+//
+// Solidity: function submittersOf(uint256 jobId) view returns(address[])
+func (suretyHook *SuretyHook) UnpackSubmittersOf(data []byte) ([]common.Address, error) {
+	out, err := suretyHook.abi.Unpack("submittersOf", data)
+	if err != nil {
+		return *new([]common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new([]common.Address)).(*[]common.Address)
+	return out0, nil
+}
+
+// PackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) pure returns(bool)
+func (suretyHook *SuretyHook) PackSupportsInterface(interfaceId [4]byte) []byte {
+	enc, err := suretyHook.abi.Pack("supportsInterface", interfaceId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) pure returns(bool)
+func (suretyHook *SuretyHook) TryPackSupportsInterface(interfaceId [4]byte) ([]byte, error) {
+	return suretyHook.abi.Pack("supportsInterface", interfaceId)
+}
+
+// UnpackSupportsInterface is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x01ffc9a7.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) pure returns(bool)
+func (suretyHook *SuretyHook) UnpackSupportsInterface(data []byte) (bool, error) {
+	out, err := suretyHook.abi.Unpack("supportsInterface", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// SuretyHookAwarded represents a Awarded event raised by the SuretyHook contract.
+type SuretyHookAwarded struct {
+	JobId  *big.Int
+	Worker common.Address
+	Bps    uint16
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookAwardedEventName = "Awarded"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookAwarded) ContractEventName() string {
+	return SuretyHookAwardedEventName
+}
+
+// UnpackAwardedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Awarded(uint256 indexed jobId, address indexed worker, uint16 bps, uint256 amount)
+func (suretyHook *SuretyHook) UnpackAwardedEvent(log *types.Log) (*SuretyHookAwarded, error) {
+	event := "Awarded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookAwarded)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookDisputed represents a Disputed event raised by the SuretyHook contract.
+type SuretyHookDisputed struct {
+	JobId      *big.Int
+	By         common.Address
+	ReasonHash [32]byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookDisputedEventName = "Disputed"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookDisputed) ContractEventName() string {
+	return SuretyHookDisputedEventName
+}
+
+// UnpackDisputedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Disputed(uint256 indexed jobId, address indexed by, bytes32 reasonHash)
+func (suretyHook *SuretyHook) UnpackDisputedEvent(log *types.Log) (*SuretyHookDisputed, error) {
+	event := "Disputed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookDisputed)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookEntrySubmitted represents a EntrySubmitted event raised by the SuretyHook contract.
+type SuretyHookEntrySubmitted struct {
+	JobId       *big.Int
+	Worker      common.Address
+	Deliverable [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookEntrySubmittedEventName = "EntrySubmitted"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookEntrySubmitted) ContractEventName() string {
+	return SuretyHookEntrySubmittedEventName
+}
+
+// UnpackEntrySubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EntrySubmitted(uint256 indexed jobId, address indexed worker, bytes32 deliverable)
+func (suretyHook *SuretyHook) UnpackEntrySubmittedEvent(log *types.Log) (*SuretyHookEntrySubmitted, error) {
+	event := "EntrySubmitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookEntrySubmitted)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookJoined represents a Joined event raised by the SuretyHook contract.
+type SuretyHookJoined struct {
+	JobId   *big.Int
+	Worker  common.Address
+	AgentId [32]byte
+	LockId  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookJoinedEventName = "Joined"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookJoined) ContractEventName() string {
+	return SuretyHookJoinedEventName
+}
+
+// UnpackJoinedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Joined(uint256 indexed jobId, address indexed worker, bytes32 agentId, uint256 lockId)
+func (suretyHook *SuretyHook) UnpackJoinedEvent(log *types.Log) (*SuretyHookJoined, error) {
+	event := "Joined"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookJoined)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookOpened represents a Opened event raised by the SuretyHook contract.
+type SuretyHookOpened struct {
+	JobId     *big.Int
+	Token     common.Address
+	Budget    *big.Int
+	ExpiredAt uint64
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookOpenedEventName = "Opened"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookOpened) ContractEventName() string {
+	return SuretyHookOpenedEventName
+}
+
+// UnpackOpenedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Opened(uint256 indexed jobId, address indexed token, uint256 budget, uint64 expiredAt)
+func (suretyHook *SuretyHook) UnpackOpenedEvent(log *types.Log) (*SuretyHookOpened, error) {
+	event := "Opened"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookOpened)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookPlanned represents a Planned event raised by the SuretyHook contract.
+type SuretyHookPlanned struct {
+	JobId    *big.Int
+	Client   common.Address
+	PrevPart *big.Int
+	Plan     ISuretyHookPlan
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookPlannedEventName = "Planned"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookPlanned) ContractEventName() string {
+	return SuretyHookPlannedEventName
+}
+
+// UnpackPlannedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Planned(uint256 indexed jobId, address indexed client, uint256 indexed prevPart, (address,uint32,uint32,uint16,uint16,uint128,address,uint256) plan)
+func (suretyHook *SuretyHook) UnpackPlannedEvent(log *types.Log) (*SuretyHookPlanned, error) {
+	event := "Planned"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookPlanned)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookSettled represents a Settled event raised by the SuretyHook contract.
+type SuretyHookSettled struct {
+	JobId     *big.Int
+	Outcome   uint8
+	ToWorkers *big.Int
+	ToClient  *big.Int
+	Slash     *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookSettledEventName = "Settled"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookSettled) ContractEventName() string {
+	return SuretyHookSettledEventName
+}
+
+// UnpackSettledEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Settled(uint256 indexed jobId, uint8 outcome, uint256 toWorkers, uint256 toClient, uint256 slash)
+func (suretyHook *SuretyHook) UnpackSettledEvent(log *types.Log) (*SuretyHookSettled, error) {
+	event := "Settled"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookSettled)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (suretyHook *SuretyHook) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["AlreadyJoined"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackAlreadyJoinedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["AlreadySubmitted"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackAlreadySubmittedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["ArbiterTimeNotUp"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackArbiterTimeNotUpError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["CoreStatus"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackCoreStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["HasEntries"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackHasEntriesError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["InvalidPlan"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackInvalidPlanError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["InvalidSlash"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackInvalidSlashError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["InvalidSplit"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackInvalidSplitError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["JobFull"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackJobFullError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotAllowed"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotAllowedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotArbiter"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotArbiterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotClient"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotClientError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotCore"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotCoreError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotEntrant"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotEntrantError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotJobLocker"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotJobLockerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotSuretyJob"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotSuretyJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NothingSubmitted"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNothingSubmittedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["ReviewWindowClosed"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackReviewWindowClosedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["ReviewWindowOpen"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackReviewWindowOpenError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["TooLate"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackTooLateError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackTransferFailedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["UnknownJob"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackUnknownJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["WrongPhase"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackWrongPhaseError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// SuretyHookAlreadyJoined represents a AlreadyJoined error raised by the SuretyHook contract.
+type SuretyHookAlreadyJoined struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadyJoined(uint256 jobId, address worker)
+func SuretyHookAlreadyJoinedErrorID() common.Hash {
+	return common.HexToHash("0x682bdbac2a35c24f8fcdc4a37603a9b791e1305bab604c31325ea787634c542d")
+}
+
+// UnpackAlreadyJoinedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadyJoined(uint256 jobId, address worker)
+func (suretyHook *SuretyHook) UnpackAlreadyJoinedError(raw []byte) (*SuretyHookAlreadyJoined, error) {
+	out := new(SuretyHookAlreadyJoined)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "AlreadyJoined", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookAlreadySubmitted represents a AlreadySubmitted error raised by the SuretyHook contract.
+type SuretyHookAlreadySubmitted struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadySubmitted(uint256 jobId, address worker)
+func SuretyHookAlreadySubmittedErrorID() common.Hash {
+	return common.HexToHash("0xc671406e804ee99b554b48b1a3d939ef4dc6503703960fb155e5662653bf7c1a")
+}
+
+// UnpackAlreadySubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadySubmitted(uint256 jobId, address worker)
+func (suretyHook *SuretyHook) UnpackAlreadySubmittedError(raw []byte) (*SuretyHookAlreadySubmitted, error) {
+	out := new(SuretyHookAlreadySubmitted)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "AlreadySubmitted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookArbiterTimeNotUp represents a ArbiterTimeNotUp error raised by the SuretyHook contract.
+type SuretyHookArbiterTimeNotUp struct {
+	JobId  *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 jobId, uint256 endsAt)
+func SuretyHookArbiterTimeNotUpErrorID() common.Hash {
+	return common.HexToHash("0x81b946e44ee9fcf46fcb04cea5fd98eb018eec8de3ba9b4d3ddfff6eaad070d7")
+}
+
+// UnpackArbiterTimeNotUpError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 jobId, uint256 endsAt)
+func (suretyHook *SuretyHook) UnpackArbiterTimeNotUpError(raw []byte) (*SuretyHookArbiterTimeNotUp, error) {
+	out := new(SuretyHookArbiterTimeNotUp)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "ArbiterTimeNotUp", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookCoreStatus represents a CoreStatus error raised by the SuretyHook contract.
+type SuretyHookCoreStatus struct {
+	JobId  *big.Int
+	Status uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error CoreStatus(uint256 jobId, uint8 status)
+func SuretyHookCoreStatusErrorID() common.Hash {
+	return common.HexToHash("0xcade349c4e7acf9186d4486a8fec6e6ea36e83375196503a37b607c180dd1771")
+}
+
+// UnpackCoreStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error CoreStatus(uint256 jobId, uint8 status)
+func (suretyHook *SuretyHook) UnpackCoreStatusError(raw []byte) (*SuretyHookCoreStatus, error) {
+	out := new(SuretyHookCoreStatus)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "CoreStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookHasEntries represents a HasEntries error raised by the SuretyHook contract.
+type SuretyHookHasEntries struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error HasEntries(uint256 jobId)
+func SuretyHookHasEntriesErrorID() common.Hash {
+	return common.HexToHash("0x43d0005a85efdb1cf59704a089788dfe77daff8358a3615ba4c0a201b1aacc7c")
+}
+
+// UnpackHasEntriesError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error HasEntries(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackHasEntriesError(raw []byte) (*SuretyHookHasEntries, error) {
+	out := new(SuretyHookHasEntries)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "HasEntries", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookInvalidPlan represents a InvalidPlan error raised by the SuretyHook contract.
+type SuretyHookInvalidPlan struct {
+	Field string
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidPlan(string field)
+func SuretyHookInvalidPlanErrorID() common.Hash {
+	return common.HexToHash("0xd29d3075fcb0c3d6a8efa625fee8c570985ef777f565fce213a749bd0821fad3")
+}
+
+// UnpackInvalidPlanError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidPlan(string field)
+func (suretyHook *SuretyHook) UnpackInvalidPlanError(raw []byte) (*SuretyHookInvalidPlan, error) {
+	out := new(SuretyHookInvalidPlan)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "InvalidPlan", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookInvalidSlash represents a InvalidSlash error raised by the SuretyHook contract.
+type SuretyHookInvalidSlash struct {
+	JobId *big.Int
+	Slash *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSlash(uint256 jobId, uint256 slash)
+func SuretyHookInvalidSlashErrorID() common.Hash {
+	return common.HexToHash("0x1a8c185e8c5be427c373e273307afb4a78df8bac408dccd6faa4a69f341a987d")
+}
+
+// UnpackInvalidSlashError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSlash(uint256 jobId, uint256 slash)
+func (suretyHook *SuretyHook) UnpackInvalidSlashError(raw []byte) (*SuretyHookInvalidSlash, error) {
+	out := new(SuretyHookInvalidSlash)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "InvalidSlash", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookInvalidSplit represents a InvalidSplit error raised by the SuretyHook contract.
+type SuretyHookInvalidSplit struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSplit(uint256 jobId)
+func SuretyHookInvalidSplitErrorID() common.Hash {
+	return common.HexToHash("0x919cde0271522eb88ba38c12caaa8e6da0c6939af114959ff05de6d3f4d2e77b")
+}
+
+// UnpackInvalidSplitError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSplit(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackInvalidSplitError(raw []byte) (*SuretyHookInvalidSplit, error) {
+	out := new(SuretyHookInvalidSplit)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "InvalidSplit", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookJobFull represents a JobFull error raised by the SuretyHook contract.
+type SuretyHookJobFull struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error JobFull(uint256 jobId)
+func SuretyHookJobFullErrorID() common.Hash {
+	return common.HexToHash("0x83de582960621a299c3643d1556613340f1de51f83974f15351ba275f503e412")
+}
+
+// UnpackJobFullError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error JobFull(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackJobFullError(raw []byte) (*SuretyHookJobFull, error) {
+	out := new(SuretyHookJobFull)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "JobFull", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotAllowed represents a NotAllowed error raised by the SuretyHook contract.
+type SuretyHookNotAllowed struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotAllowed(uint256 jobId, address caller)
+func SuretyHookNotAllowedErrorID() common.Hash {
+	return common.HexToHash("0x4dbadd047a7b2215e81c89580b3913fddf34f78e330eda39c9033f0a71ca6b70")
+}
+
+// UnpackNotAllowedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotAllowed(uint256 jobId, address caller)
+func (suretyHook *SuretyHook) UnpackNotAllowedError(raw []byte) (*SuretyHookNotAllowed, error) {
+	out := new(SuretyHookNotAllowed)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotAllowed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotArbiter represents a NotArbiter error raised by the SuretyHook contract.
+type SuretyHookNotArbiter struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotArbiter(uint256 jobId, address caller)
+func SuretyHookNotArbiterErrorID() common.Hash {
+	return common.HexToHash("0x6ceeb9e5558223c5c138236bc8e30d1ef601d254138935f90b6921dc15656000")
+}
+
+// UnpackNotArbiterError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotArbiter(uint256 jobId, address caller)
+func (suretyHook *SuretyHook) UnpackNotArbiterError(raw []byte) (*SuretyHookNotArbiter, error) {
+	out := new(SuretyHookNotArbiter)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotArbiter", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotClient represents a NotClient error raised by the SuretyHook contract.
+type SuretyHookNotClient struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotClient(uint256 jobId, address caller)
+func SuretyHookNotClientErrorID() common.Hash {
+	return common.HexToHash("0xf8ebe6313f6b88d8e169a11d3237a4c73e03568aeb326318340438847897a10e")
+}
+
+// UnpackNotClientError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotClient(uint256 jobId, address caller)
+func (suretyHook *SuretyHook) UnpackNotClientError(raw []byte) (*SuretyHookNotClient, error) {
+	out := new(SuretyHookNotClient)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotClient", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotCore represents a NotCore error raised by the SuretyHook contract.
+type SuretyHookNotCore struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotCore(address caller)
+func SuretyHookNotCoreErrorID() common.Hash {
+	return common.HexToHash("0x37edf4797635b70fa804d034f4b6f9497b806c77914f1ea16494d500c859f164")
+}
+
+// UnpackNotCoreError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotCore(address caller)
+func (suretyHook *SuretyHook) UnpackNotCoreError(raw []byte) (*SuretyHookNotCore, error) {
+	out := new(SuretyHookNotCore)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotCore", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotEntrant represents a NotEntrant error raised by the SuretyHook contract.
+type SuretyHookNotEntrant struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotEntrant(uint256 jobId, address worker)
+func SuretyHookNotEntrantErrorID() common.Hash {
+	return common.HexToHash("0x61af690d13f39a36c87b06d5cd5932f769ba9a0cb59d117f0d77e3992aa334d7")
+}
+
+// UnpackNotEntrantError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotEntrant(uint256 jobId, address worker)
+func (suretyHook *SuretyHook) UnpackNotEntrantError(raw []byte) (*SuretyHookNotEntrant, error) {
+	out := new(SuretyHookNotEntrant)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotEntrant", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotJobLocker represents a NotJobLocker error raised by the SuretyHook contract.
+type SuretyHookNotJobLocker struct {
+	Registry common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotJobLocker(address registry)
+func SuretyHookNotJobLockerErrorID() common.Hash {
+	return common.HexToHash("0x37f605f5638d7ba51bcc139081832fc1798e8fdf3383c4797ffc1a59c041597d")
+}
+
+// UnpackNotJobLockerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotJobLocker(address registry)
+func (suretyHook *SuretyHook) UnpackNotJobLockerError(raw []byte) (*SuretyHookNotJobLocker, error) {
+	out := new(SuretyHookNotJobLocker)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotJobLocker", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotSuretyJob represents a NotSuretyJob error raised by the SuretyHook contract.
+type SuretyHookNotSuretyJob struct {
+	JobId     *big.Int
+	Provider  common.Address
+	Evaluator common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotSuretyJob(uint256 jobId, address provider, address evaluator)
+func SuretyHookNotSuretyJobErrorID() common.Hash {
+	return common.HexToHash("0xdbd1cfd19f21773c19c8a2cdae70c3fb1f9721bda5d84690c3b53778ac96fbb5")
+}
+
+// UnpackNotSuretyJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotSuretyJob(uint256 jobId, address provider, address evaluator)
+func (suretyHook *SuretyHook) UnpackNotSuretyJobError(raw []byte) (*SuretyHookNotSuretyJob, error) {
+	out := new(SuretyHookNotSuretyJob)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotSuretyJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNothingSubmitted represents a NothingSubmitted error raised by the SuretyHook contract.
+type SuretyHookNothingSubmitted struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingSubmitted(uint256 jobId)
+func SuretyHookNothingSubmittedErrorID() common.Hash {
+	return common.HexToHash("0x23b96f99e33dc0457362ba148ee386b7ec75a294b02035649aa143a8179c17e7")
+}
+
+// UnpackNothingSubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingSubmitted(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackNothingSubmittedError(raw []byte) (*SuretyHookNothingSubmitted, error) {
+	out := new(SuretyHookNothingSubmitted)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NothingSubmitted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookReentrancy represents a Reentrancy error raised by the SuretyHook contract.
+type SuretyHookReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func SuretyHookReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (suretyHook *SuretyHook) UnpackReentrancyError(raw []byte) (*SuretyHookReentrancy, error) {
+	out := new(SuretyHookReentrancy)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookReviewWindowClosed represents a ReviewWindowClosed error raised by the SuretyHook contract.
+type SuretyHookReviewWindowClosed struct {
+	JobId   *big.Int
+	EndedAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowClosed(uint256 jobId, uint256 endedAt)
+func SuretyHookReviewWindowClosedErrorID() common.Hash {
+	return common.HexToHash("0xbcfb82a6b4132e7827ac45213d5c7f0ae0368c428fcb585a89463019becb1d66")
+}
+
+// UnpackReviewWindowClosedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowClosed(uint256 jobId, uint256 endedAt)
+func (suretyHook *SuretyHook) UnpackReviewWindowClosedError(raw []byte) (*SuretyHookReviewWindowClosed, error) {
+	out := new(SuretyHookReviewWindowClosed)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "ReviewWindowClosed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookReviewWindowOpen represents a ReviewWindowOpen error raised by the SuretyHook contract.
+type SuretyHookReviewWindowOpen struct {
+	JobId  *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowOpen(uint256 jobId, uint256 endsAt)
+func SuretyHookReviewWindowOpenErrorID() common.Hash {
+	return common.HexToHash("0x9569a17adabf5b9b5b7b7fdd8d1745ac34c6b95d4be5a7e94ed780573eee4824")
+}
+
+// UnpackReviewWindowOpenError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowOpen(uint256 jobId, uint256 endsAt)
+func (suretyHook *SuretyHook) UnpackReviewWindowOpenError(raw []byte) (*SuretyHookReviewWindowOpen, error) {
+	out := new(SuretyHookReviewWindowOpen)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "ReviewWindowOpen", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookTooLate represents a TooLate error raised by the SuretyHook contract.
+type SuretyHookTooLate struct {
+	JobId     *big.Int
+	FinishBy  *big.Int
+	ExpiredAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TooLate(uint256 jobId, uint256 finishBy, uint256 expiredAt)
+func SuretyHookTooLateErrorID() common.Hash {
+	return common.HexToHash("0xa2cb1c3293c3dcf17c9828f0a7edd28b6c1cc731040997997f0abdf6d796222e")
+}
+
+// UnpackTooLateError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TooLate(uint256 jobId, uint256 finishBy, uint256 expiredAt)
+func (suretyHook *SuretyHook) UnpackTooLateError(raw []byte) (*SuretyHookTooLate, error) {
+	out := new(SuretyHookTooLate)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "TooLate", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookTransferFailed represents a TransferFailed error raised by the SuretyHook contract.
+type SuretyHookTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func SuretyHookTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (suretyHook *SuretyHook) UnpackTransferFailedError(raw []byte) (*SuretyHookTransferFailed, error) {
+	out := new(SuretyHookTransferFailed)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookUnknownJob represents a UnknownJob error raised by the SuretyHook contract.
+type SuretyHookUnknownJob struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownJob(uint256 jobId)
+func SuretyHookUnknownJobErrorID() common.Hash {
+	return common.HexToHash("0x510aa5f06826d740de587fc177250838c7f20674aef37603d5ab5f52cef91ae8")
+}
+
+// UnpackUnknownJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownJob(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackUnknownJobError(raw []byte) (*SuretyHookUnknownJob, error) {
+	out := new(SuretyHookUnknownJob)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "UnknownJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookWrongPhase represents a WrongPhase error raised by the SuretyHook contract.
+type SuretyHookWrongPhase struct {
+	JobId *big.Int
+	Phase uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongPhase(uint256 jobId, uint8 phase)
+func SuretyHookWrongPhaseErrorID() common.Hash {
+	return common.HexToHash("0x083a89f234e0317d5ce7ed572bfc6b4676dca2826b7b9120222ca6b80bfc9c27")
+}
+
+// UnpackWrongPhaseError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongPhase(uint256 jobId, uint8 phase)
+func (suretyHook *SuretyHook) UnpackWrongPhaseError(raw []byte) (*SuretyHookWrongPhase, error) {
+	out := new(SuretyHookWrongPhase)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "WrongPhase", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyPoolMetaData contains all meta data concerning the SuretyPool contract.
+var SuretyPoolMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"core_\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"core\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"hook\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pay\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"amounts\",\"type\":\"uint256[]\",\"internalType\":\"uint256[]\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"totalOwed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"NotHook\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}]",
+	ID:  "SuretyPool",
+	Bin: "0x60c060405234801561000f575f5ffd5b506040516109bb3803806109bb83398101604081905261002e91610043565b336080526001600160a01b031660a052610070565b5f60208284031215610053575f5ffd5b81516001600160a01b0381168114610069575f5ffd5b9392505050565b60805160a0516109166100a55f395f818161016b015261020701525f818160fa0152818161019801526103d701526109165ff3fe608060405234801561000f575f5ffd5b5060043610610085575f3560e01c80637f5a7c7b116100585780637f5a7c7b146100f557806395ecdced14610134578063d7e9ec0414610147578063f2f4eb2614610166575f5ffd5b806328079e4a146100895780632b68f2a5146100c35780632ecea788146100cd57806351cff8d9146100e2575b5f5ffd5b6100b0610097366004610763565b5f60208181529281526040808220909352908152205481565b6040519081526020015b60405180910390f35b6100b0620186a081565b6100e06100db366004610794565b61018d565b005b6100b06100f03660046107b4565b61026a565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016100ba565b6100e0610142366004610815565b6103cc565b6100b06101553660046107b4565b60016020525f908152604090205481565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146101dd57604051630a570b9960e41b81523360048201526024015b60405180910390fd5b604051639e63798d60e01b81526004810183905260248101829052606060448201525f60648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690639e63798d906084015f604051808303815f87803b158015610250575f5ffd5b505af1158015610262573d5f5f3e3d5ffd5b505050505050565b5f60ff815c161561028e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152602081815260408083206001600160a01b0385168452909152812054908190036102f057604051635623329f60e11b81523360048201526001600160a01b03831660248201526044016101d4565b335f908152602081815260408083206001600160a01b0386168452825280832083905560019091528120805483929061032a9084906108a9565b90915550610348905033825a6001600160a01b0386169291906105b4565b61037d576040516317e3057d60e31b81526001600160a01b0383166004820152336024820152604481018290526064016101d4565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461041757604051630a570b9960e41b81523360048201526024016101d4565b5f5b83811015610262575f838383818110610434576104346108c2565b905060200201359050805f0361044a57506105ac565b61048986868481811061045f5761045f6108c2565b905060200201602081019061047491906107b4565b6001600160a01b0389169083620186a06105b4565b6105aa57805f5f8888868181106104a2576104a26108c2565b90506020020160208101906104b791906107b4565b6001600160a01b03166001600160a01b031681526020019081526020015f205f896001600160a01b03166001600160a01b031681526020019081526020015f205f82825461050591906108d6565b90915550506001600160a01b0387165f90815260016020526040812080548392906105319084906108d6565b90915550506001600160a01b038716868684818110610552576105526108c2565b905060200201602081019061056791906107b4565b6001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d5836040516105a191815260200190565b60405180910390a35b505b600101610419565b5f6001600160a01b038516610620575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f811461060f576040519150601f19603f3d011682016040523d82523d5f602084013e610614565b606091505b50909250610675915050565b6040516001600160a01b03851660248201526044810184905261067290869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b1790528461067d565b90505b949350505050565b5f836001600160a01b03163b5f0361069657505f610741565b5f5f856001600160a01b031684866040516106b191906108e9565b5f604051808303815f8787f1925050503d805f81146106eb576040519150601f19603f3d011682016040523d82523d5f602084013e6106f0565b606091505b509150915081610704575f92505050610741565b80515f0361071757600192505050610741565b602081511015801561073c57508080602001905181019061073891906108ff565b6001145b925050505b9392505050565b80356001600160a01b038116811461075e575f5ffd5b919050565b5f5f60408385031215610774575f5ffd5b61077d83610748565b915061078b60208401610748565b90509250929050565b5f5f604083850312156107a5575f5ffd5b50508035926020909101359150565b5f602082840312156107c4575f5ffd5b61074182610748565b5f5f83601f8401126107dd575f5ffd5b50813567ffffffffffffffff8111156107f4575f5ffd5b6020830191508360208260051b850101111561080e575f5ffd5b9250929050565b5f5f5f5f5f60608688031215610829575f5ffd5b61083286610748565b9450602086013567ffffffffffffffff81111561084d575f5ffd5b610859888289016107cd565b909550935050604086013567ffffffffffffffff811115610878575f5ffd5b610884888289016107cd565b969995985093965092949392505050565b634e487b7160e01b5f52601160045260245ffd5b818103818111156108bc576108bc610895565b92915050565b634e487b7160e01b5f52603260045260245ffd5b808201808211156108bc576108bc610895565b5f82518060208501845e5f920191825250919050565b5f6020828403121561090f575f5ffd5b505191905056",
+}
+
+// SuretyPool is an auto generated Go binding around an Ethereum contract.
+type SuretyPool struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *SuretyPool) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewSuretyPool creates a new instance of SuretyPool.
+func NewSuretyPool() *SuretyPool {
+	parsed, err := SuretyPoolMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &SuretyPool{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *SuretyPool) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address core_) returns()
+func (suretyPool *SuretyPool) PackConstructor(core_ common.Address) []byte {
+	enc, err := suretyPool.abi.Pack("", core_)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackPUSHGAS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2b68f2a5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (suretyPool *SuretyPool) PackPUSHGAS() []byte {
+	enc, err := suretyPool.abi.Pack("PUSH_GAS")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPUSHGAS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2b68f2a5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (suretyPool *SuretyPool) TryPackPUSHGAS() ([]byte, error) {
+	return suretyPool.abi.Pack("PUSH_GAS")
+}
+
+// UnpackPUSHGAS is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x2b68f2a5.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (suretyPool *SuretyPool) UnpackPUSHGAS(data []byte) (*big.Int, error) {
+	out, err := suretyPool.abi.Unpack("PUSH_GAS", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackCore is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2f4eb26.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function core() view returns(address)
+func (suretyPool *SuretyPool) PackCore() []byte {
+	enc, err := suretyPool.abi.Pack("core")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCore is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2f4eb26.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function core() view returns(address)
+func (suretyPool *SuretyPool) TryPackCore() ([]byte, error) {
+	return suretyPool.abi.Pack("core")
+}
+
+// UnpackCore is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf2f4eb26.
+//
+// Solidity: function core() view returns(address)
+func (suretyPool *SuretyPool) UnpackCore(data []byte) (common.Address, error) {
+	out, err := suretyPool.abi.Unpack("core", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackHook is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7f5a7c7b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function hook() view returns(address)
+func (suretyPool *SuretyPool) PackHook() []byte {
+	enc, err := suretyPool.abi.Pack("hook")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackHook is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7f5a7c7b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function hook() view returns(address)
+func (suretyPool *SuretyPool) TryPackHook() ([]byte, error) {
+	return suretyPool.abi.Pack("hook")
+}
+
+// UnpackHook is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7f5a7c7b.
+//
+// Solidity: function hook() view returns(address)
+func (suretyPool *SuretyPool) UnpackHook(data []byte) (common.Address, error) {
+	out, err := suretyPool.abi.Unpack("hook", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x28079e4a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function owed(address account, address token) view returns(uint256)
+func (suretyPool *SuretyPool) PackOwed(account common.Address, token common.Address) []byte {
+	enc, err := suretyPool.abi.Pack("owed", account, token)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x28079e4a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function owed(address account, address token) view returns(uint256)
+func (suretyPool *SuretyPool) TryPackOwed(account common.Address, token common.Address) ([]byte, error) {
+	return suretyPool.abi.Pack("owed", account, token)
+}
+
+// UnpackOwed is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x28079e4a.
+//
+// Solidity: function owed(address account, address token) view returns(uint256)
+func (suretyPool *SuretyPool) UnpackOwed(data []byte) (*big.Int, error) {
+	out, err := suretyPool.abi.Unpack("owed", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackPay is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x95ecdced.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pay(address token, address[] to, uint256[] amounts) returns()
+func (suretyPool *SuretyPool) PackPay(token common.Address, to []common.Address, amounts []*big.Int) []byte {
+	enc, err := suretyPool.abi.Pack("pay", token, to, amounts)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPay is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x95ecdced.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pay(address token, address[] to, uint256[] amounts) returns()
+func (suretyPool *SuretyPool) TryPackPay(token common.Address, to []common.Address, amounts []*big.Int) ([]byte, error) {
+	return suretyPool.abi.Pack("pay", token, to, amounts)
+}
+
+// PackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2ecea788.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable) returns()
+func (suretyPool *SuretyPool) PackSubmit(jobId *big.Int, deliverable [32]byte) []byte {
+	enc, err := suretyPool.abi.Pack("submit", jobId, deliverable)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2ecea788.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable) returns()
+func (suretyPool *SuretyPool) TryPackSubmit(jobId *big.Int, deliverable [32]byte) ([]byte, error) {
+	return suretyPool.abi.Pack("submit", jobId, deliverable)
+}
+
+// PackTotalOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd7e9ec04.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function totalOwed(address token) view returns(uint256)
+func (suretyPool *SuretyPool) PackTotalOwed(token common.Address) []byte {
+	enc, err := suretyPool.abi.Pack("totalOwed", token)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTotalOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd7e9ec04.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function totalOwed(address token) view returns(uint256)
+func (suretyPool *SuretyPool) TryPackTotalOwed(token common.Address) ([]byte, error) {
+	return suretyPool.abi.Pack("totalOwed", token)
+}
+
+// UnpackTotalOwed is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd7e9ec04.
+//
+// Solidity: function totalOwed(address token) view returns(uint256)
+func (suretyPool *SuretyPool) UnpackTotalOwed(data []byte) (*big.Int, error) {
+	out, err := suretyPool.abi.Unpack("totalOwed", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackWithdraw is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51cff8d9.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function withdraw(address token) returns(uint256 amount)
+func (suretyPool *SuretyPool) PackWithdraw(token common.Address) []byte {
+	enc, err := suretyPool.abi.Pack("withdraw", token)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWithdraw is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51cff8d9.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function withdraw(address token) returns(uint256 amount)
+func (suretyPool *SuretyPool) TryPackWithdraw(token common.Address) ([]byte, error) {
+	return suretyPool.abi.Pack("withdraw", token)
+}
+
+// UnpackWithdraw is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x51cff8d9.
+//
+// Solidity: function withdraw(address token) returns(uint256 amount)
+func (suretyPool *SuretyPool) UnpackWithdraw(data []byte) (*big.Int, error) {
+	out, err := suretyPool.abi.Unpack("withdraw", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// SuretyPoolCredited represents a Credited event raised by the SuretyPool contract.
+type SuretyPoolCredited struct {
+	Account common.Address
+	Token   common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyPoolCreditedEventName = "Credited"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyPoolCredited) ContractEventName() string {
+	return SuretyPoolCreditedEventName
+}
+
+// UnpackCreditedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Credited(address indexed account, address indexed token, uint256 amount)
+func (suretyPool *SuretyPool) UnpackCreditedEvent(log *types.Log) (*SuretyPoolCredited, error) {
+	event := "Credited"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyPool.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyPoolCredited)
+	if len(log.Data) > 0 {
+		if err := suretyPool.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyPool.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyPoolWithdrawn represents a Withdrawn event raised by the SuretyPool contract.
+type SuretyPoolWithdrawn struct {
+	Account common.Address
+	Token   common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyPoolWithdrawnEventName = "Withdrawn"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyPoolWithdrawn) ContractEventName() string {
+	return SuretyPoolWithdrawnEventName
+}
+
+// UnpackWithdrawnEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Withdrawn(address indexed account, address indexed token, uint256 amount)
+func (suretyPool *SuretyPool) UnpackWithdrawnEvent(log *types.Log) (*SuretyPoolWithdrawn, error) {
+	event := "Withdrawn"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyPool.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyPoolWithdrawn)
+	if len(log.Data) > 0 {
+		if err := suretyPool.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyPool.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (suretyPool *SuretyPool) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], suretyPool.abi.Errors["NotHook"].ID.Bytes()[:4]) {
+		return suretyPool.UnpackNotHookError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyPool.abi.Errors["NothingToWithdraw"].ID.Bytes()[:4]) {
+		return suretyPool.UnpackNothingToWithdrawError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyPool.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return suretyPool.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyPool.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return suretyPool.UnpackTransferFailedError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// SuretyPoolNotHook represents a NotHook error raised by the SuretyPool contract.
+type SuretyPoolNotHook struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotHook(address caller)
+func SuretyPoolNotHookErrorID() common.Hash {
+	return common.HexToHash("0xa570b990274bd554300f61e08cee0e6d13b8e6483a17b74093803ae0aaf7e105")
+}
+
+// UnpackNotHookError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotHook(address caller)
+func (suretyPool *SuretyPool) UnpackNotHookError(raw []byte) (*SuretyPoolNotHook, error) {
+	out := new(SuretyPoolNotHook)
+	if err := suretyPool.abi.UnpackIntoInterface(out, "NotHook", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyPoolNothingToWithdraw represents a NothingToWithdraw error raised by the SuretyPool contract.
+type SuretyPoolNothingToWithdraw struct {
+	Account common.Address
+	Token   common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingToWithdraw(address account, address token)
+func SuretyPoolNothingToWithdrawErrorID() common.Hash {
+	return common.HexToHash("0xac46653ead99b15185913f0ead179a0b7ea62fb2fd50e49a3e26796b95a2ce9d")
+}
+
+// UnpackNothingToWithdrawError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingToWithdraw(address account, address token)
+func (suretyPool *SuretyPool) UnpackNothingToWithdrawError(raw []byte) (*SuretyPoolNothingToWithdraw, error) {
+	out := new(SuretyPoolNothingToWithdraw)
+	if err := suretyPool.abi.UnpackIntoInterface(out, "NothingToWithdraw", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyPoolReentrancy represents a Reentrancy error raised by the SuretyPool contract.
+type SuretyPoolReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func SuretyPoolReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (suretyPool *SuretyPool) UnpackReentrancyError(raw []byte) (*SuretyPoolReentrancy, error) {
+	out := new(SuretyPoolReentrancy)
+	if err := suretyPool.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyPoolTransferFailed represents a TransferFailed error raised by the SuretyPool contract.
+type SuretyPoolTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func SuretyPoolTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (suretyPool *SuretyPool) UnpackTransferFailedError(raw []byte) (*SuretyPoolTransferFailed, error) {
+	out := new(SuretyPoolTransferFailed)
+	if err := suretyPool.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -244,7 +244,7 @@ func DeployFrom(ctx context.Context, b Backend, from *bind.TransactOpts, cfg Dep
 	// the deployer included, can lock or slash stake any other way.
 	escrowABI := NewBountyEscrow()
 	if d.Contracts.BountyEscrow, err = create("BountyEscrow", &BountyEscrowMetaData,
-		escrowABI.PackConstructor(cfg.Owner, cfg.Treasury, cfg.FeeBps, cfg.StakeToken, cfg.UnbondDelay, cfg.MinStake)); err != nil {
+		escrowABI.PackConstructor(cfg.Owner, cfg.Treasury, cfg.FeeBps, cfg.StakeToken, cfg.UnbondDelay, cfg.MinStake, common.Address{})); err != nil {
 		return nil, err
 	}
 	if d.Contracts.StakeRegistry, err = bind.Call(escrowABI.Instance(b, d.Contracts.BountyEscrow), &bind.CallOpts{Context: ctx},
