@@ -7,9 +7,13 @@ import (
 	"errors"
 	"fmt"
 
+	"math/big"
+	"time"
+
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/sqlite"
 )
 
@@ -79,9 +83,7 @@ var (
 )
 
 // hookABI is SuretyHook's ABI.
-func hookABI() (*abi.ABI, error) {
-	return nil, errors.New("jobs: this build knows no SuretyHook ABI")
-}
+func hookABI() (*abi.ABI, error) { return contracts.SuretyHookMetaData.ParseABI() }
 
 // projectHook applies a SuretyHook event to its job's hook state.
 func (ix *Indexer) projectHook(ctx context.Context, tx *sql.Tx, ev Event, a Args, set func(string, ...any) error, exec func(string, ...any) error) error {
@@ -200,10 +202,86 @@ func (ix *Indexer) surety(ctx context.Context, id uint64) (*Surety, error) {
 
 // revertUnpackers are the generated error decoders of the job contracts, JobEscrow's first.
 func revertUnpackers() []func([]byte) (any, error) {
-	return []func([]byte) (any, error){contractsJobEscrow().UnpackError}
+	return []func([]byte) (any, error){contractsJobEscrow().UnpackError, contracts.NewSuretyHook().UnpackError}
 }
 
-// decodeHookValue maps SuretyHook's custom errors (nil for one it has no sentinel for).
+// phaseName is the hook's phase n, as Surety.Phase names it.
+func phaseName(n uint8) string {
+	if int(n) < len(hookPhases) {
+		return hookPhases[n]
+	}
+	return fmt.Sprint(n)
+}
+
+// decodeHookValue maps SuretyHook's custom errors, and the stake registry's a join meets (nil
+// for one it has no sentinel for).
 func decodeHookValue(v any, id uint64, status Status) *JobError {
+	je := func(sentinel error, format string, args ...any) *JobError {
+		return &JobError{ID: id, Err: sentinel, Msg: jobPrefix(id) + fmt.Sprintf(format, args...)}
+	}
+	switch e := v.(type) {
+	case *contracts.SuretyHookUnknownJob:
+		return je(ErrWrongStatus, "job %v is not a Surety job of this hook yet (no plan, or not funded)", e.JobId)
+	case *contracts.SuretyHookNotSuretyJob:
+		return je(ErrInvalid, "invalid argument: a job naming SuretyHook must name its pool as provider and the hook as evaluator (surety job create --surety does)")
+	case *contracts.SuretyHookNotClient:
+		return je(ErrNotAllowed, "only the job's client may do this (caller %s)", e.Caller.Hex())
+	case *contracts.SuretyHookNotArbiter:
+		return je(ErrNotAllowed, "only the job's arbiter may do this (caller %s)", e.Caller.Hex())
+	case *contracts.SuretyHookWrongPhase:
+		return je(ErrWrongStatus, "the job is %s in the hook: that call is not possible now", phaseName(e.Phase))
+	case *contracts.SuretyHookInvalidPlan:
+		return je(ErrInvalid, "invalid argument: the plan's %s breaks the hook's rules", e.Field)
+	case *contracts.SuretyHookTooLate:
+		return je(ErrTooLate, "the plan's review, ruling and settle window end at %s, after the job expires (%s): create the job with a later --expires", unixTime(e.FinishBy), unixTime(e.ExpiredAt))
+	case *contracts.SuretyHookJobFull:
+		return je(ErrWrongStatus, "the job takes no more workers")
+	case *contracts.SuretyHookNotAllowed:
+		return je(ErrNotAllowed, "%s may not join this job (a named worker, a milestone part's worker, the client and the arbiter decide who may)", e.Caller.Hex())
+	case *contracts.SuretyHookAlreadyJoined:
+		return je(ErrWrongStatus, "%s joined already", e.Worker.Hex())
+	case *contracts.SuretyHookNotEntrant:
+		return je(ErrNotAllowed, "%s has not joined this job (surety job join %v first)", e.Worker.Hex(), e.JobId)
+	case *contracts.SuretyHookAlreadySubmitted:
+		return je(ErrWrongStatus, "%s submitted already", e.Worker.Hex())
+	case *contracts.SuretyHookNothingSubmitted:
+		return je(ErrWrongStatus, "nothing was submitted yet")
+	case *contracts.SuretyHookReviewWindowOpen:
+		return je(ErrTooEarly, "the client's review window is open until %s", unixTime(e.EndsAt))
+	case *contracts.SuretyHookReviewWindowClosed:
+		return je(ErrTooLate, "the review window closed at %s (the workers may release)", unixTime(e.EndedAt))
+	case *contracts.SuretyHookArbiterTimeNotUp:
+		return je(ErrTooEarly, "the arbiter has until %s to rule", unixTime(e.EndsAt))
+	case *contracts.SuretyHookInvalidSplit:
+		return je(ErrInvalid, "invalid argument: the winners and shares do not fit (each a worker that submitted, at most maxWinners, shares in basis points adding up to 10000 for a pick, at most 10000 for a ruling)")
+	case *contracts.SuretyHookInvalidSlash:
+		return je(ErrInvalid, "invalid argument: a slash of %v is above the job's minStake, or the job has competing workers (losers lose no stake)", e.Slash)
+	case *contracts.SuretyHookHasEntries:
+		return je(ErrWrongStatus, "workers have joined: the job can be cancelled only once their entries have closed")
+	case *contracts.SuretyHookCoreStatus:
+		return je(ErrWrongStatus, "the core job's status (%s) does not allow this", statusName(e.Status))
+	case *contracts.SuretyHookTransferFailed:
+		return je(ErrTransferFailed, "a transfer failed")
+	case *contracts.StakeRegistryInsufficientStake:
+		return je(ErrInsufficientStake, "the agent's free stake %v under this wallet is below the %v the job's plan locks", e.Available, e.Requested)
+	case *contracts.StakeRegistryWrongStatus:
+		return je(ErrInsufficientStake, "agent %s is not staked (bound and active) under wallet %s: it has no stake to lock", common.Hash(e.AgentId).Hex(), e.Controller.Hex())
+	}
 	return nil
+}
+
+// statusName is the core's JobStatus n as the index names it.
+func statusName(n uint8) Status {
+	if int(n) < len(Statuses) {
+		return Statuses[n]
+	}
+	return Status(fmt.Sprint(n))
+}
+
+// unixTime renders a chain timestamp (seconds) for people, in UTC.
+func unixTime(sec *big.Int) string {
+	if sec == nil || !sec.IsInt64() {
+		return fmt.Sprint(sec)
+	}
+	return time.Unix(sec.Int64(), 0).UTC().Format(time.RFC3339)
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"net/url"
@@ -10,36 +12,70 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/api/wire"
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/jobs"
 	"github.com/surety-ioa/surety/txn"
 )
 
 // jobCommands are the `surety job` commands that send a transaction, with their help.
 var jobCommands = map[string]string{
-	"create":   "open an ERC-8183 job on the node's JobEscrow (you are its client)",
+	"create":   "open an ERC-8183 job on the node's JobEscrow (you are its client); --surety makes it a Surety job (SuretyHook: competing workers, disputes, stake gate)",
 	"provider": "as the client, name the provider of a job created without one (--provider)",
-	"budget":   "as the client or the provider, set the job's payment token and amount (--token, --amount)",
+	"budget":   "as the client or the provider, set the job's payment token and amount (--token, --amount); a Surety job's client sets its plan with it (--arbiter, --workers, ...)",
 	"fund":     "as the client, escrow the budget the node's index shows (approving the token first when needed)",
-	"submit":   "as the provider, hand in the deliverable (--deliverable)",
+	"submit":   "as the provider, hand in the deliverable (--deliverable); on a Surety job, as a worker who joined",
 	"complete": "as the evaluator, accept the submission: the provider is paid, less fees",
-	"reject":   "as the client (open job) or the evaluator (funded or submitted), reject: the escrow goes back to the client",
+	"reject":   "as the client (open job) or the evaluator (funded or submitted), reject: the escrow goes back to the client; on a Surety job the client's rejection is a dispute the arbiter decides",
 	"refund":   "after the expiry, send a job's escrow back to its client (claimRefund: anyone may)",
+	// SuretyHook's calls (Surety jobs).
+	"join":            "Surety job: enter the funded job as a worker (--agent DID or --key: a minStake locks that much of the agent's stake until it settles)",
+	"approve":         "Surety job, as the client: pay the single worker's submission",
+	"pick":            "Surety job, as the client: pick the winners among competing workers and their shares (--winner ADDR:BPS, repeated; 10000 in all); losers get nothing and lose no stake",
+	"resolve":         "Surety job, as the arbiter: split a dispute (--winner ADDR:BPS, repeated; the rest to the client) and slash a single worker's locked stake (--slash)",
+	"resolve-expired": "Surety job: past the arbiter's time, split a dispute half to the client, half to the first submitters (anyone may)",
+	"release":         "Surety job: past a silent review window, pay the first submitters evenly (anyone may)",
+	"cancel":          "Surety job, as the client: take the budget back while nothing was submitted",
+	"close":           "Surety job: end the stake locks of a job that expired or was rejected while open (anyone may)",
 }
 
 func runJobCmd(ctx context.Context, e *env, args []string) error {
 	sub := map[string]func(context.Context, *env, []string) error{
-		"show": runJobShow,
-		"list": runJobList,
+		"show":       runJobShow,
+		"list":       runJobList,
+		"milestones": runJobMilestones,
 	}
 	for name := range jobCommands {
 		sub[name] = func(ctx context.Context, e *env, args []string) error { return runJobWrite(ctx, e, name, args) }
 	}
-	return runSubcommand(ctx, e, "job", "create | provider|budget|fund|submit|complete|reject|refund ID | show ID | list", sub, args)
+	return runSubcommand(ctx, e, "job", "create | milestones | provider|budget|fund|submit|complete|reject|refund ID | join|approve|pick|resolve|resolve-expired|release|cancel|close ID | show ID | list", sub, args)
+}
+
+// hookActions are the commands sent to SuretyHook rather than JobEscrow.
+var hookActions = map[string]bool{"join": true, "approve": true, "pick": true, "resolve": true, "resolve-expired": true, "release": true, "cancel": true, "close": true}
+
+// winnerFlag is a repeated --winner ADDR:BPS.
+type winnerFlag struct {
+	winners []common.Address
+	bps     []uint16
+}
+
+func (w *winnerFlag) String() string { return "" }
+
+func (w *winnerFlag) Set(v string) error {
+	addr, bps, ok := strings.Cut(v, ":")
+	n, err := strconv.ParseUint(bps, 10, 16)
+	if !ok || !common.IsHexAddress(addr) || err != nil || n > 10_000 {
+		return fmt.Errorf("%q is not ADDR:BPS (a wallet and its share in basis points, 0-10000)", v)
+	}
+	w.winners, w.bps = append(w.winners, common.HexToAddress(addr)), append(w.bps, uint16(n))
+	return nil
 }
 
 // jobResult is what a job write prints with --json: the job as the node indexed it after the
@@ -51,42 +87,72 @@ type jobResult struct {
 	GasUsed uint64    `json:"gasUsed"`
 }
 
-// runJobWrite sends one job call from the user's own wallet and prints the node's view of
-// the job after it.
-func runJobWrite(ctx context.Context, e *env, action string, args []string) error {
-	about := jobCommands[action]
-	synopsis := "[wallet flags] ID"
-	if action == "create" {
-		synopsis = "[wallet flags] --evaluator ADDR [--provider ADDR] [--expires 24h] [--description TEXT]"
-	}
-	fs := newFlags(e, "job "+action, synopsis, strings.ToUpper(about[:1])+about[1:]+`.
+// jobFlags are the flags of the job commands that write.
+type jobFlags struct {
+	fs                                    *flags
+	node, evaluator, description, hook    *string
+	provider, agentID, token, amount      *string
+	deliverable, reason, agent, key       *string
+	arbiter, minStake, worker, slash      *string
+	expires, review, arbiterTime, timeout *time.Duration
+	workers, winnersMax                   *uint
+	afterPart                             *uint64
+	surety, quiet, asJSON, fund           *bool
+	winners                               winnerFlag
+}
+
+// newJobFlags defines the flags every job write takes; each command reads those it uses.
+func newJobFlags(e *env, name, synopsis, about string) *jobFlags {
+	fs := newFlags(e, name, synopsis, about+`
 
 ERC-8183 jobs are sent from your own wallet (--keystore, --private-key, --signer or
 --dev-account), to --rpc-url or through the node's JSON-RPC relay (which relays calls to the
 job contracts, but no token approval: fund an ERC-20 job with --rpc-url, or approve it
 yourself). The CLI shows the transaction as it goes, waits for the node to index it, and
 prints the node's view of the job. Any ERC-8183 tool (cast, an SDK) can send the same calls.`)
-	node := fs.nodeURL()
+	f := &jobFlags{fs: fs, node: fs.nodeURL()}
 	fs.own = fs.ownWallet()
 	fs.rpc = fs.rpcURL("the chain's JSON-RPC URL, to send from your own wallet (default: through the node)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	timeout := fs.Duration("timeout", defaultWriteTimeout, "how long to wait for each transaction's receipt")
-	// create
-	evaluator := fs.String("evaluator", "", "create: who completes or rejects the submission (never the provider)")
-	expires := fs.Duration("expires", 24*time.Hour, "create: time from now after which anyone may send the escrow back to you (claimRefund)")
-	description := fs.String("description", "", "create: the job's description (text, or @FILE), stored on chain")
-	hook := fs.String("hook", "", "create: the job's hook (a whitelisted IERC8183Hook; default none)")
-	quiet := fs.Bool("quiet", false, "create: print only the job id (for scripts: ID=$(surety job create ... --quiet))")
-	// create, provider
-	provider := fs.String("provider", "", "create, provider: the provider's wallet")
-	agentID := fs.String("agent-id", "", "create, provider: the provider's ERC-8004 agent id (default none)")
-	// budget
-	token := fs.String("token", "", "budget: the ERC-20 to pay in (ERC-8183 jobs pay in a token)")
-	amount := fs.String("amount", "", "budget: the amount, e.g. 1.5ether or base units")
-	// submit, complete, reject
-	deliverable := fs.String("deliverable", "", "submit: the deliverable (text or @FILE, recorded as its keccak256; or a 0x 32-byte hash as is)")
-	reason := fs.String("reason", "", "complete, reject: why (text, recorded as its keccak256; or a 0x 32-byte hash as is)")
-	pos, err := fs.parseArgs(args)
+	f.asJSON = fs.Bool("json", false, "print JSON")
+	f.timeout = fs.Duration("timeout", defaultWriteTimeout, "how long to wait for each transaction's receipt")
+	f.evaluator = fs.String("evaluator", "", "create: who completes or rejects the submission (never the provider; a Surety job's is the hook)")
+	f.expires = fs.Duration("expires", 0, "create: time from now after which anyone may send the escrow back to the client (default 24h; a Surety job 7 days: its review, ruling and a day to settle must fit before)")
+	f.description = fs.String("description", "", "create: the job's description (text, or @FILE), stored on chain")
+	f.hook = fs.String("hook", "", "create: the job's hook (a whitelisted IERC8183Hook; default none)")
+	f.fund = fs.Bool("fund", false, "milestones: fund every part at once")
+	f.surety = fs.Bool("surety", false, "create: a Surety job: SuretyHook is its hook and evaluator, its pool the provider of record; workers join through the hook")
+	f.quiet = fs.Bool("quiet", false, "create: print only the job id (for scripts: ID=$(surety job create ... --quiet))")
+	f.provider = fs.String("provider", "", "create, provider: the provider's wallet")
+	f.agentID = fs.String("agent-id", "", "create, provider: the provider's ERC-8004 agent id (default none)")
+	f.token = fs.String("token", "", "budget: the ERC-20 to pay in (ERC-8183 jobs pay in a token)")
+	f.amount = fs.String("amount", "", "budget: the amount, e.g. 1.5ether or base units")
+	f.arbiter = fs.String("arbiter", "", "budget of a Surety job: who rules on disputes (never you or a worker)")
+	f.review = fs.Duration("review", time.Hour, "budget of a Surety job: how long you have to approve, pick or reject once the entries close; silence then pays the workers")
+	f.arbiterTime = fs.Duration("arbiter-time", 24*time.Hour, "budget of a Surety job: how long the arbiter has to rule on a dispute")
+	f.workers = fs.Uint("workers", 1, "budget of a Surety job: how many workers may join (more than 1: they compete)")
+	f.winnersMax = fs.Uint("max-winners", 1, "budget of a Surety job: how many of them a pick or a ruling may pay")
+	f.minStake = fs.String("min-stake", "0", "budget of a Surety job: stake a join locks from the worker's agent until the job settles (a ruling may slash a single worker's)")
+	f.worker = fs.String("worker", "", "budget of a Surety job: the one worker allowed to join (with --workers 1)")
+	f.afterPart = fs.Uint64("after-part", 0, "budget of a Surety job: the previous milestone part (a job of yours): only its worker may join this one")
+	f.deliverable = fs.String("deliverable", "", "submit: the deliverable (text or @FILE, recorded as its keccak256; or a 0x 32-byte hash as is)")
+	f.reason = fs.String("reason", "", "complete, reject: why (text, recorded as its keccak256; or a 0x 32-byte hash as is)")
+	f.agent = fs.String("agent", "", "join: your agent's DID, whose stake a minStake locks (default: --key's DID)")
+	f.key = fs.String("key", "", "join: your DID's key file, to name your agent")
+	fs.Var(&f.winners, "winner", "pick, resolve: a winner and its share, ADDR:BPS (repeat the flag)")
+	f.slash = fs.String("slash", "", "resolve: take this much of the single worker's locked stake to the client (at most the plan's minStake)")
+	return f
+}
+
+// runJobWrite sends one job call from the user's own wallet and prints the node's view of
+// the job after it.
+func runJobWrite(ctx context.Context, e *env, action string, args []string) error {
+	about := jobCommands[action]
+	synopsis := "[wallet flags] [flags] ID"
+	if action == "create" {
+		synopsis = "[wallet flags] (--evaluator ADDR [--provider ADDR] | --surety) [--expires 24h] [--description TEXT]"
+	}
+	f := newJobFlags(e, "job "+action, synopsis, strings.ToUpper(about[:1])+about[1:]+".")
+	pos, err := f.fs.parseArgs(args)
 	if err != nil {
 		return err
 	}
@@ -101,100 +167,71 @@ prints the node's view of the job. Any ERC-8183 tool (cast, an SDK) can send the
 			return usagef("job ID %q must be a positive integer", pos[0])
 		}
 	}
-	addr := func(flag, v string, required bool) (common.Address, error) {
-		switch {
-		case v == "" && !required:
-			return common.Address{}, nil
-		case v == "":
-			return common.Address{}, usagef("%s needs --%s ADDR", action, flag)
-		case !common.IsHexAddress(v):
-			return common.Address{}, usagef("--%s %q is not an address", flag, v)
-		}
-		return common.HexToAddress(v), nil
-	}
-	var a jobs.ActionArgs
 	var agent *big.Int
-	if *agentID != "" {
-		v, ok := new(big.Int).SetString(*agentID, 10)
+	if *f.agentID != "" {
+		v, ok := new(big.Int).SetString(*f.agentID, 10)
 		if !ok || v.Sign() < 0 {
-			return usagef("--agent-id %q is not a non-negative integer", *agentID)
+			return usagef("--agent-id %q is not a non-negative integer", *f.agentID)
 		}
 		agent = v
 	}
-	var create jobs.CreateRequest
-	switch action {
-	case "create":
-		if create.Evaluator, err = addr("evaluator", *evaluator, true); err != nil {
-			return err
+	what := fmt.Sprintf("%s job %d", action, id)
+	if action == "create" {
+		what = "create job"
+	}
+	if action == "create" {
+		r := jobs.CreateRequest{AgentID: agent}
+		if !*f.surety {
+			if r.Evaluator, err = addrFlag(action, "evaluator", *f.evaluator, true); err != nil {
+				return err
+			}
+			if r.Provider, err = addrFlag(action, "provider", *f.provider, false); err != nil {
+				return err
+			}
+			if r.Hook, err = addrFlag(action, "hook", *f.hook, false); err != nil {
+				return err
+			}
+		} else if *f.evaluator != "" || *f.provider != "" || *f.hook != "" {
+			return usagef("--surety names the evaluator, provider and hook itself (SuretyHook and its pool): drop --evaluator, --provider and --hook")
 		}
-		if create.Provider, err = addr("provider", *provider, false); err != nil {
-			return err
-		}
-		if create.Hook, err = addr("hook", *hook, false); err != nil {
-			return err
-		}
-		text, err := textArg(*description)
+		text, err := textArg(*f.description)
 		if err != nil {
 			return err
 		}
-		if *expires <= 5*time.Minute {
+		expires := *f.expires
+		if expires == 0 {
+			expires = 24 * time.Hour
+			if *f.surety {
+				expires = 7 * 24 * time.Hour
+			}
+		}
+		if expires <= 5*time.Minute {
 			return usagef("--expires must be more than 5m (ERC-8183's shortest expiry)")
 		}
-		create.Description, create.AgentID, create.ExpiredAt = string(text), agent, uint64(time.Now().Add(*expires).Unix())
-	case "provider":
-		if a.Provider, err = addr("provider", *provider, true); err != nil {
+		r.Description, r.ExpiredAt = string(text), uint64(time.Now().Add(expires).Unix())
+		o, err := openOwn(ctx, e, f.fs.own, *f.node, *f.fs.rpc, what, *f.timeout)
+		if err != nil {
 			return err
 		}
-		a.AgentID = agent
-	case "budget":
-		if a.Token, err = addr("token", *token, true); err != nil {
+		defer o.Close()
+		ids, rc, err := o.createJobs(ctx, []jobs.CreateRequest{r}, *f.surety)
+		if err != nil {
 			return err
 		}
-		if a.Amount, err = parseAmount(*amount); err != nil {
-			return usagef("--amount: %v", err)
+		if *f.quiet && !*f.asJSON {
+			fmt.Fprintln(e.stdout, ids[0])
+			return nil
 		}
-	case "submit":
-		if *deliverable == "" {
-			return usagef("submit needs --deliverable (text, @FILE or a 0x hash)")
-		}
-		if a.Hash, err = hashArg(*deliverable); err != nil {
-			return err
-		}
-	case "complete", "reject":
-		if a.Hash, err = hashArg(*reason); err != nil {
-			return err
-		}
+		return o.printJob(ctx, ids[0], rc, *f.asJSON)
 	}
-	o, err := openOwn(ctx, e, fs.own, *node, *fs.rpc, fmt.Sprintf("%s job %d", action, id), *timeout)
-	if action == "create" && err == nil {
-		o.what = "create job"
-	}
+	o, err := openOwn(ctx, e, f.fs.own, *f.node, *f.fs.rpc, what, *f.timeout)
 	if err != nil {
 		return err
 	}
 	defer o.Close()
-	escrowAddr := o.contract("JobEscrow")
-	if escrowAddr == (common.Address{}) {
-		return fmt.Errorf("the node at %s names no JobEscrow: its deployment predates ERC-8183 jobs (redeploy with 'surety deploy')", *node)
-	}
-	if action == "create" {
-		data, err := jobs.CreateData(create)
-		if err != nil {
-			return err
-		}
-		rc, err := o.send(ctx, txn.Call{To: escrowAddr, Data: data, Decode: jobs.Decoder(0, "")})
-		if err != nil {
-			return err
-		}
-		id, ok := jobs.CreatedID(rc, escrowAddr)
-		if !ok {
-			return fmt.Errorf("create: transaction %s records no job", rc.TxHash.Hex())
-		}
-		if *quiet && !*asJSON {
-			fmt.Fprintln(e.stdout, id)
-			return nil
-		}
-		return o.printJob(ctx, id, rc, *asJSON)
+	escrowAddr, hookAddr, err := o.jobContracts()
+	if err != nil {
+		return err
 	}
 	j, err := o.node.Job(ctx, id)
 	if err != nil {
@@ -204,24 +241,207 @@ prints the node's view of the job. Any ERC-8183 tool (cast, an SDK) can send the
 	if err := recode(j, &ij); err != nil {
 		return fmt.Errorf("read job %d: %w", id, err)
 	}
-	data, err := jobs.ActionData(&ij, jobs.Action(action), a)
-	if err != nil {
-		return err
+	surety := hookAddr != (common.Address{}) && j.Hook == hookAddr
+	if hookActions[action] && !surety {
+		return usagef("job %d is not a Surety job (its hook is not SuretyHook): %s is a SuretyHook call", id, action)
 	}
-	if action == "fund" && j.Budget != "0" {
-		budget, _ := new(big.Int).SetString(j.Budget, 10)
-		if err := o.approve(ctx, j.Token, escrowAddr, budget); err != nil {
-			if *fs.rpc == "" {
-				return fmt.Errorf("fund approves the token first, and the node relays no token calls: give --rpc-url (or approve %s for %s yourself): %w", escrowAddr.Hex(), j.Token.Hex(), err)
-			}
+	to, decode := escrowAddr, jobs.Decoder(id, ij.Status)
+	var data []byte
+	switch {
+	case hookActions[action] || surety && (action == "submit" || action == "reject"):
+		a, err := f.hookArgs(action)
+		if err != nil {
 			return err
 		}
+		to = hookAddr
+		if data, err = jobs.HookActionData(&ij, jobs.Action(action), a); err != nil {
+			return err
+		}
+	default:
+		a, err := f.coreArgs(action, agent)
+		if err != nil {
+			return err
+		}
+		if action == "budget" && surety {
+			if a.OptParams, err = f.plan(); err != nil {
+				return err
+			}
+		}
+		if data, err = jobs.ActionData(&ij, jobs.Action(action), a); err != nil {
+			return err
+		}
+		if action == "fund" && j.Budget != "0" {
+			budget, _ := new(big.Int).SetString(j.Budget, 10)
+			if err := o.approveForJob(ctx, j.Token, escrowAddr, budget, *f.fs.rpc); err != nil {
+				return err
+			}
+		}
 	}
-	rc, err := o.send(ctx, txn.Call{To: escrowAddr, Data: data, Decode: jobs.Decoder(id, ij.Status)})
+	rc, err := o.send(ctx, txn.Call{To: to, Data: data, Decode: decode})
 	if err != nil {
 		return err
 	}
-	return o.printJob(ctx, id, rc, *asJSON)
+	return o.printJob(ctx, id, rc, *f.asJSON)
+}
+
+// addrFlag reads an address flag of command action (required: a usage error when empty).
+func addrFlag(action, flag, v string, required bool) (common.Address, error) {
+	switch {
+	case v == "" && !required:
+		return common.Address{}, nil
+	case v == "":
+		return common.Address{}, usagef("%s needs --%s ADDR", action, flag)
+	case !common.IsHexAddress(v):
+		return common.Address{}, usagef("--%s %q is not an address", flag, v)
+	}
+	return common.HexToAddress(v), nil
+}
+
+// coreArgs reads the flags of a JobEscrow call.
+func (f *jobFlags) coreArgs(action string, agent *big.Int) (jobs.ActionArgs, error) {
+	var a jobs.ActionArgs
+	var err error
+	switch action {
+	case "provider":
+		a.Provider, err = addrFlag(action, "provider", *f.provider, true)
+		a.AgentID = agent
+	case "budget":
+		if a.Token, err = addrFlag(action, "token", *f.token, true); err != nil {
+			return a, err
+		}
+		if a.Amount, err = parseAmount(*f.amount); err != nil {
+			return a, usagef("--amount: %v", err)
+		}
+	case "submit":
+		if *f.deliverable == "" {
+			return a, usagef("submit needs --deliverable (text, @FILE or a 0x hash)")
+		}
+		a.Hash, err = hashArg(*f.deliverable)
+	case "complete", "reject":
+		a.Hash, err = hashArg(*f.reason)
+	}
+	return a, err
+}
+
+// hookArgs reads the flags of a SuretyHook call.
+func (f *jobFlags) hookArgs(action string) (jobs.HookArgs, error) {
+	var a jobs.HookArgs
+	var err error
+	switch action {
+	case "join":
+		did := *f.agent
+		if did == "" && *f.key != "" {
+			k, err := readKeyFile(*f.key)
+			if err != nil {
+				return a, err
+			}
+			did = k.DID.String()
+		}
+		if did != "" {
+			a.AgentID = identity.AgentID(did)
+		}
+	case "submit":
+		if *f.deliverable == "" {
+			return a, usagef("submit needs --deliverable (text, @FILE or a 0x hash)")
+		}
+		a.Hash, err = hashArg(*f.deliverable)
+	case "reject":
+		a.Hash, err = hashArg(*f.reason)
+	case "pick", "resolve":
+		if action == "pick" && len(f.winners.winners) == 0 {
+			return a, usagef("pick needs --winner ADDR:BPS (repeat it for each winner; the shares add up to 10000)")
+		}
+		a.Winners, a.Bps = f.winners.winners, f.winners.bps
+		if *f.slash != "" {
+			if a.Slash, err = parseAmount(*f.slash); err != nil {
+				return a, usagef("--slash: %v", err)
+			}
+		}
+	}
+	return a, err
+}
+
+// plan reads a Surety job's plan flags into setBudget's optParams.
+func (f *jobFlags) plan() ([]byte, error) {
+	arbiter, err := addrFlag("budget", "arbiter", *f.arbiter, true)
+	if err != nil {
+		return nil, usagef("a Surety job's budget carries its plan: name its --arbiter ADDR")
+	}
+	worker, err := addrFlag("budget", "worker", *f.worker, false)
+	if err != nil {
+		return nil, err
+	}
+	stake, err := parseAmount(*f.minStake)
+	if err != nil {
+		return nil, usagef("--min-stake: %v", err)
+	}
+	if *f.workers == 0 || *f.workers > 1<<16-1 || *f.winnersMax == 0 || *f.winnersMax > *f.workers {
+		return nil, usagef("--workers must be at least 1, and --max-winners between 1 and --workers")
+	}
+	return jobs.PlanData(jobs.Plan{Arbiter: arbiter, ReviewWindow: uint32(f.review.Seconds()), ArbiterTime: uint32(f.arbiterTime.Seconds()),
+		MaxEntries: uint16(*f.workers), MaxWinners: uint16(*f.winnersMax), MinStake: stake, Worker: worker, PrevPart: new(big.Int).SetUint64(*f.afterPart)})
+}
+
+// jobContracts are the node's JobEscrow and SuretyHook (zero when it names none).
+func (o *ownSession) jobContracts() (escrow, hook common.Address, err error) {
+	escrow, hook = o.contract("JobEscrow"), o.contract("SuretyHook")
+	if escrow == (common.Address{}) {
+		return escrow, hook, errors.New("the node names no JobEscrow: its deployment predates ERC-8183 jobs (redeploy with 'surety deploy')")
+	}
+	return escrow, hook, nil
+}
+
+// createJobs opens jobs at JobEscrow, one transaction each (Surety jobs name SuretyHook and
+// its pool), and returns their ids and the last receipt.
+func (o *ownSession) createJobs(ctx context.Context, rs []jobs.CreateRequest, surety bool) ([]uint64, *types.Receipt, error) {
+	escrowAddr, hookAddr, err := o.jobContracts()
+	if err != nil {
+		return nil, nil, err
+	}
+	var pool common.Address
+	if surety {
+		if hookAddr == (common.Address{}) {
+			return nil, nil, fmt.Errorf("the node names no SuretyHook: its deployment predates Surety jobs")
+		}
+		h := contracts.NewSuretyHook()
+		if pool, err = bind.Call(h.Instance(o.chain, hookAddr), &bind.CallOpts{Context: ctx}, h.PackPool(), h.UnpackPool); err != nil {
+			return nil, nil, fmt.Errorf("read SuretyHook's pool: %w", err)
+		}
+	}
+	var ids []uint64
+	var rc *types.Receipt
+	for _, r := range rs {
+		var data []byte
+		if surety {
+			data, err = jobs.SuretyCreate(r, hookAddr, pool)
+		} else {
+			data, err = jobs.CreateData(r)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if rc, err = o.send(ctx, txn.Call{To: escrowAddr, Data: data, Decode: jobs.Decoder(0, "")}); err != nil {
+			return nil, nil, err
+		}
+		id, ok := jobs.CreatedID(rc, escrowAddr)
+		if !ok {
+			return nil, nil, fmt.Errorf("create: transaction %s records no job", rc.TxHash.Hex())
+		}
+		ids = append(ids, id)
+	}
+	return ids, rc, nil
+}
+
+// approveForJob lets JobEscrow take amount of token from the wallet, when it may not yet;
+// through the node's relay (no rpcURL), which relays no token calls, it says so.
+func (o *ownSession) approveForJob(ctx context.Context, token, escrow common.Address, amount *big.Int, rpcURL string) error {
+	if err := o.approve(ctx, token, escrow, amount); err != nil {
+		if rpcURL == "" {
+			return fmt.Errorf("funding approves JobEscrow %s to take token %s first, and the node relays no token calls: give --rpc-url (or approve it yourself): %w", escrow.Hex(), token.Hex(), err)
+		}
+		return err
+	}
+	return nil
 }
 
 // textArg reads a text flag: the text, or @FILE's content.
@@ -301,6 +521,42 @@ func printJob(e *env, j *wire.Job) {
 	if j.Payout != "0" || j.Refund != "0" {
 		fmt.Fprintf(e.stdout, "  paid      provider %s, client %s, fees %s + %s\n", formatAmount(j.Payout), formatAmount(j.Refund), formatAmount(j.PlatformFee), formatAmount(j.EvaluatorFee))
 	}
+	if sj := j.Surety; sj != nil {
+		fmt.Fprintf(e.stdout, "  surety    %s", sj.Phase)
+		var plan struct {
+			Arbiter      string `json:"arbiter"`
+			ReviewWindow uint64 `json:"reviewWindow"`
+			MaxEntries   uint64 `json:"maxEntries"`
+			MaxWinners   uint64 `json:"maxWinners"`
+			MinStake     string `json:"minStake"`
+		}
+		if len(sj.Plan) > 0 && json.Unmarshal(sj.Plan, &plan) == nil {
+			fmt.Fprintf(e.stdout, ": %d worker(s), %d may win, arbiter %s, review %s", plan.MaxEntries, plan.MaxWinners, plan.Arbiter, time.Duration(plan.ReviewWindow)*time.Second)
+			if plan.MinStake != "" && plan.MinStake != "0" {
+				fmt.Fprintf(e.stdout, ", a join locks %s of stake", formatAmount(plan.MinStake))
+			}
+		}
+		fmt.Fprintln(e.stdout)
+		for _, en := range sj.Entries {
+			line := "joined"
+			if en.Deliverable != "" {
+				line = "submitted " + en.Deliverable
+			}
+			if en.Amount != "" {
+				line += fmt.Sprintf(", awarded %s (%d bps)", formatAmount(en.Amount), en.Bps)
+			}
+			fmt.Fprintf(e.stdout, "  worker    %s %s\n", en.Worker.Hex(), line)
+		}
+		if d := sj.Dispute; d != nil {
+			fmt.Fprintf(e.stdout, "  disputed  by %s (reason %s): the arbiter decides\n", d.By.Hex(), d.ReasonHash)
+		}
+		if st := sj.Settlement; st != nil {
+			fmt.Fprintf(e.stdout, "  settled   %s: workers %s, client %s, slash %s\n", st.Outcome, formatAmount(st.ToWorkers), formatAmount(st.ToClient), formatAmount(st.Slash))
+		}
+		if len(sj.Parts) > 0 {
+			fmt.Fprintf(e.stdout, "  parts     %v (milestones)\n", sj.Parts)
+		}
+	}
 	for _, h := range j.History {
 		fmt.Fprintf(e.stdout, "  block %-6d %-16s tx %s\n", h.Block, h.Name, h.TxHash)
 	}
@@ -379,5 +635,114 @@ func runJobList(ctx context.Context, e *env, args []string) error {
 	for _, j := range list {
 		fmt.Fprintf(e.stdout, "%-8d %-10s %s of %s  client %s  provider %s\n", j.ID, j.Status, formatAmount(j.Budget), j.Token.Hex(), j.Client.Hex(), j.Provider.Hex())
 	}
+	return nil
+}
+
+func runJobMilestones(ctx context.Context, e *env, args []string) error {
+	f := newJobFlags(e, "job milestones", "[wallet flags] --parts 1ether,1ether,2ether --token ADDR --arbiter ADDR [--worker ADDR] [--fund]",
+		`Open a milestone job: one Surety job per part, each a standard ERC-8183 job with its own
+budget, chained by its plan (each part names the one before, and only the worker who joined
+that part may join the next), so each part is submitted, approved and paid on its own. With
+--fund, every part is funded at once (the token approved for their sum).`)
+	parts := f.fs.String("parts", "", "the parts' budgets in order, comma-separated (1ether,1ether,2ether)")
+	if err := f.fs.parse(args); err != nil {
+		return err
+	}
+	var amounts []*big.Int
+	total := new(big.Int)
+	for _, p := range strings.Split(*parts, ",") {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		v, err := parseAmount(p)
+		if err != nil || v.Sign() == 0 {
+			return usagef("--parts: %q is not a positive amount", p)
+		}
+		amounts, total = append(amounts, v), total.Add(total, v)
+	}
+	if len(amounts) < 2 || len(amounts) > 20 {
+		return usagef("--parts names 2 to 20 budgets, comma-separated (1ether,1ether,2ether)")
+	}
+	token, err := addrFlag("milestones", "token", *f.token, true)
+	if err != nil {
+		return err
+	}
+	*f.workers, *f.winnersMax = 1, 1
+	if _, err := f.plan(); err != nil { // the flags' own mistakes, before anything is sent
+		return err
+	}
+	text, err := textArg(*f.description)
+	if err != nil {
+		return err
+	}
+	expires := *f.expires
+	if expires == 0 {
+		expires = 7 * 24 * time.Hour
+	}
+	o, err := openOwn(ctx, e, f.fs.own, *f.node, *f.fs.rpc, "milestones", *f.timeout)
+	if err != nil {
+		return err
+	}
+	defer o.Close()
+	escrowAddr, _, err := o.jobContracts()
+	if err != nil {
+		return err
+	}
+	var ids []uint64
+	var rc *types.Receipt
+	for i, amount := range amounts {
+		o.what = fmt.Sprintf("milestone %d/%d", i+1, len(amounts))
+		r := jobs.CreateRequest{Description: fmt.Sprintf("%s (part %d of %d)", strings.TrimSpace(string(text)), i+1, len(amounts)), ExpiredAt: uint64(time.Now().Add(expires).Unix())}
+		created, _, err := o.createJobs(ctx, []jobs.CreateRequest{r}, true)
+		if err != nil {
+			return err
+		}
+		id := created[0]
+		if i > 0 {
+			*f.afterPart = ids[i-1]
+		}
+		plan, err := f.plan()
+		if err != nil {
+			return err
+		}
+		data, err := jobs.ActionData(&jobs.Job{ID: id, Status: jobs.StatusOpen}, jobs.ActionBudget, jobs.ActionArgs{Token: token, Amount: amount, OptParams: plan})
+		if err != nil {
+			return err
+		}
+		if rc, err = o.send(ctx, txn.Call{To: escrowAddr, Data: data, Decode: jobs.Decoder(id, jobs.StatusOpen)}); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	if *f.fund {
+		if err := o.approveForJob(ctx, token, escrowAddr, total, *f.fs.rpc); err != nil {
+			return err
+		}
+		for i, id := range ids {
+			o.what = fmt.Sprintf("fund milestone %d/%d", i+1, len(ids))
+			data := contracts.NewJobEscrow().PackFund(new(big.Int).SetUint64(id), amounts[i], nil)
+			if rc, err = o.send(ctx, txn.Call{To: escrowAddr, Data: data, Decode: jobs.Decoder(id, jobs.StatusOpen)}); err != nil {
+				return err
+			}
+		}
+	}
+	if *f.asJSON {
+		var out wire.JobList
+		for _, id := range ids {
+			j, err := o.node.Job(ctx, id)
+			if err != nil {
+				return err
+			}
+			out.Jobs = append(out.Jobs, j)
+		}
+		return printJSON(e, out)
+	}
+	if *f.quiet {
+		for _, id := range ids {
+			fmt.Fprintln(e.stdout, id)
+		}
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "milestone job: parts %v (last tx %s)\n", ids, rc.TxHash.Hex())
 	return nil
 }

@@ -46,7 +46,7 @@ var commands = map[string]command{
 	"version":    {"print the version", runVersionCmd},
 	"did":        {"make, resolve and register DIDs (new, resolve, register)", runDIDCmd},
 	"envelope":   {"sign and verify envelopes (sign, verify)", runEnvelopeCmd},
-	"bounty":     {"post, follow and settle bounties (post, list, show, claim, submit, accept, ...)", runBountyCmd},
+	"bounty":     {"post, follow and settle bounties (post, list, show, claim, submit, accept, ...); competing workers and milestones: surety job", runBountyCmd},
 	"job":        {"ERC-8183 jobs from your own wallet (create, budget, fund, submit, complete, reject, refund, show, list)", runJobCmd},
 	"wallet":     {"wallets the node holds (new, import, list)", runWalletCmd},
 	"agent":      {"register and find Agent Cards (register, show, search, status)", runAgentCmd},

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"github.com/surety-ioa/surety/api/wire"
+	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/txn"
+)
+
+// TestJobCLIOnAnvil walks ERC-8183 jobs with `surety job` from dev wallets of their own on
+// Anvil, the node following the chain: one created, budgeted, funded, submitted and
+// completed; one rejected by its evaluator; and the wrong moves refused in one line each.
+func TestJobCLIOnAnvil(t *testing.T) {
+	devnet := deployOnAnvil(t, contracts.DeployConfig{})
+	ctx := context.Background()
+	token, err := contracts.DeployDevToken(ctx, devnet.Client, chain.DevKey(0), "Dev", "DEV")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint, err := txn.NewSender(ctx, devnet.Client, txn.NewKeySigner(chain.DevKey(1)), 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wallet := func(i int) string { return crypto.PubkeyToAddress(chain.DevKey(i).PublicKey).Hex() }
+	if _, err := mint.Send(ctx, txn.Call{To: token, Data: contracts.NewDevToken().PackMint(common.HexToAddress(wallet(1)), new(big.Int).Mul(big.NewInt(1e18), big.NewInt(10)))}); err != nil {
+		t.Fatal(err)
+	}
+	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile)
+	base := node.apiURL(t)
+	as := func(i int, args ...string) []string {
+		return append(args, "--node", base, "--rpc-url", devnet.URL, "--dev-account", string(rune('0'+i)))
+	}
+
+	id := strings.TrimSpace(runOK(t, "", as(1, "job", "create", "--evaluator", wallet(3), "--provider", wallet(2), "--description", "summarize the paper", "--quiet")...))
+	if id == "" || strings.ContainsAny(id, " \n") {
+		t.Fatalf("create --quiet printed %q", id)
+	}
+	out := runOK(t, "", as(1, "job", "budget", id, "--token", token.Hex(), "--amount", "1.5ether")...)
+	if !strings.Contains(out, "job "+id+": open") || !strings.Contains(out, "budget    1.5 of token "+token.Hex()) {
+		t.Errorf("budget printed:\n%s", out)
+	}
+	if out := runOK(t, "", as(1, "job", "fund", id)...); !strings.Contains(out, "job "+id+": funded") {
+		t.Errorf("fund printed:\n%s", out)
+	}
+	// The client cannot submit: only the provider, said in one line.
+	r := start(t, as(1, "job", "submit", id, "--deliverable", "mine")...)
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "job "+id+": this wallet is not the party that call needs") {
+		t.Errorf("submit by the client: exit %d\n%s", code, r.stderr)
+	}
+	runOK(t, "", as(2, "job", "submit", id, "--deliverable", "the summary")...)
+	out = runOK(t, "", as(3, "job", "complete", id, "--reason", "good")...)
+	if !strings.Contains(out, "job "+id+": completed") || !strings.Contains(out, "paid      provider 1.5, client 0") || !strings.Contains(out, "PaymentReleased") {
+		t.Errorf("complete printed:\n%s", out)
+	}
+	r = start(t, as(1, "job", "refund", id)...)
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "job "+id+" is already completed") {
+		t.Errorf("refund of a completed job: exit %d\n%s", code, r.stderr)
+	}
+
+	// A second job, funded and rejected by its evaluator: the escrow goes back.
+	two := strings.TrimSpace(runOK(t, "", as(1, "job", "create", "--evaluator", wallet(3), "--provider", wallet(2), "--quiet")...))
+	runOK(t, "", as(1, "job", "budget", two, "--token", token.Hex(), "--amount", "1ether")...)
+	runOK(t, "", as(1, "job", "fund", two)...)
+	var res jobResult
+	if err := json.Unmarshal([]byte(runOK(t, "", as(3, "job", "reject", two, "--reason", "late", "--json")...)), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Job == nil || res.Job.Status != wire.JobRejected || res.Job.Refund != "1000000000000000000" || res.TxHash == "" {
+		t.Errorf("reject --json: %+v", res)
+	}
+
+	// Through the node's JSON-RPC relay (no --rpc-url): it relays calls to JobEscrow.
+	viaNode := func(i int, args ...string) []string {
+		return append(args, "--node", base, "--dev-account", string(rune('0'+i)))
+	}
+	three := strings.TrimSpace(runOK(t, "", viaNode(1, "job", "create", "--evaluator", wallet(3), "--quiet")...))
+	if out := runOK(t, "", viaNode(1, "job", "reject", three)...); !strings.Contains(out, "job "+three+": rejected") {
+		t.Errorf("reject of an open job through the relay:\n%s", out)
+	}
+
+	if out := runOK(t, "", "job", "list", "--node", base, "--status", "completed"); !strings.Contains(out, id+" ") || strings.Contains(out, two+" ") {
+		t.Errorf("list --status completed:\n%s", out)
+	}
+	var list wire.JobList
+	if err := json.Unmarshal([]byte(runOK(t, "", "job", "list", "--node", base, "--provider", wallet(2), "--json")), &list); err != nil || len(list.Jobs) != 2 {
+		t.Errorf("list --provider --json: %v %+v", err, list)
+	}
+	var shown wire.Job
+	if err := json.Unmarshal([]byte(runOK(t, "", "job", "show", id, "--node", base, "--json")), &shown); err != nil || shown.Description != "summarize the paper" || len(shown.History) != 6 {
+		t.Errorf("show --json: %v %+v", err, shown)
+	}
+	r = start(t, "job", "show", "99", "--node", base)
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "job 99 does not exist") {
+		t.Errorf("show 99: exit %d\n%s", code, r.stderr)
+	}
+}
