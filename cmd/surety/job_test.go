@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -102,5 +104,102 @@ func TestJobCLIOnAnvil(t *testing.T) {
 	r = start(t, "job", "show", "99", "--node", base)
 	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "job 99 does not exist") {
 		t.Errorf("show 99: exit %d\n%s", code, r.stderr)
+	}
+}
+
+// TestSuretyJobCLIOnAnvil plays Surety's extras with `surety job` on Anvil: three workers
+// compete on one job and the client splits its budget between two; a dispute the arbiter
+// splits; and a three-part milestone job, each part approved and paid on its own.
+func TestSuretyJobCLIOnAnvil(t *testing.T) {
+	devnet := deployOnAnvil(t, contracts.DeployConfig{})
+	ctx := context.Background()
+	token, err := contracts.DeployDevToken(ctx, devnet.Client, chain.DevKey(0), "Dev", "DEV")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wallet := func(i int) string { return crypto.PubkeyToAddress(chain.DevKey(i).PublicKey).Hex() }
+	mint, err := txn.NewSender(ctx, devnet.Client, txn.NewKeySigner(chain.DevKey(1)), 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mint.Send(ctx, txn.Call{To: token, Data: contracts.NewDevToken().PackMint(common.HexToAddress(wallet(1)), new(big.Int).Mul(big.NewInt(1e18), big.NewInt(100)))}); err != nil {
+		t.Fatal(err)
+	}
+	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile)
+	base := node.apiURL(t)
+	as := func(i int, args ...string) []string {
+		return append(args, "--node", base, "--rpc-url", devnet.URL, "--dev-account", string(rune('0'+i)))
+	}
+	balance := func(i int) string {
+		tok := contracts.NewDevToken()
+		b, err := bind.Call(tok.Instance(devnet.Client, token), nil, tok.PackBalanceOf(common.HexToAddress(wallet(i))), tok.UnpackBalanceOf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+
+	// Three workers compete; the client picks two, 70/30.
+	id := strings.TrimSpace(runOK(t, "", as(1, "job", "create", "--surety", "--description", "find the bug", "--quiet")...))
+	runOK(t, "", as(1, "job", "budget", id, "--token", token.Hex(), "--amount", "10ether", "--arbiter", wallet(2), "--workers", "3", "--max-winners", "2")...)
+	runOK(t, "", as(1, "job", "fund", id)...)
+	for _, w := range []int{3, 4, 5} {
+		runOK(t, "", as(w, "job", "join", id)...)
+		runOK(t, "", as(w, "job", "submit", id, "--deliverable", "patch from "+wallet(w))...)
+	}
+	out := runOK(t, "", as(1, "job", "pick", id, "--winner", wallet(3)+":7000", "--winner", wallet(5)+":3000")...)
+	if !strings.Contains(out, "job "+id+": completed") || !strings.Contains(out, "settled   approved: workers 10") ||
+		!strings.Contains(out, "awarded 7 (7000 bps)") || !strings.Contains(out, "awarded 3 (3000 bps)") {
+		t.Errorf("pick printed:\n%s", out)
+	}
+	if balance(3) != "7000000000000000000" || balance(5) != "3000000000000000000" || balance(4) != "0" {
+		t.Errorf("balances after the pick: %s, %s, %s; want 7, 3 and nothing for the loser", balance(3), balance(5), balance(4))
+	}
+	// A pick whose shares do not add up is refused before anything is sent.
+	r := start(t, as(1, "job", "pick", id, "--winner", wallet(3)+":5000")...)
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "already settled") {
+		t.Errorf("pick of a settled job: exit %d\n%s", code, r.stderr)
+	}
+	if out := runOK(t, "", "job", "list", "--node", base, "--provider", wallet(4)); !strings.Contains(out, id+" ") {
+		t.Errorf("the loser's jobs:\n%s", out)
+	}
+
+	// A dispute: the client rejects, the arbiter gives the worker 40%.
+	two := strings.TrimSpace(runOK(t, "", as(1, "job", "create", "--surety", "--quiet")...))
+	runOK(t, "", as(1, "job", "budget", two, "--token", token.Hex(), "--amount", "5ether", "--arbiter", wallet(2))...)
+	runOK(t, "", as(1, "job", "fund", two)...)
+	runOK(t, "", as(6, "job", "join", two)...)
+	runOK(t, "", as(6, "job", "submit", two, "--deliverable", "done")...)
+	if out := runOK(t, "", as(1, "job", "reject", two, "--reason", "incomplete")...); !strings.Contains(out, "disputed  by "+wallet(1)) {
+		t.Errorf("reject of a Surety job printed:\n%s", out)
+	}
+	r = start(t, as(1, "job", "resolve", two, "--winner", wallet(6)+":4000")...)
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "only the job's arbiter may do this") {
+		t.Errorf("resolve by the client: exit %d\n%s", code, r.stderr)
+	}
+	if out := runOK(t, "", as(2, "job", "resolve", two, "--winner", wallet(6)+":4000")...); !strings.Contains(out, "settled   resolved: workers 2, client 3") {
+		t.Errorf("resolve printed:\n%s", out)
+	}
+
+	// Milestones: three parts for worker 7, each approved and paid on its own.
+	var parts wire.JobList
+	if err := json.Unmarshal([]byte(runOK(t, "", as(1, "job", "milestones", "--parts", "1ether,2ether,3ether", "--token", token.Hex(), "--arbiter", wallet(2),
+		"--worker", wallet(7), "--fund", "--description", "the report", "--json")...)), &parts); err != nil || len(parts.Jobs) != 3 {
+		t.Fatalf("milestones --json: %v %+v", err, parts)
+	}
+	for i, p := range parts.Jobs {
+		pid := strconv.FormatUint(p.ID, 10)
+		if p.Status != wire.JobFunded || p.Surety == nil || len(p.Surety.Parts) != 3 {
+			t.Errorf("part %d: %+v", i+1, p)
+		}
+		runOK(t, "", as(7, "job", "join", pid)...)
+		runOK(t, "", as(7, "job", "submit", pid, "--deliverable", "chapter "+pid)...)
+		out := runOK(t, "", as(1, "job", "approve", pid)...)
+		if !strings.Contains(out, "job "+pid+": completed") || !strings.Contains(out, "parts     [") {
+			t.Errorf("approve of part %d printed:\n%s", i+1, out)
+		}
+	}
+	if balance(7) != "6000000000000000000" {
+		t.Errorf("the milestones' worker holds %s, want 6 tokens", balance(7))
 	}
 }
