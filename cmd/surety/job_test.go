@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"math/big"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/txn"
 )
 
@@ -201,5 +204,45 @@ func TestSuretyJobCLIOnAnvil(t *testing.T) {
 	}
 	if balance(7) != "6000000000000000000" {
 		t.Errorf("the milestones' worker holds %s, want 6 tokens", balance(7))
+	}
+}
+
+// TestREADMEJobsRunAsWritten pastes the README's ERC-8183 block into bash against Anvil and a
+// node following it, as `make devnet` would run them. What changes: the chain's and the node's
+// URLs (free ports, not 8545 and 7746), and the DevToken artifact's path (the script runs in
+// a directory of its own, not the checkout).
+func TestREADMEJobsRunAsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Anvil, a node and some forty transactions")
+	}
+	devnet := deployOnAnvil(t, contracts.DeployConfig{})
+	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile)
+	base := node.apiURL(t)
+	artifact, err := filepath.Abs(filepath.Join("..", "..", "contracts", "artifacts", "DevToken.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script strings.Builder
+	script.WriteString("set -euo pipefail\n")
+	rewrote := 0
+	for _, l := range readmeBlocks(t, "## ERC-8183 jobs", "## Other chains") {
+		run := l
+		if strings.HasPrefix(l, "export ETH_RPC_URL=") {
+			run = "export ETH_RPC_URL=" + devnet.URL + " SURETY_NODE=" + base
+		}
+		run = strings.ReplaceAll(run, "contracts/artifacts/DevToken.json", artifact)
+		if run != l {
+			rewrote++
+		}
+		script.WriteString("echo '+ " + strings.ReplaceAll(l, "'", `'"'"'`) + "'\n" + run + "\n")
+	}
+	if rewrote != 2 {
+		t.Fatalf("rewrote %d lines of the README's jobs block, want 2 (the URLs, the artifact)", rewrote)
+	}
+	out := runScript(t, script.String(), "PATH="+filepath.Dir(testutil.Tool(t, "cast"))+":"+os.Getenv("PATH"))
+	for _, want := range []string{": completed", "settled   approved: workers 10", "awarded 7 (7000 bps)", `"outcome": "approved"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the README's jobs block does not show %q:\n%s", want, out)
+		}
 	}
 }
