@@ -23,8 +23,13 @@ const (
 	RefJobLifecycleGas = 494_079
 	// RefJobLifecycleGasFirst is a fresh deployment's first job.
 	RefJobLifecycleGasFirst = 531_338
-	// JobLifecycleGasTarget is issue 29's target for JobEscrow: half the reference.
+	// JobLifecycleGasTarget is issue 29's target for JobEscrow: half the reference. JobEscrow
+	// misses it (docs/ERC8183.md, "Gas", shows why no implementation that stores the job
+	// the ERC describes can meet it).
 	JobLifecycleGasTarget = RefJobLifecycleGas / 2
+	// jobLifecycleGasBudget is what JobEscrow's steady-state lifecycle measured when it was
+	// written (320,813): TestJobLifecycleGas fails when it grows.
+	jobLifecycleGasBudget = 321_000
 )
 
 // jobDescription is the job brief of the lifecycle measured: the reference's own end-to-end
@@ -150,12 +155,17 @@ func BenchmarkJobLifecycleGas(b *testing.B) {
 	b.ReportMetric(RefJobLifecycleGas, "ref-gas/lifecycle")
 }
 
-// TestJobLifecycleGas measures the steady-state lifecycle and logs it against the target.
+// TestJobLifecycleGas measures the steady-state lifecycle, holds it to jobLifecycleGasBudget
+// and logs it beside the reference and the target. Gas is deterministic: this is a budget,
+// not a timing.
 func TestJobLifecycleGas(t *testing.T) {
 	jb := newJobBench(t)
 	first := jb.lifecycle(t)
 	jb.steady(t)
 	g := jb.lifecycle(t)
+	if g.total() > jobLifecycleGasBudget {
+		t.Errorf("steady-state lifecycle took %d gas, budget %d", g.total(), jobLifecycleGasBudget)
+	}
 	t.Logf("first job %d gas; steady state %d gas (createJob %d, setBudget %d, fund %d, submit %d, complete %d); reference %d, target %d",
 		first.total(), g.total(), g.create, g.budget, g.fund, g.submit, g.complete, RefJobLifecycleGas, JobLifecycleGasTarget)
 }
