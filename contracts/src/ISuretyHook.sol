@@ -53,7 +53,6 @@ interface ISuretyHook {
         uint64 expiredAt; // the core job's expiredAt
         uint16 joined;
         uint16 submitted;
-        uint256 budget; // what the core escrowed (what arrived)
     }
 
     // --- errors ---
@@ -75,7 +74,7 @@ interface ISuretyHook {
     /// @notice The plan is not valid (the field's name says which rule it breaks).
     error InvalidPlan(string field);
     /// @notice The plan cannot finish before the core job expires: review, ruling and a
-    /// settle window must fit between now and expiredAt.
+    /// settle window must fit between now and expiredAt (checked at fund, join and submit).
     error TooLate(uint256 jobId, uint256 finishBy, uint256 expiredAt);
     /// @notice The job takes no more entries.
     error JobFull(uint256 jobId);

@@ -40,7 +40,9 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
 
     uint8 private constant HAS_HOOK = 1;
     uint8 private constant BIG_BUDGET = 2;
-    uint8 private constant BIG_AGENT_ID = 4;
+    uint8 private constant HAS_PROVIDER = 4;
+    /// @dev How many bytes of a description slots 1 and 2 hold beside the provider and the evaluator.
+    uint256 private constant INLINE = 22;
 
     /// @notice expiredAt beyond what a job stores (2^40 - 1 seconds: the year 36812).
     error ExpiryTooLong(uint256 expiredAt);
@@ -48,30 +50,35 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
     error PaymentTokenLocked(address token);
     /// @notice A payout failed (the token reverted or returned false): the action is undone.
     error TransferFailed(address token, address to, uint256 amount);
+    /// @notice A description longer than 65,535 bytes (no block holds the gas to store one).
+    error DescriptionTooLong(uint256 length);
 
-    /// @dev A job as stored. Slot 0 changes with every transition; slots 1 to 3 are written
-    /// once (setProvider, setBudget may rewrite theirs while the job is Open).
+    /// @dev A job as stored. Slot 0 changes with every transition; slots 1 and 2 are written
+    /// at createJob (setProvider fills an empty provider), slot 3 at setBudget (which may
+    /// rewrite it while the job is Open). The description's first 22 bytes ride in slots 1 and
+    /// 2 beside the provider and the evaluator, the rest a word a slot.
     struct Stored {
         // slot 0
         address client;
         uint40 expiredAt;
         uint40 submittedAt;
         JobStatus status;
-        uint8 flags; // HAS_HOOK | BIG_BUDGET | BIG_AGENT_ID
+        uint8 flags; // HAS_HOOK | BIG_BUDGET | HAS_PROVIDER
         // slot 1
         address provider;
-        uint96 agentId; // the provider's ERC-8004 agent id when it fits (else bigAgentId)
+        bytes12 description0; // the description's bytes 0 to 11
         // slot 2
         address evaluator;
-        uint96 descriptionLength;
+        uint16 descriptionLength;
+        bytes10 description1; // bytes 12 to 21
         // slot 3
         address paymentToken;
         uint96 budget; // when it fits (else bigBudget)
         // only when a job has them
         address hook;
         uint256 bigBudget;
-        uint256 bigAgentId;
-        mapping(uint256 word => bytes32) description;
+        uint256 agentId;
+        mapping(uint256 word => bytes32) descriptionRest; // bytes 22 on, 32 a word
     }
 
     /// @notice Receives the platform fee.
@@ -156,7 +163,8 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         uint8 flags = hook == address(0) ? 0 : HAS_HOOK;
         if (provider != address(0)) {
             j.provider = provider;
-            flags |= _storeAgentId(j, providerAgentId);
+            flags |= HAS_PROVIDER;
+            if (providerAgentId != 0) j.agentId = providerAgentId;
         }
         j.client = msg.sender;
         // forge-lint: disable-next-line(unsafe-typecast) expiredAt <= 2^40 - 1, checked above
@@ -181,7 +189,8 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         if (provider == address(0)) revert ZeroAddress();
         if (provider == j.evaluator) revert ProviderCannotBeEvaluator();
         j.provider = provider;
-        j.flags = (j.flags & ~BIG_AGENT_ID) | _storeAgentId(j, agentId);
+        j.flags |= HAS_PROVIDER;
+        if (agentId != 0) j.agentId = agentId;
         emit ProviderSet(jobId, provider, agentId);
     }
 
@@ -215,7 +224,7 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         if (j.status != JobStatus.Open) revert WrongStatus();
         address client = j.client;
         if (msg.sender != client) revert Unauthorized();
-        if (j.provider == address(0)) revert ProviderNotSet();
+        if ((j.flags & HAS_PROVIDER) == 0) revert ProviderNotSet();
         uint256 budget = _budgetOf(j);
         if (budget != expectedBudget) revert BudgetMismatch();
         if (block.timestamp >= j.expiredAt) revert WrongStatus();
@@ -358,7 +367,7 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         job.status = j.status;
         job.hook = _hookOf(j);
         job.paymentToken = j.paymentToken;
-        job.providerAgentId = (j.flags & BIG_AGENT_ID) != 0 ? j.bigAgentId : j.agentId;
+        job.providerAgentId = j.agentId;
         job.submittedAt = j.submittedAt;
     }
 
@@ -426,47 +435,50 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         }
     }
 
-    /// @dev Stores the provider's agent id; returns BIG_AGENT_ID when it took the extra slot.
-    function _storeAgentId(Stored storage j, uint256 agentId) private returns (uint8) {
-        if (agentId <= type(uint96).max) {
-            // forge-lint: disable-next-line(unsafe-typecast) agentId <= 2^96 - 1, checked above
-            j.agentId = uint96(agentId);
-            return 0;
-        }
-        j.agentId = type(uint96).max;
-        j.bigAgentId = agentId;
-        return BIG_AGENT_ID;
-    }
-
-    /// @dev The description, a word a slot (its length in slot 2, beside the evaluator).
+    /// @dev Stores the description: bytes 0 to 21 beside the provider and the evaluator, the
+    /// rest a word a slot; every word masked to the description's length.
     function _storeDescription(Stored storage j, string calldata description) private {
         uint256 n = bytes(description).length;
         if (n == 0) return;
-        // forge-lint: disable-next-line(unsafe-typecast) calldata is far shorter than 2^96 bytes
-        j.descriptionLength = uint96(n);
-        uint256 words = (n + 31) / 32;
-        for (uint256 i; i < words; ++i) {
-            bytes32 w;
-            assembly ("memory-safe") {
-                w := calldataload(add(description.offset, shl(5, i)))
-            }
-            uint256 rest = n - i * 32;
-            if (rest < 32) w &= bytes32(~(type(uint256).max >> (rest * 8)));
-            j.description[i] = w;
+        if (n > type(uint16).max) revert DescriptionTooLong(n);
+        // forge-lint: disable-next-line(unsafe-typecast) n <= 65,535, checked above
+        j.descriptionLength = uint16(n);
+        j.description0 = bytes12(_word(description, 0));
+        if (n > 12) j.description1 = bytes10(_word(description, 12));
+        for (uint256 at = INLINE; at < n; at += 32) {
+            j.descriptionRest[(at - INLINE) / 32] = _word(description, at);
         }
     }
 
-    function _descriptionOf(Stored storage j) private view returns (string memory s) {
+    /// @dev The 32 bytes of `s` from `at` (< its length), zero past its end.
+    function _word(string calldata s, uint256 at) private pure returns (bytes32 w) {
+        assembly ("memory-safe") {
+            w := calldataload(add(s.offset, at))
+        }
+        uint256 rest = bytes(s).length - at;
+        if (rest < 32) w &= bytes32(~(type(uint256).max >> (rest * 8)));
+    }
+
+    function _descriptionOf(Stored storage j) private view returns (string memory) {
         uint256 n = j.descriptionLength;
-        bytes memory b = new bytes(n);
-        uint256 words = (n + 31) / 32;
-        for (uint256 i; i < words; ++i) {
-            bytes32 w = j.description[i];
+        // Room for the last word's spill: the length is set to n at the end.
+        bytes memory b = new bytes(n + 64);
+        bytes12 d0 = j.description0;
+        bytes10 d1 = j.description1;
+        assembly ("memory-safe") {
+            mstore(add(b, 32), d0)
+            mstore(add(b, 44), d1)
+        }
+        for (uint256 at = INLINE; at < n; at += 32) {
+            bytes32 w = j.descriptionRest[(at - INLINE) / 32];
             assembly ("memory-safe") {
-                mstore(add(add(b, 32), shl(5, i)), w)
+                mstore(add(add(b, 32), at), w)
             }
         }
-        s = string(b);
+        assembly ("memory-safe") {
+            mstore(b, n)
+        }
+        return string(b);
     }
 
     function _refund(Stored storage j, uint256 jobId) private {

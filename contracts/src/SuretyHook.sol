@@ -34,7 +34,7 @@ import {SuretyPool} from "./SuretyPool.sol";
 /// Losers and silence never slash; only a ruling on a single-worker job does.
 ///
 /// Timing: the core lets anyone claimRefund after expiredAt, which would cut a review or a
-/// dispute short. So a plan is refused, and joins and submissions too, unless the review
+/// dispute short. So funding is refused, and joins and submissions too, unless the review
 /// window, the arbiter's time and SETTLE_WINDOW still fit before expiredAt: every path then
 /// ends (by a call of a party) before the core's expiry, and a job that does expire (nobody
 /// called in time) is only refunded to the client, its locks ended by `close`.
@@ -64,10 +64,11 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
 
     mapping(uint256 jobId => Job) private _jobs;
     mapping(uint256 jobId => Plan) private _plans;
-    mapping(uint256 jobId => address[]) private _joined;
-    mapping(uint256 jobId => address[]) private _submitters;
-    /// @notice Per job and worker: 1 joined, 2 joined and submitted, 0 neither.
-    mapping(uint256 jobId => mapping(address worker => uint8)) public entryOf;
+    /// @dev The workers of a job by the order they joined, 0 .. joined - 1.
+    mapping(uint256 jobId => mapping(uint256 index => address)) private _workers;
+    /// @notice Per job and worker: 0 not entered, 1 joined, 2 + k submitted as the job's
+    /// (k+1)-th submission (the order silence and an arbiter timeout pay in).
+    mapping(uint256 jobId => mapping(address worker => uint256)) public entryOf;
 
     modifier onlyCore() {
         if (msg.sender != address(core)) revert NotCore(msg.sender);
@@ -114,10 +115,12 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
             }
         } else if (selector == IERC8183.fund.selector) {
             IERC8183.Job memory cj = core.getJob(jobId);
+            Plan storage p = _plans[jobId];
+            uint256 finishBy = block.timestamp + uint256(p.reviewWindow) + p.arbiterTime + SETTLE_WINDOW;
+            if (finishBy >= cj.expiredAt) revert TooLate(jobId, finishBy, cj.expiredAt);
             Job storage j = _jobs[jobId];
             j.phase = Phase.Open;
             j.token = cj.paymentToken;
-            j.budget = cj.budget;
             j.expiredAt = cj.expiredAt > type(uint64).max ? type(uint64).max : uint64(cj.expiredAt);
             emit Opened(jobId, cj.paymentToken, cj.budget, j.expiredAt);
         }
@@ -137,7 +140,7 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
         if (p.prevPart != 0 && entryOf[p.prevPart][msg.sender] == 0) revert NotAllowed(jobId, msg.sender);
         _inTime(jobId, j, p);
         entryOf[jobId][msg.sender] = 1;
-        _joined[jobId].push(msg.sender);
+        _workers[jobId][j.joined] = msg.sender;
         j.joined += 1;
         uint256 lockId;
         if (p.minStake != 0) {
@@ -152,13 +155,13 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     /// submitted, or at the last time a submission can still be reviewed and ruled on.
     function submit(uint256 jobId, bytes32 deliverable) external nonReentrant {
         (Job storage j, Plan storage p) = _open(jobId);
-        if (entryOf[jobId][msg.sender] != 1) {
-            if (entryOf[jobId][msg.sender] == 2) revert AlreadySubmitted(jobId, msg.sender);
+        uint256 entry = entryOf[jobId][msg.sender];
+        if (entry != 1) {
+            if (entry >= 2) revert AlreadySubmitted(jobId, msg.sender);
             revert NotEntrant(jobId, msg.sender);
         }
         _inTime(jobId, j, p);
-        entryOf[jobId][msg.sender] = 2;
-        _submitters[jobId].push(msg.sender);
+        entryOf[jobId][msg.sender] = 2 + uint256(j.submitted);
         j.submitted += 1;
         if (j.submitted == p.maxEntries) j.closedAt = uint40(block.timestamp);
         emit EntrySubmitted(jobId, msg.sender, deliverable);
@@ -184,7 +187,7 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
         if (p.maxEntries != 1) revert InvalidSplit(jobId);
         address[] memory w = new address[](1);
         uint16[] memory bps = new uint16[](1);
-        w[0] = _submitters[jobId][0];
+        w[0] = _workers[jobId][0];
         bps[0] = 10_000;
         _settle(jobId, j, p, w, bps, 0, Outcome.Approved);
     }
@@ -278,14 +281,24 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
         return _plans[jobId];
     }
 
-    /// @notice The workers that joined job `jobId`, in order.
-    function joinedOf(uint256 jobId) external view returns (address[] memory) {
-        return _joined[jobId];
+    /// @notice The workers that joined job `jobId`, in the order they joined.
+    function joinedOf(uint256 jobId) external view returns (address[] memory w) {
+        uint256 n = _jobs[jobId].joined;
+        w = new address[](n);
+        for (uint256 i; i < n; ++i) {
+            w[i] = _workers[jobId][i];
+        }
     }
 
-    /// @notice The workers that submitted to job `jobId`, in order.
-    function submittersOf(uint256 jobId) external view returns (address[] memory) {
-        return _submitters[jobId];
+    /// @notice The workers that submitted to job `jobId`, in the order they submitted.
+    function submittersOf(uint256 jobId) public view returns (address[] memory w) {
+        Job storage j = _jobs[jobId];
+        w = new address[](j.submitted);
+        for (uint256 i; i < j.joined; ++i) {
+            address a = _workers[jobId][i];
+            uint256 e = entryOf[jobId][a];
+            if (e >= 2) w[e - 2] = a;
+        }
     }
 
     /// @notice The last second a worker may join or submit: what still leaves the review
@@ -311,8 +324,8 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     function _plan(uint256 jobId, address caller, bytes memory optParams) private {
         Job storage j = _jobs[jobId];
         if (j.phase != Phase.None && j.phase != Phase.Planned) revert WrongPhase(jobId, j.phase);
-        IERC8183.Job memory cj = core.getJob(jobId);
-        if (caller != cj.client) revert NotClient(jobId, caller);
+        // The core lets only the client and the provider set a budget; the provider is the pool.
+        if (caller == address(pool)) revert NotClient(jobId, caller);
         Plan memory p = abi.decode(optParams, (Plan));
         if (p.arbiter == address(0) || p.arbiter == caller) revert InvalidPlan("arbiter");
         if (p.reviewWindow == 0 || p.reviewWindow > MAX_WINDOW) revert InvalidPlan("reviewWindow");
@@ -327,8 +340,6 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
                 revert InvalidPlan("prevPart");
             }
         }
-        uint256 finishBy = block.timestamp + p.reviewWindow + p.arbiterTime + SETTLE_WINDOW;
-        if (finishBy >= cj.expiredAt) revert TooLate(jobId, finishBy, cj.expiredAt);
         _plans[jobId] = p;
         j.client = caller;
         j.phase = Phase.Planned;
@@ -378,7 +389,7 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     {
         if (winners.length != bps.length || winners.length > p.maxWinners) revert InvalidSplit(jobId);
         for (uint256 i; i < winners.length; ++i) {
-            if (entryOf[jobId][winners[i]] != 2 || bps[i] == 0) revert InvalidSplit(jobId);
+            if (entryOf[jobId][winners[i]] < 2 || bps[i] == 0) revert InvalidSplit(jobId);
             for (uint256 k; k < i; ++k) {
                 if (winners[k] == winners[i]) revert InvalidSplit(jobId);
             }
@@ -394,7 +405,7 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
         view
         returns (address[] memory w, uint16[] memory bps)
     {
-        address[] storage subs = _submitters[jobId];
+        address[] memory subs = submittersOf(jobId);
         uint256 n = subs.length < p.maxWinners ? subs.length : p.maxWinners;
         w = new address[](n);
         bps = new uint16[](n);
@@ -431,7 +442,7 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
         uint256 toWorkers;
         uint256 toClient;
         if (sum == 0) {
-            toClient = j.budget;
+            toClient = core.getJob(jobId).budget;
             core.reject(jobId, bytes32(uint256(outcome)), "");
         } else {
             (toWorkers, toClient) = _payOut(jobId, j, p.arbiter, winners, bps, sum, outcome);
@@ -504,9 +515,9 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     function _unlockAll(uint256 jobId, Plan storage p, address client, uint256 slash) private {
         uint256 stake = p.minStake;
         if (stake == 0) return;
-        address[] storage joined = _joined[jobId];
-        for (uint256 i; i < joined.length; ++i) {
-            address w = joined[i];
+        uint256 n = _jobs[jobId].joined;
+        for (uint256 i; i < n; ++i) {
+            address w = _workers[jobId][i];
             stakeRegistry.unlock(lockIdOf(jobId, w), w, stake, i == 0 ? slash : 0, client);
         }
     }

@@ -173,18 +173,22 @@ contract SuretyHookTest is HookFixture {
         _badPlan(p, "prevPart");
     }
 
-    function test_setBudget_refusesAPlanThatCannotFinishBeforeExpiry() public {
+    function test_fund_refusesAPlanThatCannotFinishBeforeExpiry() public {
         vm.prank(client);
         uint256 id = core.createJob(address(pool), address(hook), block.timestamp + 9 days, "job", address(hook), 0);
         ISuretyHook.Plan memory p = plan(1, 1, 0); // 3 + 5 + 1 days: exactly 9, not before
+        vm.prank(client);
+        core.setBudget(id, address(token), BUDGET, abi.encode(p));
         uint256 finishBy = block.timestamp + REVIEW + ARBITER_TIME + hook.SETTLE_WINDOW();
         vm.expectRevert(abi.encodeWithSelector(ISuretyHook.TooLate.selector, id, finishBy, block.timestamp + 9 days));
         vm.prank(client);
-        core.setBudget(id, address(token), BUDGET, abi.encode(p));
+        core.fund(id, BUDGET, "");
         p.arbiterTime = ARBITER_TIME - 1;
-        vm.prank(client);
+        vm.startPrank(client);
         core.setBudget(id, address(token), BUDGET, abi.encode(p));
-        assertPhase(id, ISuretyHook.Phase.Planned);
+        core.fund(id, BUDGET, "");
+        vm.stopPrank();
+        assertPhase(id, ISuretyHook.Phase.Open);
     }
 
     function test_fund_needsAPlanAndOpensTheJob() public {
@@ -197,7 +201,6 @@ contract SuretyHookTest is HookFixture {
         vm.prank(client);
         core.fund(id, BUDGET, "");
         assertPhase(id, ISuretyHook.Phase.Open);
-        vm.assertEq(hook.jobOf(id).budget, BUDGET, "budget");
         vm.assertEq(token.balanceOf(address(core)), BUDGET, "escrowed by the core");
     }
 

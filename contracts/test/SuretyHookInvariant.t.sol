@@ -114,7 +114,7 @@ contract HookHandler is Common {
     function submit(uint256 j, uint256 w) external {
         uint256 id = _find(j, ISuretyHook.Phase.Open, false);
         address worker = workers[w % workers.length];
-        for (uint256 i; i < workers.length && hook.entryOf(id, worker) == 2; ++i) {
+        for (uint256 i; i < workers.length && hook.entryOf(id, worker) >= 2; ++i) {
             worker = workers[(w + i) % workers.length];
         }
         if (hook.entryOf(id, worker) == 0) {

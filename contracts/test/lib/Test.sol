@@ -29,6 +29,7 @@ interface Vm {
     function addr(uint256 privateKey) external pure returns (address);
     function label(address account, string calldata newLabel) external;
     function getNonce(address account) external view returns (uint64);
+    function cool(address target) external;
 }
 
 /// @notice `vm` and pure helpers, for tests and for invariant handlers.
