@@ -59,6 +59,12 @@ const (
 	ERC8004FeedbackGasHi = 213_372
 )
 
+// ERC8183RefLifecycleGas is the ERC-8183 reference implementation's job lifecycle, createJob →
+// setBudget → fund → submit → complete with an ERC-20, steady state: 494,079 gas, measured on
+// Anvil with the reference's own compiler settings at erc-8183/base-contracts c67e160, as
+// issue 29 quotes it (contracts.RefJobLifecycleGas). Surety's hook paths are compared with it.
+const ERC8183RefLifecycleGas = 494_079
+
 // throughput85 is the identity issue's target for envelopes: at least 0.85 of the raw
 // primitive's throughput, that is at most 1/0.85 of its time per operation.
 var throughput85 = &Target{Text: "≥ 0.85× raw throughput (ratio ≤ 1.18)", Max: 1 / 0.85, Ratio: true}
@@ -98,6 +104,8 @@ func Surety() Spec {
 		"load-idle-p50":       {Label: "the same write before the attack, p50", From: Source{"testnet/e2e", load, "idle-p50-ms"}},
 		"erc8004": {Label: "ERC-8004 giveFeedback, one feedback", Published: &Range{Lo: ERC8004FeedbackGasLo, Hi: ERC8004FeedbackGasHi,
 			Cite: "published figure quoted by the benchmark issue"}},
+		"erc8183-ref": {Label: "ERC-8183 reference lifecycle, ERC-20, steady state (c67e160)", Published: &Range{Lo: ERC8183RefLifecycleGas, Hi: ERC8183RefLifecycleGas,
+			Cite: "measured on Anvil at erc-8183/base-contracts c67e160, quoted by issue 29"}},
 	}
 	rows := []Row{
 		{Figure: "envelope sign, EdDSA", From: Source{identity, envSign + "ed25519", "envelope-ns"}, Ref: "ed25519-sign-pair", Target: throughput85},
@@ -210,6 +218,21 @@ func Surety() Spec {
 			}
 		}
 	}
+	// Surety's ERC-8183 jobs through SuretyHook (contracts.BenchmarkHookPathsGas, from receipts;
+	// the forge figures in .gas-snapshot have no intrinsic costs).
+	hookPaths := "BenchmarkHookPathsGas/"
+	rows = append(rows,
+		Row{Figure: "ERC-8183 job through SuretyHook: create → plan → fund → join (1 ETH stake) → submit → approve, ERC-20", From: Source{"contracts", hookPaths + "approve", "gas/path"},
+			Ref: "erc8183-ref", Note: "steady state, six transactions: the core's five plus the join's stake lock, and the payout through the pool"},
+		Row{Figure: "SuretyHook dispute path: create → plan → fund → join → submit → reject → arbiter's 60/40 split with a 0.5 ETH slash", From: Source{"contracts", hookPaths + "dispute", "gas/path"},
+			Ref: "erc8183-ref", Note: "steady state, seven transactions"},
+		Row{Figure: "SuretyHook three-milestone job: three linked jobs, each created, planned, funded, joined, submitted, approved", From: Source{"contracts", hookPaths + "milestones3", "gas/path"},
+			Ref: "erc8183-ref", Note: "eighteen transactions, a third of it a part"},
+		Row{Figure: "SuretyHook dispute path, forge", From: Source{GasSnapshot, "SuretyHookGasTest:test_gas_disputePath()", "gas"}, Ref: "erc8183-ref",
+			Note: "forge's figure: one test transaction, no intrinsic costs, storage warm across steps"},
+		Row{Figure: "SuretyHook three-milestone job, forge", From: Source{GasSnapshot, "SuretyHookGasTest:test_gas_milestonePath()", "gas"}, Ref: "erc8183-ref",
+			Note: "forge's figure: one test transaction, no intrinsic costs, storage warm across steps"},
+	)
 	rows = append(rows, Row{Figure: "anchor an audit epoch's Merkle root", From: Source{GasSnapshot, "RootAnchorTest:test_anchor_recordsRootAndEmits()", "gas"}, Ref: "erc8004",
 		Note: "once per epoch, for any number of audits; ERC-8004 pays per feedback"})
 	return Spec{Module: "github.com/surety-ioa/surety", References: refs, Rows: rows}

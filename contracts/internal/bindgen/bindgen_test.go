@@ -107,3 +107,34 @@ func TestFromForgeErrors(t *testing.T) {
 		t.Errorf("versioned artifact: err = %v", err)
 	}
 }
+
+// TestBindingsDeclareSharedOutputsOnce binds an interface and the contract implementing it,
+// both with a method of several return values: abigen names the struct of those values after
+// the method alone, so without dedupeTypes the package declares PairOutput twice and does
+// not compile.
+func TestBindingsDeclareSharedOutputsOnce(t *testing.T) {
+	pair := `[{"type":"function","name":"pair","inputs":[],"outputs":[{"name":"a","type":"uint256"},{"name":"b","type":"address"}],"stateMutability":"view"}]`
+	arts := []Artifact{
+		{Name: "IPair", Source: "contracts/src/IPair.sol", ABI: []byte(pair), Bytecode: "0x"},
+		{Name: "Pair", Source: "contracts/src/Pair.sol", ABI: []byte(pair), Bytecode: "0x6001"},
+	}
+	src, err := Bindings(arts, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(src)
+	if n := strings.Count(code, "type PairOutput struct"); n != 1 {
+		t.Errorf("PairOutput declared %d times, want 1", n)
+	}
+	if !strings.Contains(code, "func (pair *Pair) UnpackPair(") || !strings.Contains(code, "func (iPair *IPair) UnpackPair(") {
+		t.Errorf("bindings lack an UnpackPair")
+	}
+}
+
+func TestDedupeTypesKeepsDifferentDeclarations(t *testing.T) {
+	src := "// A is one.\ntype A struct {\n\tX int\n}\n\n// A is one.\ntype A struct {\n\tX int\n}\n\ntype A struct {\n\tY int\n}\n"
+	want := "// A is one.\ntype A struct {\n\tX int\n}\n\n\ntype A struct {\n\tY int\n}\n"
+	if got := dedupeTypes(src); got != want {
+		t.Errorf("dedupeTypes:\n%s\nwant:\n%s", got, want)
+	}
+}
