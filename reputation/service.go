@@ -264,6 +264,11 @@ func (s *Service) markDirty() {
 // standings start from stake, so the scores are recomputed on the next tick (within Every).
 func (s *Service) StakesChanged() { s.markDirty() }
 
+// FeedbackChanged tells the service that imported feedback, or the settlements that let it
+// count, may have changed (an ERC-8004 feedback or revocation, a bounty that paid): the
+// scores are recomputed on the next tick (within Every).
+func (s *Service) FeedbackChanged() { s.markDirty() }
+
 // Submitted is the outcome of an accepted audit.
 type Submitted struct {
 	Audit   *StoredAudit `json:"audit"`
