@@ -1,14 +1,17 @@
 package contracts_test
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -38,8 +41,7 @@ func (c castCLI) run(args ...string) string {
 // send signs with dev account `from` and returns the receipt's JSON, failing on a revert.
 func (c castCLI) send(from int, args ...string) map[string]any {
 	c.t.Helper()
-	key := "0x" + hex.EncodeToString(crypto.FromECDSA(chain.DevKey(from)))
-	out := c.run(append([]string{"send", "--json", "--private-key", key}, args...)...)
+	out := c.run(append([]string{"send", "--json", "--private-key", devKeyHex(from)}, args...)...)
 	var r map[string]any
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		c.t.Fatalf("cast send %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -78,6 +80,20 @@ func artifactBytecode(t *testing.T, name string) string {
 
 func devAddr(i int) string { return crypto.PubkeyToAddress(chain.DevKey(i).PublicKey).Hex() }
 
+func devKeyHex(i int) string { return "0x" + hex.EncodeToString(crypto.FromECDSA(chain.DevKey(i))) }
+
+// deploy creates contract `name` from its committed artifact with cast, from dev account
+// `from`, and returns its address.
+func (c castCLI) deploy(from int, name string, ctor ...string) string {
+	c.t.Helper()
+	r := c.send(from, append([]string{"--create", artifactBytecode(c.t, name)}, ctor...)...)
+	addr, _ := r["contractAddress"].(string)
+	if addr == "" {
+		c.t.Fatalf("deploy %s: no contract address", name)
+	}
+	return addr
+}
+
 // TestJobEscrowWithCastAlone is issue 29's first acceptance: an ERC-8183 job created, funded,
 // submitted and completed against Surety's contract with cast alone. cast deploys DevToken and
 // JobEscrow from the committed artifacts (`cast send --create`), the owner sets a 2.5%
@@ -89,16 +105,8 @@ func TestJobEscrowWithCastAlone(t *testing.T) {
 	c := castCLI{t: t, bin: testutil.Tool(t, "cast"), url: a.URL}
 	const deployer, client, provider, evaluator, treasury = 0, 1, 2, 3, 4
 
-	deploy := func(name string, ctor ...string) string {
-		r := c.send(deployer, append([]string{"--create", artifactBytecode(t, name)}, ctor...)...)
-		addr, _ := r["contractAddress"].(string)
-		if addr == "" {
-			t.Fatalf("deploy %s: no contract address", name)
-		}
-		return addr
-	}
-	token := deploy("DevToken", "constructor(string,string)", "USD Coin", "USDC")
-	escrow := deploy("JobEscrow", "constructor(address,address)", devAddr(deployer), devAddr(treasury))
+	token := c.deploy(deployer, "DevToken", "constructor(string,string)", "USD Coin", "USDC")
+	escrow := c.deploy(deployer, "JobEscrow", "constructor(address,address)", devAddr(deployer), devAddr(treasury))
 	c.send(deployer, escrow, "setPlatformFee(uint256,address)", "250", devAddr(treasury))
 	c.send(deployer, escrow, "setEvaluatorFee(uint256)", "100")
 	c.send(client, token, "mint(address,uint256)", devAddr(client), "1000000000")
@@ -177,5 +185,54 @@ func TestJobEscrowWithCastAlone(t *testing.T) {
 	}
 	if got := balance(client); got.Cmp(clientBefore) != 0 {
 		t.Errorf("client's balance moved on complete: %s -> %s", clientBefore, got)
+	}
+}
+
+// TestJobEscrowWithViem is the independent-implementation check: viem, with an ABI written by
+// hand from the ERC's text (clients/ts/interop/erc8183-viem.mjs), drives one job through
+// createJob → setBudget → fund → submit → complete against JobEscrow on Anvil, decoding every
+// status with getJob and every event with its own ABI.
+func TestJobEscrowWithViem(t *testing.T) {
+	nodeJS, script := testutil.NodeScript(t, "erc8183-viem.mjs", "viem")
+	a := testutil.Anvil(t)
+	c := castCLI{t: t, bin: testutil.Tool(t, "cast"), url: a.URL}
+	const deployer, client, provider, evaluator = 0, 1, 2, 3
+	token := c.deploy(deployer, "DevToken", "constructor(string,string)", "USD Coin", "USDC")
+	escrow := c.deploy(deployer, "JobEscrow", "constructor(address,address)", devAddr(deployer), devAddr(deployer))
+	c.send(client, token, "mint(address,uint256)", devAddr(client), "1000000000")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nodeJS, script)
+	cmd.Env = append(os.Environ(), "RPC="+a.URL, "ESCROW="+escrow, "TOKEN="+token,
+		"CLIENT_KEY="+devKeyHex(client), "PROVIDER_KEY="+devKeyHex(provider), "EVALUATOR_KEY="+devKeyHex(evaluator))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("erc8183-viem.mjs: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		JobID, Description, Client, Budget, PaymentToken, ProviderBalance string
+		Statuses                                                          []int
+		Events                                                            []string
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("erc8183-viem.mjs printed %s: %v", out, err)
+	}
+	want := []int{0, 0, 1, 2, 3} // created, budget set, funded, submitted, completed
+	if fmt.Sprint(got.Statuses) != fmt.Sprint(want) {
+		t.Errorf("statuses %v, want %v", got.Statuses, want)
+	}
+	wantEvents := []string{"JobCreated", "BudgetSet", "JobFunded", "JobSubmitted", "JobCompleted", "PaymentReleased"}
+	if fmt.Sprint(got.Events) != fmt.Sprint(wantEvents) {
+		t.Errorf("events %v, want %v", got.Events, wantEvents)
+	}
+	if got.JobID != "1" || got.Description != "Generate a beautiful landscape wallpaper image" || !strings.EqualFold(got.Client, devAddr(client)) ||
+		got.Budget != "20000000" || !strings.EqualFold(got.PaymentToken, token) || got.ProviderBalance != "20000000" {
+		t.Errorf("viem read %+v", got)
+	}
+	if bal := c.call(token, "balanceOf(address)(uint256)", devAddr(provider)); bal != "20000000" {
+		t.Errorf("cast reads the provider's balance as %s, want 20000000", bal)
 	}
 }
