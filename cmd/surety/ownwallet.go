@@ -191,7 +191,7 @@ func (w *ownWalletFlags) unlock() (*ownWallet, error) {
 		}
 		// Name each call to Clef, which shows it decoded to its user (and refuses calls it
 		// cannot decode unless run with --advanced).
-		for _, m := range []*bind.MetaData{&contracts.BountyEscrowMetaData, &contracts.StakeRegistryMetaData, &contracts.IERC20MetaData} {
+		for _, m := range []*bind.MetaData{&contracts.BountyEscrowMetaData, &contracts.StakeRegistryMetaData, &contracts.IERC20MetaData, &contracts.JobEscrowMetaData, &contracts.SuretyHookMetaData} {
 			a, err := m.ParseABI()
 			if err != nil {
 				return nil, err
