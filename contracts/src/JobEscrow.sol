@@ -291,8 +291,8 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         if (amount > 0) {
             address token = j.paymentToken;
             address treasury = platformTreasury;
-            uint256 platformFee = amount * _platformFeeBP / BP;
-            uint256 evaluatorFee = amount * _evaluatorFeeBP / BP;
+            uint256 platformFee = _fee(amount, _platformFeeBP);
+            uint256 evaluatorFee = _fee(amount, _evaluatorFeeBP);
             net = amount - platformFee - evaluatorFee;
             if (platformFee > 0) {
                 _pay(token, treasury, platformFee);
@@ -479,6 +479,13 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
             mstore(b, n)
         }
         return string(b);
+    }
+
+    /// @dev floor(amount × bp / 10,000) for any amount: amount × bp alone overflows above
+    /// 2^256 / 10,000, which would leave such a job impossible to complete.
+    function _fee(uint256 amount, uint256 bp) private pure returns (uint256) {
+        if (bp == 0) return 0;
+        return amount / BP * bp + amount % BP * bp / BP;
     }
 
     function _refund(Stored storage j, uint256 jobId) private {
