@@ -44,6 +44,22 @@ type IBountyEscrowTerms struct {
 	SpecHash     [32]byte
 }
 
+// IERC8183Job is an auto generated low-level Go binding around an user-defined struct.
+type IERC8183Job struct {
+	Id              *big.Int
+	Client          common.Address
+	Provider        common.Address
+	Evaluator       common.Address
+	Description     string
+	Budget          *big.Int
+	ExpiredAt       *big.Int
+	Status          uint8
+	Hook            common.Address
+	PaymentToken    common.Address
+	ProviderAgentId *big.Int
+	SubmittedAt     *big.Int
+}
+
 // IIdentityRegistryMetadataEntry is an auto generated low-level Go binding around an user-defined struct.
 type IIdentityRegistryMetadataEntry struct {
 	MetadataKey   string
@@ -59,11 +75,35 @@ type IStakeRegistryRecord struct {
 	Locked    *big.Int
 }
 
+// ISuretyHookJob is an auto generated low-level Go binding around an user-defined struct.
+type ISuretyHookJob struct {
+	Client     common.Address
+	Phase      uint8
+	ClosedAt   *big.Int
+	DisputedAt *big.Int
+	Token      common.Address
+	ExpiredAt  uint64
+	Joined     uint16
+	Submitted  uint16
+}
+
+// ISuretyHookPlan is an auto generated low-level Go binding around an user-defined struct.
+type ISuretyHookPlan struct {
+	Arbiter      common.Address
+	ReviewWindow uint32
+	ArbiterTime  uint32
+	MaxEntries   uint16
+	MaxWinners   uint16
+	MinStake     *big.Int
+	Worker       common.Address
+	PrevPart     *big.Int
+}
+
 // BountyEscrowMetaData contains all meta data concerning the BountyEscrow contract.
 var BountyEscrowMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"stakeToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"unbondDelay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"ARBITER_TIMEOUT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"CLAIM_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_FEE_BPS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_REVIEW_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"accept\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"acceptOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"assign\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bountyId\",\"inputs\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"bountyOf\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Bounty\",\"components\":[{\"name\":\"commitment\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"},{\"name\":\"since\",\"type\":\"uint40\",\"internalType\":\"uint40\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"commitmentOf\",\"inputs\":[{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"dispute\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"feeBps\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"feesOwed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pendingOwner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"post\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"refund\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setFee\",\"inputs\":[{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setTreasury\",\"inputs\":[{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"treasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unclaim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawFees\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferStarted\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"pendingOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unclaimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyPosted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ArbiterIsParty\",\"inputs\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimsNotOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"opensAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPendingOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSubmitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakedClaim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"stakeToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"unbondDelay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"jobLocker\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"ARBITER_TIMEOUT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"CLAIM_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_FEE_BPS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_REVIEW_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"accept\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"acceptOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"assign\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"bountyId\",\"inputs\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"bountyOf\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Bounty\",\"components\":[{\"name\":\"commitment\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"},{\"name\":\"since\",\"type\":\"uint40\",\"internalType\":\"uint40\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"commitmentOf\",\"inputs\":[{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes26\",\"internalType\":\"bytes26\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"dispute\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"feeBps\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"feesOwed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pendingOwner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"post\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"refund\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setFee\",\"inputs\":[{\"name\":\"feeBps_\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setTreasury\",\"inputs\":[{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"treasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unclaim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"t\",\"type\":\"tuple\",\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawFees\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferStarted\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"pendingOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unclaimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyPosted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ArbiterIsParty\",\"inputs\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimsNotOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"opensAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPendingOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSubmitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakedClaim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
 	ID:  "BountyEscrow",
-	Bin: "0x60a060405234801561000f575f5ffd5b50604051614f8a380380614f8a83398101604081905261002e916101fb565b5f80546001600160a01b0319166001600160a01b03881690811782556040518892907f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a3506001600160a01b038616158061009357506001600160a01b038516155b156100b15760405163d92e233d60e01b815260040160405180910390fd5b6103e861ffff851611156100ea57604051633c057d7b60e01b815261ffff851660048201526103e8602482015260440160405180910390fd5b8282826040516100f9906101d3565b6001600160a01b0390931683526001600160401b0390911660208301526040820152606001604051809103905ff080158015610137573d5f5f3e3d5ffd5b506001600160a01b03908116608052600280549187166001600160b01b03199092168217600160a01b61ffff8816021790556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a260405161ffff851681527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150505050505061027c565b611dc1806131c983390190565b80516001600160a01b03811681146101f6575f5ffd5b919050565b5f5f5f5f5f5f60c08789031215610210575f5ffd5b610219876101e0565b9550610227602088016101e0565b9450604087015161ffff8116811461023d575f5ffd5b935061024b606088016101e0565b60808801519093506001600160401b0381168114610267575f5ffd5b8092505060a087015190509295509295509295565b608051612f206102a95f395f81816103c901528181611ac601528181611b9101526126180152612f205ff3fe6080604052600436106101f0575f3560e01c80638da5cb5b11610108578063e30c39781161009d578063ee1db3b01161006d578063ee1db3b0146105ec578063eeacb6b01461060b578063f0f4426014610621578063f2fde38b14610640578063f84b3ce71461065f575f5ffd5b8063e30c397814610564578063e33dc1a614610583578063e3fa0995146105a2578063e77c901d146105cd575f5ffd5b8063c35b550a116100d8578063c35b550a146104f2578063c6d9a28414610511578063c9ebed0d14610530578063d55be8c61461054f575f5ffd5b80638da5cb5b146104695780638e005553146104875780639f34fc80146104a6578063aeea0acf146104bb575f5ffd5b806331d95be311610189578063683048351161015957806368304835146103b85780636c940b31146103eb57806379ba50971461040a5780637d21bd561461041e5780638415ca081461044a575f5ffd5b806331d95be3146103245780633794487c1461034357806351cff8d91461036257806361d027b314610381575f5ffd5b806316f3d0c5116101c457806316f3d0c51461028557806324a9d853146102a457806328079e4a146102d85780632b68f2a51461030e575f5ffd5b806235facb146101f4578063064b37c71461021557806313083c341461023b578063164e68de14610266575b5f5ffd5b3480156101ff575f5ffd5b5061021361020e36600461292f565b61067e565b005b6102286102233660046129af565b61079e565b6040519081526020015b60405180910390f35b348015610246575f5ffd5b50610228610255366004612a23565b60056020525f908152604090205481565b348015610271575f5ffd5b50610228610280366004612a23565b610ab4565b348015610290575f5ffd5b5061021361029f366004612a3c565b610c10565b3480156102af575f5ffd5b506002546102c590600160a01b900461ffff1681565b60405161ffff9091168152602001610232565b3480156102e3575f5ffd5b506102286102f2366004612a78565b600460209081525f928352604080842090915290825290205481565b348015610319575f5ffd5b50610228620186a081565b34801561032f575f5ffd5b5061021361033e366004612a3c565b610d27565b34801561034e575f5ffd5b5061021361035d366004612aa9565b610e65565b34801561036d575f5ffd5b5061022861037c366004612a23565b610f9a565b34801561038c575f5ffd5b506002546103a0906001600160a01b031681565b6040516001600160a01b039091168152602001610232565b3480156103c3575f5ffd5b506103a07f000000000000000000000000000000000000000000000000000000000000000081565b3480156103f6575f5ffd5b50610213610405366004612a3c565b6110cf565b348015610415575f5ffd5b5061021361126d565b348015610429575f5ffd5b5061043d610438366004612aee565b6112f0565b6040516102329190612b39565b348015610455575f5ffd5b50610228610464366004612b73565b6113b1565b348015610474575f5ffd5b505f546103a0906001600160a01b031681565b348015610492575f5ffd5b506102136104a1366004612b9b565b6113fd565b3480156104b1575f5ffd5b50610228610e1081565b3480156104c6575f5ffd5b506104da6104d5366004612bb4565b6114b4565b60405165ffffffffffff199091168152602001610232565b3480156104fd575f5ffd5b5061021361050c366004612a3c565b6114cd565b34801561051c575f5ffd5b5061021361052b366004612bdf565b61167a565b34801561053b575f5ffd5b5061021361054a366004612a3c565b611794565b34801561055a575f5ffd5b506102c56103e881565b34801561056f575f5ffd5b506001546103a0906001600160a01b031681565b34801561058e575f5ffd5b5061021361059d366004612c02565b61193d565b3480156105ad575f5ffd5b506105b86276a70081565b60405163ffffffff9091168152602001610232565b3480156105d8575f5ffd5b506102136105e7366004612aa9565b611c36565b3480156105f7575f5ffd5b50610213610606366004612aa9565b611cef565b348015610616575f5ffd5b5061022862278d0081565b34801561062c575f5ffd5b5061021361063b366004612a23565b611dcc565b34801561064b575f5ffd5b5061021361065a366004612a23565b611e68565b34801561066a575f5ffd5b50610213610679366004612a3c565b611edf565b60ff5f5c16156106a15760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6106bb868686612060565b90506106cd6080860160608701612a23565b6001600160a01b0316336001600160a01b03161461070c57604051636ceeb9e560e01b8152600481018790523360248201526044015b60405180910390fd5b6107188682600361214b565b6127108361ffff1611156107455760405163139d387560e31b815261ffff84166004820152602401610703565b8460e0013582111561077e576040516306361d7560e21b81526004810187905260e0860135602482015260448101839052606401610703565b61078c8682878787876121ad565b505f60ff19815c16815d505050505050565b5f60ff815c16156107c25760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506107da33836113b1565b5f81815260036020526040902080549192509060301b65ffffffffffff19161561081a57604051630266f6bb60e31b815260048101839052602401610703565b885f0361083a5760405163162908e360e11b815260040160405180910390fd5b6001600160a01b0388166108615760405163d92e233d60e01b815260040160405180910390fd5b336001600160a01b038916036108955760405163d9a3fe4160e01b81526001600160a01b0389166004820152602401610703565b428767ffffffffffffffff16116108cb5760405163bc4bfd3b60e01b815267ffffffffffffffff88166004820152602401610703565b63ffffffff861615806108e657506276a70063ffffffff8716115b1561090c57604051636af80be760e01b815263ffffffff87166004820152602401610703565b886001600160a01b038b16610949578934146109445760405163de9b74a160e01b8152346004820152602481018b9052604401610703565b6109d0565b34156109705760405163de9b74a160e01b81523460048201525f6024820152604401610703565b5f6109856001600160a01b038d16338d6122a3565b9092509050806109ae578b308c6040516317e3057d60e31b815260040161070393929190612c38565b815f036109ce5760405163162908e360e11b815260040160405180910390fd5b505b60408051610120810182523381526001600160a01b038d81166020830152918101839052908a16606082015267ffffffffffffffff8916608082015263ffffffff881660a0820152600254600160a01b900461ffff1660c082015260e081018790526101008101869052610a4e83610a48835f612404565b5f612436565b8b6001600160a01b0316336001600160a01b0316857f90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d7284604051610a929190612cef565b60405180910390a4505f91505060ff19815c16815d5098975050505050505050565b5f60ff815c1615610ad85760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506002546001600160a01b03163314610b1357604051632756308960e11b8152336004820152602401610703565b6001600160a01b0382165f9081526005602052604090205460018111610b5d57604051635623329f60e11b81523360048201526001600160a01b0384166024820152604401610703565b610b68600182612d12565b6001600160a01b0384165f908152600560205260409020600190559150610b9d33835a6001600160a01b03871692919061249a565b610bc0578233836040516317e3057d60e31b815260040161070393929190612c38565b6040518281526001600160a01b0384169033907f5e110f8bc8a20b65dcc87f224bdf1cc039346e267118bae2739847f07321ffa89060200160405180910390a3505f60ff19815c16815d50919050565b60ff5f5c1615610c335760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c4d848484612060565b9050610c5c6020840184612a23565b6001600160a01b0316336001600160a01b031614158015610c865750336001600160a01b03831614155b15610cad57604051636fd4ff2b60e11b815260048101859052336024820152604401610703565b610cb98482600361214b565b80545f90610cd99062278d0090600160d81b900464ffffffffff16612d25565b9050804211610d055760405163206e51b960e21b81526004810186905260248101829052604401610703565b610d15858386866113885f6121ad565b505f905060ff19815c16815d50505050565b60ff5f5c1615610d4a5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610d64848484612060565b9050610d736020840184612a23565b6001600160a01b0316336001600160a01b031614610dad576040516304eda25760e01b815260048101859052336024820152604401610703565b610db98482600261214b565b8054610dcb90829060301b6004612436565b5f5f610ddb858660400135612563565b91509150836001600160a01b0316867f68b419c8044453db0501c9d78a7fd432b5902f3872b8671a4b4c752c2ea50d288484604051610e24929190918252602082015260400190565b60405180910390a3610e388686865f6125f2565b610e5284610e4c6040880160208901612a23565b846126c8565b505f91505060ff19815c16815d50505050565b60ff5f5c1615610e885760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610ea2858585612060565b9050336001600160a01b03841614610ed6576040516359eb6e2560e01b815260048101869052336024820152604401610703565b610ee28582600161214b565b610ef260a0850160808601612d38565b67ffffffffffffffff16421115610f405784610f1460a0860160808701612d38565b6040516337851a4160e11b8152600481019290925267ffffffffffffffff166024820152604401610703565b8054610f5290829060301b6002612436565b604051828152339086907f9e49fbe2bfbf6ee4bae3db5c62fc37e29ad989bc5a1cb327b50d9bdcbf4960fa9060200160405180910390a3505f60ff19815c16815d5050505050565b5f60ff815c1615610fbe5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f9081526004602090815260408083206001600160a01b03851684529091528120549081900361102257604051635623329f60e11b81523360048201526001600160a01b0383166024820152604401610703565b335f8181526004602090815260408083206001600160a01b038716845290915281205561105d90825a6001600160a01b03861692919061249a565b611080578133826040516317e3057d60e31b815260040161070393929190612c38565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b60ff5f5c16156110f25760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61110c84845f612060565b905061111b6020840184612a23565b6001600160a01b0316336001600160a01b031614611155576040516304eda25760e01b815260048101859052336024820152604401610703565b61116084825f61214b565b6001600160a01b0382166111875760405163d92e233d60e01b815260040160405180910390fd5b6111976080840160608501612a23565b6001600160a01b0316826001600160a01b0316036111d35760405163d9a3fe4160e01b81526001600160a01b0383166004820152602401610703565b6111e360a0840160808501612d38565b67ffffffffffffffff164211156112055783610f1460a0850160808601612d38565b6112288161122161121b36879003870187612d87565b85612404565b6001612436565b6040516001600160a01b0383169085907fd757cfa9adc65d701e332020d11ad4a4d8d10d46a8121d9b773583cbc0257e3a905f90a3505f60ff19815c16815d50505050565b6001546001600160a01b0316331461129a5760405163a09b9a4360e01b8152336004820152602401610703565b5f805460405133926001600160a01b03909216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b03199081163317909155600180549091169055565b60408051606080820183525f80835260208084018290528385018290528582526003815284822085519384019095528454603081901b65ffffffffffff191684529394919390830190600160d01b900460ff16600881111561135457611354612b05565b600881111561136557611365612b05565b81529054600160d81b900464ffffffffff16602090910152805190915065ffffffffffff19166113ab576040516347599d0960e01b815260048101849052602401610703565b92915050565b604080516001600160a01b03841660208201529081018290525f9060cc9060600160408051601f1981840301815291905280516020909101206113f6911c6001612d25565b9392505050565b5f546001600160a01b031633146114295760405163245aecd360e01b8152336004820152602401610703565b6103e861ffff8216111561145e57604051633c057d7b60e01b815261ffff821660048201526103e86024820152604401610703565b6002805461ffff60a01b1916600160a01b61ffff8416908102919091179091556040519081527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150565b5f6113f66114c736859003850185612d87565b83612404565b60ff5f5c16156114f05760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61150a848484612060565b90506115196020840184612a23565b6001600160a01b0316336001600160a01b031614611553576040516304eda25760e01b815260048101859052336024820152604401610703565b61155f8482600161214b565b60e08301351561158f576040516332a5e7f560e21b81526004810185905260e08401356024820152604401610703565b80545f906115ae90610e1090600160d81b900464ffffffffff16612d25565b90508042116115da57604051631aa0a7a160e01b81526004810186905260248101829052604401610703565b6115f26115ec36869003860186612d87565b5f612404565b82546001600160d81b03191660309190911c178255611613610e1042612d25565b825464ffffffffff91909116600160d81b026001600160d81b039091161782556040516001600160a01b0384169086907fde266962b8e9def9fbd9b9b6a7b25195ed6a84fe3f8490c691a30d6661b5f5a9905f90a3505f905060ff19815c16815d50505050565b60ff5f5c161561169d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6116b783835f612060565b90506116c66020830183612a23565b6001600160a01b0316336001600160a01b031614611700576040516304eda25760e01b815260048101849052336024820152604401610703565b61170b83825f61214b565b805461171d90829060301b6008612436565b827fa761582a460180d55522f9f5fdc076390a1f48a7a62a8afbd45c1bb797948edb836040013560405161175391815260200190565b60405180910390a261178561176b6020840184612a23565b61177b6040850160208601612a23565b84604001356126c8565b505f60ff19815c16815d505050565b60ff5f5c16156117b75760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6117d1848484612060565b90505f8154600160d01b900460ff1660088111156117f1576117f1612b05565b1415801561181c575060018154600160d01b900460ff16600881111561181957611819612b05565b14155b1561184a57805460405163a5d15e1f60e01b8152610703918691600160d01b90910460ff1690600401612e2a565b61185a60a0840160808501612d38565b67ffffffffffffffff1642116118a7578361187b60a0850160808601612d38565b60405163ec63058960e01b8152600481019290925267ffffffffffffffff166024820152604401610703565b80546118b990829060301b6007612436565b837fb7c1f9298a18c36af08bd57eabbfbeb04695f24d0438f67614741ec15fb5c4a984604001356040516118ef91815260200190565b60405180910390a26119038484845f6125f2565b61192d6119136020850185612a23565b6119236040860160208701612a23565b85604001356126c8565b505f60ff19815c16815d50505050565b60ff5f5c16156119605760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61197a84845f612060565b905061198784825f61214b565b8054600160d81b900464ffffffffff164210156119d057805460405163137ecff160e01b815260048101869052600160d81b90910464ffffffffff166024820152604401610703565b6119e060a0840160808501612d38565b67ffffffffffffffff16421115611a025783610f1460a0850160808601612d38565b611a126080840160608501612a23565b6001600160a01b03163303611a3c5760405163d9a3fe4160e01b8152336004820152602401610703565b611a5881611221611a5236879003870187612d87565b33612404565b604051828152339085907fbcb8b73e5a89971ee294cc3d2f51a084375b679f88047211b28c5344acb53df59060200160405180910390a360e08301351561192d57604051637d6280cf60e01b8152600481018590526024810183905233604482015260e084013560648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690637d6280cf906084015f604051808303815f87803b158015611b0f575f5ffd5b505af1925050508015611b20575060015b61192d573d808015611b4d576040519150601f19603f3d011682016040523d82523d5f602084013e611b52565b606091505b506322df051360e11b611b6482612e3e565b6001600160e01b03191603611c2e57604051631b53ced960e01b81526004810184905233602482015283907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690631b53ced990604401602060405180830381865afa158015611bde573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611c029190612e7c565b60405163e64dbc9160e01b81526004810192909252602482015260e08501356044820152606401610703565b805160208201fd5b60ff5f5c1615611c595760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611c73858585612060565b9050611c826020850185612a23565b6001600160a01b0316336001600160a01b031614611cbc576040516304eda25760e01b815260048101869052336024820152604401610703565b611cc88582600261214b565b611cd385828661277f565b611cde8582846127dd565b505f60ff19815c16815d5050505050565b60ff5f5c1615611d125760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611d2c858585612060565b9050611d3b6020850185612a23565b6001600160a01b0316336001600160a01b031614158015611d655750336001600160a01b03841614155b15611d8c57604051636fd4ff2b60e11b815260048101869052336024820152604401610703565b60018154600160d01b900460ff166008811115611dab57611dab612b05565b03611cbc576040516377eb489f60e11b815260048101869052602401610703565b5f546001600160a01b03163314611df85760405163245aecd360e01b8152336004820152602401610703565b6001600160a01b038116611e1f5760405163d92e233d60e01b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0383169081179091556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a250565b5f546001600160a01b03163314611e945760405163245aecd360e01b8152336004820152602401610703565b600180546001600160a01b0319166001600160a01b03831690811790915560405133907f38d16b8cac22d99fc7c124b9cd0de2d3fa1faef420bfe791d8c362d765e22700905f90a350565b60ff5f5c1615611f025760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611f1c848484612060565b9050336001600160a01b03831614611f50576040516359eb6e2560e01b815260048101859052336024820152604401610703565b611f5c8482600261214b565b5f611f6d60c0850160a08601612e93565b8254611f8d9163ffffffff1690600160d81b900464ffffffffff16612d25565b9050804211611fb957604051634ab4d0bd60e11b81526004810186905260248101829052604401610703565b8154611fcb90839060301b6005612436565b5f5f611fdb868760400135612563565b91509150846001600160a01b0316877ff86dbbaae73a38eba376327ec68def0678d91d952b4a18aa86d880f199632bd98484604051612024929190918252602082015260400190565b60405180910390a36120388787875f6125f2565b61204c85610e4c6040890160208a01612a23565b505f92505050805c60ff1916815d50505050565b5f838152600360205260409020805460301b65ffffffffffff19811661209c576040516347599d0960e01b815260048101869052602401610703565b6120b46120ae36869003860186612d87565b84612404565b65ffffffffffff19828116911614612143576001600160a01b0383161580156120f957505f8254600160d01b900460ff1660088111156120f6576120f6612b05565b14155b1561212757815460405163a5d15e1f60e01b8152610703918791600160d01b90910460ff1690600401612e2a565b604051637b1cb83b60e01b815260048101869052602401610703565b509392505050565b80600881111561215d5761215d612b05565b8254600160d01b900460ff16600881111561217a5761217a612b05565b146121a857815460405163a5d15e1f60e01b8152610703918591600160d01b90910460ff1690600401612e2a565b505050565b84546121bf90869060301b6006612436565b5f6127106121d561ffff85166040880135612eac565b6121df9190612ec3565b90505f6121f0826040880135612d12565b90505f5f6121fe8885612563565b6040805161ffff8a168152602081018490529081018690526060810182905291935091508a907f8a2910968251abe8daeb98c6a5f38d8fd8436a67a4665bc35d284525486c8a5a9060800160405180910390a261225d8a8989886125f2565b61227187610e4c60408b0160208c01612a23565b61229761228160208a018a612a23565b61229160408b0160208c01612a23565b856126c8565b50505050505050505050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156122eb573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061230f9190612e7c565b905061235a8686308760405160240161232a93929190612c38565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a612823565b61236a575f5f92509250506123fc565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156123ae573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906123d29190612e7c565b9050818110156123e9575f5f9350935050506123fc565b6123f38282612d12565b60019350935050505b935093915050565b5f8282604051602001612418929190612ee2565b60405160208183030381529060405280519060200120905092915050565b8254603083901c6001600160d01b0319821681178555829185916001600160d81b031990911617600160d01b83600881111561247457612474612b05565b02179055505081546001600160d81b0316600160d81b4264ffffffffff16021790915550565b5f6001600160a01b038516612506575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146124f5576040519150601f19603f3d011682016040523d82523d5f602084013e6124fa565b606091505b5090925061255b915050565b6040516001600160a01b03851660248201526044810184905261255890869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284612823565b90505b949350505050565b5f8061271061257860e0860160c08701612b9b565b6125869061ffff1685612eac565b6125909190612ec3565b905061259c8184612d12565b915080156125eb578060055f6125b86040880160208901612a23565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546125e59190612d25565b90915550505b9250929050565b60e0830135158061260a57506001600160a01b038216155b6126c2576001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016630e330b62858460e08701358561265260208a018a612a23565b6040516001600160e01b031960e088901b16815260048101959095526001600160a01b0393841660248601526044850192909252606484015216608482015260a4015f604051808303815f87803b1580156126ab575f5ffd5b505af11580156126bd573d5f5f3e3d5ffd5b505050505b50505050565b805f036126d457505050565b6126ec6001600160a01b0383168483620186a061249a565b6121a8576001600160a01b038084165f90815260046020908152604080832093861683529290529081208054839290612726908490612d25565b92505081905550816001600160a01b0316836001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d58360405161277291815260200190565b60405180910390a3505050565b5f61279060c0830160a08401612e93565b83546127b09163ffffffff1690600160d81b900464ffffffffff16612d25565b9050804211156126c257604051635e7dc15360e11b81526004810185905260248101829052604401610703565b81546127ef90839060301b6003612436565b604051818152339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf9190602001612772565b5f836001600160a01b03163b5f0361283c57505f6113f6565b5f5f856001600160a01b031684866040516128579190612f0a565b5f604051808303815f8787f1925050503d805f8114612891576040519150601f19603f3d011682016040523d82523d5f602084013e612896565b606091505b5091509150816128aa575f925050506113f6565b80515f036128bd576001925050506113f6565b60208151101580156128e25750808060200190518101906128de9190612e7c565b6001145b9695505050505050565b5f61012082840312156128fd575f5ffd5b50919050565b80356001600160a01b0381168114612919575f5ffd5b919050565b803561ffff81168114612919575f5ffd5b5f5f5f5f5f6101a08688031215612944575f5ffd5b8535945061295587602088016128ec565b93506129646101408701612903565b9250612973610160870161291e565b94979396509194610180013592915050565b803567ffffffffffffffff81168114612919575f5ffd5b803563ffffffff81168114612919575f5ffd5b5f5f5f5f5f5f5f5f610100898b0312156129c7575f5ffd5b6129d089612903565b9750602089013596506129e560408a01612903565b95506129f360608a01612985565b9450612a0160808a0161299c565b979a969950949793969560a0850135955060c08501359460e001359350915050565b5f60208284031215612a33575f5ffd5b6113f682612903565b5f5f5f6101608486031215612a4f575f5ffd5b83359250612a6085602086016128ec565b9150612a6f6101408501612903565b90509250925092565b5f5f60408385031215612a89575f5ffd5b612a9283612903565b9150612aa060208401612903565b90509250929050565b5f5f5f5f6101808587031215612abd575f5ffd5b84359350612ace86602087016128ec565b9250612add6101408601612903565b939692955092936101600135925050565b5f60208284031215612afe575f5ffd5b5035919050565b634e487b7160e01b5f52602160045260245ffd5b60098110612b3557634e487b7160e01b5f52602160045260245ffd5b9052565b815165ffffffffffff191681526020808301516060830191612b5d90840182612b19565b5060409283015164ffffffffff16919092015290565b5f5f60408385031215612b84575f5ffd5b612b8d83612903565b946020939093013593505050565b5f60208284031215612bab575f5ffd5b6113f68261291e565b5f5f6101408385031215612bc6575f5ffd5b612bd084846128ec565b9150612aa06101208401612903565b5f5f6101408385031215612bf1575f5ffd5b82359150612aa084602085016128ec565b5f5f5f6101608486031215612c15575f5ffd5b83359250612c2685602086016128ec565b92959294505050610140919091013590565b6001600160a01b039384168152919092166020820152604081019190915260600190565b80516001600160a01b0390811683526020808301518216908401526040808301519084015260608083015191821690840152506080810151612caa608084018267ffffffffffffffff169052565b5060a0810151612cc260a084018263ffffffff169052565b5060c0810151612cd860c084018261ffff169052565b5060e0818101519083015261010090810151910152565b61012081016113ab8284612c5c565b634e487b7160e01b5f52601160045260245ffd5b818103818111156113ab576113ab612cfe565b808201808211156113ab576113ab612cfe565b5f60208284031215612d48575f5ffd5b6113f682612985565b604051610120810167ffffffffffffffff81118282101715612d8157634e487b7160e01b5f52604160045260245ffd5b60405290565b5f610120828403128015612d99575f5ffd5b50612da2612d51565b612dab83612903565b8152612db960208401612903565b602082015260408381013590820152612dd460608401612903565b6060820152612de560808401612985565b6080820152612df660a0840161299c565b60a0820152612e0760c0840161291e565b60c082015260e08381013590820152610100928301359281019290925250919050565b828152604081016113f66020830184612b19565b805160208201516001600160e01b0319811691906004821015612e75576001600160e01b0319600483900360031b81901b82161692505b5050919050565b5f60208284031215612e8c575f5ffd5b5051919050565b5f60208284031215612ea3575f5ffd5b6113f68261299c565b80820281158282048414176113ab576113ab612cfe565b5f82612edd57634e487b7160e01b5f52601260045260245ffd5b500490565b6101408101612ef18285612c5c565b6001600160a01b03929092166101209190910152919050565b5f82518060208501845e5f92019182525091905056610100604052348015610010575f5ffd5b50604051611dc1380380611dc183398101604081905261002f91610055565b6001600160a01b039092166080526001600160401b031660a05260c0523360e0526100ab565b5f5f5f60608486031215610067575f5ffd5b83516001600160a01b038116811461007d575f5ffd5b60208501519093506001600160401b0381168114610099575f5ffd5b80925050604084015190509250925092565b60805160a05160c05160e051611c9661012b5f395f81816103fc01528181610448015261094f01525f6101b801525f81816101eb01526114da01525f8181610237015281816106d501528181610bda01528181610c6901528181610c9c01528181610f6301528181610f91015281816112bc01526112ea0152611c965ff3fe60806040526004361061011b575f3560e01c80638de2afa21161009d578063c36f387411610062578063c36f387414610381578063c8e48c1014610395578063d5d44d80146103c0578063d7b96d4e146103eb578063f7317e2e1461041e575f5ffd5b80638de2afa2146102c25780638e19899e146102ee578063a55986831461030d578063b1cd42201461032c578063b75c7dc614610362575f5ffd5b806351127fca116100e357806351127fca146101da57806351ed6a3014610226578063771c918e146102715780637d6280cf146102905780638caa5230146102af575f5ffd5b80630e330b621461011f5780631b53ced9146101405780632b68f2a514610172578063333b6fb314610188578063375b3c0a146101a7575b5f5ffd5b34801561012a575f5ffd5b5061013e6101393660046118e7565b61043d565b005b34801561014b575f5ffd5b5061015f61015a366004611933565b610783565b6040519081526020015b60405180910390f35b34801561017d575f5ffd5b5061015f620186a081565b348015610193575f5ffd5b5061013e6101a23660046119a2565b610805565b3480156101b2575f5ffd5b5061015f7f000000000000000000000000000000000000000000000000000000000000000081565b3480156101e5575f5ffd5b5061020d7f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff9091168152602001610169565b348015610231575f5ffd5b506102597f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610169565b34801561027c575f5ffd5b5061015f61028b366004611933565b6108e8565b34801561029b575f5ffd5b5061013e6102aa3660046119ea565b610944565b61013e6102bd366004611a24565b610b7a565b3480156102cd575f5ffd5b506102e16102dc366004611933565b610da8565b6040516101699190611a78565b3480156102f9575f5ffd5b5061015f610308366004611add565b610e89565b348015610318575f5ffd5b5061013e610327366004611af4565b611015565b348015610337575f5ffd5b5061015f610346366004611933565b600160209081525f928352604080842090915290825290205481565b34801561036d575f5ffd5b5061013e61037c366004611add565b6111e3565b34801561038c575f5ffd5b5061015f61123a565b3480156103a0575f5ffd5b5061015f6103af366004611add565b60026020525f908152604090205481565b3480156103cb575f5ffd5b5061015f6103da366004611b43565b60036020525f908152604090205481565b3480156103f6575f5ffd5b506102597f000000000000000000000000000000000000000000000000000000000000000081565b348015610429575f5ffd5b5061013e610438366004611a24565b611369565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461048d57604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c16156104b05760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f85815260026020526040812054908190036104fc5782156104f657604051631f386f3360e11b815260048101879052602401610484565b50610772565b8383111561052757604051635ba3464560e01b81526004810185905260248101849052604401610484565b821580159061053d57506001600160a01b038216155b1561055b5760405163d92e233d60e01b815260040160405180910390fd5b5f8681526002602090815260408083208390558383528282528083206001600160a01b038916845290915290206001810180548691906009906105af908490600160481b90046001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555086866001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a248860405161061091815260200190565b60405180910390a4835f03610626575050610772565b8054849082905f906106429084906001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550856001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8886868b5f1b6040516106c0939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a36107006001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168486620186a061156e565b61076f576001600160a01b0383165f908152600360205260408120805486929061072b908490611b8f565b90915550506040518481526001600160a01b038416907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d505050505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156107c3576107c3611a44565b146107ce575f6107f2565b600181015481546107f2916001600160801b03600160481b90910481169116611b70565b6001600160801b03169150505b92915050565b5f83900361082657604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561085d5761085d611a44565b1461088f5760018101546040516352d944bb60e11b81526104849186913391600160401b900460ff1690600401611ba2565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa906108da9087908790611bc5565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561092857610928611a44565b14610933575f6107f2565b546001600160801b03169392505050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461098f57604051637cc23b9160e01b8152336004820152602401610484565b5f8390036109b057604051632162d8bd60e11b815260040160405180910390fd5b5f84815260026020526040902054156109df5760405163146df44760e21b815260048101859052602401610484565b5f838152602081815260408083206001600160a01b03861684529091529020600180820154600160401b900460ff166003811115610a1f57610a1f611a44565b14610a515760018101546040516352d944bb60e11b81526104849186918691600160401b900460ff1690600401611ba2565b600181015481545f91610a77916001600160801b03600160481b90920482169116611b70565b6001600160801b03169050825f03610aa25760405163162908e360e11b815260040160405180910390fd5b80831115610acd576040516322df051360e11b81526004810182905260248101849052604401610484565b828260010160098282829054906101000a90046001600160801b0316610af39190611bf3565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508460025f8881526020019081526020015f208190555085846001600160a01b0316867fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb86604051610b6a91815260200190565b60405180910390a4505050505050565b60ff5f5c1615610b9d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610bb583611637565b9050815f03610bd75760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610c3457823414610c2f5760405163de9b74a160e01b815234600482015260248101849052604401610484565b610cfb565b3415610c5b5760405163de9b74a160e01b81523460048201525f6024820152604401610484565b5f610c906001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001633866116a5565b909250905080610cd9577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161048493929190611c12565b815f03610cf95760405163162908e360e11b815260040160405180910390fd5b505b81545f90610d139083906001600160801b0316611b8f565b90506001600160801b03811115610d40576040516304041d9560e11b815260048101829052602401610484565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610e5257610e52611a44565b6003811115610e6357610e63611a44565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610ead5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610f0557604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610f4657600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610484565b80546001600160801b03168155610f8b33835a6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001692919061156e565b610fce577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161048493929190611c12565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f61101f85611637565b6001810154909150600160481b90046001600160801b03161561107957600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610484565b5f848152602081815260408083203384529091528120908590036110b057604051632162d8bd60e11b815260040160405180910390fd5b858514806110dd57505f6001820154600160401b900460ff1660038111156110da576110da611a44565b14155b156110fe57604051636d90f37160e01b815260048101869052602401610484565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610b6a9089908990611bc5565b5f6111ed82611637565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c161561125e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361129d57604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556112e490825a6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001692919061156e565b611327577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161048493929190611c12565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff1660038111156113a0576113a0611a44565b036113d25760018101546040516352d944bb60e11b81526104849185913391600160401b900460ff1690600401611ba2565b815f036113f25760405163162908e360e11b815260040160405180910390fd5b600181015481545f91611418916001600160801b03600160481b90920482169116611b70565b6001600160801b031690508083111561144e576040516322df051360e11b81526004810182905260248101849052604401610484565b8154839083905f9061146a9084906001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b03166114b39190611bf3565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426115049190611c36565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b0385166115da575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146115c9576040519150601f19603f3d011682016040523d82523d5f602084013e6115ce565b606091505b5090925061162f915050565b6040516001600160a01b03851660248201526044810184905261162c90869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284611806565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561166e5761166e611a44565b146116a05760018101546040516352d944bb60e11b81526104849184913391600160401b900460ff1690600401611ba2565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156116ed573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117119190611c56565b905061175c8686308760405160240161172c93929190611c12565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a611806565b61176c575f5f92509250506117fe565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156117b0573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117d49190611c56565b9050818110156117eb575f5f9350935050506117fe565b6117f58282611c6d565b60019350935050505b935093915050565b5f836001600160a01b03163b5f0361181f57505f6118ca565b5f5f856001600160a01b0316848660405161183a9190611c80565b5f604051808303815f8787f1925050503d805f8114611874576040519150601f19603f3d011682016040523d82523d5f602084013e611879565b606091505b50915091508161188d575f925050506118ca565b80515f036118a0576001925050506118ca565b60208151101580156118c55750808060200190518101906118c19190611c56565b6001145b925050505b9392505050565b80356001600160a01b03811681146116a0575f5ffd5b5f5f5f5f5f60a086880312156118fb575f5ffd5b8535945061190b602087016118d1565b93506040860135925060608601359150611927608087016118d1565b90509295509295909350565b5f5f60408385031215611944575f5ffd5b82359150611954602084016118d1565b90509250929050565b5f5f83601f84011261196d575f5ffd5b50813567ffffffffffffffff811115611984575f5ffd5b60208301915083602082850101111561199b575f5ffd5b9250929050565b5f5f5f604084860312156119b4575f5ffd5b83359250602084013567ffffffffffffffff8111156119d1575f5ffd5b6119dd8682870161195d565b9497909650939450505050565b5f5f5f5f608085870312156119fd575f5ffd5b8435935060208501359250611a14604086016118d1565b9396929550929360600135925050565b5f5f60408385031215611a35575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611a7457634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611ac56060840182611a58565b506080928301516001600160801b0316919092015290565b5f60208284031215611aed575f5ffd5b5035919050565b5f5f5f5f60608587031215611b07575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611b2b575f5ffd5b611b378782880161195d565b95989497509550505050565b5f60208284031215611b53575f5ffd5b6118ca826118d1565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b0382811682821603908111156107ff576107ff611b5c565b808201808211156107ff576107ff611b5c565b8381526001600160a01b03831660208201526060810161162f6040830184611a58565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b0381811683821601908111156107ff576107ff611b5c565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff81811683821601908111156107ff576107ff611b5c565b5f60208284031215611c66575f5ffd5b5051919050565b818103818111156107ff576107ff611b5c565b5f82518060208501845e5f92019182525091905056",
+	Bin: "0x60a060405234801561000f575f5ffd5b506040516150b13803806150b183398101604081905261002e91610209565b5f80546001600160a01b0319166001600160a01b03891690811782556040518992907f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a3506001600160a01b038716158061009357506001600160a01b038616155b156100b15760405163d92e233d60e01b815260040160405180910390fd5b6103e861ffff861611156100ea57604051633c057d7b60e01b815261ffff861660048201526103e8602482015260440160405180910390fd5b838383836040516100fa906101e1565b6001600160a01b0394851681526001600160401b0390931660208401526040830191909152919091166060820152608001604051809103905ff080158015610144573d5f5f3e3d5ffd5b506001600160a01b03908116608052600280549188166001600160b01b03199092168217600160a01b61ffff8916021790556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a260405161ffff861681527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a15050505050505061029a565b611eca806131e783390190565b80516001600160a01b0381168114610204575f5ffd5b919050565b5f5f5f5f5f5f5f60e0888a03121561021f575f5ffd5b610228886101ee565b9650610236602089016101ee565b9550604088015161ffff8116811461024c575f5ffd5b945061025a606089016101ee565b60808901519094506001600160401b0381168114610276575f5ffd5b60a0890151909350915061028c60c089016101ee565b905092959891949750929550565b608051612f206102c75f395f81816103c901528181611ac601528181611b9101526126180152612f205ff3fe6080604052600436106101f0575f3560e01c80638da5cb5b11610108578063e30c39781161009d578063ee1db3b01161006d578063ee1db3b0146105ec578063eeacb6b01461060b578063f0f4426014610621578063f2fde38b14610640578063f84b3ce71461065f575f5ffd5b8063e30c397814610564578063e33dc1a614610583578063e3fa0995146105a2578063e77c901d146105cd575f5ffd5b8063c35b550a116100d8578063c35b550a146104f2578063c6d9a28414610511578063c9ebed0d14610530578063d55be8c61461054f575f5ffd5b80638da5cb5b146104695780638e005553146104875780639f34fc80146104a6578063aeea0acf146104bb575f5ffd5b806331d95be311610189578063683048351161015957806368304835146103b85780636c940b31146103eb57806379ba50971461040a5780637d21bd561461041e5780638415ca081461044a575f5ffd5b806331d95be3146103245780633794487c1461034357806351cff8d91461036257806361d027b314610381575f5ffd5b806316f3d0c5116101c457806316f3d0c51461028557806324a9d853146102a457806328079e4a146102d85780632b68f2a51461030e575f5ffd5b806235facb146101f4578063064b37c71461021557806313083c341461023b578063164e68de14610266575b5f5ffd5b3480156101ff575f5ffd5b5061021361020e36600461292f565b61067e565b005b6102286102233660046129af565b61079e565b6040519081526020015b60405180910390f35b348015610246575f5ffd5b50610228610255366004612a23565b60056020525f908152604090205481565b348015610271575f5ffd5b50610228610280366004612a23565b610ab4565b348015610290575f5ffd5b5061021361029f366004612a3c565b610c10565b3480156102af575f5ffd5b506002546102c590600160a01b900461ffff1681565b60405161ffff9091168152602001610232565b3480156102e3575f5ffd5b506102286102f2366004612a78565b600460209081525f928352604080842090915290825290205481565b348015610319575f5ffd5b50610228620186a081565b34801561032f575f5ffd5b5061021361033e366004612a3c565b610d27565b34801561034e575f5ffd5b5061021361035d366004612aa9565b610e65565b34801561036d575f5ffd5b5061022861037c366004612a23565b610f9a565b34801561038c575f5ffd5b506002546103a0906001600160a01b031681565b6040516001600160a01b039091168152602001610232565b3480156103c3575f5ffd5b506103a07f000000000000000000000000000000000000000000000000000000000000000081565b3480156103f6575f5ffd5b50610213610405366004612a3c565b6110cf565b348015610415575f5ffd5b5061021361126d565b348015610429575f5ffd5b5061043d610438366004612aee565b6112f0565b6040516102329190612b39565b348015610455575f5ffd5b50610228610464366004612b73565b6113b1565b348015610474575f5ffd5b505f546103a0906001600160a01b031681565b348015610492575f5ffd5b506102136104a1366004612b9b565b6113fd565b3480156104b1575f5ffd5b50610228610e1081565b3480156104c6575f5ffd5b506104da6104d5366004612bb4565b6114b4565b60405165ffffffffffff199091168152602001610232565b3480156104fd575f5ffd5b5061021361050c366004612a3c565b6114cd565b34801561051c575f5ffd5b5061021361052b366004612bdf565b61167a565b34801561053b575f5ffd5b5061021361054a366004612a3c565b611794565b34801561055a575f5ffd5b506102c56103e881565b34801561056f575f5ffd5b506001546103a0906001600160a01b031681565b34801561058e575f5ffd5b5061021361059d366004612c02565b61193d565b3480156105ad575f5ffd5b506105b86276a70081565b60405163ffffffff9091168152602001610232565b3480156105d8575f5ffd5b506102136105e7366004612aa9565b611c36565b3480156105f7575f5ffd5b50610213610606366004612aa9565b611cef565b348015610616575f5ffd5b5061022862278d0081565b34801561062c575f5ffd5b5061021361063b366004612a23565b611dcc565b34801561064b575f5ffd5b5061021361065a366004612a23565b611e68565b34801561066a575f5ffd5b50610213610679366004612a3c565b611edf565b60ff5f5c16156106a15760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6106bb868686612060565b90506106cd6080860160608701612a23565b6001600160a01b0316336001600160a01b03161461070c57604051636ceeb9e560e01b8152600481018790523360248201526044015b60405180910390fd5b6107188682600361214b565b6127108361ffff1611156107455760405163139d387560e31b815261ffff84166004820152602401610703565b8460e0013582111561077e576040516306361d7560e21b81526004810187905260e0860135602482015260448101839052606401610703565b61078c8682878787876121ad565b505f60ff19815c16815d505050505050565b5f60ff815c16156107c25760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506107da33836113b1565b5f81815260036020526040902080549192509060301b65ffffffffffff19161561081a57604051630266f6bb60e31b815260048101839052602401610703565b885f0361083a5760405163162908e360e11b815260040160405180910390fd5b6001600160a01b0388166108615760405163d92e233d60e01b815260040160405180910390fd5b336001600160a01b038916036108955760405163d9a3fe4160e01b81526001600160a01b0389166004820152602401610703565b428767ffffffffffffffff16116108cb5760405163bc4bfd3b60e01b815267ffffffffffffffff88166004820152602401610703565b63ffffffff861615806108e657506276a70063ffffffff8716115b1561090c57604051636af80be760e01b815263ffffffff87166004820152602401610703565b886001600160a01b038b16610949578934146109445760405163de9b74a160e01b8152346004820152602481018b9052604401610703565b6109d0565b34156109705760405163de9b74a160e01b81523460048201525f6024820152604401610703565b5f6109856001600160a01b038d16338d6122a3565b9092509050806109ae578b308c6040516317e3057d60e31b815260040161070393929190612c38565b815f036109ce5760405163162908e360e11b815260040160405180910390fd5b505b60408051610120810182523381526001600160a01b038d81166020830152918101839052908a16606082015267ffffffffffffffff8916608082015263ffffffff881660a0820152600254600160a01b900461ffff1660c082015260e081018790526101008101869052610a4e83610a48835f612404565b5f612436565b8b6001600160a01b0316336001600160a01b0316857f90e89c47f6940dc5d339ad7b71c96ce09d868d3a1828db5e580ecad9293d1d7284604051610a929190612cef565b60405180910390a4505f91505060ff19815c16815d5098975050505050505050565b5f60ff815c1615610ad85760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506002546001600160a01b03163314610b1357604051632756308960e11b8152336004820152602401610703565b6001600160a01b0382165f9081526005602052604090205460018111610b5d57604051635623329f60e11b81523360048201526001600160a01b0384166024820152604401610703565b610b68600182612d12565b6001600160a01b0384165f908152600560205260409020600190559150610b9d33835a6001600160a01b03871692919061249a565b610bc0578233836040516317e3057d60e31b815260040161070393929190612c38565b6040518281526001600160a01b0384169033907f5e110f8bc8a20b65dcc87f224bdf1cc039346e267118bae2739847f07321ffa89060200160405180910390a3505f60ff19815c16815d50919050565b60ff5f5c1615610c335760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c4d848484612060565b9050610c5c6020840184612a23565b6001600160a01b0316336001600160a01b031614158015610c865750336001600160a01b03831614155b15610cad57604051636fd4ff2b60e11b815260048101859052336024820152604401610703565b610cb98482600361214b565b80545f90610cd99062278d0090600160d81b900464ffffffffff16612d25565b9050804211610d055760405163206e51b960e21b81526004810186905260248101829052604401610703565b610d15858386866113885f6121ad565b505f905060ff19815c16815d50505050565b60ff5f5c1615610d4a5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610d64848484612060565b9050610d736020840184612a23565b6001600160a01b0316336001600160a01b031614610dad576040516304eda25760e01b815260048101859052336024820152604401610703565b610db98482600261214b565b8054610dcb90829060301b6004612436565b5f5f610ddb858660400135612563565b91509150836001600160a01b0316867f68b419c8044453db0501c9d78a7fd432b5902f3872b8671a4b4c752c2ea50d288484604051610e24929190918252602082015260400190565b60405180910390a3610e388686865f6125f2565b610e5284610e4c6040880160208901612a23565b846126c8565b505f91505060ff19815c16815d50505050565b60ff5f5c1615610e885760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610ea2858585612060565b9050336001600160a01b03841614610ed6576040516359eb6e2560e01b815260048101869052336024820152604401610703565b610ee28582600161214b565b610ef260a0850160808601612d38565b67ffffffffffffffff16421115610f405784610f1460a0860160808701612d38565b6040516337851a4160e11b8152600481019290925267ffffffffffffffff166024820152604401610703565b8054610f5290829060301b6002612436565b604051828152339086907f9e49fbe2bfbf6ee4bae3db5c62fc37e29ad989bc5a1cb327b50d9bdcbf4960fa9060200160405180910390a3505f60ff19815c16815d5050505050565b5f60ff815c1615610fbe5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f9081526004602090815260408083206001600160a01b03851684529091528120549081900361102257604051635623329f60e11b81523360048201526001600160a01b0383166024820152604401610703565b335f8181526004602090815260408083206001600160a01b038716845290915281205561105d90825a6001600160a01b03861692919061249a565b611080578133826040516317e3057d60e31b815260040161070393929190612c38565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b60ff5f5c16156110f25760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61110c84845f612060565b905061111b6020840184612a23565b6001600160a01b0316336001600160a01b031614611155576040516304eda25760e01b815260048101859052336024820152604401610703565b61116084825f61214b565b6001600160a01b0382166111875760405163d92e233d60e01b815260040160405180910390fd5b6111976080840160608501612a23565b6001600160a01b0316826001600160a01b0316036111d35760405163d9a3fe4160e01b81526001600160a01b0383166004820152602401610703565b6111e360a0840160808501612d38565b67ffffffffffffffff164211156112055783610f1460a0850160808601612d38565b6112288161122161121b36879003870187612d87565b85612404565b6001612436565b6040516001600160a01b0383169085907fd757cfa9adc65d701e332020d11ad4a4d8d10d46a8121d9b773583cbc0257e3a905f90a3505f60ff19815c16815d50505050565b6001546001600160a01b0316331461129a5760405163a09b9a4360e01b8152336004820152602401610703565b5f805460405133926001600160a01b03909216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b03199081163317909155600180549091169055565b60408051606080820183525f80835260208084018290528385018290528582526003815284822085519384019095528454603081901b65ffffffffffff191684529394919390830190600160d01b900460ff16600881111561135457611354612b05565b600881111561136557611365612b05565b81529054600160d81b900464ffffffffff16602090910152805190915065ffffffffffff19166113ab576040516347599d0960e01b815260048101849052602401610703565b92915050565b604080516001600160a01b03841660208201529081018290525f9060cc9060600160408051601f1981840301815291905280516020909101206113f6911c6001612d25565b9392505050565b5f546001600160a01b031633146114295760405163245aecd360e01b8152336004820152602401610703565b6103e861ffff8216111561145e57604051633c057d7b60e01b815261ffff821660048201526103e86024820152604401610703565b6002805461ffff60a01b1916600160a01b61ffff8416908102919091179091556040519081527f931a978d852c1b6fa9dd97300fd89c773ff625b91f697b0911e943ba15f9e2439060200160405180910390a150565b5f6113f66114c736859003850185612d87565b83612404565b60ff5f5c16156114f05760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61150a848484612060565b90506115196020840184612a23565b6001600160a01b0316336001600160a01b031614611553576040516304eda25760e01b815260048101859052336024820152604401610703565b61155f8482600161214b565b60e08301351561158f576040516332a5e7f560e21b81526004810185905260e08401356024820152604401610703565b80545f906115ae90610e1090600160d81b900464ffffffffff16612d25565b90508042116115da57604051631aa0a7a160e01b81526004810186905260248101829052604401610703565b6115f26115ec36869003860186612d87565b5f612404565b82546001600160d81b03191660309190911c178255611613610e1042612d25565b825464ffffffffff91909116600160d81b026001600160d81b039091161782556040516001600160a01b0384169086907fde266962b8e9def9fbd9b9b6a7b25195ed6a84fe3f8490c691a30d6661b5f5a9905f90a3505f905060ff19815c16815d50505050565b60ff5f5c161561169d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6116b783835f612060565b90506116c66020830183612a23565b6001600160a01b0316336001600160a01b031614611700576040516304eda25760e01b815260048101849052336024820152604401610703565b61170b83825f61214b565b805461171d90829060301b6008612436565b827fa761582a460180d55522f9f5fdc076390a1f48a7a62a8afbd45c1bb797948edb836040013560405161175391815260200190565b60405180910390a261178561176b6020840184612a23565b61177b6040850160208601612a23565b84604001356126c8565b505f60ff19815c16815d505050565b60ff5f5c16156117b75760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6117d1848484612060565b90505f8154600160d01b900460ff1660088111156117f1576117f1612b05565b1415801561181c575060018154600160d01b900460ff16600881111561181957611819612b05565b14155b1561184a57805460405163a5d15e1f60e01b8152610703918691600160d01b90910460ff1690600401612e2a565b61185a60a0840160808501612d38565b67ffffffffffffffff1642116118a7578361187b60a0850160808601612d38565b60405163ec63058960e01b8152600481019290925267ffffffffffffffff166024820152604401610703565b80546118b990829060301b6007612436565b837fb7c1f9298a18c36af08bd57eabbfbeb04695f24d0438f67614741ec15fb5c4a984604001356040516118ef91815260200190565b60405180910390a26119038484845f6125f2565b61192d6119136020850185612a23565b6119236040860160208701612a23565b85604001356126c8565b505f60ff19815c16815d50505050565b60ff5f5c16156119605760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61197a84845f612060565b905061198784825f61214b565b8054600160d81b900464ffffffffff164210156119d057805460405163137ecff160e01b815260048101869052600160d81b90910464ffffffffff166024820152604401610703565b6119e060a0840160808501612d38565b67ffffffffffffffff16421115611a025783610f1460a0850160808601612d38565b611a126080840160608501612a23565b6001600160a01b03163303611a3c5760405163d9a3fe4160e01b8152336004820152602401610703565b611a5881611221611a5236879003870187612d87565b33612404565b604051828152339085907fbcb8b73e5a89971ee294cc3d2f51a084375b679f88047211b28c5344acb53df59060200160405180910390a360e08301351561192d57604051637d6280cf60e01b8152600481018590526024810183905233604482015260e084013560648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690637d6280cf906084015f604051808303815f87803b158015611b0f575f5ffd5b505af1925050508015611b20575060015b61192d573d808015611b4d576040519150601f19603f3d011682016040523d82523d5f602084013e611b52565b606091505b506322df051360e11b611b6482612e3e565b6001600160e01b03191603611c2e57604051631b53ced960e01b81526004810184905233602482015283907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690631b53ced990604401602060405180830381865afa158015611bde573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190611c029190612e7c565b60405163e64dbc9160e01b81526004810192909252602482015260e08501356044820152606401610703565b805160208201fd5b60ff5f5c1615611c595760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611c73858585612060565b9050611c826020850185612a23565b6001600160a01b0316336001600160a01b031614611cbc576040516304eda25760e01b815260048101869052336024820152604401610703565b611cc88582600261214b565b611cd385828661277f565b611cde8582846127dd565b505f60ff19815c16815d5050505050565b60ff5f5c1615611d125760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611d2c858585612060565b9050611d3b6020850185612a23565b6001600160a01b0316336001600160a01b031614158015611d655750336001600160a01b03841614155b15611d8c57604051636fd4ff2b60e11b815260048101869052336024820152604401610703565b60018154600160d01b900460ff166008811115611dab57611dab612b05565b03611cbc576040516377eb489f60e11b815260048101869052602401610703565b5f546001600160a01b03163314611df85760405163245aecd360e01b8152336004820152602401610703565b6001600160a01b038116611e1f5760405163d92e233d60e01b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0383169081179091556040517fc714d22a2f08b695f81e7c707058db484aa5b4d6b4c9fd64beb10fe85832f608905f90a250565b5f546001600160a01b03163314611e945760405163245aecd360e01b8152336004820152602401610703565b600180546001600160a01b0319166001600160a01b03831690811790915560405133907f38d16b8cac22d99fc7c124b9cd0de2d3fa1faef420bfe791d8c362d765e22700905f90a350565b60ff5f5c1615611f025760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611f1c848484612060565b9050336001600160a01b03831614611f50576040516359eb6e2560e01b815260048101859052336024820152604401610703565b611f5c8482600261214b565b5f611f6d60c0850160a08601612e93565b8254611f8d9163ffffffff1690600160d81b900464ffffffffff16612d25565b9050804211611fb957604051634ab4d0bd60e11b81526004810186905260248101829052604401610703565b8154611fcb90839060301b6005612436565b5f5f611fdb868760400135612563565b91509150846001600160a01b0316877ff86dbbaae73a38eba376327ec68def0678d91d952b4a18aa86d880f199632bd98484604051612024929190918252602082015260400190565b60405180910390a36120388787875f6125f2565b61204c85610e4c6040890160208a01612a23565b505f92505050805c60ff1916815d50505050565b5f838152600360205260409020805460301b65ffffffffffff19811661209c576040516347599d0960e01b815260048101869052602401610703565b6120b46120ae36869003860186612d87565b84612404565b65ffffffffffff19828116911614612143576001600160a01b0383161580156120f957505f8254600160d01b900460ff1660088111156120f6576120f6612b05565b14155b1561212757815460405163a5d15e1f60e01b8152610703918791600160d01b90910460ff1690600401612e2a565b604051637b1cb83b60e01b815260048101869052602401610703565b509392505050565b80600881111561215d5761215d612b05565b8254600160d01b900460ff16600881111561217a5761217a612b05565b146121a857815460405163a5d15e1f60e01b8152610703918591600160d01b90910460ff1690600401612e2a565b505050565b84546121bf90869060301b6006612436565b5f6127106121d561ffff85166040880135612eac565b6121df9190612ec3565b90505f6121f0826040880135612d12565b90505f5f6121fe8885612563565b6040805161ffff8a168152602081018490529081018690526060810182905291935091508a907f8a2910968251abe8daeb98c6a5f38d8fd8436a67a4665bc35d284525486c8a5a9060800160405180910390a261225d8a8989886125f2565b61227187610e4c60408b0160208c01612a23565b61229761228160208a018a612a23565b61229160408b0160208c01612a23565b856126c8565b50505050505050505050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156122eb573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061230f9190612e7c565b905061235a8686308760405160240161232a93929190612c38565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a612823565b61236a575f5f92509250506123fc565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156123ae573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906123d29190612e7c565b9050818110156123e9575f5f9350935050506123fc565b6123f38282612d12565b60019350935050505b935093915050565b5f8282604051602001612418929190612ee2565b60405160208183030381529060405280519060200120905092915050565b8254603083901c6001600160d01b0319821681178555829185916001600160d81b031990911617600160d01b83600881111561247457612474612b05565b02179055505081546001600160d81b0316600160d81b4264ffffffffff16021790915550565b5f6001600160a01b038516612506575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146124f5576040519150601f19603f3d011682016040523d82523d5f602084013e6124fa565b606091505b5090925061255b915050565b6040516001600160a01b03851660248201526044810184905261255890869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284612823565b90505b949350505050565b5f8061271061257860e0860160c08701612b9b565b6125869061ffff1685612eac565b6125909190612ec3565b905061259c8184612d12565b915080156125eb578060055f6125b86040880160208901612a23565b6001600160a01b03166001600160a01b031681526020019081526020015f205f8282546125e59190612d25565b90915550505b9250929050565b60e0830135158061260a57506001600160a01b038216155b6126c2576001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016630e330b62858460e08701358561265260208a018a612a23565b6040516001600160e01b031960e088901b16815260048101959095526001600160a01b0393841660248601526044850192909252606484015216608482015260a4015f604051808303815f87803b1580156126ab575f5ffd5b505af11580156126bd573d5f5f3e3d5ffd5b505050505b50505050565b805f036126d457505050565b6126ec6001600160a01b0383168483620186a061249a565b6121a8576001600160a01b038084165f90815260046020908152604080832093861683529290529081208054839290612726908490612d25565b92505081905550816001600160a01b0316836001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d58360405161277291815260200190565b60405180910390a3505050565b5f61279060c0830160a08401612e93565b83546127b09163ffffffff1690600160d81b900464ffffffffff16612d25565b9050804211156126c257604051635e7dc15360e11b81526004810185905260248101829052604401610703565b81546127ef90839060301b6003612436565b604051818152339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf9190602001612772565b5f836001600160a01b03163b5f0361283c57505f6113f6565b5f5f856001600160a01b031684866040516128579190612f0a565b5f604051808303815f8787f1925050503d805f8114612891576040519150601f19603f3d011682016040523d82523d5f602084013e612896565b606091505b5091509150816128aa575f925050506113f6565b80515f036128bd576001925050506113f6565b60208151101580156128e25750808060200190518101906128de9190612e7c565b6001145b9695505050505050565b5f61012082840312156128fd575f5ffd5b50919050565b80356001600160a01b0381168114612919575f5ffd5b919050565b803561ffff81168114612919575f5ffd5b5f5f5f5f5f6101a08688031215612944575f5ffd5b8535945061295587602088016128ec565b93506129646101408701612903565b9250612973610160870161291e565b94979396509194610180013592915050565b803567ffffffffffffffff81168114612919575f5ffd5b803563ffffffff81168114612919575f5ffd5b5f5f5f5f5f5f5f5f610100898b0312156129c7575f5ffd5b6129d089612903565b9750602089013596506129e560408a01612903565b95506129f360608a01612985565b9450612a0160808a0161299c565b979a969950949793969560a0850135955060c08501359460e001359350915050565b5f60208284031215612a33575f5ffd5b6113f682612903565b5f5f5f6101608486031215612a4f575f5ffd5b83359250612a6085602086016128ec565b9150612a6f6101408501612903565b90509250925092565b5f5f60408385031215612a89575f5ffd5b612a9283612903565b9150612aa060208401612903565b90509250929050565b5f5f5f5f6101808587031215612abd575f5ffd5b84359350612ace86602087016128ec565b9250612add6101408601612903565b939692955092936101600135925050565b5f60208284031215612afe575f5ffd5b5035919050565b634e487b7160e01b5f52602160045260245ffd5b60098110612b3557634e487b7160e01b5f52602160045260245ffd5b9052565b815165ffffffffffff191681526020808301516060830191612b5d90840182612b19565b5060409283015164ffffffffff16919092015290565b5f5f60408385031215612b84575f5ffd5b612b8d83612903565b946020939093013593505050565b5f60208284031215612bab575f5ffd5b6113f68261291e565b5f5f6101408385031215612bc6575f5ffd5b612bd084846128ec565b9150612aa06101208401612903565b5f5f6101408385031215612bf1575f5ffd5b82359150612aa084602085016128ec565b5f5f5f6101608486031215612c15575f5ffd5b83359250612c2685602086016128ec565b92959294505050610140919091013590565b6001600160a01b039384168152919092166020820152604081019190915260600190565b80516001600160a01b0390811683526020808301518216908401526040808301519084015260608083015191821690840152506080810151612caa608084018267ffffffffffffffff169052565b5060a0810151612cc260a084018263ffffffff169052565b5060c0810151612cd860c084018261ffff169052565b5060e0818101519083015261010090810151910152565b61012081016113ab8284612c5c565b634e487b7160e01b5f52601160045260245ffd5b818103818111156113ab576113ab612cfe565b808201808211156113ab576113ab612cfe565b5f60208284031215612d48575f5ffd5b6113f682612985565b604051610120810167ffffffffffffffff81118282101715612d8157634e487b7160e01b5f52604160045260245ffd5b60405290565b5f610120828403128015612d99575f5ffd5b50612da2612d51565b612dab83612903565b8152612db960208401612903565b602082015260408381013590820152612dd460608401612903565b6060820152612de560808401612985565b6080820152612df660a0840161299c565b60a0820152612e0760c0840161291e565b60c082015260e08381013590820152610100928301359281019290925250919050565b828152604081016113f66020830184612b19565b805160208201516001600160e01b0319811691906004821015612e75576001600160e01b0319600483900360031b81901b82161692505b5050919050565b5f60208284031215612e8c575f5ffd5b5051919050565b5f60208284031215612ea3575f5ffd5b6113f68261299c565b80820281158282048414176113ab576113ab612cfe565b5f82612edd57634e487b7160e01b5f52601260045260245ffd5b500490565b6101408101612ef18285612c5c565b6001600160a01b03929092166101209190910152919050565b5f82518060208501845e5f92019182525091905056610120604052348015610010575f5ffd5b50604051611eca380380611eca83398101604081905261002f91610077565b6001600160a01b039384166080526001600160401b0390921660a05260c0523360e05216610100526100d0565b80516001600160a01b0381168114610072575f5ffd5b919050565b5f5f5f5f6080858703121561008a575f5ffd5b6100938561005c565b60208601519094506001600160401b03811681146100af575f5ffd5b604086015190935091506100c56060860161005c565b905092959194509250565b60805160a05160c05160e05161010051611d7061015a5f395f81816101ae015261083601525f8181610486015261081001525f61024301525f818161027601526115b401525f81816102c20152818161075101528181610ca401528181610d3301528181610d660152818161102d0152818161105b0152818161139601526113c40152611d705ff3fe60806040526004361061013c575f3560e01c80638caa5230116100b3578063c36f38741161006d578063c36f3874146103f4578063c8e48c1014610408578063cc8d426f14610433578063d5d44d801461044a578063d7b96d4e14610475578063f7317e2e146104a8575f5ffd5b80638caa5230146103225780638de2afa2146103355780638e19899e14610361578063a559868314610380578063b1cd42201461039f578063b75c7dc6146103d5575f5ffd5b8063333b6fb311610104578063333b6fb314610213578063375b3c0a1461023257806351127fca1461026557806351ed6a30146102b1578063771c918e146102e45780637d6280cf14610303575f5ffd5b80630e330b6214610140578063121cba191461016157806319da7f4a1461019d5780631b53ced9146101d05780632b68f2a5146101fd575b5f5ffd5b34801561014b575f5ffd5b5061015f61015a3660046119c1565b6104c7565b005b34801561016c575f5ffd5b5061018061017b366004611a0d565b610800565b6040516001600160a01b0390911681526020015b60405180910390f35b3480156101a8575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156101db575f5ffd5b506101ef6101ea366004611a24565b61085c565b604051908152602001610194565b348015610208575f5ffd5b506101ef620186a081565b34801561021e575f5ffd5b5061015f61022d366004611a93565b6108dc565b34801561023d575f5ffd5b506101ef7f000000000000000000000000000000000000000000000000000000000000000081565b348015610270575f5ffd5b506102987f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff9091168152602001610194565b3480156102bc575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156102ef575f5ffd5b506101ef6102fe366004611a24565b6109bf565b34801561030e575f5ffd5b5061015f61031d366004611adb565b610a1b565b61015f610330366004611b15565b610c44565b348015610340575f5ffd5b5061035461034f366004611a24565b610e72565b6040516101949190611b69565b34801561036c575f5ffd5b506101ef61037b366004611a0d565b610f53565b34801561038b575f5ffd5b5061015f61039a366004611bce565b6110df565b3480156103aa575f5ffd5b506101ef6103b9366004611a24565b600160209081525f928352604080842090915290825290205481565b3480156103e0575f5ffd5b5061015f6103ef366004611a0d565b6112bd565b3480156103ff575f5ffd5b506101ef611314565b348015610413575f5ffd5b506101ef610422366004611a0d565b60026020525f908152604090205481565b34801561043e575f5ffd5b506101ef600160ff1b81565b348015610455575f5ffd5b506101ef610464366004611c1d565b60036020525f908152604090205481565b348015610480575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156104b3575f5ffd5b5061015f6104c2366004611b15565b611443565b846104d181610800565b6001600160a01b0316336001600160a01b03161461050957604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c161561052c5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f868152600260205260408120549081900361057857831561057257604051631f386f3360e11b815260048101889052602401610500565b506107ee565b848411156105a357604051635ba3464560e01b81526004810186905260248101859052604401610500565b83158015906105b957506001600160a01b038316155b156105d75760405163d92e233d60e01b815260040160405180910390fd5b5f8781526002602090815260408083208390558383528282528083206001600160a01b038a168452909152902060018101805487919060099061062b908490600160481b90046001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555087876001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a248960405161068c91815260200190565b60405180910390a4845f036106a25750506107ee565b8054859082905f906106be9084906001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550866001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8887878c5f1b60405161073c939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a361077c6001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168587620186a0611648565b6107eb576001600160a01b0384165f90815260036020526040812080548792906107a7908490611c69565b90915550506040518581526001600160a01b038516907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d50505050505050565b5f600160ff1b82165f03610834577f0000000000000000000000000000000000000000000000000000000000000000610856565b7f00000000000000000000000000000000000000000000000000000000000000005b92915050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561089c5761089c611b35565b146108a7575f6108cb565b600181015481546108cb916001600160801b03600160481b90910481169116611c4a565b6001600160801b0316949350505050565b5f8390036108fd57604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561093457610934611b35565b146109665760018101546040516352d944bb60e11b81526105009186913391600160401b900460ff1690600401611c7c565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa906109b19087908790611c9f565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156109ff576109ff611b35565b14610a0a575f6108cb565b546001600160801b03169392505050565b83610a2581610800565b6001600160a01b0316336001600160a01b031614610a5857604051637cc23b9160e01b8152336004820152602401610500565b5f849003610a7957604051632162d8bd60e11b815260040160405180910390fd5b5f8581526002602052604090205415610aa85760405163146df44760e21b815260048101869052602401610500565b5f848152602081815260408083206001600160a01b03871684529091529020600180820154600160401b900460ff166003811115610ae857610ae8611b35565b14610b1a5760018101546040516352d944bb60e11b81526105009187918791600160401b900460ff1690600401611c7c565b600181015481545f91610b40916001600160801b03600160481b90920482169116611c4a565b6001600160801b03169050835f03610b6b5760405163162908e360e11b815260040160405180910390fd5b80841115610b96576040516322df051360e11b81526004810182905260248101859052604401610500565b838260010160098282829054906101000a90046001600160801b0316610bbc9190611ccd565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508560025f8981526020019081526020015f208190555086856001600160a01b0316877fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb87604051610c3391815260200190565b60405180910390a450505050505050565b60ff5f5c1615610c675760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c7f83611711565b9050815f03610ca15760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610cfe57823414610cf95760405163de9b74a160e01b815234600482015260248101849052604401610500565b610dc5565b3415610d255760405163de9b74a160e01b81523460048201525f6024820152604401610500565b5f610d5a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016338661177f565b909250905080610da3577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161050093929190611cec565b815f03610dc35760405163162908e360e11b815260040160405180910390fd5b505b81545f90610ddd9083906001600160801b0316611c69565b90506001600160801b03811115610e0a576040516304041d9560e11b815260048101829052602401610500565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610f1c57610f1c611b35565b6003811115610f2d57610f2d611b35565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610f775760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610fcf57604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff1642101561101057600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610500565b80546001600160801b0316815561105533835a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611648565b611098577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161050093929190611cec565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f6110e985611711565b6001810154909150600160481b90046001600160801b03161561114357600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610500565b5f8481526020818152604080832033845290915281209085900361117a57604051632162d8bd60e11b815260040160405180910390fd5b858514806111a757505f6001820154600160401b900460ff1660038111156111a4576111a4611b35565b14155b156111c857604051636d90f37160e01b815260048101869052602401610500565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd4949330906112ad9089908990611c9f565b60405180910390a4505050505050565b5f6112c782611711565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c16156113385760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361137757604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556113be90825a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611648565b611401577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161050093929190611cec565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561147a5761147a611b35565b036114ac5760018101546040516352d944bb60e11b81526105009185913391600160401b900460ff1690600401611c7c565b815f036114cc5760405163162908e360e11b815260040160405180910390fd5b600181015481545f916114f2916001600160801b03600160481b90920482169116611c4a565b6001600160801b0316905080831115611528576040516322df051360e11b81526004810182905260248101849052604401610500565b8154839083905f906115449084906001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b031661158d9190611ccd565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426115de9190611d10565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b0385166116b4575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146116a3576040519150601f19603f3d011682016040523d82523d5f602084013e6116a8565b606091505b50909250611709915050565b6040516001600160a01b03851660248201526044810184905261170690869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846118e0565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561174857611748611b35565b1461177a5760018101546040516352d944bb60e11b81526105009184913391600160401b900460ff1690600401611c7c565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156117c7573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117eb9190611d30565b90506118368686308760405160240161180693929190611cec565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a6118e0565b611846575f5f92509250506118d8565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa15801561188a573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906118ae9190611d30565b9050818110156118c5575f5f9350935050506118d8565b6118cf8282611d47565b60019350935050505b935093915050565b5f836001600160a01b03163b5f036118f957505f6119a4565b5f5f856001600160a01b031684866040516119149190611d5a565b5f604051808303815f8787f1925050503d805f811461194e576040519150601f19603f3d011682016040523d82523d5f602084013e611953565b606091505b509150915081611967575f925050506119a4565b80515f0361197a576001925050506119a4565b602081511015801561199f57508080602001905181019061199b9190611d30565b6001145b925050505b9392505050565b80356001600160a01b038116811461177a575f5ffd5b5f5f5f5f5f60a086880312156119d5575f5ffd5b853594506119e5602087016119ab565b93506040860135925060608601359150611a01608087016119ab565b90509295509295909350565b5f60208284031215611a1d575f5ffd5b5035919050565b5f5f60408385031215611a35575f5ffd5b82359150611a45602084016119ab565b90509250929050565b5f5f83601f840112611a5e575f5ffd5b50813567ffffffffffffffff811115611a75575f5ffd5b602083019150836020828501011115611a8c575f5ffd5b9250929050565b5f5f5f60408486031215611aa5575f5ffd5b83359250602084013567ffffffffffffffff811115611ac2575f5ffd5b611ace86828701611a4e565b9497909650939450505050565b5f5f5f5f60808587031215611aee575f5ffd5b8435935060208501359250611b05604086016119ab565b9396929550929360600135925050565b5f5f60408385031215611b26575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611b6557634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611bb66060840182611b49565b506080928301516001600160801b0316919092015290565b5f5f5f5f60608587031215611be1575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611c05575f5ffd5b611c1187828801611a4e565b95989497509550505050565b5f60208284031215611c2d575f5ffd5b6119a4826119ab565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b03828116828216039081111561085657610856611c36565b8082018082111561085657610856611c36565b8381526001600160a01b0383166020820152606081016117096040830184611b49565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b03818116838216019081111561085657610856611c36565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff818116838216019081111561085657610856611c36565b5f60208284031215611d40575f5ffd5b5051919050565b8181038181111561085657610856611c36565b5f82518060208501845e5f92019182525091905056",
 }
 
 // BountyEscrow is an auto generated Go binding around an Ethereum contract.
@@ -94,9 +134,9 @@ func (c *BountyEscrow) Instance(backend bind.ContractBackend, addr common.Addres
 // PackConstructor is the Go binding used to pack the parameters required for
 // contract deployment.
 //
-// Solidity: constructor(address owner_, address treasury_, uint16 feeBps_, address stakeToken, uint64 unbondDelay, uint256 minStake) returns()
-func (bountyEscrow *BountyEscrow) PackConstructor(owner_ common.Address, treasury_ common.Address, feeBps_ uint16, stakeToken common.Address, unbondDelay uint64, minStake *big.Int) []byte {
-	enc, err := bountyEscrow.abi.Pack("", owner_, treasury_, feeBps_, stakeToken, unbondDelay, minStake)
+// Solidity: constructor(address owner_, address treasury_, uint16 feeBps_, address stakeToken, uint64 unbondDelay, uint256 minStake, address jobLocker) returns()
+func (bountyEscrow *BountyEscrow) PackConstructor(owner_ common.Address, treasury_ common.Address, feeBps_ uint16, stakeToken common.Address, unbondDelay uint64, minStake *big.Int, jobLocker common.Address) []byte {
+	enc, err := bountyEscrow.abi.Pack("", owner_, treasury_, feeBps_, stakeToken, unbondDelay, minStake, jobLocker)
 	if err != nil {
 		panic(err)
 	}
@@ -5680,6 +5720,72 @@ func (iERC1271 *IERC1271) UnpackIsValidSignature(data []byte) ([4]byte, error) {
 	return out0, nil
 }
 
+// IERC165MetaData contains all meta data concerning the IERC165 contract.
+var IERC165MetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"}]",
+	ID:  "IERC165",
+}
+
+// IERC165 is an auto generated Go binding around an Ethereum contract.
+type IERC165 struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IERC165) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIERC165 creates a new instance of IERC165.
+func NewIERC165() *IERC165 {
+	parsed, err := IERC165MetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IERC165{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IERC165) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC165 *IERC165) PackSupportsInterface(interfaceId [4]byte) []byte {
+	enc, err := iERC165.abi.Pack("supportsInterface", interfaceId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC165 *IERC165) TryPackSupportsInterface(interfaceId [4]byte) ([]byte, error) {
+	return iERC165.abi.Pack("supportsInterface", interfaceId)
+}
+
+// UnpackSupportsInterface is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x01ffc9a7.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC165 *IERC165) UnpackSupportsInterface(data []byte) (bool, error) {
+	out, err := iERC165.abi.Unpack("supportsInterface", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
 // IERC20MetaData contains all meta data concerning the IERC20 contract.
 var IERC20MetaData = bind.MetaData{
 	ABI: "[{\"type\":\"function\",\"name\":\"allowance\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"spender\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"approve\",\"inputs\":[{\"name\":\"spender\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"balanceOf\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transfer\",\"inputs\":[{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"nonpayable\"}]",
@@ -5949,6 +6055,1742 @@ func (iERC721Receiver *IERC721Receiver) UnpackOnERC721Received(data []byte) ([4]
 		return *new([4]byte), err
 	}
 	out0 := *abi.ConvertType(out[0], new([4]byte)).(*[4]byte)
+	return out0, nil
+}
+
+// IERC8183MetaData contains all meta data concerning the IERC8183 contract.
+var IERC8183MetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"EVALUATION_GRACE_PERIOD\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"claimRefund\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"complete\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"createJob\",\"inputs\":[{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"evaluatorFeeBP\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"fund\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expectedBudget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"getJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIERC8183.Job\",\"components\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"budget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIERC8183.JobStatus\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"paymentToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"submittedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobCounter\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobs\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"budget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIERC8183.JobStatus\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"paymentToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"submittedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"platformFeeBP\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"platformTreasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setBudget\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setEvaluatorFee\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setHookWhitelist\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setPlatformFee\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"treasury\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setProvider\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"whitelistedHooks\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"BudgetSet\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EvaluatorFeePaid\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EvaluatorFeeSet\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"HookWhitelistUpdated\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobCompleted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobCreated\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"hook\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobExpired\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobFunded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobRejected\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"rejector\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobSubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PaymentReleased\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PlatformFeePaid\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"platformTreasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PlatformFeeSet\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ProviderSet\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"BudgetMismatch\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ExpiryTooShort\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"FeesTooHigh\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"GracePeriodActive\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"HookNotWhitelisted\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidHook\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidJob\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ProviderCannotBeEvaluator\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ProviderNotSet\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Unauthorized\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroBudget\",\"inputs\":[]}]",
+	ID:  "IERC8183",
+}
+
+// IERC8183 is an auto generated Go binding around an Ethereum contract.
+type IERC8183 struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IERC8183) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIERC8183 creates a new instance of IERC8183.
+func NewIERC8183() *IERC8183 {
+	parsed, err := IERC8183MetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IERC8183{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IERC8183) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackEVALUATIONGRACEPERIOD is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5088d8be.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (iERC8183 *IERC8183) PackEVALUATIONGRACEPERIOD() []byte {
+	enc, err := iERC8183.abi.Pack("EVALUATION_GRACE_PERIOD")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEVALUATIONGRACEPERIOD is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5088d8be.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (iERC8183 *IERC8183) TryPackEVALUATIONGRACEPERIOD() ([]byte, error) {
+	return iERC8183.abi.Pack("EVALUATION_GRACE_PERIOD")
+}
+
+// UnpackEVALUATIONGRACEPERIOD is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x5088d8be.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (iERC8183 *IERC8183) UnpackEVALUATIONGRACEPERIOD(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("EVALUATION_GRACE_PERIOD", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackClaimRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5b7baf64.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function claimRefund(uint256 jobId) returns()
+func (iERC8183 *IERC8183) PackClaimRefund(jobId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("claimRefund", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackClaimRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5b7baf64.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function claimRefund(uint256 jobId) returns()
+func (iERC8183 *IERC8183) TryPackClaimRefund(jobId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("claimRefund", jobId)
+}
+
+// PackComplete is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd75bbdf3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function complete(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackComplete(jobId *big.Int, reason [32]byte, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("complete", jobId, reason, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackComplete is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd75bbdf3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function complete(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackComplete(jobId *big.Int, reason [32]byte, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("complete", jobId, reason, optParams)
+}
+
+// PackCreateJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c226749.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256)
+func (iERC8183 *IERC8183) PackCreateJob(provider common.Address, evaluator common.Address, expiredAt *big.Int, description string, hook common.Address, providerAgentId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("createJob", provider, evaluator, expiredAt, description, hook, providerAgentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCreateJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c226749.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256)
+func (iERC8183 *IERC8183) TryPackCreateJob(provider common.Address, evaluator common.Address, expiredAt *big.Int, description string, hook common.Address, providerAgentId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("createJob", provider, evaluator, expiredAt, description, hook, providerAgentId)
+}
+
+// UnpackCreateJob is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1c226749.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256)
+func (iERC8183 *IERC8183) UnpackCreateJob(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("createJob", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackEvaluatorFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2f0e31f4.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) PackEvaluatorFeeBP() []byte {
+	enc, err := iERC8183.abi.Pack("evaluatorFeeBP")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEvaluatorFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2f0e31f4.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) TryPackEvaluatorFeeBP() ([]byte, error) {
+	return iERC8183.abi.Pack("evaluatorFeeBP")
+}
+
+// UnpackEvaluatorFeeBP is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x2f0e31f4.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) UnpackEvaluatorFeeBP(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("evaluatorFeeBP", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackFund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd2e13f50.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function fund(uint256 jobId, uint256 expectedBudget, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackFund(jobId *big.Int, expectedBudget *big.Int, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("fund", jobId, expectedBudget, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackFund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd2e13f50.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function fund(uint256 jobId, uint256 expectedBudget, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackFund(jobId *big.Int, expectedBudget *big.Int, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("fund", jobId, expectedBudget, optParams)
+}
+
+// PackGetJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbf22c457.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256))
+func (iERC8183 *IERC8183) PackGetJob(jobId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("getJob", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbf22c457.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256))
+func (iERC8183 *IERC8183) TryPackGetJob(jobId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("getJob", jobId)
+}
+
+// UnpackGetJob is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbf22c457.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256))
+func (iERC8183 *IERC8183) UnpackGetJob(data []byte) (IERC8183Job, error) {
+	out, err := iERC8183.abi.Unpack("getJob", data)
+	if err != nil {
+		return *new(IERC8183Job), err
+	}
+	out0 := *abi.ConvertType(out[0], new(IERC8183Job)).(*IERC8183Job)
+	return out0, nil
+}
+
+// PackJobCounter is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x50355d76.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (iERC8183 *IERC8183) PackJobCounter() []byte {
+	enc, err := iERC8183.abi.Pack("jobCounter")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobCounter is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x50355d76.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (iERC8183 *IERC8183) TryPackJobCounter() ([]byte, error) {
+	return iERC8183.abi.Pack("jobCounter")
+}
+
+// UnpackJobCounter is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x50355d76.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (iERC8183 *IERC8183) UnpackJobCounter(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("jobCounter", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackJobs is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x180aedf3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (iERC8183 *IERC8183) PackJobs(jobId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("jobs", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobs is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x180aedf3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (iERC8183 *IERC8183) TryPackJobs(jobId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("jobs", jobId)
+}
+
+// JobsOutput serves as a container for the return parameters of contract
+// method Jobs.
+type JobsOutput struct {
+	Id              *big.Int
+	Client          common.Address
+	Provider        common.Address
+	Evaluator       common.Address
+	Description     string
+	Budget          *big.Int
+	ExpiredAt       *big.Int
+	Status          uint8
+	Hook            common.Address
+	PaymentToken    common.Address
+	ProviderAgentId *big.Int
+	SubmittedAt     *big.Int
+}
+
+// UnpackJobs is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x180aedf3.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (iERC8183 *IERC8183) UnpackJobs(data []byte) (JobsOutput, error) {
+	out, err := iERC8183.abi.Unpack("jobs", data)
+	outstruct := new(JobsOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Id = abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	outstruct.Client = *abi.ConvertType(out[1], new(common.Address)).(*common.Address)
+	outstruct.Provider = *abi.ConvertType(out[2], new(common.Address)).(*common.Address)
+	outstruct.Evaluator = *abi.ConvertType(out[3], new(common.Address)).(*common.Address)
+	outstruct.Description = *abi.ConvertType(out[4], new(string)).(*string)
+	outstruct.Budget = abi.ConvertType(out[5], new(big.Int)).(*big.Int)
+	outstruct.ExpiredAt = abi.ConvertType(out[6], new(big.Int)).(*big.Int)
+	outstruct.Status = *abi.ConvertType(out[7], new(uint8)).(*uint8)
+	outstruct.Hook = *abi.ConvertType(out[8], new(common.Address)).(*common.Address)
+	outstruct.PaymentToken = *abi.ConvertType(out[9], new(common.Address)).(*common.Address)
+	outstruct.ProviderAgentId = abi.ConvertType(out[10], new(big.Int)).(*big.Int)
+	outstruct.SubmittedAt = abi.ConvertType(out[11], new(big.Int)).(*big.Int)
+	return *outstruct, nil
+}
+
+// PackPlatformFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff96092a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) PackPlatformFeeBP() []byte {
+	enc, err := iERC8183.abi.Pack("platformFeeBP")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlatformFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff96092a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) TryPackPlatformFeeBP() ([]byte, error) {
+	return iERC8183.abi.Pack("platformFeeBP")
+}
+
+// UnpackPlatformFeeBP is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xff96092a.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (iERC8183 *IERC8183) UnpackPlatformFeeBP(data []byte) (*big.Int, error) {
+	out, err := iERC8183.abi.Unpack("platformFeeBP", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackPlatformTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe138818c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (iERC8183 *IERC8183) PackPlatformTreasury() []byte {
+	enc, err := iERC8183.abi.Pack("platformTreasury")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlatformTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe138818c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (iERC8183 *IERC8183) TryPackPlatformTreasury() ([]byte, error) {
+	return iERC8183.abi.Pack("platformTreasury")
+}
+
+// UnpackPlatformTreasury is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe138818c.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (iERC8183 *IERC8183) UnpackPlatformTreasury(data []byte) (common.Address, error) {
+	out, err := iERC8183.abi.Unpack("platformTreasury", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x41dd26f5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackReject(jobId *big.Int, reason [32]byte, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("reject", jobId, reason, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x41dd26f5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackReject(jobId *big.Int, reason [32]byte, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("reject", jobId, reason, optParams)
+}
+
+// PackSetBudget is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf3302b89.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setBudget(uint256 jobId, address token, uint256 amount, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackSetBudget(jobId *big.Int, token common.Address, amount *big.Int, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("setBudget", jobId, token, amount, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetBudget is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf3302b89.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setBudget(uint256 jobId, address token, uint256 amount, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackSetBudget(jobId *big.Int, token common.Address, amount *big.Int, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("setBudget", jobId, token, amount, optParams)
+}
+
+// PackSetEvaluatorFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84f15090.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setEvaluatorFee(uint256 feeBP) returns()
+func (iERC8183 *IERC8183) PackSetEvaluatorFee(feeBP *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("setEvaluatorFee", feeBP)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetEvaluatorFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84f15090.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setEvaluatorFee(uint256 feeBP) returns()
+func (iERC8183 *IERC8183) TryPackSetEvaluatorFee(feeBP *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("setEvaluatorFee", feeBP)
+}
+
+// PackSetHookWhitelist is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xce79eb60.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setHookWhitelist(address hook, bool status) returns()
+func (iERC8183 *IERC8183) PackSetHookWhitelist(hook common.Address, status bool) []byte {
+	enc, err := iERC8183.abi.Pack("setHookWhitelist", hook, status)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetHookWhitelist is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xce79eb60.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setHookWhitelist(address hook, bool status) returns()
+func (iERC8183 *IERC8183) TryPackSetHookWhitelist(hook common.Address, status bool) ([]byte, error) {
+	return iERC8183.abi.Pack("setHookWhitelist", hook, status)
+}
+
+// PackSetPlatformFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb4d884f6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setPlatformFee(uint256 feeBP, address treasury) returns()
+func (iERC8183 *IERC8183) PackSetPlatformFee(feeBP *big.Int, treasury common.Address) []byte {
+	enc, err := iERC8183.abi.Pack("setPlatformFee", feeBP, treasury)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetPlatformFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb4d884f6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setPlatformFee(uint256 feeBP, address treasury) returns()
+func (iERC8183 *IERC8183) TryPackSetPlatformFee(feeBP *big.Int, treasury common.Address) ([]byte, error) {
+	return iERC8183.abi.Pack("setPlatformFee", feeBP, treasury)
+}
+
+// PackSetProvider is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfac3246c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setProvider(uint256 jobId, address provider, uint256 agentId) returns()
+func (iERC8183 *IERC8183) PackSetProvider(jobId *big.Int, provider common.Address, agentId *big.Int) []byte {
+	enc, err := iERC8183.abi.Pack("setProvider", jobId, provider, agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetProvider is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfac3246c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setProvider(uint256 jobId, address provider, uint256 agentId) returns()
+func (iERC8183 *IERC8183) TryPackSetProvider(jobId *big.Int, provider common.Address, agentId *big.Int) ([]byte, error) {
+	return iERC8183.abi.Pack("setProvider", jobId, provider, agentId)
+}
+
+// PackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9e63798d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable, bytes optParams) returns()
+func (iERC8183 *IERC8183) PackSubmit(jobId *big.Int, deliverable [32]byte, optParams []byte) []byte {
+	enc, err := iERC8183.abi.Pack("submit", jobId, deliverable, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9e63798d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable, bytes optParams) returns()
+func (iERC8183 *IERC8183) TryPackSubmit(jobId *big.Int, deliverable [32]byte, optParams []byte) ([]byte, error) {
+	return iERC8183.abi.Pack("submit", jobId, deliverable, optParams)
+}
+
+// PackWhitelistedHooks is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d3b96c3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (iERC8183 *IERC8183) PackWhitelistedHooks(hook common.Address) []byte {
+	enc, err := iERC8183.abi.Pack("whitelistedHooks", hook)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWhitelistedHooks is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d3b96c3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (iERC8183 *IERC8183) TryPackWhitelistedHooks(hook common.Address) ([]byte, error) {
+	return iERC8183.abi.Pack("whitelistedHooks", hook)
+}
+
+// UnpackWhitelistedHooks is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6d3b96c3.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (iERC8183 *IERC8183) UnpackWhitelistedHooks(data []byte) (bool, error) {
+	out, err := iERC8183.abi.Unpack("whitelistedHooks", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// IERC8183BudgetSet represents a BudgetSet event raised by the IERC8183 contract.
+type IERC8183BudgetSet struct {
+	JobId  *big.Int
+	Token  common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183BudgetSetEventName = "BudgetSet"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183BudgetSet) ContractEventName() string {
+	return IERC8183BudgetSetEventName
+}
+
+// UnpackBudgetSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event BudgetSet(uint256 indexed jobId, address indexed token, uint256 amount)
+func (iERC8183 *IERC8183) UnpackBudgetSetEvent(log *types.Log) (*IERC8183BudgetSet, error) {
+	event := "BudgetSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183BudgetSet)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183EvaluatorFeePaid represents a EvaluatorFeePaid event raised by the IERC8183 contract.
+type IERC8183EvaluatorFeePaid struct {
+	JobId     *big.Int
+	Evaluator common.Address
+	Amount    *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183EvaluatorFeePaidEventName = "EvaluatorFeePaid"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183EvaluatorFeePaid) ContractEventName() string {
+	return IERC8183EvaluatorFeePaidEventName
+}
+
+// UnpackEvaluatorFeePaidEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EvaluatorFeePaid(uint256 indexed jobId, address indexed evaluator, uint256 amount)
+func (iERC8183 *IERC8183) UnpackEvaluatorFeePaidEvent(log *types.Log) (*IERC8183EvaluatorFeePaid, error) {
+	event := "EvaluatorFeePaid"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183EvaluatorFeePaid)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183EvaluatorFeeSet represents a EvaluatorFeeSet event raised by the IERC8183 contract.
+type IERC8183EvaluatorFeeSet struct {
+	FeeBP *big.Int
+	Raw   *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183EvaluatorFeeSetEventName = "EvaluatorFeeSet"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183EvaluatorFeeSet) ContractEventName() string {
+	return IERC8183EvaluatorFeeSetEventName
+}
+
+// UnpackEvaluatorFeeSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EvaluatorFeeSet(uint256 feeBP)
+func (iERC8183 *IERC8183) UnpackEvaluatorFeeSetEvent(log *types.Log) (*IERC8183EvaluatorFeeSet, error) {
+	event := "EvaluatorFeeSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183EvaluatorFeeSet)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183HookWhitelistUpdated represents a HookWhitelistUpdated event raised by the IERC8183 contract.
+type IERC8183HookWhitelistUpdated struct {
+	Hook   common.Address
+	Status bool
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183HookWhitelistUpdatedEventName = "HookWhitelistUpdated"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183HookWhitelistUpdated) ContractEventName() string {
+	return IERC8183HookWhitelistUpdatedEventName
+}
+
+// UnpackHookWhitelistUpdatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event HookWhitelistUpdated(address indexed hook, bool status)
+func (iERC8183 *IERC8183) UnpackHookWhitelistUpdatedEvent(log *types.Log) (*IERC8183HookWhitelistUpdated, error) {
+	event := "HookWhitelistUpdated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183HookWhitelistUpdated)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobCompleted represents a JobCompleted event raised by the IERC8183 contract.
+type IERC8183JobCompleted struct {
+	JobId     *big.Int
+	Evaluator common.Address
+	Reason    [32]byte
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobCompletedEventName = "JobCompleted"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobCompleted) ContractEventName() string {
+	return IERC8183JobCompletedEventName
+}
+
+// UnpackJobCompletedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobCompleted(uint256 indexed jobId, address indexed evaluator, bytes32 reason)
+func (iERC8183 *IERC8183) UnpackJobCompletedEvent(log *types.Log) (*IERC8183JobCompleted, error) {
+	event := "JobCompleted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobCompleted)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobCreated represents a JobCreated event raised by the IERC8183 contract.
+type IERC8183JobCreated struct {
+	JobId     *big.Int
+	Client    common.Address
+	Provider  common.Address
+	Evaluator common.Address
+	ExpiredAt *big.Int
+	Hook      common.Address
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobCreatedEventName = "JobCreated"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobCreated) ContractEventName() string {
+	return IERC8183JobCreatedEventName
+}
+
+// UnpackJobCreatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobCreated(uint256 indexed jobId, address indexed client, address indexed provider, address evaluator, uint256 expiredAt, address hook)
+func (iERC8183 *IERC8183) UnpackJobCreatedEvent(log *types.Log) (*IERC8183JobCreated, error) {
+	event := "JobCreated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobCreated)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobExpired represents a JobExpired event raised by the IERC8183 contract.
+type IERC8183JobExpired struct {
+	JobId *big.Int
+	Raw   *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobExpiredEventName = "JobExpired"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobExpired) ContractEventName() string {
+	return IERC8183JobExpiredEventName
+}
+
+// UnpackJobExpiredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobExpired(uint256 indexed jobId)
+func (iERC8183 *IERC8183) UnpackJobExpiredEvent(log *types.Log) (*IERC8183JobExpired, error) {
+	event := "JobExpired"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobExpired)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobFunded represents a JobFunded event raised by the IERC8183 contract.
+type IERC8183JobFunded struct {
+	JobId  *big.Int
+	Client common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobFundedEventName = "JobFunded"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobFunded) ContractEventName() string {
+	return IERC8183JobFundedEventName
+}
+
+// UnpackJobFundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobFunded(uint256 indexed jobId, address indexed client, uint256 amount)
+func (iERC8183 *IERC8183) UnpackJobFundedEvent(log *types.Log) (*IERC8183JobFunded, error) {
+	event := "JobFunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobFunded)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobRejected represents a JobRejected event raised by the IERC8183 contract.
+type IERC8183JobRejected struct {
+	JobId    *big.Int
+	Rejector common.Address
+	Reason   [32]byte
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobRejectedEventName = "JobRejected"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobRejected) ContractEventName() string {
+	return IERC8183JobRejectedEventName
+}
+
+// UnpackJobRejectedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobRejected(uint256 indexed jobId, address indexed rejector, bytes32 reason)
+func (iERC8183 *IERC8183) UnpackJobRejectedEvent(log *types.Log) (*IERC8183JobRejected, error) {
+	event := "JobRejected"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobRejected)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183JobSubmitted represents a JobSubmitted event raised by the IERC8183 contract.
+type IERC8183JobSubmitted struct {
+	JobId       *big.Int
+	Provider    common.Address
+	Deliverable [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183JobSubmittedEventName = "JobSubmitted"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183JobSubmitted) ContractEventName() string {
+	return IERC8183JobSubmittedEventName
+}
+
+// UnpackJobSubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobSubmitted(uint256 indexed jobId, address indexed provider, bytes32 deliverable)
+func (iERC8183 *IERC8183) UnpackJobSubmittedEvent(log *types.Log) (*IERC8183JobSubmitted, error) {
+	event := "JobSubmitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183JobSubmitted)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183PaymentReleased represents a PaymentReleased event raised by the IERC8183 contract.
+type IERC8183PaymentReleased struct {
+	JobId    *big.Int
+	Provider common.Address
+	Amount   *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183PaymentReleasedEventName = "PaymentReleased"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183PaymentReleased) ContractEventName() string {
+	return IERC8183PaymentReleasedEventName
+}
+
+// UnpackPaymentReleasedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PaymentReleased(uint256 indexed jobId, address indexed provider, uint256 amount)
+func (iERC8183 *IERC8183) UnpackPaymentReleasedEvent(log *types.Log) (*IERC8183PaymentReleased, error) {
+	event := "PaymentReleased"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183PaymentReleased)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183PlatformFeePaid represents a PlatformFeePaid event raised by the IERC8183 contract.
+type IERC8183PlatformFeePaid struct {
+	JobId            *big.Int
+	PlatformTreasury common.Address
+	Amount           *big.Int
+	Raw              *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183PlatformFeePaidEventName = "PlatformFeePaid"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183PlatformFeePaid) ContractEventName() string {
+	return IERC8183PlatformFeePaidEventName
+}
+
+// UnpackPlatformFeePaidEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PlatformFeePaid(uint256 indexed jobId, address indexed platformTreasury, uint256 amount)
+func (iERC8183 *IERC8183) UnpackPlatformFeePaidEvent(log *types.Log) (*IERC8183PlatformFeePaid, error) {
+	event := "PlatformFeePaid"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183PlatformFeePaid)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183PlatformFeeSet represents a PlatformFeeSet event raised by the IERC8183 contract.
+type IERC8183PlatformFeeSet struct {
+	FeeBP    *big.Int
+	Treasury common.Address
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183PlatformFeeSetEventName = "PlatformFeeSet"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183PlatformFeeSet) ContractEventName() string {
+	return IERC8183PlatformFeeSetEventName
+}
+
+// UnpackPlatformFeeSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PlatformFeeSet(uint256 feeBP, address indexed treasury)
+func (iERC8183 *IERC8183) UnpackPlatformFeeSetEvent(log *types.Log) (*IERC8183PlatformFeeSet, error) {
+	event := "PlatformFeeSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183PlatformFeeSet)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183ProviderSet represents a ProviderSet event raised by the IERC8183 contract.
+type IERC8183ProviderSet struct {
+	JobId    *big.Int
+	Provider common.Address
+	AgentId  *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183ProviderSetEventName = "ProviderSet"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183ProviderSet) ContractEventName() string {
+	return IERC8183ProviderSetEventName
+}
+
+// UnpackProviderSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ProviderSet(uint256 indexed jobId, address indexed provider, uint256 agentId)
+func (iERC8183 *IERC8183) UnpackProviderSetEvent(log *types.Log) (*IERC8183ProviderSet, error) {
+	event := "ProviderSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183ProviderSet)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IERC8183Refunded represents a Refunded event raised by the IERC8183 contract.
+type IERC8183Refunded struct {
+	JobId  *big.Int
+	Client common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const IERC8183RefundedEventName = "Refunded"
+
+// ContractEventName returns the user-defined event name.
+func (IERC8183Refunded) ContractEventName() string {
+	return IERC8183RefundedEventName
+}
+
+// UnpackRefundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Refunded(uint256 indexed jobId, address indexed client, uint256 amount)
+func (iERC8183 *IERC8183) UnpackRefundedEvent(log *types.Log) (*IERC8183Refunded, error) {
+	event := "Refunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iERC8183.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IERC8183Refunded)
+	if len(log.Data) > 0 {
+		if err := iERC8183.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iERC8183.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (iERC8183 *IERC8183) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["BudgetMismatch"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackBudgetMismatchError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ExpiryTooShort"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackExpiryTooShortError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["FeesTooHigh"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackFeesTooHighError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["GracePeriodActive"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackGracePeriodActiveError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["HookNotWhitelisted"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackHookNotWhitelistedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["InvalidHook"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackInvalidHookError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["InvalidJob"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackInvalidJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ProviderCannotBeEvaluator"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackProviderCannotBeEvaluatorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ProviderNotSet"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackProviderNotSetError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["Unauthorized"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackUnauthorizedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackWrongStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackZeroAddressError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iERC8183.abi.Errors["ZeroBudget"].ID.Bytes()[:4]) {
+		return iERC8183.UnpackZeroBudgetError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// IERC8183BudgetMismatch represents a BudgetMismatch error raised by the IERC8183 contract.
+type IERC8183BudgetMismatch struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BudgetMismatch()
+func IERC8183BudgetMismatchErrorID() common.Hash {
+	return common.HexToHash("0x99b0fc8786c9cc3a89a11776cd3115b9a31a5d23cfb53e99bc04c1d6eda51e44")
+}
+
+// UnpackBudgetMismatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BudgetMismatch()
+func (iERC8183 *IERC8183) UnpackBudgetMismatchError(raw []byte) (*IERC8183BudgetMismatch, error) {
+	out := new(IERC8183BudgetMismatch)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "BudgetMismatch", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ExpiryTooShort represents a ExpiryTooShort error raised by the IERC8183 contract.
+type IERC8183ExpiryTooShort struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ExpiryTooShort()
+func IERC8183ExpiryTooShortErrorID() common.Hash {
+	return common.HexToHash("0xf7a0748c59b7db4f45b840ca02869bbaa5bbe1c0b27a686862fbe47bbeef2f1b")
+}
+
+// UnpackExpiryTooShortError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ExpiryTooShort()
+func (iERC8183 *IERC8183) UnpackExpiryTooShortError(raw []byte) (*IERC8183ExpiryTooShort, error) {
+	out := new(IERC8183ExpiryTooShort)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ExpiryTooShort", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183FeesTooHigh represents a FeesTooHigh error raised by the IERC8183 contract.
+type IERC8183FeesTooHigh struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error FeesTooHigh()
+func IERC8183FeesTooHighErrorID() common.Hash {
+	return common.HexToHash("0xc9034e1883f8ec44c481a74ab94796e1674ae2b465c41b9e46b4187f7d201bb9")
+}
+
+// UnpackFeesTooHighError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error FeesTooHigh()
+func (iERC8183 *IERC8183) UnpackFeesTooHighError(raw []byte) (*IERC8183FeesTooHigh, error) {
+	out := new(IERC8183FeesTooHigh)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "FeesTooHigh", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183GracePeriodActive represents a GracePeriodActive error raised by the IERC8183 contract.
+type IERC8183GracePeriodActive struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error GracePeriodActive()
+func IERC8183GracePeriodActiveErrorID() common.Hash {
+	return common.HexToHash("0x478f84e7d13c66e9c942b46ead348e4ce4c3a3fd84f0b74575b5fb257efcc4d4")
+}
+
+// UnpackGracePeriodActiveError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error GracePeriodActive()
+func (iERC8183 *IERC8183) UnpackGracePeriodActiveError(raw []byte) (*IERC8183GracePeriodActive, error) {
+	out := new(IERC8183GracePeriodActive)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "GracePeriodActive", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183HookNotWhitelisted represents a HookNotWhitelisted error raised by the IERC8183 contract.
+type IERC8183HookNotWhitelisted struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error HookNotWhitelisted()
+func IERC8183HookNotWhitelistedErrorID() common.Hash {
+	return common.HexToHash("0xa04b28ec417fde3fee72cab88385c2f658ab594cc91638cdc531c11cb86b688e")
+}
+
+// UnpackHookNotWhitelistedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error HookNotWhitelisted()
+func (iERC8183 *IERC8183) UnpackHookNotWhitelistedError(raw []byte) (*IERC8183HookNotWhitelisted, error) {
+	out := new(IERC8183HookNotWhitelisted)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "HookNotWhitelisted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183InvalidHook represents a InvalidHook error raised by the IERC8183 contract.
+type IERC8183InvalidHook struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidHook()
+func IERC8183InvalidHookErrorID() common.Hash {
+	return common.HexToHash("0x9c9d8823ddc6e8b1a6dfe173753711f3d9cec3cfd8bb80cc0ea39c0bc084cfb8")
+}
+
+// UnpackInvalidHookError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidHook()
+func (iERC8183 *IERC8183) UnpackInvalidHookError(raw []byte) (*IERC8183InvalidHook, error) {
+	out := new(IERC8183InvalidHook)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "InvalidHook", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183InvalidJob represents a InvalidJob error raised by the IERC8183 contract.
+type IERC8183InvalidJob struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidJob()
+func IERC8183InvalidJobErrorID() common.Hash {
+	return common.HexToHash("0x71c8f46039ff05930a5f0e863cc3cc6347ec9ab9cd3d10476e855c3de62bcafe")
+}
+
+// UnpackInvalidJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidJob()
+func (iERC8183 *IERC8183) UnpackInvalidJobError(raw []byte) (*IERC8183InvalidJob, error) {
+	out := new(IERC8183InvalidJob)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "InvalidJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ProviderCannotBeEvaluator represents a ProviderCannotBeEvaluator error raised by the IERC8183 contract.
+type IERC8183ProviderCannotBeEvaluator struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ProviderCannotBeEvaluator()
+func IERC8183ProviderCannotBeEvaluatorErrorID() common.Hash {
+	return common.HexToHash("0x0cc64429292f8a604e083b6d944bb5045f1c713639c46b745d33ecb9db74e022")
+}
+
+// UnpackProviderCannotBeEvaluatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ProviderCannotBeEvaluator()
+func (iERC8183 *IERC8183) UnpackProviderCannotBeEvaluatorError(raw []byte) (*IERC8183ProviderCannotBeEvaluator, error) {
+	out := new(IERC8183ProviderCannotBeEvaluator)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ProviderCannotBeEvaluator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ProviderNotSet represents a ProviderNotSet error raised by the IERC8183 contract.
+type IERC8183ProviderNotSet struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ProviderNotSet()
+func IERC8183ProviderNotSetErrorID() common.Hash {
+	return common.HexToHash("0xa9456d434f12c18432f5641fcc0292868ba2bc32c6d6df4e186fd6fa23b36819")
+}
+
+// UnpackProviderNotSetError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ProviderNotSet()
+func (iERC8183 *IERC8183) UnpackProviderNotSetError(raw []byte) (*IERC8183ProviderNotSet, error) {
+	out := new(IERC8183ProviderNotSet)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ProviderNotSet", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183Unauthorized represents a Unauthorized error raised by the IERC8183 contract.
+type IERC8183Unauthorized struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Unauthorized()
+func IERC8183UnauthorizedErrorID() common.Hash {
+	return common.HexToHash("0x82b4290015f7ec7256ca2a6247d3c2a89c4865c0e791456df195f40ad0a81367")
+}
+
+// UnpackUnauthorizedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Unauthorized()
+func (iERC8183 *IERC8183) UnpackUnauthorizedError(raw []byte) (*IERC8183Unauthorized, error) {
+	out := new(IERC8183Unauthorized)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "Unauthorized", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183WrongStatus represents a WrongStatus error raised by the IERC8183 contract.
+type IERC8183WrongStatus struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongStatus()
+func IERC8183WrongStatusErrorID() common.Hash {
+	return common.HexToHash("0x8e78f0cb5ded6b50bc52e4e8d5b947ec7dd25c0b7a99b4898829302a03196dd8")
+}
+
+// UnpackWrongStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongStatus()
+func (iERC8183 *IERC8183) UnpackWrongStatusError(raw []byte) (*IERC8183WrongStatus, error) {
+	out := new(IERC8183WrongStatus)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "WrongStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ZeroAddress represents a ZeroAddress error raised by the IERC8183 contract.
+type IERC8183ZeroAddress struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAddress()
+func IERC8183ZeroAddressErrorID() common.Hash {
+	return common.HexToHash("0xd92e233df2717d4a40030e20904abd27b68fcbeede117eaaccbbdac9618c8c73")
+}
+
+// UnpackZeroAddressError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAddress()
+func (iERC8183 *IERC8183) UnpackZeroAddressError(raw []byte) (*IERC8183ZeroAddress, error) {
+	out := new(IERC8183ZeroAddress)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183ZeroBudget represents a ZeroBudget error raised by the IERC8183 contract.
+type IERC8183ZeroBudget struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroBudget()
+func IERC8183ZeroBudgetErrorID() common.Hash {
+	return common.HexToHash("0xff97b8611f5ecdc64828ec686133ea690987070b2b4e0e9885e087c91e559b16")
+}
+
+// UnpackZeroBudgetError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroBudget()
+func (iERC8183 *IERC8183) UnpackZeroBudgetError(raw []byte) (*IERC8183ZeroBudget, error) {
+	out := new(IERC8183ZeroBudget)
+	if err := iERC8183.abi.UnpackIntoInterface(out, "ZeroBudget", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IERC8183HookMetaData contains all meta data concerning the IERC8183Hook contract.
+var IERC8183HookMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"afterAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"beforeAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"}]",
+	ID:  "IERC8183Hook",
+}
+
+// IERC8183Hook is an auto generated Go binding around an Ethereum contract.
+type IERC8183Hook struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IERC8183Hook) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIERC8183Hook creates a new instance of IERC8183Hook.
+func NewIERC8183Hook() *IERC8183Hook {
+	parsed, err := IERC8183HookMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IERC8183Hook{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IERC8183Hook) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackAfterAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3fe4783.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function afterAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (iERC8183Hook *IERC8183Hook) PackAfterAction(jobId *big.Int, selector [4]byte, data []byte) []byte {
+	enc, err := iERC8183Hook.abi.Pack("afterAction", jobId, selector, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAfterAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3fe4783.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function afterAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (iERC8183Hook *IERC8183Hook) TryPackAfterAction(jobId *big.Int, selector [4]byte, data []byte) ([]byte, error) {
+	return iERC8183Hook.abi.Pack("afterAction", jobId, selector, data)
+}
+
+// PackBeforeAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdc08fb1d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function beforeAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (iERC8183Hook *IERC8183Hook) PackBeforeAction(jobId *big.Int, selector [4]byte, data []byte) []byte {
+	enc, err := iERC8183Hook.abi.Pack("beforeAction", jobId, selector, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBeforeAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdc08fb1d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function beforeAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (iERC8183Hook *IERC8183Hook) TryPackBeforeAction(jobId *big.Int, selector [4]byte, data []byte) ([]byte, error) {
+	return iERC8183Hook.abi.Pack("beforeAction", jobId, selector, data)
+}
+
+// PackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC8183Hook *IERC8183Hook) PackSupportsInterface(interfaceId [4]byte) []byte {
+	enc, err := iERC8183Hook.abi.Pack("supportsInterface", interfaceId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC8183Hook *IERC8183Hook) TryPackSupportsInterface(interfaceId [4]byte) ([]byte, error) {
+	return iERC8183Hook.abi.Pack("supportsInterface", interfaceId)
+}
+
+// UnpackSupportsInterface is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x01ffc9a7.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (iERC8183Hook *IERC8183Hook) UnpackSupportsInterface(data []byte) (bool, error) {
+	out, err := iERC8183Hook.abi.Unpack("supportsInterface", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
 	return out0, nil
 }
 
@@ -6915,9 +8757,9 @@ func (iReputationRegistry *IReputationRegistry) TryPackReadAllFeedback(agentId *
 	return iReputationRegistry.abi.Pack("readAllFeedback", agentId, clientAddresses, tag1, tag2, includeRevoked)
 }
 
-// IReputationRegistryReadAllFeedbackOutput serves as a container for the return parameters of contract
+// ReadAllFeedbackOutput serves as a container for the return parameters of contract
 // method ReadAllFeedback.
-type IReputationRegistryReadAllFeedbackOutput struct {
+type ReadAllFeedbackOutput struct {
 	Clients         []common.Address
 	FeedbackIndexes []uint64
 	Values          []*big.Int
@@ -6931,9 +8773,9 @@ type IReputationRegistryReadAllFeedbackOutput struct {
 // from invoking the contract method with ID 0xd9d84224.
 //
 // Solidity: function readAllFeedback(uint256 agentId, address[] clientAddresses, string tag1, string tag2, bool includeRevoked) view returns(address[] clients, uint64[] feedbackIndexes, int128[] values, uint8[] valueDecimals, string[] tag1s, string[] tag2s, bool[] revokedStatuses)
-func (iReputationRegistry *IReputationRegistry) UnpackReadAllFeedback(data []byte) (IReputationRegistryReadAllFeedbackOutput, error) {
+func (iReputationRegistry *IReputationRegistry) UnpackReadAllFeedback(data []byte) (ReadAllFeedbackOutput, error) {
 	out, err := iReputationRegistry.abi.Unpack("readAllFeedback", data)
-	outstruct := new(IReputationRegistryReadAllFeedbackOutput)
+	outstruct := new(ReadAllFeedbackOutput)
 	if err != nil {
 		return *outstruct, err
 	}
@@ -6969,9 +8811,9 @@ func (iReputationRegistry *IReputationRegistry) TryPackReadFeedback(agentId *big
 	return iReputationRegistry.abi.Pack("readFeedback", agentId, clientAddress, feedbackIndex)
 }
 
-// IReputationRegistryReadFeedbackOutput serves as a container for the return parameters of contract
+// ReadFeedbackOutput serves as a container for the return parameters of contract
 // method ReadFeedback.
-type IReputationRegistryReadFeedbackOutput struct {
+type ReadFeedbackOutput struct {
 	Value         *big.Int
 	ValueDecimals uint8
 	Tag1          string
@@ -6983,9 +8825,9 @@ type IReputationRegistryReadFeedbackOutput struct {
 // from invoking the contract method with ID 0x232b0810.
 //
 // Solidity: function readFeedback(uint256 agentId, address clientAddress, uint64 feedbackIndex) view returns(int128 value, uint8 valueDecimals, string tag1, string tag2, bool isRevoked)
-func (iReputationRegistry *IReputationRegistry) UnpackReadFeedback(data []byte) (IReputationRegistryReadFeedbackOutput, error) {
+func (iReputationRegistry *IReputationRegistry) UnpackReadFeedback(data []byte) (ReadFeedbackOutput, error) {
 	out, err := iReputationRegistry.abi.Unpack("readFeedback", data)
-	outstruct := new(IReputationRegistryReadFeedbackOutput)
+	outstruct := new(ReadFeedbackOutput)
 	if err != nil {
 		return *outstruct, err
 	}
@@ -7394,7 +9236,7 @@ func (iReputationRegistry *IReputationRegistry) UnpackValueOutOfRangeError(raw [
 
 // IStakeRegistryMetaData contains all meta data concerning the IStakeRegistry contract.
 var IStakeRegistryMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobLocker\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
 	ID:  "IStakeRegistry",
 }
 
@@ -7455,6 +9297,41 @@ func (iStakeRegistry *IStakeRegistry) UnpackFreeStakeOf(data []byte) (*big.Int, 
 		return new(big.Int), err
 	}
 	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackJobLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19da7f4a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobLocker() view returns(address)
+func (iStakeRegistry *IStakeRegistry) PackJobLocker() []byte {
+	enc, err := iStakeRegistry.abi.Pack("jobLocker")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19da7f4a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobLocker() view returns(address)
+func (iStakeRegistry *IStakeRegistry) TryPackJobLocker() ([]byte, error) {
+	return iStakeRegistry.abi.Pack("jobLocker")
+}
+
+// UnpackJobLocker is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x19da7f4a.
+//
+// Solidity: function jobLocker() view returns(address)
+func (iStakeRegistry *IStakeRegistry) UnpackJobLocker(data []byte) (common.Address, error) {
+	out, err := iStakeRegistry.abi.Unpack("jobLocker", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
 	return out0, nil
 }
 
@@ -8490,6 +10367,981 @@ func (iStakeRegistry *IStakeRegistry) UnpackZeroAgentIdError(raw []byte) (*IStak
 	return out, nil
 }
 
+// ISuretyHookMetaData contains all meta data concerning the ISuretyHook contract.
+var ISuretyHookMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"event\",\"name\":\"Awarded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"bps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EntrySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Joined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Opened\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"budget\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Planned\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"plan\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structISuretyHook.Plan\",\"components\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"arbiterTime\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"maxEntries\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxWinners\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Settled\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"outcome\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"enumISuretyHook.Outcome\"},{\"name\":\"toWorkers\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"toClient\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyJoined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"AlreadySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"CoreStatus\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"HasEntries\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidPlan\",\"inputs\":[{\"name\":\"field\",\"type\":\"string\",\"internalType\":\"string\"}]},{\"type\":\"error\",\"name\":\"InvalidSlash\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"JobFull\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotAllowed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotClient\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotCore\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotEntrant\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotJobLocker\",\"inputs\":[{\"name\":\"registry\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSuretyJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingSubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TooLate\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"finishBy\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongPhase\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"phase\",\"type\":\"uint8\",\"internalType\":\"enumISuretyHook.Phase\"}]}]",
+	ID:  "ISuretyHook",
+}
+
+// ISuretyHook is an auto generated Go binding around an Ethereum contract.
+type ISuretyHook struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *ISuretyHook) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewISuretyHook creates a new instance of ISuretyHook.
+func NewISuretyHook() *ISuretyHook {
+	parsed, err := ISuretyHookMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &ISuretyHook{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *ISuretyHook) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// ISuretyHookAwarded represents a Awarded event raised by the ISuretyHook contract.
+type ISuretyHookAwarded struct {
+	JobId  *big.Int
+	Worker common.Address
+	Bps    uint16
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookAwardedEventName = "Awarded"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookAwarded) ContractEventName() string {
+	return ISuretyHookAwardedEventName
+}
+
+// UnpackAwardedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Awarded(uint256 indexed jobId, address indexed worker, uint16 bps, uint256 amount)
+func (iSuretyHook *ISuretyHook) UnpackAwardedEvent(log *types.Log) (*ISuretyHookAwarded, error) {
+	event := "Awarded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookAwarded)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookDisputed represents a Disputed event raised by the ISuretyHook contract.
+type ISuretyHookDisputed struct {
+	JobId      *big.Int
+	By         common.Address
+	ReasonHash [32]byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookDisputedEventName = "Disputed"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookDisputed) ContractEventName() string {
+	return ISuretyHookDisputedEventName
+}
+
+// UnpackDisputedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Disputed(uint256 indexed jobId, address indexed by, bytes32 reasonHash)
+func (iSuretyHook *ISuretyHook) UnpackDisputedEvent(log *types.Log) (*ISuretyHookDisputed, error) {
+	event := "Disputed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookDisputed)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookEntrySubmitted represents a EntrySubmitted event raised by the ISuretyHook contract.
+type ISuretyHookEntrySubmitted struct {
+	JobId       *big.Int
+	Worker      common.Address
+	Deliverable [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookEntrySubmittedEventName = "EntrySubmitted"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookEntrySubmitted) ContractEventName() string {
+	return ISuretyHookEntrySubmittedEventName
+}
+
+// UnpackEntrySubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EntrySubmitted(uint256 indexed jobId, address indexed worker, bytes32 deliverable)
+func (iSuretyHook *ISuretyHook) UnpackEntrySubmittedEvent(log *types.Log) (*ISuretyHookEntrySubmitted, error) {
+	event := "EntrySubmitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookEntrySubmitted)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookJoined represents a Joined event raised by the ISuretyHook contract.
+type ISuretyHookJoined struct {
+	JobId   *big.Int
+	Worker  common.Address
+	AgentId [32]byte
+	LockId  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookJoinedEventName = "Joined"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookJoined) ContractEventName() string {
+	return ISuretyHookJoinedEventName
+}
+
+// UnpackJoinedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Joined(uint256 indexed jobId, address indexed worker, bytes32 agentId, uint256 lockId)
+func (iSuretyHook *ISuretyHook) UnpackJoinedEvent(log *types.Log) (*ISuretyHookJoined, error) {
+	event := "Joined"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookJoined)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookOpened represents a Opened event raised by the ISuretyHook contract.
+type ISuretyHookOpened struct {
+	JobId     *big.Int
+	Token     common.Address
+	Budget    *big.Int
+	ExpiredAt uint64
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookOpenedEventName = "Opened"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookOpened) ContractEventName() string {
+	return ISuretyHookOpenedEventName
+}
+
+// UnpackOpenedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Opened(uint256 indexed jobId, address indexed token, uint256 budget, uint64 expiredAt)
+func (iSuretyHook *ISuretyHook) UnpackOpenedEvent(log *types.Log) (*ISuretyHookOpened, error) {
+	event := "Opened"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookOpened)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookPlanned represents a Planned event raised by the ISuretyHook contract.
+type ISuretyHookPlanned struct {
+	JobId    *big.Int
+	Client   common.Address
+	PrevPart *big.Int
+	Plan     ISuretyHookPlan
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookPlannedEventName = "Planned"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookPlanned) ContractEventName() string {
+	return ISuretyHookPlannedEventName
+}
+
+// UnpackPlannedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Planned(uint256 indexed jobId, address indexed client, uint256 indexed prevPart, (address,uint32,uint32,uint16,uint16,uint128,address,uint256) plan)
+func (iSuretyHook *ISuretyHook) UnpackPlannedEvent(log *types.Log) (*ISuretyHookPlanned, error) {
+	event := "Planned"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookPlanned)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ISuretyHookSettled represents a Settled event raised by the ISuretyHook contract.
+type ISuretyHookSettled struct {
+	JobId     *big.Int
+	Outcome   uint8
+	ToWorkers *big.Int
+	ToClient  *big.Int
+	Slash     *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const ISuretyHookSettledEventName = "Settled"
+
+// ContractEventName returns the user-defined event name.
+func (ISuretyHookSettled) ContractEventName() string {
+	return ISuretyHookSettledEventName
+}
+
+// UnpackSettledEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Settled(uint256 indexed jobId, uint8 outcome, uint256 toWorkers, uint256 toClient, uint256 slash)
+func (iSuretyHook *ISuretyHook) UnpackSettledEvent(log *types.Log) (*ISuretyHookSettled, error) {
+	event := "Settled"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iSuretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ISuretyHookSettled)
+	if len(log.Data) > 0 {
+		if err := iSuretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iSuretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (iSuretyHook *ISuretyHook) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["AlreadyJoined"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackAlreadyJoinedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["AlreadySubmitted"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackAlreadySubmittedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["ArbiterTimeNotUp"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackArbiterTimeNotUpError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["CoreStatus"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackCoreStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["HasEntries"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackHasEntriesError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["InvalidPlan"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackInvalidPlanError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["InvalidSlash"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackInvalidSlashError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["InvalidSplit"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackInvalidSplitError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["JobFull"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackJobFullError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotAllowed"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotAllowedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotArbiter"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotArbiterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotClient"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotClientError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotCore"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotCoreError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotEntrant"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotEntrantError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotJobLocker"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotJobLockerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NotSuretyJob"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNotSuretyJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["NothingSubmitted"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackNothingSubmittedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["ReviewWindowClosed"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackReviewWindowClosedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["ReviewWindowOpen"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackReviewWindowOpenError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["TooLate"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackTooLateError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["UnknownJob"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackUnknownJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iSuretyHook.abi.Errors["WrongPhase"].ID.Bytes()[:4]) {
+		return iSuretyHook.UnpackWrongPhaseError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// ISuretyHookAlreadyJoined represents a AlreadyJoined error raised by the ISuretyHook contract.
+type ISuretyHookAlreadyJoined struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadyJoined(uint256 jobId, address worker)
+func ISuretyHookAlreadyJoinedErrorID() common.Hash {
+	return common.HexToHash("0x682bdbac2a35c24f8fcdc4a37603a9b791e1305bab604c31325ea787634c542d")
+}
+
+// UnpackAlreadyJoinedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadyJoined(uint256 jobId, address worker)
+func (iSuretyHook *ISuretyHook) UnpackAlreadyJoinedError(raw []byte) (*ISuretyHookAlreadyJoined, error) {
+	out := new(ISuretyHookAlreadyJoined)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "AlreadyJoined", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookAlreadySubmitted represents a AlreadySubmitted error raised by the ISuretyHook contract.
+type ISuretyHookAlreadySubmitted struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadySubmitted(uint256 jobId, address worker)
+func ISuretyHookAlreadySubmittedErrorID() common.Hash {
+	return common.HexToHash("0xc671406e804ee99b554b48b1a3d939ef4dc6503703960fb155e5662653bf7c1a")
+}
+
+// UnpackAlreadySubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadySubmitted(uint256 jobId, address worker)
+func (iSuretyHook *ISuretyHook) UnpackAlreadySubmittedError(raw []byte) (*ISuretyHookAlreadySubmitted, error) {
+	out := new(ISuretyHookAlreadySubmitted)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "AlreadySubmitted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookArbiterTimeNotUp represents a ArbiterTimeNotUp error raised by the ISuretyHook contract.
+type ISuretyHookArbiterTimeNotUp struct {
+	JobId  *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 jobId, uint256 endsAt)
+func ISuretyHookArbiterTimeNotUpErrorID() common.Hash {
+	return common.HexToHash("0x81b946e44ee9fcf46fcb04cea5fd98eb018eec8de3ba9b4d3ddfff6eaad070d7")
+}
+
+// UnpackArbiterTimeNotUpError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 jobId, uint256 endsAt)
+func (iSuretyHook *ISuretyHook) UnpackArbiterTimeNotUpError(raw []byte) (*ISuretyHookArbiterTimeNotUp, error) {
+	out := new(ISuretyHookArbiterTimeNotUp)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "ArbiterTimeNotUp", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookCoreStatus represents a CoreStatus error raised by the ISuretyHook contract.
+type ISuretyHookCoreStatus struct {
+	JobId  *big.Int
+	Status uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error CoreStatus(uint256 jobId, uint8 status)
+func ISuretyHookCoreStatusErrorID() common.Hash {
+	return common.HexToHash("0xcade349c4e7acf9186d4486a8fec6e6ea36e83375196503a37b607c180dd1771")
+}
+
+// UnpackCoreStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error CoreStatus(uint256 jobId, uint8 status)
+func (iSuretyHook *ISuretyHook) UnpackCoreStatusError(raw []byte) (*ISuretyHookCoreStatus, error) {
+	out := new(ISuretyHookCoreStatus)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "CoreStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookHasEntries represents a HasEntries error raised by the ISuretyHook contract.
+type ISuretyHookHasEntries struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error HasEntries(uint256 jobId)
+func ISuretyHookHasEntriesErrorID() common.Hash {
+	return common.HexToHash("0x43d0005a85efdb1cf59704a089788dfe77daff8358a3615ba4c0a201b1aacc7c")
+}
+
+// UnpackHasEntriesError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error HasEntries(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackHasEntriesError(raw []byte) (*ISuretyHookHasEntries, error) {
+	out := new(ISuretyHookHasEntries)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "HasEntries", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookInvalidPlan represents a InvalidPlan error raised by the ISuretyHook contract.
+type ISuretyHookInvalidPlan struct {
+	Field string
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidPlan(string field)
+func ISuretyHookInvalidPlanErrorID() common.Hash {
+	return common.HexToHash("0xd29d3075fcb0c3d6a8efa625fee8c570985ef777f565fce213a749bd0821fad3")
+}
+
+// UnpackInvalidPlanError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidPlan(string field)
+func (iSuretyHook *ISuretyHook) UnpackInvalidPlanError(raw []byte) (*ISuretyHookInvalidPlan, error) {
+	out := new(ISuretyHookInvalidPlan)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "InvalidPlan", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookInvalidSlash represents a InvalidSlash error raised by the ISuretyHook contract.
+type ISuretyHookInvalidSlash struct {
+	JobId *big.Int
+	Slash *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSlash(uint256 jobId, uint256 slash)
+func ISuretyHookInvalidSlashErrorID() common.Hash {
+	return common.HexToHash("0x1a8c185e8c5be427c373e273307afb4a78df8bac408dccd6faa4a69f341a987d")
+}
+
+// UnpackInvalidSlashError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSlash(uint256 jobId, uint256 slash)
+func (iSuretyHook *ISuretyHook) UnpackInvalidSlashError(raw []byte) (*ISuretyHookInvalidSlash, error) {
+	out := new(ISuretyHookInvalidSlash)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "InvalidSlash", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookInvalidSplit represents a InvalidSplit error raised by the ISuretyHook contract.
+type ISuretyHookInvalidSplit struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSplit(uint256 jobId)
+func ISuretyHookInvalidSplitErrorID() common.Hash {
+	return common.HexToHash("0x919cde0271522eb88ba38c12caaa8e6da0c6939af114959ff05de6d3f4d2e77b")
+}
+
+// UnpackInvalidSplitError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSplit(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackInvalidSplitError(raw []byte) (*ISuretyHookInvalidSplit, error) {
+	out := new(ISuretyHookInvalidSplit)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "InvalidSplit", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookJobFull represents a JobFull error raised by the ISuretyHook contract.
+type ISuretyHookJobFull struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error JobFull(uint256 jobId)
+func ISuretyHookJobFullErrorID() common.Hash {
+	return common.HexToHash("0x83de582960621a299c3643d1556613340f1de51f83974f15351ba275f503e412")
+}
+
+// UnpackJobFullError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error JobFull(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackJobFullError(raw []byte) (*ISuretyHookJobFull, error) {
+	out := new(ISuretyHookJobFull)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "JobFull", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotAllowed represents a NotAllowed error raised by the ISuretyHook contract.
+type ISuretyHookNotAllowed struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotAllowed(uint256 jobId, address caller)
+func ISuretyHookNotAllowedErrorID() common.Hash {
+	return common.HexToHash("0x4dbadd047a7b2215e81c89580b3913fddf34f78e330eda39c9033f0a71ca6b70")
+}
+
+// UnpackNotAllowedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotAllowed(uint256 jobId, address caller)
+func (iSuretyHook *ISuretyHook) UnpackNotAllowedError(raw []byte) (*ISuretyHookNotAllowed, error) {
+	out := new(ISuretyHookNotAllowed)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotAllowed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotArbiter represents a NotArbiter error raised by the ISuretyHook contract.
+type ISuretyHookNotArbiter struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotArbiter(uint256 jobId, address caller)
+func ISuretyHookNotArbiterErrorID() common.Hash {
+	return common.HexToHash("0x6ceeb9e5558223c5c138236bc8e30d1ef601d254138935f90b6921dc15656000")
+}
+
+// UnpackNotArbiterError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotArbiter(uint256 jobId, address caller)
+func (iSuretyHook *ISuretyHook) UnpackNotArbiterError(raw []byte) (*ISuretyHookNotArbiter, error) {
+	out := new(ISuretyHookNotArbiter)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotArbiter", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotClient represents a NotClient error raised by the ISuretyHook contract.
+type ISuretyHookNotClient struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotClient(uint256 jobId, address caller)
+func ISuretyHookNotClientErrorID() common.Hash {
+	return common.HexToHash("0xf8ebe6313f6b88d8e169a11d3237a4c73e03568aeb326318340438847897a10e")
+}
+
+// UnpackNotClientError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotClient(uint256 jobId, address caller)
+func (iSuretyHook *ISuretyHook) UnpackNotClientError(raw []byte) (*ISuretyHookNotClient, error) {
+	out := new(ISuretyHookNotClient)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotClient", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotCore represents a NotCore error raised by the ISuretyHook contract.
+type ISuretyHookNotCore struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotCore(address caller)
+func ISuretyHookNotCoreErrorID() common.Hash {
+	return common.HexToHash("0x37edf4797635b70fa804d034f4b6f9497b806c77914f1ea16494d500c859f164")
+}
+
+// UnpackNotCoreError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotCore(address caller)
+func (iSuretyHook *ISuretyHook) UnpackNotCoreError(raw []byte) (*ISuretyHookNotCore, error) {
+	out := new(ISuretyHookNotCore)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotCore", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotEntrant represents a NotEntrant error raised by the ISuretyHook contract.
+type ISuretyHookNotEntrant struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotEntrant(uint256 jobId, address worker)
+func ISuretyHookNotEntrantErrorID() common.Hash {
+	return common.HexToHash("0x61af690d13f39a36c87b06d5cd5932f769ba9a0cb59d117f0d77e3992aa334d7")
+}
+
+// UnpackNotEntrantError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotEntrant(uint256 jobId, address worker)
+func (iSuretyHook *ISuretyHook) UnpackNotEntrantError(raw []byte) (*ISuretyHookNotEntrant, error) {
+	out := new(ISuretyHookNotEntrant)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotEntrant", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotJobLocker represents a NotJobLocker error raised by the ISuretyHook contract.
+type ISuretyHookNotJobLocker struct {
+	Registry common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotJobLocker(address registry)
+func ISuretyHookNotJobLockerErrorID() common.Hash {
+	return common.HexToHash("0x37f605f5638d7ba51bcc139081832fc1798e8fdf3383c4797ffc1a59c041597d")
+}
+
+// UnpackNotJobLockerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotJobLocker(address registry)
+func (iSuretyHook *ISuretyHook) UnpackNotJobLockerError(raw []byte) (*ISuretyHookNotJobLocker, error) {
+	out := new(ISuretyHookNotJobLocker)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotJobLocker", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNotSuretyJob represents a NotSuretyJob error raised by the ISuretyHook contract.
+type ISuretyHookNotSuretyJob struct {
+	JobId     *big.Int
+	Provider  common.Address
+	Evaluator common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotSuretyJob(uint256 jobId, address provider, address evaluator)
+func ISuretyHookNotSuretyJobErrorID() common.Hash {
+	return common.HexToHash("0xdbd1cfd19f21773c19c8a2cdae70c3fb1f9721bda5d84690c3b53778ac96fbb5")
+}
+
+// UnpackNotSuretyJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotSuretyJob(uint256 jobId, address provider, address evaluator)
+func (iSuretyHook *ISuretyHook) UnpackNotSuretyJobError(raw []byte) (*ISuretyHookNotSuretyJob, error) {
+	out := new(ISuretyHookNotSuretyJob)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NotSuretyJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookNothingSubmitted represents a NothingSubmitted error raised by the ISuretyHook contract.
+type ISuretyHookNothingSubmitted struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingSubmitted(uint256 jobId)
+func ISuretyHookNothingSubmittedErrorID() common.Hash {
+	return common.HexToHash("0x23b96f99e33dc0457362ba148ee386b7ec75a294b02035649aa143a8179c17e7")
+}
+
+// UnpackNothingSubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingSubmitted(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackNothingSubmittedError(raw []byte) (*ISuretyHookNothingSubmitted, error) {
+	out := new(ISuretyHookNothingSubmitted)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "NothingSubmitted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookReviewWindowClosed represents a ReviewWindowClosed error raised by the ISuretyHook contract.
+type ISuretyHookReviewWindowClosed struct {
+	JobId   *big.Int
+	EndedAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowClosed(uint256 jobId, uint256 endedAt)
+func ISuretyHookReviewWindowClosedErrorID() common.Hash {
+	return common.HexToHash("0xbcfb82a6b4132e7827ac45213d5c7f0ae0368c428fcb585a89463019becb1d66")
+}
+
+// UnpackReviewWindowClosedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowClosed(uint256 jobId, uint256 endedAt)
+func (iSuretyHook *ISuretyHook) UnpackReviewWindowClosedError(raw []byte) (*ISuretyHookReviewWindowClosed, error) {
+	out := new(ISuretyHookReviewWindowClosed)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "ReviewWindowClosed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookReviewWindowOpen represents a ReviewWindowOpen error raised by the ISuretyHook contract.
+type ISuretyHookReviewWindowOpen struct {
+	JobId  *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowOpen(uint256 jobId, uint256 endsAt)
+func ISuretyHookReviewWindowOpenErrorID() common.Hash {
+	return common.HexToHash("0x9569a17adabf5b9b5b7b7fdd8d1745ac34c6b95d4be5a7e94ed780573eee4824")
+}
+
+// UnpackReviewWindowOpenError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowOpen(uint256 jobId, uint256 endsAt)
+func (iSuretyHook *ISuretyHook) UnpackReviewWindowOpenError(raw []byte) (*ISuretyHookReviewWindowOpen, error) {
+	out := new(ISuretyHookReviewWindowOpen)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "ReviewWindowOpen", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookTooLate represents a TooLate error raised by the ISuretyHook contract.
+type ISuretyHookTooLate struct {
+	JobId     *big.Int
+	FinishBy  *big.Int
+	ExpiredAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TooLate(uint256 jobId, uint256 finishBy, uint256 expiredAt)
+func ISuretyHookTooLateErrorID() common.Hash {
+	return common.HexToHash("0xa2cb1c3293c3dcf17c9828f0a7edd28b6c1cc731040997997f0abdf6d796222e")
+}
+
+// UnpackTooLateError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TooLate(uint256 jobId, uint256 finishBy, uint256 expiredAt)
+func (iSuretyHook *ISuretyHook) UnpackTooLateError(raw []byte) (*ISuretyHookTooLate, error) {
+	out := new(ISuretyHookTooLate)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "TooLate", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookUnknownJob represents a UnknownJob error raised by the ISuretyHook contract.
+type ISuretyHookUnknownJob struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownJob(uint256 jobId)
+func ISuretyHookUnknownJobErrorID() common.Hash {
+	return common.HexToHash("0x510aa5f06826d740de587fc177250838c7f20674aef37603d5ab5f52cef91ae8")
+}
+
+// UnpackUnknownJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownJob(uint256 jobId)
+func (iSuretyHook *ISuretyHook) UnpackUnknownJobError(raw []byte) (*ISuretyHookUnknownJob, error) {
+	out := new(ISuretyHookUnknownJob)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "UnknownJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ISuretyHookWrongPhase represents a WrongPhase error raised by the ISuretyHook contract.
+type ISuretyHookWrongPhase struct {
+	JobId *big.Int
+	Phase uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongPhase(uint256 jobId, uint8 phase)
+func ISuretyHookWrongPhaseErrorID() common.Hash {
+	return common.HexToHash("0x083a89f234e0317d5ce7ed572bfc6b4676dca2826b7b9120222ca6b80bfc9c27")
+}
+
+// UnpackWrongPhaseError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongPhase(uint256 jobId, uint8 phase)
+func (iSuretyHook *ISuretyHook) UnpackWrongPhaseError(raw []byte) (*ISuretyHookWrongPhase, error) {
+	out := new(ISuretyHookWrongPhase)
+	if err := iSuretyHook.abi.UnpackIntoInterface(out, "WrongPhase", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IValidationRegistryMetaData contains all meta data concerning the IValidationRegistry contract.
 var IValidationRegistryMetaData = bind.MetaData{
 	ABI: "[{\"type\":\"function\",\"name\":\"getAgentValidations\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"requestHashes\",\"type\":\"bytes32[]\",\"internalType\":\"bytes32[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getIdentityRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"identityRegistry\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getSummary\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"validatorAddresses\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"count\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"averageResponse\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getValidationStatus\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"lastUpdate\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getValidatorRequests\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"requestHashes\",\"type\":\"bytes32[]\",\"internalType\":\"bytes32[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"validationRequest\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requestURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"validationResponse\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"responseURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"ValidationRequest\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"requestURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ValidationResponse\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"response\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"uint8\"},{\"name\":\"responseURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"NotAuthorized\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotValidator\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"validator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"RequestExists\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"ResponseOutOfRange\",\"inputs\":[{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"UnknownRequest\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"ZeroValidator\",\"inputs\":[]}]",
@@ -8657,9 +11509,9 @@ func (iValidationRegistry *IValidationRegistry) TryPackGetValidationStatus(reque
 	return iValidationRegistry.abi.Pack("getValidationStatus", requestHash)
 }
 
-// IValidationRegistryGetValidationStatusOutput serves as a container for the return parameters of contract
+// GetValidationStatusOutput serves as a container for the return parameters of contract
 // method GetValidationStatus.
-type IValidationRegistryGetValidationStatusOutput struct {
+type GetValidationStatusOutput struct {
 	ValidatorAddress common.Address
 	AgentId          *big.Int
 	Response         uint8
@@ -8672,9 +11524,9 @@ type IValidationRegistryGetValidationStatusOutput struct {
 // from invoking the contract method with ID 0xff2febfc.
 //
 // Solidity: function getValidationStatus(bytes32 requestHash) view returns(address validatorAddress, uint256 agentId, uint8 response, bytes32 responseHash, string tag, uint256 lastUpdate)
-func (iValidationRegistry *IValidationRegistry) UnpackGetValidationStatus(data []byte) (IValidationRegistryGetValidationStatusOutput, error) {
+func (iValidationRegistry *IValidationRegistry) UnpackGetValidationStatus(data []byte) (GetValidationStatusOutput, error) {
 	out, err := iValidationRegistry.abi.Unpack("getValidationStatus", data)
-	outstruct := new(IValidationRegistryGetValidationStatusOutput)
+	outstruct := new(GetValidationStatusOutput)
 	if err != nil {
 		return *outstruct, err
 	}
@@ -9248,9 +12100,9 @@ func (identityRegistry *IdentityRegistry) TryPackEip712Domain() ([]byte, error) 
 	return identityRegistry.abi.Pack("eip712Domain")
 }
 
-// IdentityRegistryEip712DomainOutput serves as a container for the return parameters of contract
+// Eip712DomainOutput serves as a container for the return parameters of contract
 // method Eip712Domain.
-type IdentityRegistryEip712DomainOutput struct {
+type Eip712DomainOutput struct {
 	Fields            [1]byte
 	Name              string
 	Version           string
@@ -9264,9 +12116,9 @@ type IdentityRegistryEip712DomainOutput struct {
 // from invoking the contract method with ID 0x84b0196e.
 //
 // Solidity: function eip712Domain() view returns(bytes1 fields, string name_, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)
-func (identityRegistry *IdentityRegistry) UnpackEip712Domain(data []byte) (IdentityRegistryEip712DomainOutput, error) {
+func (identityRegistry *IdentityRegistry) UnpackEip712Domain(data []byte) (Eip712DomainOutput, error) {
 	out, err := identityRegistry.abi.Unpack("eip712Domain", data)
-	outstruct := new(IdentityRegistryEip712DomainOutput)
+	outstruct := new(Eip712DomainOutput)
 	if err != nil {
 		return *outstruct, err
 	}
@@ -10592,6 +13444,2057 @@ func (identityRegistry *IdentityRegistry) UnpackZeroWalletError(raw []byte) (*Id
 	return out, nil
 }
 
+// JobEscrowMetaData contains all meta data concerning the JobEscrow contract.
+var JobEscrowMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"owner_\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treasury_\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"EVALUATION_GRACE_PERIOD\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MIN_EXPIRY\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"acceptOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"claimRefund\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"complete\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"createJob\",\"inputs\":[{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"evaluatorFeeBP\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"fund\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expectedBudget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"getJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"job\",\"type\":\"tuple\",\"internalType\":\"structIERC8183.Job\",\"components\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"budget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIERC8183.JobStatus\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"paymentToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"submittedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobCounter\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobs\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"description\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"budget\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIERC8183.JobStatus\"},{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"paymentToken\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"providerAgentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"submittedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pendingOwner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"platformFeeBP\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"platformTreasury\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setBudget\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setEvaluatorFee\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setHookWhitelist\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setPlatformFee\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"treasury\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setProvider\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"optParams\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"whitelistedHooks\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"BudgetSet\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EvaluatorFeePaid\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EvaluatorFeeSet\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"HookWhitelistUpdated\",\"inputs\":[{\"name\":\"hook\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobCompleted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobCreated\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"hook\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobExpired\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobFunded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobRejected\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"rejector\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"JobSubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferStarted\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"pendingOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PaymentReleased\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PlatformFeePaid\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"platformTreasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"PlatformFeeSet\",\"inputs\":[{\"name\":\"feeBP\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ProviderSet\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"BudgetMismatch\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"DescriptionTooLong\",\"inputs\":[{\"name\":\"length\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ExpiryTooLong\",\"inputs\":[{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ExpiryTooShort\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"FeesTooHigh\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"GracePeriodActive\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"HookNotWhitelisted\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidHook\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidJob\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPendingOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"PaymentTokenLocked\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ProviderCannotBeEvaluator\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ProviderNotSet\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"Unauthorized\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroBudget\",\"inputs\":[]}]",
+	ID:  "JobEscrow",
+	Bin: "0x608060405234801561000f575f5ffd5b50604051612e6d380380612e6d83398101604081905261002e91610124565b5f80546001600160a01b0319166001600160a01b03841690811782556040518492907f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e0908290a3506001600160a01b038216158061009357506001600160a01b038116155b156100b15760405163d92e233d60e01b815260040160405180910390fd5b600280546001600160a01b0319166001600160a01b0383169081179091556040515f81527f2c913b218a7fcc4905fb9f9dc3a7ecd1b0f9f8b086cdcd514f2fc4c8853899309060200160405180910390a25050610155565b80516001600160a01b038116811461011f575f5ffd5b919050565b5f5f60408385031215610135575f5ffd5b61013e83610109565b915061014c60208401610109565b90509250929050565b612d0b806101625f395ff3fe608060405234801561000f575f5ffd5b5060043610610153575f3560e01c8063b4d884f6116100bf578063e138818c11610079578063e138818c146102e9578063e30c3978146102fc578063f2fde38b1461030f578063f3302b8914610322578063fac3246c14610335578063ff96092a14610348575f5ffd5b8063b4d884f614610274578063bede5eca14610287578063bf22c45714610290578063ce79eb60146102b0578063d2e13f50146102c3578063d75bbdf3146102d6575f5ffd5b80635b7baf64116101105780635b7baf64146101e65780636d3b96c3146101f957806379ba50971461021c57806384f15090146102245780638da5cb5b146102375780639e63798d14610261575f5ffd5b8063180aedf3146101575780631c2267491461018b5780632f0e31f4146101ac57806341dd26f5146101bf57806350355d76146101d45780635088d8be146101dd575b5f5ffd5b61016a610165366004612724565b61035b565b6040516101829c9b9a9998979695949392919061279d565b60405180910390f35b61019e610199366004612882565b6103db565b604051908152602001610182565b600254600160b01b900461ffff1661019e565b6101d26101cd366004612908565b61073a565b005b61019e60035481565b61019e610e1081565b6101d26101f4366004612724565b6109ea565b61020c610207366004612957565b610b9a565b6040519015158152602001610182565b6101d2610bce565b6101d2610232366004612724565b610c51565b5f54610249906001600160a01b031681565b6040516001600160a01b039091168152602001610182565b6101d261026f366004612908565b610d14565b6101d2610282366004612970565b610ef4565b61019e61012c81565b6102a361029e366004612724565b610ffa565b604051610182919061299a565b6101d26102be366004612a80565b61115a565b6101d26102d1366004612908565b611204565b6101d26102e4366004612908565b611553565b600254610249906001600160a01b031681565b600154610249906001600160a01b031681565b6101d261031d366004612957565b61191c565b6101d2610330366004612ab9565b611993565b6101d2610343366004612b1c565b611c8a565b600254600160a01b900461ffff1661019e565b5f5f5f5f60605f5f5f5f5f5f5f5f6103728e610ffa565b9050805f015181602001518260400151836060015184608001518560a001518660c001518760e001518861010001518961012001518a61014001518b61016001519c509c509c509c509c509c509c509c509c509c509c509c505091939597999b5091939597999b565b5f60ff815c16156103ff5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d506001600160a01b0387166104345760405163d92e233d60e01b815260040160405180910390fd5b876001600160a01b0316876001600160a01b03160361046657604051630cc6442960e01b815260040160405180910390fd5b61047261012c42612b63565b861161049157604051633de81d2360e21b815260040160405180910390fd5b64ffffffffff8611156104bf57604051631299132f60e01b8152600481018790526024015b60405180910390fd5b6104c883610b9a565b6104e557604051632812ca3b60e21b815260040160405180910390fd5b6001600160a01b03831615801590610503575061050183611e50565b155b1561052157604051639c9d882360e01b815260040160405180910390fd5b60035f815461052f90612b76565b91829055505f8181526004602052604081209192506001600160a01b0385161561055a57600161055c565b5f5b90506001600160a01b038a161561059b576001820180546001600160a01b0319166001600160a01b038c16179055600417831561059b57600682018490555b81546001600160c81b0319163364ffffffffff60a01b191617600160a01b64ffffffffff8a1602176001600160f81b0316600160f81b60ff8316021782556002820180546001600160a01b0319166001600160a01b038b811691909117909155851615610620576004820180546001600160a01b0319166001600160a01b0387161790555b61062b828888611e95565b604080516001600160a01b038b81168252602082018b9052878116828401529151918c1691339186917fb0f0239bfdd96453e24733e18bfc24b70d8fadf123dd977473518dd577ee79b99181900360600190a46001600160a01b0385161561072257604080513360208201526001600160a01b038c8116828401528b811660608084019190915283518084039091018152608083019384905263a3fe478360e01b90935287169163a3fe4783916106f49187915f356001600160e01b0319169190608401612b8e565b5f604051808303815f87803b15801561070b575f5ffd5b505af115801561071d573d5f5f3e3d5ffd5b505050505b505f905060ff19815c16815d50979650505050505050565b60ff5f5c161561075d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61077585611fac565b8054909150600160f01b900460ff165f81600581111561079757610797612769565b036107ca5781546001600160a01b031633146107c5576040516282b42960e81b815260040160405180910390fd5b610845565b60018160058111156107de576107de612769565b14806107fb575060028160058111156107f9576107f9612769565b145b1561082c5760028201546001600160a01b031633146107c5576040516282b42960e81b815260040160405180910390fd5b604051638e78f0cb60e01b815260040160405180910390fd5b60605f61085184611fe6565b90506001600160a01b038116156108f257338787876040516020016108799493929190612bdd565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d906108c4908b906001600160e01b03195f3516908790600401612b8e565b5f604051808303815f87803b1580156108db575f5ffd5b505af11580156108ed573d5f5f3e3d5ffd5b505050505b835460ff60f01b1916600160f21b1784555f83600581111561091657610916612769565b14610925576109258489612011565b604051878152339089907fae7362b1af91f4492868987b9c73990d780060811551b58728fbe96fd1bab275906020015b60405180910390a36001600160a01b038116156109d55760405163a3fe478360e01b81526001600160a01b0382169063a3fe4783906109a7908b906001600160e01b03195f3516908790600401612b8e565b5f604051808303815f87803b1580156109be575f5ffd5b505af11580156109d0573d5f5f3e3d5ffd5b505050505b505f92505050805c60ff1916815d5050505050565b60ff5f5c1615610a0d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610a2582611fac565b8054909150600160f01b900460ff165f816005811115610a4757610a47612769565b14158015610a6757506001816005811115610a6457610a64612769565b14155b8015610a8557506002816005811115610a8257610a82612769565b14155b15610aa357604051638e78f0cb60e01b815260040160405180910390fd5b8154600160a01b900464ffffffffff16421015610ad357604051638e78f0cb60e01b815260040160405180910390fd5b6002816005811115610ae757610ae7612769565b148015610b0f57508154610b0c90610e1090600160c81b900464ffffffffff16612b63565b42105b15610b2d5760405163478f84e760e01b815260040160405180910390fd5b815460ff60f01b1916600560f01b1782555f816005811115610b5157610b51612769565b14610b6057610b608284612011565b60405183907f97237956f8810192811e2c3f273fd02c5d6295206fdd9c62e6fe2bfc19ba9232905f90a2505f905060ff19815c16815d5050565b5f6001600160a01b0382161580610bc857506001600160a01b0382165f9081526005602052604090205460ff165b92915050565b6001546001600160a01b03163314610bfb5760405163a09b9a4360e01b81523360048201526024016104b6565b5f805460405133926001600160a01b03909216917f8be0079c531659141344cd1fd0a4f28419497f9722a3daafe3b4186f6b6457e091a35f80546001600160a01b03199081163317909155600180549091169055565b5f546001600160a01b03163314610c7d5760405163245aecd360e01b81523360048201526024016104b6565b612710811180610ca6575060025461271090610ca490600160a01b900461ffff1683612b63565b115b15610cc45760405163192069c360e31b815260040160405180910390fd5b6002805461ffff60b01b1916600160b01b61ffff8416021790556040518181527f8d3c1e4f1243a044dac6f85b2c1043fe0965504a5d1331bca64534c4b45d560b9060200160405180910390a150565b60ff5f5c1615610d375760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610d4f85611fac565b8054909150600160f01b900460ff166001816005811115610d7257610d72612769565b14158015610da257505f816005811115610d8e57610d8e612769565b141580610da257505f610da083612092565b115b15610dc057604051638e78f0cb60e01b815260040160405180910390fd5b60018201546001600160a01b03163314610dec576040516282b42960e81b815260040160405180910390fd5b60605f610df884611fe6565b90506001600160a01b03811615610e995733878787604051602001610e209493929190612bdd565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d90610e6b908b906001600160e01b03195f3516908790600401612b8e565b5f604051808303815f87803b158015610e82575f5ffd5b505af1158015610e94573d5f5f3e3d5ffd5b505050505b835464ffffffffff4216600160c81b0265ffffffffffff60c81b1990911617600160f11b178455604051878152339089907f80c17db79857f338a6a6df68a6883ecc0ce78e2202fe61ed979733573f40538e90602001610955565b5f546001600160a01b03163314610f205760405163245aecd360e01b81523360048201526024016104b6565b6001600160a01b038116610f475760405163d92e233d60e01b815260040160405180910390fd5b612710821180610f70575060025461271090610f6e90600160b01b900461ffff1684612b63565b115b15610f8e5760405163192069c360e31b815260040160405180910390fd5b600280546001600160b01b031916600160a01b61ffff8516026001600160a01b031916176001600160a01b0383169081179091556040518381527f2c913b218a7fcc4905fb9f9dc3a7ecd1b0f9f8b086cdcd514f2fc4c885389930906020015b60405180910390a25050565b60408051610180810182525f808252602082018190529181018290526060808201839052608082015260a0810182905260c0810182905260e081018290526101008101829052610120810182905261014081018290526101608101919091525f82815260046020526040902080546001600160a01b03168061107d575050919050565b8383526001600160a01b03808216602085015260018301548116604085015260028301541660608401526110b0826120c8565b60808401526110be82612092565b60a08401528154600160a01b810464ffffffffff1660c085015260e0840190600160f01b900460ff1660058111156110f8576110f8612769565b9081600581111561110b5761110b612769565b90525061111782611fe6565b6001600160a01b0390811661010085015260038301541661012084015250600681015461014083015254600160c81b900464ffffffffff16610160820152919050565b5f546001600160a01b031633146111865760405163245aecd360e01b81523360048201526024016104b6565b6001600160a01b0382166111ad5760405163d92e233d60e01b815260040160405180910390fd5b6001600160a01b0382165f81815260056020908152604091829020805460ff191685151590811790915591519182527f7ee54953080e392a475a25b6acacb85417ca4e1953293c90934233ca136125109101610fee565b60ff5f5c16156112275760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61123f85611fac565b90505f8154600160f01b900460ff16600581111561125f5761125f612769565b1461127d57604051638e78f0cb60e01b815260040160405180910390fd5b80546001600160a01b03163381146112a7576040516282b42960e81b815260040160405180910390fd5b8154600160f81b90046004165f036112d25760405163a9456d4360e01b815260040160405180910390fd5b5f6112dc83612092565b90508581146112fe576040516399b0fc8760e01b815260040160405180910390fd5b8254600160a01b900464ffffffffff16421061132d57604051638e78f0cb60e01b815260040160405180910390fd5b60605f61133985611fe6565b90506001600160a01b038116156113d85733878760405160200161135f93929190612c04565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d906113aa908c906001600160e01b03195f3516908790600401612b8e565b5f604051808303815f87803b1580156113c1575f5ffd5b505af11580156113d3573d5f5f3e3d5ffd5b505050505b845460ff60f01b1916600160f01b17855582156114805760038501546001600160a01b03165f8061140a8388886121b9565b9150915080611444576040516317e3057d60e31b81526001600160a01b0384166004820152306024820152604481018790526064016104b6565b815f036114675760405160016268479f60e01b0319815260040160405180910390fd5b8582101561147c5781955061147c888761232a565b5050505b836001600160a01b0316897fe3fbcc1ea1bdc559ec7f0347efde7655e58b5f45a30b0e4470a583c3ef5496b3856040516114bc91815260200190565b60405180910390a36001600160a01b0381161561153c5760405163a3fe478360e01b81526001600160a01b0382169063a3fe47839061150e908c906001600160e01b03195f3516908790600401612b8e565b5f604051808303815f87803b158015611525575f5ffd5b505af1158015611537573d5f5f3e3d5ffd5b505050505b505f93505050815c60ff19169050815d5050505050565b60ff5f5c16156115765760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f61158e85611fac565b905060028154600160f01b900460ff1660058111156115af576115af612769565b146115cd57604051638e78f0cb60e01b815260040160405180910390fd5b60028101546001600160a01b03163381146115fa576040516282b42960e81b815260040160405180910390fd5b60605f61160684611fe6565b90506001600160a01b038116156116a7573387878760405160200161162e9493929190612bdd565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d90611679908b906001600160e01b03195f3516908790600401612b8e565b5f604051808303815f87803b158015611690575f5ffd5b505af11580156116a2573d5f5f3e3d5ffd5b505050505b835460ff60f01b1916600360f01b1784555f6116c285612092565b60018601549091506001600160a01b03168180156118025760038701546002546001600160a01b03918216918116905f90611709908790600160a01b900461ffff166123d9565b6002549091505f90611727908890600160b01b900461ffff166123d9565b9050806117348389612c28565b61173e9190612c28565b9450811561179657611751848484612432565b826001600160a01b03168f7f0e61cfd0ee655641b3ed0a1dd373ec3cacf4c090de1f33708e3a4091f49476628460405161178d91815260200190565b60405180910390a35b80156117ec576117a7848b83612432565b896001600160a01b03168f7f253dd534010ac976fa263caa123bae79b9c50292adf7ce67bdc5ec309f784e61836040516117e391815260200190565b60405180910390a35b84156117fd576117fd848787612432565b505050505b856001600160a01b03168b7f0fd54bd364fa9e67f17b091aefe930932c09fe7651cf5ad02c71a418f33414448c60405161183e91815260200190565b60405180910390a3816001600160a01b03168b7f21d71db5be59bb9fa133895586b7404307dd33fb93b16db09dc6f1d9d7d231b08360405161188291815260200190565b60405180910390a36001600160a01b038416156119025760405163a3fe478360e01b81526001600160a01b0385169063a3fe4783906118d4908e906001600160e01b03195f3516908a90600401612b8e565b5f604051808303815f87803b1580156118eb575f5ffd5b505af11580156118fd573d5f5f3e3d5ffd5b505050505b505f95505060ff19855c16935084925050505d5050505050565b5f546001600160a01b031633146119485760405163245aecd360e01b81523360048201526024016104b6565b600180546001600160a01b0319166001600160a01b03831690811790915560405133907f38d16b8cac22d99fc7c124b9cd0de2d3fa1faef420bfe791d8c362d765e22700905f90a350565b60ff5f5c16156119b65760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f6119ce86611fac565b90505f8154600160f01b900460ff1660058111156119ee576119ee612769565b14611a0c57604051638e78f0cb60e01b815260040160405180910390fd5b80546001600160a01b0316338114801590611a34575060018201546001600160a01b03163314155b15611a51576040516282b42960e81b815260040160405180910390fd5b6001600160a01b038616611a785760405163d92e233d60e01b815260040160405180910390fd5b336001600160a01b03821614611ae25760038201546001600160a01b03168015801590611ab75750866001600160a01b0316816001600160a01b031614155b15611ae057604051635b9482eb60e11b81526001600160a01b03821660048201526024016104b6565b505b60605f611aee84611fe6565b90506001600160a01b03811615611b91573388888888604051602001611b18959493929190612c3b565b60408051601f198184030181529082905263dc08fb1d60e01b825292506001600160a01b0382169063dc08fb1d90611b63908c906001600160e01b03195f3516908790600401612b8e565b5f604051808303815f87803b158015611b7a575f5ffd5b505af1158015611b8c573d5f5f3e3d5ffd5b505050505b6003840180546001600160a01b0319166001600160a01b038a16179055611bb8848861232a565b876001600160a01b0316897f74f37e24047ef5ad02b6aac54caaf20e06c51585a911183b2c6f2db0d8d896cc89604051611bf491815260200190565b60405180910390a36001600160a01b03811615611c745760405163a3fe478360e01b81526001600160a01b0382169063a3fe478390611c46908c906001600160e01b03195f3516908790600401612b8e565b5f604051808303815f87803b158015611c5d575f5ffd5b505af1158015611c6f573d5f5f3e3d5ffd5b505050505b505f92505050805c60ff1916815d505050505050565b60ff5f5c1615611cad5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f611cc584611fac565b90505f8154600160f01b900460ff166005811115611ce557611ce5612769565b14611d0357604051638e78f0cb60e01b815260040160405180910390fd5b80546001600160a01b03163314611d2c576040516282b42960e81b815260040160405180910390fd5b60018101546001600160a01b031615611d5857604051638e78f0cb60e01b815260040160405180910390fd5b6001600160a01b038316611d7f5760405163d92e233d60e01b815260040160405180910390fd5b60028101546001600160a01b0390811690841603611db057604051630cc6442960e01b815260040160405180910390fd5b6001810180546001600160a01b0319166001600160a01b03851617905580546001600160f81b0381166004600160f81b9283900460ff16179091021781558115611dfc57600681018290555b826001600160a01b0316847f49d0adc1d0f8a0d589f5eba9d9764b09b597ab6227e8ba63b0884599f1acd0e784604051611e3891815260200190565b60405180910390a3505f60ff19815c16815d50505050565b5f611e62826301ffc9a760e01b612481565b8015611e7d5750611e7b826001600160e01b0319612481565b155b8015610bc85750610bc882633ffb5e4f60e11b612481565b805f819003611ea45750505050565b61ffff811115611eca57604051638d16992760e01b8152600481018290526024016104b6565b60028401805461ffff60a01b1916600160a01b61ffff841602179055611ef183835f61255a565b8460010160146101000a8154816001600160601b03021916908360a01c0217905550600c811115611f4e57611f288383600c61255a565b8460020160166101000a81548169ffffffffffffffffffff021916908360b01c02179055505b60165b81811015611fa557611f6484848361255a565b600786015f6020611f76601686612c28565b611f809190612c8d565b81526020019081526020015f2081905550602081611f9e9190612b63565b9050611f51565b5050505050565b5f81815260046020526040902080546001600160a01b0316611fe15760405163038e47a360e51b815260040160405180910390fd5b919050565b80545f90600160f81b90046001168103612000575f610bc8565b50600401546001600160a01b031690565b5f61201b83612092565b9050805f0361202957505050565b825460038401546001600160a01b039182169161204891168284612432565b806001600160a01b0316837f7ca5472b7ea78c2c0141c5a12ee6d170cf4ce8ed06be3d22c8252ddfc7a6a2c48460405161208491815260200190565b60405180910390a350505050565b80545f90600160f81b900460021681036120c0576003820154600160a01b90046001600160601b0316610bc8565b506005015490565b6002810154606090600160a01b900461ffff165f6120e7826040612b63565b67ffffffffffffffff8111156120ff576120ff612ca0565b6040519080825280601f01601f191660200182016040528015612129576020820181803683370190505b5060018501546002860154600160a01b90910460a01b60208301819052600160b01b90910460b01b602c83018190529192509060165b848110156121ad575f6007880181602061217a601686612c28565b6121849190612c8d565b81526020808201929092526040015f20548684018201526121a6915082612b63565b905061215f565b50505090815292915050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa158015612201573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906122259190612cb4565b6040516001600160a01b03871660248201523060448201526064810186905290915061228090879060840160408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a612592565b612290575f5f9250925050612322565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156122d4573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906122f89190612cb4565b90508181101561230f575f5f935093505050612322565b6123198282612c28565b60019350935050505b935093915050565b8154600160f81b900460ff166001600160601b03821161238d576003830180546001600160a01b0316600160a01b6001600160601b0385160217905560028116156123885782546001600160f81b0316600160f81b60fd8316021783555b505050565b6003830180546001600160a01b03166001600160a01b031917905560058301829055600281165f036123885782546001600160f81b0316600160f81b6002831760ff1602178355505050565b5f815f036123e857505f610bc8565b612710826123f68286612ccb565b6124009190612cde565b61240a9190612c8d565b8261241761271086612c8d565b6124219190612cde565b61242b9190612b63565b9392505050565b61244a82825a6001600160a01b03871692919061265b565b612388576040516317e3057d60e31b81526001600160a01b03808516600483015283166024820152604481018290526064016104b6565b6040516001600160e01b0319821660248201525f90819081906001600160a01b038616906175309060440160408051601f198184030181529181526020820180516001600160e01b03166301ffc9a760e01b179052516124e19190612cf5565b5f604051808303818686fa925050503d805f811461251a576040519150601f19603f3d011682016040523d82523d5f602084013e61251f565b606091505b509150915081801561253357506020815110155b801561255157508080602001905181019061254e9190612cb4565b15155b95945050505050565b828101355f6125698385612c28565b9050602081101561258a5761257f816008612cde565b5f19901c1991909116905b509392505050565b5f836001600160a01b03163b5f036125ab57505f61242b565b5f5f856001600160a01b031684866040516125c69190612cf5565b5f604051808303815f8787f1925050503d805f8114612600576040519150601f19603f3d011682016040523d82523d5f602084013e612605565b606091505b509150915081612619575f9250505061242b565b80515f0361262c5760019250505061242b565b602081511015801561265157508080602001905181019061264d9190612cb4565b6001145b9695505050505050565b5f6001600160a01b0385166126c7575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146126b6576040519150601f19603f3d011682016040523d82523d5f602084013e6126bb565b606091505b5090925061271c915050565b6040516001600160a01b03851660248201526044810184905261271990869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284612592565b90505b949350505050565b5f60208284031215612734575f5ffd5b5035919050565b5f81518084528060208401602086015e5f602082860101526020601f19601f83011685010191505092915050565b634e487b7160e01b5f52602160045260245ffd5b6006811061279957634e487b7160e01b5f52602160045260245ffd5b9052565b8c81526001600160a01b038c811660208301528b811660408301528a166060820152610180608082018190525f906127d79083018b61273b565b90508860a08301528760c08301526127f260e083018861277d565b6001600160a01b03868116610100840152851661012083015261014082019390935261016001529a9950505050505050505050565b80356001600160a01b0381168114611fe1575f5ffd5b5f5f83601f84011261284d575f5ffd5b50813567ffffffffffffffff811115612864575f5ffd5b60208301915083602082850101111561287b575f5ffd5b9250929050565b5f5f5f5f5f5f5f60c0888a031215612898575f5ffd5b6128a188612827565b96506128af60208901612827565b955060408801359450606088013567ffffffffffffffff8111156128d1575f5ffd5b6128dd8a828b0161283d565b90955093506128f0905060808901612827565b96999598509396929591949193505060a09091013590565b5f5f5f5f6060858703121561291b575f5ffd5b8435935060208501359250604085013567ffffffffffffffff81111561293f575f5ffd5b61294b8782880161283d565b95989497509550505050565b5f60208284031215612967575f5ffd5b61242b82612827565b5f5f60408385031215612981575f5ffd5b8235915061299160208401612827565b90509250929050565b60208152815160208201525f60208301516129c060408401826001600160a01b03169052565b5060408301516001600160a01b03811660608401525060608301516001600160a01b038116608084015250608083015161018060a0840152612a066101a084018261273b565b905060a084015160c084015260c084015160e084015260e0840151612a2f61010085018261277d565b506101008401516001600160a01b038116610120850152506101208401516001600160a01b038116610140850152506101408401516101608401526101608401516101808401528091505092915050565b5f5f60408385031215612a91575f5ffd5b612a9a83612827565b915060208301358015158114612aae575f5ffd5b809150509250929050565b5f5f5f5f5f60808688031215612acd575f5ffd5b85359450612add60208701612827565b935060408601359250606086013567ffffffffffffffff811115612aff575f5ffd5b612b0b8882890161283d565b969995985093965092949392505050565b5f5f5f60608486031215612b2e575f5ffd5b83359250612b3e60208501612827565b929592945050506040919091013590565b634e487b7160e01b5f52601160045260245ffd5b80820180821115610bc857610bc8612b4f565b5f60018201612b8757612b87612b4f565b5060010190565b83815263ffffffff60e01b83166020820152606060408201525f612719606083018461273b565b81835281816020850137505f828201602090810191909152601f909101601f19169091010190565b60018060a01b0385168152836020820152606060408201525f612651606083018486612bb5565b6001600160a01b03841681526040602082018190525f906127199083018486612bb5565b81810381811115610bc857610bc8612b4f565b6001600160a01b03868116825285166020820152604081018490526080606082018190525f90612c6e9083018486612bb5565b979650505050505050565b634e487b7160e01b5f52601260045260245ffd5b5f82612c9b57612c9b612c79565b500490565b634e487b7160e01b5f52604160045260245ffd5b5f60208284031215612cc4575f5ffd5b5051919050565b5f82612cd957612cd9612c79565b500690565b8082028115828204841417610bc857610bc8612b4f565b5f82518060208501845e5f92019182525091905056",
+}
+
+// JobEscrow is an auto generated Go binding around an Ethereum contract.
+type JobEscrow struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *JobEscrow) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewJobEscrow creates a new instance of JobEscrow.
+func NewJobEscrow() *JobEscrow {
+	parsed, err := JobEscrowMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &JobEscrow{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *JobEscrow) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address owner_, address treasury_) returns()
+func (jobEscrow *JobEscrow) PackConstructor(owner_ common.Address, treasury_ common.Address) []byte {
+	enc, err := jobEscrow.abi.Pack("", owner_, treasury_)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackEVALUATIONGRACEPERIOD is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5088d8be.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (jobEscrow *JobEscrow) PackEVALUATIONGRACEPERIOD() []byte {
+	enc, err := jobEscrow.abi.Pack("EVALUATION_GRACE_PERIOD")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEVALUATIONGRACEPERIOD is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5088d8be.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackEVALUATIONGRACEPERIOD() ([]byte, error) {
+	return jobEscrow.abi.Pack("EVALUATION_GRACE_PERIOD")
+}
+
+// UnpackEVALUATIONGRACEPERIOD is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x5088d8be.
+//
+// Solidity: function EVALUATION_GRACE_PERIOD() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackEVALUATIONGRACEPERIOD(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("EVALUATION_GRACE_PERIOD", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackMINEXPIRY is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbede5eca.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MIN_EXPIRY() view returns(uint256)
+func (jobEscrow *JobEscrow) PackMINEXPIRY() []byte {
+	enc, err := jobEscrow.abi.Pack("MIN_EXPIRY")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMINEXPIRY is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbede5eca.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MIN_EXPIRY() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackMINEXPIRY() ([]byte, error) {
+	return jobEscrow.abi.Pack("MIN_EXPIRY")
+}
+
+// UnpackMINEXPIRY is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbede5eca.
+//
+// Solidity: function MIN_EXPIRY() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackMINEXPIRY(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("MIN_EXPIRY", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackAcceptOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x79ba5097.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function acceptOwnership() returns()
+func (jobEscrow *JobEscrow) PackAcceptOwnership() []byte {
+	enc, err := jobEscrow.abi.Pack("acceptOwnership")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAcceptOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x79ba5097.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function acceptOwnership() returns()
+func (jobEscrow *JobEscrow) TryPackAcceptOwnership() ([]byte, error) {
+	return jobEscrow.abi.Pack("acceptOwnership")
+}
+
+// PackClaimRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5b7baf64.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function claimRefund(uint256 jobId) returns()
+func (jobEscrow *JobEscrow) PackClaimRefund(jobId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("claimRefund", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackClaimRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5b7baf64.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function claimRefund(uint256 jobId) returns()
+func (jobEscrow *JobEscrow) TryPackClaimRefund(jobId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("claimRefund", jobId)
+}
+
+// PackComplete is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd75bbdf3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function complete(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackComplete(jobId *big.Int, reason [32]byte, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("complete", jobId, reason, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackComplete is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd75bbdf3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function complete(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackComplete(jobId *big.Int, reason [32]byte, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("complete", jobId, reason, optParams)
+}
+
+// PackCreateJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c226749.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256 jobId)
+func (jobEscrow *JobEscrow) PackCreateJob(provider common.Address, evaluator common.Address, expiredAt *big.Int, description string, hook common.Address, providerAgentId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("createJob", provider, evaluator, expiredAt, description, hook, providerAgentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCreateJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1c226749.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256 jobId)
+func (jobEscrow *JobEscrow) TryPackCreateJob(provider common.Address, evaluator common.Address, expiredAt *big.Int, description string, hook common.Address, providerAgentId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("createJob", provider, evaluator, expiredAt, description, hook, providerAgentId)
+}
+
+// UnpackCreateJob is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1c226749.
+//
+// Solidity: function createJob(address provider, address evaluator, uint256 expiredAt, string description, address hook, uint256 providerAgentId) returns(uint256 jobId)
+func (jobEscrow *JobEscrow) UnpackCreateJob(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("createJob", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackEvaluatorFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2f0e31f4.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) PackEvaluatorFeeBP() []byte {
+	enc, err := jobEscrow.abi.Pack("evaluatorFeeBP")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEvaluatorFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2f0e31f4.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackEvaluatorFeeBP() ([]byte, error) {
+	return jobEscrow.abi.Pack("evaluatorFeeBP")
+}
+
+// UnpackEvaluatorFeeBP is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x2f0e31f4.
+//
+// Solidity: function evaluatorFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackEvaluatorFeeBP(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("evaluatorFeeBP", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackFund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd2e13f50.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function fund(uint256 jobId, uint256 expectedBudget, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackFund(jobId *big.Int, expectedBudget *big.Int, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("fund", jobId, expectedBudget, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackFund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd2e13f50.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function fund(uint256 jobId, uint256 expectedBudget, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackFund(jobId *big.Int, expectedBudget *big.Int, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("fund", jobId, expectedBudget, optParams)
+}
+
+// PackGetJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbf22c457.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256) job)
+func (jobEscrow *JobEscrow) PackGetJob(jobId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("getJob", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetJob is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbf22c457.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256) job)
+func (jobEscrow *JobEscrow) TryPackGetJob(jobId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("getJob", jobId)
+}
+
+// UnpackGetJob is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbf22c457.
+//
+// Solidity: function getJob(uint256 jobId) view returns((uint256,address,address,address,string,uint256,uint256,uint8,address,address,uint256,uint256) job)
+func (jobEscrow *JobEscrow) UnpackGetJob(data []byte) (IERC8183Job, error) {
+	out, err := jobEscrow.abi.Unpack("getJob", data)
+	if err != nil {
+		return *new(IERC8183Job), err
+	}
+	out0 := *abi.ConvertType(out[0], new(IERC8183Job)).(*IERC8183Job)
+	return out0, nil
+}
+
+// PackJobCounter is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x50355d76.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (jobEscrow *JobEscrow) PackJobCounter() []byte {
+	enc, err := jobEscrow.abi.Pack("jobCounter")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobCounter is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x50355d76.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackJobCounter() ([]byte, error) {
+	return jobEscrow.abi.Pack("jobCounter")
+}
+
+// UnpackJobCounter is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x50355d76.
+//
+// Solidity: function jobCounter() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackJobCounter(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("jobCounter", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackJobs is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x180aedf3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (jobEscrow *JobEscrow) PackJobs(jobId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("jobs", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobs is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x180aedf3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (jobEscrow *JobEscrow) TryPackJobs(jobId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("jobs", jobId)
+}
+
+// UnpackJobs is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x180aedf3.
+//
+// Solidity: function jobs(uint256 jobId) view returns(uint256 id, address client, address provider, address evaluator, string description, uint256 budget, uint256 expiredAt, uint8 status, address hook, address paymentToken, uint256 providerAgentId, uint256 submittedAt)
+func (jobEscrow *JobEscrow) UnpackJobs(data []byte) (JobsOutput, error) {
+	out, err := jobEscrow.abi.Unpack("jobs", data)
+	outstruct := new(JobsOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Id = abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	outstruct.Client = *abi.ConvertType(out[1], new(common.Address)).(*common.Address)
+	outstruct.Provider = *abi.ConvertType(out[2], new(common.Address)).(*common.Address)
+	outstruct.Evaluator = *abi.ConvertType(out[3], new(common.Address)).(*common.Address)
+	outstruct.Description = *abi.ConvertType(out[4], new(string)).(*string)
+	outstruct.Budget = abi.ConvertType(out[5], new(big.Int)).(*big.Int)
+	outstruct.ExpiredAt = abi.ConvertType(out[6], new(big.Int)).(*big.Int)
+	outstruct.Status = *abi.ConvertType(out[7], new(uint8)).(*uint8)
+	outstruct.Hook = *abi.ConvertType(out[8], new(common.Address)).(*common.Address)
+	outstruct.PaymentToken = *abi.ConvertType(out[9], new(common.Address)).(*common.Address)
+	outstruct.ProviderAgentId = abi.ConvertType(out[10], new(big.Int)).(*big.Int)
+	outstruct.SubmittedAt = abi.ConvertType(out[11], new(big.Int)).(*big.Int)
+	return *outstruct, nil
+}
+
+// PackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function owner() view returns(address)
+func (jobEscrow *JobEscrow) PackOwner() []byte {
+	enc, err := jobEscrow.abi.Pack("owner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8da5cb5b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function owner() view returns(address)
+func (jobEscrow *JobEscrow) TryPackOwner() ([]byte, error) {
+	return jobEscrow.abi.Pack("owner")
+}
+
+// UnpackOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8da5cb5b.
+//
+// Solidity: function owner() view returns(address)
+func (jobEscrow *JobEscrow) UnpackOwner(data []byte) (common.Address, error) {
+	out, err := jobEscrow.abi.Unpack("owner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackPendingOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe30c3978.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (jobEscrow *JobEscrow) PackPendingOwner() []byte {
+	enc, err := jobEscrow.abi.Pack("pendingOwner")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPendingOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe30c3978.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (jobEscrow *JobEscrow) TryPackPendingOwner() ([]byte, error) {
+	return jobEscrow.abi.Pack("pendingOwner")
+}
+
+// UnpackPendingOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe30c3978.
+//
+// Solidity: function pendingOwner() view returns(address)
+func (jobEscrow *JobEscrow) UnpackPendingOwner(data []byte) (common.Address, error) {
+	out, err := jobEscrow.abi.Unpack("pendingOwner", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackPlatformFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff96092a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) PackPlatformFeeBP() []byte {
+	enc, err := jobEscrow.abi.Pack("platformFeeBP")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlatformFeeBP is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff96092a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) TryPackPlatformFeeBP() ([]byte, error) {
+	return jobEscrow.abi.Pack("platformFeeBP")
+}
+
+// UnpackPlatformFeeBP is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xff96092a.
+//
+// Solidity: function platformFeeBP() view returns(uint256)
+func (jobEscrow *JobEscrow) UnpackPlatformFeeBP(data []byte) (*big.Int, error) {
+	out, err := jobEscrow.abi.Unpack("platformFeeBP", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackPlatformTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe138818c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (jobEscrow *JobEscrow) PackPlatformTreasury() []byte {
+	enc, err := jobEscrow.abi.Pack("platformTreasury")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlatformTreasury is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe138818c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (jobEscrow *JobEscrow) TryPackPlatformTreasury() ([]byte, error) {
+	return jobEscrow.abi.Pack("platformTreasury")
+}
+
+// UnpackPlatformTreasury is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe138818c.
+//
+// Solidity: function platformTreasury() view returns(address)
+func (jobEscrow *JobEscrow) UnpackPlatformTreasury(data []byte) (common.Address, error) {
+	out, err := jobEscrow.abi.Unpack("platformTreasury", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x41dd26f5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackReject(jobId *big.Int, reason [32]byte, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("reject", jobId, reason, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x41dd26f5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reason, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackReject(jobId *big.Int, reason [32]byte, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("reject", jobId, reason, optParams)
+}
+
+// PackSetBudget is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf3302b89.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setBudget(uint256 jobId, address token, uint256 amount, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackSetBudget(jobId *big.Int, token common.Address, amount *big.Int, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("setBudget", jobId, token, amount, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetBudget is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf3302b89.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setBudget(uint256 jobId, address token, uint256 amount, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackSetBudget(jobId *big.Int, token common.Address, amount *big.Int, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("setBudget", jobId, token, amount, optParams)
+}
+
+// PackSetEvaluatorFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84f15090.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setEvaluatorFee(uint256 feeBP) returns()
+func (jobEscrow *JobEscrow) PackSetEvaluatorFee(feeBP *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("setEvaluatorFee", feeBP)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetEvaluatorFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84f15090.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setEvaluatorFee(uint256 feeBP) returns()
+func (jobEscrow *JobEscrow) TryPackSetEvaluatorFee(feeBP *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("setEvaluatorFee", feeBP)
+}
+
+// PackSetHookWhitelist is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xce79eb60.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setHookWhitelist(address hook, bool status) returns()
+func (jobEscrow *JobEscrow) PackSetHookWhitelist(hook common.Address, status bool) []byte {
+	enc, err := jobEscrow.abi.Pack("setHookWhitelist", hook, status)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetHookWhitelist is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xce79eb60.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setHookWhitelist(address hook, bool status) returns()
+func (jobEscrow *JobEscrow) TryPackSetHookWhitelist(hook common.Address, status bool) ([]byte, error) {
+	return jobEscrow.abi.Pack("setHookWhitelist", hook, status)
+}
+
+// PackSetPlatformFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb4d884f6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setPlatformFee(uint256 feeBP, address treasury) returns()
+func (jobEscrow *JobEscrow) PackSetPlatformFee(feeBP *big.Int, treasury common.Address) []byte {
+	enc, err := jobEscrow.abi.Pack("setPlatformFee", feeBP, treasury)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetPlatformFee is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb4d884f6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setPlatformFee(uint256 feeBP, address treasury) returns()
+func (jobEscrow *JobEscrow) TryPackSetPlatformFee(feeBP *big.Int, treasury common.Address) ([]byte, error) {
+	return jobEscrow.abi.Pack("setPlatformFee", feeBP, treasury)
+}
+
+// PackSetProvider is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfac3246c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setProvider(uint256 jobId, address provider, uint256 agentId) returns()
+func (jobEscrow *JobEscrow) PackSetProvider(jobId *big.Int, provider common.Address, agentId *big.Int) []byte {
+	enc, err := jobEscrow.abi.Pack("setProvider", jobId, provider, agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetProvider is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfac3246c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setProvider(uint256 jobId, address provider, uint256 agentId) returns()
+func (jobEscrow *JobEscrow) TryPackSetProvider(jobId *big.Int, provider common.Address, agentId *big.Int) ([]byte, error) {
+	return jobEscrow.abi.Pack("setProvider", jobId, provider, agentId)
+}
+
+// PackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9e63798d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable, bytes optParams) returns()
+func (jobEscrow *JobEscrow) PackSubmit(jobId *big.Int, deliverable [32]byte, optParams []byte) []byte {
+	enc, err := jobEscrow.abi.Pack("submit", jobId, deliverable, optParams)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9e63798d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable, bytes optParams) returns()
+func (jobEscrow *JobEscrow) TryPackSubmit(jobId *big.Int, deliverable [32]byte, optParams []byte) ([]byte, error) {
+	return jobEscrow.abi.Pack("submit", jobId, deliverable, optParams)
+}
+
+// PackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transferOwnership(address next) returns()
+func (jobEscrow *JobEscrow) PackTransferOwnership(next common.Address) []byte {
+	enc, err := jobEscrow.abi.Pack("transferOwnership", next)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransferOwnership is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2fde38b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transferOwnership(address next) returns()
+func (jobEscrow *JobEscrow) TryPackTransferOwnership(next common.Address) ([]byte, error) {
+	return jobEscrow.abi.Pack("transferOwnership", next)
+}
+
+// PackWhitelistedHooks is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d3b96c3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (jobEscrow *JobEscrow) PackWhitelistedHooks(hook common.Address) []byte {
+	enc, err := jobEscrow.abi.Pack("whitelistedHooks", hook)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWhitelistedHooks is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6d3b96c3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (jobEscrow *JobEscrow) TryPackWhitelistedHooks(hook common.Address) ([]byte, error) {
+	return jobEscrow.abi.Pack("whitelistedHooks", hook)
+}
+
+// UnpackWhitelistedHooks is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6d3b96c3.
+//
+// Solidity: function whitelistedHooks(address hook) view returns(bool)
+func (jobEscrow *JobEscrow) UnpackWhitelistedHooks(data []byte) (bool, error) {
+	out, err := jobEscrow.abi.Unpack("whitelistedHooks", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// JobEscrowBudgetSet represents a BudgetSet event raised by the JobEscrow contract.
+type JobEscrowBudgetSet struct {
+	JobId  *big.Int
+	Token  common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowBudgetSetEventName = "BudgetSet"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowBudgetSet) ContractEventName() string {
+	return JobEscrowBudgetSetEventName
+}
+
+// UnpackBudgetSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event BudgetSet(uint256 indexed jobId, address indexed token, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackBudgetSetEvent(log *types.Log) (*JobEscrowBudgetSet, error) {
+	event := "BudgetSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowBudgetSet)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowEvaluatorFeePaid represents a EvaluatorFeePaid event raised by the JobEscrow contract.
+type JobEscrowEvaluatorFeePaid struct {
+	JobId     *big.Int
+	Evaluator common.Address
+	Amount    *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowEvaluatorFeePaidEventName = "EvaluatorFeePaid"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowEvaluatorFeePaid) ContractEventName() string {
+	return JobEscrowEvaluatorFeePaidEventName
+}
+
+// UnpackEvaluatorFeePaidEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EvaluatorFeePaid(uint256 indexed jobId, address indexed evaluator, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackEvaluatorFeePaidEvent(log *types.Log) (*JobEscrowEvaluatorFeePaid, error) {
+	event := "EvaluatorFeePaid"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowEvaluatorFeePaid)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowEvaluatorFeeSet represents a EvaluatorFeeSet event raised by the JobEscrow contract.
+type JobEscrowEvaluatorFeeSet struct {
+	FeeBP *big.Int
+	Raw   *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowEvaluatorFeeSetEventName = "EvaluatorFeeSet"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowEvaluatorFeeSet) ContractEventName() string {
+	return JobEscrowEvaluatorFeeSetEventName
+}
+
+// UnpackEvaluatorFeeSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EvaluatorFeeSet(uint256 feeBP)
+func (jobEscrow *JobEscrow) UnpackEvaluatorFeeSetEvent(log *types.Log) (*JobEscrowEvaluatorFeeSet, error) {
+	event := "EvaluatorFeeSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowEvaluatorFeeSet)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowHookWhitelistUpdated represents a HookWhitelistUpdated event raised by the JobEscrow contract.
+type JobEscrowHookWhitelistUpdated struct {
+	Hook   common.Address
+	Status bool
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowHookWhitelistUpdatedEventName = "HookWhitelistUpdated"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowHookWhitelistUpdated) ContractEventName() string {
+	return JobEscrowHookWhitelistUpdatedEventName
+}
+
+// UnpackHookWhitelistUpdatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event HookWhitelistUpdated(address indexed hook, bool status)
+func (jobEscrow *JobEscrow) UnpackHookWhitelistUpdatedEvent(log *types.Log) (*JobEscrowHookWhitelistUpdated, error) {
+	event := "HookWhitelistUpdated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowHookWhitelistUpdated)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobCompleted represents a JobCompleted event raised by the JobEscrow contract.
+type JobEscrowJobCompleted struct {
+	JobId     *big.Int
+	Evaluator common.Address
+	Reason    [32]byte
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobCompletedEventName = "JobCompleted"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobCompleted) ContractEventName() string {
+	return JobEscrowJobCompletedEventName
+}
+
+// UnpackJobCompletedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobCompleted(uint256 indexed jobId, address indexed evaluator, bytes32 reason)
+func (jobEscrow *JobEscrow) UnpackJobCompletedEvent(log *types.Log) (*JobEscrowJobCompleted, error) {
+	event := "JobCompleted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobCompleted)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobCreated represents a JobCreated event raised by the JobEscrow contract.
+type JobEscrowJobCreated struct {
+	JobId     *big.Int
+	Client    common.Address
+	Provider  common.Address
+	Evaluator common.Address
+	ExpiredAt *big.Int
+	Hook      common.Address
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobCreatedEventName = "JobCreated"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobCreated) ContractEventName() string {
+	return JobEscrowJobCreatedEventName
+}
+
+// UnpackJobCreatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobCreated(uint256 indexed jobId, address indexed client, address indexed provider, address evaluator, uint256 expiredAt, address hook)
+func (jobEscrow *JobEscrow) UnpackJobCreatedEvent(log *types.Log) (*JobEscrowJobCreated, error) {
+	event := "JobCreated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobCreated)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobExpired represents a JobExpired event raised by the JobEscrow contract.
+type JobEscrowJobExpired struct {
+	JobId *big.Int
+	Raw   *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobExpiredEventName = "JobExpired"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobExpired) ContractEventName() string {
+	return JobEscrowJobExpiredEventName
+}
+
+// UnpackJobExpiredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobExpired(uint256 indexed jobId)
+func (jobEscrow *JobEscrow) UnpackJobExpiredEvent(log *types.Log) (*JobEscrowJobExpired, error) {
+	event := "JobExpired"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobExpired)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobFunded represents a JobFunded event raised by the JobEscrow contract.
+type JobEscrowJobFunded struct {
+	JobId  *big.Int
+	Client common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobFundedEventName = "JobFunded"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobFunded) ContractEventName() string {
+	return JobEscrowJobFundedEventName
+}
+
+// UnpackJobFundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobFunded(uint256 indexed jobId, address indexed client, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackJobFundedEvent(log *types.Log) (*JobEscrowJobFunded, error) {
+	event := "JobFunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobFunded)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobRejected represents a JobRejected event raised by the JobEscrow contract.
+type JobEscrowJobRejected struct {
+	JobId    *big.Int
+	Rejector common.Address
+	Reason   [32]byte
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobRejectedEventName = "JobRejected"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobRejected) ContractEventName() string {
+	return JobEscrowJobRejectedEventName
+}
+
+// UnpackJobRejectedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobRejected(uint256 indexed jobId, address indexed rejector, bytes32 reason)
+func (jobEscrow *JobEscrow) UnpackJobRejectedEvent(log *types.Log) (*JobEscrowJobRejected, error) {
+	event := "JobRejected"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobRejected)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowJobSubmitted represents a JobSubmitted event raised by the JobEscrow contract.
+type JobEscrowJobSubmitted struct {
+	JobId       *big.Int
+	Provider    common.Address
+	Deliverable [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowJobSubmittedEventName = "JobSubmitted"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowJobSubmitted) ContractEventName() string {
+	return JobEscrowJobSubmittedEventName
+}
+
+// UnpackJobSubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event JobSubmitted(uint256 indexed jobId, address indexed provider, bytes32 deliverable)
+func (jobEscrow *JobEscrow) UnpackJobSubmittedEvent(log *types.Log) (*JobEscrowJobSubmitted, error) {
+	event := "JobSubmitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowJobSubmitted)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowOwnershipTransferStarted represents a OwnershipTransferStarted event raised by the JobEscrow contract.
+type JobEscrowOwnershipTransferStarted struct {
+	Owner        common.Address
+	PendingOwner common.Address
+	Raw          *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowOwnershipTransferStartedEventName = "OwnershipTransferStarted"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowOwnershipTransferStarted) ContractEventName() string {
+	return JobEscrowOwnershipTransferStartedEventName
+}
+
+// UnpackOwnershipTransferStartedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferStarted(address indexed owner, address indexed pendingOwner)
+func (jobEscrow *JobEscrow) UnpackOwnershipTransferStartedEvent(log *types.Log) (*JobEscrowOwnershipTransferStarted, error) {
+	event := "OwnershipTransferStarted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowOwnershipTransferStarted)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowOwnershipTransferred represents a OwnershipTransferred event raised by the JobEscrow contract.
+type JobEscrowOwnershipTransferred struct {
+	PreviousOwner common.Address
+	NewOwner      common.Address
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowOwnershipTransferredEventName = "OwnershipTransferred"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowOwnershipTransferred) ContractEventName() string {
+	return JobEscrowOwnershipTransferredEventName
+}
+
+// UnpackOwnershipTransferredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event OwnershipTransferred(address indexed previousOwner, address indexed newOwner)
+func (jobEscrow *JobEscrow) UnpackOwnershipTransferredEvent(log *types.Log) (*JobEscrowOwnershipTransferred, error) {
+	event := "OwnershipTransferred"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowOwnershipTransferred)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowPaymentReleased represents a PaymentReleased event raised by the JobEscrow contract.
+type JobEscrowPaymentReleased struct {
+	JobId    *big.Int
+	Provider common.Address
+	Amount   *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowPaymentReleasedEventName = "PaymentReleased"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowPaymentReleased) ContractEventName() string {
+	return JobEscrowPaymentReleasedEventName
+}
+
+// UnpackPaymentReleasedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PaymentReleased(uint256 indexed jobId, address indexed provider, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackPaymentReleasedEvent(log *types.Log) (*JobEscrowPaymentReleased, error) {
+	event := "PaymentReleased"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowPaymentReleased)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowPlatformFeePaid represents a PlatformFeePaid event raised by the JobEscrow contract.
+type JobEscrowPlatformFeePaid struct {
+	JobId            *big.Int
+	PlatformTreasury common.Address
+	Amount           *big.Int
+	Raw              *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowPlatformFeePaidEventName = "PlatformFeePaid"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowPlatformFeePaid) ContractEventName() string {
+	return JobEscrowPlatformFeePaidEventName
+}
+
+// UnpackPlatformFeePaidEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PlatformFeePaid(uint256 indexed jobId, address indexed platformTreasury, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackPlatformFeePaidEvent(log *types.Log) (*JobEscrowPlatformFeePaid, error) {
+	event := "PlatformFeePaid"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowPlatformFeePaid)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowPlatformFeeSet represents a PlatformFeeSet event raised by the JobEscrow contract.
+type JobEscrowPlatformFeeSet struct {
+	FeeBP    *big.Int
+	Treasury common.Address
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowPlatformFeeSetEventName = "PlatformFeeSet"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowPlatformFeeSet) ContractEventName() string {
+	return JobEscrowPlatformFeeSetEventName
+}
+
+// UnpackPlatformFeeSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event PlatformFeeSet(uint256 feeBP, address indexed treasury)
+func (jobEscrow *JobEscrow) UnpackPlatformFeeSetEvent(log *types.Log) (*JobEscrowPlatformFeeSet, error) {
+	event := "PlatformFeeSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowPlatformFeeSet)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowProviderSet represents a ProviderSet event raised by the JobEscrow contract.
+type JobEscrowProviderSet struct {
+	JobId    *big.Int
+	Provider common.Address
+	AgentId  *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowProviderSetEventName = "ProviderSet"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowProviderSet) ContractEventName() string {
+	return JobEscrowProviderSetEventName
+}
+
+// UnpackProviderSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ProviderSet(uint256 indexed jobId, address indexed provider, uint256 agentId)
+func (jobEscrow *JobEscrow) UnpackProviderSetEvent(log *types.Log) (*JobEscrowProviderSet, error) {
+	event := "ProviderSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowProviderSet)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// JobEscrowRefunded represents a Refunded event raised by the JobEscrow contract.
+type JobEscrowRefunded struct {
+	JobId  *big.Int
+	Client common.Address
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const JobEscrowRefundedEventName = "Refunded"
+
+// ContractEventName returns the user-defined event name.
+func (JobEscrowRefunded) ContractEventName() string {
+	return JobEscrowRefundedEventName
+}
+
+// UnpackRefundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Refunded(uint256 indexed jobId, address indexed client, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackRefundedEvent(log *types.Log) (*JobEscrowRefunded, error) {
+	event := "Refunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != jobEscrow.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(JobEscrowRefunded)
+	if len(log.Data) > 0 {
+		if err := jobEscrow.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range jobEscrow.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (jobEscrow *JobEscrow) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["BudgetMismatch"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackBudgetMismatchError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["DescriptionTooLong"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackDescriptionTooLongError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ExpiryTooLong"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackExpiryTooLongError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ExpiryTooShort"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackExpiryTooShortError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["FeesTooHigh"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackFeesTooHighError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["GracePeriodActive"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackGracePeriodActiveError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["HookNotWhitelisted"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackHookNotWhitelistedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["InvalidHook"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackInvalidHookError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["InvalidJob"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackInvalidJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["NotOwner"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackNotOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["NotPendingOwner"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackNotPendingOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["PaymentTokenLocked"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackPaymentTokenLockedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ProviderCannotBeEvaluator"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackProviderCannotBeEvaluatorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ProviderNotSet"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackProviderNotSetError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackTransferFailedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["Unauthorized"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackUnauthorizedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["WrongStatus"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackWrongStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ZeroAddress"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackZeroAddressError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], jobEscrow.abi.Errors["ZeroBudget"].ID.Bytes()[:4]) {
+		return jobEscrow.UnpackZeroBudgetError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// JobEscrowBudgetMismatch represents a BudgetMismatch error raised by the JobEscrow contract.
+type JobEscrowBudgetMismatch struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error BudgetMismatch()
+func JobEscrowBudgetMismatchErrorID() common.Hash {
+	return common.HexToHash("0x99b0fc8786c9cc3a89a11776cd3115b9a31a5d23cfb53e99bc04c1d6eda51e44")
+}
+
+// UnpackBudgetMismatchError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error BudgetMismatch()
+func (jobEscrow *JobEscrow) UnpackBudgetMismatchError(raw []byte) (*JobEscrowBudgetMismatch, error) {
+	out := new(JobEscrowBudgetMismatch)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "BudgetMismatch", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowDescriptionTooLong represents a DescriptionTooLong error raised by the JobEscrow contract.
+type JobEscrowDescriptionTooLong struct {
+	Length *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DescriptionTooLong(uint256 length)
+func JobEscrowDescriptionTooLongErrorID() common.Hash {
+	return common.HexToHash("0x8d169927957f63c59579673c98ea90d19cd949d74f8be2a95a946b22b669a7ba")
+}
+
+// UnpackDescriptionTooLongError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DescriptionTooLong(uint256 length)
+func (jobEscrow *JobEscrow) UnpackDescriptionTooLongError(raw []byte) (*JobEscrowDescriptionTooLong, error) {
+	out := new(JobEscrowDescriptionTooLong)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "DescriptionTooLong", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowExpiryTooLong represents a ExpiryTooLong error raised by the JobEscrow contract.
+type JobEscrowExpiryTooLong struct {
+	ExpiredAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ExpiryTooLong(uint256 expiredAt)
+func JobEscrowExpiryTooLongErrorID() common.Hash {
+	return common.HexToHash("0x1299132fca1c14aa751c3214379818afb2635c881d4c38728b795e43fb8c55f5")
+}
+
+// UnpackExpiryTooLongError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ExpiryTooLong(uint256 expiredAt)
+func (jobEscrow *JobEscrow) UnpackExpiryTooLongError(raw []byte) (*JobEscrowExpiryTooLong, error) {
+	out := new(JobEscrowExpiryTooLong)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ExpiryTooLong", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowExpiryTooShort represents a ExpiryTooShort error raised by the JobEscrow contract.
+type JobEscrowExpiryTooShort struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ExpiryTooShort()
+func JobEscrowExpiryTooShortErrorID() common.Hash {
+	return common.HexToHash("0xf7a0748c59b7db4f45b840ca02869bbaa5bbe1c0b27a686862fbe47bbeef2f1b")
+}
+
+// UnpackExpiryTooShortError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ExpiryTooShort()
+func (jobEscrow *JobEscrow) UnpackExpiryTooShortError(raw []byte) (*JobEscrowExpiryTooShort, error) {
+	out := new(JobEscrowExpiryTooShort)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ExpiryTooShort", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowFeesTooHigh represents a FeesTooHigh error raised by the JobEscrow contract.
+type JobEscrowFeesTooHigh struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error FeesTooHigh()
+func JobEscrowFeesTooHighErrorID() common.Hash {
+	return common.HexToHash("0xc9034e1883f8ec44c481a74ab94796e1674ae2b465c41b9e46b4187f7d201bb9")
+}
+
+// UnpackFeesTooHighError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error FeesTooHigh()
+func (jobEscrow *JobEscrow) UnpackFeesTooHighError(raw []byte) (*JobEscrowFeesTooHigh, error) {
+	out := new(JobEscrowFeesTooHigh)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "FeesTooHigh", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowGracePeriodActive represents a GracePeriodActive error raised by the JobEscrow contract.
+type JobEscrowGracePeriodActive struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error GracePeriodActive()
+func JobEscrowGracePeriodActiveErrorID() common.Hash {
+	return common.HexToHash("0x478f84e7d13c66e9c942b46ead348e4ce4c3a3fd84f0b74575b5fb257efcc4d4")
+}
+
+// UnpackGracePeriodActiveError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error GracePeriodActive()
+func (jobEscrow *JobEscrow) UnpackGracePeriodActiveError(raw []byte) (*JobEscrowGracePeriodActive, error) {
+	out := new(JobEscrowGracePeriodActive)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "GracePeriodActive", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowHookNotWhitelisted represents a HookNotWhitelisted error raised by the JobEscrow contract.
+type JobEscrowHookNotWhitelisted struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error HookNotWhitelisted()
+func JobEscrowHookNotWhitelistedErrorID() common.Hash {
+	return common.HexToHash("0xa04b28ec417fde3fee72cab88385c2f658ab594cc91638cdc531c11cb86b688e")
+}
+
+// UnpackHookNotWhitelistedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error HookNotWhitelisted()
+func (jobEscrow *JobEscrow) UnpackHookNotWhitelistedError(raw []byte) (*JobEscrowHookNotWhitelisted, error) {
+	out := new(JobEscrowHookNotWhitelisted)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "HookNotWhitelisted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowInvalidHook represents a InvalidHook error raised by the JobEscrow contract.
+type JobEscrowInvalidHook struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidHook()
+func JobEscrowInvalidHookErrorID() common.Hash {
+	return common.HexToHash("0x9c9d8823ddc6e8b1a6dfe173753711f3d9cec3cfd8bb80cc0ea39c0bc084cfb8")
+}
+
+// UnpackInvalidHookError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidHook()
+func (jobEscrow *JobEscrow) UnpackInvalidHookError(raw []byte) (*JobEscrowInvalidHook, error) {
+	out := new(JobEscrowInvalidHook)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "InvalidHook", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowInvalidJob represents a InvalidJob error raised by the JobEscrow contract.
+type JobEscrowInvalidJob struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidJob()
+func JobEscrowInvalidJobErrorID() common.Hash {
+	return common.HexToHash("0x71c8f46039ff05930a5f0e863cc3cc6347ec9ab9cd3d10476e855c3de62bcafe")
+}
+
+// UnpackInvalidJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidJob()
+func (jobEscrow *JobEscrow) UnpackInvalidJobError(raw []byte) (*JobEscrowInvalidJob, error) {
+	out := new(JobEscrowInvalidJob)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "InvalidJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowNotOwner represents a NotOwner error raised by the JobEscrow contract.
+type JobEscrowNotOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotOwner(address caller)
+func JobEscrowNotOwnerErrorID() common.Hash {
+	return common.HexToHash("0x245aecd3fabbd17d6c3c92dc7f0ab916ea8cbf6fc1862c8b56893090ac3fff4c")
+}
+
+// UnpackNotOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotOwner(address caller)
+func (jobEscrow *JobEscrow) UnpackNotOwnerError(raw []byte) (*JobEscrowNotOwner, error) {
+	out := new(JobEscrowNotOwner)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "NotOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowNotPendingOwner represents a NotPendingOwner error raised by the JobEscrow contract.
+type JobEscrowNotPendingOwner struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotPendingOwner(address caller)
+func JobEscrowNotPendingOwnerErrorID() common.Hash {
+	return common.HexToHash("0xa09b9a43f5079ab76282436418880308d29eac5d371578b36d8ee3ff8e88597d")
+}
+
+// UnpackNotPendingOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotPendingOwner(address caller)
+func (jobEscrow *JobEscrow) UnpackNotPendingOwnerError(raw []byte) (*JobEscrowNotPendingOwner, error) {
+	out := new(JobEscrowNotPendingOwner)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "NotPendingOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowPaymentTokenLocked represents a PaymentTokenLocked error raised by the JobEscrow contract.
+type JobEscrowPaymentTokenLocked struct {
+	Token common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error PaymentTokenLocked(address token)
+func JobEscrowPaymentTokenLockedErrorID() common.Hash {
+	return common.HexToHash("0xb72905d6439df5283c88578481f74ed2fcbbe5932c7d96e89ed85205b5abb40e")
+}
+
+// UnpackPaymentTokenLockedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error PaymentTokenLocked(address token)
+func (jobEscrow *JobEscrow) UnpackPaymentTokenLockedError(raw []byte) (*JobEscrowPaymentTokenLocked, error) {
+	out := new(JobEscrowPaymentTokenLocked)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "PaymentTokenLocked", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowProviderCannotBeEvaluator represents a ProviderCannotBeEvaluator error raised by the JobEscrow contract.
+type JobEscrowProviderCannotBeEvaluator struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ProviderCannotBeEvaluator()
+func JobEscrowProviderCannotBeEvaluatorErrorID() common.Hash {
+	return common.HexToHash("0x0cc64429292f8a604e083b6d944bb5045f1c713639c46b745d33ecb9db74e022")
+}
+
+// UnpackProviderCannotBeEvaluatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ProviderCannotBeEvaluator()
+func (jobEscrow *JobEscrow) UnpackProviderCannotBeEvaluatorError(raw []byte) (*JobEscrowProviderCannotBeEvaluator, error) {
+	out := new(JobEscrowProviderCannotBeEvaluator)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ProviderCannotBeEvaluator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowProviderNotSet represents a ProviderNotSet error raised by the JobEscrow contract.
+type JobEscrowProviderNotSet struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ProviderNotSet()
+func JobEscrowProviderNotSetErrorID() common.Hash {
+	return common.HexToHash("0xa9456d434f12c18432f5641fcc0292868ba2bc32c6d6df4e186fd6fa23b36819")
+}
+
+// UnpackProviderNotSetError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ProviderNotSet()
+func (jobEscrow *JobEscrow) UnpackProviderNotSetError(raw []byte) (*JobEscrowProviderNotSet, error) {
+	out := new(JobEscrowProviderNotSet)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ProviderNotSet", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowReentrancy represents a Reentrancy error raised by the JobEscrow contract.
+type JobEscrowReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func JobEscrowReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (jobEscrow *JobEscrow) UnpackReentrancyError(raw []byte) (*JobEscrowReentrancy, error) {
+	out := new(JobEscrowReentrancy)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowTransferFailed represents a TransferFailed error raised by the JobEscrow contract.
+type JobEscrowTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func JobEscrowTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (jobEscrow *JobEscrow) UnpackTransferFailedError(raw []byte) (*JobEscrowTransferFailed, error) {
+	out := new(JobEscrowTransferFailed)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowUnauthorized represents a Unauthorized error raised by the JobEscrow contract.
+type JobEscrowUnauthorized struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Unauthorized()
+func JobEscrowUnauthorizedErrorID() common.Hash {
+	return common.HexToHash("0x82b4290015f7ec7256ca2a6247d3c2a89c4865c0e791456df195f40ad0a81367")
+}
+
+// UnpackUnauthorizedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Unauthorized()
+func (jobEscrow *JobEscrow) UnpackUnauthorizedError(raw []byte) (*JobEscrowUnauthorized, error) {
+	out := new(JobEscrowUnauthorized)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "Unauthorized", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowWrongStatus represents a WrongStatus error raised by the JobEscrow contract.
+type JobEscrowWrongStatus struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongStatus()
+func JobEscrowWrongStatusErrorID() common.Hash {
+	return common.HexToHash("0x8e78f0cb5ded6b50bc52e4e8d5b947ec7dd25c0b7a99b4898829302a03196dd8")
+}
+
+// UnpackWrongStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongStatus()
+func (jobEscrow *JobEscrow) UnpackWrongStatusError(raw []byte) (*JobEscrowWrongStatus, error) {
+	out := new(JobEscrowWrongStatus)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "WrongStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowZeroAddress represents a ZeroAddress error raised by the JobEscrow contract.
+type JobEscrowZeroAddress struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroAddress()
+func JobEscrowZeroAddressErrorID() common.Hash {
+	return common.HexToHash("0xd92e233df2717d4a40030e20904abd27b68fcbeede117eaaccbbdac9618c8c73")
+}
+
+// UnpackZeroAddressError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroAddress()
+func (jobEscrow *JobEscrow) UnpackZeroAddressError(raw []byte) (*JobEscrowZeroAddress, error) {
+	out := new(JobEscrowZeroAddress)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ZeroAddress", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// JobEscrowZeroBudget represents a ZeroBudget error raised by the JobEscrow contract.
+type JobEscrowZeroBudget struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroBudget()
+func JobEscrowZeroBudgetErrorID() common.Hash {
+	return common.HexToHash("0xff97b8611f5ecdc64828ec686133ea690987070b2b4e0e9885e087c91e559b16")
+}
+
+// UnpackZeroBudgetError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroBudget()
+func (jobEscrow *JobEscrow) UnpackZeroBudgetError(raw []byte) (*JobEscrowZeroBudget, error) {
+	out := new(JobEscrowZeroBudget)
+	if err := jobEscrow.abi.UnpackIntoInterface(out, "ZeroBudget", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OwnedMetaData contains all meta data concerning the Owned contract.
 var OwnedMetaData = bind.MetaData{
 	ABI: "[{\"type\":\"function\",\"name\":\"acceptOwnership\",\"inputs\":[],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"owner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pendingOwner\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferOwnership\",\"inputs\":[{\"name\":\"next\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"OwnershipTransferStarted\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"pendingOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"OwnershipTransferred\",\"inputs\":[{\"name\":\"previousOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newOwner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"NotOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPendingOwner\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]}]",
@@ -11316,25 +16219,13 @@ func (reputationRegistry *ReputationRegistry) TryPackReadAllFeedback(agentId *bi
 	return reputationRegistry.abi.Pack("readAllFeedback", agentId, clientAddresses, tag1, tag2, includeRevoked)
 }
 
-// ReputationRegistryReadAllFeedbackOutput serves as a container for the return parameters of contract
-// method ReadAllFeedback.
-type ReputationRegistryReadAllFeedbackOutput struct {
-	Clients         []common.Address
-	FeedbackIndexes []uint64
-	Values          []*big.Int
-	ValueDecimals   []uint8
-	Tag1s           []string
-	Tag2s           []string
-	RevokedStatuses []bool
-}
-
 // UnpackReadAllFeedback is the Go binding that unpacks the parameters returned
 // from invoking the contract method with ID 0xd9d84224.
 //
 // Solidity: function readAllFeedback(uint256 agentId, address[] clientAddresses, string tag1, string tag2, bool includeRevoked) view returns(address[] clients, uint64[] feedbackIndexes, int128[] values, uint8[] valueDecimals, string[] tag1s, string[] tag2s, bool[] revokedStatuses)
-func (reputationRegistry *ReputationRegistry) UnpackReadAllFeedback(data []byte) (ReputationRegistryReadAllFeedbackOutput, error) {
+func (reputationRegistry *ReputationRegistry) UnpackReadAllFeedback(data []byte) (ReadAllFeedbackOutput, error) {
 	out, err := reputationRegistry.abi.Unpack("readAllFeedback", data)
-	outstruct := new(ReputationRegistryReadAllFeedbackOutput)
+	outstruct := new(ReadAllFeedbackOutput)
 	if err != nil {
 		return *outstruct, err
 	}
@@ -11370,23 +16261,13 @@ func (reputationRegistry *ReputationRegistry) TryPackReadFeedback(agentId *big.I
 	return reputationRegistry.abi.Pack("readFeedback", agentId, clientAddress, feedbackIndex)
 }
 
-// ReputationRegistryReadFeedbackOutput serves as a container for the return parameters of contract
-// method ReadFeedback.
-type ReputationRegistryReadFeedbackOutput struct {
-	Value         *big.Int
-	ValueDecimals uint8
-	Tag1          string
-	Tag2          string
-	IsRevoked     bool
-}
-
 // UnpackReadFeedback is the Go binding that unpacks the parameters returned
 // from invoking the contract method with ID 0x232b0810.
 //
 // Solidity: function readFeedback(uint256 agentId, address clientAddress, uint64 feedbackIndex) view returns(int128 value, uint8 valueDecimals, string tag1, string tag2, bool isRevoked)
-func (reputationRegistry *ReputationRegistry) UnpackReadFeedback(data []byte) (ReputationRegistryReadFeedbackOutput, error) {
+func (reputationRegistry *ReputationRegistry) UnpackReadFeedback(data []byte) (ReadFeedbackOutput, error) {
 	out, err := reputationRegistry.abi.Unpack("readFeedback", data)
-	outstruct := new(ReputationRegistryReadFeedbackOutput)
+	outstruct := new(ReadFeedbackOutput)
 	if err != nil {
 		return *outstruct, err
 	}
@@ -11999,9 +16880,9 @@ func (rootAnchor *RootAnchor) UnpackStaleTreeSizeError(raw []byte) (*RootAnchorS
 
 // StakeRegistryMetaData contains all meta data concerning the StakeRegistry contract.
 var StakeRegistryMetaData = bind.MetaData{
-	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"minStake_\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"bind\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"credit\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"lockedAgent\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"locker\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"minStake\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"recordOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIStakeRegistry.Record\",\"components\":[{\"name\":\"staked\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unbonding\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"},{\"name\":\"locked\",\"type\":\"uint128\",\"internalType\":\"uint128\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"requestUnbond\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"revoke\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"rotate\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeToken\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"successorOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unbondDelay\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawCredit\",\"inputs\":[],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"delay\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"minStake_\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"jobLocker_\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"JOB_LOCK_BIT\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"bind\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"credit\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"freeStakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobLocker\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"lockedAgent\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"locker\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lockerOf\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"minStake\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"recordOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structIStakeRegistry.Record\",\"components\":[{\"name\":\"staked\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unbonding\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"},{\"name\":\"locked\",\"type\":\"uint128\",\"internalType\":\"uint128\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"requestUnbond\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"revoke\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"rotate\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"stake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"payable\"},{\"type\":\"function\",\"name\":\"stakeOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeToken\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"successorOf\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unbondDelay\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"unlock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"withdrawCredit\",\"inputs\":[],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Bound\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"CreditWithdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Locked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Revoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Rotated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"proof\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Slashed\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"beneficiary\",\"type\":\"address\",\"indexed\":false,\"internalType\":\"address\"},{\"name\":\"reason\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Staked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"staked\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"UnbondRequested\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"unlockAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unlocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AmountTooLarge\",\"inputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"available\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requested\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidSuccessor\",\"inputs\":[{\"name\":\"newAgentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"LockExists\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotLocker\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakeLocked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"locked\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StillBonded\",\"inputs\":[{\"name\":\"unlockAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownLock\",\"inputs\":[{\"name\":\"lockId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"controller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIStakeRegistry.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ZeroAgentId\",\"inputs\":[]}]",
 	ID:  "StakeRegistry",
-	Bin: "0x610100604052348015610010575f5ffd5b50604051611dc1380380611dc183398101604081905261002f91610055565b6001600160a01b039092166080526001600160401b031660a05260c0523360e0526100ab565b5f5f5f60608486031215610067575f5ffd5b83516001600160a01b038116811461007d575f5ffd5b60208501519093506001600160401b0381168114610099575f5ffd5b80925050604084015190509250925092565b60805160a05160c05160e051611c9661012b5f395f81816103fc01528181610448015261094f01525f6101b801525f81816101eb01526114da01525f8181610237015281816106d501528181610bda01528181610c6901528181610c9c01528181610f6301528181610f91015281816112bc01526112ea0152611c965ff3fe60806040526004361061011b575f3560e01c80638de2afa21161009d578063c36f387411610062578063c36f387414610381578063c8e48c1014610395578063d5d44d80146103c0578063d7b96d4e146103eb578063f7317e2e1461041e575f5ffd5b80638de2afa2146102c25780638e19899e146102ee578063a55986831461030d578063b1cd42201461032c578063b75c7dc614610362575f5ffd5b806351127fca116100e357806351127fca146101da57806351ed6a3014610226578063771c918e146102715780637d6280cf146102905780638caa5230146102af575f5ffd5b80630e330b621461011f5780631b53ced9146101405780632b68f2a514610172578063333b6fb314610188578063375b3c0a146101a7575b5f5ffd5b34801561012a575f5ffd5b5061013e6101393660046118e7565b61043d565b005b34801561014b575f5ffd5b5061015f61015a366004611933565b610783565b6040519081526020015b60405180910390f35b34801561017d575f5ffd5b5061015f620186a081565b348015610193575f5ffd5b5061013e6101a23660046119a2565b610805565b3480156101b2575f5ffd5b5061015f7f000000000000000000000000000000000000000000000000000000000000000081565b3480156101e5575f5ffd5b5061020d7f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff9091168152602001610169565b348015610231575f5ffd5b506102597f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b039091168152602001610169565b34801561027c575f5ffd5b5061015f61028b366004611933565b6108e8565b34801561029b575f5ffd5b5061013e6102aa3660046119ea565b610944565b61013e6102bd366004611a24565b610b7a565b3480156102cd575f5ffd5b506102e16102dc366004611933565b610da8565b6040516101699190611a78565b3480156102f9575f5ffd5b5061015f610308366004611add565b610e89565b348015610318575f5ffd5b5061013e610327366004611af4565b611015565b348015610337575f5ffd5b5061015f610346366004611933565b600160209081525f928352604080842090915290825290205481565b34801561036d575f5ffd5b5061013e61037c366004611add565b6111e3565b34801561038c575f5ffd5b5061015f61123a565b3480156103a0575f5ffd5b5061015f6103af366004611add565b60026020525f908152604090205481565b3480156103cb575f5ffd5b5061015f6103da366004611b43565b60036020525f908152604090205481565b3480156103f6575f5ffd5b506102597f000000000000000000000000000000000000000000000000000000000000000081565b348015610429575f5ffd5b5061013e610438366004611a24565b611369565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461048d57604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c16156104b05760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f85815260026020526040812054908190036104fc5782156104f657604051631f386f3360e11b815260048101879052602401610484565b50610772565b8383111561052757604051635ba3464560e01b81526004810185905260248101849052604401610484565b821580159061053d57506001600160a01b038216155b1561055b5760405163d92e233d60e01b815260040160405180910390fd5b5f8681526002602090815260408083208390558383528282528083206001600160a01b038916845290915290206001810180548691906009906105af908490600160481b90046001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555086866001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a248860405161061091815260200190565b60405180910390a4835f03610626575050610772565b8054849082905f906106429084906001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550856001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8886868b5f1b6040516106c0939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a36107006001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168486620186a061156e565b61076f576001600160a01b0383165f908152600360205260408120805486929061072b908490611b8f565b90915550506040518481526001600160a01b038416907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d505050505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156107c3576107c3611a44565b146107ce575f6107f2565b600181015481546107f2916001600160801b03600160481b90910481169116611b70565b6001600160801b03169150505b92915050565b5f83900361082657604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561085d5761085d611a44565b1461088f5760018101546040516352d944bb60e11b81526104849186913391600160401b900460ff1690600401611ba2565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa906108da9087908790611bc5565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561092857610928611a44565b14610933575f6107f2565b546001600160801b03169392505050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461098f57604051637cc23b9160e01b8152336004820152602401610484565b5f8390036109b057604051632162d8bd60e11b815260040160405180910390fd5b5f84815260026020526040902054156109df5760405163146df44760e21b815260048101859052602401610484565b5f838152602081815260408083206001600160a01b03861684529091529020600180820154600160401b900460ff166003811115610a1f57610a1f611a44565b14610a515760018101546040516352d944bb60e11b81526104849186918691600160401b900460ff1690600401611ba2565b600181015481545f91610a77916001600160801b03600160481b90920482169116611b70565b6001600160801b03169050825f03610aa25760405163162908e360e11b815260040160405180910390fd5b80831115610acd576040516322df051360e11b81526004810182905260248101849052604401610484565b828260010160098282829054906101000a90046001600160801b0316610af39190611bf3565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508460025f8881526020019081526020015f208190555085846001600160a01b0316867fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb86604051610b6a91815260200190565b60405180910390a4505050505050565b60ff5f5c1615610b9d5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610bb583611637565b9050815f03610bd75760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610c3457823414610c2f5760405163de9b74a160e01b815234600482015260248101849052604401610484565b610cfb565b3415610c5b5760405163de9b74a160e01b81523460048201525f6024820152604401610484565b5f610c906001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001633866116a5565b909250905080610cd9577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161048493929190611c12565b815f03610cf95760405163162908e360e11b815260040160405180910390fd5b505b81545f90610d139083906001600160801b0316611b8f565b90506001600160801b03811115610d40576040516304041d9560e11b815260048101829052602401610484565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610e5257610e52611a44565b6003811115610e6357610e63611a44565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610ead5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610f0557604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff16421015610f4657600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610484565b80546001600160801b03168155610f8b33835a6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001692919061156e565b610fce577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161048493929190611c12565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f61101f85611637565b6001810154909150600160481b90046001600160801b03161561107957600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610484565b5f848152602081815260408083203384529091528120908590036110b057604051632162d8bd60e11b815260040160405180910390fd5b858514806110dd57505f6001820154600160401b900460ff1660038111156110da576110da611a44565b14155b156110fe57604051636d90f37160e01b815260048101869052602401610484565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd494933090610b6a9089908990611bc5565b5f6111ed82611637565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c161561125e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361129d57604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556112e490825a6001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001692919061156e565b611327577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161048493929190611c12565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff1660038111156113a0576113a0611a44565b036113d25760018101546040516352d944bb60e11b81526104849185913391600160401b900460ff1690600401611ba2565b815f036113f25760405163162908e360e11b815260040160405180910390fd5b600181015481545f91611418916001600160801b03600160481b90920482169116611b70565b6001600160801b031690508083111561144e576040516322df051360e11b81526004810182905260248101849052604401610484565b8154839083905f9061146a9084906001600160801b0316611b70565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b03166114b39190611bf3565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426115049190611c36565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b0385166115da575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146115c9576040519150601f19603f3d011682016040523d82523d5f602084013e6115ce565b606091505b5090925061162f915050565b6040516001600160a01b03851660248201526044810184905261162c90869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284611806565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561166e5761166e611a44565b146116a05760018101546040516352d944bb60e11b81526104849184913391600160401b900460ff1690600401611ba2565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156116ed573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117119190611c56565b905061175c8686308760405160240161172c93929190611c12565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a611806565b61176c575f5f92509250506117fe565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa1580156117b0573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117d49190611c56565b9050818110156117eb575f5f9350935050506117fe565b6117f58282611c6d565b60019350935050505b935093915050565b5f836001600160a01b03163b5f0361181f57505f6118ca565b5f5f856001600160a01b0316848660405161183a9190611c80565b5f604051808303815f8787f1925050503d805f8114611874576040519150601f19603f3d011682016040523d82523d5f602084013e611879565b606091505b50915091508161188d575f925050506118ca565b80515f036118a0576001925050506118ca565b60208151101580156118c55750808060200190518101906118c19190611c56565b6001145b925050505b9392505050565b80356001600160a01b03811681146116a0575f5ffd5b5f5f5f5f5f60a086880312156118fb575f5ffd5b8535945061190b602087016118d1565b93506040860135925060608601359150611927608087016118d1565b90509295509295909350565b5f5f60408385031215611944575f5ffd5b82359150611954602084016118d1565b90509250929050565b5f5f83601f84011261196d575f5ffd5b50813567ffffffffffffffff811115611984575f5ffd5b60208301915083602082850101111561199b575f5ffd5b9250929050565b5f5f5f604084860312156119b4575f5ffd5b83359250602084013567ffffffffffffffff8111156119d1575f5ffd5b6119dd8682870161195d565b9497909650939450505050565b5f5f5f5f608085870312156119fd575f5ffd5b8435935060208501359250611a14604086016118d1565b9396929550929360600135925050565b5f5f60408385031215611a35575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611a7457634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611ac56060840182611a58565b506080928301516001600160801b0316919092015290565b5f60208284031215611aed575f5ffd5b5035919050565b5f5f5f5f60608587031215611b07575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611b2b575f5ffd5b611b378782880161195d565b95989497509550505050565b5f60208284031215611b53575f5ffd5b6118ca826118d1565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b0382811682821603908111156107ff576107ff611b5c565b808201808211156107ff576107ff611b5c565b8381526001600160a01b03831660208201526060810161162f6040830184611a58565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b0381811683821601908111156107ff576107ff611b5c565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff81811683821601908111156107ff576107ff611b5c565b5f60208284031215611c66575f5ffd5b5051919050565b818103818111156107ff576107ff611b5c565b5f82518060208501845e5f92019182525091905056",
+	Bin: "0x610120604052348015610010575f5ffd5b50604051611eca380380611eca83398101604081905261002f91610077565b6001600160a01b039384166080526001600160401b0390921660a05260c0523360e05216610100526100d0565b80516001600160a01b0381168114610072575f5ffd5b919050565b5f5f5f5f6080858703121561008a575f5ffd5b6100938561005c565b60208601519094506001600160401b03811681146100af575f5ffd5b604086015190935091506100c56060860161005c565b905092959194509250565b60805160a05160c05160e05161010051611d7061015a5f395f81816101ae015261083601525f8181610486015261081001525f61024301525f818161027601526115b401525f81816102c20152818161075101528181610ca401528181610d3301528181610d660152818161102d0152818161105b0152818161139601526113c40152611d705ff3fe60806040526004361061013c575f3560e01c80638caa5230116100b3578063c36f38741161006d578063c36f3874146103f4578063c8e48c1014610408578063cc8d426f14610433578063d5d44d801461044a578063d7b96d4e14610475578063f7317e2e146104a8575f5ffd5b80638caa5230146103225780638de2afa2146103355780638e19899e14610361578063a559868314610380578063b1cd42201461039f578063b75c7dc6146103d5575f5ffd5b8063333b6fb311610104578063333b6fb314610213578063375b3c0a1461023257806351127fca1461026557806351ed6a30146102b1578063771c918e146102e45780637d6280cf14610303575f5ffd5b80630e330b6214610140578063121cba191461016157806319da7f4a1461019d5780631b53ced9146101d05780632b68f2a5146101fd575b5f5ffd5b34801561014b575f5ffd5b5061015f61015a3660046119c1565b6104c7565b005b34801561016c575f5ffd5b5061018061017b366004611a0d565b610800565b6040516001600160a01b0390911681526020015b60405180910390f35b3480156101a8575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156101db575f5ffd5b506101ef6101ea366004611a24565b61085c565b604051908152602001610194565b348015610208575f5ffd5b506101ef620186a081565b34801561021e575f5ffd5b5061015f61022d366004611a93565b6108dc565b34801561023d575f5ffd5b506101ef7f000000000000000000000000000000000000000000000000000000000000000081565b348015610270575f5ffd5b506102987f000000000000000000000000000000000000000000000000000000000000000081565b60405167ffffffffffffffff9091168152602001610194565b3480156102bc575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156102ef575f5ffd5b506101ef6102fe366004611a24565b6109bf565b34801561030e575f5ffd5b5061015f61031d366004611adb565b610a1b565b61015f610330366004611b15565b610c44565b348015610340575f5ffd5b5061035461034f366004611a24565b610e72565b6040516101949190611b69565b34801561036c575f5ffd5b506101ef61037b366004611a0d565b610f53565b34801561038b575f5ffd5b5061015f61039a366004611bce565b6110df565b3480156103aa575f5ffd5b506101ef6103b9366004611a24565b600160209081525f928352604080842090915290825290205481565b3480156103e0575f5ffd5b5061015f6103ef366004611a0d565b6112bd565b3480156103ff575f5ffd5b506101ef611314565b348015610413575f5ffd5b506101ef610422366004611a0d565b60026020525f908152604090205481565b34801561043e575f5ffd5b506101ef600160ff1b81565b348015610455575f5ffd5b506101ef610464366004611c1d565b60036020525f908152604090205481565b348015610480575f5ffd5b506101807f000000000000000000000000000000000000000000000000000000000000000081565b3480156104b3575f5ffd5b5061015f6104c2366004611b15565b611443565b846104d181610800565b6001600160a01b0316336001600160a01b03161461050957604051637cc23b9160e01b81523360048201526024015b60405180910390fd5b60ff5f5c161561052c5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f868152600260205260408120549081900361057857831561057257604051631f386f3360e11b815260048101889052602401610500565b506107ee565b848411156105a357604051635ba3464560e01b81526004810186905260248101859052604401610500565b83158015906105b957506001600160a01b038316155b156105d75760405163d92e233d60e01b815260040160405180910390fd5b5f8781526002602090815260408083208390558383528282528083206001600160a01b038a168452909152902060018101805487919060099061062b908490600160481b90046001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555087876001600160a01b0316837f70286758974597c595b4e2eac95e91fea5f26224326821b50f23314ece691a248960405161068c91815260200190565b60405180910390a4845f036106a25750506107ee565b8054859082905f906106be9084906001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b03160217905550866001600160a01b0316827f7b8f17db347ab0a1c955155ead57b2a1f064365aa3f9f697ab37dd02ee530a8887878c5f1b60405161073c939291909283526001600160a01b03919091166020830152604082015260600190565b60405180910390a361077c6001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000168587620186a0611648565b6107eb576001600160a01b0384165f90815260036020526040812080548792906107a7908490611c69565b90915550506040518581526001600160a01b038516907f9c9e0cdb1670e88302408e5b941dc636f63a3293204694bb68910fcf3d9305f39060200160405180910390a25b50505b5f60ff19815c16815d50505050505050565b5f600160ff1b82165f03610834577f0000000000000000000000000000000000000000000000000000000000000000610856565b7f00000000000000000000000000000000000000000000000000000000000000005b92915050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff16600381111561089c5761089c611b35565b146108a7575f6108cb565b600181015481546108cb916001600160801b03600160481b90910481169116611c4a565b6001600160801b0316949350505050565b5f8390036108fd57604051632162d8bd60e11b815260040160405180910390fd5b5f838152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561093457610934611b35565b146109665760018101546040516352d944bb60e11b81526105009186913391600160401b900460ff1690600401611c7c565b60018101805460ff60401b1916600160401b179055604051339085907f4ea04426c0a8d370797a0b94d082493b34166b9ec8bb62e3f30a12805f5781fa906109b19087908790611c9f565b60405180910390a350505050565b5f828152602081815260408083206001600160a01b03851684529091528120600180820154600160401b900460ff1660038111156109ff576109ff611b35565b14610a0a575f6108cb565b546001600160801b03169392505050565b83610a2581610800565b6001600160a01b0316336001600160a01b031614610a5857604051637cc23b9160e01b8152336004820152602401610500565b5f849003610a7957604051632162d8bd60e11b815260040160405180910390fd5b5f8581526002602052604090205415610aa85760405163146df44760e21b815260048101869052602401610500565b5f848152602081815260408083206001600160a01b03871684529091529020600180820154600160401b900460ff166003811115610ae857610ae8611b35565b14610b1a5760018101546040516352d944bb60e11b81526105009187918791600160401b900460ff1690600401611c7c565b600181015481545f91610b40916001600160801b03600160481b90920482169116611c4a565b6001600160801b03169050835f03610b6b5760405163162908e360e11b815260040160405180910390fd5b80841115610b96576040516322df051360e11b81526004810182905260248101859052604401610500565b838260010160098282829054906101000a90046001600160801b0316610bbc9190611ccd565b92506101000a8154816001600160801b0302191690836001600160801b031602179055508560025f8981526020019081526020015f208190555086856001600160a01b0316877fdf2e2e7aa6b638c5d0a96f8d12095a2e11f9004b7efadef9e34cedfe789399fb87604051610c3391815260200190565b60405180910390a450505050505050565b60ff5f5c1615610c675760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610c7f83611711565b9050815f03610ca15760405163162908e360e11b815260040160405180910390fd5b817f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316610cfe57823414610cf95760405163de9b74a160e01b815234600482015260248101849052604401610500565b610dc5565b3415610d255760405163de9b74a160e01b81523460048201525f6024820152604401610500565b5f610d5a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016338661177f565b909250905080610da3577f000000000000000000000000000000000000000000000000000000000000000030856040516317e3057d60e31b815260040161050093929190611cec565b815f03610dc35760405163162908e360e11b815260040160405180910390fd5b505b81545f90610ddd9083906001600160801b0316611c69565b90506001600160801b03811115610e0a576040516304041d9560e11b815260048101829052602401610500565b82546001600160801b0319166001600160801b0382161783556040805183815260208101839052339187917fa1fdccfe567643a44425efdd141171e8d992854a81e5c819c1432b0de47c9a11910160405180910390a3505f91505060ff19815c16815d505050565b6040805160a0810182525f808252602082018190529181018290526060810182905260808101919091525f838152602081815260408083206001600160a01b0386168452825291829020825160a08101845281546001600160801b038082168352600160801b9091041692810192909252600181015467ffffffffffffffff81169383019390935290916060830190600160401b900460ff166003811115610f1c57610f1c611b35565b6003811115610f2d57610f2d611b35565b815260019190910154600160481b90046001600160801b03166020909101529392505050565b5f60ff815c1615610f775760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d50505f8181526020818152604080832033845290915281208054600160801b90046001600160801b031691829003610fcf57604051630686827b60e51b815260040160405180910390fd5b600181015467ffffffffffffffff1642101561101057600181015460405163669c898b60e11b815267ffffffffffffffff9091166004820152602401610500565b80546001600160801b0316815561105533835a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611648565b611098577f000000000000000000000000000000000000000000000000000000000000000033836040516317e3057d60e31b815260040161050093929190611cec565b604051828152339084907f04eda370f8b8612fa7266d7ebbd41af9d694e19793fe9d9ff31b3ddbd99b08e19060200160405180910390a3505f60ff19815c16815d50919050565b5f6110e985611711565b6001810154909150600160481b90046001600160801b03161561114357600181015460405163362632db60e21b815260048101879052336024820152600160481b9091046001600160801b03166044820152606401610500565b5f8481526020818152604080832033845290915281209085900361117a57604051632162d8bd60e11b815260040160405180910390fd5b858514806111a757505f6001820154600160401b900460ff1660038111156111a4576111a4611b35565b14155b156111c857604051636d90f37160e01b815260048101869052602401610500565b815481546001600160801b039182166001600160801b0319909116811783558354600160801b90819004909216909102178155600180830154818301805467ffffffffffffffff90921668ffffffffffffffffff1990921691909117600160401b1790555f8781526020818152604080832033808552908352818420848155850180546001600160c81b031916680200000000000000001790558a8452938252808320848452909152908190208790555186919088907f5345a29e41a485e8aabbb5fbfc02a71147e9d56469d7467c634f1b2dd4949330906112ad9089908990611c9f565b60405180910390a4505050505050565b5f6112c782611711565b60018101805460ff60401b191668030000000000000000179055604051909150339083907f5bc2baf870c5baf189838b5e0b0e3b04a3263e2df5d305d1c15f3e6022f5dc45905f90a35050565b5f60ff815c16156113385760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152600360205260408120549081900361137757604051630686827b60e51b815260040160405180910390fd5b335f818152600360205260408120556113be90825a6001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016929190611648565b611401577f000000000000000000000000000000000000000000000000000000000000000033826040516317e3057d60e31b815260040161050093929190611cec565b60405181815233907f6b00960292e7976c9eb5434816470b38a441061eee645921536131ccb937cafe9060200160405180910390a25f60ff19815c16815d5090565b5f828152602081815260408083203384529091528120906001820154600160401b900460ff16600381111561147a5761147a611b35565b036114ac5760018101546040516352d944bb60e11b81526105009185913391600160401b900460ff1690600401611c7c565b815f036114cc5760405163162908e360e11b815260040160405180910390fd5b600181015481545f916114f2916001600160801b03600160481b90920482169116611c4a565b6001600160801b0316905080831115611528576040516322df051360e11b81526004810182905260248101849052604401610500565b8154839083905f906115449084906001600160801b0316611c4a565b92506101000a8154816001600160801b0302191690836001600160801b0316021790555082825f0160108282829054906101000a90046001600160801b031661158d9190611ccd565b92506101000a8154816001600160801b0302191690836001600160801b031602179055505f7f0000000000000000000000000000000000000000000000000000000000000000426115de9190611d10565b60018401805467ffffffffffffffff191667ffffffffffffffff8316908117909155604080518781526020810192909252919250339187917f7fdd2b18c7a73ee4ac7844b858bfd0cc422e71c3d0bd0b6da0e301fac7c85ce3910160405180910390a35050505050565b5f6001600160a01b0385166116b4575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146116a3576040519150601f19603f3d011682016040523d82523d5f602084013e6116a8565b606091505b50909250611709915050565b6040516001600160a01b03851660248201526044810184905261170690869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846118e0565b90505b949350505050565b5f818152602081815260408083203384529091529020600180820154600160401b900460ff16600381111561174857611748611b35565b1461177a5760018101546040516352d944bb60e11b81526105009184913391600160401b900460ff1690600401611c7c565b919050565b6040516370a0823160e01b81523060048201525f90819081906001600160a01b038716906370a0823190602401602060405180830381865afa1580156117c7573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906117eb9190611d30565b90506118368686308760405160240161180693929190611cec565b60408051601f198184030181529190526020810180516001600160e01b03166323b872dd60e01b1790525a6118e0565b611846575f5f92509250506118d8565b6040516370a0823160e01b81523060048201525f906001600160a01b038816906370a0823190602401602060405180830381865afa15801561188a573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906118ae9190611d30565b9050818110156118c5575f5f9350935050506118d8565b6118cf8282611d47565b60019350935050505b935093915050565b5f836001600160a01b03163b5f036118f957505f6119a4565b5f5f856001600160a01b031684866040516119149190611d5a565b5f604051808303815f8787f1925050503d805f811461194e576040519150601f19603f3d011682016040523d82523d5f602084013e611953565b606091505b509150915081611967575f925050506119a4565b80515f0361197a576001925050506119a4565b602081511015801561199f57508080602001905181019061199b9190611d30565b6001145b925050505b9392505050565b80356001600160a01b038116811461177a575f5ffd5b5f5f5f5f5f60a086880312156119d5575f5ffd5b853594506119e5602087016119ab565b93506040860135925060608601359150611a01608087016119ab565b90509295509295909350565b5f60208284031215611a1d575f5ffd5b5035919050565b5f5f60408385031215611a35575f5ffd5b82359150611a45602084016119ab565b90509250929050565b5f5f83601f840112611a5e575f5ffd5b50813567ffffffffffffffff811115611a75575f5ffd5b602083019150836020828501011115611a8c575f5ffd5b9250929050565b5f5f5f60408486031215611aa5575f5ffd5b83359250602084013567ffffffffffffffff811115611ac2575f5ffd5b611ace86828701611a4e565b9497909650939450505050565b5f5f5f5f60808587031215611aee575f5ffd5b8435935060208501359250611b05604086016119ab565b9396929550929360600135925050565b5f5f60408385031215611b26575f5ffd5b50508035926020909101359150565b634e487b7160e01b5f52602160045260245ffd5b60048110611b6557634e487b7160e01b5f52602160045260245ffd5b9052565b5f60a0820190506001600160801b0383511682526001600160801b03602084015116602083015267ffffffffffffffff60408401511660408301526060830151611bb66060840182611b49565b506080928301516001600160801b0316919092015290565b5f5f5f5f60608587031215611be1575f5ffd5b8435935060208501359250604085013567ffffffffffffffff811115611c05575f5ffd5b611c1187828801611a4e565b95989497509550505050565b5f60208284031215611c2d575f5ffd5b6119a4826119ab565b634e487b7160e01b5f52601160045260245ffd5b6001600160801b03828116828216039081111561085657610856611c36565b8082018082111561085657610856611c36565b8381526001600160a01b0383166020820152606081016117096040830184611b49565b60208152816020820152818360408301375f818301604090810191909152601f909201601f19160101919050565b6001600160801b03818116838216019081111561085657610856611c36565b6001600160a01b039384168152919092166020820152604081019190915260600190565b67ffffffffffffffff818116838216019081111561085657610856611c36565b5f60208284031215611d40575f5ffd5b5051919050565b8181038181111561085657610856611c36565b5f82518060208501845e5f92019182525091905056",
 }
 
 // StakeRegistry is an auto generated Go binding around an Ethereum contract.
@@ -12032,13 +16913,48 @@ func (c *StakeRegistry) Instance(backend bind.ContractBackend, addr common.Addre
 // PackConstructor is the Go binding used to pack the parameters required for
 // contract deployment.
 //
-// Solidity: constructor(address token, uint64 delay, uint256 minStake_) returns()
-func (stakeRegistry *StakeRegistry) PackConstructor(token common.Address, delay uint64, minStake_ *big.Int) []byte {
-	enc, err := stakeRegistry.abi.Pack("", token, delay, minStake_)
+// Solidity: constructor(address token, uint64 delay, uint256 minStake_, address jobLocker_) returns()
+func (stakeRegistry *StakeRegistry) PackConstructor(token common.Address, delay uint64, minStake_ *big.Int, jobLocker_ common.Address) []byte {
+	enc, err := stakeRegistry.abi.Pack("", token, delay, minStake_, jobLocker_)
 	if err != nil {
 		panic(err)
 	}
 	return enc
+}
+
+// PackJOBLOCKBIT is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xcc8d426f.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function JOB_LOCK_BIT() view returns(uint256)
+func (stakeRegistry *StakeRegistry) PackJOBLOCKBIT() []byte {
+	enc, err := stakeRegistry.abi.Pack("JOB_LOCK_BIT")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJOBLOCKBIT is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xcc8d426f.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function JOB_LOCK_BIT() view returns(uint256)
+func (stakeRegistry *StakeRegistry) TryPackJOBLOCKBIT() ([]byte, error) {
+	return stakeRegistry.abi.Pack("JOB_LOCK_BIT")
+}
+
+// UnpackJOBLOCKBIT is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xcc8d426f.
+//
+// Solidity: function JOB_LOCK_BIT() view returns(uint256)
+func (stakeRegistry *StakeRegistry) UnpackJOBLOCKBIT(data []byte) (*big.Int, error) {
+	out, err := stakeRegistry.abi.Unpack("JOB_LOCK_BIT", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
 }
 
 // PackPUSHGAS is the Go binding used to pack the parameters required for calling
@@ -12168,6 +17084,41 @@ func (stakeRegistry *StakeRegistry) UnpackFreeStakeOf(data []byte) (*big.Int, er
 	return out0, nil
 }
 
+// PackJobLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19da7f4a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobLocker() view returns(address)
+func (stakeRegistry *StakeRegistry) PackJobLocker() []byte {
+	enc, err := stakeRegistry.abi.Pack("jobLocker")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobLocker is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x19da7f4a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobLocker() view returns(address)
+func (stakeRegistry *StakeRegistry) TryPackJobLocker() ([]byte, error) {
+	return stakeRegistry.abi.Pack("jobLocker")
+}
+
+// UnpackJobLocker is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x19da7f4a.
+//
+// Solidity: function jobLocker() view returns(address)
+func (stakeRegistry *StakeRegistry) UnpackJobLocker(data []byte) (common.Address, error) {
+	out, err := stakeRegistry.abi.Unpack("jobLocker", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
 // PackLock is the Go binding used to pack the parameters required for calling
 // the contract method with ID 0x7d6280cf.  This method will panic if any
 // invalid/nil inputs are passed.
@@ -12253,6 +17204,41 @@ func (stakeRegistry *StakeRegistry) TryPackLocker() ([]byte, error) {
 // Solidity: function locker() view returns(address)
 func (stakeRegistry *StakeRegistry) UnpackLocker(data []byte) (common.Address, error) {
 	out, err := stakeRegistry.abi.Unpack("locker", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackLockerOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x121cba19.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function lockerOf(uint256 lockId) view returns(address)
+func (stakeRegistry *StakeRegistry) PackLockerOf(lockId *big.Int) []byte {
+	enc, err := stakeRegistry.abi.Pack("lockerOf", lockId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLockerOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x121cba19.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function lockerOf(uint256 lockId) view returns(address)
+func (stakeRegistry *StakeRegistry) TryPackLockerOf(lockId *big.Int) ([]byte, error) {
+	return stakeRegistry.abi.Pack("lockerOf", lockId)
+}
+
+// UnpackLockerOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x121cba19.
+//
+// Solidity: function lockerOf(uint256 lockId) view returns(address)
+func (stakeRegistry *StakeRegistry) UnpackLockerOf(data []byte) (common.Address, error) {
+	out, err := stakeRegistry.abi.Unpack("lockerOf", data)
 	if err != nil {
 		return *new(common.Address), err
 	}
@@ -13629,6 +18615,2344 @@ func (stakeRegistry *StakeRegistry) UnpackZeroAgentIdError(raw []byte) (*StakeRe
 	return out, nil
 }
 
+// SuretyHookMetaData contains all meta data concerning the SuretyHook contract.
+var SuretyHookMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"core_\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"},{\"name\":\"stakeRegistry_\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"MAX_ENTRIES\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"SETTLE_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"afterAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"approve\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"beforeAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"close\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"core\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"entryOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structISuretyHook.Job\",\"components\":[{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"phase\",\"type\":\"uint8\",\"internalType\":\"enumISuretyHook.Phase\"},{\"name\":\"closedAt\",\"type\":\"uint40\",\"internalType\":\"uint40\"},{\"name\":\"disputedAt\",\"type\":\"uint40\",\"internalType\":\"uint40\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"joined\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"submitted\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"join\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"joinedOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"w\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lastSubmitOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lockIdOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"pick\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"winners\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"bps\",\"type\":\"uint16[]\",\"internalType\":\"uint16[]\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"planOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structISuretyHook.Plan\",\"components\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"arbiterTime\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"maxEntries\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxWinners\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pool\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractSuretyPool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"winners\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"bps\",\"type\":\"uint16[]\",\"internalType\":\"uint16[]\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reviewEndOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"submittersOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"w\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"pure\"},{\"type\":\"event\",\"name\":\"Awarded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"bps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EntrySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Joined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Opened\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"budget\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Planned\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"plan\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structISuretyHook.Plan\",\"components\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"arbiterTime\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"maxEntries\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxWinners\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Settled\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"outcome\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"enumISuretyHook.Outcome\"},{\"name\":\"toWorkers\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"toClient\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyJoined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"AlreadySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"CoreStatus\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"HasEntries\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidPlan\",\"inputs\":[{\"name\":\"field\",\"type\":\"string\",\"internalType\":\"string\"}]},{\"type\":\"error\",\"name\":\"InvalidSlash\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"JobFull\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotAllowed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotClient\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotCore\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotEntrant\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotJobLocker\",\"inputs\":[{\"name\":\"registry\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSuretyJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingSubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TooLate\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"finishBy\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongPhase\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"phase\",\"type\":\"uint8\",\"internalType\":\"enumISuretyHook.Phase\"}]}]",
+	ID:  "SuretyHook",
+	Bin: "0x60e060405234801561000f575f5ffd5b506040516149da3803806149da83398101604081905261002e91610151565b306001600160a01b0316816001600160a01b03166319da7f4a6040518163ffffffff1660e01b8152600401602060405180830381865afa158015610074573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906100989190610189565b6001600160a01b0316146100ce576040516337f605f560e01b81526001600160a01b038216600482015260240160405180910390fd5b6001600160a01b03808316608052811660c05260405182906100ef9061012d565b6001600160a01b039091168152602001604051809103905ff080158015610118573d5f5f3e3d5ffd5b506001600160a01b031660a052506101ab9050565b6109bb8061401f83390190565b6001600160a01b038116811461014e575f5ffd5b50565b5f5f60408385031215610162575f5ffd5b825161016d8161013a565b602084015190925061017e8161013a565b809150509250929050565b5f60208284031215610199575f5ffd5b81516101a48161013a565b9392505050565b60805160a05160c051613dd361024c5f395f81816103a50152818161128d0152611d3e01525f8181610208015281816109ed015281816113b40152818161265c01528181612c0201528181612c5801528181612d0201528181612d910152612f2b01525f818161051b015281816106a9015281816113470152818161146b01528181611afb01528181612182015281816121fd0152612e780152613dd35ff3fe608060405234801561000f575f5ffd5b50600436106101a1575f3560e01c80637188f3bc116100f3578063b759f95411610093578063dc08fb1d1161006e578063dc08fb1d146104d1578063deb96634146104e4578063f1bac63614610503578063f2f4eb2614610516575f5ffd5b8063b759f9541461048b578063bbd89b9b1461049e578063d00a2293146104be575f5ffd5b806387b2a2aa116100ce57806387b2a2aa146104285780639a478b4914610452578063a3fe478314610465578063af54aff914610478575f5ffd5b80637188f3bc146103da57806371d85a91146103ed5780637d4cb9641461040d575f5ffd5b806340e58ee51161015e5780635e2246ee116101395780635e2246ee146102985780636339372d1461038d57806368304835146103a05780636be1320b146103c7575f5ffd5b806340e58ee51461026857806343fd79011461027b5780634497ab7d1461028e575f5ffd5b806301ffc9a7146101a557806307d0305b146101cd5780630aebeb4e146101ee57806316f0115b146102035780632ecea7881461024257806337bdc99b14610255575b5f5ffd5b6101b86101b33660046133e7565b61053d565b60405190151581526020015b60405180910390f35b6101e06101db366004613417565b610573565b6040519081526020016101c4565b6102016101fc366004613445565b6105c2565b005b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016101c4565b61020161025036600461345c565b610818565b610201610263366004613445565b610a5f565b610201610276366004613445565b610b3f565b6101e0610289366004613445565b610c90565b6101e06201518081565b6103806102a6366004613445565b60408051610100810182525f80825260208201819052918101829052606081018290526080810182905260a0810182905260c0810182905260e0810191909152505f9081526001602081815260409283902083516101008101855281546001600160a01b03808216835263ffffffff600160a01b8304811695840195909552600160c01b82049094169582019590955261ffff600160e01b860481166060830152600160f01b9095049094166080850152918201546001600160801b031660a084015260028201541660c08301526003015460e082015290565b6040516101c4919061347c565b61020161039b366004613445565b610ceb565b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b6102016103d536600461345c565b610db1565b6101e06103e8366004613445565b610e62565b6104006103fb366004613445565b610ee6565b6040516101c49190613563565b610415601481565b60405161ffff90911681526020016101c4565b6101e0610436366004613417565b600360209081525f928352604080842090915290825290205481565b61020161046036600461345c565b610ff0565b610201610473366004613575565b61133c565b61020161048636600461363d565b611663565b610201610499366004613445565b6117c8565b6104b16104ac366004613445565b61191c565b6040516101c491906136e4565b6104006104cc366004613445565b611a2a565b6102016104df366004613575565b611af0565b6104ee6276a70081565b60405163ffffffff90911681526020016101c4565b610201610511366004613794565b611bdf565b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b5f6001600160e01b03198216633ffb5e4f60e11b148061056d57506001600160e01b031982166301ffc9a760e01b145b92915050565b5f6001838360405160200161059b9291909182526001600160a01b0316602082015260400190565b60408051601f198184030181529190528051602090910120600160ff1b911c179392505050565b60ff5f5c16156105e55760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f818152602081905260408120908154600160a01b900460ff16600481111561061e5761061e6136bc565b0361064457604051630510aa5f60e41b8152600481018390526024015b60405180910390fd5b60048154600160a01b900460ff166004811115610663576106636136bc565b0361069157805460405163041d44f960e11b815261063b918491600160a01b90910460ff169060040161380b565b60405163bf22c45760e01b8152600481018390525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa1580156106f5573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f1916820160405261071c9190810190613940565b60e0015190506005816005811115610736576107366136bc565b1415801561075657506004816005811115610753576107536136bc565b14155b15610793578281600581111561076e5761076e6136bc565b6040516332b78d2760e21b8152600481019290925260ff16602482015260440161063b565b8154600160a21b60ff60a01b1982161783555f8481526001602052604081206107c99286926001600160a01b0390911690611cd5565b827fec739fdedc720554bf1ad4ffd22754d728931c4b741914d03cb9601bb4d739ee60055f5f5f6040516108009493929190613a5b565b60405180910390a2505f905060ff19815c16815d5050565b60ff5f5c161561083b5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61085484611e02565b5f8681526003602090815260408083203384529091529020549193509150600181146108c657600281106108a457604051636338a03760e11b81526004810186905233602482015260440161063b565b6040516361af690d60e01b81526004810186905233602482015260440161063b565b6108d1858484611eb0565b60018301546108ec90600160f01b900461ffff166002613a98565b5f86815260036020908152604080832033845290915290205560018381018054601e90610925908490600160f01b900461ffff16613aab565b82546101009290920a61ffff81810219909316918316021790915583546001860154600160e01b9091048216600160f01b90910490911603905061098257825464ffffffffff60a81b1916600160a81b4264ffffffffff16021783555b604051848152339086907fcb10dbee06211b72c8346ec4e2c71208fa06f836a31b2b9b5dece48008f66b4f9060200160405180910390a3600183810154600160f01b900461ffff169003610a4d576040516305d9d4f160e31b815260048101869052602481018590527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690632ecea788906044015f604051808303815f87803b158015610a36575f5ffd5b505af1158015610a48573d5f5f3e3d5ffd5b505050505b505f91505060ff19815c16815d505050565b60ff5f5c1615610a825760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610a9b83611e02565b60018201549193509150600160f01b900461ffff165f03610ad2576040516323b96f9960e01b81526004810184905260240161063b565b5f610adc84610c90565b9050804211610b0857604051634ab4d0bd60e11b8152600481018590526024810182905260440161063b565b5f5f610b178685612710611f43565b91509150610b2b86868685855f60016120d3565b505f93505050815c60ff19169050815d5050565b60ff5f5c1615610b625760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610b7b83611e02565b815491935091506001600160a01b03163314610bb35760405163f8ebe63160e01b81526004810184905233602482015260440161063b565b6001820154600160f01b900461ffff1615610bf157815460405163041d44f960e11b815261063b918591600160a01b90910460ff169060040161380b565b6001820154600160e01b900461ffff1615801590610c175750610c1383610e62565b4211155b15610c38576040516321e8002d60e11b81526004810184905260240161063b565b610c808383835f604051908082528060200260200182016040528015610c68578160200160208202803683370190505b50604080515f808252602082019092529060046120d3565b505f905060ff19815c16815d5050565b5f81815260208190526040812054600160a81b900464ffffffffff16808203610cbf57610cbc83610e62565b90505b5f83815260016020526040902054610ce490600160a01b900463ffffffff1682613a98565b9392505050565b60ff5f5c1615610d0e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610d2783612319565b805482549294509092505f91610d5891600160c01b900463ffffffff1690600160d01b900464ffffffffff16613a98565b9050804211610d845760405163206e51b960e21b8152600481018590526024810182905260440161063b565b5f80610d9d8685610d986002612710613ad9565b611f43565b91509150610b2b86868685855f60036120d3565b60ff5f5c1615610dd45760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610dec8361232e565b50805464ffffffffff4216600160d01b026affffffffff0000000000ff60a01b1990911617600360a01b178155604051838152909150339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf919060200160405180910390a3505f60ff19815c16815d505050565b5f818152600160205260408120805482906201518090610e989063ffffffff600160c01b8204811691600160a01b900416613a98565b610ea29190613a98565b5f85815260208190526040902060010154909150600160a01b90046001600160401b0316818111610ed3575f610edd565b610edd8282613aec565b95945050505050565b5f818152602081905260409020600181015460609190600160f01b900461ffff166001600160401b03811115610f1e57610f1e61381f565b604051908082528060200260200182016040528015610f47578160200160208202803683370190505b5091505f5b6001820154600160e01b900461ffff16811015610fe9575f848152600260208181526040808420858552825280842054888552600383528185206001600160a01b03909116808652925290922054908110610fdf578185610fae600284613aec565b81518110610fbe57610fbe613aff565b60200260200101906001600160a01b031690816001600160a01b0316815250505b5050600101610f4c565b5050919050565b60ff5f5c16156110135760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61102c84611e02565b8054600183015492945090925061ffff600160e01b918290048116919092049091161061106f576040516383de582960e01b81526004810185905260240161063b565b5f848152600360209081526040808320338452909152902054156110af57604051631a0af6eb60e21b81526004810185905233602482015260440161063b565b81546001600160a01b03163314806110d0575080546001600160a01b031633145b156110f75760405163136eb74160e21b81526004810185905233602482015260440161063b565b60028101546001600160a01b031615801590611120575060028101546001600160a01b03163314155b156111475760405163136eb74160e21b81526004810185905233602482015260440161063b565b60038101541580159061117357506003818101545f908152602091825260408082203383529092522054155b1561119a5760405163136eb74160e21b81526004810185905233602482015260440161063b565b6111a5848383611eb0565b5f8481526003602090815260408083203380855290835281842060019081905588855260028452828520878201805461ffff600160e01b9182900481168952929096529390952080546001600160a01b031916909217909155815490939192601c92611215928692900416613aab565b825461ffff9182166101009390930a92830291909202199091161790555060018101545f906001600160801b0316156112ed576112528533610573565b6001830154604051637d6280cf60e01b815260048101839052602481018790523360448201526001600160801b0390911660648201529091507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690637d6280cf906084015f604051808303815f87803b1580156112d6575f5ffd5b505af11580156112e8573d5f5f3e3d5ffd5b505050505b6040805185815260208101839052339187917f26195465191a4622dfa1146d35b8a6bd70605aa57c5b92e2e7685052ed1e934d910160405180910390a3505f91505060ff19815c16815d505050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614611387576040516337edf47960e01b815233600482015260240161063b565b63e3dd98b760e01b6001600160e01b031984160161143b575f806113ad83850185613b13565b92509250507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316826001600160a01b03161415806113fc57506001600160a01b0381163014155b156114345760405163dbd1cfd160e01b8152600481018790526001600160a01b0380841660248301528216604482015260640161063b565b505061165d565b6302d1ec0b60e41b6001600160e01b031984160161165d5760405163bf22c45760e01b8152600481018590525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa1580156114b7573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f191682016040526114de9190810190613940565b5f868152600160205260408120805492935091620151809063ffffffff600160c01b820481169161151891600160a01b9091041642613a98565b6115229190613a98565b61152c9190613a98565b90508260c0015181106115695760c08301516040516351658e1960e11b81526004810189905260248101839052604481019190915260640161063b565b5f878152602081905260409020805460ff60a01b1916600160a11b1781556101208401516001820180546001600160a01b0319166001600160a01b0390921691909117905560c08401516001600160401b03106115ca578360c001516115d3565b6001600160401b035b60018201805467ffffffffffffffff60a01b1916600160a01b6001600160401b039384168102919091179182905561012087015160a0880151604080519182529290930490931660208301526001600160a01b03909216918a917f7d3d47bf492e94b050ce139e83efb4ca94b617d2001a5cf74bce993cedb27628910160405180910390a3505050505b50505050565b60ff5f5c16156116865760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61169f88612319565b805491935091506001600160a01b031633146116d757604051636ceeb9e560e01b81526004810189905233602482015260440161063b565b6116e58882898989896123e0565b50821580159061171857508054600160e01b900461ffff166001141580611718575060018101546001600160801b031683115b1561174057604051630d460c2f60e11b8152600481018990526024810184905260440161063b565b6117b38883838a8a808060200260200160405190810160405280939291908181526020018383602002808284375f9201919091525050604080516020808e0282810182019093528d82529093508d92508c9182918501908490808284375f920191909152508b9250600291506120d39050565b505f905060ff19815c16815d50505050505050565b60ff5f5c16156117eb5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f6118048361232e565b80549193509150600160e01b900461ffff16600114611839576040516348ce6f0160e11b81526004810184905260240161063b565b6040805160018082528183019092525f916020808301908036833750506040805160018082528183019092529293505f929150602080830190803683375050505f86815260026020908152604080832083805290915281205484519293506001600160a01b0316918491906118b0576118b0613aff565b60200260200101906001600160a01b031690816001600160a01b031681525050612710815f815181106118e5576118e5613aff565b602002602001019061ffff16908161ffff168152505061190a85858585855f5f6120d3565b505f92505050805c60ff1916815d5050565b60408051610100810182525f80825260208201819052918101829052606081018290526080810182905260a0810182905260c0810182905260e08101919091525f82815260208181526040918290208251610100810190935280546001600160a01b03811684529091830190600160a01b900460ff1660048111156119a3576119a36136bc565b60048111156119b4576119b46136bc565b8152815464ffffffffff600160a81b820481166020840152600160d01b9091041660408201526001909101546001600160a01b03811660608301526001600160401b03600160a01b820416608083015261ffff600160e01b8204811660a0840152600160f01b9091041660c09091015292915050565b5f81815260208190526040902060010154606090600160e01b900461ffff16806001600160401b03811115611a6157611a6161381f565b604051908082528060200260200182016040528015611a8a578160200160208202803683370190505b5091505f5b81811015610fe9575f84815260026020908152604080832084845290915290205483516001600160a01b0390911690849083908110611ad057611ad0613aff565b6001600160a01b0390921660209283029190910190910152600101611a8f565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614611b3b576040516337edf47960e01b815233600482015260240161063b565b630ccfd47760e01b6001600160e01b0319841601611b72575f80611b6183850185613b5b565b9350505091506114348683836125d6565b6302d1ec0b60e41b6001600160e01b031984160161165d575f84815260208190526040902054600160a01b900460ff166001816004811115611bb657611bb66136bc565b14611bd857848160405163041d44f960e11b815260040161063b92919061380b565b5050505050565b60ff5f5c1615611c025760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f611c1b8761232e565b91509150612710611c308883898989896123e0565b14611c51576040516348ce6f0160e11b81526004810188905260240161063b565b611cc18783838989808060200260200160405190810160405280939291908181526020018383602002808284375f9201919091525050604080516020808d0282810182019093528c82529093508c92508b9182918501908490808284375f92018290525092508291506120d39050565b505f905060ff19815c16815d505050505050565b60018301546001600160801b03165f819003611cf1575061165d565b5f85815260208190526040812060010154600160e01b900461ffff16905b81811015611df9575f8781526002602090815260408083208484529091529020546001600160a01b03908116907f000000000000000000000000000000000000000000000000000000000000000016630e330b62611d6d8a84610573565b83878615611d7b575f611d7d565b895b6040516001600160e01b031960e087901b16815260048101949094526001600160a01b039283166024850152604484019190915260648301528916608482015260a4015f604051808303815f87803b158015611dd7575f5ffd5b505af1158015611de9573d5f5f3e3d5ffd5b5050505050806001019050611d0f565b50505050505050565b5f8181526020819052604081209060025b8254600160a01b900460ff166004811115611e3057611e306136bc565b14611e9d575f8254600160a01b900460ff166004811115611e5357611e536136bc565b03611e7457604051630510aa5f60e41b81526004810184905260240161063b565b815460405163041d44f960e11b815261063b918591600160a01b90910460ff169060040161380b565b505f918252600160205260409091209091565b611eb983610e62565b421115611f3e5780548390620151809063ffffffff600160c01b8204811691611eeb91600160a01b9091041642613a98565b611ef59190613a98565b611eff9190613a98565b60018401546040516351658e1960e11b815260048101939093526024830191909152600160a01b90046001600160401b0316604482015260640161063b565b505050565b6060805f611f5086610ee6565b855481519192505f91600160f01b90910461ffff1611611f7c578554600160f01b900461ffff16611f7f565b81515b9050806001600160401b03811115611f9957611f9961381f565b604051908082528060200260200182016040528015611fc2578160200160208202803683370190505b509350806001600160401b03811115611fdd57611fdd61381f565b604051908082528060200260200182016040528015612006578160200160208202803683370190505b5092505f5b8181101561208e5782818151811061202557612025613aff565b602002602001015185828151811061203f5761203f613aff565b6001600160a01b03909216602092830291909101909101526120618287613ad9565b84828151811061207357612073613aff565b61ffff9092166020928302919091019091015260010161200b565b506120998186613bfd565b835f815181106120ab576120ab613aff565b602002602001018181516120bf9190613aab565b61ffff169052509296919550909350505050565b855460ff60a01b1916600160a21b17808755600160a81b900464ffffffffff165f0361211857855464ffffffffff60a81b1916600160a81b4264ffffffffff16021786555b85546001600160a01b03165f805b85518110156121625785818151811061214157612141613aff565b602002602001015161ffff16826121589190613a98565b9150600101612126565b505f5f825f036122a05760405163bf22c45760e01b8152600481018c90527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa1580156121ce573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f191682016040526121f59190810190613940565b60a0015190507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166341dd26f58c87600581111561223d5761223d6136bc565b60405160e084901b6001600160e01b031916815260048101929092526024820152606060448201525f60648201526084015f604051808303815f87803b158015612285575f5ffd5b505af1158015612297573d5f5f3e3d5ffd5b505050506122c2565b88546122bc908c908c906001600160a01b03168b8b888b612b36565b90925090505b6122ce8b8a8689611cd5565b8a7fec739fdedc720554bf1ad4ffd22754d728931c4b741914d03cb9601bb4d739ee8684848a6040516123049493929190613a5b565b60405180910390a25050505050505050505050565b5f818152602081905260408120906003611e13565b5f5f61233983611e02565b815491935091506001600160a01b031633146123715760405163f8ebe63160e01b81526004810184905233602482015260440161063b565b6001820154600160f01b900461ffff165f036123a3576040516323b96f9960e01b81526004810184905260240161063b565b5f6123ad84610c90565b9050804211156123da57604051635e7dc15360e11b8152600481018590526024810182905260440161063b565b50915091565b5f83821415806123fb57508554600160f01b900461ffff1684115b1561241c576040516348ce6f0160e11b81526004810188905260240161063b565b5f5b848110156125a5575f88815260036020526040812060029188888581811061244857612448613aff565b905060200201602081019061245d9190613c10565b6001600160a01b03166001600160a01b031681526020019081526020015f205410806124b1575083838281811061249657612496613aff565b90506020020160208101906124ab9190613c3a565b61ffff16155b156124d2576040516348ce6f0160e11b81526004810189905260240161063b565b5f5b81811015612565578686838181106124ee576124ee613aff565b90506020020160208101906125039190613c10565b6001600160a01b031687878381811061251e5761251e613aff565b90506020020160208101906125339190613c10565b6001600160a01b03160361255d576040516348ce6f0160e11b8152600481018a905260240161063b565b6001016124d4565b5083838281811061257857612578613aff565b905060200201602081019061258d9190613c3a565b61259b9061ffff1683613a98565b915060010161241e565b506127108111156125cc576040516348ce6f0160e11b81526004810188905260240161063b565b9695505050505050565b5f838152602081905260408120908154600160a01b900460ff166004811115612601576126016136bc565b1415801561262c575060018154600160a01b900460ff166004811115612629576126296136bc565b14155b1561265a57805460405163041d44f960e11b815261063b918691600160a01b90910460ff169060040161380b565b7f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316836001600160a01b0316036126be5760405163f8ebe63160e01b8152600481018590526001600160a01b038416602482015260440161063b565b5f828060200190518101906126d39190613c89565b80519091506001600160a01b031615806127015750836001600160a01b0316815f01516001600160a01b0316145b156127395760405163d29d307560e01b815260206004820152600760248201526630b93134ba32b960c91b604482015260640161063b565b602081015163ffffffff16158061276257506276a70063ffffffff16816020015163ffffffff16115b1561279f5760405163d29d307560e01b815260206004820152600c60248201526b72657669657757696e646f7760a01b604482015260640161063b565b604081015163ffffffff1615806127c857506276a70063ffffffff16816040015163ffffffff16115b156128045760405163d29d307560e01b815260206004820152600b60248201526a6172626974657254696d6560a81b604482015260640161063b565b606081015161ffff1615806128255750601461ffff16816060015161ffff16115b156128605760405163d29d307560e01b815260206004820152600a6024820152696d6178456e747269657360b01b604482015260640161063b565b608081015161ffff1615806128845750806060015161ffff16816080015161ffff16115b156128bf5760405163d29d307560e01b815260206004820152600a6024820152696d617857696e6e65727360b01b604482015260640161063b565b60c08101516001600160a01b0316158015906129265750806060015161ffff1660011415806129035750836001600160a01b03168160c001516001600160a01b0316145b806129265750805f01516001600160a01b03168160c001516001600160a01b0316145b1561295d5760405163d29d307560e01b81526020600482015260066024820152653bb7b935b2b960d11b604482015260640161063b565b60e0810151156129e457848160e0015114806129825750806060015161ffff16600114155b806129ab575060e08101515f908152602081905260409020546001600160a01b03858116911614155b156129e45760405163d29d307560e01b81526020600482015260086024820152671c1c995d94185c9d60c21b604482015260640161063b565b5f85815260016020818152604092839020845181549286015186860151606088015160808901516001600160a01b039485166001600160c01b031990971696909617600160a01b63ffffffff94851681029190911765ffffffffffff60c01b1916600160c01b949093169390930261ffff60e01b191691909117600160e01b61ffff92831602176001600160f01b0316600160f01b919095160293909317825560a086015193820180546fffffffffffffffffffffffffffffffff19166001600160801b039095169490941790935560c08501516002820180546001600160a01b03191691851691909117905560e0850151600390910181905585549288166001600160a81b031990931683179091178555915187907f4bebd65cf4f9181ed86d506281c1c09cfcc8c69352ca301435c8a71decdc0b9a90612b2790869061347c565b60405180910390a45050505050565b60018601545f9081906001600160a01b03168180612b558c8488612d7a565b9092509050612710612b678884613d2a565b612b719190613ad9565b9450612b7d8583613aec565b93505f5f612b8e8e8c8c8c8b61302b565b8c518f548351939550919350916001600160a01b0390911690849083908110612bb957612bb9613aff565b60200260200101906001600160a01b031690816001600160a01b03168152505086828281518110612bec57612bec613aff565b60209081029190910101528315612ceb57612c357f0000000000000000000000000000000000000000000000000000000000000000855a6001600160a01b038a1692919061323a565b612c8c576040516317e3057d60e31b81526001600160a01b0380881660048301527f00000000000000000000000000000000000000000000000000000000000000001660248201526044810185905260640161063b565b8c83612c99836001613a98565b81518110612ca957612ca9613aff565b6001600160a01b03909216602092830291909101909101528382612cce836001613a98565b81518110612cde57612cde613aff565b6020026020010181815250505b6040516395ecdced60e01b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016906395ecdced90612d3b90899087908790600401613d41565b5f604051808303815f87803b158015612d52575f5ffd5b505af1158015612d64573d5f5f3e3d5ffd5b5050505050505050505097509795505050505050565b6040516370a0823160e01b81526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000811660048301525f9182918291908616906370a0823190602401602060405180830381865afa158015612de5573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612e099190613da6565b6040516370a0823160e01b81523060048201529091505f906001600160a01b038716906370a0823190602401602060405180830381865afa158015612e50573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612e749190613da6565b90507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031663d75bbdf388876005811115612eb857612eb86136bc565b60405160e084901b6001600160e01b031916815260048101929092526024820152606060448201525f60648201526084015f604051808303815f87803b158015612f00575f5ffd5b505af1158015612f12573d5f5f3e3d5ffd5b50506040516370a0823160e01b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000081166004830152859350891691506370a0823190602401602060405180830381865afa158015612f7c573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612fa09190613da6565b612faa9190613aec565b6040516370a0823160e01b815230600482015290945081906001600160a01b038816906370a0823190602401602060405180830381865afa158015612ff1573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906130159190613da6565b61301f9190613aec565b92505050935093915050565b8351606090819061303d816002613a98565b6001600160401b038111156130545761305461381f565b60405190808252806020026020018201604052801561307d578160200160208202803683370190505b50925061308b816002613a98565b6001600160401b038111156130a2576130a261381f565b6040519080825280602002602001820160405280156130cb578160200160208202803683370190505b509150835f5b8281101561322d575f836130e6836001613a98565b1461312457878983815181106130fe576130fe613aff565b602002602001015161ffff16886131159190613d2a565b61311f9190613ad9565b613126565b825b90506131328184613aec565b925089828151811061314657613146613aff565b602002602001015186838151811061316057613160613aff565b60200260200101906001600160a01b031690816001600160a01b0316815250508085838151811061319357613193613aff565b6020026020010181815250508982815181106131b1576131b1613aff565b60200260200101516001600160a01b03168b7fbfa28b63627e3b648fca8466affaff990a3e52c3b95e85ce70cadca19be9651d8b85815181106131f6576131f6613aff565b60200260200101518460405161321c92919061ffff929092168252602082015260400190565b60405180910390a3506001016130d1565b5050509550959350505050565b5f6001600160a01b0385166132a6575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f8114613295576040519150601f19603f3d011682016040523d82523d5f602084013e61329a565b606091505b509092506132fb915050565b6040516001600160a01b0385166024820152604481018490526132f890869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b17905284613303565b90505b949350505050565b5f836001600160a01b03163b5f0361331c57505f610ce4565b5f5f856001600160a01b031684866040516133379190613dbd565b5f604051808303815f8787f1925050503d805f8114613371576040519150601f19603f3d011682016040523d82523d5f602084013e613376565b606091505b50915091508161338a575f92505050610ce4565b80515f0361339d57600192505050610ce4565b60208151101580156125cc5750808060200190518101906133be9190613da6565b6001149695505050505050565b80356001600160e01b0319811681146133e2575f5ffd5b919050565b5f602082840312156133f7575f5ffd5b610ce4826133cb565b6001600160a01b0381168114613414575f5ffd5b50565b5f5f60408385031215613428575f5ffd5b82359150602083013561343a81613400565b809150509250929050565b5f60208284031215613455575f5ffd5b5035919050565b5f5f6040838503121561346d575f5ffd5b50508035926020909101359150565b5f6101008201905060018060a01b03835116825263ffffffff602084015116602083015263ffffffff604084015116604083015260608301516134c5606084018261ffff169052565b5060808301516134db608084018261ffff169052565b5060a08301516134f660a08401826001600160801b03169052565b5060c083015161351160c08401826001600160a01b03169052565b5060e092830151919092015290565b5f8151808452602084019350602083015f5b828110156135595781516001600160a01b0316865260209586019590910190600101613532565b5093949350505050565b602081525f610ce46020830184613520565b5f5f5f5f60608587031215613588575f5ffd5b84359350613598602086016133cb565b925060408501356001600160401b038111156135b2575f5ffd5b8501601f810187136135c2575f5ffd5b80356001600160401b038111156135d7575f5ffd5b8760208284010111156135e8575f5ffd5b949793965060200194505050565b5f5f83601f840112613606575f5ffd5b5081356001600160401b0381111561361c575f5ffd5b6020830191508360208260051b8501011115613636575f5ffd5b9250929050565b5f5f5f5f5f5f60808789031215613652575f5ffd5b8635955060208701356001600160401b0381111561366e575f5ffd5b61367a89828a016135f6565b90965094505060408701356001600160401b03811115613698575f5ffd5b6136a489828a016135f6565b979a9699509497949695606090950135949350505050565b634e487b7160e01b5f52602160045260245ffd5b600581106136e0576136e06136bc565b9052565b81516001600160a01b03168152602080830151610100830191613709908401826136d0565b5064ffffffffff604084015116604083015264ffffffffff6060840151166060830152608083015161374660808401826001600160a01b03169052565b5060a083015161376160a08401826001600160401b03169052565b5060c083015161377760c084018261ffff169052565b5060e083015161378d60e084018261ffff169052565b5092915050565b5f5f5f5f5f606086880312156137a8575f5ffd5b8535945060208601356001600160401b038111156137c4575f5ffd5b6137d0888289016135f6565b90955093505060408601356001600160401b038111156137ee575f5ffd5b6137fa888289016135f6565b969995985093965092949392505050565b82815260408101610ce460208301846136d0565b634e487b7160e01b5f52604160045260245ffd5b60405161018081016001600160401b03811182821017156138565761385661381f565b60405290565b60405161010081016001600160401b03811182821017156138565761385661381f565b604051601f8201601f191681016001600160401b03811182821017156138a7576138a761381f565b604052919050565b80516133e281613400565b5f6001600160401b038211156138d2576138d261381f565b50601f01601f191660200190565b5f82601f8301126138ef575f5ffd5b81516139026138fd826138ba565b61387f565b818152846020838601011115613916575f5ffd5b8160208501602083015e5f918101602001919091529392505050565b8051600681106133e2575f5ffd5b5f60208284031215613950575f5ffd5b81516001600160401b03811115613965575f5ffd5b82016101808185031215613977575f5ffd5b61397f613833565b8151815261398f602083016138af565b60208201526139a0604083016138af565b60408201526139b1606083016138af565b606082015260808201516001600160401b038111156139ce575f5ffd5b6139da868285016138e0565b60808301525060a0828101519082015260c08083015190820152613a0060e08301613932565b60e0820152613a1261010083016138af565b610100820152613a2561012083016138af565b610120820152610140828101519082015261016091820151918101919091529392505050565b600681106136e0576136e06136bc565b60808101613a698287613a4b565b84602083015283604083015282606083015295945050505050565b634e487b7160e01b5f52601160045260245ffd5b8082018082111561056d5761056d613a84565b61ffff818116838216019081111561056d5761056d613a84565b634e487b7160e01b5f52601260045260245ffd5b5f82613ae757613ae7613ac5565b500490565b8181038181111561056d5761056d613a84565b634e487b7160e01b5f52603260045260245ffd5b5f5f5f60608486031215613b25575f5ffd5b8335613b3081613400565b92506020840135613b4081613400565b91506040840135613b5081613400565b809150509250925092565b5f5f5f5f60808587031215613b6e575f5ffd5b8435613b7981613400565b93506020850135613b8981613400565b92506040850135915060608501356001600160401b03811115613baa575f5ffd5b8501601f81018713613bba575f5ffd5b8035613bc86138fd826138ba565b818152886020838501011115613bdc575f5ffd5b816020840160208301375f6020838301015280935050505092959194509250565b5f82613c0b57613c0b613ac5565b500690565b5f60208284031215613c20575f5ffd5b8135610ce481613400565b61ffff81168114613414575f5ffd5b5f60208284031215613c4a575f5ffd5b8135610ce481613c2b565b805163ffffffff811681146133e2575f5ffd5b80516133e281613c2b565b80516001600160801b03811681146133e2575f5ffd5b5f610100828403128015613c9b575f5ffd5b50613ca461385c565b8251613caf81613400565b8152613cbd60208401613c55565b6020820152613cce60408401613c55565b6040820152613cdf60608401613c68565b6060820152613cf060808401613c68565b6080820152613d0160a08401613c73565b60a0820152613d1260c084016138af565b60c082015260e0928301519281019290925250919050565b808202811582820484141761056d5761056d613a84565b6001600160a01b03841681526060602082018190525f90613d6490830185613520565b8281036040840152835180825260208086019201905f5b81811015613d99578351835260209384019390920191600101613d7b565b5090979650505050505050565b5f60208284031215613db6575f5ffd5b5051919050565b5f82518060208501845e5f9201918252509190505660c060405234801561000f575f5ffd5b506040516109bb3803806109bb83398101604081905261002e91610043565b336080526001600160a01b031660a052610070565b5f60208284031215610053575f5ffd5b81516001600160a01b0381168114610069575f5ffd5b9392505050565b60805160a0516109166100a55f395f818161016b015261020701525f818160fa0152818161019801526103d701526109165ff3fe608060405234801561000f575f5ffd5b5060043610610085575f3560e01c80637f5a7c7b116100585780637f5a7c7b146100f557806395ecdced14610134578063d7e9ec0414610147578063f2f4eb2614610166575f5ffd5b806328079e4a146100895780632b68f2a5146100c35780632ecea788146100cd57806351cff8d9146100e2575b5f5ffd5b6100b0610097366004610763565b5f60208181529281526040808220909352908152205481565b6040519081526020015b60405180910390f35b6100b0620186a081565b6100e06100db366004610794565b61018d565b005b6100b06100f03660046107b4565b61026a565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016100ba565b6100e0610142366004610815565b6103cc565b6100b06101553660046107b4565b60016020525f908152604090205481565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146101dd57604051630a570b9960e41b81523360048201526024015b60405180910390fd5b604051639e63798d60e01b81526004810183905260248101829052606060448201525f60648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690639e63798d906084015f604051808303815f87803b158015610250575f5ffd5b505af1158015610262573d5f5f3e3d5ffd5b505050505050565b5f60ff815c161561028e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152602081815260408083206001600160a01b0385168452909152812054908190036102f057604051635623329f60e11b81523360048201526001600160a01b03831660248201526044016101d4565b335f908152602081815260408083206001600160a01b0386168452825280832083905560019091528120805483929061032a9084906108a9565b90915550610348905033825a6001600160a01b0386169291906105b4565b61037d576040516317e3057d60e31b81526001600160a01b0383166004820152336024820152604481018290526064016101d4565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461041757604051630a570b9960e41b81523360048201526024016101d4565b5f5b83811015610262575f838383818110610434576104346108c2565b905060200201359050805f0361044a57506105ac565b61048986868481811061045f5761045f6108c2565b905060200201602081019061047491906107b4565b6001600160a01b0389169083620186a06105b4565b6105aa57805f5f8888868181106104a2576104a26108c2565b90506020020160208101906104b791906107b4565b6001600160a01b03166001600160a01b031681526020019081526020015f205f896001600160a01b03166001600160a01b031681526020019081526020015f205f82825461050591906108d6565b90915550506001600160a01b0387165f90815260016020526040812080548392906105319084906108d6565b90915550506001600160a01b038716868684818110610552576105526108c2565b905060200201602081019061056791906107b4565b6001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d5836040516105a191815260200190565b60405180910390a35b505b600101610419565b5f6001600160a01b038516610620575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f811461060f576040519150601f19603f3d011682016040523d82523d5f602084013e610614565b606091505b50909250610675915050565b6040516001600160a01b03851660248201526044810184905261067290869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b1790528461067d565b90505b949350505050565b5f836001600160a01b03163b5f0361069657505f610741565b5f5f856001600160a01b031684866040516106b191906108e9565b5f604051808303815f8787f1925050503d805f81146106eb576040519150601f19603f3d011682016040523d82523d5f602084013e6106f0565b606091505b509150915081610704575f92505050610741565b80515f0361071757600192505050610741565b602081511015801561073c57508080602001905181019061073891906108ff565b6001145b925050505b9392505050565b80356001600160a01b038116811461075e575f5ffd5b919050565b5f5f60408385031215610774575f5ffd5b61077d83610748565b915061078b60208401610748565b90509250929050565b5f5f604083850312156107a5575f5ffd5b50508035926020909101359150565b5f602082840312156107c4575f5ffd5b61074182610748565b5f5f83601f8401126107dd575f5ffd5b50813567ffffffffffffffff8111156107f4575f5ffd5b6020830191508360208260051b850101111561080e575f5ffd5b9250929050565b5f5f5f5f5f60608688031215610829575f5ffd5b61083286610748565b9450602086013567ffffffffffffffff81111561084d575f5ffd5b610859888289016107cd565b909550935050604086013567ffffffffffffffff811115610878575f5ffd5b610884888289016107cd565b969995985093965092949392505050565b634e487b7160e01b5f52601160045260245ffd5b818103818111156108bc576108bc610895565b92915050565b634e487b7160e01b5f52603260045260245ffd5b808201808211156108bc576108bc610895565b5f82518060208501845e5f920191825250919050565b5f6020828403121561090f575f5ffd5b505191905056",
+}
+
+// SuretyHook is an auto generated Go binding around an Ethereum contract.
+type SuretyHook struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *SuretyHook) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewSuretyHook creates a new instance of SuretyHook.
+func NewSuretyHook() *SuretyHook {
+	parsed, err := SuretyHookMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &SuretyHook{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *SuretyHook) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address core_, address stakeRegistry_) returns()
+func (suretyHook *SuretyHook) PackConstructor(core_ common.Address, stakeRegistry_ common.Address) []byte {
+	enc, err := suretyHook.abi.Pack("", core_, stakeRegistry_)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackMAXENTRIES is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d4cb964.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_ENTRIES() view returns(uint16)
+func (suretyHook *SuretyHook) PackMAXENTRIES() []byte {
+	enc, err := suretyHook.abi.Pack("MAX_ENTRIES")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXENTRIES is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7d4cb964.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_ENTRIES() view returns(uint16)
+func (suretyHook *SuretyHook) TryPackMAXENTRIES() ([]byte, error) {
+	return suretyHook.abi.Pack("MAX_ENTRIES")
+}
+
+// UnpackMAXENTRIES is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7d4cb964.
+//
+// Solidity: function MAX_ENTRIES() view returns(uint16)
+func (suretyHook *SuretyHook) UnpackMAXENTRIES(data []byte) (uint16, error) {
+	out, err := suretyHook.abi.Unpack("MAX_ENTRIES", data)
+	if err != nil {
+		return *new(uint16), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint16)).(*uint16)
+	return out0, nil
+}
+
+// PackMAXWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdeb96634.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_WINDOW() view returns(uint32)
+func (suretyHook *SuretyHook) PackMAXWINDOW() []byte {
+	enc, err := suretyHook.abi.Pack("MAX_WINDOW")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdeb96634.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_WINDOW() view returns(uint32)
+func (suretyHook *SuretyHook) TryPackMAXWINDOW() ([]byte, error) {
+	return suretyHook.abi.Pack("MAX_WINDOW")
+}
+
+// UnpackMAXWINDOW is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xdeb96634.
+//
+// Solidity: function MAX_WINDOW() view returns(uint32)
+func (suretyHook *SuretyHook) UnpackMAXWINDOW(data []byte) (uint32, error) {
+	out, err := suretyHook.abi.Unpack("MAX_WINDOW", data)
+	if err != nil {
+		return *new(uint32), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint32)).(*uint32)
+	return out0, nil
+}
+
+// PackSETTLEWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4497ab7d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function SETTLE_WINDOW() view returns(uint256)
+func (suretyHook *SuretyHook) PackSETTLEWINDOW() []byte {
+	enc, err := suretyHook.abi.Pack("SETTLE_WINDOW")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSETTLEWINDOW is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4497ab7d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function SETTLE_WINDOW() view returns(uint256)
+func (suretyHook *SuretyHook) TryPackSETTLEWINDOW() ([]byte, error) {
+	return suretyHook.abi.Pack("SETTLE_WINDOW")
+}
+
+// UnpackSETTLEWINDOW is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x4497ab7d.
+//
+// Solidity: function SETTLE_WINDOW() view returns(uint256)
+func (suretyHook *SuretyHook) UnpackSETTLEWINDOW(data []byte) (*big.Int, error) {
+	out, err := suretyHook.abi.Unpack("SETTLE_WINDOW", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackAfterAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3fe4783.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function afterAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (suretyHook *SuretyHook) PackAfterAction(jobId *big.Int, selector [4]byte, data []byte) []byte {
+	enc, err := suretyHook.abi.Pack("afterAction", jobId, selector, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAfterAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa3fe4783.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function afterAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (suretyHook *SuretyHook) TryPackAfterAction(jobId *big.Int, selector [4]byte, data []byte) ([]byte, error) {
+	return suretyHook.abi.Pack("afterAction", jobId, selector, data)
+}
+
+// PackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb759f954.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function approve(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackApprove(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("approve", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb759f954.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function approve(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackApprove(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("approve", jobId)
+}
+
+// PackBeforeAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdc08fb1d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function beforeAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (suretyHook *SuretyHook) PackBeforeAction(jobId *big.Int, selector [4]byte, data []byte) []byte {
+	enc, err := suretyHook.abi.Pack("beforeAction", jobId, selector, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBeforeAction is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdc08fb1d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function beforeAction(uint256 jobId, bytes4 selector, bytes data) returns()
+func (suretyHook *SuretyHook) TryPackBeforeAction(jobId *big.Int, selector [4]byte, data []byte) ([]byte, error) {
+	return suretyHook.abi.Pack("beforeAction", jobId, selector, data)
+}
+
+// PackCancel is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x40e58ee5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function cancel(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackCancel(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("cancel", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCancel is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x40e58ee5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function cancel(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackCancel(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("cancel", jobId)
+}
+
+// PackClose is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0aebeb4e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function close(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackClose(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("close", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackClose is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0aebeb4e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function close(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackClose(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("close", jobId)
+}
+
+// PackCore is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2f4eb26.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function core() view returns(address)
+func (suretyHook *SuretyHook) PackCore() []byte {
+	enc, err := suretyHook.abi.Pack("core")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCore is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2f4eb26.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function core() view returns(address)
+func (suretyHook *SuretyHook) TryPackCore() ([]byte, error) {
+	return suretyHook.abi.Pack("core")
+}
+
+// UnpackCore is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf2f4eb26.
+//
+// Solidity: function core() view returns(address)
+func (suretyHook *SuretyHook) UnpackCore(data []byte) (common.Address, error) {
+	out, err := suretyHook.abi.Unpack("core", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackEntryOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x87b2a2aa.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function entryOf(uint256 jobId, address worker) view returns(uint256)
+func (suretyHook *SuretyHook) PackEntryOf(jobId *big.Int, worker common.Address) []byte {
+	enc, err := suretyHook.abi.Pack("entryOf", jobId, worker)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEntryOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x87b2a2aa.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function entryOf(uint256 jobId, address worker) view returns(uint256)
+func (suretyHook *SuretyHook) TryPackEntryOf(jobId *big.Int, worker common.Address) ([]byte, error) {
+	return suretyHook.abi.Pack("entryOf", jobId, worker)
+}
+
+// UnpackEntryOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x87b2a2aa.
+//
+// Solidity: function entryOf(uint256 jobId, address worker) view returns(uint256)
+func (suretyHook *SuretyHook) UnpackEntryOf(data []byte) (*big.Int, error) {
+	out, err := suretyHook.abi.Unpack("entryOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackJobOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbbd89b9b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function jobOf(uint256 jobId) view returns((address,uint8,uint40,uint40,address,uint64,uint16,uint16))
+func (suretyHook *SuretyHook) PackJobOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("jobOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJobOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbbd89b9b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function jobOf(uint256 jobId) view returns((address,uint8,uint40,uint40,address,uint64,uint16,uint16))
+func (suretyHook *SuretyHook) TryPackJobOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("jobOf", jobId)
+}
+
+// UnpackJobOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbbd89b9b.
+//
+// Solidity: function jobOf(uint256 jobId) view returns((address,uint8,uint40,uint40,address,uint64,uint16,uint16))
+func (suretyHook *SuretyHook) UnpackJobOf(data []byte) (ISuretyHookJob, error) {
+	out, err := suretyHook.abi.Unpack("jobOf", data)
+	if err != nil {
+		return *new(ISuretyHookJob), err
+	}
+	out0 := *abi.ConvertType(out[0], new(ISuretyHookJob)).(*ISuretyHookJob)
+	return out0, nil
+}
+
+// PackJoin is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9a478b49.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function join(uint256 jobId, bytes32 agentId) returns()
+func (suretyHook *SuretyHook) PackJoin(jobId *big.Int, agentId [32]byte) []byte {
+	enc, err := suretyHook.abi.Pack("join", jobId, agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJoin is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x9a478b49.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function join(uint256 jobId, bytes32 agentId) returns()
+func (suretyHook *SuretyHook) TryPackJoin(jobId *big.Int, agentId [32]byte) ([]byte, error) {
+	return suretyHook.abi.Pack("join", jobId, agentId)
+}
+
+// PackJoinedOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd00a2293.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function joinedOf(uint256 jobId) view returns(address[] w)
+func (suretyHook *SuretyHook) PackJoinedOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("joinedOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackJoinedOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd00a2293.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function joinedOf(uint256 jobId) view returns(address[] w)
+func (suretyHook *SuretyHook) TryPackJoinedOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("joinedOf", jobId)
+}
+
+// UnpackJoinedOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd00a2293.
+//
+// Solidity: function joinedOf(uint256 jobId) view returns(address[] w)
+func (suretyHook *SuretyHook) UnpackJoinedOf(data []byte) ([]common.Address, error) {
+	out, err := suretyHook.abi.Unpack("joinedOf", data)
+	if err != nil {
+		return *new([]common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new([]common.Address)).(*[]common.Address)
+	return out0, nil
+}
+
+// PackLastSubmitOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7188f3bc.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function lastSubmitOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) PackLastSubmitOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("lastSubmitOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLastSubmitOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7188f3bc.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function lastSubmitOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) TryPackLastSubmitOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("lastSubmitOf", jobId)
+}
+
+// UnpackLastSubmitOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7188f3bc.
+//
+// Solidity: function lastSubmitOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) UnpackLastSubmitOf(data []byte) (*big.Int, error) {
+	out, err := suretyHook.abi.Unpack("lastSubmitOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackLockIdOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x07d0305b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function lockIdOf(uint256 jobId, address worker) pure returns(uint256)
+func (suretyHook *SuretyHook) PackLockIdOf(jobId *big.Int, worker common.Address) []byte {
+	enc, err := suretyHook.abi.Pack("lockIdOf", jobId, worker)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackLockIdOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x07d0305b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function lockIdOf(uint256 jobId, address worker) pure returns(uint256)
+func (suretyHook *SuretyHook) TryPackLockIdOf(jobId *big.Int, worker common.Address) ([]byte, error) {
+	return suretyHook.abi.Pack("lockIdOf", jobId, worker)
+}
+
+// UnpackLockIdOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x07d0305b.
+//
+// Solidity: function lockIdOf(uint256 jobId, address worker) pure returns(uint256)
+func (suretyHook *SuretyHook) UnpackLockIdOf(data []byte) (*big.Int, error) {
+	out, err := suretyHook.abi.Unpack("lockIdOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackPick is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf1bac636.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pick(uint256 jobId, address[] winners, uint16[] bps) returns()
+func (suretyHook *SuretyHook) PackPick(jobId *big.Int, winners []common.Address, bps []uint16) []byte {
+	enc, err := suretyHook.abi.Pack("pick", jobId, winners, bps)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPick is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf1bac636.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pick(uint256 jobId, address[] winners, uint16[] bps) returns()
+func (suretyHook *SuretyHook) TryPackPick(jobId *big.Int, winners []common.Address, bps []uint16) ([]byte, error) {
+	return suretyHook.abi.Pack("pick", jobId, winners, bps)
+}
+
+// PackPlanOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5e2246ee.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function planOf(uint256 jobId) view returns((address,uint32,uint32,uint16,uint16,uint128,address,uint256))
+func (suretyHook *SuretyHook) PackPlanOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("planOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPlanOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x5e2246ee.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function planOf(uint256 jobId) view returns((address,uint32,uint32,uint16,uint16,uint128,address,uint256))
+func (suretyHook *SuretyHook) TryPackPlanOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("planOf", jobId)
+}
+
+// UnpackPlanOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x5e2246ee.
+//
+// Solidity: function planOf(uint256 jobId) view returns((address,uint32,uint32,uint16,uint16,uint128,address,uint256))
+func (suretyHook *SuretyHook) UnpackPlanOf(data []byte) (ISuretyHookPlan, error) {
+	out, err := suretyHook.abi.Unpack("planOf", data)
+	if err != nil {
+		return *new(ISuretyHookPlan), err
+	}
+	out0 := *abi.ConvertType(out[0], new(ISuretyHookPlan)).(*ISuretyHookPlan)
+	return out0, nil
+}
+
+// PackPool is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x16f0115b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pool() view returns(address)
+func (suretyHook *SuretyHook) PackPool() []byte {
+	enc, err := suretyHook.abi.Pack("pool")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPool is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x16f0115b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pool() view returns(address)
+func (suretyHook *SuretyHook) TryPackPool() ([]byte, error) {
+	return suretyHook.abi.Pack("pool")
+}
+
+// UnpackPool is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x16f0115b.
+//
+// Solidity: function pool() view returns(address)
+func (suretyHook *SuretyHook) UnpackPool(data []byte) (common.Address, error) {
+	out, err := suretyHook.abi.Unpack("pool", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6be1320b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reasonHash) returns()
+func (suretyHook *SuretyHook) PackReject(jobId *big.Int, reasonHash [32]byte) []byte {
+	enc, err := suretyHook.abi.Pack("reject", jobId, reasonHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReject is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6be1320b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function reject(uint256 jobId, bytes32 reasonHash) returns()
+func (suretyHook *SuretyHook) TryPackReject(jobId *big.Int, reasonHash [32]byte) ([]byte, error) {
+	return suretyHook.abi.Pack("reject", jobId, reasonHash)
+}
+
+// PackRelease is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x37bdc99b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function release(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackRelease(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("release", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRelease is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x37bdc99b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function release(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackRelease(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("release", jobId)
+}
+
+// PackResolve is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaf54aff9.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function resolve(uint256 jobId, address[] winners, uint16[] bps, uint256 slash) returns()
+func (suretyHook *SuretyHook) PackResolve(jobId *big.Int, winners []common.Address, bps []uint16, slash *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("resolve", jobId, winners, bps, slash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackResolve is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaf54aff9.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function resolve(uint256 jobId, address[] winners, uint16[] bps, uint256 slash) returns()
+func (suretyHook *SuretyHook) TryPackResolve(jobId *big.Int, winners []common.Address, bps []uint16, slash *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("resolve", jobId, winners, bps, slash)
+}
+
+// PackResolveExpired is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6339372d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function resolveExpired(uint256 jobId) returns()
+func (suretyHook *SuretyHook) PackResolveExpired(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("resolveExpired", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackResolveExpired is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6339372d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function resolveExpired(uint256 jobId) returns()
+func (suretyHook *SuretyHook) TryPackResolveExpired(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("resolveExpired", jobId)
+}
+
+// PackReviewEndOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x43fd7901.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function reviewEndOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) PackReviewEndOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("reviewEndOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReviewEndOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x43fd7901.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function reviewEndOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) TryPackReviewEndOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("reviewEndOf", jobId)
+}
+
+// UnpackReviewEndOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x43fd7901.
+//
+// Solidity: function reviewEndOf(uint256 jobId) view returns(uint256)
+func (suretyHook *SuretyHook) UnpackReviewEndOf(data []byte) (*big.Int, error) {
+	out, err := suretyHook.abi.Unpack("reviewEndOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackStakeRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x68304835.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function stakeRegistry() view returns(address)
+func (suretyHook *SuretyHook) PackStakeRegistry() []byte {
+	enc, err := suretyHook.abi.Pack("stakeRegistry")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackStakeRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x68304835.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function stakeRegistry() view returns(address)
+func (suretyHook *SuretyHook) TryPackStakeRegistry() ([]byte, error) {
+	return suretyHook.abi.Pack("stakeRegistry")
+}
+
+// UnpackStakeRegistry is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x68304835.
+//
+// Solidity: function stakeRegistry() view returns(address)
+func (suretyHook *SuretyHook) UnpackStakeRegistry(data []byte) (common.Address, error) {
+	out, err := suretyHook.abi.Unpack("stakeRegistry", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2ecea788.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable) returns()
+func (suretyHook *SuretyHook) PackSubmit(jobId *big.Int, deliverable [32]byte) []byte {
+	enc, err := suretyHook.abi.Pack("submit", jobId, deliverable)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2ecea788.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable) returns()
+func (suretyHook *SuretyHook) TryPackSubmit(jobId *big.Int, deliverable [32]byte) ([]byte, error) {
+	return suretyHook.abi.Pack("submit", jobId, deliverable)
+}
+
+// PackSubmittersOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x71d85a91.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submittersOf(uint256 jobId) view returns(address[] w)
+func (suretyHook *SuretyHook) PackSubmittersOf(jobId *big.Int) []byte {
+	enc, err := suretyHook.abi.Pack("submittersOf", jobId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmittersOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x71d85a91.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submittersOf(uint256 jobId) view returns(address[] w)
+func (suretyHook *SuretyHook) TryPackSubmittersOf(jobId *big.Int) ([]byte, error) {
+	return suretyHook.abi.Pack("submittersOf", jobId)
+}
+
+// UnpackSubmittersOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x71d85a91.
+//
+// Solidity: function submittersOf(uint256 jobId) view returns(address[] w)
+func (suretyHook *SuretyHook) UnpackSubmittersOf(data []byte) ([]common.Address, error) {
+	out, err := suretyHook.abi.Unpack("submittersOf", data)
+	if err != nil {
+		return *new([]common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new([]common.Address)).(*[]common.Address)
+	return out0, nil
+}
+
+// PackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) pure returns(bool)
+func (suretyHook *SuretyHook) PackSupportsInterface(interfaceId [4]byte) []byte {
+	enc, err := suretyHook.abi.Pack("supportsInterface", interfaceId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) pure returns(bool)
+func (suretyHook *SuretyHook) TryPackSupportsInterface(interfaceId [4]byte) ([]byte, error) {
+	return suretyHook.abi.Pack("supportsInterface", interfaceId)
+}
+
+// UnpackSupportsInterface is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x01ffc9a7.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) pure returns(bool)
+func (suretyHook *SuretyHook) UnpackSupportsInterface(data []byte) (bool, error) {
+	out, err := suretyHook.abi.Unpack("supportsInterface", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// SuretyHookAwarded represents a Awarded event raised by the SuretyHook contract.
+type SuretyHookAwarded struct {
+	JobId  *big.Int
+	Worker common.Address
+	Bps    uint16
+	Amount *big.Int
+	Raw    *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookAwardedEventName = "Awarded"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookAwarded) ContractEventName() string {
+	return SuretyHookAwardedEventName
+}
+
+// UnpackAwardedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Awarded(uint256 indexed jobId, address indexed worker, uint16 bps, uint256 amount)
+func (suretyHook *SuretyHook) UnpackAwardedEvent(log *types.Log) (*SuretyHookAwarded, error) {
+	event := "Awarded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookAwarded)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookDisputed represents a Disputed event raised by the SuretyHook contract.
+type SuretyHookDisputed struct {
+	JobId      *big.Int
+	By         common.Address
+	ReasonHash [32]byte
+	Raw        *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookDisputedEventName = "Disputed"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookDisputed) ContractEventName() string {
+	return SuretyHookDisputedEventName
+}
+
+// UnpackDisputedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Disputed(uint256 indexed jobId, address indexed by, bytes32 reasonHash)
+func (suretyHook *SuretyHook) UnpackDisputedEvent(log *types.Log) (*SuretyHookDisputed, error) {
+	event := "Disputed"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookDisputed)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookEntrySubmitted represents a EntrySubmitted event raised by the SuretyHook contract.
+type SuretyHookEntrySubmitted struct {
+	JobId       *big.Int
+	Worker      common.Address
+	Deliverable [32]byte
+	Raw         *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookEntrySubmittedEventName = "EntrySubmitted"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookEntrySubmitted) ContractEventName() string {
+	return SuretyHookEntrySubmittedEventName
+}
+
+// UnpackEntrySubmittedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event EntrySubmitted(uint256 indexed jobId, address indexed worker, bytes32 deliverable)
+func (suretyHook *SuretyHook) UnpackEntrySubmittedEvent(log *types.Log) (*SuretyHookEntrySubmitted, error) {
+	event := "EntrySubmitted"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookEntrySubmitted)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookJoined represents a Joined event raised by the SuretyHook contract.
+type SuretyHookJoined struct {
+	JobId   *big.Int
+	Worker  common.Address
+	AgentId [32]byte
+	LockId  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookJoinedEventName = "Joined"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookJoined) ContractEventName() string {
+	return SuretyHookJoinedEventName
+}
+
+// UnpackJoinedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Joined(uint256 indexed jobId, address indexed worker, bytes32 agentId, uint256 lockId)
+func (suretyHook *SuretyHook) UnpackJoinedEvent(log *types.Log) (*SuretyHookJoined, error) {
+	event := "Joined"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookJoined)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookOpened represents a Opened event raised by the SuretyHook contract.
+type SuretyHookOpened struct {
+	JobId     *big.Int
+	Token     common.Address
+	Budget    *big.Int
+	ExpiredAt uint64
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookOpenedEventName = "Opened"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookOpened) ContractEventName() string {
+	return SuretyHookOpenedEventName
+}
+
+// UnpackOpenedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Opened(uint256 indexed jobId, address indexed token, uint256 budget, uint64 expiredAt)
+func (suretyHook *SuretyHook) UnpackOpenedEvent(log *types.Log) (*SuretyHookOpened, error) {
+	event := "Opened"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookOpened)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookPlanned represents a Planned event raised by the SuretyHook contract.
+type SuretyHookPlanned struct {
+	JobId    *big.Int
+	Client   common.Address
+	PrevPart *big.Int
+	Plan     ISuretyHookPlan
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookPlannedEventName = "Planned"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookPlanned) ContractEventName() string {
+	return SuretyHookPlannedEventName
+}
+
+// UnpackPlannedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Planned(uint256 indexed jobId, address indexed client, uint256 indexed prevPart, (address,uint32,uint32,uint16,uint16,uint128,address,uint256) plan)
+func (suretyHook *SuretyHook) UnpackPlannedEvent(log *types.Log) (*SuretyHookPlanned, error) {
+	event := "Planned"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookPlanned)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyHookSettled represents a Settled event raised by the SuretyHook contract.
+type SuretyHookSettled struct {
+	JobId     *big.Int
+	Outcome   uint8
+	ToWorkers *big.Int
+	ToClient  *big.Int
+	Slash     *big.Int
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyHookSettledEventName = "Settled"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyHookSettled) ContractEventName() string {
+	return SuretyHookSettledEventName
+}
+
+// UnpackSettledEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Settled(uint256 indexed jobId, uint8 outcome, uint256 toWorkers, uint256 toClient, uint256 slash)
+func (suretyHook *SuretyHook) UnpackSettledEvent(log *types.Log) (*SuretyHookSettled, error) {
+	event := "Settled"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyHook.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyHookSettled)
+	if len(log.Data) > 0 {
+		if err := suretyHook.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyHook.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (suretyHook *SuretyHook) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["AlreadyJoined"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackAlreadyJoinedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["AlreadySubmitted"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackAlreadySubmittedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["ArbiterTimeNotUp"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackArbiterTimeNotUpError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["CoreStatus"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackCoreStatusError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["HasEntries"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackHasEntriesError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["InvalidPlan"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackInvalidPlanError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["InvalidSlash"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackInvalidSlashError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["InvalidSplit"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackInvalidSplitError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["JobFull"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackJobFullError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotAllowed"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotAllowedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotArbiter"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotArbiterError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotClient"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotClientError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotCore"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotCoreError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotEntrant"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotEntrantError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotJobLocker"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotJobLockerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NotSuretyJob"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNotSuretyJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["NothingSubmitted"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackNothingSubmittedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["ReviewWindowClosed"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackReviewWindowClosedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["ReviewWindowOpen"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackReviewWindowOpenError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["TooLate"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackTooLateError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackTransferFailedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["UnknownJob"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackUnknownJobError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyHook.abi.Errors["WrongPhase"].ID.Bytes()[:4]) {
+		return suretyHook.UnpackWrongPhaseError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// SuretyHookAlreadyJoined represents a AlreadyJoined error raised by the SuretyHook contract.
+type SuretyHookAlreadyJoined struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadyJoined(uint256 jobId, address worker)
+func SuretyHookAlreadyJoinedErrorID() common.Hash {
+	return common.HexToHash("0x682bdbac2a35c24f8fcdc4a37603a9b791e1305bab604c31325ea787634c542d")
+}
+
+// UnpackAlreadyJoinedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadyJoined(uint256 jobId, address worker)
+func (suretyHook *SuretyHook) UnpackAlreadyJoinedError(raw []byte) (*SuretyHookAlreadyJoined, error) {
+	out := new(SuretyHookAlreadyJoined)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "AlreadyJoined", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookAlreadySubmitted represents a AlreadySubmitted error raised by the SuretyHook contract.
+type SuretyHookAlreadySubmitted struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadySubmitted(uint256 jobId, address worker)
+func SuretyHookAlreadySubmittedErrorID() common.Hash {
+	return common.HexToHash("0xc671406e804ee99b554b48b1a3d939ef4dc6503703960fb155e5662653bf7c1a")
+}
+
+// UnpackAlreadySubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadySubmitted(uint256 jobId, address worker)
+func (suretyHook *SuretyHook) UnpackAlreadySubmittedError(raw []byte) (*SuretyHookAlreadySubmitted, error) {
+	out := new(SuretyHookAlreadySubmitted)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "AlreadySubmitted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookArbiterTimeNotUp represents a ArbiterTimeNotUp error raised by the SuretyHook contract.
+type SuretyHookArbiterTimeNotUp struct {
+	JobId  *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 jobId, uint256 endsAt)
+func SuretyHookArbiterTimeNotUpErrorID() common.Hash {
+	return common.HexToHash("0x81b946e44ee9fcf46fcb04cea5fd98eb018eec8de3ba9b4d3ddfff6eaad070d7")
+}
+
+// UnpackArbiterTimeNotUpError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ArbiterTimeNotUp(uint256 jobId, uint256 endsAt)
+func (suretyHook *SuretyHook) UnpackArbiterTimeNotUpError(raw []byte) (*SuretyHookArbiterTimeNotUp, error) {
+	out := new(SuretyHookArbiterTimeNotUp)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "ArbiterTimeNotUp", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookCoreStatus represents a CoreStatus error raised by the SuretyHook contract.
+type SuretyHookCoreStatus struct {
+	JobId  *big.Int
+	Status uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error CoreStatus(uint256 jobId, uint8 status)
+func SuretyHookCoreStatusErrorID() common.Hash {
+	return common.HexToHash("0xcade349c4e7acf9186d4486a8fec6e6ea36e83375196503a37b607c180dd1771")
+}
+
+// UnpackCoreStatusError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error CoreStatus(uint256 jobId, uint8 status)
+func (suretyHook *SuretyHook) UnpackCoreStatusError(raw []byte) (*SuretyHookCoreStatus, error) {
+	out := new(SuretyHookCoreStatus)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "CoreStatus", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookHasEntries represents a HasEntries error raised by the SuretyHook contract.
+type SuretyHookHasEntries struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error HasEntries(uint256 jobId)
+func SuretyHookHasEntriesErrorID() common.Hash {
+	return common.HexToHash("0x43d0005a85efdb1cf59704a089788dfe77daff8358a3615ba4c0a201b1aacc7c")
+}
+
+// UnpackHasEntriesError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error HasEntries(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackHasEntriesError(raw []byte) (*SuretyHookHasEntries, error) {
+	out := new(SuretyHookHasEntries)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "HasEntries", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookInvalidPlan represents a InvalidPlan error raised by the SuretyHook contract.
+type SuretyHookInvalidPlan struct {
+	Field string
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidPlan(string field)
+func SuretyHookInvalidPlanErrorID() common.Hash {
+	return common.HexToHash("0xd29d3075fcb0c3d6a8efa625fee8c570985ef777f565fce213a749bd0821fad3")
+}
+
+// UnpackInvalidPlanError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidPlan(string field)
+func (suretyHook *SuretyHook) UnpackInvalidPlanError(raw []byte) (*SuretyHookInvalidPlan, error) {
+	out := new(SuretyHookInvalidPlan)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "InvalidPlan", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookInvalidSlash represents a InvalidSlash error raised by the SuretyHook contract.
+type SuretyHookInvalidSlash struct {
+	JobId *big.Int
+	Slash *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSlash(uint256 jobId, uint256 slash)
+func SuretyHookInvalidSlashErrorID() common.Hash {
+	return common.HexToHash("0x1a8c185e8c5be427c373e273307afb4a78df8bac408dccd6faa4a69f341a987d")
+}
+
+// UnpackInvalidSlashError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSlash(uint256 jobId, uint256 slash)
+func (suretyHook *SuretyHook) UnpackInvalidSlashError(raw []byte) (*SuretyHookInvalidSlash, error) {
+	out := new(SuretyHookInvalidSlash)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "InvalidSlash", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookInvalidSplit represents a InvalidSplit error raised by the SuretyHook contract.
+type SuretyHookInvalidSplit struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidSplit(uint256 jobId)
+func SuretyHookInvalidSplitErrorID() common.Hash {
+	return common.HexToHash("0x919cde0271522eb88ba38c12caaa8e6da0c6939af114959ff05de6d3f4d2e77b")
+}
+
+// UnpackInvalidSplitError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidSplit(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackInvalidSplitError(raw []byte) (*SuretyHookInvalidSplit, error) {
+	out := new(SuretyHookInvalidSplit)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "InvalidSplit", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookJobFull represents a JobFull error raised by the SuretyHook contract.
+type SuretyHookJobFull struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error JobFull(uint256 jobId)
+func SuretyHookJobFullErrorID() common.Hash {
+	return common.HexToHash("0x83de582960621a299c3643d1556613340f1de51f83974f15351ba275f503e412")
+}
+
+// UnpackJobFullError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error JobFull(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackJobFullError(raw []byte) (*SuretyHookJobFull, error) {
+	out := new(SuretyHookJobFull)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "JobFull", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotAllowed represents a NotAllowed error raised by the SuretyHook contract.
+type SuretyHookNotAllowed struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotAllowed(uint256 jobId, address caller)
+func SuretyHookNotAllowedErrorID() common.Hash {
+	return common.HexToHash("0x4dbadd047a7b2215e81c89580b3913fddf34f78e330eda39c9033f0a71ca6b70")
+}
+
+// UnpackNotAllowedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotAllowed(uint256 jobId, address caller)
+func (suretyHook *SuretyHook) UnpackNotAllowedError(raw []byte) (*SuretyHookNotAllowed, error) {
+	out := new(SuretyHookNotAllowed)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotAllowed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotArbiter represents a NotArbiter error raised by the SuretyHook contract.
+type SuretyHookNotArbiter struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotArbiter(uint256 jobId, address caller)
+func SuretyHookNotArbiterErrorID() common.Hash {
+	return common.HexToHash("0x6ceeb9e5558223c5c138236bc8e30d1ef601d254138935f90b6921dc15656000")
+}
+
+// UnpackNotArbiterError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotArbiter(uint256 jobId, address caller)
+func (suretyHook *SuretyHook) UnpackNotArbiterError(raw []byte) (*SuretyHookNotArbiter, error) {
+	out := new(SuretyHookNotArbiter)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotArbiter", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotClient represents a NotClient error raised by the SuretyHook contract.
+type SuretyHookNotClient struct {
+	JobId  *big.Int
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotClient(uint256 jobId, address caller)
+func SuretyHookNotClientErrorID() common.Hash {
+	return common.HexToHash("0xf8ebe6313f6b88d8e169a11d3237a4c73e03568aeb326318340438847897a10e")
+}
+
+// UnpackNotClientError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotClient(uint256 jobId, address caller)
+func (suretyHook *SuretyHook) UnpackNotClientError(raw []byte) (*SuretyHookNotClient, error) {
+	out := new(SuretyHookNotClient)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotClient", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotCore represents a NotCore error raised by the SuretyHook contract.
+type SuretyHookNotCore struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotCore(address caller)
+func SuretyHookNotCoreErrorID() common.Hash {
+	return common.HexToHash("0x37edf4797635b70fa804d034f4b6f9497b806c77914f1ea16494d500c859f164")
+}
+
+// UnpackNotCoreError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotCore(address caller)
+func (suretyHook *SuretyHook) UnpackNotCoreError(raw []byte) (*SuretyHookNotCore, error) {
+	out := new(SuretyHookNotCore)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotCore", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotEntrant represents a NotEntrant error raised by the SuretyHook contract.
+type SuretyHookNotEntrant struct {
+	JobId  *big.Int
+	Worker common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotEntrant(uint256 jobId, address worker)
+func SuretyHookNotEntrantErrorID() common.Hash {
+	return common.HexToHash("0x61af690d13f39a36c87b06d5cd5932f769ba9a0cb59d117f0d77e3992aa334d7")
+}
+
+// UnpackNotEntrantError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotEntrant(uint256 jobId, address worker)
+func (suretyHook *SuretyHook) UnpackNotEntrantError(raw []byte) (*SuretyHookNotEntrant, error) {
+	out := new(SuretyHookNotEntrant)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotEntrant", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotJobLocker represents a NotJobLocker error raised by the SuretyHook contract.
+type SuretyHookNotJobLocker struct {
+	Registry common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotJobLocker(address registry)
+func SuretyHookNotJobLockerErrorID() common.Hash {
+	return common.HexToHash("0x37f605f5638d7ba51bcc139081832fc1798e8fdf3383c4797ffc1a59c041597d")
+}
+
+// UnpackNotJobLockerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotJobLocker(address registry)
+func (suretyHook *SuretyHook) UnpackNotJobLockerError(raw []byte) (*SuretyHookNotJobLocker, error) {
+	out := new(SuretyHookNotJobLocker)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotJobLocker", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNotSuretyJob represents a NotSuretyJob error raised by the SuretyHook contract.
+type SuretyHookNotSuretyJob struct {
+	JobId     *big.Int
+	Provider  common.Address
+	Evaluator common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotSuretyJob(uint256 jobId, address provider, address evaluator)
+func SuretyHookNotSuretyJobErrorID() common.Hash {
+	return common.HexToHash("0xdbd1cfd19f21773c19c8a2cdae70c3fb1f9721bda5d84690c3b53778ac96fbb5")
+}
+
+// UnpackNotSuretyJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotSuretyJob(uint256 jobId, address provider, address evaluator)
+func (suretyHook *SuretyHook) UnpackNotSuretyJobError(raw []byte) (*SuretyHookNotSuretyJob, error) {
+	out := new(SuretyHookNotSuretyJob)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NotSuretyJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookNothingSubmitted represents a NothingSubmitted error raised by the SuretyHook contract.
+type SuretyHookNothingSubmitted struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingSubmitted(uint256 jobId)
+func SuretyHookNothingSubmittedErrorID() common.Hash {
+	return common.HexToHash("0x23b96f99e33dc0457362ba148ee386b7ec75a294b02035649aa143a8179c17e7")
+}
+
+// UnpackNothingSubmittedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingSubmitted(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackNothingSubmittedError(raw []byte) (*SuretyHookNothingSubmitted, error) {
+	out := new(SuretyHookNothingSubmitted)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "NothingSubmitted", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookReentrancy represents a Reentrancy error raised by the SuretyHook contract.
+type SuretyHookReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func SuretyHookReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (suretyHook *SuretyHook) UnpackReentrancyError(raw []byte) (*SuretyHookReentrancy, error) {
+	out := new(SuretyHookReentrancy)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookReviewWindowClosed represents a ReviewWindowClosed error raised by the SuretyHook contract.
+type SuretyHookReviewWindowClosed struct {
+	JobId   *big.Int
+	EndedAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowClosed(uint256 jobId, uint256 endedAt)
+func SuretyHookReviewWindowClosedErrorID() common.Hash {
+	return common.HexToHash("0xbcfb82a6b4132e7827ac45213d5c7f0ae0368c428fcb585a89463019becb1d66")
+}
+
+// UnpackReviewWindowClosedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowClosed(uint256 jobId, uint256 endedAt)
+func (suretyHook *SuretyHook) UnpackReviewWindowClosedError(raw []byte) (*SuretyHookReviewWindowClosed, error) {
+	out := new(SuretyHookReviewWindowClosed)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "ReviewWindowClosed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookReviewWindowOpen represents a ReviewWindowOpen error raised by the SuretyHook contract.
+type SuretyHookReviewWindowOpen struct {
+	JobId  *big.Int
+	EndsAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReviewWindowOpen(uint256 jobId, uint256 endsAt)
+func SuretyHookReviewWindowOpenErrorID() common.Hash {
+	return common.HexToHash("0x9569a17adabf5b9b5b7b7fdd8d1745ac34c6b95d4be5a7e94ed780573eee4824")
+}
+
+// UnpackReviewWindowOpenError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReviewWindowOpen(uint256 jobId, uint256 endsAt)
+func (suretyHook *SuretyHook) UnpackReviewWindowOpenError(raw []byte) (*SuretyHookReviewWindowOpen, error) {
+	out := new(SuretyHookReviewWindowOpen)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "ReviewWindowOpen", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookTooLate represents a TooLate error raised by the SuretyHook contract.
+type SuretyHookTooLate struct {
+	JobId     *big.Int
+	FinishBy  *big.Int
+	ExpiredAt *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TooLate(uint256 jobId, uint256 finishBy, uint256 expiredAt)
+func SuretyHookTooLateErrorID() common.Hash {
+	return common.HexToHash("0xa2cb1c3293c3dcf17c9828f0a7edd28b6c1cc731040997997f0abdf6d796222e")
+}
+
+// UnpackTooLateError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TooLate(uint256 jobId, uint256 finishBy, uint256 expiredAt)
+func (suretyHook *SuretyHook) UnpackTooLateError(raw []byte) (*SuretyHookTooLate, error) {
+	out := new(SuretyHookTooLate)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "TooLate", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookTransferFailed represents a TransferFailed error raised by the SuretyHook contract.
+type SuretyHookTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func SuretyHookTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (suretyHook *SuretyHook) UnpackTransferFailedError(raw []byte) (*SuretyHookTransferFailed, error) {
+	out := new(SuretyHookTransferFailed)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookUnknownJob represents a UnknownJob error raised by the SuretyHook contract.
+type SuretyHookUnknownJob struct {
+	JobId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownJob(uint256 jobId)
+func SuretyHookUnknownJobErrorID() common.Hash {
+	return common.HexToHash("0x510aa5f06826d740de587fc177250838c7f20674aef37603d5ab5f52cef91ae8")
+}
+
+// UnpackUnknownJobError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownJob(uint256 jobId)
+func (suretyHook *SuretyHook) UnpackUnknownJobError(raw []byte) (*SuretyHookUnknownJob, error) {
+	out := new(SuretyHookUnknownJob)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "UnknownJob", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyHookWrongPhase represents a WrongPhase error raised by the SuretyHook contract.
+type SuretyHookWrongPhase struct {
+	JobId *big.Int
+	Phase uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error WrongPhase(uint256 jobId, uint8 phase)
+func SuretyHookWrongPhaseErrorID() common.Hash {
+	return common.HexToHash("0x083a89f234e0317d5ce7ed572bfc6b4676dca2826b7b9120222ca6b80bfc9c27")
+}
+
+// UnpackWrongPhaseError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error WrongPhase(uint256 jobId, uint8 phase)
+func (suretyHook *SuretyHook) UnpackWrongPhaseError(raw []byte) (*SuretyHookWrongPhase, error) {
+	out := new(SuretyHookWrongPhase)
+	if err := suretyHook.abi.UnpackIntoInterface(out, "WrongPhase", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyPoolMetaData contains all meta data concerning the SuretyPool contract.
+var SuretyPoolMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"core_\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"PUSH_GAS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"core\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"hook\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"owed\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pay\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"amounts\",\"type\":\"uint256[]\",\"internalType\":\"uint256[]\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"totalOwed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"withdraw\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"NotHook\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}]",
+	ID:  "SuretyPool",
+	Bin: "0x60c060405234801561000f575f5ffd5b506040516109bb3803806109bb83398101604081905261002e91610043565b336080526001600160a01b031660a052610070565b5f60208284031215610053575f5ffd5b81516001600160a01b0381168114610069575f5ffd5b9392505050565b60805160a0516109166100a55f395f818161016b015261020701525f818160fa0152818161019801526103d701526109165ff3fe608060405234801561000f575f5ffd5b5060043610610085575f3560e01c80637f5a7c7b116100585780637f5a7c7b146100f557806395ecdced14610134578063d7e9ec0414610147578063f2f4eb2614610166575f5ffd5b806328079e4a146100895780632b68f2a5146100c35780632ecea788146100cd57806351cff8d9146100e2575b5f5ffd5b6100b0610097366004610763565b5f60208181529281526040808220909352908152205481565b6040519081526020015b60405180910390f35b6100b0620186a081565b6100e06100db366004610794565b61018d565b005b6100b06100f03660046107b4565b61026a565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016100ba565b6100e0610142366004610815565b6103cc565b6100b06101553660046107b4565b60016020525f908152604090205481565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146101dd57604051630a570b9960e41b81523360048201526024015b60405180910390fd5b604051639e63798d60e01b81526004810183905260248101829052606060448201525f60648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690639e63798d906084015f604051808303815f87803b158015610250575f5ffd5b505af1158015610262573d5f5f3e3d5ffd5b505050505050565b5f60ff815c161561028e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152602081815260408083206001600160a01b0385168452909152812054908190036102f057604051635623329f60e11b81523360048201526001600160a01b03831660248201526044016101d4565b335f908152602081815260408083206001600160a01b0386168452825280832083905560019091528120805483929061032a9084906108a9565b90915550610348905033825a6001600160a01b0386169291906105b4565b61037d576040516317e3057d60e31b81526001600160a01b0383166004820152336024820152604481018290526064016101d4565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461041757604051630a570b9960e41b81523360048201526024016101d4565b5f5b83811015610262575f838383818110610434576104346108c2565b905060200201359050805f0361044a57506105ac565b61048986868481811061045f5761045f6108c2565b905060200201602081019061047491906107b4565b6001600160a01b0389169083620186a06105b4565b6105aa57805f5f8888868181106104a2576104a26108c2565b90506020020160208101906104b791906107b4565b6001600160a01b03166001600160a01b031681526020019081526020015f205f896001600160a01b03166001600160a01b031681526020019081526020015f205f82825461050591906108d6565b90915550506001600160a01b0387165f90815260016020526040812080548392906105319084906108d6565b90915550506001600160a01b038716868684818110610552576105526108c2565b905060200201602081019061056791906107b4565b6001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d5836040516105a191815260200190565b60405180910390a35b505b600101610419565b5f6001600160a01b038516610620575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f811461060f576040519150601f19603f3d011682016040523d82523d5f602084013e610614565b606091505b50909250610675915050565b6040516001600160a01b03851660248201526044810184905261067290869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b1790528461067d565b90505b949350505050565b5f836001600160a01b03163b5f0361069657505f610741565b5f5f856001600160a01b031684866040516106b191906108e9565b5f604051808303815f8787f1925050503d805f81146106eb576040519150601f19603f3d011682016040523d82523d5f602084013e6106f0565b606091505b509150915081610704575f92505050610741565b80515f0361071757600192505050610741565b602081511015801561073c57508080602001905181019061073891906108ff565b6001145b925050505b9392505050565b80356001600160a01b038116811461075e575f5ffd5b919050565b5f5f60408385031215610774575f5ffd5b61077d83610748565b915061078b60208401610748565b90509250929050565b5f5f604083850312156107a5575f5ffd5b50508035926020909101359150565b5f602082840312156107c4575f5ffd5b61074182610748565b5f5f83601f8401126107dd575f5ffd5b50813567ffffffffffffffff8111156107f4575f5ffd5b6020830191508360208260051b850101111561080e575f5ffd5b9250929050565b5f5f5f5f5f60608688031215610829575f5ffd5b61083286610748565b9450602086013567ffffffffffffffff81111561084d575f5ffd5b610859888289016107cd565b909550935050604086013567ffffffffffffffff811115610878575f5ffd5b610884888289016107cd565b969995985093965092949392505050565b634e487b7160e01b5f52601160045260245ffd5b818103818111156108bc576108bc610895565b92915050565b634e487b7160e01b5f52603260045260245ffd5b808201808211156108bc576108bc610895565b5f82518060208501845e5f920191825250919050565b5f6020828403121561090f575f5ffd5b505191905056",
+}
+
+// SuretyPool is an auto generated Go binding around an Ethereum contract.
+type SuretyPool struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *SuretyPool) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewSuretyPool creates a new instance of SuretyPool.
+func NewSuretyPool() *SuretyPool {
+	parsed, err := SuretyPoolMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &SuretyPool{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *SuretyPool) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address core_) returns()
+func (suretyPool *SuretyPool) PackConstructor(core_ common.Address) []byte {
+	enc, err := suretyPool.abi.Pack("", core_)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackPUSHGAS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2b68f2a5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (suretyPool *SuretyPool) PackPUSHGAS() []byte {
+	enc, err := suretyPool.abi.Pack("PUSH_GAS")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPUSHGAS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2b68f2a5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (suretyPool *SuretyPool) TryPackPUSHGAS() ([]byte, error) {
+	return suretyPool.abi.Pack("PUSH_GAS")
+}
+
+// UnpackPUSHGAS is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x2b68f2a5.
+//
+// Solidity: function PUSH_GAS() view returns(uint256)
+func (suretyPool *SuretyPool) UnpackPUSHGAS(data []byte) (*big.Int, error) {
+	out, err := suretyPool.abi.Unpack("PUSH_GAS", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackCore is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2f4eb26.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function core() view returns(address)
+func (suretyPool *SuretyPool) PackCore() []byte {
+	enc, err := suretyPool.abi.Pack("core")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackCore is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2f4eb26.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function core() view returns(address)
+func (suretyPool *SuretyPool) TryPackCore() ([]byte, error) {
+	return suretyPool.abi.Pack("core")
+}
+
+// UnpackCore is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf2f4eb26.
+//
+// Solidity: function core() view returns(address)
+func (suretyPool *SuretyPool) UnpackCore(data []byte) (common.Address, error) {
+	out, err := suretyPool.abi.Unpack("core", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackHook is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7f5a7c7b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function hook() view returns(address)
+func (suretyPool *SuretyPool) PackHook() []byte {
+	enc, err := suretyPool.abi.Pack("hook")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackHook is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7f5a7c7b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function hook() view returns(address)
+func (suretyPool *SuretyPool) TryPackHook() ([]byte, error) {
+	return suretyPool.abi.Pack("hook")
+}
+
+// UnpackHook is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7f5a7c7b.
+//
+// Solidity: function hook() view returns(address)
+func (suretyPool *SuretyPool) UnpackHook(data []byte) (common.Address, error) {
+	out, err := suretyPool.abi.Unpack("hook", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x28079e4a.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function owed(address account, address token) view returns(uint256)
+func (suretyPool *SuretyPool) PackOwed(account common.Address, token common.Address) []byte {
+	enc, err := suretyPool.abi.Pack("owed", account, token)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x28079e4a.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function owed(address account, address token) view returns(uint256)
+func (suretyPool *SuretyPool) TryPackOwed(account common.Address, token common.Address) ([]byte, error) {
+	return suretyPool.abi.Pack("owed", account, token)
+}
+
+// UnpackOwed is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x28079e4a.
+//
+// Solidity: function owed(address account, address token) view returns(uint256)
+func (suretyPool *SuretyPool) UnpackOwed(data []byte) (*big.Int, error) {
+	out, err := suretyPool.abi.Unpack("owed", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackPay is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x95ecdced.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function pay(address token, address[] to, uint256[] amounts) returns()
+func (suretyPool *SuretyPool) PackPay(token common.Address, to []common.Address, amounts []*big.Int) []byte {
+	enc, err := suretyPool.abi.Pack("pay", token, to, amounts)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackPay is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x95ecdced.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function pay(address token, address[] to, uint256[] amounts) returns()
+func (suretyPool *SuretyPool) TryPackPay(token common.Address, to []common.Address, amounts []*big.Int) ([]byte, error) {
+	return suretyPool.abi.Pack("pay", token, to, amounts)
+}
+
+// PackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2ecea788.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable) returns()
+func (suretyPool *SuretyPool) PackSubmit(jobId *big.Int, deliverable [32]byte) []byte {
+	enc, err := suretyPool.abi.Pack("submit", jobId, deliverable)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSubmit is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2ecea788.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function submit(uint256 jobId, bytes32 deliverable) returns()
+func (suretyPool *SuretyPool) TryPackSubmit(jobId *big.Int, deliverable [32]byte) ([]byte, error) {
+	return suretyPool.abi.Pack("submit", jobId, deliverable)
+}
+
+// PackTotalOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd7e9ec04.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function totalOwed(address token) view returns(uint256)
+func (suretyPool *SuretyPool) PackTotalOwed(token common.Address) []byte {
+	enc, err := suretyPool.abi.Pack("totalOwed", token)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTotalOwed is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd7e9ec04.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function totalOwed(address token) view returns(uint256)
+func (suretyPool *SuretyPool) TryPackTotalOwed(token common.Address) ([]byte, error) {
+	return suretyPool.abi.Pack("totalOwed", token)
+}
+
+// UnpackTotalOwed is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd7e9ec04.
+//
+// Solidity: function totalOwed(address token) view returns(uint256)
+func (suretyPool *SuretyPool) UnpackTotalOwed(data []byte) (*big.Int, error) {
+	out, err := suretyPool.abi.Unpack("totalOwed", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackWithdraw is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51cff8d9.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function withdraw(address token) returns(uint256 amount)
+func (suretyPool *SuretyPool) PackWithdraw(token common.Address) []byte {
+	enc, err := suretyPool.abi.Pack("withdraw", token)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackWithdraw is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x51cff8d9.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function withdraw(address token) returns(uint256 amount)
+func (suretyPool *SuretyPool) TryPackWithdraw(token common.Address) ([]byte, error) {
+	return suretyPool.abi.Pack("withdraw", token)
+}
+
+// UnpackWithdraw is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x51cff8d9.
+//
+// Solidity: function withdraw(address token) returns(uint256 amount)
+func (suretyPool *SuretyPool) UnpackWithdraw(data []byte) (*big.Int, error) {
+	out, err := suretyPool.abi.Unpack("withdraw", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// SuretyPoolCredited represents a Credited event raised by the SuretyPool contract.
+type SuretyPoolCredited struct {
+	Account common.Address
+	Token   common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyPoolCreditedEventName = "Credited"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyPoolCredited) ContractEventName() string {
+	return SuretyPoolCreditedEventName
+}
+
+// UnpackCreditedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Credited(address indexed account, address indexed token, uint256 amount)
+func (suretyPool *SuretyPool) UnpackCreditedEvent(log *types.Log) (*SuretyPoolCredited, error) {
+	event := "Credited"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyPool.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyPoolCredited)
+	if len(log.Data) > 0 {
+		if err := suretyPool.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyPool.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// SuretyPoolWithdrawn represents a Withdrawn event raised by the SuretyPool contract.
+type SuretyPoolWithdrawn struct {
+	Account common.Address
+	Token   common.Address
+	Amount  *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const SuretyPoolWithdrawnEventName = "Withdrawn"
+
+// ContractEventName returns the user-defined event name.
+func (SuretyPoolWithdrawn) ContractEventName() string {
+	return SuretyPoolWithdrawnEventName
+}
+
+// UnpackWithdrawnEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Withdrawn(address indexed account, address indexed token, uint256 amount)
+func (suretyPool *SuretyPool) UnpackWithdrawnEvent(log *types.Log) (*SuretyPoolWithdrawn, error) {
+	event := "Withdrawn"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != suretyPool.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(SuretyPoolWithdrawn)
+	if len(log.Data) > 0 {
+		if err := suretyPool.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range suretyPool.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (suretyPool *SuretyPool) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], suretyPool.abi.Errors["NotHook"].ID.Bytes()[:4]) {
+		return suretyPool.UnpackNotHookError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyPool.abi.Errors["NothingToWithdraw"].ID.Bytes()[:4]) {
+		return suretyPool.UnpackNothingToWithdrawError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyPool.abi.Errors["Reentrancy"].ID.Bytes()[:4]) {
+		return suretyPool.UnpackReentrancyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], suretyPool.abi.Errors["TransferFailed"].ID.Bytes()[:4]) {
+		return suretyPool.UnpackTransferFailedError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// SuretyPoolNotHook represents a NotHook error raised by the SuretyPool contract.
+type SuretyPoolNotHook struct {
+	Caller common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotHook(address caller)
+func SuretyPoolNotHookErrorID() common.Hash {
+	return common.HexToHash("0xa570b990274bd554300f61e08cee0e6d13b8e6483a17b74093803ae0aaf7e105")
+}
+
+// UnpackNotHookError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotHook(address caller)
+func (suretyPool *SuretyPool) UnpackNotHookError(raw []byte) (*SuretyPoolNotHook, error) {
+	out := new(SuretyPoolNotHook)
+	if err := suretyPool.abi.UnpackIntoInterface(out, "NotHook", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyPoolNothingToWithdraw represents a NothingToWithdraw error raised by the SuretyPool contract.
+type SuretyPoolNothingToWithdraw struct {
+	Account common.Address
+	Token   common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NothingToWithdraw(address account, address token)
+func SuretyPoolNothingToWithdrawErrorID() common.Hash {
+	return common.HexToHash("0xac46653ead99b15185913f0ead179a0b7ea62fb2fd50e49a3e26796b95a2ce9d")
+}
+
+// UnpackNothingToWithdrawError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NothingToWithdraw(address account, address token)
+func (suretyPool *SuretyPool) UnpackNothingToWithdrawError(raw []byte) (*SuretyPoolNothingToWithdraw, error) {
+	out := new(SuretyPoolNothingToWithdraw)
+	if err := suretyPool.abi.UnpackIntoInterface(out, "NothingToWithdraw", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyPoolReentrancy represents a Reentrancy error raised by the SuretyPool contract.
+type SuretyPoolReentrancy struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error Reentrancy()
+func SuretyPoolReentrancyErrorID() common.Hash {
+	return common.HexToHash("0xab143c06c9772d69bbbc9f2fe74acd02f810e93b099f3d1dac8448ac9ae35991")
+}
+
+// UnpackReentrancyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error Reentrancy()
+func (suretyPool *SuretyPool) UnpackReentrancyError(raw []byte) (*SuretyPoolReentrancy, error) {
+	out := new(SuretyPoolReentrancy)
+	if err := suretyPool.abi.UnpackIntoInterface(out, "Reentrancy", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SuretyPoolTransferFailed represents a TransferFailed error raised by the SuretyPool contract.
+type SuretyPoolTransferFailed struct {
+	Token  common.Address
+	To     common.Address
+	Amount *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func SuretyPoolTransferFailedErrorID() common.Hash {
+	return common.HexToHash("0xbf182be802245e8ed88e4b8d3e4344c0863dd2a70334f089fd07265389306fcf")
+}
+
+// UnpackTransferFailedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error TransferFailed(address token, address to, uint256 amount)
+func (suretyPool *SuretyPool) UnpackTransferFailedError(raw []byte) (*SuretyPoolTransferFailed, error) {
+	out := new(SuretyPoolTransferFailed)
+	if err := suretyPool.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ValidationRegistryMetaData contains all meta data concerning the ValidationRegistry contract.
 var ValidationRegistryMetaData = bind.MetaData{
 	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"identityRegistry\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"getAgentValidations\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32[]\",\"internalType\":\"bytes32[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getIdentityRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getSummary\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"validatorAddresses\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"count\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"averageResponse\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getValidationStatus\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"lastUpdate\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getValidatorRequests\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32[]\",\"internalType\":\"bytes32[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"validationRequest\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requestURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"validationResponse\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"responseURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"ValidationRequest\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"requestURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ValidationResponse\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"response\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"uint8\"},{\"name\":\"responseURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"NotAuthorized\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotValidator\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"validator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"RequestExists\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"ResponseOutOfRange\",\"inputs\":[{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"UnknownRequest\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"ZeroValidator\",\"inputs\":[]}]",
@@ -13809,24 +21133,13 @@ func (validationRegistry *ValidationRegistry) TryPackGetValidationStatus(request
 	return validationRegistry.abi.Pack("getValidationStatus", requestHash)
 }
 
-// ValidationRegistryGetValidationStatusOutput serves as a container for the return parameters of contract
-// method GetValidationStatus.
-type ValidationRegistryGetValidationStatusOutput struct {
-	ValidatorAddress common.Address
-	AgentId          *big.Int
-	Response         uint8
-	ResponseHash     [32]byte
-	Tag              string
-	LastUpdate       *big.Int
-}
-
 // UnpackGetValidationStatus is the Go binding that unpacks the parameters returned
 // from invoking the contract method with ID 0xff2febfc.
 //
 // Solidity: function getValidationStatus(bytes32 requestHash) view returns(address validatorAddress, uint256 agentId, uint8 response, bytes32 responseHash, string tag, uint256 lastUpdate)
-func (validationRegistry *ValidationRegistry) UnpackGetValidationStatus(data []byte) (ValidationRegistryGetValidationStatusOutput, error) {
+func (validationRegistry *ValidationRegistry) UnpackGetValidationStatus(data []byte) (GetValidationStatusOutput, error) {
 	out, err := validationRegistry.abi.Unpack("getValidationStatus", data)
-	outstruct := new(ValidationRegistryGetValidationStatusOutput)
+	outstruct := new(GetValidationStatusOutput)
 	if err != nil {
 		return *outstruct, err
 	}

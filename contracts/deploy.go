@@ -10,8 +10,10 @@ import (
 	"math/big"
 	"reflect"
 
+	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/units"
@@ -28,6 +30,9 @@ var (
 	// ErrForeignRegistry reports a deployment whose StakeRegistry is not the one its escrow
 	// created (and alone may lock and slash).
 	ErrForeignRegistry = errors.New("contracts: stake registry is not the escrow's")
+	// ErrForeignHook reports a deployment whose SuretyHook is not its registry's job locker,
+	// or not built on its JobEscrow.
+	ErrForeignHook = errors.New("contracts: SuretyHook is not the deployment's job locker")
 )
 
 // Addresses holds the address of every Surety contract; a deployment must name them all.
@@ -35,6 +40,10 @@ type Addresses struct {
 	StakeRegistry common.Address `json:"StakeRegistry"`
 	BountyEscrow  common.Address `json:"BountyEscrow"`
 	RootAnchor    common.Address `json:"RootAnchor"`
+	// JobEscrow is the ERC-8183 job escrow; SuretyHook the hook (and evaluator of record) of
+	// Surety's jobs on it, the registry's job locker.
+	JobEscrow  common.Address `json:"JobEscrow"`
+	SuretyHook common.Address `json:"SuretyHook"`
 	// The ERC-8004 (Trustless Agents) registries: agent ids, feedback, validations.
 	IdentityRegistry   common.Address `json:"IdentityRegistry"`
 	ReputationRegistry common.Address `json:"ReputationRegistry"`
@@ -117,8 +126,9 @@ type Backend interface {
 }
 
 // Check verifies that d belongs to the chain behind b: same chain id, contract code at every
-// address, and a StakeRegistry that is the escrow's own (the one it created and locks). It
-// returns ErrWrongChain, ErrNoCode or ErrForeignRegistry.
+// address, a StakeRegistry that is the escrow's own (the one it created and locks), and a
+// SuretyHook that is that registry's job locker and serves the deployment's JobEscrow. It
+// returns ErrWrongChain, ErrNoCode, ErrForeignRegistry or ErrForeignHook.
 func (d *Deployment) Check(ctx context.Context, b Backend) error {
 	id, err := b.ChainID(ctx)
 	if err != nil {
@@ -144,20 +154,38 @@ func (d *Deployment) Check(ctx context.Context, b Backend) error {
 	if reg != d.Contracts.StakeRegistry {
 		return fmt.Errorf("%w: the escrow's registry is %s, the file names %s", ErrForeignRegistry, reg, d.Contracts.StakeRegistry)
 	}
+	opts := &bind.CallOpts{Context: ctx}
+	regABI := NewStakeRegistry()
+	locker, err := bind.Call(regABI.Instance(b, reg), opts, regABI.PackJobLocker(), regABI.UnpackJobLocker)
+	if err != nil {
+		return fmt.Errorf("check deployment: StakeRegistry.jobLocker: %w", err)
+	}
+	if locker != d.Contracts.SuretyHook {
+		return fmt.Errorf("%w: the registry's job locker is %s, the file names %s", ErrForeignHook, locker, d.Contracts.SuretyHook)
+	}
+	hookABI := NewSuretyHook()
+	core, err := bind.Call(hookABI.Instance(b, d.Contracts.SuretyHook), opts, hookABI.PackCore(), hookABI.UnpackCore)
+	if err != nil {
+		return fmt.Errorf("check deployment: SuretyHook.core: %w", err)
+	}
+	if core != d.Contracts.JobEscrow {
+		return fmt.Errorf("%w: the hook serves %s, the file names JobEscrow %s", ErrForeignHook, core, d.Contracts.JobEscrow)
+	}
 	return nil
 }
 
 // DeployConfig sets the contracts' parameters. The zero value deploys for a dev chain: the
-// deployer owns the escrow and receives fees, and stake is in ETH. Nobody may slash at will:
+// deployer owns the escrows and receives fees, and stake is in ETH. Nobody may slash at will:
 // the registry's only slashing path is a dispute ruling on the escrow, capped at the stake the
 // worker's claim locked.
 type DeployConfig struct {
-	// Owner sets the escrow's fee and treasury; zero means the deployer. (The registry has no
-	// owner.)
+	// Owner sets the escrows' fees and treasury (and JobEscrow's hook allowlist); zero means
+	// the deployer. JobEscrow is deployed owned by the deployer, configured, then offered to
+	// Owner (two-step: Owner calls acceptOwnership). (The registry has no owner.)
 	Owner common.Address
-	// Treasury receives the escrow's protocol fees; zero means the owner.
+	// Treasury receives the escrows' protocol fees; zero means the owner.
 	Treasury common.Address
-	// FeeBps is the escrow fee for new bounties, at most 1000 (10%).
+	// FeeBps is the escrow fee for new bounties and JobEscrow's platform fee, at most 1000 (10%).
 	FeeBps uint16
 	// StakeToken is the ERC-20 agents stake; zero means ETH.
 	StakeToken common.Address
@@ -244,11 +272,24 @@ func DeployFrom(ctx context.Context, b Backend, from *bind.TransactOpts, cfg Dep
 		})
 	}
 
-	// The escrow creates its StakeRegistry and is that registry's only locker: no account,
-	// the deployer included, can lock or slash stake any other way.
+	// The escrow creates its StakeRegistry and is that registry's locker of bounty ids; the
+	// registry's job locker is the SuretyHook, deployed two transactions later (after
+	// JobEscrow) at an address predicted from the deployer's nonce, and fixed in the
+	// registry's constructor. No account, the deployer included, can lock or slash stake any
+	// other way. The hook's constructor checks that it is the registry's job locker, so a
+	// wrong prediction (another transaction from the deployer in between) fails the deploy.
+	nonce, err := b.PendingNonceAt(ctx, deployer)
+	if err != nil {
+		return nil, fmt.Errorf("deploy: nonce: %w", err)
+	}
+	if opts.Nonce != nil {
+		nonce = opts.Nonce.Uint64()
+		opts.Nonce = nil
+	}
+	hookAt := crypto.CreateAddress(deployer, nonce+2)
 	escrowABI := NewBountyEscrow()
 	if d.Contracts.BountyEscrow, err = create("BountyEscrow", &BountyEscrowMetaData,
-		escrowABI.PackConstructor(cfg.Owner, cfg.Treasury, cfg.FeeBps, cfg.StakeToken, cfg.UnbondDelay, cfg.MinStake)); err != nil {
+		escrowABI.PackConstructor(cfg.Owner, cfg.Treasury, cfg.FeeBps, cfg.StakeToken, cfg.UnbondDelay, cfg.MinStake, hookAt)); err != nil {
 		return nil, err
 	}
 	if d.Contracts.StakeRegistry, err = bind.Call(escrowABI.Instance(b, d.Contracts.BountyEscrow), &bind.CallOpts{Context: ctx},
@@ -257,6 +298,40 @@ func DeployFrom(ctx context.Context, b Backend, from *bind.TransactOpts, cfg Dep
 	}
 	if progress != nil {
 		progress("StakeRegistry", d.Contracts.StakeRegistry)
+	}
+	jobABI := NewJobEscrow()
+	if d.Contracts.JobEscrow, err = create("JobEscrow", &JobEscrowMetaData, jobABI.PackConstructor(deployer, cfg.Treasury)); err != nil {
+		return nil, err
+	}
+	if d.Contracts.SuretyHook, err = create("SuretyHook", &SuretyHookMetaData,
+		NewSuretyHook().PackConstructor(d.Contracts.JobEscrow, d.Contracts.StakeRegistry)); err != nil {
+		return nil, err
+	}
+	if d.Contracts.SuretyHook != hookAt {
+		return nil, fmt.Errorf("deploy: SuretyHook landed at %s, the registry's job locker is %s", d.Contracts.SuretyHook, hookAt)
+	}
+	call := func(what string, to common.Address, data []byte) error {
+		_, err := send(what, func() (common.Address, common.Hash, error) {
+			tx, err := bind.Transact(bind.NewBoundContract(to, abi.ABI{}, b, b, b), &opts, data)
+			if err != nil {
+				return common.Address{}, common.Hash{}, err
+			}
+			return common.Address{}, tx.Hash(), nil
+		})
+		return err
+	}
+	if err := call("JobEscrow.setHookWhitelist", d.Contracts.JobEscrow, jobABI.PackSetHookWhitelist(d.Contracts.SuretyHook, true)); err != nil {
+		return nil, err
+	}
+	if cfg.FeeBps != 0 {
+		if err := call("JobEscrow.setPlatformFee", d.Contracts.JobEscrow, jobABI.PackSetPlatformFee(big.NewInt(int64(cfg.FeeBps)), cfg.Treasury)); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Owner != deployer {
+		if err := call("JobEscrow.transferOwnership", d.Contracts.JobEscrow, jobABI.PackTransferOwnership(cfg.Owner)); err != nil {
+			return nil, err
+		}
 	}
 	if d.Contracts.RootAnchor, err = create("RootAnchor", &RootAnchorMetaData, nil); err != nil {
 		return nil, err

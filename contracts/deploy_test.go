@@ -37,7 +37,7 @@ func TestDeployAndUseRootAnchor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"BountyEscrow", "StakeRegistry", "RootAnchor", "IdentityRegistry", "ReputationRegistry", "ValidationRegistry"}, progress); diff != "" {
+	if diff := cmp.Diff([]string{"BountyEscrow", "StakeRegistry", "JobEscrow", "SuretyHook", "RootAnchor", "IdentityRegistry", "ReputationRegistry", "ValidationRegistry"}, progress); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 	if dep.ChainID != chain.EmbeddedChainID || dep.Block == 0 || dep.Deployer != crypto.PubkeyToAddress(chain.DevKey(0).PublicKey) {
@@ -108,6 +108,8 @@ func TestCheckRefusesForeignDeployment(t *testing.T) {
 		{"other chain id", func(d *contracts.Deployment) { d.ChainID = 31337 }, contracts.ErrWrongChain},
 		{"no code at address", func(d *contracts.Deployment) { d.Contracts.BountyEscrow = common.HexToAddress("0xdead") }, contracts.ErrNoCode},
 		{"a registry the escrow did not create", func(d *contracts.Deployment) { d.Contracts.StakeRegistry = d.Contracts.RootAnchor }, contracts.ErrForeignRegistry},
+		{"a hook that is not the registry's job locker", func(d *contracts.Deployment) { d.Contracts.SuretyHook = d.Contracts.RootAnchor }, contracts.ErrForeignHook},
+		{"a job escrow the hook does not serve", func(d *contracts.Deployment) { d.Contracts.JobEscrow = d.Contracts.RootAnchor }, contracts.ErrForeignHook},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,8 +122,41 @@ func TestCheckRefusesForeignDeployment(t *testing.T) {
 	}
 }
 
+// TestDeployWiresTheHook: the registry's job locker is the SuretyHook (its address predicted
+// before it existed), the hook serves the JobEscrow and is on its allowlist, and JobEscrow
+// charges the escrow's fee to its treasury.
+func TestDeployWiresTheHook(t *testing.T) {
+	ctx := context.Background()
+	c := embedded(t)
+	treasury := common.HexToAddress("0x7ea5")
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{FeeBps: 75, Treasury: treasury}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &bind.CallOpts{Context: ctx}
+	reg := contracts.NewStakeRegistry()
+	locker, err := bind.Call(reg.Instance(c, dep.Contracts.StakeRegistry), opts, reg.PackJobLocker(), reg.UnpackJobLocker)
+	if err != nil || locker != dep.Contracts.SuretyHook {
+		t.Errorf("jobLocker = %s, %v; want the hook %s", locker, err, dep.Contracts.SuretyHook)
+	}
+	jobs := contracts.NewJobEscrow()
+	job := jobs.Instance(c, dep.Contracts.JobEscrow)
+	if ok, err := bind.Call(job, opts, jobs.PackWhitelistedHooks(dep.Contracts.SuretyHook), jobs.UnpackWhitelistedHooks); err != nil || !ok {
+		t.Errorf("whitelistedHooks(hook) = %v, %v", ok, err)
+	}
+	if fee, err := bind.Call(job, opts, jobs.PackPlatformFeeBP(), jobs.UnpackPlatformFeeBP); err != nil || fee.Int64() != 75 {
+		t.Errorf("platformFeeBP = %v, %v; want 75", fee, err)
+	}
+	if tr, err := bind.Call(job, opts, jobs.PackPlatformTreasury(), jobs.UnpackPlatformTreasury); err != nil || tr != treasury {
+		t.Errorf("platformTreasury = %s, %v", tr, err)
+	}
+	if err := dep.Check(ctx, c); err != nil {
+		t.Errorf("Check: %v", err)
+	}
+}
+
 func TestParseDeployment(t *testing.T) {
-	good := `{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"StakeRegistry":"0x00000000000000000000000000000000000000a1","BountyEscrow":"0x00000000000000000000000000000000000000a2","RootAnchor":"0x00000000000000000000000000000000000000aa","IdentityRegistry":"0x00000000000000000000000000000000000000b1","ReputationRegistry":"0x00000000000000000000000000000000000000b2","ValidationRegistry":"0x00000000000000000000000000000000000000b3"}}`
+	good := `{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"StakeRegistry":"0x00000000000000000000000000000000000000a1","BountyEscrow":"0x00000000000000000000000000000000000000a2","RootAnchor":"0x00000000000000000000000000000000000000aa","JobEscrow":"0x00000000000000000000000000000000000000a3","SuretyHook":"0x00000000000000000000000000000000000000a4","IdentityRegistry":"0x00000000000000000000000000000000000000b1","ReputationRegistry":"0x00000000000000000000000000000000000000b2","ValidationRegistry":"0x00000000000000000000000000000000000000b3"}}`
 	tests := []struct {
 		name    string
 		in      string
@@ -164,7 +199,7 @@ func TestParseDeployment(t *testing.T) {
 }
 
 func FuzzParseDeployment(f *testing.F) {
-	f.Add([]byte(`{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"StakeRegistry":"0x00000000000000000000000000000000000000a1","BountyEscrow":"0x00000000000000000000000000000000000000a2","RootAnchor":"0x00000000000000000000000000000000000000aa"}}`))
+	f.Add([]byte(`{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"StakeRegistry":"0x00000000000000000000000000000000000000a1","BountyEscrow":"0x00000000000000000000000000000000000000a2","RootAnchor":"0x00000000000000000000000000000000000000aa","JobEscrow":"0x00000000000000000000000000000000000000a3","SuretyHook":"0x00000000000000000000000000000000000000a4"}}`))
 	f.Add([]byte(`{"chainId":1,"contracts":{}}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -262,7 +297,8 @@ func TestEveryCustomErrorHasItsGeneratedType(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		meta *bind.MetaData
-	}{{"BountyEscrow", &contracts.BountyEscrowMetaData}, {"StakeRegistry", &contracts.StakeRegistryMetaData}, {"RootAnchor", &contracts.RootAnchorMetaData}} {
+	}{{"BountyEscrow", &contracts.BountyEscrowMetaData}, {"StakeRegistry", &contracts.StakeRegistryMetaData}, {"RootAnchor", &contracts.RootAnchorMetaData},
+		{"SuretyHook", &contracts.SuretyHookMetaData}, {"SuretyPool", &contracts.SuretyPoolMetaData}} {
 		parsed, err := c.meta.ParseABI()
 		if err != nil {
 			t.Fatal(err)

@@ -36,7 +36,7 @@ type CustomError struct {
 	// Name is the error's name, e.g. "WrongStatus".
 	Name string
 	// Contract names the contract that declares the error ("BountyEscrow", "StakeRegistry",
-	// "RootAnchor"). An error two contracts declare alike (same name and arguments, so the
+	// "RootAnchor", "SuretyHook", "SuretyPool"). An error two contracts declare alike (same name and arguments, so the
 	// same selector) is attributed to the first in that order.
 	Contract string
 	// Value is the error as abigen generated it, e.g. *BountyEscrowWrongStatus: callers
@@ -81,6 +81,8 @@ var errorABIs = sync.OnceValues(func() (map[[4]byte]declaredError, error) {
 		{"BountyEscrow", &BountyEscrowMetaData, NewBountyEscrow().UnpackError},
 		{"StakeRegistry", &StakeRegistryMetaData, NewStakeRegistry().UnpackError},
 		{"RootAnchor", &RootAnchorMetaData, NewRootAnchor().UnpackError},
+		{"SuretyHook", &SuretyHookMetaData, NewSuretyHook().UnpackError},
+		{"SuretyPool", &SuretyPoolMetaData, NewSuretyPool().UnpackError},
 		{"IdentityRegistry", &IdentityRegistryMetaData, NewIdentityRegistry().UnpackError},
 		{"ReputationRegistry", &ReputationRegistryMetaData, NewReputationRegistry().UnpackError},
 		{"ValidationRegistry", &ValidationRegistryMetaData, NewValidationRegistry().UnpackError},

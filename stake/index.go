@@ -162,6 +162,19 @@ type event struct {
 	Amount   string      `json:"amount,omitempty"`   // Staked, UnbondRequested, Withdrawn, Locked, Unlocked, Slashed
 	Staked   string      `json:"staked,omitempty"`   // Staked: the record's total after it
 	UnlockAt uint64      `json:"unlockAt,omitempty"` // UnbondRequested
+	// LockID is the lock of a Locked, Unlocked or Slashed event (decimal): a bounty id, or a
+	// job lock id of the SuretyHook (IsJobLock). The records sum the amounts alike.
+	LockID string `json:"lockId,omitempty"`
+}
+
+// jobLockBit is StakeRegistry.JOB_LOCK_BIT: set on the lock ids of the job locker (Surety's
+// ERC-8183 hook), never on a bounty id.
+var jobLockBit = new(big.Int).Lsh(big.NewInt(1), 255)
+
+// IsJobLock reports whether lockID is a job lock id (the SuretyHook's, JOB_LOCK_BIT set)
+// rather than a bounty id (the escrow's).
+func IsJobLock(lockID *big.Int) bool {
+	return lockID != nil && lockID.Cmp(jobLockBit) >= 0
 }
 
 // decode reads a log of the registry; ok is false for the events the index does not keep
@@ -206,19 +219,20 @@ func (ix *Index) decode(l *types.Log) (ev event, ok bool, err error) {
 		if err != nil {
 			return ev, false, err
 		}
-		ev.Name, ev.Agent, ev.Controller, ev.Amount = "Locked", e.AgentId, e.Controller, e.Amount.String()
+		ev.Name, ev.Agent, ev.Controller, ev.Amount, ev.LockID = "Locked", e.AgentId, e.Controller, e.Amount.String(), e.LockId.String()
 	case "Unlocked":
 		e, err := a.UnpackUnlockedEvent(l)
 		if err != nil {
 			return ev, false, err
 		}
-		ev.Name, ev.Agent, ev.Controller, ev.Amount = "Unlocked", e.AgentId, e.Controller, e.Amount.String()
+		ev.Name, ev.Agent, ev.Controller, ev.Amount, ev.LockID = "Unlocked", e.AgentId, e.Controller, e.Amount.String(), e.LockId.String()
 	case "Slashed":
 		e, err := a.UnpackSlashedEvent(l)
 		if err != nil {
 			return ev, false, err
 		}
 		ev.Name, ev.Agent, ev.Controller, ev.Amount = "Slashed", e.AgentId, e.Controller, e.Amount.String()
+		ev.LockID = new(big.Int).SetBytes(e.Reason[:]).String() // the reason is the lock id
 	case "Rotated":
 		e, err := a.UnpackRotatedEvent(l)
 		if err != nil {

@@ -487,3 +487,108 @@ func TestReorgForgetsARevocation(t *testing.T) {
 		t.Error("the binding before the fork point was lost in the reorg")
 	}
 }
+
+// jobLock has worker join a Surety ERC-8183 job whose plan locks amount of agent's stake
+// (client dev key 3, arbiter dev key 4, a DevToken budget), and returns the job's id and the
+// lock id the hook used.
+func (f *fixture) jobLock(worker *ecdsa.PrivateKey, agent common.Hash, amount *big.Int) (*big.Int, *big.Int) {
+	f.t.Helper()
+	ctx := context.Background()
+	client, arbiter := chain.DevKey(3), chain.DevKey(4)
+	tok, err := contracts.DeployDevToken(ctx, f.c, client, "Job", "JOB")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	jobs, hook, erc20 := contracts.NewJobEscrow(), contracts.NewSuretyHook(), contracts.NewDevToken()
+	core, hookAt := f.dep.Contracts.JobEscrow, f.dep.Contracts.SuretyHook
+	pool, err := bind.Call(hook.Instance(f.c, hookAt), nil, hook.PackPool(), hook.UnpackPool)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	head, err := f.c.HeaderByNumber(ctx, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	plan, err := contracts.EncodePlan(contracts.ISuretyHookPlan{Arbiter: addr(arbiter), ReviewWindow: 600, ArbiterTime: 600,
+		MaxEntries: 1, MaxWinners: 1, MinStake: amount, PrevPart: new(big.Int)})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	id := big.NewInt(1)
+	budget := big.NewInt(1000)
+	for _, step := range []struct {
+		key  *ecdsa.PrivateKey
+		to   common.Address
+		data []byte
+	}{
+		{client, tok, erc20.PackMint(addr(client), budget)},
+		{client, tok, erc20.PackApprove(core, budget)},
+		{client, core, jobs.PackCreateJob(pool, hookAt, new(big.Int).SetUint64(head.Time+3*86400), "job", hookAt, new(big.Int))},
+		{client, core, jobs.PackSetBudget(id, tok, budget, plan)},
+		{client, core, jobs.PackFund(id, budget, nil)},
+		{worker, hookAt, hook.PackJoin(id, agent)},
+	} {
+		if err := f.trySendTo(step.key, step.to, step.data, nil); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	lockID, err := bind.Call(hook.Instance(f.c, hookAt), nil, hook.PackLockIdOf(id, addr(worker)), hook.UnpackLockIdOf)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return id, lockID
+}
+
+// TestJobLocksAreIndexedBesideBountyLocks: a bounty lock and an ERC-8183 job lock (the hook's,
+// its id with JOB_LOCK_BIT) on one agent sum in the record, the job's ruling slashes its own
+// lock only, and the index agrees with the chain after each step.
+func TestJobLocksAreIndexedBesideBountyLocks(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ix := f.index(testutil.OpenSQL(t))
+	wallet := chain.DevKey(1)
+	agent := newAgent(t, identity.Ed25519)
+	did, id := agent.DID.String(), identity.AgentID(agent.DID.String())
+	three := new(big.Int).Mul(eth, big.NewInt(3))
+	f.send(wallet, f.abi.PackBind(id, f.binding(agent, wallet)), nil)
+	f.send(wallet, f.abi.PackStake(id, three), three)
+	bountyID, _ := f.lock(wallet, id, big.NewInt(5e17))
+	jobID, lockID := f.jobLock(wallet, id, eth)
+	if !stake.IsJobLock(lockID) || stake.IsJobLock(bountyID) {
+		t.Fatalf("IsJobLock(job lock %s) and IsJobLock(bounty %s) are wrong", lockID, bountyID)
+	}
+	agree := func(want string) {
+		t.Helper()
+		sync1(t, ix)
+		rec, err := ix.Record(ctx, did, addr(wallet))
+		if err != nil {
+			t.Fatal(err)
+		}
+		onChain, err := bind.Call(f.abi.Instance(f.c, f.dep.Contracts.StakeRegistry), &bind.CallOpts{Context: ctx}, f.abi.PackRecordOf(id, addr(wallet)), f.abi.UnpackRecordOf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Staked.Cmp(onChain.Staked) != 0 || rec.Locked.Cmp(onChain.Locked) != 0 || rec.Locked.String() != want {
+			t.Errorf("index: staked %s locked %s; chain: %s %s; want locked %s", rec.Staked, rec.Locked, onChain.Staked, onChain.Locked, want)
+		}
+	}
+	agree("1500000000000000000") // the bounty's 0.5 and the job's 1
+	hook := contracts.NewSuretyHook()
+	client, arbiter := chain.DevKey(3), chain.DevKey(4)
+	for _, step := range []struct {
+		key  *ecdsa.PrivateKey
+		data []byte
+	}{
+		{wallet, hook.PackSubmit(jobID, common.Hash{1})},
+		{client, hook.PackReject(jobID, common.Hash{2})},
+		{arbiter, hook.PackResolve(jobID, nil, nil, big.NewInt(25e16))},
+	} {
+		if err := f.trySendTo(step.key, f.dep.Contracts.SuretyHook, step.data, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agree("500000000000000000") // the job's lock ended; the bounty's holds
+	if s, _ := ix.StakeOf(ctx, did, addr(wallet)); s.Cmp(big.NewInt(275e16)) != 0 {
+		t.Errorf("StakeOf = %s, want 2.75 ETH (0.25 slashed by the job's ruling)", s)
+	}
+}

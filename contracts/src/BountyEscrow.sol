@@ -53,7 +53,8 @@ contract BountyEscrow is IBountyEscrow, Owned, ReentrancyGuard {
     uint256 public constant PUSH_GAS = 100_000;
 
     /// @notice Where agents stake and claimers' stake is locked. This escrow creates it and is
-    /// its only locker, so no other account can ever lock or slash stake.
+    /// the only locker of bounty ids; the job locker fixed here (Surety's ERC-8183 hook) holds
+    /// the other half of the lock ids, so no other account can ever lock or slash stake.
     IStakeRegistry public immutable stakeRegistry;
 
     /// @notice Receives protocol fees.
@@ -67,18 +68,21 @@ contract BountyEscrow is IBountyEscrow, Owned, ReentrancyGuard {
     mapping(address token => uint256) public feesOwed;
 
     /// @notice Deploys the escrow and its StakeRegistry (stake in `stakeToken`, address(0) for
-    /// ETH; unbonding waits `unbondDelay` seconds; below `minStake` an agent counts as unstaked).
+    /// ETH; unbonding waits `unbondDelay` seconds; below `minStake` an agent counts as unstaked;
+    /// `jobLocker` is the registry's second locker, Surety's ERC-8183 hook, deployed after the
+    /// escrow at an address the deployer predicts from its nonce; address(0) for none).
     constructor(
         address owner_,
         address treasury_,
         uint16 feeBps_,
         address stakeToken,
         uint64 unbondDelay,
-        uint256 minStake
+        uint256 minStake,
+        address jobLocker
     ) Owned(owner_) {
         if (owner_ == address(0) || treasury_ == address(0)) revert ZeroAddress();
         if (feeBps_ > MAX_FEE_BPS) revert FeeTooHigh(feeBps_, MAX_FEE_BPS);
-        stakeRegistry = new StakeRegistry(stakeToken, unbondDelay, minStake);
+        stakeRegistry = new StakeRegistry(stakeToken, unbondDelay, minStake, jobLocker);
         treasury = treasury_;
         feeBps = feeBps_;
         emit TreasuryChanged(treasury_);

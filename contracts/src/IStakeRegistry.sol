@@ -11,10 +11,15 @@ pragma solidity 0.8.30;
 /// that binds someone else's agent with a bogus proof blocks nobody, and nodes count only
 /// bindings whose proof verifies.
 ///
-/// Stake is at risk only through bounties: the escrow (the one locker: the registry is created
-/// by the escrow's constructor) locks a claiming worker's stake for the bounty's life and releases it when the
-/// bounty ends; an arbiter's dispute ruling can slash at most the lock, to the poster. No other
-/// account can take stake, and the registry has no owner.
+/// Stake is at risk only through bounties and ERC-8183 jobs. Two lockers, both fixed when the
+/// escrow's constructor creates the registry: the escrow locks a claiming worker's stake for
+/// the bounty's life and releases it when the bounty ends, and the job locker (Surety's
+/// ERC-8183 hook, whose address the deployer predicts) does the same for a worker joining a
+/// job; an arbiter's dispute ruling can slash at most the lock, to the poster or client. Lock
+/// ids are split between them: the job locker's have the top bit (JOB_LOCK_BIT) set, the
+/// escrow's never do (a bounty id is below 2^53), and each locker may lock, unlock and slash
+/// only ids of its own half, so neither can touch the other's locks. No other account can
+/// take stake, and the registry has no owner.
 interface IStakeRegistry {
     /// @notice Where an (agent, controller) record is. Rotated and Revoked are final.
     enum Status {
@@ -45,7 +50,8 @@ interface IStakeRegistry {
     error StillBonded(uint64 unlockAt);
     /// @notice Nothing is unbonding.
     error NothingToWithdraw();
-    /// @notice The caller is not the registry's locker (the escrow).
+    /// @notice The caller is not the locker of this lock id (the escrow for ids without
+    /// JOB_LOCK_BIT, the job locker for ids with it).
     error NotLocker(address caller);
     /// @notice A lock with this id exists already.
     error LockExists(uint256 lockId);
@@ -74,7 +80,8 @@ interface IStakeRegistry {
     event UnbondRequested(bytes32 indexed agentId, address indexed controller, uint256 amount, uint64 unlockAt);
     /// @notice Unbonded stake was paid out to the controller.
     event Withdrawn(bytes32 indexed agentId, address indexed controller, uint256 amount);
-    /// @notice The locker locked `amount` of an agent's stake under `lockId` (a bounty id).
+    /// @notice A locker locked `amount` of an agent's stake under `lockId` (a bounty id, or a
+    /// job lock id with JOB_LOCK_BIT set).
     event Locked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount);
     /// @notice The lock ended: `amount` is free again (less what a slash took).
     event Unlocked(bytes32 indexed agentId, address indexed controller, uint256 indexed lockId, uint256 amount);
@@ -91,6 +98,10 @@ interface IStakeRegistry {
     /// @notice The controller revoked the agent (Bound → Revoked).
     event Revoked(bytes32 indexed agentId, address indexed controller);
 
+    /// @notice The account that locks, unlocks and slashes job lock ids (JOB_LOCK_BIT set):
+    /// Surety's ERC-8183 hook, fixed at construction; address(0) for none.
+    function jobLocker() external view returns (address);
+
     /// @notice The stake that counts for `agentId` under `controller`: zero unless Bound.
     function stakeOf(bytes32 agentId, address controller) external view returns (uint256);
 
@@ -98,11 +109,11 @@ interface IStakeRegistry {
     function freeStakeOf(bytes32 agentId, address controller) external view returns (uint256);
 
     /// @notice Locks `amount` of the free stake of `agentId` under `controller` as `lockId`.
-    /// Only the locker; the record must be Bound.
+    /// Only the lock id's locker; the record must be Bound.
     function lock(uint256 lockId, bytes32 agentId, address controller, uint256 amount) external;
 
     /// @notice Ends lock `lockId` of `amount` under `controller`, first paying `slash` of it to
-    /// `beneficiary` (0: no slash). Only the locker; a lockId never locked is a no-op for an
+    /// `beneficiary` (0: no slash). Only the lock id's locker; a lockId never locked is a no-op for an
     /// unslashed unlock (a bounty whose worker the poster assigned holds no lock).
     function unlock(uint256 lockId, address controller, uint256 amount, uint256 slash, address beneficiary) external;
 }

@@ -10,11 +10,14 @@ import {ReentrancyGuard} from "./ReentrancyGuard.sol";
 /// controller wallets, rotation and revocation.
 ///
 /// Stake leaves in two steps: requestUnbond, then withdraw after the unbond delay. Stake is at
-/// risk only while it backs a claimed bounty: the escrow, the one locker, locks the bounty's
-/// minimum stake at claim and unlocks it when the bounty ends, and the bounty's arbiter may
-/// slash at most that lock, to the poster. Locked stake cannot be unbonded, and an agent with
-/// locked stake cannot rotate, so nothing front-runs a ruling. There is no owner and no other
-/// slashing path: the locker is the escrow that created the registry, fixed for good.
+/// risk only while it backs a claimed bounty or a joined ERC-8183 job: the escrow locks the
+/// bounty's minimum stake at claim and unlocks it when the bounty ends, the job locker (Surety's
+/// ERC-8183 hook) does the same for a job's worker, and the arbiter may slash at most that
+/// lock, to the poster or client. Locked stake cannot be unbonded, and an agent with locked
+/// stake cannot rotate, so nothing front-runs a ruling. There is no owner and no other slashing
+/// path: the two lockers are fixed for good when the escrow creates the registry, and each
+/// owns one half of the lock ids (JOB_LOCK_BIT set: the job locker's), so neither can unlock
+/// or slash a lock of the other.
 ///
 /// Payments follow checks-effects-interactions under a re-entry lock. A slash pushes to the
 /// beneficiary with at most PUSH_GAS gas; a beneficiary that refuses is credited instead and
@@ -33,9 +36,15 @@ contract StakeRegistry is IStakeRegistry, ReentrancyGuard {
     /// The registry accepts any stake; every Surety node reads this to rank, pre-trust and
     /// weigh alike (a node-local setting would let two nodes disagree).
     uint256 public immutable minStake;
-    /// @notice The one account that may lock, unlock and slash: the bounty escrow that
-    /// created this registry.
+    /// @notice The top bit of a lock id: set on every job lock id, never on a bounty id.
+    uint256 public constant JOB_LOCK_BIT = 1 << 255;
+
+    /// @notice The account that may lock, unlock and slash lock ids without JOB_LOCK_BIT: the
+    /// bounty escrow that created this registry.
     address public immutable locker;
+    /// @notice The account that may lock, unlock and slash lock ids with JOB_LOCK_BIT: Surety's
+    /// ERC-8183 hook (address(0): none).
+    address public immutable jobLocker;
 
     mapping(bytes32 agentId => mapping(address controller => Record)) private _records;
     /// @notice The DID an agent rotated to, per controller; zero if it never rotated.
@@ -45,17 +54,19 @@ contract StakeRegistry is IStakeRegistry, ReentrancyGuard {
     /// @notice Slash payments a beneficiary refused, waiting for withdrawCredit.
     mapping(address account => uint256) public credit;
 
-    modifier onlyLocker() {
-        if (msg.sender != locker) revert NotLocker(msg.sender);
+    modifier onlyLockerOf(uint256 lockId) {
+        if (msg.sender != lockerOf(lockId)) revert NotLocker(msg.sender);
         _;
     }
 
-    /// @notice Made by its locker (BountyEscrow's constructor), which nobody can change.
-    constructor(address token, uint64 delay, uint256 minStake_) {
+    /// @notice Made by its locker (BountyEscrow's constructor), with `jobLocker_` as the job
+    /// locker; nobody can change either.
+    constructor(address token, uint64 delay, uint256 minStake_, address jobLocker_) {
         stakeToken = token;
         unbondDelay = delay;
         minStake = minStake_;
         locker = msg.sender;
+        jobLocker = jobLocker_;
     }
 
     /// @notice Binds `agentId` to the caller as its controller. `proof` is the agent key's
@@ -121,7 +132,7 @@ contract StakeRegistry is IStakeRegistry, ReentrancyGuard {
     }
 
     /// @inheritdoc IStakeRegistry
-    function lock(uint256 lockId, bytes32 agentId, address controller, uint256 amount) external onlyLocker {
+    function lock(uint256 lockId, bytes32 agentId, address controller, uint256 amount) external onlyLockerOf(lockId) {
         if (agentId == 0) revert ZeroAgentId();
         if (lockedAgent[lockId] != 0) revert LockExists(lockId);
         Record storage r = _records[agentId][controller];
@@ -139,7 +150,7 @@ contract StakeRegistry is IStakeRegistry, ReentrancyGuard {
     /// @inheritdoc IStakeRegistry
     function unlock(uint256 lockId, address controller, uint256 amount, uint256 slash, address beneficiary)
         external
-        onlyLocker
+        onlyLockerOf(lockId)
         nonReentrant
     {
         bytes32 agentId = lockedAgent[lockId];
@@ -206,6 +217,12 @@ contract StakeRegistry is IStakeRegistry, ReentrancyGuard {
     function stakeOf(bytes32 agentId, address controller) external view returns (uint256) {
         Record storage r = _records[agentId][controller];
         return r.status == Status.Bound ? r.staked : 0;
+    }
+
+    /// @notice The account that may lock, unlock and slash `lockId`: the job locker for an id
+    /// with JOB_LOCK_BIT, the escrow for any other.
+    function lockerOf(uint256 lockId) public view returns (address) {
+        return lockId & JOB_LOCK_BIT != 0 ? jobLocker : locker;
     }
 
     /// @notice The whole record of `agentId` under `controller`.

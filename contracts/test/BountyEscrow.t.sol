@@ -38,14 +38,14 @@ contract BountyEscrowTest is EscrowFixture {
 
     function test_constructor_revertsOnZeroAddresses() public {
         vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
-        new BountyEscrow(address(0), treasury, 0, address(0), UNBOND_DELAY, MIN_STAKE);
+        new BountyEscrow(address(0), treasury, 0, address(0), UNBOND_DELAY, MIN_STAKE, jobLocker);
         vm.expectRevert(IBountyEscrow.ZeroAddress.selector);
-        new BountyEscrow(owner, address(0), 0, address(0), UNBOND_DELAY, MIN_STAKE);
+        new BountyEscrow(owner, address(0), 0, address(0), UNBOND_DELAY, MIN_STAKE, jobLocker);
     }
 
     function test_constructor_revertsOnFeeTooHigh() public {
         vm.expectRevert(abi.encodeWithSelector(IBountyEscrow.FeeTooHigh.selector, uint16(1001), uint16(1000)));
-        new BountyEscrow(owner, treasury, 1001, address(0), UNBOND_DELAY, MIN_STAKE);
+        new BountyEscrow(owner, treasury, 1001, address(0), UNBOND_DELAY, MIN_STAKE, jobLocker);
     }
 
     function test_setFee_appliesToNewBountiesOnly() public {

@@ -351,7 +351,7 @@ contract BountyEscrowInvariantTest is Test {
         vm.warp(1_700_000_000);
         address owner = makeAddr("owner");
         address treasury = makeAddr("treasury");
-        escrow = new BountyEscrow(owner, treasury, 250, address(0), 7 days, 0.1 ether);
+        escrow = new BountyEscrow(owner, treasury, 250, address(0), 7 days, 0.1 ether, address(0));
         address[] memory tokens = new address[](3);
         tokens[0] = address(0);
         tokens[1] = address(new MockERC20("Test", "TST"));

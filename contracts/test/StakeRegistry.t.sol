@@ -25,6 +25,7 @@ contract StakeRegistryTest is Test {
     StakeRegistry internal registry;
     address internal controller = makeAddr("controller");
     address internal locker = makeAddr("locker");
+    address internal jobLocker = makeAddr("jobLocker");
     address internal victim = makeAddr("victim");
     address internal stranger = makeAddr("stranger");
     bytes32 internal constant AGENT = keccak256("did:key:z6MkAgent");
@@ -33,7 +34,7 @@ contract StakeRegistryTest is Test {
     function setUp() public {
         vm.warp(1_700_000_000);
         vm.prank(locker); // the escrow creates its registry and is its locker
-        registry = new StakeRegistry(address(0), DELAY, 0.1 ether);
+        registry = new StakeRegistry(address(0), DELAY, 0.1 ether, jobLocker);
         vm.deal(controller, 100 ether);
         vm.deal(stranger, 100 ether);
     }
@@ -115,7 +116,7 @@ contract StakeRegistryTest is Test {
 
     function test_stake_inERC20CountsWhatArrives() public {
         FeeOnTransferToken fot = new FeeOnTransferToken(100);
-        StakeRegistry tokenRegistry = new StakeRegistry(address(fot), DELAY, 0.1 ether);
+        StakeRegistry tokenRegistry = new StakeRegistry(address(fot), DELAY, 0.1 ether, jobLocker);
         fot.mint(controller, 100 ether);
         vm.startPrank(controller);
         fot.approve(address(tokenRegistry), type(uint256).max);
@@ -130,7 +131,7 @@ contract StakeRegistryTest is Test {
 
     function test_stake_falseTokenFails() public {
         FalseToken ft = new FalseToken();
-        StakeRegistry tokenRegistry = new StakeRegistry(address(ft), DELAY, 0.1 ether);
+        StakeRegistry tokenRegistry = new StakeRegistry(address(ft), DELAY, 0.1 ether, jobLocker);
         ft.mint(controller, 1 ether);
         vm.startPrank(controller);
         ft.approve(address(tokenRegistry), 1 ether);
@@ -303,6 +304,68 @@ contract StakeRegistryTest is Test {
         vm.assertEq(uint256(r.locked), 0, "lock ended");
         vm.assertEq(victim.balance, 1.5 ether, "beneficiary paid");
         vm.assertEq(address(registry).balance, 1.5 ether, "held == recorded");
+    }
+
+    /// @dev A job lock id: the top bit set, as SuretyHook derives them.
+    function _jobLock(uint256 n) internal pure returns (uint256) {
+        return (1 << 255) | n;
+    }
+
+    function test_constructor_fixesTheJobLocker() public view {
+        vm.assertEq(registry.jobLocker(), jobLocker, "job locker");
+        vm.assertEq(registry.JOB_LOCK_BIT(), 1 << 255, "the top bit");
+        vm.assertEq(registry.lockerOf(7), locker, "a bounty id is the escrow's");
+        vm.assertEq(registry.lockerOf(type(uint256).max >> 1), locker, "every id without the bit");
+        vm.assertEq(registry.lockerOf(_jobLock(7)), jobLocker, "a job lock id is the hook's");
+    }
+
+    function test_lock_eachLockerOnlyItsOwnHalfOfTheIds() public {
+        _bindAndStake(3 ether);
+        // The escrow cannot take a job lock id, nor the job locker a bounty id.
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotLocker.selector, locker));
+        vm.prank(locker);
+        registry.lock(_jobLock(1), AGENT, controller, 1 ether);
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotLocker.selector, jobLocker));
+        vm.prank(jobLocker);
+        registry.lock(1, AGENT, controller, 1 ether);
+        // Both lock the same agent side by side, under ids that never collide.
+        _lock(1, 1 ether);
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit Locked(AGENT, controller, _jobLock(1), 1 ether);
+        vm.prank(jobLocker);
+        registry.lock(_jobLock(1), AGENT, controller, 1 ether);
+        vm.assertEq(registry.freeStakeOf(AGENT, controller), 1 ether, "two locks");
+        // Neither unlocks nor slashes the other's lock.
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotLocker.selector, locker));
+        vm.prank(locker);
+        registry.unlock(_jobLock(1), controller, 1 ether, 1 ether, victim);
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotLocker.selector, jobLocker));
+        vm.prank(jobLocker);
+        registry.unlock(1, controller, 1 ether, 1 ether, victim);
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotLocker.selector, stranger));
+        vm.prank(stranger);
+        registry.unlock(_jobLock(1), controller, 1 ether, 0, address(0));
+        // The job locker ends its own lock, slashing part of it.
+        vm.prank(jobLocker);
+        registry.unlock(_jobLock(1), controller, 1 ether, 0.25 ether, victim);
+        vm.assertEq(victim.balance, 0.25 ether, "slashed to the beneficiary");
+        vm.assertEq(registry.stakeOf(AGENT, controller), 2.75 ether, "stake less the slash");
+        vm.assertEq(registry.freeStakeOf(AGENT, controller), 1.75 ether, "the bounty's lock holds");
+        vm.assertEq(registry.lockedAgent(1), AGENT, "the escrow's lock untouched");
+    }
+
+    function test_lock_noJobLockerMeansNoJobLocks() public {
+        vm.prank(locker);
+        StakeRegistry solo = new StakeRegistry(address(0), DELAY, 0.1 ether, address(0));
+        vm.assertEq(solo.lockerOf(_jobLock(1)), address(0), "nobody");
+        vm.expectRevert(abi.encodeWithSelector(IStakeRegistry.NotLocker.selector, locker));
+        vm.prank(locker);
+        solo.lock(_jobLock(1), AGENT, controller, 1);
+    }
+
+    function testFuzz_lockerOf_splitsTheIds(uint256 lockId) public view {
+        address want = lockId >> 255 == 1 ? jobLocker : locker;
+        vm.assertEq(registry.lockerOf(lockId), want, "locker");
     }
 
     function test_unlock_withoutALockIsANoOpButCannotSlash() public {

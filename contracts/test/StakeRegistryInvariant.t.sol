@@ -29,7 +29,7 @@ contract StakeHandler is Common {
 
     /// @dev Creates the registry, so the handler is its locker.
     constructor() {
-        registry = new StakeRegistry(address(0), 7 days, 0.1 ether);
+        registry = new StakeRegistry(address(0), 7 days, 0.1 ether, address(0));
         for (uint256 i = 0; i < 2; i++) {
             vm.deal(controllers[i], 1e9 ether);
         }

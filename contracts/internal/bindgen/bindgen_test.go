@@ -109,10 +109,12 @@ func TestFromForgeErrors(t *testing.T) {
 }
 
 // TestBindingsNameOutputsByContract: two contracts with a method of several returns by the
-// same name get one output struct each (abigen alone declares GetOutput twice).
+// same name but different returns get one output struct each, named after the contract
+// (abigen alone declares GetOutput twice, differently).
 func TestBindingsNameOutputsByContract(t *testing.T) {
-	const two = `[{"type":"function","name":"get","inputs":[],"outputs":[{"name":"a","type":"uint8"},{"name":"b","type":"uint8"}],"stateMutability":"view"}]`
-	src, err := Bindings([]Artifact{{Name: "One", ABI: []byte(two), Bytecode: "0x"}, {Name: "Two", ABI: []byte(two), Bytecode: "0x"}}, "p")
+	const one = `[{"type":"function","name":"get","inputs":[],"outputs":[{"name":"a","type":"uint8"},{"name":"b","type":"uint8"}],"stateMutability":"view"}]`
+	const two = `[{"type":"function","name":"get","inputs":[],"outputs":[{"name":"a","type":"uint64"},{"name":"c","type":"address"}],"stateMutability":"view"}]`
+	src, err := Bindings([]Artifact{{Name: "One", ABI: []byte(one), Bytecode: "0x"}, {Name: "Two", ABI: []byte(two), Bytecode: "0x"}}, "p")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +125,36 @@ func TestBindingsNameOutputsByContract(t *testing.T) {
 	}
 	if strings.Contains(string(src), "type GetOutput struct") {
 		t.Error("bindings still declare GetOutput")
+	}
+}
+
+// TestBindingsDeclareSharedOutputsOnce binds an interface and the contract implementing it,
+// both with a method of several return values: abigen names the struct of those values after
+// the method alone, so without dedupeTypes the package declares PairOutput twice and does
+// not compile.
+func TestBindingsDeclareSharedOutputsOnce(t *testing.T) {
+	pair := `[{"type":"function","name":"pair","inputs":[],"outputs":[{"name":"a","type":"uint256"},{"name":"b","type":"address"}],"stateMutability":"view"}]`
+	arts := []Artifact{
+		{Name: "IPair", Source: "contracts/src/IPair.sol", ABI: []byte(pair), Bytecode: "0x"},
+		{Name: "Pair", Source: "contracts/src/Pair.sol", ABI: []byte(pair), Bytecode: "0x6001"},
+	}
+	src, err := Bindings(arts, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(src)
+	if n := strings.Count(code, "type PairOutput struct"); n != 1 {
+		t.Errorf("PairOutput declared %d times, want 1", n)
+	}
+	if !strings.Contains(code, "func (pair *Pair) UnpackPair(") || !strings.Contains(code, "func (iPair *IPair) UnpackPair(") {
+		t.Errorf("bindings lack an UnpackPair")
+	}
+}
+
+func TestDedupeTypesKeepsDifferentDeclarations(t *testing.T) {
+	src := "// A is one.\ntype A struct {\n\tX int\n}\n\n// A is one.\ntype A struct {\n\tX int\n}\n\ntype A struct {\n\tY int\n}\n"
+	want := "// A is one.\ntype A struct {\n\tX int\n}\n\n\ntype A struct {\n\tY int\n}\n"
+	if got := dedupeTypes(src); got != want {
+		t.Errorf("dedupeTypes:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -27,6 +27,7 @@ abstract contract EscrowFixture is Test {
     address internal worker = makeAddr("worker");
     address internal arbiter = makeAddr("arbiter");
     address internal stranger = makeAddr("stranger");
+    address internal jobLocker = makeAddr("jobLocker");
 
     bytes32 internal constant SPEC = keccak256("spec: summarize the paper");
     /// @notice A salt for posts made through contracts that the test names by hand.
@@ -43,7 +44,7 @@ abstract contract EscrowFixture is Test {
 
     function setUp() public virtual {
         vm.warp(START);
-        escrow = new BountyEscrow(owner, treasury, FEE_BPS, address(0), UNBOND_DELAY, MIN_STAKE);
+        escrow = new BountyEscrow(owner, treasury, FEE_BPS, address(0), UNBOND_DELAY, MIN_STAKE, jobLocker);
         registry = StakeRegistry(address(escrow.stakeRegistry()));
         token = new MockERC20("Test", "TST");
         vm.deal(poster, 1_000_000 ether);

@@ -28,6 +28,8 @@ interface Vm {
     function assertGt(uint256 left, uint256 right, string calldata error) external pure;
     function addr(uint256 privateKey) external pure returns (address);
     function label(address account, string calldata newLabel) external;
+    function getNonce(address account) external view returns (uint64);
+    function cool(address target) external;
 }
 
 /// @notice `vm` and pure helpers, for tests and for invariant handlers.
