@@ -230,6 +230,8 @@ export interface ERC8004Feedback {
   /** The block of the revocation (absent while not revoked). */
   revokedBlock?: number;
   block: number;
+  /** The time of its block (unix seconds). */
+  time: number;
   logIndex: number;
   txHash: string;
 }
