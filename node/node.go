@@ -428,7 +428,7 @@ func (st *startup) startScoring(ctx context.Context) error {
 	n := st.Node
 	var feedback reputation.FeedbackSource // ERC-8004 feedback, imported by reputation's rule
 	if st.erc8004 != nil {
-		feedback = erc8004Feedback{st.erc8004}
+		feedback = auditor.Feedback{Index: st.erc8004}
 	}
 	st.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: st.auditLog, Anchorer: anchorer, Stakes: st.stakes, Logger: log,
 		Ready: st.syncer.Synced(), Clock: cfg.ScoreStep, Feedback: feedback,
@@ -442,7 +442,8 @@ func (st *startup) startScoring(ctx context.Context) error {
 			return n.index.CatchUp(ctx)
 		},
 		Rules: &reputation.Rules{ChainID: st.id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
-			Bounties: auditor.Bounties{Index: st.index}, Wallets: st.stakes, Agents: knownAgents{st.agents, st.stakes}}})
+			Bounties: auditor.Bounties{Index: st.index}, Wallets: st.stakes, Agents: knownAgents{st.agents, st.stakes},
+			Settlements: auditor.Bounties{Index: st.index}}})
 	// Bindings that changed while the node was down weigh the audits from now on.
 	if err := st.reputation.Recheck(ctx, st.missed, nil); err != nil {
 		return fmt.Errorf("reputation: recheck after catching up with the chain: %w", err)
@@ -459,6 +460,9 @@ func (st *startup) startScoring(ctx context.Context) error {
 		}
 		if len(ended) == 0 {
 			return
+		}
+		if n.erc8004 != nil {
+			n.reputation.FeedbackChanged() // a settlement may let a wallet's ERC-8004 feedback count
 		}
 		if err := n.reputation.Recheck(ctx, nil, ended); err != nil && ctx.Err() == nil {
 			log.Warn("reputation: recheck after settlements", "err", err)
