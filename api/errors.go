@@ -14,6 +14,7 @@ import (
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/jobs"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/stake"
@@ -200,6 +201,17 @@ var mappings = []mapping{
 	{err: escrow.ErrAgentNotStaked, status: http.StatusConflict, slug: "not-staked", title: "The wallet holds no stake for this agent"},
 	{err: escrow.ErrAgentClosed, status: http.StatusConflict, slug: "agent-closed", title: "The agent is revoked or rotated on chain; its stake can only be unbonded and withdrawn"},
 
+	// jobs (ERC-8183)
+	{err: jobs.ErrUnknownJob, status: http.StatusNotFound, slug: "unknown-job", title: "No such job (or not indexed yet on this node: the detail says which)"},
+	{err: jobs.ErrWrongStatus, status: http.StatusConflict, slug: "job-wrong-status", title: "The job's status does not allow this"},
+	{err: jobs.ErrNotAllowed, status: http.StatusForbidden, slug: "job-not-allowed", title: "This wallet may not do that to this job"},
+	{err: jobs.ErrTooEarly, status: http.StatusConflict, slug: "job-too-early", title: "Too early for this job"},
+	{err: jobs.ErrTooLate, status: http.StatusConflict, slug: "job-too-late", title: "Too late for this job"},
+	{err: jobs.ErrBudgetMismatch, status: http.StatusConflict, slug: "job-budget-mismatch", title: "The job's budget changed since it was read; nothing was paid"},
+	{err: jobs.ErrInvalid, status: http.StatusBadRequest, slug: "job-invalid", title: "The job contracts refuse these arguments"},
+	{err: jobs.ErrInsufficientStake, status: http.StatusForbidden, slug: "job-insufficient-stake", title: "The worker's free stake is below what the job's plan locks"},
+	{err: jobs.ErrTransferFailed, status: http.StatusUnprocessableEntity, slug: "transfer-failed", title: "A token transfer failed"},
+
 	// stake
 	{err: stake.ErrInvalid, status: http.StatusBadRequest, slug: "stake-invalid", title: "The stake registry refuses these arguments"},
 	{err: stake.ErrNothingToWithdraw, status: http.StatusConflict, slug: "nothing-to-withdraw", title: "Nothing to withdraw"},
@@ -242,6 +254,7 @@ func problemFor(err error) Problem {
 		// Escrow's bounty errors are written for people from chain data ("bounty 7 is
 		// already accepted"): safe to pass on.
 		var be *escrow.BountyError
+		var je *jobs.JobError
 		var se *stake.Error
 		var te *txn.Error
 		var ce *registry.CardError
@@ -255,6 +268,8 @@ func problemFor(err error) Problem {
 			p.Detail = vce.Detail
 		case errors.As(err, &be) && be.Msg != "":
 			p.Detail = be.Msg
+		case errors.As(err, &je) && je.Msg != "":
+			p.Detail = je.Msg // written for people from chain data ("job 7 does not exist")
 		case errors.As(err, &se):
 			p.Detail = se.Msg
 		case errors.As(err, &te):

@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -43,6 +44,7 @@ import (
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/jobs"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/stake"
@@ -158,8 +160,14 @@ func newAPIFuzz(t testing.TB) *apiFuzz {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An ERC-8183 JobEscrow with one job (id 1), for the job routes.
+	jobEscrow := deployJobEscrow(t, c)
+	jobIndex, err := jobs.NewIndexer(ctx, jobs.IndexerConfig{DB: db, Chain: row, Client: c, Caller: c, JobEscrow: jobEscrow, StartBlock: dep.Block})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
-	for _, run := range []func(context.Context) error{stakes.Run, index.Run} {
+	for _, run := range []func(context.Context) error{stakes.Run, index.Run, jobIndex.Run} {
 		wg.Go(func() { _ = run(ctx) })
 	}
 	t.Cleanup(func() { cancel(); wg.Wait() })
@@ -197,7 +205,8 @@ func newAPIFuzz(t testing.TB) *apiFuzz {
 	}
 	rep := reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Stakes: agents,
 		Rules: &reputation.Rules{ChainID: chain.EmbeddedChainID, Escrow: dep.Contracts.BountyEscrow, Bounties: noBounties{}, Wallets: stakes, Agents: agents}})
-	s, err := api.New(api.Config{Version: "v-fuzz",
+	jobService := jobs.NewService(jobs.ServiceConfig{Indexer: jobIndex, Chain: c, Tx: txs, JobEscrow: jobEscrow})
+	s, err := api.New(api.Config{Version: "v-fuzz", Jobs: jobService,
 		Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Kind: "embedded", Key: "fuzz", MinStake: new(big.Int),
 			Contracts: []api.Contract{{Name: "BountyEscrow", Address: dep.Contracts.BountyEscrow}, {Name: "StakeRegistry", Address: dep.Contracts.StakeRegistry}}},
 		Blocks: c, DB: db, Identity: ids, Bounties: escrow.NewService(escrow.ServiceConfig{Tx: txs, Chain: c, Escrow: dep.Contracts.BountyEscrow, Indexer: index}),
@@ -758,4 +767,34 @@ func (fz *apiFuzz) schema(loc string) (*jsonschema.Schema, error) {
 func pointerEscape(s string) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 	return url.PathEscape(s)
+}
+
+// deployJobEscrow deploys a JobEscrow owned by dev account 0 on c and opens job 1 there from
+// dev account 1 (provider: dev account 2, evaluator: dev account 0).
+func deployJobEscrow(t testing.TB, c *chain.Embedded) common.Address {
+	t.Helper()
+	ctx := context.Background()
+	owner := crypto.PubkeyToAddress(chain.DevKey(0).PublicKey)
+	abi := contracts.NewJobEscrow()
+	addr, tx, err := bind.DeployContract(bind.NewKeyedTransactor(chain.DevKey(0), big.NewInt(chain.EmbeddedChainID)),
+		common.FromHex(contracts.JobEscrowMetaData.Bin), c, abi.PackConstructor(owner, owner))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chain.WaitMined(ctx, c, tx.Hash()); err != nil {
+		t.Fatal(err)
+	}
+	head, err := c.HeaderByNumber(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := txn.NewSender(ctx, c, txn.NewKeySigner(chain.DevKey(1)), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Send(ctx, txn.Call{To: addr, Data: abi.PackCreateJob(devAddress(2), owner, new(big.Int).SetUint64(head.Time+3600),
+		"fuzzed job", common.Address{}, big.NewInt(0))}); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }

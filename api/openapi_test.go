@@ -35,6 +35,7 @@ type (
 	stubDB          struct{ api.Pinger }
 	stubIdentity    struct{ api.Identity }
 	stubBounties    struct{ api.Bounties }
+	stubJobs        struct{ api.Jobs }
 	stubStaking     struct{ api.Staking }
 	stubSenders     struct{ api.Senders }
 	stubWallets     struct{ api.Wallets }
@@ -67,7 +68,7 @@ func newFullServerWith(t *testing.T, limits api.Config) *api.Server {
 		Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{},
 		Bounties: stubBounties{}, Staking: stubStaking{}, Senders: stubSenders{}, Wallets: stubWallets{}, Stakes: stubStakes{}, Agents: stubAgents{},
 		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, ScoredHeads: stubScoredHeads{}, Peers: stubPeers{}, Groups: stubGroups{},
-		ChainRPC:    stubChainRPC{},
+		ChainRPC: stubChainRPC{}, Jobs: stubJobs{},
 		Credentials: stubCredentials{}, CredentialStakes: stubCredStakes{}, StakeHistory: stubHistory{},
 		Explorer:  http.NotFoundHandler(),
 		WriteRate: limits.WriteRate, WriteBurst: limits.WriteBurst, RPCRate: limits.RPCRate, RPCBurst: limits.RPCBurst,

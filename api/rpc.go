@@ -301,8 +301,10 @@ var rpcMethods = map[string]rpcMethod{
 			sent, err = s.cfg.Bounties.Broadcast(ctx, raw)
 		case to != nil && *to == s.cfg.Staking.Registry():
 			sent, err = s.cfg.Staking.Broadcast(ctx, raw)
+		case to != nil && s.cfg.Jobs != nil && slices.Contains(s.cfg.Jobs.Contracts(), *to):
+			sent, err = s.cfg.Jobs.Broadcast(ctx, raw)
 		default:
-			return nil, errRPCParams("the node relays only calls to the escrow %s and the stake registry %s", s.cfg.Bounties.Escrow().Hex(), s.cfg.Staking.Registry().Hex())
+			return nil, errRPCParams("the node relays only calls to the escrow %s, the stake registry %s and the job contracts", s.cfg.Bounties.Escrow().Hex(), s.cfg.Staking.Registry().Hex())
 		}
 		if err != nil {
 			return nil, err
@@ -316,6 +318,9 @@ var rpcMethods = map[string]rpcMethod{
 // no open proxy for computing on its chain.
 func (s *Server) callable(msg ethereum.CallMsg) error {
 	own := []common.Address{s.cfg.Bounties.Escrow(), s.cfg.Staking.Registry()}
+	if s.cfg.Jobs != nil {
+		own = append(own, s.cfg.Jobs.Contracts()...)
+	}
 	for _, c := range s.cfg.Chain.Contracts {
 		own = append(own, c.Address)
 	}

@@ -73,6 +73,9 @@ type Config struct {
 	ChainRPC ChainRPC
 	// Indexes are the node's chain indexes; /v1/info reports the lowest block they all hold.
 	Indexes []Index
+	// Jobs serves the ERC-8183 job routes (GET /v1/jobs, /v1/jobs/{id}); without it they
+	// are absent.
+	Jobs Jobs
 	// Agents serves the registry routes; without it they are absent.
 	Agents Agents
 	// Reputation serves the audit and reputation routes; without it they are absent.
@@ -287,6 +290,10 @@ func New(cfg Config) (*Server, error) {
 	if cfg.ScoredHeads != nil {
 		v1.GET("/log/scores", s.logScores, limitPerAddress(cfg.LeafPageRate, cfg.LeafPageBurst, "pages of an anchored head's scores", nil))
 		v1.GET("/reputation/:did/history", s.scoreHistory)
+	}
+	if cfg.Jobs != nil {
+		v1.GET("/jobs", s.listJobs)
+		v1.GET("/jobs/:id", s.getJob)
 	}
 	if cfg.Bounties != nil && cfg.Staking != nil && cfg.Senders != nil && cfg.Wallets != nil && cfg.Stakes != nil {
 		v1.POST("/bindings", s.addBinding, s.async)

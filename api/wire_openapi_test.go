@@ -134,6 +134,11 @@ func TestClientBodiesHoldToOpenAPI(t *testing.T) {
 				return wire.BountyList{Bounties: list}, err
 			}},
 			{"GET /v1/stake/{did}", func() (any, error) { return c.StakeOf(ctx, agentDID, devAddress(1)) }},
+			{"GET /v1/jobs", func() (any, error) {
+				list, err := c.Jobs(ctx, url.Values{"client": {devAddress(1).Hex()}})
+				return wire.JobList{Jobs: list}, err
+			}},
+			{"GET /v1/jobs/{id}", func() (any, error) { return c.Job(ctx, 1) }},
 		} {
 			t.Run(tt.route, func(t *testing.T) {
 				got, err := tt.call()

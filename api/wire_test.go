@@ -18,6 +18,7 @@ import (
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/jobs"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/stake"
@@ -54,6 +55,8 @@ func TestWireMirrorsDomainTypes(t *testing.T) {
 		{"groups.Envelope", &groups.Envelope{}, &wire.GroupEnvelope{}},
 		{"escrow.Bounty", &escrow.Bounty{}, &wire.Bounty{}},
 		{"escrow.Result", &escrow.Result{}, &wire.BountyResult{}},
+		{"jobs.Job", &jobs.Job{}, &wire.Job{}},
+		{"api.JobList", &api.JobList{}, &wire.JobList{}},
 		{"stake.Result", &stake.Result{}, &wire.StakeResult{}},
 		{"stake.Holding", &stake.Holding{}, &wire.Holding{}},
 		{"stake.KeyState", &stake.KeyState{}, &wire.KeyState{}},

@@ -29,7 +29,7 @@ const (
 	// the ERC describes can meet it).
 	JobLifecycleGasTarget = RefJobLifecycleGas / 2
 	// jobLifecycleGasBudget is what JobEscrow's steady-state lifecycle measured when it was
-	// written (320,813): TestJobLifecycleGas fails when it grows.
+	// written (320,657): TestJobLifecycleGas fails when it grows.
 	jobLifecycleGasBudget = 321_000
 )
 

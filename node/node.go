@@ -34,6 +34,7 @@ import (
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/units"
+	"github.com/surety-ioa/surety/jobs"
 	"github.com/surety-ioa/surety/mcp"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
@@ -46,7 +47,8 @@ type Node struct {
 	cfg        Config
 	index      *escrow.Indexer
 	stakes     *stake.Index
-	missed     []string // DIDs whose records changed during the start-up catch-up
+	jobIndex   *jobs.Indexer // nil when the deployment has no JobEscrow
+	missed     []string      // DIDs whose records changed during the start-up catch-up
 	reputation *reputation.Service
 	scorer     *auditor.Scorer // nil without RootAnchor
 	p2p        *p2p.Node
@@ -93,6 +95,7 @@ type startup struct {
 	txs      *txn.Service
 	bounties *escrow.Service
 	staking  *stake.Service
+	jobs     *jobs.Service // nil when the deployment has no JobEscrow
 	auditLog *reputation.Log
 	audits   *reputation.Store
 }
@@ -232,6 +235,15 @@ func (st *startup) followChain(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	// ERC-8183 jobs (JobEscrow, and SuretyHook's extras): a deployment from before them has
+	// no JobEscrow, and the node serves no job routes.
+	if dep.Contracts.JobEscrow != (common.Address{}) {
+		st.jobIndex, err = jobs.NewIndexer(ctx, jobs.IndexerConfig{DB: st.db, Chain: st.chainRow, Client: st.chain, Caller: st.chain,
+			JobEscrow: dep.Contracts.JobEscrow, Hook: dep.Contracts.SuretyHook, StartBlock: dep.Block, Confirmations: cfg.Confirmations, Logger: log})
+		if err != nil {
+			return err
+		}
+	}
 	gate := groupGate{bounties: st.index, stakes: st.stakes}
 	st.ids, st.threads, st.keys, err = startIdentity(ctx, st.db, identityConfig{passphrase: st.pass, kdf: cfg.KDF, started: st.started,
 		chainID: chainID, registry: dep.Contracts.StakeRegistry, keys: st.stakes,
@@ -343,6 +355,9 @@ func (st *startup) openWallets(ctx context.Context) (err error) {
 	}
 	st.bounties = escrow.NewService(escrow.ServiceConfig{Tx: st.txs, Chain: st.chain, Escrow: dep.Contracts.BountyEscrow, Indexer: st.index})
 	st.staking = stake.NewService(stake.ServiceConfig{Tx: st.txs, Chain: st.chain, Registry: dep.Contracts.StakeRegistry, Index: st.stakes})
+	if st.jobIndex != nil {
+		st.jobs = jobs.NewService(jobs.ServiceConfig{Indexer: st.jobIndex, Chain: st.chain, Tx: st.txs, JobEscrow: dep.Contracts.JobEscrow, Hook: dep.Contracts.SuretyHook})
+	}
 	held, err := LoadWallets(WalletDir(cfg.DataDir), st.pass)
 	if err != nil {
 		return err
@@ -449,8 +464,13 @@ func (st *startup) serve(ctx context.Context) error {
 	for _, c := range st.named {
 		info.Contracts = append(info.Contracts, api.Contract{Name: c.Name, Address: c.Address})
 	}
-	st.api, err = api.New(api.Config{Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
-		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: []api.Index{st.index, st.stakes}, ChainRPC: st.chain, Agents: st.agents,
+	indexes := []api.Index{st.index, st.stakes}
+	var jobRoutes api.Jobs
+	if st.jobs != nil {
+		indexes, jobRoutes = append(indexes, st.jobIndex), st.jobs
+	}
+	st.api, err = api.New(api.Config{Jobs: jobRoutes, Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
+		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: indexes, ChainRPC: st.chain, Agents: st.agents,
 		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, ScoredHeads: st.audits, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
 		TrustedProxies: cfg.TrustedProxies, RequestTimeout: requestTimeout(cfg.RequestTimeout, st.kind), PublicURL: publicURL(cfg.PublicURL, st.ln),
@@ -541,6 +561,9 @@ func (n *Node) Run(ctx context.Context) error {
 	g.Go(func() error { return n.api.Serve(ctx, n.ln, shutdownGrace) })
 	part(n.index.Run)
 	part(n.stakes.Run)
+	if n.jobIndex != nil {
+		part(n.jobIndex.Run)
+	}
 	part(n.reputation.Run)
 	if n.scorer != nil {
 		part(n.scorer.Run)

@@ -301,6 +301,24 @@ func (c *Client) AddBinding(ctx context.Context, binding []byte) (wire.BindingAn
 	return out, c.do(ctx, request{method: http.MethodPost, path: "/v1/bindings", contentType: "application/json", body: binding}, &out)
 }
 
+// Jobs is GET /v1/jobs with the filter in q (status, client, provider, evaluator, limit,
+// after).
+func (c *Client) Jobs(ctx context.Context, q url.Values) ([]*wire.Job, error) {
+	var out wire.JobList
+	return out.Jobs, c.get(ctx, "/v1/jobs?"+q.Encode(), &out)
+}
+
+// Job is GET /v1/jobs/{id}: the job with its workers and history. A job the node does not
+// hold is an *Error with slug unknown-job, whose detail says whether the chain has it (not
+// indexed yet on this node).
+func (c *Client) Job(ctx context.Context, id uint64) (*wire.Job, error) {
+	var out wire.Job
+	if err := c.get(ctx, "/v1/jobs/"+strconv.FormatUint(id, 10), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
 // Bounties is GET /v1/bounties with the filter in q (status, poster, worker, ...).
 func (c *Client) Bounties(ctx context.Context, q url.Values) ([]*wire.Bounty, error) {
 	var out wire.BountyList

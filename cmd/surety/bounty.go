@@ -38,8 +38,22 @@ func runBountyCmd(ctx context.Context, e *env, args []string) error {
 	for name := range actionNames {
 		sub[name] = func(ctx context.Context, e *env, args []string) error { return runBountyAction(ctx, e, name, args) }
 	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		// A bounty takes one worker and pays once; competing workers and milestones are
+		// Surety jobs (ERC-8183 with SuretyHook), under `surety job`.
+		defer fmt.Fprint(e.stdout, bountyJobsNote)
+	}
 	return runSubcommand(ctx, e, "bounty", "post | list | show ID | claim|assign|unclaim|submit|accept|reject|dispute|resolve|release|refund|cancel ID | withdraw", sub, args)
 }
+
+// bountyJobsNote points from the bounty commands to the job commands, where competing
+// workers and milestones live.
+const bountyJobsNote = `
+A bounty takes one worker and pays once. Competing workers (several submit; you pick one or
+split the budget among several) and milestones (a budget in parts, each approved and paid on
+its own) are Surety jobs: 'surety job create --surety', 'surety job pick ID --winner ADDR:BPS',
+'surety job milestones --parts 1ether,1ether,2ether'.
+`
 
 var actionNames = map[string]string{
 	"claim": "take an open bounty as its worker", "assign": "pick the worker of your open bounty (--worker)",

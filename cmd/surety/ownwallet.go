@@ -191,7 +191,8 @@ func (w *ownWalletFlags) unlock() (*ownWallet, error) {
 		}
 		// Name each call to Clef, which shows it decoded to its user (and refuses calls it
 		// cannot decode unless run with --advanced).
-		for _, m := range []*bind.MetaData{&contracts.BountyEscrowMetaData, &contracts.StakeRegistryMetaData, &contracts.IERC20MetaData, &contracts.JobEscrowMetaData, &contracts.SuretyHookMetaData} {
+		for _, m := range []*bind.MetaData{&contracts.BountyEscrowMetaData, &contracts.StakeRegistryMetaData, &contracts.IERC20MetaData,
+			&contracts.JobEscrowMetaData, &contracts.SuretyHookMetaData} {
 			a, err := m.ParseABI()
 			if err != nil {
 				return nil, err
@@ -270,7 +271,8 @@ func (w *ownWallet) checkNode(info api.Info, nodeURL string) error {
 	if d.ChainID != info.Chain.ID {
 		return fmt.Errorf("the node at %s settles on chain %d; your --deployment is on chain %d: nothing sent", nodeURL, info.Chain.ID, d.ChainID)
 	}
-	for name, want := range map[string]common.Address{"BountyEscrow": d.Contracts.BountyEscrow, "StakeRegistry": d.Contracts.StakeRegistry} {
+	for name, want := range map[string]common.Address{"BountyEscrow": d.Contracts.BountyEscrow, "StakeRegistry": d.Contracts.StakeRegistry,
+		"JobEscrow": d.Contracts.JobEscrow, "SuretyHook": d.Contracts.SuretyHook} {
 		if got := info.Contracts[name]; !common.IsHexAddress(got) || common.HexToAddress(got) != want {
 			return fmt.Errorf("the node at %s names %s at %.64q; your --deployment has it at %s: another deployment (or a node naming its own): nothing sent", nodeURL, name, got, want.Hex())
 		}

@@ -114,6 +114,72 @@ export interface BountyResult {
   block: number;
   gasUsed: number;
 }
+/** An ERC-8183 job's status (the standard's JobStatus). */
+export type JobStatus = "open" | "funded" | "submitted" | "completed" | "rejected" | "expired";
+/** An event of JobEscrow or SuretyHook, as the node indexed it. */
+export interface JobEvent {
+  jobId?: number;
+  contract: "JobEscrow" | "SuretyHook";
+  name: string;
+  block: number;
+  txHash: string;
+  logIndex: number;
+  /** The event's arguments by their Solidity names (integers above 64 bits as decimal strings). */
+  data: Record<string, unknown>;
+}
+/** One worker's entry in a Surety job. */
+export interface JobEntry {
+  worker: string;
+  agentId: string;
+  lockId: string;
+  deliverable?: string;
+  bps?: number;
+  amount?: string;
+}
+/** A Surety job's side in SuretyHook: plan, phase, entries, dispute, settlement, milestone parts. */
+export interface JobSurety {
+  phase: string;
+  plan?: Record<string, unknown>;
+  entries?: JobEntry[];
+  dispute?: { by: string; reasonHash: string };
+  settlement?: { outcome: string; toWorkers: string; toClient: string; slash: string };
+  parts?: number[];
+}
+/** An ERC-8183 job as the node's index shows it (GET /v1/jobs/{id}). */
+export interface Job {
+  id: number;
+  status: JobStatus;
+  client: string;
+  provider: string;
+  evaluator: string;
+  hook: string;
+  expiredAt: number;
+  description: string;
+  providerAgentId: string;
+  token: string;
+  budget: string;
+  deliverable?: string;
+  reason?: string;
+  rejectedBy?: string;
+  payout: string;
+  platformFee: string;
+  evaluatorFee: string;
+  refund: string;
+  createdBlock: number;
+  updatedBlock: number;
+  workers?: string[];
+  surety?: JobSurety;
+  history?: JobEvent[];
+}
+/** The filter of GET /v1/jobs. */
+export interface JobFilter {
+  status?: JobStatus;
+  client?: string;
+  provider?: string;
+  evaluator?: string;
+  after?: number;
+  limit?: number;
+}
 export type Action = "claim" | "assign" | "submit" | "accept" | "reject" | "dispute" | "resolve" | "resolve-expired" | "release" | "refund" | "cancel" | "unclaim";
 export interface Holding {
   agentId: string;
@@ -526,6 +592,17 @@ export class Client {
   /** GET /v1/bounties/{id} */
   bounty(id: number | string): Promise<Bounty> {
     return this.get(`/v1/bounties/${encodeURIComponent(String(id))}`);
+  }
+  /** GET /v1/jobs?status=&client=&provider=&evaluator=&after=&limit=: ERC-8183 jobs from the node's index. */
+  async jobs(f: JobFilter = {}): Promise<Job[]> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(f)) if (v !== undefined && v !== "") q.set(k, String(v));
+    return (await this.get<{ jobs: Job[] }>(`/v1/jobs?${q}`)).jobs ?? [];
+  }
+  /** GET /v1/jobs/{id}: the job with its workers, Surety side and history. A job the node does
+   * not hold is a ProblemError of type unknown-job; its detail says whether the chain has it. */
+  job(id: number | string): Promise<Job> {
+    return this.get(`/v1/jobs/${encodeURIComponent(String(id))}`);
   }
   /** PUT /v1/bounties/{id}/spec: the task text whose keccak256 the bounty recorded. */
   async putBountySpec(id: number | string, text: string): Promise<void> {

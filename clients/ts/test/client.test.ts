@@ -88,6 +88,8 @@ test("client: routes, escaping and bodies", async () => {
       await c.registerDID("proof.jws.x");
       await c.logLeaves({ from: 4, subject: did, limit: 2 });
       await c.logLeaves();
+      await c.jobs({ status: "funded", provider: "0xabc", after: 3, limit: 2 });
+      await c.job(7);
       assert.deepEqual(
         seen.map((s) => `${s.method} ${s.url} ${s.type}`),
         [
@@ -99,6 +101,8 @@ test("client: routes, escaping and bodies", async () => {
           "POST /v1/dids/register application/json",
           "GET /v1/log/leaves?from=4&subject=did%3Akey%3Az6MkTest&limit=2 ",
           "GET /v1/log/leaves?from=0 ",
+          "GET /v1/jobs?status=funded&provider=0xabc&after=3&limit=2 ",
+          "GET /v1/jobs/7 ",
         ],
       );
       assert.equal(seen[3].body, "the task");

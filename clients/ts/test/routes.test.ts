@@ -47,6 +47,8 @@ const methods: Record<string, keyof Client> = {
   "POST /v1/bounties": "postBounty",
   "GET /v1/bounties": "bounties",
   "GET /v1/bounties/{id}": "bounty",
+  "GET /v1/jobs": "jobs",
+  "GET /v1/jobs/{id}": "job",
   "PUT /v1/bounties/{id}/spec": "putBountySpec",
   "POST /v1/bounties/{id}/{action}": "actOnBounty",
   "POST /v1/stake": "stake",
