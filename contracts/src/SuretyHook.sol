@@ -211,7 +211,8 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     }
 
     /// @notice The client takes the budget back (the core's reject refunds it) when nothing
-    /// was submitted and nobody joined, or nobody can submit any more.
+    /// was submitted and nobody holds a staked slot, or nobody can submit any more. (A job
+    /// without a minStake can be cancelled until its first submission.)
     function cancel(uint256 jobId) external nonReentrant {
         (Job storage j, Plan storage p) = _open(jobId);
         if (msg.sender != j.client) revert NotClient(jobId, msg.sender);
@@ -326,6 +327,7 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
         if (j.phase != Phase.None && j.phase != Phase.Planned) revert WrongPhase(jobId, j.phase);
         // The core lets only the client and the provider set a budget; the provider is the pool.
         if (caller == address(pool)) revert NotClient(jobId, caller);
+        if (optParams.length != 8 * 32) revert InvalidPlan("encoding"); // abi.encode(Plan): eight words
         Plan memory p = abi.decode(optParams, (Plan));
         if (p.arbiter == address(0) || p.arbiter == caller) revert InvalidPlan("arbiter");
         if (p.reviewWindow == 0 || p.reviewWindow > MAX_WINDOW) revert InvalidPlan("reviewWindow");

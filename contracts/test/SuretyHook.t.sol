@@ -134,6 +134,17 @@ contract SuretyHookTest is HookFixture {
         core.setBudget(id, address(token), BUDGET, abi.encode(p));
     }
 
+    function test_setBudget_refusesWhatIsNotAPlan() public {
+        uint256 id = created();
+        vm.startPrank(client);
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.InvalidPlan.selector, "encoding"));
+        core.setBudget(id, address(token), BUDGET, "");
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.InvalidPlan.selector, "encoding"));
+        core.setBudget(id, address(token), BUDGET, abi.encode(plan(1, 1, 0), uint256(1)));
+        vm.stopPrank();
+        assertPhase(id, ISuretyHook.Phase.None);
+    }
+
     function test_setBudget_refusesInvalidPlans() public {
         ISuretyHook.Plan memory p = plan(1, 1, 0);
         p.arbiter = address(0);
