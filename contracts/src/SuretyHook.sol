@@ -30,7 +30,8 @@ import {SuretyPool} from "./SuretyPool.sol";
 /// - silence past the review window: `release` pays the first submitters (up to maxWinners)
 ///   evenly;
 /// - `cancel`: the client takes the budget back when nothing was submitted and nobody joined
-///   (or the entries have closed); `close` ends the stake locks of a job the core expired.
+///   (or the entries have closed); `close` ends the stake locks of a job the core expired,
+///   or of any job CLOSE_GRACE past its expiry (a token that reverts cannot hold them).
 /// Losers and silence never slash; only a ruling on a single-worker job does.
 ///
 /// Timing: the core lets anyone claimRefund after expiredAt, which would cut a review or a
@@ -48,6 +49,10 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     /// @notice Time kept after the last review and ruling deadline before the core's expiry,
     /// for the parties to call release or resolveExpired.
     uint256 public constant SETTLE_WINDOW = 1 days;
+    /// @notice How long after a funded job's expiredAt `close` ends its stake locks whatever
+    /// the core's status: a token that freezes, or blocks the client, makes every payout and
+    /// refund revert, and cannot hold a worker's stake past expiredAt + CLOSE_GRACE.
+    uint256 public constant CLOSE_GRACE = 7 days;
     /// @notice The longest review window and arbiter time a plan may set.
     uint32 public constant MAX_WINDOW = 90 days;
     /// @notice The most workers one job takes.
@@ -252,13 +257,21 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     // --- expiry ---
 
     /// @notice Ends the stake locks of a job the core expired (claimRefund refunded the
-    /// client) or rejected while open. Anyone may call.
+    /// client) or rejected while open; or, CLOSE_GRACE past a funded job's expiredAt, whatever
+    /// the core's status (a token that reverts holds no stake: the budget stays in the core for
+    /// claimRefund, and the hook never completes the job). No lock is slashed. Anyone may call.
     function close(uint256 jobId) external nonReentrant {
         Job storage j = _jobs[jobId];
-        if (j.phase == Phase.None) revert UnknownJob(jobId);
-        if (j.phase == Phase.Settled) revert WrongPhase(jobId, j.phase);
-        IERC8183.JobStatus s = core.getJob(jobId).status;
-        if (s != IERC8183.JobStatus.Expired && s != IERC8183.JobStatus.Rejected) revert CoreStatus(jobId, uint8(s));
+        Phase ph = j.phase;
+        if (ph == Phase.None) revert UnknownJob(jobId);
+        if (ph == Phase.Settled) revert WrongPhase(jobId, ph);
+        // A Planned job has no expiredAt here (0): only the core's status ends it.
+        if (ph == Phase.Planned || block.timestamp <= uint256(j.expiredAt) + CLOSE_GRACE) {
+            IERC8183.JobStatus s = core.getJob(jobId).status;
+            if (s != IERC8183.JobStatus.Expired && s != IERC8183.JobStatus.Rejected) {
+                revert CoreStatus(jobId, uint8(s));
+            }
+        }
         j.phase = Phase.Settled;
         _unlockAll(jobId, _plans[jobId], j.client, 0);
         emit Settled(jobId, Outcome.Expired, 0, 0, 0);

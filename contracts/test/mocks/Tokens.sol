@@ -150,3 +150,31 @@ contract CallbackToken is MockERC20 {
         return true;
     }
 }
+
+/// @notice A token its admin can freeze (every transfer reverts) or whose transfers to one
+/// blocked account revert: a pausable, blocklisting issuer's token.
+contract FreezableToken is MockERC20 {
+    address public immutable admin;
+    bool public frozen;
+    mapping(address => bool) public blocked;
+
+    constructor() MockERC20("Freeze", "FRZ") {
+        admin = msg.sender;
+    }
+
+    function freeze(bool f) external {
+        require(msg.sender == admin, "admin");
+        frozen = f;
+    }
+
+    function block_(address a, bool b) external {
+        require(msg.sender == admin, "admin");
+        blocked[a] = b;
+    }
+
+    function _move(address from, address to, uint256 amount) internal override {
+        require(!frozen, "frozen");
+        require(!blocked[to] && !blocked[from], "blocked");
+        super._move(from, to, amount);
+    }
+}
