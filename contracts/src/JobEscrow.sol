@@ -20,14 +20,16 @@ import {ReentrancyGuard} from "./ReentrancyGuard.sol";
 ///   the escrow received, and that is what it pays out or refunds;
 /// - every function of a job's life holds one re-entry lock, so a hook (or a token) cannot
 ///   re-enter to move a job twice;
-/// - fees are computed without overflow, so a job of any budget can be completed.
+/// - fees are computed without overflow, so a job of any budget can be completed;
+/// - platform plus evaluator fee are capped at MAX_FEE_BP (10%), and each job keeps the fees
+///   in force when it was created (`feesOf`): the owner cannot raise them under a job.
 ///
 /// Not upgradeable; an `Owned` owner (two-step handover) holds the reference's admin role
 /// (fees, treasury, hook allowlist). Payouts go through `Transfers`: a payout that fails
 /// reverts the action, as the reference's SafeERC20 does.
 ///
 /// Storage: a job lives in four slots written once each (createJob writes three, the first
-/// setBudget the fourth) and updated in place after; a description past its first 22 bytes
+/// setBudget the fourth) and updated in place after; a description past its first 18 bytes
 /// takes a slot per 32 bytes more, and a hook, a non-zero agent id or a budget of 2^96 or more
 /// a slot each, only on the jobs that have them.
 contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
@@ -39,12 +41,16 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
     uint256 public constant MIN_EXPIRY = 5 minutes;
     /// @notice Basis points of a whole.
     uint256 private constant BP = 10_000;
+    /// @notice The most platform plus evaluator fee may take of a budget (10%, as BountyEscrow's
+    /// MAX_FEE_BPS; the reference allows the whole budget).
+    uint256 public constant MAX_FEE_BP = 1_000;
 
     uint8 private constant HAS_HOOK = 1;
     uint8 private constant BIG_BUDGET = 2;
     uint8 private constant HAS_PROVIDER = 4;
-    /// @dev How many bytes of a description slots 1 and 2 hold beside the provider and the evaluator.
-    uint256 private constant INLINE = 22;
+    /// @dev How many bytes of a description slots 1 and 2 hold beside the provider, the
+    /// evaluator and the job's fees.
+    uint256 private constant INLINE = 18;
 
     /// @notice expiredAt beyond what a job stores (2^40 - 1 seconds: the year 36812).
     error ExpiryTooLong(uint256 expiredAt);
@@ -57,8 +63,9 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
 
     /// @dev A job as stored. Slot 0 changes with every transition; slots 1 and 2 are written
     /// at createJob (setProvider fills an empty provider), slot 3 at setBudget (which may
-    /// rewrite it while the job is Open). The description's first 22 bytes ride in slots 1 and
-    /// 2 beside the provider and the evaluator, the rest a word a slot.
+    /// rewrite it while the job is Open). The description's first 18 bytes ride in slots 1 and
+    /// 2 beside the provider, the evaluator and the fees fixed at createJob, the rest a word a
+    /// slot.
     struct Stored {
         // slot 0
         address client;
@@ -72,7 +79,9 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         // slot 2
         address evaluator;
         uint16 descriptionLength;
-        bytes10 description1; // bytes 12 to 21
+        uint16 platformFeeBP; // the fees in force at createJob
+        uint16 evaluatorFeeBP;
+        bytes6 description1; // bytes 12 to 17
         // slot 3
         address paymentToken;
         uint96 budget; // when it fits (else bigBudget)
@@ -80,7 +89,7 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         address hook;
         uint256 bigBudget;
         uint256 agentId;
-        mapping(uint256 word => bytes32) descriptionRest; // bytes 22 on, 32 a word
+        mapping(uint256 word => bytes32) descriptionRest; // bytes 18 on, 32 a word
     }
 
     /// @notice Receives the platform fee.
@@ -105,8 +114,8 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
     /// @inheritdoc IERC8183
     function setPlatformFee(uint256 feeBP, address treasury) external onlyOwner {
         if (treasury == address(0)) revert ZeroAddress();
-        if (feeBP > BP || feeBP + _evaluatorFeeBP > BP) revert FeesTooHigh();
-        // forge-lint: disable-next-line(unsafe-typecast) feeBP <= 10,000, checked above
+        if (feeBP > MAX_FEE_BP || feeBP + _evaluatorFeeBP > MAX_FEE_BP) revert FeesTooHigh();
+        // forge-lint: disable-next-line(unsafe-typecast) feeBP <= 1,000, checked above
         _platformFeeBP = uint16(feeBP);
         platformTreasury = treasury;
         emit PlatformFeeSet(feeBP, treasury);
@@ -114,8 +123,8 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
 
     /// @inheritdoc IERC8183
     function setEvaluatorFee(uint256 feeBP) external onlyOwner {
-        if (feeBP > BP || feeBP + _platformFeeBP > BP) revert FeesTooHigh();
-        // forge-lint: disable-next-line(unsafe-typecast) feeBP <= 10,000, checked above
+        if (feeBP > MAX_FEE_BP || feeBP + _platformFeeBP > MAX_FEE_BP) revert FeesTooHigh();
+        // forge-lint: disable-next-line(unsafe-typecast) feeBP <= 1,000, checked above
         _evaluatorFeeBP = uint16(feeBP);
         emit EvaluatorFeeSet(feeBP);
     }
@@ -140,6 +149,13 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
     /// @inheritdoc IERC8183
     function whitelistedHooks(address hook) public view returns (bool) {
         return hook == address(0) || _allowedHooks[hook];
+    }
+
+    /// @notice The platform and evaluator fees (basis points) job `jobId` pays at complete:
+    /// those in force when it was created, whatever the owner sets later.
+    function feesOf(uint256 jobId) external view returns (uint256 platformFee, uint256 evaluatorFee) {
+        Stored storage j = _job(jobId);
+        return (j.platformFeeBP, j.evaluatorFeeBP);
     }
 
     // --- the job's life ---
@@ -173,6 +189,7 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         j.expiredAt = uint40(expiredAt);
         j.flags = flags;
         j.evaluator = evaluator;
+        _fixFees(j);
         if (hook != address(0)) j.hook = hook;
         _storeDescription(j, description);
 
@@ -292,11 +309,12 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         uint256 net = amount;
         if (amount > 0) {
             address token = j.paymentToken;
-            address treasury = platformTreasury;
-            uint256 platformFee = _fee(amount, _platformFeeBP);
-            uint256 evaluatorFee = _fee(amount, _evaluatorFeeBP);
+            // The job's own fees, fixed at createJob.
+            uint256 platformFee = _fee(amount, j.platformFeeBP);
+            uint256 evaluatorFee = _fee(amount, j.evaluatorFeeBP);
             net = amount - platformFee - evaluatorFee;
             if (platformFee > 0) {
+                address treasury = platformTreasury;
                 _pay(token, treasury, platformFee);
                 emit PlatformFeePaid(jobId, treasury, platformFee);
             }
@@ -437,7 +455,15 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         }
     }
 
-    /// @dev Stores the description: bytes 0 to 21 beside the provider and the evaluator, the
+    /// @dev Fixes the job's fees: those in force now (slot 2, written at createJob anyway).
+    function _fixFees(Stored storage j) private {
+        uint16 platformFeeBP_ = _platformFeeBP;
+        uint16 evaluatorFeeBP_ = _evaluatorFeeBP;
+        if (platformFeeBP_ != 0) j.platformFeeBP = platformFeeBP_;
+        if (evaluatorFeeBP_ != 0) j.evaluatorFeeBP = evaluatorFeeBP_;
+    }
+
+    /// @dev Stores the description: bytes 0 to 17 beside the provider and the evaluator, the
     /// rest a word a slot; every word masked to the description's length.
     function _storeDescription(Stored storage j, string calldata description) private {
         uint256 n = bytes(description).length;
@@ -446,7 +472,7 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         // forge-lint: disable-next-line(unsafe-typecast) n <= 65,535, checked above
         j.descriptionLength = uint16(n);
         j.description0 = bytes12(_word(description, 0));
-        if (n > 12) j.description1 = bytes10(_word(description, 12));
+        if (n > 12) j.description1 = bytes6(_word(description, 12));
         for (uint256 at = INLINE; at < n; at += 32) {
             j.descriptionRest[(at - INLINE) / 32] = _word(description, at);
         }
@@ -466,7 +492,7 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         // Room for the last word's spill: the length is set to n at the end.
         bytes memory b = new bytes(n + 64);
         bytes12 d0 = j.description0;
-        bytes10 d1 = j.description1;
+        bytes6 d1 = j.description1;
         assembly ("memory-safe") {
             mstore(add(b, 32), d0)
             mstore(add(b, 44), d1)

@@ -58,18 +58,22 @@ contract JobEscrowTest is JobFixture {
         escrow.setPlatformFee(1, address(0));
     }
 
-    function test_setPlatformFee_revertsWhenFeesExceedWhole() public {
+    function test_setPlatformFee_revertsAboveTheCap() public {
         vm.prank(owner);
-        escrow.setEvaluatorFee(4000);
+        escrow.setEvaluatorFee(400);
         vm.expectRevert(IERC8183.FeesTooHigh.selector);
         vm.prank(owner);
-        escrow.setPlatformFee(6001, treasury);
+        escrow.setPlatformFee(601, treasury);
+        vm.expectRevert(IERC8183.FeesTooHigh.selector);
+        vm.prank(owner);
+        escrow.setPlatformFee(10_000, treasury); // the reference allows the whole budget
         vm.expectRevert(IERC8183.FeesTooHigh.selector);
         vm.prank(owner);
         escrow.setPlatformFee(type(uint256).max, treasury); // no overflow panic
         vm.prank(owner);
-        escrow.setPlatformFee(6000, treasury);
-        vm.assertEq(escrow.platformFeeBP(), 6000, "fees may add up to the whole");
+        escrow.setPlatformFee(600, treasury);
+        vm.assertEq(escrow.platformFeeBP(), 600, "fees may add up to the cap");
+        vm.assertEq(escrow.MAX_FEE_BP(), 1_000, "10%, as BountyEscrow's MAX_FEE_BPS");
     }
 
     function test_setEvaluatorFee_setsFee() public {
@@ -86,15 +90,18 @@ contract JobEscrowTest is JobFixture {
         escrow.setEvaluatorFee(1);
     }
 
-    function test_setEvaluatorFee_revertsWhenFeesExceedWhole() public {
+    function test_setEvaluatorFee_revertsAboveTheCap() public {
         vm.prank(owner);
-        escrow.setPlatformFee(9000, treasury);
+        escrow.setPlatformFee(900, treasury);
         vm.expectRevert(IERC8183.FeesTooHigh.selector);
         vm.prank(owner);
-        escrow.setEvaluatorFee(1001);
+        escrow.setEvaluatorFee(101);
         vm.expectRevert(IERC8183.FeesTooHigh.selector);
         vm.prank(owner);
         escrow.setEvaluatorFee(type(uint256).max);
+        vm.prank(owner);
+        escrow.setEvaluatorFee(100);
+        vm.assertEq(escrow.evaluatorFeeBP(), 100, "fees may add up to the cap");
     }
 
     function test_setHookWhitelist_allowsAndDisallows() public {

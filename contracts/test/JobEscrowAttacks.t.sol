@@ -145,6 +145,55 @@ contract JobEscrowAttackTest is JobFixture {
 
     // --- (d) hooks and tokens cannot re-enter to move a job twice ---
 
+    // --- the owner's fees under funded jobs ---
+
+    /// The reference reads the fees at complete and allows up to 10,000 bps: its admin can
+    /// front-run an evaluator's complete with setPlatformFee(10_000) and take the budget.
+    function test_complete_ownerCannotRaiseTheFeeUnderAFundedJob() public {
+        vm.prank(owner);
+        escrow.setPlatformFee(100, treasury); // 1% when the job is created
+        uint256 id = submitted(BUDGET);
+        vm.startPrank(owner);
+        vm.expectRevert(IERC8183.FeesTooHigh.selector);
+        escrow.setPlatformFee(10_000, owner);
+        escrow.setPlatformFee(800, owner); // the most it may set
+        escrow.setEvaluatorFee(200);
+        vm.stopPrank();
+        vm.prank(evaluator);
+        escrow.complete(id, REASON, "");
+        // The treasury is the owner's to move; the fee is the job's own 1%.
+        vm.assertEq(token.balanceOf(owner), BUDGET / 100, "the job's own 1% to the treasury");
+        vm.assertEq(token.balanceOf(evaluator), 0, "no evaluator fee the job was not created with");
+        vm.assertEq(token.balanceOf(provider), BUDGET - BUDGET / 100, "the provider paid the rest");
+    }
+
+    /// A fee lowered after a job was created does not apply to it either: the job keeps the
+    /// fees it was created (and funded) under, which the client read before it funded.
+    function test_complete_usesTheFeesFixedAtCreation() public {
+        vm.startPrank(owner);
+        escrow.setPlatformFee(300, treasury);
+        escrow.setEvaluatorFee(200);
+        vm.stopPrank();
+        uint256 id = submitted(BUDGET);
+        (uint256 pf, uint256 ef) = escrow.feesOf(id);
+        vm.assertEq(pf, 300, "platform fee fixed");
+        vm.assertEq(ef, 200, "evaluator fee fixed");
+        vm.startPrank(owner);
+        escrow.setEvaluatorFee(0);
+        escrow.setPlatformFee(0, treasury);
+        vm.stopPrank();
+        uint256 later = submitted(BUDGET);
+        (pf, ef) = escrow.feesOf(later);
+        vm.assertEq(pf + ef, 0, "a later job: the new fees");
+        vm.prank(evaluator);
+        escrow.complete(id, REASON, "");
+        vm.assertEq(token.balanceOf(treasury), BUDGET * 300 / 10_000, "platform");
+        vm.assertEq(token.balanceOf(evaluator), BUDGET * 200 / 10_000, "evaluator");
+        vm.prank(evaluator);
+        escrow.complete(later, REASON, "");
+        vm.assertEq(token.balanceOf(treasury), BUDGET * 300 / 10_000, "no fee on the later job");
+    }
+
     /// The evaluator is a contract whose hook, after complete paid the provider, tries every
     /// entry point again (reject to refund the client as well, claimRefund, complete twice...).
     function test_hook_cannotReenterDuringComplete() public {

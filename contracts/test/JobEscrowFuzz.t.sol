@@ -10,8 +10,8 @@ contract JobEscrowFuzzTest is JobFixture {
     /// each fee rounded down as the reference rounds it.
     function testFuzz_complete_conservesTheBudget(uint256 amount, uint256 platformBP, uint256 evaluatorBP) public {
         amount = bound(amount, 0, type(uint256).max - token.totalSupply());
-        platformBP = bound(platformBP, 0, 10_000);
-        evaluatorBP = bound(evaluatorBP, 0, 10_000 - platformBP);
+        platformBP = bound(platformBP, 0, 1_000);
+        evaluatorBP = bound(evaluatorBP, 0, 1_000 - platformBP);
         vm.startPrank(owner);
         escrow.setPlatformFee(platformBP, treasury);
         escrow.setEvaluatorFee(evaluatorBP);

@@ -147,8 +147,8 @@ contract JobHandler is Common {
     }
 
     function setFees(uint256 platformBP, uint256 evaluatorBP) external {
-        platformBP = bound(platformBP, 0, 5_000);
-        evaluatorBP = bound(evaluatorBP, 0, 5_000);
+        platformBP = bound(platformBP, 0, 500);
+        evaluatorBP = bound(evaluatorBP, 0, 500);
         vm.startPrank(owner);
         escrow.setPlatformFee(0, owner);
         escrow.setEvaluatorFee(evaluatorBP);
