@@ -489,7 +489,8 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     }
 
     /// @dev Completes the core job and has the pool pay what it received: each winner its
-    /// share, the client the rest, the arbiter the evaluator fee this hook received.
+    /// share, the client the rest, the arbiter the evaluator fee this hook received and
+    /// forwarded (what of it reached the pool).
     function _payOut(
         uint256 jobId,
         Job storage j,
@@ -508,11 +509,14 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
         to[n] = j.client;
         amounts[n] = toClient;
         if (evaluatorFee != 0) {
+            // The arbiter gets what reached the pool (a fee-on-transfer token delivers less than
+            // was sent), never a wei of the pool's other credits.
+            uint256 poolBefore = IERC20(token).balanceOf(address(pool));
             if (!token.send(address(pool), evaluatorFee, gasleft())) {
                 revert SuretyPool.TransferFailed(token, address(pool), evaluatorFee);
             }
             to[n + 1] = arbiter;
-            amounts[n + 1] = evaluatorFee;
+            amounts[n + 1] = IERC20(token).balanceOf(address(pool)) - poolBefore;
         }
         pool.pay(token, to, amounts);
     }

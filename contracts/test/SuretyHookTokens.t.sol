@@ -4,7 +4,11 @@ pragma solidity 0.8.30;
 import {HookFixture} from "./lib/HookFixture.sol";
 import {IERC8183} from "../src/IERC8183.sol";
 import {ISuretyHook} from "../src/ISuretyHook.sol";
-import {FreezableToken} from "./mocks/Tokens.sol";
+import {FreezableToken, FeeOnTransferToken} from "./mocks/Tokens.sol";
+
+interface VmStore {
+    function store(address target, bytes32 slot, bytes32 value) external;
+}
 
 /// @notice SuretyHook against the client's token: a token that freezes, or blocklists the
 /// client, makes every payout and refund revert; the workers' stake locks still end, unslashed,
@@ -128,5 +132,60 @@ contract SuretyHookTokenTest is HookFixture {
         vm.prank(client);
         core.fund(id, BUDGET, "");
         assertPhase(id, ISuretyHook.Phase.Open);
+    }
+
+    // --- a fee-on-transfer token and an evaluator fee ---
+
+    function fotJob(FeeOnTransferToken fot) internal returns (uint256 id) {
+        vm.startPrank(client);
+        id = core.createJob(address(pool), address(hook), block.timestamp + DURATION, "b", address(hook), 0);
+        core.setBudget(id, address(fot), BUDGET, abi.encode(plan(1, 1, 0)));
+        core.fund(id, BUDGET, "");
+        vm.stopPrank();
+        submitAs(id, worker);
+    }
+
+    function fotSetup() internal returns (FeeOnTransferToken fot) {
+        vm.prank(owner);
+        core.setEvaluatorFee(100); // 1%, in force when the job is created
+        fot = new FeeOnTransferToken(100); // 1% burnt a transfer
+        fot.mint(client, 10 * BUDGET);
+        vm.prank(client);
+        fot.approve(address(core), type(uint256).max);
+    }
+
+    /// The hook forwards the evaluator fee to the pool, which gets 1% less: the arbiter is paid
+    /// what arrived, never more, so no credit goes unbacked.
+    function test_evaluatorFee_feeOnTransferPaysTheArbiterWhatArrived() public {
+        FeeOnTransferToken fot = fotSetup();
+        uint256 id = fotJob(fot);
+        vm.prank(client);
+        hook.approve(id);
+        vm.assertEq(pool.owed(arbiter, address(fot)), 0, "pushed, not credited");
+        vm.assertEq(fot.balanceOf(address(pool)), 0, "the pool holds nothing");
+        vm.assertEq(pool.totalOwed(address(fot)), 0, "owes nothing");
+        vm.assertGt(fot.balanceOf(arbiter), 0, "the arbiter was paid");
+    }
+
+    /// Another recipient's honest credit in the same token is not touched by a job's evaluator fee.
+    function test_evaluatorFee_feeOnTransferNeverSpendsOthersCredits() public {
+        FeeOnTransferToken fot = fotSetup();
+        address victim = makeAddr("victim");
+        fot.mint(address(pool), 100 ether); // backs the credit seeded below
+        VmStore(address(vm))
+            .store(
+                address(pool),
+                keccak256(abi.encode(address(fot), keccak256(abi.encode(victim, uint256(0))))),
+                bytes32(uint256(100 ether))
+            );
+        VmStore(address(vm))
+            .store(address(pool), keccak256(abi.encode(address(fot), uint256(1))), bytes32(uint256(100 ether)));
+        vm.assertEq(pool.owed(victim, address(fot)), 100 ether, "seeded credit");
+        uint256 id = fotJob(fot);
+        vm.prank(client);
+        hook.approve(id);
+        vm.assertEq(fot.balanceOf(address(pool)), pool.totalOwed(address(fot)), "the pool holds exactly its credits");
+        vm.prank(victim);
+        pool.withdraw(address(fot));
     }
 }
