@@ -279,11 +279,10 @@ func TestHookThreeMilestonesOnAnvil(t *testing.T) {
 		ids = append(ids, id)
 		prev = id
 	}
-	for _, id := range ids {
-		j.send(2, hook, "", "join(uint256,bytes32)", id, j.agent(2))
-	}
 	paid := new(big.Int)
 	for k, id := range ids {
+		// A part is the previous part's worker's once that part paid it.
+		j.send(2, hook, "", "join(uint256,bytes32)", id, j.agent(2))
 		j.send(2, hook, "", "submit(uint256,bytes32)", id, crypto.Keccak256Hash([]byte("part "+id)).Hex())
 		if got := j.tokenBalance(who(2)); got.Cmp(paid) != 0 {
 			t.Fatalf("part %d paid before its approval: %s", k+1, got)

@@ -21,7 +21,7 @@ interface ISuretyHook {
         uint16 maxWinners; // workers a pick or ruling may pay, 1..maxEntries
         uint128 minStake; // stake a join locks in the StakeRegistry until the job settles (0: none)
         address worker; // the one worker allowed to join (maxEntries 1), or address(0): open
-        uint256 prevPart; // milestones: the job id of the previous part (its worker alone may join), 0: none
+        uint256 prevPart; // milestones: the previous part's job id (only its worker, once paid unslashed, may join), 0: none
     }
 
     /// @notice Where a Surety job is in the hook's eyes (the core job has its own status).
@@ -49,6 +49,7 @@ interface ISuretyHook {
         Phase phase;
         uint40 closedAt; // when the last allowed entry was submitted (entries closed early), 0 before
         uint40 disputedAt; // when the client rejected, 0 before
+        bool paid; // settled with a share to its worker(s) and no slash: a milestone's next part is theirs
         address token;
         uint64 expiredAt; // the core job's expiredAt
         uint16 joined;

@@ -41,8 +41,9 @@ import {SuretyPool} from "./SuretyPool.sol";
 /// called in time) is only refunded to the client, its locks ended by `close`.
 ///
 /// Milestones: each part is its own standard ERC-8183 job; a part's plan names the previous
-/// part (`prevPart`, same client), and only the worker who joined that part may join it, so a
-/// milestone job is a chain of jobs funded, submitted, approved and paid one by one.
+/// part (`prevPart`, same client, a single-worker job), and only the worker who submitted that
+/// part, once it settled paying that worker without a slash, may join it, so a milestone job is
+/// a chain of jobs funded, submitted, approved and paid one by one.
 contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     using Transfers for address;
 
@@ -392,13 +393,15 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     }
 
     /// @dev Whether the caller may enter: not entered yet, not the client nor the arbiter, the
-    /// named worker if the plan names one, the previous part's worker for a milestone part,
-    /// and in time.
+    /// named worker if the plan names one, for a milestone part the previous part's worker
+    /// (it submitted, and that part settled paying it without a slash), and in time.
     function _admit(uint256 jobId, Job storage j, Plan storage p) private view {
         if (entryOf[jobId][msg.sender] != 0) revert AlreadyJoined(jobId, msg.sender);
         if (msg.sender == j.client || msg.sender == p.arbiter) revert NotAllowed(jobId, msg.sender);
         if (p.worker != address(0) && msg.sender != p.worker) revert NotAllowed(jobId, msg.sender);
-        if (p.prevPart != 0 && entryOf[p.prevPart][msg.sender] == 0) revert NotAllowed(jobId, msg.sender);
+        if (p.prevPart != 0 && (entryOf[p.prevPart][msg.sender] < 2 || !_jobs[p.prevPart].paid)) {
+            revert NotAllowed(jobId, msg.sender); // not the previous part's worker, paid unslashed
+        }
         _inTime(jobId, j, p);
     }
 
@@ -482,6 +485,7 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
             toClient = core.getJob(jobId).budget;
             core.reject(jobId, bytes32(uint256(outcome)), "");
         } else {
+            if (slash == 0) j.paid = true;
             (toWorkers, toClient) = _payOut(jobId, j, p.arbiter, winners, bps, sum, outcome);
         }
         _unlockAll(jobId, p, client, slash);

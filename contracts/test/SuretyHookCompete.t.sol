@@ -130,15 +130,15 @@ contract SuretyHookCompeteTest is HookFixture {
         uint256 b = part(a, address(0));
         uint256 c = part(b, address(0));
         vm.assertEq(hook.planOf(c).prevPart, b, "linked");
-        joinAs(a, worker);
-        // Only the worker of the previous part may take the next.
-        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, b, worker2));
-        joinAs(b, worker2);
-        joinAs(b, worker);
-        joinAs(c, worker);
         uint256 n = net(BUDGET);
         uint256[3] memory ids = [a, b, c];
         for (uint256 i; i < 3; ++i) {
+            // Only the previous part's paid worker may take the next.
+            if (i > 0) {
+                vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, ids[i], worker2));
+                joinAs(ids[i], worker2);
+            }
+            joinAs(ids[i], worker);
             submitAs(ids[i], worker);
             vm.prank(client);
             hook.approve(ids[i]);
@@ -148,14 +148,54 @@ contract SuretyHookCompeteTest is HookFixture {
         vm.assertEq(registry.freeStakeOf(agentOf(worker), worker), 10 ether, "every lock ended");
     }
 
+    /// The next part is the paid worker's: not before its part is paid, and never for a worker
+    /// that joined the previous part and did not submit.
+    function test_milestones_nextPartWaitsForThePreviousPartsPayment() public {
+        uint256 a = part(0, address(0));
+        uint256 b = part(a, address(0));
+        joinAs(a, worker);
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, b, worker));
+        joinAs(b, worker); // joined part one, not paid for it (not even submitted)
+        submitAs(a, worker);
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, b, worker));
+        joinAs(b, worker); // submitted, not paid yet
+        vm.prank(client);
+        hook.approve(a);
+        joinAs(b, worker);
+    }
+
+    /// A worker whose part was ruled against (nothing to it, its stake slashed) does not carry
+    /// the milestone on; nor does one whose part was refunded at expiry.
+    function test_milestones_aSlashedOrUnpaidWorkerMayNotJoinTheNextPart() public {
+        uint256 a = part(0, address(0));
+        uint256 b = part(a, address(0));
+        joinAs(a, worker);
+        submitAs(a, worker);
+        vm.prank(client);
+        hook.reject(a, 0);
+        vm.prank(arbiter);
+        hook.resolve(a, one(worker), bps1(5_000), STAKE); // half paid, but slashed
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, b, worker));
+        joinAs(b, worker);
+
+        uint256 c = part(0, address(0));
+        uint256 d = part(c, address(0));
+        joinAs(c, worker2);
+        vm.warp(block.timestamp + DURATION);
+        core.claimRefund(c);
+        hook.close(c);
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, d, worker2));
+        joinAs(d, worker2);
+    }
+
     function test_milestones_aPartDisputedAloneLeavesTheOthers() public {
         uint256 a = part(0, worker);
         uint256 b = part(a, address(0));
         joinAs(a, worker);
-        joinAs(b, worker);
         submitAs(a, worker);
         vm.prank(client);
         hook.approve(a);
+        joinAs(b, worker);
         submitAs(b, worker);
         vm.prank(client);
         hook.reject(b, 0);
