@@ -31,7 +31,7 @@ var (
 	// created (and alone may lock and slash).
 	ErrForeignRegistry = errors.New("contracts: stake registry is not the escrow's")
 	// ErrForeignHook reports a deployment whose SuretyHook is not its registry's job locker,
-	// or not built on its JobEscrow.
+	// locks in another registry, is not built on its JobEscrow, or is not on its allowlist.
 	ErrForeignHook = errors.New("contracts: SuretyHook is not the deployment's job locker")
 )
 
@@ -127,8 +127,10 @@ type Backend interface {
 
 // Check verifies that d belongs to the chain behind b: same chain id, contract code at every
 // address, a StakeRegistry that is the escrow's own (the one it created and locks), and a
-// SuretyHook that is that registry's job locker and serves the deployment's JobEscrow. It
-// returns ErrWrongChain, ErrNoCode, ErrForeignRegistry or ErrForeignHook.
+// SuretyHook that is that registry's job locker, locks in that registry, serves the
+// deployment's JobEscrow and is on its allowlist. It checks the deployment's consistency, not
+// its code (a hostile file can name contracts that answer these calls as ours do). It returns
+// ErrWrongChain, ErrNoCode, ErrForeignRegistry or ErrForeignHook.
 func (d *Deployment) Check(ctx context.Context, b Backend) error {
 	id, err := b.ChainID(ctx)
 	if err != nil {
@@ -170,6 +172,23 @@ func (d *Deployment) Check(ctx context.Context, b Backend) error {
 	}
 	if core != d.Contracts.JobEscrow {
 		return fmt.Errorf("%w: the hook serves %s, the file names JobEscrow %s", ErrForeignHook, core, d.Contracts.JobEscrow)
+	}
+	// Two registries can name one predicted hook address (one deployer's two deploys): the
+	// hook must lock stake in this deployment's registry, the one the node indexes.
+	hookReg, err := bind.Call(hookABI.Instance(b, d.Contracts.SuretyHook), opts, hookABI.PackStakeRegistry(), hookABI.UnpackStakeRegistry)
+	if err != nil {
+		return fmt.Errorf("check deployment: SuretyHook.stakeRegistry: %w", err)
+	}
+	if hookReg != reg {
+		return fmt.Errorf("%w: the hook locks stake in registry %s, the deployment's is %s", ErrForeignHook, hookReg, reg)
+	}
+	jobABI := NewJobEscrow()
+	allowed, err := bind.Call(jobABI.Instance(b, d.Contracts.JobEscrow), opts, jobABI.PackWhitelistedHooks(d.Contracts.SuretyHook), jobABI.UnpackWhitelistedHooks)
+	if err != nil {
+		return fmt.Errorf("check deployment: JobEscrow.whitelistedHooks: %w", err)
+	}
+	if !allowed {
+		return fmt.Errorf("%w: JobEscrow %s does not allow the hook %s", ErrForeignHook, d.Contracts.JobEscrow, d.Contracts.SuretyHook)
 	}
 	return nil
 }
@@ -241,6 +260,7 @@ func DeployFrom(ctx context.Context, b Backend, from *bind.TransactOpts, cfg Dep
 
 	opts := *from
 	opts.Context = ctx
+	opts.Nonce = nil
 	d := &Deployment{ChainID: id.Uint64(), Deployer: deployer}
 	send := func(what string, tx func() (common.Address, common.Hash, error)) (common.Address, error) {
 		addr, hash, err := tx()
@@ -278,13 +298,12 @@ func DeployFrom(ctx context.Context, b Backend, from *bind.TransactOpts, cfg Dep
 	// registry's constructor. No account, the deployer included, can lock or slash stake any
 	// other way. The hook's constructor checks that it is the registry's job locker, so a
 	// wrong prediction (another transaction from the deployer in between) fails the deploy.
+	// Every transaction takes the account's pending nonce (a nonce the caller set in its
+	// options is not used: the prediction and the transactions must agree), and so does the
+	// prediction.
 	nonce, err := b.PendingNonceAt(ctx, deployer)
 	if err != nil {
 		return nil, fmt.Errorf("deploy: nonce: %w", err)
-	}
-	if opts.Nonce != nil {
-		nonce = opts.Nonce.Uint64()
-		opts.Nonce = nil
 	}
 	hookAt := crypto.CreateAddress(deployer, nonce+2)
 	escrowABI := NewBountyEscrow()

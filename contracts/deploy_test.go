@@ -358,3 +358,78 @@ func TestStakeTokenReadsTheTokensDecimals(t *testing.T) {
 		t.Errorf("ERC-20 deployment: %s %+v %v, want %s STK/18", addr.Hex(), tok, err, token.Hex())
 	}
 }
+
+// TestCheckRefusesAForeignHook: a deployment file whose hook is its registry's job locker and
+// serves its JobEscrow, but locks stake in another registry (two escrows of one deployer that
+// predicted the same hook address), or that JobEscrow does not allow, fails Check.
+func TestCheckRefusesAForeignHook(t *testing.T) {
+	ctx := context.Background()
+	c := embedded(t)
+	dep, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := chain.DevKey(1)
+	deployer := crypto.PubkeyToAddress(key.PublicKey)
+	opts := bind.NewKeyedTransactor(key, new(big.Int).SetUint64(dep.ChainID))
+	opts.Context = ctx
+	mined := func(what string, hash common.Hash) {
+		t.Helper()
+		r, err := chain.WaitMined(ctx, c, hash)
+		if err != nil || r.Status != 1 {
+			t.Fatalf("%s: %v %+v", what, err, r)
+		}
+	}
+	create := func(what string, meta *bind.MetaData, input []byte) common.Address {
+		t.Helper()
+		addr, tx, err := bind.DeployContract(opts, common.FromHex(meta.Bin), c, input)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		mined(what, tx.Hash())
+		return addr
+	}
+	nonce, err := c.PendingNonceAt(ctx, deployer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two escrows name the hook at nonce+3 as their registries' job locker; it is built on
+	// the second registry.
+	hookAt := crypto.CreateAddress(deployer, nonce+3)
+	escrowABI := contracts.NewBountyEscrow()
+	escrowIn := escrowABI.PackConstructor(deployer, deployer, 0, common.Address{}, 7*24*3600, big.NewInt(1e17), hookAt)
+	escrow1 := create("BountyEscrow 1", &contracts.BountyEscrowMetaData, escrowIn)
+	escrow2 := create("BountyEscrow 2", &contracts.BountyEscrowMetaData, escrowIn)
+	registryOf := func(escrow common.Address) common.Address {
+		r, err := bind.Call(escrowABI.Instance(c, escrow), &bind.CallOpts{Context: ctx}, escrowABI.PackStakeRegistry(), escrowABI.UnpackStakeRegistry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	jobABI := contracts.NewJobEscrow()
+	jobEscrow := create("JobEscrow", &contracts.JobEscrowMetaData, jobABI.PackConstructor(deployer, deployer))
+	hook := create("SuretyHook", &contracts.SuretyHookMetaData, contracts.NewSuretyHook().PackConstructor(jobEscrow, registryOf(escrow2)))
+	if hook != hookAt {
+		t.Fatalf("hook at %s, predicted %s", hook, hookAt)
+	}
+
+	file := *dep
+	file.Contracts.BountyEscrow, file.Contracts.StakeRegistry = escrow2, registryOf(escrow2)
+	file.Contracts.JobEscrow, file.Contracts.SuretyHook = jobEscrow, hook
+	if err := file.Check(ctx, c); !errors.Is(err, contracts.ErrForeignHook) {
+		t.Errorf("a hook JobEscrow does not allow: Check = %v, want ErrForeignHook", err)
+	}
+	tx, err := bind.Transact(jobABI.Instance(c, jobEscrow), opts, jobABI.PackSetHookWhitelist(hook, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mined("setHookWhitelist", tx.Hash())
+	if err := file.Check(ctx, c); err != nil {
+		t.Errorf("the hook's own deployment: Check = %v", err)
+	}
+	file.Contracts.BountyEscrow, file.Contracts.StakeRegistry = escrow1, registryOf(escrow1)
+	if err := file.Check(ctx, c); !errors.Is(err, contracts.ErrForeignHook) {
+		t.Errorf("a hook locking in another registry: Check = %v, want ErrForeignHook", err)
+	}
+}
