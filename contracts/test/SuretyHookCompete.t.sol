@@ -116,6 +116,27 @@ contract SuretyHookCompeteTest is HookFixture {
         vm.assertEq(token.balanceOf(worker3), 0, "third: nothing");
     }
 
+    /// The client's own address can never win its job: it may not enter, and a pick names only
+    /// submitters. (A second wallet of the client can: docs/ERC8183.md, "Competing workers".)
+    function test_compete_clientCannotEnterNorBePicked() public {
+        uint256 id = funded(plan(3, 2, 0));
+        submitAs(id, worker);
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, id, client));
+        vm.prank(client);
+        hook.join(id, bytes32(0));
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, id, client));
+        vm.prank(client);
+        hook.submit(id, bytes32(0));
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.InvalidSplit.selector, id));
+        vm.prank(client);
+        hook.pick(id, two(worker, client), bps2(5_000, 5_000));
+        vm.prank(client);
+        hook.reject(id, 0);
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.InvalidSplit.selector, id));
+        vm.prank(arbiter);
+        hook.resolve(id, one(client), bps1(5_000), 0);
+    }
+
     // --- milestones ---
 
     function part(uint256 prev, address named) internal returns (uint256 id) {
