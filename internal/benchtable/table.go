@@ -149,7 +149,22 @@ func Build(spec Spec, run *Run, gas []Result) (*Table, error) {
 	for _, row := range spec.Rows {
 		l := Line{Row: row}
 		d, v, ok := figure(row.From)
+		if row.Alone {
+			if row.Ref != "" || row.Target != nil {
+				problems = append(problems, fmt.Sprintf("row %q is compared with nothing but names a reference or a target", row.Figure))
+				continue
+			}
+			if ok {
+				l.Dim, l.Value = d, v
+				t.Lines = append(t.Lines, l)
+			}
+			continue
+		}
 		ref, known := spec.References[row.Ref]
+		if known && ref.Receipts && row.From.Pkg == GasSnapshot {
+			problems = append(problems, fmt.Sprintf("row %q: a forge snapshot's figure cannot be compared with %q, measured from receipts", row.Figure, ref.Label))
+			ok = false
+		}
 		switch {
 		case row.Ref == "":
 			problems = append(problems, fmt.Sprintf("row %q has no reference", row.Figure))
@@ -259,9 +274,12 @@ func (t *Table) Markdown(w io.Writer, m Meta) error {
 		if l.Row.Note != "" {
 			note = append(note, l.Row.Note)
 		}
+		refLabel, refValue, ratio := cell(l.Ref.Label), FormatRange(l.Dim, l.RefLo, l.RefHi), FormatRange(0, l.RatioLo, l.RatioHi)
+		if l.Row.Alone {
+			refLabel, refValue, ratio = "", "", ""
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n",
-			cell(l.Row.Figure), cell(src), FormatValue(l.Dim, l.Value), cell(l.Ref.Label),
-			FormatRange(l.Dim, l.RefLo, l.RefHi), FormatRange(0, l.RatioLo, l.RatioHi), cell(strings.Join(note, "; ")))
+			cell(l.Row.Figure), cell(src), FormatValue(l.Dim, l.Value), refLabel, refValue, ratio, cell(strings.Join(note, "; ")))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

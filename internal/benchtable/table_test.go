@@ -46,6 +46,12 @@ func TestBuildSurety(t *testing.T) {
 		t.Fatalf("%d lines for %d rows", len(tab.Lines), len(spec.Rows))
 	}
 	for _, l := range tab.Lines {
+		if l.Row.Alone {
+			if !(l.Value > 0) || l.RatioLo != 0 || l.RatioHi != 0 || l.Ref.Label != "" {
+				t.Errorf("%s, compared with nothing: value %v, ratio %v–%v, reference %q", l.Row.Figure, l.Value, l.RatioLo, l.RatioHi, l.Ref.Label)
+			}
+			continue
+		}
 		if !(l.Value > 0) || !(l.RatioLo > 0) || !(l.RatioHi >= l.RatioLo) || math.IsInf(l.RatioHi, 0) {
 			t.Errorf("%s: value %v, ratio %v–%v", l.Row.Figure, l.Value, l.RatioLo, l.RatioHi)
 		}
@@ -65,6 +71,38 @@ func TestBuildSurety(t *testing.T) {
 	}
 	if tableLines != len(spec.Rows)+2 {
 		t.Errorf("markdown has %d table lines, want %d", tableLines, len(spec.Rows)+2)
+	}
+	for _, line := range strings.Split(md.String(), "\n") {
+		if strings.HasPrefix(line, "| createJob |") && !strings.Contains(line, "|  |  |  |") {
+			t.Errorf("a step of the lifecycle shows a reference or a ratio: %s", line)
+		}
+	}
+}
+
+// TestSpecComparesLikeWithLike: the ERC-8183 reference's figure is a whole lifecycle measured
+// from receipts, so only whole paths measured from receipts are compared with it: no single
+// step (its steps are not published) and no forge figure (no intrinsic costs, warm storage).
+func TestSpecComparesLikeWithLike(t *testing.T) {
+	spec := Surety()
+	whole := map[string]bool{"gas/lifecycle": true, "gas-first": true, "gas/path": true}
+	steps := 0
+	for _, r := range spec.Rows {
+		ref := spec.References[r.Ref]
+		if r.From.Pkg == GasSnapshot && ref.Receipts {
+			t.Errorf("row %q: a forge figure compared with %q, measured from receipts", r.Figure, ref.Label)
+		}
+		if strings.HasPrefix(r.Ref, "erc8183") && !whole[r.From.Unit] {
+			t.Errorf("row %q (%s): not a whole path, compared with the reference's whole lifecycle", r.Figure, r.From.Unit)
+		}
+		if r.From.Bench == "BenchmarkJobLifecycleGas" && !whole[r.From.Unit] {
+			steps++
+			if !r.Alone {
+				t.Errorf("row %q: a step, not Alone", r.Figure)
+			}
+		}
+	}
+	if steps != 5 {
+		t.Errorf("%d lifecycle steps in the table, want 5", steps)
 	}
 }
 
@@ -98,6 +136,11 @@ func TestBuildFailsOnAGap(t *testing.T) {
 			run.Results = append(run.Results, Result{Pkg: spec.Module + "/escrow", Name: "BenchmarkNew", N: 1, Metrics: []Metric{{1, "ns/op"}}})
 		}, "escrow BenchmarkNew: in the run but in no row or reference"},
 		{"row without reference", func(_ *Run, _ *[]Result, s *Spec) { s.Rows[0].Ref = "" }, "has no reference"},
+		{"forge figure against receipts", func(_ *Run, _ *[]Result, s *Spec) {
+			r := rowNamed(t, s, "SuretyHook dispute path, forge")
+			r.Alone, r.Ref = false, "erc8183"
+		}, "cannot be compared with"},
+		{"a row alone naming a reference", func(_ *Run, _ *[]Result, s *Spec) { rowNamed(t, s, "createJob").Ref = "erc8183" }, "compared with nothing but names"},
 		{"unknown reference", func(_ *Run, _ *[]Result, s *Spec) { s.Rows[0].Ref = "nope" }, `unknown reference "nope"`},
 		{"published gas for a time", func(_ *Run, _ *[]Result, s *Spec) { s.Rows[0].Ref = "erc8004" }, "cannot be the reference"},
 		{"gas against a time", func(_ *Run, _ *[]Result, s *Spec) { s.Rows[len(s.Rows)-1].Ref = "echo" }, "gas cannot be compared with ns/op"},
@@ -127,6 +170,17 @@ func TestBuildFailsOnAGap(t *testing.T) {
 			}
 		})
 	}
+}
+
+func rowNamed(t *testing.T, s *Spec, figure string) *Row {
+	t.Helper()
+	for i := range s.Rows {
+		if s.Rows[i].Figure == figure {
+			return &s.Rows[i]
+		}
+	}
+	t.Fatalf("no row %q", figure)
+	return nil
 }
 
 func dropBench(rs []Result, name string) []Result {
