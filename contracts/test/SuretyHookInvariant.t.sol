@@ -9,17 +9,23 @@ import {JobEscrow} from "../src/JobEscrow.sol";
 import {ISuretyHook} from "../src/ISuretyHook.sol";
 import {SuretyHook} from "../src/SuretyHook.sol";
 import {SuretyPool} from "../src/SuretyPool.sol";
-import {MockERC20} from "./mocks/Tokens.sol";
+import {MockERC20, FeeOnTransferToken, FreezableToken} from "./mocks/Tokens.sol";
 
 /// @notice Drives Surety jobs through the hook with random, well-formed calls (single-worker
 /// and competing jobs, stake or none, every settlement path, time passing, the core's expiry)
-/// and mirrors what must hold. A call the contracts refuse reverts the handler call.
+/// and mirrors what must hold. A call the contracts refuse reverts the handler call. Jobs pay
+/// in a plain token, a fee-on-transfer token (1% burnt a transfer) or a token the handler
+/// freezes and thaws at random (every payout and refund reverting meanwhile); the evaluator fee
+/// is set, so the arbiter's share crosses the hook and the pool; workers may join and never
+/// submit.
 contract HookHandler is Common {
     JobEscrow public immutable core;
     SuretyHook public immutable hook;
     SuretyPool public immutable pool;
     StakeRegistry public immutable registry;
     MockERC20 public immutable token;
+    FeeOnTransferToken public immutable fot;
+    FreezableToken public immutable frz;
     address public constant CLIENT = address(0xC11E);
     address public constant ARBITER = address(0xA4B1);
     address public constant TREASURY = address(0x7EA5);
@@ -30,6 +36,9 @@ contract HookHandler is Common {
     mapping(uint256 jobId => uint256) public paidOf; // what left the core for the job: payouts, refunds, fees
     bool public overpaid;
     uint256 public settled;
+    /// @notice Set when close refused a funded, unsettled job past expiredAt + CLOSE_GRACE.
+    bool public lockOutlivedGrace;
+    uint256 public lateCloses;
 
     constructor(JobEscrow core_, SuretyHook hook_, StakeRegistry registry_, MockERC20 token_) {
         core = core_;
@@ -37,9 +46,14 @@ contract HookHandler is Common {
         pool = hook_.pool();
         registry = registry_;
         token = token_;
-        token.mint(CLIENT, 1e40);
-        vm.prank(CLIENT);
-        token.approve(address(core), type(uint256).max);
+        fot = new FeeOnTransferToken(100);
+        frz = new FreezableToken(); // this handler is its admin
+        MockERC20[3] memory ts = [token, MockERC20(fot), MockERC20(frz)];
+        for (uint256 i; i < ts.length; ++i) {
+            ts[i].mint(CLIENT, 1e40);
+            vm.prank(CLIENT);
+            ts[i].approve(address(core), type(uint256).max);
+        }
         for (uint256 i; i < workers.length; ++i) {
             vm.deal(workers[i], 100 ether);
             vm.startPrank(workers[i]);
@@ -51,6 +65,14 @@ contract HookHandler is Common {
 
     function agentOf(address w) public pure returns (bytes32) {
         return keccak256(abi.encode(w));
+    }
+
+    function tokenAt(uint256 i) external view returns (MockERC20) {
+        return i == 0 ? token : i == 1 ? MockERC20(fot) : MockERC20(frz);
+    }
+
+    function tokenOf(uint256 id) public view returns (MockERC20) {
+        return MockERC20(hook.jobOf(id).token);
     }
 
     function jobCount() external view returns (uint256) {
@@ -89,7 +111,7 @@ contract HookHandler is Common {
         revert("none");
     }
 
-    function open(uint96 budget, uint8 entries, uint8 winners, bool staked) external {
+    function open(uint96 budget, uint8 entries, uint8 winners, bool staked, uint8 kind) external {
         uint256 amount = bound(budget, 1, 1e30);
         uint16 maxEntries = uint16(bound(entries, 1, 4));
         uint16 maxWinners = uint16(bound(winners, 1, maxEntries));
@@ -105,11 +127,11 @@ contract HookHandler is Common {
         });
         vm.startPrank(CLIENT);
         uint256 id = core.createJob(address(pool), address(hook), block.timestamp + 20 days, "j", address(hook), 0);
-        core.setBudget(id, address(token), amount, abi.encode(p));
+        core.setBudget(id, address(this.tokenAt(kind % 3)), amount, abi.encode(p));
         core.fund(id, amount, "");
         vm.stopPrank();
         jobs.push(id);
-        budgetOf[id] = amount;
+        budgetOf[id] = core.getJob(id).budget; // what arrived (a fee-on-transfer token: less)
     }
 
     function join(uint256 j, uint256 w) external {
@@ -138,8 +160,8 @@ contract HookHandler is Common {
 
     /// @dev Runs `call` and books what left the core and the pool for the job.
     function _settle(uint256 id, address who, bytes memory call) internal {
-        uint256 before =
-            token.balanceOf(address(core)) + token.balanceOf(address(pool)) - pool.totalOwed(address(token));
+        MockERC20 t = tokenOf(id);
+        uint256 before = t.balanceOf(address(core)) + t.balanceOf(address(pool)) - pool.totalOwed(address(t));
         vm.prank(who);
         (bool ok, bytes memory ret) = address(hook).call(call);
         if (!ok) {
@@ -147,8 +169,7 @@ contract HookHandler is Common {
                 revert(add(ret, 32), mload(ret))
             }
         }
-        uint256 afterwards =
-            token.balanceOf(address(core)) + token.balanceOf(address(pool)) - pool.totalOwed(address(token));
+        uint256 afterwards = t.balanceOf(address(core)) + t.balanceOf(address(pool)) - pool.totalOwed(address(t));
         paidOf[id] += before - afterwards;
         if (paidOf[id] > budgetOf[id]) overpaid = true;
         settled++;
@@ -251,11 +272,32 @@ contract HookHandler is Common {
         uint256 id = _job(j);
         uint256 exp = core.getJob(id).expiredAt;
         if (wait && block.timestamp < exp + 1 hours) vm.warp(exp + 1 hours);
-        uint256 before = token.balanceOf(address(core));
+        MockERC20 t = tokenOf(id);
+        uint256 before = t.balanceOf(address(core));
         core.claimRefund(id);
-        paidOf[id] += before - token.balanceOf(address(core));
+        paidOf[id] += before - t.balanceOf(address(core));
         if (paidOf[id] > budgetOf[id]) overpaid = true;
         hook.close(id);
+    }
+
+    /// @dev The token's issuer freezes or thaws it.
+    function freeze(bool f) external {
+        frz.freeze(f);
+    }
+
+    /// @dev Past a funded job's expiredAt + CLOSE_GRACE, close ends its locks whatever the
+    /// core's status and the token's: a refusal there is a lock outliving the grace.
+    function closeLate(uint256 j) external {
+        uint256 id = _job(j);
+        ISuretyHook.Job memory hj = hook.jobOf(id);
+        if (hj.phase != ISuretyHook.Phase.Open && hj.phase != ISuretyHook.Phase.Disputed) revert("none");
+        uint256 late = uint256(hj.expiredAt) + hook.CLOSE_GRACE() + 1;
+        if (block.timestamp < late) vm.warp(late);
+        try hook.close(id) {
+            lateCloses++;
+        } catch {
+            lockOutlivedGrace = true;
+        }
     }
 
     function warp(uint32 secs) external {
@@ -279,16 +321,24 @@ contract SuretyHookInvariantTest is Test {
         hook = new SuretyHook(core, registry);
         core.setHookWhitelist(address(hook), true);
         core.setPlatformFee(250, address(0x7EA5));
+        core.setEvaluatorFee(100); // the arbiter's share crosses the hook and the pool
         handler = new HookHandler(core, hook, registry, token);
         targetContract(address(handler));
     }
 
-    /// @notice The pool holds nothing between transactions but credits.
+    /// @notice The pool holds nothing between transactions but credits, in every token (a
+    /// fee-on-transfer one and the evaluator fee included).
     function invariant_poolHoldsOnlyCredits() public view {
-        vm.assertEq(
-            token.balanceOf(address(hook.pool())), hook.pool().totalOwed(address(token)), "pool balance == credits"
-        );
-        vm.assertEq(token.balanceOf(address(hook)), 0, "the hook holds nothing");
+        for (uint256 i; i < 3; ++i) {
+            MockERC20 t = handler.tokenAt(i);
+            vm.assertEq(t.balanceOf(address(hook.pool())), hook.pool().totalOwed(address(t)), "pool balance == credits");
+            vm.assertEq(t.balanceOf(address(hook)), 0, "the hook holds nothing");
+        }
+    }
+
+    /// @notice Past a funded job's expiredAt + CLOSE_GRACE, close always ends its locks.
+    function invariant_noLockOutlivesTheGrace() public view {
+        vm.assertFalse(handler.lockOutlivedGrace(), "close refused past the grace");
     }
 
     /// @notice No job pays out more than its budget.
