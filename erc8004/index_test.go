@@ -384,3 +384,36 @@ func TestServiceRefusesBeforeSending(t *testing.T) {
 		t.Errorf("wrong key's signature: %v, want ErrBadSignature", err)
 	}
 }
+
+// TestOnFeedback: the watchers hear of a batch that gives feedback, moves an agent or changes
+// its claim, and of none that only touches what AllFeedback does not answer.
+func TestOnFeedback(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ix := f.indexer(testutil.OpenSQL(t), bindings{})
+	calls := 0
+	ix.OnFeedback(func() { calls++ })
+	reg := f.run(f.owner, erc8004.Op{Kind: erc8004.OpRegister, AgentURI: "ipfs://a", DID: did})
+	sync(t, ix)
+	if calls != 1 {
+		t.Fatalf("after a registration with a DID claim: %d calls, want 1", calls)
+	}
+	f.run(f.owner, erc8004.Op{Kind: erc8004.OpSetAgentURI, AgentID: reg.AgentID, AgentURI: "ipfs://b"})
+	sync(t, ix)
+	if calls != 1 {
+		t.Errorf("after a new agentURI alone: %d calls, want still 1", calls)
+	}
+	f.feedback(f.alice, reg.AgentID, 5, 0, "starred")
+	sync(t, ix)
+	if calls != 2 {
+		t.Errorf("after feedback: %d calls, want 2", calls)
+	}
+	if _, err := f.owner.Send(ctx, txn.Call{To: f.dep.Contracts.IdentityRegistry,
+		Data: contracts.NewIdentityRegistry().PackSetMetadata(big.NewInt(int64(reg.AgentID)), erc8004.DIDKey, []byte("did:key:other"))}); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, ix)
+	if calls != 3 {
+		t.Errorf("after a new DID claim: %d calls, want 3", calls)
+	}
+}

@@ -426,12 +426,8 @@ func (st *startup) startScoring(ctx context.Context) error {
 		return err
 	}
 	n := st.Node
-	var feedback reputation.FeedbackSource // ERC-8004 feedback, imported by reputation's rule
-	if st.erc8004 != nil {
-		feedback = erc8004Feedback{st.erc8004}
-	}
 	st.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: st.auditLog, Anchorer: anchorer, Stakes: st.stakes, Logger: log,
-		Ready: st.syncer.Synced(), Clock: cfg.ScoreStep, Feedback: feedback,
+		Ready: st.syncer.Synced(), Clock: cfg.ScoreStep,
 		Nodes: stakedNodes{stakes: st.stakes, min: st.minStake}, Quorum: cfg.LogQuorum,
 		Anchors: chainAnchors{chain: st.chain, contract: dep.Contracts.RootAnchor, abi: contracts.NewRootAnchor()},
 		Params:  reputation.Params{MinStake: auditor.MinStakeWhole(st.minStake, st.stakeToken)},
