@@ -139,9 +139,10 @@ type IndexerConfig struct {
 	Logger   *slog.Logger
 }
 
-// Bindings says whether a wallet controls a DID on chain (stake.Index.Bound).
+// Bindings lists the wallets that control a DID on chain (stake.Index.WalletsOf): a handful
+// per DID, so a DID's agents are found in one query however many agent ids claim it.
 type Bindings interface {
-	Bound(ctx context.Context, did string, wallet common.Address) (bool, error)
+	WalletsOf(ctx context.Context, did string) ([]common.Address, error)
 }
 
 // Indexer follows the ERC-8004 registries' events into SQLite through a chainlog.Follower:

@@ -60,13 +60,8 @@ func newFixture(t *testing.T) *fixture {
 // bindings is a fake of the stake index's: which wallets control which DID.
 type bindings map[string][]common.Address
 
-func (b bindings) Bound(_ context.Context, did string, wallet common.Address) (bool, error) {
-	for _, w := range b[did] {
-		if w == wallet {
-			return true, nil
-		}
-	}
-	return false, nil
+func (b bindings) WalletsOf(_ context.Context, did string) ([]common.Address, error) {
+	return b[did], nil
 }
 
 func (f *fixture) indexer(db *testutil.SQL, b erc8004.Bindings) *erc8004.Indexer {
