@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -103,9 +105,13 @@ func scanAgent(sc interface{ Scan(...any) error }) (*Agent, error) {
 	return &a, nil
 }
 
-func (ix *Indexer) agents(ctx context.Context, where string, args ...any) ([]Agent, error) {
-	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT `+agentCols+` FROM erc8004_agents a WHERE a.chain = ? `+where+` ORDER BY a.agent_id`,
-		append([]any{ix.cfg.Chain}, args...)...)
+// agents lists the agents matching where, by id, at most limit (0: all).
+func (ix *Indexer) agents(ctx context.Context, limit int, where string, args ...any) ([]Agent, error) {
+	q := `SELECT ` + agentCols + ` FROM erc8004_agents a WHERE a.chain = ? ` + where + ` ORDER BY a.agent_id`
+	if limit > 0 {
+		q += ` LIMIT ` + strconv.Itoa(limit)
+	}
+	rows, err := ix.cfg.DB.QueryContext(ctx, q, append([]any{ix.cfg.Chain}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("erc8004 agents: %w", err)
 	}
@@ -126,7 +132,7 @@ func (ix *Indexer) Agent(ctx context.Context, id uint64) (*Agent, error) {
 	if id > math.MaxInt64 {
 		return nil, ErrNoAgent
 	}
-	as, err := ix.agents(ctx, `AND a.agent_id = ?`, int64(id))
+	as, err := ix.agents(ctx, 0, `AND a.agent_id = ?`, int64(id))
 	if err != nil {
 		return nil, err
 	}
@@ -205,15 +211,19 @@ func (ix *Indexer) AgentAt(ctx context.Context, id, block uint64) (*Agent, error
 	return a, nil
 }
 
-// AgentsOf lists the agents wallet owns or is the agent wallet of, by id.
+// AgentsOf lists the agents wallet owns or is the agent wallet of, by id, at most MaxClaims.
 func (ix *Indexer) AgentsOf(ctx context.Context, wallet common.Address) ([]Agent, error) {
-	return ix.agents(ctx, `AND (a.owner = ? OR a.wallet = ?)`, addr(wallet), addr(wallet))
+	return ix.agents(ctx, MaxClaims, `AND (a.owner = ? OR a.wallet = ?)`, addr(wallet), addr(wallet))
 }
 
-// AgentsClaiming lists the agents whose "did" metadata is did, by id: what registrants claim,
-// unchecked (VerifiedAgents checks the claim).
+// MaxClaims bounds the agents AgentsClaiming lists: anyone can register agent ids claiming any
+// DID, as many as they pay gas for.
+const MaxClaims = 100
+
+// AgentsClaiming lists the agents whose "did" metadata is did, by id, at most MaxClaims: what
+// registrants claim, unchecked (VerifiedAgents checks the claim).
 func (ix *Indexer) AgentsClaiming(ctx context.Context, did string) ([]Agent, error) {
-	return ix.agents(ctx, `AND EXISTS (SELECT 1 FROM erc8004_metadata m WHERE m.chain = a.chain AND m.agent_id = a.agent_id
+	return ix.agents(ctx, MaxClaims, `AND EXISTS (SELECT 1 FROM erc8004_metadata m WHERE m.chain = a.chain AND m.agent_id = a.agent_id
 		AND m.key = 'did' AND m.value = ?)`, []byte(did))
 }
 
@@ -224,26 +234,19 @@ func (ix *Indexer) VerifiedAgents(ctx context.Context, did string) ([]Agent, err
 	if ix.cfg.Bindings == nil {
 		return nil, ErrNoBindings
 	}
-	claims, err := ix.AgentsClaiming(ctx, did)
-	if err != nil {
+	wallets, err := ix.cfg.Bindings.WalletsOf(ctx, did)
+	if err != nil || len(wallets) == 0 {
 		return nil, err
 	}
-	var out []Agent
-	for _, a := range claims {
-		ok, err := ix.cfg.Bindings.Bound(ctx, did, a.Owner)
-		if err != nil {
-			return nil, err
-		}
-		if !ok && a.Wallet != (common.Address{}) {
-			if ok, err = ix.cfg.Bindings.Bound(ctx, did, a.Wallet); err != nil {
-				return nil, err
-			}
-		}
-		if ok {
-			out = append(out, a)
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(wallets)), ", ")
+	args := []any{[]byte(did)}
+	for range 2 {
+		for _, w := range wallets {
+			args = append(args, addr(w))
 		}
 	}
-	return out, nil
+	return ix.agents(ctx, 0, `AND EXISTS (SELECT 1 FROM erc8004_metadata m WHERE m.chain = a.chain AND m.agent_id = a.agent_id
+		AND m.key = 'did' AND m.value = ?) AND (a.owner IN (`+in+`) OR a.wallet IN (`+in+`))`, args...)
 }
 
 // FeedbackFilter narrows Feedback.

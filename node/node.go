@@ -451,6 +451,10 @@ func (st *startup) startScoring(ctx context.Context) error {
 	st.missed = nil
 	st.agents.UseReputation(st.reputation) // ranks by it, and tells it when stakes change
 	// A settlement indexed after the audits that name it backs them from then on.
+	if st.erc8004 != nil {
+		// New, revoked or re-owned ERC-8004 feedback moves the imported signal.
+		st.erc8004.OnFeedback(n.reputation.FeedbackChanged)
+	}
 	st.index.Watch(func(ctx context.Context, events []escrow.Event) {
 		var ended []uint64
 		for _, ev := range events {
