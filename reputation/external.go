@@ -187,11 +187,13 @@ func (p Params) external(e *ExternalEdge) (w, ws fixed) {
 	return toFixed(x), toFixed(x * e.Score)
 }
 
-// externalEdges places signals on the agents of a graph (index: DID → engine index), aged at at.
+// externalEdges places signals on the agents of a graph (index: DID → engine index), aged at
+// at: one given after at (scores are computed at the start of a clock step, or at a head's
+// epoch end while the facts are the anchor's block) counts at age 0, as an audit does.
 func externalEdges(sigs []ExternalSignal, index func(string) (int32, bool), at int64) []ExternalEdge {
 	out := make([]ExternalEdge, 0, len(sigs))
 	for _, s := range sigs {
-		if j, ok := index(s.Subject); ok && s.Time <= at {
+		if j, ok := index(s.Subject); ok {
 			out = append(out, ExternalEdge{Subject: j, Score: s.Score, Age: float64(at - s.Time), Settled: s.Settled})
 		}
 	}

@@ -241,12 +241,21 @@ func TestServiceImportsFeedback(t *testing.T) {
 		}
 		return r
 	}
-	if r := run(fb); r.Score != 0.5 || r.Weight != 0 || r.External != 0 {
+	// Given after the scores' clock step began (Time in the future of it): it counts at once.
+	settledFuture := append(slices.Clone(fb), reputation.Feedback{DID: subjectDID, Owner: f.wallets[subjectDID], Client: f.wallets[poster.DID.String()],
+		Value: big.NewInt(100), Tag1: "starred", Time: now + 3600, Block: 501})
+	if r := run(settledFuture); math.Abs(r.External-reputation.ExternalWeight) > 1e-9 { // fixed point: 2^-32 steps
+		t.Errorf("a rating given after the clock step began: external %v, want %v at age 0", r.External, reputation.ExternalWeight)
+	}
+	if r := run(fb); r.Score != 0.5 || r.Weight != 0 || r.External != 0 || len(r.Imported) != 0 {
 		t.Fatalf("100 fresh wallets' ratings: score %v weight %v external %v, want the prior and no weight", r.Score, r.Weight, r.External)
 	}
 	settledFb := append(slices.Clone(fb), reputation.Feedback{DID: subjectDID, Owner: f.wallets[subjectDID], Client: f.wallets[poster.DID.String()],
 		Value: big.NewInt(100), Tag1: "starred", Time: now - 60, Block: 500})
 	r := run(settledFb)
+	if len(r.Imported) != 1 || r.Imported[0].Client != f.wallets[poster.DID.String()] || r.Imported[0].Score != 1 {
+		t.Errorf("imported %+v, want the poster wallet's rating alone", r.Imported)
+	}
 	if !(r.Score > 0.5) || r.Weight <= 0 || r.External != r.Weight {
 		t.Fatalf("a settled wallet's 100: score %v weight %v external %v, want above the prior, all of the weight imported", r.Score, r.Weight, r.External)
 	}

@@ -148,6 +148,17 @@ class StoredAudit(_Wire):
 
 
 @dataclass
+class ImportedFeedback(_Wire):
+    subject: str = ""
+    client: str = ""
+    score: float = 0.0
+    time: int = 0
+    settled: float = 0.0
+    block: int = 0
+    raw: dict = field(default_factory=dict, repr=False)
+
+
+@dataclass
 class Reputation(_Wire):
     did: str = ""
     score: float = 0.0
@@ -159,8 +170,9 @@ class Reputation(_Wire):
     audits: int = 0
     computed: str = ""
     feeding: List[StoredAudit] = field(default_factory=list)
+    imported: List[ImportedFeedback] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False)
-    _nested = {"feeding": StoredAudit}
+    _nested = {"feeding": StoredAudit, "imported": ImportedFeedback}
 
 
 @dataclass
