@@ -3,7 +3,9 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -246,5 +248,25 @@ func TestMilestonesPayEachPart(t *testing.T) {
 	var plan map[string]any
 	if err := json.Unmarshal(f.get(ids[1]).Surety.Plan, &plan); err != nil || plan["prevPart"] == nil {
 		t.Errorf("part 2's plan = %v (%v), want its prevPart", plan, err)
+	}
+}
+
+// TestStakeGateRefusesAnUnstakedWorker: a plan with a minStake locks the joining worker's
+// agent stake; an agent with none under the worker's wallet is refused before anything is
+// sent, decoded as ErrInsufficientStake with a message that says why.
+func TestStakeGateRefusesAnUnstakedWorker(t *testing.T) {
+	f := newSuretyFixture(t)
+	id := f.open(eth, jobs.Plan{MaxEntries: 1, MaxWinners: 1, MinStake: big.NewInt(1e17)})
+	data, err := jobs.HookActionData(&jobs.Job{ID: id}, jobs.ActionJoin, jobs.HookArgs{AgentID: common.Hash{9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.workers[0].Send(context.Background(), txn.Call{To: f.dep.Contracts.SuretyHook, Data: data, Decode: jobs.Decoder(id, jobs.StatusFunded)})
+	var je *jobs.JobError
+	if !errors.Is(err, jobs.ErrInsufficientStake) || !errors.As(err, &je) || !strings.Contains(je.Msg, "no stake to lock") {
+		t.Errorf("join without stake: %v", err)
+	}
+	if j := f.get(id); len(j.Surety.Entries) != 0 {
+		t.Errorf("the refused join left entries: %+v", j.Surety.Entries)
 	}
 }
