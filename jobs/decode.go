@@ -6,9 +6,6 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 )
 
-// contractsJobEscrow is JobEscrow's generated binding.
-func contractsJobEscrow() *contracts.JobEscrow { return contracts.NewJobEscrow() }
-
 // decodeValue maps a generated custom error value to a *JobError about job id (nil for one it
 // has no sentinel for).
 func decodeValue(v any, id uint64, status Status) *JobError {

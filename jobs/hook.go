@@ -202,7 +202,7 @@ func (ix *Indexer) surety(ctx context.Context, id uint64) (*Surety, error) {
 
 // revertUnpackers are the generated error decoders of the job contracts, JobEscrow's first.
 func revertUnpackers() []func([]byte) (any, error) {
-	return []func([]byte) (any, error){contractsJobEscrow().UnpackError, contracts.NewSuretyHook().UnpackError}
+	return []func([]byte) (any, error){contracts.NewJobEscrow().UnpackError, contracts.NewSuretyHook().UnpackError}
 }
 
 // phaseName is the hook's phase n, as Surety.Phase names it.

@@ -24,16 +24,15 @@ import (
 // them) on an embedded chain, a DevToken the client (dev account 1) holds, an arbiter (2) and
 // four workers (3-6).
 type suretyFixture struct {
-	t              testing.TB
-	c              *chain.Embedded
-	dep            *contracts.Deployment
-	token, pool    common.Address
-	client, arbit  *txn.Sender
-	workers        []*txn.Sender
-	escrow         *contracts.JobEscrow
-	hook           *contracts.SuretyHook
-	ix             *jobs.Indexer
-	expiry, review uint64
+	t             testing.TB
+	c             *chain.Embedded
+	dep           *contracts.Deployment
+	token, pool   common.Address
+	client, arbit *txn.Sender
+	workers       []*txn.Sender
+	escrow        *contracts.JobEscrow
+	hook          *contracts.SuretyHook
+	ix            *jobs.Indexer
 }
 
 func newSuretyFixture(t *testing.T) *suretyFixture {

@@ -249,7 +249,7 @@ func (ix *Indexer) decode(ctx context.Context, l *types.Log) (ev Event, ok bool,
 		return ev, false, fmt.Errorf("jobs index: %s.%s at %s/%d: %w", src.name, abiEv.Name, l.TxHash.Hex(), l.Index, err)
 	}
 	ev = Event{Contract: src.name, Name: abiEv.Name, Block: l.BlockNumber, TxHash: l.TxHash.Hex(), LogIndex: l.Index}
-	ev.JobID, _ = args.Uint(jobIDArg(src.name, abiEv.Name))
+	ev.JobID, _ = args.Uint(jobIDArg)
 	if src.name == escrowName && abiEv.Name == "JobCreated" && ev.JobID != 0 {
 		if err := ix.readCreated(ctx, args, ev.JobID, l.BlockNumber); err != nil {
 			return ev, false, err

@@ -38,10 +38,8 @@ func contractSources(escrow, hook common.Address) ([]source, error) {
 	return out, nil
 }
 
-// jobIDArg is the argument of an event that names its job.
-func jobIDArg(contract, event string) string {
-	return "jobId"
-}
+// jobIDArg is the argument by which every event of JobEscrow and SuretyHook names its job.
+const jobIDArg = "jobId"
 
 // createdExtra are the fields of a job no event carries, read with getJob at the block that
 // created it and kept with its JobCreated event under this key.
@@ -60,7 +58,16 @@ func (ix *Indexer) readCreated(ctx context.Context, args Args, id uint64, block 
 	to := ix.cfg.JobEscrow
 	out, err := ix.cfg.Caller.CallContract(ctx, ethereum.CallMsg{To: &to, Data: input}, new(big.Int).SetUint64(block))
 	if err != nil {
-		return fmt.Errorf("jobs index: getJob(%d) at block %d: %w", id, block, err)
+		// A chain that keeps only recent state (most nodes) cannot answer at an old block:
+		// the description never changes, so the head's answer is as good.
+		if out, err = ix.cfg.Caller.CallContract(ctx, ethereum.CallMsg{To: &to, Data: input}, nil); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			// Never stall the index for what no event carries: the job goes without it.
+			ix.cfg.Logger.Warn("jobs index: getJob failed; the job's description is left out", "job", id, "block", block, "err", err)
+			return nil
+		}
 	}
 	vals, err := ix.escrow.Unpack("getJob", out)
 	if err != nil || len(vals) != 1 {
