@@ -220,6 +220,10 @@ func decodeHookValue(v any, id uint64, status Status) *JobError {
 		return &JobError{ID: id, Err: sentinel, Msg: jobPrefix(id) + fmt.Sprintf(format, args...)}
 	}
 	switch e := v.(type) {
+	case *contracts.SuretyHookNotCore:
+		return je(ErrNotAllowed, "only JobEscrow calls the hook's callbacks (caller %s)", e.Caller.Hex())
+	case *contracts.SuretyHookNotJobLocker:
+		return je(ErrInvalid, "invalid argument: the stake registry %s does not name this hook its job locker (a foreign deployment)", e.Registry.Hex())
 	case *contracts.SuretyHookUnknownJob:
 		return je(ErrWrongStatus, "job %v is not a Surety job of this hook yet (no plan, or not funded)", e.JobId)
 	case *contracts.SuretyHookNotSuretyJob:
