@@ -268,6 +268,8 @@ func decodeHookValue(v any, id uint64, status Status) *JobError {
 		return je(ErrTransferFailed, "a transfer failed")
 	case *contracts.StakeRegistryInsufficientStake:
 		return je(ErrInsufficientStake, "the agent's free stake %v under this wallet is below the %v the job's plan locks", e.Available, e.Requested)
+	case *contracts.StakeRegistryZeroAgentId:
+		return je(ErrInsufficientStake, "the join names no agent, and the job's plan locks an agent's stake: name the agent (its DID's keccak256)")
 	case *contracts.StakeRegistryWrongStatus:
 		return je(ErrInsufficientStake, "agent %s is not staked (bound and active) under wallet %s: it has no stake to lock", common.Hash(e.AgentId).Hex(), e.Controller.Hex())
 	}
