@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
+	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/escrow"
@@ -118,7 +119,8 @@ func (f *Facts) Close() error {
 
 // Rules are reputation's acceptance rules over these facts, for the deployment's escrow.
 func (f *Facts) Rules(dep *contracts.Deployment) *reputation.Rules {
-	return &reputation.Rules{ChainID: dep.ChainID, Escrow: dep.Contracts.BountyEscrow, Bounties: Bounties{Index: f.Escrow}, Wallets: f.Stakes}
+	b := Bounties{Index: f.Escrow}
+	return &reputation.Rules{ChainID: dep.ChainID, Escrow: dep.Contracts.BountyEscrow, Bounties: b, Wallets: f.Stakes, Settlements: b}
 }
 
 // Bounties reads the facts reputation's rules need of a bounty from an escrow index
@@ -135,6 +137,24 @@ func (b Bounties) Bounty(ctx context.Context, id uint64) (reputation.BountyFacts
 	if err != nil {
 		return reputation.BountyFacts{}, false, err
 	}
+	return facts(bt), true, nil
+}
+
+// Paid lists the bounties between a and bs that paid their worker (reputation.Settlements).
+func (b Bounties) Paid(ctx context.Context, a common.Address, bs []common.Address) ([]reputation.BountyFacts, error) {
+	paid, err := b.Index.Paid(ctx, a, bs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]reputation.BountyFacts, len(paid))
+	for i, bt := range paid {
+		out[i] = facts(bt)
+		out[i].Amount, _ = new(big.Int).SetString(bt.Payout, 10) // what moved to the worker
+	}
+	return out, nil
+}
+
+func facts(bt *escrow.Bounty) reputation.BountyFacts {
 	finished := false
 	switch bt.Status {
 	case escrow.StatusAccepted, escrow.StatusReleased, escrow.StatusResolved, escrow.StatusRefunded:
@@ -142,7 +162,7 @@ func (b Bounties) Bounty(ctx context.Context, id uint64) (reputation.BountyFacts
 	}
 	amount, _ := new(big.Int).SetString(bt.Amount, 10)
 	fee, _ := new(big.Int).SetString(bt.Fee, 10)
-	return reputation.BountyFacts{Finished: finished, Poster: bt.Poster, Arbiter: bt.Arbiter, Worker: bt.Worker, Amount: amount, Fee: fee}, true, nil
+	return reputation.BountyFacts{Finished: finished, Poster: bt.Poster, Arbiter: bt.Arbiter, Worker: bt.Worker, Amount: amount, Fee: fee}
 }
 
 // MinStakeWhole is a minimum stake in whole tokens, as reputation.Params takes it (negative:
@@ -155,6 +175,7 @@ func MinStakeWhole(base *big.Int, token units.Token) float64 {
 }
 
 var (
-	_ reputation.Bounties = Bounties{}
-	_ reputation.Wallets  = (*stake.Index)(nil)
+	_ reputation.Bounties    = Bounties{}
+	_ reputation.Settlements = Bounties{}
+	_ reputation.Wallets     = (*stake.Index)(nil)
 )

@@ -13,7 +13,6 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/surety-ioa/surety/contracts"
-	"github.com/surety-ioa/surety/internal/anvil"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
@@ -25,7 +24,7 @@ import (
 type castJobs struct {
 	t     *testing.T
 	cast  string
-	a     *anvil.Anvil
+	rpc   string
 	dep   *contracts.Deployment
 	token common.Address
 	pool  common.Address
@@ -51,7 +50,7 @@ func newCastJobs(t *testing.T) *castJobs {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &castJobs{t: t, cast: testutil.Tool(t, "cast"), a: a, dep: dep, token: tok}
+	j := &castJobs{t: t, cast: testutil.Tool(t, "cast"), rpc: a.URL, dep: dep, token: tok}
 	j.pool = common.HexToAddress(j.call(dep.Contracts.SuretyHook, "pool()(address)"))
 	return j
 }
@@ -63,7 +62,7 @@ func who(i int) common.Address { return crypto.PubkeyToAddress(chain.DevKey(i).P
 func (j *castJobs) run(args ...string) string {
 	j.t.Helper()
 	if args[0] != "abi-encode" {
-		args = append(args, "--rpc-url", j.a.URL)
+		args = append(args, "--rpc-url", j.rpc)
 	}
 	out, err := exec.Command(j.cast, args...).CombinedOutput()
 	if err != nil {

@@ -383,3 +383,61 @@ func devToken(t *testing.T, f *fixture) common.Address {
 	}
 	return token
 }
+
+// TestPaidBetween: Paid finds the bounties between two wallets that paid the worker, either
+// way round, and nothing that was cancelled, refunded, left open, or between other wallets
+// (what ERC-8004 feedback needs before it counts: reputation.Settlements).
+func TestPaidBetween(t *testing.T) {
+	f := newFixture(t)
+	db := testutil.OpenSQL(t)
+	ix := f.indexer(db, 0)
+	ctx := context.Background()
+	w := f.worker.Address()
+
+	accepted, t1 := f.post(eth)
+	f.send(f.worker, f.abi.PackClaim(accepted, t1, [32]byte{9}), nil)
+	f.send(f.worker, f.abi.PackSubmit(accepted, t1, w, [32]byte{2}), nil)
+	f.send(f.poster, f.abi.PackAccept(accepted, t1, w), nil)
+
+	cancelled, t2 := f.post(eth)
+	f.send(f.poster, f.abi.PackCancel(cancelled, t2), nil)
+
+	nothing, t3 := f.post(eth) // resolved with nothing for the worker
+	f.send(f.poster, f.abi.PackAssign(nothing, t3, w), nil)
+	f.send(f.worker, f.abi.PackSubmit(nothing, t3, w, [32]byte{3}), nil)
+	f.send(f.poster, f.abi.PackReject(nothing, t3, w, [32]byte{4}), nil)
+	f.send(f.arbiter, f.abi.PackResolve(nothing, t3, w, 0, new(big.Int)), nil)
+
+	submitted, t4 := f.post(eth)
+	f.send(f.poster, f.abi.PackAssign(submitted, t4, w), nil)
+	f.send(f.worker, f.abi.PackSubmit(submitted, t4, w, [32]byte{5}), nil)
+
+	if _, err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ids := func(a common.Address, bs ...common.Address) []uint64 {
+		t.Helper()
+		paid, err := ix.Paid(ctx, a, bs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []uint64
+		for _, b := range paid {
+			out = append(out, b.ID)
+		}
+		return out
+	}
+	want := []uint64{accepted.Uint64()}
+	if diff := cmp.Diff(want, ids(f.poster.Address(), w)); diff != "" {
+		t.Errorf("poster → worker (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, ids(w, f.arbiter.Address(), f.poster.Address())); diff != "" {
+		t.Errorf("worker → poster among others (-want +got):\n%s", diff)
+	}
+	if got := ids(f.arbiter.Address(), w); len(got) != 0 {
+		t.Errorf("the arbiter settled nothing with the worker, got %v", got)
+	}
+	if got := ids(f.poster.Address()); len(got) != 0 {
+		t.Errorf("no wallets: got %v", got)
+	}
+}

@@ -121,6 +121,41 @@ func (ix *Indexer) List(ctx context.Context, f Filter) ([]*Bounty, error) {
 	return out, rows.Err()
 }
 
+// Paid returns the bounties between a and any of bs (a the poster and one of bs the worker,
+// or the other way round) that paid their worker something (accepted, released, or resolved
+// with a worker share), by id.
+func (ix *Indexer) Paid(ctx context.Context, a common.Address, bs []common.Address) ([]*Bounty, error) {
+	if len(bs) == 0 {
+		return nil, nil
+	}
+	in := strings.Repeat("?,", len(bs))
+	in = in[:len(in)-1]
+	args := []any{ix.cfg.Chain, a.Hex()}
+	for _, b := range bs {
+		args = append(args, b.Hex())
+	}
+	args = append(args, a.Hex())
+	for _, b := range bs {
+		args = append(args, b.Hex())
+	}
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT `+bountyColumns+bountyFrom+` WHERE b.chain = ?
+		AND b.status IN ('`+string(StatusAccepted)+`', '`+string(StatusReleased)+`', '`+string(StatusResolved)+`') AND b.payout != '0'
+		AND ((b.poster = ? AND b.worker IN (`+in+`)) OR (b.worker = ? AND b.poster IN (`+in+`))) ORDER BY b.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("paid bounties: %w", err)
+	}
+	defer rows.Close()
+	var out []*Bounty
+	for rows.Next() {
+		b, err := scanBounty(rows.Scan)
+		if err != nil {
+			return nil, fmt.Errorf("paid bounties: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
 // Get returns bounty id with its history, or ErrUnknownBounty.
 func (ix *Indexer) Get(ctx context.Context, id uint64) (*Bounty, error) {
 	row := ix.cfg.DB.QueryRowContext(ctx, `SELECT `+bountyColumns+bountyFrom+` WHERE b.chain = ? AND b.id = ?`, ix.cfg.Chain, int64(id))

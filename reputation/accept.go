@@ -98,6 +98,8 @@ type Rules struct {
 	Bounties Bounties
 	Wallets  Wallets
 	Agents   Agents // nil: every subject is known
+	// Settlements, when set, lets imported ERC-8004 feedback count (External); nil: none does.
+	Settlements Settlements
 }
 
 // Check applies the rules to a parsed audit whose envelope verified (signature, times,

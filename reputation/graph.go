@@ -106,14 +106,23 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 // graph is the engine's input at now: every agent in the graph or staked, indexed in DID
 // order (so every node indexes alike), and the DIDs by index. From here on the graph keeps
 // its changes, until release.
-func (g *liveGraph) graph(now int64, staked map[string]float64) (*Graph, []string) {
+// Extra names agents to index besides (the subjects of imported feedback), without stake.
+func (g *liveGraph) graph(now int64, staked map[string]float64, extra ...string) (*Graph, []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.capturing, g.changes = true, nil
 	dids := slices.Clone(g.dids)
+	added := map[string]bool{}
 	for did, eth := range staked {
 		if _, ok := g.ids[did]; !ok && eth > 0 {
 			dids = append(dids, did)
+			added[did] = true
+		}
+	}
+	for _, did := range extra {
+		if _, ok := g.ids[did]; !ok && !added[did] {
+			dids = append(dids, did)
+			added[did] = true
 		}
 	}
 	order := make([]int32, len(dids)) // position in dids → index in DID order

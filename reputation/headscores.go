@@ -27,6 +27,9 @@ type LogScoring struct {
 	// At is the time the scores are computed at, in unix seconds: the end of the head's epoch.
 	At     int64
 	Params Params
+	// Feedback is the ERC-8004 feedback not revoked at the block, in chain order; it counts
+	// by Rules.External (Rules.Settlements set).
+	Feedback []Feedback
 }
 
 // ScoredAudit is one audit as the engine counts it at a head: the inputs of its edge.
@@ -49,6 +52,8 @@ type LogScores struct {
 	// refused), with their backing as the chain's facts decide; Staked is the stake input.
 	Audits []ScoredAudit
 	Staked map[string]float64
+	// External is the imported ERC-8004 feedback that counts, by subject then client.
+	External []ExternalSignal
 }
 
 // ScoreLog computes the scores the leaves give (LogScoring), recording them as the node
@@ -68,11 +73,15 @@ func ScoreLog(ctx context.Context, db *sql.DB, chain int64, in LogScoring) (*Log
 			return nil, fmt.Errorf("reputation: leaf %d: %w", i, err)
 		}
 	}
-	g, dids, err := store.Graph(ctx, in.At, in.Staked)
+	ext, err := rules.External(ctx, in.Feedback)
 	if err != nil {
 		return nil, err
 	}
-	out := &LogScores{DIDs: dids, Scores: Compute(g, in.Params), Staked: in.Staked}
+	g, dids, err := store.Graph(ctx, in.At, in.Staked, ext...)
+	if err != nil {
+		return nil, err
+	}
+	out := &LogScores{DIDs: dids, Scores: Compute(g, in.Params), Staked: in.Staked, External: ext}
 	rows, err := db.QueryContext(ctx, `SELECT leaf, auditor, subject, target, score, time, backed, settled FROM reputation_audits
 		WHERE chain = ? AND superseded_by IS NULL AND refused = '' ORDER BY leaf`, chain)
 	if err != nil {

@@ -172,6 +172,9 @@ type Edge struct {
 type Graph struct {
 	Stake  []float64
 	Audits []Edge
+	// External is the imported ERC-8004 feedback that counts (Rules.External): it adds to
+	// its subject's sums, never to standing.
+	External []ExternalEdge
 }
 
 // Scores is the outcome, by agent index.
@@ -179,7 +182,9 @@ type Scores struct {
 	Standing   []float64 // sums to 1 when anyone is staked
 	Score      []float64 // beta mean in [0, 1]; the prior mean for the unaudited
 	Confidence []float64 // in [0, 1)
-	Weight     []float64 // Σ w of the audits of each subject
+	Weight     []float64 // Σ w of the audits of each subject, and of its imported feedback
+	// External is the part of Weight that imported ERC-8004 feedback gives (nil: none).
+	External []float64
 	// Relative is what each agent's word weighs as an auditor, in ETH, before the cap of
 	// maxStanding: its net trust plus Own of its pre-trust (Params.relative), at most
 	// maxWordPerStake times its own stake that counts.
@@ -193,7 +198,8 @@ type Scores struct {
 	// minimum.
 	Everyone bool
 
-	pos, all []fixed     // Σ w·score and Σ w per subject: what an incremental update adjusts
+	pos, all []fixed // Σ w·score and Σ w per subject: what an incremental update adjusts
+	ext      []ExternalEdge
 	pairs    []pairEntry // every auditor pair's sums, by auditor then subject
 }
 
@@ -355,6 +361,7 @@ func Compute(g *Graph, params Params) *Scores {
 		}
 	}
 	out.pairs = pairs
+	out.ext = g.External
 	out.sumPairs(pairs, n, p, out.Relative)
 	return out
 }
@@ -383,6 +390,7 @@ func (s *Scores) sum(g *Graph, p Params, rel []float64) {
 	for k, ps := range pairSums(g, p) {
 		pairs = append(pairs, pairEntry{k, ps})
 	}
+	s.ext = g.External
 	s.sumPairs(pairs, len(g.Stake), p, rel)
 }
 
@@ -393,6 +401,21 @@ func (s *Scores) sumPairs(pairs []pairEntry, n int, p Params, rel []float64) {
 		w, ws := p.contribution(e.sum, rel[e.key.auditor])
 		s.all[e.key.subject] += w
 		s.pos[e.key.subject] += ws
+	}
+	if len(s.ext) > 0 {
+		s.External = make([]float64, n)
+		ext := make([]fixed, n)
+		for i := range s.ext {
+			if e := &s.ext[i]; e.Subject >= 0 && int(e.Subject) < n && e.Score >= 0 && e.Score <= 1 {
+				w, ws := p.external(e)
+				ext[e.Subject] += w
+				s.all[e.Subject] += w
+				s.pos[e.Subject] += ws
+			}
+		}
+		for j, x := range ext {
+			s.External[j] = x.float()
+		}
 	}
 	for j := range n {
 		s.beta(p, j)

@@ -32,6 +32,9 @@ type ServiceConfig struct {
 	Anchorer Anchorer
 	Rules    *Rules
 	Stakes   StakeSource
+	// Feedback, when set with Rules.Settlements, imports ERC-8004 feedback (Rules.External)
+	// at every recomputation.
+	Feedback FeedbackSource
 	Params   Params
 	// Every is how often scores are recomputed when audits arrived (0: 5 s); they are
 	// recomputed every hour regardless, as audits age. Between recomputations each audit
@@ -260,6 +263,11 @@ func (s *Service) markDirty() {
 // StakesChanged tells the service that the staked agents or their stakes may have changed:
 // standings start from stake, so the scores are recomputed on the next tick (within Every).
 func (s *Service) StakesChanged() { s.markDirty() }
+
+// FeedbackChanged tells the service that imported feedback, or the settlements that let it
+// count, may have changed (an ERC-8004 feedback or revocation, a bounty that paid): the
+// scores are recomputed on the next tick (within Every).
+func (s *Service) FeedbackChanged() { s.markDirty() }
 
 // Submitted is the outcome of an accepted audit.
 type Submitted struct {
@@ -603,7 +611,18 @@ func (s *Service) Refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	g, dids := s.live.graph(now.Unix(), staked)
+	var ext []ExternalSignal
+	if s.cfg.Feedback != nil && s.cfg.Rules != nil {
+		fb, err := s.cfg.Feedback.Feedback(ctx)
+		if err != nil {
+			return fmt.Errorf("reputation: ERC-8004 feedback: %w", err)
+		}
+		if ext, err = s.cfg.Rules.External(ctx, fb); err != nil {
+			return fmt.Errorf("reputation: ERC-8004 feedback: %w", err)
+		}
+	}
+	g, dids := s.live.graph(now.Unix(), staked, subjects(ext)...)
+	g.External = externalEdges(ext, indexOf(dids), now.Unix())
 	snap := newSnapshot(now, g, dids, s.cfg.Params)
 	s.live.mu.Lock()
 	defer s.live.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -210,13 +211,22 @@ func scanAudit(rows *sql.Rows) (*StoredAudit, error) {
 // Graph reads the audits that count into the scoring engine's input: every auditor, subject
 // and staked agent, indexed in DID order, with stake (ETH) from staked and ages at now.
 // It returns the DIDs by index. (The service keeps the same graph in memory instead.)
-func (s *Store) Graph(ctx context.Context, now int64, staked map[string]float64) (*Graph, []string, error) {
+func (s *Store) Graph(ctx context.Context, now int64, staked map[string]float64, ext ...ExternalSignal) (*Graph, []string, error) {
 	var g liveGraph
 	if err := g.load(ctx, s); err != nil {
 		return nil, nil, err
 	}
-	out, dids := g.graph(now, staked)
+	out, dids := g.graph(now, staked, subjects(ext)...)
+	out.External = externalEdges(ext, indexOf(dids), now)
 	return out, dids, nil
+}
+
+// indexOf finds a DID among dids, which are in DID order.
+func indexOf(dids []string) func(string) (int32, bool) {
+	return func(did string) (int32, bool) {
+		i, ok := slices.BinarySearch(dids, did)
+		return int32(i), ok
+	}
 }
 
 func hexHash(h merkle.Hash) string { return h.String() }

@@ -18,16 +18,18 @@ import {ReentrancyGuard} from "./ReentrancyGuard.sol";
 ///   the token under the client's expectedBudget between the client's read and fund;
 /// - fund books what arrived: with a fee-on-transfer token the job's budget becomes the amount
 ///   the escrow received, and that is what it pays out or refunds;
-/// - every state-changing function holds one re-entry lock, so a hook (or a token) cannot
-///   re-enter to move a job twice.
+/// - every function of a job's life holds one re-entry lock, so a hook (or a token) cannot
+///   re-enter to move a job twice;
+/// - fees are computed without overflow, so a job of any budget can be completed.
 ///
 /// Not upgradeable; an `Owned` owner (two-step handover) holds the reference's admin role
 /// (fees, treasury, hook allowlist). Payouts go through `Transfers`: a payout that fails
 /// reverts the action, as the reference's SafeERC20 does.
 ///
 /// Storage: a job lives in four slots written once each (createJob writes three, the first
-/// setBudget the fourth) and updated in place after; the hook, an agent id or a budget that do
-/// not fit take a slot more only when a job has them.
+/// setBudget the fourth) and updated in place after; a description past its first 22 bytes
+/// takes a slot per 32 bytes more, and a hook, a non-zero agent id or a budget of 2^96 or more
+/// a slot each, only on the jobs that have them.
 contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
     using Transfers for address;
 
@@ -291,8 +293,8 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
         if (amount > 0) {
             address token = j.paymentToken;
             address treasury = platformTreasury;
-            uint256 platformFee = amount * _platformFeeBP / BP;
-            uint256 evaluatorFee = amount * _evaluatorFeeBP / BP;
+            uint256 platformFee = _fee(amount, _platformFeeBP);
+            uint256 evaluatorFee = _fee(amount, _evaluatorFeeBP);
             net = amount - platformFee - evaluatorFee;
             if (platformFee > 0) {
                 _pay(token, treasury, platformFee);
@@ -479,6 +481,13 @@ contract JobEscrow is IERC8183, Owned, ReentrancyGuard {
             mstore(b, n)
         }
         return string(b);
+    }
+
+    /// @dev floor(amount × bp / 10,000) for any amount: amount × bp alone overflows above
+    /// 2^256 / 10,000, which would leave such a job impossible to complete.
+    function _fee(uint256 amount, uint256 bp) private pure returns (uint256) {
+        if (bp == 0) return 0;
+        return amount / BP * bp + amount % BP * bp / BP;
     }
 
     function _refund(Stored storage j, uint256 jobId) private {

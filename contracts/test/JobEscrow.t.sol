@@ -23,6 +23,12 @@ contract JobEscrowTest is JobFixture {
         vm.assertTrue(escrow.whitelistedHooks(address(0)), "no hook is always allowed");
     }
 
+    function test_constructor_emitsTheTreasury() public {
+        vm.expectEmit(true, true, true, true);
+        emit IERC8183.PlatformFeeSet(0, treasury);
+        new JobEscrow(owner, treasury);
+    }
+
     function test_constructor_revertsOnZeroAddresses() public {
         vm.expectRevert(IERC8183.ZeroAddress.selector);
         new JobEscrow(address(0), treasury);

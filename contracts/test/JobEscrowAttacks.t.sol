@@ -213,6 +213,27 @@ contract JobEscrowAttackTest is JobFixture {
         assertStatus(expiring, IERC8183.JobStatus.Funded, "the other job did not move");
     }
 
+    // --- fees on any budget ---
+
+    /// The reference computes a fee as budget × feeBP / 10,000, which overflows (a panic) for a
+    /// budget above 2^256 / 10,000: with any fee set, such a job can never be completed.
+    function test_complete_paysFeesOnTheLargestBudget() public {
+        vm.startPrank(owner);
+        escrow.setPlatformFee(250, treasury);
+        escrow.setEvaluatorFee(100);
+        vm.stopPrank();
+        uint256 amount = type(uint256).max - token.totalSupply();
+        token.mint(client, amount);
+        uint256 id = submitted(amount);
+        vm.prank(evaluator);
+        escrow.complete(id, REASON, "");
+        uint256 platformFee = amount / 10_000 * 250 + amount % 10_000 * 250 / 10_000;
+        uint256 evaluatorFee = amount / 10_000 * 100 + amount % 10_000 * 100 / 10_000;
+        vm.assertEq(token.balanceOf(treasury), platformFee, "2.5%, rounded down");
+        vm.assertEq(token.balanceOf(evaluator), evaluatorFee, "1%, rounded down");
+        vm.assertEq(token.balanceOf(provider), amount - platformFee - evaluatorFee, "the rest");
+    }
+
     // --- helpers ---
 
     function feeToken(uint256 bps) internal returns (FeeOnTransferToken fot) {

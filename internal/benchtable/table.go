@@ -241,7 +241,7 @@ func (t *Table) Markdown(w io.Writer, m Meta) error {
 	b.WriteString("# Benchmark results\n\n")
 	fmt.Fprintf(&b, "Written by `make bench` on %s at commit %s: %s on %s/%s, %s, GOMAXPROCS %d.\n",
 		m.Date, m.Commit, m.GoVersion, t.GOOS, t.GOARCH, orUnknown(t.CPU), t.Procs)
-	b.WriteString("Each figure is compared with a reference measured in the same run (ERC-8004's gas is its published figure).\n")
+	b.WriteString("Each figure is compared with a reference measured in the same run (ERC-8004's gas, and the ERC-8183 reference's, are published figures).\n")
 	b.WriteString("Ratio = value ÷ reference: below 1 is cheaper than the reference, except for a rate (/s), where above 1 is faster.\n")
 	b.WriteString("The machine is shared, so the figures are noisy: the two calibration rows (one primitive measured twice) show how much.\n\n")
 	b.WriteString("| figure | benchmark | value | reference | reference value | ratio | target, note |\n")
