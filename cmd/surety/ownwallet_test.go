@@ -174,11 +174,12 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 	if typed, txs := clef.SignedTyped.Load(), clef.SignedTxs.Load(); typed != 1 || txs != 2 {
 		t.Errorf("Clef signed %d bindings and %d transactions; want the one binding, the bind and the stake", typed, txs)
 	}
-	// Clef deploys too: two contract creations (the escrow makes its registry).
+	// Clef deploys too: four contract creations (the escrow makes its registry, the hook its
+	// pool) and JobEscrow's two settings (the hook allowed, the fee).
 	depOut := filepath.Join(dir, "clef-deployment.json")
 	deploy := startWithEnv(t, "", nil, append([]string{"deploy", "--rpc-url", a.URL, "--out", depOut}, signer...)...)
-	if code := deploy.wait(t); code != exitOK || clef.SignedTxs.Load() != 4 {
-		t.Fatalf("deploy behind Clef: exit %d, %d transactions signed in all (want 4)\n%s", code, clef.SignedTxs.Load(), deploy.stderr.String())
+	if code := deploy.wait(t); code != exitOK || clef.SignedTxs.Load() != 8 {
+		t.Fatalf("deploy behind Clef: exit %d, %d transactions signed in all (want 8)\n%s", code, clef.SignedTxs.Load(), deploy.stderr.String())
 	}
 	raw, err := os.ReadFile(depOut)
 	if err != nil {

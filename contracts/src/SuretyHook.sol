@@ -336,7 +336,10 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
             revert InvalidPlan("worker");
         }
         if (p.prevPart != 0) {
-            if (p.prevPart == jobId || p.maxEntries != 1 || _jobs[p.prevPart].client != caller) {
+            if (
+                p.prevPart == jobId || p.maxEntries != 1 || _jobs[p.prevPart].client != caller
+                    || _plans[p.prevPart].maxEntries != 1
+            ) {
                 revert InvalidPlan("prevPart");
             }
         }

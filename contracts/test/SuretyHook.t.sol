@@ -171,6 +171,9 @@ contract SuretyHookTest is HookFixture {
         p = plan(1, 1, 0);
         p.prevPart = core.jobCounter() + 1; // itself
         _badPlan(p, "prevPart");
+        p = plan(1, 1, 0);
+        p.prevPart = funded(plan(2, 1, 0)); // the previous part is a competition: whose part is next?
+        _badPlan(p, "prevPart");
     }
 
     function test_fund_refusesAPlanThatCannotFinishBeforeExpiry() public {
