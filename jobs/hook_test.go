@@ -11,6 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -267,5 +268,22 @@ func TestStakeGateRefusesAnUnstakedWorker(t *testing.T) {
 	}
 	if j := f.get(id); len(j.Surety.Entries) != 0 {
 		t.Errorf("the refused join left entries: %+v", j.Surety.Entries)
+	}
+}
+
+// TestPlanDataIsCasts: a plan's optParams are the bytes cast abi-encodes for the Plan tuple
+// (clients/ts's encodePlan is held to the same bytes): what a cast user, the TypeScript
+// client and surety job send to SuretyHook is one encoding.
+func TestPlanDataIsCasts(t *testing.T) {
+	// cast abi-encode "f((address,uint32,uint32,uint16,uint16,uint128,address,uint256))" \
+	//   "(0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC,3600,86400,3,2,1000000000000000000,0x0000000000000000000000000000000000000000,7)"
+	const cast = "0x0000000000000000000000003c44cdddb6a900fa2b585dd299e03d12fa4293bc0000000000000000000000000000000000000000000000000000000000000e100000000000000000000000000000000000000000000000000000000000015180000000000000000000000000000000000000000000000000000000000000000300000000000000000000000000000000000000000000000000000000000000020000000000000000000000000000000000000000000000000de0b6b3a764000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007"
+	got, err := jobs.PlanData(jobs.Plan{Arbiter: common.HexToAddress("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"), ReviewWindow: 3600, ArbiterTime: 86400,
+		MaxEntries: 3, MaxWinners: 2, MinStake: eth, PrevPart: big.NewInt(7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hexutil.Encode(got) != cast {
+		t.Errorf("PlanData = %s, want cast's %s", hexutil.Encode(got), cast)
 	}
 }
