@@ -62,7 +62,8 @@ export function encodePlan(p: Plan): Hex {
 /** CreateJob is a createJob call (provider may be left out and set later). */
 export interface CreateJob {
   provider?: string;
-  evaluator: string;
+  /** Who completes or rejects (a Surety job's is SuretyHook: leave it out). */
+  evaluator?: string;
   /** Unix seconds; more than 5 minutes ahead. */
   expiredAt: number | bigint;
   description: string;
@@ -72,6 +73,7 @@ export interface CreateJob {
 
 /** createJobData is JobEscrow's createJob call. */
 export function createJobData(r: CreateJob): Hex {
+  if (!r.evaluator || r.evaluator.toLowerCase() === zeroAddress) throw new Error("createJob: a job needs an evaluator");
   if ((r.provider ?? zeroAddress).toLowerCase() === r.evaluator.toLowerCase()) throw new Error("createJob: the provider cannot also be the evaluator");
   return encodeFunctionData({
     abi: jobEscrowAbi,
