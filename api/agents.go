@@ -42,11 +42,29 @@ func (s *Server) getAgent(c echo.Context) error {
 	if err != nil {
 		return withDetail(ErrBadRequest, "DID: %v", err)
 	}
-	a, err := s.cfg.Agents.Get(c.Request().Context(), did)
+	ctx := c.Request().Context()
+	a, err := s.cfg.Agents.Get(ctx, did)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, a)
+	out := AgentAnswer{Agent: *a}
+	if s.cfg.ERC8004 != nil {
+		ids, err := s.cfg.ERC8004.VerifiedAgents(ctx, did)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			out.ERC8004AgentIDs = append(out.ERC8004AgentIDs, id.ID)
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+// AgentAnswer is GET /v1/agents/{did}: the card as the node holds it, and beside the DID the
+// ERC-8004 agent ids that are its (their owner or agent wallet is bound to the DID).
+type AgentAnswer struct {
+	registry.Agent
+	ERC8004AgentIDs []uint64 `json:"erc8004AgentIds,omitempty"`
 }
 
 func (s *Server) searchAgents(c echo.Context) error {

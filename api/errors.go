@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/surety-ioa/surety/erc8004"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
@@ -187,6 +188,8 @@ var mappings = []mapping{
 	{err: ErrWrongBounty, status: http.StatusBadRequest, slug: "wrong-bounty", title: "The envelope must name this bounty (body.bounty)"},
 	{err: txn.ErrUnknownWallet, status: http.StatusNotFound, slug: "unknown-wallet", title: "The node holds no such wallet"},
 	{err: escrow.ErrUnknownBounty, status: http.StatusNotFound, slug: "unknown-bounty", title: "No such bounty"},
+	{err: erc8004.ErrNoAgent, status: http.StatusNotFound, slug: "unknown-erc8004-agent", title: "No such agent in the ERC-8004 identity registry (or not indexed yet)"},
+	{err: erc8004.ErrNoBindings, status: http.StatusNotImplemented, slug: "no-erc8004-bindings", title: "This node cannot check which wallets control a DID"},
 	{err: escrow.ErrAlreadyPosted, status: http.StatusConflict, slug: "already-posted", title: "This post was already made: the poster used this salt before (the detail names the bounty)"},
 	{err: escrow.ErrBountyClosed, status: http.StatusConflict, slug: "bounty-closed", title: "The bounty is closed"},
 	{err: escrow.ErrWrongStatus, status: http.StatusConflict, slug: "bounty-wrong-status", title: "The bounty's status does not allow this"},

@@ -50,6 +50,8 @@ type (
 	stubPeers       struct{ api.Peers }
 	stubGroups      struct{ api.Groups }
 	stubChainRPC    struct{ api.ChainRPC }
+	stubERC8004     struct{ api.ERC8004 }
+	stubERC8004Rel  struct{ api.ERC8004Relay }
 )
 
 type reputationService = api.Reputation
@@ -68,7 +70,7 @@ func newFullServerWith(t *testing.T, limits api.Config) *api.Server {
 		Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{},
 		Bounties: stubBounties{}, Staking: stubStaking{}, Senders: stubSenders{}, Wallets: stubWallets{}, Stakes: stubStakes{}, Agents: stubAgents{},
 		Reputation: stubReputation{}, AuditLog: stubAuditLog{}, ScoredHeads: stubScoredHeads{}, Peers: stubPeers{}, Groups: stubGroups{},
-		ChainRPC: stubChainRPC{}, Jobs: stubJobs{},
+		ChainRPC: stubChainRPC{}, Jobs: stubJobs{}, ERC8004: stubERC8004{}, ERC8004Relay: stubERC8004Rel{},
 		Credentials: stubCredentials{}, CredentialStakes: stubCredStakes{}, StakeHistory: stubHistory{},
 		Explorer:  http.NotFoundHandler(),
 		WriteRate: limits.WriteRate, WriteBurst: limits.WriteBurst, RPCRate: limits.RPCRate, RPCBurst: limits.RPCBurst,

@@ -303,8 +303,10 @@ var rpcMethods = map[string]rpcMethod{
 			sent, err = s.cfg.Staking.Broadcast(ctx, raw)
 		case to != nil && s.cfg.Jobs != nil && slices.Contains(s.cfg.Jobs.Contracts(), *to):
 			sent, err = s.cfg.Jobs.Broadcast(ctx, raw)
+		case to != nil && s.cfg.ERC8004Relay != nil && slices.Contains(s.cfg.ERC8004Relay.Registries(), *to):
+			sent, err = s.cfg.ERC8004Relay.Broadcast(ctx, raw)
 		default:
-			return nil, errRPCParams("the node relays only calls to the escrow %s, the stake registry %s and the job contracts", s.cfg.Bounties.Escrow().Hex(), s.cfg.Staking.Registry().Hex())
+			return nil, errRPCParams("the node relays only calls to the escrow %s, the stake registry %s, the job contracts and the ERC-8004 registries", s.cfg.Bounties.Escrow().Hex(), s.cfg.Staking.Registry().Hex())
 		}
 		if err != nil {
 			return nil, err

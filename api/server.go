@@ -78,6 +78,12 @@ type Config struct {
 	Jobs Jobs
 	// Agents serves the registry routes; without it they are absent.
 	Agents Agents
+	// ERC8004 serves the ERC-8004 routes (agent ids, feedback, registration files); without
+	// it they are absent.
+	ERC8004 ERC8004
+	// ERC8004Relay, with the chain routes, relays wallets' own calls of the ERC-8004
+	// registries (POST /v1/rpc); without it they are not relayed.
+	ERC8004Relay ERC8004Relay
 	// Reputation serves the audit and reputation routes; without it they are absent.
 	Reputation Reputation
 	// Groups serves the group thread routes; without it they are absent.
@@ -258,6 +264,9 @@ func New(cfg Config) (*Server, error) {
 		v1.GET("/agents/:did", s.getAgent)
 		v1.GET("/agents/:did/agent-card.json", s.getAgentCard)
 		v1.POST("/agents/:did/status", s.checkAgentStatus)
+	}
+	if cfg.ERC8004 != nil {
+		s.routeERC8004(v1)
 	}
 	if cfg.Credentials != nil {
 		v1.GET("/credentials/:did/registration", s.registrationCredential)

@@ -15,6 +15,7 @@ import (
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/api/wire"
+	"github.com/surety-ioa/surety/erc8004"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
@@ -41,7 +42,7 @@ func TestWireMirrorsDomainTypes(t *testing.T) {
 		{"identity.Binding", &identity.Binding{}, &wire.BindingRequest{}},
 		{"identity.BindingStatement", &identity.BindingStatement{}, &wire.BindingStatement{}},
 		{"challenge", &challenge, &wire.Challenge{}},
-		{"registry.Agent", &registry.Agent{}, &wire.Agent{}},
+		{"api.AgentAnswer", &api.AgentAnswer{}, &wire.Agent{}},
 		{"registry.StatusResult", &registry.StatusResult{}, &wire.StatusResult{}},
 		{"reputation.Submitted", &reputation.Submitted{}, &wire.Submitted{}},
 		{"reputation.Reputation", &reputation.Reputation{}, &wire.Reputation{}},
@@ -61,6 +62,10 @@ func TestWireMirrorsDomainTypes(t *testing.T) {
 		{"stake.Holding", &stake.Holding{}, &wire.Holding{}},
 		{"stake.KeyState", &stake.KeyState{}, &wire.KeyState{}},
 		{"api.KeyChange", &api.KeyChange{}, &wire.KeyChange{}},
+		{"erc8004.Agent", &erc8004.Agent{}, &wire.ERC8004Agent{}},
+		{"erc8004.Feedback", &erc8004.Feedback{}, &wire.ERC8004Feedback{}},
+		{"api.ERC8004DID", &api.ERC8004DID{}, &wire.ERC8004DID{}},
+		{"api.ERC8004Feedback", &api.ERC8004Feedback{}, &wire.ERC8004FeedbackList{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, d := range mirrorDiffs(tt.domain, tt.wire) {

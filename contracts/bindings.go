@@ -60,6 +60,12 @@ type IERC8183Job struct {
 	SubmittedAt     *big.Int
 }
 
+// IIdentityRegistryMetadataEntry is an auto generated low-level Go binding around an user-defined struct.
+type IIdentityRegistryMetadataEntry struct {
+	MetadataKey   string
+	MetadataValue []byte
+}
+
 // IStakeRegistryRecord is an auto generated low-level Go binding around an user-defined struct.
 type IStakeRegistryRecord struct {
 	Staked    *big.Int
@@ -3396,6 +3402,658 @@ func (devToken *DevToken) UnpackInsufficientBalanceError(raw []byte) (*DevTokenI
 	return out, nil
 }
 
+// ERC721MetaData contains all meta data concerning the ERC721 contract.
+var ERC721MetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"approve\",\"inputs\":[{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"balanceOf\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getApproved\",\"inputs\":[{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"isApprovedForAll\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"ownerOf\",\"inputs\":[{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"safeTransferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"safeTransferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setApprovalForAll\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"approved\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Approval\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"approved\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ApprovalForAll\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"operator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"approved\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Transfer\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"ERC721IncorrectOwner\",\"inputs\":[{\"name\":\"sender\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721InsufficientApproval\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ERC721InvalidApprover\",\"inputs\":[{\"name\":\"approver\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721InvalidOperator\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721InvalidOwner\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721InvalidReceiver\",\"inputs\":[{\"name\":\"receiver\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721NonexistentToken\",\"inputs\":[{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}]",
+	ID:  "ERC721",
+}
+
+// ERC721 is an auto generated Go binding around an Ethereum contract.
+type ERC721 struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *ERC721) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewERC721 creates a new instance of ERC721.
+func NewERC721() *ERC721 {
+	parsed, err := ERC721MetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &ERC721{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *ERC721) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x095ea7b3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function approve(address to, uint256 tokenId) returns()
+func (eRC721 *ERC721) PackApprove(to common.Address, tokenId *big.Int) []byte {
+	enc, err := eRC721.abi.Pack("approve", to, tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x095ea7b3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function approve(address to, uint256 tokenId) returns()
+func (eRC721 *ERC721) TryPackApprove(to common.Address, tokenId *big.Int) ([]byte, error) {
+	return eRC721.abi.Pack("approve", to, tokenId)
+}
+
+// PackBalanceOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x70a08231.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function balanceOf(address owner) view returns(uint256)
+func (eRC721 *ERC721) PackBalanceOf(owner common.Address) []byte {
+	enc, err := eRC721.abi.Pack("balanceOf", owner)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBalanceOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x70a08231.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function balanceOf(address owner) view returns(uint256)
+func (eRC721 *ERC721) TryPackBalanceOf(owner common.Address) ([]byte, error) {
+	return eRC721.abi.Pack("balanceOf", owner)
+}
+
+// UnpackBalanceOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x70a08231.
+//
+// Solidity: function balanceOf(address owner) view returns(uint256)
+func (eRC721 *ERC721) UnpackBalanceOf(data []byte) (*big.Int, error) {
+	out, err := eRC721.abi.Unpack("balanceOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackGetApproved is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x081812fc.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getApproved(uint256 tokenId) view returns(address)
+func (eRC721 *ERC721) PackGetApproved(tokenId *big.Int) []byte {
+	enc, err := eRC721.abi.Pack("getApproved", tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetApproved is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x081812fc.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getApproved(uint256 tokenId) view returns(address)
+func (eRC721 *ERC721) TryPackGetApproved(tokenId *big.Int) ([]byte, error) {
+	return eRC721.abi.Pack("getApproved", tokenId)
+}
+
+// UnpackGetApproved is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x081812fc.
+//
+// Solidity: function getApproved(uint256 tokenId) view returns(address)
+func (eRC721 *ERC721) UnpackGetApproved(data []byte) (common.Address, error) {
+	out, err := eRC721.abi.Unpack("getApproved", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackIsApprovedForAll is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe985e9c5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isApprovedForAll(address owner, address operator) view returns(bool)
+func (eRC721 *ERC721) PackIsApprovedForAll(owner common.Address, operator common.Address) []byte {
+	enc, err := eRC721.abi.Pack("isApprovedForAll", owner, operator)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsApprovedForAll is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe985e9c5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isApprovedForAll(address owner, address operator) view returns(bool)
+func (eRC721 *ERC721) TryPackIsApprovedForAll(owner common.Address, operator common.Address) ([]byte, error) {
+	return eRC721.abi.Pack("isApprovedForAll", owner, operator)
+}
+
+// UnpackIsApprovedForAll is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe985e9c5.
+//
+// Solidity: function isApprovedForAll(address owner, address operator) view returns(bool)
+func (eRC721 *ERC721) UnpackIsApprovedForAll(data []byte) (bool, error) {
+	out, err := eRC721.abi.Unpack("isApprovedForAll", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackOwnerOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6352211e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function ownerOf(uint256 tokenId) view returns(address owner)
+func (eRC721 *ERC721) PackOwnerOf(tokenId *big.Int) []byte {
+	enc, err := eRC721.abi.Pack("ownerOf", tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwnerOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6352211e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function ownerOf(uint256 tokenId) view returns(address owner)
+func (eRC721 *ERC721) TryPackOwnerOf(tokenId *big.Int) ([]byte, error) {
+	return eRC721.abi.Pack("ownerOf", tokenId)
+}
+
+// UnpackOwnerOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6352211e.
+//
+// Solidity: function ownerOf(uint256 tokenId) view returns(address owner)
+func (eRC721 *ERC721) UnpackOwnerOf(data []byte) (common.Address, error) {
+	out, err := eRC721.abi.Unpack("ownerOf", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackSafeTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42842e0e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function safeTransferFrom(address from, address to, uint256 tokenId) returns()
+func (eRC721 *ERC721) PackSafeTransferFrom(from common.Address, to common.Address, tokenId *big.Int) []byte {
+	enc, err := eRC721.abi.Pack("safeTransferFrom", from, to, tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSafeTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42842e0e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function safeTransferFrom(address from, address to, uint256 tokenId) returns()
+func (eRC721 *ERC721) TryPackSafeTransferFrom(from common.Address, to common.Address, tokenId *big.Int) ([]byte, error) {
+	return eRC721.abi.Pack("safeTransferFrom", from, to, tokenId)
+}
+
+// PackSafeTransferFrom0 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb88d4fde.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function safeTransferFrom(address from, address to, uint256 tokenId, bytes data) returns()
+func (eRC721 *ERC721) PackSafeTransferFrom0(from common.Address, to common.Address, tokenId *big.Int, data []byte) []byte {
+	enc, err := eRC721.abi.Pack("safeTransferFrom0", from, to, tokenId, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSafeTransferFrom0 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb88d4fde.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function safeTransferFrom(address from, address to, uint256 tokenId, bytes data) returns()
+func (eRC721 *ERC721) TryPackSafeTransferFrom0(from common.Address, to common.Address, tokenId *big.Int, data []byte) ([]byte, error) {
+	return eRC721.abi.Pack("safeTransferFrom0", from, to, tokenId, data)
+}
+
+// PackSetApprovalForAll is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa22cb465.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setApprovalForAll(address operator, bool approved) returns()
+func (eRC721 *ERC721) PackSetApprovalForAll(operator common.Address, approved bool) []byte {
+	enc, err := eRC721.abi.Pack("setApprovalForAll", operator, approved)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetApprovalForAll is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa22cb465.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setApprovalForAll(address operator, bool approved) returns()
+func (eRC721 *ERC721) TryPackSetApprovalForAll(operator common.Address, approved bool) ([]byte, error) {
+	return eRC721.abi.Pack("setApprovalForAll", operator, approved)
+}
+
+// PackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (eRC721 *ERC721) PackSupportsInterface(interfaceId [4]byte) []byte {
+	enc, err := eRC721.abi.Pack("supportsInterface", interfaceId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (eRC721 *ERC721) TryPackSupportsInterface(interfaceId [4]byte) ([]byte, error) {
+	return eRC721.abi.Pack("supportsInterface", interfaceId)
+}
+
+// UnpackSupportsInterface is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x01ffc9a7.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (eRC721 *ERC721) UnpackSupportsInterface(data []byte) (bool, error) {
+	out, err := eRC721.abi.Unpack("supportsInterface", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x23b872dd.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transferFrom(address from, address to, uint256 tokenId) returns()
+func (eRC721 *ERC721) PackTransferFrom(from common.Address, to common.Address, tokenId *big.Int) []byte {
+	enc, err := eRC721.abi.Pack("transferFrom", from, to, tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x23b872dd.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transferFrom(address from, address to, uint256 tokenId) returns()
+func (eRC721 *ERC721) TryPackTransferFrom(from common.Address, to common.Address, tokenId *big.Int) ([]byte, error) {
+	return eRC721.abi.Pack("transferFrom", from, to, tokenId)
+}
+
+// ERC721Approval represents a Approval event raised by the ERC721 contract.
+type ERC721Approval struct {
+	Owner    common.Address
+	Approved common.Address
+	TokenId  *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const ERC721ApprovalEventName = "Approval"
+
+// ContractEventName returns the user-defined event name.
+func (ERC721Approval) ContractEventName() string {
+	return ERC721ApprovalEventName
+}
+
+// UnpackApprovalEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId)
+func (eRC721 *ERC721) UnpackApprovalEvent(log *types.Log) (*ERC721Approval, error) {
+	event := "Approval"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != eRC721.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ERC721Approval)
+	if len(log.Data) > 0 {
+		if err := eRC721.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range eRC721.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ERC721ApprovalForAll represents a ApprovalForAll event raised by the ERC721 contract.
+type ERC721ApprovalForAll struct {
+	Owner    common.Address
+	Operator common.Address
+	Approved bool
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const ERC721ApprovalForAllEventName = "ApprovalForAll"
+
+// ContractEventName returns the user-defined event name.
+func (ERC721ApprovalForAll) ContractEventName() string {
+	return ERC721ApprovalForAllEventName
+}
+
+// UnpackApprovalForAllEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ApprovalForAll(address indexed owner, address indexed operator, bool approved)
+func (eRC721 *ERC721) UnpackApprovalForAllEvent(log *types.Log) (*ERC721ApprovalForAll, error) {
+	event := "ApprovalForAll"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != eRC721.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ERC721ApprovalForAll)
+	if len(log.Data) > 0 {
+		if err := eRC721.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range eRC721.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ERC721Transfer represents a Transfer event raised by the ERC721 contract.
+type ERC721Transfer struct {
+	From    common.Address
+	To      common.Address
+	TokenId *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const ERC721TransferEventName = "Transfer"
+
+// ContractEventName returns the user-defined event name.
+func (ERC721Transfer) ContractEventName() string {
+	return ERC721TransferEventName
+}
+
+// UnpackTransferEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)
+func (eRC721 *ERC721) UnpackTransferEvent(log *types.Log) (*ERC721Transfer, error) {
+	event := "Transfer"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != eRC721.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ERC721Transfer)
+	if len(log.Data) > 0 {
+		if err := eRC721.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range eRC721.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (eRC721 *ERC721) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], eRC721.abi.Errors["ERC721IncorrectOwner"].ID.Bytes()[:4]) {
+		return eRC721.UnpackERC721IncorrectOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], eRC721.abi.Errors["ERC721InsufficientApproval"].ID.Bytes()[:4]) {
+		return eRC721.UnpackERC721InsufficientApprovalError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], eRC721.abi.Errors["ERC721InvalidApprover"].ID.Bytes()[:4]) {
+		return eRC721.UnpackERC721InvalidApproverError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], eRC721.abi.Errors["ERC721InvalidOperator"].ID.Bytes()[:4]) {
+		return eRC721.UnpackERC721InvalidOperatorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], eRC721.abi.Errors["ERC721InvalidOwner"].ID.Bytes()[:4]) {
+		return eRC721.UnpackERC721InvalidOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], eRC721.abi.Errors["ERC721InvalidReceiver"].ID.Bytes()[:4]) {
+		return eRC721.UnpackERC721InvalidReceiverError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], eRC721.abi.Errors["ERC721NonexistentToken"].ID.Bytes()[:4]) {
+		return eRC721.UnpackERC721NonexistentTokenError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// ERC721ERC721IncorrectOwner represents a ERC721IncorrectOwner error raised by the ERC721 contract.
+type ERC721ERC721IncorrectOwner struct {
+	Sender  common.Address
+	TokenId *big.Int
+	Owner   common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721IncorrectOwner(address sender, uint256 tokenId, address owner)
+func ERC721ERC721IncorrectOwnerErrorID() common.Hash {
+	return common.HexToHash("0x64283d7b313c8117c125f736876fa2b4e90ea3831a4716dfdb87d2f540e26289")
+}
+
+// UnpackERC721IncorrectOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721IncorrectOwner(address sender, uint256 tokenId, address owner)
+func (eRC721 *ERC721) UnpackERC721IncorrectOwnerError(raw []byte) (*ERC721ERC721IncorrectOwner, error) {
+	out := new(ERC721ERC721IncorrectOwner)
+	if err := eRC721.abi.UnpackIntoInterface(out, "ERC721IncorrectOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ERC721ERC721InsufficientApproval represents a ERC721InsufficientApproval error raised by the ERC721 contract.
+type ERC721ERC721InsufficientApproval struct {
+	Operator common.Address
+	TokenId  *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InsufficientApproval(address operator, uint256 tokenId)
+func ERC721ERC721InsufficientApprovalErrorID() common.Hash {
+	return common.HexToHash("0x177e802f6f313bc89797ecace66d6d29ab4719cbaaacbb87367264048b1eb861")
+}
+
+// UnpackERC721InsufficientApprovalError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InsufficientApproval(address operator, uint256 tokenId)
+func (eRC721 *ERC721) UnpackERC721InsufficientApprovalError(raw []byte) (*ERC721ERC721InsufficientApproval, error) {
+	out := new(ERC721ERC721InsufficientApproval)
+	if err := eRC721.abi.UnpackIntoInterface(out, "ERC721InsufficientApproval", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ERC721ERC721InvalidApprover represents a ERC721InvalidApprover error raised by the ERC721 contract.
+type ERC721ERC721InvalidApprover struct {
+	Approver common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InvalidApprover(address approver)
+func ERC721ERC721InvalidApproverErrorID() common.Hash {
+	return common.HexToHash("0xa9fbf51f86b8e03595d59dc726bb10c329bb24f62589be276d8dd193ca0b69ea")
+}
+
+// UnpackERC721InvalidApproverError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InvalidApprover(address approver)
+func (eRC721 *ERC721) UnpackERC721InvalidApproverError(raw []byte) (*ERC721ERC721InvalidApprover, error) {
+	out := new(ERC721ERC721InvalidApprover)
+	if err := eRC721.abi.UnpackIntoInterface(out, "ERC721InvalidApprover", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ERC721ERC721InvalidOperator represents a ERC721InvalidOperator error raised by the ERC721 contract.
+type ERC721ERC721InvalidOperator struct {
+	Operator common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InvalidOperator(address operator)
+func ERC721ERC721InvalidOperatorErrorID() common.Hash {
+	return common.HexToHash("0x5b08ba185e8f577075361f3a3555a6580a227ce22734dcc979c1aeadf894658b")
+}
+
+// UnpackERC721InvalidOperatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InvalidOperator(address operator)
+func (eRC721 *ERC721) UnpackERC721InvalidOperatorError(raw []byte) (*ERC721ERC721InvalidOperator, error) {
+	out := new(ERC721ERC721InvalidOperator)
+	if err := eRC721.abi.UnpackIntoInterface(out, "ERC721InvalidOperator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ERC721ERC721InvalidOwner represents a ERC721InvalidOwner error raised by the ERC721 contract.
+type ERC721ERC721InvalidOwner struct {
+	Owner common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InvalidOwner(address owner)
+func ERC721ERC721InvalidOwnerErrorID() common.Hash {
+	return common.HexToHash("0x89c62b6479af2e623826dcc39c5133061d35b66d72de92833401dd2fd6567480")
+}
+
+// UnpackERC721InvalidOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InvalidOwner(address owner)
+func (eRC721 *ERC721) UnpackERC721InvalidOwnerError(raw []byte) (*ERC721ERC721InvalidOwner, error) {
+	out := new(ERC721ERC721InvalidOwner)
+	if err := eRC721.abi.UnpackIntoInterface(out, "ERC721InvalidOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ERC721ERC721InvalidReceiver represents a ERC721InvalidReceiver error raised by the ERC721 contract.
+type ERC721ERC721InvalidReceiver struct {
+	Receiver common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InvalidReceiver(address receiver)
+func ERC721ERC721InvalidReceiverErrorID() common.Hash {
+	return common.HexToHash("0x64a0ae9278f805eaf991dcd18ca78756d280b7508b764ef1b255c55845c11df9")
+}
+
+// UnpackERC721InvalidReceiverError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InvalidReceiver(address receiver)
+func (eRC721 *ERC721) UnpackERC721InvalidReceiverError(raw []byte) (*ERC721ERC721InvalidReceiver, error) {
+	out := new(ERC721ERC721InvalidReceiver)
+	if err := eRC721.abi.UnpackIntoInterface(out, "ERC721InvalidReceiver", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ERC721ERC721NonexistentToken represents a ERC721NonexistentToken error raised by the ERC721 contract.
+type ERC721ERC721NonexistentToken struct {
+	TokenId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721NonexistentToken(uint256 tokenId)
+func ERC721ERC721NonexistentTokenErrorID() common.Hash {
+	return common.HexToHash("0x7e273289a3a9ef6670f06df7dca227856fc925e956db96980692764a8bc734d7")
+}
+
+// UnpackERC721NonexistentTokenError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721NonexistentToken(uint256 tokenId)
+func (eRC721 *ERC721) UnpackERC721NonexistentTokenError(raw []byte) (*ERC721ERC721NonexistentToken, error) {
+	out := new(ERC721ERC721NonexistentToken)
+	if err := eRC721.abi.UnpackIntoInterface(out, "ERC721NonexistentToken", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // IBountyEscrowMetaData contains all meta data concerning the IBountyEscrow contract.
 var IBountyEscrowMetaData = bind.MetaData{
 	ABI: "[{\"type\":\"event\",\"name\":\"Accepted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Assigned\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Cancelled\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Claimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Credited\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeeChanged\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"FeesWithdrawn\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Posted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"poster\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"terms\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structIBountyEscrow.Terms\",\"components\":[{\"name\":\"poster\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"specHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Refunded\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"refund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Released\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"payout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Resolved\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"workerBps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"workerPayout\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"posterRefund\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"fee\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Submitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"resultHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"TreasuryChanged\",\"inputs\":[{\"name\":\"treasury\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Unclaimed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Withdrawn\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyPosted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ArbiterIsParty\",\"inputs\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ClaimsNotOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"opensAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"DeadlineNotPassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"DeadlinePassed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"FeeTooHigh\",\"inputs\":[{\"name\":\"feeBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InsufficientStake\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"stake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"required\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidAmount\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"InvalidDeadline\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"InvalidReviewWindow\",\"inputs\":[{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"workerBps\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]},{\"type\":\"error\",\"name\":\"InvalidValue\",\"inputs\":[{\"name\":\"sent\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expected\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotParty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotPoster\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSubmitted\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotTreasury\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotWorker\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingToWithdraw\",\"inputs\":[{\"name\":\"account\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"SlashAboveLock\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"StakedClaim\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"minStake\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TermsMismatch\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownBounty\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongStatus\",\"inputs\":[{\"name\":\"id\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"enumIBountyEscrow.Status\"}]},{\"type\":\"error\",\"name\":\"ZeroAddress\",\"inputs\":[]}]",
@@ -4996,6 +5654,72 @@ func (iBountyEscrow *IBountyEscrow) UnpackZeroAddressError(raw []byte) (*IBounty
 	return out, nil
 }
 
+// IERC1271MetaData contains all meta data concerning the IERC1271 contract.
+var IERC1271MetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"isValidSignature\",\"inputs\":[{\"name\":\"hash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"signature\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[{\"name\":\"magicValue\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"stateMutability\":\"view\"}]",
+	ID:  "IERC1271",
+}
+
+// IERC1271 is an auto generated Go binding around an Ethereum contract.
+type IERC1271 struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IERC1271) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIERC1271 creates a new instance of IERC1271.
+func NewIERC1271() *IERC1271 {
+	parsed, err := IERC1271MetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IERC1271{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IERC1271) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackIsValidSignature is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1626ba7e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isValidSignature(bytes32 hash, bytes signature) view returns(bytes4 magicValue)
+func (iERC1271 *IERC1271) PackIsValidSignature(hash [32]byte, signature []byte) []byte {
+	enc, err := iERC1271.abi.Pack("isValidSignature", hash, signature)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsValidSignature is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1626ba7e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isValidSignature(bytes32 hash, bytes signature) view returns(bytes4 magicValue)
+func (iERC1271 *IERC1271) TryPackIsValidSignature(hash [32]byte, signature []byte) ([]byte, error) {
+	return iERC1271.abi.Pack("isValidSignature", hash, signature)
+}
+
+// UnpackIsValidSignature is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1626ba7e.
+//
+// Solidity: function isValidSignature(bytes32 hash, bytes signature) view returns(bytes4 magicValue)
+func (iERC1271 *IERC1271) UnpackIsValidSignature(data []byte) ([4]byte, error) {
+	out, err := iERC1271.abi.Unpack("isValidSignature", data)
+	if err != nil {
+		return *new([4]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([4]byte)).(*[4]byte)
+	return out0, nil
+}
+
 // IERC165MetaData contains all meta data concerning the IERC165 contract.
 var IERC165MetaData = bind.MetaData{
 	ABI: "[{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"}]",
@@ -5265,6 +5989,72 @@ func (iERC20 *IERC20) UnpackTransferFrom(data []byte) (bool, error) {
 		return *new(bool), err
 	}
 	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// IERC721ReceiverMetaData contains all meta data concerning the IERC721Receiver contract.
+var IERC721ReceiverMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"onERC721Received\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"stateMutability\":\"nonpayable\"}]",
+	ID:  "IERC721Receiver",
+}
+
+// IERC721Receiver is an auto generated Go binding around an Ethereum contract.
+type IERC721Receiver struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IERC721Receiver) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIERC721Receiver creates a new instance of IERC721Receiver.
+func NewIERC721Receiver() *IERC721Receiver {
+	parsed, err := IERC721ReceiverMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IERC721Receiver{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IERC721Receiver) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackOnERC721Received is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x150b7a02.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function onERC721Received(address operator, address from, uint256 tokenId, bytes data) returns(bytes4)
+func (iERC721Receiver *IERC721Receiver) PackOnERC721Received(operator common.Address, from common.Address, tokenId *big.Int, data []byte) []byte {
+	enc, err := iERC721Receiver.abi.Pack("onERC721Received", operator, from, tokenId, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOnERC721Received is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x150b7a02.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function onERC721Received(address operator, address from, uint256 tokenId, bytes data) returns(bytes4)
+func (iERC721Receiver *IERC721Receiver) TryPackOnERC721Received(operator common.Address, from common.Address, tokenId *big.Int, data []byte) ([]byte, error) {
+	return iERC721Receiver.abi.Pack("onERC721Received", operator, from, tokenId, data)
+}
+
+// UnpackOnERC721Received is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x150b7a02.
+//
+// Solidity: function onERC721Received(address operator, address from, uint256 tokenId, bytes data) returns(bytes4)
+func (iERC721Receiver *IERC721Receiver) UnpackOnERC721Received(data []byte) ([4]byte, error) {
+	out, err := iERC721Receiver.abi.Unpack("onERC721Received", data)
+	if err != nil {
+		return *new([4]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([4]byte)).(*[4]byte)
 	return out0, nil
 }
 
@@ -7002,6 +7792,1446 @@ func (iERC8183Hook *IERC8183Hook) UnpackSupportsInterface(data []byte) (bool, er
 	}
 	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
 	return out0, nil
+}
+
+// IIdentityRegistryMetaData contains all meta data concerning the IIdentityRegistry contract.
+var IIdentityRegistryMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"getAgentWallet\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getMetadata\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"metadataKey\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"isAuthorizedOrOwner\",\"inputs\":[{\"name\":\"spender\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"register\",\"inputs\":[],\"outputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"register\",\"inputs\":[{\"name\":\"agentURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"metadata\",\"type\":\"tuple[]\",\"internalType\":\"structIIdentityRegistry.MetadataEntry[]\",\"components\":[{\"name\":\"metadataKey\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"metadataValue\",\"type\":\"bytes\",\"internalType\":\"bytes\"}]}],\"outputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"register\",\"inputs\":[{\"name\":\"agentURI\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setAgentURI\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"newURI\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setAgentWallet\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"newWallet\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"signature\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setMetadata\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"metadataKey\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"metadataValue\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"unsetAgentWallet\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"MetadataSet\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"indexedMetadataKey\",\"type\":\"string\",\"indexed\":true,\"internalType\":\"string\"},{\"name\":\"metadataKey\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"metadataValue\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"MetadataUpdate\",\"inputs\":[{\"name\":\"_tokenId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Registered\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"agentURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"URIUpdated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"newURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"updatedBy\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"DeadlineTooFar\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidWalletSignature\",\"inputs\":[{\"name\":\"wallet\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotAuthorized\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReservedMetadataKey\",\"inputs\":[{\"name\":\"metadataKey\",\"type\":\"string\",\"internalType\":\"string\"}]},{\"type\":\"error\",\"name\":\"SignatureExpired\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ZeroWallet\",\"inputs\":[]}]",
+	ID:  "IIdentityRegistry",
+}
+
+// IIdentityRegistry is an auto generated Go binding around an Ethereum contract.
+type IIdentityRegistry struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IIdentityRegistry) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIIdentityRegistry creates a new instance of IIdentityRegistry.
+func NewIIdentityRegistry() *IIdentityRegistry {
+	parsed, err := IIdentityRegistryMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IIdentityRegistry{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IIdentityRegistry) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackGetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x00339509.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getAgentWallet(uint256 agentId) view returns(address)
+func (iIdentityRegistry *IIdentityRegistry) PackGetAgentWallet(agentId *big.Int) []byte {
+	enc, err := iIdentityRegistry.abi.Pack("getAgentWallet", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x00339509.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getAgentWallet(uint256 agentId) view returns(address)
+func (iIdentityRegistry *IIdentityRegistry) TryPackGetAgentWallet(agentId *big.Int) ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("getAgentWallet", agentId)
+}
+
+// UnpackGetAgentWallet is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x00339509.
+//
+// Solidity: function getAgentWallet(uint256 agentId) view returns(address)
+func (iIdentityRegistry *IIdentityRegistry) UnpackGetAgentWallet(data []byte) (common.Address, error) {
+	out, err := iIdentityRegistry.abi.Unpack("getAgentWallet", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackGetMetadata is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xcb4799f2.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getMetadata(uint256 agentId, string metadataKey) view returns(bytes)
+func (iIdentityRegistry *IIdentityRegistry) PackGetMetadata(agentId *big.Int, metadataKey string) []byte {
+	enc, err := iIdentityRegistry.abi.Pack("getMetadata", agentId, metadataKey)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetMetadata is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xcb4799f2.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getMetadata(uint256 agentId, string metadataKey) view returns(bytes)
+func (iIdentityRegistry *IIdentityRegistry) TryPackGetMetadata(agentId *big.Int, metadataKey string) ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("getMetadata", agentId, metadataKey)
+}
+
+// UnpackGetMetadata is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xcb4799f2.
+//
+// Solidity: function getMetadata(uint256 agentId, string metadataKey) view returns(bytes)
+func (iIdentityRegistry *IIdentityRegistry) UnpackGetMetadata(data []byte) ([]byte, error) {
+	out, err := iIdentityRegistry.abi.Unpack("getMetadata", data)
+	if err != nil {
+		return *new([]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([]byte)).(*[]byte)
+	return out0, nil
+}
+
+// PackIsAuthorizedOrOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd95e72be.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isAuthorizedOrOwner(address spender, uint256 agentId) view returns(bool)
+func (iIdentityRegistry *IIdentityRegistry) PackIsAuthorizedOrOwner(spender common.Address, agentId *big.Int) []byte {
+	enc, err := iIdentityRegistry.abi.Pack("isAuthorizedOrOwner", spender, agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsAuthorizedOrOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd95e72be.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isAuthorizedOrOwner(address spender, uint256 agentId) view returns(bool)
+func (iIdentityRegistry *IIdentityRegistry) TryPackIsAuthorizedOrOwner(spender common.Address, agentId *big.Int) ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("isAuthorizedOrOwner", spender, agentId)
+}
+
+// UnpackIsAuthorizedOrOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd95e72be.
+//
+// Solidity: function isAuthorizedOrOwner(address spender, uint256 agentId) view returns(bool)
+func (iIdentityRegistry *IIdentityRegistry) UnpackIsAuthorizedOrOwner(data []byte) (bool, error) {
+	out, err := iIdentityRegistry.abi.Unpack("isAuthorizedOrOwner", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackRegister is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1aa3a008.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function register() returns(uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) PackRegister() []byte {
+	enc, err := iIdentityRegistry.abi.Pack("register")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRegister is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1aa3a008.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function register() returns(uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) TryPackRegister() ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("register")
+}
+
+// UnpackRegister is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1aa3a008.
+//
+// Solidity: function register() returns(uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) UnpackRegister(data []byte) (*big.Int, error) {
+	out, err := iIdentityRegistry.abi.Unpack("register", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackRegister0 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8ea42286.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function register(string agentURI, (string,bytes)[] metadata) returns(uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) PackRegister0(agentURI string, metadata []IIdentityRegistryMetadataEntry) []byte {
+	enc, err := iIdentityRegistry.abi.Pack("register0", agentURI, metadata)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRegister0 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8ea42286.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function register(string agentURI, (string,bytes)[] metadata) returns(uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) TryPackRegister0(agentURI string, metadata []IIdentityRegistryMetadataEntry) ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("register0", agentURI, metadata)
+}
+
+// UnpackRegister0 is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8ea42286.
+//
+// Solidity: function register(string agentURI, (string,bytes)[] metadata) returns(uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) UnpackRegister0(data []byte) (*big.Int, error) {
+	out, err := iIdentityRegistry.abi.Unpack("register0", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackRegister1 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2c298be.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function register(string agentURI) returns(uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) PackRegister1(agentURI string) []byte {
+	enc, err := iIdentityRegistry.abi.Pack("register1", agentURI)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRegister1 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2c298be.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function register(string agentURI) returns(uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) TryPackRegister1(agentURI string) ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("register1", agentURI)
+}
+
+// UnpackRegister1 is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf2c298be.
+//
+// Solidity: function register(string agentURI) returns(uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) UnpackRegister1(data []byte) (*big.Int, error) {
+	out, err := iIdentityRegistry.abi.Unpack("register1", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackSetAgentURI is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0af28bd3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setAgentURI(uint256 agentId, string newURI) returns()
+func (iIdentityRegistry *IIdentityRegistry) PackSetAgentURI(agentId *big.Int, newURI string) []byte {
+	enc, err := iIdentityRegistry.abi.Pack("setAgentURI", agentId, newURI)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetAgentURI is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0af28bd3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setAgentURI(uint256 agentId, string newURI) returns()
+func (iIdentityRegistry *IIdentityRegistry) TryPackSetAgentURI(agentId *big.Int, newURI string) ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("setAgentURI", agentId, newURI)
+}
+
+// PackSetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2d1ef5ae.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setAgentWallet(uint256 agentId, address newWallet, uint256 deadline, bytes signature) returns()
+func (iIdentityRegistry *IIdentityRegistry) PackSetAgentWallet(agentId *big.Int, newWallet common.Address, deadline *big.Int, signature []byte) []byte {
+	enc, err := iIdentityRegistry.abi.Pack("setAgentWallet", agentId, newWallet, deadline, signature)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2d1ef5ae.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setAgentWallet(uint256 agentId, address newWallet, uint256 deadline, bytes signature) returns()
+func (iIdentityRegistry *IIdentityRegistry) TryPackSetAgentWallet(agentId *big.Int, newWallet common.Address, deadline *big.Int, signature []byte) ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("setAgentWallet", agentId, newWallet, deadline, signature)
+}
+
+// PackSetMetadata is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x466648da.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setMetadata(uint256 agentId, string metadataKey, bytes metadataValue) returns()
+func (iIdentityRegistry *IIdentityRegistry) PackSetMetadata(agentId *big.Int, metadataKey string, metadataValue []byte) []byte {
+	enc, err := iIdentityRegistry.abi.Pack("setMetadata", agentId, metadataKey, metadataValue)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetMetadata is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x466648da.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setMetadata(uint256 agentId, string metadataKey, bytes metadataValue) returns()
+func (iIdentityRegistry *IIdentityRegistry) TryPackSetMetadata(agentId *big.Int, metadataKey string, metadataValue []byte) ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("setMetadata", agentId, metadataKey, metadataValue)
+}
+
+// PackUnsetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3fddcf19.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function unsetAgentWallet(uint256 agentId) returns()
+func (iIdentityRegistry *IIdentityRegistry) PackUnsetAgentWallet(agentId *big.Int) []byte {
+	enc, err := iIdentityRegistry.abi.Pack("unsetAgentWallet", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackUnsetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3fddcf19.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function unsetAgentWallet(uint256 agentId) returns()
+func (iIdentityRegistry *IIdentityRegistry) TryPackUnsetAgentWallet(agentId *big.Int) ([]byte, error) {
+	return iIdentityRegistry.abi.Pack("unsetAgentWallet", agentId)
+}
+
+// IIdentityRegistryMetadataSet represents a MetadataSet event raised by the IIdentityRegistry contract.
+type IIdentityRegistryMetadataSet struct {
+	AgentId            *big.Int
+	IndexedMetadataKey common.Hash
+	MetadataKey        string
+	MetadataValue      []byte
+	Raw                *types.Log // Blockchain specific contextual infos
+}
+
+const IIdentityRegistryMetadataSetEventName = "MetadataSet"
+
+// ContractEventName returns the user-defined event name.
+func (IIdentityRegistryMetadataSet) ContractEventName() string {
+	return IIdentityRegistryMetadataSetEventName
+}
+
+// UnpackMetadataSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event MetadataSet(uint256 indexed agentId, string indexed indexedMetadataKey, string metadataKey, bytes metadataValue)
+func (iIdentityRegistry *IIdentityRegistry) UnpackMetadataSetEvent(log *types.Log) (*IIdentityRegistryMetadataSet, error) {
+	event := "MetadataSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iIdentityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IIdentityRegistryMetadataSet)
+	if len(log.Data) > 0 {
+		if err := iIdentityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iIdentityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IIdentityRegistryMetadataUpdate represents a MetadataUpdate event raised by the IIdentityRegistry contract.
+type IIdentityRegistryMetadataUpdate struct {
+	TokenId *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const IIdentityRegistryMetadataUpdateEventName = "MetadataUpdate"
+
+// ContractEventName returns the user-defined event name.
+func (IIdentityRegistryMetadataUpdate) ContractEventName() string {
+	return IIdentityRegistryMetadataUpdateEventName
+}
+
+// UnpackMetadataUpdateEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event MetadataUpdate(uint256 _tokenId)
+func (iIdentityRegistry *IIdentityRegistry) UnpackMetadataUpdateEvent(log *types.Log) (*IIdentityRegistryMetadataUpdate, error) {
+	event := "MetadataUpdate"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iIdentityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IIdentityRegistryMetadataUpdate)
+	if len(log.Data) > 0 {
+		if err := iIdentityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iIdentityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IIdentityRegistryRegistered represents a Registered event raised by the IIdentityRegistry contract.
+type IIdentityRegistryRegistered struct {
+	AgentId  *big.Int
+	AgentURI string
+	Owner    common.Address
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IIdentityRegistryRegisteredEventName = "Registered"
+
+// ContractEventName returns the user-defined event name.
+func (IIdentityRegistryRegistered) ContractEventName() string {
+	return IIdentityRegistryRegisteredEventName
+}
+
+// UnpackRegisteredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Registered(uint256 indexed agentId, string agentURI, address indexed owner)
+func (iIdentityRegistry *IIdentityRegistry) UnpackRegisteredEvent(log *types.Log) (*IIdentityRegistryRegistered, error) {
+	event := "Registered"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iIdentityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IIdentityRegistryRegistered)
+	if len(log.Data) > 0 {
+		if err := iIdentityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iIdentityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IIdentityRegistryURIUpdated represents a URIUpdated event raised by the IIdentityRegistry contract.
+type IIdentityRegistryURIUpdated struct {
+	AgentId   *big.Int
+	NewURI    string
+	UpdatedBy common.Address
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const IIdentityRegistryURIUpdatedEventName = "URIUpdated"
+
+// ContractEventName returns the user-defined event name.
+func (IIdentityRegistryURIUpdated) ContractEventName() string {
+	return IIdentityRegistryURIUpdatedEventName
+}
+
+// UnpackURIUpdatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event URIUpdated(uint256 indexed agentId, string newURI, address indexed updatedBy)
+func (iIdentityRegistry *IIdentityRegistry) UnpackURIUpdatedEvent(log *types.Log) (*IIdentityRegistryURIUpdated, error) {
+	event := "URIUpdated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iIdentityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IIdentityRegistryURIUpdated)
+	if len(log.Data) > 0 {
+		if err := iIdentityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iIdentityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (iIdentityRegistry *IIdentityRegistry) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], iIdentityRegistry.abi.Errors["DeadlineTooFar"].ID.Bytes()[:4]) {
+		return iIdentityRegistry.UnpackDeadlineTooFarError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iIdentityRegistry.abi.Errors["InvalidWalletSignature"].ID.Bytes()[:4]) {
+		return iIdentityRegistry.UnpackInvalidWalletSignatureError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iIdentityRegistry.abi.Errors["NotAuthorized"].ID.Bytes()[:4]) {
+		return iIdentityRegistry.UnpackNotAuthorizedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iIdentityRegistry.abi.Errors["ReservedMetadataKey"].ID.Bytes()[:4]) {
+		return iIdentityRegistry.UnpackReservedMetadataKeyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iIdentityRegistry.abi.Errors["SignatureExpired"].ID.Bytes()[:4]) {
+		return iIdentityRegistry.UnpackSignatureExpiredError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iIdentityRegistry.abi.Errors["ZeroWallet"].ID.Bytes()[:4]) {
+		return iIdentityRegistry.UnpackZeroWalletError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// IIdentityRegistryDeadlineTooFar represents a DeadlineTooFar error raised by the IIdentityRegistry contract.
+type IIdentityRegistryDeadlineTooFar struct {
+	Deadline *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DeadlineTooFar(uint256 deadline)
+func IIdentityRegistryDeadlineTooFarErrorID() common.Hash {
+	return common.HexToHash("0x5011ebada4a79c8f59c84989666e6f9f1d977a45cf831d97a83e445b05e582c8")
+}
+
+// UnpackDeadlineTooFarError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DeadlineTooFar(uint256 deadline)
+func (iIdentityRegistry *IIdentityRegistry) UnpackDeadlineTooFarError(raw []byte) (*IIdentityRegistryDeadlineTooFar, error) {
+	out := new(IIdentityRegistryDeadlineTooFar)
+	if err := iIdentityRegistry.abi.UnpackIntoInterface(out, "DeadlineTooFar", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IIdentityRegistryInvalidWalletSignature represents a InvalidWalletSignature error raised by the IIdentityRegistry contract.
+type IIdentityRegistryInvalidWalletSignature struct {
+	Wallet common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidWalletSignature(address wallet)
+func IIdentityRegistryInvalidWalletSignatureErrorID() common.Hash {
+	return common.HexToHash("0x1f96fe811f3e3546aa5f0114a9f11ade807aefdf6aca72ecaae0036d7e863194")
+}
+
+// UnpackInvalidWalletSignatureError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidWalletSignature(address wallet)
+func (iIdentityRegistry *IIdentityRegistry) UnpackInvalidWalletSignatureError(raw []byte) (*IIdentityRegistryInvalidWalletSignature, error) {
+	out := new(IIdentityRegistryInvalidWalletSignature)
+	if err := iIdentityRegistry.abi.UnpackIntoInterface(out, "InvalidWalletSignature", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IIdentityRegistryNotAuthorized represents a NotAuthorized error raised by the IIdentityRegistry contract.
+type IIdentityRegistryNotAuthorized struct {
+	Caller  common.Address
+	AgentId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotAuthorized(address caller, uint256 agentId)
+func IIdentityRegistryNotAuthorizedErrorID() common.Hash {
+	return common.HexToHash("0x615e9ba05de1d7f17ec6b1fe74f7d88ba822ad521a0deb7e1b80b92937b0ed98")
+}
+
+// UnpackNotAuthorizedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotAuthorized(address caller, uint256 agentId)
+func (iIdentityRegistry *IIdentityRegistry) UnpackNotAuthorizedError(raw []byte) (*IIdentityRegistryNotAuthorized, error) {
+	out := new(IIdentityRegistryNotAuthorized)
+	if err := iIdentityRegistry.abi.UnpackIntoInterface(out, "NotAuthorized", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IIdentityRegistryReservedMetadataKey represents a ReservedMetadataKey error raised by the IIdentityRegistry contract.
+type IIdentityRegistryReservedMetadataKey struct {
+	MetadataKey string
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReservedMetadataKey(string metadataKey)
+func IIdentityRegistryReservedMetadataKeyErrorID() common.Hash {
+	return common.HexToHash("0x55b8c5c0369e967482210ad7d5eda7af6ea35d0a2ecd108c0d8d1ae25c19d216")
+}
+
+// UnpackReservedMetadataKeyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReservedMetadataKey(string metadataKey)
+func (iIdentityRegistry *IIdentityRegistry) UnpackReservedMetadataKeyError(raw []byte) (*IIdentityRegistryReservedMetadataKey, error) {
+	out := new(IIdentityRegistryReservedMetadataKey)
+	if err := iIdentityRegistry.abi.UnpackIntoInterface(out, "ReservedMetadataKey", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IIdentityRegistrySignatureExpired represents a SignatureExpired error raised by the IIdentityRegistry contract.
+type IIdentityRegistrySignatureExpired struct {
+	Deadline *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SignatureExpired(uint256 deadline)
+func IIdentityRegistrySignatureExpiredErrorID() common.Hash {
+	return common.HexToHash("0xcd21db4f5222c209a625f44a7faa4c7077b21128ed96c96bd5c3a0f7bcc95d38")
+}
+
+// UnpackSignatureExpiredError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SignatureExpired(uint256 deadline)
+func (iIdentityRegistry *IIdentityRegistry) UnpackSignatureExpiredError(raw []byte) (*IIdentityRegistrySignatureExpired, error) {
+	out := new(IIdentityRegistrySignatureExpired)
+	if err := iIdentityRegistry.abi.UnpackIntoInterface(out, "SignatureExpired", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IIdentityRegistryZeroWallet represents a ZeroWallet error raised by the IIdentityRegistry contract.
+type IIdentityRegistryZeroWallet struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroWallet()
+func IIdentityRegistryZeroWalletErrorID() common.Hash {
+	return common.HexToHash("0x2033e238f182fe0828b491436090386027ebcd6fdf754761ced23cb6a134c921")
+}
+
+// UnpackZeroWalletError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroWallet()
+func (iIdentityRegistry *IIdentityRegistry) UnpackZeroWalletError(raw []byte) (*IIdentityRegistryZeroWallet, error) {
+	out := new(IIdentityRegistryZeroWallet)
+	if err := iIdentityRegistry.abi.UnpackIntoInterface(out, "ZeroWallet", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IReputationRegistryMetaData contains all meta data concerning the IReputationRegistry contract.
+var IReputationRegistryMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"appendResponse\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"responseURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"getClients\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getIdentityRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"identityRegistry\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getLastIndex\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getResponseCount\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"responders\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"outputs\":[{\"name\":\"count\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getSummary\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddresses\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"tag1\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"count\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"summaryValue\",\"type\":\"int128\",\"internalType\":\"int128\"},{\"name\":\"summaryValueDecimals\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"giveFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"value\",\"type\":\"int128\",\"internalType\":\"int128\"},{\"name\":\"valueDecimals\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"tag1\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"endpoint\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"feedbackURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"feedbackHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"readAllFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddresses\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"tag1\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"includeRevoked\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[{\"name\":\"clients\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"feedbackIndexes\",\"type\":\"uint64[]\",\"internalType\":\"uint64[]\"},{\"name\":\"values\",\"type\":\"int128[]\",\"internalType\":\"int128[]\"},{\"name\":\"valueDecimals\",\"type\":\"uint8[]\",\"internalType\":\"uint8[]\"},{\"name\":\"tag1s\",\"type\":\"string[]\",\"internalType\":\"string[]\"},{\"name\":\"tag2s\",\"type\":\"string[]\",\"internalType\":\"string[]\"},{\"name\":\"revokedStatuses\",\"type\":\"bool[]\",\"internalType\":\"bool[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"readFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"outputs\":[{\"name\":\"value\",\"type\":\"int128\",\"internalType\":\"int128\"},{\"name\":\"valueDecimals\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"tag1\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"isRevoked\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"revokeFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"FeedbackRevoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"indexed\":true,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"NewFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"},{\"name\":\"value\",\"type\":\"int128\",\"indexed\":false,\"internalType\":\"int128\"},{\"name\":\"valueDecimals\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"uint8\"},{\"name\":\"indexedTag1\",\"type\":\"string\",\"indexed\":true,\"internalType\":\"string\"},{\"name\":\"tag1\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"endpoint\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"feedbackURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"feedbackHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ResponseAppended\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"},{\"name\":\"responder\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"responseURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyRevoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"ClientAddressesRequired\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"EmptyResponseURI\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"FeedbackIndexOutOfRange\",\"inputs\":[{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"lastIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"SelfFeedback\",\"inputs\":[{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"SummaryOutOfRange\",\"inputs\":[{\"name\":\"average\",\"type\":\"int256\",\"internalType\":\"int256\"}]},{\"type\":\"error\",\"name\":\"ValueDecimalsTooLarge\",\"inputs\":[{\"name\":\"valueDecimals\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"ValueOutOfRange\",\"inputs\":[{\"name\":\"value\",\"type\":\"int128\",\"internalType\":\"int128\"}]}]",
+	ID:  "IReputationRegistry",
+}
+
+// IReputationRegistry is an auto generated Go binding around an Ethereum contract.
+type IReputationRegistry struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IReputationRegistry) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIReputationRegistry creates a new instance of IReputationRegistry.
+func NewIReputationRegistry() *IReputationRegistry {
+	parsed, err := IReputationRegistryMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IReputationRegistry{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IReputationRegistry) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackAppendResponse is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc2349ab2.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function appendResponse(uint256 agentId, address clientAddress, uint64 feedbackIndex, string responseURI, bytes32 responseHash) returns()
+func (iReputationRegistry *IReputationRegistry) PackAppendResponse(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64, responseURI string, responseHash [32]byte) []byte {
+	enc, err := iReputationRegistry.abi.Pack("appendResponse", agentId, clientAddress, feedbackIndex, responseURI, responseHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAppendResponse is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc2349ab2.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function appendResponse(uint256 agentId, address clientAddress, uint64 feedbackIndex, string responseURI, bytes32 responseHash) returns()
+func (iReputationRegistry *IReputationRegistry) TryPackAppendResponse(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64, responseURI string, responseHash [32]byte) ([]byte, error) {
+	return iReputationRegistry.abi.Pack("appendResponse", agentId, clientAddress, feedbackIndex, responseURI, responseHash)
+}
+
+// PackGetClients is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42dd519c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getClients(uint256 agentId) view returns(address[])
+func (iReputationRegistry *IReputationRegistry) PackGetClients(agentId *big.Int) []byte {
+	enc, err := iReputationRegistry.abi.Pack("getClients", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetClients is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42dd519c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getClients(uint256 agentId) view returns(address[])
+func (iReputationRegistry *IReputationRegistry) TryPackGetClients(agentId *big.Int) ([]byte, error) {
+	return iReputationRegistry.abi.Pack("getClients", agentId)
+}
+
+// UnpackGetClients is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x42dd519c.
+//
+// Solidity: function getClients(uint256 agentId) view returns(address[])
+func (iReputationRegistry *IReputationRegistry) UnpackGetClients(data []byte) ([]common.Address, error) {
+	out, err := iReputationRegistry.abi.Unpack("getClients", data)
+	if err != nil {
+		return *new([]common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new([]common.Address)).(*[]common.Address)
+	return out0, nil
+}
+
+// PackGetIdentityRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbc4d861b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getIdentityRegistry() view returns(address identityRegistry)
+func (iReputationRegistry *IReputationRegistry) PackGetIdentityRegistry() []byte {
+	enc, err := iReputationRegistry.abi.Pack("getIdentityRegistry")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetIdentityRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbc4d861b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getIdentityRegistry() view returns(address identityRegistry)
+func (iReputationRegistry *IReputationRegistry) TryPackGetIdentityRegistry() ([]byte, error) {
+	return iReputationRegistry.abi.Pack("getIdentityRegistry")
+}
+
+// UnpackGetIdentityRegistry is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbc4d861b.
+//
+// Solidity: function getIdentityRegistry() view returns(address identityRegistry)
+func (iReputationRegistry *IReputationRegistry) UnpackGetIdentityRegistry(data []byte) (common.Address, error) {
+	out, err := iReputationRegistry.abi.Unpack("getIdentityRegistry", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackGetLastIndex is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2d81759.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getLastIndex(uint256 agentId, address clientAddress) view returns(uint64)
+func (iReputationRegistry *IReputationRegistry) PackGetLastIndex(agentId *big.Int, clientAddress common.Address) []byte {
+	enc, err := iReputationRegistry.abi.Pack("getLastIndex", agentId, clientAddress)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetLastIndex is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2d81759.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getLastIndex(uint256 agentId, address clientAddress) view returns(uint64)
+func (iReputationRegistry *IReputationRegistry) TryPackGetLastIndex(agentId *big.Int, clientAddress common.Address) ([]byte, error) {
+	return iReputationRegistry.abi.Pack("getLastIndex", agentId, clientAddress)
+}
+
+// UnpackGetLastIndex is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf2d81759.
+//
+// Solidity: function getLastIndex(uint256 agentId, address clientAddress) view returns(uint64)
+func (iReputationRegistry *IReputationRegistry) UnpackGetLastIndex(data []byte) (uint64, error) {
+	out, err := iReputationRegistry.abi.Unpack("getLastIndex", data)
+	if err != nil {
+		return *new(uint64), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	return out0, nil
+}
+
+// PackGetResponseCount is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6e04cacd.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getResponseCount(uint256 agentId, address clientAddress, uint64 feedbackIndex, address[] responders) view returns(uint64 count)
+func (iReputationRegistry *IReputationRegistry) PackGetResponseCount(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64, responders []common.Address) []byte {
+	enc, err := iReputationRegistry.abi.Pack("getResponseCount", agentId, clientAddress, feedbackIndex, responders)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetResponseCount is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6e04cacd.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getResponseCount(uint256 agentId, address clientAddress, uint64 feedbackIndex, address[] responders) view returns(uint64 count)
+func (iReputationRegistry *IReputationRegistry) TryPackGetResponseCount(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64, responders []common.Address) ([]byte, error) {
+	return iReputationRegistry.abi.Pack("getResponseCount", agentId, clientAddress, feedbackIndex, responders)
+}
+
+// UnpackGetResponseCount is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6e04cacd.
+//
+// Solidity: function getResponseCount(uint256 agentId, address clientAddress, uint64 feedbackIndex, address[] responders) view returns(uint64 count)
+func (iReputationRegistry *IReputationRegistry) UnpackGetResponseCount(data []byte) (uint64, error) {
+	out, err := iReputationRegistry.abi.Unpack("getResponseCount", data)
+	if err != nil {
+		return *new(uint64), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	return out0, nil
+}
+
+// PackGetSummary is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x81bbba58.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getSummary(uint256 agentId, address[] clientAddresses, string tag1, string tag2) view returns(uint64 count, int128 summaryValue, uint8 summaryValueDecimals)
+func (iReputationRegistry *IReputationRegistry) PackGetSummary(agentId *big.Int, clientAddresses []common.Address, tag1 string, tag2 string) []byte {
+	enc, err := iReputationRegistry.abi.Pack("getSummary", agentId, clientAddresses, tag1, tag2)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetSummary is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x81bbba58.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getSummary(uint256 agentId, address[] clientAddresses, string tag1, string tag2) view returns(uint64 count, int128 summaryValue, uint8 summaryValueDecimals)
+func (iReputationRegistry *IReputationRegistry) TryPackGetSummary(agentId *big.Int, clientAddresses []common.Address, tag1 string, tag2 string) ([]byte, error) {
+	return iReputationRegistry.abi.Pack("getSummary", agentId, clientAddresses, tag1, tag2)
+}
+
+// IReputationRegistryGetSummaryOutput serves as a container for the return parameters of contract
+// method GetSummary.
+type IReputationRegistryGetSummaryOutput struct {
+	Count                uint64
+	SummaryValue         *big.Int
+	SummaryValueDecimals uint8
+}
+
+// UnpackGetSummary is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x81bbba58.
+//
+// Solidity: function getSummary(uint256 agentId, address[] clientAddresses, string tag1, string tag2) view returns(uint64 count, int128 summaryValue, uint8 summaryValueDecimals)
+func (iReputationRegistry *IReputationRegistry) UnpackGetSummary(data []byte) (IReputationRegistryGetSummaryOutput, error) {
+	out, err := iReputationRegistry.abi.Unpack("getSummary", data)
+	outstruct := new(IReputationRegistryGetSummaryOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Count = *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	outstruct.SummaryValue = abi.ConvertType(out[1], new(big.Int)).(*big.Int)
+	outstruct.SummaryValueDecimals = *abi.ConvertType(out[2], new(uint8)).(*uint8)
+	return *outstruct, nil
+}
+
+// PackGiveFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3c036a7e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function giveFeedback(uint256 agentId, int128 value, uint8 valueDecimals, string tag1, string tag2, string endpoint, string feedbackURI, bytes32 feedbackHash) returns()
+func (iReputationRegistry *IReputationRegistry) PackGiveFeedback(agentId *big.Int, value *big.Int, valueDecimals uint8, tag1 string, tag2 string, endpoint string, feedbackURI string, feedbackHash [32]byte) []byte {
+	enc, err := iReputationRegistry.abi.Pack("giveFeedback", agentId, value, valueDecimals, tag1, tag2, endpoint, feedbackURI, feedbackHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGiveFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3c036a7e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function giveFeedback(uint256 agentId, int128 value, uint8 valueDecimals, string tag1, string tag2, string endpoint, string feedbackURI, bytes32 feedbackHash) returns()
+func (iReputationRegistry *IReputationRegistry) TryPackGiveFeedback(agentId *big.Int, value *big.Int, valueDecimals uint8, tag1 string, tag2 string, endpoint string, feedbackURI string, feedbackHash [32]byte) ([]byte, error) {
+	return iReputationRegistry.abi.Pack("giveFeedback", agentId, value, valueDecimals, tag1, tag2, endpoint, feedbackURI, feedbackHash)
+}
+
+// PackReadAllFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd9d84224.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function readAllFeedback(uint256 agentId, address[] clientAddresses, string tag1, string tag2, bool includeRevoked) view returns(address[] clients, uint64[] feedbackIndexes, int128[] values, uint8[] valueDecimals, string[] tag1s, string[] tag2s, bool[] revokedStatuses)
+func (iReputationRegistry *IReputationRegistry) PackReadAllFeedback(agentId *big.Int, clientAddresses []common.Address, tag1 string, tag2 string, includeRevoked bool) []byte {
+	enc, err := iReputationRegistry.abi.Pack("readAllFeedback", agentId, clientAddresses, tag1, tag2, includeRevoked)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReadAllFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd9d84224.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function readAllFeedback(uint256 agentId, address[] clientAddresses, string tag1, string tag2, bool includeRevoked) view returns(address[] clients, uint64[] feedbackIndexes, int128[] values, uint8[] valueDecimals, string[] tag1s, string[] tag2s, bool[] revokedStatuses)
+func (iReputationRegistry *IReputationRegistry) TryPackReadAllFeedback(agentId *big.Int, clientAddresses []common.Address, tag1 string, tag2 string, includeRevoked bool) ([]byte, error) {
+	return iReputationRegistry.abi.Pack("readAllFeedback", agentId, clientAddresses, tag1, tag2, includeRevoked)
+}
+
+// ReadAllFeedbackOutput serves as a container for the return parameters of contract
+// method ReadAllFeedback.
+type ReadAllFeedbackOutput struct {
+	Clients         []common.Address
+	FeedbackIndexes []uint64
+	Values          []*big.Int
+	ValueDecimals   []uint8
+	Tag1s           []string
+	Tag2s           []string
+	RevokedStatuses []bool
+}
+
+// UnpackReadAllFeedback is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd9d84224.
+//
+// Solidity: function readAllFeedback(uint256 agentId, address[] clientAddresses, string tag1, string tag2, bool includeRevoked) view returns(address[] clients, uint64[] feedbackIndexes, int128[] values, uint8[] valueDecimals, string[] tag1s, string[] tag2s, bool[] revokedStatuses)
+func (iReputationRegistry *IReputationRegistry) UnpackReadAllFeedback(data []byte) (ReadAllFeedbackOutput, error) {
+	out, err := iReputationRegistry.abi.Unpack("readAllFeedback", data)
+	outstruct := new(ReadAllFeedbackOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Clients = *abi.ConvertType(out[0], new([]common.Address)).(*[]common.Address)
+	outstruct.FeedbackIndexes = *abi.ConvertType(out[1], new([]uint64)).(*[]uint64)
+	outstruct.Values = *abi.ConvertType(out[2], new([]*big.Int)).(*[]*big.Int)
+	outstruct.ValueDecimals = *abi.ConvertType(out[3], new([]uint8)).(*[]uint8)
+	outstruct.Tag1s = *abi.ConvertType(out[4], new([]string)).(*[]string)
+	outstruct.Tag2s = *abi.ConvertType(out[5], new([]string)).(*[]string)
+	outstruct.RevokedStatuses = *abi.ConvertType(out[6], new([]bool)).(*[]bool)
+	return *outstruct, nil
+}
+
+// PackReadFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x232b0810.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function readFeedback(uint256 agentId, address clientAddress, uint64 feedbackIndex) view returns(int128 value, uint8 valueDecimals, string tag1, string tag2, bool isRevoked)
+func (iReputationRegistry *IReputationRegistry) PackReadFeedback(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64) []byte {
+	enc, err := iReputationRegistry.abi.Pack("readFeedback", agentId, clientAddress, feedbackIndex)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReadFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x232b0810.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function readFeedback(uint256 agentId, address clientAddress, uint64 feedbackIndex) view returns(int128 value, uint8 valueDecimals, string tag1, string tag2, bool isRevoked)
+func (iReputationRegistry *IReputationRegistry) TryPackReadFeedback(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64) ([]byte, error) {
+	return iReputationRegistry.abi.Pack("readFeedback", agentId, clientAddress, feedbackIndex)
+}
+
+// ReadFeedbackOutput serves as a container for the return parameters of contract
+// method ReadFeedback.
+type ReadFeedbackOutput struct {
+	Value         *big.Int
+	ValueDecimals uint8
+	Tag1          string
+	Tag2          string
+	IsRevoked     bool
+}
+
+// UnpackReadFeedback is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x232b0810.
+//
+// Solidity: function readFeedback(uint256 agentId, address clientAddress, uint64 feedbackIndex) view returns(int128 value, uint8 valueDecimals, string tag1, string tag2, bool isRevoked)
+func (iReputationRegistry *IReputationRegistry) UnpackReadFeedback(data []byte) (ReadFeedbackOutput, error) {
+	out, err := iReputationRegistry.abi.Unpack("readFeedback", data)
+	outstruct := new(ReadFeedbackOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Value = abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	outstruct.ValueDecimals = *abi.ConvertType(out[1], new(uint8)).(*uint8)
+	outstruct.Tag1 = *abi.ConvertType(out[2], new(string)).(*string)
+	outstruct.Tag2 = *abi.ConvertType(out[3], new(string)).(*string)
+	outstruct.IsRevoked = *abi.ConvertType(out[4], new(bool)).(*bool)
+	return *outstruct, nil
+}
+
+// PackRevokeFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4ab3ca99.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function revokeFeedback(uint256 agentId, uint64 feedbackIndex) returns()
+func (iReputationRegistry *IReputationRegistry) PackRevokeFeedback(agentId *big.Int, feedbackIndex uint64) []byte {
+	enc, err := iReputationRegistry.abi.Pack("revokeFeedback", agentId, feedbackIndex)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRevokeFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4ab3ca99.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function revokeFeedback(uint256 agentId, uint64 feedbackIndex) returns()
+func (iReputationRegistry *IReputationRegistry) TryPackRevokeFeedback(agentId *big.Int, feedbackIndex uint64) ([]byte, error) {
+	return iReputationRegistry.abi.Pack("revokeFeedback", agentId, feedbackIndex)
+}
+
+// IReputationRegistryFeedbackRevoked represents a FeedbackRevoked event raised by the IReputationRegistry contract.
+type IReputationRegistryFeedbackRevoked struct {
+	AgentId       *big.Int
+	ClientAddress common.Address
+	FeedbackIndex uint64
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const IReputationRegistryFeedbackRevokedEventName = "FeedbackRevoked"
+
+// ContractEventName returns the user-defined event name.
+func (IReputationRegistryFeedbackRevoked) ContractEventName() string {
+	return IReputationRegistryFeedbackRevokedEventName
+}
+
+// UnpackFeedbackRevokedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event FeedbackRevoked(uint256 indexed agentId, address indexed clientAddress, uint64 indexed feedbackIndex)
+func (iReputationRegistry *IReputationRegistry) UnpackFeedbackRevokedEvent(log *types.Log) (*IReputationRegistryFeedbackRevoked, error) {
+	event := "FeedbackRevoked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iReputationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IReputationRegistryFeedbackRevoked)
+	if len(log.Data) > 0 {
+		if err := iReputationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iReputationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IReputationRegistryNewFeedback represents a NewFeedback event raised by the IReputationRegistry contract.
+type IReputationRegistryNewFeedback struct {
+	AgentId       *big.Int
+	ClientAddress common.Address
+	FeedbackIndex uint64
+	Value         *big.Int
+	ValueDecimals uint8
+	IndexedTag1   common.Hash
+	Tag1          string
+	Tag2          string
+	Endpoint      string
+	FeedbackURI   string
+	FeedbackHash  [32]byte
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const IReputationRegistryNewFeedbackEventName = "NewFeedback"
+
+// ContractEventName returns the user-defined event name.
+func (IReputationRegistryNewFeedback) ContractEventName() string {
+	return IReputationRegistryNewFeedbackEventName
+}
+
+// UnpackNewFeedbackEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event NewFeedback(uint256 indexed agentId, address indexed clientAddress, uint64 feedbackIndex, int128 value, uint8 valueDecimals, string indexed indexedTag1, string tag1, string tag2, string endpoint, string feedbackURI, bytes32 feedbackHash)
+func (iReputationRegistry *IReputationRegistry) UnpackNewFeedbackEvent(log *types.Log) (*IReputationRegistryNewFeedback, error) {
+	event := "NewFeedback"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iReputationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IReputationRegistryNewFeedback)
+	if len(log.Data) > 0 {
+		if err := iReputationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iReputationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IReputationRegistryResponseAppended represents a ResponseAppended event raised by the IReputationRegistry contract.
+type IReputationRegistryResponseAppended struct {
+	AgentId       *big.Int
+	ClientAddress common.Address
+	FeedbackIndex uint64
+	Responder     common.Address
+	ResponseURI   string
+	ResponseHash  [32]byte
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const IReputationRegistryResponseAppendedEventName = "ResponseAppended"
+
+// ContractEventName returns the user-defined event name.
+func (IReputationRegistryResponseAppended) ContractEventName() string {
+	return IReputationRegistryResponseAppendedEventName
+}
+
+// UnpackResponseAppendedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ResponseAppended(uint256 indexed agentId, address indexed clientAddress, uint64 feedbackIndex, address indexed responder, string responseURI, bytes32 responseHash)
+func (iReputationRegistry *IReputationRegistry) UnpackResponseAppendedEvent(log *types.Log) (*IReputationRegistryResponseAppended, error) {
+	event := "ResponseAppended"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iReputationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IReputationRegistryResponseAppended)
+	if len(log.Data) > 0 {
+		if err := iReputationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iReputationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (iReputationRegistry *IReputationRegistry) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], iReputationRegistry.abi.Errors["AlreadyRevoked"].ID.Bytes()[:4]) {
+		return iReputationRegistry.UnpackAlreadyRevokedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iReputationRegistry.abi.Errors["ClientAddressesRequired"].ID.Bytes()[:4]) {
+		return iReputationRegistry.UnpackClientAddressesRequiredError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iReputationRegistry.abi.Errors["EmptyResponseURI"].ID.Bytes()[:4]) {
+		return iReputationRegistry.UnpackEmptyResponseURIError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iReputationRegistry.abi.Errors["FeedbackIndexOutOfRange"].ID.Bytes()[:4]) {
+		return iReputationRegistry.UnpackFeedbackIndexOutOfRangeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iReputationRegistry.abi.Errors["SelfFeedback"].ID.Bytes()[:4]) {
+		return iReputationRegistry.UnpackSelfFeedbackError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iReputationRegistry.abi.Errors["SummaryOutOfRange"].ID.Bytes()[:4]) {
+		return iReputationRegistry.UnpackSummaryOutOfRangeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iReputationRegistry.abi.Errors["ValueDecimalsTooLarge"].ID.Bytes()[:4]) {
+		return iReputationRegistry.UnpackValueDecimalsTooLargeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iReputationRegistry.abi.Errors["ValueOutOfRange"].ID.Bytes()[:4]) {
+		return iReputationRegistry.UnpackValueOutOfRangeError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// IReputationRegistryAlreadyRevoked represents a AlreadyRevoked error raised by the IReputationRegistry contract.
+type IReputationRegistryAlreadyRevoked struct {
+	AgentId       *big.Int
+	Client        common.Address
+	FeedbackIndex uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadyRevoked(uint256 agentId, address client, uint64 feedbackIndex)
+func IReputationRegistryAlreadyRevokedErrorID() common.Hash {
+	return common.HexToHash("0xb212f65cc4bbae7ea1d1d7e350693c17ec261542397238a920167327ec689537")
+}
+
+// UnpackAlreadyRevokedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadyRevoked(uint256 agentId, address client, uint64 feedbackIndex)
+func (iReputationRegistry *IReputationRegistry) UnpackAlreadyRevokedError(raw []byte) (*IReputationRegistryAlreadyRevoked, error) {
+	out := new(IReputationRegistryAlreadyRevoked)
+	if err := iReputationRegistry.abi.UnpackIntoInterface(out, "AlreadyRevoked", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IReputationRegistryClientAddressesRequired represents a ClientAddressesRequired error raised by the IReputationRegistry contract.
+type IReputationRegistryClientAddressesRequired struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ClientAddressesRequired()
+func IReputationRegistryClientAddressesRequiredErrorID() common.Hash {
+	return common.HexToHash("0x9dab54e3b0f47945736a4dcaf67cfe197698ea1aefdf896cd61128630bf486fa")
+}
+
+// UnpackClientAddressesRequiredError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ClientAddressesRequired()
+func (iReputationRegistry *IReputationRegistry) UnpackClientAddressesRequiredError(raw []byte) (*IReputationRegistryClientAddressesRequired, error) {
+	out := new(IReputationRegistryClientAddressesRequired)
+	if err := iReputationRegistry.abi.UnpackIntoInterface(out, "ClientAddressesRequired", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IReputationRegistryEmptyResponseURI represents a EmptyResponseURI error raised by the IReputationRegistry contract.
+type IReputationRegistryEmptyResponseURI struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error EmptyResponseURI()
+func IReputationRegistryEmptyResponseURIErrorID() common.Hash {
+	return common.HexToHash("0xf9d7422c53fb5185472505470bb4ada755f19bab409bea652765af5358f71b6b")
+}
+
+// UnpackEmptyResponseURIError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error EmptyResponseURI()
+func (iReputationRegistry *IReputationRegistry) UnpackEmptyResponseURIError(raw []byte) (*IReputationRegistryEmptyResponseURI, error) {
+	out := new(IReputationRegistryEmptyResponseURI)
+	if err := iReputationRegistry.abi.UnpackIntoInterface(out, "EmptyResponseURI", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IReputationRegistryFeedbackIndexOutOfRange represents a FeedbackIndexOutOfRange error raised by the IReputationRegistry contract.
+type IReputationRegistryFeedbackIndexOutOfRange struct {
+	FeedbackIndex uint64
+	LastIndex     uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error FeedbackIndexOutOfRange(uint64 feedbackIndex, uint64 lastIndex)
+func IReputationRegistryFeedbackIndexOutOfRangeErrorID() common.Hash {
+	return common.HexToHash("0x45687dec48325c7b217591849a850f26f037bc7251d6a39e61a0d894aa182669")
+}
+
+// UnpackFeedbackIndexOutOfRangeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error FeedbackIndexOutOfRange(uint64 feedbackIndex, uint64 lastIndex)
+func (iReputationRegistry *IReputationRegistry) UnpackFeedbackIndexOutOfRangeError(raw []byte) (*IReputationRegistryFeedbackIndexOutOfRange, error) {
+	out := new(IReputationRegistryFeedbackIndexOutOfRange)
+	if err := iReputationRegistry.abi.UnpackIntoInterface(out, "FeedbackIndexOutOfRange", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IReputationRegistrySelfFeedback represents a SelfFeedback error raised by the IReputationRegistry contract.
+type IReputationRegistrySelfFeedback struct {
+	Client  common.Address
+	AgentId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SelfFeedback(address client, uint256 agentId)
+func IReputationRegistrySelfFeedbackErrorID() common.Hash {
+	return common.HexToHash("0xe3dc2df1f10c93baccde91d81006ed7b4a0f607ae39ad83855a76b3e5e93135f")
+}
+
+// UnpackSelfFeedbackError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SelfFeedback(address client, uint256 agentId)
+func (iReputationRegistry *IReputationRegistry) UnpackSelfFeedbackError(raw []byte) (*IReputationRegistrySelfFeedback, error) {
+	out := new(IReputationRegistrySelfFeedback)
+	if err := iReputationRegistry.abi.UnpackIntoInterface(out, "SelfFeedback", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IReputationRegistrySummaryOutOfRange represents a SummaryOutOfRange error raised by the IReputationRegistry contract.
+type IReputationRegistrySummaryOutOfRange struct {
+	Average *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SummaryOutOfRange(int256 average)
+func IReputationRegistrySummaryOutOfRangeErrorID() common.Hash {
+	return common.HexToHash("0xa2bb1b9dd3adc7ab542a9417e466757447cce8d9304f53033dd865ae60a1c8a5")
+}
+
+// UnpackSummaryOutOfRangeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SummaryOutOfRange(int256 average)
+func (iReputationRegistry *IReputationRegistry) UnpackSummaryOutOfRangeError(raw []byte) (*IReputationRegistrySummaryOutOfRange, error) {
+	out := new(IReputationRegistrySummaryOutOfRange)
+	if err := iReputationRegistry.abi.UnpackIntoInterface(out, "SummaryOutOfRange", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IReputationRegistryValueDecimalsTooLarge represents a ValueDecimalsTooLarge error raised by the IReputationRegistry contract.
+type IReputationRegistryValueDecimalsTooLarge struct {
+	ValueDecimals uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ValueDecimalsTooLarge(uint8 valueDecimals)
+func IReputationRegistryValueDecimalsTooLargeErrorID() common.Hash {
+	return common.HexToHash("0x848beaf2d30a60d824bd74c040a3eb42af0a25a69f7e6a80248bd24e8926957c")
+}
+
+// UnpackValueDecimalsTooLargeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ValueDecimalsTooLarge(uint8 valueDecimals)
+func (iReputationRegistry *IReputationRegistry) UnpackValueDecimalsTooLargeError(raw []byte) (*IReputationRegistryValueDecimalsTooLarge, error) {
+	out := new(IReputationRegistryValueDecimalsTooLarge)
+	if err := iReputationRegistry.abi.UnpackIntoInterface(out, "ValueDecimalsTooLarge", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IReputationRegistryValueOutOfRange represents a ValueOutOfRange error raised by the IReputationRegistry contract.
+type IReputationRegistryValueOutOfRange struct {
+	Value *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ValueOutOfRange(int128 value)
+func IReputationRegistryValueOutOfRangeErrorID() common.Hash {
+	return common.HexToHash("0x13ca4d69d983fc13c3013741265afe3090c5b1085bf68b74a5e5e715a69d05f7")
+}
+
+// UnpackValueOutOfRangeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ValueOutOfRange(int128 value)
+func (iReputationRegistry *IReputationRegistry) UnpackValueOutOfRangeError(raw []byte) (*IReputationRegistryValueOutOfRange, error) {
+	out := new(IReputationRegistryValueOutOfRange)
+	if err := iReputationRegistry.abi.UnpackIntoInterface(out, "ValueOutOfRange", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // IStakeRegistryMetaData contains all meta data concerning the IStakeRegistry contract.
@@ -9107,6 +11337,2108 @@ func ISuretyHookWrongPhaseErrorID() common.Hash {
 func (iSuretyHook *ISuretyHook) UnpackWrongPhaseError(raw []byte) (*ISuretyHookWrongPhase, error) {
 	out := new(ISuretyHookWrongPhase)
 	if err := iSuretyHook.abi.UnpackIntoInterface(out, "WrongPhase", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IValidationRegistryMetaData contains all meta data concerning the IValidationRegistry contract.
+var IValidationRegistryMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"function\",\"name\":\"getAgentValidations\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"requestHashes\",\"type\":\"bytes32[]\",\"internalType\":\"bytes32[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getIdentityRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"identityRegistry\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getSummary\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"validatorAddresses\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"count\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"averageResponse\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getValidationStatus\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"lastUpdate\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getValidatorRequests\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"requestHashes\",\"type\":\"bytes32[]\",\"internalType\":\"bytes32[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"validationRequest\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requestURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"validationResponse\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"responseURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"ValidationRequest\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"requestURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ValidationResponse\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"response\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"uint8\"},{\"name\":\"responseURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"NotAuthorized\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotValidator\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"validator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"RequestExists\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"ResponseOutOfRange\",\"inputs\":[{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"UnknownRequest\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"ZeroValidator\",\"inputs\":[]}]",
+	ID:  "IValidationRegistry",
+}
+
+// IValidationRegistry is an auto generated Go binding around an Ethereum contract.
+type IValidationRegistry struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IValidationRegistry) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIValidationRegistry creates a new instance of IValidationRegistry.
+func NewIValidationRegistry() *IValidationRegistry {
+	parsed, err := IValidationRegistryMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IValidationRegistry{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IValidationRegistry) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackGetAgentValidations is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8d5d0c2d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getAgentValidations(uint256 agentId) view returns(bytes32[] requestHashes)
+func (iValidationRegistry *IValidationRegistry) PackGetAgentValidations(agentId *big.Int) []byte {
+	enc, err := iValidationRegistry.abi.Pack("getAgentValidations", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetAgentValidations is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8d5d0c2d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getAgentValidations(uint256 agentId) view returns(bytes32[] requestHashes)
+func (iValidationRegistry *IValidationRegistry) TryPackGetAgentValidations(agentId *big.Int) ([]byte, error) {
+	return iValidationRegistry.abi.Pack("getAgentValidations", agentId)
+}
+
+// UnpackGetAgentValidations is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8d5d0c2d.
+//
+// Solidity: function getAgentValidations(uint256 agentId) view returns(bytes32[] requestHashes)
+func (iValidationRegistry *IValidationRegistry) UnpackGetAgentValidations(data []byte) ([][32]byte, error) {
+	out, err := iValidationRegistry.abi.Unpack("getAgentValidations", data)
+	if err != nil {
+		return *new([][32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([][32]byte)).(*[][32]byte)
+	return out0, nil
+}
+
+// PackGetIdentityRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbc4d861b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getIdentityRegistry() view returns(address identityRegistry)
+func (iValidationRegistry *IValidationRegistry) PackGetIdentityRegistry() []byte {
+	enc, err := iValidationRegistry.abi.Pack("getIdentityRegistry")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetIdentityRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbc4d861b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getIdentityRegistry() view returns(address identityRegistry)
+func (iValidationRegistry *IValidationRegistry) TryPackGetIdentityRegistry() ([]byte, error) {
+	return iValidationRegistry.abi.Pack("getIdentityRegistry")
+}
+
+// UnpackGetIdentityRegistry is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbc4d861b.
+//
+// Solidity: function getIdentityRegistry() view returns(address identityRegistry)
+func (iValidationRegistry *IValidationRegistry) UnpackGetIdentityRegistry(data []byte) (common.Address, error) {
+	out, err := iValidationRegistry.abi.Unpack("getIdentityRegistry", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackGetSummary is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1b7cabd6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getSummary(uint256 agentId, address[] validatorAddresses, string tag) view returns(uint64 count, uint8 averageResponse)
+func (iValidationRegistry *IValidationRegistry) PackGetSummary(agentId *big.Int, validatorAddresses []common.Address, tag string) []byte {
+	enc, err := iValidationRegistry.abi.Pack("getSummary", agentId, validatorAddresses, tag)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetSummary is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1b7cabd6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getSummary(uint256 agentId, address[] validatorAddresses, string tag) view returns(uint64 count, uint8 averageResponse)
+func (iValidationRegistry *IValidationRegistry) TryPackGetSummary(agentId *big.Int, validatorAddresses []common.Address, tag string) ([]byte, error) {
+	return iValidationRegistry.abi.Pack("getSummary", agentId, validatorAddresses, tag)
+}
+
+// IValidationRegistryGetSummaryOutput serves as a container for the return parameters of contract
+// method GetSummary.
+type IValidationRegistryGetSummaryOutput struct {
+	Count           uint64
+	AverageResponse uint8
+}
+
+// UnpackGetSummary is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1b7cabd6.
+//
+// Solidity: function getSummary(uint256 agentId, address[] validatorAddresses, string tag) view returns(uint64 count, uint8 averageResponse)
+func (iValidationRegistry *IValidationRegistry) UnpackGetSummary(data []byte) (IValidationRegistryGetSummaryOutput, error) {
+	out, err := iValidationRegistry.abi.Unpack("getSummary", data)
+	outstruct := new(IValidationRegistryGetSummaryOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Count = *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	outstruct.AverageResponse = *abi.ConvertType(out[1], new(uint8)).(*uint8)
+	return *outstruct, nil
+}
+
+// PackGetValidationStatus is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff2febfc.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getValidationStatus(bytes32 requestHash) view returns(address validatorAddress, uint256 agentId, uint8 response, bytes32 responseHash, string tag, uint256 lastUpdate)
+func (iValidationRegistry *IValidationRegistry) PackGetValidationStatus(requestHash [32]byte) []byte {
+	enc, err := iValidationRegistry.abi.Pack("getValidationStatus", requestHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetValidationStatus is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff2febfc.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getValidationStatus(bytes32 requestHash) view returns(address validatorAddress, uint256 agentId, uint8 response, bytes32 responseHash, string tag, uint256 lastUpdate)
+func (iValidationRegistry *IValidationRegistry) TryPackGetValidationStatus(requestHash [32]byte) ([]byte, error) {
+	return iValidationRegistry.abi.Pack("getValidationStatus", requestHash)
+}
+
+// GetValidationStatusOutput serves as a container for the return parameters of contract
+// method GetValidationStatus.
+type GetValidationStatusOutput struct {
+	ValidatorAddress common.Address
+	AgentId          *big.Int
+	Response         uint8
+	ResponseHash     [32]byte
+	Tag              string
+	LastUpdate       *big.Int
+}
+
+// UnpackGetValidationStatus is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xff2febfc.
+//
+// Solidity: function getValidationStatus(bytes32 requestHash) view returns(address validatorAddress, uint256 agentId, uint8 response, bytes32 responseHash, string tag, uint256 lastUpdate)
+func (iValidationRegistry *IValidationRegistry) UnpackGetValidationStatus(data []byte) (GetValidationStatusOutput, error) {
+	out, err := iValidationRegistry.abi.Unpack("getValidationStatus", data)
+	outstruct := new(GetValidationStatusOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.ValidatorAddress = *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	outstruct.AgentId = abi.ConvertType(out[1], new(big.Int)).(*big.Int)
+	outstruct.Response = *abi.ConvertType(out[2], new(uint8)).(*uint8)
+	outstruct.ResponseHash = *abi.ConvertType(out[3], new([32]byte)).(*[32]byte)
+	outstruct.Tag = *abi.ConvertType(out[4], new(string)).(*string)
+	outstruct.LastUpdate = abi.ConvertType(out[5], new(big.Int)).(*big.Int)
+	return *outstruct, nil
+}
+
+// PackGetValidatorRequests is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4bf3158c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getValidatorRequests(address validatorAddress) view returns(bytes32[] requestHashes)
+func (iValidationRegistry *IValidationRegistry) PackGetValidatorRequests(validatorAddress common.Address) []byte {
+	enc, err := iValidationRegistry.abi.Pack("getValidatorRequests", validatorAddress)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetValidatorRequests is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4bf3158c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getValidatorRequests(address validatorAddress) view returns(bytes32[] requestHashes)
+func (iValidationRegistry *IValidationRegistry) TryPackGetValidatorRequests(validatorAddress common.Address) ([]byte, error) {
+	return iValidationRegistry.abi.Pack("getValidatorRequests", validatorAddress)
+}
+
+// UnpackGetValidatorRequests is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x4bf3158c.
+//
+// Solidity: function getValidatorRequests(address validatorAddress) view returns(bytes32[] requestHashes)
+func (iValidationRegistry *IValidationRegistry) UnpackGetValidatorRequests(data []byte) ([][32]byte, error) {
+	out, err := iValidationRegistry.abi.Unpack("getValidatorRequests", data)
+	if err != nil {
+		return *new([][32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([][32]byte)).(*[][32]byte)
+	return out0, nil
+}
+
+// PackValidationRequest is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaaf400c4.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function validationRequest(address validatorAddress, uint256 agentId, string requestURI, bytes32 requestHash) returns()
+func (iValidationRegistry *IValidationRegistry) PackValidationRequest(validatorAddress common.Address, agentId *big.Int, requestURI string, requestHash [32]byte) []byte {
+	enc, err := iValidationRegistry.abi.Pack("validationRequest", validatorAddress, agentId, requestURI, requestHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackValidationRequest is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaaf400c4.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function validationRequest(address validatorAddress, uint256 agentId, string requestURI, bytes32 requestHash) returns()
+func (iValidationRegistry *IValidationRegistry) TryPackValidationRequest(validatorAddress common.Address, agentId *big.Int, requestURI string, requestHash [32]byte) ([]byte, error) {
+	return iValidationRegistry.abi.Pack("validationRequest", validatorAddress, agentId, requestURI, requestHash)
+}
+
+// PackValidationResponse is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3d659a96.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function validationResponse(bytes32 requestHash, uint8 response, string responseURI, bytes32 responseHash, string tag) returns()
+func (iValidationRegistry *IValidationRegistry) PackValidationResponse(requestHash [32]byte, response uint8, responseURI string, responseHash [32]byte, tag string) []byte {
+	enc, err := iValidationRegistry.abi.Pack("validationResponse", requestHash, response, responseURI, responseHash, tag)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackValidationResponse is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3d659a96.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function validationResponse(bytes32 requestHash, uint8 response, string responseURI, bytes32 responseHash, string tag) returns()
+func (iValidationRegistry *IValidationRegistry) TryPackValidationResponse(requestHash [32]byte, response uint8, responseURI string, responseHash [32]byte, tag string) ([]byte, error) {
+	return iValidationRegistry.abi.Pack("validationResponse", requestHash, response, responseURI, responseHash, tag)
+}
+
+// IValidationRegistryValidationRequest represents a ValidationRequest event raised by the IValidationRegistry contract.
+type IValidationRegistryValidationRequest struct {
+	ValidatorAddress common.Address
+	AgentId          *big.Int
+	RequestURI       string
+	RequestHash      [32]byte
+	Raw              *types.Log // Blockchain specific contextual infos
+}
+
+const IValidationRegistryValidationRequestEventName = "ValidationRequest"
+
+// ContractEventName returns the user-defined event name.
+func (IValidationRegistryValidationRequest) ContractEventName() string {
+	return IValidationRegistryValidationRequestEventName
+}
+
+// UnpackValidationRequestEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ValidationRequest(address indexed validatorAddress, uint256 indexed agentId, string requestURI, bytes32 indexed requestHash)
+func (iValidationRegistry *IValidationRegistry) UnpackValidationRequestEvent(log *types.Log) (*IValidationRegistryValidationRequest, error) {
+	event := "ValidationRequest"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iValidationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IValidationRegistryValidationRequest)
+	if len(log.Data) > 0 {
+		if err := iValidationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iValidationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IValidationRegistryValidationResponse represents a ValidationResponse event raised by the IValidationRegistry contract.
+type IValidationRegistryValidationResponse struct {
+	ValidatorAddress common.Address
+	AgentId          *big.Int
+	RequestHash      [32]byte
+	Response         uint8
+	ResponseURI      string
+	ResponseHash     [32]byte
+	Tag              string
+	Raw              *types.Log // Blockchain specific contextual infos
+}
+
+const IValidationRegistryValidationResponseEventName = "ValidationResponse"
+
+// ContractEventName returns the user-defined event name.
+func (IValidationRegistryValidationResponse) ContractEventName() string {
+	return IValidationRegistryValidationResponseEventName
+}
+
+// UnpackValidationResponseEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ValidationResponse(address indexed validatorAddress, uint256 indexed agentId, bytes32 indexed requestHash, uint8 response, string responseURI, bytes32 responseHash, string tag)
+func (iValidationRegistry *IValidationRegistry) UnpackValidationResponseEvent(log *types.Log) (*IValidationRegistryValidationResponse, error) {
+	event := "ValidationResponse"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != iValidationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IValidationRegistryValidationResponse)
+	if len(log.Data) > 0 {
+		if err := iValidationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range iValidationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (iValidationRegistry *IValidationRegistry) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], iValidationRegistry.abi.Errors["NotAuthorized"].ID.Bytes()[:4]) {
+		return iValidationRegistry.UnpackNotAuthorizedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iValidationRegistry.abi.Errors["NotValidator"].ID.Bytes()[:4]) {
+		return iValidationRegistry.UnpackNotValidatorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iValidationRegistry.abi.Errors["RequestExists"].ID.Bytes()[:4]) {
+		return iValidationRegistry.UnpackRequestExistsError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iValidationRegistry.abi.Errors["ResponseOutOfRange"].ID.Bytes()[:4]) {
+		return iValidationRegistry.UnpackResponseOutOfRangeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iValidationRegistry.abi.Errors["UnknownRequest"].ID.Bytes()[:4]) {
+		return iValidationRegistry.UnpackUnknownRequestError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], iValidationRegistry.abi.Errors["ZeroValidator"].ID.Bytes()[:4]) {
+		return iValidationRegistry.UnpackZeroValidatorError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// IValidationRegistryNotAuthorized represents a NotAuthorized error raised by the IValidationRegistry contract.
+type IValidationRegistryNotAuthorized struct {
+	Caller  common.Address
+	AgentId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotAuthorized(address caller, uint256 agentId)
+func IValidationRegistryNotAuthorizedErrorID() common.Hash {
+	return common.HexToHash("0x615e9ba05de1d7f17ec6b1fe74f7d88ba822ad521a0deb7e1b80b92937b0ed98")
+}
+
+// UnpackNotAuthorizedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotAuthorized(address caller, uint256 agentId)
+func (iValidationRegistry *IValidationRegistry) UnpackNotAuthorizedError(raw []byte) (*IValidationRegistryNotAuthorized, error) {
+	out := new(IValidationRegistryNotAuthorized)
+	if err := iValidationRegistry.abi.UnpackIntoInterface(out, "NotAuthorized", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IValidationRegistryNotValidator represents a NotValidator error raised by the IValidationRegistry contract.
+type IValidationRegistryNotValidator struct {
+	Caller    common.Address
+	Validator common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotValidator(address caller, address validator)
+func IValidationRegistryNotValidatorErrorID() common.Hash {
+	return common.HexToHash("0x35280571728b973a1d411d82f8bef00a0fa1d95e9fa136c2708b5db8f8ea3384")
+}
+
+// UnpackNotValidatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotValidator(address caller, address validator)
+func (iValidationRegistry *IValidationRegistry) UnpackNotValidatorError(raw []byte) (*IValidationRegistryNotValidator, error) {
+	out := new(IValidationRegistryNotValidator)
+	if err := iValidationRegistry.abi.UnpackIntoInterface(out, "NotValidator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IValidationRegistryRequestExists represents a RequestExists error raised by the IValidationRegistry contract.
+type IValidationRegistryRequestExists struct {
+	RequestHash [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error RequestExists(bytes32 requestHash)
+func IValidationRegistryRequestExistsErrorID() common.Hash {
+	return common.HexToHash("0xa4a99c616d02e5fa46d76c49d9c2b5b27f0113bffe42915cbd5fac4371c3f97f")
+}
+
+// UnpackRequestExistsError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error RequestExists(bytes32 requestHash)
+func (iValidationRegistry *IValidationRegistry) UnpackRequestExistsError(raw []byte) (*IValidationRegistryRequestExists, error) {
+	out := new(IValidationRegistryRequestExists)
+	if err := iValidationRegistry.abi.UnpackIntoInterface(out, "RequestExists", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IValidationRegistryResponseOutOfRange represents a ResponseOutOfRange error raised by the IValidationRegistry contract.
+type IValidationRegistryResponseOutOfRange struct {
+	Response uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ResponseOutOfRange(uint8 response)
+func IValidationRegistryResponseOutOfRangeErrorID() common.Hash {
+	return common.HexToHash("0xe3a69ed6f6e9ce57470ab63d28129af0958c6787b322447693afeee5fe69361a")
+}
+
+// UnpackResponseOutOfRangeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ResponseOutOfRange(uint8 response)
+func (iValidationRegistry *IValidationRegistry) UnpackResponseOutOfRangeError(raw []byte) (*IValidationRegistryResponseOutOfRange, error) {
+	out := new(IValidationRegistryResponseOutOfRange)
+	if err := iValidationRegistry.abi.UnpackIntoInterface(out, "ResponseOutOfRange", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IValidationRegistryUnknownRequest represents a UnknownRequest error raised by the IValidationRegistry contract.
+type IValidationRegistryUnknownRequest struct {
+	RequestHash [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownRequest(bytes32 requestHash)
+func IValidationRegistryUnknownRequestErrorID() common.Hash {
+	return common.HexToHash("0x7bbe34c9053d934edfcee0212dafa8d890e3f195bd69a9d5952188773cb7ad36")
+}
+
+// UnpackUnknownRequestError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownRequest(bytes32 requestHash)
+func (iValidationRegistry *IValidationRegistry) UnpackUnknownRequestError(raw []byte) (*IValidationRegistryUnknownRequest, error) {
+	out := new(IValidationRegistryUnknownRequest)
+	if err := iValidationRegistry.abi.UnpackIntoInterface(out, "UnknownRequest", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IValidationRegistryZeroValidator represents a ZeroValidator error raised by the IValidationRegistry contract.
+type IValidationRegistryZeroValidator struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroValidator()
+func IValidationRegistryZeroValidatorErrorID() common.Hash {
+	return common.HexToHash("0x5010c8ea7d4b72518b3d630ded7840b6a6378c799bc1b8be3df508d12fe2f07d")
+}
+
+// UnpackZeroValidatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroValidator()
+func (iValidationRegistry *IValidationRegistry) UnpackZeroValidatorError(raw []byte) (*IValidationRegistryZeroValidator, error) {
+	out := new(IValidationRegistryZeroValidator)
+	if err := iValidationRegistry.abi.UnpackIntoInterface(out, "ZeroValidator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryMetaData contains all meta data concerning the IdentityRegistry contract.
+var IdentityRegistryMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"AGENT_WALLET_SET_TYPEHASH\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_DEADLINE_DELAY\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"approve\",\"inputs\":[{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"balanceOf\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"domainSeparator\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"eip712Domain\",\"inputs\":[],\"outputs\":[{\"name\":\"fields\",\"type\":\"bytes1\",\"internalType\":\"bytes1\"},{\"name\":\"name_\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"version\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"chainId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"verifyingContract\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"salt\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"extensions\",\"type\":\"uint256[]\",\"internalType\":\"uint256[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getAgentWallet\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getApproved\",\"inputs\":[{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getMetadata\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"metadataKey\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"isApprovedForAll\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"isAuthorizedOrOwner\",\"inputs\":[{\"name\":\"spender\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"name\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"string\",\"internalType\":\"string\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"ownerOf\",\"inputs\":[{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"register\",\"inputs\":[],\"outputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"register\",\"inputs\":[{\"name\":\"agentURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"metadata\",\"type\":\"tuple[]\",\"internalType\":\"structIIdentityRegistry.MetadataEntry[]\",\"components\":[{\"name\":\"metadataKey\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"metadataValue\",\"type\":\"bytes\",\"internalType\":\"bytes\"}]}],\"outputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"register\",\"inputs\":[{\"name\":\"agentURI\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"safeTransferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"safeTransferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setAgentURI\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"newURI\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setAgentWallet\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"newWallet\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"deadline\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"signature\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setApprovalForAll\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"approved\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"setMetadata\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"metadataKey\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"metadataValue\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"symbol\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"string\",\"internalType\":\"string\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"tokenURI\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"string\",\"internalType\":\"string\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"transferFrom\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"unsetAgentWallet\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"Approval\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"approved\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ApprovalForAll\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"operator\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"approved\",\"type\":\"bool\",\"indexed\":false,\"internalType\":\"bool\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"MetadataSet\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"indexedMetadataKey\",\"type\":\"string\",\"indexed\":true,\"internalType\":\"string\"},{\"name\":\"metadataKey\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"metadataValue\",\"type\":\"bytes\",\"indexed\":false,\"internalType\":\"bytes\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"MetadataUpdate\",\"inputs\":[{\"name\":\"_tokenId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Registered\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"agentURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"owner\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Transfer\",\"inputs\":[{\"name\":\"from\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"URIUpdated\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"newURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"updatedBy\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"DeadlineTooFar\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ERC721IncorrectOwner\",\"inputs\":[{\"name\":\"sender\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721InsufficientApproval\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ERC721InvalidApprover\",\"inputs\":[{\"name\":\"approver\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721InvalidOperator\",\"inputs\":[{\"name\":\"operator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721InvalidOwner\",\"inputs\":[{\"name\":\"owner\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721InvalidReceiver\",\"inputs\":[{\"name\":\"receiver\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ERC721NonexistentToken\",\"inputs\":[{\"name\":\"tokenId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidWalletSignature\",\"inputs\":[{\"name\":\"wallet\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotAuthorized\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReservedMetadataKey\",\"inputs\":[{\"name\":\"metadataKey\",\"type\":\"string\",\"internalType\":\"string\"}]},{\"type\":\"error\",\"name\":\"SignatureExpired\",\"inputs\":[{\"name\":\"deadline\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ZeroWallet\",\"inputs\":[]}]",
+	ID:  "IdentityRegistry",
+	Bin: "0x60c060405234801561000f575f5ffd5b50466080526100bb604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201527f14eb7e73a4b0db4b1973a43b32259ba95ca226af62ef495be78e00eba5734683918101919091527fc89efdaa54c0f20c7adf612882df0950f5a951637e0307cdcb4c672f298b8bc660608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b60a05260805160a05161225c6100df5f395f6110b601525f610fe2015261225c5ff3fe608060405234801561000f575f5ffd5b50600436106101a0575f3560e01c806370a08231116100f3578063c87b56dd11610093578063dbce4ce91161006e578063dbce4ce9146103cb578063e985e9c5146103f2578063f2c298be1461042d578063f698da2514610440575f5ffd5b8063c87b56dd14610392578063cb4799f2146103a5578063d95e72be146103b8575f5ffd5b80638ea42286116100ce5780638ea422861461033857806395d89b411461034b578063a22cb4651461036c578063b88d4fde1461037f575f5ffd5b806370a08231146103015780637b93b2341461031457806384b0196e1461031d575f5ffd5b80631aa3a0081161015e5780633fddcf19116101395780633fddcf19146102b557806342842e0e146102c8578063466648da146102db5780636352211e146102ee575f5ffd5b80631aa3a0081461027957806323b872dd1461028f5780632d1ef5ae146102a2575f5ffd5b8062339509146101a457806301ffc9a7146101e957806306fdde031461020c578063081812fc1461023e578063095ea7b3146102515780630af28bd314610266575b5f5ffd5b6101cc6101b23660046118bf565b5f908152600760205260409020546001600160a01b031690565b6040516001600160a01b0390911681526020015b60405180910390f35b6101fc6101f73660046118ee565b610448565b60405190151581526020016101e0565b60408051808201909152600d81526c4167656e744964656e7469747960981b60208201525b6040516101e09190611937565b6101cc61024c3660046118bf565b610472565b61026461025f36600461195f565b610498565b005b6102646102743660046119cb565b610560565b6102816105ff565b6040519081526020016101e0565b61026461029d366004611a12565b610637565b6102646102b0366004611a4c565b610787565b6102646102c33660046118bf565b6109d2565b6102646102d6366004611a12565b610a7b565b6102646102e9366004611aae565b610a9a565b6101cc6102fc3660046118bf565b610ab8565b61028161030f366004611b08565b610af5565b61028161012c81565b610325610b3a565b6040516101e09796959493929190611b21565b610281610346366004611bb7565b610bd6565b6040805180820190915260058152641051d1539560da1b6020820152610231565b61026461037a366004611c50565b610cb6565b61026461038d366004611c9d565b610d4a565b6102316103a03660046118bf565b610d68565b6102316103b33660046119cb565b610e0f565b6101fc6103c636600461195f565b610f6f565b6102817f678b53cd718d595370ab070ebf48edfdcd834beac116bf23e625fc7f4d5b7d3281565b6101fc610400366004611d77565b6001600160a01b039182165f90815260036020908152604080832093909416825291909152205460ff1690565b61028161043b366004611da8565b610f83565b610281610fdf565b5f632483248360e11b6001600160e01b03198316148061046c575061046c826110d8565b92915050565b5f61047c82610ab8565b50505f908152600260205260409020546001600160a01b031690565b5f6104a282610ab8565b9050336001600160a01b038216148015906104e057506001600160a01b0381165f90815260036020908152604080832033845290915290205460ff16155b156105055760405163a9fbf51f60e01b81523360048201526024015b60405180910390fd5b5f8281526002602052604080822080546001600160a01b0319166001600160a01b0387811691821790925591518593918516917f8c5be1e5ebec7d5bd14f71427d1e84f3dd0314c0f7b2291e5b200ac8c7c3b92591a4505050565b61056983611125565b505f838152600560205260409020610582828483611e62565b50336001600160a01b0316837f3a2c7fffc2cba7582c690e3b82c453ea02a308326a98a3ad7576c606336409fb84846040516105bf929190611f43565b60405180910390a36040518381527ff8e1a15aba9398e019f0b49df1a4fde98ee17ae345cb5f6b5e2c27f5033e8ce79060200160405180910390a1505050565b5f61061760405180602001604052805f815250611162565b9050610634335f338460405180602001604052805f8152506112b1565b90565b6001600160a01b03821661066057604051633250574960e11b81525f60048201526024016104fc565b5f61066a82610ab8565b9050836001600160a01b0316816001600160a01b0316146106b8576040516364283d7b60e01b81526001600160a01b03808616600483015260248201849052821660448201526064016104fc565b6106c38133846113d8565b6106e95760405163177e802f60e01b8152336004820152602481018390526044016104fc565b6106f4848484611458565b5f82815260026020908152604080832080546001600160a01b03199081169091556001600160a01b03888116808652600180865284872080545f1901905591891680875284872080549093019092558786529385905282852080549092168117909155905185939192917fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef91a450505050565b5f61079186611125565b90506001600160a01b0385166107ba576040516304067c4760e31b815260040160405180910390fd5b834211156107de5760405163cd21db4f60e01b8152600481018590526024016104fc565b6107ea61012c42611f6a565b84111561080d57604051635011ebad60e01b8152600481018590526024016104fc565b5f610816610fdf565b604080517f678b53cd718d595370ab070ebf48edfdcd834beac116bf23e625fc7f4d5b7d3260208201529081018990526001600160a01b0380891660608301528416608082015260a0810187905260c001604051602081830303815290604052805190602001206040516020016108a492919061190160f01b81526002810192909252602282015260420190565b6040516020818303038152906040528051906020012090506108c8868286866114f9565b6108f057604051631f96fe8160e01b81526001600160a01b03871660048201526024016104fc565b5f8781526007602090815260409182902080546001600160a01b0319166001600160a01b038a1617905581518083018352600b81526a1859d95b9d15d85b1b195d60aa1b9181019190915290516109479190611f7d565b6040518091039020875f51602061223c5f395f51905f526040518060400160405280600b81526020016a1859d95b9d15d85b1b195d60aa1b815250896040516020016109a6919060609190911b6001600160601b031916815260140190565b60408051601f19818403018152908290526109c19291611f93565b60405180910390a350505050505050565b6109db81611125565b505f8181526007602090815260409182902080546001600160a01b031916905581518083018352600b81526a1859d95b9d15d85b1b195d60aa1b918101919091529051610a289190611f7d565b6040518091039020815f51602061223c5f395f51905f526040518060400160405280600b81526020016a1859d95b9d15d85b1b195d60aa1b815250604051610a709190611fc0565b60405180910390a350565b610a9583838360405180602001604052805f815250610d4a565b505050565b610aa385611125565b50610ab185858585856115c7565b5050505050565b5f818152602081905260409020546001600160a01b031680610af057604051637e27328960e01b8152600481018390526024016104fc565b919050565b5f6001600160a01b038216610b1f576040516322718ad960e21b81525f60048201526024016104fc565b506001600160a01b03165f9081526001602052604090205490565b5f6060808280808346308380604051908082528060200260200182016040528015610b6f578160200160208202803683370190505b50604080518082018252601781527f455243383030344964656e746974795265676973747279000000000000000000602080830191909152825180840190935260018352603160f81b90830152600f60f81b9d909c50909a50939850919650945092509050565b5f610c1585858080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525061116292505050565b90505f5b82811015610c9257610c8a82858584818110610c3757610c37611fe8565b9050602002810190610c499190611ffc565b610c53908061201a565b878786818110610c6557610c65611fe8565b9050602002810190610c779190611ffc565b610c8590602081019061201a565b6115c7565b600101610c19565b50610cae335f338460405180602001604052805f8152506112b1565b949350505050565b6001600160a01b038216610cdf57604051630b61174360e31b81525f60048201526024016104fc565b335f8181526003602090815260408083206001600160a01b03871680855290835292819020805460ff191686151590811790915590519081529192917f17307eab39ab6107e8899845ad3d59bd9653f200f220920489ca2b5937696c31910160405180910390a35050565b610d55848484610637565b610d6233858585856112b1565b50505050565b6060610d7382610ab8565b505f8281526005602052604090208054610d8c90611de6565b80601f0160208091040260200160405190810160405280929190818152602001828054610db890611de6565b8015610e035780601f10610dda57610100808354040283529160200191610e03565b820191905f5260205f20905b815481529060010190602001808311610de657829003601f168201915b50505050509050919050565b60607f2ac6109326e720d1435c0db66f7e35eda7839f52b6f1f5520a60788e132b4e398383604051610e4292919061205c565b604051809103902003610eb2575f848152600760205260409020546001600160a01b03168015610e9a576040516001600160601b0319606083901b166020820152603401604051602081830303815290604052610eaa565b60405180602001604052805f8152505b915050610f68565b5f84815260066020526040908190209051610ed0908590859061205c565b90815260200160405180910390208054610ee990611de6565b80601f0160208091040260200160405190810160405280929190818152602001828054610f1590611de6565b8015610f605780601f10610f3757610100808354040283529160200191610f60565b820191905f5260205f20905b815481529060010190602001808311610f4357829003601f168201915b505050505090505b9392505050565b5f610f68610f7c83610ab8565b84846113d8565b5f610fc283838080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525061116292505050565b905061046c335f338460405180602001604052805f8152506112b1565b5f7f000000000000000000000000000000000000000000000000000000000000000046146110b3576110ae604080517f8b73c3c69bb8fe3d512ecc4cf759cc79239f7b179b0ffacaa9a75d522b39400f60208201527f14eb7e73a4b0db4b1973a43b32259ba95ca226af62ef495be78e00eba5734683918101919091527fc89efdaa54c0f20c7adf612882df0950f5a951637e0307cdcb4c672f298b8bc660608201524660808201523060a08201525f9060c00160405160208183030381529060405280519060200120905090565b905090565b507f000000000000000000000000000000000000000000000000000000000000000090565b5f6301ffc9a760e01b6001600160e01b03198316148061110857506380ac58cd60e01b6001600160e01b03198316145b8061046c5750506001600160e01b031916635b5e139f60e01b1490565b5f61112f82610ab8565b905061113c8133846113d8565b610af05760405163030af4dd60e51b8152336004820152602481018390526044016104fc565b600480545f91826111728361206b565b91905055905061118233826116ab565b8151156111a2575f8181526005602052604090206111a08382612083565b505b5f818152600760205260409081902080546001600160a01b03191633908117909155905182907fca52e62c367d81bb2e328eb795f7c7ba24afb478408a26c0e201d155c449bc4a906111f5908690611937565b60405180910390a3604080518082018252600b81526a1859d95b9d15d85b1b195d60aa1b6020820152905161122a9190611f7d565b6040518091039020815f51602061223c5f395f51905f526040518060400160405280600b81526020016a1859d95b9d15d85b1b195d60aa1b81525033604051602001611289919060609190911b6001600160601b031916815260140190565b60408051601f19818403018152908290526112a49291611f93565b60405180910390a3919050565b6001600160a01b0383163b15610ab157604051630a85bd0160e11b81526001600160a01b0384169063150b7a02906112f390889088908790879060040161213d565b6020604051808303815f875af192505050801561132d575060408051601f3d908101601f1916820190925261132a91810190612179565b60015b611394573d80801561135a576040519150601f19603f3d011682016040523d82523d5f602084013e61135f565b606091505b5080515f0361138c57604051633250574960e11b81526001600160a01b03851660048201526024016104fc565b805160208201fd5b6001600160e01b03198116630a85bd0160e11b146113d057604051633250574960e11b81526001600160a01b03851660048201526024016104fc565b505050505050565b5f6001600160a01b03831615801590610cae5750836001600160a01b0316836001600160a01b0316148061143057506001600160a01b038085165f9081526003602090815260408083209387168352929052205460ff165b80610cae5750505f908152600260205260409020546001600160a01b03908116911614919050565b5f8181526007602090815260409182902080546001600160a01b031916905581518083018352600b81526a1859d95b9d15d85b1b195d60aa1b9181019190915290516114a49190611f7d565b6040518091039020815f51602061223c5f395f51905f526040518060400160405280600b81526020016a1859d95b9d15d85b1b195d60aa1b8152506040516114ec9190611fc0565b60405180910390a3505050565b5f846001600160a01b031661150f85858561173d565b6001600160a01b03160361152557506001610cae565b846001600160a01b03163b5f0361153d57505f610cae565b5f84848460405160240161155393929190612194565b60408051601f19818403018152919052602080820180516001600160e01b0316630b135d3f60e11b1781525f8080528351939450928392918391908b5afa5f51601f3d11909116925090508180156115bb57506001600160e01b03198116630b135d3f60e11b145b98975050505050505050565b7f2ac6109326e720d1435c0db66f7e35eda7839f52b6f1f5520a60788e132b4e3984846040516115f892919061205c565b604051809103902003611622578383604051630156e31760e61b81526004016104fc929190611f43565b818160065f8881526020019081526020015f20868660405161164592919061205c565b90815260200160405180910390209182611660929190611e62565b50838360405161167192919061205c565b6040518091039020855f51602061223c5f395f51905f528686868660405161169c94939291906121ad565b60405180910390a35050505050565b6001600160a01b0382166116d457604051633250574960e11b81525f60048201526024016104fc565b6001600160a01b0382165f818152600160208181526040808420805490930190925584835282905280822080546001600160a01b0319168417905551839291907fddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef908290a45050565b5f808080604185900361179f5761175760205f87896121de565b61176091612205565b92506117706040602087896121de565b61177991612205565b91508585604081811061178e5761178e611fe8565b919091013560f81c91506118089050565b60408590036117fd576117b560205f87896121de565b6117be91612205565b92505f6117cf60406020888a6121de565b6117d891612205565b6001600160ff1b038116935090506117f560ff82901c601b612222565b915050611808565b5f9350505050610f68565b7f7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a082118061184957508060ff16601b1415801561184957508060ff16601c14155b15611859575f9350505050610f68565b604080515f81526020810180835289905260ff831691810191909152606081018490526080810183905260019060a0016020604051602081039080840390855afa1580156118a9573d5f5f3e3d5ffd5b5050604051601f19015198975050505050505050565b5f602082840312156118cf575f5ffd5b5035919050565b6001600160e01b0319811681146118eb575f5ffd5b50565b5f602082840312156118fe575f5ffd5b8135610f68816118d6565b5f81518084528060208401602086015e5f602082860101526020601f19601f83011685010191505092915050565b602081525f610f686020830184611909565b80356001600160a01b0381168114610af0575f5ffd5b5f5f60408385031215611970575f5ffd5b61197983611949565b946020939093013593505050565b5f5f83601f840112611997575f5ffd5b5081356001600160401b038111156119ad575f5ffd5b6020830191508360208285010111156119c4575f5ffd5b9250929050565b5f5f5f604084860312156119dd575f5ffd5b8335925060208401356001600160401b038111156119f9575f5ffd5b611a0586828701611987565b9497909650939450505050565b5f5f5f60608486031215611a24575f5ffd5b611a2d84611949565b9250611a3b60208501611949565b929592945050506040919091013590565b5f5f5f5f5f60808688031215611a60575f5ffd5b85359450611a7060208701611949565b93506040860135925060608601356001600160401b03811115611a91575f5ffd5b611a9d88828901611987565b969995985093965092949392505050565b5f5f5f5f5f60608688031215611ac2575f5ffd5b8535945060208601356001600160401b03811115611ade575f5ffd5b611aea88828901611987565b90955093505060408601356001600160401b03811115611a91575f5ffd5b5f60208284031215611b18575f5ffd5b610f6882611949565b60ff60f81b8816815260e060208201525f611b3f60e0830189611909565b8281036040840152611b518189611909565b606084018890526001600160a01b038716608085015260a0840186905283810360c0850152845180825260208087019350909101905f5b81811015611ba6578351835260209384019390920191600101611b88565b50909b9a5050505050505050505050565b5f5f5f5f60408587031215611bca575f5ffd5b84356001600160401b03811115611bdf575f5ffd5b611beb87828801611987565b90955093505060208501356001600160401b03811115611c09575f5ffd5b8501601f81018713611c19575f5ffd5b80356001600160401b03811115611c2e575f5ffd5b8760208260051b8401011115611c42575f5ffd5b949793965060200194505050565b5f5f60408385031215611c61575f5ffd5b611c6a83611949565b915060208301358015158114611c7e575f5ffd5b809150509250929050565b634e487b7160e01b5f52604160045260245ffd5b5f5f5f5f60808587031215611cb0575f5ffd5b611cb985611949565b9350611cc760208601611949565b92506040850135915060608501356001600160401b03811115611ce8575f5ffd5b8501601f81018713611cf8575f5ffd5b80356001600160401b03811115611d1157611d11611c89565b604051601f8201601f19908116603f011681016001600160401b0381118282101715611d3f57611d3f611c89565b604052818152828201602001891015611d56575f5ffd5b816020840160208301375f6020838301015280935050505092959194509250565b5f5f60408385031215611d88575f5ffd5b611d9183611949565b9150611d9f60208401611949565b90509250929050565b5f5f60208385031215611db9575f5ffd5b82356001600160401b03811115611dce575f5ffd5b611dda85828601611987565b90969095509350505050565b600181811c90821680611dfa57607f821691505b602082108103611e1857634e487b7160e01b5f52602260045260245ffd5b50919050565b601f821115610a9557805f5260205f20601f840160051c81016020851015611e435750805b601f840160051c820191505b81811015610ab1575f8155600101611e4f565b6001600160401b03831115611e7957611e79611c89565b611e8d83611e878354611de6565b83611e1e565b5f601f841160018114611ebe575f8515611ea75750838201355b5f19600387901b1c1916600186901b178355610ab1565b5f83815260208120601f198716915b82811015611eed5786850135825560209485019460019092019101611ecd565b5086821015611f09575f1960f88860031b161c19848701351681555b505060018560011b0183555050505050565b81835281816020850137505f828201602090810191909152601f909101601f19169091010190565b602081525f610cae602083018486611f1b565b634e487b7160e01b5f52601160045260245ffd5b8082018082111561046c5761046c611f56565b5f82518060208501845e5f920191825250919050565b604081525f611fa56040830185611909565b8281036020840152611fb78185611909565b95945050505050565b604081525f611fd26040830184611909565b8281036020938401525f81529190910192915050565b634e487b7160e01b5f52603260045260245ffd5b5f8235603e19833603018112612010575f5ffd5b9190910192915050565b5f5f8335601e1984360301811261202f575f5ffd5b8301803591506001600160401b03821115612048575f5ffd5b6020019150368190038213156119c4575f5ffd5b818382375f9101908152919050565b5f6001820161207c5761207c611f56565b5060010190565b81516001600160401b0381111561209c5761209c611c89565b6120b0816120aa8454611de6565b84611e1e565b6020601f8211600181146120e2575f83156120cb5750848201515b5f19600385901b1c1916600184901b178455610ab1565b5f84815260208120601f198516915b8281101561211157878501518255602094850194600190920191016120f1565b508482101561212e57868401515f19600387901b60f8161c191681555b50505050600190811b01905550565b6001600160a01b03858116825284166020820152604081018390526080606082018190525f9061216f90830184611909565b9695505050505050565b5f60208284031215612189575f5ffd5b8151610f68816118d6565b838152604060208201525f611fb7604083018486611f1b565b604081525f6121c0604083018688611f1b565b82810360208401526121d3818587611f1b565b979650505050505050565b5f5f858511156121ec575f5ffd5b838611156121f8575f5ffd5b5050820193919092039150565b8035602083101561046c575f19602084900360031b1b1692915050565b60ff818116838216019081111561046c5761046c611f5656fe2c149ed548c6d2993cd73efe187df6eccabe4538091b33adbd25fafdb8a1468b",
+}
+
+// IdentityRegistry is an auto generated Go binding around an Ethereum contract.
+type IdentityRegistry struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *IdentityRegistry) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewIdentityRegistry creates a new instance of IdentityRegistry.
+func NewIdentityRegistry() *IdentityRegistry {
+	parsed, err := IdentityRegistryMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &IdentityRegistry{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *IdentityRegistry) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackAGENTWALLETSETTYPEHASH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdbce4ce9.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function AGENT_WALLET_SET_TYPEHASH() view returns(bytes32)
+func (identityRegistry *IdentityRegistry) PackAGENTWALLETSETTYPEHASH() []byte {
+	enc, err := identityRegistry.abi.Pack("AGENT_WALLET_SET_TYPEHASH")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAGENTWALLETSETTYPEHASH is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xdbce4ce9.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function AGENT_WALLET_SET_TYPEHASH() view returns(bytes32)
+func (identityRegistry *IdentityRegistry) TryPackAGENTWALLETSETTYPEHASH() ([]byte, error) {
+	return identityRegistry.abi.Pack("AGENT_WALLET_SET_TYPEHASH")
+}
+
+// UnpackAGENTWALLETSETTYPEHASH is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xdbce4ce9.
+//
+// Solidity: function AGENT_WALLET_SET_TYPEHASH() view returns(bytes32)
+func (identityRegistry *IdentityRegistry) UnpackAGENTWALLETSETTYPEHASH(data []byte) ([32]byte, error) {
+	out, err := identityRegistry.abi.Unpack("AGENT_WALLET_SET_TYPEHASH", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackMAXDEADLINEDELAY is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7b93b234.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_DEADLINE_DELAY() view returns(uint256)
+func (identityRegistry *IdentityRegistry) PackMAXDEADLINEDELAY() []byte {
+	enc, err := identityRegistry.abi.Pack("MAX_DEADLINE_DELAY")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXDEADLINEDELAY is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x7b93b234.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_DEADLINE_DELAY() view returns(uint256)
+func (identityRegistry *IdentityRegistry) TryPackMAXDEADLINEDELAY() ([]byte, error) {
+	return identityRegistry.abi.Pack("MAX_DEADLINE_DELAY")
+}
+
+// UnpackMAXDEADLINEDELAY is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x7b93b234.
+//
+// Solidity: function MAX_DEADLINE_DELAY() view returns(uint256)
+func (identityRegistry *IdentityRegistry) UnpackMAXDEADLINEDELAY(data []byte) (*big.Int, error) {
+	out, err := identityRegistry.abi.Unpack("MAX_DEADLINE_DELAY", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x095ea7b3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function approve(address to, uint256 tokenId) returns()
+func (identityRegistry *IdentityRegistry) PackApprove(to common.Address, tokenId *big.Int) []byte {
+	enc, err := identityRegistry.abi.Pack("approve", to, tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackApprove is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x095ea7b3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function approve(address to, uint256 tokenId) returns()
+func (identityRegistry *IdentityRegistry) TryPackApprove(to common.Address, tokenId *big.Int) ([]byte, error) {
+	return identityRegistry.abi.Pack("approve", to, tokenId)
+}
+
+// PackBalanceOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x70a08231.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function balanceOf(address owner) view returns(uint256)
+func (identityRegistry *IdentityRegistry) PackBalanceOf(owner common.Address) []byte {
+	enc, err := identityRegistry.abi.Pack("balanceOf", owner)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackBalanceOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x70a08231.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function balanceOf(address owner) view returns(uint256)
+func (identityRegistry *IdentityRegistry) TryPackBalanceOf(owner common.Address) ([]byte, error) {
+	return identityRegistry.abi.Pack("balanceOf", owner)
+}
+
+// UnpackBalanceOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x70a08231.
+//
+// Solidity: function balanceOf(address owner) view returns(uint256)
+func (identityRegistry *IdentityRegistry) UnpackBalanceOf(data []byte) (*big.Int, error) {
+	out, err := identityRegistry.abi.Unpack("balanceOf", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackDomainSeparator is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf698da25.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function domainSeparator() view returns(bytes32)
+func (identityRegistry *IdentityRegistry) PackDomainSeparator() []byte {
+	enc, err := identityRegistry.abi.Pack("domainSeparator")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackDomainSeparator is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf698da25.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function domainSeparator() view returns(bytes32)
+func (identityRegistry *IdentityRegistry) TryPackDomainSeparator() ([]byte, error) {
+	return identityRegistry.abi.Pack("domainSeparator")
+}
+
+// UnpackDomainSeparator is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf698da25.
+//
+// Solidity: function domainSeparator() view returns(bytes32)
+func (identityRegistry *IdentityRegistry) UnpackDomainSeparator(data []byte) ([32]byte, error) {
+	out, err := identityRegistry.abi.Unpack("domainSeparator", data)
+	if err != nil {
+		return *new([32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([32]byte)).(*[32]byte)
+	return out0, nil
+}
+
+// PackEip712Domain is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84b0196e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function eip712Domain() view returns(bytes1 fields, string name_, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)
+func (identityRegistry *IdentityRegistry) PackEip712Domain() []byte {
+	enc, err := identityRegistry.abi.Pack("eip712Domain")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackEip712Domain is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x84b0196e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function eip712Domain() view returns(bytes1 fields, string name_, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)
+func (identityRegistry *IdentityRegistry) TryPackEip712Domain() ([]byte, error) {
+	return identityRegistry.abi.Pack("eip712Domain")
+}
+
+// Eip712DomainOutput serves as a container for the return parameters of contract
+// method Eip712Domain.
+type Eip712DomainOutput struct {
+	Fields            [1]byte
+	Name              string
+	Version           string
+	ChainId           *big.Int
+	VerifyingContract common.Address
+	Salt              [32]byte
+	Extensions        []*big.Int
+}
+
+// UnpackEip712Domain is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x84b0196e.
+//
+// Solidity: function eip712Domain() view returns(bytes1 fields, string name_, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)
+func (identityRegistry *IdentityRegistry) UnpackEip712Domain(data []byte) (Eip712DomainOutput, error) {
+	out, err := identityRegistry.abi.Unpack("eip712Domain", data)
+	outstruct := new(Eip712DomainOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Fields = *abi.ConvertType(out[0], new([1]byte)).(*[1]byte)
+	outstruct.Name = *abi.ConvertType(out[1], new(string)).(*string)
+	outstruct.Version = *abi.ConvertType(out[2], new(string)).(*string)
+	outstruct.ChainId = abi.ConvertType(out[3], new(big.Int)).(*big.Int)
+	outstruct.VerifyingContract = *abi.ConvertType(out[4], new(common.Address)).(*common.Address)
+	outstruct.Salt = *abi.ConvertType(out[5], new([32]byte)).(*[32]byte)
+	outstruct.Extensions = *abi.ConvertType(out[6], new([]*big.Int)).(*[]*big.Int)
+	return *outstruct, nil
+}
+
+// PackGetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x00339509.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getAgentWallet(uint256 agentId) view returns(address)
+func (identityRegistry *IdentityRegistry) PackGetAgentWallet(agentId *big.Int) []byte {
+	enc, err := identityRegistry.abi.Pack("getAgentWallet", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x00339509.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getAgentWallet(uint256 agentId) view returns(address)
+func (identityRegistry *IdentityRegistry) TryPackGetAgentWallet(agentId *big.Int) ([]byte, error) {
+	return identityRegistry.abi.Pack("getAgentWallet", agentId)
+}
+
+// UnpackGetAgentWallet is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x00339509.
+//
+// Solidity: function getAgentWallet(uint256 agentId) view returns(address)
+func (identityRegistry *IdentityRegistry) UnpackGetAgentWallet(data []byte) (common.Address, error) {
+	out, err := identityRegistry.abi.Unpack("getAgentWallet", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackGetApproved is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x081812fc.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getApproved(uint256 tokenId) view returns(address)
+func (identityRegistry *IdentityRegistry) PackGetApproved(tokenId *big.Int) []byte {
+	enc, err := identityRegistry.abi.Pack("getApproved", tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetApproved is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x081812fc.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getApproved(uint256 tokenId) view returns(address)
+func (identityRegistry *IdentityRegistry) TryPackGetApproved(tokenId *big.Int) ([]byte, error) {
+	return identityRegistry.abi.Pack("getApproved", tokenId)
+}
+
+// UnpackGetApproved is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x081812fc.
+//
+// Solidity: function getApproved(uint256 tokenId) view returns(address)
+func (identityRegistry *IdentityRegistry) UnpackGetApproved(data []byte) (common.Address, error) {
+	out, err := identityRegistry.abi.Unpack("getApproved", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackGetMetadata is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xcb4799f2.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getMetadata(uint256 agentId, string metadataKey) view returns(bytes)
+func (identityRegistry *IdentityRegistry) PackGetMetadata(agentId *big.Int, metadataKey string) []byte {
+	enc, err := identityRegistry.abi.Pack("getMetadata", agentId, metadataKey)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetMetadata is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xcb4799f2.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getMetadata(uint256 agentId, string metadataKey) view returns(bytes)
+func (identityRegistry *IdentityRegistry) TryPackGetMetadata(agentId *big.Int, metadataKey string) ([]byte, error) {
+	return identityRegistry.abi.Pack("getMetadata", agentId, metadataKey)
+}
+
+// UnpackGetMetadata is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xcb4799f2.
+//
+// Solidity: function getMetadata(uint256 agentId, string metadataKey) view returns(bytes)
+func (identityRegistry *IdentityRegistry) UnpackGetMetadata(data []byte) ([]byte, error) {
+	out, err := identityRegistry.abi.Unpack("getMetadata", data)
+	if err != nil {
+		return *new([]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([]byte)).(*[]byte)
+	return out0, nil
+}
+
+// PackIsApprovedForAll is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe985e9c5.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isApprovedForAll(address owner, address operator) view returns(bool)
+func (identityRegistry *IdentityRegistry) PackIsApprovedForAll(owner common.Address, operator common.Address) []byte {
+	enc, err := identityRegistry.abi.Pack("isApprovedForAll", owner, operator)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsApprovedForAll is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xe985e9c5.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isApprovedForAll(address owner, address operator) view returns(bool)
+func (identityRegistry *IdentityRegistry) TryPackIsApprovedForAll(owner common.Address, operator common.Address) ([]byte, error) {
+	return identityRegistry.abi.Pack("isApprovedForAll", owner, operator)
+}
+
+// UnpackIsApprovedForAll is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xe985e9c5.
+//
+// Solidity: function isApprovedForAll(address owner, address operator) view returns(bool)
+func (identityRegistry *IdentityRegistry) UnpackIsApprovedForAll(data []byte) (bool, error) {
+	out, err := identityRegistry.abi.Unpack("isApprovedForAll", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackIsAuthorizedOrOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd95e72be.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function isAuthorizedOrOwner(address spender, uint256 agentId) view returns(bool)
+func (identityRegistry *IdentityRegistry) PackIsAuthorizedOrOwner(spender common.Address, agentId *big.Int) []byte {
+	enc, err := identityRegistry.abi.Pack("isAuthorizedOrOwner", spender, agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackIsAuthorizedOrOwner is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd95e72be.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function isAuthorizedOrOwner(address spender, uint256 agentId) view returns(bool)
+func (identityRegistry *IdentityRegistry) TryPackIsAuthorizedOrOwner(spender common.Address, agentId *big.Int) ([]byte, error) {
+	return identityRegistry.abi.Pack("isAuthorizedOrOwner", spender, agentId)
+}
+
+// UnpackIsAuthorizedOrOwner is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd95e72be.
+//
+// Solidity: function isAuthorizedOrOwner(address spender, uint256 agentId) view returns(bool)
+func (identityRegistry *IdentityRegistry) UnpackIsAuthorizedOrOwner(data []byte) (bool, error) {
+	out, err := identityRegistry.abi.Unpack("isAuthorizedOrOwner", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackName is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x06fdde03.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function name() pure returns(string)
+func (identityRegistry *IdentityRegistry) PackName() []byte {
+	enc, err := identityRegistry.abi.Pack("name")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackName is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x06fdde03.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function name() pure returns(string)
+func (identityRegistry *IdentityRegistry) TryPackName() ([]byte, error) {
+	return identityRegistry.abi.Pack("name")
+}
+
+// UnpackName is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x06fdde03.
+//
+// Solidity: function name() pure returns(string)
+func (identityRegistry *IdentityRegistry) UnpackName(data []byte) (string, error) {
+	out, err := identityRegistry.abi.Unpack("name", data)
+	if err != nil {
+		return *new(string), err
+	}
+	out0 := *abi.ConvertType(out[0], new(string)).(*string)
+	return out0, nil
+}
+
+// PackOwnerOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6352211e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function ownerOf(uint256 tokenId) view returns(address owner)
+func (identityRegistry *IdentityRegistry) PackOwnerOf(tokenId *big.Int) []byte {
+	enc, err := identityRegistry.abi.Pack("ownerOf", tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackOwnerOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6352211e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function ownerOf(uint256 tokenId) view returns(address owner)
+func (identityRegistry *IdentityRegistry) TryPackOwnerOf(tokenId *big.Int) ([]byte, error) {
+	return identityRegistry.abi.Pack("ownerOf", tokenId)
+}
+
+// UnpackOwnerOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6352211e.
+//
+// Solidity: function ownerOf(uint256 tokenId) view returns(address owner)
+func (identityRegistry *IdentityRegistry) UnpackOwnerOf(data []byte) (common.Address, error) {
+	out, err := identityRegistry.abi.Unpack("ownerOf", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackRegister is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1aa3a008.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function register() returns(uint256 agentId)
+func (identityRegistry *IdentityRegistry) PackRegister() []byte {
+	enc, err := identityRegistry.abi.Pack("register")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRegister is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1aa3a008.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function register() returns(uint256 agentId)
+func (identityRegistry *IdentityRegistry) TryPackRegister() ([]byte, error) {
+	return identityRegistry.abi.Pack("register")
+}
+
+// UnpackRegister is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1aa3a008.
+//
+// Solidity: function register() returns(uint256 agentId)
+func (identityRegistry *IdentityRegistry) UnpackRegister(data []byte) (*big.Int, error) {
+	out, err := identityRegistry.abi.Unpack("register", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackRegister0 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8ea42286.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function register(string agentURI, (string,bytes)[] metadata) returns(uint256 agentId)
+func (identityRegistry *IdentityRegistry) PackRegister0(agentURI string, metadata []IIdentityRegistryMetadataEntry) []byte {
+	enc, err := identityRegistry.abi.Pack("register0", agentURI, metadata)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRegister0 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8ea42286.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function register(string agentURI, (string,bytes)[] metadata) returns(uint256 agentId)
+func (identityRegistry *IdentityRegistry) TryPackRegister0(agentURI string, metadata []IIdentityRegistryMetadataEntry) ([]byte, error) {
+	return identityRegistry.abi.Pack("register0", agentURI, metadata)
+}
+
+// UnpackRegister0 is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8ea42286.
+//
+// Solidity: function register(string agentURI, (string,bytes)[] metadata) returns(uint256 agentId)
+func (identityRegistry *IdentityRegistry) UnpackRegister0(data []byte) (*big.Int, error) {
+	out, err := identityRegistry.abi.Unpack("register0", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackRegister1 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2c298be.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function register(string agentURI) returns(uint256 agentId)
+func (identityRegistry *IdentityRegistry) PackRegister1(agentURI string) []byte {
+	enc, err := identityRegistry.abi.Pack("register1", agentURI)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRegister1 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2c298be.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function register(string agentURI) returns(uint256 agentId)
+func (identityRegistry *IdentityRegistry) TryPackRegister1(agentURI string) ([]byte, error) {
+	return identityRegistry.abi.Pack("register1", agentURI)
+}
+
+// UnpackRegister1 is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf2c298be.
+//
+// Solidity: function register(string agentURI) returns(uint256 agentId)
+func (identityRegistry *IdentityRegistry) UnpackRegister1(data []byte) (*big.Int, error) {
+	out, err := identityRegistry.abi.Unpack("register1", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackSafeTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42842e0e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function safeTransferFrom(address from, address to, uint256 tokenId) returns()
+func (identityRegistry *IdentityRegistry) PackSafeTransferFrom(from common.Address, to common.Address, tokenId *big.Int) []byte {
+	enc, err := identityRegistry.abi.Pack("safeTransferFrom", from, to, tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSafeTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42842e0e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function safeTransferFrom(address from, address to, uint256 tokenId) returns()
+func (identityRegistry *IdentityRegistry) TryPackSafeTransferFrom(from common.Address, to common.Address, tokenId *big.Int) ([]byte, error) {
+	return identityRegistry.abi.Pack("safeTransferFrom", from, to, tokenId)
+}
+
+// PackSafeTransferFrom0 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb88d4fde.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function safeTransferFrom(address from, address to, uint256 tokenId, bytes data) returns()
+func (identityRegistry *IdentityRegistry) PackSafeTransferFrom0(from common.Address, to common.Address, tokenId *big.Int, data []byte) []byte {
+	enc, err := identityRegistry.abi.Pack("safeTransferFrom0", from, to, tokenId, data)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSafeTransferFrom0 is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xb88d4fde.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function safeTransferFrom(address from, address to, uint256 tokenId, bytes data) returns()
+func (identityRegistry *IdentityRegistry) TryPackSafeTransferFrom0(from common.Address, to common.Address, tokenId *big.Int, data []byte) ([]byte, error) {
+	return identityRegistry.abi.Pack("safeTransferFrom0", from, to, tokenId, data)
+}
+
+// PackSetAgentURI is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0af28bd3.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setAgentURI(uint256 agentId, string newURI) returns()
+func (identityRegistry *IdentityRegistry) PackSetAgentURI(agentId *big.Int, newURI string) []byte {
+	enc, err := identityRegistry.abi.Pack("setAgentURI", agentId, newURI)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetAgentURI is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x0af28bd3.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setAgentURI(uint256 agentId, string newURI) returns()
+func (identityRegistry *IdentityRegistry) TryPackSetAgentURI(agentId *big.Int, newURI string) ([]byte, error) {
+	return identityRegistry.abi.Pack("setAgentURI", agentId, newURI)
+}
+
+// PackSetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2d1ef5ae.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setAgentWallet(uint256 agentId, address newWallet, uint256 deadline, bytes signature) returns()
+func (identityRegistry *IdentityRegistry) PackSetAgentWallet(agentId *big.Int, newWallet common.Address, deadline *big.Int, signature []byte) []byte {
+	enc, err := identityRegistry.abi.Pack("setAgentWallet", agentId, newWallet, deadline, signature)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x2d1ef5ae.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setAgentWallet(uint256 agentId, address newWallet, uint256 deadline, bytes signature) returns()
+func (identityRegistry *IdentityRegistry) TryPackSetAgentWallet(agentId *big.Int, newWallet common.Address, deadline *big.Int, signature []byte) ([]byte, error) {
+	return identityRegistry.abi.Pack("setAgentWallet", agentId, newWallet, deadline, signature)
+}
+
+// PackSetApprovalForAll is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa22cb465.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setApprovalForAll(address operator, bool approved) returns()
+func (identityRegistry *IdentityRegistry) PackSetApprovalForAll(operator common.Address, approved bool) []byte {
+	enc, err := identityRegistry.abi.Pack("setApprovalForAll", operator, approved)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetApprovalForAll is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xa22cb465.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setApprovalForAll(address operator, bool approved) returns()
+func (identityRegistry *IdentityRegistry) TryPackSetApprovalForAll(operator common.Address, approved bool) ([]byte, error) {
+	return identityRegistry.abi.Pack("setApprovalForAll", operator, approved)
+}
+
+// PackSetMetadata is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x466648da.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function setMetadata(uint256 agentId, string metadataKey, bytes metadataValue) returns()
+func (identityRegistry *IdentityRegistry) PackSetMetadata(agentId *big.Int, metadataKey string, metadataValue []byte) []byte {
+	enc, err := identityRegistry.abi.Pack("setMetadata", agentId, metadataKey, metadataValue)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSetMetadata is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x466648da.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function setMetadata(uint256 agentId, string metadataKey, bytes metadataValue) returns()
+func (identityRegistry *IdentityRegistry) TryPackSetMetadata(agentId *big.Int, metadataKey string, metadataValue []byte) ([]byte, error) {
+	return identityRegistry.abi.Pack("setMetadata", agentId, metadataKey, metadataValue)
+}
+
+// PackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (identityRegistry *IdentityRegistry) PackSupportsInterface(interfaceId [4]byte) []byte {
+	enc, err := identityRegistry.abi.Pack("supportsInterface", interfaceId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSupportsInterface is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x01ffc9a7.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (identityRegistry *IdentityRegistry) TryPackSupportsInterface(interfaceId [4]byte) ([]byte, error) {
+	return identityRegistry.abi.Pack("supportsInterface", interfaceId)
+}
+
+// UnpackSupportsInterface is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x01ffc9a7.
+//
+// Solidity: function supportsInterface(bytes4 interfaceId) view returns(bool)
+func (identityRegistry *IdentityRegistry) UnpackSupportsInterface(data []byte) (bool, error) {
+	out, err := identityRegistry.abi.Unpack("supportsInterface", data)
+	if err != nil {
+		return *new(bool), err
+	}
+	out0 := *abi.ConvertType(out[0], new(bool)).(*bool)
+	return out0, nil
+}
+
+// PackSymbol is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x95d89b41.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function symbol() pure returns(string)
+func (identityRegistry *IdentityRegistry) PackSymbol() []byte {
+	enc, err := identityRegistry.abi.Pack("symbol")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackSymbol is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x95d89b41.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function symbol() pure returns(string)
+func (identityRegistry *IdentityRegistry) TryPackSymbol() ([]byte, error) {
+	return identityRegistry.abi.Pack("symbol")
+}
+
+// UnpackSymbol is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x95d89b41.
+//
+// Solidity: function symbol() pure returns(string)
+func (identityRegistry *IdentityRegistry) UnpackSymbol(data []byte) (string, error) {
+	out, err := identityRegistry.abi.Unpack("symbol", data)
+	if err != nil {
+		return *new(string), err
+	}
+	out0 := *abi.ConvertType(out[0], new(string)).(*string)
+	return out0, nil
+}
+
+// PackTokenURI is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc87b56dd.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function tokenURI(uint256 agentId) view returns(string)
+func (identityRegistry *IdentityRegistry) PackTokenURI(agentId *big.Int) []byte {
+	enc, err := identityRegistry.abi.Pack("tokenURI", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTokenURI is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc87b56dd.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function tokenURI(uint256 agentId) view returns(string)
+func (identityRegistry *IdentityRegistry) TryPackTokenURI(agentId *big.Int) ([]byte, error) {
+	return identityRegistry.abi.Pack("tokenURI", agentId)
+}
+
+// UnpackTokenURI is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xc87b56dd.
+//
+// Solidity: function tokenURI(uint256 agentId) view returns(string)
+func (identityRegistry *IdentityRegistry) UnpackTokenURI(data []byte) (string, error) {
+	out, err := identityRegistry.abi.Unpack("tokenURI", data)
+	if err != nil {
+		return *new(string), err
+	}
+	out0 := *abi.ConvertType(out[0], new(string)).(*string)
+	return out0, nil
+}
+
+// PackTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x23b872dd.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function transferFrom(address from, address to, uint256 tokenId) returns()
+func (identityRegistry *IdentityRegistry) PackTransferFrom(from common.Address, to common.Address, tokenId *big.Int) []byte {
+	enc, err := identityRegistry.abi.Pack("transferFrom", from, to, tokenId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackTransferFrom is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x23b872dd.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function transferFrom(address from, address to, uint256 tokenId) returns()
+func (identityRegistry *IdentityRegistry) TryPackTransferFrom(from common.Address, to common.Address, tokenId *big.Int) ([]byte, error) {
+	return identityRegistry.abi.Pack("transferFrom", from, to, tokenId)
+}
+
+// PackUnsetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3fddcf19.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function unsetAgentWallet(uint256 agentId) returns()
+func (identityRegistry *IdentityRegistry) PackUnsetAgentWallet(agentId *big.Int) []byte {
+	enc, err := identityRegistry.abi.Pack("unsetAgentWallet", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackUnsetAgentWallet is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3fddcf19.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function unsetAgentWallet(uint256 agentId) returns()
+func (identityRegistry *IdentityRegistry) TryPackUnsetAgentWallet(agentId *big.Int) ([]byte, error) {
+	return identityRegistry.abi.Pack("unsetAgentWallet", agentId)
+}
+
+// IdentityRegistryApproval represents a Approval event raised by the IdentityRegistry contract.
+type IdentityRegistryApproval struct {
+	Owner    common.Address
+	Approved common.Address
+	TokenId  *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IdentityRegistryApprovalEventName = "Approval"
+
+// ContractEventName returns the user-defined event name.
+func (IdentityRegistryApproval) ContractEventName() string {
+	return IdentityRegistryApprovalEventName
+}
+
+// UnpackApprovalEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId)
+func (identityRegistry *IdentityRegistry) UnpackApprovalEvent(log *types.Log) (*IdentityRegistryApproval, error) {
+	event := "Approval"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != identityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IdentityRegistryApproval)
+	if len(log.Data) > 0 {
+		if err := identityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range identityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IdentityRegistryApprovalForAll represents a ApprovalForAll event raised by the IdentityRegistry contract.
+type IdentityRegistryApprovalForAll struct {
+	Owner    common.Address
+	Operator common.Address
+	Approved bool
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IdentityRegistryApprovalForAllEventName = "ApprovalForAll"
+
+// ContractEventName returns the user-defined event name.
+func (IdentityRegistryApprovalForAll) ContractEventName() string {
+	return IdentityRegistryApprovalForAllEventName
+}
+
+// UnpackApprovalForAllEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ApprovalForAll(address indexed owner, address indexed operator, bool approved)
+func (identityRegistry *IdentityRegistry) UnpackApprovalForAllEvent(log *types.Log) (*IdentityRegistryApprovalForAll, error) {
+	event := "ApprovalForAll"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != identityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IdentityRegistryApprovalForAll)
+	if len(log.Data) > 0 {
+		if err := identityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range identityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IdentityRegistryMetadataSet represents a MetadataSet event raised by the IdentityRegistry contract.
+type IdentityRegistryMetadataSet struct {
+	AgentId            *big.Int
+	IndexedMetadataKey common.Hash
+	MetadataKey        string
+	MetadataValue      []byte
+	Raw                *types.Log // Blockchain specific contextual infos
+}
+
+const IdentityRegistryMetadataSetEventName = "MetadataSet"
+
+// ContractEventName returns the user-defined event name.
+func (IdentityRegistryMetadataSet) ContractEventName() string {
+	return IdentityRegistryMetadataSetEventName
+}
+
+// UnpackMetadataSetEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event MetadataSet(uint256 indexed agentId, string indexed indexedMetadataKey, string metadataKey, bytes metadataValue)
+func (identityRegistry *IdentityRegistry) UnpackMetadataSetEvent(log *types.Log) (*IdentityRegistryMetadataSet, error) {
+	event := "MetadataSet"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != identityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IdentityRegistryMetadataSet)
+	if len(log.Data) > 0 {
+		if err := identityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range identityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IdentityRegistryMetadataUpdate represents a MetadataUpdate event raised by the IdentityRegistry contract.
+type IdentityRegistryMetadataUpdate struct {
+	TokenId *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const IdentityRegistryMetadataUpdateEventName = "MetadataUpdate"
+
+// ContractEventName returns the user-defined event name.
+func (IdentityRegistryMetadataUpdate) ContractEventName() string {
+	return IdentityRegistryMetadataUpdateEventName
+}
+
+// UnpackMetadataUpdateEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event MetadataUpdate(uint256 _tokenId)
+func (identityRegistry *IdentityRegistry) UnpackMetadataUpdateEvent(log *types.Log) (*IdentityRegistryMetadataUpdate, error) {
+	event := "MetadataUpdate"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != identityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IdentityRegistryMetadataUpdate)
+	if len(log.Data) > 0 {
+		if err := identityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range identityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IdentityRegistryRegistered represents a Registered event raised by the IdentityRegistry contract.
+type IdentityRegistryRegistered struct {
+	AgentId  *big.Int
+	AgentURI string
+	Owner    common.Address
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const IdentityRegistryRegisteredEventName = "Registered"
+
+// ContractEventName returns the user-defined event name.
+func (IdentityRegistryRegistered) ContractEventName() string {
+	return IdentityRegistryRegisteredEventName
+}
+
+// UnpackRegisteredEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Registered(uint256 indexed agentId, string agentURI, address indexed owner)
+func (identityRegistry *IdentityRegistry) UnpackRegisteredEvent(log *types.Log) (*IdentityRegistryRegistered, error) {
+	event := "Registered"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != identityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IdentityRegistryRegistered)
+	if len(log.Data) > 0 {
+		if err := identityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range identityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IdentityRegistryTransfer represents a Transfer event raised by the IdentityRegistry contract.
+type IdentityRegistryTransfer struct {
+	From    common.Address
+	To      common.Address
+	TokenId *big.Int
+	Raw     *types.Log // Blockchain specific contextual infos
+}
+
+const IdentityRegistryTransferEventName = "Transfer"
+
+// ContractEventName returns the user-defined event name.
+func (IdentityRegistryTransfer) ContractEventName() string {
+	return IdentityRegistryTransferEventName
+}
+
+// UnpackTransferEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)
+func (identityRegistry *IdentityRegistry) UnpackTransferEvent(log *types.Log) (*IdentityRegistryTransfer, error) {
+	event := "Transfer"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != identityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IdentityRegistryTransfer)
+	if len(log.Data) > 0 {
+		if err := identityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range identityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// IdentityRegistryURIUpdated represents a URIUpdated event raised by the IdentityRegistry contract.
+type IdentityRegistryURIUpdated struct {
+	AgentId   *big.Int
+	NewURI    string
+	UpdatedBy common.Address
+	Raw       *types.Log // Blockchain specific contextual infos
+}
+
+const IdentityRegistryURIUpdatedEventName = "URIUpdated"
+
+// ContractEventName returns the user-defined event name.
+func (IdentityRegistryURIUpdated) ContractEventName() string {
+	return IdentityRegistryURIUpdatedEventName
+}
+
+// UnpackURIUpdatedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event URIUpdated(uint256 indexed agentId, string newURI, address indexed updatedBy)
+func (identityRegistry *IdentityRegistry) UnpackURIUpdatedEvent(log *types.Log) (*IdentityRegistryURIUpdated, error) {
+	event := "URIUpdated"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != identityRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(IdentityRegistryURIUpdated)
+	if len(log.Data) > 0 {
+		if err := identityRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range identityRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (identityRegistry *IdentityRegistry) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["DeadlineTooFar"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackDeadlineTooFarError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["ERC721IncorrectOwner"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackERC721IncorrectOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["ERC721InsufficientApproval"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackERC721InsufficientApprovalError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["ERC721InvalidApprover"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackERC721InvalidApproverError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["ERC721InvalidOperator"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackERC721InvalidOperatorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["ERC721InvalidOwner"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackERC721InvalidOwnerError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["ERC721InvalidReceiver"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackERC721InvalidReceiverError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["ERC721NonexistentToken"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackERC721NonexistentTokenError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["InvalidWalletSignature"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackInvalidWalletSignatureError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["NotAuthorized"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackNotAuthorizedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["ReservedMetadataKey"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackReservedMetadataKeyError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["SignatureExpired"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackSignatureExpiredError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], identityRegistry.abi.Errors["ZeroWallet"].ID.Bytes()[:4]) {
+		return identityRegistry.UnpackZeroWalletError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// IdentityRegistryDeadlineTooFar represents a DeadlineTooFar error raised by the IdentityRegistry contract.
+type IdentityRegistryDeadlineTooFar struct {
+	Deadline *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error DeadlineTooFar(uint256 deadline)
+func IdentityRegistryDeadlineTooFarErrorID() common.Hash {
+	return common.HexToHash("0x5011ebada4a79c8f59c84989666e6f9f1d977a45cf831d97a83e445b05e582c8")
+}
+
+// UnpackDeadlineTooFarError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error DeadlineTooFar(uint256 deadline)
+func (identityRegistry *IdentityRegistry) UnpackDeadlineTooFarError(raw []byte) (*IdentityRegistryDeadlineTooFar, error) {
+	out := new(IdentityRegistryDeadlineTooFar)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "DeadlineTooFar", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryERC721IncorrectOwner represents a ERC721IncorrectOwner error raised by the IdentityRegistry contract.
+type IdentityRegistryERC721IncorrectOwner struct {
+	Sender  common.Address
+	TokenId *big.Int
+	Owner   common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721IncorrectOwner(address sender, uint256 tokenId, address owner)
+func IdentityRegistryERC721IncorrectOwnerErrorID() common.Hash {
+	return common.HexToHash("0x64283d7b313c8117c125f736876fa2b4e90ea3831a4716dfdb87d2f540e26289")
+}
+
+// UnpackERC721IncorrectOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721IncorrectOwner(address sender, uint256 tokenId, address owner)
+func (identityRegistry *IdentityRegistry) UnpackERC721IncorrectOwnerError(raw []byte) (*IdentityRegistryERC721IncorrectOwner, error) {
+	out := new(IdentityRegistryERC721IncorrectOwner)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "ERC721IncorrectOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryERC721InsufficientApproval represents a ERC721InsufficientApproval error raised by the IdentityRegistry contract.
+type IdentityRegistryERC721InsufficientApproval struct {
+	Operator common.Address
+	TokenId  *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InsufficientApproval(address operator, uint256 tokenId)
+func IdentityRegistryERC721InsufficientApprovalErrorID() common.Hash {
+	return common.HexToHash("0x177e802f6f313bc89797ecace66d6d29ab4719cbaaacbb87367264048b1eb861")
+}
+
+// UnpackERC721InsufficientApprovalError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InsufficientApproval(address operator, uint256 tokenId)
+func (identityRegistry *IdentityRegistry) UnpackERC721InsufficientApprovalError(raw []byte) (*IdentityRegistryERC721InsufficientApproval, error) {
+	out := new(IdentityRegistryERC721InsufficientApproval)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "ERC721InsufficientApproval", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryERC721InvalidApprover represents a ERC721InvalidApprover error raised by the IdentityRegistry contract.
+type IdentityRegistryERC721InvalidApprover struct {
+	Approver common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InvalidApprover(address approver)
+func IdentityRegistryERC721InvalidApproverErrorID() common.Hash {
+	return common.HexToHash("0xa9fbf51f86b8e03595d59dc726bb10c329bb24f62589be276d8dd193ca0b69ea")
+}
+
+// UnpackERC721InvalidApproverError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InvalidApprover(address approver)
+func (identityRegistry *IdentityRegistry) UnpackERC721InvalidApproverError(raw []byte) (*IdentityRegistryERC721InvalidApprover, error) {
+	out := new(IdentityRegistryERC721InvalidApprover)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "ERC721InvalidApprover", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryERC721InvalidOperator represents a ERC721InvalidOperator error raised by the IdentityRegistry contract.
+type IdentityRegistryERC721InvalidOperator struct {
+	Operator common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InvalidOperator(address operator)
+func IdentityRegistryERC721InvalidOperatorErrorID() common.Hash {
+	return common.HexToHash("0x5b08ba185e8f577075361f3a3555a6580a227ce22734dcc979c1aeadf894658b")
+}
+
+// UnpackERC721InvalidOperatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InvalidOperator(address operator)
+func (identityRegistry *IdentityRegistry) UnpackERC721InvalidOperatorError(raw []byte) (*IdentityRegistryERC721InvalidOperator, error) {
+	out := new(IdentityRegistryERC721InvalidOperator)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "ERC721InvalidOperator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryERC721InvalidOwner represents a ERC721InvalidOwner error raised by the IdentityRegistry contract.
+type IdentityRegistryERC721InvalidOwner struct {
+	Owner common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InvalidOwner(address owner)
+func IdentityRegistryERC721InvalidOwnerErrorID() common.Hash {
+	return common.HexToHash("0x89c62b6479af2e623826dcc39c5133061d35b66d72de92833401dd2fd6567480")
+}
+
+// UnpackERC721InvalidOwnerError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InvalidOwner(address owner)
+func (identityRegistry *IdentityRegistry) UnpackERC721InvalidOwnerError(raw []byte) (*IdentityRegistryERC721InvalidOwner, error) {
+	out := new(IdentityRegistryERC721InvalidOwner)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "ERC721InvalidOwner", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryERC721InvalidReceiver represents a ERC721InvalidReceiver error raised by the IdentityRegistry contract.
+type IdentityRegistryERC721InvalidReceiver struct {
+	Receiver common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721InvalidReceiver(address receiver)
+func IdentityRegistryERC721InvalidReceiverErrorID() common.Hash {
+	return common.HexToHash("0x64a0ae9278f805eaf991dcd18ca78756d280b7508b764ef1b255c55845c11df9")
+}
+
+// UnpackERC721InvalidReceiverError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721InvalidReceiver(address receiver)
+func (identityRegistry *IdentityRegistry) UnpackERC721InvalidReceiverError(raw []byte) (*IdentityRegistryERC721InvalidReceiver, error) {
+	out := new(IdentityRegistryERC721InvalidReceiver)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "ERC721InvalidReceiver", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryERC721NonexistentToken represents a ERC721NonexistentToken error raised by the IdentityRegistry contract.
+type IdentityRegistryERC721NonexistentToken struct {
+	TokenId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ERC721NonexistentToken(uint256 tokenId)
+func IdentityRegistryERC721NonexistentTokenErrorID() common.Hash {
+	return common.HexToHash("0x7e273289a3a9ef6670f06df7dca227856fc925e956db96980692764a8bc734d7")
+}
+
+// UnpackERC721NonexistentTokenError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ERC721NonexistentToken(uint256 tokenId)
+func (identityRegistry *IdentityRegistry) UnpackERC721NonexistentTokenError(raw []byte) (*IdentityRegistryERC721NonexistentToken, error) {
+	out := new(IdentityRegistryERC721NonexistentToken)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "ERC721NonexistentToken", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryInvalidWalletSignature represents a InvalidWalletSignature error raised by the IdentityRegistry contract.
+type IdentityRegistryInvalidWalletSignature struct {
+	Wallet common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error InvalidWalletSignature(address wallet)
+func IdentityRegistryInvalidWalletSignatureErrorID() common.Hash {
+	return common.HexToHash("0x1f96fe811f3e3546aa5f0114a9f11ade807aefdf6aca72ecaae0036d7e863194")
+}
+
+// UnpackInvalidWalletSignatureError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error InvalidWalletSignature(address wallet)
+func (identityRegistry *IdentityRegistry) UnpackInvalidWalletSignatureError(raw []byte) (*IdentityRegistryInvalidWalletSignature, error) {
+	out := new(IdentityRegistryInvalidWalletSignature)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "InvalidWalletSignature", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryNotAuthorized represents a NotAuthorized error raised by the IdentityRegistry contract.
+type IdentityRegistryNotAuthorized struct {
+	Caller  common.Address
+	AgentId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotAuthorized(address caller, uint256 agentId)
+func IdentityRegistryNotAuthorizedErrorID() common.Hash {
+	return common.HexToHash("0x615e9ba05de1d7f17ec6b1fe74f7d88ba822ad521a0deb7e1b80b92937b0ed98")
+}
+
+// UnpackNotAuthorizedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotAuthorized(address caller, uint256 agentId)
+func (identityRegistry *IdentityRegistry) UnpackNotAuthorizedError(raw []byte) (*IdentityRegistryNotAuthorized, error) {
+	out := new(IdentityRegistryNotAuthorized)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "NotAuthorized", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryReservedMetadataKey represents a ReservedMetadataKey error raised by the IdentityRegistry contract.
+type IdentityRegistryReservedMetadataKey struct {
+	MetadataKey string
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ReservedMetadataKey(string metadataKey)
+func IdentityRegistryReservedMetadataKeyErrorID() common.Hash {
+	return common.HexToHash("0x55b8c5c0369e967482210ad7d5eda7af6ea35d0a2ecd108c0d8d1ae25c19d216")
+}
+
+// UnpackReservedMetadataKeyError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ReservedMetadataKey(string metadataKey)
+func (identityRegistry *IdentityRegistry) UnpackReservedMetadataKeyError(raw []byte) (*IdentityRegistryReservedMetadataKey, error) {
+	out := new(IdentityRegistryReservedMetadataKey)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "ReservedMetadataKey", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistrySignatureExpired represents a SignatureExpired error raised by the IdentityRegistry contract.
+type IdentityRegistrySignatureExpired struct {
+	Deadline *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SignatureExpired(uint256 deadline)
+func IdentityRegistrySignatureExpiredErrorID() common.Hash {
+	return common.HexToHash("0xcd21db4f5222c209a625f44a7faa4c7077b21128ed96c96bd5c3a0f7bcc95d38")
+}
+
+// UnpackSignatureExpiredError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SignatureExpired(uint256 deadline)
+func (identityRegistry *IdentityRegistry) UnpackSignatureExpiredError(raw []byte) (*IdentityRegistrySignatureExpired, error) {
+	out := new(IdentityRegistrySignatureExpired)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "SignatureExpired", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// IdentityRegistryZeroWallet represents a ZeroWallet error raised by the IdentityRegistry contract.
+type IdentityRegistryZeroWallet struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroWallet()
+func IdentityRegistryZeroWalletErrorID() common.Hash {
+	return common.HexToHash("0x2033e238f182fe0828b491436090386027ebcd6fdf754761ced23cb6a134c921")
+}
+
+// UnpackZeroWalletError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroWallet()
+func (identityRegistry *IdentityRegistry) UnpackZeroWalletError(raw []byte) (*IdentityRegistryZeroWallet, error) {
+	out := new(IdentityRegistryZeroWallet)
+	if err := identityRegistry.abi.UnpackIntoInterface(out, "ZeroWallet", raw); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -11521,6 +15853,827 @@ func (reentrancyGuard *ReentrancyGuard) UnpackReentrancyError(raw []byte) (*Reen
 	return out, nil
 }
 
+// ReputationRegistryMetaData contains all meta data concerning the ReputationRegistry contract.
+var ReputationRegistryMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"identityRegistry\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"MAX_ABS_VALUE\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"int128\",\"internalType\":\"int128\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_VALUE_DECIMALS\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"appendResponse\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"responseURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"getClients\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getIdentityRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getLastIndex\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getResponseCount\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"responders\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"outputs\":[{\"name\":\"count\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getSummary\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddresses\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"tag1\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"count\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"summaryValue\",\"type\":\"int128\",\"internalType\":\"int128\"},{\"name\":\"summaryValueDecimals\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"giveFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"value\",\"type\":\"int128\",\"internalType\":\"int128\"},{\"name\":\"valueDecimals\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"tag1\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"endpoint\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"feedbackURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"feedbackHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"readAllFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddresses\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"tag1\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"includeRevoked\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"outputs\":[{\"name\":\"clients\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"feedbackIndexes\",\"type\":\"uint64[]\",\"internalType\":\"uint64[]\"},{\"name\":\"values\",\"type\":\"int128[]\",\"internalType\":\"int128[]\"},{\"name\":\"valueDecimals\",\"type\":\"uint8[]\",\"internalType\":\"uint8[]\"},{\"name\":\"tag1s\",\"type\":\"string[]\",\"internalType\":\"string[]\"},{\"name\":\"tag2s\",\"type\":\"string[]\",\"internalType\":\"string[]\"},{\"name\":\"revokedStatuses\",\"type\":\"bool[]\",\"internalType\":\"bool[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"readFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"outputs\":[{\"name\":\"value\",\"type\":\"int128\",\"internalType\":\"int128\"},{\"name\":\"valueDecimals\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"tag1\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"isRevoked\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"revokeFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"FeedbackRevoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"indexed\":true,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"NewFeedback\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"},{\"name\":\"value\",\"type\":\"int128\",\"indexed\":false,\"internalType\":\"int128\"},{\"name\":\"valueDecimals\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"uint8\"},{\"name\":\"indexedTag1\",\"type\":\"string\",\"indexed\":true,\"internalType\":\"string\"},{\"name\":\"tag1\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"tag2\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"endpoint\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"feedbackURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"feedbackHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ResponseAppended\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"clientAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"},{\"name\":\"responder\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"responseURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyRevoked\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"ClientAddressesRequired\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"EmptyResponseURI\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"FeedbackIndexOutOfRange\",\"inputs\":[{\"name\":\"feedbackIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"lastIndex\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]},{\"type\":\"error\",\"name\":\"SelfFeedback\",\"inputs\":[{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"SummaryOutOfRange\",\"inputs\":[{\"name\":\"average\",\"type\":\"int256\",\"internalType\":\"int256\"}]},{\"type\":\"error\",\"name\":\"ValueDecimalsTooLarge\",\"inputs\":[{\"name\":\"valueDecimals\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"ValueOutOfRange\",\"inputs\":[{\"name\":\"value\",\"type\":\"int128\",\"internalType\":\"int128\"}]}]",
+	ID:  "ReputationRegistry",
+	Bin: "0x60a0604052348015600e575f5ffd5b50604051612561380380612561833981016040819052602b91603b565b6001600160a01b03166080526066565b5f60208284031215604a575f5ffd5b81516001600160a01b0381168114605f575f5ffd5b9392505050565b6080516124dc6100855f395f81816101ca015261049d01526124dc5ff3fe608060405234801561000f575f5ffd5b50600436106100b1575f3560e01c806381bbba581161006e57806381bbba581461017f578063bc4d861b146101bd578063c2349ab2146101f4578063d9d8422414610207578063f2d817591461022d578063fffad6df14610240575f5ffd5b8063232b0810146100b55780633c036a7e146100e257806342dd519c146100f7578063499c9c6d146101175780634ab3ca99146101415780636e04cacd14610154575b5f5ffd5b6100c86100c33660046117aa565b61025a565b6040516100d9959493929190611811565b60405180910390f35b6100f56100f036600461192c565b6103ef565b005b61010a610105366004611a16565b6106c8565b6040516100d99190611a70565b61012e6f4b3b4ca85a86c47a098a22400000000081565b604051600f9190910b81526020016100d9565b6100f561014f366004611a89565b610731565b610167610162366004611afa565b6107f2565b6040516001600160401b0390911681526020016100d9565b61019261018d366004611ba0565b6108a1565b604080516001600160401b039094168452600f9290920b602084015260ff16908201526060016100d9565b6040516001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001681526020016100d9565b6100f5610202366004611c45565b610953565b61021a610215366004611cd1565b610aab565b6040516100d99796959493929190611edd565b61016761023b366004611fa5565b610b79565b610248601281565b60405160ff90911681526020016100d9565b5f5f6060805f61026b888888610bab565b5f888152602081815260408083206001600160a01b038b16845282528083206001600160401b038a16845290915290208054600182018054600f83900b9260ff600160801b8204811693926002870192600160881b90049091169083906102d190611fc6565b80601f01602080910402602001604051908101604052809291908181526020018280546102fd90611fc6565b80156103485780601f1061031f57610100808354040283529160200191610348565b820191905f5260205f20905b81548152906001019060200180831161032b57829003601f168201915b5050505050925081805461035b90611fc6565b80601f016020809104026020016040519081016040528092919081815260200182805461038790611fc6565b80156103d25780601f106103a9576101008083540402835291602001916103d2565b820191905f5260205f20905b8154815290600101906020018083116103b557829003601f168201915b505050505091509550955095509550955050939792965093509350565b601260ff8716111561041e57604051634245f57960e11b815260ff871660048201526024015b60405180910390fd5b6f4b3b4ca85a86c47a098a224000000000600f88900b138061045d57506104546f4b3b4ca85a86c47a098a224000000000612012565b600f0b87600f0b125b15610481576040516313ca4d6960e01b8152600f88900b6004820152602401610415565b604051636caf395f60e11b8152336004820152602481018990527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063d95e72be90604401602060405180830381865afa1580156104ea573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061050e9190612036565b156105355760405163e3dc2df160e01b815233600482015260248101899052604401610415565b5f8881526001602090815260408083203384529091528120546001600160401b03169081900361058d575f8981526002602090815260408220805460018101825590835291200180546001600160a01b031916331790555b5f610599826001612051565b5f8b815260016020908152604080832033808552908352818420805467ffffffffffffffff19166001600160401b0387169081179091558f8552848452828520918552908352818420908452909152902080546fffffffffffffffffffffffffffffffff8c1670ffffffffffffffffffffffffffffffffff1990911617600160801b60ff8c16021781558851919250901561063e576001810161063c89826120bc565b505b865115610655576002810161065388826120bc565b505b876040516106639190612176565b6040518091039020336001600160a01b03168c7f6a4a61743519c9d648a14e6493f47dbe3ff1aa29e7785c96c8326a205e58febc858e8e8e8e8e8e8e6040516106b398979695949392919061218c565b60405180910390a45050505050505050505050565b5f8181526002602090815260409182902080548351818402810184019094528084526060939283018282801561072557602002820191905f5260205f20905b81546001600160a01b03168152600190910190602001808311610707575b50505050509050919050565b61073c823383610bab565b5f8281526020818152604080832033845282528083206001600160401b038516845290915290208054600160881b900460ff16156107a557604051632c84bd9760e21b8152600481018490523360248201526001600160401b0383166044820152606401610415565b805460ff60881b1916600160881b1781556040516001600160401b03831690339085907f25156fd3288212246d8b008d5921fde376c71ed14ac2e072a506eb06fde6d09d905f90a4505050565b5f6001600160a01b038516610865575f868152600260205260408120905b815481101561085e5761084a8883838154811061082f5761082f612211565b5f918252602090912001546001600160a01b03168787610c2f565b6108549084612051565b9250600101610810565b5050610898565b836001600160401b03165f036108885761088186868585610c2f565b9050610898565b6108958686868686610ca8565b90505b95945050505050565b5f80808781036108c457604051639dab54e360e01b815260040160405180910390fd5b6109408a8a8a61093b8b8b8080601f0160208091040260200160405190810160405280939291908181526020018383808284375f9201919091525050604080516020601f8f018190048102820181019092528d815292508d91508c90819084018382808284375f92019190915250610d8f92505050565b610de9565b9250925092509750975097945050505050565b61095e868686610bab565b5f82900361097f57604051633e75d08b60e21b815260040160405180910390fd5b5f8681526003602090815260408083206001600160a01b038916845282528083206001600160401b0380891685529083528184203385529092528220805460019391926109ce91859116612051565b82546101009290920a6001600160401b038181021990931691831602179091555f8881526004602090815260408083206001600160a01b038b1684528252808320898516845290915281208054600194509092610a2d91859116612051565b92506101000a8154816001600160401b0302191690836001600160401b03160217905550336001600160a01b0316856001600160a01b0316877fb1c6be0b5b8aef6539e2fac0fd131a2faa7b49edf8e505b5eb0ad487d56051d487878787604051610a9b9493929190612225565b60405180910390a4505050505050565b60608060608060608060608a515f03610b21575f8c81526002602090815260409182902080548351818402810184019094528084529091830182828015610b1957602002820191905f5260205f20905b81546001600160a01b03168152600190910190602001808311610afb575b50505050509a505b5f610b378d8d610b318e8e610d8f565b8c610f7f565b9050805f015181602001518260400151836060015184608001518560a001518660c00151975097509750975097509750975050959b949a509550955095509550565b5f8281526001602090815260408083206001600160a01b03851684529091529020546001600160401b03165b92915050565b5f8381526001602090815260408083206001600160a01b03861684529091529020546001600160401b039081169082161580610bf85750806001600160401b0316826001600160401b0316115b15610c295760405163115a1f7b60e21b81526001600160401b03808416600483015282166024820152604401610415565b50505050565b5f8481526001602081815260408084206001600160a01b03881685529091528220546001600160401b0316905b816001600160401b0316816001600160401b031611610c9e57610c828787838888610ca8565b610c8c9084612051565b9250610c978161226c565b9050610c5c565b5050949350505050565b5f818103610ceb57505f8581526004602090815260408083206001600160a01b038816845282528083206001600160401b03808816855292529091205416610898565b5f5b82811015610d85575f8781526003602090815260408083206001600160a01b038a16845282528083206001600160401b0389168452909152812090858584818110610d3a57610d3a612211565b9050602002016020810190610d4f9190612296565b6001600160a01b0316815260208101919091526040015f2054610d7b906001600160401b031683612051565b9150600101610ced565b5095945050505050565b604080516080810182525f8082526020820181905291810182905260608101919091525060408051608081018252835115158152835160209485012084820152825115159181019190915281519190920120606082015290565b5f5f5f5f610df561175a565b5f5b87811015610e5d575f5f610e338c8c8c86818110610e1757610e17612211565b9050602002016020810190610e2c9190612296565b8b87611597565b9092509050610e4282866122af565b9450610e4e8189612051565b97505050806001019050610df7565b50846001600160401b03165f03610e7e575f5f5f9450945094505050610f75565b5f5f5b60128160ff1611610eef57816001600160401b0316838260ff1660138110610eab57610eab612211565b60200201516001600160401b03161115610edf57828160ff1660138110610ed457610ed4612211565b602002015191508094505b610ee8816122d6565b9050610e81565b505f610eff60ff861660126122eb565b610f0a90600a6123e1565b610f1d6001600160401b038916866123ec565b610f2791906123ec565b905060016001607f1b03811380610f4e57506f7fffffffffffffffffffffffffffffff1981125b15610f6f5760405163a2bb1b9d60e01b815260048101829052602401610415565b94505050505b9450945094915050565b610fbf6040518060e00160405280606081526020016060815260200160608152602001606081526020016060815260200160608152602001606081525090565b5f5f5b6002811015610c9e57806001036111d957816001600160401b03811115610feb57610feb61187d565b604051908082528060200260200182016040528015611014578160200160208202803683370190505b508352816001600160401b0381111561102f5761102f61187d565b604051908082528060200260200182016040528015611058578160200160208202803683370190505b506020840152816001600160401b038111156110765761107661187d565b60405190808252806020026020018201604052801561109f578160200160208202803683370190505b506040840152816001600160401b038111156110bd576110bd61187d565b6040519080825280602002602001820160405280156110e6578160200160208202803683370190505b506060840152816001600160401b038111156111045761110461187d565b60405190808252806020026020018201604052801561113757816020015b60608152602001906001900390816111225790505b506080840152816001600160401b038111156111555761115561187d565b60405190808252806020026020018201604052801561118857816020015b60608152602001906001900390816111735790505b5060a0840152816001600160401b038111156111a6576111a661187d565b6040519080825280602002602001820160405280156111cf578160200160208202803683370190505b5060c08401525f91505b5f5b865181101561158e575f888152600160205260408120885182908a908590811061120757611207612211565b6020908102919091018101516001600160a01b031682528101919091526040015f20546001600160401b0316905060015b816001600160401b0316816001600160401b031611611584575f8a81526020819052604081208a5182908c908790811061127457611274612211565b6020908102919091018101516001600160a01b031682528181019290925260409081015f9081206001600160401b038616825290925290208054909150600160881b900460ff1680156112c5575087155b806112d757506112d5818a6116e0565b155b156112e25750611574565b84600103611567578984815181106112fc576112fc612211565b6020026020010151875f0151878151811061131957611319612211565b60200260200101906001600160a01b031690816001600160a01b031681525050818760200151878151811061135057611350612211565b6001600160401b0390921660209283029190910190910152805460408801518051600f9290920b918890811061138857611388612211565b6020026020010190600f0b9081600f0b81525050805f0160109054906101000a900460ff16876060015187815181106113c3576113c3612211565b602002602001019060ff16908160ff16815250508060010180546113e690611fc6565b80601f016020809104026020016040519081016040528092919081815260200182805461141290611fc6565b801561145d5780601f106114345761010080835404028352916020019161145d565b820191905f5260205f20905b81548152906001019060200180831161144057829003601f168201915b50505050508760800151878151811061147857611478612211565b602002602001018190525080600201805461149290611fc6565b80601f01602080910402602001604051908101604052809291908181526020018280546114be90611fc6565b80156115095780601f106114e057610100808354040283529160200191611509565b820191905f5260205f20905b8154815290600101906020018083116114ec57829003601f168201915b50505050508760a00151878151811061152457611524612211565b6020026020010181905250805f0160119054906101000a900460ff168760c00151878151811061155657611556612211565b911515602092830291909101909101525b61157086612424565b9550505b61157d8161226c565b9050611238565b50506001016111db565b50600101610fc2565b5f8481526001602081815260408084206001600160a01b038816855290915282205482916001600160401b03909116905b816001600160401b0316816001600160401b0316116116d5575f888152602081815260408083206001600160a01b038b16845282528083206001600160401b038516845290915290208054600160881b900460ff168061162f575061162d81886116e0565b155b1561163a57506116c5565b805461165190600160801b900460ff1660126122eb565b61165c90600a6123e1565b815461166b9190600f0b61243c565b61167590866122af565b81549095506001908790600160801b900460ff166013811061169957611699612211565b602002018181516116aa9190612051565b6001600160401b03169052506116c1600185612051565b9350505b6116ce8161226c565b90506115c8565b505094509492505050565b80515f90801561170c5750816020015183600101604051611701919061246b565b604051809103902014155b1561171857505f610ba5565b81604001518015611745575081606001518360020160405161173a919061246b565b604051809103902014155b1561175157505f610ba5565b50600192915050565b6040518061026001604052806013906020820280368337509192915050565b80356001600160a01b038116811461178f575f5ffd5b919050565b80356001600160401b038116811461178f575f5ffd5b5f5f5f606084860312156117bc575f5ffd5b833592506117cc60208501611779565b91506117da60408501611794565b90509250925092565b5f81518084528060208401602086015e5f602082860101526020601f19601f83011685010191505092915050565b85600f0b815260ff8516602082015260a060408201525f61183560a08301866117e3565b828103606084015261184781866117e3565b91505082151560808301529695505050505050565b8035600f81900b811461178f575f5ffd5b803560ff8116811461178f575f5ffd5b634e487b7160e01b5f52604160045260245ffd5b604051601f8201601f191681016001600160401b03811182821017156118b9576118b961187d565b604052919050565b5f82601f8301126118d0575f5ffd5b81356001600160401b038111156118e9576118e961187d565b6118fc601f8201601f1916602001611891565b818152846020838601011115611910575f5ffd5b816020850160208301375f918101602001919091529392505050565b5f5f5f5f5f5f5f5f610100898b031215611944575f5ffd5b8835975061195460208a0161185c565b965061196260408a0161186d565b955060608901356001600160401b0381111561197c575f5ffd5b6119888b828c016118c1565b95505060808901356001600160401b038111156119a3575f5ffd5b6119af8b828c016118c1565b94505060a08901356001600160401b038111156119ca575f5ffd5b6119d68b828c016118c1565b93505060c08901356001600160401b038111156119f1575f5ffd5b6119fd8b828c016118c1565b989b979a50959894979396929550929360e00135925050565b5f60208284031215611a26575f5ffd5b5035919050565b5f8151808452602084019350602083015f5b82811015611a665781516001600160a01b0316865260209586019590910190600101611a3f565b5093949350505050565b602081525f611a826020830184611a2d565b9392505050565b5f5f60408385031215611a9a575f5ffd5b82359150611aaa60208401611794565b90509250929050565b5f5f83601f840112611ac3575f5ffd5b5081356001600160401b03811115611ad9575f5ffd5b6020830191508360208260051b8501011115611af3575f5ffd5b9250929050565b5f5f5f5f5f60808688031215611b0e575f5ffd5b85359450611b1e60208701611779565b9350611b2c60408701611794565b925060608601356001600160401b03811115611b46575f5ffd5b611b5288828901611ab3565b969995985093965092949392505050565b5f5f83601f840112611b73575f5ffd5b5081356001600160401b03811115611b89575f5ffd5b602083019150836020828501011115611af3575f5ffd5b5f5f5f5f5f5f5f6080888a031215611bb6575f5ffd5b8735965060208801356001600160401b03811115611bd2575f5ffd5b611bde8a828b01611ab3565b90975095505060408801356001600160401b03811115611bfc575f5ffd5b611c088a828b01611b63565b90955093505060608801356001600160401b03811115611c26575f5ffd5b611c328a828b01611b63565b989b979a50959850939692959293505050565b5f5f5f5f5f5f60a08789031215611c5a575f5ffd5b86359550611c6a60208801611779565b9450611c7860408801611794565b935060608701356001600160401b03811115611c92575f5ffd5b611c9e89828a01611b63565b979a9699509497949695608090950135949350505050565b8015158114611cc3575f5ffd5b50565b803561178f81611cb6565b5f5f5f5f5f60a08688031215611ce5575f5ffd5b8535945060208601356001600160401b03811115611d01575f5ffd5b8601601f81018813611d11575f5ffd5b80356001600160401b03811115611d2a57611d2a61187d565b8060051b611d3a60208201611891565b9182526020818401810192908101908b841115611d55575f5ffd5b6020850194505b83851015611d7e57611d6d85611779565b825260209485019490910190611d5c565b9750505050604087013590506001600160401b03811115611d9d575f5ffd5b611da9888289016118c1565b93505060608601356001600160401b03811115611dc4575f5ffd5b611dd0888289016118c1565b925050611ddf60808701611cc6565b90509295509295909350565b5f8151808452602084019350602083015f5b82811015611a66578151600f0b865260209586019590910190600101611dfd565b5f8151808452602084019350602083015f5b82811015611a6657815160ff16865260209586019590910190600101611e30565b5f82825180855260208501945060208160051b830101602085015f5b83811015611e9f57601f19858403018852611e898383516117e3565b6020988901989093509190910190600101611e6d565b50909695505050505050565b5f8151808452602084019350602083015f5b82811015611a665781511515865260209586019590910190600101611ebd565b60e081525f611eef60e083018a611a2d565b828103602084015280895180835260208301915060208b0192505f5b81811015611f325783516001600160401b0316835260209384019390920191600101611f0b565b50508381036040850152611f46818a611deb565b9150508281036060840152611f5b8188611e1e565b90508281036080840152611f6f8187611e51565b905082810360a0840152611f838186611e51565b905082810360c0840152611f978185611eab565b9a9950505050505050505050565b5f5f60408385031215611fb6575f5ffd5b82359150611aaa60208401611779565b600181811c90821680611fda57607f821691505b602082108103611ff857634e487b7160e01b5f52602260045260245ffd5b50919050565b634e487b7160e01b5f52601160045260245ffd5b5f81600f0b60016001607f1b0319810361202e5761202e611ffe565b5f0392915050565b5f60208284031215612046575f5ffd5b8151611a8281611cb6565b6001600160401b038181168382160190811115610ba557610ba5611ffe565b601f8211156120b757805f5260205f20601f840160051c810160208510156120955750805b601f840160051c820191505b818110156120b4575f81556001016120a1565b50505b505050565b81516001600160401b038111156120d5576120d561187d565b6120e9816120e38454611fc6565b84612070565b6020601f82116001811461211b575f83156121045750848201515b5f19600385901b1c1916600184901b1784556120b4565b5f84815260208120601f198516915b8281101561214a578785015182556020948501946001909201910161212a565b508482101561216757868401515f19600387901b60f8161c191681555b50505050600190811b01905550565b5f82518060208501845e5f920191825250919050565b6001600160401b038916815287600f0b602082015260ff8716604082015261010060608201525f6121c16101008301886117e3565b82810360808401526121d381886117e3565b905082810360a08401526121e781876117e3565b905082810360c08401526121fb81866117e3565b9150508260e08301529998505050505050505050565b634e487b7160e01b5f52603260045260245ffd5b6001600160401b038516815260606020820152826060820152828460808301375f608084830101525f6080601f19601f860116830101905082604083015295945050505050565b5f6001600160401b0382166001600160401b03810361228d5761228d611ffe565b60010192915050565b5f602082840312156122a6575f5ffd5b611a8282611779565b8082018281125f8312801582168215821617156122ce576122ce611ffe565b505092915050565b5f60ff821660ff810361228d5761228d611ffe565b81810381811115610ba557610ba5611ffe565b6001815b60018411156123395780850481111561231d5761231d611ffe565b600184161561232b57908102905b60019390931c928002612302565b935093915050565b5f8261234f57506001610ba5565b8161235b57505f610ba5565b8160018114612371576002811461237b57612397565b6001915050610ba5565b60ff84111561238c5761238c611ffe565b50506001821b610ba5565b5060208310610133831016604e8410600b84101617156123ba575081810a610ba5565b6123c65f1984846122fe565b805f19048211156123d9576123d9611ffe565b029392505050565b5f611a828383612341565b5f8261240657634e487b7160e01b5f52601260045260245ffd5b600160ff1b82145f198414161561241f5761241f611ffe565b500590565b5f6001820161243557612435611ffe565b5060010190565b8082025f8212600160ff1b8414161561245757612457611ffe565b8181058314821517610ba557610ba5611ffe565b5f5f835461247881611fc6565b60018216801561248f57600181146124a4576124d1565b60ff19831686528115158202860193506124d1565b865f5260205f205f5b838110156124c9578154888201526001909101906020016124ad565b505081860193505b50919594505050505056",
+}
+
+// ReputationRegistry is an auto generated Go binding around an Ethereum contract.
+type ReputationRegistry struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *ReputationRegistry) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewReputationRegistry creates a new instance of ReputationRegistry.
+func NewReputationRegistry() *ReputationRegistry {
+	parsed, err := ReputationRegistryMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &ReputationRegistry{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *ReputationRegistry) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address identityRegistry) returns()
+func (reputationRegistry *ReputationRegistry) PackConstructor(identityRegistry common.Address) []byte {
+	enc, err := reputationRegistry.abi.Pack("", identityRegistry)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackMAXABSVALUE is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x499c9c6d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_ABS_VALUE() view returns(int128)
+func (reputationRegistry *ReputationRegistry) PackMAXABSVALUE() []byte {
+	enc, err := reputationRegistry.abi.Pack("MAX_ABS_VALUE")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXABSVALUE is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x499c9c6d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_ABS_VALUE() view returns(int128)
+func (reputationRegistry *ReputationRegistry) TryPackMAXABSVALUE() ([]byte, error) {
+	return reputationRegistry.abi.Pack("MAX_ABS_VALUE")
+}
+
+// UnpackMAXABSVALUE is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x499c9c6d.
+//
+// Solidity: function MAX_ABS_VALUE() view returns(int128)
+func (reputationRegistry *ReputationRegistry) UnpackMAXABSVALUE(data []byte) (*big.Int, error) {
+	out, err := reputationRegistry.abi.Unpack("MAX_ABS_VALUE", data)
+	if err != nil {
+		return new(big.Int), err
+	}
+	out0 := abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	return out0, nil
+}
+
+// PackMAXVALUEDECIMALS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfffad6df.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function MAX_VALUE_DECIMALS() view returns(uint8)
+func (reputationRegistry *ReputationRegistry) PackMAXVALUEDECIMALS() []byte {
+	enc, err := reputationRegistry.abi.Pack("MAX_VALUE_DECIMALS")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackMAXVALUEDECIMALS is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xfffad6df.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function MAX_VALUE_DECIMALS() view returns(uint8)
+func (reputationRegistry *ReputationRegistry) TryPackMAXVALUEDECIMALS() ([]byte, error) {
+	return reputationRegistry.abi.Pack("MAX_VALUE_DECIMALS")
+}
+
+// UnpackMAXVALUEDECIMALS is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xfffad6df.
+//
+// Solidity: function MAX_VALUE_DECIMALS() view returns(uint8)
+func (reputationRegistry *ReputationRegistry) UnpackMAXVALUEDECIMALS(data []byte) (uint8, error) {
+	out, err := reputationRegistry.abi.Unpack("MAX_VALUE_DECIMALS", data)
+	if err != nil {
+		return *new(uint8), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint8)).(*uint8)
+	return out0, nil
+}
+
+// PackAppendResponse is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc2349ab2.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function appendResponse(uint256 agentId, address clientAddress, uint64 feedbackIndex, string responseURI, bytes32 responseHash) returns()
+func (reputationRegistry *ReputationRegistry) PackAppendResponse(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64, responseURI string, responseHash [32]byte) []byte {
+	enc, err := reputationRegistry.abi.Pack("appendResponse", agentId, clientAddress, feedbackIndex, responseURI, responseHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackAppendResponse is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xc2349ab2.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function appendResponse(uint256 agentId, address clientAddress, uint64 feedbackIndex, string responseURI, bytes32 responseHash) returns()
+func (reputationRegistry *ReputationRegistry) TryPackAppendResponse(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64, responseURI string, responseHash [32]byte) ([]byte, error) {
+	return reputationRegistry.abi.Pack("appendResponse", agentId, clientAddress, feedbackIndex, responseURI, responseHash)
+}
+
+// PackGetClients is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42dd519c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getClients(uint256 agentId) view returns(address[])
+func (reputationRegistry *ReputationRegistry) PackGetClients(agentId *big.Int) []byte {
+	enc, err := reputationRegistry.abi.Pack("getClients", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetClients is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x42dd519c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getClients(uint256 agentId) view returns(address[])
+func (reputationRegistry *ReputationRegistry) TryPackGetClients(agentId *big.Int) ([]byte, error) {
+	return reputationRegistry.abi.Pack("getClients", agentId)
+}
+
+// UnpackGetClients is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x42dd519c.
+//
+// Solidity: function getClients(uint256 agentId) view returns(address[])
+func (reputationRegistry *ReputationRegistry) UnpackGetClients(data []byte) ([]common.Address, error) {
+	out, err := reputationRegistry.abi.Unpack("getClients", data)
+	if err != nil {
+		return *new([]common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new([]common.Address)).(*[]common.Address)
+	return out0, nil
+}
+
+// PackGetIdentityRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbc4d861b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getIdentityRegistry() view returns(address)
+func (reputationRegistry *ReputationRegistry) PackGetIdentityRegistry() []byte {
+	enc, err := reputationRegistry.abi.Pack("getIdentityRegistry")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetIdentityRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbc4d861b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getIdentityRegistry() view returns(address)
+func (reputationRegistry *ReputationRegistry) TryPackGetIdentityRegistry() ([]byte, error) {
+	return reputationRegistry.abi.Pack("getIdentityRegistry")
+}
+
+// UnpackGetIdentityRegistry is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbc4d861b.
+//
+// Solidity: function getIdentityRegistry() view returns(address)
+func (reputationRegistry *ReputationRegistry) UnpackGetIdentityRegistry(data []byte) (common.Address, error) {
+	out, err := reputationRegistry.abi.Unpack("getIdentityRegistry", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackGetLastIndex is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2d81759.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getLastIndex(uint256 agentId, address clientAddress) view returns(uint64)
+func (reputationRegistry *ReputationRegistry) PackGetLastIndex(agentId *big.Int, clientAddress common.Address) []byte {
+	enc, err := reputationRegistry.abi.Pack("getLastIndex", agentId, clientAddress)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetLastIndex is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xf2d81759.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getLastIndex(uint256 agentId, address clientAddress) view returns(uint64)
+func (reputationRegistry *ReputationRegistry) TryPackGetLastIndex(agentId *big.Int, clientAddress common.Address) ([]byte, error) {
+	return reputationRegistry.abi.Pack("getLastIndex", agentId, clientAddress)
+}
+
+// UnpackGetLastIndex is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xf2d81759.
+//
+// Solidity: function getLastIndex(uint256 agentId, address clientAddress) view returns(uint64)
+func (reputationRegistry *ReputationRegistry) UnpackGetLastIndex(data []byte) (uint64, error) {
+	out, err := reputationRegistry.abi.Unpack("getLastIndex", data)
+	if err != nil {
+		return *new(uint64), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	return out0, nil
+}
+
+// PackGetResponseCount is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6e04cacd.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getResponseCount(uint256 agentId, address clientAddress, uint64 feedbackIndex, address[] responders) view returns(uint64 count)
+func (reputationRegistry *ReputationRegistry) PackGetResponseCount(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64, responders []common.Address) []byte {
+	enc, err := reputationRegistry.abi.Pack("getResponseCount", agentId, clientAddress, feedbackIndex, responders)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetResponseCount is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x6e04cacd.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getResponseCount(uint256 agentId, address clientAddress, uint64 feedbackIndex, address[] responders) view returns(uint64 count)
+func (reputationRegistry *ReputationRegistry) TryPackGetResponseCount(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64, responders []common.Address) ([]byte, error) {
+	return reputationRegistry.abi.Pack("getResponseCount", agentId, clientAddress, feedbackIndex, responders)
+}
+
+// UnpackGetResponseCount is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x6e04cacd.
+//
+// Solidity: function getResponseCount(uint256 agentId, address clientAddress, uint64 feedbackIndex, address[] responders) view returns(uint64 count)
+func (reputationRegistry *ReputationRegistry) UnpackGetResponseCount(data []byte) (uint64, error) {
+	out, err := reputationRegistry.abi.Unpack("getResponseCount", data)
+	if err != nil {
+		return *new(uint64), err
+	}
+	out0 := *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	return out0, nil
+}
+
+// PackGetSummary is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x81bbba58.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getSummary(uint256 agentId, address[] clientAddresses, string tag1, string tag2) view returns(uint64 count, int128 summaryValue, uint8 summaryValueDecimals)
+func (reputationRegistry *ReputationRegistry) PackGetSummary(agentId *big.Int, clientAddresses []common.Address, tag1 string, tag2 string) []byte {
+	enc, err := reputationRegistry.abi.Pack("getSummary", agentId, clientAddresses, tag1, tag2)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetSummary is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x81bbba58.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getSummary(uint256 agentId, address[] clientAddresses, string tag1, string tag2) view returns(uint64 count, int128 summaryValue, uint8 summaryValueDecimals)
+func (reputationRegistry *ReputationRegistry) TryPackGetSummary(agentId *big.Int, clientAddresses []common.Address, tag1 string, tag2 string) ([]byte, error) {
+	return reputationRegistry.abi.Pack("getSummary", agentId, clientAddresses, tag1, tag2)
+}
+
+// ReputationRegistryGetSummaryOutput serves as a container for the return parameters of contract
+// method GetSummary.
+type ReputationRegistryGetSummaryOutput struct {
+	Count                uint64
+	SummaryValue         *big.Int
+	SummaryValueDecimals uint8
+}
+
+// UnpackGetSummary is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x81bbba58.
+//
+// Solidity: function getSummary(uint256 agentId, address[] clientAddresses, string tag1, string tag2) view returns(uint64 count, int128 summaryValue, uint8 summaryValueDecimals)
+func (reputationRegistry *ReputationRegistry) UnpackGetSummary(data []byte) (ReputationRegistryGetSummaryOutput, error) {
+	out, err := reputationRegistry.abi.Unpack("getSummary", data)
+	outstruct := new(ReputationRegistryGetSummaryOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Count = *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	outstruct.SummaryValue = abi.ConvertType(out[1], new(big.Int)).(*big.Int)
+	outstruct.SummaryValueDecimals = *abi.ConvertType(out[2], new(uint8)).(*uint8)
+	return *outstruct, nil
+}
+
+// PackGiveFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3c036a7e.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function giveFeedback(uint256 agentId, int128 value, uint8 valueDecimals, string tag1, string tag2, string endpoint, string feedbackURI, bytes32 feedbackHash) returns()
+func (reputationRegistry *ReputationRegistry) PackGiveFeedback(agentId *big.Int, value *big.Int, valueDecimals uint8, tag1 string, tag2 string, endpoint string, feedbackURI string, feedbackHash [32]byte) []byte {
+	enc, err := reputationRegistry.abi.Pack("giveFeedback", agentId, value, valueDecimals, tag1, tag2, endpoint, feedbackURI, feedbackHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGiveFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3c036a7e.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function giveFeedback(uint256 agentId, int128 value, uint8 valueDecimals, string tag1, string tag2, string endpoint, string feedbackURI, bytes32 feedbackHash) returns()
+func (reputationRegistry *ReputationRegistry) TryPackGiveFeedback(agentId *big.Int, value *big.Int, valueDecimals uint8, tag1 string, tag2 string, endpoint string, feedbackURI string, feedbackHash [32]byte) ([]byte, error) {
+	return reputationRegistry.abi.Pack("giveFeedback", agentId, value, valueDecimals, tag1, tag2, endpoint, feedbackURI, feedbackHash)
+}
+
+// PackReadAllFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd9d84224.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function readAllFeedback(uint256 agentId, address[] clientAddresses, string tag1, string tag2, bool includeRevoked) view returns(address[] clients, uint64[] feedbackIndexes, int128[] values, uint8[] valueDecimals, string[] tag1s, string[] tag2s, bool[] revokedStatuses)
+func (reputationRegistry *ReputationRegistry) PackReadAllFeedback(agentId *big.Int, clientAddresses []common.Address, tag1 string, tag2 string, includeRevoked bool) []byte {
+	enc, err := reputationRegistry.abi.Pack("readAllFeedback", agentId, clientAddresses, tag1, tag2, includeRevoked)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReadAllFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xd9d84224.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function readAllFeedback(uint256 agentId, address[] clientAddresses, string tag1, string tag2, bool includeRevoked) view returns(address[] clients, uint64[] feedbackIndexes, int128[] values, uint8[] valueDecimals, string[] tag1s, string[] tag2s, bool[] revokedStatuses)
+func (reputationRegistry *ReputationRegistry) TryPackReadAllFeedback(agentId *big.Int, clientAddresses []common.Address, tag1 string, tag2 string, includeRevoked bool) ([]byte, error) {
+	return reputationRegistry.abi.Pack("readAllFeedback", agentId, clientAddresses, tag1, tag2, includeRevoked)
+}
+
+// UnpackReadAllFeedback is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xd9d84224.
+//
+// Solidity: function readAllFeedback(uint256 agentId, address[] clientAddresses, string tag1, string tag2, bool includeRevoked) view returns(address[] clients, uint64[] feedbackIndexes, int128[] values, uint8[] valueDecimals, string[] tag1s, string[] tag2s, bool[] revokedStatuses)
+func (reputationRegistry *ReputationRegistry) UnpackReadAllFeedback(data []byte) (ReadAllFeedbackOutput, error) {
+	out, err := reputationRegistry.abi.Unpack("readAllFeedback", data)
+	outstruct := new(ReadAllFeedbackOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Clients = *abi.ConvertType(out[0], new([]common.Address)).(*[]common.Address)
+	outstruct.FeedbackIndexes = *abi.ConvertType(out[1], new([]uint64)).(*[]uint64)
+	outstruct.Values = *abi.ConvertType(out[2], new([]*big.Int)).(*[]*big.Int)
+	outstruct.ValueDecimals = *abi.ConvertType(out[3], new([]uint8)).(*[]uint8)
+	outstruct.Tag1s = *abi.ConvertType(out[4], new([]string)).(*[]string)
+	outstruct.Tag2s = *abi.ConvertType(out[5], new([]string)).(*[]string)
+	outstruct.RevokedStatuses = *abi.ConvertType(out[6], new([]bool)).(*[]bool)
+	return *outstruct, nil
+}
+
+// PackReadFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x232b0810.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function readFeedback(uint256 agentId, address clientAddress, uint64 feedbackIndex) view returns(int128 value, uint8 valueDecimals, string tag1, string tag2, bool isRevoked)
+func (reputationRegistry *ReputationRegistry) PackReadFeedback(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64) []byte {
+	enc, err := reputationRegistry.abi.Pack("readFeedback", agentId, clientAddress, feedbackIndex)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackReadFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x232b0810.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function readFeedback(uint256 agentId, address clientAddress, uint64 feedbackIndex) view returns(int128 value, uint8 valueDecimals, string tag1, string tag2, bool isRevoked)
+func (reputationRegistry *ReputationRegistry) TryPackReadFeedback(agentId *big.Int, clientAddress common.Address, feedbackIndex uint64) ([]byte, error) {
+	return reputationRegistry.abi.Pack("readFeedback", agentId, clientAddress, feedbackIndex)
+}
+
+// UnpackReadFeedback is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x232b0810.
+//
+// Solidity: function readFeedback(uint256 agentId, address clientAddress, uint64 feedbackIndex) view returns(int128 value, uint8 valueDecimals, string tag1, string tag2, bool isRevoked)
+func (reputationRegistry *ReputationRegistry) UnpackReadFeedback(data []byte) (ReadFeedbackOutput, error) {
+	out, err := reputationRegistry.abi.Unpack("readFeedback", data)
+	outstruct := new(ReadFeedbackOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Value = abi.ConvertType(out[0], new(big.Int)).(*big.Int)
+	outstruct.ValueDecimals = *abi.ConvertType(out[1], new(uint8)).(*uint8)
+	outstruct.Tag1 = *abi.ConvertType(out[2], new(string)).(*string)
+	outstruct.Tag2 = *abi.ConvertType(out[3], new(string)).(*string)
+	outstruct.IsRevoked = *abi.ConvertType(out[4], new(bool)).(*bool)
+	return *outstruct, nil
+}
+
+// PackRevokeFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4ab3ca99.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function revokeFeedback(uint256 agentId, uint64 feedbackIndex) returns()
+func (reputationRegistry *ReputationRegistry) PackRevokeFeedback(agentId *big.Int, feedbackIndex uint64) []byte {
+	enc, err := reputationRegistry.abi.Pack("revokeFeedback", agentId, feedbackIndex)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRevokeFeedback is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4ab3ca99.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function revokeFeedback(uint256 agentId, uint64 feedbackIndex) returns()
+func (reputationRegistry *ReputationRegistry) TryPackRevokeFeedback(agentId *big.Int, feedbackIndex uint64) ([]byte, error) {
+	return reputationRegistry.abi.Pack("revokeFeedback", agentId, feedbackIndex)
+}
+
+// ReputationRegistryFeedbackRevoked represents a FeedbackRevoked event raised by the ReputationRegistry contract.
+type ReputationRegistryFeedbackRevoked struct {
+	AgentId       *big.Int
+	ClientAddress common.Address
+	FeedbackIndex uint64
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const ReputationRegistryFeedbackRevokedEventName = "FeedbackRevoked"
+
+// ContractEventName returns the user-defined event name.
+func (ReputationRegistryFeedbackRevoked) ContractEventName() string {
+	return ReputationRegistryFeedbackRevokedEventName
+}
+
+// UnpackFeedbackRevokedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event FeedbackRevoked(uint256 indexed agentId, address indexed clientAddress, uint64 indexed feedbackIndex)
+func (reputationRegistry *ReputationRegistry) UnpackFeedbackRevokedEvent(log *types.Log) (*ReputationRegistryFeedbackRevoked, error) {
+	event := "FeedbackRevoked"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != reputationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ReputationRegistryFeedbackRevoked)
+	if len(log.Data) > 0 {
+		if err := reputationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range reputationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ReputationRegistryNewFeedback represents a NewFeedback event raised by the ReputationRegistry contract.
+type ReputationRegistryNewFeedback struct {
+	AgentId       *big.Int
+	ClientAddress common.Address
+	FeedbackIndex uint64
+	Value         *big.Int
+	ValueDecimals uint8
+	IndexedTag1   common.Hash
+	Tag1          string
+	Tag2          string
+	Endpoint      string
+	FeedbackURI   string
+	FeedbackHash  [32]byte
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const ReputationRegistryNewFeedbackEventName = "NewFeedback"
+
+// ContractEventName returns the user-defined event name.
+func (ReputationRegistryNewFeedback) ContractEventName() string {
+	return ReputationRegistryNewFeedbackEventName
+}
+
+// UnpackNewFeedbackEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event NewFeedback(uint256 indexed agentId, address indexed clientAddress, uint64 feedbackIndex, int128 value, uint8 valueDecimals, string indexed indexedTag1, string tag1, string tag2, string endpoint, string feedbackURI, bytes32 feedbackHash)
+func (reputationRegistry *ReputationRegistry) UnpackNewFeedbackEvent(log *types.Log) (*ReputationRegistryNewFeedback, error) {
+	event := "NewFeedback"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != reputationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ReputationRegistryNewFeedback)
+	if len(log.Data) > 0 {
+		if err := reputationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range reputationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ReputationRegistryResponseAppended represents a ResponseAppended event raised by the ReputationRegistry contract.
+type ReputationRegistryResponseAppended struct {
+	AgentId       *big.Int
+	ClientAddress common.Address
+	FeedbackIndex uint64
+	Responder     common.Address
+	ResponseURI   string
+	ResponseHash  [32]byte
+	Raw           *types.Log // Blockchain specific contextual infos
+}
+
+const ReputationRegistryResponseAppendedEventName = "ResponseAppended"
+
+// ContractEventName returns the user-defined event name.
+func (ReputationRegistryResponseAppended) ContractEventName() string {
+	return ReputationRegistryResponseAppendedEventName
+}
+
+// UnpackResponseAppendedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ResponseAppended(uint256 indexed agentId, address indexed clientAddress, uint64 feedbackIndex, address indexed responder, string responseURI, bytes32 responseHash)
+func (reputationRegistry *ReputationRegistry) UnpackResponseAppendedEvent(log *types.Log) (*ReputationRegistryResponseAppended, error) {
+	event := "ResponseAppended"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != reputationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ReputationRegistryResponseAppended)
+	if len(log.Data) > 0 {
+		if err := reputationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range reputationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (reputationRegistry *ReputationRegistry) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], reputationRegistry.abi.Errors["AlreadyRevoked"].ID.Bytes()[:4]) {
+		return reputationRegistry.UnpackAlreadyRevokedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], reputationRegistry.abi.Errors["ClientAddressesRequired"].ID.Bytes()[:4]) {
+		return reputationRegistry.UnpackClientAddressesRequiredError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], reputationRegistry.abi.Errors["EmptyResponseURI"].ID.Bytes()[:4]) {
+		return reputationRegistry.UnpackEmptyResponseURIError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], reputationRegistry.abi.Errors["FeedbackIndexOutOfRange"].ID.Bytes()[:4]) {
+		return reputationRegistry.UnpackFeedbackIndexOutOfRangeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], reputationRegistry.abi.Errors["SelfFeedback"].ID.Bytes()[:4]) {
+		return reputationRegistry.UnpackSelfFeedbackError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], reputationRegistry.abi.Errors["SummaryOutOfRange"].ID.Bytes()[:4]) {
+		return reputationRegistry.UnpackSummaryOutOfRangeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], reputationRegistry.abi.Errors["ValueDecimalsTooLarge"].ID.Bytes()[:4]) {
+		return reputationRegistry.UnpackValueDecimalsTooLargeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], reputationRegistry.abi.Errors["ValueOutOfRange"].ID.Bytes()[:4]) {
+		return reputationRegistry.UnpackValueOutOfRangeError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// ReputationRegistryAlreadyRevoked represents a AlreadyRevoked error raised by the ReputationRegistry contract.
+type ReputationRegistryAlreadyRevoked struct {
+	AgentId       *big.Int
+	Client        common.Address
+	FeedbackIndex uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error AlreadyRevoked(uint256 agentId, address client, uint64 feedbackIndex)
+func ReputationRegistryAlreadyRevokedErrorID() common.Hash {
+	return common.HexToHash("0xb212f65cc4bbae7ea1d1d7e350693c17ec261542397238a920167327ec689537")
+}
+
+// UnpackAlreadyRevokedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error AlreadyRevoked(uint256 agentId, address client, uint64 feedbackIndex)
+func (reputationRegistry *ReputationRegistry) UnpackAlreadyRevokedError(raw []byte) (*ReputationRegistryAlreadyRevoked, error) {
+	out := new(ReputationRegistryAlreadyRevoked)
+	if err := reputationRegistry.abi.UnpackIntoInterface(out, "AlreadyRevoked", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReputationRegistryClientAddressesRequired represents a ClientAddressesRequired error raised by the ReputationRegistry contract.
+type ReputationRegistryClientAddressesRequired struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ClientAddressesRequired()
+func ReputationRegistryClientAddressesRequiredErrorID() common.Hash {
+	return common.HexToHash("0x9dab54e3b0f47945736a4dcaf67cfe197698ea1aefdf896cd61128630bf486fa")
+}
+
+// UnpackClientAddressesRequiredError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ClientAddressesRequired()
+func (reputationRegistry *ReputationRegistry) UnpackClientAddressesRequiredError(raw []byte) (*ReputationRegistryClientAddressesRequired, error) {
+	out := new(ReputationRegistryClientAddressesRequired)
+	if err := reputationRegistry.abi.UnpackIntoInterface(out, "ClientAddressesRequired", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReputationRegistryEmptyResponseURI represents a EmptyResponseURI error raised by the ReputationRegistry contract.
+type ReputationRegistryEmptyResponseURI struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error EmptyResponseURI()
+func ReputationRegistryEmptyResponseURIErrorID() common.Hash {
+	return common.HexToHash("0xf9d7422c53fb5185472505470bb4ada755f19bab409bea652765af5358f71b6b")
+}
+
+// UnpackEmptyResponseURIError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error EmptyResponseURI()
+func (reputationRegistry *ReputationRegistry) UnpackEmptyResponseURIError(raw []byte) (*ReputationRegistryEmptyResponseURI, error) {
+	out := new(ReputationRegistryEmptyResponseURI)
+	if err := reputationRegistry.abi.UnpackIntoInterface(out, "EmptyResponseURI", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReputationRegistryFeedbackIndexOutOfRange represents a FeedbackIndexOutOfRange error raised by the ReputationRegistry contract.
+type ReputationRegistryFeedbackIndexOutOfRange struct {
+	FeedbackIndex uint64
+	LastIndex     uint64
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error FeedbackIndexOutOfRange(uint64 feedbackIndex, uint64 lastIndex)
+func ReputationRegistryFeedbackIndexOutOfRangeErrorID() common.Hash {
+	return common.HexToHash("0x45687dec48325c7b217591849a850f26f037bc7251d6a39e61a0d894aa182669")
+}
+
+// UnpackFeedbackIndexOutOfRangeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error FeedbackIndexOutOfRange(uint64 feedbackIndex, uint64 lastIndex)
+func (reputationRegistry *ReputationRegistry) UnpackFeedbackIndexOutOfRangeError(raw []byte) (*ReputationRegistryFeedbackIndexOutOfRange, error) {
+	out := new(ReputationRegistryFeedbackIndexOutOfRange)
+	if err := reputationRegistry.abi.UnpackIntoInterface(out, "FeedbackIndexOutOfRange", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReputationRegistrySelfFeedback represents a SelfFeedback error raised by the ReputationRegistry contract.
+type ReputationRegistrySelfFeedback struct {
+	Client  common.Address
+	AgentId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SelfFeedback(address client, uint256 agentId)
+func ReputationRegistrySelfFeedbackErrorID() common.Hash {
+	return common.HexToHash("0xe3dc2df1f10c93baccde91d81006ed7b4a0f607ae39ad83855a76b3e5e93135f")
+}
+
+// UnpackSelfFeedbackError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SelfFeedback(address client, uint256 agentId)
+func (reputationRegistry *ReputationRegistry) UnpackSelfFeedbackError(raw []byte) (*ReputationRegistrySelfFeedback, error) {
+	out := new(ReputationRegistrySelfFeedback)
+	if err := reputationRegistry.abi.UnpackIntoInterface(out, "SelfFeedback", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReputationRegistrySummaryOutOfRange represents a SummaryOutOfRange error raised by the ReputationRegistry contract.
+type ReputationRegistrySummaryOutOfRange struct {
+	Average *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error SummaryOutOfRange(int256 average)
+func ReputationRegistrySummaryOutOfRangeErrorID() common.Hash {
+	return common.HexToHash("0xa2bb1b9dd3adc7ab542a9417e466757447cce8d9304f53033dd865ae60a1c8a5")
+}
+
+// UnpackSummaryOutOfRangeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error SummaryOutOfRange(int256 average)
+func (reputationRegistry *ReputationRegistry) UnpackSummaryOutOfRangeError(raw []byte) (*ReputationRegistrySummaryOutOfRange, error) {
+	out := new(ReputationRegistrySummaryOutOfRange)
+	if err := reputationRegistry.abi.UnpackIntoInterface(out, "SummaryOutOfRange", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReputationRegistryValueDecimalsTooLarge represents a ValueDecimalsTooLarge error raised by the ReputationRegistry contract.
+type ReputationRegistryValueDecimalsTooLarge struct {
+	ValueDecimals uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ValueDecimalsTooLarge(uint8 valueDecimals)
+func ReputationRegistryValueDecimalsTooLargeErrorID() common.Hash {
+	return common.HexToHash("0x848beaf2d30a60d824bd74c040a3eb42af0a25a69f7e6a80248bd24e8926957c")
+}
+
+// UnpackValueDecimalsTooLargeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ValueDecimalsTooLarge(uint8 valueDecimals)
+func (reputationRegistry *ReputationRegistry) UnpackValueDecimalsTooLargeError(raw []byte) (*ReputationRegistryValueDecimalsTooLarge, error) {
+	out := new(ReputationRegistryValueDecimalsTooLarge)
+	if err := reputationRegistry.abi.UnpackIntoInterface(out, "ValueDecimalsTooLarge", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ReputationRegistryValueOutOfRange represents a ValueOutOfRange error raised by the ReputationRegistry contract.
+type ReputationRegistryValueOutOfRange struct {
+	Value *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ValueOutOfRange(int128 value)
+func ReputationRegistryValueOutOfRangeErrorID() common.Hash {
+	return common.HexToHash("0x13ca4d69d983fc13c3013741265afe3090c5b1085bf68b74a5e5e715a69d05f7")
+}
+
+// UnpackValueOutOfRangeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ValueOutOfRange(int128 value)
+func (reputationRegistry *ReputationRegistry) UnpackValueOutOfRangeError(raw []byte) (*ReputationRegistryValueOutOfRange, error) {
+	out := new(ReputationRegistryValueOutOfRange)
+	if err := reputationRegistry.abi.UnpackIntoInterface(out, "ValueOutOfRange", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RootAnchorMetaData contains all meta data concerning the RootAnchor contract.
 var RootAnchorMetaData = bind.MetaData{
 	ABI: "[{\"type\":\"function\",\"name\":\"anchor\",\"inputs\":[{\"name\":\"treeSize\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"latestSize\",\"inputs\":[{\"name\":\"node\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"treeSize\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"rootAt\",\"inputs\":[{\"name\":\"node\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"treeSize\",\"type\":\"uint64\",\"internalType\":\"uint64\"}],\"outputs\":[{\"name\":\"root\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"stateMutability\":\"view\"},{\"type\":\"event\",\"name\":\"Anchored\",\"inputs\":[{\"name\":\"node\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"treeSize\",\"type\":\"uint64\",\"indexed\":true,\"internalType\":\"uint64\"},{\"name\":\"root\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"StaleTreeSize\",\"inputs\":[{\"name\":\"latest\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"given\",\"type\":\"uint64\",\"internalType\":\"uint64\"}]}]",
@@ -13466,7 +18619,7 @@ func (stakeRegistry *StakeRegistry) UnpackZeroAgentIdError(raw []byte) (*StakeRe
 var SuretyHookMetaData = bind.MetaData{
 	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"core_\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"},{\"name\":\"stakeRegistry_\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"MAX_ENTRIES\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint16\",\"internalType\":\"uint16\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"MAX_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint32\",\"internalType\":\"uint32\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"SETTLE_WINDOW\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"afterAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"approve\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"beforeAction\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"selector\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"},{\"name\":\"data\",\"type\":\"bytes\",\"internalType\":\"bytes\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"cancel\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"close\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"core\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIERC8183\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"entryOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"jobOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structISuretyHook.Job\",\"components\":[{\"name\":\"client\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"phase\",\"type\":\"uint8\",\"internalType\":\"enumISuretyHook.Phase\"},{\"name\":\"closedAt\",\"type\":\"uint40\",\"internalType\":\"uint40\"},{\"name\":\"disputedAt\",\"type\":\"uint40\",\"internalType\":\"uint40\"},{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"expiredAt\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"joined\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"submitted\",\"type\":\"uint16\",\"internalType\":\"uint16\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"join\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"joinedOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"w\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lastSubmitOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"lockIdOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"pure\"},{\"type\":\"function\",\"name\":\"pick\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"winners\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"bps\",\"type\":\"uint16[]\",\"internalType\":\"uint16[]\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"planOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"tuple\",\"internalType\":\"structISuretyHook.Plan\",\"components\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"arbiterTime\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"maxEntries\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxWinners\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"pool\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractSuretyPool\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"reject\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"release\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolve\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"winners\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"bps\",\"type\":\"uint16[]\",\"internalType\":\"uint16[]\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"resolveExpired\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"reviewEndOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"stakeRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"contractIStakeRegistry\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"submit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"submittersOf\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"w\",\"type\":\"address[]\",\"internalType\":\"address[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"supportsInterface\",\"inputs\":[{\"name\":\"interfaceId\",\"type\":\"bytes4\",\"internalType\":\"bytes4\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bool\",\"internalType\":\"bool\"}],\"stateMutability\":\"pure\"},{\"type\":\"event\",\"name\":\"Awarded\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"bps\",\"type\":\"uint16\",\"indexed\":false,\"internalType\":\"uint16\"},{\"name\":\"amount\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Disputed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"by\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"reasonHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"EntrySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"deliverable\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Joined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"lockId\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Opened\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"token\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"budget\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint64\",\"indexed\":false,\"internalType\":\"uint64\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Planned\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"client\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"plan\",\"type\":\"tuple\",\"indexed\":false,\"internalType\":\"structISuretyHook.Plan\",\"components\":[{\"name\":\"arbiter\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"reviewWindow\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"arbiterTime\",\"type\":\"uint32\",\"internalType\":\"uint32\"},{\"name\":\"maxEntries\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"maxWinners\",\"type\":\"uint16\",\"internalType\":\"uint16\"},{\"name\":\"minStake\",\"type\":\"uint128\",\"internalType\":\"uint128\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"prevPart\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"Settled\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"outcome\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"enumISuretyHook.Outcome\"},{\"name\":\"toWorkers\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"toClient\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"indexed\":false,\"internalType\":\"uint256\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"AlreadyJoined\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"AlreadySubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"ArbiterTimeNotUp\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"CoreStatus\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"status\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"HasEntries\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidPlan\",\"inputs\":[{\"name\":\"field\",\"type\":\"string\",\"internalType\":\"string\"}]},{\"type\":\"error\",\"name\":\"InvalidSlash\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"slash\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"InvalidSplit\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"JobFull\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotAllowed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotArbiter\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotClient\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotCore\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotEntrant\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"worker\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotJobLocker\",\"inputs\":[{\"name\":\"registry\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NotSuretyJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"provider\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"evaluator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"NothingSubmitted\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"Reentrancy\",\"inputs\":[]},{\"type\":\"error\",\"name\":\"ReviewWindowClosed\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endedAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"ReviewWindowOpen\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"endsAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TooLate\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"finishBy\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"expiredAt\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"TransferFailed\",\"inputs\":[{\"name\":\"token\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"to\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"amount\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"UnknownJob\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"WrongPhase\",\"inputs\":[{\"name\":\"jobId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"phase\",\"type\":\"uint8\",\"internalType\":\"enumISuretyHook.Phase\"}]}]",
 	ID:  "SuretyHook",
-	Bin: "0x60e060405234801561000f575f5ffd5b50604051614a04380380614a0483398101604081905261002e91610151565b306001600160a01b0316816001600160a01b03166319da7f4a6040518163ffffffff1660e01b8152600401602060405180830381865afa158015610074573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906100989190610189565b6001600160a01b0316146100ce576040516337f605f560e01b81526001600160a01b038216600482015260240160405180910390fd5b6001600160a01b03808316608052811660c05260405182906100ef9061012d565b6001600160a01b039091168152602001604051809103905ff080158015610118573d5f5f3e3d5ffd5b506001600160a01b031660a052506101ab9050565b6109bb8061404983390190565b6001600160a01b038116811461014e575f5ffd5b50565b5f5f60408385031215610162575f5ffd5b825161016d8161013a565b602084015190925061017e8161013a565b809150509250929050565b5f60208284031215610199575f5ffd5b81516101a48161013a565b9392505050565b60805160a05160c051613dfd61024c5f395f81816103a50152818161128d0152611d3e01525f8181610208015281816109ed015281816113b40152818161265c01528181612c2c01528181612c8201528181612d2c01528181612dbb0152612f5501525f818161051b015281816106a9015281816113470152818161146b01528181611afb01528181612182015281816121fd0152612ea20152613dfd5ff3fe608060405234801561000f575f5ffd5b50600436106101a1575f3560e01c80637188f3bc116100f3578063b759f95411610093578063dc08fb1d1161006e578063dc08fb1d146104d1578063deb96634146104e4578063f1bac63614610503578063f2f4eb2614610516575f5ffd5b8063b759f9541461048b578063bbd89b9b1461049e578063d00a2293146104be575f5ffd5b806387b2a2aa116100ce57806387b2a2aa146104285780639a478b4914610452578063a3fe478314610465578063af54aff914610478575f5ffd5b80637188f3bc146103da57806371d85a91146103ed5780637d4cb9641461040d575f5ffd5b806340e58ee51161015e5780635e2246ee116101395780635e2246ee146102985780636339372d1461038d57806368304835146103a05780636be1320b146103c7575f5ffd5b806340e58ee51461026857806343fd79011461027b5780634497ab7d1461028e575f5ffd5b806301ffc9a7146101a557806307d0305b146101cd5780630aebeb4e146101ee57806316f0115b146102035780632ecea7881461024257806337bdc99b14610255575b5f5ffd5b6101b86101b3366004613411565b61053d565b60405190151581526020015b60405180910390f35b6101e06101db366004613441565b610573565b6040519081526020016101c4565b6102016101fc36600461346f565b6105c2565b005b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016101c4565b610201610250366004613486565b610818565b61020161026336600461346f565b610a5f565b61020161027636600461346f565b610b3f565b6101e061028936600461346f565b610c90565b6101e06201518081565b6103806102a636600461346f565b60408051610100810182525f80825260208201819052918101829052606081018290526080810182905260a0810182905260c0810182905260e0810191909152505f9081526001602081815260409283902083516101008101855281546001600160a01b03808216835263ffffffff600160a01b8304811695840195909552600160c01b82049094169582019590955261ffff600160e01b860481166060830152600160f01b9095049094166080850152918201546001600160801b031660a084015260028201541660c08301526003015460e082015290565b6040516101c491906134a6565b61020161039b36600461346f565b610ceb565b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b6102016103d5366004613486565b610db1565b6101e06103e836600461346f565b610e62565b6104006103fb36600461346f565b610ee6565b6040516101c4919061358d565b610415601481565b60405161ffff90911681526020016101c4565b6101e0610436366004613441565b600360209081525f928352604080842090915290825290205481565b610201610460366004613486565b610ff0565b61020161047336600461359f565b61133c565b610201610486366004613667565b611663565b61020161049936600461346f565b6117c8565b6104b16104ac36600461346f565b61191c565b6040516101c4919061370e565b6104006104cc36600461346f565b611a2a565b6102016104df36600461359f565b611af0565b6104ee6276a70081565b60405163ffffffff90911681526020016101c4565b6102016105113660046137be565b611bdf565b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b5f6001600160e01b03198216633ffb5e4f60e11b148061056d57506001600160e01b031982166301ffc9a760e01b145b92915050565b5f6001838360405160200161059b9291909182526001600160a01b0316602082015260400190565b60408051601f198184030181529190528051602090910120600160ff1b911c179392505050565b60ff5f5c16156105e55760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f818152602081905260408120908154600160a01b900460ff16600481111561061e5761061e6136e6565b0361064457604051630510aa5f60e41b8152600481018390526024015b60405180910390fd5b60048154600160a01b900460ff166004811115610663576106636136e6565b0361069157805460405163041d44f960e11b815261063b918491600160a01b90910460ff1690600401613835565b60405163bf22c45760e01b8152600481018390525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa1580156106f5573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f1916820160405261071c919081019061396a565b60e0015190506005816005811115610736576107366136e6565b1415801561075657506004816005811115610753576107536136e6565b14155b15610793578281600581111561076e5761076e6136e6565b6040516332b78d2760e21b8152600481019290925260ff16602482015260440161063b565b8154600160a21b60ff60a01b1982161783555f8481526001602052604081206107c99286926001600160a01b0390911690611cd5565b827fec739fdedc720554bf1ad4ffd22754d728931c4b741914d03cb9601bb4d739ee60055f5f5f6040516108009493929190613a85565b60405180910390a2505f905060ff19815c16815d5050565b60ff5f5c161561083b5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61085484611e02565b5f8681526003602090815260408083203384529091529020549193509150600181146108c657600281106108a457604051636338a03760e11b81526004810186905233602482015260440161063b565b6040516361af690d60e01b81526004810186905233602482015260440161063b565b6108d1858484611eb0565b60018301546108ec90600160f01b900461ffff166002613ac2565b5f86815260036020908152604080832033845290915290205560018381018054601e90610925908490600160f01b900461ffff16613ad5565b82546101009290920a61ffff81810219909316918316021790915583546001860154600160e01b9091048216600160f01b90910490911603905061098257825464ffffffffff60a81b1916600160a81b4264ffffffffff16021783555b604051848152339086907fcb10dbee06211b72c8346ec4e2c71208fa06f836a31b2b9b5dece48008f66b4f9060200160405180910390a3600183810154600160f01b900461ffff169003610a4d576040516305d9d4f160e31b815260048101869052602481018590527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690632ecea788906044015f604051808303815f87803b158015610a36575f5ffd5b505af1158015610a48573d5f5f3e3d5ffd5b505050505b505f91505060ff19815c16815d505050565b60ff5f5c1615610a825760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610a9b83611e02565b60018201549193509150600160f01b900461ffff165f03610ad2576040516323b96f9960e01b81526004810184905260240161063b565b5f610adc84610c90565b9050804211610b0857604051634ab4d0bd60e11b8152600481018590526024810182905260440161063b565b5f5f610b178685612710611f43565b91509150610b2b86868685855f60016120d3565b505f93505050815c60ff19169050815d5050565b60ff5f5c1615610b625760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610b7b83611e02565b815491935091506001600160a01b03163314610bb35760405163f8ebe63160e01b81526004810184905233602482015260440161063b565b6001820154600160f01b900461ffff1615610bf157815460405163041d44f960e11b815261063b918591600160a01b90910460ff1690600401613835565b6001820154600160e01b900461ffff1615801590610c175750610c1383610e62565b4211155b15610c38576040516321e8002d60e11b81526004810184905260240161063b565b610c808383835f604051908082528060200260200182016040528015610c68578160200160208202803683370190505b50604080515f808252602082019092529060046120d3565b505f905060ff19815c16815d5050565b5f81815260208190526040812054600160a81b900464ffffffffff16808203610cbf57610cbc83610e62565b90505b5f83815260016020526040902054610ce490600160a01b900463ffffffff1682613ac2565b9392505050565b60ff5f5c1615610d0e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610d2783612319565b805482549294509092505f91610d5891600160c01b900463ffffffff1690600160d01b900464ffffffffff16613ac2565b9050804211610d845760405163206e51b960e21b8152600481018590526024810182905260440161063b565b5f80610d9d8685610d986002612710613b03565b611f43565b91509150610b2b86868685855f60036120d3565b60ff5f5c1615610dd45760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610dec8361232e565b50805464ffffffffff4216600160d01b026affffffffff0000000000ff60a01b1990911617600360a01b178155604051838152909150339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf919060200160405180910390a3505f60ff19815c16815d505050565b5f818152600160205260408120805482906201518090610e989063ffffffff600160c01b8204811691600160a01b900416613ac2565b610ea29190613ac2565b5f85815260208190526040902060010154909150600160a01b90046001600160401b0316818111610ed3575f610edd565b610edd8282613b16565b95945050505050565b5f818152602081905260409020600181015460609190600160f01b900461ffff166001600160401b03811115610f1e57610f1e613849565b604051908082528060200260200182016040528015610f47578160200160208202803683370190505b5091505f5b6001820154600160e01b900461ffff16811015610fe9575f848152600260208181526040808420858552825280842054888552600383528185206001600160a01b03909116808652925290922054908110610fdf578185610fae600284613b16565b81518110610fbe57610fbe613b29565b60200260200101906001600160a01b031690816001600160a01b0316815250505b5050600101610f4c565b5050919050565b60ff5f5c16156110135760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61102c84611e02565b8054600183015492945090925061ffff600160e01b918290048116919092049091161061106f576040516383de582960e01b81526004810185905260240161063b565b5f848152600360209081526040808320338452909152902054156110af57604051631a0af6eb60e21b81526004810185905233602482015260440161063b565b81546001600160a01b03163314806110d0575080546001600160a01b031633145b156110f75760405163136eb74160e21b81526004810185905233602482015260440161063b565b60028101546001600160a01b031615801590611120575060028101546001600160a01b03163314155b156111475760405163136eb74160e21b81526004810185905233602482015260440161063b565b60038101541580159061117357506003818101545f908152602091825260408082203383529092522054155b1561119a5760405163136eb74160e21b81526004810185905233602482015260440161063b565b6111a5848383611eb0565b5f8481526003602090815260408083203380855290835281842060019081905588855260028452828520878201805461ffff600160e01b9182900481168952929096529390952080546001600160a01b031916909217909155815490939192601c92611215928692900416613ad5565b825461ffff9182166101009390930a92830291909202199091161790555060018101545f906001600160801b0316156112ed576112528533610573565b6001830154604051637d6280cf60e01b815260048101839052602481018790523360448201526001600160801b0390911660648201529091507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690637d6280cf906084015f604051808303815f87803b1580156112d6575f5ffd5b505af11580156112e8573d5f5f3e3d5ffd5b505050505b6040805185815260208101839052339187917f26195465191a4622dfa1146d35b8a6bd70605aa57c5b92e2e7685052ed1e934d910160405180910390a3505f91505060ff19815c16815d505050565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614611387576040516337edf47960e01b815233600482015260240161063b565b63e3dd98b760e01b6001600160e01b031984160161143b575f806113ad83850185613b3d565b92509250507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316826001600160a01b03161415806113fc57506001600160a01b0381163014155b156114345760405163dbd1cfd160e01b8152600481018790526001600160a01b0380841660248301528216604482015260640161063b565b505061165d565b6302d1ec0b60e41b6001600160e01b031984160161165d5760405163bf22c45760e01b8152600481018590525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa1580156114b7573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f191682016040526114de919081019061396a565b5f868152600160205260408120805492935091620151809063ffffffff600160c01b820481169161151891600160a01b9091041642613ac2565b6115229190613ac2565b61152c9190613ac2565b90508260c0015181106115695760c08301516040516351658e1960e11b81526004810189905260248101839052604481019190915260640161063b565b5f878152602081905260409020805460ff60a01b1916600160a11b1781556101208401516001820180546001600160a01b0319166001600160a01b0390921691909117905560c08401516001600160401b03106115ca578360c001516115d3565b6001600160401b035b60018201805467ffffffffffffffff60a01b1916600160a01b6001600160401b039384168102919091179182905561012087015160a0880151604080519182529290930490931660208301526001600160a01b03909216918a917f7d3d47bf492e94b050ce139e83efb4ca94b617d2001a5cf74bce993cedb27628910160405180910390a3505050505b50505050565b60ff5f5c16156116865760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61169f88612319565b805491935091506001600160a01b031633146116d757604051636ceeb9e560e01b81526004810189905233602482015260440161063b565b6116e58882898989896123e0565b50821580159061171857508054600160e01b900461ffff166001141580611718575060018101546001600160801b031683115b1561174057604051630d460c2f60e11b8152600481018990526024810184905260440161063b565b6117b38883838a8a808060200260200160405190810160405280939291908181526020018383602002808284375f9201919091525050604080516020808e0282810182019093528d82529093508d92508c9182918501908490808284375f920191909152508b9250600291506120d39050565b505f905060ff19815c16815d50505050505050565b60ff5f5c16156117eb5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f6118048361232e565b80549193509150600160e01b900461ffff16600114611839576040516348ce6f0160e11b81526004810184905260240161063b565b6040805160018082528183019092525f916020808301908036833750506040805160018082528183019092529293505f929150602080830190803683375050505f86815260026020908152604080832083805290915281205484519293506001600160a01b0316918491906118b0576118b0613b29565b60200260200101906001600160a01b031690816001600160a01b031681525050612710815f815181106118e5576118e5613b29565b602002602001019061ffff16908161ffff168152505061190a85858585855f5f6120d3565b505f92505050805c60ff1916815d5050565b60408051610100810182525f80825260208201819052918101829052606081018290526080810182905260a0810182905260c0810182905260e08101919091525f82815260208181526040918290208251610100810190935280546001600160a01b03811684529091830190600160a01b900460ff1660048111156119a3576119a36136e6565b60048111156119b4576119b46136e6565b8152815464ffffffffff600160a81b820481166020840152600160d01b9091041660408201526001909101546001600160a01b03811660608301526001600160401b03600160a01b820416608083015261ffff600160e01b8204811660a0840152600160f01b9091041660c09091015292915050565b5f81815260208190526040902060010154606090600160e01b900461ffff16806001600160401b03811115611a6157611a61613849565b604051908082528060200260200182016040528015611a8a578160200160208202803683370190505b5091505f5b81811015610fe9575f84815260026020908152604080832084845290915290205483516001600160a01b0390911690849083908110611ad057611ad0613b29565b6001600160a01b0390921660209283029190910190910152600101611a8f565b336001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001614611b3b576040516337edf47960e01b815233600482015260240161063b565b630ccfd47760e01b6001600160e01b0319841601611b72575f80611b6183850185613b85565b9350505091506114348683836125d6565b6302d1ec0b60e41b6001600160e01b031984160161165d575f84815260208190526040902054600160a01b900460ff166001816004811115611bb657611bb66136e6565b14611bd857848160405163041d44f960e11b815260040161063b929190613835565b5050505050565b60ff5f5c1615611c025760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f611c1b8761232e565b91509150612710611c308883898989896123e0565b14611c51576040516348ce6f0160e11b81526004810188905260240161063b565b611cc18783838989808060200260200160405190810160405280939291908181526020018383602002808284375f9201919091525050604080516020808d0282810182019093528c82529093508c92508b9182918501908490808284375f92018290525092508291506120d39050565b505f905060ff19815c16815d505050505050565b60018301546001600160801b03165f819003611cf1575061165d565b5f85815260208190526040812060010154600160e01b900461ffff16905b81811015611df9575f8781526002602090815260408083208484529091529020546001600160a01b03908116907f000000000000000000000000000000000000000000000000000000000000000016630e330b62611d6d8a84610573565b83878615611d7b575f611d7d565b895b6040516001600160e01b031960e087901b16815260048101949094526001600160a01b039283166024850152604484019190915260648301528916608482015260a4015f604051808303815f87803b158015611dd7575f5ffd5b505af1158015611de9573d5f5f3e3d5ffd5b5050505050806001019050611d0f565b50505050505050565b5f8181526020819052604081209060025b8254600160a01b900460ff166004811115611e3057611e306136e6565b14611e9d575f8254600160a01b900460ff166004811115611e5357611e536136e6565b03611e7457604051630510aa5f60e41b81526004810184905260240161063b565b815460405163041d44f960e11b815261063b918591600160a01b90910460ff1690600401613835565b505f918252600160205260409091209091565b611eb983610e62565b421115611f3e5780548390620151809063ffffffff600160c01b8204811691611eeb91600160a01b9091041642613ac2565b611ef59190613ac2565b611eff9190613ac2565b60018401546040516351658e1960e11b815260048101939093526024830191909152600160a01b90046001600160401b0316604482015260640161063b565b505050565b6060805f611f5086610ee6565b855481519192505f91600160f01b90910461ffff1611611f7c578554600160f01b900461ffff16611f7f565b81515b9050806001600160401b03811115611f9957611f99613849565b604051908082528060200260200182016040528015611fc2578160200160208202803683370190505b509350806001600160401b03811115611fdd57611fdd613849565b604051908082528060200260200182016040528015612006578160200160208202803683370190505b5092505f5b8181101561208e5782818151811061202557612025613b29565b602002602001015185828151811061203f5761203f613b29565b6001600160a01b03909216602092830291909101909101526120618287613b03565b84828151811061207357612073613b29565b61ffff9092166020928302919091019091015260010161200b565b506120998186613c27565b835f815181106120ab576120ab613b29565b602002602001018181516120bf9190613ad5565b61ffff169052509296919550909350505050565b855460ff60a01b1916600160a21b17808755600160a81b900464ffffffffff165f0361211857855464ffffffffff60a81b1916600160a81b4264ffffffffff16021786555b85546001600160a01b03165f805b85518110156121625785818151811061214157612141613b29565b602002602001015161ffff16826121589190613ac2565b9150600101612126565b505f5f825f036122a05760405163bf22c45760e01b8152600481018c90527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa1580156121ce573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f191682016040526121f5919081019061396a565b60a0015190507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166341dd26f58c87600581111561223d5761223d6136e6565b60405160e084901b6001600160e01b031916815260048101929092526024820152606060448201525f60648201526084015f604051808303815f87803b158015612285575f5ffd5b505af1158015612297573d5f5f3e3d5ffd5b505050506122c2565b88546122bc908c908c906001600160a01b03168b8b888b612b60565b90925090505b6122ce8b8a8689611cd5565b8a7fec739fdedc720554bf1ad4ffd22754d728931c4b741914d03cb9601bb4d739ee8684848a6040516123049493929190613a85565b60405180910390a25050505050505050505050565b5f818152602081905260408120906003611e13565b5f5f61233983611e02565b815491935091506001600160a01b031633146123715760405163f8ebe63160e01b81526004810184905233602482015260440161063b565b6001820154600160f01b900461ffff165f036123a3576040516323b96f9960e01b81526004810184905260240161063b565b5f6123ad84610c90565b9050804211156123da57604051635e7dc15360e11b8152600481018590526024810182905260440161063b565b50915091565b5f83821415806123fb57508554600160f01b900461ffff1684115b1561241c576040516348ce6f0160e11b81526004810188905260240161063b565b5f5b848110156125a5575f88815260036020526040812060029188888581811061244857612448613b29565b905060200201602081019061245d9190613c3a565b6001600160a01b03166001600160a01b031681526020019081526020015f205410806124b1575083838281811061249657612496613b29565b90506020020160208101906124ab9190613c64565b61ffff16155b156124d2576040516348ce6f0160e11b81526004810189905260240161063b565b5f5b81811015612565578686838181106124ee576124ee613b29565b90506020020160208101906125039190613c3a565b6001600160a01b031687878381811061251e5761251e613b29565b90506020020160208101906125339190613c3a565b6001600160a01b03160361255d576040516348ce6f0160e11b8152600481018a905260240161063b565b6001016124d4565b5083838281811061257857612578613b29565b905060200201602081019061258d9190613c64565b61259b9061ffff1683613ac2565b915060010161241e565b506127108111156125cc576040516348ce6f0160e11b81526004810188905260240161063b565b9695505050505050565b5f838152602081905260408120908154600160a01b900460ff166004811115612601576126016136e6565b1415801561262c575060018154600160a01b900460ff166004811115612629576126296136e6565b14155b1561265a57805460405163041d44f960e11b815261063b918691600160a01b90910460ff1690600401613835565b7f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316836001600160a01b0316036126be5760405163f8ebe63160e01b8152600481018590526001600160a01b038416602482015260440161063b565b5f828060200190518101906126d39190613cb3565b80519091506001600160a01b031615806127015750836001600160a01b0316815f01516001600160a01b0316145b156127395760405163d29d307560e01b815260206004820152600760248201526630b93134ba32b960c91b604482015260640161063b565b602081015163ffffffff16158061276257506276a70063ffffffff16816020015163ffffffff16115b1561279f5760405163d29d307560e01b815260206004820152600c60248201526b72657669657757696e646f7760a01b604482015260640161063b565b604081015163ffffffff1615806127c857506276a70063ffffffff16816040015163ffffffff16115b156128045760405163d29d307560e01b815260206004820152600b60248201526a6172626974657254696d6560a81b604482015260640161063b565b606081015161ffff1615806128255750601461ffff16816060015161ffff16115b156128605760405163d29d307560e01b815260206004820152600a6024820152696d6178456e747269657360b01b604482015260640161063b565b608081015161ffff1615806128845750806060015161ffff16816080015161ffff16115b156128bf5760405163d29d307560e01b815260206004820152600a6024820152696d617857696e6e65727360b01b604482015260640161063b565b60c08101516001600160a01b0316158015906129265750806060015161ffff1660011415806129035750836001600160a01b03168160c001516001600160a01b0316145b806129265750805f01516001600160a01b03168160c001516001600160a01b0316145b1561295d5760405163d29d307560e01b81526020600482015260066024820152653bb7b935b2b960d11b604482015260640161063b565b60e081015115612a0e57848160e0015114806129825750806060015161ffff16600114155b806129ab575060e08101515f908152602081905260409020546001600160a01b03858116911614155b806129d5575060e08101515f90815260016020819052604090912054600160e01b900461ffff1614155b15612a0e5760405163d29d307560e01b81526020600482015260086024820152671c1c995d94185c9d60c21b604482015260640161063b565b5f85815260016020818152604092839020845181549286015186860151606088015160808901516001600160a01b039485166001600160c01b031990971696909617600160a01b63ffffffff94851681029190911765ffffffffffff60c01b1916600160c01b949093169390930261ffff60e01b191691909117600160e01b61ffff92831602176001600160f01b0316600160f01b919095160293909317825560a086015193820180546fffffffffffffffffffffffffffffffff19166001600160801b039095169490941790935560c08501516002820180546001600160a01b03191691851691909117905560e0850151600390910181905585549288166001600160a81b031990931683179091178555915187907f4bebd65cf4f9181ed86d506281c1c09cfcc8c69352ca301435c8a71decdc0b9a90612b519086906134a6565b60405180910390a45050505050565b60018601545f9081906001600160a01b03168180612b7f8c8488612da4565b9092509050612710612b918884613d54565b612b9b9190613b03565b9450612ba78583613b16565b93505f5f612bb88e8c8c8c8b613055565b8c518f548351939550919350916001600160a01b0390911690849083908110612be357612be3613b29565b60200260200101906001600160a01b031690816001600160a01b03168152505086828281518110612c1657612c16613b29565b60209081029190910101528315612d1557612c5f7f0000000000000000000000000000000000000000000000000000000000000000855a6001600160a01b038a16929190613264565b612cb6576040516317e3057d60e31b81526001600160a01b0380881660048301527f00000000000000000000000000000000000000000000000000000000000000001660248201526044810185905260640161063b565b8c83612cc3836001613ac2565b81518110612cd357612cd3613b29565b6001600160a01b03909216602092830291909101909101528382612cf8836001613ac2565b81518110612d0857612d08613b29565b6020026020010181815250505b6040516395ecdced60e01b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016906395ecdced90612d6590899087908790600401613d6b565b5f604051808303815f87803b158015612d7c575f5ffd5b505af1158015612d8e573d5f5f3e3d5ffd5b5050505050505050505097509795505050505050565b6040516370a0823160e01b81526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000811660048301525f9182918291908616906370a0823190602401602060405180830381865afa158015612e0f573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612e339190613dd0565b6040516370a0823160e01b81523060048201529091505f906001600160a01b038716906370a0823190602401602060405180830381865afa158015612e7a573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612e9e9190613dd0565b90507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031663d75bbdf388876005811115612ee257612ee26136e6565b60405160e084901b6001600160e01b031916815260048101929092526024820152606060448201525f60648201526084015f604051808303815f87803b158015612f2a575f5ffd5b505af1158015612f3c573d5f5f3e3d5ffd5b50506040516370a0823160e01b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000081166004830152859350891691506370a0823190602401602060405180830381865afa158015612fa6573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612fca9190613dd0565b612fd49190613b16565b6040516370a0823160e01b815230600482015290945081906001600160a01b038816906370a0823190602401602060405180830381865afa15801561301b573d5f5f3e3d5ffd5b505050506040513d601f19601f8201168201806040525081019061303f9190613dd0565b6130499190613b16565b92505050935093915050565b83516060908190613067816002613ac2565b6001600160401b0381111561307e5761307e613849565b6040519080825280602002602001820160405280156130a7578160200160208202803683370190505b5092506130b5816002613ac2565b6001600160401b038111156130cc576130cc613849565b6040519080825280602002602001820160405280156130f5578160200160208202803683370190505b509150835f5b82811015613257575f83613110836001613ac2565b1461314e578789838151811061312857613128613b29565b602002602001015161ffff168861313f9190613d54565b6131499190613b03565b613150565b825b905061315c8184613b16565b925089828151811061317057613170613b29565b602002602001015186838151811061318a5761318a613b29565b60200260200101906001600160a01b031690816001600160a01b031681525050808583815181106131bd576131bd613b29565b6020026020010181815250508982815181106131db576131db613b29565b60200260200101516001600160a01b03168b7fbfa28b63627e3b648fca8466affaff990a3e52c3b95e85ce70cadca19be9651d8b858151811061322057613220613b29565b60200260200101518460405161324692919061ffff929092168252602082015260400190565b60405180910390a3506001016130fb565b5050509550959350505050565b5f6001600160a01b0385166132d0575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f81146132bf576040519150601f19603f3d011682016040523d82523d5f602084013e6132c4565b606091505b50909250613325915050565b6040516001600160a01b03851660248201526044810184905261332290869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b1790528461332d565b90505b949350505050565b5f836001600160a01b03163b5f0361334657505f610ce4565b5f5f856001600160a01b031684866040516133619190613de7565b5f604051808303815f8787f1925050503d805f811461339b576040519150601f19603f3d011682016040523d82523d5f602084013e6133a0565b606091505b5091509150816133b4575f92505050610ce4565b80515f036133c757600192505050610ce4565b60208151101580156125cc5750808060200190518101906133e89190613dd0565b6001149695505050505050565b80356001600160e01b03198116811461340c575f5ffd5b919050565b5f60208284031215613421575f5ffd5b610ce4826133f5565b6001600160a01b038116811461343e575f5ffd5b50565b5f5f60408385031215613452575f5ffd5b8235915060208301356134648161342a565b809150509250929050565b5f6020828403121561347f575f5ffd5b5035919050565b5f5f60408385031215613497575f5ffd5b50508035926020909101359150565b5f6101008201905060018060a01b03835116825263ffffffff602084015116602083015263ffffffff604084015116604083015260608301516134ef606084018261ffff169052565b506080830151613505608084018261ffff169052565b5060a083015161352060a08401826001600160801b03169052565b5060c083015161353b60c08401826001600160a01b03169052565b5060e092830151919092015290565b5f8151808452602084019350602083015f5b828110156135835781516001600160a01b031686526020958601959091019060010161355c565b5093949350505050565b602081525f610ce4602083018461354a565b5f5f5f5f606085870312156135b2575f5ffd5b843593506135c2602086016133f5565b925060408501356001600160401b038111156135dc575f5ffd5b8501601f810187136135ec575f5ffd5b80356001600160401b03811115613601575f5ffd5b876020828401011115613612575f5ffd5b949793965060200194505050565b5f5f83601f840112613630575f5ffd5b5081356001600160401b03811115613646575f5ffd5b6020830191508360208260051b8501011115613660575f5ffd5b9250929050565b5f5f5f5f5f5f6080878903121561367c575f5ffd5b8635955060208701356001600160401b03811115613698575f5ffd5b6136a489828a01613620565b90965094505060408701356001600160401b038111156136c2575f5ffd5b6136ce89828a01613620565b979a9699509497949695606090950135949350505050565b634e487b7160e01b5f52602160045260245ffd5b6005811061370a5761370a6136e6565b9052565b81516001600160a01b03168152602080830151610100830191613733908401826136fa565b5064ffffffffff604084015116604083015264ffffffffff6060840151166060830152608083015161377060808401826001600160a01b03169052565b5060a083015161378b60a08401826001600160401b03169052565b5060c08301516137a160c084018261ffff169052565b5060e08301516137b760e084018261ffff169052565b5092915050565b5f5f5f5f5f606086880312156137d2575f5ffd5b8535945060208601356001600160401b038111156137ee575f5ffd5b6137fa88828901613620565b90955093505060408601356001600160401b03811115613818575f5ffd5b61382488828901613620565b969995985093965092949392505050565b82815260408101610ce460208301846136fa565b634e487b7160e01b5f52604160045260245ffd5b60405161018081016001600160401b038111828210171561388057613880613849565b60405290565b60405161010081016001600160401b038111828210171561388057613880613849565b604051601f8201601f191681016001600160401b03811182821017156138d1576138d1613849565b604052919050565b805161340c8161342a565b5f6001600160401b038211156138fc576138fc613849565b50601f01601f191660200190565b5f82601f830112613919575f5ffd5b815161392c613927826138e4565b6138a9565b818152846020838601011115613940575f5ffd5b8160208501602083015e5f918101602001919091529392505050565b80516006811061340c575f5ffd5b5f6020828403121561397a575f5ffd5b81516001600160401b0381111561398f575f5ffd5b820161018081850312156139a1575f5ffd5b6139a961385d565b815181526139b9602083016138d9565b60208201526139ca604083016138d9565b60408201526139db606083016138d9565b606082015260808201516001600160401b038111156139f8575f5ffd5b613a048682850161390a565b60808301525060a0828101519082015260c08083015190820152613a2a60e0830161395c565b60e0820152613a3c61010083016138d9565b610100820152613a4f61012083016138d9565b610120820152610140828101519082015261016091820151918101919091529392505050565b6006811061370a5761370a6136e6565b60808101613a938287613a75565b84602083015283604083015282606083015295945050505050565b634e487b7160e01b5f52601160045260245ffd5b8082018082111561056d5761056d613aae565b61ffff818116838216019081111561056d5761056d613aae565b634e487b7160e01b5f52601260045260245ffd5b5f82613b1157613b11613aef565b500490565b8181038181111561056d5761056d613aae565b634e487b7160e01b5f52603260045260245ffd5b5f5f5f60608486031215613b4f575f5ffd5b8335613b5a8161342a565b92506020840135613b6a8161342a565b91506040840135613b7a8161342a565b809150509250925092565b5f5f5f5f60808587031215613b98575f5ffd5b8435613ba38161342a565b93506020850135613bb38161342a565b92506040850135915060608501356001600160401b03811115613bd4575f5ffd5b8501601f81018713613be4575f5ffd5b8035613bf2613927826138e4565b818152886020838501011115613c06575f5ffd5b816020840160208301375f6020838301015280935050505092959194509250565b5f82613c3557613c35613aef565b500690565b5f60208284031215613c4a575f5ffd5b8135610ce48161342a565b61ffff8116811461343e575f5ffd5b5f60208284031215613c74575f5ffd5b8135610ce481613c55565b805163ffffffff8116811461340c575f5ffd5b805161340c81613c55565b80516001600160801b038116811461340c575f5ffd5b5f610100828403128015613cc5575f5ffd5b50613cce613886565b8251613cd98161342a565b8152613ce760208401613c7f565b6020820152613cf860408401613c7f565b6040820152613d0960608401613c92565b6060820152613d1a60808401613c92565b6080820152613d2b60a08401613c9d565b60a0820152613d3c60c084016138d9565b60c082015260e0928301519281019290925250919050565b808202811582820484141761056d5761056d613aae565b6001600160a01b03841681526060602082018190525f90613d8e9083018561354a565b8281036040840152835180825260208086019201905f5b81811015613dc3578351835260209384019390920191600101613da5565b5090979650505050505050565b5f60208284031215613de0575f5ffd5b5051919050565b5f82518060208501845e5f9201918252509190505660c060405234801561000f575f5ffd5b506040516109bb3803806109bb83398101604081905261002e91610043565b336080526001600160a01b031660a052610070565b5f60208284031215610053575f5ffd5b81516001600160a01b0381168114610069575f5ffd5b9392505050565b60805160a0516109166100a55f395f818161016b015261020701525f818160fa0152818161019801526103d701526109165ff3fe608060405234801561000f575f5ffd5b5060043610610085575f3560e01c80637f5a7c7b116100585780637f5a7c7b146100f557806395ecdced14610134578063d7e9ec0414610147578063f2f4eb2614610166575f5ffd5b806328079e4a146100895780632b68f2a5146100c35780632ecea788146100cd57806351cff8d9146100e2575b5f5ffd5b6100b0610097366004610763565b5f60208181529281526040808220909352908152205481565b6040519081526020015b60405180910390f35b6100b0620186a081565b6100e06100db366004610794565b61018d565b005b6100b06100f03660046107b4565b61026a565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016100ba565b6100e0610142366004610815565b6103cc565b6100b06101553660046107b4565b60016020525f908152604090205481565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146101dd57604051630a570b9960e41b81523360048201526024015b60405180910390fd5b604051639e63798d60e01b81526004810183905260248101829052606060448201525f60648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690639e63798d906084015f604051808303815f87803b158015610250575f5ffd5b505af1158015610262573d5f5f3e3d5ffd5b505050505050565b5f60ff815c161561028e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152602081815260408083206001600160a01b0385168452909152812054908190036102f057604051635623329f60e11b81523360048201526001600160a01b03831660248201526044016101d4565b335f908152602081815260408083206001600160a01b0386168452825280832083905560019091528120805483929061032a9084906108a9565b90915550610348905033825a6001600160a01b0386169291906105b4565b61037d576040516317e3057d60e31b81526001600160a01b0383166004820152336024820152604481018290526064016101d4565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461041757604051630a570b9960e41b81523360048201526024016101d4565b5f5b83811015610262575f838383818110610434576104346108c2565b905060200201359050805f0361044a57506105ac565b61048986868481811061045f5761045f6108c2565b905060200201602081019061047491906107b4565b6001600160a01b0389169083620186a06105b4565b6105aa57805f5f8888868181106104a2576104a26108c2565b90506020020160208101906104b791906107b4565b6001600160a01b03166001600160a01b031681526020019081526020015f205f896001600160a01b03166001600160a01b031681526020019081526020015f205f82825461050591906108d6565b90915550506001600160a01b0387165f90815260016020526040812080548392906105319084906108d6565b90915550506001600160a01b038716868684818110610552576105526108c2565b905060200201602081019061056791906107b4565b6001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d5836040516105a191815260200190565b60405180910390a35b505b600101610419565b5f6001600160a01b038516610620575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f811461060f576040519150601f19603f3d011682016040523d82523d5f602084013e610614565b606091505b50909250610675915050565b6040516001600160a01b03851660248201526044810184905261067290869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b1790528461067d565b90505b949350505050565b5f836001600160a01b03163b5f0361069657505f610741565b5f5f856001600160a01b031684866040516106b191906108e9565b5f604051808303815f8787f1925050503d805f81146106eb576040519150601f19603f3d011682016040523d82523d5f602084013e6106f0565b606091505b509150915081610704575f92505050610741565b80515f0361071757600192505050610741565b602081511015801561073c57508080602001905181019061073891906108ff565b6001145b925050505b9392505050565b80356001600160a01b038116811461075e575f5ffd5b919050565b5f5f60408385031215610774575f5ffd5b61077d83610748565b915061078b60208401610748565b90509250929050565b5f5f604083850312156107a5575f5ffd5b50508035926020909101359150565b5f602082840312156107c4575f5ffd5b61074182610748565b5f5f83601f8401126107dd575f5ffd5b50813567ffffffffffffffff8111156107f4575f5ffd5b6020830191508360208260051b850101111561080e575f5ffd5b9250929050565b5f5f5f5f5f60608688031215610829575f5ffd5b61083286610748565b9450602086013567ffffffffffffffff81111561084d575f5ffd5b610859888289016107cd565b909550935050604086013567ffffffffffffffff811115610878575f5ffd5b610884888289016107cd565b969995985093965092949392505050565b634e487b7160e01b5f52601160045260245ffd5b818103818111156108bc576108bc610895565b92915050565b634e487b7160e01b5f52603260045260245ffd5b808201808211156108bc576108bc610895565b5f82518060208501845e5f920191825250919050565b5f6020828403121561090f575f5ffd5b505191905056",
+	Bin: "0x60e060405234801561000f575f5ffd5b50604051614a82380380614a8283398101604081905261002e91610151565b306001600160a01b0316816001600160a01b03166319da7f4a6040518163ffffffff1660e01b8152600401602060405180830381865afa158015610074573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906100989190610189565b6001600160a01b0316146100ce576040516337f605f560e01b81526001600160a01b038216600482015260240160405180910390fd5b6001600160a01b03808316608052811660c05260405182906100ef9061012d565b6001600160a01b039091168152602001604051809103905ff080158015610118573d5f5f3e3d5ffd5b506001600160a01b031660a052506101ab9050565b6109bb806140c783390190565b6001600160a01b038116811461014e575f5ffd5b50565b5f5f60408385031215610162575f5ffd5b825161016d8161013a565b602084015190925061017e8161013a565b809150509250929050565b5f60208284031215610199575f5ffd5b81516101a48161013a565b9392505050565b60805160a05160c051613e7b61024c5f395f81816103a5015281816110cd0152611b7e01525f818161020801528181610a1a015281816111f40152818161269c01528181612caa01528181612d0001528181612daa01528181612e390152612fd301525f818161051b015281816106a901528181611187015281816112ab0152818161193b015281816121c20152818161223d0152612f200152613e7b5ff3fe608060405234801561000f575f5ffd5b50600436106101a1575f3560e01c80637188f3bc116100f3578063b759f95411610093578063dc08fb1d1161006e578063dc08fb1d146104d1578063deb96634146104e4578063f1bac63614610503578063f2f4eb2614610516575f5ffd5b8063b759f9541461048b578063bbd89b9b1461049e578063d00a2293146104be575f5ffd5b806387b2a2aa116100ce57806387b2a2aa146104285780639a478b4914610452578063a3fe478314610465578063af54aff914610478575f5ffd5b80637188f3bc146103da57806371d85a91146103ed5780637d4cb9641461040d575f5ffd5b806340e58ee51161015e5780635e2246ee116101395780635e2246ee146102985780636339372d1461038d57806368304835146103a05780636be1320b146103c7575f5ffd5b806340e58ee51461026857806343fd79011461027b5780634497ab7d1461028e575f5ffd5b806301ffc9a7146101a557806307d0305b146101cd5780630aebeb4e146101ee57806316f0115b146102035780632ecea7881461024257806337bdc99b14610255575b5f5ffd5b6101b86101b336600461348f565b61053d565b60405190151581526020015b60405180910390f35b6101e06101db3660046134bf565b610573565b6040519081526020016101c4565b6102016101fc3660046134ed565b6105c2565b005b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016101c4565b610201610250366004613504565b610818565b6102016102633660046134ed565b610a8c565b6102016102763660046134ed565b610b6c565b6101e06102893660046134ed565b610cbd565b6101e06201518081565b6103806102a63660046134ed565b60408051610100810182525f80825260208201819052918101829052606081018290526080810182905260a0810182905260c0810182905260e0810191909152505f9081526001602081815260409283902083516101008101855281546001600160a01b03808216835263ffffffff600160a01b8304811695840195909552600160c01b82049094169582019590955261ffff600160e01b860481166060830152600160f01b9095049094166080850152918201546001600160801b031660a084015260028201541660c08301526003015460e082015290565b6040516101c49190613524565b61020161039b3660046134ed565b610d18565b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b6102016103d5366004613504565b610dde565b6101e06103e83660046134ed565b610e8f565b6104006103fb3660046134ed565b610f13565b6040516101c4919061360b565b610415601481565b60405161ffff90911681526020016101c4565b6101e06104363660046134bf565b600360209081525f928352604080842090915290825290205481565b610201610460366004613504565b61101d565b61020161047336600461361d565b61117c565b6102016104863660046136e5565b6114a3565b6102016104993660046134ed565b611608565b6104b16104ac3660046134ed565b61175c565b6040516101c4919061378c565b6104006104cc3660046134ed565b61186a565b6102016104df36600461361d565b611930565b6104ee6276a70081565b60405163ffffffff90911681526020016101c4565b61020161051136600461383c565b611a1f565b61022a7f000000000000000000000000000000000000000000000000000000000000000081565b5f6001600160e01b03198216633ffb5e4f60e11b148061056d57506001600160e01b031982166301ffc9a760e01b145b92915050565b5f6001838360405160200161059b9291909182526001600160a01b0316602082015260400190565b60408051601f198184030181529190528051602090910120600160ff1b911c179392505050565b60ff5f5c16156105e55760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f818152602081905260408120908154600160a01b900460ff16600481111561061e5761061e613764565b0361064457604051630510aa5f60e41b8152600481018390526024015b60405180910390fd5b60048154600160a01b900460ff16600481111561066357610663613764565b0361069157805460405163041d44f960e11b815261063b918491600160a01b90910460ff16906004016138b3565b60405163bf22c45760e01b8152600481018390525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa1580156106f5573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f1916820160405261071c91908101906139e8565b60e001519050600581600581111561073657610736613764565b141580156107565750600481600581111561075357610753613764565b14155b15610793578281600581111561076e5761076e613764565b6040516332b78d2760e21b8152600481019290925260ff16602482015260440161063b565b8154600160a21b60ff60a01b1982161783555f8481526001602052604081206107c99286926001600160a01b0390911690611b15565b827fec739fdedc720554bf1ad4ffd22754d728931c4b741914d03cb9601bb4d739ee60055f5f5f6040516108009493929190613b03565b60405180910390a2505f905060ff19815c16815d5050565b60ff5f5c161561083b5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61085484611c42565b5f86815260036020908152604080832033845290915290205491935091506002811061089c57604051636338a03760e11b81526004810186905233602482015260440161063b565b805f036108f35760018201546001600160801b0316156108d8576040516361af690d60e01b81526004810186905233602482015260440161063b565b6108e3858484611cf0565b6108ee858484611e2b565b6108fe565b6108fe858484611ef5565b600183015461091990600160f01b900461ffff166002613b40565b5f86815260036020908152604080832033845290915290205560018381018054601e90610952908490600160f01b900461ffff16613b53565b82546101009290920a61ffff81810219909316918316021790915583546001860154600160e01b9091048216600160f01b9091049091160390506109af57825464ffffffffff60a81b1916600160a81b4264ffffffffff16021783555b604051848152339086907fcb10dbee06211b72c8346ec4e2c71208fa06f836a31b2b9b5dece48008f66b4f9060200160405180910390a3600183810154600160f01b900461ffff169003610a7a576040516305d9d4f160e31b815260048101869052602481018590527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690632ecea788906044015f604051808303815f87803b158015610a63575f5ffd5b505af1158015610a75573d5f5f3e3d5ffd5b505050505b505f91505060ff19815c16815d505050565b60ff5f5c1615610aaf5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610ac883611c42565b60018201549193509150600160f01b900461ffff165f03610aff576040516323b96f9960e01b81526004810184905260240161063b565b5f610b0984610cbd565b9050804211610b3557604051634ab4d0bd60e11b8152600481018590526024810182905260440161063b565b5f5f610b448685612710611f83565b91509150610b5886868685855f6001612113565b505f93505050815c60ff19169050815d5050565b60ff5f5c1615610b8f5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610ba883611c42565b815491935091506001600160a01b03163314610be05760405163f8ebe63160e01b81526004810184905233602482015260440161063b565b6001820154600160f01b900461ffff1615610c1e57815460405163041d44f960e11b815261063b918591600160a01b90910460ff16906004016138b3565b6001820154600160e01b900461ffff1615801590610c445750610c4083610e8f565b4211155b15610c65576040516321e8002d60e11b81526004810184905260240161063b565b610cad8383835f604051908082528060200260200182016040528015610c95578160200160208202803683370190505b50604080515f80825260208201909252906004612113565b505f905060ff19815c16815d5050565b5f81815260208190526040812054600160a81b900464ffffffffff16808203610cec57610ce983610e8f565b90505b5f83815260016020526040902054610d1190600160a01b900463ffffffff1682613b40565b9392505050565b60ff5f5c1615610d3b5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f610d5483612359565b805482549294509092505f91610d8591600160c01b900463ffffffff1690600160d01b900464ffffffffff16613b40565b9050804211610db15760405163206e51b960e21b8152600481018590526024810182905260440161063b565b5f80610dca8685610dc56002612710613b81565b611f83565b91509150610b5886868685855f6003612113565b60ff5f5c1615610e015760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f610e198361236e565b50805464ffffffffff4216600160d01b026affffffffff0000000000ff60a01b1990911617600360a01b178155604051838152909150339084907fd922e1d35a42b1195b9e584eb428434158266c8c443e87447bbe05f30a09cf919060200160405180910390a3505f60ff19815c16815d505050565b5f818152600160205260408120805482906201518090610ec59063ffffffff600160c01b8204811691600160a01b900416613b40565b610ecf9190613b40565b5f85815260208190526040902060010154909150600160a01b90046001600160401b0316818111610f00575f610f0a565b610f0a8282613b94565b95945050505050565b5f818152602081905260409020600181015460609190600160f01b900461ffff166001600160401b03811115610f4b57610f4b6138c7565b604051908082528060200260200182016040528015610f74578160200160208202803683370190505b5091505f5b6001820154600160e01b900461ffff16811015611016575f848152600260208181526040808420858552825280842054888552600383528185206001600160a01b0390911680865292529092205490811061100c578185610fdb600284613b94565b81518110610feb57610feb613ba7565b60200260200101906001600160a01b031690816001600160a01b0316815250505b5050600101610f79565b5050919050565b60ff5f5c16156110405760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f61105984611c42565b91509150611068848383611cf0565b60018101545f906001600160801b03161561112d57611088858484611e2b565b6110928533610573565b6001830154604051637d6280cf60e01b815260048101839052602481018790523360448201526001600160801b0390911660648201529091507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690637d6280cf906084015f604051808303815f87803b158015611116575f5ffd5b505af1158015611128573d5f5f3e3d5ffd5b505050505b6040805185815260208101839052339187917f26195465191a4622dfa1146d35b8a6bd70605aa57c5b92e2e7685052ed1e934d910160405180910390a3505f91505060ff19815c16815d505050565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146111c7576040516337edf47960e01b815233600482015260240161063b565b63e3dd98b760e01b6001600160e01b031984160161127b575f806111ed83850185613bbb565b92509250507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316826001600160a01b031614158061123c57506001600160a01b0381163014155b156112745760405163dbd1cfd160e01b8152600481018790526001600160a01b0380841660248301528216604482015260640161063b565b505061149d565b6302d1ec0b60e41b6001600160e01b031984160161149d5760405163bf22c45760e01b8152600481018590525f907f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa1580156112f7573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f1916820160405261131e91908101906139e8565b5f868152600160205260408120805492935091620151809063ffffffff600160c01b820481169161135891600160a01b9091041642613b40565b6113629190613b40565b61136c9190613b40565b90508260c0015181106113a95760c08301516040516351658e1960e11b81526004810189905260248101839052604481019190915260640161063b565b5f878152602081905260409020805460ff60a01b1916600160a11b1781556101208401516001820180546001600160a01b0319166001600160a01b0390921691909117905560c08401516001600160401b031061140a578360c00151611413565b6001600160401b035b60018201805467ffffffffffffffff60a01b1916600160a01b6001600160401b039384168102919091179182905561012087015160a0880151604080519182529290930490931660208301526001600160a01b03909216918a917f7d3d47bf492e94b050ce139e83efb4ca94b617d2001a5cf74bce993cedb27628910160405180910390a3505050505b50505050565b60ff5f5c16156114c65760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f6114df88612359565b805491935091506001600160a01b0316331461151757604051636ceeb9e560e01b81526004810189905233602482015260440161063b565b611525888289898989612420565b50821580159061155857508054600160e01b900461ffff166001141580611558575060018101546001600160801b031683115b1561158057604051630d460c2f60e11b8152600481018990526024810184905260440161063b565b6115f38883838a8a808060200260200160405190810160405280939291908181526020018383602002808284375f9201919091525050604080516020808e0282810182019093528d82529093508d92508c9182918501908490808284375f920191909152508b9250600291506121139050565b505f905060ff19815c16815d50505050505050565b60ff5f5c161561162b5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f6116448361236e565b80549193509150600160e01b900461ffff16600114611679576040516348ce6f0160e11b81526004810184905260240161063b565b6040805160018082528183019092525f916020808301908036833750506040805160018082528183019092529293505f929150602080830190803683375050505f86815260026020908152604080832083805290915281205484519293506001600160a01b0316918491906116f0576116f0613ba7565b60200260200101906001600160a01b031690816001600160a01b031681525050612710815f8151811061172557611725613ba7565b602002602001019061ffff16908161ffff168152505061174a85858585855f5f612113565b505f92505050805c60ff1916815d5050565b60408051610100810182525f80825260208201819052918101829052606081018290526080810182905260a0810182905260c0810182905260e08101919091525f82815260208181526040918290208251610100810190935280546001600160a01b03811684529091830190600160a01b900460ff1660048111156117e3576117e3613764565b60048111156117f4576117f4613764565b8152815464ffffffffff600160a81b820481166020840152600160d01b9091041660408201526001909101546001600160a01b03811660608301526001600160401b03600160a01b820416608083015261ffff600160e01b8204811660a0840152600160f01b9091041660c09091015292915050565b5f81815260208190526040902060010154606090600160e01b900461ffff16806001600160401b038111156118a1576118a16138c7565b6040519080825280602002602001820160405280156118ca578160200160208202803683370190505b5091505f5b81811015611016575f84815260026020908152604080832084845290915290205483516001600160a01b039091169084908390811061191057611910613ba7565b6001600160a01b03909216602092830291909101909101526001016118cf565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461197b576040516337edf47960e01b815233600482015260240161063b565b630ccfd47760e01b6001600160e01b03198416016119b2575f806119a183850185613c03565b935050509150611274868383612616565b6302d1ec0b60e41b6001600160e01b031984160161149d575f84815260208190526040902054600160a01b900460ff1660018160048111156119f6576119f6613764565b14611a1857848160405163041d44f960e11b815260040161063b9291906138b3565b5050505050565b60ff5f5c1615611a425760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d505f5f611a5b8761236e565b91509150612710611a70888389898989612420565b14611a91576040516348ce6f0160e11b81526004810188905260240161063b565b611b018783838989808060200260200160405190810160405280939291908181526020018383602002808284375f9201919091525050604080516020808d0282810182019093528c82529093508c92508b9182918501908490808284375f92018290525092508291506121139050565b505f905060ff19815c16815d505050505050565b60018301546001600160801b03165f819003611b31575061149d565b5f85815260208190526040812060010154600160e01b900461ffff16905b81811015611c39575f8781526002602090815260408083208484529091529020546001600160a01b03908116907f000000000000000000000000000000000000000000000000000000000000000016630e330b62611bad8a84610573565b83878615611bbb575f611bbd565b895b6040516001600160e01b031960e087901b16815260048101949094526001600160a01b039283166024850152604484019190915260648301528916608482015260a4015f604051808303815f87803b158015611c17575f5ffd5b505af1158015611c29573d5f5f3e3d5ffd5b5050505050806001019050611b4f565b50505050505050565b5f8181526020819052604081209060025b8254600160a01b900460ff166004811115611c7057611c70613764565b14611cdd575f8254600160a01b900460ff166004811115611c9357611c93613764565b03611cb457604051630510aa5f60e41b81526004810184905260240161063b565b815460405163041d44f960e11b815261063b918591600160a01b90910460ff16906004016138b3565b505f918252600160205260409091209091565b5f83815260036020908152604080832033845290915290205415611d3057604051631a0af6eb60e21b81526004810184905233602482015260440161063b565b81546001600160a01b0316331480611d51575080546001600160a01b031633145b15611d785760405163136eb74160e21b81526004810184905233602482015260440161063b565b60028101546001600160a01b031615801590611da1575060028101546001600160a01b03163314155b15611dc85760405163136eb74160e21b81526004810184905233602482015260440161063b565b600381015415801590611df457506003818101545f908152602091825260408082203383529092522054155b15611e1b5760405163136eb74160e21b81526004810184905233602482015260440161063b565b611e26838383611ef5565b505050565b8054600183015461ffff600160e01b928390048116929091041610611e66576040516383de582960e01b81526004810184905260240161063b565b5f8381526003602090815260408083203380855290835281842060019081905587855260028452828520878201805461ffff600160e01b9182900481168952929096529390952080546001600160a01b031916909217909155815490939192601c92611ed6928692900416613b53565b92506101000a81548161ffff021916908361ffff160217905550505050565b611efe83610e8f565b421115611e265780548390620151809063ffffffff600160c01b8204811691611f3091600160a01b9091041642613b40565b611f3a9190613b40565b611f449190613b40565b60018401546040516351658e1960e11b815260048101939093526024830191909152600160a01b90046001600160401b0316604482015260640161063b565b6060805f611f9086610f13565b855481519192505f91600160f01b90910461ffff1611611fbc578554600160f01b900461ffff16611fbf565b81515b9050806001600160401b03811115611fd957611fd96138c7565b604051908082528060200260200182016040528015612002578160200160208202803683370190505b509350806001600160401b0381111561201d5761201d6138c7565b604051908082528060200260200182016040528015612046578160200160208202803683370190505b5092505f5b818110156120ce5782818151811061206557612065613ba7565b602002602001015185828151811061207f5761207f613ba7565b6001600160a01b03909216602092830291909101909101526120a18287613b81565b8482815181106120b3576120b3613ba7565b61ffff9092166020928302919091019091015260010161204b565b506120d98186613ca5565b835f815181106120eb576120eb613ba7565b602002602001018181516120ff9190613b53565b61ffff169052509296919550909350505050565b855460ff60a01b1916600160a21b17808755600160a81b900464ffffffffff165f0361215857855464ffffffffff60a81b1916600160a81b4264ffffffffff16021786555b85546001600160a01b03165f805b85518110156121a25785818151811061218157612181613ba7565b602002602001015161ffff16826121989190613b40565b9150600101612166565b505f5f825f036122e05760405163bf22c45760e01b8152600481018c90527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063bf22c457906024015f60405180830381865afa15801561220e573d5f5f3e3d5ffd5b505050506040513d5f823e601f3d908101601f1916820160405261223591908101906139e8565b60a0015190507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03166341dd26f58c87600581111561227d5761227d613764565b60405160e084901b6001600160e01b031916815260048101929092526024820152606060448201525f60648201526084015f604051808303815f87803b1580156122c5575f5ffd5b505af11580156122d7573d5f5f3e3d5ffd5b50505050612302565b88546122fc908c908c906001600160a01b03168b8b888b612bde565b90925090505b61230e8b8a8689611b15565b8a7fec739fdedc720554bf1ad4ffd22754d728931c4b741914d03cb9601bb4d739ee8684848a6040516123449493929190613b03565b60405180910390a25050505050505050505050565b5f818152602081905260408120906003611c53565b5f5f61237983611c42565b815491935091506001600160a01b031633146123b15760405163f8ebe63160e01b81526004810184905233602482015260440161063b565b6001820154600160f01b900461ffff165f036123e3576040516323b96f9960e01b81526004810184905260240161063b565b5f6123ed84610cbd565b90508042111561241a57604051635e7dc15360e11b8152600481018590526024810182905260440161063b565b50915091565b5f838214158061243b57508554600160f01b900461ffff1684115b1561245c576040516348ce6f0160e11b81526004810188905260240161063b565b5f5b848110156125e5575f88815260036020526040812060029188888581811061248857612488613ba7565b905060200201602081019061249d9190613cb8565b6001600160a01b03166001600160a01b031681526020019081526020015f205410806124f157508383828181106124d6576124d6613ba7565b90506020020160208101906124eb9190613ce2565b61ffff16155b15612512576040516348ce6f0160e11b81526004810189905260240161063b565b5f5b818110156125a55786868381811061252e5761252e613ba7565b90506020020160208101906125439190613cb8565b6001600160a01b031687878381811061255e5761255e613ba7565b90506020020160208101906125739190613cb8565b6001600160a01b03160361259d576040516348ce6f0160e11b8152600481018a905260240161063b565b600101612514565b508383828181106125b8576125b8613ba7565b90506020020160208101906125cd9190613ce2565b6125db9061ffff1683613b40565b915060010161245e565b5061271081111561260c576040516348ce6f0160e11b81526004810188905260240161063b565b9695505050505050565b5f838152602081905260408120908154600160a01b900460ff16600481111561264157612641613764565b1415801561266c575060018154600160a01b900460ff16600481111561266957612669613764565b14155b1561269a57805460405163041d44f960e11b815261063b918691600160a01b90910460ff16906004016138b3565b7f00000000000000000000000000000000000000000000000000000000000000006001600160a01b0316836001600160a01b0316036126fe5760405163f8ebe63160e01b8152600481018590526001600160a01b038416602482015260440161063b565b81516101001461273c5760405163d29d307560e01b8152602060048201526008602482015267656e636f64696e6760c01b604482015260640161063b565b5f828060200190518101906127519190613d31565b80519091506001600160a01b0316158061277f5750836001600160a01b0316815f01516001600160a01b0316145b156127b75760405163d29d307560e01b815260206004820152600760248201526630b93134ba32b960c91b604482015260640161063b565b602081015163ffffffff1615806127e057506276a70063ffffffff16816020015163ffffffff16115b1561281d5760405163d29d307560e01b815260206004820152600c60248201526b72657669657757696e646f7760a01b604482015260640161063b565b604081015163ffffffff16158061284657506276a70063ffffffff16816040015163ffffffff16115b156128825760405163d29d307560e01b815260206004820152600b60248201526a6172626974657254696d6560a81b604482015260640161063b565b606081015161ffff1615806128a35750601461ffff16816060015161ffff16115b156128de5760405163d29d307560e01b815260206004820152600a6024820152696d6178456e747269657360b01b604482015260640161063b565b608081015161ffff1615806129025750806060015161ffff16816080015161ffff16115b1561293d5760405163d29d307560e01b815260206004820152600a6024820152696d617857696e6e65727360b01b604482015260640161063b565b60c08101516001600160a01b0316158015906129a45750806060015161ffff1660011415806129815750836001600160a01b03168160c001516001600160a01b0316145b806129a45750805f01516001600160a01b03168160c001516001600160a01b0316145b156129db5760405163d29d307560e01b81526020600482015260066024820152653bb7b935b2b960d11b604482015260640161063b565b60e081015115612a8c57848160e001511480612a005750806060015161ffff16600114155b80612a29575060e08101515f908152602081905260409020546001600160a01b03858116911614155b80612a53575060e08101515f90815260016020819052604090912054600160e01b900461ffff1614155b15612a8c5760405163d29d307560e01b81526020600482015260086024820152671c1c995d94185c9d60c21b604482015260640161063b565b5f85815260016020818152604092839020845181549286015186860151606088015160808901516001600160a01b039485166001600160c01b031990971696909617600160a01b63ffffffff94851681029190911765ffffffffffff60c01b1916600160c01b949093169390930261ffff60e01b191691909117600160e01b61ffff92831602176001600160f01b0316600160f01b919095160293909317825560a086015193820180546fffffffffffffffffffffffffffffffff19166001600160801b039095169490941790935560c08501516002820180546001600160a01b03191691851691909117905560e0850151600390910181905585549288166001600160a81b031990931683179091178555915187907f4bebd65cf4f9181ed86d506281c1c09cfcc8c69352ca301435c8a71decdc0b9a90612bcf908690613524565b60405180910390a45050505050565b60018601545f9081906001600160a01b03168180612bfd8c8488612e22565b9092509050612710612c0f8884613dd2565b612c199190613b81565b9450612c258583613b94565b93505f5f612c368e8c8c8c8b6130d3565b8c518f548351939550919350916001600160a01b0390911690849083908110612c6157612c61613ba7565b60200260200101906001600160a01b031690816001600160a01b03168152505086828281518110612c9457612c94613ba7565b60209081029190910101528315612d9357612cdd7f0000000000000000000000000000000000000000000000000000000000000000855a6001600160a01b038a169291906132e2565b612d34576040516317e3057d60e31b81526001600160a01b0380881660048301527f00000000000000000000000000000000000000000000000000000000000000001660248201526044810185905260640161063b565b8c83612d41836001613b40565b81518110612d5157612d51613ba7565b6001600160a01b03909216602092830291909101909101528382612d76836001613b40565b81518110612d8657612d86613ba7565b6020026020010181815250505b6040516395ecdced60e01b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016906395ecdced90612de390899087908790600401613de9565b5f604051808303815f87803b158015612dfa575f5ffd5b505af1158015612e0c573d5f5f3e3d5ffd5b5050505050505050505097509795505050505050565b6040516370a0823160e01b81526001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000811660048301525f9182918291908616906370a0823190602401602060405180830381865afa158015612e8d573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612eb19190613e4e565b6040516370a0823160e01b81523060048201529091505f906001600160a01b038716906370a0823190602401602060405180830381865afa158015612ef8573d5f5f3e3d5ffd5b505050506040513d601f19601f82011682018060405250810190612f1c9190613e4e565b90507f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031663d75bbdf388876005811115612f6057612f60613764565b60405160e084901b6001600160e01b031916815260048101929092526024820152606060448201525f60648201526084015f604051808303815f87803b158015612fa8575f5ffd5b505af1158015612fba573d5f5f3e3d5ffd5b50506040516370a0823160e01b81526001600160a01b037f000000000000000000000000000000000000000000000000000000000000000081166004830152859350891691506370a0823190602401602060405180830381865afa158015613024573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906130489190613e4e565b6130529190613b94565b6040516370a0823160e01b815230600482015290945081906001600160a01b038816906370a0823190602401602060405180830381865afa158015613099573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906130bd9190613e4e565b6130c79190613b94565b92505050935093915050565b835160609081906130e5816002613b40565b6001600160401b038111156130fc576130fc6138c7565b604051908082528060200260200182016040528015613125578160200160208202803683370190505b509250613133816002613b40565b6001600160401b0381111561314a5761314a6138c7565b604051908082528060200260200182016040528015613173578160200160208202803683370190505b509150835f5b828110156132d5575f8361318e836001613b40565b146131cc57878983815181106131a6576131a6613ba7565b602002602001015161ffff16886131bd9190613dd2565b6131c79190613b81565b6131ce565b825b90506131da8184613b94565b92508982815181106131ee576131ee613ba7565b602002602001015186838151811061320857613208613ba7565b60200260200101906001600160a01b031690816001600160a01b0316815250508085838151811061323b5761323b613ba7565b60200260200101818152505089828151811061325957613259613ba7565b60200260200101516001600160a01b03168b7fbfa28b63627e3b648fca8466affaff990a3e52c3b95e85ce70cadca19be9651d8b858151811061329e5761329e613ba7565b6020026020010151846040516132c492919061ffff929092168252602082015260400190565b60405180910390a350600101613179565b5050509550959350505050565b5f6001600160a01b03851661334e575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f811461333d576040519150601f19603f3d011682016040523d82523d5f602084013e613342565b606091505b509092506133a3915050565b6040516001600160a01b0385166024820152604481018490526133a090869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b179052846133ab565b90505b949350505050565b5f836001600160a01b03163b5f036133c457505f610d11565b5f5f856001600160a01b031684866040516133df9190613e65565b5f604051808303815f8787f1925050503d805f8114613419576040519150601f19603f3d011682016040523d82523d5f602084013e61341e565b606091505b509150915081613432575f92505050610d11565b80515f0361344557600192505050610d11565b602081511015801561260c5750808060200190518101906134669190613e4e565b6001149695505050505050565b80356001600160e01b03198116811461348a575f5ffd5b919050565b5f6020828403121561349f575f5ffd5b610d1182613473565b6001600160a01b03811681146134bc575f5ffd5b50565b5f5f604083850312156134d0575f5ffd5b8235915060208301356134e2816134a8565b809150509250929050565b5f602082840312156134fd575f5ffd5b5035919050565b5f5f60408385031215613515575f5ffd5b50508035926020909101359150565b5f6101008201905060018060a01b03835116825263ffffffff602084015116602083015263ffffffff6040840151166040830152606083015161356d606084018261ffff169052565b506080830151613583608084018261ffff169052565b5060a083015161359e60a08401826001600160801b03169052565b5060c08301516135b960c08401826001600160a01b03169052565b5060e092830151919092015290565b5f8151808452602084019350602083015f5b828110156136015781516001600160a01b03168652602095860195909101906001016135da565b5093949350505050565b602081525f610d1160208301846135c8565b5f5f5f5f60608587031215613630575f5ffd5b8435935061364060208601613473565b925060408501356001600160401b0381111561365a575f5ffd5b8501601f8101871361366a575f5ffd5b80356001600160401b0381111561367f575f5ffd5b876020828401011115613690575f5ffd5b949793965060200194505050565b5f5f83601f8401126136ae575f5ffd5b5081356001600160401b038111156136c4575f5ffd5b6020830191508360208260051b85010111156136de575f5ffd5b9250929050565b5f5f5f5f5f5f608087890312156136fa575f5ffd5b8635955060208701356001600160401b03811115613716575f5ffd5b61372289828a0161369e565b90965094505060408701356001600160401b03811115613740575f5ffd5b61374c89828a0161369e565b979a9699509497949695606090950135949350505050565b634e487b7160e01b5f52602160045260245ffd5b6005811061378857613788613764565b9052565b81516001600160a01b031681526020808301516101008301916137b190840182613778565b5064ffffffffff604084015116604083015264ffffffffff606084015116606083015260808301516137ee60808401826001600160a01b03169052565b5060a083015161380960a08401826001600160401b03169052565b5060c083015161381f60c084018261ffff169052565b5060e083015161383560e084018261ffff169052565b5092915050565b5f5f5f5f5f60608688031215613850575f5ffd5b8535945060208601356001600160401b0381111561386c575f5ffd5b6138788882890161369e565b90955093505060408601356001600160401b03811115613896575f5ffd5b6138a28882890161369e565b969995985093965092949392505050565b82815260408101610d116020830184613778565b634e487b7160e01b5f52604160045260245ffd5b60405161018081016001600160401b03811182821017156138fe576138fe6138c7565b60405290565b60405161010081016001600160401b03811182821017156138fe576138fe6138c7565b604051601f8201601f191681016001600160401b038111828210171561394f5761394f6138c7565b604052919050565b805161348a816134a8565b5f6001600160401b0382111561397a5761397a6138c7565b50601f01601f191660200190565b5f82601f830112613997575f5ffd5b81516139aa6139a582613962565b613927565b8181528460208386010111156139be575f5ffd5b8160208501602083015e5f918101602001919091529392505050565b80516006811061348a575f5ffd5b5f602082840312156139f8575f5ffd5b81516001600160401b03811115613a0d575f5ffd5b82016101808185031215613a1f575f5ffd5b613a276138db565b81518152613a3760208301613957565b6020820152613a4860408301613957565b6040820152613a5960608301613957565b606082015260808201516001600160401b03811115613a76575f5ffd5b613a8286828501613988565b60808301525060a0828101519082015260c08083015190820152613aa860e083016139da565b60e0820152613aba6101008301613957565b610100820152613acd6101208301613957565b610120820152610140828101519082015261016091820151918101919091529392505050565b6006811061378857613788613764565b60808101613b118287613af3565b84602083015283604083015282606083015295945050505050565b634e487b7160e01b5f52601160045260245ffd5b8082018082111561056d5761056d613b2c565b61ffff818116838216019081111561056d5761056d613b2c565b634e487b7160e01b5f52601260045260245ffd5b5f82613b8f57613b8f613b6d565b500490565b8181038181111561056d5761056d613b2c565b634e487b7160e01b5f52603260045260245ffd5b5f5f5f60608486031215613bcd575f5ffd5b8335613bd8816134a8565b92506020840135613be8816134a8565b91506040840135613bf8816134a8565b809150509250925092565b5f5f5f5f60808587031215613c16575f5ffd5b8435613c21816134a8565b93506020850135613c31816134a8565b92506040850135915060608501356001600160401b03811115613c52575f5ffd5b8501601f81018713613c62575f5ffd5b8035613c706139a582613962565b818152886020838501011115613c84575f5ffd5b816020840160208301375f6020838301015280935050505092959194509250565b5f82613cb357613cb3613b6d565b500690565b5f60208284031215613cc8575f5ffd5b8135610d11816134a8565b61ffff811681146134bc575f5ffd5b5f60208284031215613cf2575f5ffd5b8135610d1181613cd3565b805163ffffffff8116811461348a575f5ffd5b805161348a81613cd3565b80516001600160801b038116811461348a575f5ffd5b5f610100828403128015613d43575f5ffd5b50613d4c613904565b8251613d57816134a8565b8152613d6560208401613cfd565b6020820152613d7660408401613cfd565b6040820152613d8760608401613d10565b6060820152613d9860808401613d10565b6080820152613da960a08401613d1b565b60a0820152613dba60c08401613957565b60c082015260e0928301519281019290925250919050565b808202811582820484141761056d5761056d613b2c565b6001600160a01b03841681526060602082018190525f90613e0c908301856135c8565b8281036040840152835180825260208086019201905f5b81811015613e41578351835260209384019390920191600101613e23565b5090979650505050505050565b5f60208284031215613e5e575f5ffd5b5051919050565b5f82518060208501845e5f9201918252509190505660c060405234801561000f575f5ffd5b506040516109bb3803806109bb83398101604081905261002e91610043565b336080526001600160a01b031660a052610070565b5f60208284031215610053575f5ffd5b81516001600160a01b0381168114610069575f5ffd5b9392505050565b60805160a0516109166100a55f395f818161016b015261020701525f818160fa0152818161019801526103d701526109165ff3fe608060405234801561000f575f5ffd5b5060043610610085575f3560e01c80637f5a7c7b116100585780637f5a7c7b146100f557806395ecdced14610134578063d7e9ec0414610147578063f2f4eb2614610166575f5ffd5b806328079e4a146100895780632b68f2a5146100c35780632ecea788146100cd57806351cff8d9146100e2575b5f5ffd5b6100b0610097366004610763565b5f60208181529281526040808220909352908152205481565b6040519081526020015b60405180910390f35b6100b0620186a081565b6100e06100db366004610794565b61018d565b005b6100b06100f03660046107b4565b61026a565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b6040516001600160a01b0390911681526020016100ba565b6100e0610142366004610815565b6103cc565b6100b06101553660046107b4565b60016020525f908152604090205481565b61011c7f000000000000000000000000000000000000000000000000000000000000000081565b336001600160a01b037f000000000000000000000000000000000000000000000000000000000000000016146101dd57604051630a570b9960e41b81523360048201526024015b60405180910390fd5b604051639e63798d60e01b81526004810183905260248101829052606060448201525f60648201527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b031690639e63798d906084015f604051808303815f87803b158015610250575f5ffd5b505af1158015610262573d5f5f3e3d5ffd5b505050505050565b5f60ff815c161561028e5760405163558a1e0360e11b815260040160405180910390fd5b60015f805c60ff19168217905d5050335f908152602081815260408083206001600160a01b0385168452909152812054908190036102f057604051635623329f60e11b81523360048201526001600160a01b03831660248201526044016101d4565b335f908152602081815260408083206001600160a01b0386168452825280832083905560019091528120805483929061032a9084906108a9565b90915550610348905033825a6001600160a01b0386169291906105b4565b61037d576040516317e3057d60e31b81526001600160a01b0383166004820152336024820152604481018290526064016101d4565b6040518181526001600160a01b0383169033907fd1c19fbcd4551a5edfb66d43d2e337c04837afda3482b42bdf569a8fccdae5fb9060200160405180910390a35f60ff19815c16815d50919050565b336001600160a01b037f0000000000000000000000000000000000000000000000000000000000000000161461041757604051630a570b9960e41b81523360048201526024016101d4565b5f5b83811015610262575f838383818110610434576104346108c2565b905060200201359050805f0361044a57506105ac565b61048986868481811061045f5761045f6108c2565b905060200201602081019061047491906107b4565b6001600160a01b0389169083620186a06105b4565b6105aa57805f5f8888868181106104a2576104a26108c2565b90506020020160208101906104b791906107b4565b6001600160a01b03166001600160a01b031681526020019081526020015f205f896001600160a01b03166001600160a01b031681526020019081526020015f205f82825461050591906108d6565b90915550506001600160a01b0387165f90815260016020526040812080548392906105319084906108d6565b90915550506001600160a01b038716868684818110610552576105526108c2565b905060200201602081019061056791906107b4565b6001600160a01b03167f4e45da441832cf53bdaa69235704fc0575e68210f459ee1562911024b12967d5836040516105a191815260200190565b60405180910390a35b505b600101610419565b5f6001600160a01b038516610620575f846001600160a01b03168484906040515f60405180830381858888f193505050503d805f811461060f576040519150601f19603f3d011682016040523d82523d5f602084013e610614565b606091505b50909250610675915050565b6040516001600160a01b03851660248201526044810184905261067290869060640160408051601f198184030181529190526020810180516001600160e01b031663a9059cbb60e01b1790528461067d565b90505b949350505050565b5f836001600160a01b03163b5f0361069657505f610741565b5f5f856001600160a01b031684866040516106b191906108e9565b5f604051808303815f8787f1925050503d805f81146106eb576040519150601f19603f3d011682016040523d82523d5f602084013e6106f0565b606091505b509150915081610704575f92505050610741565b80515f0361071757600192505050610741565b602081511015801561073c57508080602001905181019061073891906108ff565b6001145b925050505b9392505050565b80356001600160a01b038116811461075e575f5ffd5b919050565b5f5f60408385031215610774575f5ffd5b61077d83610748565b915061078b60208401610748565b90509250929050565b5f5f604083850312156107a5575f5ffd5b50508035926020909101359150565b5f602082840312156107c4575f5ffd5b61074182610748565b5f5f83601f8401126107dd575f5ffd5b50813567ffffffffffffffff8111156107f4575f5ffd5b6020830191508360208260051b850101111561080e575f5ffd5b9250929050565b5f5f5f5f5f60608688031215610829575f5ffd5b61083286610748565b9450602086013567ffffffffffffffff81111561084d575f5ffd5b610859888289016107cd565b909550935050604086013567ffffffffffffffff811115610878575f5ffd5b610884888289016107cd565b969995985093965092949392505050565b634e487b7160e01b5f52601160045260245ffd5b818103818111156108bc576108bc610895565b92915050565b634e487b7160e01b5f52603260045260245ffd5b808201808211156108bc576108bc610895565b5f82518060208501845e5f920191825250919050565b5f6020828403121561090f575f5ffd5b505191905056",
 }
 
 // SuretyHook is an auto generated Go binding around an Ethereum contract.
@@ -15795,6 +20948,550 @@ func SuretyPoolTransferFailedErrorID() common.Hash {
 func (suretyPool *SuretyPool) UnpackTransferFailedError(raw []byte) (*SuretyPoolTransferFailed, error) {
 	out := new(SuretyPoolTransferFailed)
 	if err := suretyPool.abi.UnpackIntoInterface(out, "TransferFailed", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ValidationRegistryMetaData contains all meta data concerning the ValidationRegistry contract.
+var ValidationRegistryMetaData = bind.MetaData{
+	ABI: "[{\"type\":\"constructor\",\"inputs\":[{\"name\":\"identityRegistry\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"getAgentValidations\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32[]\",\"internalType\":\"bytes32[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getIdentityRegistry\",\"inputs\":[],\"outputs\":[{\"name\":\"\",\"type\":\"address\",\"internalType\":\"address\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getSummary\",\"inputs\":[{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"validatorAddresses\",\"type\":\"address[]\",\"internalType\":\"address[]\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[{\"name\":\"count\",\"type\":\"uint64\",\"internalType\":\"uint64\"},{\"name\":\"averageResponse\",\"type\":\"uint8\",\"internalType\":\"uint8\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getValidationStatus\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"lastUpdate\",\"type\":\"uint256\",\"internalType\":\"uint256\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"getValidatorRequests\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"}],\"outputs\":[{\"name\":\"\",\"type\":\"bytes32[]\",\"internalType\":\"bytes32[]\"}],\"stateMutability\":\"view\"},{\"type\":\"function\",\"name\":\"validationRequest\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"},{\"name\":\"requestURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"function\",\"name\":\"validationResponse\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"},{\"name\":\"responseURI\",\"type\":\"string\",\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"internalType\":\"string\"}],\"outputs\":[],\"stateMutability\":\"nonpayable\"},{\"type\":\"event\",\"name\":\"ValidationRequest\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"requestURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"}],\"anonymous\":false},{\"type\":\"event\",\"name\":\"ValidationResponse\",\"inputs\":[{\"name\":\"validatorAddress\",\"type\":\"address\",\"indexed\":true,\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"indexed\":true,\"internalType\":\"uint256\"},{\"name\":\"requestHash\",\"type\":\"bytes32\",\"indexed\":true,\"internalType\":\"bytes32\"},{\"name\":\"response\",\"type\":\"uint8\",\"indexed\":false,\"internalType\":\"uint8\"},{\"name\":\"responseURI\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"},{\"name\":\"responseHash\",\"type\":\"bytes32\",\"indexed\":false,\"internalType\":\"bytes32\"},{\"name\":\"tag\",\"type\":\"string\",\"indexed\":false,\"internalType\":\"string\"}],\"anonymous\":false},{\"type\":\"error\",\"name\":\"NotAuthorized\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"agentId\",\"type\":\"uint256\",\"internalType\":\"uint256\"}]},{\"type\":\"error\",\"name\":\"NotValidator\",\"inputs\":[{\"name\":\"caller\",\"type\":\"address\",\"internalType\":\"address\"},{\"name\":\"validator\",\"type\":\"address\",\"internalType\":\"address\"}]},{\"type\":\"error\",\"name\":\"RequestExists\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"ResponseOutOfRange\",\"inputs\":[{\"name\":\"response\",\"type\":\"uint8\",\"internalType\":\"uint8\"}]},{\"type\":\"error\",\"name\":\"UnknownRequest\",\"inputs\":[{\"name\":\"requestHash\",\"type\":\"bytes32\",\"internalType\":\"bytes32\"}]},{\"type\":\"error\",\"name\":\"ZeroValidator\",\"inputs\":[]}]",
+	ID:  "ValidationRegistry",
+	Bin: "0x60a0604052348015600e575f5ffd5b50604051610e9a380380610e9a833981016040819052602b91603b565b6001600160a01b03166080526066565b5f60208284031215604a575f5ffd5b81516001600160a01b0381168114605f575f5ffd5b9392505050565b608051610e156100855f395f818161011f015261054f0152610e155ff3fe608060405234801561000f575f5ffd5b506004361061007a575f3560e01c80638d5d0c2d116100585780638d5d0c2d146100ec578063aaf400c4146100ff578063bc4d861b14610112578063ff2febfc14610149575f5ffd5b80631b7cabd61461007e5780633d659a96146100b75780634bf3158c146100cc575b5f5ffd5b61009161008c366004610896565b61016e565b604080516001600160401b03909316835260ff9091166020830152015b60405180910390f35b6100ca6100c536600461093e565b6102b4565b005b6100df6100da3660046109f0565b61040e565b6040516100ae9190610a09565b6100df6100fa366004610a4b565b610477565b6100ca61010d366004610a62565b6104d4565b6040516001600160a01b037f00000000000000000000000000000000000000000000000000000000000000001681526020016100ae565b61015c610157366004610a4b565b6106bf565b6040516100ae96959493929190610abe565b5f8581526001602052604080822090518291908415159083906101949088908890610b21565b604051809103902090505f5f5b8454811015610280575f5f5f8784815481106101bf576101bf610b30565b905f5260205f20015481526020019081526020015f209050805f0160159054906101000a900460ff166101f25750610278565b8480156102175750838160030160405161020c9190610b7c565b604051809103902014155b156102225750610278565b8a1580159061024657508054610244908d908d906001600160a01b03166107ea565b155b156102515750610278565b805461026790600160a01b900460ff1684610c01565b9250610274600189610c1a565b9750505b6001016101a1565b506001600160401b038616156102a6576102a36001600160401b03871682610c39565b94505b505050509550959350505050565b5f87815260208190526040902080546001600160a01b0316806102f257604051637bbe34c960e01b8152600481018a90526024015b60405180910390fd5b336001600160a01b0382161461032c57604051633528057160e01b81523360048201526001600160a01b03821660248201526044016102e9565b60648860ff161115610356576040516371d34f6b60e11b815260ff891660048201526024016102e9565b8154600160a81b61ffff60a01b19909116600160a01b60ff8b160260ff60a81b1916171767ffffffffffffffff60b01b1916600160b01b426001600160401b03160217825560028201859055600382016103b1848683610cb8565b50888260010154826001600160a01b03167fafddf629e874ccc3963b6a888c477bd464a6c8525024fc88759ea3b2326349ae8b8b8b8b8b8b6040516103fb96959493929190610d99565b60405180910390a4505050505050505050565b6001600160a01b0381165f9081526002602090815260409182902080548351818402810184019094528084526060939283018282801561046b57602002820191905f5260205f20905b815481526020019060010190808311610457575b50505050509050919050565b5f8181526001602090815260409182902080548351818402810184019094528084526060939283018282801561046b57602002820191905f5260205f20908154815260200190600101908083116104575750505050509050919050565b6001600160a01b0385166104fb57604051632808647560e11b815260040160405180910390fd5b5f818152602081905260409020546001600160a01b0316156105335760405163a4a99c6160e01b8152600481018290526024016102e9565b604051636caf395f60e11b8152336004820152602481018590527f00000000000000000000000000000000000000000000000000000000000000006001600160a01b03169063d95e72be90604401602060405180830381865afa15801561059c573d5f5f3e3d5ffd5b505050506040513d601f19601f820116820180604052508101906105c09190610ddb565b6105e65760405163030af4dd60e51b8152336004820152602481018590526044016102e9565b5f81815260208181526040808320805460018083018a90556001600160a01b038b167fffff0000000000000000ffff00000000000000000000000000000000000000009092168217600160b01b426001600160401b0316021783558986528085528386208054808301825590875285872001879055818652600285528386208054918201815586529390942090920184905551909183918791907f530436c3634a98e1e626b0898be2f1e9980cc1bd2a78c07a0aba52d0a48a5059906106af9089908990610dfa565b60405180910390a4505050505050565b5f81815260208190526040812080548291829182916060918391906001600160a01b031661070357604051637bbe34c960e01b8152600481018990526024016102e9565b8054600182015460028301546003840180546001600160a01b03851694600160a01b810460ff16939291600160b01b9091046001600160401b031690829061074a90610b44565b80601f016020809104026020016040519081016040528092919081815260200182805461077690610b44565b80156107c15780601f10610798576101008083540402835291602001916107c1565b820191905f5260205f20905b8154815290600101906020018083116107a457829003601f168201915b50505050509150806001600160401b031690509650965096509650965096505091939550919395565b5f5f5b8381101561084657826001600160a01b031685858381811061081157610811610b30565b905060200201602081019061082691906109f0565b6001600160a01b03160361083e57600191505061084b565b6001016107ed565b505f90505b9392505050565b5f5f83601f840112610862575f5ffd5b5081356001600160401b03811115610878575f5ffd5b60208301915083602082850101111561088f575f5ffd5b9250929050565b5f5f5f5f5f606086880312156108aa575f5ffd5b8535945060208601356001600160401b038111156108c6575f5ffd5b8601601f810188136108d6575f5ffd5b80356001600160401b038111156108eb575f5ffd5b8860208260051b84010111156108ff575f5ffd5b6020919091019450925060408601356001600160401b03811115610921575f5ffd5b61092d88828901610852565b969995985093965092949392505050565b5f5f5f5f5f5f5f60a0888a031215610954575f5ffd5b87359650602088013560ff8116811461096b575f5ffd5b955060408801356001600160401b03811115610985575f5ffd5b6109918a828b01610852565b9096509450506060880135925060808801356001600160401b038111156109b6575f5ffd5b6109c28a828b01610852565b989b979a50959850939692959293505050565b80356001600160a01b03811681146109eb575f5ffd5b919050565b5f60208284031215610a00575f5ffd5b61084b826109d5565b602080825282518282018190525f918401906040840190835b81811015610a40578351835260209384019390920191600101610a22565b509095945050505050565b5f60208284031215610a5b575f5ffd5b5035919050565b5f5f5f5f5f60808688031215610a76575f5ffd5b610a7f866109d5565b94506020860135935060408601356001600160401b03811115610aa0575f5ffd5b610aac88828901610852565b96999598509660600135949350505050565b60018060a01b038716815285602082015260ff8516604082015283606082015260c060808201525f83518060c0840152806020860160e085015e5f60e0828501015260e0601f19601f8301168401019150508260a0830152979650505050505050565b818382375f9101908152919050565b634e487b7160e01b5f52603260045260245ffd5b600181811c90821680610b5857607f821691505b602082108103610b7657634e487b7160e01b5f52602260045260245ffd5b50919050565b5f5f8354610b8981610b44565b600182168015610ba05760018114610bb557610be2565b60ff1983168652811515820286019350610be2565b865f5260205f205f5b83811015610bda57815488820152600190910190602001610bbe565b505081860193505b509195945050505050565b634e487b7160e01b5f52601160045260245ffd5b80820180821115610c1457610c14610bed565b92915050565b6001600160401b038181168382160190811115610c1457610c14610bed565b5f82610c5357634e487b7160e01b5f52601260045260245ffd5b500490565b634e487b7160e01b5f52604160045260245ffd5b601f821115610cb357805f5260205f20601f840160051c81016020851015610c915750805b601f840160051c820191505b81811015610cb0575f8155600101610c9d565b50505b505050565b6001600160401b03831115610ccf57610ccf610c58565b610ce383610cdd8354610b44565b83610c6c565b5f601f841160018114610d14575f8515610cfd5750838201355b5f19600387901b1c1916600186901b178355610cb0565b5f83815260208120601f198716915b82811015610d435786850135825560209485019460019092019101610d23565b5086821015610d5f575f1960f88860031b161c19848701351681555b505060018560011b0183555050505050565b81835281816020850137505f828201602090810191909152601f909101601f19169091010190565b60ff87168152608060208201525f610db5608083018789610d71565b8560408401528281036060840152610dce818587610d71565b9998505050505050505050565b5f60208284031215610deb575f5ffd5b8151801515811461084b575f5ffd5b602081525f610e0d602083018486610d71565b94935050505056",
+}
+
+// ValidationRegistry is an auto generated Go binding around an Ethereum contract.
+type ValidationRegistry struct {
+	abi abi.ABI
+}
+
+// GetABI returns the ABI associated with this contract binding.
+func (c *ValidationRegistry) GetABI() abi.ABI {
+	return c.abi
+}
+
+// NewValidationRegistry creates a new instance of ValidationRegistry.
+func NewValidationRegistry() *ValidationRegistry {
+	parsed, err := ValidationRegistryMetaData.ParseABI()
+	if err != nil {
+		panic(errors.New("invalid ABI: " + err.Error()))
+	}
+	return &ValidationRegistry{abi: *parsed}
+}
+
+// Instance creates a wrapper for a deployed contract instance at the given address.
+// Use this to create the instance object passed to abigen v2 library functions Call, Transact, etc.
+func (c *ValidationRegistry) Instance(backend bind.ContractBackend, addr common.Address) *bind.BoundContract {
+	return bind.NewBoundContract(addr, c.abi, backend, backend, backend)
+}
+
+// PackConstructor is the Go binding used to pack the parameters required for
+// contract deployment.
+//
+// Solidity: constructor(address identityRegistry) returns()
+func (validationRegistry *ValidationRegistry) PackConstructor(identityRegistry common.Address) []byte {
+	enc, err := validationRegistry.abi.Pack("", identityRegistry)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// PackGetAgentValidations is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8d5d0c2d.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getAgentValidations(uint256 agentId) view returns(bytes32[])
+func (validationRegistry *ValidationRegistry) PackGetAgentValidations(agentId *big.Int) []byte {
+	enc, err := validationRegistry.abi.Pack("getAgentValidations", agentId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetAgentValidations is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x8d5d0c2d.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getAgentValidations(uint256 agentId) view returns(bytes32[])
+func (validationRegistry *ValidationRegistry) TryPackGetAgentValidations(agentId *big.Int) ([]byte, error) {
+	return validationRegistry.abi.Pack("getAgentValidations", agentId)
+}
+
+// UnpackGetAgentValidations is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x8d5d0c2d.
+//
+// Solidity: function getAgentValidations(uint256 agentId) view returns(bytes32[])
+func (validationRegistry *ValidationRegistry) UnpackGetAgentValidations(data []byte) ([][32]byte, error) {
+	out, err := validationRegistry.abi.Unpack("getAgentValidations", data)
+	if err != nil {
+		return *new([][32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([][32]byte)).(*[][32]byte)
+	return out0, nil
+}
+
+// PackGetIdentityRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbc4d861b.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getIdentityRegistry() view returns(address)
+func (validationRegistry *ValidationRegistry) PackGetIdentityRegistry() []byte {
+	enc, err := validationRegistry.abi.Pack("getIdentityRegistry")
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetIdentityRegistry is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xbc4d861b.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getIdentityRegistry() view returns(address)
+func (validationRegistry *ValidationRegistry) TryPackGetIdentityRegistry() ([]byte, error) {
+	return validationRegistry.abi.Pack("getIdentityRegistry")
+}
+
+// UnpackGetIdentityRegistry is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xbc4d861b.
+//
+// Solidity: function getIdentityRegistry() view returns(address)
+func (validationRegistry *ValidationRegistry) UnpackGetIdentityRegistry(data []byte) (common.Address, error) {
+	out, err := validationRegistry.abi.Unpack("getIdentityRegistry", data)
+	if err != nil {
+		return *new(common.Address), err
+	}
+	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	return out0, nil
+}
+
+// PackGetSummary is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1b7cabd6.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getSummary(uint256 agentId, address[] validatorAddresses, string tag) view returns(uint64 count, uint8 averageResponse)
+func (validationRegistry *ValidationRegistry) PackGetSummary(agentId *big.Int, validatorAddresses []common.Address, tag string) []byte {
+	enc, err := validationRegistry.abi.Pack("getSummary", agentId, validatorAddresses, tag)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetSummary is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1b7cabd6.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getSummary(uint256 agentId, address[] validatorAddresses, string tag) view returns(uint64 count, uint8 averageResponse)
+func (validationRegistry *ValidationRegistry) TryPackGetSummary(agentId *big.Int, validatorAddresses []common.Address, tag string) ([]byte, error) {
+	return validationRegistry.abi.Pack("getSummary", agentId, validatorAddresses, tag)
+}
+
+// ValidationRegistryGetSummaryOutput serves as a container for the return parameters of contract
+// method GetSummary.
+type ValidationRegistryGetSummaryOutput struct {
+	Count           uint64
+	AverageResponse uint8
+}
+
+// UnpackGetSummary is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1b7cabd6.
+//
+// Solidity: function getSummary(uint256 agentId, address[] validatorAddresses, string tag) view returns(uint64 count, uint8 averageResponse)
+func (validationRegistry *ValidationRegistry) UnpackGetSummary(data []byte) (ValidationRegistryGetSummaryOutput, error) {
+	out, err := validationRegistry.abi.Unpack("getSummary", data)
+	outstruct := new(ValidationRegistryGetSummaryOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.Count = *abi.ConvertType(out[0], new(uint64)).(*uint64)
+	outstruct.AverageResponse = *abi.ConvertType(out[1], new(uint8)).(*uint8)
+	return *outstruct, nil
+}
+
+// PackGetValidationStatus is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff2febfc.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getValidationStatus(bytes32 requestHash) view returns(address validatorAddress, uint256 agentId, uint8 response, bytes32 responseHash, string tag, uint256 lastUpdate)
+func (validationRegistry *ValidationRegistry) PackGetValidationStatus(requestHash [32]byte) []byte {
+	enc, err := validationRegistry.abi.Pack("getValidationStatus", requestHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetValidationStatus is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xff2febfc.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getValidationStatus(bytes32 requestHash) view returns(address validatorAddress, uint256 agentId, uint8 response, bytes32 responseHash, string tag, uint256 lastUpdate)
+func (validationRegistry *ValidationRegistry) TryPackGetValidationStatus(requestHash [32]byte) ([]byte, error) {
+	return validationRegistry.abi.Pack("getValidationStatus", requestHash)
+}
+
+// UnpackGetValidationStatus is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0xff2febfc.
+//
+// Solidity: function getValidationStatus(bytes32 requestHash) view returns(address validatorAddress, uint256 agentId, uint8 response, bytes32 responseHash, string tag, uint256 lastUpdate)
+func (validationRegistry *ValidationRegistry) UnpackGetValidationStatus(data []byte) (GetValidationStatusOutput, error) {
+	out, err := validationRegistry.abi.Unpack("getValidationStatus", data)
+	outstruct := new(GetValidationStatusOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.ValidatorAddress = *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	outstruct.AgentId = abi.ConvertType(out[1], new(big.Int)).(*big.Int)
+	outstruct.Response = *abi.ConvertType(out[2], new(uint8)).(*uint8)
+	outstruct.ResponseHash = *abi.ConvertType(out[3], new([32]byte)).(*[32]byte)
+	outstruct.Tag = *abi.ConvertType(out[4], new(string)).(*string)
+	outstruct.LastUpdate = abi.ConvertType(out[5], new(big.Int)).(*big.Int)
+	return *outstruct, nil
+}
+
+// PackGetValidatorRequests is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4bf3158c.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function getValidatorRequests(address validatorAddress) view returns(bytes32[])
+func (validationRegistry *ValidationRegistry) PackGetValidatorRequests(validatorAddress common.Address) []byte {
+	enc, err := validationRegistry.abi.Pack("getValidatorRequests", validatorAddress)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackGetValidatorRequests is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4bf3158c.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function getValidatorRequests(address validatorAddress) view returns(bytes32[])
+func (validationRegistry *ValidationRegistry) TryPackGetValidatorRequests(validatorAddress common.Address) ([]byte, error) {
+	return validationRegistry.abi.Pack("getValidatorRequests", validatorAddress)
+}
+
+// UnpackGetValidatorRequests is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x4bf3158c.
+//
+// Solidity: function getValidatorRequests(address validatorAddress) view returns(bytes32[])
+func (validationRegistry *ValidationRegistry) UnpackGetValidatorRequests(data []byte) ([][32]byte, error) {
+	out, err := validationRegistry.abi.Unpack("getValidatorRequests", data)
+	if err != nil {
+		return *new([][32]byte), err
+	}
+	out0 := *abi.ConvertType(out[0], new([][32]byte)).(*[][32]byte)
+	return out0, nil
+}
+
+// PackValidationRequest is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaaf400c4.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function validationRequest(address validatorAddress, uint256 agentId, string requestURI, bytes32 requestHash) returns()
+func (validationRegistry *ValidationRegistry) PackValidationRequest(validatorAddress common.Address, agentId *big.Int, requestURI string, requestHash [32]byte) []byte {
+	enc, err := validationRegistry.abi.Pack("validationRequest", validatorAddress, agentId, requestURI, requestHash)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackValidationRequest is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0xaaf400c4.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function validationRequest(address validatorAddress, uint256 agentId, string requestURI, bytes32 requestHash) returns()
+func (validationRegistry *ValidationRegistry) TryPackValidationRequest(validatorAddress common.Address, agentId *big.Int, requestURI string, requestHash [32]byte) ([]byte, error) {
+	return validationRegistry.abi.Pack("validationRequest", validatorAddress, agentId, requestURI, requestHash)
+}
+
+// PackValidationResponse is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3d659a96.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function validationResponse(bytes32 requestHash, uint8 response, string responseURI, bytes32 responseHash, string tag) returns()
+func (validationRegistry *ValidationRegistry) PackValidationResponse(requestHash [32]byte, response uint8, responseURI string, responseHash [32]byte, tag string) []byte {
+	enc, err := validationRegistry.abi.Pack("validationResponse", requestHash, response, responseURI, responseHash, tag)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackValidationResponse is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x3d659a96.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function validationResponse(bytes32 requestHash, uint8 response, string responseURI, bytes32 responseHash, string tag) returns()
+func (validationRegistry *ValidationRegistry) TryPackValidationResponse(requestHash [32]byte, response uint8, responseURI string, responseHash [32]byte, tag string) ([]byte, error) {
+	return validationRegistry.abi.Pack("validationResponse", requestHash, response, responseURI, responseHash, tag)
+}
+
+// ValidationRegistryValidationRequest represents a ValidationRequest event raised by the ValidationRegistry contract.
+type ValidationRegistryValidationRequest struct {
+	ValidatorAddress common.Address
+	AgentId          *big.Int
+	RequestURI       string
+	RequestHash      [32]byte
+	Raw              *types.Log // Blockchain specific contextual infos
+}
+
+const ValidationRegistryValidationRequestEventName = "ValidationRequest"
+
+// ContractEventName returns the user-defined event name.
+func (ValidationRegistryValidationRequest) ContractEventName() string {
+	return ValidationRegistryValidationRequestEventName
+}
+
+// UnpackValidationRequestEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ValidationRequest(address indexed validatorAddress, uint256 indexed agentId, string requestURI, bytes32 indexed requestHash)
+func (validationRegistry *ValidationRegistry) UnpackValidationRequestEvent(log *types.Log) (*ValidationRegistryValidationRequest, error) {
+	event := "ValidationRequest"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != validationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ValidationRegistryValidationRequest)
+	if len(log.Data) > 0 {
+		if err := validationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range validationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// ValidationRegistryValidationResponse represents a ValidationResponse event raised by the ValidationRegistry contract.
+type ValidationRegistryValidationResponse struct {
+	ValidatorAddress common.Address
+	AgentId          *big.Int
+	RequestHash      [32]byte
+	Response         uint8
+	ResponseURI      string
+	ResponseHash     [32]byte
+	Tag              string
+	Raw              *types.Log // Blockchain specific contextual infos
+}
+
+const ValidationRegistryValidationResponseEventName = "ValidationResponse"
+
+// ContractEventName returns the user-defined event name.
+func (ValidationRegistryValidationResponse) ContractEventName() string {
+	return ValidationRegistryValidationResponseEventName
+}
+
+// UnpackValidationResponseEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event ValidationResponse(address indexed validatorAddress, uint256 indexed agentId, bytes32 indexed requestHash, uint8 response, string responseURI, bytes32 responseHash, string tag)
+func (validationRegistry *ValidationRegistry) UnpackValidationResponseEvent(log *types.Log) (*ValidationRegistryValidationResponse, error) {
+	event := "ValidationResponse"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != validationRegistry.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(ValidationRegistryValidationResponse)
+	if len(log.Data) > 0 {
+		if err := validationRegistry.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range validationRegistry.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// UnpackError attempts to decode the provided error data using user-defined
+// error definitions.
+func (validationRegistry *ValidationRegistry) UnpackError(raw []byte) (any, error) {
+	if bytes.Equal(raw[:4], validationRegistry.abi.Errors["NotAuthorized"].ID.Bytes()[:4]) {
+		return validationRegistry.UnpackNotAuthorizedError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], validationRegistry.abi.Errors["NotValidator"].ID.Bytes()[:4]) {
+		return validationRegistry.UnpackNotValidatorError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], validationRegistry.abi.Errors["RequestExists"].ID.Bytes()[:4]) {
+		return validationRegistry.UnpackRequestExistsError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], validationRegistry.abi.Errors["ResponseOutOfRange"].ID.Bytes()[:4]) {
+		return validationRegistry.UnpackResponseOutOfRangeError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], validationRegistry.abi.Errors["UnknownRequest"].ID.Bytes()[:4]) {
+		return validationRegistry.UnpackUnknownRequestError(raw[4:])
+	}
+	if bytes.Equal(raw[:4], validationRegistry.abi.Errors["ZeroValidator"].ID.Bytes()[:4]) {
+		return validationRegistry.UnpackZeroValidatorError(raw[4:])
+	}
+	return nil, errors.New("Unknown error")
+}
+
+// ValidationRegistryNotAuthorized represents a NotAuthorized error raised by the ValidationRegistry contract.
+type ValidationRegistryNotAuthorized struct {
+	Caller  common.Address
+	AgentId *big.Int
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotAuthorized(address caller, uint256 agentId)
+func ValidationRegistryNotAuthorizedErrorID() common.Hash {
+	return common.HexToHash("0x615e9ba05de1d7f17ec6b1fe74f7d88ba822ad521a0deb7e1b80b92937b0ed98")
+}
+
+// UnpackNotAuthorizedError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotAuthorized(address caller, uint256 agentId)
+func (validationRegistry *ValidationRegistry) UnpackNotAuthorizedError(raw []byte) (*ValidationRegistryNotAuthorized, error) {
+	out := new(ValidationRegistryNotAuthorized)
+	if err := validationRegistry.abi.UnpackIntoInterface(out, "NotAuthorized", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ValidationRegistryNotValidator represents a NotValidator error raised by the ValidationRegistry contract.
+type ValidationRegistryNotValidator struct {
+	Caller    common.Address
+	Validator common.Address
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error NotValidator(address caller, address validator)
+func ValidationRegistryNotValidatorErrorID() common.Hash {
+	return common.HexToHash("0x35280571728b973a1d411d82f8bef00a0fa1d95e9fa136c2708b5db8f8ea3384")
+}
+
+// UnpackNotValidatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error NotValidator(address caller, address validator)
+func (validationRegistry *ValidationRegistry) UnpackNotValidatorError(raw []byte) (*ValidationRegistryNotValidator, error) {
+	out := new(ValidationRegistryNotValidator)
+	if err := validationRegistry.abi.UnpackIntoInterface(out, "NotValidator", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ValidationRegistryRequestExists represents a RequestExists error raised by the ValidationRegistry contract.
+type ValidationRegistryRequestExists struct {
+	RequestHash [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error RequestExists(bytes32 requestHash)
+func ValidationRegistryRequestExistsErrorID() common.Hash {
+	return common.HexToHash("0xa4a99c616d02e5fa46d76c49d9c2b5b27f0113bffe42915cbd5fac4371c3f97f")
+}
+
+// UnpackRequestExistsError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error RequestExists(bytes32 requestHash)
+func (validationRegistry *ValidationRegistry) UnpackRequestExistsError(raw []byte) (*ValidationRegistryRequestExists, error) {
+	out := new(ValidationRegistryRequestExists)
+	if err := validationRegistry.abi.UnpackIntoInterface(out, "RequestExists", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ValidationRegistryResponseOutOfRange represents a ResponseOutOfRange error raised by the ValidationRegistry contract.
+type ValidationRegistryResponseOutOfRange struct {
+	Response uint8
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ResponseOutOfRange(uint8 response)
+func ValidationRegistryResponseOutOfRangeErrorID() common.Hash {
+	return common.HexToHash("0xe3a69ed6f6e9ce57470ab63d28129af0958c6787b322447693afeee5fe69361a")
+}
+
+// UnpackResponseOutOfRangeError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ResponseOutOfRange(uint8 response)
+func (validationRegistry *ValidationRegistry) UnpackResponseOutOfRangeError(raw []byte) (*ValidationRegistryResponseOutOfRange, error) {
+	out := new(ValidationRegistryResponseOutOfRange)
+	if err := validationRegistry.abi.UnpackIntoInterface(out, "ResponseOutOfRange", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ValidationRegistryUnknownRequest represents a UnknownRequest error raised by the ValidationRegistry contract.
+type ValidationRegistryUnknownRequest struct {
+	RequestHash [32]byte
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error UnknownRequest(bytes32 requestHash)
+func ValidationRegistryUnknownRequestErrorID() common.Hash {
+	return common.HexToHash("0x7bbe34c9053d934edfcee0212dafa8d890e3f195bd69a9d5952188773cb7ad36")
+}
+
+// UnpackUnknownRequestError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error UnknownRequest(bytes32 requestHash)
+func (validationRegistry *ValidationRegistry) UnpackUnknownRequestError(raw []byte) (*ValidationRegistryUnknownRequest, error) {
+	out := new(ValidationRegistryUnknownRequest)
+	if err := validationRegistry.abi.UnpackIntoInterface(out, "UnknownRequest", raw); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ValidationRegistryZeroValidator represents a ZeroValidator error raised by the ValidationRegistry contract.
+type ValidationRegistryZeroValidator struct {
+}
+
+// ErrorID returns the hash of canonical representation of the error's signature.
+//
+// Solidity: error ZeroValidator()
+func ValidationRegistryZeroValidatorErrorID() common.Hash {
+	return common.HexToHash("0x5010c8ea7d4b72518b3d630ded7840b6a6378c799bc1b8be3df508d12fe2f07d")
+}
+
+// UnpackZeroValidatorError is the Go binding used to decode the provided
+// error data into the corresponding Go error struct.
+//
+// Solidity: error ZeroValidator()
+func (validationRegistry *ValidationRegistry) UnpackZeroValidatorError(raw []byte) (*ValidationRegistryZeroValidator, error) {
+	out := new(ValidationRegistryZeroValidator)
+	if err := validationRegistry.abi.UnpackIntoInterface(out, "ZeroValidator", raw); err != nil {
 		return nil, err
 	}
 	return out, nil

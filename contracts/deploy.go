@@ -44,6 +44,10 @@ type Addresses struct {
 	// Surety's jobs on it, the registry's job locker.
 	JobEscrow  common.Address `json:"JobEscrow"`
 	SuretyHook common.Address `json:"SuretyHook"`
+	// The ERC-8004 (Trustless Agents) registries: agent ids, feedback, validations.
+	IdentityRegistry   common.Address `json:"IdentityRegistry"`
+	ReputationRegistry common.Address `json:"ReputationRegistry"`
+	ValidationRegistry common.Address `json:"ValidationRegistry"`
 }
 
 // Named lists the contracts by name, in a fixed order (the field order).
@@ -330,6 +334,9 @@ func DeployFrom(ctx context.Context, b Backend, from *bind.TransactOpts, cfg Dep
 		}
 	}
 	if d.Contracts.RootAnchor, err = create("RootAnchor", &RootAnchorMetaData, nil); err != nil {
+		return nil, err
+	}
+	if err := deployERC8004(d, create); err != nil {
 		return nil, err
 	}
 	return d, nil

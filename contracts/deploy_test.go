@@ -37,7 +37,7 @@ func TestDeployAndUseRootAnchor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"BountyEscrow", "StakeRegistry", "JobEscrow", "SuretyHook", "RootAnchor"}, progress); diff != "" {
+	if diff := cmp.Diff([]string{"BountyEscrow", "StakeRegistry", "JobEscrow", "SuretyHook", "RootAnchor", "IdentityRegistry", "ReputationRegistry", "ValidationRegistry"}, progress); diff != "" {
 		t.Errorf("progress (-want +got):\n%s", diff)
 	}
 	if dep.ChainID != chain.EmbeddedChainID || dep.Block == 0 || dep.Deployer != crypto.PubkeyToAddress(chain.DevKey(0).PublicKey) {
@@ -170,7 +170,7 @@ func TestDeployWiresTheHook(t *testing.T) {
 }
 
 func TestParseDeployment(t *testing.T) {
-	good := `{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"StakeRegistry":"0x00000000000000000000000000000000000000a1","BountyEscrow":"0x00000000000000000000000000000000000000a2","RootAnchor":"0x00000000000000000000000000000000000000aa","JobEscrow":"0x00000000000000000000000000000000000000a3","SuretyHook":"0x00000000000000000000000000000000000000a4"}}`
+	good := `{"chainId":31337,"block":1,"deployer":"0x0000000000000000000000000000000000000001","contracts":{"StakeRegistry":"0x00000000000000000000000000000000000000a1","BountyEscrow":"0x00000000000000000000000000000000000000a2","RootAnchor":"0x00000000000000000000000000000000000000aa","JobEscrow":"0x00000000000000000000000000000000000000a3","SuretyHook":"0x00000000000000000000000000000000000000a4","IdentityRegistry":"0x00000000000000000000000000000000000000b1","ReputationRegistry":"0x00000000000000000000000000000000000000b2","ValidationRegistry":"0x00000000000000000000000000000000000000b3"}}`
 	tests := []struct {
 		name    string
 		in      string

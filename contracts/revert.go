@@ -83,6 +83,9 @@ var errorABIs = sync.OnceValues(func() (map[[4]byte]declaredError, error) {
 		{"RootAnchor", &RootAnchorMetaData, NewRootAnchor().UnpackError},
 		{"SuretyHook", &SuretyHookMetaData, NewSuretyHook().UnpackError},
 		{"SuretyPool", &SuretyPoolMetaData, NewSuretyPool().UnpackError},
+		{"IdentityRegistry", &IdentityRegistryMetaData, NewIdentityRegistry().UnpackError},
+		{"ReputationRegistry", &ReputationRegistryMetaData, NewReputationRegistry().UnpackError},
+		{"ValidationRegistry", &ValidationRegistryMetaData, NewValidationRegistry().UnpackError},
 	} {
 		parsed, err := c.meta.ParseABI()
 		if err != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/auditor"
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/erc8004"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/explorer"
 	"github.com/surety-ioa/surety/groups"
@@ -47,8 +48,9 @@ type Node struct {
 	cfg        Config
 	index      *escrow.Indexer
 	stakes     *stake.Index
-	jobIndex   *jobs.Indexer // nil when the deployment has no JobEscrow
-	missed     []string      // DIDs whose records changed during the start-up catch-up
+	jobIndex   *jobs.Indexer    // nil when the deployment has no JobEscrow
+	erc8004    *erc8004.Indexer // nil when the deployment has no ERC-8004 registries
+	missed     []string         // DIDs whose records changed during the start-up catch-up
 	reputation *reputation.Service
 	scorer     *auditor.Scorer // nil without RootAnchor
 	p2p        *p2p.Node
@@ -95,7 +97,8 @@ type startup struct {
 	txs      *txn.Service
 	bounties *escrow.Service
 	staking  *stake.Service
-	jobs     *jobs.Service // nil when the deployment has no JobEscrow
+	jobs     *jobs.Service    // nil when the deployment has no JobEscrow
+	agentIDs *erc8004.Service // ERC-8004 registry calls (the relay of wallets' own); nil without them
 	auditLog *reputation.Log
 	audits   *reputation.Store
 }
@@ -244,6 +247,17 @@ func (st *startup) followChain(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	// The ERC-8004 registries: agent ids beside DIDs, feedback; a DID's agents are those whose
+	// owner or wallet the stake index binds to it.
+	if dep.Contracts.IdentityRegistry != (common.Address{}) {
+		st.erc8004, err = erc8004.NewIndexer(ctx, erc8004.IndexerConfig{DB: st.db, Chain: st.chainRow, Client: st.chain,
+			IdentityRegistry: dep.Contracts.IdentityRegistry, ReputationRegistry: dep.Contracts.ReputationRegistry,
+			ValidationRegistry: dep.Contracts.ValidationRegistry, StartBlock: dep.Block, Confirmations: cfg.Confirmations,
+			Bindings: st.stakes, Logger: log})
+		if err != nil {
+			return err
+		}
+	}
 	gate := groupGate{bounties: st.index, stakes: st.stakes}
 	st.ids, st.threads, st.keys, err = startIdentity(ctx, st.db, identityConfig{passphrase: st.pass, kdf: cfg.KDF, started: st.started,
 		chainID: chainID, registry: dep.Contracts.StakeRegistry, keys: st.stakes,
@@ -358,6 +372,11 @@ func (st *startup) openWallets(ctx context.Context) (err error) {
 	if st.jobIndex != nil {
 		st.jobs = jobs.NewService(jobs.ServiceConfig{Indexer: st.jobIndex, Chain: st.chain, Tx: st.txs, JobEscrow: dep.Contracts.JobEscrow, Hook: dep.Contracts.SuretyHook})
 	}
+	if st.erc8004 != nil {
+		st.agentIDs = erc8004.NewService(erc8004.ServiceConfig{Tx: st.txs, Chain: st.chain, ChainID: st.id.ChainID.Uint64(),
+			IdentityRegistry: dep.Contracts.IdentityRegistry, ReputationRegistry: dep.Contracts.ReputationRegistry,
+			ValidationRegistry: dep.Contracts.ValidationRegistry, Index: st.erc8004})
+	}
 	held, err := LoadWallets(WalletDir(cfg.DataDir), st.pass)
 	if err != nil {
 		return err
@@ -469,7 +488,12 @@ func (st *startup) serve(ctx context.Context) error {
 	if st.jobs != nil {
 		indexes, jobRoutes = append(indexes, st.jobIndex), st.jobs
 	}
-	st.api, err = api.New(api.Config{Jobs: jobRoutes, Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
+	var agentIDs api.ERC8004
+	var agentIDRelay api.ERC8004Relay
+	if st.erc8004 != nil {
+		indexes, agentIDs, agentIDRelay = append(indexes, st.erc8004), st.erc8004, st.agentIDs
+	}
+	st.api, err = api.New(api.Config{Jobs: jobRoutes, ERC8004: agentIDs, ERC8004Relay: agentIDRelay, Version: cfg.Version, Chain: info, Blocks: st.chain, DB: st.db, Operations: st.db, OperationsChain: st.chainRow, Identity: st.ids,
 		Bounties: st.bounties, Staking: st.staking, Senders: st.txs, Wallets: st.ids, Stakes: st.stakes, Indexes: indexes, ChainRPC: st.chain, Agents: st.agents,
 		Credentials: st.ids, CredentialStakes: st.stakes, StakeHistory: st.staking,
 		Reputation: st.reputation, Groups: st.threads, AuditLog: st.auditLog, ScoredHeads: st.audits, Peers: peersOf{st.p2p, st.cardNet}, PeerBinding: peerBinding, Logger: log,
@@ -563,6 +587,9 @@ func (n *Node) Run(ctx context.Context) error {
 	part(n.stakes.Run)
 	if n.jobIndex != nil {
 		part(n.jobIndex.Run)
+	}
+	if n.erc8004 != nil {
+		part(n.erc8004.Run)
 	}
 	part(n.reputation.Run)
 	if n.scorer != nil {

@@ -14,6 +14,9 @@ type Agent struct {
 	Staked bool   `json:"staked"`
 	// Score is the search score (search answers only).
 	Score float64 `json:"score,omitempty"`
+	// ERC8004AgentIDs are the DID's agent ids in the deployment's ERC-8004 identity registry
+	// (GET /v1/agents/{did} only; api.AgentAnswer).
+	ERC8004AgentIDs []uint64 `json:"erc8004AgentIds,omitempty"`
 }
 
 // SignedCard is a card with the JWS it came in (registry.SignedCard).

@@ -52,6 +52,7 @@ var commands = map[string]command{
 	"agent":      {"register and find Agent Cards (register, show, search, status)", runAgentCmd},
 	"stake":      {"bond, unbond and withdraw agents' stake from wallets the node holds (add, unbond, withdraw, show)", runStakeCmd},
 	"audit":      {"file signed audits of agents' work (submit)", runAuditCmd},
+	"erc8004":    {"ERC-8004 agent ids and feedback (register, publish, import, show)", runERC8004Cmd},
 	"reputation": {"agents' reputation scores (show, top)", runReputationCmd},
 	"group":      {"group threads of signed envelopes (members, post, show)", runGroupCmd},
 	"mcp":        {"serve a node's tools to an LLM agent over MCP on stdio (signs with --key)", runMCPCmd},

@@ -175,11 +175,12 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 		t.Errorf("Clef signed %d bindings and %d transactions; want the one binding, the bind and the stake", typed, txs)
 	}
 	// Clef deploys too: four contract creations (the escrow makes its registry, the hook its
-	// pool) and JobEscrow's two settings (the hook allowed, the fee).
+	// pool), JobEscrow's two settings (the hook allowed, the fee) and the three ERC-8004
+	// registries: 9 transactions after the bind and the stake.
 	depOut := filepath.Join(dir, "clef-deployment.json")
 	deploy := startWithEnv(t, "", nil, append([]string{"deploy", "--rpc-url", a.URL, "--out", depOut}, signer...)...)
-	if code := deploy.wait(t); code != exitOK || clef.SignedTxs.Load() != 8 {
-		t.Fatalf("deploy behind Clef: exit %d, %d transactions signed in all (want 8)\n%s", code, clef.SignedTxs.Load(), deploy.stderr.String())
+	if code := deploy.wait(t); code != exitOK || clef.SignedTxs.Load() != 11 {
+		t.Fatalf("deploy behind Clef: exit %d, %d transactions signed in all (want 11)\n%s", code, clef.SignedTxs.Load(), deploy.stderr.String())
 	}
 	raw, err := os.ReadFile(depOut)
 	if err != nil {

@@ -256,5 +256,7 @@ func Surety() Spec {
 	)
 	rows = append(rows, Row{Figure: "anchor an audit epoch's Merkle root", From: Source{GasSnapshot, "RootAnchorTest:test_anchor_recordsRootAndEmits()", "gas"}, Ref: "erc8004",
 		Note: "once per epoch, for any number of audits; ERC-8004 pays per feedback"})
+	rows = append(rows, Row{Figure: "ERC-8004 giveFeedback on Surety's registry: an audit (tags, proof URL, leaf hash)", From: Source{GasSnapshot, "ReputationRegistryTest:test_giveFeedback_gasOfAnAudit()", "gas"}, Ref: "erc8004",
+		Note: "a client's first feedback to the agent; the snapshot's figure includes the test's own call overhead"})
 	return Spec{Module: "github.com/surety-ioa/surety", References: refs, Rows: rows}
 }

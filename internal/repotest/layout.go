@@ -20,7 +20,7 @@ const Module = "github.com/surety-ioa/surety"
 //	explorer                       (the web page bundle the node serves; imports nothing of ours)
 //	groups, registry, reputation   (identity, contracts, internal/p2p; never each other)
 //	txn                            (internal/chain, internal/sqlite: it knows no contract)
-//	escrow, stake, jobs            (identity, contracts, txn, the chain log follower)
+//	escrow, stake, jobs, erc8004   (identity, contracts, txn, the chain log follower)
 //	api                            (all of the above but internal/p2p: it serves, never gossips)
 //	testnet                        (contracts and the bottom)
 //	node                           (all of the above but testnet: it assembles a node)
@@ -63,13 +63,14 @@ var allowed = map[string][]string{
 	"escrow":               {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/tools", "internal/units"},
 	"stake":                {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
 	"jobs":                 {"txn", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
-	"api":                  {"a2a", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "jobs", "internal/chain", "internal/sqlite", "internal/units"},
+	"erc8004":              {"txn", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite"},
+	"api":                  {"a2a", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "jobs", "erc8004", "internal/chain", "internal/sqlite", "internal/units"},
 	"testnet":              {"identity", "contracts", "internal/anvil", "internal/chain", "internal/units"},
 	"mcp":                  {"api", "identity", "reputation"},
 	// auditor recomputes a node's scores from its log and a chain the auditor names, with
 	// the node's own indexers and engine; node runs it to publish the scores it checks.
 	"auditor":     {"api", "identity", "contracts", "reputation", "escrow", "stake", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
-	"node":        {"auditor", "explorer", "mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "jobs", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
+	"node":        {"auditor", "explorer", "mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "jobs", "erc8004", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
 	"demo":        {"a2a", "node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
 	"testnet/e2e": {"auditor", "a2a", "testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
 	"cmd":         {"*"},

@@ -72,6 +72,8 @@ export interface Agent extends Card {
   staked: boolean;
   score?: number;
   endpoints?: Endpoint[];
+  /** GET /v1/agents/{did} only: the DID's agent ids in the ERC-8004 identity registry. */
+  erc8004AgentIds?: number[];
 }
 export interface VerifyResponse {
   valid: boolean;
@@ -190,6 +192,71 @@ export interface Holding {
   unbonding: string;
   unlockAt?: number;
   token: string;
+}
+/** An agent of the ERC-8004 identity registry as the node indexes it. */
+export interface ERC8004Agent {
+  agentId: number;
+  owner: string;
+  /** The agent wallet; the zero address when cleared. */
+  wallet: string;
+  agentURI: string;
+  /** What its metadata "did" claims. */
+  did?: string;
+  registeredBlock: number;
+  updatedBlock: number;
+}
+/** GET /v1/erc8004/dids/{did}: the agents that are the DID's, and those that only claim it. */
+export interface ERC8004DID {
+  did: string;
+  agents: ERC8004Agent[];
+  claiming: ERC8004Agent[];
+}
+/**
+ * One ERC-8004 feedback: value has valueDecimals decimals. value is a JSON integer of up to
+ * 1e38: exact here below 2^53 (Surety's audits are at most 10000).
+ */
+export interface ERC8004Feedback {
+  agentId: number;
+  clientAddress: string;
+  feedbackIndex: number;
+  value: number;
+  valueDecimals: number;
+  tag1: string;
+  tag2: string;
+  endpoint: string;
+  feedbackURI: string;
+  feedbackHash: string;
+  revoked: boolean;
+  /** The block of the revocation (absent while not revoked). */
+  revokedBlock?: number;
+  block: number;
+  logIndex: number;
+  txHash: string;
+}
+export interface ERC8004Validation {
+  requestHash: string;
+  agentId: number;
+  validatorAddress: string;
+  requestURI: string;
+  responded: boolean;
+  response: number;
+  responseURI?: string;
+  responseHash: string;
+  tag?: string;
+  block: number;
+  updatedBlock: number;
+}
+/** An ERC-8004 registration file (registration-v1). */
+export interface ERC8004Registration {
+  type: string;
+  name: string;
+  description: string;
+  image: string;
+  services: { name: string; endpoint: string; version?: string; skills?: string[]; domains?: string[] }[];
+  x402Support: boolean;
+  active: boolean;
+  registrations: { agentId: number; agentRegistry: string }[];
+  supportedTrust?: string[];
 }
 export interface StakeResult {
   txHash: string;
@@ -628,6 +695,30 @@ export class Client {
   /** GET /v1/stake/{did}?wallet= */
   stakeOf(did: string, wallet: string): Promise<Holding> {
     return this.get(`/v1/stake/${encodeURIComponent(did)}?wallet=${wallet}`);
+  }
+  /** GET /v1/erc8004/registration/{did}: the DID's ERC-8004 registration file. */
+  erc8004Registration(did: string): Promise<ERC8004Registration> {
+    return this.get(`/v1/erc8004/registration/${encodeURIComponent(did)}`);
+  }
+  /** GET /v1/erc8004/dids/{did}: the DID's agent ids (and those only claiming it). */
+  erc8004DID(did: string): Promise<ERC8004DID> {
+    return this.get(`/v1/erc8004/dids/${encodeURIComponent(did)}`);
+  }
+  /** GET /v1/erc8004/agents/{id} */
+  erc8004Agent(id: number | bigint): Promise<ERC8004Agent> {
+    return this.get(`/v1/erc8004/agents/${id}`);
+  }
+  /** GET /v1/erc8004/agents/{id}/feedback?client=&tag1=&revoked= : in chain order. */
+  erc8004Feedback(id: number | bigint, opts: { client?: string; tag1?: string; revoked?: boolean } = {}): Promise<{ agentId: number; feedback: ERC8004Feedback[] }> {
+    const q = new URLSearchParams();
+    if (opts.client) q.set("client", opts.client);
+    if (opts.tag1) q.set("tag1", opts.tag1);
+    if (opts.revoked) q.set("revoked", "true");
+    return this.get(`/v1/erc8004/agents/${id}/feedback?${q}`);
+  }
+  /** GET /v1/erc8004/agents/{id}/validations */
+  erc8004Validations(id: number | bigint): Promise<{ agentId: number; validations: ERC8004Validation[] }> {
+    return this.get(`/v1/erc8004/agents/${id}/validations`);
   }
   /** GET /v1/operations/{id} */
   operation(id: string): Promise<Operation> {

@@ -108,6 +108,26 @@ func TestFromForgeErrors(t *testing.T) {
 	}
 }
 
+// TestBindingsNameOutputsByContract: two contracts with a method of several returns by the
+// same name but different returns get one output struct each, named after the contract
+// (abigen alone declares GetOutput twice, differently).
+func TestBindingsNameOutputsByContract(t *testing.T) {
+	const one = `[{"type":"function","name":"get","inputs":[],"outputs":[{"name":"a","type":"uint8"},{"name":"b","type":"uint8"}],"stateMutability":"view"}]`
+	const two = `[{"type":"function","name":"get","inputs":[],"outputs":[{"name":"a","type":"uint64"},{"name":"c","type":"address"}],"stateMutability":"view"}]`
+	src, err := Bindings([]Artifact{{Name: "One", ABI: []byte(one), Bytecode: "0x"}, {Name: "Two", ABI: []byte(two), Bytecode: "0x"}}, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"type OneGetOutput struct", "type TwoGetOutput struct", "(OneGetOutput, error)", "(TwoGetOutput, error)"} {
+		if !strings.Contains(string(src), want) {
+			t.Errorf("bindings lack %q", want)
+		}
+	}
+	if strings.Contains(string(src), "type GetOutput struct") {
+		t.Error("bindings still declare GetOutput")
+	}
+}
+
 // TestBindingsDeclareSharedOutputsOnce binds an interface and the contract implementing it,
 // both with a method of several return values: abigen names the struct of those values after
 // the method alone, so without dedupeTypes the package declares PairOutput twice and does
