@@ -26,10 +26,12 @@ const (
 
 // Event is one registry event as the index keeps it.
 type Event struct {
-	Registry Registry        `json:"registry"`
-	Name     string          `json:"name"`
-	AgentID  uint64          `json:"agentId"`
-	Block    uint64          `json:"block"`
+	Registry Registry `json:"registry"`
+	Name     string   `json:"name"`
+	AgentID  uint64   `json:"agentId"`
+	Block    uint64   `json:"block"`
+	// Time is the block's time (unix seconds).
+	Time     uint64          `json:"time"`
 	TxHash   string          `json:"txHash"`
 	LogIndex uint            `json:"logIndex"`
 	Data     json.RawMessage `json:"data"`

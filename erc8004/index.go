@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math/big"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ CREATE TABLE erc8004_events (
 	registry   TEXT    NOT NULL,
 	name       TEXT    NOT NULL,
 	agent_id   INTEGER NOT NULL,
+	block_time INTEGER NOT NULL,
 	data       TEXT    NOT NULL,
 	PRIMARY KEY (chain, tx_hash, log_index)
 ) STRICT;
@@ -72,6 +74,7 @@ CREATE TABLE erc8004_feedback (
 	revoked        INTEGER NOT NULL DEFAULT 0,
 	revoked_block  INTEGER NOT NULL DEFAULT 0,
 	block          INTEGER NOT NULL,
+	block_time     INTEGER NOT NULL,
 	log_index      INTEGER NOT NULL,
 	tx_hash        TEXT    NOT NULL,
 	PRIMARY KEY (chain, agent_id, client, feedback_index)
@@ -185,6 +188,7 @@ type handler Indexer
 // Apply stores a batch of the registries' logs and projects them.
 func (h *handler) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (func(), error) {
 	ix := (*Indexer)(h)
+	times := map[uint64]uint64{} // block -> its time, read once per block of the batch
 	for i := range logs {
 		l := &logs[i]
 		ev, ok, err := ix.dec.decode(l)
@@ -197,9 +201,12 @@ func (h *handler) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (func
 		if !ok {
 			continue
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO erc8004_events (chain, block, block_hash, tx_hash, log_index, registry, name, agent_id, data)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-			ix.cfg.Chain, l.BlockNumber, l.BlockHash.Hex(), l.TxHash.Hex(), l.Index, string(ev.Registry), ev.Name, int64(ev.AgentID), string(ev.Data))
+		if ev.Time, err = ix.blockTime(ctx, l, times); err != nil {
+			return nil, err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO erc8004_events (chain, block, block_hash, tx_hash, log_index, registry, name, agent_id, block_time, data)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			ix.cfg.Chain, l.BlockNumber, l.BlockHash.Hex(), l.TxHash.Hex(), l.Index, string(ev.Registry), ev.Name, int64(ev.AgentID), int64(ev.Time), string(ev.Data))
 		if err != nil {
 			return nil, fmt.Errorf("store event: %w", err)
 		}
@@ -211,6 +218,23 @@ func (h *handler) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (func
 		}
 	}
 	return nil, nil
+}
+
+// blockTime is the time of l's block: the log's own BlockTimestamp where the chain sent it,
+// else its header's (read once per block: times caches them).
+func (ix *Indexer) blockTime(ctx context.Context, l *types.Log, times map[uint64]uint64) (uint64, error) {
+	if l.BlockTimestamp != 0 {
+		return l.BlockTimestamp, nil
+	}
+	if t, ok := times[l.BlockNumber]; ok {
+		return t, nil
+	}
+	h, err := ix.cfg.Client.HeaderByNumber(ctx, new(big.Int).SetUint64(l.BlockNumber))
+	if err != nil {
+		return 0, fmt.Errorf("read the time of block %d: %w", l.BlockNumber, err)
+	}
+	times[l.BlockNumber] = h.Time
+	return h.Time, nil
 }
 
 // Rollback forgets the events after block and rebuilds the agents they touched.
@@ -251,7 +275,7 @@ func (ix *Indexer) rebuild(ctx context.Context, tx *sql.Tx, agent int64) error {
 			return err
 		}
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT registry, name, block, tx_hash, log_index, data FROM erc8004_events
+	rows, err := tx.QueryContext(ctx, `SELECT registry, name, block, block_time, tx_hash, log_index, data FROM erc8004_events
 		WHERE chain = ? AND agent_id = ? ORDER BY block, log_index`, ix.cfg.Chain, agent)
 	if err != nil {
 		return err
@@ -260,7 +284,7 @@ func (ix *Indexer) rebuild(ctx context.Context, tx *sql.Tx, agent int64) error {
 	for rows.Next() {
 		ev := Event{AgentID: uint64(agent)}
 		var reg, data string
-		if err := rows.Scan(&reg, &ev.Name, &ev.Block, &ev.TxHash, &ev.LogIndex, &data); err != nil {
+		if err := rows.Scan(&reg, &ev.Name, &ev.Block, &ev.Time, &ev.TxHash, &ev.LogIndex, &data); err != nil {
 			rows.Close()
 			return err
 		}
@@ -330,9 +354,9 @@ func (ix *Indexer) project(ctx context.Context, tx *sql.Tx, ev Event) error {
 			return err
 		}
 		return exec(`INSERT INTO erc8004_feedback (chain, agent_id, client, feedback_index, value, value_decimals, tag1, tag2,
-			endpoint, feedback_uri, feedback_hash, block, log_index, tx_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			endpoint, feedback_uri, feedback_hash, block, block_time, log_index, tx_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`, addr(d.Client), int64(d.FeedbackIndex), d.Value, int64(d.ValueDecimals), d.Tag1, d.Tag2,
-			d.Endpoint, d.FeedbackURI, d.FeedbackHash.Hex(), ev.Block, int64(ev.LogIndex), ev.TxHash)
+			d.Endpoint, d.FeedbackURI, d.FeedbackHash.Hex(), ev.Block, int64(ev.Time), int64(ev.LogIndex), ev.TxHash)
 	case "FeedbackRevoked":
 		var d revokedData
 		if err := json.Unmarshal(ev.Data, &d); err != nil {

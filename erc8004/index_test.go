@@ -225,6 +225,24 @@ func TestIndexFollowsTheRegistries(t *testing.T) {
 			t.Errorf("FeedbackFor is not in chain order: %+v", forDID)
 		}
 	}
+	// Every unrevoked feedback of agents claiming a DID, with the claim, owner and wallet.
+	allOf, err := ix.AllFeedback(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(allOf) != 3 || allOf[0].DID != did || allOf[0].Owner != f.owner.Address() || allOf[0].Wallet != f.walletKey.Address() ||
+		allOf[2].AgentID != squat.AgentID || allOf[2].Owner != f.bob.Address() {
+		t.Errorf("AllFeedback = %+v", allOf)
+	}
+	for i, fo := range allOf {
+		h, err := f.c.HeaderByNumber(ctx, new(big.Int).SetUint64(fo.Block))
+		if err != nil || fo.Time != int64(h.Time) || fo.Time == 0 {
+			t.Errorf("AllFeedback[%d] time %d, its block's %v (%v)", i, fo.Time, h, err)
+		}
+		if i > 0 && (fo.Block < allOf[i-1].Block || fo.Block == allOf[i-1].Block && fo.LogIndex <= allOf[i-1].LogIndex) {
+			t.Errorf("AllFeedback not in chain order at %d", i)
+		}
+	}
 	resp, err := ix.Responses(ctx, reg.AgentID, f.alice.Address(), 1)
 	if err != nil || len(resp) != 1 || resp[0].Responder != f.owner.Address() || resp[0].ResponseURI != "ipfs://refund" {
 		t.Errorf("responses = %+v, %v", resp, err)

@@ -53,8 +53,10 @@ type Feedback struct {
 	// RevokedBlock is the block of the revocation (0 while not revoked).
 	RevokedBlock uint64 `json:"revokedBlock,omitempty"`
 	Block        uint64 `json:"block"`
-	LogIndex     uint   `json:"logIndex"`
-	TxHash       string `json:"txHash"`
+	// Time is the time of its block (unix seconds).
+	Time     int64  `json:"time"`
+	LogIndex uint   `json:"logIndex"`
+	TxHash   string `json:"txHash"`
 }
 
 // Response is one response appended to a feedback.
@@ -270,7 +272,7 @@ func (ix *Indexer) Feedback(ctx context.Context, agent uint64, f FeedbackFilter)
 	// As of block upTo: a revocation after it has not happened yet.
 	q := `SELECT agent_id, client, feedback_index, value, value_decimals, tag1, tag2, endpoint, feedback_uri, feedback_hash,
 		revoked AND revoked_block <= ?, CASE WHEN revoked AND revoked_block <= ? THEN revoked_block ELSE 0 END,
-		block, log_index, tx_hash FROM erc8004_feedback WHERE chain = ? AND agent_id = ? AND block <= ?`
+		block, block_time, log_index, tx_hash FROM erc8004_feedback WHERE chain = ? AND agent_id = ? AND block <= ?`
 	args := []any{upTo, upTo, ix.cfg.Chain, int64(agent), upTo}
 	if !f.IncludeRevoked {
 		q += ` AND NOT (revoked AND revoked_block <= ?)`
@@ -299,7 +301,7 @@ func (ix *Indexer) Feedback(ctx context.Context, agent uint64, f FeedbackFilter)
 		var id, index, decimals int64
 		var client, value, hash string
 		if err := rows.Scan(&id, &client, &index, &value, &decimals, &fb.Tag1, &fb.Tag2, &fb.Endpoint, &fb.FeedbackURI, &hash,
-			&fb.Revoked, &fb.RevokedBlock, &fb.Block, &fb.LogIndex, &fb.TxHash); err != nil {
+			&fb.Revoked, &fb.RevokedBlock, &fb.Block, &fb.Time, &fb.LogIndex, &fb.TxHash); err != nil {
 			return nil, err
 		}
 		fb.AgentID, fb.Client, fb.FeedbackIndex, fb.ValueDecimals = uint64(id), common.HexToAddress(client), uint64(index), uint8(decimals)
@@ -331,6 +333,53 @@ func (ix *Indexer) FeedbackFor(ctx context.Context, did string) ([]Feedback, err
 	}
 	sortFeedback(out)
 	return out, nil
+}
+
+// FeedbackOf is one feedback with what the identity registry says of its agent now: the DID
+// its metadata claims, its owner and its agent wallet (zero when cleared).
+type FeedbackOf struct {
+	Feedback
+	DID    string         `json:"did"`
+	Owner  common.Address `json:"owner"`
+	Wallet common.Address `json:"wallet"`
+}
+
+// AllFeedback is every unrevoked feedback of every agent whose metadata claims a DID, in chain
+// order (block, then log index), each with the agent's DID claim, owner and wallet as they
+// are now. The claim is unchecked: whoever imports it checks the owner or wallet against the
+// DID's bindings (reputation's import rule does).
+func (ix *Indexer) AllFeedback(ctx context.Context) ([]FeedbackOf, error) {
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT f.agent_id, f.client, f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2,
+		f.endpoint, f.feedback_uri, f.feedback_hash, f.block, f.block_time, f.log_index, f.tx_hash, CAST(m.value AS TEXT), a.owner, a.wallet
+		FROM erc8004_feedback f
+		JOIN erc8004_agents a ON a.chain = f.chain AND a.agent_id = f.agent_id
+		JOIN erc8004_metadata m ON m.chain = f.chain AND m.agent_id = f.agent_id AND m.key = 'did'
+		WHERE f.chain = ? AND f.revoked = 0 ORDER BY f.block, f.log_index`, ix.cfg.Chain)
+	if err != nil {
+		return nil, fmt.Errorf("erc8004 feedback: %w", err)
+	}
+	defer rows.Close()
+	var out []FeedbackOf
+	for rows.Next() {
+		var fo FeedbackOf
+		var id, index, decimals int64
+		var client, value, hash, owner, wallet string
+		if err := rows.Scan(&id, &client, &index, &value, &decimals, &fo.Tag1, &fo.Tag2, &fo.Endpoint, &fo.FeedbackURI, &hash,
+			&fo.Block, &fo.Time, &fo.LogIndex, &fo.TxHash, &fo.DID, &owner, &wallet); err != nil {
+			return nil, err
+		}
+		fo.AgentID, fo.Client, fo.FeedbackIndex, fo.ValueDecimals = uint64(id), common.HexToAddress(client), uint64(index), uint8(decimals)
+		fo.FeedbackHash, fo.Owner = common.HexToHash(hash), common.HexToAddress(owner)
+		if wallet != "" {
+			fo.Wallet = common.HexToAddress(wallet)
+		}
+		var ok bool
+		if fo.Value, ok = new(big.Int).SetString(value, 10); !ok {
+			return nil, fmt.Errorf("erc8004 feedback: stored value %q is not a number", value)
+		}
+		out = append(out, fo)
+	}
+	return out, rows.Err()
 }
 
 // sortFeedback orders feedback by block, then log index (chain order).

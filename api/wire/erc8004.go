@@ -34,6 +34,7 @@ type ERC8004Feedback struct {
 	Revoked       bool           `json:"revoked"`
 	RevokedBlock  uint64         `json:"revokedBlock,omitempty"`
 	Block         uint64         `json:"block"`
+	Time          int64          `json:"time"`
 	LogIndex      uint           `json:"logIndex"`
 	TxHash        string         `json:"txHash"`
 }

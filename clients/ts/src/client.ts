@@ -230,6 +230,8 @@ export interface ERC8004Feedback {
   /** The block of the revocation (absent while not revoked). */
   revokedBlock?: number;
   block: number;
+  /** The time of its block (unix seconds). */
+  time: number;
   logIndex: number;
   txHash: string;
 }
@@ -300,6 +302,8 @@ export interface Reputation {
   score: number;
   confidence: number;
   weight: number;
+  /** The part of weight imported ERC-8004 feedback gives. */
+  external?: number;
   rank: number;
   standing: number;
   audits: number;
