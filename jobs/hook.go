@@ -129,9 +129,18 @@ func (ix *Indexer) projectHook(ctx context.Context, tx *sql.Tx, ev Event, a Args
 			return err
 		}
 	case "EntrySubmitted":
-		if e := entry(a.Address("worker")); e != nil {
-			e.Deliverable = a.Str("deliverable")
+		// On a job without a stake gate a worker may submit without joining first: the
+		// submission is its entry.
+		w := a.Address("worker")
+		e := entry(w)
+		if e == nil {
+			st.Entries = append(st.Entries, Entry{Worker: w, AgentID: common.Hash{}.Hex(), LockID: "0"})
+			e = &st.Entries[len(st.Entries)-1]
+			if err := exec(`INSERT INTO jobs_workers (chain, job_id, worker) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, chain, id, w.Hex()); err != nil {
+				return err
+			}
 		}
+		e.Deliverable = a.Str("deliverable")
 	case "Disputed":
 		st.Phase = hookPhases[3]
 		st.Dispute = &Dispute{By: a.Address("by"), ReasonHash: a.Str("reasonHash")}

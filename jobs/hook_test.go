@@ -287,3 +287,23 @@ func TestPlanDataIsCasts(t *testing.T) {
 		t.Errorf("PlanData = %s, want cast's %s", hexutil.Encode(got), cast)
 	}
 }
+
+// TestSubmitWithoutJoining: on a job without a stake gate a worker may submit without
+// joining first; the submission is its entry, and a list by provider finds the job for it.
+func TestSubmitWithoutJoining(t *testing.T) {
+	f := newSuretyFixture(t)
+	id := f.open(eth, jobs.Plan{MaxEntries: 2, MaxWinners: 1})
+	w := f.workers[1]
+	f.act(w, id, jobs.ActionSubmit, jobs.HookArgs{Hash: common.Hash{5}})
+	j := f.get(id)
+	if len(j.Surety.Entries) != 1 || j.Surety.Entries[0].Worker != w.Address() || j.Surety.Entries[0].Deliverable != (common.Hash{5}).Hex() {
+		t.Fatalf("entries after a submission without a join: %+v", j.Surety.Entries)
+	}
+	if list, err := f.ix.List(context.Background(), jobs.Filter{Provider: w.Address()}); err != nil || len(list) != 1 {
+		t.Errorf("jobs of the worker: %v %v", list, err)
+	}
+	f.act(f.client, id, jobs.ActionPick, jobs.HookArgs{Winners: []common.Address{w.Address()}, Bps: []uint16{10_000}})
+	if j := f.get(id); j.Surety.Entries[0].Amount != eth.String() {
+		t.Errorf("award of the worker who never joined: %+v", j.Surety.Entries)
+	}
+}
