@@ -263,7 +263,7 @@ func TestREADMEJobsRunAsWritten(t *testing.T) {
 	var script strings.Builder
 	script.WriteString("set -euo pipefail\n")
 	rewrote := 0
-	for _, l := range readmeBlocks(t, "## ERC-8183 jobs", "## Other chains") {
+	for _, l := range readmeBlocks(t, "## ERC-8183 jobs", "## ERC-8004") {
 		run := l
 		if strings.HasPrefix(l, "export ETH_RPC_URL=") {
 			run = "export ETH_RPC_URL=" + devnet.URL + " SURETY_NODE=" + base
