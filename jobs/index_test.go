@@ -396,3 +396,52 @@ func TestDescriptionNeverStallsTheIndex(t *testing.T) {
 		})
 	}
 }
+
+// lockProbe is a chain whose every call first writes to the database, as another index or a
+// request would while the job index reads getJob: it records whether that write got through.
+type lockProbe struct {
+	*chain.Embedded
+	db     *testutil.SQL
+	writes []error
+}
+
+func (p *lockProbe) CallContract(ctx context.Context, call ethereum.CallMsg, block *big.Int) ([]byte, error) {
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := p.db.DB.ExecContext(wctx, `CREATE TABLE IF NOT EXISTS probe (x INTEGER); INSERT INTO probe VALUES (1)`)
+	p.writes = append(p.writes, err)
+	return p.Embedded.CallContract(ctx, call, block)
+}
+
+// TestChainReadsHoldNoLock: the index reads getJob before its batch's write transaction, so
+// a slow chain never holds the database lock every index and request shares.
+func TestChainReadsHoldNoLock(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.create(f.provider.Address(), "one")
+	f.create(f.provider.Address(), "two")
+	db := testutil.OpenSQL(t)
+	row, err := sqlite.EnterChain(ctx, db.DB, sqlite.Chain{Key: "test", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := &lockProbe{Embedded: f.c, db: db}
+	ix, err := jobs.NewIndexer(ctx, jobs.IndexerConfig{DB: db.DB, Chain: row, Client: f.c, Caller: probe, JobEscrow: f.escrow, StartBlock: f.start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(probe.writes) != 2 {
+		t.Fatalf("%d getJob reads, want 2", len(probe.writes))
+	}
+	for i, err := range probe.writes {
+		if err != nil {
+			t.Errorf("a write during getJob read %d: %v (the index held the database)", i, err)
+		}
+	}
+	if j, err := ix.Get(ctx, 2); err != nil || j.Description != "two" {
+		t.Errorf("job 2: %v %+v", err, j)
+	}
+}
