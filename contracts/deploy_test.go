@@ -153,6 +153,20 @@ func TestDeployWiresTheHook(t *testing.T) {
 	if err := dep.Check(ctx, c); err != nil {
 		t.Errorf("Check: %v", err)
 	}
+
+	// Another owner: the deployer configures JobEscrow, then offers it the role (two steps).
+	owner := common.HexToAddress("0x0e0e")
+	dep, err = contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{Owner: owner}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job = jobs.Instance(c, dep.Contracts.JobEscrow)
+	if p, err := bind.Call(job, opts, jobs.PackPendingOwner(), jobs.UnpackPendingOwner); err != nil || p != owner {
+		t.Errorf("pendingOwner = %s, %v; want %s", p, err, owner)
+	}
+	if ok, err := bind.Call(job, opts, jobs.PackWhitelistedHooks(dep.Contracts.SuretyHook), jobs.UnpackWhitelistedHooks); err != nil || !ok {
+		t.Errorf("whitelistedHooks(hook) = %v, %v", ok, err)
+	}
 }
 
 func TestParseDeployment(t *testing.T) {

@@ -301,3 +301,47 @@ func TestHookThreeMilestonesOnAnvil(t *testing.T) {
 		t.Errorf("free stake %s after the last part, want all 2 ETH", got)
 	}
 }
+
+// warp moves Anvil's clock by secs and mines a block.
+func (j *castJobs) warp(secs int64) {
+	j.t.Helper()
+	j.run("rpc", "evm_increaseTime", fmt.Sprint(secs))
+	j.run("rpc", "evm_mine")
+}
+
+// TestHookSilenceAndArbiterTimeoutOnAnvil: a client that stays silent past the review window
+// owes the worker the budget (anyone releases it), and an arbiter that stays silent past its
+// time has the dispute split evenly (anyone calls resolveExpired); to the wei, no slash.
+func TestHookSilenceAndArbiterTimeoutOnAnvil(t *testing.T) {
+	j := newCastJobs(t)
+	hook := j.dep.Contracts.SuretyHook
+	j.stake(2)
+	budget := "1000000000000000000001"
+	silent := j.open(budget, 1, 1, "1000000000000000000", "0x0000000000000000000000000000000000000000", "0")
+	disputed := j.open(budget, 1, 1, "1000000000000000000", "0x0000000000000000000000000000000000000000", "0")
+	j.joinAndSubmit(2, silent)
+	j.joinAndSubmit(2, disputed)
+	j.send(1, hook, "", "reject(uint256,bytes32)", disputed, crypto.Keccak256Hash([]byte("no")).Hex())
+	j.warp(3*86400 + 1) // past the review window (3 days)
+	j.send(7, hook, "", "release(uint256)", silent)
+	net := netOf(bi(budget))
+	if got := j.tokenBalance(who(2)); got.Cmp(net) != 0 {
+		t.Fatalf("after release the worker has %s, want %s", got, net)
+	}
+	clientBefore := j.tokenBalance(who(1))
+	j.warp(2*86400 + 1) // past the arbiter's time (5 days from the dispute)
+	j.send(7, hook, "", "resolveExpired(uint256)", disputed)
+	half := new(big.Int).Div(net, big.NewInt(2))
+	if got := new(big.Int).Sub(j.tokenBalance(who(2)), net); got.Cmp(half) != 0 {
+		t.Errorf("the arbiter's silence paid the worker %s, want %s", got, half)
+	}
+	if got := new(big.Int).Sub(j.tokenBalance(who(1)), clientBefore); got.Cmp(new(big.Int).Sub(net, half)) != 0 {
+		t.Errorf("the arbiter's silence returned %s to the client, want %s", got, new(big.Int).Sub(net, half))
+	}
+	if got := j.call(j.dep.Contracts.StakeRegistry, "stakeOf(bytes32,address)(uint256)", j.agent(2), who(2).Hex()); got != "2000000000000000000" {
+		t.Errorf("worker's stake %s, want all 2 ETH: silence never slashes", got)
+	}
+	if got := j.call(j.dep.Contracts.StakeRegistry, "freeStakeOf(bytes32,address)(uint256)", j.agent(2), who(2).Hex()); got != "2000000000000000000" {
+		t.Errorf("worker's free stake %s, want all 2 ETH: both locks ended", got)
+	}
+}

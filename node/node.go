@@ -123,7 +123,7 @@ func New(ctx context.Context, cfg Config, out io.Writer) (_ *Node, err error) {
 		st.listen,       // the data dir and the API port: the cheapest to find taken
 		st.connectChain, // the embedded chain, or --rpc-url checked against --deployment
 		st.openState,    // SQLite, scoped to this chain; the passphrase
-		st.followChain,  // the stake and escrow indexes, identity, the registry, caught up
+		st.followChain,  // the stake, escrow and job indexes, identity, the registry, caught up
 		st.joinNetwork,  // libp2p, gossip, anti-entropy
 		st.openWallets,  // the transaction service and the wallets the node holds
 		st.startScoring, // the audit store and log, reputation

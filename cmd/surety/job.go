@@ -494,11 +494,18 @@ func printJob(e *env, j *wire.Job) {
 		if j.ProviderAgentID != "" && j.ProviderAgentID != "0" {
 			agent = " (ERC-8004 agent " + j.ProviderAgentID + ")"
 		}
+		if j.Surety != nil {
+			agent = " (SuretyHook's pool: it pays the workers below)"
+		}
 		fmt.Fprintf(e.stdout, "  provider  %s%s\n", j.Provider.Hex(), agent)
 	} else {
 		fmt.Fprintf(e.stdout, "  provider  none yet ('surety job provider %d --provider ADDR')\n", j.ID)
 	}
-	fmt.Fprintf(e.stdout, "  evaluator %s\n", j.Evaluator.Hex())
+	if j.Surety != nil {
+		fmt.Fprintf(e.stdout, "  evaluator %s (SuretyHook: the client approves or picks through it, the arbiter rules)\n", j.Evaluator.Hex())
+	} else {
+		fmt.Fprintf(e.stdout, "  evaluator %s\n", j.Evaluator.Hex())
+	}
 	if j.Hook != (common.Address{}) {
 		fmt.Fprintf(e.stdout, "  hook      %s\n", j.Hook.Hex())
 	}

@@ -130,37 +130,37 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
 
     /// @notice The caller enters the funded job, as the worker of agent `agentId` (its
     /// keccak256(did)): with a minStake, that much of the agent's free stake under the caller
-    /// is locked until the job settles.
+    /// is locked until the job settles, and the entry holds one of the job's maxEntries slots.
+    /// Without a minStake a join reserves nothing (it is announced, not recorded): slots cost
+    /// nothing then, so they go to the first submissions, and nobody can fill a job's slots
+    /// with entries it never works on.
     function join(uint256 jobId, bytes32 agentId) external nonReentrant {
         (Job storage j, Plan storage p) = _open(jobId);
-        if (j.joined >= p.maxEntries) revert JobFull(jobId);
-        if (entryOf[jobId][msg.sender] != 0) revert AlreadyJoined(jobId, msg.sender);
-        if (msg.sender == j.client || msg.sender == p.arbiter) revert NotAllowed(jobId, msg.sender);
-        if (p.worker != address(0) && msg.sender != p.worker) revert NotAllowed(jobId, msg.sender);
-        if (p.prevPart != 0 && entryOf[p.prevPart][msg.sender] == 0) revert NotAllowed(jobId, msg.sender);
-        _inTime(jobId, j, p);
-        entryOf[jobId][msg.sender] = 1;
-        _workers[jobId][j.joined] = msg.sender;
-        j.joined += 1;
+        _admit(jobId, j, p);
         uint256 lockId;
         if (p.minStake != 0) {
+            _enter(jobId, j, p);
             lockId = lockIdOf(jobId, msg.sender);
             stakeRegistry.lock(lockId, agentId, msg.sender, p.minStake);
         }
         emit Joined(jobId, msg.sender, agentId, lockId);
     }
 
-    /// @notice A worker that joined submits its entry. The first entry submits the core job
+    /// @notice A worker submits its entry: one that joined, or, on a job without a minStake,
+    /// any worker allowed to join while a slot is free. The first entry submits the core job
     /// (the pool, its provider, calls the core's submit); entries close when every slot has
     /// submitted, or at the last time a submission can still be reviewed and ruled on.
     function submit(uint256 jobId, bytes32 deliverable) external nonReentrant {
         (Job storage j, Plan storage p) = _open(jobId);
         uint256 entry = entryOf[jobId][msg.sender];
-        if (entry != 1) {
-            if (entry >= 2) revert AlreadySubmitted(jobId, msg.sender);
-            revert NotEntrant(jobId, msg.sender);
+        if (entry >= 2) revert AlreadySubmitted(jobId, msg.sender);
+        if (entry == 0) {
+            if (p.minStake != 0) revert NotEntrant(jobId, msg.sender);
+            _admit(jobId, j, p);
+            _enter(jobId, j, p);
+        } else {
+            _inTime(jobId, j, p);
         }
-        _inTime(jobId, j, p);
         entryOf[jobId][msg.sender] = 2 + uint256(j.submitted);
         j.submitted += 1;
         if (j.submitted == p.maxEntries) j.closedAt = uint40(block.timestamp);
@@ -211,7 +211,8 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
     }
 
     /// @notice The client takes the budget back (the core's reject refunds it) when nothing
-    /// was submitted and nobody joined, or nobody can submit any more.
+    /// was submitted and nobody holds a staked slot, or nobody can submit any more. (A job
+    /// without a minStake can be cancelled until its first submission.)
     function cancel(uint256 jobId) external nonReentrant {
         (Job storage j, Plan storage p) = _open(jobId);
         if (msg.sender != j.client) revert NotClient(jobId, msg.sender);
@@ -326,6 +327,7 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
         if (j.phase != Phase.None && j.phase != Phase.Planned) revert WrongPhase(jobId, j.phase);
         // The core lets only the client and the provider set a budget; the provider is the pool.
         if (caller == address(pool)) revert NotClient(jobId, caller);
+        if (optParams.length != 8 * 32) revert InvalidPlan("encoding"); // abi.encode(Plan): eight words
         Plan memory p = abi.decode(optParams, (Plan));
         if (p.arbiter == address(0) || p.arbiter == caller) revert InvalidPlan("arbiter");
         if (p.reviewWindow == 0 || p.reviewWindow > MAX_WINDOW) revert InvalidPlan("reviewWindow");
@@ -336,7 +338,10 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
             revert InvalidPlan("worker");
         }
         if (p.prevPart != 0) {
-            if (p.prevPart == jobId || p.maxEntries != 1 || _jobs[p.prevPart].client != caller) {
+            if (
+                p.prevPart == jobId || p.maxEntries != 1 || _jobs[p.prevPart].client != caller
+                    || _plans[p.prevPart].maxEntries != 1
+            ) {
                 revert InvalidPlan("prevPart");
             }
         }
@@ -371,6 +376,25 @@ contract SuretyHook is ISuretyHook, IERC8183Hook, ReentrancyGuard {
             revert WrongPhase(jobId, j.phase);
         }
         p = _plans[jobId];
+    }
+
+    /// @dev Whether the caller may enter: not entered yet, not the client nor the arbiter, the
+    /// named worker if the plan names one, the previous part's worker for a milestone part,
+    /// and in time.
+    function _admit(uint256 jobId, Job storage j, Plan storage p) private view {
+        if (entryOf[jobId][msg.sender] != 0) revert AlreadyJoined(jobId, msg.sender);
+        if (msg.sender == j.client || msg.sender == p.arbiter) revert NotAllowed(jobId, msg.sender);
+        if (p.worker != address(0) && msg.sender != p.worker) revert NotAllowed(jobId, msg.sender);
+        if (p.prevPart != 0 && entryOf[p.prevPart][msg.sender] == 0) revert NotAllowed(jobId, msg.sender);
+        _inTime(jobId, j, p);
+    }
+
+    /// @dev Records the caller's entry in a free slot.
+    function _enter(uint256 jobId, Job storage j, Plan storage p) private {
+        if (j.joined >= p.maxEntries) revert JobFull(jobId);
+        entryOf[jobId][msg.sender] = 1;
+        _workers[jobId][j.joined] = msg.sender;
+        j.joined += 1;
     }
 
     function _inTime(uint256 jobId, Job storage j, Plan storage p) private view {

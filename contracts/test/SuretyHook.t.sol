@@ -134,6 +134,17 @@ contract SuretyHookTest is HookFixture {
         core.setBudget(id, address(token), BUDGET, abi.encode(p));
     }
 
+    function test_setBudget_refusesWhatIsNotAPlan() public {
+        uint256 id = created();
+        vm.startPrank(client);
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.InvalidPlan.selector, "encoding"));
+        core.setBudget(id, address(token), BUDGET, "");
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.InvalidPlan.selector, "encoding"));
+        core.setBudget(id, address(token), BUDGET, abi.encode(plan(1, 1, 0), uint256(1)));
+        vm.stopPrank();
+        assertPhase(id, ISuretyHook.Phase.None);
+    }
+
     function test_setBudget_refusesInvalidPlans() public {
         ISuretyHook.Plan memory p = plan(1, 1, 0);
         p.arbiter = address(0);
@@ -170,6 +181,9 @@ contract SuretyHookTest is HookFixture {
         _badPlan(p, "prevPart"); // a part is a single-worker job
         p = plan(1, 1, 0);
         p.prevPart = core.jobCounter() + 1; // itself
+        _badPlan(p, "prevPart");
+        p = plan(1, 1, 0);
+        p.prevPart = funded(plan(2, 1, 0)); // the previous part is a competition: whose part is next?
         _badPlan(p, "prevPart");
     }
 
@@ -228,12 +242,39 @@ contract SuretyHookTest is HookFixture {
         vm.assertEq(hook.joinedOf(id).length, 1, "one entry");
     }
 
-    function test_join_withoutStakeLocksNothing() public {
+    function test_join_withoutStakeLocksAndReservesNothing() public {
         uint256 id = funded(plan(1, 1, 0));
         vm.expectEmit(true, true, false, true, address(hook));
         emit Joined(id, stranger, bytes32(0), 0);
         vm.prank(stranger);
         hook.join(id, bytes32(0));
+        vm.assertEq(hook.entryOf(id, stranger), 0, "not recorded");
+        vm.assertEq(hook.joinedOf(id).length, 0, "no slot taken");
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, id, client));
+        vm.prank(client);
+        hook.join(id, bytes32(0)); // the admission rules hold all the same
+    }
+
+    function test_submit_withoutStakeTheFirstSubmissionsTakeTheSlots() public {
+        uint256 id = funded(plan(2, 1, 0));
+        // Squatters join a job that costs nothing to join: they hold no slot.
+        vm.prank(stranger);
+        hook.join(id, bytes32(0));
+        joinAs(id, worker3);
+        submitAs(id, worker); // never joined: submitting enters
+        submitAs(id, worker2);
+        vm.assertEq(uint256(hook.jobOf(id).joined), 2, "two entries, both submitted");
+        vm.assertEq(uint256(hook.jobOf(id).closedAt), block.timestamp, "every slot submitted");
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.JobFull.selector, id));
+        vm.prank(stranger);
+        hook.submit(id, RESULT);
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.AlreadySubmitted.selector, id, worker));
+        submitAs(id, worker);
+        ISuretyHook.Plan memory named = plan(1, 1, 0);
+        named.worker = worker2;
+        uint256 other = funded(named);
+        vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotAllowed.selector, other, worker));
+        submitAs(other, worker);
     }
 
     function test_join_reverts() public {
@@ -271,7 +312,7 @@ contract SuretyHookTest is HookFixture {
     }
 
     function test_join_twiceRefused() public {
-        uint256 id = funded(plan(2, 1, 0));
+        uint256 id = funded(plan(2, 1, STAKE));
         joinAs(id, worker);
         vm.expectRevert(abi.encodeWithSelector(ISuretyHook.AlreadyJoined.selector, id, worker));
         joinAs(id, worker);
@@ -319,7 +360,7 @@ contract SuretyHookTest is HookFixture {
     }
 
     function test_submit_reverts() public {
-        uint256 id = funded(plan(1, 1, 0));
+        uint256 id = funded(plan(1, 1, STAKE));
         vm.expectRevert(abi.encodeWithSelector(ISuretyHook.NotEntrant.selector, id, worker));
         submitAs(id, worker);
         joinAs(id, worker);

@@ -68,12 +68,23 @@ contract HookHandler is Common {
 
     /// @dev The first job from `seed` on in `phase` (with a submission when `needsEntry`).
     function _find(uint256 seed, ISuretyHook.Phase phase, bool needsEntry) internal view returns (uint256) {
+        return _findIn(seed, phase, needsEntry, false);
+    }
+
+    /// @dev _find, and when `inReview`, still within its review window.
+    function _findIn(uint256 seed, ISuretyHook.Phase phase, bool needsEntry, bool inReview)
+        internal
+        view
+        returns (uint256)
+    {
         uint256 n = jobs.length;
         require(n != 0, "no jobs");
         for (uint256 i; i < n; ++i) {
             uint256 id = jobs[(seed + i) % n];
             ISuretyHook.Job memory j = hook.jobOf(id);
-            if (j.phase == phase && (!needsEntry || j.submitted != 0)) return id;
+            if (j.phase != phase || (needsEntry && j.submitted == 0)) continue;
+            if (inReview && block.timestamp > hook.reviewEndOf(id)) continue;
+            return id;
         }
         revert("none");
     }
@@ -143,8 +154,45 @@ contract HookHandler is Common {
         settled++;
     }
 
+    /// @dev An open job within its review window with a submission: one there is, or one a
+    /// worker submits to now.
+    function _reviewable(uint256 seed) internal returns (uint256 id) {
+        uint256 n = jobs.length;
+        require(n != 0, "no jobs");
+        for (uint256 i; i < n; ++i) {
+            id = jobs[(seed + i) % n];
+            ISuretyHook.Job memory j = hook.jobOf(id);
+            if (j.phase != ISuretyHook.Phase.Open || block.timestamp > hook.reviewEndOf(id)) continue;
+            if (j.submitted != 0) return id;
+            if (block.timestamp > hook.lastSubmitOf(id)) continue;
+            address w = workers[seed % workers.length];
+            if (hook.entryOf(id, w) == 0) {
+                if (j.joined == hook.planOf(id).maxEntries) continue;
+                vm.prank(w);
+                hook.join(id, agentOf(w));
+            }
+            vm.prank(w);
+            hook.submit(id, keccak256(abi.encode(id, w)));
+            return id;
+        }
+        revert("none");
+    }
+
+    /// @dev A disputed job: one there is, or one the client rejects now.
+    function _disputedJob(uint256 seed) internal returns (uint256 id) {
+        uint256 n = jobs.length;
+        require(n != 0, "no jobs");
+        for (uint256 i; i < n; ++i) {
+            id = jobs[(seed + i) % n];
+            if (hook.jobOf(id).phase == ISuretyHook.Phase.Disputed) return id;
+        }
+        id = _reviewable(seed);
+        vm.prank(CLIENT);
+        hook.reject(id, 0);
+    }
+
     function pick(uint256 j, uint16 share) external {
-        uint256 id = _find(j, ISuretyHook.Phase.Open, true);
+        uint256 id = _reviewable(j);
         address[] memory subs = hook.submittersOf(id);
         require(subs.length != 0, "none");
         ISuretyHook.Plan memory p = hook.planOf(id);
@@ -163,13 +211,11 @@ contract HookHandler is Common {
     }
 
     function reject(uint256 j) external {
-        uint256 id = _find(j, ISuretyHook.Phase.Open, true);
-        vm.prank(CLIENT);
-        hook.reject(id, 0);
+        _disputedJob(j);
     }
 
     function resolve(uint256 j, uint16 share, uint256 slash) external {
-        uint256 id = _find(j, ISuretyHook.Phase.Disputed, true);
+        uint256 id = _disputedJob(j);
         address[] memory subs = hook.submittersOf(id);
         ISuretyHook.Plan memory p = hook.planOf(id);
         uint16 bps0 = uint16(bound(share, 0, 10_000));
@@ -184,13 +230,13 @@ contract HookHandler is Common {
     }
 
     function release(uint256 j) external {
-        uint256 id = _find(j, ISuretyHook.Phase.Open, true);
+        uint256 id = _reviewable(j);
         if (block.timestamp <= hook.reviewEndOf(id)) vm.warp(hook.reviewEndOf(id) + 1);
         _settle(id, address(this), abi.encodeCall(hook.release, (id)));
     }
 
     function resolveExpired(uint256 j) external {
-        uint256 id = _find(j, ISuretyHook.Phase.Disputed, true);
+        uint256 id = _disputedJob(j);
         uint256 endsAt = uint256(hook.jobOf(id).disputedAt) + hook.planOf(id).arbiterTime;
         if (block.timestamp <= endsAt) vm.warp(endsAt + 1);
         _settle(id, address(this), abi.encodeCall(hook.resolveExpired, (id)));
