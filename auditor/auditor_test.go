@@ -92,8 +92,8 @@ func TestReadFactsIsTheChainAtItsBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if f.Params.MinStake != 0.1 || f.Stakes.Indexed() != head || f.Escrow.Indexed() != head {
-		t.Fatalf("facts: min stake %v, indexed %d and %d, want 0.1 and %d", f.Params.MinStake, f.Stakes.Indexed(), f.Escrow.Indexed(), head)
+	if f.Params.MinStake != 0.1 || f.Stakes.Indexed() != head || f.Escrow.Indexed() != head || f.ERC8004 == nil || f.ERC8004.Indexed() != head {
+		t.Fatalf("facts: min stake %v, indexed %d and %d, ERC-8004 %v, want 0.1 and %d", f.Params.MinStake, f.Stakes.Indexed(), f.Escrow.Indexed(), f.ERC8004, head)
 	}
 	if _, err := ReadFacts(ctx, c, dep, dep.Block-1, t.TempDir()); err == nil {
 		t.Error("facts before the deployment")

@@ -13,6 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/erc8004"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/internal/chainlog"
 	"github.com/surety-ioa/surety/internal/sqlite"
@@ -35,7 +36,9 @@ type Facts struct {
 	Block  uint64
 	Stakes *stake.Index
 	Escrow *escrow.Indexer
-	Params reputation.Params // the deployment's minimum stake set; the rest the defaults
+	// ERC8004 is the ERC-8004 registries' replay; nil when the deployment has none.
+	ERC8004 *erc8004.Indexer
+	Params  reputation.Params // the deployment's minimum stake set; the rest the defaults
 
 	dir   string
 	db    *sql.DB
@@ -53,8 +56,9 @@ type atBlock struct {
 
 func (a atBlock) BlockNumber(context.Context) (uint64, error) { return a.block, nil }
 
-// ReadFacts replays the deployment's StakeRegistry and BountyEscrow events up to block into a
-// scratch database under dir (a temporary directory of its own; "" for the system's).
+// ReadFacts replays the deployment's StakeRegistry and BountyEscrow events, and its ERC-8004
+// registries' when it has them, up to block into a scratch database under dir (a temporary
+// directory of its own; "" for the system's).
 func ReadFacts(ctx context.Context, c Chain, dep *contracts.Deployment, block uint64, dir string) (f *Facts, err error) {
 	if block < dep.Block {
 		return nil, fmt.Errorf("auditor: block %d is before the deployment (block %d)", block, dep.Block)
@@ -104,6 +108,16 @@ func ReadFacts(ctx context.Context, c Chain, dep *contracts.Deployment, block ui
 	}
 	if _, err := f.Escrow.Sync(ctx); err != nil {
 		return nil, fmt.Errorf("auditor: replay BountyEscrow to block %d: %w", block, err)
+	}
+	if c := dep.Contracts; c.IdentityRegistry != (common.Address{}) {
+		if f.ERC8004, err = erc8004.NewIndexer(ctx, erc8004.IndexerConfig{DB: f.db, Chain: f.chain, Client: src,
+			IdentityRegistry: c.IdentityRegistry, ReputationRegistry: c.ReputationRegistry, ValidationRegistry: c.ValidationRegistry,
+			StartBlock: dep.Block, Bindings: f.Stakes}); err != nil {
+			return nil, err
+		}
+		if _, err := f.ERC8004.Sync(ctx); err != nil {
+			return nil, fmt.Errorf("auditor: replay the ERC-8004 registries to block %d: %w", block, err)
+		}
 	}
 	return f, nil
 }

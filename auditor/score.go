@@ -18,15 +18,20 @@ import (
 
 // Score computes the scores the leaves (the log's signed audits up to a head, in log order)
 // give at time at (the head's epoch end) with these facts: reputation.ScoreLog, with each
-// envelope's signatures checked at any age. Call it once per Facts.
+// envelope's signatures checked at any age, and the ERC-8004 feedback at the facts' block
+// imported by reputation's rule. Call it once per Facts.
 func (f *Facts) Score(ctx context.Context, dep *contracts.Deployment, leaves [][]byte, at int64) (*reputation.LogScores, error) {
 	staked, err := f.Stakes.StakedAgents(ctx)
 	if err != nil {
 		return nil, err
 	}
+	feedback, err := Feedback{Index: f.ERC8004}.Feedback(ctx)
+	if err != nil {
+		return nil, err
+	}
 	v := identity.NewVerifier(identity.VerifierConfig{})
 	return reputation.ScoreLog(ctx, f.db, f.chain, reputation.LogScoring{Leaves: leaves, Verify: v.CheckArchived, Rules: f.Rules(dep),
-		Staked: staked, At: at, Params: f.Params})
+		Staked: staked, At: at, Params: f.Params, Feedback: feedback})
 }
 
 // anchorBatch is the blocks one query for anchors spans: what public JSON-RPCs (and a node's

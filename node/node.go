@@ -426,8 +426,12 @@ func (st *startup) startScoring(ctx context.Context) error {
 		return err
 	}
 	n := st.Node
+	var feedback reputation.FeedbackSource // ERC-8004 feedback, imported by reputation's rule
+	if st.erc8004 != nil {
+		feedback = auditor.Feedback{Index: st.erc8004}
+	}
 	st.reputation = reputation.NewService(reputation.ServiceConfig{Store: audits, Log: st.auditLog, Anchorer: anchorer, Stakes: st.stakes, Logger: log,
-		Ready: st.syncer.Synced(), Clock: cfg.ScoreStep,
+		Ready: st.syncer.Synced(), Clock: cfg.ScoreStep, Feedback: feedback,
 		Nodes: stakedNodes{stakes: st.stakes, min: st.minStake}, Quorum: cfg.LogQuorum,
 		Anchors: chainAnchors{chain: st.chain, contract: dep.Contracts.RootAnchor, abi: contracts.NewRootAnchor()},
 		Params:  reputation.Params{MinStake: auditor.MinStakeWhole(st.minStake, st.stakeToken)},
@@ -438,7 +442,8 @@ func (st *startup) startScoring(ctx context.Context) error {
 			return n.index.CatchUp(ctx)
 		},
 		Rules: &reputation.Rules{ChainID: st.id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
-			Bounties: auditor.Bounties{Index: st.index}, Wallets: st.stakes, Agents: knownAgents{st.agents, st.stakes}}})
+			Bounties: auditor.Bounties{Index: st.index}, Wallets: st.stakes, Agents: knownAgents{st.agents, st.stakes},
+			Settlements: auditor.Bounties{Index: st.index}}})
 	// Bindings that changed while the node was down weigh the audits from now on.
 	if err := st.reputation.Recheck(ctx, st.missed, nil); err != nil {
 		return fmt.Errorf("reputation: recheck after catching up with the chain: %w", err)
@@ -446,6 +451,10 @@ func (st *startup) startScoring(ctx context.Context) error {
 	st.missed = nil
 	st.agents.UseReputation(st.reputation) // ranks by it, and tells it when stakes change
 	// A settlement indexed after the audits that name it backs them from then on.
+	if st.erc8004 != nil {
+		// New, revoked or re-owned ERC-8004 feedback moves the imported signal.
+		st.erc8004.OnFeedback(n.reputation.FeedbackChanged)
+	}
 	st.index.Watch(func(ctx context.Context, events []escrow.Event) {
 		var ended []uint64
 		for _, ev := range events {
@@ -455,6 +464,9 @@ func (st *startup) startScoring(ctx context.Context) error {
 		}
 		if len(ended) == 0 {
 			return
+		}
+		if n.erc8004 != nil {
+			n.reputation.FeedbackChanged() // a settlement may let a wallet's ERC-8004 feedback count
 		}
 		if err := n.reputation.Recheck(ctx, nil, ended); err != nil && ctx.Err() == nil {
 			log.Warn("reputation: recheck after settlements", "err", err)

@@ -241,14 +241,14 @@ func TestServiceImportsFeedback(t *testing.T) {
 		}
 		return r
 	}
-	if r := run(fb); r.Score != 0.5 || r.Weight != 0 {
-		t.Fatalf("100 fresh wallets' ratings: score %v weight %v, want the prior and no weight", r.Score, r.Weight)
+	if r := run(fb); r.Score != 0.5 || r.Weight != 0 || r.External != 0 {
+		t.Fatalf("100 fresh wallets' ratings: score %v weight %v external %v, want the prior and no weight", r.Score, r.Weight, r.External)
 	}
 	settledFb := append(slices.Clone(fb), reputation.Feedback{DID: subjectDID, Owner: f.wallets[subjectDID], Client: f.wallets[poster.DID.String()],
 		Value: big.NewInt(100), Tag1: "starred", Time: now - 60, Block: 500})
 	r := run(settledFb)
-	if !(r.Score > 0.5) || r.Weight <= 0 {
-		t.Fatalf("a settled wallet's 100: score %v weight %v, want above the prior", r.Score, r.Weight)
+	if !(r.Score > 0.5) || r.Weight <= 0 || r.External != r.Weight {
+		t.Fatalf("a settled wallet's 100: score %v weight %v external %v, want above the prior, all of the weight imported", r.Score, r.Weight, r.External)
 	}
 	t.Logf("one settled rating of 100: score %.4f, weight %.4f", r.Score, r.Weight)
 }

@@ -218,7 +218,9 @@ type Reputation struct {
 	DID        string  `json:"did"`
 	Score      float64 `json:"score"`
 	Confidence float64 `json:"confidence"`
-	Weight     float64 `json:"weight"` // Σ of its audits' weights
+	Weight     float64 `json:"weight"` // Σ of its audits' weights, and of its imported feedback's
+	// External is the part of Weight imported ERC-8004 feedback gives (docs/REPUTATION.md).
+	External float64 `json:"external,omitempty"`
 	// Rank is what Top orders by: the 10% lower bound of the score (Params.RankBound), so
 	// little evidence does not outrank much.
 	Rank     float64        `json:"rank"`
@@ -644,6 +646,9 @@ func (snap *snapshot) reputation(did string) *Reputation {
 	}
 	r.Score, r.Confidence, r.Weight = snap.scores.Score[i], snap.scores.Confidence[i], snap.scores.Weight[i]
 	r.Rank = snap.params.RankBound(r.Score, r.Weight)
+	if ext := snap.scores.External; i < len(ext) {
+		r.External = ext[i]
+	}
 	r.Standing = snap.scores.Relative[i]
 	r.Audits = snap.audits[i]
 	return r

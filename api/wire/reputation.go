@@ -16,7 +16,9 @@ type Reputation struct {
 	DID        string  `json:"did"`
 	Score      float64 `json:"score"`
 	Confidence float64 `json:"confidence"`
-	Weight     float64 `json:"weight"` // Σ of its audits' weights
+	Weight     float64 `json:"weight"` // Σ of its audits' weights, and of its imported feedback's
+	// External is the part of Weight imported ERC-8004 feedback gives.
+	External float64 `json:"external,omitempty"`
 	// Rank is what the top list orders by: the 10% lower bound of the score, so little
 	// evidence does not outrank much.
 	Rank     float64        `json:"rank"`

@@ -69,7 +69,7 @@ var allowed = map[string][]string{
 	"mcp":                  {"api", "identity", "reputation"},
 	// auditor recomputes a node's scores from its log and a chain the auditor names, with
 	// the node's own indexers and engine; node runs it to publish the scores it checks.
-	"auditor":     {"api", "identity", "contracts", "reputation", "escrow", "stake", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
+	"auditor":     {"api", "identity", "contracts", "reputation", "escrow", "stake", "erc8004", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
 	"node":        {"auditor", "explorer", "mcp", "a2a", "api", "txn", "identity", "groups", "contracts", "registry", "reputation", "escrow", "stake", "jobs", "erc8004", "internal/chain", "internal/p2p", "internal/sqlite", "internal/units"},
 	"demo":        {"a2a", "node", "api", "identity", "groups", "registry", "reputation", "contracts", "internal/chain", "internal/p2p", "internal/units"},
 	"testnet/e2e": {"auditor", "a2a", "testnet", "api", "identity", "groups", "contracts", "registry", "reputation", "escrow", "internal/chain", "internal/p2p", "internal/units"},
@@ -89,7 +89,9 @@ var narrowed = map[string]map[string][]string{
 // contract, but its tests send to real ones.
 var allowedInTests = map[string][]string{"txn": {"contracts"}, "mcp": {"node", "registry", "internal/chain", "internal/p2p"},
 	// The whole-API fuzz serves the real explorer, so its routes are held to openapi.json.
-	"api": {"explorer"}}
+	"api": {"explorer"},
+	// The feedback source's test gives ERC-8004 feedback from dev wallets.
+	"auditor": {"txn"}}
 
 // pure are packages that link no network code: a verifier or a wallet tool can use them
 // without pulling in libp2p.

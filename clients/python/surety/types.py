@@ -153,6 +153,7 @@ class Reputation(_Wire):
     score: float = 0.0
     confidence: float = 0.0
     weight: float = 0.0
+    external: float = 0.0
     rank: float = 0.0
     standing: float = 0.0
     audits: int = 0

@@ -302,6 +302,8 @@ export interface Reputation {
   score: number;
   confidence: number;
   weight: number;
+  /** The part of weight imported ERC-8004 feedback gives. */
+  external?: number;
   rank: number;
   standing: number;
   audits: number;

@@ -1,4 +1,4 @@
-package node
+package auditor
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func TestERC8004FeedbackSource(t *testing.T) {
 	if _, err := ix.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := erc8004Feedback{ix}.Feedback(ctx)
+	got, err := Feedback{Index: ix}.Feedback(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,5 +80,50 @@ func TestERC8004FeedbackSource(t *testing.T) {
 	if f.Value.Cmp(want.Value) != 0 || f.DID != want.DID || f.Owner != want.Owner || f.Wallet != want.Wallet || f.Client != want.Client ||
 		f.Decimals != 1 || f.Tag1 != "starred" || f.Tag2 != "x" || f.Time != want.Time || f.Time == 0 {
 		t.Errorf("feedback = %+v, want %+v", f, want)
+	}
+}
+
+// TestFactsReadFeedbackAtTheirBlock: the facts at a block hold the ERC-8004 feedback given by
+// then, and none given after, so a head's scores import what the chain held at its anchor.
+func TestFactsReadFeedbackAtTheirBlock(t *testing.T) {
+	ctx := context.Background()
+	c, dep := deployed(t)
+	svc := erc8004.NewService(erc8004.ServiceConfig{Chain: c, ChainID: dep.ChainID, IdentityRegistry: dep.Contracts.IdentityRegistry,
+		ReputationRegistry: dep.Contracts.ReputationRegistry})
+	sender := func(i int) *txn.Sender {
+		s, err := txn.NewSender(ctx, c, txn.NewKeySigner(chain.DevKey(i)), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	const did = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"
+	owner, client := sender(1), sender(2)
+	agent, err := svc.Run(ctx, owner, erc8004.Op{Kind: erc8004.OpRegister, AgentURI: "ipfs://a", DID: did})
+	if err != nil {
+		t.Fatal(err)
+	}
+	give := func(v int64) uint64 {
+		t.Helper()
+		res, err := svc.Run(ctx, client, erc8004.Op{Kind: erc8004.OpFeedback, AgentID: agent.AgentID,
+			Feedback: erc8004.FeedbackInput{Value: big.NewInt(v), Tag1: "starred"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Block
+	}
+	first := give(90)
+	give(10)
+	facts, err := ReadFacts(ctx, c, dep, first, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer facts.Close()
+	got, err := Feedback{Index: facts.ERC8004}.Feedback(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Value.Int64() != 90 || got[0].Block != first {
+		t.Fatalf("feedback at block %d = %+v, want the first rating alone", first, got)
 	}
 }
