@@ -237,8 +237,17 @@ with the subject.`))
 			}
 		}
 	}
+	// What reputation made of it: the part of the DID's weight imported feedback gives (none
+	// when the node scores no such DID yet).
+	var external *float64
+	if rep, err := c.Reputation(ctx, pos[0]); err == nil {
+		external = &rep.External
+	}
 	if *asJSON {
-		return printJSON(e, map[string]any{"did": d.DID, "agents": d.Agents, "feedback": all, "claiming": d.Claiming})
+		return printJSON(e, map[string]any{"did": d.DID, "agents": d.Agents, "feedback": all, "claiming": d.Claiming, "external": external})
+	}
+	if external != nil {
+		fmt.Fprintf(e.stdout, "reputation: imported ERC-8004 feedback weighs %g of the DID's weight (it counts only from wallets that settled value with the DID; surety/audit mirrors of audits are skipped)\n", *external)
 	}
 	if len(d.Agents) == 0 {
 		fmt.Fprintf(e.stdout, "no agent id is %s's on this node\n", pos[0])

@@ -47,6 +47,10 @@ func TestERC8004CLI(t *testing.T) {
 	if !strings.Contains(out, "agent 0 (owner "+wallet(2)) || !strings.Contains(out, "#1 from "+wallet(1)+": 80.00 surety/audit bounty:1") {
 		t.Errorf("import printed:\n%s", out)
 	}
+	// A mirror of an audit, from a wallet that settled nothing with the DID, weighs nothing.
+	if !strings.Contains(out, "reputation: imported ERC-8004 feedback weighs 0 of the DID's weight") {
+		t.Errorf("import printed no imported weight of 0:\n%s", out)
+	}
 	if out := runOK(t, "", "erc8004", "show", "--node", base, "0", "--json"); !strings.Contains(out, `"tag1": "surety/audit"`) {
 		t.Errorf("show --json printed:\n%s", out)
 	}
