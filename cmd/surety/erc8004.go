@@ -45,7 +45,7 @@ on-chain metadata "did" names the DID. The node counts the agent as the DID's wh
 	fs.own = fs.ownWallet()
 	fs.rpc = fs.rpcURL("the chain's JSON-RPC URL (default: through the node)")
 	did := fs.String("did", "", "the agent's DID")
-	agentURI := fs.String("agent-uri", "", "the agentURI to register (default: the node's registration file of the DID)")
+	agentURI := fs.String("agent-uri", "", "the agentURI to register (default: the registration file of the DID on --node; give the node's public URL's when --node is a local address)")
 	walletKey := fs.String("agent-wallet-private-key", "", "a raw hex key whose wallet becomes the agent's wallet (it signs its consent)")
 	walletDev := fs.Int("agent-wallet-dev-account", -1, "Anvil's test account N becomes the agent's wallet (dev chains)")
 	timeout := fs.Duration("timeout", defaultWriteTimeout, "how long to wait for each transaction")
