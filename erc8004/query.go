@@ -1,12 +1,14 @@
 package erc8004
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -352,12 +354,47 @@ type FeedbackOf struct {
 // are now. The claim is unchecked: whoever imports it checks the owner or wallet against the
 // DID's bindings (reputation's import rule does).
 func (ix *Indexer) AllFeedback(ctx context.Context) ([]FeedbackOf, error) {
+	return ix.feedbackOf(ctx, "")
+}
+
+// feedbackFromBatch bounds the clients one FeedbackFrom query names.
+const feedbackFromBatch = 500
+
+// FeedbackFrom is AllFeedback of the given clients alone (reputation reads the feedback of
+// wallets that paid fees, never a fresh wallet's): the rows junk clients wrote are not read.
+func (ix *Indexer) FeedbackFrom(ctx context.Context, clients []common.Address) ([]FeedbackOf, error) {
+	var out []FeedbackOf
+	for len(clients) > 0 {
+		n := min(len(clients), feedbackFromBatch)
+		args := make([]any, n)
+		for i, c := range clients[:n] {
+			args[i] = addr(c)
+		}
+		in := strings.Repeat("?,", n)
+		part, err := ix.feedbackOf(ctx, " AND f.client IN ("+in[:len(in)-1]+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
+		clients = clients[n:]
+	}
+	slices.SortFunc(out, func(a, b FeedbackOf) int {
+		if a.Block != b.Block {
+			return cmp.Compare(a.Block, b.Block)
+		}
+		return cmp.Compare(a.LogIndex, b.LogIndex)
+	})
+	return out, nil
+}
+
+// feedbackOf runs AllFeedback's query with one more condition.
+func (ix *Indexer) feedbackOf(ctx context.Context, and string, args ...any) ([]FeedbackOf, error) {
 	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT f.agent_id, f.client, f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2,
 		f.endpoint, f.feedback_uri, f.feedback_hash, f.block, f.block_time, f.log_index, f.tx_hash, CAST(m.value AS TEXT), a.owner, a.wallet
 		FROM erc8004_feedback f
 		JOIN erc8004_agents a ON a.chain = f.chain AND a.agent_id = f.agent_id
 		JOIN erc8004_metadata m ON m.chain = f.chain AND m.agent_id = f.agent_id AND m.key = 'did'
-		WHERE f.chain = ? AND f.revoked = 0 ORDER BY f.block, f.log_index`, ix.cfg.Chain)
+		WHERE f.chain = ? AND f.revoked = 0`+and+` ORDER BY f.block, f.log_index`, append([]any{ix.cfg.Chain}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("erc8004 feedback: %w", err)
 	}

@@ -32,8 +32,8 @@ type ServiceConfig struct {
 	Anchorer Anchorer
 	Rules    *Rules
 	Stakes   StakeSource
-	// Feedback, when set with Rules.Settlements, imports ERC-8004 feedback (Rules.External)
-	// at every recomputation.
+	// Feedback, when set with Rules.Settlements, imports ERC-8004 feedback
+	// (Rules.ImportFeedback) at every recomputation.
 	Feedback FeedbackSource
 	Params   Params
 	// Every is how often scores are recomputed when audits arrived (0: 5 s); they are
@@ -620,11 +620,8 @@ func (s *Service) Refresh(ctx context.Context) error {
 	}
 	var ext []ExternalSignal
 	if s.cfg.Feedback != nil && s.cfg.Rules != nil {
-		fb, err := s.cfg.Feedback.Feedback(ctx)
-		if err != nil {
-			return fmt.Errorf("reputation: ERC-8004 feedback: %w", err)
-		}
-		if ext, err = s.cfg.Rules.External(ctx, fb); err != nil {
+		p := s.cfg.Params.withDefaults()
+		if ext, err = s.cfg.Rules.ImportFeedback(ctx, s.cfg.Feedback, func(did string) bool { return p.counted(staked[did]) > 0 }); err != nil {
 			return fmt.Errorf("reputation: ERC-8004 feedback: %w", err)
 		}
 	}

@@ -77,7 +77,6 @@ class Agent(_Wire):
     stake: str = "0"
     staked: bool = False
     score: float = 0.0
-    # GET /v1/agents/{did} only: the DID's agent ids in the ERC-8004 identity registry.
     erc8004_agent_ids: List[int] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False)
 
