@@ -77,6 +77,7 @@ class Agent(_Wire):
     stake: str = "0"
     staked: bool = False
     score: float = 0.0
+    erc8004_agent_ids: List[int] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False)
 
 
