@@ -206,6 +206,9 @@ func TestDisputeIsSplitByTheArbiter(t *testing.T) {
 	if j := f.get(id); j.Surety.Phase != "disputed" || j.Surety.Dispute == nil || j.Surety.Dispute.By != f.client.Address() {
 		t.Fatalf("after the rejection: %+v", j.Surety)
 	}
+	if list, err := f.ix.List(context.Background(), jobs.Filter{}); err != nil || len(list) != 1 || list[0].Surety == nil || list[0].Surety.Phase != "disputed" {
+		t.Errorf("the list shows no phase: %v %+v", err, list)
+	}
 	f.act(f.arbit, id, jobs.ActionResolve, jobs.HookArgs{Winners: []common.Address{w.Address()}, Bps: []uint16{2500}})
 	j := f.get(id)
 	st := j.Surety.Settlement

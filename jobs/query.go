@@ -41,7 +41,7 @@ type Job struct {
 	// in the order they entered; empty for a job with one provider.
 	Workers []common.Address `json:"workers,omitempty"`
 	// Surety is the job's side in SuretyHook (plan, entries, dispute, settlement, milestone
-	// parts), when it is a Surety job (Get only).
+	// parts), when it is a Surety job; List gives its phase only.
 	Surety *Surety `json:"surety,omitempty"`
 	// History is the job's events (JobEscrow's and its hook's) in chain order (Get only).
 	History []Event `json:"history,omitempty"`
@@ -102,7 +102,9 @@ func (ix *Indexer) List(ctx context.Context, f Filter) ([]*Job, error) {
 		where = append(where, "(provider = ? OR id IN (SELECT job_id FROM jobs_workers w WHERE w.chain = jobs_jobs.chain AND w.worker = ?))")
 		args = append(args, f.Provider.Hex(), f.Provider.Hex())
 	}
-	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs_jobs WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`,
+	// A Surety job's hook phase comes along (its whole side only with Get).
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT `+jobColumns+`, COALESCE((SELECT json_extract(h.state, '$.phase') FROM jobs_hook h
+		WHERE h.chain = jobs_jobs.chain AND h.job_id = jobs_jobs.id), '') FROM jobs_jobs WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`,
 		append(args, f.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
@@ -110,9 +112,13 @@ func (ix *Indexer) List(ctx context.Context, f Filter) ([]*Job, error) {
 	defer rows.Close()
 	out := []*Job{}
 	for rows.Next() {
-		j, err := scanJob(rows.Scan)
+		var phase string
+		j, err := scanJob(func(dst ...any) error { return rows.Scan(append(dst, &phase)...) })
 		if err != nil {
 			return nil, fmt.Errorf("list jobs: %w", err)
+		}
+		if phase != "" {
+			j.Surety = &Surety{Phase: phase}
 		}
 		out = append(out, j)
 	}

@@ -640,7 +640,11 @@ func runJobList(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "no jobs")
 	}
 	for _, j := range list {
-		fmt.Fprintf(e.stdout, "%-8d %-10s %s of %s  client %s  provider %s\n", j.ID, j.Status, formatAmount(j.Budget), j.Token.Hex(), j.Client.Hex(), j.Provider.Hex())
+		status := string(j.Status)
+		if j.Surety != nil {
+			status += " (surety: " + j.Surety.Phase + ")"
+		}
+		fmt.Fprintf(e.stdout, "%-8d %-10s %s of %s  client %s  provider %s\n", j.ID, status, formatAmount(j.Budget), j.Token.Hex(), j.Client.Hex(), j.Provider.Hex())
 	}
 	return nil
 }

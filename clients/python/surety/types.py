@@ -130,6 +130,40 @@ class Bounty(_Wire):
 
 
 @dataclass
+class Job(_Wire):
+    """An ERC-8183 job as the node's index shows it (GET /v1/jobs/{id}); surety is a Surety
+    job's side in SuretyHook (plan, phase, entries, dispute, settlement, milestone parts)."""
+    id: int = 0
+    status: str = ""
+    client: str = ""
+    provider: str = ""
+    evaluator: str = ""
+    hook: str = ""
+    expired_at: int = 0
+    description: str = ""
+    provider_agent_id: str = "0"
+    token: str = ""
+    budget: str = "0"
+    deliverable: str = ""
+    reason: str = ""
+    rejected_by: str = ""
+    payout: str = "0"
+    platform_fee: str = "0"
+    evaluator_fee: str = "0"
+    refund: str = "0"
+    created_block: int = 0
+    updated_block: int = 0
+    workers: List[str] = field(default_factory=list)
+    surety: Optional[dict] = None
+    history: List[dict] = field(default_factory=list)
+    raw: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def terminal(self):
+        return self.status in ("completed", "rejected", "expired")
+
+
+@dataclass
 class StoredAudit(_Wire):
     auditor: str = ""
     subject: str = ""

@@ -31,7 +31,7 @@ export async function render(root, params) {
     for (const j of list) {
       rows.push(h('tr', { 'data-testid': 'job-row', 'data-id': String(j.id) },
         h('td', null, h('a', { href: `#/job/${j.id}` }, String(j.id))),
-        h('td', null, h('span', { class: 'chip', 'data-status': j.status }, j.status)),
+        h('td', null, h('span', { class: 'chip', 'data-status': j.status }, j.status), j.surety ? h('span', { class: 'muted' }, ` surety: ${j.surety.phase}`) : ''),
         h('td', { class: 'num' }, amount(j.budget, j.token)),
         h('td', null, h('code', { class: 'id', title: j.client }, short(j.client, 8))),
         h('td', null, h('code', { class: 'id', title: j.provider }, short(j.provider, 8))),
