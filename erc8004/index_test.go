@@ -242,9 +242,12 @@ func TestIndexFollowsTheRegistries(t *testing.T) {
 	if err != nil || len(resp) != 1 || resp[0].Responder != f.owner.Address() || resp[0].ResponseURI != "ipfs://refund" {
 		t.Errorf("responses = %+v, %v", resp, err)
 	}
-	vs, err := ix.Validations(ctx, reg.AgentID)
+	vs, err := ix.Validations(ctx, reg.AgentID, 0)
 	if err != nil || len(vs) != 1 || !vs[0].Responded || vs[0].Response != 90 || vs[0].Tag != "hard" || vs[0].Validator != f.vd.Address() {
 		t.Errorf("validations = %+v, %v", vs, err)
+	}
+	if none, err := ix.Validations(ctx, reg.AgentID, -1); err != nil || len(none) != 1 {
+		t.Errorf("validations with no limit = %+v, %v", none, err)
 	}
 
 	// A transfer moves the agent and clears its wallet; the new owner is not bound to the

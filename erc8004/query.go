@@ -456,14 +456,17 @@ func (ix *Indexer) Responses(ctx context.Context, agent uint64, client common.Ad
 	return out, rows.Err()
 }
 
-// Validations lists agent's validation requests, in chain order.
-func (ix *Indexer) Validations(ctx context.Context, agent uint64) ([]Validation, error) {
+// Validations lists agent's validation requests, in chain order, at most limit of them (0: all).
+func (ix *Indexer) Validations(ctx context.Context, agent uint64, limit int) ([]Validation, error) {
 	if agent > math.MaxInt64 {
 		return nil, nil
 	}
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
 	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT request_hash, validator, request_uri, responded, response, response_uri, response_hash,
-		tag, block, updated_block FROM erc8004_validations WHERE chain = ? AND agent_id = ? ORDER BY block, request_hash`,
-		ix.cfg.Chain, int64(agent))
+		tag, block, updated_block FROM erc8004_validations WHERE chain = ? AND agent_id = ? ORDER BY block, request_hash LIMIT ?`,
+		ix.cfg.Chain, int64(agent), limit)
 	if err != nil {
 		return nil, fmt.Errorf("erc8004 validations: %w", err)
 	}

@@ -182,6 +182,10 @@ func TestIndexerFollowsEveryTransition(t *testing.T) {
 	if diff := cmp.Diff([]string{"JobCreated", "BudgetSet", "JobFunded", "JobSubmitted", "JobCompleted", "PaymentReleased"}, names(j.History)); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
+	// A job's answer lists its latest events, in chain order, when it has more than the cap.
+	if last, err := jobs.LatestEvents(ix, ctx, completed, 2); err != nil || !cmp.Equal([]string{"JobCompleted", "PaymentReleased"}, names(last)) {
+		t.Errorf("the latest 2 events: %v, %v", names(last), err)
+	}
 	if j.Client != f.client.Address() || j.Provider != f.provider.Address() || j.Evaluator != f.evaluator.Address() || j.Token != f.token ||
 		j.Budget != eth.String() || j.Payout != eth.String() || j.Description != "summarize the paper" || j.ProviderAgentID != "42" ||
 		j.Deliverable != (common.Hash{2}).Hex() || j.Reason != (common.Hash{3}).Hex() {

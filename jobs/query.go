@@ -3,8 +3,10 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -43,7 +45,8 @@ type Job struct {
 	// Surety is the job's side in SuretyHook (plan, entries, dispute, settlement, milestone
 	// parts), when it is a Surety job; List gives its phase only.
 	Surety *Surety `json:"surety,omitempty"`
-	// History is the job's events (JobEscrow's and its hook's) in chain order (Get only).
+	// History is the job's events (JobEscrow's and its hook's) in chain order, the latest
+	// MaxHistory of them (Get only).
 	History []Event `json:"history,omitempty"`
 }
 
@@ -144,10 +147,32 @@ func (ix *Indexer) Get(ctx context.Context, id uint64) (*Job, error) {
 	if j.Surety, err = ix.surety(ctx, id); err != nil {
 		return nil, err
 	}
-	if j.History, err = ix.events(ctx, ix.cfg.DB, id); err != nil {
+	if j.History, err = ix.latestEvents(ctx, id, MaxHistory); err != nil {
 		return nil, err
 	}
 	return j, nil
+}
+
+// latestEvents returns the last n events of job id, in chain order.
+func (ix *Indexer) latestEvents(ctx context.Context, id uint64, n int) ([]Event, error) {
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT contract, name, block, tx_hash, log_index, data FROM jobs_events WHERE chain = ? AND job_id = ?
+		ORDER BY block DESC, log_index DESC LIMIT ?`, ix.cfg.Chain, int64(id), n)
+	if err != nil {
+		return nil, fmt.Errorf("job %d history: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		e := Event{JobID: id}
+		var data string
+		if err := rows.Scan(&e.Contract, &e.Name, &e.Block, &e.TxHash, &e.LogIndex, &data); err != nil {
+			return nil, err
+		}
+		e.Data = json.RawMessage(data)
+		out = append(out, e)
+	}
+	slices.Reverse(out)
+	return out, rows.Err()
 }
 
 // workers are the wallets that entered job id through its hook, in the order they entered.
