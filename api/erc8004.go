@@ -23,7 +23,7 @@ type ERC8004 interface {
 	AgentsClaiming(ctx context.Context, did string) ([]erc8004.Agent, error)
 	VerifiedAgents(ctx context.Context, did string) ([]erc8004.Agent, error)
 	Feedback(ctx context.Context, agent uint64, f erc8004.FeedbackFilter) ([]erc8004.Feedback, error)
-	Validations(ctx context.Context, agent uint64) ([]erc8004.Validation, error)
+	Validations(ctx context.Context, agent uint64, limit int) ([]erc8004.Validation, error)
 }
 
 var _ ERC8004 = (*erc8004.Indexer)(nil)
@@ -37,7 +37,7 @@ type ERC8004Relay interface {
 
 var _ ERC8004Relay = (*erc8004.Service)(nil)
 
-// maxERC8004Feedback bounds the feedback one GET lists.
+// maxERC8004Feedback bounds the feedback, or the validations, one GET lists.
 const maxERC8004Feedback = 1000
 
 // ERC8004DID is GET /v1/erc8004/dids/{did}: the agent ids that are the DID's (their owner or
@@ -193,7 +193,7 @@ func (s *Server) erc8004Validations(c echo.Context) error {
 	if _, err := s.cfg.ERC8004.Agent(ctx, id); err != nil {
 		return err
 	}
-	vs, err := s.cfg.ERC8004.Validations(ctx, id)
+	vs, err := s.cfg.ERC8004.Validations(ctx, id, maxERC8004Feedback)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,7 @@ import (
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/contracts"
+	"github.com/surety-ioa/surety/erc8004"
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/explorer"
 	"github.com/surety-ioa/surety/groups"
@@ -166,8 +167,16 @@ func newAPIFuzz(t testing.TB) *apiFuzz {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The ERC-8004 registries with agent 0 (account 1's, claiming the fuzz agent's DID below)
+	// and one feedback from account 0, for the erc8004 routes.
+	agentIDs, err := erc8004.NewIndexer(ctx, erc8004.IndexerConfig{DB: db, Chain: row, Client: c, IdentityRegistry: dep.Contracts.IdentityRegistry,
+		ReputationRegistry: dep.Contracts.ReputationRegistry, ValidationRegistry: dep.Contracts.ValidationRegistry, StartBlock: dep.Block,
+		Bindings: stakes, Poll: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var wg sync.WaitGroup
-	for _, run := range []func(context.Context) error{stakes.Run, index.Run, jobIndex.Run} {
+	for _, run := range []func(context.Context) error{stakes.Run, index.Run, jobIndex.Run, agentIDs.Run} {
 		wg.Go(func() { _ = run(ctx) })
 	}
 	t.Cleanup(func() { cancel(); wg.Wait() })
@@ -206,7 +215,9 @@ func newAPIFuzz(t testing.TB) *apiFuzz {
 	rep := reputation.NewService(reputation.ServiceConfig{Store: audits, Log: auditLog, Stakes: agents,
 		Rules: &reputation.Rules{ChainID: chain.EmbeddedChainID, Escrow: dep.Contracts.BountyEscrow, Bounties: noBounties{}, Wallets: stakes, Agents: agents}})
 	jobService := jobs.NewService(jobs.ServiceConfig{Indexer: jobIndex, Chain: c, Tx: txs, JobEscrow: jobEscrow})
-	s, err := api.New(api.Config{Version: "v-fuzz", Jobs: jobService,
+	agentIDService := erc8004.NewService(erc8004.ServiceConfig{Tx: txs, Chain: c, ChainID: chain.EmbeddedChainID, IdentityRegistry: dep.Contracts.IdentityRegistry,
+		ReputationRegistry: dep.Contracts.ReputationRegistry, ValidationRegistry: dep.Contracts.ValidationRegistry, Index: agentIDs})
+	s, err := api.New(api.Config{Version: "v-fuzz", Jobs: jobService, ERC8004: agentIDs, ERC8004Relay: agentIDService,
 		Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Kind: "embedded", Key: "fuzz", MinStake: new(big.Int),
 			Contracts: []api.Contract{{Name: "BountyEscrow", Address: dep.Contracts.BountyEscrow}, {Name: "StakeRegistry", Address: dep.Contracts.StakeRegistry}}},
 		Blocks: c, DB: db, Identity: ids, Bounties: escrow.NewService(escrow.ServiceConfig{Tx: txs, Chain: c, Escrow: dep.Contracts.BountyEscrow, Indexer: index}),
@@ -231,11 +242,23 @@ func newAPIFuzz(t testing.TB) *apiFuzz {
 	if _, err := agents.Register(ctx, []byte(sc.JWS), "fuzz"); err != nil {
 		t.Fatal(err)
 	}
+	for i, op := range []erc8004.Op{
+		{Kind: erc8004.OpRegister, AgentURI: erc8004.RegistrationURL("http://127.0.0.1", fz.agent.DID.String()), DID: fz.agent.DID.String()},
+		{Kind: erc8004.OpFeedback, AgentID: 0, Feedback: erc8004.FeedbackInput{Value: big.NewInt(87), Tag1: "starred"}},
+	} {
+		snd, err := txn.NewSender(ctx, c, txn.NewKeySigner(chain.DevKey(1-i)), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := agentIDService.Run(ctx, snd, op); err != nil {
+			t.Fatal(err)
+		}
+	}
 	fz.fixtures = map[string][]string{
 		"did":      {fz.agent.DID.String(), fz.node, "did:pkh:eip155:1337:" + devAddress(1).Hex()},
 		"address":  {devAddress(0).Hex(), devAddress(1).Hex(), dep.Contracts.BountyEscrow.Hex()},
 		"group_id": {"g1", "bounty-1"},
-		"id":       {"1", "2"},
+		"id":       {"0", "1", "2"},
 		"escrow":   {dep.Contracts.BountyEscrow.Hex()},
 	}
 

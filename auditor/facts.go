@@ -38,11 +38,13 @@ type Facts struct {
 	Escrow *escrow.Indexer
 	// ERC8004 is the ERC-8004 registries' replay; nil when the deployment has none.
 	ERC8004 *erc8004.Indexer
-	Params  reputation.Params // the deployment's minimum stake set; the rest the defaults
 
-	dir   string
-	db    *sql.DB
-	chain int64
+	Params reputation.Params // the deployment's minimum stake set; the rest the defaults
+
+	priced []common.Address // the stake token, when it is an ERC-20: its fees back imported feedback
+	dir    string
+	db     *sql.DB
+	chain  int64
 }
 
 // scratchPrefix names the scratch databases' directories (a Scorer removes any a crash left).
@@ -89,11 +91,12 @@ func ReadFacts(ctx context.Context, c Chain, dep *contracts.Deployment, block ui
 	if err != nil {
 		return nil, fmt.Errorf("auditor: read the minimum stake: %w", err)
 	}
-	_, token, err := dep.StakeToken(ctx, c)
+	stakeToken, token, err := dep.StakeToken(ctx, c)
 	if err != nil {
 		return nil, fmt.Errorf("auditor: read the stake token: %w", err)
 	}
 	f.Params = reputation.Params{MinStake: MinStakeWhole(min, token)}
+	f.priced = PricedTokens(stakeToken)
 	src := atBlock{Source: c, block: block}
 	if f.Stakes, err = stake.NewIndex(ctx, stake.Config{DB: f.db, Chain: f.chain, Client: src, ChainID: dep.ChainID,
 		Registry: dep.Contracts.StakeRegistry, StartBlock: dep.Block, Token: token}); err != nil {
@@ -134,7 +137,8 @@ func (f *Facts) Close() error {
 // Rules are reputation's acceptance rules over these facts, for the deployment's escrow.
 func (f *Facts) Rules(dep *contracts.Deployment) *reputation.Rules {
 	b := Bounties{Index: f.Escrow}
-	return &reputation.Rules{ChainID: dep.ChainID, Escrow: dep.Contracts.BountyEscrow, Bounties: b, Wallets: f.Stakes, Settlements: b}
+	return &reputation.Rules{ChainID: dep.ChainID, Escrow: dep.Contracts.BountyEscrow, Bounties: b, Wallets: f.Stakes, Settlements: b,
+		PricedTokens: f.priced}
 }
 
 // Bounties reads the facts reputation's rules need of a bounty from an escrow index
@@ -176,7 +180,22 @@ func facts(bt *escrow.Bounty) reputation.BountyFacts {
 	}
 	amount, _ := new(big.Int).SetString(bt.Amount, 10)
 	fee, _ := new(big.Int).SetString(bt.Fee, 10)
-	return reputation.BountyFacts{Finished: finished, Poster: bt.Poster, Arbiter: bt.Arbiter, Worker: bt.Worker, Amount: amount, Fee: fee}
+	return reputation.BountyFacts{Finished: finished, Poster: bt.Poster, Arbiter: bt.Arbiter, Worker: bt.Worker, Token: bt.Token, Amount: amount, Fee: fee}
+}
+
+// PaidWallets lists the wallets of bounties in tokens that paid a worker and a fee
+// (reputation.Settlements).
+func (b Bounties) PaidWallets(ctx context.Context, tokens []common.Address) ([]common.Address, error) {
+	return b.Index.PaidWallets(ctx, tokens)
+}
+
+// PricedTokens are the tokens besides ETH whose fees back imported ERC-8004 feedback
+// (reputation.Rules.PricedTokens): the deployment's stake token when it is an ERC-20.
+func PricedTokens(stakeToken common.Address) []common.Address {
+	if stakeToken == (common.Address{}) {
+		return nil
+	}
+	return []common.Address{stakeToken}
 }
 
 // MinStakeWhole is a minimum stake in whole tokens, as reputation.Params takes it (negative:

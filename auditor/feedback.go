@@ -3,6 +3,8 @@ package auditor
 import (
 	"context"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/surety-ioa/surety/erc8004"
 	"github.com/surety-ioa/surety/reputation"
 )
@@ -16,12 +18,12 @@ type Feedback struct{ Index *erc8004.Indexer }
 
 var _ reputation.FeedbackSource = Feedback{}
 
-// Feedback lists the feedback; none without an index.
-func (f Feedback) Feedback(ctx context.Context) ([]reputation.Feedback, error) {
-	if f.Index == nil {
+// Feedback lists the feedback clients gave; none without an index.
+func (f Feedback) Feedback(ctx context.Context, clients []common.Address) ([]reputation.Feedback, error) {
+	if f.Index == nil || len(clients) == 0 {
 		return nil, nil
 	}
-	all, err := f.Index.AllFeedback(ctx)
+	all, err := f.Index.FeedbackFrom(ctx, clients)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/erc8004"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -66,7 +68,11 @@ func TestERC8004FeedbackSource(t *testing.T) {
 	if _, err := ix.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Feedback{Index: ix}.Feedback(ctx)
+	// Only the clients asked for: a wallet that paid no fee is never read.
+	if none, err := (Feedback{Index: ix}).Feedback(ctx, []common.Address{owner.Address()}); err != nil || len(none) != 0 {
+		t.Fatalf("feedback of a wallet that gave none = %+v, %v", none, err)
+	}
+	got, err := Feedback{Index: ix}.Feedback(ctx, []common.Address{owner.Address(), client.Address()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +125,7 @@ func TestFactsReadFeedbackAtTheirBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer facts.Close()
-	got, err := Feedback{Index: facts.ERC8004}.Feedback(ctx)
+	got, err := Feedback{Index: facts.ERC8004}.Feedback(ctx, []common.Address{client.Address()})
 	if err != nil {
 		t.Fatal(err)
 	}

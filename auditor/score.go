@@ -25,13 +25,9 @@ func (f *Facts) Score(ctx context.Context, dep *contracts.Deployment, leaves [][
 	if err != nil {
 		return nil, err
 	}
-	feedback, err := Feedback{Index: f.ERC8004}.Feedback(ctx)
-	if err != nil {
-		return nil, err
-	}
 	v := identity.NewVerifier(identity.VerifierConfig{})
 	return reputation.ScoreLog(ctx, f.db, f.chain, reputation.LogScoring{Leaves: leaves, Verify: v.CheckArchived, Rules: f.Rules(dep),
-		Staked: staked, At: at, Params: f.Params, Feedback: feedback})
+		Staked: staked, At: at, Params: f.Params, Feedback: Feedback{Index: f.ERC8004}})
 }
 
 // anchorBatch is the blocks one query for anchors spans: what public JSON-RPCs (and a node's

@@ -148,6 +148,9 @@ func (d *Deployment) Check(ctx context.Context, b Backend) error {
 			return fmt.Errorf("%w: %s at %s", ErrNoCode, n.Name, n.Address)
 		}
 	}
+	if err := d.checkERC8004(ctx, b); err != nil {
+		return err
+	}
 	escrowABI := NewBountyEscrow()
 	reg, err := bind.Call(escrowABI.Instance(b, d.Contracts.BountyEscrow), &bind.CallOpts{Context: ctx}, escrowABI.PackStakeRegistry(), escrowABI.UnpackStakeRegistry)
 	if err != nil {

@@ -100,6 +100,10 @@ func TestCheckRefusesForeignDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other, err := contracts.Deploy(ctx, c, chain.DevKey(0), contracts.DeployConfig{}, nil) // a second deployment's registries
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		mutate func(d *contracts.Deployment)
@@ -110,6 +114,9 @@ func TestCheckRefusesForeignDeployment(t *testing.T) {
 		{"a registry the escrow did not create", func(d *contracts.Deployment) { d.Contracts.StakeRegistry = d.Contracts.RootAnchor }, contracts.ErrForeignRegistry},
 		{"a hook that is not the registry's job locker", func(d *contracts.Deployment) { d.Contracts.SuretyHook = d.Contracts.RootAnchor }, contracts.ErrForeignHook},
 		{"a job escrow the hook does not serve", func(d *contracts.Deployment) { d.Contracts.JobEscrow = d.Contracts.RootAnchor }, contracts.ErrForeignHook},
+		{"an identity registry the reputation registry does not serve", func(d *contracts.Deployment) { d.Contracts.IdentityRegistry = d.Contracts.RootAnchor }, contracts.ErrForeignERC8004},
+		{"a reputation registry that is not one", func(d *contracts.Deployment) { d.Contracts.ReputationRegistry = d.Contracts.BountyEscrow }, contracts.ErrForeignERC8004},
+		{"a validation registry of another identity registry", func(d *contracts.Deployment) { d.Contracts.ValidationRegistry = other.Contracts.ValidationRegistry }, contracts.ErrForeignERC8004},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

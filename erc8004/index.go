@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"math/big"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -138,9 +139,10 @@ type IndexerConfig struct {
 	Logger   *slog.Logger
 }
 
-// Bindings says whether a wallet controls a DID on chain (stake.Index.Bound).
+// Bindings lists the wallets that control a DID on chain (stake.Index.WalletsOf): a handful
+// per DID, so a DID's agents are found in one query however many agent ids claim it.
 type Bindings interface {
-	Bound(ctx context.Context, did string, wallet common.Address) (bool, error)
+	WalletsOf(ctx context.Context, did string) ([]common.Address, error)
 }
 
 // Indexer follows the ERC-8004 registries' events into SQLite through a chainlog.Follower:
@@ -151,6 +153,43 @@ type Indexer struct {
 	*chainlog.Follower
 	cfg IndexerConfig
 	dec *decoder
+
+	mu         sync.Mutex
+	onFeedback []func()
+	// rolledBack says a reorganization forgot events since the last batch told the watchers.
+	rolledBack bool
+}
+
+// OnFeedback calls fn after every batch the index commits that changed what AllFeedback
+// answers: feedback given or revoked, or an agent's owner, wallet or "did" claim changed (and
+// after a reorganization rolled any of it back). fn runs on the indexer's goroutine: it must
+// not block for long.
+func (ix *Indexer) OnFeedback(fn func()) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.onFeedback = append(ix.onFeedback, fn)
+}
+
+// feedbackChanged tells the OnFeedback watchers.
+func (ix *Indexer) feedbackChanged() {
+	ix.mu.Lock()
+	fns := append([]func(){}, ix.onFeedback...)
+	ix.mu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
+}
+
+// changesFeedback says whether an event changes what AllFeedback answers.
+func changesFeedback(ev Event) bool {
+	switch ev.Name {
+	case "NewFeedback", "FeedbackRevoked", "Transfer":
+		return true
+	case "MetadataSet":
+		var d metadataData
+		return json.Unmarshal(ev.Data, &d) != nil || d.Key == AgentWalletKey || d.Key == DIDKey
+	}
+	return false
 }
 
 // NewIndexer migrates the tables and loads the cursor.
@@ -189,6 +228,7 @@ type handler Indexer
 func (h *handler) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (func(), error) {
 	ix := (*Indexer)(h)
 	times := map[uint64]uint64{} // block -> its time, read once per block of the batch
+	changed := false             // the batch changes what AllFeedback answers
 	for i := range logs {
 		l := &logs[i]
 		ev, ok, err := ix.dec.decode(l)
@@ -216,8 +256,16 @@ func (h *handler) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (func
 		if err := ix.project(ctx, tx, ev); err != nil {
 			return nil, fmt.Errorf("project %s: %w", ev.Name, err)
 		}
+		changed = changed || changesFeedback(ev)
 	}
-	return nil, nil
+	ix.mu.Lock()
+	changed = changed || ix.rolledBack
+	ix.rolledBack = false
+	ix.mu.Unlock()
+	if !changed {
+		return nil, nil
+	}
+	return ix.feedbackChanged, nil
 }
 
 // blockTime is the time of l's block: the log's own BlockTimestamp where the chain sent it,
@@ -256,6 +304,11 @@ func (h *handler) Rollback(ctx context.Context, tx *sql.Tx, block uint64) error 
 	rows.Close()
 	if _, err := tx.ExecContext(ctx, `DELETE FROM erc8004_events WHERE chain = ? AND block > ?`, ix.cfg.Chain, block); err != nil {
 		return err
+	}
+	if len(agents) > 0 {
+		ix.mu.Lock()
+		ix.rolledBack = true // the next batch tells the watchers, once it commits
+		ix.mu.Unlock()
 	}
 	for _, id := range agents {
 		if err := ix.rebuild(ctx, tx, id); err != nil {

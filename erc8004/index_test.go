@@ -60,13 +60,8 @@ func newFixture(t *testing.T) *fixture {
 // bindings is a fake of the stake index's: which wallets control which DID.
 type bindings map[string][]common.Address
 
-func (b bindings) Bound(_ context.Context, did string, wallet common.Address) (bool, error) {
-	for _, w := range b[did] {
-		if w == wallet {
-			return true, nil
-		}
-	}
-	return false, nil
+func (b bindings) WalletsOf(_ context.Context, did string) ([]common.Address, error) {
+	return b[did], nil
 }
 
 func (f *fixture) indexer(db *testutil.SQL, b erc8004.Bindings) *erc8004.Indexer {
@@ -247,9 +242,12 @@ func TestIndexFollowsTheRegistries(t *testing.T) {
 	if err != nil || len(resp) != 1 || resp[0].Responder != f.owner.Address() || resp[0].ResponseURI != "ipfs://refund" {
 		t.Errorf("responses = %+v, %v", resp, err)
 	}
-	vs, err := ix.Validations(ctx, reg.AgentID)
+	vs, err := ix.Validations(ctx, reg.AgentID, 0)
 	if err != nil || len(vs) != 1 || !vs[0].Responded || vs[0].Response != 90 || vs[0].Tag != "hard" || vs[0].Validator != f.vd.Address() {
 		t.Errorf("validations = %+v, %v", vs, err)
+	}
+	if none, err := ix.Validations(ctx, reg.AgentID, -1); err != nil || len(none) != 1 {
+		t.Errorf("validations with no limit = %+v, %v", none, err)
 	}
 
 	// A transfer moves the agent and clears its wallet; the new owner is not bound to the
@@ -382,5 +380,38 @@ func TestServiceRefusesBeforeSending(t *testing.T) {
 	_, err = f.svc.Run(ctx, f.owner, erc8004.Op{Kind: erc8004.OpSetWallet, AgentID: reg.AgentID, Wallet: f.walletKey.Address(), Deadline: head.Time + 60, Signature: sig})
 	if !errors.Is(err, erc8004.ErrBadSignature) {
 		t.Errorf("wrong key's signature: %v, want ErrBadSignature", err)
+	}
+}
+
+// TestOnFeedback: the watchers hear of a batch that gives feedback, moves an agent or changes
+// its claim, and of none that only touches what AllFeedback does not answer.
+func TestOnFeedback(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ix := f.indexer(testutil.OpenSQL(t), bindings{})
+	calls := 0
+	ix.OnFeedback(func() { calls++ })
+	reg := f.run(f.owner, erc8004.Op{Kind: erc8004.OpRegister, AgentURI: "ipfs://a", DID: did})
+	sync(t, ix)
+	if calls != 1 {
+		t.Fatalf("after a registration with a DID claim: %d calls, want 1", calls)
+	}
+	f.run(f.owner, erc8004.Op{Kind: erc8004.OpSetAgentURI, AgentID: reg.AgentID, AgentURI: "ipfs://b"})
+	sync(t, ix)
+	if calls != 1 {
+		t.Errorf("after a new agentURI alone: %d calls, want still 1", calls)
+	}
+	f.feedback(f.alice, reg.AgentID, 5, 0, "starred")
+	sync(t, ix)
+	if calls != 2 {
+		t.Errorf("after feedback: %d calls, want 2", calls)
+	}
+	if _, err := f.owner.Send(ctx, txn.Call{To: f.dep.Contracts.IdentityRegistry,
+		Data: contracts.NewIdentityRegistry().PackSetMetadata(big.NewInt(int64(reg.AgentID)), erc8004.DIDKey, []byte("did:key:other"))}); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, ix)
+	if calls != 3 {
+		t.Errorf("after a new DID claim: %d calls, want 3", calls)
 	}
 }

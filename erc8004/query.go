@@ -1,12 +1,16 @@
 package erc8004
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
 )
@@ -103,9 +107,13 @@ func scanAgent(sc interface{ Scan(...any) error }) (*Agent, error) {
 	return &a, nil
 }
 
-func (ix *Indexer) agents(ctx context.Context, where string, args ...any) ([]Agent, error) {
-	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT `+agentCols+` FROM erc8004_agents a WHERE a.chain = ? `+where+` ORDER BY a.agent_id`,
-		append([]any{ix.cfg.Chain}, args...)...)
+// agents lists the agents matching where, by id, at most limit (0: all).
+func (ix *Indexer) agents(ctx context.Context, limit int, where string, args ...any) ([]Agent, error) {
+	q := `SELECT ` + agentCols + ` FROM erc8004_agents a WHERE a.chain = ? ` + where + ` ORDER BY a.agent_id`
+	if limit > 0 {
+		q += ` LIMIT ` + strconv.Itoa(limit)
+	}
+	rows, err := ix.cfg.DB.QueryContext(ctx, q, append([]any{ix.cfg.Chain}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("erc8004 agents: %w", err)
 	}
@@ -126,7 +134,7 @@ func (ix *Indexer) Agent(ctx context.Context, id uint64) (*Agent, error) {
 	if id > math.MaxInt64 {
 		return nil, ErrNoAgent
 	}
-	as, err := ix.agents(ctx, `AND a.agent_id = ?`, int64(id))
+	as, err := ix.agents(ctx, 0, `AND a.agent_id = ?`, int64(id))
 	if err != nil {
 		return nil, err
 	}
@@ -205,15 +213,19 @@ func (ix *Indexer) AgentAt(ctx context.Context, id, block uint64) (*Agent, error
 	return a, nil
 }
 
-// AgentsOf lists the agents wallet owns or is the agent wallet of, by id.
+// AgentsOf lists the agents wallet owns or is the agent wallet of, by id, at most MaxClaims.
 func (ix *Indexer) AgentsOf(ctx context.Context, wallet common.Address) ([]Agent, error) {
-	return ix.agents(ctx, `AND (a.owner = ? OR a.wallet = ?)`, addr(wallet), addr(wallet))
+	return ix.agents(ctx, MaxClaims, `AND (a.owner = ? OR a.wallet = ?)`, addr(wallet), addr(wallet))
 }
 
-// AgentsClaiming lists the agents whose "did" metadata is did, by id: what registrants claim,
-// unchecked (VerifiedAgents checks the claim).
+// MaxClaims bounds the agents AgentsClaiming lists: anyone can register agent ids claiming any
+// DID, as many as they pay gas for.
+const MaxClaims = 100
+
+// AgentsClaiming lists the agents whose "did" metadata is did, by id, at most MaxClaims: what
+// registrants claim, unchecked (VerifiedAgents checks the claim).
 func (ix *Indexer) AgentsClaiming(ctx context.Context, did string) ([]Agent, error) {
-	return ix.agents(ctx, `AND EXISTS (SELECT 1 FROM erc8004_metadata m WHERE m.chain = a.chain AND m.agent_id = a.agent_id
+	return ix.agents(ctx, MaxClaims, `AND EXISTS (SELECT 1 FROM erc8004_metadata m WHERE m.chain = a.chain AND m.agent_id = a.agent_id
 		AND m.key = 'did' AND m.value = ?)`, []byte(did))
 }
 
@@ -224,26 +236,19 @@ func (ix *Indexer) VerifiedAgents(ctx context.Context, did string) ([]Agent, err
 	if ix.cfg.Bindings == nil {
 		return nil, ErrNoBindings
 	}
-	claims, err := ix.AgentsClaiming(ctx, did)
-	if err != nil {
+	wallets, err := ix.cfg.Bindings.WalletsOf(ctx, did)
+	if err != nil || len(wallets) == 0 {
 		return nil, err
 	}
-	var out []Agent
-	for _, a := range claims {
-		ok, err := ix.cfg.Bindings.Bound(ctx, did, a.Owner)
-		if err != nil {
-			return nil, err
-		}
-		if !ok && a.Wallet != (common.Address{}) {
-			if ok, err = ix.cfg.Bindings.Bound(ctx, did, a.Wallet); err != nil {
-				return nil, err
-			}
-		}
-		if ok {
-			out = append(out, a)
+	in := strings.TrimSuffix(strings.Repeat("?, ", len(wallets)), ", ")
+	args := []any{[]byte(did)}
+	for range 2 {
+		for _, w := range wallets {
+			args = append(args, addr(w))
 		}
 	}
-	return out, nil
+	return ix.agents(ctx, 0, `AND EXISTS (SELECT 1 FROM erc8004_metadata m WHERE m.chain = a.chain AND m.agent_id = a.agent_id
+		AND m.key = 'did' AND m.value = ?) AND (a.owner IN (`+in+`) OR a.wallet IN (`+in+`))`, args...)
 }
 
 // FeedbackFilter narrows Feedback.
@@ -349,12 +354,47 @@ type FeedbackOf struct {
 // are now. The claim is unchecked: whoever imports it checks the owner or wallet against the
 // DID's bindings (reputation's import rule does).
 func (ix *Indexer) AllFeedback(ctx context.Context) ([]FeedbackOf, error) {
+	return ix.feedbackOf(ctx, "")
+}
+
+// feedbackFromBatch bounds the clients one FeedbackFrom query names.
+const feedbackFromBatch = 500
+
+// FeedbackFrom is AllFeedback of the given clients alone (reputation reads the feedback of
+// wallets that paid fees, never a fresh wallet's): the rows junk clients wrote are not read.
+func (ix *Indexer) FeedbackFrom(ctx context.Context, clients []common.Address) ([]FeedbackOf, error) {
+	var out []FeedbackOf
+	for len(clients) > 0 {
+		n := min(len(clients), feedbackFromBatch)
+		args := make([]any, n)
+		for i, c := range clients[:n] {
+			args[i] = addr(c)
+		}
+		in := strings.Repeat("?,", n)
+		part, err := ix.feedbackOf(ctx, " AND f.client IN ("+in[:len(in)-1]+")", args...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
+		clients = clients[n:]
+	}
+	slices.SortFunc(out, func(a, b FeedbackOf) int {
+		if a.Block != b.Block {
+			return cmp.Compare(a.Block, b.Block)
+		}
+		return cmp.Compare(a.LogIndex, b.LogIndex)
+	})
+	return out, nil
+}
+
+// feedbackOf runs AllFeedback's query with one more condition.
+func (ix *Indexer) feedbackOf(ctx context.Context, and string, args ...any) ([]FeedbackOf, error) {
 	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT f.agent_id, f.client, f.feedback_index, f.value, f.value_decimals, f.tag1, f.tag2,
 		f.endpoint, f.feedback_uri, f.feedback_hash, f.block, f.block_time, f.log_index, f.tx_hash, CAST(m.value AS TEXT), a.owner, a.wallet
 		FROM erc8004_feedback f
 		JOIN erc8004_agents a ON a.chain = f.chain AND a.agent_id = f.agent_id
 		JOIN erc8004_metadata m ON m.chain = f.chain AND m.agent_id = f.agent_id AND m.key = 'did'
-		WHERE f.chain = ? AND f.revoked = 0 ORDER BY f.block, f.log_index`, ix.cfg.Chain)
+		WHERE f.chain = ? AND f.revoked = 0`+and+` ORDER BY f.block, f.log_index`, append([]any{ix.cfg.Chain}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("erc8004 feedback: %w", err)
 	}
@@ -416,14 +456,17 @@ func (ix *Indexer) Responses(ctx context.Context, agent uint64, client common.Ad
 	return out, rows.Err()
 }
 
-// Validations lists agent's validation requests, in chain order.
-func (ix *Indexer) Validations(ctx context.Context, agent uint64) ([]Validation, error) {
+// Validations lists agent's validation requests, in chain order, at most limit of them (0: all).
+func (ix *Indexer) Validations(ctx context.Context, agent uint64, limit int) ([]Validation, error) {
 	if agent > math.MaxInt64 {
 		return nil, nil
 	}
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
 	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT request_hash, validator, request_uri, responded, response, response_uri, response_hash,
-		tag, block, updated_block FROM erc8004_validations WHERE chain = ? AND agent_id = ? ORDER BY block, request_hash`,
-		ix.cfg.Chain, int64(agent))
+		tag, block, updated_block FROM erc8004_validations WHERE chain = ? AND agent_id = ? ORDER BY block, request_hash LIMIT ?`,
+		ix.cfg.Chain, int64(agent), limit)
 	if err != nil {
 		return nil, fmt.Errorf("erc8004 validations: %w", err)
 	}

@@ -3,6 +3,7 @@ package escrow_test
 import (
 	"context"
 	"math/big"
+	"slices"
 	"testing"
 	"time"
 
@@ -439,5 +440,19 @@ func TestPaidBetween(t *testing.T) {
 	}
 	if got := ids(f.poster.Address()); len(got) != 0 {
 		t.Errorf("no wallets: got %v", got)
+	}
+	// The wallets whose feedback can count: both sides of the accepted ETH bounty (it paid a
+	// fee), nobody's in a token that is not asked for.
+	wallets, err := ix.PaidWallets(ctx, []common.Address{{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2 := []common.Address{f.poster.Address(), w}
+	slices.SortFunc(want2, func(a, b common.Address) int { return a.Cmp(b) })
+	if diff := cmp.Diff(want2, wallets); diff != "" {
+		t.Errorf("PaidWallets(ETH) (-want +got):\n%s", diff)
+	}
+	if other, err := ix.PaidWallets(ctx, []common.Address{common.HexToAddress("0xee")}); err != nil || len(other) != 0 {
+		t.Errorf("PaidWallets(another token) = %v, %v", other, err)
 	}
 }

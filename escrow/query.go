@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -154,6 +155,41 @@ func (ix *Indexer) Paid(ctx context.Context, a common.Address, bs []common.Addre
 		out = append(out, b)
 	}
 	return out, rows.Err()
+}
+
+// PaidWallets lists, in address order, the wallets on either side of a bounty in one of
+// tokens that paid its worker something and paid a fee.
+func (ix *Indexer) PaidWallets(ctx context.Context, tokens []common.Address) ([]common.Address, error) {
+	if len(tokens) == 0 {
+		return nil, nil
+	}
+	in := strings.Repeat("?,", len(tokens))
+	in = in[:len(in)-1]
+	args := []any{ix.cfg.Chain}
+	for _, t := range tokens {
+		args = append(args, t.Hex())
+	}
+	where := `chain = ? AND token IN (` + in + `) AND status IN ('` + string(StatusAccepted) + `', '` + string(StatusReleased) + `', '` +
+		string(StatusResolved) + `') AND payout != '0' AND fee != '0'`
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT poster FROM escrow_bounties WHERE `+where+` UNION SELECT worker FROM escrow_bounties WHERE `+where,
+		append(args, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("paid wallets: %w", err)
+	}
+	defer rows.Close()
+	var out []common.Address
+	for rows.Next() {
+		var w string
+		if err := rows.Scan(&w); err != nil {
+			return nil, fmt.Errorf("paid wallets: %w", err)
+		}
+		out = append(out, common.HexToAddress(w))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b common.Address) int { return a.Cmp(b) })
+	return out, nil
 }
 
 // Get returns bounty id with its history, or ErrUnknownBounty.

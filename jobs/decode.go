@@ -6,9 +6,6 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 )
 
-// contractsJobEscrow is JobEscrow's generated binding.
-func contractsJobEscrow() *contracts.JobEscrow { return contracts.NewJobEscrow() }
-
 // decodeValue maps a generated custom error value to a *JobError about job id (nil for one it
 // has no sentinel for).
 func decodeValue(v any, id uint64, status Status) *JobError {
@@ -55,6 +52,10 @@ func decodeValue(v any, id uint64, status Status) *JobError {
 		return je(ErrInvalid, "invalid argument: the payment token is %s and only the client may change it", e.Token.Hex())
 	case *contracts.JobEscrowTransferFailed:
 		return je(ErrTransferFailed, "the transfer of %v of token %s to %s failed (allowance or balance?)", e.Amount, e.Token.Hex(), e.To.Hex())
+	case *contracts.JobEscrowDescriptionTooLong:
+		return je(ErrInvalid, "invalid argument: the description is %v bytes, more than JobEscrow stores (65535)", e.Length)
+	case *contracts.JobEscrowNotOwner, *contracts.JobEscrowNotPendingOwner:
+		return je(ErrNotAllowed, "only JobEscrow's owner may change its fees and hook allowlist")
 	case *contracts.JobEscrowFeesTooHigh:
 		return je(ErrInvalid, "invalid argument: the fees add up to more than 100%%")
 	}

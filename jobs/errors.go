@@ -3,6 +3,9 @@ package jobs
 import (
 	"errors"
 	"fmt"
+	"sync"
+
+	"github.com/ethereum/go-ethereum/accounts/abi"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/txn"
@@ -79,14 +82,33 @@ func Unknown(id uint64, behind bool) error {
 	return &JobError{ID: id, Err: ErrUnknownJob, Msg: fmt.Sprintf("job %d does not exist", id)}
 }
 
-// revertError is a custom error the job contracts (or the stake registry behind the hook's
-// stake gate) reverted with: its generated value and name.
-type revertError struct {
-	value any
-	name  string
-}
+// revertName is a custom error the job contracts reverted with, as Solidity writes its
+// declaration (JobEscrow.WrongStatus()): the cause of an ErrReverted that no sentinel names.
+type revertName string
 
-func (r *revertError) Error() string { return r.name }
+func (r revertName) Error() string { return string(r) }
+
+// jobErrorNames name the job contracts' custom errors by selector.
+var jobErrorNames = sync.OnceValue(func() map[[4]byte]string {
+	out := map[[4]byte]string{}
+	for _, c := range []struct {
+		name  string
+		parse func() (*abi.ABI, error)
+	}{{"JobEscrow", contracts.JobEscrowMetaData.ParseABI}, {"SuretyHook", contracts.SuretyHookMetaData.ParseABI}} {
+		parsed, err := c.parse()
+		if err != nil {
+			continue
+		}
+		for _, e := range parsed.Errors {
+			var id [4]byte
+			copy(id[:], e.ID[:4])
+			if _, seen := out[id]; !seen {
+				out[id] = c.name + "." + e.Sig
+			}
+		}
+	}
+	return out
+})
 
 // unpackRevert finds the custom error in err's revert data: JobEscrow's first, then the
 // hook's, then the registries' (contracts.DecodeRevert).
@@ -97,7 +119,9 @@ func unpackRevert(err error) (any, error) {
 	}
 	for _, unpack := range revertUnpackers() {
 		if v, uerr := unpack(data); uerr == nil && v != nil {
-			return v, &revertError{value: v, name: fmt.Sprintf("%T", v)}
+			var id [4]byte
+			copy(id[:], data[:4])
+			return v, revertName(jobErrorNames()[id])
 		}
 	}
 	if ce := contracts.DecodeRevert(err); ce != nil {

@@ -129,9 +129,18 @@ func (ix *Indexer) projectHook(ctx context.Context, tx *sql.Tx, ev Event, a Args
 			return err
 		}
 	case "EntrySubmitted":
-		if e := entry(a.Address("worker")); e != nil {
-			e.Deliverable = a.Str("deliverable")
+		// On a job without a stake gate a worker may submit without joining first: the
+		// submission is its entry.
+		w := a.Address("worker")
+		e := entry(w)
+		if e == nil {
+			st.Entries = append(st.Entries, Entry{Worker: w, AgentID: common.Hash{}.Hex(), LockID: "0"})
+			e = &st.Entries[len(st.Entries)-1]
+			if err := exec(`INSERT INTO jobs_workers (chain, job_id, worker) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`, chain, id, w.Hex()); err != nil {
+				return err
+			}
 		}
+		e.Deliverable = a.Str("deliverable")
 	case "Disputed":
 		st.Phase = hookPhases[3]
 		st.Dispute = &Dispute{By: a.Address("by"), ReasonHash: a.Str("reasonHash")}
@@ -202,7 +211,7 @@ func (ix *Indexer) surety(ctx context.Context, id uint64) (*Surety, error) {
 
 // revertUnpackers are the generated error decoders of the job contracts, JobEscrow's first.
 func revertUnpackers() []func([]byte) (any, error) {
-	return []func([]byte) (any, error){contractsJobEscrow().UnpackError, contracts.NewSuretyHook().UnpackError}
+	return []func([]byte) (any, error){contracts.NewJobEscrow().UnpackError, contracts.NewSuretyHook().UnpackError}
 }
 
 // phaseName is the hook's phase n, as Surety.Phase names it.
@@ -220,6 +229,10 @@ func decodeHookValue(v any, id uint64, status Status) *JobError {
 		return &JobError{ID: id, Err: sentinel, Msg: jobPrefix(id) + fmt.Sprintf(format, args...)}
 	}
 	switch e := v.(type) {
+	case *contracts.SuretyHookNotCore:
+		return je(ErrNotAllowed, "only JobEscrow calls the hook's callbacks (caller %s)", e.Caller.Hex())
+	case *contracts.SuretyHookNotJobLocker:
+		return je(ErrInvalid, "invalid argument: the stake registry %s does not name this hook its job locker (a foreign deployment)", e.Registry.Hex())
 	case *contracts.SuretyHookUnknownJob:
 		return je(ErrWrongStatus, "job %v is not a Surety job of this hook yet (no plan, or not funded)", e.JobId)
 	case *contracts.SuretyHookNotSuretyJob:
@@ -264,6 +277,8 @@ func decodeHookValue(v any, id uint64, status Status) *JobError {
 		return je(ErrTransferFailed, "a transfer failed")
 	case *contracts.StakeRegistryInsufficientStake:
 		return je(ErrInsufficientStake, "the agent's free stake %v under this wallet is below the %v the job's plan locks", e.Available, e.Requested)
+	case *contracts.StakeRegistryZeroAgentId:
+		return je(ErrInsufficientStake, "the join names no agent, and the job's plan locks an agent's stake: name the agent (its DID's keccak256)")
 	case *contracts.StakeRegistryWrongStatus:
 		return je(ErrInsufficientStake, "agent %s is not staked (bound and active) under wallet %s: it has no stake to lock", common.Hash(e.AgentId).Hex(), e.Controller.Hex())
 	}

@@ -3,12 +3,15 @@ package jobs_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/common/hexutil"
 
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/chain"
@@ -22,16 +25,15 @@ import (
 // them) on an embedded chain, a DevToken the client (dev account 1) holds, an arbiter (2) and
 // four workers (3-6).
 type suretyFixture struct {
-	t              testing.TB
-	c              *chain.Embedded
-	dep            *contracts.Deployment
-	token, pool    common.Address
-	client, arbit  *txn.Sender
-	workers        []*txn.Sender
-	escrow         *contracts.JobEscrow
-	hook           *contracts.SuretyHook
-	ix             *jobs.Indexer
-	expiry, review uint64
+	t             testing.TB
+	c             *chain.Embedded
+	dep           *contracts.Deployment
+	token, pool   common.Address
+	client, arbit *txn.Sender
+	workers       []*txn.Sender
+	escrow        *contracts.JobEscrow
+	hook          *contracts.SuretyHook
+	ix            *jobs.Indexer
 }
 
 func newSuretyFixture(t *testing.T) *suretyFixture {
@@ -204,6 +206,9 @@ func TestDisputeIsSplitByTheArbiter(t *testing.T) {
 	if j := f.get(id); j.Surety.Phase != "disputed" || j.Surety.Dispute == nil || j.Surety.Dispute.By != f.client.Address() {
 		t.Fatalf("after the rejection: %+v", j.Surety)
 	}
+	if list, err := f.ix.List(context.Background(), jobs.Filter{}); err != nil || len(list) != 1 || list[0].Surety == nil || list[0].Surety.Phase != "disputed" {
+		t.Errorf("the list shows no phase: %v %+v", err, list)
+	}
 	f.act(f.arbit, id, jobs.ActionResolve, jobs.HookArgs{Winners: []common.Address{w.Address()}, Bps: []uint16{2500}})
 	j := f.get(id)
 	st := j.Surety.Settlement
@@ -246,5 +251,62 @@ func TestMilestonesPayEachPart(t *testing.T) {
 	var plan map[string]any
 	if err := json.Unmarshal(f.get(ids[1]).Surety.Plan, &plan); err != nil || plan["prevPart"] == nil {
 		t.Errorf("part 2's plan = %v (%v), want its prevPart", plan, err)
+	}
+}
+
+// TestStakeGateRefusesAnUnstakedWorker: a plan with a minStake locks the joining worker's
+// agent stake; an agent with none under the worker's wallet is refused before anything is
+// sent, decoded as ErrInsufficientStake with a message that says why.
+func TestStakeGateRefusesAnUnstakedWorker(t *testing.T) {
+	f := newSuretyFixture(t)
+	id := f.open(eth, jobs.Plan{MaxEntries: 1, MaxWinners: 1, MinStake: big.NewInt(1e17)})
+	data, err := jobs.HookActionData(&jobs.Job{ID: id}, jobs.ActionJoin, jobs.HookArgs{AgentID: common.Hash{9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.workers[0].Send(context.Background(), txn.Call{To: f.dep.Contracts.SuretyHook, Data: data, Decode: jobs.Decoder(id, jobs.StatusFunded)})
+	var je *jobs.JobError
+	if !errors.Is(err, jobs.ErrInsufficientStake) || !errors.As(err, &je) || !strings.Contains(je.Msg, "no stake to lock") {
+		t.Errorf("join without stake: %v", err)
+	}
+	if j := f.get(id); len(j.Surety.Entries) != 0 {
+		t.Errorf("the refused join left entries: %+v", j.Surety.Entries)
+	}
+}
+
+// TestPlanDataIsCasts: a plan's optParams are the bytes cast abi-encodes for the Plan tuple
+// (clients/ts's encodePlan is held to the same bytes): what a cast user, the TypeScript
+// client and surety job send to SuretyHook is one encoding.
+func TestPlanDataIsCasts(t *testing.T) {
+	// cast abi-encode "f((address,uint32,uint32,uint16,uint16,uint128,address,uint256))" \
+	//   "(0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC,3600,86400,3,2,1000000000000000000,0x0000000000000000000000000000000000000000,7)"
+	const cast = "0x0000000000000000000000003c44cdddb6a900fa2b585dd299e03d12fa4293bc0000000000000000000000000000000000000000000000000000000000000e100000000000000000000000000000000000000000000000000000000000015180000000000000000000000000000000000000000000000000000000000000000300000000000000000000000000000000000000000000000000000000000000020000000000000000000000000000000000000000000000000de0b6b3a764000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000007"
+	got, err := jobs.PlanData(jobs.Plan{Arbiter: common.HexToAddress("0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"), ReviewWindow: 3600, ArbiterTime: 86400,
+		MaxEntries: 3, MaxWinners: 2, MinStake: eth, PrevPart: big.NewInt(7)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hexutil.Encode(got) != cast {
+		t.Errorf("PlanData = %s, want cast's %s", hexutil.Encode(got), cast)
+	}
+}
+
+// TestSubmitWithoutJoining: on a job without a stake gate a worker may submit without
+// joining first; the submission is its entry, and a list by provider finds the job for it.
+func TestSubmitWithoutJoining(t *testing.T) {
+	f := newSuretyFixture(t)
+	id := f.open(eth, jobs.Plan{MaxEntries: 2, MaxWinners: 1})
+	w := f.workers[1]
+	f.act(w, id, jobs.ActionSubmit, jobs.HookArgs{Hash: common.Hash{5}})
+	j := f.get(id)
+	if len(j.Surety.Entries) != 1 || j.Surety.Entries[0].Worker != w.Address() || j.Surety.Entries[0].Deliverable != (common.Hash{5}).Hex() {
+		t.Fatalf("entries after a submission without a join: %+v", j.Surety.Entries)
+	}
+	if list, err := f.ix.List(context.Background(), jobs.Filter{Provider: w.Address()}); err != nil || len(list) != 1 {
+		t.Errorf("jobs of the worker: %v %v", list, err)
+	}
+	f.act(f.client, id, jobs.ActionPick, jobs.HookArgs{Winners: []common.Address{w.Address()}, Bps: []uint16{10_000}})
+	if j := f.get(id); j.Surety.Entries[0].Amount != eth.String() {
+		t.Errorf("award of the worker who never joined: %+v", j.Surety.Entries)
 	}
 }

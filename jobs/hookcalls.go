@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/big"
 
@@ -78,6 +79,9 @@ func HookActionData(j *Job, action Action, a HookArgs) ([]byte, error) {
 	}
 	switch action {
 	case ActionJoin:
+		if stake := j.Surety.minStake(); a.AgentID == (common.Hash{}) && stake != "0" {
+			return nil, &JobError{ID: id, Err: ErrInsufficientStake, Msg: fmt.Sprintf("job %d locks %s (base units) of a worker's agent stake: name the agent whose stake it locks (surety job join --key or --agent)", id, stake)}
+		}
 		return h.PackJoin(jid, a.AgentID), nil
 	case ActionSubmit:
 		return h.PackSubmit(jid, a.Hash), nil
@@ -117,4 +121,18 @@ func (s *Settlement) outcome() string {
 		return ""
 	}
 	return s.Outcome
+}
+
+// minStake is the plan's minStake ("0" without a plan or a stake gate).
+func (s *Surety) minStake() string {
+	if s == nil || len(s.Plan) == 0 {
+		return "0"
+	}
+	var p struct {
+		MinStake json.Number `json:"minStake"`
+	}
+	if json.Unmarshal(s.Plan, &p) != nil || p.MinStake == "" {
+		return "0"
+	}
+	return p.MinStake.String()
 }

@@ -159,6 +159,15 @@ type Indexer struct {
 
 	mu       sync.Mutex
 	watchers []func(context.Context, []Event)
+	// created holds what Prepare read with getJob for the batch's JobCreated logs, by log,
+	// for Apply (which runs inside the database transaction and reads no chain).
+	created map[logKey]map[string]any
+}
+
+// logKey names one log.
+type logKey struct {
+	tx    common.Hash
+	index uint
 }
 
 // NewIndexer migrates the jobs tables and loads the cursor.
@@ -249,10 +258,13 @@ func (ix *Indexer) decode(ctx context.Context, l *types.Log) (ev Event, ok bool,
 		return ev, false, fmt.Errorf("jobs index: %s.%s at %s/%d: %w", src.name, abiEv.Name, l.TxHash.Hex(), l.Index, err)
 	}
 	ev = Event{Contract: src.name, Name: abiEv.Name, Block: l.BlockNumber, TxHash: l.TxHash.Hex(), LogIndex: l.Index}
-	ev.JobID, _ = args.Uint(jobIDArg(src.name, abiEv.Name))
+	ev.JobID, _ = args.Uint(jobIDArg)
 	if src.name == escrowName && abiEv.Name == "JobCreated" && ev.JobID != 0 {
-		if err := ix.readCreated(ctx, args, ev.JobID, l.BlockNumber); err != nil {
-			return ev, false, err
+		ix.mu.Lock()
+		extra, ok := ix.created[logKey{l.TxHash, l.Index}]
+		ix.mu.Unlock()
+		if ok {
+			args[createdExtra] = extra
 		}
 	}
 	if ev.Data, err = json.Marshal(args); err != nil {
@@ -263,6 +275,34 @@ func (ix *Indexer) decode(ctx context.Context, l *types.Log) (ev Event, ok bool,
 
 // jobLogs is the Indexer as the follower's handler.
 type jobLogs Indexer
+
+// Prepare reads, before the batch's transaction, what the batch's JobCreated logs do not say
+// (getJob at their block).
+func (h *jobLogs) Prepare(ctx context.Context, logs []types.Log) error {
+	ix := (*Indexer)(h)
+	created := map[logKey]map[string]any{}
+	for i := range logs {
+		l := &logs[i]
+		if l.Address != ix.cfg.JobEscrow || len(l.Topics) < 2 || ix.escrow == nil || l.Topics[0] != ix.escrow.Events["JobCreated"].ID {
+			continue
+		}
+		id := new(big.Int).SetBytes(l.Topics[1].Bytes())
+		if !id.IsUint64() {
+			continue
+		}
+		extra, err := ix.readCreated(ctx, id.Uint64(), l.BlockNumber)
+		if err != nil {
+			return err
+		}
+		if extra != nil {
+			created[logKey{l.TxHash, l.Index}] = extra
+		}
+	}
+	ix.mu.Lock()
+	ix.created = created
+	ix.mu.Unlock()
+	return nil
+}
 
 // Apply stores one batch of logs and projects them onto the job rows.
 func (h *jobLogs) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (func(), error) {

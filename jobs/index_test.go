@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,7 +158,8 @@ func TestIndexerFollowsEveryTransition(t *testing.T) {
 	rejected := f.funded(new(big.Int).Mul(eth, big.NewInt(2)))
 	f.send(f.evaluator, f.escrow, f.abi.PackReject(new(big.Int).SetUint64(rejected), [32]byte{4}, nil))
 
-	open := f.create(common.Address{}, "no provider yet")
+	long := "no provider yet: " + strings.Repeat("a description longer than a storage slot, ", 8)
+	open := f.create(common.Address{}, long)
 	f.send(f.client, f.escrow, f.abi.PackSetProvider(new(big.Int).SetUint64(open), f.provider.Address(), big.NewInt(7)))
 
 	expired := f.funded(eth)
@@ -180,6 +182,10 @@ func TestIndexerFollowsEveryTransition(t *testing.T) {
 	if diff := cmp.Diff([]string{"JobCreated", "BudgetSet", "JobFunded", "JobSubmitted", "JobCompleted", "PaymentReleased"}, names(j.History)); diff != "" {
 		t.Errorf("history (-want +got):\n%s", diff)
 	}
+	// A job's answer lists its latest events, in chain order, when it has more than the cap.
+	if last, err := jobs.LatestEvents(ix, ctx, completed, 2); err != nil || !cmp.Equal([]string{"JobCompleted", "PaymentReleased"}, names(last)) {
+		t.Errorf("the latest 2 events: %v, %v", names(last), err)
+	}
 	if j.Client != f.client.Address() || j.Provider != f.provider.Address() || j.Evaluator != f.evaluator.Address() || j.Token != f.token ||
 		j.Budget != eth.String() || j.Payout != eth.String() || j.Description != "summarize the paper" || j.ProviderAgentID != "42" ||
 		j.Deliverable != (common.Hash{2}).Hex() || j.Reason != (common.Hash{3}).Hex() {
@@ -188,7 +194,7 @@ func TestIndexerFollowsEveryTransition(t *testing.T) {
 	if j, _ = ix.Get(ctx, rejected); j.Refund != "2000000000000000000" || j.RejectedBy != f.evaluator.Address() {
 		t.Errorf("rejected job: refund %s by %s", j.Refund, j.RejectedBy)
 	}
-	if j, _ = ix.Get(ctx, open); j.Provider != f.provider.Address() || j.ProviderAgentID != "7" || j.Description != "no provider yet" {
+	if j, _ = ix.Get(ctx, open); j.Provider != f.provider.Address() || j.ProviderAgentID != "7" || j.Description != long {
 		t.Errorf("open job after setProvider: provider %s, agent %s, %q", j.Provider, j.ProviderAgentID, j.Description)
 	}
 	if j, _ = ix.Get(ctx, expired); j.Refund != eth.String() || names(j.History)[len(j.History)-1] != "JobExpired" {
@@ -345,5 +351,101 @@ func TestRevertsDecode(t *testing.T) {
 				t.Errorf("got %v, want %v", err, tt.want)
 			}
 		})
+	}
+}
+
+// prunedChain answers calls at the head only, as a chain node that keeps no old state does;
+// with dead set, it answers none.
+type prunedChain struct {
+	*chain.Embedded
+	dead bool
+}
+
+func (p prunedChain) CallContract(ctx context.Context, call ethereum.CallMsg, block *big.Int) ([]byte, error) {
+	if p.dead || block != nil {
+		return nil, errors.New("missing trie node")
+	}
+	return p.Embedded.CallContract(ctx, call, nil)
+}
+
+// TestDescriptionNeverStallsTheIndex: a chain that cannot answer getJob at the creation block
+// is asked at its head (a description never changes); one that cannot answer at all leaves
+// the description out, and the index goes on.
+func TestDescriptionNeverStallsTheIndex(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	id := f.create(f.provider.Address(), "kept at the head")
+	for _, tt := range []struct {
+		name string
+		dead bool
+		want string
+	}{{"pruned", false, "kept at the head"}, {"dead", true, ""}} {
+		t.Run(tt.name, func(t *testing.T) {
+			db := testutil.OpenSQL(t)
+			row, err := sqlite.EnterChain(ctx, db.DB, sqlite.Chain{Key: "test", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ix, err := jobs.NewIndexer(ctx, jobs.IndexerConfig{DB: db.DB, Chain: row, Client: f.c, Caller: prunedChain{f.c, tt.dead}, JobEscrow: f.escrow, StartBlock: f.start})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ix.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			j, err := ix.Get(ctx, id)
+			if err != nil || j.Description != tt.want {
+				t.Errorf("job %d: %v, description %q, want %q", id, err, j.Description, tt.want)
+			}
+		})
+	}
+}
+
+// lockProbe is a chain whose every call first writes to the database, as another index or a
+// request would while the job index reads getJob: it records whether that write got through.
+type lockProbe struct {
+	*chain.Embedded
+	db     *testutil.SQL
+	writes []error
+}
+
+func (p *lockProbe) CallContract(ctx context.Context, call ethereum.CallMsg, block *big.Int) ([]byte, error) {
+	wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := p.db.DB.ExecContext(wctx, `CREATE TABLE IF NOT EXISTS probe (x INTEGER); INSERT INTO probe VALUES (1)`)
+	p.writes = append(p.writes, err)
+	return p.Embedded.CallContract(ctx, call, block)
+}
+
+// TestChainReadsHoldNoLock: the index reads getJob before its batch's write transaction, so
+// a slow chain never holds the database lock every index and request shares.
+func TestChainReadsHoldNoLock(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.create(f.provider.Address(), "one")
+	f.create(f.provider.Address(), "two")
+	db := testutil.OpenSQL(t)
+	row, err := sqlite.EnterChain(ctx, db.DB, sqlite.Chain{Key: "test", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := &lockProbe{Embedded: f.c, db: db}
+	ix, err := jobs.NewIndexer(ctx, jobs.IndexerConfig{DB: db.DB, Chain: row, Client: f.c, Caller: probe, JobEscrow: f.escrow, StartBlock: f.start})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(probe.writes) != 2 {
+		t.Fatalf("%d getJob reads, want 2", len(probe.writes))
+	}
+	for i, err := range probe.writes {
+		if err != nil {
+			t.Errorf("a write during getJob read %d: %v (the index held the database)", i, err)
+		}
+	}
+	if j, err := ix.Get(ctx, 2); err != nil || j.Description != "two" {
+		t.Errorf("job 2: %v %+v", err, j)
 	}
 }

@@ -18,4 +18,8 @@ const (
 
 	// maxParts bounds the milestone parts a job's answer lists.
 	maxParts = 100
+
+	// MaxHistory bounds the events a job's answer lists: the latest ones (a client can add
+	// events to its own job with every setBudget while it is open).
+	MaxHistory = 1000
 )

@@ -38,33 +38,41 @@ func contractSources(escrow, hook common.Address) ([]source, error) {
 	return out, nil
 }
 
-// jobIDArg is the argument of an event that names its job.
-func jobIDArg(contract, event string) string {
-	return "jobId"
-}
+// jobIDArg is the argument by which every event of JobEscrow and SuretyHook names its job.
+const jobIDArg = "jobId"
 
 // createdExtra are the fields of a job no event carries, read with getJob at the block that
 // created it and kept with its JobCreated event under this key.
 const createdExtra = "job"
 
 // readCreated reads what JobCreated does not say of job id (its description and provider
-// agent id) with getJob at block, into args[createdExtra].
-func (ix *Indexer) readCreated(ctx context.Context, args Args, id uint64, block uint64) error {
+// agent id) with getJob at block; nil when the chain does not answer (the job goes without).
+func (ix *Indexer) readCreated(ctx context.Context, id uint64, block uint64) (map[string]any, error) {
 	if ix.cfg.Caller == nil {
-		return nil
+		return nil, nil
 	}
 	input, err := ix.escrow.Pack("getJob", new(big.Int).SetUint64(id))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	to := ix.cfg.JobEscrow
 	out, err := ix.cfg.Caller.CallContract(ctx, ethereum.CallMsg{To: &to, Data: input}, new(big.Int).SetUint64(block))
 	if err != nil {
-		return fmt.Errorf("jobs index: getJob(%d) at block %d: %w", id, block, err)
+		// A chain that keeps only recent state (most nodes) cannot answer at an old block:
+		// the description never changes, so the head's answer is as good.
+		if out, err = ix.cfg.Caller.CallContract(ctx, ethereum.CallMsg{To: &to, Data: input}, nil); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			// Never stall the index for what no event carries: the job goes without it.
+			ix.cfg.Logger.Warn("jobs index: getJob failed; the job's description is left out", "job", id, "block", block, "err", err)
+			return nil, nil
+		}
 	}
 	vals, err := ix.escrow.Unpack("getJob", out)
 	if err != nil || len(vals) != 1 {
-		return fmt.Errorf("jobs index: getJob(%d): %v", id, err)
+		ix.cfg.Logger.Warn("jobs index: getJob answered what its ABI does not decode; the job's description is left out", "job", id, "err", err)
+		return nil, nil
 	}
 	job, _ := jsonValueOf(vals[0]).(map[string]any)
 	desc, _ := job["description"].(string)
@@ -78,8 +86,7 @@ func (ix *Indexer) readCreated(ctx context.Context, args Args, id uint64, block 
 	if a, ok := job["providerAgentId"]; ok {
 		extra["providerAgentId"] = a
 	}
-	args[createdExtra] = extra
-	return nil
+	return extra, nil
 }
 
 // project applies a job's event to its rows. Events arrive in chain order.

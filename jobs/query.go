@@ -3,8 +3,10 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -41,9 +43,10 @@ type Job struct {
 	// in the order they entered; empty for a job with one provider.
 	Workers []common.Address `json:"workers,omitempty"`
 	// Surety is the job's side in SuretyHook (plan, entries, dispute, settlement, milestone
-	// parts), when it is a Surety job (Get only).
+	// parts), when it is a Surety job; List gives its phase only.
 	Surety *Surety `json:"surety,omitempty"`
-	// History is the job's events (JobEscrow's and its hook's) in chain order (Get only).
+	// History is the job's events (JobEscrow's and its hook's) in chain order, the latest
+	// MaxHistory of them (Get only).
 	History []Event `json:"history,omitempty"`
 }
 
@@ -102,7 +105,9 @@ func (ix *Indexer) List(ctx context.Context, f Filter) ([]*Job, error) {
 		where = append(where, "(provider = ? OR id IN (SELECT job_id FROM jobs_workers w WHERE w.chain = jobs_jobs.chain AND w.worker = ?))")
 		args = append(args, f.Provider.Hex(), f.Provider.Hex())
 	}
-	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT `+jobColumns+` FROM jobs_jobs WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`,
+	// A Surety job's hook phase comes along (its whole side only with Get).
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT `+jobColumns+`, COALESCE((SELECT json_extract(h.state, '$.phase') FROM jobs_hook h
+		WHERE h.chain = jobs_jobs.chain AND h.job_id = jobs_jobs.id), '') FROM jobs_jobs WHERE `+strings.Join(where, " AND ")+` ORDER BY id LIMIT ?`,
 		append(args, f.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("list jobs: %w", err)
@@ -110,9 +115,13 @@ func (ix *Indexer) List(ctx context.Context, f Filter) ([]*Job, error) {
 	defer rows.Close()
 	out := []*Job{}
 	for rows.Next() {
-		j, err := scanJob(rows.Scan)
+		var phase string
+		j, err := scanJob(func(dst ...any) error { return rows.Scan(append(dst, &phase)...) })
 		if err != nil {
 			return nil, fmt.Errorf("list jobs: %w", err)
+		}
+		if phase != "" {
+			j.Surety = &Surety{Phase: phase}
 		}
 		out = append(out, j)
 	}
@@ -138,10 +147,32 @@ func (ix *Indexer) Get(ctx context.Context, id uint64) (*Job, error) {
 	if j.Surety, err = ix.surety(ctx, id); err != nil {
 		return nil, err
 	}
-	if j.History, err = ix.events(ctx, ix.cfg.DB, id); err != nil {
+	if j.History, err = ix.latestEvents(ctx, id, MaxHistory); err != nil {
 		return nil, err
 	}
 	return j, nil
+}
+
+// latestEvents returns the last n events of job id, in chain order.
+func (ix *Indexer) latestEvents(ctx context.Context, id uint64, n int) ([]Event, error) {
+	rows, err := ix.cfg.DB.QueryContext(ctx, `SELECT contract, name, block, tx_hash, log_index, data FROM jobs_events WHERE chain = ? AND job_id = ?
+		ORDER BY block DESC, log_index DESC LIMIT ?`, ix.cfg.Chain, int64(id), n)
+	if err != nil {
+		return nil, fmt.Errorf("job %d history: %w", id, err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		e := Event{JobID: id}
+		var data string
+		if err := rows.Scan(&e.Contract, &e.Name, &e.Block, &e.TxHash, &e.LogIndex, &data); err != nil {
+			return nil, err
+		}
+		e.Data = json.RawMessage(data)
+		out = append(out, e)
+	}
+	slices.Reverse(out)
+	return out, rows.Err()
 }
 
 // workers are the wallets that entered job id through its hook, in the order they entered.

@@ -1,9 +1,9 @@
 // Package mcp serves a Surety node to LLM agents over the Model Context Protocol, with the
 // official Go SDK (github.com/modelcontextprotocol/go-sdk): tools with JSON Schema inputs and
 // structured outputs (resolve a DID, search agents, an agent's reputation with its proof
-// checked, a bounty and its task text; post, claim, submit, accept and dispute a bounty,
-// post to a group, file an audit) and resources for an agent's card
-// (surety://agents/{did}) and a bounty (surety://bounties/{id}).
+// checked, a bounty and its task text, ERC-8183 jobs and their Surety side; post, claim,
+// submit, accept and dispute a bounty, post to a group, file an audit) and resources for an
+// agent's card (surety://agents/{did}) and a bounty (surety://bounties/{id}).
 //
 // Every tool is a client of the node's HTTP API through api/client, so the same server runs
 // two ways:

@@ -16,7 +16,7 @@ import (
 )
 
 // toolNames are the tools FuzzToolArguments calls.
-var toolNames = []string{"node_info", "resolve_did", "search_agents", "get_agent", "get_reputation", "get_bounty", "post_bounty",
+var toolNames = []string{"node_info", "resolve_did", "search_agents", "get_agent", "get_reputation", "get_bounty", "list_jobs", "get_job", "post_bounty",
 	"claim_bounty", "submit_bounty", "accept_bounty", "dispute_bounty", "post_to_group", "file_audit"}
 
 // FuzzToolArguments: whatever arguments a client sends, every tool answers (a result or a

@@ -339,11 +339,16 @@ func TestHTTPEndpoint(t *testing.T) {
 		out, _ := tl.OutputSchema.(map[string]any)
 		names[tl.Name] = in["type"] == "object" && out["type"] == "object"
 	}
-	for _, want := range []string{"node_info", "resolve_did", "search_agents", "get_agent", "get_reputation", "get_bounty", "post_bounty",
+	for _, want := range []string{"node_info", "resolve_did", "search_agents", "get_agent", "get_reputation", "get_bounty", "list_jobs", "get_job", "post_bounty",
 		"claim_bounty", "submit_bounty", "accept_bounty", "dispute_bounty", "post_to_group", "file_audit"} {
 		if !names[want] {
 			t.Errorf("tools/list has no %s with object schemas for input and output", want)
 		}
+	}
+	var jl mcp.Jobs
+	call(t, cs, "list_jobs", map[string]any{"status": "open"}, &jl)
+	if jl.Jobs == nil {
+		t.Error("list_jobs answered no jobs list")
 	}
 	var ni mcp.NodeInfo
 	call(t, cs, "node_info", map[string]any{}, &ni)

@@ -101,6 +101,31 @@ type BountyView struct {
 	TaskVerified bool `json:"taskVerified"`
 }
 
+// JobsInput filters ERC-8183 jobs.
+type JobsInput struct {
+	Status    string `json:"status,omitempty" jsonschema:"open, funded, submitted, completed, rejected or expired"`
+	Client    string `json:"client,omitempty" jsonschema:"only jobs this wallet created"`
+	Provider  string `json:"provider,omitempty" jsonschema:"only jobs with this provider, or that this worker entered through SuretyHook"`
+	Evaluator string `json:"evaluator,omitempty" jsonschema:"only jobs with this evaluator"`
+	After     uint64 `json:"after,omitempty" jsonschema:"only jobs with a larger id (the last id of the previous page)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"at most this many (default 20)"`
+}
+
+// Jobs are ERC-8183 jobs as the node indexes them.
+type Jobs struct {
+	Jobs []*wire.Job `json:"jobs"`
+}
+
+// JobInput names an ERC-8183 job.
+type JobInput struct {
+	ID uint64 `json:"id" jsonschema:"the job id in JobEscrow"`
+}
+
+// JobView is an ERC-8183 job with its Surety side and history.
+type JobView struct {
+	Job *wire.Job `json:"job"`
+}
+
 // Signed are the arguments every write shares.
 type Signed struct {
 	Envelope       string `json:"envelope,omitempty" jsonschema:"your own signed envelope (compact JWS) for this write: its aud the node's DID and chain_id its chain (node_info), body as the API route takes it; required when this server holds no key, and then the other arguments but the ids are ignored"`
@@ -173,6 +198,8 @@ func (s *server) addTools(srv *sdk.Server) {
 	addTool(srv, "get_agent", "Show an agent", "An agent's signed card: name, capabilities, endpoints, wallet, stake.", true, s.getAgent)
 	addTool(srv, "get_reputation", "Show a reputation with its proof", "An agent's score and the audits that fed it, with the audit log's signed head and each audit's inclusion proof, checked here.", true, s.getReputation)
 	addTool(srv, "get_bounty", "Show a bounty", "A bounty's terms, status and history, with its task text checked against the hash on chain.", true, s.getBounty)
+	addTool(srv, "list_jobs", "List ERC-8183 jobs", "ERC-8183 jobs in the node's JobEscrow, filtered by status, client, provider (or a worker who entered through SuretyHook) and evaluator. They are sent from your own wallet (surety job, or any ERC-8183 tool).", true, s.listJobs)
+	addTool(srv, "get_job", "Show an ERC-8183 job", "An ERC-8183 job: its parties, budget, status and events, and for a Surety job its plan, competing entries, dispute, settlement and milestone parts.", true, s.getJob)
 	addTool(srv, "post_bounty", "Post a bounty", "Post a bounty: its reward is locked in escrow until it is settled.", false, s.postBounty)
 	addTool(srv, "claim_bounty", "Claim a bounty", "Take an open bounty as its worker.", false, s.claimBounty)
 	addTool(srv, "submit_bounty", "Submit a result", "Submit the result of a bounty you claimed.", false, s.submitBounty)
@@ -311,6 +338,42 @@ func reputationProof(ctx context.Context, c *client.Client, did string) (Reputat
 		out.Proofs = append(out.Proofs, p)
 	}
 	return out, nil
+}
+
+func (s *server) listJobs(ctx context.Context, req *sdk.CallToolRequest, in JobsInput) (*sdk.CallToolResult, Jobs, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"status": in.Status, "client": in.Client, "provider": in.Provider, "evaluator": in.Evaluator} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	q.Set("limit", strconv.Itoa(min(limit, maxSearch)))
+	if in.After > 0 {
+		q.Set("after", strconv.FormatUint(in.After, 10))
+	}
+	list, err := s.node(req.Extra).Jobs(ctx, q)
+	if err != nil {
+		return nil, Jobs{}, err
+	}
+	if list == nil {
+		list = []*wire.Job{}
+	}
+	return nil, Jobs{Jobs: list}, nil
+}
+
+func (s *server) getJob(ctx context.Context, req *sdk.CallToolRequest, in JobInput) (*sdk.CallToolResult, JobView, error) {
+	if in.ID == 0 {
+		return nil, JobView{}, errors.New("id: give a job id (a positive integer)")
+	}
+	j, err := s.node(req.Extra).Job(ctx, in.ID)
+	if err != nil {
+		return nil, JobView{}, err
+	}
+	return nil, JobView{Job: j}, nil
 }
 
 func (s *server) getBounty(ctx context.Context, req *sdk.CallToolRequest, in BountyInput) (*sdk.CallToolResult, BountyView, error) {

@@ -87,6 +87,7 @@ type startup struct {
 	chainRow   int64
 	pass       []byte
 	stakeToken units.Token
+	stakeAddr  common.Address // the stake token's address (zero: ETH)
 	minStake   *big.Int
 
 	ids     *identity.Service
@@ -123,7 +124,7 @@ func New(ctx context.Context, cfg Config, out io.Writer) (_ *Node, err error) {
 		st.listen,       // the data dir and the API port: the cheapest to find taken
 		st.connectChain, // the embedded chain, or --rpc-url checked against --deployment
 		st.openState,    // SQLite, scoped to this chain; the passphrase
-		st.followChain,  // the stake and escrow indexes, identity, the registry, caught up
+		st.followChain,  // the stake, escrow and job indexes, identity, the registry, caught up
 		st.joinNetwork,  // libp2p, gossip, anti-entropy
 		st.openWallets,  // the transaction service and the wallets the node holds
 		st.startScoring, // the audit store and log, reputation
@@ -225,7 +226,7 @@ func (st *startup) followChain(ctx context.Context) (err error) {
 	chainID := st.id.ChainID.Uint64()
 	// Who may act is the chain's to say: every check of a DID's key, binding and stake reads
 	// this index of StakeRegistry, which every node builds the same way from the same blocks.
-	if _, st.stakeToken, err = dep.StakeToken(ctx, st.chain); err != nil {
+	if st.stakeAddr, st.stakeToken, err = dep.StakeToken(ctx, st.chain); err != nil {
 		return err
 	}
 	st.stakes, err = stake.NewIndex(ctx, stake.Config{DB: st.db, Chain: st.chainRow, Client: st.chain, ChainID: chainID,
@@ -443,7 +444,7 @@ func (st *startup) startScoring(ctx context.Context) error {
 		},
 		Rules: &reputation.Rules{ChainID: st.id.ChainID.Uint64(), Escrow: dep.Contracts.BountyEscrow,
 			Bounties: auditor.Bounties{Index: st.index}, Wallets: st.stakes, Agents: knownAgents{st.agents, st.stakes},
-			Settlements: auditor.Bounties{Index: st.index}}})
+			Settlements: auditor.Bounties{Index: st.index}, PricedTokens: auditor.PricedTokens(st.stakeAddr)}})
 	// Bindings that changed while the node was down weigh the audits from now on.
 	if err := st.reputation.Recheck(ctx, st.missed, nil); err != nil {
 		return fmt.Errorf("reputation: recheck after catching up with the chain: %w", err)
@@ -451,6 +452,10 @@ func (st *startup) startScoring(ctx context.Context) error {
 	st.missed = nil
 	st.agents.UseReputation(st.reputation) // ranks by it, and tells it when stakes change
 	// A settlement indexed after the audits that name it backs them from then on.
+	if st.erc8004 != nil {
+		// New, revoked or re-owned ERC-8004 feedback moves the imported signal.
+		st.erc8004.OnFeedback(n.reputation.FeedbackChanged)
+	}
 	st.index.Watch(func(ctx context.Context, events []escrow.Event) {
 		var ended []uint64
 		for _, ev := range events {

@@ -36,6 +36,8 @@ type BountyFacts struct {
 	// resolved or refunded).
 	Finished                bool
 	Poster, Arbiter, Worker common.Address
+	// Token is the bounty's token (zero: ETH).
+	Token common.Address
 	// Amount is what the bounty held, Fee what its settlement paid the treasury, in base units
 	// of its token (counted as 18 decimals, like ETH).
 	Amount, Fee *big.Int
@@ -100,6 +102,9 @@ type Rules struct {
 	Agents   Agents // nil: every subject is known
 	// Settlements, when set, lets imported ERC-8004 feedback count (External); nil: none does.
 	Settlements Settlements
+	// PricedTokens are the tokens besides ETH whose fees back imported feedback (the
+	// deployment's stake token): a bounty in a token anyone can mint backs nothing.
+	PricedTokens []common.Address
 }
 
 // Check applies the rules to a parsed audit whose envelope verified (signature, times,

@@ -27,9 +27,9 @@ type LogScoring struct {
 	// At is the time the scores are computed at, in unix seconds: the end of the head's epoch.
 	At     int64
 	Params Params
-	// Feedback is the ERC-8004 feedback not revoked at the block, in chain order; it counts
-	// by Rules.External (Rules.Settlements set).
-	Feedback []Feedback
+	// Feedback reads the ERC-8004 feedback not revoked at the block; it counts by
+	// Rules.ImportFeedback (Rules.Settlements set). Nil: none.
+	Feedback FeedbackSource
 }
 
 // ScoredAudit is one audit as the engine counts it at a head: the inputs of its edge.
@@ -73,7 +73,8 @@ func ScoreLog(ctx context.Context, db *sql.DB, chain int64, in LogScoring) (*Log
 			return nil, fmt.Errorf("reputation: leaf %d: %w", i, err)
 		}
 	}
-	ext, err := rules.External(ctx, in.Feedback)
+	p := in.Params.withDefaults()
+	ext, err := rules.ImportFeedback(ctx, in.Feedback, func(did string) bool { return p.counted(in.Staked[did]) > 0 })
 	if err != nil {
 		return nil, err
 	}

@@ -403,18 +403,26 @@ func (s *Scores) sumPairs(pairs []pairEntry, n int, p Params, rel []float64) {
 		s.pos[e.key.subject] += ws
 	}
 	if len(s.ext) > 0 {
+		// Imported feedback: summed in fixed point per subject, then capped at ExternalCap
+		// (every rating of a subject scaled down alike), then added.
 		s.External = make([]float64, n)
-		ext := make([]fixed, n)
+		w, ws := make([]fixed, n), make([]fixed, n)
 		for i := range s.ext {
 			if e := &s.ext[i]; e.Subject >= 0 && int(e.Subject) < n && e.Score >= 0 && e.Score <= 1 {
-				w, ws := p.external(e)
-				ext[e.Subject] += w
-				s.all[e.Subject] += w
-				s.pos[e.Subject] += ws
+				a, b := p.external(e)
+				w[e.Subject] += a
+				ws[e.Subject] += b
 			}
 		}
-		for j, x := range ext {
-			s.External[j] = x.float()
+		limit := toFixed(ExternalCap)
+		for j := range n {
+			if w[j] > limit {
+				ws[j] = toFixed(ws[j].float() * (ExternalCap / w[j].float()))
+				w[j] = limit
+			}
+			s.all[j] += w[j]
+			s.pos[j] += ws[j]
+			s.External[j] = w[j].float()
 		}
 	}
 	for j := range n {

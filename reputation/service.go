@@ -32,8 +32,8 @@ type ServiceConfig struct {
 	Anchorer Anchorer
 	Rules    *Rules
 	Stakes   StakeSource
-	// Feedback, when set with Rules.Settlements, imports ERC-8004 feedback (Rules.External)
-	// at every recomputation.
+	// Feedback, when set with Rules.Settlements, imports ERC-8004 feedback
+	// (Rules.ImportFeedback) at every recomputation.
 	Feedback FeedbackSource
 	Params   Params
 	// Every is how often scores are recomputed when audits arrived (0: 5 s); they are
@@ -100,6 +100,8 @@ type snapshot struct {
 	n        int       // agents in the computation (later ones are appended)
 	stake    []float64 // per agent, ETH
 	newcomer float64   // what the word of an auditor the computation did not know weighs
+	// imported is the ERC-8004 feedback that counts, by subject (GET /v1/reputation/{did}).
+	imported map[string][]ExternalSignal
 	// extra holds the sums of auditor pairs the computation did not have (its own are in
 	// scores.pairs, sorted, found by binary search: no map of a million pairs per refresh).
 	extra map[pairKey]pairSum
@@ -228,6 +230,9 @@ type Reputation struct {
 	Audits   int            `json:"audits"`   // audits that count
 	Computed time.Time      `json:"computed"`
 	Feeding  []*StoredAudit `json:"feeding,omitempty"`
+	// Imported is the ERC-8004 feedback that counts about it, by client (Rules.External):
+	// what External sums.
+	Imported []ExternalSignal `json:"imported,omitempty"`
 }
 
 // NewService builds the service; Run keeps its scores current.
@@ -615,17 +620,20 @@ func (s *Service) Refresh(ctx context.Context) error {
 	}
 	var ext []ExternalSignal
 	if s.cfg.Feedback != nil && s.cfg.Rules != nil {
-		fb, err := s.cfg.Feedback.Feedback(ctx)
-		if err != nil {
-			return fmt.Errorf("reputation: ERC-8004 feedback: %w", err)
-		}
-		if ext, err = s.cfg.Rules.External(ctx, fb); err != nil {
+		p := s.cfg.Params.withDefaults()
+		if ext, err = s.cfg.Rules.ImportFeedback(ctx, s.cfg.Feedback, func(did string) bool { return p.counted(staked[did]) > 0 }); err != nil {
 			return fmt.Errorf("reputation: ERC-8004 feedback: %w", err)
 		}
 	}
 	g, dids := s.live.graph(now.Unix(), staked, subjects(ext)...)
 	g.External = externalEdges(ext, indexOf(dids), now.Unix())
 	snap := newSnapshot(now, g, dids, s.cfg.Params)
+	for _, sig := range ext {
+		if snap.imported == nil {
+			snap.imported = map[string][]ExternalSignal{}
+		}
+		snap.imported[sig.Subject] = append(snap.imported[sig.Subject], sig)
+	}
 	s.live.mu.Lock()
 	defer s.live.mu.Unlock()
 	for _, c := range s.live.release() {
@@ -666,6 +674,7 @@ func (s *Service) Reputation(ctx context.Context, did string) (*Reputation, erro
 	for _, a := range feeding {
 		a.Weight = s.snapshot.pairWeight(a.Auditor, did)
 	}
+	r.Imported = s.snapshot.imported[did]
 	s.mu.RUnlock()
 	r.Feeding = feeding
 	return r, nil

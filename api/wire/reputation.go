@@ -26,6 +26,19 @@ type Reputation struct {
 	Audits   int            `json:"audits"`   // audits that count
 	Computed time.Time      `json:"computed"`
 	Feeding  []*StoredAudit `json:"feeding,omitempty"`
+	// Imported is the ERC-8004 feedback that counts about it (GET /v1/reputation/{did} only).
+	Imported []*ImportedFeedback `json:"imported,omitempty"`
+}
+
+// ImportedFeedback is one client's ERC-8004 feedback as reputation counts it
+// (reputation.ExternalSignal).
+type ImportedFeedback struct {
+	Subject string         `json:"subject"`
+	Client  common.Address `json:"client"`
+	Score   float64        `json:"score"`
+	Time    int64          `json:"time"`
+	Settled float64        `json:"settled"` // ETH paid between the client and the subject (payout + 200 × fee)
+	Block   uint64         `json:"block"`
 }
 
 // ReputationList is the body of GET /v1/reputation?top=n.

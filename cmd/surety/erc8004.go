@@ -45,7 +45,7 @@ on-chain metadata "did" names the DID. The node counts the agent as the DID's wh
 	fs.own = fs.ownWallet()
 	fs.rpc = fs.rpcURL("the chain's JSON-RPC URL (default: through the node)")
 	did := fs.String("did", "", "the agent's DID")
-	agentURI := fs.String("agent-uri", "", "the agentURI to register (default: the node's registration file of the DID)")
+	agentURI := fs.String("agent-uri", "", "the agentURI to register (default: the registration file of the DID on --node; give the node's public URL's when --node is a local address)")
 	walletKey := fs.String("agent-wallet-private-key", "", "a raw hex key whose wallet becomes the agent's wallet (it signs its consent)")
 	walletDev := fs.Int("agent-wallet-dev-account", -1, "Anvil's test account N becomes the agent's wallet (dev chains)")
 	timeout := fs.Duration("timeout", defaultWriteTimeout, "how long to wait for each transaction")
@@ -196,9 +196,9 @@ func runERC8004Import(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "erc8004 import", "DID [--node URL] [--json]", strings.TrimSpace(`
 Show the ERC-8004 feedback the node holds for a DID: the agent ids it counts as the DID's (their
 owner or agent wallet is bound to the DID), their unrevoked feedback in chain order, and the
-agent ids that only claim the DID (their feedback is not the DID's). Surety's reputation
-imports this feedback as a separate, low-weight signal, only from wallets that settled value
-with the subject.`))
+agent ids that only claim the DID (their feedback is not the DID's), and what of it the
+node's reputation counts: a separate, low-weight signal, only ratings (tag1 "starred" or none,
+0-100) from wallets that settled value with the subject, the latest of each.`))
 	node := fs.nodeURL()
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := fs.parseArgs(args)
@@ -237,8 +237,13 @@ with the subject.`))
 			}
 		}
 	}
+	rep, err := c.Reputation(ctx, pos[0])
+	if err != nil {
+		return err
+	}
 	if *asJSON {
-		return printJSON(e, map[string]any{"did": d.DID, "agents": d.Agents, "feedback": all, "claiming": d.Claiming})
+		return printJSON(e, map[string]any{"did": d.DID, "agents": d.Agents, "feedback": all, "claiming": d.Claiming,
+			"imported": rep.Imported, "external": rep.External})
 	}
 	if len(d.Agents) == 0 {
 		fmt.Fprintf(e.stdout, "no agent id is %s's on this node\n", pos[0])
@@ -247,6 +252,14 @@ with the subject.`))
 		if !containsAgent(d.Agents, a.ID) {
 			fmt.Fprintf(e.stdout, "agent %d claims the DID but its owner %s is not bound to it: its feedback is not the DID's\n", a.ID, a.Owner.Hex())
 		}
+	}
+	if len(rep.Imported) == 0 {
+		fmt.Fprintf(e.stdout, "counted in reputation: nothing (only starred or untagged ratings from wallets that settled value with the DID count)\n")
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "counted in reputation: %d, weight %.4f of %.4f\n", len(rep.Imported), rep.External, rep.Weight)
+	for _, im := range rep.Imported {
+		fmt.Fprintf(e.stdout, "  from %s: score %.4f, %.4f ETH settled with the DID, block %d\n", im.Client.Hex(), im.Score, im.Settled, im.Block)
 	}
 	return nil
 }

@@ -494,11 +494,18 @@ func printJob(e *env, j *wire.Job) {
 		if j.ProviderAgentID != "" && j.ProviderAgentID != "0" {
 			agent = " (ERC-8004 agent " + j.ProviderAgentID + ")"
 		}
+		if j.Surety != nil {
+			agent = " (SuretyHook's pool: it pays the workers below)"
+		}
 		fmt.Fprintf(e.stdout, "  provider  %s%s\n", j.Provider.Hex(), agent)
 	} else {
 		fmt.Fprintf(e.stdout, "  provider  none yet ('surety job provider %d --provider ADDR')\n", j.ID)
 	}
-	fmt.Fprintf(e.stdout, "  evaluator %s\n", j.Evaluator.Hex())
+	if j.Surety != nil {
+		fmt.Fprintf(e.stdout, "  evaluator %s (SuretyHook: the client approves or picks through it, the arbiter rules)\n", j.Evaluator.Hex())
+	} else {
+		fmt.Fprintf(e.stdout, "  evaluator %s\n", j.Evaluator.Hex())
+	}
 	if j.Hook != (common.Address{}) {
 		fmt.Fprintf(e.stdout, "  hook      %s\n", j.Hook.Hex())
 	}
@@ -633,7 +640,11 @@ func runJobList(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "no jobs")
 	}
 	for _, j := range list {
-		fmt.Fprintf(e.stdout, "%-8d %-10s %s of %s  client %s  provider %s\n", j.ID, j.Status, formatAmount(j.Budget), j.Token.Hex(), j.Client.Hex(), j.Provider.Hex())
+		status := string(j.Status)
+		if j.Surety != nil {
+			status += " (surety: " + j.Surety.Phase + ")"
+		}
+		fmt.Fprintf(e.stdout, "%-8d %-10s %s of %s  client %s  provider %s\n", j.ID, status, formatAmount(j.Budget), j.Token.Hex(), j.Client.Hex(), j.Provider.Hex())
 	}
 	return nil
 }

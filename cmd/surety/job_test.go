@@ -205,9 +205,47 @@ func TestSuretyJobCLIOnAnvil(t *testing.T) {
 	if balance(7) != "6000000000000000000" {
 		t.Errorf("the milestones' worker holds %s, want 6 tokens", balance(7))
 	}
+
+	// The stake gate: a join locks the worker's agent stake; the arbiter's ruling slashes it.
+	dir := t.TempDir()
+	agentKey := filepath.Join(dir, "worker.json")
+	did := strings.TrimSpace(runOK(t, "", "did", "new", "--out", agentKey))
+	runOK(t, "", as(8, "did", "bind", "--key", agentKey)...)
+	runOK(t, "", as(8, "stake", "add", "--key", agentKey, "--amount", "1ether")...)
+	staked := func() wire.Holding {
+		var h wire.Holding
+		if err := json.Unmarshal([]byte(runOK(t, "", "stake", "show", did, "--wallet", wallet(8), "--node", base, "--json")), &h); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	gated := strings.TrimSpace(runOK(t, "", as(1, "job", "create", "--surety", "--quiet")...))
+	runOK(t, "", as(1, "job", "budget", gated, "--token", token.Hex(), "--amount", "1ether", "--arbiter", wallet(2), "--min-stake", "0.5ether")...)
+	runOK(t, "", as(1, "job", "fund", gated)...)
+	r = start(t, as(9, "job", "join", gated)...) // no agent: refused before sending
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "name the agent whose stake it locks") {
+		t.Errorf("join without an agent: exit %d\n%s", code, r.stderr)
+	}
+	r = start(t, as(9, "job", "join", gated, "--agent", did)...) // another wallet's agent: no stake under it
+	if code := r.wait(t); code != exitFailure || !strings.Contains(r.stderr.String(), "no stake to lock") {
+		t.Errorf("join with an agent staked under another wallet: exit %d\n%s", code, r.stderr)
+	}
+	runOK(t, "", as(8, "job", "join", gated, "--key", agentKey)...)
+	if h := staked(); h.Locked != "500000000000000000" {
+		t.Errorf("after the join the agent's stake = %+v, want 0.5 locked", h)
+	}
+	runOK(t, "", as(8, "job", "submit", gated, "--deliverable", "audit")...)
+	runOK(t, "", as(1, "job", "reject", gated)...)
+	out = runOK(t, "", as(2, "job", "resolve", gated, "--slash", "0.25ether")...)
+	if !strings.Contains(out, "settled   resolved: workers 0, client 1, slash 0.25") {
+		t.Errorf("resolve with a slash printed:\n%s", out)
+	}
+	if h := staked(); h.Staked != "750000000000000000" || h.Locked != "0" {
+		t.Errorf("after the ruling the agent's stake = %+v, want 0.75 staked, nothing locked", h)
+	}
 }
 
-// TestREADMEJobsRunAsWritten pastes the README's ERC-8183 block into bash against Anvil and a
+// TestREADMEJobsRunAsWritten pastes the README's ERC-8183 section's blocks into bash against Anvil and a
 // node following it, as `make devnet` would run them. What changes: the chain's and the node's
 // URLs (free ports, not 8545 and 7746), and the DevToken artifact's path (the script runs in
 // a directory of its own, not the checkout).
@@ -225,7 +263,7 @@ func TestREADMEJobsRunAsWritten(t *testing.T) {
 	var script strings.Builder
 	script.WriteString("set -euo pipefail\n")
 	rewrote := 0
-	for _, l := range readmeBlocks(t, "## ERC-8183 jobs", "## Other chains") {
+	for _, l := range readmeBlocks(t, "## ERC-8183 jobs", "## ") { // to the next section, wherever it goes
 		run := l
 		if strings.HasPrefix(l, "export ETH_RPC_URL=") {
 			run = "export ETH_RPC_URL=" + devnet.URL + " SURETY_NODE=" + base

@@ -165,6 +165,11 @@ func runRecompute(ctx context.Context, e *env, nodeURL, rpcURL, nodeDID, did str
 			fmt.Fprintln(e.stdout, line)
 		}
 	}
+	if size == 0 {
+		if err := waitScored(ctx, e, c); err != nil {
+			return err
+		}
+	}
 	rep, err := auditor.Check(ctx, auditor.CheckConfig{Node: c, Chain: rpc, NodeDID: nodeDID, Deployment: dep, Size: size, DID: did, Progress: report})
 	if err != nil {
 		return fmt.Errorf("NOT verified: %w", err)
@@ -190,6 +195,43 @@ func runRecompute(ctx context.Context, e *env, nodeURL, rpcURL, nodeDID, did str
 			"weight": s.Weight, "agents": rep.Agents, "audits": rep.Audits, "block": rep.Anchor.Block, "trusts": rep.Trusted, "checks": checks, "message": msg})
 	}
 	return nil
+}
+
+// scoredWait bounds how long log verify --recompute waits for a node whose latest head is
+// anchored to publish its scores (it scores each head once the anchor is confirmed).
+const scoredWait = time.Minute
+
+// waitScored waits, saying so once, while the node has scored no head yet but its latest head
+// is anchored: the scores follow within seconds. Any other answer is left to the check.
+func waitScored(ctx context.Context, e *env, c *client.Client) error {
+	deadline := time.Now().Add(scoredWait)
+	said := false
+	for {
+		_, err := c.LogScores(ctx, 0, "", "", 1, false)
+		var ce *client.Error
+		if err == nil || !errors.As(err, &ce) || ce.Slug() != "not-scored" {
+			if said {
+				e.progressDone("the node scored its anchored head")
+			}
+			return nil
+		}
+		head, herr := c.LogHead(ctx)
+		if herr != nil || head.AnchorTx == "" || time.Now().After(deadline) {
+			if said {
+				e.endLine()
+			}
+			return nil // the check names what is missing
+		}
+		if !said {
+			e.progressf("waiting for the node to score its anchored head of size %d…", head.Size)
+			said = true
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
 }
 
 // chainOfTheNode says why the chain at rpcURL answers only as the node does ("" when it need

@@ -136,7 +136,7 @@ func printStake(e *env, did string, r *wire.Holding) {
 	tok := tokenName(r.Token)
 	fmt.Fprintf(e.stdout, "%s under wallet %s: %s\n  staked     %s %s\n", did, r.Controller.Hex(), r.Status, formatAmount(r.Staked), tok)
 	if r.Locked != "" && r.Locked != "0" {
-		fmt.Fprintf(e.stdout, "  locked     %s %s of it, by claimed bounties until they end\n", formatAmount(r.Locked), tok)
+		fmt.Fprintf(e.stdout, "  locked     %s %s of it, by claimed bounties and joined jobs until they end\n", formatAmount(r.Locked), tok)
 	}
 	if r.Unbonding != "0" {
 		fmt.Fprintf(e.stdout, "  unbonding  %s %s, withdrawable from %s\n", formatAmount(r.Unbonding), tok,

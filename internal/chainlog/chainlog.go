@@ -85,6 +85,13 @@ type Handler interface {
 	Rollback(ctx context.Context, tx *sql.Tx, block uint64) error
 }
 
+// Preparer is a Handler that reads the chain for what it applies (a call at the logs'
+// block, say): Prepare runs with each batch before the follower's transaction opens, so the
+// reads never hold the database's write lock, and Apply finds what Prepare read.
+type Preparer interface {
+	Prepare(ctx context.Context, logs []types.Log) error
+}
+
 // Config sets up a Follower.
 type Config struct {
 	DB *sql.DB
@@ -379,6 +386,13 @@ func (f *Follower) indexRange(ctx context.Context, from, to uint64) error {
 	for _, l := range logs {
 		if !l.Removed {
 			kept = append(kept, l)
+		}
+	}
+	// What a handler reads of the chain for a batch it reads before the database's write
+	// transaction opens: a slow chain must not hold the lock every index shares.
+	if p, ok := f.h.(Preparer); ok {
+		if err := p.Prepare(ctx, kept); err != nil {
+			return fmt.Errorf("%s index: blocks %d-%d: %w", f.cfg.Name, from, to, err)
 		}
 	}
 	tx, err := f.cfg.DB.BeginTx(ctx, nil)

@@ -8,7 +8,7 @@ import urllib.parse
 import urllib.request
 
 from .errors import ProblemError
-from .types import (Agent, BindingAnswer, Bounty, Head, Holding, InclusionProof, Info,
+from .types import (Agent, BindingAnswer, Bounty, Head, Holding, InclusionProof, Info, Job,
                     Reputation, Submitted, VerifyResponse)
 
 DEFAULT_TIMEOUT = 60
@@ -161,6 +161,18 @@ class Client:
 
     def stake_of(self, did: str, wallet: str) -> Holding:
         return Holding.from_json(self.request("GET", "/v1/stake/" + self._did_path(did), query={"wallet": wallet}))
+
+    # --- ERC-8183 jobs ---
+
+    def job(self, job_id) -> Job:
+        """GET /v1/jobs/{id}: a job the node lacks is a ProblemError unknown-job, whose detail
+        says whether the chain has it (not indexed yet on this node)."""
+        return Job.from_json(self.request("GET", "/v1/jobs/%d" % int(job_id)))
+
+    def jobs(self, **filters):
+        """GET /v1/jobs (status, client, provider, evaluator, after, limit)."""
+        ans = self.request("GET", "/v1/jobs", query=filters)
+        return [Job.from_json(j) for j in ans.get("jobs") or []]
 
     # --- bounties ---
 

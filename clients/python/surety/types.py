@@ -77,6 +77,7 @@ class Agent(_Wire):
     stake: str = "0"
     staked: bool = False
     score: float = 0.0
+    erc8004_agent_ids: List[int] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False)
 
 
@@ -129,6 +130,40 @@ class Bounty(_Wire):
 
 
 @dataclass
+class Job(_Wire):
+    """An ERC-8183 job as the node's index shows it (GET /v1/jobs/{id}); surety is a Surety
+    job's side in SuretyHook (plan, phase, entries, dispute, settlement, milestone parts)."""
+    id: int = 0
+    status: str = ""
+    client: str = ""
+    provider: str = ""
+    evaluator: str = ""
+    hook: str = ""
+    expired_at: int = 0
+    description: str = ""
+    provider_agent_id: str = "0"
+    token: str = ""
+    budget: str = "0"
+    deliverable: str = ""
+    reason: str = ""
+    rejected_by: str = ""
+    payout: str = "0"
+    platform_fee: str = "0"
+    evaluator_fee: str = "0"
+    refund: str = "0"
+    created_block: int = 0
+    updated_block: int = 0
+    workers: List[str] = field(default_factory=list)
+    surety: Optional[dict] = None
+    history: List[dict] = field(default_factory=list)
+    raw: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def terminal(self):
+        return self.status in ("completed", "rejected", "expired")
+
+
+@dataclass
 class StoredAudit(_Wire):
     auditor: str = ""
     subject: str = ""
@@ -148,6 +183,17 @@ class StoredAudit(_Wire):
 
 
 @dataclass
+class ImportedFeedback(_Wire):
+    subject: str = ""
+    client: str = ""
+    score: float = 0.0
+    time: int = 0
+    settled: float = 0.0
+    block: int = 0
+    raw: dict = field(default_factory=dict, repr=False)
+
+
+@dataclass
 class Reputation(_Wire):
     did: str = ""
     score: float = 0.0
@@ -159,8 +205,9 @@ class Reputation(_Wire):
     audits: int = 0
     computed: str = ""
     feeding: List[StoredAudit] = field(default_factory=list)
+    imported: List[ImportedFeedback] = field(default_factory=list)
     raw: dict = field(default_factory=dict, repr=False)
-    _nested = {"feeding": StoredAudit}
+    _nested = {"feeding": StoredAudit, "imported": ImportedFeedback}
 
 
 @dataclass

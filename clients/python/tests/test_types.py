@@ -14,7 +14,7 @@ from helpers import REPO  # noqa: E402
 from surety import types  # noqa: E402
 
 # The client's type of each schema.
-PAIRS = {"Info": types.Info, "InfoChain": types.InfoChain, "Agent": types.Agent, "Bounty": types.Bounty,
+PAIRS = {"Info": types.Info, "InfoChain": types.InfoChain, "Agent": types.Agent, "Bounty": types.Bounty, "Job": types.Job,
          "StakeRecord": types.Holding, "Reputation": types.Reputation, "StoredAudit": types.StoredAudit,
          "TreeHead": types.Head, "InclusionProof": types.InclusionProof, "BindingAnswer": types.BindingAnswer,
          "Submitted": types.Submitted, "VerifyResponse": types.VerifyResponse}

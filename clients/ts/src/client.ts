@@ -309,6 +309,17 @@ export interface Reputation {
   audits: number;
   computed: string;
   feeding?: StoredAudit[];
+  /** The ERC-8004 feedback that counts about it, one per client. */
+  imported?: ImportedFeedback[];
+}
+/** One client's ERC-8004 feedback as reputation counts it. */
+export interface ImportedFeedback {
+  subject: string;
+  client: string;
+  score: number;
+  time: number;
+  settled: number;
+  block: number;
 }
 export interface LogHead {
   size: number;

@@ -12,6 +12,8 @@ export * from "./audit.js";
 export * from "./binding.js";
 export * from "./merkle.js";
 export * from "./client.js";
+export * from "./jobabi.js";
+export * from "./jobs.js";
 export * from "./wallet.js";
 export * from "./abi.js";
 export * from "./peer.js";

@@ -27,8 +27,10 @@ import {
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { bountyEscrowAbi, rootAnchorAbi, stakeRegistryAbi } from "./abi.js";
+import { jobEscrowAbi, suretyHookAbi } from "./jobabi.js";
+import { type CreateJob, type HookCall, type JobCall, createJobData, createdJobIds, hookData, jobData, suretyJobData } from "./jobs.js";
 import { type Binding, agentId, bindingJSON, newStatement, signBinding } from "./binding.js";
-import type { Action, BindingAnswer, Bounty, Client, Holding, Info } from "./client.js";
+import type { Action, BindingAnswer, Bounty, Client, Holding, Info, Job } from "./client.js";
 import { type Key } from "./keys.js";
 
 /** The most tip the wallet offers through the node's relay (it refuses more: 100 gwei). */
@@ -128,7 +130,7 @@ export class OwnWallet {
   }
 
   /** contract is the address the node names for a deployed contract. */
-  contract(name: "BountyEscrow" | "StakeRegistry" | "RootAnchor"): Hex {
+  contract(name: "BountyEscrow" | "StakeRegistry" | "RootAnchor" | "JobEscrow" | "SuretyHook"): Hex {
     const a = this.info.contracts[name];
     if (!a) throw new Error(`the node names no ${name}`);
     return getAddress(a);
@@ -253,6 +255,49 @@ export class OwnWallet {
   }
 
   /**
+   * createJob opens an ERC-8183 job at the node's JobEscrow, this wallet its client; with
+   * surety, a Surety job (SuretyHook its evaluator and hook, the hook's pool its provider).
+   */
+  async createJob(r: CreateJob, opts: { surety?: boolean } = {}): Promise<{ id: bigint; sent: Sent; job: Job }> {
+    const escrow = this.contract("JobEscrow");
+    let data: Hex;
+    if (opts.surety) {
+      const hook = this.contract("SuretyHook");
+      const pool = await this.public_.readContract({ address: hook, abi: suretyHookAbi, functionName: "pool" });
+      data = suretyJobData(r, hook, pool);
+    } else {
+      data = createJobData(r);
+    }
+    const sent = await this.send(escrow, data);
+    const receipt = await this.public_.getTransactionReceipt({ hash: sent.txHash });
+    const [id] = createdJobIds(receipt.logs as never, escrow);
+    if (id === undefined) throw new Error(`createJob: transaction ${sent.txHash} records no job`);
+    return { id, sent, job: await this.node.job(id.toString()) };
+  }
+
+  /**
+   * jobCall sends a JobEscrow call on job id; fund first approves the job's token for its
+   * budget when the allowance is short (with rpcUrl: the node's relay takes no token calls).
+   */
+  async jobCall(id: bigint | number, c: JobCall): Promise<{ sent: Sent; job: Job }> {
+    const escrow = this.contract("JobEscrow");
+    if (c.call === "fund" && c.expectedBudget > 0n) {
+      const job = await this.node.job(String(id));
+      const token = getAddress(job.token);
+      const have = await this.public_.readContract({ address: token, abi: erc20Abi, functionName: "allowance", args: [this.address, escrow] });
+      if (have < c.expectedBudget) await this.send(token, encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [escrow, c.expectedBudget] }));
+    }
+    const sent = await this.send(escrow, jobData(BigInt(id), c));
+    return { sent, job: await this.node.job(String(id)) };
+  }
+
+  /** hookCall sends a SuretyHook call on a Surety job (join, submit, approve, pick, reject, resolve, ...). */
+  async hookCall(id: bigint | number, c: HookCall): Promise<{ sent: Sent; job: Job }> {
+    const sent = await this.send(this.contract("SuretyHook"), hookData(BigInt(id), c));
+    return { sent, job: await this.node.job(String(id)) };
+  }
+
+  /**
    * anchoredRoot reads the root the node anchored for a tree size from RootAnchor, as
    * anchored by `anchorer` (the sender of the head's anchor transaction), or null when none.
    */
@@ -281,7 +326,12 @@ export class RevertError extends Error {
  * undefined when there is none it knows.
  */
 export function decodeRevert(e: unknown, to: string, info: Pick<Info, "contracts">): RevertError | undefined {
-  const found: Record<string, Abi> = { BountyEscrow: bountyEscrowAbi as Abi, StakeRegistry: stakeRegistryAbi as Abi };
+  const found: Record<string, Abi> = {
+    BountyEscrow: bountyEscrowAbi as Abi,
+    StakeRegistry: stakeRegistryAbi as Abi,
+    JobEscrow: jobEscrowAbi as Abi,
+    SuretyHook: suretyHookAbi as Abi,
+  };
   const name = Object.keys(found).find((n) => info.contracts[n]?.toLowerCase() === to.toLowerCase());
   if (!name) return undefined;
   let data: Hex | undefined;
@@ -362,3 +412,9 @@ export function actionData(b: Bounty, action: Action, a: ActionArgs = {}): Hex {
   throw new Error(`action ${action}: not one a party sends from its own wallet here (resolve is the arbiter's)`);
 }
 
+
+/** The two ERC-20 functions fund needs. */
+const erc20Abi = [
+  { type: "function", name: "allowance", stateMutability: "view", inputs: [{ name: "owner", type: "address" }, { name: "spender", type: "address" }], outputs: [{ name: "", type: "uint256" }] },
+  { type: "function", name: "approve", stateMutability: "nonpayable", inputs: [{ name: "spender", type: "address" }, { name: "amount", type: "uint256" }], outputs: [{ name: "", type: "bool" }] },
+] as const;

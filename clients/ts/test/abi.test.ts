@@ -5,13 +5,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { bountyEscrowAbi, rootAnchorAbi, stakeRegistryAbi } from "../src/index.js";
+import { bountyEscrowAbi, jobEscrowAbi, rootAnchorAbi, stakeRegistryAbi, suretyHookAbi } from "../src/index.js";
 import { repoDir } from "./paths.js";
 
 const copies: [string, readonly unknown[]][] = [
   ["BountyEscrow", bountyEscrowAbi],
   ["StakeRegistry", stakeRegistryAbi],
   ["RootAnchor", rootAnchorAbi],
+  ["JobEscrow", jobEscrowAbi],
+  ["SuretyHook", suretyHookAbi],
 ];
 
 for (const [name, abi] of copies) {

@@ -10,6 +10,8 @@ import * as network from './pages/network.js';
 import * as log from './pages/log.js';
 import * as bounties from './pages/bounties.js';
 import * as bounty from './pages/bounty.js';
+import * as jobs from './pages/jobs.js';
+import * as job from './pages/job.js';
 import { errorBox } from './lib/api.js';
 import { parseRoute } from './lib/route.js';
 
@@ -21,6 +23,8 @@ const routes = {
   log: [log, 'log', null, 'Audit log'],
   bounties: [bounties, 'bounties', null, 'Bounties'],
   bounty: [bounty, 'bounties', 'id', 'Bounty'],
+  jobs: [jobs, 'jobs', null, 'Jobs'],
+  job: [job, 'jobs', 'id', 'Job'],
   network: [network, 'network', null, 'Network'],
 };
 const parse = (hash) => parseRoute(hash, Object.fromEntries(Object.entries(routes).map(([k, r]) => [k, r[2]])));
