@@ -38,22 +38,75 @@ func runBountyCmd(ctx context.Context, e *env, args []string) error {
 	for name := range actionNames {
 		sub[name] = func(ctx context.Context, e *env, args []string) error { return runBountyAction(ctx, e, name, args) }
 	}
+	// Competing workers and milestones: Surety jobs (ERC-8183 JobEscrow with SuretyHook),
+	// opened and moved from here too; their ids are job ids.
+	sub["compete"] = runBountyCompete
+	sub["milestones"] = runJobMilestones
+	for _, name := range []string{"join", "pick", "approve"} {
+		sub[name] = func(ctx context.Context, e *env, args []string) error { return runJobWrite(ctx, e, name, args) }
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		// A bounty takes one worker and pays once; competing workers and milestones are
-		// Surety jobs (ERC-8183 with SuretyHook), under `surety job`.
 		defer fmt.Fprint(e.stdout, bountyJobsNote)
 	}
-	return runSubcommand(ctx, e, "bounty", "post | list | show ID | claim|assign|unclaim|submit|accept|reject|dispute|resolve|release|refund|cancel ID | withdraw", sub, args)
+	return runSubcommand(ctx, e, "bounty", "post | list | show ID | claim|assign|unclaim|submit|accept|reject|dispute|resolve|release|refund|cancel ID | withdraw | compete | milestones | join|pick|approve JOB", sub, args)
 }
 
-// bountyJobsNote points from the bounty commands to the job commands, where competing
-// workers and milestones live.
+// bountyJobsNote says where competing workers and milestones live.
 const bountyJobsNote = `
-A bounty takes one worker and pays once. Competing workers (several submit; you pick one or
-split the budget among several) and milestones (a budget in parts, each approved and paid on
-its own) are Surety jobs: 'surety job create --surety', 'surety job pick ID --winner ADDR:BPS',
-'surety job milestones --parts 1ether,1ether,2ether'.
+A bounty (post) takes one worker and pays once. Competing workers (several submit; you pick
+one or split the budget among several) and milestones (a budget in parts, each approved and
+paid on its own) are Surety jobs, ERC-8183 jobs on JobEscrow with Surety's hook: 'surety
+bounty compete' opens and funds one ('--workers 3 --max-winners 2'), 'surety bounty
+milestones --parts 1ether,1ether,2ether --fund' a chain of parts; workers 'surety bounty join
+JOB' and 'surety job submit JOB', the client 'surety bounty pick JOB --winner ADDR:BPS' or
+'approve JOB'. Every other move of a job is under 'surety job'.
 `
+
+// runBountyCompete is surety bounty compete: one Surety job several workers compete for,
+// created, planned and funded from the client's own wallet in one command.
+func runBountyCompete(ctx context.Context, e *env, args []string) error {
+	f := newJobFlags(e, "bounty compete", "[wallet flags] --token ADDR --amount 10ether --arbiter ADDR --workers 3 [--max-winners 2] [--min-stake 0.5ether]",
+		`Open a bounty several workers compete for: one Surety job (an ERC-8183 job on JobEscrow whose
+hook and evaluator is SuretyHook), created, planned and funded at once (the token approved
+first). Workers join it ('surety bounty join JOB') and submit ('surety job submit JOB'); you
+pick one or split the budget among several ('surety bounty pick JOB --winner ADDR:BPS',
+repeated); losers get nothing and lose no stake. Silence past the review window pays the
+first submitters evenly; a rejection of them all is a dispute the arbiter decides.`)
+	if err := f.fs.parse(args); err != nil {
+		return err
+	}
+	if *f.workers < 2 {
+		return usagef("--workers: a competition takes 2 to 20 workers (one worker: 'surety job create --surety')")
+	}
+	token, err := addrFlag("compete", "token", *f.token, true)
+	if err != nil {
+		return err
+	}
+	amount, err := parseAmount(*f.amount)
+	if err != nil || amount.Sign() == 0 {
+		return usagef("--amount: give the budget, e.g. 10ether or base units")
+	}
+	if _, err := f.plan(); err != nil { // the flags' own mistakes, before anything is sent
+		return err
+	}
+	ids, rc, node, err := openSuretyJobs(ctx, e, f, "bounty", []*big.Int{amount}, token, true)
+	if err != nil {
+		return err
+	}
+	if *f.asJSON {
+		j, err := node.Job(ctx, ids[0])
+		if err != nil {
+			return err
+		}
+		return printJSON(e, j)
+	}
+	if *f.quiet {
+		fmt.Fprintln(e.stdout, ids[0])
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "job %d: funded, open to %d competing workers, at most %d paid (tx %s)\n", ids[0], *f.workers, *f.winnersMax, rc.TxHash.Hex())
+	return nil
+}
 
 var actionNames = map[string]string{
 	"claim": "take an open bounty as its worker", "assign": "pick the worker of your open bounty (--worker)",

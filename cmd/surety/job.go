@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/api/wire"
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/identity"
@@ -682,65 +683,14 @@ that part may join the next), so each part is submitted, approved and paid on it
 	if _, err := f.plan(); err != nil { // the flags' own mistakes, before anything is sent
 		return err
 	}
-	text, err := textArg(*f.description)
+	ids, rc, node, err := openSuretyJobs(ctx, e, f, "milestone", amounts, token, *f.fund)
 	if err != nil {
 		return err
-	}
-	expires := *f.expires
-	if expires == 0 {
-		expires = 7 * 24 * time.Hour
-	}
-	o, err := openOwn(ctx, e, f.fs.own, *f.node, *f.fs.rpc, "milestones", *f.timeout)
-	if err != nil {
-		return err
-	}
-	defer o.Close()
-	escrowAddr, _, err := o.jobContracts()
-	if err != nil {
-		return err
-	}
-	var ids []uint64
-	var rc *types.Receipt
-	for i, amount := range amounts {
-		o.what = fmt.Sprintf("milestone %d/%d", i+1, len(amounts))
-		r := jobs.CreateRequest{Description: fmt.Sprintf("%s (part %d of %d)", strings.TrimSpace(string(text)), i+1, len(amounts)), ExpiredAt: uint64(time.Now().Add(expires).Unix())}
-		created, _, err := o.createJobs(ctx, []jobs.CreateRequest{r}, true)
-		if err != nil {
-			return err
-		}
-		id := created[0]
-		if i > 0 {
-			*f.afterPart = ids[i-1]
-		}
-		plan, err := f.plan()
-		if err != nil {
-			return err
-		}
-		data, err := jobs.ActionData(&jobs.Job{ID: id, Status: jobs.StatusOpen}, jobs.ActionBudget, jobs.ActionArgs{Token: token, Amount: amount, OptParams: plan})
-		if err != nil {
-			return err
-		}
-		if rc, err = o.send(ctx, txn.Call{To: escrowAddr, Data: data, Decode: jobs.Decoder(id, jobs.StatusOpen)}); err != nil {
-			return err
-		}
-		ids = append(ids, id)
-	}
-	if *f.fund {
-		if err := o.approveForJob(ctx, token, escrowAddr, total, *f.fs.rpc); err != nil {
-			return err
-		}
-		for i, id := range ids {
-			o.what = fmt.Sprintf("fund milestone %d/%d", i+1, len(ids))
-			data := contracts.NewJobEscrow().PackFund(new(big.Int).SetUint64(id), amounts[i], nil)
-			if rc, err = o.send(ctx, txn.Call{To: escrowAddr, Data: data, Decode: jobs.Decoder(id, jobs.StatusOpen)}); err != nil {
-				return err
-			}
-		}
 	}
 	if *f.asJSON {
 		var out wire.JobList
 		for _, id := range ids {
-			j, err := o.node.Job(ctx, id)
+			j, err := node.Job(ctx, id)
 			if err != nil {
 				return err
 			}
@@ -756,4 +706,75 @@ that part may join the next), so each part is submitted, approved and paid on it
 	}
 	fmt.Fprintf(e.stdout, "milestone job: parts %v (last tx %s)\n", ids, rc.TxHash.Hex())
 	return nil
+}
+
+// openSuretyJobs creates one Surety job per amount from the user's own wallet, plans each
+// with f's plan flags (each after the first naming the one before it, when there are
+// several: a milestone chain), and with fund approves the token for their sum and funds
+// them all. what names the jobs in progress lines ("milestone", "bounty").
+func openSuretyJobs(ctx context.Context, e *env, f *jobFlags, what string, amounts []*big.Int, token common.Address, fund bool) ([]uint64, *types.Receipt, *client.Client, error) {
+	total := new(big.Int)
+	for _, a := range amounts {
+		total.Add(total, a)
+	}
+	text, err := textArg(*f.description)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	expires := *f.expires
+	if expires == 0 {
+		expires = 7 * 24 * time.Hour
+	}
+	o, err := openOwn(ctx, e, f.fs.own, *f.node, *f.fs.rpc, what, *f.timeout)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer o.Close()
+	escrowAddr, _, err := o.jobContracts()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var ids []uint64
+	var rc *types.Receipt
+	for i, amount := range amounts {
+		o.what = fmt.Sprintf("%s %d/%d", what, i+1, len(amounts))
+		desc := strings.TrimSpace(string(text))
+		if len(amounts) > 1 {
+			desc = fmt.Sprintf("%s (part %d of %d)", desc, i+1, len(amounts))
+		}
+		r := jobs.CreateRequest{Description: desc, ExpiredAt: uint64(time.Now().Add(expires).Unix())}
+		created, _, err := o.createJobs(ctx, []jobs.CreateRequest{r}, true)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		id := created[0]
+		if i > 0 {
+			*f.afterPart = ids[i-1]
+		}
+		plan, err := f.plan()
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		data, err := jobs.ActionData(&jobs.Job{ID: id, Status: jobs.StatusOpen}, jobs.ActionBudget, jobs.ActionArgs{Token: token, Amount: amount, OptParams: plan})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if rc, err = o.send(ctx, txn.Call{To: escrowAddr, Data: data, Decode: jobs.Decoder(id, jobs.StatusOpen)}); err != nil {
+			return nil, nil, nil, err
+		}
+		ids = append(ids, id)
+	}
+	if fund {
+		if err := o.approveForJob(ctx, token, escrowAddr, total, *f.fs.rpc); err != nil {
+			return nil, nil, nil, err
+		}
+		for i, id := range ids {
+			o.what = fmt.Sprintf("fund %s %d/%d", what, i+1, len(ids))
+			data := contracts.NewJobEscrow().PackFund(new(big.Int).SetUint64(id), amounts[i], nil)
+			if rc, err = o.send(ctx, txn.Call{To: escrowAddr, Data: data, Decode: jobs.Decoder(id, jobs.StatusOpen)}); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
+	return ids, rc, o.node, nil
 }

@@ -243,6 +243,32 @@ func TestSuretyJobCLIOnAnvil(t *testing.T) {
 	if h := staked(); h.Staked != "750000000000000000" || h.Locked != "0" {
 		t.Errorf("after the ruling the agent's stake = %+v, want 0.75 staked, nothing locked", h)
 	}
+
+	// The same competition from surety bounty: compete opens and funds it in one command,
+	// workers join there, the client picks there; the losers get nothing.
+	before := map[int]*big.Int{}
+	for _, w := range []int{3, 4} {
+		before[w], _ = new(big.Int).SetString(balance(w), 10)
+	}
+	comp := strings.TrimSpace(runOK(t, "", as(1, "bounty", "compete", "--token", token.Hex(), "--amount", "2ether", "--arbiter", wallet(2),
+		"--workers", "2", "--description", "fix the flaky test", "--quiet")...))
+	for _, w := range []int{3, 4} {
+		runOK(t, "", as(w, "bounty", "join", comp)...)
+		runOK(t, "", as(w, "job", "submit", comp, "--deliverable", "fix from "+wallet(w))...)
+	}
+	if out := runOK(t, "", as(1, "bounty", "pick", comp, "--winner", wallet(4)+":10000")...); !strings.Contains(out, "job "+comp+": completed") {
+		t.Errorf("bounty pick printed:\n%s", out)
+	}
+	for w, want := range map[int]string{3: "0", 4: "2000000000000000000"} {
+		after, _ := new(big.Int).SetString(balance(w), 10)
+		if got := new(big.Int).Sub(after, before[w]); got.String() != want {
+			t.Errorf("wallet %d received %s from the competition, want %s", w, got, want)
+		}
+	}
+	r = start(t, as(1, "bounty", "compete", "--token", token.Hex(), "--amount", "2ether", "--arbiter", wallet(2))...)
+	if code := r.wait(t); code != exitUsage || !strings.Contains(r.stderr.String(), "a competition takes 2 to 20 workers") {
+		t.Errorf("compete with one worker: exit %d\n%s", code, r.stderr)
+	}
 }
 
 // TestREADMEJobsRunAsWritten pastes the README's ERC-8183 section's blocks into bash against Anvil and a
