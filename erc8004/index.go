@@ -288,21 +288,8 @@ func (ix *Indexer) blockTime(ctx context.Context, l *types.Log, times map[uint64
 // Rollback forgets the events after block and rebuilds the agents they touched.
 func (h *handler) Rollback(ctx context.Context, tx *sql.Tx, block uint64) error {
 	ix := (*Indexer)(h)
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT agent_id FROM erc8004_events WHERE chain = ? AND block > ?`, ix.cfg.Chain, block)
+	agents, err := chainlog.ForgetAfter(ctx, tx, "erc8004_events", "agent_id", ix.cfg.Chain, block)
 	if err != nil {
-		return err
-	}
-	var agents []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		agents = append(agents, id)
-	}
-	rows.Close()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM erc8004_events WHERE chain = ? AND block > ?`, ix.cfg.Chain, block); err != nil {
 		return err
 	}
 	if len(agents) > 0 {

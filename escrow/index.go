@@ -195,21 +195,8 @@ type escrowLogs Indexer
 // Rollback forgets events after block and rebuilds the bounties they touched.
 func (h *escrowLogs) Rollback(ctx context.Context, tx *sql.Tx, block uint64) error {
 	ix := (*Indexer)(h)
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT bounty_id FROM escrow_events WHERE chain = ? AND block > ? AND bounty_id IS NOT NULL`, ix.cfg.Chain, block)
+	ids, err := chainlog.ForgetAfter(ctx, tx, "escrow_events", "bounty_id", ix.cfg.Chain, block)
 	if err != nil {
-		return err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM escrow_events WHERE chain = ? AND block > ?`, ix.cfg.Chain, block); err != nil {
 		return err
 	}
 	for _, id := range ids {

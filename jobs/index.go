@@ -346,21 +346,8 @@ func (h *jobLogs) Apply(ctx context.Context, tx *sql.Tx, logs []types.Log) (func
 // Rollback forgets events after block and rebuilds the jobs they touched.
 func (h *jobLogs) Rollback(ctx context.Context, tx *sql.Tx, block uint64) error {
 	ix := (*Indexer)(h)
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT job_id FROM jobs_events WHERE chain = ? AND block > ? AND job_id IS NOT NULL`, ix.cfg.Chain, block)
+	ids, err := chainlog.ForgetAfter(ctx, tx, "jobs_events", "job_id", ix.cfg.Chain, block)
 	if err != nil {
-		return err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM jobs_events WHERE chain = ? AND block > ?`, ix.cfg.Chain, block); err != nil {
 		return err
 	}
 	for _, id := range ids {
