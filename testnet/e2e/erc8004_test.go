@@ -31,13 +31,14 @@ import (
 // ERC-8004 Identity Registry (surety erc8004 register); a hundred fresh wallets rate it 0 in
 // the Reputation Registry, which anyone may write to, and move none of its figures, bit for
 // bit; the market's wallet, which paid it, rates it with cast (an independent client of the
-// registry), and that rating, alone, counts: at ExternalWeight, full backing.
+// registry), and that rating, alone, counts: at ExternalWeight, full backing; a second node
+// process on the same chain imports the same, bit for bit.
 func TestERC8004FeedbackOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and a node process")
 	}
 	ctx := t.Context()
-	nw := startNetwork(t, 1, testnet.Config{Deploy: contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}},
+	nw := startNetwork(t, 2, testnet.Config{Deploy: contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}},
 		func(int) []string { return []string{"--log-level", "warn"} })
 	base := nw.Nodes[0].URL()
 	bc := apitest.NewClient(t, base)
@@ -174,6 +175,29 @@ func TestERC8004FeedbackOnAnvil(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	// The second node process, reading the same chain on its own, imports the same: the same
+	// figures, bit for bit, and the same rating (scores are computed at a shared clock step).
+	other := apitest.NewClient(t, nw.Nodes[1].URL())
+	mine := func(c *apitest.Client) string {
+		t.Helper()
+		var r struct {
+			Score, Weight, External float64
+			Imported                json.RawMessage
+		}
+		if code, body := c.Request("GET", "/v1/reputation/"+did, nil, nil); code != http.StatusOK || json.Unmarshal(body, &r) != nil {
+			t.Fatalf("reputation at %s: %d %s", c.Base, code, body)
+		}
+		return fmt.Sprintf("%x %x %x %s", math.Float64bits(r.Score), math.Float64bits(r.Weight), math.Float64bits(r.External), r.Imported)
+	}
+	want := mine(bc)
+	deadline = time.Now().Add(time.Minute)
+	for got := mine(other); got != want; got = mine(other) {
+		if time.Now().After(deadline) {
+			t.Fatalf("node 1's figures %s, node 0's %s", got, want)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
 	// The CLI says what counts.
 	show, err := exec.CommandContext(ctx, surety.Path(t), "erc8004", "import", "--node", base, did).CombinedOutput()
 	if err != nil || !strings.Contains(string(show), "counted in reputation: 1") || !strings.Contains(string(show), "from "+market.Wallet.Hex()) {
