@@ -4,12 +4,14 @@ package anvil
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/big"
 	"net"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
+	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 )
 
@@ -29,8 +32,8 @@ type Config struct {
 	// ChainID; 0 keeps Anvil's default (31337).
 	ChainID uint64
 	// BlockTime; 0 means automine (a block per transaction), with a watcher that mines
-	// whatever automine leaves ready in the pool (flushStuck), even if automine is turned
-	// off over RPC.
+	// whatever automine leaves ready in the pool, even if automine is turned off over RPC,
+	// and sends again what it leaves queued at its wallet's next nonce (flushStuck).
 	BlockTime time.Duration
 	// StartTimeout bounds the wait for the RPC to answer; 0 means 20s.
 	StartTimeout time.Duration
@@ -143,12 +146,20 @@ func start(ctx context.Context, cfg Config, port int) (*Anvil, error) {
 	return a, nil
 }
 
-// flushStuck works around an Anvil bug (foundry-rs/foundry#10122, seen here with anvil
-// 1.7.1 on a busy machine): in automine mode, a transaction ready to be mined can stay in the
-// pool with no block coming, and every later transaction of its wallet waits behind it
-// forever. Every flushEvery it looks at the pool and the head; when ready transactions were
-// there at the last look too and no block came since, it mines a block (evm_mine), which takes
-// them. A healthy automine leaves nothing ready for that long, so this mines nothing then.
+// flushStuck works around two Anvil bugs (foundry-rs/foundry#10122, seen here with anvil
+// 1.7.1 on a busy machine), in which automine leaves a wallet's transaction in the pool with
+// no block coming, and every later transaction of that wallet waits behind it forever:
+//   - a ready transaction the miner was never told of. When ready transactions were there at
+//     the last look too and no block came since, it mines a block (evm_mine), which takes them.
+//   - a transaction queued behind a predecessor that was mined while it was being added, so
+//     the pool waits for a predecessor it will never see again. When a wallet's queued
+//     transaction has the wallet's next nonce and was there at the last look too, the
+//     wallet's transactions are taken out of the pool and sent again, so that the pool judges
+//     them afresh: ready, in nonce order.
+//
+// It looks every flushEvery. A healthy automine leaves nothing ready or queued at the next
+// nonce for that long, so it does nothing then; a transaction queued behind a real gap in
+// nonces is left where it is.
 func (a *Anvil) flushStuck(ctx context.Context) {
 	c, err := rpc.DialContext(ctx, a.URL)
 	if err != nil {
@@ -159,6 +170,7 @@ func (a *Anvil) flushStuck(ctx context.Context) {
 	defer t.Stop()
 	var lastHead hexutil.Uint64
 	lastReady := false
+	var lastQueued map[common.Hash]bool
 	for {
 		select {
 		case <-ctx.Done():
@@ -167,10 +179,11 @@ func (a *Anvil) flushStuck(ctx context.Context) {
 		}
 		var pool struct {
 			Pending hexutil.Uint64 `json:"pending"`
+			Queued  hexutil.Uint64 `json:"queued"`
 		}
 		var head hexutil.Uint64
 		if c.CallContext(ctx, &pool, "txpool_status") != nil || c.CallContext(ctx, &head, "eth_blockNumber") != nil {
-			lastReady = false
+			lastReady, lastQueued = false, nil
 			continue
 		}
 		ready := pool.Pending > 0
@@ -179,7 +192,66 @@ func (a *Anvil) flushStuck(ctx context.Context) {
 			ready = false
 		}
 		lastHead, lastReady = head, ready
+		if pool.Queued == 0 {
+			lastQueued = nil
+			continue
+		}
+		lastQueued = requeue(ctx, c, lastQueued)
 	}
+}
+
+// requeue looks at the pool's queued transactions that have their wallet's next nonce. For
+// each such one also in seen (there at the last look), it takes all of that wallet's
+// transactions out of the pool (anvil_dropTransaction leaves queued ones where they are) and
+// sends them again in nonce order. It returns the ones it left, for the next look.
+func requeue(ctx context.Context, c *rpc.Client, seen map[common.Hash]bool) map[common.Hash]bool {
+	var content struct {
+		Pending map[common.Address]map[string]*types.Transaction `json:"pending"`
+		Queued  map[common.Address]map[string]*types.Transaction `json:"queued"`
+	}
+	if c.CallContext(ctx, &content, "txpool_content") != nil {
+		return nil
+	}
+	left := map[common.Hash]bool{}
+	for from, queued := range content.Queued {
+		var nonce hexutil.Uint64
+		if c.CallContext(ctx, &nonce, "eth_getTransactionCount", from, "latest") != nil {
+			continue
+		}
+		var stuck *types.Transaction
+		for _, tx := range queued {
+			if tx != nil && tx.Nonce() == uint64(nonce) {
+				stuck = tx // the others wait behind it, or behind a real gap
+			}
+		}
+		switch {
+		case stuck == nil:
+			continue
+		case !seen[stuck.Hash()]:
+			left[stuck.Hash()] = true
+			continue
+		}
+		var txs []*types.Transaction
+		for _, set := range []map[string]*types.Transaction{content.Pending[from], queued} {
+			for _, tx := range set {
+				if tx != nil {
+					txs = append(txs, tx)
+				}
+			}
+		}
+		slices.SortFunc(txs, func(a, b *types.Transaction) int { return cmp.Compare(a.Nonce(), b.Nonce()) })
+		// One the wallet sends in between is taken out too and not sent here: its sender's
+		// own rebroadcast brings it back, as it does one this fails to send again.
+		if c.CallContext(ctx, nil, "anvil_removePoolTransactions", from) != nil {
+			continue
+		}
+		for _, tx := range txs {
+			if raw, err := tx.MarshalBinary(); err == nil {
+				_ = c.CallContext(ctx, nil, "eth_sendRawTransaction", hexutil.Bytes(raw))
+			}
+		}
+	}
+	return left
 }
 
 // flushEvery is how often flushStuck looks for transactions automine left behind.
