@@ -84,6 +84,9 @@ var throughput85 = &Target{Text: "≥ 0.85× raw throughput (ratio ≤ 1.18)", M
 
 func maxTime(text string, seconds float64) *Target { return &Target{Text: text, Max: seconds} }
 
+// atLeast bounds a figure from below, where higher is better (a score, a rate).
+func atLeast(text string, x float64) *Target { return &Target{Text: text, Min: x} }
+
 // Surety is the table `make bench` writes. Every Go benchmark of the project appears in it,
 // as a row or as a reference; a new benchmark needs a row here before `make bench` passes.
 func Surety() Spec {
@@ -97,6 +100,7 @@ func Surety() Spec {
 		gasBench  = "BenchmarkHappyPathGas/"
 		load      = "BenchmarkPublicNodeLoad"
 	)
+	relevance := func(unit string) Source { return Source{registry, "BenchmarkRelevance", unit} }
 	refs := map[string]Reference{
 		"ed25519-sign":   {Label: "raw ed25519 sign, 768 B (benchref)", From: Source{benchref, "BenchmarkEd25519Sign", "ns/op"}},
 		"ed25519-verify": {Label: "raw ed25519 verify, 768 B (benchref)", From: Source{benchref, "BenchmarkEd25519Verify", "ns/op"}},
@@ -112,9 +116,17 @@ func Surety() Spec {
 		"recompute":           {Label: "bare Compute, same size (BenchmarkRecompute)", From: Source{repu, "BenchmarkRecompute", "ns/op"}},
 		"register-p50":        {Label: "local registration p50 (BenchmarkRegister)", From: Source{registry, "BenchmarkRegister", "p50-ms"}},
 		"propagation-p99":     {Label: "a card's gossip to 19 peers, p99 (BenchmarkPropagation20)", From: Source{registry, "BenchmarkPropagation20", "p99-ms"}},
-		"load-rss-idle":       {Label: "node 0's RSS before the attack (BenchmarkPublicNodeLoad)", From: Source{"testnet/e2e", load, "rss-idle-MB"}},
-		"load-db-bound":       {Label: "what quotas and write rates let the attack store (loadDBBound)", From: Source{"testnet/e2e", load, "db-bound-MB"}},
-		"load-idle-p50":       {Label: "the same write before the attack, p50", From: Source{"testnet/e2e", load, "idle-p50-ms"}},
+		// The relevance rows' references: the search before issue 30, measured by the same
+		// benchmark on the same cards (registry/relevance_test.go's legacySearch).
+		"legacy-ndcg10":         {Label: "keyword search before #30, same run", From: relevance("legacy-ndcg10")},
+		"legacy-ndcg10/natural": {Label: "keyword search before #30, same run", From: relevance("legacy-ndcg10/natural")},
+		"legacy-ndcg10/keyword": {Label: "keyword search before #30, same run", From: relevance("legacy-ndcg10/keyword")},
+		"legacy-ndcg10/variant": {Label: "keyword search before #30, same run", From: relevance("legacy-ndcg10/variant")},
+		"legacy-ndcg10/heldout": {Label: "keyword search before #30, same run", From: relevance("legacy-ndcg10/heldout")},
+		"legacy-recall10":       {Label: "keyword search before #30, same run", From: relevance("legacy-recall10")},
+		"load-rss-idle":         {Label: "node 0's RSS before the attack (BenchmarkPublicNodeLoad)", From: Source{"testnet/e2e", load, "rss-idle-MB"}},
+		"load-db-bound":         {Label: "what quotas and write rates let the attack store (loadDBBound)", From: Source{"testnet/e2e", load, "db-bound-MB"}},
+		"load-idle-p50":         {Label: "the same write before the attack, p50", From: Source{"testnet/e2e", load, "idle-p50-ms"}},
 		"erc8004": {Label: "ERC-8004 giveFeedback, one feedback", Published: &Range{Lo: ERC8004FeedbackGasLo, Hi: ERC8004FeedbackGasHi,
 			Cite: "published figure quoted by the benchmark issue"}},
 		"erc8183": {Label: "ERC-8183 reference (c67e160), same lifecycle, steady state", Published: &Range{Lo: ERC8183RefLifecycleGas, Hi: ERC8183RefLifecycleGas,
@@ -144,6 +156,17 @@ func Surety() Spec {
 		{Figure: "search p99, capability", From: Source{registry, "BenchmarkSearch", "p99-ms/cap"}, Ref: "sqlite-read"},
 		{Figure: "search p99, text + capability", From: Source{registry, "BenchmarkSearch", "p99-ms/text+cap"}, Ref: "sqlite-read"},
 		{Figure: "search p99, everything (ranked)", From: Source{registry, "BenchmarkSearch", "p99-ms/all"}, Ref: "sqlite-read"},
+		{Figure: "search relevance, nDCG@10 (judged set, all queries)", From: relevance("ndcg10"), Ref: "legacy-ndcg10", Target: atLeast("≥ 0.80", 0.80),
+			Note: "Registry.Search on registry/testdata/relevance: 327 cards in ~25 domains with near-misses, 100 queries with graded judgments; reference: the keyword search before issue 30 on the same cards, same run"},
+		{Figure: "search relevance, nDCG@10, natural-language queries", From: relevance("ndcg10/natural"), Ref: "legacy-ndcg10/natural", Target: atLeast("≥ 0.70", 0.70),
+			Note: "sentences such as \"who can do my German VAT return\""},
+		{Figure: "search relevance, nDCG@10, keyword queries", From: relevance("ndcg10/keyword"), Ref: "legacy-ndcg10/keyword"},
+		{Figure: "search relevance, nDCG@10, variants and aliases", From: relevance("ndcg10/variant"), Ref: "legacy-ndcg10/variant",
+			Note: "\"translator\", \"localisation\", \"pentester\", \"taxes\", \"k8s\""},
+		{Figure: "search relevance, nDCG@10, heldout split", From: relevance("ndcg10/heldout"), Ref: "legacy-ndcg10/heldout",
+			Note: "half of each kind, never used for tuning: the check that what was tuned on dev carries over"},
+		{Figure: "search relevance, recall@10", From: relevance("recall10"), Ref: "legacy-recall10",
+			Note: "share of the cards graded ≥ 2 in the top 10, out of at most 10"},
 		{Figure: "card reaches 19 peers, p50", From: Source{registry, "BenchmarkPropagation20", "p50-ms"}, Ref: "register-p50"},
 		{Figure: "card reaches 19 peers, p99", From: Source{registry, "BenchmarkPropagation20", "p99-ms"}, Ref: "register-p50", Target: maxTime("p99 < 2 s", 2)},
 

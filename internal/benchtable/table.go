@@ -15,19 +15,33 @@ type Dim int
 
 // The dimensions a figure can have. Time is in seconds, Rate per second, Gas in gas, Ether
 // in ETH (what an attack puts in, in the Sybil simulation), Bytes in bytes (a node's memory
-// and disk under load).
+// and disk under load), Score a measure of quality from 0 to 1, higher being better (nDCG and
+// recall of a ranking on a judged set).
 const (
 	Time Dim = iota + 1
 	Rate
 	Gas
 	Ether
 	Bytes
+	Score
 )
+
+// isScore says whether a unit's name (its last dash-separated word before any slash) is a
+// ranking-quality score: "ndcg10", "legacy-ndcg10/natural", "recall10".
+func isScore(base string) bool {
+	name := base[strings.LastIndexByte(base, '-')+1:]
+	for _, prefix := range []string{"ndcg", "recall"} {
+		if digits, ok := strings.CutPrefix(name, prefix); ok && strings.Trim(digits, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
+}
 
 // DimOf returns the dimension of a metric unit and the factor that turns a value in that
 // unit into the dimension's base unit: "ns/op" and "follow-ns" are nanoseconds, "p99-ms" and
 // "p99-ms/text" milliseconds, "refresh-s" seconds, "events/s" a rate, "gas…" gas, "db-MB"
-// megabytes (10^6 bytes).
+// megabytes (10^6 bytes), "ndcg10", "recall10/natural" and "legacy-ndcg10" scores.
 func DimOf(unit string) (Dim, float64, error) {
 	switch {
 	case unit == "ns/op":
@@ -40,6 +54,9 @@ func DimOf(unit string) (Dim, float64, error) {
 		return Rate, 1, nil
 	}
 	base, _, _ := strings.Cut(unit, "/")
+	if isScore(base) {
+		return Score, 1, nil
+	}
 	if i := strings.LastIndexByte(base, '-'); i >= 0 {
 		switch base[i+1:] {
 		case "ns":
@@ -54,7 +71,7 @@ func DimOf(unit string) (Dim, float64, error) {
 			return Bytes, 1e6, nil
 		}
 	}
-	return 0, 0, fmt.Errorf("unit %q has no known dimension (ns/op, *-ns, *-ms, *-s, */s, gas*, *-eth, *-MB)", unit)
+	return 0, 0, fmt.Errorf("unit %q has no known dimension (ns/op, *-ns, *-ms, *-s, */s, gas*, *-eth, *-MB, ndcg*, recall*)", unit)
 }
 
 // Line is one row of the built table.
@@ -67,7 +84,9 @@ type Line struct {
 	Value        float64
 	RefLo, RefHi float64
 	// RatioLo and RatioHi are Value/RefHi and Value/RefLo: equal unless the reference is a
-	// published range.
+	// published range. For a Score they are the differences Value − RefHi and Value − RefLo
+	// instead: a score is compared by how much it gains, and its reference may be 0 (a
+	// search that finds nothing).
 	RatioLo, RatioHi float64
 	// Met reports the target, when the row has one.
 	Met *bool
@@ -197,6 +216,20 @@ func Build(spec Spec, run *Run, gas []Result) (*Table, error) {
 		if !ok {
 			continue
 		}
+		if d == Score {
+			if tg := row.Target; tg != nil && tg.Ratio {
+				problems = append(problems, fmt.Sprintf("row %q: a score is compared by difference, so its target bounds the value, not a ratio", row.Figure))
+				continue
+			}
+			l.Ref, l.Dim, l.Value = ref, d, v
+			l.RatioLo, l.RatioHi = v-l.RefHi, v-l.RefLo
+			if tg := row.Target; tg != nil {
+				met := (tg.Max == 0 || v <= tg.Max) && (tg.Min == 0 || v >= tg.Min)
+				l.Met = &met
+			}
+			t.Lines = append(t.Lines, l)
+			continue
+		}
 		if !(l.RefLo > 0) || !(l.RefHi > 0) || math.IsInf(l.RefHi, 0) {
 			problems = append(problems, fmt.Sprintf("row %q: reference %q is %v, no ratio", row.Figure, ref.Label, l.RefLo))
 			continue
@@ -258,6 +291,7 @@ func (t *Table) Markdown(w io.Writer, m Meta) error {
 		m.Date, m.Commit, m.GoVersion, t.GOOS, t.GOARCH, orUnknown(t.CPU), t.Procs)
 	b.WriteString("Each figure is compared with a reference measured in the same run (ERC-8004's gas, and the ERC-8183 reference's, are published figures).\n")
 	b.WriteString("Ratio = value ÷ reference: below 1 is cheaper than the reference, except for a rate (/s), where above 1 is faster.\n")
+	b.WriteString("A score (nDCG, recall: 0 to 1, higher is better) is compared by difference instead: value − reference, shown signed.\n")
 	b.WriteString("The machine is shared, so the figures are noisy: the two calibration rows (one primitive measured twice) show how much.\n\n")
 	b.WriteString("| figure | benchmark | value | reference | reference value | ratio | target, note |\n")
 	b.WriteString("| --- | --- | ---: | --- | ---: | ---: | --- |\n")
@@ -275,6 +309,9 @@ func (t *Table) Markdown(w io.Writer, m Meta) error {
 			note = append(note, l.Row.Note)
 		}
 		refLabel, refValue, ratio := cell(l.Ref.Label), FormatRange(l.Dim, l.RefLo, l.RefHi), FormatRange(0, l.RatioLo, l.RatioHi)
+		if l.Dim == Score {
+			ratio = FormatDiff(l.RatioLo, l.RatioHi)
+		}
 		if l.Row.Alone {
 			refLabel, refValue, ratio = "", "", ""
 		}
@@ -311,10 +348,26 @@ func FormatRange(d Dim, lo, hi float64) string {
 	return a + "–" + b
 }
 
+// FormatDiff prints the differences lo to hi signed, as FormatRange does: "+0.54", "-0.02",
+// "+0.1–+0.2".
+func FormatDiff(lo, hi float64) string {
+	signed := func(x float64) string {
+		s := FormatNumber(x)
+		if x >= 0 {
+			s = "+" + s
+		}
+		return s
+	}
+	if a, b := signed(lo), signed(hi); a != b {
+		return a + "–" + b
+	}
+	return signed(lo)
+}
+
 // FormatValue prints v (in the base unit of d) with three significant digits and the unit
 // that suits its size: "850 ns", "12.3 µs", "4.56 ms", "1.23 s", "11,344/s", "68,592 gas",
 // "312 MB".
-// A zero Dim prints a bare number.
+// A zero Dim, or a Score, prints a bare number.
 func FormatValue(d Dim, v float64) string {
 	switch d {
 	case Time:

@@ -52,6 +52,12 @@ func TestBuildSurety(t *testing.T) {
 			}
 			continue
 		}
+		if l.Dim == Score { // compared by difference: equal figures differ by 0
+			if l.Value != 1 || l.RatioLo != 0 || l.RatioHi != 0 {
+				t.Errorf("%s: score %v, difference %v–%v", l.Row.Figure, l.Value, l.RatioLo, l.RatioHi)
+			}
+			continue
+		}
 		if !(l.Value > 0) || !(l.RatioLo > 0) || !(l.RatioHi >= l.RatioLo) || math.IsInf(l.RatioHi, 0) {
 			t.Errorf("%s: value %v, ratio %v–%v", l.Row.Figure, l.Value, l.RatioLo, l.RatioHi)
 		}
@@ -263,6 +269,14 @@ func TestDimOf(t *testing.T) {
 		{"allocs/op", 0, 0},
 		{"iterations", 0, 0},
 		{"p99-h", 0, 0},
+		{"ndcg10", Score, 1},
+		{"ndcg10/natural", Score, 1},
+		{"legacy-ndcg10/heldout", Score, 1},
+		{"recall10", Score, 1},
+		{"legacy-recall10", Score, 1},
+		{"ndcg", Score, 1},
+		{"ndcg10x", 0, 0},
+		{"mrecall10", 0, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.unit, func(t *testing.T) {
@@ -323,6 +337,74 @@ func TestFormatRange(t *testing.T) {
 	for _, tt := range tests {
 		if got := FormatRange(tt.dim, tt.lo, tt.hi); got != tt.want {
 			t.Errorf("FormatRange(%v, %v, %v) = %q, want %q", tt.dim, tt.lo, tt.hi, got, tt.want)
+		}
+	}
+}
+
+// TestBuildScores: a score is compared with a figure of the same benchmark by difference
+// (its reference may be 0: a search that found nothing), and its target is a floor on the
+// value; a ratio target on a score is refused.
+func TestBuildScores(t *testing.T) {
+	spec := Spec{
+		Module: "m",
+		References: map[string]Reference{
+			"legacy":         {Label: "legacy", From: Source{"r", "BenchmarkRelevance", "legacy-ndcg10"}},
+			"legacy-natural": {Label: "legacy", From: Source{"r", "BenchmarkRelevance", "legacy-ndcg10/natural"}},
+		},
+		Rows: []Row{
+			{Figure: "all", From: Source{"r", "BenchmarkRelevance", "ndcg10"}, Ref: "legacy", Target: atLeast("≥ 0.80", 0.80)},
+			{Figure: "natural", From: Source{"r", "BenchmarkRelevance", "ndcg10/natural"}, Ref: "legacy-natural", Target: atLeast("≥ 0.70", 0.70)},
+		},
+	}
+	run := &Run{Results: []Result{{Pkg: "m/r", Name: "BenchmarkRelevance", N: 1, Metrics: []Metric{
+		{0.85, "ndcg10"}, {0.6, "ndcg10/natural"}, {0.262, "legacy-ndcg10"}, {0, "legacy-ndcg10/natural"},
+	}}}}
+	tab, err := Build(spec, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		Dim                                   Dim
+		Value, RefLo, RefHi, RatioLo, RatioHi float64
+		Met                                   bool
+	}
+	want := []got{{Score, 0.85, 0.262, 0.262, 0.588, 0.588, true}, {Score, 0.6, 0, 0, 0.6, 0.6, false}}
+	var have []got
+	for _, l := range tab.Lines {
+		have = append(have, got{l.Dim, l.Value, l.RefLo, l.RefHi, l.RatioLo, l.RatioHi, *l.Met})
+	}
+	if diff := cmp.Diff(want, have, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) <= 1e-12 })); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	var md strings.Builder
+	if err := tab.Markdown(&md, Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"| all | `r` Relevance ndcg10 | 0.85 | legacy | 0.262 | +0.588 | ≥ 0.80: met |", "| natural | `r` Relevance ndcg10/natural | 0.6 | legacy | 0 | +0.6 | ≥ 0.70: **missed** |"} {
+		if !strings.Contains(md.String(), row) {
+			t.Errorf("markdown lacks %q:\n%s", row, md.String())
+		}
+	}
+
+	spec.Rows[0].Target = &Target{Text: "2× legacy", Min: 2, Ratio: true}
+	if _, err := Build(spec, run, nil); !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "compared by difference") {
+		t.Errorf("a ratio target on a score: err = %v", err)
+	}
+}
+
+func TestFormatDiff(t *testing.T) {
+	tests := []struct {
+		lo, hi float64
+		want   string
+	}{
+		{0.538, 0.538, "+0.538"},
+		{0, 0, "+0"},
+		{-0.02, -0.02, "-0.02"},
+		{0.1, 0.2, "+0.1–+0.2"},
+	}
+	for _, tt := range tests {
+		if got := FormatDiff(tt.lo, tt.hi); got != tt.want {
+			t.Errorf("FormatDiff(%v, %v) = %q, want %q", tt.lo, tt.hi, got, tt.want)
 		}
 	}
 }
