@@ -12,6 +12,10 @@ import (
 // network adds follows the lookup (SearchFollow, Lookup.Next), which gives the search's
 // answer again, merged and ranked, each time the cards the lookup stored change it.
 
+// LookupTimeout bounds a network lookup for a search: its Lookup's Next returns io.EOF by
+// then (the cards it stored checked and written).
+const LookupTimeout = discoverTimeout
+
 // discovery is one network lookup of a capability's providers under way, which any number of
 // searches follow. Its goroutine belongs to the Network (see Network.startDiscovery).
 type discovery struct {
