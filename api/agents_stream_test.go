@@ -103,11 +103,11 @@ func signCard(t *testing.T, k *identity.Key, name, desc string, caps ...string) 
 // startProvider is a peer that provides each capability of cards in the DHT and answers
 // AgentsProtocol with its cards after delay, speaking the protocol as docs/PROTOCOL.md
 // writes it.
-func startProvider(t *testing.T, bootstrap peer.AddrInfo, delay time.Duration, cards map[string][]byte) {
+func startProvider(t *testing.T, asker *p2p.Node, delay time.Duration, cards map[string][]byte) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: []peer.AddrInfo{bootstrap}})
+	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: []peer.AddrInfo{asker.Info()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,6 +132,13 @@ func startProvider(t *testing.T, bootstrap peer.AddrInfo, delay time.Duration, c
 			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
 			return node.DHT.Provide(pctx, capabilityCID(t, c), true) == nil
+		})
+		// ...and the record stored at the asker (Provide does not wait for the peers' answers).
+		testutil.Eventually(t, "the provider record of "+c+" at the asker", 10*time.Second, func() bool {
+			pctx, cancel := context.WithTimeout(ctx, time.Second)
+			defer cancel()
+			provs, err := asker.DHT.FindProviders(pctx, capabilityCID(t, c))
+			return err == nil && len(provs) > 0
 		})
 	}
 }
@@ -193,7 +200,7 @@ func TestSearchAgentsStreamsRemoteProviders(t *testing.T) {
 	}
 	sn := newSearchNode(t)
 	remoteAudit, remoteTranslate := newKey(t), newKey(t)
-	startProvider(t, sn.node.Info(), 300*time.Millisecond, map[string][]byte{
+	startProvider(t, sn.node, 300*time.Millisecond, map[string][]byte{
 		"audit":     signCard(t, remoteAudit, "Remote auditor", "audits there", "audit"),
 		"translate": signCard(t, remoteTranslate, "Remote translator", "translates there", "translate"),
 	})
@@ -273,7 +280,7 @@ func TestSearchAgentsStreamEndsWhenTheClientLeaves(t *testing.T) {
 		t.Skip("starts libp2p hosts")
 	}
 	sn := newSearchNode(t)
-	startProvider(t, sn.node.Info(), time.Minute, map[string][]byte{"audit": signCard(t, newKey(t), "Late", "answers late", "audit")})
+	startProvider(t, sn.node, time.Minute, map[string][]byte{"audit": signCard(t, newKey(t), "Late", "answers late", "audit")})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

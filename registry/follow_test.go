@@ -27,11 +27,11 @@ type slowProvider struct {
 	served atomic.Int32 // answers sent
 }
 
-func startSlowProvider(t testing.TB, bootstrap peer.AddrInfo, capability string, delay time.Duration, cards ...[]byte) *slowProvider {
+func startSlowProvider(t testing.TB, asker *p2p.Node, capability string, delay time.Duration, cards ...[]byte) *slowProvider {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: []peer.AddrInfo{bootstrap}})
+	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: []peer.AddrInfo{asker.Info()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,6 +67,13 @@ func startSlowProvider(t testing.TB, bootstrap peer.AddrInfo, capability string,
 		defer cancel()
 		return node.DHT.Provide(pctx, registry.CapabilityCID(capability), true) == nil
 	})
+	// ...and the record stored at the asker (Provide does not wait for the peers' answers).
+	testutil.Eventually(t, "the provider record at the asker", 10*time.Second, func() bool {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		provs, err := asker.DHT.FindProviders(pctx, registry.CapabilityCID(capability))
+		return err == nil && len(provs) > 0
+	})
 	return sp
 }
 
@@ -83,7 +90,7 @@ func TestCapabilitySearchDoesNotWaitForTheNetwork(t *testing.T) {
 	remote := mustKey(t)
 	st := stakes{remote.DID.String(): big.NewInt(2e18)}
 	asker := startNetNode(t, st, nil)
-	startSlowProvider(t, asker.node.Info(), tag, 2*time.Second, card(t, remote, 1, "Juriste", "translates French contracts", tag))
+	startSlowProvider(t, asker.node, tag, 2*time.Second, card(t, remote, 1, "Juriste", "translates French contracts", tag))
 
 	start := time.Now()
 	found, err := asker.reg.Search(ctx, registry.Query{Capability: tag})
@@ -119,7 +126,7 @@ func TestSearchFollowDeliversRemoteProviders(t *testing.T) {
 	if _, err := registry.RegisterQuietly(ctx, asker.reg, card(t, local, 1, "Local", "audits here", tag)); err != nil {
 		t.Fatal(err)
 	}
-	sp := startSlowProvider(t, asker.node.Info(), tag, 500*time.Millisecond, card(t, remote, 1, "Remote", "audits there", tag))
+	sp := startSlowProvider(t, asker.node, tag, 500*time.Millisecond, card(t, remote, 1, "Remote", "audits there", tag))
 
 	start := time.Now()
 	found, more, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: tag, Limit: 5})
@@ -136,7 +143,7 @@ func TestSearchFollowDeliversRemoteProviders(t *testing.T) {
 	for i, l := range []*registry.Lookup{more, again} {
 		next, err := l.Next(ctx)
 		if err != nil || len(next) != 2 || next[0].DID != remote.DID.String() || next[1].DID != local.DID.String() {
-			t.Fatalf("follower %d: Next = %v, %v; want the remote (staked) card, then the local one", i, next, err)
+			t.Fatalf("follower %d: Next = %v, %v; want the remote (staked) card, then the local one (provider asked %d, served %d)", i, next, err, sp.asked.Load(), sp.served.Load())
 		}
 		if next, err := l.Next(ctx); err != io.EOF {
 			t.Fatalf("follower %d: Next after the lookup = %v, %v; want io.EOF", i, next, err)
@@ -167,7 +174,7 @@ func TestLookupEndsWithItsFollowerAndTheNode(t *testing.T) {
 	remote := mustKey(t)
 	st := stakes{remote.DID.String(): big.NewInt(2e18)}
 	asker := startNetNode(t, st, nil)
-	sp := startSlowProvider(t, asker.node.Info(), tag, time.Minute, card(t, remote, 1, "Slow", "answers late", tag))
+	sp := startSlowProvider(t, asker.node, tag, time.Minute, card(t, remote, 1, "Slow", "answers late", tag))
 	_, more, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: tag})
 	if err != nil || more == nil {
 		t.Fatalf("SearchFollow: %v, %v", more, err)
@@ -206,7 +213,7 @@ func TestP2PCloseEndsLookups(t *testing.T) {
 	ctx := context.Background()
 	remote := mustKey(t)
 	asker := startNetNode(t, stakes{remote.DID.String(): big.NewInt(2e18)}, nil)
-	sp := startSlowProvider(t, asker.node.Info(), "slow", time.Minute, card(t, remote, 1, "Slow", "answers late", "slow"))
+	sp := startSlowProvider(t, asker.node, "slow", time.Minute, card(t, remote, 1, "Slow", "answers late", "slow"))
 	_, more, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: "slow"})
 	if err != nil || more == nil {
 		t.Fatalf("SearchFollow: %v, %v", more, err)
