@@ -143,10 +143,13 @@ func (s *Server) streamAgents(c echo.Context, list []*registry.Agent, more *regi
 			break
 		}
 		if err != nil {
+			if c.Request().Context().Err() != nil {
+				return nil // the client left
+			}
 			if ctx.Err() == nil {
 				s.log.Warn("agent search: follow the network lookup", "capability", more.Capability(), "err", err)
 			}
-			return nil // the status is sent: the stream ends without done
+			break // out of time (or the server shutting down): the last answer sent stands
 		}
 		if err := send("agents", agentList(next, true)); err != nil {
 			return nil
