@@ -1,314 +1,93 @@
 package api_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"io"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ipfs/go-cid"
-	"github.com/libp2p/go-libp2p/core/network"
-	"github.com/libp2p/go-libp2p/core/peer"
-	"github.com/multiformats/go-multihash"
-
-	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/api/client"
 	"github.com/surety-ioa/surety/api/wire"
-	"github.com/surety-ioa/surety/identity"
-	"github.com/surety-ioa/surety/internal/chain"
-	"github.com/surety-ioa/surety/internal/p2p"
-	"github.com/surety-ioa/surety/internal/sqlite"
-	"github.com/surety-ioa/surety/internal/testutil"
-	"github.com/surety-ioa/surety/registry"
 )
 
-// searchNode is the API over a real registry attached to a real libp2p host on loopback,
-// holding one local card, "Local", with the capabilities audit and translate. handlers
-// counts the requests being handled.
-type searchNode struct {
-	url      string
-	node     *p2p.Node
-	local    string
-	handlers atomic.Int32
+// TestSearchAgentsAsEventStream: GET /v1/agents answers as server-sent events when the client
+// accepts them, and as JSON otherwise; a node without a network lookup to follow (this one
+// has no peers: node's tests follow real lookups) streams its answer and done; a bad query
+// is a problem before any event.
+func TestSearchAgentsAsEventStream(t *testing.T) {
+	h := newRegistryServer(t).Handler()
+	const answer = `"name":"Summarizer"`
+	for _, tt := range []struct {
+		name, path, accept string
+		code               int
+		contentType        string
+		body               []string // in this order
+	}{
+		{"json", "/v1/agents?capability=pdf", "", http.StatusOK, "application/json", []string{`{"agents":[{`, answer}},
+		{"stream", "/v1/agents?capability=pdf", "text/event-stream", http.StatusOK, "text/event-stream",
+			[]string{"event: agents\ndata: {\"agents\":[{", answer, "}]}\n\nevent: done\ndata: {}\n\n"}},
+		{"stream among others", "/v1/agents?q=summarizes", "application/json;q=0.5, text/event-stream", http.StatusOK, "text/event-stream", []string{"event: agents\n", "event: done\n"}},
+		{"stream refused", "/v1/agents?q=summarizes", "text/event-stream;q=0, application/json", http.StatusOK, "application/json", []string{`{"agents":[{`}},
+		{"nothing found", "/v1/agents?capability=audit", "text/event-stream", http.StatusOK, "text/event-stream", []string{"event: agents\ndata: {\"agents\":[]}\n\nevent: done\n"}},
+		{"bad query", "/v1/agents?capability=Not+A+Tag", "text/event-stream", http.StatusBadRequest, "application/problem+json", []string{`"detail":"capability`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, tt.path, nil)
+			if tt.accept != "" {
+				req.Header.Set("Accept", tt.accept)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			body := rec.Body.String()
+			if rec.Code != tt.code || !strings.HasPrefix(rec.Header().Get("Content-Type"), tt.contentType) {
+				t.Fatalf("%d %s: %s", rec.Code, rec.Header().Get("Content-Type"), body)
+			}
+			rest := body
+			for _, want := range tt.body {
+				i := strings.Index(rest, want)
+				if i < 0 {
+					t.Fatalf("answer %q: want %q (in order)", body, want)
+				}
+				rest = rest[i+len(want):]
+			}
+			if strings.Contains(body, "discovering") {
+				t.Errorf("a node without a lookup says discovering: %s", body)
+			}
+		})
+	}
 }
 
-func newSearchNode(t *testing.T) *searchNode {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	db := testutil.DB(t)
-	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "t", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.New(ctx, registry.Config{DB: db, Chain: row, Stakes: someStake{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	node, err := p2p.Start(ctx, p2p.Config{Validators: reg.DHTValidators(), Topics: []string{registry.CardTopic}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { node.Close() })
-	if _, err := reg.Attach(ctx, node, nil); err != nil {
-		t.Fatal(err)
-	}
-	k := newKey(t)
-	if _, err := reg.Register(ctx, signCard(t, k, "Local", "audits and translates here", "audit", "translate"), "test"); err != nil {
-		t.Fatal(err)
-	}
-	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID}, Blocks: stubBlocks{}, DB: db,
-		Identity: newIdentity(t, db), Agents: reg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sn := &searchNode{node: node, local: k.DID.String()}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sn.handlers.Add(1)
-		defer sn.handlers.Add(-1)
+// TestClientSearchAgentsStream: the typed client reads the stream, and a node's plain JSON
+// answer (a node that does not stream) as one answer.
+func TestClientSearchAgentsStream(t *testing.T) {
+	s := newRegistryServer(t)
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	jsonOnly := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del("Accept")
 		s.Handler().ServeHTTP(w, r)
 	}))
-	t.Cleanup(srv.Close)
-	sn.url = srv.URL
-	return sn
-}
-
-func newKey(t *testing.T) *identity.Key {
-	t.Helper()
-	k, err := identity.GenerateKey(identity.Ed25519)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
-}
-
-func signCard(t *testing.T, k *identity.Key, name, desc string, caps ...string) []byte {
-	t.Helper()
-	sc, err := registry.Sign(registry.Card{DID: k.DID.String(), Name: name, Description: desc, Capabilities: caps,
-		Wallet: common.HexToAddress("0x01"), Seq: 1, Updated: time.Now().Unix()}, k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return []byte(sc.JWS)
-}
-
-// startProvider is a peer that provides each capability of cards in the DHT and answers
-// AgentsProtocol with its cards after delay, speaking the protocol as docs/PROTOCOL.md
-// writes it.
-func startProvider(t *testing.T, asker *p2p.Node, delay time.Duration, cards map[string][]byte) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	node, err := p2p.Start(ctx, p2p.Config{Bootstrap: []peer.AddrInfo{asker.Info()}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { node.Close() })
-	node.Host.SetStreamHandler(registry.AgentsProtocol, func(s network.Stream) {
-		defer s.Close()
-		var req struct{ Capability string }
-		if err := json.NewDecoder(io.LimitReader(s, 1<<10)).Decode(&req); err != nil || cards[req.Capability] == nil {
-			_ = s.Reset()
-			return
+	defer jsonOnly.Close()
+	for _, base := range []string{srv.URL, jsonOnly.URL} {
+		c, err := client.New(base)
+		if err != nil {
+			t.Fatal(err)
 		}
-		select {
-		case <-time.After(delay):
-		case <-ctx.Done():
-			_ = s.Reset()
-			return
-		}
-		_ = json.NewEncoder(s).Encode(map[string][]string{"cards": {string(cards[req.Capability])}})
-	})
-	for c := range cards {
-		testutil.Eventually(t, "the provider's announcement of "+c, 10*time.Second, func() bool {
-			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			defer cancel()
-			return node.DHT.Provide(pctx, capabilityCID(t, c), true) == nil
+		var answers []*wire.AgentList
+		err = c.SearchAgentsStream(context.Background(), url.Values{"capability": {"pdf"}}, func(l *wire.AgentList) error {
+			answers = append(answers, l)
+			return nil
 		})
-		// ...and the record stored at the asker (Provide does not wait for the peers' answers).
-		testutil.Eventually(t, "the provider record of "+c+" at the asker", 10*time.Second, func() bool {
-			pctx, cancel := context.WithTimeout(ctx, time.Second)
-			defer cancel()
-			provs, err := asker.DHT.FindProviders(pctx, capabilityCID(t, c))
-			return err == nil && len(provs) > 0
-		})
-	}
-}
-
-// capabilityCID is the DHT key of c's providers, as docs/PROTOCOL.md defines it:
-// CIDv1(raw, sha2-256(registry.CapabilityPrefix + c)).
-func capabilityCID(t *testing.T, c string) cid.Cid {
-	mh, err := multihash.Sum([]byte(registry.CapabilityPrefix+c), multihash.SHA2_256, -1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cid.NewCidV1(cid.Raw, mh)
-}
-
-type sseEvent struct {
-	name string
-	list wire.AgentList
-}
-
-// readEvents reads server-sent events until the stream ends.
-func readEvents(t *testing.T, body io.Reader) []sseEvent {
-	t.Helper()
-	var out []sseEvent
-	var ev sseEvent
-	sc := bufio.NewScanner(body)
-	sc.Buffer(nil, 8<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "event: "):
-			ev.name = strings.TrimPrefix(line, "event: ")
-		case strings.HasPrefix(line, "data: "):
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev.list); err != nil {
-				t.Fatalf("event %s: data %q: %v", ev.name, line, err)
-			}
-		case line == "":
-			out = append(out, ev)
-			ev = sseEvent{}
+		if err != nil || len(answers) != 1 || len(answers[0].Agents) != 1 || answers[0].Agents[0].Name != "Summarizer" || answers[0].Discovering {
+			t.Errorf("%s: SearchAgentsStream = %+v, %v; want one answer, the card", base, answers, err)
 		}
-	}
-	return out
-}
-
-func dids(list []*wire.Agent) []string {
-	var out []string
-	for _, a := range list {
-		out = append(out, a.DID)
-	}
-	return out
-}
-
-// TestSearchAgentsStreamsRemoteProviders: GET /v1/agents for a capability with fewer cards
-// than the limit answers at once with discovering: true; as server-sent events, the local
-// answer first, then the answer with the slow provider's card, then done; the client follows
-// the same stream; a plain search later (the lookup done and throttled) has no discovering.
-func TestSearchAgentsStreamsRemoteProviders(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts libp2p hosts")
-	}
-	sn := newSearchNode(t)
-	remoteAudit, remoteTranslate := newKey(t), newKey(t)
-	startProvider(t, sn.node, 300*time.Millisecond, map[string][]byte{
-		"audit":     signCard(t, remoteAudit, "Remote auditor", "audits there", "audit"),
-		"translate": signCard(t, remoteTranslate, "Remote translator", "translates there", "translate"),
-	})
-
-	// Plain JSON, a capability nobody provides: the local answer, and the lookup under way.
-	start := time.Now()
-	resp, err := http.Get(sn.url + "/v1/agents?capability=pdf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("GET /v1/agents?capability=pdf took %s", took)
-	}
-	if resp.StatusCode != http.StatusOK || string(body) != `{"agents":[],"discovering":true}`+"\n" {
-		t.Fatalf("GET /v1/agents?capability=pdf = %d %s", resp.StatusCode, body)
-	}
-
-	req, _ := http.NewRequest(http.MethodGet, sn.url+"/v1/agents?capability=audit&limit=5", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
-		t.Fatalf("stream answered %d %s", resp.StatusCode, ct)
-	}
-	events := readEvents(t, resp.Body)
-	if len(events) != 3 || events[0].name != "agents" || events[1].name != "agents" || events[2].name != "done" {
-		t.Fatalf("events %+v; want agents, agents, done", events)
-	}
-	if got := dids(events[0].list.Agents); len(got) != 1 || got[0] != sn.local || !events[0].list.Discovering {
-		t.Errorf("first event %v discovering %v; want the local card, discovering", got, events[0].list.Discovering)
-	}
-	if got := dids(events[1].list.Agents); len(got) != 2 || !strings.Contains(strings.Join(got, " "), remoteAudit.DID.String()) {
-		t.Errorf("second event %v; want the local card and the provider's", got)
-	}
-
-	// The typed client, on the other capability.
-	c, err := client.New(sn.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var answers [][]string
-	err = c.SearchAgentsStream(context.Background(), url.Values{"capability": {"translate"}}, func(l *wire.AgentList) error {
-		answers = append(answers, dids(l.Agents))
-		return nil
-	})
-	if err != nil || len(answers) != 2 || len(answers[0]) != 1 || len(answers[1]) != 2 {
-		t.Fatalf("SearchAgentsStream: %v, %v; want the local answer, then two cards", answers, err)
-	}
-	// Looked up a moment ago: a plain search answers from the index, which has both.
-	list, err := c.SearchAgents(context.Background(), url.Values{"capability": {"translate"}})
-	if err != nil || len(list) != 2 {
-		t.Fatalf("SearchAgents after the lookup = %v, %v", dids(list), err)
-	}
-	// Without a lookup, the stream is the answer and done.
-	answers = nil
-	if err := c.SearchAgentsStream(context.Background(), url.Values{"q": {"audits"}}, func(l *wire.AgentList) error {
-		if l.Discovering {
-			t.Error("a text search says discovering")
+		err = c.SearchAgentsStream(context.Background(), url.Values{"capability": {"Not A Tag"}}, func(*wire.AgentList) error { return nil })
+		var ce *client.Error
+		if !errors.As(err, &ce) || ce.Status != http.StatusBadRequest {
+			t.Errorf("%s: a bad query: %v, want a 400 *client.Error", base, err)
 		}
-		answers = append(answers, dids(l.Agents))
-		return nil
-	}); err != nil || len(answers) != 1 {
-		t.Fatalf("SearchAgentsStream of a text search: %v, %v", answers, err)
-	}
-}
-
-// TestSearchAgentsStreamEndsWhenTheClientLeaves: a client that leaves a search stream while
-// the lookup waits on a provider answering after a minute ends the handler at once; an
-// error is a problem before any event.
-func TestSearchAgentsStreamEndsWhenTheClientLeaves(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts libp2p hosts")
-	}
-	sn := newSearchNode(t)
-	startProvider(t, sn.node, time.Minute, map[string][]byte{"audit": signCard(t, newKey(t), "Late", "answers late", "audit")})
-
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, sn.url+"/v1/agents?capability=audit", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(resp.Body).ReadString('\n')
-	if err != nil || line != "event: agents\n" {
-		t.Fatalf("first line %q, %v", line, err)
-	}
-	if n := sn.handlers.Load(); n != 1 {
-		t.Fatalf("%d handlers running, want the stream's", n)
-	}
-	cancel()
-	resp.Body.Close()
-	testutil.Eventually(t, "the stream's handler returned", time.Second, func() bool { return sn.handlers.Load() == 0 })
-
-	req, _ = http.NewRequest(http.MethodGet, sn.url+"/v1/agents?capability=Not+A+Tag", nil)
-	req.Header.Set("Accept", "text/event-stream")
-	resp, err = http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusBadRequest || ct != "application/problem+json" {
-		t.Errorf("a bad capability as a stream = %d %s, want a 400 problem", resp.StatusCode, ct)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // TestAgentSearchFollowsTheNetworkLookup: for a capability, the CLI prints the node's local
 // answer at once, says on stderr that the node is looking further, prints the agents the
 // lookup adds as they come and how many; with --json it prints the final answer only. The
-// node is a stand-in sending the stream GET /v1/agents documents (api tests the real one).
+// node is a stand-in sending the stream GET /v1/agents documents (node's tests follow the real one).
 func TestAgentSearchFollowsTheNetworkLookup(t *testing.T) {
 	agent := func(did, name, stake string) *wire.Agent {
 		return &wire.Agent{SignedCard: wire.SignedCard{Card: wire.Card{DID: did, Name: name, Capabilities: []string{"audit"}}}, Stake: stake, Staked: stake != "0"}
