@@ -91,3 +91,34 @@ func TestClientSearchAgentsStream(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSearchAgentsAccept: whatever Accept header a client sends, a search answers 200 as
+// JSON or as an event stream ending in done, never an error.
+func FuzzSearchAgentsAccept(f *testing.F) {
+	for _, a := range []string{"", "*/*", "text/event-stream", "text/event-stream;q=0", "application/json;q=0.5, text/event-stream",
+		"text/event-stream;;q=", "TEXT/EVENT-STREAM", ",,,", "text/*"} {
+		f.Add(a)
+	}
+	h := newRegistryServer(f).Handler()
+	f.Fuzz(func(t *testing.T, accept string) {
+		req := httptest.NewRequest(http.MethodGet, "/v1/agents?capability=pdf", nil)
+		req.Header.Set("Accept", accept)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		ct, body := rec.Header().Get("Content-Type"), rec.Body.String()
+		switch {
+		case rec.Code != http.StatusOK:
+			t.Fatalf("Accept %q: %d %s", accept, rec.Code, body)
+		case ct == "text/event-stream":
+			if !strings.HasPrefix(body, "event: agents\n") || !strings.HasSuffix(body, "event: done\ndata: {}\n\n") {
+				t.Fatalf("Accept %q: stream %q", accept, body)
+			}
+		case strings.HasPrefix(ct, "application/json"):
+			if !strings.HasPrefix(body, `{"agents":[`) {
+				t.Fatalf("Accept %q: %q", accept, body)
+			}
+		default:
+			t.Fatalf("Accept %q: answered as %q", accept, ct)
+		}
+	})
+}
