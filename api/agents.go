@@ -2,9 +2,15 @@ package api
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,7 +22,9 @@ import (
 type Agents interface {
 	Register(ctx context.Context, raw []byte, source string) (*registry.Agent, error)
 	Get(ctx context.Context, did string) (*registry.Agent, error)
-	Search(ctx context.Context, q registry.Query) ([]*registry.Agent, error)
+	// SearchFollow answers from the node's index at once; the Lookup, when not nil, is the
+	// network lookup under way for the query's capability (registry.Registry.SearchFollow).
+	SearchFollow(ctx context.Context, q registry.Query) ([]*registry.Agent, *registry.Lookup, error)
 	CheckStatus(ctx context.Context, did string) (*registry.StatusResult, error)
 }
 
@@ -67,6 +75,9 @@ type AgentAnswer struct {
 	ERC8004AgentIDs []uint64 `json:"erc8004AgentIds,omitempty"`
 }
 
+// searchAgents answers from the node's index at once, saying when a network lookup for the
+// capability is under way (discovering). A client that accepts text/event-stream gets the
+// answer as server-sent events instead (streamAgents).
 func (s *Server) searchAgents(c echo.Context) error {
 	// The registry refuses text and capabilities it cannot search (registry.ErrBadQuery).
 	q := registry.Query{Text: c.QueryParam("q"), Capability: c.QueryParam("capability")}
@@ -77,14 +88,88 @@ func (s *Server) searchAgents(c echo.Context) error {
 		}
 		q.Limit = n
 	}
-	list, err := s.cfg.Agents.Search(c.Request().Context(), q)
+	list, more, err := s.cfg.Agents.SearchFollow(c.Request().Context(), q)
 	if err != nil {
 		return err
 	}
+	if acceptsEventStream(c.Request()) {
+		return s.streamAgents(c, list, more)
+	}
+	return c.JSON(http.StatusOK, agentList(list, more != nil))
+}
+
+// agentList is the body of GET /v1/agents, and the data of its agents events.
+func agentList(list []*registry.Agent, discovering bool) map[string]any {
 	if list == nil {
 		list = []*registry.Agent{}
 	}
-	return c.JSON(http.StatusOK, map[string]any{"agents": list})
+	out := map[string]any{"agents": list}
+	if discovering {
+		out["discovering"] = true
+	}
+	return out
+}
+
+// streamAgents sends the search's answer as server-sent events: an agents event with the
+// local answer at once, another with the whole answer, merged and ranked again, each time
+// the network lookup stored cards that change it, then done. The stream lasts as long as the
+// lookup (at most searchStreamTimeout), and ends when the client leaves or the server shuts
+// down.
+func (s *Server) streamAgents(c echo.Context, list []*registry.Agent, more *registry.Lookup) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), searchStreamTimeout)
+	defer cancel()
+	defer context.AfterFunc(s.closing, cancel)()
+	w := c.Response()
+	w.Header().Set(echo.HeaderContentType, "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	send := func(event string, data any) error {
+		b, err := json.Marshal(data)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
+			return err
+		}
+		w.Flush()
+		return nil
+	}
+	if err := send("agents", agentList(list, more != nil)); err != nil {
+		return nil // the client left
+	}
+	for more != nil {
+		next, err := more.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if c.Request().Context().Err() != nil {
+				return nil // the client left
+			}
+			if ctx.Err() == nil {
+				s.log.Warn("agent search: follow the network lookup", "capability", more.Capability(), "err", err)
+			}
+			break // out of time (or the server shutting down): the last answer sent stands
+		}
+		if err := send("agents", agentList(next, true)); err != nil {
+			return nil
+		}
+	}
+	_ = send("done", struct{}{})
+	return nil
+}
+
+// acceptsEventStream reports whether the request asks for server-sent events.
+func acceptsEventStream(r *http.Request) bool {
+	for _, v := range r.Header.Values(echo.HeaderAccept) {
+		for part := range strings.SplitSeq(v, ",") {
+			mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+			if err == nil && mt == "text/event-stream" && params["q"] != "0" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkAgentStatus answers the agent's key status as this node's index of the chain has it,

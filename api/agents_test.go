@@ -28,7 +28,7 @@ func (noStake) StakeOf(context.Context, string, common.Address) (*big.Int, error
 
 // newRegistryServer builds the API with a real registry (SQLite with FTS5) holding one card,
 // "Summarizer" with the capabilities summarize and pdf.
-func newRegistryServer(t *testing.T) *api.Server {
+func newRegistryServer(t testing.TB) *api.Server {
 	t.Helper()
 	db := testutil.DB(t)
 	ctx := context.Background()

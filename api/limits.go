@@ -6,6 +6,7 @@ import (
 	"github.com/surety-ioa/surety/escrow"
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/registry"
 )
 
 // Limits and timeouts of the HTTP edge, in one place. A client that is slow or large costs
@@ -30,6 +31,9 @@ const (
 	// defaultRequestTimeout bounds each request's handler (not the event streams, which end
 	// when the client leaves or the server shuts down).
 	defaultRequestTimeout = 30 * time.Second
+	// searchStreamTimeout bounds a search's event stream: the network lookup it follows ends
+	// within registry.LookupTimeout; the margin is for the last cards' checks and writes.
+	searchStreamTimeout = registry.LookupTimeout + 2*time.Second
 
 	// defaultWriteRate and defaultWriteBurst bound the writes (POST, PUT) one client address
 	// may make: a sustained rate per second, and a burst above it.

@@ -65,7 +65,8 @@ type SearchInput struct {
 
 // Agents are search results, staked agents first.
 type Agents struct {
-	Agents []*wire.Agent `json:"agents"`
+	Agents      []*wire.Agent `json:"agents"`
+	Discovering bool          `json:"discovering,omitempty" jsonschema:"the node is looking the capability up in the network: search again in a few seconds for the providers it finds"`
 }
 
 // ReputationProof is an agent's reputation with the log's signed head and, for the audits
@@ -257,14 +258,14 @@ func (s *server) searchAgents(ctx context.Context, req *sdk.CallToolRequest, in 
 	if in.Capability != "" {
 		q.Set("capability", in.Capability)
 	}
-	agents, err := s.node(req.Extra).SearchAgents(ctx, q)
+	list, err := s.node(req.Extra).SearchAgentList(ctx, q)
 	if err != nil {
 		return nil, Agents{}, err
 	}
-	if agents == nil {
-		agents = []*wire.Agent{}
+	if list.Agents == nil {
+		list.Agents = []*wire.Agent{}
 	}
-	return nil, Agents{Agents: agents}, nil
+	return nil, Agents{Agents: list.Agents, Discovering: list.Discovering}, nil
 }
 
 func (s *server) getAgent(ctx context.Context, req *sdk.CallToolRequest, in DIDInput) (*sdk.CallToolResult, *wire.Agent, error) {

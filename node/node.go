@@ -344,6 +344,7 @@ func (st *startup) joinNetwork(ctx context.Context) error {
 	if st.cardNet, err = st.agents.Attach(st.p2pCtx, st.p2p, log); err != nil {
 		return err
 	}
+	st.onClose(st.cardNet.Close) // its lookups first, before the host they run on
 	// Anti-entropy: what gossip did not deliver (the node was down, or cut off) is pulled from
 	// peers, set by set in this order, each item checked as gossip would check it.
 	// A node with peers to find is synced once one answered (or after a few rounds): a

@@ -513,25 +513,13 @@ func (q Query) validate() error {
 // without sorting. A card outside the candidates can only be a match with less stake than
 // each of them.
 //
-// A search by capability that finds fewer cards than the limit here also asks the network
-// (when the node has one): the capability's providers in the DHT, at most once a minute per
-// capability; the valid cards they hand over are stored, then the search runs again.
+// A search by capability that finds fewer cards than the limit here also starts a lookup in
+// the network (when the node has one): the capability's providers in the DHT, at most once a
+// minute per capability; the valid cards they hand over are stored. Search does not wait for
+// it: it answers from this node's index at once, and SearchFollow follows the lookup.
 func (r *Registry) Search(ctx context.Context, q Query) ([]*Agent, error) {
-	if err := q.validate(); err != nil {
-		return nil, err
-	}
-	q.Limit = q.limit()
-	found, err := r.searchLocal(ctx, q)
-	if err != nil || q.Capability == "" || len(found) >= q.Limit {
-		return found, err
-	}
-	r.mu.Lock()
-	n := r.net
-	r.mu.Unlock()
-	if n == nil || n.discover(ctx, q.Capability) == 0 {
-		return found, nil
-	}
-	return r.searchLocal(ctx, q)
+	found, _, err := r.SearchFollow(ctx, q)
+	return found, err
 }
 
 // UseReputation makes the registry rank by rep from now on (it starts with cfg.Reputation).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -93,6 +94,21 @@ type Network struct {
 	log   *slog.Logger
 	prov  providing
 	puts  atomic.Int64 // DHT puts of cards under way
+	// life ends when Close is called; tasks are the lookups under way (startDiscovery).
+	life  context.Context
+	stop  context.CancelFunc
+	tasks sync.WaitGroup
+}
+
+// Close stops the network lookups under way and waits for them; searches start no new ones.
+// The p2p node's Close does the same (the lookups are its tasks too); gossip, provider
+// records and AgentsProtocol end with the p2p node.
+func (n *Network) Close() {
+	n.prov.mu.Lock()
+	n.prov.closed = true
+	n.prov.mu.Unlock()
+	n.stop()
+	n.tasks.Wait()
 }
 
 // PendingPuts is how many DHT puts of cards are under way: a card registered here is in the
@@ -108,7 +124,9 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	n := &Network{r: r, node: node, log: log, prov: providing{provided: map[string]time.Time{}, discovered: map[string]time.Time{}, lookups: make(chan struct{}, maxLookups)}}
+	n := &Network{r: r, node: node, log: log, prov: providing{provided: map[string]time.Time{}, discovered: map[string]time.Time{},
+		running: map[string]*discovery{}, lookups: make(chan struct{}, maxLookups)}}
+	n.life, n.stop = context.WithCancel(context.Background())
 	topic, err := node.Join(CardTopic, 0, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
 		_, err := r.register(ctx, data, "peer:"+from.String(), false)
 		switch {

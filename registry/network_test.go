@@ -28,13 +28,13 @@ func (n *netNode) scoreOf(other *netNode) float64 {
 	return s
 }
 
-func startNetNode(t *testing.T, st registry.StakeReader, bootstrap []peer.AddrInfo) *netNode {
+func startNetNode(t testing.TB, st registry.StakeReader, bootstrap []peer.AddrInfo) *netNode {
 	t.Helper()
 	return attachNetNode(t, newRegistry(t, st), bootstrap)
 }
 
 // attachNetNode starts a host for a registry that may already hold cards.
-func attachNetNode(t *testing.T, reg *registry.Registry, bootstrap []peer.AddrInfo) *netNode {
+func attachNetNode(t testing.TB, reg *registry.Registry, bootstrap []peer.AddrInfo) *netNode {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -55,7 +55,9 @@ type providing struct {
 	mu         sync.Mutex
 	provided   map[string]time.Time
 	discovered map[string]time.Time
-	lookups    chan struct{} // a slot per running lookup
+	running    map[string]*discovery // the lookups under way, by capability
+	lookups    chan struct{}         // a slot per running lookup
+	closed     bool                  // Network.Close was called: no new lookups
 }
 
 // provide announces this node as a provider of the capabilities of a staked card it now
@@ -141,33 +143,61 @@ func (n *Network) reprovide(ctx context.Context) {
 	}
 }
 
-// discover asks the providers of capability for their cards and registers the valid ones.
-// It reports how many cards it stored. A capability is looked up again only after a minute
-// (after 5 s when no provider answered: providers may still be announcing), and at most
-// maxLookups lookups run at once, so queries cannot turn the node into a DHT flooder.
-func (n *Network) discover(ctx context.Context, capability string) int {
+// startDiscovery starts a lookup of capability's providers in the background and returns it,
+// or returns the lookup of capability already running; nil when the throttles hold a lookup
+// back: a capability is looked up again only after a minute (after 5 s when no provider
+// answered: providers may still be announcing), and at most maxLookups lookups run at once,
+// so queries cannot turn the node into a DHT flooder. The lookup's goroutine is the
+// Network's (Close stops and waits for it) and a task of the p2p node (whose Close does too).
+func (n *Network) startDiscovery(capability string) *discovery {
 	now := time.Now()
 	n.prov.mu.Lock()
+	defer n.prov.mu.Unlock()
+	if d := n.prov.running[capability]; d != nil {
+		return d
+	}
+	if n.prov.closed {
+		return nil
+	}
 	if next, ok := n.prov.discovered[capability]; ok && now.Before(next) {
-		n.prov.mu.Unlock()
-		return 0
+		return nil
+	}
+	select {
+	case n.prov.lookups <- struct{}{}:
+	default:
+		return nil
 	}
 	if len(n.prov.discovered) >= maxProvided {
 		clear(n.prov.discovered)
 	}
 	n.prov.discovered[capability] = now.Add(discoverTimeout)
-	n.prov.mu.Unlock()
-	select {
-	case n.prov.lookups <- struct{}{}:
-		defer func() { <-n.prov.lookups }()
-	default:
-		return 0
+	d := newDiscovery()
+	n.prov.running[capability] = d
+	n.tasks.Add(1)
+	started := n.node.Go(func(ctx context.Context) {
+		defer n.tasks.Done()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(n.life, cancel)()
+		n.discover(ctx, capability, d)
+	})
+	if !started { // the p2p node is closing
+		n.tasks.Done()
+		delete(n.prov.running, capability)
+		<-n.prov.lookups
+		return nil
 	}
+	return d
+}
 
+// discover asks the providers of capability for their cards and registers the valid ones,
+// telling d's followers as cards are stored, until discoverTimeout or ctx ends; then it
+// marks when capability may be looked up again and ends d.
+func (n *Network) discover(ctx context.Context, capability string, d *discovery) {
 	dctx, cancel := context.WithTimeout(ctx, discoverTimeout)
 	defer cancel()
 	self := n.node.Host.ID()
-	answered, stored := 0, 0
+	answered := 0
 	for p := range n.node.DHT.FindProvidersAsync(dctx, capabilityCID(capability), maxProviders) {
 		if p.ID == self {
 			continue
@@ -179,11 +209,13 @@ func (n *Network) discover(ctx context.Context, capability string) int {
 			continue
 		}
 		answered++
+		stored := 0
 		for _, raw := range cards {
 			if _, err := n.r.register(dctx, []byte(raw), "peer:"+p.ID.String(), false); err == nil {
 				stored++
 			}
 		}
+		d.add(stored)
 	}
 	next := time.Now().Add(discoverEvery)
 	if answered == 0 {
@@ -191,8 +223,10 @@ func (n *Network) discover(ctx context.Context, capability string) int {
 	}
 	n.prov.mu.Lock()
 	n.prov.discovered[capability] = next
+	delete(n.prov.running, capability)
+	<-n.prov.lookups
 	n.prov.mu.Unlock()
-	return stored
+	d.end()
 }
 
 // fetch asks peer p for its cards with capability.
@@ -205,6 +239,7 @@ func (n *Network) fetch(ctx context.Context, p peer.ID, capability string) ([]st
 	if d, ok := ctx.Deadline(); ok {
 		_ = s.SetDeadline(d)
 	}
+	defer context.AfterFunc(ctx, func() { _ = s.Reset() })() // a node closing does not wait out the deadline
 	if err := json.NewEncoder(s).Encode(agentsRequest{Capability: capability, Limit: maxServed}); err != nil {
 		return nil, err
 	}

@@ -115,10 +115,24 @@ func (c *Client) Agent(ctx context.Context, did string) (*wire.Agent, error) {
 	return &out, nil
 }
 
-// SearchAgents is GET /v1/agents?q=&capability=&limit=.
+// SearchAgents is GET /v1/agents?q=&capability=&limit=: the agents.
 func (c *Client) SearchAgents(ctx context.Context, q url.Values) ([]*wire.Agent, error) {
+	out, err := c.SearchAgentList(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return out.Agents, nil
+}
+
+// SearchAgentList is GET /v1/agents?q=&capability=&limit=, the whole answer: the agents and
+// whether the node is looking the capability up in the network (SearchAgentsStream follows
+// that lookup).
+func (c *Client) SearchAgentList(ctx context.Context, q url.Values) (*wire.AgentList, error) {
 	var out wire.AgentList
-	return out.Agents, c.get(ctx, "/v1/agents?"+q.Encode(), &out)
+	if err := c.get(ctx, "/v1/agents?"+q.Encode(), &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // CheckAgentStatus is POST /v1/agents/{did}/status: the node reads the DID's key status

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -64,4 +65,79 @@ func (c *Client) StreamGroup(ctx context.Context, group string, after int64, sho
 		case <-time.After(streamRetry): // the node went away: try again
 		}
 	}
+}
+
+// SearchAgentsStream is GET /v1/agents?q=&capability=&limit= followed as server-sent events:
+// show is called with the node's answer from its index at once (Discovering set when the node
+// is looking the capability up in the network), then with the whole answer again, merged and
+// ranked, each time that lookup changed it. It returns nil when the node says done (within
+// seconds: the lookup is bounded), ctx's error when ctx ends first, and show's when it fails.
+// A node that answers with plain JSON gives one call.
+func (c *Client) SearchAgentsStream(ctx context.Context, q url.Values, show func(*wire.AgentList) error) error {
+	hc := &http.Client{Transport: c.http.Transport} // the stream's own bound: ctx and the node's
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/agents?"+q.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "text/event-stream, application/json;q=0.5")
+	resp, err := hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("cannot reach node %s: %w", c.base, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+		if err != nil {
+			return fmt.Errorf("read answer from %s: %w", c.base, err)
+		}
+		if resp.StatusCode >= 300 {
+			return errorOf(resp.StatusCode, data)
+		}
+		var out wire.AgentList
+		if err := c.decode(resp.StatusCode, data, &out); err != nil {
+			return err
+		}
+		return show(&out)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), maxAnswer)
+	var event, data string
+	for sc.Scan() {
+		line := sc.Text()
+		if line != "" {
+			if v, ok := strings.CutPrefix(line, "event: "); ok {
+				event = v
+			} else if v, ok := strings.CutPrefix(line, "data: "); ok {
+				data += v
+			}
+			continue
+		}
+		switch event {
+		case "done":
+			return nil
+		case "agents":
+			var out wire.AgentList
+			if err := json.Unmarshal([]byte(data), &out); err != nil {
+				return fmt.Errorf("node %s sent an agents event that is not an answer: %w", c.base, err)
+			}
+			if err := show(&out); err != nil {
+				return err
+			}
+		}
+		event, data = "", ""
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read the search stream from %s: %w", c.base, err)
+	}
+	return fmt.Errorf("node %s ended the search stream before done", c.base)
 }

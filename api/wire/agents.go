@@ -47,9 +47,12 @@ type Endpoint struct {
 	URL  string `json:"url"`
 }
 
-// AgentList is the body of GET /v1/agents.
+// AgentList is the body of GET /v1/agents, and the data of its agents events.
 type AgentList struct {
 	Agents []*Agent `json:"agents"`
+	// Discovering says the node is looking the capability up in the network: more agents
+	// may come (ask again, or follow the search as server-sent events).
+	Discovering bool `json:"discovering,omitempty"`
 }
 
 // StatusResult is the answer of POST /v1/agents/{did}/status: what the node found when it

@@ -141,7 +141,7 @@ func runAgentShow(ctx context.Context, e *env, args []string) error {
 }
 
 func runAgentSearch(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "agent search", "[--capability TAG] [TEXT...]", "Find agents: staked agents first, then by relevance, stake and reputation.")
+	fs := newFlags(e, "agent search", "[--capability TAG] [TEXT...]", "Find agents: staked agents first, then by relevance, stake and reputation. By capability, the node answers from its index at once and, when it has fewer than --limit, looks the capability's providers up in the network for a few seconds: the agents they add are printed as they arrive (with --json, only the final answer).")
 	node := fs.nodeURL()
 	capability := fs.String("capability", "", "only agents with this capability")
 	limit := fs.Int("limit", 20, "at most this many")
@@ -161,23 +161,79 @@ func runAgentSearch(ctx context.Context, e *env, args []string) error {
 	var out struct {
 		Agents []*wire.Agent `json:"agents"`
 	}
-	if out.Agents, err = c.SearchAgents(ctx, q); err != nil {
+	if *capability == "" { // a text search never asks the network
+		if out.Agents, err = c.SearchAgents(ctx, q); err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(e, out)
+		}
+		printAgents(e, out.Agents, nil)
+		return nil
+	}
+	// By capability: the node answers from its index at once and may look the capability up
+	// in the network; then the answer comes again, merged, each time the lookup finds cards.
+	shown, first := map[string]bool{}, map[string]bool{}
+	answers, discovering := 0, false
+	err = c.SearchAgentsStream(ctx, q, func(l *wire.AgentList) error {
+		answers++
+		out.Agents = l.Agents
+		if answers == 1 {
+			for _, a := range l.Agents {
+				first[a.DID] = true
+			}
+			if discovering = l.Discovering; discovering {
+				fmt.Fprintln(e.stderr, "looking for more providers in the network…")
+			}
+		}
+		if !*asJSON {
+			printAgents(e, l.Agents, shown)
+		}
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if *asJSON {
+		if out.Agents == nil {
+			out.Agents = []*wire.Agent{}
+		}
 		return printJSON(e, out)
+	}
+	if discovering {
+		more := 0
+		for _, a := range out.Agents {
+			if !first[a.DID] {
+				more++
+			}
+		}
+		fmt.Fprintf(e.stderr, "found %d more in the network\n", more)
 	}
 	if len(out.Agents) == 0 {
 		fmt.Fprintln(e.stdout, "no agents found")
 	}
-	for _, a := range out.Agents {
+	return nil
+}
+
+// printAgents prints the agents of list not in shown, one a line, and adds them to shown;
+// "no agents found" when shown is nil and list empty.
+func printAgents(e *env, list []*wire.Agent, shown map[string]bool) {
+	if shown == nil && len(list) == 0 {
+		fmt.Fprintln(e.stdout, "no agents found")
+	}
+	for _, a := range list {
+		if shown != nil {
+			if shown[a.DID] {
+				continue
+			}
+			shown[a.DID] = true
+		}
 		staked := "unstaked"
 		if a.Staked {
 			staked = "stake " + formatAmount(a.Stake) + " ETH"
 		}
 		fmt.Fprintf(e.stdout, "%-24s %-60s %s  [%s]\n", a.Name, a.DID, staked, strings.Join(a.Capabilities, " "))
 	}
-	return nil
 }
 
 func runAgentStatus(ctx context.Context, e *env, args []string) error {
