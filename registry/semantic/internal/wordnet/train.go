@@ -1,6 +1,7 @@
 package wordnet
 
 import (
+	_ "embed"
 	"fmt"
 	"math"
 	"sort"
@@ -25,7 +26,49 @@ const (
 	// lemmas ("value-added tax" gives to "valu", "ad" and "tax"), against 1 for a single
 	// word's own synsets.
 	weightCollocation = 0.25
+	// weightSmooth is the weight of what a word's senses' neighbours add (the smoothing
+	// step), its own vector weighing 1.
+	weightSmooth = 1.0
+	// weightGlossary is the norm of a glossary entry's definition (weightGloss for WordNet's
+	// own): the definition is all the entry has.
+	weightGlossary = 2.0
+	// glossaryCount is what a glossary entry's sense counts for, as if the tagged corpus had
+	// seen it that often: these are the senses cards mean.
+	glossaryCount = 5
 )
+
+// glossary holds the words agents use that WordNet lacks, each with a definition in
+// WordNet's words (see the file's header).
+//
+//go:embed glossary.txt
+var glossary string
+
+// glossaryPOS is the part of speech of the glossary's synsets.
+const glossaryPOS = 'g'
+
+// addGlossary adds the glossary's entries to db as synsets of part of speech glossaryPOS,
+// numbered in the file's order, and as index entries.
+func addGlossary(db *DB) error {
+	n := 0
+	for i, line := range strings.Split(glossary, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		term, def, ok := strings.Cut(line, "|")
+		term, def = strings.TrimSpace(term), strings.TrimSpace(def)
+		if !ok || term == "" || def == "" {
+			return fmt.Errorf("glossary.txt:%d: want \"term | definition\"", i+1)
+		}
+		n++
+		k := Key{glossaryPOS, n}
+		word := strings.ReplaceAll(strings.ToLower(term), " ", "_")
+		db.Synsets[k] = &Synset{Key: k, Lemmas: []string{word}, Gloss: def}
+		db.Keys = append(db.Keys, k)
+		db.Lemmas = append(db.Lemmas, Lemma{Word: word, POS: glossaryPOS, Synsets: []Key{k}, Counts: []int{glossaryCount}})
+	}
+	return nil
+}
 
 // Budget bounds the stems kept in the model, the most used first (about 70 bytes each).
 const Budget = 40000
@@ -35,7 +78,8 @@ type Stats struct {
 	Synsets, Lemmas, Candidates, Stems, Features int
 }
 
-// Train learns a vector for each of the most used stems of WordNet's words in dir:
+// Train learns a vector for each of the most used stems of WordNet's words in dir, and of
+// the glossary's terms:
 //
 //  1. each synset is a sparse vector of features: itself, its words' stems, the stems of its
 //     definition weighted by idf (log of synsets over synsets whose definition has the stem),
@@ -47,19 +91,25 @@ type Stats struct {
 //     (random indexing: cosines between sparse vectors are kept, up to noise of about
 //     1/√Dim);
 //  3. a stem's vector sums the dense vectors of the synsets of every lemma that stems to it,
-//     the k-th sense of a lemma weighing 1/k, a collocation's synsets weighing
-//     weightCollocation/n on each of its n words;
-//  4. the vectors are normalized, the mean of all of them subtracted (which takes out
-//     what every word shares), normalized again, and semantic.Subword's vector added with
-//     weight semantic.SubwordWeight.
+//     each sense weighing its count in the tagged corpus (cntlist.rev) plus 1/rank, a
+//     collocation's synsets weighing weightCollocation/n on each of its n words; the sums
+//     are normalized and their mean subtracted (it is what every word shares);
+//  4. one step of smoothing: each stem adds, with weight weightSmooth, the sum over its
+//     senses of the vectors of step 3 of the sense's synonyms, definition words and
+//     hypernyms' words, so that words two links apart come nearer;
+//  5. normalized, plus semantic.Subword's vector with weight semantic.SubwordWeight,
+//     normalized again.
 //
-// Stems are kept by how often WordNet's tagged corpus saw their lemmas (tagsense_cnt), then
-// by how many definitions use them, then by their number of senses, up to Budget; proper
-// nouns (capitalized words that are not acronyms) are left out. Everything runs in a fixed
-// order, so the result depends only on the files.
+// Stems are kept by how often the tagged corpus saw their lemmas, then by how many
+// definitions use them, then by their number of senses, up to Budget, the glossary's first;
+// proper nouns (lemmas whose every synset is an instance: cities, people) are left out.
+// Everything runs in a fixed order, so the result depends only on the files.
 func Train(dir string) ([]semantic.Entry, Stats, error) {
 	db, err := Read(dir)
 	if err != nil {
+		return nil, Stats{}, err
+	}
+	if err := addGlossary(db); err != nil {
 		return nil, Stats{}, err
 	}
 	st := Stats{Synsets: len(db.Keys), Lemmas: len(db.Lemmas)}
@@ -120,7 +170,7 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 				ss += idf(t) * idf(t)
 			}
 			if ss > 0 {
-				norm := weightGloss / math.Sqrt(ss)
+				norm := glossWeight(k) / math.Sqrt(ss)
 				for _, t := range g {
 					f[wordFeat(t)] += idf(t) * norm
 				}
@@ -182,7 +232,10 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		}
 		return true
 	}
-	type usage struct{ tagged, gloss, senses int }
+	type usage struct {
+		glossary              bool
+		tagged, gloss, senses int
+	}
 	use := map[string]*usage{}
 	for _, l := range db.Lemmas {
 		if proper(l) {
@@ -198,6 +251,7 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 				u.tagged += c
 			}
 			u.senses += len(l.Synsets)
+			u.glossary = u.glossary || l.POS == glossaryPOS
 		}
 	}
 	var cands []string
@@ -206,6 +260,9 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		a, b := use[cands[i]], use[cands[j]]
+		if a.glossary != b.glossary {
+			return a.glossary
+		}
 		if a.tagged != b.tagged {
 			return a.tagged > b.tagged
 		}
@@ -253,6 +310,12 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		return v
 	}
 
+	type sense struct {
+		stem string
+		key  Key
+		w    float64
+	}
+	var senses []sense
 	words := map[string]*[semantic.Dim]float64{}
 	for _, l := range db.Lemmas {
 		if proper(l) {
@@ -269,6 +332,7 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 				if !keep[t] {
 					continue
 				}
+				senses = append(senses, sense{t, k, w})
 				acc := words[t]
 				if acc == nil {
 					acc = new([semantic.Dim]float64)
@@ -298,11 +362,81 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 	for j := range mean {
 		mean[j] /= float64(len(stems))
 	}
-	entries := make([]semantic.Entry, 0, len(stems))
+	first := make(map[string][]float64, len(stems))
 	for _, t := range stems {
 		v := make([]float64, semantic.Dim)
 		for j := range v {
 			v[j] = words[t][j] - mean[j]
+		}
+		unit(v)
+		first[t] = v
+	}
+
+	// One step of smoothing over the graph: each sense adds the centred vectors of its
+	// synset's words, its definition's words and its hypernyms' words, so that words two
+	// links apart ("audit" → "examine" ← "check") come nearer.
+	context := map[Key][]float64{}
+	contextOf := func(k Key) []float64 {
+		if c, ok := context[k]; ok {
+			return c
+		}
+		c := make([]float64, semantic.Dim)
+		add := func(t string, w float64) {
+			if v := first[t]; v != nil {
+				for j := range c {
+					c[j] += w * v[j]
+				}
+			}
+		}
+		members := func(s *Synset, w float64) {
+			for _, l := range s.Lemmas {
+				ts := stemsOf(l)
+				for _, t := range ts {
+					add(t, w/float64(len(ts)))
+				}
+			}
+		}
+		s := db.Synsets[k]
+		members(s, weightSynonym)
+		if g := gloss[k]; len(g) > 0 {
+			var ss float64
+			for _, t := range g {
+				ss += idf(t) * idf(t)
+			}
+			norm := glossWeight(k) / math.Sqrt(ss)
+			for _, t := range g {
+				add(t, idf(t)*norm)
+			}
+		}
+		for _, p := range s.Ptrs {
+			if p.Sym == "@" || p.Sym == "@i" {
+				members(db.Synsets[p.Target], weightHypernymWord)
+			}
+		}
+		unit(c)
+		context[k] = c
+		return c
+	}
+	near := make(map[string][]float64, len(stems))
+	for _, s := range senses {
+		n := near[s.stem]
+		if n == nil {
+			n = make([]float64, semantic.Dim)
+			near[s.stem] = n
+		}
+		c := contextOf(s.key)
+		for j := range n {
+			n[j] += s.w * c[j]
+		}
+	}
+
+	entries := make([]semantic.Entry, 0, len(stems))
+	for _, t := range stems {
+		v := first[t]
+		n := near[t]
+		unit(n)
+		for j := range v {
+			v[j] += weightSmooth * n[j]
 		}
 		unit(v)
 		sub := semantic.Subword(t)
@@ -314,6 +448,13 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 	}
 	st.Stems = len(entries)
 	return entries, st, nil
+}
+
+func glossWeight(k Key) float64 {
+	if k.POS == glossaryPOS {
+		return weightGlossary
+	}
+	return weightGloss
 }
 
 // senseWeight is the weight of a lemma's sense (rank from 0, in WordNet's order) that the
