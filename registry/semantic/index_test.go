@@ -126,3 +126,22 @@ func TestIndexOrderFree(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreIsSearch: the score Search gives a row (table lookups) is the one Score computes
+// (multiplications), for every row.
+func TestScoreIsSearch(t *testing.T) {
+	m := semantic.Default()
+	r := rand.New(rand.NewPCG(5, 5))
+	x := semantic.NewIndex()
+	for i := range 300 {
+		x.Put(int64(i), m.Vector(search.Terms(benchCard(r, i))))
+	}
+	for _, q := range benchQueries {
+		qv := m.Vector(search.Terms(q))
+		for _, h := range x.Search(qv, 300) {
+			if s, ok := x.Score(h.ID, qv); !ok || s != h.Score {
+				t.Fatalf("%q: card %d: Search %v, Score %v", q, h.ID, h.Score, s)
+			}
+		}
+	}
+}
