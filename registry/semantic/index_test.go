@@ -3,6 +3,7 @@ package semantic_test
 import (
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -143,5 +144,36 @@ func TestScoreIsSearch(t *testing.T) {
 				t.Fatalf("%q: card %d: Search %v, Score %v", q, h.ID, h.Score, s)
 			}
 		}
+	}
+}
+
+// TestIndexConcurrent: puts, deletes and searches at once (run with -race).
+func TestIndexConcurrent(t *testing.T) {
+	m := semantic.Default()
+	x := semantic.NewIndex()
+	q := m.Vector(search.Terms("tax return"))
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(g), 9))
+			for i := range 200 {
+				id := int64(r.IntN(50))
+				switch i % 3 {
+				case 0:
+					x.Put(id, m.Vector(search.Terms(benchCard(r, i))))
+				case 1:
+					x.Delete(id)
+				default:
+					x.Search(q, 10)
+					x.Score(id, q)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := x.Len(); n > 50 {
+		t.Errorf("Len %d, more than the 50 ids used", n)
 	}
 }
