@@ -65,17 +65,20 @@ func (m *Model) Has(stem string) bool {
 // Stems returns the stems with a trained vector, sorted.
 func (m *Model) Stems() []string { return slices.Clone(m.stems) }
 
-// Vector is VectorWeighted with every term weighing 1: the normalized sum of the terms' word
-// vectors.
+// Vector is VectorWeighted with every term weighing 1: the normalized sum of the vectors of
+// the distinct terms.
 func (m *Model) Vector(terms []string) Vector {
 	return m.VectorWeighted(terms, nil)
 }
 
-// VectorWeighted is the normalized sum of the terms' word vectors, each scaled by
-// weight(term) (1 when weight is nil; a term weighing 0 or less is skipped); a term given
-// twice counts twice. The terms are summed in sorted order in float64, each product exact,
-// so the same multiset of terms gives the same vector bit for bit on every machine, whatever
-// the order they come in. It returns nil when no term counts.
+// VectorWeighted is the normalized sum of the word vectors of the distinct terms, each
+// scaled by weight(term) (1 when weight is nil; a term weighing 0 or less is skipped). A term
+// given twice counts once: a card that repeats a word is not more about it (on a set of
+// cards written for the purpose, counting repeats put a Solidity development shop that names
+// Solidity twice above the Solidity auditor for "solidity audit"); a caller that wants
+// repeats to count says so in weight. The terms are summed in sorted order in float64, each
+// product exact, so the same set of terms gives the same vector bit for bit on every
+// machine, whatever the order they come in. It returns nil when no term counts.
 func (m *Model) VectorWeighted(terms []string, weight func(term string) float32) Vector {
 	if len(terms) == 0 {
 		return nil
@@ -85,7 +88,10 @@ func (m *Model) VectorWeighted(terms []string, weight func(term string) float32)
 	var acc [Dim]float64
 	n := 0
 	var sub [Dim]int32
-	for _, t := range sorted {
+	for i, t := range sorted {
+		if i > 0 && t == sorted[i-1] {
+			continue
+		}
 		w := float32(1)
 		if weight != nil {
 			w = weight(t)

@@ -104,8 +104,8 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-// TestVectorOrderIndependent: the same multiset of terms gives the same vector, bit for bit,
-// in any order; the vector has norm 1.
+// TestVectorOrderIndependent: the same terms give the same vector, bit for bit, in any order;
+// the vector has norm 1.
 func TestVectorOrderIndependent(t *testing.T) {
 	m := semantic.Default()
 	terms := search.Terms("Legal translator: French to English contracts, NDAs and leases; reentrancy-free l10n pipelines")
@@ -136,15 +136,25 @@ func norm(v semantic.Vector) float64 {
 
 func TestVectorWeighted(t *testing.T) {
 	m := semantic.Default()
-	twice := m.Vector([]string{"translat", "translat", "audit"})
+	twice := m.Vector([]string{"translat", "audit", "translat"})
+	once := m.Vector([]string{"audit", "translat"})
+	for j := range once {
+		if math.Float32bits(twice[j]) != math.Float32bits(once[j]) {
+			t.Fatalf("a term twice: component %d %v, once %v", j, twice[j], once[j])
+		}
+	}
 	weighted := m.VectorWeighted([]string{"translat", "audit"}, func(t string) float32 {
 		if t == "translat" {
 			return 2
 		}
 		return 1
 	})
-	if c := semantic.Cosine(twice, weighted); c < 0.99999 {
-		t.Errorf("a term twice and the term weighing 2: cosine %v", c)
+	if c := semantic.Cosine(once, weighted); c > 0.999 || c < 0.8 {
+		t.Errorf("a term weighing 2 against 1: cosine %v with both weighing 1", c)
+	}
+	tr := m.Vector([]string{"translat"})
+	if semantic.Cosine(weighted, tr) <= semantic.Cosine(once, tr) {
+		t.Error("weighing translat 2 did not bring the vector nearer translat's")
 	}
 	if v := m.VectorWeighted([]string{"audit"}, func(string) float32 { return 0 }); v != nil {
 		t.Errorf("every term weighing 0: %v, want nil", v)
@@ -288,4 +298,53 @@ func FuzzVector(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSentencesFindTheirCard: among ten cards written for this test, with near misses (a
+// Solidity development shop beside a Solidity auditor, robot localisation beside software
+// localisation), a query's vector is nearest the card a person would pick, for keywords and
+// for sentences, the three among them. Not the judged relevance set: that one is
+// measured by its own benchmark.
+func TestSentencesFindTheirCard(t *testing.T) {
+	m := semantic.Default()
+	cards := []string{
+		"Lexa Legal Translations. Certified French to English translation of contracts, NDAs and court documents. translation/fr-en legal",
+		"Solidity security auditor. Smart contract audits, reentrancy and access control reviews, formal verification. security/audit smart-contracts",
+		"Solidity dev shop. We build DeFi protocols and smart contracts in Solidity and Vyper. development/solidity",
+		"Steuer agent. German VAT returns and bookkeeping for freelancers and small companies. tax/de accounting",
+		"RoboNav. Localisation and mapping for warehouse robots, lidar SLAM. robotics/navigation",
+		"Locale. Software localisation: we translate apps and websites into 30 languages. translation/software",
+		"Paralegal bot. Drafts and reviews employment contracts under French law. legal/contracts",
+		"Pixel studio. Logo design, branding and illustrations. design/logo",
+		"MedTriage. Symptom checker and triage for patients. health/triage",
+		"TravelPro. Books flights, hotels and plans itineraries. travel/booking",
+	}
+	x := semantic.NewIndex()
+	for i, c := range cards {
+		x.Put(int64(i), m.Vector(search.Terms(c)))
+	}
+	tests := []struct {
+		query string
+		want  []int64 // any of these first
+	}{
+		{"someone who can turn French contracts into English", []int64{0}},
+		{"I need my Solidity vault checked for reentrancy before launch", []int64{1}},
+		{"who can do my German VAT return", []int64{3}},
+		{"solidity audit", []int64{1}},
+		{"pentester for my smart contract", []int64{1}},
+		{"localisation", []int64{5}},
+		{"translator", []int64{0, 5}},
+		{"make me a logo", []int64{7}},
+		{"plan my holiday", []int64{9}},
+		{"someone to check my symptoms", []int64{8}},
+		{"employment contract lawyer", []int64{6}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			hits := x.Search(m.Vector(search.Terms(tt.query)), 2)
+			if !slices.Contains(tt.want, hits[0].ID) {
+				t.Errorf("first %q (%.3f), then %q (%.3f); want %q", cards[hits[0].ID], hits[0].Score, cards[hits[1].ID], hits[1].Score, cards[tt.want[0]])
+			}
+		})
+	}
 }
