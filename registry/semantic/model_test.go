@@ -336,6 +336,7 @@ func TestSentencesFindTheirCard(t *testing.T) {
 		{"translator", []int64{0, 5}},
 		{"make me a logo", []int64{7}},
 		{"plan my holiday", []int64{9}},
+		{"book a trip to Rome", []int64{9}},
 		{"someone to check my symptoms", []int64{8}},
 		{"employment contract lawyer", []int64{6}},
 	}
