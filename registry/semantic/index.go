@@ -3,6 +3,8 @@ package semantic
 import (
 	"container/heap"
 	"math"
+	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -98,7 +100,10 @@ func (x *Index) Score(id int64, q Vector) (float32, bool) {
 }
 
 // Search returns the k ids whose vectors are nearest q, best first; equal scores are
-// ordered by id, so the result does not depend on the order vectors were put.
+// ordered by id, so the result does not depend on the order vectors were put. Above
+// parallelRows rows it scans in as many parts as there are CPUs (GOMAXPROCS), each on its own
+// goroutine, which it waits for; the parts' best are merged in the same order, so the result
+// does not depend on the split either.
 func (x *Index) Search(q Vector, k int) []Hit {
 	if len(q) != Dim || k <= 0 {
 		return nil
@@ -109,8 +114,42 @@ func (x *Index) Search(q Vector, k int) []Hit {
 	lut.set(&qq)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	h := make(minHits, 0, min(k, len(x.ids)))
-	for i, id := range x.ids {
+	n := len(x.ids)
+	parts := min(runtime.GOMAXPROCS(0), n/parallelRows)
+	if parts <= 1 {
+		return x.scan(lut, qs, 0, n, k).sorted()
+	}
+	found := make([]minHits, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found[p] = x.scan(lut, qs, n*p/parts, n*(p+1)/parts, k)
+		}()
+	}
+	wg.Wait()
+	var all []Hit
+	for _, h := range found {
+		all = append(all, h...)
+	}
+	slices.SortFunc(all, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return all[:min(k, len(all))]
+}
+
+// scan keeps the k best of rows [from, to).
+func (x *Index) scan(lut *queryTable, qs float32, from, to, k int) minHits {
+	h := make(minHits, 0, min(k, to-from))
+	for i := from; i < to; i++ {
+		id := x.ids[i]
 		d := lut.dot(x.rows[i*Dim : (i+1)*Dim])
 		if len(h) == k {
 			s := score(d, qs, x.scales[i])
@@ -123,6 +162,11 @@ func (x *Index) Search(q Vector, k int) []Hit {
 		}
 		heap.Push(&h, Hit{id, score(d, qs, x.scales[i])})
 	}
+	return h
+}
+
+// sorted empties the heap into a slice, best first.
+func (h minHits) sorted() []Hit {
 	out := make([]Hit, len(h))
 	for i := len(h) - 1; i >= 0; i-- {
 		out[i] = heap.Pop(&h).(Hit)

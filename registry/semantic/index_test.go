@@ -2,6 +2,7 @@ package semantic_test
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -175,5 +176,47 @@ func TestIndexConcurrent(t *testing.T) {
 	wg.Wait()
 	if n := x.Len(); n > 50 {
 		t.Errorf("Len %d, more than the 50 ids used", n)
+	}
+}
+
+// TestSearchInParts: an index big enough to be scanned in parts (one per CPU) gives what
+// scoring every row and sorting gives, ties included.
+func TestSearchInParts(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4)) // two parts of 20,000 rows, on any machine
+	r := rand.New(rand.NewPCG(2, 3))
+	x := semantic.NewIndex()
+	const n = 40_000
+	var dup semantic.Vector
+	for i := range n {
+		v := make(semantic.Vector, semantic.Dim)
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		if i%1000 == 0 {
+			if dup == nil {
+				dup = v
+			}
+			v = dup // ties across parts
+		}
+		x.Put(int64(n-i), v)
+	}
+	for _, q := range []semantic.Vector{dup, semantic.Subword("audit")} {
+		var want []semantic.Hit
+		for id := int64(1); id <= n; id++ {
+			s, _ := x.Score(id, q)
+			want = append(want, semantic.Hit{ID: id, Score: s})
+		}
+		slices.SortStableFunc(want, func(a, b semantic.Hit) int {
+			switch {
+			case a.Score > b.Score:
+				return -1
+			case a.Score < b.Score:
+				return 1
+			}
+			return 0
+		})
+		if diff := cmp.Diff(want[:100], x.Search(q, 100)); diff != "" {
+			t.Errorf("(-scored +searched):\n%s", diff)
+		}
 	}
 }

@@ -12,3 +12,7 @@ const maxStems = 1 << 20
 // WordNet part weighing 1: enough to keep a stem near its spelling variants, little enough
 // that meaning decides.
 const SubwordWeight = 0.25
+
+// parallelRows is the least number of rows per part when Index.Search splits its scan over
+// CPUs: below it a goroutine costs more than it saves.
+const parallelRows = 16384
