@@ -15,11 +15,11 @@ type Hit struct {
 }
 
 // Index holds a vector per id and finds the ones nearest a query by brute force over one
-// contiguous int8 matrix (at 100k cards a search reads 12.8 MB in about 5 ms, under the 20 ms
-// the registry allows; see BenchmarkSemanticSearch; an HNSW graph would answer faster but
-// approximately, and its result would depend on the order cards arrived). Vectors are quantized to int8 (step max|x|/127), and a
-// query too, so every score is an integer dot product times two scales: exact, the same on
-// every machine. It is safe for concurrent use.
+// contiguous int8 matrix: at 100k cards a search reads 12.8 MB in about 5 ms, under the 20
+// ms the registry allows (BenchmarkSemanticSearch); an HNSW graph would answer faster but
+// approximately, and its answers would depend on the order cards arrived. Vectors are
+// quantized to int8 (step max|x|/127), and a query too, so every score is an integer dot
+// product times two scales: exact, the same on every machine. It is safe for concurrent use.
 type Index struct {
 	mu     sync.RWMutex
 	ids    []int64
