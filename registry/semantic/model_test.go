@@ -171,7 +171,7 @@ func TestVectorWeighted(t *testing.T) {
 // stem that shares most of its letters than one that shares none.
 func TestSubword(t *testing.T) {
 	m := semantic.Default()
-	for _, s := range []string{"zkrollup", "k8s", "terraform", "langchain"} {
+	for _, s := range []string{"zkrollup", "k8s", "pulumi", "langchain"} {
 		if m.Has(s) {
 			t.Fatalf("%q has a trained vector", s)
 		}

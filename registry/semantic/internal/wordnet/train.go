@@ -71,7 +71,7 @@ func addGlossary(db *DB) error {
 }
 
 // Budget bounds the stems kept in the model, the most used first (about 70 bytes each).
-const Budget = 40000
+const Budget = 44000
 
 // Stats describes a training run.
 type Stats struct {
@@ -101,7 +101,8 @@ type Stats struct {
 //     normalized again.
 //
 // Stems are kept by how often the tagged corpus saw their lemmas, then by how many
-// definitions use them, then by their number of senses, up to Budget, the glossary's first;
+// definitions and collocations use them, then by their number of senses, then shortest
+// first, up to Budget, the glossary's first;
 // proper nouns (lemmas whose every synset is an instance: cities, people) are left out.
 // Everything runs in a fixed order, so the result depends only on the files.
 func Train(dir string) ([]semantic.Entry, Stats, error) {
@@ -233,18 +234,19 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		return true
 	}
 	type usage struct {
-		glossary              bool
-		tagged, gloss, senses int
+		glossary                      bool
+		tagged, mentions, senses, len int
 	}
 	use := map[string]*usage{}
 	for _, l := range db.Lemmas {
 		if proper(l) {
 			continue
 		}
-		for _, t := range stemsOf(l.Word) {
+		stems := stemsOf(l.Word)
+		for _, t := range stems {
 			u := use[t]
 			if u == nil {
-				u = &usage{gloss: df[t]}
+				u = &usage{mentions: df[t], len: len(t)}
 				use[t] = u
 			}
 			for _, c := range l.Counts {
@@ -252,6 +254,9 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 			}
 			u.senses += len(l.Synsets)
 			u.glossary = u.glossary || l.POS == glossaryPOS
+			if len(stems) > 1 {
+				u.mentions++ // a collocation that has the word: "tax" is in many
+			}
 		}
 	}
 	var cands []string
@@ -266,11 +271,14 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		if a.tagged != b.tagged {
 			return a.tagged > b.tagged
 		}
-		if a.gloss != b.gloss {
-			return a.gloss > b.gloss
+		if a.mentions != b.mentions {
+			return a.mentions > b.mentions
 		}
 		if a.senses != b.senses {
 			return a.senses > b.senses
+		}
+		if a.len != b.len {
+			return a.len < b.len // short words are the common ones
 		}
 		return cands[i] < cands[j]
 	})
