@@ -168,12 +168,12 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		if g := gloss[k]; len(g) > 0 {
 			var ss float64
 			for _, t := range g {
-				ss += idf(t) * idf(t)
+				ss += float64(idf(t) * idf(t))
 			}
 			if ss > 0 {
 				norm := glossWeight(k) / math.Sqrt(ss)
 				for _, t := range g {
-					f[wordFeat(t)] += idf(t) * norm
+					f[wordFeat(t)] += float64(idf(t) * norm)
 				}
 			}
 		}
@@ -205,7 +205,7 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 		var ss float64
 		for _, x := range out {
-			ss += x.w * x.w
+			ss += float64(x.w * x.w)
 		}
 		inv := 1 / math.Sqrt(ss)
 		for i := range out {
@@ -347,7 +347,7 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 					words[t] = acc
 				}
 				for j := range semantic.Dim {
-					acc[j] += w * sv[j]
+					acc[j] += float64(w * sv[j])
 				}
 			}
 		}
@@ -392,7 +392,7 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		add := func(t string, w float64) {
 			if v := first[t]; v != nil {
 				for j := range c {
-					c[j] += w * v[j]
+					c[j] += float64(w * v[j])
 				}
 			}
 		}
@@ -409,7 +409,7 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		if g := gloss[k]; len(g) > 0 {
 			var ss float64
 			for _, t := range g {
-				ss += idf(t) * idf(t)
+				ss += float64(idf(t) * idf(t))
 			}
 			norm := glossWeight(k) / math.Sqrt(ss)
 			for _, t := range g {
@@ -434,7 +434,7 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		}
 		c := contextOf(s.key)
 		for j := range n {
-			n[j] += s.w * c[j]
+			n[j] += float64(s.w * c[j])
 		}
 	}
 
@@ -444,12 +444,12 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 		n := near[t]
 		unit(n)
 		for j := range v {
-			v[j] += weightSmooth * n[j]
+			v[j] += float64(weightSmooth * n[j])
 		}
 		unit(v)
 		sub := semantic.Subword(t)
 		for j := range v {
-			v[j] += semantic.SubwordWeight * float64(sub[j])
+			v[j] += float64(semantic.SubwordWeight * float64(sub[j]))
 		}
 		unit(v)
 		entries = append(entries, semantic.Entry{Stem: t, Vec: v})
@@ -492,7 +492,7 @@ func uniq(ts []string) []string {
 func unit(v []float64) {
 	var ss float64
 	for _, x := range v {
-		ss += x * x
+		ss += float64(x * x)
 	}
 	if ss == 0 {
 		return
