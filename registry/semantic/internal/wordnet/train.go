@@ -135,7 +135,9 @@ func Train(dir string) ([]semantic.Entry, Stats, error) {
 			df[t]++
 		}
 	}
-	idf := func(t string) float64 { return math.Log(float64(len(db.Keys)) / float64(df[t])) }
+	// Rounded to 1/1024: math.Log may differ in the last bit from one architecture to
+	// another, rounding makes that as good as never show.
+	idf := func(t string) float64 { return math.Round(math.Log(float64(len(db.Keys))/float64(df[t]))*1024) / 1024 }
 
 	// Features, interned in the order they are first met.
 	var feats []string
