@@ -50,7 +50,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python test-explorer-lib vet devnet bench contracts explorer clean
+.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python test-explorer-lib vet devnet bench contracts explorer semantic-model clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -169,7 +169,7 @@ test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs 
 # benchmarks (seconds of setup, their own inner loops of thousands) run once; the others for
 # BENCHTIME. -p 1: no test binary links while another one is being measured. Raw outputs stay
 # in bench/*.txt; the gas snapshot goes there too, never over the committed .gas-snapshot.
-BENCH_HEAVY := Register|Search|Relevance|CapabilitySearchUnseenTag|Propagation20|ReputationQuery|Recompute|IndexerCatchUp|PostRoundTrip|ChurnConvergence|PartitionConvergence|PublicNodeLoad
+BENCH_HEAVY := Register|Search|Relevance|CapabilitySearchUnseenTag|SemanticSearch|SemanticBuild|Propagation20|ReputationQuery|Recompute|IndexerCatchUp|PostRoundTrip|ChurnConvergence|PartitionConvergence|PublicNodeLoad
 BENCHTIME   ?= 1s
 
 bench: tools ## run every benchmark (Go, forge snapshot); write bench/RESULTS.md with references and ratios
@@ -184,6 +184,25 @@ contracts: tools ## after a Solidity change: rebuild, refresh artifacts, binding
 	$(FORGE) build
 	go run ./contracts/internal/bindgen/cmd/bindgen -root . -forge-out out
 	FOUNDRY_PROFILE=default $(FORGE) snapshot
+
+# The semantic model (registry/semantic/wordnet.model.gz, committed and embedded) is trained
+# from WordNet 3.0 as Debian's wordnet-base installs it; where it is missing, the package is
+# installed with apt-get, non-interactively (as root, or through sudo). Training depends on
+# nothing else, so the drift test (TestModelIsTrained, skipped without WordNet) holds the
+# committed file to it.
+WORDNET := /usr/share/wordnet
+
+semantic-model: ## retrain the semantic model from Debian's WordNet (installs wordnet-base if missing) and check it
+	@if [ ! -f $(WORDNET)/data.noun ]; then \
+		if ! command -v apt-get >/dev/null; then \
+			echo "make: WordNet 3.0 is missing in $(WORDNET) and there is no apt-get: install Debian's wordnet-base (or WordNet 3.0's dict files there)"; exit 1; \
+		fi; \
+		echo "make: installing Debian's wordnet-base for the semantic model (apt-get update; apt-get install wordnet-base)"; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base; \
+	fi
+	go run ./registry/semantic/internal/train -wordnet $(WORDNET) -out registry/semantic/wordnet.model.gz
+	go test ./registry/semantic -run '^(TestModelIsTrained|TestDefaultLoads|TestSimilarPairsBeatRandom)$$' -count=1 -v | grep -E '^(---|ok|FAIL)|similar: mean'
 
 clean: ## remove build outputs (keeps .tools/ and data dirs)
 	rm -rf bin out cache

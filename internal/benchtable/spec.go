@@ -94,6 +94,7 @@ func Surety() Spec {
 		identity  = "identity"
 		benchref  = "internal/benchref"
 		registry  = "registry"
+		semantic  = "registry/semantic"
 		repu      = "reputation"
 		envSign   = "BenchmarkEnvelopeVsRaw/sign/"
 		envVerify = "BenchmarkEnvelopeVsRaw/verify/"
@@ -169,6 +170,11 @@ func Surety() Spec {
 			Note: "share of the cards graded ≥ 2 in the top 10, out of at most 10"},
 		{Figure: "capability search for a tag the node never saw, p99", From: Source{registry, "BenchmarkCapabilitySearchUnseenTag", "p99-ms"}, Ref: "sqlite-read",
 			Target: maxTime("p99 ≤ 50 ms", 0.050), Note: "answers from the local index; the provider lookup runs in the background (issue 30)"},
+		{Figure: "semantic search 100k cards (query vector + 200 nearest), p50", From: Source{semantic, "BenchmarkSemanticSearch", "p50-ms"}, Ref: "sqlite-read"},
+		{Figure: "semantic search 100k cards (query vector + 200 nearest), p99", From: Source{semantic, "BenchmarkSemanticSearch", "p99-ms"}, Ref: "sqlite-read", Target: maxTime("p99 ≤ 20 ms", 0.020),
+			Note: "brute force over int8 vectors, 128 dimensions"},
+		{Figure: "semantic index build, 100k cards (analysis, vectors, index)", From: Source{semantic, "BenchmarkSemanticBuild", "build-s"}, Ref: "sqlite-insert", Target: maxTime("< 60 s", 60),
+			Note: "ratio: in single inserts"},
 		{Figure: "card reaches 19 peers, p50", From: Source{registry, "BenchmarkPropagation20", "p50-ms"}, Ref: "register-p50"},
 		{Figure: "card reaches 19 peers, p99", From: Source{registry, "BenchmarkPropagation20", "p99-ms"}, Ref: "register-p50", Target: maxTime("p99 < 2 s", 2)},
 
