@@ -32,6 +32,7 @@ GO_LDFLAGS  := -X main.version=$(VERSION)
 # skipped outside it): install Chromium and point CHROMIUM at it.
 CHROMIUM ?= /usr/bin/chromium
 export CHROMIUM
+WORDNET  := /usr/share/wordnet
 SUDO     := $(if $(filter 0,$(shell id -u)),,sudo)
 
 # make run / make devnet settings: override on the command line, e.g. `make run LISTEN=127.0.0.1:9000`.
@@ -55,7 +56,7 @@ FORGE_PROFILE := $(if $(CI),ci,default)
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-tools: $(TOOLS_STAMP) $(CLEF) $(WEB_STAMP) $(CHROMIUM) ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, the Go modules, the explorer's npm toolchain and chromium
+tools: $(TOOLS_STAMP) $(CLEF) $(WEB_STAMP) $(CHROMIUM) $(WORDNET)/data.noun ## install Foundry (anvil, forge, cast), solc and Clef into .tools/, the Go modules, the explorer's npm toolchain, chromium and WordNet
 
 $(CHROMIUM):
 	@if ! command -v apt-get >/dev/null; then \
@@ -189,18 +190,16 @@ contracts: tools ## after a Solidity change: rebuild, refresh artifacts, binding
 # from WordNet 3.0 as Debian's wordnet-base installs it; where it is missing, the package is
 # installed with apt-get, non-interactively (as root, or through sudo). Training depends on
 # nothing else, so the drift test (TestModelIsTrained, skipped without WordNet) holds the
-# committed file to it.
-WORDNET := /usr/share/wordnet
-
-semantic-model: ## retrain the semantic model from Debian's WordNet (installs wordnet-base if missing) and check it
-	@if [ ! -f $(WORDNET)/data.noun ]; then \
-		if ! command -v apt-get >/dev/null; then \
-			echo "make: WordNet 3.0 is missing in $(WORDNET) and there is no apt-get: install Debian's wordnet-base (or WordNet 3.0's dict files there)"; exit 1; \
-		fi; \
-		echo "make: installing Debian's wordnet-base for the semantic model (apt-get update; apt-get install wordnet-base)"; \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq; \
-		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base; \
+# committed file to it; make tools installs WordNet, so make test runs that check.
+$(WORDNET)/data.noun:
+	@if ! command -v apt-get >/dev/null; then \
+		echo "make: WordNet 3.0 is missing in $(WORDNET) and there is no apt-get: install Debian's wordnet-base (or WordNet 3.0's dict files there)"; exit 1; \
 	fi
+	@echo "make: installing Debian's wordnet-base for the semantic model's drift check (apt-get update; apt-get install wordnet-base)"
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base
+
+semantic-model: $(WORDNET)/data.noun ## retrain the semantic model from Debian's WordNet (installs wordnet-base if missing) and check it
 	go run ./registry/semantic/internal/train -wordnet $(WORDNET) -out registry/semantic/wordnet.model.gz
 	go test ./registry/semantic -run '^(TestModelIsTrained|TestDefaultLoads|TestSimilarPairsBeatRandom)$$' -count=1 -v | grep -E '^(---|ok|FAIL)|similar: mean'
 
