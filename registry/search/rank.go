@@ -1,0 +1,331 @@
+package search
+
+import (
+	"slices"
+	"strings"
+)
+
+// Options narrow and shape a search.
+type Options struct {
+	// Capability keeps the cards with that capability or one below it in the hierarchy
+	// ("translation" keeps "translation/fr-en", not "translations").
+	Capability string
+	// Limit is how many hits to return at most (0 returns none).
+	Limit int
+	// Semantic, when set, holds the semantic score (cosine, clamped at 0 by the caller) of
+	// the cards the semantic index found for the query, by id. Relevance is then
+	// TextShare·text/maxText + SemanticShare·semantic, and those cards are matches even
+	// without a text match (a phrase still has to match). nil ranks by text alone:
+	// relevance is text/maxText. It is ignored for a query without text.
+	Semantic map[int64]float64
+}
+
+// Hit is a card found, best first.
+type Hit struct {
+	ID  int64
+	DID string
+	// Text is the card's BM25F score for the query (0 without text).
+	Text float64
+	// Relevance is in [0, 1]: text/maxText, mixed with the semantic score when there is
+	// one; 1 for a query without text.
+	Relevance float64
+	// Score is Relevance × the stake factor (units.StakeWeight staked, UnstakedFactor not):
+	// the order of the hits, ties broken by DID then ID. The registry multiplies in
+	// reputation.
+	Score float64
+}
+
+type scratch struct {
+	acc     []float64 // by doc number; 0 outside a search
+	tf      []float64 // by doc number, one clause's; 0 outside a search
+	touched []int32
+	cand    []int32
+	top     []Hit
+}
+
+// Search returns the best opt.Limit cards for q, best first. A query with no terms returns
+// every card (with opt.Capability, every card with it) by stake factor, then DID.
+func (x *Index) Search(q Query, opt Options) []Hit {
+	if opt.Limit <= 0 {
+		return nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if q.Empty() {
+		return x.byStake(opt)
+	}
+	s, _ := x.scratch.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	defer x.scratch.Put(s)
+	if len(s.acc) < len(x.docs) {
+		s.acc = make([]float64, len(x.docs)+len(x.docs)/4)
+	}
+	x.accumulate(q, s)
+	phrases, ok := x.phraseIDs(q)
+	if !ok { // a phrase with a term no card has: nothing can match
+		x.reset(s)
+		return nil
+	}
+	match := func(n int32) bool {
+		e := &x.docs[n]
+		if opt.Capability != "" && !e.has(opt.Capability) {
+			return false
+		}
+		for _, p := range phrases {
+			if !e.hasPhrase(p) {
+				return false
+			}
+		}
+		return true
+	}
+	// Matches, and the best text score among them.
+	kept := s.touched[:0]
+	maxText := 0.0
+	for _, n := range s.touched {
+		if match(n) {
+			kept = append(kept, n)
+			maxText = max(maxText, s.acc[n])
+		} else {
+			s.acc[n] = 0
+		}
+	}
+	s.touched = kept
+	var semOnly []int32
+	if opt.Semantic != nil {
+		for id, sem := range opt.Semantic {
+			if n, ok := x.byID[id]; ok && s.acc[n] == 0 && sem > 0 && match(n) {
+				semOnly = append(semOnly, n)
+			}
+		}
+	}
+	top := s.top[:0]
+	push := func(n int32, text float64) {
+		e := &x.docs[n]
+		rel := 0.0
+		if maxText > 0 {
+			rel = text / maxText
+		}
+		if opt.Semantic != nil {
+			rel = float64(TextShare*rel) + float64(SemanticShare*opt.Semantic[e.id])
+		}
+		top = pushTop(top, Hit{ID: e.id, DID: e.did, Text: text, Relevance: rel, Score: rel * e.factor}, opt.Limit)
+	}
+	for _, n := range s.touched {
+		push(n, s.acc[n])
+	}
+	for _, n := range semOnly {
+		push(n, 0)
+	}
+	x.reset(s)
+	slices.SortFunc(top, compareHits)
+	out := slices.Clone(top)
+	s.top = top[:0]
+	return out
+}
+
+func (x *Index) reset(s *scratch) {
+	for _, n := range s.touched {
+		s.acc[n] = 0
+	}
+	s.touched = s.touched[:0]
+}
+
+// accumulate adds each card's BM25F score for q into s.acc. A query's clauses are its terms
+// and its prefixes; a term's clause also holds its aliases (those that are not terms of the
+// query themselves), a prefix's the terms it expands to. A clause counts as one term whose
+// frequency is the weighted sum of its members' (Lucene's SynonymQuery, in BM25F):
+//
+//	score(card)   = Σ over clauses c of idf(c) × tf~ × (K1 + 1) / (K1 + tf~)
+//	tf~(c, card)  = Σ over members t of c, weight(t) × Σ over fields f of
+//	                fieldWeight(f) × tf(t, f) / (1 − B + B × len(f) / avglen(f))
+//	idf(c)        = ln(1 + (N − df + 0.5) / (df + 0.5)), df the largest of c's members
+//
+// weight(t) is 1 for the query's terms and for what a prefix expands to, AliasWeight for an
+// alias: a card saying only the alias scores below one saying the term the same way. The
+// float additions run in a fixed order (clauses, then members, by their bytes), so the
+// scores are the same bits on every node.
+func (x *Index) accumulate(q Query, s *scratch) {
+	type member struct {
+		term   int32
+		weight float64
+	}
+	type clause struct {
+		key     string
+		members []member
+	}
+	var clauses []clause
+	expanded := 0
+	add := func(c *clause, t int32, w float64) {
+		if expanded >= maxExpanded || len(x.terms[t].postings) == 0 {
+			return
+		}
+		for _, m := range c.members {
+			if m.term == t {
+				return
+			}
+		}
+		expanded++
+		c.members = append(c.members, member{t, w})
+	}
+	for _, t := range q.Terms {
+		c := clause{key: "t:" + t}
+		if id, ok := x.dict[t]; ok {
+			add(&c, id, 1)
+		}
+		for _, a := range Aliases(t) {
+			if id, ok := x.dict[a]; ok && !slices.Contains(q.Terms, a) {
+				add(&c, id, AliasWeight)
+			}
+		}
+		clauses = append(clauses, c)
+	}
+	for _, p := range q.Prefixes {
+		c := clause{key: "p:" + p}
+		for _, id := range x.prefixTerms(p) {
+			add(&c, id, 1)
+		}
+		clauses = append(clauses, c)
+	}
+	slices.SortFunc(clauses, func(a, b clause) int { return strings.Compare(a.key, b.key) })
+	n := float64(x.live)
+	var avg [numFields]float64
+	for f := range numFields {
+		if x.live > 0 {
+			avg[f] = float64(x.totalLen[f]) / n
+		}
+	}
+	if len(s.tf) < len(s.acc) {
+		s.tf = make([]float64, len(s.acc))
+	}
+	for _, c := range clauses {
+		if len(c.members) == 0 {
+			continue
+		}
+		slices.SortFunc(c.members, func(a, b member) int { return strings.Compare(x.terms[a.term].text, x.terms[b.term].text) })
+		df := 0
+		for _, m := range c.members {
+			df = max(df, len(x.terms[m.term].postings))
+		}
+		idf := logPortable(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		scale := idf * (K1 + 1)
+		cand := s.cand[:0]
+		for _, m := range c.members {
+			for _, p := range x.terms[m.term].postings {
+				e := &x.docs[p.doc]
+				tf := 0.0
+				for f := range numFields {
+					if p.tf[f] == 0 {
+						continue
+					}
+					norm := 1 - B
+					if avg[f] > 0 {
+						norm += float64(B*float64(e.len[f])) / avg[f]
+					}
+					tf += float64(fieldWeights[f]*float64(p.tf[f])) / norm
+				}
+				if s.tf[p.doc] == 0 {
+					cand = append(cand, p.doc)
+				}
+				s.tf[p.doc] += float64(m.weight * tf)
+			}
+		}
+		for _, d := range cand {
+			tf := s.tf[d]
+			s.tf[d] = 0
+			if s.acc[d] == 0 {
+				s.touched = append(s.touched, d)
+			}
+			s.acc[d] += float64(scale*tf) / (K1 + tf)
+		}
+		s.cand = cand[:0]
+	}
+}
+
+// phraseIDs gives q's phrases as term numbers; false when a phrase has a term no card has.
+func (x *Index) phraseIDs(q Query) ([][]int32, bool) {
+	var out [][]int32
+	for _, p := range q.Phrases {
+		ids := make([]int32, len(p))
+		for i, t := range p {
+			id, ok := x.dict[t]
+			if !ok || len(x.terms[id].postings) == 0 {
+				return nil, false
+			}
+			ids[i] = id
+		}
+		out = append(out, ids)
+	}
+	return out, true
+}
+
+// byStake answers a query without text from the stake orders, which are kept sorted.
+func (x *Index) byStake(opt Options) []Hit {
+	list := x.all
+	if opt.Capability != "" {
+		list = x.caps[opt.Capability]
+	}
+	list = list[:min(len(list), opt.Limit)]
+	out := make([]Hit, len(list))
+	for i, n := range list {
+		e := &x.docs[n]
+		out[i] = Hit{ID: e.id, DID: e.did, Relevance: 1, Score: e.factor}
+	}
+	return out
+}
+
+// compareHits orders hits best first: score, then DID, then ID.
+func compareHits(a, b Hit) int {
+	switch {
+	case a.Score != b.Score:
+		if a.Score > b.Score {
+			return -1
+		}
+		return 1
+	case a.DID != b.DID:
+		return strings.Compare(a.DID, b.DID)
+	}
+	switch {
+	case a.ID < b.ID:
+		return -1
+	case a.ID > b.ID:
+		return 1
+	}
+	return 0
+}
+
+// pushTop keeps the limit best hits in a heap whose root is the worst of them.
+func pushTop(h []Hit, hit Hit, limit int) []Hit {
+	worse := func(i, j int) bool { return compareHits(h[i], h[j]) > 0 } // i is worse than j
+	if len(h) < limit {
+		h = append(h, hit)
+		for i := len(h) - 1; i > 0; {
+			parent := (i - 1) / 2
+			if !worse(i, parent) {
+				break
+			}
+			h[i], h[parent] = h[parent], h[i]
+			i = parent
+		}
+		return h
+	}
+	if compareHits(hit, h[0]) >= 0 { // not better than the worst kept
+		return h
+	}
+	h[0] = hit
+	for i := 0; ; {
+		l, r, w := 2*i+1, 2*i+2, i
+		if l < len(h) && worse(l, w) {
+			w = l
+		}
+		if r < len(h) && worse(r, w) {
+			w = r
+		}
+		if w == i {
+			return h
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
