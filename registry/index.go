@@ -341,7 +341,9 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 		}
 	}
 	var evicted []int64
-	if !staked {
+	// The index holds what the table held before this card: the quota can only be passed
+	// when it held the quota's worth of unstaked cards already (and the query sorts them all).
+	if !staked && r.index.Unstaked() >= r.cfg.MaxUnstaked {
 		if evicted, err = r.evictUnstaked(ctx, tx, sc.DID); err != nil {
 			return fail(err)
 		}

@@ -66,10 +66,13 @@ type Index struct {
 	dict     map[string]int32 // term → term number
 	terms    []termEntry      // by term number; a term stays once known (df may fall to 0)
 	prefixes map[string][]int32
-	docs     []docEntry // by doc number; numbers of deleted docs are reused
+	docs     []docEntry          // by doc number; numbers of deleted docs are reused
+	lens     [][numFields]uint16 // by doc number: the field lengths, apart for the scoring loop's cache
+	factors  []float64           // by doc number: the stake factor, apart for the same reason
 	free     []int32
 	byID     map[int64]int32
 	live     int
+	unstaked int
 	totalLen [numFields]int64
 	all      []int32            // live docs, best stake first (see rankLess)
 	caps     map[string][]int32 // capability and each ancestor → its docs, best stake first
@@ -90,7 +93,7 @@ type docEntry struct {
 	id     int64
 	did    string
 	factor float64
-	live   bool
+	staked bool
 	seq    [numFields][]int32 // the field's terms in order; capabilities' tags apart by -1
 	len    [numFields]uint16
 	terms  []docTerm // sorted by term
@@ -110,6 +113,13 @@ func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return x.live
+}
+
+// Unstaked is the number of unstaked cards indexed.
+func (x *Index) Unstaked() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.unstaked
 }
 
 // Put indexes d under id, replacing what id had.
@@ -217,8 +227,10 @@ func (x *Index) add(id int64, d *Doc) int32 {
 	} else {
 		n = int32(len(x.docs))
 		x.docs = append(x.docs, docEntry{})
+		x.lens = append(x.lens, [numFields]uint16{})
+		x.factors = append(x.factors, 0)
 	}
-	e := docEntry{id: id, did: d.DID, factor: d.factor(), live: true}
+	e := docEntry{id: id, did: d.DID, factor: d.factor(), staked: d.Staked}
 	e.seq[fieldName] = x.termIDs(Terms(d.Name), nil)
 	e.seq[fieldDescription] = x.termIDs(Terms(d.Description), nil)
 	var caps []int32
@@ -265,8 +277,13 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		i = j
 	}
 	x.docs[n] = e
+	x.lens[n] = e.len
+	x.factors[n] = e.factor
 	x.byID[id] = n
 	x.live++
+	if !d.Staked {
+		x.unstaked++
+	}
 	return n
 }
 
@@ -331,16 +348,15 @@ func (x *Index) delete(id int64) {
 	for f := range numFields {
 		x.totalLen[f] -= int64(e.len[f])
 	}
+	if !e.staked {
+		x.unstaked--
+	}
 	x.docs[n] = docEntry{}
+	x.lens[n] = [numFields]uint16{}
+	x.factors[n] = 0
 	x.free = append(x.free, n)
 	delete(x.byID, id)
 	x.live--
-}
-
-// has says whether doc n has capability c or a capability below it.
-func (e *docEntry) has(c string) bool {
-	_, ok := slices.BinarySearch(e.caps, c)
-	return ok
 }
 
 // hasPhrase says whether one field of doc n holds phrase (term numbers) as consecutive

@@ -38,9 +38,17 @@ type Hit struct {
 type scratch struct {
 	acc     []float64 // by doc number; 0 outside a search
 	tf      []float64 // by doc number, one clause's; 0 outside a search
+	mark    []uint32  // by doc number: gen marks the docs with the capability asked
+	gen     uint32
 	touched []int32
 	cand    []int32
-	top     []Hit
+	top     []ranked
+}
+
+// ranked is a match in the top-k heap.
+type ranked struct {
+	score float64
+	n     int32
 }
 
 // Search returns the best opt.Limit cards for q, best first. A query with no terms returns
@@ -54,44 +62,67 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	if q.Empty() {
 		return x.byStake(opt)
 	}
+	phrases, ok := x.phraseIDs(q)
+	if !ok { // a phrase with a term no card has: nothing can match
+		return nil
+	}
+	var filter []int32
+	if opt.Capability != "" {
+		if filter = x.caps[opt.Capability]; len(filter) == 0 {
+			return nil
+		}
+	}
 	s, _ := x.scratch.Get().(*scratch)
 	if s == nil {
 		s = &scratch{}
 	}
 	defer x.scratch.Put(s)
 	if len(s.acc) < len(x.docs) {
-		s.acc = make([]float64, len(x.docs)+len(x.docs)/4)
+		size := len(x.docs) + len(x.docs)/4
+		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
 	}
-	x.accumulate(q, s)
-	phrases, ok := x.phraseIDs(q)
-	if !ok { // a phrase with a term no card has: nothing can match
-		x.reset(s)
-		return nil
-	}
-	match := func(n int32) bool {
-		e := &x.docs[n]
-		if opt.Capability != "" && !e.has(opt.Capability) {
-			return false
+	// The filters, capability then phrases, leave the docs that may match marked s.gen.
+	var mark []uint32
+	if filter != nil {
+		g := s.next()
+		for _, n := range filter {
+			s.mark[n] = g
 		}
+		mark = s.mark
+	}
+	if len(phrases) > 0 {
+		// The docs holding every phrase: from the postings of the rarest phrase term.
+		rare := phrases[0][0]
 		for _, p := range phrases {
-			if !e.hasPhrase(p) {
-				return false
+			for _, t := range p {
+				if len(x.terms[t].postings) < len(x.terms[rare].postings) {
+					rare = t
+				}
 			}
 		}
-		return true
+		prev := s.gen
+		g := s.next()
+	docs:
+		for _, p := range x.terms[rare].postings {
+			if mark != nil && mark[p.doc] != prev {
+				continue
+			}
+			e := &x.docs[p.doc]
+			for _, ph := range phrases {
+				if !e.hasPhrase(ph) {
+					continue docs
+				}
+			}
+			s.mark[p.doc] = g
+		}
+		mark = s.mark
 	}
-	// Matches, and the best text score among them.
-	kept := s.touched[:0]
+	x.accumulate(q, s, mark)
+	match := func(n int32) bool { return mark == nil || mark[n] == s.gen }
 	maxText := 0.0
 	for _, n := range s.touched {
-		if match(n) {
-			kept = append(kept, n)
-			maxText = max(maxText, s.acc[n])
-		} else {
-			s.acc[n] = 0
-		}
+		maxText = max(maxText, s.acc[n])
 	}
-	s.touched = kept
 	var semOnly []int32
 	if opt.Semantic != nil {
 		for id, sem := range opt.Semantic {
@@ -100,29 +131,41 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 			}
 		}
 	}
-	top := s.top[:0]
-	push := func(n int32, text float64) {
-		e := &x.docs[n]
-		rel := 0.0
+	rel := func(n int32) float64 {
+		r := 0.0
 		if maxText > 0 {
-			rel = text / maxText
+			r = s.acc[n] / maxText
 		}
 		if opt.Semantic != nil {
-			rel = float64(TextShare*rel) + float64(SemanticShare*opt.Semantic[e.id])
+			r = float64(TextShare*r) + float64(SemanticShare*opt.Semantic[x.docs[n].id])
 		}
-		top = pushTop(top, Hit{ID: e.id, DID: e.did, Text: text, Relevance: rel, Score: rel * e.factor}, opt.Limit)
+		return r
 	}
+	top := s.top[:0]
 	for _, n := range s.touched {
-		push(n, s.acc[n])
+		top = x.pushTop(top, ranked{rel(n) * x.factors[n], n}, opt.Limit)
 	}
 	for _, n := range semOnly {
-		push(n, 0)
+		top = x.pushTop(top, ranked{rel(n) * x.factors[n], n}, opt.Limit)
+	}
+	slices.SortFunc(top, func(a, b ranked) int { return x.compareRanked(a, b) })
+	out := make([]Hit, len(top))
+	for i, r := range top {
+		e := &x.docs[r.n]
+		out[i] = Hit{ID: e.id, DID: e.did, Text: s.acc[r.n], Relevance: rel(r.n), Score: r.score}
 	}
 	x.reset(s)
-	slices.SortFunc(top, compareHits)
-	out := slices.Clone(top)
 	s.top = top[:0]
 	return out
+}
+
+// next starts a new mark generation.
+func (s *scratch) next() uint32 {
+	if s.gen++; s.gen == 0 {
+		clear(s.mark)
+		s.gen = 1
+	}
+	return s.gen
 }
 
 func (x *Index) reset(s *scratch) {
@@ -145,8 +188,9 @@ func (x *Index) reset(s *scratch) {
 // weight(t) is 1 for the query's terms and for what a prefix expands to, AliasWeight for an
 // alias: a card saying only the alias scores below one saying the term the same way. The
 // float additions run in a fixed order (clauses, then members, by their bytes), so the
-// scores are the same bits on every node.
-func (x *Index) accumulate(q Query, s *scratch) {
+// scores are the same bits on every node. mark, when set, keeps the docs marked s.gen (the
+// filters) and skips the others.
+func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 	type member struct {
 		term   int32
 		weight float64
@@ -196,9 +240,6 @@ func (x *Index) accumulate(q Query, s *scratch) {
 			avg[f] = float64(x.totalLen[f]) / n
 		}
 	}
-	if len(s.tf) < len(s.acc) {
-		s.tf = make([]float64, len(s.acc))
-	}
 	for _, c := range clauses {
 		if len(c.members) == 0 {
 			continue
@@ -213,7 +254,10 @@ func (x *Index) accumulate(q Query, s *scratch) {
 		cand := s.cand[:0]
 		for _, m := range c.members {
 			for _, p := range x.terms[m.term].postings {
-				e := &x.docs[p.doc]
+				if mark != nil && mark[p.doc] != s.gen {
+					continue
+				}
+				lens := &x.lens[p.doc]
 				tf := 0.0
 				for f := range numFields {
 					if p.tf[f] == 0 {
@@ -221,7 +265,7 @@ func (x *Index) accumulate(q Query, s *scratch) {
 					}
 					norm := 1 - B
 					if avg[f] > 0 {
-						norm += float64(B*float64(e.len[f])) / avg[f]
+						norm += float64(B*float64(lens[f])) / avg[f]
 					}
 					tf += float64(fieldWeights[f]*float64(p.tf[f])) / norm
 				}
@@ -275,31 +319,31 @@ func (x *Index) byStake(opt Options) []Hit {
 	return out
 }
 
-// compareHits orders hits best first: score, then DID, then ID.
-func compareHits(a, b Hit) int {
+// compareRanked orders matches best first: score, then DID, then ID.
+func (x *Index) compareRanked(a, b ranked) int {
 	switch {
-	case a.Score != b.Score:
-		if a.Score > b.Score {
-			return -1
-		}
-		return 1
-	case a.DID != b.DID:
-		return strings.Compare(a.DID, b.DID)
-	}
-	switch {
-	case a.ID < b.ID:
+	case a.score > b.score:
 		return -1
-	case a.ID > b.ID:
+	case a.score < b.score:
 		return 1
+	case a.n == b.n:
+		return 0
 	}
-	return 0
+	da, db := &x.docs[a.n], &x.docs[b.n]
+	if c := strings.Compare(da.did, db.did); c != 0 {
+		return c
+	}
+	if da.id < db.id {
+		return -1
+	}
+	return 1
 }
 
-// pushTop keeps the limit best hits in a heap whose root is the worst of them.
-func pushTop(h []Hit, hit Hit, limit int) []Hit {
-	worse := func(i, j int) bool { return compareHits(h[i], h[j]) > 0 } // i is worse than j
+// pushTop keeps the limit best matches in a heap whose root is the worst of them.
+func (x *Index) pushTop(h []ranked, r ranked, limit int) []ranked {
+	worse := func(i, j int) bool { return x.compareRanked(h[i], h[j]) > 0 } // i is worse than j
 	if len(h) < limit {
-		h = append(h, hit)
+		h = append(h, r)
 		for i := len(h) - 1; i > 0; {
 			parent := (i - 1) / 2
 			if !worse(i, parent) {
@@ -310,17 +354,17 @@ func pushTop(h []Hit, hit Hit, limit int) []Hit {
 		}
 		return h
 	}
-	if compareHits(hit, h[0]) >= 0 { // not better than the worst kept
+	if r.score < h[0].score || x.compareRanked(r, h[0]) >= 0 { // not better than the worst kept
 		return h
 	}
-	h[0] = hit
+	h[0] = r
 	for i := 0; ; {
-		l, r, w := 2*i+1, 2*i+2, i
+		l, rt, w := 2*i+1, 2*i+2, i
 		if l < len(h) && worse(l, w) {
 			w = l
 		}
-		if r < len(h) && worse(r, w) {
-			w = r
+		if rt < len(h) && worse(rt, w) {
+			w = rt
 		}
 		if w == i {
 			return h
