@@ -141,7 +141,7 @@ func runAgentShow(ctx context.Context, e *env, args []string) error {
 }
 
 func runAgentSearch(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "agent search", "[--capability TAG] [TEXT...]", "Find agents: staked agents first, then by relevance, stake and reputation.")
+	fs := newFlags(e, "agent search", "[--capability TAG] [TEXT...]", "Find agents by words or a sentence (\"phrases\", prefix*), ranked by relevance × stake × reputation.")
 	node := fs.nodeURL()
 	capability := fs.String("capability", "", "only agents with this capability")
 	limit := fs.Int("limit", 20, "at most this many")
