@@ -359,6 +359,16 @@ func (x *Index) delete(id int64) {
 	x.live--
 }
 
+// hasPhrases says whether the doc holds every phrase.
+func (e *docEntry) hasPhrases(phrases [][]int32) bool {
+	for _, p := range phrases {
+		if !e.hasPhrase(p) {
+			return false
+		}
+	}
+	return true
+}
+
 // hasPhrase says whether one field of doc n holds phrase (term numbers) as consecutive
 // terms.
 func (e *docEntry) hasPhrase(phrase []int32) bool {

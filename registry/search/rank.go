@@ -91,29 +91,30 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		mark = s.mark
 	}
 	if len(phrases) > 0 {
-		// The docs holding every phrase: from the postings of the rarest phrase term.
-		rare := phrases[0][0]
+		// The docs holding every phrase term (intersected through marks, rarest term
+		// first), then those where each phrase holds.
+		var terms []int32
 		for _, p := range phrases {
 			for _, t := range p {
-				if len(x.terms[t].postings) < len(x.terms[rare].postings) {
-					rare = t
+				if !slices.Contains(terms, t) {
+					terms = append(terms, t)
 				}
 			}
 		}
-		prev := s.gen
-		g := s.next()
-	docs:
-		for _, p := range x.terms[rare].postings {
-			if mark != nil && mark[p.doc] != prev {
-				continue
-			}
-			e := &x.docs[p.doc]
-			for _, ph := range phrases {
-				if !e.hasPhrase(ph) {
-					continue docs
+		slices.SortFunc(terms, func(a, b int32) int { return len(x.terms[a].postings) - len(x.terms[b].postings) })
+		for i, t := range terms {
+			prev := s.gen // read apart: Go does not order a read against a call in one statement
+			g := s.next()
+			first := i == 0 && mark == nil
+			for _, p := range x.terms[t].postings {
+				if !first && s.mark[p.doc] != prev {
+					continue
 				}
+				if i == len(terms)-1 && !x.docs[p.doc].hasPhrases(phrases) {
+					continue
+				}
+				s.mark[p.doc] = g
 			}
-			s.mark[p.doc] = g
 		}
 		mark = s.mark
 	}
@@ -251,28 +252,30 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 		}
 		idf := logPortable(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 		scale := idf * (K1 + 1)
+		if len(c.members) == 1 { // no sum to stage: straight into acc (the same bits)
+			m := c.members[0]
+			for _, p := range x.terms[m.term].postings {
+				if mark != nil && mark[p.doc] != s.gen {
+					continue
+				}
+				tf := float64(m.weight * x.fieldTF(p, avg))
+				if s.acc[p.doc] == 0 {
+					s.touched = append(s.touched, p.doc)
+				}
+				s.acc[p.doc] += float64(scale*tf) / (K1 + tf)
+			}
+			continue
+		}
 		cand := s.cand[:0]
 		for _, m := range c.members {
 			for _, p := range x.terms[m.term].postings {
 				if mark != nil && mark[p.doc] != s.gen {
 					continue
 				}
-				lens := &x.lens[p.doc]
-				tf := 0.0
-				for f := range numFields {
-					if p.tf[f] == 0 {
-						continue
-					}
-					norm := 1 - B
-					if avg[f] > 0 {
-						norm += float64(B*float64(lens[f])) / avg[f]
-					}
-					tf += float64(fieldWeights[f]*float64(p.tf[f])) / norm
-				}
 				if s.tf[p.doc] == 0 {
 					cand = append(cand, p.doc)
 				}
-				s.tf[p.doc] += float64(m.weight * tf)
+				s.tf[p.doc] += float64(m.weight * x.fieldTF(p, avg))
 			}
 		}
 		for _, d := range cand {
@@ -285,6 +288,24 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 		}
 		s.cand = cand[:0]
 	}
+}
+
+// fieldTF is a posting's term frequency over the fields, each weighted and normalized by
+// the field's length against its average (BM25F's tf~ for one term).
+func (x *Index) fieldTF(p posting, avg [numFields]float64) float64 {
+	lens := &x.lens[p.doc]
+	tf := 0.0
+	for f := range numFields {
+		if p.tf[f] == 0 {
+			continue
+		}
+		norm := 1 - B
+		if avg[f] > 0 {
+			norm += float64(B*float64(lens[f])) / avg[f]
+		}
+		tf += float64(fieldWeights[f]*float64(p.tf[f])) / norm
+	}
+	return tf
 }
 
 // phraseIDs gives q's phrases as term numbers; false when a phrase has a term no card has.
