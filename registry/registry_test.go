@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 	"strings"
@@ -553,6 +554,61 @@ func TestStuffedCardsDoNotBuryARelevantStakedCard(t *testing.T) {
 		at := slices.IndexFunc(res, func(a *registry.Agent) bool { return a.DID == honest.DID.String() })
 		if at < 0 || at > 2 {
 			t.Errorf("Search(%q): the staked auditor is at %d of %d", text, at, len(res))
+		}
+	}
+}
+
+// TestSameCardsSameRanking: two nodes that received the same cards in opposite orders (one
+// of them replacing a card on the way) rank them the same, scores bit for bit.
+func TestSameCardsSameRanking(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	var cards [][]byte
+	descs := []string{"translates legal contracts French to English", "Solidity audits and reentrancy reviews", "German VAT returns",
+		"localization of apps", "summaries of research papers", "smart contract development", "penetration testing of web apps"}
+	var first *identity.Key
+	for i := range 21 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if i == 0 {
+			first = k
+		}
+		if i%3 == 0 {
+			st[k.DID.String()] = big.NewInt(int64(i+1) * 1e17)
+		}
+		cards = append(cards, card(t, k, 1, fmt.Sprintf("Agent %d", i), descs[i%len(descs)], []string{"translation/fr-en", "audit", "tax", "translation", "summarize", "development", "security"}[i%7]))
+	}
+	a, b := newRegistry(t, st), newRegistry(t, st)
+	for i := range cards {
+		if _, err := a.Register(ctx, cards[i], "a"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Register(ctx, cards[len(cards)-1-i], "b"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// b first held another card of the first agent: the same one in the end.
+	if _, err := b.Register(ctx, card(t, first, 2, "Agent 0", descs[0], "translation/fr-en"), "b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Register(ctx, card(t, first, 2, "Agent 0", descs[0], "translation/fr-en"), "a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []registry.Query{{Text: "translation"}, {Text: "who can check my solidity contract"}, {Text: `"research papers"`}, {Text: "transl*"}, {Capability: "translation"}, {}} {
+		ra, err := a.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := b.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ra) != len(rb) || len(ra) == 0 {
+			t.Fatalf("Search(%+v): %d and %d cards", q, len(ra), len(rb))
+		}
+		for i := range ra {
+			if ra[i].DID != rb[i].DID || math.Float64bits(ra[i].Score) != math.Float64bits(rb[i].Score) {
+				t.Errorf("Search(%+v) #%d: %s %v and %s %v", q, i, ra[i].DID, ra[i].Score, rb[i].DID, rb[i].Score)
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"math"
 	"slices"
 	"strings"
 )
@@ -38,8 +39,8 @@ type Hit struct {
 type scratch struct {
 	acc     []float64 // by doc number; 0 outside a search
 	tf      []float64 // by doc number, one clause's; 0 outside a search
-	mark    []uint32  // by doc number: gen marks the docs with the capability asked
-	gen     uint32
+	mark    []uint32  // by doc number: gen marks the docs the filters keep
+	gen     uint32    // the mark generation; each filter step starts one
 	touched []int32
 	cand    []int32
 	top     []ranked
@@ -81,7 +82,12 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		size := len(x.docs) + len(x.docs)/4
 		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
 	}
-	// The filters, capability then phrases, leave the docs that may match marked s.gen.
+	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
+	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
+	if s.gen > math.MaxUint32-2*MaxQueryTerms {
+		clear(s.mark)
+		s.gen = 0
+	}
 	var mark []uint32
 	if filter != nil {
 		g := s.next()
@@ -162,10 +168,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 
 // next starts a new mark generation.
 func (s *scratch) next() uint32 {
-	if s.gen++; s.gen == 0 {
-		clear(s.mark)
-		s.gen = 1
-	}
+	s.gen++
 	return s.gen
 }
 
