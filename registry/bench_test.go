@@ -31,7 +31,7 @@ func percentiles(b *testing.B, lat []time.Duration) {
 
 // BenchmarkRegister measures one registration on a node with a libp2p host attached: signature
 // check, stake read (from a reader that answers at once, as the per-block cache does), SQLite
-// insert with the FTS index, gossip publish and the DHT put it starts. It reports p50 and p99
+// insert, the search index's update, gossip publish and the DHT put it starts. It reports p50 and p99
 // over 10,000 registrations of staked agents. Target: p50 <= 2 ms, p99 <= 10 ms.
 func BenchmarkRegister(b *testing.B) {
 	ctx := context.Background()
