@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -268,4 +269,27 @@ func TestLogPortable(t *testing.T) {
 			t.Errorf("logPortable(%v) = %v, want %v", v, got, want)
 		}
 	}
+}
+
+// TestConcurrent runs searches while cards are put and deleted (go test -race).
+func TestConcurrent(t *testing.T) {
+	x := build(inOrder())
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 200 {
+				if g == 0 {
+					id := int64(1000 + i%20)
+					x.Put(id, Doc{DID: fmt.Sprintf("did:c:%d", i%20), Name: "translator", Capabilities: []string{"translation/x"}})
+					if i%3 == 0 {
+						x.Delete(id)
+					}
+					continue
+				}
+				q, _ := ParseQuery([]string{"translator", `"legal contracts"`, "transl*", ""}[(i+g)%4])
+				x.Search(q, Options{Limit: 10, Capability: []string{"", "translation"}[i%2]})
+			}
+		})
+	}
+	wg.Wait()
 }
