@@ -15,8 +15,12 @@ const AliasWeight = 0.5
 // knowledge (spelling variants, the role and the activity, common abbreviations), not tuned
 // to any test set. Entries are words; they go through Stem, so the table meets the index on
 // its own terms whatever the stemmer does. One word per entry: a phrase cannot be an alias.
-// Changing the table changes the ranking of every node: it is part of the protocol of
-// ranking (docs/SEARCH.md).
+// A word whose stem is also an everyday word of another sense stays out ("booking" is
+// "book", "marketing" is "market", "editing" is also video editing, "hiring" is how a
+// request starts); stems shared by two senses cannot be told apart
+// ("localization" is "local", so "local" finds translators at half weight). Changing the
+// table changes the ranking of every node: it is part of the protocol of ranking
+// (docs/SEARCH.md).
 var aliasGroups = []string{
 	"translation translator translate localization localisation localize localise l10n interpreter interpreting",
 	"audit auditor auditing review reviewer inspection assessment",
@@ -34,13 +38,13 @@ var aliasGroups = []string{
 	"analytics analysis analyst analyze analyse",
 	"visualization visualisation chart dashboard",
 	"medical medicine clinical clinician physician doctor healthcare",
-	"proofreading proofread proofreader copyediting editing editor",
+	"proofreading proofread proofreader copyediting",
 	"copywriting copywriter writer ghostwriter",
-	"advertising advertisement ads marketing",
-	"scheduling schedule calendar appointment booking",
+	"advertising advertisement ads",
+	"scheduling schedule calendar appointment",
 	"monitoring monitor observability alerting",
 	"deployment deploy devops",
-	"recruiting recruiter recruitment hiring",
+	"recruiting recruiter recruitment",
 	"optimization optimisation optimize optimise",
 	"video footage",
 }
