@@ -74,6 +74,7 @@ type Index struct {
 	live     int
 	unstaked int
 	totalLen [numFields]int64
+	maxLen   [numFields]uint16 // the longest field ever indexed (bounds the norm tables)
 	all      []int32            // live docs, best stake first (see rankLess)
 	caps     map[string][]int32 // capability and each ancestor → its docs, best stake first
 	scratch  sync.Pool
@@ -263,6 +264,7 @@ func (x *Index) add(id int64, d *Doc) int32 {
 			}
 		}
 		x.totalLen[f] += int64(e.len[f])
+		x.maxLen[f] = max(x.maxLen[f], e.len[f])
 	}
 	slices.SortFunc(all, func(a, b tf) int { return int(a.term) - int(b.term) })
 	for i := 0; i < len(all); {

@@ -44,6 +44,7 @@ type scratch struct {
 	touched []int32
 	cand    []int32
 	top     []ranked
+	norms   [numFields][]float64 // by field length: bm25's length normalization, this query's
 }
 
 // ranked is a match in the top-k heap.
@@ -126,8 +127,20 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	}
 	x.accumulate(q, s, mark)
 	match := func(n int32) bool { return mark == nil || mark[n] == s.gen }
+	// With many matches, reading the scores in doc order beats following touched (the
+	// same matches, in another order: neither max nor the heap depends on it).
+	matches := s.touched
+	if len(matches) > len(x.docs)/8 {
+		matches = s.cand[:0]
+		for n, a := range s.acc[:len(x.docs)] {
+			if a != 0 {
+				matches = append(matches, int32(n))
+			}
+		}
+		s.cand = matches
+	}
 	maxText := 0.0
-	for _, n := range s.touched {
+	for _, n := range matches {
 		maxText = max(maxText, s.acc[n])
 	}
 	var semOnly []int32
@@ -149,7 +162,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		return r
 	}
 	top := s.top[:0]
-	for _, n := range s.touched {
+	for _, n := range matches {
 		top = x.pushTop(top, ranked{rel(n) * x.factors[n], n}, opt.Limit)
 	}
 	for _, n := range semOnly {
@@ -162,7 +175,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		out[i] = Hit{ID: e.id, DID: e.did, Text: s.acc[r.n], Relevance: rel(r.n), Score: r.score}
 	}
 	x.reset(s)
-	s.top = top[:0]
+	s.top, s.cand = top[:0], s.cand[:0]
 	return out
 }
 
@@ -173,8 +186,12 @@ func (s *scratch) next() uint32 {
 }
 
 func (x *Index) reset(s *scratch) {
-	for _, n := range s.touched {
-		s.acc[n] = 0
+	if len(s.touched) > len(x.docs)/8 {
+		clear(s.acc[:len(x.docs)])
+	} else {
+		for _, n := range s.touched {
+			s.acc[n] = 0
+		}
 	}
 	s.touched = s.touched[:0]
 }
@@ -238,11 +255,21 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 	}
 	slices.SortFunc(clauses, func(a, b clause) int { return strings.Compare(a.key, b.key) })
 	n := float64(x.live)
-	var avg [numFields]float64
+	// norm(f, len) = 1 − B + B × len / avglen(f), for every length a field has had.
 	for f := range numFields {
+		avg := 0.0
 		if x.live > 0 {
-			avg[f] = float64(x.totalLen[f]) / n
+			avg = float64(x.totalLen[f]) / n
 		}
+		norms := s.norms[f][:0]
+		for l := range int(x.maxLen[f]) + 1 {
+			norm := 1 - B
+			if avg > 0 {
+				norm += float64(B*float64(l)) / avg
+			}
+			norms = append(norms, norm)
+		}
+		s.norms[f] = norms
 	}
 	for _, c := range clauses {
 		if len(c.members) == 0 {
@@ -261,7 +288,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 				if mark != nil && mark[p.doc] != s.gen {
 					continue
 				}
-				tf := float64(m.weight * x.fieldTF(p, avg))
+				tf := float64(m.weight * x.fieldTF(p, &s.norms))
 				if s.acc[p.doc] == 0 {
 					s.touched = append(s.touched, p.doc)
 				}
@@ -278,7 +305,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 				if s.tf[p.doc] == 0 {
 					cand = append(cand, p.doc)
 				}
-				s.tf[p.doc] += float64(m.weight * x.fieldTF(p, avg))
+				s.tf[p.doc] += float64(m.weight * x.fieldTF(p, &s.norms))
 			}
 		}
 		for _, d := range cand {
@@ -295,18 +322,14 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 
 // fieldTF is a posting's term frequency over the fields, each weighted and normalized by
 // the field's length against its average (BM25F's tf~ for one term).
-func (x *Index) fieldTF(p posting, avg [numFields]float64) float64 {
+func (x *Index) fieldTF(p posting, norms *[numFields][]float64) float64 {
 	lens := &x.lens[p.doc]
 	tf := 0.0
 	for f := range numFields {
 		if p.tf[f] == 0 {
 			continue
 		}
-		norm := 1 - B
-		if avg[f] > 0 {
-			norm += float64(B*float64(lens[f])) / avg[f]
-		}
-		tf += float64(fieldWeights[f]*float64(p.tf[f])) / norm
+		tf += float64(fieldWeights[f]*float64(p.tf[f])) / norms[f][lens[f]]
 	}
 	return tf
 }
