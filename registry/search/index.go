@@ -74,7 +74,7 @@ type Index struct {
 	live     int
 	unstaked int
 	totalLen [numFields]int64
-	maxLen   [numFields]uint16 // the longest field ever indexed (bounds the norm tables)
+	maxLen   [numFields]uint16  // the longest field ever indexed (bounds the norm tables)
 	all      []int32            // live docs, best stake first (see rankLess)
 	caps     map[string][]int32 // capability and each ancestor → its docs, best stake first
 	scratch  sync.Pool
