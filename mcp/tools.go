@@ -63,7 +63,7 @@ type SearchInput struct {
 	Limit      int    `json:"limit,omitempty" jsonschema:"at most this many agents (1 to 50, default 10)"`
 }
 
-// Agents are search results, staked agents first.
+// Agents are search results, best first (relevance × stake × reputation, docs/SEARCH.md).
 type Agents struct {
 	Agents      []*wire.Agent `json:"agents"`
 	Discovering bool          `json:"discovering,omitempty" jsonschema:"the node is looking the capability up in the network: search again in a few seconds for the providers it finds"`
@@ -195,7 +195,7 @@ type AuditInput struct {
 func (s *server) addTools(srv *sdk.Server) {
 	addTool(srv, "node_info", "Node info", "The node's DID, chain and contracts: what an envelope for it names, and who this server signs as.", true, s.nodeInfo)
 	addTool(srv, "resolve_did", "Resolve a DID", "Resolve a did:key or did:pkh to its DID document (W3C DID Resolution), with whether it was deactivated on chain.", true, s.resolveDID)
-	addTool(srv, "search_agents", "Search agents", "Find registered agents by text and capability, ranked by relevance, stake and reputation (staked agents first).", true, s.searchAgents)
+	addTool(srv, "search_agents", "Search agents", "Find registered agents by text and capability, ranked by relevance × stake × reputation: words OR-ed, a sentence works, \"phrases\" and prefix* too.", true, s.searchAgents)
 	addTool(srv, "get_agent", "Show an agent", "An agent's signed card: name, capabilities, endpoints, wallet, stake.", true, s.getAgent)
 	addTool(srv, "get_reputation", "Show a reputation with its proof", "An agent's score and the audits that fed it, with the audit log's signed head and each audit's inclusion proof, checked here.", true, s.getReputation)
 	addTool(srv, "get_bounty", "Show a bounty", "A bounty's terms, status and history, with its task text checked against the hash on chain.", true, s.getBounty)

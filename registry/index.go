@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/units"
+	"github.com/surety-ioa/surety/registry/search"
 )
 
 var migrations = []sqlite.Migration{{Version: 1, SQL: `
@@ -53,7 +53,7 @@ CREATE VIRTUAL TABLE registry_fts USING fts5(did UNINDEXED, chain UNINDEXED, nam
 `}, {Version: 2, SQL: `
 -- Search reads matches in rank order and stops early: a card's search row id is its rank
 -- (see rankRow), and capability rows carry it too, indexed. tags holds each capability as
--- one exact token (see capabilityToken), so text and capability match in one FTS5 query.
+-- one exact token ('c' || hex(capability)), so text and capability match in one FTS5 query.
 CREATE VIRTUAL TABLE registry_fts_ranked USING fts5(did UNINDEXED, chain UNINDEXED, name, description, capabilities, tags, tokenize = 'unicode61');
 INSERT INTO registry_fts_ranked (rowid, did, chain, name, description, capabilities, tags)
 	SELECT ` + rankRowSQL + `, f.did, f.chain, f.name, f.description, f.capabilities,
@@ -84,28 +84,22 @@ DROP TABLE registry_gone;
 -- Unstaked cards are a class with a quota (Config.MaxUnstaked), the oldest received going
 -- first; the sync window lists staked cards first, then the newest received.
 CREATE INDEX registry_cards_received ON registry_cards (chain, staked, received);
+`}, {Version: 6, SQL: `
+-- Text search runs on an in-memory index built from registry_cards (package search); the
+-- FTS5 table is no longer read or written. fts_row stays: it is the card's rank key, which
+-- registry_cards_rank and registry_capabilities.rank order by, and deletions go by it.
+DROP TABLE registry_fts;
 `}}
 
-// A card's search row id is its rank: rankRow(staked, weight, serial) puts every staked card
+// A card's rank key (registry_cards.fts_row, named when it was the row id of the FTS5
+// table that migration 6 dropped): rankRow(staked, weight, serial) puts every staked card
 // above every unstaked one, then orders by stake weight (in steps of 1/1000), then newest
-// first; serial (the card's row id in registry_cards) keeps it unique. Reading matches in
-// descending row id is reading them best first, which FTS5 and the capability index do
-// without sorting. rankRowSQL is the same formula over registry_cards' columns, for the
-// migration.
+// first; serial (the card's row id in registry_cards) keeps it unique. rankRowSQL is the
+// same formula over registry_cards' columns, for migration 2.
 const (
 	weightSteps = 1<<21 - 1
 	rankRowSQL  = `(((1 + (c.staked << 21) + min(CAST(round((c.weight - 1) * 1000) AS INTEGER), 2097151)) << 32) | c.rowid)`
 )
-
-// capabilityToken is capability as one search token: capabilities are compared exactly, and
-// the tokenizer would split "code-review" in two. SQL's 'c' || hex(capability) is the same.
-func capabilityToken(capability string) string {
-	return "c" + strings.ToUpper(hex.EncodeToString([]byte(capability)))
-}
-
-// relevanceSQL is the text relevance of a match: bm25 over name, description and
-// capabilities, with tags (matched only to filter by capability) weighing nothing.
-const relevanceSQL = `-bm25(registry_fts, 0, 0, 1, 1, 1, 0)`
 
 func rankRow(staked bool, weight float64, serial int64) int64 {
 	key := 1 + min(int64(math.Round((weight-1)*1000)), weightSteps)
@@ -115,7 +109,8 @@ func rankRow(staked bool, weight float64, serial int64) int64 {
 	return key<<32 | serial
 }
 
-// ErrNoFTS5 reports a build without SQLite's FTS5 (build with -tags sqlite_fts5; the Makefile does).
+// ErrNoFTS5 reports a build without SQLite's FTS5 (build with -tags sqlite_fts5; the Makefile
+// does): the registry's first migrations create FTS5 tables (migration 6 drops the last).
 var ErrNoFTS5 = errors.New("registry: SQLite was built without FTS5: build with -tags sqlite_fts5 (make does)")
 
 // ReputationReader gives an agent's reputation weight (1 = neutral) for ranking. Until the
@@ -168,15 +163,21 @@ type Config struct {
 	Logger      *slog.Logger
 }
 
-// Registry keeps the valid Agent Cards this node has seen, in SQLite with full-text search.
+// Registry keeps the valid Agent Cards this node has seen, in SQLite, and searches them in
+// an in-memory index (package search).
 type Registry struct {
 	cfg     Config
 	mu      sync.Mutex // serializes writes, so sequence checks and upserts are atomic
 	limiter *limiter
 	net     *Network // set by Attach; nil for a node without peers
+	index   *search.Index
+	// semantic is the hook of the hybrid ranking's semantic part (docs/SEARCH.md): the
+	// semantic scores (cosine, clamped at 0) of the cards nearest to a query's text, by
+	// registry_cards row id; nil ranks by text alone. registry/semantic fills it.
+	semantic func(ctx context.Context, text string) (map[int64]float64, error)
 }
 
-// New migrates the registry tables.
+// New migrates the registry tables and builds the search index from them.
 func New(ctx context.Context, cfg Config) (*Registry, error) {
 	if cfg.Reputation == nil {
 		cfg.Reputation = Neutral{}
@@ -202,12 +203,11 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		}
 		return nil, err
 	}
-	// Cards of chains the node left went with their chain (cascade); their search rows are
-	// in a virtual table that cascades cannot reach, so they go here.
-	if _, err := cfg.DB.ExecContext(ctx, `DELETE FROM registry_fts WHERE rowid NOT IN (SELECT fts_row FROM registry_cards)`); err != nil {
-		return nil, fmt.Errorf("registry: clean search index: %w", err)
+	r := &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now), index: search.New()}
+	if err := r.loadIndex(ctx); err != nil {
+		return nil, err
 	}
-	return &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now)}, nil
+	return r, nil
 }
 
 // staked says whether a stake counts: above zero and at least the minimum.
@@ -316,18 +316,6 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 	defer tx.Rollback()
 	chain := r.cfg.Chain
 	fail := func(err error) error { return fmt.Errorf("registry: store card: %w", err) }
-	// The FTS row of an earlier card goes by rowid: FTS5 cannot look rows up by an
-	// unindexed column without scanning the whole index.
-	var oldRow int64
-	switch err := tx.QueryRowContext(ctx, `SELECT fts_row FROM registry_cards WHERE chain = ? AND did = ?`, chain, sc.DID).Scan(&oldRow); {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return fail(err)
-	default:
-		if _, err := tx.ExecContext(ctx, `DELETE FROM registry_fts WHERE rowid = ?`, oldRow); err != nil {
-			return fail(err)
-		}
-	}
 	staked, weight := r.staked(stake), r.stakeWeight(stake)
 	var serial int64
 	if err := tx.QueryRowContext(ctx, `INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
@@ -341,14 +329,6 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 		return fail(fmt.Errorf("card row %d is beyond the 2^32 cards a search row id can name", serial))
 	}
 	rank := rankRow(staked, weight, serial)
-	tags := make([]string, len(sc.Capabilities))
-	for i, c := range sc.Capabilities {
-		tags[i] = capabilityToken(c)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO registry_fts (rowid, did, chain, name, description, capabilities, tags) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		rank, sc.DID, chain, sc.Name, sc.Description, strings.Join(sc.Capabilities, " "), strings.Join(tags, " ")); err != nil {
-		return fail(err)
-	}
 	if _, err := tx.ExecContext(ctx, `UPDATE registry_cards SET fts_row = ? WHERE rowid = ?`, rank, serial); err != nil {
 		return fail(err)
 	}
@@ -360,53 +340,64 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 			return fail(err)
 		}
 	}
-	if !staked {
-		if err := r.evictUnstaked(ctx, tx, sc.DID); err != nil {
+	var evicted []int64
+	// The index holds what the table held before this card: the quota can only be passed
+	// when it held the quota's worth of unstaked cards already (and the query sorts them all).
+	if !staked && r.index.Unstaked() >= r.cfg.MaxUnstaked {
+		if evicted, err = r.evictUnstaked(ctx, tx, sc.DID); err != nil {
 			return fail(err)
 		}
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return fail(err)
+	}
+	for _, id := range evicted {
+		r.index.Delete(id)
+	}
+	r.index.Put(serial, indexDoc(&sc.Card, staked, weight))
+	return nil
 }
 
 // evictUnstaked keeps the unstaked cards within Config.MaxUnstaked once kept's card is
-// stored: the others received longest ago go, with their search rows and capabilities.
-func (r *Registry) evictUnstaked(ctx context.Context, tx *sql.Tx, kept string) error {
-	rows, err := tx.QueryContext(ctx, `SELECT did, fts_row FROM registry_cards WHERE chain = ? AND staked = 0 AND did != ?
+// stored: the others received longest ago go, with their capabilities. It returns their
+// row ids, for the search index once the transaction commits.
+func (r *Registry) evictUnstaked(ctx context.Context, tx *sql.Tx, kept string) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT did, fts_row, rowid FROM registry_cards WHERE chain = ? AND staked = 0 AND did != ?
 		ORDER BY received DESC, did LIMIT -1 OFFSET ?`, r.cfg.Chain, kept, r.cfg.MaxUnstaked-1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	type gone struct {
-		did string
-		row int64
+		did     string
+		row, id int64
 	}
 	var evict []gone
 	for rows.Next() {
 		var g gone
-		if err := rows.Scan(&g.did, &g.row); err != nil {
+		if err := rows.Scan(&g.did, &g.row, &g.id); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		evict = append(evict, g)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return err
+		return nil, err
 	}
+	ids := make([]int64, 0, len(evict))
 	for _, g := range evict {
-		for _, q := range []string{`DELETE FROM registry_fts WHERE rowid = ?`, `DELETE FROM registry_cards WHERE fts_row = ?`} {
-			if _, err := tx.ExecContext(ctx, q, g.row); err != nil {
-				return err
-			}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM registry_cards WHERE fts_row = ?`, g.row); err != nil {
+			return nil, err
 		}
+		ids = append(ids, g.id)
 		if _, err := tx.ExecContext(ctx, `DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, r.cfg.Chain, g.did); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if len(evict) > 0 {
 		r.cfg.Logger.Debug("registry: unstaked cards over the quota dropped, oldest first", "count", len(evict), "max", r.cfg.MaxUnstaked)
 	}
-	return nil
+	return ids, nil
 }
 
 // Agent is a stored card with the stake it had when the node took it.
@@ -458,12 +449,14 @@ func (r *Registry) getLocal(ctx context.Context, did string) (*Agent, error) {
 
 // Query is a discovery search.
 type Query struct {
-	// Text is matched against name, description and capabilities (FTS5 syntax is escaped:
-	// every word must appear): UTF-8 text of at most MaxQueryText characters, without
-	// control characters.
+	// Text is matched against name, description and capabilities: words (any match
+	// ranks, more matches rank higher), "quoted phrases", prefix* (search.ParseQuery,
+	// docs/SEARCH.md); UTF-8 text of at most MaxQueryText characters, without control
+	// characters.
 	Text string
-	// Capability, when set, must be one of the card's capabilities exactly, so it is
-	// written as they are (1 to 64 of a-z 0-9 . - : /).
+	// Capability, when set, must be one of the card's capabilities, or an ancestor of one
+	// in the hierarchy ("translation" finds "translation/fr-en", not "translations"), so it
+	// is written as they are (1 to 64 of a-z 0-9 . - : /).
 	Capability string
 	// Limit bounds the answer (0 means 20, at most 100).
 	Limit int
@@ -485,9 +478,9 @@ func (e *QueryError) Error() string { return ErrBadQuery.Error() + ": " + e.Fiel
 // Unwrap returns ErrBadQuery.
 func (e *QueryError) Unwrap() error { return ErrBadQuery }
 
-// validate refuses what FTS5 cannot be asked (it reads its query up to a NUL, so text with
-// one was an unterminated string), and what no card can match (a capability out of the
-// card rules, which would otherwise be looked up in the network too).
+// validate refuses text that is not text (invalid UTF-8, control characters: what
+// search.ParseQuery refuses), and what no card can match (a capability out of the card
+// rules, which would otherwise be looked up in the network too).
 func (q Query) validate() error {
 	if !utf8.ValidString(q.Text) || strings.ContainsFunc(q.Text, func(r rune) bool { return unicode.IsControl(r) && !unicode.IsSpace(r) }) {
 		return &QueryError{Field: "q", Detail: "must be UTF-8 text without control characters"}
@@ -502,16 +495,22 @@ func (q Query) validate() error {
 }
 
 // Search ranks the cards matching q, or returns a *QueryError (ErrBadQuery) for a q no card
-// can match as written. Ranking: staked cards always come before unstaked ones;
-// within each group by relevance × stake weight × reputation weight, where relevance is the
-// negated FTS5 bm25 score (1 without text), the stake weight is units.StakeWeight of the stake in whole tokens
-// and the reputation weight comes from the ReputationReader (1 until reputation exists).
+// can match as written. The ranking (docs/SEARCH.md) is
 //
-// To answer in a few milliseconds over any number of cards, the score is computed for the
-// candidates only: the matching cards first in rank order (staked, then stake weight; see
-// rankRow), 10 × the limit of them and at least 200, read from the search index in that order
-// without sorting. A card outside the candidates can only be a match with less stake than
-// each of them.
+//	score = rel × stakeFactor × reputationWeight
+//	rel   = text / maxText   (0.75·text/maxText + 0.25·semantic once the semantic hook is set)
+//
+// where text is the card's BM25F score for q.Text (name ×2, capabilities ×2, description ×1;
+// k1 1.2, b 0.75; the query's words OR-ed, aliases at half weight) and maxText the best text
+// score among the matches; without text rel is 1. stakeFactor is units.StakeWeight of the
+// stake in whole tokens (≥ 1) for a staked card and 0.5 for an unstaked one, so for equal
+// relevance a staked card is above an unstaked one; the reputation weight comes from the
+// ReputationReader (1 until reputation exists). Ties go by DID. Text that is only stop
+// words and punctuation matches nothing.
+//
+// The index ranks the matches by rel × stakeFactor and hands over the best 10 × the limit
+// of them (at least 200); the reputation weight, read per card, multiplies those only, so a
+// card outside them is one that 200 others beat before reputation.
 //
 // A search by capability that finds fewer cards than the limit here also starts a lookup in
 // the network (when the node has one): the capability's providers in the DHT, at most once a
@@ -540,33 +539,31 @@ func (q Query) limit() int {
 // searchLocal is Search in this node's index only.
 func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 	q.Limit = q.limit()
-	query, args := r.candidateQuery(q)
-	rows, err := r.cfg.DB.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("registry: search: %w", err)
+	pq, err := search.ParseQuery(q.Text)
+	if err != nil { // validate refuses what ParseQuery does
+		return nil, &QueryError{Field: "q", Detail: "must be UTF-8 text without control characters"}
 	}
-	defer rows.Close()
+	if pq.Empty() && strings.TrimSpace(q.Text) != "" {
+		return nil, nil // only stop words: nothing asked that a card could answer
+	}
+	opt := search.Options{Capability: q.Capability, Limit: max(q.Limit*10, 200)}
 	r.mu.Lock()
-	rep := r.cfg.Reputation
+	rep, semantic := r.cfg.Reputation, r.semantic
 	r.mu.Unlock()
-	var found []*candidate
-	for rows.Next() {
-		var c candidate
-		var weight, relevance float64
-		if err := rows.Scan(&c.serial, &c.did, &c.staked, &weight, &relevance); err != nil {
-			return nil, err
+	if semantic != nil && !pq.Empty() {
+		if opt.Semantic, err = semantic(ctx, q.Text); err != nil {
+			return nil, fmt.Errorf("registry: search: %w", err)
 		}
-		repWeight, err := rep.Weight(ctx, c.did)
+	}
+	hits := r.index.Search(pq, opt)
+	found := make([]*candidate, 0, len(hits))
+	for _, h := range hits {
+		repWeight, err := rep.Weight(ctx, h.DID)
 		if err != nil {
 			return nil, err
 		}
-		c.score = max(relevance, 1e-9) * weight * repWeight
-		found = append(found, &c)
+		found = append(found, &candidate{serial: h.ID, did: h.DID, score: h.Score * repWeight})
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
 	slices.SortFunc(found, compareCandidates)
 	if len(found) > q.Limit {
 		found = found[:q.Limit]
@@ -574,47 +571,16 @@ func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 	return r.agents(ctx, found)
 }
 
-// candidateQuery selects the candidates of q, best rank first: each form reads an index in
-// rank order (FTS5 row ids, registry_capabilities_rank, registry_cards_rank) and stops at the
-// limit, never sorting the matches.
-func (r *Registry) candidateQuery(q Query) (string, []any) {
-	candidates := max(q.Limit*10, 200)
-	match := ftsQuery(q.Text)
-	if match != "" && q.Capability != "" {
-		match = "(" + match + `) AND tags : "` + capabilityToken(q.Capability) + `"`
-	}
-	switch {
-	case match != "":
-		return `SELECT c.rowid, c.did, c.staked, c.weight, ` + relevanceSQL + ` FROM registry_fts f
-			CROSS JOIN registry_cards c ON c.chain = ? AND c.fts_row = f.rowid
-			WHERE registry_fts MATCH ? ORDER BY f.rowid DESC LIMIT ?`, []any{r.cfg.Chain, match, candidates}
-	case q.Capability != "":
-		return `SELECT c.rowid, c.did, c.staked, c.weight, 1.0 FROM registry_capabilities k
-			CROSS JOIN registry_cards c ON c.chain = k.chain AND c.fts_row = k.rank
-			WHERE k.chain = ? AND k.capability = ? ORDER BY k.rank DESC LIMIT ?`, []any{r.cfg.Chain, q.Capability, candidates}
-	}
-	return `SELECT rowid, did, staked, weight, 1.0 FROM registry_cards
-		WHERE chain = ? ORDER BY fts_row DESC LIMIT ?`, []any{r.cfg.Chain, candidates}
-}
-
 // candidate is a search match before its card is read.
 type candidate struct {
 	serial int64 // registry_cards row id
 	did    string
-	staked bool
 	score  float64
 }
 
-// compareCandidates orders staked before unstaked, then by score, then by DID for a stable
-// answer.
+// compareCandidates orders by score, then by DID for a stable answer.
 func compareCandidates(x, y *candidate) int {
-	switch {
-	case x.staked != y.staked:
-		if x.staked {
-			return -1
-		}
-		return 1
-	case x.score != y.score:
+	if x.score != y.score {
 		if x.score > y.score {
 			return -1
 		}
@@ -632,7 +598,7 @@ func (r *Registry) agents(ctx context.Context, ranked []*candidate) ([]*Agent, e
 	for i, c := range ranked {
 		args[i] = c.serial
 	}
-	rows, err := r.cfg.DB.QueryContext(ctx, `SELECT rowid, card, jws, stake FROM registry_cards WHERE rowid IN (?`+strings.Repeat(", ?", len(ranked)-1)+`)`, args...)
+	rows, err := r.cfg.DB.QueryContext(ctx, `SELECT rowid, card, jws, stake, staked FROM registry_cards WHERE rowid IN (?`+strings.Repeat(", ?", len(ranked)-1)+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("registry: search: %w", err)
 	}
@@ -642,7 +608,7 @@ func (r *Registry) agents(ctx context.Context, ranked []*candidate) ([]*Agent, e
 		var a Agent
 		var serial int64
 		var card string
-		if err := rows.Scan(&serial, &card, &a.JWS, &a.Stake); err != nil {
+		if err := rows.Scan(&serial, &card, &a.JWS, &a.Stake, &a.Staked); err != nil {
 			return nil, err
 		}
 		if err := json.Unmarshal([]byte(card), &a.Card); err != nil {
@@ -656,29 +622,11 @@ func (r *Registry) agents(ctx context.Context, ranked []*candidate) ([]*Agent, e
 	out := make([]*Agent, 0, len(ranked))
 	for _, c := range ranked {
 		if a := bySerial[c.serial]; a != nil { // missing only if its chain was dropped meanwhile
-			a.Staked, a.Score = c.staked, c.score
+			a.Score = c.score
 			out = append(out, a)
 		}
 	}
 	return out, nil
-}
-
-// ftsQuery turns free text into an FTS5 query in which every word must appear, each quoted
-// so that no FTS5 syntax is interpreted.
-func ftsQuery(text string) string {
-	var terms []string
-	for _, w := range strings.Fields(text) {
-		w = strings.Map(func(r rune) rune {
-			if r == '"' {
-				return -1
-			}
-			return r
-		}, w)
-		if w != "" && len(terms) < 16 {
-			terms = append(terms, `"`+w+`"`)
-		}
-	}
-	return strings.Join(terms, " ")
 }
 
 // limiter counts events per key in a sliding minute.

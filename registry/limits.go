@@ -11,7 +11,8 @@ const MaxCardSize = 16 << 10
 // signature check, and a free DID may send the card.
 const maxCardSignatures = 4
 
-// MaxQueryText bounds a search's text, in characters (ftsQuery keeps 16 words of it).
+// MaxQueryText bounds a search's text, in characters (search.ParseQuery keeps the first
+// search.MaxQueryTerms terms of it).
 const MaxQueryText = 500
 
 // Limits on a card's fields.

@@ -12,7 +12,8 @@ import (
 )
 
 // TestMigrationToRankedSearch: cards stored by the first schema (search rows numbered in
-// arrival order) are still found, best rank first, after the search index is re-keyed by rank.
+// arrival order) are still found, best first, after every migration (the FTS5 table gone,
+// search on the in-memory index built from the cards).
 func TestMigrationToRankedSearch(t *testing.T) {
 	ctx := context.Background()
 	db, chain := chainDB(t)
@@ -80,6 +81,10 @@ func TestMigrationToRankedSearch(t *testing.T) {
 	var stale int
 	if err := db.QueryRow(`SELECT COUNT(*) FROM registry_capabilities WHERE rank = 0`).Scan(&stale); err != nil || stale != 0 {
 		t.Errorf("%d capability rows without a rank (%v)", stale, err)
+	}
+	var fts int
+	if err := db.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'registry_fts%'`).Scan(&fts); err != nil || fts != 0 {
+		t.Errorf("%d FTS5 tables left after migration 6 (%v)", fts, err)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -182,9 +184,9 @@ func TestCapabilityIsExact(t *testing.T) {
 	}
 }
 
-// TestSearchRefusesBadQueries: text FTS5 cannot be asked (a NUL ended its query string
-// early, and the search failed) and capabilities no card can have are refused with a
-// *QueryError naming the field; FTS5 syntax in the text is only words.
+// TestSearchRefusesBadQueries: text that is not text (NUL and other control characters,
+// invalid UTF-8) and capabilities no card can have are refused with a *QueryError naming
+// the field; any other syntax in the text is words, OR-ed (summ* is a prefix).
 func TestSearchRefusesBadQueries(t *testing.T) {
 	ctx := context.Background()
 	r := newRegistry(t, stakes{})
@@ -208,8 +210,10 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		{registry.Query{Text: strings.Repeat("é", registry.MaxQueryText)}, "", 0},
 		{registry.Query{Text: "summarizes\tresearch\n"}, "", 1},
 		{registry.Query{Text: `"summarizes`}, "", 1},
-		{registry.Query{Text: "summ* NEAR( -papers : ^research"}, "", 0},
-		{registry.Query{Text: "summarizes OR NOT AND"}, "", 0},
+		{registry.Query{Text: "summ* NEAR( -papers : ^research"}, "", 1},
+		{registry.Query{Text: "summarizes OR NOT AND"}, "", 1},
+		{registry.Query{Text: "NEAR( : ^"}, "", 0},
+		{registry.Query{Text: "who can help"}, "", 0},
 	}
 	for _, tt := range tests {
 		res, err := r.Search(ctx, tt.q)
@@ -519,5 +523,92 @@ func TestStakeBelowTheMinimumRanksUnstaked(t *testing.T) {
 	}
 	if _, err := r.Register(ctx, card(t, dust, 2, "Agent", "audits more", "audit"), "api"); !errors.Is(err, registry.ErrRateLimited) {
 		t.Errorf("a second card under the minimum within the minute: %v, want rate limited", err)
+	}
+}
+
+// TestStuffedCardsDoNotBuryARelevantStakedCard: 50 unstaked cards stuffed with a query's
+// words do not push a staked card that answers it (with the least stake that counts) out of
+// the top 3: an unstaked card's stake factor is half a staked one's, and bm25 saturates
+// repeated words.
+func TestStuffedCardsDoNotBuryARelevantStakedCard(t *testing.T) {
+	ctx := context.Background()
+	honest, _ := identity.GenerateKey(identity.Ed25519)
+	st := stakes{honest.DID.String(): big.NewInt(1)}
+	r := newRegistry(t, st)
+	if _, err := r.Register(ctx, card(t, honest, 1, "Vault Guard", "Solidity smart contract audits: reentrancy, access control, upgrade safety.", "audit/solidity", "security"), "honest"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if _, err := r.Register(ctx, card(t, k, 1, "solidity audit reentrancy vault audit",
+			"solidity audit solidity audit reentrancy vault launch audit solidity check audit reentrancy solidity vault",
+			"audit", "solidity", "reentrancy", "vault"), fmt.Sprintf("stuffer-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, text := range []string{"solidity audit", "I need an audit of my Solidity contract for reentrancy", "smart contract auditor"} {
+		res, err := r.Search(ctx, registry.Query{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := slices.IndexFunc(res, func(a *registry.Agent) bool { return a.DID == honest.DID.String() })
+		if at < 0 || at > 2 {
+			t.Errorf("Search(%q): the staked auditor is at %d of %d", text, at, len(res))
+		}
+	}
+}
+
+// TestSameCardsSameRanking: two nodes that received the same cards in opposite orders (one
+// of them replacing a card on the way) rank them the same, scores bit for bit.
+func TestSameCardsSameRanking(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	var cards [][]byte
+	descs := []string{"translates legal contracts French to English", "Solidity audits and reentrancy reviews", "German VAT returns",
+		"localization of apps", "summaries of research papers", "smart contract development", "penetration testing of web apps"}
+	var first *identity.Key
+	for i := range 21 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if i == 0 {
+			first = k
+		}
+		if i%3 == 0 {
+			st[k.DID.String()] = big.NewInt(int64(i+1) * 1e17)
+		}
+		cards = append(cards, card(t, k, 1, fmt.Sprintf("Agent %d", i), descs[i%len(descs)], []string{"translation/fr-en", "audit", "tax", "translation", "summarize", "development", "security"}[i%7]))
+	}
+	a, b := newRegistry(t, st), newRegistry(t, st)
+	for i := range cards {
+		if _, err := a.Register(ctx, cards[i], "a"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Register(ctx, cards[len(cards)-1-i], "b"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// b first held another card of the first agent: the same one in the end.
+	if _, err := b.Register(ctx, card(t, first, 2, "Agent 0", descs[0], "translation/fr-en"), "b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Register(ctx, card(t, first, 2, "Agent 0", descs[0], "translation/fr-en"), "a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []registry.Query{{Text: "translation"}, {Text: "who can check my solidity contract"}, {Text: `"research papers"`}, {Text: "transl*"}, {Capability: "translation"}, {}} {
+		ra, err := a.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rb, err := b.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ra) != len(rb) || len(ra) == 0 {
+			t.Fatalf("Search(%+v): %d and %d cards", q, len(ra), len(rb))
+		}
+		for i := range ra {
+			if ra[i].DID != rb[i].DID || math.Float64bits(ra[i].Score) != math.Float64bits(rb[i].Score) {
+				t.Errorf("Search(%+v) #%d: %s %v and %s %v", q, i, ra[i].DID, ra[i].Score, rb[i].DID, rb[i].Score)
+			}
+		}
 	}
 }

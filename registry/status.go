@@ -101,19 +101,17 @@ func (r *Registry) drop(ctx context.Context, res *StatusResult) error {
 	}
 	defer tx.Rollback()
 	fail := func(err error) error { return fmt.Errorf("registry: drop %s: %w", res.DID, err) }
-	var ftsRow int64
+	var ftsRow, serial int64
 	var wallet string
-	switch err := tx.QueryRowContext(ctx, `SELECT fts_row, wallet FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, res.DID).Scan(&ftsRow, &wallet); {
+	switch err := tx.QueryRowContext(ctx, `SELECT fts_row, rowid, wallet FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, res.DID).Scan(&ftsRow, &serial, &wallet); {
 	case errors.Is(err, sql.ErrNoRows):
 		return nil
 	case err != nil:
 		return fail(err)
 	}
 	res.Dropped, res.Wallet = true, common.HexToAddress(wallet)
-	for _, q := range []string{`DELETE FROM registry_fts WHERE rowid = ?`, `DELETE FROM registry_cards WHERE fts_row = ?`} {
-		if _, err := tx.ExecContext(ctx, q, ftsRow); err != nil {
-			return fail(err)
-		}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM registry_cards WHERE fts_row = ?`, ftsRow); err != nil {
+		return fail(err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, r.cfg.Chain, res.DID); err != nil {
 		return fail(err)
@@ -121,6 +119,7 @@ func (r *Registry) drop(ctx context.Context, res *StatusResult) error {
 	if err := tx.Commit(); err != nil {
 		return fail(err)
 	}
+	r.index.Delete(serial)
 	r.stakesChanged()
 	return nil
 }

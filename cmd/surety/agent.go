@@ -141,7 +141,7 @@ func runAgentShow(ctx context.Context, e *env, args []string) error {
 }
 
 func runAgentSearch(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "agent search", "[--capability TAG] [TEXT...]", "Find agents: staked agents first, then by relevance, stake and reputation. By capability, the node answers from its index at once and, when it has fewer than --limit, looks the capability's providers up in the network for a few seconds: the agents they add are printed as they arrive (with --json, only the final answer).")
+	fs := newFlags(e, "agent search", "[--capability TAG] [TEXT...]", "Find agents by words or a sentence (\"phrases\", prefix*), ranked by relevance × stake × reputation. By capability, the node answers from its index at once and, when it has fewer than --limit, looks the capability's providers up in the network for a few seconds: the agents they add are printed as they arrive (with --json, only the final answer).")
 	node := fs.nodeURL()
 	capability := fs.String("capability", "", "only agents with this capability")
 	limit := fs.Int("limit", 20, "at most this many")

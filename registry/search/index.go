@@ -1,0 +1,413 @@
+package search
+
+import (
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Ranking constants (docs/SEARCH.md): they are part of the protocol of ranking, every node
+// uses the same.
+const (
+	// K1 and B are bm25's term-frequency saturation and length normalization.
+	K1 = 1.2
+	B  = 0.75
+	// UnstakedFactor is the stake factor of an unstaked card; a staked card's is its stake
+	// weight (units.StakeWeight, at least 1).
+	UnstakedFactor = 0.5
+	// TextShare and SemanticShare split relevance between the text score and the semantic
+	// score when a query has both (Options.Semantic).
+	TextShare     = 0.75
+	SemanticShare = 0.25
+	// MaxQueryTerms bounds the terms and prefixes of a query (ParseQuery keeps the first).
+	MaxQueryTerms = 32
+	// MaxPrefixExpansions bounds the indexed terms one prefix matches: the most frequent,
+	// then in byte order.
+	MaxPrefixExpansions = 64
+	// maxExpanded bounds the indexed terms one query reads, aliases and prefixes included.
+	maxExpanded = 256
+	// prefixKey is how many runes of a term key the prefix table.
+	prefixKey = 3
+)
+
+// The fields of a card, and what a match in each weighs (BM25F).
+const (
+	fieldName = iota
+	fieldDescription
+	fieldCapabilities
+	numFields
+)
+
+var fieldWeights = [numFields]float64{fieldName: 2, fieldDescription: 1, fieldCapabilities: 2}
+
+// Doc is what the index keeps of a card.
+type Doc struct {
+	DID          string
+	Name         string
+	Description  string
+	Capabilities []string
+	// Staked says whether the card's stake counts; StakeWeight is then its ranking weight.
+	Staked      bool
+	StakeWeight float64
+}
+
+func (d *Doc) factor() float64 {
+	if !d.Staked {
+		return UnstakedFactor
+	}
+	return max(d.StakeWeight, 1)
+}
+
+// Index is an in-memory inverted index of cards, ranked by BM25F and stake. It is safe for
+// concurrent use, and deterministic: the same cards give the same hits and scores, bit for
+// bit, whatever the order they were put in.
+type Index struct {
+	mu       sync.RWMutex
+	dict     map[string]int32 // term → term number
+	terms    []termEntry      // by term number; a term stays once known (df may fall to 0)
+	prefixes map[string][]int32
+	docs     []docEntry          // by doc number; numbers of deleted docs are reused
+	lens     [][numFields]uint16 // by doc number: the field lengths, apart for the scoring loop's cache
+	factors  []float64           // by doc number: the stake factor, apart for the same reason
+	free     []int32
+	byID     map[int64]int32
+	live     int
+	unstaked int
+	totalLen [numFields]int64
+	maxLen   [numFields]uint16  // the longest field ever indexed (bounds the norm tables)
+	all      []int32            // live docs, best stake first (see rankLess)
+	caps     map[string][]int32 // capability and each ancestor → its docs, best stake first
+	scratch  sync.Pool
+}
+
+type termEntry struct {
+	text     string
+	postings []posting // unordered; len is the document frequency
+}
+
+type posting struct {
+	doc int32
+	tf  [numFields]uint16
+}
+
+type docEntry struct {
+	id     int64
+	did    string
+	factor float64
+	staked bool
+	seq    [numFields][]int32 // the field's terms in order; capabilities' tags apart by -1
+	len    [numFields]uint16
+	terms  []docTerm // sorted by term
+	caps   []string  // capabilities and their ancestors, sorted
+}
+
+// docTerm is where the doc's posting of term sits in the term's postings.
+type docTerm struct{ term, pos int32 }
+
+// New returns an empty index.
+func New() *Index {
+	return &Index{dict: map[string]int32{}, prefixes: map[string][]int32{}, byID: map[int64]int32{}, caps: map[string][]int32{}}
+}
+
+// Len is the number of cards indexed.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.live
+}
+
+// Unstaked is the number of unstaked cards indexed.
+func (x *Index) Unstaked() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.unstaked
+}
+
+// Put indexes d under id, replacing what id had.
+func (x *Index) Put(id int64, d Doc) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.delete(id)
+	n := x.add(id, &d)
+	x.all = insertRanked(x.all, n, x.rankLess)
+	for _, c := range x.docs[n].caps {
+		x.caps[c] = insertRanked(x.caps[c], n, x.rankLess)
+	}
+}
+
+// Build indexes many cards at once, faster than one Put each (the stake orders are sorted
+// once): for loading a registry. ids and docs are parallel.
+func (x *Index) Build(ids []int64, docs []Doc) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	touched := map[string]bool{}
+	for i, id := range ids {
+		if _, ok := x.byID[id]; ok {
+			x.delete(id)
+		}
+		n := x.add(id, &docs[i])
+		x.all = append(x.all, n)
+		for _, c := range x.docs[n].caps {
+			x.caps[c] = append(x.caps[c], n)
+			touched[c] = true
+		}
+	}
+	cmp := func(a, b int32) int {
+		if x.rankLess(a, b) {
+			return -1
+		}
+		if x.rankLess(b, a) {
+			return 1
+		}
+		return 0
+	}
+	slices.SortFunc(x.all, cmp)
+	for c := range touched {
+		slices.SortFunc(x.caps[c], cmp)
+	}
+}
+
+// Delete drops id's card, if indexed.
+func (x *Index) Delete(id int64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.delete(id)
+}
+
+// rankLess orders docs for capability and everything queries: higher stake factor first,
+// then by DID, then by id.
+func (x *Index) rankLess(a, b int32) bool {
+	da, db := &x.docs[a], &x.docs[b]
+	if da.factor != db.factor {
+		return da.factor > db.factor
+	}
+	if da.did != db.did {
+		return da.did < db.did
+	}
+	return da.id < db.id
+}
+
+func insertRanked(list []int32, n int32, less func(a, b int32) bool) []int32 {
+	i, _ := slices.BinarySearchFunc(list, n, func(e, t int32) int {
+		if less(e, t) {
+			return -1
+		}
+		if less(t, e) {
+			return 1
+		}
+		return 0
+	})
+	return slices.Insert(list, i, n)
+}
+
+func removeRanked(list []int32, n int32, less func(a, b int32) bool) []int32 {
+	i, found := slices.BinarySearchFunc(list, n, func(e, t int32) int {
+		if less(e, t) {
+			return -1
+		}
+		if less(t, e) {
+			return 1
+		}
+		return 0
+	})
+	if found && list[i] == n {
+		return slices.Delete(list, i, i+1)
+	}
+	if j := slices.Index(list, n); j >= 0 { // not reached while rankLess is a total order
+		return slices.Delete(list, j, j+1)
+	}
+	return list
+}
+
+// add analyzes d and adds it to the postings, returning its doc number. The caller puts it
+// in the stake orders.
+func (x *Index) add(id int64, d *Doc) int32 {
+	var n int32
+	if k := len(x.free); k > 0 {
+		n, x.free = x.free[k-1], x.free[:k-1]
+	} else {
+		n = int32(len(x.docs))
+		x.docs = append(x.docs, docEntry{})
+		x.lens = append(x.lens, [numFields]uint16{})
+		x.factors = append(x.factors, 0)
+	}
+	e := docEntry{id: id, did: d.DID, factor: d.factor(), staked: d.Staked}
+	e.seq[fieldName] = x.termIDs(Terms(d.Name), nil)
+	e.seq[fieldDescription] = x.termIDs(Terms(d.Description), nil)
+	var caps []int32
+	for i, c := range d.Capabilities {
+		if i > 0 {
+			caps = append(caps, -1)
+		}
+		caps = x.termIDs(Terms(c), caps)
+		for j := 0; j <= len(c); j++ {
+			if j == len(c) || c[j] == '/' {
+				if k := c[:j]; k != "" && !slices.Contains(e.caps, k) {
+					e.caps = append(e.caps, k)
+				}
+			}
+		}
+	}
+	slices.Sort(e.caps)
+	e.seq[fieldCapabilities] = caps
+	// Term frequencies per field, from the sequences sorted by term.
+	type tf struct {
+		term  int32
+		field int
+	}
+	var all []tf
+	for f := range numFields {
+		for _, t := range e.seq[f] {
+			if t >= 0 {
+				all = append(all, tf{t, f})
+				e.len[f] = min(e.len[f]+1, 1<<16-1)
+			}
+		}
+		x.totalLen[f] += int64(e.len[f])
+		x.maxLen[f] = max(x.maxLen[f], e.len[f])
+	}
+	slices.SortFunc(all, func(a, b tf) int { return int(a.term) - int(b.term) })
+	for i := 0; i < len(all); {
+		p := posting{doc: n}
+		j := i
+		for ; j < len(all) && all[j].term == all[i].term; j++ {
+			p.tf[all[j].field] = min(p.tf[all[j].field]+1, 1<<16-1)
+		}
+		te := &x.terms[all[i].term]
+		e.terms = append(e.terms, docTerm{term: all[i].term, pos: int32(len(te.postings))})
+		te.postings = append(te.postings, p)
+		i = j
+	}
+	x.docs[n] = e
+	x.lens[n] = e.len
+	x.factors[n] = e.factor
+	x.byID[id] = n
+	x.live++
+	if !d.Staked {
+		x.unstaked++
+	}
+	return n
+}
+
+// termIDs appends the term numbers of terms to out, entering new terms in the dictionary.
+func (x *Index) termIDs(terms []string, out []int32) []int32 {
+	for _, t := range terms {
+		id, ok := x.dict[t]
+		if !ok {
+			id = int32(len(x.terms))
+			x.dict[t] = id
+			x.terms = append(x.terms, termEntry{text: t})
+			for _, k := range prefixKeys(t) {
+				x.prefixes[k] = append(x.prefixes[k], id)
+			}
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// prefixKeys are the keys of t in the prefix table: its first 1 to prefixKey runes.
+func prefixKeys(t string) []string {
+	var keys []string
+	runes := 0
+	for i := range t {
+		if i > 0 {
+			keys = append(keys, t[:i])
+			if runes++; runes == prefixKey {
+				return keys
+			}
+		}
+	}
+	return append(keys, t)
+}
+
+func (x *Index) delete(id int64) {
+	n, ok := x.byID[id]
+	if !ok {
+		return
+	}
+	e := &x.docs[n]
+	x.all = removeRanked(x.all, n, x.rankLess)
+	for _, c := range e.caps {
+		if list := removeRanked(x.caps[c], n, x.rankLess); len(list) > 0 {
+			x.caps[c] = list
+		} else {
+			delete(x.caps, c)
+		}
+	}
+	for _, dt := range e.terms {
+		ps := x.terms[dt.term].postings
+		last := int32(len(ps) - 1)
+		if dt.pos != last {
+			moved := ps[last]
+			ps[dt.pos] = moved
+			mt := x.docs[moved.doc].terms
+			i, _ := slices.BinarySearchFunc(mt, dt.term, func(e docTerm, t int32) int { return int(e.term) - int(t) })
+			mt[i].pos = dt.pos
+		}
+		x.terms[dt.term].postings = ps[:last]
+	}
+	for f := range numFields {
+		x.totalLen[f] -= int64(e.len[f])
+	}
+	if !e.staked {
+		x.unstaked--
+	}
+	x.docs[n] = docEntry{}
+	x.lens[n] = [numFields]uint16{}
+	x.factors[n] = 0
+	x.free = append(x.free, n)
+	delete(x.byID, id)
+	x.live--
+}
+
+// hasPhrases says whether the doc holds every phrase.
+func (e *docEntry) hasPhrases(phrases [][]int32) bool {
+	for _, p := range phrases {
+		if !e.hasPhrase(p) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasPhrase says whether one field of doc n holds phrase (term numbers) as consecutive
+// terms.
+func (e *docEntry) hasPhrase(phrase []int32) bool {
+	for f := range numFields {
+		seq := e.seq[f]
+		for i := 0; i+len(phrase) <= len(seq); i++ {
+			if seq[i] == phrase[0] && slices.Equal(seq[i:i+len(phrase)], phrase) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prefixTerms gives the term numbers prefix p expands to: the known terms (df > 0) that
+// start with p, and the stems p extends by up to 3 bytes (stems are shorter than words:
+// "translati*" finds "translat"); the MaxPrefixExpansions most frequent, then by bytes.
+func (x *Index) prefixTerms(p string) []int32 {
+	key := p
+	if k := prefixKeys(p); len(k) > 0 {
+		key = k[len(k)-1]
+	}
+	var out []int32
+	for _, t := range x.prefixes[key] {
+		te := &x.terms[t]
+		if len(te.postings) == 0 {
+			continue
+		}
+		if strings.HasPrefix(te.text, p) || len(te.text) >= len(p)-3 && len(te.text) >= 4 && strings.HasPrefix(p, te.text) {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b int32) int {
+		if da, db := len(x.terms[a].postings), len(x.terms[b].postings); da != db {
+			return db - da
+		}
+		return strings.Compare(x.terms[a].text, x.terms[b].text)
+	})
+	return out[:min(len(out), MaxPrefixExpansions)]
+}

@@ -1,0 +1,422 @@
+package search
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// Options narrow and shape a search.
+type Options struct {
+	// Capability keeps the cards with that capability or one below it in the hierarchy
+	// ("translation" keeps "translation/fr-en", not "translations").
+	Capability string
+	// Limit is how many hits to return at most (0 returns none).
+	Limit int
+	// Semantic, when set, holds the semantic score (cosine, clamped at 0 by the caller) of
+	// the cards the semantic index found for the query, by id. Relevance is then
+	// TextShare·text/maxText + SemanticShare·semantic, and those cards are matches even
+	// without a text match (a phrase still has to match). nil ranks by text alone:
+	// relevance is text/maxText. It is ignored for a query without text.
+	Semantic map[int64]float64
+}
+
+// Hit is a card found, best first.
+type Hit struct {
+	ID  int64
+	DID string
+	// Text is the card's BM25F score for the query (0 without text).
+	Text float64
+	// Relevance is in [0, 1]: text/maxText, mixed with the semantic score when there is
+	// one; 1 for a query without text.
+	Relevance float64
+	// Score is Relevance × the stake factor (units.StakeWeight staked, UnstakedFactor not):
+	// the order of the hits, ties broken by DID then ID. The registry multiplies in
+	// reputation.
+	Score float64
+}
+
+type scratch struct {
+	acc     []float64 // by doc number; 0 outside a search
+	tf      []float64 // by doc number, one clause's; 0 outside a search
+	mark    []uint32  // by doc number: gen marks the docs the filters keep
+	gen     uint32    // the mark generation; each filter step starts one
+	touched []int32
+	cand    []int32
+	top     []ranked
+	norms   [numFields][]float64 // by field length: bm25's length normalization, this query's
+}
+
+// ranked is a match in the top-k heap.
+type ranked struct {
+	score float64
+	n     int32
+}
+
+// Search returns the best opt.Limit cards for q, best first. A query with no terms returns
+// every card (with opt.Capability, every card with it) by stake factor, then DID.
+func (x *Index) Search(q Query, opt Options) []Hit {
+	if opt.Limit <= 0 {
+		return nil
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if q.Empty() {
+		return x.byStake(opt)
+	}
+	phrases, ok := x.phraseIDs(q)
+	if !ok { // a phrase with a term no card has: nothing can match
+		return nil
+	}
+	var filter []int32
+	if opt.Capability != "" {
+		if filter = x.caps[opt.Capability]; len(filter) == 0 {
+			return nil
+		}
+	}
+	s, _ := x.scratch.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	defer x.scratch.Put(s)
+	if len(s.acc) < len(x.docs) {
+		size := len(x.docs) + len(x.docs)/4
+		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
+	}
+	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
+	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
+	if s.gen > math.MaxUint32-2*MaxQueryTerms {
+		clear(s.mark)
+		s.gen = 0
+	}
+	var mark []uint32
+	if filter != nil {
+		g := s.next()
+		for _, n := range filter {
+			s.mark[n] = g
+		}
+		mark = s.mark
+	}
+	if len(phrases) > 0 {
+		// The docs holding every phrase term (intersected through marks, rarest term
+		// first), then those where each phrase holds.
+		var terms []int32
+		for _, p := range phrases {
+			for _, t := range p {
+				if !slices.Contains(terms, t) {
+					terms = append(terms, t)
+				}
+			}
+		}
+		slices.SortFunc(terms, func(a, b int32) int { return len(x.terms[a].postings) - len(x.terms[b].postings) })
+		for i, t := range terms {
+			prev := s.gen // read apart: Go does not order a read against a call in one statement
+			g := s.next()
+			first := i == 0 && mark == nil
+			for _, p := range x.terms[t].postings {
+				if !first && s.mark[p.doc] != prev {
+					continue
+				}
+				if i == len(terms)-1 && !x.docs[p.doc].hasPhrases(phrases) {
+					continue
+				}
+				s.mark[p.doc] = g
+			}
+		}
+		mark = s.mark
+	}
+	x.accumulate(q, s, mark)
+	match := func(n int32) bool { return mark == nil || mark[n] == s.gen }
+	// With many matches, reading the scores in doc order beats following touched (the
+	// same matches, in another order: neither max nor the heap depends on it).
+	matches := s.touched
+	if len(matches) > len(x.docs)/8 {
+		matches = s.cand[:0]
+		for n, a := range s.acc[:len(x.docs)] {
+			if a != 0 {
+				matches = append(matches, int32(n))
+			}
+		}
+		s.cand = matches
+	}
+	maxText := 0.0
+	for _, n := range matches {
+		maxText = max(maxText, s.acc[n])
+	}
+	var semOnly []int32
+	if opt.Semantic != nil {
+		for id, sem := range opt.Semantic {
+			if n, ok := x.byID[id]; ok && s.acc[n] == 0 && sem > 0 && match(n) {
+				semOnly = append(semOnly, n)
+			}
+		}
+	}
+	rel := func(n int32) float64 {
+		r := 0.0
+		if maxText > 0 {
+			r = s.acc[n] / maxText
+		}
+		if opt.Semantic != nil {
+			r = float64(TextShare*r) + float64(SemanticShare*opt.Semantic[x.docs[n].id])
+		}
+		return r
+	}
+	top := s.top[:0]
+	for _, n := range matches {
+		top = x.pushTop(top, ranked{rel(n) * x.factors[n], n}, opt.Limit)
+	}
+	for _, n := range semOnly {
+		top = x.pushTop(top, ranked{rel(n) * x.factors[n], n}, opt.Limit)
+	}
+	slices.SortFunc(top, func(a, b ranked) int { return x.compareRanked(a, b) })
+	out := make([]Hit, len(top))
+	for i, r := range top {
+		e := &x.docs[r.n]
+		out[i] = Hit{ID: e.id, DID: e.did, Text: s.acc[r.n], Relevance: rel(r.n), Score: r.score}
+	}
+	x.reset(s)
+	s.top, s.cand = top[:0], s.cand[:0]
+	return out
+}
+
+// next starts a new mark generation.
+func (s *scratch) next() uint32 {
+	s.gen++
+	return s.gen
+}
+
+func (x *Index) reset(s *scratch) {
+	if len(s.touched) > len(x.docs)/8 {
+		clear(s.acc[:len(x.docs)])
+	} else {
+		for _, n := range s.touched {
+			s.acc[n] = 0
+		}
+	}
+	s.touched = s.touched[:0]
+}
+
+// accumulate adds each card's BM25F score for q into s.acc. A query's clauses are its terms
+// and its prefixes; a term's clause also holds its aliases (those that are not terms of the
+// query themselves), a prefix's the terms it expands to. A clause counts as one term whose
+// frequency is the weighted sum of its members' (Lucene's SynonymQuery, in BM25F):
+//
+//	score(card)   = Σ over clauses c of idf(c) × tf~ × (K1 + 1) / (K1 + tf~)
+//	tf~(c, card)  = Σ over members t of c, weight(t) × Σ over fields f of
+//	                fieldWeight(f) × tf(t, f) / (1 − B + B × len(f) / avglen(f))
+//	idf(c)        = ln(1 + (N − df + 0.5) / (df + 0.5)), df the largest of c's members
+//
+// weight(t) is 1 for the query's terms and for what a prefix expands to, AliasWeight for an
+// alias: a card saying only the alias scores below one saying the term the same way. The
+// float additions run in a fixed order (clauses, then members, by their bytes), so the
+// scores are the same bits on every node. mark, when set, keeps the docs marked s.gen (the
+// filters) and skips the others.
+func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
+	type member struct {
+		term   int32
+		weight float64
+	}
+	type clause struct {
+		key     string
+		members []member
+	}
+	var clauses []clause
+	expanded := 0
+	add := func(c *clause, t int32, w float64) {
+		if expanded >= maxExpanded || len(x.terms[t].postings) == 0 {
+			return
+		}
+		for _, m := range c.members {
+			if m.term == t {
+				return
+			}
+		}
+		expanded++
+		c.members = append(c.members, member{t, w})
+	}
+	for _, t := range q.Terms {
+		c := clause{key: "t:" + t}
+		if id, ok := x.dict[t]; ok {
+			add(&c, id, 1)
+		}
+		for _, a := range Aliases(t) {
+			if id, ok := x.dict[a]; ok && !slices.Contains(q.Terms, a) {
+				add(&c, id, AliasWeight)
+			}
+		}
+		clauses = append(clauses, c)
+	}
+	for _, p := range q.Prefixes {
+		c := clause{key: "p:" + p}
+		for _, id := range x.prefixTerms(p) {
+			add(&c, id, 1)
+		}
+		clauses = append(clauses, c)
+	}
+	slices.SortFunc(clauses, func(a, b clause) int { return strings.Compare(a.key, b.key) })
+	n := float64(x.live)
+	// norm(f, len) = 1 − B + B × len / avglen(f), for every length a field has had.
+	for f := range numFields {
+		avg := 0.0
+		if x.live > 0 {
+			avg = float64(x.totalLen[f]) / n
+		}
+		norms := s.norms[f][:0]
+		for l := range int(x.maxLen[f]) + 1 {
+			norm := 1 - B
+			if avg > 0 {
+				norm += float64(B*float64(l)) / avg
+			}
+			norms = append(norms, norm)
+		}
+		s.norms[f] = norms
+	}
+	for _, c := range clauses {
+		if len(c.members) == 0 {
+			continue
+		}
+		slices.SortFunc(c.members, func(a, b member) int { return strings.Compare(x.terms[a.term].text, x.terms[b.term].text) })
+		df := 0
+		for _, m := range c.members {
+			df = max(df, len(x.terms[m.term].postings))
+		}
+		idf := logPortable(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+		scale := idf * (K1 + 1)
+		if len(c.members) == 1 { // no sum to stage: straight into acc (the same bits)
+			m := c.members[0]
+			for _, p := range x.terms[m.term].postings {
+				if mark != nil && mark[p.doc] != s.gen {
+					continue
+				}
+				tf := float64(m.weight * x.fieldTF(p, &s.norms))
+				if s.acc[p.doc] == 0 {
+					s.touched = append(s.touched, p.doc)
+				}
+				s.acc[p.doc] += float64(scale*tf) / (K1 + tf)
+			}
+			continue
+		}
+		cand := s.cand[:0]
+		for _, m := range c.members {
+			for _, p := range x.terms[m.term].postings {
+				if mark != nil && mark[p.doc] != s.gen {
+					continue
+				}
+				if s.tf[p.doc] == 0 {
+					cand = append(cand, p.doc)
+				}
+				s.tf[p.doc] += float64(m.weight * x.fieldTF(p, &s.norms))
+			}
+		}
+		for _, d := range cand {
+			tf := s.tf[d]
+			s.tf[d] = 0
+			if s.acc[d] == 0 {
+				s.touched = append(s.touched, d)
+			}
+			s.acc[d] += float64(scale*tf) / (K1 + tf)
+		}
+		s.cand = cand[:0]
+	}
+}
+
+// fieldTF is a posting's term frequency over the fields, each weighted and normalized by
+// the field's length against its average (BM25F's tf~ for one term).
+func (x *Index) fieldTF(p posting, norms *[numFields][]float64) float64 {
+	lens := &x.lens[p.doc]
+	tf := 0.0
+	for f := range numFields {
+		if p.tf[f] == 0 {
+			continue
+		}
+		tf += float64(fieldWeights[f]*float64(p.tf[f])) / norms[f][lens[f]]
+	}
+	return tf
+}
+
+// phraseIDs gives q's phrases as term numbers; false when a phrase has a term no card has.
+func (x *Index) phraseIDs(q Query) ([][]int32, bool) {
+	var out [][]int32
+	for _, p := range q.Phrases {
+		ids := make([]int32, len(p))
+		for i, t := range p {
+			id, ok := x.dict[t]
+			if !ok || len(x.terms[id].postings) == 0 {
+				return nil, false
+			}
+			ids[i] = id
+		}
+		out = append(out, ids)
+	}
+	return out, true
+}
+
+// byStake answers a query without text from the stake orders, which are kept sorted.
+func (x *Index) byStake(opt Options) []Hit {
+	list := x.all
+	if opt.Capability != "" {
+		list = x.caps[opt.Capability]
+	}
+	list = list[:min(len(list), opt.Limit)]
+	out := make([]Hit, len(list))
+	for i, n := range list {
+		e := &x.docs[n]
+		out[i] = Hit{ID: e.id, DID: e.did, Relevance: 1, Score: e.factor}
+	}
+	return out
+}
+
+// compareRanked orders matches best first: score, then DID, then ID.
+func (x *Index) compareRanked(a, b ranked) int {
+	switch {
+	case a.score > b.score:
+		return -1
+	case a.score < b.score:
+		return 1
+	case a.n == b.n:
+		return 0
+	}
+	da, db := &x.docs[a.n], &x.docs[b.n]
+	if c := strings.Compare(da.did, db.did); c != 0 {
+		return c
+	}
+	if da.id < db.id {
+		return -1
+	}
+	return 1
+}
+
+// pushTop keeps the limit best matches in a heap whose root is the worst of them.
+func (x *Index) pushTop(h []ranked, r ranked, limit int) []ranked {
+	worse := func(i, j int) bool { return x.compareRanked(h[i], h[j]) > 0 } // i is worse than j
+	if len(h) < limit {
+		h = append(h, r)
+		for i := len(h) - 1; i > 0; {
+			parent := (i - 1) / 2
+			if !worse(i, parent) {
+				break
+			}
+			h[i], h[parent] = h[parent], h[i]
+			i = parent
+		}
+		return h
+	}
+	if r.score < h[0].score || x.compareRanked(r, h[0]) >= 0 { // not better than the worst kept
+		return h
+	}
+	h[0] = r
+	for i := 0; ; {
+		l, rt, w := 2*i+1, 2*i+2, i
+		if l < len(h) && worse(l, w) {
+			w = l
+		}
+		if rt < len(h) && worse(rt, w) {
+			w = rt
+		}
+		if w == i {
+			return h
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}
