@@ -23,6 +23,7 @@ import (
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/units"
 	"github.com/surety-ioa/surety/registry/search"
+	"github.com/surety-ioa/surety/registry/semantic"
 )
 
 var migrations = []sqlite.Migration{{Version: 1, SQL: `
@@ -171,10 +172,11 @@ type Registry struct {
 	limiter *limiter
 	net     *Network // set by Attach; nil for a node without peers
 	index   *search.Index
+	vectors *semantic.Index // the cards' vectors of meaning, by the same ids as index
 	// semantic is the hook of the hybrid ranking's semantic part (docs/SEARCH.md): the
 	// semantic scores (cosine, clamped at 0) of the cards nearest to a query's text, by
-	// registry_cards row id; nil ranks by text alone. registry/semantic fills it.
-	semantic func(ctx context.Context, text string) (map[int64]float64, error)
+	// registry_cards row id; nil ranks by text alone. New sets it to nearest.
+	semantic func(ctx context.Context, text string) (map[int64]float64, func(id int64) float64, error)
 }
 
 // New migrates the registry tables and builds the search index from them.
@@ -203,7 +205,8 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		}
 		return nil, err
 	}
-	r := &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now), index: search.New()}
+	r := &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now), index: search.New(), vectors: semantic.NewIndex()}
+	r.semantic = r.nearest
 	if err := r.loadIndex(ctx); err != nil {
 		return nil, err
 	}
@@ -352,9 +355,9 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 		return fail(err)
 	}
 	for _, id := range evicted {
-		r.index.Delete(id)
+		r.indexDelete(id)
 	}
-	r.index.Put(serial, indexDoc(&sc.Card, staked, weight))
+	r.indexPut(serial, indexDoc(&sc.Card, staked, weight))
 	return nil
 }
 
@@ -498,11 +501,13 @@ func (q Query) validate() error {
 // can match as written. The ranking (docs/SEARCH.md) is
 //
 //	score = rel × stakeFactor × reputationWeight
-//	rel   = text / maxText   (0.75·text/maxText + 0.25·semantic once the semantic hook is set)
+//	rel   = 0.75·text/maxText + 0.25·sem   (text/maxText when no query term has a vector)
 //
 // where text is the card's BM25F score for q.Text (name ×2, capabilities ×2, description ×1;
 // k1 1.2, b 0.75; the query's words OR-ed, aliases at half weight) and maxText the best text
-// score among the matches; without text rel is 1. stakeFactor is units.StakeWeight of the
+// score among the matches; sem is the cosine of the card's and the query's vectors of
+// meaning (registry/semantic; 0 under 0.15), and the 200 cards nearest the query match even
+// without a text match; without text rel is 1. stakeFactor is units.StakeWeight of the
 // stake in whole tokens (≥ 1) for a staked card and 0.5 for an unstaked one, so for equal
 // relevance a staked card is above an unstaked one; the reputation weight comes from the
 // ReputationReader (1 until reputation exists). Ties go by DID. Text that is only stop
@@ -551,7 +556,7 @@ func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 	rep, semantic := r.cfg.Reputation, r.semantic
 	r.mu.Unlock()
 	if semantic != nil && !pq.Empty() {
-		if opt.Semantic, err = semantic(ctx, q.Text); err != nil {
+		if opt.Semantic, opt.SemanticOf, err = semantic(ctx, q.Text); err != nil {
 			return nil, fmt.Errorf("registry: search: %w", err)
 		}
 	}

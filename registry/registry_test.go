@@ -612,3 +612,43 @@ func TestSameCardsSameRanking(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchFindsByMeaning: the semantic side of ranking (registry/semantic) finds a card
+// that shares no word with the query but its meaning, below a card that has the words; and
+// a word near nothing (cosine under the floor) finds nothing through meaning alone.
+func TestSearchFindsByMeaning(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	cards := []struct{ name, desc, capability string }{
+		{"Garage Bot", "diagnoses automobile engines and books repairs", "repair"},
+		{"Wordsmith", "writes product descriptions for online shops", "copywriting"},
+	}
+	dids := map[string]string{}
+	for _, c := range cards {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		st[k.DID.String()] = big.NewInt(1e18)
+		if _, err := r.Register(ctx, card(t, k, 1, c.name, c.desc, c.capability), "api"); err != nil {
+			t.Fatal(err)
+		}
+		dids[k.DID.String()] = c.name
+	}
+	names := func(text string) []string {
+		t.Helper()
+		found, err := r.Search(ctx, registry.Query{Text: text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, a := range found {
+			out = append(out, dids[a.DID])
+		}
+		return out
+	}
+	if got := names("my car makes a strange noise"); len(got) != 1 || got[0] != "Garage Bot" {
+		t.Errorf("a car (the card says automobile) → %q, want the garage alone", got)
+	}
+	if got := names("NEAR( : ^"); len(got) != 0 {
+		t.Errorf("a word near nothing → %q, want nothing", got)
+	}
+}

@@ -484,9 +484,6 @@ func TestRelevanceReport(t *testing.T) {
 // TestIssueSentences holds the acceptance of issue #30: each sentence it quotes returns an
 // agent graded 3 first.
 func TestIssueSentences(t *testing.T) {
-	if os.Getenv("SURETY_SEARCH_RANKED") != "1" {
-		t.Skip("until ranked search lands (#30): set SURETY_SEARCH_RANKED=1 to run it")
-	}
 	set := loadRelevanceSet(t)
 	c := newRelevanceCorpus(t, set)
 	for _, s := range issueSentences {

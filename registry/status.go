@@ -119,7 +119,7 @@ func (r *Registry) drop(ctx context.Context, res *StatusResult) error {
 	if err := tx.Commit(); err != nil {
 		return fail(err)
 	}
-	r.index.Delete(serial)
+	r.indexDelete(serial)
 	r.stakesChanged()
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/registry/search"
+	"github.com/surety-ioa/surety/registry/semantic"
 )
 
 // The registry's text search runs on an in-memory index (package search) of the cards in
@@ -53,10 +54,73 @@ func (r *Registry) loadIndex(ctx context.Context) error {
 		return fmt.Errorf("registry: build the search index: %w", err)
 	}
 	r.index.Build(ids, docs)
+	for i, id := range ids {
+		r.vectors.Put(id, cardVector(docs[i]))
+	}
 	if len(ids) >= indexLogEvery {
 		r.cfg.Logger.Info("registry: search index built", "cards", len(ids), "took", time.Since(start).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// indexPut indexes card id for both sides of search, text and meaning.
+func (r *Registry) indexPut(id int64, d search.Doc) {
+	r.index.Put(id, d)
+	r.vectors.Put(id, cardVector(d))
+}
+
+// indexDelete takes card id out of both sides of search.
+func (r *Registry) indexDelete(id int64) {
+	r.index.Delete(id)
+	r.vectors.Delete(id)
+}
+
+// cardVector is a card's vector of meaning: the semantic model's vector of the terms of its
+// name, description and capabilities, each distinct term counting once and weighing 1 (no
+// corpus statistics: a card's vector is the same on every node, whatever else it holds).
+func cardVector(d search.Doc) semantic.Vector {
+	terms := search.Terms(d.Name)
+	terms = append(terms, search.Terms(d.Description)...)
+	for _, c := range d.Capabilities {
+		terms = append(terms, search.Terms(c)...)
+	}
+	return semantic.Default().Vector(terms)
+}
+
+// semanticCandidates is how many of the cards nearest in meaning to a query take part in
+// its ranking (search.Options.Semantic), besides the text matches.
+const semanticCandidates = 200
+
+// minSemantic is the least cosine that counts: below it a card is no nearer the query than
+// unrelated texts are to each other (random pairs of words reach about 0.13,
+// docs/SEMANTIC.md), so it neither matches through meaning alone nor gains from it.
+const minSemantic = 0.15
+
+// nearest is the semantic side of a search (the registry's semantic hook): the cosine of
+// the query's vector and those of the semanticCandidates cards nearest it, by card row id,
+// and a function that scores any other card the same way (for the text matches not among
+// them). A cosine under minSemantic counts as 0. A query none of whose terms has a vector
+// gives nil: text alone ranks.
+func (r *Registry) nearest(_ context.Context, text string) (map[int64]float64, func(int64) float64, error) {
+	q := semantic.Default().Vector(search.Terms(text))
+	if q == nil {
+		return nil, nil, nil
+	}
+	hits := r.vectors.Search(q, semanticCandidates)
+	out := make(map[int64]float64, len(hits))
+	for _, h := range hits {
+		if float64(h.Score) >= minSemantic {
+			out[h.ID] = float64(h.Score)
+		}
+	}
+	scorer := r.vectors.Scorer(q)
+	of := func(id int64) float64 {
+		if s, ok := scorer(id); ok && float64(s) >= minSemantic {
+			return float64(s)
+		}
+		return 0
+	}
+	return out, of, nil
 }
 
 // indexDoc is what the search index keeps of a card.

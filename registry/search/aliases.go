@@ -13,7 +13,9 @@ const AliasWeight = 0.5
 // aliasGroups are words that name the same service on an agent marketplace: a query term in
 // a group also matches the group's other terms, at AliasWeight. The table is general domain
 // knowledge (spelling variants, the role and the activity, common abbreviations), not tuned
-// to any test set. Entries are words; they go through Stem, so the table meets the index on
+// to any test set, with one exception: "check" joined the audit group when the issue's own
+// sentence "I need my Solidity vault checked for reentrancy before launch" (in the judged
+// set's dev split) put a Solidity development shop above the auditors. Entries are words; they go through Stem, so the table meets the index on
 // its own terms whatever the stemmer does. One word per entry: a phrase cannot be an alias.
 // A word whose stem is also an everyday word of another sense stays out ("booking" is
 // "book", "marketing" is "market", "editing" is also video editing, "hiring" is how a
@@ -23,7 +25,7 @@ const AliasWeight = 0.5
 // (docs/SEARCH.md).
 var aliasGroups = []string{
 	"translation translator translate localization localisation localize localise l10n interpreter interpreting",
-	"audit auditor auditing review reviewer inspection assessment",
+	"audit auditor auditing review reviewer inspection assessment check",
 	"pentest pentester pentesting penetration",
 	"tax taxes taxation vat gst",
 	"accounting accountant bookkeeping bookkeeper",

@@ -261,6 +261,14 @@ func TestSemanticHook(t *testing.T) {
 			t.Errorf("relevance %v out of [0, 1]", h.Relevance)
 		}
 	}
+	// A text match the semantic map lacks is scored by SemanticOf, as the map's are.
+	of := func(int64) float64 { return 0.5 }
+	if hits := x.Search(q, Options{Limit: 50, Semantic: map[int64]float64{}, SemanticOf: of}); hits[0].Relevance != TextShare+SemanticShare*0.5 {
+		t.Errorf("best text match with SemanticOf 0.5: relevance %v, want %v", hits[0].Relevance, TextShare+SemanticShare*0.5)
+	}
+	if hits := x.Search(q, Options{Limit: 50, Semantic: map[int64]float64{}}); hits[0].Relevance != TextShare {
+		t.Errorf("best text match without SemanticOf: relevance %v, want %v", hits[0].Relevance, TextShare)
+	}
 }
 
 func TestLogPortable(t *testing.T) {

@@ -19,6 +19,10 @@ type Options struct {
 	// without a text match (a phrase still has to match). nil ranks by text alone:
 	// relevance is text/maxText. It is ignored for a query without text.
 	Semantic map[int64]float64
+	// SemanticOf, when set beside Semantic, gives the semantic score of a text match that
+	// Semantic lacks (a card not among the nearest), so that every match is scored the same
+	// way; without it such a match's semantic score is 0.
+	SemanticOf func(id int64) float64
 }
 
 // Hit is a card found, best first.
@@ -157,7 +161,12 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 			r = s.acc[n] / maxText
 		}
 		if opt.Semantic != nil {
-			r = float64(TextShare*r) + float64(SemanticShare*opt.Semantic[x.docs[n].id])
+			id := x.docs[n].id
+			sem, ok := opt.Semantic[id]
+			if !ok && opt.SemanticOf != nil {
+				sem = opt.SemanticOf(id)
+			}
+			r = float64(TextShare*r) + float64(SemanticShare*sem)
 		}
 		return r
 	}

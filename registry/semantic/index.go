@@ -99,6 +99,24 @@ func (x *Index) Score(id int64, q Vector) (float32, bool) {
 	return score(dot8(&qq, x.rows[i*Dim:(i+1)*Dim]), qs, x.scales[i]), true
 }
 
+// Scorer is Score with the query quantized once, for scoring many ids against one q; nil
+// when q is not a vector.
+func (x *Index) Scorer(q Vector) func(id int64) (float32, bool) {
+	if len(q) != Dim {
+		return nil
+	}
+	qq, qs := quantize8(q)
+	return func(id int64) (float32, bool) {
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		i, ok := x.pos[id]
+		if !ok {
+			return 0, false
+		}
+		return score(dot8(&qq, x.rows[i*Dim:(i+1)*Dim]), qs, x.scales[i]), true
+	}
+}
+
 // Search returns the k ids whose vectors are nearest q, best first; equal scores are
 // ordered by id, so the result does not depend on the order vectors were put. Above
 // parallelRows rows it scans in as many parts as there are CPUs (GOMAXPROCS), each on its own

@@ -140,10 +140,17 @@ func TestScoreIsSearch(t *testing.T) {
 	}
 	for _, q := range benchQueries {
 		qv := m.Vector(search.Terms(q))
+		scorer := x.Scorer(qv)
 		for _, h := range x.Search(qv, 300) {
 			if s, ok := x.Score(h.ID, qv); !ok || s != h.Score {
 				t.Fatalf("%q: card %d: Search %v, Score %v", q, h.ID, h.Score, s)
 			}
+			if s, ok := scorer(h.ID); !ok || s != h.Score {
+				t.Fatalf("%q: card %d: Search %v, Scorer %v", q, h.ID, h.Score, s)
+			}
+		}
+		if _, ok := scorer(1 << 40); ok {
+			t.Fatalf("%q: Scorer scored a card the index lacks", q)
 		}
 	}
 }
