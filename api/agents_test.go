@@ -79,7 +79,7 @@ func TestSearchAgentsRefusesHostileQueries(t *testing.T) {
 		queries = append(queries, query{"q", "q", v}, query{"capability", "capability", v})
 	}
 	queries = append(queries, query{"limit", "limit", "-1"}, query{"limit", "limit", "1e3"}, query{"limit", "limit", "99999999999999999999"},
-		query{"limit", "limit", "\x00"})
+		query{"limit", "limit", "\x00"}, query{"mode", "mode", "semantic"}, query{"mode", "mode", "\x00"}, query{"mode", "mode", "KEYWORD"})
 	for _, qq := range queries {
 		t.Run(qq.name+"="+url.QueryEscape(qq.value), func(t *testing.T) {
 			for _, path := range []string{
@@ -102,7 +102,8 @@ func TestSearchAgentsRefusesHostileQueries(t *testing.T) {
 		})
 	}
 	// The real ones still find the card.
-	for _, path := range []string{"/v1/agents?q=summarizes", "/v1/agents?capability=pdf", "/v1/agents?q=research+papers&capability=summarize"} {
+	for _, path := range []string{"/v1/agents?q=summarizes", "/v1/agents?capability=pdf", "/v1/agents?q=research+papers&capability=summarize",
+		"/v1/agents?q=summarizes&mode=keyword", "/v1/agents?q=summarizes&mode=hybrid"} {
 		if rec := get(t, s.Handler(), http.MethodGet, path); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"name":"Summarizer"`) {
 			t.Errorf("GET %s: %d %s, want the card", path, rec.Code, rec.Body)
 		}

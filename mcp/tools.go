@@ -58,9 +58,10 @@ type Resolution struct {
 
 // SearchInput is a discovery query.
 type SearchInput struct {
-	Query      string `json:"query,omitempty" jsonschema:"full-text query over names, descriptions and capabilities"`
+	Query      string `json:"query,omitempty" jsonschema:"words or a sentence, matched against names, descriptions and capabilities and by meaning"`
 	Capability string `json:"capability,omitempty" jsonschema:"only agents with this capability tag"`
 	Limit      int    `json:"limit,omitempty" jsonschema:"at most this many agents (1 to 50, default 10)"`
+	Mode       string `json:"mode,omitempty" jsonschema:"hybrid (default: words and meaning) or keyword (words only)"`
 }
 
 // Agents are search results, best first (relevance × stake × reputation, docs/SEARCH.md).
@@ -257,6 +258,9 @@ func (s *server) searchAgents(ctx context.Context, req *sdk.CallToolRequest, in 
 	}
 	if in.Capability != "" {
 		q.Set("capability", in.Capability)
+	}
+	if in.Mode != "" {
+		q.Set("mode", in.Mode)
 	}
 	list, err := s.node(req.Extra).SearchAgentList(ctx, q)
 	if err != nil {

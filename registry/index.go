@@ -463,14 +463,24 @@ type Query struct {
 	Capability string
 	// Limit bounds the answer (0 means 20, at most 100).
 	Limit int
+	// Mode is how Text ranks: ModeHybrid (the default, "" too) mixes the text score with the
+	// cards' meaning; ModeKeyword ranks by the text score alone, and only the cards with a
+	// word of the query match (faster: no vector is compared).
+	Mode string
 }
+
+// Search modes (Query.Mode).
+const (
+	ModeHybrid  = "hybrid"
+	ModeKeyword = "keyword"
+)
 
 // ErrBadQuery refuses a search no card could match as asked; a *QueryError wraps it.
 var ErrBadQuery = errors.New("registry: bad query")
 
 // QueryError says which field of a Query is refused, and why.
 type QueryError struct {
-	// Field is the query's name for it: "q" (Text) or "capability".
+	// Field is the query's name for it: "q" (Text), "capability" or "mode".
 	Field  string
 	Detail string
 }
@@ -493,6 +503,11 @@ func (q Query) validate() error {
 	}
 	if q.Capability != "" && !validCapability(q.Capability) {
 		return &QueryError{Field: "capability", Detail: fmt.Sprintf("must be 1 to %d of a-z 0-9 . - : / (as cards write them)", maxCapability)}
+	}
+	switch q.Mode {
+	case "", ModeHybrid, ModeKeyword:
+	default:
+		return &QueryError{Field: "mode", Detail: fmt.Sprintf("must be %s (the default: words and meaning) or %s (words only)", ModeHybrid, ModeKeyword)}
 	}
 	return nil
 }
@@ -555,7 +570,7 @@ func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 	r.mu.Lock()
 	rep, semantic := r.cfg.Reputation, r.semantic
 	r.mu.Unlock()
-	if semantic != nil && !pq.Empty() {
+	if semantic != nil && !pq.Empty() && q.Mode != ModeKeyword {
 		if opt.Semantic, opt.SemanticOf, err = semantic(ctx, q.Text); err != nil {
 			return nil, fmt.Errorf("registry: search: %w", err)
 		}

@@ -207,6 +207,8 @@ func TestSearchRefusesBadQueries(t *testing.T) {
 		{registry.Query{Capability: "\x00"}, "capability", 0},
 		{registry.Query{Capability: "Summarize"}, "capability", 0},
 		{registry.Query{Capability: strings.Repeat("a", 65)}, "capability", 0},
+		{registry.Query{Text: "summarizes", Mode: "semantic"}, "mode", 0},
+		{registry.Query{Text: "summarizes", Mode: registry.ModeKeyword}, "", 1},
 		{registry.Query{Text: strings.Repeat("é", registry.MaxQueryText)}, "", 0},
 		{registry.Query{Text: "summarizes\tresearch\n"}, "", 1},
 		{registry.Query{Text: `"summarizes`}, "", 1},
@@ -650,5 +652,9 @@ func TestSearchFindsByMeaning(t *testing.T) {
 	}
 	if got := names("NEAR( : ^"); len(got) != 0 {
 		t.Errorf("a word near nothing → %q, want nothing", got)
+	}
+	// Keyword mode ranks by the words alone: no card says car.
+	if found, err := r.Search(ctx, registry.Query{Text: "my car makes a strange noise", Mode: registry.ModeKeyword}); err != nil || len(found) != 0 {
+		t.Errorf("keyword mode: %d cards, %v; want none", len(found), err)
 	}
 }

@@ -145,10 +145,14 @@ func runAgentSearch(ctx context.Context, e *env, args []string) error {
 	node := fs.nodeURL()
 	capability := fs.String("capability", "", "only agents with this capability")
 	limit := fs.Int("limit", 20, "at most this many")
+	mode := fs.String("mode", "hybrid", "how TEXT ranks: hybrid (words and meaning) or keyword (words only)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := fs.parseArgs(args)
 	if err != nil {
 		return err
+	}
+	if *mode != "hybrid" && *mode != "keyword" {
+		return usagef("--mode %q: give hybrid (words and meaning, the default) or keyword (words only)", *mode)
 	}
 	c, err := newNodeClient(*node)
 	if err != nil {
@@ -158,6 +162,7 @@ func runAgentSearch(ctx context.Context, e *env, args []string) error {
 	q.Set("q", strings.Join(pos, " "))
 	q.Set("capability", *capability)
 	q.Set("limit", fmt.Sprint(*limit))
+	q.Set("mode", *mode)
 	var out struct {
 		Agents []*wire.Agent `json:"agents"`
 	}

@@ -20,8 +20,9 @@ type Options struct {
 	// relevance is text/maxText. It is ignored for a query without text.
 	Semantic map[int64]float64
 	// SemanticOf, when set beside Semantic, gives the semantic score of a text match that
-	// Semantic lacks (a card not among the nearest), so that every match is scored the same
-	// way; without it such a match's semantic score is 0.
+	// Semantic lacks (a card not among the nearest), for the Limit best matches by the
+	// scores of Semantic alone, so that every card handed back is scored the same way;
+	// without it such a match's semantic score is 0.
 	SemanticOf func(id int64) float64
 }
 
@@ -155,18 +156,30 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 			}
 		}
 	}
+	// rel is the relevance with the semantic scores of opt.Semantic only; exact adds
+	// SemanticOf's for a card the map lacks. Every match is ranked by rel, and the best
+	// opt.Limit of them, the only ones handed back, get exact: scoring every text match
+	// against the query's vector would cost a dot product per match (tens of thousands for a
+	// broad query over 100k cards) for cards that are not among the best whatever their
+	// meaning adds.
 	rel := func(n int32) float64 {
 		r := 0.0
 		if maxText > 0 {
 			r = s.acc[n] / maxText
 		}
 		if opt.Semantic != nil {
-			id := x.docs[n].id
-			sem, ok := opt.Semantic[id]
-			if !ok && opt.SemanticOf != nil {
-				sem = opt.SemanticOf(id)
+			r = float64(TextShare*r) + float64(SemanticShare*opt.Semantic[x.docs[n].id])
+		}
+		return r
+	}
+	exact := func(n int32) float64 {
+		r := rel(n)
+		if opt.Semantic != nil && opt.SemanticOf != nil {
+			if id := x.docs[n].id; s.acc[n] > 0 {
+				if _, ok := opt.Semantic[id]; !ok {
+					r += float64(SemanticShare * opt.SemanticOf(id))
+				}
 			}
-			r = float64(TextShare*r) + float64(SemanticShare*sem)
 		}
 		return r
 	}
@@ -177,11 +190,16 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	for _, n := range semOnly {
 		top = x.pushTop(top, ranked{rel(n) * x.factors[n], n}, opt.Limit)
 	}
+	if opt.Semantic != nil && opt.SemanticOf != nil {
+		for i := range top {
+			top[i].score = exact(top[i].n) * x.factors[top[i].n]
+		}
+	}
 	slices.SortFunc(top, func(a, b ranked) int { return x.compareRanked(a, b) })
 	out := make([]Hit, len(top))
 	for i, r := range top {
 		e := &x.docs[r.n]
-		out[i] = Hit{ID: e.id, DID: e.did, Text: s.acc[r.n], Relevance: rel(r.n), Score: r.score}
+		out[i] = Hit{ID: e.id, DID: e.did, Text: s.acc[r.n], Relevance: exact(r.n), Score: r.score}
 	}
 	x.reset(s)
 	s.top, s.cand = top[:0], s.cand[:0]
