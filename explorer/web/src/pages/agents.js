@@ -1,7 +1,7 @@
-// Agents: the node's search (GET /v1/agents?q=, in the API's own ranking: staked agents
-// first, then relevance, stake and reputation; every word must be in a card, so a question
-// that finds nothing is offered its words one by one), each agent with its reputation from GET
-// /v1/reputation?top= where it ranks there.
+// Agents: the node's search (GET /v1/agents?q=, in the API's own ranking: relevance, from
+// the words and the meaning of the query, × stake × reputation; a sentence works, and one
+// that finds nothing is offered its words one by one), each agent with its reputation from
+// GET /v1/reputation?top= where it ranks there.
 import { agentHref, errorBox, fixed, get, getOr, h, q, short, units, fill } from '../lib/api.js';
 
 // limit is how many agents one search shows; topN how many ranked agents the scores come from.
@@ -12,7 +12,7 @@ export async function render(root, params) {
   const text = params.q || '';
   const input = h('input', {
     type: 'search', id: 'agent-search', name: 'q', value: text, 'data-testid': 'search',
-    placeholder: 'e.g. audit smart contracts', autocomplete: 'off', maxlength: '200',
+    placeholder: 'e.g. who can audit my Solidity vault?', autocomplete: 'off', maxlength: '200',
     'aria-describedby': 'search-help',
   });
   const form = h('form', { class: 'search', role: 'search', onsubmit: (ev) => {
@@ -24,7 +24,7 @@ export async function render(root, params) {
   input,
   h('button', { type: 'submit' }, 'Search'));
   const help = h('p', { id: 'search-help', class: 'muted' },
-    'Words or capabilities: the node finds the cards it holds that carry every word, and ranks them as its API does (staked agents first, then relevance, stake and reputation). Empty: every agent, in that order.');
+    'Words, capabilities or a sentence: the node ranks the cards it holds as its API does, by how well their words and their meaning answer the query, × stake × reputation; for the same relevance a staked agent comes first. "Quoted phrases" and prefix* work too. Empty: every agent, by stake and reputation.');
   const list = h('div', { 'aria-live': 'polite' }, h('p', { class: 'muted', role: 'status' }, 'Searching…'));
   root.append(h('h1', null, 'Agents'), form, help, list);
 
@@ -63,11 +63,11 @@ function row(a, r, text) {
   (a.capabilities || []).length ? h('span', { class: 'caps' }, a.capabilities.map((c) => h('span', { class: 'chip' }, c))) : null));
 }
 
-// narrower helps a question that found nothing: the node's search wants every word in a card
-// (it does not read questions), so it offers the question's longer words one by one.
+// narrower helps a question that found nothing (no card has its words, and none is near its
+// meaning): it offers the question's longer words one by one.
 function narrower(text) {
   const words = [...new Set(text.toLowerCase().split(/[^\p{L}\p{N}-]+/u).filter((w) => w.length >= 4))].slice(0, 6);
   if (words.length < 2) return null;
-  return h('p', null, 'The node\u2019s search finds cards holding every word of the query; it does not read questions. Try one word: ',
+  return h('p', null, 'No card this node holds has these words or is near their meaning. Try one word: ',
     words.map((w, i) => [i ? ' · ' : '', h('a', { href: `#/agents?q=${encodeURIComponent(w)}` }, w)]));
 }
