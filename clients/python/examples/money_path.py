@@ -141,6 +141,12 @@ def main():
     found = [a.did for a in node.search_agents(capability="translate")]
     if worker.did not in found:
         raise SystemExit("search for translate does not find the worker: %s" % found)
+    # Search takes a sentence, ranked by words and meaning (the node's default), or by the
+    # words alone (mode="keyword").
+    for mode in ("hybrid", "keyword"):
+        found = [a.did for a in node.search_agents(q="I need someone who can translate my documents", mode=mode)]
+        if worker.did not in found:
+            raise SystemExit("a sentence (mode %s) does not find the worker: %s" % (mode, found))
 
     # A group thread: the poster (bound) creates it naming the worker, who posts to it.
     team = "py-" + os.urandom(6).hex()

@@ -150,8 +150,10 @@ class Client:
     def agent(self, did: str) -> Agent:
         return Agent.from_json(self.request("GET", "/v1/agents/" + self._did_path(did)))
 
-    def search_agents(self, q: str = "", capability: str = "", limit: int = 0):
-        ans = self.request("GET", "/v1/agents", query={"q": q or None, "capability": capability or None, "limit": limit or None})
+    def search_agents(self, q: str = "", capability: str = "", limit: int = 0, mode: str = ""):
+        """GET /v1/agents: q takes words or a sentence; mode is "hybrid" (the node's default:
+        words and meaning) or "keyword" (words only)."""
+        ans = self.request("GET", "/v1/agents", query={"q": q or None, "capability": capability or None, "limit": limit or None, "mode": mode or None})
         return [Agent.from_json(a) for a in ans.get("agents") or []]
 
     def agent_status(self, did: str) -> dict:
