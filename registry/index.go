@@ -172,7 +172,9 @@ type Registry struct {
 	limiter *limiter
 	net     *Network // set by Attach; nil for a node without peers
 	index   *search.Index
-	vectors *semantic.Index // the cards' vectors of meaning, by the same ids as index
+	// vectors and unstakedVectors hold the staked and the unstaked cards' vectors of
+	// meaning, by the same ids as index.
+	vectors, unstakedVectors *semantic.Index
 	// semantic is the hook of the hybrid ranking's semantic part (docs/SEARCH.md): the
 	// semantic scores (cosine, clamped at 0) of the cards nearest to a query's text, by
 	// registry_cards row id; nil ranks by text alone. New sets it to nearest.
@@ -205,7 +207,8 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		}
 		return nil, err
 	}
-	r := &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now), index: search.New(), vectors: semantic.NewIndex()}
+	r := &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now), index: search.New(),
+		vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex()}
 	r.semantic = r.nearest
 	if err := r.loadIndex(ctx); err != nil {
 		return nil, err

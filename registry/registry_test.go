@@ -658,3 +658,77 @@ func TestSearchFindsByMeaning(t *testing.T) {
 		t.Errorf("keyword mode: %d cards, %v; want none", len(found), err)
 	}
 }
+
+// TestFreeCardsCannotCrowdOutMeaning: 300 free (unstaked) cards copied from a staked card's
+// text take every place among the cards nearest a query's meaning; the staked card, which
+// shares no word with the query, must still be a candidate, and rank first (when the 200
+// nearest were cut on cosine alone over all cards, ties by row id, it vanished).
+func TestFreeCardsCannotCrowdOutMeaning(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	const desc = "diagnoses automobile engines and books repairs"
+	maxJunk := ""
+	for i := range 300 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if _, err := r.Register(ctx, card(t, k, 1, "Garage Bot", desc, "repair"), fmt.Sprint("junk-", i)); err != nil {
+			t.Fatal(err)
+		}
+		maxJunk = max(maxJunk, k.DID.String())
+	}
+	// The staked card's DID sorts after every free card's, so no tie-break saves it.
+	var honest *identity.Key
+	for honest == nil || honest.DID.String() < maxJunk {
+		honest, _ = identity.GenerateKey(identity.Ed25519)
+	}
+	st[honest.DID.String()] = big.NewInt(1e18)
+	if _, err := r.Register(ctx, card(t, honest, 1, "Garage Bot", desc, "repair"), "honest"); err != nil {
+		t.Fatal(err)
+	}
+	found, err := r.Search(ctx, registry.Query{Text: "my car makes a strange noise", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) == 0 || found[0].DID != honest.DID.String() {
+		t.Fatalf("the staked garage is not first among %d answers", len(found))
+	}
+}
+
+// TestTiesAtTheNearestCutGoByDID: 250 cards of one text have one vector; the cut of the
+// nearest cards falls among them. Two registries that took them in opposite orders (so their
+// row ids differ) answer with the same cards and scores.
+func TestTiesAtTheNearestCutGoByDID(t *testing.T) {
+	ctx := context.Background()
+	var cards [][]byte
+	st := stakes{}
+	for range 250 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		st[k.DID.String()] = big.NewInt(1e18)
+		cards = append(cards, card(t, k, 1, "Garage Bot", "diagnoses automobile engines and books repairs", "repair"))
+	}
+	answer := func(order []int) string {
+		r := newRegistry(t, st)
+		for _, i := range order {
+			if _, err := r.Register(ctx, cards[i], "api"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		found, err := r.Search(ctx, registry.Query{Text: "my car makes a strange noise", Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		for _, a := range found {
+			fmt.Fprintf(&out, "%s %v\n", a.DID, a.Score)
+		}
+		return out.String()
+	}
+	forward, backward := make([]int, len(cards)), make([]int, len(cards))
+	for i := range cards {
+		forward[i], backward[i] = i, len(cards)-1-i
+	}
+	a, b := answer(forward), answer(backward)
+	if a == "" || a != b {
+		t.Fatalf("two registries answer differently:\n%s\nvs\n%s", a, b)
+	}
+}

@@ -55,7 +55,7 @@ func (r *Registry) loadIndex(ctx context.Context) error {
 	}
 	r.index.Build(ids, docs)
 	for i, id := range ids {
-		r.vectors.Put(id, cardVector(docs[i]))
+		r.putVector(id, docs[i])
 	}
 	if len(ids) >= indexLogEvery {
 		r.cfg.Logger.Info("registry: search index built", "cards", len(ids), "took", time.Since(start).Round(time.Millisecond))
@@ -66,13 +66,25 @@ func (r *Registry) loadIndex(ctx context.Context) error {
 // indexPut indexes card id for both sides of search, text and meaning.
 func (r *Registry) indexPut(id int64, d search.Doc) {
 	r.index.Put(id, d)
-	r.vectors.Put(id, cardVector(d))
+	r.putVector(id, d)
+}
+
+// putVector files card id's vector with the staked cards' or the unstaked ones', keyed by
+// its DID (ties at the cut of the nearest go by DID on every node).
+func (r *Registry) putVector(id int64, d search.Doc) {
+	in, out := r.vectors, r.unstakedVectors
+	if !d.Staked {
+		in, out = out, in
+	}
+	out.Delete(id)
+	in.PutKeyed(id, d.DID, cardVector(d))
 }
 
 // indexDelete takes card id out of both sides of search.
 func (r *Registry) indexDelete(id int64) {
 	r.index.Delete(id)
 	r.vectors.Delete(id)
+	r.unstakedVectors.Delete(id)
 }
 
 // cardVector is a card's vector of meaning: the semantic model's vector of the terms of its
@@ -87,8 +99,10 @@ func cardVector(d search.Doc) semantic.Vector {
 	return semantic.Default().Vector(terms)
 }
 
-// semanticCandidates is how many of the cards nearest in meaning to a query take part in
-// its ranking (search.Options.Semantic), besides the text matches.
+// semanticCandidates is how many of the staked cards nearest in meaning to a query take
+// part in its ranking (search.Options.Semantic), besides the text matches, and as many of
+// the unstaked ones: free cards written from a query's own words can fill the unstaked
+// places, never the staked ones.
 const semanticCandidates = 200
 
 // minSemantic is the least cosine that counts: below it a card is no nearer the query than
@@ -97,25 +111,30 @@ const semanticCandidates = 200
 const minSemantic = 0.15
 
 // nearest is the semantic side of a search (the registry's semantic hook): the cosine of
-// the query's vector and those of the semanticCandidates cards nearest it, by card row id,
-// and a function that scores any other card the same way (for the text matches not among
-// them). A cosine under minSemantic counts as 0. A query none of whose terms has a vector
-// gives nil: text alone ranks.
+// the query's vector and those of the semanticCandidates staked cards nearest it and as many
+// unstaked ones, by card row id, and a function that scores any other card the same way (for
+// the best text matches not among them). A cosine under minSemantic counts as 0. A query
+// none of whose terms has a vector gives nil: text alone ranks.
 func (r *Registry) nearest(_ context.Context, text string) (map[int64]float64, func(int64) float64, error) {
 	q := semantic.Default().Vector(search.Terms(text))
 	if q == nil {
 		return nil, nil, nil
 	}
-	hits := r.vectors.Search(q, semanticCandidates)
-	out := make(map[int64]float64, len(hits))
-	for _, h := range hits {
-		if float64(h.Score) >= minSemantic {
-			out[h.ID] = float64(h.Score)
+	out := make(map[int64]float64, 2*semanticCandidates)
+	for _, x := range []*semantic.Index{r.vectors, r.unstakedVectors} {
+		for _, h := range x.Search(q, semanticCandidates) {
+			if float64(h.Score) >= minSemantic {
+				out[h.ID] = float64(h.Score)
+			}
 		}
 	}
-	scorer := r.vectors.Scorer(q)
+	staked, unstaked := r.vectors.Scorer(q), r.unstakedVectors.Scorer(q)
 	of := func(id int64) float64 {
-		if s, ok := scorer(id); ok && float64(s) >= minSemantic {
+		s, ok := staked(id)
+		if !ok {
+			s, ok = unstaked(id)
+		}
+		if ok && float64(s) >= minSemantic {
 			return float64(s)
 		}
 		return 0

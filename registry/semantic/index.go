@@ -12,6 +12,9 @@ import (
 type Hit struct {
 	ID    int64
 	Score float32
+	// Key is the tie key the card was put with (PutKeyed): equal scores are ordered by it,
+	// then by id.
+	Key string
 }
 
 // Index holds a vector per id and finds the ones nearest a query by brute force over one
@@ -23,6 +26,7 @@ type Hit struct {
 type Index struct {
 	mu     sync.RWMutex
 	ids    []int64
+	keys   []string  // per row: the tie key (PutKeyed)
 	rows   []int8    // len(ids)·Dim
 	scales []float32 // per row
 	pos    map[int64]int
@@ -41,7 +45,14 @@ func (x *Index) Len() int {
 }
 
 // Put sets id's vector, replacing the one it had. A nil vector (no term had one) deletes it.
-func (x *Index) Put(id int64, v Vector) {
+// Equal scores are then ordered by id alone: PutKeyed orders them by a key that does not
+// depend on the order cards arrived.
+func (x *Index) Put(id int64, v Vector) { x.PutKeyed(id, "", v) }
+
+// PutKeyed is Put with a tie key: of two cards with equal scores, the one with the lower key
+// comes first (the registry gives the DID, so that every node cuts a tie the same way,
+// whatever ids its cards got).
+func (x *Index) PutKeyed(id int64, key string, v Vector) {
 	if len(v) != Dim {
 		x.Delete(id)
 		return
@@ -54,12 +65,14 @@ func (x *Index) Put(id int64, v Vector) {
 		i = len(x.ids)
 		x.pos[id] = i
 		x.ids = append(x.ids, id)
+		x.keys = append(x.keys, key)
 		x.rows = append(x.rows, q[:]...)
 		x.scales = append(x.scales, s)
 		return
 	}
 	copy(x.rows[i*Dim:], q[:])
 	x.scales[i] = s
+	x.keys[i] = key
 }
 
 // Delete removes id's vector, if it has one. The last row takes its place: the order of rows
@@ -74,11 +87,14 @@ func (x *Index) Delete(id int64) {
 	last := len(x.ids) - 1
 	if i != last {
 		x.ids[i] = x.ids[last]
+		x.keys[i] = x.keys[last]
 		copy(x.rows[i*Dim:(i+1)*Dim], x.rows[last*Dim:])
 		x.scales[i] = x.scales[last]
 		x.pos[x.ids[i]] = i
 	}
 	x.ids = x.ids[:last]
+	x.keys[last] = ""
+	x.keys = x.keys[:last]
 	x.rows = x.rows[:last*Dim]
 	x.scales = x.scales[:last]
 	delete(x.pos, id)
@@ -118,7 +134,8 @@ func (x *Index) Scorer(q Vector) func(id int64) (float32, bool) {
 }
 
 // Search returns the k ids whose vectors are nearest q, best first; equal scores are
-// ordered by id, so the result does not depend on the order vectors were put. Above
+// ordered by key (PutKeyed), then id, so the result does not depend on the order vectors
+// were put. Above
 // parallelRows rows it scans in as many parts as there are CPUs (GOMAXPROCS), each on its own
 // goroutine, which it waits for; the parts' best are merged in the same order, so the result
 // does not depend on the split either.
@@ -171,14 +188,14 @@ func (x *Index) scan(lut *queryTable, qs float32, from, to, k int) minHits {
 		d := lut.dot(x.rows[i*Dim : (i+1)*Dim])
 		if len(h) == k {
 			s := score(d, qs, x.scales[i])
-			if !better(Hit{id, s}, h[0]) {
+			if !better(Hit{id, s, x.keys[i]}, h[0]) {
 				continue
 			}
-			h[0] = Hit{id, s}
+			h[0] = Hit{id, s, x.keys[i]}
 			heap.Fix(&h, 0)
 			continue
 		}
-		heap.Push(&h, Hit{id, score(d, qs, x.scales[i])})
+		heap.Push(&h, Hit{id, score(d, qs, x.scales[i]), x.keys[i]})
 	}
 	return h
 }
@@ -198,10 +215,13 @@ func score(dot int32, qs, rs float32) float32 {
 	return float32(float64(dot) * (float64(qs) * float64(rs)))
 }
 
-// better orders hits: higher score first, then lower id.
+// better orders hits: higher score first, then lower key, then lower id.
 func better(a, b Hit) bool {
 	if a.Score != b.Score {
 		return a.Score > b.Score
+	}
+	if a.Key != b.Key {
+		return a.Key < b.Key
 	}
 	return a.ID < b.ID
 }

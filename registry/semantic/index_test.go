@@ -227,3 +227,25 @@ func TestSearchInParts(t *testing.T) {
 		}
 	}
 }
+
+// TestTiesGoByKey: equal scores are ordered by the key cards were put with, then by id,
+// whatever order they were put in.
+func TestTiesGoByKey(t *testing.T) {
+	v := semantic.Default().Vector(search.Terms("tax return"))
+	a, b := semantic.NewIndex(), semantic.NewIndex()
+	keys := []string{"did:c", "did:a", "did:b"}
+	for i, k := range keys {
+		a.PutKeyed(int64(i), k, v)
+		b.PutKeyed(int64(10-i), keys[len(keys)-1-i], v)
+	}
+	var gotA, gotB []string
+	for _, h := range a.Search(v, 2) {
+		gotA = append(gotA, h.Key)
+	}
+	for _, h := range b.Search(v, 2) {
+		gotB = append(gotB, h.Key)
+	}
+	if !slices.Equal(gotA, []string{"did:a", "did:b"}) || !slices.Equal(gotB, gotA) {
+		t.Fatalf("ties cut as %v and %v, want did:a, did:b in both", gotA, gotB)
+	}
+}

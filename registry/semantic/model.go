@@ -106,7 +106,7 @@ func (m *Model) VectorWeighted(terms []string, weight func(term string) float32)
 			ws := float64(w) * float64(m.scales[i])
 			row := m.vecs[int(i)*Dim : int(i)*Dim+Dim]
 			for j, q := range row {
-				acc[j] += ws * float64(q)
+				acc[j] += float64(ws * float64(q))
 			}
 			continue
 		}
