@@ -21,6 +21,13 @@ const (
 	SemanticShare = 0.25
 	// MaxQueryTerms bounds the terms and prefixes of a query (ParseQuery keeps the first).
 	MaxQueryTerms = 32
+	// MaxPhraseTerms bounds the terms of one phrase that are checked as consecutive;
+	// MaxPhrases the phrases of a query (ParseQuery).
+	MaxPhraseTerms = 8
+	MaxPhrases     = 4
+	// maxFieldTerms bounds the terms indexed per field, counted after Fold: NFKD can make one
+	// rune several words (ﷺ is four), so a card's rune limits do not bound its terms.
+	maxFieldTerms = 512
 	// MaxPrefixExpansions bounds the indexed terms one prefix matches: the most frequent,
 	// then in byte order.
 	MaxPrefixExpansions = 64
@@ -232,14 +239,18 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		x.factors = append(x.factors, 0)
 	}
 	e := docEntry{id: id, did: d.DID, factor: d.factor(), staked: d.Staked}
-	e.seq[fieldName] = x.termIDs(Terms(d.Name), nil)
-	e.seq[fieldDescription] = x.termIDs(Terms(d.Description), nil)
+	e.seq[fieldName] = x.termIDs(Terms(d.Name), nil, maxFieldTerms)
+	e.seq[fieldDescription] = x.termIDs(Terms(d.Description), nil, maxFieldTerms)
 	var caps []int32
+	capTerms := 0
 	for i, c := range d.Capabilities {
 		if i > 0 {
 			caps = append(caps, -1)
 		}
-		caps = x.termIDs(Terms(c), caps)
+		ts := Terms(c)
+		ts = ts[:min(len(ts), maxFieldTerms-capTerms)]
+		capTerms += len(ts)
+		caps = x.termIDs(ts, caps, len(ts))
 		for j := 0; j <= len(c); j++ {
 			if j == len(c) || c[j] == '/' {
 				if k := c[:j]; k != "" && !slices.Contains(e.caps, k) {
@@ -289,9 +300,10 @@ func (x *Index) add(id int64, d *Doc) int32 {
 	return n
 }
 
-// termIDs appends the term numbers of terms to out, entering new terms in the dictionary.
-func (x *Index) termIDs(terms []string, out []int32) []int32 {
-	for _, t := range terms {
+// termIDs appends the term numbers of the first limit terms to out, entering new terms in
+// the dictionary.
+func (x *Index) termIDs(terms []string, out []int32, limit int) []int32 {
+	for _, t := range terms[:min(len(terms), limit)] {
 		id, ok := x.dict[t]
 		if !ok {
 			id = int32(len(x.terms))
@@ -362,27 +374,63 @@ func (x *Index) delete(id int64) {
 }
 
 // hasPhrases says whether the doc holds every phrase.
-func (e *docEntry) hasPhrases(phrases [][]int32) bool {
-	for _, p := range phrases {
-		if !e.hasPhrase(p) {
+func (e *docEntry) hasPhrases(phrases []phraseMatcher) bool {
+	for i := range phrases {
+		if !e.hasPhrase(&phrases[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// hasPhrase says whether one field of doc n holds phrase (term numbers) as consecutive
-// terms.
-func (e *docEntry) hasPhrase(phrase []int32) bool {
+// hasPhrase says whether one field of the doc holds the phrase as consecutive terms.
+func (e *docEntry) hasPhrase(m *phraseMatcher) bool {
 	for f := range numFields {
-		seq := e.seq[f]
-		for i := 0; i+len(phrase) <= len(seq); i++ {
-			if seq[i] == phrase[0] && slices.Equal(seq[i:i+len(phrase)], phrase) {
-				return true
-			}
+		if found, _ := m.find(e.seq[f]); found {
+			return true
 		}
 	}
 	return false
+}
+
+// phraseMatcher finds a phrase (term numbers) in a field by Knuth-Morris-Pratt: at most
+// 2 × the field's length steps, whatever the phrase repeats (a phrase of one term eight
+// times against runs of that term would cost field × phrase comparisons tried naively).
+type phraseMatcher struct {
+	phrase []int32
+	fail   []int // fail[i]: the longest proper border of phrase[:i+1]
+}
+
+func (m *phraseMatcher) reset(phrase []int32) {
+	m.phrase = phrase
+	m.fail = make([]int, len(phrase))
+	for i, k := 1, 0; i < len(phrase); i++ {
+		for k > 0 && phrase[i] != phrase[k] {
+			k = m.fail[k-1]
+		}
+		if phrase[i] == phrase[k] {
+			k++
+		}
+		m.fail[i] = k
+	}
+}
+
+// find says whether seq holds the phrase, and the comparisons it took.
+func (m *phraseMatcher) find(seq []int32) (found bool, steps int) {
+	k := 0
+	for _, t := range seq {
+		for k > 0 && t != m.phrase[k] {
+			k = m.fail[k-1]
+			steps++
+		}
+		steps++
+		if t == m.phrase[k] {
+			if k++; k == len(m.phrase) {
+				return true, steps
+			}
+		}
+	}
+	return false, steps
 }
 
 // prefixTerms gives the term numbers prefix p expands to: the known terms (df > 0) that

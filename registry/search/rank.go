@@ -103,6 +103,10 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		mark = s.mark
 	}
 	if len(phrases) > 0 {
+		matchers := make([]phraseMatcher, len(phrases))
+		for i, p := range phrases {
+			matchers[i].reset(p)
+		}
 		// The docs holding every phrase term (intersected through marks, rarest term
 		// first), then those where each phrase holds.
 		var terms []int32
@@ -122,7 +126,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 				if !first && s.mark[p.doc] != prev {
 					continue
 				}
-				if i == len(terms)-1 && !x.docs[p.doc].hasPhrases(phrases) {
+				if i == len(terms)-1 && !x.docs[p.doc].hasPhrases(matchers) {
 					continue
 				}
 				s.mark[p.doc] = g
