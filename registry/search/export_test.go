@@ -10,7 +10,7 @@ func (x *Index) sizes() (dict, terms, prefixes int) {
 	for _, l := range x.prefixes {
 		prefixes += len(l)
 	}
-	return len(x.dict), len(x.terms) - 0, prefixes
+	return len(x.dict), len(x.terms) - len(x.termFree), prefixes
 }
 
 // fieldLens are the indexed lengths of id's fields.

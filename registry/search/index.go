@@ -70,9 +70,10 @@ func (d *Doc) factor() float64 {
 // bit, whatever the order they were put in.
 type Index struct {
 	mu       sync.RWMutex
-	dict     map[string]int32 // term → term number
-	terms    []termEntry      // by term number; a term stays once known (df may fall to 0)
-	prefixes map[string][]int32
+	dict     map[string]int32    // term → term number
+	terms    []termEntry         // by term number; a term whose df falls to 0 is dropped
+	termFree []int32             // numbers of dropped terms, reused (numbers are not part of scoring)
+	prefixes map[string][]int32  // prefixKeys → the terms with that key, unordered
 	docs     []docEntry          // by doc number; numbers of deleted docs are reused
 	lens     [][numFields]uint16 // by doc number: the field lengths, apart for the scoring loop's cache
 	factors  []float64           // by doc number: the stake factor, apart for the same reason
@@ -306,9 +307,17 @@ func (x *Index) termIDs(terms []string, out []int32, limit int) []int32 {
 	for _, t := range terms[:min(len(terms), limit)] {
 		id, ok := x.dict[t]
 		if !ok {
-			id = int32(len(x.terms))
+			// t may be a slice of the whole folded field (a word Stem keeps as it is):
+			// a copy keeps only the term alive.
+			t = strings.Clone(t)
+			if k := len(x.termFree); k > 0 {
+				id, x.termFree = x.termFree[k-1], x.termFree[:k-1]
+				x.terms[id] = termEntry{text: t}
+			} else {
+				id = int32(len(x.terms))
+				x.terms = append(x.terms, termEntry{text: t})
+			}
 			x.dict[t] = id
-			x.terms = append(x.terms, termEntry{text: t})
 			for _, k := range prefixKeys(t) {
 				x.prefixes[k] = append(x.prefixes[k], id)
 			}
@@ -318,19 +327,48 @@ func (x *Index) termIDs(terms []string, out []int32, limit int) []int32 {
 	return out
 }
 
-// prefixKeys are the keys of t in the prefix table: its first 1 to prefixKey runes.
+// prefixKeys are the keys of t in the prefix table: its first 2 to prefixKey runes (a
+// prefix query has at least MinPrefix = 2 runes, so a 1-rune key is never read).
 func prefixKeys(t string) []string {
 	var keys []string
 	runes := 0
 	for i := range t {
 		if i > 0 {
-			keys = append(keys, t[:i])
-			if runes++; runes == prefixKey {
+			if runes++; runes >= MinPrefix {
+				keys = append(keys, t[:i])
+			}
+			if runes == prefixKey {
 				return keys
 			}
 		}
 	}
+	if runes+1 < MinPrefix {
+		return keys
+	}
 	return append(keys, t)
+}
+
+// dropTerm forgets a term no card holds any more: its number goes to the free list.
+func (x *Index) dropTerm(id int32) {
+	text := x.terms[id].text
+	delete(x.dict, text)
+	for _, k := range prefixKeys(text) {
+		list := x.prefixes[k]
+		if i := slices.Index(list, id); i >= 0 {
+			list[i] = list[len(list)-1]
+			list = list[:len(list)-1]
+		}
+		if len(list) == 0 {
+			delete(x.prefixes, k)
+		} else {
+			x.prefixes[k] = list
+		}
+	}
+	x.terms[id] = termEntry{}
+	x.termFree = append(x.termFree, id)
+	if len(x.dict) == 0 {
+		x.terms, x.termFree = nil, nil
+	}
 }
 
 func (x *Index) delete(id int64) {
@@ -357,7 +395,15 @@ func (x *Index) delete(id int64) {
 			i, _ := slices.BinarySearchFunc(mt, dt.term, func(e docTerm, t int32) int { return int(e.term) - int(t) })
 			mt[i].pos = dt.pos
 		}
-		x.terms[dt.term].postings = ps[:last]
+		switch ps = ps[:last]; {
+		case len(ps) == 0:
+			x.terms[dt.term].postings = nil
+			x.dropTerm(dt.term)
+		case cap(ps) > 16 && len(ps) < cap(ps)/4:
+			x.terms[dt.term].postings = slices.Clip(slices.Clone(ps)) // same order
+		default:
+			x.terms[dt.term].postings = ps
+		}
 	}
 	for f := range numFields {
 		x.totalLen[f] -= int64(e.len[f])
