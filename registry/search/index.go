@@ -28,6 +28,10 @@ const (
 	// maxFieldTerms bounds the terms indexed per field, counted after Fold: NFKD can make one
 	// rune several words (ﷺ is four), so a card's rune limits do not bound its terms.
 	maxFieldTerms = 512
+	// maxCapLevels bounds the ancestors one capability tag is indexed under, maxCardCaps
+	// the capability keys of one card (its tags and their ancestors).
+	maxCapLevels = 4
+	maxCardCaps  = 64
 	// MaxPrefixExpansions bounds the indexed terms one prefix matches: the most frequent,
 	// then in byte order.
 	MaxPrefixExpansions = 64
@@ -252,15 +256,8 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		ts = ts[:min(len(ts), maxFieldTerms-capTerms)]
 		capTerms += len(ts)
 		caps = x.termIDs(ts, caps, len(ts))
-		for j := 0; j <= len(c); j++ {
-			if j == len(c) || c[j] == '/' {
-				if k := c[:j]; k != "" && !slices.Contains(e.caps, k) {
-					e.caps = append(e.caps, k)
-				}
-			}
-		}
 	}
-	slices.Sort(e.caps)
+	e.caps = capKeys(d.Capabilities)
 	e.seq[fieldCapabilities] = caps
 	// Term frequencies per field, from the sequences sorted by term.
 	type tf struct {
@@ -299,6 +296,36 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		x.unstaked++
 	}
 	return n
+}
+
+// capKeys are the capability keys of a card: its tags, then their ancestors at the '/'
+// that end a non-empty segment ("a//b/" has "a" and "a//b"), the first maxCapLevels of
+// each, while the card has fewer than maxCardCaps keys; sorted, copied out of the card.
+// The card's validation allows any '/' (protocol shared with other implementations); the
+// bounds are the index's, so that one card cannot make thousands of keys.
+func capKeys(tags []string) []string {
+	seen := map[string]bool{}
+	var keys []string
+	add := func(k string) {
+		if k != "" && !seen[k] {
+			seen[k] = true
+			keys = append(keys, strings.Clone(k))
+		}
+	}
+	for _, c := range tags {
+		add(c)
+	}
+	for _, c := range tags {
+		levels := 0
+		for j := 1; j < len(c) && levels < maxCapLevels && len(keys) < maxCardCaps; j++ {
+			if c[j] == '/' && c[j-1] != '/' {
+				add(c[:j])
+				levels++
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // termIDs appends the term numbers of the first limit terms to out, entering new terms in
