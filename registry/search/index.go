@@ -86,15 +86,19 @@ type Index struct {
 	live     int
 	unstaked int
 	totalLen [numFields]int64
-	maxLen   [numFields]uint16  // the longest field ever indexed (bounds the norm tables)
-	all      []int32            // live docs, best stake first (see rankLess)
-	caps     map[string][]int32 // capability and each ancestor → its docs, best stake first
-	scratch  sync.Pool
+	// stakedLen is totalLen over staked cards: with stakedDF, the collection statistics
+	// while the index holds a staked card (see stats).
+	stakedLen [numFields]int64
+	maxLen    [numFields]uint16  // the longest field ever indexed (bounds the norm tables)
+	all       []int32            // live docs, best stake first (see rankLess)
+	caps      map[string][]int32 // capability and each ancestor → its docs, best stake first
+	scratch   sync.Pool
 }
 
 type termEntry struct {
 	text     string
 	postings []posting // unordered; len is the document frequency
+	stakedDF int32     // the staked cards among the postings
 }
 
 type posting struct {
@@ -273,6 +277,9 @@ func (x *Index) add(id int64, d *Doc) int32 {
 			}
 		}
 		x.totalLen[f] += int64(e.len[f])
+		if e.staked {
+			x.stakedLen[f] += int64(e.len[f])
+		}
 		x.maxLen[f] = max(x.maxLen[f], e.len[f])
 	}
 	slices.SortFunc(all, func(a, b tf) int { return int(a.term) - int(b.term) })
@@ -285,6 +292,9 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		te := &x.terms[all[i].term]
 		e.terms = append(e.terms, docTerm{term: all[i].term, pos: int32(len(te.postings))})
 		te.postings = append(te.postings, p)
+		if e.staked {
+			te.stakedDF++
+		}
 		i = j
 	}
 	x.docs[n] = e
@@ -413,6 +423,9 @@ func (x *Index) delete(id int64) {
 		}
 	}
 	for _, dt := range e.terms {
+		if e.staked {
+			x.terms[dt.term].stakedDF--
+		}
 		ps := x.terms[dt.term].postings
 		last := int32(len(ps) - 1)
 		if dt.pos != last {
@@ -434,6 +447,9 @@ func (x *Index) delete(id int64) {
 	}
 	for f := range numFields {
 		x.totalLen[f] -= int64(e.len[f])
+		if e.staked {
+			x.stakedLen[f] -= int64(e.len[f])
+		}
 	}
 	if !e.staked {
 		x.unstaked--
@@ -506,9 +522,21 @@ func (m *phraseMatcher) find(seq []int32) (found bool, steps int) {
 	return false, steps
 }
 
-// prefixTerms gives the term numbers prefix p expands to: the known terms (df > 0) that
-// start with p, and the stems p extends by up to 3 bytes (stems are shorter than words:
-// "translati*" finds "translat"); the MaxPrefixExpansions most frequent, then by bytes.
+// stakedStats says whether the collection statistics are the staked cards' (the index
+// holds at least one staked card) rather than every card's.
+func (x *Index) stakedStats() bool { return x.live > x.unstaked }
+
+// df is term t's document frequency in the collection statistics.
+func (x *Index) df(t int32) int {
+	if x.stakedStats() {
+		return int(x.terms[t].stakedDF)
+	}
+	return len(x.terms[t].postings)
+}
+
+// prefixTerms gives the term numbers prefix p expands to: the known terms that start with
+// p, and the stems p extends by up to 3 bytes (stems are shorter than words: "translati*"
+// finds "translat"); the MaxPrefixExpansions most frequent (by df), then by bytes.
 func (x *Index) prefixTerms(p string) []int32 {
 	key := p
 	if k := prefixKeys(p); len(k) > 0 {
@@ -524,8 +552,10 @@ func (x *Index) prefixTerms(p string) []int32 {
 			out = append(out, t)
 		}
 	}
+	// By the statistics' df (see stats): while staked cards exist, the terms staked cards
+	// hold come first and unstaked cards cannot change which of them are kept.
 	slices.SortFunc(out, func(a, b int32) int {
-		if da, db := len(x.terms[a].postings), len(x.terms[b].postings); da != db {
+		if da, db := x.df(a), x.df(b); da != db {
 			return db - da
 		}
 		return strings.Compare(x.terms[a].text, x.terms[b].text)
