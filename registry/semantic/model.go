@@ -106,7 +106,7 @@ func (m *Model) VectorWeighted(terms []string, weight func(term string) float32)
 			ws := float64(w) * float64(m.scales[i])
 			row := m.vecs[int(i)*Dim : int(i)*Dim+Dim]
 			for j, q := range row {
-				acc[j] += ws * float64(q)
+				acc[j] += float64(ws * float64(q))
 			}
 			continue
 		}
@@ -209,7 +209,7 @@ func Cosine(a, b Vector) float32 {
 	}
 	var s float64
 	for j := range Dim {
-		s += float64(a[j]) * float64(b[j])
+		s += float64(float64(a[j]) * float64(b[j]))
 	}
 	return float32(s)
 }
