@@ -29,7 +29,9 @@ func TestChurnLeavesNoTerms(t *testing.T) {
 	}
 	for i := range 10_000 {
 		id := int64(1000 + i)
-		x.Put(id, Doc{DID: fmt.Sprintf("did:churn:%d", i), Name: word(), Description: word() + " " + word() + " co" + word(), Capabilities: []string{"churn"}})
+		// Some staked, so that the collection statistics move during the churn too.
+		x.Put(id, Doc{DID: fmt.Sprintf("did:churn:%d", i), Name: word(), Description: word() + " " + word() + " co" + word() + " translation",
+			Capabilities: []string{"churn"}, Staked: i%4 == 0, StakeWeight: 1})
 		if i%2 == 1 {
 			x.Delete(id - 1)
 			x.Delete(id)
