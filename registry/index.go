@@ -522,8 +522,9 @@ func (q Query) validate() error {
 //	rel   = 0.75·text/maxText + 0.25·sem   (text/maxText when no query term has a vector)
 //
 // where text is the card's BM25F score for q.Text (name ×2, capabilities ×2, description ×1;
-// k1 1.2, b 0.75; the query's words OR-ed, aliases at half weight) and maxText the best text
-// score among the matches; sem is the cosine of the card's and the query's vectors of
+// k1 1.2, b 0.75; the query's words OR-ed, aliases at half weight; N, df and the average
+// lengths of the staked cards) and maxText the best text score among the staked matches (all
+// the matches when none is staked); sem is the cosine of the card's and the query's vectors of
 // meaning (registry/semantic; 0 under 0.15), and the 200 cards nearest the query match even
 // without a text match; without text rel is 1. stakeFactor is units.StakeWeight of the
 // stake in whole tokens (≥ 1) for a staked card and 0.5 for an unstaked one, so for equal

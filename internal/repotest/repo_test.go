@@ -342,7 +342,12 @@ func TestProtocolConstantsCatches(t *testing.T) {
 	}
 }
 
-// TestNoFusedMultiplyAdd: the scoring engine (package reputation) compiles to no fused
+// fusedChecked are the packages whose floats are part of a protocol: reputation's scores,
+// and the search ranking every node must compute to the same bits (registry multiplies in
+// the reputation weight, registry/search scores text, registry/semantic vectors).
+var fusedChecked = []string{"reputation", "registry", "registry/search", "registry/semantic"}
+
+// TestNoFusedMultiplyAdd: the scoring engines (fusedChecked) compile to no fused
 // multiply-add on the builds that fuse (arm64, amd64 v3), so its scores are the same bits on
 // every node and every auditor's machine, and in the explorer's JavaScript; the review of
 // issue 28 found 26 on arm64, which made an arm64 auditor's recomputation of an amd64 node's
@@ -355,13 +360,15 @@ func TestNoFusedMultiplyAdd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, target := range FusedTargets {
-		found, err := FusedInstructions(root, Module+"/reputation", target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range found {
-			t.Errorf("%s: a fused multiply-add in reputation: %s", target.Describe, f)
+	for _, pkg := range fusedChecked {
+		for _, target := range FusedTargets {
+			found, err := FusedInstructions(root, Module+"/"+pkg, target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range found {
+				t.Errorf("%s: a fused multiply-add in %s: %s", target.Describe, pkg, f)
+			}
 		}
 	}
 }

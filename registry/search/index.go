@@ -21,6 +21,17 @@ const (
 	SemanticShare = 0.25
 	// MaxQueryTerms bounds the terms and prefixes of a query (ParseQuery keeps the first).
 	MaxQueryTerms = 32
+	// MaxPhraseTerms bounds the terms of one phrase that are checked as consecutive;
+	// MaxPhrases the phrases of a query (ParseQuery).
+	MaxPhraseTerms = 8
+	MaxPhrases     = 4
+	// maxFieldTerms bounds the terms indexed per field, counted after Fold: NFKD can make one
+	// rune several words (ﷺ is four), so a card's rune limits do not bound its terms.
+	maxFieldTerms = 512
+	// maxCapLevels bounds the ancestors one capability tag is indexed under, maxCardCaps
+	// the capability keys of one card (its tags and their ancestors).
+	maxCapLevels = 4
+	maxCardCaps  = 64
 	// MaxPrefixExpansions bounds the indexed terms one prefix matches: the most frequent,
 	// then in byte order.
 	MaxPrefixExpansions = 64
@@ -63,9 +74,10 @@ func (d *Doc) factor() float64 {
 // bit, whatever the order they were put in.
 type Index struct {
 	mu       sync.RWMutex
-	dict     map[string]int32 // term → term number
-	terms    []termEntry      // by term number; a term stays once known (df may fall to 0)
-	prefixes map[string][]int32
+	dict     map[string]int32    // term → term number
+	terms    []termEntry         // by term number; a term whose df falls to 0 is dropped
+	termFree []int32             // numbers of dropped terms, reused (numbers are not part of scoring)
+	prefixes map[string][]int32  // prefixKeys → the terms with that key, unordered
 	docs     []docEntry          // by doc number; numbers of deleted docs are reused
 	lens     [][numFields]uint16 // by doc number: the field lengths, apart for the scoring loop's cache
 	factors  []float64           // by doc number: the stake factor, apart for the same reason
@@ -74,15 +86,19 @@ type Index struct {
 	live     int
 	unstaked int
 	totalLen [numFields]int64
-	maxLen   [numFields]uint16  // the longest field ever indexed (bounds the norm tables)
-	all      []int32            // live docs, best stake first (see rankLess)
-	caps     map[string][]int32 // capability and each ancestor → its docs, best stake first
-	scratch  sync.Pool
+	// stakedLen is totalLen over staked cards: with stakedDF, the collection statistics
+	// while the index holds a staked card (see stats).
+	stakedLen [numFields]int64
+	maxLen    [numFields]uint16  // the longest field ever indexed (bounds the norm tables)
+	all       []int32            // live docs, best stake first (see rankLess)
+	caps      map[string][]int32 // capability and each ancestor → its docs, best stake first
+	scratch   sync.Pool
 }
 
 type termEntry struct {
 	text     string
 	postings []posting // unordered; len is the document frequency
+	stakedDF int32     // the staked cards among the postings
 }
 
 type posting struct {
@@ -232,23 +248,20 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		x.factors = append(x.factors, 0)
 	}
 	e := docEntry{id: id, did: d.DID, factor: d.factor(), staked: d.Staked}
-	e.seq[fieldName] = x.termIDs(Terms(d.Name), nil)
-	e.seq[fieldDescription] = x.termIDs(Terms(d.Description), nil)
+	e.seq[fieldName] = x.termIDs(Terms(d.Name), nil, maxFieldTerms)
+	e.seq[fieldDescription] = x.termIDs(Terms(d.Description), nil, maxFieldTerms)
 	var caps []int32
+	capTerms := 0
 	for i, c := range d.Capabilities {
 		if i > 0 {
 			caps = append(caps, -1)
 		}
-		caps = x.termIDs(Terms(c), caps)
-		for j := 0; j <= len(c); j++ {
-			if j == len(c) || c[j] == '/' {
-				if k := c[:j]; k != "" && !slices.Contains(e.caps, k) {
-					e.caps = append(e.caps, k)
-				}
-			}
-		}
+		ts := Terms(c)
+		ts = ts[:min(len(ts), maxFieldTerms-capTerms)]
+		capTerms += len(ts)
+		caps = x.termIDs(ts, caps, len(ts))
 	}
-	slices.Sort(e.caps)
+	e.caps = capKeys(d.Capabilities)
 	e.seq[fieldCapabilities] = caps
 	// Term frequencies per field, from the sequences sorted by term.
 	type tf struct {
@@ -264,6 +277,9 @@ func (x *Index) add(id int64, d *Doc) int32 {
 			}
 		}
 		x.totalLen[f] += int64(e.len[f])
+		if e.staked {
+			x.stakedLen[f] += int64(e.len[f])
+		}
 		x.maxLen[f] = max(x.maxLen[f], e.len[f])
 	}
 	slices.SortFunc(all, func(a, b tf) int { return int(a.term) - int(b.term) })
@@ -276,6 +292,9 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		te := &x.terms[all[i].term]
 		e.terms = append(e.terms, docTerm{term: all[i].term, pos: int32(len(te.postings))})
 		te.postings = append(te.postings, p)
+		if e.staked {
+			te.stakedDF++
+		}
 		i = j
 	}
 	x.docs[n] = e
@@ -289,14 +308,53 @@ func (x *Index) add(id int64, d *Doc) int32 {
 	return n
 }
 
-// termIDs appends the term numbers of terms to out, entering new terms in the dictionary.
-func (x *Index) termIDs(terms []string, out []int32) []int32 {
-	for _, t := range terms {
+// capKeys are the capability keys of a card: its tags, then their ancestors at the '/'
+// that end a non-empty segment ("a//b/" has "a" and "a//b"), the first maxCapLevels of
+// each, while the card has fewer than maxCardCaps keys; sorted, copied out of the card.
+// The card's validation allows any '/' (protocol shared with other implementations); the
+// bounds are the index's, so that one card cannot make thousands of keys.
+func capKeys(tags []string) []string {
+	seen := map[string]bool{}
+	var keys []string
+	add := func(k string) {
+		if k != "" && !seen[k] {
+			seen[k] = true
+			keys = append(keys, strings.Clone(k))
+		}
+	}
+	for _, c := range tags {
+		add(c)
+	}
+	for _, c := range tags {
+		levels := 0
+		for j := 1; j < len(c) && levels < maxCapLevels && len(keys) < maxCardCaps; j++ {
+			if c[j] == '/' && c[j-1] != '/' {
+				add(c[:j])
+				levels++
+			}
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// termIDs appends the term numbers of the first limit terms to out, entering new terms in
+// the dictionary.
+func (x *Index) termIDs(terms []string, out []int32, limit int) []int32 {
+	for _, t := range terms[:min(len(terms), limit)] {
 		id, ok := x.dict[t]
 		if !ok {
-			id = int32(len(x.terms))
+			// t may be a slice of the whole folded field (a word Stem keeps as it is):
+			// a copy keeps only the term alive.
+			t = strings.Clone(t)
+			if k := len(x.termFree); k > 0 {
+				id, x.termFree = x.termFree[k-1], x.termFree[:k-1]
+				x.terms[id] = termEntry{text: t}
+			} else {
+				id = int32(len(x.terms))
+				x.terms = append(x.terms, termEntry{text: t})
+			}
 			x.dict[t] = id
-			x.terms = append(x.terms, termEntry{text: t})
 			for _, k := range prefixKeys(t) {
 				x.prefixes[k] = append(x.prefixes[k], id)
 			}
@@ -306,19 +364,48 @@ func (x *Index) termIDs(terms []string, out []int32) []int32 {
 	return out
 }
 
-// prefixKeys are the keys of t in the prefix table: its first 1 to prefixKey runes.
+// prefixKeys are the keys of t in the prefix table: its first 2 to prefixKey runes (a
+// prefix query has at least MinPrefix = 2 runes, so a 1-rune key is never read).
 func prefixKeys(t string) []string {
 	var keys []string
 	runes := 0
 	for i := range t {
 		if i > 0 {
-			keys = append(keys, t[:i])
-			if runes++; runes == prefixKey {
+			if runes++; runes >= MinPrefix {
+				keys = append(keys, t[:i])
+			}
+			if runes == prefixKey {
 				return keys
 			}
 		}
 	}
+	if runes+1 < MinPrefix {
+		return keys
+	}
 	return append(keys, t)
+}
+
+// dropTerm forgets a term no card holds any more: its number goes to the free list.
+func (x *Index) dropTerm(id int32) {
+	text := x.terms[id].text
+	delete(x.dict, text)
+	for _, k := range prefixKeys(text) {
+		list := x.prefixes[k]
+		if i := slices.Index(list, id); i >= 0 {
+			list[i] = list[len(list)-1]
+			list = list[:len(list)-1]
+		}
+		if len(list) == 0 {
+			delete(x.prefixes, k)
+		} else {
+			x.prefixes[k] = list
+		}
+	}
+	x.terms[id] = termEntry{}
+	x.termFree = append(x.termFree, id)
+	if len(x.dict) == 0 {
+		x.terms, x.termFree = nil, nil
+	}
 }
 
 func (x *Index) delete(id int64) {
@@ -336,6 +423,9 @@ func (x *Index) delete(id int64) {
 		}
 	}
 	for _, dt := range e.terms {
+		if e.staked {
+			x.terms[dt.term].stakedDF--
+		}
 		ps := x.terms[dt.term].postings
 		last := int32(len(ps) - 1)
 		if dt.pos != last {
@@ -345,10 +435,21 @@ func (x *Index) delete(id int64) {
 			i, _ := slices.BinarySearchFunc(mt, dt.term, func(e docTerm, t int32) int { return int(e.term) - int(t) })
 			mt[i].pos = dt.pos
 		}
-		x.terms[dt.term].postings = ps[:last]
+		switch ps = ps[:last]; {
+		case len(ps) == 0:
+			x.terms[dt.term].postings = nil
+			x.dropTerm(dt.term)
+		case cap(ps) > 16 && len(ps) < cap(ps)/4:
+			x.terms[dt.term].postings = slices.Clip(slices.Clone(ps)) // same order
+		default:
+			x.terms[dt.term].postings = ps
+		}
 	}
 	for f := range numFields {
 		x.totalLen[f] -= int64(e.len[f])
+		if e.staked {
+			x.stakedLen[f] -= int64(e.len[f])
+		}
 	}
 	if !e.staked {
 		x.unstaked--
@@ -362,32 +463,80 @@ func (x *Index) delete(id int64) {
 }
 
 // hasPhrases says whether the doc holds every phrase.
-func (e *docEntry) hasPhrases(phrases [][]int32) bool {
-	for _, p := range phrases {
-		if !e.hasPhrase(p) {
+func (e *docEntry) hasPhrases(phrases []phraseMatcher) bool {
+	for i := range phrases {
+		if !e.hasPhrase(&phrases[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// hasPhrase says whether one field of doc n holds phrase (term numbers) as consecutive
-// terms.
-func (e *docEntry) hasPhrase(phrase []int32) bool {
+// hasPhrase says whether one field of the doc holds the phrase as consecutive terms.
+func (e *docEntry) hasPhrase(m *phraseMatcher) bool {
 	for f := range numFields {
-		seq := e.seq[f]
-		for i := 0; i+len(phrase) <= len(seq); i++ {
-			if seq[i] == phrase[0] && slices.Equal(seq[i:i+len(phrase)], phrase) {
-				return true
-			}
+		if found, _ := m.find(e.seq[f]); found {
+			return true
 		}
 	}
 	return false
 }
 
-// prefixTerms gives the term numbers prefix p expands to: the known terms (df > 0) that
-// start with p, and the stems p extends by up to 3 bytes (stems are shorter than words:
-// "translati*" finds "translat"); the MaxPrefixExpansions most frequent, then by bytes.
+// phraseMatcher finds a phrase (term numbers) in a field by Knuth-Morris-Pratt: at most
+// 2 × the field's length steps, whatever the phrase repeats (a phrase of one term eight
+// times against runs of that term would cost field × phrase comparisons tried naively).
+type phraseMatcher struct {
+	phrase []int32
+	fail   []int // fail[i]: the longest proper border of phrase[:i+1]
+}
+
+func (m *phraseMatcher) reset(phrase []int32) {
+	m.phrase = phrase
+	m.fail = make([]int, len(phrase))
+	for i, k := 1, 0; i < len(phrase); i++ {
+		for k > 0 && phrase[i] != phrase[k] {
+			k = m.fail[k-1]
+		}
+		if phrase[i] == phrase[k] {
+			k++
+		}
+		m.fail[i] = k
+	}
+}
+
+// find says whether seq holds the phrase, and the comparisons it took.
+func (m *phraseMatcher) find(seq []int32) (found bool, steps int) {
+	k := 0
+	for _, t := range seq {
+		for k > 0 && t != m.phrase[k] {
+			k = m.fail[k-1]
+			steps++
+		}
+		steps++
+		if t == m.phrase[k] {
+			if k++; k == len(m.phrase) {
+				return true, steps
+			}
+		}
+	}
+	return false, steps
+}
+
+// stakedStats says whether the collection statistics are the staked cards' (the index
+// holds at least one staked card) rather than every card's.
+func (x *Index) stakedStats() bool { return x.live > x.unstaked }
+
+// df is term t's document frequency in the collection statistics.
+func (x *Index) df(t int32) int {
+	if x.stakedStats() {
+		return int(x.terms[t].stakedDF)
+	}
+	return len(x.terms[t].postings)
+}
+
+// prefixTerms gives the term numbers prefix p expands to: the known terms that start with
+// p, and the stems p extends by up to 3 bytes (stems are shorter than words: "translati*"
+// finds "translat"); the MaxPrefixExpansions most frequent (by df), then by bytes.
 func (x *Index) prefixTerms(p string) []int32 {
 	key := p
 	if k := prefixKeys(p); len(k) > 0 {
@@ -403,8 +552,10 @@ func (x *Index) prefixTerms(p string) []int32 {
 			out = append(out, t)
 		}
 	}
+	// By the statistics' df (see stats): while staked cards exist, the terms staked cards
+	// hold come first and unstaked cards cannot change which of them are kept.
 	slices.SortFunc(out, func(a, b int32) int {
-		if da, db := len(x.terms[a].postings), len(x.terms[b].postings); da != db {
+		if da, db := x.df(a), x.df(b); da != db {
 			return db - da
 		}
 		return strings.Compare(x.terms[a].text, x.terms[b].text)

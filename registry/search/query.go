@@ -38,7 +38,11 @@ func (q Query) Empty() bool { return len(q.Terms) == 0 && len(q.Prefixes) == 0 }
 //     open is read as a plain quote character, its words as plain words;
 //   - word* is a prefix (at least MinPrefix letters; a shorter one is a plain word);
 //   - at most MaxQueryTerms terms and prefixes are kept, the first ones written; a phrase
-//     that does not fit whole is dropped.
+//     that does not fit whole is dropped;
+//   - a phrase is checked on its first MaxPhraseTerms terms (the rest are plain words), at
+//     most MaxPhrases phrases are kept, and their positions together are at most
+//     MaxQueryTerms (a phrase over the bound is read as plain words): the phrase check's
+//     work grows with them.
 //
 // It returns ErrQuery only for text that is not UTF-8 or holds control characters.
 func ParseQuery(text string) (Query, error) {
@@ -69,9 +73,10 @@ func ParseQuery(text string) (Query, error) {
 const MinPrefix = 2
 
 type parser struct {
-	q    Query
-	seen map[string]bool // "t:" + term, "p:" + prefix
-	n    int
+	q         Query
+	seen      map[string]bool // "t:" + term, "p:" + prefix
+	n         int
+	positions int // the terms of the phrases kept, repeats included
 }
 
 func (p *parser) add(key string) bool {
@@ -130,17 +135,34 @@ func (p *parser) phrase(seg string) {
 		p.term(stems[0])
 		return
 	}
+	rest := stems[min(len(stems), MaxPhraseTerms):]
+	stems = stems[:min(len(stems), MaxPhraseTerms)]
+	if len(p.q.Phrases) >= MaxPhrases || p.positions+len(stems) > MaxQueryTerms {
+		for _, t := range stems {
+			p.term(t)
+		}
+	} else {
+		if !p.fits(stems) {
+			return
+		}
+		for _, t := range stems {
+			p.term(t)
+		}
+		p.q.Phrases = append(p.q.Phrases, stems)
+		p.positions += len(stems)
+	}
+	for _, t := range rest {
+		p.term(t)
+	}
+}
+
+// fits says whether the phrase's new terms fit in MaxQueryTerms.
+func (p *parser) fits(stems []string) bool {
 	fresh := 0
 	for i, t := range stems {
 		if !p.seen["t:"+t] && !slices.Contains(stems[:i], t) {
 			fresh++
 		}
 	}
-	if p.n+fresh > MaxQueryTerms {
-		return
-	}
-	for _, t := range stems {
-		p.term(t)
-	}
-	p.q.Phrases = append(p.q.Phrases, stems)
+	return p.n+fresh <= MaxQueryTerms
 }

@@ -67,7 +67,7 @@ func TestParseQueryBounds(t *testing.T) {
 }
 
 func FuzzParseQuery(f *testing.F) {
-	for _, s := range []string{`"code review" rust`, `"open`, "transl*", "***", `""`, "a\x00b", "日本語*", `"x*" y`, "“a b”"} {
+	for _, s := range []string{`"code review" rust`, `"open`, "transl*", "***", `""`, "a\x00b", "日本語*", `"x*" y`, "“a b”", `"⑴⑴⑴⑴⑴⑴⑴⑴⑴⑴⑴"`, `"a1 a1 a1 a1" "b2 b2 b2 b2" "c3 c3 c3 c3" "d4 d4 d4 d4" "e5 e5 e5 e5"`} {
 		f.Add(s)
 	}
 	x := build(inOrder())
@@ -81,6 +81,16 @@ func FuzzParseQuery(f *testing.F) {
 		}
 		if n := len(q.Terms) + len(q.Prefixes); n > MaxQueryTerms {
 			t.Fatalf("ParseQuery(%q): %d terms and prefixes", s, n)
+		}
+		positions := 0
+		for _, p := range q.Phrases {
+			positions += len(p)
+			if len(p) > MaxPhraseTerms {
+				t.Fatalf("ParseQuery(%q): a phrase of %d terms", s, len(p))
+			}
+		}
+		if positions > MaxQueryTerms || len(q.Phrases) > MaxPhrases {
+			t.Fatalf("ParseQuery(%q): %d phrases of %d positions", s, len(q.Phrases), positions)
 		}
 		for _, p := range q.Phrases {
 			if len(p) < 2 {

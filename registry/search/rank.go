@@ -32,8 +32,10 @@ type Hit struct {
 	DID string
 	// Text is the card's BM25F score for the query (0 without text).
 	Text float64
-	// Relevance is in [0, 1]: text/maxText, mixed with the semantic score when there is
-	// one; 1 for a query without text.
+	// Relevance is text/maxText, mixed with the semantic score when there is one; 1 for a
+	// query without text. maxText is the best staked text match's score when a staked card
+	// matches, else the best match's: Relevance is in [0, 1] for staked cards, and an
+	// unstaked card that out-scores every staked one goes above 1.
 	Relevance float64
 	// Score is Relevance × the stake factor (units.StakeWeight staked, UnstakedFactor not):
 	// the order of the hits, ties broken by DID then ID. The registry multiplies in
@@ -103,6 +105,10 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		mark = s.mark
 	}
 	if len(phrases) > 0 {
+		matchers := make([]phraseMatcher, len(phrases))
+		for i, p := range phrases {
+			matchers[i].reset(p)
+		}
 		// The docs holding every phrase term (intersected through marks, rarest term
 		// first), then those where each phrase holds.
 		var terms []int32
@@ -122,7 +128,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 				if !first && s.mark[p.doc] != prev {
 					continue
 				}
-				if i == len(terms)-1 && !x.docs[p.doc].hasPhrases(phrases) {
+				if i == len(terms)-1 && !x.docs[p.doc].hasPhrases(matchers) {
 					continue
 				}
 				s.mark[p.doc] = g
@@ -144,9 +150,19 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		}
 		s.cand = matches
 	}
-	maxText := 0.0
+	// Text scores are normalized by the best staked match's when there is one, for the
+	// same reason as the statistics: an unstaked card cannot change the staked cards'
+	// relevance. An unstaked card scoring above it has a relevance above 1: clamping it
+	// would tie every such card at 1, and dividing all by one number keeps the order.
+	maxText, maxStaked := 0.0, 0.0
 	for _, n := range matches {
 		maxText = max(maxText, s.acc[n])
+		if x.docs[n].staked {
+			maxStaked = max(maxStaked, s.acc[n])
+		}
+	}
+	if maxStaked > 0 {
+		maxText = maxStaked
 	}
 	var semOnly []int32
 	if opt.Semantic != nil {
@@ -261,32 +277,53 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 		expanded++
 		c.members = append(c.members, member{t, w})
 	}
+	// The members each clause wants, in order; with staked statistics the terms staked
+	// cards hold are taken first, so unstaked cards cannot spend the maxExpanded budget a
+	// staked card's terms need.
+	type want struct {
+		clause int
+		member
+	}
+	var wants []want
 	for _, t := range q.Terms {
-		c := clause{key: "t:" + t}
+		clauses = append(clauses, clause{key: "t:" + t})
 		if id, ok := x.dict[t]; ok {
-			add(&c, id, 1)
+			wants = append(wants, want{len(clauses) - 1, member{id, 1}})
 		}
 		for _, a := range Aliases(t) {
 			if id, ok := x.dict[a]; ok && !slices.Contains(q.Terms, a) {
-				add(&c, id, AliasWeight)
+				wants = append(wants, want{len(clauses) - 1, member{id, AliasWeight}})
 			}
 		}
-		clauses = append(clauses, c)
 	}
 	for _, p := range q.Prefixes {
-		c := clause{key: "p:" + p}
+		clauses = append(clauses, clause{key: "p:" + p})
 		for _, id := range x.prefixTerms(p) {
-			add(&c, id, 1)
+			wants = append(wants, want{len(clauses) - 1, member{id, 1}})
 		}
-		clauses = append(clauses, c)
+	}
+	staked := x.stakedStats()
+	for pass := range 2 {
+		for _, w := range wants {
+			if !staked && pass == 0 || staked && (x.terms[w.term].stakedDF > 0) == (pass == 0) {
+				add(&clauses[w.clause], w.term, w.weight)
+			}
+		}
 	}
 	slices.SortFunc(clauses, func(a, b clause) int { return strings.Compare(a.key, b.key) })
-	n := float64(x.live)
+	// The collection statistics are the staked cards' while there is one (stakedStats):
+	// unstaked cards, free to make, cannot move idf or the average lengths, and nodes
+	// holding the same staked cards score them the same whatever unstaked ones they hold.
+	live, totalLen := x.live, x.totalLen
+	if staked {
+		live, totalLen = x.live-x.unstaked, x.stakedLen
+	}
+	n := float64(live)
 	// norm(f, len) = 1 − B + B × len / avglen(f), for every length a field has had.
 	for f := range numFields {
 		avg := 0.0
-		if x.live > 0 {
-			avg = float64(x.totalLen[f]) / n
+		if live > 0 {
+			avg = float64(totalLen[f]) / n
 		}
 		norms := s.norms[f][:0]
 		for l := range int(x.maxLen[f]) + 1 {
@@ -305,7 +342,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 		slices.SortFunc(c.members, func(a, b member) int { return strings.Compare(x.terms[a.term].text, x.terms[b.term].text) })
 		df := 0
 		for _, m := range c.members {
-			df = max(df, len(x.terms[m.term].postings))
+			df = max(df, x.df(m.term))
 		}
 		idf := logPortable(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 		scale := idf * (K1 + 1)

@@ -209,7 +209,7 @@ func Cosine(a, b Vector) float32 {
 	}
 	var s float64
 	for j := range Dim {
-		s += float64(a[j]) * float64(b[j])
+		s += float64(float64(a[j]) * float64(b[j]))
 	}
 	return float32(s)
 }
