@@ -80,7 +80,7 @@ type AgentAnswer struct {
 // answer as server-sent events instead (streamAgents).
 func (s *Server) searchAgents(c echo.Context) error {
 	// The registry refuses text and capabilities it cannot search (registry.ErrBadQuery).
-	q := registry.Query{Text: c.QueryParam("q"), Capability: c.QueryParam("capability"), Mode: c.QueryParam("mode")}
+	q := registry.Query{Text: c.QueryParam("q"), Capability: c.QueryParam("capability"), Mode: c.QueryParam("mode"), Source: "api:" + c.RealIP()}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -117,7 +117,8 @@ func sameAnswer(a, b []*Agent) bool {
 // started or joined, to follow what the lookup adds; the Lookup is nil when none runs for
 // the query (no capability, enough cards here, no network, or the lookup throttles hold it
 // back: a capability is looked up at most once a minute, after 5 s when no provider
-// answered, and at most maxLookups at once). It returns at once, whatever the network does.
+// answered (doubling for each miss in a row), at most maxLookups at once, and each source
+// starts at most lookupSourceBurst, then one every lookupSourceEvery). It returns at once, whatever the network does.
 func (r *Registry) SearchFollow(ctx context.Context, q Query) ([]*Agent, *Lookup, error) {
 	if err := q.validate(); err != nil {
 		return nil, nil, err
@@ -133,7 +134,7 @@ func (r *Registry) SearchFollow(ctx context.Context, q Query) ([]*Agent, *Lookup
 	if n == nil {
 		return found, nil, nil
 	}
-	d := n.startDiscovery(q.Capability)
+	d := n.startDiscovery(q.Capability, q.Source)
 	if d == nil {
 		return found, nil, nil
 	}

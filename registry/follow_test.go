@@ -3,6 +3,7 @@ package registry_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/big"
 	"sync/atomic"
@@ -226,5 +227,33 @@ func TestP2PCloseEndsLookups(t *testing.T) {
 	}
 	if _, err := more.Next(ctx); err != io.EOF {
 		t.Errorf("Next after Close = %v, want io.EOF", err)
+	}
+}
+
+// TestLookupSlotsAreSharedBetweenSources is the regression test of review 30's M5: with a
+// DHT that never answers (each lookup holds its slot until its deadline), 100 capability
+// searches with distinct tags from one client address leave a slot for another address's
+// lookup.
+func TestLookupSlotsAreSharedBetweenSources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	asker := startNetNode(t, stakes{}, nil)
+	registry.SilenceDHT(asker.net)
+	started := 0
+	for i := range 100 {
+		_, l, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: fmt.Sprintf("flood-%d", i), Source: "api:192.0.2.1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l != nil {
+			started++
+		}
+	}
+	t.Logf("one address's 100 distinct tags started %d lookups (%d running)", started, registry.RunningLookups(asker.net))
+	_, l, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: "honest", Source: "api:192.0.2.2"})
+	if err != nil || l == nil {
+		t.Fatalf("another address's search: %v, %v; want a lookup of its own", l, err)
 	}
 }

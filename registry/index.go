@@ -467,6 +467,11 @@ type Query struct {
 	// cards' meaning; ModeKeyword ranks by the text score alone, and only the cards with a
 	// word of the query match (faster: no vector is compared).
 	Mode string
+	// Source is who asks, as Register's source ("api:<client address>"): a capability search
+	// starts a network lookup only within its source's budget (lookupSourceEvery,
+	// lookupSourceBurst); over it, it answers from the index alone. "" is the node itself,
+	// not counted. It does not change the answer.
+	Source string
 }
 
 // Search modes (Query.Mode).

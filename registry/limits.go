@@ -43,8 +43,22 @@ const (
 	// discoverRetry how soon a lookup that reached no provider may run again.
 	discoverEvery = time.Minute
 	discoverRetry = 5 * time.Second
+	// discoverBackoffMax caps the wait before a capability that no provider answered for is
+	// looked up again: discoverRetry, doubled for each such lookup in a row.
+	discoverBackoffMax = 5 * time.Minute
+	// maxDiscovered bounds the capabilities whose next lookup time is remembered; past it
+	// the entries whose time passed are forgotten, or else the one due soonest.
+	maxDiscovered = 10_000
 	// maxLookups bounds the network lookups running at once.
 	maxLookups = 4
+	// lookupSourceEvery and lookupSourceBurst bound the lookups one source (a client
+	// address, Query.Source) starts: one every 10 s, two at once, so that no client holds
+	// more than 2 of the maxLookups slots (a lookup lasts at most discoverTimeout). A search
+	// over its source's budget answers from the index alone; joining a running lookup is
+	// free. maxLookupSources bounds the sources remembered (the idlest are forgotten).
+	lookupSourceEvery = 10 * time.Second
+	lookupSourceBurst = 2
+	maxLookupSources  = 10_000
 	// discoverTimeout bounds a network lookup, providers and fetches together.
 	discoverTimeout = 3 * time.Second
 	// maxProviders is how many providers one lookup asks.
