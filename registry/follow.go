@@ -118,7 +118,8 @@ func sameAnswer(a, b []*Agent) bool {
 // the query (no capability, enough cards here, no network, or the lookup throttles hold it
 // back: a capability is looked up at most once a minute, after 5 s when no provider
 // answered (doubling for each miss in a row), at most maxLookups at once, and each source
-// starts at most lookupSourceBurst, then one every lookupSourceEvery). It returns at once, whatever the network does.
+// has at most lookupsPerSource running and starts at most lookupSourceBurst, then one every
+// lookupSourceEvery). It returns at once, whatever the network does.
 func (r *Registry) SearchFollow(ctx context.Context, q Query) ([]*Agent, *Lookup, error) {
 	if err := q.validate(); err != nil {
 		return nil, nil, err

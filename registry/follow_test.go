@@ -252,6 +252,9 @@ func TestLookupSlotsAreSharedBetweenSources(t *testing.T) {
 		}
 	}
 	t.Logf("one address's 100 distinct tags started %d lookups (%d running)", started, registry.RunningLookups(asker.net))
+	if started > 2 {
+		t.Errorf("one address started %d lookups at once, want at most 2", started)
+	}
 	_, l, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: "honest", Source: "api:192.0.2.2"})
 	if err != nil || l == nil {
 		t.Fatalf("another address's search: %v, %v; want a lookup of its own", l, err)

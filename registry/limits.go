@@ -15,6 +15,17 @@ const maxCardSignatures = 4
 // search.MaxQueryTerms terms of it).
 const MaxQueryText = 500
 
+// Searches.
+const (
+	// searchWait is how long a search waits for room when Config.MaxSearches run already,
+	// before it fails with ErrBusy: a burst passes, a flood is refused.
+	searchWait = 250 * time.Millisecond
+	// minCandidates and maxCandidates bound the matches a search ranks in full (10 × its
+	// limit, within them): each is a reputation read and, in hybrid mode, a vector compared.
+	minCandidates = 200
+	maxCandidates = 1000
+)
+
 // Limits on a card's fields.
 const (
 	maxName         = 100
@@ -51,13 +62,14 @@ const (
 	maxDiscovered = 10_000
 	// maxLookups bounds the network lookups running at once.
 	maxLookups = 4
-	// lookupSourceEvery and lookupSourceBurst bound the lookups one source (a client
-	// address, Query.Source) starts: one every 10 s, two at once, so that no client holds
-	// more than 2 of the maxLookups slots (a lookup lasts at most discoverTimeout). A search
-	// over its source's budget answers from the index alone; joining a running lookup is
-	// free. maxLookupSources bounds the sources remembered (the idlest are forgotten).
+	// lookupsPerSource bounds the lookups one source (a client address, Query.Source) has
+	// running, so that no client holds every slot; lookupSourceEvery and lookupSourceBurst
+	// bound the lookups it starts: 5, then one every 10 s. A search over them answers from
+	// the index alone; joining a running lookup is free. maxLookupSources bounds the sources
+	// remembered (those with a full budget are forgotten first).
+	lookupsPerSource  = 2
 	lookupSourceEvery = 10 * time.Second
-	lookupSourceBurst = 2
+	lookupSourceBurst = 5
 	maxLookupSources  = 10_000
 	// discoverTimeout bounds a network lookup, providers and fetches together.
 	discoverTimeout = 3 * time.Second

@@ -129,7 +129,7 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	n := &Network{r: r, node: node, log: log, prov: providing{provided: map[string]time.Time{}, discovered: map[string]discovered{}, sources: map[string]*rate.Limiter{},
+	n := &Network{r: r, node: node, log: log, prov: providing{provided: map[string]time.Time{}, discovered: map[string]discovered{}, sources: map[string]*rate.Limiter{}, busy: map[string]int{},
 		running: map[string]*discovery{}, lookups: make(chan struct{}, maxLookups)}}
 	n.findProviders = node.DHT.FindProvidersAsync
 	n.life, n.stop = context.WithCancel(context.Background())

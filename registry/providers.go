@@ -57,6 +57,7 @@ type providing struct {
 	provided   map[string]time.Time
 	discovered map[string]discovered
 	sources    map[string]*rate.Limiter // the lookup budget of each source (Query.Source)
+	busy       map[string]int           // the lookups running of each source
 	running    map[string]*discovery    // the lookups under way, by capability
 	lookups    chan struct{}            // a slot per running lookup
 	closed     bool                     // Network.Close was called: no new lookups
@@ -90,11 +91,15 @@ func (p *providing) remember(capability string, d discovered, now time.Time) {
 	p.discovered[capability] = d
 }
 
-// allow spends one of source's lookups, and reports false when its budget is spent. The
-// node's own searches (source "") are not counted. The caller holds mu.
+// allow spends one of source's lookups, and reports false when it has lookupsPerSource
+// running or its budget is spent. The node's own searches (source "") are not counted. The
+// caller holds mu.
 func (p *providing) allow(source string, now time.Time) bool {
 	if source == "" {
 		return true
+	}
+	if p.busy[source] >= lookupsPerSource {
+		return false
 	}
 	lim, ok := p.sources[source]
 	if !ok {
@@ -112,6 +117,17 @@ func (p *providing) allow(source string, now time.Time) bool {
 		p.sources[source] = lim
 	}
 	return lim.AllowN(now, 1)
+}
+
+// release gives back the slot of a lookup source started. The caller holds mu.
+func (p *providing) release(source string) {
+	<-p.lookups
+	if source == "" {
+		return
+	}
+	if p.busy[source]--; p.busy[source] <= 0 {
+		delete(p.busy, source)
+	}
 }
 
 // backoff is how long after a lookup that no provider answered the capability may be looked
@@ -212,7 +228,8 @@ func (n *Network) reprovide(ctx context.Context) {
 // hold a lookup back: a capability is looked up again only after a minute (after 5 s when
 // no provider answered: providers may still be announcing; twice as long for each miss in a
 // row, up to discoverBackoffMax), at most maxLookups lookups run at once, and a source
-// starts at most lookupSourceBurst, then one every lookupSourceEvery, so queries cannot turn
+// has at most lookupsPerSource running and starts at most lookupSourceBurst, then one every
+// lookupSourceEvery, so queries cannot turn
 // the node into a DHT flooder nor one client take every slot. The lookup's goroutine is the
 // Network's (Close stops and waits for it) and a task of the p2p node (whose Close does too).
 func (n *Network) startDiscovery(capability, source string) *discovery {
@@ -238,6 +255,9 @@ func (n *Network) startDiscovery(capability, source string) *discovery {
 		<-n.prov.lookups
 		return nil
 	}
+	if source != "" {
+		n.prov.busy[source]++
+	}
 	n.prov.remember(capability, discovered{next: now.Add(discoverTimeout), misses: last.misses}, now)
 	d := newDiscovery()
 	n.prov.running[capability] = d
@@ -247,12 +267,12 @@ func (n *Network) startDiscovery(capability, source string) *discovery {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(n.life, cancel)()
-		n.discover(ctx, capability, d)
+		n.discover(ctx, capability, source, d)
 	})
 	if !started { // the p2p node is closing
 		n.tasks.Done()
 		delete(n.prov.running, capability)
-		<-n.prov.lookups
+		n.prov.release(source)
 		return nil
 	}
 	return d
@@ -261,7 +281,7 @@ func (n *Network) startDiscovery(capability, source string) *discovery {
 // discover asks the providers of capability for their cards and registers the valid ones,
 // telling d's followers as cards are stored, until discoverTimeout or ctx ends; then it
 // marks when capability may be looked up again and ends d.
-func (n *Network) discover(ctx context.Context, capability string, d *discovery) {
+func (n *Network) discover(ctx context.Context, capability, source string, d *discovery) {
 	dctx, cancel := context.WithTimeout(ctx, discoverTimeout)
 	defer cancel()
 	self := n.node.Host.ID()
@@ -294,7 +314,7 @@ func (n *Network) discover(ctx context.Context, capability string, d *discovery)
 	}
 	n.prov.remember(capability, next, now)
 	delete(n.prov.running, capability)
-	<-n.prov.lookups
+	n.prov.release(source)
 	n.prov.mu.Unlock()
 	d.end()
 }
@@ -365,6 +385,11 @@ func (n *Network) serveAgents(s network.Stream) {
 	ctx, cancel := context.WithTimeout(context.Background(), localReadTimeout)
 	defer cancel()
 	found, err := n.r.searchLocal(ctx, Query{Capability: req.Capability, Limit: req.Limit})
+	if errors.Is(err, ErrBusy) {
+		n.log.Debug("registry: serve cards", "capability", req.Capability, "err", err)
+		_ = s.Reset()
+		return
+	}
 	if err != nil {
 		n.log.Warn("registry: serve cards", "capability", req.Capability, "err", err)
 		_ = s.Reset()

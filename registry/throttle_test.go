@@ -45,11 +45,11 @@ func TestBackoffDoubles(t *testing.T) {
 	}
 }
 
-// TestLookupBudgetPerSource: a source starts lookupSourceBurst lookups, then one every
-// lookupSourceEvery; another source has its own budget; the node's own searches are free.
+// TestLookupBudgetPerSource: a source (none of whose lookups is running) starts
+// lookupSourceBurst lookups, then one every lookupSourceEvery; another source has its own budget; the node's own searches are free.
 func TestLookupBudgetPerSource(t *testing.T) {
 	now := time.Now()
-	p := providing{sources: map[string]*rate.Limiter{}}
+	p := providing{sources: map[string]*rate.Limiter{}, busy: map[string]int{}}
 	for i := range lookupSourceBurst {
 		if !p.allow("api:192.0.2.1", now) {
 			t.Fatalf("lookup %d of a fresh source refused", i+1)
