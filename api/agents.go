@@ -146,7 +146,7 @@ func (s *Server) streamAgents(c echo.Context, list []*registry.Agent, more *regi
 			if c.Request().Context().Err() != nil {
 				return nil // the client left
 			}
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !errors.Is(err, registry.ErrBusy) {
 				s.log.Warn("agent search: follow the network lookup", "capability", more.Capability(), "err", err)
 			}
 			break // out of time (or the server shutting down): the last answer sent stands

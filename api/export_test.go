@@ -33,6 +33,7 @@ const (
 	MaxBody       = maxBody
 	MaxSpecBody   = maxSpecBody
 	LeafPageBurst = leafPageBurst
+	SearchBurst   = searchBurst
 )
 
 // HandleUncapped routes method path to a handler that reads the whole body with no cap of

@@ -49,6 +49,12 @@ const (
 	// takes about 13 minutes.
 	leafPageRate  = 5
 	leafPageBurst = 20
+	// searchRate and searchBurst bound the searches (GET /v1/agents) one client address
+	// makes: anyone may search, and each costs the node an index scan, up to 1,000 matches
+	// ranked, and the cards read. A person, the explorer's search as you type, or a test
+	// suite's hundreds of queries stay within them; a loop does not.
+	searchRate  = 20
+	searchBurst = 300
 	// writeLimiterExpiry forgets an address that has not written for this long.
 	writeLimiterExpiry = 3 * time.Minute
 
