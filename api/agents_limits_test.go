@@ -1,15 +1,20 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
 )
 
@@ -71,4 +76,48 @@ func TestBusySearchIs503(t *testing.T) {
 	if p := problemOf(t, rec); rec.Code != http.StatusServiceUnavailable || !strings.HasSuffix(p.Type, "/search-busy") || rec.Header().Get("Retry-After") == "" {
 		t.Errorf("GET /v1/agents with the registry busy: %d %+v (Retry-After %q), want 503 search-busy with Retry-After", rec.Code, p, rec.Header().Get("Retry-After"))
 	}
+}
+
+// hugeAgents answers every search with about 30 MB of cards and no lookup to follow: more
+// than a connection's buffers hold, so a client that does not read blocks the stream's write.
+type hugeAgents struct{ api.Agents }
+
+func (hugeAgents) SearchFollow(context.Context, registry.Query) ([]*registry.Agent, *registry.Lookup, error) {
+	a := &registry.Agent{SignedCard: registry.SignedCard{JWS: strings.Repeat("x", 100<<10)}}
+	list := make([]*registry.Agent, 300)
+	for i := range list {
+		list[i] = a
+	}
+	return list, nil, nil
+}
+
+// TestSearchStreamEndsWhenTheClientStopsReading is the regression test of review 30's L1: a
+// client that sends a stream request and never reads does not pin the handler (and the
+// marshalled answer) for ever; each event's write has a deadline.
+func TestSearchStreamEndsWhenTheClientStopsReading(t *testing.T) {
+	s, err := api.New(api.Config{Blocks: stubBlocks{}, DB: stubDB{}, Identity: stubIdentity{}, Agents: hugeAgents{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if _, err := conn.Write([]byte("GET /v1/agents?capability=pdf HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "the stream's handler running", 5*time.Second, func() bool { return running(streamHandler) })
+	testutil.Eventually(t, "the stream's handler gone", 2*api.StreamWriteTimeout, func() bool { return !running(streamHandler) })
+}
+
+// streamHandler is the function that runs for the length of a search stream.
+const streamHandler = "api.(*Server).streamAgents"
+
+// running reports whether a goroutine of this process is in fn.
+func running(fn string) bool {
+	buf := make([]byte, 8<<20)
+	return bytes.Contains(buf[:runtime.Stack(buf, true)], []byte(fn))
 }

@@ -36,6 +36,9 @@ const (
 	SearchBurst   = searchBurst
 )
 
+// StreamWriteTimeout bounds each write of a search's event stream.
+const StreamWriteTimeout = streamWriteTimeout
+
 // HandleUncapped routes method path to a handler that reads the whole body with no cap of
 // its own, as one that forgot readBody would: the server's middleware alone stands between
 // it and a body of any size. It answers 204, or the problem its read ends in.

@@ -34,6 +34,9 @@ const (
 	// searchStreamTimeout bounds a search's event stream: the network lookup it follows ends
 	// within registry.LookupTimeout; the margin is for the last cards' checks and writes.
 	searchStreamTimeout = registry.LookupTimeout + 2*time.Second
+	// streamWriteTimeout bounds each event's write to a search's stream: a client that stops
+	// reading frees the handler, and the answer it holds, within it.
+	streamWriteTimeout = 5 * time.Second
 
 	// defaultWriteRate and defaultWriteBurst bound the writes (POST, PUT) one client address
 	// may make: a sustained rate per second, and a burst above it.
