@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -258,5 +259,55 @@ func TestLookupSlotsAreSharedBetweenSources(t *testing.T) {
 	_, l, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: "honest", Source: "api:192.0.2.2"})
 	if err != nil || l == nil {
 		t.Fatalf("another address's search: %v, %v; want a lookup of its own", l, err)
+	}
+}
+
+// countingReputation is a neutral ReputationReader that counts its reads: one per match of
+// each search run.
+type countingReputation struct{ reads atomic.Int64 }
+
+func (c *countingReputation) Weight(context.Context, string) (float64, error) {
+	c.reads.Add(1)
+	return 1, nil
+}
+
+// TestFollowersShareOneAnswer is the regression test of review 30's L6: 50 followers of one
+// lookup, all with the same query, get the new answer from one search per change the lookup
+// makes, not one each.
+func TestFollowersShareOneAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	const tag = "audit"
+	local, remote := mustKey(t), mustKey(t)
+	asker := startNetNode(t, stakes{remote.DID.String(): big.NewInt(2e18)}, nil)
+	if _, err := registry.RegisterQuietly(ctx, asker.reg, card(t, local, 1, "Local", "audits here", tag)); err != nil {
+		t.Fatal(err)
+	}
+	startSlowProvider(t, asker.node, tag, 500*time.Millisecond, card(t, remote, 1, "Remote", "audits there", tag))
+	rep := &countingReputation{}
+	asker.reg.UseReputation(rep)
+	var lookups []*registry.Lookup
+	for range 50 {
+		_, l, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: tag, Limit: 5})
+		if err != nil || l == nil {
+			t.Fatalf("SearchFollow: %v, %v", l, err)
+		}
+		lookups = append(lookups, l)
+	}
+	before := rep.reads.Load()
+	var wg sync.WaitGroup
+	for _, l := range lookups {
+		wg.Go(func() {
+			if next, err := l.Next(ctx); err != nil || len(next) != 2 {
+				t.Errorf("Next = %v, %v; want both cards", next, err)
+			}
+		})
+	}
+	wg.Wait()
+	// Each search of the two cards reads two weights.
+	if searches := (rep.reads.Load() - before) / 2; searches > 5 {
+		t.Errorf("50 followers ran %d searches for one query, want at most 5 (one per change)", searches)
 	}
 }

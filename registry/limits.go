@@ -73,6 +73,10 @@ const (
 	maxLookupSources  = 10_000
 	// discoverTimeout bounds a network lookup, providers and fetches together.
 	discoverTimeout = 3 * time.Second
+	// maxSharedAnswers bounds the distinct queries whose answers a lookup keeps for their
+	// followers (one search per query and change); past it a new query's followers search
+	// each for themselves.
+	maxSharedAnswers = 64
 	// maxProviders is how many providers one lookup asks.
 	maxProviders = 5
 	// maxServed is how many cards one answer carries.
