@@ -154,7 +154,7 @@ func sameAnswer(a, b []*Agent) bool {
 // started or joined, to follow what the lookup adds; the Lookup is nil when none runs for
 // the query (no capability, enough cards here, no network, or the lookup throttles hold it
 // back: a capability is looked up at most once a minute, after 5 s when no provider
-// answered (doubling for each miss in a row), at most maxLookups at once, and each source
+// answered (doubling from the third miss in a row), at most maxLookups at once, and each source
 // has at most lookupsPerSource running and starts at most lookupSourceBurst, then one every
 // lookupSourceEvery). It returns at once, whatever the network does.
 func (r *Registry) SearchFollow(ctx context.Context, q Query) ([]*Agent, *Lookup, error) {

@@ -55,7 +55,7 @@ const (
 	discoverEvery = time.Minute
 	discoverRetry = 5 * time.Second
 	// discoverBackoffMax caps the wait before a capability that no provider answered for is
-	// looked up again: discoverRetry, doubled for each such lookup in a row.
+	// looked up again: discoverRetry twice, then doubled for each such lookup in a row.
 	discoverBackoffMax = 5 * time.Minute
 	// maxDiscovered bounds the capabilities whose next lookup time is remembered; past it
 	// the entries whose time passed are forgotten, or else the one due soonest.

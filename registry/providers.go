@@ -131,10 +131,12 @@ func (p *providing) release(source string) {
 }
 
 // backoff is how long after a lookup that no provider answered the capability may be looked
-// up again: discoverRetry, doubled for each earlier miss in a row, at most discoverBackoffMax.
+// up again: discoverRetry after the first two misses in a row (a node that just joined may
+// not reach the providers yet), then doubled for each further one, at most
+// discoverBackoffMax.
 func backoff(misses int) time.Duration {
 	d := discoverRetry
-	for i := 1; i < misses && d < discoverBackoffMax; i++ {
+	for i := 2; i < misses && d < discoverBackoffMax; i++ {
 		d *= 2
 	}
 	return min(d, discoverBackoffMax)
@@ -226,12 +228,12 @@ func (n *Network) reprovide(ctx context.Context) {
 // startDiscovery starts a lookup of capability's providers in the background for source and
 // returns it, or returns the lookup of capability already running; nil when the throttles
 // hold a lookup back: a capability is looked up again only after a minute (after 5 s when
-// no provider answered: providers may still be announcing; twice as long for each miss in a
-// row, up to discoverBackoffMax), at most maxLookups lookups run at once, and a source
-// has at most lookupsPerSource running and starts at most lookupSourceBurst, then one every
-// lookupSourceEvery, so queries cannot turn
-// the node into a DHT flooder nor one client take every slot. The lookup's goroutine is the
-// Network's (Close stops and waits for it) and a task of the p2p node (whose Close does too).
+// no provider answered: providers may still be announcing; from the third miss in a row,
+// twice as long for each, up to discoverBackoffMax), at most maxLookups lookups run at
+// once, and a source has at most lookupsPerSource running and starts at most
+// lookupSourceBurst, then one every lookupSourceEvery, so queries cannot turn the node into
+// a DHT flooder nor one client take every slot. The lookup's goroutine is the Network's
+// (Close stops and waits for it) and a task of the p2p node (whose Close does too).
 func (n *Network) startDiscovery(capability, source string) *discovery {
 	now := time.Now()
 	n.prov.mu.Lock()

@@ -32,13 +32,14 @@ func TestDiscoveredEvictsInsteadOfClearing(t *testing.T) {
 	}
 }
 
-// TestBackoffDoubles: a capability no provider answered for waits discoverRetry, then twice
-// as long for each miss in a row, at most discoverBackoffMax.
+// TestBackoffDoubles: a capability no provider answered for waits discoverRetry after the
+// first two misses in a row, then twice as long for each further one, at most
+// discoverBackoffMax.
 func TestBackoffDoubles(t *testing.T) {
 	for _, tt := range []struct {
 		misses int
 		want   time.Duration
-	}{{1, discoverRetry}, {2, 2 * discoverRetry}, {3, 4 * discoverRetry}, {20, discoverBackoffMax}, {1000, discoverBackoffMax}} {
+	}{{1, discoverRetry}, {2, discoverRetry}, {3, 2 * discoverRetry}, {4, 4 * discoverRetry}, {20, discoverBackoffMax}, {1000, discoverBackoffMax}} {
 		if got := backoff(tt.misses); got != tt.want {
 			t.Errorf("backoff(%d) = %s, want %s", tt.misses, got, tt.want)
 		}
