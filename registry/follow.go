@@ -105,8 +105,8 @@ type Lookup struct {
 // Next waits until the lookup stored cards that change the search's answer and returns the
 // new answer, whole: the local cards and the new ones, ranked together, at most the query's
 // limit. Followers of the same query share the answer (one search per change): the caller
-// must not modify it. It returns io.EOF once the lookup is over and the last answer given stands, and
-// ctx's error when ctx ends first.
+// must not modify it. It returns io.EOF once the lookup is over and the last answer given
+// stands, and ctx's error when ctx ends first.
 func (l *Lookup) Next(ctx context.Context) ([]*Agent, error) {
 	for {
 		stored, ended, changed := l.d.state()
@@ -154,9 +154,9 @@ func sameAnswer(a, b []*Agent) bool {
 // started or joined, to follow what the lookup adds; the Lookup is nil when none runs for
 // the query (no capability, enough cards here, no network, or the lookup throttles hold it
 // back: a capability is looked up at most once a minute, after 5 s when no provider
-// answered (doubling from the third miss in a row), at most maxLookups at once, and each source
-// has at most lookupsPerSource running and starts at most lookupSourceBurst, then one every
-// lookupSourceEvery). It returns at once, whatever the network does.
+// answered (doubling from the third miss in a row), at most maxLookups at once, and each
+// source has at most lookupsPerSource running and starts at most lookupSourceBurst, then one
+// every lookupSourceEvery). It returns at once, whatever the network does.
 func (r *Registry) SearchFollow(ctx context.Context, q Query) ([]*Agent, *Lookup, error) {
 	if err := q.validate(); err != nil {
 		return nil, nil, err
