@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -80,7 +81,7 @@ type AgentAnswer struct {
 // answer as server-sent events instead (streamAgents).
 func (s *Server) searchAgents(c echo.Context) error {
 	// The registry refuses text and capabilities it cannot search (registry.ErrBadQuery).
-	q := registry.Query{Text: c.QueryParam("q"), Capability: c.QueryParam("capability"), Mode: c.QueryParam("mode")}
+	q := registry.Query{Text: c.QueryParam("q"), Capability: c.QueryParam("capability"), Mode: c.QueryParam("mode"), Source: "api:" + c.RealIP()}
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -113,8 +114,8 @@ func agentList(list []*registry.Agent, discovering bool) map[string]any {
 // streamAgents sends the search's answer as server-sent events: an agents event with the
 // local answer at once, another with the whole answer, merged and ranked again, each time
 // the network lookup stored cards that change it, then done. The stream lasts as long as the
-// lookup (at most searchStreamTimeout), and ends when the client leaves or the server shuts
-// down.
+// lookup (at most searchStreamTimeout), and ends when the client leaves, stops reading (an
+// event not written within streamWriteTimeout) or the server shuts down.
 func (s *Server) streamAgents(c echo.Context, list []*registry.Agent, more *registry.Lookup) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), searchStreamTimeout)
 	defer cancel()
@@ -123,16 +124,21 @@ func (s *Server) streamAgents(c echo.Context, list []*registry.Agent, more *regi
 	w.Header().Set(echo.HeaderContentType, "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
+	// Each event is written within streamWriteTimeout: a client that stops reading frees the
+	// handler (the server sets no write timeout of its own, for the streams' sake).
+	rc := http.NewResponseController(w)
 	send := func(event string, data any) error {
 		b, err := json.Marshal(data)
 		if err != nil {
 			return err
 		}
+		if err := rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return err // a writer without deadlines (a test's recorder) has no client to stall it
+		}
 		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
 			return err
 		}
-		w.Flush()
-		return nil
+		return rc.Flush()
 	}
 	if err := send("agents", agentList(list, more != nil)); err != nil {
 		return nil // the client left
@@ -146,7 +152,7 @@ func (s *Server) streamAgents(c echo.Context, list []*registry.Agent, more *regi
 			if c.Request().Context().Err() != nil {
 				return nil // the client left
 			}
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !errors.Is(err, registry.ErrBusy) {
 				s.log.Warn("agent search: follow the network lookup", "capability", more.Capability(), "err", err)
 			}
 			break // out of time (or the server shutting down): the last answer sent stands

@@ -166,6 +166,7 @@ var mappings = []mapping{
 	{err: registry.ErrStale, status: http.StatusConflict, slug: "card-stale", title: "The node has a newer card for this DID"},
 	{err: registry.ErrRateLimited, status: http.StatusTooManyRequests, slug: "rate-limited", title: "Too many unstaked cards; stake, or try later"},
 	{err: registry.ErrUnknownAgent, status: http.StatusNotFound, slug: "unknown-agent", title: "No card for this DID"},
+	{err: registry.ErrBusy, status: http.StatusServiceUnavailable, slug: "search-busy", title: "The node runs as many searches as it takes at once; try again shortly", retryAfter: rateRetryAfter},
 	{err: registry.ErrBadQuery, status: http.StatusBadRequest, slug: "bad-request", title: "The request is not valid"},
 	{err: reputation.ErrBadAudit, status: http.StatusBadRequest, slug: "audit-invalid", title: "Not a valid audit"},
 	{err: reputation.ErrUnknownSubject, status: http.StatusNotFound, slug: "audit-unknown-subject", title: "The audited agent is not known here"},

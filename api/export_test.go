@@ -33,7 +33,11 @@ const (
 	MaxBody       = maxBody
 	MaxSpecBody   = maxSpecBody
 	LeafPageBurst = leafPageBurst
+	SearchBurst   = searchBurst
 )
+
+// StreamWriteTimeout bounds each write of a search's event stream.
+const StreamWriteTimeout = streamWriteTimeout
 
 // HandleUncapped routes method path to a handler that reads the whole body with no cap of
 // its own, as one that forgot readBody would: the server's middleware alone stands between

@@ -34,6 +34,9 @@ const (
 	// searchStreamTimeout bounds a search's event stream: the network lookup it follows ends
 	// within registry.LookupTimeout; the margin is for the last cards' checks and writes.
 	searchStreamTimeout = registry.LookupTimeout + 2*time.Second
+	// streamWriteTimeout bounds each event's write to a search's stream: a client that stops
+	// reading frees the handler, and the answer it holds, within it.
+	streamWriteTimeout = 5 * time.Second
 
 	// defaultWriteRate and defaultWriteBurst bound the writes (POST, PUT) one client address
 	// may make: a sustained rate per second, and a burst above it.
@@ -49,6 +52,12 @@ const (
 	// takes about 13 minutes.
 	leafPageRate  = 5
 	leafPageBurst = 20
+	// searchRate and searchBurst bound the searches (GET /v1/agents) one client address
+	// makes: anyone may search, and each costs the node an index scan, up to 1,000 matches
+	// ranked, and the cards read. A person, the explorer's search as you type, or a test
+	// suite's hundreds of queries stay within them; a loop does not.
+	searchRate  = 20
+	searchBurst = 300
 	// writeLimiterExpiry forgets an address that has not written for this long.
 	writeLimiterExpiry = 3 * time.Minute
 

@@ -131,6 +131,10 @@ type Config struct {
 	// /v1/log/leaves) one client address reads; 0 means the defaults in limits.go.
 	LeafPageRate  float64
 	LeafPageBurst int
+	// SearchRate (per second) and SearchBurst bound the searches (GET /v1/agents) one client
+	// address makes; 0 means the defaults in limits.go.
+	SearchRate  float64
+	SearchBurst int
 	// Operations is the database that keeps the operations of Prefer: respond-async writes
 	// across restarts, under the chains-table row OperationsChain; nil keeps them in memory.
 	Operations      *sql.DB
@@ -206,6 +210,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.LeafPageBurst == 0 {
 		cfg.LeafPageBurst = leafPageBurst
 	}
+	if cfg.SearchRate == 0 {
+		cfg.SearchRate = searchRate
+	}
+	if cfg.SearchBurst == 0 {
+		cfg.SearchBurst = searchBurst
+	}
 	if cfg.RPCRate == 0 {
 		cfg.RPCRate = defaultRPCRate
 	}
@@ -260,7 +270,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Agents != nil {
 		v1.POST("/agents", s.registerAgent)
-		v1.GET("/agents", s.searchAgents)
+		v1.GET("/agents", s.searchAgents, limitPerAddress(cfg.SearchRate, cfg.SearchBurst, "searches", nil))
 		v1.GET("/agents/:did", s.getAgent)
 		v1.GET("/agents/:did/agent-card.json", s.getAgentCard)
 		v1.POST("/agents/:did/status", s.checkAgentStatus)

@@ -34,6 +34,9 @@ var (
 	ErrRateLimited = errors.New("registry: rate limited")
 	// ErrUnknownAgent: no card for this DID.
 	ErrUnknownAgent = errors.New("registry: unknown agent")
+	// ErrBusy: the node runs as many searches at once as it takes (Config.MaxSearches), and
+	// none ended within searchWait; nothing of this one ran.
+	ErrBusy = errors.New("registry: too many searches at once")
 )
 
 // CardError says why a card was refused.

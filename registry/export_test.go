@@ -3,6 +3,9 @@ package registry
 import (
 	"context"
 
+	"github.com/ipfs/go-cid"
+	"github.com/libp2p/go-libp2p/core/peer"
+
 	"github.com/surety-ioa/surety/internal/p2p"
 )
 
@@ -23,3 +26,18 @@ var CapabilityCID = capabilityCID
 
 // SyncSetWindow is SyncSet listing at most window cards.
 func SyncSetWindow(r *Registry, window int) p2p.Set { return r.syncSet(window) }
+
+// SilenceDHT makes n's lookups find no provider and last until their deadline: a DHT whose
+// peers never answer.
+func SilenceDHT(n *Network) {
+	n.prov.mu.Lock()
+	defer n.prov.mu.Unlock()
+	n.findProviders = func(ctx context.Context, _ cid.Cid, _ int) <-chan peer.AddrInfo {
+		ch := make(chan peer.AddrInfo)
+		context.AfterFunc(ctx, func() { close(ch) })
+		return ch
+	}
+}
+
+// RunningLookups is how many network lookups hold a slot.
+func RunningLookups(n *Network) int { return len(n.prov.lookups) }

@@ -23,6 +23,17 @@ type discovery struct {
 	stored  int           // cards the lookup stored so far
 	ended   bool          // the lookup is over: stored is final
 	changed chan struct{} // closed when stored grows or the lookup ends, then replaced (not after the end)
+
+	// The followers' answers, shared: one search per query and change, however many follow.
+	// searching is held while one is computed, so that the others wait for it.
+	searching sync.Mutex
+	answers   map[Query]sharedAnswer // by the query (Source cleared), at most maxSharedAnswers
+}
+
+// sharedAnswer is a query's answer once the lookup had stored cards.
+type sharedAnswer struct {
+	stored int
+	found  []*Agent
 }
 
 func newDiscovery() *discovery { return &discovery{changed: make(chan struct{})} }
@@ -47,6 +58,31 @@ func (d *discovery) end() {
 	close(d.changed)
 }
 
+// answer is q's answer once the lookup had stored at least stored cards: the one a follower
+// of q computed already, or computed now and kept for the others. The answer is shared:
+// followers do not change it. Errors are not kept (one follower's ctx is its own).
+func (d *discovery) answer(ctx context.Context, r *Registry, q Query, stored int) ([]*Agent, error) {
+	q.Source = ""
+	d.searching.Lock()
+	defer d.searching.Unlock()
+	if a, ok := d.answers[q]; ok && a.stored >= stored {
+		return a.found, nil
+	}
+	// The cards stored by now: the answer computed holds at least them.
+	now, _, _ := d.state()
+	found, err := r.searchLocal(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if d.answers == nil {
+		d.answers = map[Query]sharedAnswer{}
+	}
+	if _, ok := d.answers[q]; ok || len(d.answers) < maxSharedAnswers {
+		d.answers[q] = sharedAnswer{stored: now, found: found}
+	}
+	return found, nil
+}
+
 // state is what the lookup stored so far, whether that is all, and the channel closed at the
 // next change.
 func (d *discovery) state() (stored int, ended bool, changed <-chan struct{}) {
@@ -68,14 +104,15 @@ type Lookup struct {
 
 // Next waits until the lookup stored cards that change the search's answer and returns the
 // new answer, whole: the local cards and the new ones, ranked together, at most the query's
-// limit. It returns io.EOF once the lookup is over and the last answer given stands, and
-// ctx's error when ctx ends first.
+// limit. Followers of the same query share the answer (one search per change): the caller
+// must not modify it. It returns io.EOF once the lookup is over and the last answer given
+// stands, and ctx's error when ctx ends first.
 func (l *Lookup) Next(ctx context.Context) ([]*Agent, error) {
 	for {
 		stored, ended, changed := l.d.state()
 		if stored > l.seen {
 			l.seen = stored
-			found, err := l.r.searchLocal(ctx, l.q)
+			found, err := l.d.answer(ctx, l.r, l.q, stored)
 			if err != nil {
 				return nil, err
 			}
@@ -117,7 +154,9 @@ func sameAnswer(a, b []*Agent) bool {
 // started or joined, to follow what the lookup adds; the Lookup is nil when none runs for
 // the query (no capability, enough cards here, no network, or the lookup throttles hold it
 // back: a capability is looked up at most once a minute, after 5 s when no provider
-// answered, and at most maxLookups at once). It returns at once, whatever the network does.
+// answered (doubling from the third miss in a row), at most maxLookups at once, and each
+// source has at most lookupsPerSource running and starts at most lookupSourceBurst, then one
+// every lookupSourceEvery). It returns at once, whatever the network does.
 func (r *Registry) SearchFollow(ctx context.Context, q Query) ([]*Agent, *Lookup, error) {
 	if err := q.validate(); err != nil {
 		return nil, nil, err
@@ -133,7 +172,7 @@ func (r *Registry) SearchFollow(ctx context.Context, q Query) ([]*Agent, *Lookup
 	if n == nil {
 		return found, nil, nil
 	}
-	d := n.startDiscovery(q.Capability)
+	d := n.startDiscovery(q.Capability, q.Source)
 	if d == nil {
 		return found, nil, nil
 	}

@@ -3,8 +3,10 @@ package registry_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/big"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -226,5 +228,86 @@ func TestP2PCloseEndsLookups(t *testing.T) {
 	}
 	if _, err := more.Next(ctx); err != io.EOF {
 		t.Errorf("Next after Close = %v, want io.EOF", err)
+	}
+}
+
+// TestLookupSlotsAreSharedBetweenSources is the regression test of review 30's M5: with a
+// DHT that never answers (each lookup holds its slot until its deadline), 100 capability
+// searches with distinct tags from one client address leave a slot for another address's
+// lookup.
+func TestLookupSlotsAreSharedBetweenSources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	asker := startNetNode(t, stakes{}, nil)
+	registry.SilenceDHT(asker.net)
+	started := 0
+	for i := range 100 {
+		_, l, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: fmt.Sprintf("flood-%d", i), Source: "api:192.0.2.1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l != nil {
+			started++
+		}
+	}
+	t.Logf("one address's 100 distinct tags started %d lookups (%d running)", started, registry.RunningLookups(asker.net))
+	if started > 2 {
+		t.Errorf("one address started %d lookups at once, want at most 2", started)
+	}
+	_, l, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: "honest", Source: "api:192.0.2.2"})
+	if err != nil || l == nil {
+		t.Fatalf("another address's search: %v, %v; want a lookup of its own", l, err)
+	}
+}
+
+// countingReputation is a neutral ReputationReader that counts its reads: one per match of
+// each search run.
+type countingReputation struct{ reads atomic.Int64 }
+
+func (c *countingReputation) Weight(context.Context, string) (float64, error) {
+	c.reads.Add(1)
+	return 1, nil
+}
+
+// TestFollowersShareOneAnswer is the regression test of review 30's L6: 50 followers of one
+// lookup, all with the same query, get the new answer from one search per change the lookup
+// makes, not one each.
+func TestFollowersShareOneAnswer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts libp2p hosts")
+	}
+	ctx := context.Background()
+	const tag = "audit"
+	local, remote := mustKey(t), mustKey(t)
+	asker := startNetNode(t, stakes{remote.DID.String(): big.NewInt(2e18)}, nil)
+	if _, err := registry.RegisterQuietly(ctx, asker.reg, card(t, local, 1, "Local", "audits here", tag)); err != nil {
+		t.Fatal(err)
+	}
+	startSlowProvider(t, asker.node, tag, 500*time.Millisecond, card(t, remote, 1, "Remote", "audits there", tag))
+	rep := &countingReputation{}
+	asker.reg.UseReputation(rep)
+	var lookups []*registry.Lookup
+	for range 50 {
+		_, l, err := asker.reg.SearchFollow(ctx, registry.Query{Capability: tag, Limit: 5})
+		if err != nil || l == nil {
+			t.Fatalf("SearchFollow: %v, %v", l, err)
+		}
+		lookups = append(lookups, l)
+	}
+	before := rep.reads.Load()
+	var wg sync.WaitGroup
+	for _, l := range lookups {
+		wg.Go(func() {
+			if next, err := l.Next(ctx); err != nil || len(next) != 2 {
+				t.Errorf("Next = %v, %v; want both cards", next, err)
+			}
+		})
+	}
+	wg.Wait()
+	// Each search of the two cards reads two weights.
+	if searches := (rep.reads.Load() - before) / 2; searches > 5 {
+		t.Errorf("50 followers ran %d searches for one query, want at most 5 (one per change)", searches)
 	}
 }

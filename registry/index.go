@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math"
 	"math/big"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -160,6 +161,10 @@ type Config struct {
 	UnstakedPerMinute int
 	// MaxUnstaked bounds the unstaked cards held; 0 means MaxUnstakedCards.
 	MaxUnstaked int
+	// MaxSearches bounds the searches that run at once, clients', followers' and peers'
+	// together; 0 means 2×GOMAXPROCS. Past it a search waits at most searchWait for room,
+	// then fails with ErrBusy.
+	MaxSearches int
 	Now         func() time.Time
 	Logger      *slog.Logger
 }
@@ -175,6 +180,9 @@ type Registry struct {
 	// vectors and unstakedVectors hold the staked and the unstaked cards' vectors of
 	// meaning, by the same ids as index.
 	vectors, unstakedVectors *semantic.Index
+	// searches holds a slot per search running (Config.MaxSearches): each holds scratch
+	// proportional to the index and CPU, whoever asks.
+	searches chan struct{}
 	// semantic is the hook of the hybrid ranking's semantic part (docs/SEARCH.md): the
 	// semantic scores (cosine, clamped at 0) of the cards nearest to a query's text, by
 	// registry_cards row id; nil ranks by text alone. New sets it to nearest.
@@ -192,6 +200,9 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 	if cfg.MaxUnstaked <= 0 {
 		cfg.MaxUnstaked = MaxUnstakedCards
 	}
+	if cfg.MaxSearches <= 0 {
+		cfg.MaxSearches = 2 * runtime.GOMAXPROCS(0)
+	}
 	if cfg.StakeToken == (units.Token{}) {
 		cfg.StakeToken = units.Ether
 	}
@@ -208,7 +219,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		return nil, err
 	}
 	r := &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now), index: search.New(),
-		vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex()}
+		vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex(), searches: make(chan struct{}, cfg.MaxSearches)}
 	r.semantic = r.nearest
 	if err := r.loadIndex(ctx); err != nil {
 		return nil, err
@@ -470,6 +481,11 @@ type Query struct {
 	// cards' meaning; ModeKeyword ranks by the text score alone, and only the cards with a
 	// word of the query match (faster: no vector is compared).
 	Mode string
+	// Source is who asks, as Register's source ("api:<client address>"): a capability search
+	// starts a network lookup only within its source's budget (lookupSourceEvery,
+	// lookupSourceBurst); over it, it answers from the index alone. "" is the node itself,
+	// not counted. It does not change the answer.
+	Source string
 }
 
 // Search modes (Query.Mode).
@@ -560,7 +576,29 @@ func (q Query) limit() int {
 	return min(q.Limit, 100)
 }
 
-// searchLocal is Search in this node's index only.
+// enterSearch takes a search slot, waiting at most searchWait (or until ctx ends) for one:
+// ErrBusy then. leave gives it back.
+func (r *Registry) enterSearch(ctx context.Context) (leave func(), err error) {
+	leave = func() { <-r.searches }
+	select {
+	case r.searches <- struct{}{}:
+		return leave, nil
+	default:
+	}
+	t := time.NewTimer(searchWait)
+	defer t.Stop()
+	select {
+	case r.searches <- struct{}{}:
+		return leave, nil
+	case <-t.C:
+		return nil, ErrBusy
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// searchLocal is Search in this node's index only, within the node's bound of searches at
+// once (ErrBusy past it).
 func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 	q.Limit = q.limit()
 	pq, err := search.ParseQuery(q.Text)
@@ -570,7 +608,12 @@ func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 	if pq.Empty() && strings.TrimSpace(q.Text) != "" {
 		return nil, nil // only stop words: nothing asked that a card could answer
 	}
-	opt := search.Options{Capability: q.Capability, Limit: max(q.Limit*10, 200)}
+	leave, err := r.enterSearch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	opt := search.Options{Capability: q.Capability, Limit: min(max(q.Limit*10, minCandidates), maxCandidates)}
 	r.mu.Lock()
 	rep, semantic := r.cfg.Reputation, r.semantic
 	r.mu.Unlock()

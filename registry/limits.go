@@ -15,6 +15,17 @@ const maxCardSignatures = 4
 // search.MaxQueryTerms terms of it).
 const MaxQueryText = 500
 
+// Searches.
+const (
+	// searchWait is how long a search waits for room when Config.MaxSearches run already,
+	// before it fails with ErrBusy: a burst passes, a flood is refused.
+	searchWait = 250 * time.Millisecond
+	// minCandidates and maxCandidates bound the matches a search ranks in full (10 × its
+	// limit, within them): each is a reputation read and, in hybrid mode, a vector compared.
+	minCandidates = 200
+	maxCandidates = 1000
+)
+
 // Limits on a card's fields.
 const (
 	maxName         = 100
@@ -43,10 +54,29 @@ const (
 	// discoverRetry how soon a lookup that reached no provider may run again.
 	discoverEvery = time.Minute
 	discoverRetry = 5 * time.Second
+	// discoverBackoffMax caps the wait before a capability that no provider answered for is
+	// looked up again: discoverRetry twice, then doubled for each such lookup in a row.
+	discoverBackoffMax = 5 * time.Minute
+	// maxDiscovered bounds the capabilities whose next lookup time is remembered; past it
+	// the entries whose time passed are forgotten, or else the one due soonest.
+	maxDiscovered = 10_000
 	// maxLookups bounds the network lookups running at once.
 	maxLookups = 4
+	// lookupsPerSource bounds the lookups one source (a client address, Query.Source) has
+	// running, so that no client holds every slot; lookupSourceEvery and lookupSourceBurst
+	// bound the lookups it starts: 5, then one every 10 s. A search over them answers from
+	// the index alone; joining a running lookup is free. maxLookupSources bounds the sources
+	// remembered (those with a full budget are forgotten first).
+	lookupsPerSource  = 2
+	lookupSourceEvery = 10 * time.Second
+	lookupSourceBurst = 5
+	maxLookupSources  = 10_000
 	// discoverTimeout bounds a network lookup, providers and fetches together.
 	discoverTimeout = 3 * time.Second
+	// maxSharedAnswers bounds the distinct queries whose answers a lookup keeps for their
+	// followers (one search per query and change); past it a new query's followers search
+	// each for themselves.
+	maxSharedAnswers = 64
 	// maxProviders is how many providers one lookup asks.
 	maxProviders = 5
 	// maxServed is how many cards one answer carries.

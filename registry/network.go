@@ -10,9 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ipfs/go-cid"
 	pubsub "github.com/libp2p/go-libp2p-pubsub"
 	record "github.com/libp2p/go-libp2p-record"
 	"github.com/libp2p/go-libp2p/core/peer"
+
+	"golang.org/x/time/rate"
 
 	"github.com/surety-ioa/surety/internal/p2p"
 )
@@ -98,6 +101,8 @@ type Network struct {
 	life  context.Context
 	stop  context.CancelFunc
 	tasks sync.WaitGroup
+	// findProviders is the DHT's FindProvidersAsync (read under prov.mu: a test silences it).
+	findProviders func(context.Context, cid.Cid, int) <-chan peer.AddrInfo
 }
 
 // Close stops the network lookups under way and waits for them; searches start no new ones.
@@ -124,8 +129,9 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	n := &Network{r: r, node: node, log: log, prov: providing{provided: map[string]time.Time{}, discovered: map[string]time.Time{},
+	n := &Network{r: r, node: node, log: log, prov: providing{provided: map[string]time.Time{}, discovered: map[string]discovered{}, sources: map[string]*rate.Limiter{}, busy: map[string]int{},
 		running: map[string]*discovery{}, lookups: make(chan struct{}, maxLookups)}}
+	n.findProviders = node.DHT.FindProvidersAsync
 	n.life, n.stop = context.WithCancel(context.Background())
 	topic, err := node.Join(CardTopic, 0, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
 		_, err := r.register(ctx, data, "peer:"+from.String(), false)

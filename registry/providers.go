@@ -14,6 +14,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
 	"github.com/multiformats/go-multihash"
+	"golang.org/x/time/rate"
 )
 
 // Capability discovery across nodes. Every node that holds a staked card announces itself in
@@ -54,10 +55,91 @@ type agentsAnswer struct {
 type providing struct {
 	mu         sync.Mutex
 	provided   map[string]time.Time
-	discovered map[string]time.Time
-	running    map[string]*discovery // the lookups under way, by capability
-	lookups    chan struct{}         // a slot per running lookup
-	closed     bool                  // Network.Close was called: no new lookups
+	discovered map[string]discovered
+	sources    map[string]*rate.Limiter // the lookup budget of each source (Query.Source)
+	busy       map[string]int           // the lookups running of each source
+	running    map[string]*discovery    // the lookups under way, by capability
+	lookups    chan struct{}            // a slot per running lookup
+	closed     bool                     // Network.Close was called: no new lookups
+}
+
+// discovered is when a capability may next be looked up, and how many lookups in a row
+// found no provider for it (the backoff).
+type discovered struct {
+	next   time.Time
+	misses int
+}
+
+// remember sets when capability may next be looked up, making room first when the map is
+// full: the entries whose time passed go (they hold nothing back), or else the one due
+// soonest. A flood of fresh capabilities cannot wipe the others' throttles. The caller
+// holds mu.
+func (p *providing) remember(capability string, d discovered, now time.Time) {
+	if _, ok := p.discovered[capability]; !ok && len(p.discovered) >= maxDiscovered {
+		soonest := ""
+		for c, x := range p.discovered {
+			if !x.next.After(now) {
+				delete(p.discovered, c)
+			} else if soonest == "" || x.next.Before(p.discovered[soonest].next) {
+				soonest = c
+			}
+		}
+		if len(p.discovered) >= maxDiscovered {
+			delete(p.discovered, soonest)
+		}
+	}
+	p.discovered[capability] = d
+}
+
+// allow spends one of source's lookups, and reports false when it has lookupsPerSource
+// running or its budget is spent. The node's own searches (source "") are not counted. The
+// caller holds mu.
+func (p *providing) allow(source string, now time.Time) bool {
+	if source == "" {
+		return true
+	}
+	if p.busy[source] >= lookupsPerSource {
+		return false
+	}
+	lim, ok := p.sources[source]
+	if !ok {
+		if len(p.sources) >= maxLookupSources {
+			for s, l := range p.sources { // the full ones are as new ones
+				if l.TokensAt(now) >= lookupSourceBurst {
+					delete(p.sources, s)
+				}
+			}
+			if len(p.sources) >= maxLookupSources {
+				return false // every source spent its budget within lookupSourceEvery: a flood
+			}
+		}
+		lim = rate.NewLimiter(rate.Every(lookupSourceEvery), lookupSourceBurst)
+		p.sources[source] = lim
+	}
+	return lim.AllowN(now, 1)
+}
+
+// release gives back the slot of a lookup source started. The caller holds mu.
+func (p *providing) release(source string) {
+	<-p.lookups
+	if source == "" {
+		return
+	}
+	if p.busy[source]--; p.busy[source] <= 0 {
+		delete(p.busy, source)
+	}
+}
+
+// backoff is how long after a lookup that no provider answered the capability may be looked
+// up again: discoverRetry after the first two misses in a row (a node that just joined may
+// not reach the providers yet), then doubled for each further one, at most
+// discoverBackoffMax.
+func backoff(misses int) time.Duration {
+	d := discoverRetry
+	for i := 2; i < misses && d < discoverBackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, discoverBackoffMax)
 }
 
 // provide announces this node as a provider of the capabilities of a staked card it now
@@ -143,13 +225,16 @@ func (n *Network) reprovide(ctx context.Context) {
 	}
 }
 
-// startDiscovery starts a lookup of capability's providers in the background and returns it,
-// or returns the lookup of capability already running; nil when the throttles hold a lookup
-// back: a capability is looked up again only after a minute (after 5 s when no provider
-// answered: providers may still be announcing), and at most maxLookups lookups run at once,
-// so queries cannot turn the node into a DHT flooder. The lookup's goroutine is the
-// Network's (Close stops and waits for it) and a task of the p2p node (whose Close does too).
-func (n *Network) startDiscovery(capability string) *discovery {
+// startDiscovery starts a lookup of capability's providers in the background for source and
+// returns it, or returns the lookup of capability already running; nil when the throttles
+// hold a lookup back: a capability is looked up again only after a minute (after 5 s when
+// no provider answered: providers may still be announcing; from the third miss in a row,
+// twice as long for each, up to discoverBackoffMax), at most maxLookups lookups run at
+// once, and a source has at most lookupsPerSource running and starts at most
+// lookupSourceBurst, then one every lookupSourceEvery, so queries cannot turn the node into
+// a DHT flooder nor one client take every slot. The lookup's goroutine is the Network's
+// (Close stops and waits for it) and a task of the p2p node (whose Close does too).
+func (n *Network) startDiscovery(capability, source string) *discovery {
 	now := time.Now()
 	n.prov.mu.Lock()
 	defer n.prov.mu.Unlock()
@@ -159,7 +244,8 @@ func (n *Network) startDiscovery(capability string) *discovery {
 	if n.prov.closed {
 		return nil
 	}
-	if next, ok := n.prov.discovered[capability]; ok && now.Before(next) {
+	last, seen := n.prov.discovered[capability]
+	if seen && now.Before(last.next) {
 		return nil
 	}
 	select {
@@ -167,10 +253,14 @@ func (n *Network) startDiscovery(capability string) *discovery {
 	default:
 		return nil
 	}
-	if len(n.prov.discovered) >= maxProvided {
-		clear(n.prov.discovered)
+	if !n.prov.allow(source, now) {
+		<-n.prov.lookups
+		return nil
 	}
-	n.prov.discovered[capability] = now.Add(discoverTimeout)
+	if source != "" {
+		n.prov.busy[source]++
+	}
+	n.prov.remember(capability, discovered{next: now.Add(discoverTimeout), misses: last.misses}, now)
 	d := newDiscovery()
 	n.prov.running[capability] = d
 	n.tasks.Add(1)
@@ -179,12 +269,12 @@ func (n *Network) startDiscovery(capability string) *discovery {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		defer context.AfterFunc(n.life, cancel)()
-		n.discover(ctx, capability, d)
+		n.discover(ctx, capability, source, d)
 	})
 	if !started { // the p2p node is closing
 		n.tasks.Done()
 		delete(n.prov.running, capability)
-		<-n.prov.lookups
+		n.prov.release(source)
 		return nil
 	}
 	return d
@@ -193,12 +283,12 @@ func (n *Network) startDiscovery(capability string) *discovery {
 // discover asks the providers of capability for their cards and registers the valid ones,
 // telling d's followers as cards are stored, until discoverTimeout or ctx ends; then it
 // marks when capability may be looked up again and ends d.
-func (n *Network) discover(ctx context.Context, capability string, d *discovery) {
+func (n *Network) discover(ctx context.Context, capability, source string, d *discovery) {
 	dctx, cancel := context.WithTimeout(ctx, discoverTimeout)
 	defer cancel()
 	self := n.node.Host.ID()
 	answered := 0
-	for p := range n.node.DHT.FindProvidersAsync(dctx, capabilityCID(capability), maxProviders) {
+	for p := range n.lookupProviders()(dctx, capabilityCID(capability), maxProviders) {
 		if p.ID == self {
 			continue
 		}
@@ -217,16 +307,25 @@ func (n *Network) discover(ctx context.Context, capability string, d *discovery)
 		}
 		d.add(stored)
 	}
-	next := time.Now().Add(discoverEvery)
-	if answered == 0 {
-		next = time.Now().Add(discoverRetry)
-	}
+	now := time.Now()
 	n.prov.mu.Lock()
-	n.prov.discovered[capability] = next
+	next := discovered{next: now.Add(discoverEvery)}
+	if answered == 0 {
+		next.misses = n.prov.discovered[capability].misses + 1
+		next.next = now.Add(backoff(next.misses))
+	}
+	n.prov.remember(capability, next, now)
 	delete(n.prov.running, capability)
-	<-n.prov.lookups
+	n.prov.release(source)
 	n.prov.mu.Unlock()
 	d.end()
+}
+
+// lookupProviders is the DHT's provider lookup (a test's silent DHT in its place).
+func (n *Network) lookupProviders() func(context.Context, cid.Cid, int) <-chan peer.AddrInfo {
+	n.prov.mu.Lock()
+	defer n.prov.mu.Unlock()
+	return n.findProviders
 }
 
 // fetch asks peer p for its cards with capability.
@@ -288,6 +387,11 @@ func (n *Network) serveAgents(s network.Stream) {
 	ctx, cancel := context.WithTimeout(context.Background(), localReadTimeout)
 	defer cancel()
 	found, err := n.r.searchLocal(ctx, Query{Capability: req.Capability, Limit: req.Limit})
+	if errors.Is(err, ErrBusy) {
+		n.log.Debug("registry: serve cards", "capability", req.Capability, "err", err)
+		_ = s.Reset()
+		return
+	}
 	if err != nil {
 		n.log.Warn("registry: serve cards", "capability", req.Capability, "err", err)
 		_ = s.Reset()

@@ -34,6 +34,10 @@ const (
 	// answer's Retry-After, at most busyWait.
 	busyRetries = 12
 	busyWait    = 10 * time.Second
+	// SearchStreamTimeout bounds SearchAgentsStream: a node ends the stream within its
+	// network lookup's bound (registry.LookupTimeout, 3 s) and 2 s more; the rest is margin
+	// for a slow link. A silent or hostile node cannot hold the caller longer.
+	SearchStreamTimeout = 20 * time.Second
 )
 
 // ErrNoAnswer reports a node that took the request but did not answer in time: it is
@@ -48,6 +52,8 @@ var ErrBadURL = errors.New("client: not a node URL like http://127.0.0.1:7746")
 type Client struct {
 	base string
 	http *http.Client
+	// searchStream bounds SearchAgentsStream (0: SearchStreamTimeout).
+	searchStream time.Duration
 }
 
 // New makes a client for the node at base (http or https, with a host).
@@ -72,6 +78,14 @@ func (c *Client) WithTimeout(d time.Duration) *Client {
 	hc := *c.http
 	hc.Timeout = d
 	return c.WithHTTP(&hc)
+}
+
+// WithSearchStreamTimeout makes SearchAgentsStream give up on a stream after d (by default
+// SearchStreamTimeout).
+func (c *Client) WithSearchStreamTimeout(d time.Duration) *Client {
+	out := *c
+	out.searchStream = d
+	return &out
 }
 
 // Base is the node's URL.

@@ -71,10 +71,19 @@ func (c *Client) StreamGroup(ctx context.Context, group string, after int64, sho
 // show is called with the node's answer from its index at once (Discovering set when the node
 // is looking the capability up in the network), then with the whole answer again, merged and
 // ranked, each time that lookup changed it. It returns nil when the node says done (within
-// seconds: the lookup is bounded), ctx's error when ctx ends first, and show's when it fails.
+// seconds: the lookup is bounded), ctx's error when ctx ends first, and show's when it fails;
+// an error when the node does not say done within SearchStreamTimeout
+// (WithSearchStreamTimeout) or sends an event larger than an answer may be.
 // A node that answers with plain JSON gives one call.
 func (c *Client) SearchAgentsStream(ctx context.Context, q url.Values, show func(*wire.AgentList) error) error {
-	hc := &http.Client{Transport: c.http.Transport} // the stream's own bound: ctx and the node's
+	hc := &http.Client{Transport: c.http.Transport} // the stream's own bound: ctx and the one below
+	bound := c.searchStream
+	if bound <= 0 {
+		bound = SearchStreamTimeout
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v1/agents?"+q.Encode(), nil)
 	if err != nil {
 		return err
@@ -82,8 +91,8 @@ func (c *Client) SearchAgentsStream(ctx context.Context, q url.Values, show func
 	req.Header.Set("Accept", "text/event-stream, application/json;q=0.5")
 	resp, err := hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if err := parent.Err(); err != nil {
+			return err
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -108,14 +117,18 @@ func (c *Client) SearchAgentsStream(ctx context.Context, q url.Values, show func
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), maxAnswer)
-	var event, data string
+	var event string
+	var data strings.Builder // an event's data, at most maxAnswer
 	for sc.Scan() {
 		line := sc.Text()
 		if line != "" {
 			if v, ok := strings.CutPrefix(line, "event: "); ok {
 				event = v
 			} else if v, ok := strings.CutPrefix(line, "data: "); ok {
-				data += v
+				if data.Len()+len(v) > maxAnswer {
+					return fmt.Errorf("node %s sent a search event larger than %d bytes", c.base, maxAnswer)
+				}
+				data.WriteString(v)
 			}
 			continue
 		}
@@ -124,17 +137,21 @@ func (c *Client) SearchAgentsStream(ctx context.Context, q url.Values, show func
 			return nil
 		case "agents":
 			var out wire.AgentList
-			if err := json.Unmarshal([]byte(data), &out); err != nil {
+			if err := json.Unmarshal([]byte(data.String()), &out); err != nil {
 				return fmt.Errorf("node %s sent an agents event that is not an answer: %w", c.base, err)
 			}
 			if err := show(&out); err != nil {
 				return err
 			}
 		}
-		event, data = "", ""
+		event = ""
+		data.Reset()
+	}
+	if err := parent.Err(); err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return fmt.Errorf("node %s did not end the search stream within %s", c.base, bound)
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("read the search stream from %s: %w", c.base, err)

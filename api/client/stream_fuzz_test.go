@@ -20,6 +20,7 @@ func FuzzSearchAgentsStream(f *testing.F) {
 	f.Add("event: agents\ndata: {\"agents\":[\n\n")
 	f.Add("data: x\n\nevent: done\n\n")
 	f.Add("event: agents\ndata: null\n\n")
+	f.Add("event: agents\ndata: {\"agents\":\ndata: []}\n\nevent: done\n\n") // one event's data over two lines
 	f.Add("")
 	f.Fuzz(func(t *testing.T, body string) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
