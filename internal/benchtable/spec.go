@@ -95,6 +95,7 @@ func Surety() Spec {
 		benchref  = "internal/benchref"
 		registry  = "registry"
 		semantic  = "registry/semantic"
+		groups    = "groups"
 		repu      = "reputation"
 		envSign   = "BenchmarkEnvelopeVsRaw/sign/"
 		envVerify = "BenchmarkEnvelopeVsRaw/verify/"
@@ -177,6 +178,8 @@ func Surety() Spec {
 			Note: "half of each kind, never used for tuning: the check that what was tuned on dev carries over"},
 		{Figure: "search relevance, recall@10", From: relevance("recall10"), Ref: "legacy-recall10",
 			Note: "share of the cards graded ≥ 2 in the top 10, out of at most 10"},
+		{Figure: "group thread: the anti-entropy listing of 2,000 posts (~6 KiB each)", From: Source{groups, "BenchmarkPostsSetIDs", "ns/op"}, Ref: "sqlite-read",
+			Note: "reads the hashes stored with the posts, not the envelopes"},
 		{Figure: "capability search for a tag the node never saw, p99", From: Source{registry, "BenchmarkCapabilitySearchUnseenTag", "p99-ms"}, Ref: "sqlite-read",
 			Target: maxTime("p99 ≤ 50 ms", 0.050), Note: "answers from the local index; the provider lookup runs in the background (issue 30)"},
 		{Figure: "semantic search 100k cards (query vector + 200 nearest), p50", From: Source{semantic, "BenchmarkSemanticSearch", "p50-ms"}, Ref: "sqlite-read"},
