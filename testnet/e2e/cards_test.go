@@ -51,7 +51,11 @@ func TestNodesKeepOneOfTwoCardsOfOneSequence(t *testing.T) {
 	}
 	clients := []*apitest.Client{apitest.NewClient(t, nw.Nodes[0].URL()), apitest.NewClient(t, nw.Nodes[1].URL())}
 	for i, raw := range [][]byte{x, y} {
-		if code, body := clients[i].Request("POST", "/v1/agents", raw, nil); code != http.StatusCreated {
+		code, body := clients[i].Request("POST", "/v1/agents", raw, nil)
+		// X may reach node 1 by gossip before Y does through the API: when X is the one that
+		// hashes lower, node 1 then rightly refuses Y as stale (a race seen under CI's load).
+		raced := i == 1 && code == http.StatusConflict && bytes.Equal(want, x) && bytes.Contains(body, []byte("card-stale"))
+		if code != http.StatusCreated && !raced {
 			t.Fatalf("register at node %d: %d %s", i, code, body)
 		}
 	}
