@@ -391,6 +391,12 @@ func (ix *Indexer) events(ctx context.Context, q querier, id uint64) ([]Event, e
 	if err != nil {
 		return nil, fmt.Errorf("job %d history: %w", id, err)
 	}
+	return scanEvents(rows, id)
+}
+
+// scanEvents reads job id's events from rows of (contract, name, block, tx_hash, log_index,
+// data), in the rows' order, and closes rows.
+func scanEvents(rows *sql.Rows, id uint64) ([]Event, error) {
 	defer rows.Close()
 	var out []Event
 	for rows.Next() {

@@ -3,7 +3,6 @@ package jobs
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -160,19 +159,9 @@ func (ix *Indexer) latestEvents(ctx context.Context, id uint64, n int) ([]Event,
 	if err != nil {
 		return nil, fmt.Errorf("job %d history: %w", id, err)
 	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		e := Event{JobID: id}
-		var data string
-		if err := rows.Scan(&e.Contract, &e.Name, &e.Block, &e.TxHash, &e.LogIndex, &data); err != nil {
-			return nil, err
-		}
-		e.Data = json.RawMessage(data)
-		out = append(out, e)
-	}
+	out, err := scanEvents(rows, id)
 	slices.Reverse(out)
-	return out, rows.Err()
+	return out, err
 }
 
 // workers are the wallets that entered job id through its hook, in the order they entered.
