@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -94,7 +96,9 @@ type Node struct {
 
 // StartNetwork starts the devnet, writes its deployment file, and starts the nodes one by
 // one, each bootstrapped from the nodes before it, each waited for until it answers. On an
-// error it stops what it started.
+// error it stops what it started. When it chose the ports itself and a node found its port
+// taken between the pick and its start (another process's listener), it starts over on a
+// new block, up to three times.
 func StartNetwork(ctx context.Context, cfg NetworkConfig) (*Network, error) {
 	if cfg.Nodes < 1 || cfg.Nodes > DevAccounts {
 		return nil, fmt.Errorf("testnet: %d nodes, want 1 to %d (one anchoring dev wallet each)", cfg.Nodes, DevAccounts)
@@ -108,18 +112,36 @@ func StartNetwork(ctx context.Context, cfg NetworkConfig) (*Network, error) {
 	if cfg.ReadyWithin == 0 {
 		cfg.ReadyWithin = ReadyWithin
 	}
-	if cfg.APIPort == 0 || cfg.P2PPort == 0 {
-		base, err := FreePorts(2 * cfg.Nodes)
-		if err != nil {
-			return nil, err
+	pick := cfg.APIPort == 0 || cfg.P2PPort == 0
+	for attempt := 1; ; attempt++ {
+		try := cfg
+		if pick {
+			base, err := FreePorts(2 * cfg.Nodes)
+			if err != nil {
+				return nil, err
+			}
+			if try.APIPort == 0 {
+				try.APIPort = base
+			}
+			if try.P2PPort == 0 {
+				try.P2PPort = base + cfg.Nodes
+			}
 		}
-		if cfg.APIPort == 0 {
-			cfg.APIPort = base
+		nw, err := startNetwork(ctx, try)
+		if err == nil || !pick || attempt == 3 || !errors.Is(err, errPortTaken) {
+			return nw, err
 		}
-		if cfg.P2PPort == 0 {
-			cfg.P2PPort = base + cfg.Nodes
+		// Each try's nodes start on clean data dirs.
+		for i := range cfg.Nodes {
+			os.RemoveAll(filepath.Join(cfg.Dir, fmt.Sprintf("node-%d", i)))
 		}
 	}
+}
+
+// errPortTaken marks a node that exited at start because its API or libp2p port was taken.
+var errPortTaken = errors.New("a port of the node was taken by another process")
+
+func startNetwork(ctx context.Context, cfg NetworkConfig) (*Network, error) {
 	say := cfg.Progress
 	if say == nil {
 		say = func(string, ...any) {}
@@ -248,6 +270,9 @@ func (n *Node) waitReady(ctx context.Context, cmd *exec.Cmd, done <-chan struct{
 		}
 		select {
 		case <-done:
+			if b, err := os.ReadFile(n.LogFile); err == nil && int64(len(b)) >= from && bytes.Contains(b[from:], []byte("address already in use")) {
+				return fmt.Errorf("exited at start: %s: %w", cmd.ProcessState, errPortTaken)
+			}
 			return fmt.Errorf("exited at start: %s", cmd.ProcessState)
 		case <-ctx.Done():
 			return ctx.Err()
@@ -530,34 +555,63 @@ func WriteDeployment(path string, d *contracts.Deployment) error {
 	return nil
 }
 
-// FreePorts returns the first of n consecutive TCP ports free on 127.0.0.1 now: for
-// networks that number their ports from a base (node i on base + i), where separate picks
-// can return neighbours and one node's port lands on another's.
+// FreePorts returns the first of n consecutive ports free on 127.0.0.1 now, for TCP and UDP
+// (QUIC): for networks that number their ports from a base (node i on base + i), where
+// separate picks can return neighbours and one node's port lands on another's. The block
+// lies below the kernel's ephemeral range, so no outgoing connection or ":0" listener of
+// another process can be handed one of its ports before the node takes it.
 func FreePorts(n int) (int, error) {
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, fmt.Errorf("testnet: %w", err)
-		}
-		base := l.Addr().(*net.TCPAddr).Port
-		l.Close()
-		if base+n > 65535 {
-			continue
-		}
-		var held []net.Listener
-		for p := base; p < base+n; p++ {
-			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				break
-			}
-			held = append(held, l)
-		}
-		for _, l := range held {
-			l.Close()
-		}
-		if len(held) == n {
+	lo, hi := 10000, ephemeralLow()
+	if hi-lo < n {
+		lo, hi = 1024, 65536
+	}
+	for range 200 {
+		base := lo + rand.IntN(hi-lo-n+1)
+		if portsFree(base, n) {
 			return base, nil
 		}
 	}
 	return 0, fmt.Errorf("testnet: no %d consecutive free ports on 127.0.0.1", n)
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (32768 where it cannot be
+// read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 1 {
+		return 32768
+	}
+	p, err := strconv.Atoi(f[0])
+	if err != nil || p < 1024 || p > 65535 {
+		return 32768
+	}
+	return p
+}
+
+// portsFree says whether ports base to base+n-1 can each be listened on, TCP and UDP.
+func portsFree(base, n int) bool {
+	var held []io.Closer
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for p := base; p < base+n; p++ {
+		addr := fmt.Sprintf("127.0.0.1:%d", p)
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			return false
+		}
+		held = append(held, l)
+		u, err := net.ListenPacket("udp", addr)
+		if err != nil {
+			return false
+		}
+		held = append(held, u)
+	}
+	return true
 }

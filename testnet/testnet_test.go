@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -111,6 +112,18 @@ func TestFreePortsAreABlock(t *testing.T) {
 			t.Fatalf("port %d of the block from %d: %v", p, base, err)
 		}
 		l.Close()
+		u, err := net.ListenPacket("udp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			t.Fatalf("UDP port %d of the block from %d: %v", p, base, err)
+		}
+		u.Close()
+	}
+	// Below the ephemeral range, where no outgoing connection is handed a port of it.
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		var lo int
+		if _, err := fmt.Sscan(string(b), &lo); err == nil && base+6 > lo {
+			t.Errorf("block %d-%d reaches the ephemeral range from %d", base, base+5, lo)
+		}
 	}
 }
 

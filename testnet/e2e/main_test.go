@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"net"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -52,4 +54,33 @@ func dialChain(t testing.TB, nw *testnet.Network) *ethclient.Client {
 	}
 	t.Cleanup(client.Close)
 	return client
+}
+
+// TestNetworkSaysWhenAPortIsTaken: a node whose port another process holds exits at start;
+// the network says its port was taken (which StartNetwork, when it picked the ports, answers
+// by starting over on a new block) rather than only that it exited.
+func TestNetworkSaysWhenAPortIsTaken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Anvil and a node")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	p2p, err := testnet.FreePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nw, err := testnet.StartNetwork(t.Context(), testnet.NetworkConfig{
+		Chain: testnet.Config{AnvilBin: testutil.Tool(t, "anvil")}, Bin: surety.Path(t), Nodes: 1, Dir: t.TempDir(),
+		APIPort: l.Addr().(*net.TCPAddr).Port, P2PPort: p2p,
+	})
+	if err == nil {
+		nw.Close()
+		t.Fatal("a node started on a port another process holds")
+	}
+	if !strings.Contains(err.Error(), "taken by another process") {
+		t.Fatalf("error %q does not say the port was taken", err)
+	}
 }
