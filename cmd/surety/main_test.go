@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -125,14 +124,11 @@ func (r *running) apiURL(t testing.TB) string {
 	return ""
 }
 
+// freePort is a port free on 127.0.0.1 now, below the kernel's ephemeral range (testnet.FreePorts),
+// so no outgoing connection is handed it before the process under test listens on it.
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return freePorts(t, 1)
 }
 
 // freePorts is the first of n consecutive ports free on 127.0.0.1 now: for a command that
