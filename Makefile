@@ -51,7 +51,7 @@ export GOFLAGS := $(strip $(GOFLAGS) -tags=$(GOTAGS))
 # with the default profile so that it compares like with like.
 FORGE_PROFILE := $(if $(CI),ci,default)
 
-.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python test-explorer-lib vet devnet bench contracts explorer semantic-model clean
+.PHONY: help tools build run demo test test-go test-forge test-fuzz test-ts test-python test-explorer-lib vet devnet bench bench-large contracts explorer semantic-model clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -170,7 +170,7 @@ test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs 
 # benchmarks (seconds of setup, their own inner loops of thousands) run once; the others for
 # BENCHTIME. -p 1: no test binary links while another one is being measured. Raw outputs stay
 # in bench/*.txt; the gas snapshot goes there too, never over the committed .gas-snapshot.
-BENCH_HEAVY := Register|Search|Relevance|CapabilitySearchUnseenTag|SemanticSearch|SemanticBuild|Propagation20|ReputationQuery|Recompute|IndexerCatchUp|PostRoundTrip|ChurnConvergence|PartitionConvergence|PublicNodeLoad
+BENCH_HEAVY := Register|Search|Relevance|NodeMemory|CapabilitySearchUnseenTag|SemanticSearch|SemanticBuild|Propagation20|ReputationQuery|Recompute|IndexerCatchUp|PostRoundTrip|ChurnConvergence|PartitionConvergence|PublicNodeLoad
 BENCHTIME   ?= 1s
 
 bench: tools ## run every benchmark (Go, forge snapshot); write bench/RESULTS.md with references and ratios
@@ -180,6 +180,19 @@ bench: tools ## run every benchmark (Go, forge snapshot); write bench/RESULTS.md
 	go test -p 1 -run '^$$' -bench '^Benchmark($(BENCH_HEAVY))$$' -benchtime 1x -benchmem ./... | tee bench/go.txt
 	go test -p 1 -run '^$$' -bench . -skip '^Benchmark($(BENCH_HEAVY))$$' -benchtime $(BENCHTIME) -benchmem ./... | tee -a bench/go.txt
 	go run ./internal/benchtable/cmd/benchtable -go bench/go.txt -gas bench/gas.txt -out bench/RESULTS.md -commit $(VERSION)
+
+# make bench-large runs the benchmarks that take their size from the environment at the sizes
+# issue 31 sets targets for: 1M cards (search, its index, the semantic index), 1M agents and 10M
+# audits (reputation: load, recomputation, queries; bare Compute as the reference), and a
+# node's registry and reputation holding both (peak RSS). About an hour and ~8 GB of memory on
+# two cores; it writes bench/RESULTS-large.md.
+BENCH_LARGE := Search|IndexBuild|SemanticSearch|ReputationQuery|Recompute|NodeMemory
+bench-large: tools ## the 1M-card / 10M-audit benchmarks (about an hour); write bench/RESULTS-large.md
+	@mkdir -p bench
+	SURETY_BENCH_CARDS=1000000 SURETY_BENCH_AUDITS=10000000 SURETY_BENCH_SCALE=10 \
+		go test -p 1 -run '^$$' -bench '^Benchmark($(BENCH_LARGE))$$' -benchtime 1x -timeout 4h ./registry ./registry/semantic ./reputation ./node | tee bench/go-large.txt
+	go test -p 1 -run '^$$' -bench '^BenchmarkSQLiteRead$$' ./internal/benchref | tee -a bench/go-large.txt
+	go run ./internal/benchtable/cmd/benchtable -spec large -go bench/go-large.txt -gas '' -out bench/RESULTS-large.md -commit $(VERSION)
 
 contracts: tools ## after a Solidity change: rebuild, refresh artifacts, bindings and the gas snapshot
 	$(FORGE) build

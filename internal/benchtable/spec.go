@@ -115,6 +115,7 @@ func Surety() Spec {
 		"sqlite-insert":       {Label: "raw SQLite insert, autocommit, WAL (benchref)", From: Source{benchref, "BenchmarkSQLiteInsert", "ns/op"}},
 		"sqlite-read":         {Label: "raw SQLite read by key, 100k rows (benchref)", From: Source{benchref, "BenchmarkSQLiteRead", "ns/op"}},
 		"echo":                {Label: "bare echo handler, same JSON (benchref)", From: Source{benchref, "BenchmarkEchoHandler", "ns/op"}},
+		"node-empty":          {Label: "the same process on an empty database (BenchmarkNodeMemory)", From: Source{"node", "BenchmarkNodeMemory", "empty-peak-MB"}},
 		"recompute":           {Label: "bare Compute, same size (BenchmarkRecompute)", From: Source{repu, "BenchmarkRecompute", "ns/op"}},
 		"register-p50":        {Label: "local registration p50 (BenchmarkRegister)", From: Source{registry, "BenchmarkRegister", "p50-ms"}},
 		"propagation-p99":     {Label: "a card's gossip to 19 peers, p99 (BenchmarkPropagation20)", From: Source{registry, "BenchmarkPropagation20", "p99-ms"}},
@@ -225,6 +226,10 @@ func Surety() Spec {
 		{Figure: "public node under attack: a staked agent's write, p50", From: Source{"testnet/e2e", load, "honest-p50-ms"}, Ref: "load-idle-p50",
 			Note: "audits, card updates, group posts from 127.0.0.1; every one must succeed, no answer may be a 5xx, the honest peer must not be penalized (the benchmark fails otherwise)"},
 		{Figure: "public node under attack: a staked agent's write, p99", From: Source{"testnet/e2e", load, "honest-p99-ms"}, Ref: "load-idle-p50"},
+
+		{Figure: "a node's registry and reputation at 100k cards and 1M audits: peak RSS", From: Source{"node", "BenchmarkNodeMemory", "peak-MB"}, Ref: "node-empty",
+			Note: "a fresh process opens the node's database as the node does at start: registry (search and semantic indexes), reputation through its first computation, one search and one query; VmHWM; make bench-large measures it at 1M cards and 10M audits"},
+		{Figure: "same, time to open", From: Source{"node", "BenchmarkNodeMemory", "open-s"}, Ref: "recompute"},
 
 		{Figure: "ETH transfer mined on the embedded chain", From: Source{"internal/chain", "BenchmarkEmbeddedTransfer", "ns/op"}, Ref: "secp256k1-sign",
 			Note: "the floor under every node transaction"},

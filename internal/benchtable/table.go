@@ -108,7 +108,9 @@ var ErrIncomplete = errors.New("benchtable: incomplete")
 // ParseGoBench and ParseGasSnapshot). A figure measured more than once (go test -count) counts
 // with its median. Build fails, naming each problem, when a source is missing from the
 // input, a row has no reference, a unit has no dimension or does not match its reference's,
-// or the run holds a Go benchmark that the spec does not use.
+// a row with a target measures a time aggregate whose kinds the run breaks out ("p99-ms"
+// beside "p99-ms/text": the aggregate could meet a target a kind misses), or the run holds a Go
+// benchmark that the spec does not use.
 func Build(spec Spec, run *Run, gas []Result) (*Table, error) {
 	t := &Table{GOOS: run.GOOS, GOARCH: run.GOARCH, CPU: run.CPU}
 	values := map[Source][]float64{}
@@ -166,6 +168,13 @@ func Build(spec Spec, run *Run, gas []Result) (*Table, error) {
 		return d, median(vs) * scale, true
 	}
 	for _, row := range spec.Rows {
+		if row.Target != nil {
+			if kinds := kindsOf(values, row.From); len(kinds) > 0 {
+				problems = append(problems, fmt.Sprintf("row %q claims a target for %s, an aggregate of kinds (%s): give each kind a row with the target, and the aggregate none",
+					row.Figure, row.From.Unit, strings.Join(kinds, ", ")))
+				continue
+			}
+		}
 		l := Line{Row: row}
 		d, v, ok := figure(row.From)
 		if row.Alone {
@@ -257,6 +266,24 @@ func Build(spec Spec, run *Run, gas []Result) (*Table, error) {
 	return t, nil
 }
 
+// kindsOf lists the units of s's benchmark that break s's time figure down by kind
+// ("p99-ms/text" for "p99-ms"), sorted: a figure they break down is an aggregate of them, a
+// tail of several distributions that can meet a target one of them misses. (A score over a
+// judged set, ndcg10 beside ndcg10/natural, is a mean an issue may set a target for itself.)
+func kindsOf(values map[Source][]float64, s Source) []string {
+	if d, _, err := DimOf(s.Unit); err != nil || d != Time || strings.Contains(s.Unit, "/") {
+		return nil
+	}
+	var kinds []string
+	for k := range values {
+		if k.Pkg == s.Pkg && k.Bench == s.Bench && strings.HasPrefix(k.Unit, s.Unit+"/") {
+			kinds = append(kinds, k.Unit)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
 func benchesHave(benches map[[2]string]bool, s Source) bool {
 	return benches[[2]string{s.Pkg, s.Bench}]
 }
@@ -281,14 +308,20 @@ func median(vs []float64) float64 {
 // Meta is what the table's heading says about the run besides the machine.
 type Meta struct {
 	Date, Commit, GoVersion string
+	// By is the command that ran the benchmarks ("make bench" when empty).
+	By string
 }
 
 // Markdown writes the table with a short heading that says when, where and on what it ran.
 func (t *Table) Markdown(w io.Writer, m Meta) error {
 	var b strings.Builder
 	b.WriteString("# Benchmark results\n\n")
-	fmt.Fprintf(&b, "Written by `make bench` on %s at commit %s: %s on %s/%s, %s, GOMAXPROCS %d.\n",
-		m.Date, m.Commit, m.GoVersion, t.GOOS, t.GOARCH, orUnknown(t.CPU), t.Procs)
+	by := m.By
+	if by == "" {
+		by = "make bench"
+	}
+	fmt.Fprintf(&b, "Written by `%s` on %s at commit %s: %s on %s/%s, %s, GOMAXPROCS %d.\n",
+		by, m.Date, m.Commit, m.GoVersion, t.GOOS, t.GOARCH, orUnknown(t.CPU), t.Procs)
 	b.WriteString("Each figure is compared with a reference measured in the same run (ERC-8004's gas, and the ERC-8183 reference's, are published figures).\n")
 	b.WriteString("Ratio = value ÷ reference: below 1 is cheaper than the reference, except for a rate (/s), where above 1 is faster.\n")
 	b.WriteString("A score (nDCG, recall: 0 to 1, higher is better) is compared by difference instead: value − reference, shown signed.\n")

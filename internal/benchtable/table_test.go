@@ -36,7 +36,14 @@ func fullRun(t *testing.T, spec Spec, v float64) (*Run, []Result) {
 }
 
 func TestBuildSurety(t *testing.T) {
-	spec := Surety()
+	for name, spec := range map[string]Spec{"surety": Surety(), "large": SuretyLarge()} {
+		t.Run(name, func(t *testing.T) { checkSpecBuilds(t, spec) })
+	}
+}
+
+// checkSpecBuilds builds spec from a run that holds every figure it names, and checks every
+// line and the markdown.
+func checkSpecBuilds(t *testing.T, spec Spec) {
 	run, gas := fullRun(t, spec, 1)
 	tab, err := Build(spec, run, gas)
 	if err != nil {
@@ -154,6 +161,9 @@ func TestBuildFailsOnAGap(t *testing.T) {
 			s.Rows[0].From.Unit = "B/op"
 			run.Results = append(run.Results, Result{Pkg: spec.Module + "/identity", Name: s.Rows[0].From.Bench, Metrics: []Metric{{1, "B/op"}}})
 		}, `unit "B/op" has no known dimension`},
+		{"target on an aggregate of kinds", func(_ *Run, _ *[]Result, s *Spec) {
+			rowNamed(t, s, "search 100k cards, p99 (every kind, both modes)").Target = maxTime("p99 ≤ 5 ms", 0.005)
+		}, "an aggregate of kinds (p99-ms/all, p99-ms/cap"},
 		{"zero reference", func(run *Run, _ *[]Result, _ *Spec) {
 			for i, r := range run.Results {
 				if r.Name == "BenchmarkEchoHandler" {

@@ -4,6 +4,7 @@
 // missing, so the table never goes stale silently.
 //
 //	go run ./internal/benchtable/cmd/benchtable -go bench/go.txt -gas bench/gas.txt -out bench/RESULTS.md
+//	go run ./internal/benchtable/cmd/benchtable -spec large -go bench/go-large.txt -gas "" -out bench/RESULTS-large.md
 package main
 
 import (
@@ -23,8 +24,19 @@ func main() {
 	gasOut := flag.String("gas", "bench/gas.txt", "gas snapshot written by forge snapshot --snap")
 	out := flag.String("out", "bench/RESULTS.md", "markdown file to write (the table also goes to stdout)")
 	commit := flag.String("commit", "unknown", "the commit benchmarked (git describe)")
+	which := flag.String("spec", "surety", "the table: surety (make bench) or large (make bench-large: 1M cards, 10M audits; no gas snapshot)")
 	flag.Parse()
-	if err := run(*goOut, *gasOut, *out, *commit); err != nil {
+	specs := map[string]func() benchtable.Spec{"surety": benchtable.Surety, "large": benchtable.SuretyLarge}
+	spec, ok := specs[*which]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "benchtable: -spec %q is not a table; use surety or large\n", *which)
+		os.Exit(2)
+	}
+	by := "make bench"
+	if *which == "large" {
+		by = "make bench-large"
+	}
+	if err := run(spec(), by, *goOut, *gasOut, *out, *commit); err != nil {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "benchtable: ") { // benchtable's own errors name it already
 			msg = "benchtable: " + msg
@@ -34,7 +46,7 @@ func main() {
 	}
 }
 
-func run(goOut, gasOut, out, commit string) error {
+func run(spec benchtable.Spec, by, goOut, gasOut, out, commit string) error {
 	f, err := os.Open(goOut)
 	if err != nil {
 		return err
@@ -44,21 +56,23 @@ func run(goOut, gasOut, out, commit string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", goOut, err)
 	}
-	g, err := os.Open(gasOut)
-	if err != nil {
-		return err
+	var gas []benchtable.Result
+	if gasOut != "" {
+		g, err := os.Open(gasOut)
+		if err != nil {
+			return err
+		}
+		defer g.Close()
+		if gas, err = benchtable.ParseGasSnapshot(g); err != nil {
+			return fmt.Errorf("%s: %w", gasOut, err)
+		}
 	}
-	defer g.Close()
-	gas, err := benchtable.ParseGasSnapshot(g)
-	if err != nil {
-		return fmt.Errorf("%s: %w", gasOut, err)
-	}
-	t, err := benchtable.Build(benchtable.Surety(), r, gas)
+	t, err := benchtable.Build(spec, r, gas)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
-	meta := benchtable.Meta{Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Commit: commit, GoVersion: runtime.Version()}
+	meta := benchtable.Meta{Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Commit: commit, GoVersion: runtime.Version(), By: by}
 	if err := t.Markdown(&b, meta); err != nil {
 		return err
 	}

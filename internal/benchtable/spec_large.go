@@ -1,0 +1,59 @@
+package benchtable
+
+// SuretyLarge is the table `make bench-large` writes (bench/RESULTS-large.md): the node's
+// figures at a million agents, the sizes issue 31 sets targets for (1M cards; 1M agents and
+// 10M audits), from one run of the benchmarks that take their size from the environment
+// (SURETY_BENCH_CARDS, SURETY_BENCH_AUDITS, SURETY_BENCH_SCALE), beside references measured
+// in the same run.
+func SuretyLarge() Spec {
+	const (
+		benchref = "internal/benchref"
+		registry = "registry"
+		semantic = "registry/semantic"
+		repu     = "reputation"
+	)
+	refs := map[string]Reference{
+		"sqlite-read": {Label: "raw SQLite read by key, 100k rows (benchref)", From: Source{benchref, "BenchmarkSQLiteRead", "ns/op"}},
+		"recompute":   {Label: "bare Compute, 1M agents / 10M audits (BenchmarkRecompute)", From: Source{repu, "BenchmarkRecompute", "ns/op"}},
+		"node-empty":  {Label: "the same process on an empty database (BenchmarkNodeMemory)", From: Source{"node", "BenchmarkNodeMemory", "empty-peak-MB"}},
+	}
+	search := func(unit string) Source { return Source{registry, "BenchmarkSearch", unit} }
+	tenMS := maxTime("p99 ≤ 10 ms", 0.010)
+	rows := []Row{
+		{Figure: "search 1M cards, p50 (every kind, both modes)", From: search("p50-ms"), Ref: "sqlite-read"},
+		{Figure: "search 1M cards, p99 (every kind, both modes)", From: search("p99-ms"), Ref: "sqlite-read", Note: "no target of its own: each kind below has one"},
+	}
+	for _, k := range []struct{ unit, label string }{
+		{"text", "keyword mode, words (OR-ed, ranked)"},
+		{"sentence", "keyword mode, a natural sentence"},
+		{"prefix", "keyword mode, prefix*"},
+		{"phrase", "keyword mode, \"phrase\""},
+		{"cap", "capability (with its hierarchy)"},
+		{"text+cap", "keyword mode, text + capability"},
+		{"all", "everything (ranked)"},
+		{"hybrid-text", "hybrid mode (the default), words"},
+		{"hybrid-sentence", "hybrid mode (the default), a natural sentence"},
+		{"hybrid-prefix", "hybrid mode (the default), prefix*"},
+		{"hybrid-phrase", "hybrid mode (the default), \"phrase\""},
+		{"hybrid-text+cap", "hybrid mode (the default), text + capability"},
+	} {
+		rows = append(rows, Row{Figure: "search p99 at 1M cards, " + k.label, From: search("p99-ms/" + k.unit), Ref: "sqlite-read", Target: tenMS})
+	}
+	rows = append(rows,
+		Row{Figure: "search index build, 1M cards from SQLite", From: Source{registry, "BenchmarkIndexBuild", "build-s"}, Ref: "sqlite-read",
+			Note: "once per start"},
+		Row{Figure: "semantic search 1M cards (query vector + 200 nearest), p99", From: Source{semantic, "BenchmarkSemanticSearch", "p99-ms"}, Ref: "sqlite-read",
+			Target: tenMS},
+
+		Row{Figure: "service recomputation, 1M agents / 10M audits in memory", From: Source{repu, "BenchmarkReputationQuery", "refresh-s"}, Ref: "recompute",
+			Target: maxTime("≤ 5 s", 5)},
+		Row{Figure: "audit graph load at start, 10M audits", From: Source{repu, "BenchmarkReputationQuery", "first-refresh-s"}, Ref: "recompute",
+			Target: maxTime("≤ 1 s per 1M audits (10 s)", 10)},
+		Row{Figure: "reputation query, p99 (10M audits)", From: Source{repu, "BenchmarkReputationQuery", "p99-ms"}, Ref: "sqlite-read", Target: maxTime("p99 ≤ 2 ms", 0.002)},
+
+		Row{Figure: "a node's registry and reputation at 1M cards and 10M audits: peak RSS", From: Source{"node", "BenchmarkNodeMemory", "peak-MB"}, Ref: "node-empty",
+			Note: "a fresh process opens the node's database as the node does at start: registry (search and semantic indexes), reputation through its first computation, one search and one query; VmHWM"},
+		Row{Figure: "same, time to open", From: Source{"node", "BenchmarkNodeMemory", "open-s"}, Ref: "recompute"},
+	)
+	return Spec{Module: "github.com/surety-ioa/surety", References: refs, Rows: rows}
+}
