@@ -421,7 +421,8 @@ func deployOnAnvil(t testing.TB, cfg contracts.DeployConfig) *anvilDeployment {
 }
 
 // deployOnSlowAnvil is deployOnAnvil on an Anvil that mines a block every blockTime (its
-// own funded dev accounts, Anvil's test accounts, pay).
+// own funded dev accounts, Anvil's test accounts, pay) once the contracts are deployed, with a
+// block per transaction (testnet.SetUpQuickly).
 func deployOnSlowAnvil(t testing.TB, blockTime time.Duration) *anvilDeployment {
 	t.Helper()
 	a, err := anvil.Start(context.Background(), anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: blockTime})
@@ -429,7 +430,11 @@ func deployOnSlowAnvil(t testing.TB, blockTime time.Duration) *anvilDeployment {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Stop)
-	return deployOn(t, a, contracts.DeployConfig{})
+	var d *anvilDeployment
+	if err := testnet.SetUpQuickly(t.Context(), a, blockTime, func() error { d = deployOn(t, a, contracts.DeployConfig{}); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func deployOn(t testing.TB, a *anvil.Anvil, cfg contracts.DeployConfig) *anvilDeployment {
