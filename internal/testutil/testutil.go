@@ -5,10 +5,12 @@ package testutil
 import (
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -105,6 +107,24 @@ func NodeScript(t testing.TB, script string, packages ...string) (node, path str
 		}
 	}
 	return node, filepath.Join(ts, "interop", script)
+}
+
+// WaitingParallel lets n parallel tests of the package run at once (-test.parallel n) unless
+// the command line says how many: TestMain calls it, before m.Run, in packages whose parallel
+// tests mostly wait (on 12 s blocks, log epochs, node processes gossiping) rather than
+// compute, where the default, GOMAXPROCS (2 in CI), would queue a two-minute wait behind
+// another.
+func WaitingParallel(n int) {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+			panic(err)
+		}
+	}
 }
 
 // Binary is an executable of this module that a test package builds once, on first use (a

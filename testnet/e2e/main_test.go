@@ -17,7 +17,14 @@ import (
 // -short run builds nothing), and removed by TestMain.
 var surety = testutil.Binary{Package: "github.com/surety-ioa/surety/cmd/surety"}
 
+// waitingParallel is how many of this package's parallel tests run at once (unless -parallel
+// says): their node processes mostly wait, on gossip, sync rounds, log epochs and the churn's
+// pauses, so more of them than the 2 cores of CI fit side by side (TestChurn's two minutes no
+// longer queue behind the other networks).
+const waitingParallel = 6
+
 func TestMain(m *testing.M) {
+	testutil.WaitingParallel(waitingParallel)
 	code := m.Run()
 	surety.Remove()
 	os.Exit(code)

@@ -37,6 +37,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs five nodes and Anvil")
 	}
+	t.Parallel() // waits on gossip and the chain
 	// Six nodes: A to E, and F, which joins later as a new node (it stops at once, and comes
 	// back with no data, bootstrapped from D).
 	nw := startNetwork(t, 6, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })

@@ -73,6 +73,7 @@ func TestTypeScriptAgentsMoneyPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node process and node")
 	}
+	t.Parallel() // waits on its node process
 	nodeBin := tsClient(t)
 	nw := startNetwork(t, 1, testnet.Config{}, func(int) []string {
 		return []string{"--log-epoch", "2s", "--log-grace", "3s", "--log-level", "warn"}
