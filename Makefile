@@ -162,8 +162,11 @@ test-forge: tools
 test-python: ## run the Python client's tests
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s clients/python/tests -t clients/python/tests -v
 
+# SURETY_TEST_BIN_DIR: the surety binary that cmd/surety's and testnet/e2e's node processes run
+# is built once for the whole run there (testutil.Binary), not once per package.
 test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs it
-	go tool gotestsum --format standard-quiet -- -count=1 ./...
+	bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
+	SURETY_TEST_BIN_DIR="$$bin" go tool gotestsum --format standard-quiet -- -count=1 ./...
 
 # make bench runs every benchmark (Go and forge snapshot) and writes one table, bench/RESULTS.md
 # (printed too), pairing each figure with a reference measured in the same run. The heavy Go

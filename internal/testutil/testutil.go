@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,9 +128,16 @@ func WaitingParallel(n int) {
 	}
 }
 
+// BinDirEnv names a directory that the test binaries of one `go test` run share their built
+// executables in (make test-go makes a fresh one and removes it afterwards): the first
+// package to need cmd/surety builds it there, the others (cmd/surety's and testnet/e2e's
+// tests run at the same time) wait for it and use it, instead of each linking its own.
+const BinDirEnv = "SURETY_TEST_BIN_DIR"
+
 // Binary is an executable of this module that a test package builds once, on first use (a
-// run that needs none builds nothing), and removes in its TestMain. GOFLAGS from the
-// environment carries the build tags (make test's sqlite_fts5).
+// run that needs none builds nothing), and removes in its TestMain; with $SURETY_TEST_BIN_DIR
+// set (BinDirEnv), once for every package of the run, there. GOFLAGS from the environment
+// carries the build tags (make test's sqlite_fts5).
 type Binary struct {
 	// Package is the import path to build, e.g. Module + "/cmd/surety".
 	Package string
@@ -143,13 +151,15 @@ type Binary struct {
 func (b *Binary) Path(t testing.TB) string {
 	t.Helper()
 	b.once.Do(func() {
+		if shared := os.Getenv(BinDirEnv); shared != "" {
+			b.path, b.err = buildShared(shared, b.Package)
+			return
+		}
 		if b.dir, b.err = os.MkdirTemp("", "surety-bin-"); b.err != nil {
 			return
 		}
 		b.path = filepath.Join(b.dir, filepath.Base(b.Package))
-		if out, err := exec.Command("go", "build", "-o", b.path, b.Package).CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %v\n%s", b.Package, err, out)
-		}
+		b.err = build(b.path, b.Package)
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
@@ -157,7 +167,38 @@ func (b *Binary) Path(t testing.TB) string {
 	return b.path
 }
 
-// Remove deletes what Path built; TestMain calls it once the tests have run.
+func build(path, pkg string) error {
+	if out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return nil
+}
+
+// buildShared returns pkg's executable in dir, building it there unless another test process
+// of the run has: under an exclusive lock on dir/<name>.lock, so that one builds and the
+// others wait for it. The executable appears under its name only once whole.
+func buildShared(dir, pkg string) (string, error) {
+	path := filepath.Join(dir, filepath.Base(pkg))
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", BinDirEnv, err)
+	}
+	defer lock.Close() // and so unlocks
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("%s: lock: %w", BinDirEnv, err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	tmp := path + ".building"
+	if err := build(tmp, pkg); err != nil {
+		return "", err
+	}
+	return path, os.Rename(tmp, path)
+}
+
+// Remove deletes what Path built; TestMain calls it once the tests have run. A shared
+// executable stays for the run's other packages: whoever made $SURETY_TEST_BIN_DIR removes it.
 func (b *Binary) Remove() {
 	if b.dir != "" {
 		os.RemoveAll(b.dir)
