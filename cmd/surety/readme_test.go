@@ -255,7 +255,10 @@ func TestREADMERealChainRunsAsWritten(t *testing.T) {
 		t.Fatalf("rewrote %d lines of the README's real-chain block, want 4 (URL, import, node, SURETY_NODE): %v", len(rewrites), rewrites)
 	}
 	out := runScript(t, script.String(), "PATH="+filepath.Dir(testutil.Tool(t, "cast"))+":"+os.Getenv("PATH"), "ETH_PASSWORD=real")
-	for _, want := range []string{"BountyEscrow at 0x", "2/2 confirmations", "indexed by the node", ": bound", "staked     0.5 ETH"} {
+	// The CLI shows the confirmations it sees when it asks (every 250 ms): which of 0/2, 1/2
+	// and 2/2 it catches on 1 s blocks depends on the machine's load (under CI's it went
+	// from 1/2 to indexed), so any of them shows they are counted.
+	for _, want := range []string{"BountyEscrow at 0x", "/2 confirmations", "indexed by the node", ": bound", "staked     0.5 ETH"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the real-chain block's output does not show %q:\n%s", want, out)
 		}
