@@ -243,6 +243,7 @@ func TestBadInputIsOneLine(t *testing.T) {
 }
 
 func TestNodeEmbedded(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	data := t.TempDir()
 	r := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "3")
 	base := r.apiURL(t)
@@ -309,6 +310,7 @@ func TestNodeEmbedded(t *testing.T) {
 }
 
 func TestNodeOnAnvil(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	a := testutil.Anvil(t)
 	dir := t.TempDir()
 	depFile := filepath.Join(dir, "deployment.json")
@@ -369,6 +371,7 @@ func TestBinaryStopsOnSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	waiting.Parallel(t) // a node (or devnet) of its own
 	bin := surety.Path(t)
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	cmd := exec.Command(bin, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "1")

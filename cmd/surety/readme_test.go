@@ -151,7 +151,7 @@ func TestREADMETourRunsAsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a node and the whole tour")
 	}
-	t.Parallel() // mostly waits on blocks and processes
+	waiting.Parallel(t) // mostly waits on blocks and processes
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")
 	base := node.apiURL(t)
@@ -169,7 +169,7 @@ func TestREADMETourWithOwnKeystoresOnSlowAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node and the whole tour")
 	}
-	t.Parallel() // mostly waits on blocks and processes
+	t.Parallel() // mostly waits on blocks and processes; a long wait, not through the gate (waiting)
 	a := deployOnSlowAnvil(t, 2*time.Second)
 	dir, depFile := t.TempDir(), a.DepFile
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc-url", a.URL, "--deployment", depFile,
@@ -220,7 +220,7 @@ func TestREADMERealChainRunsAsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a deploy, a node and a bind")
 	}
-	t.Parallel() // mostly waits on blocks and processes
+	waiting.Parallel(t) // mostly waits on blocks and processes
 	// Not a devnet's chain id: the node and the CLI treat it as a real chain (a passphrase for
 	// the node's keys, confirmations, no dev accounts).
 	a, err := anvil.Start(context.Background(), anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: time.Second, ChainID: 5151})

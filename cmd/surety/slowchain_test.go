@@ -21,7 +21,7 @@ func TestTwelveSecondBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("waits on 12 s blocks")
 	}
-	t.Parallel() // mostly waits on blocks
+	t.Parallel() // mostly waits on blocks; a long wait, not through the gate (waiting)
 	a := deployOnSlowAnvil(t, 12*time.Second)
 	dir, depFile := t.TempDir(), a.DepFile
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc-url", a.URL, "--deployment", depFile,

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -110,22 +109,39 @@ func NodeScript(t testing.TB, script string, packages ...string) (node, path str
 	return node, filepath.Join(ts, "interop", script)
 }
 
-// WaitingParallel lets n parallel tests of the package run at once (-test.parallel n) unless
-// the command line says how many: TestMain calls it, before m.Run, in packages whose parallel
-// tests mostly wait (on 12 s blocks, log epochs, node processes gossiping) rather than
-// compute, where the default, GOMAXPROCS (2 in CI), would queue a two-minute wait behind
-// another.
-func WaitingParallel(n int) {
+// WaitingParallel lets every parallel test of the package start at once (-test.parallel 1000)
+// unless the command line says how many; a Gate then bounds them. TestMain calls it, before
+// m.Run, in packages whose parallel tests mostly wait (on 12 s blocks, log epochs, node
+// processes gossiping) rather than compute, where the default, GOMAXPROCS (2 in CI), would
+// queue a two-minute wait behind another.
+func WaitingParallel() {
 	if !flag.Parsed() {
 		flag.Parse()
 	}
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set {
-		if err := flag.Set("test.parallel", strconv.Itoa(n)); err != nil {
+		if err := flag.Set("test.parallel", "1000"); err != nil {
 			panic(err)
 		}
 	}
+}
+
+// A Gate lets at most n of a package's parallel tests run at once, as -test.parallel n would,
+// except for the tests that do not go through it: the package's longest waits (TestChurn,
+// TestTwelveSecondBlocks) then start as soon as the serial tests are done instead of queuing,
+// in the random order Go wakes parallel tests in, behind shorter ones.
+type Gate struct{ places chan struct{} }
+
+// NewGate is a Gate for n tests at once.
+func NewGate(n int) *Gate { return &Gate{places: make(chan struct{}, n)} }
+
+// Parallel is t.Parallel, then a place at the gate, kept until the test and its cleanups end.
+func (g *Gate) Parallel(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	g.places <- struct{}{}
+	t.Cleanup(func() { <-g.places }) // the first cleanup registered runs last
 }
 
 // BinDirEnv names a directory that the test binaries of one `go test` run share their built
