@@ -163,10 +163,16 @@ test-python: ## run the Python client's tests
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s clients/python/tests -t clients/python/tests -v
 
 # SURETY_TEST_BIN_DIR: the surety binary that cmd/surety's and testnet/e2e's node processes run
-# is built once for the whole run there (testutil.Binary), not once per package.
+# is built once for the whole run there (testutil.Binary), not once per package. The two
+# packages whose tests mostly wait (testnet/e2e's networks of node processes, cmd/surety's
+# nodes on slow chains: 2–3 minutes each) are named first, so that go test starts them first,
+# and -p 3 runs the other packages beside them in a third slot, where the default (GOMAXPROCS,
+# 2 in CI) would queue them behind.
+GO_TEST_FIRST := ./testnet/e2e ./cmd/surety
+
 test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs it
 	bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
-	SURETY_TEST_BIN_DIR="$$bin" go tool gotestsum --format standard-quiet -- -count=1 ./...
+	SURETY_TEST_BIN_DIR="$$bin" go tool gotestsum --format standard-quiet -- -count=1 -p 3 $(GO_TEST_FIRST) ./...
 
 # make bench runs every benchmark (Go and forge snapshot) and writes one table, bench/RESULTS.md
 # (printed too), pairing each figure with a reference measured in the same run. The heavy Go
