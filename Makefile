@@ -114,7 +114,11 @@ demo: build ## play a marketplace day end to end on the embedded chain (under a 
 devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node processes against it; Ctrl-C stops all
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES) --log-epoch $(LOG_EPOCH) --log-grace $(LOG_GRACE)
 
-test: tools vet test-forge test-go test-fuzz test-ts test-python test-explorer-lib ## run every test
+# vet and test-forge run side by side (their output kept apart): forge's compile is solcjs, one
+# core for half a minute, which go vet and staticcheck use meanwhile.
+test: tools ## run every test
+	$(MAKE) --no-print-directory -j2 --output-sync=target vet test-forge
+	$(MAKE) --no-print-directory test-go test-fuzz test-ts test-python test-explorer-lib
 
 vet: tools ## go vet, staticcheck and forge fmt --check
 	go vet ./...
