@@ -114,7 +114,11 @@ demo: build ## play a marketplace day end to end on the embedded chain (under a 
 devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node processes against it; Ctrl-C stops all
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES) --log-epoch $(LOG_EPOCH) --log-grace $(LOG_GRACE)
 
-test: tools vet test-forge test-go test-fuzz test-ts test-python test-explorer-lib ## run every test
+# vet and test-forge run side by side (their output kept apart): forge's compile is solcjs, one
+# core for half a minute, which go vet and staticcheck use meanwhile.
+test: tools ## run every test
+	$(MAKE) --no-print-directory -j2 --output-sync=target vet test-forge
+	$(MAKE) --no-print-directory test-go test-fuzz test-ts test-python test-explorer-lib
 
 vet: tools ## go vet, staticcheck and forge fmt --check
 	go vet ./...
@@ -162,8 +166,17 @@ test-forge: tools
 test-python: ## run the Python client's tests
 	PYTHONDONTWRITEBYTECODE=1 python3 -m unittest discover -s clients/python/tests -t clients/python/tests -v
 
+# SURETY_TEST_BIN_DIR: the surety binary that cmd/surety's and testnet/e2e's node processes run
+# is built once for the whole run there (testutil.Binary), not once per package. The two
+# packages whose tests mostly wait (testnet/e2e's networks of node processes, cmd/surety's
+# nodes on slow chains: 2–3 minutes each) are named first, so that go test starts them first,
+# and -p 3 runs the other packages beside them in a third slot, where the default (GOMAXPROCS,
+# 2 in CI) would queue them behind.
+GO_TEST_FIRST := ./testnet/e2e ./cmd/surety
+
 test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs it
-	go tool gotestsum --format standard-quiet -- -count=1 ./...
+	bin=$$(mktemp -d); trap 'rm -rf "$$bin"' EXIT; \
+	SURETY_TEST_BIN_DIR="$$bin" go tool gotestsum --format standard-quiet -- -count=1 -p 3 $(GO_TEST_FIRST) ./...
 
 # make bench runs every benchmark (Go and forge snapshot) and writes one table, bench/RESULTS.md
 # (printed too), pairing each figure with a reference measured in the same run. The heavy Go

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/big"
+	"os"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/accounts/abi/bind/v2"
@@ -101,6 +102,27 @@ func TestReadFactsIsTheChainAtItsBlock(t *testing.T) {
 	// A leaf that is no signed audit is the log's fault, named.
 	if _, err := f.Score(ctx, dep, [][]byte{[]byte("not an envelope")}, 100); !errors.Is(err, reputation.ErrBadLeaf) {
 		t.Errorf("a leaf that is not an envelope: %v, want ErrBadLeaf", err)
+	}
+}
+
+// TestReadFactsFailsCleanly: a replay that fails midway (here its context ends, as when the
+// node stops during a scorer's pass) returns the error and removes its scratch database; at
+// f5bc6db it closed the nil Facts its error return had set and panicked, taking the node down
+// (seen as a panic in cmd/surety's tests).
+func TestReadFactsFailsCleanly(t *testing.T) {
+	c, dep := deployed(t)
+	head, err := c.BlockNumber(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	if f, err := ReadFacts(ctx, c, dep, head, dir); err == nil || f != nil {
+		t.Fatalf("replay with an ended context: %v, %v; want an error", f, err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("a failed replay left %d entries in its dir", len(left))
 	}
 }
 

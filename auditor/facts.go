@@ -75,9 +75,10 @@ func ReadFacts(ctx context.Context, c Chain, dep *contracts.Deployment, block ui
 		return nil, err
 	}
 	f = &Facts{Block: block, dir: tmp}
+	scratch := f // every error return below sets f to nil first
 	defer func() {
 		if err != nil {
-			f.Close()
+			scratch.Close()
 		}
 	}()
 	if f.db, err = sqlite.Open(filepath.Join(tmp, "facts.db")); err != nil {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestAgentRegistryThroughCLIAndAPI(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "1")
 	base := node.apiURL(t)

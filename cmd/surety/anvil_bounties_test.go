@@ -31,6 +31,7 @@ type plan struct {
 // run 20 bounties concurrently through the API on a real Anvil, to every terminal state; then
 // every balance on chain must add up to the wei, fees included.
 func TestTwentyBountiesOnAnvil(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	devnet := deployOnAnvil(t, contracts.DeployConfig{FeeBps: 100})
 	ctx, client, dep := context.Background(), devnet.Client, devnet.Dep
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,

@@ -14,6 +14,7 @@ import (
 
 // TestBountyCLI plays a bounty with the CLI against an embedded node, as the README tour does.
 func TestBountyCLI(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "4")
 	base := node.apiURL(t)
@@ -91,6 +92,7 @@ func TestParseAmount(t *testing.T) {
 // TestHeldWalletsAreLoaded makes a wallet in the node's keystore, and checks that the node
 // acts from it after a restart (here: a refusal that proves the node holds it).
 func TestHeldWalletsAreLoaded(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	addr := strings.TrimSpace(runOK(t, "", "wallet", "new", "--data-dir", data, "--light-kdf"))

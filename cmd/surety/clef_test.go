@@ -107,7 +107,7 @@ func TestRealClefSignsOwnWalletWrites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Clef, Anvil and a node")
 	}
-	t.Parallel() // mostly waits on processes
+	waiting.Parallel(t) // mostly waits on processes
 	key := chain.DevKey(8)
 	from := crypto.PubkeyToAddress(key.PublicKey).Hex()
 	a, err := anvil.Start(context.Background(), anvil.Config{Bin: testutil.Tool(t, "anvil")})

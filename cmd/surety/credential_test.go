@@ -159,6 +159,7 @@ func TestCredentialVerify(t *testing.T) {
 // at the credential's block (through the node's own JSON-RPC, which serves calls at recent
 // blocks). Once the wallet revokes the DID on chain, the same credential reads revoked.
 func TestCredentialVerifyAgainstANode(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "3")
 	base := node.apiURL(t)

@@ -20,6 +20,7 @@ func TestDemoEmbedded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the whole demo")
 	}
+	waiting.Parallel(t) // a node (or devnet) of its own
 	out := runOK(t, "", "demo")
 	if !regexp.MustCompile(`^\[ *\d+\.\ds\] node did:key:\S+ up on chain \d+ \(embedded\), escrow 0x`).MatchString(out) {
 		t.Errorf("the demo did not start by naming its node:\n%s", out)
@@ -58,6 +59,7 @@ func TestDemoKeep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the whole demo")
 	}
+	waiting.Parallel(t) // a node (or devnet) of its own
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	r := start(t, "demo", "--keep", "--listen", addr)
 	want := "\nexplorer: http://" + addr + "/explorer/\n"

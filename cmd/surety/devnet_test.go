@@ -25,7 +25,7 @@ func TestDevnetRunsNodeProcesses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and two node processes")
 	}
-	t.Parallel()
+	waiting.Parallel(t)
 	anvil := testutil.Tool(t, "anvil")
 	bin := surety.Path(t)
 	// Node i listens on api + i and p2p + i: one block of ports, so that no node's port is

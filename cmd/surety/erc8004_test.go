@@ -19,6 +19,7 @@ import (
 // with the agent wallet that signed its consent; a client publishes an audit as feedback,
 // import shows it; the owner cannot rate its own agent.
 func TestERC8004CLI(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "4")
 	base := node.apiURL(t)
@@ -79,6 +80,7 @@ func TestERC8004CLI(t *testing.T) {
 // the user's own wallets straight to Anvil: the DID's binding, the registration with the agent
 // wallet's EIP-712 consent, a client's feedback; the node indexes it and imports it for the DID.
 func TestERC8004OnAnvil(t *testing.T) {
+	waiting.Parallel(t) // waits on the node's index
 	d := deployOnAnvil(t, contracts.DeployConfig{})
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc", d.URL, "--deployment", d.DepFile,

@@ -15,6 +15,7 @@ import (
 // the four conversation states; an outsider is refused with one line; `group show` lists the
 // thread in order and the event stream delivers it.
 func TestGroupThreadThroughTheCLI(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0")
 	base := node.apiURL(t)
 	dir := t.TempDir()

@@ -103,6 +103,7 @@ func TestSignedEnvelopeVerifiesInJOSELibrary(t *testing.T) {
 }
 
 func TestNodeIdentityEndToEnd(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	node := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "1")

@@ -26,6 +26,7 @@ import (
 // Anvil, the node following the chain: one created, budgeted, funded, submitted and
 // completed; one rejected by its evaluator; and the wrong moves refused in one line each.
 func TestJobCLIOnAnvil(t *testing.T) {
+	waiting.Parallel(t) // waits on the node's index, transaction after transaction
 	devnet := deployOnAnvil(t, contracts.DeployConfig{})
 	ctx := context.Background()
 	token, err := contracts.DeployDevToken(ctx, devnet.Client, chain.DevKey(0), "Dev", "DEV")
@@ -114,6 +115,7 @@ func TestJobCLIOnAnvil(t *testing.T) {
 // compete on one job and the client splits its budget between two; a dispute the arbiter
 // splits; and a three-part milestone job, each part approved and paid on its own.
 func TestSuretyJobCLIOnAnvil(t *testing.T) {
+	waiting.Parallel(t) // waits on the node's index, transaction after transaction
 	devnet := deployOnAnvil(t, contracts.DeployConfig{})
 	ctx := context.Background()
 	token, err := contracts.DeployDevToken(ctx, devnet.Client, chain.DevKey(0), "Dev", "DEV")
@@ -279,6 +281,7 @@ func TestREADMEJobsRunAsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node and some forty transactions")
 	}
+	waiting.Parallel(t) // waits on the node's index, transaction after transaction
 	devnet := deployOnAnvil(t, contracts.DeployConfig{})
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile)
 	base := node.apiURL(t)

@@ -23,6 +23,7 @@ import (
 // here the first run's request reached the node and the CLI died before the answer: the
 // re-run resends it under the same key and gets the same bounty, and the chain holds one.
 func TestCLIResumesAnUnansweredWrite(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "4")
 	base := node.apiURL(t)

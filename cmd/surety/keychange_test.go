@@ -29,7 +29,7 @@ func TestRotateAndRevokeFromEveryWallet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and a node")
 	}
-	t.Parallel() // mostly waits on processes
+	waiting.Parallel(t) // mostly waits on processes
 	devnet := deployOnAnvil(t, contracts.DeployConfig{})
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc-url", devnet.URL, "--deployment", devnet.DepFile,

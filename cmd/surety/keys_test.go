@@ -25,6 +25,7 @@ import (
 // chain, kept its keys under a generated passphrase stored beside them, with a warning. Now it
 // refuses to start without a passphrase from the environment or a file outside the data dir.
 func TestExposedNodesNeedAPassphrase(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	inside := filepath.Join(data, "pass")
@@ -104,6 +105,7 @@ func TestExposedNodesNeedAPassphrase(t *testing.T) {
 // keys (at 66f817e p2p.key was plaintext), a plaintext one from an older node is sealed in
 // place, and the peer id survives both.
 func TestPeerKeyIsSealed(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	data := t.TempDir()
 	old, err := p2p.GenerateKey()
 	if err != nil {

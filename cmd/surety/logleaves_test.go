@@ -30,6 +30,7 @@ func TestAuditorWalkThroughOnMakeRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a node and the auditor's commands")
 	}
+	waiting.Parallel(t) // waits for the audit's epoch to close and be anchored
 	makeBin, err := exec.LookPath("make")
 	if err != nil {
 		t.Skip("no make")

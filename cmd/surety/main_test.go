@@ -243,6 +243,7 @@ func TestBadInputIsOneLine(t *testing.T) {
 }
 
 func TestNodeEmbedded(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	data := t.TempDir()
 	r := start(t, "node", "--data-dir", data, "--listen", "127.0.0.1:0", "--dev-accounts", "3")
 	base := r.apiURL(t)
@@ -309,6 +310,7 @@ func TestNodeEmbedded(t *testing.T) {
 }
 
 func TestNodeOnAnvil(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	a := testutil.Anvil(t)
 	dir := t.TempDir()
 	depFile := filepath.Join(dir, "deployment.json")
@@ -369,6 +371,7 @@ func TestBinaryStopsOnSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	waiting.Parallel(t) // a node (or devnet) of its own
 	bin := surety.Path(t)
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	cmd := exec.Command(bin, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "1")
@@ -421,7 +424,8 @@ func deployOnAnvil(t testing.TB, cfg contracts.DeployConfig) *anvilDeployment {
 }
 
 // deployOnSlowAnvil is deployOnAnvil on an Anvil that mines a block every blockTime (its
-// own funded dev accounts, Anvil's test accounts, pay).
+// own funded dev accounts, Anvil's test accounts, pay) once the contracts are deployed, with a
+// block per transaction (testnet.SetUpQuickly).
 func deployOnSlowAnvil(t testing.TB, blockTime time.Duration) *anvilDeployment {
 	t.Helper()
 	a, err := anvil.Start(context.Background(), anvil.Config{Bin: testutil.Tool(t, "anvil"), BlockTime: blockTime})
@@ -429,7 +433,11 @@ func deployOnSlowAnvil(t testing.TB, blockTime time.Duration) *anvilDeployment {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Stop)
-	return deployOn(t, a, contracts.DeployConfig{})
+	var d *anvilDeployment
+	if err := testnet.SetUpQuickly(t.Context(), a, blockTime, func() error { d = deployOn(t, a, contracts.DeployConfig{}); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func deployOn(t testing.TB, a *anvil.Anvil, cfg contracts.DeployConfig) *anvilDeployment {

@@ -40,6 +40,7 @@ func writeKey(t *testing.T, p *apitest.Party) string {
 // wallet: it lists the tools, searches agents, posts a bounty as the poster and claims it as
 // the worker, and reads it back as a tool and as a resource (clients/ts/interop/mcp-client.mjs).
 func TestMCPInteropWithTheTypeScriptSDK(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	nodeJS, script := testutil.NodeScript(t, "mcp-client.mjs", "@modelcontextprotocol/sdk")
 	bin := surety.Path(t)
 	n := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
@@ -129,6 +130,7 @@ func itoa(v uint64) string { b, _ := json.Marshal(v); return string(b) }
 // envelope for, and posts and claims a bounty with the poster's and the worker's own
 // envelopes (signed here; the node signs nothing) (clients/ts/interop/mcp-http-client.mjs).
 func TestMCPInteropOverHTTPWithTheTypeScriptSDK(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	nodeJS, script := testutil.NodeScript(t, "mcp-http-client.mjs", "@modelcontextprotocol/sdk")
 	n := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5")
 	base := n.apiURL(t)

@@ -33,7 +33,7 @@ func TestOwnWalletStakesOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and a node")
 	}
-	t.Parallel() // mostly waits on blocks and processes
+	t.Parallel() // mostly waits on blocks and processes; a long wait, not through the gate (waiting)
 	a := deployOnSlowAnvil(t, time.Second)
 	dir, depFile := t.TempDir(), a.DepFile
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--rpc-url", a.URL, "--deployment", depFile,
@@ -230,7 +230,7 @@ func TestOwnWalletWritesReadAlikeOnEveryNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and two node processes")
 	}
-	t.Parallel() // mostly waits on processes
+	waiting.Parallel(t) // mostly waits on processes
 	nw := startNetwork(t, 2, "--log-epoch", "1h", "--log-grace", "15m", "--sync-every", "1s", "--score-step", "1h", "--log-level", "warn")
 	a, b := nw.Nodes[0].URL(), nw.Nodes[1].URL()
 	dir := t.TempDir()

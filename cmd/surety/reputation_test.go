@@ -39,6 +39,7 @@ import (
 // is backed by the settlement, the worker's score rises above the prior, and the refusals come
 // back as problems: a self-audit, a stranger's bounty number, the same audit again.
 func TestAuditsThroughTheAPI(t *testing.T) {
+	waiting.Parallel(t) // waits on the log's epochs
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--dev-accounts", "5", "--log-epoch", "1s", "--log-grace", "3s")
 	base := node.apiURL(t)
 	bc := apitest.NewClient(t, base)
@@ -193,6 +194,7 @@ func TestAuditsThroughTheAPI(t *testing.T) {
 // closes, the node anchors the head in RootAnchor, and `surety log verify` checks the audit
 // against the anchored root on its own; a tampered audit fails to verify.
 func TestAuditLogAnchoredOnAnvil(t *testing.T) {
+	waiting.Parallel(t) // waits for the audit's epoch to close and be anchored
 	devnet := deployOnAnvil(t, contracts.DeployConfig{})
 	node := start(t, "node", "--data-dir", t.TempDir(), "--listen", "127.0.0.1:0", "--rpc", devnet.URL, "--deployment", devnet.DepFile,
 		"--dev-wallets", "--dev-accounts", "4", "--log-epoch", "1s", "--log-grace", "3s")

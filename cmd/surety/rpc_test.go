@@ -28,6 +28,7 @@ import (
 // anyone else, a call the registry would refuse (sent raw, past any estimate), batches,
 // other methods and junk are refused, and nothing reaches the chain.
 func TestNodeJSONRPCRelaysOnlyItsContracts(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "3",
 		"--p2p-listen", "/ip4/127.0.0.1/tcp/0", "--log-level", "warn")

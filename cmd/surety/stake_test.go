@@ -18,6 +18,7 @@ import (
 // TestStakeCLI stakes through an embedded node as the README tour does: did bind records the
 // binding on chain, the card then counts as staked, and refusals say why in one line.
 func TestStakeCLI(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	dir := t.TempDir()
 	node := start(t, "node", "--data-dir", filepath.Join(dir, "data"), "--listen", "127.0.0.1:0", "--dev-accounts", "3")
 	base := node.apiURL(t)

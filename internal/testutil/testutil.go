@@ -5,11 +5,13 @@ package testutil
 import (
 	"context"
 	"database/sql"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -107,9 +109,51 @@ func NodeScript(t testing.TB, script string, packages ...string) (node, path str
 	return node, filepath.Join(ts, "interop", script)
 }
 
+// WaitingParallel lets every parallel test of the package start at once (-test.parallel 1000)
+// unless the command line says how many; a Gate then bounds them. TestMain calls it, before
+// m.Run, in packages whose parallel tests mostly wait (on 12 s blocks, log epochs, node
+// processes gossiping) rather than compute, where the default, GOMAXPROCS (2 in CI), would
+// queue a two-minute wait behind another.
+func WaitingParallel() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := flag.Set("test.parallel", "1000"); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// A Gate lets at most n of a package's parallel tests run at once, as -test.parallel n would,
+// except for the tests that do not go through it: the package's longest waits (TestChurn,
+// TestTwelveSecondBlocks) then start as soon as the serial tests are done instead of queuing,
+// in the random order Go wakes parallel tests in, behind shorter ones.
+type Gate struct{ places chan struct{} }
+
+// NewGate is a Gate for n tests at once.
+func NewGate(n int) *Gate { return &Gate{places: make(chan struct{}, n)} }
+
+// Parallel is t.Parallel, then a place at the gate, kept until the test and its cleanups end.
+func (g *Gate) Parallel(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+	g.places <- struct{}{}
+	t.Cleanup(func() { <-g.places }) // the first cleanup registered runs last
+}
+
+// BinDirEnv names a directory that the test binaries of one `go test` run share their built
+// executables in (make test-go makes a fresh one and removes it afterwards): the first
+// package to need cmd/surety builds it there, the others (cmd/surety's and testnet/e2e's
+// tests run at the same time) wait for it and use it, instead of each linking its own.
+const BinDirEnv = "SURETY_TEST_BIN_DIR"
+
 // Binary is an executable of this module that a test package builds once, on first use (a
-// run that needs none builds nothing), and removes in its TestMain. GOFLAGS from the
-// environment carries the build tags (make test's sqlite_fts5).
+// run that needs none builds nothing), and removes in its TestMain; with $SURETY_TEST_BIN_DIR
+// set (BinDirEnv), once for every package of the run, there. GOFLAGS from the environment
+// carries the build tags (make test's sqlite_fts5).
 type Binary struct {
 	// Package is the import path to build, e.g. Module + "/cmd/surety".
 	Package string
@@ -123,13 +167,15 @@ type Binary struct {
 func (b *Binary) Path(t testing.TB) string {
 	t.Helper()
 	b.once.Do(func() {
+		if shared := os.Getenv(BinDirEnv); shared != "" {
+			b.path, b.err = buildShared(shared, b.Package)
+			return
+		}
 		if b.dir, b.err = os.MkdirTemp("", "surety-bin-"); b.err != nil {
 			return
 		}
 		b.path = filepath.Join(b.dir, filepath.Base(b.Package))
-		if out, err := exec.Command("go", "build", "-o", b.path, b.Package).CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %v\n%s", b.Package, err, out)
-		}
+		b.err = build(b.path, b.Package)
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
@@ -137,7 +183,38 @@ func (b *Binary) Path(t testing.TB) string {
 	return b.path
 }
 
-// Remove deletes what Path built; TestMain calls it once the tests have run.
+func build(path, pkg string) error {
+	if out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return nil
+}
+
+// buildShared returns pkg's executable in dir, building it there unless another test process
+// of the run has: under an exclusive lock on dir/<name>.lock, so that one builds and the
+// others wait for it. The executable appears under its name only once whole.
+func buildShared(dir, pkg string) (string, error) {
+	path := filepath.Join(dir, filepath.Base(pkg))
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", BinDirEnv, err)
+	}
+	defer lock.Close() // and so unlocks
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("%s: lock: %w", BinDirEnv, err)
+	}
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	tmp := path + ".building"
+	if err := build(tmp, pkg); err != nil {
+		return "", err
+	}
+	return path, os.Rename(tmp, path)
+}
+
+// Remove deletes what Path built; TestMain calls it once the tests have run. A shared
+// executable stays for the run's other packages: whoever made $SURETY_TEST_BIN_DIR removes it.
 func (b *Binary) Remove() {
 	if b.dir != "" {
 		os.RemoveAll(b.dir)

@@ -25,7 +25,7 @@ func TestNodesKeepOneOfTwoCardsOfOneSequence(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and two node processes")
 	}
-	t.Parallel()
+	waiting.Parallel(t)
 	nw := startNetwork(t, 2, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn", "--sync-every", "1s"} })
 	agent, _ := identity.GenerateKey(identity.Ed25519)
 	signed := func(name string) []byte {

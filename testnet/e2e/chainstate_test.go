@@ -39,6 +39,7 @@ func TestNodesShareTheChainsWord(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs two nodes and Anvil")
 	}
+	waiting.Parallel(t) // its nodes and chain mostly wait on each other
 	nw := startNetwork(t, 2, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })
 	ctx, client, dep := t.Context(), dialChain(t, nw), nw.Devnet.Deployment
 	var bcs []*apitest.Client
@@ -209,6 +210,7 @@ func TestThreeNodesScoreAlike(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three nodes and Anvil")
 	}
+	waiting.Parallel(t) // waits on gossip and the log's epochs
 	// Each node anchors from a dev wallet of its own (9, 8 and 7).
 	nw := startNetwork(t, 3, testnet.Config{}, func(int) []string {
 		return []string{"--log-epoch", "2s", "--log-grace", "3s", "--log-level", "warn"}

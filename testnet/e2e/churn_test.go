@@ -34,7 +34,7 @@ func TestChurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 8 node processes for minutes")
 	}
-	t.Parallel()
+	t.Parallel() // a long wait, not through the gate (waiting)
 	c := startCluster(t, 8, clusterFlags{logEpoch: 2 * time.Second, logGrace: 6 * time.Second, syncEvery: time.Second, scoreStep: time.Hour})
 	c.setUp(3)
 	d := runChurn(c, churnFor(t))
@@ -101,7 +101,7 @@ func TestPartitionHeals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 6 node processes")
 	}
-	t.Parallel()
+	t.Parallel() // a long wait, not through the gate (waiting)
 	// The grace outlasts the partition: no epoch closes on one side with the other's audits
 	// missing (a longer partition is the limit docs/ARCHITECTURE.md names).
 	c := startCluster(t, 6, clusterFlags{logEpoch: 2 * time.Second, logGrace: 45 * time.Second, syncEvery: time.Second, scoreStep: time.Hour})

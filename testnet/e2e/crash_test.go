@@ -28,6 +28,7 @@ func TestCrashDuringSettlement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and a node process")
 	}
+	waiting.Parallel(t) // waits on its node process and the chain
 	nw := startNetwork(t, 1, testnet.Config{Deploy: contracts.DeployConfig{FeeBps: 100}}, func(int) []string { return []string{"--log-level", "warn"} })
 	ctx, client, dep := t.Context(), dialChain(t, nw), nw.Devnet.Deployment
 	base := nw.Nodes[0].URL()

@@ -37,6 +37,7 @@ func TestERC8004FeedbackOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and a node process")
 	}
+	waiting.Parallel(t) // waits on the index and the scores' recomputations
 	ctx := t.Context()
 	nw := startNetwork(t, 2, testnet.Config{Deploy: contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}},
 		func(int) []string { return []string{"--log-level", "warn"} })

@@ -168,6 +168,7 @@ func TestExplorerInBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, the demo's day and a browser")
 	}
+	waiting.Parallel(t) // waits on the demo's node and the browser
 	nodeBin, script, browser := browserTools(t)
 	ctx, cancel := context.WithTimeout(t.Context(), demoWithin+browserWithin+time.Minute)
 	defer cancel()

@@ -29,7 +29,7 @@ func TestLyingLogPeersOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 5 node processes")
 	}
-	t.Parallel()
+	waiting.Parallel(t)
 	c := startCluster(t, 5, clusterFlags{logEpoch: 2 * time.Second, logGrace: 3 * time.Second, syncEvery: time.Second, scoreStep: time.Hour,
 		extra: func(i int) []string {
 			if i >= 3 {

@@ -17,7 +17,14 @@ import (
 // -short run builds nothing), and removed by TestMain.
 var surety = testutil.Binary{Package: "github.com/surety-ioa/surety/cmd/surety"}
 
+// waiting lets 5 of this package's parallel tests run at once, besides its three longest
+// waits (TestChurn, TestPartitionHeals and TestOperationOutlivesANodeCrash, on 3 s blocks),
+// which start at once: their node processes mostly wait, on gossip, sync rounds, log epochs
+// and the churn's pauses, so more of them than the 2 cores of CI fit side by side.
+var waiting = testutil.NewGate(5)
+
 func TestMain(m *testing.M) {
+	testutil.WaitingParallel()
 	code := m.Run()
 	surety.Remove()
 	os.Exit(code)
@@ -63,6 +70,7 @@ func TestNetworkSaysWhenAPortIsTaken(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and a node")
 	}
+	waiting.Parallel(t) // a node (or devnet) of its own
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

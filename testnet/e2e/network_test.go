@@ -37,6 +37,7 @@ func TestFiveNodesOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs five nodes and Anvil")
 	}
+	waiting.Parallel(t) // waits on gossip and the chain
 	// Six nodes: A to E, and F, which joins later as a new node (it stops at once, and comes
 	// back with no data, bootstrapped from D).
 	nw := startNetwork(t, 6, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })
@@ -290,6 +291,7 @@ func TestRestartedNodeRejoinsThroughKnownPeers(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three nodes and Anvil")
 	}
+	waiting.Parallel(t) // a node (or devnet) of its own
 	// Node i is bootstrapped from the nodes before it: A (0), then C (1), whose command line
 	// names only A, then B (2), which names A and C.
 	nw := startNetwork(t, 3, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })

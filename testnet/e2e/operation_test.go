@@ -76,7 +76,7 @@ func TestOperationOutlivesANodeCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and a node process")
 	}
-	t.Parallel() // mostly waits on blocks
+	t.Parallel() // mostly waits on blocks; a long wait, not through the gate (waiting)
 	// Four confirmations of 3 s blocks: a stake takes longer than the CLI's 10 s wait.
 	nw := startNetwork(t, 1, testnet.Config{BlockTime: 3 * time.Second}, func(int) []string { return []string{"--confirmations", "4"} })
 	node, home := nw.Nodes[0], t.TempDir()

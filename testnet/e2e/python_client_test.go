@@ -53,6 +53,7 @@ func TestPythonClientMoneyPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node process and python3")
 	}
+	waiting.Parallel(t) // waits on its node process
 	py := pythonInterpreter(t)
 	nw := startNetwork(t, 1, testnet.Config{DevAccounts: testnet.DevAccounts + pythonAccounts}, func(int) []string {
 		return []string{"--log-epoch", "1s", "--log-grace", "3s", "--log-level", "warn"}

@@ -42,7 +42,7 @@ func TestRecomputeTheDemosDayOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays the demo's day on Anvil")
 	}
-	t.Parallel()
+	waiting.Parallel(t)
 	ctx := t.Context()
 	dn, err := testnet.Start(ctx, testnet.Config{AnvilBin: testutil.Tool(t, "anvil"), Deploy: contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}})
 	if err != nil {

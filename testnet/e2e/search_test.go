@@ -26,6 +26,7 @@ func TestNodesRankAlike(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three nodes and Anvil")
 	}
+	waiting.Parallel(t) // a node (or devnet) of its own
 	nw := startNetwork(t, 3, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })
 	var bases []string
 	for _, n := range nw.Nodes {

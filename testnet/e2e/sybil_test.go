@@ -28,6 +28,7 @@ func TestSybilsOnAnvil(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil and a node process")
 	}
+	waiting.Parallel(t) // waits on its node process
 	nw := startNetwork(t, 1, testnet.Config{Deploy: contracts.DeployConfig{FeeBps: contracts.DefaultFeeBps}},
 		func(int) []string { return []string{"--log-level", "warn"} })
 	base := nw.Nodes[0].URL()

@@ -73,6 +73,7 @@ func TestTypeScriptAgentsMoneyPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node process and node")
 	}
+	waiting.Parallel(t) // waits on its node process
 	nodeBin := tsClient(t)
 	nw := startNetwork(t, 1, testnet.Config{}, func(int) []string {
 		return []string{"--log-epoch", "2s", "--log-grace", "3s", "--log-level", "warn"}
@@ -161,6 +162,7 @@ func mustGetJSON(t *testing.T, url string, out any) {
 // tests sign against (clients/ts/testdata-gen) and fails when the committed file differs:
 // a change to how Go signs an object must reach the client's tests.
 func TestTypeScriptFixturesCurrent(t *testing.T) {
+	waiting.Parallel(t) // a node (or devnet) of its own
 	out := filepath.Join(t.TempDir(), "go.json")
 	cmd := exec.CommandContext(t.Context(), "go", "run", "./clients/ts/testdata-gen/main.go", "-out", out)
 	cmd.Dir = "../.."
@@ -186,6 +188,7 @@ func TestTypeScriptFixturesCurrent(t *testing.T) {
 // audience and chain), registry.Parse (both card forms), reputation.ParseAudit, identity.ParseBinding, and the
 // key file with identity.ParseKeyFile.
 func TestTypeScriptSignsWhatGoVerifies(t *testing.T) {
+	waiting.Parallel(t) // waits on node
 	nodeBin := tsClient(t)
 	nodeKey, err := identity.GenerateKey(identity.Ed25519)
 	if err != nil {

@@ -31,6 +31,7 @@ func TestTypeScriptAgentsCompeteOnAJob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Anvil, a node process and node")
 	}
+	waiting.Parallel(t) // waits on its node process
 	nodeBin := tsClient(t)
 	nw := startNetwork(t, 1, testnet.Config{}, func(int) []string { return []string{"--log-level", "warn"} })
 	base := nw.Nodes[0].URL()
