@@ -180,6 +180,9 @@ type Registry struct {
 	// vectors and unstakedVectors hold the staked and the unstaked cards' vectors of
 	// meaning, by the same ids as index.
 	vectors, unstakedVectors *semantic.Index
+	// verified remembers the cards stored lately, so that the DHT's validator does not check
+	// their signatures again when this node puts them.
+	verified *verifiedCards
 	// searches holds a slot per search running (Config.MaxSearches): each holds scratch
 	// proportional to the index and CPU, whoever asks.
 	searches chan struct{}
@@ -219,7 +222,8 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		return nil, err
 	}
 	r := &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now), index: search.New(),
-		vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex(), searches: make(chan struct{}, cfg.MaxSearches)}
+		vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex(), searches: make(chan struct{}, cfg.MaxSearches),
+		verified: newVerifiedCards()}
 	r.semantic = r.nearest
 	if err := r.loadIndex(ctx); err != nil {
 		return nil, err
@@ -242,9 +246,12 @@ func (r *Registry) stakeWeight(stake *big.Int) float64 {
 }
 
 // Register checks a signed card (see Parse), its sequence against what the node holds, and
-// the agent's stake, stores it, and spreads it to the network when the node has one. source
-// names who sent it (an API client, a peer), for rate limiting unstaked cards. It returns the
-// stored card or a *CardError.
+// the agent's stake, stores it, and hands it to the network when the node has one: gossip
+// and the DHT put run on the network's own goroutine (Network.spread), off the request's
+// path, and the DHT's validator does not check the card's signature again. The card is
+// stored (durable as the database is) when Register returns. source names who sent it (an
+// API client, a peer), for rate limiting unstaked cards. It returns the stored card or a
+// *CardError.
 func (r *Registry) Register(ctx context.Context, raw []byte, source string) (*Agent, error) {
 	return r.register(ctx, raw, source, true)
 }
@@ -263,13 +270,34 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 	} else if st.Closed() {
 		return nil, cardErr(sc.DID, ErrRevoked, "the DID was %s on chain", st.State)
 	}
+	a, err := r.storeNewer(ctx, sc, stake, source)
+	if err != nil {
+		return nil, err
+	}
+	r.verified.add(sc)
+	r.mu.Lock()
+	n := r.net
+	r.mu.Unlock()
+	if n != nil {
+		if spread {
+			n.publish(ctx, a)
+		}
+		n.provide(a)
+	}
+	return a, nil
+}
+
+// storeNewer stores sc when it is newer than the card held for its DID (ErrStale when not),
+// within the unstaked cards' rate (ErrRateLimited). Writes are serialized, so the check and
+// the store are atomic.
+func (r *Registry) storeNewer(ctx context.Context, sc *SignedCard, stake *big.Int, source string) (*Agent, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var (
 		seq uint64
 		jws string
 	)
-	err = r.cfg.DB.QueryRowContext(ctx, `SELECT seq, jws FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, sc.DID).Scan(&seq, &jws)
+	err := r.cfg.DB.QueryRowContext(ctx, `SELECT seq, jws FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, sc.DID).Scan(&seq, &jws)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
@@ -286,14 +314,7 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 	if staked {
 		r.stakesChanged()
 	}
-	a := &Agent{SignedCard: *sc, Stake: stake.String(), Staked: staked}
-	if r.net != nil {
-		if spread {
-			r.net.publish(ctx, a)
-		}
-		r.net.provide(a)
-	}
-	return a, nil
+	return &Agent{SignedCard: *sc, Stake: stake.String(), Staked: staked}, nil
 }
 
 // newer says whether sc replaces the card held (sequence seq, JWS jws): a higher sequence
@@ -303,7 +324,14 @@ func newer(sc *SignedCard, seq uint64, jws string) bool {
 	if sc.Seq != seq {
 		return sc.Seq > seq
 	}
-	a, b := signedContent(sc.JWS), signedContent(jws)
+	return newerContent(sc.Seq, signedContent(sc.JWS), seq, signedContent(jws))
+}
+
+// newerContent is newer for two cards known by their sequence and signedContent.
+func newerContent(seqA uint64, a [sha256.Size]byte, seqB uint64, b [sha256.Size]byte) bool {
+	if seqA != seqB {
+		return seqA > seqB
+	}
 	return bytes.Compare(a[:], b[:]) < 0
 }
 
