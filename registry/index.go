@@ -291,6 +291,7 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 // within the unstaked cards' rate (ErrRateLimited). Writes are serialized, so the check and
 // the store are atomic.
 func (r *Registry) storeNewer(ctx context.Context, sc *SignedCard, stake *big.Int, source string) (*Agent, error) {
+	vec := cardVector(indexDoc(&sc.Card, false, 1)) // of the card's text alone: no lock needed
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var (
@@ -308,7 +309,7 @@ func (r *Registry) storeNewer(ctx context.Context, sc *SignedCard, stake *big.In
 	if !staked && !r.limiter.allow(sc.DID, source) {
 		return nil, cardErr(sc.DID, ErrRateLimited, "unstaked cards are limited to %d a minute per DID and per source", r.cfg.UnstakedPerMinute)
 	}
-	if err := r.store(ctx, sc, stake); err != nil {
+	if err := r.store(ctx, sc, stake, vec); err != nil {
 		return nil, err
 	}
 	if staked {
@@ -352,7 +353,10 @@ func signedContent(stored string) [sha256.Size]byte {
 	return sha256.Sum256([]byte(stored))
 }
 
-func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) error {
+// store writes sc (with the stake read for it) in one transaction, and then the search
+// index, under r.mu. vec is the card's vector of meaning (cardVector of its indexDoc),
+// computed by the caller, outside r.mu.
+func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int, vec semantic.Vector) error {
 	cardJSON, _ := json.Marshal(sc.Card)
 	tx, err := r.cfg.DB.BeginTx(ctx, nil)
 	if err != nil {
@@ -362,23 +366,38 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 	chain := r.cfg.Chain
 	fail := func(err error) error { return fmt.Errorf("registry: store card: %w", err) }
 	staked, weight := r.staked(stake), r.stakeWeight(stake)
+	// The card's row id (its serial) is known before it is written, so that its rank key is
+	// written with it, in one statement: the row it replaces keeps its id; a new card takes
+	// the next one, as SQLite would give it.
 	var serial int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
-		ON CONFLICT (chain, did) DO UPDATE SET seq = excluded.seq, name = excluded.name, wallet = excluded.wallet, stake = excluded.stake,
-		weight = excluded.weight, staked = excluded.staked, card = excluded.card, jws = excluded.jws, received = excluded.received
-		RETURNING rowid`,
-		chain, sc.DID, sc.Seq, sc.Name, sc.Wallet.Hex(), stake.String(), weight, staked, string(cardJSON), sc.JWS, r.cfg.Now().Unix()).Scan(&serial); err != nil {
+	held := true
+	err = tx.QueryRowContext(ctx, `SELECT rowid FROM registry_cards WHERE chain = ? AND did = ?`, chain, sc.DID).Scan(&serial)
+	if errors.Is(err, sql.ErrNoRows) {
+		held = false
+		err = tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) + 1 FROM registry_cards`).Scan(&serial)
+	}
+	if err != nil {
 		return fail(err)
 	}
 	if serial >= 1<<32 {
 		return fail(fmt.Errorf("card row %d is beyond the 2^32 cards a search row id can name", serial))
 	}
 	rank := rankRow(staked, weight, serial)
-	if _, err := tx.ExecContext(ctx, `UPDATE registry_cards SET fts_row = ? WHERE rowid = ?`, rank, serial); err != nil {
+	args := []any{sc.Seq, sc.Name, sc.Wallet.Hex(), stake.String(), weight, staked, string(cardJSON), sc.JWS, r.cfg.Now().Unix(), rank, serial}
+	if held {
+		_, err = tx.ExecContext(ctx, `UPDATE registry_cards SET seq = ?, name = ?, wallet = ?, stake = ?, weight = ?, staked = ?, card = ?, jws = ?, received = ?, fts_row = ?
+			WHERE rowid = ?`, args...)
+	} else {
+		_, err = tx.ExecContext(ctx, `INSERT INTO registry_cards (seq, name, wallet, stake, weight, staked, card, jws, received, fts_row, rowid, chain, did)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(args, chain, sc.DID)...)
+	}
+	if err != nil {
 		return fail(err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, chain, sc.DID); err != nil {
-		return fail(err)
+	if held {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, chain, sc.DID); err != nil {
+			return fail(err)
+		}
 	}
 	for _, cap := range sc.Capabilities {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO registry_capabilities (chain, capability, did, rank) VALUES (?, ?, ?, ?)`, chain, cap, sc.DID, rank); err != nil {
@@ -399,7 +418,7 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 	for _, id := range evicted {
 		r.indexDelete(id)
 	}
-	r.indexPut(serial, indexDoc(&sc.Card, staked, weight))
+	r.indexPut(serial, indexDoc(&sc.Card, staked, weight), vec)
 	return nil
 }
 

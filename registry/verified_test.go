@@ -103,6 +103,67 @@ func TestVerifiedCardsAreBounded(t *testing.T) {
 	}
 }
 
+// TestStoreKeepsRowIDs: a card's row id (the serial in its rank key) is the one SQLite gave
+// before store wrote the rank key in the same statement as the card: a new card takes the
+// next id, a card replaced keeps its own, and its capabilities carry its rank.
+func TestStoreKeepsRowIDs(t *testing.T) {
+	ctx := context.Background()
+	st := stakeMap{}
+	r := newTestRegistry(t, st)
+	keys := make([]*identity.Key, 3)
+	for i := range keys {
+		keys[i], _ = identity.GenerateKey(identity.Ed25519)
+		if _, err := r.Register(ctx, signedCard(t, keys[i], 1, "Agent", "audit"), "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st[keys[1].DID.String()] = big.NewInt(3e18)
+	if _, err := r.Register(ctx, signedCard(t, keys[1], 2, "Agent v2", "audit", "translate"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		var rowid, rank int64
+		var staked bool
+		var weight float64
+		if err := r.cfg.DB.QueryRowContext(ctx, `SELECT rowid, fts_row, staked, weight FROM registry_cards WHERE did = ?`, k.DID.String()).Scan(&rowid, &rank, &staked, &weight); err != nil {
+			t.Fatal(err)
+		}
+		if rowid != int64(i+1) || rank != rankRow(staked, weight, rowid) {
+			t.Errorf("card %d: row %d rank %d, want row %d rank %d", i, rowid, rank, i+1, rankRow(staked, weight, int64(i+1)))
+		}
+		rows, err := r.cfg.DB.QueryContext(ctx, `SELECT rank FROM registry_capabilities WHERE did = ?`, k.DID.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var capRank int64
+			if err := rows.Scan(&capRank); err != nil {
+				t.Fatal(err)
+			}
+			if capRank != rank {
+				t.Errorf("card %d: a capability ranks %d, the card %d", i, capRank, rank)
+			}
+			n++
+		}
+		rows.Close()
+		if want := map[bool]int{true: 2, false: 1}[i == 1]; n != want {
+			t.Errorf("card %d: %d capabilities, want %d", i, n, want)
+		}
+	}
+	if _, err := r.cfg.DB.ExecContext(ctx, `DELETE FROM registry_cards WHERE did = ?`, keys[2].DID.String()); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := identity.GenerateKey(identity.Ed25519)
+	if _, err := r.Register(ctx, signedCard(t, k, 1, "Late", "audit"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	var rowid int64
+	if err := r.cfg.DB.QueryRowContext(ctx, `SELECT rowid FROM registry_cards WHERE did = ?`, k.DID.String()).Scan(&rowid); err != nil || rowid != 3 {
+		t.Errorf("a card after the last one went: row %d (%v), want 3 as SQLite gives", rowid, err)
+	}
+}
+
 func sha256Of(b []byte) [sha256.Size]byte { return sha256.Sum256(b) }
 
 // flip is another base64url character than c.
