@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
@@ -16,8 +17,11 @@ import (
 // ErrMigrationOrder reports a migration list whose versions do not count up from 1.
 var ErrMigrationOrder = errors.New("sqlite: migrations must be numbered 1, 2, 3, ... in order")
 
+// stmtCacheSize is how many prepared statements each connection keeps for reuse.
+const stmtCacheSize = 64
+
 // Open opens (creating if needed) the database file at path with WAL journaling, foreign keys
-// enforced, a busy timeout, and write transactions that take the lock when they begin, so two
+// enforced, a busy timeout, prepared statements kept per connection, and write transactions that take the lock when they begin, so two
 // writers never deadlock on a lock upgrade. The directory is created if missing.
 func Open(path string) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -29,6 +33,9 @@ func Open(path string) (*sql.DB, error) {
 	q.Set("_busy_timeout", "5000")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate")
+	// Each connection keeps its last statements prepared (the driver's cache, reset before
+	// reuse): a write that runs the same few statements each time skips parsing them again.
+	q.Set("_stmt_cache_size", strconv.Itoa(stmtCacheSize))
 	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
