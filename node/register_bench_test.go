@@ -63,6 +63,7 @@ func BenchmarkRegisterHTTP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer sqlite.StartCheckpointer(db, 0, nil).Close() // as node.New does
 	reg, err := registry.New(ctx, registry.Config{DB: db, Chain: row, Stakes: everyoneStaked{}})
 	if err != nil {
 		b.Fatal(err)
