@@ -207,6 +207,8 @@ func (st *startup) openState(ctx context.Context) (err error) {
 	}
 	db := st.db
 	st.onClose(func() { db.Close() })
+	// Commits append to the WAL; copying it into the database (and syncing) runs beside them.
+	st.onClose(sqlite.StartCheckpointer(db, 0, st.log).Close)
 	st.named = st.dep.Contracts.Named()
 	st.chainRow, err = sqlite.EnterChain(ctx, st.db, sqlite.Chain{
 		Key: st.key, ChainID: st.id.ChainID.Uint64(), Genesis: st.id.Genesis.Hex(),

@@ -180,6 +180,9 @@ type Registry struct {
 	// vectors and unstakedVectors hold the staked and the unstaked cards' vectors of
 	// meaning, by the same ids as index.
 	vectors, unstakedVectors *semantic.Index
+	// verified remembers the cards stored lately, so that the DHT's validator does not check
+	// their signatures again when this node puts them.
+	verified *verifiedCards
 	// searches holds a slot per search running (Config.MaxSearches): each holds scratch
 	// proportional to the index and CPU, whoever asks.
 	searches chan struct{}
@@ -219,7 +222,8 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		return nil, err
 	}
 	r := &Registry{cfg: cfg, limiter: newLimiter(cfg.UnstakedPerMinute, time.Minute, cfg.Now), index: search.New(),
-		vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex(), searches: make(chan struct{}, cfg.MaxSearches)}
+		vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex(), searches: make(chan struct{}, cfg.MaxSearches),
+		verified: newVerifiedCards()}
 	r.semantic = r.nearest
 	if err := r.loadIndex(ctx); err != nil {
 		return nil, err
@@ -242,9 +246,12 @@ func (r *Registry) stakeWeight(stake *big.Int) float64 {
 }
 
 // Register checks a signed card (see Parse), its sequence against what the node holds, and
-// the agent's stake, stores it, and spreads it to the network when the node has one. source
-// names who sent it (an API client, a peer), for rate limiting unstaked cards. It returns the
-// stored card or a *CardError.
+// the agent's stake, stores it, and hands it to the network when the node has one: gossip
+// and the DHT put run on the network's own goroutine (Network.spread), off the request's
+// path, and the DHT's validator does not check the card's signature again. The card is
+// stored (durable as the database is) when Register returns. source names who sent it (an
+// API client, a peer), for rate limiting unstaked cards. It returns the stored card or a
+// *CardError.
 func (r *Registry) Register(ctx context.Context, raw []byte, source string) (*Agent, error) {
 	return r.register(ctx, raw, source, true)
 }
@@ -263,13 +270,35 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 	} else if st.Closed() {
 		return nil, cardErr(sc.DID, ErrRevoked, "the DID was %s on chain", st.State)
 	}
+	a, err := r.storeNewer(ctx, sc, stake, source)
+	if err != nil {
+		return nil, err
+	}
+	r.verified.add(sc)
+	r.mu.Lock()
+	n := r.net
+	r.mu.Unlock()
+	if n != nil {
+		if spread {
+			n.publish(ctx, a)
+		}
+		n.provide(a)
+	}
+	return a, nil
+}
+
+// storeNewer stores sc when it is newer than the card held for its DID (ErrStale when not),
+// within the unstaked cards' rate (ErrRateLimited). Writes are serialized, so the check and
+// the store are atomic.
+func (r *Registry) storeNewer(ctx context.Context, sc *SignedCard, stake *big.Int, source string) (*Agent, error) {
+	vec := cardVector(indexDoc(&sc.Card, false, 1)) // of the card's text alone: no lock needed
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var (
 		seq uint64
 		jws string
 	)
-	err = r.cfg.DB.QueryRowContext(ctx, `SELECT seq, jws FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, sc.DID).Scan(&seq, &jws)
+	err := r.cfg.DB.QueryRowContext(ctx, `SELECT seq, jws FROM registry_cards WHERE chain = ? AND did = ?`, r.cfg.Chain, sc.DID).Scan(&seq, &jws)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("registry: %w", err)
 	}
@@ -280,20 +309,13 @@ func (r *Registry) register(ctx context.Context, raw []byte, source string, spre
 	if !staked && !r.limiter.allow(sc.DID, source) {
 		return nil, cardErr(sc.DID, ErrRateLimited, "unstaked cards are limited to %d a minute per DID and per source", r.cfg.UnstakedPerMinute)
 	}
-	if err := r.store(ctx, sc, stake); err != nil {
+	if err := r.store(ctx, sc, stake, vec); err != nil {
 		return nil, err
 	}
 	if staked {
 		r.stakesChanged()
 	}
-	a := &Agent{SignedCard: *sc, Stake: stake.String(), Staked: staked}
-	if r.net != nil {
-		if spread {
-			r.net.publish(ctx, a)
-		}
-		r.net.provide(a)
-	}
-	return a, nil
+	return &Agent{SignedCard: *sc, Stake: stake.String(), Staked: staked}, nil
 }
 
 // newer says whether sc replaces the card held (sequence seq, JWS jws): a higher sequence
@@ -303,7 +325,14 @@ func newer(sc *SignedCard, seq uint64, jws string) bool {
 	if sc.Seq != seq {
 		return sc.Seq > seq
 	}
-	a, b := signedContent(sc.JWS), signedContent(jws)
+	return newerContent(sc.Seq, signedContent(sc.JWS), seq, signedContent(jws))
+}
+
+// newerContent is newer for two cards known by their sequence and signedContent.
+func newerContent(seqA uint64, a [sha256.Size]byte, seqB uint64, b [sha256.Size]byte) bool {
+	if seqA != seqB {
+		return seqA > seqB
+	}
 	return bytes.Compare(a[:], b[:]) < 0
 }
 
@@ -324,7 +353,10 @@ func signedContent(stored string) [sha256.Size]byte {
 	return sha256.Sum256([]byte(stored))
 }
 
-func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) error {
+// store writes sc (with the stake read for it) in one transaction, and then the search
+// index, under r.mu. vec is the card's vector of meaning (cardVector of its indexDoc),
+// computed by the caller, outside r.mu.
+func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int, vec semantic.Vector) error {
 	cardJSON, _ := json.Marshal(sc.Card)
 	tx, err := r.cfg.DB.BeginTx(ctx, nil)
 	if err != nil {
@@ -334,23 +366,38 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 	chain := r.cfg.Chain
 	fail := func(err error) error { return fmt.Errorf("registry: store card: %w", err) }
 	staked, weight := r.staked(stake), r.stakeWeight(stake)
+	// The card's row id (its serial) is known before it is written, so that its rank key is
+	// written with it, in one statement: the row it replaces keeps its id; a new card takes
+	// the next one, as SQLite would give it.
 	var serial int64
-	if err := tx.QueryRowContext(ctx, `INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
-		ON CONFLICT (chain, did) DO UPDATE SET seq = excluded.seq, name = excluded.name, wallet = excluded.wallet, stake = excluded.stake,
-		weight = excluded.weight, staked = excluded.staked, card = excluded.card, jws = excluded.jws, received = excluded.received
-		RETURNING rowid`,
-		chain, sc.DID, sc.Seq, sc.Name, sc.Wallet.Hex(), stake.String(), weight, staked, string(cardJSON), sc.JWS, r.cfg.Now().Unix()).Scan(&serial); err != nil {
+	held := true
+	err = tx.QueryRowContext(ctx, `SELECT rowid FROM registry_cards WHERE chain = ? AND did = ?`, chain, sc.DID).Scan(&serial)
+	if errors.Is(err, sql.ErrNoRows) {
+		held = false
+		err = tx.QueryRowContext(ctx, `SELECT coalesce(max(rowid), 0) + 1 FROM registry_cards`).Scan(&serial)
+	}
+	if err != nil {
 		return fail(err)
 	}
 	if serial >= 1<<32 {
 		return fail(fmt.Errorf("card row %d is beyond the 2^32 cards a search row id can name", serial))
 	}
 	rank := rankRow(staked, weight, serial)
-	if _, err := tx.ExecContext(ctx, `UPDATE registry_cards SET fts_row = ? WHERE rowid = ?`, rank, serial); err != nil {
+	args := []any{sc.Seq, sc.Name, sc.Wallet.Hex(), stake.String(), weight, staked, string(cardJSON), sc.JWS, r.cfg.Now().Unix(), rank, serial}
+	if held {
+		_, err = tx.ExecContext(ctx, `UPDATE registry_cards SET seq = ?, name = ?, wallet = ?, stake = ?, weight = ?, staked = ?, card = ?, jws = ?, received = ?, fts_row = ?
+			WHERE rowid = ?`, args...)
+	} else {
+		_, err = tx.ExecContext(ctx, `INSERT INTO registry_cards (seq, name, wallet, stake, weight, staked, card, jws, received, fts_row, rowid, chain, did)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, append(args, chain, sc.DID)...)
+	}
+	if err != nil {
 		return fail(err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, chain, sc.DID); err != nil {
-		return fail(err)
+	if held {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM registry_capabilities WHERE chain = ? AND did = ?`, chain, sc.DID); err != nil {
+			return fail(err)
+		}
 	}
 	for _, cap := range sc.Capabilities {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO registry_capabilities (chain, capability, did, rank) VALUES (?, ?, ?, ?)`, chain, cap, sc.DID, rank); err != nil {
@@ -371,7 +418,7 @@ func (r *Registry) store(ctx context.Context, sc *SignedCard, stake *big.Int) er
 	for _, id := range evicted {
 		r.indexDelete(id)
 	}
-	r.indexPut(serial, indexDoc(&sc.Card, staked, weight))
+	r.indexPut(serial, indexDoc(&sc.Card, staked, weight), vec)
 	return nil
 }
 

@@ -86,6 +86,13 @@ const (
 	// maxSyncCards bounds the cards a node offers to anti-entropy: every staked card first,
 	// then the most recently received.
 	maxSyncCards = 100_000
+	// spreadQueue bounds the cards accepted here that wait to be gossiped and put in the
+	// DHT (Network.spread); a registration waits for room when it is full.
+	spreadQueue = 1024
+	// verifiedCardsKept bounds the cards whose check the DHT's validator remembers
+	// (verifiedCards): more than spreadQueue, so that a card still has its entry when its
+	// DHT put starts.
+	verifiedCardsKept = 4 * spreadQueue
 	// dhtWriteTimeout bounds a DHT put or provider announcement; dhtLookupTimeout a lookup.
 	dhtWriteTimeout  = 30 * time.Second
 	dhtLookupTimeout = 10 * time.Second

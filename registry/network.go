@@ -39,27 +39,28 @@ var _ record.Validator = dhtValidator{}
 
 // Validate accepts a record only if it is a valid signed card of the key's DID whose agent
 // holds stake: forged, stale-by-Select, mismatched and unstaked cards are neither stored
-// nor served by this node.
+// nor served by this node. A card this node checked and stored lately (the DHT put of a
+// card registered here) is not verified a second time (verifiedCards).
 func (v dhtValidator) Validate(key string, value []byte) error {
 	did, ok := strings.CutPrefix(key, "/"+CardNamespace+"/")
 	if !ok {
 		return fmt.Errorf("registry: key %q is not a card key", key)
 	}
-	sc, err := Parse(value, v.r.cfg.Now())
+	sc, err := v.r.verified.check(value, v.r.cfg.Now())
 	if err != nil {
 		return err
 	}
-	if sc.DID != did {
-		return cardErr(sc.DID, ErrWrongDID, "stored under %s", did)
+	if sc.did != did {
+		return cardErr(sc.did, ErrWrongDID, "stored under %s", did)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), localReadTimeout)
 	defer cancel()
-	stake, err := v.r.cfg.Stakes.StakeOf(ctx, sc.DID, sc.Wallet)
+	stake, err := v.r.cfg.Stakes.StakeOf(ctx, sc.did, sc.wallet)
 	if err != nil {
 		return err
 	}
 	if !v.r.staked(stake) {
-		return cardErr(sc.DID, ErrUnstaked, "no stake (or less than the minimum) under wallet %s", sc.Wallet.Hex())
+		return cardErr(sc.did, ErrUnstaked, "no stake (or less than the minimum) under wallet %s", sc.wallet.Hex())
 	}
 	return nil
 }
@@ -68,13 +69,13 @@ func (v dhtValidator) Validate(key string, value []byte) error {
 // an old card never wins, and of two with one sequence number the same one every node keeps.
 func (v dhtValidator) Select(_ string, values [][]byte) (int, error) {
 	best := -1
-	var bestCard *SignedCard
+	var bestCard verifiedCard
 	for i, val := range values {
-		sc, err := Parse(val, v.r.cfg.Now())
+		sc, err := v.r.verified.check(val, v.r.cfg.Now())
 		if err != nil {
 			continue
 		}
-		if best < 0 || newer(sc, bestCard.Seq, bestCard.JWS) {
+		if best < 0 || newerContent(sc.seq, sc.content, bestCard.seq, bestCard.content) {
 			best, bestCard = i, sc
 		}
 	}
@@ -96,7 +97,15 @@ type Network struct {
 	topic *p2p.Topic
 	log   *slog.Logger
 	prov  providing
-	puts  atomic.Int64 // DHT puts of cards under way
+	puts  atomic.Int64 // DHT puts of cards under way, or waiting in outbox
+	// outbox holds the cards accepted here that are still to be gossiped (and, staked, put
+	// in the DHT), in the order they were stored: spread, a goroutine of the node, sends
+	// them off the registration's path. spreadDone is closed when it stops; spreadMu lets
+	// it take what is left in outbox once no registration can add to it.
+	outbox     chan *Agent
+	spreadDone chan struct{}
+	spreadMu   sync.RWMutex
+	spreadOff  bool
 	// life ends when Close is called; tasks are the lookups under way (startDiscovery).
 	life  context.Context
 	stop  context.CancelFunc
@@ -133,6 +142,7 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 		running: map[string]*discovery{}, lookups: make(chan struct{}, maxLookups)}}
 	n.findProviders = node.DHT.FindProvidersAsync
 	n.life, n.stop = context.WithCancel(context.Background())
+	n.outbox, n.spreadDone = make(chan *Agent, spreadQueue), make(chan struct{})
 	topic, err := node.Join(CardTopic, 0, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
 		_, err := r.register(ctx, data, "peer:"+from.String(), false)
 		switch {
@@ -154,22 +164,81 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 		return nil, err
 	}
 	node.Go(n.reprovide)
+	if !node.Go(n.spread) {
+		n.stopSpreading()
+	}
 	r.mu.Lock()
 	r.net = n
 	r.mu.Unlock()
 	return n, nil
 }
 
-// publish spreads a card this node accepted: gossip always, the DHT when it is staked.
+// publish hands a card this node accepted to spread, waiting for room in the outbox when
+// it is full (until ctx ends: the card is stored, and anti-entropy will carry it).
 func (n *Network) publish(ctx context.Context, a *Agent) {
+	n.spreadMu.RLock()
+	defer n.spreadMu.RUnlock()
+	if n.spreadOff {
+		return
+	}
+	if a.Staked {
+		n.puts.Add(1)
+	}
+	select {
+	case n.outbox <- a:
+		return
+	case <-n.spreadDone:
+	case <-ctx.Done():
+		n.log.Warn("registry: card stored, not spread: the gossip queue stayed full", "did", a.DID)
+	}
+	if a.Staked {
+		n.puts.Add(-1)
+	}
+}
+
+// spread sends the cards of the outbox, one at a time in their order, until the node
+// closes: gossip always (gossipsub signs each message with the host's key), the DHT when
+// the card is staked (a put of its own, which outlives this loop's turn).
+func (n *Network) spread(ctx context.Context) {
+	defer n.stopSpreading()
+	for {
+		select {
+		case a := <-n.outbox:
+			n.send(ctx, a)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// stopSpreading ends publish's waits, refuses what comes after, and forgets the cards left
+// in the outbox (stored, not spread: anti-entropy carries them).
+func (n *Network) stopSpreading() {
+	close(n.spreadDone)
+	n.spreadMu.Lock()
+	defer n.spreadMu.Unlock()
+	n.spreadOff = true
+	for {
+		select {
+		case a := <-n.outbox:
+			if a.Staked {
+				n.puts.Add(-1)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// send gossips a card and starts its DHT put when it is staked (counted in puts already).
+func (n *Network) send(ctx context.Context, a *Agent) {
 	if err := n.topic.Publish(ctx, []byte(a.JWS)); err != nil {
 		n.log.Warn("registry: gossip card", "did", a.DID, "err", err)
 	}
 	if !a.Staked {
 		return
 	}
-	n.puts.Add(1)
-	started := n.node.Go(func(ctx context.Context) { // the node's, not the request's: it outlives it
+	started := n.node.Go(func(ctx context.Context) {
 		defer n.puts.Add(-1)
 		pctx, cancel := context.WithTimeout(ctx, dhtWriteTimeout)
 		defer cancel()

@@ -143,7 +143,7 @@ func (r *Registry) restake(ctx context.Context, res *StatusResult, a *Agent) err
 	if err != nil || cur.Seq != a.Seq {
 		return err
 	}
-	if err := r.store(ctx, &cur.SignedCard, stake); err != nil {
+	if err := r.store(ctx, &cur.SignedCard, stake, cardVector(indexDoc(&cur.Card, false, 1))); err != nil {
 		return err
 	}
 	res.Restaked = true

@@ -55,7 +55,7 @@ func (r *Registry) loadIndex(ctx context.Context) error {
 	}
 	r.index.Build(ids, docs)
 	for i, id := range ids {
-		r.putVector(id, docs[i])
+		r.putVector(id, docs[i], cardVector(docs[i]))
 	}
 	if len(ids) >= indexLogEvery {
 		r.cfg.Logger.Info("registry: search index built", "cards", len(ids), "took", time.Since(start).Round(time.Millisecond))
@@ -63,21 +63,21 @@ func (r *Registry) loadIndex(ctx context.Context) error {
 	return nil
 }
 
-// indexPut indexes card id for both sides of search, text and meaning.
-func (r *Registry) indexPut(id int64, d search.Doc) {
+// indexPut indexes card id for both sides of search, text and meaning (vec: cardVector(d)).
+func (r *Registry) indexPut(id int64, d search.Doc, vec semantic.Vector) {
 	r.index.Put(id, d)
-	r.putVector(id, d)
+	r.putVector(id, d, vec)
 }
 
 // putVector files card id's vector with the staked cards' or the unstaked ones', keyed by
-// its DID (ties at the cut of the nearest go by DID on every node).
-func (r *Registry) putVector(id int64, d search.Doc) {
+// its DID (ties at the cut of the nearest go by DID on every node); vec is cardVector(d).
+func (r *Registry) putVector(id int64, d search.Doc, vec semantic.Vector) {
 	in, out := r.vectors, r.unstakedVectors
 	if !d.Staked {
 		in, out = out, in
 	}
 	out.Delete(id)
-	in.PutKeyed(id, d.DID, cardVector(d))
+	in.PutKeyed(id, d.DID, vec)
 }
 
 // indexDelete takes card id out of both sides of search.
@@ -89,7 +89,8 @@ func (r *Registry) indexDelete(id int64) {
 
 // cardVector is a card's vector of meaning: the semantic model's vector of the terms of its
 // name, description and capabilities, each distinct term counting once and weighing 1 (no
-// corpus statistics: a card's vector is the same on every node, whatever else it holds).
+// corpus statistics: a card's vector is the same on every node, whatever else it holds,
+// and its stake plays no part).
 func cardVector(d search.Doc) semantic.Vector {
 	terms := search.Terms(d.Name)
 	terms = append(terms, search.Terms(d.Description)...)

@@ -118,6 +118,7 @@ func Surety() Spec {
 		"node-empty":          {Label: "the same process on an empty database (BenchmarkNodeMemory)", From: Source{"node", "BenchmarkNodeMemory", "empty-peak-MB"}},
 		"recompute":           {Label: "bare Compute, same size (BenchmarkRecompute)", From: Source{repu, "BenchmarkRecompute", "ns/op"}},
 		"register-p50":        {Label: "local registration p50 (BenchmarkRegister)", From: Source{registry, "BenchmarkRegister", "p50-ms"}},
+		"info-http":           {Label: "GET /v1/info, same 8 clients and server, same run", From: Source{"node", "BenchmarkRegisterHTTP", "info-req/s"}},
 		"propagation-p99":     {Label: "a card's gossip to 19 peers, p99 (BenchmarkPropagation20)", From: Source{registry, "BenchmarkPropagation20", "p99-ms"}},
 		// The relevance rows' references: the search before issue 30, measured by the same
 		// benchmark on the same cards (registry/relevance_test.go's legacySearch).
@@ -153,6 +154,11 @@ func Surety() Spec {
 
 		{Figure: "register a card, p50 (10k cards)", From: Source{registry, "BenchmarkRegister", "p50-ms"}, Ref: "sqlite-insert", Target: maxTime("p50 ≤ 2 ms", 0.002)},
 		{Figure: "register a card, p99 (10k cards)", From: Source{registry, "BenchmarkRegister", "p99-ms"}, Ref: "sqlite-insert", Target: maxTime("p99 ≤ 10 ms", 0.010)},
+		{Figure: "register a card, p50 (100k cards held)", From: Source{registry, "BenchmarkRegisterLarge", "p50-ms"}, Ref: "sqlite-insert",
+			Note: "10k staked registrations timed after 100k stored; SURETY_BENCH_REGISTER_HELD sets the 100k"},
+		{Figure: "register a card, p99 (100k cards held)", From: Source{registry, "BenchmarkRegisterLarge", "p99-ms"}, Ref: "sqlite-insert", Target: maxTime("p99 ≤ 10 ms", 0.010)},
+		{Figure: "card registrations over HTTP, 8 clients", From: Source{"node", "BenchmarkRegisterHTTP", "registrations/s"}, Ref: "info-http",
+			Target: atLeast("≥ 1,000/s", 1000), Note: "8,000 fresh staked DIDs; the API's middleware and per-address write limit as served (each client sends from 8 loopback addresses); SQLite file, libp2p host attached"},
 		{Figure: "search 100k cards, p50 (every kind, both modes)", From: Source{registry, "BenchmarkSearch", "p50-ms"}, Ref: "sqlite-read"},
 		{Figure: "search 100k cards, p99 (every kind, both modes)", From: Source{registry, "BenchmarkSearch", "p99-ms"}, Ref: "sqlite-read", Note: "no target of its own: each kind below has one"},
 		{Figure: "search p99, keyword mode, words (OR-ed, ranked)", From: Source{registry, "BenchmarkSearch", "p99-ms/text"}, Ref: "sqlite-read", Target: maxTime("p99 ≤ 5 ms", 0.005)},

@@ -187,3 +187,38 @@ func TestMigrateRefusesBadOrder(t *testing.T) {
 		t.Errorf("err = %v, want ErrMigrationOrder", err)
 	}
 }
+
+// TestCachedStatementsFollowTheSchema: a statement the connection keeps prepared sees a
+// table that changed under it (SQLite prepares it again), and a dropped table fails it.
+func TestCachedStatementsFollowTheSchema(t *testing.T) {
+	db, _ := open(t)
+	db.SetMaxOpenConns(1) // one connection: the second run takes the cached statement
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE t_cache (a INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	const q = `SELECT * FROM t_cache`
+	columns := func() ([]string, error) {
+		rows, err := db.QueryContext(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		return rows.Columns()
+	}
+	if cols, err := columns(); err != nil || len(cols) != 1 {
+		t.Fatalf("columns = %v, %v", cols, err)
+	}
+	if _, err := db.ExecContext(ctx, `ALTER TABLE t_cache ADD COLUMN b TEXT`); err != nil {
+		t.Fatal(err)
+	}
+	if cols, err := columns(); err != nil || len(cols) != 2 {
+		t.Errorf("after a column was added: columns = %v, %v; want a and b", cols, err)
+	}
+	if _, err := db.ExecContext(ctx, `DROP TABLE t_cache`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := columns(); err == nil {
+		t.Error("the cached statement still runs on a dropped table")
+	}
+}

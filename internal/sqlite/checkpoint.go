@@ -1,0 +1,71 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"time"
+)
+
+// Limits of the write-ahead log, in one place.
+const (
+	// stmtCacheSize is how many prepared statements each connection keeps for reuse.
+	stmtCacheSize = 64
+	// autoCheckpointPages is the WAL's length (in pages of 4 KiB) past which the commit that
+	// passes it copies the WAL into the database itself (SQLite's automatic checkpoint,
+	// 1,000 by default), syncing both files while the writer waits: milliseconds, the tail of
+	// every write's latency. A Checkpointer does it in the background long before; this is
+	// the bound when none runs, or when it falls behind.
+	autoCheckpointPages = 16_384
+	// CheckpointEvery is how often a Checkpointer copies the WAL into the database: a node
+	// writing a thousand cards a second adds some 1,000 pages between two.
+	CheckpointEvery = 100 * time.Millisecond
+)
+
+// Checkpointer copies a database's write-ahead log into the database in the background
+// (SQLite's passive checkpoint: it never blocks a writer or a reader, and copies what no
+// reader still needs), so that commits do not: a commit only appends to the WAL, and
+// waits for no sync of the database file. It changes nothing of durability: a transaction
+// is as durable as the database's synchronous setting makes it once it commits, whether or
+// not it has been copied. Close stops it.
+type Checkpointer struct {
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// StartCheckpointer checkpoints db every interval (CheckpointEvery when 0) until Close.
+// Errors (a database closed under it, a full disk) are logged and the next round tries
+// again.
+func StartCheckpointer(db *sql.DB, interval time.Duration, log *slog.Logger) *Checkpointer {
+	if interval <= 0 {
+		interval = CheckpointEvery
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	c := &Checkpointer{stop: stop, done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			var busy, frames, copied int
+			if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied); err != nil && ctx.Err() == nil {
+				log.Warn("sqlite: checkpoint", "err", err)
+			}
+		}
+	}()
+	return c
+}
+
+// Close stops the checkpoints and waits for the one under way.
+func (c *Checkpointer) Close() {
+	c.stop()
+	<-c.done
+}
