@@ -3,6 +3,7 @@ package semantic
 import (
 	"container/heap"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -28,6 +29,7 @@ type Index struct {
 	ids    []int64
 	keys   []string  // per row: the tie key (PutKeyed)
 	rows   []int8    // len(ids)·Dim
+	codes  []uint64  // per row, codeWords of them: the signs of its components (signCode)
 	scales []float32 // per row
 	pos    map[int64]int
 }
@@ -67,10 +69,14 @@ func (x *Index) PutKeyed(id int64, key string, v Vector) {
 		x.ids = append(x.ids, id)
 		x.keys = append(x.keys, key)
 		x.rows = append(x.rows, q[:]...)
+		c := signCode(&q)
+		x.codes = append(x.codes, c[:]...)
 		x.scales = append(x.scales, s)
 		return
 	}
 	copy(x.rows[i*Dim:], q[:])
+	c := signCode(&q)
+	copy(x.codes[i*codeWords:], c[:])
 	x.scales[i] = s
 	x.keys[i] = key
 }
@@ -89,6 +95,7 @@ func (x *Index) Delete(id int64) {
 		x.ids[i] = x.ids[last]
 		x.keys[i] = x.keys[last]
 		copy(x.rows[i*Dim:(i+1)*Dim], x.rows[last*Dim:])
+		copy(x.codes[i*codeWords:(i+1)*codeWords], x.codes[last*codeWords:])
 		x.scales[i] = x.scales[last]
 		x.pos[x.ids[i]] = i
 	}
@@ -96,6 +103,7 @@ func (x *Index) Delete(id int64) {
 	x.keys[last] = ""
 	x.keys = x.keys[:last]
 	x.rows = x.rows[:last*Dim]
+	x.codes = x.codes[:last*codeWords]
 	x.scales = x.scales[:last]
 	delete(x.pos, id)
 }
@@ -135,11 +143,21 @@ func (x *Index) Scorer(q Vector) func(id int64) (float32, bool) {
 
 // Search returns the k ids whose vectors are nearest q, best first; equal scores are
 // ordered by key (PutKeyed), then id, so the result does not depend on the order vectors
-// were put. Above
-// parallelRows rows it scans in as many parts as there are CPUs (GOMAXPROCS), each on its own
-// goroutine, which it waits for; the parts' best are merged in the same order, so the result
-// does not depend on the split either.
+// were put. Up to prefilterRows rows it compares q with every row (SearchExact); above, it
+// compares exactly only the rows whose sign codes are nearest q's (candidates): the answer
+// is then the exact order of those rows, the same on every node that holds the same rows,
+// and nearly always the exact answer (recall@200 in BenchmarkSemanticSearch and
+// TestPrefilterRecall).
 func (x *Index) Search(q Vector, k int) []Hit {
+	return x.search(q, k, false)
+}
+
+// SearchExact is Search comparing q with every row, whatever the index's size.
+func (x *Index) SearchExact(q Vector, k int) []Hit {
+	return x.search(q, k, true)
+}
+
+func (x *Index) search(q Vector, k int, exact bool) []Hit {
 	if len(q) != Dim || k <= 0 {
 		return nil
 	}
@@ -150,6 +168,15 @@ func (x *Index) Search(q Vector, k int) []Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	n := len(x.ids)
+	if !exact && n > prefilterRows {
+		sc := prefilters.Get().(*prefilterScratch)
+		defer prefilters.Put(sc)
+		sc.rows = x.candidates(&qq, max(prefilterCandidates, prefilterPerHit*k, n/prefilterShare), sc)
+		return x.rerank(lut, qs, sc.rows, k, sc)
+	}
+	// Above parallelRows rows the scan runs in as many parts as there are CPUs (GOMAXPROCS),
+	// each on its own goroutine, which it waits for; the parts' best are merged in the same
+	// order, so the result does not depend on the split either.
 	parts := min(runtime.GOMAXPROCS(0), n/parallelRows)
 	if parts <= 1 {
 		return x.scan(lut, qs, 0, n, k).sorted()
@@ -180,24 +207,221 @@ func (x *Index) Search(q Vector, k int) []Hit {
 	return all[:min(k, len(all))]
 }
 
+// codeWords is the number of uint64 in a sign code: one bit per component.
+const codeWords = Dim / 64
+
+// signCode is a row's sign code: bit j is set when component j is positive. The Hamming
+// distance of two codes estimates the angle between their vectors (the components are
+// random projections, docs/SEMANTIC.md), at a sixteenth of the bytes of the row.
+func signCode(q *[Dim]int8) [codeWords]uint64 {
+	var c [codeWords]uint64
+	for j, v := range q {
+		if v > 0 {
+			c[j/64] |= 1 << (j % 64)
+		}
+	}
+	return c
+}
+
+// prefilterScratch is one search's working memory for candidates, pooled: a search over a
+// million rows would otherwise allocate megabytes.
+type prefilterScratch struct {
+	far   [codeWords * 8][256]uint16 // by byte of a code and its value: the query's weight there (set)
+	ham   []uint8                    // by row: the Hamming distance of its code to the query's
+	near  []int32                    // the rows the Hamming distance keeps
+	dist  []uint16                   // by row of near: its weighted distance
+	hist  [maxFar>>farShift + 1]int32
+	hhist [Dim + 1]int32
+	rows  []int32
+	// rerank's: the candidates' scores, and a copy to select in
+	scores, sorted []float32
+}
+
+// maxFar bounds a row's weighted distance (every sign differs from a query of components
+// ±127); the distances are counted in buckets of 1<<farShift.
+const (
+	maxFar   = Dim * 127
+	farShift = 3
+)
+
+var prefilters = sync.Pool{New: func() any { return new(prefilterScratch) }}
+
+// set fills the table of q's weights: far[b][v] is the sum of |q[j]| over the bits j of byte
+// b of a code that v sets.
+func (sc *prefilterScratch) set(q *[Dim]int8) {
+	for b := range sc.far {
+		for v := range 256 {
+			w := 0
+			for i := range 8 {
+				if v&(1<<i) != 0 {
+					w += abs8(q[b*8+i])
+				}
+			}
+			sc.far[b][v] = uint16(w)
+		}
+	}
+}
+
+func abs8(v int8) int {
+	if v < 0 {
+		return -int(v)
+	}
+	return int(v)
+}
+
+// candidates gives the rows nearest q by their sign codes, in two passes that each keep the
+// rows within a threshold: first by the Hamming distance of the codes (two popcounts a
+// row), keeping at least prefilterNear × want rows, then of those by a weighted distance,
+// the sum of |q[j]| over the components j whose sign differs from q's (how much of q's dot
+// product the signs alone put on the wrong side), keeping at least want. Each pass keeps
+// every row within the least threshold that holds enough rows (the weighted distance counted
+// in buckets of 1<<farShift), all the rows at the threshold included: the set depends only
+// on the rows held, never on their order or on a tie cut. It holds more than want rows when
+// many sit at a threshold (at most every row: the cost of SearchExact, plus these passes).
+func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch) []int32 {
+	n := len(x.ids)
+	if cap(sc.ham) < n {
+		sc.ham = make([]uint8, n+n/4)
+	}
+	ham := sc.ham[:n]
+	qc := signCode(q)
+	clear(sc.hhist[:])
+	codes := x.codes[:n*codeWords]
+	for i := range ham {
+		d := bits.OnesCount64(codes[2*i]^qc[0]) + bits.OnesCount64(codes[2*i+1]^qc[1])
+		ham[i] = uint8(d)
+		sc.hhist[d]++
+	}
+	h := threshold(sc.hhist[:], prefilterNear*want)
+	near := sc.near[:0]
+	for i, d := range ham {
+		if int(d) <= h {
+			near = append(near, int32(i))
+		}
+	}
+	sc.near = near
+	sc.set(q)
+	clear(sc.hist[:])
+	if cap(sc.dist) < len(near) {
+		sc.dist = make([]uint16, len(near)+len(near)/4)
+	}
+	dist := sc.dist[:len(near)]
+	far := &sc.far
+	for k, i := range near {
+		c0, c1 := codes[2*i]^qc[0], codes[2*i+1]^qc[1]
+		d := far[0][uint8(c0)] + far[1][uint8(c0>>8)] + far[2][uint8(c0>>16)] + far[3][uint8(c0>>24)] +
+			far[4][uint8(c0>>32)] + far[5][uint8(c0>>40)] + far[6][uint8(c0>>48)] + far[7][uint8(c0>>56)] +
+			far[8][uint8(c1)] + far[9][uint8(c1>>8)] + far[10][uint8(c1>>16)] + far[11][uint8(c1>>24)] +
+			far[12][uint8(c1>>32)] + far[13][uint8(c1>>40)] + far[14][uint8(c1>>48)] + far[15][uint8(c1>>56)]
+		d >>= farShift
+		dist[k] = d
+		sc.hist[d]++
+	}
+	t := threshold(sc.hist[:], want)
+	rows := sc.rows[:0]
+	for k, d := range dist {
+		if int(d) <= t {
+			rows = append(rows, near[k])
+		}
+	}
+	return rows
+}
+
+// threshold is the least t such that the buckets of hist up to t hold at least want rows (the
+// last bucket when they hold fewer).
+func threshold(hist []int32, want int) int {
+	t, within := 0, int(hist[0])
+	for within < want && t < len(hist)-1 {
+		t++
+		within += int(hist[t])
+	}
+	return t
+}
+
+// rerank gives the k best of the given rows, best first: it scores every row, finds the
+// k-th best score, and sorts only the rows that reach it (the ties at it with them).
+func (x *Index) rerank(lut *queryTable, qs float32, rows []int32, k int, sc *prefilterScratch) []Hit {
+	scores := sc.scores[:0]
+	for _, i := range rows {
+		scores = append(scores, score(lut.dot(x.rows[int(i)*Dim:(int(i)+1)*Dim]), qs, x.scales[i]))
+	}
+	sc.scores = scores
+	cut := float32(math.Inf(-1))
+	if len(scores) > k {
+		sc.sorted = append(sc.sorted[:0], scores...)
+		cut = kthLargest(sc.sorted, k)
+	}
+	var out []Hit
+	for j, i := range rows {
+		if scores[j] >= cut {
+			out = append(out, Hit{x.ids[i], scores[j], x.keys[i]})
+		}
+	}
+	slices.SortFunc(out, func(a, b Hit) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return out[:min(k, len(out))]
+}
+
+// kthLargest is the k-th largest of s (1-based), reordering s (quickselect; the pivot is
+// the middle element, and the answer does not depend on the order of s).
+func kthLargest(s []float32, k int) float32 {
+	lo, hi, want := 0, len(s)-1, k-1
+	for lo < hi {
+		pivot := s[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] > pivot {
+				i++
+			}
+			for s[j] < pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case want <= j:
+			hi = j
+		case want >= i:
+			lo = i
+		default:
+			return s[want]
+		}
+	}
+	return s[want]
+}
+
 // scan keeps the k best of rows [from, to).
 func (x *Index) scan(lut *queryTable, qs float32, from, to, k int) minHits {
 	h := make(minHits, 0, min(k, to-from))
 	for i := from; i < to; i++ {
-		id := x.ids[i]
-		d := lut.dot(x.rows[i*Dim : (i+1)*Dim])
-		if len(h) == k {
-			s := score(d, qs, x.scales[i])
-			if !better(Hit{id, s, x.keys[i]}, h[0]) {
-				continue
-			}
-			h[0] = Hit{id, s, x.keys[i]}
-			heap.Fix(&h, 0)
-			continue
-		}
-		heap.Push(&h, Hit{id, score(d, qs, x.scales[i]), x.keys[i]})
+		x.consider(&h, lut, qs, i, k)
 	}
 	return h
+}
+
+// consider scores row i and keeps it in h, the k best so far, if it is among them.
+func (x *Index) consider(h *minHits, lut *queryTable, qs float32, i, k int) {
+	hit := Hit{x.ids[i], score(lut.dot(x.rows[i*Dim:(i+1)*Dim]), qs, x.scales[i]), x.keys[i]}
+	if len(*h) < k {
+		heap.Push(h, hit)
+		return
+	}
+	if !better(hit, (*h)[0]) {
+		return
+	}
+	(*h)[0] = hit
+	heap.Fix(h, 0)
 }
 
 // sorted empties the heap into a slice, best first.
