@@ -226,12 +226,13 @@ func signCode(q *[Dim]int8) [codeWords]uint64 {
 // prefilterScratch is one search's working memory for candidates, pooled: a search over a
 // million rows would otherwise allocate megabytes.
 type prefilterScratch struct {
-	far   [codeWords * 8][256]uint16 // by byte of a code and its value: the query's weight there (set)
-	ham   []uint8                    // by row: the Hamming distance of its code to the query's
-	near  []int32                    // the rows the Hamming distance keeps
-	dist  []uint16                   // by row of near: its weighted distance
-	hist  [maxFar>>farShift + 1]int32
-	hhist [Dim + 1]int32
+	far  [codeWords * 8][256]uint16 // by byte of a code and its value: the query's weight there (set)
+	ham  []uint8                    // by row: the Hamming distance of its code to the query's
+	near []int32                    // the rows the Hamming distance keeps
+	dist []uint16                   // by row of near: its weighted distance
+	// per part of the passes (inParts): the rows at each distance
+	hhist [][Dim + 1]int32
+	hist  [][maxFar>>farShift + 1]int32
 	rows  []int32
 	// rerank's: the candidates' scores, and a copy to select in
 	scores, sorted []float32
@@ -269,6 +270,26 @@ func abs8(v int8) int {
 	return int(v)
 }
 
+// inParts runs f over [0, n) in parts, as many as there are CPUs (GOMAXPROCS) when n holds
+// parallelRows per part, each on its own goroutine, and waits for them; f(from, to, part).
+// What the parts compute must not depend on the split.
+func inParts(n int, f func(from, to, part int)) {
+	parts := max(1, min(runtime.GOMAXPROCS(0), n/parallelRows))
+	if parts == 1 {
+		f(0, n, 0)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(n*p/parts, n*(p+1)/parts, p)
+		}()
+	}
+	wg.Wait()
+}
+
 // candidates gives the rows nearest q by their sign codes, in two passes that each keep the
 // rows within a threshold: first by the Hamming distance of the codes (two popcounts a
 // row), keeping at least prefilterNear × want rows, then of those by a weighted distance,
@@ -283,16 +304,31 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch) []int32
 	if cap(sc.ham) < n {
 		sc.ham = make([]uint8, n+n/4)
 	}
+	parts := max(1, runtime.GOMAXPROCS(0))
+	if len(sc.hhist) < parts {
+		sc.hhist = make([][Dim + 1]int32, parts)
+		sc.hist = make([][maxFar>>farShift + 1]int32, parts)
+	}
 	ham := sc.ham[:n]
 	qc := signCode(q)
-	clear(sc.hhist[:])
 	codes := x.codes[:n*codeWords]
-	for i := range ham {
-		d := bits.OnesCount64(codes[2*i]^qc[0]) + bits.OnesCount64(codes[2*i+1]^qc[1])
-		ham[i] = uint8(d)
-		sc.hhist[d]++
+	inParts(n, func(from, to, part int) {
+		hist := &sc.hhist[part]
+		clear(hist[:])
+		for i := from; i < to; i++ {
+			d := bits.OnesCount64(codes[2*i]^qc[0]) + bits.OnesCount64(codes[2*i+1]^qc[1])
+			ham[i] = uint8(d)
+			hist[d]++
+		}
+	})
+	var hhist [Dim + 1]int32
+	for p := range min(parts, len(sc.hhist)) {
+		for d, c := range sc.hhist[p] {
+			hhist[d] += c
+		}
+		clear(sc.hhist[p][:])
 	}
-	h := threshold(sc.hhist[:], prefilterNear*want)
+	h := threshold(hhist[:], prefilterNear*want)
 	near := sc.near[:0]
 	for i, d := range ham {
 		if int(d) <= h {
@@ -301,23 +337,33 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch) []int32
 	}
 	sc.near = near
 	sc.set(q)
-	clear(sc.hist[:])
 	if cap(sc.dist) < len(near) {
 		sc.dist = make([]uint16, len(near)+len(near)/4)
 	}
 	dist := sc.dist[:len(near)]
 	far := &sc.far
-	for k, i := range near {
-		c0, c1 := codes[2*i]^qc[0], codes[2*i+1]^qc[1]
-		d := far[0][uint8(c0)] + far[1][uint8(c0>>8)] + far[2][uint8(c0>>16)] + far[3][uint8(c0>>24)] +
-			far[4][uint8(c0>>32)] + far[5][uint8(c0>>40)] + far[6][uint8(c0>>48)] + far[7][uint8(c0>>56)] +
-			far[8][uint8(c1)] + far[9][uint8(c1>>8)] + far[10][uint8(c1>>16)] + far[11][uint8(c1>>24)] +
-			far[12][uint8(c1>>32)] + far[13][uint8(c1>>40)] + far[14][uint8(c1>>48)] + far[15][uint8(c1>>56)]
-		d >>= farShift
-		dist[k] = d
-		sc.hist[d]++
+	inParts(len(near), func(from, to, part int) {
+		hist := &sc.hist[part]
+		for k := from; k < to; k++ {
+			i := near[k]
+			c0, c1 := codes[2*i]^qc[0], codes[2*i+1]^qc[1]
+			d := far[0][uint8(c0)] + far[1][uint8(c0>>8)] + far[2][uint8(c0>>16)] + far[3][uint8(c0>>24)] +
+				far[4][uint8(c0>>32)] + far[5][uint8(c0>>40)] + far[6][uint8(c0>>48)] + far[7][uint8(c0>>56)] +
+				far[8][uint8(c1)] + far[9][uint8(c1>>8)] + far[10][uint8(c1>>16)] + far[11][uint8(c1>>24)] +
+				far[12][uint8(c1>>32)] + far[13][uint8(c1>>40)] + far[14][uint8(c1>>48)] + far[15][uint8(c1>>56)]
+			d >>= farShift
+			dist[k] = d
+			hist[d]++
+		}
+	})
+	var hist [maxFar>>farShift + 1]int32
+	for p := range parts {
+		for d, c := range sc.hist[p] {
+			hist[d] += c
+		}
+		clear(sc.hist[p][:])
 	}
-	t := threshold(sc.hist[:], want)
+	t := threshold(hist[:], want)
 	rows := sc.rows[:0]
 	for k, d := range dist {
 		if int(d) <= t {
@@ -341,11 +387,16 @@ func threshold(hist []int32, want int) int {
 // rerank gives the k best of the given rows, best first: it scores every row, finds the
 // k-th best score, and sorts only the rows that reach it (the ties at it with them).
 func (x *Index) rerank(lut *queryTable, qs float32, rows []int32, k int, sc *prefilterScratch) []Hit {
-	scores := sc.scores[:0]
-	for _, i := range rows {
-		scores = append(scores, score(lut.dot(x.rows[int(i)*Dim:(int(i)+1)*Dim]), qs, x.scales[i]))
+	if cap(sc.scores) < len(rows) {
+		sc.scores = make([]float32, len(rows)+len(rows)/4)
 	}
-	sc.scores = scores
+	scores := sc.scores[:len(rows)]
+	inParts(len(rows), func(from, to, _ int) {
+		for j := from; j < to; j++ {
+			i := int(rows[j])
+			scores[j] = score(lut.dot(x.rows[i*Dim:(i+1)*Dim]), qs, x.scales[i])
+		}
+	})
 	cut := float32(math.Inf(-1))
 	if len(scores) > k {
 		sc.sorted = append(sc.sorted[:0], scores...)
