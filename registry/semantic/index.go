@@ -1,7 +1,6 @@
 package semantic
 
 import (
-	"container/heap"
 	"math"
 	"math/bits"
 	"runtime"
@@ -168,43 +167,13 @@ func (x *Index) search(q Vector, k int, exact bool) []Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	n := len(x.ids)
+	sc := prefilters.Get().(*prefilterScratch)
+	defer prefilters.Put(sc)
 	if !exact && n > prefilterRows {
-		sc := prefilters.Get().(*prefilterScratch)
-		defer prefilters.Put(sc)
 		sc.rows = x.candidates(&qq, max(prefilterCandidates, prefilterPerHit*k, n/prefilterShare), sc)
-		return x.rerank(lut, qs, sc.rows, k, sc)
+		return x.rerank(lut, qs, sc.rows, n, k, sc)
 	}
-	// Above parallelRows rows the scan runs in as many parts as there are CPUs (GOMAXPROCS),
-	// each on its own goroutine, which it waits for; the parts' best are merged in the same
-	// order, so the result does not depend on the split either.
-	parts := min(runtime.GOMAXPROCS(0), n/parallelRows)
-	if parts <= 1 {
-		return x.scan(lut, qs, 0, n, k).sorted()
-	}
-	found := make([]minHits, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			found[p] = x.scan(lut, qs, n*p/parts, n*(p+1)/parts, k)
-		}()
-	}
-	wg.Wait()
-	var all []Hit
-	for _, h := range found {
-		all = append(all, h...)
-	}
-	slices.SortFunc(all, func(a, b Hit) int {
-		if better(a, b) {
-			return -1
-		}
-		if better(b, a) {
-			return 1
-		}
-		return 0
-	})
-	return all[:min(k, len(all))]
+	return x.rerank(lut, qs, nil, n, k, sc)
 }
 
 // codeWords is the number of uint64 in a sign code: one bit per component.
@@ -384,28 +353,40 @@ func threshold(hist []int32, want int) int {
 	return t
 }
 
-// rerank gives the k best of the given rows, best first: it scores every row, finds the
-// k-th best score, and sorts only the rows that reach it (the ties at it with them).
-func (x *Index) rerank(lut *queryTable, qs float32, rows []int32, k int, sc *prefilterScratch) []Hit {
-	if cap(sc.scores) < len(rows) {
-		sc.scores = make([]float32, len(rows)+len(rows)/4)
+// rerank gives the k best of the given rows (nil: every one of the n rows), best first: it
+// scores every row, in parts (inParts), finds the k-th best score, and sorts only the rows
+// that reach it (the ties at it with them), so the answer does not depend on the order of
+// the rows or the split.
+func (x *Index) rerank(lut *queryTable, qs float32, rows []int32, n, k int, sc *prefilterScratch) []Hit {
+	if rows != nil {
+		n = len(rows)
 	}
-	scores := sc.scores[:len(rows)]
-	inParts(len(rows), func(from, to, _ int) {
+	row := func(j int) int {
+		if rows == nil {
+			return j
+		}
+		return int(rows[j])
+	}
+	if cap(sc.scores) < n {
+		sc.scores = make([]float32, n+n/4)
+	}
+	scores := sc.scores[:n]
+	inParts(n, func(from, to, _ int) {
 		for j := from; j < to; j++ {
-			i := int(rows[j])
+			i := row(j)
 			scores[j] = score(lut.dot(x.rows[i*Dim:(i+1)*Dim]), qs, x.scales[i])
 		}
 	})
 	cut := float32(math.Inf(-1))
-	if len(scores) > k {
+	if n > k {
 		sc.sorted = append(sc.sorted[:0], scores...)
 		cut = kthLargest(sc.sorted, k)
 	}
 	var out []Hit
-	for j, i := range rows {
-		if scores[j] >= cut {
-			out = append(out, Hit{x.ids[i], scores[j], x.keys[i]})
+	for j, s := range scores {
+		if s >= cut {
+			i := row(j)
+			out = append(out, Hit{x.ids[i], s, x.keys[i]})
 		}
 	}
 	slices.SortFunc(out, func(a, b Hit) int {
@@ -452,38 +433,6 @@ func kthLargest(s []float32, k int) float32 {
 	return s[want]
 }
 
-// scan keeps the k best of rows [from, to).
-func (x *Index) scan(lut *queryTable, qs float32, from, to, k int) minHits {
-	h := make(minHits, 0, min(k, to-from))
-	for i := from; i < to; i++ {
-		x.consider(&h, lut, qs, i, k)
-	}
-	return h
-}
-
-// consider scores row i and keeps it in h, the k best so far, if it is among them.
-func (x *Index) consider(h *minHits, lut *queryTable, qs float32, i, k int) {
-	hit := Hit{x.ids[i], score(lut.dot(x.rows[i*Dim:(i+1)*Dim]), qs, x.scales[i]), x.keys[i]}
-	if len(*h) < k {
-		heap.Push(h, hit)
-		return
-	}
-	if !better(hit, (*h)[0]) {
-		return
-	}
-	(*h)[0] = hit
-	heap.Fix(h, 0)
-}
-
-// sorted empties the heap into a slice, best first.
-func (h minHits) sorted() []Hit {
-	out := make([]Hit, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(Hit)
-	}
-	return out
-}
-
 // score is a row's cosine with the query: products only, no sum, so no machine can fuse it
 // differently.
 func score(dot int32, qs, rs float32) float32 {
@@ -499,20 +448,6 @@ func better(a, b Hit) bool {
 		return a.Key < b.Key
 	}
 	return a.ID < b.ID
-}
-
-// minHits is a heap whose top is the worst hit kept.
-type minHits []Hit
-
-func (h minHits) Len() int           { return len(h) }
-func (h minHits) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h minHits) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHits) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *minHits) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // quantize8 rounds v to int8 components with the step max|v|/127 and returns them with the
