@@ -1,0 +1,184 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/chain"
+	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/testutil"
+	"github.com/surety-ioa/surety/registry"
+)
+
+// stakeByDID stakes the DIDs it holds, 1 token each.
+type stakeByDID map[string]bool
+
+func (s stakeByDID) StakeOf(_ context.Context, did string, _ common.Address) (*big.Int, error) {
+	if s[did] {
+		return big.NewInt(1e18), nil
+	}
+	return new(big.Int), nil
+}
+
+// throughputCards is how many cards BenchmarkAgentsThroughput loads: 100,000, or
+// $SURETY_BENCH_CARDS.
+func throughputCards() int {
+	if v, err := strconv.Atoi(os.Getenv("SURETY_BENCH_CARDS")); err == nil && v > 0 {
+		return v
+	}
+	return 100_000
+}
+
+// throughputQueries is the query mix of BenchmarkAgentsThroughput's searches, taken in turn:
+// every kind BenchmarkSearch times, text ones in the default (hybrid) mode and in keyword
+// mode, at the default limit (20).
+var throughputQueries = []url.Values{
+	{"q": {"translate legal"}},
+	{"q": {"translate legal"}, "mode": {"keyword"}},
+	{"capability": {"audit"}},
+	{"q": {"research"}, "capability": {"medical"}},
+	{"q": {"code review"}, "mode": {"keyword"}},
+	{},
+	{"q": {"audit"}},
+	{"q": {"I need someone who can translate my legal documents and review the code of my agents"}},
+	{"q": {"summar*"}, "mode": {"keyword"}},
+	{"q": {`"image and audio"`}},
+	{"capability": {"medical/image"}},
+	{"q": {"summarize papers"}, "capability": {"research"}},
+}
+
+// BenchmarkAgentsThroughput measures how many requests a second the API answers with 8
+// clients, GET /v1/agents (throughputQueries in turn) against GET /v1/info in the same run,
+// over a registry of 100,000 cards (a tenth staked; $SURETY_BENCH_CARDS to change it) in
+// real SQLite, on the embedded chain, served on a real loopback listener, each client with its own keep-alive
+// connection and source address (127.0.0.2 to 127.0.0.9). Reads only: no cache is in play.
+// The per-address search rate (20/s, burst 300, for the public) is raised out of the way
+// (api.Config SearchRate and SearchBurst) so that the figure is the node's capacity, not the
+// limit's; the bound of searches at once (registry MaxSearches, 2×GOMAXPROCS) stays as it is,
+// and any answer but 200 fails the benchmark. Phases of 4 s alternate, agents, info, agents,
+// info. It reports agents-req/s, info-req/s and agents/info. Target: agents ≥ 2,000 req/s and
+// agents/info ≥ 0.5.
+func BenchmarkAgentsThroughput(b *testing.B) {
+	ctx := context.Background()
+	n := throughputCards()
+	db := testutil.DB(b)
+	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "t", ChainID: chain.EmbeddedChainID, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	stakes := stakeByDID{}
+	reg, err := registry.New(ctx, registry.Config{DB: db, Chain: row, Stakes: stakes, UnstakedPerMinute: n, MaxUnstaked: n})
+	if err != nil {
+		b.Fatal(err)
+	}
+	words := []string{"translate", "summarize", "audit", "research", "legal", "medical", "code", "review", "image", "audio"}
+	for i := range n {
+		k, err := identity.GenerateKey(identity.Ed25519)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i%10 == 0 {
+			stakes[k.DID.String()] = true
+		}
+		w1, w2 := words[i%len(words)], words[(i/10)%len(words)]
+		caps := []string{w1, w2}
+		if w1 == w2 {
+			caps = []string{w1, w1 + "/" + words[(i/100)%len(words)]}
+		}
+		sc, err := registry.Sign(registry.Card{DID: k.DID.String(), Name: fmt.Sprintf("%s agent %d", w1, i),
+			Description:  fmt.Sprintf("%s and %s for marketplaces, papers and contracts", w1, w2),
+			Capabilities: caps, Endpoints: []registry.Endpoint{{Kind: "a2a", URL: "https://agent.example/a2a"}},
+			Wallet: common.HexToAddress("0x01"), Seq: 1, Updated: time.Now().Unix()}, k)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := reg.Register(ctx, []byte(sc.JWS), fmt.Sprint(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	c.Mine()
+	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Genesis: common.HexToHash("0x0abc"), Kind: "embedded", Key: "1337-k"},
+		Blocks: c, DB: db, Identity: newIdentity(b, db), Agents: reg, SearchRate: 1e9, SearchBurst: 1e9})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	const clients = 8
+	httpClients := make([]*http.Client, clients)
+	for c := range clients {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+c))}}
+		httpClients[c] = &http.Client{Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 1}}
+	}
+	// run has the clients ask path(i) for d, and gives the requests a second.
+	run := func(d time.Duration, path func(i int64) string) float64 {
+		var done atomic.Int64
+		var failed atomic.Value
+		stop := time.Now().Add(d)
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := int64(c); time.Now().Before(stop); i += clients {
+					res, err := httpClients[c].Get(srv.URL + path(i))
+					if err != nil {
+						failed.Store(err.Error())
+						return
+					}
+					_, _ = io.Copy(io.Discard, res.Body)
+					res.Body.Close()
+					if res.StatusCode != http.StatusOK {
+						failed.Store(fmt.Sprintf("%s: status %d", path(i), res.StatusCode))
+						return
+					}
+					done.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		if f := failed.Load(); f != nil {
+			b.Fatal(f)
+		}
+		return float64(done.Load()) / d.Seconds()
+	}
+	agents := func(i int64) string {
+		q := throughputQueries[i%int64(len(throughputQueries))]
+		return "/v1/agents?" + q.Encode()
+	}
+	info := func(int64) string { return "/v1/info" }
+	run(time.Second, agents) // warm the connections and the pools
+	run(time.Second, info)
+	b.ResetTimer()
+	for range b.N {
+		var a, in float64
+		for range 2 {
+			a += run(4*time.Second, agents) / 2
+			in += run(4*time.Second, info) / 2
+		}
+		b.ReportMetric(a, "agents-req/s")
+		b.ReportMetric(in, "info-req/s")
+		b.ReportMetric(a/in, "agents/info")
+	}
+}
