@@ -4,6 +4,9 @@
 // missing, so the table never goes stale silently.
 //
 //	go run ./internal/benchtable/cmd/benchtable -go bench/go.txt -gas bench/gas.txt -out bench/RESULTS.md
+//
+// With -large it writes the table of the large run instead (benchtable.SuretyLarge: search
+// over 1M cards), which has no gas figures.
 package main
 
 import (
@@ -23,8 +26,9 @@ func main() {
 	gasOut := flag.String("gas", "bench/gas.txt", "gas snapshot written by forge snapshot --snap")
 	out := flag.String("out", "bench/RESULTS.md", "markdown file to write (the table also goes to stdout)")
 	commit := flag.String("commit", "unknown", "the commit benchmarked (git describe)")
+	large := flag.Bool("large", false, "the large run's table (benchtable.SuretyLarge), without gas")
 	flag.Parse()
-	if err := run(*goOut, *gasOut, *out, *commit); err != nil {
+	if err := run(*goOut, *gasOut, *out, *commit, *large); err != nil {
 		msg := err.Error()
 		if !strings.HasPrefix(msg, "benchtable: ") { // benchtable's own errors name it already
 			msg = "benchtable: " + msg
@@ -34,7 +38,7 @@ func main() {
 	}
 }
 
-func run(goOut, gasOut, out, commit string) error {
+func run(goOut, gasOut, out, commit string, large bool) error {
 	f, err := os.Open(goOut)
 	if err != nil {
 		return err
@@ -44,16 +48,21 @@ func run(goOut, gasOut, out, commit string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", goOut, err)
 	}
-	g, err := os.Open(gasOut)
-	if err != nil {
-		return err
+	spec := benchtable.Surety()
+	var gas []benchtable.Result
+	if large {
+		spec = benchtable.SuretyLarge()
+	} else {
+		g, err := os.Open(gasOut)
+		if err != nil {
+			return err
+		}
+		defer g.Close()
+		if gas, err = benchtable.ParseGasSnapshot(g); err != nil {
+			return fmt.Errorf("%s: %w", gasOut, err)
+		}
 	}
-	defer g.Close()
-	gas, err := benchtable.ParseGasSnapshot(g)
-	if err != nil {
-		return fmt.Errorf("%s: %w", gasOut, err)
-	}
-	t, err := benchtable.Build(benchtable.Surety(), r, gas)
+	t, err := benchtable.Build(spec, r, gas)
 	if err != nil {
 		return err
 	}
