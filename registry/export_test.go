@@ -41,3 +41,10 @@ func SilenceDHT(n *Network) {
 
 // RunningLookups is how many network lookups hold a slot.
 func RunningLookups(n *Network) int { return len(n.prov.lookups) }
+
+// ForgetAnswers empties r's cache of index answers: the next search computes its answer.
+func ForgetAnswers(r *Registry) {
+	r.answers.mu.Lock()
+	defer r.answers.mu.Unlock()
+	r.answers.answers = nil
+}

@@ -187,6 +187,8 @@ type Registry struct {
 	// semantic scores (cosine, clamped at 0) of the cards nearest to a query's text, by
 	// registry_cards row id; nil ranks by text alone. New sets it to nearest.
 	semantic func(ctx context.Context, text string) (map[int64]float64, func(id int64) float64, error)
+	// answers keeps the index's answers to recent queries while no card changes.
+	answers answerCache
 }
 
 // New migrates the registry tables and builds the search index from them.
@@ -617,12 +619,20 @@ func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 	r.mu.Lock()
 	rep, semantic := r.cfg.Reputation, r.semantic
 	r.mu.Unlock()
-	if semantic != nil && !pq.Empty() && q.Mode != ModeKeyword {
-		if opt.Semantic, opt.SemanticOf, err = semantic(ctx, q.Text); err != nil {
-			return nil, fmt.Errorf("registry: search: %w", err)
+	hybrid := semantic != nil && !pq.Empty() && q.Mode != ModeKeyword
+	// The generations are read before the search: a write during it makes them stale, and
+	// the answer is never used again.
+	key, gens := answerKey{text: q.Text, capability: q.Capability, hybrid: hybrid, limit: opt.Limit}, r.indexGens()
+	hits, ok := r.answers.get(key, gens)
+	if !ok {
+		if hybrid {
+			if opt.Semantic, opt.SemanticOf, err = semantic(ctx, q.Text); err != nil {
+				return nil, fmt.Errorf("registry: search: %w", err)
+			}
 		}
+		hits = r.index.Search(pq, opt)
+		r.answers.put(key, gens, hits)
 	}
-	hits := r.index.Search(pq, opt)
 	found := make([]*candidate, 0, len(hits))
 	for _, h := range hits {
 		repWeight, err := rep.Weight(ctx, h.DID)

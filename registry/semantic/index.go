@@ -31,6 +31,7 @@ type Index struct {
 	codes  []uint64  // per row, codeWords of them: the signs of its components (signCode)
 	scales []float32 // per row
 	pos    map[int64]int
+	gen    uint64 // counts the writes (PutKeyed, Delete): see Gen
 }
 
 // NewIndex returns an empty index.
@@ -43,6 +44,14 @@ func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return len(x.ids)
+}
+
+// Gen is the index's generation: it grows with every write (Put, PutKeyed, Delete, whether
+// or not it changed anything), so two reads of the same Gen saw the same vectors.
+func (x *Index) Gen() uint64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.gen
 }
 
 // Put sets id's vector, replacing the one it had. A nil vector (no term had one) deletes it.
@@ -61,6 +70,7 @@ func (x *Index) PutKeyed(id int64, key string, v Vector) {
 	q, s := quantize8(v)
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.gen++
 	i, ok := x.pos[id]
 	if !ok {
 		i = len(x.ids)
@@ -85,6 +95,7 @@ func (x *Index) PutKeyed(id int64, key string, v Vector) {
 func (x *Index) Delete(id int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.gen++
 	i, ok := x.pos[id]
 	if !ok {
 		return
