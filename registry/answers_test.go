@@ -14,10 +14,10 @@ import (
 )
 
 // TestKeptAnswersFollowWrites: the registry keeps the index's answers to recent queries
-// while no card changes. Through registrations, replacements (a card losing or gaining the
-// words searched), stake changes and evictions from the unstaked quota, every search, asked
-// twice (the second may be the kept answer), answers what a search with no answer kept
-// answers, and a card just stored is found by a query asked before it came.
+// while no card changes, and the cards it read while their rows do not change. Through registrations, replacements (a card losing or gaining the
+// words searched) and stake changes, every search, asked
+// twice (the second may be the kept answer), answers what a search with nothing kept
+// answers, and a card just stored is found, as stored, by a query asked before it came.
 func TestKeptAnswersFollowWrites(t *testing.T) {
 	ctx := context.Background()
 	st := stakes{}
@@ -73,8 +73,8 @@ func TestKeptAnswersFollowWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !hasDID(found, did) {
-			t.Fatalf("step %d: the card just stored under %q is not found", step, w2)
+		if a := agentOf(found, did); a == nil || a.Seq != seq[i] {
+			t.Fatalf("step %d: the card just stored under %q (seq %d) is not found: %+v", step, w2, seq[i], a)
 		}
 	}
 }
@@ -86,4 +86,13 @@ func summary(list []*registry.Agent) []string {
 		out = append(out, fmt.Sprintf("%s %v %d %s", a.DID, a.Score, a.Seq, a.Description))
 	}
 	return out
+}
+
+func agentOf(list []*registry.Agent, did string) *registry.Agent {
+	for _, a := range list {
+		if a.DID == did {
+			return a
+		}
+	}
+	return nil
 }

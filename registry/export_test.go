@@ -42,9 +42,13 @@ func SilenceDHT(n *Network) {
 // RunningLookups is how many network lookups hold a slot.
 func RunningLookups(n *Network) int { return len(n.prov.lookups) }
 
-// ForgetAnswers empties r's cache of index answers: the next search computes its answer.
+// ForgetAnswers empties r's caches of index answers and of cards: the next search computes
+// its answer and reads its cards from SQLite.
 func ForgetAnswers(r *Registry) {
 	r.answers.mu.Lock()
-	defer r.answers.mu.Unlock()
 	r.answers.answers = nil
+	r.answers.mu.Unlock()
+	r.cards.mu.Lock()
+	r.cards.cards = nil
+	r.cards.mu.Unlock()
 }
