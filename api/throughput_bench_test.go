@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -64,16 +65,20 @@ var throughputQueries = []url.Values{
 }
 
 // BenchmarkAgentsThroughput measures how many requests a second the API answers with 8
-// clients, GET /v1/agents (throughputQueries in turn) against GET /v1/info in the same run,
-// over a registry of 100,000 cards (a tenth staked; $SURETY_BENCH_CARDS to change it) in
-// real SQLite, on the embedded chain, served on a real loopback listener, each client with its own keep-alive
-// connection and source address (127.0.0.2 to 127.0.0.9). Reads only: no cache is in play.
-// The per-address search rate (20/s, burst 300, for the public) is raised out of the way
-// (api.Config SearchRate and SearchBurst) so that the figure is the node's capacity, not the
-// limit's; the bound of searches at once (registry MaxSearches, 2×GOMAXPROCS) stays as it is,
-// and any answer but 200 fails the benchmark. Phases of 4 s alternate, agents, info, agents,
-// info. It reports agents-req/s, info-req/s and agents/info. Target: agents ≥ 2,000 req/s and
-// agents/info ≥ 0.5.
+// clients, GET /v1/agents against GET /v1/info in the same run, over a registry of 100,000
+// cards (a tenth staked; $SURETY_BENCH_CARDS to change it) in real SQLite, on the embedded
+// chain, served on a real loopback listener, each client with its own keep-alive connection
+// and source address (127.0.0.2 to 127.0.0.9), while a writer stores 50 new cards a second
+// (each one makes the registry forget the index answers it keeps). The searches are the 12
+// queries of throughputQueries in turn (agents-req/s: between two writes most answers are
+// kept ones), then the same made new each time by trailing spaces (agents-unkept-req/s: every
+// search computed). The per-address search rate (20/s, burst 300, for the public) is raised
+// out of the way (api.Config SearchRate and SearchBurst) so that the figure is the node's
+// capacity, not the limit's; the bound of searches at once (registry MaxSearches,
+// 2×GOMAXPROCS) stays as it is, and any answer but 200 fails the benchmark. Phases of 4 s
+// alternate, agents, unkept, info, twice. It reports agents-req/s, agents-unkept-req/s,
+// info-req/s, agents/info and the writes a second achieved (writes-req/s). Target: agents ≥
+// 2,000 req/s and agents/info ≥ 0.5.
 func BenchmarkAgentsThroughput(b *testing.B) {
 	ctx := context.Background()
 	n := throughputCards()
@@ -88,7 +93,7 @@ func BenchmarkAgentsThroughput(b *testing.B) {
 		b.Fatal(err)
 	}
 	words := []string{"translate", "summarize", "audit", "research", "legal", "medical", "code", "review", "image", "audio"}
-	for i := range n {
+	sign := func(i int) []byte {
 		k, err := identity.GenerateKey(identity.Ed25519)
 		if err != nil {
 			b.Fatal(err)
@@ -108,9 +113,17 @@ func BenchmarkAgentsThroughput(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := reg.Register(ctx, []byte(sc.JWS), fmt.Sprint(i)); err != nil {
+		return []byte(sc.JWS)
+	}
+	for i := range n {
+		if _, err := reg.Register(ctx, sign(i), fmt.Sprint(i)); err != nil {
 			b.Fatal(err)
 		}
+	}
+	// The cards written while the clients read: writesPerSecond, for as long as they last.
+	fresh := make([][]byte, 2000)
+	for i := range fresh {
+		fresh[i] = sign(n + i)
 	}
 	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
 	if err != nil {
@@ -167,18 +180,63 @@ func BenchmarkAgentsThroughput(b *testing.B) {
 		q := throughputQueries[i%int64(len(throughputQueries))]
 		return "/v1/agents?" + q.Encode()
 	}
+	// unkept asks the same queries, each made new by trailing spaces (which change nothing
+	// but the text): no answer kept serves it, every search is computed.
+	unkept := func(i int64) string {
+		q := url.Values{}
+		for k, v := range throughputQueries[i%int64(len(throughputQueries))] {
+			q[k] = v
+		}
+		q.Set("q", q.Get("q")+strings.Repeat(" ", 1+int(i/int64(len(throughputQueries)))%400))
+		return "/v1/agents?" + q.Encode()
+	}
 	info := func(int64) string { return "/v1/info" }
+	// A writer stores writesPerSecond new cards while the clients read, every phase: each
+	// write starts a new generation of the search indexes, and the kept answers are forgotten.
+	const writesPerSecond = 50
+	stopWriting := make(chan struct{})
+	var writes atomic.Int64
+	var writeErr atomic.Value
+	writer := make(chan struct{})
+	go func() {
+		defer close(writer)
+		tick := time.NewTicker(time.Second / writesPerSecond)
+		defer tick.Stop()
+		for _, raw := range fresh {
+			select {
+			case <-stopWriting:
+				return
+			case <-tick.C:
+			}
+			if _, err := reg.Register(ctx, raw, "writer"); err != nil {
+				writeErr.Store(err.Error())
+				return
+			}
+			writes.Add(1)
+		}
+	}()
+	defer func() {
+		close(stopWriting)
+		<-writer
+	}()
 	run(time.Second, agents) // warm the connections and the pools
 	run(time.Second, info)
 	b.ResetTimer()
 	for range b.N {
-		var a, in float64
+		start, written := time.Now(), writes.Load()
+		var a, miss, in float64
 		for range 2 {
 			a += run(4*time.Second, agents) / 2
+			miss += run(4*time.Second, unkept) / 2
 			in += run(4*time.Second, info) / 2
 		}
+		if err := writeErr.Load(); err != nil {
+			b.Fatal(err)
+		}
 		b.ReportMetric(a, "agents-req/s")
+		b.ReportMetric(miss, "agents-unkept-req/s")
 		b.ReportMetric(in, "info-req/s")
 		b.ReportMetric(a/in, "agents/info")
+		b.ReportMetric(float64(writes.Load()-written)/time.Since(start).Seconds(), "writes-req/s")
 	}
 }
