@@ -190,7 +190,7 @@ func Surety() Spec {
 		{Figure: "semantic search 100k cards, recall@200 against every row compared", From: Source{semantic, "BenchmarkSemanticSearch", "recall200"}, Alone: true,
 			Note: "the share of the exact 200 nearest that the prefilter's answer holds, over the benchmark's 12 queries"},
 		{Figure: "GET /v1/agents, 8 clients, 100k cards", From: Source{"api", "BenchmarkAgentsThroughput", "agents-req/s"}, Ref: "info-rps", Target: &Target{Text: "≥ 2,000 req/s", Min: 2000},
-			Note: "real SQLite, loopback listener, a client a source address; 12 queries of every kind in turn, hybrid and keyword, while 50 cards a second are written (each forgets the kept answers); the per-address search rate raised out of the way (capacity, not the public limit); higher is better"},
+			Note: "real SQLite, loopback listener, a client a source address; 12 queries of every kind in turn, hybrid and keyword, while 50 cards a second are written (each forgets the kept answers); the per-address search rate raised out of the way and one search slot per client (capacity, not the public limits: 20/s, burst 300, per address; 2×GOMAXPROCS searches at once); higher is better"},
 		{Figure: "GET /v1/agents, 8 clients, 100k cards, no answer kept", From: Source{"api", "BenchmarkAgentsThroughput", "agents-unkept-req/s"}, Ref: "info-rps",
 			Note: "the same queries made new each time (trailing spaces): every search computed, the cards it shows may be kept; higher is better"},
 		{Figure: "GET /v1/agents against GET /v1/info, same run", From: Source{"api", "BenchmarkAgentsThroughput", "agents-req/s"}, Ref: "info-rps", Target: &Target{Text: "≥ 0.5× /v1/info", Min: 0.5, Ratio: true},
