@@ -2,6 +2,8 @@ package registry
 
 import (
 	"context"
+	"encoding/json"
+	"math/big"
 
 	"github.com/ipfs/go-cid"
 	"github.com/libp2p/go-libp2p/core/peer"
@@ -41,3 +43,45 @@ func SilenceDHT(n *Network) {
 
 // RunningLookups is how many network lookups hold a slot.
 func RunningLookups(n *Network) int { return len(n.prov.lookups) }
+
+// ForgetAnswers empties r's caches of index answers and of cards: the next search computes
+// its answer and reads its cards from SQLite.
+func ForgetAnswers(r *Registry) {
+	r.answers.mu.Lock()
+	r.answers.answers = nil
+	r.answers.mu.Unlock()
+	r.cards.mu.Lock()
+	r.cards.cards = nil
+	r.cards.mu.Unlock()
+}
+
+// StoreBulk stores signed cards, with the stake each holds, as store does but in one
+// transaction and without the search index: a benchmark loads a million cards with it, then
+// registry.New builds the index from the table as a node does at start.
+func StoreBulk(ctx context.Context, r *Registry, cards []*SignedCard, stakes []*big.Int) error {
+	tx, err := r.cfg.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for i, sc := range cards {
+		cardJSON, _ := json.Marshal(sc.Card)
+		staked, weight := r.staked(stakes[i]), r.stakeWeight(stakes[i])
+		var serial int64
+		if err := tx.QueryRowContext(ctx, `INSERT INTO registry_cards (chain, did, seq, name, wallet, stake, weight, staked, card, jws, received, fts_row)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING rowid`,
+			r.cfg.Chain, sc.DID, sc.Seq, sc.Name, sc.Wallet.Hex(), stakes[i].String(), weight, staked, string(cardJSON), sc.JWS, r.cfg.Now().Unix()).Scan(&serial); err != nil {
+			return err
+		}
+		rank := rankRow(staked, weight, serial)
+		if _, err := tx.ExecContext(ctx, `UPDATE registry_cards SET fts_row = ? WHERE rowid = ?`, rank, serial); err != nil {
+			return err
+		}
+		for _, c := range sc.Capabilities {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO registry_capabilities (chain, capability, did, rank) VALUES (?, ?, ?, ?)`, r.cfg.Chain, c, sc.DID, rank); err != nil {
+				return err
+			}
+		}
+	}
+	return tx.Commit()
+}

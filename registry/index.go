@@ -190,6 +190,10 @@ type Registry struct {
 	// semantic scores (cosine, clamped at 0) of the cards nearest to a query's text, by
 	// registry_cards row id; nil ranks by text alone. New sets it to nearest.
 	semantic func(ctx context.Context, text string) (map[int64]float64, func(id int64) float64, error)
+	// answers keeps the index's answers to recent queries while no card changes; cards the
+	// cards search answers read, decoded, while their rows do not change.
+	answers answerCache
+	cards   cardCache
 }
 
 // New migrates the registry tables and builds the search index from them.
@@ -664,12 +668,20 @@ func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
 	r.mu.Lock()
 	rep, semantic := r.cfg.Reputation, r.semantic
 	r.mu.Unlock()
-	if semantic != nil && !pq.Empty() && q.Mode != ModeKeyword {
-		if opt.Semantic, opt.SemanticOf, err = semantic(ctx, q.Text); err != nil {
-			return nil, fmt.Errorf("registry: search: %w", err)
+	hybrid := semantic != nil && !pq.Empty() && q.Mode != ModeKeyword
+	// The generations are read before the search: a write during it makes them stale, and
+	// the answer is never used again.
+	key, gens := answerKey{text: q.Text, capability: q.Capability, hybrid: hybrid, limit: opt.Limit}, r.indexGens()
+	hits, ok := r.answers.get(key, gens)
+	if !ok {
+		if hybrid {
+			if opt.Semantic, opt.SemanticOf, err = semantic(ctx, q.Text); err != nil {
+				return nil, fmt.Errorf("registry: search: %w", err)
+			}
 		}
+		hits = r.index.Search(pq, opt)
+		r.answers.put(key, gens, hits)
 	}
-	hits := r.index.Search(pq, opt)
 	found := make([]*candidate, 0, len(hits))
 	for _, h := range hits {
 		repWeight, err := rep.Weight(ctx, h.DID)
@@ -708,30 +720,38 @@ func (r *Registry) agents(ctx context.Context, ranked []*candidate) ([]*Agent, e
 	if len(ranked) == 0 {
 		return nil, nil
 	}
-	args := make([]any, len(ranked))
-	for i, c := range ranked {
-		args[i] = c.serial
-	}
-	rows, err := r.cfg.DB.QueryContext(ctx, `SELECT rowid, card, jws, stake, staked FROM registry_cards WHERE rowid IN (?`+strings.Repeat(", ?", len(ranked)-1)+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("registry: search: %w", err)
-	}
-	defer rows.Close()
 	bySerial := make(map[int64]*Agent, len(ranked))
-	for rows.Next() {
-		var a Agent
-		var serial int64
-		var card string
-		if err := rows.Scan(&serial, &card, &a.JWS, &a.Stake, &a.Staked); err != nil {
-			return nil, err
+	var args []any
+	for _, c := range ranked {
+		if a, ok := r.cards.get(c.serial); ok {
+			bySerial[c.serial] = &a
+		} else {
+			args = append(args, c.serial)
 		}
-		if err := json.Unmarshal([]byte(card), &a.Card); err != nil {
-			return nil, err
-		}
-		bySerial[serial] = &a
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	if len(args) > 0 {
+		gen := r.cards.generation()
+		rows, err := r.cfg.DB.QueryContext(ctx, `SELECT rowid, card, jws, stake, staked FROM registry_cards WHERE rowid IN (?`+strings.Repeat(", ?", len(args)-1)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("registry: search: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var a Agent
+			var serial int64
+			var card string
+			if err := rows.Scan(&serial, &card, &a.JWS, &a.Stake, &a.Staked); err != nil {
+				return nil, err
+			}
+			if err := json.Unmarshal([]byte(card), &a.Card); err != nil {
+				return nil, err
+			}
+			bySerial[serial] = &a
+			r.cards.keep(gen, serial, a)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]*Agent, 0, len(ranked))
 	for _, c := range ranked {

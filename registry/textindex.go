@@ -63,8 +63,10 @@ func (r *Registry) loadIndex(ctx context.Context) error {
 	return nil
 }
 
-// indexPut indexes card id for both sides of search, text and meaning (vec: cardVector(d)).
+// indexPut indexes card id for both sides of search, text and meaning (vec: cardVector(d)),
+// and forgets the card kept for search answers (cardCache).
 func (r *Registry) indexPut(id int64, d search.Doc, vec semantic.Vector) {
+	r.cards.forget(id) // an upsert keeps the row id
 	r.index.Put(id, d)
 	r.putVector(id, d, vec)
 }
@@ -80,8 +82,9 @@ func (r *Registry) putVector(id int64, d search.Doc, vec semantic.Vector) {
 	in.PutKeyed(id, d.DID, vec)
 }
 
-// indexDelete takes card id out of both sides of search.
+// indexDelete takes card id out of both sides of search and out of cardCache.
 func (r *Registry) indexDelete(id int64) {
+	r.cards.forget(id)
 	r.index.Delete(id)
 	r.vectors.Delete(id)
 	r.unstakedVectors.Delete(id)

@@ -418,3 +418,25 @@ func TestFormatDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildSuretyLarge: the large run's table builds from a run holding its figures alone
+// (no gas), every row with a target one figure of its own.
+func TestBuildSuretyLarge(t *testing.T) {
+	spec := SuretyLarge()
+	run, gas := fullRun(t, spec, 1)
+	if len(gas) != 0 {
+		t.Fatalf("the large spec names gas: %v", gas)
+	}
+	tab, err := Build(spec, run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Lines) != len(spec.Rows) {
+		t.Fatalf("%d lines for %d rows", len(tab.Lines), len(spec.Rows))
+	}
+	for _, r := range spec.Rows {
+		if r.Target != nil && r.From.Bench == "BenchmarkSearch" && (r.From.Unit == "p50-ms" || r.From.Unit == "p99-ms") {
+			t.Errorf("row %q claims a target from the aggregate of every kind", r.Figure)
+		}
+	}
+}

@@ -93,6 +93,7 @@ type Index struct {
 	all       []int32            // live docs, best stake first (see rankLess)
 	caps      map[string][]int32 // capability and each ancestor → its docs, best stake first
 	scratch   sync.Pool
+	gen       uint64 // counts the writes (Put, Build, Delete): see Gen
 }
 
 type termEntry struct {
@@ -139,10 +140,20 @@ func (x *Index) Unstaked() int {
 	return x.unstaked
 }
 
+// Gen is the index's generation: it grows with every write (Put, Build, Delete, whether or
+// not it changed anything), so two reads of the same Gen saw the same cards: a search's
+// answer read with Gen g is the answer for as long as Gen is g.
+func (x *Index) Gen() uint64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.gen
+}
+
 // Put indexes d under id, replacing what id had.
 func (x *Index) Put(id int64, d Doc) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.gen++
 	x.delete(id)
 	n := x.add(id, &d)
 	x.all = insertRanked(x.all, n, x.rankLess)
@@ -156,6 +167,7 @@ func (x *Index) Put(id int64, d Doc) {
 func (x *Index) Build(ids []int64, docs []Doc) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.gen++
 	touched := map[string]bool{}
 	for i, id := range ids {
 		if _, ok := x.byID[id]; ok {
@@ -187,6 +199,7 @@ func (x *Index) Build(ids []int64, docs []Doc) {
 func (x *Index) Delete(id int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.gen++
 	x.delete(id)
 }
 

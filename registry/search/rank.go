@@ -50,6 +50,9 @@ type scratch struct {
 	gen     uint32    // the mark generation; each filter step starts one
 	touched []int32
 	cand    []int32
+	sem     []float64 // by doc number: opt.Semantic's score; 0 outside a search
+	semIn   []bool    // by doc number: opt.Semantic has the doc; false outside a search
+	semDocs []int32   // the docs opt.Semantic has (to reset sem and semIn)
 	top     []ranked
 	norms   [numFields][]float64 // by field length: bm25's length normalization, this query's
 }
@@ -57,6 +60,7 @@ type scratch struct {
 // ranked is a match in the top-k heap.
 type ranked struct {
 	score float64
+	rel   float64 // the relevance the score was computed from
 	n     int32
 }
 
@@ -89,6 +93,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	if len(s.acc) < len(x.docs) {
 		size := len(x.docs) + len(x.docs)/4
 		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
+		s.sem, s.semIn = make([]float64, size), make([]bool, size)
 	}
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
 	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
@@ -164,10 +169,18 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	if maxStaked > 0 {
 		maxText = maxStaked
 	}
+	// opt.Semantic by doc number, read once per match below (a map lookup per match would
+	// cost more than the rest of the scoring of a broad query).
 	var semOnly []int32
 	if opt.Semantic != nil {
 		for id, sem := range opt.Semantic {
-			if n, ok := x.byID[id]; ok && s.acc[n] == 0 && sem > 0 && match(n) {
+			n, ok := x.byID[id]
+			if !ok {
+				continue
+			}
+			s.sem[n], s.semIn[n] = sem, true
+			s.semDocs = append(s.semDocs, n)
+			if s.acc[n] == 0 && sem > 0 && match(n) {
 				semOnly = append(semOnly, n)
 			}
 		}
@@ -184,41 +197,43 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 			r = s.acc[n] / maxText
 		}
 		if opt.Semantic != nil {
-			r = float64(TextShare*r) + float64(SemanticShare*opt.Semantic[x.docs[n].id])
+			r = float64(TextShare*r) + float64(SemanticShare*s.sem[n])
 		}
 		return r
 	}
 	exact := func(n int32) float64 {
 		r := rel(n)
-		if opt.Semantic != nil && opt.SemanticOf != nil {
-			if id := x.docs[n].id; s.acc[n] > 0 {
-				if _, ok := opt.Semantic[id]; !ok {
-					r += float64(SemanticShare * opt.SemanticOf(id))
-				}
-			}
+		if opt.Semantic != nil && opt.SemanticOf != nil && s.acc[n] > 0 && !s.semIn[n] {
+			r += float64(SemanticShare * opt.SemanticOf(x.docs[n].id))
 		}
 		return r
 	}
 	top := s.top[:0]
 	for _, n := range matches {
-		top = x.pushTop(top, ranked{rel(n) * x.factors[n], n}, opt.Limit)
+		r := rel(n)
+		top = x.pushTop(top, ranked{r * x.factors[n], r, n}, opt.Limit)
 	}
 	for _, n := range semOnly {
-		top = x.pushTop(top, ranked{rel(n) * x.factors[n], n}, opt.Limit)
+		r := rel(n)
+		top = x.pushTop(top, ranked{r * x.factors[n], r, n}, opt.Limit)
 	}
 	if opt.Semantic != nil && opt.SemanticOf != nil {
 		for i := range top {
-			top[i].score = exact(top[i].n) * x.factors[top[i].n]
+			top[i].rel = exact(top[i].n)
+			top[i].score = top[i].rel * x.factors[top[i].n]
 		}
 	}
 	slices.SortFunc(top, func(a, b ranked) int { return x.compareRanked(a, b) })
 	out := make([]Hit, len(top))
 	for i, r := range top {
 		e := &x.docs[r.n]
-		out[i] = Hit{ID: e.id, DID: e.did, Text: s.acc[r.n], Relevance: exact(r.n), Score: r.score}
+		out[i] = Hit{ID: e.id, DID: e.did, Text: s.acc[r.n], Relevance: r.rel, Score: r.score}
 	}
 	x.reset(s)
-	s.top, s.cand = top[:0], s.cand[:0]
+	for _, n := range s.semDocs {
+		s.sem[n], s.semIn[n] = 0, false
+	}
+	s.top, s.cand, s.semDocs = top[:0], s.cand[:0], s.semDocs[:0]
 	return out
 }
 

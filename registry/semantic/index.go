@@ -1,8 +1,8 @@
 package semantic
 
 import (
-	"container/heap"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -28,8 +28,10 @@ type Index struct {
 	ids    []int64
 	keys   []string  // per row: the tie key (PutKeyed)
 	rows   []int8    // len(ids)·Dim
+	codes  []uint64  // per row, codeWords of them: the signs of its components (signCode)
 	scales []float32 // per row
 	pos    map[int64]int
+	gen    uint64 // counts the writes (PutKeyed, Delete): see Gen
 }
 
 // NewIndex returns an empty index.
@@ -42,6 +44,14 @@ func (x *Index) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return len(x.ids)
+}
+
+// Gen is the index's generation: it grows with every write (Put, PutKeyed, Delete, whether
+// or not it changed anything), so two reads of the same Gen saw the same vectors.
+func (x *Index) Gen() uint64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.gen
 }
 
 // Put sets id's vector, replacing the one it had. A nil vector (no term had one) deletes it.
@@ -60,6 +70,7 @@ func (x *Index) PutKeyed(id int64, key string, v Vector) {
 	q, s := quantize8(v)
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.gen++
 	i, ok := x.pos[id]
 	if !ok {
 		i = len(x.ids)
@@ -67,10 +78,14 @@ func (x *Index) PutKeyed(id int64, key string, v Vector) {
 		x.ids = append(x.ids, id)
 		x.keys = append(x.keys, key)
 		x.rows = append(x.rows, q[:]...)
+		c := signCode(&q)
+		x.codes = append(x.codes, c[:]...)
 		x.scales = append(x.scales, s)
 		return
 	}
 	copy(x.rows[i*Dim:], q[:])
+	c := signCode(&q)
+	copy(x.codes[i*codeWords:], c[:])
 	x.scales[i] = s
 	x.keys[i] = key
 }
@@ -80,6 +95,7 @@ func (x *Index) PutKeyed(id int64, key string, v Vector) {
 func (x *Index) Delete(id int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.gen++
 	i, ok := x.pos[id]
 	if !ok {
 		return
@@ -89,6 +105,7 @@ func (x *Index) Delete(id int64) {
 		x.ids[i] = x.ids[last]
 		x.keys[i] = x.keys[last]
 		copy(x.rows[i*Dim:(i+1)*Dim], x.rows[last*Dim:])
+		copy(x.codes[i*codeWords:(i+1)*codeWords], x.codes[last*codeWords:])
 		x.scales[i] = x.scales[last]
 		x.pos[x.ids[i]] = i
 	}
@@ -96,6 +113,7 @@ func (x *Index) Delete(id int64) {
 	x.keys[last] = ""
 	x.keys = x.keys[:last]
 	x.rows = x.rows[:last*Dim]
+	x.codes = x.codes[:last*codeWords]
 	x.scales = x.scales[:last]
 	delete(x.pos, id)
 }
@@ -135,11 +153,21 @@ func (x *Index) Scorer(q Vector) func(id int64) (float32, bool) {
 
 // Search returns the k ids whose vectors are nearest q, best first; equal scores are
 // ordered by key (PutKeyed), then id, so the result does not depend on the order vectors
-// were put. Above
-// parallelRows rows it scans in as many parts as there are CPUs (GOMAXPROCS), each on its own
-// goroutine, which it waits for; the parts' best are merged in the same order, so the result
-// does not depend on the split either.
+// were put. Up to prefilterRows rows it compares q with every row (SearchExact); above, it
+// compares exactly only the rows whose sign codes are nearest q's (candidates): the answer
+// is then the exact order of those rows, the same on every node that holds the same rows,
+// and nearly always the exact answer (recall@200 in BenchmarkSemanticSearch and
+// TestPrefilterRecall).
 func (x *Index) Search(q Vector, k int) []Hit {
+	return x.search(q, k, false)
+}
+
+// SearchExact is Search comparing q with every row, whatever the index's size.
+func (x *Index) SearchExact(q Vector, k int) []Hit {
+	return x.search(q, k, true)
+}
+
+func (x *Index) search(q Vector, k int, exact bool) []Hit {
 	if len(q) != Dim || k <= 0 {
 		return nil
 	}
@@ -150,25 +178,229 @@ func (x *Index) Search(q Vector, k int) []Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	n := len(x.ids)
-	parts := min(runtime.GOMAXPROCS(0), n/parallelRows)
-	if parts <= 1 {
-		return x.scan(lut, qs, 0, n, k).sorted()
+	sc := prefilters.Get().(*prefilterScratch)
+	defer prefilters.Put(sc)
+	if !exact && n > prefilterRows {
+		sc.rows = x.candidates(&qq, max(prefilterCandidates, prefilterPerHit*k, n/prefilterShare), sc)
+		return x.rerank(lut, qs, sc.rows, n, k, sc)
 	}
-	found := make([]minHits, parts)
+	return x.rerank(lut, qs, nil, n, k, sc)
+}
+
+// codeWords is the number of uint64 in a sign code: one bit per component.
+const codeWords = Dim / 64
+
+// signCode is a row's sign code: bit j is set when component j is positive. The Hamming
+// distance of two codes estimates the angle between their vectors (the components are
+// random projections, docs/SEMANTIC.md), at a sixteenth of the bytes of the row.
+func signCode(q *[Dim]int8) [codeWords]uint64 {
+	var c [codeWords]uint64
+	for j, v := range q {
+		if v > 0 {
+			c[j/64] |= 1 << (j % 64)
+		}
+	}
+	return c
+}
+
+// prefilterScratch is one search's working memory for candidates, pooled: a search over a
+// million rows would otherwise allocate megabytes.
+type prefilterScratch struct {
+	far  [codeWords * 8][256]uint16 // by byte of a code and its value: the query's weight there (set)
+	ham  []uint8                    // by row: the Hamming distance of its code to the query's
+	near []int32                    // the rows the Hamming distance keeps
+	dist []uint16                   // by row of near: its weighted distance
+	// per part of the passes (inParts): the rows at each distance
+	hhist [][Dim + 1]int32
+	hist  [][maxFar>>farShift + 1]int32
+	rows  []int32
+	// rerank's: the candidates' scores, and a copy to select in
+	scores, sorted []float32
+}
+
+// maxFar bounds a row's weighted distance (every sign differs from a query of components
+// ±127); the distances are counted in buckets of 1<<farShift.
+const (
+	maxFar   = Dim * 127
+	farShift = 3
+)
+
+var prefilters = sync.Pool{New: func() any { return new(prefilterScratch) }}
+
+// set fills the table of q's weights: far[b][v] is the sum of |q[j]| over the bits j of byte
+// b of a code that v sets.
+func (sc *prefilterScratch) set(q *[Dim]int8) {
+	for b := range sc.far {
+		for v := range 256 {
+			w := 0
+			for i := range 8 {
+				if v&(1<<i) != 0 {
+					w += abs8(q[b*8+i])
+				}
+			}
+			sc.far[b][v] = uint16(w)
+		}
+	}
+}
+
+func abs8(v int8) int {
+	if v < 0 {
+		return -int(v)
+	}
+	return int(v)
+}
+
+// inParts runs f over [0, n) in parts, as many as there are CPUs (GOMAXPROCS) when n holds
+// parallelRows per part, each on its own goroutine, and waits for them; f(from, to, part).
+// What the parts compute must not depend on the split.
+func inParts(n int, f func(from, to, part int)) {
+	parts := max(1, min(runtime.GOMAXPROCS(0), n/parallelRows))
+	if parts == 1 {
+		f(0, n, 0)
+		return
+	}
 	var wg sync.WaitGroup
 	for p := range parts {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			found[p] = x.scan(lut, qs, n*p/parts, n*(p+1)/parts, k)
+			f(n*p/parts, n*(p+1)/parts, p)
 		}()
 	}
 	wg.Wait()
-	var all []Hit
-	for _, h := range found {
-		all = append(all, h...)
+}
+
+// candidates gives the rows nearest q by their sign codes, in two passes that each keep the
+// rows within a threshold: first by the Hamming distance of the codes (two popcounts a
+// row), keeping at least prefilterNear × want rows, then of those by a weighted distance,
+// the sum of |q[j]| over the components j whose sign differs from q's (how much of q's dot
+// product the signs alone put on the wrong side), keeping at least want. Each pass keeps
+// every row within the least threshold that holds enough rows (the weighted distance counted
+// in buckets of 1<<farShift), all the rows at the threshold included: the set depends only
+// on the rows held, never on their order or on a tie cut. It holds more than want rows when
+// many sit at a threshold (at most every row: the cost of SearchExact, plus these passes).
+func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch) []int32 {
+	n := len(x.ids)
+	if cap(sc.ham) < n {
+		sc.ham = make([]uint8, n+n/4)
 	}
-	slices.SortFunc(all, func(a, b Hit) int {
+	parts := max(1, runtime.GOMAXPROCS(0))
+	if len(sc.hhist) < parts {
+		sc.hhist = make([][Dim + 1]int32, parts)
+		sc.hist = make([][maxFar>>farShift + 1]int32, parts)
+	}
+	ham := sc.ham[:n]
+	qc := signCode(q)
+	codes := x.codes[:n*codeWords]
+	inParts(n, func(from, to, part int) {
+		hist := &sc.hhist[part]
+		clear(hist[:])
+		for i := from; i < to; i++ {
+			d := bits.OnesCount64(codes[2*i]^qc[0]) + bits.OnesCount64(codes[2*i+1]^qc[1])
+			ham[i] = uint8(d)
+			hist[d]++
+		}
+	})
+	var hhist [Dim + 1]int32
+	for p := range min(parts, len(sc.hhist)) {
+		for d, c := range sc.hhist[p] {
+			hhist[d] += c
+		}
+		clear(sc.hhist[p][:])
+	}
+	h := threshold(hhist[:], prefilterNear*want)
+	near := sc.near[:0]
+	for i, d := range ham {
+		if int(d) <= h {
+			near = append(near, int32(i))
+		}
+	}
+	sc.near = near
+	sc.set(q)
+	if cap(sc.dist) < len(near) {
+		sc.dist = make([]uint16, len(near)+len(near)/4)
+	}
+	dist := sc.dist[:len(near)]
+	far := &sc.far
+	inParts(len(near), func(from, to, part int) {
+		hist := &sc.hist[part]
+		for k := from; k < to; k++ {
+			i := near[k]
+			c0, c1 := codes[2*i]^qc[0], codes[2*i+1]^qc[1]
+			d := far[0][uint8(c0)] + far[1][uint8(c0>>8)] + far[2][uint8(c0>>16)] + far[3][uint8(c0>>24)] +
+				far[4][uint8(c0>>32)] + far[5][uint8(c0>>40)] + far[6][uint8(c0>>48)] + far[7][uint8(c0>>56)] +
+				far[8][uint8(c1)] + far[9][uint8(c1>>8)] + far[10][uint8(c1>>16)] + far[11][uint8(c1>>24)] +
+				far[12][uint8(c1>>32)] + far[13][uint8(c1>>40)] + far[14][uint8(c1>>48)] + far[15][uint8(c1>>56)]
+			d >>= farShift
+			dist[k] = d
+			hist[d]++
+		}
+	})
+	var hist [maxFar>>farShift + 1]int32
+	for p := range parts {
+		for d, c := range sc.hist[p] {
+			hist[d] += c
+		}
+		clear(sc.hist[p][:])
+	}
+	t := threshold(hist[:], want)
+	rows := sc.rows[:0]
+	for k, d := range dist {
+		if int(d) <= t {
+			rows = append(rows, near[k])
+		}
+	}
+	return rows
+}
+
+// threshold is the least t such that the buckets of hist up to t hold at least want rows (the
+// last bucket when they hold fewer).
+func threshold(hist []int32, want int) int {
+	t, within := 0, int(hist[0])
+	for within < want && t < len(hist)-1 {
+		t++
+		within += int(hist[t])
+	}
+	return t
+}
+
+// rerank gives the k best of the given rows (nil: every one of the n rows), best first: it
+// scores every row, in parts (inParts), finds the k-th best score, and sorts only the rows
+// that reach it (the ties at it with them), so the answer does not depend on the order of
+// the rows or the split.
+func (x *Index) rerank(lut *queryTable, qs float32, rows []int32, n, k int, sc *prefilterScratch) []Hit {
+	if rows != nil {
+		n = len(rows)
+	}
+	row := func(j int) int {
+		if rows == nil {
+			return j
+		}
+		return int(rows[j])
+	}
+	if cap(sc.scores) < n {
+		sc.scores = make([]float32, n+n/4)
+	}
+	scores := sc.scores[:n]
+	inParts(n, func(from, to, _ int) {
+		for j := from; j < to; j++ {
+			i := row(j)
+			scores[j] = score(lut.dot(x.rows[i*Dim:(i+1)*Dim]), qs, x.scales[i])
+		}
+	})
+	cut := float32(math.Inf(-1))
+	if n > k {
+		sc.sorted = append(sc.sorted[:0], scores...)
+		cut = kthLargest(sc.sorted, k)
+	}
+	var out []Hit
+	for j, s := range scores {
+		if s >= cut {
+			i := row(j)
+			out = append(out, Hit{x.ids[i], s, x.keys[i]})
+		}
+	}
+	slices.SortFunc(out, func(a, b Hit) int {
 		if better(a, b) {
 			return -1
 		}
@@ -177,36 +409,39 @@ func (x *Index) Search(q Vector, k int) []Hit {
 		}
 		return 0
 	})
-	return all[:min(k, len(all))]
+	return out[:min(k, len(out))]
 }
 
-// scan keeps the k best of rows [from, to).
-func (x *Index) scan(lut *queryTable, qs float32, from, to, k int) minHits {
-	h := make(minHits, 0, min(k, to-from))
-	for i := from; i < to; i++ {
-		id := x.ids[i]
-		d := lut.dot(x.rows[i*Dim : (i+1)*Dim])
-		if len(h) == k {
-			s := score(d, qs, x.scales[i])
-			if !better(Hit{id, s, x.keys[i]}, h[0]) {
-				continue
+// kthLargest is the k-th largest of s (1-based), reordering s (quickselect; the pivot is
+// the middle element, and the answer does not depend on the order of s).
+func kthLargest(s []float32, k int) float32 {
+	lo, hi, want := 0, len(s)-1, k-1
+	for lo < hi {
+		pivot := s[lo+(hi-lo)/2]
+		i, j := lo, hi
+		for i <= j {
+			for s[i] > pivot {
+				i++
 			}
-			h[0] = Hit{id, s, x.keys[i]}
-			heap.Fix(&h, 0)
-			continue
+			for s[j] < pivot {
+				j--
+			}
+			if i <= j {
+				s[i], s[j] = s[j], s[i]
+				i++
+				j--
+			}
 		}
-		heap.Push(&h, Hit{id, score(d, qs, x.scales[i]), x.keys[i]})
+		switch {
+		case want <= j:
+			hi = j
+		case want >= i:
+			lo = i
+		default:
+			return s[want]
+		}
 	}
-	return h
-}
-
-// sorted empties the heap into a slice, best first.
-func (h minHits) sorted() []Hit {
-	out := make([]Hit, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(Hit)
-	}
-	return out
+	return s[want]
 }
 
 // score is a row's cosine with the query: products only, no sum, so no machine can fuse it
@@ -224,20 +459,6 @@ func better(a, b Hit) bool {
 		return a.Key < b.Key
 	}
 	return a.ID < b.ID
-}
-
-// minHits is a heap whose top is the worst hit kept.
-type minHits []Hit
-
-func (h minHits) Len() int           { return len(h) }
-func (h minHits) Less(i, j int) bool { return better(h[j], h[i]) }
-func (h minHits) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHits) Push(x any)        { *h = append(*h, x.(Hit)) }
-func (h *minHits) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // quantize8 rounds v to int8 components with the step max|v|/127 and returns them with the

@@ -16,3 +16,18 @@ const SubwordWeight = 0.25
 // parallelRows is the least number of rows per part when Index.Search splits its scan over
 // CPUs: below it a goroutine costs more than it saves.
 const parallelRows = 16384
+
+// prefilterRows is the most rows Index.Search compares a query with one by one; above, it
+// compares exactly only the rows whose sign codes are nearest the query's (candidates): at
+// least prefilterCandidates of them, prefilterPerHit per hit asked, and one row in
+// prefilterShare (recall@200 against comparing every row: 0.98 on TestPrefilter's 40,000
+// cards, see BenchmarkSemanticSearch for 100,000 and more).
+const (
+	prefilterRows       = 32768
+	prefilterPerHit     = 16
+	prefilterShare      = 32
+	prefilterCandidates = 4096
+	// prefilterNear is how many times the candidates the first pass of the prefilter keeps
+	// (by Hamming distance) for the second to choose from (Index.candidates).
+	prefilterNear = 8
+)
