@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -15,6 +16,7 @@ type liveGraph struct {
 	loaded bool
 	ids    map[string]int32 // DID → arrival id
 	dids   []string         // arrival id → DID
+	order  []int32          // arrival ids in DID order (up to the last index)
 	at     map[edgeKey]int  // the current audit of a target → its place in edges
 	edges  []liveEdge
 
@@ -78,7 +80,7 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 	if g.loaded {
 		return nil
 	}
-	g.ids, g.at, g.dids, g.edges = map[string]int32{}, map[edgeKey]int{}, nil, nil
+	g.ids, g.at, g.dids, g.order, g.edges = map[string]int32{}, map[edgeKey]int{}, nil, nil, nil
 	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
@@ -110,46 +112,87 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 func (g *liveGraph) graph(now int64, staked map[string]float64, extra ...string) (*Graph, []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	v := g.index(staked, extra)
+	return &Graph{Stake: v.stake, Audits: g.audits(now, v.pos)}, v.dids
+}
+
+// view is how one computation indexes the agents: in DID order.
+type view struct {
+	dids  []string  // by index
+	pos   []int32   // the graph's arrival id → index
+	stake []float64 // by index, ETH
+}
+
+// index indexes every agent in the graph or staked (above 0), and those extra names, in
+// DID order, and starts keeping the graph's changes (until release); the caller holds g.mu.
+// The graph's own DIDs are kept in DID order as they arrive (g.order), so a recomputation
+// sorts only the newcomers, not every DID.
+func (g *liveGraph) index(staked map[string]float64, extra []string) *view {
 	g.capturing, g.changes = true, nil
-	dids := slices.Clone(g.dids)
-	added := map[string]bool{}
+	if n := len(g.order); n < len(g.dids) {
+		fresh := make([]int32, 0, len(g.dids)-n)
+		for i := n; i < len(g.dids); i++ {
+			fresh = append(fresh, int32(i))
+		}
+		byDID := func(a, b int32) int { return strings.Compare(g.dids[a], g.dids[b]) }
+		slices.SortFunc(fresh, byDID)
+		merged := make([]int32, 0, len(g.dids))
+		i, j := 0, 0
+		for i < len(g.order) || j < len(fresh) {
+			if j == len(fresh) || i < len(g.order) && byDID(g.order[i], fresh[j]) < 0 {
+				merged = append(merged, g.order[i])
+				i++
+			} else {
+				merged = append(merged, fresh[j])
+				j++
+			}
+		}
+		g.order = merged
+	}
+	var others []string // indexed, not in the graph
 	for did, eth := range staked {
 		if _, ok := g.ids[did]; !ok && eth > 0 {
-			dids = append(dids, did)
-			added[did] = true
+			others = append(others, did)
 		}
 	}
 	for _, did := range extra {
-		if _, ok := g.ids[did]; !ok && !added[did] {
-			dids = append(dids, did)
-			added[did] = true
+		if _, ok := g.ids[did]; !ok {
+			others = append(others, did)
 		}
 	}
-	order := make([]int32, len(dids)) // position in dids → index in DID order
-	sorted := make([]int32, len(dids))
-	for i := range sorted {
-		sorted[i] = int32(i)
-	}
-	slices.SortFunc(sorted, func(a, b int32) int {
-		switch {
-		case dids[a] < dids[b]:
-			return -1
-		case dids[a] > dids[b]:
-			return 1
+	slices.Sort(others)
+	others = slices.Compact(others)
+	v := &view{dids: make([]string, 0, len(g.order)+len(others)), pos: make([]int32, len(g.dids))}
+	i, j := 0, 0
+	for i < len(g.order) || j < len(others) {
+		if j == len(others) || i < len(g.order) && g.dids[g.order[i]] < others[j] {
+			v.pos[g.order[i]] = int32(len(v.dids))
+			v.dids = append(v.dids, g.dids[g.order[i]])
+			i++
+		} else {
+			v.dids = append(v.dids, others[j])
+			j++
 		}
-		return 0
-	})
-	byIndex := make([]string, len(dids))
-	out := &Graph{Stake: make([]float64, len(dids)), Audits: make([]Edge, len(g.edges))}
-	for idx, pos := range sorted {
-		order[pos] = int32(idx)
-		byIndex[idx] = dids[pos]
-		out.Stake[idx] = staked[dids[pos]]
 	}
+	v.stake = make([]float64, len(v.dids))
+	for did, eth := range staked {
+		if id, ok := g.ids[did]; ok {
+			v.stake[v.pos[id]] = eth
+		} else if k, ok := slices.BinarySearch(v.dids, did); ok {
+			v.stake[k] = eth
+		}
+	}
+	return v
+}
+
+// audits lists the graph's audits as the engine reads them, at now (pos: view.pos); the
+// caller holds g.mu.
+func (g *liveGraph) audits(now int64, pos []int32) []Edge {
+	out := make([]Edge, len(g.edges))
 	for i, e := range g.edges {
-		out.Audits[i] = Edge{Auditor: order[e.auditor], Subject: order[e.subject], Score: e.score, Age: float64(now - e.time), Backed: e.backed, Settled: e.settled}
+		out[i] = Edge{Auditor: pos[e.auditor], Subject: pos[e.subject], Score: e.score, Age: float64(now - e.time), Backed: e.backed, Settled: e.settled}
 	}
-	return out, byIndex
+	return out
 }
 
 // release hands over the changes since graph and stops keeping them; the caller holds g.mu.

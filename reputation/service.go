@@ -105,6 +105,11 @@ type snapshot struct {
 	// extra holds the sums of auditor pairs the computation did not have (its own are in
 	// scores.pairs, sorted, found by binary search: no map of a million pairs per refresh).
 	extra map[pairKey]pairSum
+	// exact says the pair sums (scores.pairs and extra) are the live graph's at the
+	// snapshot's time: it was computed from the live graph and followed its every change.
+	exact bool
+	// carried says it was computed from the last snapshot's pair sums (incremental).
+	carried bool
 }
 
 // pair is the sums of the auditor pair k, and a function that stores them back after a change.
@@ -130,13 +135,20 @@ func (snap *snapshot) pair(k pairKey) (pairSum, func(pairSum)) {
 // newSnapshot wraps a computation over g at at (dids: g's agents by index).
 func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot {
 	p := params.withDefaults()
-	snap := &snapshot{at: at, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, p), audits: make([]int, len(dids)),
-		prior: p.priorMean(), params: p, n: len(dids), stake: g.Stake}
+	audits := make([]int, len(dids))
+	for _, e := range g.Audits {
+		audits[e.Subject]++
+	}
+	return wrapSnapshot(at, Compute(g, p), g.Stake, dids, audits, p)
+}
+
+// wrapSnapshot wraps scores computed at at over agents dids (by index) with stake, of whom
+// audits[j] audits are about j; p with defaults.
+func wrapSnapshot(at time.Time, scores *Scores, stake []float64, dids []string, audits []int, p Params) *snapshot {
+	snap := &snapshot{at: at, dids: dids, index: make(map[string]int, len(dids)), scores: scores, audits: audits,
+		prior: p.priorMean(), params: p, n: len(dids), stake: stake}
 	for i, d := range dids {
 		snap.index[d] = i
-	}
-	for _, e := range g.Audits {
-		snap.audits[e.Subject]++
 	}
 	// An auditor the computation did not know has no audits about it, so no one trusts it:
 	// its word weighs 0, unless no one is staked above the minimum and pre-trust is spread over
@@ -145,6 +157,64 @@ func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot
 		snap.newcomer = p.relative(1, 1, 1)
 	}
 	return snap
+}
+
+// carry is what the next computation at the snapshot's time needs of it, indexed as v
+// indexes: the pair sums of every auditor and subject, in CSR order, and how many audits
+// count about each agent. When the snapshot is exact (it followed every change of the live
+// graph since its computation, at its own time), these are exactly what Compute would sum
+// from the live graph's audits: fixed-point sums do not depend on the order they were
+// added and removed in. Nil when an agent with audits is not in v (never, as the live
+// graph's agents are all in it).
+func (snap *snapshot) carry(v *view) ([]pairEntry, []int) {
+	remap := make([]int32, len(snap.dids)) // the snapshot's index → v's, or -1
+	j := 0
+	for i := range snap.n { // both in DID order
+		for j < len(v.dids) && v.dids[j] < snap.dids[i] {
+			j++
+		}
+		remap[i] = -1
+		if j < len(v.dids) && v.dids[j] == snap.dids[i] {
+			remap[i] = int32(j)
+		}
+	}
+	for i := snap.n; i < len(snap.dids); i++ { // the agents follow appended
+		remap[i] = -1
+		if k, ok := slices.BinarySearch(v.dids, snap.dids[i]); ok {
+			remap[i] = int32(k)
+		}
+	}
+	counts := make([]int, len(v.dids))
+	for i, c := range snap.audits {
+		if c > 0 {
+			if remap[i] < 0 {
+				return nil, nil
+			}
+			counts[remap[i]] = c
+		}
+	}
+	more := make([]pairEntry, 0, len(snap.extra))
+	for k, ps := range snap.extra {
+		more = append(more, pairEntry{pairKey{remap[k.auditor], remap[k.subject]}, ps})
+	}
+	slices.SortFunc(more, func(a, b pairEntry) int { return a.key.compare(b.key) })
+	pairs := make([]pairEntry, 0, len(snap.scores.pairs)+len(more))
+	m := 0
+	for _, e := range snap.scores.pairs { // remapped in order: the index order is kept
+		k := pairKey{remap[e.key.auditor], remap[e.key.subject]}
+		for m < len(more) && more[m].key.less(k) {
+			pairs = append(pairs, more[m])
+			m++
+		}
+		pairs = append(pairs, pairEntry{k, e.sum})
+	}
+	pairs = append(pairs, more[m:]...)
+	for _, e := range pairs {
+		if e.key.auditor < 0 || e.key.subject < 0 {
+			return nil, nil
+		}
+	}
+	return pairs, counts
 }
 
 // slot is did's index, appending an agent the computation did not know.
@@ -202,12 +272,15 @@ func (snap *snapshot) follow(c change) {
 	w, ws := p.contribution(ps, rel)
 	sc.all[j] -= w
 	sc.pos[j] -= ws
-	if c.old != nil {
-		ps.sub(p.evidence(snap.edge(c.old)))
-	} else {
+	counts := func(e *liveEdge) bool { return c.auditor != c.subject && e.score >= 0 && e.score <= 1 } // as Edge.valid
+	if c.old == nil {
 		snap.audits[j]++
+	} else if counts(c.old) {
+		ps.sub(p.evidence(snap.edge(c.old)))
 	}
-	ps.add(p.evidence(snap.edge(&c.new)))
+	if counts(&c.new) {
+		ps.add(p.evidence(snap.edge(&c.new)))
+	}
 	store(ps)
 	w, ws = p.contribution(ps, rel)
 	sc.all[j] += w
@@ -613,6 +686,7 @@ func (s *Service) Refresh(ctx context.Context) error {
 		return fmt.Errorf("reputation: stakes: %w", err)
 	}
 	s.live.mu.Lock()
+	fresh := !s.live.loaded
 	err = s.live.load(ctx, s.cfg.Store)
 	s.live.mu.Unlock()
 	if err != nil {
@@ -625,9 +699,42 @@ func (s *Service) Refresh(ctx context.Context) error {
 			return fmt.Errorf("reputation: ERC-8004 feedback: %w", err)
 		}
 	}
-	g, dids := s.live.graph(now.Unix(), staked, subjects(ext)...)
-	g.External = externalEdges(ext, indexOf(dids), now.Unix())
-	snap := newSnapshot(now, g, dids, s.cfg.Params)
+	s.recompute(now, staked, ext, fresh)
+	return nil
+}
+
+// recompute computes the scores at now from the live graph, with stakes staked and the
+// imported feedback ext, and makes them the snapshot readers get; fresh says the live graph
+// was just read from the store (the last snapshot did not follow it). The caller holds
+// refreshMu.
+func (s *Service) recompute(now time.Time, staked map[string]float64, ext []ExternalSignal, fresh bool) {
+	p := s.cfg.Params.withDefaults()
+	// At the last computation's time, with the graph in memory since, its pair sums are
+	// carried over (incremental: no audit is summed again); at a new time every audit's
+	// decay changes, and they are summed afresh. Either way the same sums, so the same bits.
+	s.live.mu.Lock()
+	v := s.live.index(staked, subjects(ext))
+	s.mu.RLock()
+	prev := s.snapshot
+	s.mu.RUnlock()
+	var pairs []pairEntry
+	var counts []int
+	var audits []Edge
+	if !fresh && prev.exact && prev.at.Equal(now) {
+		pairs, counts = prev.carry(v) // under live.mu: no change moves them meanwhile
+	}
+	if pairs == nil {
+		audits = s.live.audits(now.Unix(), v.pos)
+	}
+	s.live.mu.Unlock()
+	external := externalEdges(ext, indexOf(v.dids), now.Unix())
+	var snap *snapshot
+	if pairs != nil {
+		snap = wrapSnapshot(now, computePairs(pairs, v.stake, external, p), v.stake, v.dids, counts, p)
+	} else {
+		snap = newSnapshot(now, &Graph{Stake: v.stake, Audits: audits, External: external}, v.dids, p)
+	}
+	snap.exact, snap.carried = true, pairs != nil
 	for _, sig := range ext {
 		if snap.imported == nil {
 			snap.imported = map[string][]ExternalSignal{}
@@ -642,7 +749,6 @@ func (s *Service) Refresh(ctx context.Context) error {
 	s.mu.Lock()
 	s.snapshot = snap
 	s.mu.Unlock()
-	return nil
 }
 
 func (snap *snapshot) reputation(did string) *Reputation {
