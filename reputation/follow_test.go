@@ -35,7 +35,7 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 					stakes[did(i)] = float64(i%3 + 1)
 				}
 			}
-			g := liveGraph{ids: map[string]int32{}, at: map[edgeKey]int{}, loaded: true}
+			g := liveGraph{ids: map[string]int32{}, at: map[edgeKey]int32{}, loaded: true}
 			for range 300 {
 				g.put(audit(40), r.IntN(2) == 0, r.Float64()*2)
 			}

@@ -2,7 +2,9 @@ package reputation
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -14,10 +16,10 @@ import (
 type liveGraph struct {
 	mu     sync.Mutex
 	loaded bool
-	ids    map[string]int32 // DID → arrival id
-	dids   []string         // arrival id → DID
-	order  []int32          // arrival ids in DID order (up to the last index)
-	at     map[edgeKey]int  // the current audit of a target → its place in edges
+	ids    map[string]int32  // DID → arrival id
+	dids   []string          // arrival id → DID
+	order  []int32           // arrival ids in DID order (up to the last index)
+	at     map[edgeKey]int32 // the current audit of a target → its place in edges
 	edges  []liveEdge
 
 	// While a recomputation runs (from graph to the new snapshot), the changes it does not
@@ -33,9 +35,16 @@ type change struct {
 	new              liveEdge
 }
 
+// targetSeed keys the targets' hashes in liveGraph.at: this process's own.
+var targetSeed = maphash.MakeSeed()
+
+// edgeKey names the audit that counts of one auditor, subject and target. The target is
+// kept as a 64-bit hash under a seed of this process's own (no one outside can aim for a
+// collision, and two of one auditor's targets of one subject colliding by chance is a 2^-64
+// event): ten million audits' target strings would weigh more than the rest of the graph.
 type edgeKey struct {
 	auditor, subject int32
-	target           string
+	target           uint64
 }
 
 type liveEdge struct {
@@ -58,14 +67,14 @@ func (g *liveGraph) id(did string) int32 {
 
 // put makes a the audit that counts for its target, and says what changed.
 func (g *liveGraph) put(a *Audit, backed bool, settled float64) change {
-	k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: a.Target()}
+	k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: maphash.String(targetSeed, a.Target())}
 	c := change{auditor: a.Auditor, subject: a.Subject, new: liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed, settled: settled}}
 	if i, ok := g.at[k]; ok {
 		old := g.edges[i]
 		c.old = &old
 		g.edges[i] = c.new
 	} else {
-		g.at[k] = len(g.edges)
+		g.at[k] = int32(len(g.edges))
 		g.edges = append(g.edges, c.new)
 	}
 	if g.capturing {
@@ -75,34 +84,48 @@ func (g *liveGraph) put(a *Audit, backed bool, settled float64) change {
 }
 
 // load reads the current audits from the store, once: those the rules refuse (Verdict.Refused)
-// count nothing, and are not in the graph.
+// count nothing, and are not in the graph. The query reads one covering index
+// (reputation_audits_counting), in auditor order, never the envelopes.
 func (g *liveGraph) load(ctx context.Context, s *Store) error {
 	if g.loaded {
 		return nil
 	}
-	g.ids, g.at, g.dids, g.order, g.edges = map[string]int32{}, map[edgeKey]int{}, nil, nil, nil
-	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
+	g.ids, g.at, g.dids, g.order, g.edges = map[string]int32{}, map[edgeKey]int32{}, nil, nil, nil
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain).Scan(&n); err != nil {
+		return fmt.Errorf("reputation: count audits: %w", err)
+	}
+	g.edges = make([]liveEdge, 0, n+n/8)
+	g.at = make(map[edgeKey]int32, n+n/8)
+	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting
+		WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
 	defer rows.Close()
+	var auditor, subject, target sql.RawBytes // no string per row: DIDs are interned, targets hashed
+	var e liveEdge
 	for rows.Next() {
-		var a Audit
-		var target string
-		var backed bool
-		var settled float64
-		if err := rows.Scan(&a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &backed, &settled); err != nil {
+		if err := rows.Scan(&auditor, &subject, &target, &e.score, &e.time, &e.backed, &e.settled); err != nil {
 			return err
 		}
-		k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: target}
-		g.at[k] = len(g.edges)
-		g.edges = append(g.edges, liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed, settled: settled})
+		e.auditor, e.subject = g.idBytes(auditor), g.idBytes(subject)
+		g.at[edgeKey{auditor: e.auditor, subject: e.subject, target: maphash.Bytes(targetSeed, target)}] = int32(len(g.edges))
+		g.edges = append(g.edges, e)
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	g.loaded = true
 	return nil
+}
+
+// idBytes is id for a DID read as bytes: a string is made only for a DID new to the graph.
+func (g *liveGraph) idBytes(did []byte) int32 {
+	if i, ok := g.ids[string(did)]; ok {
+		return i
+	}
+	return g.id(string(did))
 }
 
 // graph is the engine's input at now: every agent in the graph or staked, indexed in DID
@@ -114,6 +137,47 @@ func (g *liveGraph) graph(now int64, staked map[string]float64, extra ...string)
 	defer g.mu.Unlock()
 	v := g.index(staked, extra)
 	return &Graph{Stake: v.stake, Audits: g.audits(now, v.pos)}, v.dids
+}
+
+// pairs sums the graph's audits at now per auditor and subject, indexed by pos (view.pos),
+// in CSR order: what collectPairs gives from the engine's input (Graph.Audits), without
+// copying the audits into it first. The caller holds g.mu.
+func (g *liveGraph) pairs(now int64, pos []int32, p Params) []pairEntry {
+	n := len(pos)
+	at := make([]int32, n+1)                                                                            // by arrival id of the auditor: grouped, then sorted by index
+	counted := func(e *liveEdge) bool { return e.auditor != e.subject && e.score >= 0 && e.score <= 1 } // Edge.valid
+	for i := range g.edges {
+		if e := &g.edges[i]; counted(e) {
+			at[e.auditor+1]++
+		}
+	}
+	for i := range n {
+		at[i+1] += at[i]
+	}
+	perm := make([]int32, at[n]) // edges grouped by auditor
+	fill := slices.Clone(at[:n])
+	for i := range g.edges {
+		if e := &g.edges[i]; counted(e) {
+			perm[fill[e.auditor]] = int32(i)
+			fill[e.auditor]++
+		}
+	}
+	fill = nil
+	pairs := make([]pairEntry, 0, len(perm))
+	for _, id := range g.order { // auditors in DID order, so in index order
+		row := perm[at[id]:at[id+1]]
+		slices.SortFunc(row, func(a, b int32) int { return int(pos[g.edges[a].subject] - pos[g.edges[b].subject]) })
+		for k := 0; k < len(row); {
+			var ps pairSum
+			j := pos[g.edges[row[k]].subject]
+			for ; k < len(row) && pos[g.edges[row[k]].subject] == j; k++ {
+				e := &g.edges[row[k]]
+				ps.add(p.evidence(&Edge{Score: e.score, Age: float64(now - e.time), Backed: e.backed, Settled: e.settled}))
+			}
+			pairs = append(pairs, pairEntry{pairKey{pos[id], j}, ps})
+		}
+	}
+	return pairs
 }
 
 // view is how one computation indexes the agents: in DID order.

@@ -110,6 +110,9 @@ type snapshot struct {
 	exact bool
 	// carried says it was computed from the last snapshot's pair sums (incremental).
 	carried bool
+	// restored says it was read from the store at start (restoreScores): the last scores a
+	// computation gave, kept as they were until the first recomputation here.
+	restored bool
 }
 
 // pair is the sums of the auditor pair k, and a function that stores them back after a change.
@@ -587,7 +590,9 @@ func (s *Service) follow(a *Audit, backed bool, settled float64) {
 	}
 	c := s.live.put(a, backed, settled)
 	s.mu.Lock()
-	s.snapshot.follow(c)
+	if !s.snapshot.restored { // stored scores stay as computed until the first recomputation
+		s.snapshot.follow(c)
+	}
 	s.mu.Unlock()
 }
 
@@ -596,22 +601,51 @@ func (s *Service) follow(a *Audit, backed bool, settled float64) {
 func (s *Service) Run(ctx context.Context) error {
 	t := time.NewTicker(min(s.cfg.Every, tick))
 	defer t.Stop()
+	// Until the first recomputation ends (it reads every audit from the store), readers get
+	// the scores the last run stored, at their own computed time.
+	if ok, err := s.restoreScores(ctx); err != nil && ctx.Err() == nil {
+		s.cfg.Logger.Warn("reputation: read stored scores", "err", err)
+	} else if ok {
+		s.cfg.Logger.Info("reputation: answering with stored scores until the first recomputation")
+	}
+	var saved time.Time                                        // when the scores were last stored
 	last := time.Now()                                         // of the last recomputation Run made: the first is now, which loads
 	if err := s.Refresh(ctx); err != nil && ctx.Err() == nil { // the audits into memory
 		s.cfg.Logger.Warn("reputation: compute scores (retrying)", "err", err)
 		last = time.Time{}
+	} else if err == nil {
+		s.storeScores(ctx, &saved)
 	}
 	for {
 		select {
 		case <-ctx.Done():
+			if !saved.IsZero() && last.After(saved) {
+				sctx, cancel := context.WithTimeout(context.Background(), storeScoresTimeout)
+				s.storeScores(sctx, &saved)
+				cancel()
+			}
 			return nil
 		case <-t.C:
 		}
 		recomputed := s.pass(ctx, &last)
+		if recomputed && time.Since(saved) >= saveScoresEvery {
+			s.storeScores(ctx, &saved)
+		}
 		if s.cfg.OnPass != nil {
 			s.cfg.OnPass(recomputed)
 		}
 	}
+}
+
+// storeScores stores the scores readers get (saveScores) and notes when in saved.
+func (s *Service) storeScores(ctx context.Context, saved *time.Time) {
+	if err := s.saveScores(ctx); err != nil {
+		if ctx.Err() == nil {
+			s.cfg.Logger.Warn("reputation: store scores", "err", err)
+		}
+		return
+	}
+	*saved = time.Now()
 }
 
 // pass is one pass of Run's loop: close and anchor log epochs, and recompute the scores when
@@ -719,22 +753,22 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 	s.mu.RUnlock()
 	var pairs []pairEntry
 	var counts []int
-	var audits []Edge
+	carried := false
 	if !fresh && prev.exact && prev.at.Equal(now) {
 		pairs, counts = prev.carry(v) // under live.mu: no change moves them meanwhile
+		carried = pairs != nil
 	}
-	if pairs == nil {
-		audits = s.live.audits(now.Unix(), v.pos)
+	if !carried {
+		pairs = s.live.pairs(now.Unix(), v.pos, p)
+		counts = make([]int, len(v.dids))
+		for _, e := range s.live.edges {
+			counts[v.pos[e.subject]]++
+		}
 	}
 	s.live.mu.Unlock()
 	external := externalEdges(ext, indexOf(v.dids), now.Unix())
-	var snap *snapshot
-	if pairs != nil {
-		snap = wrapSnapshot(now, computePairs(pairs, v.stake, external, p), v.stake, v.dids, counts, p)
-	} else {
-		snap = newSnapshot(now, &Graph{Stake: v.stake, Audits: audits, External: external}, v.dids, p)
-	}
-	snap.exact, snap.carried = true, pairs != nil
+	snap := wrapSnapshot(now, computePairs(pairs, v.stake, external, p), v.stake, v.dids, counts, p)
+	snap.exact, snap.carried = true, carried
 	for _, sig := range ext {
 		if snap.imported == nil {
 			snap.imported = map[string][]ExternalSignal{}
