@@ -61,7 +61,7 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 				}
 			}
 			index := func(d string) int32 {
-				if i, ok := snap.index[d]; ok {
+				if i, ok := snap.find(d); ok {
 					return int32(i)
 				}
 				rel = append(rel, snap.newcomer) // an auditor only

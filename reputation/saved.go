@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/surety-ioa/surety/internal/sqlite"
@@ -139,7 +140,7 @@ func decodeSnapshot(data []byte, p Params) (*snapshot, error) {
 		audits[i] = int(u())
 	}
 	m := len(dids)
-	if bad || r.Len() != 0 || len(head) != 2 || n > m || len(sc.Standing) != m || len(sc.Score) != m || len(sc.Confidence) != m || len(sc.Weight) != m ||
+	if bad || r.Len() != 0 || n > m || !slices.IsSorted(dids[:n]) || len(head) != 2 || n > m || len(sc.Standing) != m || len(sc.Score) != m || len(sc.Confidence) != m || len(sc.Weight) != m ||
 		(sc.External != nil && len(sc.External) != m) || len(sc.Relative) != m || len(stake) != m || len(audits) != m {
 		return nil, errSavedScores
 	}
@@ -147,6 +148,12 @@ func decodeSnapshot(data []byte, p Params) (*snapshot, error) {
 	sc.pos, sc.all = make([]fixed, m), make([]fixed, m) // unused: a restored snapshot follows nothing
 	snap := wrapSnapshot(at, sc, stake, dids, audits, p)
 	snap.n, snap.newcomer, snap.restored = n, head[1], true
+	for i := n; i < m; i++ {
+		if snap.added == nil {
+			snap.added = map[string]int{}
+		}
+		snap.added[dids[i]] = i
+	}
 	return snap, nil
 }
 

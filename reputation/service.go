@@ -90,8 +90,8 @@ type Service struct {
 // snapshot is one computation's scores, and the audits recorded since, applied by follow.
 type snapshot struct {
 	at     time.Time
-	index  map[string]int
-	dids   []string
+	dids   []string       // by index: the computation's n in DID order, then those follow added
+	added  map[string]int // the index of each agent follow added
 	scores *Scores
 	audits []int   // current audits per subject
 	prior  float64 // the score of an agent without audits
@@ -148,11 +148,7 @@ func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot
 // wrapSnapshot wraps scores computed at at over agents dids (by index) with stake, of whom
 // audits[j] audits are about j; p with defaults.
 func wrapSnapshot(at time.Time, scores *Scores, stake []float64, dids []string, audits []int, p Params) *snapshot {
-	snap := &snapshot{at: at, dids: dids, index: make(map[string]int, len(dids)), scores: scores, audits: audits,
-		prior: p.priorMean(), params: p, n: len(dids), stake: stake}
-	for i, d := range dids {
-		snap.index[d] = i
-	}
+	snap := &snapshot{at: at, dids: dids, scores: scores, audits: audits, prior: p.priorMean(), params: p, n: len(dids), stake: stake}
 	// An auditor the computation did not know has no audits about it, so no one trusts it:
 	// its word weighs 0, unless no one is staked above the minimum and pre-trust is spread over
 	// everyone (then it holds what each holds, 1, and speaks with Own of it).
@@ -220,13 +216,26 @@ func (snap *snapshot) carry(v *view) ([]pairEntry, []int) {
 	return pairs, counts
 }
 
+// find is did's index: by binary search among the computation's agents (no map of a
+// million DIDs per recomputation), else among those follow added.
+func (snap *snapshot) find(did string) (int, bool) {
+	if i, ok := slices.BinarySearch(snap.dids[:snap.n], did); ok {
+		return i, true
+	}
+	i, ok := snap.added[did]
+	return i, ok
+}
+
 // slot is did's index, appending an agent the computation did not know.
 func (snap *snapshot) slot(did string) int {
-	if i, ok := snap.index[did]; ok {
+	if i, ok := snap.find(did); ok {
 		return i
 	}
 	i := len(snap.dids)
-	snap.index[did] = i
+	if snap.added == nil {
+		snap.added = map[string]int{}
+	}
+	snap.added[did] = i
 	snap.dids = append(snap.dids, did)
 	snap.audits = append(snap.audits, 0)
 	snap.stake = append(snap.stake, 0)
@@ -244,7 +253,7 @@ func (snap *snapshot) slot(did string) int {
 // standing is what auditor's word weighs (Scores.Relative), and its stake, in this snapshot.
 func (snap *snapshot) standing(auditor string) (rel, stake float64) {
 	rel = snap.newcomer
-	if i, ok := snap.index[auditor]; ok && i < snap.n {
+	if i, ok := snap.find(auditor); ok && i < snap.n {
 		rel, stake = snap.scores.Relative[i], snap.stake[i]
 	}
 	return rel, stake
@@ -787,7 +796,7 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 
 func (snap *snapshot) reputation(did string) *Reputation {
 	r := &Reputation{DID: did, Computed: snap.at}
-	i, ok := snap.index[did]
+	i, ok := snap.find(did)
 	if !ok {
 		r.Score = snap.prior
 		return r
@@ -823,8 +832,8 @@ func (s *Service) Reputation(ctx context.Context, did string) (*Reputation, erro
 // pairWeight is what auditor's audits of subject add to subject's Σ w in this snapshot (0 for
 // a pair it does not hold); it only reads, so readers may call it together.
 func (snap *snapshot) pairWeight(auditor, subject string) float64 {
-	i, ok := snap.index[auditor]
-	j, ok2 := snap.index[subject]
+	i, ok := snap.find(auditor)
+	j, ok2 := snap.find(subject)
 	if !ok || !ok2 {
 		return 0
 	}
