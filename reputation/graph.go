@@ -91,12 +91,6 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 		return nil
 	}
 	g.ids, g.at, g.dids, g.order, g.edges = map[string]int32{}, map[edgeKey]int32{}, nil, nil, nil
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain).Scan(&n); err != nil {
-		return fmt.Errorf("reputation: count audits: %w", err)
-	}
-	g.edges = make([]liveEdge, 0, n+n/8)
-	g.at = make(map[edgeKey]int32, n+n/8)
 	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting
 		WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
 	if err != nil {
@@ -105,11 +99,17 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 	defer rows.Close()
 	var auditor, subject, target sql.RawBytes // no string per row: DIDs are interned, targets hashed
 	var e liveEdge
+	last := ""          // the last row's auditor: rows come in auditor order
+	lastID := int32(-1) // and its id
 	for rows.Next() {
 		if err := rows.Scan(&auditor, &subject, &target, &e.score, &e.time, &e.backed, &e.settled); err != nil {
 			return err
 		}
-		e.auditor, e.subject = g.idBytes(auditor), g.idBytes(subject)
+		if lastID < 0 || string(auditor) != last {
+			lastID = g.idBytes(auditor)
+			last = g.dids[lastID]
+		}
+		e.auditor, e.subject = lastID, g.idBytes(subject)
 		g.at[edgeKey{auditor: e.auditor, subject: e.subject, target: maphash.Bytes(targetSeed, target)}] = int32(len(g.edges))
 		g.edges = append(g.edges, e)
 	}
