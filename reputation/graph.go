@@ -91,6 +91,17 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 		return nil
 	}
 	g.ids, g.at, g.dids, g.order, g.edges = map[string]int32{}, map[edgeKey]int32{}, nil, nil, nil
+	// Room for every row the table holds and an eighth more, so ten million audits are not
+	// copied as the list doubles (the table's largest rowid is its row count, or above it
+	// once rows were deleted: an index lookup, where a COUNT would walk the rows).
+	var rowsAbove sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(rowid) FROM reputation_audits`).Scan(&rowsAbove); err != nil {
+		return fmt.Errorf("reputation: read audits: %w", err)
+	}
+	if n := int(rowsAbove.Int64); n > 0 {
+		g.edges = make([]liveEdge, 0, n+n/8)
+		g.at = make(map[edgeKey]int32, n)
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting
 		WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
 	if err != nil {

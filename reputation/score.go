@@ -272,33 +272,10 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 
 	// Local trust: s_ij per (auditor, subject) pair. As in the scores, one auditor's audits
 	// of one subject count as at most one full audit: repeated bounties between two wallets
-	// do not move trust between them. C_ij = s_ij / Σ_k s_ik.
-	rowStart := make([]int32, n+1)
-	cols := make([]int32, 0, len(pairs))
-	trust := make([]fixed, 0, len(pairs))
-	for _, e := range pairs {
-		if s := e.sum.trust(p); s > 0 {
-			cols = append(cols, e.key.subject)
-			trust = append(trust, s)
-			rowStart[e.key.auditor+1]++
-		}
-	}
-	for i := range n {
-		rowStart[i+1] += rowStart[i]
-	}
-	weights := make([]float64, len(trust)) // C_ij
-	for i := range n {
-		var total fixed
-		for k := rowStart[i]; k < rowStart[i+1]; k++ {
-			total += trust[k]
-		}
-		for k := rowStart[i]; k < rowStart[i+1]; k++ {
-			weights[k] = float64(trust[k]) / float64(total)
-		}
-	}
-	trust = nil
-	m := transpose(rowStart, cols, weights)
-	cols, weights = nil, nil
+	// do not move trust between them. C_ij = s_ij / Σ_k s_ik, laid out by subject at once
+	// (no matrix by auditor in between).
+	m := trustMatrix(pairs, n, p)
+	empty := func(i int) bool { return m.gives[i] == 0 } // an auditor with no trust to give
 
 	// Pre-trust over the staked, in proportion to stake above the minimum; over everyone
 	// evenly when nobody is staked above it (a world where nothing was put at stake, such as
@@ -348,7 +325,7 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	for out.Iterations = 1; out.Iterations <= p.MaxIter; out.Iterations++ {
 		dangling := 0.0
 		for i := range n {
-			if rowStart[i] == rowStart[i+1] {
+			if empty(i) {
 				dangling += t[i]
 				continue
 			}
@@ -396,25 +373,32 @@ type incoming struct {
 	start  []int32
 	from   []int32
 	weight []float64
+	gives  []int32 // how many subjects each auditor trusts
 }
 
-// transpose turns the rows of C (by auditor) into columns (by subject), each column's
-// auditors in index order.
-func transpose(rowStart, cols []int32, weights []float64) *incoming {
-	n := len(rowStart) - 1
-	m := &incoming{start: make([]int32, n+1), from: make([]int32, len(cols)), weight: make([]float64, len(cols))}
-	for _, j := range cols {
-		m.start[j+1]++
+// trustMatrix lays out C by subject from the pairs (in CSR order: by auditor, then
+// subject), so each subject's auditors come in index order: C_ij = s_ij / Σ_k s_ik, each
+// auditor's total summed in fixed point first.
+func trustMatrix(pairs []pairEntry, n int, p Params) *incoming {
+	total := make([]fixed, n)
+	m := &incoming{start: make([]int32, n+1), gives: make([]int32, n)}
+	for _, e := range pairs {
+		if s := e.sum.trust(p); s > 0 {
+			total[e.key.auditor] += s
+			m.gives[e.key.auditor]++
+			m.start[e.key.subject+1]++
+		}
 	}
 	for j := range n {
 		m.start[j+1] += m.start[j]
 	}
+	m.from, m.weight = make([]int32, m.start[n]), make([]float64, m.start[n])
 	fill := slices.Clone(m.start[:n])
-	for i := range n {
-		for k := rowStart[i]; k < rowStart[i+1]; k++ {
-			j := cols[k]
-			m.from[fill[j]] = int32(i)
-			m.weight[fill[j]] = weights[k]
+	for _, e := range pairs {
+		if s := e.sum.trust(p); s > 0 {
+			j := e.key.subject
+			m.from[fill[j]] = e.key.auditor
+			m.weight[fill[j]] = float64(s) / float64(total[e.key.auditor])
 			fill[j]++
 		}
 	}
