@@ -16,11 +16,10 @@ import (
 type liveGraph struct {
 	mu     sync.Mutex
 	loaded bool
-	ids    map[string]int32  // DID → arrival id
-	dids   []string          // arrival id → DID
-	order  []int32           // arrival ids in DID order (up to the last index)
-	at     map[edgeKey]int32 // the current audit of a target → its place in edges
-	edges  []liveEdge
+	ids    map[string]int32 // DID → arrival id
+	dids   []string         // arrival id → DID
+	order  []int32          // arrival ids in DID order (up to the last index)
+	edges  edgeStore        // the current audit of each auditor, subject and target
 
 	// While a recomputation runs (from graph to the new snapshot), the changes it does not
 	// see, to replay on its outcome.
@@ -35,17 +34,12 @@ type change struct {
 	new              liveEdge
 }
 
-// targetSeed keys the targets' hashes in liveGraph.at: this process's own.
+// targetSeed keys the targets' hashes in the live graph: this process's own. An audit that
+// counts is found by its auditor, subject and target, the target kept as a 64-bit hash under
+// this seed (no one outside can aim for a collision, and two of one auditor's targets of one
+// subject colliding by chance is a 2^-64 event): ten million audits' target strings would
+// weigh more than the rest of the graph.
 var targetSeed = maphash.MakeSeed()
-
-// edgeKey names the audit that counts of one auditor, subject and target. The target is
-// kept as a 64-bit hash under a seed of this process's own (no one outside can aim for a
-// collision, and two of one auditor's targets of one subject colliding by chance is a 2^-64
-// event): ten million audits' target strings would weigh more than the rest of the graph.
-type edgeKey struct {
-	auditor, subject int32
-	target           uint64
-}
 
 type liveEdge struct {
 	auditor, subject int32
@@ -67,15 +61,9 @@ func (g *liveGraph) id(did string) int32 {
 
 // put makes a the audit that counts for its target, and says what changed.
 func (g *liveGraph) put(a *Audit, backed bool, settled float64) change {
-	k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: maphash.String(targetSeed, a.Target())}
-	c := change{auditor: a.Auditor, subject: a.Subject, new: liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed, settled: settled}}
-	if i, ok := g.at[k]; ok {
-		old := g.edges[i]
+	c := change{auditor: a.Auditor, subject: a.Subject, new: liveEdge{auditor: g.id(a.Auditor), subject: g.id(a.Subject), score: a.Score, time: a.Time, backed: backed, settled: settled}}
+	if old, ok := g.edges.put(c.new, maphash.String(targetSeed, a.Target())); ok {
 		c.old = &old
-		g.edges[i] = c.new
-	} else {
-		g.at[k] = int32(len(g.edges))
-		g.edges = append(g.edges, c.new)
 	}
 	if g.capturing {
 		g.changes = append(g.changes, c)
@@ -90,7 +78,7 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 	if g.loaded {
 		return nil
 	}
-	g.ids, g.at, g.dids, g.order, g.edges = map[string]int32{}, map[edgeKey]int32{}, nil, nil, nil
+	g.ids, g.dids, g.order, g.edges = map[string]int32{}, nil, nil, edgeStore{}
 	// Room for every row the table holds and an eighth more, so ten million audits are not
 	// copied as the list doubles (the table's largest rowid is its row count, or above it
 	// once rows were deleted: an index lookup, where a COUNT would walk the rows).
@@ -99,8 +87,7 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
 	if n := int(rowsAbove.Int64); n > 0 {
-		g.edges = make([]liveEdge, 0, n+n/8)
-		g.at = make(map[edgeKey]int32, n)
+		g.edges.reserve(n + n/8)
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting
 		WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
@@ -121,8 +108,7 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 			last = g.dids[lastID]
 		}
 		e.auditor, e.subject = lastID, g.idBytes(subject)
-		g.at[edgeKey{auditor: e.auditor, subject: e.subject, target: maphash.Bytes(targetSeed, target)}] = int32(len(g.edges))
-		g.edges = append(g.edges, e)
+		g.edges.put(e, maphash.Bytes(targetSeed, target))
 	}
 	if err := rows.Err(); err != nil {
 		return err
@@ -155,11 +141,14 @@ func (g *liveGraph) graph(now int64, staked map[string]float64, extra ...string)
 // copying the audits into it first. The caller holds g.mu.
 func (g *liveGraph) pairs(now int64, pos []int32, p Params) []pairEntry {
 	n := len(pos)
-	at := make([]int32, n+1)                                                                            // by arrival id of the auditor: grouped, then sorted by index
-	counted := func(e *liveEdge) bool { return e.auditor != e.subject && e.score >= 0 && e.score <= 1 } // Edge.valid
-	for i := range g.edges {
-		if e := &g.edges[i]; counted(e) {
-			at[e.auditor+1]++
+	es := &g.edges
+	at := make([]int32, n+1)      // by arrival id of the auditor: grouped, then sorted by index
+	counted := func(i int) bool { // Edge.valid
+		return es.auditor[i] != es.subject[i] && es.score[i] >= 0 && es.score[i] <= 1
+	}
+	for i := range es.len() {
+		if counted(i) {
+			at[es.auditor[i]+1]++
 		}
 	}
 	for i := range n {
@@ -167,23 +156,24 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params) []pairEntry {
 	}
 	perm := make([]int32, at[n]) // edges grouped by auditor
 	fill := slices.Clone(at[:n])
-	for i := range g.edges {
-		if e := &g.edges[i]; counted(e) {
-			perm[fill[e.auditor]] = int32(i)
-			fill[e.auditor]++
+	for i := range es.len() {
+		if counted(i) {
+			a := es.auditor[i]
+			perm[fill[a]] = int32(i)
+			fill[a]++
 		}
 	}
 	fill = nil
 	pairs := make([]pairEntry, 0, len(perm))
 	for _, id := range g.order { // auditors in DID order, so in index order
 		row := perm[at[id]:at[id+1]]
-		slices.SortFunc(row, func(a, b int32) int { return int(pos[g.edges[a].subject] - pos[g.edges[b].subject]) })
+		slices.SortFunc(row, func(a, b int32) int { return int(pos[es.subject[a]] - pos[es.subject[b]]) })
 		for k := 0; k < len(row); {
 			var ps pairSum
-			j := pos[g.edges[row[k]].subject]
-			for ; k < len(row) && pos[g.edges[row[k]].subject] == j; k++ {
-				e := &g.edges[row[k]]
-				ps.add(p.evidence(&Edge{Score: e.score, Age: float64(now - e.time), Backed: e.backed, Settled: e.settled}))
+			j := pos[es.subject[row[k]]]
+			for ; k < len(row) && pos[es.subject[row[k]]] == j; k++ {
+				e := row[k]
+				ps.add(p.evidence(&Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}))
 			}
 			pairs = append(pairs, pairEntry{pairKey{pos[id], j}, ps})
 		}
@@ -263,9 +253,10 @@ func (g *liveGraph) index(staked map[string]float64, extra []string) *view {
 // audits lists the graph's audits as the engine reads them, at now (pos: view.pos); the
 // caller holds g.mu.
 func (g *liveGraph) audits(now int64, pos []int32) []Edge {
-	out := make([]Edge, len(g.edges))
-	for i, e := range g.edges {
-		out[i] = Edge{Auditor: pos[e.auditor], Subject: pos[e.subject], Score: e.score, Age: float64(now - e.time), Backed: e.backed, Settled: e.settled}
+	es := &g.edges
+	out := make([]Edge, es.len())
+	for i := range out {
+		out[i] = Edge{Auditor: pos[es.auditor[i]], Subject: pos[es.subject[i]], Score: es.score[i], Age: float64(now - es.time[i]), Backed: es.backed[i], Settled: es.settled[i]}
 	}
 	return out
 }

@@ -29,7 +29,7 @@ func TestIncrementalMatchesFull(t *testing.T) {
 			}
 			now := time.Unix(1_800_000_000, 0).UTC()
 			svc := NewService(ServiceConfig{Params: params, Now: func() time.Time { return now }})
-			svc.live.ids, svc.live.at, svc.live.loaded = map[string]int32{}, map[edgeKey]int32{}, true
+			svc.live.ids, svc.live.loaded = map[string]int32{}, true
 			did := func() string { return fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)) }
 			var agents []string
 			for range 20 + r.IntN(60) {

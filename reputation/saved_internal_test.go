@@ -34,7 +34,7 @@ func FuzzDecodeSavedScores(f *testing.F) {
 // TestSavedScoresKeepFollowedAgents: an agent the computation did not know, added by a
 // followed audit, reads the same from stored scores as from the snapshot they were stored from.
 func TestSavedScoresKeepFollowedAgents(t *testing.T) {
-	g := liveGraph{ids: map[string]int32{}, at: map[edgeKey]int32{}, loaded: true}
+	g := liveGraph{ids: map[string]int32{}, loaded: true}
 	now := int64(1_800_000_000)
 	g.put(&Audit{Auditor: "did:key:zb", Subject: "did:key:zc", Envelope: "1", Score: 0.9, Time: now - 50}, true, 1)
 	computed, dids := g.graph(now, map[string]float64{"did:key:zb": 2})

@@ -770,8 +770,8 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 	if !carried {
 		pairs = s.live.pairs(now.Unix(), v.pos, p)
 		counts = make([]int, len(v.dids))
-		for _, e := range s.live.edges {
-			counts[v.pos[e.subject]]++
+		for _, j := range s.live.edges.subject {
+			counts[v.pos[j]]++
 		}
 	}
 	s.live.mu.Unlock()
