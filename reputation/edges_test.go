@@ -1,7 +1,10 @@
 package reputation
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -52,5 +55,29 @@ func TestEdgeStoreMatchesAMap(t *testing.T) {
 		if _, _, ok := s.find(50, 0, 0); ok {
 			t.Fatal("a key never put is found")
 		}
+	}
+}
+
+// TestLivePairsAreCollectPairs sums the live graph's pairs straight from its columns, with an
+// auditor's repeated audits of one subject (new targets and replacements): the same pairs,
+// to the bit, as collectPairs over the engine's input, and a list no longer than they are.
+func TestLivePairsAreCollectPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 31))
+	now := int64(1_800_000_000)
+	g := liveGraph{ids: map[string]int32{}, loaded: true}
+	for i := range 2_000 {
+		a, s := r.IntN(30), r.IntN(30)
+		g.put(&Audit{Auditor: fmt.Sprintf("did:key:z%03d", a), Subject: fmt.Sprintf("did:key:z%03d", s), Envelope: strconv.Itoa(r.IntN(4)),
+			Score: r.Float64()*1.2 - 0.1, Time: now - int64(i)*3_600}, r.IntN(2) == 0, r.Float64()*2)
+	}
+	p := Params{}.withDefaults()
+	computed, _ := g.graph(now, map[string]float64{"did:key:z001": 2})
+	v := g.index(map[string]float64{"did:key:z001": 2}, nil)
+	got, want := g.pairs(now, v.pos, p), collectPairs(computed, p)
+	if !slices.Equal(got, want) {
+		t.Fatalf("live pairs differ from collectPairs: %d and %d", len(got), len(want))
+	}
+	if cap(got) != len(got) || len(got) >= g.edges.len() {
+		t.Fatalf("%d pairs in a list of %d for %d audits", len(got), cap(got), g.edges.len())
 	}
 }

@@ -164,10 +164,22 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params) []pairEntry {
 		}
 	}
 	fill = nil
-	pairs := make([]pairEntry, 0, len(perm))
-	for _, id := range g.order { // auditors in DID order, so in index order
+	// Each auditor's audits by subject, and the pairs counted, so the list the snapshot
+	// keeps is no longer than they are (an auditor's repeated audits of one subject are one
+	// pair: with room for every audit, the slack would stay until the next computation).
+	count := 0
+	for id := range int32(n) {
 		row := perm[at[id]:at[id+1]]
 		slices.SortFunc(row, func(a, b int32) int { return int(pos[es.subject[a]] - pos[es.subject[b]]) })
+		for k := range row {
+			if k == 0 || pos[es.subject[row[k]]] != pos[es.subject[row[k-1]]] {
+				count++
+			}
+		}
+	}
+	pairs := make([]pairEntry, 0, count)
+	for _, id := range g.order { // auditors in DID order, so in index order
+		row := perm[at[id]:at[id+1]]
 		for k := 0; k < len(row); {
 			var ps pairSum
 			j := pos[es.subject[row[k]]]
