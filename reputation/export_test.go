@@ -17,6 +17,25 @@ func PublishRaw(ctx context.Context, s *Service, data []byte) error {
 	return topic.Publish(ctx, data)
 }
 
+// LoadGraph reads the audits that count from the store into s's graph in memory, as its first
+// recomputation does (a no-op once read).
+func LoadGraph(ctx context.Context, s *Service) error {
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	return s.live.load(ctx, s.cfg.Store)
+}
+
+// RestoreScores makes the stored scores the ones s answers with, as Run does at start.
+func RestoreScores(ctx context.Context, s *Service) (bool, error) { return s.restoreScores(ctx) }
+
+// Carried says whether s's last recomputation carried the pair sums of the one before over
+// (incremental) instead of summing every audit.
+func Carried(s *Service) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.snapshot.carried
+}
+
 // Follow is what recording audit a does in memory, without the checks and the store; a backed
 // one as if its bounty settled the value of full backing.
 func Follow(s *Service, a *Audit, backed bool) { s.follow(a, backed, DefaultFullBacking) }

@@ -35,7 +35,7 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 					stakes[did(i)] = float64(i%3 + 1)
 				}
 			}
-			g := liveGraph{ids: map[string]int32{}, at: map[edgeKey]int{}, loaded: true}
+			g := liveGraph{ids: map[string]int32{}, loaded: true}
 			for range 300 {
 				g.put(audit(40), r.IntN(2) == 0, r.Float64()*2)
 			}
@@ -61,7 +61,7 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 				}
 			}
 			index := func(d string) int32 {
-				if i, ok := snap.index[d]; ok {
+				if i, ok := snap.find(d); ok {
 					return int32(i)
 				}
 				rel = append(rel, snap.newcomer) // an auditor only
@@ -69,7 +69,8 @@ func TestFollowMatchesFrozenStandings(t *testing.T) {
 				return int32(len(stake) - 1)
 			}
 			all := &Graph{}
-			for _, e := range g.edges {
+			for i := range g.edges.len() {
+				e := g.edges.edge(int32(i))
 				all.Audits = append(all.Audits, Edge{Auditor: index(g.dids[e.auditor]), Subject: index(g.dids[e.subject]), Score: e.score, Age: float64(now - e.time), Backed: e.backed, Settled: e.settled})
 			}
 			all.Stake = stake

@@ -2,8 +2,11 @@ package reputation
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"hash/maphash"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -15,8 +18,8 @@ type liveGraph struct {
 	loaded bool
 	ids    map[string]int32 // DID → arrival id
 	dids   []string         // arrival id → DID
-	at     map[edgeKey]int  // the current audit of a target → its place in edges
-	edges  []liveEdge
+	order  []int32          // arrival ids in DID order (up to the last index)
+	edges  edgeStore        // the current audit of each auditor, subject and target
 
 	// While a recomputation runs (from graph to the new snapshot), the changes it does not
 	// see, to replay on its outcome.
@@ -31,10 +34,12 @@ type change struct {
 	new              liveEdge
 }
 
-type edgeKey struct {
-	auditor, subject int32
-	target           string
-}
+// targetSeed keys the targets' hashes in the live graph: this process's own. An audit that
+// counts is found by its auditor, subject and target, the target kept as a 64-bit hash under
+// this seed (no one outside can aim for a collision, and two of one auditor's targets of one
+// subject colliding by chance is a 2^-64 event): ten million audits' target strings would
+// weigh more than the rest of the graph.
+var targetSeed = maphash.MakeSeed()
 
 type liveEdge struct {
 	auditor, subject int32
@@ -56,15 +61,9 @@ func (g *liveGraph) id(did string) int32 {
 
 // put makes a the audit that counts for its target, and says what changed.
 func (g *liveGraph) put(a *Audit, backed bool, settled float64) change {
-	k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: a.Target()}
-	c := change{auditor: a.Auditor, subject: a.Subject, new: liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed, settled: settled}}
-	if i, ok := g.at[k]; ok {
-		old := g.edges[i]
+	c := change{auditor: a.Auditor, subject: a.Subject, new: liveEdge{auditor: g.id(a.Auditor), subject: g.id(a.Subject), score: a.Score, time: a.Time, backed: backed, settled: settled}}
+	if old, ok := g.edges.put(c.new, maphash.String(targetSeed, a.Target())); ok {
 		c.old = &old
-		g.edges[i] = c.new
-	} else {
-		g.at[k] = len(g.edges)
-		g.edges = append(g.edges, c.new)
 	}
 	if g.capturing {
 		g.changes = append(g.changes, c)
@@ -73,34 +72,57 @@ func (g *liveGraph) put(a *Audit, backed bool, settled float64) change {
 }
 
 // load reads the current audits from the store, once: those the rules refuse (Verdict.Refused)
-// count nothing, and are not in the graph.
+// count nothing, and are not in the graph. The query reads one covering index
+// (reputation_audits_counting), in auditor order, never the envelopes.
 func (g *liveGraph) load(ctx context.Context, s *Store) error {
 	if g.loaded {
 		return nil
 	}
-	g.ids, g.at, g.dids, g.edges = map[string]int32{}, map[edgeKey]int{}, nil, nil
-	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
+	g.ids, g.dids, g.order, g.edges = map[string]int32{}, nil, nil, edgeStore{}
+	// Room for every row the table holds and an eighth more, so ten million audits are not
+	// copied as the list doubles (the table's largest rowid is its row count, or above it
+	// once rows were deleted: an index lookup, where a COUNT would walk the rows).
+	var rowsAbove sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(rowid) FROM reputation_audits`).Scan(&rowsAbove); err != nil {
+		return fmt.Errorf("reputation: read audits: %w", err)
+	}
+	if n := int(rowsAbove.Int64); n > 0 {
+		g.edges.reserve(n + n/8)
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting
+		WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
 	defer rows.Close()
+	var auditor, subject, target sql.RawBytes // no string per row: DIDs are interned, targets hashed
+	var e liveEdge
+	last := ""          // the last row's auditor: rows come in auditor order
+	lastID := int32(-1) // and its id
 	for rows.Next() {
-		var a Audit
-		var target string
-		var backed bool
-		var settled float64
-		if err := rows.Scan(&a.Auditor, &a.Subject, &target, &a.Score, &a.Time, &backed, &settled); err != nil {
+		if err := rows.Scan(&auditor, &subject, &target, &e.score, &e.time, &e.backed, &e.settled); err != nil {
 			return err
 		}
-		k := edgeKey{auditor: g.id(a.Auditor), subject: g.id(a.Subject), target: target}
-		g.at[k] = len(g.edges)
-		g.edges = append(g.edges, liveEdge{auditor: k.auditor, subject: k.subject, score: a.Score, time: a.Time, backed: backed, settled: settled})
+		if lastID < 0 || string(auditor) != last {
+			lastID = g.idBytes(auditor)
+			last = g.dids[lastID]
+		}
+		e.auditor, e.subject = lastID, g.idBytes(subject)
+		g.edges.put(e, maphash.Bytes(targetSeed, target))
 	}
 	if err := rows.Err(); err != nil {
 		return err
 	}
 	g.loaded = true
 	return nil
+}
+
+// idBytes is id for a DID read as bytes: a string is made only for a DID new to the graph.
+func (g *liveGraph) idBytes(did []byte) int32 {
+	if i, ok := g.ids[string(did)]; ok {
+		return i
+	}
+	return g.id(string(did))
 }
 
 // graph is the engine's input at now: every agent in the graph or staked, indexed in DID
@@ -110,46 +132,145 @@ func (g *liveGraph) load(ctx context.Context, s *Store) error {
 func (g *liveGraph) graph(now int64, staked map[string]float64, extra ...string) (*Graph, []string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	v := g.index(staked, extra)
+	return &Graph{Stake: v.stake, Audits: g.audits(now, v.pos)}, v.dids
+}
+
+// pairs sums the graph's audits at now per auditor and subject, indexed by pos (view.pos),
+// in CSR order: what collectPairs gives from the engine's input (Graph.Audits), without
+// copying the audits into it first. The caller holds g.mu.
+func (g *liveGraph) pairs(now int64, pos []int32, p Params) []pairEntry {
+	n := len(pos)
+	es := &g.edges
+	at := make([]int32, n+1)      // by arrival id of the auditor: grouped, then sorted by index
+	counted := func(i int) bool { // Edge.valid
+		return es.auditor[i] != es.subject[i] && es.score[i] >= 0 && es.score[i] <= 1
+	}
+	for i := range es.len() {
+		if counted(i) {
+			at[es.auditor[i]+1]++
+		}
+	}
+	for i := range n {
+		at[i+1] += at[i]
+	}
+	perm := make([]int32, at[n]) // edges grouped by auditor
+	fill := slices.Clone(at[:n])
+	for i := range es.len() {
+		if counted(i) {
+			a := es.auditor[i]
+			perm[fill[a]] = int32(i)
+			fill[a]++
+		}
+	}
+	fill = nil
+	// Each auditor's audits by subject, and the pairs counted, so the list the snapshot
+	// keeps is no longer than they are (an auditor's repeated audits of one subject are one
+	// pair: with room for every audit, the slack would stay until the next computation).
+	count := 0
+	for id := range int32(n) {
+		row := perm[at[id]:at[id+1]]
+		slices.SortFunc(row, func(a, b int32) int { return int(pos[es.subject[a]] - pos[es.subject[b]]) })
+		for k := range row {
+			if k == 0 || pos[es.subject[row[k]]] != pos[es.subject[row[k-1]]] {
+				count++
+			}
+		}
+	}
+	pairs := make([]pairEntry, 0, count)
+	for _, id := range g.order { // auditors in DID order, so in index order
+		row := perm[at[id]:at[id+1]]
+		for k := 0; k < len(row); {
+			var ps pairSum
+			j := pos[es.subject[row[k]]]
+			for ; k < len(row) && pos[es.subject[row[k]]] == j; k++ {
+				e := row[k]
+				ps.add(p.evidence(&Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}))
+			}
+			pairs = append(pairs, pairEntry{pairKey{pos[id], j}, ps})
+		}
+	}
+	return pairs
+}
+
+// view is how one computation indexes the agents: in DID order.
+type view struct {
+	dids  []string  // by index
+	pos   []int32   // the graph's arrival id → index
+	stake []float64 // by index, ETH
+}
+
+// index indexes every agent in the graph or staked (above 0), and those extra names, in
+// DID order, and starts keeping the graph's changes (until release); the caller holds g.mu.
+// The graph's own DIDs are kept in DID order as they arrive (g.order), so a recomputation
+// sorts only the newcomers, not every DID.
+func (g *liveGraph) index(staked map[string]float64, extra []string) *view {
 	g.capturing, g.changes = true, nil
-	dids := slices.Clone(g.dids)
-	added := map[string]bool{}
+	if n := len(g.order); n < len(g.dids) {
+		fresh := make([]int32, 0, len(g.dids)-n)
+		for i := n; i < len(g.dids); i++ {
+			fresh = append(fresh, int32(i))
+		}
+		byDID := func(a, b int32) int { return strings.Compare(g.dids[a], g.dids[b]) }
+		slices.SortFunc(fresh, byDID)
+		merged := make([]int32, 0, len(g.dids))
+		i, j := 0, 0
+		for i < len(g.order) || j < len(fresh) {
+			if j == len(fresh) || i < len(g.order) && byDID(g.order[i], fresh[j]) < 0 {
+				merged = append(merged, g.order[i])
+				i++
+			} else {
+				merged = append(merged, fresh[j])
+				j++
+			}
+		}
+		g.order = merged
+	}
+	var others []string // indexed, not in the graph
 	for did, eth := range staked {
 		if _, ok := g.ids[did]; !ok && eth > 0 {
-			dids = append(dids, did)
-			added[did] = true
+			others = append(others, did)
 		}
 	}
 	for _, did := range extra {
-		if _, ok := g.ids[did]; !ok && !added[did] {
-			dids = append(dids, did)
-			added[did] = true
+		if _, ok := g.ids[did]; !ok {
+			others = append(others, did)
 		}
 	}
-	order := make([]int32, len(dids)) // position in dids → index in DID order
-	sorted := make([]int32, len(dids))
-	for i := range sorted {
-		sorted[i] = int32(i)
-	}
-	slices.SortFunc(sorted, func(a, b int32) int {
-		switch {
-		case dids[a] < dids[b]:
-			return -1
-		case dids[a] > dids[b]:
-			return 1
+	slices.Sort(others)
+	others = slices.Compact(others)
+	v := &view{dids: make([]string, 0, len(g.order)+len(others)), pos: make([]int32, len(g.dids))}
+	i, j := 0, 0
+	for i < len(g.order) || j < len(others) {
+		if j == len(others) || i < len(g.order) && g.dids[g.order[i]] < others[j] {
+			v.pos[g.order[i]] = int32(len(v.dids))
+			v.dids = append(v.dids, g.dids[g.order[i]])
+			i++
+		} else {
+			v.dids = append(v.dids, others[j])
+			j++
 		}
-		return 0
-	})
-	byIndex := make([]string, len(dids))
-	out := &Graph{Stake: make([]float64, len(dids)), Audits: make([]Edge, len(g.edges))}
-	for idx, pos := range sorted {
-		order[pos] = int32(idx)
-		byIndex[idx] = dids[pos]
-		out.Stake[idx] = staked[dids[pos]]
 	}
-	for i, e := range g.edges {
-		out.Audits[i] = Edge{Auditor: order[e.auditor], Subject: order[e.subject], Score: e.score, Age: float64(now - e.time), Backed: e.backed, Settled: e.settled}
+	v.stake = make([]float64, len(v.dids))
+	for did, eth := range staked {
+		if id, ok := g.ids[did]; ok {
+			v.stake[v.pos[id]] = eth
+		} else if k, ok := slices.BinarySearch(v.dids, did); ok {
+			v.stake[k] = eth
+		}
 	}
-	return out, byIndex
+	return v
+}
+
+// audits lists the graph's audits as the engine reads them, at now (pos: view.pos); the
+// caller holds g.mu.
+func (g *liveGraph) audits(now int64, pos []int32) []Edge {
+	es := &g.edges
+	out := make([]Edge, es.len())
+	for i := range out {
+		out[i] = Edge{Auditor: pos[es.auditor[i]], Subject: pos[es.subject[i]], Score: es.score[i], Age: float64(now - es.time[i]), Backed: es.backed[i], Settled: es.settled[i]}
+	}
+	return out
 }
 
 // release hands over the changes since graph and stops keeping them; the caller holds g.mu.

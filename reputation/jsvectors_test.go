@@ -159,7 +159,7 @@ func scoreVectors() map[string]any {
 			}
 			w.Audits = append(w.Audits, au)
 		}
-		g := &liveGraph{ids: map[string]int32{}, at: map[edgeKey]int{}}
+		g := &liveGraph{ids: map[string]int32{}}
 		for _, au := range w.Audits {
 			if au.Counts {
 				a := &Audit{Auditor: au.Auditor, Subject: au.Subject, Score: au.Score, Time: au.Time}

@@ -14,6 +14,13 @@ const (
 	defaultRecomputeEvery = 5 * time.Second
 	// defaultClock is the step of the time scores are computed at, without a log.
 	defaultClock = time.Minute
+	// saveScoresEvery is how often Run stores the latest scores (and at its first
+	// recomputation and when it stops), for a restart to answer with until it recomputes.
+	saveScoresEvery = 10 * time.Minute
+	// storeScoresTimeout bounds storing the scores when Run stops.
+	storeScoresTimeout = 10 * time.Second
+	// savedScoresPart is the size of one row of the stored scores.
+	savedScoresPart = 8 << 20
 )
 
 // Scored heads (scored.go).

@@ -2,7 +2,9 @@ package reputation
 
 import (
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // Scoring. Two passes over the audit graph:
@@ -214,15 +216,13 @@ func (f fixed) float() float64 { return float64(float64(f) / fixedOne) }
 // Compute scores g.
 func Compute(g *Graph, params Params) *Scores {
 	p := params.withDefaults()
-	n := len(g.Stake)
-	out := &Scores{Standing: make([]float64, n), Score: make([]float64, n), Confidence: make([]float64, n), Weight: make([]float64, n)}
-	if n == 0 {
-		out.Everyone = true // nobody is staked: the first agents share pre-trust evenly
-		return out
-	}
+	return computePairs(collectPairs(g, p), g.Stake, g.External, p)
+}
 
-	// Local trust: s_ij per (auditor, subject) pair, in CSR order (auditor, then subject):
-	// a counting sort by auditor, then each auditor's few audits by subject.
+// collectPairs sums g's valid audits per (auditor, subject) pair, in CSR order (auditor,
+// then subject): a counting sort by auditor, then each auditor's few audits by subject.
+func collectPairs(g *Graph, p Params) []pairEntry {
+	n := len(g.Stake)
 	at := make([]int, n+1)
 	for i := range g.Audits {
 		if e := &g.Audits[i]; e.valid(n) {
@@ -232,57 +232,57 @@ func Compute(g *Graph, params Params) *Scores {
 	for i := range n {
 		at[i+1] += at[i]
 	}
-	edges := make([]Edge, at[n])
+	type audit struct {
+		subject int32
+		sum     pairSum
+	}
+	edges := make([]audit, at[n])
 	fill := slices.Clone(at[:n])
 	for i := range g.Audits {
 		if e := &g.Audits[i]; e.valid(n) {
-			edges[fill[e.Auditor]] = *e
+			edges[fill[e.Auditor]] = audit{e.Subject, p.evidence(e)}
 			fill[e.Auditor]++
 		}
 	}
-	for i := range n {
-		slices.SortFunc(edges[at[i]:at[i+1]], func(a, b Edge) int { return int(a.Subject - b.Subject) })
-	}
-	rowStart := make([]int32, n+1)
-	cols := make([]int32, 0, len(edges))
-	trust := make([]fixed, 0, len(edges))
 	pairs := make([]pairEntry, 0, len(edges)) // every pair, by auditor then subject
-	for i := 0; i < len(edges); {
-		e := edges[i]
-		var ps pairSum
-		for ; i < len(edges) && edges[i].Auditor == e.Auditor && edges[i].Subject == e.Subject; i++ {
-			ps.add(p.evidence(&edges[i]))
-		}
-		pairs = append(pairs, pairEntry{pairKey{e.Auditor, e.Subject}, ps})
-		// As in the scores, one auditor's audits of one subject count as at most one full
-		// audit: repeated bounties between two wallets do not move trust between them.
-		s := ps.trust(p)
-		if s > 0 {
-			cols = append(cols, e.Subject)
-			trust = append(trust, s)
-			rowStart[e.Auditor+1]++
+	for i := range int32(n) {
+		row := edges[at[i]:at[i+1]]
+		slices.SortFunc(row, func(a, b audit) int { return int(a.subject - b.subject) })
+		for k := 0; k < len(row); {
+			var ps pairSum
+			j := row[k].subject
+			for ; k < len(row) && row[k].subject == j; k++ {
+				ps.add(row[k].sum) // exact: the order of one pair's audits does not matter
+			}
+			pairs = append(pairs, pairEntry{pairKey{i, j}, ps})
 		}
 	}
-	for i := range n {
-		rowStart[i+1] += rowStart[i]
+	return pairs
+}
+
+// computePairs scores n = len(stake) agents from their audits' pair sums (pairs, in CSR
+// order: by auditor, then subject; kept as Scores.pairs) and the imported feedback ext.
+func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Params) *Scores {
+	n := len(stake)
+	out := &Scores{Standing: make([]float64, n), Score: make([]float64, n), Confidence: make([]float64, n), Weight: make([]float64, n)}
+	if n == 0 {
+		out.Everyone = true // nobody is staked: the first agents share pre-trust evenly
+		return out
 	}
-	weights := make([]float64, len(trust)) // C_ij
-	for i := range n {
-		var total fixed
-		for k := rowStart[i]; k < rowStart[i+1]; k++ {
-			total += trust[k]
-		}
-		for k := rowStart[i]; k < rowStart[i+1]; k++ {
-			weights[k] = float64(trust[k]) / float64(total)
-		}
-	}
+
+	// Local trust: s_ij per (auditor, subject) pair. As in the scores, one auditor's audits
+	// of one subject count as at most one full audit: repeated bounties between two wallets
+	// do not move trust between them. C_ij = s_ij / Σ_k s_ik, laid out by subject at once
+	// (no matrix by auditor in between).
+	m := trustMatrix(pairs, n, p)
+	empty := func(i int) bool { return m.gives[i] == 0 } // an auditor with no trust to give
 
 	// Pre-trust over the staked, in proportion to stake above the minimum; over everyone
 	// evenly when nobody is staked above it (a world where nothing was put at stake, such as
 	// a dev chain before anyone stakes: the one case where a free DID holds any).
 	pre := make([]float64, n)
 	var preTotal float64
-	for i, s := range g.Stake {
+	for i, s := range stake {
 		pre[i] = p.preTrust(s)
 		preTotal += pre[i]
 	}
@@ -310,19 +310,22 @@ func Compute(g *Graph, params Params) *Scores {
 	var hold []float64
 	if !out.Everyone {
 		hold = make([]float64, n)
-		for i, s := range g.Stake {
+		for i, s := range stake {
 			hold[i] = maxWordPerStake * p.counted(s) / out.Scale
 		}
 	}
 
-	// Power iteration.
+	// Power iteration. Each agent's next standing is the sum of what its auditors hand it,
+	// taken in auditor order (m lists each subject's auditors in index order), plus its share
+	// of what goes back to pre-trust: the same additions in the same order as pushing each
+	// auditor's row in turn, so the same bits, whichever goroutine sums which subjects.
 	t := slices.Clone(pre)
 	next := make([]float64, n)
+	give := make([]float64, n) // what each auditor hands on, before its weights
 	for out.Iterations = 1; out.Iterations <= p.MaxIter; out.Iterations++ {
-		clear(next)
 		dangling := 0.0
 		for i := range n {
-			if rowStart[i] == rowStart[i+1] {
+			if empty(i) {
 				dangling += t[i]
 				continue
 			}
@@ -331,14 +334,12 @@ func Compute(g *Graph, params Params) *Scores {
 				dangling += t[i] - hold[i]
 				ti = (1 - p.Alpha) * hold[i]
 			}
-			for k := rowStart[i]; k < rowStart[i+1]; k++ {
-				next[cols[k]] += float64(ti * weights[k])
-			}
+			give[i] = ti
 		}
 		toPre := p.Alpha + float64((1-p.Alpha)*dangling)
+		m.step(next, give, pre, toPre)
 		change := 0.0
 		for j := range n {
-			next[j] += float64(toPre * pre[j])
 			change += math.Abs(next[j] - t[j])
 		}
 		t, next = next, t
@@ -357,13 +358,85 @@ func Compute(g *Graph, params Params) *Scores {
 			// staked hub hands to DIDs of its own without stake would speak for it at full
 			// weight (its own pre-trust only at Own), and a DID without stake that counts
 			// moves nothing, however trusted.
-			out.Relative[i] = min(out.Relative[i], maxWordPerStake*p.counted(g.Stake[i]))
+			out.Relative[i] = min(out.Relative[i], maxWordPerStake*p.counted(stake[i]))
 		}
 	}
 	out.pairs = pairs
-	out.ext = g.External
+	out.ext = ext
 	out.sumPairs(pairs, n, p, out.Relative)
 	return out
+}
+
+// incoming is the trust matrix by subject: subject j's auditors are from[start[j]:start[j+1]],
+// in index order, with their weights C_ij.
+type incoming struct {
+	start  []int32
+	from   []int32
+	weight []float64
+	gives  []int32 // how many subjects each auditor trusts
+}
+
+// trustMatrix lays out C by subject from the pairs (in CSR order: by auditor, then
+// subject), so each subject's auditors come in index order: C_ij = s_ij / Σ_k s_ik, each
+// auditor's total summed in fixed point first.
+func trustMatrix(pairs []pairEntry, n int, p Params) *incoming {
+	total := make([]fixed, n)
+	m := &incoming{start: make([]int32, n+1), gives: make([]int32, n)}
+	for _, e := range pairs {
+		if s := e.sum.trust(p); s > 0 {
+			total[e.key.auditor] += s
+			m.gives[e.key.auditor]++
+			m.start[e.key.subject+1]++
+		}
+	}
+	for j := range n {
+		m.start[j+1] += m.start[j]
+	}
+	m.from, m.weight = make([]int32, m.start[n]), make([]float64, m.start[n])
+	fill := slices.Clone(m.start[:n])
+	for _, e := range pairs {
+		if s := e.sum.trust(p); s > 0 {
+			j := e.key.subject
+			m.from[fill[j]] = e.key.auditor
+			m.weight[fill[j]] = float64(s) / float64(total[e.key.auditor])
+			fill[j]++
+		}
+	}
+	return m
+}
+
+// stepChunk is how many subjects' trust one goroutine sums at least.
+const stepChunk = 1 << 14
+
+// step sets next[j] to Σ_i give[i]·C_ij (in auditor order) + toPre·pre[j] for every j,
+// splitting the subjects among the CPUs: each sum is one goroutine's, in one order.
+func (m *incoming) step(next, give, pre []float64, toPre float64) {
+	n := len(next)
+	workers := min(runtime.GOMAXPROCS(0), (n+stepChunk-1)/stepChunk)
+	if workers <= 1 {
+		m.stepRange(next, give, pre, toPre, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += per {
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			m.stepRange(next, give, pre, toPre, lo, hi)
+		}(lo, min(lo+per, n))
+	}
+	wg.Wait()
+}
+
+func (m *incoming) stepRange(next, give, pre []float64, toPre float64, lo, hi int) {
+	for j := lo; j < hi; j++ {
+		sum := 0.0
+		for k := m.start[j]; k < m.start[j+1]; k++ {
+			sum += float64(give[m.from[k]] * m.weight[k])
+		}
+		next[j] = sum + float64(toPre*pre[j])
+	}
 }
 
 // relative is what an auditor's word weighs, in ETH, before the cap: the trust others hand it
@@ -439,6 +512,17 @@ type pairEntry struct {
 // less orders pairs by auditor, then subject, as Compute lists them.
 func (k pairKey) less(o pairKey) bool {
 	return k.auditor < o.auditor || k.auditor == o.auditor && k.subject < o.subject
+}
+
+// compare orders pairs as less does.
+func (k pairKey) compare(o pairKey) int {
+	switch {
+	case k.less(o):
+		return -1
+	case o.less(k):
+		return 1
+	}
+	return 0
 }
 
 // pairKey names one auditor's audits of one subject.

@@ -90,8 +90,8 @@ type Service struct {
 // snapshot is one computation's scores, and the audits recorded since, applied by follow.
 type snapshot struct {
 	at     time.Time
-	index  map[string]int
-	dids   []string
+	dids   []string       // by index: the computation's n in DID order, then those follow added
+	added  map[string]int // the index of each agent follow added
 	scores *Scores
 	audits []int   // current audits per subject
 	prior  float64 // the score of an agent without audits
@@ -105,6 +105,14 @@ type snapshot struct {
 	// extra holds the sums of auditor pairs the computation did not have (its own are in
 	// scores.pairs, sorted, found by binary search: no map of a million pairs per refresh).
 	extra map[pairKey]pairSum
+	// exact says the pair sums (scores.pairs and extra) are the live graph's at the
+	// snapshot's time: it was computed from the live graph and followed its every change.
+	exact bool
+	// carried says it was computed from the last snapshot's pair sums (incremental).
+	carried bool
+	// restored says it was read from the store at start (restoreScores): the last scores a
+	// computation gave, kept as they were until the first recomputation here.
+	restored bool
 }
 
 // pair is the sums of the auditor pair k, and a function that stores them back after a change.
@@ -130,14 +138,17 @@ func (snap *snapshot) pair(k pairKey) (pairSum, func(pairSum)) {
 // newSnapshot wraps a computation over g at at (dids: g's agents by index).
 func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot {
 	p := params.withDefaults()
-	snap := &snapshot{at: at, dids: dids, index: make(map[string]int, len(dids)), scores: Compute(g, p), audits: make([]int, len(dids)),
-		prior: p.priorMean(), params: p, n: len(dids), stake: g.Stake}
-	for i, d := range dids {
-		snap.index[d] = i
-	}
+	audits := make([]int, len(dids))
 	for _, e := range g.Audits {
-		snap.audits[e.Subject]++
+		audits[e.Subject]++
 	}
+	return wrapSnapshot(at, Compute(g, p), g.Stake, dids, audits, p)
+}
+
+// wrapSnapshot wraps scores computed at at over agents dids (by index) with stake, of whom
+// audits[j] audits are about j; p with defaults.
+func wrapSnapshot(at time.Time, scores *Scores, stake []float64, dids []string, audits []int, p Params) *snapshot {
+	snap := &snapshot{at: at, dids: dids, scores: scores, audits: audits, prior: p.priorMean(), params: p, n: len(dids), stake: stake}
 	// An auditor the computation did not know has no audits about it, so no one trusts it:
 	// its word weighs 0, unless no one is staked above the minimum and pre-trust is spread over
 	// everyone (then it holds what each holds, 1, and speaks with Own of it).
@@ -147,13 +158,84 @@ func newSnapshot(at time.Time, g *Graph, dids []string, params Params) *snapshot
 	return snap
 }
 
+// carry is what the next computation at the snapshot's time needs of it, indexed as v
+// indexes: the pair sums of every auditor and subject, in CSR order, and how many audits
+// count about each agent. When the snapshot is exact (it followed every change of the live
+// graph since its computation, at its own time), these are exactly what Compute would sum
+// from the live graph's audits: fixed-point sums do not depend on the order they were
+// added and removed in. Nil when an agent with audits is not in v (never, as the live
+// graph's agents are all in it).
+func (snap *snapshot) carry(v *view) ([]pairEntry, []int) {
+	remap := make([]int32, len(snap.dids)) // the snapshot's index → v's, or -1
+	j := 0
+	for i := range snap.n { // both in DID order
+		for j < len(v.dids) && v.dids[j] < snap.dids[i] {
+			j++
+		}
+		remap[i] = -1
+		if j < len(v.dids) && v.dids[j] == snap.dids[i] {
+			remap[i] = int32(j)
+		}
+	}
+	for i := snap.n; i < len(snap.dids); i++ { // the agents follow appended
+		remap[i] = -1
+		if k, ok := slices.BinarySearch(v.dids, snap.dids[i]); ok {
+			remap[i] = int32(k)
+		}
+	}
+	counts := make([]int, len(v.dids))
+	for i, c := range snap.audits {
+		if c > 0 {
+			if remap[i] < 0 {
+				return nil, nil
+			}
+			counts[remap[i]] = c
+		}
+	}
+	more := make([]pairEntry, 0, len(snap.extra))
+	for k, ps := range snap.extra {
+		more = append(more, pairEntry{pairKey{remap[k.auditor], remap[k.subject]}, ps})
+	}
+	slices.SortFunc(more, func(a, b pairEntry) int { return a.key.compare(b.key) })
+	pairs := make([]pairEntry, 0, len(snap.scores.pairs)+len(more))
+	m := 0
+	for _, e := range snap.scores.pairs { // remapped in order: the index order is kept
+		k := pairKey{remap[e.key.auditor], remap[e.key.subject]}
+		for m < len(more) && more[m].key.less(k) {
+			pairs = append(pairs, more[m])
+			m++
+		}
+		pairs = append(pairs, pairEntry{k, e.sum})
+	}
+	pairs = append(pairs, more[m:]...)
+	for _, e := range pairs {
+		if e.key.auditor < 0 || e.key.subject < 0 {
+			return nil, nil
+		}
+	}
+	return pairs, counts
+}
+
+// find is did's index: by binary search among the computation's agents (no map of a
+// million DIDs per recomputation), else among those follow added.
+func (snap *snapshot) find(did string) (int, bool) {
+	if i, ok := slices.BinarySearch(snap.dids[:snap.n], did); ok {
+		return i, true
+	}
+	i, ok := snap.added[did]
+	return i, ok
+}
+
 // slot is did's index, appending an agent the computation did not know.
 func (snap *snapshot) slot(did string) int {
-	if i, ok := snap.index[did]; ok {
+	if i, ok := snap.find(did); ok {
 		return i
 	}
 	i := len(snap.dids)
-	snap.index[did] = i
+	if snap.added == nil {
+		snap.added = map[string]int{}
+	}
+	snap.added[did] = i
 	snap.dids = append(snap.dids, did)
 	snap.audits = append(snap.audits, 0)
 	snap.stake = append(snap.stake, 0)
@@ -171,7 +253,7 @@ func (snap *snapshot) slot(did string) int {
 // standing is what auditor's word weighs (Scores.Relative), and its stake, in this snapshot.
 func (snap *snapshot) standing(auditor string) (rel, stake float64) {
 	rel = snap.newcomer
-	if i, ok := snap.index[auditor]; ok && i < snap.n {
+	if i, ok := snap.find(auditor); ok && i < snap.n {
 		rel, stake = snap.scores.Relative[i], snap.stake[i]
 	}
 	return rel, stake
@@ -202,12 +284,15 @@ func (snap *snapshot) follow(c change) {
 	w, ws := p.contribution(ps, rel)
 	sc.all[j] -= w
 	sc.pos[j] -= ws
-	if c.old != nil {
-		ps.sub(p.evidence(snap.edge(c.old)))
-	} else {
+	counts := func(e *liveEdge) bool { return c.auditor != c.subject && e.score >= 0 && e.score <= 1 } // as Edge.valid
+	if c.old == nil {
 		snap.audits[j]++
+	} else if counts(c.old) {
+		ps.sub(p.evidence(snap.edge(c.old)))
 	}
-	ps.add(p.evidence(snap.edge(&c.new)))
+	if counts(&c.new) {
+		ps.add(p.evidence(snap.edge(&c.new)))
+	}
 	store(ps)
 	w, ws = p.contribution(ps, rel)
 	sc.all[j] += w
@@ -514,7 +599,9 @@ func (s *Service) follow(a *Audit, backed bool, settled float64) {
 	}
 	c := s.live.put(a, backed, settled)
 	s.mu.Lock()
-	s.snapshot.follow(c)
+	if !s.snapshot.restored { // stored scores stay as computed until the first recomputation
+		s.snapshot.follow(c)
+	}
 	s.mu.Unlock()
 }
 
@@ -523,22 +610,51 @@ func (s *Service) follow(a *Audit, backed bool, settled float64) {
 func (s *Service) Run(ctx context.Context) error {
 	t := time.NewTicker(min(s.cfg.Every, tick))
 	defer t.Stop()
+	// Until the first recomputation ends (it reads every audit from the store), readers get
+	// the scores the last run stored, at their own computed time.
+	if ok, err := s.restoreScores(ctx); err != nil && ctx.Err() == nil {
+		s.cfg.Logger.Warn("reputation: read stored scores", "err", err)
+	} else if ok {
+		s.cfg.Logger.Info("reputation: answering with stored scores until the first recomputation")
+	}
+	var saved time.Time                                        // when the scores were last stored
 	last := time.Now()                                         // of the last recomputation Run made: the first is now, which loads
 	if err := s.Refresh(ctx); err != nil && ctx.Err() == nil { // the audits into memory
 		s.cfg.Logger.Warn("reputation: compute scores (retrying)", "err", err)
 		last = time.Time{}
+	} else if err == nil {
+		s.storeScores(ctx, &saved)
 	}
 	for {
 		select {
 		case <-ctx.Done():
+			if !saved.IsZero() && last.After(saved) {
+				sctx, cancel := context.WithTimeout(context.Background(), storeScoresTimeout)
+				s.storeScores(sctx, &saved)
+				cancel()
+			}
 			return nil
 		case <-t.C:
 		}
 		recomputed := s.pass(ctx, &last)
+		if recomputed && time.Since(saved) >= saveScoresEvery {
+			s.storeScores(ctx, &saved)
+		}
 		if s.cfg.OnPass != nil {
 			s.cfg.OnPass(recomputed)
 		}
 	}
+}
+
+// storeScores stores the scores readers get (saveScores) and notes when in saved.
+func (s *Service) storeScores(ctx context.Context, saved *time.Time) {
+	if err := s.saveScores(ctx); err != nil {
+		if ctx.Err() == nil {
+			s.cfg.Logger.Warn("reputation: store scores", "err", err)
+		}
+		return
+	}
+	*saved = time.Now()
 }
 
 // pass is one pass of Run's loop: close and anchor log epochs, and recompute the scores when
@@ -613,6 +729,7 @@ func (s *Service) Refresh(ctx context.Context) error {
 		return fmt.Errorf("reputation: stakes: %w", err)
 	}
 	s.live.mu.Lock()
+	fresh := !s.live.loaded
 	err = s.live.load(ctx, s.cfg.Store)
 	s.live.mu.Unlock()
 	if err != nil {
@@ -625,9 +742,42 @@ func (s *Service) Refresh(ctx context.Context) error {
 			return fmt.Errorf("reputation: ERC-8004 feedback: %w", err)
 		}
 	}
-	g, dids := s.live.graph(now.Unix(), staked, subjects(ext)...)
-	g.External = externalEdges(ext, indexOf(dids), now.Unix())
-	snap := newSnapshot(now, g, dids, s.cfg.Params)
+	s.recompute(now, staked, ext, fresh)
+	return nil
+}
+
+// recompute computes the scores at now from the live graph, with stakes staked and the
+// imported feedback ext, and makes them the snapshot readers get; fresh says the live graph
+// was just read from the store (the last snapshot did not follow it). The caller holds
+// refreshMu.
+func (s *Service) recompute(now time.Time, staked map[string]float64, ext []ExternalSignal, fresh bool) {
+	p := s.cfg.Params.withDefaults()
+	// At the last computation's time, with the graph in memory since, its pair sums are
+	// carried over (incremental: no audit is summed again); at a new time every audit's
+	// decay changes, and they are summed afresh. Either way the same sums, so the same bits.
+	s.live.mu.Lock()
+	v := s.live.index(staked, subjects(ext))
+	s.mu.RLock()
+	prev := s.snapshot
+	s.mu.RUnlock()
+	var pairs []pairEntry
+	var counts []int
+	carried := false
+	if !fresh && prev.exact && prev.at.Equal(now) {
+		pairs, counts = prev.carry(v) // under live.mu: no change moves them meanwhile
+		carried = pairs != nil
+	}
+	if !carried {
+		pairs = s.live.pairs(now.Unix(), v.pos, p)
+		counts = make([]int, len(v.dids))
+		for _, j := range s.live.edges.subject {
+			counts[v.pos[j]]++
+		}
+	}
+	s.live.mu.Unlock()
+	external := externalEdges(ext, indexOf(v.dids), now.Unix())
+	snap := wrapSnapshot(now, computePairs(pairs, v.stake, external, p), v.stake, v.dids, counts, p)
+	snap.exact, snap.carried = true, carried
 	for _, sig := range ext {
 		if snap.imported == nil {
 			snap.imported = map[string][]ExternalSignal{}
@@ -642,12 +792,11 @@ func (s *Service) Refresh(ctx context.Context) error {
 	s.mu.Lock()
 	s.snapshot = snap
 	s.mu.Unlock()
-	return nil
 }
 
 func (snap *snapshot) reputation(did string) *Reputation {
 	r := &Reputation{DID: did, Computed: snap.at}
-	i, ok := snap.index[did]
+	i, ok := snap.find(did)
 	if !ok {
 		r.Score = snap.prior
 		return r
@@ -683,8 +832,8 @@ func (s *Service) Reputation(ctx context.Context, did string) (*Reputation, erro
 // pairWeight is what auditor's audits of subject add to subject's Σ w in this snapshot (0 for
 // a pair it does not hold); it only reads, so readers may call it together.
 func (snap *snapshot) pairWeight(auditor, subject string) float64 {
-	i, ok := snap.index[auditor]
-	j, ok2 := snap.index[subject]
+	i, ok := snap.find(auditor)
+	j, ok2 := snap.find(subject)
 	if !ok || !ok2 {
 		return 0
 	}

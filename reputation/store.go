@@ -32,7 +32,7 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration, refusedMigration, leavesMigration, scoredMigration}
+`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration, refusedMigration, leavesMigration, scoredMigration, countingMigration, savedMigration}
 
 // windowMigration records whether a wallet binds each audit's auditor (version 9): the
 // anti-entropy window lists bound auditors' audits first, each auditor's newest in turn.
@@ -41,6 +41,14 @@ var windowMigration = sqlite.Migration{Version: 9, SQL: `
 ALTER TABLE reputation_audits ADD COLUMN auditor_bound INTEGER NOT NULL DEFAULT 0;
 UPDATE reputation_audits SET auditor_bound = 1 WHERE side != '';
 CREATE INDEX reputation_audits_auditor ON reputation_audits (chain, auditor);
+`}
+
+// countingMigration adds a covering index of the audits that count (version 13): the graph
+// a node loads at start reads it alone, about a tenth of the table's bytes (no envelopes),
+// in auditor order.
+var countingMigration = sqlite.Migration{Version: 13, SQL: `
+CREATE INDEX reputation_audits_counting ON reputation_audits (chain, auditor, subject, target, score, time, backed, settled)
+	WHERE superseded_by IS NULL AND refused = '';
 `}
 
 // refusedMigration records why an audit the acceptance rules refuse is kept anyway (version

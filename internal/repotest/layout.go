@@ -58,7 +58,7 @@ var allowed = map[string][]string{
 	"contracts":            {"internal/chain", "internal/tools", "internal/units"},
 	"groups":               {"identity", "internal/p2p", "internal/sqlite"},
 	"registry":             {"a2a", "identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units"},
-	"reputation":           {"identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units"},
+	"reputation":           {"identity", "contracts", "internal/p2p", "internal/sqlite", "internal/chain", "internal/units", "internal/memlimit"},
 	"txn":                  {"internal/chain", "internal/sqlite"},
 	"escrow":               {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/tools", "internal/units"},
 	"stake":                {"txn", "identity", "contracts", "internal/chain", "internal/chainlog", "internal/sqlite", "internal/units"},
