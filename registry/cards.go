@@ -2,8 +2,13 @@ package registry
 
 import "sync"
 
-// maxKeptCards bounds the cards cardCache keeps (a few kilobytes each, decoded).
-const maxKeptCards = 20_000
+// maxKeptCards bounds the cards cardCache keeps, and maxKeptCardBytes what they weigh: a
+// card may be tens of kilobytes, and anyone may register unstaked ones for searches to show,
+// so the count alone would let them hold half a gigabyte of every node's memory.
+const (
+	maxKeptCards     = 20_000
+	maxKeptCardBytes = 32 << 20
+)
 
 // cardCache keeps the cards search answers read from registry_cards, decoded, by row id, so
 // that a popular card is not read and decoded again for every search that shows it. A row
@@ -14,7 +19,15 @@ const maxKeptCards = 20_000
 type cardCache struct {
 	mu    sync.Mutex
 	gen   uint64 // advanced by every forget
-	cards map[int64]Agent
+	cards map[int64]keptCard
+	bytes int // what the kept cards weigh (keptCard.size)
+}
+
+// keptCard is a kept card and what it weighs in memory, about: its JWS, and its decoded card
+// as large as the JSON it came from.
+type keptCard struct {
+	agent Agent
+	size  int
 }
 
 // generation is read before the rows are (see keep).
@@ -29,23 +42,32 @@ func (c *cardCache) generation() uint64 {
 func (c *cardCache) get(id int64) (Agent, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	a, ok := c.cards[id]
-	return a, ok
+	k, ok := c.cards[id]
+	return k.agent, ok
 }
 
-// keep keeps row id's card a, read after generation returned gen, unless a row was forgotten
-// since; every card is forgotten when maxKeptCards are kept.
-func (c *cardCache) keep(gen uint64, id int64, a Agent) {
+// keep keeps row id's card a (its JSON cardJSON bytes long), read after generation returned
+// gen, unless a row was forgotten since; every card is forgotten when maxKeptCards are kept or
+// they would weigh more than maxKeptCardBytes.
+func (c *cardCache) keep(gen uint64, id int64, a Agent, cardJSON int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
 		return
 	}
-	if c.cards == nil || len(c.cards) >= maxKeptCards {
-		c.cards = map[int64]Agent{}
+	size := len(a.JWS) + cardJSON
+	if size > maxKeptCardBytes/16 {
+		return // one card this large is not worth its room
+	}
+	if old, ok := c.cards[id]; ok {
+		c.bytes -= old.size
+	}
+	if c.cards == nil || len(c.cards) >= maxKeptCards || c.bytes+size > maxKeptCardBytes {
+		c.cards, c.bytes = map[int64]keptCard{}, 0
 	}
 	a.Score = 0
-	c.cards[id] = a
+	c.cards[id] = keptCard{agent: a, size: size}
+	c.bytes += size
 }
 
 // forget drops row id's card: the row is about to change or has changed.
@@ -53,5 +75,8 @@ func (c *cardCache) forget(id int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	delete(c.cards, id)
+	if old, ok := c.cards[id]; ok {
+		c.bytes -= old.size
+		delete(c.cards, id)
+	}
 }

@@ -747,7 +747,7 @@ func (r *Registry) agents(ctx context.Context, ranked []*candidate) ([]*Agent, e
 				return nil, err
 			}
 			bySerial[serial] = &a
-			r.cards.keep(gen, serial, a)
+			r.cards.keep(gen, serial, a, len(card))
 		}
 		if err := rows.Err(); err != nil {
 			return nil, err

@@ -28,6 +28,14 @@ func LoadGraph(ctx context.Context, s *Service) error {
 // RestoreScores makes the stored scores the ones s answers with, as Run does at start.
 func RestoreScores(ctx context.Context, s *Service) (bool, error) { return s.restoreScores(ctx) }
 
+// SaveScores stores the scores s answers with, as Run does after its first recomputation.
+func SaveScores(ctx context.Context, s *Service) error { return s.saveScores(ctx) }
+
+// MayStand is the standing check an audit by auditor that speaks for no bounty's side meets.
+func MayStand(ctx context.Context, s *Service, auditor string) error {
+	return s.mayStand(ctx, auditor, Verdict{})
+}
+
 // Carried says whether s's last recomputation carried the pair sums of the one before over
 // (incremental) instead of summing every audit.
 func Carried(s *Service) bool {

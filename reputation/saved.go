@@ -127,7 +127,11 @@ func decodeSnapshot(data []byte, p Params) (*snapshot, error) {
 		_, _ = r.Read(s)
 		dids[i] = string(s)
 	}
-	n := int(u())
+	computed := u() // the agents the computation had; those after it were followed
+	if computed > uint64(len(dids)) {
+		return nil, errSavedScores
+	}
+	n := int(computed)
 	sc := &Scores{}
 	flags := u()
 	sc.Everyone = flags&1 != 0

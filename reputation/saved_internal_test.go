@@ -2,6 +2,7 @@ package reputation
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"reflect"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ func FuzzDecodeSavedScores(f *testing.F) {
 	data := snap.encode()
 	f.Add(data[:len(data)-sha256.Size])
 	f.Add([]byte{1, 0, 0})
+	f.Add(hugeCountBody())
 	f.Fuzz(func(t *testing.T, body []byte) {
 		sum := sha256.Sum256(body)
 		got, err := decodeSnapshot(append(body, sum[:]...), DefaultParams)
@@ -51,5 +53,29 @@ func TestSavedScoresKeepFollowedAgents(t *testing.T) {
 	}
 	if r := got.reputation("did:key:za"); r.Audits != 1 || r.Score == got.prior {
 		t.Errorf("the followed subject reads %+v from stored scores", r)
+	}
+}
+
+// hugeCountBody is stored scores, checksum aside, that say the computation had 2^63 agents
+// (a negative int once converted) and are otherwise well formed: no agents, no figures.
+func hugeCountBody() []byte {
+	var b []byte
+	for _, x := range []uint64{savedScoresVersion, 1_800_000_000, 0, 1 << 63, 0, 0, 2} {
+		b = binary.AppendUvarint(b, x)
+	}
+	b = append(b, make([]byte, 16)...) // the scale and the newcomer's word
+	for range 8 {                      // six score lists, the stakes, the audit counts: empty
+		b = binary.AppendUvarint(b, 0)
+	}
+	return b
+}
+
+// TestDecodeRefusesAHugeCount (review 31): a count of agents past what the data holds is
+// refused, not turned into a negative length that panics at every start.
+func TestDecodeRefusesAHugeCount(t *testing.T) {
+	body := hugeCountBody()
+	sum := sha256.Sum256(body)
+	if got, err := decodeSnapshot(append(body, sum[:]...), DefaultParams); err == nil {
+		t.Fatalf("decoded %+v", got)
 	}
 }

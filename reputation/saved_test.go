@@ -2,6 +2,7 @@ package reputation_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 	"time"
@@ -132,5 +133,36 @@ func TestRestartAnswersTheLastScores(t *testing.T) {
 	}
 	if r, _ := third.Reputation(ctx, dids[0]); !r.Computed.IsZero() || r.Score != 0.5 {
 		t.Errorf("damaged stored scores answered: %+v", r)
+	}
+}
+
+// TestRestoredScoresDoNotDecideAdmission (review 31): scores restored at start are the last
+// run's, whose word on who is staked may be old. Until the first recomputation here, whether an
+// unstaked auditor's audit is stored is read from the chain's stakes, as on a node that never
+// stopped: a node restored from a world where nobody was staked refuses a free identity's audit
+// its peers refuse (the decision is for good: their logs would differ).
+func TestRestoredScoresDoNotDecideAdmission(t *testing.T) {
+	ctx := context.Background()
+	_, _, store := openChainStore(t)
+	first := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: stakeMap{}, Rules: &reputation.Rules{}})
+	if err := first.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := reputation.SaveScores(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if err := reputation.MayStand(ctx, first, benchDID(1)); err != nil {
+		t.Fatalf("nobody staked: %v, want every audit taken", err)
+	}
+	// Meanwhile agent 0 staked: a free identity's word now weighs nothing.
+	second := reputation.NewService(reputation.ServiceConfig{Store: store, Stakes: stakeMap{benchDID(0): 5}, Rules: &reputation.Rules{}})
+	if ok, err := reputation.RestoreScores(ctx, second); !ok || err != nil {
+		t.Fatalf("restore: %v, %v", ok, err)
+	}
+	if err := reputation.MayStand(ctx, second, benchDID(1)); !errors.Is(err, reputation.ErrNoStanding) {
+		t.Errorf("a free identity's audit on the restored scores: %v, want ErrNoStanding as its peers answer", err)
+	}
+	if err := reputation.MayStand(ctx, second, benchDID(0)); err != nil {
+		t.Errorf("the staked agent's audit on the restored scores: %v", err)
 	}
 }

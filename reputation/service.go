@@ -463,7 +463,8 @@ type bondedOf interface {
 // requested out but still unbonding, so an unbond in the block a node has indexed and its
 // peer has not yet does not have one take the audit and the other refuse it for good (their
 // logs would differ). Without it, the last recomputation's stake. Before the first
-// recomputation, whether anyone is staked is read from the source.
+// recomputation here (scores restored from the store included), whether anyone is staked is
+// read from the source.
 func (s *Service) mayStand(ctx context.Context, auditor string, v Verdict) error {
 	s.mu.RLock()
 	snap := s.snapshot
@@ -474,7 +475,10 @@ func (s *Service) mayStand(ctx context.Context, auditor string, v Verdict) error
 	}
 	everyone := snap.scores.Everyone
 	_, stake := snap.standing(auditor)
-	if snap.at.IsZero() { // not computed yet: its fallback says nothing of the chain
+	// Not computed yet (its fallback says nothing of the chain), or restored from the store:
+	// the last run's word on who was staked may be old, and a node back from a restart must
+	// take or refuse an audit as its peers do, for good.
+	if snap.at.IsZero() || snap.restored {
 		staked, err := s.cfg.Stakes.StakedAgents(ctx)
 		if err != nil {
 			return err

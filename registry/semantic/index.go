@@ -250,11 +250,12 @@ func abs8(v int8) int {
 	return int(v)
 }
 
-// inParts runs f over [0, n) in parts, as many as there are CPUs (GOMAXPROCS) when n holds
-// parallelRows per part, each on its own goroutine, and waits for them; f(from, to, part).
-// What the parts compute must not depend on the split.
-func inParts(n int, f func(from, to, part int)) {
-	parts := max(1, min(runtime.GOMAXPROCS(0), n/parallelRows))
+// inParts runs f over [0, n) in parts, at most cpus (GOMAXPROCS, read once by the caller:
+// it can change while a search runs, and the caller's per-part scratch is sized by it) and
+// as many as hold parallelRows rows each, each on its own goroutine, and waits for them;
+// f(from, to, part). What the parts compute must not depend on the split.
+func inParts(n, cpus int, f func(from, to, part int)) {
+	parts := max(1, min(cpus, n/parallelRows))
 	if parts == 1 {
 		f(0, n, 0)
 		return
@@ -292,7 +293,7 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch) []int32
 	ham := sc.ham[:n]
 	qc := signCode(q)
 	codes := x.codes[:n*codeWords]
-	inParts(n, func(from, to, part int) {
+	inParts(n, parts, func(from, to, part int) {
 		hist := &sc.hhist[part]
 		clear(hist[:])
 		for i := from; i < to; i++ {
@@ -322,7 +323,7 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch) []int32
 	}
 	dist := sc.dist[:len(near)]
 	far := &sc.far
-	inParts(len(near), func(from, to, part int) {
+	inParts(len(near), parts, func(from, to, part int) {
 		hist := &sc.hist[part]
 		for k := from; k < to; k++ {
 			i := near[k]
@@ -382,7 +383,7 @@ func (x *Index) rerank(lut *queryTable, qs float32, rows []int32, n, k int, sc *
 		sc.scores = make([]float32, n+n/4)
 	}
 	scores := sc.scores[:n]
-	inParts(n, func(from, to, _ int) {
+	inParts(n, runtime.GOMAXPROCS(0), func(from, to, _ int) {
 		for j := from; j < to; j++ {
 			i := row(j)
 			scores[j] = score(lut.dot(x.rows[i*Dim:(i+1)*Dim]), qs, x.scales[i])
