@@ -87,8 +87,13 @@ const (
 	// then the most recently received.
 	maxSyncCards = 100_000
 	// spreadQueue bounds the cards accepted here that wait to be gossiped and put in the
-	// DHT (Network.spread); a registration waits for room when it is full.
+	// DHT (Network.spread); a staked card's registration waits for room when it is full.
 	spreadQueue = 1024
+	// maxUnstakedSpread bounds what the cards waiting in the outbox weigh (their JWS bytes)
+	// when an unstaked card is added: anyone may register unstaked cards, so past it (or
+	// with the outbox full) an unstaked card is stored and not queued, left to anti-entropy,
+	// and its registrant never waits for room. A staked card waits for room.
+	maxUnstakedSpread = 4 << 20
 	// verifiedCardsKept bounds the cards whose check the DHT's validator remembers
 	// (verifiedCards): more than spreadQueue, so that a card still has its entry when its
 	// DHT put starts.

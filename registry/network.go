@@ -103,6 +103,7 @@ type Network struct {
 	// them off the registration's path. spreadDone is closed when it stops; spreadMu lets
 	// it take what is left in outbox once no registration can add to it.
 	outbox     chan *Agent
+	queued     atomic.Int64 // the JWS bytes of the cards in outbox
 	spreadDone chan struct{}
 	spreadMu   sync.RWMutex
 	spreadOff  bool
@@ -173,17 +174,32 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 	return n, nil
 }
 
-// publish hands a card this node accepted to spread, waiting for room in the outbox when
-// it is full (until ctx ends: the card is stored, and anti-entropy will carry it).
+// publish hands a card this node accepted to spread. A staked card waits for room in the
+// outbox when it is full (until ctx ends: the card is stored, and anti-entropy will carry
+// it); an unstaked one is queued only while the outbox has room and weighs less than
+// maxUnstakedSpread, else left to anti-entropy at once, so a flood of free cards neither
+// holds a node's memory nor makes anyone wait.
 func (n *Network) publish(ctx context.Context, a *Agent) {
 	n.spreadMu.RLock()
 	defer n.spreadMu.RUnlock()
 	if n.spreadOff {
 		return
 	}
-	if a.Staked {
-		n.puts.Add(1)
+	size := int64(len(a.JWS))
+	if !a.Staked {
+		if n.queued.Add(size) > maxUnstakedSpread {
+			n.queued.Add(-size)
+			return
+		}
+		select {
+		case n.outbox <- a:
+		default:
+			n.queued.Add(-size)
+		}
+		return
 	}
+	n.puts.Add(1)
+	n.queued.Add(size)
 	select {
 	case n.outbox <- a:
 		return
@@ -191,9 +207,8 @@ func (n *Network) publish(ctx context.Context, a *Agent) {
 	case <-ctx.Done():
 		n.log.Warn("registry: card stored, not spread: the gossip queue stayed full", "did", a.DID)
 	}
-	if a.Staked {
-		n.puts.Add(-1)
-	}
+	n.queued.Add(-size)
+	n.puts.Add(-1)
 }
 
 // spread sends the cards of the outbox, one at a time in their order, until the node
@@ -204,6 +219,7 @@ func (n *Network) spread(ctx context.Context) {
 	for {
 		select {
 		case a := <-n.outbox:
+			n.queued.Add(-int64(len(a.JWS)))
 			n.send(ctx, a)
 		case <-ctx.Done():
 			return
@@ -221,6 +237,7 @@ func (n *Network) stopSpreading() {
 	for {
 		select {
 		case a := <-n.outbox:
+			n.queued.Add(-int64(len(a.JWS)))
 			if a.Staked {
 				n.puts.Add(-1)
 			}
