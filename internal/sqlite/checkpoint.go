@@ -9,8 +9,11 @@ import (
 
 // Limits of the write-ahead log, in one place.
 const (
-	// stmtCacheSize is how many prepared statements each connection keeps for reuse.
-	stmtCacheSize = 64
+	// stmtCacheSize is how many prepared statements each connection keeps for reuse: the
+	// few a write path runs again and again (a registration's), not every statement a node
+	// ever ran, since each kept one holds memory on every connection (64 put node 0 of
+	// BenchmarkPublicNodeLoad about 20 MB higher at its peak; 16 registers as fast).
+	stmtCacheSize = 16
 	// autoCheckpointPages is the WAL's length (in pages of 4 KiB) past which the commit that
 	// passes it copies the WAL into the database itself (SQLite's automatic checkpoint,
 	// 1,000 by default), syncing both files while the writer waits: milliseconds, the tail of
