@@ -22,6 +22,7 @@ import (
 
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/sqlite"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
 	"github.com/surety-ioa/surety/reputation/merkle"
@@ -295,28 +296,10 @@ func openAndMeasure(path string) error {
 			return fmt.Errorf("reputation after the start: %+v, %v", rep, err)
 		}
 	}
-	peak, err := vmHWM()
+	peak, err := testutil.ProcStatus(os.Getpid(), "VmHWM")
 	if err != nil {
 		return err
 	}
-	fmt.Printf("peak-MB %g\nopen-s %g\n", peak, opened.Seconds())
+	fmt.Printf("peak-MB %g\nopen-s %g\n", float64(peak)/1e6, opened.Seconds())
 	return nil
-}
-
-// vmHWM is this process's peak resident set size, in MB (10^6 bytes), from /proc.
-func vmHWM() (float64, error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
-			if err != nil {
-				return 0, err
-			}
-			return kb * 1024 / 1e6, nil
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
 }

@@ -10,12 +10,12 @@ import (
 	"runtime/metrics"
 	"slices"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/surety-ioa/surety/internal/memlimit"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/reputation"
 )
 
@@ -170,16 +170,8 @@ func watchMemory(tb testing.TB) func() (rss, heap, live float64) {
 	return func() (float64, float64, float64) {
 		close(done)
 		<-stopped
-		var rss float64
-		if status, err := os.ReadFile("/proc/self/status"); err == nil {
-			for _, line := range strings.Split(string(status), "\n") {
-				if kb, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-					v, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(kb), "kB")), 64)
-					rss = v * 1024
-				}
-			}
-		}
-		return rss, float64(top.Load()), float64(topLive.Load())
+		rss, _ := testutil.ProcStatus(os.Getpid(), "VmHWM") // 0 where /proc does not say
+		return float64(rss), float64(top.Load()), float64(topLive.Load())
 	}
 }
 

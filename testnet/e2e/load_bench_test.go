@@ -34,6 +34,7 @@ import (
 	"github.com/surety-ioa/surety/groups"
 	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/internal/testutil/apitest"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
@@ -223,7 +224,7 @@ func runLoad(b *testing.B, c *cluster, n0, n1 *clusterNode, keys []*identity.Key
 		idle = append(idle, took)
 		time.Sleep(loadHonestEvery)
 	}
-	rssIdle, err := procStatus(pid, "VmRSS")
+	rssIdle, err := testutil.ProcStatus(pid, "VmRSS")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func runLoad(b *testing.B, c *cluster, n0, n1 *clusterNode, keys []*identity.Key
 				return
 			case <-t.C:
 			}
-			if v, err := procStatus(pid, "VmRSS"); err == nil {
+			if v, err := testutil.ProcStatus(pid, "VmRSS"); err == nil {
 				rssSeries = append(rssSeries, fmt.Sprintf("%.0f", float64(v)/1e6))
 			}
 		}
@@ -334,7 +335,7 @@ func runLoad(b *testing.B, c *cluster, n0, n1 *clusterNode, keys []*identity.Key
 	wg.Wait()
 	took := time.Since(start)
 
-	hwm, err := procStatus(pid, "VmHWM")
+	hwm, err := testutil.ProcStatus(pid, "VmHWM")
 	if err != nil {
 		b.Fatalf("node 0's peak RSS: %v", err)
 	}
@@ -644,25 +645,6 @@ func peerStanding(b *testing.B, c *cluster, cn *clusterNode, id string, bad []st
 		b.Errorf("node 0 is not connected to node 1 after the attack: %s", body)
 	}
 	return penalty, score, badPenalized
-}
-
-// procStatus reads a field of /proc/<pid>/status in bytes (VmRSS, VmHWM: given in kB).
-func procStatus(pid int, field string) (int64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 0 {
-				break
-			}
-			kb, err := strconv.ParseInt(f[0], 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
 // dirSize is the bytes of the files under dir.
