@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/surety-ioa/surety/node"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/surety-ioa/surety/node"
 )
 
 // Settings come from, in order: the command line, the environment, the config file, and the

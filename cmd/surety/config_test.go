@@ -2,13 +2,14 @@ package main
 
 import (
 	"bytes"
-	"github.com/surety-ioa/surety/node"
 	"io"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/surety-ioa/surety/node"
 )
 
 // TestSettingsComeFromFlagEnvThenConfigFile: --node and --rpc-url take the command line

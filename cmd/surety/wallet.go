@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ethereum/go-ethereum/crypto"
+
 	"github.com/surety-ioa/surety/node"
 )
 
