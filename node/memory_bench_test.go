@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math/big"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,7 +24,6 @@ import (
 	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
 	"github.com/surety-ioa/surety/reputation"
-	"github.com/surety-ioa/surety/reputation/merkle"
 )
 
 // memoryChildEnv names, in the environment of a re-run of this test binary, the database
@@ -194,39 +192,10 @@ func fillNodeDB(path string, cards, audits int) error {
 	if _, err := reputation.OpenStore(ctx, db, row); err != nil {
 		return err
 	}
-	return fillMemoryAudits(ctx, db, row, audits)
-}
-
-// fillMemoryAudits writes audits random current audits among a tenth as many agents straight
-// into the audit store's table, in one transaction: a history without the signing.
-func fillMemoryAudits(ctx context.Context, db *sql.DB, row int64, audits int) error {
-	agents := audits / 10
-	if agents < 2 {
+	if audits/10 < 2 {
 		return nil
 	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, evidence_hash, evidence_uri, envelope)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', x'00')`)
-	if err != nil {
-		return err
-	}
-	r := rand.New(rand.NewPCG(7, 8))
-	now := time.Now().Unix()
-	for i := range audits {
-		a, s := r.IntN(agents), r.IntN(agents)
-		if a == s {
-			s = (s + 1) % agents
-		}
-		leaf := merkle.LeafHash([]byte(strconv.Itoa(i)))
-		if _, err := ins.ExecContext(ctx, row, leaf.String(), memoryDID(a), memoryDID(s), "envelope:"+strconv.Itoa(i), r.Float64(), now-int64(r.IntN(1e7)), r.IntN(2), "0x"+leaf.String()); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
+	return testutil.FillAudits(ctx, db, row, audits, audits/10, memoryDID)
 }
 
 // measureChild runs this test binary again on the database at path, which holds audits

@@ -180,67 +180,10 @@ func watchMemory(tb testing.TB) func() (rss, heap, live float64) {
 func benchDID(i int) string { return fmt.Sprintf("did:key:z6MkAgent%07d", i) }
 
 // fillAudits writes audits random current audits among the agents dids straight into the
-// store's table, in one transaction: an audit history without the signing. The table's
-// secondary indexes are dropped for the fill and built again after it (a sort each, not ten
-// million random inserts), and leaves ascend, so the primary key's inserts append.
+// store's table (testutil.FillAudits).
 func fillAudits(tb testing.TB, db *sql.DB, row int64, audits int, dids []string) {
 	tb.Helper()
-	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Close()
-	var indexes []string
-	rows, err := conn.QueryContext(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'reputation_audits' AND sql IS NOT NULL`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var names []string
-	for rows.Next() {
-		var name, create string
-		if err := rows.Scan(&name, &create); err != nil {
-			tb.Fatal(err)
-		}
-		names, indexes = append(names, name), append(indexes, create)
-	}
-	if err := rows.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer tx.Rollback()
-	for _, name := range names {
-		if _, err := tx.ExecContext(ctx, `DROP INDEX `+name); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	ins, err := tx.Prepare(`INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, evidence_hash, evidence_uri, envelope)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', x'00')`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	r := rand.New(rand.NewPCG(7, 8))
-	now := time.Now().Unix()
-	agents := len(dids)
-	for i := range audits {
-		a, s := r.IntN(agents), r.IntN(agents)
-		if a == s {
-			s = (s + 1) % agents
-		}
-		leaf := fmt.Sprintf("%064x", i)
-		if _, err := ins.Exec(row, leaf, dids[a], dids[s], "envelope:"+strconv.Itoa(i), r.Float64(), now-int64(r.IntN(1e7)), r.IntN(2), "0x"+leaf); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	for _, create := range indexes {
-		if _, err := tx.ExecContext(ctx, create); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
+	if err := testutil.FillAudits(context.Background(), db, row, audits, len(dids), func(i int) string { return dids[i] }); err != nil {
 		tb.Fatal(err)
 	}
 }
