@@ -38,7 +38,8 @@ func newOutbox(limit int) *outbox {
 const (
 	queued   = iota // a waits, alone or in its DID's place in line
 	notNewer        // an at least as new card of a's DID waits
-	left            // not queued: anti-entropy carries it (no room, too heavy, or closed)
+	left            // not queued: anti-entropy carries it (no room, or too heavy)
+	stopped         // not queued: the outbox is closed
 )
 
 // put queues a, or puts it in the place of the card of its DID waiting, and says which it
@@ -56,7 +57,7 @@ func (o *outbox) put(ctx context.Context, a *Agent) int {
 		o.mu.Lock()
 		if o.off {
 			o.mu.Unlock()
-			return left
+			return stopped
 		}
 		if e, ok := o.byDID[a.DID]; ok {
 			fate := o.merge(e, a, size)

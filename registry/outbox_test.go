@@ -123,7 +123,7 @@ func TestOutboxKeepsTheNewestCardPerDID(t *testing.T) {
 	if o.line.Len() != 0 || o.bytes != 0 || o.pending() != 0 {
 		t.Errorf("after close: %d waiting, %d bytes, %d pending", o.line.Len(), o.bytes, o.pending())
 	}
-	if got := o.put(ctx, card("f", 1, "f1", true)); got != left {
+	if got := o.put(ctx, card("f", 1, "f1", true)); got != stopped {
 		t.Errorf("put after close: %d", got)
 	}
 }
