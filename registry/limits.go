@@ -92,6 +92,8 @@ const (
 	// spreadWait bounds how long a staked card's registration waits for room in a full
 	// outbox; past it the card (stored) is left to anti-entropy.
 	spreadWait = 5 * time.Millisecond
+	// spreadWarnEvery bounds how often the log says staked cards were left to anti-entropy.
+	spreadWarnEvery = 10 * time.Second
 	// maxUnstakedSpread bounds what the cards waiting in the outbox weigh (their JWS bytes)
 	// when an unstaked card is added: anyone may register unstaked cards, so past it (or
 	// with the outbox full) an unstaked card is stored and not queued, left to anti-entropy,

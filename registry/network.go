@@ -174,8 +174,11 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 // maxUnstakedSpread, a staked one waits at most spreadWait for room. A card not queued is
 // stored all the same, and anti-entropy carries it.
 func (n *Network) publish(ctx context.Context, a *Agent) {
-	if n.out.put(ctx, a) == left && a.Staked && ctx.Err() == nil {
-		n.log.Warn("registry: card stored, not spread now: the gossip queue is full (anti-entropy carries it)", "did", a.DID)
+	if n.out.put(ctx, a) != left || !a.Staked || ctx.Err() != nil {
+		return
+	}
+	if count, due := n.out.leftWarning(time.Now()); due {
+		n.log.Warn("registry: staked cards stored, not spread now: the gossip queue is full (anti-entropy carries them)", "cards", count, "last", a.DID)
 	}
 }
 

@@ -28,6 +28,10 @@ type outbox struct {
 	ready chan struct{}
 	// putting counts the DHT puts taken from the line and not yet done.
 	putting atomic.Int64
+	// leftStaked counts the staked cards left to anti-entropy since warned, the last time
+	// a warning said so (leftWarning).
+	leftStaked int
+	warned     time.Time
 }
 
 func newOutbox(limit int) *outbox {
@@ -180,4 +184,19 @@ func (o *outbox) close() {
 		close(o.roomFor)
 		o.roomFor = nil
 	}
+}
+
+// leftWarning counts a staked card left to anti-entropy at now, and says how many were
+// since the last warning when one is due (at most one every spreadWarnEvery), so that a
+// burst of registrations faster than gossip does not write a line of log for each.
+func (o *outbox) leftWarning(now time.Time) (int, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.leftStaked++
+	if now.Sub(o.warned) < spreadWarnEvery {
+		return 0, false
+	}
+	n := o.leftStaked
+	o.leftStaked, o.warned = 0, now
+	return n, true
 }

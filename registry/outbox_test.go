@@ -127,3 +127,21 @@ func TestOutboxKeepsTheNewestCardPerDID(t *testing.T) {
 		t.Errorf("put after close: %d", got)
 	}
 }
+
+// TestOutboxWarnsOnceInAWhile: staked cards left to anti-entropy are told in one line of log
+// every spreadWarnEvery with their count, not one line each.
+func TestOutboxWarnsOnceInAWhile(t *testing.T) {
+	o := newOutbox(1)
+	now := time.Now()
+	if n, due := o.leftWarning(now); !due || n != 1 {
+		t.Errorf("first card left: %d, %v; want a warning for 1", n, due)
+	}
+	for i := range 5 {
+		if _, due := o.leftWarning(now.Add(time.Duration(i) * time.Second)); due {
+			t.Errorf("warned again %d s after the last", i)
+		}
+	}
+	if n, due := o.leftWarning(now.Add(spreadWarnEvery)); !due || n != 6 {
+		t.Errorf("after %v: %d, %v; want a warning for the 6 cards since", spreadWarnEvery, n, due)
+	}
+}
