@@ -187,7 +187,7 @@ func (n *Network) publish(ctx context.Context, a *Agent) {
 // when the card is staked (a put of its own, which outlives this loop's turn).
 func (n *Network) spread(ctx context.Context) {
 	defer n.stopSpreading()
-	for {
+	for ctx.Err() == nil {
 		if a, ok := n.out.take(); ok {
 			n.send(ctx, a)
 			continue
