@@ -86,13 +86,18 @@ const (
 	// maxSyncCards bounds the cards a node offers to anti-entropy: every staked card first,
 	// then the most recently received.
 	maxSyncCards = 100_000
-	// spreadQueue bounds the cards accepted here that wait to be gossiped and put in the
-	// DHT (Network.spread); a staked card's registration waits for room when it is full.
+	// spreadQueue bounds the DIDs whose cards accepted here wait to be gossiped and put in
+	// the DHT (Network.spread; one card per DID waits, the newest).
 	spreadQueue = 1024
+	// spreadWait bounds how long a staked card's registration waits for room in a full
+	// outbox; past it the card (stored) is left to anti-entropy.
+	spreadWait = 5 * time.Millisecond
+	// spreadWarnEvery bounds how often the log says staked cards were left to anti-entropy.
+	spreadWarnEvery = 10 * time.Second
 	// maxUnstakedSpread bounds what the cards waiting in the outbox weigh (their JWS bytes)
 	// when an unstaked card is added: anyone may register unstaked cards, so past it (or
 	// with the outbox full) an unstaked card is stored and not queued, left to anti-entropy,
-	// and its registrant never waits for room. A staked card waits for room.
+	// and its registrant never waits for room. A staked card waits at most spreadWait.
 	maxUnstakedSpread = 4 << 20
 	// verifiedCardsKept bounds the cards whose check the DHT's validator remembers
 	// (verifiedCards): more than spreadQueue, so that a card still has its entry when its

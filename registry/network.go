@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/ipfs/go-cid"
@@ -97,16 +96,11 @@ type Network struct {
 	topic *p2p.Topic
 	log   *slog.Logger
 	prov  providing
-	puts  atomic.Int64 // DHT puts of cards under way, or waiting in outbox
-	// outbox holds the cards accepted here that are still to be gossiped (and, staked, put
-	// in the DHT), in the order they were stored: spread, a goroutine of the node, sends
-	// them off the registration's path. spreadDone is closed when it stops; spreadMu lets
-	// it take what is left in outbox once no registration can add to it.
-	outbox     chan *Agent
-	queued     atomic.Int64 // the JWS bytes of the cards in outbox
+	// out holds the cards accepted here that are still to be gossiped (and, staked, put in
+	// the DHT): spread, a goroutine of the node, sends them off the registration's path, one
+	// card per DID, the newest. spreadDone is closed when it stops.
+	out        *outbox
 	spreadDone chan struct{}
-	spreadMu   sync.RWMutex
-	spreadOff  bool
 	// life ends when Close is called; tasks are the lookups under way (startDiscovery).
 	life  context.Context
 	stop  context.CancelFunc
@@ -128,7 +122,7 @@ func (n *Network) Close() {
 
 // PendingPuts is how many DHT puts of cards are under way: a card registered here is in the
 // DHT, or its put failed, once it is 0.
-func (n *Network) PendingPuts() int { return int(n.puts.Load()) }
+func (n *Network) PendingPuts() int { return n.out.pending() }
 
 // Attach connects the registry to a p2p node (whose DHT was started with DHTValidators):
 // cards arriving by gossip are validated (and stored) by the registry; a peer whose cards are
@@ -143,7 +137,7 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 		running: map[string]*discovery{}, lookups: make(chan struct{}, maxLookups)}}
 	n.findProviders = node.DHT.FindProvidersAsync
 	n.life, n.stop = context.WithCancel(context.Background())
-	n.outbox, n.spreadDone = make(chan *Agent, spreadQueue), make(chan struct{})
+	n.out, n.spreadDone = newOutbox(spreadQueue), make(chan struct{})
 	topic, err := node.Join(CardTopic, 0, func(ctx context.Context, from peer.ID, data []byte) pubsub.ValidationResult {
 		_, err := r.register(ctx, data, "peer:"+from.String(), false)
 		switch {
@@ -174,80 +168,47 @@ func (r *Registry) Attach(ctx context.Context, node *p2p.Node, log *slog.Logger)
 	return n, nil
 }
 
-// publish hands a card this node accepted to spread. A staked card waits for room in the
-// outbox when it is full (until ctx ends: the card is stored, and anti-entropy will carry
-// it); an unstaked one is queued only while the outbox has room and weighs less than
-// maxUnstakedSpread, else left to anti-entropy at once, so a flood of free cards neither
-// holds a node's memory nor makes anyone wait.
+// publish hands a card this node accepted to spread, without making its registrant wait:
+// a card whose DID has one waiting takes its place (only the newest card of a DID waits);
+// an unstaked card is queued only while there is room and the waiting cards weigh less than
+// maxUnstakedSpread, a staked one waits at most spreadWait for room. A card not queued is
+// stored all the same, and anti-entropy carries it.
 func (n *Network) publish(ctx context.Context, a *Agent) {
-	n.spreadMu.RLock()
-	defer n.spreadMu.RUnlock()
-	if n.spreadOff {
+	if n.out.put(ctx, a) != left || !a.Staked || ctx.Err() != nil {
 		return
 	}
-	size := int64(len(a.JWS))
-	if !a.Staked {
-		if n.queued.Add(size) > maxUnstakedSpread {
-			n.queued.Add(-size)
-			return
-		}
-		select {
-		case n.outbox <- a:
-		default:
-			n.queued.Add(-size)
-		}
-		return
+	if count, due := n.out.leftWarning(time.Now()); due {
+		n.log.Warn("registry: staked cards stored, not spread now: the gossip queue is full (anti-entropy carries them)", "cards", count, "last", a.DID)
 	}
-	n.puts.Add(1)
-	n.queued.Add(size)
-	select {
-	case n.outbox <- a:
-		return
-	case <-n.spreadDone:
-	case <-ctx.Done():
-		n.log.Warn("registry: card stored, not spread: the gossip queue stayed full", "did", a.DID)
-	}
-	n.queued.Add(-size)
-	n.puts.Add(-1)
 }
 
-// spread sends the cards of the outbox, one at a time in their order, until the node
-// closes: gossip always (gossipsub signs each message with the host's key), the DHT when
-// the card is staked (a put of its own, which outlives this loop's turn).
+// spread sends the cards of the outbox, one at a time, the oldest waiting first, until the
+// node closes: gossip always (gossipsub signs each message with the host's key), the DHT
+// when the card is staked (a put of its own, which outlives this loop's turn).
 func (n *Network) spread(ctx context.Context) {
 	defer n.stopSpreading()
-	for {
-		select {
-		case a := <-n.outbox:
-			n.queued.Add(-int64(len(a.JWS)))
+	for ctx.Err() == nil {
+		if a, ok := n.out.take(); ok {
 			n.send(ctx, a)
+			continue
+		}
+		select {
+		case <-n.out.ready:
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-// stopSpreading ends publish's waits, refuses what comes after, and forgets the cards left
-// in the outbox (stored, not spread: anti-entropy carries them).
+// stopSpreading refuses the cards that come after and forgets those in the outbox (stored,
+// not spread: anti-entropy carries them).
 func (n *Network) stopSpreading() {
 	close(n.spreadDone)
-	n.spreadMu.Lock()
-	defer n.spreadMu.Unlock()
-	n.spreadOff = true
-	for {
-		select {
-		case a := <-n.outbox:
-			n.queued.Add(-int64(len(a.JWS)))
-			if a.Staked {
-				n.puts.Add(-1)
-			}
-		default:
-			return
-		}
-	}
+	n.out.close()
 }
 
-// send gossips a card and starts its DHT put when it is staked (counted in puts already).
+// send gossips a card and starts its DHT put when it is staked (counted in the outbox's
+// putting already).
 func (n *Network) send(ctx context.Context, a *Agent) {
 	if err := n.topic.Publish(ctx, []byte(a.JWS)); err != nil {
 		n.log.Warn("registry: gossip card", "did", a.DID, "err", err)
@@ -256,7 +217,7 @@ func (n *Network) send(ctx context.Context, a *Agent) {
 		return
 	}
 	started := n.node.Go(func(ctx context.Context) {
-		defer n.puts.Add(-1)
+		defer n.out.done()
 		pctx, cancel := context.WithTimeout(ctx, dhtWriteTimeout)
 		defer cancel()
 		if err := n.node.DHT.PutValue(pctx, cardKey(a.DID), []byte(a.JWS)); err != nil {
@@ -264,7 +225,7 @@ func (n *Network) send(ctx context.Context, a *Agent) {
 		}
 	})
 	if !started {
-		n.puts.Add(-1)
+		n.out.done()
 	}
 }
 

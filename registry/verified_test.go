@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/big"
 	"strings"
@@ -208,45 +209,47 @@ func TestSpreadEndsWithTheNode(t *testing.T) {
 // TestUnstakedCardsNeverWaitToSpread (review 31): free cards neither fill a node's memory in
 // the outbox nor make anyone wait for room: an unstaked card is queued only while the queued
 // cards weigh under maxUnstakedSpread and the outbox has room, else left to anti-entropy at
-// once; a staked card still waits for room.
+// once; a staked card waits for room at most spreadWait.
 func TestUnstakedCardsNeverWaitToSpread(t *testing.T) {
 	newNet := func() *Network {
-		return &Network{outbox: make(chan *Agent, 8), spreadDone: make(chan struct{}), log: slog.New(slog.DiscardHandler)}
+		return &Network{out: newOutbox(8), spreadDone: make(chan struct{}), log: slog.New(slog.DiscardHandler)}
+	}
+	agent := func(i int, jws string, staked bool) *Agent {
+		return &Agent{SignedCard: SignedCard{Card: Card{DID: fmt.Sprintf("did:key:z%d", i), Seq: 1}, JWS: jws}, Staked: staked}
 	}
 	n := newNet()
-	big := &Agent{SignedCard: SignedCard{JWS: strings.Repeat("x", maxUnstakedSpread/4)}}
-	for range 8 { // the outbox has room for them all, the weight bound does not
-		n.publish(context.Background(), big)
+	big := strings.Repeat("x", maxUnstakedSpread/4)
+	for i := range 8 { // the outbox has room for them all, the weight bound does not
+		n.publish(context.Background(), agent(i, big, false))
 	}
-	if got := len(n.outbox); got != 4 {
-		t.Errorf("%d cards of %d KiB queued, want 4 (the %d KiB bound)", got, len(big.JWS)>>10, maxUnstakedSpread>>10)
+	if got := n.out.line.Len(); got != 4 {
+		t.Errorf("%d cards of %d KiB queued, want 4 (the %d KiB bound)", got, len(big)>>10, maxUnstakedSpread>>10)
 	}
-	if q := n.queued.Load(); q != int64(len(n.outbox)*len(big.JWS)) {
-		t.Errorf("queued bytes %d for %d cards", q, len(n.outbox))
+	if q := n.out.bytes; q != int64(n.out.line.Len()*len(big)) {
+		t.Errorf("queued bytes %d for %d cards", q, n.out.line.Len())
 	}
-	<-n.outbox // spread takes one: room for one more
-	n.queued.Add(-int64(len(big.JWS)))
-	n.publish(context.Background(), big)
-	if len(n.outbox) != 4 {
-		t.Errorf("after one was taken, %d queued, want 4 again", len(n.outbox))
+	n.out.take() // spread takes one: room for one more
+	n.publish(context.Background(), agent(8, big, false))
+	if n.out.line.Len() != 4 {
+		t.Errorf("after one was taken, %d queued, want 4 again", n.out.line.Len())
 	}
 
 	n = newNet()
-	small := &Agent{SignedCard: SignedCard{JWS: "x"}}
-	for range 20 {
-		n.publish(context.Background(), small) // returns at once when the outbox is full
+	for i := range 20 {
+		n.publish(context.Background(), agent(i, "x", false)) // returns at once when the outbox is full
 	}
-	if len(n.outbox) != cap(n.outbox) || n.queued.Load() != int64(cap(n.outbox)) {
-		t.Errorf("outbox holds %d of %d, %d bytes counted", len(n.outbox), cap(n.outbox), n.queued.Load())
+	if n.out.line.Len() != n.out.limit || n.out.bytes != int64(n.out.limit) {
+		t.Errorf("outbox holds %d of %d, %d bytes counted", n.out.line.Len(), n.out.limit, n.out.bytes)
 	}
-	// A staked card waits for room, here until its context ends, and is then not counted.
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	// A staked card waits for room at most spreadWait (not until its context ends), and is
+	// then not counted.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	n.publish(ctx, &Agent{SignedCard: SignedCard{JWS: "staked"}, Staked: true})
-	if ctx.Err() == nil {
-		t.Error("a staked card did not wait for room in a full outbox")
+	n.publish(ctx, agent(100, "staked", true))
+	if ctx.Err() != nil {
+		t.Error("a staked card waited for room in a full outbox until its context ended")
 	}
-	if n.PendingPuts() != 0 || n.queued.Load() != int64(cap(n.outbox)) {
-		t.Errorf("a staked card that found no room: %d puts, %d bytes queued", n.PendingPuts(), n.queued.Load())
+	if n.PendingPuts() != 0 || n.out.bytes != int64(n.out.limit) {
+		t.Errorf("a staked card that found no room: %d puts, %d bytes queued", n.PendingPuts(), n.out.bytes)
 	}
 }

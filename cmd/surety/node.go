@@ -18,6 +18,7 @@ import (
 	"github.com/surety-ioa/surety/contracts"
 	"github.com/surety-ioa/surety/internal/memlimit"
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/node"
 	"github.com/surety-ioa/surety/reputation"
 )
@@ -160,6 +161,7 @@ as Anvil (see 'surety deploy' and 'surety devnet').`))
 		return usagef("--log-grace must be positive, got %s", cfg.LogGrace)
 	}
 	defer memlimit.Start(floor)()
+	sqlite.LimitMallocArenas()
 	n, err := node.New(ctx, cfg, e.stdout)
 	if err != nil {
 		return startError{err}

@@ -7,8 +7,23 @@ import (
 	"time"
 )
 
-// Limits of the write-ahead log, in one place.
+// Limits of the connections and the write-ahead log, in one place.
 const (
+	// idleConns is how many open connections a database keeps for reuse when no one uses
+	// them (database/sql keeps 2 by default and closes the rest as they are put back). Under
+	// a flood of requests a node uses scores of connections at once: closing all but 2 of
+	// them as each request ends and opening new ones for the next (each reads the schema
+	// again and fills a page cache) churned C memory through glibc's per-thread arenas, which
+	// kept most of it as free pages: node 0's C heap under BenchmarkPublicNodeLoad reached
+	// 122 MB, 107 MB of them free, for a SQLite peak of 54 MB. A connection kept idle holds
+	// its schema, page cache and prepared statements: some 190 KB when opened (node 0's
+	// schema), at most its page cache's 2 MiB more (SQLite's default cache_size), so the idle
+	// ones hold at most about 70 MB; database/sql reuses the one put back last, so those a
+	// burst opened age out (idleConnLife) once it is over.
+	idleConns = 32
+	// idleConnLife closes a connection that stayed idle this long, so that what a burst
+	// opened goes when the burst is over.
+	idleConnLife = time.Minute
 	// stmtCacheSize is how many prepared statements each connection keeps for reuse: the
 	// few a write path runs again and again (a registration's), not every statement a node
 	// ever ran, since each kept one holds memory on every connection (64 put node 0 of

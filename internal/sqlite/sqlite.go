@@ -35,9 +35,11 @@ func init() {
 }
 
 // Open opens (creating if needed) the database file at path with WAL journaling, foreign keys
-// enforced, a busy timeout, prepared statements kept per connection, a WAL that a commit
-// checkpoints only past autoCheckpointPages (a Checkpointer keeps it short), and write transactions that take the lock when they begin, so two
-// writers never deadlock on a lock upgrade. The directory is created if missing.
+// enforced, a busy timeout, prepared statements kept per connection, up to idleConns idle
+// connections kept for reuse (each for up to idleConnLife), a WAL that a commit checkpoints
+// only past autoCheckpointPages (a Checkpointer keeps it short), and write transactions that
+// take the lock when they begin, so two writers never deadlock on a lock upgrade. The
+// directory is created if missing.
 func Open(path string) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -55,6 +57,8 @@ func Open(path string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
+	db.SetMaxIdleConns(idleConns)
+	db.SetConnMaxIdleTime(idleConnLife)
 	var mode string
 	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
 		db.Close()

@@ -84,6 +84,10 @@ type clusterAgent struct {
 	wallet *ecdsa.PrivateKey
 	side   int // agents of one side share a wallet; audits go across sides
 	seq    uint64
+	// sending is held by the load benchmark's honest writer from a card's sequence number
+	// until its answer: an agent sends its card updates one after the other, so a later one
+	// never overtakes an earlier (which the node refuses, 409, as stale).
+	sending sync.Mutex
 }
 
 // clusterFlags tune the nodes of a cluster.

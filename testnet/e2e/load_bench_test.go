@@ -411,6 +411,8 @@ func honestWrite(c *cluster, cn *clusterNode, i int) (string, int, []byte, time.
 			"envelope": fmt.Sprintf("load-%d", i), "score": 0.9, "evidence": map[string]any{"hash": common.Hash{byte(i), byte(i >> 8)}.Hex()}}})
 	case 1:
 		kind, path = "card", "/v1/agents"
+		a.sending.Lock()
+		defer a.sending.Unlock()
 		c.mu.Lock()
 		a.seq++
 		seq := a.seq

@@ -1,0 +1,5 @@
+//go:build !linux || !cgo
+
+package sqlite
+
+func setMallocArenas(int) bool { return false }
