@@ -143,3 +143,29 @@ func TestPrunedIsExhaustive(t *testing.T) {
 		}
 	}
 }
+
+// TestDIDKeyOrder: two DIDs whose didKeys differ compare as their keys do.
+func TestDIDKeyOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	cmpKeys := func(a, b [2]uint64) int {
+		switch {
+		case a == b:
+			return 0
+		case a[0] < b[0] || a[0] == b[0] && a[1] < b[1]:
+			return -1
+		}
+		return 1
+	}
+	for range 20_000 {
+		a, b := randomDID(rng, rng.IntN(3)), randomDID(rng, rng.IntN(3))
+		if rng.IntN(4) == 0 {
+			b = a[:rng.IntN(len(a)+1)] + b[:rng.IntN(3)] // a prefix of a, and a little
+		}
+		if rng.IntN(8) == 0 {
+			b = a + "\x00"
+		}
+		if k := cmpKeys(didKey(a), didKey(b)); k != 0 && k != strings.Compare(a, b) {
+			t.Fatalf("%q vs %q: keys %d, strings %d", a, b, k, strings.Compare(a, b))
+		}
+	}
+}

@@ -162,7 +162,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	maxText, maxStaked := 0.0, 0.0
 	for _, n := range matches {
 		maxText = max(maxText, s.acc[n])
-		if x.docs[n].staked {
+		if x.staked[n] {
 			maxStaked = max(maxStaked, s.acc[n])
 		}
 	}
@@ -454,6 +454,12 @@ func (x *Index) compareRanked(a, b ranked) int {
 		return 1
 	case a.n == b.n:
 		return 0
+	}
+	if ka, kb := &x.didKeys[a.n], &x.didKeys[b.n]; *ka != *kb {
+		if ka[0] < kb[0] || ka[0] == kb[0] && ka[1] < kb[1] {
+			return -1
+		}
+		return 1
 	}
 	da, db := &x.docs[a.n], &x.docs[b.n]
 	if c := strings.Compare(da.did, db.did); c != 0 {
