@@ -36,6 +36,12 @@ func (x *Index) searchExhaustive(q Query, opt Options) []Hit {
 		s = &scratch{}
 	}
 	defer x.scratch.Put(s)
+	return x.searchAll(q, opt, s, phrases, filter)
+}
+
+// searchAll is searchExhaustive past its checks, under x.mu (read), with a scratch whose
+// per-doc arrays are zero: Search falls back on it when pruning cannot prove its answer.
+func (x *Index) searchAll(q Query, opt Options, s *scratch, phrases [][]int32, filter []int32) []Hit {
 	if len(s.acc) < len(x.docs) {
 		size := len(x.docs) + len(x.docs)/4
 		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)

@@ -40,6 +40,17 @@ const (
 	maxExpanded = 256
 	// prefixKey is how many runes of a term key the prefix table.
 	prefixKey = 3
+	// pruneMargin is the relative margin of every bound a pruned search compares (far
+	// above rounding).
+	pruneMargin = 1e-9
+)
+
+// A search leaves out the clauses whose bounds sum to under 1/pruneShare of the largest
+// clause's (accumulate), when they hold pruneMinPostings postings or more. Variables for
+// the tests, which prune small corpora and prune hard to reach every check of proven.
+var (
+	pruneShare       = 32.0
+	pruneMinPostings = 4096
 )
 
 // The fields of a card, and what a match in each weighs (BM25F).

@@ -33,6 +33,12 @@ func randomDoc(rng *rand.Rand, did string) Doc {
 		return strings.Join(b, " ")
 	}
 	d := Doc{DID: did, Name: words(1 + rng.IntN(3)), Description: words(rng.IntN(12))}
+	if rng.IntN(30) == 0 { // a long description: a low score for the words it holds
+		d.Description = words(100 + rng.IntN(400))
+	}
+	if rng.IntN(20) != 0 { // nearly every card says it: a clause pruning leaves out
+		d.Name += " agent"
+	}
 	for range rng.IntN(3) {
 		c := prunedVocab[rng.IntN(len(prunedVocab))]
 		if rng.IntN(2) == 0 {
@@ -80,12 +86,15 @@ func randomQuery(rng *rand.Rand) string {
 // phrases, capabilities, semantic scores with and without SemanticOf, limits from 1 to
 // past the matches): the same hits, in the same order, with the same bits.
 func TestPrunedIsExhaustive(t *testing.T) {
+	defer func(n int, share float64) { pruneMinPostings, pruneShare = n, share }(pruneMinPostings, pruneShare)
 	rng := rand.New(rand.NewPCG(41, 2))
 	rounds := 40
 	if testing.Short() {
 		rounds = 10
 	}
 	for round := range rounds {
+		pruneMinPostings = []int{0, 1, 100}[round%3]
+		pruneShare = []float64{32, 32, 4, 1.5, 1}[round%5]
 		x := New()
 		n := 50 + rng.IntN(3000)
 		stakedShare := []int{0, 1, 10, 50, 100}[rng.IntN(5)]
@@ -119,7 +128,7 @@ func TestPrunedIsExhaustive(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := Options{Limit: []int{1, 5, 20, 200, 10_000}[rng.IntN(5)]}
+			opt := Options{Limit: []int{1, 5, 20, 200, 10_000, 1 + rng.IntN(n)}[rng.IntN(6)]}
 			if rng.IntN(4) == 0 {
 				opt.Capability = prunedVocab[rng.IntN(len(prunedVocab))]
 			}
