@@ -26,3 +26,30 @@ func TestDotFast(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterTable: set's table is, for each byte of a code and each value, the sum of
+// |q[j]| over the bits the value sets.
+func TestPrefilterTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	var sc prefilterScratch
+	for range 20 {
+		var q [Dim]int8
+		for j := range q {
+			q[j] = int8(rng.IntN(255) - 127)
+		}
+		sc.set(&q)
+		for b := range sc.far {
+			for v := range 256 {
+				w := 0
+				for i := range 8 {
+					if v&(1<<i) != 0 {
+						w += abs8(q[b*8+i])
+					}
+				}
+				if int(sc.far[b][v]) != w {
+					t.Fatalf("far[%d][%d] = %d, want %d", b, v, sc.far[b][v], w)
+				}
+			}
+		}
+	}
+}
