@@ -287,10 +287,11 @@ func (x *Index) reset(s *scratch) {
 // Pruning (MaxScore, term at a time): a clause adds less than idf × (K1 + 1) to any card, so
 // the clauses whose bounds sum to under 1/pruneShare of the largest clause's (words most
 // cards hold: "agent", "services") cannot lift a card that holds none of the other clauses
-// into the best; accumulate then scores only the cards of the other clauses (and the docs of
-// s.semDocs), in full, and leaves out the cards that hold only those, saying how much
-// text they could have. Search checks that no card left out could have been among the best
-// or the best staked text (proven) and computes the whole answer when it cannot.
+// into the best; accumulate then scores only the cards of the other clauses, the docs of
+// s.semDocs and the staked cards, in full, and leaves out the unstaked cards that hold only
+// those clauses, saying how much text they could have. Every staked match is scored, so the
+// best staked text is the whole search's; Search checks that no card left out could have
+// been among the best (proven) and computes the whole answer when it cannot.
 func (x *Index) accumulate(q Query, s *scratch, mark []uint32) pruning {
 	type member struct {
 		term   int32
@@ -440,17 +441,10 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) pruning {
 		}
 		scale := scales[ci]
 		// skip says whether a posting's doc is not scored: the filters drop it, or this
-		// clause is left out of a pruned search and the doc is not one it scores (then
-		// leftStaked notes whether a staked card was left out).
+		// clause is left out of a pruned search and the doc is an unstaked card the other
+		// clauses do not bring.
 		skip := func(d int32) bool {
-			if mark != nil && mark[d] != s.gen {
-				return true
-			}
-			if left[ci] && s.keep[d] != s.keepGen {
-				pr.leftStaked = pr.leftStaked || x.staked[d]
-				return true
-			}
-			return false
+			return mark != nil && mark[d] != s.gen || left[ci] && s.keep[d] != s.keepGen && !x.staked[d]
 		}
 		if len(c.members) == 1 { // no sum to stage: straight into acc (the same bits)
 			m := c.members[0]
@@ -491,27 +485,21 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) pruning {
 	return pr
 }
 
-// pruning is what a pruned accumulate left out: whether it pruned, a bound of the text
-// score of any card it left out, and whether one of them is staked.
+// pruning is what a pruned accumulate left out: whether it pruned, and a bound of the text
+// score of any (unstaked) card it left out.
 type pruning struct {
-	pruned     bool
-	bound      float64
-	leftStaked bool
+	pruned bool
+	bound  float64
 }
 
-// proven says whether a pruned search's answer is the whole one's: the best staked text
-// (maxStaked; maxText when no staked card was scored) is above any text left out, so it is
-// the whole search's maxText, and the heap is full with its worst above any score a card
-// left out could have (its text at most pr.bound, its semantic score 0: every doc with one
-// was scored), so none of them is among the best. The bounds carry a margin far above the
-// rounding of the sums, so a card left out cannot tie either.
+// proven says whether a pruned search's answer is the whole one's: maxText is the whole
+// search's (the best staked text, every staked match being scored; else the best text,
+// which must then be above any text left out), and the heap is full with its worst above
+// any score a card left out could have (its text at most pr.bound, its semantic score 0:
+// every doc with one was scored), so none of them is among the best. The bounds carry a
+// margin far above the rounding of the sums, so a card left out cannot tie either.
 func (x *Index) proven(pr pruning, top []ranked, limit int, maxText, maxStaked float64) bool {
-	switch {
-	case maxStaked > 0:
-		if !(maxStaked > pr.bound) {
-			return false
-		}
-	case pr.leftStaked || !(maxText > pr.bound):
+	if maxStaked == 0 && !(maxText > pr.bound) {
 		return false
 	}
 	if len(top) < limit || len(x.all) == 0 {
