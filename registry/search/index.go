@@ -1,6 +1,7 @@
 package search
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
@@ -39,6 +40,17 @@ const (
 	maxExpanded = 256
 	// prefixKey is how many runes of a term key the prefix table.
 	prefixKey = 3
+	// pruneMargin is the relative margin of every bound a pruned search compares (far
+	// above rounding).
+	pruneMargin = 1e-9
+)
+
+// A search leaves out the clauses whose bounds sum to under 1/pruneShare of the largest
+// clause's (accumulate), when they hold pruneMinPostings postings or more. Variables for
+// the tests, which prune small corpora and prune hard to reach every check of proven.
+var (
+	pruneShare       = 32.0
+	pruneMinPostings = 4096
 )
 
 // The fields of a card, and what a match in each weighs (BM25F).
@@ -81,6 +93,8 @@ type Index struct {
 	docs     []docEntry          // by doc number; numbers of deleted docs are reused
 	lens     [][numFields]uint16 // by doc number: the field lengths, apart for the scoring loop's cache
 	factors  []float64           // by doc number: the stake factor, apart for the same reason
+	staked   []bool              // by doc number: whether the card is staked, apart for the same reason
+	didKeys  [][2]uint64         // by doc number: didKey of the card's DID, for ties (compareRanked)
 	free     []int32
 	byID     map[int64]int32
 	live     int
@@ -259,6 +273,8 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		x.docs = append(x.docs, docEntry{})
 		x.lens = append(x.lens, [numFields]uint16{})
 		x.factors = append(x.factors, 0)
+		x.staked = append(x.staked, false)
+		x.didKeys = append(x.didKeys, [2]uint64{})
 	}
 	e := docEntry{id: id, did: d.DID, factor: d.factor(), staked: d.Staked}
 	e.seq[fieldName] = x.termIDs(Terms(d.Name), nil, maxFieldTerms)
@@ -313,12 +329,24 @@ func (x *Index) add(id int64, d *Doc) int32 {
 	x.docs[n] = e
 	x.lens[n] = e.len
 	x.factors[n] = e.factor
+	x.staked[n] = e.staked
+	x.didKeys[n] = didKey(e.did)
 	x.byID[id] = n
 	x.live++
 	if !d.Staked {
 		x.unstaked++
 	}
 	return n
+}
+
+// didKey is the first 16 bytes of a DID, big-endian, zeros past its end: two DIDs whose keys
+// differ compare as their keys do (the first byte that differs is a byte of one of them, and
+// a zero past the end of the other sorts it first, as a shorter prefix sorts), so ties are
+// broken by two integer compares and read the DIDs only when their keys are equal.
+func didKey(did string) [2]uint64 {
+	var b [16]byte
+	copy(b[:], did)
+	return [2]uint64{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
 }
 
 // capKeys are the capability keys of a card: its tags, then their ancestors at the '/'
@@ -470,6 +498,8 @@ func (x *Index) delete(id int64) {
 	x.docs[n] = docEntry{}
 	x.lens[n] = [numFields]uint16{}
 	x.factors[n] = 0
+	x.staked[n] = false
+	x.didKeys[n] = [2]uint64{}
 	x.free = append(x.free, n)
 	delete(x.byID, id)
 	x.live--

@@ -53,6 +53,8 @@ type scratch struct {
 	sem     []float64 // by doc number: opt.Semantic's score; 0 outside a search
 	semIn   []bool    // by doc number: opt.Semantic has the doc; false outside a search
 	semDocs []int32   // the docs opt.Semantic has (to reset sem and semIn)
+	keep    []uint32  // by doc number: keepGen marks the docs a pruned search scores (accumulate)
+	keepGen uint32
 	top     []ranked
 	norms   [numFields][]float64 // by field length: bm25's length normalization, this query's
 }
@@ -94,6 +96,9 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		size := len(x.docs) + len(x.docs)/4
 		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
 		s.sem, s.semIn = make([]float64, size), make([]bool, size)
+	}
+	if len(s.keep) < len(x.docs) { // apart: searchAll sizes the others without it
+		s.keep, s.keepGen = make([]uint32, len(s.acc)), 0
 	}
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
 	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
@@ -141,7 +146,18 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		}
 		mark = s.mark
 	}
-	x.accumulate(q, s, mark)
+	// opt.Semantic by doc number, read once per match below (a map lookup per match would
+	// cost more than the rest of the scoring of a broad query); before the text, whose
+	// pruning scores these docs in full.
+	if opt.Semantic != nil {
+		for id, sem := range opt.Semantic {
+			if n, ok := x.byID[id]; ok {
+				s.sem[n], s.semIn[n] = sem, true
+				s.semDocs = append(s.semDocs, n)
+			}
+		}
+	}
+	pr := x.accumulate(q, s, mark)
 	match := func(n int32) bool { return mark == nil || mark[n] == s.gen }
 	// With many matches, reading the scores in doc order beats following touched (the
 	// same matches, in another order: neither max nor the heap depends on it).
@@ -162,27 +178,17 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	maxText, maxStaked := 0.0, 0.0
 	for _, n := range matches {
 		maxText = max(maxText, s.acc[n])
-		if x.docs[n].staked {
+		if x.staked[n] {
 			maxStaked = max(maxStaked, s.acc[n])
 		}
 	}
 	if maxStaked > 0 {
 		maxText = maxStaked
 	}
-	// opt.Semantic by doc number, read once per match below (a map lookup per match would
-	// cost more than the rest of the scoring of a broad query).
 	var semOnly []int32
-	if opt.Semantic != nil {
-		for id, sem := range opt.Semantic {
-			n, ok := x.byID[id]
-			if !ok {
-				continue
-			}
-			s.sem[n], s.semIn[n] = sem, true
-			s.semDocs = append(s.semDocs, n)
-			if s.acc[n] == 0 && sem > 0 && match(n) {
-				semOnly = append(semOnly, n)
-			}
+	for _, n := range s.semDocs {
+		if s.acc[n] == 0 && s.sem[n] > 0 && match(n) {
+			semOnly = append(semOnly, n)
 		}
 	}
 	// rel is the relevance with the semantic scores of opt.Semantic only; exact adds
@@ -216,6 +222,14 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	for _, n := range semOnly {
 		r := rel(n)
 		top = x.pushTop(top, ranked{r * x.factors[n], r, n}, opt.Limit)
+	}
+	if pr.pruned && !x.proven(pr, top, opt.Limit, maxText, maxStaked) {
+		x.reset(s)
+		for _, n := range s.semDocs {
+			s.sem[n], s.semIn[n] = 0, false
+		}
+		s.top, s.cand, s.semDocs = top[:0], s.cand[:0], s.semDocs[:0]
+		return x.searchAll(q, opt, s, phrases, filter)
 	}
 	if opt.Semantic != nil && opt.SemanticOf != nil {
 		for i := range top {
@@ -269,7 +283,16 @@ func (x *Index) reset(s *scratch) {
 // float additions run in a fixed order (clauses, then members, by their bytes), so the
 // scores are the same bits on every node. mark, when set, keeps the docs marked s.gen (the
 // filters) and skips the others.
-func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
+//
+// Pruning (MaxScore, term at a time): a clause adds less than idf × (K1 + 1) to any card, so
+// the clauses whose bounds sum to under 1/pruneShare of the largest clause's (words most
+// cards hold: "agent", "services") cannot lift a card that holds none of the other clauses
+// into the best; accumulate then scores only the cards of the other clauses, the docs of
+// s.semDocs and the staked cards, in full, and leaves out the unstaked cards that hold only
+// those clauses, saying how much text they could have. Every staked match is scored, so the
+// best staked text is the whole search's; Search checks that no card left out could have
+// been among the best (proven) and computes the whole answer when it cannot.
+func (x *Index) accumulate(q Query, s *scratch, mark []uint32) pruning {
 	type member struct {
 		term   int32
 		weight float64
@@ -350,7 +373,8 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 		}
 		s.norms[f] = norms
 	}
-	for _, c := range clauses {
+	scales := make([]float64, len(clauses))
+	for i, c := range clauses {
 		if len(c.members) == 0 {
 			continue
 		}
@@ -360,11 +384,72 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 			df = max(df, x.df(m.term))
 		}
 		idf := logPortable(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-		scale := idf * (K1 + 1)
+		scales[i] = idf * (K1 + 1)
+	}
+	// The clauses left out of pruning (bounds ascending while their sum stays under the
+	// share), if they hold enough postings to be worth it.
+	var pr pruning
+	left := make([]bool, len(clauses))
+	{
+		order := make([]int, 0, len(clauses))
+		top, postings := 0.0, 0
+		for i, c := range clauses {
+			if len(c.members) > 0 {
+				order = append(order, i)
+				top = max(top, scales[i])
+			}
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return cmpFloat(scales[a], scales[b]) })
+		sum := 0.0
+		for _, i := range order[:max(0, len(order)-1)] {
+			if sum+scales[i] > top/pruneShare {
+				break
+			}
+			sum += scales[i]
+			left[i] = true
+			for _, m := range clauses[i].members {
+				postings += len(x.terms[m.term].postings)
+			}
+		}
+		if postings >= pruneMinPostings && postings > 0 {
+			pr.pruned, pr.bound = true, sum*(1+pruneMargin)
+			if s.keepGen == math.MaxUint32 {
+				clear(s.keep)
+				s.keepGen = 0
+			}
+			s.keepGen++
+			for i, c := range clauses {
+				if left[i] {
+					continue
+				}
+				for _, m := range c.members {
+					for _, p := range x.terms[m.term].postings {
+						s.keep[p.doc] = s.keepGen
+					}
+				}
+			}
+			for _, d := range s.semDocs {
+				s.keep[d] = s.keepGen
+			}
+		} else {
+			clear(left)
+		}
+	}
+	for ci, c := range clauses {
+		if len(c.members) == 0 {
+			continue
+		}
+		scale := scales[ci]
+		// skip says whether a posting's doc is not scored: the filters drop it, or this
+		// clause is left out of a pruned search and the doc is an unstaked card the other
+		// clauses do not bring.
+		skip := func(d int32) bool {
+			return mark != nil && mark[d] != s.gen || left[ci] && s.keep[d] != s.keepGen && !x.staked[d]
+		}
 		if len(c.members) == 1 { // no sum to stage: straight into acc (the same bits)
 			m := c.members[0]
 			for _, p := range x.terms[m.term].postings {
-				if mark != nil && mark[p.doc] != s.gen {
+				if skip(p.doc) {
 					continue
 				}
 				tf := float64(m.weight * x.fieldTF(p, &s.norms))
@@ -378,7 +463,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 		cand := s.cand[:0]
 		for _, m := range c.members {
 			for _, p := range x.terms[m.term].postings {
-				if mark != nil && mark[p.doc] != s.gen {
+				if skip(p.doc) {
 					continue
 				}
 				if s.tf[p.doc] == 0 {
@@ -397,6 +482,41 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) {
 		}
 		s.cand = cand[:0]
 	}
+	return pr
+}
+
+// pruning is what a pruned accumulate left out: whether it pruned, and a bound of the text
+// score of any (unstaked) card it left out.
+type pruning struct {
+	pruned bool
+	bound  float64
+}
+
+// proven says whether a pruned search's answer is the whole one's: maxText is the whole
+// search's (the best staked text, every staked match being scored; else the best text,
+// which must then be above any text left out), and the heap is full with its worst above
+// any score a card left out could have (its text at most pr.bound, its semantic score 0:
+// every doc with one was scored), so none of them is among the best. The bounds carry a
+// margin far above the rounding of the sums, so a card left out cannot tie either.
+func (x *Index) proven(pr pruning, top []ranked, limit int, maxText, maxStaked float64) bool {
+	if maxStaked == 0 && !(maxText > pr.bound) {
+		return false
+	}
+	if len(top) < limit || len(x.all) == 0 {
+		return false
+	}
+	best := x.factors[x.all[0]] // the stake order's first: the largest factor
+	return top[0].score > float64(pr.bound/maxText*best)*(1+pruneMargin)
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 // fieldTF is a posting's term frequency over the fields, each weighted and normalized by
@@ -454,6 +574,12 @@ func (x *Index) compareRanked(a, b ranked) int {
 		return 1
 	case a.n == b.n:
 		return 0
+	}
+	if ka, kb := &x.didKeys[a.n], &x.didKeys[b.n]; *ka != *kb {
+		if ka[0] < kb[0] || ka[0] == kb[0] && ka[1] < kb[1] {
+			return -1
+		}
+		return 1
 	}
 	da, db := &x.docs[a.n], &x.docs[b.n]
 	if c := strings.Compare(da.did, db.did); c != 0 {

@@ -1,0 +1,180 @@
+package search
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// prunedVocab are the words of the random corpora: common and rare words, words with
+// aliases (translation, review), words that stem alike, words sharing prefixes, and words
+// every card says (agent), the shape of the stop-word-like terms a sentence brings.
+var prunedVocab = []string{
+	"agent", "agent", "agent", "services", "translation", "translator", "localization", "legal",
+	"audit", "review", "code", "solidity", "contract", "contracts", "research", "medical",
+	"image", "audio", "summarize", "summaries", "tax", "bookkeeping", "robot", "robots",
+	"transcription", "transport", "translate", "papers", "market", "marketplaces", "zebra",
+}
+
+// randomDoc is a card of a few words from prunedVocab, drawn with a skew to the first ones.
+func randomDoc(rng *rand.Rand, did string) Doc {
+	words := func(n int) string {
+		var b []string
+		for range n {
+			i := rng.IntN(len(prunedVocab))
+			if rng.IntN(2) == 0 {
+				i = rng.IntN(1 + i) // skew: lower indexes more often
+			}
+			b = append(b, prunedVocab[i])
+		}
+		return strings.Join(b, " ")
+	}
+	d := Doc{DID: did, Name: words(1 + rng.IntN(3)), Description: words(rng.IntN(12))}
+	if rng.IntN(30) == 0 { // a long description: a low score for the words it holds
+		d.Description = words(100 + rng.IntN(400))
+	}
+	if rng.IntN(20) != 0 { // nearly every card says it: a clause pruning leaves out
+		d.Name += " agent"
+	}
+	for range rng.IntN(3) {
+		c := prunedVocab[rng.IntN(len(prunedVocab))]
+		if rng.IntN(2) == 0 {
+			c += "/" + prunedVocab[rng.IntN(len(prunedVocab))]
+		}
+		d.Capabilities = append(d.Capabilities, c)
+	}
+	return d
+}
+
+// randomDID is a DID of random length: some share long prefixes, some are short, so the
+// ties go through every path of the DID comparison.
+func randomDID(rng *rand.Rand, i int) string {
+	switch rng.IntN(4) {
+	case 0:
+		return fmt.Sprintf("did:%d", rng.IntN(50))
+	case 1:
+		return fmt.Sprintf("did:key:z6Mkaaaaaaaaaaaa%06d", rng.IntN(1000))
+	case 2:
+		return fmt.Sprintf("did:key:z6Mk%x", rng.Uint64())
+	}
+	return fmt.Sprintf("did:pkh:eip155:1:0x%040x%d", rng.IntN(3), i)
+}
+
+// randomQuery is query text of words, sometimes a prefix or a phrase.
+func randomQuery(rng *rand.Rand) string {
+	var parts []string
+	for range 1 + rng.IntN(8) {
+		w := prunedVocab[rng.IntN(len(prunedVocab))]
+		switch rng.IntN(8) {
+		case 0:
+			parts = append(parts, w[:min(len(w), 2+rng.IntN(3))]+"*")
+		case 1:
+			parts = append(parts, `"`+w+" "+prunedVocab[rng.IntN(len(prunedVocab))]+`"`)
+		default:
+			parts = append(parts, w)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// TestPrunedIsExhaustive checks Search against searchExhaustive, which scores every match
+// in full, on random corpora (staked and unstaked cards, equal texts, equal stakes, cards
+// deleted and put again, no staked card at all) and random queries (words, prefixes,
+// phrases, capabilities, semantic scores with and without SemanticOf, limits from 1 to
+// past the matches): the same hits, in the same order, with the same bits.
+func TestPrunedIsExhaustive(t *testing.T) {
+	defer func(n int, share float64) { pruneMinPostings, pruneShare = n, share }(pruneMinPostings, pruneShare)
+	rng := rand.New(rand.NewPCG(41, 2))
+	rounds := 40
+	if testing.Short() {
+		rounds = 10
+	}
+	for round := range rounds {
+		pruneMinPostings = []int{0, 1, 100}[round%3]
+		pruneShare = []float64{32, 32, 4, 1.5, 1}[round%5]
+		x := New()
+		n := 50 + rng.IntN(3000)
+		stakedShare := []int{0, 1, 10, 50, 100}[rng.IntN(5)]
+		docs := make([]Doc, n)
+		for i := range docs {
+			docs[i] = randomDoc(rng, randomDID(rng, i))
+			if rng.IntN(100) < stakedShare {
+				docs[i].Staked = true
+				if rng.IntN(2) == 0 {
+					docs[i].StakeWeight = float64(1 + rng.IntN(3))
+				} else {
+					docs[i].StakeWeight = 1 + 4*rng.Float64()
+				}
+			}
+			if i > 0 && rng.IntN(5) == 0 { // the same text as another card: ties
+				j := rng.IntN(i)
+				docs[i].Name, docs[i].Description, docs[i].Capabilities = docs[j].Name, docs[j].Description, docs[j].Capabilities
+			}
+			x.Put(int64(i+1), docs[i])
+		}
+		for range n / 10 {
+			i := rng.IntN(n)
+			x.Delete(int64(i + 1))
+			if rng.IntN(2) == 0 {
+				x.Put(int64(i+1), docs[i])
+			}
+		}
+		for qi := range 60 {
+			text := randomQuery(rng)
+			q, err := ParseQuery(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := Options{Limit: []int{1, 5, 20, 200, 10_000, 1 + rng.IntN(n)}[rng.IntN(6)]}
+			if rng.IntN(4) == 0 {
+				opt.Capability = prunedVocab[rng.IntN(len(prunedVocab))]
+			}
+			if rng.IntN(2) == 0 {
+				opt.Semantic = map[int64]float64{}
+				for range rng.IntN(400) {
+					opt.Semantic[int64(1+rng.IntN(n+5))] = []float64{0, 0.2, 0.5, rng.Float64()}[rng.IntN(4)]
+				}
+				if rng.IntN(2) == 0 {
+					salt := rng.Uint64()
+					opt.SemanticOf = func(id int64) float64 {
+						return float64((uint64(id)*0x9e3779b97f4a7c15^salt)%1000) / 1000
+					}
+				}
+			}
+			want := x.searchExhaustive(q, opt)
+			got := x.Search(q, opt)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("round %d query %d %q %+v (-exhaustive +Search):\n%s", round, qi, text, opt, diff)
+			}
+		}
+	}
+}
+
+// TestDIDKeyOrder: two DIDs whose didKeys differ compare as their keys do.
+func TestDIDKeyOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	cmpKeys := func(a, b [2]uint64) int {
+		switch {
+		case a == b:
+			return 0
+		case a[0] < b[0] || a[0] == b[0] && a[1] < b[1]:
+			return -1
+		}
+		return 1
+	}
+	for range 20_000 {
+		a, b := randomDID(rng, rng.IntN(3)), randomDID(rng, rng.IntN(3))
+		if rng.IntN(4) == 0 {
+			b = a[:rng.IntN(len(a)+1)] + b[:rng.IntN(3)] // a prefix of a, and a little
+		}
+		if rng.IntN(8) == 0 {
+			b = a + "\x00"
+		}
+		if k := cmpKeys(didKey(a), didKey(b)); k != 0 && k != strings.Compare(a, b) {
+			t.Fatalf("%q vs %q: keys %d, strings %d", a, b, k, strings.Compare(a, b))
+		}
+	}
+}
