@@ -1,14 +1,23 @@
 package registry
 
 import (
+	"slices"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/surety-ioa/surety/registry/search"
 )
 
-// maxAnswers bounds the index answers the registry keeps (answerCache): each is at most
-// maxCandidates hits.
-const maxAnswers = 128
+// maxAnswers bounds the index answers the registry keeps (answerCache), and maxAnswerBytes
+// what they weigh with the bodies kept with them: an answer is at most maxCandidates hits,
+// a body up to 100 cards of up to MaxCardSize (and the cards may be anyone's, free ones
+// too), so the count alone would not bound the memory. An answer that would weigh more than
+// maxAnswerBytes/16 is not kept (nor a body that would make it so).
+const (
+	maxAnswers     = 128
+	maxAnswerBytes = 16 << 20
+)
 
 // answerKey is what an index answer depends on besides the cards: the query's text and
 // capability, whether its meaning is compared (hybrid), and how many hits it asks for.
@@ -18,45 +27,304 @@ type answerKey struct {
 	limit            int
 }
 
-// indexGens are the generations of the text index and the two vector indexes: equal
-// generations held the same cards.
-type indexGens [3]uint64
-
 // answerCache keeps the search index's answers (the hits before reputation is read) to
-// recent queries, for one generation of the indexes: a card indexed, replaced or dropped
-// (any write to either side of search) starts a new generation, and the cache forgets every
-// answer of the last. An answer is used only when the indexes are still at the generation
-// read before it was computed, so it is the answer the indexes would give again, bit for
-// bit. Reputation is read for each search anew, and the cards from SQLite.
+// recent queries, each for as long as no write could change it: a write (a card indexed,
+// replaced or dropped) forgets exactly the answers it could change (answer.changedBy), and
+// the others stay, each equal, bit for bit, to the answer the indexes would give again.
+// An answer is kept only when no write ran, even in part, while it was computed (epoch).
+// With an answer the HTTP edge may keep the body it encoded from it (attach): the cards of
+// its hits do not change while it is kept (a write of one of them forgets it), so the body
+// stands for as long as the reputation weights it was encoded with. Entries are evicted one
+// at a time, the least recently used first, past maxAnswers or maxAnswerBytes.
 type answerCache struct {
-	mu      sync.Mutex
-	gens    indexGens
-	answers map[answerKey][]search.Hit
+	mu sync.Mutex
+	// epoch advances at the start and at the end of every write; writing counts the writes
+	// under way (the registry runs one at a time, under r.mu).
+	epoch   uint64
+	writing int
+	answers map[answerKey]*answer
+	bytes   int    // what the kept answers weigh (answer.size)
+	tick    uint64 // advanced by every use: answer.used orders evictions
 }
 
-func (r *Registry) indexGens() indexGens {
-	return indexGens{r.index.Gen(), r.vectors.Gen(), r.unstakedVectors.Gen()}
+// answerKind is how an answer is computed, which decides what a write can change in it.
+type answerKind uint8
+
+const (
+	// byStake answers a query without text: the cards (with the capability) by stake
+	// factor, DID and id, no corpus statistics.
+	byStake answerKind = iota
+	// byText answers a keyword query: BM25F over the index's statistics.
+	byText
+	// byMeaning answers a hybrid query: text and the vectors' nearest neighbours.
+	byMeaning
+)
+
+// answer is a kept index answer and what a write must be checked against.
+type answer struct {
+	hits []search.Hit
+	kind answerKind
+	// capability narrows the query; limit is the candidates asked (opt.Limit).
+	capability string
+	limit      int
+	// terms are the query's terms and their aliases, prefixes its prefixes (byText): a
+	// card holding none of them, nor a term one of them starts or ends, reads none of the
+	// query's postings.
+	terms    map[string]bool
+	prefixes []string
+	// body is what the HTTP edge encoded from this answer for a limit (bodyLimit) with the
+	// reputation weights of the hits, in order (weights).
+	body      []byte
+	bodyLimit int
+	weights   []float64
+	size      int
+	used      uint64
 }
 
-// get gives the answer kept for k at generations g.
-func (c *answerCache) get(k answerKey, g indexGens) ([]search.Hit, bool) {
+// indexWrite is a write of card id as the search index had it before (old) and has it after
+// (now); nil for none. stakedStats is the index's (search.Index.StakedStats) after it.
+type indexWrite struct {
+	id          int64
+	old, now    *search.Summary
+	stakedStats bool
+}
+
+// changedBy says whether w can change a, by the ranking of search.Index.Search
+// (registry/search/rank.go): a kept answer that no write changed is the fresh one, bit for
+// bit. It errs only towards yes.
+func (a *answer) changedBy(w *indexWrite) bool {
+	if w.old == nil && w.now == nil {
+		return false // nothing was indexed at id, and nothing is
+	}
+	// A hit rewritten or gone: its card (what the body shows) and its place change.
+	if slices.ContainsFunc(a.hits, func(h search.Hit) bool { return h.ID == w.id }) {
+		return true
+	}
+	switch a.kind {
+	case byStake:
+		// The cards under the capability in the stake order, the first limit of them. A
+		// card leaving it left the answer only if it was a hit (above); a card entering it
+		// enters the answer if the answer has room or the card ranks before its last hit.
+		if w.now == nil || !holdsCapability(w.now, a.capability) {
+			return false
+		}
+		return len(a.hits) < a.limit || w.now.RanksBefore(a.hits[len(a.hits)-1])
+	case byText:
+		// A staked card moves the collection statistics (N, df, average lengths: every
+		// text score's bits), as every card does while none is staked. An unstaked one then
+		// changes only its own score, and the query's clauses only if it holds a term of
+		// them (a term, an alias, what a prefix expands to: their members, the order and the
+		// budget of expansions); one holding none and not under the capability is not read.
+		if w.old != nil && w.old.Staked || w.now != nil && w.now.Staked || !w.stakedStats {
+			return true
+		}
+		return a.reads(w.old) || a.reads(w.now)
+	default:
+		// The nearest neighbours by meaning depend on every vector (the prefilter's
+		// thresholds count the rows): any write may change them.
+		return true
+	}
+}
+
+// reads says whether a byText query reads card s: it holds a term of the query's clauses
+// (or one a prefix could expand to, by either's bytes), or the query's capability.
+func (a *answer) reads(s *search.Summary) bool {
+	if s == nil {
+		return false
+	}
+	if a.capability != "" && holdsCapability(s, a.capability) {
+		return true
+	}
+	for _, t := range s.Terms {
+		if a.terms[t] {
+			return true
+		}
+		for _, p := range a.prefixes {
+			if strings.HasPrefix(t, p) || strings.HasPrefix(p, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsCapability says whether the card is found under capability c ("" for every card).
+func holdsCapability(s *search.Summary, c string) bool {
+	return c == "" || slices.Contains(s.Caps, c)
+}
+
+// newAnswer describes the answer hits of the index to key's query pq, for changedBy.
+func newAnswer(key answerKey, pq search.Query, hits []search.Hit) *answer {
+	a := &answer{hits: hits, capability: key.capability, limit: key.limit}
+	switch {
+	case pq.Empty():
+		a.kind = byStake
+	case key.hybrid:
+		a.kind = byMeaning
+	default:
+		a.kind = byText
+		a.terms = map[string]bool{}
+		for _, t := range pq.Terms {
+			a.terms[t] = true
+			for _, al := range search.Aliases(t) {
+				a.terms[al] = true
+			}
+		}
+		a.prefixes = pq.Prefixes
+	}
+	a.size = answerSize(key, a)
+	return a
+}
+
+// answerSize is about what a weighs in memory, with its key.
+func answerSize(key answerKey, a *answer) int {
+	size := 256 + len(key.text) + len(key.capability) + len(a.body) + 8*len(a.weights)
+	for _, h := range a.hits {
+		size += int(unsafe.Sizeof(h)) + len(h.DID)
+	}
+	for t := range a.terms {
+		size += 48 + len(t)
+	}
+	for _, p := range a.prefixes {
+		size += 16 + len(p)
+	}
+	return size
+}
+
+// start gives the epoch a search reads before the indexes, for put; false while a write is
+// under way (nothing computed then is kept).
+func (c *answerCache) start() (uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gens != g {
-		return nil, false
-	}
-	hits, ok := c.answers[k]
-	return hits, ok
+	return c.epoch, c.writing == 0
 }
 
-// put keeps hits, computed from the indexes at generations g (read before the search), as
-// the answer for k; the answers of other generations are forgotten, and all of them when
-// maxAnswers are kept.
-func (c *answerCache) put(k answerKey, g indexGens, hits []search.Hit) {
+// get gives the answer kept for k.
+func (c *answerCache) get(k answerKey) *answer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gens != g || c.answers == nil || len(c.answers) >= maxAnswers {
-		c.gens, c.answers = g, map[answerKey][]search.Hit{}
+	a := c.answers[k]
+	if a != nil {
+		c.tick++
+		a.used = c.tick
 	}
-	c.answers[k] = hits
+	return a
+}
+
+// put keeps a as the answer for k, computed from the indexes as they were at epoch (start,
+// read before the search), unless a write started since: an answer computed across a write
+// may hold part of it, and one computed before it was not checked against it. Other
+// answers stay (the least recently used go when the bounds are reached). It gives back a
+// when kept.
+func (c *answerCache) put(k answerKey, epoch uint64, a *answer) *answer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.epoch != epoch || c.writing != 0 || a.size > maxAnswerBytes/16 {
+		return nil
+	}
+	if old := c.answers[k]; old != nil {
+		c.drop(k, old)
+	}
+	if c.answers == nil {
+		c.answers = map[answerKey]*answer{}
+	}
+	c.makeRoom(a.size, nil)
+	c.tick++
+	a.used = c.tick
+	c.answers[k] = a
+	c.bytes += a.size
+	return a
+}
+
+// attach keeps body, encoded from a (still kept for k) for limit with the reputation
+// weights of its hits, unless a was forgotten meanwhile or the body would make it too big.
+func (c *answerCache) attach(k answerKey, a *answer, limit int, weights []float64, body []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.answers[k] != a {
+		return
+	}
+	size := answerSize(k, &answer{hits: a.hits, terms: a.terms, prefixes: a.prefixes, body: body, weights: weights})
+	if size > maxAnswerBytes/16 {
+		return
+	}
+	c.bytes += size - a.size
+	a.size, a.body, a.bodyLimit, a.weights = size, body, limit, weights
+	c.makeRoom(0, a)
+}
+
+// bodyOf gives the body kept with a for limit, if it was encoded with these weights.
+func (c *answerCache) bodyOf(a *answer, limit int, weights []float64) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a.body == nil || a.bodyLimit != limit || len(a.weights) != len(weights) {
+		return nil
+	}
+	for i, w := range weights {
+		if a.weights[i] != w {
+			return nil
+		}
+	}
+	return a.body
+}
+
+// makeRoom evicts the least recently used answers (never keep) until size more bytes and
+// one more answer fit.
+func (c *answerCache) makeRoom(size int, keep *answer) {
+	for len(c.answers) > 0 && (c.bytes+size > maxAnswerBytes || len(c.answers)+boolInt(keep == nil) > maxAnswers) {
+		var (
+			oldest    answerKey
+			oldestAns *answer
+		)
+		for k, a := range c.answers {
+			if a != keep && (oldestAns == nil || a.used < oldestAns.used) {
+				oldest, oldestAns = k, a
+			}
+		}
+		if oldestAns == nil {
+			return
+		}
+		c.drop(oldest, oldestAns)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (c *answerCache) drop(k answerKey, a *answer) {
+	delete(c.answers, k)
+	c.bytes -= a.size
+}
+
+// beginWrite marks a write under way: no answer computed from now until its endWrite is
+// kept.
+func (c *answerCache) beginWrite() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writing++
+	c.epoch++
+}
+
+// endWrite ends a write begun with beginWrite: it forgets the answers w changes (every
+// answer for a nil w).
+func (c *answerCache) endWrite(w *indexWrite) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, a := range c.answers {
+		if w == nil || a.changedBy(w) {
+			c.drop(k, a)
+		}
+	}
+	c.writing--
+	c.epoch++
+}
+
+// forget forgets every answer.
+func (c *answerCache) forget() {
+	c.beginWrite()
+	c.endWrite(nil)
 }
