@@ -45,6 +45,9 @@ type answerCache struct {
 	answers map[answerKey]*answer
 	bytes   int    // what the kept answers weigh (answer.size)
 	tick    uint64 // advanced by every use: answer.used orders evictions
+	// computing holds, per key, the search computing its answer (claim): the others asking
+	// meanwhile wait for it and take the answer if it was kept, rather than compute it too.
+	computing map[answerKey]chan struct{}
 }
 
 // answerKind is how an answer is computed, which decides what a write can change in it.
@@ -321,6 +324,29 @@ func (c *answerCache) endWrite(w *indexWrite) {
 	}
 	c.writing--
 	c.epoch++
+}
+
+// claim makes the caller the one search computing k's answer (mine: it calls release when
+// done), or gives the channel that closes when the one computing it is done.
+func (c *answerCache) claim(k answerKey) (done <-chan struct{}, mine bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.computing[k]; ok {
+		return ch, false
+	}
+	if c.computing == nil {
+		c.computing = map[answerKey]chan struct{}{}
+	}
+	c.computing[k] = make(chan struct{})
+	return nil, true
+}
+
+// release ends the caller's claim on k.
+func (c *answerCache) release(k answerKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	close(c.computing[k])
+	delete(c.computing, k)
 }
 
 // forget forgets every answer.

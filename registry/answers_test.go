@@ -285,3 +285,57 @@ func agentOf(list []*registry.Agent, did string) *registry.Agent {
 	}
 	return nil
 }
+
+// TestKeptAnswersUnderConcurrentSearches: searches of the same queries at once, while cards
+// are written, share the computing of a missing answer (one computes, the others wait for it)
+// without a deadlock or an error, and once the writes stop every answer kept is the fresh one.
+func TestKeptAnswersUnderConcurrentSearches(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	words := []string{"translate", "audit", "legal", "medical", "review"}
+	register := func(i int) {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if i%3 == 0 {
+			st[k.DID.String()] = big.NewInt(1e18)
+		}
+		w1, w2 := words[i%len(words)], words[(i/5)%len(words)]
+		if _, err := r.Register(ctx, card(t, k, 1, w1+" agent", w1+" and "+w2, w2), "test"); err != nil {
+			t.Error(err)
+		}
+	}
+	for i := range 60 {
+		register(i)
+	}
+	queries := []registry.Query{{Text: "translate legal"}, {Text: "audit", Mode: registry.ModeKeyword}, {Capability: "medical"}, {}}
+	var wg sync.WaitGroup
+	for c := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 60 {
+				if _, err := r.Search(ctx, queries[(c+i)%len(queries)]); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 30 {
+		register(60 + i)
+	}
+	wg.Wait()
+	for _, q := range queries {
+		kept, err := r.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := registry.SearchFresh(ctx, r, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(summary(fresh), summary(kept)); diff != "" {
+			t.Errorf("%+v: kept answer (-fresh +kept):\n%s", q, diff)
+		}
+	}
+}

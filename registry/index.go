@@ -671,6 +671,21 @@ func (r *Registry) searchKept(ctx context.Context, q Query, encode encoder) ([]*
 		return nil, nil, err
 	}
 	kept := r.answers.get(iq.key)
+	if kept == nil {
+		// One search computes a missing answer; the others asking meanwhile wait for it and
+		// take it if it was kept (no write ran while it was computed), else compute their own.
+		done, mine := r.answers.claim(iq.key)
+		if mine {
+			defer r.answers.release(iq.key)
+		} else {
+			select {
+			case <-done:
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+			kept = r.answers.get(iq.key)
+		}
+	}
 	var weights []float64
 	if kept != nil && encode != nil {
 		if weights, err = hitWeights(ctx, rep, kept.hits); err != nil {
