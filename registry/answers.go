@@ -39,15 +39,29 @@ type answerKey struct {
 type answerCache struct {
 	mu sync.Mutex
 	// epoch advances at the start and at the end of every write; writing counts the writes
-	// under way (the registry runs one at a time, under r.mu).
+	// under way (the registry runs one at a time, under r.mu); written holds the last
+	// maxLoggedWrites writes, with the epoch each ended at, for put.
 	epoch   uint64
 	writing int
-	answers map[answerKey]*answer
-	bytes   int    // what the kept answers weigh (answer.size)
-	tick    uint64 // advanced by every use: answer.used orders evictions
+	written []loggedWrite
+	// keepNone keeps nothing computed (tests: SearchFresh).
+	keepNone bool
+	answers  map[answerKey]*answer
+	bytes    int    // what the kept answers weigh (answer.size)
+	tick     uint64 // advanced by every use: answer.used orders evictions
 	// computing holds, per key, the search computing its answer (claim): the others asking
 	// meanwhile wait for it and take the answer if it was kept, rather than compute it too.
 	computing map[answerKey]chan struct{}
+}
+
+// maxLoggedWrites is how many of the last writes answerCache remembers: an answer whose
+// search began before them is not kept.
+const maxLoggedWrites = 64
+
+// loggedWrite is a write that ended at epoch (w nil: every answer changed).
+type loggedWrite struct {
+	epoch uint64
+	w     *indexWrite
 }
 
 // answerKind is how an answer is computed, which decides what a write can change in it.
@@ -194,12 +208,11 @@ func answerSize(key answerKey, a *answer) int {
 	return size
 }
 
-// start gives the epoch a search reads before the indexes, for put; false while a write is
-// under way (nothing computed then is kept).
-func (c *answerCache) start() (uint64, bool) {
+// start gives the epoch a search reads before the indexes, for put.
+func (c *answerCache) start() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.epoch, c.writing == 0
+	return c.epoch
 }
 
 // get gives the answer kept for k.
@@ -214,16 +227,34 @@ func (c *answerCache) get(k answerKey) *answer {
 	return a
 }
 
-// put keeps a as the answer for k, computed from the indexes as they were at epoch (start,
-// read before the search), unless a write started since: an answer computed across a write
-// may hold part of it, and one computed before it was not checked against it. Other
-// answers stay (the least recently used go when the bounds are reached). It gives back a
-// when kept.
+// put keeps a as the answer for k, computed from the indexes after epoch (start, read before
+// the search), unless a write that ended since could change it (changedBy). A keyword or
+// stake answer reads one state of the text index (one read lock): a write it missed is
+// checked here as endWrite would have checked it, one it saw changes nothing it can be
+// judged by (an answer computed after a write is the answer after it), one under way is
+// checked by its endWrite, which sees a. A hybrid answer reads the text and the vector
+// indexes apart, so it may hold part of a write: any write changes it, and only one computed
+// with no write ending meanwhile is kept. Other answers stay (the least recently used go
+// when the bounds are reached). It gives back a when kept.
 func (c *answerCache) put(k answerKey, epoch uint64, a *answer) *answer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.epoch != epoch || c.writing != 0 || a.size > maxAnswerBytes/16 {
+	if c.keepNone || a.size > maxAnswerBytes/16 {
 		return nil
+	}
+	if epoch != c.epoch {
+		i := len(c.written)
+		for i > 0 && c.written[i-1].epoch > epoch {
+			i--
+		}
+		if i == 0 && len(c.written) == maxLoggedWrites {
+			return nil // more writes than remembered ended since it began
+		}
+		for _, lw := range c.written[i:] {
+			if lw.w == nil || a.changedBy(lw.w) {
+				return nil
+			}
+		}
 	}
 	if old := c.answers[k]; old != nil {
 		c.drop(k, old)
@@ -303,8 +334,7 @@ func (c *answerCache) drop(k answerKey, a *answer) {
 	c.bytes -= a.size
 }
 
-// beginWrite marks a write under way: no answer computed from now until its endWrite is
-// kept.
+// beginWrite marks a write under way (its endWrite checks the answers kept meanwhile).
 func (c *answerCache) beginWrite() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -313,7 +343,7 @@ func (c *answerCache) beginWrite() {
 }
 
 // endWrite ends a write begun with beginWrite: it forgets the answers w changes (every
-// answer for a nil w).
+// answer for a nil w), and remembers w for the searches under way (put).
 func (c *answerCache) endWrite(w *indexWrite) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -324,6 +354,10 @@ func (c *answerCache) endWrite(w *indexWrite) {
 	}
 	c.writing--
 	c.epoch++
+	if len(c.written) == maxLoggedWrites {
+		c.written = append(c.written[:0], c.written[1:]...)
+	}
+	c.written = append(c.written, loggedWrite{c.epoch, w})
 }
 
 // claim makes the caller the one search computing k's answer (mine: it calls release when

@@ -246,24 +246,34 @@ func TestKeptAnswersEqualFresh(t *testing.T) {
 			i = rnd.IntN(len(keys))
 		}
 		did := keys[i].DID.String()
-		switch k := rnd.IntN(10); {
-		case k < 4: // a new card or a replacement with other words
-			register(i, false)
-		case k < 6: // the same card, its stake moved (or not)
-			if rnd.IntN(2) == 0 {
-				stake(i)
+		write := func() {
+			t.Helper()
+			switch k := rnd.IntN(10); {
+			case k < 4: // a new card or a replacement with other words
+				register(i, false)
+			case k < 6: // the same card, its stake moved (or not)
+				if rnd.IntN(2) == 0 {
+					stake(i)
+				}
+				register(i, true)
+			case k < 7 && seq[i] > 0: // revoked: the card is dropped
+				l.set(did, identity.KeyRevoked)
+				if _, err := r.CheckStatus(ctx, did); err != nil {
+					t.Fatal(err)
+				}
+				gone[i] = true
+			case k < 8:
+				rep.set(did, float64(rnd.IntN(4))*0.5)
+			default: // a new unstaked card, most likely (evicting the oldest past the quota)
+				register(i, false)
 			}
-			register(i, true)
-		case k < 7 && seq[i] > 0: // revoked: the card is dropped
-			l.set(did, identity.KeyRevoked)
-			if _, err := r.CheckStatus(ctx, did); err != nil {
+		}
+		if rnd.IntN(3) == 0 { // a search that read the indexes before the write ends after it
+			if err := registry.SearchAcross(ctx, r, queries[rnd.IntN(len(queries))], write); err != nil {
 				t.Fatal(err)
 			}
-			gone[i] = true
-		case k < 8:
-			rep.set(did, float64(rnd.IntN(4))*0.5)
-		default: // a new unstaked card, most likely (evicting the oldest past the quota)
-			register(i, false)
+		} else {
+			write()
 		}
 		if after, _ := registry.KeptAnswers(r); after > 0 && before > 0 {
 			survived++

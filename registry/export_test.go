@@ -92,7 +92,7 @@ func SearchFresh(ctx context.Context, r *Registry, q Query) ([]*Agent, error) {
 	c.mu.Lock()
 	answers, bytes := c.answers, c.bytes
 	c.answers, c.bytes = nil, 0
-	c.writing++ // nothing computed now is kept
+	c.keepNone = true
 	c.mu.Unlock()
 	r.cards.mu.Lock()
 	cards, cardBytes := r.cards.cards, r.cards.bytes
@@ -101,7 +101,7 @@ func SearchFresh(ctx context.Context, r *Registry, q Query) ([]*Agent, error) {
 	defer func() {
 		c.mu.Lock()
 		c.answers, c.bytes = answers, bytes
-		c.writing--
+		c.keepNone = false
 		c.mu.Unlock()
 		r.cards.mu.Lock()
 		r.cards.cards, r.cards.bytes = cards, cardBytes
@@ -130,4 +130,24 @@ func KeptHits(ctx context.Context, r *Registry, q Query) (kept, fresh []search.H
 	}
 	fresh, err = r.indexHits(ctx, iq)
 	return kept, fresh, err
+}
+
+// SearchAcross computes the index's answer to q, then runs writes, then offers the answer
+// to the kept ones as a search that read the indexes before the writes and ended after
+// them does.
+func SearchAcross(ctx context.Context, r *Registry, q Query, writes func()) error {
+	q.Limit = q.limit()
+	iq, _, err := r.indexQueryOf(q)
+	if err != nil || iq == nil {
+		writes()
+		return err
+	}
+	epoch := r.answers.start()
+	hits, err := r.indexHits(ctx, iq)
+	if err != nil {
+		return err
+	}
+	writes()
+	r.answers.put(iq.key, epoch, newAnswer(iq.key, iq.pq, hits))
+	return nil
 }

@@ -701,17 +701,15 @@ func (r *Registry) searchKept(ctx context.Context, q Query, encode encoder) ([]*
 	}
 	defer leave()
 	if kept == nil {
-		// The epoch is read before the indexes: an answer computed across a write, or
-		// before one, is not kept (put).
-		epoch, ok := r.answers.start()
+		// The epoch is read before the indexes: put checks the answer against the writes
+		// that ended since.
+		epoch := r.answers.start()
 		hits, err := r.indexHits(ctx, iq)
 		if err != nil {
 			return nil, nil, err
 		}
 		kept = newAnswer(iq.key, iq.pq, hits)
-		if ok {
-			r.answers.put(iq.key, epoch, kept)
-		}
+		r.answers.put(iq.key, epoch, kept)
 		weights = nil
 	}
 	key := iq.key
