@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/surety-ioa/surety/registry/search"
+	"github.com/surety-ioa/surety/registry/semantic"
 )
 
 // maxAnswers bounds the index answers the registry keeps (answerCache), and maxAnswerBytes
@@ -89,6 +90,10 @@ type answer struct {
 	// query's postings.
 	terms    map[string]bool
 	prefixes []string
+	// query is the query's vector of meaning and sem the semantic scores the index ranked
+	// with (search.Options.Semantic), by card (byMeaning; nil when no term has a vector).
+	query semantic.Vector
+	sem   map[int64]float64
 	// body is what the HTTP edge encoded from this answer for a limit (bodyLimit) with the
 	// reputation weights of the hits, in order (weights).
 	body      []byte
@@ -104,6 +109,11 @@ type indexWrite struct {
 	id          int64
 	old, now    *search.Summary
 	stakedStats bool
+	// exactUnstaked says whether the unstaked cards' vector index answered every query
+	// exactly (semantic.Index.Exact) before the write and after it; unstakedScore is the
+	// score it gives card id after the write (false: no vector).
+	exactUnstaked bool
+	unstakedScore func(q semantic.Vector) (float32, bool)
 }
 
 // changedBy says whether w can change a, by the ranking of search.Index.Search
@@ -137,9 +147,28 @@ func (a *answer) changedBy(w *indexWrite) bool {
 		}
 		return a.reads(w.old) || a.reads(w.now)
 	default:
-		// The nearest neighbours by meaning depend on every vector (the prefilter's
-		// thresholds count the rows): any write may change them.
-		return true
+		// The text part as for byText. The semantic scores (the nearest staked and unstaked
+		// cards, each side's best semanticCandidates from minSemantic up) through the
+		// prefilter's thresholds depend on every vector of a large side; on a side that
+		// answers exactly, an unstaked card that was not among them and now scores under
+		// minSemantic leaves them as they were (entering the best, it could only push out
+		// a card scoring under it, not kept either). The text matches' scores by meaning
+		// (SemanticOf) are their own vectors'.
+		if w.old != nil && w.old.Staked || w.now != nil && w.now.Staked || !w.stakedStats || a.reads(w.old) || a.reads(w.now) {
+			return true
+		}
+		if a.query == nil {
+			return false // no term has a vector: text alone ranks
+		}
+		if _, ok := a.sem[w.id]; ok || !w.exactUnstaked {
+			return true
+		}
+		if w.now != nil {
+			if s, ok := w.unstakedScore(a.query); ok && float64(s) >= minSemantic {
+				return true
+			}
+		}
+		return false
 	}
 }
 
@@ -171,15 +200,20 @@ func holdsCapability(s *search.Summary, c string) bool {
 }
 
 // newAnswer describes the answer hits of the index to key's query pq, for changedBy.
-func newAnswer(key answerKey, pq search.Query, hits []search.Hit) *answer {
+// sem is the index's Options.Semantic for a hybrid query.
+func newAnswer(key answerKey, pq search.Query, hits []search.Hit, sem map[int64]float64) *answer {
 	a := &answer{hits: hits, capability: key.capability, limit: key.limit}
 	switch {
 	case pq.Empty():
 		a.kind = byStake
-	case key.hybrid:
-		a.kind = byMeaning
 	default:
 		a.kind = byText
+		if key.hybrid {
+			a.kind = byMeaning
+			if sem != nil {
+				a.sem, a.query = sem, queryVector(key.text)
+			}
+		}
 		a.terms = map[string]bool{}
 		for _, t := range pq.Terms {
 			a.terms[t] = true
@@ -205,6 +239,7 @@ func answerSize(key answerKey, a *answer) int {
 	for _, p := range a.prefixes {
 		size += 16 + len(p)
 	}
+	size += 4*len(a.query) + 48*len(a.sem)
 	return size
 }
 
@@ -233,8 +268,8 @@ func (c *answerCache) get(k answerKey) *answer {
 // checked here as endWrite would have checked it, one it saw changes nothing it can be
 // judged by (an answer computed after a write is the answer after it), one under way is
 // checked by its endWrite, which sees a. A hybrid answer reads the text and the vector
-// indexes apart, so it may hold part of a write: any write changes it, and only one computed
-// with no write ending meanwhile is kept. Other answers stay (the least recently used go
+// indexes apart, so it may hold part of a write: changedBy judges the two parts apart, and a
+// write that changes neither gives the same answer from either state of each. Other answers stay (the least recently used go
 // when the bounds are reached). It gives back a when kept.
 func (c *answerCache) put(k answerKey, epoch uint64, a *answer) *answer {
 	c.mu.Lock()
@@ -278,7 +313,7 @@ func (c *answerCache) attach(k answerKey, a *answer, limit int, weights []float6
 	if c.answers[k] != a {
 		return
 	}
-	size := answerSize(k, &answer{hits: a.hits, terms: a.terms, prefixes: a.prefixes, body: body, weights: weights})
+	size := answerSize(k, &answer{hits: a.hits, terms: a.terms, prefixes: a.prefixes, query: a.query, sem: a.sem, body: body, weights: weights})
 	if size > maxAnswerBytes/16 {
 		return
 	}

@@ -16,8 +16,8 @@ func TestOldSearchKeepsNewerAnswers(t *testing.T) {
 	var c answerCache
 	hits := []search.Hit{{ID: 1, DID: "did:key:a", Score: 1}}
 	key := func(text string) answerKey { return answerKey{text: text, limit: 200} }
-	everything := func(text string) *answer { return newAnswer(key(text), search.Query{}, hits) }
-	legal := newAnswer(key("legal"), search.Query{Terms: []string{"legal"}}, hits)
+	everything := func(text string) *answer { return newAnswer(key(text), search.Query{}, hits, nil) }
+	legal := newAnswer(key("legal"), search.Query{Terms: []string{"legal"}}, hits, nil)
 	slow := c.start() // slow searches read the indexes
 	c.beginWrite()
 	during := c.start()
@@ -55,7 +55,7 @@ func TestOldSearchKeepsNewerAnswers(t *testing.T) {
 		c.beginWrite()
 		c.endWrite(&indexWrite{id: int64(100 + i)})
 	}
-	if c.put(key("legal2"), old, newAnswer(key("legal2"), search.Query{Terms: []string{"legal"}}, hits)) != nil {
+	if c.put(key("legal2"), old, newAnswer(key("legal2"), search.Query{Terms: []string{"legal"}}, hits, nil)) != nil {
 		t.Error("an answer older than the writes remembered is kept")
 	}
 }
@@ -75,13 +75,13 @@ func TestKeptAnswersAreBounded(t *testing.T) {
 	for i := range 4 * maxAnswers {
 		k := answerKey{text: fmt.Sprint(i), limit: maxCandidates}
 		epoch := c.start()
-		a := c.put(k, epoch, newAnswer(k, search.Query{}, hits))
+		a := c.put(k, epoch, newAnswer(k, search.Query{}, hits, nil))
 		if a == nil {
 			t.Fatalf("answer %d not kept", i)
 		}
 		c.attach(k, a, 20, make([]float64, len(hits)), body)
 		if i == 0 {
-			c.put(hot, epoch, newAnswer(hot, search.Query{}, hits))
+			c.put(hot, epoch, newAnswer(hot, search.Query{}, hits, nil))
 		}
 		c.get(hot) // used all along
 		total := 0
@@ -100,7 +100,7 @@ func TestKeptAnswersAreBounded(t *testing.T) {
 	}
 	k := answerKey{text: "big", limit: maxCandidates}
 	epoch := c.start()
-	a := c.put(k, epoch, newAnswer(k, search.Query{}, hits))
+	a := c.put(k, epoch, newAnswer(k, search.Query{}, hits, nil))
 	c.attach(k, a, 20, nil, make([]byte, maxAnswerBytes/16))
 	if c.bodyOf(a, 20, nil) != nil {
 		t.Error("a body over a sixteenth of the bound was kept")

@@ -128,8 +128,11 @@ func KeptHits(ctx context.Context, r *Registry, q Query) (kept, fresh []search.H
 	if a := r.answers.get(iq.key); a != nil {
 		kept = a.hits
 	}
-	fresh, err = r.indexHits(ctx, iq)
-	return kept, fresh, err
+	a, err := r.indexHits(ctx, iq)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kept, a.hits, nil
 }
 
 // SearchAcross computes the index's answer to q, then runs writes, then offers the answer
@@ -143,11 +146,11 @@ func SearchAcross(ctx context.Context, r *Registry, q Query, writes func()) erro
 		return err
 	}
 	epoch := r.answers.start()
-	hits, err := r.indexHits(ctx, iq)
+	a, err := r.indexHits(ctx, iq)
 	if err != nil {
 		return err
 	}
 	writes()
-	r.answers.put(iq.key, epoch, newAnswer(iq.key, iq.pq, hits))
+	r.answers.put(iq.key, epoch, a)
 	return nil
 }

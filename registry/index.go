@@ -704,11 +704,9 @@ func (r *Registry) searchKept(ctx context.Context, q Query, encode encoder) ([]*
 		// The epoch is read before the indexes: put checks the answer against the writes
 		// that ended since.
 		epoch := r.answers.start()
-		hits, err := r.indexHits(ctx, iq)
-		if err != nil {
+		if kept, err = r.indexHits(ctx, iq); err != nil {
 			return nil, nil, err
 		}
-		kept = newAnswer(iq.key, iq.pq, hits)
 		r.answers.put(iq.key, epoch, kept)
 		weights = nil
 	}
@@ -772,8 +770,8 @@ func (r *Registry) indexQueryOf(q Query) (*indexQuery, ReputationReader, error) 
 	return iq, rep, nil
 }
 
-// indexHits is the index's answer to iq, computed.
-func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) ([]search.Hit, error) {
+// indexHits is the index's answer to iq, computed, as a kept answer would hold it.
+func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, error) {
 	opt := iq.opt
 	if iq.semantic != nil {
 		var err error
@@ -781,7 +779,7 @@ func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) ([]search.Hit,
 			return nil, fmt.Errorf("registry: search: %w", err)
 		}
 	}
-	return r.index.Search(iq.pq, opt), nil
+	return newAnswer(iq.key, iq.pq, r.index.Search(iq.pq, opt), opt.Semantic), nil
 }
 
 // hitWeights reads the reputation weight of each hit, in order.

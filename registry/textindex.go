@@ -101,7 +101,7 @@ func (r *Registry) indexDelete(id int64) {
 // beginIndexWrite starts a write of card id to the indexes: what the index held of it before,
 // and no answer computed from now on is kept until endIndexWrite.
 func (r *Registry) beginIndexWrite(id int64) *indexWrite {
-	w := &indexWrite{id: id}
+	w := &indexWrite{id: id, exactUnstaked: r.unstakedVectors.Exact()}
 	if s, ok := r.index.Summary(id); ok {
 		w.old = &s
 	}
@@ -115,6 +115,8 @@ func (r *Registry) endIndexWrite(w *indexWrite) {
 		w.now = &s
 	}
 	w.stakedStats = r.index.StakedStats()
+	w.exactUnstaked = w.exactUnstaked && r.unstakedVectors.Exact()
+	w.unstakedScore = func(q semantic.Vector) (float32, bool) { return r.unstakedVectors.Score(w.id, q) }
 	r.answers.endWrite(w)
 }
 
@@ -148,7 +150,7 @@ const minSemantic = 0.15
 // the best text matches not among them). A cosine under minSemantic counts as 0. A query
 // none of whose terms has a vector gives nil: text alone ranks.
 func (r *Registry) nearest(_ context.Context, text string) (map[int64]float64, func(int64) float64, error) {
-	q := semantic.Default().Vector(search.Terms(text))
+	q := queryVector(text)
 	if q == nil {
 		return nil, nil, nil
 	}
@@ -172,6 +174,11 @@ func (r *Registry) nearest(_ context.Context, text string) (map[int64]float64, f
 		return 0
 	}
 	return out, of, nil
+}
+
+// queryVector is the vector of meaning of a query's text (nil when none of its terms has one).
+func queryVector(text string) semantic.Vector {
+	return semantic.Default().Vector(search.Terms(text))
 }
 
 // indexDoc is what the search index keeps of a card.
