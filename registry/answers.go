@@ -127,6 +127,12 @@ func (a *answer) changedBy(w *indexWrite) bool {
 	if slices.ContainsFunc(a.hits, func(h search.Hit) bool { return h.ID == w.id }) {
 		return true
 	}
+	// The card stored again as the indexes held it (a new seq, the same words in the same
+	// fields, the same stake factor: its vector, made from the same words, is the same too)
+	// changes no other answer.
+	if w.old != nil && w.now != nil && w.old.Indexes(w.now) {
+		return false
+	}
 	switch a.kind {
 	case byStake:
 		// The cards under the capability in the stake order, the first limit of them. A

@@ -169,6 +169,9 @@ func TestKeptAnswersEqualFresh(t *testing.T) {
 		f := &fields{strings.Join(pick(words, 1+rnd.IntN(2)), " ") + " agent", strings.Join(pick(words, 1+rnd.IntN(5)), " and "), pick(capTags, 1+rnd.IntN(2))}
 		if same && last[i] != nil { // the same card again, one seq on: only its stake may move
 			f = last[i]
+			if rnd.IntN(3) == 0 { // or the same words, name and description swapped
+				f = &fields{f.desc, f.name, f.caps}
+			}
 		}
 		last[i] = f
 		if _, err := r.Register(ctx, card(t, keys[i], seq[i], f.name, f.desc, f.caps...), "test"); err != nil {
@@ -347,5 +350,48 @@ func TestKeptAnswersUnderConcurrentSearches(t *testing.T) {
 		if diff := cmp.Diff(summary(fresh), summary(kept)); diff != "" {
 			t.Errorf("%+v: kept answer (-fresh +kept):\n%s", q, diff)
 		}
+	}
+}
+
+// TestStakedReregistrationKeepsOtherAnswers: a staked agent storing its card again as it was
+// (a new seq, the same words, the same stake) forgets only the answers that show it; one that
+// changes a word forgets every text answer (a staked card moves the statistics).
+func TestStakedReregistrationKeepsOtherAnswers(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	for i := range 12 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		st[k.DID.String()] = big.NewInt(1e18)
+		w := []string{"translate", "audit", "legal"}[i%3]
+		if _, err := r.Register(ctx, card(t, k, 1, w+" agent", w+" for contracts", w), "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, _ := identity.GenerateKey(identity.Ed25519)
+	st[x.DID.String()] = big.NewInt(2e18)
+	if _, err := r.Register(ctx, card(t, x, 1, "medical agent", "medical imaging", "medical"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	queries := []registry.Query{{Text: "translate"}, {Text: "audit", Mode: registry.ModeKeyword}, {Capability: "legal"}, {Text: "medical"}}
+	for _, q := range queries {
+		if _, err := r.Search(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, _ := registry.KeptAnswers(r); n != len(queries) {
+		t.Fatalf("%d answers kept, want %d", n, len(queries))
+	}
+	if _, err := r.Register(ctx, card(t, x, 2, "medical agent", "medical imaging", "medical"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := registry.KeptAnswers(r); n != len(queries)-1 {
+		t.Errorf("the same card stored again: %d answers kept, want %d (all but the one showing it)", n, len(queries)-1)
+	}
+	if _, err := r.Register(ctx, card(t, x, 3, "medical agent", "medical imaging and radiology", "medical"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := registry.KeptAnswers(r); n != 1 {
+		t.Errorf("a word changed: %d answers kept, want 1 (the capability's)", n)
 	}
 }
