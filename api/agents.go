@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,14 +90,44 @@ func (s *Server) searchAgents(c echo.Context) error {
 		}
 		q.Limit = n
 	}
+	stream := acceptsEventStream(c.Request())
+	if enc, ok := s.cfg.Agents.(encodedSearcher); ok && !stream {
+		if _, pretty := c.QueryParams()["pretty"]; !pretty && !c.Echo().Debug {
+			// The body c.JSON would write, kept by the registry with the answer it encodes.
+			body, err := enc.SearchEncoded(c.Request().Context(), q, encodeAgentList)
+			if err != nil {
+				return err
+			}
+			return c.JSONBlob(http.StatusOK, body)
+		}
+	}
 	list, more, err := s.cfg.Agents.SearchFollow(c.Request().Context(), q)
 	if err != nil {
 		return err
 	}
-	if acceptsEventStream(c.Request()) {
+	if stream {
 		return s.streamAgents(c, list, more)
 	}
 	return c.JSON(http.StatusOK, agentList(list, more != nil))
+}
+
+// encodedSearcher is a registry that answers a search encoded, keeping the body with the
+// answer it kept (registry.Registry.SearchEncoded): a search whose answer is kept then costs
+// about what GET /v1/info does.
+type encodedSearcher interface {
+	SearchEncoded(ctx context.Context, q registry.Query, encode func(list []*registry.Agent, discovering bool) ([]byte, error)) ([]byte, error)
+}
+
+var _ encodedSearcher = (*registry.Registry)(nil)
+
+// encodeAgentList is the body of GET /v1/agents as c.JSON writes it (echo's
+// DefaultJSONSerializer: a json.Encoder, so with a newline at the end).
+func encodeAgentList(list []*registry.Agent, discovering bool) ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.NewEncoder(&b).Encode(agentList(list, discovering)); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // agentList is the body of GET /v1/agents, and the data of its agents events.

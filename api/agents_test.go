@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/surety-ioa/surety/api"
 	"github.com/surety-ioa/surety/identity"
@@ -29,6 +30,13 @@ func (noStake) StakeOf(context.Context, string, common.Address) (*big.Int, error
 // newRegistryServer builds the API with a real registry (SQLite with FTS5) holding one card,
 // "Summarizer" with the capabilities summarize and pdf.
 func newRegistryServer(t testing.TB) *api.Server {
+	t.Helper()
+	_, s := newRegistryAndServer(t)
+	return s
+}
+
+// newRegistryAndServer is newRegistryServer, with its registry.
+func newRegistryAndServer(t testing.TB) (*registry.Registry, *api.Server) {
 	t.Helper()
 	db := testutil.DB(t)
 	ctx := context.Background()
@@ -58,7 +66,37 @@ func newRegistryServer(t testing.TB) *api.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return reg, s
+}
+
+// plainAgents hides the registry's SearchEncoded: the server answers searches with c.JSON.
+type plainAgents struct{ api.Agents }
+
+// TestSearchAgentsKeptBody: GET /v1/agents answers with the same status, headers and bytes
+// whether the body was encoded for the request, kept with the registry's answer and served
+// again, or written by c.JSON from the answer (a registry without SearchEncoded), for every
+// kind of query, pretty ones and empty answers included.
+func TestSearchAgentsKeptBody(t *testing.T) {
+	reg, s := newRegistryAndServer(t)
+	plain, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID}, Blocks: stubBlocks{},
+		DB: testutil.DB(t), Identity: newIdentity(t, testutil.DB(t)), Agents: plainAgents{reg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/v1/agents?q=summarizes", "/v1/agents?capability=pdf", "/v1/agents?q=research+papers&capability=summarize",
+		"/v1/agents?q=summarizes&mode=keyword", "/v1/agents", "/v1/agents?limit=1", "/v1/agents?q=the", "/v1/agents?q=nothing+here",
+		"/v1/agents?q=summarizes&pretty", "/v1/agents?pretty=1&limit=3"} {
+		want := get(t, plain.Handler(), http.MethodGet, path)
+		for i := range 3 { // computed, then kept
+			got := get(t, s.Handler(), http.MethodGet, path)
+			if got.Code != want.Code || got.Body.String() != want.Body.String() {
+				t.Fatalf("GET %s (%d): %d %q, want %d %q", path, i, got.Code, got.Body, want.Code, want.Body)
+			}
+			if diff := cmp.Diff(want.Header(), got.Header()); diff != "" {
+				t.Errorf("GET %s (%d): headers (-c.JSON +kept):\n%s", path, i, diff)
+			}
+		}
+	}
 }
 
 // TestSearchAgentsRefusesHostileQueries: whatever a client puts in q, capability or limit,

@@ -1,14 +1,24 @@
 package registry
 
 import (
+	"slices"
+	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/surety-ioa/surety/registry/search"
+	"github.com/surety-ioa/surety/registry/semantic"
 )
 
-// maxAnswers bounds the index answers the registry keeps (answerCache): each is at most
-// maxCandidates hits.
-const maxAnswers = 128
+// maxAnswers bounds the index answers the registry keeps (answerCache), and maxAnswerBytes
+// what they weigh with the bodies kept with them: an answer is at most maxCandidates hits,
+// a body up to 100 cards of up to MaxCardSize (and the cards may be anyone's, free ones
+// too), so the count alone would not bound the memory. An answer that would weigh more than
+// maxAnswerBytes/16 is not kept (nor a body that would make it so).
+const (
+	maxAnswers     = 128
+	maxAnswerBytes = 16 << 20
+)
 
 // answerKey is what an index answer depends on besides the cards: the query's text and
 // capability, whether its meaning is compared (hybrid), and how many hits it asks for.
@@ -18,45 +28,404 @@ type answerKey struct {
 	limit            int
 }
 
-// indexGens are the generations of the text index and the two vector indexes: equal
-// generations held the same cards.
-type indexGens [3]uint64
-
 // answerCache keeps the search index's answers (the hits before reputation is read) to
-// recent queries, for one generation of the indexes: a card indexed, replaced or dropped
-// (any write to either side of search) starts a new generation, and the cache forgets every
-// answer of the last. An answer is used only when the indexes are still at the generation
-// read before it was computed, so it is the answer the indexes would give again, bit for
-// bit. Reputation is read for each search anew, and the cards from SQLite.
+// recent queries, each for as long as no write could change it: a write (a card indexed,
+// replaced or dropped) forgets exactly the answers it could change (answer.changedBy), and
+// the others stay, each equal, bit for bit, to the answer the indexes would give again.
+// An answer is kept only when no write ran, even in part, while it was computed (epoch).
+// With an answer the HTTP edge may keep the body it encoded from it (attach): the cards of
+// its hits do not change while it is kept (a write of one of them forgets it), so the body
+// stands for as long as the reputation weights it was encoded with. Entries are evicted one
+// at a time, the least recently used first, past maxAnswers or maxAnswerBytes.
 type answerCache struct {
-	mu      sync.Mutex
-	gens    indexGens
-	answers map[answerKey][]search.Hit
+	mu sync.Mutex
+	// epoch advances at the start and at the end of every write; writing counts the writes
+	// under way (the registry runs one at a time, under r.mu); written holds the last
+	// maxLoggedWrites writes, with the epoch each ended at, for put.
+	epoch   uint64
+	writing int
+	written []loggedWrite
+	// keepNone keeps nothing computed (tests: SearchFresh).
+	keepNone bool
+	answers  map[answerKey]*answer
+	bytes    int    // what the kept answers weigh (answer.size)
+	tick     uint64 // advanced by every use: answer.used orders evictions
+	// computing holds, per key, the search computing its answer (claim): the others asking
+	// meanwhile wait for it and take the answer if it was kept, rather than compute it too.
+	computing map[answerKey]chan struct{}
 }
 
-func (r *Registry) indexGens() indexGens {
-	return indexGens{r.index.Gen(), r.vectors.Gen(), r.unstakedVectors.Gen()}
+// maxLoggedWrites is how many of the last writes answerCache remembers: an answer whose
+// search began before them is not kept.
+const maxLoggedWrites = 64
+
+// loggedWrite is a write that ended at epoch (w nil: every answer changed).
+type loggedWrite struct {
+	epoch uint64
+	w     *indexWrite
 }
 
-// get gives the answer kept for k at generations g.
-func (c *answerCache) get(k answerKey, g indexGens) ([]search.Hit, bool) {
+// answerKind is how an answer is computed, which decides what a write can change in it.
+type answerKind uint8
+
+const (
+	// byStake answers a query without text: the cards (with the capability) by stake
+	// factor, DID and id, no corpus statistics.
+	byStake answerKind = iota
+	// byText answers a keyword query: BM25F over the index's statistics.
+	byText
+	// byMeaning answers a hybrid query: text and the vectors' nearest neighbours.
+	byMeaning
+)
+
+// answer is a kept index answer and what a write must be checked against.
+type answer struct {
+	hits []search.Hit
+	kind answerKind
+	// capability narrows the query; limit is the candidates asked (opt.Limit).
+	capability string
+	limit      int
+	// terms are the query's terms and their aliases, prefixes its prefixes (byText): a
+	// card holding none of them, nor a term one of them starts or ends, reads none of the
+	// query's postings.
+	terms    map[string]bool
+	prefixes []string
+	// query is the query's vector of meaning and sem the semantic scores the index ranked
+	// with (search.Options.Semantic), by card (byMeaning; nil when no term has a vector).
+	query semantic.Vector
+	sem   map[int64]float64
+	// body is what the HTTP edge encoded from this answer for a limit (bodyLimit) with the
+	// reputation weights of the hits, in order (weights).
+	body      []byte
+	bodyLimit int
+	weights   []float64
+	size      int
+	used      uint64
+}
+
+// indexWrite is a write of card id as the search index had it before (old) and has it after
+// (now); nil for none. stakedStats is the index's (search.Index.StakedStats) after it.
+type indexWrite struct {
+	id          int64
+	old, now    *search.Summary
+	stakedStats bool
+	// exactUnstaked says whether the unstaked cards' vector index answered every query
+	// exactly (semantic.Index.Exact) before the write and after it; unstakedScore is the
+	// score it gives card id after the write (false: no vector).
+	exactUnstaked bool
+	unstakedScore func(q semantic.Vector) (float32, bool)
+}
+
+// changedBy says whether w can change a, by the ranking of search.Index.Search
+// (registry/search/rank.go): a kept answer that no write changed is the fresh one, bit for
+// bit. It errs only towards yes.
+func (a *answer) changedBy(w *indexWrite) bool {
+	if w.old == nil && w.now == nil {
+		return false // nothing was indexed at id, and nothing is
+	}
+	// A hit rewritten or gone: its card (what the body shows) and its place change.
+	if slices.ContainsFunc(a.hits, func(h search.Hit) bool { return h.ID == w.id }) {
+		return true
+	}
+	// The card stored again as the indexes held it (a new seq, the same words in the same
+	// fields, the same stake factor: its vector, made from the same words, is the same too)
+	// changes no other answer.
+	if w.old != nil && w.now != nil && w.old.Indexes(w.now) {
+		return false
+	}
+	switch a.kind {
+	case byStake:
+		// The cards under the capability in the stake order, the first limit of them. A
+		// card leaving it left the answer only if it was a hit (above); a card entering it
+		// enters the answer if the answer has room or the card ranks before its last hit.
+		if w.now == nil || !holdsCapability(w.now, a.capability) {
+			return false
+		}
+		return len(a.hits) < a.limit || w.now.RanksBefore(a.hits[len(a.hits)-1])
+	case byText:
+		// A staked card moves the collection statistics (N, df, average lengths: every
+		// text score's bits), as every card does while none is staked. An unstaked one then
+		// changes only its own score, and the query's clauses only if it holds a term of
+		// them (a term, an alias, what a prefix expands to: their members, the order and the
+		// budget of expansions); one holding none and not under the capability is not read.
+		if w.old != nil && w.old.Staked || w.now != nil && w.now.Staked || !w.stakedStats {
+			return true
+		}
+		return a.reads(w.old) || a.reads(w.now)
+	default:
+		// The text part as for byText. The semantic scores (the nearest staked and unstaked
+		// cards, each side's best semanticCandidates from minSemantic up) through the
+		// prefilter's thresholds depend on every vector of a large side; on a side that
+		// answers exactly, an unstaked card that was not among them and now scores under
+		// minSemantic leaves them as they were (entering the best, it could only push out
+		// a card scoring under it, not kept either). The text matches' scores by meaning
+		// (SemanticOf) are their own vectors'.
+		if w.old != nil && w.old.Staked || w.now != nil && w.now.Staked || !w.stakedStats || a.reads(w.old) || a.reads(w.now) {
+			return true
+		}
+		if a.query == nil {
+			return false // no term has a vector: text alone ranks
+		}
+		if _, ok := a.sem[w.id]; ok || !w.exactUnstaked {
+			return true
+		}
+		if w.now != nil {
+			if s, ok := w.unstakedScore(a.query); ok && float64(s) >= minSemantic {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// reads says whether a byText query reads card s: it holds a term of the query's clauses
+// (or one a prefix could expand to, by either's bytes), or the query's capability.
+func (a *answer) reads(s *search.Summary) bool {
+	if s == nil {
+		return false
+	}
+	if a.capability != "" && holdsCapability(s, a.capability) {
+		return true
+	}
+	for _, t := range s.Terms {
+		if a.terms[t] {
+			return true
+		}
+		for _, p := range a.prefixes {
+			if strings.HasPrefix(t, p) || strings.HasPrefix(p, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsCapability says whether the card is found under capability c ("" for every card).
+func holdsCapability(s *search.Summary, c string) bool {
+	return c == "" || slices.Contains(s.Caps, c)
+}
+
+// newAnswer describes the answer hits of the index to key's query pq, for changedBy.
+// sem is the index's Options.Semantic for a hybrid query.
+func newAnswer(key answerKey, pq search.Query, hits []search.Hit, sem map[int64]float64) *answer {
+	a := &answer{hits: hits, capability: key.capability, limit: key.limit}
+	switch {
+	case pq.Empty():
+		a.kind = byStake
+	default:
+		a.kind = byText
+		if key.hybrid {
+			a.kind = byMeaning
+			if sem != nil {
+				a.sem, a.query = sem, queryVector(key.text)
+			}
+		}
+		a.terms = map[string]bool{}
+		for _, t := range pq.Terms {
+			a.terms[t] = true
+			for _, al := range search.Aliases(t) {
+				a.terms[al] = true
+			}
+		}
+		a.prefixes = pq.Prefixes
+	}
+	a.size = answerSize(key, a)
+	return a
+}
+
+// answerSize is about what a weighs in memory, with its key.
+func answerSize(key answerKey, a *answer) int {
+	size := 256 + len(key.text) + len(key.capability) + len(a.body) + 8*len(a.weights)
+	for _, h := range a.hits {
+		size += int(unsafe.Sizeof(h)) + len(h.DID)
+	}
+	for t := range a.terms {
+		size += 48 + len(t)
+	}
+	for _, p := range a.prefixes {
+		size += 16 + len(p)
+	}
+	size += 4*len(a.query) + 48*len(a.sem)
+	return size
+}
+
+// start gives the epoch a search reads before the indexes, for put.
+func (c *answerCache) start() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gens != g {
-		return nil, false
-	}
-	hits, ok := c.answers[k]
-	return hits, ok
+	return c.epoch
 }
 
-// put keeps hits, computed from the indexes at generations g (read before the search), as
-// the answer for k; the answers of other generations are forgotten, and all of them when
-// maxAnswers are kept.
-func (c *answerCache) put(k answerKey, g indexGens, hits []search.Hit) {
+// get gives the answer kept for k.
+func (c *answerCache) get(k answerKey) *answer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gens != g || c.answers == nil || len(c.answers) >= maxAnswers {
-		c.gens, c.answers = g, map[answerKey][]search.Hit{}
+	a := c.answers[k]
+	if a != nil {
+		c.tick++
+		a.used = c.tick
 	}
-	c.answers[k] = hits
+	return a
+}
+
+// put keeps a as the answer for k, computed from the indexes after epoch (start, read before
+// the search), unless a write that ended since could change it (changedBy). A keyword or
+// stake answer reads one state of the text index (one read lock): a write it missed is
+// checked here as endWrite would have checked it, one it saw changes nothing it can be
+// judged by (an answer computed after a write is the answer after it), one under way is
+// checked by its endWrite, which sees a. A hybrid answer reads the text and the vector
+// indexes apart, so it may hold part of a write: changedBy judges the two parts apart, and a
+// write that changes neither gives the same answer from either state of each. Other answers stay (the least recently used go
+// when the bounds are reached). It gives back a when kept.
+func (c *answerCache) put(k answerKey, epoch uint64, a *answer) *answer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.keepNone || a.size > maxAnswerBytes/16 {
+		return nil
+	}
+	if epoch != c.epoch {
+		i := len(c.written)
+		for i > 0 && c.written[i-1].epoch > epoch {
+			i--
+		}
+		if i == 0 && len(c.written) == maxLoggedWrites {
+			return nil // more writes than remembered ended since it began
+		}
+		for _, lw := range c.written[i:] {
+			if lw.w == nil || a.changedBy(lw.w) {
+				return nil
+			}
+		}
+	}
+	if old := c.answers[k]; old != nil {
+		c.drop(k, old)
+	}
+	if c.answers == nil {
+		c.answers = map[answerKey]*answer{}
+	}
+	c.makeRoom(a.size, nil)
+	c.tick++
+	a.used = c.tick
+	c.answers[k] = a
+	c.bytes += a.size
+	return a
+}
+
+// attach keeps body, encoded from a (still kept for k) for limit with the reputation
+// weights of its hits, unless a was forgotten meanwhile or the body would make it too big.
+func (c *answerCache) attach(k answerKey, a *answer, limit int, weights []float64, body []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.answers[k] != a {
+		return
+	}
+	size := answerSize(k, &answer{hits: a.hits, terms: a.terms, prefixes: a.prefixes, query: a.query, sem: a.sem, body: body, weights: weights})
+	if size > maxAnswerBytes/16 {
+		return
+	}
+	c.bytes += size - a.size
+	a.size, a.body, a.bodyLimit, a.weights = size, body, limit, weights
+	c.makeRoom(0, a)
+}
+
+// bodyOf gives the body kept with a for limit, if it was encoded with these weights.
+func (c *answerCache) bodyOf(a *answer, limit int, weights []float64) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if a.body == nil || a.bodyLimit != limit || len(a.weights) != len(weights) {
+		return nil
+	}
+	for i, w := range weights {
+		if a.weights[i] != w {
+			return nil
+		}
+	}
+	return a.body
+}
+
+// makeRoom evicts the least recently used answers (never keep) until size more bytes and
+// one more answer fit.
+func (c *answerCache) makeRoom(size int, keep *answer) {
+	for len(c.answers) > 0 && (c.bytes+size > maxAnswerBytes || len(c.answers)+boolInt(keep == nil) > maxAnswers) {
+		var (
+			oldest    answerKey
+			oldestAns *answer
+		)
+		for k, a := range c.answers {
+			if a != keep && (oldestAns == nil || a.used < oldestAns.used) {
+				oldest, oldestAns = k, a
+			}
+		}
+		if oldestAns == nil {
+			return
+		}
+		c.drop(oldest, oldestAns)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (c *answerCache) drop(k answerKey, a *answer) {
+	delete(c.answers, k)
+	c.bytes -= a.size
+}
+
+// beginWrite marks a write under way (its endWrite checks the answers kept meanwhile).
+func (c *answerCache) beginWrite() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writing++
+	c.epoch++
+}
+
+// endWrite ends a write begun with beginWrite: it forgets the answers w changes (every
+// answer for a nil w), and remembers w for the searches under way (put).
+func (c *answerCache) endWrite(w *indexWrite) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, a := range c.answers {
+		if w == nil || a.changedBy(w) {
+			c.drop(k, a)
+		}
+	}
+	c.writing--
+	c.epoch++
+	if len(c.written) == maxLoggedWrites {
+		c.written = append(c.written[:0], c.written[1:]...)
+	}
+	c.written = append(c.written, loggedWrite{c.epoch, w})
+}
+
+// claim makes the caller the one search computing k's answer (mine: it calls release when
+// done), or gives the channel that closes when the one computing it is done.
+func (c *answerCache) claim(k answerKey) (done <-chan struct{}, mine bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ch, ok := c.computing[k]; ok {
+		return ch, false
+	}
+	if c.computing == nil {
+		c.computing = map[answerKey]chan struct{}{}
+	}
+	c.computing[k] = make(chan struct{})
+	return nil, true
+}
+
+// release ends the caller's claim on k.
+func (c *answerCache) release(k answerKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	close(c.computing[k])
+	delete(c.computing, k)
+}
+
+// forget forgets every answer.
+func (c *answerCache) forget() {
+	c.beginWrite()
+	c.endWrite(nil)
 }

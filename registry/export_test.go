@@ -9,6 +9,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/peer"
 
 	"github.com/surety-ioa/surety/internal/p2p"
+	"github.com/surety-ioa/surety/registry/search"
 )
 
 // PublishRaw publishes bytes on the card topic without validating them: tests play a
@@ -47,9 +48,7 @@ func RunningLookups(n *Network) int { return len(n.prov.lookups) }
 // ForgetAnswers empties r's caches of index answers and of cards: the next search computes
 // its answer and reads its cards from SQLite.
 func ForgetAnswers(r *Registry) {
-	r.answers.mu.Lock()
-	r.answers.answers = nil
-	r.answers.mu.Unlock()
+	r.answers.forget()
 	r.cards.mu.Lock()
 	r.cards.cards = nil
 	r.cards.mu.Unlock()
@@ -84,4 +83,74 @@ func StoreBulk(ctx context.Context, r *Registry, cards []*SignedCard, stakes []*
 		}
 	}
 	return tx.Commit()
+}
+
+// SearchFresh is r.Search with nothing kept: it computes the answer and reads the cards, and
+// keeps neither (the answers and cards kept stay as they were).
+func SearchFresh(ctx context.Context, r *Registry, q Query) ([]*Agent, error) {
+	c := &r.answers
+	c.mu.Lock()
+	answers, bytes := c.answers, c.bytes
+	c.answers, c.bytes = nil, 0
+	c.keepNone = true
+	c.mu.Unlock()
+	r.cards.mu.Lock()
+	cards, cardBytes := r.cards.cards, r.cards.bytes
+	r.cards.cards, r.cards.bytes = nil, 0
+	r.cards.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.answers, c.bytes = answers, bytes
+		c.keepNone = false
+		c.mu.Unlock()
+		r.cards.mu.Lock()
+		r.cards.cards, r.cards.bytes = cards, cardBytes
+		r.cards.mu.Unlock()
+	}()
+	return r.Search(ctx, q)
+}
+
+// KeptAnswers is how many index answers r keeps, and what they weigh.
+func KeptAnswers(r *Registry) (n, bytes int) {
+	r.answers.mu.Lock()
+	defer r.answers.mu.Unlock()
+	return len(r.answers.answers), r.answers.bytes
+}
+
+// KeptHits is the index's answer to q that r keeps (nil when none), and the one the index
+// gives now.
+func KeptHits(ctx context.Context, r *Registry, q Query) (kept, fresh []search.Hit, err error) {
+	q.Limit = q.limit()
+	iq, _, err := r.indexQueryOf(q)
+	if err != nil || iq == nil {
+		return nil, nil, err
+	}
+	if a := r.answers.get(iq.key); a != nil {
+		kept = a.hits
+	}
+	a, err := r.indexHits(ctx, iq)
+	if err != nil {
+		return nil, nil, err
+	}
+	return kept, a.hits, nil
+}
+
+// SearchAcross computes the index's answer to q, then runs writes, then offers the answer
+// to the kept ones as a search that read the indexes before the writes and ended after
+// them does.
+func SearchAcross(ctx context.Context, r *Registry, q Query, writes func()) error {
+	q.Limit = q.limit()
+	iq, _, err := r.indexQueryOf(q)
+	if err != nil || iq == nil {
+		writes()
+		return err
+	}
+	epoch := r.answers.start()
+	a, err := r.indexHits(ctx, iq)
+	if err != nil {
+		return err
+	}
+	writes()
+	r.answers.put(iq.key, epoch, a)
+	return nil
 }

@@ -163,20 +163,47 @@ func (r *Registry) SearchFollow(ctx context.Context, q Query) ([]*Agent, *Lookup
 	}
 	q.Limit = q.limit()
 	found, err := r.searchLocal(ctx, q)
-	if err != nil || q.Capability == "" || len(found) >= q.Limit {
-		return found, nil, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return found, r.lookup(q, found), nil
+}
+
+// SearchEncoded is SearchFollow for an answer sent encoded: it gives encode's body of the
+// answer and whether a network lookup is under way (discovering), without following it.
+// encode must depend on nothing but its arguments (and change no card). While the index's
+// answer to q is kept and its cards' reputation weights do not change, the body encoded
+// from it is kept too, and given again without reading or encoding anything: the same bytes
+// encode would give.
+func (r *Registry) SearchEncoded(ctx context.Context, q Query, encode func(list []*Agent, discovering bool) ([]byte, error)) ([]byte, error) {
+	if err := q.validate(); err != nil {
+		return nil, err
+	}
+	q.Limit = q.limit()
+	found, body, err := r.searchKept(ctx, q, func(list []*Agent) ([]byte, error) { return encode(list, false) })
+	if err != nil || body != nil {
+		return body, err
+	}
+	return encode(found, r.lookup(q, found) != nil)
+}
+
+// lookup starts the network lookup of SearchFollow for q (Limit set) when found, its local
+// answer, is short of the limit for a capability, and gives it; nil when none starts.
+func (r *Registry) lookup(q Query, found []*Agent) *Lookup {
+	if q.Capability == "" || len(found) >= q.Limit {
+		return nil
 	}
 	r.mu.Lock()
 	n := r.net
 	r.mu.Unlock()
 	if n == nil {
-		return found, nil, nil
+		return nil
 	}
 	d := n.startDiscovery(q.Capability, q.Source)
 	if d == nil {
-		return found, nil, nil
+		return nil
 	}
 	// Following from the lookup's start (seen 0): cards it stored before this search read the
 	// index are compared away by sameAnswer, those after are not missed.
-	return found, &Lookup{r: r, q: q, d: d, last: found}, nil
+	return &Lookup{r: r, q: q, d: d, last: found}
 }

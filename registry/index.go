@@ -651,50 +651,148 @@ func (r *Registry) enterSearch(ctx context.Context) (leave func(), err error) {
 // searchLocal is Search in this node's index only, within the node's bound of searches at
 // once (ErrBusy past it).
 func (r *Registry) searchLocal(ctx context.Context, q Query) ([]*Agent, error) {
+	found, _, err := r.searchKept(ctx, q, nil)
+	return found, err
+}
+
+// encoder encodes a search's answer for a client (the HTTP edge's body): it must depend on
+// nothing but the list, whose cards it must not change.
+type encoder func(list []*Agent) ([]byte, error)
+
+// searchKept is searchLocal; with encode, it also gives the body encode makes of the answer,
+// the one kept with the index's answer when that is kept and its hits' reputation weights are
+// those the body was encoded with (then without a search slot: no card is read and nothing
+// encoded), else a new one, kept with the answer. The body is nil when encode is nil or the
+// answer is empty.
+func (r *Registry) searchKept(ctx context.Context, q Query, encode encoder) ([]*Agent, []byte, error) {
 	q.Limit = q.limit()
-	pq, err := search.ParseQuery(q.Text)
-	if err != nil { // validate refuses what ParseQuery does
-		return nil, &QueryError{Field: "q", Detail: "must be UTF-8 text without control characters"}
+	iq, rep, err := r.indexQueryOf(q)
+	if err != nil || iq == nil {
+		return nil, nil, err
 	}
-	if pq.Empty() && strings.TrimSpace(q.Text) != "" {
-		return nil, nil // only stop words: nothing asked that a card could answer
+	kept := r.answers.get(iq.key)
+	if kept == nil {
+		// One search computes a missing answer; the others asking meanwhile wait for it and
+		// take it if it was kept (no write ran while it was computed), else compute their own.
+		done, mine := r.answers.claim(iq.key)
+		if mine {
+			defer r.answers.release(iq.key)
+		} else {
+			select {
+			case <-done:
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+			kept = r.answers.get(iq.key)
+		}
+	}
+	var weights []float64
+	if kept != nil && encode != nil {
+		if weights, err = hitWeights(ctx, rep, kept.hits); err != nil {
+			return nil, nil, err
+		}
+		if body := r.answers.bodyOf(kept, q.Limit, weights); body != nil {
+			return nil, body, nil
+		}
 	}
 	leave, err := r.enterSearch(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer leave()
-	opt := search.Options{Capability: q.Capability, Limit: min(max(q.Limit*10, minCandidates), maxCandidates)}
-	r.mu.Lock()
-	rep, semantic := r.cfg.Reputation, r.semantic
-	r.mu.Unlock()
-	hybrid := semantic != nil && !pq.Empty() && q.Mode != ModeKeyword
-	// The generations are read before the search: a write during it makes them stale, and
-	// the answer is never used again.
-	key, gens := answerKey{text: q.Text, capability: q.Capability, hybrid: hybrid, limit: opt.Limit}, r.indexGens()
-	hits, ok := r.answers.get(key, gens)
-	if !ok {
-		if hybrid {
-			if opt.Semantic, opt.SemanticOf, err = semantic(ctx, q.Text); err != nil {
-				return nil, fmt.Errorf("registry: search: %w", err)
-			}
+	if kept == nil {
+		// The epoch is read before the indexes: put checks the answer against the writes
+		// that ended since.
+		epoch := r.answers.start()
+		if kept, err = r.indexHits(ctx, iq); err != nil {
+			return nil, nil, err
 		}
-		hits = r.index.Search(pq, opt)
-		r.answers.put(key, gens, hits)
+		r.answers.put(iq.key, epoch, kept)
+		weights = nil
 	}
-	found := make([]*candidate, 0, len(hits))
-	for _, h := range hits {
-		repWeight, err := rep.Weight(ctx, h.DID)
-		if err != nil {
-			return nil, err
+	key := iq.key
+	if weights == nil {
+		if weights, err = hitWeights(ctx, rep, kept.hits); err != nil {
+			return nil, nil, err
 		}
-		found = append(found, &candidate{serial: h.ID, did: h.DID, score: h.Score * repWeight})
+	}
+	found := make([]*candidate, len(kept.hits))
+	for i, h := range kept.hits {
+		found[i] = &candidate{serial: h.ID, did: h.DID, score: h.Score * weights[i]}
 	}
 	slices.SortFunc(found, compareCandidates)
 	if len(found) > q.Limit {
 		found = found[:q.Limit]
 	}
-	return r.agents(ctx, found)
+	list, err := r.agents(ctx, found)
+	// A capability's answer short of the limit may start a network lookup (SearchFollow),
+	// and then says so: its body is not kept, nor made here.
+	if err != nil || encode == nil || len(list) == 0 || q.Capability != "" && len(list) < q.Limit {
+		return list, nil, err
+	}
+	body, err := encode(list)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Kept only with the answer it came from, and only while that is kept (attach): the
+	// cards read are those of its hits, which no write changed while it is.
+	r.answers.attach(key, kept, q.Limit, weights, body)
+	return list, body, nil
+}
+
+// indexQuery is a query as the search index answers it.
+type indexQuery struct {
+	key      answerKey
+	pq       search.Query
+	opt      search.Options
+	semantic func(ctx context.Context, text string) (map[int64]float64, func(id int64) float64, error)
+}
+
+// indexQueryOf reads q (Limit set) for the index, with the reputation to weigh its hits by;
+// nil for text of stop words only (nothing asked that a card could answer).
+func (r *Registry) indexQueryOf(q Query) (*indexQuery, ReputationReader, error) {
+	pq, err := search.ParseQuery(q.Text)
+	if err != nil { // validate refuses what ParseQuery does
+		return nil, nil, &QueryError{Field: "q", Detail: "must be UTF-8 text without control characters"}
+	}
+	if pq.Empty() && strings.TrimSpace(q.Text) != "" {
+		return nil, nil, nil
+	}
+	iq := &indexQuery{pq: pq, opt: search.Options{Capability: q.Capability, Limit: min(max(q.Limit*10, minCandidates), maxCandidates)}}
+	r.mu.Lock()
+	rep, semantic := r.cfg.Reputation, r.semantic
+	r.mu.Unlock()
+	hybrid := semantic != nil && !pq.Empty() && q.Mode != ModeKeyword
+	if hybrid {
+		iq.semantic = semantic
+	}
+	iq.key = answerKey{text: q.Text, capability: q.Capability, hybrid: hybrid, limit: iq.opt.Limit}
+	return iq, rep, nil
+}
+
+// indexHits is the index's answer to iq, computed, as a kept answer would hold it.
+func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, error) {
+	opt := iq.opt
+	if iq.semantic != nil {
+		var err error
+		if opt.Semantic, opt.SemanticOf, err = iq.semantic(ctx, iq.key.text); err != nil {
+			return nil, fmt.Errorf("registry: search: %w", err)
+		}
+	}
+	return newAnswer(iq.key, iq.pq, r.index.Search(iq.pq, opt), opt.Semantic), nil
+}
+
+// hitWeights reads the reputation weight of each hit, in order.
+func hitWeights(ctx context.Context, rep ReputationReader, hits []search.Hit) ([]float64, error) {
+	out := make([]float64, len(hits))
+	for i, h := range hits {
+		w, err := rep.Weight(ctx, h.DID)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = w
+	}
+	return out, nil
 }
 
 // candidate is a search match before its card is read.

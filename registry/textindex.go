@@ -53,10 +53,12 @@ func (r *Registry) loadIndex(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("registry: build the search index: %w", err)
 	}
+	r.answers.beginWrite()
 	r.index.Build(ids, docs)
 	for i, id := range ids {
 		r.putVector(id, docs[i], cardVector(docs[i]))
 	}
+	r.answers.endWrite(nil)
 	if len(ids) >= indexLogEvery {
 		r.cfg.Logger.Info("registry: search index built", "cards", len(ids), "took", time.Since(start).Round(time.Millisecond))
 	}
@@ -64,11 +66,14 @@ func (r *Registry) loadIndex(ctx context.Context) error {
 }
 
 // indexPut indexes card id for both sides of search, text and meaning (vec: cardVector(d)),
-// and forgets the card kept for search answers (cardCache).
+// forgets the card kept for search answers (cardCache) and the kept answers the write can
+// change (answerCache). Writes run one at a time (under r.mu).
 func (r *Registry) indexPut(id int64, d search.Doc, vec semantic.Vector) {
+	w := r.beginIndexWrite(id)
 	r.cards.forget(id) // an upsert keeps the row id
 	r.index.Put(id, d)
 	r.putVector(id, d, vec)
+	r.endIndexWrite(w)
 }
 
 // putVector files card id's vector with the staked cards' or the unstaked ones', keyed by
@@ -82,12 +87,37 @@ func (r *Registry) putVector(id int64, d search.Doc, vec semantic.Vector) {
 	in.PutKeyed(id, d.DID, vec)
 }
 
-// indexDelete takes card id out of both sides of search and out of cardCache.
+// indexDelete takes card id out of both sides of search, out of cardCache, and forgets the
+// kept answers that held it.
 func (r *Registry) indexDelete(id int64) {
+	w := r.beginIndexWrite(id)
 	r.cards.forget(id)
 	r.index.Delete(id)
 	r.vectors.Delete(id)
 	r.unstakedVectors.Delete(id)
+	r.endIndexWrite(w)
+}
+
+// beginIndexWrite starts a write of card id to the indexes: what the index held of it before,
+// and no answer computed from now on is kept until endIndexWrite.
+func (r *Registry) beginIndexWrite(id int64) *indexWrite {
+	w := &indexWrite{id: id, exactUnstaked: r.unstakedVectors.Exact()}
+	if s, ok := r.index.Summary(id); ok {
+		w.old = &s
+	}
+	r.answers.beginWrite()
+	return w
+}
+
+// endIndexWrite ends w, forgetting the kept answers it changes.
+func (r *Registry) endIndexWrite(w *indexWrite) {
+	if s, ok := r.index.Summary(w.id); ok {
+		w.now = &s
+	}
+	w.stakedStats = r.index.StakedStats()
+	w.exactUnstaked = w.exactUnstaked && r.unstakedVectors.Exact()
+	w.unstakedScore = func(q semantic.Vector) (float32, bool) { return r.unstakedVectors.Score(w.id, q) }
+	r.answers.endWrite(w)
 }
 
 // cardVector is a card's vector of meaning: the semantic model's vector of the terms of its
@@ -120,7 +150,7 @@ const minSemantic = 0.15
 // the best text matches not among them). A cosine under minSemantic counts as 0. A query
 // none of whose terms has a vector gives nil: text alone ranks.
 func (r *Registry) nearest(_ context.Context, text string) (map[int64]float64, func(int64) float64, error) {
-	q := semantic.Default().Vector(search.Terms(text))
+	q := queryVector(text)
 	if q == nil {
 		return nil, nil, nil
 	}
@@ -144,6 +174,11 @@ func (r *Registry) nearest(_ context.Context, text string) (map[int64]float64, f
 		return 0
 	}
 	return out, of, nil
+}
+
+// queryVector is the vector of meaning of a query's text (nil when none of its terms has one).
+func queryVector(text string) semantic.Vector {
+	return semantic.Default().Vector(search.Terms(text))
 }
 
 // indexDoc is what the search index keeps of a card.
