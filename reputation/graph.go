@@ -138,8 +138,8 @@ func (g *liveGraph) graph(now int64, staked map[string]float64, extra ...string)
 
 // pairs sums the graph's audits at now per auditor and subject, indexed by pos (view.pos),
 // in CSR order: what collectPairs gives from the engine's input (Graph.Audits), without
-// copying the audits into it first. The caller holds g.mu.
-func (g *liveGraph) pairs(now int64, pos []int32, p Params) []pairEntry {
+// copying the audits into it first, split among procs goroutines. The caller holds g.mu.
+func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int) []pairEntry {
 	n := len(pos)
 	es := &g.edges
 	at := make([]int32, n+1)      // by arrival id of the auditor: grouped, then sorted by index
@@ -166,30 +166,54 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params) []pairEntry {
 	fill = nil
 	// Each auditor's audits by subject, and the pairs counted, so the list the snapshot
 	// keeps is no longer than they are (an auditor's repeated audits of one subject are one
-	// pair: with room for every audit, the slack would stay until the next computation).
-	count := 0
-	for id := range int32(n) {
-		row := perm[at[id]:at[id+1]]
-		slices.SortFunc(row, func(a, b int32) int { return int(pos[es.subject[a]] - pos[es.subject[b]]) })
-		for k := range row {
-			if k == 0 || pos[es.subject[row[k]]] != pos[es.subject[row[k-1]]] {
-				count++
+	// pair: with room for every audit, the slack would stay until the next computation); then
+	// each auditor's pairs summed, in index order. The auditors are split among procs
+	// goroutines (about as many audits each), which sort, count and sum their own: each pair
+	// is summed by one, and the list comes out in the same order.
+	order := g.order
+	bounds := []int{0}
+	if work := split(int(at[n]), procs, parallelChunk); len(work) > 2 {
+		done := 0
+		for k, id := range order {
+			if done += int(at[id+1] - at[id]); done >= work[len(bounds)] && len(bounds) < len(work)-1 {
+				bounds = append(bounds, k+1)
 			}
 		}
 	}
-	pairs := make([]pairEntry, 0, count)
-	for _, id := range g.order { // auditors in DID order, so in index order
-		row := perm[at[id]:at[id+1]]
-		for k := 0; k < len(row); {
-			var ps pairSum
-			j := pos[es.subject[row[k]]]
-			for ; k < len(row) && pos[es.subject[row[k]]] == j; k++ {
-				e := row[k]
-				ps.add(p.evidence(&Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}))
+	bounds = append(bounds, len(order))
+	counts := make([]int, len(bounds))
+	run(bounds, func(part, lo, hi int) {
+		count := 0
+		for _, id := range order[lo:hi] {
+			row := perm[at[id]:at[id+1]]
+			slices.SortFunc(row, func(a, b int32) int { return int(pos[es.subject[a]] - pos[es.subject[b]]) })
+			for k := range row {
+				if k == 0 || pos[es.subject[row[k]]] != pos[es.subject[row[k-1]]] {
+					count++
+				}
 			}
-			pairs = append(pairs, pairEntry{pairKey{pos[id], j}, ps})
 		}
+		counts[part+1] = count
+	})
+	for part := range len(counts) - 1 {
+		counts[part+1] += counts[part]
 	}
+	pairs := make([]pairEntry, counts[len(counts)-1])
+	run(bounds, func(part, lo, hi int) {
+		out := pairs[counts[part]:counts[part]:counts[part+1]]
+		for _, id := range order[lo:hi] { // auditors in DID order, so in index order
+			row := perm[at[id]:at[id+1]]
+			for k := 0; k < len(row); {
+				var ps pairSum
+				j := pos[es.subject[row[k]]]
+				for ; k < len(row) && pos[es.subject[row[k]]] == j; k++ {
+					e := row[k]
+					ps.add(p.evidence(&Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}))
+				}
+				out = append(out, pairEntry{pairKey{pos[id], j}, ps})
+			}
+		}
+	})
 	return pairs
 }
 
