@@ -101,7 +101,7 @@ func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
-	g.edges.reserve(counting)
+	g.edges.reserve(counting + counting/8) // and an eighth more for the audits that follow
 	var parts []*sql.Rows
 	defer func() {
 		for _, rows := range parts {
