@@ -408,37 +408,51 @@ type incoming struct {
 
 // trustMatrix lays out C by subject from the pairs (in CSR order: by auditor, then
 // subject), so each subject's auditors come in index order: C_ij = s_ij / Σ_k s_ik, each
-// auditor's total summed in fixed point first. Each pair's s_ij is computed once, the pairs
-// split among procs goroutines.
+// auditor's total summed in fixed point first. The pairs are split among procs goroutines
+// at auditors' bounds, in two passes: each part counts its weights per subject and sums its
+// auditors' totals, then files its weights after those of the parts before it (so in
+// auditor order), computing s_ij again rather than keeping it (8 bytes a pair).
 func trustMatrix(pairs []pairEntry, n int, p Params, procs int) *incoming {
-	trust := make([]fixed, len(pairs))
-	run(split(len(pairs), procs, parallelChunk), func(_, lo, hi int) {
-		for k, e := range pairs[lo:hi] {
-			trust[lo+k] = e.sum.trust(p)
+	bounds := split(len(pairs), procs, parallelChunk)
+	for i := 1; i < len(bounds)-1; i++ { // no auditor's pairs in two parts
+		for bounds[i] = max(bounds[i], bounds[i-1]); bounds[i] > 0 && bounds[i] < len(pairs) && pairs[bounds[i]].key.auditor == pairs[bounds[i]-1].key.auditor; {
+			bounds[i]++
 		}
-	})
+	}
 	total := make([]fixed, n)
 	m := &incoming{start: make([]int32, n+1), gives: make([]int32, n)}
-	for k, e := range pairs {
-		if s := trust[k]; s > 0 {
-			total[e.key.auditor] += s
-			m.gives[e.key.auditor]++
-			m.start[e.key.subject+1]++
+	fills := make([][]int32, len(bounds)-1) // per part: its weights per subject, then where they go
+	run(bounds, func(part, lo, hi int) {
+		fill := make([]int32, n)
+		for _, e := range pairs[lo:hi] {
+			if s := e.sum.trust(p); s > 0 {
+				total[e.key.auditor] += s
+				m.gives[e.key.auditor]++
+				fill[e.key.subject]++
+			}
 		}
-	}
+		fills[part] = fill
+	})
+	at := int32(0)
 	for j := range n {
-		m.start[j+1] += m.start[j]
-	}
-	m.from, m.weight = make([]int32, m.start[n]), make([]float64, m.start[n])
-	fill := slices.Clone(m.start[:n])
-	for k, e := range pairs {
-		if s := trust[k]; s > 0 {
-			j := e.key.subject
-			m.from[fill[j]] = e.key.auditor
-			m.weight[fill[j]] = float64(s) / float64(total[e.key.auditor])
-			fill[j]++
+		m.start[j] = at
+		for _, fill := range fills {
+			at, fill[j] = at+fill[j], at
 		}
 	}
+	m.start[n] = at
+	m.from, m.weight = make([]int32, at), make([]float64, at)
+	run(bounds, func(part, lo, hi int) {
+		fill := fills[part]
+		for _, e := range pairs[lo:hi] {
+			if s := e.sum.trust(p); s > 0 {
+				j := e.key.subject
+				m.from[fill[j]] = e.key.auditor
+				m.weight[fill[j]] = float64(s) / float64(total[e.key.auditor])
+				fill[j]++
+			}
+		}
+	})
 	return m
 }
 
