@@ -220,12 +220,12 @@ func Compute(g *Graph, params Params) *Scores {
 }
 
 // collectPairs sums g's valid audits per (auditor, subject) pair, in CSR order (auditor,
-// then subject): a counting sort by auditor, then each auditor's few audits by subject, the
-// auditors split among the CPUs by their audits (each pair summed by one goroutine, the
-// list in the same order).
+// then subject): a counting sort by auditor (each audit's evidence computed on the way, in
+// the audits' order), then each auditor's few audits by subject, the auditors split among
+// the CPUs by their audits (each pair summed by one goroutine, the list in the same order).
 func collectPairs(g *Graph, p Params) []pairEntry {
 	n := len(g.Stake)
-	at := make([]int32, n+1)
+	at := make([]int, n+1)
 	for i := range g.Audits {
 		if e := &g.Audits[i]; e.valid(n) {
 			at[e.Auditor+1]++
@@ -234,30 +234,33 @@ func collectPairs(g *Graph, p Params) []pairEntry {
 	for i := range n {
 		at[i+1] += at[i]
 	}
-	edges := make([]int32, at[n]) // the valid audits, grouped by auditor
+	type audit struct {
+		subject int32
+		sum     pairSum
+	}
+	edges := make([]audit, at[n])
 	fill := slices.Clone(at[:n])
 	for i := range g.Audits {
 		if e := &g.Audits[i]; e.valid(n) {
-			edges[fill[e.Auditor]] = int32(i)
+			edges[fill[e.Auditor]] = audit{e.Subject, p.evidence(e)}
 			fill[e.Auditor]++
 		}
 	}
 	fill = nil
-	bounds := split(int(at[n]), runtime.GOMAXPROCS(0), parallelChunk)
+	bounds := split(at[n], runtime.GOMAXPROCS(0), parallelChunk)
 	for i := range bounds { // at auditors' bounds
-		bounds[i], _ = slices.BinarySearch(at[:n], int32(bounds[i]))
+		bounds[i], _ = slices.BinarySearch(at[:n], bounds[i])
 	}
 	bounds[len(bounds)-1] = n
 	bounds = slices.Compact(bounds)
-	subject := func(i int32) int32 { return g.Audits[i].Subject }
 	counts := make([]int, len(bounds))
 	run(bounds, func(part, lo, hi int) {
 		count := 0
 		for a := lo; a < hi; a++ {
 			row := edges[at[a]:at[a+1]]
-			slices.SortFunc(row, func(x, y int32) int { return int(subject(x) - subject(y)) })
+			slices.SortFunc(row, func(x, y audit) int { return int(x.subject - y.subject) })
 			for k := range row {
-				if k == 0 || subject(row[k]) != subject(row[k-1]) {
+				if k == 0 || row[k].subject != row[k-1].subject {
 					count++
 				}
 			}
@@ -274,9 +277,9 @@ func collectPairs(g *Graph, p Params) []pairEntry {
 			row := edges[at[a]:at[a+1]]
 			for k := 0; k < len(row); {
 				var ps pairSum
-				j := subject(row[k])
-				for ; k < len(row) && subject(row[k]) == j; k++ {
-					ps.add(p.evidence(&g.Audits[row[k]])) // exact: the order of one pair's audits does not matter
+				j := row[k].subject
+				for ; k < len(row) && row[k].subject == j; k++ {
+					ps.add(row[k].sum) // exact: the order of one pair's audits does not matter
 				}
 				out = append(out, pairEntry{pairKey{int32(a), j}, ps})
 			}
