@@ -228,7 +228,7 @@ func (s *Store) sampleAudits(ctx context.Context, k int, splitFrom int64) (split
 		}
 	}
 	hits := float64(len(dids))
-	counting = int(float64(rows) * min(1, (hits+3*math.Sqrt(hits)+1)/float64(samples)))
+	counting = int(float64(rows) * min(1, (hits+float64(3*math.Sqrt(hits))+1)/float64(samples))) // no fused multiply-add (TestNoFusedMultiplyAdd)
 	if rows < splitFrom || len(dids) == 0 {
 		return nil, counting, nil
 	}
