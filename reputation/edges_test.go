@@ -62,22 +62,33 @@ func TestEdgeStoreMatchesAMap(t *testing.T) {
 // auditor's repeated audits of one subject (new targets and replacements): the same pairs,
 // to the bit, as collectPairs over the engine's input, and a list no longer than they are.
 func TestLivePairsAreCollectPairs(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 31))
-	now := int64(1_800_000_000)
-	g := liveGraph{ids: map[string]int32{}, loaded: true}
-	for i := range 2_000 {
-		a, s := r.IntN(30), r.IntN(30)
-		g.put(&Audit{Auditor: fmt.Sprintf("did:key:z%03d", a), Subject: fmt.Sprintf("did:key:z%03d", s), Envelope: strconv.Itoa(r.IntN(4)),
-			Score: r.Float64()*1.2 - 0.1, Time: now - int64(i)*3_600}, r.IntN(2) == 0, r.Float64()*2)
-	}
-	p := Params{}.withDefaults()
-	computed, _ := g.graph(now, map[string]float64{"did:key:z001": 2})
-	v := g.index(map[string]float64{"did:key:z001": 2}, nil)
-	got, want := g.pairs(now, v.pos, p), collectPairs(computed, p)
-	if !slices.Equal(got, want) {
-		t.Fatalf("live pairs differ from collectPairs: %d and %d", len(got), len(want))
-	}
-	if cap(got) != len(got) || len(got) >= g.edges.len() {
-		t.Fatalf("%d pairs in a list of %d for %d audits", len(got), cap(got), g.edges.len())
+	for _, tt := range []struct {
+		name           string
+		agents, audits int
+		targets, procs int
+	}{
+		{"one goroutine", 30, 2_000, 4, 1},
+		{"three goroutines", 3_000, 60_000, 2, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(7, 31))
+			now := int64(1_800_000_000)
+			g := liveGraph{ids: map[string]int32{}, loaded: true}
+			for i := range tt.audits {
+				a, s := r.IntN(tt.agents), r.IntN(tt.agents)
+				g.put(&Audit{Auditor: fmt.Sprintf("did:key:z%05d", a), Subject: fmt.Sprintf("did:key:z%05d", s), Envelope: strconv.Itoa(r.IntN(tt.targets)),
+					Score: r.Float64()*1.2 - 0.1, Time: now - int64(i)*3_600}, r.IntN(2) == 0, r.Float64()*2)
+			}
+			p := Params{}.withDefaults()
+			computed, _ := g.graph(now, map[string]float64{"did:key:z00001": 2})
+			v := g.index(map[string]float64{"did:key:z00001": 2}, nil)
+			got, want := g.pairs(now, v.pos, p, tt.procs), collectPairs(computed, p)
+			if !slices.Equal(got, want) {
+				t.Fatalf("live pairs differ from collectPairs: %d and %d", len(got), len(want))
+			}
+			if cap(got) != len(got) || len(got) >= g.edges.len() {
+				t.Fatalf("%d pairs in a list of %d for %d audits", len(got), cap(got), g.edges.len())
+			}
+		})
 	}
 }

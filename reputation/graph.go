@@ -3,8 +3,11 @@ package reputation
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -73,48 +76,169 @@ func (g *liveGraph) put(a *Audit, backed bool, settled float64) change {
 
 // load reads the current audits from the store, once: those the rules refuse (Verdict.Refused)
 // count nothing, and are not in the graph. The query reads one covering index
-// (reputation_audits_counting), in auditor order, never the envelopes.
+// (reputation_audits_counting), in auditor order, never the envelopes. Goroutines step the
+// query, a range of auditors each, and copy its rows into batches while this one interns
+// their DIDs and files them: SQLite's work and the graph's run side by side.
 func (g *liveGraph) load(ctx context.Context, s *Store) error {
+	return g.loadBy(ctx, s, min(runtime.GOMAXPROCS(0), maxLoadReaders), splitLoadFrom)
+}
+
+// loadBy is load with at most readers reading goroutines, one for a table under splitFrom
+// rows.
+func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom int64) error {
 	if g.loaded {
 		return nil
 	}
 	g.ids, g.dids, g.order, g.edges = map[string]int32{}, nil, nil, edgeStore{}
-	// Room for every row the table holds and an eighth more, so ten million audits are not
-	// copied as the list doubles (the table's largest rowid is its row count, or above it
-	// once rows were deleted: an index lookup, where a COUNT would walk the rows).
-	var rowsAbove sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, `SELECT MAX(rowid) FROM reputation_audits`).Scan(&rowsAbove); err != nil {
-		return fmt.Errorf("reputation: read audits: %w", err)
-	}
-	if n := int(rowsAbove.Int64); n > 0 {
-		g.edges.reserve(n + n/8)
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting
-		WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, s.chain)
+	// Rows sampled across the table say about how many count (room is made for them, so ten
+	// million audits are not copied as the columns double, and superseded or refused rows,
+	// which the log keeps forever, reserve nothing), and where to split the auditors among
+	// the readers, so each reads about as many rows, each in a read transaction of its own.
+	// That is safe because every key (auditor, subject, target) is in one part, and an audit
+	// stored after its part was read is filed by follow once the load ends (it waits on
+	// g.mu).
+	split, counting, err := s.sampleAudits(ctx, readers-1, splitFrom)
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
-	defer rows.Close()
-	var auditor, subject, target sql.RawBytes // no string per row: DIDs are interned, targets hashed
-	var e liveEdge
-	last := ""          // the last row's auditor: rows come in auditor order
-	lastID := int32(-1) // and its id
-	for rows.Next() {
-		if err := rows.Scan(&auditor, &subject, &target, &e.score, &e.time, &e.backed, &e.settled); err != nil {
-			return err
+	g.edges.reserve(counting + counting/8) // and an eighth more for the audits that follow
+	var parts []*sql.Rows
+	defer func() {
+		for _, rows := range parts {
+			rows.Close()
 		}
-		if lastID < 0 || string(auditor) != last {
-			lastID = g.idBytes(auditor)
-			last = g.dids[lastID]
+	}()
+	for i := range len(split) + 1 {
+		q, args := `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting
+			WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, []any{s.chain}
+		if i > 0 {
+			q, args = q+` AND auditor >= ?`, append(args, split[i-1])
 		}
-		e.auditor, e.subject = lastID, g.idBytes(subject)
-		g.edges.put(e, maphash.Bytes(targetSeed, target))
+		if i < len(split) {
+			q, args = q+` AND auditor < ?`, append(args, split[i])
+		}
+		rows, err := s.db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("reputation: read audits: %w", err)
+		}
+		parts = append(parts, rows)
 	}
-	if err := rows.Err(); err != nil {
-		return err
+	full, free := make(chan *loadBatch, loadBatches*len(parts)), make(chan *loadBatch, loadBatches*len(parts))
+	for range loadBatches * len(parts) {
+		free <- &loadBatch{}
+	}
+	var reading sync.WaitGroup
+	for _, rows := range parts {
+		reading.Go(func() { readBatches(rows, full, free) })
+	}
+	go func() { reading.Wait(); close(full) }() // before the rows are closed: full is drained
+	last := ""                                  // the last row's auditor: a part's rows come in auditor order
+	lastID := int32(-1)                         // and its id
+	for b := range full {
+		if err == nil {
+			err = b.err
+			at := int32(0)
+			for r := range b.score {
+				auditor, subject, target := b.text[at:b.ends[3*r]], b.text[b.ends[3*r]:b.ends[3*r+1]], b.text[b.ends[3*r+1]:b.ends[3*r+2]]
+				at = b.ends[3*r+2]
+				if lastID < 0 || string(auditor) != last {
+					lastID = g.idBytes(auditor)
+					last = g.dids[lastID]
+				}
+				e := liveEdge{auditor: lastID, subject: g.idBytes(subject), score: b.score[r], time: b.time[r], backed: b.backed[r], settled: b.settled[r]}
+				g.edges.put(e, maphash.Bytes(targetSeed, target))
+			}
+		}
+		free <- b
+	}
+	if err != nil {
+		return fmt.Errorf("reputation: read audits: %w", err)
 	}
 	g.loaded = true
 	return nil
+}
+
+// loadBatch is rows of the load's query, as its reading goroutine hands them on.
+type loadBatch struct {
+	text    []byte  // each row's auditor, subject and target, back to back
+	ends    []int32 // where each of them ends in text, three a row
+	score   []float64
+	time    []int64
+	backed  []bool
+	settled []float64
+	err     error // the query's, in the last batch
+}
+
+// readBatches steps rows into batches taken from free and sends them on full, the last with
+// the query's error.
+func readBatches(rows *sql.Rows, full, free chan *loadBatch) {
+	var auditor, subject, target sql.RawBytes // no string per row: DIDs are interned, targets hashed
+	var score, settled float64
+	var time int64
+	var backed bool
+	b := <-free
+	b.reset()
+	for rows.Next() {
+		if err := rows.Scan(&auditor, &subject, &target, &score, &time, &backed, &settled); err != nil {
+			b.err = err
+			full <- b
+			return
+		}
+		b.text = append(append(append(b.text, auditor...), subject...), target...)
+		n := int32(len(b.text))
+		b.ends = append(b.ends, n-int32(len(subject)+len(target)), n-int32(len(target)), n)
+		b.score, b.time, b.backed, b.settled = append(b.score, score), append(b.time, time), append(b.backed, backed), append(b.settled, settled)
+		if len(b.score) == loadBatchRows {
+			full <- b
+			b = <-free
+			b.reset()
+		}
+	}
+	b.err = rows.Err()
+	full <- b
+}
+
+func (b *loadBatch) reset() {
+	b.text, b.ends, b.score, b.time, b.backed, b.settled = b.text[:0], b.ends[:0], b.score[:0], b.time[:0], b.backed[:0], b.settled[:0]
+}
+
+// sampleAudits looks at loadSamples rows spread over the table (rowids are about dense): it
+// gives an upper estimate of how many audits count (the share of the rows sampled that do,
+// plus three standard deviations, times the rows), and k auditor DIDs that split the audits
+// that count into k+1 parts of about as many rows (none under splitFrom rows).
+func (s *Store) sampleAudits(ctx context.Context, k int, splitFrom int64) (split []string, counting int, err error) {
+	var top sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(rowid) FROM reputation_audits`).Scan(&top); err != nil || top.Int64 <= 0 {
+		return nil, 0, err
+	}
+	rows := top.Int64
+	samples := min(rows, loadSamples)
+	var dids []string
+	for i := range samples {
+		var did string
+		var counts bool
+		err := s.db.QueryRowContext(ctx, `SELECT auditor, chain = ? AND superseded_by IS NULL AND refused = '' FROM reputation_audits WHERE rowid >= ? ORDER BY rowid LIMIT 1`,
+			s.chain, rows*(2*i+1)/(2*samples)).Scan(&did, &counts)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return nil, 0, err
+		case counts:
+			dids = append(dids, did)
+		}
+	}
+	hits := float64(len(dids))
+	counting = int(float64(rows) * min(1, (hits+float64(3*math.Sqrt(hits))+1)/float64(samples))) // no fused multiply-add (TestNoFusedMultiplyAdd)
+	if rows < splitFrom || len(dids) == 0 {
+		return nil, counting, nil
+	}
+	slices.Sort(dids)
+	for i := 1; i <= k; i++ {
+		if d := dids[i*len(dids)/(k+1)]; len(split) == 0 || d > split[len(split)-1] {
+			split = append(split, d)
+		}
+	}
+	return split, counting, nil
 }
 
 // idBytes is id for a DID read as bytes: a string is made only for a DID new to the graph.
@@ -138,8 +262,8 @@ func (g *liveGraph) graph(now int64, staked map[string]float64, extra ...string)
 
 // pairs sums the graph's audits at now per auditor and subject, indexed by pos (view.pos),
 // in CSR order: what collectPairs gives from the engine's input (Graph.Audits), without
-// copying the audits into it first. The caller holds g.mu.
-func (g *liveGraph) pairs(now int64, pos []int32, p Params) []pairEntry {
+// copying the audits into it first, split among procs goroutines. The caller holds g.mu.
+func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int) []pairEntry {
 	n := len(pos)
 	es := &g.edges
 	at := make([]int32, n+1)      // by arrival id of the auditor: grouped, then sorted by index
@@ -166,30 +290,54 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params) []pairEntry {
 	fill = nil
 	// Each auditor's audits by subject, and the pairs counted, so the list the snapshot
 	// keeps is no longer than they are (an auditor's repeated audits of one subject are one
-	// pair: with room for every audit, the slack would stay until the next computation).
-	count := 0
-	for id := range int32(n) {
-		row := perm[at[id]:at[id+1]]
-		slices.SortFunc(row, func(a, b int32) int { return int(pos[es.subject[a]] - pos[es.subject[b]]) })
-		for k := range row {
-			if k == 0 || pos[es.subject[row[k]]] != pos[es.subject[row[k-1]]] {
-				count++
+	// pair: with room for every audit, the slack would stay until the next computation); then
+	// each auditor's pairs summed, in index order. The auditors are split among procs
+	// goroutines (about as many audits each), which sort, count and sum their own: each pair
+	// is summed by one, and the list comes out in the same order.
+	order := g.order
+	bounds := []int{0}
+	if work := split(int(at[n]), procs, parallelChunk); len(work) > 2 {
+		done := 0
+		for k, id := range order {
+			if done += int(at[id+1] - at[id]); done >= work[len(bounds)] && len(bounds) < len(work)-1 {
+				bounds = append(bounds, k+1)
 			}
 		}
 	}
-	pairs := make([]pairEntry, 0, count)
-	for _, id := range g.order { // auditors in DID order, so in index order
-		row := perm[at[id]:at[id+1]]
-		for k := 0; k < len(row); {
-			var ps pairSum
-			j := pos[es.subject[row[k]]]
-			for ; k < len(row) && pos[es.subject[row[k]]] == j; k++ {
-				e := row[k]
-				ps.add(p.evidence(&Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}))
+	bounds = append(bounds, len(order))
+	counts := make([]int, len(bounds))
+	run(bounds, func(part, lo, hi int) {
+		count := 0
+		for _, id := range order[lo:hi] {
+			row := perm[at[id]:at[id+1]]
+			slices.SortFunc(row, func(a, b int32) int { return int(pos[es.subject[a]] - pos[es.subject[b]]) })
+			for k := range row {
+				if k == 0 || pos[es.subject[row[k]]] != pos[es.subject[row[k-1]]] {
+					count++
+				}
 			}
-			pairs = append(pairs, pairEntry{pairKey{pos[id], j}, ps})
 		}
+		counts[part+1] = count
+	})
+	for part := range len(counts) - 1 {
+		counts[part+1] += counts[part]
 	}
+	pairs := make([]pairEntry, counts[len(counts)-1])
+	run(bounds, func(part, lo, hi int) {
+		out := pairs[counts[part]:counts[part]:counts[part+1]]
+		for _, id := range order[lo:hi] { // auditors in DID order, so in index order
+			row := perm[at[id]:at[id+1]]
+			for k := 0; k < len(row); {
+				var ps pairSum
+				j := pos[es.subject[row[k]]]
+				for ; k < len(row) && pos[es.subject[row[k]]] == j; k++ {
+					e := row[k]
+					ps.add(p.evidence(&Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}))
+				}
+				out = append(out, pairEntry{pairKey{pos[id], j}, ps})
+			}
+		}
+	})
 	return pairs
 }
 

@@ -96,3 +96,20 @@ const (
 	// one range read of the heads' primary key, each head about 600 bytes.
 	MaxHeadsPage = 256
 )
+
+// The graph's load (liveGraph.load): the reading goroutine hands rows on in batches of
+// loadBatchRows (a batch is about 600 KiB at 150 bytes of DIDs and target a row), with
+// loadBatches in all, so one fills while the other is filed into the graph.
+const (
+	loadBatchRows = 4096
+	loadBatches   = 3
+)
+
+// maxLoadReaders bounds the goroutines that read the graph's load from SQLite at once (one
+// connection each), and a table under splitLoadFrom rows is read by one; the load looks at
+// loadSamples rows first (one rowid lookup each, about a millisecond in all).
+const (
+	maxLoadReaders = 4
+	splitLoadFrom  = 100_000
+	loadSamples    = 256
+)

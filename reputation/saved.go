@@ -33,16 +33,22 @@ const savedScoresVersion = 1
 
 // encode writes what answering needs of the snapshot: its time, the agents, their scores,
 // standings, audits and stakes. Not the auditor pairs' sums: a restored snapshot answers
-// every agent's figures, not each feeding audit's weight, until the first recomputation.
+// every agent's figures, not each feeding audit's weight, until the first recomputation. It
+// writes into one buffer sized up front.
 func (snap *snapshot) encode() []byte {
-	var b bytes.Buffer
-	u := func(x uint64) { b.Write(binary.AppendUvarint(nil, x)) }
+	sc := snap.scores
+	size := 10*6 + 8*2 + sha256.Size
+	for _, d := range snap.dids {
+		size += binary.MaxVarintLen64 + len(d)
+	}
+	size += 8 * (7 + len(sc.Standing) + len(sc.Score) + len(sc.Confidence) + len(sc.Weight) + len(sc.External) + len(sc.Relative) + len(snap.stake))
+	size += binary.MaxVarintLen64 * (8 + len(snap.audits))
+	b := make([]byte, 0, size)
+	u := func(x uint64) { b = binary.AppendUvarint(b, x) }
 	f := func(xs []float64) {
 		u(uint64(len(xs)))
-		var w [8]byte
 		for _, x := range xs {
-			binary.LittleEndian.PutUint64(w[:], math.Float64bits(x))
-			b.Write(w[:])
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 		}
 	}
 	u(savedScoresVersion)
@@ -50,10 +56,9 @@ func (snap *snapshot) encode() []byte {
 	u(uint64(len(snap.dids)))
 	for _, d := range snap.dids {
 		u(uint64(len(d)))
-		b.WriteString(d)
+		b = append(b, d...)
 	}
 	u(uint64(snap.n))
-	sc := snap.scores
 	var flags uint64
 	if sc.Everyone {
 		flags |= 1
@@ -72,9 +77,18 @@ func (snap *snapshot) encode() []byte {
 	for _, a := range snap.audits {
 		u(uint64(a))
 	}
-	sum := sha256.Sum256(b.Bytes())
-	b.Write(sum[:])
-	return b.Bytes()
+	sum := sha256.Sum256(b)
+	return append(b, sum[:]...)
+}
+
+// saved is a copy of what encode reads of the snapshot, which follow changes: taken under
+// the service's lock (a few copies of memory), so the encoding runs without it and holds
+// back neither the readers nor the audits that follow.
+func (snap *snapshot) saved() *snapshot {
+	sc := snap.scores
+	return &snapshot{at: snap.at, dids: slices.Clone(snap.dids), n: snap.n, newcomer: snap.newcomer, stake: slices.Clone(snap.stake), audits: slices.Clone(snap.audits),
+		scores: &Scores{Everyone: sc.Everyone, Iterations: sc.Iterations, Scale: sc.Scale, Standing: slices.Clone(sc.Standing), Score: slices.Clone(sc.Score),
+			Confidence: slices.Clone(sc.Confidence), Weight: slices.Clone(sc.Weight), External: slices.Clone(sc.External), Relative: slices.Clone(sc.Relative)}}
 }
 
 var errSavedScores = errors.New("reputation: stored scores do not decode")
@@ -165,14 +179,13 @@ func decodeSnapshot(data []byte, p Params) (*snapshot, error) {
 func (s *Service) saveScores(ctx context.Context) error {
 	s.mu.RLock()
 	snap := s.snapshot
-	var data []byte
-	if !snap.at.IsZero() {
-		data = snap.encode()
-	}
-	s.mu.RUnlock()
-	if data == nil {
+	if snap.at.IsZero() {
+		s.mu.RUnlock()
 		return nil
 	}
+	snap = snap.saved()
+	s.mu.RUnlock()
+	data := snap.encode()
 	st := s.cfg.Store
 	tx, err := st.db.BeginTx(ctx, nil)
 	if err != nil {

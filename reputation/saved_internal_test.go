@@ -1,6 +1,7 @@
 package reputation
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"reflect"
@@ -77,5 +78,26 @@ func TestDecodeRefusesAHugeCount(t *testing.T) {
 	sum := sha256.Sum256(body)
 	if got, err := decodeSnapshot(append(body, sum[:]...), DefaultParams); err == nil {
 		t.Fatalf("decoded %+v", got)
+	}
+}
+
+// TestSavedCopyIsItsOwn: the copy saveScores takes under the lock encodes as the snapshot
+// did when it was taken, whatever audits the snapshot follows after (review 31, finding 3:
+// the encoding runs outside the lock now).
+func TestSavedCopyIsItsOwn(t *testing.T) {
+	g := liveGraph{ids: map[string]int32{}, loaded: true}
+	now := int64(1_800_000_000)
+	g.put(&Audit{Auditor: "did:key:zb", Subject: "did:key:zc", Envelope: "1", Score: 0.9, Time: now - 50}, true, 1)
+	computed, dids := g.graph(now, map[string]float64{"did:key:zb": 2})
+	snap := newSnapshot(time.Unix(now, 0).UTC(), computed, dids, Params{})
+	want := snap.encode()
+	saved := snap.saved()
+	snap.follow(g.put(&Audit{Auditor: "did:key:zb", Subject: "did:key:zc", Envelope: "2", Score: 0.1, Time: now - 10}, false, 0))
+	snap.follow(g.put(&Audit{Auditor: "did:key:zb", Subject: "did:key:za", Envelope: "3", Score: 0.2, Time: now - 10}, false, 0))
+	if !bytes.Equal(saved.encode(), want) {
+		t.Fatal("the saved copy changed with the audits its snapshot followed")
+	}
+	if bytes.Equal(snap.encode(), want) {
+		t.Fatal("the snapshot did not follow the audits")
 	}
 }

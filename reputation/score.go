@@ -220,7 +220,9 @@ func Compute(g *Graph, params Params) *Scores {
 }
 
 // collectPairs sums g's valid audits per (auditor, subject) pair, in CSR order (auditor,
-// then subject): a counting sort by auditor, then each auditor's few audits by subject.
+// then subject): a counting sort by auditor (each audit's evidence computed on the way, in
+// the audits' order), then each auditor's few audits by subject, the auditors split among
+// the CPUs by their audits (each pair summed by one goroutine, the list in the same order).
 func collectPairs(g *Graph, p Params) []pairEntry {
 	n := len(g.Stake)
 	at := make([]int, n+1)
@@ -244,19 +246,45 @@ func collectPairs(g *Graph, p Params) []pairEntry {
 			fill[e.Auditor]++
 		}
 	}
-	pairs := make([]pairEntry, 0, len(edges)) // every pair, by auditor then subject
-	for i := range int32(n) {
-		row := edges[at[i]:at[i+1]]
-		slices.SortFunc(row, func(a, b audit) int { return int(a.subject - b.subject) })
-		for k := 0; k < len(row); {
-			var ps pairSum
-			j := row[k].subject
-			for ; k < len(row) && row[k].subject == j; k++ {
-				ps.add(row[k].sum) // exact: the order of one pair's audits does not matter
-			}
-			pairs = append(pairs, pairEntry{pairKey{i, j}, ps})
-		}
+	fill = nil
+	bounds := split(at[n], runtime.GOMAXPROCS(0), parallelChunk)
+	for i := range bounds { // at auditors' bounds
+		bounds[i], _ = slices.BinarySearch(at[:n], bounds[i])
 	}
+	bounds[len(bounds)-1] = n
+	bounds = slices.Compact(bounds)
+	counts := make([]int, len(bounds))
+	run(bounds, func(part, lo, hi int) {
+		count := 0
+		for a := lo; a < hi; a++ {
+			row := edges[at[a]:at[a+1]]
+			slices.SortFunc(row, func(x, y audit) int { return int(x.subject - y.subject) })
+			for k := range row {
+				if k == 0 || row[k].subject != row[k-1].subject {
+					count++
+				}
+			}
+		}
+		counts[part+1] = count
+	})
+	for part := range len(counts) - 1 {
+		counts[part+1] += counts[part]
+	}
+	pairs := make([]pairEntry, counts[len(counts)-1]) // every pair, by auditor then subject
+	run(bounds, func(part, lo, hi int) {
+		out := pairs[counts[part]:counts[part]:counts[part+1]]
+		for a := lo; a < hi; a++ {
+			row := edges[at[a]:at[a+1]]
+			for k := 0; k < len(row); {
+				var ps pairSum
+				j := row[k].subject
+				for ; k < len(row) && row[k].subject == j; k++ {
+					ps.add(row[k].sum) // exact: the order of one pair's audits does not matter
+				}
+				out = append(out, pairEntry{pairKey{int32(a), j}, ps})
+			}
+		}
+	})
 	return pairs
 }
 
@@ -274,8 +302,8 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	// of one subject count as at most one full audit: repeated bounties between two wallets
 	// do not move trust between them. C_ij = s_ij / Σ_k s_ik, laid out by subject at once
 	// (no matrix by auditor in between).
-	m := trustMatrix(pairs, n, p)
-	empty := func(i int) bool { return m.gives[i] == 0 } // an auditor with no trust to give
+	procs := runtime.GOMAXPROCS(0) // read once: the runtime may change it meanwhile
+	m := trustMatrix(pairs, n, p, procs)
 
 	// Pre-trust over the staked, in proportion to stake above the minimum; over everyone
 	// evenly when nobody is staked above it (a world where nothing was put at stake, such as
@@ -318,29 +346,59 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	// Power iteration. Each agent's next standing is the sum of what its auditors hand it,
 	// taken in auditor order (m lists each subject's auditors in index order), plus its share
 	// of what goes back to pre-trust: the same additions in the same order as pushing each
-	// auditor's row in turn, so the same bits, whichever goroutine sums which subjects.
+	// auditor's row in turn, so the same bits, whichever goroutine sums which subjects. The
+	// rest of a round is one pass in index order after the sums: the change since the last
+	// round, and what each agent hands on in the next and what of its standing goes back to
+	// pre-trust (all of it for an auditor with no trust to give, what it holds above its cap
+	// otherwise), each summed in the order it always was.
+	parts := m.parts(procs)
 	t := slices.Clone(pre)
 	next := make([]float64, n)
 	give := make([]float64, n) // what each auditor hands on, before its weights
-	for out.Iterations = 1; out.Iterations <= p.MaxIter; out.Iterations++ {
-		dangling := 0.0
-		for i := range n {
-			if empty(i) {
-				dangling += t[i]
-				continue
-			}
-			ti := (1 - p.Alpha) * t[i]
-			if hold != nil && t[i] > hold[i] {
-				dangling += t[i] - hold[i]
-				ti = (1 - p.Alpha) * hold[i]
-			}
-			give[i] = ti
+	keep := 1 - p.Alpha
+	gives := m.gives[:n]
+	dangling := 0.0
+	for i, x := range t {
+		if gives[i] == 0 {
+			dangling += x
+			continue
 		}
-		toPre := p.Alpha + float64((1-p.Alpha)*dangling)
-		m.step(next, give, pre, toPre)
+		ti := keep * x
+		if hold != nil && x > hold[i] {
+			dangling += x - hold[i]
+			ti = keep * hold[i]
+		}
+		give[i] = ti
+	}
+	for out.Iterations = 1; out.Iterations <= p.MaxIter; out.Iterations++ {
+		toPre := p.Alpha + float64(keep*dangling)
+		m.step(next, give, pre, toPre, parts)
 		change := 0.0
-		for j := range n {
-			change += math.Abs(next[j] - t[j])
+		dangling = 0
+		last := t[:n]
+		if hold == nil {
+			for j, x := range next {
+				change += math.Abs(x - last[j])
+				if gives[j] == 0 {
+					dangling += x
+					continue
+				}
+				give[j] = keep * x
+			}
+		} else {
+			hold := hold[:n]
+			for j, x := range next {
+				change += math.Abs(x - last[j])
+				switch {
+				case gives[j] == 0:
+					dangling += x
+				case x > hold[j]:
+					dangling += x - hold[j]
+					give[j] = keep * hold[j]
+				default:
+					give[j] = keep * x
+				}
+			}
 		}
 		t, next = next, t
 		if change < p.Tolerance {
@@ -363,7 +421,7 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	}
 	out.pairs = pairs
 	out.ext = ext
-	out.sumPairs(pairs, n, p, out.Relative)
+	out.sumPairs(pairs, n, p, out.Relative, procs)
 	return out
 }
 
@@ -378,62 +436,115 @@ type incoming struct {
 
 // trustMatrix lays out C by subject from the pairs (in CSR order: by auditor, then
 // subject), so each subject's auditors come in index order: C_ij = s_ij / Σ_k s_ik, each
-// auditor's total summed in fixed point first.
-func trustMatrix(pairs []pairEntry, n int, p Params) *incoming {
+// auditor's total summed in fixed point first. The pairs are split among procs goroutines
+// at auditors' bounds, in two passes: each part counts its weights per subject and sums its
+// auditors' totals, then files its weights after those of the parts before it (so in
+// auditor order), computing s_ij again rather than keeping it (8 bytes a pair).
+func trustMatrix(pairs []pairEntry, n int, p Params, procs int) *incoming {
+	bounds := split(len(pairs), procs, parallelChunk)
+	for i := 1; i < len(bounds)-1; i++ { // no auditor's pairs in two parts
+		for bounds[i] = max(bounds[i], bounds[i-1]); bounds[i] > 0 && bounds[i] < len(pairs) && pairs[bounds[i]].key.auditor == pairs[bounds[i]-1].key.auditor; {
+			bounds[i]++
+		}
+	}
 	total := make([]fixed, n)
 	m := &incoming{start: make([]int32, n+1), gives: make([]int32, n)}
-	for _, e := range pairs {
-		if s := e.sum.trust(p); s > 0 {
-			total[e.key.auditor] += s
-			m.gives[e.key.auditor]++
-			m.start[e.key.subject+1]++
+	fills := make([][]int32, len(bounds)-1) // per part: its weights per subject, then where they go
+	run(bounds, func(part, lo, hi int) {
+		fill := make([]int32, n)
+		for _, e := range pairs[lo:hi] {
+			if s := e.sum.trust(p); s > 0 {
+				total[e.key.auditor] += s
+				m.gives[e.key.auditor]++
+				fill[e.key.subject]++
+			}
 		}
-	}
+		fills[part] = fill
+	})
+	at := int32(0)
 	for j := range n {
-		m.start[j+1] += m.start[j]
-	}
-	m.from, m.weight = make([]int32, m.start[n]), make([]float64, m.start[n])
-	fill := slices.Clone(m.start[:n])
-	for _, e := range pairs {
-		if s := e.sum.trust(p); s > 0 {
-			j := e.key.subject
-			m.from[fill[j]] = e.key.auditor
-			m.weight[fill[j]] = float64(s) / float64(total[e.key.auditor])
-			fill[j]++
+		m.start[j] = at
+		for _, fill := range fills {
+			at, fill[j] = at+fill[j], at
 		}
 	}
+	m.start[n] = at
+	m.from, m.weight = make([]int32, at), make([]float64, at)
+	run(bounds, func(part, lo, hi int) {
+		fill := fills[part]
+		for _, e := range pairs[lo:hi] {
+			if s := e.sum.trust(p); s > 0 {
+				j := e.key.subject
+				m.from[fill[j]] = e.key.auditor
+				m.weight[fill[j]] = float64(s) / float64(total[e.key.auditor])
+				fill[j]++
+			}
+		}
+	})
 	return m
 }
 
-// stepChunk is how many subjects' trust one goroutine sums at least.
-const stepChunk = 1 << 14
+// parallelChunk is how much work (subjects' weights, pairs) one goroutine takes at least.
+const parallelChunk = 1 << 14
 
-// step sets next[j] to Σ_i give[i]·C_ij (in auditor order) + toPre·pre[j] for every j,
-// splitting the subjects among the CPUs: each sum is one goroutine's, in one order.
-func (m *incoming) step(next, give, pre []float64, toPre float64) {
-	n := len(next)
-	workers := min(runtime.GOMAXPROCS(0), (n+stepChunk-1)/stepChunk)
-	if workers <= 1 {
-		m.stepRange(next, give, pre, toPre, 0, n)
+// split divides [0, n) into at most procs parts of about n/procs, each at least chunk long
+// (one part when n is smaller): the parts' bounds.
+func split(n, procs, chunk int) []int {
+	k := max(1, min(procs, n/max(chunk, 1)))
+	bounds := make([]int, k+1)
+	for i := range bounds {
+		bounds[i] = int(int64(n) * int64(i) / int64(k))
+	}
+	return bounds
+}
+
+// run calls f on every part [bounds[i], bounds[i+1]) at once, each in a goroutine of its own
+// (the last in the caller's), and returns when all are done.
+func run(bounds []int, f func(part, lo, hi int)) {
+	last := len(bounds) - 2
+	if last < 0 {
 		return
 	}
 	var wg sync.WaitGroup
-	per := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += per {
+	for i := range last {
 		wg.Add(1)
-		go func(lo, hi int) {
+		go func() {
 			defer wg.Done()
-			m.stepRange(next, give, pre, toPre, lo, hi)
-		}(lo, min(lo+per, n))
+			f(i, bounds[i], bounds[i+1])
+		}()
 	}
+	f(last, bounds[last], bounds[last+1])
 	wg.Wait()
 }
 
+// parts splits the subjects among procs goroutines for the power iteration, once for all
+// its rounds: each part sums about as many weights (at least parallelChunk).
+func (m *incoming) parts(procs int) []int {
+	n := len(m.start) - 1
+	edges := split(int(m.start[n]), procs, parallelChunk)
+	bounds := make([]int, len(edges))
+	for i, e := range edges[1 : len(edges)-1] {
+		bounds[i+1], _ = slices.BinarySearch(m.start, int32(e))
+	}
+	bounds[len(bounds)-1] = n
+	return slices.Compact(bounds)
+}
+
+// step sets next[j] to Σ_i give[i]·C_ij (in auditor order) + toPre·pre[j] for every j,
+// the subjects split among goroutines at bounds (parts): each sum is one goroutine's, in
+// one order.
+func (m *incoming) step(next, give, pre []float64, toPre float64, bounds []int) {
+	run(bounds, func(_, lo, hi int) { m.stepRange(next, give, pre, toPre, lo, hi) })
+}
+
 func (m *incoming) stepRange(next, give, pre []float64, toPre float64, lo, hi int) {
-	for j := lo; j < hi; j++ {
+	start, next, pre := m.start[lo:hi+1], next[lo:hi], pre[lo:hi]
+	from, weight := m.from, m.weight[:len(m.from)]
+	for j := range next {
+		a, b := start[j], start[j+1]
 		sum := 0.0
-		for k := m.start[j]; k < m.start[j+1]; k++ {
-			sum += float64(give[m.from[k]] * m.weight[k])
+		for k, i := range from[a:b] {
+			sum += float64(give[i] * weight[int(a)+k])
 		}
 		next[j] = sum + float64(toPre*pre[j])
 	}
@@ -464,16 +575,30 @@ func (s *Scores) sum(g *Graph, p Params, rel []float64) {
 		pairs = append(pairs, pairEntry{k, ps})
 	}
 	s.ext = g.External
-	s.sumPairs(pairs, len(g.Stake), p, rel)
+	s.sumPairs(pairs, len(g.Stake), p, rel, 1)
 }
 
-// sumPairs computes the beta scores from the auditor pairs' sums, in any order.
-func (s *Scores) sumPairs(pairs []pairEntry, n int, p Params, rel []float64) {
-	s.pos, s.all = make([]fixed, n), make([]fixed, n)
-	for _, e := range pairs {
-		w, ws := p.contribution(e.sum, rel[e.key.auditor])
-		s.all[e.key.subject] += w
-		s.pos[e.key.subject] += ws
+// sumPairs computes the beta scores from the auditor pairs' sums, in any order: the pairs
+// are split among procs goroutines, each summing into sums of its own, added up after (in
+// fixed point, so the same bits however they are split).
+func (s *Scores) sumPairs(pairs []pairEntry, n int, p Params, rel []float64, procs int) {
+	bounds := split(len(pairs), procs, parallelChunk)
+	all, pos := make([][]fixed, len(bounds)-1), make([][]fixed, len(bounds)-1)
+	run(bounds, func(part, lo, hi int) {
+		a, b := make([]fixed, n), make([]fixed, n)
+		for _, e := range pairs[lo:hi] {
+			w, ws := p.contribution(e.sum, rel[e.key.auditor])
+			a[e.key.subject] += w
+			b[e.key.subject] += ws
+		}
+		all[part], pos[part] = a, b
+	})
+	s.all, s.pos = all[0], pos[0]
+	for part := 1; part < len(all); part++ {
+		for j, w := range all[part] {
+			s.all[j] += w
+			s.pos[j] += pos[part][j]
+		}
 	}
 	if len(s.ext) > 0 {
 		// Imported feedback: summed in fixed point per subject, then capped at ExternalCap

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -772,7 +773,7 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 		carried = pairs != nil
 	}
 	if !carried {
-		pairs = s.live.pairs(now.Unix(), v.pos, p)
+		pairs = s.live.pairs(now.Unix(), v.pos, p, runtime.GOMAXPROCS(0))
 		counts = make([]int, len(v.dids))
 		for _, j := range s.live.edges.subject {
 			counts[v.pos[j]]++
