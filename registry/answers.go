@@ -179,7 +179,10 @@ func (a *answer) changedBy(w *indexWrite) bool {
 }
 
 // reads says whether a byText query reads card s: it holds a term of the query's clauses
-// (or one a prefix could expand to, by either's bytes), or the query's capability.
+// (or one a prefix could expand to, by either's bytes), or the query's capability. Its cost
+// is the query's, not the card's: each term and prefix is a binary search of the card's
+// sorted terms (review 41: a loop over a 16 KiB card's 1,100 terms for each of 128 kept
+// answers' 32 prefixes held the answers' lock for 23 ms a write, a free identity's write).
 func (a *answer) reads(s *search.Summary) bool {
 	if s == nil {
 		return false
@@ -187,14 +190,40 @@ func (a *answer) reads(s *search.Summary) bool {
 	if a.capability != "" && holdsCapability(s, a.capability) {
 		return true
 	}
-	for _, t := range s.Terms {
-		if a.terms[t] {
+	has := func(t string) bool {
+		_, ok := slices.BinarySearch(s.Terms, t)
+		return ok
+	}
+	for t := range a.terms {
+		if has(t) {
 			return true
 		}
-		for _, p := range a.prefixes {
-			if strings.HasPrefix(t, p) || strings.HasPrefix(p, t) {
+	}
+	for _, p := range a.prefixes {
+		// A term starting with p: the terms that do are the sorted run from p's place on.
+		if i, _ := slices.BinarySearch(s.Terms, p); i < len(s.Terms) && strings.HasPrefix(s.Terms[i], p) {
+			return true
+		}
+		// A term p starts with. The largest term up to q (at first p itself) is one, or
+		// every term q starts with also starts it (it sorts between them), so shares the
+		// start it has in common with q: look again up to that start, shorter each time.
+		for q := p; q != ""; {
+			i, found := slices.BinarySearch(s.Terms, q)
+			if found {
 				return true
 			}
+			if i == 0 {
+				break
+			}
+			t := s.Terms[i-1]
+			n := 0
+			for n < len(t) && n < len(q) && t[n] == q[n] {
+				n++
+			}
+			if n == len(t) {
+				return true
+			}
+			q = q[:n]
 		}
 	}
 	return false

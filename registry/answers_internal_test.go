@@ -2,6 +2,8 @@ package registry
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,5 +106,92 @@ func TestKeptAnswersAreBounded(t *testing.T) {
 	c.attach(k, a, 20, nil, make([]byte, maxAnswerBytes/16))
 	if c.bodyOf(a, 20, nil) != nil {
 		t.Error("a body over a sixteenth of the bound was kept")
+	}
+}
+
+// naiveReads is what answer.reads said before review 41: every term of the card against
+// every term and prefix of the query.
+func naiveReads(a *answer, s *search.Summary) bool {
+	if a.capability != "" && holdsCapability(s, a.capability) {
+		return true
+	}
+	for _, t := range s.Terms {
+		if a.terms[t] {
+			return true
+		}
+		for _, p := range a.prefixes {
+			if strings.HasPrefix(t, p) || strings.HasPrefix(p, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// TestReadsFindsTermsAndPrefixes (review 41, finding 1): reads, a binary search of the
+// card's sorted terms for each of the query's terms and prefixes, answers as the loop over
+// every pair did, for terms and prefixes that meet by either's bytes.
+func TestReadsFindsTermsAndPrefixes(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 1))
+	word := func() string {
+		b := make([]byte, 1+r.IntN(5))
+		for i := range b {
+			b[i] = "abcde"[r.IntN(5)]
+		}
+		return string(b)
+	}
+	for round := range 2000 {
+		seen := map[string]bool{}
+		var terms []string
+		for range r.IntN(12) {
+			if w := word(); !seen[w] {
+				seen[w] = true
+				terms = append(terms, w)
+			}
+		}
+		slices.Sort(terms)
+		s := &search.Summary{ID: 1, Terms: terms}
+		a := &answer{kind: byText, terms: map[string]bool{}}
+		for range r.IntN(3) {
+			a.terms[word()] = true
+		}
+		for range r.IntN(3) {
+			a.prefixes = append(a.prefixes, word())
+		}
+		if got, want := a.reads(s), naiveReads(a, s); got != want {
+			t.Fatalf("round %d: reads(%q) with terms %v and prefixes %q = %v, want %v", round, terms, a.terms, a.prefixes, got, want)
+		}
+	}
+}
+
+// BenchmarkAnswerWrite times what a write of a card costs the kept answers under their lock
+// (review 41, finding 1): 128 kept answers, each a query of 32 prefixes that match nothing,
+// judged against an unstaked card of 1,100 terms (a 16 KiB card's most), as endWrite does.
+func BenchmarkAnswerWrite(b *testing.B) {
+	var c answerCache
+	for i := range maxAnswers {
+		var q search.Query
+		for j := range search.MaxQueryTerms {
+			q.Prefixes = append(q.Prefixes, fmt.Sprintf("qzx%03d%02d", i, j))
+		}
+		k := answerKey{text: fmt.Sprint(i), limit: 20}
+		if c.put(k, c.start(), newAnswer(k, q, nil, nil)) == nil {
+			b.Fatal("not kept")
+		}
+	}
+	terms := make([]string, 1100)
+	for i := range terms {
+		terms[i] = fmt.Sprintf("word%04d", i)
+	}
+	slices.Sort(terms)
+	w := &indexWrite{id: 1 << 40, now: &search.Summary{ID: 1 << 40, DID: "did:key:zAttacker", Factor: 0.1, Terms: terms}, stakedStats: true}
+	b.ResetTimer()
+	for range b.N {
+		c.beginWrite()
+		c.endWrite(w)
+	}
+	b.StopTimer()
+	if n := len(c.answers); n != maxAnswers {
+		b.Fatalf("%d answers kept after the writes, want all %d", n, maxAnswers)
 	}
 }

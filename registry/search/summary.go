@@ -11,7 +11,8 @@ type Summary struct {
 	Staked bool
 	// Factor is the stake factor: Hit.Score for a query without text.
 	Factor float64
-	// Terms are the card's indexed terms, every field's, each once, in no order.
+	// Terms are the card's indexed terms, every field's, each once, in byte order (so that a
+	// term or a prefix is found by a binary search: a kept answer asks for a few of them).
 	Terms []string
 	// Caps are the capability keys the card is found under (its tags and their ancestors).
 	Caps []string
@@ -32,6 +33,7 @@ func (x *Index) Summary(id int64) (Summary, bool) {
 	for i, dt := range e.terms {
 		s.Terms[i] = x.terms[dt.term].text
 	}
+	slices.Sort(s.Terms)
 	for f := range numFields {
 		s.fields[f] = make([]string, len(e.seq[f]))
 		for i, t := range e.seq[f] {
