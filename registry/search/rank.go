@@ -97,9 +97,22 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
 		s.sem, s.semIn = make([]float64, size), make([]bool, size)
 	}
-	if len(s.keep) < len(x.docs) { // apart: searchAll sizes the others without it
+	if len(s.keep) < len(x.docs) {
 		s.keep, s.keepGen = make([]uint32, len(s.acc)), 0
 	}
+	// Pruned first; when pruning cannot prove its answer the whole one's, the same ranking
+	// again with every clause scored in full.
+	if hits, ok := x.rank(q, opt, s, phrases, filter, true); ok {
+		return hits
+	}
+	hits, _ := x.rank(q, opt, s, phrases, filter, false)
+	return hits
+}
+
+// rank is Search past its checks, under x.mu (read), with a scratch whose per-doc arrays are
+// zero, and leaves them so. With prune it leaves out the clauses accumulate may leave out,
+// and says false (having ranked nothing) when it cannot prove its answer the whole one's.
+func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter []int32, prune bool) ([]Hit, bool) {
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
 	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
 	if s.gen > math.MaxUint32-2*MaxQueryTerms {
@@ -157,7 +170,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 			}
 		}
 	}
-	pr := x.accumulate(q, s, mark)
+	pr := x.accumulate(q, s, mark, prune)
 	match := func(n int32) bool { return mark == nil || mark[n] == s.gen }
 	// With many matches, reading the scores in doc order beats following touched (the
 	// same matches, in another order: neither max nor the heap depends on it).
@@ -229,7 +242,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 			s.sem[n], s.semIn[n] = 0, false
 		}
 		s.top, s.cand, s.semDocs = top[:0], s.cand[:0], s.semDocs[:0]
-		return x.searchAll(q, opt, s, phrases, filter)
+		return nil, false
 	}
 	if opt.Semantic != nil && opt.SemanticOf != nil {
 		for i := range top {
@@ -248,7 +261,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 		s.sem[n], s.semIn[n] = 0, false
 	}
 	s.top, s.cand, s.semDocs = top[:0], s.cand[:0], s.semDocs[:0]
-	return out
+	return out, true
 }
 
 // next starts a new mark generation.
@@ -292,7 +305,7 @@ func (x *Index) reset(s *scratch) {
 // those clauses, saying how much text they could have. Every staked match is scored, so the
 // best staked text is the whole search's; Search checks that no card left out could have
 // been among the best (proven) and computes the whole answer when it cannot.
-func (x *Index) accumulate(q Query, s *scratch, mark []uint32) pruning {
+func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruning {
 	type member struct {
 		term   int32
 		weight float64
@@ -411,7 +424,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32) pruning {
 				postings += len(x.terms[m.term].postings)
 			}
 		}
-		if postings >= pruneMinPostings && postings > 0 {
+		if prune && postings >= pruneMinPostings && postings > 0 {
 			pr.pruned, pr.bound = true, sum*(1+pruneMargin)
 			if s.keepGen == math.MaxUint32 {
 				clear(s.keep)

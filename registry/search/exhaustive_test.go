@@ -9,7 +9,9 @@ import (
 // The exhaustive search: every match of a query scored in full and pushed through the top-k
 // heap, as Search did before it pruned (docs/SEARCH.md, Speed). Search must give exactly
 // its answer, bit for bit (TestPrunedIsExhaustive): it is kept as the reference, the way
-// semantic.SearchExact is for the prefilter.
+// semantic.SearchExact is for the prefilter, in a test file (review 41): Search's own
+// fallback, when pruning cannot prove its answer, is its ranking with pruning off, so the
+// node runs one copy of the ranking.
 
 // searchExhaustive is Search without pruning: the reference its answers are checked against.
 func (x *Index) searchExhaustive(q Query, opt Options) []Hit {
@@ -40,7 +42,7 @@ func (x *Index) searchExhaustive(q Query, opt Options) []Hit {
 }
 
 // searchAll is searchExhaustive past its checks, under x.mu (read), with a scratch whose
-// per-doc arrays are zero: Search falls back on it when pruning cannot prove its answer.
+// per-doc arrays are zero.
 func (x *Index) searchAll(q Query, opt Options, s *scratch, phrases [][]int32, filter []int32) []Hit {
 	if len(s.acc) < len(x.docs) {
 		size := len(x.docs) + len(x.docs)/4
