@@ -56,7 +56,9 @@ type answerCache struct {
 }
 
 // maxLoggedWrites is how many of the last writes answerCache remembers: an answer whose
-// search began before them is not kept.
+// search began before them is not kept. The log is outside maxAnswerBytes: each write holds
+// the two summaries of its card (terms, fields, capabilities: up to about 90 KB for a 16 KiB
+// card), so up to about 6 MB, whoever wrote the cards.
 const maxLoggedWrites = 64
 
 // loggedWrite is a write that ended at epoch (w nil: every answer changed).

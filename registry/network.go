@@ -120,8 +120,10 @@ func (n *Network) Close() {
 	n.tasks.Wait()
 }
 
-// PendingPuts is how many DHT puts of cards are under way: a card registered here is in the
-// DHT, or its put failed, once it is 0.
+// PendingPuts is how many DHT puts of cards are under way: once it is 0, a staked card
+// registered here is in the DHT, or its put failed, or it found no room in the outbox within
+// spreadWait and is left to anti-entropy (which a full outbox of staked cards alone causes:
+// unstaked ones take at most half of it).
 func (n *Network) PendingPuts() int { return n.out.pending() }
 
 // Attach connects the registry to a p2p node (whose DHT was started with DHTValidators):

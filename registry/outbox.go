@@ -12,7 +12,8 @@ import (
 // DHT when staked) by Network.spread: at most one card per DID, the newest (a newer card of a
 // DID waiting takes its place in the line), the DIDs in the order their waiting card first
 // came, and at most limit DIDs. No registration waits on it for long: an unstaked card is
-// queued only while there is room and the waiting cards weigh under maxUnstakedSpread, a
+// queued only while there is room, unstaked cards take at most half the places, and the
+// waiting cards weigh under maxUnstakedSpread, a
 // staked one waits at most spreadWait for room; a card not queued is stored all the same, and
 // anti-entropy carries it.
 type outbox struct {
@@ -68,7 +69,7 @@ func (o *outbox) put(ctx context.Context, a *Agent) int {
 			o.mu.Unlock()
 			return fate
 		}
-		if len(o.byDID) < o.limit && (a.Staked || o.bytes+size <= maxUnstakedSpread) {
+		if len(o.byDID) < o.limit && (a.Staked || o.bytes+size <= maxUnstakedSpread && o.line.Len()-o.staked < o.unstakedLimit()) {
 			o.byDID[a.DID] = o.line.PushBack(a)
 			o.add(a, size, 1)
 			o.mu.Unlock()
@@ -96,6 +97,11 @@ func (o *outbox) put(ctx context.Context, a *Agent) int {
 		}
 	}
 }
+
+// unstakedLimit is how many unstaked cards may wait: half the line, so that the other half
+// is kept for staked cards (review 41: free cards from this node's clients filled every place,
+// and staked cards were left to anti-entropy after spreadWait).
+func (o *outbox) unstakedLimit() int { return max(1, o.limit/2) }
 
 // merge puts a in e's place when a is newer than the card waiting there (under o.mu). An
 // unstaked card that would take the waiting cards over maxUnstakedSpread takes its DID out

@@ -145,3 +145,27 @@ func TestOutboxWarnsOnceInAWhile(t *testing.T) {
 		t.Errorf("after %v: %d, %v; want a warning for the 6 cards since", spreadWarnEvery, n, due)
 	}
 }
+
+// TestFreeCardsLeaveRoomForStakedOnes (review 41, finding 8): unstaked cards from this
+// node's clients take at most half the outbox's places, so a staked card finds room at once
+// however many free ones came first.
+func TestFreeCardsLeaveRoomForStakedOnes(t *testing.T) {
+	ctx := context.Background()
+	o := newOutbox(8)
+	queuedFree := 0
+	for i := range 20 {
+		did := fmt.Sprintf("did:key:free%d", i)
+		if o.put(ctx, &Agent{SignedCard: SignedCard{Card: Card{DID: did, Seq: 1}, JWS: "x"}}) == queued {
+			queuedFree++
+		}
+	}
+	if queuedFree != 4 {
+		t.Errorf("%d unstaked cards queued in an outbox of 8, want 4", queuedFree)
+	}
+	for i := range 4 {
+		did := fmt.Sprintf("did:key:staked%d", i)
+		if got := o.put(ctx, &Agent{SignedCard: SignedCard{Card: Card{DID: did, Seq: 1}, JWS: "x"}, Staked: true}); got != queued {
+			t.Fatalf("staked card %d after the free ones: %d, want queued", i, got)
+		}
+	}
+}

@@ -238,8 +238,14 @@ func TestUnstakedCardsNeverWaitToSpread(t *testing.T) {
 	for i := range 20 {
 		n.publish(context.Background(), agent(i, "x", false)) // returns at once when the outbox is full
 	}
-	if n.out.line.Len() != n.out.limit || n.out.bytes != int64(n.out.limit) {
-		t.Errorf("outbox holds %d of %d, %d bytes counted", n.out.line.Len(), n.out.limit, n.out.bytes)
+	if half := n.out.limit / 2; n.out.line.Len() != half || n.out.bytes != int64(half) {
+		t.Errorf("outbox holds %d of %d, %d bytes counted; unstaked cards take half", n.out.line.Len(), n.out.limit, n.out.bytes)
+	}
+	for i := range n.out.limit / 2 { // staked cards fill the other half
+		n.publish(context.Background(), agent(50+i, "s", true))
+	}
+	if n.out.line.Len() != n.out.limit {
+		t.Errorf("outbox holds %d of %d after the staked cards", n.out.line.Len(), n.out.limit)
 	}
 	// A staked card waits for room at most spreadWait (not until its context ends), and is
 	// then not counted.
@@ -249,7 +255,7 @@ func TestUnstakedCardsNeverWaitToSpread(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Error("a staked card waited for room in a full outbox until its context ended")
 	}
-	if n.PendingPuts() != 0 || n.out.bytes != int64(n.out.limit) {
+	if n.PendingPuts() != n.out.limit/2 || n.out.bytes != int64(n.out.limit) { // the staked half's puts
 		t.Errorf("a staked card that found no room: %d puts, %d bytes queued", n.PendingPuts(), n.out.bytes)
 	}
 }
