@@ -395,3 +395,61 @@ func TestStakedReregistrationKeepsOtherAnswers(t *testing.T) {
 		t.Errorf("a word changed: %d answers kept, want 1 (the capability's)", n)
 	}
 }
+
+// TestKeptAnswerCheckedAfterTheSlot (review 41, finding 3): a search that found its answer
+// kept and then waited for a search slot, while a write re-stored one of its hits with other
+// words, answers as a fresh search does, not with the old places and the new card.
+func TestKeptAnswerCheckedAfterTheSlot(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	var hit *identity.Key
+	for i := range 6 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		st[k.DID.String()] = big.NewInt(int64(i+1) * 1e18)
+		if _, err := r.Register(ctx, card(t, k, 1, "legal agent", "legal contracts", "legal"), "test"); err != nil {
+			t.Fatal(err)
+		}
+		hit = k
+	}
+	q := registry.Query{Text: "legal contracts", Mode: registry.ModeKeyword}
+	if _, err := r.Search(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := registry.KeptAnswers(r); n != 1 {
+		t.Fatalf("%d answers kept, want 1", n)
+	}
+	release := registry.HoldSearchSlots(r)
+	type result struct {
+		list []*registry.Agent
+		err  error
+	}
+	got := make(chan result, 1)
+	go func() {
+		list, err := r.Search(ctx, q) // finds the answer kept, then waits for a slot
+		got <- result{list, err}
+	}()
+	time.Sleep(50 * time.Millisecond) // well inside searchWait (250 ms)
+	// The best hit (the largest stake) now says other words, with a capability of its own.
+	if _, err := r.Register(ctx, card(t, hit, 2, "medical agent", "medical imaging", "medical"), "test"); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	res := <-got
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	fresh, err := registry.SearchFresh(ctx, r, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dids := func(list []*registry.Agent) (out []string) {
+		for _, a := range list {
+			out = append(out, a.DID)
+		}
+		return out
+	}
+	if diff := cmp.Diff(dids(fresh), dids(res.list)); diff != "" {
+		t.Errorf("the search that waited for a slot across a write (-fresh +got):\n%s", diff)
+	}
+}

@@ -154,3 +154,17 @@ func SearchAcross(ctx context.Context, r *Registry, q Query, writes func()) erro
 	r.answers.put(iq.key, epoch, a)
 	return nil
 }
+
+// HoldSearchSlots takes every search slot of r until release is called: a search then waits
+// for one (at most searchWait).
+func HoldSearchSlots(r *Registry) (release func()) {
+	n := cap(r.searches)
+	for range n {
+		r.searches <- struct{}{}
+	}
+	return func() {
+		for range n {
+			<-r.searches
+		}
+	}
+}

@@ -700,6 +700,11 @@ func (r *Registry) searchKept(ctx context.Context, q Query, encode encoder) ([]*
 		return nil, nil, err
 	}
 	defer leave()
+	// A write while this waited for its slot may have changed the kept answer (review 41):
+	// ranked as it was, it would show the new cards the write stored in the old places.
+	if kept != nil && r.answers.get(iq.key) != kept {
+		kept, weights = nil, nil
+	}
 	if kept == nil {
 		// The epoch is read before the indexes: put checks the answer against the writes
 		// that ended since.
