@@ -18,13 +18,7 @@ var (
 // answers, scores and order, in the exact search and through the prefilter.
 func TestSearchWithoutAVX2(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(41, 4))
-	vec := func() Vector {
-		v := make(Vector, Dim)
-		for j := range v {
-			v[j] = float32(rnd.NormFloat64())
-		}
-		return v
-	}
+	vec := func() Vector { return randomVector(rnd) }
 	x := NewIndex()
 	for i := range prefilterRows + 2000 {
 		x.PutKeyed(int64(i), "", vec())

@@ -11,13 +11,7 @@ import (
 // prefilterRows rows it says not.
 func TestExactIsSearchExact(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(7, 7))
-	vec := func() Vector {
-		v := make(Vector, Dim)
-		for j := range v {
-			v[j] = float32(rnd.NormFloat64())
-		}
-		return v
-	}
+	vec := func() Vector { return randomVector(rnd) }
 	x := NewIndex()
 	for i := range 3000 {
 		x.PutKeyed(int64(i), "", vec())
@@ -37,4 +31,13 @@ func TestExactIsSearchExact(t *testing.T) {
 	if x.Exact() {
 		t.Errorf("%d rows: exact", x.Len())
 	}
+}
+
+// randomVector is a vector of Dim normal components from rnd.
+func randomVector(rnd *rand.Rand) Vector {
+	v := make(Vector, Dim)
+	for j := range v {
+		v[j] = float32(rnd.NormFloat64())
+	}
+	return v
 }
