@@ -347,64 +347,46 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	// taken in auditor order (m lists each subject's auditors in index order), plus its share
 	// of what goes back to pre-trust: the same additions in the same order as pushing each
 	// auditor's row in turn, so the same bits, whichever goroutine sums which subjects. The
-	// rest of a round is one pass in index order after the sums: the change since the last
-	// round, and what each agent hands on in the next and what of its standing goes back to
-	// pre-trust (all of it for an auditor with no trust to give, what it holds above its cap
-	// otherwise), each summed in the order it always was.
+	// goroutine that sums a subject also works out, from its new standing, what it hands on in
+	// the next round and what of it goes back to pre-trust (all of it for an auditor with no
+	// trust to give, what it holds above its cap otherwise): only the two totals, the change
+	// since the last round and what goes back, are summed on one goroutine, in index order, as
+	// they always were (a share that does not go back adds +0, which leaves a sum of
+	// non-negative terms as it was), with no branch.
 	parts := m.parts(procs)
-	t := slices.Clone(pre)
-	next := make([]float64, n)
-	give := make([]float64, n) // what each auditor hands on, before its weights
-	keep := 1 - p.Alpha
-	gives := m.gives[:n]
+	r := &round{pre: pre, hold: hold, gives: m.gives[:n], keep: 1 - p.Alpha,
+		t: slices.Clone(pre), next: make([]float64, n), give: make([]float64, n), handed: make([]float64, n),
+		back: make([]float64, n)}
 	dangling := 0.0
-	for i, x := range t {
-		if gives[i] == 0 {
+	for i, x := range r.t {
+		if r.gives[i] == 0 {
 			dangling += x
 			continue
 		}
-		ti := keep * x
+		ti := r.keep * x
 		if hold != nil && x > hold[i] {
 			dangling += x - hold[i]
-			ti = keep * hold[i]
+			ti = r.keep * hold[i]
 		}
-		give[i] = ti
+		r.give[i] = ti
 	}
 	for out.Iterations = 1; out.Iterations <= p.MaxIter; out.Iterations++ {
-		toPre := p.Alpha + float64(keep*dangling)
-		m.step(next, give, pre, toPre, parts)
+		r.toPre = p.Alpha + float64(r.keep*dangling)
+		m.step(r, parts)
 		change := 0.0
 		dangling = 0
-		last := t[:n]
-		if hold == nil {
-			for j, x := range next {
-				change += math.Abs(x - last[j])
-				if gives[j] == 0 {
-					dangling += x
-					continue
-				}
-				give[j] = keep * x
-			}
-		} else {
-			hold := hold[:n]
-			for j, x := range next {
-				change += math.Abs(x - last[j])
-				switch {
-				case gives[j] == 0:
-					dangling += x
-				case x > hold[j]:
-					dangling += x - hold[j]
-					give[j] = keep * hold[j]
-				default:
-					give[j] = keep * x
-				}
-			}
+		last, back := r.t[:len(r.next)], r.back[:len(r.next)]
+		for j, x := range r.next {
+			change += math.Abs(x - last[j])
+			dangling += back[j]
 		}
-		t, next = next, t
+		r.t, r.next = r.next, r.t
+		r.give, r.handed = r.handed, r.give
 		if change < p.Tolerance {
 			break
 		}
 	}
+	t := r.t
 	out.Iterations = min(out.Iterations, p.MaxIter)
 	copy(out.Standing, t)
 
@@ -530,16 +512,31 @@ func (m *incoming) parts(procs int) []int {
 	return slices.Compact(bounds)
 }
 
-// step sets next[j] to Σ_i give[i]·C_ij (in auditor order) + toPre·pre[j] for every j,
-// the subjects split among goroutines at bounds (parts): each sum is one goroutine's, in
-// one order.
-func (m *incoming) step(next, give, pre []float64, toPre float64, bounds []int) {
-	run(bounds, func(_, lo, hi int) { m.stepRange(next, give, pre, toPre, lo, hi) })
+// round is one round of the power iteration: what step reads (t, give, pre, toPre) and
+// what it writes, by subject (next, handed, back).
+type round struct {
+	t      []float64 // the standing after the last round
+	next   []float64 // the standing after this one
+	give   []float64 // what each auditor hands on in this round, before its weights
+	handed []float64 // what each hands on in the next
+	pre    []float64 // pre-trust, as shares
+	hold   []float64 // what each may hold and hand on (nil: no cap)
+	gives  []int32   // how many subjects each auditor trusts
+	back   []float64 // what of next goes back to pre-trust (+0 for none)
+	keep   float64   // 1 − Alpha
+	toPre  float64   // what goes to pre-trust in this round
 }
 
-func (m *incoming) stepRange(next, give, pre []float64, toPre float64, lo, hi int) {
-	start, next, pre := m.start[lo:hi+1], next[lo:hi], pre[lo:hi]
-	from, weight := m.from, m.weight[:len(m.from)]
+// step sets next[j] to Σ_i give[i]·C_ij (in auditor order) + toPre·pre[j] for every j, and
+// from it handed[j] and back[j], the subjects split among goroutines at bounds
+// (parts): each sum is one goroutine's, in one order.
+func (m *incoming) step(r *round, bounds []int) {
+	run(bounds, func(_, lo, hi int) { m.stepRange(r, lo, hi) })
+}
+
+func (m *incoming) stepRange(r *round, lo, hi int) {
+	start, next, pre := m.start[lo:hi+1], r.next[lo:hi], r.pre[lo:hi]
+	from, weight, give, toPre := m.from, m.weight[:len(m.from)], r.give, r.toPre
 	for j := range next {
 		a, b := start[j], start[j+1]
 		sum := 0.0
@@ -547,6 +544,31 @@ func (m *incoming) stepRange(next, give, pre []float64, toPre float64, lo, hi in
 			sum += float64(give[i] * weight[int(a)+k])
 		}
 		next[j] = sum + float64(toPre*pre[j])
+	}
+	handed, gives, back, keep := r.handed[lo:hi], r.gives[lo:hi], r.back[lo:hi], r.keep
+	if r.hold == nil {
+		for j, x := range next {
+			if gives[j] == 0 {
+				back[j] = x
+				continue
+			}
+			back[j] = 0
+			handed[j] = keep * x
+		}
+		return
+	}
+	hold := r.hold[lo:hi]
+	for j, x := range next {
+		switch {
+		case gives[j] == 0:
+			back[j] = x
+		case x > hold[j]:
+			back[j] = x - hold[j]
+			handed[j] = keep * hold[j]
+		default:
+			back[j] = 0
+			handed[j] = keep * x
+		}
 	}
 }
 
