@@ -347,19 +347,28 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	// taken in auditor order (m lists each subject's auditors in index order), plus its share
 	// of what goes back to pre-trust: the same additions in the same order as pushing each
 	// auditor's row in turn, so the same bits, whichever goroutine sums which subjects. The
-	// goroutine that sums a subject also works out, from its new standing, what it hands on in
-	// the next round and what of it goes back to pre-trust (all of it for an auditor with no
-	// trust to give, what it holds above its cap otherwise): only the two totals, the change
-	// since the last round and what goes back, are summed on one goroutine, in index order, as
-	// they always were (a share that does not go back adds +0, which leaves a sum of
-	// non-negative terms as it was), with no branch.
+	// goroutine that sums a subject also works out what it hands on in the next round: keep ·
+	// min(t, limit), limit its cap (hold), +Inf without one. Only the two totals are summed on
+	// one goroutine, in index order, as they always were: the change since the last round,
+	// and what goes back to pre-trust, max(t − limit, 0) with a limit of 0 for an auditor with
+	// no trust to give (all of its standing), which is the standing above its cap otherwise
+	// and +0 where it had nothing to add (+0 leaves a sum of non-negative terms as it was).
 	parts := m.parts(procs)
-	r := &round{pre: pre, hold: hold, gives: m.gives[:n], keep: 1 - p.Alpha,
-		t: slices.Clone(pre), next: make([]float64, n), give: make([]float64, n), handed: make([]float64, n),
-		back: make([]float64, n)}
+	r := &round{pre: pre, limit: make([]float64, n), keep: 1 - p.Alpha,
+		t: slices.Clone(pre), next: make([]float64, n), give: make([]float64, n), handed: make([]float64, n)}
+	for i, g := range m.gives[:n] {
+		switch {
+		case g == 0:
+			r.limit[i] = 0
+		case hold != nil:
+			r.limit[i] = hold[i]
+		default:
+			r.limit[i] = math.Inf(1)
+		}
+	}
 	dangling := 0.0
 	for i, x := range r.t {
-		if r.gives[i] == 0 {
+		if m.gives[i] == 0 {
 			dangling += x
 			continue
 		}
@@ -375,10 +384,10 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 		m.step(r, parts)
 		change := 0.0
 		dangling = 0
-		last, back := r.t[:len(r.next)], r.back[:len(r.next)]
+		last, limit := r.t[:len(r.next)], r.limit[:len(r.next)]
 		for j, x := range r.next {
 			change += math.Abs(x - last[j])
-			dangling += back[j]
+			dangling += max(x-limit[j], 0)
 		}
 		r.t, r.next = r.next, r.t
 		r.give, r.handed = r.handed, r.give
@@ -512,23 +521,23 @@ func (m *incoming) parts(procs int) []int {
 	return slices.Compact(bounds)
 }
 
-// round is one round of the power iteration: what step reads (t, give, pre, toPre) and
-// what it writes, by subject (next, handed, back).
+// round is one round of the power iteration: what step reads (t, give, pre, toPre,
+// limit) and what it writes, by subject (next, handed).
 type round struct {
 	t      []float64 // the standing after the last round
 	next   []float64 // the standing after this one
 	give   []float64 // what each auditor hands on in this round, before its weights
 	handed []float64 // what each hands on in the next
 	pre    []float64 // pre-trust, as shares
-	hold   []float64 // what each may hold and hand on (nil: no cap)
-	gives  []int32   // how many subjects each auditor trusts
-	back   []float64 // what of next goes back to pre-trust (+0 for none)
-	keep   float64   // 1 − Alpha
-	toPre  float64   // what goes to pre-trust in this round
+	// limit is the standing each agent hands on at most (its cap, +Inf without one; 0 for an
+	// auditor with no trust to give): the rest goes back to pre-trust.
+	limit []float64
+	keep  float64 // 1 − Alpha
+	toPre float64 // what goes to pre-trust in this round
 }
 
 // step sets next[j] to Σ_i give[i]·C_ij (in auditor order) + toPre·pre[j] for every j, and
-// from it handed[j] and back[j], the subjects split among goroutines at bounds
+// handed[j] to keep · min(next[j], limit[j]), the subjects split among goroutines at bounds
 // (parts): each sum is one goroutine's, in one order.
 func (m *incoming) step(r *round, bounds []int) {
 	run(bounds, func(_, lo, hi int) { m.stepRange(r, lo, hi) })
@@ -545,30 +554,9 @@ func (m *incoming) stepRange(r *round, lo, hi int) {
 		}
 		next[j] = sum + float64(toPre*pre[j])
 	}
-	handed, gives, back, keep := r.handed[lo:hi], r.gives[lo:hi], r.back[lo:hi], r.keep
-	if r.hold == nil {
-		for j, x := range next {
-			if gives[j] == 0 {
-				back[j] = x
-				continue
-			}
-			back[j] = 0
-			handed[j] = keep * x
-		}
-		return
-	}
-	hold := r.hold[lo:hi]
+	handed, limit, keep := r.handed[lo:hi], r.limit[lo:hi], r.keep
 	for j, x := range next {
-		switch {
-		case gives[j] == 0:
-			back[j] = x
-		case x > hold[j]:
-			back[j] = x - hold[j]
-			handed[j] = keep * hold[j]
-		default:
-			back[j] = 0
-			handed[j] = keep * x
-		}
+		handed[j] = keep * min(x, limit[j])
 	}
 }
 
