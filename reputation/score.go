@@ -546,7 +546,30 @@ func (m *incoming) step(r *round, bounds []int) {
 func (m *incoming) stepRange(r *round, lo, hi int) {
 	start, next, pre := m.start[lo:hi+1], r.next[lo:hi], r.pre[lo:hi]
 	from, weight, give, toPre := m.from, m.weight[:len(m.from)], r.give, r.toPre
-	for j := range next {
+	// Two subjects at a time: their sums are two chains of additions the CPU overlaps, each
+	// still in its own auditor order.
+	j := 0
+	for ; j+1 < len(next); j += 2 {
+		a, b, c := start[j], start[j+1], start[j+2]
+		f0, w0 := from[a:b], weight[a:b]
+		f1, w1 := from[b:c], weight[b:c]
+		both := min(len(f0), len(f1))
+		w0, w1 = w0[:len(f0)], w1[:len(f1)]
+		s0, s1 := 0.0, 0.0
+		for k := range both {
+			s0 += float64(give[f0[k]] * w0[k])
+			s1 += float64(give[f1[k]] * w1[k])
+		}
+		for k := both; k < len(f0); k++ {
+			s0 += float64(give[f0[k]] * w0[k])
+		}
+		for k := both; k < len(f1); k++ {
+			s1 += float64(give[f1[k]] * w1[k])
+		}
+		next[j] = s0 + float64(toPre*pre[j])
+		next[j+1] = s1 + float64(toPre*pre[j+1])
+	}
+	for ; j < len(next); j++ {
 		a, b := start[j], start[j+1]
 		sum := 0.0
 		for k, i := range from[a:b] {
