@@ -292,11 +292,14 @@ func collectPairs(g *Graph, p Params) []pairEntry {
 // order: by auditor, then subject; kept as Scores.pairs) and the imported feedback ext.
 func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Params) *Scores {
 	n := len(stake)
-	out := &Scores{Standing: make([]float64, n), Score: make([]float64, n), Confidence: make([]float64, n), Weight: make([]float64, n)}
 	if n == 0 {
-		out.Everyone = true // nobody is staked: the first agents share pre-trust evenly
-		return out
+		// nobody is staked: the first agents share pre-trust evenly
+		return &Scores{Standing: []float64{}, Score: []float64{}, Confidence: []float64{}, Weight: []float64{}, Everyone: true}
 	}
+	// The outcome's arrays are made as they are filled: the standing is the power iteration's
+	// last vector, and the scores' come after it, when its vectors and the trust matrix are
+	// garbage (at 1M agents they are 8 MB each, on top of the matrix and two pair lists).
+	out := &Scores{}
 
 	// Local trust: s_ij per (auditor, subject) pair. As in the scores, one auditor's audits
 	// of one subject count as at most one full audit: repeated bounties between two wallets
@@ -335,20 +338,14 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	// give does: so a hub's trust handed around a mesh of relays at the minimum stake stays at
 	// what the relays put at stake (the relay mesh; before, it circulated among them in full).
 	// None when nobody is staked above the minimum: nothing was put at stake to hold to.
-	var hold []float64
-	if !out.Everyone {
-		hold = make([]float64, n)
-		for i, s := range stake {
-			hold[i] = maxWordPerStake * p.counted(s) / out.Scale
-		}
-	}
+	// (The cap is the round's limit, below.)
 
 	// Power iteration. Each agent's next standing is the sum of what its auditors hand it,
 	// taken in auditor order (m lists each subject's auditors in index order), plus its share
 	// of what goes back to pre-trust: the same additions in the same order as pushing each
 	// auditor's row in turn, so the same bits, whichever goroutine sums which subjects. The
 	// goroutine that sums a subject also works out what it hands on in the next round: keep ·
-	// min(t, limit), limit its cap (hold), +Inf without one. Only the two totals are summed on
+	// min(t, limit), limit its cap, +Inf without one. Only the two totals are summed on
 	// one goroutine, in index order, as they always were: the change since the last round,
 	// and what goes back to pre-trust, max(t − limit, 0) with a limit of 0 for an auditor with
 	// no trust to give (all of its standing), which is the standing above its cap otherwise
@@ -360,8 +357,8 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 		switch {
 		case g == 0:
 			r.limit[i] = 0
-		case hold != nil:
-			r.limit[i] = hold[i]
+		case !out.Everyone:
+			r.limit[i] = maxWordPerStake * p.counted(stake[i]) / out.Scale
 		default:
 			r.limit[i] = math.Inf(1)
 		}
@@ -373,9 +370,9 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 			continue
 		}
 		ti := r.keep * x
-		if hold != nil && x > hold[i] {
-			dangling += x - hold[i]
-			ti = r.keep * hold[i]
+		if x > r.limit[i] {
+			dangling += x - r.limit[i]
+			ti = r.keep * r.limit[i]
 		}
 		r.give[i] = ti
 	}
@@ -396,8 +393,9 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 		}
 	}
 	t := r.t
+	r = nil
 	out.Iterations = min(out.Iterations, p.MaxIter)
-	copy(out.Standing, t)
+	out.Standing = t
 
 	out.Relative = make([]float64, n)
 	for i := range n {
@@ -412,6 +410,7 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	}
 	out.pairs = pairs
 	out.ext = ext
+	out.Score, out.Confidence, out.Weight = make([]float64, n), make([]float64, n), make([]float64, n)
 	out.sumPairs(pairs, n, p, out.Relative, procs)
 	return out
 }
