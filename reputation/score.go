@@ -292,11 +292,14 @@ func collectPairs(g *Graph, p Params) []pairEntry {
 // order: by auditor, then subject; kept as Scores.pairs) and the imported feedback ext.
 func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Params) *Scores {
 	n := len(stake)
-	out := &Scores{Standing: make([]float64, n), Score: make([]float64, n), Confidence: make([]float64, n), Weight: make([]float64, n)}
 	if n == 0 {
-		out.Everyone = true // nobody is staked: the first agents share pre-trust evenly
-		return out
+		// nobody is staked: the first agents share pre-trust evenly
+		return &Scores{Standing: []float64{}, Score: []float64{}, Confidence: []float64{}, Weight: []float64{}, Everyone: true}
 	}
+	// The outcome's arrays are made as they are filled: the standing is the power iteration's
+	// last vector, and the scores' come after it, when its vectors and the trust matrix are
+	// garbage (at 1M agents they are 8 MB each, on top of the matrix and two pair lists).
+	out := &Scores{}
 
 	// Local trust: s_ij per (auditor, subject) pair. As in the scores, one auditor's audits
 	// of one subject count as at most one full audit: repeated bounties between two wallets
@@ -335,78 +338,64 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	// give does: so a hub's trust handed around a mesh of relays at the minimum stake stays at
 	// what the relays put at stake (the relay mesh; before, it circulated among them in full).
 	// None when nobody is staked above the minimum: nothing was put at stake to hold to.
-	var hold []float64
-	if !out.Everyone {
-		hold = make([]float64, n)
-		for i, s := range stake {
-			hold[i] = maxWordPerStake * p.counted(s) / out.Scale
-		}
-	}
+	// (The cap is the round's limit, below.)
 
 	// Power iteration. Each agent's next standing is the sum of what its auditors hand it,
 	// taken in auditor order (m lists each subject's auditors in index order), plus its share
 	// of what goes back to pre-trust: the same additions in the same order as pushing each
 	// auditor's row in turn, so the same bits, whichever goroutine sums which subjects. The
-	// rest of a round is one pass in index order after the sums: the change since the last
-	// round, and what each agent hands on in the next and what of its standing goes back to
-	// pre-trust (all of it for an auditor with no trust to give, what it holds above its cap
-	// otherwise), each summed in the order it always was.
+	// goroutine that sums a subject also works out what it hands on in the next round: keep ·
+	// min(t, limit), limit its cap, +Inf without one. Only the two totals are summed on
+	// one goroutine, in index order, as they always were: the change since the last round,
+	// and what goes back to pre-trust, max(t − limit, 0) with a limit of 0 for an auditor with
+	// no trust to give (all of its standing), which is the standing above its cap otherwise
+	// and +0 where it had nothing to add (+0 leaves a sum of non-negative terms as it was).
 	parts := m.parts(procs)
-	t := slices.Clone(pre)
-	next := make([]float64, n)
-	give := make([]float64, n) // what each auditor hands on, before its weights
-	keep := 1 - p.Alpha
-	gives := m.gives[:n]
+	r := &round{pre: pre, limit: make([]float64, n), keep: 1 - p.Alpha,
+		t: slices.Clone(pre), next: make([]float64, n), give: make([]float64, n), handed: make([]float64, n)}
+	for i, g := range m.gives[:n] {
+		switch {
+		case g == 0:
+			r.limit[i] = 0
+		case !out.Everyone:
+			r.limit[i] = maxWordPerStake * p.counted(stake[i]) / out.Scale
+		default:
+			r.limit[i] = math.Inf(1)
+		}
+	}
 	dangling := 0.0
-	for i, x := range t {
-		if gives[i] == 0 {
+	for i, x := range r.t {
+		if m.gives[i] == 0 {
 			dangling += x
 			continue
 		}
-		ti := keep * x
-		if hold != nil && x > hold[i] {
-			dangling += x - hold[i]
-			ti = keep * hold[i]
+		ti := r.keep * x
+		if x > r.limit[i] {
+			dangling += x - r.limit[i]
+			ti = r.keep * r.limit[i]
 		}
-		give[i] = ti
+		r.give[i] = ti
 	}
 	for out.Iterations = 1; out.Iterations <= p.MaxIter; out.Iterations++ {
-		toPre := p.Alpha + float64(keep*dangling)
-		m.step(next, give, pre, toPre, parts)
+		r.toPre = p.Alpha + float64(r.keep*dangling)
+		m.step(r, parts)
 		change := 0.0
 		dangling = 0
-		last := t[:n]
-		if hold == nil {
-			for j, x := range next {
-				change += math.Abs(x - last[j])
-				if gives[j] == 0 {
-					dangling += x
-					continue
-				}
-				give[j] = keep * x
-			}
-		} else {
-			hold := hold[:n]
-			for j, x := range next {
-				change += math.Abs(x - last[j])
-				switch {
-				case gives[j] == 0:
-					dangling += x
-				case x > hold[j]:
-					dangling += x - hold[j]
-					give[j] = keep * hold[j]
-				default:
-					give[j] = keep * x
-				}
-			}
+		last, limit := r.t[:len(r.next)], r.limit[:len(r.next)]
+		for j, x := range r.next {
+			change += math.Abs(x - last[j])
+			dangling += max(x-limit[j], 0)
 		}
-		t, next = next, t
+		r.t, r.next = r.next, r.t
+		r.give, r.handed = r.handed, r.give
 		if change < p.Tolerance {
 			break
 		}
 	}
+	t := r.t
+	r = nil
 	out.Iterations = min(out.Iterations, p.MaxIter)
-	copy(out.Standing, t)
+	out.Standing = t
 
 	out.Relative = make([]float64, n)
 	for i := range n {
@@ -421,6 +410,7 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	}
 	out.pairs = pairs
 	out.ext = ext
+	out.Score, out.Confidence, out.Weight = make([]float64, n), make([]float64, n), make([]float64, n)
 	out.sumPairs(pairs, n, p, out.Relative, procs)
 	return out
 }
@@ -530,23 +520,65 @@ func (m *incoming) parts(procs int) []int {
 	return slices.Compact(bounds)
 }
 
-// step sets next[j] to Σ_i give[i]·C_ij (in auditor order) + toPre·pre[j] for every j,
-// the subjects split among goroutines at bounds (parts): each sum is one goroutine's, in
-// one order.
-func (m *incoming) step(next, give, pre []float64, toPre float64, bounds []int) {
-	run(bounds, func(_, lo, hi int) { m.stepRange(next, give, pre, toPre, lo, hi) })
+// round is one round of the power iteration: what step reads (t, give, pre, toPre,
+// limit) and what it writes, by subject (next, handed).
+type round struct {
+	t      []float64 // the standing after the last round
+	next   []float64 // the standing after this one
+	give   []float64 // what each auditor hands on in this round, before its weights
+	handed []float64 // what each hands on in the next
+	pre    []float64 // pre-trust, as shares
+	// limit is the standing each agent hands on at most (its cap, +Inf without one; 0 for an
+	// auditor with no trust to give): the rest goes back to pre-trust.
+	limit []float64
+	keep  float64 // 1 − Alpha
+	toPre float64 // what goes to pre-trust in this round
 }
 
-func (m *incoming) stepRange(next, give, pre []float64, toPre float64, lo, hi int) {
-	start, next, pre := m.start[lo:hi+1], next[lo:hi], pre[lo:hi]
-	from, weight := m.from, m.weight[:len(m.from)]
-	for j := range next {
+// step sets next[j] to Σ_i give[i]·C_ij (in auditor order) + toPre·pre[j] for every j, and
+// handed[j] to keep · min(next[j], limit[j]), the subjects split among goroutines at bounds
+// (parts): each sum is one goroutine's, in one order.
+func (m *incoming) step(r *round, bounds []int) {
+	run(bounds, func(_, lo, hi int) { m.stepRange(r, lo, hi) })
+}
+
+func (m *incoming) stepRange(r *round, lo, hi int) {
+	start, next, pre := m.start[lo:hi+1], r.next[lo:hi], r.pre[lo:hi]
+	from, weight, give, toPre := m.from, m.weight[:len(m.from)], r.give, r.toPre
+	// Two subjects at a time: their sums are two chains of additions the CPU overlaps, each
+	// still in its own auditor order.
+	j := 0
+	for ; j+1 < len(next); j += 2 {
+		a, b, c := start[j], start[j+1], start[j+2]
+		f0, w0 := from[a:b], weight[a:b]
+		f1, w1 := from[b:c], weight[b:c]
+		both := min(len(f0), len(f1))
+		w0, w1 = w0[:len(f0)], w1[:len(f1)]
+		s0, s1 := 0.0, 0.0
+		for k := range both {
+			s0 += float64(give[f0[k]] * w0[k])
+			s1 += float64(give[f1[k]] * w1[k])
+		}
+		for k := both; k < len(f0); k++ {
+			s0 += float64(give[f0[k]] * w0[k])
+		}
+		for k := both; k < len(f1); k++ {
+			s1 += float64(give[f1[k]] * w1[k])
+		}
+		next[j] = s0 + float64(toPre*pre[j])
+		next[j+1] = s1 + float64(toPre*pre[j+1])
+	}
+	for ; j < len(next); j++ {
 		a, b := start[j], start[j+1]
 		sum := 0.0
 		for k, i := range from[a:b] {
 			sum += float64(give[i] * weight[int(a)+k])
 		}
 		next[j] = sum + float64(toPre*pre[j])
+	}
+	handed, limit, keep := r.handed[lo:hi], r.limit[lo:hi], r.keep
+	for j, x := range next {
+		handed[j] = keep * min(x, limit[j])
 	}
 }
 
