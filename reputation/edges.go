@@ -31,19 +31,25 @@ func (s *edgeStore) reserve(n int) {
 	if n <= cap(s.auditor) {
 		return
 	}
-	grow := func(n int) {
-		s.auditor = append(make([]int32, 0, n), s.auditor...)
-		s.subject = append(make([]int32, 0, n), s.subject...)
-		s.score = append(make([]float64, 0, n), s.score...)
-		s.time = append(make([]int64, 0, n), s.time...)
-		s.settled = append(make([]float64, 0, n), s.settled...)
-		s.backed = append(make([]bool, 0, n), s.backed...)
-		s.target = append(make([]uint64, 0, n), s.target...)
-	}
-	grow(n)
+	s.grow(n)
 	if size := slotsFor(n); size > len(s.slots) {
 		s.rehash(size)
 	}
+}
+
+// grow makes room for n audits in the columns alone: for a load that appends to them and
+// builds the table of places once at the end (rehash).
+func (s *edgeStore) grow(n int) {
+	if n <= cap(s.auditor) {
+		return
+	}
+	s.auditor = append(make([]int32, 0, n), s.auditor...)
+	s.subject = append(make([]int32, 0, n), s.subject...)
+	s.score = append(make([]float64, 0, n), s.score...)
+	s.time = append(make([]int64, 0, n), s.time...)
+	s.settled = append(make([]float64, 0, n), s.settled...)
+	s.backed = append(make([]bool, 0, n), s.backed...)
+	s.target = append(make([]uint64, 0, n), s.target...)
 }
 
 // slotsFor is the table size that holds n audits at most three quarters full.
