@@ -3,9 +3,11 @@ package reputation
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"math"
 	"runtime"
 	"slices"
@@ -103,35 +105,48 @@ func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
+	var top sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(id) FROM reputation_dids`).Scan(&top); err != nil {
+		return fmt.Errorf("reputation: read audits: %w", err)
+	}
+	if top.Int64 > math.MaxInt32 {
+		return fmt.Errorf("reputation: read audits: DID ids up to %d, beyond the load's 31 bits", top.Int64)
+	}
 	g.edges.grow(counting + counting/8) // and an eighth more for the audits that follow
-	var parts []*sql.Rows
+	type part struct {
+		conn  *sql.Conn
+		query string
+		args  []driver.NamedValue
+	}
+	var parts []part
 	defer func() {
-		for _, rows := range parts {
-			rows.Close()
+		for _, p := range parts {
+			p.conn.Close()
 		}
 	}()
 	for i := range len(split) + 1 {
-		q, args := `SELECT auditor_id, subject_id, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting_ids
-			WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, []any{s.chain}
+		// The two ids in one integer: a value less for the driver to box per row.
+		q, args := `SELECT auditor_id << 32 | subject_id, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting_ids
+			WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, []driver.NamedValue{{Ordinal: 1, Value: s.chain}}
 		if i > 0 {
-			q, args = q+` AND auditor_id >= ?`, append(args, split[i-1])
+			q, args = q+` AND auditor_id >= ?`, append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: split[i-1]})
 		}
 		if i < len(split) {
-			q, args = q+` AND auditor_id < ?`, append(args, split[i])
+			q, args = q+` AND auditor_id < ?`, append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: split[i]})
 		}
-		rows, err := s.db.QueryContext(ctx, q, args...)
+		conn, err := s.db.Conn(ctx)
 		if err != nil {
 			return fmt.Errorf("reputation: read audits: %w", err)
 		}
-		parts = append(parts, rows)
+		parts = append(parts, part{conn, q, args})
 	}
 	full, free := make(chan *loadBatch, loadBatches*len(parts)), make(chan *loadBatch, loadBatches*len(parts))
 	for range loadBatches * len(parts) {
 		free <- &loadBatch{}
 	}
 	var reading sync.WaitGroup
-	for i, rows := range parts {
-		reading.Go(func() { readBatches(rows, i, full, free) })
+	for i, p := range parts {
+		reading.Go(func() { readBatches(ctx, p.conn, p.query, p.args, i, full, free) })
 	}
 	go func() { reading.Wait(); close(full) }() // before the rows are closed: full is drained
 	// A part's rows come in key order (auditor, subject, target), so the rows of one key, if
@@ -164,9 +179,9 @@ func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom
 			err = b.err
 			prev := last[b.part]
 			for r := range b.score {
-				auditor, subject := idOf(b.auditor[r]), idOf(b.subject[r])
+				auditor, subject := idOf(b.ids[r]>>32), idOf(b.ids[r]&math.MaxUint32)
 				if auditor < 0 || subject < 0 {
-					err = fmt.Errorf("an audit names DID ids %d and %d", b.auditor[r], b.subject[r])
+					err = fmt.Errorf("an audit names DID ids %d and %d", b.ids[r]>>32, b.ids[r]&math.MaxUint32)
 					break
 				}
 				if prev >= 0 && es.auditor[prev] == auditor && es.subject[prev] == subject && es.target[prev] == b.target[r] {
@@ -228,46 +243,84 @@ func (g *liveGraph) name(ctx context.Context, s *Store, met []int64, local []int
 
 // loadBatch is rows of the load's query, as its reading goroutine hands them on.
 type loadBatch struct {
-	part             int     // the query's
-	auditor, subject []int64 // reputation_dids ids
-	target           []uint64
-	score            []float64
-	time             []int64
-	backed           []bool
-	settled          []float64
-	err              error // the query's, in the last batch
+	part    int     // the query's
+	ids     []int64 // the auditor's and the subject's reputation_dids ids, 32 bits each
+	target  []uint64
+	score   []float64
+	time    []int64
+	backed  []bool
+	settled []float64
+	err     error // the query's, in the last batch
 }
 
-// readBatches steps rows, part's, into batches taken from free and sends them on full, the
-// last with the query's error.
-func readBatches(rows *sql.Rows, part int, full, free chan *loadBatch) {
-	var target sql.RawBytes // no string kept per row: the target is hashed
-	var auditor, subject, time int64
-	var score, settled float64
-	var backed bool
+// readBatches runs query on conn, for part, and steps its rows into batches taken from free
+// and sends them on full, the last with the query's error. It steps the driver's rows itself:
+// database/sql's Rows would lock, convert and copy each of the ten million values again.
+func readBatches(ctx context.Context, conn *sql.Conn, query string, args []driver.NamedValue, part int, full, free chan *loadBatch) {
 	b := <-free
 	b.reset(part)
-	for rows.Next() {
-		if err := rows.Scan(&auditor, &subject, &target, &score, &time, &backed, &settled); err != nil {
-			b.err = err
-			full <- b
-			return
+	b.err = conn.Raw(func(dc any) error {
+		q, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("the SQLite driver's connection (%T) takes no queries", dc)
 		}
-		b.auditor, b.subject, b.target = append(b.auditor, auditor), append(b.subject, subject), append(b.target, maphash.Bytes(targetSeed, target))
-		b.score, b.time, b.backed, b.settled = append(b.score, score), append(b.time, time), append(b.backed, backed), append(b.settled, settled)
-		if len(b.score) == loadBatchRows {
-			full <- b
-			b = <-free
-			b.reset(part)
+		rows, err := q.QueryContext(ctx, query, args)
+		if err != nil {
+			return err
 		}
-	}
-	b.err = rows.Err()
+		defer rows.Close()
+		row := make([]driver.Value, 6)
+		for {
+			switch err := rows.Next(row); {
+			case errors.Is(err, io.EOF):
+				return nil
+			case err != nil:
+				return err
+			}
+			ids, ok1 := row[0].(int64)
+			time, ok2 := row[3].(int64)
+			backed, ok3 := row[4].(int64)
+			score, ok4 := realOf(row[2])
+			settled, ok5 := realOf(row[5])
+			var target uint64
+			switch t := row[1].(type) {
+			case string:
+				target = maphash.String(targetSeed, t)
+			case []byte:
+				target = maphash.Bytes(targetSeed, t)
+			default:
+				ok1 = false
+			}
+			if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || backed != 0 && backed != 1 {
+				return fmt.Errorf("a row of types %T %T %T %T %T %T", row[0], row[1], row[2], row[3], row[4], row[5])
+			}
+			b.ids, b.target = append(b.ids, ids), append(b.target, target)
+			b.score, b.time, b.backed, b.settled = append(b.score, score), append(b.time, time), append(b.backed, backed == 1), append(b.settled, settled)
+			if len(b.score) == loadBatchRows {
+				full <- b
+				b = <-free
+				b.reset(part)
+			}
+		}
+	})
 	full <- b
+}
+
+// realOf is a REAL column's value, as database/sql would scan it into a float64 (an integer
+// is converted).
+func realOf(v driver.Value) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
 }
 
 func (b *loadBatch) reset(part int) {
 	b.part = part
-	b.auditor, b.subject, b.target, b.score, b.time, b.backed, b.settled = b.auditor[:0], b.subject[:0], b.target[:0], b.score[:0], b.time[:0], b.backed[:0], b.settled[:0]
+	b.ids, b.target, b.score, b.time, b.backed, b.settled = b.ids[:0], b.target[:0], b.score[:0], b.time[:0], b.backed[:0], b.settled[:0]
 }
 
 // sampleAudits looks at loadSamples rows spread over the table (rowids are about dense): it
