@@ -22,6 +22,9 @@ type edgeStore struct {
 	slots []int32
 }
 
+// auditBytes is what an audit takes in the columns.
+const auditBytes = 4 + 4 + 8 + 8 + 8 + 1 + 8
+
 // len is how many audits the store holds.
 func (s *edgeStore) len() int { return len(s.auditor) }
 

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/surety-ioa/surety/internal/memlimit"
 )
 
 // liveGraph is the audit graph in memory: the audits that count, with DIDs interned in
@@ -113,6 +115,10 @@ func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom
 		return fmt.Errorf("reputation: read audits: DID ids up to %d, beyond the load's 31 bits", top.Int64)
 	}
 	g.edges.grow(counting + counting/8) // and an eighth more for the audits that follow
+	// The columns, and the table of places built at the end, are what the graph keeps: the
+	// node's memory limit follows them now (memlimit.Hold), so the collector does not run back
+	// to back while they fill, as it would until the limit next follows the live heap.
+	memlimit.Hold(int64(cap(g.edges.auditor))*auditBytes + 4*int64(slotsFor(cap(g.edges.auditor))))
 	type part struct {
 		conn  *sql.Conn
 		query string
