@@ -175,3 +175,60 @@ func TestDIDsMigrationNumbersStoredAudits(t *testing.T) {
 		t.Fatalf("after the migration the graph holds %d audits, want the %d that count, with their DIDs and values", len(got), len(want))
 	}
 }
+
+// TestLoadKeepsOneAuditAKey: the load files a part's rows without looking them up, so two
+// rows of one auditor, subject and target that both count (the store never leaves two, but
+// the rows are read as they are) must still give one audit, the last in the index's order,
+// as put would; and the table of places built after the rows finds every audit.
+func TestLoadKeepsOneAuditAKey(t *testing.T) {
+	ctx := context.Background()
+	db := testutil.DB(t)
+	row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: "c", ChainID: 1337, Genesis: "g", Contracts: "{}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := OpenStore(ctx, db, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(i int, auditor, subject, target string, score float64) {
+		t.Helper()
+		var ids [2]int64
+		for k, did := range []string{auditor, subject} {
+			if ids[k], err = didID(ctx, tx, did); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, evidence_hash, evidence_uri, envelope, auditor_id, subject_id)
+			VALUES (?, ?, ?, ?, ?, ?, 1700000000, 0, '', '', x'00', ?, ?)`, row, fmt.Sprintf("%064x", i), auditor, subject, target, score, ids[0], ids[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(0, "did:key:zA", "did:key:zB", "target 1", 0.7)
+	add(1, "did:key:zA", "did:key:zB", "target 1", 0.2) // the same key: 0.7 comes last in the index
+	add(2, "did:key:zA", "did:key:zB", "target 2", 0.5)
+	add(3, "did:key:zB", "did:key:zA", "target 1", 0.4)
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	g := &liveGraph{}
+	if err := g.loadBy(ctx, store, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	if g.edges.len() != 3 {
+		t.Fatalf("%d audits loaded, want 3: one a key", g.edges.len())
+	}
+	for _, k := range []struct {
+		auditor, subject, target string
+		score                    float64
+	}{{"did:key:zA", "did:key:zB", "target 1", 0.7}, {"did:key:zA", "did:key:zB", "target 2", 0.5}, {"did:key:zB", "did:key:zA", "target 1", 0.4}} {
+		i, _, ok := g.edges.find(g.ids[k.auditor], g.ids[k.subject], maphash.String(targetSeed, k.target))
+		if !ok || g.edges.score[i] != k.score {
+			t.Errorf("%v: found %v at %d, want score %v", k, ok, i, k.score)
+		}
+	}
+}
