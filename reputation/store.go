@@ -45,7 +45,7 @@ CREATE INDEX reputation_audits_auditor ON reputation_audits (chain, auditor);
 
 // countingMigration adds a covering index of the audits that count (version 13): the graph
 // a node loads at start reads it alone, about a tenth of the table's bytes (no envelopes),
-// in auditor order.
+// in auditor order. Version 15 (didsMigration) replaces it with one of the DIDs' ids.
 var countingMigration = sqlite.Migration{Version: 13, SQL: `
 CREATE INDEX reputation_audits_counting ON reputation_audits (chain, auditor, subject, target, score, time, backed, settled)
 	WHERE superseded_by IS NULL AND refused = '';
