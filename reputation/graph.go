@@ -205,6 +205,10 @@ func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
+	for _, p := range parts { // back to the pool: the names' read takes one of them
+		p.conn.Close()
+	}
+	parts = nil
 	var names sync.WaitGroup
 	names.Go(func() { err = g.name(ctx, s, met, local) })
 	es.rehash(slotsFor(max(cap(es.auditor), es.len())))
