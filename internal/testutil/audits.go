@@ -12,10 +12,10 @@ import (
 // FillAudits writes audits random current audits among agents agents (did(i) names agent i)
 // straight into the reputation store's table of chain row, and the agents' DIDs into
 // reputation_dids, in one transaction: an audit history without the signing, for benchmarks
-// and tests that need a large one. The table's
-// secondary indexes are dropped for the fill and built again after it (a sort each, not ten
-// million random inserts), and leaves ascend, so the primary key's inserts append. The same
-// arguments write the same audits, but for their times, which count back from now.
+// and tests that need a large one. The table's secondary indexes are dropped for the fill and
+// built again after it (a sort each, not ten million random inserts), and leaves ascend, so
+// the primary key's inserts append. The same arguments write the same audits, but for their
+// times, which count back from now.
 func FillAudits(ctx context.Context, db *sql.DB, row int64, audits, agents int, did func(int) string) error {
 	if agents < 2 {
 		return fmt.Errorf("fill audits: %d agents, want at least 2", agents)
