@@ -22,6 +22,9 @@ type edgeStore struct {
 	slots []int32
 }
 
+// auditBytes is what an audit takes in the columns.
+const auditBytes = 4 + 4 + 8 + 8 + 8 + 1 + 8
+
 // len is how many audits the store holds.
 func (s *edgeStore) len() int { return len(s.auditor) }
 
@@ -31,19 +34,25 @@ func (s *edgeStore) reserve(n int) {
 	if n <= cap(s.auditor) {
 		return
 	}
-	grow := func(n int) {
-		s.auditor = append(make([]int32, 0, n), s.auditor...)
-		s.subject = append(make([]int32, 0, n), s.subject...)
-		s.score = append(make([]float64, 0, n), s.score...)
-		s.time = append(make([]int64, 0, n), s.time...)
-		s.settled = append(make([]float64, 0, n), s.settled...)
-		s.backed = append(make([]bool, 0, n), s.backed...)
-		s.target = append(make([]uint64, 0, n), s.target...)
-	}
-	grow(n)
+	s.grow(n)
 	if size := slotsFor(n); size > len(s.slots) {
 		s.rehash(size)
 	}
+}
+
+// grow makes room for n audits in the columns alone: for a load that appends to them and
+// builds the table of places once at the end (rehash).
+func (s *edgeStore) grow(n int) {
+	if n <= cap(s.auditor) {
+		return
+	}
+	s.auditor = append(make([]int32, 0, n), s.auditor...)
+	s.subject = append(make([]int32, 0, n), s.subject...)
+	s.score = append(make([]float64, 0, n), s.score...)
+	s.time = append(make([]int64, 0, n), s.time...)
+	s.settled = append(make([]float64, 0, n), s.settled...)
+	s.backed = append(make([]bool, 0, n), s.backed...)
+	s.target = append(make([]uint64, 0, n), s.target...)
 }
 
 // slotsFor is the table size that holds n audits at most three quarters full.

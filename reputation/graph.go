@@ -3,14 +3,18 @@ package reputation
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/surety-ioa/surety/internal/memlimit"
 )
 
 // liveGraph is the audit graph in memory: the audits that count, with DIDs interned in
@@ -76,9 +80,11 @@ func (g *liveGraph) put(a *Audit, backed bool, settled float64) change {
 
 // load reads the current audits from the store, once: those the rules refuse (Verdict.Refused)
 // count nothing, and are not in the graph. The query reads one covering index
-// (reputation_audits_counting), in auditor order, never the envelopes. Goroutines step the
-// query, a range of auditors each, and copy its rows into batches while this one interns
-// their DIDs and files them: SQLite's work and the graph's run side by side.
+// (reputation_audits_counting_ids), in auditor order, never the envelopes, and names the
+// DIDs by their ids in reputation_dids (didsMigration). Goroutines step the query, a range of
+// auditors each, and copy its rows into batches, the targets hashed, while this one maps the
+// DIDs' ids to the graph's own and files the rows: SQLite's work and the graph's run side by
+// side. The DIDs' names are read once each, from reputation_dids, at the end.
 func (g *liveGraph) load(ctx context.Context, s *Store) error {
 	return g.loadBy(ctx, s, min(runtime.GOMAXPROCS(0), maxLoadReaders), splitLoadFrom)
 }
@@ -101,67 +107,155 @@ func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
-	g.edges.reserve(counting + counting/8) // and an eighth more for the audits that follow
-	var parts []*sql.Rows
+	var top sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, `SELECT MAX(id) FROM reputation_dids`).Scan(&top); err != nil {
+		return fmt.Errorf("reputation: read audits: %w", err)
+	}
+	if top.Int64 > math.MaxInt32 {
+		return fmt.Errorf("reputation: read audits: DID ids up to %d, beyond the load's 31 bits", top.Int64)
+	}
+	g.edges.grow(counting + counting/8) // and an eighth more for the audits that follow
+	// The columns, and the table of places built at the end, are what the graph keeps: the
+	// node's memory limit follows them now (memlimit.Hold), so the collector does not run back
+	// to back while they fill, as it would until the limit next follows the live heap.
+	memlimit.Hold(int64(cap(g.edges.auditor))*auditBytes + 4*int64(slotsFor(cap(g.edges.auditor))))
+	type part struct {
+		conn  *sql.Conn
+		query string
+		args  []driver.NamedValue
+	}
+	var parts []part
 	defer func() {
-		for _, rows := range parts {
-			rows.Close()
+		for _, p := range parts {
+			p.conn.Close()
 		}
 	}()
 	for i := range len(split) + 1 {
-		q, args := `SELECT auditor, subject, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting
-			WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, []any{s.chain}
+		// The two ids in one integer: a value less for the driver to box per row.
+		q, args := `SELECT auditor_id << 32 | subject_id, target, score, time, backed, settled FROM reputation_audits INDEXED BY reputation_audits_counting_ids
+			WHERE chain = ? AND superseded_by IS NULL AND refused = ''`, []driver.NamedValue{{Ordinal: 1, Value: s.chain}}
 		if i > 0 {
-			q, args = q+` AND auditor >= ?`, append(args, split[i-1])
+			q, args = q+` AND auditor_id >= ?`, append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: split[i-1]})
 		}
 		if i < len(split) {
-			q, args = q+` AND auditor < ?`, append(args, split[i])
+			q, args = q+` AND auditor_id < ?`, append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: split[i]})
 		}
-		rows, err := s.db.QueryContext(ctx, q, args...)
+		conn, err := s.db.Conn(ctx)
 		if err != nil {
 			return fmt.Errorf("reputation: read audits: %w", err)
 		}
-		parts = append(parts, rows)
+		parts = append(parts, part{conn, q, args})
 	}
 	full, free := make(chan *loadBatch, loadBatches*len(parts)), make(chan *loadBatch, loadBatches*len(parts))
 	for range loadBatches * len(parts) {
 		free <- &loadBatch{}
 	}
 	var reading sync.WaitGroup
-	for _, rows := range parts {
-		reading.Go(func() { readBatches(rows, full, free) })
+	for i, p := range parts {
+		reading.Go(func() { readBatches(ctx, p.conn, p.query, p.args, i, full, free) })
 	}
 	go func() { reading.Wait(); close(full) }() // before the rows are closed: full is drained
-	last := ""                                  // the last row's auditor: a part's rows come in auditor order
-	lastID := int32(-1)                         // and its id
+	// A part's rows come in key order (auditor, subject, target), so the rows of one key, if
+	// a store ever held more than one that counts, are next to each other: the last one read
+	// counts, as it would through put. The rows need no lookup in the table of places, which
+	// is built once at the end.
+	last := make([]int32, len(parts)) // the place of each part's last row, -1 for none
+	for i := range last {
+		last[i] = -1
+	}
+	var local []int32 // reputation_dids id → the graph's id + 1 (0: not met yet)
+	var met []int64   // the graph's id → reputation_dids id
+	idOf := func(db int64) int32 {
+		if db <= 0 || db > math.MaxInt32 {
+			return -1
+		}
+		if int(db) >= len(local) {
+			local = append(local, make([]int32, int(db)+1-len(local)+len(local)/2)...)
+		}
+		if i := local[db]; i > 0 {
+			return i - 1
+		}
+		met = append(met, db)
+		local[db] = int32(len(met))
+		return int32(len(met) - 1)
+	}
+	es := &g.edges
 	for b := range full {
 		if err == nil {
 			err = b.err
-			at := int32(0)
+			prev := last[b.part]
 			for r := range b.score {
-				auditor, subject, target := b.text[at:b.ends[3*r]], b.text[b.ends[3*r]:b.ends[3*r+1]], b.text[b.ends[3*r+1]:b.ends[3*r+2]]
-				at = b.ends[3*r+2]
-				if lastID < 0 || string(auditor) != last {
-					lastID = g.idBytes(auditor)
-					last = g.dids[lastID]
+				auditor, subject := idOf(b.ids[r]>>32), idOf(b.ids[r]&math.MaxUint32)
+				if auditor < 0 || subject < 0 {
+					err = fmt.Errorf("an audit names DID ids %d and %d", b.ids[r]>>32, b.ids[r]&math.MaxUint32)
+					break
 				}
-				e := liveEdge{auditor: lastID, subject: g.idBytes(subject), score: b.score[r], time: b.time[r], backed: b.backed[r], settled: b.settled[r]}
-				g.edges.put(e, maphash.Bytes(targetSeed, target))
+				if prev >= 0 && es.auditor[prev] == auditor && es.subject[prev] == subject && es.target[prev] == b.target[r] {
+					es.score[prev], es.time[prev], es.backed[prev], es.settled[prev] = b.score[r], b.time[r], b.backed[r], b.settled[r]
+					continue
+				}
+				prev = int32(es.len())
+				es.auditor, es.subject, es.target = append(es.auditor, auditor), append(es.subject, subject), append(es.target, b.target[r])
+				es.score, es.time, es.backed, es.settled = append(es.score, b.score[r]), append(es.time, b.time[r]), append(es.backed, b.backed[r]), append(es.settled, b.settled[r])
 			}
+			last[b.part] = prev
 		}
 		free <- b
 	}
 	if err != nil {
 		return fmt.Errorf("reputation: read audits: %w", err)
 	}
+	for _, p := range parts { // back to the pool: the names' read takes one of them
+		p.conn.Close()
+	}
+	parts = nil
+	var names sync.WaitGroup
+	names.Go(func() { err = g.name(ctx, s, met, local) })
+	es.rehash(slotsFor(max(cap(es.auditor), es.len())))
+	names.Wait()
+	if err != nil {
+		return fmt.Errorf("reputation: read audits' DIDs: %w", err)
+	}
 	g.loaded = true
+	return nil
+}
+
+// name gives the graph's DIDs met (by their ids in reputation_dids, the graph's id + 1 at
+// local[id]) their names, in one read of reputation_dids: every id an audit names is there,
+// as the store records a DID's id before the audit that names it.
+func (g *liveGraph) name(ctx context.Context, s *Store, met []int64, local []int32) error {
+	g.dids = make([]string, len(met))
+	g.ids = make(map[string]int32, len(met))
+	rows, err := s.db.QueryContext(ctx, `SELECT id, did FROM reputation_dids`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var id int64
+	var did string
+	for rows.Next() {
+		if err := rows.Scan(&id, &did); err != nil {
+			return err
+		}
+		if id > 0 && id < int64(len(local)) && local[id] > 0 {
+			g.dids[local[id]-1] = did
+			g.ids[did] = local[id] - 1
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(g.ids) != len(met) {
+		return fmt.Errorf("%d of the %d DIDs the audits name have no id", len(met)-len(g.ids), len(met))
+	}
 	return nil
 }
 
 // loadBatch is rows of the load's query, as its reading goroutine hands them on.
 type loadBatch struct {
-	text    []byte  // each row's auditor, subject and target, back to back
-	ends    []int32 // where each of them ends in text, three a row
+	part    int     // the query's
+	ids     []int64 // the auditor's and the subject's reputation_dids ids, 32 bits each
+	target  []uint64
 	score   []float64
 	time    []int64
 	backed  []bool
@@ -169,84 +263,114 @@ type loadBatch struct {
 	err     error // the query's, in the last batch
 }
 
-// readBatches steps rows into batches taken from free and sends them on full, the last with
-// the query's error.
-func readBatches(rows *sql.Rows, full, free chan *loadBatch) {
-	var auditor, subject, target sql.RawBytes // no string per row: DIDs are interned, targets hashed
-	var score, settled float64
-	var time int64
-	var backed bool
+// readBatches runs query on conn, for part, and steps its rows into batches taken from free
+// and sends them on full, the last with the query's error. It steps the driver's rows itself:
+// database/sql's Rows would lock, convert and copy each of the ten million values again.
+func readBatches(ctx context.Context, conn *sql.Conn, query string, args []driver.NamedValue, part int, full, free chan *loadBatch) {
 	b := <-free
-	b.reset()
-	for rows.Next() {
-		if err := rows.Scan(&auditor, &subject, &target, &score, &time, &backed, &settled); err != nil {
-			b.err = err
-			full <- b
-			return
+	b.reset(part)
+	b.err = conn.Raw(func(dc any) error {
+		q, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("the SQLite driver's connection (%T) takes no queries", dc)
 		}
-		b.text = append(append(append(b.text, auditor...), subject...), target...)
-		n := int32(len(b.text))
-		b.ends = append(b.ends, n-int32(len(subject)+len(target)), n-int32(len(target)), n)
-		b.score, b.time, b.backed, b.settled = append(b.score, score), append(b.time, time), append(b.backed, backed), append(b.settled, settled)
-		if len(b.score) == loadBatchRows {
-			full <- b
-			b = <-free
-			b.reset()
+		rows, err := q.QueryContext(ctx, query, args)
+		if err != nil {
+			return err
 		}
-	}
-	b.err = rows.Err()
+		defer rows.Close()
+		row := make([]driver.Value, 6)
+		for {
+			switch err := rows.Next(row); {
+			case errors.Is(err, io.EOF):
+				return nil
+			case err != nil:
+				return err
+			}
+			ids, ok1 := row[0].(int64)
+			time, ok2 := row[3].(int64)
+			backed, ok3 := row[4].(int64)
+			score, ok4 := realOf(row[2])
+			settled, ok5 := realOf(row[5])
+			var target uint64
+			switch t := row[1].(type) {
+			case string:
+				target = maphash.String(targetSeed, t)
+			case []byte:
+				target = maphash.Bytes(targetSeed, t)
+			default:
+				ok1 = false
+			}
+			if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || backed != 0 && backed != 1 {
+				return fmt.Errorf("a row of types %T %T %T %T %T %T", row[0], row[1], row[2], row[3], row[4], row[5])
+			}
+			b.ids, b.target = append(b.ids, ids), append(b.target, target)
+			b.score, b.time, b.backed, b.settled = append(b.score, score), append(b.time, time), append(b.backed, backed == 1), append(b.settled, settled)
+			if len(b.score) == loadBatchRows {
+				full <- b
+				b = <-free
+				b.reset(part)
+			}
+		}
+	})
 	full <- b
 }
 
-func (b *loadBatch) reset() {
-	b.text, b.ends, b.score, b.time, b.backed, b.settled = b.text[:0], b.ends[:0], b.score[:0], b.time[:0], b.backed[:0], b.settled[:0]
+// realOf is a REAL column's value, as database/sql would scan it into a float64 (an integer
+// is converted).
+func realOf(v driver.Value) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+func (b *loadBatch) reset(part int) {
+	b.part = part
+	b.ids, b.target, b.score, b.time, b.backed, b.settled = b.ids[:0], b.target[:0], b.score[:0], b.time[:0], b.backed[:0], b.settled[:0]
 }
 
 // sampleAudits looks at loadSamples rows spread over the table (rowids are about dense): it
 // gives an upper estimate of how many audits count (the share of the rows sampled that do,
-// plus three standard deviations, times the rows), and k auditor DIDs that split the audits
-// that count into k+1 parts of about as many rows (none under splitFrom rows).
-func (s *Store) sampleAudits(ctx context.Context, k int, splitFrom int64) (split []string, counting int, err error) {
+// plus three standard deviations, times the rows), and k auditor ids (reputation_dids) that
+// split the audits that count into k+1 parts of about as many rows (none under splitFrom
+// rows).
+func (s *Store) sampleAudits(ctx context.Context, k int, splitFrom int64) (split []int64, counting int, err error) {
 	var top sql.NullInt64
 	if err := s.db.QueryRowContext(ctx, `SELECT MAX(rowid) FROM reputation_audits`).Scan(&top); err != nil || top.Int64 <= 0 {
 		return nil, 0, err
 	}
 	rows := top.Int64
 	samples := min(rows, loadSamples)
-	var dids []string
+	var ids []int64
 	for i := range samples {
-		var did string
+		var id int64
 		var counts bool
-		err := s.db.QueryRowContext(ctx, `SELECT auditor, chain = ? AND superseded_by IS NULL AND refused = '' FROM reputation_audits WHERE rowid >= ? ORDER BY rowid LIMIT 1`,
-			s.chain, rows*(2*i+1)/(2*samples)).Scan(&did, &counts)
+		err := s.db.QueryRowContext(ctx, `SELECT auditor_id, chain = ? AND superseded_by IS NULL AND refused = '' FROM reputation_audits WHERE rowid >= ? ORDER BY rowid LIMIT 1`,
+			s.chain, rows*(2*i+1)/(2*samples)).Scan(&id, &counts)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
 			return nil, 0, err
 		case counts:
-			dids = append(dids, did)
+			ids = append(ids, id)
 		}
 	}
-	hits := float64(len(dids))
+	hits := float64(len(ids))
 	counting = int(float64(rows) * min(1, (hits+float64(3*math.Sqrt(hits))+1)/float64(samples))) // no fused multiply-add (TestNoFusedMultiplyAdd)
-	if rows < splitFrom || len(dids) == 0 {
+	if rows < splitFrom || len(ids) == 0 {
 		return nil, counting, nil
 	}
-	slices.Sort(dids)
+	slices.Sort(ids)
 	for i := 1; i <= k; i++ {
-		if d := dids[i*len(dids)/(k+1)]; len(split) == 0 || d > split[len(split)-1] {
-			split = append(split, d)
+		if id := ids[i*len(ids)/(k+1)]; len(split) == 0 || id > split[len(split)-1] {
+			split = append(split, id)
 		}
 	}
 	return split, counting, nil
-}
-
-// idBytes is id for a DID read as bytes: a string is made only for a DID new to the graph.
-func (g *liveGraph) idBytes(did []byte) int32 {
-	if i, ok := g.ids[string(did)]; ok {
-		return i
-	}
-	return g.id(string(did))
 }
 
 // graph is the engine's input at now: every agent in the graph or staked, indexed in DID

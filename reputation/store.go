@@ -32,7 +32,7 @@ CREATE TABLE reputation_audits (
 ) STRICT;
 CREATE INDEX reputation_audits_target ON reputation_audits (chain, auditor, subject, target) WHERE superseded_by IS NULL;
 CREATE INDEX reputation_audits_subject ON reputation_audits (chain, subject, time) WHERE superseded_by IS NULL;
-`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration, refusedMigration, leavesMigration, scoredMigration, countingMigration, savedMigration}
+`}, logMigration, anchorMigration, heldMigration, sideMigration, settledMigration, nonceMigration, heldByMigration, windowMigration, refusedMigration, leavesMigration, scoredMigration, countingMigration, savedMigration, didsMigration}
 
 // windowMigration records whether a wallet binds each audit's auditor (version 9): the
 // anti-entropy window lists bound auditors' audits first, each auditor's newest in turn.
@@ -45,9 +45,31 @@ CREATE INDEX reputation_audits_auditor ON reputation_audits (chain, auditor);
 
 // countingMigration adds a covering index of the audits that count (version 13): the graph
 // a node loads at start reads it alone, about a tenth of the table's bytes (no envelopes),
-// in auditor order.
+// in auditor order. Version 15 (didsMigration) replaces it with one of the DIDs' ids.
 var countingMigration = sqlite.Migration{Version: 13, SQL: `
 CREATE INDEX reputation_audits_counting ON reputation_audits (chain, auditor, subject, target, score, time, backed, settled)
+	WHERE superseded_by IS NULL AND refused = '';
+`}
+
+// didsMigration numbers the DIDs (version 15): reputation_dids gives each auditor and subject
+// an integer id, every audit names its two by id too, and the covering index of the audits
+// that count (reputation_audits_counting_ids) holds the ids instead of the DIDs. The graph a
+// node loads at start reads integers, which it maps to its own ids through an array, where a
+// DID read as text had to be looked up in a hash table per audit (at ten million audits, most
+// of the load's time); the DIDs themselves are read once each, from reputation_dids. The
+// migration numbers the DIDs of every audit stored so far. An id is never reused: a DID
+// stays in the table once it has one.
+var didsMigration = sqlite.Migration{Version: 15, SQL: `
+CREATE TABLE reputation_dids (
+	id  INTEGER PRIMARY KEY,
+	did TEXT NOT NULL UNIQUE
+) STRICT;
+INSERT INTO reputation_dids (did) SELECT auditor FROM reputation_audits UNION SELECT subject FROM reputation_audits;
+ALTER TABLE reputation_audits ADD COLUMN auditor_id INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE reputation_audits ADD COLUMN subject_id INTEGER NOT NULL DEFAULT 0;
+UPDATE reputation_audits SET auditor_id = (SELECT id FROM reputation_dids WHERE did = auditor), subject_id = (SELECT id FROM reputation_dids WHERE did = subject);
+DROP INDEX reputation_audits_counting;
+CREATE INDEX reputation_audits_counting_ids ON reputation_audits (chain, auditor_id, subject_id, target, score, time, backed, settled)
 	WHERE superseded_by IS NULL AND refused = '';
 `}
 
@@ -162,9 +184,15 @@ func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, v Verdict) (curre
 	if a.Nonce != "" {
 		nonce = a.Nonce
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope, superseded_by, nonce, auditor_bound, refused)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(v.Side), v.Settled, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy, nonce, v.AuditorBound, v.Refused); err != nil {
+	var ids [2]int64
+	for i, did := range []string{a.Auditor, a.Subject} {
+		if ids[i], err = didID(ctx, tx, did); err != nil {
+			return fail(err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, side, settled, evidence_hash, evidence_uri, envelope, superseded_by, nonce, auditor_bound, refused, auditor_id, subject_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.chain, hexHash(leaf), a.Auditor, a.Subject, a.Target(), a.Score, a.Time, string(v.Side), v.Settled, a.Evidence.Hash.Hex(), a.Evidence.URI, raw, supersededBy, nonce, v.AuditorBound, v.Refused, ids[0], ids[1]); err != nil {
 		return fail(err)
 	}
 	if current && prevLeaf != "" {
@@ -175,6 +203,17 @@ func (s *Store) Add(ctx context.Context, a *Audit, raw []byte, v Verdict) (curre
 		}
 	}
 	return current, tx.Commit()
+}
+
+// didID is the id of did in reputation_dids (didsMigration), which it gives one if it has
+// none yet.
+func didID(ctx context.Context, tx *sql.Tx, did string) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT id FROM reputation_dids WHERE did = ?`, did).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = tx.QueryRowContext(ctx, `INSERT INTO reputation_dids (did) VALUES (?) RETURNING id`, did).Scan(&id)
+	}
+	return id, err
 }
 
 // Current returns the audits that count about subject, newest first (not those the rules

@@ -44,7 +44,12 @@ func Start(floor int64) (stop func()) {
 	before := debug.SetMemoryLimit(-1)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	follow := func() { debug.SetMemoryLimit(For(live(), floor)) }
+	follow := func() {
+		kept.Lock()
+		defer kept.Unlock()
+		kept.floor = floor
+		debug.SetMemoryLimit(For(live(), floor))
+	}
 	follow()
 	wg.Go(func() {
 		t := time.NewTicker(Every)
@@ -63,8 +68,33 @@ func Start(floor int64) (stop func()) {
 		once.Do(func() {
 			cancel()
 			wg.Wait()
+			kept.Lock()
+			defer kept.Unlock()
+			kept.floor = 0
 			debug.SetMemoryLimit(before)
 		})
+	}
+}
+
+// kept is the floor of the limit Start keeps (0: none), and serializes the limit's changes.
+var kept struct {
+	sync.Mutex
+	floor int64
+}
+
+// Hold says the caller has just allocated bytes it keeps (a graph's columns, read at start):
+// where Start keeps the limit, it follows at once, as if the last collection had found them
+// live, rather than at the next Every. Until then a heap grown past the limit by what it holds
+// would keep the collector running back to back (at ten million audits, nearly half of the
+// graph's load). It never lowers the limit, and does nothing where Start keeps none.
+func Hold(bytes int64) {
+	kept.Lock()
+	defer kept.Unlock()
+	if kept.floor <= 0 || bytes <= 0 {
+		return
+	}
+	if l := For(live()+uint64(bytes), kept.floor); l > debug.SetMemoryLimit(-1) {
+		debug.SetMemoryLimit(l)
 	}
 }
 

@@ -1,6 +1,7 @@
 package memlimit
 
 import (
+	"os"
 	"runtime/debug"
 	"testing"
 )
@@ -63,4 +64,28 @@ func TestStartSetsAndRestores(t *testing.T) {
 		t.Errorf("limit with GOMEMLIMIT set: %d, want %d left alone", got, before)
 	}
 	stop()
+}
+
+// TestHoldRaisesTheLimitWhileStarted: Hold raises the limit Start keeps to what the live heap
+// and the bytes held call for, never lowers it, and does nothing once stopped.
+func TestHoldRaisesTheLimitWhileStarted(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT set: Start keeps no limit")
+	}
+	before := debug.SetMemoryLimit(-1)
+	stop := Start(1 << 20)
+	Hold(1 << 40)
+	if got, want := debug.SetMemoryLimit(-1), For(1<<40, 1<<20); got < want {
+		t.Errorf("limit after holding 1 TiB: %d, want at least %d", got, want)
+	}
+	raised := debug.SetMemoryLimit(-1)
+	Hold(1 << 10)
+	if got := debug.SetMemoryLimit(-1); got != raised {
+		t.Errorf("limit after holding 1 KiB more: %d, want %d kept", got, raised)
+	}
+	stop()
+	Hold(1 << 41)
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit after stop and a hold: %d, want %d left alone", got, before)
+	}
 }

@@ -10,11 +10,12 @@ import (
 )
 
 // FillAudits writes audits random current audits among agents agents (did(i) names agent i)
-// straight into the reputation store's table of chain row, in one transaction: an audit
-// history without the signing, for benchmarks and tests that need a large one. The table's
-// secondary indexes are dropped for the fill and built again after it (a sort each, not ten
-// million random inserts), and leaves ascend, so the primary key's inserts append. The same
-// arguments write the same audits, but for their times, which count back from now.
+// straight into the reputation store's table of chain row, and the agents' DIDs into
+// reputation_dids, in one transaction: an audit history without the signing, for benchmarks
+// and tests that need a large one. The table's secondary indexes are dropped for the fill and
+// built again after it (a sort each, not ten million random inserts), and leaves ascend, so
+// the primary key's inserts append. The same arguments write the same audits, but for their
+// times, which count back from now.
 func FillAudits(ctx context.Context, db *sql.DB, row int64, audits, agents int, did func(int) string) error {
 	if agents < 2 {
 		return fmt.Errorf("fill audits: %d agents, want at least 2", agents)
@@ -50,8 +51,15 @@ func FillAudits(ctx context.Context, db *sql.DB, row int64, audits, agents int, 
 			return err
 		}
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, evidence_hash, evidence_uri, envelope)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', x'00')`)
+	// The agents' ids in reputation_dids, as the store numbers the DIDs it records.
+	ids := make([]int64, agents)
+	for i := range ids {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO reputation_dids (did) VALUES (?) ON CONFLICT (did) DO UPDATE SET did = excluded.did RETURNING id`, did(i)).Scan(&ids[i]); err != nil {
+			return err
+		}
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO reputation_audits (chain, leaf, auditor, subject, target, score, time, backed, evidence_hash, evidence_uri, envelope, auditor_id, subject_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, '', x'00', ?, ?)`)
 	if err != nil {
 		return err
 	}
@@ -63,7 +71,7 @@ func FillAudits(ctx context.Context, db *sql.DB, row int64, audits, agents int, 
 			s = (s + 1) % agents
 		}
 		leaf := fmt.Sprintf("%064x", i)
-		if _, err := ins.ExecContext(ctx, row, leaf, did(a), did(s), "envelope:"+strconv.Itoa(i), r.Float64(), now-int64(r.IntN(1e7)), r.IntN(2), "0x"+leaf); err != nil {
+		if _, err := ins.ExecContext(ctx, row, leaf, did(a), did(s), "envelope:"+strconv.Itoa(i), r.Float64(), now-int64(r.IntN(1e7)), r.IntN(2), "0x"+leaf, ids[a], ids[s]); err != nil {
 			return err
 		}
 	}
