@@ -168,3 +168,10 @@ func HoldSearchSlots(r *Registry) (release func()) {
 		}
 	}
 }
+
+// RankKept is how many times the rank rule for unstaked writes kept an answer a write read.
+func RankKept(r *Registry) int {
+	r.answers.mu.Lock()
+	defer r.answers.mu.Unlock()
+	return r.answers.rankKept
+}
