@@ -1,7 +1,9 @@
 package semantic
 
 import (
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,4 +42,96 @@ func randomVector(rnd *rand.Rand) Vector {
 		v[j] = float32(rnd.NormFloat64())
 	}
 	return v
+}
+
+// TestFirstPassBoundsTheNearest: past prefilterRows rows, a write (a row put, replaced or
+// deleted) whose codes before and after are farther from the query's than FirstPass's
+// threshold after it, wanting as many rows, leaves Search's answer as it was (the registry
+// keeps hybrid answers across such writes); writes within it do change answers (the test
+// can tell).
+func TestFirstPassBoundsTheNearest(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 3))
+	vec := func() Vector { return randomVector(rnd) }
+	x := NewIndex()
+	n := int64(prefilterRows + 4000)
+	for i := range n {
+		x.PutKeyed(i, "", vec())
+	}
+	queries := []Vector{vec(), vec(), vec()}
+	far, changedNear := 0, 0
+	for step := range 600 {
+		q := queries[step%len(queries)]
+		before, kept := x.Search(q, 200), firstPass(x, q)
+		_, wantBefore := x.Prefilter(200)
+		var codes []Code
+		id := rnd.Int64N(n + 50)
+		if c, ok := x.Code(id); ok {
+			codes = append(codes, c)
+		}
+		switch rnd.IntN(3) {
+		case 0:
+			x.Delete(id)
+		case 1:
+			x.PutKeyed(id, "", vec())
+		default: // a row facing away from the query: its code far from the query's
+			v := vec()
+			for j := range v {
+				v[j] = v[j]/4 - q[j]
+			}
+			x.PutKeyed(id, "", v)
+		}
+		if c, ok := x.Code(id); ok {
+			codes = append(codes, c)
+		}
+		on, want, h := x.FirstPass(q, 200)
+		if !on || want != wantBefore {
+			t.Fatalf("step %d: the prefilter's wants moved (%v %d → %d)", step, on, wantBefore, want)
+		}
+		beyond := true
+		for _, c := range codes {
+			beyond = beyond && Distance(q, c) > h
+		}
+		after, keptAfter := x.Search(q, 200), firstPass(x, q)
+		if !beyond {
+			if !cmp.Equal(before, after) {
+				changedNear++
+			}
+			continue
+		}
+		far++
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Fatalf("step %d: a write beyond the first pass's threshold %d changed the answer (-before +after):\n%s", step, h, diff)
+		}
+		if diff := cmp.Diff(kept, keptAfter); diff != "" {
+			t.Fatalf("step %d: a write beyond the first pass's threshold %d changed the rows it keeps (-before +after):\n%s", step, h, diff)
+		}
+	}
+	if far < 30 || changedNear == 0 {
+		t.Errorf("%d writes beyond the threshold, %d within it changed the answer: the test checks little", far, changedNear)
+	}
+}
+
+// firstPass is the ids of the rows the prefilter's first pass keeps for Search(q, 200), in
+// order, as candidates computes them (not through FirstPass).
+func firstPass(x *Index, q Vector) []int64 {
+	qq, _ := quantize8(q)
+	qc := signCode(&qq)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	_, want := prefilterOf(len(x.ids), 200)
+	var hist [Dim + 1]int32
+	dist := make([]int, len(x.ids))
+	for i := range x.ids {
+		dist[i] = bits.OnesCount64(x.codes[2*i]^qc[0]) + bits.OnesCount64(x.codes[2*i+1]^qc[1])
+		hist[dist[i]]++
+	}
+	h := threshold(hist[:], prefilterNear*want)
+	var ids []int64
+	for i, id := range x.ids {
+		if dist[i] <= h {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }
