@@ -74,3 +74,84 @@ func prefilterOf(n, k int) (on bool, want int) {
 	}
 	return true, max(prefilterCandidates, prefilterPerHit*k, n/prefilterShare)
 }
+
+// Unmoved says, for a write that took out rows whose sign codes were before (a row replaced
+// or deleted) and put in rows whose codes are after, with the index now as the write left
+// it and holding nBefore rows before it, whether Search(q, k) goes through the prefilter
+// both before and after the write with the same wants and the same thresholds in both of
+// its passes; and then, by row of before and of after, whether the row lies within both
+// thresholds (a candidate Search scores exactly). The other rows of the index are
+// candidates before the write exactly when they are after it: the answer then changes only
+// by the written rows that are candidates, each by its own score.
+func (x *Index) Unmoved(q Vector, k int, before, after []Code, nBefore int) (same bool, inBefore, inAfter []bool) {
+	if len(q) != Dim || k <= 0 {
+		return false, nil, nil
+	}
+	qq, _ := quantize8(q)
+	qc := signCode(&qq)
+	sc := prefilters.Get().(*prefilterScratch)
+	defer prefilters.Put(sc)
+	sc.set(&qq)
+	ham := func(c *Code) int { return bits.OnesCount64(c[0]^qc[0]) + bits.OnesCount64(c[1]^qc[1]) }
+	far := func(c *Code) int { // the weighted distance's bucket, as candidates computes it
+		c0, c1 := c[0]^qc[0], c[1]^qc[1]
+		var d uint16
+		for b := range 8 {
+			d += sc.far[b][uint8(c0>>(8*b))] + sc.far[8+b][uint8(c1>>(8*b))]
+		}
+		return int(d >> farShift)
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := len(x.ids)
+	onA, wantA := prefilterOf(n, k)
+	onB, wantB := prefilterOf(nBefore, k)
+	if !onA || !onB || wantA != wantB {
+		return false, nil, nil
+	}
+	var hist, histB [Dim + 1]int32
+	for i := range n {
+		hist[ham((*Code)(x.codes[2*i:2*i+2]))]++
+	}
+	histB = hist
+	for _, c := range after {
+		histB[ham(&c)]--
+	}
+	for _, c := range before {
+		histB[ham(&c)]++
+	}
+	h := threshold(hist[:], prefilterNear*wantA)
+	if threshold(histB[:], prefilterNear*wantA) != h {
+		return false, nil, nil
+	}
+	var fhist, fhistB [maxFar>>farShift + 1]int32
+	for i := range n {
+		c := (*Code)(x.codes[2*i : 2*i+2])
+		if ham(c) <= h {
+			fhist[far(c)]++
+		}
+	}
+	fhistB = fhist
+	for _, c := range after {
+		if ham(&c) <= h {
+			fhistB[far(&c)]--
+		}
+	}
+	for _, c := range before {
+		if ham(&c) <= h {
+			fhistB[far(&c)]++
+		}
+	}
+	t := threshold(fhist[:], wantA)
+	if threshold(fhistB[:], wantA) != t {
+		return false, nil, nil
+	}
+	in := func(cs []Code) []bool {
+		out := make([]bool, len(cs))
+		for i := range cs {
+			out[i] = ham(&cs[i]) <= h && far(&cs[i]) <= t
+		}
+		return out
+	}
+	return true, in(before), in(after)
+}

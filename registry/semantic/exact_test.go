@@ -135,3 +135,84 @@ func firstPass(x *Index, q Vector) []int64 {
 	slices.Sort(ids)
 	return ids
 }
+
+// TestUnmovedIsCandidates: past prefilterRows rows, when Unmoved says a write left the
+// prefilter's thresholds as they were, the rows the prefilter hands to the exact scoring
+// (candidates) before and after the write differ only by the written rows, each a candidate
+// where Unmoved says it is; and most writes that the first pass alone could not clear
+// (a code within its threshold) are cleared.
+func TestUnmovedIsCandidates(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(13, 5))
+	vec := func() Vector { return randomVector(rnd) }
+	x := NewIndex()
+	n := int64(prefilterRows + 4000)
+	for i := range n {
+		x.PutKeyed(i, "", vec())
+	}
+	queries := []Vector{vec(), vec(), vec()}
+	cleared, within := 0, 0
+	for step := range 400 {
+		q := queries[step%len(queries)]
+		id := rnd.Int64N(n + 50)
+		candBefore, nBefore := candidateIDs(x, q), x.Len()
+		var before, after []Code
+		if c, ok := x.Code(id); ok {
+			before = append(before, c)
+		}
+		if rnd.IntN(3) == 0 {
+			x.Delete(id)
+		} else {
+			x.PutKeyed(id, "", vec())
+		}
+		if c, ok := x.Code(id); ok {
+			after = append(after, c)
+		}
+		candAfter := candidateIDs(x, q)
+		same, inBefore, inAfter := x.Unmoved(q, 200, before, after, nBefore)
+		_, _, h := x.FirstPass(q, 200)
+		near := false
+		for _, c := range append(slices.Clone(before), after...) {
+			near = near || Distance(q, c) <= h
+		}
+		if near {
+			within++
+		}
+		if !same {
+			continue
+		}
+		if near {
+			cleared++
+		}
+		if len(before) > 0 && inBefore[0] != slices.Contains(candBefore, id) {
+			t.Fatalf("step %d: Unmoved says the row before is a candidate: %v; it is: %v", step, inBefore[0], !inBefore[0])
+		}
+		if len(after) > 0 && inAfter[0] != slices.Contains(candAfter, id) {
+			t.Fatalf("step %d: Unmoved says the row after is a candidate: %v; it is: %v", step, inAfter[0], !inAfter[0])
+		}
+		others := func(ids []int64) []int64 {
+			return slices.DeleteFunc(slices.Clone(ids), func(v int64) bool { return v == id })
+		}
+		if diff := cmp.Diff(others(candBefore), others(candAfter)); diff != "" {
+			t.Fatalf("step %d: Unmoved, yet the other candidates moved (-before +after):\n%s", step, diff)
+		}
+	}
+	if within < 50 || cleared < within/2 {
+		t.Errorf("%d writes within the first pass's threshold, %d of them cleared by Unmoved: the test checks little", within, cleared)
+	}
+}
+
+// candidateIDs is the ids of the rows Search(q, 200)'s prefilter scores exactly, in order.
+func candidateIDs(x *Index, q Vector) []int64 {
+	qq, _ := quantize8(q)
+	sc := prefilters.Get().(*prefilterScratch)
+	defer prefilters.Put(sc)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	_, want := prefilterOf(len(x.ids), 200)
+	var ids []int64
+	for _, i := range x.candidates(&qq, want, sc) {
+		ids = append(ids, x.ids[i])
+	}
+	slices.Sort(ids)
+	return ids
+}
