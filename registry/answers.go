@@ -103,8 +103,9 @@ type answer struct {
 	// matches its text (a hit staked with Text > 0: the best staked text is then the
 	// relevance's divisor): an unstaked card whose text × factor is below it cannot enter
 	// (rankRule). 0 when either fails.
-	pq    search.Query
-	floor float64
+	pq      search.Query
+	floor   float64
+	maxText float64
 	// query is the query's vector of meaning and sem the semantic scores the index ranked
 	// with (search.Options.Semantic), by card (byMeaning; nil when no term has a vector).
 	query semantic.Vector
@@ -137,7 +138,9 @@ type indexWrite struct {
 	// of its rows: whether it runs and the rows it wants), and the card's sign codes there
 	// before and after (nil: no unstaked vector).
 	prefBefore, prefAfter [2]int
-	codes                 []semantic.Code
+	codesBefore           []semantic.Code
+	codesAfter            []semantic.Code
+	unstakedBefore        int // the unstaked vectors held before the write
 }
 
 // changedBy says whether w can change a, by the ranking of search.Index.Search
@@ -200,7 +203,7 @@ func (a *answer) changedBy(w *indexWrite, j *judge) bool {
 					return true
 				}
 			}
-		} else if !a.beyondFirstPass(w, j) {
+		} else if !a.beyondFirstPass(w, j) && !a.unmoved(w, j) {
 			return true
 		}
 		// The nearest as they were, and the card not among them (it could only enter them
@@ -216,6 +219,7 @@ func (a *answer) changedBy(w *indexWrite, j *judge) bool {
 // scoring of one card, or a pass over the unstaked codes), past which it answers yes.
 type judge struct {
 	live     bool
+	single   bool // live, and the state is the one right after the only write judged
 	text     *search.Index
 	unstaked *semantic.Index
 	budget   int
@@ -261,7 +265,11 @@ func (a *answer) rankRule(w *indexWrite, j *judge) bool {
 		return false
 	}
 	text, _ := j.text.TextOf(a.pq, w.id)
-	if float64(text*factor) < a.floor*(1-rankMargin) {
+	score := float64(text * factor)
+	if a.maxText > 0 { // a hybrid answer's: the card's relevance, its text's alone
+		score = float64(float64(search.TextShare*text)/(a.maxText*(1-rankMargin))) * factor
+	}
+	if score < a.floor*(1-rankMargin) {
 		j.ranked++
 		return true
 	}
@@ -299,8 +307,31 @@ func (a *answer) beyondFirstPass(w *indexWrite, j *judge) bool {
 	if h < 0 {
 		return false
 	}
-	for _, c := range w.codes {
+	for _, c := range slices.Concat(w.codesBefore, w.codesAfter) {
 		if semantic.Distance(a.query, c) <= h {
+			return false
+		}
+	}
+	return true
+}
+
+// unmoved says whether the unstaked nearest to a's query are as they were across w, judged
+// by both of the prefilter's thresholds (semantic.Index.Unmoved) with the index as w left it
+// (single: w is the only write judged): the other rows are candidates before exactly when
+// after; the card before, a candidate or not, was not among the nearest (changedBy checked
+// a.sem), so taking it out can only let in one scoring under it, under minSemantic too; the
+// card after, if a candidate, must score under minSemantic.
+func (a *answer) unmoved(w *indexWrite, j *judge) bool {
+	if j == nil || !j.live || !j.single || j.budget <= 0 {
+		return false
+	}
+	j.budget--
+	same, _, inAfter := j.unstaked.Unmoved(a.query, semanticCandidates, w.codesBefore, w.codesAfter, w.unstakedBefore)
+	if !same {
+		return false
+	}
+	if len(inAfter) > 0 && inAfter[0] {
+		if s, ok := w.unstakedScore(a.query); ok && float64(s) >= minSemantic {
 			return false
 		}
 	}
@@ -378,8 +409,8 @@ func holdsCapability(s *search.Summary, c string) bool {
 }
 
 // newAnswer describes the answer hits of index x to key's query pq, for changedBy.
-// sem is the index's Options.Semantic for a hybrid query.
-func newAnswer(x *search.Index, key answerKey, pq search.Query, hits []search.Hit, sem map[int64]float64) *answer {
+// sem and of are the index's Options.Semantic and SemanticOf for a hybrid query.
+func newAnswer(x *search.Index, key answerKey, pq search.Query, hits []search.Hit, sem map[int64]float64, of func(int64) float64) *answer {
 	a := &answer{hits: hits, capability: key.capability, limit: key.limit, pq: pq}
 	switch {
 	case pq.Empty():
@@ -400,33 +431,81 @@ func newAnswer(x *search.Index, key answerKey, pq search.Query, hits []search.Hi
 			}
 		}
 		a.prefixes = pq.Prefixes
-		a.floor = textFloor(x, hits, key.limit)
+		a.floor, a.maxText = textFloor(x, hits, key.limit, a.sem, of)
 	}
 	a.size = answerSize(key, a)
 	return a
 }
 
-// textFloor is answer.floor of a text answer's hits: the least Text × stake factor, when
-// there are limit hits and one of them is staked with Text > 0; else 0. The factors are
-// read from the index after the search: a hit whose card changed since (its factor too)
-// was written meanwhile, and that write forgets the answer (its hit).
-func textFloor(x *search.Index, hits []search.Hit, limit int) float64 {
+// textFloor is answer.floor of a text answer's hits, and the divisor of text it is in
+// (answer.maxText; 0: text × factor); floor is 0 unless there are limit hits and one of
+// them is staked with Text > 0 (the divisor is then the best staked text, which no unstaked
+// write moves). With sem (a hybrid answer ranked with the nearest: its hits' relevance is
+// TextShare · text/maxText + SemanticShare · semantic) the floor is in score units: a hit
+// among the nearest scores as it was chosen (Score), one not among them was chosen by its
+// text alone (TextShare · Text/maxText × factor; its Score adds its semantic score after),
+// and maxText is read back from a hit whose text part is at least a thousandth of its
+// relevance, to about 1e-12 (maxText is not handed back by the index), its semantic score
+// sem's or, not among the nearest, of's (Options.SemanticOf: the same bits as the index
+// added).
+// The factors are read from the index after the search: a hit whose card changed since
+// (its factor too) was written meanwhile, and that write forgets the answer (its hit).
+func textFloor(x *search.Index, hits []search.Hit, limit int, sem map[int64]float64, of func(int64) float64) (floor, maxText float64) {
 	if x == nil || len(hits) < limit || limit == 0 {
-		return 0
+		return 0, 0
 	}
-	floor, stakedMatch := math.Inf(1), false
-	for _, h := range hits {
+	factors := make([]float64, len(hits))
+	stakedMatch := false
+	for i, h := range hits {
 		factor, staked, ok := x.Rank(h.ID)
 		if !ok {
-			return 0
+			return 0, 0
 		}
-		stakedMatch = stakedMatch || staked && h.Text > 0
-		floor = min(floor, float64(h.Text*factor))
+		factors[i] = factor
+		// A hit staked with text, or one whose text is above the divisor (then not every
+		// match's best: the best staked), says a staked card matches.
+		stakedMatch = stakedMatch || staked && h.Text > 0 || sem == nil && h.Relevance > 1+rankMargin
+	}
+	floor = math.Inf(1)
+	if sem == nil {
+		if !stakedMatch {
+			return 0, 0
+		}
+		for i, h := range hits {
+			floor = min(floor, float64(h.Text*factors[i]))
+		}
+		return floor, 0
+	}
+	for _, h := range hits {
+		s, ok := sem[h.ID]
+		if !ok && of != nil {
+			s = of(h.ID)
+		}
+		if h.Text <= 0 {
+			continue
+		}
+		if part := h.Relevance - float64(search.SemanticShare*s); part >= h.Relevance/1000 {
+			maxText = max(maxText, float64(search.TextShare*h.Text)/part)
+		}
+	}
+	if maxText <= 0 {
+		return 0, 0
+	}
+	for _, h := range hits {
+		stakedMatch = stakedMatch || h.Text > maxText*(1+1e-6)
 	}
 	if !stakedMatch {
-		return 0
+		return 0, 0
 	}
-	return floor
+	hi := maxText * (1 + rankMargin)
+	for i, h := range hits {
+		if _, ok := sem[h.ID]; ok {
+			floor = min(floor, h.Score)
+		} else {
+			floor = min(floor, float64(float64(search.TextShare*h.Text)/hi)*factors[i])
+		}
+	}
+	return floor, maxText
 }
 
 // answerSize is about what a weighs in memory, with its key.
@@ -485,6 +564,7 @@ func (c *answerCache) put(k answerKey, epoch uint64, a *answer) *answer {
 		for i > 0 && c.written[i-1].epoch > epoch {
 			i--
 		}
+		j.single = j.live && i == len(c.written)-1
 		if i == 0 && len(c.written) == maxLoggedWrites {
 			return nil // more writes than remembered ended since it began
 		}
@@ -587,6 +667,7 @@ func (c *answerCache) endWrite(w *indexWrite) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	j := c.judge(true)
+	j.single = j.live
 	for k, a := range c.answers {
 		if w == nil || a.changedBy(w, j) {
 			c.drop(k, a)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"strings"
@@ -489,5 +490,42 @@ func TestKeptAnswerCheckedAfterTheSlot(t *testing.T) {
 	}
 	if diff := cmp.Diff(dids(fresh), dids(res.list)); diff != "" {
 		t.Errorf("the search that waited for a slot across a write (-fresh +got):\n%s", diff)
+	}
+}
+
+// TestHybridAnswersReadTheirDivisor: the divisor of text a hybrid answer reads back from its
+// hits (for the rank rule: the index does not hand it over) is the one the same text ranks
+// by in keyword mode, to 1e-12.
+func TestHybridAnswersReadTheirDivisor(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	words := []string{"translate", "legal", "audit", "medical", "image", "review", "code", "papers"}
+	for i := range 240 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if i%4 == 0 {
+			st[k.DID.String()] = big.NewInt(int64(1+i%3) * 1e18)
+		}
+		w1, w2, w3 := words[i%8], words[(i/8)%8], words[(i/64)%8]
+		if _, err := r.Register(ctx, card(t, k, 1, w1+" agent", w2+" and "+w3+" for contracts", w1), "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := 0
+	for _, text := range []string{"translate", "legal audit", "contracts", "medical image review", "code papers", "agent"} {
+		hybrid, keyword, err := registry.HybridMaxText(ctx, r, registry.Query{Text: text, Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hybrid == 0 {
+			continue
+		}
+		read++
+		if d := math.Abs(hybrid/keyword - 1); d > 1e-12 {
+			t.Errorf("%q: divisor read back %v, keyword mode's %v (off by %.3g)", text, hybrid, keyword, d)
+		}
+	}
+	if read < 3 {
+		t.Errorf("%d answers read their divisor back: the test checks little", read)
 	}
 }

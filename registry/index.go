@@ -785,7 +785,7 @@ func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, erro
 			return nil, fmt.Errorf("registry: search: %w", err)
 		}
 	}
-	return newAnswer(r.index, iq.key, iq.pq, r.index.Search(iq.pq, opt), opt.Semantic), nil
+	return newAnswer(r.index, iq.key, iq.pq, r.index.Search(iq.pq, opt), opt.Semantic, opt.SemanticOf), nil
 }
 
 // hitWeights reads the reputation weight of each hit, in order.

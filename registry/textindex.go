@@ -107,8 +107,9 @@ func (r *Registry) beginIndexWrite(id int64) *indexWrite {
 		w.old = &s
 	}
 	if c, ok := r.unstakedVectors.Code(id); ok {
-		w.codes = append(w.codes, c)
+		w.codesBefore = append(w.codesBefore, c)
 	}
+	w.unstakedBefore = r.unstakedVectors.Len()
 	r.answers.beginWrite()
 	return w
 }
@@ -131,7 +132,7 @@ func (r *Registry) endIndexWrite(w *indexWrite) {
 	w.exactUnstaked = w.exactUnstaked && r.unstakedVectors.Exact()
 	w.prefAfter = prefilterOf(r.unstakedVectors)
 	if c, ok := r.unstakedVectors.Code(w.id); ok {
-		w.codes = append(w.codes, c)
+		w.codesAfter = append(w.codesAfter, c)
 	}
 	// The terms only this card holds now, or held before: the write adds them to the
 	// index's terms or takes them out. (A term both versions hold is held before and after.)
