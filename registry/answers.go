@@ -1,8 +1,10 @@
 package registry
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -106,6 +108,8 @@ type answer struct {
 	pq      search.Query
 	floor   float64
 	maxText float64
+	// textKey is pq's terms and prefixes (what TextOf reads), vecKey the bits of query.
+	textKey, vecKey string
 	// query is the query's vector of meaning and sem the semantic scores the index ranked
 	// with (search.Options.Semantic), by card (byMeaning; nil when no term has a vector).
 	query semantic.Vector
@@ -223,8 +227,13 @@ type judge struct {
 	text     *search.Index
 	unstaked *semantic.Index
 	budget   int
-	h        map[*answer]int // FirstPass thresholds computed, by answer (-1: no prefilter)
-	ranked   int             // the times rankRule said yes (answerCache.rankKept)
+	// What the rules computed, by the query's text key (answer.textKey, and the card) or its
+	// vector's (answer.vecKey): answers to one query differing only in their keys (spaces, a
+	// capability, a limit) cost one computation a write.
+	texts   map[string]float64
+	h       map[string]int // FirstPass thresholds (-1: no prefilter)
+	unmoved map[string]bool
+	ranked  int // the times rankRule said yes (answerCache.rankKept)
 }
 
 // maxJudged bounds the rules that read the indexes per endWrite or put: review 41's
@@ -244,7 +253,7 @@ const maxJudged = 16
 // The card is judged as the index holds it now (live): in put, the writes that ended
 // since the answer's search began are judged together, each card at its last version.
 func (a *answer) rankRule(w *indexWrite, j *judge) bool {
-	if j == nil || !j.live || a.floor <= 0 || j.budget <= 0 {
+	if j == nil || !j.live || a.floor <= 0 {
 		return false
 	}
 	for _, t := range w.fresh {
@@ -256,7 +265,11 @@ func (a *answer) rankRule(w *indexWrite, j *judge) bool {
 		j.ranked++
 		return true // gone, it was not a hit: the others as they were
 	}
-	j.budget--
+	if j.budget <= 0 {
+		if _, ok := j.texts[a.textKey+"\x00"+strconv.FormatInt(w.id, 10)]; !ok {
+			return false
+		}
+	}
 	factor, staked, ok := j.text.Rank(w.id)
 	if !ok {
 		return true // dropped since: a later write, judged on its own
@@ -264,7 +277,16 @@ func (a *answer) rankRule(w *indexWrite, j *judge) bool {
 	if staked {
 		return false
 	}
-	text, _ := j.text.TextOf(a.pq, w.id)
+	k := a.textKey + "\x00" + strconv.FormatInt(w.id, 10)
+	text, ok := j.texts[k]
+	if !ok {
+		j.budget--
+		text, _ = j.text.TextOf(a.pq, w.id)
+		if j.texts == nil {
+			j.texts = map[string]float64{}
+		}
+		j.texts[k] = text
+	}
 	score := float64(text * factor)
 	if a.maxText > 0 { // a hybrid answer's: the card's relevance, its text's alone
 		score = float64(float64(search.TextShare*text)/(a.maxText*(1-rankMargin))) * factor
@@ -288,7 +310,7 @@ func (a *answer) beyondFirstPass(w *indexWrite, j *judge) bool {
 	if j == nil || !j.live || w.prefBefore != w.prefAfter || w.prefAfter[0] == 0 {
 		return false
 	}
-	h, ok := j.h[a]
+	h, ok := j.h[a.vecKey]
 	if !ok {
 		if j.budget <= 0 {
 			return false
@@ -300,9 +322,9 @@ func (a *answer) beyondFirstPass(w *indexWrite, j *judge) bool {
 			h = th
 		}
 		if j.h == nil {
-			j.h = map[*answer]int{}
+			j.h = map[string]int{}
 		}
-		j.h[a] = h
+		j.h[a.vecKey] = h
 	}
 	if h < 0 {
 		return false
@@ -322,20 +344,30 @@ func (a *answer) beyondFirstPass(w *indexWrite, j *judge) bool {
 // a.sem), so taking it out can only let in one scoring under it, under minSemantic too; the
 // card after, if a candidate, must score under minSemantic.
 func (a *answer) unmoved(w *indexWrite, j *judge) bool {
-	if j == nil || !j.live || !j.single || j.budget <= 0 {
+	if j == nil || !j.live || !j.single {
+		return false
+	}
+	if out, ok := j.unmoved[a.vecKey]; ok {
+		return out
+	}
+	if j.budget <= 0 {
 		return false
 	}
 	j.budget--
+	out := true
 	same, _, inAfter := j.unstaked.Unmoved(a.query, semanticCandidates, w.codesBefore, w.codesAfter, w.unstakedBefore)
 	if !same {
-		return false
-	}
-	if len(inAfter) > 0 && inAfter[0] {
+		out = false
+	} else if len(inAfter) > 0 && inAfter[0] {
 		if s, ok := w.unstakedScore(a.query); ok && float64(s) >= minSemantic {
-			return false
+			out = false
 		}
 	}
-	return true
+	if j.unmoved == nil {
+		j.unmoved = map[string]bool{}
+	}
+	j.unmoved[a.vecKey] = out
+	return out
 }
 
 // reads says whether a byText query reads card s: it holds a term of the query's clauses
@@ -432,6 +464,14 @@ func newAnswer(x *search.Index, key answerKey, pq search.Query, hits []search.Hi
 		}
 		a.prefixes = pq.Prefixes
 		a.floor, a.maxText = textFloor(x, hits, key.limit, a.sem, of)
+		a.textKey = strings.Join(pq.Terms, " ") + "\x00" + strings.Join(pq.Prefixes, " ")
+		if a.query != nil {
+			b := make([]byte, 0, 4*len(a.query))
+			for _, v := range a.query {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+			}
+			a.vecKey = string(b)
+		}
 	}
 	a.size = answerSize(key, a)
 	return a
@@ -520,7 +560,7 @@ func answerSize(key answerKey, a *answer) int {
 	for _, p := range a.prefixes {
 		size += 16 + len(p)
 	}
-	size += 4*len(a.query) + 48*len(a.sem)
+	size += 4*len(a.query) + 48*len(a.sem) + len(a.textKey) + len(a.vecKey)
 	return size
 }
 
@@ -597,7 +637,7 @@ func (c *answerCache) attach(k answerKey, a *answer, limit int, weights []float6
 	if c.answers[k] != a {
 		return
 	}
-	size := answerSize(k, &answer{hits: a.hits, terms: a.terms, prefixes: a.prefixes, query: a.query, sem: a.sem, body: body, weights: weights})
+	size := answerSize(k, &answer{hits: a.hits, terms: a.terms, prefixes: a.prefixes, query: a.query, sem: a.sem, textKey: a.textKey, vecKey: a.vecKey, body: body, weights: weights})
 	if size > maxAnswerBytes/16 {
 		return
 	}
