@@ -98,6 +98,9 @@ func (s *Server) searchAgents(c echo.Context) error {
 			if err != nil {
 				return err
 			}
+			// Its length known, the body goes out whole (c.JSON's would be chunked past 2 KiB:
+			// a frame per write, and the client's reader to take them apart).
+			c.Response().Header().Set(echo.HeaderContentLength, strconv.Itoa(len(body)))
 			return c.JSONBlob(http.StatusOK, body)
 		}
 	}

@@ -1,7 +1,10 @@
 package registry
 
 import (
+	"encoding/binary"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -50,6 +53,11 @@ type answerCache struct {
 	answers  map[answerKey]*answer
 	bytes    int    // what the kept answers weigh (answer.size)
 	tick     uint64 // advanced by every use: answer.used orders evictions
+	// text and unstaked are the indexes the answers come from (the text index, the
+	// unstaked cards' vectors), which the rules of changedBy may read.
+	text     *search.Index
+	unstaked *semantic.Index
+	rankKept int // the times rankRule kept an answer a write read (tests)
 	// computing holds, per key, the search computing its answer (claim): the others asking
 	// meanwhile wait for it and take the answer if it was kept, rather than compute it too.
 	computing map[answerKey]chan struct{}
@@ -92,6 +100,16 @@ type answer struct {
 	// query's postings.
 	terms    map[string]bool
 	prefixes []string
+	// pq is the query as the index reads it (byText, byMeaning). floor is the least of the
+	// hits' Text × stake factor, when the answer is full (limit hits) and a staked card
+	// matches its text (a hit staked with Text > 0: the best staked text is then the
+	// relevance's divisor): an unstaked card whose text × factor is below it cannot enter
+	// (rankRule). 0 when either fails.
+	pq      search.Query
+	floor   float64
+	maxText float64
+	// textKey is pq's terms and prefixes (what TextOf reads), vecKey the bits of query.
+	textKey, vecKey string
 	// query is the query's vector of meaning and sem the semantic scores the index ranked
 	// with (search.Options.Semantic), by card (byMeaning; nil when no term has a vector).
 	query semantic.Vector
@@ -116,12 +134,23 @@ type indexWrite struct {
 	// score it gives card id after the write (false: no vector).
 	exactUnstaked bool
 	unstakedScore func(q semantic.Vector) (float32, bool)
+	// fresh are the terms of the card, before or after, that no other card holds: the
+	// write adds them to the index's terms or takes them out (a query reading one may
+	// expand its prefixes and spend its budget of expansions otherwise).
+	fresh []string
+	// The unstaked vector index's prefilter before and after the write (semantic.Prefilter
+	// of its rows: whether it runs and the rows it wants), and the card's sign codes there
+	// before and after (nil: no unstaked vector).
+	prefBefore, prefAfter [2]int
+	codesBefore           []semantic.Code
+	codesAfter            []semantic.Code
+	unstakedBefore        int // the unstaked vectors held before the write
 }
 
 // changedBy says whether w can change a, by the ranking of search.Index.Search
 // (registry/search/rank.go): a kept answer that no write changed is the fresh one, bit for
 // bit. It errs only towards yes.
-func (a *answer) changedBy(w *indexWrite) bool {
+func (a *answer) changedBy(w *indexWrite, j *judge) bool {
 	if w.old == nil && w.now == nil {
 		return false // nothing was indexed at id, and nothing is
 	}
@@ -150,10 +179,11 @@ func (a *answer) changedBy(w *indexWrite) bool {
 		// changes only its own score, and the query's clauses only if it holds a term of
 		// them (a term, an alias, what a prefix expands to: their members, the order and the
 		// budget of expansions); one holding none and not under the capability is not read.
+		// One read changes the answer only if it enters it (rankRule).
 		if w.old != nil && w.old.Staked || w.now != nil && w.now.Staked || !w.stakedStats {
 			return true
 		}
-		return a.reads(w.old) || a.reads(w.now)
+		return (a.reads(w.old) || a.reads(w.now)) && !a.rankRule(w, j)
 	default:
 		// The text part as for byText. The semantic scores (the nearest staked and unstaked
 		// cards, each side's best semanticCandidates from minSemantic up) through the
@@ -162,22 +192,182 @@ func (a *answer) changedBy(w *indexWrite) bool {
 		// minSemantic leaves them as they were (entering the best, it could only push out
 		// a card scoring under it, not kept either). The text matches' scores by meaning
 		// (SemanticOf) are their own vectors'.
-		if w.old != nil && w.old.Staked || w.now != nil && w.now.Staked || !w.stakedStats || a.reads(w.old) || a.reads(w.now) {
+		if w.old != nil && w.old.Staked || w.now != nil && w.now.Staked || !w.stakedStats {
 			return true
 		}
 		if a.query == nil {
-			return false // no term has a vector: text alone ranks
+			return (a.reads(w.old) || a.reads(w.now)) && !a.rankRule(w, j) // no term has a vector: text alone ranks
 		}
-		if _, ok := a.sem[w.id]; ok || !w.exactUnstaked {
+		if _, ok := a.sem[w.id]; ok {
 			return true
 		}
-		if w.now != nil {
-			if s, ok := w.unstakedScore(a.query); ok && float64(s) >= minSemantic {
-				return true
+		if w.exactUnstaked {
+			if w.now != nil {
+				if s, ok := w.unstakedScore(a.query); ok && float64(s) >= minSemantic {
+					return true
+				}
 			}
+		} else if !a.beyondFirstPass(w, j) && !a.unmoved(w, j) {
+			return true
 		}
+		// The nearest as they were, and the card not among them (it could only enter them
+		// by scoring ≥ minSemantic, or by a code within the first pass's threshold): its
+		// relevance is its text's alone, as rankRule takes it.
+		return (a.reads(w.old) || a.reads(w.now)) && !a.rankRule(w, j)
+	}
+}
+
+// judge is what changedBy may read besides the write: the indexes, when they are as the
+// writes judged left them (live: the state after the last write that ended, none under
+// way), and a budget of the rules that read the indexes (each costs about a search's
+// scoring of one card, or a pass over the unstaked codes), past which it answers yes.
+type judge struct {
+	live     bool
+	single   bool // live, and the state is the one right after the only write judged
+	text     *search.Index
+	unstaked *semantic.Index
+	budget   int
+	// What the rules computed, by the query's text key (answer.textKey, and the card) or its
+	// vector's (answer.vecKey): answers to one query differing only in their keys (spaces, a
+	// capability, a limit) cost one computation a write.
+	texts   map[string]float64
+	h       map[string]int // FirstPass thresholds (-1: no prefilter)
+	unmoved map[string]bool
+	ranked  int // the times rankRule said yes (answerCache.rankKept)
+}
+
+// maxJudged bounds the rules that read the indexes per endWrite or put: review 41's
+// concern, a free identity's write must not hold the answers' lock for tens of ms.
+const maxJudged = 16
+
+// rankRule says whether w, an unstaked write (old and now unstaked, the statistics the
+// staked cards') of a card that is not a hit of a (byText, or byMeaning with the nearest
+// unchanged and the card not among them), leaves a as it is: the proof is in
+// docs/SEARCH.md. Then every other card's text score is as it was (the statistics, and
+// the query's clauses: the card neither adds nor takes away a term the query reads, fresh),
+// the divisor of relevance too (a staked match exists: floor > 0), so a's hits keep their
+// scores and order, and the card would enter only by scoring above the last of them. Its
+// score is (TextShare ×) text/maxText × factor (its semantic score 0, not among the nearest;
+// the hits' at least 0), against each hit's at least Text/maxText × factor: it stays out
+// when its text × factor is below floor, with a margin far above the rounding of either.
+// The card is judged as the index holds it now (live): in put, the writes that ended
+// since the answer's search began are judged together, each card at its last version.
+func (a *answer) rankRule(w *indexWrite, j *judge) bool {
+	if j == nil || !j.live || a.floor <= 0 {
 		return false
 	}
+	for _, t := range w.fresh {
+		if a.readsTerm(t) {
+			return false
+		}
+	}
+	if w.now == nil {
+		j.ranked++
+		return true // gone, it was not a hit: the others as they were
+	}
+	if j.budget <= 0 {
+		if _, ok := j.texts[a.textKey+"\x00"+strconv.FormatInt(w.id, 10)]; !ok {
+			return false
+		}
+	}
+	factor, staked, ok := j.text.Rank(w.id)
+	if !ok {
+		return true // dropped since: a later write, judged on its own
+	}
+	if staked {
+		return false
+	}
+	k := a.textKey + "\x00" + strconv.FormatInt(w.id, 10)
+	text, ok := j.texts[k]
+	if !ok {
+		j.budget--
+		text, _ = j.text.TextOf(a.pq, w.id)
+		if j.texts == nil {
+			j.texts = map[string]float64{}
+		}
+		j.texts[k] = text
+	}
+	score := float64(text * factor)
+	if a.maxText > 0 { // a hybrid answer's: the card's relevance, its text's alone
+		score = float64(float64(search.TextShare*text)/(a.maxText*(1-rankMargin))) * factor
+	}
+	if score < a.floor*(1-rankMargin) {
+		j.ranked++
+		return true
+	}
+	return false
+}
+
+// rankMargin is rankRule's relative margin (far above the rounding of a few divisions).
+const rankMargin = 1e-9
+
+// beyondFirstPass says whether the unstaked nearest to a's query are as they were across w:
+// the prefilter runs before and after, wanting as many rows, and the card's codes, before
+// and after, are farther from the query's than the first pass's threshold (live, as the
+// index is now): then the rows at each distance up to it, the threshold, the rows kept and
+// the nearest are the same (semantic.Index.FirstPass).
+func (a *answer) beyondFirstPass(w *indexWrite, j *judge) bool {
+	if j == nil || !j.live || w.prefBefore != w.prefAfter || w.prefAfter[0] == 0 {
+		return false
+	}
+	h, ok := j.h[a.vecKey]
+	if !ok {
+		if j.budget <= 0 {
+			return false
+		}
+		j.budget--
+		on, want, th := j.unstaked.FirstPass(a.query, semanticCandidates)
+		h = -1
+		if on && want == w.prefAfter[1] {
+			h = th
+		}
+		if j.h == nil {
+			j.h = map[string]int{}
+		}
+		j.h[a.vecKey] = h
+	}
+	if h < 0 {
+		return false
+	}
+	for _, c := range slices.Concat(w.codesBefore, w.codesAfter) {
+		if semantic.Distance(a.query, c) <= h {
+			return false
+		}
+	}
+	return true
+}
+
+// unmoved says whether the unstaked nearest to a's query are as they were across w, judged
+// by both of the prefilter's thresholds (semantic.Index.Unmoved) with the index as w left it
+// (single: w is the only write judged): the other rows are candidates before exactly when
+// after; the card before, a candidate or not, was not among the nearest (changedBy checked
+// a.sem), so taking it out can only let in one scoring under it, under minSemantic too; the
+// card after, if a candidate, must score under minSemantic.
+func (a *answer) unmoved(w *indexWrite, j *judge) bool {
+	if j == nil || !j.live || !j.single {
+		return false
+	}
+	if out, ok := j.unmoved[a.vecKey]; ok {
+		return out
+	}
+	if j.budget <= 0 {
+		return false
+	}
+	j.budget--
+	out := true
+	same, _, inAfter := j.unstaked.Unmoved(a.query, semanticCandidates, w.codesBefore, w.codesAfter, w.unstakedBefore)
+	if !same {
+		out = false
+	} else if len(inAfter) > 0 && inAfter[0] {
+		if s, ok := w.unstakedScore(a.query); ok && float64(s) >= minSemantic {
+			out = false
+		}
+	}
+	if j.unmoved == nil {
+		j.unmoved = map[string]bool{}
+	}
+	j.unmoved[a.vecKey] = out
+	return out
 }
 
 // reads says whether a byText query reads card s: it holds a term of the query's clauses
@@ -231,15 +421,29 @@ func (a *answer) reads(s *search.Summary) bool {
 	return false
 }
 
+// readsTerm says whether a byText query reads term t: a term of its clauses, or one a prefix
+// could expand to (by either's bytes, as reads).
+func (a *answer) readsTerm(t string) bool {
+	if a.terms[t] {
+		return true
+	}
+	for _, p := range a.prefixes {
+		if strings.HasPrefix(t, p) || strings.HasPrefix(p, t) {
+			return true
+		}
+	}
+	return false
+}
+
 // holdsCapability says whether the card is found under capability c ("" for every card).
 func holdsCapability(s *search.Summary, c string) bool {
 	return c == "" || slices.Contains(s.Caps, c)
 }
 
-// newAnswer describes the answer hits of the index to key's query pq, for changedBy.
-// sem is the index's Options.Semantic for a hybrid query.
-func newAnswer(key answerKey, pq search.Query, hits []search.Hit, sem map[int64]float64) *answer {
-	a := &answer{hits: hits, capability: key.capability, limit: key.limit}
+// newAnswer describes the answer hits of index x to key's query pq, for changedBy.
+// sem and of are the index's Options.Semantic and SemanticOf for a hybrid query.
+func newAnswer(x *search.Index, key answerKey, pq search.Query, hits []search.Hit, sem map[int64]float64, of func(int64) float64) *answer {
+	a := &answer{hits: hits, capability: key.capability, limit: key.limit, pq: pq}
 	switch {
 	case pq.Empty():
 		a.kind = byStake
@@ -259,9 +463,89 @@ func newAnswer(key answerKey, pq search.Query, hits []search.Hit, sem map[int64]
 			}
 		}
 		a.prefixes = pq.Prefixes
+		a.floor, a.maxText = textFloor(x, hits, key.limit, a.sem, of)
+		a.textKey = strings.Join(pq.Terms, " ") + "\x00" + strings.Join(pq.Prefixes, " ")
+		if a.query != nil {
+			b := make([]byte, 0, 4*len(a.query))
+			for _, v := range a.query {
+				b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
+			}
+			a.vecKey = string(b)
+		}
 	}
 	a.size = answerSize(key, a)
 	return a
+}
+
+// textFloor is answer.floor of a text answer's hits, and the divisor of text it is in
+// (answer.maxText; 0: text × factor); floor is 0 unless there are limit hits and one of
+// them is staked with Text > 0 (the divisor is then the best staked text, which no unstaked
+// write moves). With sem (a hybrid answer ranked with the nearest: its hits' relevance is
+// TextShare · text/maxText + SemanticShare · semantic) the floor is in score units: a hit
+// among the nearest scores as it was chosen (Score), one not among them was chosen by its
+// text alone (TextShare · Text/maxText × factor; its Score adds its semantic score after),
+// and maxText is read back from a hit whose text part is at least a thousandth of its
+// relevance, to about 1e-12 (maxText is not handed back by the index), its semantic score
+// sem's or, not among the nearest, of's (Options.SemanticOf: the same bits as the index
+// added).
+// The factors are read from the index after the search: a hit whose card changed since
+// (its factor too) was written meanwhile, and that write forgets the answer (its hit).
+func textFloor(x *search.Index, hits []search.Hit, limit int, sem map[int64]float64, of func(int64) float64) (floor, maxText float64) {
+	if x == nil || len(hits) < limit || limit == 0 {
+		return 0, 0
+	}
+	factors := make([]float64, len(hits))
+	stakedMatch := false
+	for i, h := range hits {
+		factor, staked, ok := x.Rank(h.ID)
+		if !ok {
+			return 0, 0
+		}
+		factors[i] = factor
+		// A hit staked with text, or one whose text is above the divisor (then not every
+		// match's best: the best staked), says a staked card matches.
+		stakedMatch = stakedMatch || staked && h.Text > 0 || sem == nil && h.Relevance > 1+rankMargin
+	}
+	floor = math.Inf(1)
+	if sem == nil {
+		if !stakedMatch {
+			return 0, 0
+		}
+		for i, h := range hits {
+			floor = min(floor, float64(h.Text*factors[i]))
+		}
+		return floor, 0
+	}
+	for _, h := range hits {
+		s, ok := sem[h.ID]
+		if !ok && of != nil {
+			s = of(h.ID)
+		}
+		if h.Text <= 0 {
+			continue
+		}
+		if part := h.Relevance - float64(search.SemanticShare*s); part >= h.Relevance/1000 {
+			maxText = max(maxText, float64(search.TextShare*h.Text)/part)
+		}
+	}
+	if maxText <= 0 {
+		return 0, 0
+	}
+	for _, h := range hits {
+		stakedMatch = stakedMatch || h.Text > maxText*(1+1e-6)
+	}
+	if !stakedMatch {
+		return 0, 0
+	}
+	hi := maxText * (1 + rankMargin)
+	for i, h := range hits {
+		if _, ok := sem[h.ID]; ok {
+			floor = min(floor, h.Score)
+		} else {
+			floor = min(floor, float64(float64(search.TextShare*h.Text)/hi)*factors[i])
+		}
+	}
+	return floor, maxText
 }
 
 // answerSize is about what a weighs in memory, with its key.
@@ -276,7 +560,7 @@ func answerSize(key answerKey, a *answer) int {
 	for _, p := range a.prefixes {
 		size += 16 + len(p)
 	}
-	size += 4*len(a.query) + 48*len(a.sem)
+	size += 4*len(a.query) + 48*len(a.sem) + len(a.textKey) + len(a.vecKey)
 	return size
 }
 
@@ -315,18 +599,21 @@ func (c *answerCache) put(k answerKey, epoch uint64, a *answer) *answer {
 		return nil
 	}
 	if epoch != c.epoch {
+		j := c.judge(c.writing == 0)
 		i := len(c.written)
 		for i > 0 && c.written[i-1].epoch > epoch {
 			i--
 		}
+		j.single = j.live && i == len(c.written)-1
 		if i == 0 && len(c.written) == maxLoggedWrites {
 			return nil // more writes than remembered ended since it began
 		}
 		for _, lw := range c.written[i:] {
-			if lw.w == nil || a.changedBy(lw.w) {
+			if lw.w == nil || a.changedBy(lw.w, j) {
 				return nil
 			}
 		}
+		c.rankKept += j.ranked
 	}
 	if old := c.answers[k]; old != nil {
 		c.drop(k, old)
@@ -350,7 +637,7 @@ func (c *answerCache) attach(k answerKey, a *answer, limit int, weights []float6
 	if c.answers[k] != a {
 		return
 	}
-	size := answerSize(k, &answer{hits: a.hits, terms: a.terms, prefixes: a.prefixes, query: a.query, sem: a.sem, body: body, weights: weights})
+	size := answerSize(k, &answer{hits: a.hits, terms: a.terms, prefixes: a.prefixes, query: a.query, sem: a.sem, textKey: a.textKey, vecKey: a.vecKey, body: body, weights: weights})
 	if size > maxAnswerBytes/16 {
 		return
 	}
@@ -419,17 +706,26 @@ func (c *answerCache) beginWrite() {
 func (c *answerCache) endWrite(w *indexWrite) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	j := c.judge(true)
+	j.single = j.live
 	for k, a := range c.answers {
-		if w == nil || a.changedBy(w) {
+		if w == nil || a.changedBy(w, j) {
 			c.drop(k, a)
 		}
 	}
+	c.rankKept += j.ranked
 	c.writing--
 	c.epoch++
 	if len(c.written) == maxLoggedWrites {
 		c.written = append(c.written[:0], c.written[1:]...)
 	}
 	c.written = append(c.written, loggedWrite{c.epoch, w})
+}
+
+// judge gives what changedBy may read: the indexes, live when they are as the writes
+// logged left them.
+func (c *answerCache) judge(live bool) *judge {
+	return &judge{live: live && c.text != nil, text: c.text, unstaked: c.unstaked, budget: maxJudged}
 }
 
 // claim makes the caller the one search computing k's answer (mine: it calls release when

@@ -18,8 +18,8 @@ func TestOldSearchKeepsNewerAnswers(t *testing.T) {
 	var c answerCache
 	hits := []search.Hit{{ID: 1, DID: "did:key:a", Score: 1}}
 	key := func(text string) answerKey { return answerKey{text: text, limit: 200} }
-	everything := func(text string) *answer { return newAnswer(key(text), search.Query{}, hits, nil) }
-	legal := newAnswer(key("legal"), search.Query{Terms: []string{"legal"}}, hits, nil)
+	everything := func(text string) *answer { return newAnswer(nil, key(text), search.Query{}, hits, nil, nil) }
+	legal := newAnswer(nil, key("legal"), search.Query{Terms: []string{"legal"}}, hits, nil, nil)
 	slow := c.start() // slow searches read the indexes
 	c.beginWrite()
 	during := c.start()
@@ -57,7 +57,7 @@ func TestOldSearchKeepsNewerAnswers(t *testing.T) {
 		c.beginWrite()
 		c.endWrite(&indexWrite{id: int64(100 + i)})
 	}
-	if c.put(key("legal2"), old, newAnswer(key("legal2"), search.Query{Terms: []string{"legal"}}, hits, nil)) != nil {
+	if c.put(key("legal2"), old, newAnswer(nil, key("legal2"), search.Query{Terms: []string{"legal"}}, hits, nil, nil)) != nil {
 		t.Error("an answer older than the writes remembered is kept")
 	}
 }
@@ -77,13 +77,13 @@ func TestKeptAnswersAreBounded(t *testing.T) {
 	for i := range 4 * maxAnswers {
 		k := answerKey{text: fmt.Sprint(i), limit: maxCandidates}
 		epoch := c.start()
-		a := c.put(k, epoch, newAnswer(k, search.Query{}, hits, nil))
+		a := c.put(k, epoch, newAnswer(nil, k, search.Query{}, hits, nil, nil))
 		if a == nil {
 			t.Fatalf("answer %d not kept", i)
 		}
 		c.attach(k, a, 20, make([]float64, len(hits)), body)
 		if i == 0 {
-			c.put(hot, epoch, newAnswer(hot, search.Query{}, hits, nil))
+			c.put(hot, epoch, newAnswer(nil, hot, search.Query{}, hits, nil, nil))
 		}
 		c.get(hot) // used all along
 		total := 0
@@ -102,7 +102,7 @@ func TestKeptAnswersAreBounded(t *testing.T) {
 	}
 	k := answerKey{text: "big", limit: maxCandidates}
 	epoch := c.start()
-	a := c.put(k, epoch, newAnswer(k, search.Query{}, hits, nil))
+	a := c.put(k, epoch, newAnswer(nil, k, search.Query{}, hits, nil, nil))
 	c.attach(k, a, 20, nil, make([]byte, maxAnswerBytes/16))
 	if c.bodyOf(a, 20, nil) != nil {
 		t.Error("a body over a sixteenth of the bound was kept")
@@ -175,7 +175,7 @@ func BenchmarkAnswerWrite(b *testing.B) {
 			q.Prefixes = append(q.Prefixes, fmt.Sprintf("qzx%03d%02d", i, j))
 		}
 		k := answerKey{text: fmt.Sprint(i), limit: 20}
-		if c.put(k, c.start(), newAnswer(k, q, nil, nil)) == nil {
+		if c.put(k, c.start(), newAnswer(nil, k, q, nil, nil, nil)) == nil {
 			b.Fatal("not kept")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/surety-ioa/surety/internal/sqlite"
 	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/registry"
+	"github.com/surety-ioa/surety/registry/search"
 )
 
 // TestKeptAnswersFollowWrites: the registry keeps the index's answers to recent queries
@@ -127,6 +129,38 @@ func (w *weights) set(did string, v float64) {
 // more cards than a search's candidates, so that answers both survive writes and are
 // forgotten by them.
 func TestKeptAnswersEqualFresh(t *testing.T) {
+	keptAnswersEqualFresh(t, keptCorpus{keys: 360, first: 280, maxUnstaked: 160, steps: 400, seed: 31})
+}
+
+// TestKeptAnswersEqualFreshPruned (review 41, findings 2 and 9) is TestKeptAnswersEqualFresh
+// with every search pruning (search.PruneAlways), over a corpus where text answers are full
+// (200 candidates) with a staked match, most writes are of unstaked cards holding the
+// queries' words, and few of those could rank in: the rank rule for unstaked writes
+// (answer.rankRule) keeps answers the writes read, and every one kept must still equal the
+// fresh one.
+func TestKeptAnswersEqualFreshPruned(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,200 cards")
+	}
+	defer search.PruneAlways()()
+	ranked := keptAnswersEqualFresh(t, keptCorpus{keys: 1400, first: 1200, maxUnstaked: 2000, steps: 300, seed: 42, unstakedShare: 8})
+	if ranked < 20 {
+		t.Errorf("the rank rule kept answers through %d writes that read them: the test checks little", ranked)
+	}
+}
+
+// keptCorpus shapes keptAnswersEqualFresh's run: keys agents, first of them registered
+// before the searches, the unstaked quota, steps writes, the random seed, and (when set)
+// that of every unstakedShare new cards' stake draws all but one are none.
+type keptCorpus struct {
+	keys, first, maxUnstaked, steps int
+	seed                            uint64
+	unstakedShare                   int
+}
+
+// keptAnswersEqualFresh runs TestKeptAnswersEqualFresh over corpus c, and gives how many
+// times the rank rule kept an answer a write read (registry.RankKept).
+func keptAnswersEqualFresh(t *testing.T, c keptCorpus) int {
 	ctx := context.Background()
 	st := stakes{}
 	l := newLedger(st)
@@ -137,13 +171,13 @@ func TestKeptAnswersEqualFresh(t *testing.T) {
 	}
 	rep := &weights{w: map[string]float64{}}
 	r, err := registry.New(ctx, registry.Config{DB: db, Chain: row, Stakes: l, Keys: l, Reputation: rep,
-		Now: func() time.Time { return now }, UnstakedPerMinute: 1_000_000, MaxUnstaked: 160})
+		Now: func() time.Time { return now }, UnstakedPerMinute: 1_000_000, MaxUnstaked: c.maxUnstaked})
 	requireFTS5(t, err)
 	words := []string{"translate", "localization", "audit", "review", "legal", "lawyer", "medical", "image",
 		"photo", "summarize", "summary", "code", "audio", "research", "papers", "the"}
 	capTags := []string{"audit", "audit/code", "medical", "medical/image", "translation", "legal", "research/papers", "code"}
-	rnd := rand.New(rand.NewPCG(31, 2))
-	keys := make([]*identity.Key, 360)
+	rnd := rand.New(rand.NewPCG(c.seed, 2))
+	keys := make([]*identity.Key, c.keys)
 	seq := make([]uint64, len(keys))
 	gone := make([]bool, len(keys))
 	for i := range keys {
@@ -183,10 +217,14 @@ func TestKeptAnswersEqualFresh(t *testing.T) {
 		case 0:
 			delete(st, keys[i].DID.String())
 		default:
+			if c.unstakedShare > 0 && rnd.IntN(c.unstakedShare) > 0 {
+				delete(st, keys[i].DID.String())
+				return
+			}
 			st[keys[i].DID.String()] = big.NewInt(rnd.Int64N(4) * 1e18)
 		}
 	}
-	for i := range 280 {
+	for i := range c.first {
 		if rnd.IntN(5) < 2 {
 			stake(i)
 		}
@@ -241,7 +279,7 @@ func TestKeptAnswersEqualFresh(t *testing.T) {
 			}
 		}
 	}
-	for step := range 400 {
+	for step := range c.steps {
 		check(step)
 		before, _ := registry.KeptAnswers(r)
 		i := rnd.IntN(len(keys))
@@ -285,9 +323,10 @@ func TestKeptAnswersEqualFresh(t *testing.T) {
 	if n, size := registry.KeptAnswers(r); n == 0 || size <= 0 {
 		t.Errorf("%d answers kept (%d bytes) at the end", n, size)
 	}
-	if survived < 100 {
-		t.Errorf("answers survived %d writes of 400: the test checks little", survived)
+	if survived < c.steps/4 {
+		t.Errorf("answers survived %d writes of %d: the test checks little", survived, c.steps)
 	}
+	return registry.RankKept(r)
 }
 
 func agentOf(list []*registry.Agent, did string) *registry.Agent {
@@ -451,5 +490,42 @@ func TestKeptAnswerCheckedAfterTheSlot(t *testing.T) {
 	}
 	if diff := cmp.Diff(dids(fresh), dids(res.list)); diff != "" {
 		t.Errorf("the search that waited for a slot across a write (-fresh +got):\n%s", diff)
+	}
+}
+
+// TestHybridAnswersReadTheirDivisor: the divisor of text a hybrid answer reads back from its
+// hits (for the rank rule: the index does not hand it over) is the one the same text ranks
+// by in keyword mode, to 1e-12.
+func TestHybridAnswersReadTheirDivisor(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	words := []string{"translate", "legal", "audit", "medical", "image", "review", "code", "papers"}
+	for i := range 240 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if i%4 == 0 {
+			st[k.DID.String()] = big.NewInt(int64(1+i%3) * 1e18)
+		}
+		w1, w2, w3 := words[i%8], words[(i/8)%8], words[(i/64)%8]
+		if _, err := r.Register(ctx, card(t, k, 1, w1+" agent", w2+" and "+w3+" for contracts", w1), "test"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := 0
+	for _, text := range []string{"translate", "legal audit", "contracts", "medical image review", "code papers", "agent"} {
+		hybrid, keyword, err := registry.HybridMaxText(ctx, r, registry.Query{Text: text, Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hybrid == 0 {
+			continue
+		}
+		read++
+		if d := math.Abs(hybrid/keyword - 1); d > 1e-12 {
+			t.Errorf("%q: divisor read back %v, keyword mode's %v (off by %.3g)", text, hybrid, keyword, d)
+		}
+	}
+	if read < 3 {
+		t.Errorf("%d answers read their divisor back: the test checks little", read)
 	}
 }

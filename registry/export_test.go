@@ -168,3 +168,42 @@ func HoldSearchSlots(r *Registry) (release func()) {
 		}
 	}
 }
+
+// RankKept is how many times the rank rule for unstaked writes kept an answer a write read.
+func RankKept(r *Registry) int {
+	r.answers.mu.Lock()
+	defer r.answers.mu.Unlock()
+	return r.answers.rankKept
+}
+
+// HybridMaxText is the divisor of text a hybrid answer to q read back from its hits
+// (answer.maxText; 0 when it could not), and the one the same query in keyword mode shows
+// (its hits' Text/Relevance: the same text part, ranked without meaning), from its hit with
+// the largest relevance.
+func HybridMaxText(ctx context.Context, r *Registry, q Query) (hybrid, keyword float64, err error) {
+	q.Limit = q.limit()
+	iq, _, err := r.indexQueryOf(q)
+	if err != nil || iq == nil {
+		return 0, 0, err
+	}
+	a, err := r.indexHits(ctx, iq)
+	if err != nil {
+		return 0, 0, err
+	}
+	q.Mode = ModeKeyword
+	kq, _, err := r.indexQueryOf(q)
+	if err != nil {
+		return 0, 0, err
+	}
+	k, err := r.indexHits(ctx, kq)
+	if err != nil {
+		return 0, 0, err
+	}
+	best := 0.0
+	for _, h := range k.hits {
+		if h.Relevance > best && h.Text > 0 {
+			best, keyword = h.Relevance, h.Text/h.Relevance
+		}
+	}
+	return a.maxText, keyword, nil
+}

@@ -229,6 +229,7 @@ func New(ctx context.Context, cfg Config) (*Registry, error) {
 		vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex(), searches: make(chan struct{}, cfg.MaxSearches),
 		verified: newVerifiedCards()}
 	r.semantic = r.nearest
+	r.answers.text, r.answers.unstaked = r.index, r.unstakedVectors
 	if err := r.loadIndex(ctx); err != nil {
 		return nil, err
 	}
@@ -784,7 +785,7 @@ func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, erro
 			return nil, fmt.Errorf("registry: search: %w", err)
 		}
 	}
-	return newAnswer(iq.key, iq.pq, r.index.Search(iq.pq, opt), opt.Semantic), nil
+	return newAnswer(r.index, iq.key, iq.pq, r.index.Search(iq.pq, opt), opt.Semantic, opt.SemanticOf), nil
 }
 
 // hitWeights reads the reputation weight of each hit, in order.

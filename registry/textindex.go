@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/surety-ioa/surety/registry/search"
@@ -101,12 +102,25 @@ func (r *Registry) indexDelete(id int64) {
 // beginIndexWrite starts a write of card id to the indexes: what the index held of it before,
 // and no answer computed from now on is kept until endIndexWrite.
 func (r *Registry) beginIndexWrite(id int64) *indexWrite {
-	w := &indexWrite{id: id, exactUnstaked: r.unstakedVectors.Exact()}
+	w := &indexWrite{id: id, exactUnstaked: r.unstakedVectors.Exact(), prefBefore: prefilterOf(r.unstakedVectors)}
 	if s, ok := r.index.Summary(id); ok {
 		w.old = &s
 	}
+	if c, ok := r.unstakedVectors.Code(id); ok {
+		w.codesBefore = append(w.codesBefore, c)
+	}
+	w.unstakedBefore = r.unstakedVectors.Len()
 	r.answers.beginWrite()
 	return w
+}
+
+// prefilterOf is x's semantic.Index.Prefilter for a search's nearest, as indexWrite keeps it.
+func prefilterOf(x *semantic.Index) [2]int {
+	on, want := x.Prefilter(semanticCandidates)
+	if !on {
+		return [2]int{}
+	}
+	return [2]int{1, want}
 }
 
 // endIndexWrite ends w, forgetting the kept answers it changes.
@@ -116,6 +130,31 @@ func (r *Registry) endIndexWrite(w *indexWrite) {
 	}
 	w.stakedStats = r.index.StakedStats()
 	w.exactUnstaked = w.exactUnstaked && r.unstakedVectors.Exact()
+	w.prefAfter = prefilterOf(r.unstakedVectors)
+	if c, ok := r.unstakedVectors.Code(w.id); ok {
+		w.codesAfter = append(w.codesAfter, c)
+	}
+	// The terms only this card holds now, or held before: the write adds them to the
+	// index's terms or takes them out. (A term both versions hold is held before and after.)
+	for _, s := range []*search.Summary{w.old, w.now} {
+		if s == nil {
+			continue
+		}
+		other := w.now
+		if s == w.now {
+			other = w.old
+		}
+		for _, t := range s.Terms {
+			if other != nil {
+				if _, both := slices.BinarySearch(other.Terms, t); both {
+					continue
+				}
+			}
+			if held := r.index.Holders(t); s == w.old && held == 0 || s == w.now && held == 1 {
+				w.fresh = append(w.fresh, t)
+			}
+		}
+	}
 	w.unstakedScore = func(q semantic.Vector) (float32, bool) { return r.unstakedVectors.Score(w.id, q) }
 	r.answers.endWrite(w)
 }

@@ -1,6 +1,9 @@
 package search
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Summary is what the index holds of one card that a write of it can change in the answers
 // to queries (the registry's kept answers, registry/answers.go): its key, how it ranks by
@@ -83,4 +86,73 @@ func (s *Summary) RanksBefore(h Hit) bool {
 		return s.DID < h.DID
 	}
 	return s.ID < h.ID
+}
+
+// Holders is how many cards hold term t (in any field): 0 for a term no card holds.
+func (x *Index) Holders(t string) int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if id, ok := x.dict[t]; ok {
+		return len(x.terms[id].postings)
+	}
+	return 0
+}
+
+// Rank gives how id's card is ranked apart from the query: its stake factor and whether it
+// is staked; false when the index does not hold it.
+func (x *Index) Rank(id int64) (factor float64, staked, ok bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n, ok := x.byID[id]
+	if !ok {
+		return 0, false, false
+	}
+	return x.factors[n], x.staked[n], true
+}
+
+// TextOf is the text score (Hit.Text) Search would give id's card for q, the same bits,
+// whether or not the card passes q's filters (phrases, a capability); false when the index
+// does not hold it. It runs the ranking's own scoring with every other card filtered out, so
+// it reads every posting of q's clauses: a search's text part without the heap.
+func (x *Index) TextOf(q Query, id int64) (float64, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n, ok := x.byID[id]
+	if !ok {
+		return 0, false
+	}
+	if q.Empty() {
+		return 0, true
+	}
+	s, _ := x.scratch.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	defer x.scratch.Put(s)
+	if len(s.acc) < len(x.docs) {
+		size := len(x.docs) + len(x.docs)/4
+		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
+		s.sem, s.semIn = make([]float64, size), make([]bool, size)
+	}
+	if len(s.keep) < len(x.docs) {
+		s.keep, s.keepGen = make([]uint32, len(s.acc)), 0
+	}
+	if s.gen > math.MaxUint32-2*MaxQueryTerms {
+		clear(s.mark)
+		s.gen = 0
+	}
+	s.mark[n] = s.next()
+	x.accumulate(q, s, s.mark, false)
+	text := s.acc[n]
+	x.reset(s)
+	return text, true
+}
+
+// PruneAlways makes every search of every index prune whatever its postings (as a corpus of
+// millions of cards does), until the function it gives is called: for the tests of packages
+// whose answers must not depend on pruning. Not for concurrent use with searches.
+func PruneAlways() (restore func()) {
+	n, share := pruneMinPostings, pruneShare
+	pruneMinPostings, pruneShare = 0, 1
+	return func() { pruneMinPostings, pruneShare = n, share }
 }

@@ -1,7 +1,9 @@
 package semantic
 
 import (
+	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,4 +42,177 @@ func randomVector(rnd *rand.Rand) Vector {
 		v[j] = float32(rnd.NormFloat64())
 	}
 	return v
+}
+
+// TestFirstPassBoundsTheNearest: past prefilterRows rows, a write (a row put, replaced or
+// deleted) whose codes before and after are farther from the query's than FirstPass's
+// threshold after it, wanting as many rows, leaves Search's answer as it was (the registry
+// keeps hybrid answers across such writes); writes within it do change answers (the test
+// can tell).
+func TestFirstPassBoundsTheNearest(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 3))
+	vec := func() Vector { return randomVector(rnd) }
+	x := NewIndex()
+	n := int64(prefilterRows + 4000)
+	for i := range n {
+		x.PutKeyed(i, "", vec())
+	}
+	queries := []Vector{vec(), vec(), vec()}
+	far, changedNear := 0, 0
+	for step := range 600 {
+		q := queries[step%len(queries)]
+		before, kept := x.Search(q, 200), firstPass(x, q)
+		_, wantBefore := x.Prefilter(200)
+		var codes []Code
+		id := rnd.Int64N(n + 50)
+		if c, ok := x.Code(id); ok {
+			codes = append(codes, c)
+		}
+		switch rnd.IntN(3) {
+		case 0:
+			x.Delete(id)
+		case 1:
+			x.PutKeyed(id, "", vec())
+		default: // a row facing away from the query: its code far from the query's
+			v := vec()
+			for j := range v {
+				v[j] = v[j]/4 - q[j]
+			}
+			x.PutKeyed(id, "", v)
+		}
+		if c, ok := x.Code(id); ok {
+			codes = append(codes, c)
+		}
+		on, want, h := x.FirstPass(q, 200)
+		if !on || want != wantBefore {
+			t.Fatalf("step %d: the prefilter's wants moved (%v %d → %d)", step, on, wantBefore, want)
+		}
+		beyond := true
+		for _, c := range codes {
+			beyond = beyond && Distance(q, c) > h
+		}
+		after, keptAfter := x.Search(q, 200), firstPass(x, q)
+		if !beyond {
+			if !cmp.Equal(before, after) {
+				changedNear++
+			}
+			continue
+		}
+		far++
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Fatalf("step %d: a write beyond the first pass's threshold %d changed the answer (-before +after):\n%s", step, h, diff)
+		}
+		if diff := cmp.Diff(kept, keptAfter); diff != "" {
+			t.Fatalf("step %d: a write beyond the first pass's threshold %d changed the rows it keeps (-before +after):\n%s", step, h, diff)
+		}
+	}
+	if far < 30 || changedNear == 0 {
+		t.Errorf("%d writes beyond the threshold, %d within it changed the answer: the test checks little", far, changedNear)
+	}
+}
+
+// firstPass is the ids of the rows the prefilter's first pass keeps for Search(q, 200), in
+// order, as candidates computes them (not through FirstPass).
+func firstPass(x *Index, q Vector) []int64 {
+	qq, _ := quantize8(q)
+	qc := signCode(&qq)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	_, want := prefilterOf(len(x.ids), 200)
+	var hist [Dim + 1]int32
+	dist := make([]int, len(x.ids))
+	for i := range x.ids {
+		dist[i] = bits.OnesCount64(x.codes[2*i]^qc[0]) + bits.OnesCount64(x.codes[2*i+1]^qc[1])
+		hist[dist[i]]++
+	}
+	h := threshold(hist[:], prefilterNear*want)
+	var ids []int64
+	for i, id := range x.ids {
+		if dist[i] <= h {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// TestUnmovedIsCandidates: past prefilterRows rows, when Unmoved says a write left the
+// prefilter's thresholds as they were, the rows the prefilter hands to the exact scoring
+// (candidates) before and after the write differ only by the written rows, each a candidate
+// where Unmoved says it is; and most writes that the first pass alone could not clear
+// (a code within its threshold) are cleared.
+func TestUnmovedIsCandidates(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(13, 5))
+	vec := func() Vector { return randomVector(rnd) }
+	x := NewIndex()
+	n := int64(prefilterRows + 4000)
+	for i := range n {
+		x.PutKeyed(i, "", vec())
+	}
+	queries := []Vector{vec(), vec(), vec()}
+	cleared, within := 0, 0
+	for step := range 400 {
+		q := queries[step%len(queries)]
+		id := rnd.Int64N(n + 50)
+		candBefore, nBefore := candidateIDs(x, q), x.Len()
+		var before, after []Code
+		if c, ok := x.Code(id); ok {
+			before = append(before, c)
+		}
+		if rnd.IntN(3) == 0 {
+			x.Delete(id)
+		} else {
+			x.PutKeyed(id, "", vec())
+		}
+		if c, ok := x.Code(id); ok {
+			after = append(after, c)
+		}
+		candAfter := candidateIDs(x, q)
+		same, inBefore, inAfter := x.Unmoved(q, 200, before, after, nBefore)
+		_, _, h := x.FirstPass(q, 200)
+		near := false
+		for _, c := range append(slices.Clone(before), after...) {
+			near = near || Distance(q, c) <= h
+		}
+		if near {
+			within++
+		}
+		if !same {
+			continue
+		}
+		if near {
+			cleared++
+		}
+		if len(before) > 0 && inBefore[0] != slices.Contains(candBefore, id) {
+			t.Fatalf("step %d: Unmoved says the row before is a candidate: %v; it is: %v", step, inBefore[0], !inBefore[0])
+		}
+		if len(after) > 0 && inAfter[0] != slices.Contains(candAfter, id) {
+			t.Fatalf("step %d: Unmoved says the row after is a candidate: %v; it is: %v", step, inAfter[0], !inAfter[0])
+		}
+		others := func(ids []int64) []int64 {
+			return slices.DeleteFunc(slices.Clone(ids), func(v int64) bool { return v == id })
+		}
+		if diff := cmp.Diff(others(candBefore), others(candAfter)); diff != "" {
+			t.Fatalf("step %d: Unmoved, yet the other candidates moved (-before +after):\n%s", step, diff)
+		}
+	}
+	if within < 50 || cleared < within/2 {
+		t.Errorf("%d writes within the first pass's threshold, %d of them cleared by Unmoved: the test checks little", within, cleared)
+	}
+}
+
+// candidateIDs is the ids of the rows Search(q, 200)'s prefilter scores exactly, in order.
+func candidateIDs(x *Index, q Vector) []int64 {
+	qq, _ := quantize8(q)
+	sc := prefilters.Get().(*prefilterScratch)
+	defer prefilters.Put(sc)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	_, want := prefilterOf(len(x.ids), 200)
+	var ids []int64
+	for _, i := range x.candidates(&qq, want, sc) {
+		ids = append(ids, x.ids[i])
+	}
+	slices.Sort(ids)
+	return ids
 }

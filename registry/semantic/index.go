@@ -183,7 +183,8 @@ func (x *Index) search(q Vector, k int, exact bool) []Hit {
 	sc := prefilters.Get().(*prefilterScratch)
 	defer prefilters.Put(sc)
 	if !exact && n > prefilterRows {
-		sc.rows = x.candidates(&qq, max(prefilterCandidates, prefilterPerHit*k, n/prefilterShare), sc)
+		_, want := prefilterOf(n, k)
+		sc.rows = x.candidates(&qq, want, sc)
 		return x.rerank(&qq, lut, qs, sc.rows, n, k, sc)
 	}
 	return x.rerank(&qq, lut, qs, nil, n, k, sc)
