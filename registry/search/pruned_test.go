@@ -122,6 +122,9 @@ func TestPrunedIsExhaustive(t *testing.T) {
 				x.Put(int64(i+1), docs[i])
 			}
 		}
+		if msg := x.postingsOrder(); msg != "" {
+			t.Fatalf("round %d: %s", round, msg)
+		}
 		for qi := range 60 {
 			text := randomQuery(rng)
 			q, err := ParseQuery(text)

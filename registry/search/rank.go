@@ -100,19 +100,47 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	if len(s.keep) < len(x.docs) {
 		s.keep, s.keepGen = make([]uint32, len(s.acc)), 0
 	}
-	// Pruned first; when pruning cannot prove its answer the whole one's, the same ranking
-	// again with every clause scored in full.
-	if hits, ok := x.rank(q, opt, s, phrases, filter, true); ok {
+	// The staked cards alone first, then pruned; when a tier cannot prove its answer the
+	// whole one's, the same ranking again with more scored, at last every clause in full.
+	if x.unstaked > 0 && x.live-x.unstaked >= opt.Limit {
+		if hits, ok := x.rank(q, opt, s, phrases, filter, tierStaked); ok {
+			return hits
+		}
+	}
+	if hits, ok := x.rank(q, opt, s, phrases, filter, tierPruned); ok {
 		return hits
 	}
-	hits, _ := x.rank(q, opt, s, phrases, filter, false)
+	hits, _ := x.rank(q, opt, s, phrases, filter, tierAll)
 	return hits
 }
 
+// tier is how much of the index a ranking scores.
+type tier int
+
+const (
+	// tierStaked scores the staked cards alone: the answer is the whole one's when the
+	// worst of the best staked cards out-scores what any unstaked card could (see rank).
+	tierStaked tier = iota
+	// tierPruned leaves out the clauses accumulate may leave out (see accumulate).
+	tierPruned
+	// tierAll scores every match in full.
+	tierAll
+)
+
 // rank is Search past its checks, under x.mu (read), with a scratch whose per-doc arrays are
-// zero, and leaves them so. With prune it leaves out the clauses accumulate may leave out,
-// and says false (having ranked nothing) when it cannot prove its answer the whole one's.
-func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter []int32, prune bool) ([]Hit, bool) {
+// zero, and leaves them so. It scores what t says, and says false (having ranked nothing)
+// when it cannot prove its answer the whole one's (tierAll always can).
+//
+// The stake tier: an unstaked card's score is UnstakedFactor × its relevance, and its text
+// is under the sum of the clauses' bounds (ub, accumulate), so its relevance is under
+// ub/maxText (keyword) or TextShare·ub/maxText + SemanticShare·its semantic score (hybrid).
+// maxText is the best staked match's text, known exactly once every staked match is scored;
+// when the heap of the best staked matches is full and its worst out-scores that bound of
+// every unstaked card, no unstaked card is among the best, and the staked heap is the
+// answer. Staked postings come first in every term's (termEntry), and capability lists by
+// stake, so this tier reads the staked cards' postings only: a tenth of them in a registry
+// where a tenth of the cards is staked.
+func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter []int32, t tier) ([]Hit, bool) {
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
 	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
 	if s.gen > math.MaxUint32-2*MaxQueryTerms {
@@ -123,6 +151,9 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 	if filter != nil {
 		g := s.next()
 		for _, n := range filter {
+			if t == tierStaked && !x.staked[n] {
+				break // the list is by stake: the staked cards first
+			}
 			s.mark[n] = g
 		}
 		mark = s.mark
@@ -143,11 +174,11 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 			}
 		}
 		slices.SortFunc(terms, func(a, b int32) int { return len(x.terms[a].postings) - len(x.terms[b].postings) })
-		for i, t := range terms {
+		for i, term := range terms {
 			prev := s.gen // read apart: Go does not order a read against a call in one statement
 			g := s.next()
 			first := i == 0 && mark == nil
-			for _, p := range x.terms[t].postings {
+			for _, p := range x.postings(term, t) {
 				if !first && s.mark[p.doc] != prev {
 					continue
 				}
@@ -170,7 +201,7 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 			}
 		}
 	}
-	pr := x.accumulate(q, s, mark, prune)
+	pr := x.accumulate(q, s, mark, t)
 	match := func(n int32) bool { return mark == nil || mark[n] == s.gen }
 	// With many matches, reading the scores in doc order beats following touched (the
 	// same matches, in another order: neither max nor the heap depends on it).
@@ -199,7 +230,12 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 		maxText = maxStaked
 	}
 	var semOnly []int32
+	maxSemUnstaked := 0.0
 	for _, n := range s.semDocs {
+		if t == tierStaked && !x.staked[n] {
+			maxSemUnstaked = max(maxSemUnstaked, s.sem[n])
+			continue
+		}
 		if s.acc[n] == 0 && s.sem[n] > 0 && match(n) {
 			semOnly = append(semOnly, n)
 		}
@@ -236,7 +272,7 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 		r := rel(n)
 		top = x.pushTop(top, ranked{r * x.factors[n], r, n}, opt.Limit)
 	}
-	if pr.pruned && !x.proven(pr, top, opt.Limit, maxText, maxStaked) {
+	if t == tierStaked && !provenStaked(pr, top, opt, maxStaked, maxSemUnstaked) || pr.pruned && !x.proven(pr, top, opt.Limit, maxText, maxStaked) {
 		x.reset(s)
 		for _, n := range s.semDocs {
 			s.sem[n], s.semIn[n] = 0, false
@@ -262,6 +298,30 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 	}
 	s.top, s.cand, s.semDocs = top[:0], s.cand[:0], s.semDocs[:0]
 	return out, true
+}
+
+// provenStaked says whether the stake tier's answer is the whole one's (see rank): a staked
+// card matches (maxText is then the best staked text, the whole search's), the heap is full,
+// and its worst out-scores the bound of every unstaked card's score, by a margin far above
+// the rounding of the sums, so that no unstaked card can tie either.
+func provenStaked(pr pruning, top []ranked, opt Options, maxStaked, maxSemUnstaked float64) bool {
+	if maxStaked == 0 || len(top) < opt.Limit {
+		return false
+	}
+	rel := pr.ub / maxStaked
+	if opt.Semantic != nil {
+		rel = float64(TextShare*rel) + float64(SemanticShare*maxSemUnstaked)
+	}
+	return top[0].score > UnstakedFactor*rel*(1+pruneMargin)
+}
+
+// postings are term's postings that tier t scores: the staked cards' alone for tierStaked.
+func (x *Index) postings(term int32, t tier) []posting {
+	te := &x.terms[term]
+	if t == tierStaked {
+		return te.postings[:te.stakedDF]
+	}
+	return te.postings
 }
 
 // next starts a new mark generation.
@@ -305,7 +365,7 @@ func (x *Index) reset(s *scratch) {
 // those clauses, saying how much text they could have. Every staked match is scored, so the
 // best staked text is the whole search's; Search checks that no card left out could have
 // been among the best (proven) and computes the whole answer when it cannot.
-func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruning {
+func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier) pruning {
 	type member struct {
 		term   int32
 		weight float64
@@ -386,6 +446,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 		}
 		s.norms[f] = norms
 	}
+	var pr pruning
 	scales := make([]float64, len(clauses))
 	for i, c := range clauses {
 		if len(c.members) == 0 {
@@ -397,11 +458,11 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 			df = max(df, x.df(m.term))
 		}
 		idf := logPortable(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-		scales[i] = idf * (K1 + 1)
+		scales[i] = float64(idf * (K1 + 1))
+		pr.ub += scales[i]
 	}
 	// The clauses left out of pruning (bounds ascending while their sum stays under the
 	// share), if they hold enough postings to be worth it.
-	var pr pruning
 	left := make([]bool, len(clauses))
 	{
 		order := make([]int, 0, len(clauses))
@@ -424,7 +485,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 				postings += len(x.terms[m.term].postings)
 			}
 		}
-		if prune && postings >= pruneMinPostings && postings > 0 {
+		if t == tierPruned && postings >= pruneMinPostings && postings > 0 {
 			pr.pruned, pr.bound = true, sum*(1+pruneMargin)
 			if s.keepGen == math.MaxUint32 {
 				clear(s.keep)
@@ -461,7 +522,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 		}
 		if len(c.members) == 1 { // no sum to stage: straight into acc (the same bits)
 			m := c.members[0]
-			for _, p := range x.terms[m.term].postings {
+			for _, p := range x.postings(m.term, t) {
 				if skip(p.doc) {
 					continue
 				}
@@ -475,7 +536,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 		}
 		cand := s.cand[:0]
 		for _, m := range c.members {
-			for _, p := range x.terms[m.term].postings {
+			for _, p := range x.postings(m.term, t) {
 				if skip(p.doc) {
 					continue
 				}
@@ -499,10 +560,12 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 }
 
 // pruning is what a pruned accumulate left out: whether it pruned, and a bound of the text
-// score of any (unstaked) card it left out.
+// score of any (unstaked) card it left out; and ub, the sum of every clause's bound, above
+// any card's text score.
 type pruning struct {
 	pruned bool
 	bound  float64
+	ub     float64
 }
 
 // proven says whether a pruned search's answer is the whole one's: maxText is the whole
