@@ -158,13 +158,15 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 		}
 		mark = s.mark
 	}
+	var matchers []phraseMatcher
 	if len(phrases) > 0 {
-		matchers := make([]phraseMatcher, len(phrases))
+		matchers = make([]phraseMatcher, len(phrases))
 		for i, p := range phrases {
 			matchers[i].reset(p)
 		}
 		// The docs holding every phrase term (intersected through marks, rarest term
-		// first), then those where each phrase holds.
+		// first); whether each phrase holds is checked later, only for the docs that could
+		// be among the best (pass).
 		var terms []int32
 		for _, p := range phrases {
 			for _, t := range p {
@@ -180,9 +182,6 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 			first := i == 0 && mark == nil
 			for _, p := range x.postings(term, t) {
 				if !first && s.mark[p.doc] != prev {
-					continue
-				}
-				if i == len(terms)-1 && !x.docs[p.doc].hasPhrases(matchers) {
 					continue
 				}
 				s.mark[p.doc] = g
@@ -202,7 +201,30 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 		}
 	}
 	pr := x.accumulate(q, s, mark, t)
-	match := func(n int32) bool { return mark == nil || mark[n] == s.gen }
+	// pass says whether doc n matches: the filters keep it (marked cand), and it holds every
+	// phrase, checked once (it reads the doc's terms in order: a cache miss or more per doc)
+	// and remembered in the marks. It is asked only for the docs that could change maxText
+	// or enter the heap: of the tens of thousands of docs holding a phrase's terms, a few
+	// hundred.
+	cand := s.gen
+	holds, lacks := s.next(), s.next()
+	pass := func(n int32) bool {
+		if mark == nil {
+			return true
+		}
+		switch mark[n] {
+		case cand:
+			if len(matchers) > 0 && !x.docs[n].hasPhrases(matchers) {
+				mark[n] = lacks
+				return false
+			}
+			mark[n] = holds
+			return true
+		case holds:
+			return true
+		}
+		return false
+	}
 	// With many matches, reading the scores in doc order beats following touched (the
 	// same matches, in another order: neither max nor the heap depends on it).
 	matches := s.touched
@@ -221,9 +243,12 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 	// would tie every such card at 1, and dividing all by one number keeps the order.
 	maxText, maxStaked := 0.0, 0.0
 	for _, n := range matches {
-		maxText = max(maxText, s.acc[n])
-		if x.staked[n] {
-			maxStaked = max(maxStaked, s.acc[n])
+		a := s.acc[n]
+		if a > maxText && pass(n) {
+			maxText = a
+		}
+		if x.staked[n] && a > maxStaked && pass(n) {
+			maxStaked = a
 		}
 	}
 	if maxStaked > 0 {
@@ -236,7 +261,7 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 			maxSemUnstaked = max(maxSemUnstaked, s.sem[n])
 			continue
 		}
-		if s.acc[n] == 0 && s.sem[n] > 0 && match(n) {
+		if s.acc[n] == 0 && s.sem[n] > 0 && pass(n) {
 			semOnly = append(semOnly, n)
 		}
 	}
@@ -266,7 +291,14 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 	top := s.top[:0]
 	for _, n := range matches {
 		r := rel(n)
-		top = x.pushTop(top, ranked{r * x.factors[n], r, n}, opt.Limit)
+		m := ranked{r * x.factors[n], r, n}
+		if len(top) == opt.Limit && (m.score < top[0].score || x.compareRanked(m, top[0]) >= 0) {
+			continue // not better than the worst kept (pushTop's test, before pass's)
+		}
+		if len(matchers) > 0 && !pass(n) {
+			continue
+		}
+		top = x.pushTop(top, m, opt.Limit)
 	}
 	for _, n := range semOnly {
 		r := rel(n)
