@@ -70,5 +70,5 @@ func (x *Index) searchStaked(q Query, opt Options) ([]Hit, bool) {
 	size := len(x.docs)
 	s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
 	s.sem, s.semIn, s.keep = make([]float64, size), make([]bool, size), make([]uint32, size)
-	return x.rank(q, opt, s, phrases, filter, tierStaked)
+	return x.rank(q, &opt, s, phrases, filter, tierStaked, nil)
 }

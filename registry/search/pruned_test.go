@@ -83,7 +83,8 @@ func randomQuery(rng *rand.Rand) string {
 // TestPrunedIsExhaustive checks Search against searchExhaustive, which scores every match
 // in full, on random corpora (staked and unstaked cards, equal texts, equal stakes, cards
 // deleted and put again, no staked card at all) and random queries (words, prefixes,
-// phrases, capabilities, semantic scores with and without SemanticOf, limits from 1 to
+// phrases, capabilities, semantic scores with and without SemanticOf, given at once or
+// through SemanticLater, limits from 1 to
 // past the matches): the same hits, in the same order, with the same bits.
 func TestPrunedIsExhaustive(t *testing.T) {
 	defer func(n int, share float64) { pruneMinPostings, pruneShare = n, share }(pruneMinPostings, pruneShare)
@@ -148,6 +149,11 @@ func TestPrunedIsExhaustive(t *testing.T) {
 				}
 			}
 			want := x.searchExhaustive(q, opt)
+			if opt.Semantic != nil && rng.IntN(2) == 0 { // the same scores, given while Search scores text
+				sem, of := opt.Semantic, opt.SemanticOf
+				opt.Semantic, opt.SemanticOf = nil, nil
+				opt.SemanticLater = func() (map[int64]float64, func(int64) float64) { return sem, of }
+			}
 			got := x.Search(q, opt)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("round %d query %d %q %+v (-exhaustive +Search):\n%s", round, qi, text, opt, diff)

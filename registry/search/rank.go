@@ -24,6 +24,12 @@ type Options struct {
 	// scores of Semantic alone, so that every card handed back is scored the same way;
 	// without it such a match's semantic score is 0.
 	SemanticOf func(id int64) float64
+	// SemanticLater, when set (Semantic nil), gives Semantic and SemanticOf: Search calls it
+	// once, on a goroutine of its own, while it scores the staked cards' text (the stake
+	// tier, which needs no semantic score), and waits for it before ranking. It is not
+	// called when Search returns before scoring anything (Limit 0, no text, a phrase or a
+	// capability no card has). It must not wait for a write to the index.
+	SemanticLater func() (map[int64]float64, func(id int64) float64)
 }
 
 // Hit is a card found, best first.
@@ -100,17 +106,33 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	if len(s.keep) < len(x.docs) {
 		s.keep, s.keepGen = make([]uint32, len(s.acc)), 0
 	}
+	var await func(*Options)
+	if later := opt.SemanticLater; later != nil && opt.Semantic == nil {
+		opt.SemanticLater = nil
+		done := make(chan struct{})
+		var sem map[int64]float64
+		var of func(int64) float64
+		go func() {
+			defer close(done)
+			sem, of = later()
+		}()
+		defer func() { <-done }() // owned: waited for on every return
+		await = func(o *Options) {
+			<-done
+			o.Semantic, o.SemanticOf = sem, of
+		}
+	}
 	// The staked cards alone first, then pruned; when a tier cannot prove its answer the
 	// whole one's, the same ranking again with more scored, at last every clause in full.
 	if x.unstaked > 0 && x.live-x.unstaked >= opt.Limit {
-		if hits, ok := x.rank(q, opt, s, phrases, filter, tierStaked); ok {
+		if hits, ok := x.rank(q, &opt, s, phrases, filter, tierStaked, await); ok {
 			return hits
 		}
 	}
-	if hits, ok := x.rank(q, opt, s, phrases, filter, tierPruned); ok {
+	if hits, ok := x.rank(q, &opt, s, phrases, filter, tierPruned, await); ok {
 		return hits
 	}
-	hits, _ := x.rank(q, opt, s, phrases, filter, tierAll)
+	hits, _ := x.rank(q, &opt, s, phrases, filter, tierAll, await)
 	return hits
 }
 
@@ -129,7 +151,10 @@ const (
 
 // rank is Search past its checks, under x.mu (read), with a scratch whose per-doc arrays are
 // zero, and leaves them so. It scores what t says, and says false (having ranked nothing)
-// when it cannot prove its answer the whole one's (tierAll always can).
+// when it cannot prove its answer the whole one's (tierAll always can). await, when set,
+// waits for opt's semantic scores (Options.SemanticLater) and sets them in opt: the stake
+// tier calls it once it has scored the text, the others before (pruning scores the docs
+// with a semantic score in full).
 //
 // The stake tier: an unstaked card's score is UnstakedFactor × its relevance, and its text
 // is under the sum of the clauses' bounds (ub, accumulate), so its relevance is under
@@ -140,7 +165,7 @@ const (
 // answer. Staked postings come first in every term's (termEntry), and capability lists by
 // stake, so this tier reads the staked cards' postings only: a tenth of them in a registry
 // where a tenth of the cards is staked.
-func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter []int32, t tier) ([]Hit, bool) {
+func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filter []int32, t tier, await func(*Options)) ([]Hit, bool) {
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
 	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
 	if s.gen > math.MaxUint32-2*MaxQueryTerms {
@@ -191,16 +216,29 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 	}
 	// opt.Semantic by doc number, read once per match below (a map lookup per match would
 	// cost more than the rest of the scoring of a broad query); before the text, whose
-	// pruning scores these docs in full.
-	if opt.Semantic != nil {
-		for id, sem := range opt.Semantic {
-			if n, ok := x.byID[id]; ok {
-				s.sem[n], s.semIn[n] = sem, true
-				s.semDocs = append(s.semDocs, n)
+	// pruning scores these docs in full, except in the stake tier, which scores every
+	// staked doc's text and reads the semantic scores only to rank.
+	semantic := func() {
+		if await != nil {
+			await(opt)
+		}
+		if opt.Semantic != nil {
+			for id, sem := range opt.Semantic {
+				if n, ok := x.byID[id]; ok {
+					s.sem[n], s.semIn[n] = sem, true
+					s.semDocs = append(s.semDocs, n)
+				}
 			}
 		}
 	}
-	pr := x.accumulate(q, s, mark, t)
+	var pr pruning
+	if t == tierStaked {
+		pr = x.accumulate(q, s, mark, t)
+		semantic()
+	} else {
+		semantic()
+		pr = x.accumulate(q, s, mark, t)
+	}
 	// pass says whether doc n matches: the filters keep it (marked cand), and it holds every
 	// phrase, checked once (it reads the doc's terms in order: a cache miss or more per doc)
 	// and remembered in the marks. It is asked only for the docs that could change maxText
@@ -304,7 +342,7 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 		r := rel(n)
 		top = x.pushTop(top, ranked{r * x.factors[n], r, n}, opt.Limit)
 	}
-	if t == tierStaked && !provenStaked(pr, top, opt, maxStaked, maxSemUnstaked) || pr.pruned && !x.proven(pr, top, opt.Limit, maxText, maxStaked) {
+	if t == tierStaked && !provenStaked(pr, top, *opt, maxStaked, maxSemUnstaked) || pr.pruned && !x.proven(pr, top, opt.Limit, maxText, maxStaked) {
 		x.reset(s)
 		for _, n := range s.semDocs {
 			s.sem[n], s.semIn[n] = 0, false
