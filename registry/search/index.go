@@ -43,14 +43,21 @@ const (
 	// pruneMargin is the relative margin of every bound a pruned search compares (far
 	// above rounding).
 	pruneMargin = 1e-9
+	// maxTextParts bounds the parts a search's scoring is split in (parallelPostings).
+	maxTextParts = 4
 )
 
 // A search leaves out the clauses whose bounds sum to under 1/pruneShare of the largest
 // clause's (accumulate), when they hold pruneMinPostings postings or more. Variables for
 // the tests, which prune small corpora and prune hard to reach every check of proven.
+//
+// A search's scoring is split over the CPUs when its clauses hold parallelPostings postings
+// or more: below, a goroutine costs more than it saves. A variable for the tests, which
+// split small corpora.
 var (
 	pruneShare       = 32.0
 	pruneMinPostings = 4096
+	parallelPostings = 1 << 17
 )
 
 // The fields of a card, and what a match in each weighs (BM25F).

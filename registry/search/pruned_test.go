@@ -84,10 +84,12 @@ func randomQuery(rng *rand.Rand) string {
 // in full, on random corpora (staked and unstaked cards, equal texts, equal stakes, cards
 // deleted and put again, no staked card at all) and random queries (words, prefixes,
 // phrases, capabilities, semantic scores with and without SemanticOf, given at once or
-// through SemanticLater, limits from 1 to
+// through SemanticLater, scoring in one part or split over the CPUs, limits from 1 to
 // past the matches): the same hits, in the same order, with the same bits.
 func TestPrunedIsExhaustive(t *testing.T) {
-	defer func(n int, share float64) { pruneMinPostings, pruneShare = n, share }(pruneMinPostings, pruneShare)
+	defer func(n int, share float64, par int) {
+		pruneMinPostings, pruneShare, parallelPostings = n, share, par
+	}(pruneMinPostings, pruneShare, parallelPostings)
 	rng := rand.New(rand.NewPCG(41, 2))
 	rounds := 40
 	if testing.Short() {
@@ -96,6 +98,7 @@ func TestPrunedIsExhaustive(t *testing.T) {
 	for round := range rounds {
 		pruneMinPostings = []int{0, 1, 100}[round%3]
 		pruneShare = []float64{32, 32, 4, 1.5, 1}[round%5]
+		parallelPostings = []int{1 << 17, 0, 50}[(round/3)%3] // split in parts: the same bits
 		x := New()
 		n := 50 + rng.IntN(3000)
 		stakedShare := []int{0, 1, 10, 50, 100}[rng.IntN(5)]

@@ -2,8 +2,10 @@ package search
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Options narrow and shape a search.
@@ -63,7 +65,11 @@ type scratch struct {
 	keepGen uint32
 	top     []ranked
 	norms   [numFields][]float64 // by field length: bm25's length normalization, this query's
+	parts   []partScratch        // the lists of accumulate's parts past the first
 }
+
+// partScratch is what one part of accumulate's scoring lists.
+type partScratch struct{ touched, cand []int32 }
 
 // ranked is a match in the top-k heap.
 type ranked struct {
@@ -579,52 +585,89 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier) pruning {
 			clear(left)
 		}
 	}
-	for ci, c := range clauses {
-		if len(c.members) == 0 {
-			continue
-		}
-		scale := scales[ci]
-		// skip says whether a posting's doc is not scored: the filters drop it, or this
-		// clause is left out of a pruned search and the doc is an unstaked card the other
-		// clauses do not bring.
-		skip := func(d int32) bool {
-			return mark != nil && mark[d] != s.gen || left[ci] && s.keep[d] != s.keepGen && !x.staked[d]
-		}
-		if len(c.members) == 1 { // no sum to stage: straight into acc (the same bits)
-			m := c.members[0]
-			for _, p := range x.postings(m.term, t) {
-				if skip(p.doc) {
-					continue
-				}
-				tf := float64(m.weight * x.fieldTF(p, &s.norms))
-				if s.acc[p.doc] == 0 {
-					s.touched = append(s.touched, p.doc)
-				}
-				s.acc[p.doc] += float64(scale*tf) / (K1 + tf)
-			}
-			continue
-		}
-		cand := s.cand[:0]
+	// The scoring, clause by clause, in parts by doc number when the clauses hold
+	// parallelPostings postings or more: each part reads every posting and scores the docs of
+	// its range, adding each doc's clauses in the same order as one part would (the same
+	// bits), on a goroutine of its own, waited for here.
+	total := 0
+	for _, c := range clauses {
 		for _, m := range c.members {
-			for _, p := range x.postings(m.term, t) {
-				if skip(p.doc) {
-					continue
+			total += len(x.postings(m.term, t))
+		}
+	}
+	parts := 1
+	if total >= parallelPostings {
+		parts = max(1, min(runtime.GOMAXPROCS(0), maxTextParts))
+	}
+	scorePart := func(lo, hi int32, touched, cand []int32) ([]int32, []int32) {
+		for ci, c := range clauses {
+			if len(c.members) == 0 {
+				continue
+			}
+			scale := scales[ci]
+			// skip says whether a posting's doc is not scored: another part's, the filters
+			// drop it, or this clause is left out of a pruned search and the doc is an
+			// unstaked card the other clauses do not bring.
+			skip := func(d int32) bool {
+				return d < lo || d >= hi || mark != nil && mark[d] != s.gen || left[ci] && s.keep[d] != s.keepGen && !x.staked[d]
+			}
+			if len(c.members) == 1 { // no sum to stage: straight into acc (the same bits)
+				m := c.members[0]
+				for _, p := range x.postings(m.term, t) {
+					if skip(p.doc) {
+						continue
+					}
+					tf := float64(m.weight * x.fieldTF(p, &s.norms))
+					if s.acc[p.doc] == 0 {
+						touched = append(touched, p.doc)
+					}
+					s.acc[p.doc] += float64(scale*tf) / (K1 + tf)
 				}
-				if s.tf[p.doc] == 0 {
-					cand = append(cand, p.doc)
+				continue
+			}
+			cand = cand[:0]
+			for _, m := range c.members {
+				for _, p := range x.postings(m.term, t) {
+					if skip(p.doc) {
+						continue
+					}
+					if s.tf[p.doc] == 0 {
+						cand = append(cand, p.doc)
+					}
+					s.tf[p.doc] += float64(m.weight * x.fieldTF(p, &s.norms))
 				}
-				s.tf[p.doc] += float64(m.weight * x.fieldTF(p, &s.norms))
+			}
+			for _, d := range cand {
+				tf := s.tf[d]
+				s.tf[d] = 0
+				if s.acc[d] == 0 {
+					touched = append(touched, d)
+				}
+				s.acc[d] += float64(scale*tf) / (K1 + tf)
 			}
 		}
-		for _, d := range cand {
-			tf := s.tf[d]
-			s.tf[d] = 0
-			if s.acc[d] == 0 {
-				s.touched = append(s.touched, d)
-			}
-			s.acc[d] += float64(scale*tf) / (K1 + tf)
-		}
-		s.cand = cand[:0]
+		return touched, cand[:0]
+	}
+	if parts == 1 {
+		s.touched, s.cand = scorePart(0, math.MaxInt32, s.touched, s.cand)
+		return pr
+	}
+	for len(s.parts) < parts {
+		s.parts = append(s.parts, partScratch{})
+	}
+	docs := int32(len(x.docs))
+	var wg sync.WaitGroup
+	for i := 1; i < parts; i++ {
+		wg.Go(func() {
+			ps := &s.parts[i]
+			ps.touched, ps.cand = scorePart(docs*int32(i)/int32(parts), docs*int32(i+1)/int32(parts), ps.touched[:0], ps.cand)
+		})
+	}
+	s.touched, s.cand = scorePart(0, docs/int32(parts), s.touched, s.cand)
+	wg.Wait()
+	for i := 1; i < parts; i++ {
+		s.touched = append(s.touched, s.parts[i].touched...)
+		s.parts[i].touched = s.parts[i].touched[:0]
 	}
 	return pr
 }
