@@ -130,7 +130,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	}
 	// The staked cards alone first, then pruned; when a tier cannot prove its answer the
 	// whole one's, the same ranking again with more scored, at last every clause in full.
-	if x.unstaked > 0 && x.live-x.unstaked >= opt.Limit {
+	if x.unstaked > 0 && x.live-x.unstaked >= opt.Limit && x.stakedMayMatch(phrases, filter) {
 		if hits, ok := x.rank(q, &opt, s, phrases, filter, tierStaked, await); ok {
 			return hits
 		}
@@ -140,6 +140,23 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	}
 	hits, _ := x.rank(q, &opt, s, phrases, filter, tierAll, await)
 	return hits
+}
+
+// stakedMayMatch says whether a staked card may pass the filters: none does when the
+// capability's list (by stake) starts with an unstaked card or a phrase has a term no staked
+// card holds, and the stake tier would then prove nothing.
+func (x *Index) stakedMayMatch(phrases [][]int32, filter []int32) bool {
+	if filter != nil && !x.staked[filter[0]] {
+		return false
+	}
+	for _, p := range phrases {
+		for _, t := range p {
+			if x.terms[t].stakedDF == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // tier is how much of the index a ranking scores.
