@@ -27,8 +27,9 @@ type Options struct {
 	// without it such a match's semantic score is 0.
 	SemanticOf func(id int64) float64
 	// SemanticLater, when set (Semantic nil), gives Semantic and SemanticOf: Search calls it
-	// once, on a goroutine of its own, while it scores the staked cards' text (the stake
-	// tier, which needs no semantic score), and waits for it before ranking. It is not
+	// once, on a goroutine of its own, while it scores text (which needs no semantic score
+	// unless it prunes: pruning scores the cards with one in full), and waits for it
+	// before ranking, or before pruning. It is not
 	// called when Search returns before scoring anything (Limit 0, no text, a phrase or a
 	// capability no card has). It must not wait for a write to the index.
 	SemanticLater func() (map[int64]float64, func(id int64) float64)
@@ -175,8 +176,8 @@ const (
 // rank is Search past its checks, under x.mu (read), with a scratch whose per-doc arrays are
 // zero, and leaves them so. It scores what t says, and says false (having ranked nothing)
 // when it cannot prove its answer the whole one's (tierAll always can). await, when set,
-// waits for opt's semantic scores (Options.SemanticLater) and sets them in opt: the stake
-// tier calls it once it has scored the text, the others before (pruning scores the docs
+// waits for opt's semantic scores (Options.SemanticLater) and sets them in opt: rank calls
+// it once the text is scored, or accumulate once it knows it prunes (pruning scores the docs
 // with a semantic score in full).
 //
 // The stake tier: an unstaked card's score is UnstakedFactor × its relevance, and its text
@@ -238,10 +239,15 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 		mark = s.mark
 	}
 	// opt.Semantic by doc number, read once per match below (a map lookup per match would
-	// cost more than the rest of the scoring of a broad query); before the text, whose
-	// pruning scores these docs in full, except in the stake tier, which scores every
-	// staked doc's text and reads the semantic scores only to rank.
+	// cost more than the rest of the scoring of a broad query), once: by accumulate when it
+	// prunes (it scores these docs in full), else after it (while it scores, opt's semantic
+	// scores may still be on their way: Options.SemanticLater).
+	asked := false
 	semantic := func() {
+		if asked {
+			return
+		}
+		asked = true
 		if await != nil {
 			await(opt)
 		}
@@ -254,14 +260,8 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 			}
 		}
 	}
-	var pr pruning
-	if t == tierStaked {
-		pr = x.accumulate(q, s, mark, t)
-		semantic()
-	} else {
-		semantic()
-		pr = x.accumulate(q, s, mark, t)
-	}
+	pr := x.accumulate(q, s, mark, t, semantic)
+	semantic()
 	// pass says whether doc n matches: the filters keep it (marked cand), and it holds every
 	// phrase, checked once (it reads the doc's terms in order: a cache miss or more per doc)
 	// and remembered in the marks. It is asked only for the docs that could change maxText
@@ -458,7 +458,7 @@ func (x *Index) reset(s *scratch) {
 // those clauses, saying how much text they could have. Every staked match is scored, so the
 // best staked text is the whole search's; Search checks that no card left out could have
 // been among the best (proven) and computes the whole answer when it cannot.
-func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier) pruning {
+func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic func()) pruning {
 	type member struct {
 		term   int32
 		weight float64
@@ -595,6 +595,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier) pruning {
 					}
 				}
 			}
+			semantic() // s.semDocs
 			for _, d := range s.semDocs {
 				s.keep[d] = s.keepGen
 			}
