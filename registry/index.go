@@ -784,7 +784,7 @@ func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, erro
 		asked bool
 	)
 	if iq.semantic != nil {
-		// The semantic side runs while the index scores the staked cards' text
+		// The semantic side runs while the index scores the text
 		// (search.Options.SemanticLater); the index asks for it once, and waits for it.
 		opt.SemanticLater = func() (map[int64]float64, func(int64) float64) {
 			var of func(int64) float64
