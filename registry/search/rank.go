@@ -260,7 +260,8 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 			}
 		}
 	}
-	pr := x.accumulate(q, s, mark, t, semantic)
+	pending := func() bool { return await != nil && !asked }
+	pr := x.accumulate(q, s, mark, t, semantic, pending)
 	semantic()
 	// pass says whether doc n matches: the filters keep it (marked cand), and it holds every
 	// phrase, checked once (it reads the doc's terms in order: a cache miss or more per doc)
@@ -458,7 +459,7 @@ func (x *Index) reset(s *scratch) {
 // those clauses, saying how much text they could have. Every staked match is scored, so the
 // best staked text is the whole search's; Search checks that no card left out could have
 // been among the best (proven) and computes the whole answer when it cannot.
-func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic func()) pruning {
+func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic func(), pending func() bool) pruning {
 	type member struct {
 		term   int32
 		weight float64
@@ -606,7 +607,8 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic 
 	// The scoring, clause by clause, in parts by doc number when the clauses hold
 	// parallelPostings postings or more: each part reads every posting and scores the docs of
 	// its range, adding each doc's clauses in the same order as one part would (the same
-	// bits), on a goroutine of its own, waited for here.
+	// bits), on a goroutine of its own, waited for here. Not while the semantic scan runs
+	// beside it (pending: it takes the CPUs already), where parts would only add work.
 	total := 0
 	for _, c := range clauses {
 		for _, m := range c.members {
@@ -614,7 +616,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic 
 		}
 	}
 	parts := 1
-	if total >= parallelPostings {
+	if total >= parallelPostings && !pending() {
 		parts = max(1, min(runtime.GOMAXPROCS(0), maxTextParts))
 	}
 	scorePart := func(lo, hi int32, touched, cand []int32) ([]int32, []int32) {
