@@ -28,10 +28,10 @@ type Options struct {
 	SemanticOf func(id int64) float64
 	// SemanticLater, when set (Semantic nil), gives Semantic and SemanticOf: Search calls it
 	// once, on a goroutine of its own, while it scores text (which needs no semantic score
-	// unless it prunes: pruning scores the cards with one in full), and waits for it
-	// before ranking, or before pruning. It is not
-	// called when Search returns before scoring anything (Limit 0, no text, a phrase or a
-	// capability no card has). It must not wait for a write to the index.
+	// unless it prunes: pruning scores the cards with one in full), and waits for it before
+	// ranking, or before pruning. It is not called when Search returns before scoring
+	// anything (Limit 0, no text, a phrase or a capability no card has). It must not wait
+	// for a write to the index.
 	SemanticLater func() (map[int64]float64, func(id int64) float64)
 }
 
@@ -191,7 +191,8 @@ const (
 // where a tenth of the cards is staked.
 func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filter []int32, t tier, await func(*Options)) ([]Hit, bool) {
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
-	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
+	// search takes at most 3 + MaxQueryTerms generations (pass's two): they never wrap
+	// within one.
 	if s.gen > math.MaxUint32-2*MaxQueryTerms {
 		clear(s.mark)
 		s.gen = 0
