@@ -779,13 +779,29 @@ func (r *Registry) indexQueryOf(q Query) (*indexQuery, ReputationReader, error) 
 // indexHits is the index's answer to iq, computed, as a kept answer would hold it.
 func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, error) {
 	opt := iq.opt
+	var (
+		sem   map[int64]float64
+		semOf func(int64) float64
+		err   error
+		asked bool
+	)
 	if iq.semantic != nil {
-		var err error
-		if opt.Semantic, opt.SemanticOf, err = iq.semantic(ctx, iq.key.text); err != nil {
-			return nil, fmt.Errorf("registry: search: %w", err)
+		// The semantic side runs while the index scores the text
+		// (search.Options.SemanticLater); the index asks for it once, and waits for it.
+		opt.SemanticLater = func() (map[int64]float64, func(int64) float64) {
+			sem, semOf, err = iq.semantic(ctx, iq.key.text)
+			asked = true
+			return sem, semOf
 		}
 	}
-	return newAnswer(r.index, iq.key, iq.pq, r.index.Search(iq.pq, opt), opt.Semantic, opt.SemanticOf), nil
+	hits := r.index.Search(iq.pq, opt)
+	if iq.semantic != nil && !asked { // an answer without scoring still keeps its semantic side
+		sem, semOf, err = iq.semantic(ctx, iq.key.text)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("registry: search: %w", err)
+	}
+	return newAnswer(r.index, iq.key, iq.pq, hits, sem, semOf), nil
 }
 
 // hitWeights reads the reputation weight of each hit, in order.

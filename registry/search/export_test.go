@@ -2,6 +2,8 @@ package search
 
 // Accessors for the tests: sizes of the index's inner tables.
 
+import "fmt"
+
 // sizes are the lengths of the dictionary, the live term table (terms not on the free list)
 // and the prefix table's lists summed.
 func (x *Index) sizes() (dict, terms, prefixes int) {
@@ -25,4 +27,48 @@ func (x *Index) capKeys() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	return len(x.caps)
+}
+
+// postingsOrder says what is wrong with the postings' order, if anything: every term's
+// staked postings first (stakedDF of them), and every doc's docTerm at its posting.
+func (x *Index) postingsOrder() string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	for id, te := range x.terms {
+		for i, p := range te.postings {
+			if x.staked[p.doc] != (i < int(te.stakedDF)) {
+				return fmt.Sprintf("term %q: posting %d of doc %d staked %v, stakedDF %d", te.text, i, p.doc, x.staked[p.doc], te.stakedDF)
+			}
+		}
+		_ = id
+	}
+	for n, e := range x.docs {
+		for _, dt := range e.terms {
+			if ps := x.terms[dt.term].postings; int(dt.pos) >= len(ps) || ps[dt.pos].doc != int32(n) {
+				return fmt.Sprintf("doc %d: term %d's posting not at %d", n, dt.term, dt.pos)
+			}
+		}
+	}
+	return ""
+}
+
+// searchStaked is Search's stake tier alone: its answer, and whether it proved it.
+func (x *Index) searchStaked(q Query, opt Options) ([]Hit, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	phrases, ok := x.phraseIDs(q)
+	if !ok {
+		return nil, false
+	}
+	var filter []int32
+	if opt.Capability != "" {
+		if filter = x.caps[opt.Capability]; len(filter) == 0 {
+			return nil, false
+		}
+	}
+	s := &scratch{}
+	size := len(x.docs)
+	s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
+	s.sem, s.semIn, s.keep = make([]float64, size), make([]bool, size), make([]uint32, size)
+	return x.rank(q, &opt, s, phrases, filter, tierStaked, nil)
 }

@@ -43,14 +43,21 @@ const (
 	// pruneMargin is the relative margin of every bound a pruned search compares (far
 	// above rounding).
 	pruneMargin = 1e-9
+	// maxTextParts bounds the parts a search's scoring is split in (parallelPostings).
+	maxTextParts = 4
 )
 
 // A search leaves out the clauses whose bounds sum to under 1/pruneShare of the largest
 // clause's (accumulate), when they hold pruneMinPostings postings or more. Variables for
 // the tests, which prune small corpora and prune hard to reach every check of proven.
+//
+// A search's scoring is split over the CPUs when its clauses hold parallelPostings postings
+// or more: below, a goroutine costs more than it saves. A variable for the tests, which
+// split small corpora.
 var (
 	pruneShare       = 32.0
 	pruneMinPostings = 4096
+	parallelPostings = 1 << 17
 )
 
 // The fields of a card, and what a match in each weighs (BM25F).
@@ -111,9 +118,11 @@ type Index struct {
 }
 
 type termEntry struct {
-	text     string
-	postings []posting // unordered; len is the document frequency
-	stakedDF int32     // the staked cards among the postings
+	text string
+	// postings are the staked cards' first (postings[:stakedDF], the stake tier of a search
+	// reads them alone), otherwise unordered; len is the document frequency.
+	postings []posting
+	stakedDF int32 // the staked cards among the postings
 }
 
 type posting struct {
@@ -319,11 +328,20 @@ func (x *Index) add(id int64, d *Doc) int32 {
 			p.tf[all[j].field] = min(p.tf[all[j].field]+1, 1<<16-1)
 		}
 		te := &x.terms[all[i].term]
-		e.terms = append(e.terms, docTerm{term: all[i].term, pos: int32(len(te.postings))})
+		pos := int32(len(te.postings))
 		te.postings = append(te.postings, p)
 		if e.staked {
+			// Staked postings come first (termEntry): the first unstaked one, if any, moves
+			// to the end.
+			if first := te.stakedDF; first != pos {
+				moved := te.postings[first]
+				te.postings[first], te.postings[pos] = p, moved
+				x.setPos(moved.doc, all[i].term, pos)
+				pos = first
+			}
 			te.stakedDF++
 		}
+		e.terms = append(e.terms, docTerm{term: all[i].term, pos: pos})
 		i = j
 	}
 	x.docs[n] = e
@@ -464,17 +482,21 @@ func (x *Index) delete(id int64) {
 		}
 	}
 	for _, dt := range e.terms {
-		if e.staked {
-			x.terms[dt.term].stakedDF--
-		}
 		ps := x.terms[dt.term].postings
-		last := int32(len(ps) - 1)
-		if dt.pos != last {
-			moved := ps[last]
-			ps[dt.pos] = moved
-			mt := x.docs[moved.doc].terms
-			i, _ := slices.BinarySearchFunc(mt, dt.term, func(e docTerm, t int32) int { return int(e.term) - int(t) })
-			mt[i].pos = dt.pos
+		last, hole := int32(len(ps)-1), dt.pos
+		if e.staked {
+			// The last staked posting fills the hole, so that the staked ones stay first,
+			// and the last posting fills its place.
+			x.terms[dt.term].stakedDF--
+			if sd := x.terms[dt.term].stakedDF; hole != sd {
+				ps[hole] = ps[sd]
+				x.setPos(ps[hole].doc, dt.term, hole)
+				hole = sd
+			}
+		}
+		if hole != last {
+			ps[hole] = ps[last]
+			x.setPos(ps[hole].doc, dt.term, hole)
 		}
 		switch ps = ps[:last]; {
 		case len(ps) == 0:
@@ -503,6 +525,13 @@ func (x *Index) delete(id int64) {
 	x.free = append(x.free, n)
 	delete(x.byID, id)
 	x.live--
+}
+
+// setPos records that doc's posting of term sits at pos in the term's postings.
+func (x *Index) setPos(doc, term, pos int32) {
+	mt := x.docs[doc].terms
+	i, _ := slices.BinarySearchFunc(mt, term, func(e docTerm, t int32) int { return int(e.term) - int(t) })
+	mt[i].pos = pos
 }
 
 // hasPhrases says whether the doc holds every phrase.

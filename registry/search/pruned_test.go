@@ -83,10 +83,13 @@ func randomQuery(rng *rand.Rand) string {
 // TestPrunedIsExhaustive checks Search against searchExhaustive, which scores every match
 // in full, on random corpora (staked and unstaked cards, equal texts, equal stakes, cards
 // deleted and put again, no staked card at all) and random queries (words, prefixes,
-// phrases, capabilities, semantic scores with and without SemanticOf, limits from 1 to
+// phrases, capabilities, semantic scores with and without SemanticOf, given at once or
+// through SemanticLater, scoring in one part or split over the CPUs, limits from 1 to
 // past the matches): the same hits, in the same order, with the same bits.
 func TestPrunedIsExhaustive(t *testing.T) {
-	defer func(n int, share float64) { pruneMinPostings, pruneShare = n, share }(pruneMinPostings, pruneShare)
+	defer func(n int, share float64, par int) {
+		pruneMinPostings, pruneShare, parallelPostings = n, share, par
+	}(pruneMinPostings, pruneShare, parallelPostings)
 	rng := rand.New(rand.NewPCG(41, 2))
 	rounds := 40
 	if testing.Short() {
@@ -95,6 +98,7 @@ func TestPrunedIsExhaustive(t *testing.T) {
 	for round := range rounds {
 		pruneMinPostings = []int{0, 1, 100}[round%3]
 		pruneShare = []float64{32, 32, 4, 1.5, 1}[round%5]
+		parallelPostings = []int{1 << 17, 0, 50}[(round/3)%3] // split in parts: the same bits
 		x := New()
 		n := 50 + rng.IntN(3000)
 		stakedShare := []int{0, 1, 10, 50, 100}[rng.IntN(5)]
@@ -122,6 +126,9 @@ func TestPrunedIsExhaustive(t *testing.T) {
 				x.Put(int64(i+1), docs[i])
 			}
 		}
+		if msg := x.postingsOrder(); msg != "" {
+			t.Fatalf("round %d: %s", round, msg)
+		}
 		for qi := range 60 {
 			text := randomQuery(rng)
 			q, err := ParseQuery(text)
@@ -145,6 +152,11 @@ func TestPrunedIsExhaustive(t *testing.T) {
 				}
 			}
 			want := x.searchExhaustive(q, opt)
+			if opt.Semantic != nil && rng.IntN(2) == 0 { // the same scores, given while Search scores text
+				sem, of := opt.Semantic, opt.SemanticOf
+				opt.Semantic, opt.SemanticOf = nil, nil
+				opt.SemanticLater = func() (map[int64]float64, func(int64) float64) { return sem, of }
+			}
 			got := x.Search(q, opt)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("round %d query %d %q %+v (-exhaustive +Search):\n%s", round, qi, text, opt, diff)

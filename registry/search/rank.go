@@ -2,8 +2,10 @@ package search
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Options narrow and shape a search.
@@ -24,6 +26,13 @@ type Options struct {
 	// scores of Semantic alone, so that every card handed back is scored the same way;
 	// without it such a match's semantic score is 0.
 	SemanticOf func(id int64) float64
+	// SemanticLater, when set (Semantic nil), gives Semantic and SemanticOf: Search calls it
+	// once, on a goroutine of its own, while it scores text (which needs no semantic score
+	// unless it prunes: pruning scores the cards with one in full), and waits for it before
+	// ranking, or before pruning. It is not called when Search returns before scoring
+	// anything (Limit 0, no text, a phrase or a capability no card has). It must not wait
+	// for a write to the index.
+	SemanticLater func() (map[int64]float64, func(id int64) float64)
 }
 
 // Hit is a card found, best first.
@@ -57,7 +66,11 @@ type scratch struct {
 	keepGen uint32
 	top     []ranked
 	norms   [numFields][]float64 // by field length: bm25's length normalization, this query's
+	parts   []partScratch        // the lists of accumulate's parts past the first
 }
+
+// partScratch is what one part of accumulate's scoring lists.
+type partScratch struct{ touched, cand []int32 }
 
 // ranked is a match in the top-k heap.
 type ranked struct {
@@ -100,21 +113,86 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	if len(s.keep) < len(x.docs) {
 		s.keep, s.keepGen = make([]uint32, len(s.acc)), 0
 	}
-	// Pruned first; when pruning cannot prove its answer the whole one's, the same ranking
-	// again with every clause scored in full.
-	if hits, ok := x.rank(q, opt, s, phrases, filter, true); ok {
+	var await func(*Options)
+	if later := opt.SemanticLater; later != nil && opt.Semantic == nil {
+		opt.SemanticLater = nil
+		done := make(chan struct{})
+		var sem map[int64]float64
+		var of func(int64) float64
+		go func() {
+			defer close(done)
+			sem, of = later()
+		}()
+		defer func() { <-done }() // owned: waited for on every return
+		await = func(o *Options) {
+			<-done
+			o.Semantic, o.SemanticOf = sem, of
+		}
+	}
+	// The staked cards alone first, then pruned; when a tier cannot prove its answer the
+	// whole one's, the same ranking again with more scored, at last every clause in full.
+	if x.unstaked > 0 && x.live-x.unstaked >= opt.Limit && x.stakedMayMatch(phrases, filter) {
+		if hits, ok := x.rank(q, &opt, s, phrases, filter, tierStaked, await); ok {
+			return hits
+		}
+	}
+	if hits, ok := x.rank(q, &opt, s, phrases, filter, tierPruned, await); ok {
 		return hits
 	}
-	hits, _ := x.rank(q, opt, s, phrases, filter, false)
+	hits, _ := x.rank(q, &opt, s, phrases, filter, tierAll, await)
 	return hits
 }
 
+// stakedMayMatch says whether a staked card may pass the filters: none does when the
+// capability's list (by stake) starts with an unstaked card or a phrase has a term no staked
+// card holds, and the stake tier would then prove nothing.
+func (x *Index) stakedMayMatch(phrases [][]int32, filter []int32) bool {
+	if filter != nil && !x.staked[filter[0]] {
+		return false
+	}
+	for _, p := range phrases {
+		for _, t := range p {
+			if x.terms[t].stakedDF == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// tier is how much of the index a ranking scores.
+type tier int
+
+const (
+	// tierStaked scores the staked cards alone: the answer is the whole one's when the
+	// worst of the best staked cards out-scores what any unstaked card could (see rank).
+	tierStaked tier = iota
+	// tierPruned leaves out the clauses accumulate may leave out (see accumulate).
+	tierPruned
+	// tierAll scores every match in full.
+	tierAll
+)
+
 // rank is Search past its checks, under x.mu (read), with a scratch whose per-doc arrays are
-// zero, and leaves them so. With prune it leaves out the clauses accumulate may leave out,
-// and says false (having ranked nothing) when it cannot prove its answer the whole one's.
-func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter []int32, prune bool) ([]Hit, bool) {
+// zero, and leaves them so. It scores what t says, and says false (having ranked nothing)
+// when it cannot prove its answer the whole one's (tierAll always can). await, when set,
+// waits for opt's semantic scores (Options.SemanticLater) and sets them in opt: rank calls
+// it once the text is scored, or accumulate once it knows it prunes (pruning scores the docs
+// with a semantic score in full).
+//
+// The stake tier: an unstaked card's score is UnstakedFactor × its relevance, and its text
+// is under the sum of the clauses' bounds (ub, accumulate), so its relevance is under
+// ub/maxText (keyword) or TextShare·ub/maxText + SemanticShare·its semantic score (hybrid).
+// maxText is the best staked match's text, known exactly once every staked match is scored;
+// when the heap of the best staked matches is full and its worst out-scores that bound of
+// every unstaked card, no unstaked card is among the best, and the staked heap is the
+// answer. Staked postings come first in every term's (termEntry), and capability lists by
+// stake, so this tier reads the staked cards' postings only: a tenth of them in a registry
+// where a tenth of the cards is staked.
+func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filter []int32, t tier, await func(*Options)) ([]Hit, bool) {
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
-	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
+	// search takes at most 3 + MaxQueryTerms generations (pass's two): they never wrap
+	// within one.
 	if s.gen > math.MaxUint32-2*MaxQueryTerms {
 		clear(s.mark)
 		s.gen = 0
@@ -123,17 +201,22 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 	if filter != nil {
 		g := s.next()
 		for _, n := range filter {
+			if t == tierStaked && !x.staked[n] {
+				break // the list is by stake: the staked cards first
+			}
 			s.mark[n] = g
 		}
 		mark = s.mark
 	}
+	var matchers []phraseMatcher
 	if len(phrases) > 0 {
-		matchers := make([]phraseMatcher, len(phrases))
+		matchers = make([]phraseMatcher, len(phrases))
 		for i, p := range phrases {
 			matchers[i].reset(p)
 		}
 		// The docs holding every phrase term (intersected through marks, rarest term
-		// first), then those where each phrase holds.
+		// first); whether each phrase holds is checked later, only for the docs that could
+		// be among the best (pass).
 		var terms []int32
 		for _, p := range phrases {
 			for _, t := range p {
@@ -143,15 +226,12 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 			}
 		}
 		slices.SortFunc(terms, func(a, b int32) int { return len(x.terms[a].postings) - len(x.terms[b].postings) })
-		for i, t := range terms {
+		for i, term := range terms {
 			prev := s.gen // read apart: Go does not order a read against a call in one statement
 			g := s.next()
 			first := i == 0 && mark == nil
-			for _, p := range x.terms[t].postings {
+			for _, p := range x.postings(term, t) {
 				if !first && s.mark[p.doc] != prev {
-					continue
-				}
-				if i == len(terms)-1 && !x.docs[p.doc].hasPhrases(matchers) {
 					continue
 				}
 				s.mark[p.doc] = g
@@ -160,18 +240,54 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 		mark = s.mark
 	}
 	// opt.Semantic by doc number, read once per match below (a map lookup per match would
-	// cost more than the rest of the scoring of a broad query); before the text, whose
-	// pruning scores these docs in full.
-	if opt.Semantic != nil {
-		for id, sem := range opt.Semantic {
-			if n, ok := x.byID[id]; ok {
-				s.sem[n], s.semIn[n] = sem, true
-				s.semDocs = append(s.semDocs, n)
+	// cost more than the rest of the scoring of a broad query), once: by accumulate when it
+	// prunes (it scores these docs in full), else after it (while it scores, opt's semantic
+	// scores may still be on their way: Options.SemanticLater).
+	asked := false
+	semantic := func() {
+		if asked {
+			return
+		}
+		asked = true
+		if await != nil {
+			await(opt)
+		}
+		if opt.Semantic != nil {
+			for id, sem := range opt.Semantic {
+				if n, ok := x.byID[id]; ok {
+					s.sem[n], s.semIn[n] = sem, true
+					s.semDocs = append(s.semDocs, n)
+				}
 			}
 		}
 	}
-	pr := x.accumulate(q, s, mark, prune)
-	match := func(n int32) bool { return mark == nil || mark[n] == s.gen }
+	pending := func() bool { return await != nil && !asked }
+	pr := x.accumulate(q, s, mark, t, semantic, pending)
+	semantic()
+	// pass says whether doc n matches: the filters keep it (marked cand), and it holds every
+	// phrase, checked once (it reads the doc's terms in order: a cache miss or more per doc)
+	// and remembered in the marks. It is asked only for the docs that could change maxText
+	// or enter the heap: of the tens of thousands of docs holding a phrase's terms, a few
+	// hundred.
+	cand := s.gen
+	holds, lacks := s.next(), s.next()
+	pass := func(n int32) bool {
+		if mark == nil {
+			return true
+		}
+		switch mark[n] {
+		case cand:
+			if len(matchers) > 0 && !x.docs[n].hasPhrases(matchers) {
+				mark[n] = lacks
+				return false
+			}
+			mark[n] = holds
+			return true
+		case holds:
+			return true
+		}
+		return false
+	}
 	// With many matches, reading the scores in doc order beats following touched (the
 	// same matches, in another order: neither max nor the heap depends on it).
 	matches := s.touched
@@ -190,17 +306,25 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 	// would tie every such card at 1, and dividing all by one number keeps the order.
 	maxText, maxStaked := 0.0, 0.0
 	for _, n := range matches {
-		maxText = max(maxText, s.acc[n])
-		if x.staked[n] {
-			maxStaked = max(maxStaked, s.acc[n])
+		a := s.acc[n]
+		if a > maxText && pass(n) {
+			maxText = a
+		}
+		if x.staked[n] && a > maxStaked && pass(n) {
+			maxStaked = a
 		}
 	}
 	if maxStaked > 0 {
 		maxText = maxStaked
 	}
 	var semOnly []int32
+	maxSemUnstaked := 0.0
 	for _, n := range s.semDocs {
-		if s.acc[n] == 0 && s.sem[n] > 0 && match(n) {
+		if t == tierStaked && !x.staked[n] {
+			maxSemUnstaked = max(maxSemUnstaked, s.sem[n])
+			continue
+		}
+		if s.acc[n] == 0 && s.sem[n] > 0 && pass(n) {
 			semOnly = append(semOnly, n)
 		}
 	}
@@ -230,13 +354,20 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 	top := s.top[:0]
 	for _, n := range matches {
 		r := rel(n)
-		top = x.pushTop(top, ranked{r * x.factors[n], r, n}, opt.Limit)
+		m := ranked{r * x.factors[n], r, n}
+		if len(top) == opt.Limit && (m.score < top[0].score || x.compareRanked(m, top[0]) >= 0) {
+			continue // not better than the worst kept (pushTop's test, before pass's)
+		}
+		if len(matchers) > 0 && !pass(n) {
+			continue
+		}
+		top = x.pushTop(top, m, opt.Limit)
 	}
 	for _, n := range semOnly {
 		r := rel(n)
 		top = x.pushTop(top, ranked{r * x.factors[n], r, n}, opt.Limit)
 	}
-	if pr.pruned && !x.proven(pr, top, opt.Limit, maxText, maxStaked) {
+	if t == tierStaked && !provenStaked(pr, top, *opt, maxStaked, maxSemUnstaked) || pr.pruned && !x.proven(pr, top, opt.Limit, maxText, maxStaked) {
 		x.reset(s)
 		for _, n := range s.semDocs {
 			s.sem[n], s.semIn[n] = 0, false
@@ -262,6 +393,30 @@ func (x *Index) rank(q Query, opt Options, s *scratch, phrases [][]int32, filter
 	}
 	s.top, s.cand, s.semDocs = top[:0], s.cand[:0], s.semDocs[:0]
 	return out, true
+}
+
+// provenStaked says whether the stake tier's answer is the whole one's (see rank): a staked
+// card matches (maxText is then the best staked text, the whole search's), the heap is full,
+// and its worst out-scores the bound of every unstaked card's score, by a margin far above
+// the rounding of the sums, so that no unstaked card can tie either.
+func provenStaked(pr pruning, top []ranked, opt Options, maxStaked, maxSemUnstaked float64) bool {
+	if maxStaked == 0 || len(top) < opt.Limit {
+		return false
+	}
+	rel := pr.ub / maxStaked
+	if opt.Semantic != nil {
+		rel = float64(TextShare*rel) + float64(SemanticShare*maxSemUnstaked)
+	}
+	return top[0].score > UnstakedFactor*rel*(1+pruneMargin)
+}
+
+// postings are term's postings that tier t scores: the staked cards' alone for tierStaked.
+func (x *Index) postings(term int32, t tier) []posting {
+	te := &x.terms[term]
+	if t == tierStaked {
+		return te.postings[:te.stakedDF]
+	}
+	return te.postings
 }
 
 // next starts a new mark generation.
@@ -305,7 +460,7 @@ func (x *Index) reset(s *scratch) {
 // those clauses, saying how much text they could have. Every staked match is scored, so the
 // best staked text is the whole search's; Search checks that no card left out could have
 // been among the best (proven) and computes the whole answer when it cannot.
-func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruning {
+func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic func(), pending func() bool) pruning {
 	type member struct {
 		term   int32
 		weight float64
@@ -386,6 +541,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 		}
 		s.norms[f] = norms
 	}
+	var pr pruning
 	scales := make([]float64, len(clauses))
 	for i, c := range clauses {
 		if len(c.members) == 0 {
@@ -397,11 +553,11 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 			df = max(df, x.df(m.term))
 		}
 		idf := logPortable(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-		scales[i] = idf * (K1 + 1)
+		scales[i] = float64(idf * (K1 + 1))
+		pr.ub += scales[i]
 	}
 	// The clauses left out of pruning (bounds ascending while their sum stays under the
 	// share), if they hold enough postings to be worth it.
-	var pr pruning
 	left := make([]bool, len(clauses))
 	{
 		order := make([]int, 0, len(clauses))
@@ -424,7 +580,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 				postings += len(x.terms[m.term].postings)
 			}
 		}
-		if prune && postings >= pruneMinPostings && postings > 0 {
+		if t == tierPruned && postings >= pruneMinPostings && postings > 0 {
 			pr.pruned, pr.bound = true, sum*(1+pruneMargin)
 			if s.keepGen == math.MaxUint32 {
 				clear(s.keep)
@@ -441,6 +597,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 					}
 				}
 			}
+			semantic() // s.semDocs
 			for _, d := range s.semDocs {
 				s.keep[d] = s.keepGen
 			}
@@ -448,61 +605,101 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, prune bool) pruni
 			clear(left)
 		}
 	}
-	for ci, c := range clauses {
-		if len(c.members) == 0 {
-			continue
-		}
-		scale := scales[ci]
-		// skip says whether a posting's doc is not scored: the filters drop it, or this
-		// clause is left out of a pruned search and the doc is an unstaked card the other
-		// clauses do not bring.
-		skip := func(d int32) bool {
-			return mark != nil && mark[d] != s.gen || left[ci] && s.keep[d] != s.keepGen && !x.staked[d]
-		}
-		if len(c.members) == 1 { // no sum to stage: straight into acc (the same bits)
-			m := c.members[0]
-			for _, p := range x.terms[m.term].postings {
-				if skip(p.doc) {
-					continue
-				}
-				tf := float64(m.weight * x.fieldTF(p, &s.norms))
-				if s.acc[p.doc] == 0 {
-					s.touched = append(s.touched, p.doc)
-				}
-				s.acc[p.doc] += float64(scale*tf) / (K1 + tf)
-			}
-			continue
-		}
-		cand := s.cand[:0]
+	// The scoring, clause by clause, in parts by doc number when the clauses hold
+	// parallelPostings postings or more: each part reads every posting and scores the docs of
+	// its range, adding each doc's clauses in the same order as one part would (the same
+	// bits), on a goroutine of its own, waited for here. Not while the semantic scan runs
+	// beside it (pending: it takes the CPUs already), where parts would only add work.
+	total := 0
+	for _, c := range clauses {
 		for _, m := range c.members {
-			for _, p := range x.terms[m.term].postings {
-				if skip(p.doc) {
-					continue
+			total += len(x.postings(m.term, t))
+		}
+	}
+	parts := 1
+	if total >= parallelPostings && !pending() {
+		parts = max(1, min(runtime.GOMAXPROCS(0), maxTextParts))
+	}
+	scorePart := func(lo, hi int32, touched, cand []int32) ([]int32, []int32) {
+		for ci, c := range clauses {
+			if len(c.members) == 0 {
+				continue
+			}
+			scale := scales[ci]
+			// skip says whether a posting's doc is not scored: another part's, the filters
+			// drop it, or this clause is left out of a pruned search and the doc is an
+			// unstaked card the other clauses do not bring.
+			skip := func(d int32) bool {
+				return d < lo || d >= hi || mark != nil && mark[d] != s.gen || left[ci] && s.keep[d] != s.keepGen && !x.staked[d]
+			}
+			if len(c.members) == 1 { // no sum to stage: straight into acc (the same bits)
+				m := c.members[0]
+				for _, p := range x.postings(m.term, t) {
+					if skip(p.doc) {
+						continue
+					}
+					tf := float64(m.weight * x.fieldTF(p, &s.norms))
+					if s.acc[p.doc] == 0 {
+						touched = append(touched, p.doc)
+					}
+					s.acc[p.doc] += float64(scale*tf) / (K1 + tf)
 				}
-				if s.tf[p.doc] == 0 {
-					cand = append(cand, p.doc)
+				continue
+			}
+			cand = cand[:0]
+			for _, m := range c.members {
+				for _, p := range x.postings(m.term, t) {
+					if skip(p.doc) {
+						continue
+					}
+					if s.tf[p.doc] == 0 {
+						cand = append(cand, p.doc)
+					}
+					s.tf[p.doc] += float64(m.weight * x.fieldTF(p, &s.norms))
 				}
-				s.tf[p.doc] += float64(m.weight * x.fieldTF(p, &s.norms))
+			}
+			for _, d := range cand {
+				tf := s.tf[d]
+				s.tf[d] = 0
+				if s.acc[d] == 0 {
+					touched = append(touched, d)
+				}
+				s.acc[d] += float64(scale*tf) / (K1 + tf)
 			}
 		}
-		for _, d := range cand {
-			tf := s.tf[d]
-			s.tf[d] = 0
-			if s.acc[d] == 0 {
-				s.touched = append(s.touched, d)
-			}
-			s.acc[d] += float64(scale*tf) / (K1 + tf)
-		}
-		s.cand = cand[:0]
+		return touched, cand[:0]
+	}
+	if parts == 1 {
+		s.touched, s.cand = scorePart(0, math.MaxInt32, s.touched, s.cand)
+		return pr
+	}
+	for len(s.parts) < parts {
+		s.parts = append(s.parts, partScratch{})
+	}
+	docs := int32(len(x.docs))
+	var wg sync.WaitGroup
+	for i := 1; i < parts; i++ {
+		wg.Go(func() {
+			ps := &s.parts[i]
+			ps.touched, ps.cand = scorePart(docs*int32(i)/int32(parts), docs*int32(i+1)/int32(parts), ps.touched[:0], ps.cand)
+		})
+	}
+	s.touched, s.cand = scorePart(0, docs/int32(parts), s.touched, s.cand)
+	wg.Wait()
+	for i := 1; i < parts; i++ {
+		s.touched = append(s.touched, s.parts[i].touched...)
+		s.parts[i].touched = s.parts[i].touched[:0]
 	}
 	return pr
 }
 
 // pruning is what a pruned accumulate left out: whether it pruned, and a bound of the text
-// score of any (unstaked) card it left out.
+// score of any (unstaked) card it left out; and ub, the sum of every clause's bound, above
+// any card's text score.
 type pruning struct {
 	pruned bool
 	bound  float64
+	ub     float64
 }
 
 // proven says whether a pruned search's answer is the whole one's: maxText is the whole

@@ -142,7 +142,7 @@ func (x *Index) TextOf(q Query, id int64) (float64, bool) {
 		s.gen = 0
 	}
 	s.mark[n] = s.next()
-	x.accumulate(q, s, s.mark, false)
+	x.accumulate(q, s, s.mark, tierAll, nil, func() bool { return true }) // in full, on this goroutine
 	text := s.acc[n]
 	x.reset(s)
 	return text, true
