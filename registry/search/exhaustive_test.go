@@ -33,10 +33,7 @@ func (x *Index) searchExhaustive(q Query, opt Options) []Hit {
 			return nil
 		}
 	}
-	s, _ := x.scratch.Get().(*scratch)
-	if s == nil {
-		s = &scratch{}
-	}
+	s := x.getScratch()
 	defer x.scratch.Put(s)
 	return x.searchAll(q, opt, s, phrases, filter)
 }
@@ -44,11 +41,6 @@ func (x *Index) searchExhaustive(q Query, opt Options) []Hit {
 // searchAll is searchExhaustive past its checks, under x.mu (read), with a scratch whose
 // per-doc arrays are zero.
 func (x *Index) searchAll(q Query, opt Options, s *scratch, phrases [][]int32, filter []int32) []Hit {
-	if len(s.acc) < len(x.docs) {
-		size := len(x.docs) + len(x.docs)/4
-		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
-		s.sem, s.semIn = make([]float64, size), make([]bool, size)
-	}
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
 	// search takes at most 1 + MaxQueryTerms generations: they never wrap within one.
 	if s.gen > math.MaxUint32-2*MaxQueryTerms {

@@ -52,6 +52,24 @@ type Hit struct {
 	Score float64
 }
 
+// getScratch takes a scratch from x's pool, its per-doc arrays zero and as long as x's docs;
+// the caller puts it back.
+func (x *Index) getScratch() *scratch {
+	s, _ := x.scratch.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	if len(s.acc) < len(x.docs) {
+		size := len(x.docs) + len(x.docs)/4
+		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
+		s.sem, s.semIn = make([]float64, size), make([]bool, size)
+	}
+	if len(s.keep) < len(x.docs) {
+		s.keep, s.keepGen = make([]uint32, len(s.acc)), 0
+	}
+	return s
+}
+
 type scratch struct {
 	acc     []float64 // by doc number; 0 outside a search
 	tf      []float64 // by doc number, one clause's; 0 outside a search
@@ -100,19 +118,8 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 			return nil
 		}
 	}
-	s, _ := x.scratch.Get().(*scratch)
-	if s == nil {
-		s = &scratch{}
-	}
+	s := x.getScratch()
 	defer x.scratch.Put(s)
-	if len(s.acc) < len(x.docs) {
-		size := len(x.docs) + len(x.docs)/4
-		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
-		s.sem, s.semIn = make([]float64, size), make([]bool, size)
-	}
-	if len(s.keep) < len(x.docs) {
-		s.keep, s.keepGen = make([]uint32, len(s.acc)), 0
-	}
 	var await func(*Options)
 	if later := opt.SemanticLater; later != nil && opt.Semantic == nil {
 		opt.SemanticLater = nil

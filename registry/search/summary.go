@@ -124,19 +124,8 @@ func (x *Index) TextOf(q Query, id int64) (float64, bool) {
 	if q.Empty() {
 		return 0, true
 	}
-	s, _ := x.scratch.Get().(*scratch)
-	if s == nil {
-		s = &scratch{}
-	}
+	s := x.getScratch()
 	defer x.scratch.Put(s)
-	if len(s.acc) < len(x.docs) {
-		size := len(x.docs) + len(x.docs)/4
-		s.acc, s.tf, s.mark = make([]float64, size), make([]float64, size), make([]uint32, size)
-		s.sem, s.semIn = make([]float64, size), make([]bool, size)
-	}
-	if len(s.keep) < len(x.docs) {
-		s.keep, s.keepGen = make([]uint32, len(s.acc)), 0
-	}
 	if s.gen > math.MaxUint32-2*MaxQueryTerms {
 		clear(s.mark)
 		s.gen = 0
