@@ -443,40 +443,23 @@ func (x *Index) reset(s *scratch) {
 	s.touched = s.touched[:0]
 }
 
-// accumulate adds each card's BM25F score for q into s.acc. A query's clauses are its terms
-// and its prefixes; a term's clause also holds its aliases (those that are not terms of the
-// query themselves), a prefix's the terms it expands to. A clause counts as one term whose
-// frequency is the weighted sum of its members' (Lucene's SynonymQuery, in BM25F):
-//
-//	score(card)   = Σ over clauses c of idf(c) × tf~ × (K1 + 1) / (K1 + tf~)
-//	tf~(c, card)  = Σ over members t of c, weight(t) × Σ over fields f of
-//	                fieldWeight(f) × tf(t, f) / (1 − B + B × len(f) / avglen(f))
-//	idf(c)        = ln(1 + (N − df + 0.5) / (df + 0.5)), df the largest of c's members
-//
-// weight(t) is 1 for the query's terms and for what a prefix expands to, AliasWeight for an
-// alias: a card saying only the alias scores below one saying the term the same way. The
-// float additions run in a fixed order (clauses, then members, by their bytes), so the
-// scores are the same bits on every node. mark, when set, keeps the docs marked s.gen (the
-// filters) and skips the others.
-//
-// Pruning (MaxScore, term at a time): a clause adds less than idf × (K1 + 1) to any card, so
-// the clauses whose bounds sum to under 1/pruneShare of the largest clause's (words most
-// cards hold: "agent", "services") cannot lift a card that holds none of the other clauses
-// into the best; accumulate then scores only the cards of the other clauses, the docs of
-// s.semDocs and the staked cards, in full, and leaves out the unstaked cards that hold only
-// those clauses, saying how much text they could have. Every staked match is scored, so the
-// best staked text is the whole search's; Search checks that no card left out could have
-// been among the best (proven) and computes the whole answer when it cannot.
-func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic func(), pending func() bool) pruning {
-	type member struct {
-		term   int32
-		weight float64
-	}
-	type clause struct {
-		key     string
-		members []member
-	}
-	var clauses []clause
+// member is a term of a query's clause, with its weight (1, or AliasWeight for an alias).
+type member struct {
+	term   int32
+	weight float64
+}
+
+// clause is one of a query's clauses (a term with its aliases, or a prefix with the terms it
+// expands to), keyed "t:" or "p:" and the query's word.
+type clause struct {
+	key     string
+	members []member
+}
+
+// queryClauses gives q's clauses in scoring order, each clause's members in order, each
+// clause's scale (idf × (K1 + 1), 0 for a clause no card holds) and ub, their sum: what
+// accumulate and textOne score with. It sets s.norms for the collection statistics.
+func (x *Index) queryClauses(q Query, s *scratch) (clauses []clause, scales []float64, ub float64) {
 	expanded := 0
 	add := func(c *clause, t int32, w float64) {
 		if expanded >= maxExpanded || len(x.terms[t].postings) == 0 {
@@ -548,8 +531,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic 
 		}
 		s.norms[f] = norms
 	}
-	var pr pruning
-	scales := make([]float64, len(clauses))
+	scales = make([]float64, len(clauses))
 	for i, c := range clauses {
 		if len(c.members) == 0 {
 			continue
@@ -561,8 +543,38 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic 
 		}
 		idf := logPortable(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
 		scales[i] = float64(idf * (K1 + 1))
-		pr.ub += scales[i]
+		ub += scales[i]
 	}
+	return clauses, scales, ub
+}
+
+// accumulate adds each card's BM25F score for q into s.acc. A query's clauses are its terms
+// and its prefixes; a term's clause also holds its aliases (those that are not terms of the
+// query themselves), a prefix's the terms it expands to. A clause counts as one term whose
+// frequency is the weighted sum of its members' (Lucene's SynonymQuery, in BM25F):
+//
+//	score(card)   = Σ over clauses c of idf(c) × tf~ × (K1 + 1) / (K1 + tf~)
+//	tf~(c, card)  = Σ over members t of c, weight(t) × Σ over fields f of
+//	                fieldWeight(f) × tf(t, f) / (1 − B + B × len(f) / avglen(f))
+//	idf(c)        = ln(1 + (N − df + 0.5) / (df + 0.5)), df the largest of c's members
+//
+// weight(t) is 1 for the query's terms and for what a prefix expands to, AliasWeight for an
+// alias: a card saying only the alias scores below one saying the term the same way. The
+// float additions run in a fixed order (clauses, then members, by their bytes), so the
+// scores are the same bits on every node. mark, when set, keeps the docs marked s.gen (the
+// filters) and skips the others.
+//
+// Pruning (MaxScore, term at a time): a clause adds less than idf × (K1 + 1) to any card, so
+// the clauses whose bounds sum to under 1/pruneShare of the largest clause's (words most
+// cards hold: "agent", "services") cannot lift a card that holds none of the other clauses
+// into the best; accumulate then scores only the cards of the other clauses, the docs of
+// s.semDocs and the staked cards, in full, and leaves out the unstaked cards that hold only
+// those clauses, saying how much text they could have. Every staked match is scored, so the
+// best staked text is the whole search's; Search checks that no card left out could have
+// been among the best (proven) and computes the whole answer when it cannot.
+func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic func(), pending func() bool) pruning {
+	clauses, scales, ub := x.queryClauses(q, s)
+	pr := pruning{ub: ub}
 	// The clauses left out of pruning (bounds ascending while their sum stays under the
 	// share), if they hold enough postings to be worth it.
 	left := make([]bool, len(clauses))

@@ -1,7 +1,7 @@
 package search
 
 import (
-	"math"
+	"cmp"
 	"slices"
 )
 
@@ -112,8 +112,8 @@ func (x *Index) Rank(id int64) (factor float64, staked, ok bool) {
 
 // TextOf is the text score (Hit.Text) Search would give id's card for q, the same bits,
 // whether or not the card passes q's filters (phrases, a capability); false when the index
-// does not hold it. It runs the ranking's own scoring with every other card filtered out, so
-// it reads every posting of q's clauses: a search's text part without the heap.
+// does not hold it. It reads the card's own postings of q's clauses (a binary search of its
+// terms each), not the clauses' postings: a cost that does not grow with the index.
 func (x *Index) TextOf(q Query, id int64) (float64, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -126,15 +126,31 @@ func (x *Index) TextOf(q Query, id int64) (float64, bool) {
 	}
 	s := x.getScratch()
 	defer x.scratch.Put(s)
-	if s.gen > math.MaxUint32-2*MaxQueryTerms {
-		clear(s.mark)
-		s.gen = 0
+	return x.textOne(q, s, n), true
+}
+
+// textOne is doc n's text score for q with the bits accumulate gives it: each clause's
+// members' weighted frequencies summed in order into tf~, then the clauses' parts added in
+// order, with the same expressions.
+func (x *Index) textOne(q Query, s *scratch, n int32) float64 {
+	clauses, scales, _ := x.queryClauses(q, s)
+	terms := x.docs[n].terms
+	acc := 0.0
+	for ci, c := range clauses {
+		tf, held := 0.0, false
+		for _, m := range c.members {
+			i, found := slices.BinarySearchFunc(terms, m.term, func(dt docTerm, t int32) int { return cmp.Compare(dt.term, t) })
+			if !found {
+				continue
+			}
+			tf += float64(m.weight * x.fieldTF(x.terms[m.term].postings[terms[i].pos], &s.norms))
+			held = true
+		}
+		if held {
+			acc += float64(scales[ci]*tf) / (K1 + tf)
+		}
 	}
-	s.mark[n] = s.next()
-	x.accumulate(q, s, s.mark, tierAll, nil, func() bool { return true }) // in full, on this goroutine
-	text := s.acc[n]
-	x.reset(s)
-	return text, true
+	return acc
 }
 
 // PruneAlways makes every search of every index prune whatever its postings (as a corpus of
