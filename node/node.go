@@ -217,6 +217,11 @@ func (st *startup) openState(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	// The audit store's schema first, before anything writes: a step may rewrite every
+	// stored audit, holding the database's write lock while it runs.
+	if err := reputation.Migrate(ctx, st.db, st.log); err != nil {
+		return err
+	}
 	st.pass, err = loadPassphrase(cfg.PassphraseFile, cfg.Passphrase, cfg.DataDir, exposure(cfg.Listen, st.kind, st.id.ChainID.Uint64()), st.log)
 	return err
 }

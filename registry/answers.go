@@ -13,16 +13,6 @@ import (
 	"github.com/surety-ioa/surety/registry/semantic"
 )
 
-// maxAnswers bounds the index answers the registry keeps (answerCache), and maxAnswerBytes
-// what they weigh with the bodies kept with them: an answer is at most maxCandidates hits,
-// a body up to 100 cards of up to MaxCardSize (and the cards may be anyone's, free ones
-// too), so the count alone would not bound the memory. An answer that would weigh more than
-// maxAnswerBytes/16 is not kept (nor a body that would make it so).
-const (
-	maxAnswers     = 128
-	maxAnswerBytes = 16 << 20
-)
-
 // answerKey is what an index answer depends on besides the cards: the query's text and
 // capability, whether its meaning is compared (hybrid), and how many hits it asks for.
 type answerKey struct {
@@ -235,10 +225,6 @@ type judge struct {
 	unmoved map[string]bool
 	ranked  int // the times rankRule said yes (answerCache.rankKept)
 }
-
-// maxJudged bounds the rules that read the indexes per endWrite or put: review 41's
-// concern, a free identity's write must not hold the answers' lock for tens of ms.
-const maxJudged = 16
 
 // rankRule says whether w, an unstaked write (old and now unstaked, the statistics the
 // staked cards') of a card that is not a hit of a (byText, or byMeaning with the nearest

@@ -111,3 +111,19 @@ const (
 	// localReadTimeout bounds a read of this node's own index or stake for a peer's request.
 	localReadTimeout = 5 * time.Second
 )
+
+// Kept answers (answers.go).
+
+// maxAnswers bounds the index answers the registry keeps (answerCache), and maxAnswerBytes
+// what they weigh with the bodies kept with them: an answer is at most maxCandidates hits,
+// a body up to 100 cards of up to MaxCardSize (and the cards may be anyone's, free ones
+// too), so the count alone would not bound the memory. An answer that would weigh more than
+// maxAnswerBytes/16 is not kept (nor a body that would make it so).
+const (
+	maxAnswers     = 128
+	maxAnswerBytes = 16 << 20
+)
+
+// maxJudged bounds the rules that read the indexes per endWrite or put: review 41's
+// concern, a free identity's write must not hold the answers' lock for tens of ms.
+const maxJudged = 16

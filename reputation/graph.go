@@ -144,6 +144,9 @@ func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom
 		if err != nil {
 			return fmt.Errorf("reputation: read audits: %w", err)
 		}
+		// The index's order, said (SQLite reads it so, with no sort): the rows of one key
+		// arrive together, in the order the load keeps the last of them by.
+		q += ` ORDER BY auditor_id, subject_id, target, score, time, backed, settled`
 		parts = append(parts, part{conn, q, args})
 	}
 	full, free := make(chan *loadBatch, loadBatches*len(parts)), make(chan *loadBatch, loadBatches*len(parts))

@@ -6,11 +6,13 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-sqlite3"
 )
@@ -82,6 +84,14 @@ type Migration struct {
 // yet, each in its own transaction together with its bookkeeping row, so a crash leaves the
 // schema at a whole step.
 func Migrate(ctx context.Context, db *sql.DB, owner string, migrations []Migration) error {
+	return MigrateLogged(ctx, db, owner, migrations, nil)
+}
+
+// MigrateLogged is Migrate, saying on log (when not nil) when each step of a database that
+// had a schema starts and how long it took: a step that rewrites every row of a large table
+// takes minutes (a new database's steps run on empty tables, unsaid). After any step it
+// truncates the write-ahead log, which holds a copy of every page the steps wrote.
+func MigrateLogged(ctx context.Context, db *sql.DB, owner string, migrations []Migration, log *slog.Logger) error {
 	for i, m := range migrations {
 		if m.Version != i+1 {
 			return fmt.Errorf("migrate %s: %w (got %d at position %d)", owner, ErrMigrationOrder, m.Version, i+1)
@@ -104,9 +114,20 @@ func Migrate(ctx context.Context, db *sql.DB, owner string, migrations []Migrati
 	if applied > len(migrations) {
 		return fmt.Errorf("migrate %s: database is at version %d, this build knows %d: it was written by a newer surety", owner, applied, len(migrations))
 	}
+	if log == nil || applied == 0 {
+		log = slog.New(slog.DiscardHandler)
+	}
 	for _, m := range migrations[applied:] {
+		start := time.Now()
+		log.Info("migrating the database", "owner", owner, "version", m.Version)
 		if err := apply(ctx, db, owner, m); err != nil {
 			return fmt.Errorf("migrate %s to version %d: %w", owner, m.Version, err)
+		}
+		log.Info("migrated the database", "owner", owner, "version", m.Version, "took", time.Since(start).Round(time.Millisecond))
+	}
+	if applied < len(migrations) {
+		if _, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			return fmt.Errorf("migrate %s: checkpoint: %w", owner, err)
 		}
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,6 +121,40 @@ func TestMigrationsSurviveReopen(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("rows = %d, want 1", n)
+	}
+}
+
+// TestMigrateLoggedSaysLongSteps: a database that had a schema hears of each new step, when
+// it starts and how long it took (a step may rewrite a large table for minutes); a new one's
+// steps, on empty tables, say nothing; after the steps the write-ahead log is empty.
+func TestMigrateLoggedSaysLongSteps(t *testing.T) {
+	ctx := context.Background()
+	db, path := open(t)
+	steps := []sqlite.Migration{
+		{Version: 1, SQL: `CREATE TABLE t_rows (x INTEGER)`},
+		{Version: 2, SQL: `WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 20000) INSERT INTO t_rows SELECT x FROM n`},
+		{Version: 3, SQL: `UPDATE t_rows SET x = x + 1`},
+	}
+	var fresh strings.Builder
+	if err := sqlite.MigrateLogged(ctx, db, "test", steps[:2], slog.New(slog.NewTextHandler(&fresh, nil))); err != nil {
+		t.Fatal(err)
+	}
+	if fresh.Len() != 0 {
+		t.Errorf("a new database's steps logged:\n%s", fresh.String())
+	}
+	var upgrade strings.Builder
+	if err := sqlite.MigrateLogged(ctx, db, "test", steps, slog.New(slog.NewTextHandler(&upgrade, nil))); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(upgrade.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `msg="migrating the database" owner=test version=3`) ||
+		!strings.Contains(lines[1], `msg="migrated the database" owner=test version=3 took=`) {
+		t.Errorf("an upgrade's log:\n%s", upgrade.String())
+	}
+	if fi, err := os.Stat(path + "-wal"); err != nil {
+		t.Error(err)
+	} else if fi.Size() != 0 {
+		t.Errorf("write-ahead log after the steps: %d bytes; want it truncated", fi.Size())
 	}
 }
 

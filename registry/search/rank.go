@@ -27,11 +27,11 @@ type Options struct {
 	// without it such a match's semantic score is 0.
 	SemanticOf func(id int64) float64
 	// SemanticLater, when set (Semantic nil), gives Semantic and SemanticOf: Search calls it
-	// once, on a goroutine of its own, while it scores text (which needs no semantic score
-	// unless it prunes: pruning scores the cards with one in full), and waits for it before
-	// ranking, or before pruning. It is not called when Search returns before scoring
-	// anything (Limit 0, no text, a phrase or a capability no card has). It must not wait
-	// for a write to the index.
+	// once, on a goroutine of its own started before it locks the index, while it scores text
+	// (which needs no semantic score unless it prunes: pruning scores the cards with one in
+	// full), and waits for it before ranking, or before pruning, and before it returns. It is
+	// not called when Limit is 0 or the query has no text. It must not wait for a write to
+	// the index.
 	SemanticLater func() (map[int64]float64, func(id int64) float64)
 }
 
@@ -103,6 +103,20 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	if opt.Limit <= 0 {
 		return nil
 	}
+	// A hybrid query's semantic side starts before the text index is locked, on a goroutine
+	// waited for on every return after the lock is released: the lock is held while the
+	// text is scored and, if the scan is slower, until it ends, not for a scan that starts
+	// late.
+	var later *semLater
+	if f := opt.SemanticLater; f != nil && opt.Semantic == nil && !q.Empty() {
+		opt.SemanticLater = nil
+		later = &semLater{done: make(chan struct{})}
+		go func() {
+			defer close(later.done)
+			later.sem, later.of = f()
+		}()
+		defer func() { <-later.done }() // owned: waited for on every return
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if q.Empty() {
@@ -120,34 +134,48 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	}
 	s := x.getScratch()
 	defer x.scratch.Put(s)
-	var await func(*Options)
-	if later := opt.SemanticLater; later != nil && opt.Semantic == nil {
-		opt.SemanticLater = nil
-		done := make(chan struct{})
-		var sem map[int64]float64
-		var of func(int64) float64
-		go func() {
-			defer close(done)
-			sem, of = later()
-		}()
-		defer func() { <-done }() // owned: waited for on every return
-		await = func(o *Options) {
-			<-done
-			o.Semantic, o.SemanticOf = sem, of
-		}
-	}
 	// The staked cards alone first, then pruned; when a tier cannot prove its answer the
 	// whole one's, the same ranking again with more scored, at last every clause in full.
 	if x.unstaked > 0 && x.live-x.unstaked >= opt.Limit && x.stakedMayMatch(phrases, filter) {
-		if hits, ok := x.rank(q, &opt, s, phrases, filter, tierStaked, await); ok {
+		if hits, ok := x.rank(q, &opt, s, phrases, filter, tierStaked, later); ok {
 			return hits
 		}
 	}
-	if hits, ok := x.rank(q, &opt, s, phrases, filter, tierPruned, await); ok {
+	if hits, ok := x.rank(q, &opt, s, phrases, filter, tierPruned, later); ok {
 		return hits
 	}
-	hits, _ := x.rank(q, &opt, s, phrases, filter, tierAll, await)
+	hits, _ := x.rank(q, &opt, s, phrases, filter, tierAll, later)
 	return hits
+}
+
+// semLater is a hybrid search's semantic side on its way (Options.SemanticLater): done closes
+// when sem and of are set.
+type semLater struct {
+	done chan struct{}
+	sem  map[int64]float64
+	of   func(int64) float64
+}
+
+// wait waits for the semantic scores and sets them in o; nothing when l is nil.
+func (l *semLater) wait(o *Options) {
+	if l == nil {
+		return
+	}
+	<-l.done
+	o.Semantic, o.SemanticOf = l.sem, l.of
+}
+
+// running says whether the semantic scan is still under way (it takes the CPUs).
+func (l *semLater) running() bool {
+	if l == nil {
+		return false
+	}
+	select {
+	case <-l.done:
+		return false
+	default:
+		return true
+	}
 }
 
 // stakedMayMatch says whether a staked card may pass the filters: none does when the
@@ -182,10 +210,11 @@ const (
 
 // rank is Search past its checks, under x.mu (read), with a scratch whose per-doc arrays are
 // zero, and leaves them so. It scores what t says, and says false (having ranked nothing)
-// when it cannot prove its answer the whole one's (tierAll always can). await, when set,
-// waits for opt's semantic scores (Options.SemanticLater) and sets them in opt: rank calls
-// it once the text is scored, or accumulate once it knows it prunes (pruning scores the docs
-// with a semantic score in full).
+// when it cannot prove its answer the whole one's (tierAll always can). later, when set, is
+// opt's semantic scores on their way (Options.SemanticLater): rank waits for them and sets
+// them in opt once the text is scored, or accumulate once it knows it prunes (pruning scores
+// the docs with a semantic score in full); while the scan runs, the text is not scored in
+// parts.
 //
 // The stake tier: an unstaked card's score is UnstakedFactor × its relevance, and its text
 // is under the sum of the clauses' bounds (ub, accumulate), so its relevance is under
@@ -196,7 +225,7 @@ const (
 // answer. Staked postings come first in every term's (termEntry), and capability lists by
 // stake, so this tier reads the staked cards' postings only: a tenth of them in a registry
 // where a tenth of the cards is staked.
-func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filter []int32, t tier, await func(*Options)) ([]Hit, bool) {
+func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filter []int32, t tier, later *semLater) ([]Hit, bool) {
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
 	// search takes at most 3 + MaxQueryTerms generations (pass's two): they never wrap
 	// within one.
@@ -256,9 +285,7 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 			return
 		}
 		asked = true
-		if await != nil {
-			await(opt)
-		}
+		later.wait(opt)
 		if opt.Semantic != nil {
 			for id, sem := range opt.Semantic {
 				if n, ok := x.byID[id]; ok {
@@ -268,7 +295,7 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 			}
 		}
 	}
-	pending := func() bool { return await != nil && !asked }
+	pending := later.running // in every tier, until the scan ends
 	pr := x.accumulate(q, s, mark, t, semantic, pending)
 	semantic()
 	// pass says whether doc n matches: the filters keep it (marked cand), and it holds every
@@ -458,8 +485,9 @@ type clause struct {
 
 // queryClauses gives q's clauses in scoring order, each clause's members in order, each
 // clause's scale (idf × (K1 + 1), 0 for a clause no card holds) and ub, their sum: what
-// accumulate and textOne score with. It sets s.norms for the collection statistics.
-func (x *Index) queryClauses(q Query, s *scratch) (clauses []clause, scales []float64, ub float64) {
+// accumulate and textOne score with. It sets norms (bm25's length normalization by field
+// length, reusing their arrays) for the collection statistics.
+func (x *Index) queryClauses(q Query, norms *[numFields][]float64) (clauses []clause, scales []float64, ub float64) {
 	expanded := 0
 	add := func(c *clause, t int32, w float64) {
 		if expanded >= maxExpanded || len(x.terms[t].postings) == 0 {
@@ -521,15 +549,15 @@ func (x *Index) queryClauses(q Query, s *scratch) (clauses []clause, scales []fl
 		if live > 0 {
 			avg = float64(totalLen[f]) / n
 		}
-		norms := s.norms[f][:0]
+		fn := norms[f][:0]
 		for l := range int(x.maxLen[f]) + 1 {
 			norm := 1 - B
 			if avg > 0 {
 				norm += float64(B*float64(l)) / avg
 			}
-			norms = append(norms, norm)
+			fn = append(fn, norm)
 		}
-		s.norms[f] = norms
+		norms[f] = fn
 	}
 	scales = make([]float64, len(clauses))
 	for i, c := range clauses {
@@ -573,7 +601,7 @@ func (x *Index) queryClauses(q Query, s *scratch) (clauses []clause, scales []fl
 // best staked text is the whole search's; Search checks that no card left out could have
 // been among the best (proven) and computes the whole answer when it cannot.
 func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic func(), pending func() bool) pruning {
-	clauses, scales, ub := x.queryClauses(q, s)
+	clauses, scales, ub := x.queryClauses(q, &s.norms)
 	pr := pruning{ub: ub}
 	// The clauses left out of pruning (bounds ascending while their sum stays under the
 	// share), if they hold enough postings to be worth it.

@@ -124,16 +124,15 @@ func (x *Index) TextOf(q Query, id int64) (float64, bool) {
 	if q.Empty() {
 		return 0, true
 	}
-	s := x.getScratch()
-	defer x.scratch.Put(s)
-	return x.textOne(q, s, n), true
+	return x.textOne(q, n), true
 }
 
 // textOne is doc n's text score for q with the bits accumulate gives it: each clause's
 // members' weighted frequencies summed in order into tf~, then the clauses' parts added in
 // order, with the same expressions.
-func (x *Index) textOne(q Query, s *scratch, n int32) float64 {
-	clauses, scales, _ := x.queryClauses(q, s)
+func (x *Index) textOne(q Query, n int32) float64 {
+	var norms [numFields][]float64 // by field length, up to the longest field: short
+	clauses, scales, _ := x.queryClauses(q, &norms)
 	terms := x.docs[n].terms
 	acc := 0.0
 	for ci, c := range clauses {
@@ -143,7 +142,7 @@ func (x *Index) textOne(q Query, s *scratch, n int32) float64 {
 			if !found {
 				continue
 			}
-			tf += float64(m.weight * x.fieldTF(x.terms[m.term].postings[terms[i].pos], &s.norms))
+			tf += float64(m.weight * x.fieldTF(x.terms[m.term].postings[terms[i].pos], &norms))
 			held = true
 		}
 		if held {
