@@ -2,6 +2,7 @@ package reputation
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"hash/maphash"
 	"maps"
@@ -12,14 +13,9 @@ import (
 	"github.com/surety-ioa/surety/internal/testutil"
 )
 
-// TestLoadInPartsReadsEveryAudit: the graph read by one goroutine holds exactly the audits
-// that count, with their DIDs (read by their ids) and values; read by three goroutines, each
-// a range of auditors in a read of its own, it holds the same, and none of the rows that do not count (superseded, refused, another
-// chain's). And the columns are sized to the audits that count, not to every row of the
-// table (review 31, finding 5: MAX(rowid) reserved room for rows the log keeps forever).
-func TestLoadInPartsReadsEveryAudit(t *testing.T) {
-	ctx := context.Background()
-	db := testutil.DB(t)
+// twoChains enters two chains in db and gives their rows.
+func twoChains(ctx context.Context, t *testing.T, db *sql.DB) [2]int64 {
+	t.Helper()
 	var chains [2]int64
 	for i := range chains {
 		row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: fmt.Sprint("c", i), ChainID: uint64(1337 + i), Genesis: "g", Contracts: "{}"})
@@ -28,6 +24,31 @@ func TestLoadInPartsReadsEveryAudit(t *testing.T) {
 		}
 		chains[i] = row
 	}
+	return chains
+}
+
+// loadedEdges is the audits g holds, keyed by auditor, subject and target hash (DIDs by
+// name, not by g's ids).
+func loadedEdges(g *liveGraph) map[string]liveEdge {
+	out := map[string]liveEdge{}
+	for i := range g.edges.len() {
+		e := g.edges.edge(int32(i))
+		k := fmt.Sprint(g.dids[e.auditor], g.dids[e.subject], g.edges.target[i])
+		e.auditor, e.subject = 0, 0
+		out[k] = e
+	}
+	return out
+}
+
+// TestLoadInPartsReadsEveryAudit: the graph read by one goroutine holds exactly the audits
+// that count, with their DIDs (read by their ids) and values; read by three goroutines, each
+// a range of auditors in a read of its own, it holds the same, and none of the rows that do not count (superseded, refused, another
+// chain's). And the columns are sized to the audits that count, not to every row of the
+// table (review 31, finding 5: MAX(rowid) reserved room for rows the log keeps forever).
+func TestLoadInPartsReadsEveryAudit(t *testing.T) {
+	ctx := context.Background()
+	db := testutil.DB(t)
+	chains := twoChains(ctx, t, db)
 	store, err := OpenStore(ctx, db, chains[0])
 	if err != nil {
 		t.Fatal(err)
@@ -80,14 +101,7 @@ func TestLoadInPartsReadsEveryAudit(t *testing.T) {
 		if err := g.loadBy(ctx, store, readers, 0); err != nil {
 			t.Fatal(err)
 		}
-		out := map[string]liveEdge{}
-		for i := range g.edges.len() {
-			e := g.edges.edge(int32(i))
-			k := fmt.Sprint(g.dids[e.auditor], g.dids[e.subject], g.edges.target[i])
-			e.auditor, e.subject = 0, 0
-			out[k] = e
-		}
-		return out, g
+		return loadedEdges(g), g
 	}
 	one, _ := load(1)
 	if len(one) != counting || !maps.Equal(one, want) {
@@ -112,14 +126,7 @@ func TestLoadInPartsReadsEveryAudit(t *testing.T) {
 func TestDIDsMigrationNumbersStoredAudits(t *testing.T) {
 	ctx := context.Background()
 	db := testutil.DB(t)
-	var chains [2]int64
-	for i := range chains {
-		row, err := sqlite.EnterChain(ctx, db, sqlite.Chain{Key: fmt.Sprint("c", i), ChainID: uint64(1337 + i), Genesis: "g", Contracts: "{}"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		chains[i] = row
-	}
+	chains := twoChains(ctx, t, db)
 	if didsMigration.Version != len(migrations) || migrations[len(migrations)-1].Version != didsMigration.Version {
 		t.Fatalf("the test migrates to the version before didsMigration (%d), the last of %d", didsMigration.Version, len(migrations))
 	}
@@ -164,14 +171,7 @@ func TestDIDsMigrationNumbersStoredAudits(t *testing.T) {
 	if err := g.loadBy(ctx, store, 3, 0); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]liveEdge{}
-	for i := range g.edges.len() {
-		e := g.edges.edge(int32(i))
-		k := fmt.Sprint(g.dids[e.auditor], g.dids[e.subject], g.edges.target[i])
-		e.auditor, e.subject = 0, 0
-		got[k] = e
-	}
-	if !maps.Equal(got, want) {
+	if got := loadedEdges(g); !maps.Equal(got, want) {
 		t.Fatalf("after the migration the graph holds %d audits, want the %d that count, with their DIDs and values", len(got), len(want))
 	}
 }

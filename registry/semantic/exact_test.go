@@ -44,6 +44,16 @@ func randomVector(rnd *rand.Rand) Vector {
 	return v
 }
 
+// pastPrefilterRows is an index of n random rows, keyed 0 to n−1, 4,000 past prefilterRows
+// (where the prefilter runs), and three random queries.
+func pastPrefilterRows(rnd *rand.Rand) (x *Index, n int64, queries []Vector) {
+	x, n = NewIndex(), int64(prefilterRows+4000)
+	for i := range n {
+		x.PutKeyed(i, "", randomVector(rnd))
+	}
+	return x, n, []Vector{randomVector(rnd), randomVector(rnd), randomVector(rnd)}
+}
+
 // TestFirstPassBoundsTheNearest: past prefilterRows rows, a write (a row put, replaced or
 // deleted) whose codes before and after are farther from the query's than FirstPass's
 // threshold after it, wanting as many rows, leaves Search's answer as it was (the registry
@@ -52,12 +62,7 @@ func randomVector(rnd *rand.Rand) Vector {
 func TestFirstPassBoundsTheNearest(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(11, 3))
 	vec := func() Vector { return randomVector(rnd) }
-	x := NewIndex()
-	n := int64(prefilterRows + 4000)
-	for i := range n {
-		x.PutKeyed(i, "", vec())
-	}
-	queries := []Vector{vec(), vec(), vec()}
+	x, n, queries := pastPrefilterRows(rnd)
 	far, changedNear := 0, 0
 	for step := range 600 {
 		q := queries[step%len(queries)]
@@ -144,12 +149,7 @@ func firstPass(x *Index, q Vector) []int64 {
 func TestUnmovedIsCandidates(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(13, 5))
 	vec := func() Vector { return randomVector(rnd) }
-	x := NewIndex()
-	n := int64(prefilterRows + 4000)
-	for i := range n {
-		x.PutKeyed(i, "", vec())
-	}
-	queries := []Vector{vec(), vec(), vec()}
+	x, n, queries := pastPrefilterRows(rnd)
 	cleared, within := 0, 0
 	for step := range 400 {
 		q := queries[step%len(queries)]
