@@ -195,3 +195,36 @@ func BenchmarkAnswerWrite(b *testing.B) {
 		b.Fatalf("%d answers kept after the writes, want all %d", n, maxAnswers)
 	}
 }
+
+// TestJudgingIsBounded: a free identity's card write that reads many kept answers runs at
+// most maxJudged of the rules that read the indexes (each a scoring of its card); past them
+// the answers it reads are forgotten, never judged at more cost.
+func TestJudgingIsBounded(t *testing.T) {
+	x := search.New()
+	words := make([]string, maxJudged+8)
+	desc := ""
+	for i := range words {
+		words[i] = fmt.Sprintf("skill%c%c", 'a'+i/26, 'a'+i%26)
+		desc += " " + words[i]
+	}
+	x.Put(1, search.Doc{DID: "did:key:zstaked", Name: "staked", Description: desc, Staked: true, StakeWeight: 2})
+	x.Put(2, search.Doc{DID: "did:key:zfree", Name: "free", Description: desc}) // unstaked: free to make
+	sum, ok := x.Summary(2)
+	if !ok {
+		t.Fatal("the free card is not in the index")
+	}
+	w := &indexWrite{id: 2, old: &sum, now: &sum}
+	j := &judge{live: true, text: x, budget: maxJudged}
+	kept := 0
+	for _, word := range words {
+		// An answer whose last hit out-scores anything the card could: the rule keeps it,
+		// when it may judge it.
+		a := &answer{kind: byText, pq: search.Query{Terms: []string{word}}, terms: map[string]bool{word: true}, floor: 1e9, textKey: word}
+		if a.rankRule(w, j) {
+			kept++
+		}
+	}
+	if kept != maxJudged || j.budget != 0 || j.ranked != maxJudged {
+		t.Fatalf("%d answers read by one write: %d judged and kept (budget left %d), want %d, the rest forgotten", len(words), kept, j.budget, maxJudged)
+	}
+}
