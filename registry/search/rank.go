@@ -385,8 +385,20 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 		}
 		return r
 	}
+	// The heap's order of offers does not change what it keeps (compareRanked is a total
+	// order), only how often it is reordered: offered in an order where scores rise (stake
+	// growing with the doc numbers, say), every match replaces its root. The stake tier's
+	// many matches are offered best stake first (x.all's staked cards, skipping those that do
+	// not match): the root soon holds a high score, and most matches fail its first test.
+	order, all := matches, false
+	if staked := x.all[:x.live-x.unstaked]; t == tierStaked && len(matches) > len(staked)/8 {
+		order, all = staked, true
+	}
 	top := s.top[:0]
-	for _, n := range matches {
+	for _, n := range order {
+		if all && s.acc[n] == 0 {
+			continue // not a match
+		}
 		r := rel(n)
 		m := ranked{r * x.factors[n], r, n}
 		if len(top) == opt.Limit && (m.score < top[0].score || x.compareRanked(m, top[0]) >= 0) {

@@ -1,0 +1,132 @@
+package registry
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/surety-ioa/surety/internal/units"
+	"github.com/surety-ioa/surety/registry/search"
+	"github.com/surety-ioa/surety/registry/semantic"
+)
+
+// benchIndexRegistry is a registry without a database whose indexes (text and vectors) hold
+// BenchmarkSearch's cards (loadBenchCards: the same words, capabilities and stakes; DIDs made
+// up), built as loadIndex builds them: the index's part of a search, without SQLite.
+var benchIndexRegistry = sync.OnceValue(func() *Registry {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("SURETY_BENCH_CARDS")); err == nil && v > 0 {
+		n = v
+	}
+	r := &Registry{index: search.New(), vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex()}
+	r.semantic = r.nearest
+	r.cfg.Reputation = Neutral{}
+	words := []string{"translate", "summarize", "audit", "research", "legal", "medical", "code", "review", "image", "audio"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	const b58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+	ids, docs := make([]int64, n), make([]search.Doc, n)
+	for i := range n {
+		did := []byte("did:key:z6Mk")
+		for range 44 {
+			did = append(did, b58[rng.IntN(len(b58))])
+		}
+		w1, w2 := words[i%len(words)], words[(i/10)%len(words)]
+		caps := []string{w1, w2}
+		if w1 == w2 {
+			caps = []string{w1, w1 + "/" + words[(i/100)%len(words)]}
+		}
+		staked := i%10 == 0
+		weight := 1.0
+		if staked {
+			weight = units.StakeWeight(float64(i+1) / 1000)
+		}
+		ids[i] = int64(i + 1)
+		docs[i] = search.Doc{DID: string(did), Name: fmt.Sprintf("%s agent %d", w1, i), Description: fmt.Sprintf("%s and %s for marketplaces, papers and contracts", w1, w2),
+			Capabilities: caps, Staked: staked, StakeWeight: weight}
+	}
+	r.index.Build(ids, docs)
+	for i, id := range ids {
+		r.putVector(id, docs[i], cardVector(docs[i]))
+	}
+	return r
+})
+
+// BenchmarkHybridIndex times the index's part of BenchmarkSearch's hybrid queries (and a few
+// keyword ones beside them) on benchIndexRegistry: p50 and p99 per kind over
+// $SURETY_BENCH_RUNS runs (100) of each, alternating.
+func BenchmarkHybridIndex(b *testing.B) {
+	r := benchIndexRegistry()
+	ctx := context.Background()
+	queries := []struct {
+		kind string
+		q    Query
+	}{
+		{"hybrid-sentence", Query{Text: "I need someone who can translate my legal documents and review the code of my agents"}},
+		{"hybrid-phrase", Query{Text: `"image and audio"`}},
+		{"hybrid-text+cap", Query{Text: "research", Capability: "medical"}},
+		{"hybrid-text+cap", Query{Text: "summarize papers", Capability: "research"}},
+		{"hybrid-text", Query{Text: "translate legal"}},
+		{"hybrid-prefix", Query{Text: "summar*"}},
+		{"text+cap", Query{Text: "research", Capability: "medical", Mode: ModeKeyword}},
+		{"text+cap", Query{Text: "summarize papers", Capability: "research", Mode: ModeKeyword}},
+		{"phrase", Query{Text: `"image and audio"`, Mode: ModeKeyword}},
+	}
+	if k := os.Getenv("SURETY_BENCH_KINDS"); k != "" {
+		queries = slices.DeleteFunc(queries, func(q struct {
+			kind string
+			q    Query
+		}) bool {
+			return !slices.Contains(splitComma(k), q.kind)
+		})
+	}
+	runs := 100
+	if v, err := strconv.Atoi(os.Getenv("SURETY_BENCH_RUNS")); err == nil && v > 0 {
+		runs = v
+	}
+	b.ResetTimer()
+	for range b.N {
+		byKind := map[string][]time.Duration{}
+		for i := range runs * len(queries) {
+			q := queries[i%len(queries)]
+			q.q.Limit = q.q.limit()
+			iq, _, err := r.indexQueryOf(q.q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			a, err := r.indexHits(ctx, iq)
+			d := time.Since(start)
+			if err != nil || len(a.hits) == 0 {
+				b.Fatalf("%+v: %v", q.q, err)
+			}
+			byKind[q.kind] = append(byKind[q.kind], d)
+		}
+		for kind, l := range byKind {
+			slices.Sort(l)
+			b.ReportMetric(float64(l[len(l)/2].Microseconds())/1000, "p50-ms/"+kind)
+			b.ReportMetric(float64(l[len(l)*99/100].Microseconds())/1000, "p99-ms/"+kind)
+		}
+	}
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		i := 0
+		for i < len(s) && s[i] != ',' {
+			i++
+		}
+		out = append(out, s[:i])
+		if i < len(s) {
+			i++
+		}
+		s = s[i:]
+	}
+	return out
+}
