@@ -183,7 +183,7 @@ test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs 
 # benchmarks (seconds of setup, their own inner loops of thousands) run once; the others for
 # BENCHTIME. -p 1: no test binary links while another one is being measured. Raw outputs stay
 # in bench/*.txt; the gas snapshot goes there too, never over the committed .gas-snapshot.
-BENCH_HEAVY := Register|RegisterLarge|RegisterHTTP|AgentsThroughput|Search|Relevance|NodeMemory|CapabilitySearchUnseenTag|SemanticSearch|SemanticBuild|Propagation20|ReputationQuery|Recompute|IndexerCatchUp|PostRoundTrip|ChurnConvergence|PartitionConvergence|PublicNodeLoad
+BENCH_HEAVY := Register|HybridIndex|RegisterLarge|RegisterHTTP|AgentsThroughput|Search|Relevance|NodeMemory|CapabilitySearchUnseenTag|SemanticSearch|SemanticBuild|Propagation20|ReputationQuery|Recompute|IndexerCatchUp|PostRoundTrip|ChurnConvergence|PartitionConvergence|PublicNodeLoad
 BENCHTIME   ?= 1s
 
 bench: tools ## run every benchmark (Go, forge snapshot); write bench/RESULTS.md with references and ratios

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,7 +83,7 @@ func BenchmarkHybridIndex(b *testing.B) {
 			kind string
 			q    Query
 		}) bool {
-			return !slices.Contains(splitComma(k), q.kind)
+			return !slices.Contains(strings.Split(k, ","), q.kind)
 		})
 	}
 	runs := 100
@@ -113,20 +114,4 @@ func BenchmarkHybridIndex(b *testing.B) {
 			b.ReportMetric(float64(l[len(l)*99/100].Microseconds())/1000, "p99-ms/"+kind)
 		}
 	}
-}
-
-func splitComma(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := 0
-		for i < len(s) && s[i] != ',' {
-			i++
-		}
-		out = append(out, s[:i])
-		if i < len(s) {
-			i++
-		}
-		s = s[i:]
-	}
-	return out
 }
