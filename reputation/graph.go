@@ -449,7 +449,7 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int) []pairEnt
 	for part := range len(counts) - 1 {
 		counts[part+1] += counts[part]
 	}
-	pairs := make([]pairEntry, counts[len(counts)-1])
+	pairs := make([]pairEntry, counts[len(counts)-1], withSlack(counts[len(counts)-1])) // room for carry
 	run(bounds, func(part, lo, hi int) {
 		out := pairs[counts[part]:counts[part]:counts[part+1]]
 		for _, id := range order[lo:hi] { // auditors in DID order, so in index order
