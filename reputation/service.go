@@ -183,9 +183,12 @@ func (snap *snapshot) fromGraph(k pairKey) (pairSum, bool) {
 // them reaches the live graph, when the snapshot reads its sums from the graph (graph):
 // from then on extra holds them.
 func (snap *snapshot) prefetch(auditor, subject string) {
+	if snap.graph == nil {
+		return
+	}
 	i, ok := snap.find(auditor)
 	j, ok2 := snap.find(subject)
-	if snap.graph == nil || !ok || !ok2 {
+	if !ok || !ok2 {
 		return
 	}
 	k := pairKey{int32(i), int32(j)}
