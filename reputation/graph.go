@@ -1,6 +1,7 @@
 package reputation
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -390,7 +391,10 @@ func (g *liveGraph) graph(now int64, staked map[string]float64, extra ...string)
 // pairs sums the graph's audits at now per auditor and subject, indexed by pos (view.pos),
 // in CSR order: what collectPairs gives from the engine's input (Graph.Audits), without
 // copying the audits into it first, split among procs goroutines. The caller holds g.mu.
-func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int) []pairEntry {
+// When into is set, it is given the graph's audits by auditor once they are sorted, and how
+// many pairs there are, before any is summed: a list it returns with room for them is filled
+// instead of a new one.
+func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, into func(idx *byAuditor, n int) []pairEntry) []pairEntry {
 	n := len(pos)
 	es := &g.edges
 	at := make([]int32, n+1)      // by arrival id of the auditor: grouped, then sorted by index
@@ -449,7 +453,15 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int) []pairEnt
 	for part := range len(counts) - 1 {
 		counts[part+1] += counts[part]
 	}
-	pairs := make([]pairEntry, counts[len(counts)-1])
+	var pairs []pairEntry
+	if total := counts[len(counts)-1]; into != nil {
+		pairs = into(&byAuditor{at: at, perm: perm, pos: pos}, total)
+	}
+	if total := counts[len(counts)-1]; cap(pairs) >= total {
+		pairs = pairs[:total]
+	} else {
+		pairs = make([]pairEntry, total, withSlack(total)) // room for carry
+	}
 	run(bounds, func(part, lo, hi int) {
 		out := pairs[counts[part]:counts[part]:counts[part+1]]
 		for _, id := range order[lo:hi] { // auditors in DID order, so in index order
@@ -466,6 +478,30 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int) []pairEnt
 		}
 	})
 	return pairs
+}
+
+// byAuditor is the live graph's counted audits grouped by auditor, as pairs sorts them: the
+// audits (places in the columns) of the auditor of arrival id a are perm[at[a]:at[a+1]], by
+// their subjects' index (pos, the view's).
+type byAuditor struct{ at, perm, pos []int32 }
+
+// sum is what the audits of auditor a of subject s (arrival ids) give their pair at now, and
+// whether there are any, as pairs sums them: the audits indexed when idx was made, with their
+// values now (the caller knows that no change since touched the pair: snapshot.fromGraph).
+// The caller holds g.mu, or keeps the graph from changing otherwise.
+func (idx *byAuditor) sum(g *liveGraph, a, s int32, now int64, p Params) (ps pairSum, found bool) {
+	if a < 0 || s < 0 || int(a)+1 >= len(idx.at) || int(s) >= len(idx.pos) {
+		return ps, false
+	}
+	es, j := &g.edges, idx.pos[s]
+	row := idx.perm[idx.at[a]:idx.at[a+1]]
+	k, _ := slices.BinarySearchFunc(row, j, func(e, j int32) int { return cmp.Compare(idx.pos[es.subject[e]], j) })
+	for ; k < len(row) && idx.pos[es.subject[row[k]]] == j; k++ {
+		e := row[k]
+		ps.add(p.evidence(&Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}))
+		found = true
+	}
+	return ps, found
 }
 
 // view is how one computation indexes the agents: in DID order.

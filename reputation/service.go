@@ -111,29 +111,105 @@ type snapshot struct {
 	exact bool
 	// carried says it was computed from the last snapshot's pair sums (incremental).
 	carried bool
+	// remap is set when the next computation, at the snapshot's time, took its pair list over
+	// (carry reindexes it in place rather than copying it: at ten million pairs a copy is
+	// 320 MB more at the peak): the snapshot's index → the list's, -1 for an agent the list
+	// does not index. The list is then the computation's, read but never written here, and the
+	// changes the snapshot follows until it is replaced go to extra.
+	remap []int32
+	// graph is set when the next computation, at a new time, took its pair list over to sum
+	// the new time's pairs into (at ten million pairs, 320 MB less at its peak): the snapshot
+	// then reads a pair's sums from the live graph, at its own time, through the computation's
+	// index of it, until it is replaced; a pair's first change copies them into extra
+	// (Service.follow), where its changes go.
+	graph *graphSums
 	// restored says it was read from the store at start (restoreScores): the last scores a
 	// computation gave, kept as they were until the first recomputation here.
 	restored bool
 }
 
 // pair is the sums of the auditor pair k, and a function that stores them back after a change.
+// Once a recomputation took the list over (remap), the list is its own: a change is kept in
+// extra, which is read first.
 func (snap *snapshot) pair(k pairKey) (pairSum, func(pairSum)) {
-	ps := snap.scores.pairs
-	if i, ok := slices.BinarySearchFunc(ps, k, func(e pairEntry, k pairKey) int {
-		switch {
-		case e.key.less(k):
-			return -1
-		case k.less(e.key):
-			return 1
+	if _, ok := snap.extra[k]; !ok && snap.remap == nil && snap.graph == nil {
+		if i, ok := snap.listed(k); ok {
+			ps := snap.scores.pairs
+			return ps[i].sum, func(s pairSum) { ps[i].sum = s }
 		}
-		return 0
-	}); ok {
-		return ps[i].sum, func(s pairSum) { ps[i].sum = s }
 	}
+	ps, _ := snap.sum(k)
 	if snap.extra == nil {
 		snap.extra = map[pairKey]pairSum{}
 	}
-	return snap.extra[k], func(s pairSum) { snap.extra[k] = s }
+	return ps, func(s pairSum) { snap.extra[k] = s }
+}
+
+// sum is the sums of the auditor pair k, and whether the snapshot holds the pair.
+func (snap *snapshot) sum(k pairKey) (pairSum, bool) {
+	if ps, ok := snap.extra[k]; ok {
+		return ps, true
+	}
+	if snap.graph != nil {
+		return snap.fromGraph(k)
+	}
+	if i, ok := snap.listed(k); ok {
+		return snap.scores.pairs[i].sum, true
+	}
+	return pairSum{}, false
+}
+
+// graphSums is where a snapshot reads its pair sums once its list went to the next
+// computation (snapshot.graph): the live graph, and that computation's index of its audits.
+type graphSums struct {
+	live *liveGraph
+	idx  *byAuditor
+}
+
+// fromGraph is the sums of the pair k from the live graph, at the snapshot's time: exact
+// for a pair no change touched since the index was made, as the snapshot followed every
+// change before (exact); a touched one is in extra (prefetch).
+func (snap *snapshot) fromGraph(k pairKey) (pairSum, bool) {
+	g := snap.graph.live
+	a, ok := g.ids[snap.dids[k.auditor]]
+	s, ok2 := g.ids[snap.dids[k.subject]]
+	if !ok || !ok2 {
+		return pairSum{}, false
+	}
+	return snap.graph.idx.sum(g, a, s, snap.at.Unix(), snap.params)
+}
+
+// prefetch copies the sums of auditor's audits of subject into extra before a change of
+// them reaches the live graph, when the snapshot reads its sums from the graph (graph):
+// from then on extra holds them.
+func (snap *snapshot) prefetch(auditor, subject string) {
+	if snap.graph == nil {
+		return
+	}
+	i, ok := snap.find(auditor)
+	j, ok2 := snap.find(subject)
+	if !ok || !ok2 {
+		return
+	}
+	k := pairKey{int32(i), int32(j)}
+	if _, ok := snap.extra[k]; !ok {
+		if snap.extra == nil {
+			snap.extra = map[pairKey]pairSum{}
+		}
+		snap.extra[k], _ = snap.fromGraph(k)
+	}
+}
+
+// listed is the place of the pair k in scores.pairs (by binary search: no map of a million
+// pairs per refresh), its key reindexed as the list now is (remap).
+func (snap *snapshot) listed(k pairKey) (int, bool) {
+	if r := snap.remap; r != nil {
+		if int(k.auditor) >= len(r) || int(k.subject) >= len(r) || r[k.auditor] < 0 || r[k.subject] < 0 {
+			return 0, false
+		}
+		k = pairKey{r[k.auditor], r[k.subject]}
+	}
+	return slices.BinarySearchFunc(snap.scores.pairs, k, func(e pairEntry, k pairKey) int { return e.key.compare(k) })
 }
 
 // newSnapshot wraps a computation over g at at (dids: g's agents by index).
@@ -166,7 +242,17 @@ func wrapSnapshot(at time.Time, scores *Scores, stake []float64, dids []string, 
 // from the live graph's audits: fixed-point sums do not depend on the order they were
 // added and removed in. Nil when an agent with audits is not in v (never, as the live
 // graph's agents are all in it).
-func (snap *snapshot) carry(v *view) ([]pairEntry, []int) {
+//
+// The list is the snapshot's own, reindexed in place (both indexes are in DID order, so its
+// order holds) with the pairs of extra merged in, when it has room for them (the lists are
+// made with some: pairSlack); the snapshot then reads it through remap (snapshot.remap),
+// and readers wait on mu, the readers' lock, only while it is reindexed. Without room the
+// pairs are copied into a new list, and the snapshot keeps its own. The caller holds the
+// live graph's lock: nothing the snapshot follows moves the sums meanwhile.
+func (snap *snapshot) carry(v *view, mu *sync.RWMutex) ([]pairEntry, []int) {
+	if snap.remap != nil || snap.graph != nil { // taken over once already
+		return nil, nil
+	}
 	remap := make([]int32, len(snap.dids)) // the snapshot's index → v's, or -1
 	j := 0
 	for i := range snap.n { // both in DID order
@@ -195,27 +281,59 @@ func (snap *snapshot) carry(v *view) ([]pairEntry, []int) {
 	}
 	more := make([]pairEntry, 0, len(snap.extra))
 	for k, ps := range snap.extra {
-		more = append(more, pairEntry{pairKey{remap[k.auditor], remap[k.subject]}, ps})
+		k = pairKey{remap[k.auditor], remap[k.subject]}
+		if k.auditor < 0 || k.subject < 0 {
+			return nil, nil
+		}
+		more = append(more, pairEntry{k, ps})
 	}
 	slices.SortFunc(more, func(a, b pairEntry) int { return a.key.compare(b.key) })
-	pairs := make([]pairEntry, 0, len(snap.scores.pairs)+len(more))
-	m := 0
-	for _, e := range snap.scores.pairs { // remapped in order: the index order is kept
-		k := pairKey{remap[e.key.auditor], remap[e.key.subject]}
-		for m < len(more) && more[m].key.less(k) {
-			pairs = append(pairs, more[m])
-			m++
-		}
-		pairs = append(pairs, pairEntry{k, e.sum})
-	}
-	pairs = append(pairs, more[m:]...)
-	for _, e := range pairs {
-		if e.key.auditor < 0 || e.key.subject < 0 {
+	old := snap.scores.pairs
+	for _, e := range old {
+		if remap[e.key.auditor] < 0 || remap[e.key.subject] < 0 {
 			return nil, nil
 		}
 	}
+	if len(old)+len(more) > cap(old) {
+		pairs := make([]pairEntry, 0, withSlack(len(old)+len(more)))
+		m := 0
+		for _, e := range old { // remapped in order: the index order is kept
+			k := pairKey{remap[e.key.auditor], remap[e.key.subject]}
+			for m < len(more) && more[m].key.less(k) {
+				pairs = append(pairs, more[m])
+				m++
+			}
+			pairs = append(pairs, pairEntry{k, e.sum})
+		}
+		return append(pairs, more[m:]...), counts
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range old {
+		k := &old[i].key
+		*k = pairKey{remap[k.auditor], remap[k.subject]}
+	}
+	pairs := old[:len(old)+len(more)]
+	for w, i, m := len(pairs)-1, len(old)-1, len(more)-1; m >= 0; w-- { // merged from the end
+		if i >= 0 && more[m].key.less(pairs[i].key) {
+			pairs[w] = pairs[i]
+			i--
+		} else {
+			pairs[w] = more[m]
+			m--
+		}
+	}
+	snap.scores.pairs, snap.remap = pairs, remap
 	return pairs, counts
 }
+
+// pairSlack is the room a pair list is made with, beyond its pairs, as a share: the pairs
+// audits followed until the next computation at the same time add are merged into it in
+// place (carry), not copied into a list of their own.
+const pairSlack = 64
+
+// withSlack is the capacity of a list of n pairs (pairSlack).
+func withSlack(n int) int { return n + n/pairSlack + 64 }
 
 // find is did's index: by binary search among the computation's agents (no map of a
 // million DIDs per recomputation), else among those follow added.
@@ -602,12 +720,15 @@ func (s *Service) follow(a *Audit, backed bool, settled float64) {
 	if !s.live.loaded { // the first recomputation reads it from the store
 		return
 	}
-	c := s.live.put(a, backed, settled)
+	// Under the readers' lock: a snapshot that reads its pair sums from the graph
+	// (snapshot.graph) has readers read the graph.
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.snapshot.prefetch(a.Auditor, a.Subject)
+	c := s.live.put(a, backed, settled)
 	if !s.snapshot.restored { // stored scores stay as computed until the first recomputation
 		s.snapshot.follow(c)
 	}
-	s.mu.Unlock()
 }
 
 // Run recomputes scores when audits arrived (at most every cfg.Every) and every hour, and
@@ -769,11 +890,15 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 	var counts []int
 	carried := false
 	if !fresh && prev.exact && prev.at.Equal(now) {
-		pairs, counts = prev.carry(v) // under live.mu: no change moves them meanwhile
+		pairs, counts = prev.carry(v, &s.mu) // under live.mu: no change moves them meanwhile
 		carried = pairs != nil
 	}
 	if !carried {
-		pairs = s.live.pairs(now.Unix(), v.pos, p, runtime.GOMAXPROCS(0))
+		var into func(*byAuditor, int) []pairEntry
+		if !fresh {
+			into = s.takeOver(prev)
+		}
+		pairs = s.live.pairs(now.Unix(), v.pos, p, runtime.GOMAXPROCS(0), into)
 		counts = make([]int, len(v.dids))
 		for _, j := range s.live.edges.subject {
 			counts[v.pos[j]]++
@@ -791,12 +916,32 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 	}
 	s.live.mu.Lock()
 	defer s.live.mu.Unlock()
+	s.mu.Lock() // the list may be prev's too (carry): readers of prev read it
+	defer s.mu.Unlock()
 	for _, c := range s.live.release() {
 		snap.follow(c)
 	}
-	s.mu.Lock()
 	s.snapshot = snap
-	s.mu.Unlock()
+}
+
+// takeOver is liveGraph.pairs' into for a computation at a new time after prev, the
+// snapshot readers get, when prev followed the live graph since its computation (exact): prev
+// then reads its sums from the graph, at its own time (snapshot.graph), and the new time's
+// are summed into its list, when it has room for them; readers wait only for the switch.
+func (s *Service) takeOver(prev *snapshot) func(*byAuditor, int) []pairEntry {
+	if !prev.exact || prev.restored || prev.remap != nil || prev.graph != nil {
+		return nil
+	}
+	return func(idx *byAuditor, n int) []pairEntry {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		old := prev.scores.pairs
+		if cap(old) < n {
+			return nil
+		}
+		prev.scores.pairs, prev.graph = nil, &graphSums{live: &s.live, idx: idx}
+		return old[:0]
+	}
 }
 
 func (snap *snapshot) reputation(did string) *Reputation {
@@ -842,22 +987,9 @@ func (snap *snapshot) pairWeight(auditor, subject string) float64 {
 	if !ok || !ok2 {
 		return 0
 	}
-	k := pairKey{int32(i), int32(j)}
-	ps, found := snap.extra[k]
+	ps, found := snap.sum(pairKey{int32(i), int32(j)})
 	if !found {
-		at, hit := slices.BinarySearchFunc(snap.scores.pairs, k, func(e pairEntry, k pairKey) int {
-			switch {
-			case e.key.less(k):
-				return -1
-			case k.less(e.key):
-				return 1
-			}
-			return 0
-		})
-		if !hit {
-			return 0
-		}
-		ps = snap.scores.pairs[at].sum
+		return 0
 	}
 	rel, _ := snap.standing(auditor)
 	w, _ := snap.params.contribution(ps, rel)

@@ -1,0 +1,235 @@
+package reputation
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// TestCarryInPlaceKeepsTheLastSnapshot: a recomputation at the last one's time takes the last
+// snapshot's pair list over and reindexes it in place (carry), while the last snapshot keeps
+// answering and following audits until the new one replaces it. Through that window its
+// scores and every pair's weight stay exactly those of a twin service that never started the
+// recomputation, and the recomputation's outcome, with the audits filed meanwhile applied,
+// carried over once more, is exactly a full computation's.
+func TestCarryInPlaceKeepsTheLastSnapshot(t *testing.T) {
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			now := time.Unix(1_800_000_000, 0).UTC()
+			twin := func() (*Service, func()) {
+				r := rand.New(rand.NewPCG(seed, 43))
+				svc := NewService(ServiceConfig{Now: func() time.Time { return now }})
+				svc.live.ids, svc.live.loaded = map[string]int32{}, true
+				var agents []string
+				for range 30 + r.IntN(40) {
+					agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
+				}
+				return svc, func() { // one change: a new audit, a replacement, or a new agent's
+					if r.IntN(4) == 0 {
+						agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
+					}
+					a, s := agents[r.IntN(len(agents))], agents[r.IntN(len(agents))]
+					if r.IntN(3) == 0 {
+						a = agents[len(agents)-1]
+					}
+					score := r.Float64()
+					if r.IntN(20) == 0 {
+						score = 1.5 // counts nothing
+					}
+					svc.follow(&Audit{Auditor: a, Subject: s, Envelope: strconv.Itoa(r.IntN(3)), Score: score, Time: now.Unix() - r.Int64N(3e7)}, r.IntN(3) == 0, r.Float64()*2)
+				}
+			}
+			a, changeA := twin()
+			b, changeB := twin()
+			staked := map[string]float64{}
+			for i, did := range a.live.dids {
+				if i%3 == 0 {
+					staked[did] = 1 + float64(i%5)
+				}
+			}
+			for range 300 {
+				changeA()
+				changeB()
+			}
+			for i, did := range a.live.dids {
+				if i%3 == 0 {
+					staked[did] = 1 + float64(i%5)
+				}
+			}
+			a.recompute(now, staked, nil, true)
+			b.recompute(now, staked, nil, true)
+			for range 60 { // followed by the snapshot: pairs of its own, agents it appends
+				changeA()
+				changeB()
+			}
+			// a's recomputation, up to and past the carry, as recompute runs it.
+			p := a.cfg.Params.withDefaults()
+			a.live.mu.Lock()
+			v := a.live.index(staked, nil)
+			prev := a.snapshot
+			pairs, counts := prev.carry(v, &a.mu)
+			a.live.mu.Unlock()
+			if pairs == nil || prev.remap == nil {
+				t.Fatal("the last snapshot's list was not taken over in place")
+			}
+			for range 80 { // filed while it computes: the last snapshot follows them
+				changeA()
+				changeB()
+				samePairs(t, prev, b.snapshot)
+			}
+			sameScores(t, prev, b.snapshot)
+			snap := wrapSnapshot(now, computePairs(pairs, v.stake, nil, p), v.stake, v.dids, counts, p)
+			a.live.mu.Lock()
+			for _, c := range a.live.release() {
+				snap.follow(c)
+			}
+			snap.exact = true
+			a.snapshot = snap
+			a.live.mu.Unlock()
+			for range 20 {
+				changeA()
+			}
+			a.recompute(now, staked, nil, false) // carried again, from the list taken over
+			if !a.snapshot.carried {
+				t.Fatal("the next recomputation did not carry the sums over")
+			}
+			g, dids := a.live.graph(now.Unix(), staked)
+			a.live.release()
+			sameSnapshot(t, "after two carries", newSnapshot(now, g, dids, Params{}), a.snapshot)
+		})
+	}
+}
+
+// samePairs fails t unless got weighs every pair of audits want holds as want does.
+func samePairs(t *testing.T, got, want *snapshot) {
+	t.Helper()
+	check := func(k pairKey) {
+		a, s := want.dids[k.auditor], want.dids[k.subject]
+		if w, g := want.pairWeight(a, s), got.pairWeight(a, s); math.Float64bits(w) != math.Float64bits(g) {
+			t.Fatalf("%s's audits of %s weigh %v, want %v", a, s, g, w)
+		}
+	}
+	for _, e := range want.scores.pairs {
+		check(e.key)
+	}
+	for k := range want.extra {
+		check(k)
+	}
+}
+
+// sameScores fails t unless got gives every agent want gives the same figures, bit for bit.
+func sameScores(t *testing.T, got, want *snapshot) {
+	t.Helper()
+	if len(got.dids) != len(want.dids) {
+		t.Fatalf("%d agents, want %d", len(got.dids), len(want.dids))
+	}
+	for _, did := range want.dids {
+		w, g := want.reputation(did), got.reputation(did)
+		bits := func(r *Reputation) [6]uint64 {
+			return [6]uint64{math.Float64bits(r.Score), math.Float64bits(r.Confidence), math.Float64bits(r.Weight), math.Float64bits(r.External), math.Float64bits(r.Standing), uint64(r.Audits)}
+		}
+		if bits(w) != bits(g) {
+			t.Errorf("%s: %+v, want %+v", did, g, w)
+		}
+	}
+}
+
+// TestNewTimeTakesTheListOver: a recomputation at a new time sums the new time's pairs into
+// the last snapshot's list (takeOver), and the last snapshot, until the new one replaces it,
+// reads its pair sums from the live graph at its own time and follows audits: its scores and
+// every pair's weight stay exactly those of a twin service that never started the
+// recomputation, and the recomputation's outcome is exactly a full computation's.
+func TestNewTimeTakesTheListOver(t *testing.T) {
+	for seed := range uint64(6) {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			now := time.Unix(1_800_000_000, 0).UTC()
+			twin := func() (*Service, func()) {
+				r := rand.New(rand.NewPCG(seed, 47))
+				svc := NewService(ServiceConfig{Now: func() time.Time { return now }})
+				svc.live.ids, svc.live.loaded = map[string]int32{}, true
+				var agents []string
+				for range 30 + r.IntN(40) {
+					agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
+				}
+				var filed []*Audit
+				return svc, func() {
+					if r.IntN(4) == 0 {
+						agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
+					}
+					a, s := agents[r.IntN(len(agents))], agents[r.IntN(len(agents))]
+					if r.IntN(3) == 0 {
+						a = agents[len(agents)-1]
+					}
+					target := strconv.Itoa(r.IntN(3))
+					if len(filed) > 0 && r.IntN(3) == 0 { // a later audit of a target: replaces the one that counted
+						was := filed[r.IntN(len(filed))]
+						a, s, target = was.Auditor, was.Subject, was.Envelope
+					}
+					score := r.Float64()
+					if r.IntN(20) == 0 {
+						score = -0.5 // counts nothing
+					}
+					filed = append(filed, &Audit{Auditor: a, Subject: s, Envelope: target, Score: score, Time: now.Unix() - r.Int64N(3e7)})
+					svc.follow(filed[len(filed)-1], r.IntN(3) == 0, r.Float64()*2)
+				}
+			}
+			a, changeA := twin()
+			b, changeB := twin()
+			for range 300 {
+				changeA()
+				changeB()
+			}
+			staked := map[string]float64{}
+			for i, did := range a.live.dids {
+				if i%3 == 0 {
+					staked[did] = 1 + float64(i%5)
+				}
+			}
+			a.recompute(now, staked, nil, true)
+			b.recompute(now, staked, nil, true)
+			for range 60 {
+				changeA()
+				changeB()
+			}
+			later := now.Add(time.Hour)
+			p := a.cfg.Params.withDefaults()
+			a.live.mu.Lock()
+			v := a.live.index(staked, nil)
+			prev := a.snapshot
+			pairs := a.live.pairs(later.Unix(), v.pos, p, 2, a.takeOver(prev))
+			counts := make([]int, len(v.dids))
+			for _, j := range a.live.edges.subject {
+				counts[v.pos[j]]++
+			}
+			a.live.mu.Unlock()
+			if prev.graph == nil || prev.scores.pairs != nil {
+				t.Fatal("the last snapshot's list was not taken over")
+			}
+			samePairs(t, prev, b.snapshot)
+			for range 80 { // filed while it computes: the last snapshot follows them
+				changeA()
+				changeB()
+				samePairs(t, prev, b.snapshot)
+			}
+			sameScores(t, prev, b.snapshot)
+			snap := wrapSnapshot(later, computePairs(pairs, v.stake, nil, p), v.stake, v.dids, counts, p)
+			a.live.mu.Lock()
+			for _, c := range a.live.release() {
+				snap.follow(c)
+			}
+			snap.exact = true
+			a.snapshot = snap
+			a.live.mu.Unlock()
+			a.recompute(later, staked, nil, false) // carried over from the list summed into prev's
+			if !a.snapshot.carried {
+				t.Fatal("the next recomputation did not carry the sums over")
+			}
+			g, dids := a.live.graph(later.Unix(), staked)
+			a.live.release()
+			sameSnapshot(t, "after the new time", newSnapshot(later, g, dids, Params{}), a.snapshot)
+		})
+	}
+}
