@@ -113,3 +113,12 @@ const (
 	splitLoadFrom  = 100_000
 	loadSamples    = 256
 )
+
+// What a computation holds at its peak besides the last snapshot (memlimit.Lend), per audit
+// in the live graph (a pair's sums, 32 bytes, at most one per audit, and its weight and
+// auditor in the trust matrix, 12) and per agent (the index, the counts, the trust matrix's
+// per-agent arrays, the power iteration's six vectors: about 13 words, and room).
+const (
+	refreshAuditBytes = 44
+	refreshAgentBytes = 128
+)

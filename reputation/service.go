@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/memlimit"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/reputation/merkle"
 )
@@ -757,6 +758,12 @@ func (s *Service) Refresh(ctx context.Context) error {
 // refreshMu.
 func (s *Service) recompute(now time.Time, staked map[string]float64, ext []ExternalSignal, fresh bool) {
 	p := s.cfg.Params.withDefaults()
+	// What the computation holds beside the last snapshot, lent by the memory limit while it
+	// runs (memlimit.Lend): its pairs (at most one per audit), trust matrix and vectors.
+	s.live.mu.Lock()
+	audits, agents := int64(s.live.edges.len()), int64(len(s.live.dids)+len(staked))
+	s.live.mu.Unlock()
+	defer memlimit.Lend(audits*refreshAuditBytes + agents*refreshAgentBytes)()
 	// At the last computation's time, with the graph in memory since, its pair sums are
 	// carried over (incremental: no audit is summed again); at a new time every audit's
 	// decay changes, and they are summed afresh. Either way the same sums, so the same bits.
