@@ -114,11 +114,13 @@ const (
 	loadSamples    = 256
 )
 
-// What a computation holds at its peak besides the last snapshot (memlimit.Lend), per audit
-// in the live graph (a pair's sums, 32 bytes, at most one per audit, and its weight and
-// auditor in the trust matrix, 12) and per agent (the index, the counts, the trust matrix's
-// per-agent arrays, the power iteration's six vectors: about 13 words, and room).
+// What a computation holds at its peak besides its pairs and the last snapshot
+// (memlimit.Lend): per pair, its weight and auditor in the trust matrix (12 bytes); per agent,
+// the trust matrix's per-agent arrays (its totals, starts and counts, and each part's fill:
+// 24 bytes at two CPUs) and the power iteration's six vectors (48). No more: what the lent
+// limit does not hold is collected, and the process grows no higher than it did when the
+// collector ran back to back over the same live arrays.
 const (
-	refreshAuditBytes = 44
-	refreshAgentBytes = 128
+	computePairBytes  = 12
+	computeAgentBytes = 72
 )

@@ -758,12 +758,6 @@ func (s *Service) Refresh(ctx context.Context) error {
 // refreshMu.
 func (s *Service) recompute(now time.Time, staked map[string]float64, ext []ExternalSignal, fresh bool) {
 	p := s.cfg.Params.withDefaults()
-	// What the computation holds beside the last snapshot, lent by the memory limit while it
-	// runs (memlimit.Lend): its pairs (at most one per audit), trust matrix and vectors.
-	s.live.mu.Lock()
-	audits, agents := int64(s.live.edges.len()), int64(len(s.live.dids)+len(staked))
-	s.live.mu.Unlock()
-	defer memlimit.Lend(audits*refreshAuditBytes + agents*refreshAgentBytes)()
 	// At the last computation's time, with the graph in memory since, its pair sums are
 	// carried over (incremental: no audit is summed again); at a new time every audit's
 	// decay changes, and they are summed afresh. Either way the same sums, so the same bits.
@@ -787,6 +781,9 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 		}
 	}
 	s.live.mu.Unlock()
+	// What the computation holds at its peak beside its pairs and the last snapshot, lent by
+	// the memory limit until the snapshot is replaced (memlimit.Lend).
+	defer memlimit.Lend(int64(len(pairs))*computePairBytes + int64(len(v.dids))*computeAgentBytes)()
 	external := externalEdges(ext, indexOf(v.dids), now.Unix())
 	snap := wrapSnapshot(now, computePairs(pairs, v.stake, external, p), v.stake, v.dids, counts, p)
 	snap.exact, snap.carried = true, carried
