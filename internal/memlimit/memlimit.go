@@ -108,8 +108,8 @@ func Hold(bytes int64) {
 // Otherwise the collector runs back to back over a heap that is all live (at a full refresh
 // of 100,000 agents, fifteen collections that freed nothing and took up to half the CPUs),
 // and the process grows by the same bytes all the same; with the loan it grows by no more,
-// and no garbage from before fills the room. done puts back the limit Start keeps (For the
-// live heap).
+// and no garbage from before fills the room. done puts back the limit there was (Start's
+// next tick follows the live heap again).
 func Lend(bytes int64) (done func()) {
 	kept.Lock()
 	defer kept.Unlock()
@@ -118,7 +118,8 @@ func Lend(bytes int64) (done func()) {
 	}
 	runtime.GC()
 	kept.lent = int64(min(held(), math.MaxInt64/2)) + bytes
-	if kept.lent > debug.SetMemoryLimit(-1) {
+	before := debug.SetMemoryLimit(-1)
+	if kept.lent > before {
 		debug.SetMemoryLimit(kept.lent)
 	}
 	var once sync.Once
@@ -128,7 +129,9 @@ func Lend(bytes int64) (done func()) {
 			defer kept.Unlock()
 			kept.lent = 0
 			if kept.floor > 0 {
-				debug.SetMemoryLimit(For(live(), kept.floor))
+				// The limit there was, not For the live heap: a collection during the loan
+				// found the computation's arrays live beside the ones they replace.
+				debug.SetMemoryLimit(before)
 			}
 		})
 	}
