@@ -117,7 +117,8 @@ func Lend(bytes int64) (done func()) {
 		return func() {}
 	}
 	runtime.GC()
-	kept.lent = int64(min(held(), math.MaxInt64/2)) + bytes
+	kept.lent = int64(min(held(), math.MaxInt64/4)) + bytes
+	kept.lent += kept.lent / 32 // the collector aims the heap 3 % below the limit
 	before := debug.SetMemoryLimit(-1)
 	if kept.lent > before {
 		debug.SetMemoryLimit(kept.lent)
