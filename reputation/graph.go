@@ -462,17 +462,39 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, into func
 	} else {
 		pairs = make([]pairEntry, total, withSlack(total)) // room for carry
 	}
+	edge := func(e int32) Edge {
+		return Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}
+	}
 	run(bounds, func(part, lo, hi int) {
 		out := pairs[counts[part]:counts[part]:counts[part+1]]
+		// A row's evidence, a block at a time, two audits' side by side (evidence2).
+		var evs [64]pairSum
 		for _, id := range order[lo:hi] { // auditors in DID order, so in index order
 			row := perm[at[id]:at[id+1]]
-			for k := 0; k < len(row); {
-				var ps pairSum
-				j := pos[es.subject[row[k]]]
-				for ; k < len(row) && pos[es.subject[row[k]]] == j; k++ {
-					e := row[k]
-					ps.add(p.evidence(&Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}))
+			var ps pairSum
+			j := int32(-1)
+			for base := 0; base < len(row); base += len(evs) {
+				block := row[base:min(base+len(evs), len(row))]
+				k := 0
+				for ; k+1 < len(block); k += 2 {
+					a, b := edge(block[k]), edge(block[k+1])
+					evs[k], evs[k+1] = p.evidence2(&a, &b)
 				}
+				if k < len(block) {
+					a := edge(block[k])
+					evs[k] = p.evidence(&a)
+				}
+				for k, e := range block {
+					if s := pos[es.subject[e]]; s != j {
+						if j >= 0 {
+							out = append(out, pairEntry{pairKey{pos[id], j}, ps})
+						}
+						ps, j = pairSum{}, s
+					}
+					ps.add(evs[k])
+				}
+			}
+			if j >= 0 {
 				out = append(out, pairEntry{pairKey{pos[id], j}, ps})
 			}
 		}

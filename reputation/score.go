@@ -240,11 +240,27 @@ func collectPairs(g *Graph, p Params) []pairEntry {
 	}
 	edges := make([]audit, at[n])
 	fill := slices.Clone(at[:n])
+	pending := -1 // a valid audit whose evidence waits for the next one's (evidence2)
 	for i := range g.Audits {
-		if e := &g.Audits[i]; e.valid(n) {
-			edges[fill[e.Auditor]] = audit{e.Subject, p.evidence(e)}
-			fill[e.Auditor]++
+		e := &g.Audits[i]
+		switch {
+		case !e.valid(n):
+			continue
+		case pending < 0:
+			pending = i
+			continue
 		}
+		a := &g.Audits[pending]
+		ea, ee := p.evidence2(a, e)
+		edges[fill[a.Auditor]] = audit{a.Subject, ea}
+		fill[a.Auditor]++
+		edges[fill[e.Auditor]] = audit{e.Subject, ee}
+		fill[e.Auditor]++
+		pending = -1
+	}
+	if pending >= 0 {
+		a := &g.Audits[pending]
+		edges[fill[a.Auditor]] = audit{a.Subject, p.evidence(a)}
 	}
 	fill = nil
 	bounds := split(at[n], runtime.GOMAXPROCS(0), parallelChunk)
@@ -711,7 +727,17 @@ func pairSums(g *Graph, p Params) map[pairKey]pairSum {
 
 // evidence is what audit e says, in fixed point, as its pair sums it.
 func (p Params) evidence(e *Edge) pairSum {
-	decay := halving(max(e.Age, 0) / p.HalfLife)
+	return p.decayed(e, halving(max(e.Age, 0)/p.HalfLife))
+}
+
+// evidence2 is evidence of e0 and of e1, their decays computed side by side (halving2).
+func (p Params) evidence2(e0, e1 *Edge) (pairSum, pairSum) {
+	d0, d1 := halving2(max(e0.Age, 0)/p.HalfLife, max(e1.Age, 0)/p.HalfLife)
+	return p.decayed(e0, d0), p.decayed(e1, d1)
+}
+
+// decayed is evidence of e at its decay.
+func (p Params) decayed(e *Edge, decay float64) pairSum {
 	b := p.backing(e)
 	return pairSum{floor: toFixed(decay * p.Unbacked), value: toFixed(decay * (b - p.Unbacked)), scored: toFixed(decay * b * e.Score)}
 }
