@@ -113,3 +113,15 @@ const (
 	splitLoadFrom  = 100_000
 	loadSamples    = 256
 )
+
+// What a computation holds at its peak besides its pairs and the last snapshot
+// (memlimit.Lend): per pair, its weight and auditor in the trust matrix (12 bytes, and room);
+// per agent, the trust matrix's per-agent arrays (its totals, starts and counts, and each
+// part's fill: 24 bytes at two CPUs), the power iteration's six vectors (48) and the scores'
+// (Relative, Score, Confidence, Weight, and each part's sums: 64). No more: what the lent
+// limit does not hold is collected, and the process grows no higher than it did when the
+// collector ran back to back over the same live arrays.
+const (
+	computePairBytes  = 16
+	computeAgentBytes = 128
+)

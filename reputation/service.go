@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/surety-ioa/surety/identity"
+	"github.com/surety-ioa/surety/internal/memlimit"
 	"github.com/surety-ioa/surety/internal/p2p"
 	"github.com/surety-ioa/surety/reputation/merkle"
 )
@@ -905,6 +906,9 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 		}
 	}
 	s.live.mu.Unlock()
+	// What the computation holds at its peak beside its pairs and the last snapshot, lent by
+	// the memory limit until the snapshot is replaced (memlimit.Lend).
+	defer memlimit.Lend(int64(len(pairs))*computePairBytes + int64(len(v.dids))*computeAgentBytes)()
 	external := externalEdges(ext, indexOf(v.dids), now.Unix())
 	snap := wrapSnapshot(now, computePairs(pairs, v.stake, external, p), v.stake, v.dids, counts, p)
 	snap.exact, snap.carried = true, carried

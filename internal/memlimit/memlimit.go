@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -48,7 +49,7 @@ func Start(floor int64) (stop func()) {
 		kept.Lock()
 		defer kept.Unlock()
 		kept.floor = floor
-		debug.SetMemoryLimit(For(live(), floor))
+		debug.SetMemoryLimit(max(For(live(), floor), kept.lent))
 	}
 	follow()
 	wg.Go(func() {
@@ -80,6 +81,7 @@ func Start(floor int64) (stop func()) {
 var kept struct {
 	sync.Mutex
 	floor int64
+	lent  int64 // the limit while Lend's caller computes (0: none); the limit stays at least this
 }
 
 // Hold says the caller has just allocated bytes it keeps (a graph's columns, read at start):
@@ -96,6 +98,60 @@ func Hold(bytes int64) {
 	if l := For(live()+uint64(bytes), kept.floor); l > debug.SetMemoryLimit(-1) {
 		debug.SetMemoryLimit(l)
 	}
+}
+
+// Lend says the caller is about to hold up to bytes more for a while (a recomputation's
+// arrays, next to the ones it replaces): where Start keeps the limit and the memory the
+// runtime holds would pass it with them, the limit is raised until done is called to what the
+// runtime holds after a collection (the one the limit would have started anyway), free heap
+// aside, plus bytes.
+// Otherwise the collector runs back to back over a heap that is all live (at a full refresh
+// of 100,000 agents, fifteen collections that freed nothing and took up to half the CPUs),
+// and the process grows by the same bytes all the same; with the loan it grows by no more,
+// and no garbage from before fills the room. done puts back the limit there was (Start's
+// next tick follows the live heap again).
+func Lend(bytes int64) (done func()) {
+	kept.Lock()
+	defer kept.Unlock()
+	if kept.floor <= 0 || bytes <= 0 || kept.lent > 0 || held()+uint64(bytes) <= uint64(debug.SetMemoryLimit(-1)) {
+		return func() {}
+	}
+	runtime.GC()
+	kept.lent = int64(min(held(), math.MaxInt64/4)) + bytes
+	kept.lent += kept.lent / 32 // the collector aims the heap 3 % below the limit
+	before := debug.SetMemoryLimit(-1)
+	if kept.lent > before {
+		debug.SetMemoryLimit(kept.lent)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			kept.Lock()
+			defer kept.Unlock()
+			kept.lent = 0
+			if kept.floor > 0 {
+				// The limit there was, not For the live heap: a collection during the loan
+				// found the computation's arrays live beside the ones they replace.
+				debug.SetMemoryLimit(before)
+			}
+		})
+	}
+}
+
+// held is the memory the runtime holds as the limit counts it, all it mapped less the heap it
+// gave back to the system, without the free heap it keeps (which a heap growing to the limit
+// would reuse, and the collector gives back under it).
+func held() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	var v [3]uint64
+	for i := range s {
+		if s[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		v[i] = s[i].Value.Uint64()
+	}
+	return v[0] - min(v[1]+v[2], v[0])
 }
 
 // live is the heap the last collection found live.

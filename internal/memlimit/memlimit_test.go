@@ -89,3 +89,39 @@ func TestHoldRaisesTheLimitWhileStarted(t *testing.T) {
 		t.Errorf("limit after stop and a hold: %d, want %d left alone", got, before)
 	}
 }
+
+// TestLendRaisesTheLimitUntilDone: Lend raises the limit Start keeps to what the runtime
+// holds and the bytes lent, where the limit would not take them, keeps it there against the
+// limit's own following (a concurrent Start's tick), and done puts back the limit there was;
+// with room enough, or once stopped, it does nothing.
+func TestLendRaisesTheLimitUntilDone(t *testing.T) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOMEMLIMIT set: Start keeps no limit")
+	}
+	before := debug.SetMemoryLimit(-1)
+	stop := Start(1 << 30)
+	kept := debug.SetMemoryLimit(-1)
+	done := Lend(1 << 40)
+	if got := debug.SetMemoryLimit(-1); got < 1<<40 {
+		t.Errorf("limit while 1 TiB is lent: %d, want at least %d", got, int64(1<<40))
+	}
+	Lend(1 << 41)() // one loan at a time: the second does nothing
+	if got := debug.SetMemoryLimit(-1); got < 1<<40 {
+		t.Errorf("limit after a second loan's done: %d, want the first loan's kept", got)
+	}
+	done()
+	done() // twice is fine
+	if got := debug.SetMemoryLimit(-1); got != kept {
+		t.Errorf("limit after the loan: %d, want the one before it, %d", got, kept)
+	}
+	room := debug.SetMemoryLimit(-1)
+	Lend(1)()
+	if got := debug.SetMemoryLimit(-1); got != room {
+		t.Errorf("limit after a loan the limit had room for: %d, want %d", got, room)
+	}
+	stop()
+	Lend(1 << 40)()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Errorf("limit after stop and a loan: %d, want %d left alone", got, before)
+	}
+}
