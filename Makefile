@@ -118,7 +118,13 @@ devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node
 # core for half a minute, which go vet and staticcheck use meanwhile.
 test: tools ## run every test
 	$(MAKE) --no-print-directory -j2 --output-sync=target vet test-forge
-	$(MAKE) --no-print-directory test-go test-fuzz test-ts test-python test-explorer-lib
+	$(MAKE) --no-print-directory test-go test-race test-fuzz test-ts test-python test-explorer-lib
+
+# The reputation service's readers against its recomputations and followed audits, under the
+# race detector: the tests that share its snapshots across goroutines.
+RACE_TESTS := TestReadersDuringRecomputations|TestCarryInPlaceKeepsTheLastSnapshot|TestNewTimeTakesTheListOver|TestRefreshKeepsAuditsFiledMeanwhile
+test-race: tools ## the reputation service's concurrency tests under -race
+	go test -race -count=1 -run '^($(RACE_TESTS))$$' ./reputation
 
 vet: tools ## go vet, staticcheck and forge fmt --check
 	go vet ./...

@@ -86,6 +86,9 @@ func BenchmarkHybridIndex(b *testing.B) {
 			return !slices.Contains(strings.Split(k, ","), q.kind)
 		})
 	}
+	if len(queries) == 0 {
+		b.Fatalf("SURETY_BENCH_KINDS=%q names none of the kinds", os.Getenv("SURETY_BENCH_KINDS"))
+	}
 	runs := 100
 	if v, err := strconv.Atoi(os.Getenv("SURETY_BENCH_RUNS")); err == nil && v > 0 {
 		runs = v

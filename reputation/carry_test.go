@@ -1,10 +1,13 @@
 package reputation
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -231,5 +234,115 @@ func TestNewTimeTakesTheListOver(t *testing.T) {
 			a.live.release()
 			sameSnapshot(t, "after the new time", newSnapshot(later, g, dids, Params{}), a.snapshot)
 		})
+	}
+}
+
+// TestReadersDuringRecomputations (review 43, findings 5 and 8): readers of every kind (a
+// pair's weight as Reputation reads it, Top, Weight, an audit's standing check) run while
+// audits are followed and recomputations take the last snapshot's list over, at the same
+// score time (carry in place) and at new ones (the last snapshot reading the live graph).
+// Under -race (make test-race, part of make test) it fails when a read or a write of the
+// snapshot, its list or the live graph goes without the lock that orders them; without it, a
+// map read beside a write may still stop the process.
+func TestReadersDuringRecomputations(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0).UTC()
+	var clock atomic.Int64
+	clock.Store(now.Unix())
+	svc := NewService(ServiceConfig{Now: func() time.Time { return time.Unix(clock.Load(), 0).UTC() }})
+	svc.live.ids, svc.live.loaded = map[string]int32{}, true
+	var agents []string
+	for i := range 400 {
+		agents = append(agents, fmt.Sprintf("did:key:z%06d", i))
+	}
+	hot := agents[:8] // most writes and reads: the same pairs, changed while they are read
+	staked := map[string]float64{}
+	for i, did := range agents {
+		if i%3 == 0 {
+			staked[did] = 1 + float64(i%5)
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 43))
+	pick := func(r *rand.Rand) (string, string) {
+		if r.IntN(2) == 0 {
+			return hot[r.IntN(len(hot))], hot[r.IntN(len(hot))]
+		}
+		return agents[r.IntN(len(agents))], agents[r.IntN(len(agents))]
+	}
+	file := func(r *rand.Rand) {
+		a, s := pick(r)
+		svc.follow(&Audit{Auditor: a, Subject: s, Envelope: strconv.Itoa(r.IntN(3)), Score: r.Float64(), Time: clock.Load() - r.Int64N(3e7)}, r.IntN(3) == 0, r.Float64())
+	}
+	for range 20_000 {
+		file(r)
+	}
+	svc.recompute(svc.scoreTime(), staked, nil, true)
+	ctx := context.Background()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 9))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				a, s := pick(r)
+				switch w {
+				case 0:
+					svc.mu.RLock()
+					if w := svc.snapshot.pairWeight(a, s); w < 0 || math.IsNaN(w) {
+						svc.mu.RUnlock()
+						t.Errorf("pair weight %v", w)
+						return
+					}
+					svc.mu.RUnlock()
+					svc.Top(ctx, 5)
+				case 1:
+					if _, err := svc.Weight(ctx, s); err != nil {
+						t.Error(err)
+						return
+					}
+				default:
+					_ = svc.mayStand(ctx, a, Verdict{})
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		r := rand.New(rand.NewPCG(8, 43))
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			file(r)
+		}
+	})
+	inPlace, fromGraph := 0, 0 // recomputations that took the list over, each way (a list without room is copied)
+	for round := range 8 {
+		if round%2 == 1 {
+			clock.Add(3600) // a new score time: the last snapshot reads the live graph
+		}
+		svc.mu.RLock()
+		prev := svc.snapshot
+		svc.mu.RUnlock()
+		svc.recompute(svc.scoreTime(), staked, nil, false)
+		if prev.remap != nil {
+			inPlace++
+		}
+		if prev.graph != nil {
+			fromGraph++
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if !svc.snapshot.exact {
+		t.Fatal("the last snapshot does not follow the live graph")
+	}
+	if inPlace == 0 || fromGraph == 0 {
+		t.Fatalf("of 8 recomputations, %d took the list over in place and %d had the last snapshot read the graph: the test checks little", inPlace, fromGraph)
 	}
 }

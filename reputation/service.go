@@ -588,13 +588,15 @@ type bondedOf interface {
 func (s *Service) mayStand(ctx context.Context, auditor string, v Verdict) error {
 	s.mu.RLock()
 	snap := s.snapshot
+	// standing reads the snapshot's DIDs and the map of those follow added, which follow
+	// writes under the readers' lock: read under it (review 43, finding 8).
+	_, stake := snap.standing(auditor)
+	everyone := snap.scores.Everyone
 	s.mu.RUnlock()
 	p := snap.params
 	if v.Side != SideNone && v.Settled >= p.minStake() {
 		return nil
 	}
-	everyone := snap.scores.Everyone
-	_, stake := snap.standing(auditor)
 	// Not computed yet (its fallback says nothing of the chain), or restored from the store:
 	// the last run's word on who was staked may be old, and a node back from a restart must
 	// take or refuse an audit as its peers do, for good.
@@ -721,12 +723,24 @@ func (s *Service) follow(a *Audit, backed bool, settled float64) {
 	if !s.live.loaded { // the first recomputation reads it from the store
 		return
 	}
-	// Under the readers' lock: a snapshot that reads its pair sums from the graph
-	// (snapshot.graph) has readers read the graph.
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.snapshot.prefetch(a.Auditor, a.Subject)
+	// A snapshot that reads its pair sums from the graph (snapshot.graph) has readers read
+	// the graph: then the graph changes under the readers' lock. Otherwise readers do not
+	// wait for the change (an edge store's rehash, at ten million audits, is a table of 128
+	// MB), only for the snapshot's. No computation takes the snapshot's list over while this
+	// holds the live graph's lock, so the mode read stays (review 43, finding 2).
+	s.mu.RLock()
+	fromGraph := s.snapshot.graph != nil
+	s.mu.RUnlock()
+	if fromGraph {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.snapshot.prefetch(a.Auditor, a.Subject)
+	}
 	c := s.live.put(a, backed, settled)
+	if !fromGraph {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	if !s.snapshot.restored { // stored scores stay as computed until the first recomputation
 		s.snapshot.follow(c)
 	}
@@ -920,10 +934,18 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 	}
 	s.live.mu.Lock()
 	defer s.live.mu.Unlock()
-	s.mu.Lock() // the list may be prev's too (carry): readers of prev read it
-	defer s.mu.Unlock()
+	// When the list is prev's too (carry in place: prev.remap), readers of prev read it while
+	// the audits filed meanwhile are replayed into it; else they wait only for the switch.
+	if prev.remap != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	for _, c := range s.live.release() {
 		snap.follow(c)
+	}
+	if prev.remap == nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 	}
 	s.snapshot = snap
 }
@@ -974,8 +996,17 @@ func (s *Service) Reputation(ctx context.Context, did string) (*Reputation, erro
 	}
 	s.mu.RLock()
 	r := s.snapshot.reputation(did)
+	// One weight per auditor: an auditor's audits of did under many targets share it, and a
+	// snapshot reading its sums from the live graph (snapshot.graph) sums each pair's audits
+	// (review 43, finding 3: k audits of one auditor would cost k² decays under the lock).
+	weights := map[string]float64{}
 	for _, a := range feeding {
-		a.Weight = s.snapshot.pairWeight(a.Auditor, did)
+		w, ok := weights[a.Auditor]
+		if !ok {
+			w = s.snapshot.pairWeight(a.Auditor, did)
+			weights[a.Auditor] = w
+		}
+		a.Weight = w
 	}
 	r.Imported = s.snapshot.imported[did]
 	s.mu.RUnlock()
