@@ -21,7 +21,12 @@ func TestDemoEmbedded(t *testing.T) {
 		t.Skip("plays the whole demo")
 	}
 	waiting.Parallel(t) // a node (or devnet) of its own
-	out := runOK(t, "", "demo")
+	r := start(t, "demo")
+	// The demo takes under a minute on a quiet machine; under a loaded test run, a few.
+	if code := r.waitFor(t, 5*time.Minute); code != exitOK {
+		t.Fatalf("surety demo: exit %d\n%s", code, r.stderr)
+	}
+	out := r.stdout.String()
 	if !regexp.MustCompile(`^\[ *\d+\.\ds\] node did:key:\S+ up on chain \d+ \(embedded\), escrow 0x`).MatchString(out) {
 		t.Errorf("the demo did not start by naming its node:\n%s", out)
 	}

@@ -51,8 +51,16 @@ func TestNodeJSONRPCRelaysOnlyItsContracts(t *testing.T) {
 	if out, err := cast("send", reg, "bind(bytes32,bytes)", agent, "0x", "--private-key", pk); err != nil || !strings.Contains(out, "status               1") {
 		t.Fatalf("cast send through the node: %v\n%s", err, out)
 	}
-	// Binding twice reverts: cast sees the registry's own error, decoded from the data.
-	if out, err := cast("send", reg, "bind(bytes32,bytes)", agent, "0x", "--private-key", pk); err == nil || !strings.Contains(out, "WrongStatus") {
+	// Binding twice reverts: cast sees the registry's own error in the revert data, which it
+	// names when its signature cache knows the selector (a machine without one, offline,
+	// shows the data alone).
+	regABI, err := contracts.StakeRegistryMetaData.ParseABI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrongStatus := "0x" + hex.EncodeToString(regABI.Errors["WrongStatus"].ID.Bytes()[:4])
+	if out, err := cast("send", reg, "bind(bytes32,bytes)", agent, "0x", "--private-key", pk); err == nil ||
+		!strings.Contains(out, "WrongStatus") && !strings.Contains(out, `data: "`+wrongStatus) {
 		t.Errorf("a second bind through the node: %v\n%s", err, out)
 	}
 
