@@ -85,13 +85,8 @@ func TestCarryInPlaceKeepsTheLastSnapshot(t *testing.T) {
 			}
 			sameScores(t, prev, b.snapshot)
 			snap := wrapSnapshot(now, computePairs(pairs, v.stake, nil, p), v.stake, v.dids, counts, p)
-			a.live.mu.Lock()
-			for _, c := range a.live.release() {
-				snap.follow(c)
-			}
 			snap.exact = true
-			a.snapshot = snap
-			a.live.mu.Unlock()
+			a.install(prev, snap) // as recompute ends
 			for range 20 {
 				changeA()
 			}
@@ -219,13 +214,8 @@ func TestNewTimeTakesTheListOver(t *testing.T) {
 			}
 			sameScores(t, prev, b.snapshot)
 			snap := wrapSnapshot(later, computePairs(pairs, v.stake, nil, p), v.stake, v.dids, counts, p)
-			a.live.mu.Lock()
-			for _, c := range a.live.release() {
-				snap.follow(c)
-			}
 			snap.exact = true
-			a.snapshot = snap
-			a.live.mu.Unlock()
+			a.install(prev, snap)                  // as recompute ends
 			a.recompute(later, staked, nil, false) // carried over from the list summed into prev's
 			if !a.snapshot.carried {
 				t.Fatal("the next recomputation did not carry the sums over")

@@ -932,6 +932,13 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 		}
 		snap.imported[sig.Subject] = append(snap.imported[sig.Subject], sig)
 	}
+	s.install(prev, snap)
+}
+
+// install makes snap, computed after prev (the snapshot readers got when the computation
+// started), the one readers get, the audits filed since the computation's view applied to it
+// first.
+func (s *Service) install(prev, snap *snapshot) {
 	s.live.mu.Lock()
 	defer s.live.mu.Unlock()
 	// When the list is prev's too (carry in place: prev.remap), readers of prev read it while
