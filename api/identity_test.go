@@ -41,6 +41,12 @@ func (m keyStates) KeyStatus(_ context.Context, did string) (identity.KeyStatus,
 // newIdentityWith is newIdentity whose verifier reads key status from keys.
 func newIdentityWith(t testing.TB, db *sql.DB, keys identity.KeyStatusReader) *identity.Service {
 	t.Helper()
+	return newIdentityVerifying(t, db, identity.VerifierConfig{Started: time.Now().Add(-time.Minute), Keys: keys})
+}
+
+// newIdentityVerifying is newIdentity whose verifier is built from cfg.
+func newIdentityVerifying(t testing.TB, db *sql.DB, cfg identity.VerifierConfig) *identity.Service {
+	t.Helper()
 	ctx := context.Background()
 	store, err := identity.OpenStore(ctx, db, identity.StoreConfig{Passphrase: []byte("test"), KDF: identity.KDFParams{N: 1 << 10, R: 8, P: 1}})
 	if err != nil {
@@ -50,8 +56,7 @@ func newIdentityWith(t testing.TB, db *sql.DB, keys identity.KeyStatusReader) *i
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := identity.NewVerifier(identity.VerifierConfig{Started: time.Now().Add(-time.Minute), Keys: keys})
-	return identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: v})
+	return identity.NewService(identity.ServiceConfig{Store: store, Node: node, Verifier: identity.NewVerifier(cfg)})
 }
 
 func do(t *testing.T, h http.Handler, method, path, accept string, body []byte) *httptest.ResponseRecorder {

@@ -6,17 +6,20 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/surety-ioa/surety/api"
+	"github.com/surety-ioa/surety/identity"
 	"github.com/surety-ioa/surety/internal/chain"
 	"github.com/surety-ioa/surety/internal/testutil"
 )
 
 // junkVerifier is a node on the embedded chain with no write limit that matters, and a
 // function that asks it to verify junk from a client address (remote makes the socket's
-// peer address of it).
+// peer address of it). Its verifier's clock stands still, so no budget refills between
+// requests however slowly a loaded machine sends them (at 20 a second, one did within 200).
 func junkVerifier(t *testing.T, remote func(addr string) string) func(addr string) *httptest.ResponseRecorder {
 	t.Helper()
 	c, err := chain.NewEmbedded(chain.EmbeddedConfig{Alloc: chain.DevAlloc(1, chain.DefaultDevBalance)})
@@ -25,8 +28,9 @@ func junkVerifier(t *testing.T, remote func(addr string) string) func(addr strin
 	}
 	t.Cleanup(c.Close)
 	db := testutil.DB(t)
+	still := time.Now()
 	s, err := api.New(api.Config{Version: "v-test", Chain: api.ChainInfo{ID: chain.EmbeddedChainID, Genesis: common.HexToHash("0x0abc"), Kind: "embedded", Key: "k"},
-		Blocks: c, DB: db, Identity: newIdentity(t, db), WriteRate: 1e9, WriteBurst: 1 << 30})
+		Blocks: c, DB: db, Identity: newIdentityVerifying(t, db, identity.VerifierConfig{Now: func() time.Time { return still }, Started: still.Add(-time.Minute)}), WriteRate: 1e9, WriteBurst: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -105,10 +105,12 @@ func (r *running) waitFor(t testing.TB, d time.Duration) int {
 
 var readyRE = regexp.MustCompile(`ready on (http://127\.0\.0\.1:\d+)`)
 
-// apiURL waits for the node's ready line and returns its base URL.
+// apiURL waits for the node's ready line and returns its base URL. A node is ready in
+// under a second on a quiet machine; a loaded CI run (two on 2 cores) took past 30 s, so the
+// wait allows 3 minutes and ends as soon as the line is there.
 func (r *running) apiURL(t testing.TB) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute)
 	for time.Now().Before(deadline) {
 		if m := readyRE.FindStringSubmatch(r.stdout.String()); m != nil {
 			return m[1]
