@@ -2,6 +2,7 @@ package reputation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -334,5 +335,111 @@ func TestReadersDuringRecomputations(t *testing.T) {
 	}
 	if inPlace == 0 || fromGraph == 0 {
 		t.Fatalf("of 8 recomputations, %d took the list over in place and %d had the last snapshot read the graph: the test checks little", inPlace, fromGraph)
+	}
+}
+
+// TestPanicMidwayStopsLaterRecomputations (review 43, finding 1): a recomputation at a new
+// time that a panic unwinds after the last snapshot's list was taken over leaves that
+// snapshot reading its sums from the live graph. A later recomputation would load the graph
+// again under it, so none starts: Refresh refuses, and the last snapshot keeps answering
+// with its scores and pair weights, following the audits filed since, as a twin's that never
+// started one.
+func TestPanicMidwayStopsLaterRecomputations(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0).UTC()
+	twin := func() (*Service, func()) {
+		r := rand.New(rand.NewPCG(7, 53))
+		svc := NewService(ServiceConfig{Now: func() time.Time { return now }})
+		svc.live.ids, svc.live.loaded = map[string]int32{}, true
+		var agents []string
+		for range 50 {
+			agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
+		}
+		return svc, func() {
+			a, s := agents[r.IntN(len(agents))], agents[r.IntN(len(agents))]
+			svc.follow(&Audit{Auditor: a, Subject: s, Envelope: strconv.Itoa(r.IntN(3)), Score: r.Float64(), Time: now.Unix() - r.Int64N(3e7)}, r.IntN(3) == 0, r.Float64()*2)
+		}
+	}
+	a, changeA := twin()
+	b, changeB := twin()
+	for range 300 {
+		changeA()
+		changeB()
+	}
+	staked := map[string]float64{}
+	for i, did := range a.live.dids {
+		if i%3 == 0 {
+			staked[did] = 2
+		}
+	}
+	a.recompute(now, staked, nil, true)
+	b.recompute(now, staked, nil, true)
+	prev := a.snapshot
+	a.midway = func() { panic("midway") }
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the recomputation did not panic")
+			}
+		}()
+		a.recompute(now.Add(time.Hour), staked, nil, false)
+	}()
+	if prev.graph == nil || a.snapshot != prev {
+		t.Fatal("the panic did not come after the takeover, with the last snapshot still the one readers get")
+	}
+	a.midway = nil
+	if err := a.Refresh(context.Background()); !errors.Is(err, errUnfinished) {
+		t.Fatalf("Refresh after a recomputation failed midway: %v, want errUnfinished", err)
+	}
+	for range 50 {
+		changeA()
+		changeB()
+		samePairs(t, a.snapshot, b.snapshot)
+	}
+	sameScores(t, a.snapshot, b.snapshot)
+}
+
+// TestReputationReadsEachAuditorOnce (review 43, finding 3): while the last snapshot reads its
+// sums from the live graph, a pair's weight is a walk over the pair's audits, so a reader
+// that weighed every audit of did apart would walk k audits k times for an auditor with k
+// audits of it (k targets): 10⁸ decays at k = 10⁴, under the readers' lock. Reputation reads
+// each auditor's pair once, and gives each of its audits that pair's weight.
+func TestReputationReadsEachAuditorOnce(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0).UTC()
+	svc := NewService(ServiceConfig{Now: func() time.Time { return now }})
+	svc.live.ids, svc.live.loaded = map[string]int32{}, true
+	const k = 400
+	subject, auditor, other := "did:key:zsubject", "did:key:zauditor", "did:key:zother"
+	var feeding []*StoredAudit
+	for i := range k {
+		a := Audit{Auditor: auditor, Subject: subject, Envelope: strconv.Itoa(i), Score: 0.9, Time: now.Unix() - int64(i)*3600}
+		svc.follow(&a, false, 0)
+		feeding = append(feeding, &StoredAudit{Audit: a})
+	}
+	b := Audit{Auditor: other, Subject: subject, Envelope: "x", Score: 0.2, Time: now.Unix() - 60}
+	svc.follow(&b, false, 0)
+	feeding = append(feeding, &StoredAudit{Audit: b})
+	staked := map[string]float64{auditor: 3, other: 1}
+	svc.recompute(now, staked, nil, true)
+	later := now.Add(time.Hour)
+	svc.live.mu.Lock()
+	v := svc.live.index(staked, nil)
+	prev := svc.snapshot
+	svc.live.pairs(later.Unix(), v.pos, svc.cfg.Params.withDefaults(), 2, svc.takeOver(prev))
+	svc.live.mu.Unlock()
+	if prev.graph == nil {
+		t.Fatal("the last snapshot's list was not taken over")
+	}
+	r := svc.weigh(subject, feeding)
+	if got := prev.graph.read.Load(); got != 2 {
+		t.Errorf("weighing %d audits by 2 auditors read %d pairs from the graph, want 2 (one per auditor)", len(feeding), got)
+	}
+	want := prev.pairWeight(auditor, subject)
+	if want <= 0 || r.Score == prev.prior {
+		t.Fatalf("the auditor's pair weighs %v and the subject scores %v: the test's audits count nothing", want, r.Score)
+	}
+	for _, a := range feeding[:k] {
+		if a.Weight != want {
+			t.Fatalf("an audit of the auditor weighs %v, want its pair's %v", a.Weight, want)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/surety-ioa/surety/identity"
@@ -79,6 +80,12 @@ type Service struct {
 
 	live      liveGraph  // the audits that count, in memory
 	refreshMu sync.Mutex // one recomputation at a time
+	// unfinished (under refreshMu) is set while a recomputation runs and stays set when a
+	// panic unwound it: the last snapshot may then read its sums from the live graph
+	// (takeOver), which a later load would rewrite under it, so no later one starts.
+	unfinished bool
+	// midway, when set (tests), runs in recompute once the pairs are summed.
+	midway func()
 
 	mu       sync.RWMutex
 	snapshot *snapshot
@@ -165,6 +172,9 @@ func (snap *snapshot) sum(k pairKey) (pairSum, bool) {
 type graphSums struct {
 	live *liveGraph
 	idx  *byAuditor
+	// read counts the pairs read from the graph, each a walk over the pair's audits (tests
+	// bound what a reader costs with it).
+	read atomic.Int64
 }
 
 // fromGraph is the sums of the pair k from the live graph, at the snapshot's time: exact
@@ -177,6 +187,7 @@ func (snap *snapshot) fromGraph(k pairKey) (pairSum, bool) {
 	if !ok || !ok2 {
 		return pairSum{}, false
 	}
+	snap.graph.read.Add(1)
 	return snap.graph.idx.sum(g, a, s, snap.at.Unix(), snap.params)
 }
 
@@ -859,11 +870,17 @@ func (s *Service) ready() bool {
 // scoreTime is the time scores are computed at now: the start of the current Clock step.
 func (s *Service) scoreTime() time.Time { return s.cfg.Now().Truncate(s.cfg.Clock).UTC() }
 
+// errUnfinished refuses a recomputation after one a panic unwound (Service.unfinished).
+var errUnfinished = errors.New("reputation: an earlier recomputation failed midway (a panic); the scores stay those it started from until the node restarts")
+
 // Refresh recomputes every score now. The audits recorded while it runs are applied to its
 // outcome before it replaces the last one, so no reader sees them go missing.
 func (s *Service) Refresh(ctx context.Context) error {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
+	if s.unfinished {
+		return errUnfinished
+	}
 	now := s.scoreTime()
 	staked, err := s.cfg.Stakes.StakedAgents(ctx)
 	if err != nil {
@@ -892,6 +909,7 @@ func (s *Service) Refresh(ctx context.Context) error {
 // was just read from the store (the last snapshot did not follow it). The caller holds
 // refreshMu.
 func (s *Service) recompute(now time.Time, staked map[string]float64, ext []ExternalSignal, fresh bool) {
+	s.unfinished = true // until it returns: a panic that unwinds it leaves it set
 	p := s.cfg.Params.withDefaults()
 	// At the last computation's time, with the graph in memory since, its pair sums are
 	// carried over (incremental: no audit is summed again); at a new time every audit's
@@ -920,6 +938,9 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 		}
 	}
 	s.live.mu.Unlock()
+	if s.midway != nil {
+		s.midway()
+	}
 	// What the computation holds at its peak beside its pairs and the last snapshot, lent by
 	// the memory limit until the snapshot is replaced (memlimit.Lend).
 	defer memlimit.Lend(int64(len(pairs))*computePairBytes + int64(len(v.dids))*computeAgentBytes)()
@@ -933,6 +954,7 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 		snap.imported[sig.Subject] = append(snap.imported[sig.Subject], sig)
 	}
 	s.install(prev, snap)
+	s.unfinished = false
 }
 
 // install makes snap, computed after prev (the snapshot readers got when the computation
@@ -1001,7 +1023,16 @@ func (s *Service) Reputation(ctx context.Context, did string) (*Reputation, erro
 	if err != nil {
 		return nil, err
 	}
+	r := s.weigh(did, feeding)
+	r.Feeding = feeding
+	return r, nil
+}
+
+// weigh is did's reputation in the snapshot readers get, each audit of feeding given its
+// auditor's weight there (StoredAudit.Weight).
+func (s *Service) weigh(did string, feeding []*StoredAudit) *Reputation {
 	s.mu.RLock()
+	defer s.mu.RUnlock()
 	r := s.snapshot.reputation(did)
 	// One weight per auditor: an auditor's audits of did under many targets share it, and a
 	// snapshot reading its sums from the live graph (snapshot.graph) sums each pair's audits
@@ -1016,9 +1047,7 @@ func (s *Service) Reputation(ctx context.Context, did string) (*Reputation, erro
 		a.Weight = w
 	}
 	r.Imported = s.snapshot.imported[did]
-	s.mu.RUnlock()
-	r.Feeding = feeding
-	return r, nil
+	return r
 }
 
 // pairWeight is what auditor's audits of subject add to subject's Σ w in this snapshot (0 for

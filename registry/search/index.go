@@ -2,6 +2,7 @@ package search
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -81,9 +82,16 @@ type Doc struct {
 	StakeWeight float64
 }
 
+// factor is the card's stake factor: UnstakedFactor (below 1) unstaked, else its weight and
+// at least 1. A weight that is not a finite number counts as 1: a NaN would break the ranking's
+// total order, and the stake tier's offer of x.all's staked prefix relies on every staked
+// factor being at least 1 (units.StakeWeight makes neither from a real stake).
 func (d *Doc) factor() float64 {
 	if !d.Staked {
 		return UnstakedFactor
+	}
+	if math.IsNaN(d.StakeWeight) || math.IsInf(d.StakeWeight, 0) {
+		return 1
 	}
 	return max(d.StakeWeight, 1)
 }

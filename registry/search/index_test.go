@@ -139,6 +139,24 @@ func TestStakeFactor(t *testing.T) {
 	}
 }
 
+// TestStakeFactorNotANumber (review 43, finding 7): a staked card whose weight is not a finite
+// number ranks as weight 1, never above or beside the order (a NaN factor would break it).
+func TestStakeFactorNotANumber(t *testing.T) {
+	for _, w := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		x := New()
+		x.Put(1, Doc{DID: "did:odd", Name: "audit", Staked: true, StakeWeight: w})
+		x.Put(2, Doc{DID: "did:two", Name: "audit", Staked: true, StakeWeight: 2})
+		x.Put(3, Doc{DID: "did:unstaked", Name: "audit"})
+		hits := search(t, x, "audit", "")
+		if got := dids(hits); !slices.Equal(got, []string{"did:two", "did:odd", "did:unstaked"}) {
+			t.Errorf("weight %v: found %v, want did:two, did:odd, did:unstaked", w, got)
+		}
+		if len(hits) == 3 && hits[1].Score != 1 {
+			t.Errorf("weight %v scores %v, want 1", w, hits[1].Score)
+		}
+	}
+}
+
 func TestDelete(t *testing.T) {
 	x := build(inOrder())
 	x.Delete(1) // Lingua
