@@ -188,6 +188,16 @@ func (a *answer) changedBy(w *indexWrite, j *judge) bool {
 		if a.query == nil {
 			return (a.reads(w.old) || a.reads(w.now)) && !a.rankRule(w, j) // no term has a vector: text alone ranks
 		}
+		if a.capability != "" || len(a.pq.Phrases) > 0 {
+			// The nearest among the cards that pass the query's filters (its capability, its
+			// phrases' terms: search.Options.SemanticLater), the prefilter's thresholds read
+			// from theirs alone: a card that passes them neither before nor now is not among
+			// the nearest and leaves them as they were.
+			if a.passes(w.old) || a.passes(w.now) {
+				return true
+			}
+			return (a.reads(w.old) || a.reads(w.now)) && !a.rankRule(w, j)
+		}
 		if _, ok := a.sem[w.id]; ok {
 			return true
 		}
@@ -419,6 +429,22 @@ func (a *answer) readsTerm(t string) bool {
 		}
 	}
 	return false
+}
+
+// passes says whether card s passes a's filters: it is under a's capability (any, without
+// one) and holds every term of a's phrases.
+func (a *answer) passes(s *search.Summary) bool {
+	if s == nil || !holdsCapability(s, a.capability) {
+		return false
+	}
+	for _, p := range a.pq.Phrases {
+		for _, t := range p {
+			if _, ok := slices.BinarySearch(s.Terms, t); !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // holdsCapability says whether the card is found under capability c ("" for every card).

@@ -238,6 +238,7 @@ func keptAnswersEqualFresh(t *testing.T, c keptCorpus) int {
 		{Capability: "audit"}, {Capability: "medical"}, {Capability: "medical/image"}, {Capability: "code", Limit: 3},
 		{}, {Limit: 7}, {Limit: 100},
 		{Text: "research", Capability: "medical", Mode: registry.ModeKeyword}, {Text: "papers", Capability: "research"},
+		{Text: `"image and audio" research`, Capability: "medical"}, {Text: "research contracts", Capability: "audit"},
 		{Text: "the and of"}, {Text: "audit", Limit: 2, Mode: registry.ModeKeyword}, {Text: "nothingmatches", Mode: registry.ModeKeyword},
 	}
 	encode := func(list []*registry.Agent, discovering bool) ([]byte, error) {

@@ -187,9 +187,10 @@ type Registry struct {
 	// proportional to the index and CPU, whoever asks.
 	searches chan struct{}
 	// semantic is the hook of the hybrid ranking's semantic part (docs/SEARCH.md): the
-	// semantic scores (cosine, clamped at 0) of the cards nearest to a query's text, by
-	// registry_cards row id; nil ranks by text alone. New sets it to nearest.
-	semantic func(ctx context.Context, text string) (map[int64]float64, func(id int64) float64, error)
+	// semantic scores (cosine, clamped at 0) of the cards nearest to a query's text, among
+	// the cards whose registry_cards row ids among holds (nil: all), by row id; nil ranks by
+	// text alone. New sets it to nearest.
+	semantic semanticHook
 	// answers keeps the index's answers to recent queries while no card changes; cards the
 	// cards search answers read, decoded, while their rows do not change.
 	answers answerCache
@@ -751,8 +752,11 @@ type indexQuery struct {
 	key      answerKey
 	pq       search.Query
 	opt      search.Options
-	semantic func(ctx context.Context, text string) (map[int64]float64, func(id int64) float64, error)
+	semantic semanticHook
 }
+
+// semanticHook is Registry.semantic's type.
+type semanticHook func(ctx context.Context, text string, among []int64) (map[int64]float64, func(id int64) float64, error)
 
 // indexQueryOf reads q (Limit set) for the index, with the reputation to weigh its hits by;
 // nil for text of stop words only (nothing asked that a card could answer).
@@ -788,15 +792,19 @@ func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, erro
 	if iq.semantic != nil {
 		// The semantic side runs while the index scores the text
 		// (search.Options.SemanticLater); the index asks for it once, and waits for it.
-		opt.SemanticLater = func() (map[int64]float64, func(int64) float64) {
-			sem, semOf, err = iq.semantic(ctx, iq.key.text)
+		opt.SemanticLater = func(among []int64) (map[int64]float64, func(int64) float64) {
+			sem, semOf, err = iq.semantic(ctx, iq.key.text, among)
 			asked = true
 			return sem, semOf
 		}
 	}
 	hits := r.index.Search(iq.pq, opt)
 	if iq.semantic != nil && !asked { // an answer without scoring still keeps its semantic side
-		sem, semOf, err = iq.semantic(ctx, iq.key.text)
+		var among []int64 // no card passes a filter, if there is one
+		if iq.key.capability != "" || len(iq.pq.Phrases) > 0 {
+			among = []int64{}
+		}
+		sem, semOf, err = iq.semantic(ctx, iq.key.text, among)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("registry: search: %w", err)

@@ -694,6 +694,36 @@ func TestFreeCardsCannotCrowdOutMeaning(t *testing.T) {
 	}
 }
 
+// TestFiltersChooseTheNearest: 300 staked cards that say "my car makes a noise" take every
+// place among the cards nearest that query; one staked card under the capability legal
+// (which shares no word with the query) says it handles automobile claims, farther from
+// the query than theirs. Under legal, the nearest are chosen among the legal cards, so it is
+// found. With the global nearest, it was not among them, and the filter left nothing.
+func TestFiltersChooseTheNearest(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	for i := range 300 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		st[k.DID.String()] = big.NewInt(1e18)
+		if _, err := r.Register(ctx, card(t, k, 1, "Garage Bot", "my car makes a noise: we diagnose automobile engines", "repair"), fmt.Sprint("garage-", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lawyer, _ := identity.GenerateKey(identity.Ed25519)
+	st[lawyer.DID.String()] = big.NewInt(1e18)
+	if _, err := r.Register(ctx, card(t, lawyer, 1, "Claims Desk", "handles insurance claims after automobile accidents, strange or plain", "legal"), "lawyer"); err != nil {
+		t.Fatal(err)
+	}
+	found, err := r.Search(ctx, registry.Query{Text: "my car makes a noise", Capability: "legal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].DID != lawyer.DID.String() {
+		t.Errorf("under legal: %d cards, want the claims desk alone", len(found))
+	}
+}
+
 // TestTiesAtTheNearestCutGoByDID: 250 cards of one text have one vector; the cut of the
 // nearest cards falls among them. Two registries that took them in opposite orders (so their
 // row ids differ) answer with the same cards and scores.

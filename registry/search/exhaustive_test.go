@@ -62,15 +62,7 @@ func (x *Index) searchAll(q Query, opt Options, s *scratch, phrases [][]int32, f
 		}
 		// The docs holding every phrase term (intersected through marks, rarest term
 		// first), then those where each phrase holds.
-		var terms []int32
-		for _, p := range phrases {
-			for _, t := range p {
-				if !slices.Contains(terms, t) {
-					terms = append(terms, t)
-				}
-			}
-		}
-		slices.SortFunc(terms, func(a, b int32) int { return len(x.terms[a].postings) - len(x.terms[b].postings) })
+		terms := x.phraseTerms(phrases)
 		for i, t := range terms {
 			prev := s.gen // read apart: Go does not order a read against a call in one statement
 			g := s.next()

@@ -110,6 +110,7 @@ type Index struct {
 	factors  []float64           // by doc number: the stake factor, apart for the same reason
 	staked   []bool              // by doc number: whether the card is staked, apart for the same reason
 	didKeys  [][2]uint64         // by doc number: didKey of the card's DID, for ties (compareRanked)
+	ids      []int64             // by doc number: the card's id, apart for semanticAmong's scan
 	free     []int32
 	byID     map[int64]int32
 	live     int
@@ -292,6 +293,7 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		x.factors = append(x.factors, 0)
 		x.staked = append(x.staked, false)
 		x.didKeys = append(x.didKeys, [2]uint64{})
+		x.ids = append(x.ids, 0)
 	}
 	e := docEntry{id: id, did: d.DID, factor: d.factor(), staked: d.Staked}
 	e.seq[fieldName] = x.termIDs(Terms(d.Name), nil, maxFieldTerms)
@@ -357,6 +359,7 @@ func (x *Index) add(id int64, d *Doc) int32 {
 	x.factors[n] = e.factor
 	x.staked[n] = e.staked
 	x.didKeys[n] = didKey(e.did)
+	x.ids[n] = id
 	x.byID[id] = n
 	x.live++
 	if !d.Staked {
@@ -530,6 +533,7 @@ func (x *Index) delete(id int64) {
 	x.factors[n] = 0
 	x.staked[n] = false
 	x.didKeys[n] = [2]uint64{}
+	x.ids[n] = 0
 	x.free = append(x.free, n)
 	delete(x.byID, id)
 	x.live--

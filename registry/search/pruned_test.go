@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,17 +153,62 @@ func TestPrunedIsExhaustive(t *testing.T) {
 				}
 			}
 			want := x.searchExhaustive(q, opt)
+			var among []int64 // what SemanticLater was given, when it was asked
+			asked := false
 			if opt.Semantic != nil && rng.IntN(2) == 0 { // the same scores, given while Search scores text
 				sem, of := opt.Semantic, opt.SemanticOf
 				opt.Semantic, opt.SemanticOf = nil, nil
-				opt.SemanticLater = func() (map[int64]float64, func(int64) float64) { return sem, of }
+				opt.SemanticLater = func(a []int64) (map[int64]float64, func(int64) float64) {
+					among, asked = slices.Clone(a), true
+					return sem, of
+				}
 			}
 			got := x.Search(q, opt)
+			if asked {
+				slices.Sort(among)
+				if want := x.passingFilters(q, opt.Capability); !slices.Equal(among, want) {
+					t.Fatalf("round %d query %d %q capability %q: SemanticLater was given %d ids, want the %d passing the filters", round, qi, text, opt.Capability, len(among), len(want))
+				}
+			}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Fatalf("round %d query %d %q %+v (-exhaustive +Search):\n%s", round, qi, text, opt, diff)
 			}
 		}
 	}
+}
+
+// passingFilters is, in order, the ids of the cards under capability (any, when "") holding
+// every term of q's phrases, read from each card's own terms (not the postings
+// semanticAmong reads); nil for a query without either filter.
+func (x *Index) passingFilters(q Query, capability string) []int64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if capability == "" && len(q.Phrases) == 0 {
+		return nil
+	}
+	out := []int64{}
+	for n, e := range x.docs {
+		if e.did == "" || slices.Contains(x.free, int32(n)) {
+			continue
+		}
+		if capability != "" && !slices.Contains(e.caps, capability) {
+			continue
+		}
+		holds := true
+		for _, p := range q.Phrases {
+			for _, t := range p {
+				id, ok := x.dict[t]
+				if !ok || !slices.ContainsFunc(e.terms, func(d docTerm) bool { return d.term == id }) {
+					holds = false
+				}
+			}
+		}
+		if holds {
+			out = append(out, e.id)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // TestDIDKeyOrder: two DIDs whose didKeys differ compare as their keys do.

@@ -27,12 +27,14 @@ type Options struct {
 	// without it such a match's semantic score is 0.
 	SemanticOf func(id int64) float64
 	// SemanticLater, when set (Semantic nil), gives Semantic and SemanticOf: Search calls it
-	// once, on a goroutine of its own started before it locks the index, while it scores text
-	// (which needs no semantic score unless it prunes: pruning scores the cards with one in
-	// full), and waits for it before ranking, or before pruning, and before it returns. It is
-	// not called when Limit is 0 or the query has no text. It must not wait for a write to
-	// the index.
-	SemanticLater func() (map[int64]float64, func(id int64) float64)
+	// once, on a goroutine of its own, while it scores text (which needs no semantic score
+	// unless it prunes: pruning scores the cards with one in full), and waits for it before
+	// ranking, or before pruning, and before it returns. among, when not nil, is the ids of
+	// the cards that pass the query's filters (SemanticAmong): the semantic side is then the
+	// nearest among those. It is not called when Limit is 0, the query has no text, or no
+	// card passes the filters (a phrase's term or the capability no card holds). It must
+	// not wait for a write to the index.
+	SemanticLater func(among []int64) (map[int64]float64, func(id int64) float64)
 }
 
 // Hit is a card found, best first.
@@ -103,20 +105,8 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	if opt.Limit <= 0 {
 		return nil
 	}
-	// A hybrid query's semantic side starts before the text index is locked, on a goroutine
-	// waited for on every return after the lock is released: the lock is held while the
-	// text is scored and, if the scan is slower, until it ends, not for a scan that starts
-	// late.
-	var later *semLater
-	if f := opt.SemanticLater; f != nil && opt.Semantic == nil && !q.Empty() {
-		opt.SemanticLater = nil
-		later = &semLater{done: make(chan struct{})}
-		go func() {
-			defer close(later.done)
-			later.sem, later.of = f()
-		}()
-		defer func() { <-later.done }() // owned: waited for on every return
-	}
+	f := opt.SemanticLater
+	opt.SemanticLater = nil
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if q.Empty() {
@@ -134,6 +124,18 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	}
 	s := x.getScratch()
 	defer x.scratch.Put(s)
+	// A hybrid query's semantic side, among the cards that pass its filters, runs on a
+	// goroutine of its own while the text is scored, waited for on every return.
+	var later *semLater
+	if f != nil && opt.Semantic == nil {
+		among := x.semanticAmong(s, phrases, filter)
+		later = &semLater{done: make(chan struct{})}
+		go func() {
+			defer close(later.done)
+			later.sem, later.of = f(among)
+		}()
+		defer func() { <-later.done }() // owned: waited for on every return
+	}
 	// The staked cards alone first, then pruned; when a tier cannot prove its answer the
 	// whole one's, the same ranking again with more scored, at last every clause in full.
 	if x.unstaked > 0 && x.live-x.unstaked >= opt.Limit && x.stakedMayMatch(phrases, filter) {
@@ -146,6 +148,82 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	}
 	hits, _ := x.rank(q, &opt, s, phrases, filter, tierAll, later)
 	return hits
+}
+
+// semanticAmong is the ids of the cards that pass the filters of a query with phrases and
+// capability filter (SemanticAmong): those under the capability that hold every term of its
+// phrases; nil without filters. It uses s's marks as rank does (a generation a filter).
+func (x *Index) semanticAmong(s *scratch, phrases [][]int32, filter []int32) []int64 {
+	if filter == nil && len(phrases) == 0 {
+		return nil
+	}
+	if s.gen > math.MaxUint32-2*MaxQueryTerms {
+		clear(s.mark)
+		s.gen = 0
+	}
+	terms := x.phraseTerms(phrases)
+	// The docs passing are marked g: the capability's, then of those (or of all, without
+	// one) the ones holding each term, rarest first.
+	var g uint32
+	if filter != nil {
+		g = s.next()
+		for _, n := range filter {
+			s.mark[n] = g
+		}
+	}
+	for i, term := range terms {
+		prev := g
+		g = s.next()
+		first := i == 0 && filter == nil
+		for _, p := range x.terms[term].postings {
+			if first || s.mark[p.doc] == prev {
+				s.mark[p.doc] = g
+			}
+		}
+	}
+	// Read from the shortest list that holds them all (the capability's, the rarest term's),
+	// or, when that is long, in doc order, as the arrays lie (random reads cost more).
+	var list []int32
+	if filter != nil && (len(terms) == 0 || len(filter) <= len(x.terms[terms[0]].postings)) {
+		list = filter
+	}
+	among := []int64{}
+	switch {
+	case len(list) > len(x.docs)/16 || list == nil && len(x.terms[terms[0]].postings) > len(x.docs)/16:
+		for n, m := range s.mark[:len(x.docs)] {
+			if m == g {
+				among = append(among, x.ids[n])
+			}
+		}
+	case list != nil:
+		for _, n := range list {
+			if s.mark[n] == g {
+				among = append(among, x.ids[n])
+			}
+		}
+	default:
+		for _, p := range x.terms[terms[0]].postings {
+			if s.mark[p.doc] == g {
+				among = append(among, x.ids[p.doc])
+			}
+		}
+	}
+	return among
+}
+
+// phraseTerms is the distinct terms of phrases, rarest first (the order their postings
+// are intersected in).
+func (x *Index) phraseTerms(phrases [][]int32) []int32 {
+	var terms []int32
+	for _, p := range phrases {
+		for _, t := range p {
+			if !slices.Contains(terms, t) {
+				terms = append(terms, t)
+			}
+		}
+	}
+	slices.SortFunc(terms, func(a, b int32) int { return len(x.terms[a].postings) - len(x.terms[b].postings) })
+	return terms
 }
 
 // semLater is a hybrid search's semantic side on its way (Options.SemanticLater): done closes
@@ -253,15 +331,7 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 		// The docs holding every phrase term (intersected through marks, rarest term
 		// first); whether each phrase holds is checked later, only for the docs that could
 		// be among the best (pass).
-		var terms []int32
-		for _, p := range phrases {
-			for _, t := range p {
-				if !slices.Contains(terms, t) {
-					terms = append(terms, t)
-				}
-			}
-		}
-		slices.SortFunc(terms, func(a, b int32) int { return len(x.terms[a].postings) - len(x.terms[b].postings) })
+		terms := x.phraseTerms(phrases)
 		for i, term := range terms {
 			prev := s.gen // read apart: Go does not order a read against a call in one statement
 			g := s.next()

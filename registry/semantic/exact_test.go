@@ -210,9 +210,61 @@ func candidateIDs(x *Index, q Vector) []int64 {
 	defer x.mu.RUnlock()
 	_, want := prefilterOf(len(x.ids), 200)
 	var ids []int64
-	for _, i := range x.candidates(&qq, want, sc) {
+	for _, i := range x.candidates(&qq, want, sc, nil) {
 		ids = append(ids, x.ids[i])
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// TestSearchAmongIsASmallerIndex: a search among some of the rows gives, to the last bit, the
+// answer of an index that holds those rows alone (put in another order): through the
+// prefilter when they are more than prefilterRows (its thresholds theirs), exactly when
+// fewer; an empty set finds nothing.
+func TestSearchAmongIsASmallerIndex(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(11, 13))
+	x := NewIndex()
+	const n = 60_000
+	vecs := make([]Vector, n)
+	for i := range n {
+		vecs[i] = randomVector(rnd)
+		x.PutKeyed(int64(i), "", vecs[i])
+	}
+	for _, tt := range []struct {
+		name string
+		keep func(id int64) bool
+	}{
+		{"two in three (past prefilterRows)", func(id int64) bool { return id%3 != 0 }},
+		{"one in ten (compared one by one)", func(id int64) bool { return id%10 == 0 }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var ids []int64
+			twin := NewIndex()
+			for i := n - 1; i >= 0; i-- {
+				if tt.keep(int64(i)) {
+					ids = append(ids, int64(i))
+					twin.PutKeyed(int64(i), "", vecs[i])
+				}
+			}
+			among := NewIDs(ids)
+			if twin.Exact() != (len(ids) <= prefilterRows) {
+				t.Fatalf("%d rows: Exact %v", len(ids), twin.Exact())
+			}
+			for range 4 {
+				q := randomVector(rnd)
+				if diff := cmp.Diff(twin.Search(q, 200), x.SearchAmong(q, 200, among)); diff != "" {
+					t.Fatalf("SearchAmong is not the smaller index's Search (-twin +among):\n%s", diff)
+				}
+				if diff := cmp.Diff(twin.SearchExact(q, 200), x.SearchAmongExact(q, 200, among)); diff != "" {
+					t.Fatalf("SearchAmongExact is not the smaller index's SearchExact (-twin +among):\n%s", diff)
+				}
+			}
+		})
+	}
+	if got := x.SearchAmong(randomVector(rnd), 10, NewIDs(nil)); len(got) != 0 {
+		t.Errorf("among no id: %d hits", len(got))
+	}
+	if s := NewIDs([]int64{0, 63, 64, 1000}); !s.Has(63) || !s.Has(64) || s.Has(65) || s.Has(-1) || s.Has(1<<40) || !s.Has(1000) {
+		t.Error("IDs.Has disagrees with the ids it was made of")
+	}
 }

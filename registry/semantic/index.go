@@ -159,15 +159,51 @@ func (x *Index) Scorer(q Vector) func(id int64) (float32, bool) {
 // and nearly always the exact answer (recall@200 in BenchmarkSemanticSearch and
 // TestPrefilterRecall).
 func (x *Index) Search(q Vector, k int) []Hit {
-	return x.search(q, k, false)
+	return x.search(q, k, false, nil)
 }
 
 // SearchExact is Search comparing q with every row, whatever the index's size.
 func (x *Index) SearchExact(q Vector, k int) []Hit {
-	return x.search(q, k, true)
+	return x.search(q, k, true, nil)
 }
 
-func (x *Index) search(q Vector, k int, exact bool) []Hit {
+// SearchAmong is Search over the rows whose ids among holds, as if the index held those
+// alone (nil: every row): the prefilter, when the rows among holds are more than
+// prefilterRows, takes its thresholds from theirs.
+func (x *Index) SearchAmong(q Vector, k int, among *IDs) []Hit {
+	return x.search(q, k, false, among)
+}
+
+// SearchAmongExact is SearchAmong comparing q with every row among holds.
+func (x *Index) SearchAmongExact(q Vector, k int, among *IDs) []Hit {
+	return x.search(q, k, true, among)
+}
+
+// IDs is a set of ids (a bitmap by id): the rows a SearchAmong may return.
+type IDs struct{ bits []uint64 }
+
+// NewIDs is the set of ids; a negative id is left out.
+func NewIDs(ids []int64) *IDs {
+	var top int64 = -1
+	for _, id := range ids {
+		top = max(top, id)
+	}
+	s := &IDs{bits: make([]uint64, top/64+1)}
+	for _, id := range ids {
+		if id >= 0 {
+			s.bits[id/64] |= 1 << (id % 64)
+		}
+	}
+	return s
+}
+
+// Has says whether the set holds id.
+func (s *IDs) Has(id int64) bool {
+	w := id / 64
+	return id >= 0 && w < int64(len(s.bits)) && s.bits[w]&(1<<(id%64)) != 0
+}
+
+func (x *Index) search(q Vector, k int, exact bool, among *IDs) []Hit {
 	if len(q) != Dim || k <= 0 {
 		return nil
 	}
@@ -182,12 +218,26 @@ func (x *Index) search(q Vector, k int, exact bool) []Hit {
 	n := len(x.ids)
 	sc := prefilters.Get().(*prefilterScratch)
 	defer prefilters.Put(sc)
-	if !exact && n > prefilterRows {
-		_, want := prefilterOf(n, k)
-		sc.rows = x.candidates(&qq, want, sc)
+	var sub []int32 // the rows among holds; nil: every row
+	m := n
+	if among != nil {
+		sub = sc.among[:0]
+		for i, id := range x.ids {
+			if among.Has(id) {
+				sub = append(sub, int32(i))
+			}
+		}
+		sc.among, m = sub, len(sub)
+		if m == 0 {
+			return nil
+		}
+	}
+	if !exact && m > prefilterRows {
+		_, want := prefilterOf(m, k)
+		sc.rows = x.candidates(&qq, want, sc, sub)
 		return x.rerank(&qq, lut, qs, sc.rows, n, k, sc)
 	}
-	return x.rerank(&qq, lut, qs, nil, n, k, sc)
+	return x.rerank(&qq, lut, qs, sub, n, k, sc)
 }
 
 // codeWords is the number of uint64 in a sign code: one bit per component.
@@ -217,6 +267,7 @@ type prefilterScratch struct {
 	hhist [][Dim + 1]int32
 	hist  [][maxFar>>farShift + 1]int32
 	rows  []int32
+	among []int32 // SearchAmong's rows
 	// rerank's: the candidates' scores, and a copy to select in
 	scores, sorted []float32
 }
@@ -281,8 +332,11 @@ func inParts(n, cpus int, f func(from, to, part int)) {
 // in buckets of 1<<farShift), all the rows at the threshold included: the set depends only
 // on the rows held, never on their order or on a tie cut. It holds more than want rows when
 // many sit at a threshold (at most every row: the cost of SearchExact, plus these passes).
-func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch) []int32 {
+func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch, sub []int32) []int32 {
 	n := len(x.ids)
+	if sub != nil {
+		n = len(sub)
+	}
 	if cap(sc.ham) < n {
 		sc.ham = make([]uint8, n+n/4)
 	}
@@ -293,10 +347,19 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch) []int32
 	}
 	ham := sc.ham[:n]
 	qc := signCode(q)
-	codes := x.codes[:n*codeWords]
+	codes := x.codes[:len(x.ids)*codeWords]
 	inParts(n, parts, func(from, to, part int) {
 		hist := &sc.hhist[part]
 		clear(hist[:])
+		if sub != nil { // by place in sub
+			for k := from; k < to; k++ {
+				i := sub[k]
+				d := bits.OnesCount64(codes[2*i]^qc[0]) + bits.OnesCount64(codes[2*i+1]^qc[1])
+				ham[k] = uint8(d)
+				hist[d]++
+			}
+			return
+		}
 		for i := from; i < to; i++ {
 			d := bits.OnesCount64(codes[2*i]^qc[0]) + bits.OnesCount64(codes[2*i+1]^qc[1])
 			ham[i] = uint8(d)
@@ -319,6 +382,9 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch) []int32
 	near, kept := sc.near[:n], 0
 	for i, d := range ham {
 		near[kept] = int32(i)
+		if sub != nil {
+			near[kept] = sub[i]
+		}
 		in := 0
 		if int(d) <= h {
 			in = 1
