@@ -381,7 +381,7 @@ func TestKeptAnswersUnderConcurrentSearches(t *testing.T) {
 	for i := range 60 {
 		register(i)
 	}
-	queries := []registry.Query{{Text: "translate legal"}, {Text: "audit", Mode: registry.ModeKeyword}, {Capability: "medical"}, {}}
+	queries := []registry.Query{{Text: "translate legal"}, {Text: "audit", Mode: registry.ModeKeyword}, {Capability: "medical"}, {}, {Text: "research", Capability: "medical"}, {Text: `"legal translate"`}}
 	var wg sync.WaitGroup
 	for c := range 8 {
 		wg.Add(1)

@@ -188,8 +188,8 @@ type Registry struct {
 	searches chan struct{}
 	// semantic is the hook of the hybrid ranking's semantic part (docs/SEARCH.md): the
 	// semantic scores (cosine, clamped at 0) of the cards nearest to a query's text, among
-	// the cards whose registry_cards row ids among holds (nil: all), by row id; nil ranks by
-	// text alone. New sets it to nearest.
+	// the cards whose registry_cards row ids the bitmap among holds (nil: all), by row id;
+	// nil ranks by text alone. New sets it to nearest.
 	semantic semanticHook
 	// answers keeps the index's answers to recent queries while no card changes; cards the
 	// cards search answers read, decoded, while their rows do not change.
@@ -756,7 +756,7 @@ type indexQuery struct {
 }
 
 // semanticHook is Registry.semantic's type.
-type semanticHook func(ctx context.Context, text string, among []int64) (map[int64]float64, func(id int64) float64, error)
+type semanticHook func(ctx context.Context, text string, among []uint64) (map[int64]float64, func(id int64) float64, error)
 
 // indexQueryOf reads q (Limit set) for the index, with the reputation to weigh its hits by;
 // nil for text of stop words only (nothing asked that a card could answer).
@@ -792,7 +792,7 @@ func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, erro
 	if iq.semantic != nil {
 		// The semantic side runs while the index scores the text
 		// (search.Options.SemanticLater); the index asks for it once, and waits for it.
-		opt.SemanticLater = func(among []int64) (map[int64]float64, func(int64) float64) {
+		opt.SemanticLater = func(among []uint64) (map[int64]float64, func(int64) float64) {
 			sem, semOf, err = iq.semantic(ctx, iq.key.text, among)
 			asked = true
 			return sem, semOf
@@ -800,9 +800,9 @@ func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, erro
 	}
 	hits := r.index.Search(iq.pq, opt)
 	if iq.semantic != nil && !asked { // an answer without scoring still keeps its semantic side
-		var among []int64 // no card passes a filter, if there is one
+		var among []uint64 // no card passes a filter, if there is one
 		if iq.key.capability != "" || len(iq.pq.Phrases) > 0 {
-			among = []int64{}
+			among = []uint64{}
 		}
 		sem, semOf, err = iq.semantic(ctx, iq.key.text, among)
 	}

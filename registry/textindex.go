@@ -185,19 +185,19 @@ const minSemantic = 0.15
 
 // nearest is the semantic side of a search (the registry's semantic hook): the cosine of
 // the query's vector and those of the semanticCandidates staked cards nearest it and as many
-// unstaked ones, among the cards whose row ids among holds when it is not nil (those that
-// pass the query's filters: search.Options.SemanticLater), by card row id, and a function
+// unstaked ones, among the cards whose row ids the bitmap among holds when it is not nil
+// (those that pass the query's filters: search.Options.SemanticLater), by card row id, and a function
 // that scores any other card the same way (for the best text matches not among them). A
 // cosine under minSemantic counts as 0. A query none of whose terms has a vector gives nil:
 // text alone ranks.
-func (r *Registry) nearest(_ context.Context, text string, among []int64) (map[int64]float64, func(int64) float64, error) {
+func (r *Registry) nearest(_ context.Context, text string, among []uint64) (map[int64]float64, func(int64) float64, error) {
 	q := queryVector(text)
 	if q == nil {
 		return nil, nil, nil
 	}
 	var ids *semantic.IDs
 	if among != nil {
-		ids = semantic.NewIDs(among)
+		ids = semantic.IDsOf(among)
 	}
 	out := make(map[int64]float64, 2*semanticCandidates)
 	for _, x := range []*semantic.Index{r.vectors, r.unstakedVectors} {

@@ -111,6 +111,7 @@ type Index struct {
 	staked   []bool              // by doc number: whether the card is staked, apart for the same reason
 	didKeys  [][2]uint64         // by doc number: didKey of the card's DID, for ties (compareRanked)
 	ids      []int64             // by doc number: the card's id, apart for semanticAmong's scan
+	maxID    int64               // the largest id ever put (semanticAmong's bitmap)
 	free     []int32
 	byID     map[int64]int32
 	live     int
@@ -360,6 +361,7 @@ func (x *Index) add(id int64, d *Doc) int32 {
 	x.staked[n] = e.staked
 	x.didKeys[n] = didKey(e.did)
 	x.ids[n] = id
+	x.maxID = max(x.maxID, id)
 	x.byID[id] = n
 	x.live++
 	if !d.Staked {

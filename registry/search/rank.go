@@ -29,12 +29,13 @@ type Options struct {
 	// SemanticLater, when set (Semantic nil), gives Semantic and SemanticOf: Search calls it
 	// once, on a goroutine of its own, while it scores text (which needs no semantic score
 	// unless it prunes: pruning scores the cards with one in full), and waits for it before
-	// ranking, or before pruning, and before it returns. among, when not nil, is the ids of
-	// the cards that pass the query's filters (SemanticAmong): the semantic side is then the
-	// nearest among those. It is not called when Limit is 0, the query has no text, or no
-	// card passes the filters (a phrase's term or the capability no card holds). It must
+	// ranking, or before pruning, and before it returns. among, when not nil, is the set of
+	// the cards that pass the query's filters (its capability, every term of its phrases),
+	// a bitmap by card id (bit id%64 of word id/64), the index's until the call returns:
+	// the semantic side is then the nearest among those. It is not called when Limit is 0,
+	// the query has no text, or a phrase's term or the capability no card holds. It must
 	// not wait for a write to the index.
-	SemanticLater func(among []int64) (map[int64]float64, func(id int64) float64)
+	SemanticLater func(among []uint64) (map[int64]float64, func(id int64) float64)
 }
 
 // Hit is a card found, best first.
@@ -82,11 +83,20 @@ type scratch struct {
 	sem     []float64 // by doc number: opt.Semantic's score; 0 outside a search
 	semIn   []bool    // by doc number: opt.Semantic has the doc; false outside a search
 	semDocs []int32   // the docs opt.Semantic has (to reset sem and semIn)
-	keep    []uint32  // by doc number: keepGen marks the docs a pruned search scores (accumulate)
+	among   amongScratch
+	keep    []uint32 // by doc number: keepGen marks the docs a pruned search scores (accumulate)
 	keepGen uint32
 	top     []ranked
 	norms   [numFields][]float64 // by field length: bm25's length normalization, this query's
 	parts   []partScratch        // the lists of accumulate's parts past the first
+}
+
+// amongScratch is semanticAmong's: marks of its own (it runs beside rank, on the semantic
+// side's goroutine) and the bitmap it makes.
+type amongScratch struct {
+	mark  []uint32 // by doc number: gen marks the docs the filters keep
+	gen   uint32
+	words []uint64 // the bitmap, by card id
 }
 
 // partScratch is what one part of accumulate's scoring lists.
@@ -125,14 +135,14 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	s := x.getScratch()
 	defer x.scratch.Put(s)
 	// A hybrid query's semantic side, among the cards that pass its filters, runs on a
-	// goroutine of its own while the text is scored, waited for on every return.
+	// goroutine of its own while the text is scored, waited for on every return, before
+	// the index is unlocked (it reads the index for those cards).
 	var later *semLater
 	if f != nil && opt.Semantic == nil {
-		among := x.semanticAmong(s, phrases, filter)
 		later = &semLater{done: make(chan struct{})}
 		go func() {
 			defer close(later.done)
-			later.sem, later.of = f(among)
+			later.sem, later.of = f(x.semanticAmong(&s.among, phrases, filter))
 		}()
 		defer func() { <-later.done }() // owned: waited for on every return
 	}
@@ -150,35 +160,54 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	return hits
 }
 
-// semanticAmong is the ids of the cards that pass the filters of a query with phrases and
-// capability filter (SemanticAmong): those under the capability that hold every term of its
-// phrases; nil without filters. It uses s's marks as rank does (a generation a filter).
-func (x *Index) semanticAmong(s *scratch, phrases [][]int32, filter []int32) []int64 {
+// semanticAmong is the set of the cards that pass the filters of a query with phrases and
+// capability filter (Options.SemanticLater's among): those under the capability that hold
+// every term of its phrases, as a bitmap by card id in s; nil without filters. Its marks
+// are rank's way (a generation a filter), its own. The caller holds x.mu (read).
+func (x *Index) semanticAmong(s *amongScratch, phrases [][]int32, filter []int32) []uint64 {
 	if filter == nil && len(phrases) == 0 {
 		return nil
+	}
+	if len(s.mark) < len(x.docs) {
+		s.mark, s.gen = make([]uint32, len(x.docs)+len(x.docs)/4), 0
 	}
 	if s.gen > math.MaxUint32-2*MaxQueryTerms {
 		clear(s.mark)
 		s.gen = 0
+	}
+	next := func() uint32 {
+		s.gen++
+		return s.gen
 	}
 	terms := x.phraseTerms(phrases)
 	// The docs passing are marked g: the capability's, then of those (or of all, without
 	// one) the ones holding each term, rarest first.
 	var g uint32
 	if filter != nil {
-		g = s.next()
+		g = next()
 		for _, n := range filter {
 			s.mark[n] = g
 		}
 	}
 	for i, term := range terms {
 		prev := g
-		g = s.next()
+		g = next()
 		first := i == 0 && filter == nil
 		for _, p := range x.terms[term].postings {
 			if first || s.mark[p.doc] == prev {
 				s.mark[p.doc] = g
 			}
+		}
+	}
+	words := int(x.maxID/64) + 1
+	if cap(s.words) < words {
+		s.words = make([]uint64, words+words/4)
+	}
+	among := s.words[:words]
+	clear(among)
+	set := func(n int32) {
+		if id := x.ids[n]; id >= 0 {
+			among[id/64] |= 1 << (id % 64)
 		}
 	}
 	// Read from the shortest list that holds them all (the capability's, the rarest term's),
@@ -187,24 +216,23 @@ func (x *Index) semanticAmong(s *scratch, phrases [][]int32, filter []int32) []i
 	if filter != nil && (len(terms) == 0 || len(filter) <= len(x.terms[terms[0]].postings)) {
 		list = filter
 	}
-	among := []int64{}
 	switch {
 	case len(list) > len(x.docs)/16 || list == nil && len(x.terms[terms[0]].postings) > len(x.docs)/16:
 		for n, m := range s.mark[:len(x.docs)] {
 			if m == g {
-				among = append(among, x.ids[n])
+				set(int32(n))
 			}
 		}
 	case list != nil:
 		for _, n := range list {
 			if s.mark[n] == g {
-				among = append(among, x.ids[n])
+				set(n)
 			}
 		}
 	default:
 		for _, p := range x.terms[terms[0]].postings {
 			if s.mark[p.doc] == g {
-				among = append(among, x.ids[p.doc])
+				set(p.doc)
 			}
 		}
 	}

@@ -182,6 +182,10 @@ func (x *Index) SearchAmongExact(q Vector, k int, among *IDs) []Hit {
 // IDs is a set of ids (a bitmap by id): the rows a SearchAmong may return.
 type IDs struct{ bits []uint64 }
 
+// IDsOf is the set whose bitmap is words: bit id%64 of word id/64 holds id. It reads words,
+// which must not change while it is in use.
+func IDsOf(words []uint64) *IDs { return &IDs{bits: words} }
+
 // NewIDs is the set of ids; a negative id is left out.
 func NewIDs(ids []int64) *IDs {
 	var top int64 = -1
