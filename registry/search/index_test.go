@@ -157,6 +157,30 @@ func TestStakeFactorNotANumber(t *testing.T) {
 	}
 }
 
+// TestPhraseOfNoTerms: a Query built by hand with an empty phrase (ParseQuery makes none)
+// finds what the query without it finds, keyword and hybrid, and gives the semantic side no
+// set (it panicked in the phrase check).
+func TestPhraseOfNoTerms(t *testing.T) {
+	x := New()
+	x.Put(1, Doc{DID: "did:a", Name: "audit", Staked: true, StakeWeight: 1})
+	q, err := ParseQuery("audit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Phrases = [][]string{{}}
+	if hits := x.Search(q, Options{Limit: 5}); len(hits) != 1 {
+		t.Errorf("keyword: %d hits, want 1", len(hits))
+	}
+	var given []uint64
+	hits := x.Search(q, Options{Limit: 5, SemanticLater: func(among []uint64) (map[int64]float64, func(int64) float64) {
+		given = among
+		return map[int64]float64{}, nil
+	}})
+	if len(hits) != 1 || given != nil {
+		t.Errorf("hybrid: %d hits, semantic side given %v; want 1 and nil", len(hits), given)
+	}
+}
+
 func TestDelete(t *testing.T) {
 	x := build(inOrder())
 	x.Delete(1) // Lingua

@@ -21,7 +21,8 @@ type Query struct {
 	// Each matches the indexed terms that start with it (see MaxPrefixExpansions).
 	Prefixes []string
 	// Phrases are the stems of each quoted phrase of two or more terms, in order. A card
-	// must hold every phrase as consecutive terms of one field (stop words skipped).
+	// must hold every phrase as consecutive terms of one field (stop words skipped). An
+	// empty phrase (ParseQuery makes none) asks nothing.
 	Phrases [][]string
 }
 

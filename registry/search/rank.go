@@ -904,6 +904,9 @@ func (x *Index) fieldTF(p posting, norms *[numFields][]float64) float64 {
 func (x *Index) phraseIDs(q Query) ([][]int32, bool) {
 	var out [][]int32
 	for _, p := range q.Phrases {
+		if len(p) == 0 {
+			continue // a phrase of no terms asks nothing (ParseQuery makes none)
+		}
 		ids := make([]int32, len(p))
 		for i, t := range p {
 			id, ok := x.dict[t]
