@@ -48,21 +48,11 @@ func TestCarryInPlaceKeepsTheLastSnapshot(t *testing.T) {
 			}
 			a, changeA := twin()
 			b, changeB := twin()
-			staked := map[string]float64{}
-			for i, did := range a.live.dids {
-				if i%3 == 0 {
-					staked[did] = 1 + float64(i%5)
-				}
-			}
 			for range 300 {
 				changeA()
 				changeB()
 			}
-			for i, did := range a.live.dids {
-				if i%3 == 0 {
-					staked[did] = 1 + float64(i%5)
-				}
-			}
+			staked := stakeEveryThird(a.live.dids)
 			a.recompute(now, staked, nil, true)
 			b.recompute(now, staked, nil, true)
 			for range 60 { // followed by the snapshot: pairs of its own, agents it appends
@@ -145,48 +135,13 @@ func TestNewTimeTakesTheListOver(t *testing.T) {
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			now := time.Unix(1_800_000_000, 0).UTC()
-			twin := func() (*Service, func()) {
-				r := rand.New(rand.NewPCG(seed, 47))
-				svc := NewService(ServiceConfig{Now: func() time.Time { return now }})
-				svc.live.ids, svc.live.loaded = map[string]int32{}, true
-				var agents []string
-				for range 30 + r.IntN(40) {
-					agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
-				}
-				var filed []*Audit
-				return svc, func() {
-					if r.IntN(4) == 0 {
-						agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
-					}
-					a, s := agents[r.IntN(len(agents))], agents[r.IntN(len(agents))]
-					if r.IntN(3) == 0 {
-						a = agents[len(agents)-1]
-					}
-					target := strconv.Itoa(r.IntN(3))
-					if len(filed) > 0 && r.IntN(3) == 0 { // a later audit of a target: replaces the one that counted
-						was := filed[r.IntN(len(filed))]
-						a, s, target = was.Auditor, was.Subject, was.Envelope
-					}
-					score := r.Float64()
-					if r.IntN(20) == 0 {
-						score = -0.5 // counts nothing
-					}
-					filed = append(filed, &Audit{Auditor: a, Subject: s, Envelope: target, Score: score, Time: now.Unix() - r.Int64N(3e7)})
-					svc.follow(filed[len(filed)-1], r.IntN(3) == 0, r.Float64()*2)
-				}
-			}
-			a, changeA := twin()
-			b, changeB := twin()
+			a, changeA := changingTwin(seed, now)
+			b, changeB := changingTwin(seed, now)
 			for range 300 {
 				changeA()
 				changeB()
 			}
-			staked := map[string]float64{}
-			for i, did := range a.live.dids {
-				if i%3 == 0 {
-					staked[did] = 1 + float64(i%5)
-				}
-			}
+			staked := stakeEveryThird(a.live.dids)
 			a.recompute(now, staked, nil, true)
 			b.recompute(now, staked, nil, true)
 			for range 60 {
@@ -246,12 +201,7 @@ func TestReadersDuringRecomputations(t *testing.T) {
 		agents = append(agents, fmt.Sprintf("did:key:z%06d", i))
 	}
 	hot := agents[:8] // most writes and reads: the same pairs, changed while they are read
-	staked := map[string]float64{}
-	for i, did := range agents {
-		if i%3 == 0 {
-			staked[did] = 1 + float64(i%5)
-		}
-	}
+	staked := stakeEveryThird(agents)
 	r := rand.New(rand.NewPCG(7, 43))
 	pick := func(r *rand.Rand) (string, string) {
 		if r.IntN(2) == 0 {
@@ -346,31 +296,13 @@ func TestReadersDuringRecomputations(t *testing.T) {
 // started one.
 func TestPanicMidwayStopsLaterRecomputations(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0).UTC()
-	twin := func() (*Service, func()) {
-		r := rand.New(rand.NewPCG(7, 53))
-		svc := NewService(ServiceConfig{Now: func() time.Time { return now }})
-		svc.live.ids, svc.live.loaded = map[string]int32{}, true
-		var agents []string
-		for range 50 {
-			agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
-		}
-		return svc, func() {
-			a, s := agents[r.IntN(len(agents))], agents[r.IntN(len(agents))]
-			svc.follow(&Audit{Auditor: a, Subject: s, Envelope: strconv.Itoa(r.IntN(3)), Score: r.Float64(), Time: now.Unix() - r.Int64N(3e7)}, r.IntN(3) == 0, r.Float64()*2)
-		}
-	}
-	a, changeA := twin()
-	b, changeB := twin()
+	a, changeA := changingTwin(7, now)
+	b, changeB := changingTwin(7, now)
 	for range 300 {
 		changeA()
 		changeB()
 	}
-	staked := map[string]float64{}
-	for i, did := range a.live.dids {
-		if i%3 == 0 {
-			staked[did] = 2
-		}
-	}
+	staked := stakeEveryThird(a.live.dids)
 	a.recompute(now, staked, nil, true)
 	b.recompute(now, staked, nil, true)
 	prev := a.snapshot
@@ -442,4 +374,50 @@ func TestReputationReadsEachAuditorOnce(t *testing.T) {
 			t.Fatalf("an audit of the auditor weighs %v, want its pair's %v", a.Weight, want)
 		}
 	}
+}
+
+// changingTwin is a service on a graph in memory of 30 to 70 agents, none audited yet, and a
+// function that makes one change to it, drawn from seed: a new audit, a replacement of one
+// that counted (a later audit of its target), one that counts nothing, or a new agent's.
+// Two made from one seed change alike.
+func changingTwin(seed uint64, now time.Time) (*Service, func()) {
+	r := rand.New(rand.NewPCG(seed, 47))
+	svc := NewService(ServiceConfig{Now: func() time.Time { return now }})
+	svc.live.ids, svc.live.loaded = map[string]int32{}, true
+	var agents []string
+	for range 30 + r.IntN(40) {
+		agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
+	}
+	var filed []*Audit
+	return svc, func() {
+		if r.IntN(4) == 0 {
+			agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
+		}
+		a, s := agents[r.IntN(len(agents))], agents[r.IntN(len(agents))]
+		if r.IntN(3) == 0 {
+			a = agents[len(agents)-1]
+		}
+		target := strconv.Itoa(r.IntN(3))
+		if len(filed) > 0 && r.IntN(3) == 0 { // a later audit of a target: replaces the one that counted
+			was := filed[r.IntN(len(filed))]
+			a, s, target = was.Auditor, was.Subject, was.Envelope
+		}
+		score := r.Float64()
+		if r.IntN(20) == 0 {
+			score = -0.5 // counts nothing
+		}
+		filed = append(filed, &Audit{Auditor: a, Subject: s, Envelope: target, Score: score, Time: now.Unix() - r.Int64N(3e7)})
+		svc.follow(filed[len(filed)-1], r.IntN(3) == 0, r.Float64()*2)
+	}
+}
+
+// stakeEveryThird stakes every third of dids, 1 to 5 ETH.
+func stakeEveryThird(dids []string) map[string]float64 {
+	staked := map[string]float64{}
+	for i, did := range dids {
+		if i%3 == 0 {
+			staked[did] = 1 + float64(i%5)
+		}
+	}
+	return staked
 }
