@@ -188,7 +188,7 @@ func (a *answer) changedBy(w *indexWrite, j *judge) bool {
 		if a.query == nil {
 			return (a.reads(w.old) || a.reads(w.now)) && !a.rankRule(w, j) // no term has a vector: text alone ranks
 		}
-		if a.capability != "" || len(a.pq.Phrases) > 0 {
+		if filtered(a.capability, a.pq) {
 			// The nearest among the cards that pass the query's filters (its capability, its
 			// phrases' terms: search.Options.SemanticLater), the prefilter's thresholds read
 			// from theirs alone: a card that passes them neither before nor now is not among
@@ -429,6 +429,12 @@ func (a *answer) readsTerm(t string) bool {
 		}
 	}
 	return false
+}
+
+// filtered says whether a hybrid query with capability and pq finds its nearest in meaning
+// among the cards that pass its filters (search.Options.SemanticLater's among), not all.
+func filtered(capability string, pq search.Query) bool {
+	return capability != "" || len(pq.Phrases) > 0
 }
 
 // passes says whether card s passes a's filters: it is under a's capability (any, without

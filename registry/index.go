@@ -801,7 +801,7 @@ func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, erro
 	hits := r.index.Search(iq.pq, opt)
 	if iq.semantic != nil && !asked { // an answer without scoring still keeps its semantic side
 		var among []uint64 // no card passes a filter, if there is one
-		if iq.key.capability != "" || len(iq.pq.Phrases) > 0 {
+		if filtered(iq.key.capability, iq.pq) {
 			among = []uint64{}
 		}
 		sem, semOf, err = iq.semantic(ctx, iq.key.text, among)

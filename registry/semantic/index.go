@@ -174,32 +174,12 @@ func (x *Index) SearchAmong(q Vector, k int, among *IDs) []Hit {
 	return x.search(q, k, false, among)
 }
 
-// SearchAmongExact is SearchAmong comparing q with every row among holds.
-func (x *Index) SearchAmongExact(q Vector, k int, among *IDs) []Hit {
-	return x.search(q, k, true, among)
-}
-
 // IDs is a set of ids (a bitmap by id): the rows a SearchAmong may return.
 type IDs struct{ bits []uint64 }
 
 // IDsOf is the set whose bitmap is words: bit id%64 of word id/64 holds id. It reads words,
 // which must not change while it is in use.
 func IDsOf(words []uint64) *IDs { return &IDs{bits: words} }
-
-// NewIDs is the set of ids; a negative id is left out.
-func NewIDs(ids []int64) *IDs {
-	var top int64 = -1
-	for _, id := range ids {
-		top = max(top, id)
-	}
-	s := &IDs{bits: make([]uint64, top/64+1)}
-	for _, id := range ids {
-		if id >= 0 {
-			s.bits[id/64] |= 1 << (id % 64)
-		}
-	}
-	return s
-}
 
 // Has says whether the set holds id.
 func (s *IDs) Has(id int64) bool {
