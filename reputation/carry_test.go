@@ -48,13 +48,7 @@ func TestCarryInPlaceKeepsTheLastSnapshot(t *testing.T) {
 			}
 			a, changeA := twin()
 			b, changeB := twin()
-			for range 300 {
-				changeA()
-				changeB()
-			}
-			staked := stakeEveryThird(a.live.dids)
-			a.recompute(now, staked, nil, true)
-			b.recompute(now, staked, nil, true)
+			staked := computeTwins(now, a, b, changeA, changeB)
 			for range 60 { // followed by the snapshot: pairs of its own, agents it appends
 				changeA()
 				changeB()
@@ -137,13 +131,7 @@ func TestNewTimeTakesTheListOver(t *testing.T) {
 			now := time.Unix(1_800_000_000, 0).UTC()
 			a, changeA := changingTwin(seed, now)
 			b, changeB := changingTwin(seed, now)
-			for range 300 {
-				changeA()
-				changeB()
-			}
-			staked := stakeEveryThird(a.live.dids)
-			a.recompute(now, staked, nil, true)
-			b.recompute(now, staked, nil, true)
+			staked := computeTwins(now, a, b, changeA, changeB)
 			for range 60 {
 				changeA()
 				changeB()
@@ -298,13 +286,7 @@ func TestPanicMidwayStopsLaterRecomputations(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0).UTC()
 	a, changeA := changingTwin(7, now)
 	b, changeB := changingTwin(7, now)
-	for range 300 {
-		changeA()
-		changeB()
-	}
-	staked := stakeEveryThird(a.live.dids)
-	a.recompute(now, staked, nil, true)
-	b.recompute(now, staked, nil, true)
+	staked := computeTwins(now, a, b, changeA, changeB)
 	prev := a.snapshot
 	a.midway = func() { panic("midway") }
 	func() {
@@ -419,5 +401,18 @@ func stakeEveryThird(dids []string) map[string]float64 {
 			staked[did] = 1 + float64(i%5)
 		}
 	}
+	return staked
+}
+
+// computeTwins makes 300 changes to each of the twins a and b, stakes every third agent
+// (stakeEveryThird, which it returns) and computes both at now from their graphs.
+func computeTwins(now time.Time, a, b *Service, changeA, changeB func()) map[string]float64 {
+	for range 300 {
+		changeA()
+		changeB()
+	}
+	staked := stakeEveryThird(a.live.dids)
+	a.recompute(now, staked, nil, true)
+	b.recompute(now, staked, nil, true)
 	return staked
 }
