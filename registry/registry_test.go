@@ -724,6 +724,41 @@ func TestFiltersChooseTheNearest(t *testing.T) {
 	}
 }
 
+// TestFreeCardsCannotCrowdOutMeaningUnderACapability: the attack on the nearest among the
+// cards under a capability. 300 free cards (unstaked did:keys, which cost nothing) copy a
+// staked legal card's text under legal, so they take every unstaked place among the legal
+// cards nearest the query (which shares no word with them); the staked card keeps its place
+// among the staked ones, and ranks first.
+func TestFreeCardsCannotCrowdOutMeaningUnderACapability(t *testing.T) {
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	const desc = "handles insurance claims after automobile accidents"
+	maxJunk := ""
+	for i := range 300 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if _, err := r.Register(ctx, card(t, k, 1, "Claims Desk", desc, "legal"), fmt.Sprint("junk-", i)); err != nil {
+			t.Fatal(err)
+		}
+		maxJunk = max(maxJunk, k.DID.String())
+	}
+	var honest *identity.Key // its DID sorts after every free card's: no tie-break saves it
+	for honest == nil || honest.DID.String() < maxJunk {
+		honest, _ = identity.GenerateKey(identity.Ed25519)
+	}
+	st[honest.DID.String()] = big.NewInt(1e18)
+	if _, err := r.Register(ctx, card(t, honest, 1, "Claims Desk", desc, "legal"), "honest"); err != nil {
+		t.Fatal(err)
+	}
+	found, err := r.Search(ctx, registry.Query{Text: "my car makes a strange noise", Capability: "legal", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) == 0 || found[0].DID != honest.DID.String() {
+		t.Fatalf("the staked claims desk is not first among %d answers", len(found))
+	}
+}
+
 // TestTiesAtTheNearestCutGoByDID: 250 cards of one text have one vector; the cut of the
 // nearest cards falls among them. Two registries that took them in opposite orders (so their
 // row ids differ) answer with the same cards and scores.
