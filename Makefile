@@ -116,9 +116,15 @@ devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node
 
 # vet and test-forge run side by side (their output kept apart): forge's compile is solcjs, one
 # core for half a minute, which go vet and staticcheck use meanwhile.
+# Each step's time is printed as it ends ("make test: test-go took 361 s"), so a slow step shows.
+TEST_STEPS := test-go test-race test-fuzz test-ts test-python test-explorer-lib
+
 test: tools ## run every test
-	$(MAKE) --no-print-directory -j2 --output-sync=target vet test-forge
-	$(MAKE) --no-print-directory test-go test-race test-fuzz test-ts test-python test-explorer-lib
+	@t=$$(date +%s); $(MAKE) --no-print-directory -j2 --output-sync=target vet test-forge || exit 1; \
+		echo "make test: vet and test-forge took $$(( $$(date +%s) - t )) s"
+	@for step in $(TEST_STEPS); do t=$$(date +%s); \
+		$(MAKE) --no-print-directory $$step || exit 1; \
+		echo "make test: $$step took $$(( $$(date +%s) - t )) s"; done
 
 # The reputation service's readers against its recomputations and followed audits, under the
 # race detector: the tests that share its snapshots across goroutines.
