@@ -44,10 +44,11 @@ func randomVector(rnd *rand.Rand) Vector {
 	return v
 }
 
-// pastPrefilterRows is an index of n random rows, keyed 0 to n−1, 4,000 past prefilterRows
-// (where the prefilter runs), and three random queries.
+// pastPrefilterRows is an index of n random rows, keyed 0 to n−1, 4,000 past where the
+// prefilter runs (prefilterRows) and its first pass keeps fewer than every row (prefilterNear
+// × prefilterCandidates), and three random queries.
 func pastPrefilterRows(rnd *rand.Rand) (x *Index, n int64, queries []Vector) {
-	x, n = NewIndex(), int64(prefilterRows+4000)
+	x, n = NewIndex(), int64(max(prefilterRows, prefilterNear*prefilterCandidates)+4000)
 	for i := range n {
 		x.PutKeyed(i, "", randomVector(rnd))
 	}
