@@ -332,6 +332,9 @@ const (
 // stake, so this tier reads the staked cards' postings only: a tenth of them in a registry
 // where a tenth of the cards is staked.
 func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filter []int32, t tier, later *semLater) ([]Hit, bool) {
+	if tierStarts != nil {
+		tierStarts(t)
+	}
 	// The filters, capability then phrases, leave the docs that may match marked s.gen. A
 	// search takes at most 3 + MaxQueryTerms generations (pass's two): they never wrap
 	// within one.
@@ -395,7 +398,6 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 	}
 	pending := later.running // in every tier, until the scan ends
 	pr := x.accumulate(q, s, mark, t, semantic, pending)
-	semantic()
 	// pass says whether doc n matches: the filters keep it (marked cand), and it holds every
 	// phrase, checked once (it reads the doc's terms in order: a cache miss or more per doc)
 	// and remembered in the marks. It is asked only for the docs that could change maxText
@@ -446,6 +448,14 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 			maxStaked = a
 		}
 	}
+	// The stake tier proves nothing without a staked text match (provenStaked): it gives up
+	// here, before it waits for the semantic side, so the next tier's text is scored while
+	// that side still runs rather than after it.
+	if t == tierStaked && maxStaked == 0 {
+		x.abandon(s)
+		return nil, false
+	}
+	semantic()
 	if maxStaked > 0 {
 		maxText = maxStaked
 	}
@@ -512,11 +522,8 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 		top = x.pushTop(top, ranked{r * x.factors[n], r, n}, opt.Limit)
 	}
 	if t == tierStaked && !provenStaked(pr, top, *opt, maxStaked, maxSemUnstaked) || pr.pruned && !x.proven(pr, top, opt.Limit, maxText, maxStaked) {
-		x.reset(s)
-		for _, n := range s.semDocs {
-			s.sem[n], s.semIn[n] = 0, false
-		}
-		s.top, s.cand, s.semDocs = top[:0], s.cand[:0], s.semDocs[:0]
+		s.top = top[:0]
+		x.abandon(s)
 		return nil, false
 	}
 	if opt.Semantic != nil && opt.SemanticOf != nil {
@@ -537,6 +544,19 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 	}
 	s.top, s.cand, s.semDocs = top[:0], s.cand[:0], s.semDocs[:0]
 	return out, true
+}
+
+// tierStarts, set by tests only (before any search), is told each tier a ranking starts.
+var tierStarts func(t tier)
+
+// abandon leaves the scratch of a ranking that proved nothing as rank found it: no score,
+// no semantic score, nothing listed.
+func (x *Index) abandon(s *scratch) {
+	x.reset(s)
+	for _, n := range s.semDocs {
+		s.sem[n], s.semIn[n] = 0, false
+	}
+	s.cand, s.semDocs = s.cand[:0], s.semDocs[:0]
 }
 
 // provenStaked says whether the stake tier's answer is the whole one's (see rank): a staked

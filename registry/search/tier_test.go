@@ -3,7 +3,9 @@ package search
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -90,5 +92,55 @@ func TestProvenStaked(t *testing.T) {
 				t.Fatalf("provenStaked = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestTextIsScoredWhileTheSemanticSideRuns: a hybrid query with a capability under which no
+// staked card holds the query's words (the stake tier can prove nothing) scores its text in
+// the next tier while the semantic side still runs: the semantic side here waits for the
+// pruned tier to start before it answers. It waited for the semantic side first, then scored
+// the text, the two costs added (BenchmarkHybridIndex's "research" under "medical").
+func TestTextIsScoredWhileTheSemanticSideRuns(t *testing.T) {
+	x := New()
+	for i := range 400 {
+		d := Doc{DID: fmt.Sprintf("did:example:%04d", i), Name: fmt.Sprintf("agent %d", i), Capabilities: []string{"medical"}}
+		if i%10 == 0 {
+			d.Description, d.Staked, d.StakeWeight = "translate medical records", true, float64(1+i%5)
+		} else {
+			d.Description = "medical research and papers"
+		}
+		x.Put(int64(i+1), d)
+	}
+	pruned := make(chan struct{})
+	var once sync.Once
+	tierStarts = func(tr tier) {
+		if tr == tierPruned {
+			once.Do(func() { close(pruned) })
+		}
+	}
+	t.Cleanup(func() { tierStarts = nil })
+	q, err := ParseQuery("research")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sem := map[int64]float64{1: 0.9, 2: 0.4}
+	overlapped := false
+	hits := x.Search(q, Options{Limit: 20, Capability: "medical", SemanticLater: func([]uint64) (map[int64]float64, func(int64) float64) {
+		select {
+		case <-pruned:
+			overlapped = true
+		case <-time.After(10 * time.Second):
+		}
+		return sem, nil
+	}})
+	if !overlapped {
+		t.Fatal("the semantic side answered before the pruned tier started: the text waited for it")
+	}
+	want := x.Search(q, Options{Limit: 20, Capability: "medical", Semantic: sem})
+	if diff := cmp.Diff(want, hits); diff != "" {
+		t.Errorf("the answer differs from the one with the semantic scores given (-given +later):\n%s", diff)
+	}
+	if len(hits) != 20 {
+		t.Errorf("%d hits, want 20", len(hits))
 	}
 }
