@@ -184,7 +184,7 @@ func (b *Binary) Path(t testing.TB) string {
 }
 
 func build(path, pkg string) error {
-	if out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-ldflags=-w", "-o", path, pkg).CombinedOutput(); err != nil {
 		return fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 	}
 	return nil
