@@ -199,6 +199,9 @@ test-go: tools $(TS_STAMP) # the TypeScript client's packages: testnet/e2e runs 
 # in bench/*.txt; the gas snapshot goes there too, never over the committed .gas-snapshot.
 BENCH_HEAVY := Register|HybridIndex|RegisterLarge|RegisterHTTP|AgentsThroughput|Search|Relevance|NodeMemory|CapabilitySearchUnseenTag|SemanticSearch|SemanticBuild|Propagation20|ReputationQuery|Recompute|IndexerCatchUp|PostRoundTrip|ChurnConvergence|PartitionConvergence|PublicNodeLoad
 BENCHTIME   ?= 1s
+# make bench also runs TestChurn long (make test runs it for a minute): CHURN_LONG of kills and
+# restarts of 8 node processes under writes, about 20 kills a minute.
+CHURN_LONG  ?= 4m
 
 bench: tools ## run every benchmark (Go, forge snapshot); write bench/RESULTS.md with references and ratios
 	@mkdir -p bench
@@ -206,6 +209,8 @@ bench: tools ## run every benchmark (Go, forge snapshot); write bench/RESULTS.md
 	@cmp -s .gas-snapshot bench/gas.txt || echo "make bench: gas differs from .gas-snapshot (diff .gas-snapshot bench/gas.txt; make contracts refreshes it)"
 	go test -p 1 -run '^$$' -bench '^Benchmark($(BENCH_HEAVY))$$' -benchtime 1x -benchmem ./... | tee bench/go.txt
 	go test -p 1 -run '^$$' -bench . -skip '^Benchmark($(BENCH_HEAVY))$$' -benchtime $(BENCHTIME) -benchmem ./... | tee -a bench/go.txt
+	SURETY_CHURN=$(CHURN_LONG) go test -count=1 -run '^TestChurn$$' -v ./testnet/e2e > bench/churn.txt 2>&1 || { tail -40 bench/churn.txt; exit 1; }
+	@grep -E 'churn over|converged' bench/churn.txt
 	go run ./internal/benchtable/cmd/benchtable -go bench/go.txt -gas bench/gas.txt -out bench/RESULTS.md -commit $(VERSION)
 
 # make bench-large runs the benchmarks that take their size from the environment at the sizes
