@@ -115,8 +115,9 @@ devnet: tools build ## start Anvil on PORT, deploy the contracts, run NODES node
 	./bin/surety devnet --port $(PORT) --listen $(LISTEN) --data-dir .devnet --nodes $(NODES) --log-epoch $(LOG_EPOCH) --log-grace $(LOG_GRACE)
 
 # vet and test-forge run side by side (their output kept apart): forge's compile is solcjs, one
-# core for half a minute, which go vet and staticcheck use meanwhile.
-# Each step's time is printed as it ends ("make test: test-go took 361 s"), so a slow step shows.
+# core for about 110 s when scripts/solc has not kept its answer, which go vet and staticcheck
+# use meanwhile. Each step's time is printed as it ends ("make test: test-go took 292 s"), so
+# a slow step shows.
 TEST_STEPS := test-go test-race test-fuzz test-ts test-python test-explorer-lib
 
 test: tools ## run every test
