@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -187,3 +188,30 @@ func TestBountyAPIEndToEnd(t *testing.T) {
 // bystander arbitrates bounties whose disputes a test never reaches: the escrow refuses an
 // arbiter that is the poster or the worker.
 const bystander = "0x00000000000000000000000000000000000a1b17"
+
+// TestPrintOperation: each state of a write the node carries on is one line naming the
+// transaction: sent, mined with its confirmations, mined and waiting for the node's index;
+// the other states print nothing (the answer says the rest).
+func TestPrintOperation(t *testing.T) {
+	const tx = "0xb3b13584515d16ba5724d6f3025ed8ab5b3879bf9e8379c4e72bdd46d332a78b"
+	for _, tt := range []struct {
+		name string
+		op   api.Operation
+		want string
+	}{
+		{"sent", api.Operation{State: api.OpSent, TxHash: tx}, "stake add: sent " + tx + "\n"},
+		{"mined, confirming", api.Operation{State: api.OpMined, TxHash: tx, Block: 13, Confirmations: &api.OpConfirmations{Have: 1, Want: 2}},
+			"stake add: mined " + tx + " in block 13, 1/2 confirmations\n"},
+		{"mined, indexing", api.Operation{State: api.OpMined, TxHash: tx, Block: 13}, "stake add: mined " + tx + " in block 13; waiting for the node's index\n"},
+		{"pending", api.Operation{State: api.OpPending}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			tty := false
+			printOperation(&env{stderr: &stderr, tty: &tty}, "stake add", &tt.op)
+			if stderr.String() != tt.want {
+				t.Errorf("printed %q, want %q", stderr.String(), tt.want)
+			}
+		})
+	}
+}
