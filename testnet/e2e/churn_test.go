@@ -12,8 +12,9 @@ import (
 	"time"
 )
 
-// churnFor is how long TestChurn kills and restarts nodes: 1 minute (about 20 kills: make
-// test's run), or $SURETY_CHURN (make bench runs it for 4 minutes, about 80 kills).
+// churnFor is how long TestChurn kills and restarts nodes: 1 minute (make test's run: 12 to
+// 20 kills, fewer on a busy machine), or $SURETY_CHURN (make bench runs it for 4 minutes: 78
+// kills on a quiet one).
 func churnFor(t *testing.T) time.Duration {
 	if s := os.Getenv("SURETY_CHURN"); s != "" {
 		d, err := time.ParseDuration(s)
