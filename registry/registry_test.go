@@ -664,34 +664,41 @@ func TestSearchFindsByMeaning(t *testing.T) {
 // shares no word with the query, must still be a candidate, and rank first (when the 200
 // nearest were cut on cosine alone over all cards, ties by row id, it vanished).
 func TestFreeCardsCannotCrowdOutMeaning(t *testing.T) {
-	ctx := context.Background()
-	st := stakes{}
-	r := newRegistry(t, st)
-	const desc = "diagnoses automobile engines and books repairs"
-	maxJunk := ""
-	for i := range 300 {
-		k, _ := identity.GenerateKey(identity.Ed25519)
-		if _, err := r.Register(ctx, card(t, k, 1, "Garage Bot", desc, "repair"), fmt.Sprint("junk-", i)); err != nil {
-			t.Fatal(err)
-		}
-		maxJunk = max(maxJunk, k.DID.String())
-	}
-	// The staked card's DID sorts after every free card's, so no tie-break saves it.
-	var honest *identity.Key
-	for honest == nil || honest.DID.String() < maxJunk {
-		honest, _ = identity.GenerateKey(identity.Ed25519)
-	}
-	st[honest.DID.String()] = big.NewInt(1e18)
-	if _, err := r.Register(ctx, card(t, honest, 1, "Garage Bot", desc, "repair"), "honest"); err != nil {
-		t.Fatal(err)
-	}
-	found, err := r.Search(ctx, registry.Query{Text: "my car makes a strange noise", Limit: 5})
+	r, honest := freeCopiesThenStaked(t, "Garage Bot", "diagnoses automobile engines and books repairs", "repair")
+	found, err := r.Search(context.Background(), registry.Query{Text: "my car makes a strange noise", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(found) == 0 || found[0].DID != honest.DID.String() {
 		t.Fatalf("the staked garage is not first among %d answers", len(found))
 	}
+}
+
+// freeCopiesThenStaked registers 300 free (unstaked) cards saying name and desc under
+// capability, then the same card of a staked agent whose DID sorts after every free card's,
+// so that no tie-break saves it; it returns the registry and the staked agent's key.
+func freeCopiesThenStaked(t *testing.T, name, desc, capability string) (*registry.Registry, *identity.Key) {
+	t.Helper()
+	ctx := context.Background()
+	st := stakes{}
+	r := newRegistry(t, st)
+	maxJunk := ""
+	for i := range 300 {
+		k, _ := identity.GenerateKey(identity.Ed25519)
+		if _, err := r.Register(ctx, card(t, k, 1, name, desc, capability), fmt.Sprint("junk-", i)); err != nil {
+			t.Fatal(err)
+		}
+		maxJunk = max(maxJunk, k.DID.String())
+	}
+	var honest *identity.Key
+	for honest == nil || honest.DID.String() < maxJunk {
+		honest, _ = identity.GenerateKey(identity.Ed25519)
+	}
+	st[honest.DID.String()] = big.NewInt(1e18)
+	if _, err := r.Register(ctx, card(t, honest, 1, name, desc, capability), "honest"); err != nil {
+		t.Fatal(err)
+	}
+	return r, honest
 }
 
 // TestFiltersChooseTheNearest: 300 staked cards that say "my car makes a noise" take every
@@ -730,27 +737,8 @@ func TestFiltersChooseTheNearest(t *testing.T) {
 // cards nearest the query (which shares no word with them); the staked card keeps its place
 // among the staked ones, and ranks first.
 func TestFreeCardsCannotCrowdOutMeaningUnderACapability(t *testing.T) {
-	ctx := context.Background()
-	st := stakes{}
-	r := newRegistry(t, st)
-	const desc = "handles insurance claims after automobile accidents"
-	maxJunk := ""
-	for i := range 300 {
-		k, _ := identity.GenerateKey(identity.Ed25519)
-		if _, err := r.Register(ctx, card(t, k, 1, "Claims Desk", desc, "legal"), fmt.Sprint("junk-", i)); err != nil {
-			t.Fatal(err)
-		}
-		maxJunk = max(maxJunk, k.DID.String())
-	}
-	var honest *identity.Key // its DID sorts after every free card's: no tie-break saves it
-	for honest == nil || honest.DID.String() < maxJunk {
-		honest, _ = identity.GenerateKey(identity.Ed25519)
-	}
-	st[honest.DID.String()] = big.NewInt(1e18)
-	if _, err := r.Register(ctx, card(t, honest, 1, "Claims Desk", desc, "legal"), "honest"); err != nil {
-		t.Fatal(err)
-	}
-	found, err := r.Search(ctx, registry.Query{Text: "my car makes a strange noise", Capability: "legal", Limit: 5})
+	r, honest := freeCopiesThenStaked(t, "Claims Desk", "handles insurance claims after automobile accidents", "legal")
+	found, err := r.Search(context.Background(), registry.Query{Text: "my car makes a strange noise", Capability: "legal", Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
