@@ -23,31 +23,8 @@ func TestCarryInPlaceKeepsTheLastSnapshot(t *testing.T) {
 	for seed := range uint64(6) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			now := time.Unix(1_800_000_000, 0).UTC()
-			twin := func() (*Service, func()) {
-				r := rand.New(rand.NewPCG(seed, 43))
-				svc := NewService(ServiceConfig{Now: func() time.Time { return now }})
-				svc.live.ids, svc.live.loaded = map[string]int32{}, true
-				var agents []string
-				for range 30 + r.IntN(40) {
-					agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
-				}
-				return svc, func() { // one change: a new audit, a replacement, or a new agent's
-					if r.IntN(4) == 0 {
-						agents = append(agents, fmt.Sprintf("did:key:z%06d", r.IntN(1_000_000)))
-					}
-					a, s := agents[r.IntN(len(agents))], agents[r.IntN(len(agents))]
-					if r.IntN(3) == 0 {
-						a = agents[len(agents)-1]
-					}
-					score := r.Float64()
-					if r.IntN(20) == 0 {
-						score = 1.5 // counts nothing
-					}
-					svc.follow(&Audit{Auditor: a, Subject: s, Envelope: strconv.Itoa(r.IntN(3)), Score: score, Time: now.Unix() - r.Int64N(3e7)}, r.IntN(3) == 0, r.Float64()*2)
-				}
-			}
-			a, changeA := twin()
-			b, changeB := twin()
+			a, changeA := changingTwin(seed, now)
+			b, changeB := changingTwin(seed, now)
 			staked := computeTwins(now, a, b, changeA, changeB)
 			for range 60 { // followed by the snapshot: pairs of its own, agents it appends
 				changeA()
