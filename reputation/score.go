@@ -317,13 +317,6 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	// garbage (at 1M agents they are 8 MB each, on top of the matrix and two pair lists).
 	out := &Scores{}
 
-	// Local trust: s_ij per (auditor, subject) pair. As in the scores, one auditor's audits
-	// of one subject count as at most one full audit: repeated bounties between two wallets
-	// do not move trust between them. C_ij = s_ij / Σ_k s_ik, laid out by subject at once
-	// (no matrix by auditor in between).
-	procs := runtime.GOMAXPROCS(0) // read once: the runtime may change it meanwhile
-	m := trustMatrix(pairs, n, p, procs)
-
 	// Pre-trust over the staked, in proportion to stake above the minimum; over everyone
 	// evenly when nobody is staked above it (a world where nothing was put at stake, such as
 	// a dev chain before anyone stakes: the one case where a free DID holds any).
@@ -348,6 +341,24 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	for i := range pre {
 		pre[i] /= preTotal
 	}
+
+	// Local trust: s_ij per (auditor, subject) pair. As in the scores, one auditor's audits
+	// of one subject count as at most one full audit: repeated bounties between two wallets
+	// do not move trust between them. C_ij = s_ij / Σ_k s_ik, laid out by subject at once
+	// (no matrix by auditor in between). Only the rows of auditors that can hand anything on
+	// are laid out (speaks): one without stake that counts hands on +0 in every round (its
+	// limit, below, is 0), and a sum of non-negative terms is the same without its +0 terms,
+	// so leaving them out changes no bit. Free DIDs, most of a world's agents, cost the power
+	// iteration nothing.
+	procs := runtime.GOMAXPROCS(0) // read once: the runtime may change it meanwhile
+	var speaks []bool              // nil: every auditor may (nobody is staked above the minimum)
+	if !out.Everyone {
+		speaks = make([]bool, n)
+		for i, s := range stake {
+			speaks[i] = p.counted(s) > 0
+		}
+	}
+	m := trustMatrix(pairs, n, p, procs, speaks)
 
 	// What each agent may hold and hand on, as a share: maxWordPerStake times its own stake
 	// that counts. Standing above it goes back to pre-trust, as an auditor's with no trust to
@@ -445,8 +456,9 @@ type incoming struct {
 // auditor's total summed in fixed point first. The pairs are split among procs goroutines
 // at auditors' bounds, in two passes: each part counts its weights per subject and sums its
 // auditors' totals, then files its weights after those of the parts before it (so in
-// auditor order), computing s_ij again rather than keeping it (8 bytes a pair).
-func trustMatrix(pairs []pairEntry, n int, p Params, procs int) *incoming {
+// auditor order), computing s_ij again rather than keeping it (8 bytes a pair). Auditors
+// for whom speaks is false are left out, rows and gives (nil speaks: none is).
+func trustMatrix(pairs []pairEntry, n int, p Params, procs int, speaks []bool) *incoming {
 	bounds := split(len(pairs), procs, parallelChunk)
 	for i := 1; i < len(bounds)-1; i++ { // no auditor's pairs in two parts
 		for bounds[i] = max(bounds[i], bounds[i-1]); bounds[i] > 0 && bounds[i] < len(pairs) && pairs[bounds[i]].key.auditor == pairs[bounds[i]-1].key.auditor; {
@@ -459,6 +471,9 @@ func trustMatrix(pairs []pairEntry, n int, p Params, procs int) *incoming {
 	run(bounds, func(part, lo, hi int) {
 		fill := make([]int32, n)
 		for _, e := range pairs[lo:hi] {
+			if speaks != nil && !speaks[e.key.auditor] {
+				continue
+			}
 			if s := e.sum.trust(p); s > 0 {
 				total[e.key.auditor] += s
 				m.gives[e.key.auditor]++
@@ -479,6 +494,9 @@ func trustMatrix(pairs []pairEntry, n int, p Params, procs int) *incoming {
 	run(bounds, func(part, lo, hi int) {
 		fill := fills[part]
 		for _, e := range pairs[lo:hi] {
+			if speaks != nil && !speaks[e.key.auditor] {
+				continue
+			}
 			if s := e.sum.trust(p); s > 0 {
 				j := e.key.subject
 				m.from[fill[j]] = e.key.auditor
@@ -635,7 +653,11 @@ func (s *Scores) sumPairs(pairs []pairEntry, n int, p Params, rel []float64, pro
 	run(bounds, func(part, lo, hi int) {
 		a, b := make([]fixed, n), make([]fixed, n)
 		for _, e := range pairs[lo:hi] {
-			w, ws := p.contribution(e.sum, rel[e.key.auditor])
+			r := rel[e.key.auditor]
+			if r == 0 {
+				continue // its contribution is 0 and 0: a free DID's audits, most of them
+			}
+			w, ws := p.contribution(e.sum, r)
 			a[e.key.subject] += w
 			b[e.key.subject] += ws
 		}
