@@ -502,6 +502,29 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, into func
 	return pairs
 }
 
+// subjectCounts is how many of the audits whose subjects (arrival ids) are subject name each
+// of n agents, by index (pos: view.pos): each of up to procs goroutines counts a part of the
+// audits by arrival id (a random access an audit, not two), and the parts' counts are added
+// by index after. Integers: the same counts however the audits are split.
+func subjectCounts(subject, pos []int32, n, procs int) []int {
+	bounds := split(len(subject), procs, parallelChunk)
+	parts := make([][]int32, len(bounds)-1)
+	run(bounds, func(part, lo, hi int) {
+		c := make([]int32, len(pos))
+		for _, j := range subject[lo:hi] {
+			c[j]++
+		}
+		parts[part] = c
+	})
+	counts := make([]int, n)
+	for _, c := range parts {
+		for j, k := range c {
+			counts[pos[j]] += int(k)
+		}
+	}
+	return counts
+}
+
 // byAuditor is the live graph's counted audits grouped by auditor, as pairs sorts them: the
 // audits (places in the columns) of the auditor of arrival id a are perm[at[a]:at[a+1]], by
 // their subjects' index (pos, the view's).

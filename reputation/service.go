@@ -931,11 +931,9 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 		if !fresh {
 			into = s.takeOver(prev)
 		}
-		pairs = s.live.pairs(now.Unix(), v.pos, p, runtime.GOMAXPROCS(0), into)
-		counts = make([]int, len(v.dids))
-		for _, j := range s.live.edges.subject {
-			counts[v.pos[j]]++
-		}
+		procs := runtime.GOMAXPROCS(0)
+		pairs = s.live.pairs(now.Unix(), v.pos, p, procs, into)
+		counts = subjectCounts(s.live.edges.subject, v.pos, len(v.dids), procs)
 	}
 	s.live.mu.Unlock()
 	if s.midway != nil {
