@@ -358,7 +358,7 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 			speaks[i] = p.counted(s) > 0
 		}
 	}
-	m := trustMatrix(pairs, n, p, procs, speaks)
+	m := trustMatrix(pairs, pre, p, procs, speaks)
 
 	// What each agent may hold and hand on, as a share: maxWordPerStake times its own stake
 	// that counts. Standing above it goes back to pre-trust, as an auditor's with no trust to
@@ -379,7 +379,7 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	// and +0 where it had nothing to add (+0 leaves a sum of non-negative terms as it was).
 	parts := m.parts(procs)
 	r := &round{pre: pre, limit: make([]float64, n), keep: 1 - p.Alpha,
-		t: slices.Clone(pre), next: make([]float64, n), give: make([]float64, n), handed: make([]float64, n)}
+		t: slices.Clone(pre), next: make([]float64, n), give: make([]float64, m.speakers), handed: make([]float64, m.speakers)}
 	for i, g := range m.gives[:n] {
 		switch {
 		case g == 0:
@@ -401,15 +401,16 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 			dangling += x - r.limit[i]
 			ti = r.keep * r.limit[i]
 		}
-		r.give[i] = ti
+		r.give[m.place(i)] = ti
 	}
 	for out.Iterations = 1; out.Iterations <= p.MaxIter; out.Iterations++ {
 		r.toPre = p.Alpha + float64(r.keep*dangling)
 		m.step(r, parts)
 		change := 0.0
 		dangling = 0
-		last, limit := r.t[:len(r.next)], r.limit[:len(r.next)]
-		for j, x := range r.next {
+		next, last, limit := r.next, r.t[:len(r.next)], r.limit[:len(r.next)]
+		for _, j := range m.subjects { // any other subject adds +0 to both
+			x := next[j]
 			change += math.Abs(x - last[j])
 			dangling += max(x-limit[j], 0)
 		}
@@ -442,13 +443,30 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	return out
 }
 
-// incoming is the trust matrix by subject: subject j's auditors are from[start[j]:start[j+1]],
-// in index order, with their weights C_ij.
+// incoming is the trust matrix by subject, over the subjects whose standing can be other
+// than 0 (live): the k-th of them is subjects[k], in index order, and its auditors are
+// from[start[k]:start[k+1]], in index order, with their weights C_ij.
 type incoming struct {
-	start  []int32
-	from   []int32
-	weight []float64
-	gives  []int32 // how many subjects each auditor trusts
+	subjects []int32
+	start    []int32
+	from     []int32 // the auditors' places among those that speak (rank)
+	weight   []float64
+	gives    []int32 // how many subjects each auditor trusts
+	// rank is each agent's place among those that speak, in index order (-1: it does not;
+	// nil: each speaks, at its own index), and ranks the subjects', alike (subjects[k]'s is
+	// ranks[k]); speakers is how many speak. What auditors hand on is kept by place: the
+	// power iteration reads it at random, and the staked are a few of a world's agents, so
+	// the array it reads is a few times smaller (in a cache, not in memory, at 1M agents).
+	rank, ranks []int32
+	speakers    int
+}
+
+// place is auditor i's place among those that speak.
+func (m *incoming) place(i int) int {
+	if m.rank == nil {
+		return i
+	}
+	return int(m.rank[i])
 }
 
 // trustMatrix lays out C by subject from the pairs (in CSR order: by auditor, then
@@ -457,8 +475,12 @@ type incoming struct {
 // at auditors' bounds, in two passes: each part counts its weights per subject and sums its
 // auditors' totals, then files its weights after those of the parts before it (so in
 // auditor order), computing s_ij again rather than keeping it (8 bytes a pair). Auditors
-// for whom speaks is false are left out, rows and gives (nil speaks: none is).
-func trustMatrix(pairs []pairEntry, n int, p Params, procs int, speaks []bool) *incoming {
+// for whom speaks is false are left out, rows and gives (nil speaks: none is). A subject
+// is live when some auditor trusts it or it holds pre-trust (pre, as shares); any other's
+// standing is +0 in every round (no term, and toPre·0), so the power iteration skips it:
+// agents no staked agent trusts, most of a world's, cost it nothing.
+func trustMatrix(pairs []pairEntry, pre []float64, p Params, procs int, speaks []bool) *incoming {
+	n := len(pre)
 	bounds := split(len(pairs), procs, parallelChunk)
 	for i := 1; i < len(bounds)-1; i++ { // no auditor's pairs in two parts
 		for bounds[i] = max(bounds[i], bounds[i-1]); bounds[i] > 0 && bounds[i] < len(pairs) && pairs[bounds[i]].key.auditor == pairs[bounds[i]-1].key.auditor; {
@@ -466,7 +488,17 @@ func trustMatrix(pairs []pairEntry, n int, p Params, procs int, speaks []bool) *
 		}
 	}
 	total := make([]fixed, n)
-	m := &incoming{start: make([]int32, n+1), gives: make([]int32, n)}
+	m := &incoming{start: make([]int32, 0, n+1), gives: make([]int32, n), speakers: n}
+	if speaks != nil {
+		m.rank, m.speakers = make([]int32, n), 0
+		for i, ok := range speaks {
+			m.rank[i] = -1
+			if ok {
+				m.rank[i] = int32(m.speakers)
+				m.speakers++
+			}
+		}
+	}
 	fills := make([][]int32, len(bounds)-1) // per part: its weights per subject, then where they go
 	run(bounds, func(part, lo, hi int) {
 		fill := make([]int32, n)
@@ -484,12 +516,17 @@ func trustMatrix(pairs []pairEntry, n int, p Params, procs int, speaks []bool) *
 	})
 	at := int32(0)
 	for j := range n {
-		m.start[j] = at
+		begin := at
 		for _, fill := range fills {
 			at, fill[j] = at+fill[j], at
 		}
+		if at > begin || pre[j] > 0 {
+			m.subjects = append(m.subjects, int32(j))
+			m.ranks = append(m.ranks, int32(m.place(j)))
+			m.start = append(m.start, begin)
+		}
 	}
-	m.start[n] = at
+	m.start = append(m.start, at)
 	m.from, m.weight = make([]int32, at), make([]float64, at)
 	run(bounds, func(part, lo, hi int) {
 		fill := fills[part]
@@ -499,7 +536,7 @@ func trustMatrix(pairs []pairEntry, n int, p Params, procs int, speaks []bool) *
 			}
 			if s := e.sum.trust(p); s > 0 {
 				j := e.key.subject
-				m.from[fill[j]] = e.key.auditor
+				m.from[fill[j]] = int32(m.place(int(e.key.auditor)))
 				m.weight[fill[j]] = float64(s) / float64(total[e.key.auditor])
 				fill[j]++
 			}
@@ -541,8 +578,9 @@ func run(bounds []int, f func(part, lo, hi int)) {
 	wg.Wait()
 }
 
-// parts splits the subjects among procs goroutines for the power iteration, once for all
-// its rounds: each part sums about as many weights (at least parallelChunk).
+// parts splits the live subjects among procs goroutines for the power iteration, once for
+// all its rounds (bounds are places in m.subjects): each part sums about as many weights (at
+// least parallelChunk).
 func (m *incoming) parts(procs int) []int {
 	n := len(m.start) - 1
 	edges := split(int(m.start[n]), procs, parallelChunk)
@@ -559,8 +597,8 @@ func (m *incoming) parts(procs int) []int {
 type round struct {
 	t      []float64 // the standing after the last round
 	next   []float64 // the standing after this one
-	give   []float64 // what each auditor hands on in this round, before its weights
-	handed []float64 // what each hands on in the next
+	give   []float64 // what each auditor hands on in this round, before its weights, by place
+	handed []float64 // what each hands on in the next, by place
 	pre    []float64 // pre-trust, as shares
 	// limit is the standing each agent hands on at most (its cap, +Inf without one; 0 for an
 	// auditor with no trust to give): the rest goes back to pre-trust.
@@ -577,12 +615,12 @@ func (m *incoming) step(r *round, bounds []int) {
 }
 
 func (m *incoming) stepRange(r *round, lo, hi int) {
-	start, next, pre := m.start[lo:hi+1], r.next[lo:hi], r.pre[lo:hi]
+	start, subjects, next, pre := m.start[lo:hi+1], m.subjects[lo:hi], r.next, r.pre
 	from, weight, give, toPre := m.from, m.weight[:len(m.from)], r.give, r.toPre
 	// Two subjects at a time: their sums are two chains of additions the CPU overlaps, each
 	// still in its own auditor order.
 	j := 0
-	for ; j+1 < len(next); j += 2 {
+	for ; j+1 < len(subjects); j += 2 {
 		a, b, c := start[j], start[j+1], start[j+2]
 		f0, w0 := from[a:b], weight[a:b]
 		f1, w1 := from[b:c], weight[b:c]
@@ -599,20 +637,25 @@ func (m *incoming) stepRange(r *round, lo, hi int) {
 		for k := both; k < len(f1); k++ {
 			s1 += float64(give[f1[k]] * w1[k])
 		}
-		next[j] = s0 + float64(toPre*pre[j])
-		next[j+1] = s1 + float64(toPre*pre[j+1])
+		j0, j1 := subjects[j], subjects[j+1]
+		next[j0] = s0 + float64(toPre*pre[j0])
+		next[j1] = s1 + float64(toPre*pre[j1])
 	}
-	for ; j < len(next); j++ {
+	for ; j < len(subjects); j++ {
 		a, b := start[j], start[j+1]
 		sum := 0.0
 		for k, i := range from[a:b] {
 			sum += float64(give[i] * weight[int(a)+k])
 		}
-		next[j] = sum + float64(toPre*pre[j])
+		j0 := subjects[j]
+		next[j0] = sum + float64(toPre*pre[j0])
 	}
-	handed, limit, keep := r.handed[lo:hi], r.limit[lo:hi], r.keep
-	for j, x := range next {
-		handed[j] = keep * min(x, limit[j])
+	handed, limit, keep := r.handed, r.limit, r.keep
+	for k, at := range m.ranks[lo:hi] {
+		if at >= 0 {
+			j := subjects[k]
+			handed[at] = keep * min(next[j], limit[j])
+		}
 	}
 }
 
