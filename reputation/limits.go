@@ -115,7 +115,8 @@ const (
 )
 
 // What a computation holds at its peak besides its pairs and the last snapshot
-// (memlimit.Lend): per pair, its weight and auditor in the trust matrix (12 bytes, and room);
+// (memlimit.Lend): per pair the matrix can hold (speaking: those of auditors with stake that
+// counts), its weight and auditor in the trust matrix (12 bytes, and room);
 // per agent, the trust matrix's per-agent arrays (its totals, starts and counts, and each
 // part's fill: 24 bytes at two CPUs), the power iteration's six vectors (48) and the scores'
 // (Relative, Score, Confidence, Weight, and each part's sums: 64). No more: what the lent

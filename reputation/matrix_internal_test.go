@@ -43,6 +43,11 @@ func TestFreeAuditorsCostTheIterationNothing(t *testing.T) {
 		return trustMatrix(collectPairs(g, p), pre, p, 2, speaks)
 	}
 	a, b := matrix(world), matrix(flooded)
+	// What a recomputation borrows from the memory limit for the matrix (speaking) holds it,
+	// and does not grow with the free DIDs either.
+	if sa, sb := speaking(collectPairs(world, p), world.Stake, p), speaking(collectPairs(flooded, p), flooded.Stake, p); sa != sb || sb < len(b.from) {
+		t.Errorf("speaking pairs %d -> %d, for a matrix of %d weights", sa, sb, len(b.from))
+	}
 	if len(a.subjects) != len(b.subjects) || len(a.from) != len(b.from) || a.speakers != b.speakers || a.speakers != staked {
 		t.Errorf("the matrix grew with the free DIDs: live subjects %d -> %d, weights %d -> %d, speakers %d -> %d (want %d)",
 			len(a.subjects), len(b.subjects), len(a.from), len(b.from), a.speakers, b.speakers, staked)

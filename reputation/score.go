@@ -443,6 +443,22 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	return out
 }
 
+// speaking is how many of pairs the trust matrix can hold, those whose auditor speaks (has
+// stake that counts), as computePairs decides: every pair when nobody is staked above the
+// minimum.
+func speaking(pairs []pairEntry, stake []float64, p Params) int {
+	if !slices.ContainsFunc(stake, func(s float64) bool { return p.preTrust(s) > 0 }) {
+		return len(pairs)
+	}
+	count := 0
+	for _, e := range pairs {
+		if a := int(e.key.auditor); a < len(stake) && p.counted(stake[a]) > 0 {
+			count++
+		}
+	}
+	return count
+}
+
 // incoming is the trust matrix by subject, over the subjects whose standing can be other
 // than 0 (live): the k-th of them is subjects[k], in index order, and its auditors are
 // from[start[k]:start[k+1]], in index order, with their weights C_ij.
