@@ -56,8 +56,11 @@ const (
 	// apiFuzzSeed and apiFuzzPerOperation fix what TestAPIFromOpenAPI sends.
 	apiFuzzSeed         = 25
 	apiFuzzPerOperation = 200
-	// streamWait is how long a request to an event stream stays open.
-	streamWait = 50 * time.Millisecond
+	// streamWait is how long a request to an event stream stays open once its answer has
+	// started (a loaded machine can take longer than that to start it), and streamStartWait
+	// how long one may take to start before the request gives up.
+	streamWait      = 50 * time.Millisecond
+	streamStartWait = 10 * time.Second
 )
 
 // TestAPIFromOpenAPI sends apiFuzzPerOperation requests to each operation of the document,
@@ -313,7 +316,16 @@ func (fz *apiFuzz) try(op uint16, r *rand.Rand, raw []byte) string {
 	o := fz.ops[int(op)%len(fz.ops)]
 	req, desc := fz.request(o, r, raw)
 	rec := httptest.NewRecorder()
-	fz.h.ServeHTTP(rec, req)
+	var w http.ResponseWriter = rec
+	if fz.streams(o) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		req = req.WithContext(ctx)
+		late := time.AfterFunc(streamStartWait, cancel)
+		defer late.Stop()
+		w = &startedRecorder{ResponseRecorder: rec, started: func() { time.AfterFunc(streamWait, cancel) }}
+	}
+	fz.h.ServeHTTP(w, req)
 	if msg := fz.check(o, rec); msg != "" {
 		return fmt.Sprintf("%.400s\n  request: %.400s\n  answer: %d %s %.400s", msg, desc, rec.Code, rec.Header().Get("Content-Type"), rec.Body)
 	}
@@ -393,12 +405,35 @@ func (fz *apiFuzz) request(o fuzzOp, r *rand.Rand, raw []byte) (*http.Request, s
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	if fz.streams(o) {
-		ctx, cancel := context.WithTimeout(context.Background(), streamWait)
-		context.AfterFunc(ctx, cancel) // released when it times out
-		req = req.WithContext(ctx)
-	}
 	return req, fmt.Sprintf("%s %s %v body %q", o.method, target, header, clip(body, 300))
+}
+
+// startedRecorder records an event stream's answer and calls started once, when the answer
+// starts (its status, or its first bytes or flush).
+type startedRecorder struct {
+	*httptest.ResponseRecorder
+	once    sync.Once
+	started func()
+}
+
+func (w *startedRecorder) WriteHeader(code int) {
+	w.once.Do(w.started)
+	w.ResponseRecorder.WriteHeader(code)
+}
+
+func (w *startedRecorder) Write(b []byte) (int, error) {
+	w.once.Do(w.started)
+	return w.ResponseRecorder.Write(b)
+}
+
+func (w *startedRecorder) WriteString(s string) (int, error) {
+	w.once.Do(w.started)
+	return w.ResponseRecorder.WriteString(s)
+}
+
+func (w *startedRecorder) Flush() {
+	w.once.Do(w.started)
+	w.ResponseRecorder.Flush()
 }
 
 func maps(from, to http.Header) {

@@ -159,12 +159,14 @@ func (c *Client) decode(status int, data []byte, out any) error {
 
 // send sends r and returns a 2xx answer's status and body; any other answer is an *Error.
 // A request refused as one too many in flight from this address (the node sent and checked
-// nothing) is sent again after the answer's Retry-After, up to busyRetries times.
+// nothing), and a read refused for going over the address's rate (a GET changes nothing), is
+// sent again after the answer's Retry-After, up to busyRetries times: a client reading many
+// pages (an auditor's check of a head's scores) slows to the node's rate rather than fail.
 func (c *Client) send(ctx context.Context, r request) (int, []byte, error) {
 	for retries := 0; ; retries++ {
 		status, data, wait, err := c.sendOnce(ctx, r)
 		var busy *Error
-		if retries >= busyRetries || !errors.As(err, &busy) || busy.Slug() != "too-many-in-flight" {
+		if retries >= busyRetries || !errors.As(err, &busy) || !retried(r.method, busy.Slug()) {
 			return status, data, err
 		}
 		select {
@@ -173,6 +175,11 @@ func (c *Client) send(ctx context.Context, r request) (int, []byte, error) {
 		case <-time.After(min(max(wait, time.Second), busyWait)):
 		}
 	}
+}
+
+// retried says whether send tries again a request of method refused with the problem slug.
+func retried(method, slug string) bool {
+	return slug == "too-many-in-flight" || method == http.MethodGet && slug == "too-many-requests"
 }
 
 // sendOnce is one try of send; wait is the answer's Retry-After (0 without one).

@@ -93,22 +93,26 @@ func TestSlowNodeIsNotUnreachable(t *testing.T) {
 
 // TestBusyNodeIsAskedAgain: a request the node refused as one too many in flight (429
 // too-many-in-flight: it sent and checked nothing) is sent again, with the same body, after
-// the answer's Retry-After; any other refusal, a rate limit included, is the caller's.
+// the answer's Retry-After, and so is a read (GET) refused for going over the address's rate
+// (an auditor reading a head's pages of scores); a write refused for its rate is the caller's.
 func TestBusyNodeIsAskedAgain(t *testing.T) {
 	for _, tt := range []struct {
-		slug  string
-		tries int32 // requests the node sees
-		ok    bool
+		name, slug string
+		get        bool
+		tries      int32 // requests the node sees
+		ok         bool
 	}{
-		{"too-many-in-flight", 3, true},
-		{"too-many-requests", 1, false},
+		{"write, too many in flight", "too-many-in-flight", false, 3, true},
+		{"write over the rate", "too-many-requests", false, 1, false},
+		{"read, too many in flight", "too-many-in-flight", true, 3, true},
+		{"read over the rate", "too-many-requests", true, 3, true},
 	} {
-		t.Run(tt.slug, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			var seen atomic.Int32
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
-				if string(body) != `{"rawTx":"0x01"}` {
-					t.Errorf("try %d sent %q", seen.Load()+1, body)
+				if want := map[bool]string{false: `{"rawTx":"0x01"}`, true: ""}[tt.get]; string(body) != want || (r.Method == http.MethodGet) != tt.get {
+					t.Errorf("try %d sent %s %q", seen.Load()+1, r.Method, body)
 				}
 				if seen.Add(1) < 3 {
 					w.Header().Set("Retry-After", "1")
@@ -116,14 +120,19 @@ func TestBusyNodeIsAskedAgain(t *testing.T) {
 					_, _ = w.Write([]byte(`{"type":"https://surety.dev/problems/` + tt.slug + `","title":"busy","status":429}`))
 					return
 				}
-				_, _ = w.Write([]byte(`{"txHash":"0xab"}`))
+				_, _ = w.Write([]byte(map[bool]string{false: `{"txHash":"0xab"}`, true: `{"status":"ok"}`}[tt.get]))
 			}))
 			defer srv.Close()
 			c, err := client.New(srv.URL)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := c.Relay(context.Background(), []byte{1})
+			var res any
+			if tt.get {
+				res, err = c.Health(context.Background())
+			} else {
+				res, err = c.Relay(context.Background(), []byte{1})
+			}
 			if got := seen.Load(); got != tt.tries || (err == nil) != tt.ok {
 				t.Errorf("%d requests, answer %+v, %v; want %d requests, ok %v", got, res, err, tt.tries, tt.ok)
 			}
