@@ -502,10 +502,11 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, into func
 	return pairs
 }
 
-// subjectCounts is how many of the audits whose subjects (arrival ids) are subject name each
-// of n agents, by index (pos: view.pos): each of up to procs goroutines counts a part of the
-// audits by arrival id (a random access an audit, not two), and the parts' counts are added
-// by index after. Integers: the same counts however the audits are split.
+// subjectCounts counts, for each of n agents by index, the audits it is the subject of
+// (subject: the audits' subjects as arrival ids; pos: view.pos). Each of up to procs
+// goroutines counts a part of the audits by arrival id (one random access an audit, not
+// two), and the parts' counts are added by index after: integers, so the same counts however
+// the audits are split.
 func subjectCounts(subject, pos []int32, n, procs int) []int {
 	bounds := split(len(subject), procs, parallelChunk)
 	parts := make([][]int32, len(bounds)-1)
