@@ -29,23 +29,13 @@ func TestFreeAuditorsCostTheIterationNothing(t *testing.T) {
 	}
 	p := DefaultParams
 	matrix := func(g *Graph) *incoming {
-		n := len(g.Stake)
-		pre, total := make([]float64, n), 0.0
-		for i, s := range g.Stake {
-			pre[i] = p.preTrust(s)
-			total += pre[i]
-		}
-		speaks := make([]bool, n)
-		for i, s := range g.Stake {
-			pre[i] /= total
-			speaks[i] = p.counted(s) > 0
-		}
-		return trustMatrix(collectPairs(g, p), pre, p, 2, speaks)
+		pre, _, _ := p.preShares(g.Stake)
+		return trustMatrix(collectPairs(g, p), pre, p, 2, p.speakers(g.Stake))
 	}
 	a, b := matrix(world), matrix(flooded)
 	// What a recomputation borrows from the memory limit for the matrix (speaking) holds it,
 	// and does not grow with the free DIDs either.
-	if sa, sb := speaking(collectPairs(world, p), world.Stake, p), speaking(collectPairs(flooded, p), flooded.Stake, p); sa != sb || sb < len(b.from) {
+	if sa, sb := speaking(collectPairs(world, p), p.speakers(world.Stake)), speaking(collectPairs(flooded, p), p.speakers(flooded.Stake)); sa != sb || sb < len(b.from) {
 		t.Errorf("speaking pairs %d -> %d, for a matrix of %d weights", sa, sb, len(b.from))
 	}
 	if len(a.subjects) != len(b.subjects) || len(a.from) != len(b.from) || a.speakers != b.speakers || a.speakers != staked {

@@ -317,47 +317,19 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	// garbage (at 1M agents they are 8 MB each, on top of the matrix and two pair lists).
 	out := &Scores{}
 
-	// Pre-trust over the staked, in proportion to stake above the minimum; over everyone
-	// evenly when nobody is staked above it (a world where nothing was put at stake, such as
-	// a dev chain before anyone stakes: the one case where a free DID holds any).
-	pre := make([]float64, n)
-	var preTotal float64
-	for i, s := range stake {
-		pre[i] = p.preTrust(s)
-		preTotal += pre[i]
-	}
-	if preTotal == 0 {
-		for i := range pre {
-			pre[i] = 1
-		}
-		preTotal = float64(n)
-		out.Everyone = true
-	}
-	// Standings are read in ETH: times the total stake above the minimum (or the number of
-	// agents pre-trusted evenly), so what an agent stands at is the stake behind it, not its
-	// share of a total that free DIDs could pad (it was times the number of agents in the
-	// graph, and a thousand junk DIDs put every staked auditor at the cap).
-	out.Scale = preTotal
-	for i := range pre {
-		pre[i] /= preTotal
-	}
+	pre, scale, everyone := p.preShares(stake)
+	out.Scale, out.Everyone = scale, everyone
 
 	// Local trust: s_ij per (auditor, subject) pair. As in the scores, one auditor's audits
 	// of one subject count as at most one full audit: repeated bounties between two wallets
 	// do not move trust between them. C_ij = s_ij / Σ_k s_ik, laid out by subject at once
 	// (no matrix by auditor in between). Only the rows of auditors that can hand anything on
-	// are laid out (speaks): one without stake that counts hands on +0 in every round (its
+	// are laid out (speakers): one without stake that counts hands on +0 in every round (its
 	// limit, below, is 0), and a sum of non-negative terms is the same without its +0 terms,
 	// so leaving them out changes no bit. Free DIDs, most of a world's agents, cost the power
 	// iteration nothing.
 	procs := runtime.GOMAXPROCS(0) // read once: the runtime may change it meanwhile
-	var speaks []bool              // nil: every auditor may (nobody is staked above the minimum)
-	if !out.Everyone {
-		speaks = make([]bool, n)
-		for i, s := range stake {
-			speaks[i] = p.counted(s) > 0
-		}
-	}
+	speaks := p.speakers(stake)
 	m := trustMatrix(pairs, pre, p, procs, speaks)
 
 	// What each agent may hold and hand on, as a share: maxWordPerStake times its own stake
@@ -443,16 +415,65 @@ func computePairs(pairs []pairEntry, stake []float64, ext []ExternalEdge, p Para
 	return out
 }
 
-// speaking is how many of pairs the trust matrix can hold, those whose auditor speaks (has
-// stake that counts), as computePairs decides: every pair when nobody is staked above the
-// minimum.
-func speaking(pairs []pairEntry, stake []float64, p Params) int {
-	if !slices.ContainsFunc(stake, func(s float64) bool { return p.preTrust(s) > 0 }) {
+// preShares is every agent's pre-trust, as shares summing to 1: over the staked, in
+// proportion to stake above the minimum; over everyone evenly when nobody is staked above it
+// (everyone: a world where nothing was put at stake, such as a dev chain before anyone
+// stakes, the one case where a free DID holds any). Standings are read in ETH, times scale:
+// the total stake above the minimum (or the number of agents pre-trusted evenly), so what an
+// agent stands at is the stake behind it, not its share of a total that free DIDs could pad
+// (it was times the number of agents in the graph, and a thousand junk DIDs put every staked
+// auditor at the cap).
+func (p Params) preShares(stake []float64) (pre []float64, scale float64, everyone bool) {
+	pre = make([]float64, len(stake))
+	total := p.preTotal(stake, pre)
+	if total == 0 {
+		for i := range pre {
+			pre[i] = 1
+		}
+		total, everyone = float64(len(stake)), true
+	}
+	for i := range pre {
+		pre[i] /= total
+	}
+	return pre, total, everyone
+}
+
+// preTotal sums stake's pre-trust, in index order, writing each agent's into pre when it is
+// not nil.
+func (p Params) preTotal(stake, pre []float64) float64 {
+	total := 0.0
+	for i, s := range stake {
+		x := p.preTrust(s)
+		if pre != nil {
+			pre[i] = x
+		}
+		total += x
+	}
+	return total
+}
+
+// speakers says which agents' words can hand trust on: those with stake that counts. It is
+// nil when nobody is staked above the minimum (preShares' everyone): every word may then.
+func (p Params) speakers(stake []float64) []bool {
+	if p.preTotal(stake, nil) == 0 {
+		return nil
+	}
+	speaks := make([]bool, len(stake))
+	for i, s := range stake {
+		speaks[i] = p.counted(s) > 0
+	}
+	return speaks
+}
+
+// speaking is how many of pairs the trust matrix can hold: those whose auditor speaks
+// (speakers; nil: every pair).
+func speaking(pairs []pairEntry, speaks []bool) int {
+	if speaks == nil {
 		return len(pairs)
 	}
 	count := 0
 	for _, e := range pairs {
-		if a := int(e.key.auditor); a < len(stake) && p.counted(stake[a]) > 0 {
+		if a := int(e.key.auditor); a < len(speaks) && speaks[a] {
 			count++
 		}
 	}

@@ -941,7 +941,7 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 	}
 	// What the computation holds at its peak beside its pairs and the last snapshot, lent by
 	// the memory limit until the snapshot is replaced (memlimit.Lend).
-	defer memlimit.Lend(int64(speaking(pairs, v.stake, p))*computePairBytes + int64(len(v.dids))*computeAgentBytes)()
+	defer memlimit.Lend(int64(speaking(pairs, p.speakers(v.stake)))*computePairBytes + int64(len(v.dids))*computeAgentBytes)()
 	external := externalEdges(ext, indexOf(v.dids), now.Unix())
 	snap := wrapSnapshot(now, computePairs(pairs, v.stake, external, p), v.stake, v.dids, counts, p)
 	snap.exact, snap.carried = true, carried
