@@ -35,9 +35,9 @@ func TestCarryInPlaceKeepsTheLastSnapshot(t *testing.T) {
 			a.live.mu.Lock()
 			v := a.live.index(staked, nil)
 			prev := a.snapshot
-			pairs, counts := prev.carry(v, &a.mu)
+			pairs, counts, ok := prev.carry(v, p.speakers(v.stake), &a.mu)
 			a.live.mu.Unlock()
-			if pairs == nil || prev.remap == nil {
+			if !ok || prev.remap == nil {
 				t.Fatal("the last snapshot's list was not taken over in place")
 			}
 			for range 80 { // filed while it computes: the last snapshot follows them
@@ -47,7 +47,7 @@ func TestCarryInPlaceKeepsTheLastSnapshot(t *testing.T) {
 			}
 			sameScores(t, prev, b.snapshot)
 			snap := wrapSnapshot(now, computePairs(pairs, v.stake, nil, p), v.stake, v.dids, counts, p)
-			snap.exact = true
+			snap.exact, snap.speaks = true, p.speakers(v.stake)
 			a.install(prev, snap) // as recompute ends
 			for range 20 {
 				changeA()
@@ -118,7 +118,7 @@ func TestNewTimeTakesTheListOver(t *testing.T) {
 			a.live.mu.Lock()
 			v := a.live.index(staked, nil)
 			prev := a.snapshot
-			pairs := a.live.pairs(later.Unix(), v.pos, p, 2, a.takeOver(prev))
+			pairs := a.live.pairs(later.Unix(), v.pos, p, 2, p.speakers(v.stake), a.takeOver(prev))
 			counts := make([]int, len(v.dids))
 			for _, j := range a.live.edges.subject {
 				counts[v.pos[j]]++
@@ -135,7 +135,7 @@ func TestNewTimeTakesTheListOver(t *testing.T) {
 			}
 			sameScores(t, prev, b.snapshot)
 			snap := wrapSnapshot(later, computePairs(pairs, v.stake, nil, p), v.stake, v.dids, counts, p)
-			snap.exact = true
+			snap.exact, snap.speaks = true, p.speakers(v.stake)
 			a.install(prev, snap)                  // as recompute ends
 			a.recompute(later, staked, nil, false) // carried over from the list summed into prev's
 			if !a.snapshot.carried {
@@ -315,7 +315,7 @@ func TestReputationReadsEachAuditorOnce(t *testing.T) {
 	svc.live.mu.Lock()
 	v := svc.live.index(staked, nil)
 	prev := svc.snapshot
-	svc.live.pairs(later.Unix(), v.pos, svc.cfg.Params.withDefaults(), 2, svc.takeOver(prev))
+	svc.live.pairs(later.Unix(), v.pos, svc.cfg.Params.withDefaults(), 2, nil, svc.takeOver(prev))
 	svc.live.mu.Unlock()
 	if prev.graph == nil {
 		t.Fatal("the last snapshot's list was not taken over")

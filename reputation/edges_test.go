@@ -83,7 +83,7 @@ func TestLivePairsAreCollectPairs(t *testing.T) {
 			p := Params{}.withDefaults()
 			computed, _ := g.graph(now, map[string]float64{"did:key:z00001": 2})
 			v := g.index(map[string]float64{"did:key:z00001": 2}, nil)
-			got, want := g.pairs(now, v.pos, p, tt.procs, nil), collectPairs(computed, p)
+			got, want := g.pairs(now, v.pos, p, tt.procs, nil, nil), collectPairs(computed, p)
 			if !slices.Equal(got, want) {
 				t.Fatalf("live pairs differ from collectPairs: %d and %d", len(got), len(want))
 			}

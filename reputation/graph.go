@@ -391,10 +391,14 @@ func (g *liveGraph) graph(now int64, staked map[string]float64, extra ...string)
 // pairs sums the graph's audits at now per auditor and subject, indexed by pos (view.pos),
 // in CSR order: what collectPairs gives from the engine's input (Graph.Audits), without
 // copying the audits into it first, split among procs goroutines. The caller holds g.mu.
-// When into is set, it is given the graph's audits by auditor once they are sorted, and how
-// many pairs there are, before any is summed: a list it returns with room for them is filled
-// instead of a new one.
-func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, into func(idx *byAuditor, n int) []pairEntry) []pairEntry {
+// Only the pairs of auditors that speak (speaks, by index; nil: every auditor) are summed
+// and listed: no computation reads another's (computePairs), so free DIDs' audits, most of
+// a world's, cost the list neither memory nor a decay each.
+// When into is set, it is given the graph's audits by auditor once they are sorted, every
+// auditor's (a snapshot reading its sums from the graph may need any), and how many pairs
+// are listed, before any is summed: a list it returns with room for them is filled instead
+// of a new one.
+func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, speaks []bool, into func(idx *byAuditor, n int) []pairEntry) []pairEntry {
 	n := len(pos)
 	es := &g.edges
 	at := make([]int32, n+1)      // by arrival id of the auditor: grouped, then sorted by index
@@ -426,10 +430,20 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, into func
 	// goroutines (about as many audits each), which sort, count and sum their own: each pair
 	// is summed by one, and the list comes out in the same order.
 	order := g.order
+	listed := func(id int32) bool { return speaks == nil || speaks[pos[id]] }
+	audits := 0 // those summed
+	for _, id := range order {
+		if listed(id) {
+			audits += int(at[id+1] - at[id])
+		}
+	}
 	bounds := []int{0}
-	if work := split(int(at[n]), procs, parallelChunk); len(work) > 2 {
+	if work := split(audits, procs, parallelChunk); len(work) > 2 {
 		done := 0
 		for k, id := range order {
+			if !listed(id) {
+				continue
+			}
 			if done += int(at[id+1] - at[id]); done >= work[len(bounds)] && len(bounds) < len(work)-1 {
 				bounds = append(bounds, k+1)
 			}
@@ -440,6 +454,9 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, into func
 	run(bounds, func(part, lo, hi int) {
 		count := 0
 		for _, id := range order[lo:hi] {
+			if !listed(id) {
+				continue
+			}
 			row := perm[at[id]:at[id+1]]
 			slices.SortFunc(row, func(a, b int32) int { return int(pos[es.subject[a]] - pos[es.subject[b]]) })
 			for k := range row {
@@ -455,7 +472,7 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, into func
 	}
 	var pairs []pairEntry
 	if total := counts[len(counts)-1]; into != nil {
-		pairs = into(&byAuditor{at: at, perm: perm, pos: pos}, total)
+		pairs = into(&byAuditor{at: at, perm: perm, pos: pos, speaks: speaks}, total)
 	}
 	if total := counts[len(counts)-1]; cap(pairs) >= total {
 		pairs = pairs[:total]
@@ -470,6 +487,9 @@ func (g *liveGraph) pairs(now int64, pos []int32, p Params, procs int, into func
 		// A row's evidence, a block at a time, two audits' side by side (evidence2).
 		var evs [64]pairSum
 		for _, id := range order[lo:hi] { // auditors in DID order, so in index order
+			if !listed(id) {
+				continue
+			}
 			row := perm[at[id]:at[id+1]]
 			var ps pairSum
 			j := int32(-1)
@@ -528,8 +548,12 @@ func subjectCounts(subject, pos []int32, n, procs int) []int {
 
 // byAuditor is the live graph's counted audits grouped by auditor, as pairs sorts them: the
 // audits (places in the columns) of the auditor of arrival id a are perm[at[a]:at[a+1]], by
-// their subjects' index (pos, the view's).
-type byAuditor struct{ at, perm, pos []int32 }
+// their subjects' index (pos, the view's) when a's pairs are listed (speaks, by index; nil:
+// every auditor's), in no order otherwise.
+type byAuditor struct {
+	at, perm, pos []int32
+	speaks        []bool
+}
 
 // sum is what the audits of auditor a of subject s (arrival ids) give their pair at now, and
 // whether there are any, as pairs sums them: the audits indexed when idx was made, with their
@@ -541,11 +565,21 @@ func (idx *byAuditor) sum(g *liveGraph, a, s int32, now int64, p Params) (ps pai
 	}
 	es, j := &g.edges, idx.pos[s]
 	row := idx.perm[idx.at[a]:idx.at[a+1]]
-	k, _ := slices.BinarySearchFunc(row, j, func(e, j int32) int { return cmp.Compare(idx.pos[es.subject[e]], j) })
-	for ; k < len(row) && idx.pos[es.subject[row[k]]] == j; k++ {
-		e := row[k]
+	add := func(e int32) {
 		ps.add(p.evidence(&Edge{Score: es.score[e], Age: float64(now - es.time[e]), Backed: es.backed[e], Settled: es.settled[e]}))
 		found = true
+	}
+	if idx.speaks != nil && !idx.speaks[idx.pos[a]] { // a row pairs did not sort: the sums are fixed point, so in any order the same
+		for _, e := range row {
+			if idx.pos[es.subject[e]] == j {
+				add(e)
+			}
+		}
+		return ps, found
+	}
+	k, _ := slices.BinarySearchFunc(row, j, func(e, j int32) int { return cmp.Compare(idx.pos[es.subject[e]], j) })
+	for ; k < len(row) && idx.pos[es.subject[row[k]]] == j; k++ {
+		add(row[k])
 	}
 	return ps, found
 }

@@ -114,6 +114,11 @@ type snapshot struct {
 	// extra holds the sums of auditor pairs the computation did not have (its own are in
 	// scores.pairs, sorted, found by binary search: no map of a million pairs per refresh).
 	extra map[pairKey]pairSum
+	// speaks says, by index, whose pairs the snapshot keeps: those of the auditors whose word
+	// could weigh anything when it was computed (Params.speakers; nil: every auditor's). Any
+	// other auditor's word weighs 0 in it, whatever its sums (its Relative is 0, and an agent
+	// follow adds stands at 0 too), so they are neither summed nor followed (keeps).
+	speaks []bool
 	// exact says the pair sums (scores.pairs and extra) are the live graph's at the
 	// snapshot's time: it was computed from the live graph and followed its every change.
 	exact bool
@@ -134,6 +139,11 @@ type snapshot struct {
 	// restored says it was read from the store at start (restoreScores): the last scores a
 	// computation gave, kept as they were until the first recomputation here.
 	restored bool
+}
+
+// keeps says whether the snapshot keeps the sums of the pairs of the auditor at index i.
+func (snap *snapshot) keeps(i int) bool {
+	return snap.speaks == nil || i < len(snap.speaks) && snap.speaks[i]
 }
 
 // pair is the sums of the auditor pair k, and a function that stores them back after a change.
@@ -200,7 +210,7 @@ func (snap *snapshot) prefetch(auditor, subject string) {
 	}
 	i, ok := snap.find(auditor)
 	j, ok2 := snap.find(subject)
-	if !ok || !ok2 {
+	if !ok || !ok2 || !snap.keeps(i) {
 		return
 	}
 	k := pairKey{int32(i), int32(j)}
@@ -248,12 +258,16 @@ func wrapSnapshot(at time.Time, scores *Scores, stake []float64, dids []string, 
 }
 
 // carry is what the next computation at the snapshot's time needs of it, indexed as v
-// indexes: the pair sums of every auditor and subject, in CSR order, and how many audits
+// indexes: the pair sums of every auditor that speaks in v (speaks, by index: its word can
+// weigh anything; nil: every auditor) and its subjects, in CSR order, and how many audits
 // count about each agent. When the snapshot is exact (it followed every change of the live
 // graph since its computation, at its own time), these are exactly what Compute would sum
 // from the live graph's audits: fixed-point sums do not depend on the order they were
-// added and removed in. Nil when an agent with audits is not in v (never, as the live
-// graph's agents are all in it).
+// added and removed in. Not ok when an agent with audits is not in v (never, as the live
+// graph's agents are all in it), or when an auditor speaks in v whose pairs the snapshot
+// does not keep (snapshot.speaks): its stake came to count since, and its audits are summed
+// again with everyone's. The list may hold pairs of auditors that no longer speak, with
+// sums no longer followed: no computation reads them (computePairs).
 //
 // The list is the snapshot's own, reindexed in place (both indexes are in DID order, so its
 // order holds) with the pairs of extra merged in, when it has room for them (the lists are
@@ -261,9 +275,12 @@ func wrapSnapshot(at time.Time, scores *Scores, stake []float64, dids []string, 
 // and readers wait on mu, the readers' lock, only while it is reindexed. Without room the
 // pairs are copied into a new list, and the snapshot keeps its own. The caller holds the
 // live graph's lock: nothing the snapshot follows moves the sums meanwhile.
-func (snap *snapshot) carry(v *view, mu *sync.RWMutex) ([]pairEntry, []int) {
+func (snap *snapshot) carry(v *view, speaks []bool, mu *sync.RWMutex) (pairs []pairEntry, counts []int, ok bool) {
 	if snap.remap != nil || snap.graph != nil { // taken over once already
-		return nil, nil
+		return nil, nil, false
+	}
+	if speaks == nil && snap.speaks != nil {
+		return nil, nil, false
 	}
 	remap := make([]int32, len(snap.dids)) // the snapshot's index → v's, or -1
 	j := 0
@@ -282,11 +299,18 @@ func (snap *snapshot) carry(v *view, mu *sync.RWMutex) ([]pairEntry, []int) {
 			remap[i] = int32(k)
 		}
 	}
-	counts := make([]int, len(v.dids))
+	if speaks != nil {
+		for i, k := range remap {
+			if k >= 0 && speaks[k] && !snap.keeps(i) {
+				return nil, nil, false
+			}
+		}
+	}
+	counts = make([]int, len(v.dids))
 	for i, c := range snap.audits {
 		if c > 0 {
 			if remap[i] < 0 {
-				return nil, nil
+				return nil, nil, false
 			}
 			counts[remap[i]] = c
 		}
@@ -295,7 +319,7 @@ func (snap *snapshot) carry(v *view, mu *sync.RWMutex) ([]pairEntry, []int) {
 	for k, ps := range snap.extra {
 		k = pairKey{remap[k.auditor], remap[k.subject]}
 		if k.auditor < 0 || k.subject < 0 {
-			return nil, nil
+			return nil, nil, false
 		}
 		more = append(more, pairEntry{k, ps})
 	}
@@ -303,11 +327,11 @@ func (snap *snapshot) carry(v *view, mu *sync.RWMutex) ([]pairEntry, []int) {
 	old := snap.scores.pairs
 	for _, e := range old {
 		if remap[e.key.auditor] < 0 || remap[e.key.subject] < 0 {
-			return nil, nil
+			return nil, nil, false
 		}
 	}
 	if len(old)+len(more) > cap(old) {
-		pairs := make([]pairEntry, 0, withSlack(len(old)+len(more)))
+		pairs = make([]pairEntry, 0, withSlack(len(old)+len(more)))
 		m := 0
 		for _, e := range old { // remapped in order: the index order is kept
 			k := pairKey{remap[e.key.auditor], remap[e.key.subject]}
@@ -317,7 +341,7 @@ func (snap *snapshot) carry(v *view, mu *sync.RWMutex) ([]pairEntry, []int) {
 			}
 			pairs = append(pairs, pairEntry{k, e.sum})
 		}
-		return append(pairs, more[m:]...), counts
+		return append(pairs, more[m:]...), counts, true
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -325,7 +349,7 @@ func (snap *snapshot) carry(v *view, mu *sync.RWMutex) ([]pairEntry, []int) {
 		k := &old[i].key
 		*k = pairKey{remap[k.auditor], remap[k.subject]}
 	}
-	pairs := old[:len(old)+len(more)]
+	pairs = old[:len(old)+len(more)]
 	for w, i, m := len(pairs)-1, len(old)-1, len(more)-1; m >= 0; w-- { // merged from the end
 		if i >= 0 && more[m].key.less(pairs[i].key) {
 			pairs[w] = pairs[i]
@@ -336,7 +360,7 @@ func (snap *snapshot) carry(v *view, mu *sync.RWMutex) ([]pairEntry, []int) {
 		}
 	}
 	snap.scores.pairs, snap.remap = pairs, remap
-	return pairs, counts
+	return pairs, counts, true
 }
 
 // pairSlack is the room a pair list is made with, beyond its pairs, as a share: the pairs
@@ -411,7 +435,10 @@ func (snap *snapshot) follow(c change) {
 	k := pairKey{int32(snap.slot(c.auditor)), int32(j)}
 	rel, _ := snap.standing(c.auditor)
 	p, sc := snap.params, snap.scores
-	ps, store := snap.pair(k)
+	ps, store := pairSum{}, func(pairSum) {} // an auditor whose word weighs 0 here adds 0 before and after
+	if snap.keeps(int(k.auditor)) {
+		ps, store = snap.pair(k)
+	}
 	w, ws := p.contribution(ps, rel)
 	sc.all[j] -= w
 	sc.pos[j] -= ws
@@ -922,9 +949,9 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 	var pairs []pairEntry
 	var counts []int
 	carried := false
+	speaks := p.speakers(v.stake) // whose pairs it sums and keeps
 	if !fresh && prev.exact && prev.at.Equal(now) {
-		pairs, counts = prev.carry(v, &s.mu) // under live.mu: no change moves them meanwhile
-		carried = pairs != nil
+		pairs, counts, carried = prev.carry(v, speaks, &s.mu) // under live.mu: no change moves them meanwhile
 	}
 	if !carried {
 		var into func(*byAuditor, int) []pairEntry
@@ -932,7 +959,7 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 			into = s.takeOver(prev)
 		}
 		procs := runtime.GOMAXPROCS(0)
-		pairs = s.live.pairs(now.Unix(), v.pos, p, procs, into)
+		pairs = s.live.pairs(now.Unix(), v.pos, p, procs, speaks, into)
 		counts = subjectCounts(s.live.edges.subject, v.pos, len(v.dids), procs)
 	}
 	s.live.mu.Unlock()
@@ -941,10 +968,10 @@ func (s *Service) recompute(now time.Time, staked map[string]float64, ext []Exte
 	}
 	// What the computation holds at its peak beside its pairs and the last snapshot, lent by
 	// the memory limit until the snapshot is replaced (memlimit.Lend).
-	defer memlimit.Lend(int64(speaking(pairs, p.speakers(v.stake)))*computePairBytes + int64(len(v.dids))*computeAgentBytes)()
+	defer memlimit.Lend(int64(speaking(pairs, speaks))*computePairBytes + int64(len(v.dids))*computeAgentBytes)()
 	external := externalEdges(ext, indexOf(v.dids), now.Unix())
 	snap := wrapSnapshot(now, computePairs(pairs, v.stake, external, p), v.stake, v.dids, counts, p)
-	snap.exact, snap.carried = true, carried
+	snap.exact, snap.carried, snap.speaks = true, carried, speaks
 	for _, sig := range ext {
 		if snap.imported == nil {
 			snap.imported = map[string][]ExternalSignal{}
@@ -1053,7 +1080,7 @@ func (s *Service) weigh(did string, feeding []*StoredAudit) *Reputation {
 func (snap *snapshot) pairWeight(auditor, subject string) float64 {
 	i, ok := snap.find(auditor)
 	j, ok2 := snap.find(subject)
-	if !ok || !ok2 {
+	if !ok || !ok2 || !snap.keeps(i) { // a word that weighs 0
 		return 0
 	}
 	ps, found := snap.sum(pairKey{int32(i), int32(j)})
