@@ -225,28 +225,56 @@ func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom
 }
 
 // name gives the graph's DIDs met (by their ids in reputation_dids, the graph's id + 1 at
-// local[id]) their names, in one read of reputation_dids: every id an audit names is there,
-// as the store records a DID's id before the audit that names it.
+// local[id]) their names, in one read of reputation_dids, stepping the driver's rows itself
+// (as readBatches does): every id an audit names is there, as the store records a DID's id
+// before the audit that names it.
 func (g *liveGraph) name(ctx context.Context, s *Store, met []int64, local []int32) error {
 	g.dids = make([]string, len(met))
 	g.ids = make(map[string]int32, len(met))
-	rows, err := s.db.QueryContext(ctx, `SELECT id, did FROM reputation_dids`)
+	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	var id int64
-	var did string
-	for rows.Next() {
-		if err := rows.Scan(&id, &did); err != nil {
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		q, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return fmt.Errorf("the SQLite driver's connection (%T) takes no queries", dc)
+		}
+		rows, err := q.QueryContext(ctx, `SELECT id, did FROM reputation_dids`, nil)
+		if err != nil {
 			return err
 		}
-		if id > 0 && id < int64(len(local)) && local[id] > 0 {
+		defer rows.Close()
+		row := make([]driver.Value, 2)
+		for {
+			switch err := rows.Next(row); {
+			case errors.Is(err, io.EOF):
+				return nil
+			case err != nil:
+				return err
+			}
+			id, ok := row[0].(int64)
+			if !ok {
+				return fmt.Errorf("a DID's id of type %T", row[0])
+			}
+			if id <= 0 || id >= int64(len(local)) || local[id] == 0 {
+				continue
+			}
+			var did string
+			switch v := row[1].(type) {
+			case string:
+				did = v
+			case []byte:
+				did = string(v)
+			default:
+				return fmt.Errorf("a DID of type %T", row[1])
+			}
 			g.dids[local[id]-1] = did
 			g.ids[did] = local[id] - 1
 		}
-	}
-	if err := rows.Err(); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	if len(g.ids) != len(met) {
