@@ -225,9 +225,8 @@ func (g *liveGraph) loadBy(ctx context.Context, s *Store, readers int, splitFrom
 }
 
 // name gives the graph's DIDs met (by their ids in reputation_dids, the graph's id + 1 at
-// local[id]) their names, in one read of reputation_dids, stepping the driver's rows itself
-// (as readBatches does): every id an audit names is there, as the store records a DID's id
-// before the audit that names it.
+// local[id]) their names, in one read of reputation_dids (stepRows): every id an audit
+// names is there, as the store records a DID's id before the audit that names it.
 func (g *liveGraph) name(ctx context.Context, s *Store, met []int64, local []int32) error {
 	g.dids = make([]string, len(met))
 	g.ids = make(map[string]int32, len(met))
@@ -236,43 +235,26 @@ func (g *liveGraph) name(ctx context.Context, s *Store, met []int64, local []int
 		return err
 	}
 	defer conn.Close()
-	err = conn.Raw(func(dc any) error {
-		q, ok := dc.(driver.QueryerContext)
+	err = stepRows(ctx, conn, `SELECT id, did FROM reputation_dids`, nil, 2, func(row []driver.Value) error {
+		id, ok := row[0].(int64)
 		if !ok {
-			return fmt.Errorf("the SQLite driver's connection (%T) takes no queries", dc)
+			return fmt.Errorf("a DID's id of type %T", row[0])
 		}
-		rows, err := q.QueryContext(ctx, `SELECT id, did FROM reputation_dids`, nil)
-		if err != nil {
-			return err
+		if id <= 0 || id >= int64(len(local)) || local[id] == 0 {
+			return nil
 		}
-		defer rows.Close()
-		row := make([]driver.Value, 2)
-		for {
-			switch err := rows.Next(row); {
-			case errors.Is(err, io.EOF):
-				return nil
-			case err != nil:
-				return err
-			}
-			id, ok := row[0].(int64)
-			if !ok {
-				return fmt.Errorf("a DID's id of type %T", row[0])
-			}
-			if id <= 0 || id >= int64(len(local)) || local[id] == 0 {
-				continue
-			}
-			var did string
-			switch v := row[1].(type) {
-			case string:
-				did = v
-			case []byte:
-				did = string(v)
-			default:
-				return fmt.Errorf("a DID of type %T", row[1])
-			}
-			g.dids[local[id]-1] = did
-			g.ids[did] = local[id] - 1
+		var did string
+		switch v := row[1].(type) {
+		case string:
+			did = v
+		case []byte:
+			did = string(v)
+		default:
+			return fmt.Errorf("a DID of type %T", row[1])
 		}
+		g.dids[local[id]-1] = did
+		g.ids[did] = local[id] - 1
+		return nil
 	})
 	if err != nil {
 		return err
@@ -295,13 +277,46 @@ type loadBatch struct {
 	err     error // the query's, in the last batch
 }
 
-// readBatches runs query on conn, for part, and steps its rows into batches taken from free
-// and sends them on full, the last with the query's error. It steps the driver's rows itself:
-// database/sql's Rows would lock, convert and copy each of the ten million values again.
+// readBatches runs query on conn, for part, and steps its rows (stepRows) into batches taken
+// from free and sends them on full, the last with the query's error.
 func readBatches(ctx context.Context, conn *sql.Conn, query string, args []driver.NamedValue, part int, full, free chan *loadBatch) {
 	b := <-free
 	b.reset(part)
-	b.err = conn.Raw(func(dc any) error {
+	b.err = stepRows(ctx, conn, query, args, 6, func(row []driver.Value) error {
+		ids, ok1 := row[0].(int64)
+		time, ok2 := row[3].(int64)
+		backed, ok3 := row[4].(int64)
+		score, ok4 := realOf(row[2])
+		settled, ok5 := realOf(row[5])
+		var target uint64
+		switch t := row[1].(type) {
+		case string:
+			target = maphash.String(targetSeed, t)
+		case []byte:
+			target = maphash.Bytes(targetSeed, t)
+		default:
+			ok1 = false
+		}
+		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || backed != 0 && backed != 1 {
+			return fmt.Errorf("a row of types %T %T %T %T %T %T", row[0], row[1], row[2], row[3], row[4], row[5])
+		}
+		b.ids, b.target = append(b.ids, ids), append(b.target, target)
+		b.score, b.time, b.backed, b.settled = append(b.score, score), append(b.time, time), append(b.backed, backed == 1), append(b.settled, settled)
+		if len(b.score) == loadBatchRows {
+			full <- b
+			b = <-free
+			b.reset(part)
+		}
+		return nil
+	})
+	full <- b
+}
+
+// stepRows runs query on conn and gives each row of its n columns to each, in order, stepping
+// the driver's rows itself: database/sql's Rows would lock, convert and copy every value once
+// more (at ten million audits, seconds). The row's slice is reused: each copies what it keeps.
+func stepRows(ctx context.Context, conn *sql.Conn, query string, args []driver.NamedValue, n int, each func(row []driver.Value) error) error {
+	return conn.Raw(func(dc any) error {
 		q, ok := dc.(driver.QueryerContext)
 		if !ok {
 			return fmt.Errorf("the SQLite driver's connection (%T) takes no queries", dc)
@@ -311,7 +326,7 @@ func readBatches(ctx context.Context, conn *sql.Conn, query string, args []drive
 			return err
 		}
 		defer rows.Close()
-		row := make([]driver.Value, 6)
+		row := make([]driver.Value, n)
 		for {
 			switch err := rows.Next(row); {
 			case errors.Is(err, io.EOF):
@@ -319,33 +334,11 @@ func readBatches(ctx context.Context, conn *sql.Conn, query string, args []drive
 			case err != nil:
 				return err
 			}
-			ids, ok1 := row[0].(int64)
-			time, ok2 := row[3].(int64)
-			backed, ok3 := row[4].(int64)
-			score, ok4 := realOf(row[2])
-			settled, ok5 := realOf(row[5])
-			var target uint64
-			switch t := row[1].(type) {
-			case string:
-				target = maphash.String(targetSeed, t)
-			case []byte:
-				target = maphash.Bytes(targetSeed, t)
-			default:
-				ok1 = false
-			}
-			if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || backed != 0 && backed != 1 {
-				return fmt.Errorf("a row of types %T %T %T %T %T %T", row[0], row[1], row[2], row[3], row[4], row[5])
-			}
-			b.ids, b.target = append(b.ids, ids), append(b.target, target)
-			b.score, b.time, b.backed, b.settled = append(b.score, score), append(b.time, time), append(b.backed, backed == 1), append(b.settled, settled)
-			if len(b.score) == loadBatchRows {
-				full <- b
-				b = <-free
-				b.reset(part)
+			if err := each(row); err != nil {
+				return err
 			}
 		}
 	})
-	full <- b
 }
 
 // realOf is a REAL column's value, as database/sql would scan it into a float64 (an integer
