@@ -41,7 +41,7 @@ func init() {
 // connections kept for reuse (each for up to idleConnLife), a WAL that a commit checkpoints
 // only past autoCheckpointPages (a Checkpointer keeps it short), write transactions that
 // take the lock when they begin, so two writers never deadlock on a lock upgrade, and no
-// mutex per connection (noMutex). The directory is created if missing.
+// mutex per connection (_mutex=no, below). The directory is created if missing.
 func Open(path string) (*sql.DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
@@ -52,11 +52,11 @@ func Open(path string) (*sql.DB, error) {
 	q.Set("_busy_timeout", "5000")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate")
-	// noMutex: SQLite's multi-thread mode (SQLITE_OPEN_NOMUTEX). A connection no longer locks
-	// a mutex of its own in every call: database/sql already hands a connection to one
-	// goroutine at a time, and a row read cost two lock pairs a column (a quarter of the time a
-	// node takes at start to read a million audits). It holds while no *sql.Tx, *sql.Conn, or rows or statement
-	// of one, is used by two goroutines at once; nothing in Surety shares one so.
+	// SQLite's multi-thread mode (SQLITE_OPEN_NOMUTEX): a connection no longer locks a mutex
+	// of its own in every call. database/sql already hands a connection to one goroutine at a
+	// time, and a row read cost two lock pairs a column (a quarter of the time a node takes at
+	// start to read a million audits). It holds while no *sql.Tx or *sql.Conn, nor rows or a
+	// statement of one, is used by two goroutines at once; nothing in Surety shares one so.
 	q.Set("_mutex", "no")
 	// Each connection keeps its last statements prepared (the driver's cache, reset before
 	// reuse): a write that runs the same few statements each time skips parsing them again.
