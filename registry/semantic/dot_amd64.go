@@ -18,3 +18,29 @@ func dotFast(q *[Dim]int8, row []int8) int32 {
 
 //go:noescape
 func dotAVX2(q *[Dim]int8, row *int8) int32
+
+// dotRows sets out[j] to the dot product of q and row idx[j] of rows (Dim components each),
+// dotFast's integer, for every j of idx: rerank's loop over scattered rows, which prefetches
+// each row a few steps before it reads it. Every idx[j] must name a row of rows. Without
+// AVX2 it is dot8's loop.
+func dotRows(q *[Dim]int8, rows []int8, idx []int32, out []int32) {
+	out = out[:len(idx)]
+	if !fastDot {
+		for j, i := range idx {
+			out[j] = dot8(q, rows[int(i)*Dim:(int(i)+1)*Dim])
+		}
+		return
+	}
+	if len(idx) == 0 {
+		return
+	}
+	for _, i := range idx { // the assembly reads the rows unchecked
+		if i < 0 || (int(i)+1)*Dim > len(rows) {
+			panic("semantic: dotRows: row out of range")
+		}
+	}
+	dotRowsAVX2(q, &rows[0], &idx[0], len(idx), &out[0])
+}
+
+//go:noescape
+func dotRowsAVX2(q *[Dim]int8, rows *int8, idx *int32, n int, out *int32)

@@ -49,3 +49,87 @@ TEXT ·dotAVX2(SB), NOSPLIT, $0-20
 	VZEROUPPER
 	MOVL AX, ret+16(FP)
 	RET
+
+// func dotRowsAVX2(q *[Dim]int8, rows *int8, idx *int32, n int, out *int32): out[j] is the
+// dot product of q and row idx[j] of rows (Dim components each), for j < n, as dotAVX2
+// gives it. The rows are read scattered, so each step prefetches the row (both cache lines)
+// prefetchAhead steps ahead: the misses overlap instead of coming one after another.
+TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-40
+	MOVQ q+0(FP), SI
+	MOVQ rows+8(FP), DI
+	MOVQ idx+16(FP), R9
+	MOVQ n+24(FP), CX
+	MOVQ out+32(FP), R10
+	VPMOVSXBW 0(SI), Y8
+	VPMOVSXBW 16(SI), Y9
+	VPMOVSXBW 32(SI), Y10
+	VPMOVSXBW 48(SI), Y11
+	VPMOVSXBW 64(SI), Y12
+	VPMOVSXBW 80(SI), Y13
+	VPMOVSXBW 96(SI), Y14
+	VPMOVSXBW 112(SI), Y15
+	XORQ BX, BX
+	// the first prefetchAhead rows
+	MOVQ $8, DX
+	CMPQ DX, CX
+	CMOVQGT CX, DX
+	XORQ R12, R12
+warm:
+	CMPQ R12, DX
+	JGE loop
+	MOVLQSX (R9)(R12*4), AX
+	SHLQ $7, AX
+	PREFETCHT0 (DI)(AX*1)
+	PREFETCHT0 64(DI)(AX*1)
+	INCQ R12
+	JMP warm
+loop:
+	CMPQ BX, CX
+	JGE done
+	LEAQ 8(BX), DX
+	CMPQ DX, CX
+	JGE noahead
+	MOVLQSX (R9)(DX*4), AX
+	SHLQ $7, AX
+	PREFETCHT0 (DI)(AX*1)
+	PREFETCHT0 64(DI)(AX*1)
+noahead:
+	MOVLQSX (R9)(BX*4), AX
+	SHLQ $7, AX
+	LEAQ (DI)(AX*1), R11
+	VPMOVSXBW 0(R11), Y2
+	VPMADDWD Y8, Y2, Y0
+	VPMOVSXBW 16(R11), Y2
+	VPMADDWD Y9, Y2, Y4
+	VPMOVSXBW 32(R11), Y2
+	VPMADDWD Y10, Y2, Y3
+	VPADDD Y3, Y0, Y0
+	VPMOVSXBW 48(R11), Y2
+	VPMADDWD Y11, Y2, Y3
+	VPADDD Y3, Y4, Y4
+	VPMOVSXBW 64(R11), Y2
+	VPMADDWD Y12, Y2, Y3
+	VPADDD Y3, Y0, Y0
+	VPMOVSXBW 80(R11), Y2
+	VPMADDWD Y13, Y2, Y3
+	VPADDD Y3, Y4, Y4
+	VPMOVSXBW 96(R11), Y2
+	VPMADDWD Y14, Y2, Y3
+	VPADDD Y3, Y0, Y0
+	VPMOVSXBW 112(R11), Y2
+	VPMADDWD Y15, Y2, Y3
+	VPADDD Y3, Y4, Y4
+	VPADDD Y4, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0x4E, X0, X1
+	VPADDD X1, X0, X0
+	VPSHUFD $0xB1, X0, X1
+	VPADDD X1, X0, X0
+	VMOVD X0, AX
+	MOVL AX, (R10)(BX*4)
+	INCQ BX
+	JMP loop
+done:
+	VZEROUPPER
+	RET

@@ -53,3 +53,39 @@ func TestPrefilterTable(t *testing.T) {
 		}
 	}
 }
+
+// TestDotRows: dotRows gives, row by row, dot8's integer for rows read in any order (the
+// assembly's prefetching loop where the CPU has AVX2), for lists shorter and longer than the
+// distance it prefetches ahead, and refuses a row the matrix does not hold.
+func TestDotRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const n = 500
+	rows := make([]int8, n*Dim)
+	for j := range rows {
+		rows[j] = int8(rng.IntN(255) - 127)
+	}
+	for _, size := range []int{1, 3, 8, 9, 64, 1000} {
+		var q [Dim]int8
+		for j := range q {
+			q[j] = int8(rng.IntN(255) - 127)
+		}
+		idx := make([]int32, size)
+		for j := range idx {
+			idx[j] = int32(rng.IntN(n))
+		}
+		out := make([]int32, size)
+		dotRows(&q, rows, idx, out)
+		for j, i := range idx {
+			if want := dot8(&q, rows[int(i)*Dim:(int(i)+1)*Dim]); out[j] != want {
+				t.Fatalf("%d rows: row %d (index %d): %d, dot8 %d", size, j, i, out[j], want)
+			}
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("dotRows read row n of a matrix of n rows")
+		}
+	}()
+	var q [Dim]int8
+	dotRows(&q, rows, []int32{0, n}, make([]int32, 2))
+}

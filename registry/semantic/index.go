@@ -250,10 +250,12 @@ type prefilterScratch struct {
 	// per part of the passes (inParts): the rows at each distance
 	hhist [][Dim + 1]int32
 	hist  [][maxFar>>farShift + 1]int32
+	kept  []int // by part: the end of its stretch of near
 	rows  []int32
 	among []int32 // SearchAmong's rows
 	// rerank's: the candidates' scores, and a copy to select in
 	scores, sorted []float32
+	dots           []int32 // dotRows's
 }
 
 // maxFar bounds a row's weighted distance (every sign differs from a query of components
@@ -291,7 +293,16 @@ func abs8(v int8) int {
 // as many as hold parallelRows rows each, each on its own goroutine, and waits for them;
 // f(from, to, part). What the parts compute must not depend on the split.
 func inParts(n, cpus int, f func(from, to, part int)) {
-	parts := max(1, min(cpus, n/parallelRows))
+	inPartsOf(n, cpus, parallelRows, f)
+}
+
+// partsOf is the number of parts inPartsOf(n, cpus, least, …) splits [0, n) in: part p is
+// [n·p/parts, n·(p+1)/parts).
+func partsOf(n, cpus, least int) int { return max(1, min(cpus, n/least)) }
+
+// inPartsOf is inParts with parts of at least least rows.
+func inPartsOf(n, cpus, least int, f func(from, to, part int)) {
+	parts := partsOf(n, cpus, least)
 	if parts == 1 {
 		f(0, n, 0)
 		return
@@ -328,10 +339,13 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch, sub []i
 	if len(sc.hhist) < parts {
 		sc.hhist = make([][Dim + 1]int32, parts)
 		sc.hist = make([][maxFar>>farShift + 1]int32, parts)
+		sc.kept = make([]int, parts)
 	}
 	ham := sc.ham[:n]
 	qc := signCode(q)
 	codes := x.codes[:len(x.ids)*codeWords]
+	// Every pass runs over the same parts of [0, n): a part keeps its rows in its own stretch
+	// of near and dist, from its first row on.
 	inParts(n, parts, func(from, to, part int) {
 		hist := &sc.hhist[part]
 		clear(hist[:])
@@ -344,10 +358,23 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch, sub []i
 			}
 			return
 		}
-		for i := from; i < to; i++ {
-			d := bits.OnesCount64(codes[2*i]^qc[0]) + bits.OnesCount64(codes[2*i+1]^qc[1])
-			ham[i] = uint8(d)
+		cs, hs := codes[2*from:2*to], ham[from:to]
+		var odd [Dim + 1]int32
+		k := 0
+		for ; k+1 < len(hs); k += 2 {
+			d := bits.OnesCount64(cs[2*k]^qc[0]) + bits.OnesCount64(cs[2*k+1]^qc[1])
+			e := bits.OnesCount64(cs[2*k+2]^qc[0]) + bits.OnesCount64(cs[2*k+3]^qc[1])
+			hs[k], hs[k+1] = uint8(d), uint8(e)
 			hist[d]++
+			odd[e]++
+		}
+		for ; k < len(hs); k++ {
+			d := bits.OnesCount64(cs[2*k]^qc[0]) + bits.OnesCount64(cs[2*k+1]^qc[1])
+			hs[k] = uint8(d)
+			hist[d]++
+		}
+		for d, c := range odd {
+			hist[d] += c
 		}
 	})
 	var hhist [Dim + 1]int32
@@ -358,33 +385,34 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch, sub []i
 		clear(sc.hhist[p][:])
 	}
 	h := threshold(hhist[:], prefilterNear*want)
-	// Every row is written and those within h are kept (no branch to mispredict: a third
-	// or so of the rows are kept, at random).
 	if cap(sc.near) < n {
 		sc.near = make([]int32, n+n/4)
 	}
-	near, kept := sc.near[:n], 0
-	for i, d := range ham {
-		near[kept] = int32(i)
-		if sub != nil {
-			near[kept] = sub[i]
-		}
-		in := 0
-		if int(d) <= h {
-			in = 1
-		}
-		kept += in
+	if cap(sc.dist) < n {
+		sc.dist = make([]uint16, n+n/4)
 	}
-	near = near[:kept]
+	near, dist := sc.near[:n], sc.dist[:n]
 	sc.set(q)
-	if cap(sc.dist) < len(near) {
-		sc.dist = make([]uint16, len(near)+len(near)/4)
-	}
-	dist := sc.dist[:len(near)]
 	far := &sc.far
-	inParts(len(near), parts, func(from, to, part int) {
+	inParts(n, parts, func(from, to, part int) {
+		// The rows within h, written every one and kept by count (no branch to mispredict:
+		// a third or so of the rows are kept, at random), then their weighted distances.
+		// Local slices: the loops then keep them in registers.
+		stretch, hs, kept := near[from:to], ham[from:to], 0
+		if sub != nil {
+			for k, s := range sub[from:to] {
+				stretch[kept] = s
+				kept += within(hs[k], h)
+			}
+		} else {
+			for k, d := range hs {
+				stretch[kept] = int32(from + k)
+				kept += within(d, h)
+			}
+		}
+		kept += from
 		hist := &sc.hist[part]
-		for k := from; k < to; k++ {
+		for k := from; k < kept; k++ {
 			i := near[k]
 			c0, c1 := codes[2*i]^qc[0], codes[2*i+1]^qc[1]
 			d := far[0][uint8(c0)] + far[1][uint8(c0>>8)] + far[2][uint8(c0>>16)] + far[3][uint8(c0>>24)] +
@@ -395,6 +423,7 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch, sub []i
 			dist[k] = d
 			hist[d]++
 		}
+		sc.kept[part] = kept
 	})
 	var hist [maxFar>>farShift + 1]int32
 	for p := range parts {
@@ -404,13 +433,29 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch, sub []i
 		clear(sc.hist[p][:])
 	}
 	t := threshold(hist[:], want)
-	rows := sc.rows[:0]
-	for k, d := range dist {
-		if int(d) <= t {
-			rows = append(rows, near[k])
+	// Each part keeps the rows within t at the start of its stretch; then the stretches are
+	// put end to end.
+	inParts(n, parts, func(from, _, part int) {
+		kept := from
+		for k := from; k < sc.kept[part]; k++ {
+			near[kept] = near[k]
+			if int(dist[k]) <= t {
+				kept++
+			}
 		}
+		sc.kept[part] = kept
+	})
+	rows := sc.rows[:0]
+	for p, ps := 0, partsOf(n, parts, parallelRows); p < ps; p++ {
+		rows = append(rows, near[n*p/ps:sc.kept[p]]...)
 	}
+	sc.rows = rows
 	return rows
+}
+
+// within is 1 when d <= h, else 0, without a branch.
+func within(d uint8, h int) int {
+	return int(uint(h-int(d))>>(bits.UintSize-1) ^ 1)
 }
 
 // threshold is the least t such that the buckets of hist up to t hold at least want rows (the
@@ -444,18 +489,33 @@ func (x *Index) rerank(q *[Dim]int8, lut *queryTable, qs float32, rows []int32, 
 		sc.scores = make([]float32, n+n/4)
 	}
 	scores := sc.scores[:n]
-	inParts(n, runtime.GOMAXPROCS(0), func(from, to, _ int) {
-		for j := from; j < to; j++ {
-			i := row(j)
-			var d int32
-			if fastDot {
-				d = dotFast(q, x.rows[i*Dim:(i+1)*Dim])
-			} else {
-				d = lut.dot(x.rows[i*Dim : (i+1)*Dim])
-			}
-			scores[j] = score(d, qs, x.scales[i])
+	if rows != nil && fastDot {
+		// Scattered rows: each costs a wait on memory, so they are split in parts of
+		// scatteredRows, and read through dotRows, which prefetches them.
+		if cap(sc.dots) < n {
+			sc.dots = make([]int32, n+n/4)
 		}
-	})
+		dots := sc.dots[:n]
+		inPartsOf(n, runtime.GOMAXPROCS(0), scatteredRows, func(from, to, _ int) {
+			dotRows(q, x.rows, rows[from:to], dots[from:to])
+			for j := from; j < to; j++ {
+				scores[j] = score(dots[j], qs, x.scales[rows[j]])
+			}
+		})
+	} else {
+		inParts(n, runtime.GOMAXPROCS(0), func(from, to, _ int) {
+			for j := from; j < to; j++ {
+				i := row(j)
+				var d int32
+				if fastDot {
+					d = dotFast(q, x.rows[i*Dim:(i+1)*Dim])
+				} else {
+					d = lut.dot(x.rows[i*Dim : (i+1)*Dim])
+				}
+				scores[j] = score(d, qs, x.scales[i])
+			}
+		})
+	}
 	cut := float32(math.Inf(-1))
 	if n > k {
 		sc.sorted = append(sc.sorted[:0], scores...)

@@ -17,6 +17,11 @@ const SubwordWeight = 0.25
 // CPUs: below it a goroutine costs more than it saves.
 const parallelRows = 16384
 
+// scatteredRows is parallelRows for rows read scattered over the index (a prefilter's
+// candidates): each costs a wait on memory rather than a few cycles, so fewer are worth a
+// goroutine.
+const scatteredRows = 2048
+
 // prefilterRows is the most rows Index.Search compares a query with one by one; above, it
 // compares exactly only the rows whose sign codes are nearest the query's (candidates): at
 // least prefilterCandidates of them, prefilterPerHit per hit asked, and one row in
