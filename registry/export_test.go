@@ -207,3 +207,6 @@ func HybridMaxText(ctx context.Context, r *Registry, q Query) (hybrid, keyword f
 	}
 	return a.maxText, keyword, nil
 }
+
+// BenchCard is benchCard: BenchmarkSearch's cards, which benchIndexRegistry builds too.
+var BenchCard = benchCard

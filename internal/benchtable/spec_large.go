@@ -33,11 +33,13 @@ func SuretyLarge() Spec {
 		{"cap", "capability (with its hierarchy)"},
 		{"text+cap", "keyword mode, text + capability"},
 		{"all", "everything (ranked)"},
+		{"unstaked", "keyword mode, a word no staked card holds"},
 		{"hybrid-text", "hybrid mode (the default), words"},
 		{"hybrid-sentence", "hybrid mode (the default), a natural sentence"},
 		{"hybrid-prefix", "hybrid mode (the default), prefix*"},
 		{"hybrid-phrase", "hybrid mode (the default), \"phrase\""},
 		{"hybrid-text+cap", "hybrid mode (the default), text + capability"},
+		{"hybrid-unstaked", "hybrid mode (the default), a word no staked card holds"},
 	} {
 		rows = append(rows, Row{Figure: "search p99 at 1M cards, " + k.label, From: search("p99-ms/" + k.unit), Ref: "sqlite-read", Target: tenMS})
 	}
