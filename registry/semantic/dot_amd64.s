@@ -1,5 +1,16 @@
 #include "textflag.h"
 
+// SUM_INTO_AX adds the eight int32 lanes of Y0 and Y4 into AX (clobbers X1).
+#define SUM_INTO_AX \
+	VPADDD Y4, Y0, Y0; \
+	VEXTRACTI128 $1, Y0, X1; \
+	VPADDD X1, X0, X0; \
+	VPSHUFD $0x4E, X0, X1; \
+	VPADDD X1, X0, X0; \
+	VPSHUFD $0xB1, X0, X1; \
+	VPADDD X1, X0, X0; \
+	VMOVD X0, AX
+
 // func dotAVX2(q *[Dim]int8, row *int8) int32, Dim = 128: the sum of q[j]·row[j] in int32.
 TEXT ·dotAVX2(SB), NOSPLIT, $0-20
 	MOVQ q+0(FP), SI
@@ -38,22 +49,26 @@ TEXT ·dotAVX2(SB), NOSPLIT, $0-20
 	VPMOVSXBW 112(DI), Y2
 	VPMADDWD Y1, Y2, Y3
 	VPADDD Y3, Y4, Y4
-	VPADDD Y4, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0x4E, X0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0xB1, X0, X1
-	VPADDD X1, X0, X0
-	VMOVD X0, AX
+	SUM_INTO_AX
 	VZEROUPPER
 	MOVL AX, ret+16(FP)
 	RET
 
+// AHEAD is how many rows ahead dotRowsAVX2 prefetches.
+#define AHEAD 8
+
+// PREFETCH_ROW(i) prefetches both cache lines of row idx[i] (idx in R9, rows in DI; clobbers
+// AX).
+#define PREFETCH_ROW(i) \
+	MOVLQSX (R9)(i*4), AX; \
+	SHLQ $7, AX; \
+	PREFETCHT0 (DI)(AX*1); \
+	PREFETCHT0 64(DI)(AX*1)
+
 // func dotRowsAVX2(q *[Dim]int8, rows *int8, idx *int32, n int, out *int32): out[j] is the
 // dot product of q and row idx[j] of rows (Dim components each), for j < n, as dotAVX2
 // gives it. The rows are read scattered, so each step prefetches the row (both cache lines)
-// prefetchAhead steps ahead: the misses overlap instead of coming one after another.
+// AHEAD steps ahead: the misses overlap instead of coming one after another.
 TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-40
 	MOVQ q+0(FP), SI
 	MOVQ rows+8(FP), DI
@@ -69,30 +84,24 @@ TEXT ·dotRowsAVX2(SB), NOSPLIT, $0-40
 	VPMOVSXBW 96(SI), Y14
 	VPMOVSXBW 112(SI), Y15
 	XORQ BX, BX
-	// the first prefetchAhead rows
-	MOVQ $8, DX
+	// the first AHEAD rows
+	MOVQ $AHEAD, DX
 	CMPQ DX, CX
 	CMOVQGT CX, DX
 	XORQ R12, R12
 warm:
 	CMPQ R12, DX
 	JGE loop
-	MOVLQSX (R9)(R12*4), AX
-	SHLQ $7, AX
-	PREFETCHT0 (DI)(AX*1)
-	PREFETCHT0 64(DI)(AX*1)
+	PREFETCH_ROW(R12)
 	INCQ R12
 	JMP warm
 loop:
 	CMPQ BX, CX
 	JGE done
-	LEAQ 8(BX), DX
+	LEAQ AHEAD(BX), DX
 	CMPQ DX, CX
 	JGE noahead
-	MOVLQSX (R9)(DX*4), AX
-	SHLQ $7, AX
-	PREFETCHT0 (DI)(AX*1)
-	PREFETCHT0 64(DI)(AX*1)
+	PREFETCH_ROW(DX)
 noahead:
 	MOVLQSX (R9)(BX*4), AX
 	SHLQ $7, AX
@@ -119,14 +128,7 @@ noahead:
 	VPMOVSXBW 112(R11), Y2
 	VPMADDWD Y15, Y2, Y3
 	VPADDD Y3, Y4, Y4
-	VPADDD Y4, Y0, Y0
-	VEXTRACTI128 $1, Y0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0x4E, X0, X1
-	VPADDD X1, X0, X0
-	VPSHUFD $0xB1, X0, X1
-	VPADDD X1, X0, X0
-	VMOVD X0, AX
+	SUM_INTO_AX
 	MOVL AX, (R10)(BX*4)
 	INCQ BX
 	JMP loop
