@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// SUM_INTO_AX adds the eight int32 lanes of Y0 and Y4 into AX (clobbers X1).
+// SUM_INTO_AX adds the sixteen int32 lanes of Y0 and Y4 (eight each) into AX (clobbers X1).
 #define SUM_INTO_AX \
 	VPADDD Y4, Y0, Y0; \
 	VEXTRACTI128 $1, Y0, X1; \

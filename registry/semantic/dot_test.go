@@ -64,7 +64,7 @@ func TestDotRows(t *testing.T) {
 	for j := range rows {
 		rows[j] = int8(rng.IntN(255) - 127)
 	}
-	for _, size := range []int{1, 3, 8, 9, 64, 1000} {
+	for _, size := range []int{0, 1, 2, 3, 4, 7, 8, 9, 64, 1000} {
 		var q [Dim]int8
 		for j := range q {
 			q[j] = int8(rng.IntN(255) - 127)

@@ -245,8 +245,8 @@ func signCode(q *[Dim]int8) [codeWords]uint64 {
 type prefilterScratch struct {
 	far  [codeWords * 8][256]uint16 // by byte of a code and its value: the query's weight there (set)
 	ham  []uint8                    // by row: the Hamming distance of its code to the query's
-	near []int32                    // the rows the Hamming distance keeps
-	dist []uint16                   // by row of near: its weighted distance
+	near []int32                    // by part, from its first row on: the rows the Hamming distance keeps
+	dist []uint16                   // by place in near: that row's weighted distance
 	// per part of the passes (inParts): the rows at each distance
 	hhist [][Dim + 1]int32
 	hist  [][maxFar>>farShift + 1]int32
@@ -470,11 +470,12 @@ func threshold(hist []int32, want int) int {
 }
 
 // rerank gives the k best of the given rows (nil: every one of the n rows), best first: it
-// scores every row, in parts (inParts), finds the k-th best score, and sorts only the rows
-// that reach it (the ties at it with them), so the answer does not depend on the order of
-// the rows or the split.
-// The dot products are dotFast's where the CPU has it, else the table's (lut, set only
-// then): the same integers.
+// scores every row, in parts (inParts; given rows, read scattered, in parts of
+// scatteredRows), finds the k-th best score, and sorts only the rows that reach it (the
+// ties at it with them), so the answer does not depend on the order of the rows or the
+// split.
+// The dot products are dotFast's (dotRows's for given rows) where the CPU has AVX2, else
+// the table's (lut, set only then): the same integers.
 func (x *Index) rerank(q *[Dim]int8, lut *queryTable, qs float32, rows []int32, n, k int, sc *prefilterScratch) []Hit {
 	if rows != nil {
 		n = len(rows)
