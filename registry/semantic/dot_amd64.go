@@ -24,13 +24,11 @@ func dotAVX2(q *[Dim]int8, row *int8) int32
 // each row a few steps before it reads it. Every idx[j] must name a row of rows. Without
 // AVX2 it is dot8's loop.
 func dotRows(q *[Dim]int8, rows []int8, idx []int32, out []int32) {
-	out = out[:len(idx)]
 	if !fastDot {
-		for j, i := range idx {
-			out[j] = dot8(q, rows[int(i)*Dim:(int(i)+1)*Dim])
-		}
+		dot8Rows(q, rows, idx, out)
 		return
 	}
+	out = out[:len(idx)]
 	if len(idx) == 0 {
 		return
 	}

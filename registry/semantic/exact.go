@@ -1,7 +1,5 @@
 package semantic
 
-import "math/bits"
-
 // Exact says whether Search compares a query with every row the index holds now (it holds
 // at most prefilterRows), so that its answer is SearchExact's: the k best by score, key and
 // id, which a row changes only by entering them or leaving them.
@@ -45,7 +43,7 @@ func (x *Index) FirstPass(q Vector, k int) (on bool, want, h int) {
 	}
 	var hist [Dim + 1]int32
 	for i := range n {
-		hist[bits.OnesCount64(x.codes[2*i]^qc[0])+bits.OnesCount64(x.codes[2*i+1]^qc[1])]++
+		hist[hamming(x.codes[2*i], x.codes[2*i+1], qc)]++
 	}
 	return true, want, threshold(hist[:], prefilterNear*want)
 }
@@ -57,7 +55,7 @@ func Distance(q Vector, c Code) int {
 	}
 	qq, _ := quantize8(q)
 	qc := signCode(&qq)
-	return bits.OnesCount64(c[0]^qc[0]) + bits.OnesCount64(c[1]^qc[1])
+	return hamming(c[0], c[1], qc)
 }
 
 // Prefilter says whether Search(q, k) goes through the prefilter over the index as it is (it
@@ -92,7 +90,7 @@ func (x *Index) Unmoved(q Vector, k int, before, after []Code, nBefore int) (sam
 	sc := prefilters.Get().(*prefilterScratch)
 	defer prefilters.Put(sc)
 	sc.set(&qq)
-	ham := func(c *Code) int { return bits.OnesCount64(c[0]^qc[0]) + bits.OnesCount64(c[1]^qc[1]) }
+	ham := func(c *Code) int { return hamming(c[0], c[1], qc) }
 	far := func(c *Code) int { // the weighted distance's bucket, as candidates computes it
 		c0, c1 := c[0]^qc[0], c[1]^qc[1]
 		var d uint16

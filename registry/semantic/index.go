@@ -240,6 +240,12 @@ func signCode(q *[Dim]int8) [codeWords]uint64 {
 	return c
 }
 
+// hamming is the Hamming distance of the sign code (c0, c1) to qc: how many components'
+// signs differ.
+func hamming(c0, c1 uint64, qc [codeWords]uint64) int {
+	return bits.OnesCount64(c0^qc[0]) + bits.OnesCount64(c1^qc[1])
+}
+
 // prefilterScratch is one search's working memory for candidates, pooled: a search over a
 // million rows would otherwise allocate megabytes.
 type prefilterScratch struct {
@@ -352,7 +358,7 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch, sub []i
 		if sub != nil { // by place in sub
 			for k := from; k < to; k++ {
 				i := sub[k]
-				d := bits.OnesCount64(codes[2*i]^qc[0]) + bits.OnesCount64(codes[2*i+1]^qc[1])
+				d := hamming(codes[2*i], codes[2*i+1], qc)
 				ham[k] = uint8(d)
 				hist[d]++
 			}
@@ -362,14 +368,14 @@ func (x *Index) candidates(q *[Dim]int8, want int, sc *prefilterScratch, sub []i
 		var odd [Dim + 1]int32
 		k := 0
 		for ; k+1 < len(hs); k += 2 {
-			d := bits.OnesCount64(cs[2*k]^qc[0]) + bits.OnesCount64(cs[2*k+1]^qc[1])
-			e := bits.OnesCount64(cs[2*k+2]^qc[0]) + bits.OnesCount64(cs[2*k+3]^qc[1])
+			d := hamming(cs[2*k], cs[2*k+1], qc)
+			e := hamming(cs[2*k+2], cs[2*k+3], qc)
 			hs[k], hs[k+1] = uint8(d), uint8(e)
 			hist[d]++
 			odd[e]++
 		}
 		for ; k < len(hs); k++ {
-			d := bits.OnesCount64(cs[2*k]^qc[0]) + bits.OnesCount64(cs[2*k+1]^qc[1])
+			d := hamming(cs[2*k], cs[2*k+1], qc)
 			hs[k] = uint8(d)
 			hist[d]++
 		}
@@ -633,6 +639,13 @@ func (t *queryTable) dot(row []int8) int32 {
 		s3 += t[j+3][uint8(r[j+3])]
 	}
 	return s0 + s1 + s2 + s3
+}
+
+// dot8Rows is dotRows in Go: dot8 of q and row idx[j] of rows, into out[j].
+func dot8Rows(q *[Dim]int8, rows []int8, idx []int32, out []int32) {
+	for j, i := range idx {
+		out[j] = dot8(q, rows[int(i)*Dim:(int(i)+1)*Dim])
+	}
 }
 
 // dot8 is the dot product of a query and a row, in integers.
