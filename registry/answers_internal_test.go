@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/surety-ioa/surety/registry/search"
+	"github.com/surety-ioa/surety/registry/semantic"
 )
 
 // TestOldSearchKeepsNewerAnswers (review 31, finding 6): a search that read the indexes
@@ -226,5 +227,32 @@ func TestJudgingIsBounded(t *testing.T) {
 	}
 	if kept != maxJudged || j.budget != 0 || j.ranked != maxJudged {
 		t.Fatalf("%d answers read by one write: %d judged and kept (budget left %d), want %d, the rest forgotten", len(words), kept, j.budget, maxJudged)
+	}
+}
+
+// TestFreeCardsNeverReachThePrefilter: the unstaked cards (free DIDs) a node holds are at
+// most MaxUnstakedCards, and an index of that many is compared row by row (semantic's
+// Exact): free identities cannot make every node run the prefilter over their vectors,
+// whose candidates grow with the rows tied at its thresholds (identical cards tie). Checked
+// with the worst case, every card the same text, through the registry's own putVector.
+func TestFreeCardsNeverReachThePrefilter(t *testing.T) {
+	r := &Registry{vectors: semantic.NewIndex(), unstakedVectors: semantic.NewIndex()}
+	doc := search.Doc{DID: "did:key:z", Name: "junk", Description: "translate legal audit for cheap", Capabilities: []string{"audit"}}
+	vec := cardVector(doc)
+	if vec == nil {
+		t.Fatal("the junk card has no vector")
+	}
+	for i := range MaxUnstakedCards {
+		doc.DID = fmt.Sprintf("did:key:z%d", i)
+		r.putVector(int64(i+1), doc, vec)
+	}
+	if n := r.unstakedVectors.Len(); n != MaxUnstakedCards {
+		t.Fatalf("%d unstaked vectors, want %d", n, MaxUnstakedCards)
+	}
+	if !r.unstakedVectors.Exact() {
+		t.Fatalf("an index of the unstaked quota's %d cards goes through the prefilter", MaxUnstakedCards)
+	}
+	if hits := r.unstakedVectors.Search(queryVector("legal translation"), semanticCandidates); len(hits) != semanticCandidates {
+		t.Fatalf("%d hits of %d identical cards, want %d", len(hits), MaxUnstakedCards, semanticCandidates)
 	}
 }
