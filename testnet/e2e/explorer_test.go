@@ -34,8 +34,8 @@ const (
 	demoWithin = 3 * time.Minute
 	// browserWithin bounds the whole browser script (seven steps, each of a few waits).
 	browserWithin = 5 * time.Minute
-	// browserStep bounds one wait of the script (STEP_TIMEOUT); the live bounty may take
-	// three.
+	// browserStep bounds one wait of the script (STEP_TIMEOUT); the live bounty and the
+	// first page a cold browser opens may take three.
 	browserStep = 20 * time.Second
 	// logHeadWithin bounds the wait for the log to close and anchor the epoch of an audit (the
 	// demo's node: 1 s epochs, 3 s grace).
