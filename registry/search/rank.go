@@ -498,24 +498,51 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 	// growing with the doc numbers, say), every match replaces its root. The stake tier's
 	// many matches are offered best stake first (x.all's staked cards, skipping those that do
 	// not match): the root soon holds a high score, and most matches fail its first test.
+	//
+	// Offered by stake, the factors fall, and the offers can end early. The matches with a
+	// semantic score (opt.Semantic's: a few hundred) are offered first; every other staked
+	// match has text at most maxText (one above it fails pass) and no semantic score, so
+	// its relevance is at most bestRel (rel's own arithmetic on the largest text, which
+	// rounds no lower) and its score at most bestRel × its factor. Once that is under the
+	// heap's worst for the factor of the card offered next, it is for every card after it,
+	// none of which pushTop's first test would let in: the same heap, without reading the
+	// scores of the rest.
 	order, all := matches, false
 	if staked := x.all[:x.live-x.unstaked]; t == tierStaked && len(matches) > len(staked)/8 {
 		order, all = staked, true
 	}
 	top := s.top[:0]
-	for _, n := range order {
-		if all && s.acc[n] == 0 {
-			continue // not a match
-		}
+	offer := func(n int32) {
 		r := rel(n)
 		m := ranked{r * x.factors[n], r, n}
 		if len(top) == opt.Limit && (m.score < top[0].score || x.compareRanked(m, top[0]) >= 0) {
-			continue // not better than the worst kept (pushTop's test, before pass's)
+			return // not better than the worst kept (pushTop's test, before pass's)
 		}
 		if len(matchers) > 0 && !pass(n) {
-			continue
+			return
 		}
 		top = x.pushTop(top, m, opt.Limit)
+	}
+	bestRel := 1.0
+	if all && opt.Semantic != nil {
+		for _, n := range s.semDocs {
+			if x.staked[n] && s.acc[n] != 0 {
+				offer(n)
+			}
+		}
+		bestRel = float64(TextShare * bestRel)
+	}
+	for _, n := range order {
+		if !all {
+			offer(n)
+			continue
+		}
+		if len(top) == opt.Limit && bestRel*x.factors[n] < top[0].score {
+			break // no card from here on can enter the heap
+		}
+		if s.acc[n] != 0 && !s.semIn[n] { // a match, not offered above
+			offer(n)
+		}
 	}
 	for _, n := range semOnly {
 		r := rel(n)
