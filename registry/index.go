@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"math/big"
 	"runtime"
@@ -755,8 +756,9 @@ type indexQuery struct {
 	semantic semanticHook
 }
 
-// semanticHook is Registry.semantic's type.
-type semanticHook func(ctx context.Context, text string, among []uint64) (map[int64]float64, func(id int64) float64, error)
+// semanticHook is Registry.semantic's type: the semantic side of a query's text, as
+// search.Options.SemanticLater asks for it.
+type semanticHook func(text string) func(among []uint64, side search.Side) (map[int64]float64, func(id int64) float64)
 
 // indexQueryOf reads q (Limit set) for the index, with the reputation to weigh its hits by;
 // nil for text of stop words only (nothing asked that a card could answer).
@@ -783,32 +785,51 @@ func (r *Registry) indexQueryOf(q Query) (*indexQuery, ReputationReader, error) 
 // indexHits is the index's answer to iq, computed, as a kept answer would hold it.
 func (r *Registry) indexHits(ctx context.Context, iq *indexQuery) (*answer, error) {
 	opt := iq.opt
+	// sem gathers the semantic scores the index ranked with: the staked side's, and the
+	// unstaked side's when the index asked for it (it does not when the staked cards alone
+	// prove the answer, whatever an unstaked card's meaning; answer.changedBy errs towards
+	// yes for the unstaked cards of such an answer).
 	var (
 		sem   map[int64]float64
 		semOf func(int64) float64
-		err   error
 		asked bool
 	)
 	if iq.semantic != nil {
-		// The semantic side runs while the index scores the text
-		// (search.Options.SemanticLater); the index asks for it once, and waits for it.
-		opt.SemanticLater = func(among []uint64) (map[int64]float64, func(int64) float64) {
-			sem, semOf, err = iq.semantic(ctx, iq.key.text, among)
-			asked = true
-			return sem, semOf
+		near := iq.semantic(iq.key.text)
+		keep := func(m map[int64]float64, of func(int64) float64) {
+			switch {
+			case sem == nil:
+				sem = m
+			case len(m) > 0: // the second side: a map of both (the index reads the first)
+				both := make(map[int64]float64, len(sem)+len(m))
+				maps.Copy(both, sem)
+				maps.Copy(both, m)
+				sem = both
+			}
+			semOf = of
 		}
+		// The semantic side runs while the index scores the text
+		// (search.Options.SemanticLater); the index asks for each side at most once, one
+		// after the other, and waits for them.
+		opt.SemanticLater = func(among []uint64, side search.Side) (map[int64]float64, func(int64) float64) {
+			m, of := near(among, side)
+			keep(m, of)
+			asked = true
+			return m, of
+		}
+		hits := r.index.Search(iq.pq, opt)
+		if !asked { // an answer without scoring still keeps its semantic side
+			var among []uint64 // no card passes a filter, if there is one
+			if filtered(iq.key.capability, iq.pq) {
+				among = []uint64{}
+			}
+			for _, side := range []search.Side{search.Staked, search.Unstaked} {
+				keep(near(among, side))
+			}
+		}
+		return newAnswer(r.index, iq.key, iq.pq, hits, sem, semOf), nil
 	}
 	hits := r.index.Search(iq.pq, opt)
-	if iq.semantic != nil && !asked { // an answer without scoring still keeps its semantic side
-		var among []uint64 // no card passes a filter, if there is one
-		if filtered(iq.key.capability, iq.pq) {
-			among = []uint64{}
-		}
-		sem, semOf, err = iq.semantic(ctx, iq.key.text, among)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("registry: search: %w", err)
-	}
 	return newAnswer(r.index, iq.key, iq.pq, hits, sem, semOf), nil
 }
 

@@ -183,42 +183,52 @@ const semanticCandidates = 200
 // docs/SEMANTIC.md), so it neither matches through meaning alone nor gains from it.
 const minSemantic = 0.15
 
-// nearest is the semantic side of a search (the registry's semantic hook): the cosine of
-// the query's vector and those of the semanticCandidates staked cards nearest it and as many
-// unstaked ones, among the cards whose row ids the bitmap among holds when it is not nil
-// (those that pass the query's filters: search.Options.SemanticLater), by card row id, and a function
-// that scores any other card the same way (for the best text matches not among them). A
-// cosine under minSemantic counts as 0. A query none of whose terms has a vector gives nil:
-// text alone ranks.
-func (r *Registry) nearest(_ context.Context, text string, among []uint64) (map[int64]float64, func(int64) float64, error) {
-	q := queryVector(text)
-	if q == nil {
-		return nil, nil, nil
-	}
-	var ids *semantic.IDs
-	if among != nil {
-		ids = semantic.IDsOf(among)
-	}
-	out := make(map[int64]float64, 2*semanticCandidates)
-	for _, x := range []*semantic.Index{r.vectors, r.unstakedVectors} {
+// nearest is the semantic side of a search for text (the registry's semantic hook), one
+// side at a time (search.Options.SemanticLater): the cosine of the query's vector and those
+// of the semanticCandidates cards of that side (the staked cards' index or the unstaked
+// ones') nearest it, among the cards whose row ids the bitmap among holds when it is not nil
+// (those that pass the query's filters), by card row id, and a function that scores any
+// card the same way (for the best text matches not among them). A cosine under minSemantic
+// counts as 0, and one above 1 (the int8 rows' rounding) as 1. A query none of whose terms
+// has a vector gives nil: text alone ranks. The query's vector is computed at the first
+// call; the calls are made one after another.
+func (r *Registry) nearest(text string) func(among []uint64, side search.Side) (map[int64]float64, func(int64) float64) {
+	var q semantic.Vector
+	read := false
+	return func(among []uint64, side search.Side) (map[int64]float64, func(int64) float64) {
+		if !read {
+			q, read = queryVector(text), true
+		}
+		if q == nil {
+			return nil, nil
+		}
+		var ids *semantic.IDs
+		if among != nil {
+			ids = semantic.IDsOf(among)
+		}
+		x := r.vectors
+		if side == search.Unstaked {
+			x = r.unstakedVectors
+		}
+		out := make(map[int64]float64, semanticCandidates)
 		for _, h := range x.SearchAmong(q, semanticCandidates, ids) {
-			if float64(h.Score) >= minSemantic {
-				out[h.ID] = float64(h.Score)
+			if s := float64(h.Score); s >= minSemantic {
+				out[h.ID] = min(s, 1)
 			}
 		}
-	}
-	staked, unstaked := r.vectors.Scorer(q), r.unstakedVectors.Scorer(q)
-	of := func(id int64) float64 {
-		s, ok := staked(id)
-		if !ok {
-			s, ok = unstaked(id)
+		staked, unstaked := r.vectors.Scorer(q), r.unstakedVectors.Scorer(q)
+		of := func(id int64) float64 {
+			s, ok := staked(id)
+			if !ok {
+				s, ok = unstaked(id)
+			}
+			if ok && float64(s) >= minSemantic {
+				return min(float64(s), 1)
+			}
+			return 0
 		}
-		if ok && float64(s) >= minSemantic {
-			return float64(s)
-		}
-		return 0
+		return out, of
 	}
-	return out, of, nil
 }
 
 // queryVector is the vector of meaning of a query's text (nil when none of its terms has one).

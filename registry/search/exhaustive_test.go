@@ -116,7 +116,7 @@ func (x *Index) searchAll(q Query, opt Options, s *scratch, phrases [][]int32, f
 			if !ok {
 				continue
 			}
-			s.sem[n], s.semIn[n] = sem, true
+			s.sem[n], s.semIn[n] = min(sem, 1), true // a cosine, at most 1 (Options.Semantic)
 			s.semDocs = append(s.semDocs, n)
 			if s.acc[n] == 0 && sem > 0 && match(n) {
 				semOnly = append(semOnly, n)
@@ -142,7 +142,7 @@ func (x *Index) searchAll(q Query, opt Options, s *scratch, phrases [][]int32, f
 	exact := func(n int32) float64 {
 		r := rel(n)
 		if opt.Semantic != nil && opt.SemanticOf != nil && s.acc[n] > 0 && !s.semIn[n] {
-			r += float64(SemanticShare * opt.SemanticOf(x.docs[n].id))
+			r += float64(SemanticShare * min(opt.SemanticOf(x.docs[n].id), 1))
 		}
 		return r
 	}

@@ -172,7 +172,7 @@ func TestPhraseOfNoTerms(t *testing.T) {
 		t.Errorf("keyword: %d hits, want 1", len(hits))
 	}
 	var given []uint64
-	hits := x.Search(q, Options{Limit: 5, SemanticLater: func(among []uint64) (map[int64]float64, func(int64) float64) {
+	hits := x.Search(q, Options{Limit: 5, SemanticLater: func(among []uint64, _ Side) (map[int64]float64, func(int64) float64) {
 		given = among
 		return map[int64]float64{}, nil
 	}})

@@ -158,7 +158,9 @@ func TestPrunedIsExhaustive(t *testing.T) {
 			if opt.Semantic != nil && rng.IntN(2) == 0 { // the same scores, given while Search scores text
 				sem, of := opt.Semantic, opt.SemanticOf
 				opt.Semantic, opt.SemanticOf = nil, nil
-				opt.SemanticLater = func(a []uint64) (map[int64]float64, func(int64) float64) {
+				// Each side's scores (the staked cards', then the unstaked ones'), as the
+				// registry gives them; an id no card has goes with the staked side.
+				opt.SemanticLater = func(a []uint64, side Side) (map[int64]float64, func(int64) float64) {
 					among, asked = []int64{}, true
 					for w, word := range a {
 						for b := range 64 {
@@ -167,7 +169,13 @@ func TestPrunedIsExhaustive(t *testing.T) {
 							}
 						}
 					}
-					return sem, of
+					mine := map[int64]float64{}
+					for id, v := range sem {
+						if n, ok := x.byID[id]; ok && !x.docs[n].staked == (side == Unstaked) || !ok && side == Staked {
+							mine[id] = v
+						}
+					}
+					return mine, of
 				}
 			}
 			got := x.Search(q, opt)
@@ -240,5 +248,61 @@ func TestDIDKeyOrder(t *testing.T) {
 		if k := cmpKeys(didKey(a), didKey(b)); k != 0 && k != strings.Compare(a, b) {
 			t.Fatalf("%q vs %q: keys %d, strings %d", a, b, k, strings.Compare(a, b))
 		}
+	}
+}
+
+// TestStakeTierBoundsTheUnstakedSide: a hybrid search through SemanticLater proves the stake
+// tier's answer before it asks for the unstaked cards' semantic scores, so it bounds each of
+// them by 1, the most a score can be. On corpora where every unstaked card scores 1 in
+// meaning and every staked one 0, with stake factors of 1 (the staked heap's worst as low as
+// it goes), the answers are still the exhaustive ones, and the unstaked side is asked
+// whenever an unstaked card is among them.
+func TestStakeTierBoundsTheUnstakedSide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 7))
+	checked := 0
+	for round := range 300 {
+		x := New()
+		n := 20 + rng.IntN(200)
+		sem := map[int64]float64{}
+		for i := range n {
+			d := randomDoc(rng, randomDID(rng, i))
+			if rng.IntN(2) == 0 {
+				d.Staked, d.StakeWeight = true, 1
+			} else {
+				sem[int64(i+1)] = 1
+			}
+			x.Put(int64(i+1), d)
+		}
+		for qi := range 10 {
+			text := randomQuery(rng)
+			q, err := ParseQuery(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt := Options{Limit: 1 + rng.IntN(5), Semantic: sem}
+			want := x.searchExhaustive(q, opt)
+			opt.Semantic = nil
+			unstakedAsked := false
+			opt.SemanticLater = func(_ []uint64, side Side) (map[int64]float64, func(int64) float64) {
+				if side == Staked {
+					return map[int64]float64{}, nil
+				}
+				unstakedAsked = true
+				return sem, nil
+			}
+			got := x.Search(q, opt)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("round %d query %d %q limit %d (-exhaustive +Search):\n%s", round, qi, text, opt.Limit, diff)
+			}
+			if slices.ContainsFunc(got, func(h Hit) bool { return sem[h.ID] == 1 }) {
+				checked++
+				if !unstakedAsked {
+					t.Fatalf("round %d query %d %q: an unstaked card is among the hits, and the unstaked side was not asked", round, qi, text)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no answer held an unstaked card: the corpora test nothing")
 	}
 }

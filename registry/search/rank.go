@@ -1,6 +1,7 @@
 package search
 
 import (
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -15,8 +16,8 @@ type Options struct {
 	Capability string
 	// Limit is how many hits to return at most (0 returns none).
 	Limit int
-	// Semantic, when set, holds the semantic score (cosine, clamped at 0 by the caller) of
-	// the cards the semantic index found for the query, by id. Relevance is then
+	// Semantic, when set, holds the semantic score (cosine, clamped to [0, 1] by the
+	// caller) of the cards the semantic index found for the query, by id. Relevance is then
 	// TextShare·text/maxText + SemanticShare·semantic, and those cards are matches even
 	// without a text match (a phrase still has to match). nil ranks by text alone:
 	// relevance is text/maxText. It is ignored for a query without text.
@@ -26,17 +27,30 @@ type Options struct {
 	// scores of Semantic alone, so that every card handed back is scored the same way;
 	// without it such a match's semantic score is 0.
 	SemanticOf func(id int64) float64
-	// SemanticLater, when set (Semantic nil), gives Semantic and SemanticOf: Search calls it
-	// once, on a goroutine of its own, while it scores text (which needs no semantic score
-	// unless it prunes: pruning scores the cards with one in full), and waits for it before
-	// ranking, or before pruning, and before it returns. among, when not nil, is the set of
-	// the cards that pass the query's filters (its capability, every term of its phrases),
-	// a bitmap by card id (bit id%64 of word id/64), the index's until the call returns:
-	// the semantic side is then the nearest among those. It is not called when Limit is 0,
-	// the query has no text, or a phrase's term or the capability no card holds. It must
-	// not wait for a write to the index.
-	SemanticLater func(among []uint64) (map[int64]float64, func(id int64) float64)
+	// SemanticLater, when set (Semantic nil), gives Semantic and SemanticOf one side at a
+	// time: the staked cards' nearest (side Staked), then the unstaked cards' (Unstaked),
+	// each a map of its side's cards and a function scoring any card. Search calls it on a
+	// goroutine of its own while it scores text (which needs no semantic score unless it
+	// prunes: pruning scores the cards with one in full), and waits for it before ranking,
+	// or before pruning, and before it returns; the unstaked side only when the staked cards
+	// alone cannot prove the answer (a score is at most 1, which bounds every unstaked
+	// card's). among, when not nil, is the set of the cards that pass the query's filters
+	// (its capability, every term of its phrases), a bitmap by card id (bit id%64 of word
+	// id/64), the index's until the call returns: the semantic side is then the nearest
+	// among those. It is not called when Limit is 0, the query has no text, or a phrase's
+	// term or the capability no card holds. It must not wait for a write to the index.
+	SemanticLater func(among []uint64, side Side) (map[int64]float64, func(id int64) float64)
 }
+
+// Side is the cards a semantic side covers (Options.SemanticLater).
+type Side uint8
+
+const (
+	// Staked is the staked cards' side.
+	Staked Side = iota
+	// Unstaked is the unstaked cards' side.
+	Unstaked
+)
 
 // Hit is a card found, best first.
 type Hit struct {
@@ -136,15 +150,13 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 	defer x.scratch.Put(s)
 	// A hybrid query's semantic side, among the cards that pass its filters, runs on a
 	// goroutine of its own while the text is scored, waited for on every return, before
-	// the index is unlocked (it reads the index for those cards).
+	// the index is unlocked (it reads the index for those cards): the staked cards' nearest,
+	// then, once a ranking needs them, the unstaked cards'.
 	var later *semLater
 	if f != nil && opt.Semantic == nil {
-		later = &semLater{done: make(chan struct{})}
-		go func() {
-			defer close(later.done)
-			later.sem, later.of = f(x.semanticAmong(&s.among, phrases, filter))
-		}()
-		defer func() { <-later.done }() // owned: waited for on every return
+		later = &semLater{staked: make(chan struct{}), done: make(chan struct{}), want: make(chan bool, 1)}
+		go later.run(f, func() []uint64 { return x.semanticAmong(&s.among, phrases, filter) })
+		defer later.end() // owned: waited for on every return
 	}
 	// The staked cards alone first, then pruned; when a tier cannot prove its answer the
 	// whole one's, the same ranking again with more scored, at last every clause in full.
@@ -153,6 +165,7 @@ func (x *Index) Search(q Query, opt Options) []Hit {
 			return hits
 		}
 	}
+	later.wantUnstaked()
 	if hits, ok := x.rank(q, &opt, s, phrases, filter, tierPruned, later); ok {
 		return hits
 	}
@@ -254,26 +267,88 @@ func (x *Index) phraseTerms(phrases [][]int32) []int32 {
 	return terms
 }
 
-// semLater is a hybrid search's semantic side on its way (Options.SemanticLater): done closes
-// when sem and of are set.
+// semLater is a hybrid search's semantic side on its way (Options.SemanticLater), run by one
+// goroutine (run): staked closes when the staked side's scores are set (sem, of); the
+// goroutine then waits to be told (want, once) whether the unstaked side is wanted, scores
+// it (semU) if so, and closes done. Search's goroutine alone tells it (told).
 type semLater struct {
-	done chan struct{}
-	sem  map[int64]float64
-	of   func(int64) float64
+	staked, done chan struct{}
+	want         chan bool
+	told, wanted bool
+	sem, semU    map[int64]float64
+	of           func(int64) float64
 }
 
-// wait waits for the semantic scores and sets them in o; nothing when l is nil.
-func (l *semLater) wait(o *Options) {
+// run is the goroutine: the filters' set (among), the staked side, and the unstaked side
+// when wanted.
+func (l *semLater) run(f func([]uint64, Side) (map[int64]float64, func(int64) float64), among func() []uint64) {
+	defer close(l.done)
+	a := among()
+	l.sem, l.of = f(a, Staked)
+	close(l.staked)
+	if <-l.want {
+		var of func(int64) float64
+		if l.semU, of = f(a, Unstaked); of != nil {
+			l.of = of
+		}
+	}
+}
+
+// wantUnstaked tells the goroutine to score the unstaked side too (nothing when l is nil or
+// it was told).
+func (l *semLater) wantUnstaked() {
+	if l == nil || l.told {
+		return
+	}
+	l.told, l.wanted = true, true
+	l.want <- true
+}
+
+// end tells the goroutine the unstaked side is not wanted, if it was not told, and waits for
+// it to end.
+func (l *semLater) end() {
+	if !l.told {
+		l.told = true
+		l.want <- false
+	}
+	<-l.done
+}
+
+// wait waits for the semantic scores a ranking of tier t reads and sets them in o: the
+// staked side's for the stake tier, both sides' (one map) for the others; nothing when l is
+// nil.
+func (l *semLater) wait(o *Options, t tier) {
 	if l == nil {
 		return
 	}
+	if t == tierStaked {
+		<-l.staked
+		o.Semantic, o.SemanticOf = l.sem, l.of
+		return
+	}
+	l.wantUnstaked()
 	<-l.done
 	o.Semantic, o.SemanticOf = l.sem, l.of
+	if len(l.semU) > 0 {
+		both := make(map[int64]float64, len(l.sem)+len(l.semU))
+		maps.Copy(both, l.sem)
+		maps.Copy(both, l.semU)
+		o.Semantic = both
+	}
 }
 
-// running says whether the semantic scan is still under way (it takes the CPUs).
+// running says whether a semantic scan is under way (it takes the CPUs): the staked side's,
+// or the unstaked side's once wanted.
 func (l *semLater) running() bool {
 	if l == nil {
+		return false
+	}
+	select {
+	case <-l.staked:
+	default:
+		return true
+	}
+	if !l.wanted {
 		return false
 	}
 	select {
@@ -386,11 +461,11 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 			return
 		}
 		asked = true
-		later.wait(opt)
+		later.wait(opt, t)
 		if opt.Semantic != nil {
 			for id, sem := range opt.Semantic {
 				if n, ok := x.byID[id]; ok {
-					s.sem[n], s.semIn[n] = sem, true
+					s.sem[n], s.semIn[n] = min(sem, 1), true
 					s.semDocs = append(s.semDocs, n)
 				}
 			}
@@ -460,7 +535,12 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 		maxText = maxStaked
 	}
 	var semOnly []int32
+	// The stake tier's bound of an unstaked card's semantic score: the best of the unstaked
+	// side's, or, when that side is not asked yet (later), 1, above every score.
 	maxSemUnstaked := 0.0
+	if later != nil && t == tierStaked {
+		maxSemUnstaked = 1
+	}
 	for _, n := range s.semDocs {
 		if t == tierStaked && !x.staked[n] {
 			maxSemUnstaked = max(maxSemUnstaked, s.sem[n])
@@ -489,7 +569,7 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 	exact := func(n int32) float64 {
 		r := rel(n)
 		if opt.Semantic != nil && opt.SemanticOf != nil && s.acc[n] > 0 && !s.semIn[n] {
-			r += float64(SemanticShare * opt.SemanticOf(x.docs[n].id))
+			r += float64(SemanticShare * min(opt.SemanticOf(x.docs[n].id), 1))
 		}
 		return r
 	}

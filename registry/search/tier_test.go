@@ -125,7 +125,7 @@ func TestTextIsScoredWhileTheSemanticSideRuns(t *testing.T) {
 	}
 	sem := map[int64]float64{1: 0.9, 2: 0.4}
 	overlapped := false
-	hits := x.Search(q, Options{Limit: 20, Capability: "medical", SemanticLater: func([]uint64) (map[int64]float64, func(int64) float64) {
+	hits := x.Search(q, Options{Limit: 20, Capability: "medical", SemanticLater: func([]uint64, Side) (map[int64]float64, func(int64) float64) {
 		select {
 		case <-pruned:
 			overlapped = true
