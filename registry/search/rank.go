@@ -893,7 +893,9 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic 
 	// parallelPostings postings or more: each part reads every posting and scores the docs of
 	// its range, adding each doc's clauses in the same order as one part would (the same
 	// bits), on a goroutine of its own, waited for here. Not while the semantic scan runs
-	// beside it (pending: it takes the CPUs already), where parts would only add work.
+	// beside it (pending: it takes the CPUs already), where parts would only add work,
+	// except in the stake tier, whose semantic side (the staked cards' alone) ends soon:
+	// the sentence query at 1M cards reads 200k staked postings, p50 14.5 → 10.0 ms split.
 	total := 0
 	for _, c := range clauses {
 		for _, m := range c.members {
@@ -901,7 +903,7 @@ func (x *Index) accumulate(q Query, s *scratch, mark []uint32, t tier, semantic 
 		}
 	}
 	parts := 1
-	if total >= parallelPostings && !pending() {
+	if total >= parallelPostings && (t == tierStaked || !pending()) {
 		parts = max(1, min(runtime.GOMAXPROCS(0), maxTextParts))
 	}
 	scorePart := func(lo, hi int32, touched, cand []int32) ([]int32, []int32) {
