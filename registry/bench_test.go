@@ -244,8 +244,8 @@ func loadBenchCards(b *testing.B, n int) (*registry.Registry, registry.Config) {
 		k, _ := identity.GenerateKey(identity.Ed25519)
 		stake := new(big.Int)
 		name, description, caps, staked := registry.BenchCard(i)
-		if staked {
-			stake = big.NewInt(int64(i+1) * 1e15)
+		if staked { // (i+1)/1000 ether, as benchIndexRegistry weighs it
+			stake = new(big.Int).Mul(big.NewInt(int64(i+1)), big.NewInt(1e15))
 			st[k.DID.String()] = stake
 		}
 		raw := card(b, k, 1, name, description, caps...)
