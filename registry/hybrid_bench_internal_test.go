@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,8 +18,11 @@ import (
 
 // benchIndexRegistry is a registry without a database whose indexes (text and vectors) hold
 // BenchmarkSearch's cards (loadBenchCards: the same words, capabilities and stakes; DIDs made
-// up), built as loadIndex builds them: the index's part of a search, without SQLite.
-var benchIndexRegistry = sync.OnceValue(func() *Registry {
+// up), built as loadIndex builds them: the index's part of a search, without SQLite. It is
+// built for each run of BenchmarkHybridIndex and dropped after it: kept in a package
+// variable, its hundreds of megabytes stayed live through the benchmarks that ran after it
+// in the same process (BenchmarkSearch), and each of their collections marked them too.
+func benchIndexRegistry() *Registry {
 	n := 100_000
 	if v, err := strconv.Atoi(os.Getenv("SURETY_BENCH_CARDS")); err == nil && v > 0 {
 		n = v
@@ -49,7 +51,7 @@ var benchIndexRegistry = sync.OnceValue(func() *Registry {
 		r.putVector(id, docs[i], cardVector(docs[i]))
 	}
 	return r
-})
+}
 
 // benchCard is the i-th card of loadBenchCards: its name, description, capabilities and
 // whether it is staked. Ten words, two to a card, so every word is on about a fifth of the

@@ -885,14 +885,14 @@ func (r *Registry) agents(ctx context.Context, ranked []*candidate) ([]*Agent, e
 			return nil, fmt.Errorf("registry: search: %w", err)
 		}
 		defer rows.Close()
+		var card sql.RawBytes // decoded at once: the card copies what it keeps
 		for rows.Next() {
 			var a Agent
 			var serial int64
-			var card string
 			if err := rows.Scan(&serial, &card, &a.JWS, &a.Stake, &a.Staked); err != nil {
 				return nil, err
 			}
-			if err := json.Unmarshal([]byte(card), &a.Card); err != nil {
+			if err := json.Unmarshal(card, &a.Card); err != nil {
 				return nil, err
 			}
 			bySerial[serial] = &a
