@@ -189,9 +189,9 @@ const minSemantic = 0.15
 // ones') nearest it, among the cards whose row ids the bitmap among holds when it is not nil
 // (those that pass the query's filters), by card row id, and a function that scores any
 // card the same way (for the best text matches not among them). A cosine under minSemantic
-// counts as 0, and one above 1 (the int8 rows' rounding) as 1. A query none of whose terms
-// has a vector gives nil: text alone ranks. The query's vector is computed at the first
-// call; the calls are made one after another.
+// counts as 0 (one above 1, the int8 rows' rounding, the index counts as 1). A query none
+// of whose terms has a vector gives nil: text alone ranks. The query's vector is computed
+// at the first call; the calls are made one after another.
 func (r *Registry) nearest(text string) func(among []uint64, side search.Side) (map[int64]float64, func(int64) float64) {
 	var q semantic.Vector
 	read := false
@@ -212,8 +212,8 @@ func (r *Registry) nearest(text string) func(among []uint64, side search.Side) (
 		}
 		out := make(map[int64]float64, semanticCandidates)
 		for _, h := range x.SearchAmong(q, semanticCandidates, ids) {
-			if s := float64(h.Score); s >= minSemantic {
-				out[h.ID] = min(s, 1)
+			if float64(h.Score) >= minSemantic {
+				out[h.ID] = float64(h.Score)
 			}
 		}
 		staked, unstaked := r.vectors.Scorer(q), r.unstakedVectors.Scorer(q)
@@ -223,7 +223,7 @@ func (r *Registry) nearest(text string) func(among []uint64, side search.Side) (
 				s, ok = unstaked(id)
 			}
 			if ok && float64(s) >= minSemantic {
-				return min(float64(s), 1)
+				return float64(s)
 			}
 			return 0
 		}

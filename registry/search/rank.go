@@ -1,7 +1,6 @@
 package search
 
 import (
-	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -16,8 +15,9 @@ type Options struct {
 	Capability string
 	// Limit is how many hits to return at most (0 returns none).
 	Limit int
-	// Semantic, when set, holds the semantic score (cosine, clamped to [0, 1] by the
-	// caller) of the cards the semantic index found for the query, by id. Relevance is then
+	// Semantic, when set, holds the semantic score (cosine, clamped at 0 by the caller;
+	// one above 1, as int8 rows may round, counts as 1) of the cards the semantic index
+	// found for the query, by id. Relevance is then
 	// TextShare·text/maxText + SemanticShare·semantic, and those cards are matches even
 	// without a text match (a phrase still has to match). nil ranks by text alone:
 	// relevance is text/maxText. It is ignored for a query without text.
@@ -314,27 +314,27 @@ func (l *semLater) end() {
 	<-l.done
 }
 
-// wait waits for the semantic scores a ranking of tier t reads and sets them in o: the
-// staked side's for the stake tier, both sides' (one map) for the others; nothing when l is
-// nil.
-func (l *semLater) wait(o *Options, t tier) {
+// wait waits for the semantic scores a ranking of tier t reads: it sets the staked side's in
+// o (for the stake tier, all it reads) and, for the other tiers, gives the unstaked side's,
+// which rank reads beside them (nil when l is nil, for the stake tier, or when the staked
+// side has no map: o then holds the unstaked side's).
+func (l *semLater) wait(o *Options, t tier) map[int64]float64 {
 	if l == nil {
-		return
+		return nil
 	}
 	if t == tierStaked {
 		<-l.staked
 		o.Semantic, o.SemanticOf = l.sem, l.of
-		return
+		return nil
 	}
 	l.wantUnstaked()
 	<-l.done
 	o.Semantic, o.SemanticOf = l.sem, l.of
-	if len(l.semU) > 0 {
-		both := make(map[int64]float64, len(l.sem)+len(l.semU))
-		maps.Copy(both, l.sem)
-		maps.Copy(both, l.semU)
-		o.Semantic = both
+	if l.sem == nil {
+		o.Semantic = l.semU
+		return nil
 	}
+	return l.semU
 }
 
 // running says whether a semantic scan is under way (it takes the CPUs): the staked side's,
@@ -461,11 +461,11 @@ func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filte
 			return
 		}
 		asked = true
-		later.wait(opt, t)
-		if opt.Semantic != nil {
-			for id, sem := range opt.Semantic {
+		unstaked := later.wait(opt, t)
+		for _, m := range [...]map[int64]float64{opt.Semantic, unstaked} {
+			for id, sem := range m {
 				if n, ok := x.byID[id]; ok {
-					s.sem[n], s.semIn[n] = min(sem, 1), true
+					s.sem[n], s.semIn[n] = min(sem, 1), true // a cosine, at most 1 (the stake tier's bound)
 					s.semDocs = append(s.semDocs, n)
 				}
 			}
