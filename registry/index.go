@@ -724,15 +724,7 @@ func (r *Registry) searchKept(ctx context.Context, q Query, encode encoder) ([]*
 			return nil, nil, err
 		}
 	}
-	found := make([]*candidate, len(kept.hits))
-	for i, h := range kept.hits {
-		found[i] = &candidate{serial: h.ID, did: h.DID, score: h.Score * weights[i]}
-	}
-	slices.SortFunc(found, compareCandidates)
-	if len(found) > q.Limit {
-		found = found[:q.Limit]
-	}
-	list, err := r.agents(ctx, found)
+	list, err := r.agents(ctx, topCandidates(kept.hits, weights, q.Limit))
 	// A capability's answer short of the limit may start a network lookup (SearchFollow),
 	// and then says so: its body is not kept, nor made here.
 	if err != nil || encode == nil || len(list) == 0 || q.Capability != "" && len(list) < q.Limit {
@@ -853,8 +845,25 @@ type candidate struct {
 	score  float64
 }
 
+// topCandidates is the best limit of the hits weighed by weights, best first
+// (compareCandidates): the hundreds of hits a kept answer holds are not each made a
+// candidate and sorted, to read a page of them.
+func topCandidates(hits []search.Hit, weights []float64, limit int) []candidate {
+	top := make([]candidate, 0, min(limit, len(hits))+1)
+	for i, h := range hits {
+		c := candidate{serial: h.ID, did: h.DID, score: h.Score * weights[i]}
+		if len(top) == limit && compareCandidates(c, top[limit-1]) >= 0 {
+			continue
+		}
+		at, _ := slices.BinarySearchFunc(top, c, compareCandidates)
+		top = slices.Insert(top, at, c)
+		top = top[:min(len(top), limit)]
+	}
+	return top
+}
+
 // compareCandidates orders by score, then by DID for a stable answer.
-func compareCandidates(x, y *candidate) int {
+func compareCandidates(x, y candidate) int {
 	if x.score != y.score {
 		if x.score > y.score {
 			return -1
@@ -865,16 +874,20 @@ func compareCandidates(x, y *candidate) int {
 }
 
 // agents reads the cards of the ranked candidates, in their order.
-func (r *Registry) agents(ctx context.Context, ranked []*candidate) ([]*Agent, error) {
+func (r *Registry) agents(ctx context.Context, ranked []candidate) ([]*Agent, error) {
 	if len(ranked) == 0 {
 		return nil, nil
 	}
-	bySerial := make(map[int64]*Agent, len(ranked))
+	// One allocation for the page's cards, and one for a row being read: an Agent scanned
+	// into escapes, and one each would be as many objects for the collector as cards shown.
+	cards := make([]Agent, len(ranked)+1)
+	row := &cards[len(ranked)]
+	held := make([]bool, len(ranked))
+	at := make(map[int64]int, len(ranked)) // serial → its place in ranked
 	var args []any
-	for _, c := range ranked {
-		if a, ok := r.cards.get(c.serial); ok {
-			bySerial[c.serial] = &a
-		} else {
+	for i, c := range ranked {
+		if cards[i], held[i] = r.cards.get(c.serial); !held[i] {
+			at[c.serial] = i
 			args = append(args, c.serial)
 		}
 	}
@@ -886,27 +899,29 @@ func (r *Registry) agents(ctx context.Context, ranked []*candidate) ([]*Agent, e
 		}
 		defer rows.Close()
 		var card sql.RawBytes // decoded at once: the card copies what it keeps
+		var serial int64
 		for rows.Next() {
-			var a Agent
-			var serial int64
-			if err := rows.Scan(&serial, &card, &a.JWS, &a.Stake, &a.Staked); err != nil {
+			*row = Agent{}
+			if err := rows.Scan(&serial, &card, &row.JWS, &row.Stake, &row.Staked); err != nil {
 				return nil, err
 			}
-			if err := json.Unmarshal(card, &a.Card); err != nil {
+			if err := json.Unmarshal(card, &row.Card); err != nil {
 				return nil, err
 			}
-			bySerial[serial] = &a
-			r.cards.keep(gen, serial, a, len(card))
+			if i, ok := at[serial]; ok {
+				cards[i], held[i] = *row, true
+			}
+			r.cards.keep(gen, serial, *row, len(card))
 		}
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 	}
 	out := make([]*Agent, 0, len(ranked))
-	for _, c := range ranked {
-		if a := bySerial[c.serial]; a != nil { // missing only if its chain was dropped meanwhile
-			a.Score = c.score
-			out = append(out, a)
+	for i, c := range ranked {
+		if held[i] { // not only if its chain was dropped meanwhile
+			cards[i].Score = c.score
+			out = append(out, &cards[i])
 		}
 	}
 	return out, nil

@@ -2,7 +2,10 @@ package search
 
 // Accessors for the tests: sizes of the index's inner tables.
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // sizes are the lengths of the dictionary, the live term table (terms not on the free list)
 // and the prefix table's lists summed.
@@ -30,7 +33,9 @@ func (x *Index) capKeys() int {
 }
 
 // postingsOrder says what is wrong with the postings' order, if anything: every term's
-// staked postings first (stakedDF of them), and every doc's docTerm at its posting.
+// staked postings first (stakedDF of them), and every doc's docTerm at its posting; and
+// with the capability names: one for each capability key held (none left behind by a
+// delete), the very string every doc's key is.
 func (x *Index) postingsOrder() string {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -43,11 +48,20 @@ func (x *Index) postingsOrder() string {
 		_ = id
 	}
 	for n, e := range x.docs {
-		for _, dt := range e.terms {
+		for i := range e.terms() {
+			dt := e.term(i)
 			if ps := x.terms[dt.term].postings; int(dt.pos) >= len(ps) || ps[dt.pos].doc != int32(n) {
 				return fmt.Sprintf("doc %d: term %d's posting not at %d", n, dt.term, dt.pos)
 			}
 		}
+		for _, c := range e.caps {
+			if name, ok := x.capNames[c]; !ok || unsafe.StringData(name) != unsafe.StringData(c) {
+				return fmt.Sprintf("doc %d: capability %q is not the index's name for it", n, c)
+			}
+		}
+	}
+	if len(x.capNames) != len(x.caps) {
+		return fmt.Sprintf("%d capability names for %d capability keys", len(x.capNames), len(x.caps))
 	}
 	return ""
 }

@@ -123,6 +123,7 @@ type Index struct {
 	maxLen    [numFields]uint16  // the longest field ever indexed (bounds the norm tables)
 	all       []int32            // live docs, best stake first (see rankLess)
 	caps      map[string][]int32 // capability and each ancestor → its docs, best stake first
+	capNames  map[string]string  // the keys of caps, each the string every doc's caps share
 	scratch   sync.Pool
 	gen       uint64 // counts the writes (Put, Build, Delete): see Gen
 }
@@ -145,18 +146,54 @@ type docEntry struct {
 	did    string
 	factor float64
 	staked bool
-	seq    [numFields][]int32 // the field's terms in order; capabilities' tags apart by -1
-	len    [numFields]uint16
-	terms  []docTerm // sorted by term
-	caps   []string  // capabilities and their ancestors, sorted
+	// words is the doc's terms in one allocation, where they were four (the collector marks
+	// every object of the index at each cycle, and a search running beside it waits: issue
+	// 31): each field's terms in order (seq), then where its posting of each term sits
+	// (term), a docTerm as two int32, sorted by term.
+	words []int32
+	ends  [numFields]int32 // field f's terms end at words[ends[f]]
+	len   [numFields]uint16
+	caps  []string // capabilities and their ancestors, sorted; the strings are x.capNames'
 }
 
 // docTerm is where the doc's posting of term sits in the term's postings.
 type docTerm struct{ term, pos int32 }
 
+// seq is field f's terms in order; capabilities' tags apart by -1.
+func (e *docEntry) seq(f int) []int32 {
+	start := int32(0)
+	if f > 0 {
+		start = e.ends[f-1]
+	}
+	return e.words[start:e.ends[f]:e.ends[f]]
+}
+
+// terms is the number of the doc's terms (one posting each).
+func (e *docEntry) terms() int { return (len(e.words) - int(e.ends[numFields-1])) / 2 }
+
+// term is the doc's i-th term by term number, and where its posting sits.
+func (e *docEntry) term(i int) docTerm {
+	k := int(e.ends[numFields-1]) + 2*i
+	return docTerm{e.words[k], e.words[k+1]}
+}
+
+// findTerm is the i of term among the doc's terms, and whether the doc holds it.
+func (e *docEntry) findTerm(term int32) (int, bool) {
+	lo, hi := 0, e.terms()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if e.term(m).term < term {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < e.terms() && e.term(lo).term == term
+}
+
 // New returns an empty index.
 func New() *Index {
-	return &Index{dict: map[string]int32{}, prefixes: map[string][]int32{}, byID: map[int64]int32{}, caps: map[string][]int32{}}
+	return &Index{dict: map[string]int32{}, prefixes: map[string][]int32{}, byID: map[int64]int32{}, caps: map[string][]int32{}, capNames: map[string]string{}}
 }
 
 // Len is the number of cards indexed.
@@ -297,21 +334,23 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		x.ids = append(x.ids, 0)
 	}
 	e := docEntry{id: id, did: d.DID, factor: d.factor(), staked: d.Staked}
-	e.seq[fieldName] = x.termIDs(Terms(d.Name), nil, maxFieldTerms)
-	e.seq[fieldDescription] = x.termIDs(Terms(d.Description), nil, maxFieldTerms)
-	var caps []int32
+	words := x.termIDs(Terms(d.Name), nil, maxFieldTerms)
+	e.ends[fieldName] = int32(len(words))
+	words = x.termIDs(Terms(d.Description), words, maxFieldTerms)
+	e.ends[fieldDescription] = int32(len(words))
 	capTerms := 0
 	for i, c := range d.Capabilities {
 		if i > 0 {
-			caps = append(caps, -1)
+			words = append(words, -1)
 		}
 		ts := Terms(c)
 		ts = ts[:min(len(ts), maxFieldTerms-capTerms)]
 		capTerms += len(ts)
-		caps = x.termIDs(ts, caps, len(ts))
+		words = x.termIDs(ts, words, len(ts))
 	}
-	e.caps = capKeys(d.Capabilities)
-	e.seq[fieldCapabilities] = caps
+	e.ends[fieldCapabilities] = int32(len(words))
+	e.words = words
+	e.caps = x.capsOf(d.Capabilities)
 	// Term frequencies per field, from the sequences sorted by term.
 	type tf struct {
 		term  int32
@@ -319,7 +358,7 @@ func (x *Index) add(id int64, d *Doc) int32 {
 	}
 	var all []tf
 	for f := range numFields {
-		for _, t := range e.seq[f] {
+		for _, t := range e.seq(f) {
 			if t >= 0 {
 				all = append(all, tf{t, f})
 				e.len[f] = min(e.len[f]+1, 1<<16-1)
@@ -332,6 +371,7 @@ func (x *Index) add(id int64, d *Doc) int32 {
 		x.maxLen[f] = max(x.maxLen[f], e.len[f])
 	}
 	slices.SortFunc(all, func(a, b tf) int { return int(a.term) - int(b.term) })
+	var terms []int32 // two a term: term, pos
 	for i := 0; i < len(all); {
 		p := posting{doc: n}
 		j := i
@@ -352,9 +392,12 @@ func (x *Index) add(id int64, d *Doc) int32 {
 			}
 			te.stakedDF++
 		}
-		e.terms = append(e.terms, docTerm{term: all[i].term, pos: pos})
+		terms = append(terms, all[i].term, pos)
 		i = j
 	}
+	// One allocation of the right size: words grew by appends.
+	e.words = append(make([]int32, 0, len(words)+len(terms)), words...)
+	e.words = append(e.words, terms...)
 	x.docs[n] = e
 	x.lens[n] = e.len
 	x.factors[n] = e.factor
@@ -380,9 +423,24 @@ func didKey(did string) [2]uint64 {
 	return [2]uint64{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])}
 }
 
+// capsOf is capKeys(tags), each key the index's one copy of it (capNames): a card's keys
+// hold no string of their own, nor keep the card's alive.
+func (x *Index) capsOf(tags []string) []string {
+	keys := capKeys(tags)
+	for i, k := range keys {
+		name, ok := x.capNames[k]
+		if !ok {
+			name = strings.Clone(k)
+			x.capNames[name] = name
+		}
+		keys[i] = name
+	}
+	return keys
+}
+
 // capKeys are the capability keys of a card: its tags, then their ancestors at the '/'
 // that end a non-empty segment ("a//b/" has "a" and "a//b"), the first maxCapLevels of
-// each, while the card has fewer than maxCardCaps keys; sorted, copied out of the card.
+// each, while the card has fewer than maxCardCaps keys; sorted, slices of the tags.
 // The card's validation allows any '/' (protocol shared with other implementations); the
 // bounds are the index's, so that one card cannot make thousands of keys.
 func capKeys(tags []string) []string {
@@ -391,7 +449,7 @@ func capKeys(tags []string) []string {
 	add := func(k string) {
 		if k != "" && !seen[k] {
 			seen[k] = true
-			keys = append(keys, strings.Clone(k))
+			keys = append(keys, k)
 		}
 	}
 	for _, c := range tags {
@@ -492,9 +550,11 @@ func (x *Index) delete(id int64) {
 			x.caps[c] = list
 		} else {
 			delete(x.caps, c)
+			delete(x.capNames, c)
 		}
 	}
-	for _, dt := range e.terms {
+	for i := range e.terms() {
+		dt := e.term(i)
 		ps := x.terms[dt.term].postings
 		last, hole := int32(len(ps)-1), dt.pos
 		if e.staked {
@@ -543,9 +603,9 @@ func (x *Index) delete(id int64) {
 
 // setPos records that doc's posting of term sits at pos in the term's postings.
 func (x *Index) setPos(doc, term, pos int32) {
-	mt := x.docs[doc].terms
-	i, _ := slices.BinarySearchFunc(mt, term, func(e docTerm, t int32) int { return int(e.term) - int(t) })
-	mt[i].pos = pos
+	e := &x.docs[doc]
+	i, _ := e.findTerm(term)
+	e.words[int(e.ends[numFields-1])+2*i+1] = pos
 }
 
 // hasPhrases says whether the doc holds every phrase.
@@ -561,7 +621,7 @@ func (e *docEntry) hasPhrases(phrases []phraseMatcher) bool {
 // hasPhrase says whether one field of the doc holds the phrase as consecutive terms.
 func (e *docEntry) hasPhrase(m *phraseMatcher) bool {
 	for f := range numFields {
-		if found, _ := m.find(e.seq[f]); found {
+		if found, _ := m.find(e.seq(f)); found {
 			return true
 		}
 	}

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -32,14 +31,14 @@ func (x *Index) Summary(id int64) (Summary, bool) {
 		return Summary{}, false
 	}
 	e := &x.docs[n]
-	s := Summary{ID: id, DID: e.did, Staked: e.staked, Factor: e.factor, Caps: e.caps, Terms: make([]string, len(e.terms))}
-	for i, dt := range e.terms {
-		s.Terms[i] = x.terms[dt.term].text
+	s := Summary{ID: id, DID: e.did, Staked: e.staked, Factor: e.factor, Caps: e.caps, Terms: make([]string, e.terms())}
+	for i := range e.terms() {
+		s.Terms[i] = x.terms[e.term(i).term].text
 	}
 	slices.Sort(s.Terms)
 	for f := range numFields {
-		s.fields[f] = make([]string, len(e.seq[f]))
-		for i, t := range e.seq[f] {
+		s.fields[f] = make([]string, len(e.seq(f)))
+		for i, t := range e.seq(f) {
 			if t >= 0 {
 				s.fields[f][i] = x.terms[t].text
 			}
@@ -133,16 +132,16 @@ func (x *Index) TextOf(q Query, id int64) (float64, bool) {
 func (x *Index) textOne(q Query, n int32) float64 {
 	var norms [numFields][]float64 // by field length, up to the longest field: short
 	clauses, scales, _ := x.queryClauses(q, &norms)
-	terms := x.docs[n].terms
+	e := &x.docs[n]
 	acc := 0.0
 	for ci, c := range clauses {
 		tf, held := 0.0, false
 		for _, m := range c.members {
-			i, found := slices.BinarySearchFunc(terms, m.term, func(dt docTerm, t int32) int { return cmp.Compare(dt.term, t) })
+			i, found := e.findTerm(m.term)
 			if !found {
 				continue
 			}
-			tf += float64(m.weight * x.fieldTF(x.terms[m.term].postings[terms[i].pos], &norms))
+			tf += float64(m.weight * x.fieldTF(x.terms[m.term].postings[e.term(i).pos], &norms))
 			held = true
 		}
 		if held {
