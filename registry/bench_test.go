@@ -127,8 +127,9 @@ func signedCards(b *testing.B, st stakes, n int, prefix string) [][]byte {
 	return cards
 }
 
-// BenchmarkSearch measures discovery over 100,000 cards (a tenth staked; the unstaked quota
-// raised to hold them all), one query kind at a time: a word and two words OR-ed ("text"), a
+// BenchmarkSearch measures discovery over 100,000 cards (staked as a node holds them: a
+// tenth unstaked, at most MaxUnstakedCards; $SURETY_BENCH_CORPUS=tenth for the corpus of the
+// rows before, see BenchCard), one query kind at a time: a word and two words OR-ed ("text"), a
 // natural sentence, a prefix, a phrase, a capability (with its hierarchy), text and a
 // capability, everything, and a word no staked card holds ("unstaked": the stake tier finds
 // nothing and the whole index is scored); each kind with text in keyword mode (words only) and in hybrid
@@ -224,9 +225,9 @@ func BenchmarkIndexBuild(b *testing.B) {
 	}
 }
 
-// loadBenchCards registers n cards in a new registry (a tenth staked, every one kept), with
-// words from a small vocabulary and capabilities, some below others in the hierarchy
-// (BenchCard).
+// loadBenchCards registers n cards in a new registry (staked as BenchCard says, every one
+// kept: its limits on unstaked cards raised for the "tenth" corpus), with words from a small
+// vocabulary and capabilities, some below others in the hierarchy (BenchCard).
 func loadBenchCards(b *testing.B, n int) (*registry.Registry, registry.Config) {
 	ctx := context.Background()
 	st := stakes{}
@@ -247,7 +248,7 @@ func loadBenchCards(b *testing.B, n int) (*registry.Registry, registry.Config) {
 	for i := range n {
 		k, _ := identity.GenerateKey(identity.Ed25519)
 		stake := new(big.Int)
-		name, description, caps, staked := registry.BenchCard(i)
+		name, description, caps, staked := registry.BenchCard(i, n)
 		if staked { // (i+1)/1000 ether, as benchIndexRegistry weighs it
 			stake = new(big.Int).Mul(big.NewInt(int64(i+1)), big.NewInt(1e15))
 			st[k.DID.String()] = stake

@@ -404,8 +404,8 @@ const (
 // when the heap of the best staked matches is full and its worst out-scores that bound of
 // every unstaked card, no unstaked card is among the best, and the staked heap is the
 // answer. Staked postings come first in every term's (termEntry), and capability lists by
-// stake, so this tier reads the staked cards' postings only: a tenth of them in a registry
-// where a tenth of the cards is staked.
+// stake, so this tier reads the staked cards' postings only, and leaves the unstaked
+// cards' unread.
 func (x *Index) rank(q Query, opt *Options, s *scratch, phrases [][]int32, filter []int32, t tier, later *semLater) ([]Hit, bool) {
 	if tierStarts != nil {
 		tierStarts(t)
