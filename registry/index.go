@@ -849,6 +849,9 @@ type candidate struct {
 // (compareCandidates): the hundreds of hits a kept answer holds are not each made a
 // candidate and sorted, to read a page of them.
 func topCandidates(hits []search.Hit, weights []float64, limit int) []candidate {
+	if limit <= 0 {
+		return nil
+	}
 	top := make([]candidate, 0, min(limit, len(hits))+1)
 	for i, h := range hits {
 		c := candidate{serial: h.ID, did: h.DID, score: h.Score * weights[i]}
@@ -919,7 +922,7 @@ func (r *Registry) agents(ctx context.Context, ranked []candidate) ([]*Agent, er
 	}
 	out := make([]*Agent, 0, len(ranked))
 	for i, c := range ranked {
-		if held[i] { // not only if its chain was dropped meanwhile
+		if held[i] { // not held only if its chain was dropped meanwhile
 			cards[i].Score = c.score
 			out = append(out, &cards[i])
 		}
