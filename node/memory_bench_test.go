@@ -47,7 +47,8 @@ func TestMain(m *testing.M) {
 }
 
 // BenchmarkNodeMemory measures what a node holds in memory for its cards and audits: a node's
-// database is filled with $SURETY_BENCH_CARDS cards (100,000 by default; a tenth staked) and
+// database is filled with $SURETY_BENCH_CARDS cards (100,000 by default; staked as a node
+// holds them: a tenth unstaked, at most registry.MaxUnstakedCards) and
 // $SURETY_BENCH_AUDITS audits among a tenth as many agents (1,000,000), then a fresh process
 // (this test binary, run again) opens it as the node does at start: the registry with its
 // search and semantic indexes, and the reputation service through its first computation,
@@ -124,11 +125,16 @@ func openNodeDB(ctx context.Context, path string, stakes benchStakes) (*sql.DB, 
 	return db, row, r, nil
 }
 
-// stakesFor stakes every tenth of the card DIDs and of the audit agents.
+// stakesFor stakes the card DIDs as a node holds them (all but a tenth, at most
+// registry.MaxUnstakedCards unstaked: until 2026-11-27 a tenth were staked, which no node
+// holds past 11,111 cards), and every tenth of the audit agents.
 func stakesFor(cardDIDs []string, agents int) benchStakes {
 	s := benchStakes{staked: map[string]float64{}}
-	for i := 0; i < len(cardDIDs); i += 10 {
-		s.staked[cardDIDs[i]] = 1 + float64(i%7)
+	every := max(10, (len(cardDIDs)+registry.MaxUnstakedCards-1)/registry.MaxUnstakedCards)
+	for i := range cardDIDs {
+		if i%every != 0 {
+			s.staked[cardDIDs[i]] = 1 + float64(i%7)
+		}
 	}
 	for i := 0; i < agents; i += 10 {
 		s.staked[memoryDID(i)] = 1 + float64(i%7)
