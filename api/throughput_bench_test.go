@@ -109,7 +109,7 @@ func BenchmarkAgentsThroughput(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if nodeStaked(i, n) {
+		if testutil.StakedAsANodeHolds(i, n, registry.MaxUnstakedCards) {
 			stakes[k.DID.String()] = true
 		}
 		w1, w2 := words[i%len(words)], words[(i/10)%len(words)]
@@ -250,13 +250,4 @@ func BenchmarkAgentsThroughput(b *testing.B) {
 		b.ReportMetric(a/in, "agents/info")
 		b.ReportMetric(float64(writes.Load()-written)/time.Since(start).Seconds(), "writes-req/s")
 	}
-}
-
-// nodeStaked says whether card i of n is staked as a node holds them (the registry
-// benchmarks' corpus, registry's benchCard): a tenth unstaked, chosen by a hash of i, at
-// most registry.MaxUnstakedCards in all. Until 2026-11-27 every tenth card was staked and
-// the registry's unstaked bound raised: nine in ten unstaked, which no node holds past
-// 11,111 cards.
-func nodeStaked(i, n int) bool {
-	return uint32(i)*2654435761>>16%uint32(max(10, (n+registry.MaxUnstakedCards-1)/registry.MaxUnstakedCards)) != 0
 }

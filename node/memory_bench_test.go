@@ -130,9 +130,8 @@ func openNodeDB(ctx context.Context, path string, stakes benchStakes) (*sql.DB, 
 // holds past 11,111 cards), and every tenth of the audit agents.
 func stakesFor(cardDIDs []string, agents int) benchStakes {
 	s := benchStakes{staked: map[string]float64{}}
-	every := max(10, (len(cardDIDs)+registry.MaxUnstakedCards-1)/registry.MaxUnstakedCards)
 	for i := range cardDIDs {
-		if i%every != 0 {
+		if testutil.StakedAsANodeHolds(i, len(cardDIDs), registry.MaxUnstakedCards) {
 			s.staked[cardDIDs[i]] = 1 + float64(i%7)
 		}
 	}

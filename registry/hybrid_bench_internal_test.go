@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/surety-ioa/surety/internal/testutil"
 	"github.com/surety-ioa/surety/internal/units"
 	"github.com/surety-ioa/surety/registry/search"
 	"github.com/surety-ioa/surety/registry/semantic"
@@ -70,11 +71,10 @@ func benchCard(i, n int) (name, description string, caps []string, staked bool) 
 	if w1 == w2 {
 		caps = []string{w1, w1 + "/" + words[(i/100)%len(words)]}
 	}
-	h := uint32(i) * 2654435761 >> 16
 	if benchCorpus() == "tenth" {
-		staked = h%10 == 0
+		staked = uint32(i)*2654435761>>16%10 == 0
 	} else {
-		staked = h%uint32(max(10, (n+MaxUnstakedCards-1)/MaxUnstakedCards)) != 0
+		staked = testutil.StakedAsANodeHolds(i, n, MaxUnstakedCards)
 	}
 	description = fmt.Sprintf("%s and %s for marketplaces, papers and contracts", w1, w2)
 	if !staked && w1 == "audio" {

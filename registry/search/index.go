@@ -173,9 +173,12 @@ func (e *docEntry) terms() int { return (len(e.words) - int(e.ends[numFields-1])
 
 // term is the doc's i-th term by term number, and where its posting sits.
 func (e *docEntry) term(i int) docTerm {
-	k := int(e.ends[numFields-1]) + 2*i
+	k := e.termAt(i)
 	return docTerm{e.words[k], e.words[k+1]}
 }
+
+// termAt is where the doc's i-th docTerm starts in words: its term, then its pos.
+func (e *docEntry) termAt(i int) int { return int(e.ends[numFields-1]) + 2*i }
 
 // findTerm is the i of term among the doc's terms, and whether the doc holds it.
 func (e *docEntry) findTerm(term int32) (int, bool) {
@@ -605,7 +608,7 @@ func (x *Index) delete(id int64) {
 func (x *Index) setPos(doc, term, pos int32) {
 	e := &x.docs[doc]
 	i, _ := e.findTerm(term)
-	e.words[int(e.ends[numFields-1])+2*i+1] = pos
+	e.words[e.termAt(i)+1] = pos
 }
 
 // hasPhrases says whether the doc holds every phrase.

@@ -212,7 +212,7 @@ func (x *Index) passingFilters(q Query, capability string) []int64 {
 		for _, p := range q.Phrases {
 			for _, t := range p {
 				id, ok := x.dict[t]
-				if !ok || !func() bool { _, held := e.findTerm(id); return held }() {
+				if _, held := e.findTerm(id); !ok || !held {
 					holds = false
 				}
 			}
