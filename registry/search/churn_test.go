@@ -9,12 +9,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestChurnLeavesNoTerms: putting and deleting 10,000 cards of unique terms leaves the
-// dictionary, the term table and the prefix table as they were, and the remaining cards'
-// scores the same bits.
+// TestChurnLeavesNoTerms: putting and deleting 10,000 cards of unique terms and unique
+// capabilities (what free identities can churn) leaves the dictionary, the term table, the
+// prefix table and the capability keys and their names as they were, and the remaining
+// cards' scores the same bits.
 func TestChurnLeavesNoTerms(t *testing.T) {
 	x := build(inOrder())
 	dict, terms, prefixes := x.sizes()
+	caps := x.capKeys()
 	before := map[string][]Hit{}
 	for _, q := range determinismQueries {
 		before[q] = search(t, x, q, "")
@@ -31,7 +33,7 @@ func TestChurnLeavesNoTerms(t *testing.T) {
 		id := int64(1000 + i)
 		// Some staked, so that the collection statistics move during the churn too.
 		x.Put(id, Doc{DID: fmt.Sprintf("did:churn:%d", i), Name: word(), Description: word() + " " + word() + " co" + word() + " translation",
-			Capabilities: []string{"churn"}, Staked: i%4 == 0, StakeWeight: 1})
+			Capabilities: []string{"churn", "churn/" + word()}, Staked: i%4 == 0, StakeWeight: 1})
 		if i%2 == 1 {
 			x.Delete(id - 1)
 			x.Delete(id)
@@ -40,6 +42,12 @@ func TestChurnLeavesNoTerms(t *testing.T) {
 	d, tm, p := x.sizes()
 	if d != dict || tm != terms || p != prefixes {
 		t.Errorf("after churn: dict %d, terms %d, prefix entries %d; want %d, %d, %d", d, tm, p, dict, terms, prefixes)
+	}
+	if c := x.capKeys(); c != caps {
+		t.Errorf("after churn: %d capability keys, want %d", c, caps)
+	}
+	if msg := x.postingsOrder(); msg != "" { // one capability name for each key, no more
+		t.Errorf("after churn: %s", msg)
 	}
 	for _, q := range determinismQueries {
 		if diff := cmp.Diff(before[q], search(t, x, q, "")); diff != "" {
